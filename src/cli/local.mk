@@ -1,0 +1,1 @@
+# cli layer: filled in by its owner

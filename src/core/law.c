@@ -1,0 +1,196 @@
+/*
+ * law.c: MuJoCo's contact law for one constraint (spec §5.1-§5.3, §6).
+ *
+ * Arithmetic follows MuJoCo's own order of operations where that order can
+ * change the last bit, so answers agree with efc_KBIP/efc_aref to the ulp.
+ */
+#include "core/law.h"
+
+#include <math.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+#include "tunables.h"
+
+static double clamp_imp(double x)
+{
+	return x < MJ_MINIMP ? MJ_MINIMP : (x > MJ_MAXIMP ? MJ_MAXIMP : x);
+}
+
+void law_solimp_clamp(const double solimp[5], struct law_solimp *out)
+{
+	out->d0 = clamp_imp(solimp[0]);
+	out->dwidth = clamp_imp(solimp[1]);
+	out->width = solimp[2] > 0 ? solimp[2] : 0;
+	out->midpoint = clamp_imp(solimp[3]);
+	out->power = solimp[4] > 1 ? solimp[4] : 1;
+}
+
+double law_impedance(double r, const struct law_solimp *s, double *derivative)
+{
+	double d0 = s->d0, d1 = s->dwidth, width = s->width, mid = s->midpoint, p = s->power;
+	double x, y, dy, sgn;
+
+	if (derivative)
+		*derivative = 0;
+	/* flat impedance: both ends equal or no transition zone */
+	if (d0 == d1 || width <= MJ_MINVAL)
+		return 0.5 * (d0 + d1);
+
+	x = fabs(r) / width;
+	sgn = r >= 0 ? 1 : -1;
+	if (x >= 1)
+		return d1;
+	if (x <= 0)
+		return d0;
+
+	if (p == 1) {
+		y = x;
+		dy = 1;
+	} else if (x <= mid) {
+		double a = 1 / pow(mid, p - 1);
+		y = a * pow(x, p);
+		dy = p * a * pow(x, p - 1);
+	} else {
+		double a = 1 / pow(1 - mid, p - 1);
+		y = 1 - a * pow(1 - x, p);
+		dy = p * a * pow(1 - x, p - 1);
+	}
+	if (derivative)
+		*derivative = dy * sgn * (d1 - d0) / width;
+	return d0 + y * (d1 - d0);
+}
+
+void law_solref_kb(const double solref[2], double dmax, double timestep, int refsafe,
+    struct law_gains *out)
+{
+	double ref[2] = {solref[0], solref[1]};
+
+	out->fell_back = 0;
+	/* mixed sign (including a zero dampratio) is invalid: MuJoCo warns and uses the default */
+	if ((ref[0] > 0) ^ (ref[1] > 0)) {
+		ref[0] = DEFAULT_TIMECONST;
+		ref[1] = DEFAULT_DAMPRATIO;
+		out->fell_back = 1;
+	}
+	/* refsafe clamps only the time constant of the standard form */
+	if (refsafe && ref[0] > 0)
+		ref[0] = fmax(ref[0], 2 * timestep);
+
+	if (ref[0] > 0) {
+		out->direct = 0;
+		out->K = 1 / fmax(MJ_MINVAL, dmax * dmax * ref[0] * ref[0] * ref[1] * ref[1]);
+		out->B = 2 / fmax(MJ_MINVAL, dmax * ref[0]);
+		out->timeconst_used = ref[0];
+		out->dampratio_used = ref[1];
+	} else {
+		out->direct = 1;
+		out->K = -ref[0] / fmax(MJ_MINVAL, dmax * dmax);
+		out->B = -ref[1] / fmax(MJ_MINVAL, dmax);
+		out->timeconst_used = 0;
+		out->dampratio_used = 0;
+	}
+}
+
+double law_contact_accel(double dist, double vel, double a0, const double solref[2],
+    const struct law_solimp *solimp, double timestep, int refsafe)
+{
+	struct law_gains g;
+	double imp, aref;
+
+	if (dist >= 0)
+		return a0;
+	imp = law_impedance(dist, solimp, NULL);
+	law_solref_kb(solref, solimp->dwidth, timestep, refsafe, &g);
+	aref = -g.B * vel - g.K * imp * dist;
+	/* the contact can push, never pull: the row is inactive when a0 already satisfies it */
+	if (a0 >= aref)
+		return a0;
+	return imp * aref + (1 - imp) * a0;
+}
+
+struct excess_args {
+	double a_u, K;
+	const struct law_solimp *solimp;
+};
+
+/* d^2 K r - (1 - d) a_u: negative below the resting penetration, positive above */
+static double resting_excess(double r, void *p)
+{
+	const struct excess_args *a = p;
+	double d = law_impedance(r, a->solimp, NULL);
+
+	return d * d * a->K * r - (1 - d) * a->a_u;
+}
+
+/* Bracket and polish the unique root of an increasing function with f(0) <= 0.
+ * Used for every equilibrium in the core; GSL's Brent solver does the work. */
+int law_root_increasing(double (*f)(double, void *), void *params, double *root)
+{
+	gsl_function fn = {f, params};
+	gsl_root_fsolver *solver;
+	gsl_error_handler_t *old_handler;
+	double lo = 0, hi = 1e-6, flo, fhi;
+	int status, iter, rc = -1;
+
+	flo = f(lo, params);
+	if (flo == 0) {
+		*root = 0;
+		return 0;
+	}
+	if (!(flo < 0))
+		return -1;
+	for (fhi = f(hi, params); !(fhi > 0); fhi = f(hi, params)) {
+		if (fhi == 0) {
+			*root = hi;
+			return 0;
+		}
+		lo = hi;
+		hi *= 2;
+		if (hi > 1e12 || isnan(fhi))
+			return -1;
+	}
+
+	solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+	if (!solver)
+		return -1;
+	old_handler = gsl_set_error_handler_off();
+	gsl_root_fsolver_set(solver, &fn, lo, hi);
+	for (iter = 0; iter < 500; iter++) {
+		status = gsl_root_fsolver_iterate(solver);
+		if (status != GSL_SUCCESS)
+			break;
+		lo = gsl_root_fsolver_x_lower(solver);
+		hi = gsl_root_fsolver_x_upper(solver);
+		if (gsl_root_test_interval(lo, hi, 0, 2 * 2.220446049250313e-16) == GSL_SUCCESS) {
+			rc = 0;
+			break;
+		}
+	}
+	if (rc == 0 || status == GSL_SUCCESS) {
+		*root = gsl_root_fsolver_root(solver);
+		rc = 0;
+	}
+	gsl_set_error_handler(old_handler);
+	gsl_root_fsolver_free(solver);
+	return rc;
+}
+
+int law_resting_penetration(double a_u, const double solref[2], const struct law_solimp *solimp,
+    double timestep, int refsafe, double *penetration)
+{
+	struct law_gains g;
+	struct excess_args args;
+
+	law_solref_kb(solref, solimp->dwidth, timestep, refsafe, &g);
+	args.a_u = a_u;
+	args.K = g.K;
+	args.solimp = solimp;
+	return law_root_increasing(resting_excess, &args, penetration);
+}
+
+double law_error_reduction(double timeconst, double dampratio, double timestep)
+{
+	return timestep / (2 * timeconst * dampratio * dampratio + timestep);
+}

@@ -1,0 +1,79 @@
+/*
+ * law.h: MuJoCo's soft-contact law for one constraint, as pure functions.
+ *
+ * These are the seed lesson's functions (impedance, solref_kb, contact_accel,
+ * resting_penetration) and the phyz crate's error_reduction, with MuJoCo 2.2.2
+ * semantics (shared/mujoco-contact-spec.md §5-§6). No I/O, no allocation.
+ */
+#ifndef CONTACTD_CORE_LAW_H
+#define CONTACTD_CORE_LAW_H
+
+/* solimp after MuJoCo's getsolparam clamps (spec §5.1, step 3). */
+struct law_solimp {
+	double d0, dwidth, width, midpoint, power;
+};
+
+/* Reference-spring gains of one constraint (efc_KBIP[0..1]) and the solref actually used. */
+struct law_gains {
+	double K;              /* stiffness, 1/s^2, before the impedance factor */
+	double B;              /* damping, 1/s */
+	double timeconst_used; /* solref[0] after refsafe (standard form); 0 in direct form */
+	double dampratio_used; /* solref[1] as used (standard form); 0 in direct form */
+	int direct;            /* 1 when solref is [-stiffness, -damping] */
+	int fell_back;         /* 1 when a mixed-sign solref was replaced by the default (0.02, 1) */
+};
+
+/* Clamp a raw solimp[5] the way MuJoCo does before using it. */
+void law_solimp_clamp(const double solimp[5], struct law_solimp *out);
+
+/*
+ * law_impedance: MuJoCo's impedance d(r) and its derivative dd/dr.
+ * r is the signed constraint violation (efc_pos - efc_margin; negative while
+ * penetrating); only |r| matters for the value, the derivative carries r's sign,
+ * exactly as efc_KBIP[2..3]. A penetration given as r >= 0 (the lesson's
+ * convention) gives the same value. derivative may be NULL.
+ */
+double law_impedance(double r, const struct law_solimp *solimp, double *derivative);
+
+/*
+ * law_solref_kb: K and B of the reference spring, as MuJoCo stores them.
+ * Applies the mixed-sign fallback to (0.02, 1), then refsafe (timeconst >=
+ * 2*timestep, standard form only), then the standard or direct formula with
+ * dmax = the clamped solimp dwidth.
+ */
+void law_solref_kb(const double solref[2], double dmax, double timestep, int refsafe,
+    struct law_gains *out);
+
+/*
+ * law_contact_accel: normal acceleration of one frictionless contact at unit
+ * inverse weight (the lesson's contact_accel): a0 while dist >= 0, otherwise
+ * max(a0, imp*aref + (1-imp)*a0) with aref = -B*vel - K*imp*dist.
+ */
+double law_contact_accel(double dist, double vel, double a0, const double solref[2],
+    const struct law_solimp *solimp, double timestep, int refsafe);
+
+/*
+ * law_resting_penetration: the penetration r >= 0 where d(r)^2*K*r = (1-d(r))*a_u
+ * (the lesson's resting_penetration, solved to machine precision rather than by
+ * 200 bisections). Returns 0 and fills *penetration, or -1 when no equilibrium
+ * exists (K == 0 with a_u > 0, or a_u < 0).
+ */
+int law_resting_penetration(double a_u, const double solref[2], const struct law_solimp *solimp,
+    double timestep, int refsafe, double *penetration);
+
+/*
+ * law_root_increasing: the root of f on [0, inf) for f increasing with
+ * f(0) <= 0, bracketed by doubling and polished by GSL's Brent solver to a
+ * relative width of a few ulps. Returns 0 and fills *root, or -1 when f never
+ * changes sign below 1e12 or is NaN. Allocates one GSL solver per call.
+ */
+int law_root_increasing(double (*f)(double, void *), void *params, double *root);
+
+/*
+ * law_error_reduction: the phyz crate's SolRef::error_reduction, the fraction of
+ * a violation one implicit step of the reference spring removes:
+ * timestep / (2*timeconst*dampratio^2 + timestep).
+ */
+double law_error_reduction(double timeconst, double dampratio, double timestep);
+
+#endif

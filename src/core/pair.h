@@ -1,0 +1,35 @@
+/*
+ * pair.h: one geom's contact parameters and MuJoCo's rule for combining two
+ * geoms into one contact (spec §2: priority, solmix, condim, friction, margin, gap).
+ */
+#ifndef CONTACTD_CORE_PAIR_H
+#define CONTACTD_CORE_PAIR_H
+
+/* The contact attributes of one MJCF <geom>. */
+struct pair_geom {
+	double solref[2];
+	double solimp[5];
+	int condim; /* 1, 3, 4 or 6 */
+	double friction[3];
+	double margin, gap, solmix;
+	int priority;
+};
+
+/* The combined parameters of one contact, before solref/solimp sanitizing. */
+struct pair_contact {
+	double solref[2];
+	double solimp[5];
+	int condim;
+	double friction[5];   /* (slide, slide, spin, roll, roll), each >= mjMINMU */
+	double margin, gap;   /* max of the two geoms (MuJoCo 2.2.2) */
+	double includemargin; /* margin - gap: rows exist only while dist < includemargin */
+};
+
+/* Fill g with MuJoCo's geom defaults. */
+void pair_geom_default(struct pair_geom *g);
+
+/* Combine the plane's geom g1 with the body's geom g2 (the plane has the smaller
+ * geom type, so it is MuJoCo's geom1). */
+void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2, struct pair_contact *out);
+
+#endif

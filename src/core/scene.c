@@ -1,0 +1,149 @@
+/*
+ * scene.c: a sphere or flat box on a plane as MuJoCo's exact 1-D problem (spec §9).
+ *
+ * Every row of the scene has the same pos, impedance, K, B, R and aref, and the
+ * Newton minimizer lies on the z axis, so the 6-DOF constraint problem reduces to
+ *   a = a0                                  when a0 >= aref (rows satisfied),
+ *   a = (m*a0 + N*D*aref) / (m + N*D)       otherwise,
+ * with N rows, D = 1/R. Intermediate quantities use MuJoCo's operation order.
+ */
+#include "core/scene.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "tunables.h"
+
+void scene_prepare(const struct scene *s, struct scene_model *m)
+{
+	double a;
+	double f0;
+
+	pair_combine(&s->floor, &s->geom, &m->contact);
+	law_solimp_clamp(m->contact.solimp, &m->solimp);
+	law_solref_kb(m->contact.solref, m->solimp.dwidth, s->option.timestep, s->option.refsafe,
+	    &m->gains);
+
+	m->mass = s->mass;
+	/* body_invweight0: trace of the translational block of J M^-1 J' over 3, the
+	 * diagonal coming from M's factorization as 1/m */
+	a = 1 / s->mass;
+	m->tran = (a + a + a) / 3;
+	m->qfrc = -(s->mass * s->option.gravity);
+	m->a0 = m->qfrc * a;
+
+	m->contacts = s->shape == SCENE_SPHERE ? 1 : 4;
+	m->half_height = s->shape == SCENE_SPHERE ? s->size[0] : s->size[2];
+	m->rows_per_contact = m->contact.condim == 1 ? 1 : 2 * (m->contact.condim - 1);
+	m->rows = m->contacts * m->rows_per_contact;
+
+	f0 = m->contact.friction[0];
+	m->friction0 = f0;
+	m->diag_raw = m->contact.condim == 1 ? m->tran : m->tran + f0 * f0 * m->tran;
+	m->impratio = s->option.impratio;
+	m->timestep = s->option.timestep;
+	m->integrator = s->option.integrator;
+}
+
+double scene_row_R(const struct scene_model *m, double imp)
+{
+	double R0 = fmax(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
+	double R1, mu;
+
+	if (m->rows_per_contact == 1)
+		return R0;
+	/* pyramid: every edge gets 2*mu^2*R0 with the impratio-regularized mu */
+	R1 = R0 / fmax(MJ_MINVAL, m->impratio);
+	mu = m->friction0 * sqrt(R1 / R0);
+	return 2 * mu * mu * R0;
+}
+
+double scene_accel(const struct scene_model *m, double z, double vel,
+    struct scene_contact_state *state)
+{
+	double dist = z - m->half_height;
+	double r, imp, aref, R, ND, acc;
+
+	if (!(dist < m->contact.includemargin)) {
+		if (state) {
+			state->active = 0;
+			state->impedance = state->row_R = state->aref = 0;
+			state->accel = m->a0;
+			state->normal_force = 0;
+		}
+		return m->a0;
+	}
+	r = dist - m->contact.includemargin;
+	imp = law_impedance(r, &m->solimp, NULL);
+	aref = -m->gains.B * vel - m->gains.K * imp * r;
+	R = scene_row_R(m, imp);
+	if (m->a0 >= aref) {
+		acc = m->a0; /* every row satisfied: no force */
+	} else {
+		ND = m->rows * (1 / R);
+		acc = (m->mass * m->a0 + ND * aref) / (m->mass + ND);
+	}
+	if (state) {
+		state->active = 1;
+		state->impedance = imp;
+		state->row_R = R;
+		state->aref = aref;
+		state->accel = acc;
+		state->normal_force = m->mass * (acc - m->a0);
+	}
+	return acc;
+}
+
+/* MuJoCo's mj_RungeKutta with the classic tableau, specialised to (z, vel). */
+static void step_rk4(const struct scene_model *m, double *z, double *vel)
+{
+	static const double B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+	const double h = m->timestep;
+	double z0 = *z, v0 = *vel;
+	double fv[4], fa[4];
+	double dv, da;
+	int i;
+
+	fv[0] = v0;
+	fa[0] = scene_accel(m, z0, v0, NULL);
+	for (i = 1; i < 4; i++) {
+		/* stage i evaluates at X0 + h*A[i-1]*F[i-1]; the classic tableau has one
+		 * nonzero per row: 0.5, 0.5, 1 */
+		double w = i == 3 ? 1.0 : 0.5;
+		double zi = z0 + h * (fv[i - 1] * w);
+		double vi = v0 + (fa[i - 1] * w) * h;
+		fv[i] = vi;
+		fa[i] = scene_accel(m, zi, vi, NULL);
+	}
+	dv = 0;
+	da = 0;
+	for (i = 0; i < 4; i++) {
+		dv += fv[i] * B[i];
+		da += fa[i] * B[i];
+	}
+	*z = z0 + h * dv;
+	*vel = v0 + da * h;
+}
+
+void scene_step(const struct scene_model *m, double *z, double *vel)
+{
+	if (m->integrator == SCENE_RK4) {
+		step_rk4(m, z, vel);
+		return;
+	}
+	/* semi-implicit Euler: velocity first, then position with the new velocity.
+	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here. */
+	*vel += scene_accel(m, *z, *vel, NULL) * m->timestep;
+	*z += m->timestep * *vel;
+}
+
+double scene_rest_force(const struct scene_model *m, double violation)
+{
+	double imp, R;
+
+	if (violation <= 0)
+		return 0;
+	imp = law_impedance(-violation, &m->solimp, NULL);
+	R = scene_row_R(m, imp);
+	return m->rows * (1 / R) * (m->gains.K * imp * violation);
+}

@@ -1,0 +1,91 @@
+/*
+ * scene.h: a sphere or a flat box on a plane, reduced to MuJoCo's exact 1-D
+ * contact equations (spec §9), and one integrator step of it.
+ *
+ * scene_prepare() does all per-scene work once (parameter combination, refsafe,
+ * gains, inverse weight); scene_accel() and scene_step() are the hot path and
+ * neither allocate nor fail.
+ */
+#ifndef CONTACTD_CORE_SCENE_H
+#define CONTACTD_CORE_SCENE_H
+
+#include "core/law.h"
+#include "core/pair.h"
+
+enum scene_shape { SCENE_SPHERE, SCENE_BOX };
+
+/* MuJoCo's integrators. For these scenes implicit and implicitfast step exactly
+ * like Euler: MuJoCo differentiates only smooth forces, never constraint forces. */
+enum scene_integrator { SCENE_EULER, SCENE_IMPLICIT, SCENE_IMPLICITFAST, SCENE_RK4 };
+
+struct scene_option {
+	double timestep;
+	int refsafe;
+	double gravity; /* magnitude, along -z */
+	double impratio;
+	enum scene_integrator integrator;
+};
+
+/* A validated scene request. */
+struct scene {
+	enum scene_shape shape;
+	double size[3]; /* sphere: radius in size[0]; box: half-sizes */
+	double mass;
+	struct pair_geom geom;  /* the body's geom */
+	struct pair_geom floor; /* the plane's geom */
+	struct scene_option option;
+	double height;   /* initial height of the lowest point above the plane */
+	double duration; /* simulated seconds */
+};
+
+/* Everything scene_accel needs, derived once from a scene. Plain data: copy freely. */
+struct scene_model {
+	struct pair_contact contact;
+	struct law_solimp solimp;
+	struct law_gains gains;
+	double mass;
+	double tran;       /* body_invweight0 translational part, (a+a+a)/3 with a = 1/m */
+	double a0;         /* qacc_smooth along z: -(m*g)*(1/m) */
+	double qfrc;       /* qfrc_smooth along z: -m*g */
+	double diag_raw;   /* raw efc_diagApprox of the first row of a contact */
+	double impratio;
+	double friction0;  /* friction[0], for the pyramid's R */
+	double half_height; /* centre to lowest point */
+	double timestep;
+	enum scene_integrator integrator;
+	int contacts;      /* 1 (sphere) or 4 (box corners) */
+	int rows_per_contact; /* 1 (condim 1) or 2*(condim-1) (pyramidal) */
+	int rows;          /* contacts * rows_per_contact */
+};
+
+/* One step's constraint state, for reporting. */
+struct scene_contact_state {
+	int active;       /* rows exist (dist < includemargin) */
+	double impedance; /* imp of every row */
+	double row_R;     /* efc_R of every row */
+	double aref;      /* efc_aref of every row */
+	double accel;     /* resulting qacc along z */
+	double normal_force; /* total normal force, N: m*(a - a0) */
+};
+
+/* Derive the model of a validated scene. Never fails on a validated scene. */
+void scene_prepare(const struct scene *s, struct scene_model *m);
+
+/* The R of one row at impedance imp (efc_R, after the pyramid adjustment). */
+double scene_row_R(const struct scene_model *m, double imp);
+
+/* Vertical acceleration (qacc along z) of the body whose centre is at height z
+ * (MuJoCo's qpos[2]) moving at vertical speed vel. state may be NULL. */
+double scene_accel(const struct scene_model *m, double z, double vel,
+    struct scene_contact_state *state);
+
+/* Advance the centre height z and vertical speed vel by one step of the model's
+ * integrator, exactly as mj_step does for this scene. */
+void scene_step(const struct scene_model *m, double *z, double *vel);
+
+/* Total normal force (N) of all rows at rest (vel = 0) when the contact is
+ * violated by `violation` = includemargin - dist >= 0: sum over rows of
+ * D*K*imp*violation. Increasing in violation; zero at 0. */
+double scene_rest_force(const struct scene_model *m, double violation);
+
+#endif

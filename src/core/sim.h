@@ -1,0 +1,41 @@
+/*
+ * sim.h: the lesson's experiments on a scene: rest and drop.
+ */
+#ifndef CONTACTD_CORE_SIM_H
+#define CONTACTD_CORE_SIM_H
+
+#include "core/scene.h"
+
+struct sim_rest {
+	int has_equilibrium;        /* 0 when no force can hold the body (e.g. zero stiffness) */
+	double penetration;         /* equilibrium penetration, solved exactly */
+	double settled_penetration; /* -bottom after the simulated duration */
+	double impedance;           /* imp at the equilibrium */
+	double K, B, timeconst_used;
+	int contacts, rows;
+};
+
+struct sim_drop {
+	double peak_penetration;  /* max over steps of -bottom */
+	double rebound;           /* max bottom after the first penetrating step, >= 0 */
+	double max_height;        /* max bottom over all steps */
+	double jitter;            /* population std of bottom over the last JITTER_WINDOW s */
+	double final_penetration; /* -bottom at the end */
+	int energy_gain;          /* rebound > drop height */
+	long steps;
+};
+
+/* Number of steps in `duration` at `timestep`: round(duration / timestep). */
+long sim_step_count(double duration, double timestep);
+
+/* Simulate from rest at `height` for `duration`; fill out. No allocation. */
+void sim_drop(const struct scene_model *m, double height, double duration, struct sim_drop *out);
+
+/* Solve the equilibrium and simulate settling from `height` (0 = touching). */
+void sim_rest(const struct scene_model *m, double height, double duration, struct sim_rest *out);
+
+/* Equilibrium penetration of the scene under a total downward force `load` (N)
+ * at rest; returns 0 and fills *penetration, or -1 when none exists. */
+int sim_equilibrium(const struct scene_model *m, double load, double *penetration);
+
+#endif

@@ -1,0 +1,1 @@
+# http layer: filled in by its owner

@@ -1,0 +1,1 @@
+# service layer: filled in by its owner

@@ -1,0 +1,1 @@
+# tests: each area includes its own fragment
