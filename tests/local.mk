@@ -1,1 +1,2 @@
 # tests: each area includes its own fragment
+include $(srcdir)/tests/core.mk
