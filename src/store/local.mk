@@ -1,1 +1,17 @@
-# store layer: filled in by its owner
+# store: the SQLite database (answer cache, shared connections, migrations).
+# Beside the service layer; depends on nothing of ours but service/error.h.
+noinst_LIBRARIES += libstore.a
+libstore_a_SOURCES = src/store/store.c src/store/store.h
+nodist_libstore_a_SOURCES = src/store/schema_sql.c
+libstore_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS)
+STORE_LIBS = libstore.a $(SQLITE_LIBS) $(SODIUM_LIBS)
+
+# Every schema/NNN_*.sql is embedded in the program and applied in order at start
+# (store_migrate()). Add a migration by adding the file: the glob picks it up.
+STORE_SCHEMA = $(srcdir)/schema/[0-9][0-9][0-9]_*.sql
+src/store/schema_sql.c: $(srcdir)/src/store/embed-schema.sh $(STORE_SCHEMA)
+	$(AM_V_GEN)$(MKDIR_P) src/store && \
+	$(SHELL) $(srcdir)/src/store/embed-schema.sh $(STORE_SCHEMA) >$@.tmp && mv $@.tmp $@
+BUILT_SOURCES += src/store/schema_sql.c
+CLEANFILES += src/store/schema_sql.c
+EXTRA_DIST += src/store/embed-schema.sh

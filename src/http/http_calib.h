@@ -1,0 +1,56 @@
+/*
+ * http_calib.h: the seam through which the calibration service (robots, tokens,
+ * calibrations, measurements, event streams) plugs into contactd.
+ *
+ * contactd links exactly one implementation of these four functions. The default,
+ * http_calib.c, serves nothing; the calibration layer replaces that file.
+ *
+ * Life cycle, all called by contactd:
+ *   http_calib_start()   once, after the store is open and before the daemon accepts;
+ *   http_calib_route()   for every request whose URL starts with /v1/robots/ or
+ *                        /v1/calibrations/, on an HTTP pool thread, after the whole
+ *                        body has been read (bounded by --max-body);
+ *   http_calib_stop()    once, on shutdown, after the daemon has stopped accepting and
+ *                        before it waits for requests in flight: end every event stream
+ *                        and resume every suspended connection, so that shutdown
+ *                        can finish (MHD forbids stopping with suspended connections);
+ *   calib_token_command() instead of the daemon, for `contactd token ...`.
+ *
+ * The daemon runs MHD with MHD_ALLOW_SUSPEND_RESUME, so a stream may suspend its
+ * connection (MHD_suspend_connection) while it has nothing to send, rather than
+ * returning 0 from its content reader (which would busy-wait a pool thread).
+ */
+#ifndef CONTACTD_HTTP_HTTP_CALIB_H
+#define CONTACTD_HTTP_HTTP_CALIB_H
+
+#include <microhttpd.h>
+
+#include "http/http.h"
+#include "service/error.h"
+#include "store/store.h"
+
+/* Prepare the calibration service on st (owned by the caller, outlives the service). */
+int http_calib_start(struct store *st, struct err *err);
+
+/*
+ * Handle req if its URL is one of the calibration service's. Returns 1 when it
+ * handled the request: it has queued exactly one response on conn with one of the
+ * http_respond*() functions of http.h (so the request is logged and counted) and
+ * set *result to what the MHD access handler must return. Returns 0, touching
+ * nothing, when the URL is not the service's; contactd then answers 404.
+ * Everything the handler needs is in req: method, URL, Authorization and Accept
+ * headers, the full body, the store; http_log() writes other log lines.
+ */
+int http_calib_route(struct MHD_Connection *conn, struct http_request *req,
+    enum MHD_Result *result);
+
+/* End every stream and resume every suspended connection; see the life cycle above. */
+void http_calib_stop(void);
+
+/*
+ * `contactd token create|revoke|list ...`: argv[0] is "token". db_path is the
+ * database the daemon would use (--db). Returns the process exit status.
+ */
+int calib_token_command(int argc, char **argv, const char *db_path);
+
+#endif

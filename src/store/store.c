@@ -1,0 +1,414 @@
+/*
+ * store.c: per-thread SQLite connections, cached prepared statements, migrations
+ * and the answer cache. See store.h for the threading model.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "store/store.h"
+
+/* A statement prepared on one connection, found again by its SQL text. */
+struct stmt_entry {
+	char *sql;
+	sqlite3_stmt *stmt;
+	struct stmt_entry *next;
+};
+
+/* One thread's connection: in thread-local storage and in the store's list. */
+struct conn_slot {
+	struct store *st;
+	sqlite3 *db;
+	struct stmt_entry *stmts;
+	int sync_full; /* synchronous=FULL is on for the current transaction */
+	struct conn_slot *prev, *next;
+};
+
+struct store {
+	char *path;
+	pthread_key_t key; /* -> this thread's struct conn_slot */
+	pthread_mutex_t lock; /* guards slots */
+	struct conn_slot *slots;
+};
+
+static int sqlite_fail(struct err *err, sqlite3 *db, const char *what)
+{
+	return err_set(err, ERR_UNAVAILABLE, NULL, "store: %s: %s", what,
+	    db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int exec_sql(sqlite3 *db, const char *sql, struct err *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	err_set(err, ERR_UNAVAILABLE, NULL, "store: %s", msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
+
+/* Finalize every statement and close the connection; the caller has unlinked slot. */
+static void slot_free(struct conn_slot *slot)
+{
+	struct stmt_entry *e, *next;
+
+	for (e = slot->stmts; e; e = next) {
+		next = e->next;
+		sqlite3_finalize(e->stmt);
+		free(e->sql);
+		free(e);
+	}
+	sqlite3_close_v2(slot->db);
+	free(slot);
+}
+
+static void slot_unlink(struct store *st, struct conn_slot *slot)
+{
+	if (slot->prev)
+		slot->prev->next = slot->next;
+	else
+		st->slots = slot->next;
+	if (slot->next)
+		slot->next->prev = slot->prev;
+}
+
+/* pthread key destructor: the thread that owned the connection has exited. */
+static void slot_thread_exit(void *p)
+{
+	struct conn_slot *slot = p;
+	struct store *st = slot->st;
+
+	pthread_mutex_lock(&st->lock);
+	slot_unlink(st, slot);
+	pthread_mutex_unlock(&st->lock);
+	slot_free(slot);
+}
+
+static struct conn_slot *slot_open(struct store *st, struct err *err)
+{
+	struct conn_slot *slot = calloc(1, sizeof *slot);
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+
+	if (!slot) {
+		err_set(err, ERR_UNAVAILABLE, NULL, "store: out of memory");
+		return NULL;
+	}
+	slot->st = st;
+	if (sqlite3_open_v2(st->path, &slot->db, flags, NULL) != SQLITE_OK) {
+		sqlite_fail(err, slot->db, st->path);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(slot->db, 1);
+	if (sqlite3_busy_timeout(slot->db, STORE_BUSY_TIMEOUT_MS) != SQLITE_OK ||
+	    exec_sql(slot->db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err) < 0)
+		goto fail;
+	if (pthread_setspecific(st->key, slot) != 0) {
+		err_set(err, ERR_UNAVAILABLE, NULL, "store: cannot keep a thread's connection");
+		goto fail;
+	}
+	pthread_mutex_lock(&st->lock);
+	slot->next = st->slots;
+	if (st->slots)
+		st->slots->prev = slot;
+	st->slots = slot;
+	pthread_mutex_unlock(&st->lock);
+	return slot;
+fail:
+	slot_free(slot);
+	return NULL;
+}
+
+static struct conn_slot *slot_get(struct store *st, struct err *err)
+{
+	struct conn_slot *slot = pthread_getspecific(st->key);
+
+	return slot ? slot : slot_open(st, err);
+}
+
+sqlite3 *store_conn(struct store *st, struct err *err)
+{
+	struct conn_slot *slot = slot_get(st, err);
+
+	return slot ? slot->db : NULL;
+}
+
+const char *store_path(const struct store *st)
+{
+	return st->path;
+}
+
+/* PRAGMA user_version of db, or -1 with err. */
+static int user_version(sqlite3 *db, struct err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int version = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK ||
+	    sqlite3_step(stmt) != SQLITE_ROW)
+		sqlite_fail(err, db, "reading the schema version");
+	else
+		version = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return version;
+}
+
+/* Apply m to db unless another process did it first. One transaction per migration. */
+static int migrate_one(sqlite3 *db, const struct store_migration *m, struct err *err)
+{
+	char set_version[64];
+	int version;
+
+	if (exec_sql(db, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	version = user_version(db, err);
+	if (version < 0)
+		goto fail;
+	if (version < m->version) {
+		snprintf(set_version, sizeof set_version, "PRAGMA user_version = %d", m->version);
+		if (exec_sql(db, m->sql, err) < 0) {
+			/* Name the file: a bad migration is a build problem, not a runtime one. */
+			char detail[ERR_MESSAGE_MAX];
+
+			snprintf(detail, sizeof detail, "%s", err->message);
+			err_set(err, ERR_UNAVAILABLE, NULL, "schema/%s: %s", m->name, detail);
+			goto fail;
+		}
+		if (exec_sql(db, set_version, err) < 0)
+			goto fail;
+	}
+	return exec_sql(db, "COMMIT", err);
+fail:
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int store_migrate(sqlite3 *db, struct err *err)
+{
+	int newest = store_migrations[store_migration_count - 1].version;
+	int version = user_version(db, err);
+	size_t i;
+
+	if (version < 0)
+		return -1;
+	if (version > newest)
+		return err_set(err, ERR_UNAVAILABLE, NULL,
+		    "store: database schema %d is newer than this contactd's (%d)", version, newest);
+	for (i = 0; i < store_migration_count; i++) {
+		if (store_migrations[i].version > version &&
+		    migrate_one(db, &store_migrations[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int store_open(const char *path, struct store **out, struct err *err)
+{
+	struct store *st = calloc(1, sizeof *st);
+	sqlite3 *db;
+
+	if (!st || !(st->path = strdup(path))) {
+		free(st);
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: out of memory");
+	}
+	if (sodium_init() < 0 || pthread_key_create(&st->key, slot_thread_exit) != 0) {
+		free(st->path);
+		free(st);
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: cannot initialise");
+	}
+	pthread_mutex_init(&st->lock, NULL);
+	db = store_conn(st, err);
+	/* WAL is a property of the file: set once here, every later connection inherits it. */
+	if (!db || exec_sql(db, "PRAGMA journal_mode=WAL", err) < 0 || store_migrate(db, err) < 0) {
+		store_close(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
+}
+
+void store_close(struct store *st)
+{
+	struct conn_slot *slot, *next;
+
+	if (!st)
+		return;
+	/* Threads still alive (this one, at least) keep a slot: close them all here. */
+	for (slot = st->slots; slot; slot = next) {
+		next = slot->next;
+		slot_free(slot);
+	}
+	pthread_setspecific(st->key, NULL);
+	pthread_key_delete(st->key);
+	pthread_mutex_destroy(&st->lock);
+	free(st->path);
+	free(st);
+}
+
+int store_schema_version(struct store *st, struct err *err)
+{
+	sqlite3 *db = store_conn(st, err);
+
+	return db ? user_version(db, err) : -1;
+}
+
+sqlite3_stmt *store_stmt(struct store *st, const char *sql, struct err *err)
+{
+	struct conn_slot *slot = slot_get(st, err);
+	struct stmt_entry *e;
+
+	if (!slot)
+		return NULL;
+	for (e = slot->stmts; e; e = e->next) {
+		if (e->sql == sql || strcmp(e->sql, sql) == 0)
+			return e->stmt;
+	}
+	e = calloc(1, sizeof *e);
+	if (!e || !(e->sql = strdup(sql))) {
+		free(e);
+		err_set(err, ERR_UNAVAILABLE, NULL, "store: out of memory");
+		return NULL;
+	}
+	if (sqlite3_prepare_v3(slot->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &e->stmt, NULL) !=
+	    SQLITE_OK) {
+		sqlite_fail(err, slot->db, "preparing a statement");
+		free(e->sql);
+		free(e);
+		return NULL;
+	}
+	e->next = slot->stmts;
+	slot->stmts = e;
+	return e->stmt;
+}
+
+void store_stmt_done(sqlite3_stmt *stmt)
+{
+	if (!stmt)
+		return;
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+}
+
+int store_begin(struct store *st, enum store_sync sync, struct err *err)
+{
+	struct conn_slot *slot = slot_get(st, err);
+
+	if (!slot)
+		return -1;
+	if (sync == STORE_SYNC_FULL) {
+		if (exec_sql(slot->db, "PRAGMA synchronous=FULL", err) < 0)
+			return -1;
+		slot->sync_full = 1;
+	}
+	if (exec_sql(slot->db, "BEGIN IMMEDIATE", err) < 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+/* Back to the cache's durability after a transaction. */
+static void restore_sync(struct conn_slot *slot)
+{
+	if (slot->sync_full) {
+		sqlite3_exec(slot->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+		slot->sync_full = 0;
+	}
+}
+
+int store_commit(struct store *st, struct err *err)
+{
+	struct conn_slot *slot = slot_get(st, err);
+	int rc;
+
+	if (!slot)
+		return -1;
+	rc = exec_sql(slot->db, "COMMIT", err);
+	if (rc < 0)
+		sqlite3_exec(slot->db, "ROLLBACK", NULL, NULL, NULL);
+	restore_sync(slot);
+	return rc;
+}
+
+void store_rollback(struct store *st)
+{
+	struct conn_slot *slot = pthread_getspecific(st->key);
+
+	if (!slot)
+		return;
+	if (!sqlite3_get_autocommit(slot->db))
+		sqlite3_exec(slot->db, "ROLLBACK", NULL, NULL, NULL);
+	restore_sync(slot);
+}
+
+void store_cache_key(const char *core_version, const char *endpoint, const char *canonical,
+    unsigned char key[STORE_KEY_BYTES])
+{
+	crypto_generichash_state h;
+
+	crypto_generichash_init(&h, NULL, 0, STORE_KEY_BYTES);
+	crypto_generichash_update(&h, (const unsigned char *)core_version, strlen(core_version) + 1);
+	crypto_generichash_update(&h, (const unsigned char *)endpoint, strlen(endpoint) + 1);
+	crypto_generichash_update(&h, (const unsigned char *)canonical, strlen(canonical) + 1);
+	crypto_generichash_final(&h, key, STORE_KEY_BYTES);
+}
+
+static const char sql_cache_get[] = "SELECT answer FROM answer_cache WHERE key = ?1";
+static const char sql_cache_put[] =
+    "INSERT OR REPLACE INTO answer_cache (key, core_version, endpoint, answer, created_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5)";
+
+int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], char **answer,
+    size_t *len, struct err *err)
+{
+	sqlite3_stmt *stmt = store_stmt(st, sql_cache_get, err);
+	int rc, found = -1;
+	size_t n;
+
+	if (!stmt)
+		return -1;
+	sqlite3_bind_blob(stmt, 1, key, STORE_KEY_BYTES, SQLITE_STATIC);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_DONE) {
+		found = 0;
+	} else if (rc != SQLITE_ROW) {
+		sqlite_fail(err, sqlite3_db_handle(stmt), "reading the cache");
+	} else {
+		n = (size_t)sqlite3_column_bytes(stmt, 0);
+		*answer = malloc(n + 1);
+		if (!*answer) {
+			err_set(err, ERR_UNAVAILABLE, NULL, "store: out of memory");
+		} else {
+			memcpy(*answer, sqlite3_column_text(stmt, 0), n);
+			(*answer)[n] = '\0';
+			*len = n;
+			found = 1;
+		}
+	}
+	store_stmt_done(stmt);
+	return found;
+}
+
+int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
+    const char *core_version, const char *endpoint, const char *answer, size_t len,
+    struct err *err)
+{
+	sqlite3_stmt *stmt = store_stmt(st, sql_cache_put, err);
+	int rc = 0;
+
+	if (!stmt)
+		return -1;
+	sqlite3_bind_blob(stmt, 1, key, STORE_KEY_BYTES, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, core_version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text64(stmt, 4, answer, len, SQLITE_STATIC, SQLITE_UTF8);
+	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		rc = sqlite_fail(err, sqlite3_db_handle(stmt), "writing the cache");
+	store_stmt_done(stmt);
+	return rc;
+}
