@@ -59,4 +59,68 @@
 #define DAEMON_CONNECTION_TIMEOUT 10 /* seconds of client silence before a connection is closed */
 #define DAEMON_CONNECTION_LIMIT 1024
 
+/* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
+/* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the
+ * starting geom of a calibration whose request omits one. */
+#define CALIB_DEFAULT_TIMESTEP 0.005
+#define CALIB_PAD_TIMECONST 0.01
+#define CALIB_PAD_DAMPRATIO 1.0
+#define CALIB_PAD_CONDIM 6
+#define CALIB_PAD_FRICTION_SLIDE 1.0
+#define CALIB_PAD_FRICTION_SPIN 0.005
+#define CALIB_PAD_FRICTION_ROLL 0.0001
+#define CALIB_PAD_PRIORITY 1
+#define CALIB_DEFAULT_CLASS "collision_gripper" /* <default class> of the MJCF to paste */
+/* Noise scales (one standard deviation) that weight each kind of residual, unless a
+ * measurement gives its own "sigma": a filmed rebound apex or trajectory sample is good
+ * to about half a millimetre; a dial-gauge deflection to 1 um or 1 %, whichever is larger. */
+#define CALIB_SIGMA_REBOUND 5e-4
+#define CALIB_SIGMA_TRAJECTORY 5e-4
+#define CALIB_SIGMA_DEFLECTION_ABS 1e-6
+#define CALIB_SIGMA_DEFLECTION_REL 0.01
+/* A drop's model rebound ends at the first apex after the object left the pad, or this
+ * many seconds after the first contact if it never leaves. */
+#define CALIB_DROP_SETTLE 1.0
+/* Starting grid of the fit: timeconst from this many timesteps to CALIB_GRID_TIMECONST_MAX
+ * seconds, dampratio between the two bounds, log-spaced, CALIB_GRID_POINTS per axis. */
+#define CALIB_GRID_TIMECONST_MIN_STEPS 1.0
+#define CALIB_GRID_TIMECONST_MAX 0.5
+#define CALIB_GRID_DAMPRATIO_MIN 0.05
+#define CALIB_GRID_DAMPRATIO_MAX 4.0
+#define CALIB_GRID_POINTS 32
+#define CALIB_MAX_ITERATIONS 200 /* trust-region iterations of one descent */
+/* Descents from the best local minima of the grid, at most; one whose chi^2 per degree of
+ * freedom is at most CALIB_ACCEPT_CHI2 (an exact fit: noise-free data) ends the search. */
+#define CALIB_STARTS 6
+#define CALIB_ACCEPT_CHI2 1e-12
+/* Then a fine grid of (2 * POINTS + 1)^2 points spanning +-SPAN in each log parameter
+ * around the best descent, and a new descent from any better point, ROUNDS times. */
+#define CALIB_REFINE_POINTS 5
+#define CALIB_REFINE_SPAN 0.1
+#define CALIB_REFINE_ROUNDS 3
+/* Another descent's minimum, distinct by more than CALIB_DISTINCT_LOG in a log parameter
+ * and within this many standard deviations in chi^2, widens the standard errors. */
+#define CALIB_AMBIGUITY_SIGMAS 2.0
+#define CALIB_DISTINCT_LOG 1e-3
+/* A drop bounced when its rebound exceeds this many standard deviations: drops that do
+ * not bounce only bound dampratio from below. */
+#define CALIB_BOUNCE_SIGMAS 3.0
+/* A direction of parameter space is unidentified when its singular value of the
+ * column-scaled, weighted Jacobian is below this fraction of the largest. */
+#define CALIB_RANK_TOLERANCE 1e-7
+/* Step (log units) of the Jacobian behind the standard errors: the slope over a 1 %
+ * change, not the local slope of a model that is rough on finer scales. */
+#define CALIB_SE_STEP 0.01
+/* A body placed on the fitted pad that still moves more than this (m, standard deviation
+ * over the last JITTER_WINDOW of 2 s) is reported as chattering. */
+#define CALIB_CHATTER_JITTER 1e-6
+/* Limits that keep one refit within milliseconds (validated at upload). */
+#define CALIB_MAX_DROPS 1000          /* per calibration */
+#define CALIB_MAX_PRESSES 1000        /* per calibration */
+#define CALIB_MAX_TRAJECTORIES 16     /* per calibration */
+#define CALIB_MAX_SAMPLES 4096        /* per trajectory */
+#define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
+#define CALIB_MAX_DROP_HEIGHT 10.0    /* m */
+#define CALIB_MAX_PRESS_FORCE 1e6     /* N */
+
 #endif

@@ -1,0 +1,1318 @@
+/*
+ * calib.c: the pad calibration fit (see calib.h for the model and the method).
+ *
+ * Parameter vector x: the fitted ones of (log timeconst, log dampratio), then
+ * (release time, release height) of each trajectory. Residual vector: drops,
+ * presses, then every trajectory sample, each (model - measured) / sigma.
+ */
+#include "service/calib.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+
+#include "core/growth.h"
+#include "core/sim.h"
+#include "tunables.h"
+
+enum { TC, DR, NPHYS };
+
+/* A weighted residual that replaces a non-finite or absurd one (an exploding
+ * simulation), so the trust region sees a bad step rather than a NaN. */
+#define RESIDUAL_CAP 1e8
+/* Forward-difference steps: in log units, seconds of release time (relative to the
+ * timestep), metres of release height. Large enough that rounding (1e-16 relative)
+ * stays far below the difference, small against every curvature of the model. */
+#define FD_STEP_LOG 1e-6
+#define FD_STEP_TIME 1e-4
+#define FD_STEP_HEIGHT 1e-7
+/* Convergence of the trust region: relative step, gradient, residual change. */
+#define FIT_XTOL 1e-10
+#define FIT_GTOL 1e-12
+#define FIT_FTOL 1e-14
+/* Rest time of the chatter check: the lesson's "2 s at rest". */
+#define CHATTER_DURATION 2.0
+
+struct problem {
+	struct scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
+	const struct calib_data *data;
+	double start_log[NPHYS]; /* starting values; a held parameter keeps its value here */
+	int free[NPHYS];
+	size_t nphys; /* fitted physical parameters */
+	size_t n, p;
+	double *buf;    /* trajectory simulation scratch, CALIB_MAX_TRAJECTORY_STEPS + 3 */
+	double *zmodel; /* model samples of one trajectory, CALIB_MAX_SAMPLES */
+	gsl_vector *f0, *f1, *xp; /* Jacobian scratch */
+	double fd_step_log;       /* forward-difference step of the log parameters */
+	double se_floor[NPHYS];   /* standard errors at least this (log units), see multi_start */
+	double alt_logp[NPHYS], alt_dchi2; /* the nearest competing minimum, if any */
+	int has_alt;
+};
+
+static double drop_sigma(const struct calib_drop *d)
+{
+	return d->sigma > 0 ? d->sigma : CALIB_SIGMA_REBOUND;
+}
+
+static double press_sigma(const struct calib_press *p)
+{
+	return p->sigma > 0 ? p->sigma
+			    : hypot(CALIB_SIGMA_DEFLECTION_ABS,
+				  CALIB_SIGMA_DEFLECTION_REL * fabs(p->deflection));
+}
+
+static double traj_sigma(const struct calib_trajectory *t)
+{
+	return t->sigma > 0 ? t->sigma : CALIB_SIGMA_TRAJECTORY;
+}
+
+static double weigh(double model, double measured, double sigma)
+{
+	double r = (model - measured) / sigma;
+
+	if (!(fabs(r) < RESIDUAL_CAP))
+		return RESIDUAL_CAP;
+	return r;
+}
+
+double calib_rebound(const struct scene_model *m, double height)
+{
+	double z = height + m->half_height, vel = 0, bottom, rebound = 0;
+	double leave = fmax(0, m->contact.includemargin);
+	long settle = sim_step_count(CALIB_DROP_SETTLE, m->timestep);
+	long fall, touch = -1, i;
+	int left = 0;
+
+	if (!(m->a0 < 0))
+		return 0; /* nothing pulls the object onto the pad */
+	/* semi-implicit Euler falls at least as fast as the continuous motion */
+	fall = (long)ceil(sqrt(2 * height / -m->a0) / m->timestep) + 2;
+	for (i = 0; touch < 0 ? i <= fall + settle : i - touch <= settle; i++) {
+		scene_step(m, &z, &vel);
+		bottom = z - m->half_height;
+		if (!isfinite(bottom))
+			return NAN;
+		if (touch >= 0) {
+			if (bottom > rebound)
+				rebound = bottom;
+			if (bottom > leave)
+				left = 1;
+			if (left && vel < 0)
+				break; /* the step after the apex */
+		}
+		if (touch < 0 && bottom < 0)
+			touch = i;
+	}
+	return rebound;
+}
+
+/* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */
+static double catmull_rom(double p0, double p1, double p2, double p3, double u)
+{
+	return p1 +
+	    0.5 * u *
+		(p2 - p0 + u * (2 * p0 - 5 * p1 + 4 * p2 - p3 + u * (3 * (p1 - p2) + p3 - p0)));
+}
+
+void calib_trajectory_model(const struct scene_model *m, double release_time,
+    double release_height, const double *t, size_t n, double *buf, double *z)
+{
+	const double h = m->timestep, cap = CALIB_MAX_TRAJECTORY_STEPS;
+	double centre = release_height + m->half_height, vel = 0;
+	double last = n > 0 ? (t[n - 1] - release_time) / h : 0;
+	long need, k;
+	size_t i;
+
+	/* buf[k]: bottom after k steps; up to two past the last sample for the spline */
+	need = last > 0 ? (long)ceil(fmin(last, cap)) + 2 : 1;
+	buf[0] = release_height;
+	for (k = 1; k <= need; k++) {
+		scene_step(m, &centre, &vel);
+		buf[k] = centre - m->half_height;
+	}
+	for (i = 0; i < n; i++) {
+		double s = (t[i] - release_time) / h, u;
+
+		if (!(s > 0)) {
+			z[i] = release_height; /* held at rest until released */
+			continue;
+		}
+		s = fmin(s, cap);
+		k = (long)floor(s);
+		u = s - (double)k;
+		z[i] = catmull_rom(buf[k > 0 ? k - 1 : 0], buf[k], buf[k + 1], buf[k + 2], u);
+	}
+}
+
+/* The fitted (log timeconst, log dampratio) of x, held ones from the start. */
+static void phys_logs(const struct problem *P, const gsl_vector *x, double logp[NPHYS])
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; i < NPHYS; i++)
+		logp[i] = P->free[i] ? gsl_vector_get(x, k++) : P->start_log[i];
+}
+
+static void model_at(const struct problem *P, const double logp[NPHYS], struct scene_model *m)
+{
+	struct scene s = P->scene;
+
+	s.floor.solref[0] = exp(logp[TC]);
+	s.floor.solref[1] = exp(logp[DR]);
+	scene_prepare(&s, m);
+}
+
+static size_t traj_first_row(const struct problem *P)
+{
+	return P->data->ndrops + P->data->npresses;
+}
+
+/* Weighted residuals of trajectory j released at (t0, H) into f from row `row`. */
+static void traj_residuals(const struct problem *P, const struct scene_model *m, size_t j,
+    double t0, double H, gsl_vector *f, size_t row)
+{
+	const struct calib_trajectory *tr = &P->data->trajectories[j];
+	double sigma = traj_sigma(tr);
+	size_t i;
+
+	calib_trajectory_model(m, t0, H, tr->t, tr->n, P->buf, P->zmodel);
+	for (i = 0; i < tr->n; i++)
+		gsl_vector_set(f, row + i, weigh(P->zmodel[i], tr->z[i], sigma));
+}
+
+static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	const struct problem *P = params;
+	const struct calib_data *d = P->data;
+	struct scene_model m;
+	double logp[NPHYS], pen;
+	size_t i, row = 0;
+
+	phys_logs(P, x, logp);
+	model_at(P, logp, &m);
+	for (i = 0; i < d->ndrops; i++, row++)
+		gsl_vector_set(f, row,
+		    weigh(calib_rebound(&m, d->drops[i].height), d->drops[i].rebound,
+			drop_sigma(&d->drops[i])));
+	for (i = 0; i < d->npresses; i++, row++) {
+		if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
+			pen = NAN;
+		gsl_vector_set(f, row,
+		    weigh(pen, d->presses[i].deflection, press_sigma(&d->presses[i])));
+	}
+	for (i = 0; i < d->ntrajectories; i++) {
+		traj_residuals(P, &m, i, gsl_vector_get(x, P->nphys + 2 * i),
+		    gsl_vector_get(x, P->nphys + 2 * i + 1), f, row);
+		row += d->trajectories[i].n;
+	}
+	return GSL_SUCCESS;
+}
+
+/* Forward differences, block by block: a trajectory's release time and height move
+ * only its own rows, so each costs one simulation of that trajectory. */
+static int jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	struct problem *P = params;
+	const struct calib_data *d = P->data;
+	struct scene_model m;
+	double logp[NPHYS];
+	size_t k, i, j, row = traj_first_row(P);
+
+	residuals(x, P, P->f0);
+	gsl_matrix_set_zero(J);
+	for (k = 0; k < P->nphys; k++) {
+		gsl_vector_memcpy(P->xp, x);
+		gsl_vector_set(P->xp, k, gsl_vector_get(x, k) + P->fd_step_log);
+		residuals(P->xp, P, P->f1);
+		for (i = 0; i < P->n; i++)
+			gsl_matrix_set(J, i, k,
+			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / P->fd_step_log);
+	}
+	phys_logs(P, x, logp);
+	model_at(P, logp, &m);
+	for (j = 0; j < d->ntrajectories; j++) {
+		size_t col = P->nphys + 2 * j, n = d->trajectories[j].n;
+		double t0 = gsl_vector_get(x, col), H = gsl_vector_get(x, col + 1);
+		double dt = FD_STEP_TIME * m.timestep;
+
+		traj_residuals(P, &m, j, t0 + dt, H, P->f1, row);
+		for (i = row; i < row + n; i++)
+			gsl_matrix_set(J, i, col,
+			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / dt);
+		traj_residuals(P, &m, j, t0, H + FD_STEP_HEIGHT, P->f1, row);
+		for (i = row; i < row + n; i++)
+			gsl_matrix_set(J, i, col + 1,
+			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / FD_STEP_HEIGHT);
+		row += n;
+	}
+	return GSL_SUCCESS;
+}
+
+/* Starting (t0, H) of a trajectory: the free-fall parabola with the known gravity
+ * through its samples above the pad before the lowest one, least squares. Semi-
+ * implicit Euler from rest follows z = H + g h^2/8 - g/2 (t - t0 + h/2)^2, so the
+ * parabola's vertex is shifted back. */
+static void traj_start(const struct calib_trajectory *tr, double g, double h, double *t0,
+    double *H)
+{
+	size_t lowest = 0, i, count;
+	double tref = tr->t[0], from = -INFINITY;
+	int pass;
+
+	*t0 = tr->t[0];
+	*H = tr->z[0];
+	if (!(g > 0))
+		return;
+	for (i = 1; i < tr->n; i++)
+		if (tr->z[i] < tr->z[lowest])
+			lowest = i;
+	/* second pass: without samples taken before the estimated release (at rest) */
+	for (pass = 0; pass < 2; pass++) {
+		double st = 0, sy = 0, stt = 0, sty = 0, a, b, det;
+
+		count = 0;
+		for (i = 0; i < lowest; i++) {
+			double tau = tr->t[i] - tref, y = tr->z[i] + 0.5 * g * tau * tau;
+
+			if (!(tr->z[i] > 0) || tr->t[i] < from)
+				continue;
+			st += tau;
+			sy += y;
+			stt += tau * tau;
+			sty += tau * y;
+			count++;
+		}
+		det = (double)count * stt - st * st;
+		if (count < 2 || !(fabs(det) > 0))
+			return;
+		b = ((double)count * sty - st * sy) / det;
+		a = (sy - b * st) / (double)count;
+		*t0 = tref + b / g + 0.5 * h;
+		*H = a + b * b / (2 * g) - g * h * h / 8;
+		from = *t0;
+	}
+}
+
+/* log(timeconst), log(dampratio) equivalent to a geom's solref in either form. */
+static void start_logs(const struct scene *s, double logp[NPHYS])
+{
+	struct law_solimp imp;
+	struct law_gains g;
+
+	law_solimp_clamp(s->floor.solimp, &imp);
+	law_solref_kb(s->floor.solref, imp.dwidth, s->option.timestep, 0, &g);
+	if (g.K > 0 && g.B > 0) {
+		/* K = 1/(dmax tc dr)^2 and B = 2/(dmax tc), the direct form alike */
+		double tc = 2 / (imp.dwidth * g.B);
+		logp[TC] = log(tc);
+		logp[DR] = log(1 / (imp.dwidth * sqrt(g.K) * tc));
+	} else {
+		logp[TC] = log(CALIB_PAD_TIMECONST);
+		logp[DR] = log(CALIB_PAD_DAMPRATIO);
+	}
+}
+
+static double sum_squares(const gsl_vector *f)
+{
+	double s;
+
+	gsl_blas_ddot(f, f, &s);
+	return s;
+}
+
+/* A candidate start of the trust region: a grid point and its chi^2. */
+struct start {
+	double chi2, dist;
+	double logp[NPHYS];
+};
+
+/* Is a better than b: lower chi^2, ties (flat regions) to the point nearer the start. */
+static int start_better(const struct start *a, const struct start *b)
+{
+	if (a->chi2 < b->chi2 * (1 - 1e-9))
+		return 1;
+	return a->chi2 <= b->chi2 * (1 + 1e-9) && a->dist < b->dist;
+}
+
+/*
+ * The local minima of chi^2 over a log-spaced grid of the fitted physical parameters
+ * (nuisance fixed at its start), best first, at most CALIB_STARTS of them into best[].
+ * The rebound is a rough function of the parameters (the discrete apex, the contact's
+ * phase within a step), so one descent from the single best point can stall in a
+ * neighbouring valley. Returns how many were found (>= 1).
+ */
+static size_t grid_starts(struct problem *P, gsl_vector *x, struct start *best)
+{
+	enum { N = CALIB_GRID_POINTS };
+	static const int nb[8][2] = {{-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1},
+		{1, 0}, {1, 1}};
+	double lo[NPHYS] = {log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
+		log(CALIB_GRID_DAMPRATIO_MIN)};
+	double hi[NPHYS] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
+	struct start grid[N][N];
+	int counts[NPHYS], a, b, i, q;
+	size_t k, found = 0;
+
+	for (i = 0; i < NPHYS; i++)
+		counts[i] = P->free[i] ? N : 1;
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			struct start *g = &grid[a][b];
+			int idx[NPHYS] = {a, b};
+
+			g->dist = 0;
+			for (i = 0, k = 0; i < NPHYS; i++) {
+				g->logp[i] = P->free[i] ? lo[i] + (hi[i] - lo[i]) * idx[i] / (N - 1)
+							: P->start_log[i];
+				if (P->free[i])
+					gsl_vector_set(x, k++, g->logp[i]);
+				g->dist += (g->logp[i] - P->start_log[i]) *
+				    (g->logp[i] - P->start_log[i]);
+			}
+			residuals(x, P, P->f1);
+			g->chi2 = sum_squares(P->f1);
+		}
+	}
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			int minimum = 1;
+
+			for (q = 0; q < 8 && minimum; q++) {
+				int na = a + nb[q][0], nbb = b + nb[q][1];
+				if (na >= 0 && na < counts[TC] && nbb >= 0 && nbb < counts[DR] &&
+				    start_better(&grid[na][nbb], &grid[a][b]))
+					minimum = 0;
+			}
+			if (!minimum)
+				continue;
+			/* insert into best[], sorted, keeping the CALIB_STARTS best */
+			if (found < CALIB_STARTS)
+				found++;
+			else if (!start_better(&grid[a][b], &best[CALIB_STARTS - 1]))
+				continue;
+			for (k = found - 1; k > 0 && start_better(&grid[a][b], &best[k - 1]); k--)
+				best[k] = best[k - 1];
+			best[k] = grid[a][b];
+		}
+	}
+	return found;
+}
+
+/* Put the physical part of a start into x. */
+static void set_start(const struct problem *P, const struct start *st, gsl_vector *x)
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; i < NPHYS; i++)
+		if (P->free[i])
+			gsl_vector_set(x, k++, st->logp[i]);
+}
+
+/* Levenberg-Marquardt from x (updated in place). */
+static int least_squares(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+{
+	gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_fdf fdf;
+	gsl_multifit_nlinear_workspace *w;
+	int info;
+
+	params.trs = gsl_multifit_nlinear_trs_lm;
+	w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, P->n, P->p);
+	if (!w)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	fdf.f = residuals;
+	fdf.df = jacobian;
+	fdf.fvv = NULL;
+	fdf.n = P->n;
+	fdf.p = P->p;
+	fdf.params = P;
+	/* the driver's status (converged, no progress, iteration limit) does not matter:
+	 * the identification analysis and the residuals judge the point it reached */
+	if (gsl_multifit_nlinear_init(x, &fdf, w) == GSL_SUCCESS)
+		gsl_multifit_nlinear_driver(CALIB_MAX_ITERATIONS, FIT_XTOL, FIT_GTOL, FIT_FTOL, NULL,
+		    NULL, &info, w);
+	gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
+	*iterations += (int)gsl_multifit_nlinear_niter(w);
+	gsl_multifit_nlinear_free(w);
+	return 0;
+}
+
+/*
+ * Other descents that ended in a different valley with almost the same chi^2 make
+ * the local standard errors too optimistic (the model is rough: the contact lasts a
+ * few steps and which step ends it jumps with the parameters). Treat chi^2 as
+ * quadratic between the two minima: a competitor at distance d in a log parameter
+ * with dchi2 / s^2 = z^2 implies a standard error of at least d / max(z, 1). Only
+ * competitors within CALIB_AMBIGUITY_SIGMAS count.
+ */
+static void widen_for_alternatives(struct problem *P, const gsl_vector *x, double best_chi2,
+    const struct start *found, size_t count)
+{
+	double s2, logp[NPHYS], nearest = INFINITY;
+	size_t i;
+	int q;
+
+	s2 = P->n > P->p ? best_chi2 / (double)(P->n - P->p) : 1;
+	phys_logs(P, x, logp);
+	for (i = 0; i < count; i++) {
+		double dev[NPHYS], dist = 0, z2 = (found[i].chi2 - best_chi2) / s2;
+
+		for (q = 0; q < NPHYS; q++) {
+			dev[q] = fabs(found[i].logp[q] - logp[q]);
+			dist = fmax(dist, dev[q]);
+		}
+		if (dist < CALIB_DISTINCT_LOG || !(z2 <= CALIB_AMBIGUITY_SIGMAS * CALIB_AMBIGUITY_SIGMAS))
+			continue;
+		for (q = 0; q < NPHYS; q++)
+			P->se_floor[q] = fmax(P->se_floor[q], dev[q] / fmax(sqrt(fmax(z2, 0)), 1));
+		if (z2 < nearest) {
+			nearest = z2;
+			P->has_alt = 1;
+			P->alt_dchi2 = found[i].chi2 - best_chi2;
+			for (q = 0; q < NPHYS; q++)
+				P->alt_logp[q] = found[i].logp[q];
+		}
+	}
+}
+
+/*
+ * The trust region from each grid start in turn (x holds the nuisance starts), keeping
+ * the lowest chi^2 in x; stops early once a fit is as good as the noise scales allow.
+ */
+static int multi_start(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+{
+	struct start starts[CALIB_STARTS], found[CALIB_STARTS];
+	gsl_vector *init = gsl_vector_alloc(P->p), *best = gsl_vector_alloc(P->p);
+	double best_chi2 = INFINITY, enough;
+	size_t count, i;
+	int rc = -1, round, q;
+
+	if (!init || !best) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	gsl_vector_memcpy(init, x);
+	count = grid_starts(P, x, starts);
+	enough = CALIB_ACCEPT_CHI2 * (double)(P->n > P->p ? P->n - P->p : 1);
+	for (i = 0; i < count; i++) {
+		double chi2;
+
+		gsl_vector_memcpy(x, init);
+		set_start(P, &starts[i], x);
+		if (least_squares(P, x, iterations, err) != 0)
+			goto out;
+		residuals(x, P, P->f1);
+		chi2 = sum_squares(P->f1);
+		found[i].chi2 = chi2;
+		phys_logs(P, x, found[i].logp);
+		if (chi2 < best_chi2) {
+			best_chi2 = chi2;
+			gsl_vector_memcpy(best, x);
+		}
+		if (best_chi2 <= enough) {
+			i++;
+			break;
+		}
+	}
+	count = i;
+	/* polish: a fine grid around the best descent finds a deeper valley next to it */
+	for (round = 0; round < CALIB_REFINE_ROUNDS; round++) {
+		double chi2 = best_chi2, centre[NPHYS];
+		int a, b, improved = 0;
+
+		gsl_vector_memcpy(x, best);
+		phys_logs(P, best, centre);
+		for (a = -CALIB_REFINE_POINTS; a <= CALIB_REFINE_POINTS; a++) {
+			for (b = -CALIB_REFINE_POINTS; b <= CALIB_REFINE_POINTS; b++) {
+				struct start st;
+				int idx[NPHYS] = {a, b};
+				double c;
+
+				for (q = 0; q < NPHYS; q++)
+					st.logp[q] = centre[q] +
+					    (P->free[q] ? CALIB_REFINE_SPAN * idx[q] / CALIB_REFINE_POINTS
+							: 0);
+				if ((!P->free[TC] && a != 0) || (!P->free[DR] && b != 0))
+					continue;
+				set_start(P, &st, x);
+				residuals(x, P, P->f1);
+				c = sum_squares(P->f1);
+				if (c < chi2 * (1 - 1e-9)) {
+					chi2 = c;
+					gsl_vector_memcpy(init, x);
+					improved = 1;
+				}
+			}
+		}
+		if (!improved)
+			break;
+		gsl_vector_memcpy(x, init);
+		if (least_squares(P, x, iterations, err) != 0)
+			goto out;
+		residuals(x, P, P->f1);
+		chi2 = sum_squares(P->f1);
+		if (!(chi2 < best_chi2))
+			break;
+		best_chi2 = chi2;
+		gsl_vector_memcpy(best, x);
+	}
+	gsl_vector_memcpy(x, best);
+	widen_for_alternatives(P, x, best_chi2, found, count);
+	rc = 0;
+out:
+	gsl_vector_free(init);
+	gsl_vector_free(best);
+	return rc;
+}
+
+/* What the Jacobian at x says: the covariance of x (unscaled, pseudo-inverse over the
+ * identified directions) and the physical part of the first unidentified direction. */
+struct analysis {
+	gsl_matrix *cov;   /* p x p */
+	int phys_null;     /* an unidentified direction involves timeconst or dampratio */
+	int nuisance_null; /* one involves only release times and heights */
+	double null_dir[NPHYS]; /* its (log tc, log dr) part, normalised, 0 for held ones */
+};
+
+static int analyse(struct problem *P, const gsl_vector *x, struct analysis *an, struct err *err)
+{
+	size_t p = P->p, i, j, k;
+	gsl_matrix *J = gsl_matrix_alloc(P->n, p), *A = gsl_matrix_alloc(p, p);
+	gsl_matrix *V = gsl_matrix_alloc(p, p);
+	gsl_vector *eval = gsl_vector_alloc(p), *scale = gsl_vector_alloc(p);
+	gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(p);
+	double top;
+	int rc = -1;
+
+	an->phys_null = an->nuisance_null = 0;
+	an->null_dir[TC] = an->null_dir[DR] = 0;
+	if (!J || !A || !V || !eval || !scale || !ws) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	/* the model is rough on the scale of a few ulps of contact timing: the covariance
+	 * uses the slope over CALIB_SE_STEP, the scale of a typical uncertainty, rather
+	 * than the slope of the piece the solution happens to sit on */
+	P->fd_step_log = CALIB_SE_STEP;
+	jacobian(x, P, J);
+	P->fd_step_log = FD_STEP_LOG;
+	/* scale columns to unit norm: parameters in seconds, metres and logs compare */
+	for (j = 0; j < p; j++) {
+		gsl_vector_view col = gsl_matrix_column(J, j);
+		double norm = gsl_blas_dnrm2(&col.vector);
+
+		gsl_vector_set(scale, j, norm > 0 ? norm : 1);
+		gsl_vector_scale(&col.vector, 1 / gsl_vector_get(scale, j));
+	}
+	gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1, J, J, 0, A);
+	gsl_eigen_symmv(A, eval, V, ws);
+	gsl_eigen_symmv_sort(eval, V, GSL_EIGEN_SORT_VAL_DESC);
+	top = gsl_vector_get(eval, 0);
+	gsl_matrix_set_zero(an->cov);
+	for (k = 0; k < p; k++) {
+		double lambda = gsl_vector_get(eval, k);
+
+		if (lambda > top * CALIB_RANK_TOLERANCE * CALIB_RANK_TOLERANCE && lambda > 0) {
+			for (i = 0; i < p; i++)
+				for (j = 0; j < p; j++)
+					*gsl_matrix_ptr(an->cov, i, j) += gsl_matrix_get(V, i, k) *
+					    gsl_matrix_get(V, j, k) / lambda;
+			continue;
+		}
+		/* unidentified: its direction in parameter units is scale^-1 v */
+		{
+			double w[NPHYS] = {0, 0}, norm = 0, all = 0;
+			size_t fk = 0;
+			int q;
+
+			for (i = 0; i < p; i++) {
+				double c = gsl_matrix_get(V, i, k) / gsl_vector_get(scale, i);
+				all += c * c;
+			}
+			for (q = 0; q < NPHYS; q++) {
+				if (!P->free[q])
+					continue;
+				w[q] = gsl_matrix_get(V, fk, k) / gsl_vector_get(scale, fk);
+				norm += w[q] * w[q];
+				fk++;
+			}
+			if (norm > 0.01 * all && !an->phys_null) {
+				an->phys_null = 1;
+				an->null_dir[TC] = w[TC] / sqrt(norm);
+				an->null_dir[DR] = w[DR] / sqrt(norm);
+			} else if (norm <= 0.01 * all) {
+				an->nuisance_null = 1;
+			}
+		}
+	}
+	for (i = 0; i < p; i++)
+		for (j = 0; j < p; j++)
+			*gsl_matrix_ptr(an->cov, i, j) /=
+			    gsl_vector_get(scale, i) * gsl_vector_get(scale, j);
+	rc = 0;
+out:
+	gsl_eigen_symmv_free(ws);
+	gsl_vector_free(scale);
+	gsl_vector_free(eval);
+	gsl_matrix_free(V);
+	gsl_matrix_free(A);
+	gsl_matrix_free(J);
+	return rc;
+}
+
+static void note(struct calib_fit *fit, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct calib_fit *fit, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fit->nnotes >= CALIB_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(fit->notes[fit->nnotes++], CALIB_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+static void problem_free(struct problem *P)
+{
+	free(P->buf);
+	free(P->zmodel);
+	gsl_vector_free(P->f0);
+	gsl_vector_free(P->f1);
+	gsl_vector_free(P->xp);
+}
+
+/* Size P for the current free set and allocate its scratch. */
+static int problem_size(struct problem *P, struct err *err)
+{
+	int i;
+
+	gsl_vector_free(P->xp);
+	P->nphys = 0;
+	for (i = 0; i < NPHYS; i++)
+		P->nphys += P->free[i] ? 1 : 0;
+	P->p = P->nphys + 2 * P->data->ntrajectories;
+	P->xp = gsl_vector_alloc(P->p);
+	if (!P->f0)
+		P->f0 = gsl_vector_alloc(P->n);
+	if (!P->f1)
+		P->f1 = gsl_vector_alloc(P->n);
+	if (!P->buf)
+		P->buf = malloc((CALIB_MAX_TRAJECTORY_STEPS + 3) * sizeof *P->buf);
+	if (!P->zmodel)
+		P->zmodel = malloc(CALIB_MAX_SAMPLES * sizeof *P->zmodel);
+	if (!P->xp || !P->f0 || !P->f1 || !P->buf || !P->zmodel)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	return 0;
+}
+
+/* Why a parameter is held, for the fit's notes. */
+static void explain_hold(struct calib_fit *fit, const struct problem *P, int held,
+    const double dir[NPHYS], double value)
+{
+	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
+
+	if (fabs(dir[TC]) > 0.3 && fabs(dir[DR]) > 0.3) {
+		/* the data see tc^a dr^b with (a, b) orthogonal to the null direction */
+		double a = fabs(dir[DR]), b = (dir[TC] * dir[DR] < 0 ? 1 : -1) * fabs(dir[TC]);
+		if (fabs(a - b) < 0.05 * a)
+			note(fit,
+			    "the measurements determine only timeconst*dampratio (the static stiffness "
+			    "1/(timeconst*dampratio)^2): %s held at %.6g; add drops that bounce or "
+			    "a trajectory to separate them",
+			    names[held], value);
+		else
+			note(fit,
+			    "the measurements determine only timeconst^%.3g * dampratio^%.3g: %s held "
+			    "at %.6g",
+			    a / a, b / a, names[held], value);
+	} else if (held == DR && P->data->ndrops > 0) {
+		note(fit,
+		    "dampratio is not determined by these measurements (drops that do not bounce "
+		    "only bound it from below): held at %.6g",
+		    value);
+	} else {
+		note(fit, "%s is not determined by these measurements: held at %.6g", names[held],
+		    value);
+	}
+}
+
+static void insufficient(struct calib_fit *fit, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void insufficient(struct calib_fit *fit, const char *fmt, ...)
+{
+	va_list ap;
+
+	fit->status = CALIB_INSUFFICIENT;
+	if (fit->nnotes >= CALIB_MAX_NOTES)
+		fit->nnotes = CALIB_MAX_NOTES - 1;
+	va_start(ap, fmt);
+	vsnprintf(fit->notes[fit->nnotes++], CALIB_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+/* Notes on the fitted contact in MuJoCo at the setup's timestep. */
+static void check_contact(struct calib_fit *fit)
+{
+	struct scene s = fit->scene;
+	struct scene_model m;
+	struct growth_report gr;
+	struct sim_drop rest;
+	double h = s.option.timestep;
+
+	fit->refsafe_min = 2 * h;
+	fit->below_refsafe = fit->timeconst < fit->refsafe_min;
+	if (fit->below_refsafe)
+		note(fit,
+		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with %.6g; "
+		    "paste solref_direct (refsafe leaves the direct form alone) or use a timestep "
+		    "<= %.6g",
+		    fit->timeconst, fit->refsafe_min, fit->refsafe_min, fit->timeconst / 2);
+	s.option.refsafe = 0;
+	growth_stability(s.floor.solref, s.floor.solimp, -1, h, 0, s.option.integrator, &gr);
+	fit->growth = gr.growth;
+	if (!gr.stable)
+		note(fit,
+		    "the fitted contact spring grows by %.4g per step at timestep %.6g (h*omega = "
+		    "%.4g): MuJoCo would inject energy; use a smaller timestep",
+		    gr.growth, h, gr.h_omega);
+	scene_prepare(&s, &m);
+	sim_drop(&m, 0, CHATTER_DURATION, &rest);
+	fit->chatter = rest.jitter;
+	if (!(rest.jitter <= CALIB_CHATTER_JITTER))
+		note(fit,
+		    "an object placed on this pad at timestep %.6g does not come to rest (height "
+		    "varies by %.3g m over the last %.3g s): MuJoCo's contact chatters; a smaller "
+		    "timestep or a larger timeconst*dampratio settles it",
+		    h, rest.jitter, JITTER_WINDOW);
+	if (s.floor.priority <= s.geom.priority)
+		note(fit,
+		    "the pad's priority (%d) does not exceed the object's (%d): MuJoCo mixes their "
+		    "solref, and the fitted value is the pad's share of that mix",
+		    s.floor.priority, s.geom.priority);
+}
+
+/* Model predictions and residual summaries at the solution. */
+static void record_residuals(struct calib_fit *fit, struct problem *P, const gsl_vector *x)
+{
+	const struct calib_data *d = P->data;
+	struct scene_model m;
+	double logp[NPHYS], pen;
+	size_t i, j;
+
+	phys_logs(P, x, logp);
+	model_at(P, logp, &m);
+	for (i = 0; i < d->ndrops; i++) {
+		fit->drop_model[i] = calib_rebound(&m, d->drops[i].height);
+		fit->drop_residual[i] = d->drops[i].rebound - fit->drop_model[i];
+	}
+	for (i = 0; i < d->npresses; i++) {
+		fit->press_model[i] =
+		    sim_equilibrium(&m, d->presses[i].force, &pen) == 0 ? pen : NAN;
+		fit->press_residual[i] = d->presses[i].deflection - fit->press_model[i];
+	}
+	for (j = 0; j < d->ntrajectories; j++) {
+		const struct calib_trajectory *tr = &d->trajectories[j];
+		struct calib_traj_fit *tf = &fit->traj[j];
+		double ss = 0;
+
+		tf->release_time = gsl_vector_get(x, P->nphys + 2 * j);
+		tf->release_height = gsl_vector_get(x, P->nphys + 2 * j + 1);
+		calib_trajectory_model(&m, tf->release_time, tf->release_height, tr->t, tr->n,
+		    P->buf, P->zmodel);
+		tf->max_abs = 0;
+		for (i = 0; i < tr->n; i++) {
+			double r = tr->z[i] - P->zmodel[i];
+			ss += r * r;
+			tf->max_abs = fmax(tf->max_abs, fabs(r));
+		}
+		tf->rms = sqrt(ss / (double)tr->n);
+	}
+}
+
+/* Standard errors from the analysis at the solution. */
+static void record_errors(struct calib_fit *fit, const struct problem *P, const gsl_vector *x,
+    const struct analysis *an)
+{
+	double s2, var[NPHYS] = {0, 0}, covar = 0;
+	size_t k = 0, j;
+	int i, idx[NPHYS] = {-1, -1};
+
+	fit->chi2 = sum_squares(P->f0);
+	fit->dof = (long)P->n - (long)P->p;
+	fit->se_scaled = fit->dof > 0;
+	s2 = fit->dof > 0 ? fit->chi2 / (double)fit->dof : 1;
+	(void)x;
+	for (i = 0; i < NPHYS; i++) {
+		if (!P->free[i])
+			continue;
+		idx[i] = (int)k;
+		var[i] = gsl_matrix_get(an->cov, k, k) * s2;
+		if (var[i] < P->se_floor[i] * P->se_floor[i])
+			var[i] = P->se_floor[i] * P->se_floor[i];
+		fit->se_log[i] = fit->identified[i] ? sqrt(var[i]) : NAN;
+		k++;
+	}
+	if (idx[TC] >= 0 && idx[DR] >= 0) {
+		covar = gsl_matrix_get(an->cov, (size_t)idx[TC], (size_t)idx[DR]) * s2;
+		fit->correlation = var[TC] > 0 && var[DR] > 0 ? covar / sqrt(var[TC] * var[DR]) : NAN;
+	} else {
+		fit->correlation = NAN;
+	}
+	fit->se_log_product = fit->product_identified ? sqrt(var[TC] + var[DR] + 2 * covar) : NAN;
+	for (j = 0; j < P->data->ntrajectories; j++) {
+		size_t c = P->nphys + 2 * j;
+		fit->traj[j].se_release_time = sqrt(gsl_matrix_get(an->cov, c, c) * s2);
+		fit->traj[j].se_release_height = sqrt(gsl_matrix_get(an->cov, c + 1, c + 1) * s2);
+	}
+}
+
+/* Which parameter to hold for an unidentified direction: the one it moves most,
+ * dampratio on a tie (presses, the common case, then fit timeconst). */
+static int choose_hold(const double dir[NPHYS])
+{
+	return fabs(dir[TC]) > 1.5 * fabs(dir[DR]) ? TC : DR;
+}
+
+static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
+{
+	const struct calib_data *d = P->data;
+	struct scene_model m;
+	struct analysis an = {NULL, 0, 0, {0, 0}};
+	gsl_vector *x = NULL;
+	size_t j, k;
+	int i, rc = -1, phase;
+
+	if (problem_size(P, err) != 0)
+		return -1;
+	if (P->n < P->p) {
+		insufficient(fit,
+		    "%zu measured values for %zu parameters: add drops at other heights, presses "
+		    "or a trajectory",
+		    P->n, P->p);
+		return 0;
+	}
+	x = gsl_vector_alloc(P->p);
+	an.cov = gsl_matrix_alloc(P->p, P->p);
+	if (!x || !an.cov) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	model_at(P, P->start_log, &m);
+	for (j = 0; j < d->ntrajectories; j++) {
+		double t0, H;
+
+		traj_start(&d->trajectories[j], -m.a0, m.timestep, &t0, &H);
+		gsl_vector_set(x, P->nphys + 2 * j, t0);
+		gsl_vector_set(x, P->nphys + 2 * j + 1, H);
+	}
+	if (multi_start(P, x, &fit->iterations, err) != 0)
+		goto out;
+	for (phase = 0;; phase++) {
+		if ((phase > 0 && least_squares(P, x, &fit->iterations, err) != 0) ||
+		    analyse(P, x, &an, err) != 0)
+			goto out;
+		if (!an.phys_null || phase > 0 || P->nphys < 2)
+			break;
+		/* hold the parameter the null direction moves most at its fitted value, and
+		 * refit the rest: the data determine the orthogonal combination */
+		{
+			int hold = choose_hold(an.null_dir);
+			gsl_vector *reduced = gsl_vector_alloc(P->p - 1);
+			double logp[NPHYS];
+
+			if (!reduced) {
+				err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+				goto out;
+			}
+			phys_logs(P, x, logp);
+			P->start_log[hold] = logp[hold];
+			P->free[hold] = 0;
+			fit->held[hold] = 1;
+			for (i = 0, k = 0; i < NPHYS; i++)
+				if (P->free[i])
+					gsl_vector_set(reduced, k++, logp[i]);
+			for (j = 2; j < P->p; j++)
+				gsl_vector_set(reduced, k++, gsl_vector_get(x, j));
+			explain_hold(fit, P, hold, an.null_dir, exp(logp[hold]));
+			fit->product_identified = fabs(an.null_dir[TC]) > 0.3 &&
+			    fabs(an.null_dir[DR]) > 0.3 && an.null_dir[TC] * an.null_dir[DR] < 0;
+			fit->identified[hold == TC ? DR : TC] = !fit->product_identified;
+			gsl_vector_free(x);
+			gsl_matrix_free(an.cov);
+			an.cov = NULL;
+			x = reduced;
+			if (problem_size(P, err) != 0)
+				goto out;
+			an.cov = gsl_matrix_alloc(P->p, P->p);
+			if (!an.cov) {
+				err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+				goto out;
+			}
+		}
+	}
+	if (an.phys_null) {
+		insufficient(fit,
+		    "the measurements determine neither timeconst nor dampratio (no drop bounces "
+		    "and there is no press or trajectory): add presses, bouncing drops or a "
+		    "trajectory");
+		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 0;
+	} else if (P->nphys == NPHYS) {
+		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 1;
+	}
+	if (an.nuisance_null)
+		note(fit, "a trajectory's release time or height is not determined by its samples");
+	if (P->has_alt)
+		note(fit,
+		    "another minimum, timeconst %.6g and dampratio %.6g, fits almost as well (chi2 "
+		    "higher by %.3g): the standard errors are widened to cover it; more "
+		    "measurements will decide between them",
+		    exp(P->alt_logp[TC]), exp(P->alt_logp[DR]), P->alt_dchi2);
+	{
+		double logp[NPHYS];
+
+		phys_logs(P, x, logp);
+		fit->timeconst = exp(logp[TC]);
+		fit->dampratio = exp(logp[DR]);
+	}
+	residuals(x, P, P->f0);
+	record_errors(fit, P, x, &an);
+	record_residuals(fit, P, x);
+	if (fit->status != CALIB_INSUFFICIENT)
+		fit->status = P->nphys == NPHYS ? CALIB_OK : CALIB_PARTIAL;
+	rc = 0;
+out:
+	gsl_matrix_free(an.cov);
+	gsl_vector_free(x);
+	return rc;
+}
+
+int calib_fit(const struct scene *setup, const struct calib_data *data, struct calib_fit **out,
+    struct err *err)
+{
+	struct calib_fit *fit = calloc(1, sizeof *fit);
+	struct problem P;
+	size_t j, bouncing;
+	int rc = -1;
+
+	memset(&P, 0, sizeof P);
+	/* a library must not abort the daemon: GSL's failures are return codes here */
+	gsl_set_error_handler_off();
+	if (!fit)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	fit->scene = *setup;
+	fit->ndrops = data->ndrops;
+	fit->npresses = data->npresses;
+	fit->ntrajectories = data->ntrajectories;
+	fit->drop_model = calloc(data->ndrops + 1, sizeof *fit->drop_model);
+	fit->drop_residual = calloc(data->ndrops + 1, sizeof *fit->drop_residual);
+	fit->press_model = calloc(data->npresses + 1, sizeof *fit->press_model);
+	fit->press_residual = calloc(data->npresses + 1, sizeof *fit->press_residual);
+	fit->traj = calloc(data->ntrajectories + 1, sizeof *fit->traj);
+	if (!fit->drop_model || !fit->drop_residual || !fit->press_model || !fit->press_residual ||
+	    !fit->traj) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	fit->se_log[TC] = fit->se_log[DR] = fit->correlation = fit->se_log_product = NAN;
+
+	P.scene = *setup;
+	P.scene.option.refsafe = 0; /* fit the spring the parameters name; check_contact()
+				       reports what refsafe would do to it */
+	P.data = data;
+	P.fd_step_log = FD_STEP_LOG;
+	start_logs(setup, P.start_log);
+	P.n = data->ndrops + data->npresses;
+	for (j = 0; j < data->ntrajectories; j++)
+		P.n += data->trajectories[j].n;
+	fit->nsamples = P.n - data->ndrops - data->npresses;
+	P.free[TC] = 1;
+	/* a static deflection depends on the stiffness 1/(tc*dr)^2 alone, and a drop that
+	 * does not bounce only bounds dampratio from below */
+	bouncing = 0;
+	for (j = 0; j < data->ndrops; j++)
+		bouncing += data->drops[j].rebound > CALIB_BOUNCE_SIGMAS * drop_sigma(&data->drops[j]);
+	P.free[DR] = bouncing + data->ntrajectories > 0;
+	fit->timeconst = exp(P.start_log[TC]);
+	fit->dampratio = exp(P.start_log[DR]);
+	if (P.n == 0) {
+		insufficient(fit, "no measurements yet: upload drops, presses or trajectories");
+	} else {
+		if (!P.free[DR]) {
+			fit->held[DR] = 1;
+			fit->product_identified = data->npresses > 0;
+			if (data->ndrops > 0)
+				note(fit,
+				    "no drop bounced (every rebound within %g sigma of 0): drops bound "
+				    "dampratio from below only; dampratio held at its starting value "
+				    "%.6g",
+				    CALIB_BOUNCE_SIGMAS, exp(P.start_log[DR]));
+			if (data->npresses > 0)
+				note(fit,
+				    "presses determine only timeconst*dampratio (the static stiffness "
+				    "1/(timeconst*dampratio)^2): add drops that bounce or a trajectory "
+				    "to separate them");
+		}
+		if (fit_run(fit, &P, err) != 0)
+			goto out;
+	}
+	fit->scene.floor.solref[0] = fit->timeconst;
+	fit->scene.floor.solref[1] = fit->dampratio;
+	fit->stiffness = 1 / ((fit->timeconst * fit->dampratio) * (fit->timeconst * fit->dampratio));
+	fit->damping = 2 / fit->timeconst;
+	if (fit->status != CALIB_INSUFFICIENT)
+		check_contact(fit);
+	*out = fit;
+	fit = NULL;
+	rc = 0;
+out:
+	problem_free(&P);
+	calib_fit_free(fit);
+	return rc;
+}
+
+void calib_fit_free(struct calib_fit *fit)
+{
+	if (!fit)
+		return;
+	free(fit->drop_model);
+	free(fit->drop_residual);
+	free(fit->press_model);
+	free(fit->press_residual);
+	free(fit->traj);
+	free(fit);
+}
+
+/* ---- the answer ---- */
+
+/* Set key of obj to value (stolen); remembers failure in *ok so callers check once. */
+static void put(json_t *obj, const char *key, json_t *value, int *ok)
+{
+	if (json_object_set_new(obj, key, value) != 0)
+		*ok = 0;
+}
+
+/* A real, or null for a value that does not exist (JSON has no NaN). */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *reals(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++) {
+		if (json_array_append_new(a, real_or_null(v[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static const char *status_name(enum calib_status s)
+{
+	return s == CALIB_OK ? "ok" : s == CALIB_PARTIAL ? "partial" : "insufficient_data";
+}
+
+/* Append printf output to a growing string; *ok cleared on failure. */
+static void append(char **text, size_t *len, int *ok, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void append(char **text, size_t *len, int *ok, const char *fmt, ...)
+{
+	va_list ap;
+	char *grown;
+	int need;
+
+	if (!*ok)
+		return;
+	va_start(ap, fmt);
+	need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	grown = need >= 0 ? realloc(*text, *len + (size_t)need + 1) : NULL;
+	if (!grown) {
+		*ok = 0;
+		return;
+	}
+	*text = grown;
+	va_start(ap, fmt);
+	vsnprintf(*text + *len, (size_t)need + 1, fmt, ap);
+	va_end(ap);
+	*len += (size_t)need;
+}
+
+/* The <default> class to paste into the robot's MJCF. Caller frees. */
+static char *mjcf_default(const struct calib_fit *fit, const char *cls)
+{
+	const struct pair_geom *g = &fit->scene.floor;
+	char *text = NULL;
+	size_t len = 0;
+	int ok = 1;
+
+	append(&text, &len, &ok, "<default class=\"%s\">\n", cls);
+	if (fit->below_refsafe)
+		append(&text, &len, &ok,
+		    "  <!-- direct form: timeconst %.6g is below 2*timestep = %.6g, which refsafe "
+		    "would replace -->\n",
+		    fit->timeconst, fit->refsafe_min);
+	append(&text, &len, &ok, "  <geom condim=\"%d\" friction=\"%.6g %.6g %.6g\"", g->condim,
+	    g->friction[0], g->friction[1], g->friction[2]);
+	if (g->priority != 0)
+		append(&text, &len, &ok, " priority=\"%d\"", g->priority);
+	if (fit->below_refsafe)
+		append(&text, &len, &ok, " solref=\"%.6g %.6g\"", -fit->stiffness, -fit->damping);
+	else
+		append(&text, &len, &ok, " solref=\"%.6g %.6g\"", fit->timeconst, fit->dampratio);
+	append(&text, &len, &ok, " solimp=\"%.6g %.6g %.6g %.6g %.6g\"", g->solimp[0],
+	    g->solimp[1], g->solimp[2], g->solimp[3], g->solimp[4]);
+	if (g->margin != 0)
+		append(&text, &len, &ok, " margin=\"%.6g\"", g->margin);
+	if (g->gap != 0)
+		append(&text, &len, &ok, " gap=\"%.6g\"", g->gap);
+	if (g->solmix != DEFAULT_SOLMIX)
+		append(&text, &len, &ok, " solmix=\"%.6g\"", g->solmix);
+	append(&text, &len, &ok, "/>\n</default>\n");
+	if (!ok) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static json_t *residuals_json(const struct calib_fit *fit)
+{
+	json_t *root = json_object(), *drops = json_array(), *presses = json_array();
+	json_t *trajs = json_array();
+	int ok = root && drops && presses && trajs;
+	size_t i;
+
+	for (i = 0; ok && i < fit->ndrops; i++) {
+		json_t *o = json_object();
+		ok = o != NULL;
+		put(o, "model", real_or_null(fit->drop_model[i]), &ok);
+		put(o, "residual", real_or_null(fit->drop_residual[i]), &ok);
+		if (json_array_append_new(drops, o) != 0)
+			ok = 0;
+	}
+	for (i = 0; ok && i < fit->npresses; i++) {
+		json_t *o = json_object();
+		ok = o != NULL;
+		put(o, "model", real_or_null(fit->press_model[i]), &ok);
+		put(o, "residual", real_or_null(fit->press_residual[i]), &ok);
+		if (json_array_append_new(presses, o) != 0)
+			ok = 0;
+	}
+	for (i = 0; ok && i < fit->ntrajectories; i++) {
+		const struct calib_traj_fit *t = &fit->traj[i];
+		json_t *o = json_object();
+		ok = o != NULL;
+		put(o, "release_time", real_or_null(t->release_time), &ok);
+		put(o, "release_height", real_or_null(t->release_height), &ok);
+		put(o, "stderr_release_time", real_or_null(t->se_release_time), &ok);
+		put(o, "stderr_release_height", real_or_null(t->se_release_height), &ok);
+		put(o, "rms", real_or_null(t->rms), &ok);
+		put(o, "max", real_or_null(t->max_abs), &ok);
+		if (json_array_append_new(trajs, o) != 0)
+			ok = 0;
+	}
+	put(root, "drops", drops, &ok);
+	put(root, "presses", presses, &ok);
+	put(root, "trajectories", trajs, &ok);
+	put(root, "chi2", real_or_null(fit->chi2), &ok);
+	put(root, "dof", json_integer(fit->dof), &ok);
+	if (!ok) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+json_t *calib_fit_json(const struct calib_fit *fit, const char *mjcf_class)
+{
+	json_t *root = json_object(), *se = json_object(), *ident = json_object();
+	json_t *product = json_object(), *refsafe = json_object(), *stab = json_object();
+	json_t *counts = json_object(), *noise = json_object(), *notes = json_array();
+	json_t *held = json_array();
+	int ok = root && se && ident && product && refsafe && stab && counts && noise && notes && held;
+	int fitted = fit->status != CALIB_INSUFFICIENT;
+	double sol[2] = {fit->timeconst, fit->dampratio};
+	double direct[2] = {-fit->stiffness, -fit->damping};
+	char *mjcf = fitted ? mjcf_default(fit, mjcf_class) : NULL;
+	size_t i;
+
+	if (fitted && !mjcf)
+		ok = 0;
+	put(root, "status", json_string(status_name(fit->status)), &ok);
+	put(root, "solref", fitted ? reals(sol, 2) : json_null(), &ok);
+	put(root, "solref_direct", fitted ? reals(direct, 2) : json_null(), &ok);
+	put(root, "solimp", reals(fit->scene.floor.solimp, 5), &ok);
+	put(root, "timestep", json_real(fit->scene.option.timestep), &ok);
+
+	put(se, "timeconst", real_or_null(fit->timeconst * fit->se_log[TC]), &ok);
+	put(se, "dampratio", real_or_null(fit->dampratio * fit->se_log[DR]), &ok);
+	put(se, "log_timeconst", real_or_null(fit->se_log[TC]), &ok);
+	put(se, "log_dampratio", real_or_null(fit->se_log[DR]), &ok);
+	put(se, "correlation", real_or_null(fit->correlation), &ok);
+	put(se, "basis", json_string(fit->se_scaled ? "residual_variance" : "noise_scale"), &ok);
+	put(root, "stderr", se, &ok);
+
+	put(product, "value", fitted ? json_real(fit->timeconst * fit->dampratio) : json_null(),
+	    &ok);
+	put(product, "stderr",
+	    real_or_null(fit->timeconst * fit->dampratio * fit->se_log_product), &ok);
+	put(root, "timeconst_dampratio", product, &ok);
+
+	put(ident, "timeconst", json_boolean(fitted && fit->identified[TC]), &ok);
+	put(ident, "dampratio", json_boolean(fitted && fit->identified[DR]), &ok);
+	put(ident, "timeconst_dampratio", json_boolean(fitted && fit->product_identified), &ok);
+	put(root, "identified", ident, &ok);
+	if (fit->held[TC] && json_array_append_new(held, json_string("timeconst")) != 0)
+		ok = 0;
+	if (fit->held[DR] && json_array_append_new(held, json_string("dampratio")) != 0)
+		ok = 0;
+	put(root, "held", held, &ok);
+
+	put(refsafe, "timeconst_min", json_real(2 * fit->scene.option.timestep), &ok);
+	put(refsafe, "would_replace", json_boolean(fitted && fit->below_refsafe), &ok);
+	put(root, "refsafe", refsafe, &ok);
+	put(stab, "growth", fitted ? real_or_null(fit->growth) : json_null(), &ok);
+	put(stab, "rest_jitter", fitted ? real_or_null(fit->chatter) : json_null(), &ok);
+	put(root, "stability", stab, &ok);
+
+	put(root, "residuals", fitted ? residuals_json(fit) : json_null(), &ok);
+	put(noise, "rebound", json_real(CALIB_SIGMA_REBOUND), &ok);
+	put(noise, "deflection_abs", json_real(CALIB_SIGMA_DEFLECTION_ABS), &ok);
+	put(noise, "deflection_rel", json_real(CALIB_SIGMA_DEFLECTION_REL), &ok);
+	put(noise, "trajectory", json_real(CALIB_SIGMA_TRAJECTORY), &ok);
+	put(root, "noise_scale", noise, &ok);
+	put(counts, "drops", json_integer((json_int_t)fit->ndrops), &ok);
+	put(counts, "presses", json_integer((json_int_t)fit->npresses), &ok);
+	put(counts, "trajectories", json_integer((json_int_t)fit->ntrajectories), &ok);
+	put(counts, "samples", json_integer((json_int_t)fit->nsamples), &ok);
+	put(root, "measurements", counts, &ok);
+	put(root, "iterations", json_integer(fit->iterations), &ok);
+	for (i = 0; ok && i < fit->nnotes; i++)
+		if (json_array_append_new(notes, json_string(fit->notes[i])) != 0)
+			ok = 0;
+	put(root, "notes", notes, &ok);
+	put(root, "mjcf", mjcf ? json_string(mjcf) : json_null(), &ok);
+	free(mjcf);
+	if (!ok) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
