@@ -58,6 +58,8 @@
 #define DAEMON_DEFAULT_DB "contactd.db"
 #define DAEMON_CONNECTION_TIMEOUT 10 /* seconds of client silence before a connection is closed */
 #define DAEMON_CONNECTION_LIMIT 1024
+#define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
+#define DAEMON_DRAIN_TIMEOUT 30 /* seconds shutdown waits for requests in flight */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the
@@ -115,8 +117,8 @@
  * over the last JITTER_WINDOW of 2 s) is reported as chattering. */
 #define CALIB_CHATTER_JITTER 1e-6
 /* Limits that keep one refit within milliseconds (validated at upload). */
-#define CALIB_MAX_DROPS 1000          /* per calibration */
-#define CALIB_MAX_PRESSES 1000        /* per calibration */
+#define CALIB_MAX_DROPS 200           /* per calibration: a refit costs ~5 ms per drop */
+#define CALIB_MAX_PRESSES 200         /* per calibration */
 #define CALIB_MAX_TRAJECTORIES 16     /* per calibration */
 #define CALIB_MAX_SAMPLES 4096        /* per trajectory */
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
