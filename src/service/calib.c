@@ -732,9 +732,9 @@ static void explain_hold(struct calib_fit *fit, const struct problem *P, int hel
 			    names[held], value);
 		else
 			note(fit,
-			    "the measurements determine only timeconst^%.3g * dampratio^%.3g: %s held "
-			    "at %.6g",
-			    a / a, b / a, names[held], value);
+			    "the measurements determine only timeconst * dampratio^%.3g: %s held at "
+			    "%.6g",
+			    b / a, names[held], value);
 	} else if (held == DR && P->data->ndrops > 0) {
 		note(fit,
 		    "dampratio is not determined by these measurements (drops that do not bounce "
