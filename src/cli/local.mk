@@ -1,1 +1,6 @@
-# cli layer: filled in by its owner
+# cli: the `contact` tool, a front end over the service layer beside the daemon.
+bin_PROGRAMS += contact
+contact_SOURCES = src/cli/contact.c
+contact_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+contact_LDADD = $(SERVICE_LIBS)
+dist_man_MANS += man/contact.1

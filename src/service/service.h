@@ -33,12 +33,15 @@ const char *svc_endpoint_name(enum svc_endpoint ep);
 
 /*
  * Parse and validate a request body of len bytes (need not be NUL-terminated).
- * On success *canonical is a new reference the caller owns.
+ * On success *canonical is a new reference the caller owns. lim NULL: the
+ * defaults of svc_limits_default().
  */
 int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const struct svc_limits *lim,
     json_t **canonical, struct err *err);
 
-/* Answer a canonical request. On success *answer is a new reference the caller owns. */
+/* Answer a canonical request. On success *answer is a new reference the caller
+ * owns. lim NULL: the defaults. Safe to call from several threads at once (a
+ * sweep starts lim->threads - 1 threads of its own). */
 int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_limits *lim,
     json_t **answer, struct err *err);
 

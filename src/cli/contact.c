@@ -1,0 +1,197 @@
+/*
+ * contact.c: the `contact` command-line tool. Runs one request through the
+ * same handlers as the daemon and prints the same answer, so everything the
+ * service computes can be computed offline.
+ *
+ *   contact rest|drop|stability|sweep|eval [FILE|-] [--csv]
+ *
+ * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
+ * the daemon; the JSON error body goes to stderr), 3 internal error.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/service.h"
+#include "tunables.h"
+
+enum exit_status { EXIT_ANSWERED = 0, EXIT_USAGE = 1, EXIT_REJECTED = 2, EXIT_INTERNAL = 3 };
+
+/* With no FILE the request is {}: every default, the lesson's experiment. */
+static const char default_request[] = "{}";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	    "Usage: contact ENDPOINT [FILE|-] [--csv]\n"
+	    "       contact --help | --version\n"
+	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
+	    "\n"
+	    "ENDPOINT is rest, drop, stability, sweep or eval. The request is the JSON in\n"
+	    "FILE, or on standard input for \"-\"; without FILE it is {} (MuJoCo's defaults\n"
+	    "and the lesson's experiment: a 10 cm, 1 kg cube, dropped 10 cm for drop).\n"
+	    "\n"
+	    "  --csv      print a sweep answer as CSV instead of JSON\n"
+	    "  --help     print this help and exit\n"
+	    "  --version  print the package and contact-core versions and exit\n"
+	    "\n"
+	    "Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (its JSON\n"
+	    "error on standard error), 3 internal error. See contact(1).\n");
+}
+
+/*
+ * Read at most LIMIT_MAX_BODY_BYTES + 1 bytes of f into a new buffer (*text,
+ * caller frees): one byte more than allowed is enough for the service to say
+ * the body is too large without reading all of it.
+ */
+static int read_body(FILE *f, char **text, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap), *grown;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap || n > (size_t)LIMIT_MAX_BODY_BYTES)
+			break; /* end of file, error, or enough to know it is too large */
+		grown = realloc(buf, cap * 2);
+		if (!grown) {
+			free(buf);
+			return -1;
+		}
+		buf = grown;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return -1;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* Print the JSON error body on stderr; the exit status of its class. */
+static int report(const struct err *e)
+{
+	json_t *body = err_to_json(e);
+	char *text = body ? svc_dump(body) : NULL;
+
+	if (text)
+		fputs(text, stderr);
+	else
+		fprintf(stderr, "contact: %s: %s\n", err_name(e->code), e->message);
+	free(text);
+	json_decref(body);
+	return err_http_status(e->code) >= 500 ? EXIT_INTERNAL : EXIT_REJECTED;
+}
+
+/* Answer the request in text and print it; returns the exit status. */
+static int run(enum svc_endpoint ep, const char *text, size_t len, int csv)
+{
+	struct svc_limits limits;
+	struct err err;
+	json_t *canonical = NULL, *answer = NULL;
+	char *out = NULL;
+	int status = EXIT_ANSWERED;
+
+	err_clear(&err);
+	svc_limits_default(&limits);
+	if (svc_canonical(ep, text, len, &limits, &canonical, &err) != 0 ||
+	    svc_answer(ep, canonical, &limits, &answer, &err) != 0) {
+		status = report(&err);
+		goto out;
+	}
+	if (csv) {
+		if (svc_sweep_csv(answer, &out, &err) != 0) {
+			status = report(&err);
+			goto out;
+		}
+	} else {
+		out = svc_dump(answer);
+		if (!out) {
+			err_set(&err, ERR_INTERNAL, "", "out of memory");
+			status = report(&err);
+			goto out;
+		}
+	}
+	if (fputs(out, stdout) == EOF || fflush(stdout) != 0) {
+		fprintf(stderr, "contact: cannot write the answer: %s\n", strerror(errno));
+		status = EXIT_USAGE;
+	}
+out:
+	free(out);
+	json_decref(answer);
+	json_decref(canonical);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"csv", no_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	enum svc_endpoint ep;
+	struct err err;
+	const char *path = NULL;
+	char *text = NULL;
+	size_t len;
+	FILE *f = NULL;
+	int csv = 0, opt, status;
+
+	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			csv = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_ANSWERED;
+		case 'V':
+			printf("contact %s (contact core %s)\n", PACKAGE_VERSION, CORE_VERSION);
+			return EXIT_ANSWERED;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc || argc - optind > 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	err_clear(&err);
+	if (svc_endpoint_parse(argv[optind], &ep, &err) != 0) {
+		fprintf(stderr, "contact: unknown endpoint \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (csv && ep != SVC_SWEEP) {
+		fprintf(stderr, "contact: --csv is for sweep answers only\n");
+		return EXIT_USAGE;
+	}
+	if (argc - optind == 1)
+		return run(ep, default_request, strlen(default_request), csv);
+
+	path = argv[optind + 1];
+	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f || read_body(f, &text, &len) != 0) {
+		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",
+		    strerror(errno));
+		if (f && f != stdin)
+			fclose(f);
+		return EXIT_USAGE;
+	}
+	if (f != stdin)
+		fclose(f);
+	status = run(ep, text, len, csv);
+	free(text);
+	return status;
+}

@@ -1,0 +1,178 @@
+/*
+ * answer.c: the rest, drop and stability handlers' arithmetic and field lists.
+ */
+#include "service/answer.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/law.h"
+
+void ans_compute(const struct ans_request *req, struct ans_result *out)
+{
+	const struct scene *scene;
+	struct scene_model model;
+
+	memset(out, 0, sizeof *out);
+	out->query = req->query;
+	if (req->query == ANS_STABILITY) {
+		const struct req_stability *s = &req->u.stability;
+		struct law_solimp clamped;
+		struct law_gains gains;
+
+		growth_stability(s->solref, s->solimp, s->impedance, s->timestep, s->refsafe,
+		    s->integrator, &out->u.stability);
+		/* growth_stability does not say which solref form it used: ask the law */
+		law_solimp_clamp(s->solimp, &clamped);
+		law_solref_kb(s->solref, clamped.dwidth, s->timestep, s->refsafe, &gains);
+		out->solref_fallback = gains.fell_back;
+		out->direct = gains.direct;
+		return;
+	}
+	scene = &req->u.scene.scene;
+	scene_prepare(scene, &model);
+	out->solref_fallback = model.gains.fell_back;
+	out->direct = model.gains.direct;
+	if (req->query == ANS_REST)
+		sim_rest(&model, scene->height, scene->duration, &out->u.rest);
+	else
+		sim_drop(&model, scene->height, scene->duration, &out->u.drop);
+}
+
+/* Appends fields in order and remembers whether any real was not finite. */
+struct field_list {
+	struct ans_field *fields;
+	size_t count;
+	int diverged;
+};
+
+static void add_real(struct field_list *l, const char *name, double value)
+{
+	struct ans_field *f = &l->fields[l->count++];
+
+	f->name = name;
+	f->type = isfinite(value) ? ANS_REAL : ANS_NULL;
+	f->real = value;
+	f->integer = 0;
+	if (!isfinite(value))
+		l->diverged = 1;
+}
+
+/* A value that does not exist (no equilibrium, no time constant): null, but not divergence. */
+static void add_null(struct field_list *l, const char *name)
+{
+	struct ans_field *f = &l->fields[l->count++];
+
+	f->name = name;
+	f->type = ANS_NULL;
+	f->real = 0;
+	f->integer = 0;
+}
+
+static void add_integer(struct field_list *l, const char *name, long value, enum ans_type type)
+{
+	struct ans_field *f = &l->fields[l->count++];
+
+	f->name = name;
+	f->type = type;
+	f->real = 0;
+	f->integer = value;
+}
+
+static void add_rest(struct field_list *l, const struct ans_result *r)
+{
+	const struct sim_rest *rest = &r->u.rest;
+
+	if (rest->has_equilibrium)
+		add_real(l, "penetration", rest->penetration);
+	else
+		add_null(l, "penetration");
+	add_real(l, "settled_penetration", rest->settled_penetration);
+	if (rest->has_equilibrium)
+		add_real(l, "impedance", rest->impedance);
+	else
+		add_null(l, "impedance");
+	add_real(l, "K", rest->K);
+	add_real(l, "B", rest->B);
+	if (r->direct)
+		add_null(l, "timeconst_used");
+	else
+		add_real(l, "timeconst_used", rest->timeconst_used);
+	add_integer(l, "contacts", rest->contacts, ANS_INTEGER);
+	add_integer(l, "rows", rest->rows, ANS_INTEGER);
+}
+
+static void add_drop(struct field_list *l, const struct ans_result *r)
+{
+	const struct sim_drop *drop = &r->u.drop;
+
+	add_real(l, "peak_penetration", drop->peak_penetration);
+	add_real(l, "rebound", drop->rebound);
+	add_real(l, "max_height", drop->max_height);
+	add_real(l, "jitter", drop->jitter);
+	add_real(l, "final_penetration", drop->final_penetration);
+	add_integer(l, "energy_gain", drop->energy_gain, ANS_BOOL);
+	add_integer(l, "steps", drop->steps, ANS_INTEGER);
+}
+
+static void add_stability(struct field_list *l, const struct ans_result *r)
+{
+	const struct growth_report *g = &r->u.stability;
+
+	add_real(l, "growth", g->growth);
+	add_real(l, "h_omega", g->h_omega);
+	add_integer(l, "stable", g->stable, ANS_BOOL);
+	if (r->direct)
+		add_null(l, "timeconst_used");
+	else
+		add_real(l, "timeconst_used", g->timeconst_used);
+	add_integer(l, "guard_gap", g->guard_gap, ANS_BOOL);
+	add_real(l, "error_reduction", g->error_reduction);
+	add_real(l, "impedance", g->impedance);
+	add_real(l, "K", g->K);
+	add_real(l, "B", g->B);
+}
+
+size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELDS])
+{
+	struct field_list l = {out, 0, 0};
+
+	if (r->query == ANS_REST)
+		add_rest(&l, r);
+	else if (r->query == ANS_DROP)
+		add_drop(&l, r);
+	else
+		add_stability(&l, r);
+	add_integer(&l, "solref_fallback", r->solref_fallback, ANS_BOOL);
+	add_integer(&l, "diverged", l.diverged, ANS_BOOL);
+	return l.count;
+}
+
+json_t *ans_field_json(const struct ans_field *f)
+{
+	switch (f->type) {
+	case ANS_REAL:
+		return json_real(f->real);
+	case ANS_INTEGER:
+		return json_integer(f->integer);
+	case ANS_BOOL:
+		return json_boolean(f->integer);
+	default:
+		return json_null();
+	}
+}
+
+json_t *ans_to_json(const struct ans_result *r)
+{
+	struct ans_field fields[ANS_MAX_FIELDS];
+	size_t n = ans_fields(r, fields), i;
+	json_t *obj = json_object();
+
+	for (i = 0; obj && i < n; i++) {
+		if (json_object_set_new(obj, fields[i].name, ans_field_json(&fields[i])) != 0) {
+			json_decref(obj);
+			return NULL;
+		}
+	}
+	return obj;
+}

@@ -1,0 +1,65 @@
+/*
+ * answer.h: compute the rest, drop and stability answers with the core, and
+ * list their fields in one fixed order (JSON objects and sweep columns alike).
+ *
+ * No answer field is ever a non-finite number: such a value becomes JSON null
+ * and the answer's "diverged" field is true.
+ */
+#ifndef CONTACTD_SERVICE_ANSWER_H
+#define CONTACTD_SERVICE_ANSWER_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "core/growth.h"
+#include "core/scene.h"
+#include "core/sim.h"
+#include "service/request.h"
+
+enum ans_query { ANS_REST, ANS_DROP, ANS_STABILITY };
+
+/* One validated question: a scene (rest, drop) or a stability request. */
+struct ans_request {
+	enum ans_query query;
+	union {
+		struct req_scene scene;
+		struct req_stability stability;
+	} u;
+};
+
+struct ans_result {
+	enum ans_query query;
+	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
+	int direct;          /* solref in the direct form: no time constant */
+	union {
+		struct sim_rest rest;
+		struct sim_drop drop;
+		struct growth_report stability;
+	} u;
+};
+
+/* Answer one request. Pure computation: safe to call from many threads at once. */
+void ans_compute(const struct ans_request *req, struct ans_result *out);
+
+enum ans_type { ANS_NULL, ANS_REAL, ANS_INTEGER, ANS_BOOL };
+
+/* One field of an answer. */
+struct ans_field {
+	const char *name; /* static string */
+	enum ans_type type;
+	double real;
+	long integer; /* ANS_INTEGER, and ANS_BOOL as 0 or 1 */
+};
+
+#define ANS_MAX_FIELDS 16
+
+/* The fields of a result in their documented order, "diverged" last; returns the count. */
+size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELDS]);
+
+/* The JSON value of one field; NULL if out of memory. Caller owns it. */
+json_t *ans_field_json(const struct ans_field *f);
+
+/* The answer as a JSON object; NULL if out of memory. Caller owns it. */
+json_t *ans_to_json(const struct ans_result *r);
+
+#endif

@@ -1,0 +1,451 @@
+/*
+ * request.c: validation of scene and stability requests and their canonical JSON.
+ *
+ * Defaults are MuJoCo's and the seed lesson's experiment (tunables.h). Limits
+ * beyond the contract's: a body MuJoCo's compiler would reject (volume, mass
+ * or principal inertia below mjMINVAL, measured against libmujoco 2.2.2) is
+ * rejected here too, so every answer is one MuJoCo could have given.
+ */
+#include "service/request.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/law.h"
+#include "core/sim.h"
+#include "tunables.h"
+
+static const char *const integrator_names[] = {
+	[SCENE_EULER] = "Euler",
+	[SCENE_IMPLICIT] = "implicit",
+	[SCENE_IMPLICITFAST] = "implicitfast",
+	[SCENE_RK4] = "RK4",
+};
+
+static const char *const shape_names[] = {[SCENE_SPHERE] = "sphere", [SCENE_BOX] = "box"};
+
+enum cone { CONE_PYRAMIDAL, CONE_ELLIPTIC };
+static const char *const cone_names[] = {
+	[CONE_PYRAMIDAL] = "pyramidal",
+	[CONE_ELLIPTIC] = "elliptic",
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const char *req_integrator_name(enum scene_integrator integrator)
+{
+	return integrator_names[integrator];
+}
+
+int req_integrator(const struct field_ctx *c, const char *key, enum scene_integrator *out)
+{
+	int index = (int)*out;
+
+	if (field_choice(c, key, integrator_names, COUNT(integrator_names), &index) != 0)
+		return -1;
+	*out = (enum scene_integrator)index;
+	return 0;
+}
+
+/* bad_value at c[key] (element index, -1 for the member) unless value >= 0 */
+static int non_negative(const struct field_ctx *c, const char *key, long index, double value)
+{
+	if (value >= 0)
+		return 0;
+	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %.17g", value);
+}
+
+/* bad_value at c[key] unless 0 < value <= limit */
+static int positive_within(const struct field_ctx *c, const char *key, long index, double value,
+    double limit)
+{
+	if (value > 0 && value <= limit)
+		return 0;
+	return field_fail(c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %.17g", limit,
+	    value);
+}
+
+/* The fields of one <geom> over the values already in *g (the defaults, or the
+ * body's geom for the floor). */
+/* The fields of a <geom>, in the order of req_scene.floor_given's bits. */
+static const char *const geom_fields[] = {"solref", "solimp", "condim", "friction", "margin",
+	"gap", "solmix", "priority", NULL};
+
+static int parse_geom(const struct field_ctx *c, struct pair_geom *g)
+{
+	int i;
+
+	if (field_known(c, geom_fields) != 0)
+		return -1;
+	/* any finite solref is MuJoCo-valid: a mixed-sign one falls back to the default */
+	if (field_numbers(c, "solref", 2, g->solref) != 0 ||
+	    field_numbers(c, "solimp", 5, g->solimp) != 0)
+		return -1;
+	if (field_int(c, "condim", &g->condim) != 0)
+		return -1;
+	if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
+		return field_fail(c, "condim", -1, ERR_BAD_VALUE, "must be 1, 3, 4 or 6, not %d",
+		    g->condim);
+	if (field_numbers(c, "friction", 3, g->friction) != 0)
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (non_negative(c, "friction", i, g->friction[i]) != 0)
+			return -1;
+	if (field_number(c, "margin", &g->margin) != 0 ||
+	    non_negative(c, "margin", -1, g->margin) != 0)
+		return -1;
+	if (field_number(c, "gap", &g->gap) != 0 || non_negative(c, "gap", -1, g->gap) != 0)
+		return -1;
+	if (field_number(c, "solmix", &g->solmix) != 0 ||
+	    non_negative(c, "solmix", -1, g->solmix) != 0)
+		return -1;
+	return field_int(c, "priority", &g->priority);
+}
+
+/* MuJoCo's compiler refuses a moving body whose geom volume, mass or principal
+ * inertia is below mjMINVAL ("mass and inertia of moving bodies must be larger
+ * than mjMINVAL"); so do we. */
+static int check_compilable(const struct field_ctx *c, const struct scene *s)
+{
+	double volume, inertia;
+	const double *h = s->size;
+
+	if (s->shape == SCENE_SPHERE) {
+		volume = 4.0 / 3.0 * M_PI * h[0] * h[0] * h[0];
+		inertia = 0.4 * s->mass * h[0] * h[0];
+	} else {
+		volume = 8 * h[0] * h[1] * h[2];
+		/* smallest of m/3 (hy^2 + hz^2), m/3 (hx^2 + hz^2), m/3 (hx^2 + hy^2) */
+		inertia = s->mass / 3 *
+		    fmin(h[1] * h[1] + h[2] * h[2],
+			fmin(h[0] * h[0] + h[2] * h[2], h[0] * h[0] + h[1] * h[1]));
+	}
+	if (volume < MJ_MINVAL)
+		return field_fail(c, "size", -1, ERR_BAD_VALUE,
+		    "body volume %.3g m^3 is below mjMINVAL (%g): MuJoCo cannot compile it", volume,
+		    MJ_MINVAL);
+	if (s->mass < MJ_MINVAL || inertia < MJ_MINVAL)
+		return field_fail(c, "mass", -1, ERR_BAD_VALUE,
+		    "mass %.3g kg gives a principal inertia of %.3g kg m^2; MuJoCo needs both >= "
+		    "mjMINVAL (%g)",
+		    s->mass, inertia, MJ_MINVAL);
+	return 0;
+}
+
+static int parse_body(const struct field_ctx *c, struct scene *s)
+{
+	static const char *const known[] = {"shape", "size", "mass", NULL};
+	json_t *size;
+	int shape = (int)s->shape, i;
+
+	if (field_known(c, known) != 0 ||
+	    field_choice(c, "shape", shape_names, COUNT(shape_names), &shape) != 0)
+		return -1;
+	s->shape = (enum scene_shape)shape;
+	size = c->obj ? json_object_get(c->obj, "size") : NULL;
+	if (size && json_is_array(size)) {
+		/* MJCF's size="x y z"; a sphere uses only x, as in MuJoCo, so a sweep can
+		 * turn a box into a sphere of radius hx */
+		if (field_numbers(c, "size", 3, s->size) != 0)
+			return -1;
+		for (i = 0; i < (s->shape == SCENE_BOX ? 3 : 1); i++)
+			if (positive_within(c, "size", i, s->size[i], LIMIT_MAX_SIZE) != 0)
+				return -1;
+	} else if (size) {
+		if (!json_is_number(size))
+			return field_fail(c, "size", -1, ERR_BAD_TYPE, "%s",
+			    "must be a number (radius, or half edge of a cube) or [x, y, z]");
+		if (field_number(c, "size", &s->size[0]) != 0 ||
+		    positive_within(c, "size", -1, s->size[0], LIMIT_MAX_SIZE) != 0)
+			return -1;
+		s->size[1] = s->size[2] = s->size[0];
+	}
+	if (s->shape == SCENE_SPHERE)
+		s->size[1] = s->size[2] = 0; /* a sphere has one size; keep the struct canonical */
+	if (field_number(c, "mass", &s->mass) != 0 ||
+	    positive_within(c, "mass", -1, s->mass, LIMIT_MAX_MASS) != 0)
+		return -1;
+	return check_compilable(c, s);
+}
+
+static int parse_option(const struct field_ctx *c, struct scene_option *o)
+{
+	static const char *const known[] = {"timestep", "refsafe", "gravity", "impratio",
+		"integrator", "cone", NULL};
+	int cone = CONE_PYRAMIDAL;
+
+	if (field_known(c, known) != 0)
+		return -1;
+	if (field_number(c, "timestep", &o->timestep) != 0)
+		return -1;
+	if (!(o->timestep > 0))
+		return field_fail(c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g",
+		    o->timestep);
+	if (field_bool(c, "refsafe", &o->refsafe) != 0 ||
+	    field_number(c, "gravity", &o->gravity) != 0 ||
+	    field_number(c, "impratio", &o->impratio) != 0)
+		return -1;
+	if (!(o->impratio > 0))
+		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %.17g",
+		    o->impratio);
+	if (req_integrator(c, "integrator", &o->integrator) != 0 ||
+	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0)
+		return -1;
+	if (cone != CONE_PYRAMIDAL)
+		return field_fail(c, "cone", -1, ERR_BAD_VALUE,
+		    "the elliptic cone is not supported: only \"pyramidal\"");
+	return 0;
+}
+
+static void scene_default(struct scene *s, double default_height)
+{
+	s->shape = SCENE_BOX;
+	s->size[0] = s->size[1] = s->size[2] = DEFAULT_SHAPE_SIZE;
+	s->mass = DEFAULT_MASS;
+	pair_geom_default(&s->geom);
+	s->option.timestep = DEFAULT_TIMESTEP;
+	s->option.refsafe = 1;
+	s->option.gravity = DEFAULT_GRAVITY;
+	s->option.impratio = DEFAULT_IMPRATIO;
+	s->option.integrator = SCENE_EULER;
+	s->height = default_height;
+	s->duration = DEFAULT_DURATION;
+}
+
+int req_scene_parse(json_t *v, const char *path, double default_height, struct req_scene *out,
+    struct err *err)
+{
+	static const char *const known[] = {"body", "geom", "floor", "option", "height",
+		"duration", NULL};
+	struct field_ctx c, body, geom, floor, option;
+	struct scene s;
+	double steps;
+	unsigned given = 0;
+	int i;
+
+	scene_default(&s, default_height);
+	if (field_root(&c, v, path, err) != 0 || field_known(&c, known) != 0)
+		return -1;
+	if (field_object(&c, "body", &body) != 0 || parse_body(&body, &s) != 0)
+		return -1;
+	if (field_object(&c, "geom", &geom) != 0 || parse_geom(&geom, &s.geom) != 0)
+		return -1;
+	/* the floor takes the body geom's value for every field it omits (the lesson's
+	 * experiment sets the same solref on both geoms) */
+	s.floor = s.geom;
+	if (field_object(&c, "floor", &floor) != 0 || parse_geom(&floor, &s.floor) != 0)
+		return -1;
+	for (i = 0; floor.obj && geom_fields[i]; i++)
+		if (json_object_get(floor.obj, geom_fields[i]))
+			given |= 1u << i;
+	if (field_object(&c, "option", &option) != 0 || parse_option(&option, &s.option) != 0)
+		return -1;
+	if (field_number(&c, "height", &s.height) != 0)
+		return -1;
+	if (!(s.height >= 0 && s.height <= LIMIT_MAX_HEIGHT))
+		return field_fail(&c, "height", -1, ERR_BAD_VALUE,
+		    "must be >= 0 and <= %g, not %.17g", LIMIT_MAX_HEIGHT, s.height);
+	if (field_number(&c, "duration", &s.duration) != 0 ||
+	    non_negative(&c, "duration", -1, s.duration) != 0)
+		return -1;
+	/* round(duration / timestep) <= limit, decided before rounding so a huge
+	 * quotient never reaches lround */
+	steps = s.duration / s.option.timestep;
+	if (!(steps < LIMIT_MAX_STEPS + 0.5))
+		return field_fail(&c, "duration", -1, ERR_TOO_LARGE,
+		    "duration / timestep = %.3g steps is over the limit of %ld", steps,
+		    LIMIT_MAX_STEPS);
+	out->scene = s;
+	out->floor_given = given;
+	return 0;
+}
+
+long req_scene_steps(const struct req_scene *r)
+{
+	return sim_step_count(r->scene.duration, r->scene.option.timestep);
+}
+
+int req_scene_expose(json_t *v, const char *ptr, struct err *err)
+{
+	static const char prefix[] = "/floor/";
+	json_t *floor = json_object_get(v, "floor"), *geom = json_object_get(v, "geom");
+	const char *end;
+	char *member;
+	json_t *value;
+	int rc;
+
+	if (strncmp(ptr, prefix, sizeof prefix - 1) != 0 || !json_is_object(floor) ||
+	    !json_is_object(geom))
+		return 0;
+	/* geom field names hold no '~' or '/', so the member token needs no unescaping */
+	ptr += sizeof prefix - 1;
+	end = strchr(ptr, '/');
+	member = strndup(ptr, end ? (size_t)(end - ptr) : strlen(ptr));
+	if (!member)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	rc = 0;
+	value = json_object_get(geom, member);
+	if (value && !json_object_get(floor, member) &&
+	    json_object_set_new(floor, member, json_deep_copy(value)) != 0)
+		rc = err_set(err, ERR_INTERNAL, "", "out of memory");
+	free(member);
+	return rc;
+}
+
+/* Set key of obj to value (stolen); remembers failure in *ok so callers check once. */
+static void put(json_t *obj, const char *key, json_t *value, int *ok)
+{
+	if (json_object_set_new(obj, key, value) != 0)
+		*ok = 0;
+}
+
+/* The geom's fields whose bit is set in mask (the order of geom_fields). */
+static json_t *geom_json(const struct pair_geom *g, unsigned mask)
+{
+	json_t *obj = json_object(), *value;
+	int ok = obj != NULL, i;
+
+	for (i = 0; ok && geom_fields[i]; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		switch (i) {
+		case 0:
+			value = field_reals(g->solref, 2);
+			break;
+		case 1:
+			value = field_reals(g->solimp, 5);
+			break;
+		case 2:
+			value = json_real(g->condim);
+			break;
+		case 3:
+			value = field_reals(g->friction, 3);
+			break;
+		case 4:
+			value = json_real(g->margin);
+			break;
+		case 5:
+			value = json_real(g->gap);
+			break;
+		case 6:
+			value = json_real(g->solmix);
+			break;
+		default:
+			value = json_real(g->priority);
+			break;
+		}
+		put(obj, geom_fields[i], value, &ok);
+	}
+	if (!ok) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+json_t *req_scene_json(const struct req_scene *r)
+{
+	const struct scene *s = &r->scene;
+	json_t *root = json_object(), *body = json_object(), *option = json_object();
+	int ok = root && body && option;
+
+	if (!ok) {
+		json_decref(root);
+		json_decref(body);
+		json_decref(option);
+		return NULL;
+	}
+	put(body, "shape", json_string(shape_names[s->shape]), &ok);
+	put(body, "size",
+	    s->shape == SCENE_SPHERE ? json_real(s->size[0]) : field_reals(s->size, 3), &ok);
+	put(body, "mass", json_real(s->mass), &ok);
+	put(option, "timestep", json_real(s->option.timestep), &ok);
+	put(option, "refsafe", json_boolean(s->option.refsafe), &ok);
+	put(option, "gravity", json_real(s->option.gravity), &ok);
+	put(option, "impratio", json_real(s->option.impratio), &ok);
+	put(option, "integrator", json_string(integrator_names[s->option.integrator]), &ok);
+	put(option, "cone", json_string(cone_names[CONE_PYRAMIDAL]), &ok);
+	put(root, "body", body, &ok);
+	put(root, "option", option, &ok);
+	put(root, "geom", geom_json(&s->geom, ~0u), &ok);
+	put(root, "floor", geom_json(&s->floor, r->floor_given), &ok);
+	put(root, "height", json_real(s->height), &ok);
+	put(root, "duration", json_real(s->duration), &ok);
+	if (!ok) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+int req_stability_parse(json_t *v, const char *path, struct req_stability *out, struct err *err)
+{
+	static const char *const known[] = {"solref", "solimp", "option", "impedance", NULL};
+	static const char *const option_known[] = {"timestep", "refsafe", "integrator", NULL};
+	struct field_ctx c, option;
+	struct req_stability r;
+	struct pair_geom defaults;
+	struct law_solimp clamped;
+
+	pair_geom_default(&defaults);
+	r.solref[0] = defaults.solref[0];
+	r.solref[1] = defaults.solref[1];
+	for (int i = 0; i < 5; i++)
+		r.solimp[i] = defaults.solimp[i];
+	r.timestep = DEFAULT_TIMESTEP;
+	r.refsafe = 1;
+	r.integrator = SCENE_EULER;
+
+	if (field_root(&c, v, path, err) != 0 || field_known(&c, known) != 0)
+		return -1;
+	if (field_numbers(&c, "solref", 2, r.solref) != 0 ||
+	    field_numbers(&c, "solimp", 5, r.solimp) != 0)
+		return -1;
+	if (field_object(&c, "option", &option) != 0 || field_known(&option, option_known) != 0)
+		return -1;
+	if (field_number(&option, "timestep", &r.timestep) != 0)
+		return -1;
+	if (!(r.timestep > 0))
+		return field_fail(&option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g",
+		    r.timestep);
+	if (field_bool(&option, "refsafe", &r.refsafe) != 0 ||
+	    req_integrator(&option, "integrator", &r.integrator) != 0)
+		return -1;
+	/* the default impedance is the plateau d(r >= width): solimp's clamped dwidth */
+	law_solimp_clamp(r.solimp, &clamped);
+	r.impedance = clamped.dwidth;
+	if (field_number(&c, "impedance", &r.impedance) != 0)
+		return -1;
+	if (!(r.impedance >= MJ_MINIMP && r.impedance <= MJ_MAXIMP))
+		return field_fail(&c, "impedance", -1, ERR_BAD_VALUE,
+		    "must be within MuJoCo's impedance range [%g, %g], not %.17g", MJ_MINIMP,
+		    MJ_MAXIMP, r.impedance);
+	*out = r;
+	return 0;
+}
+
+json_t *req_stability_json(const struct req_stability *r)
+{
+	json_t *root = json_object(), *option = json_object();
+	int ok = root && option;
+
+	if (!ok) {
+		json_decref(root);
+		json_decref(option);
+		return NULL;
+	}
+	put(option, "timestep", json_real(r->timestep), &ok);
+	put(option, "refsafe", json_boolean(r->refsafe), &ok);
+	put(option, "integrator", json_string(integrator_names[r->integrator]), &ok);
+	put(root, "option", option, &ok);
+	put(root, "solref", field_reals(r->solref, 2), &ok);
+	put(root, "solimp", field_reals(r->solimp, 5), &ok);
+	put(root, "impedance", json_real(r->impedance), &ok);
+	if (!ok) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}

@@ -1,0 +1,74 @@
+/*
+ * request.h: the scene and stability requests, validated into core structs,
+ * and their canonical JSON (every default filled, every number a real).
+ *
+ * The canonical JSON is built from the struct, so two bodies that mean the
+ * same scene have the same canonical text, and parsing a canonical request
+ * gives back the same struct.
+ */
+#ifndef CONTACTD_SERVICE_REQUEST_H
+#define CONTACTD_SERVICE_REQUEST_H
+
+#include <jansson.h>
+
+#include "core/scene.h"
+#include "service/error.h"
+#include "service/field.h"
+
+/*
+ * A validated rest or drop request: the core's scene (the floor fully
+ * resolved) and which floor fields the request set. The others follow the
+ * body's geom, in the canonical JSON too, so a sweep that varies a /geom/
+ * field varies the floor's with it, as in the lesson's experiment.
+ */
+struct req_scene {
+	struct scene scene;
+	unsigned floor_given; /* bit i: the request set the floor's i-th field (solref, solimp,
+				 condim, friction, margin, gap, solmix, priority) */
+};
+
+/* POST /v1/stability: the linearized contact spring of one solref/solimp. */
+struct req_stability {
+	double solref[2];
+	double solimp[5];
+	double impedance; /* d of a = -d*B*v - d^2*K*r; default: the clamped solimp dwidth */
+	double timestep;
+	int refsafe;
+	enum scene_integrator integrator;
+};
+
+/*
+ * Validate the scene request v found at JSON Pointer path and fill *out. Every
+ * omitted field takes its default; an omitted height is default_height (the
+ * drop and rest experiments differ). Errors carry the offending field's path.
+ */
+int req_scene_parse(json_t *v, const char *path, double default_height, struct req_scene *out,
+    struct err *err);
+
+/* The canonical JSON of a validated scene; NULL if out of memory. Caller owns it. */
+json_t *req_scene_json(const struct req_scene *r);
+
+/* Simulated steps of a validated scene: round(duration / timestep). */
+long req_scene_steps(const struct req_scene *r);
+
+/*
+ * Make the field ptr names exist in the canonical scene request v, so a JSON
+ * Pointer into it resolves: a floor field the request left to the body's geom
+ * is copied from the geom and so becomes the floor's own. Anything else is left
+ * as it is. Returns 0, or -1 (err: internal) when out of memory.
+ */
+int req_scene_expose(json_t *v, const char *ptr, struct err *err);
+
+/* Validate the stability request v at path and fill *out. */
+int req_stability_parse(json_t *v, const char *path, struct req_stability *out, struct err *err);
+
+/* The canonical JSON of a validated stability request; NULL if out of memory. Caller owns it. */
+json_t *req_stability_json(const struct req_stability *r);
+
+/* Read c[key] as one of MuJoCo's MJCF integrator names ("Euler", "implicit", ...). */
+int req_integrator(const struct field_ctx *c, const char *key, enum scene_integrator *out);
+
+/* The MJCF name of an integrator. */
+const char *req_integrator_name(enum scene_integrator integrator);
+
+#endif

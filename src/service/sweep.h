@@ -1,0 +1,47 @@
+/*
+ * sweep.h: POST /v1/sweep, one query (rest, drop or stability) over a line or
+ * a grid of values put into a base request at JSON Pointers.
+ *
+ * Request: {"query": "rest"|"drop"|"stability", "base": {...},
+ *           "vary": [{"path": POINTER, "values": [...]}, ...]} with 1 or 2
+ * entries in vary; two make the full grid, the first one varying slowest.
+ * Each path is applied to the canonical base (every default filled), in the
+ * order of vary, and every point is validated exactly like a single request.
+ *
+ * Answer: {"query", "columns": [path1, (path2), fields of the query's answer
+ * in their fixed order], "rows": [[value1, (value2), fields...], ...]}.
+ */
+#ifndef CONTACTD_SERVICE_SWEEP_H
+#define CONTACTD_SERVICE_SWEEP_H
+
+#include <jansson.h>
+
+#include "service/error.h"
+
+/*
+ * Validate a sweep request and return its canonical form in *canonical (a new
+ * reference the caller owns). Errors inside a point name the value that made
+ * it invalid ("/vary/I/values/J") and quote the inner field and message;
+ * too_large when the points exceed max_points or their simulated steps
+ * LIMIT_MAX_SWEEP_STEPS.
+ */
+int sweep_canonical(json_t *body, long max_points, json_t **canonical, struct err *err);
+
+/*
+ * Answer a (canonical) sweep request with `threads` worker threads (>= 1),
+ * each computing its own contiguous range of points. On success *answer is a
+ * new reference the caller owns.
+ */
+int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer,
+    struct err *err);
+
+/*
+ * A sweep answer as CSV: the header line of columns, then one line per row,
+ * "\n"-terminated. Reals print as "%.17g", integers as integers, booleans as
+ * true/false, null as an empty cell; strings, arrays and objects (compact
+ * JSON) are quoted as RFC 4180 requires. On success *csv is NUL-terminated
+ * and the caller frees it with free().
+ */
+int sweep_csv(const json_t *answer, char **csv, struct err *err);
+
+#endif

@@ -1,0 +1,119 @@
+#!/bin/sh
+# cli_test.sh: the `contact` tool end to end: files, stdin, defaults, CSV, the
+# JSON error on stderr and the exit status of every class of failure.
+# Run by `make check` from the build directory (CONTACT overrides the binary).
+set -u
+
+contact=${CONTACT:-./contact}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli_test.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# run EXPECTED_STATUS ARGS...: run contact, keep stdout/stderr in $tmp/out, $tmp/err
+run() {
+	expected=$1
+	shift
+	"$contact" "$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	[ "$status" -eq "$expected" ] || fail "contact $*: exit $status, expected $expected"
+}
+
+# contains FILE TEXT: FILE has TEXT (a fixed string)
+contains() {
+	grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 300 "$1")"
+}
+
+[ -x "$contact" ] || { echo "no $contact" >&2; exit 99; }
+
+# the lesson's default experiment: the 10 cm cube dropped 10 cm is 8.283 mm deep at most
+run 0 drop
+contains "$tmp/out" '"peak_penetration":0.00828'
+contains "$tmp/out" '"rebound":0.0,'
+contains "$tmp/out" '"diverged":false'
+[ -s "$tmp/err" ] && fail "drop wrote to stderr"
+# one line, newline-terminated
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "drop answer is not one line"
+
+# a file, and the same body on stdin, print byte-identical answers
+printf '{"geom": {"solref": [0.02, 1]}, "body": {"shape": "box"}}\n' >"$tmp/rest.json"
+run 0 rest "$tmp/rest.json"
+cp "$tmp/out" "$tmp/rest_file"
+contains "$tmp/rest_file" '"penetration":0.000107755'
+"$contact" rest - <"$tmp/rest.json" >"$tmp/rest_stdin" 2>"$tmp/err" || fail "rest - failed"
+cmp -s "$tmp/rest_file" "$tmp/rest_stdin" || fail "file and stdin answers differ"
+# no file is the empty request
+printf '{}' | "$contact" rest - >"$tmp/rest_empty" || fail "rest - {} failed"
+run 0 rest
+cmp -s "$tmp/out" "$tmp/rest_empty" || fail "no FILE is not the request {}"
+
+# stability: the gap in the guard (growth 1.740 at h*omega 2.00)
+printf '{"solref": [0.02, 0.05]}' >"$tmp/stab.json"
+run 0 stability "$tmp/stab.json"
+contains "$tmp/out" '"growth":1.740'
+contains "$tmp/out" '"h_omega":2.0'
+contains "$tmp/out" '"guard_gap":true'
+
+# eval: spec §11's impedance
+printf '{"function": "impedance", "args": {"r": -0.0004, "solimp": [0.9, 0.95, 0.001, 0.5, 2]}}' \
+	>"$tmp/eval.json"
+run 0 eval "$tmp/eval.json"
+contains "$tmp/out" '"derivative":-79.99'
+contains "$tmp/out" '"function":"impedance"'
+
+# sweep as JSON and as CSV: header then one line per value
+printf '{"query": "drop", "vary": [{"path": "/geom/solref/1", "values": [0.1, 1]}]}' \
+	>"$tmp/sweep.json"
+run 0 sweep "$tmp/sweep.json"
+contains "$tmp/out" '"columns":["/geom/solref/1","peak_penetration"'
+run 0 sweep "$tmp/sweep.json" --csv
+[ "$(wc -l <"$tmp/out")" -eq 3 ] || fail "CSV sweep has $(wc -l <"$tmp/out") lines, not 3"
+head -n 1 "$tmp/out" | grep -q '^/geom/solref/1,peak_penetration,rebound,' ||
+	fail "CSV header: $(head -n 1 "$tmp/out")"
+sed -n 3p "$tmp/out" | grep -q '^1,0.00828' || fail "CSV row: $(sed -n 3p "$tmp/out")"
+# options may come first
+run 0 --csv sweep "$tmp/sweep.json"
+
+# rejected requests: the contract's JSON error on stderr, nothing on stdout, status 2
+printf '{"body": {"mass": -1}}' >"$tmp/bad.json"
+run 2 drop "$tmp/bad.json"
+contains "$tmp/err" '{"error":"bad_value",'
+contains "$tmp/err" '"path":"/body/mass"'
+[ -s "$tmp/out" ] && fail "a rejected request printed an answer"
+: >"$tmp/empty.json"
+run 2 rest "$tmp/empty.json"
+contains "$tmp/err" '"error":"bad_json"'
+printf '\377\376\000garbage\001' >"$tmp/garbage.bin"
+run 2 rest "$tmp/garbage.bin"
+contains "$tmp/err" '"error":"bad_json"'
+printf '{"height": 1e999}' | "$contact" drop - >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "huge number: not status 2"
+contains "$tmp/err" '"path":"/height"'
+head -c 1100000 /dev/zero | tr '\0' ' ' | "$contact" rest - >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "oversized body: not status 2"
+contains "$tmp/err" '"error":"too_large"'
+
+# usage errors: status 1
+run 1
+run 1 fly
+run 1 rest "$tmp/does-not-exist.json"
+run 1 rest --csv
+run 1 rest a b
+run 1 --bogus
+
+# help and version
+run 0 --help
+contains "$tmp/out" 'Usage: contact'
+run 0 --version
+grep -qE '^contact [0-9]+\.[0-9]+\.[0-9]+ \(contact core core-[0-9]+\)$' "$tmp/out" ||
+	fail "version line: $(cat "$tmp/out")"
+
+if [ "$failures" -ne 0 ]; then
+	echo "$failures failure(s)" >&2
+	exit 1
+fi
+echo "cli_test: all passed"

@@ -1,0 +1,31 @@
+# Unit tests of the service layer and the `contact` CLI.
+SERVICE_TEST_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+SERVICE_TEST_LIBS = $(SERVICE_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/test_request
+TESTS += tests/test_request
+tests_test_request_SOURCES = tests/test_request.c tests/svc_test.c tests/svc_test.h
+tests_test_request_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_request_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+check_PROGRAMS += tests/test_jsonptr
+TESTS += tests/test_jsonptr
+tests_test_jsonptr_SOURCES = tests/test_jsonptr.c
+tests_test_jsonptr_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_jsonptr_LDADD = $(SERVICE_TEST_LIBS)
+
+check_PROGRAMS += tests/test_service
+TESTS += tests/test_service
+tests_test_service_SOURCES = tests/test_service.c tests/svc_test.c tests/svc_test.h
+tests_test_service_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_service_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+check_PROGRAMS += tests/test_eval
+TESTS += tests/test_eval
+tests_test_eval_SOURCES = tests/test_eval.c tests/svc_test.c tests/svc_test.h
+tests_test_eval_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_eval_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+# The `contact` CLI end to end.
+TESTS += tests/cli_test.sh
+EXTRA_DIST += tests/cli_test.sh

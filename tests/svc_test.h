@@ -1,0 +1,39 @@
+/*
+ * svc_test.h: helpers shared by the service layer's Check tests.
+ */
+#ifndef CONTACTD_TESTS_SVC_TEST_H
+#define CONTACTD_TESTS_SVC_TEST_H
+
+#include <jansson.h>
+
+#include "service/service.h"
+
+/* Limits of tunables.h with one worker thread, or `threads`. */
+struct svc_limits tsvc_limits(int threads);
+
+/* The canonical request of body (asserts it is accepted). Caller owns it. */
+json_t *tsvc_canonical(enum svc_endpoint ep, const char *body);
+
+/* The canonical text (svc_dump) of body's canonical request. Caller frees. */
+char *tsvc_canonical_text(enum svc_endpoint ep, const char *body);
+
+/* The answer to body under lim (NULL: tsvc_limits(1)); asserts success. Caller owns it. */
+json_t *tsvc_answer(enum svc_endpoint ep, const char *body, const struct svc_limits *lim);
+
+/* Assert body is rejected (by svc_canonical, under lim or the defaults) with code at path. */
+void tsvc_expect_error(enum svc_endpoint ep, const char *body, size_t len,
+    const struct svc_limits *lim, enum err_code code, const char *path);
+
+/* The number obj[key]; asserts it is one. */
+double tsvc_real(const json_t *obj, const char *key);
+
+/*
+ * Assert value matches a number the lesson printed with `decimals` decimals:
+ * |value - printed| <= half a unit of the last printed digit (the printed
+ * digits are the tolerance), widened by a millionth of that unit so that a
+ * value on a tie (MuJoCo 2.2.2's sphere rests at 1.2262500000000816 mm, which
+ * the lesson's build printed as 1.2262) passes whichever way it was rounded.
+ */
+void tsvc_assert_printed(double value, double printed, int decimals, const char *what);
+
+#endif

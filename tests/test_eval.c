@@ -1,0 +1,362 @@
+/*
+ * test_eval.c: POST /v1/eval, the lesson's functions by name (service/eval.h).
+ *
+ * Expected values: MuJoCo 2.2.2's probe values (spec §11) to 1e-12 relative
+ * (the probes placed a sphere, so their dist is z - r in floating point, a few
+ * ulps from the decimal argument given here), the lesson's Build-it tables
+ * (their printed digits are the tolerance), and closed forms derived here.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/service.h"
+#include "svc_test.h"
+
+/* The result object of a single call; caller decrefs *answer. */
+static const json_t *call(const char *body, json_t **answer)
+{
+	const json_t *result;
+
+	*answer = tsvc_answer(SVC_EVAL, body, NULL);
+	result = json_object_get(*answer, "result");
+	ck_assert_msg(json_is_object(result), "%s: no result", body);
+	return result;
+}
+
+static void assert_rel(double value, double expected, double rel, const char *what)
+{
+	ck_assert_msg(fabs(value - expected) <= rel * fabs(expected), "%s: %.17g, expected %.17g",
+	    what, value, expected);
+}
+
+START_TEST(impedance_matches_mujoco)
+{
+	json_t *a;
+	const json_t *r;
+
+	/* spec §11: dist -0.0004, default solimp: x = 0.4, imp 0.91599999999999981,
+	 * imp' -79.9999999999994 (negative: r is a signed violation, as efc_KBIP[3]) */
+	r = call("{\"function\": \"impedance\", \"args\": {\"r\": -0.0004, \"solimp\": [0.9, 0.95, "
+		 "0.001, 0.5, 2]}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), 0.91599999999999981, 1e-12, "imp");
+	assert_rel(tsvc_real(r, "derivative"), -79.9999999999994, 1e-12, "imp'");
+	ck_assert_str_eq(json_string_value(json_object_get(a, "function")), "impedance");
+	json_decref(a);
+
+	/* the lesson's convention (penetration r >= 0) gives the same value */
+	r = call("{\"function\": \"impedance\", \"args\": {\"r\": 0.0004, \"solimp\": [0.9, 0.95, "
+		 "0.001, 0.5, 2]}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), 0.91599999999999981, 1e-12, "imp, r > 0");
+	assert_rel(tsvc_real(r, "derivative"), 79.9999999999994, 1e-12, "imp', r > 0");
+	json_decref(a);
+
+	/* spec §11: solimp (.5 .99 .01 .3 3) at dist -0.002 and -0.005 */
+	r = call("{\"function\": \"impedance\", \"args\": {\"r\": -0.002, \"solimp\": [0.5, 0.99, "
+		 "0.01, 0.3, 3]}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), 0.54355555555555568, 1e-12, "imp at -0.002");
+	json_decref(a);
+	r = call("{\"function\": \"impedance\", \"args\": {\"r\": -0.005, \"solimp\": [0.5, 0.99, "
+		 "0.01, 0.3, 3]}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), 0.86499999999999977, 1e-12, "imp at -0.005");
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(solref_kb_matches_mujoco)
+{
+	json_t *a;
+	const json_t *r;
+
+	/* spec §11: tc 0.02 at h 0.002 */
+	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], \"dmax\": 0.95, "
+		 "\"h\": 0.002}}",
+	    &a);
+	assert_rel(tsvc_real(r, "K"), 2770.0831024930749, 1e-12, "K");
+	assert_rel(tsvc_real(r, "B"), 105.26315789473685, 1e-12, "B");
+	ck_assert_double_eq(tsvc_real(r, "timeconst_used"), 0.02);
+	json_decref(a);
+
+	/* spec §11: tc 0.001, refsafe on (raised to 2h = 0.004) and off */
+	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.001, 1], \"dmax\": 0.95, "
+		 "\"h\": 0.002, \"refsafe\": true}}",
+	    &a);
+	assert_rel(tsvc_real(r, "K"), 69252.077562326871, 1e-12, "K, refsafe on");
+	ck_assert_double_eq(tsvc_real(r, "timeconst_used"), 0.004);
+	json_decref(a);
+	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.001, 1], \"dmax\": 0.95, "
+		 "\"h\": 0.002, \"refsafe\": false}}",
+	    &a);
+	assert_rel(tsvc_real(r, "K"), 1108033.2409972299, 1e-12, "K, refsafe off");
+	ck_assert_double_eq(tsvc_real(r, "timeconst_used"), 0.001);
+	json_decref(a);
+
+	/* spec §11: direct form (-1000, -10): no time constant */
+	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [-1000, -10], \"dmax\": "
+		 "0.95, \"h\": 0.002}}",
+	    &a);
+	assert_rel(tsvc_real(r, "K"), 1108.03324099723, 1e-12, "K, direct");
+	assert_rel(tsvc_real(r, "B"), 10.526315789473685, 1e-12, "B, direct");
+	ck_assert(json_is_null(json_object_get(r, "timeconst_used")));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(step_1_table)
+{
+	/* Build it, Step 1: timeconst, r (mm) -> d, K, B as MuJoCo's efc_KBIP (h = 2 ms) */
+	static const double rows[][5] = {
+		{0.001, 0.5, 0.9250, 69252.1, 526.32},
+		{0.004, 0.5, 0.9250, 69252.1, 526.32},
+		{0.020, 0.2, 0.9040, 2770.1, 105.26},
+		{0.020, 0.5, 0.9250, 2770.1, 105.26},
+		{0.020, 2.0, 0.9500, 2770.1, 105.26},
+		{0.100, 0.5, 0.9250, 110.8, 21.05},
+	};
+	char body[512];
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		json_t *a = NULL;
+		const json_t *results;
+		snprintf(body, sizeof body,
+		    "{\"calls\": [{\"function\": \"impedance\", \"args\": {\"r\": %.17g, "
+		    "\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}, {\"function\": \"solref_kb\", "
+		    "\"args\": {\"solref\": [%.17g, 1], \"dmax\": 0.95, \"h\": 0.002}}]}",
+		    rows[i][1] * 1e-3, rows[i][0]);
+		a = tsvc_answer(SVC_EVAL, body, NULL);
+		results = json_object_get(a, "results");
+		tsvc_assert_printed(tsvc_real(json_object_get(json_array_get(results, 0), "result"),
+					"value"),
+		    rows[i][2], 4, "d");
+		tsvc_assert_printed(tsvc_real(json_object_get(json_array_get(results, 1), "result"),
+					"K"),
+		    rows[i][3], 1, "K");
+		tsvc_assert_printed(tsvc_real(json_object_get(json_array_get(results, 1), "result"),
+					"B"),
+		    rows[i][4], 2, "B");
+		json_decref(a);
+	}
+}
+END_TEST
+
+START_TEST(contact_accel_matches_mujoco)
+{
+	json_t *a;
+	const json_t *r;
+
+	/* spec §11: sphere at dist -0.0004, v -0.3: imp*aref + (1-imp)*a0 = 29.031977728531842
+	 * (MuJoCo's Newton solver: 29.031977728531835, 2e-16 relative) */
+	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": -0.0004, \"vel\": -0.3, "
+		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+		 "\"h\": 0.002}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), 29.031977728531842, 1e-12, "qacc");
+	json_decref(a);
+
+	/* Step 2: at r = 0.5 mm, v = -0.3 m/s, efc_aref is 32.860111 m/s^2 and d = 0.925
+	 * (Step 1), so the contact's acceleration is 0.925 * aref + 0.075 * (-9.81); the
+	 * printed aref's half unit of 1e-6 carries over scaled by d */
+	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": -0.0005, \"vel\": -0.3, "
+		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+		 "\"h\": 0.002}}",
+	    &a);
+	ck_assert_double_eq_tol(tsvc_real(r, "value"), 0.925 * 32.860111 + 0.075 * -9.81,
+	    0.5e-6 * 0.925 + 1e-12);
+	json_decref(a);
+
+	/* no contact (dist >= 0): a0; a contact never pulls: a0 when aref is below it */
+	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": 0.001, \"vel\": -0.3, "
+		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+		 "\"h\": 0.002}}",
+	    &a);
+	ck_assert_double_eq(tsvc_real(r, "value"), -9.81);
+	json_decref(a);
+	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": -0.0001, \"vel\": 10, "
+		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+		 "\"h\": 0.002}}",
+	    &a);
+	ck_assert_double_eq(tsvc_real(r, "value"), -9.81);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(step_3_table)
+{
+	/* Build it, Step 3: resting penetration (mm) of the sphere, a_u = g, default solimp */
+	static const double rows[][2] = {
+		{0.001, 0.0175}, {0.002, 0.0175}, {0.004, 0.0175}, {0.005, 0.0273},
+		{0.010, 0.1078}, {0.020, 0.3672}, {0.050, 1.2263}, {0.100, 4.9050},
+	};
+	char body[256];
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		json_t *a;
+		const json_t *r;
+		snprintf(body, sizeof body,
+		    "{\"function\": \"resting_penetration\", \"args\": {\"a_u\": 9.81, \"solref\": "
+		    "[%.17g, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}",
+		    rows[i][0]);
+		r = call(body, &a);
+		tsvc_assert_printed(tsvc_real(r, "value") * 1e3, rows[i][1], 4, body);
+		json_decref(a);
+	}
+}
+END_TEST
+
+START_TEST(resting_penetration_closed_form_and_none)
+{
+	json_t *a;
+	const json_t *r;
+
+	/* flat impedance d (solimp d d): d^2 K r = (1 - d) a_u with K = 1/(d^2 tc^2), so
+	 * r = (1 - d) a_u tc^2 (the lesson's formula at d = dw); 1e-12 relative */
+	r = call("{\"function\": \"resting_penetration\", \"args\": {\"a_u\": 9.81, \"solref\": "
+		 "[0.02, 1], \"solimp\": [0.9, 0.9, 0.001, 0.5, 2], \"h\": 0.002}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), (1 - 0.9) * 9.81 * 0.02 * 0.02, 1e-12, "flat d");
+	json_decref(a);
+
+	/* a load pulling away (a_u < 0): no equilibrium, null but not divergence */
+	r = call("{\"function\": \"resting_penetration\", \"args\": {\"a_u\": -1, \"solref\": "
+		 "[0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}",
+	    &a);
+	ck_assert(json_is_null(json_object_get(r, "value")));
+	ck_assert_ptr_null(json_object_get(r, "diverged"));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(step_growth_closed_forms)
+{
+	json_t *a;
+	const json_t *r;
+	double z_re, z_im;
+
+	/* Step 4, tc 0.002, refsafe off, d = 0.95: k = d^2 K = 1/h^2, c = d B = 1/h. One step
+	 * of semi-implicit Euler is [[1 - h^2 k, h(1 - h c)], [-h k, 1 - h c]] = [[0, -h],
+	 * [-1/h, -1]], whose eigenvalues solve l^2 + l - 1 = 0: growth (1 + sqrt 5)/2,
+	 * the lesson's 1.618 */
+	r = call("{\"function\": \"step_growth\", \"args\": {\"k\": 250000, \"c\": 1000, \"h\": "
+		 "0.002}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), (1 + sqrt(5)) / 2, 1e-12, "Euler, tc 2h");
+	json_decref(a);
+
+	/* tc 0.001: h^2 k = 4, h c = 4: l^2 + 6 l - 3 = 0, growth 3 + 2 sqrt 3 (lesson: 6.464);
+	 * implicit integrates a contact like Euler (MuJoCo differentiates no constraint force) */
+	r = call("{\"function\": \"step_growth\", \"args\": {\"k\": 1e6, \"c\": 2000, \"h\": "
+		 "0.002, \"integrator\": \"implicit\"}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), 3 + 2 * sqrt(3), 1e-12, "implicit, tc h/2");
+	json_decref(a);
+
+	/* RK4 on the undamped spring, h omega = 1: the stability polynomial
+	 * 1 + z + z^2/2 + z^3/6 + z^4/24 at z = i: |(1 - 1/2 + 1/24) + i (1 - 1/6)| */
+	r = call("{\"function\": \"step_growth\", \"args\": {\"k\": 10000, \"c\": 0, \"h\": 0.01, "
+		 "\"integrator\": \"RK4\"}}",
+	    &a);
+	z_re = 1 - 0.5 + 1.0 / 24;
+	z_im = 1 - 1.0 / 6;
+	assert_rel(tsvc_real(r, "value"), sqrt(z_re * z_re + z_im * z_im), 1e-12, "RK4");
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(error_reduction_formula)
+{
+	static const double rows[][3] = {
+		{0.02, 1, 0.002}, {0.02, 0.05, 0.002}, {0.01, 2, 0.005}, {0.5, 0.3, 1e-4}};
+	char body[256];
+	json_t *a;
+	const json_t *r;
+	size_t i;
+
+	/* phyz SolRef::error_reduction: dt / (2 tc dr^2 + dt); 1e-15 relative: 4 roundings */
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		double tc = rows[i][0], dr = rows[i][1], dt = rows[i][2];
+		snprintf(body, sizeof body,
+		    "{\"function\": \"error_reduction\", \"args\": {\"timeconst\": %.17g, "
+		    "\"dampratio\": %.17g, \"dt\": %.17g}}",
+		    tc, dr, dt);
+		r = call(body, &a);
+		assert_rel(tsvc_real(r, "value"), dt / (2 * tc * dr * dr + dt), 1e-15, body);
+		json_decref(a);
+	}
+	/* 2 tc dr^2 + dt = 0: an infinite gain is reported as null, diverged */
+	r = call("{\"function\": \"error_reduction\", \"args\": {\"timeconst\": -0.001, "
+		 "\"dampratio\": 1, \"dt\": 0.002}}",
+	    &a);
+	ck_assert(json_is_null(json_object_get(r, "value")));
+	ck_assert(json_is_true(json_object_get(r, "diverged")));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(batch_answers_in_order)
+{
+	static const char *const calls[] = {
+		"{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
+		"\"dampratio\": 1, \"dt\": 0.002}}",
+		"{\"function\": \"impedance\", \"args\": {\"r\": 0.0007, \"solimp\": [0.9, 0.95, "
+		"0.001, 0.5, 2]}}",
+		"{\"function\": \"step_growth\", \"args\": {\"k\": 2000, \"c\": 90, \"h\": 0.002, "
+		"\"integrator\": \"RK4\"}}",
+		"{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.05, -3], \"dmax\": 0.9, "
+		"\"h\": 0.002}}",
+	};
+	char body[2048];
+	json_t *batch, *single;
+	const json_t *results;
+	size_t i, n = sizeof calls / sizeof calls[0];
+
+	snprintf(body, sizeof body, "{\"calls\": [%s, %s, %s, %s]}", calls[0], calls[1], calls[2],
+	    calls[3]);
+	batch = tsvc_answer(SVC_EVAL, body, NULL);
+	results = json_object_get(batch, "results");
+	ck_assert_int_eq(json_array_size(results), n);
+	for (i = 0; i < n; i++) {
+		single = tsvc_answer(SVC_EVAL, calls[i], NULL);
+		ck_assert_msg(json_equal(json_array_get(results, i), single),
+		    "result %zu differs from its single call", i);
+		json_decref(single);
+	}
+	json_decref(batch);
+
+	/* an empty batch is an empty answer */
+	batch = tsvc_answer(SVC_EVAL, "{\"calls\": []}", NULL);
+	ck_assert_int_eq(json_array_size(json_object_get(batch, "results")), 0);
+	json_decref(batch);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("eval");
+	TCase *tc = tcase_create("functions");
+	SRunner *runner;
+	int failed;
+
+	tcase_add_test(tc, impedance_matches_mujoco);
+	tcase_add_test(tc, solref_kb_matches_mujoco);
+	tcase_add_test(tc, step_1_table);
+	tcase_add_test(tc, contact_accel_matches_mujoco);
+	tcase_add_test(tc, step_3_table);
+	tcase_add_test(tc, resting_penetration_closed_form_and_none);
+	tcase_add_test(tc, step_growth_closed_forms);
+	tcase_add_test(tc, error_reduction_formula);
+	tcase_add_test(tc, batch_answers_in_order);
+	suite_add_tcase(s, tc);
+	runner = srunner_create(s);
+	srunner_run_all(runner, CK_NORMAL);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,612 @@
+/*
+ * test_service.c: the rest, drop, stability and sweep handlers (service layer).
+ *
+ * Expected numbers are the seed lesson's tables (MuJoCo's output), with the
+ * lesson's printed digits as the tolerance (tsvc_assert_printed). Where the
+ * spec (shared/mujoco-contact-spec.md §14) found the lesson and real MuJoCo
+ * 2.2.2 differ, MuJoCo's value is used and the comment says so.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/service.h"
+#include "svc_test.h"
+
+START_TEST(drop_of_the_lessons_cube)
+{
+	/* Experiment, Sweep 3 and "At its deepest": the default 1 kg cube dropped 10 cm is
+	 * 8.283 mm into the floor at the deepest and does not bounce (0.000 mm) */
+	json_t *a = tsvc_answer(SVC_DROP, "{}", NULL);
+
+	tsvc_assert_printed(tsvc_real(a, "peak_penetration") * 1e3, 8.283, 3, "peak (mm)");
+	tsvc_assert_printed(tsvc_real(a, "rebound") * 1e3, 0.000, 3, "rebound (mm)");
+	/* Break it 1: "0.100 m (start)", "jitter 0.000 mm" */
+	tsvc_assert_printed(tsvc_real(a, "max_height"), 0.100, 3, "max height (m)");
+	tsvc_assert_printed(tsvc_real(a, "jitter") * 1e3, 0.000, 3, "jitter (mm)");
+	/* at rest after 2 s: the cube's 0.1078 mm of Sweep 1 */
+	tsvc_assert_printed(tsvc_real(a, "final_penetration") * 1e3, 0.1078, 4, "final (mm)");
+	ck_assert(json_is_false(json_object_get(a, "energy_gain")));
+	ck_assert(json_is_false(json_object_get(a, "diverged")));
+	ck_assert(json_is_false(json_object_get(a, "solref_fallback")));
+	/* 2 s at 2 ms */
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "steps")), 1000);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(rest_of_the_lessons_cube)
+{
+	json_t *a = tsvc_answer(SVC_REST, "{\"geom\": {\"solref\": [0.02, 1]}}", NULL);
+
+	/* Sweep 1, timeconst 0.02: the cube rests 0.1078 mm deep */
+	tsvc_assert_printed(tsvc_real(a, "penetration") * 1e3, 0.1078, 4, "penetration (mm)");
+	tsvc_assert_printed(tsvc_real(a, "settled_penetration") * 1e3, 0.1078, 4, "settled (mm)");
+	/* spec §11: K 2770.0831024930749, B 105.26315789473685 (MuJoCo's efc_KBIP, bit for bit) */
+	ck_assert_double_eq(tsvc_real(a, "K"), 2770.0831024930749);
+	ck_assert_double_eq(tsvc_real(a, "B"), 105.26315789473685);
+	ck_assert_double_eq(tsvc_real(a, "timeconst_used"), 0.02);
+	/* 4 corner contacts, condim 3 pyramidal: 4 rows each (spec §9) */
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "contacts")), 4);
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "rows")), 16);
+	/* the impedance at the equilibrium is on the solimp sigmoid: x = r / width < mid, so
+	 * d = 0.9 + 0.05 * x^2 / 0.5 (spec §5.2), r from the answer itself; 1e-12 relative */
+	{
+		double x = tsvc_real(a, "penetration") / 0.001;
+		ck_assert_double_eq_tol(tsvc_real(a, "impedance"), 0.9 + 0.05 * x * x / 0.5, 1e-12);
+	}
+	ck_assert(json_is_false(json_object_get(a, "diverged")));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(rest_without_equilibrium_and_in_direct_form)
+{
+	/* zero stiffness (direct form 0, 0): no force can hold the body, which sinks */
+	json_t *a =
+	    tsvc_answer(SVC_REST, "{\"geom\": {\"solref\": [0, 0]}, \"duration\": 0.1}", NULL);
+
+	ck_assert(json_is_null(json_object_get(a, "penetration")));
+	ck_assert(json_is_null(json_object_get(a, "impedance")));
+	ck_assert(json_is_null(json_object_get(a, "timeconst_used")));
+	ck_assert_double_eq(tsvc_real(a, "K"), 0);
+	ck_assert_double_gt(tsvc_real(a, "settled_penetration"), 0);
+	ck_assert(json_is_false(json_object_get(a, "diverged")));
+	json_decref(a);
+
+	/* gravity pointing up: no load to hold, the body leaves the plane at once and flies
+	 * free; semi-implicit Euler gives v_n = g h n and a bottom of g h^2 n (n + 1) / 2
+	 * after step n: 50 steps in 0.1 s. 1e-15 absolute: a few roundings of 0.05 m */
+	a = tsvc_answer(SVC_REST, "{\"option\": {\"gravity\": -9.81}, \"duration\": 0.1}", NULL);
+	ck_assert(json_is_null(json_object_get(a, "penetration")));
+	ck_assert_double_eq_tol(tsvc_real(a, "settled_penetration"),
+	    -(9.81 * 0.002 * 0.002 * 50 * 51 / 2), 1e-15);
+	json_decref(a);
+
+	/* spec §11, solref (-1000, -10): K 1108.03324099723, B 10.526315789473685 */
+	a = tsvc_answer(SVC_REST, "{\"geom\": {\"solref\": [-1000, -10]}}", NULL);
+	ck_assert_double_eq_tol(tsvc_real(a, "K"), 1108.03324099723, 1e-12 * 1108.03324099723);
+	ck_assert_double_eq(tsvc_real(a, "B"), 10.526315789473685);
+	ck_assert(json_is_null(json_object_get(a, "timeconst_used")));
+	json_decref(a);
+
+	/* a mixed-sign solref is accepted and replaced by the default, as MuJoCo does
+	 * (spec §11: (0.05, -3) gives the default's K and B) */
+	a = tsvc_answer(SVC_REST, "{\"geom\": {\"solref\": [0.05, -3]}}", NULL);
+	ck_assert(json_is_true(json_object_get(a, "solref_fallback")));
+	ck_assert_double_eq(tsvc_real(a, "K"), 2770.0831024930749);
+	ck_assert_double_eq(tsvc_real(a, "B"), 105.26315789473685);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(stability_of_the_gap_in_the_guard)
+{
+	/* Build it Step 4, last row: timeconst 0.02, dampratio 0.05, refsafe on, d = 0.95:
+	 * h*omega 2.00, growth 1.740 -- unstable with the guard on */
+	json_t *a = tsvc_answer(SVC_STABILITY, "{\"solref\": [0.02, 0.05]}", NULL);
+
+	tsvc_assert_printed(tsvc_real(a, "growth"), 1.740, 3, "growth");
+	tsvc_assert_printed(tsvc_real(a, "h_omega"), 2.00, 2, "h_omega");
+	ck_assert(json_is_false(json_object_get(a, "stable")));
+	ck_assert(json_is_true(json_object_get(a, "guard_gap")));
+	ck_assert_double_eq(tsvc_real(a, "impedance"), 0.95);
+	/* error_reduction = h / (2 tc dr^2 + h) (phyz SolRef); 1e-15 relative: 3 roundings */
+	ck_assert_double_eq_tol(tsvc_real(a, "error_reduction"),
+	    0.002 / (2 * 0.02 * 0.05 * 0.05 + 0.002), 1e-15);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(stability_table_of_step_4)
+{
+	/* Build it Step 4: timeconst, dampratio, refsafe -> h*omega, growth (d = 0.95) */
+	static const struct {
+		double tc, dr;
+		int refsafe;
+		double h_omega, growth;
+	} rows[] = {
+		{0.0005, 1.00, 0, 4.00, 22.314},
+		{0.0010, 1.00, 0, 2.00, 6.464},
+		{0.0020, 1.00, 0, 1.00, 1.618},
+		{0.0030, 1.00, 0, 0.67, 0.699},
+		{0.0010, 1.00, 1, 0.50, 0.750},
+		{0.0200, 0.10, 1, 1.00, 0.894},
+		{0.0200, 0.07, 1, 1.43, 0.894},
+		{0.0200, 0.05, 1, 2.00, 1.740},
+	};
+	char body[160];
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		json_t *a;
+		snprintf(body, sizeof body, "{\"solref\": [%g, %g], \"option\": {\"refsafe\": %s}}",
+		    rows[i].tc, rows[i].dr, rows[i].refsafe ? "true" : "false");
+		a = tsvc_answer(SVC_STABILITY, body, NULL);
+		tsvc_assert_printed(tsvc_real(a, "h_omega"), rows[i].h_omega, 2, body);
+		tsvc_assert_printed(tsvc_real(a, "growth"), rows[i].growth, 3, body);
+		ck_assert_int_eq(json_is_true(json_object_get(a, "stable")), rows[i].growth <= 1);
+		json_decref(a);
+	}
+}
+END_TEST
+
+/* The row of a sweep answer whose first cell equals value. */
+static const json_t *row_for(const json_t *answer, double value)
+{
+	const json_t *rows = json_object_get(answer, "rows"), *row;
+	size_t i;
+
+	json_array_foreach (rows, i, row)
+		if (json_number_value(json_array_get(row, 0)) == value)
+			return row;
+	ck_abort_msg("no row for %g", value);
+	return NULL;
+}
+
+/* Index of a column by name. */
+static size_t column(const json_t *answer, const char *name)
+{
+	const json_t *columns = json_object_get(answer, "columns"), *c;
+	size_t i;
+
+	json_array_foreach (columns, i, c)
+		if (strcmp(json_string_value(c), name) == 0)
+			return i;
+	ck_abort_msg("no column %s", name);
+	return 0;
+}
+
+static double cell(const json_t *answer, const json_t *row, const char *name)
+{
+	const json_t *v = json_array_get(row, column(answer, name));
+
+	ck_assert_msg(json_is_number(v), "cell %s is not a number", name);
+	return json_number_value(v);
+}
+
+START_TEST(sweep_line_reproduces_sweep_3)
+{
+	/* Sweep 3: dampratio -> peak penetration and rebound (mm) of the 10 cm drop, tc 0.02 */
+	static const double table[][3] = {
+		{0.1, 2.220, 56.504}, {0.2, 3.503, 24.202}, {0.3, 4.629, 13.766},
+		{0.5, 6.236, 3.339}, {0.7, 7.288, 0.055}, {1.0, 8.283, 0.000}, {2.0, 9.723, 0.000},
+	};
+	struct svc_limits lim = tsvc_limits(2);
+	json_t *a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref/1\", \"values\": "
+	    "[0.1, 0.2, 0.3, 0.5, 0.7, 1, 2]}]}",
+	    &lim);
+	size_t i;
+
+	ck_assert_str_eq(json_string_value(json_object_get(a, "query")), "drop");
+	ck_assert_int_eq(json_array_size(json_object_get(a, "rows")), 7);
+	for (i = 0; i < 7; i++) {
+		const json_t *row = row_for(a, table[i][0]);
+		tsvc_assert_printed(cell(a, row, "peak_penetration") * 1e3, table[i][1], 3, "peak");
+		tsvc_assert_printed(cell(a, row, "rebound") * 1e3, table[i][2], 3, "rebound");
+	}
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(sweep_grid_reproduces_sweep_1)
+{
+	/* Sweep 1: timeconst -> resting penetration after 2 s (mm) of the cube and the
+	 * sphere, and the sphere's impedance d and the equation's exact value */
+	static const struct {
+		double tc, cube, sphere, d, equation;
+	} table[] = {
+		{0.001, 0.0044, 0.0175, 0.9000, 0.0175},
+		{0.002, 0.0044, 0.0175, 0.9000, 0.0175},
+		{0.004, 0.0044, 0.0175, 0.9000, 0.0175},
+		{0.005, 0.0068, 0.0273, 0.9001, 0.0273},
+		{0.01, 0.0273, 0.1078, 0.9012, 0.1078},
+		{0.02, 0.1078, 0.3672, 0.9135, 0.3672},
+		/* the sphere sits at 1.22625 mm in MuJoCo 2.2.2, a tie the lesson printed 1.2262 */
+		{0.05, 0.4914, 1.2262, 0.9500, 1.2263},
+		{0.1, 1.2263, 4.9050, 0.9500, 4.9050},
+	};
+	struct svc_limits lim = tsvc_limits(2);
+	json_t *a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/body/shape\", \"values\": [\"box\", "
+	    "\"sphere\"]}, {\"path\": \"/geom/solref/0\", \"values\": [0.001, 0.002, 0.004, 0.005, "
+	    "0.01, 0.02, 0.05, 0.1]}]}",
+	    &lim);
+	const json_t *rows = json_object_get(a, "rows");
+	size_t i;
+
+	ck_assert_int_eq(json_array_size(rows), 16);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(a, "columns"), 0)),
+	    "/body/shape");
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(a, "columns"), 1)),
+	    "/geom/solref/0");
+	for (i = 0; i < 8; i++) {
+		/* row-major: the first entry (shape) varies slowest */
+		const json_t *cube = json_array_get(rows, i), *sphere = json_array_get(rows, 8 + i);
+		ck_assert_str_eq(json_string_value(json_array_get(cube, 0)), "box");
+		ck_assert_str_eq(json_string_value(json_array_get(sphere, 0)), "sphere");
+		ck_assert_double_eq(json_number_value(json_array_get(cube, 1)), table[i].tc);
+		tsvc_assert_printed(cell(a, cube, "settled_penetration") * 1e3, table[i].cube, 4,
+		    "cube (mm)");
+		tsvc_assert_printed(cell(a, sphere, "settled_penetration") * 1e3, table[i].sphere,
+		    4, "sphere (mm)");
+		tsvc_assert_printed(cell(a, sphere, "impedance"), table[i].d, 4, "sphere d");
+		tsvc_assert_printed(cell(a, sphere, "penetration") * 1e3, table[i].equation, 4,
+		    "equation (mm)");
+	}
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(sweep_of_solimp_reproduces_sweep_2)
+{
+	/* Sweep 2: solimp "d d 0.001", timeconst 0.02: the cube rests 0.4905 / 0.0981 /
+	 * 0.0490 / 0.0098 mm deep for d = 0.5 / 0.9 / 0.95 / 0.99 */
+	static const double table[][2] = {
+		{0.5, 0.4905}, {0.9, 0.0981}, {0.95, 0.0490}, {0.99, 0.0098}};
+	json_t *a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom/solimp\", \"values\": [[0.5, 0.5, "
+	    "0.001, 0.5, 2], [0.9, 0.9, 0.001, 0.5, 2], [0.95, 0.95, 0.001, 0.5, 2], [0.99, 0.99, "
+	    "0.001, 0.5, 2]]}]}",
+	    NULL);
+	const json_t *rows = json_object_get(a, "rows");
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		const json_t *row = json_array_get(rows, i);
+		ck_assert_double_eq(json_number_value(json_array_get(json_array_get(row, 0), 0)),
+		    table[i][0]);
+		tsvc_assert_printed(cell(a, row, "penetration") * 1e3, table[i][1], 4,
+		    "penetration");
+		tsvc_assert_printed(cell(a, row, "settled_penetration") * 1e3, table[i][1], 4,
+		    "settled");
+	}
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(sweep_reproduces_break_it)
+{
+	/* Break it 1: cube, dampratio 1, refsafe off: timeconst -> peak (mm), max height (m),
+	 * jitter over the last 0.5 s (mm). At 0.003 the rebound is MuJoCo 2.2.2's 17.357 mm,
+	 * not the lesson's 2.581 (spec §14). */
+	static const double off[][5] = {
+		/* tc, peak, max height, jitter, rebound (< 0: not printed) */
+		{0.0005, 0.297, 7.834, 497.278, -1},
+		{0.001, 2.327, 13.809, 2084.273, -1},
+		{0.002, 6.308, 0.894, 267.969, -1},
+		{0.003, 0.578, 0.100, 0.000, 17.357},
+		{0.004, 0.297, 0.100, 0.000, -1},
+	};
+	/* Break it 2: refsafe on, timeconst 0.02: dampratio -> rebound (mm), max height (m) */
+	static const double guard[][3] = {
+		{0.10, 56.504, 0.100}, {0.07, 105.891, 0.106}, {0.05, 3146.979, 3.147}};
+	struct svc_limits lim = tsvc_limits(3);
+	json_t *a;
+	size_t i;
+
+	a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"drop\", \"base\": {\"option\": {\"refsafe\": false}}, \"vary\": "
+	    "[{\"path\": \"/geom/solref/0\", \"values\": [0.0005, 0.001, 0.002, 0.003, 0.004]}]}",
+	    &lim);
+	for (i = 0; i < 5; i++) {
+		const json_t *row = row_for(a, off[i][0]);
+		tsvc_assert_printed(cell(a, row, "peak_penetration") * 1e3, off[i][1], 3, "peak");
+		tsvc_assert_printed(cell(a, row, "max_height"), off[i][2], 3, "max height");
+		tsvc_assert_printed(cell(a, row, "jitter") * 1e3, off[i][3], 3, "jitter");
+		if (off[i][4] >= 0)
+			tsvc_assert_printed(cell(a, row, "rebound") * 1e3, off[i][4], 3, "rebound");
+	}
+	json_decref(a);
+
+	/* with the guard on, every timeconst below 2h = 0.004 s is 0.004 s: peak 0.297 mm */
+	a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref/0\", \"values\": [0.0005, "
+	    "0.001, 0.002, 0.003, 0.004]}]}",
+	    &lim);
+	for (i = 0; i < 5; i++) {
+		const json_t *row = row_for(a, off[i][0]);
+		tsvc_assert_printed(cell(a, row, "peak_penetration") * 1e3, 0.297, 3, "peak, on");
+		tsvc_assert_printed(cell(a, row, "max_height"), 0.100, 3, "max height, on");
+		ck_assert_double_eq(cell(a, row, "jitter"), cell(a, row_for(a, 0.004), "jitter"));
+	}
+	json_decref(a);
+
+	a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref/1\", \"values\": "
+	    "[0.1, 0.07, 0.05]}]}",
+	    &lim);
+	for (i = 0; i < 3; i++) {
+		const json_t *row = row_for(a, guard[i][0]);
+		tsvc_assert_printed(cell(a, row, "rebound") * 1e3, guard[i][1], 3, "rebound");
+		tsvc_assert_printed(cell(a, row, "max_height"), guard[i][2], 3, "max height");
+	}
+	/* 0.07 and 0.05 rebound higher than the 10 cm drop: the contact injected energy */
+	ck_assert(json_is_false(json_array_get(row_for(a, 0.1), column(a, "energy_gain"))));
+	ck_assert(json_is_true(json_array_get(row_for(a, 0.07), column(a, "energy_gain"))));
+	ck_assert(json_is_true(json_array_get(row_for(a, 0.05), column(a, "energy_gain"))));
+	json_decref(a);
+}
+END_TEST
+
+/* The single answer's fields must equal the sweep row's cells, bit for bit. */
+static void assert_row_is_answer(const json_t *sweep, const json_t *row, size_t nvary,
+    const json_t *single)
+{
+	const json_t *columns = json_object_get(sweep, "columns");
+	size_t i;
+
+	ck_assert_int_eq(json_array_size(columns) - nvary, json_object_size(single));
+	for (i = nvary; i < json_array_size(columns); i++) {
+		const char *name = json_string_value(json_array_get(columns, i));
+		ck_assert_msg(json_equal(json_array_get(row, i), json_object_get(single, name)),
+		    "column %s differs from the single answer", name);
+	}
+}
+
+START_TEST(sweep_points_equal_single_requests)
+{
+	struct svc_limits lim = tsvc_limits(4);
+	json_t *sweep = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"rest\", \"base\": {\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, "
+	    "\"duration\": 0.5}, \"vary\": [{\"path\": \"/geom/solref\", \"values\": [[0.01, 1], "
+	    "[-5000, -20], [0.05, -3]]}, {\"path\": \"/floor/solimp/1\", \"values\": "
+	    "[0.95, 0.99]}]}",
+	    &lim);
+	static const char *const singles[] = {
+		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+		"{\"solref\": [0.01, 1]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
+		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+		"{\"solref\": [0.01, 1]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
+		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+		"{\"solref\": [-5000, -20]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
+		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+		"{\"solref\": [-5000, -20]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
+		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+		"{\"solref\": [0.05, -3]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
+		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+		"{\"solref\": [0.05, -3]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
+	};
+	const json_t *rows = json_object_get(sweep, "rows");
+	size_t i;
+
+	ck_assert_int_eq(json_array_size(rows), 6);
+	for (i = 0; i < 6; i++) {
+		/* the floor's solref follows the geom's (it was never set in the base) */
+		json_t *single = tsvc_answer(SVC_REST, singles[i], NULL);
+		assert_row_is_answer(sweep, json_array_get(rows, i), 2, single);
+		json_decref(single);
+	}
+	/* the points differ from each other: the vary entries were applied */
+	ck_assert(!json_equal(json_array_get(rows, 0), json_array_get(rows, 1)));
+	ck_assert(!json_equal(json_array_get(rows, 0), json_array_get(rows, 2)));
+	json_decref(sweep);
+}
+END_TEST
+
+START_TEST(sweep_answers_do_not_depend_on_threads)
+{
+	const char *body = "{\"query\": \"drop\", \"base\": {\"duration\": 0.3}, \"vary\": "
+			   "[{\"path\": \"/height\", \"values\": [0, 0.01, 0.02, 0.05, 0.1, 0.2, "
+			   "0.5]}, {\"path\": \"/option/integrator\", \"values\": [\"Euler\", "
+			   "\"RK4\"]}]}";
+	struct svc_limits one = tsvc_limits(1), many = tsvc_limits(5), lots = tsvc_limits(64);
+	json_t *a = tsvc_answer(SVC_SWEEP, body, &one), *b = tsvc_answer(SVC_SWEEP, body, &many);
+	json_t *c = tsvc_answer(SVC_SWEEP, body, &lots);
+	char *ta = svc_dump(a), *tb = svc_dump(b), *tc = svc_dump(c);
+
+	ck_assert_str_eq(ta, tb);
+	ck_assert_str_eq(ta, tc);
+	free(ta);
+	free(tb);
+	free(tc);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+}
+END_TEST
+
+START_TEST(sweep_paths_with_escapes_and_whole_fields)
+{
+	/* "~1" and "~0" in a path resolve like RFC 6901 says, against the canonical base;
+	 * no scene field has a '/' or '~', so an escaped path names nothing */
+	const char *body = "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom~1solref\", "
+			   "\"values\": [1]}]}";
+	json_t *a;
+
+	tsvc_expect_error(SVC_SWEEP, body, strlen(body), NULL, ERR_UNKNOWN_FIELD, "/vary/0/path");
+	/* a whole array as the value, and the floor's own field */
+	a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"stability\", \"vary\": [{\"path\": \"/solref\", \"values\": [[0.02, 1], "
+	    "[0.02, 0.05]]}]}",
+	    NULL);
+	ck_assert(json_is_true(json_array_get(json_array_get(json_object_get(a, "rows"), 0),
+	    column(a, "stable"))));
+	ck_assert(json_is_false(json_array_get(json_array_get(json_object_get(a, "rows"), 1),
+	    column(a, "stable"))));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(sweep_csv_shape)
+{
+	json_t *a = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"stability\", \"vary\": [{\"path\": \"/solref\", \"values\": [[0.02, 1], "
+	    "[-1000, -10]]}, {\"path\": \"/option/refsafe\", \"values\": [true, false]}]}",
+	    NULL);
+	struct err err;
+	char *csv = NULL, *line, *save = NULL;
+	size_t lines = 0, commas;
+	const char *p;
+
+	err_clear(&err);
+	ck_assert_int_eq(svc_sweep_csv(a, &csv, &err), 0);
+	/* header: the two paths then the stability fields in their documented order */
+	ck_assert(strncmp(csv,
+		      "/solref,/option/refsafe,growth,h_omega,stable,timeconst_used,guard_gap,"
+		      "error_reduction,impedance,K,B,solref_fallback,diverged\n",
+		      strlen("/solref,/option/refsafe,growth")) == 0);
+	ck_assert(csv[strlen(csv) - 1] == '\n');
+	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* a quoted array cell holds one comma that is not a separator */
+		commas = 0;
+		for (p = line; *p; p++)
+			commas += *p == ',';
+		if (lines > 0) {
+			ck_assert(line[0] == '"');
+			commas -= 1;
+		}
+		ck_assert_uint_eq(commas, 12);
+		lines++;
+	}
+	ck_assert_uint_eq(lines, 5);
+	free(csv);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(sweep_csv_cells)
+{
+	json_t *answer = json_loads("{\"columns\": [\"a\", \"b,c\", \"d\"], \"rows\": [[0.1, 3, "
+				    "true], [null, \"x\\\"y\", [1.5, \"q\"]], [1e300, false, {}]]}",
+	    0, NULL);
+	struct err err;
+	char *csv = NULL;
+
+	err_clear(&err);
+	ck_assert_int_eq(svc_sweep_csv(answer, &csv, &err), 0);
+	/* reals "%.17g", integers as integers, booleans, null empty, RFC 4180 quotes */
+	ck_assert_str_eq(csv, "a,\"b,c\",d\n"
+			      "0.10000000000000001,3,true\n"
+			      ",\"x\"\"y\",\"[1.5,\"\"q\"\"]\"\n"
+			      "1.0000000000000001e+300,false,{}\n");
+	free(csv);
+	json_decref(answer);
+
+	answer = json_loads("{\"rows\": []}", 0, NULL);
+	ck_assert_int_eq(svc_sweep_csv(answer, &csv, &err), -1);
+	ck_assert_int_eq(err.code, ERR_INTERNAL);
+	json_decref(answer);
+}
+END_TEST
+
+START_TEST(never_a_non_finite_number)
+{
+	/* a direct-form stiffness of 1.7e308 / dmax^2 overflows to inf (spec §5.3): the
+	 * first contact step throws the body to infinity */
+	json_t *a = tsvc_answer(SVC_DROP, "{\"geom\": {\"solref\": [-1.7e308, -1]}}", NULL);
+	char *text = svc_dump(a);
+	const char *key;
+	json_t *v;
+	int nulls = 0;
+
+	ck_assert(json_is_true(json_object_get(a, "diverged")));
+	json_object_foreach (a, key, v) {
+		ck_assert(!json_is_real(v) || isfinite(json_real_value(v)));
+		nulls += json_is_null(v);
+	}
+	ck_assert_int_gt(nulls, 0);
+	ck_assert_ptr_null(strstr(text, "nan"));
+	ck_assert_ptr_null(strstr(text, "inf"));
+	free(text);
+	json_decref(a);
+
+	/* the same contact at rest and in the stability answer */
+	a = tsvc_answer(SVC_REST, "{\"geom\": {\"solref\": [-1.7e308, -1]}}", NULL);
+	ck_assert(json_is_true(json_object_get(a, "diverged")));
+	ck_assert(json_is_null(json_object_get(a, "K")));
+	json_decref(a);
+	a = tsvc_answer(SVC_STABILITY, "{\"solref\": [-1.7e308, -1]}", NULL);
+	ck_assert(json_is_true(json_object_get(a, "diverged")));
+	ck_assert(json_is_null(json_object_get(a, "growth")));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(dump_is_canonical_text)
+{
+	json_t *v = json_pack("{s:f, s:i, s:[f, b, n], s:s}", "z", 0.1, "a", 3, "m", 1.0, 1, "s",
+	    "\xc3\xa9");
+	char *text = svc_dump(v);
+
+	ck_assert_str_eq(text, "{\"a\":3,\"m\":[1.0,true,null],\"s\":\"\xc3\xa9\","
+			       "\"z\":0.10000000000000001}\n");
+	free(text);
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(endpoint_names)
+{
+	static const char *const names[] = {"rest", "drop", "stability", "sweep", "eval"};
+	enum svc_endpoint ep;
+	struct err err;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		err_clear(&err);
+		ck_assert_int_eq(svc_endpoint_parse(names[i], &ep, &err), 0);
+		ck_assert_str_eq(svc_endpoint_name(ep), names[i]);
+	}
+	ck_assert_int_eq(svc_endpoint_parse("calibrate", &ep, &err), -1);
+	ck_assert_int_eq(err.code, ERR_NOT_FOUND);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("service");
+	TCase *handlers = tcase_create("handlers"), *sweeps = tcase_create("sweep");
+	SRunner *runner;
+	int failed;
+
+	tcase_add_test(handlers, drop_of_the_lessons_cube);
+	tcase_add_test(handlers, rest_of_the_lessons_cube);
+	tcase_add_test(handlers, rest_without_equilibrium_and_in_direct_form);
+	tcase_add_test(handlers, stability_of_the_gap_in_the_guard);
+	tcase_add_test(handlers, stability_table_of_step_4);
+	tcase_add_test(handlers, never_a_non_finite_number);
+	tcase_add_test(handlers, dump_is_canonical_text);
+	tcase_add_test(handlers, endpoint_names);
+	suite_add_tcase(s, handlers);
+	/* the sweeps simulate a few hundred thousand steps; sanitizer builds are slow */
+	tcase_set_timeout(sweeps, 300);
+	tcase_add_test(sweeps, sweep_line_reproduces_sweep_3);
+	tcase_add_test(sweeps, sweep_grid_reproduces_sweep_1);
+	tcase_add_test(sweeps, sweep_of_solimp_reproduces_sweep_2);
+	tcase_add_test(sweeps, sweep_reproduces_break_it);
+	tcase_add_test(sweeps, sweep_points_equal_single_requests);
+	tcase_add_test(sweeps, sweep_answers_do_not_depend_on_threads);
+	tcase_add_test(sweeps, sweep_paths_with_escapes_and_whole_fields);
+	tcase_add_test(sweeps, sweep_csv_shape);
+	tcase_add_test(sweeps, sweep_csv_cells);
+	suite_add_tcase(s, sweeps);
+	runner = srunner_create(s);
+	srunner_run_all(runner, CK_NORMAL);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed == 0 ? 0 : 1;
+}
