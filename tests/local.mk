@@ -1,2 +1,3 @@
 # tests: each area includes its own fragment
 include $(srcdir)/tests/core.mk
+include $(srcdir)/tests/service.mk
