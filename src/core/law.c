@@ -130,7 +130,6 @@ int law_root_increasing(double (*f)(double, void *), void *params, double *root)
 {
 	gsl_function fn = {f, params};
 	gsl_root_fsolver *solver;
-	gsl_error_handler_t *old_handler;
 	double lo = 0, hi = 1e-6, flo, fhi;
 	int status, iter, rc = -1;
 
@@ -155,7 +154,6 @@ int law_root_increasing(double (*f)(double, void *), void *params, double *root)
 	solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
 	if (!solver)
 		return -1;
-	old_handler = gsl_set_error_handler_off();
 	gsl_root_fsolver_set(solver, &fn, lo, hi);
 	for (iter = 0; iter < 500; iter++) {
 		status = gsl_root_fsolver_iterate(solver);
@@ -172,7 +170,6 @@ int law_root_increasing(double (*f)(double, void *), void *params, double *root)
 		*root = gsl_root_fsolver_root(solver);
 		rc = 0;
 	}
-	gsl_set_error_handler(old_handler);
 	gsl_root_fsolver_free(solver);
 	return rc;
 }

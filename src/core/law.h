@@ -66,6 +66,10 @@ int law_resting_penetration(double a_u, const double solref[2], const struct law
  * f(0) <= 0, bracketed by doubling and polished by GSL's Brent solver to a
  * relative width of a few ulps. Returns 0 and fills *root, or -1 when f never
  * changes sign below 1e12 or is NaN. Allocates one GSL solver per call.
+ * GSL reports failures through a process-wide handler that aborts by default:
+ * a process calling this must have turned it off once at start-up
+ * (gsl_set_error_handler_off(); the service layer does), so that failures
+ * come back as return codes.
  */
 int law_root_increasing(double (*f)(double, void *), void *params, double *root);
 

@@ -6,6 +6,7 @@
  * presses, then every trajectory sample, each (model - measured) / sigma.
  */
 #include "service/calib.h"
+#include "service/service.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -1007,7 +1008,7 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 
 	memset(&P, 0, sizeof P);
 	/* a library must not abort the daemon: GSL's failures are return codes here */
-	gsl_set_error_handler_off();
+	svc_quiet_gsl();
 	if (!fit)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	fit->scene = *setup;

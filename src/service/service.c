@@ -35,14 +35,7 @@ static void turn_gsl_handler_off(void)
 	gsl_set_error_handler_off();
 }
 
-/*
- * GSL's default error handler aborts the process. The core's root finder
- * turns it off around each solve and then restores the previous handler, a
- * process-wide variable: with requests on several threads, one thread could
- * restore "abort" while another is solving. Turned off once, before any
- * request is computed, every save and restore after that is "off".
- */
-static void quiet_gsl_once(void)
+void svc_quiet_gsl(void)
 {
 	pthread_once(&gsl_once, turn_gsl_handler_off);
 }
@@ -51,7 +44,7 @@ void svc_limits_default(struct svc_limits *l)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
-	quiet_gsl_once();
+	svc_quiet_gsl();
 	l->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
 	l->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
 	l->threads = cores < 1 ? 1 : (int)cores;
@@ -100,7 +93,7 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 	json_t *root = NULL, *out = NULL;
 	int rc = -1;
 
-	quiet_gsl_once();
+	svc_quiet_gsl();
 	if (!lim) {
 		svc_limits_default(&defaults);
 		lim = &defaults;
@@ -147,7 +140,7 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 	struct ans_result result;
 	json_t *out;
 
-	quiet_gsl_once();
+	svc_quiet_gsl();
 	if (!lim) {
 		svc_limits_default(&defaults);
 		lim = &defaults;

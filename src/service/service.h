@@ -24,6 +24,13 @@ struct svc_limits {
 	int threads;           /* worker threads for a sweep (>= 1) */
 };
 
+/*
+ * Turn GSL's process-wide error handler (abort by default) off, once, so that the
+ * core's and the calibration's GSL failures come back as return codes. Thread-safe
+ * and idempotent; every entry point of the service calls it before computing.
+ */
+void svc_quiet_gsl(void);
+
 /* Fill l with the defaults of tunables.h and one thread per online core. */
 void svc_limits_default(struct svc_limits *l);
 
