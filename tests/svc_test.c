@@ -93,7 +93,7 @@ void tsvc_assert_printed(double value, double printed, int decimals, const char 
 {
 	double unit = pow(10, -decimals);
 
-	ck_assert_msg(fabs(value - printed) <= 0.5 * unit * (1 + 1e-6),
+	ck_assert_msg(fabs(value - printed) <= 0.5 * unit,
 	    "%s: %.*f (%.17g) does not print as the lesson's %.*f", what, decimals, value, value,
 	    decimals, printed);
 }

@@ -30,9 +30,7 @@ double tsvc_real(const json_t *obj, const char *key);
 /*
  * Assert value matches a number the lesson printed with `decimals` decimals:
  * |value - printed| <= half a unit of the last printed digit (the printed
- * digits are the tolerance), widened by a millionth of that unit so that a
- * value on a tie (MuJoCo 2.2.2's sphere rests at 1.2262500000000816 mm, which
- * the lesson's build printed as 1.2262) passes whichever way it was rounded.
+ * digits are the tolerance).
  */
 void tsvc_assert_printed(double value, double printed, int decimals, const char *what);
 
