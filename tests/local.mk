@@ -1,3 +1,4 @@
 # tests: each area includes its own fragment
 include $(srcdir)/tests/core.mk
 include $(srcdir)/tests/service.mk
+include $(srcdir)/tests/parity.mk

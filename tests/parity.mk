@@ -1,0 +1,19 @@
+# Parity with real MuJoCo 2.2.2: the contact core against mj_step on randomised
+# scenes, and the seed lesson's tables computed both ways. libmujoco is linked here
+# and in bench/ only, never into src/.
+MJSCENE_SOURCES = tests/mjscene.c tests/mjscene.h
+PARITY_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+PARITY_LIBS = $(CORE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/test_parity tests/test_lesson
+TESTS += tests/test_parity tests/test_lesson
+
+tests_test_parity_SOURCES = tests/test_parity.c $(MJSCENE_SOURCES)
+tests_test_parity_CFLAGS = $(PARITY_CFLAGS)
+tests_test_parity_LDADD = $(PARITY_LIBS)
+
+tests_test_lesson_SOURCES = tests/test_lesson.c $(MJSCENE_SOURCES)
+tests_test_lesson_CFLAGS = $(PARITY_CFLAGS)
+tests_test_lesson_LDADD = $(PARITY_LIBS)
+
+EXTRA_DIST += docs/parity.md
