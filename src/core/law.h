@@ -8,9 +8,12 @@
 #ifndef CONTACTD_CORE_LAW_H
 #define CONTACTD_CORE_LAW_H
 
-/* solimp after MuJoCo's getsolparam clamps (spec §5.1, step 3). */
+/* solimp after MuJoCo's getsolparam clamps (spec §5.1, step 3), with the two
+ * sigmoid scales MuJoCo recomputes per row cached: the same values, computed once. */
 struct law_solimp {
 	double d0, dwidth, width, midpoint, power;
+	double scale_below; /* 1 / midpoint^(power-1): the curve's factor for x <= midpoint */
+	double scale_above; /* 1 / (1-midpoint)^(power-1): for x > midpoint */
 };
 
 /* Reference-spring gains of one constraint (efc_KBIP[0..1]) and the solref actually used. */

@@ -5,7 +5,9 @@
  * Newton minimizer lies on the z axis, so the 6-DOF constraint problem reduces to
  *   a = a0                                  when a0 >= aref (rows satisfied),
  *   a = (m*a0 + N*D*aref) / (m + N*D)       otherwise,
- * with N rows, D = 1/R. Intermediate quantities use MuJoCo's operation order.
+ * with N rows, D = 1/R. Intermediate quantities (imp, K, B, R, aref) use MuJoCo's
+ * operation order; the last line is evaluated multiplied through by R, which
+ * agrees with MuJoCo's Newton solve to a few ulps (docs/parity.md).
  */
 #include "core/scene.h"
 
@@ -41,19 +43,29 @@ void scene_prepare(const struct scene *s, struct scene_model *m)
 	m->friction0 = f0;
 	m->diag_raw = m->contact.condim == 1 ? m->tran : m->tran + f0 * f0 * m->tran;
 	m->impratio = s->option.impratio;
+	/* with impratio 1, R1 == R0 and mu == f0 exactly, so 2*mu*mu is a constant */
+	m->pyramid_scale = m->impratio == 1 ? 2 * f0 * f0 : 0;
 	m->timestep = s->option.timestep;
 	m->integrator = s->option.integrator;
 }
 
+/* MuJoCo's mju_max, inlined: fmax is a library call on the hot path */
+static inline double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 double scene_row_R(const struct scene_model *m, double imp)
 {
-	double R0 = fmax(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
+	double R0 = max2(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
 	double R1, mu;
 
 	if (m->rows_per_contact == 1)
 		return R0;
+	if (m->pyramid_scale > 0)
+		return m->pyramid_scale * R0;
 	/* pyramid: every edge gets 2*mu^2*R0 with the impratio-regularized mu */
-	R1 = R0 / fmax(MJ_MINVAL, m->impratio);
+	R1 = R0 / max2(MJ_MINVAL, m->impratio);
 	mu = m->friction0 * sqrt(R1 / R0);
 	return 2 * mu * mu * R0;
 }
@@ -62,7 +74,7 @@ double scene_accel(const struct scene_model *m, double z, double vel,
     struct scene_contact_state *state)
 {
 	double dist = z - m->half_height;
-	double r, imp, aref, R, ND, acc;
+	double r, imp, aref, R, acc;
 
 	if (!(dist < m->contact.includemargin)) {
 		if (state) {
@@ -80,8 +92,9 @@ double scene_accel(const struct scene_model *m, double z, double vel,
 	if (m->a0 >= aref) {
 		acc = m->a0; /* every row satisfied: no force */
 	} else {
-		ND = m->rows * (1 / R);
-		acc = (m->mass * m->a0 + ND * aref) / (m->mass + ND);
+		/* (m a0 + N D aref) / (m + N D) with D = 1/R, multiplied through by R: one
+		 * division on the step's critical path instead of three */
+		acc = (m->mass * m->a0 * R + m->rows * aref) / (m->mass * R + m->rows);
 	}
 	if (state) {
 		state->active = 1;

@@ -50,6 +50,7 @@ struct scene_model {
 	double diag_raw;   /* raw efc_diagApprox of the first row of a contact */
 	double impratio;
 	double friction0;  /* friction[0], for the pyramid's R */
+	double pyramid_scale; /* 2*mu*mu when impratio == 1 (mu == friction0 exactly), else 0 */
 	double half_height; /* centre to lowest point */
 	double timestep;
 	enum scene_integrator integrator;
