@@ -2,3 +2,4 @@
 include $(srcdir)/tests/core.mk
 include $(srcdir)/tests/service.mk
 include $(srcdir)/tests/parity.mk
+include $(srcdir)/tests/http.mk

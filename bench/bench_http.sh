@@ -1,0 +1,156 @@
+#!/bin/sh
+# bench_http.sh: contactd under wrk, with nginx serving the same answer bytes as a
+# static file for the ceiling. Run by `make bench-http` (never by `make check`).
+#
+# Scenarios, each at 1, 16 and 128 connections:
+#   nginx-static   GET of a file holding a cached answer's exact bytes (the ceiling)
+#   cached         POST /v1/rest of one question, answered from the cache
+#   uncached-drop  POST /v1/drop, every request a new height: computed every time
+#   sweep-1000     POST /v1/sweep of 1000 rest points, every request a new base
+# Prints requests/s and p99 latency per run, and cached / nginx-static per
+# connection count (target: >= 0.5).
+#
+# Environment: CONTACTD (default ./contactd), BENCH_DURATION seconds per run
+# (default 5), BENCH_THREADS contactd and nginx worker count (default: cores).
+set -eu
+CONTACTD=${CONTACTD:-./contactd}
+NGINX=${NGINX:-$(PATH="$PATH:/usr/sbin:/sbin" command -v nginx || true)}
+WRK=${WRK:-$(command -v wrk || true)}
+CURL=${CURL:-$(command -v curl || true)}
+duration=${BENCH_DURATION:-5}
+cores=$(nproc 2>/dev/null || echo 2)
+threads=${BENCH_THREADS:-$cores}
+
+for tool in "$NGINX" "$WRK" "$CURL"; do
+	[ -n "$tool" ] && [ -x "$tool" ] || {
+		echo "bench_http.sh: needs nginx, wrk and curl (deploy/setup-debian.sh)" >&2
+		exit 1
+	}
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/contactd-bench.XXXXXX")
+daemon_pid=
+cleanup() {
+	[ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null || true
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+"$CONTACTD" --port 0 --db "$tmp/cache.db" --threads "$threads" 2>"$tmp/contactd.log" &
+daemon_pid=$!
+port=
+for _ in $(seq 1 600); do
+	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$tmp/contactd.log")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || { echo "contactd did not start" >&2; exit 1; }
+
+# The cached question, asked once so that the benchmark only sees hits.
+question='{"body": {"shape": "box", "size": 0.05, "mass": 1.0}}'
+mkdir -p "$tmp/static" "$tmp/nginx"
+"$CURL" -sS -f -o "$tmp/static/answer.json" -H 'Content-Type: application/json' \
+	--data-binary "$question" "http://127.0.0.1:$port/v1/rest"
+
+# nginx serving those bytes, with as many workers as contactd has threads.
+user_line=
+[ "$(id -u)" = 0 ] && user_line="user root;"
+for _ in $(seq 1 20); do
+	nport=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
+	cat >"$tmp/nginx.conf" <<CONF
+$user_line
+worker_processes $threads;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx.error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $tmp/nginx/body;
+	proxy_temp_path $tmp/nginx/proxy;
+	fastcgi_temp_path $tmp/nginx/fastcgi;
+	uwsgi_temp_path $tmp/nginx/uwsgi;
+	scgi_temp_path $tmp/nginx/scgi;
+	keepalive_requests 1000000;
+	server {
+		listen 127.0.0.1:$nport;
+		location = /answer.json { root $tmp/static; default_type application/json; }
+	}
+}
+CONF
+	"$NGINX" -p "$tmp/nginx" -c "$tmp/nginx.conf" 2>"$tmp/nginx.start.log" && break
+	nport=
+done
+[ -n "$nport" ] || { echo "nginx did not start: $(cat "$tmp/nginx.start.log")" >&2; exit 1; }
+
+# wrk scripts. Each wrk thread numbers its requests from its own id, so every
+# uncached body is new across threads and runs.
+cat >"$tmp/cached.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$question'
+LUA
+cat >"$tmp/unique.lua" <<'LUA'
+local counter = 0
+local id = 0
+local stamp = os.time() % 100000
+function setup(thread)
+	thread:set("id", setup_count or 0)
+	setup_count = (setup_count or 0) + 1
+end
+function init(args)
+	id = wrk.thread:get("id") or 0
+	kind = args[1]
+end
+function request()
+	counter = counter + 1
+	local n = (stamp * 1000 + id) * 10000000 + counter
+	local height = string.format("%.12f", 0.1 + n * 1e-16)
+	local body
+	if kind == "drop" then
+		body = '{"body": {"shape": "sphere", "size": 0.05, "mass": 1}, "height": ' .. height .. '}'
+	else
+		local values = {}
+		for i = 1, 1000 do values[i] = string.format("%.6f", 0.5 + i * 0.001) end
+		body = '{"query": "rest", "base": {"body": {"mass": ' .. height .. '}},'
+			.. ' "vary": [{"path": "/body/size", "values": [' .. table.concat(values, ",")
+			.. ']}]}'
+	end
+	return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+end
+LUA
+
+# run NAME URL SCRIPT ARG CONNECTIONS: one wrk run; appends "NAME C RPS P99" to results.
+run() {
+	c=$5
+	t=$(( c < cores ? c : cores ))
+	if [ -n "$3" ]; then
+		"$WRK" -t"$t" -c"$c" -d"${duration}s" --latency -s "$3" "$2" -- "$4" >"$tmp/wrk.out" 2>&1
+	else
+		"$WRK" -t"$t" -c"$c" -d"${duration}s" --latency "$2" >"$tmp/wrk.out" 2>&1
+	fi
+	rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$tmp/wrk.out")
+	p99=$(sed -n 's/^ *99% *\([0-9.]*[a-z]*\).*/\1/p' "$tmp/wrk.out")
+	errors=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' "$tmp/wrk.out")
+	printf '%-14s %5s %12s %10s %s\n' "$1" "$c" "${rps:-?}" "${p99:-?}" \
+		"${errors:+($errors non-2xx)}"
+	echo "$1 $c ${rps:-0}" >>"$tmp/results"
+}
+
+echo "contactd $("$CONTACTD" --version | sed 's/^contactd //'): $threads threads;" \
+	"nginx: $threads workers; $cores cores; ${duration}s per run"
+printf '%-14s %5s %12s %10s\n' scenario conns "requests/s" "p99"
+base="http://127.0.0.1:$port"
+for c in 1 16 128; do
+	run nginx-static "http://127.0.0.1:$nport/answer.json" "" "" "$c"
+	run cached "$base/v1/rest" "$tmp/cached.lua" "" "$c"
+	run uncached-drop "$base/v1/drop" "$tmp/unique.lua" drop "$c"
+	run sweep-1000 "$base/v1/sweep" "$tmp/unique.lua" sweep "$c"
+done
+echo
+echo "cached / nginx-static (target >= 0.5):"
+for c in 1 16 128; do
+	awk -v c="$c" '$2 == c && $1 == "nginx-static" { n = $3 }
+		$2 == c && $1 == "cached" { k = $3 }
+		END { printf "  %3d connections: %.2f\n", c, (n > 0 ? k / n : 0) }' "$tmp/results"
+done

@@ -1,0 +1,231 @@
+/*
+ * contactd.c: the daemon's main: command line, start-up, signals and shutdown.
+ *
+ * Exit status: 0 after a clean shutdown, 1 when the store or the listener cannot
+ * be set up, 2 for a bad command line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "http/http.h"
+#include "http/http_calib.h"
+#include "store/store.h"
+#include "tunables.h"
+
+/* Long options without a short form. */
+enum {
+	OPT_SWEEP_THREADS = 256,
+	OPT_TIMEOUT,
+	OPT_MAX_CONNECTIONS,
+	OPT_MAX_BODY,
+	OPT_MAX_SWEEP_POINTS,
+	OPT_MAX_EVAL_CALLS,
+	OPT_DRAIN_TIMEOUT,
+	OPT_CORE_VERSION,
+};
+
+static const struct option options[] = {
+	{"port", required_argument, NULL, 'p'},
+	{"bind", required_argument, NULL, 'b'},
+	{"db", required_argument, NULL, 'd'},
+	{"threads", required_argument, NULL, 't'},
+	{"sweep-threads", required_argument, NULL, OPT_SWEEP_THREADS},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+	{"max-body", required_argument, NULL, OPT_MAX_BODY},
+	{"max-sweep-points", required_argument, NULL, OPT_MAX_SWEEP_POINTS},
+	{"max-eval-calls", required_argument, NULL, OPT_MAX_EVAL_CALLS},
+	{"drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT},
+	{"core-version", required_argument, NULL, OPT_CORE_VERSION},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	    "Usage: contactd [OPTION]...\n"
+	    "       contactd [--db PATH] token create|revoke|list [ARG]...\n"
+	    "Answer questions about MuJoCo's soft contacts over HTTP (see contactd(8)).\n"
+	    "\n"
+	    "  -p, --port N             TCP port (default %d; 0 picks a free one)\n"
+	    "  -b, --bind ADDR          numeric IPv4/IPv6 address to listen on (default %s)\n"
+	    "  -d, --db PATH            SQLite database, created if missing (default ./%s)\n"
+	    "  -t, --threads N          HTTP threads (default: one per online core)\n"
+	    "      --sweep-threads N    threads computing one sweep (default: one per core)\n"
+	    "      --timeout SEC        close a connection idle this long (default %d)\n"
+	    "      --max-connections N  open connections at once (default %d)\n"
+	    "      --max-body BYTES     largest request body; 413 beyond (default %d)\n"
+	    "      --max-sweep-points N largest sweep; 413 beyond (default %d)\n"
+	    "      --max-eval-calls N   largest eval batch; 413 beyond (default %d)\n"
+	    "      --drain-timeout SEC  on SIGTERM, wait this long for requests (default %d)\n"
+	    "      --core-version STR   for testing only: pretend to be another core version\n"
+	    "  -h, --help               show this help and exit\n"
+	    "  -V, --version            show the version and exit\n",
+	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB,
+	    DAEMON_CONNECTION_TIMEOUT, DAEMON_CONNECTION_LIMIT, LIMIT_MAX_BODY_BYTES,
+	    LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS, DAEMON_DRAIN_TIMEOUT);
+}
+
+/* Parse a whole decimal number in [min, max] into *out; -1 when it is not one. */
+static int parse_number(const char *arg, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The long name of option opt. */
+static const char *option_name(int opt)
+{
+	const struct option *o = options;
+
+	while (o->name && o->val != opt)
+		o++;
+	return o->name;
+}
+
+/* Apply one numeric option to c; -1 with a message when its argument is bad. */
+static int set_number(struct http_config *c, int opt, const char *arg)
+{
+	long v;
+	int ok;
+
+	switch (opt) {
+	case 'p':
+		ok = parse_number(arg, 0, 65535, &v) == 0;
+		c->port = (unsigned)v;
+		break;
+	case 't':
+		ok = parse_number(arg, 1, 1024, &v) == 0;
+		c->threads = (int)v;
+		break;
+	case OPT_SWEEP_THREADS:
+		ok = parse_number(arg, 1, 1024, &v) == 0;
+		c->sweep_threads = (int)v;
+		break;
+	case OPT_TIMEOUT:
+		ok = parse_number(arg, 1, 86400, &v) == 0;
+		c->timeout_s = (unsigned)v;
+		break;
+	case OPT_MAX_CONNECTIONS:
+		ok = parse_number(arg, 1, 1000000, &v) == 0;
+		c->max_connections = (unsigned)v;
+		break;
+	case OPT_MAX_BODY:
+		ok = parse_number(arg, 1, INT_MAX, &v) == 0;
+		c->max_body = (size_t)v;
+		break;
+	case OPT_MAX_SWEEP_POINTS:
+		ok = parse_number(arg, 1, LIMIT_MAX_SWEEP_POINTS, &v) == 0;
+		c->max_sweep_points = v;
+		break;
+	case OPT_MAX_EVAL_CALLS:
+		ok = parse_number(arg, 1, LIMIT_MAX_EVAL_CALLS, &v) == 0;
+		c->max_eval_calls = v;
+		break;
+	default: /* OPT_DRAIN_TIMEOUT */
+		ok = parse_number(arg, 0, 86400, &v) == 0;
+		c->drain_s = (unsigned)v;
+		break;
+	}
+	if (!ok)
+		fprintf(stderr, "contactd: --%s: '%s' is not a number in range\n",
+		    option_name(opt), arg);
+	return ok ? 0 : -1;
+}
+
+/* Serve until SIGTERM or SIGINT; the exit status. */
+static int serve(const struct http_config *config, const char *db_path)
+{
+	struct store *st = NULL;
+	struct http_server *srv = NULL;
+	sigset_t stop_signals;
+	struct err e;
+	int sig, status = 1;
+
+	/* Block the stop signals before any thread starts, so every thread inherits the
+	 * mask and only sigwait() below receives them. */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (store_open(db_path, &st, &e) < 0 || http_calib_start(st, &e) < 0 ||
+	    http_start(config, st, &srv, &e) < 0) {
+		fprintf(stderr, "contactd: %s\n", e.message);
+		goto out;
+	}
+	http_log("contactd %s (core %s) listening on %s%s%s:%u, %d threads, database %s",
+	    PACKAGE_VERSION, config->core_version, strchr(config->bind, ':') ? "[" : "",
+	    config->bind, strchr(config->bind, ':') ? "]" : "", http_port(srv), config->threads,
+	    db_path);
+	if (sigwait(&stop_signals, &sig) != 0)
+		sig = SIGTERM;
+	http_log("%s: finishing requests in flight, then stopping", strsignal(sig));
+	http_stop(srv);
+	status = 0;
+out:
+	store_close(st);
+	if (status == 0)
+		http_log("stopped");
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct http_config config;
+	const char *db_path = DAEMON_DEFAULT_DB;
+	int opt;
+
+	http_config_default(&config);
+	/* '+': stop at the first operand, so `contactd token create --robot r` keeps its options. */
+	while ((opt = getopt_long(argc, argv, "+p:b:d:t:hV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			config.bind = optarg;
+			break;
+		case 'd':
+			db_path = optarg;
+			break;
+		case OPT_CORE_VERSION:
+			config.core_version = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("contactd %s (core %s)\n", PACKAGE_VERSION, CORE_VERSION);
+			return 0;
+		case '?':
+			usage(stderr);
+			return 2;
+		default:
+			if (set_number(&config, opt, optarg) < 0)
+				return 2;
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind], "token") == 0)
+			return calib_token_command(argc - optind, argv + optind, db_path);
+		fprintf(stderr, "contactd: unknown command '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return serve(&config, db_path);
+}

@@ -1,0 +1,810 @@
+/*
+ * http.c: contactd's HTTP front end. Reads each request's body incrementally under
+ * a size limit, routes it, answers questions through the service layer and the
+ * answer cache, and writes one log line and the metrics when the request ends.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "http/http.h"
+#include "http/http_calib.h"
+#include "http/metrics.h"
+#include "http/openapi.h"
+#include "service/service.h"
+#include "tunables.h"
+
+struct http_server {
+	struct http_config cfg;
+	struct store *store;
+	struct svc_limits limits;
+	struct metrics *metrics;
+	struct MHD_Daemon *daemon;
+	unsigned port;
+	atomic_long in_flight; /* requests between their headers and their completion */
+	atomic_bool stopping;
+};
+
+/* One request, from its headers to its completion (MHD's per-request pointer). */
+struct exchange {
+	struct http_request req; /* first member: handlers get &x->req, responders cast back */
+	struct http_server *srv;
+	struct timespec start;
+	char *body;
+	size_t body_len, body_cap;
+	int body_too_large;
+	unsigned status; /* 0 until a response is queued */
+	long long bytes; /* response body bytes, -1 when unknown (a stream) */
+	enum metrics_cache cache;
+	enum err_code code;
+	const char *allow; /* the Allow header of a 405 */
+	char client[64];
+};
+
+struct route;
+typedef enum MHD_Result (*route_fn)(struct MHD_Connection *conn, struct exchange *x,
+    const struct route *r);
+
+struct route {
+	const char *path;
+	const char *method; /* a GET route also answers HEAD */
+	const char *name;   /* for the log and the metrics */
+	route_fn serve;
+	enum svc_endpoint endpoint; /* question routes only */
+};
+
+static const char json_media[] = "application/json";
+static const char csv_type[] = "text/csv; charset=utf-8";
+
+void http_config_default(struct http_config *c)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	c->bind = DAEMON_DEFAULT_BIND;
+	c->port = DAEMON_DEFAULT_PORT;
+	c->threads = cores > 0 ? (int)cores : 1;
+	c->sweep_threads = c->threads;
+	c->timeout_s = DAEMON_CONNECTION_TIMEOUT;
+	c->max_connections = DAEMON_CONNECTION_LIMIT;
+	c->max_body = LIMIT_MAX_BODY_BYTES;
+	c->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
+	c->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
+	c->drain_s = DAEMON_DRAIN_TIMEOUT;
+	c->core_version = CORE_VERSION;
+}
+
+/* ---- logging ---- */
+
+void http_log(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof line - 2)
+		n = sizeof line - 2;
+	line[n++] = '\n';
+	/* One write(2) per line, so lines from different threads never interleave. */
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+/* Copy s into out (size > 4) with every byte that could forge a log field escaped as %XX. */
+static void log_safe(char *out, size_t size, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	for (; s && *s && n + 4 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c >= 0x7f || c == '%' || c == '"') {
+			out[n++] = '%';
+			out[n++] = hex[c >> 4];
+			out[n++] = hex[c & 15];
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	out[n] = '\0';
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static const char *cache_name(enum metrics_cache c)
+{
+	return c == METRICS_CACHE_HIT ? "hit" : c == METRICS_CACHE_MISS ? "miss" : "-";
+}
+
+/* The request's one log line: time client method path status bytes ms cache [error] [end]. */
+static void log_request(const struct exchange *x, double secs,
+    enum MHD_RequestTerminationCode toe)
+{
+	static const char *const ends[] = {
+		[MHD_REQUEST_TERMINATED_WITH_ERROR] = "error",
+		[MHD_REQUEST_TERMINATED_TIMEOUT_REACHED] = "timeout",
+		[MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN] = "shutdown",
+		[MHD_REQUEST_TERMINATED_READ_ERROR] = "read-error",
+		[MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "client-abort",
+	};
+	char when[32], method[32], path[300], status[8], bytes[24];
+	struct timespec now;
+	struct tm tm;
+	const char *end = "";
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+	log_safe(method, sizeof method, x->req.method);
+	log_safe(path, sizeof path, x->req.url);
+	snprintf(status, sizeof status, x->status ? "%u" : "-", x->status);
+	snprintf(bytes, sizeof bytes, x->bytes >= 0 ? "%lld" : "-", x->bytes);
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK &&
+	    (size_t)toe < sizeof ends / sizeof ends[0] && ends[toe])
+		end = ends[toe];
+	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s", when, now.tv_nsec / 1000000,
+	    x->client, method, path, status, bytes, secs * 1e3, cache_name(x->cache),
+	    x->code ? " error=" : "", x->code ? err_name(x->code) : "", *end ? " end=" : "", end);
+}
+
+/* ---- responders ---- */
+
+static struct exchange *exchange_of(struct http_request *req)
+{
+	return (struct exchange *)req;
+}
+
+enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req,
+    unsigned status, struct MHD_Response *resp)
+{
+	struct exchange *x = exchange_of(req);
+
+	x->status = status;
+	x->bytes = -1;
+	return MHD_queue_response(conn, status, resp);
+}
+
+/* Queue a buffer response (mode as in MHD) with our headers; frees data on failure if owned. */
+static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchange *x,
+    unsigned status, const char *content_type, const char *data, size_t len,
+    enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)data, mode);
+	enum MHD_Result ret;
+
+	if (!resp) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free((void *)data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	if (x->cache != METRICS_CACHE_NONE)
+		MHD_add_response_header(resp, "X-Cache", cache_name(x->cache));
+	if (x->allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, x->allow);
+	/* While shutting down, do not invite the client to send another request here. */
+	if (atomic_load(&x->srv->stopping))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = http_respond(conn, &x->req, status, resp);
+	x->bytes = (long long)len;
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result http_respond_bytes(struct MHD_Connection *conn, struct http_request *req,
+    unsigned status, const char *content_type, const char *data, size_t len)
+{
+	return respond_buffer(conn, exchange_of(req), status, content_type, data, len,
+	    MHD_RESPMEM_MUST_COPY);
+}
+
+enum MHD_Result http_respond_json(struct MHD_Connection *conn, struct http_request *req,
+    unsigned status, const json_t *value)
+{
+	char *text = svc_dump(value);
+
+	if (!text)
+		return MHD_NO;
+	return respond_buffer(conn, exchange_of(req), status, json_media, text, strlen(text),
+	    MHD_RESPMEM_MUST_FREE);
+}
+
+enum MHD_Result http_respond_error(struct MHD_Connection *conn, struct http_request *req,
+    const struct err *e)
+{
+	json_t *body = err_to_json(e);
+	enum MHD_Result ret;
+
+	if (!body)
+		return MHD_NO;
+	exchange_of(req)->code = e->code;
+	ret = http_respond_json(conn, req, (unsigned)err_http_status(e->code), body);
+	json_decref(body);
+	return ret;
+}
+
+/* Reject the request with code; message as printf. */
+static enum MHD_Result reject(struct MHD_Connection *conn, struct exchange *x, enum err_code code,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static enum MHD_Result reject(struct MHD_Connection *conn, struct exchange *x, enum err_code code,
+    const char *fmt, ...)
+{
+	char message[ERR_MESSAGE_MAX];
+	struct err e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof message, fmt, ap);
+	va_end(ap);
+	err_set(&e, code, "", "%s", message);
+	return http_respond_error(conn, &x->req, &e);
+}
+
+/* ---- content negotiation ---- */
+
+/* Length of s's leading media type (up to ';', ',' or the end), trailing blanks trimmed. */
+static size_t media_type_len(const char *s)
+{
+	size_t n = strcspn(s, ";,");
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
+/*
+ * How well the media range [range, range + n) matches type: 3 exact, 2 "type/x",
+ * 1 "x/x", 0 not at all.
+ */
+static int range_match(const char *range, size_t n, const char *type)
+{
+	const char *slash = strchr(type, '/');
+	size_t major = (size_t)(slash - type);
+
+	if (n == strlen(type) && strncasecmp(range, type, n) == 0)
+		return 3;
+	if (n == major + 2 && strncasecmp(range, type, major + 1) == 0 && range[major + 1] == '*')
+		return 2;
+	if (n == 3 && strncmp(range, "*/*", 3) == 0)
+		return 1;
+	return 0;
+}
+
+/* The q parameter of the media range whose parameters start at params (before ','). */
+static double range_q(const char *params)
+{
+	const char *end = params + strcspn(params, ",");
+	const char *q;
+
+	for (q = params; q && q < end; q = strchr(q + 1, ';')) {
+		q += strspn(q, "; \t");
+		if (q < end && (q[0] == 'q' || q[0] == 'Q') && q[1] == '=')
+			return strtod(q + 2, NULL);
+	}
+	return 1.0;
+}
+
+/*
+ * RFC 9110 content negotiation: the index of the offer the Accept header prefers
+ * (highest q, then the most specific range that named it, then the earlier offer),
+ * or -1 when it accepts none. No header accepts the first offer.
+ */
+static int negotiate(const char *accept, const char *const offers[], int count)
+{
+	int best = -1, best_spec = 0, i;
+	double best_q = 0;
+
+	if (!accept || !*accept)
+		return 0;
+	for (i = 0; i < count; i++) {
+		const char *range = accept;
+		int spec = 0;
+		double q = 0;
+
+		/* The most specific range that matches this offer decides its q. */
+		while (*range) {
+			size_t n;
+			int m;
+
+			range += strspn(range, " \t,");
+			n = media_type_len(range);
+			m = n ? range_match(range, n, offers[i]) : 0;
+			if (m > spec) {
+				spec = m;
+				q = range_q(range + n);
+			}
+			range += strcspn(range, ",");
+		}
+		if (spec && q > 0 && (q > best_q || (q == best_q && spec > best_spec))) {
+			best = i;
+			best_q = q;
+			best_spec = spec;
+		}
+	}
+	return best;
+}
+
+/* Is the request's Content-Type (if any) JSON: application/json or a +json type? */
+static int body_is_json(const char *content_type)
+{
+	size_t n;
+
+	if (!content_type)
+		return 1;
+	content_type += strspn(content_type, " \t");
+	n = media_type_len(content_type);
+	return (n == strlen(json_media) && strncasecmp(content_type, json_media, n) == 0) ||
+	       (n > 5 && strncasecmp(content_type + n - 5, "+json", 5) == 0);
+}
+
+/* ---- handlers ---- */
+
+/* The answer's text: from the cache, else computed and stored. Caller frees *text. */
+static int answer_text(struct exchange *x, enum svc_endpoint ep, const json_t *canonical,
+    char **text, struct err *err)
+{
+	struct http_server *srv = x->srv;
+	const char *endpoint = svc_endpoint_name(ep);
+	unsigned char key[STORE_KEY_BYTES];
+	char *canonical_text = svc_dump(canonical);
+	json_t *answer = NULL;
+	struct err cache_err;
+	size_t len;
+	int rc = -1, hit;
+
+	if (!canonical_text)
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	store_cache_key(srv->cfg.core_version, endpoint, canonical_text, key);
+	hit = store_cache_get(srv->store, key, text, &len, &cache_err);
+	if (hit == 1) {
+		x->cache = METRICS_CACHE_HIT;
+		rc = 0;
+		goto out;
+	}
+	/* A failing cache costs speed, never an answer: log it and compute. */
+	if (hit < 0) {
+		metrics_cache_error(srv->metrics);
+		http_log("cache read failed: %s", cache_err.message);
+	}
+	x->cache = METRICS_CACHE_MISS;
+	if (svc_answer(ep, canonical, &srv->limits, &answer, err) < 0)
+		goto out;
+	*text = svc_dump(answer);
+	if (!*text) {
+		err_set(err, ERR_INTERNAL, NULL, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	if (store_cache_put(srv->store, key, srv->cfg.core_version, endpoint, *text,
+		strlen(*text), &cache_err) < 0) {
+		metrics_cache_error(srv->metrics);
+		http_log("cache write failed: %s", cache_err.message);
+	}
+out:
+	json_decref(answer);
+	free(canonical_text);
+	return rc;
+}
+
+/* The sweep answer text as CSV. Caller frees *csv. */
+static int sweep_csv(const char *text, char **csv, struct err *err)
+{
+	json_error_t jerr;
+	json_t *answer = json_loads(text, 0, &jerr);
+	int rc;
+
+	if (!answer)
+		return err_set(err, ERR_INTERNAL, NULL, "stored answer is not JSON: %s", jerr.text);
+	rc = svc_sweep_csv(answer, csv, err);
+	json_decref(answer);
+	return rc;
+}
+
+/* POST /v1/{rest,drop,stability,sweep,eval}: the contract's questions. */
+static enum MHD_Result serve_question(struct MHD_Connection *conn, struct exchange *x,
+    const struct route *r)
+{
+	static const char *const offers[] = {json_media, "text/csv"};
+	int offer_count = r->endpoint == SVC_SWEEP ? 2 : 1;
+	json_t *canonical = NULL;
+	char *text = NULL, *csv = NULL;
+	enum MHD_Result ret;
+	struct err e;
+	int format;
+
+	err_clear(&e);
+	if (!body_is_json(x->req.content_type))
+		return reject(conn, x, ERR_UNSUPPORTED_MEDIA, "the body must be %s, not %s",
+		    json_media, x->req.content_type);
+	format = negotiate(x->req.accept, offers, offer_count);
+	if (format < 0)
+		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", r->path, json_media,
+		    offer_count > 1 ? " or text/csv" : "");
+	if (svc_canonical(r->endpoint, x->body, x->body_len, &x->srv->limits, &canonical, &e) < 0 ||
+	    answer_text(x, r->endpoint, canonical, &text, &e) < 0 ||
+	    (format == 1 && sweep_csv(text, &csv, &e) < 0)) {
+		ret = http_respond_error(conn, &x->req, &e);
+		goto out;
+	}
+	if (csv) {
+		ret = respond_buffer(conn, x, MHD_HTTP_OK, csv_type, csv, strlen(csv),
+		    MHD_RESPMEM_MUST_FREE);
+		csv = NULL;
+	} else {
+		ret = respond_buffer(conn, x, MHD_HTTP_OK, json_media, text, strlen(text),
+		    MHD_RESPMEM_MUST_FREE);
+		text = NULL;
+	}
+out:
+	free(csv);
+	free(text);
+	json_decref(canonical);
+	return ret;
+}
+
+/* GET /v1/health: liveness, versions and the store's state. */
+static enum MHD_Result serve_health(struct MHD_Connection *conn, struct exchange *x,
+    const struct route *r)
+{
+	struct http_server *srv = x->srv;
+	struct err e;
+	int schema = store_schema_version(srv->store, &e);
+	json_t *body;
+	enum MHD_Result ret;
+
+	(void)r;
+	body = json_pack("{s:s, s:s, s:s, s:s}", "status", "ok", "version", PACKAGE_VERSION,
+	    "core_version", srv->cfg.core_version, "store", schema < 0 ? "unavailable" : "ok");
+	if (!body)
+		return MHD_NO;
+	if (schema >= 0)
+		json_object_set_new(body, "schema_version", json_integer(schema));
+	else
+		json_object_set_new(body, "store_error", json_string(e.message));
+	ret = http_respond_json(conn, &x->req, MHD_HTTP_OK, body);
+	json_decref(body);
+	return ret;
+}
+
+/* GET /v1/openapi.json: the embedded API description. */
+static enum MHD_Result serve_openapi(struct MHD_Connection *conn, struct exchange *x,
+    const struct route *r)
+{
+	(void)r;
+	return respond_buffer(conn, x, MHD_HTTP_OK, json_media, openapi_json, openapi_json_len,
+	    MHD_RESPMEM_PERSISTENT);
+}
+
+/* GET /metrics: Prometheus text format. */
+static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct exchange *x,
+    const struct route *r)
+{
+	struct http_server *srv = x->srv;
+	const union MHD_DaemonInfo *info =
+	    MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	size_t len = 0;
+	char *text = metrics_render(srv->metrics, atomic_load(&srv->in_flight),
+	    info ? info->num_connections : 0, PACKAGE_VERSION, srv->cfg.core_version, &len);
+
+	(void)r;
+	if (!text)
+		return MHD_NO;
+	return respond_buffer(conn, x, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+	    text, len, MHD_RESPMEM_MUST_FREE);
+}
+
+static const struct route routes[] = {
+	{"/v1/rest", MHD_HTTP_METHOD_POST, "rest", serve_question, SVC_REST},
+	{"/v1/drop", MHD_HTTP_METHOD_POST, "drop", serve_question, SVC_DROP},
+	{"/v1/stability", MHD_HTTP_METHOD_POST, "stability", serve_question, SVC_STABILITY},
+	{"/v1/sweep", MHD_HTTP_METHOD_POST, "sweep", serve_question, SVC_SWEEP},
+	{"/v1/eval", MHD_HTTP_METHOD_POST, "eval", serve_question, SVC_EVAL},
+	{"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health, 0},
+	{"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi, 0},
+	{"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics, 0},
+};
+
+static int is_calibration_url(const char *url)
+{
+	return strncmp(url, "/v1/robots/", 11) == 0 || strncmp(url, "/v1/calibrations/", 17) == 0;
+}
+
+/* The whole request is in: find its route and answer it. */
+static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
+{
+	const char *method = x->req.method;
+	enum MHD_Result result;
+	size_t i;
+
+	if (x->body_too_large)
+		return reject(conn, x, ERR_TOO_LARGE, "the body is over %zu bytes",
+		    x->srv->cfg.max_body);
+	for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		const struct route *r = &routes[i];
+		int get = strcmp(r->method, MHD_HTTP_METHOD_GET) == 0;
+
+		if (strcmp(x->req.url, r->path) != 0)
+			continue;
+		x->req.route = r->name;
+		if (strcmp(method, r->method) == 0 || (get && strcmp(method, "HEAD") == 0))
+			return r->serve(conn, x, r);
+		/* A 405 must name the methods that would work. */
+		x->allow = get ? "GET, HEAD" : r->method;
+		return reject(conn, x, ERR_METHOD, "%s takes %s, not %s", r->path, x->allow,
+		    method);
+	}
+	if (is_calibration_url(x->req.url)) {
+		x->req.route = "calibration";
+		if (http_calib_route(conn, &x->req, &result))
+			return result;
+	}
+	return reject(conn, x, ERR_NOT_FOUND, "no endpoint %s", x->req.url);
+}
+
+/* The first call for a request: set up its exchange from the headers. */
+static struct exchange *exchange_new(struct http_server *srv, struct MHD_Connection *conn,
+    const char *url, const char *method)
+{
+	struct exchange *x = calloc(1, sizeof *x);
+	const union MHD_ConnectionInfo *info;
+
+	if (!x)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &x->start);
+	x->srv = srv;
+	x->req.method = method;
+	x->req.url = url;
+	x->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	x->req.authorization =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	x->req.content_type =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	x->req.body = "";
+	x->req.store = srv->store;
+	x->req.route = "other";
+	x->bytes = -1;
+	strcpy(x->client, "-");
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (info && info->client_addr)
+		getnameinfo(info->client_addr,
+		    info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+							     : sizeof(struct sockaddr_in),
+		    x->client, sizeof x->client, NULL, 0, NI_NUMERICHOST);
+	atomic_fetch_add(&srv->in_flight, 1);
+	return x;
+}
+
+/*
+ * Append a chunk of body, or give the body up once it is over the limit. Past the
+ * limit the rest is read and dropped, and the 413 goes out when the upload ends:
+ * libmicrohttpd (0.9.75) refuses to queue a response in the middle of an upload, and
+ * closing instead would leave the client without the contract's error. A declared
+ * Content-Length over the limit is refused before any of the body is read.
+ */
+static void body_append(struct exchange *x, const char *data, size_t n)
+{
+	size_t limit = x->srv->cfg.max_body;
+
+	if (x->body_too_large)
+		return;
+	if (n > limit - x->body_len) {
+		x->body_too_large = 1;
+		free(x->body);
+		x->body = NULL;
+		x->body_len = 0;
+		return;
+	}
+	if (x->body_len + n + 1 > x->body_cap) {
+		size_t cap = x->body_cap ? x->body_cap : 4096;
+		char *grown;
+
+		while (cap < x->body_len + n + 1)
+			cap *= 2;
+		if (cap > limit + 1)
+			cap = limit + 1;
+		grown = realloc(x->body, cap);
+		if (!grown) {
+			x->body_too_large = 1; /* cannot hold it: answer as if too large */
+			return;
+		}
+		x->body = grown;
+		x->body_cap = cap;
+	}
+	memcpy(x->body + x->body_len, data, n);
+	x->body_len += n;
+	x->body[x->body_len] = '\0';
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
+    void **con_cls)
+{
+	struct http_server *srv = cls;
+	struct exchange *x = *con_cls;
+
+	(void)version;
+	if (!x) {
+		const char *length;
+
+		x = exchange_new(srv, conn, url, method);
+		if (!x)
+			return MHD_NO;
+		*con_cls = x;
+		/* Refuse a declared oversized body before reading any of it. */
+		length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (length && strtoull(length, NULL, 10) > srv->cfg.max_body) {
+			x->body_too_large = 1;
+			return dispatch(conn, x);
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		body_append(x, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (x->body)
+		x->req.body = x->body;
+	x->req.body_len = x->body_len;
+	return dispatch(conn, x);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *srv = cls;
+	struct exchange *x = *con_cls;
+	double secs;
+
+	(void)conn;
+	if (!x)
+		return;
+	*con_cls = NULL;
+	secs = seconds_since(&x->start);
+	metrics_record(srv->metrics, x->req.route, x->status, secs, x->cache, x->code);
+	log_request(x, secs, toe);
+	free(x->body);
+	free(x);
+	atomic_fetch_sub(&srv->in_flight, 1);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char message[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(message, sizeof message, fmt, ap);
+	n = strlen(message);
+	while (n > 0 && message[n - 1] == '\n')
+		message[--n] = '\0';
+	http_log("mhd: %s", message);
+}
+
+/* ---- start and stop ---- */
+
+/* The socket address of config's bind address and port. */
+static int listen_address(const struct http_config *c, struct sockaddr_storage *addr,
+    struct err *err)
+{
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+	    .ai_socktype = SOCK_STREAM};
+	struct addrinfo *found = NULL;
+	char port[16];
+	int rc;
+
+	snprintf(port, sizeof port, "%u", c->port);
+	rc = getaddrinfo(c->bind, port, &hints, &found);
+	if (rc != 0)
+		return err_set(err, ERR_BAD_VALUE, NULL, "bind address %s: %s", c->bind,
+		    gai_strerror(rc));
+	memcpy(addr, found->ai_addr, found->ai_addrlen);
+	freeaddrinfo(found);
+	return 0;
+}
+
+int http_start(const struct http_config *config, struct store *st, struct http_server **out,
+    struct err *err)
+{
+	struct http_server *srv = calloc(1, sizeof *srv);
+	struct sockaddr_storage addr;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG;
+
+	if (!srv || !(srv->metrics = metrics_new())) {
+		free(srv);
+		return err_set(err, ERR_UNAVAILABLE, NULL, "out of memory");
+	}
+	srv->cfg = *config;
+	srv->store = st;
+	svc_limits_default(&srv->limits);
+	srv->limits.max_sweep_points = config->max_sweep_points;
+	srv->limits.max_eval_calls = config->max_eval_calls;
+	srv->limits.threads = config->sweep_threads;
+	if (listen_address(config, &addr, err) < 0)
+		goto fail;
+	if (addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	srv->daemon = MHD_start_daemon(flags, (uint16_t)config->port, NULL, NULL, on_request, srv,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, /* first, so it logs the rest */
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)config->threads,
+	    MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_s,
+	    MHD_OPTION_CONNECTION_LIMIT, config->max_connections,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DAEMON_CONNECTION_MEMORY,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+	    MHD_OPTION_END);
+	if (!srv->daemon) {
+		err_set(err, ERR_UNAVAILABLE, NULL, "cannot listen on %s port %u: %s", config->bind,
+		    config->port, strerror(errno));
+		goto fail;
+	}
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : config->port;
+	*out = srv;
+	return 0;
+fail:
+	metrics_free(srv->metrics);
+	free(srv);
+	return -1;
+}
+
+unsigned http_port(const struct http_server *srv)
+{
+	return srv->port;
+}
+
+void http_stop(struct http_server *srv)
+{
+	MHD_socket listener;
+	struct timespec start;
+	int quiet = 0;
+
+	if (!srv)
+		return;
+	atomic_store(&srv->stopping, 1);
+	listener = MHD_quiesce_daemon(srv->daemon);
+	if (listener != MHD_INVALID_SOCKET)
+		close(listener);
+	http_calib_stop();
+	/*
+	 * Wait for the requests being handled. A thread that finishes one goes straight
+	 * on to the next request waiting on its connections, so the count is taken as
+	 * zero only when seen twice, 10 ms apart.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (quiet < 2 && seconds_since(&start) < srv->cfg.drain_s) {
+		quiet = atomic_load(&srv->in_flight) == 0 ? quiet + 1 : 0;
+		if (quiet < 2)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	if (quiet < 2)
+		http_log("shutdown: requests still running after %us, closing them",
+		    srv->cfg.drain_s);
+	MHD_stop_daemon(srv->daemon);
+	metrics_free(srv->metrics);
+	free(srv);
+}

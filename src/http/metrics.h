@@ -1,0 +1,43 @@
+/*
+ * metrics.h: contactd's request counters, in Prometheus text format.
+ *
+ * Recording is lock-free (C11 atomics), so every HTTP thread records its own
+ * requests without contention; rendering reads a consistent-enough snapshot.
+ */
+#ifndef CONTACTD_HTTP_METRICS_H
+#define CONTACTD_HTTP_METRICS_H
+
+#include <stddef.h>
+
+#include "service/error.h"
+
+struct metrics;
+
+/* Where an answer came from, for the cache counters. */
+enum metrics_cache { METRICS_CACHE_NONE, METRICS_CACHE_HIT, METRICS_CACHE_MISS };
+
+/* A new, zeroed set of counters; NULL when out of memory. Free with metrics_free(). */
+struct metrics *metrics_new(void);
+
+void metrics_free(struct metrics *m);
+
+/*
+ * Count one finished request. route is the request's route name ("drop", "health",
+ * ...; others are counted as "other"); status 0 means no response was sent (the
+ * client went away or timed out); code is the error of a rejected request, ERR_NONE
+ * otherwise.
+ */
+void metrics_record(struct metrics *m, const char *route, unsigned status, double seconds,
+    enum metrics_cache cache, enum err_code code);
+
+/* Count a cache read or write that failed (the request is answered without the cache). */
+void metrics_cache_error(struct metrics *m);
+
+/*
+ * The Prometheus text exposition of every counter, plus the gauges the caller
+ * keeps (requests in flight, open connections) and the build labels. Caller frees the result with free(); NULL when out of memory.
+ */
+char *metrics_render(struct metrics *m, long in_flight, unsigned connections, const char *version,
+    const char *core_version, size_t *len);
+
+#endif

@@ -1,0 +1,36 @@
+# Tests of the store and of the contactd daemon over real HTTP.
+check_PROGRAMS += tests/test_store
+TESTS += tests/test_store
+tests_test_store_SOURCES = tests/test_store.c
+tests_test_store_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_store_LDADD = $(STORE_LIBS) $(SERVICE_LIBS) $(CHECK_LIBS)
+
+# contactd over real HTTP: the programs under test are passed in at build time.
+check_PROGRAMS += tests/test_http
+TESTS += tests/test_http
+tests_test_http_SOURCES = tests/test_http.c tests/live.c tests/live.h
+tests_test_http_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' \
+	-DCONTACT='"$(abs_top_builddir)/contact$(EXEEXT)"'
+tests_test_http_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_http_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
+
+# deploy/nginx.conf in a real nginx in front of the real daemon.
+TESTS += tests/test_nginx.sh
+EXTRA_DIST += tests/test_nginx.sh
+
+# Benchmark (wrk; cached, uncached and sweep answers against nginx's static ceiling).
+# Not part of `make check`: `make bench-http [BENCH_DURATION=10]`.
+bench-http: all
+	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) $(SHELL) $(srcdir)/bench/bench_http.sh
+.PHONY: bench-http
+EXTRA_DIST += bench/bench_http.sh
+
+# The served OpenAPI document against the real handlers.
+check_PROGRAMS += tests/test_openapi
+TESTS += tests/test_openapi
+tests_test_openapi_SOURCES = tests/test_openapi.c tests/live.c tests/live.h
+tests_test_openapi_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' -DSRCDIR='"$(abs_top_srcdir)"'
+tests_test_openapi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_openapi_LDADD = $(SERVICE_LIBS) $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)

@@ -1,0 +1,99 @@
+/*
+ * live.h: a test harness around the real contactd: start it on a free port with a
+ * temporary database, talk to it over HTTP (libcurl), read its log, stop it.
+ *
+ * For Check tests in fork mode: the live_ functions assert with ck_assert (from the
+ * test's main thread only), except live_try_request(), which any thread may call.
+ * A started daemon is killed when the test process dies (PR_SET_PDEATHSIG), so a
+ * failed assertion never leaves one behind.
+ */
+#ifndef CONTACTD_TESTS_LIVE_H
+#define CONTACTD_TESTS_LIVE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+/* Upper bound in seconds on any wait: start-up, shutdown, a reply, a closed connection.
+ * Generous (events take milliseconds) so a loaded 2-core machine never fails a test. */
+#define LIVE_WAIT_S 60
+
+struct live_daemon {
+	pid_t pid; /* 0 when not running */
+	unsigned port;
+	char dir[256]; /* the test's temporary directory */
+	char db[320];  /* dir/cache.db */
+	char log[320]; /* dir/contactd.log: the daemon's stderr and stdout */
+};
+
+struct live_reply {
+	long status;
+	char *body; /* NUL-terminated; the caller frees with live_reply_free() */
+	size_t len;
+	char cache[16];         /* X-Cache */
+	char content_type[128]; /* Content-Type */
+	char allow[64];         /* Allow */
+};
+
+/* "Content-Type: application/json", as a header list for live_request(). */
+extern const char *const live_json_headers[];
+
+/* Make d's temporary directory (mkdtemp under $TMPDIR or /tmp). */
+void live_init(struct live_daemon *d);
+
+/* Stop d if running and remove its directory. */
+void live_cleanup(struct live_daemon *d);
+
+/*
+ * Start contactd (the CONTACTD program) with --port 0 --db d->db and the given extra
+ * arguments, a NULL-terminated list; wait for its "listening on" log line.
+ */
+void live_start(struct live_daemon *d, ...) __attribute__((sentinel));
+
+/* SIGTERM the daemon and wait for it: its exit status, or -1 if a signal killed it. */
+int live_stop(struct live_daemon *d);
+
+/*
+ * One request without assertions, safe from any thread. headers: NULL-terminated
+ * "Name: value" strings or NULL; body may be NULL; chunked sends it with
+ * Transfer-Encoding: chunked. Returns 0, or -1 when no HTTP reply came.
+ */
+int live_try_request(const struct live_daemon *d, const char *method, const char *path,
+    const char *const headers[], const char *body, size_t len, int chunked,
+    struct live_reply *r);
+
+/* live_try_request(), asserting that a reply came. */
+void live_request(const struct live_daemon *d, const char *method, const char *path,
+    const char *const headers[], const char *body, size_t len, int chunked,
+    struct live_reply *r);
+
+/* POST a JSON body. */
+void live_post(const struct live_daemon *d, const char *path, const char *body,
+    struct live_reply *r);
+
+/* GET path. */
+void live_get(const struct live_daemon *d, const char *path, struct live_reply *r);
+
+void live_reply_free(struct live_reply *r);
+
+/* The reply's body parsed as JSON (asserting that it is). Caller owns it. */
+json_t *live_json(const struct live_reply *r);
+
+/* The reply is the contract's error: status, {"error": code, "message", "path"}, no more.
+ * path NULL accepts any path. */
+void live_assert_error(const struct live_reply *r, long status, const char *code,
+    const char *path);
+
+/* Number of occurrences of needle in the daemon's log. */
+int live_log_count(const struct live_daemon *d, const char *needle);
+
+/* A whole file, NUL-terminated (NULL if it cannot be read); *len its length if len. */
+char *live_read_file(const char *path, size_t *len);
+
+void live_write_file(const char *path, const char *text);
+
+double live_now(void);
+
+void live_sleep_ms(long ms);
+
+#endif

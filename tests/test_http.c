@@ -1,0 +1,938 @@
+/*
+ * test_http.c: the real contactd, started on a free port with a temporary database,
+ * driven over HTTP with libcurl (and raw sockets for misbehaving clients).
+ *
+ * CONTACTD and CONTACT (the programs under test) and SRCDIR come from tests/http.mk.
+ * Each test runs in its own process (Check's fork mode) with its own daemon and
+ * temporary directory; a daemon dies with its test (PR_SET_PDEATHSIG) even when an
+ * assertion ends the test early.
+ *
+ * Waits are generous upper bounds (seconds where the event takes milliseconds), so
+ * a loaded 2-core machine cannot fail a test; nothing asserts a duration.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "tunables.h"
+
+static struct live_daemon dmn;
+
+static void setup(void)
+{
+	live_init(&dmn);
+}
+
+static void teardown(void)
+{
+	live_cleanup(&dmn);
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* ---- requests used throughout (the contract's shapes) ---- */
+
+static const char rest_req[] = "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": 1.0}}";
+static const char drop_req[] =
+    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.05, \"mass\": 1}, \"height\": 0.1,"
+    " \"duration\": 0.5}";
+static const char stability_req[] = "{\"solref\": [0.02, 1], \"option\": {\"timestep\": 0.01}}";
+static const char sweep_req[] =
+    "{\"query\": \"stability\", \"base\": {}, \"vary\": [{\"path\": \"/solref/0\","
+    " \"values\": [0.001, 0.002, 0.005, 0.01, 0.02]}]}";
+static const char eval_req[] =
+    "{\"calls\": [{\"function\": \"impedance\", \"args\": {\"r\": 0.0005,"
+    " \"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}, {\"function\": \"error_reduction\","
+    " \"args\": {\"timeconst\": 0.02, \"dampratio\": 1, \"dt\": 0.002}}]}";
+
+static const struct question {
+	const char *endpoint;
+	const char *body;
+} questions[] = {
+	{"rest", rest_req},
+	{"drop", drop_req},
+	{"stability", stability_req},
+	{"sweep", sweep_req},
+	{"eval", eval_req},
+};
+#define QUESTIONS (sizeof questions / sizeof questions[0])
+
+static void question_path(const struct question *q, char *path, size_t size)
+{
+	snprintf(path, size, "/v1/%s", q->endpoint);
+}
+
+/* ---- tests: endpoints ---- */
+
+START_TEST(health)
+{
+	struct live_reply r;
+	json_t *v;
+
+	live_start(&dmn, (char *)NULL);
+	live_get(&dmn, "/v1/health", &r);
+	ck_assert_int_eq(r.status, 200);
+	v = live_json(&r);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "status")), "ok");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "store")), "ok");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "core_version")), CORE_VERSION);
+	ck_assert_int_ge(json_integer_value(json_object_get(v, "schema_version")), 1);
+	ck_assert_ptr_nonnull(json_string_value(json_object_get(v, "version")));
+	json_decref(v);
+	live_reply_free(&r);
+	live_request(&dmn, "HEAD", "/v1/health", NULL, NULL, 0, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_uint_eq(r.len, 0);
+	live_reply_free(&r);
+}
+END_TEST
+
+/* Every question endpoint answers 200 with a JSON object, first from the core. */
+START_TEST(questions_answer)
+{
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	for (i = 0; i < QUESTIONS; i++) {
+		char path[64];
+		struct live_reply r;
+		json_t *v;
+
+		question_path(&questions[i], path, sizeof path);
+		live_post(&dmn, path, questions[i].body, &r);
+		ck_assert_msg(r.status == 200, "%s: %ld %s", path, r.status, r.body);
+		ck_assert_str_eq(r.content_type, "application/json");
+		ck_assert_str_eq(r.cache, "miss");
+		ck_assert_msg(r.len > 0 && r.body[r.len - 1] == '\n', "%s: no final newline", path);
+		v = live_json(&r);
+		ck_assert(json_is_object(v));
+		ck_assert_int_gt(json_object_size(v), 0);
+		json_decref(v);
+		live_reply_free(&r);
+	}
+}
+END_TEST
+
+/* The same question twice: a miss, then a hit with the very same bytes. */
+START_TEST(cache_miss_then_hit)
+{
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	for (i = 0; i < QUESTIONS; i++) {
+		struct live_reply first, second;
+		char path[64];
+
+		question_path(&questions[i], path, sizeof path);
+		live_post(&dmn, path, questions[i].body, &first);
+		live_post(&dmn, path, questions[i].body, &second);
+		ck_assert_int_eq(first.status, 200);
+		ck_assert_int_eq(second.status, 200);
+		ck_assert_str_eq(first.cache, "miss");
+		ck_assert_str_eq(second.cache, "hit");
+		ck_assert_uint_eq(first.len, second.len);
+		ck_assert_mem_eq(first.body, second.body, first.len);
+		live_reply_free(&first);
+		live_reply_free(&second);
+	}
+}
+END_TEST
+
+/* Equal questions hit: key order, spacing, number spelling and explicit defaults. */
+START_TEST(equal_questions_hit)
+{
+	static const char *const same_as_rest[] = {
+	    "{\"body\":{\"mass\":1,\"size\":0.05,\"shape\":\"box\"}}",
+	    "{ \"body\" : { \"shape\" : \"box\" , \"size\" : 5e-2 , \"mass\" : 1.000 } }",
+	    "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": 1.0},"
+	    " \"option\": {\"timestep\": 0.002, \"gravity\": 9.81},"
+	    " \"geom\": {\"solref\": [0.02, 1], \"condim\": 3}}",
+	};
+	struct live_reply first, r;
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/rest", rest_req, &first);
+	ck_assert_int_eq(first.status, 200);
+	ck_assert_str_eq(first.cache, "miss");
+	for (i = 0; i < sizeof same_as_rest / sizeof same_as_rest[0]; i++) {
+		live_post(&dmn, "/v1/rest", same_as_rest[i], &r);
+		ck_assert_msg(r.status == 200, "%s: %s", same_as_rest[i], r.body);
+		ck_assert_msg(strcmp(r.cache, "hit") == 0, "not a hit: %s", same_as_rest[i]);
+		ck_assert_uint_eq(r.len, first.len);
+		ck_assert_mem_eq(r.body, first.body, r.len);
+		live_reply_free(&r);
+	}
+	/* A different question, and the same body at another endpoint, miss. */
+	live_post(&dmn, "/v1/rest", "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": 2}}", &r);
+	ck_assert_str_eq(r.cache, "miss");
+	live_reply_free(&r);
+	live_post(&dmn, "/v1/drop", rest_req, &r);
+	ck_assert_str_eq(r.cache, "miss");
+	live_reply_free(&r);
+	live_reply_free(&first);
+}
+END_TEST
+
+START_TEST(sweep_csv)
+{
+	static const char *const accept_csv[] = {"Content-Type: application/json",
+	    "Accept: text/csv", NULL};
+	static const char *const accept_csv_q[] = {"Content-Type: application/json",
+	    "Accept: application/json;q=0.5, text/csv", NULL};
+	static const char *const accept_any[] = {"Content-Type: application/json",
+	    "Accept: */*", NULL};
+	struct live_reply csv, json, r;
+	const char *line;
+	int lines = 0;
+
+	live_start(&dmn, (char *)NULL);
+	live_request(&dmn, "POST", "/v1/sweep", accept_csv, sweep_req, strlen(sweep_req), 0, &csv);
+	ck_assert_msg(csv.status == 200, "%s", csv.body);
+	ck_assert_str_eq(csv.content_type, "text/csv; charset=utf-8");
+	/* One header line and one line per value of the sweep (5). */
+	for (line = csv.body; (line = strchr(line, '\n')); line++)
+		lines++;
+	ck_assert_int_eq(lines, 6);
+	ck_assert_ptr_null(strchr(csv.body, '{'));
+	/* The JSON answer of the same sweep is the cached one. */
+	live_request(&dmn, "POST", "/v1/sweep", accept_any, sweep_req, strlen(sweep_req), 0, &json);
+	ck_assert_int_eq(json.status, 200);
+	ck_assert_str_eq(json.content_type, "application/json");
+	ck_assert_str_eq(json.cache, "hit");
+	live_request(&dmn, "POST", "/v1/sweep", accept_csv_q, sweep_req, strlen(sweep_req), 0, &r);
+	ck_assert_str_eq(r.content_type, "text/csv; charset=utf-8");
+	ck_assert_str_eq(r.cache, "hit");
+	ck_assert_str_eq(r.body, csv.body);
+	live_reply_free(&r);
+	live_reply_free(&json);
+	live_reply_free(&csv);
+}
+END_TEST
+
+START_TEST(metrics_count)
+{
+	struct live_reply r;
+	int i;
+
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/rest", rest_req, &r);
+	live_reply_free(&r);
+	live_post(&dmn, "/v1/rest", rest_req, &r);
+	live_reply_free(&r);
+	live_post(&dmn, "/v1/rest", "{\"body\": 1}", &r);
+	live_reply_free(&r);
+	/* A request is counted when it completes, just after its reply went out. */
+	for (i = 0; i < LIVE_WAIT_S * 100; i++) {
+		live_get(&dmn, "/metrics", &r);
+		if (strstr(r.body, "contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"))
+			break;
+		live_reply_free(&r);
+		live_sleep_ms(10);
+	}
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.content_type, "text/plain; version=0.0.4; charset=utf-8");
+	ck_assert_ptr_nonnull(strstr(r.body, "contactd_cache_hits_total{route=\"rest\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(r.body, "contactd_cache_misses_total{route=\"rest\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(r.body,
+	    "contactd_http_requests_total{route=\"rest\",code=\"200\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(r.body,
+	    "contactd_http_requests_total{route=\"rest\",code=\"400\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(r.body, "contactd_errors_total{code=\"bad_type\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(r.body,
+	    "contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(r.body, "contactd_http_requests_in_flight 1\n"));
+	live_reply_free(&r);
+}
+END_TEST
+
+/* One log line per request, naming method, path, status, bytes, time and cache. */
+START_TEST(one_log_line_per_request)
+{
+	struct live_reply r;
+	int i;
+
+	live_start(&dmn, (char *)NULL);
+	for (i = 0; i < 3; i++) {
+		live_post(&dmn, "/v1/rest", rest_req, &r);
+		live_reply_free(&r);
+	}
+	live_get(&dmn, "/nowhere", &r);
+	live_reply_free(&r);
+	/* A line is written when its request completes, just after the reply: stopping the
+	 * daemon waits for every completion. */
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	ck_assert_int_eq(live_log_count(&dmn, "ms cache="), 4);
+	ck_assert_int_eq(live_log_count(&dmn, " POST /v1/rest 200 "), 3);
+	ck_assert_int_eq(live_log_count(&dmn, "cache=miss"), 1);
+	ck_assert_int_eq(live_log_count(&dmn, "cache=hit"), 2);
+	ck_assert_int_eq(live_log_count(&dmn, " GET /nowhere 404 "), 1);
+	ck_assert_int_eq(live_log_count(&dmn, "error=not_found"), 1);
+}
+END_TEST
+
+/* ---- tests: the cache across restarts ---- */
+
+START_TEST(restart_keeps_cache)
+{
+	struct live_reply first, again;
+
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/drop", drop_req, &first);
+	ck_assert_str_eq(first.cache, "miss");
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/drop", drop_req, &again);
+	ck_assert_str_eq(again.cache, "hit");
+	ck_assert_uint_eq(again.len, first.len);
+	ck_assert_mem_eq(again.body, first.body, first.len);
+	live_reply_free(&again);
+	live_reply_free(&first);
+}
+END_TEST
+
+/* A new core version never sees the old core's answers. */
+START_TEST(core_version_change_misses)
+{
+	struct live_reply first, other, r;
+
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/drop", drop_req, &first);
+	ck_assert_str_eq(first.cache, "miss");
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	live_start(&dmn, "--core-version", "test-next-core", (char *)NULL);
+	live_get(&dmn, "/v1/health", &r);
+	ck_assert_ptr_nonnull(strstr(r.body, "\"core_version\":\"test-next-core\""));
+	live_reply_free(&r);
+	live_post(&dmn, "/v1/drop", drop_req, &other);
+	ck_assert_str_eq(other.cache, "miss");
+	/* Same core code underneath, so the recomputed answer is the same. */
+	ck_assert_str_eq(other.body, first.body);
+	live_post(&dmn, "/v1/drop", drop_req, &r);
+	ck_assert_str_eq(r.cache, "hit");
+	live_reply_free(&r);
+	live_reply_free(&other);
+	live_reply_free(&first);
+}
+END_TEST
+
+/* ---- tests: rejections ---- */
+
+struct bad_case {
+	const char *endpoint;
+	const char *body;
+	long status;
+	const char *code;
+	const char *path; /* NULL: any */
+};
+
+/* The contract's kinds of bad input, each with the error it must get. */
+static const struct bad_case bad_cases[] = {
+	{"rest", "{\"body\": {\"shape\": \"box\"", 400, "bad_json", NULL},
+	{"rest", "", 400, "bad_json", NULL},
+	{"rest", "[1, 2]", 400, "bad_type", ""},
+	{"rest", "{\"body\": {\"mass\": 1e999}}", 422, "bad_value", "/body/mass"},
+	{"rest", "{\"body\": {\"mass\": NaN}}", 400, "bad_json", NULL},
+	{"rest", "{\"body\": {\"mass\": \"1\"}}", 400, "bad_type", "/body/mass"},
+	{"rest", "{\"body\": {\"shape\": \"cone\"}}", 422, "bad_value", "/body/shape"},
+	{"rest", "{\"body\": {\"mass\": -1}}", 422, "bad_value", "/body/mass"},
+	{"drop", "{\"body\": {\"size\": -0.05}}", 422, "bad_value", "/body/size"},
+	{"drop", "{\"body\": {\"size\": 0}}", 422, "bad_value", "/body/size"},
+	{"drop", "{\"option\": {\"timestep\": 0}}", 422, "bad_value", "/option/timestep"},
+	{"drop", "{\"option\": {\"timestep\": -0.002}}", 422, "bad_value", "/option/timestep"},
+	{"stability", "{\"option\": {\"timestep\": 0}}", 422, "bad_value", "/option/timestep"},
+	{"rest", "{\"bogus\": 1}", 400, "unknown_field", "/bogus"},
+	{"drop", "{\"geom\": {\"solref\": [0.02, 1], \"colour\": 1}}", 400, "unknown_field",
+	    "/geom/colour"},
+	{"sweep", "{\"base\": {}, \"vary\": []}", 400, "missing_field", "/query"},
+	{"eval", "{\"function\": \"no_such_function\", \"args\": {}}", 422, "bad_value",
+	    "/function"},
+};
+
+START_TEST(bad_inputs_rejected)
+{
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	for (i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+		const struct bad_case *c = &bad_cases[i];
+		char path[64];
+		struct live_reply r;
+
+		snprintf(path, sizeof path, "/v1/%s", c->endpoint);
+		live_post(&dmn, path, c->body, &r);
+		if (r.status != c->status)
+			ck_abort_msg("%s %s: %ld, want %ld: %s", path, c->body, r.status, c->status,
+			    r.body);
+		live_assert_error(&r, c->status, c->code, c->path);
+		live_reply_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(nesting_too_deep)
+{
+	char body[4096];
+	struct live_reply r;
+	size_t i, n = 0;
+
+	live_start(&dmn, (char *)NULL);
+	for (i = 0; i < 1000; i++)
+		body[n++] = '[';
+	for (i = 0; i < 1000; i++)
+		body[n++] = ']';
+	body[n] = '\0';
+	live_post(&dmn, "/v1/drop", body, &r);
+	live_assert_error(&r, 400, "too_deep", NULL);
+	live_reply_free(&r);
+}
+END_TEST
+
+START_TEST(sweep_over_limit)
+{
+	char body[4096];
+	struct live_reply r;
+	int n, i;
+
+	live_start(&dmn, "--max-sweep-points", "10", (char *)NULL);
+	n = snprintf(body, sizeof body,
+	    "{\"query\": \"stability\", \"base\": {}, \"vary\": [{\"path\": \"/solref/0\","
+	    " \"values\": [");
+	for (i = 0; i < 11; i++)
+		n += snprintf(body + n, sizeof body - (size_t)n, "%s%g", i ? ", " : "",
+		    0.01 + 0.001 * i);
+	snprintf(body + n, sizeof body - (size_t)n, "]}]}");
+	live_post(&dmn, "/v1/sweep", body, &r);
+	live_assert_error(&r, 413, "too_large", NULL);
+	live_reply_free(&r);
+}
+END_TEST
+
+START_TEST(http_errors)
+{
+	static const char *const bad_type[] = {"Content-Type: text/plain", NULL};
+	static const char *const form[] = {"Content-Type: application/x-www-form-urlencoded", NULL};
+	static const char *const want_xml[] = {"Content-Type: application/json",
+	    "Accept: application/xml", NULL};
+	static const char *const want_csv[] = {"Content-Type: application/json",
+	    "Accept: text/csv", NULL};
+	static const char *const vendor_json[] = {"Content-Type: application/vnd.x+json", NULL};
+	static const char *const no_type[] = {"Content-Type:", NULL}; /* curl: send none */
+	struct live_reply r;
+
+	live_start(&dmn, (char *)NULL);
+	live_get(&dmn, "/v1/nowhere", &r);
+	live_assert_error(&r, 404, "not_found", NULL);
+	live_reply_free(&r);
+	live_get(&dmn, "/v1/rest/", &r);
+	live_assert_error(&r, 404, "not_found", NULL);
+	live_reply_free(&r);
+	live_get(&dmn, "/v1/drop", &r);
+	live_assert_error(&r, 405, "method_not_allowed", NULL);
+	ck_assert_str_eq(r.allow, "POST");
+	live_reply_free(&r);
+	live_request(&dmn, "DELETE", "/v1/health", NULL, NULL, 0, 0, &r);
+	live_assert_error(&r, 405, "method_not_allowed", NULL);
+	ck_assert_str_eq(r.allow, "GET, HEAD");
+	live_reply_free(&r);
+	live_request(&dmn, "POST", "/v1/rest", bad_type, rest_req, strlen(rest_req), 0, &r);
+	live_assert_error(&r, 415, "unsupported_media_type", NULL);
+	live_reply_free(&r);
+	live_request(&dmn, "POST", "/v1/rest", form, rest_req, strlen(rest_req), 0, &r);
+	live_assert_error(&r, 415, "unsupported_media_type", NULL);
+	live_reply_free(&r);
+	live_request(&dmn, "POST", "/v1/rest", want_xml, rest_req, strlen(rest_req), 0, &r);
+	live_assert_error(&r, 406, "not_acceptable", NULL);
+	live_reply_free(&r);
+	/* Only a sweep has a CSV form. */
+	live_request(&dmn, "POST", "/v1/rest", want_csv, rest_req, strlen(rest_req), 0, &r);
+	live_assert_error(&r, 406, "not_acceptable", NULL);
+	live_reply_free(&r);
+	/* A +json type, or no Content-Type at all, is JSON. */
+	live_request(&dmn, "POST", "/v1/rest", vendor_json, rest_req, strlen(rest_req), 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+	live_request(&dmn, "POST", "/v1/rest", no_type, rest_req, strlen(rest_req), 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+}
+END_TEST
+
+/* A body of exactly the limit is read; one byte more is a 413, declared or chunked. */
+START_TEST(body_over_limit)
+{
+	char body[2048];
+	struct live_reply r;
+	size_t n = strlen(rest_req);
+
+	live_start(&dmn, "--max-body", "1024", (char *)NULL);
+	memcpy(body, rest_req, n);
+	memset(body + n, ' ', 1024 - n);
+	body[1024] = '\0';
+	live_request(&dmn, "POST", "/v1/rest", live_json_headers, body, 1024, 0, &r);
+	ck_assert_msg(r.status == 200, "%s", r.body);
+	live_reply_free(&r);
+	live_request(&dmn, "POST", "/v1/rest", live_json_headers, body, 1024, 1, &r);
+	ck_assert_msg(r.status == 200, "%s", r.body);
+	live_reply_free(&r);
+	body[1024] = ' ';
+	body[1025] = '\0';
+	live_request(&dmn, "POST", "/v1/rest", live_json_headers, body, 1025, 0, &r);
+	live_assert_error(&r, 413, "too_large", "");
+	live_reply_free(&r);
+	live_request(&dmn, "POST", "/v1/rest", live_json_headers, body, 1025, 1, &r);
+	live_assert_error(&r, 413, "too_large", "");
+	live_reply_free(&r);
+	/* Still serving. */
+	live_get(&dmn, "/v1/health", &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+}
+END_TEST
+
+/* A connected TCP socket to the daemon. */
+static int connect_raw(const struct live_daemon *d)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+/* Wait (at most LIVE_WAIT_S) until the daemon closes fd; 1 if it did. Skips any reply bytes. */
+static int closed_by_peer(int fd)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	char buf[512];
+
+	while (live_now() < deadline) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof buf, 0);
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			return 1;
+	}
+	return 0;
+}
+
+/* Clients that stop sending, mid-headers or mid-body, are disconnected. */
+START_TEST(slow_client_timed_out)
+{
+	static const char partial_headers[] = "POST /v1/drop HTTP/1.1\r\nHost: x\r\n";
+	static const char partial_body[] =
+	    "POST /v1/drop HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "Content-Length: 100\r\n\r\n{\"body\":";
+	struct live_reply r;
+	int a, b;
+
+	live_start(&dmn, "--timeout", "1", (char *)NULL);
+	a = connect_raw(&dmn);
+	b = connect_raw(&dmn);
+	ck_assert_int_eq(send(a, partial_headers, strlen(partial_headers), 0),
+	    (ssize_t)strlen(partial_headers));
+	ck_assert_int_eq(send(b, partial_body, strlen(partial_body), 0),
+	    (ssize_t)strlen(partial_body));
+	ck_assert_msg(closed_by_peer(a), "a client stuck in its headers was not disconnected");
+	ck_assert_msg(closed_by_peer(b), "a client stuck in its body was not disconnected");
+	close(a);
+	close(b);
+	live_get(&dmn, "/v1/health", &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+	ck_assert_int_eq(live_log_count(&dmn, " POST /v1/drop - - "), 1);
+	ck_assert_int_eq(live_log_count(&dmn, "end=timeout"), 1);
+}
+END_TEST
+
+static const char health_get[] = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+
+/* Send a health request on fd; 1 if a reply arrives within ms milliseconds. */
+static int health_reply_within(int fd, int send_it, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char buf[512];
+
+	if (send_it)
+		ck_assert_int_eq(send(fd, health_get, strlen(health_get), MSG_NOSIGNAL),
+		    (ssize_t)strlen(health_get));
+	return poll(&p, 1, ms) == 1 && recv(fd, buf, sizeof buf, 0) > 0;
+}
+
+/*
+ * At the connection limit the daemon takes no new connection (it waits in the
+ * listen queue) until one of the open ones closes. One HTTP thread, so the limit
+ * is not split between threads.
+ */
+START_TEST(connection_limit)
+{
+	int held[2], extra;
+
+	live_start(&dmn, "--max-connections", "2", "--threads", "1", (char *)NULL);
+	held[0] = connect_raw(&dmn);
+	held[1] = connect_raw(&dmn);
+	/* Both are open and served (keep-alive keeps them open). */
+	ck_assert(health_reply_within(held[0], 1, LIVE_WAIT_S * 1000));
+	ck_assert(health_reply_within(held[1], 1, LIVE_WAIT_S * 1000));
+	extra = connect_raw(&dmn);
+	/* A serving daemon answers in milliseconds; half a second of silence means held. */
+	ck_assert_msg(!health_reply_within(extra, 1, 500), "a connection over the limit was served");
+	close(held[0]);
+	ck_assert_msg(health_reply_within(extra, 0, LIVE_WAIT_S * 1000),
+	    "the waiting connection was not served once a slot was free");
+	close(extra);
+	close(held[1]);
+}
+END_TEST
+
+/* ---- tests: shutdown ---- */
+
+/*
+ * A drop of 5e6 steps (the limit is 1e7): about a second of work on an unloaded
+ * machine, more under load or the sanitizers, so SIGTERM surely arrives while it
+ * is computed. The number of steps, not a measured time, sets the work.
+ */
+static const char slow_drop[] =
+    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.05, \"mass\": 1},"
+    " \"duration\": 500, \"option\": {\"timestep\": 0.0001}, \"height\": 0.1}";
+
+/* waitpid for the daemon after a signal: its exit status, asserting it exited. */
+static int reap(struct live_daemon *d)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	int status = 0;
+	pid_t got;
+
+	while ((got = waitpid(d->pid, &status, WNOHANG)) == 0 && live_now() < deadline)
+		live_sleep_ms(10);
+	ck_assert_int_eq(got, d->pid);
+	d->pid = 0;
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* Lines of the log after the shutdown line that contain needle. */
+static int logged_after_signal(const struct live_daemon *d, const char *needle)
+{
+	char *log = live_read_file(d->log, NULL);
+	const char *p = strstr(log, "finishing requests in flight");
+	int n = 0;
+
+	ck_assert_msg(p != NULL, "no shutdown line in the log");
+	for (; (p = strstr(p, needle)); p++)
+		n++;
+	free(log);
+	return n;
+}
+
+/* The daemon closed its database cleanly: the WAL was checkpointed and removed. */
+static void assert_db_closed(const struct live_daemon *d)
+{
+	char wal[400];
+
+	snprintf(wal, sizeof wal, "%s-wal", d->db);
+	ck_assert_msg(!file_exists(wal), "the WAL file is still there");
+}
+
+/* Read one HTTP response from fd (headers, then Content-Length bytes); its status. */
+static int read_response(int fd, char *buf, size_t size)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	size_t n = 0;
+	const char *end, *length;
+
+	while (live_now() < deadline && n + 1 < size) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t got;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		got = recv(fd, buf + n, size - n - 1, 0);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+		buf[n] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		length = strcasestr(buf, "Content-Length: ");
+		if (end && length && n >= (size_t)(end + 4 - buf) + (size_t)atol(length + 16))
+			return atoi(buf + 9);
+	}
+	return 0;
+}
+
+/* A connection to the daemon that it has accepted (it answered a health request on it). */
+static int accepted_connection(const struct live_daemon *d)
+{
+	int fd = connect_raw(d);
+
+	ck_assert(health_reply_within(fd, 1, LIVE_WAIT_S * 1000));
+	return fd;
+}
+
+static void send_request(int fd, const char *body)
+{
+	char request[1024];
+	int n = snprintf(request, sizeof request, "POST /v1/drop HTTP/1.1\r\nHost: x\r\n"
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s", strlen(body),
+	    body);
+
+	ck_assert_int_eq(send(fd, request, (size_t)n, 0), n);
+}
+
+/*
+ * SIGTERM while two requests are computed on two threads: both finish with full
+ * answers after the signal, then the daemon exits 0 with its database closed, and
+ * the answers are in the cache.
+ */
+START_TEST(sigterm_during_requests)
+{
+	char buf[2][4096];
+	struct live_reply again;
+	int fd[2], i;
+
+	live_start(&dmn, "--threads", "4", "--sweep-threads", "1", (char *)NULL);
+	for (i = 0; i < 2; i++)
+		fd[i] = accepted_connection(&dmn);
+	for (i = 0; i < 2; i++)
+		send_request(fd[i], slow_drop);
+	/* Let the threads start on them (they then compute for a second or more). */
+	live_sleep_ms(100);
+	kill(dmn.pid, SIGTERM);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(read_response(fd[i], buf[i], sizeof buf[i]), 200);
+		close(fd[i]);
+	}
+	ck_assert_int_eq(reap(&dmn), 0);
+	ck_assert_int_eq(logged_after_signal(&dmn, " POST /v1/drop 200 "), 2);
+	ck_assert_int_eq(live_log_count(&dmn, "end="), 0);
+	assert_db_closed(&dmn);
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/drop", slow_drop, &again);
+	ck_assert_str_eq(again.cache, "hit");
+	for (i = 0; i < 2; i++)
+		ck_assert_str_eq(strstr(buf[i], "\r\n\r\n") + 4, again.body);
+	live_reply_free(&again);
+}
+END_TEST
+
+/*
+ * One HTTP thread, two open connections: SIGTERM while the thread computes the
+ * first one's request and the second one's request waits unread behind it. Both
+ * are answered: a request that has arrived is in flight even before it is read.
+ */
+START_TEST(sigterm_waits_for_queued_requests)
+{
+	char buf[4096];
+	int a, b;
+
+	live_start(&dmn, "--threads", "1", "--sweep-threads", "1", (char *)NULL);
+	a = accepted_connection(&dmn);
+	b = accepted_connection(&dmn);
+	send_request(a, slow_drop);
+	/* Let the thread start on a's request (it then computes for a second or more). */
+	live_sleep_ms(100);
+	ck_assert_int_eq(send(b, health_get, strlen(health_get), 0), (ssize_t)strlen(health_get));
+	kill(dmn.pid, SIGTERM);
+	ck_assert_int_eq(read_response(a, buf, sizeof buf), 200);
+	ck_assert_ptr_nonnull(strstr(buf, "\"peak_penetration\""));
+	ck_assert_int_eq(read_response(b, buf, sizeof buf), 200);
+	ck_assert_ptr_nonnull(strstr(buf, "\"status\":\"ok\""));
+	close(a);
+	close(b);
+	ck_assert_int_eq(reap(&dmn), 0);
+	ck_assert_int_eq(logged_after_signal(&dmn, " POST /v1/drop 200 "), 1);
+	assert_db_closed(&dmn);
+}
+END_TEST
+
+/* ---- tests: the same answers as the contact command ---- */
+
+/* Run `contact endpoint file` (extra: an option or NULL) and return its stdout. */
+static char *run_contact(const char *endpoint, const char *file, const char *extra, size_t *len)
+{
+	char out[400], cmd[1200];
+	char *text;
+	int status;
+
+	snprintf(out, sizeof out, "%s/contact.out", dmn.dir);
+	snprintf(cmd, sizeof cmd, "'%s' %s %s '%s' >'%s'", CONTACT, endpoint, extra ? extra : "",
+	    file, out);
+	status = system(cmd);
+	ck_assert_msg(status == 0, "%s: exit %d", cmd, status);
+	text = live_read_file(out, len);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
+START_TEST(same_bytes_as_cli)
+{
+	char file[400];
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	snprintf(file, sizeof file, "%s/request.json", dmn.dir);
+	for (i = 0; i < QUESTIONS; i++) {
+		char path[64];
+		struct live_reply miss, hit;
+		size_t len;
+		char *cli;
+
+		question_path(&questions[i], path, sizeof path);
+		live_write_file(file, questions[i].body);
+		cli = run_contact(questions[i].endpoint, file, NULL, &len);
+		live_post(&dmn, path, questions[i].body, &miss);
+		live_post(&dmn, path, questions[i].body, &hit);
+		ck_assert_str_eq(hit.cache, "hit");
+		ck_assert_msg(miss.len == len && memcmp(miss.body, cli, len) == 0,
+		    "%s differs:\nhttp: %s\ncli:  %s", path, miss.body, cli);
+		ck_assert_msg(hit.len == len && memcmp(hit.body, cli, len) == 0, "%s (hit) differs",
+		    path);
+		free(cli);
+		live_reply_free(&miss);
+		live_reply_free(&hit);
+	}
+}
+END_TEST
+
+START_TEST(same_csv_as_cli)
+{
+	static const char *const accept_csv[] = {"Content-Type: application/json",
+	    "Accept: text/csv", NULL};
+	char file[400];
+	struct live_reply r;
+	size_t len;
+	char *cli;
+
+	live_start(&dmn, (char *)NULL);
+	snprintf(file, sizeof file, "%s/request.json", dmn.dir);
+	live_write_file(file, sweep_req);
+	cli = run_contact("sweep", file, "--csv", &len);
+	live_request(&dmn, "POST", "/v1/sweep", accept_csv, sweep_req, strlen(sweep_req), 0, &r);
+	ck_assert_uint_eq(r.len, len);
+	ck_assert_mem_eq(r.body, cli, len);
+	free(cli);
+	live_reply_free(&r);
+}
+END_TEST
+
+/* ---- tests: no input crashes the daemon or gets a 5xx ---- */
+
+/* Deterministic xorshift, so a failure can be replayed. */
+static unsigned long long rng_state = 88172645463325252ULL;
+
+static unsigned long long rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+START_TEST(mutated_inputs_never_5xx)
+{
+	static const char junk[] = "{}[]\",:0123456789.eE+-tfnul\\ \x00\xff";
+	char body[1024];
+	int round;
+
+	live_start(&dmn, (char *)NULL);
+	for (round = 0; round < 400; round++) {
+		const struct question *q = &questions[rng() % QUESTIONS];
+		size_t len = strlen(q->body), edits = 1 + rng() % 4, k;
+		char path[64];
+		struct live_reply r;
+
+		memcpy(body, q->body, len);
+		for (k = 0; k < edits && len > 0; k++) {
+			size_t at = rng() % len;
+
+			switch (rng() % 3) {
+			case 0: /* replace a byte */
+				body[at] = junk[rng() % (sizeof junk - 1)];
+				break;
+			case 1: /* delete a byte */
+				memmove(body + at, body + at + 1, len - at - 1);
+				len--;
+				break;
+			default: /* truncate */
+				len = at;
+				break;
+			}
+		}
+		question_path(q, path, sizeof path);
+		live_request(&dmn, "POST", path, live_json_headers, body, len, 0, &r);
+		ck_assert_msg(r.status == 200 || (r.status >= 400 && r.status < 500),
+		    "round %d: %ld for %.*s: %s", round, r.status, (int)len, body, r.body);
+		if (r.status != 200) {
+			json_t *v = live_json(&r);
+
+			ck_assert_ptr_nonnull(json_string_value(json_object_get(v, "error")));
+			json_decref(v);
+		}
+		live_reply_free(&r);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("http");
+	TCase *tc = tcase_create("contactd");
+	SRunner *sr;
+	int failed;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, health);
+	tcase_add_test(tc, questions_answer);
+	tcase_add_test(tc, cache_miss_then_hit);
+	tcase_add_test(tc, equal_questions_hit);
+	tcase_add_test(tc, sweep_csv);
+	tcase_add_test(tc, metrics_count);
+	tcase_add_test(tc, one_log_line_per_request);
+	tcase_add_test(tc, restart_keeps_cache);
+	tcase_add_test(tc, core_version_change_misses);
+	tcase_add_test(tc, bad_inputs_rejected);
+	tcase_add_test(tc, nesting_too_deep);
+	tcase_add_test(tc, sweep_over_limit);
+	tcase_add_test(tc, http_errors);
+	tcase_add_test(tc, body_over_limit);
+	tcase_add_test(tc, slow_client_timed_out);
+	tcase_add_test(tc, connection_limit);
+	tcase_add_test(tc, sigterm_during_requests);
+	tcase_add_test(tc, sigterm_waits_for_queued_requests);
+	tcase_add_test(tc, same_bytes_as_cli);
+	tcase_add_test(tc, same_csv_as_cli);
+	tcase_add_test(tc, mutated_inputs_never_5xx);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	curl_global_cleanup();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

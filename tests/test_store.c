@@ -1,0 +1,437 @@
+/*
+ * test_store.c: the SQLite store: migrations, the answer cache, cache keys,
+ * per-thread connections, cached statements and durable transactions.
+ *
+ * Every test works in its own mkdtemp() directory.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+static char dir[256];
+static char db_path[300];
+
+static void setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof dir, "%s/test_store.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db_path, sizeof db_path, "%s/contactd.db", dir);
+}
+
+static void teardown(void)
+{
+	char path[320];
+	static const char *const files[] = {"contactd.db", "contactd.db-wal", "contactd.db-shm"};
+	size_t i;
+
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static struct store *open_store(void)
+{
+	struct store *st = NULL;
+	struct err e;
+
+	err_clear(&e);
+	ck_assert_msg(store_open(db_path, &st, &e) == 0, "store_open: %s", e.message);
+	return st;
+}
+
+static int newest_version(void)
+{
+	return store_migrations[store_migration_count - 1].version;
+}
+
+/* Run sql on a private connection (not the store's) and return the first column. */
+static char *query_text(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	char *out = NULL;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		out = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return out;
+}
+
+START_TEST(migrations_numbered_from_one)
+{
+	size_t i;
+
+	ck_assert_uint_gt(store_migration_count, 0);
+	for (i = 0; i < store_migration_count; i++) {
+		char prefix[16];
+
+		ck_assert_int_eq(store_migrations[i].version, (int)i + 1);
+		snprintf(prefix, sizeof prefix, "%03d_", store_migrations[i].version);
+		ck_assert_msg(strncmp(store_migrations[i].name, prefix, 4) == 0, "%s",
+		    store_migrations[i].name);
+	}
+}
+END_TEST
+
+/* Every schema/NNN_*.sql of the source tree is embedded: none forgotten by the build. */
+START_TEST(every_schema_file_embedded)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[512];
+	struct dirent *ent;
+	size_t files = 0, i;
+	DIR *d;
+
+	snprintf(path, sizeof path, "%s/schema", srcdir ? srcdir : ".");
+	d = opendir(path);
+	ck_assert_msg(d != NULL, "cannot open %s", path);
+	while ((ent = readdir(d))) {
+		size_t n = strlen(ent->d_name);
+		int found = 0;
+
+		if (n < 8 || strcmp(ent->d_name + n - 4, ".sql") != 0)
+			continue;
+		files++;
+		for (i = 0; i < store_migration_count; i++)
+			found |= strcmp(store_migrations[i].name, ent->d_name) == 0;
+		ck_assert_msg(found, "%s is not embedded", ent->d_name);
+	}
+	closedir(d);
+	ck_assert_uint_eq(files, store_migration_count);
+}
+END_TEST
+
+START_TEST(open_migrates_and_uses_wal)
+{
+	struct store *st = open_store();
+	struct err e;
+	char *mode, *table;
+
+	ck_assert_int_eq(store_schema_version(st, &e), newest_version());
+	store_close(st);
+	mode = query_text("PRAGMA journal_mode");
+	table = query_text("SELECT name FROM sqlite_master WHERE name = 'answer_cache'");
+	ck_assert_str_eq(mode, "wal");
+	ck_assert_str_eq(table, "answer_cache");
+	free(mode);
+	free(table);
+}
+END_TEST
+
+/* A second open applies nothing again and keeps the data. */
+START_TEST(reopen_keeps_cache)
+{
+	unsigned char key[STORE_KEY_BYTES];
+	struct store *st = open_store();
+	char *answer = NULL;
+	size_t len = 0;
+	struct err e;
+
+	store_cache_key("core-x", "rest", "{}\n", key);
+	ck_assert_int_eq(store_cache_put(st, key, "core-x", "rest", "{\"a\":1}\n", 8, &e), 0);
+	store_close(st);
+	st = open_store();
+	ck_assert_int_eq(store_schema_version(st, &e), newest_version());
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
+	ck_assert_str_eq(answer, "{\"a\":1}\n");
+	ck_assert_uint_eq(len, 8);
+	free(answer);
+	store_close(st);
+}
+END_TEST
+
+/* A database written by a newer contactd is refused, not damaged. */
+START_TEST(newer_schema_refused)
+{
+	struct store *st = open_store();
+	char sql[64], *version;
+	sqlite3 *db;
+	struct err e;
+
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", newest_version() + 1);
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = NULL;
+	err_clear(&e);
+	ck_assert_int_eq(store_open(db_path, &st, &e), -1);
+	ck_assert_ptr_null(st);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_ptr_nonnull(strstr(e.message, "newer"));
+	version = query_text("PRAGMA user_version");
+	ck_assert_int_eq(atoi(version), newest_version() + 1);
+	free(version);
+}
+END_TEST
+
+START_TEST(unopenable_path_fails)
+{
+	char path[320];
+	struct store *st = NULL;
+	struct err e;
+
+	snprintf(path, sizeof path, "%s/no/such/dir/x.db", dir);
+	err_clear(&e);
+	ck_assert_int_eq(store_open(path, &st, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_ptr_null(st);
+}
+END_TEST
+
+START_TEST(cache_miss_put_hit_replace)
+{
+	static const char text[] = "{\"q\":\"a \\\"quoted\\\" 'text'\"}\n";
+	unsigned char key[STORE_KEY_BYTES];
+	struct store *st = open_store();
+	char *answer = NULL;
+	size_t len = 0;
+	struct err e;
+
+	store_cache_key("core-1", "drop", "{\"height\":0.1}\n", key);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 0);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "drop", text, strlen(text), &e), 0);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
+	ck_assert_uint_eq(len, strlen(text));
+	ck_assert_mem_eq(answer, text, len);
+	free(answer);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "drop", "2\n", 2, &e), 0);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
+	ck_assert_str_eq(answer, "2\n");
+	free(answer);
+	store_close(st);
+}
+END_TEST
+
+/*
+ * The key is BLAKE2b-256 over "core\0endpoint\0canonical\0". Expected value computed
+ * independently with Python: hashlib.blake2b(b'core-1\x00drop\x00{"height":0.1}\n\x00',
+ * digest_size=32).hexdigest(). Exact: a hash either matches or it does not.
+ */
+START_TEST(cache_key_known_answer)
+{
+	static const char expect[] =
+	    "17c999510c7cee41bd817448c61c86413d8a7854561e76114de57120de7d5eb1";
+	unsigned char key[STORE_KEY_BYTES];
+	char hex[2 * STORE_KEY_BYTES + 1];
+	size_t i;
+
+	store_cache_key("core-1", "drop", "{\"height\":0.1}\n", key);
+	for (i = 0; i < STORE_KEY_BYTES; i++)
+		snprintf(hex + 2 * i, 3, "%02x", key[i]);
+	ck_assert_str_eq(hex, expect);
+}
+END_TEST
+
+START_TEST(cache_key_separates_fields)
+{
+	unsigned char a[STORE_KEY_BYTES], b[STORE_KEY_BYTES];
+
+	store_cache_key("core-1", "drop", "{}", a);
+	store_cache_key("core-1", "drop", "{}", b);
+	ck_assert_mem_eq(a, b, STORE_KEY_BYTES);
+	store_cache_key("core-2", "drop", "{}", b);
+	ck_assert_int_ne(memcmp(a, b, STORE_KEY_BYTES), 0);
+	store_cache_key("core-1", "rest", "{}", b);
+	ck_assert_int_ne(memcmp(a, b, STORE_KEY_BYTES), 0);
+	/* The NUL separators keep "core-1"+"drop" apart from "core-1d"+"rop". */
+	store_cache_key("core-1d", "rop", "{}", b);
+	ck_assert_int_ne(memcmp(a, b, STORE_KEY_BYTES), 0);
+}
+END_TEST
+
+struct thread_probe {
+	struct store *st;
+	sqlite3 *db;
+	int found;
+};
+
+static void *probe_thread(void *p)
+{
+	struct thread_probe *t = p;
+	unsigned char key[STORE_KEY_BYTES];
+	char *answer = NULL;
+	size_t len;
+	struct err e;
+
+	t->db = store_conn(t->st, &e);
+	store_cache_key("core-1", "rest", "shared", key);
+	t->found = store_cache_get(t->st, key, &answer, &len, &e);
+	free(answer);
+	return NULL;
+}
+
+/* Each thread has its own connection, and sees what another committed. */
+START_TEST(connection_per_thread)
+{
+	struct store *st = open_store();
+	struct thread_probe probe = {.st = st};
+	unsigned char key[STORE_KEY_BYTES];
+	pthread_t thread;
+	struct err e;
+	sqlite3 *mine = store_conn(st, &e);
+
+	ck_assert_ptr_nonnull(mine);
+	ck_assert_ptr_eq(store_conn(st, &e), mine);
+	store_cache_key("core-1", "rest", "shared", key);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "rest", "1\n", 2, &e), 0);
+	ck_assert_int_eq(pthread_create(&thread, NULL, probe_thread, &probe), 0);
+	ck_assert_int_eq(pthread_join(thread, NULL), 0);
+	ck_assert_ptr_nonnull(probe.db);
+	ck_assert_ptr_ne(probe.db, mine);
+	ck_assert_int_eq(probe.found, 1);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(statement_cached_by_text)
+{
+	struct store *st = open_store();
+	char sql[] = "SELECT count(*) FROM answer_cache";
+	char copy[sizeof sql];
+	sqlite3_stmt *a, *b;
+	struct err e;
+
+	memcpy(copy, sql, sizeof sql);
+	a = store_stmt(st, sql, &e);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(sqlite3_step(a), SQLITE_ROW);
+	store_stmt_done(a);
+	b = store_stmt(st, copy, &e);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_int_eq(sqlite3_step(b), SQLITE_ROW);
+	store_stmt_done(b);
+	err_clear(&e);
+	ck_assert_ptr_null(store_stmt(st, "SELECT nonsense FROM nowhere", &e));
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	store_close(st);
+}
+END_TEST
+
+static int pragma_synchronous(struct store *st)
+{
+	struct err e;
+	sqlite3_stmt *s = store_stmt(st, "PRAGMA synchronous", &e);
+	int v;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	v = sqlite3_column_int(s, 0);
+	store_stmt_done(s);
+	return v;
+}
+
+/* FULL durability lasts for one transaction; rollback discards, commit keeps. */
+START_TEST(durable_transactions)
+{
+	struct store *st = open_store();
+	unsigned char key[STORE_KEY_BYTES];
+	char *answer = NULL;
+	size_t len;
+	struct err e;
+
+	store_cache_key("core-1", "eval", "tx", key);
+	ck_assert_int_eq(pragma_synchronous(st), 1); /* NORMAL */
+	ck_assert_int_eq(store_begin(st, STORE_SYNC_FULL, &e), 0);
+	ck_assert_int_eq(pragma_synchronous(st), 2); /* FULL */
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "eval", "1\n", 2, &e), 0);
+	store_rollback(st);
+	ck_assert_int_eq(pragma_synchronous(st), 1);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 0);
+	ck_assert_int_eq(store_begin(st, STORE_SYNC_FULL, &e), 0);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "eval", "1\n", 2, &e), 0);
+	ck_assert_int_eq(store_commit(st, &e), 0);
+	ck_assert_int_eq(pragma_synchronous(st), 1);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
+	free(answer);
+	store_close(st);
+}
+END_TEST
+
+#define WRITERS 4
+#define WRITES 100
+
+static void *writer_thread(void *p)
+{
+	struct store *st = p;
+	long failures = 0;
+	int i;
+
+	for (i = 0; i < WRITES; i++) {
+		unsigned char key[STORE_KEY_BYTES];
+		char canonical[64];
+		struct err e;
+
+		snprintf(canonical, sizeof canonical, "%p/%d", (void *)pthread_self(), i);
+		store_cache_key("core-1", "drop", canonical, key);
+		failures += store_cache_put(st, key, "core-1", "drop", canonical, strlen(canonical),
+		    &e) < 0;
+	}
+	return (void *)failures;
+}
+
+/* Writers on many threads wait for each other (busy timeout) instead of failing. */
+START_TEST(concurrent_writers)
+{
+	struct store *st = open_store();
+	pthread_t threads[WRITERS];
+	char *count;
+	int i;
+
+	for (i = 0; i < WRITERS; i++)
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, writer_thread, st), 0);
+	for (i = 0; i < WRITERS; i++) {
+		void *failures;
+
+		ck_assert_int_eq(pthread_join(threads[i], &failures), 0);
+		ck_assert_ptr_null(failures);
+	}
+	store_close(st);
+	count = query_text("SELECT count(*) FROM answer_cache");
+	ck_assert_int_eq(atoi(count), WRITERS * WRITES);
+	free(count);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("store");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, migrations_numbered_from_one);
+	tcase_add_test(tc, every_schema_file_embedded);
+	tcase_add_test(tc, open_migrates_and_uses_wal);
+	tcase_add_test(tc, reopen_keeps_cache);
+	tcase_add_test(tc, newer_schema_refused);
+	tcase_add_test(tc, unopenable_path_fails);
+	tcase_add_test(tc, cache_miss_put_hit_replace);
+	tcase_add_test(tc, cache_key_known_answer);
+	tcase_add_test(tc, cache_key_separates_fields);
+	tcase_add_test(tc, connection_per_thread);
+	tcase_add_test(tc, statement_cached_by_text);
+	tcase_add_test(tc, durable_transactions);
+	tcase_add_test(tc, concurrent_writers);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
