@@ -1,5 +1,6 @@
 # tests: each area includes its own fragment
 include $(srcdir)/tests/core.mk
-include $(srcdir)/tests/service.mk
 include $(srcdir)/tests/parity.mk
+include $(srcdir)/tests/service.mk
 include $(srcdir)/tests/http.mk
+include $(srcdir)/tests/calib.mk

@@ -15,3 +15,6 @@ src/store/schema_sql.c: $(srcdir)/src/store/embed-schema.sh $(STORE_SCHEMA)
 BUILT_SOURCES += src/store/schema_sql.c
 CLEANFILES += src/store/schema_sql.c
 EXTRA_DIST += src/store/embed-schema.sh
+# calibration (issue #4): robots, tokens, calibrations, measurements, fits
+libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h
+libstore_a_CFLAGS += $(JANSSON_CFLAGS)
