@@ -4,7 +4,10 @@
 #
 # Scenarios, each at 1, 16 and 128 connections:
 #   nginx-static   GET of a file holding a cached answer's exact bytes (the ceiling)
-#   cached         POST /v1/rest of one question, answered from the cache
+#   cached         POST /v1/rest of one question, answered from the cache (the same
+#                  bytes each time: the thread's memory cache)
+#   cached-store   the same question spelled differently each time: parsed,
+#                  canonicalised and answered from the SQLite cache
 #   uncached-drop  POST /v1/drop, every request a new height: computed every time
 #   sweep-1000     POST /v1/sweep of 1000 rest points, every request a new base
 # Prints requests/s and p99 latency per run, and cached / nginx-static per
@@ -91,9 +94,13 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$question'
 LUA
 cat >"$tmp/unique.lua" <<'LUA'
-local counter = 0
-local id = 0
-local stamp = os.time() % 100000
+-- Every request a new question: its duration differs in the 12th decimal (the
+-- steps, and so the work, stay those of a 2 s run), numbered by run, thread, request.
+local counter, id = 0, 0
+local run = os.time() % 1000
+local masses = {}
+for i = 1, 1000 do masses[i] = string.format("%.3f", 0.5 + i * 0.001) end
+local sweep_values = table.concat(masses, ",")
 function setup(thread)
 	thread:set("id", setup_count or 0)
 	setup_count = (setup_count or 0) + 1
@@ -104,17 +111,20 @@ function init(args)
 end
 function request()
 	counter = counter + 1
-	local n = (stamp * 1000 + id) * 10000000 + counter
-	local height = string.format("%.12f", 0.1 + n * 1e-16)
+	local n = (run * 128 + id) * 1000000 + counter
+	local duration = string.format("%.12f", 2 + n * 1e-12)
 	local body
-	if kind == "drop" then
-		body = '{"body": {"shape": "sphere", "size": 0.05, "mass": 1}, "height": ' .. height .. '}'
+	if kind == "spelled" then
+		-- The cached question, spelled anew each time (1 as 1000e-3, ...): a hit in
+		-- the store, after parsing and canonicalisation, never in the memory cache.
+		local j, k = counter % 300, math.floor(counter / 300) % 300
+		body = '{"body": {"shape": "box", "size": 5' .. string.rep("0", k) .. 'e-' .. (k + 2)
+			.. ', "mass": 1' .. string.rep("0", j) .. 'e-' .. j .. '}}'
+	elseif kind == "drop" then
+		body = '{"body": {"shape": "sphere", "size": 0.05, "mass": 1}, "duration": ' .. duration .. '}'
 	else
-		local values = {}
-		for i = 1, 1000 do values[i] = string.format("%.6f", 0.5 + i * 0.001) end
-		body = '{"query": "rest", "base": {"body": {"mass": ' .. height .. '}},'
-			.. ' "vary": [{"path": "/body/size", "values": [' .. table.concat(values, ",")
-			.. ']}]}'
+		body = '{"query": "rest", "base": {"duration": ' .. duration .. '},'
+			.. ' "vary": [{"path": "/body/mass", "values": [' .. sweep_values .. ']}]}'
 	end
 	return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
 end
@@ -144,6 +154,7 @@ base="http://127.0.0.1:$port"
 for c in 1 16 128; do
 	run nginx-static "http://127.0.0.1:$nport/answer.json" "" "" "$c"
 	run cached "$base/v1/rest" "$tmp/cached.lua" "" "$c"
+	run cached-store "$base/v1/rest" "$tmp/unique.lua" spelled "$c"
 	run uncached-drop "$base/v1/drop" "$tmp/unique.lua" drop "$c"
 	run sweep-1000 "$base/v1/sweep" "$tmp/unique.lua" sweep "$c"
 done

@@ -34,3 +34,10 @@ tests_test_openapi_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' -DSRCDIR='"$(abs_top_srcdir)"'
 tests_test_openapi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
 tests_test_openapi_LDADD = $(SERVICE_LIBS) $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
+
+# The daemon's per-thread memory cache, alone.
+check_PROGRAMS += tests/test_hotcache
+TESTS += tests/test_hotcache
+tests_test_hotcache_SOURCES = tests/test_hotcache.c src/http/hotcache.c src/http/hotcache.h
+tests_test_hotcache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SODIUM_CFLAGS)
+tests_test_hotcache_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)

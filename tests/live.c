@@ -93,12 +93,17 @@ void live_init(struct live_daemon *d)
 void live_cleanup(struct live_daemon *d)
 {
 	char cmd[400];
+	int status = d->pid > 0 ? live_stop(d) : 0;
+	char *log = status != 0 ? live_read_file(d->log, NULL) : NULL;
 
-	if (d->pid > 0)
-		live_stop(d);
+	/* A daemon that does not exit 0 (a sanitizer's report, say) fails the test. */
+	if (log)
+		fprintf(stderr, "contactd's log:\n%s\n", log);
+	free(log);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", d->dir);
+	ck_assert_msg(status == 0, "contactd exited with status %d", status);
 }
 
 /*

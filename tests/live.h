@@ -41,7 +41,8 @@ extern const char *const live_json_headers[];
 /* Make d's temporary directory (mkdtemp under $TMPDIR or /tmp). */
 void live_init(struct live_daemon *d);
 
-/* Stop d if running and remove its directory. */
+/* Stop d if running (asserting it exits 0, as after a clean shutdown) and remove its
+ * directory. */
 void live_cleanup(struct live_daemon *d);
 
 /*

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "http/http.h"
 #include "http/http_calib.h"
+#include "http/hotcache.h"
 #include "http/metrics.h"
 #include "http/openapi.h"
 #include "service/service.h"
@@ -63,7 +64,7 @@ struct route {
 };
 
 static const char json_media[] = "application/json";
-static const char csv_type[] = "text/csv; charset=utf-8";
+static const char csv_media[] = "text/csv; charset=utf-8";
 
 void http_config_default(struct http_config *c)
 {
@@ -147,7 +148,7 @@ static void log_request(const struct exchange *x, double secs,
 		[MHD_REQUEST_TERMINATED_READ_ERROR] = "read-error",
 		[MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "client-abort",
 	};
-	char when[32], method[32], path[300], status[8], bytes[24];
+	char when[32], method[32], path[300], status[12], bytes[24];
 	struct timespec now;
 	struct tm tm;
 	const char *end = "";
@@ -157,8 +158,12 @@ static void log_request(const struct exchange *x, double secs,
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
 	log_safe(method, sizeof method, x->req.method);
 	log_safe(path, sizeof path, x->req.url);
-	snprintf(status, sizeof status, x->status ? "%u" : "-", x->status);
-	snprintf(bytes, sizeof bytes, x->bytes >= 0 ? "%lld" : "-", x->bytes);
+	strcpy(status, "-");
+	if (x->status)
+		snprintf(status, sizeof status, "%u", x->status);
+	strcpy(bytes, "-");
+	if (x->bytes >= 0)
+		snprintf(bytes, sizeof bytes, "%lld", x->bytes);
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK &&
 	    (size_t)toe < sizeof ends / sizeof ends[0] && ends[toe])
 		end = ends[toe];
@@ -421,16 +426,23 @@ static int sweep_csv(const char *text, char **csv, struct err *err)
 	return rc;
 }
 
-/* POST /v1/{rest,drop,stability,sweep,eval}: the contract's questions. */
+/*
+ * POST /v1/{rest,drop,stability,sweep,eval}: the contract's questions. The answer's
+ * text comes from this thread's memory (the same request bytes asked before), else
+ * from the store (an equal canonical request), else from the core.
+ */
 static enum MHD_Result serve_question(struct MHD_Connection *conn, struct exchange *x,
     const struct route *r)
 {
 	static const char *const offers[] = {json_media, "text/csv"};
 	int offer_count = r->endpoint == SVC_SWEEP ? 2 : 1;
+	unsigned char hot[HOT_KEY_BYTES];
 	json_t *canonical = NULL;
-	char *text = NULL, *csv = NULL;
+	char *computed = NULL, *csv = NULL;
+	const char *text;
 	enum MHD_Result ret;
 	struct err e;
+	size_t len;
 	int format;
 
 	err_clear(&e);
@@ -441,24 +453,34 @@ static enum MHD_Result serve_question(struct MHD_Connection *conn, struct exchan
 	if (format < 0)
 		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", r->path, json_media,
 		    offer_count > 1 ? " or text/csv" : "");
-	if (svc_canonical(r->endpoint, x->body, x->body_len, &x->srv->limits, &canonical, &e) < 0 ||
-	    answer_text(x, r->endpoint, canonical, &text, &e) < 0 ||
-	    (format == 1 && sweep_csv(text, &csv, &e) < 0)) {
-		ret = http_respond_error(conn, &x->req, &e);
-		goto out;
-	}
-	if (csv) {
-		ret = respond_buffer(conn, x, MHD_HTTP_OK, csv_type, csv, strlen(csv),
-		    MHD_RESPMEM_MUST_FREE);
-		csv = NULL;
+	hot_key(r->name, x->req.body, x->req.body_len, hot);
+	text = hot_get(hot, &len);
+	if (text) {
+		x->cache = METRICS_CACHE_HIT;
 	} else {
-		ret = respond_buffer(conn, x, MHD_HTTP_OK, json_media, text, strlen(text),
-		    MHD_RESPMEM_MUST_FREE);
-		text = NULL;
+		if (svc_canonical(r->endpoint, x->req.body, x->req.body_len, &x->srv->limits,
+			&canonical, &e) < 0 ||
+		    answer_text(x, r->endpoint, canonical, &computed, &e) < 0) {
+			ret = http_respond_error(conn, &x->req, &e);
+			goto out;
+		}
+		text = computed;
+		len = strlen(text);
+		hot_put(hot, text, len);
+	}
+	if (format == 1) {
+		if (sweep_csv(text, &csv, &e) < 0)
+			ret = http_respond_error(conn, &x->req, &e);
+		else
+			ret = respond_buffer(conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv),
+			    MHD_RESPMEM_MUST_COPY);
+	} else {
+		ret = respond_buffer(conn, x, MHD_HTTP_OK, json_media, text, len,
+		    MHD_RESPMEM_MUST_COPY);
 	}
 out:
 	free(csv);
-	free(text);
+	free(computed);
 	json_decref(canonical);
 	return ret;
 }
