@@ -704,9 +704,42 @@ static void send_request(int fd, const char *body)
 }
 
 /*
- * SIGTERM while two requests are computed on two threads: both finish with full
- * answers after the signal, then the daemon exits 0 with its database closed, and
- * the answers are in the cache.
+ * A new client of a daemon that is shutting down is turned away: its connection is
+ * refused, or closed without an answer.
+ */
+static int turned_away(const struct live_daemon *d)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), answered = 0;
+	double deadline = live_now() + LIVE_WAIT_S;
+	char buf[256];
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+		close(fd);
+		return errno == ECONNREFUSED;
+	}
+	send(fd, health_get, strlen(health_get), MSG_NOSIGNAL);
+	while (live_now() < deadline) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof buf, 0);
+		if (n <= 0)
+			break;
+		answered = 1;
+	}
+	close(fd);
+	return !answered;
+}
+
+/*
+ * SIGTERM while two requests are computed on two threads: new clients are turned
+ * away, both requests finish with full answers after the signal, then the daemon
+ * exits 0 with its database closed, and the answers are in the cache.
  */
 START_TEST(sigterm_during_requests)
 {
@@ -722,6 +755,10 @@ START_TEST(sigterm_during_requests)
 	/* Let the threads start on them (they then compute for a second or more). */
 	live_sleep_ms(100);
 	kill(dmn.pid, SIGTERM);
+	/* Once the daemon has logged that it is shutting down, it takes no one new. */
+	for (i = 0; i < LIVE_WAIT_S * 100 && !live_log_count(&dmn, "finishing requests"); i++)
+		live_sleep_ms(10);
+	ck_assert_msg(turned_away(&dmn), "a new client was served during shutdown");
 	for (i = 0; i < 2; i++) {
 		ck_assert_int_eq(read_response(fd[i], buf[i], sizeof buf[i]), 200);
 		close(fd[i]);

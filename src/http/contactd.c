@@ -177,7 +177,7 @@ static int serve(const struct http_config *config, const char *db_path)
 	    db_path);
 	if (sigwait(&stop_signals, &sig) != 0)
 		sig = SIGTERM;
-	http_log("%s: finishing requests in flight, then stopping", strsignal(sig));
+	http_log("%s", strsignal(sig));
 	http_stop(srv);
 	status = 0;
 out:

@@ -712,6 +712,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	atomic_fetch_sub(&srv->in_flight, 1);
 }
 
+/* MHD's accept policy: every connection while serving, none once shutdown began. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct http_server *srv = cls;
+
+	(void)addr;
+	(void)addrlen;
+	return atomic_load(&srv->stopping) ? MHD_NO : MHD_YES;
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char message[512];
@@ -753,7 +763,7 @@ int http_start(const struct http_config *config, struct store *st, struct http_s
 	struct http_server *srv = calloc(1, sizeof *srv);
 	struct sockaddr_storage addr;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 			 MHD_USE_ERROR_LOG;
 
 	if (!srv || !(srv->metrics = metrics_new())) {
@@ -770,7 +780,7 @@ int http_start(const struct http_config *config, struct store *st, struct http_s
 		goto fail;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	srv->daemon = MHD_start_daemon(flags, (uint16_t)config->port, NULL, NULL, on_request, srv,
+	srv->daemon = MHD_start_daemon(flags, (uint16_t)config->port, on_accept, srv, on_request, srv,
 	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, /* first, so it logs the rest */
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)config->threads,
@@ -801,16 +811,16 @@ unsigned http_port(const struct http_server *srv)
 
 void http_stop(struct http_server *srv)
 {
-	MHD_socket listener;
 	struct timespec start;
 	int quiet = 0;
 
 	if (!srv)
 		return;
+	/* From now on on_accept() turns new connections away. (Not MHD_quiesce_daemon():
+	 * with epoll worker threads it races the workers for the listening socket's
+	 * removal from their epoll sets, and libmicrohttpd aborts the loser.) */
 	atomic_store(&srv->stopping, 1);
-	listener = MHD_quiesce_daemon(srv->daemon);
-	if (listener != MHD_INVALID_SOCKET)
-		close(listener);
+	http_log("shutdown: turning new connections away, finishing requests in flight");
 	http_calib_stop();
 	/*
 	 * Wait for the requests being handled. A thread that finishes one goes straight
