@@ -166,9 +166,13 @@ static int serve(const struct http_config *config, const char *db_path)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (store_open(db_path, &st, &e) < 0 || http_calib_start(st, &e) < 0 ||
-	    http_start(config, st, &srv, &e) < 0) {
+	if (store_open(db_path, &st, &e) < 0 || http_calib_start(st, &e) < 0) {
 		fprintf(stderr, "contactd: %s\n", e.message);
+		goto out;
+	}
+	if (http_start(config, st, &srv, &e) < 0) {
+		fprintf(stderr, "contactd: %s\n", e.message);
+		http_calib_stop();
 		goto out;
 	}
 	http_log("contactd %s (core %s) listening on %s%s%s:%u, %d threads, database %s",
@@ -177,7 +181,7 @@ static int serve(const struct http_config *config, const char *db_path)
 	    db_path);
 	if (sigwait(&stop_signals, &sig) != 0)
 		sig = SIGTERM;
-	http_log("%s", strsignal(sig));
+	http_log("%s: stopping", strsignal(sig));
 	http_stop(srv);
 	status = 0;
 out:
