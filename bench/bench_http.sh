@@ -31,60 +31,29 @@ for tool in "$NGINX" "$WRK" "$CURL"; do
 	}
 done
 
+srcdir=${srcdir:-$(dirname "$0")/..}
+. "$srcdir/tests/http_lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/contactd-bench.XXXXXX")
-daemon_pid=
-cleanup() {
-	[ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null || true
-	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+trap 'stop_all; rm -rf "$tmp"' EXIT INT TERM
 
-"$CONTACTD" --port 0 --db "$tmp/cache.db" --threads "$threads" 2>"$tmp/contactd.log" &
-daemon_pid=$!
-port=
-for _ in $(seq 1 600); do
-	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$tmp/contactd.log")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { echo "contactd did not start" >&2; exit 1; }
+start_contactd "$tmp" --threads "$threads" || exit 1
 
 # The cached question, asked once so that the benchmark only sees hits.
 question='{"body": {"shape": "box", "size": 0.05, "mass": 1.0}}'
-mkdir -p "$tmp/static" "$tmp/nginx"
+mkdir -p "$tmp/static"
 "$CURL" -sS -f -o "$tmp/static/answer.json" -H 'Content-Type: application/json' \
 	--data-binary "$question" "http://127.0.0.1:$port/v1/rest"
 
 # nginx serving those bytes, with as many workers as contactd has threads.
-user_line=
-[ "$(id -u)" = 0 ] && user_line="user root;"
-for _ in $(seq 1 20); do
-	nport=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
-	cat >"$tmp/nginx.conf" <<CONF
-$user_line
-worker_processes $threads;
-pid $tmp/nginx.pid;
-error_log $tmp/nginx.error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	client_body_temp_path $tmp/nginx/body;
-	proxy_temp_path $tmp/nginx/proxy;
-	fastcgi_temp_path $tmp/nginx/fastcgi;
-	uwsgi_temp_path $tmp/nginx/uwsgi;
-	scgi_temp_path $tmp/nginx/scgi;
-	keepalive_requests 1000000;
-	server {
-		listen 127.0.0.1:$nport;
-		location = /answer.json { root $tmp/static; default_type application/json; }
-	}
+static_site() {
+	echo "access_log off;"
+	echo "keepalive_requests 1000000;"
+	echo "server {"
+	echo "	listen 127.0.0.1:$1;"
+	echo "	location = /answer.json { root $tmp/static; default_type application/json; }"
+	echo "}"
 }
-CONF
-	"$NGINX" -p "$tmp/nginx" -c "$tmp/nginx.conf" 2>"$tmp/nginx.start.log" && break
-	nport=
-done
-[ -n "$nport" ] || { echo "nginx did not start: $(cat "$tmp/nginx.start.log")" >&2; exit 1; }
+start_nginx "$tmp" static_site "$threads" || exit 1
 
 # wrk scripts. Each wrk thread numbers its requests from its own id, so every
 # uncached body is new across threads and runs.

@@ -17,12 +17,13 @@ tests_test_http_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
 
 # deploy/nginx.conf in a real nginx in front of the real daemon.
 TESTS += tests/test_nginx.sh
-EXTRA_DIST += tests/test_nginx.sh
+EXTRA_DIST += tests/test_nginx.sh tests/http_lib.sh
 
 # Benchmark (wrk; cached, uncached and sweep answers against nginx's static ceiling).
 # Not part of `make check`: `make bench-http [BENCH_DURATION=10]`.
 bench-http: all
-	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) $(SHELL) $(srcdir)/bench/bench_http.sh
+	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) srcdir=$(srcdir) \
+		$(SHELL) $(srcdir)/bench/bench_http.sh
 .PHONY: bench-http
 EXTRA_DIST += bench/bench_http.sh
 

@@ -9,6 +9,7 @@ CONTACTD=${CONTACTD:-./contactd}
 NGINX=${NGINX:-$(PATH="$PATH:/usr/sbin:/sbin" command -v nginx || true)}
 CURL=${CURL:-$(command -v curl || true)}
 srcdir=${srcdir:-.}
+. "$srcdir/tests/http_lib.sh"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -19,64 +20,19 @@ fail() {
 [ -n "$CURL" ] && [ -x "$CURL" ] || fail "curl not found (deploy/setup-debian.sh installs it)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/contactd-nginx.XXXXXX")
-daemon_pid=
-cleanup() {
-	[ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null || true
-	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+trap 'stop_all; rm -rf "$tmp"' EXIT INT TERM
 
-# contactd on a free port; its log tells which.
-"$CONTACTD" --port 0 --db "$tmp/cache.db" 2>"$tmp/contactd.log" &
-daemon_pid=$!
-port=
-for _ in $(seq 1 600); do
-	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$tmp/contactd.log")
-	[ -n "$port" ] && break
-	kill -0 "$daemon_pid" 2>/dev/null || fail "contactd exited: $(cat "$tmp/contactd.log")"
-	sleep 0.1
-done
-[ -n "$port" ] || fail "contactd did not start"
+start_contactd "$tmp" || fail "contactd did not start"
 
-# nginx: the deployed snippet, pointed at that port, inside a minimal main config
-# that keeps every file in the temporary directory. nginx cannot take port 0, so try
-# random high ports until one is free.
-mkdir -p "$tmp/nginx"
-user_line=
-[ "$(id -u)" = 0 ] && user_line="user root;"
-started=
-for _ in $(seq 1 20); do
-	nport=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
+# The deployed snippet, pointed at the daemon's port and listening on nginx's.
+deployed_site() {
+	echo "access_log $tmp/nginx.access.log;"
 	sed -e "s/server 127\.0\.0\.1:8750 /server 127.0.0.1:$port /" \
-	    -e "s/listen 80;/listen 127.0.0.1:$nport;/" \
-	    "$srcdir/deploy/nginx.conf" >"$tmp/contactd.conf"
-	grep -q "127.0.0.1:$port " "$tmp/contactd.conf" || fail "upstream line not found"
-	grep -q "listen 127.0.0.1:$nport;" "$tmp/contactd.conf" || fail "listen line not found"
-	cat >"$tmp/nginx.main.conf" <<CONF
-$user_line
-worker_processes 1;
-pid $tmp/nginx.pid;
-error_log $tmp/nginx.error.log;
-events { worker_connections 64; }
-http {
-	access_log $tmp/nginx.access.log;
-	client_body_temp_path $tmp/nginx/body;
-	proxy_temp_path $tmp/nginx/proxy;
-	fastcgi_temp_path $tmp/nginx/fastcgi;
-	uwsgi_temp_path $tmp/nginx/uwsgi;
-	scgi_temp_path $tmp/nginx/scgi;
-	include $tmp/contactd.conf;
+	    -e "s/listen 80;/listen 127.0.0.1:$1;/" "$srcdir/deploy/nginx.conf"
 }
-CONF
-	if "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx.main.conf" 2>"$tmp/nginx.start.log"; then
-		started=yes
-		break
-	fi
-	grep -q "Address already in use" "$tmp/nginx.start.log" ||
-		fail "nginx did not start: $(cat "$tmp/nginx.start.log")"
-done
-[ -n "$started" ] || fail "no free port for nginx"
+grep -q "server 127.0.0.1:8750 " "$srcdir/deploy/nginx.conf" || fail "upstream line not found"
+grep -q "listen 80;" "$srcdir/deploy/nginx.conf" || fail "listen line not found"
+start_nginx "$tmp" deployed_site || fail "nginx did not start"
 
 ask() { # ask PORT PATH BODY OUT: POST, write the body to OUT, print the status
 	"$CURL" -sS -o "$4" -w '%{http_code}' -H 'Content-Type: application/json' \
