@@ -183,7 +183,8 @@ START_TEST(equal_questions_hit)
 		live_reply_free(&r);
 	}
 	/* A different question, and the same body at another endpoint, miss. */
-	live_post(&dmn, "/v1/rest", "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": 2}}", &r);
+	live_post(&dmn, "/v1/rest",
+	    "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": 2}}", &r);
 	ck_assert_str_eq(r.cache, "miss");
 	live_reply_free(&r);
 	live_post(&dmn, "/v1/drop", rest_req, &r);
@@ -244,7 +245,8 @@ START_TEST(metrics_count)
 	/* A request is counted when it completes, just after its reply went out. */
 	for (i = 0; i < LIVE_WAIT_S * 100; i++) {
 		live_get(&dmn, "/metrics", &r);
-		if (strstr(r.body, "contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"))
+		if (strstr(r.body,
+			"contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"))
 			break;
 		live_reply_free(&r);
 		live_sleep_ms(10);
@@ -600,7 +602,8 @@ START_TEST(connection_limit)
 	ck_assert(health_reply_within(held[1], 1, LIVE_WAIT_S * 1000));
 	extra = connect_raw(&dmn);
 	/* A serving daemon answers in milliseconds; half a second of silence means held. */
-	ck_assert_msg(!health_reply_within(extra, 1, 500), "a connection over the limit was served");
+	ck_assert_msg(!health_reply_within(extra, 1, 500),
+	    "a connection over the limit was served");
 	close(held[0]);
 	ck_assert_msg(health_reply_within(extra, 0, LIVE_WAIT_S * 1000),
 	    "the waiting connection was not served once a slot was free");

@@ -150,7 +150,8 @@ static int validate(const json_t *s, const json_t *v, const char *at, char *why,
 		for (i = 0; i < json_array_size(one_of); i++)
 			matches += validate(json_array_get(one_of, i), v, at, why, size) == 0;
 		if (matches != 1) {
-			snprintf(why, size, "%s: matches %zu of oneOf's schemas, not 1", at, matches);
+			snprintf(why, size, "%s: matches %zu of oneOf's schemas, not 1", at,
+			    matches);
 			return -1;
 		}
 		return 0;
@@ -174,7 +175,8 @@ static int validate(const json_t *s, const json_t *v, const char *at, char *why,
 	if (json_is_number(v))
 		return validate_number(s, v, at, why, size);
 	if (json_is_array(v)) {
-		const json_t *lo = json_object_get(s, "minItems"), *hi = json_object_get(s, "maxItems");
+		const json_t *lo = json_object_get(s, "minItems");
+		const json_t *hi = json_object_get(s, "maxItems");
 
 		if ((lo && json_array_size(v) < (size_t)json_integer_value(lo)) ||
 		    (hi && json_array_size(v) > (size_t)json_integer_value(hi))) {
@@ -209,7 +211,8 @@ START_TEST(validator_rejects)
 	json_t *extra = json_pack("{s:s, s:s, s:s, s:i}", "error", "bad_json", "message", "m",
 	    "path", "", "x", 1);
 	json_t *missing = json_pack("{s:s, s:s}", "error", "bad_json", "message", "m");
-	json_t *not_enum = json_pack("{s:s, s:s, s:s}", "error", "nope", "message", "m", "path", "");
+	json_t *not_enum =
+	    json_pack("{s:s, s:s, s:s}", "error", "nope", "message", "m", "path", "");
 	json_t *wrong_type = json_pack("{s:s, s:i, s:s}", "error", "bad_json", "message", 1, "path",
 	    "");
 	char why[600];
@@ -351,7 +354,8 @@ START_TEST(documented_operations_exist)
 
 		concrete_path(templ, path, sizeof path);
 		for (m = 0; m < sizeof methods / sizeof methods[0]; m++) {
-			int documented = json_object_get(item, methods[m]) != NULL;
+			const json_t *op = json_object_get(item, methods[m]);
+			int documented = op != NULL;
 			char method[16];
 			struct live_reply r;
 
@@ -359,7 +363,7 @@ START_TEST(documented_operations_exist)
 			if (!documented && is_calibration(templ))
 				continue; /* the calibration layer's own routing */
 			if (documented && strcmp(method, "POST") == 0)
-				post_json(path, minimal_example(json_object_get(item, "post")), NULL, &r);
+				post_json(path, minimal_example(op), NULL, &r);
 			else
 				live_request(&dmn, method, path, live_json_headers, "{}", 2, 0, &r);
 			if (!documented)
@@ -367,8 +371,8 @@ START_TEST(documented_operations_exist)
 			else if (is_calibration(templ))
 				live_assert_error(&r, 401, "unauthorized", NULL);
 			else
-				ck_assert_msg(r.status == 200, "%s %s: %ld %s", method, path, r.status,
-				    r.body);
+				ck_assert_msg(r.status == 200, "%s %s: %ld %s", method, path,
+				    r.status, r.body);
 			live_reply_free(&r);
 		}
 	}
@@ -443,7 +447,8 @@ static int check_defaults(const char *path, const json_t *schema, json_t *reques
 			post_json(path, root, NULL, &r);
 			ck_assert_msg(r.status == 200, "%s with %s: %ld %s", path, inner, r.status,
 			    r.body);
-			ck_assert_msg(r.len == expect->len && memcmp(r.body, expect->body, r.len) == 0,
+			ck_assert_msg(r.len == expect->len &&
+				memcmp(r.body, expect->body, r.len) == 0,
 			    "%s: the documented default of %s is not the real one", path, inner);
 			ck_assert_msg(strcmp(r.cache, "hit") == 0,
 			    "%s: %s set to its default is not the same question", path, inner);
@@ -452,7 +457,8 @@ static int check_defaults(const char *path, const json_t *schema, json_t *reques
 			checked++;
 		}
 		/* Into nested objects (given or not): their members' defaults too. */
-		if (json_object_get(deref(sub), "properties") && (!given || json_is_object(given))) {
+		if (json_object_get(deref(sub), "properties") &&
+		    (!given || json_is_object(given))) {
 			json_t *child = given ? given : json_object();
 
 			if (!given)
@@ -479,13 +485,14 @@ START_TEST(documented_defaults_are_real)
 
 		if (!op || is_calibration(path))
 			continue;
-		ck_assert_msg(json_object_get(json_object_get(media, "examples"), "minimal") != NULL,
+		ck_assert_msg(
+		    json_object_get(json_object_get(media, "examples"), "minimal") != NULL,
 		    "%s: no example named minimal", path);
 		minimal = json_deep_copy(minimal_example(op));
 		post_json(path, minimal, NULL, &first);
 		ck_assert_int_eq(first.status, 200);
-		checked += check_defaults(path, json_object_get(media, "schema"), minimal, minimal, "",
-		    &first);
+		checked += check_defaults(path, json_object_get(media, "schema"), minimal, minimal,
+		    "", &first);
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
@@ -510,7 +517,8 @@ START_TEST(error_codes_are_the_services)
 		for (i = 0; i < json_array_size(values); i++)
 			found |= strcmp(json_string_value(json_array_get(values, i)),
 			    err_name((enum err_code)code)) == 0;
-		ck_assert_msg(found, "error code %s is not documented", err_name((enum err_code)code));
+		ck_assert_msg(found, "error code %s is not documented",
+		    err_name((enum err_code)code));
 	}
 }
 END_TEST

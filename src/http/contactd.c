@@ -198,7 +198,8 @@ int main(int argc, char **argv)
 	int opt;
 
 	http_config_default(&config);
-	/* '+': stop at the first operand, so `contactd token create --robot r` keeps its options. */
+	/* '+': stop at the first operand, so that `contactd token create --robot r` keeps
+	 * its own options. */
 	while ((opt = getopt_long(argc, argv, "+p:b:d:t:hV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'b':

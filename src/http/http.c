@@ -780,7 +780,8 @@ int http_start(const struct http_config *config, struct store *st, struct http_s
 		goto fail;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	srv->daemon = MHD_start_daemon(flags, (uint16_t)config->port, on_accept, srv, on_request, srv,
+	srv->daemon = MHD_start_daemon(flags, (uint16_t)config->port, on_accept, srv, on_request,
+	    srv,
 	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, /* first, so it logs the rest */
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)config->threads,

@@ -120,7 +120,8 @@ static void render_requests(FILE *out, struct metrics *m)
 			unsigned long n = load(&m->route[r].by_status[s]);
 
 			if (n)
-				fprintf(out, "contactd_http_requests_total{route=\"%s\",code=\"%zu\"} %lu\n",
+				fprintf(out,
+				    "contactd_http_requests_total{route=\"%s\",code=\"%zu\"} %lu\n",
 				    route_names[r], s, n);
 		}
 	}
@@ -148,8 +149,9 @@ static void render_latency(FILE *out, struct metrics *m)
 			    "le=\"%g\"} %lu\n", route_names[r], bucket_bounds[b], cumulative);
 		}
 		cumulative += load(&c->buckets[BUCKETS]);
-		fprintf(out, "contactd_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"}"
-		    " %lu\n", route_names[r], cumulative);
+		fprintf(out,
+		    "contactd_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %lu\n",
+		    route_names[r], cumulative);
 		fprintf(out, "contactd_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n",
 		    route_names[r],
 		    (double)atomic_load_explicit(&c->duration_ns, memory_order_relaxed) / 1e9);
@@ -172,8 +174,8 @@ static void render_cache(FILE *out, struct metrics *m)
 			unsigned long n = load(k ? &c->misses : &c->hits);
 
 			if (n || r < QUESTION_ROUTES)
-				fprintf(out, "contactd_cache_%s_total{route=\"%s\"} %lu\n", kinds[k],
-				    route_names[r], n);
+				fprintf(out, "contactd_cache_%s_total{route=\"%s\"} %lu\n",
+				    kinds[k], route_names[r], n);
 		}
 	}
 	fprintf(out, "# HELP contactd_cache_errors_total Cache reads or writes that failed.\n"

@@ -35,7 +35,8 @@ void metrics_cache_error(struct metrics *m);
 
 /*
  * The Prometheus text exposition of every counter, plus the gauges the caller
- * keeps (requests in flight, open connections) and the build labels. Caller frees the result with free(); NULL when out of memory.
+ * keeps (requests in flight, open connections) and the build labels. Caller frees
+ * the result with free(); NULL when out of memory.
  */
 char *metrics_render(struct metrics *m, long in_flight, unsigned connections, const char *version,
     const char *core_version, size_t *len);

@@ -197,7 +197,8 @@ int store_migrate(sqlite3 *db, struct err *err)
 		return -1;
 	if (version > newest)
 		return err_set(err, ERR_UNAVAILABLE, NULL,
-		    "store: database schema %d is newer than this contactd's (%d)", version, newest);
+		    "store: database schema %d is newer than this contactd's (%d)", version,
+		    newest);
 	for (i = 0; i < store_migration_count; i++) {
 		if (store_migrations[i].version > version &&
 		    migrate_one(db, &store_migrations[i], err) < 0)
@@ -351,7 +352,8 @@ void store_cache_key(const char *core_version, const char *endpoint, const char 
 	crypto_generichash_state h;
 
 	crypto_generichash_init(&h, NULL, 0, STORE_KEY_BYTES);
-	crypto_generichash_update(&h, (const unsigned char *)core_version, strlen(core_version) + 1);
+	crypto_generichash_update(&h, (const unsigned char *)core_version,
+	    strlen(core_version) + 1);
 	crypto_generichash_update(&h, (const unsigned char *)endpoint, strlen(endpoint) + 1);
 	crypto_generichash_update(&h, (const unsigned char *)canonical, strlen(canonical) + 1);
 	crypto_generichash_final(&h, key, STORE_KEY_BYTES);
