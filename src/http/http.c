@@ -216,13 +216,6 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 	return ret;
 }
 
-enum MHD_Result http_respond_bytes(struct MHD_Connection *conn, struct http_request *req,
-    unsigned status, const char *content_type, const char *data, size_t len)
-{
-	return respond_buffer(conn, exchange_of(req), status, content_type, data, len,
-	    MHD_RESPMEM_MUST_COPY);
-}
-
 enum MHD_Result http_respond_json(struct MHD_Connection *conn, struct http_request *req,
     unsigned status, const json_t *value)
 {

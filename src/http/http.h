@@ -79,10 +79,6 @@ void http_stop(struct http_server *srv);
 enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req,
     unsigned status, struct MHD_Response *resp);
 
-/* Queue len bytes of data (copied) with the given Content-Type. */
-enum MHD_Result http_respond_bytes(struct MHD_Connection *conn, struct http_request *req,
-    unsigned status, const char *content_type, const char *data, size_t len);
-
 /* Queue value as canonical JSON text (svc_dump()). value stays the caller's. */
 enum MHD_Result http_respond_json(struct MHD_Connection *conn, struct http_request *req,
     unsigned status, const json_t *value);

@@ -137,11 +137,6 @@ sqlite3 *store_conn(struct store *st, struct err *err)
 	return slot ? slot->db : NULL;
 }
 
-const char *store_path(const struct store *st)
-{
-	return st->path;
-}
-
 /* PRAGMA user_version of db, or -1 with err. */
 static int user_version(sqlite3 *db, struct err *err)
 {

@@ -69,9 +69,6 @@ int store_open(const char *path, struct store **out, struct err *err);
 /* Close every connection and free st. NULL is a no-op. See "Threading model". */
 void store_close(struct store *st);
 
-/* The database path st was opened with; owned by st. */
-const char *store_path(const struct store *st);
-
 /*
  * The calling thread's connection, opened on first use with the pragmas above.
  * Owned by st; valid until the thread exits or store_close(). NULL with err on failure.
