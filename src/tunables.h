@@ -125,4 +125,9 @@
 #define CALIB_MAX_DROP_HEIGHT 10.0    /* m */
 #define CALIB_MAX_PRESS_FORCE 1e6     /* N */
 
+/* ---- the daemon's per-thread memory cache of answers (src/http/hotcache.h) ---- */
+#define HOT_SLOTS 1024                /* direct-mapped entries per thread */
+#define HOT_MAX_ANSWER (64 * 1024)    /* larger answers (big sweeps) are not kept */
+#define HOT_BUDGET (16 * 1024 * 1024) /* answer bytes per thread */
+
 #endif

@@ -14,9 +14,8 @@
 
 #include <stddef.h>
 
-#define HOT_SLOTS 1024
-#define HOT_MAX_ANSWER (64 * 1024)     /* larger answers (big sweeps) are not kept */
-#define HOT_BUDGET (16 * 1024 * 1024) /* answer bytes per thread */
+#include "tunables.h" /* HOT_SLOTS, HOT_MAX_ANSWER, HOT_BUDGET */
+
 #define HOT_KEY_BYTES 32
 
 /* BLAKE2b-256 of the endpoint and the request body (len bytes). */
