@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind], "token") == 0)
-			return calib_token_command(argc - optind, argv + optind, db_path);
+			return http_calib_token_command(argc - optind, argv + optind, db_path);
 		fprintf(stderr, "contactd: unknown command '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;

@@ -525,7 +525,7 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req,
 	return 1;
 }
 
-int calib_token_command(int argc, char **argv, const char *db_path)
+int http_calib_token_command(int argc, char **argv, const char *db_path)
 {
 	struct store *st = NULL;
 	struct auth_token tok;

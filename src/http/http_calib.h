@@ -14,7 +14,7 @@
  *                        before it waits for requests in flight: end every event stream
  *                        and resume every suspended connection, so that shutdown
  *                        can finish (MHD forbids stopping with suspended connections);
- *   calib_token_command() instead of the daemon, for `contactd token ...`.
+ *   http_calib_token_command() instead of the daemon, for `contactd token ...`.
  *
  * The daemon runs MHD with MHD_ALLOW_SUSPEND_RESUME, so a stream may suspend its
  * connection (MHD_suspend_connection) while it has nothing to send, rather than
@@ -51,6 +51,6 @@ void http_calib_stop(void);
  * `contactd token create|revoke|list ...`: argv[0] is "token". db_path is the
  * database the daemon would use (--db). Returns the process exit status.
  */
-int calib_token_command(int argc, char **argv, const char *db_path);
+int http_calib_token_command(int argc, char **argv, const char *db_path);
 
 #endif
