@@ -104,6 +104,10 @@
  * and within this many standard deviations in chi^2, widens the standard errors. */
 #define CALIB_AMBIGUITY_SIGMAS 2.0
 #define CALIB_DISTINCT_LOG 1e-3
+/* Standard errors by parametric bootstrap: this many synthetic data sets from the model
+ * at the estimate, with noise from this fixed seed, each refitted as the data were. */
+#define CALIB_BOOT_REPLICAS 16
+#define CALIB_BOOT_SEED 4u
 /* A drop bounced when its rebound exceeds this many standard deviations: drops that do
  * not bounce only bound dampratio from below. */
 #define CALIB_BOUNCE_SIGMAS 3.0

@@ -18,6 +18,8 @@
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include "core/growth.h"
 #include "core/sim.h"
@@ -38,6 +40,8 @@ enum { TC, DR, NPHYS };
 #define FIT_XTOL 1e-10
 #define FIT_GTOL 1e-12
 #define FIT_FTOL 1e-14
+/* How far (log units: a factor 10) a fitted parameter may leave the starting grid. */
+#define CALIB_LOG_MARGIN 2.302585092994046
 /* Rest time of the chatter check: the lesson's "2 s at rest". */
 #define CHATTER_DURATION 2.0
 
@@ -55,6 +59,13 @@ struct problem {
 	double se_floor[NPHYS];   /* standard errors at least this (log units), see multi_start */
 	double alt_logp[NPHYS], alt_dchi2; /* the nearest competing minimum, if any */
 	int has_alt;
+	/* The drops' and presses' model values at each point of the starting grid, which do
+	 * not depend on the releases: the bootstrap's refits share one grid (NULL: none). */
+	double *grid_model;
+	int grid_model_ready;
+	/* The logs stay within this box, the starting grid widened by CALIB_LOG_MARGIN:
+	 * an unidentified direction (an overdamped pad's dampratio) would run to infinity. */
+	double log_lo[NPHYS], log_hi[NPHYS];
 };
 
 static double drop_sigma(const struct calib_drop *d)
@@ -158,8 +169,10 @@ static void phys_logs(const struct problem *P, const gsl_vector *x, double logp[
 	size_t k = 0;
 	int i;
 
-	for (i = 0; i < NPHYS; i++)
+	for (i = 0; i < NPHYS; i++) {
 		logp[i] = P->free[i] ? gsl_vector_get(x, k++) : P->start_log[i];
+		logp[i] = fmin(fmax(logp[i], P->log_lo[i]), P->log_hi[i]);
+	}
 }
 
 static void model_at(const struct problem *P, const double logp[NPHYS], struct scene_model *m)
@@ -257,14 +270,34 @@ static int jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
 	return GSL_SUCCESS;
 }
 
+/*
+ * Where a trajectory's first impact begins: its first sample at most CALIB_BOUNCE_SIGMAS
+ * sigma above the pad, or its lowest sample when none is. Not simply the lowest of all:
+ * the later impacts of a pad that hardly bounces are as deep as the first within the
+ * noise.
+ */
+static size_t first_impact(const struct calib_trajectory *tr)
+{
+	double level = CALIB_BOUNCE_SIGMAS * traj_sigma(tr);
+	size_t lowest = 0, i;
+
+	for (i = 0; i < tr->n; i++)
+		if (!(tr->z[i] > level))
+			return i;
+	for (i = 1; i < tr->n; i++)
+		if (tr->z[i] < tr->z[lowest])
+			lowest = i;
+	return lowest;
+}
+
 /* Starting (t0, H) of a trajectory: the free-fall parabola with the known gravity
- * through its samples above the pad before the lowest one, least squares. Semi-
+ * through its samples above the pad before the first impact, least squares. Semi-
  * implicit Euler from rest follows z = H + g h^2/8 - g/2 (t - t0 + h/2)^2, so the
  * parabola's vertex is shifted back. */
 static void traj_start(const struct calib_trajectory *tr, double g, double h, double *t0,
     double *H)
 {
-	size_t lowest = 0, i, count;
+	size_t first, i, count;
 	double tref = tr->t[0], from = -INFINITY;
 	int pass;
 
@@ -272,15 +305,13 @@ static void traj_start(const struct calib_trajectory *tr, double g, double h, do
 	*H = tr->z[0];
 	if (!(g > 0))
 		return;
-	for (i = 1; i < tr->n; i++)
-		if (tr->z[i] < tr->z[lowest])
-			lowest = i;
+	first = first_impact(tr);
 	/* second pass: without samples taken before the estimated release (at rest) */
 	for (pass = 0; pass < 2; pass++) {
 		double st = 0, sy = 0, stt = 0, sty = 0, a, b, det;
 
 		count = 0;
-		for (i = 0; i < lowest; i++) {
+		for (i = 0; i < first; i++) {
 			double tau = tr->t[i] - tref, y = tr->z[i] + 0.5 * g * tau * tau;
 
 			if (!(tr->z[i] > 0) || tr->t[i] < from)
@@ -343,6 +374,40 @@ static int start_better(const struct start *a, const struct start *b)
 	return a->chi2 <= b->chi2 * (1 + 1e-9) && a->dist < b->dist;
 }
 
+/* residuals() at a point of the starting grid, from and to P->grid_model when set. */
+static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point, gsl_vector *f)
+{
+	const struct calib_data *d = P->data;
+	size_t nstatic = d->ndrops + d->npresses, i, row = 0;
+	struct scene_model m;
+	double logp[NPHYS], *model;
+
+	if (!P->grid_model || nstatic == 0) {
+		residuals(x, P, f);
+		return;
+	}
+	model = P->grid_model + point * nstatic;
+	phys_logs(P, x, logp);
+	model_at(P, logp, &m);
+	if (!P->grid_model_ready) {
+		for (i = 0; i < d->ndrops; i++)
+			model[i] = calib_rebound(&m, d->drops[i].height);
+		for (i = 0; i < d->npresses; i++)
+			if (sim_equilibrium(&m, d->presses[i].force, &model[d->ndrops + i]) != 0)
+				model[d->ndrops + i] = NAN;
+	}
+	for (i = 0; i < d->ndrops; i++, row++)
+		gsl_vector_set(f, row, weigh(model[i], d->drops[i].rebound, drop_sigma(&d->drops[i])));
+	for (i = 0; i < d->npresses; i++, row++)
+		gsl_vector_set(f, row,
+		    weigh(model[d->ndrops + i], d->presses[i].deflection, press_sigma(&d->presses[i])));
+	for (i = 0; i < d->ntrajectories; i++) {
+		traj_residuals(P, &m, i, gsl_vector_get(x, P->nphys + 2 * i),
+		    gsl_vector_get(x, P->nphys + 2 * i + 1), f, row);
+		row += d->trajectories[i].n;
+	}
+}
+
 /*
  * The local minima of chi^2 over a log-spaced grid of the fitted physical parameters
  * (nuisance fixed at its start), best first, at most CALIB_STARTS of them into best[].
@@ -378,10 +443,11 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct start *best)
 				g->dist += (g->logp[i] - P->start_log[i]) *
 				    (g->logp[i] - P->start_log[i]);
 			}
-			residuals(x, P, P->f1);
+			grid_residuals(P, x, (size_t)(a * N + b), P->f1);
 			g->chi2 = sum_squares(P->f1);
 		}
 	}
+	P->grid_model_ready = P->grid_model != NULL;
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			int minimum = 1;
@@ -486,48 +552,121 @@ static void widen_for_alternatives(struct problem *P, const gsl_vector *x, doubl
 }
 
 /*
- * The trust region from each grid start in turn (x holds the nuisance starts), keeping
- * the lowest chi^2 in x; stops early once a fit is as good as the noise scales allow.
+ * Fit each trajectory's release alone, the physical parameters of x held (x updated
+ * in place), from its current release and from releases shifts half steps earlier
+ * and later (heights moved to keep the fall), keeping the best. A descent that moves everything at once from a start far from the data drags
+ * a release by whole steps to make up for the wrong contact, and stays there: the
+ * release time has a valley for each step the impact can begin in.
  */
-static int multi_start(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+static int fit_releases(struct problem *P, gsl_vector *x, int shifts, int *iterations,
+    struct err *err)
 {
-	struct start starts[CALIB_STARTS], found[CALIB_STARTS];
-	gsl_vector *init = gsl_vector_alloc(P->p), *best = gsl_vector_alloc(P->p);
-	double best_chi2 = INFINITY, enough;
-	size_t count, i;
-	int rc = -1, round, q;
+	const struct calib_data *d = P->data;
+	struct problem Q = *P;
+	struct calib_data one;
+	gsl_vector *y = gsl_vector_alloc(2), *best = gsl_vector_alloc(2);
+	size_t j;
+	int rc = -1, shift;
 
-	if (!init || !best) {
+	Q.xp = gsl_vector_alloc(2);
+	if (!y || !best || !Q.xp) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
-	gsl_vector_memcpy(init, x);
-	count = grid_starts(P, x, starts);
-	enough = CALIB_ACCEPT_CHI2 * (double)(P->n > P->p ? P->n - P->p : 1);
+	memset(&one, 0, sizeof one);
+	one.ntrajectories = 1;
+	phys_logs(P, x, Q.start_log);
+	Q.free[TC] = Q.free[DR] = 0;
+	Q.nphys = 0;
+	Q.p = 2;
+	Q.data = &one;
+	for (j = 0; j < d->ntrajectories; j++) {
+		gsl_vector_view f0 = gsl_vector_subvector(P->f0, 0, d->trajectories[j].n);
+		gsl_vector_view f1 = gsl_vector_subvector(P->f1, 0, d->trajectories[j].n);
+		const struct calib_trajectory *tr = &d->trajectories[j];
+		double best_chi2 = INFINITY, t0 = gsl_vector_get(x, P->nphys + 2 * j);
+		double H = gsl_vector_get(x, P->nphys + 2 * j + 1);
+		/* moving the release by dt and its height by g (t - t0) dt keeps the fall
+		 * through the first impact's sample t: the valleys lie along that line */
+		double slope = -P->scene.option.gravity * (tr->t[first_impact(tr)] - t0);
+
+		one.trajectories = tr;
+		Q.n = tr->n;
+		Q.f0 = &f0.vector;
+		Q.f1 = &f1.vector;
+		for (shift = -shifts; shift <= shifts; shift++) {
+			double dt = 0.5 * shift * P->scene.option.timestep, chi2;
+
+			gsl_vector_set(y, 0, t0 + dt);
+			gsl_vector_set(y, 1, H + slope * dt);
+			if (least_squares(&Q, y, iterations, err) != 0)
+				goto out;
+			residuals(y, &Q, Q.f1);
+			chi2 = sum_squares(Q.f1);
+			if (chi2 < best_chi2) {
+				best_chi2 = chi2;
+				gsl_vector_memcpy(best, y);
+			}
+		}
+		gsl_vector_set(x, P->nphys + 2 * j, gsl_vector_get(best, 0));
+		gsl_vector_set(x, P->nphys + 2 * j + 1, gsl_vector_get(best, 1));
+	}
+	rc = 0;
+out:
+	gsl_vector_free(Q.xp);
+	gsl_vector_free(best);
+	gsl_vector_free(y);
+	return rc;
+}
+
+/*
+ * The trust region from each of count starts in turn (init holds the nuisance starts),
+ * keeping the lowest chi^2 in best and *best_chi2 (which the caller initialises); what
+ * each descent reached goes to found[]. Stops early once a fit's chi^2 is at most
+ * enough (as good as the noise scales allow); *nfound says how many ran.
+ */
+static int descend(struct problem *P, const gsl_vector *init, const struct start *starts,
+    size_t count, double enough, struct start *found, size_t *nfound, gsl_vector *best,
+    double *best_chi2, gsl_vector *x, int *iterations, struct err *err)
+{
+	size_t i;
+
 	for (i = 0; i < count; i++) {
 		double chi2;
 
 		gsl_vector_memcpy(x, init);
 		set_start(P, &starts[i], x);
-		if (least_squares(P, x, iterations, err) != 0)
-			goto out;
+		if (fit_releases(P, x, 0, iterations, err) != 0 ||
+		    least_squares(P, x, iterations, err) != 0)
+			return -1;
 		residuals(x, P, P->f1);
 		chi2 = sum_squares(P->f1);
 		found[i].chi2 = chi2;
+		found[i].dist = 0;
 		phys_logs(P, x, found[i].logp);
-		if (chi2 < best_chi2) {
-			best_chi2 = chi2;
+		if (chi2 < *best_chi2) {
+			*best_chi2 = chi2;
 			gsl_vector_memcpy(best, x);
 		}
-		if (best_chi2 <= enough) {
+		if (*best_chi2 <= enough) {
 			i++;
 			break;
 		}
 	}
-	count = i;
-	/* polish: a fine grid around the best descent finds a deeper valley next to it */
+	*nfound = i;
+	return 0;
+}
+
+/* Polish best (chi^2 *best_chi2): a fine grid around it finds a deeper valley next to
+ * it, and a descent from there, CALIB_REFINE_ROUNDS times at most. x and init are
+ * scratch vectors of P's size. */
+static int polish(struct problem *P, gsl_vector *best, double *best_chi2, gsl_vector *x,
+    gsl_vector *init, int *iterations, struct err *err)
+{
+	int round, q;
+
 	for (round = 0; round < CALIB_REFINE_ROUNDS; round++) {
-		double chi2 = best_chi2, centre[NPHYS];
+		double chi2 = *best_chi2, centre[NPHYS];
 		int a, b, improved = 0;
 
 		gsl_vector_memcpy(x, best);
@@ -558,20 +697,239 @@ static int multi_start(struct problem *P, gsl_vector *x, int *iterations, struct
 			break;
 		gsl_vector_memcpy(x, init);
 		if (least_squares(P, x, iterations, err) != 0)
-			goto out;
+			return -1;
 		residuals(x, P, P->f1);
 		chi2 = sum_squares(P->f1);
-		if (!(chi2 < best_chi2))
+		if (!(chi2 < *best_chi2))
 			break;
-		best_chi2 = chi2;
+		*best_chi2 = chi2;
 		gsl_vector_memcpy(best, x);
 	}
+	return 0;
+}
+
+/*
+ * The whole search: the trust region from each grid start (x holds the nuisance
+ * starts), polished, then each release's valley checked again at the best fit. The
+ * lowest chi^2 ends in x and *chi2; what the descents reached in found[] (*nfound).
+ */
+static int search(struct problem *P, gsl_vector *x, struct start *found, size_t *nfound,
+    double *chi2_out, int *iterations, struct err *err)
+{
+	struct start starts[CALIB_STARTS];
+	gsl_vector *init = gsl_vector_alloc(P->p), *best = gsl_vector_alloc(P->p);
+	gsl_vector *fall = gsl_vector_alloc(P->p); /* the releases' starts, kept */
+	double best_chi2 = INFINITY, enough;
+	size_t count, i;
+	int rc = -1, round;
+
+	if (!init || !best || !fall) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	gsl_vector_memcpy(init, x);
+	gsl_vector_memcpy(fall, x);
+	count = grid_starts(P, x, starts);
+	enough = CALIB_ACCEPT_CHI2 * (double)(P->n > P->p ? P->n - P->p : 1);
+	if (descend(P, init, starts, count, enough, found, nfound, best, &best_chi2, x,
+		iterations, err) != 0 ||
+	    polish(P, best, &best_chi2, x, init, iterations, err) != 0)
+		goto out;
+	/* the descents chose each release's valley on the way; at the best fit another
+	 * may fit better, near where it is or near the free fall's own estimate */
+	for (round = 0; round < CALIB_REFINE_ROUNDS && P->data->ntrajectories > 0; round++) {
+		double chi2;
+		int from, improved = 0;
+
+		for (from = 0; from < 2; from++) {
+			gsl_vector_memcpy(x, best);
+			for (i = 0; from == 1 && i < 2 * P->data->ntrajectories; i++)
+				gsl_vector_set(x, P->nphys + i, gsl_vector_get(fall, P->nphys + i));
+			if (fit_releases(P, x, 2, iterations, err) != 0 ||
+			    least_squares(P, x, iterations, err) != 0)
+				goto out;
+			residuals(x, P, P->f1);
+			chi2 = sum_squares(P->f1);
+			if (chi2 < best_chi2 * (1 - 1e-9)) {
+				best_chi2 = chi2;
+				gsl_vector_memcpy(best, x);
+				improved = 1;
+			}
+		}
+		if (!improved)
+			break;
+		if (polish(P, best, &best_chi2, x, init, iterations, err) != 0)
+			goto out;
+	}
 	gsl_vector_memcpy(x, best);
-	widen_for_alternatives(P, x, best_chi2, found, count);
+	*chi2_out = best_chi2;
 	rc = 0;
 out:
+	gsl_vector_free(fall);
 	gsl_vector_free(init);
 	gsl_vector_free(best);
+	return rc;
+}
+
+/* The search from the grid (x holds the nuisance starts; the best fit ends there), and
+ * the standard-error floor of any competing minimum. */
+static int multi_start(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+{
+	struct start found[CALIB_STARTS];
+	size_t nfound;
+	double chi2;
+
+	if (search(P, x, found, &nfound, &chi2, iterations, err) != 0)
+		return -1;
+	widen_for_alternatives(P, x, chi2, found, nfound);
+	return 0;
+}
+
+/*
+ * Parametric bootstrap. With two to six samples in contact at 5 ms, chi^2 is not the
+ * smooth bowl the covariance assumes: a contact that begins within a step jumps to
+ * MuJoCo's full damping impulse, so every later impact of a bouncing trajectory makes
+ * chi^2 jump as the parameters move the step it begins in, and a trajectory alone
+ * leaves a long curved valley of such pieces. The local slope then says nothing about
+ * how far the estimate may be from the truth. The bootstrap asks the estimator itself:
+ * CALIB_BOOT_REPLICAS synthetic data sets are made by the model at the estimate (the
+ * fitted solref, releases and held parameters) plus Gaussian noise of each
+ * measurement's sigma times the residual scale sqrt(chi^2/dof) (1 when dof is 0),
+ * and each is refitted exactly as the data were (grid, descents, polish; the fitted
+ * parameters free, the held ones held). The root-mean-square deviation of the refits
+ * from the estimate is its standard error. Only the whole search sees the other
+ * valleys: refits that start at the estimate stay in its piece and come out several
+ * times too narrow.
+ * The noise comes from a fixed seed: the same data always give the same answer.
+ */
+struct boot {
+	int replicas;
+	double se_log[NPHYS]; /* RMS deviation of the refitted logs from the estimate */
+	double correlation;   /* of the deviations, when both are fitted */
+	double se_log_product; /* RMS deviation of log(timeconst*dampratio) */
+};
+
+/* Replica measurements into rd's arrays: the model (measured + sigma * weighted
+ * residual r at the estimate) plus noise of scale times each sigma. */
+static void replicate(const struct calib_data *d, const gsl_vector *r, double scale,
+    gsl_rng *rng, struct calib_drop *drops, struct calib_press *presses, double *z)
+{
+	size_t i, j, row = 0;
+
+	for (i = 0; i < d->ndrops; i++, row++) {
+		double sigma = drop_sigma(&d->drops[i]);
+
+		drops[i] = d->drops[i];
+		/* an apex is never below the pad's surface */
+		drops[i].rebound = fmax(0, d->drops[i].rebound + sigma * gsl_vector_get(r, row) +
+						scale * sigma * gsl_ran_gaussian(rng, 1));
+	}
+	for (i = 0; i < d->npresses; i++, row++) {
+		double sigma = press_sigma(&d->presses[i]);
+
+		presses[i] = d->presses[i];
+		presses[i].deflection = d->presses[i].deflection +
+		    sigma * gsl_vector_get(r, row) + scale * sigma * gsl_ran_gaussian(rng, 1);
+	}
+	for (j = 0; j < d->ntrajectories; j++) {
+		const struct calib_trajectory *tr = &d->trajectories[j];
+		double sigma = traj_sigma(tr);
+
+		for (i = 0; i < tr->n; i++, row++)
+			*z++ = tr->z[i] + sigma * gsl_vector_get(r, row) +
+			    scale * sigma * gsl_ran_gaussian(rng, 1);
+	}
+}
+
+static int bootstrap(struct problem *P, const gsl_vector *x, struct boot *bt, struct err *err)
+{
+	const struct calib_data *d = P->data;
+	struct problem R = *P;
+	struct calib_data rd = *d;
+	struct calib_drop *drops = calloc(d->ndrops + 1, sizeof *drops);
+	struct calib_press *presses = calloc(d->npresses + 1, sizeof *presses);
+	struct calib_trajectory *trajs = calloc(d->ntrajectories + 1, sizeof *trajs);
+	double *z = malloc((P->n + 1) * sizeof *z);
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_vector *r = gsl_vector_alloc(P->n), *xs = gsl_vector_alloc(P->p);
+	struct start reached[CALIB_STARTS];
+	struct scene_model m;
+	double logp_hat[NPHYS], span[NPHYS], sum2[NPHYS] = {0, 0}, cross = 0, product = 0;
+	double scale;
+	size_t nreached, j, off;
+	int rc = -1, b, q, iterations = 0;
+
+	R.f0 = gsl_vector_alloc(P->n);
+	R.f1 = gsl_vector_alloc(P->n);
+	R.xp = gsl_vector_alloc(P->p);
+	R.grid_model = malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
+	    sizeof *R.grid_model);
+	R.grid_model_ready = 0;
+	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
+	    !R.grid_model) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	gsl_rng_set(rng, CALIB_BOOT_SEED);
+	residuals(x, P, r);
+	scale = P->n > P->p ? sqrt(sum_squares(r) / (double)(P->n - P->p)) : 1;
+	phys_logs(P, x, logp_hat);
+	model_at(P, logp_hat, &m); /* gravity and timestep for the releases' starts */
+	/* a refit that leaves the grid's range is "anywhere": it counts as the range */
+	span[TC] = log(CALIB_GRID_TIMECONST_MAX /
+	    (CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep));
+	span[DR] = log(CALIB_GRID_DAMPRATIO_MAX / CALIB_GRID_DAMPRATIO_MIN);
+	rd.drops = drops;
+	rd.presses = presses;
+	rd.trajectories = trajs;
+	for (j = 0, off = d->ndrops + d->npresses; j < d->ntrajectories; j++) {
+		trajs[j] = d->trajectories[j];
+		trajs[j].z = z + off;
+		off += trajs[j].n;
+	}
+	R.data = &rd;
+	for (b = 0; b < CALIB_BOOT_REPLICAS; b++) {
+		double chi2 = INFINITY, logp[NPHYS], dev[NPHYS] = {0, 0};
+
+		replicate(d, r, scale, rng, drops, presses, z + d->ndrops + d->npresses);
+		gsl_vector_memcpy(xs, x);
+		for (j = 0; j < d->ntrajectories; j++) {
+			double t0, H;
+
+			traj_start(&trajs[j], -m.a0, m.timestep, &t0, &H);
+			gsl_vector_set(xs, P->nphys + 2 * j, t0);
+			gsl_vector_set(xs, P->nphys + 2 * j + 1, H);
+		}
+		if (search(&R, xs, reached, &nreached, &chi2, &iterations, err) != 0)
+			goto out;
+		phys_logs(&R, xs, logp);
+		for (q = 0; q < NPHYS; q++) {
+			if (!P->free[q])
+				continue;
+			dev[q] = fmin(fmax(logp[q] - logp_hat[q], -span[q]), span[q]);
+			sum2[q] += dev[q] * dev[q];
+		}
+		cross += dev[TC] * dev[DR];
+		product += (dev[TC] + dev[DR]) * (dev[TC] + dev[DR]);
+	}
+	bt->replicas = CALIB_BOOT_REPLICAS;
+	for (q = 0; q < NPHYS; q++)
+		bt->se_log[q] = sqrt(sum2[q] / CALIB_BOOT_REPLICAS);
+	bt->correlation = sum2[TC] > 0 && sum2[DR] > 0 ? cross / sqrt(sum2[TC] * sum2[DR]) : NAN;
+	bt->se_log_product = sqrt(product / CALIB_BOOT_REPLICAS);
+	rc = 0;
+out:
+	gsl_vector_free(R.f0);
+	gsl_vector_free(R.f1);
+	gsl_vector_free(R.xp);
+	free(R.grid_model);
+	gsl_vector_free(xs);
+	gsl_vector_free(r);
+	gsl_rng_free(rng);
+	free(z);
+	free(trajs);
+	free(presses);
+	free(drops);
 	return rc;
 }
 
@@ -841,9 +1199,12 @@ static void record_residuals(struct calib_fit *fit, struct problem *P, const gsl
 	}
 }
 
-/* Standard errors from the analysis at the solution. */
-static void record_errors(struct calib_fit *fit, const struct problem *P, const gsl_vector *x,
-    const struct analysis *an)
+/* Standard errors at the solution. Of the physical parameters: the bootstrap's, but
+ * never below the covariance's (16 replicas estimate a spread to about 18 %, and where
+ * chi^2 is a smooth bowl the covariance is exact) nor the floor a competing minimum
+ * sets. Of the releases: the covariance's. */
+static void record_errors(struct calib_fit *fit, const struct problem *P,
+    const struct analysis *an, const struct boot *bt)
 {
 	double s2, var[NPHYS] = {0, 0}, covar = 0;
 	size_t k = 0, j;
@@ -852,25 +1213,33 @@ static void record_errors(struct calib_fit *fit, const struct problem *P, const 
 	fit->chi2 = sum_squares(P->f0);
 	fit->dof = (long)P->n - (long)P->p;
 	fit->se_scaled = fit->dof > 0;
+	fit->replicas = bt->replicas;
 	s2 = fit->dof > 0 ? fit->chi2 / (double)fit->dof : 1;
-	(void)x;
 	for (i = 0; i < NPHYS; i++) {
 		if (!P->free[i])
 			continue;
 		idx[i] = (int)k;
 		var[i] = gsl_matrix_get(an->cov, k, k) * s2;
-		if (var[i] < P->se_floor[i] * P->se_floor[i])
-			var[i] = P->se_floor[i] * P->se_floor[i];
+		var[i] = fmax(var[i], bt->se_log[i] * bt->se_log[i]);
+		var[i] = fmax(var[i], P->se_floor[i] * P->se_floor[i]);
 		fit->se_log[i] = fit->identified[i] ? sqrt(var[i]) : NAN;
 		k++;
 	}
+	fit->correlation = NAN;
 	if (idx[TC] >= 0 && idx[DR] >= 0) {
-		covar = gsl_matrix_get(an->cov, (size_t)idx[TC], (size_t)idx[DR]) * s2;
-		fit->correlation = var[TC] > 0 && var[DR] > 0 ? covar / sqrt(var[TC] * var[DR]) : NAN;
-	} else {
-		fit->correlation = NAN;
+		if (bt->replicas > 0) {
+			fit->correlation = bt->correlation;
+		} else {
+			covar = gsl_matrix_get(an->cov, (size_t)idx[TC], (size_t)idx[DR]) * s2;
+			if (var[TC] > 0 && var[DR] > 0)
+				fit->correlation = covar / sqrt(var[TC] * var[DR]);
+		}
+		covar = isfinite(fit->correlation) ? fit->correlation * sqrt(var[TC] * var[DR]) : 0;
 	}
-	fit->se_log_product = fit->product_identified ? sqrt(var[TC] + var[DR] + 2 * covar) : NAN;
+	fit->se_log_product = NAN;
+	if (fit->product_identified)
+		fit->se_log_product = fmax(sqrt(fmax(var[TC] + var[DR] + 2 * covar, 0)),
+		    bt->replicas > 0 ? bt->se_log_product : 0);
 	for (j = 0; j < P->data->ntrajectories; j++) {
 		size_t c = P->nphys + 2 * j;
 		fit->traj[j].se_release_time = sqrt(gsl_matrix_get(an->cov, c, c) * s2);
@@ -890,6 +1259,7 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 	const struct calib_data *d = P->data;
 	struct scene_model m;
 	struct analysis an = {NULL, 0, 0, {0, 0}};
+	struct boot bt;
 	gsl_vector *x = NULL;
 	size_t j, k;
 	int i, rc = -1, phase;
@@ -971,6 +1341,9 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 	} else if (P->nphys == NPHYS) {
 		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 1;
 	}
+	memset(&bt, 0, sizeof bt);
+	if (!an.phys_null && bootstrap(P, x, &bt, err) != 0)
+		goto out;
 	if (an.nuisance_null)
 		note(fit, "a trajectory's release time or height is not determined by its samples");
 	if (P->has_alt)
@@ -987,7 +1360,7 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 		fit->dampratio = exp(logp[DR]);
 	}
 	residuals(x, P, P->f0);
-	record_errors(fit, P, x, &an);
+	record_errors(fit, P, &an, &bt);
 	record_residuals(fit, P, x);
 	if (fit->status != CALIB_INSUFFICIENT)
 		fit->status = P->nphys == NPHYS ? CALIB_OK : CALIB_PARTIAL;
@@ -998,19 +1371,53 @@ out:
 	return rc;
 }
 
+/*
+ * How many of a trajectory's first samples are fitted: those before its second impact.
+ * A contact that begins within a step gets MuJoCo's full damping impulse at once, so
+ * the model jumps when the parameters move the step a later impact begins in (the
+ * first impact's step is set by the release alone); with those samples chi^2 is a
+ * patchwork of pieces and the estimate lands in whichever piece the noise favours.
+ * The second impact is read off the samples: after the first impact (first_impact())
+ * the object bounced when a sample is CALIB_BOUNCE_SIGMAS sigma above the pad, and it
+ * is back when one is at or below the pad again (noise near the apex of a small bounce
+ * rarely reaches that far). The spline behind a sample reaches two steps ahead and the
+ * noise may hide the first sample in contact, so the samples within three steps of
+ * that one are left out too.
+ */
+static size_t traj_fitted(const struct calib_trajectory *tr, double h)
+{
+	double level = CALIB_BOUNCE_SIGMAS * traj_sigma(tr);
+	size_t first = first_impact(tr), up, back, i;
+
+	for (up = first + 1; up < tr->n && !(tr->z[up] > level); up++)
+		;
+	for (back = up + 1; back < tr->n && tr->z[back] > 0; back++)
+		;
+	if (back >= tr->n)
+		return tr->n; /* no second impact among the samples */
+	for (i = first + 1; i < back && tr->t[i] < tr->t[back] - 3 * h; i++)
+		;
+	return i;
+}
+
 int calib_fit(const struct scene *setup, const struct calib_data *data, struct calib_fit **out,
     struct err *err)
 {
 	struct calib_fit *fit = calloc(1, sizeof *fit);
+	struct calib_trajectory *fitted = calloc(data->ntrajectories + 1, sizeof *fitted);
+	struct calib_data used = *data;
 	struct problem P;
-	size_t j, bouncing;
+	size_t j, bouncing, dropped = 0;
 	int rc = -1;
 
 	memset(&P, 0, sizeof P);
 	/* a library must not abort the daemon: GSL's failures are return codes here */
 	svc_quiet_gsl();
-	if (!fit)
+	if (!fit || !fitted) {
+		free(fitted);
+		free(fit);
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
 	fit->scene = *setup;
 	fit->ndrops = data->ndrops;
 	fit->npresses = data->npresses;
@@ -1030,13 +1437,28 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	P.scene = *setup;
 	P.scene.option.refsafe = 0; /* fit the spring the parameters name; check_contact()
 				       reports what refsafe would do to it */
-	P.data = data;
+	for (j = 0; j < data->ntrajectories; j++) {
+		fitted[j] = data->trajectories[j];
+		fitted[j].n = traj_fitted(&fitted[j], setup->option.timestep);
+		dropped += data->trajectories[j].n - fitted[j].n;
+		fit->nsamples += data->trajectories[j].n;
+	}
+	used.trajectories = fitted;
+	P.data = &used;
 	P.fd_step_log = FD_STEP_LOG;
+	P.log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep) -
+	    CALIB_LOG_MARGIN;
+	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX) + CALIB_LOG_MARGIN;
+	P.log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN) - CALIB_LOG_MARGIN;
+	P.log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX) + CALIB_LOG_MARGIN;
 	start_logs(setup, P.start_log);
-	P.n = data->ndrops + data->npresses;
-	for (j = 0; j < data->ntrajectories; j++)
-		P.n += data->trajectories[j].n;
-	fit->nsamples = P.n - data->ndrops - data->npresses;
+	P.n = data->ndrops + data->npresses + fit->nsamples - dropped;
+	if (dropped > 0)
+		note(fit,
+		    "%zu of the %zu trajectory samples, from each trajectory's second impact on, "
+		    "are not fitted: the step a later impact begins in jumps with the parameters, "
+		    "and MuJoCo's damping impulse with it",
+		    dropped, fit->nsamples);
 	P.free[TC] = 1;
 	/* a static deflection depends on the stiffness 1/(tc*dr)^2 alone, and a drop that
 	 * does not bounce only bounds dampratio from below */
@@ -1078,6 +1500,7 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	rc = 0;
 out:
 	problem_free(&P);
+	free(fitted);
 	calib_fit_free(fit);
 	return rc;
 }

@@ -103,6 +103,7 @@ struct calib_fit {
 	double chi2;                     /* sum of squared weighted residuals */
 	long dof;                        /* residuals - fitted parameters */
 	int se_scaled;                   /* standard errors scaled by chi2/dof */
+	int replicas;                    /* bootstrap replicas behind se_log (0: none) */
 	int iterations;                  /* trust-region iterations, all phases */
 	size_t ndrops, npresses, ntrajectories, nsamples;
 	double *drop_model;              /* model rebound of each drop (ndrops) */
