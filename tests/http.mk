@@ -30,7 +30,8 @@ EXTRA_DIST += bench/bench_http.sh
 # The served OpenAPI document against the real handlers.
 check_PROGRAMS += tests/test_openapi
 TESTS += tests/test_openapi
-tests_test_openapi_SOURCES = tests/test_openapi.c tests/live.c tests/live.h
+tests_test_openapi_SOURCES = tests/test_openapi.c tests/live.c tests/live.h tests/robot.c \
+	tests/robot.h
 tests_test_openapi_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' -DSRCDIR='"$(abs_top_srcdir)"'
 tests_test_openapi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)

@@ -8,11 +8,20 @@
  *   - every documented default is the real default: adding it to a request changes
  *     neither the answer's bytes nor its cache key (the second request is a hit);
  *   - the documented error codes are exactly the service's, and every rejection a
- *     question gets has a documented status and the documented body.
+ *     question gets has a documented status and the documented body;
+ *   - the calibration endpoints likewise, with a robot's bearer token made by
+ *     `contactd token create` (robot.h): every example answered with its documented
+ *     status and a valid answer, every documented member of every answer met in a real
+ *     one, every default the real one (the same setup, the same fit), every documented
+ *     field's wrong type, non-finite value, value just beyond a documented bound and
+ *     unknown sibling rejected at its path while a value on the bound passes, and every
+ *     kind of rejection (token, path, method, size, value) documented.
  *
  * The validator covers the JSON Schema subset the document uses: $ref, type,
  * nullable, enum, properties, required, additionalProperties, items, minItems,
- * maxItems, minimum, maximum, exclusiveMinimum (3.0 boolean form) and oneOf.
+ * maxItems, minLength, maxLength, minimum, maximum, exclusiveMinimum (3.0 boolean
+ * form) and oneOf. It ignores annotations and the keywords it cannot check (pattern,
+ * format).
  */
 #include <check.h>
 #include <math.h>
@@ -21,21 +30,29 @@
 #include <string.h>
 
 #include "live.h"
+#include "robot.h"
 #include "service/error.h"
+#include "tunables.h"
 
 static struct live_daemon dmn;
 static json_t *doc; /* the served document */
 
-static void setup(void)
+/* Start the daemon made ready by live_init() and fetch its document. */
+static void start(void)
 {
 	struct live_reply r;
 
-	live_init(&dmn);
 	live_start(&dmn, (char *)NULL);
 	live_get(&dmn, "/v1/openapi.json", &r);
 	ck_assert_int_eq(r.status, 200);
 	doc = live_json(&r);
 	live_reply_free(&r);
+}
+
+static void setup(void)
+{
+	live_init(&dmn);
+	start();
 }
 
 static void teardown(void)
@@ -81,6 +98,31 @@ static int type_matches(const char *type, const json_t *v)
 	return 0;
 }
 
+/*
+ * The property schemas some validated object had a member for: what the answers of a
+ * test have shown of the document (assert_covered()).
+ */
+static const json_t *seen[1024];
+static size_t seen_count;
+
+static int was_seen(const json_t *property)
+{
+	size_t i;
+
+	for (i = 0; i < seen_count; i++)
+		if (seen[i] == property)
+			return 1;
+	return 0;
+}
+
+static void note_seen(const json_t *property)
+{
+	if (was_seen(property))
+		return;
+	ck_assert_uint_lt(seen_count, sizeof seen / sizeof seen[0]);
+	seen[seen_count++] = property;
+}
+
 /* 0 if v is valid by schema s; else -1 with why (at JSON Pointer at) in why. */
 static int validate(const json_t *s, const json_t *v, const char *at, char *why, size_t size);
 
@@ -106,6 +148,8 @@ static int validate_object(const json_t *s, const json_t *v, const char *at, cha
 		char inner[512];
 
 		snprintf(inner, sizeof inner, "%s/%s", at, key);
+		if (sub)
+			note_seen(sub);
 		if (!sub && json_is_object(extra))
 			sub = extra;
 		if (!sub && json_is_false(extra)) {
@@ -174,6 +218,17 @@ static int validate(const json_t *s, const json_t *v, const char *at, char *why,
 		return validate_object(s, v, at, why, size);
 	if (json_is_number(v))
 		return validate_number(s, v, at, why, size);
+	if (json_is_string(v)) {
+		const json_t *lo = json_object_get(s, "minLength");
+		const json_t *hi = json_object_get(s, "maxLength");
+		size_t len = json_string_length(v); /* bytes: the bounded strings are ASCII */
+
+		if ((lo && len < (size_t)json_integer_value(lo)) ||
+		    (hi && len > (size_t)json_integer_value(hi))) {
+			snprintf(why, size, "%s: %zu characters, out of bounds", at, len);
+			return -1;
+		}
+	}
 	if (json_is_array(v)) {
 		const json_t *lo = json_object_get(s, "minItems");
 		const json_t *hi = json_object_get(s, "maxItems");
@@ -215,6 +270,8 @@ START_TEST(validator_rejects)
 	    json_pack("{s:s, s:s, s:s}", "error", "nope", "message", "m", "path", "");
 	json_t *wrong_type = json_pack("{s:s, s:i, s:s}", "error", "bad_json", "message", 1, "path",
 	    "");
+	json_t *short_string = json_pack("{s:s, s:i}", "type", "string", "maxLength", 2);
+	json_t *too_long = json_string("abc");
 	char why[600];
 
 	ck_assert_ptr_nonnull(error);
@@ -223,6 +280,9 @@ START_TEST(validator_rejects)
 	ck_assert_int_eq(validate(error, missing, "", why, sizeof why), -1);
 	ck_assert_int_eq(validate(error, not_enum, "", why, sizeof why), -1);
 	ck_assert_int_eq(validate(error, wrong_type, "", why, sizeof why), -1);
+	ck_assert_int_eq(validate(short_string, too_long, "", why, sizeof why), -1);
+	json_decref(short_string);
+	json_decref(too_long);
 	json_decref(ok);
 	json_decref(extra);
 	json_decref(missing);
@@ -259,6 +319,10 @@ START_TEST(every_endpoint_documented)
 		{"/v1/rest", "post"}, {"/v1/drop", "post"}, {"/v1/stability", "post"},
 		{"/v1/sweep", "post"}, {"/v1/eval", "post"}, {"/v1/health", "get"},
 		{"/v1/openapi.json", "get"}, {"/metrics", "get"},
+		{"/v1/robots/{robot}/calibrations", "post"},
+		{"/v1/robots/{robot}/calibrations", "get"}, {"/v1/calibrations/{id}", "get"},
+		{"/v1/calibrations/{id}/measurements", "post"},
+		{"/v1/calibrations/{id}/events", "get"},
 	};
 	json_t *paths = json_object_get(doc, "paths");
 	size_t i;
@@ -301,11 +365,14 @@ static void upper(const char *s, char *out)
 		s++;
 }
 
-/* The schema of the 200 answer of operation op (application/json). */
-static const json_t *answer_schema(const json_t *op)
+/* The schema of operation op's answer of status (application/json). */
+static const json_t *response_schema(const json_t *op, const char *status)
 {
-	return json_object_get(json_object_get(json_object_get(json_object_get(
-	    json_object_get(op, "responses"), "200"), "content"), "application/json"), "schema");
+	const json_t *s = json_object_get(json_object_get(json_object_get(json_object_get(
+	    json_object_get(op, "responses"), status), "content"), "application/json"), "schema");
+
+	ck_assert_msg(s != NULL, "no schema of the %s answer", status);
+	return s;
 }
 
 static const json_t *request_media(const json_t *op)
@@ -340,8 +407,8 @@ static const json_t *minimal_example(const json_t *op)
 
 /*
  * Every documented operation answers (a calibration one, asked without a token, with
- * the 401 every calibration route gives); every other method on a documented path
- * of the daemon's own is a 405.
+ * the 401 every calibration route gives); every other method on a documented path is
+ * a 405.
  */
 START_TEST(documented_operations_exist)
 {
@@ -360,8 +427,6 @@ START_TEST(documented_operations_exist)
 			struct live_reply r;
 
 			upper(methods[m], method);
-			if (!documented && is_calibration(templ))
-				continue; /* the calibration layer's own routing */
 			if (documented && strcmp(method, "POST") == 0)
 				post_json(path, minimal_example(op), NULL, &r);
 			else
@@ -406,7 +471,7 @@ START_TEST(examples_answered_as_documented)
 			post_json(path, value, NULL, &r);
 			ck_assert_msg(r.status == 200, "%s: %ld %s", what, r.status, r.body);
 			answer = live_json(&r);
-			assert_valid(answer_schema(op), answer, what);
+			assert_valid(response_schema(op, "200"), answer, what);
 			json_decref(answer);
 			live_reply_free(&r);
 			if (json_object_get(json_object_get(json_object_get(json_object_get(op,
@@ -423,52 +488,72 @@ START_TEST(examples_answered_as_documented)
 }
 END_TEST
 
+/* Called once request root has the member at JSON Pointer at set to its documented default. */
+typedef void (*default_fn)(json_t *root, const char *at, void *ctx);
+
 /*
- * Set every documented default not given in request (at JSON Pointer at) to its value,
- * one at a time, and check the answer is the same bytes and a cache hit.
+ * Set every documented default of schema s that v (an object within root, at JSON Pointer
+ * at) does not give to its value, one at a time, and call check each time; so also in
+ * nested objects (given or not) and in the first element of a given array of objects.
+ * Returns the number of checks.
  */
-static int check_defaults(const char *path, const json_t *schema, json_t *request,
-    json_t *root, const char *at, const struct live_reply *expect)
+static int each_default(const json_t *s, json_t *v, json_t *root, const char *at,
+    default_fn check, void *ctx)
 {
-	const json_t *props = json_object_get(deref(schema), "properties"), *sub;
+	const json_t *props = json_object_get(deref(s), "properties"), *sub;
 	const char *key;
 	int checked = 0;
 
 	json_object_foreach((json_t *)props, key, sub) {
 		const json_t *def = json_object_get(deref(sub), "default");
-		json_t *given = json_object_get(request, key);
+		const json_t *items = json_object_get(deref(sub), "items");
+		json_t *given = json_object_get(v, key);
 		char inner[256];
 
 		snprintf(inner, sizeof inner, "%s/%s", at, key);
 		if (def && !given) {
-			struct live_reply r;
-
-			json_object_set(request, key, (json_t *)def);
-			post_json(path, root, NULL, &r);
-			ck_assert_msg(r.status == 200, "%s with %s: %ld %s", path, inner, r.status,
-			    r.body);
-			ck_assert_msg(r.len == expect->len &&
-				memcmp(r.body, expect->body, r.len) == 0,
-			    "%s: the documented default of %s is not the real one", path, inner);
-			ck_assert_msg(strcmp(r.cache, "hit") == 0,
-			    "%s: %s set to its default is not the same question", path, inner);
-			live_reply_free(&r);
-			json_object_del(request, key);
+			json_object_set(v, key, (json_t *)def);
+			check(root, inner, ctx);
+			json_object_del(v, key);
 			checked++;
 		}
-		/* Into nested objects (given or not): their members' defaults too. */
 		if (json_object_get(deref(sub), "properties") &&
 		    (!given || json_is_object(given))) {
 			json_t *child = given ? given : json_object();
 
 			if (!given)
-				json_object_set_new(request, key, child);
-			checked += check_defaults(path, sub, child, root, inner, expect);
+				json_object_set_new(v, key, child);
+			checked += each_default(sub, child, root, inner, check, ctx);
 			if (!given)
-				json_object_del(request, key);
+				json_object_del(v, key);
+		} else if (items && json_object_get(deref(items), "properties") &&
+			   json_is_object(json_array_get(given, 0))) {
+			strncat(inner, "/0", sizeof inner - strlen(inner) - 1);
+			checked += each_default(items, json_array_get(given, 0), root, inner, check,
+			    ctx);
 		}
 	}
 	return checked;
+}
+
+struct question_default {
+	const char *path;
+	const struct live_reply *expect; /* the answer without the default */
+};
+
+/* default_fn of the questions: the same answer's bytes, and a cache hit. */
+static void question_default(json_t *root, const char *at, void *ctx)
+{
+	const struct question_default *q = ctx;
+	struct live_reply r;
+
+	post_json(q->path, root, NULL, &r);
+	ck_assert_msg(r.status == 200, "%s with %s: %ld %s", q->path, at, r.status, r.body);
+	ck_assert_msg(r.len == q->expect->len && memcmp(r.body, q->expect->body, r.len) == 0,
+	    "%s: the documented default of %s is not the real one", q->path, at);
+	ck_assert_msg(strcmp(r.cache, "hit") == 0,
+	    "%s: %s set to its default is not the same question", q->path, at);
+	live_reply_free(&r);
 }
 
 START_TEST(documented_defaults_are_real)
@@ -482,6 +567,7 @@ START_TEST(documented_defaults_are_real)
 		const json_t *media = request_media(op);
 		json_t *minimal;
 		struct live_reply first;
+		struct question_default q = {path, &first};
 
 		if (!op || is_calibration(path))
 			continue;
@@ -491,8 +577,8 @@ START_TEST(documented_defaults_are_real)
 		minimal = json_deep_copy(minimal_example(op));
 		post_json(path, minimal, NULL, &first);
 		ck_assert_int_eq(first.status, 200);
-		checked += check_defaults(path, json_object_get(media, "schema"), minimal, minimal,
-		    "", &first);
+		checked += each_default(json_object_get(media, "schema"), minimal, minimal, "",
+		    question_default, &q);
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
@@ -575,10 +661,922 @@ START_TEST(rejections_documented)
 }
 END_TEST
 
+/* ---- the calibration endpoints (issue #4) ---- */
+
+#define ROBOT "so101-left"
+#define OTHER_ROBOT "so101-right"
+/* A number no double holds, as JSON can write it (JSON has no infinity). */
+#define NON_FINITE "1e999"
+/* A string that request_text() writes as NON_FINITE. */
+#define NON_FINITE_MARK "@non-finite@"
+
+static const char create_path[] = "/v1/robots/{robot}/calibrations"; /* and the list */
+static const char show_path[] = "/v1/calibrations/{id}";
+static const char upload_path[] = "/v1/calibrations/{id}/measurements";
+static const char events_path[] = "/v1/calibrations/{id}/events";
+static const char robot_url[] = "/v1/robots/" ROBOT "/calibrations";
+static const char *const kinds[] = {"drops", "presses", "trajectories"};
+
+static char token[ROBOT_TOKEN_MAX], other_token[ROBOT_TOKEN_MAX]; /* of ROBOT, OTHER_ROBOT */
+
+/* The daemon with a token of each robot, made before it starts, as an operator would. */
+static void calib_setup(void)
+{
+	live_init(&dmn);
+	robot_token_create(&dmn, ROBOT, token);
+	robot_token_create(&dmn, OTHER_ROBOT, other_token);
+	start();
+}
+
+static const json_t *operation(const char *path, const char *method)
+{
+	const json_t *op =
+	    json_object_get(json_object_get(json_object_get(doc, "paths"), path), method);
+
+	ck_assert_msg(op != NULL, "%s %s is not documented", method, path);
+	return op;
+}
+
+static const json_t *request_schema(const json_t *op)
+{
+	return json_object_get(request_media(op), "schema");
+}
+
+/* The examples of op's request body, asserting there are at least n. */
+static json_t *request_examples(const json_t *op, size_t n)
+{
+	json_t *examples = json_object_get(request_media(op), "examples");
+
+	ck_assert_msg(json_object_size(examples) >= n, "document at least %zu examples", n);
+	return examples;
+}
+
+static const json_t *error_schema(void)
+{
+	return json_object_get(json_object_get(json_object_get(doc, "components"), "schemas"),
+	    "Error");
+}
+
+static void calibration_url(long long id, const char *suffix, char *out, size_t size)
+{
+	snprintf(out, size, "/v1/calibrations/%lld%s", id, suffix);
+}
+
+static long long integer_member(const json_t *v, const char *key)
+{
+	const json_t *member = json_object_get(v, key);
+
+	ck_assert_msg(json_is_integer(member), "no integer %s", key);
+	return (long long)json_integer_value(member);
+}
+
+/* value's JSON text with every NON_FINITE_MARK string written as NON_FINITE. Caller frees. */
+static char *request_text(const json_t *value)
+{
+	static const char mark[] = "\"" NON_FINITE_MARK "\"";
+	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY), *in, *out;
+
+	ck_assert_ptr_nonnull(text);
+	for (in = out = text; *in;) {
+		if (strncmp(in, mark, sizeof mark - 1) == 0) {
+			memcpy(out, NON_FINITE, sizeof NON_FINITE - 1);
+			out += sizeof NON_FINITE - 1;
+			in += sizeof mark - 1;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+	return text;
+}
+
+/*
+ * METHOD url with tok's bearer token (NULL: none) and text as its body (NULL: none);
+ * asserts the status and a JSON answer, which it returns (the caller owns it).
+ */
+static json_t *call_text(const char *tok, const char *method, const char *url,
+    const char *text, long status)
+{
+	struct live_reply r;
+	json_t *answer;
+
+	robot_request(&dmn, tok, method, url, text, text ? strlen(text) : 0, &r);
+	ck_assert_msg(r.status == status, "%s %s: %ld, want %ld: %.300s", method, url, r.status,
+	    status, r.body);
+	ck_assert_str_eq(r.content_type, "application/json");
+	answer = live_json(&r);
+	live_reply_free(&r);
+	return answer;
+}
+
+/* call_text() with value's request_text() as the body (NULL: none). */
+static json_t *call(const char *tok, const char *method, const char *url, const json_t *value,
+    long status)
+{
+	char *text = value ? request_text(value) : NULL;
+	json_t *answer = call_text(tok, method, url, text, status);
+
+	free(text);
+	return answer;
+}
+
+/* A calibration of ROBOT with setup (201 asserted): the answer, which the caller owns. */
+static json_t *create(const json_t *setup)
+{
+	return call(token, "POST", robot_url, setup, 201);
+}
+
+/*
+ * The rejection r of a request to path (a documented path) with method (lower case): the
+ * Error body with code and the JSON Pointer at (NULL: any), and a status documented for
+ * that operation; a 405, which answers the methods without one, for every operation of
+ * the path.
+ */
+static void assert_rejection(const struct live_reply *r, const char *path, const char *method,
+    long status, const char *code, const char *at)
+{
+	const json_t *item = json_object_get(json_object_get(doc, "paths"), path);
+	char text[8];
+	json_t *body;
+	size_t m;
+
+	ck_assert_msg(r->status == status, "%s %s: status %ld, want %ld: %.300s", method, path,
+	    r->status, status, r->body);
+	live_assert_error(r, status, code, at);
+	snprintf(text, sizeof text, "%ld", status);
+	if (status != 405)
+		operation(path, method); /* asserts it is documented */
+	for (m = 0; m < sizeof methods / sizeof methods[0]; m++) {
+		const json_t *op = json_object_get(item, methods[m]);
+		const json_t *responses = json_object_get(op, "responses");
+
+		if (op && (status == 405 || strcmp(methods[m], method) == 0))
+			ck_assert_msg(json_object_get(responses, text) != NULL,
+			    "%s %s: status %s is not documented", methods[m], path, text);
+	}
+	body = live_json(r);
+	assert_valid(error_schema(), body, path);
+	json_decref(body);
+}
+
+/* Send text (NULL: no body) to url and assert the documented rejection (assert_rejection()). */
+static void expect_rejection(const char *path, const char *method, const char *url,
+    const char *tok, const char *text, long status, const char *code, const char *at)
+{
+	struct live_reply r;
+	char upper_method[16];
+
+	upper(method, upper_method);
+	robot_request(&dmn, tok, upper_method, url, text, text ? strlen(text) : 0, &r);
+	assert_rejection(&r, path, method, status, code, at);
+	live_reply_free(&r);
+}
+
+/*
+ * Every member schema s documents (at JSON Pointer at of what's answers), nested ones
+ * too, was in some answer validated so far.
+ */
+static void assert_covered(const json_t *s, const char *what, const char *at)
+{
+	const json_t *sub, *items;
+	const char *key;
+	char inner[256];
+	size_t i;
+
+	s = deref(s);
+	json_object_foreach((json_t *)json_object_get(s, "properties"), key, sub) {
+		snprintf(inner, sizeof inner, "%s/%s", at, key);
+		ck_assert_msg(was_seen(sub), "%s: %s is documented but in no answer", what, inner);
+		assert_covered(sub, what, inner);
+	}
+	items = json_object_get(s, "items");
+	if (items) {
+		snprintf(inner, sizeof inner, "%s/*", at);
+		assert_covered(items, what, inner);
+	}
+	for (i = 0; i < json_array_size(json_object_get(s, "oneOf")); i++)
+		assert_covered(json_array_get(json_object_get(s, "oneOf"), i), what, at);
+}
+
+/*
+ * Every example of the calibration operations: valid by its schema, answered with the
+ * documented status and an answer valid by the documented schema, and so the answers of
+ * the calibration, its robot's list and its event stream after it; then every member
+ * these schemas document was in one of the answers.
+ */
+START_TEST(calibration_examples_answered)
+{
+	const json_t *create_op = operation(create_path, "post");
+	const json_t *list_op = operation(create_path, "get");
+	const json_t *show_op = operation(show_path, "get");
+	const json_t *upload_op = operation(upload_path, "post");
+	const json_t *event_data = json_object_get(json_object_get(json_object_get(
+	    json_object_get(json_object_get(operation(events_path, "get"), "responses"), "200"),
+	    "content"), "text/event-stream"), "x-event-data");
+	json_t *example, *list;
+	const char *name;
+	size_t creates = 0, uploads = 0, k;
+
+	ck_assert_msg(event_data != NULL, "the events' data schema is not documented");
+	json_object_foreach(request_examples(create_op, 2), name, example) {
+		const json_t *value = json_object_get(example, "value");
+		json_t *answer, *again;
+		char what[128];
+
+		snprintf(what, sizeof what, "%s example %s", create_path, name);
+		assert_valid(request_schema(create_op), value, what);
+		answer = create(value);
+		assert_valid(response_schema(create_op, "201"), answer, what);
+		ck_assert_str_eq(json_string_value(json_object_get(answer, "robot")), ROBOT);
+		/* the setup as stored is a request for the same setup */
+		again = create(json_object_get(answer, "setup"));
+		ck_assert_msg(json_equal(json_object_get(answer, "setup"),
+				  json_object_get(again, "setup")),
+		    "%s: the stored setup does not make itself", what);
+		json_decref(again);
+		json_decref(answer);
+		creates += 2;
+	}
+	json_object_foreach(request_examples(upload_op, 4), name, example) {
+		const json_t *value = json_object_get(example, "value");
+		json_t *created = create(minimal_example(create_op)), *answer, *shown, *data;
+		long long id = integer_member(created, "id"), fit_id;
+		struct robot_event ev;
+		char what[128], url[128];
+
+		snprintf(what, sizeof what, "%s example %s", upload_path, name);
+		assert_valid(request_schema(upload_op), value, what);
+		calibration_url(id, "/measurements", url, sizeof url);
+		answer = call(token, "POST", url, value, 200);
+		assert_valid(response_schema(upload_op, "200"), answer, what);
+		ck_assert_int_eq(integer_member(answer, "calibration"), id);
+		fit_id = integer_member(answer, "fit_id");
+		/* the calibration: its setup, what was uploaded, the same fit */
+		calibration_url(id, "", url, sizeof url);
+		shown = call(token, "GET", url, NULL, 200);
+		assert_valid(response_schema(show_op, "200"), shown, what);
+		ck_assert(json_equal(json_object_get(shown, "setup"),
+		    json_object_get(created, "setup")));
+		for (k = 0; k < 3; k++) {
+			const json_t *stored = json_object_get(shown, "measurements");
+			size_t n = json_array_size(json_object_get(value, kinds[k]));
+
+			ck_assert_int_eq(integer_member(json_object_get(answer, "accepted"),
+					     kinds[k]), n);
+			ck_assert_uint_eq(json_array_size(json_object_get(stored, kinds[k])), n);
+		}
+		ck_assert(json_equal(json_object_get(shown, "fit"),
+		    json_object_get(answer, "fit")));
+		ck_assert_int_eq(integer_member(shown, "fit_id"), fit_id);
+		/* its event stream starts with that fit */
+		calibration_url(id, "/events", url, sizeof url);
+		robot_first_event(&dmn, token, url, &ev);
+		ck_assert_int_eq(ev.status, 200);
+		ck_assert_str_eq(ev.content_type, "text/event-stream");
+		ck_assert_str_eq(ev.name, "fit");
+		ck_assert_int_eq(ev.id, fit_id);
+		data = json_loads(ev.data ? ev.data : "", 0, NULL);
+		ck_assert_msg(data != NULL, "%s: the event's data is not JSON", what);
+		assert_valid(event_data, data, what);
+		ck_assert(json_equal(data, json_object_get(answer, "fit")));
+		json_decref(data);
+		robot_event_free(&ev);
+		json_decref(shown);
+		json_decref(answer);
+		json_decref(created);
+		uploads++;
+	}
+	list = call(token, "GET", robot_url, NULL, 200);
+	assert_valid(response_schema(list_op, "200"), list, "the list of calibrations");
+	ck_assert_uint_eq(json_array_size(json_object_get(list, "calibrations")),
+	    creates + uploads);
+	json_decref(list);
+	assert_covered(response_schema(create_op, "201"), "POST /v1/robots/{robot}/calibrations",
+	    "");
+	assert_covered(response_schema(list_op, "200"), "GET /v1/robots/{robot}/calibrations", "");
+	assert_covered(response_schema(show_op, "200"), "GET /v1/calibrations/{id}", "");
+	assert_covered(response_schema(upload_op, "200"), "POST /v1/calibrations/{id}/measurements",
+	    "");
+	assert_covered(event_data, "the events of /v1/calibrations/{id}/events", "");
+}
+END_TEST
+
+/*
+ * A new calibration of setup and upload sent to it: the answers of the creation, the
+ * upload and of the calibration afterwards. The caller owns them.
+ */
+static void upload_to_new(const json_t *setup, const json_t *upload, json_t **created,
+    json_t **answer, json_t **shown)
+{
+	char url[128];
+
+	*created = create(setup);
+	calibration_url(integer_member(*created, "id"), "/measurements", url, sizeof url);
+	*answer = call(token, "POST", url, upload, 200);
+	calibration_url(integer_member(*created, "id"), "", url, sizeof url);
+	*shown = call(token, "GET", url, NULL, 200);
+}
+
+/* What a setup or an upload gives without the default being set. */
+struct calib_baseline {
+	const json_t *setup;        /* the setup sent (for uploads) or as stored (for setups) */
+	const json_t *upload;       /* the measurements uploaded */
+	const json_t *fit;          /* their fit */
+	const json_t *measurements; /* as stored */
+};
+
+/* The member of object v at JSON Pointer ptr (tokens without escapes): its object, its key. */
+static json_t *member_parent(json_t *v, const char *ptr, const char **key)
+{
+	const char *slash;
+	char name[64];
+
+	while ((slash = strchr(ptr + 1, '/'))) {
+		snprintf(name, sizeof name, "%.*s", (int)(slash - ptr - 1), ptr + 1);
+		v = json_object_get(v, name);
+		ptr = slash;
+	}
+	*key = ptr + 1;
+	return v;
+}
+
+/*
+ * default_fn of a setup: the same setup as stored, and the same fit of the same upload.
+ * A pad member the stored setup leaves out unless given (it follows the object's geom)
+ * is left out of the comparison: the fit shows what it is (solimp, and margin, gap and
+ * solmix in its mjcf when they are not MuJoCo's defaults).
+ */
+static void setup_default(json_t *root, const char *at, void *ctx)
+{
+	const struct calib_baseline *base = ctx;
+	json_t *created, *answer, *shown, *parent;
+	const char *key;
+
+	upload_to_new(root, base->upload, &created, &answer, &shown);
+	parent = member_parent(json_object_get(created, "setup"), at, &key);
+	if (!json_object_get(member_parent((json_t *)base->setup, at, &key), key))
+		json_object_del(parent, key);
+	ck_assert_msg(json_equal(json_object_get(created, "setup"), base->setup),
+	    "%s: %s set to its documented default is another setup", create_path, at);
+	ck_assert_msg(json_equal(json_object_get(answer, "fit"), base->fit),
+	    "%s: %s set to its documented default gives another fit", create_path, at);
+	json_decref(shown);
+	json_decref(answer);
+	json_decref(created);
+}
+
+/* default_fn of an upload: the same measurements stored, the same fit. */
+static void upload_default(json_t *root, const char *at, void *ctx)
+{
+	const struct calib_baseline *base = ctx;
+	json_t *created, *answer, *shown;
+
+	upload_to_new(base->setup, root, &created, &answer, &shown);
+	ck_assert_msg(json_equal(json_object_get(shown, "measurements"), base->measurements),
+	    "%s: %s set to its documented default stores other measurements", upload_path, at);
+	ck_assert_msg(json_equal(json_object_get(answer, "fit"), base->fit),
+	    "%s: %s set to its documented default gives another fit", upload_path, at);
+	json_decref(shown);
+	json_decref(answer);
+	json_decref(created);
+}
+
+START_TEST(calibration_defaults_are_real)
+{
+	const json_t *create_op = operation(create_path, "post");
+	const json_t *upload_op = operation(upload_path, "post");
+	json_t *setup = json_deep_copy(minimal_example(create_op)), *example;
+	json_t *created, *answer, *shown;
+	struct calib_baseline base;
+	const char *name;
+	int checked;
+
+	/* the setup's defaults, with the minimal upload as the measurements */
+	base.upload = minimal_example(upload_op);
+	upload_to_new(setup, base.upload, &created, &answer, &shown);
+	base.setup = json_object_get(created, "setup");
+	base.fit = json_object_get(answer, "fit");
+	base.measurements = json_object_get(shown, "measurements");
+	checked = each_default(request_schema(create_op), setup, setup, "", setup_default, &base);
+	ck_assert_int_eq(checked, 3 + 8 + 6 + 1); /* object, geom, option, class */
+	json_decref(shown);
+	json_decref(answer);
+	json_decref(created);
+	/* the measurements' defaults, in each example, uploaded to the minimal setup */
+	checked = 0;
+	base.setup = setup;
+	json_object_foreach(request_examples(upload_op, 4), name, example) {
+		json_t *upload = json_deep_copy(json_object_get(example, "value"));
+
+		upload_to_new(setup, upload, &created, &answer, &shown);
+		base.upload = upload;
+		base.fit = json_object_get(answer, "fit");
+		base.measurements = json_object_get(shown, "measurements");
+		checked += each_default(request_schema(upload_op), upload, upload, "",
+		    upload_default, &base);
+		json_decref(shown);
+		json_decref(answer);
+		json_decref(created);
+		json_decref(upload);
+	}
+	/* in each example: the two lists it omits, and its first measurement's sigma */
+	ck_assert_int_eq(checked, 4 * 3);
+	json_decref(setup);
+}
+END_TEST
+
+/* Where probe_fields() sends its requests. */
+struct field_probe {
+	const char *path, *method; /* the documented operation */
+	const char *url;
+	json_t *list;        /* the array of objects whose first element is probed, or NULL */
+	const char *list_at; /* its JSON Pointer */
+	int sent, accepted;
+};
+
+/* Send root and assert the documented rejection with code at JSON Pointer at. */
+static void probe(struct field_probe *p, const json_t *root, long status, const char *code,
+    const char *at)
+{
+	char *text = request_text(root);
+
+	expect_rejection(p->path, p->method, p->url, token, text, status, code, at);
+	free(text);
+	p->sent++;
+}
+
+/*
+ * root, whose value at JSON Pointer at is on a documented bound, passes validation: a
+ * setup is created; in an element of a list, an unknown member in an element appended
+ * after it is what is refused (so no fit is needed).
+ */
+static void probe_accepted(struct field_probe *p, json_t *root, const char *at)
+{
+	char *text, sentinel[300];
+	struct live_reply r;
+
+	if (p->list) {
+		snprintf(sentinel, sizeof sentinel, "%s/%zu/no_such_field", p->list_at,
+		    json_array_size(p->list));
+		json_array_append_new(p->list, json_pack("{s:b}", "no_such_field", 1));
+		text = request_text(root);
+		robot_request(&dmn, token, "POST", p->url, text, strlen(text), &r);
+		ck_assert_msg(r.status == 400, "%s: %s on its documented bound: %ld %.300s",
+		    p->path, at, r.status, r.body);
+		assert_rejection(&r, p->path, p->method, 400, "unknown_field", sentinel);
+		json_array_remove(p->list, json_array_size(p->list) - 1);
+	} else {
+		text = request_text(root);
+		robot_request(&dmn, token, "POST", p->url, text, strlen(text), &r);
+		ck_assert_msg(r.status == 201, "%s: %s on its documented bound: %ld %.300s",
+		    p->path, at, r.status, r.body);
+	}
+	live_reply_free(&r);
+	free(text);
+	p->accepted++;
+}
+
+static int schema_type_is(const json_t *s, const char *type)
+{
+	const char *t = json_string_value(json_object_get(s, "type"));
+
+	return t && strcmp(t, type) == 0;
+}
+
+/* The schema of the number s takes: s, or its first branch that takes one; else NULL. */
+static const json_t *number_schema(const json_t *s)
+{
+	const json_t *one_of = json_object_get(s, "oneOf"), *branch;
+	size_t i;
+
+	if (schema_type_is(s, "number") || schema_type_is(s, "integer"))
+		return s;
+	for (i = 0; i < json_array_size(one_of); i++)
+		if ((branch = number_schema(deref(json_array_get(one_of, i)))))
+			return branch;
+	return NULL;
+}
+
+/* Member key of holder, or its first element when key is NULL, is value (stolen). */
+static void set_slot(json_t *holder, const char *key, json_t *value)
+{
+	if (key)
+		json_object_set_new(holder, key, value);
+	else
+		json_array_set_new(holder, 0, value);
+}
+
+/*
+ * The documented bounds of number schema num, for the slot key of holder (set_slot()) at
+ * JSON Pointer at: the nearest double beyond a bound (or an exclusive bound itself) is
+ * 422 bad_value at its path; a value on an inclusive bound is accepted (probe_accepted()).
+ */
+static void probe_bounds(struct field_probe *p, const json_t *num, json_t *holder,
+    const char *key, json_t *root, const char *at)
+{
+	const json_t *min = json_object_get(num, "minimum"), *max = json_object_get(num, "maximum");
+	int exclusive = json_is_true(json_object_get(num, "exclusiveMinimum"));
+
+	if (min) {
+		double lo = json_number_value(min);
+
+		set_slot(holder, key, json_real(exclusive ? lo : nextafter(lo, -INFINITY)));
+		probe(p, root, 422, "bad_value", at);
+		if (!exclusive) {
+			set_slot(holder, key, json_real(lo));
+			probe_accepted(p, root, at);
+		}
+	}
+	if (max) {
+		double hi = json_number_value(max);
+
+		set_slot(holder, key, json_real(nextafter(hi, INFINITY)));
+		probe(p, root, 422, "bad_value", at);
+		set_slot(holder, key, json_real(hi));
+		probe_accepted(p, root, at);
+	}
+}
+
+/* A string of n letters. */
+static json_t *letters(size_t n)
+{
+	char text[256];
+
+	ck_assert_uint_lt(n, sizeof text);
+	memset(text, 'a', n);
+	text[n] = '\0';
+	return json_string(text);
+}
+
+/* The documented lengths of string schema s for member key of v, as probe_bounds(). */
+static void probe_lengths(struct field_probe *p, const json_t *s, json_t *v, const char *key,
+    json_t *root, const char *at)
+{
+	const json_t *min = json_object_get(s, "minLength"), *max = json_object_get(s, "maxLength");
+
+	if (min && json_integer_value(min) > 0) {
+		json_object_set_new(v, key, letters((size_t)json_integer_value(min) - 1));
+		probe(p, root, 422, "bad_value", at);
+		json_object_set_new(v, key, letters((size_t)json_integer_value(min)));
+		probe_accepted(p, root, at);
+	}
+	if (max) {
+		json_object_set_new(v, key, letters((size_t)json_integer_value(max) + 1));
+		probe(p, root, 422, "bad_value", at);
+		json_object_set_new(v, key, letters((size_t)json_integer_value(max)));
+		probe_accepted(p, root, at);
+	}
+}
+
+/*
+ * For every field schema s documents in v (an object within root, at JSON Pointer at),
+ * given or not: a value of the wrong JSON type is 400 bad_type at its path; a number no
+ * double holds (in place of a number, or as the first of an array of numbers) 422
+ * bad_value, and so is one beyond a documented bound (probe_bounds(), probe_lengths());
+ * an unknown member beside it is 400 unknown_field. Into nested objects, and the first
+ * element of a given array of objects.
+ */
+static void probe_fields(struct field_probe *p, const json_t *s, json_t *v, json_t *root,
+    const char *at)
+{
+	const json_t *sub;
+	const char *key;
+	char inner[256];
+
+	snprintf(inner, sizeof inner, "%s/no_such_field", at);
+	json_object_set_new(v, "no_such_field", json_true());
+	probe(p, root, 400, "unknown_field", inner);
+	json_object_del(v, "no_such_field");
+	json_object_foreach((json_t *)json_object_get(deref(s), "properties"), key, sub) {
+		const json_t *field = deref(sub), *items = deref(json_object_get(field, "items"));
+		const json_t *num = number_schema(field), *item_num = NULL, *sample;
+		json_t *given = json_object_get(v, key);
+		char element[264];
+
+		if (items)
+			item_num = number_schema(items);
+		json_incref(given);
+		snprintf(inner, sizeof inner, "%s/%s", at, key);
+		snprintf(element, sizeof element, "%s/0", inner);
+		json_object_set_new(v, key,
+		    schema_type_is(field, "string") ? json_integer(1) : json_string("x"));
+		probe(p, root, 400, "bad_type", inner);
+		if (num) {
+			json_object_set_new(v, key, json_string(NON_FINITE_MARK));
+			probe(p, root, 422, "bad_value", inner);
+			probe_bounds(p, num, v, key, root, inner);
+		} else if (schema_type_is(field, "array") && item_num) {
+			json_object_set_new(v, key, json_pack("[s]", NON_FINITE_MARK));
+			probe(p, root, 422, "bad_value", element);
+			/* an element's bounds, in the given array or the default one */
+			sample = given ? given : json_object_get(field, "default");
+			if (json_array_size(sample) > 0) {
+				json_t *copy = json_deep_copy(sample);
+
+				json_object_set_new(v, key, copy);
+				probe_bounds(p, item_num, copy, NULL, root, element);
+			}
+		} else if (schema_type_is(field, "string")) {
+			probe_lengths(p, field, v, key, root, inner);
+		}
+		if (given)
+			json_object_set_new(v, key, given);
+		else
+			json_object_del(v, key);
+		if (json_object_get(field, "properties") && (!given || json_is_object(given))) {
+			json_t *child = given ? given : json_object();
+
+			if (!given)
+				json_object_set_new(v, key, child);
+			probe_fields(p, field, child, root, inner);
+			if (!given)
+				json_object_del(v, key);
+		} else if (items && json_object_get(items, "properties") &&
+			   json_is_object(json_array_get(given, 0))) {
+			json_t *outer = p->list;
+			const char *outer_at = p->list_at;
+
+			p->list = given;
+			p->list_at = inner;
+			probe_fields(p, items, json_array_get(given, 0), root, element);
+			p->list = outer;
+			p->list_at = outer_at;
+		}
+	}
+}
+
+/* Every field of the calibration requests, wrong: rejected as documented, nothing stored. */
+START_TEST(calibration_fields_rejected)
+{
+	const json_t *create_op = operation(create_path, "post");
+	const json_t *upload_op = operation(upload_path, "post");
+	json_t *setup = json_deep_copy(minimal_example(create_op)), *created, *shown, *example;
+	struct field_probe p = {create_path, "post", robot_url, NULL, NULL, 0, 0};
+	const char *name;
+	char url[128];
+	size_t k;
+
+	probe_fields(&p, request_schema(create_op), setup, setup, "");
+	/*
+	 * Refused: an unknown member of the root and its 4 members' wrong types; in geom,
+	 * object and option, an unknown member, each member's wrong type, each numeric one's
+	 * non-finite value and each bound (geom: the minimum of friction, margin, gap and
+	 * solmix; object: both of size and mass; option: the exclusive minimum of timestep and
+	 * impratio); class's two lengths. Accepted on a bound: the geom's 4, size's and mass's
+	 * maximum, class's two lengths.
+	 */
+	ck_assert_int_eq(p.sent, 1 + 4 + (1 + 8 + 8 + 4) + (1 + 3 + 2 + 4) + (1 + 6 + 3 + 2) + 2);
+	ck_assert_int_eq(p.accepted, 4 + 2 + 2);
+	created = create(setup);
+	calibration_url(integer_member(created, "id"), "/measurements", url, sizeof url);
+	p = (struct field_probe){upload_path, "post", url, NULL, NULL, 0, 0};
+	json_object_foreach(request_examples(upload_op, 4), name, example) {
+		json_t *upload = json_deep_copy(json_object_get(example, "value"));
+
+		probe_fields(&p, request_schema(upload_op), upload, upload, "");
+		json_decref(upload);
+	}
+	/*
+	 * Each example: the root's unknown member and 3 lists' types; its list's first
+	 * measurement: 1 unknown, 3 types, 3 numbers, and beyond the bounds: a press's 5
+	 * (force and deflection: both; sigma), a drop's 4 (height: both; rebound and sigma:
+	 * minimum), a trajectory's 1 (sigma). On them: a press's 5, a drop's 3 (height's
+	 * exclusive minimum is not), a trajectory's 1. The examples: presses (minimal), drops,
+	 * presses and a trajectory.
+	 */
+	ck_assert_int_eq(p.sent, 4 * (1 + 3 + 7) + 5 + 4 + 5 + 1);
+	ck_assert_int_eq(p.accepted, 5 + 3 + 5 + 1);
+	calibration_url(integer_member(created, "id"), "", url, sizeof url);
+	shown = call(token, "GET", url, NULL, 200);
+	for (k = 0; k < 3; k++)
+		ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(shown,
+				      "measurements"), kinds[k])), 0);
+	ck_assert(json_is_null(json_object_get(shown, "fit")));
+	json_decref(shown);
+	json_decref(created);
+	json_decref(setup);
+}
+END_TEST
+
+/* {"list": [item, item, ...]} with n copies of item (JSON text). Caller frees. */
+static char *repeated(const char *list, const char *item, size_t n)
+{
+	size_t len = strlen(list) + 8 + n * (strlen(item) + 1), i;
+	char *text = malloc(len), *at = text;
+
+	ck_assert_ptr_nonnull(text);
+	at += sprintf(at, "{\"%s\":[", list);
+	for (i = 0; i < n; i++)
+		at += sprintf(at, "%s%s", i ? "," : "", item);
+	strcpy(at, "]}");
+	return text;
+}
+
+/* The documented maxItems of the member key of object schema s. */
+static size_t max_items(const json_t *s, const char *key)
+{
+	const json_t *m = json_object_get(json_object_get(json_object_get(deref(s), "properties"),
+	    key), "maxItems");
+
+	ck_assert_msg(json_is_integer(m), "%s: no documented maximum", key);
+	return (size_t)json_integer_value(m);
+}
+
+/* One trajectory of n samples (JSON text), its last time not a number. Caller frees. */
+static char *trajectory_of(size_t n)
+{
+	char *text = malloc(n * 32 + 64), *at = text;
+	size_t i;
+
+	ck_assert_ptr_nonnull(text);
+	at += sprintf(at, "{\"trajectories\":[{\"t\":[");
+	for (i = 0; i + 1 < n; i++)
+		at += sprintf(at, "%.5e,", (double)i * 1e-5);
+	at += sprintf(at, "\"x\"],\"z\":[");
+	for (i = 0; i < n; i++)
+		at += sprintf(at, "%s%.6e", i ? "," : "", 1e-3 - (double)i * 1e-6);
+	strcpy(at, "]}]}");
+	return text;
+}
+
+/*
+ * A list's documented maximum: one more is 413 at the list; the maximum is accepted by a
+ * new calibration, which then takes no more (413 at ""). item is one element's JSON.
+ */
+static void check_list_limit(const char *url, const char *list, const char *item, size_t max)
+{
+	json_t *created = create(minimal_example(operation(create_path, "post"))), *answer;
+	char *text = repeated(list, item, max + 1), at[32], mine[128];
+
+	snprintf(at, sizeof at, "/%s", list);
+	expect_rejection(upload_path, "post", url, token, text, 413, "too_large", at);
+	free(text);
+	calibration_url(integer_member(created, "id"), "/measurements", mine, sizeof mine);
+	text = repeated(list, item, max);
+	answer = call_text(token, "POST", mine, text, 200);
+	free(text);
+	text = repeated(list, item, 1);
+	expect_rejection(upload_path, "post", mine, token, text, 413, "too_large", "");
+	free(text);
+	json_decref(answer);
+	json_decref(created);
+}
+
+/*
+ * Every kind of rejection of the calibration operations: the token (401, 403), the path
+ * (404), the method (405), malformed or too deep JSON and a missing field (400), sizes and
+ * the documented limits (413), values (422): each with a documented status and the Error
+ * body; and none of them stores anything.
+ */
+START_TEST(calibration_rejections_documented)
+{
+	static const char deep[] =
+	    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]";
+	static const char drop[] = "{\"height\":0.1,\"rebound\":0.01}";
+	static const char bad_drop[] = "{\"height\":0.1,\"rebound\":0.20}"; /* as long */
+	static const char press[] = "{\"force\":9.81,\"deflection\":6.15e-6}";
+	static const char trajectory[] = "{\"t\":[0,0.01,0.02],\"z\":[0.01,0.005,0]}";
+	static const struct {
+		const char *body, *at;
+	} bad_values[] = {
+		{"{\"drops\":[{\"height\":0.1,\"rebound\":0.2}]}", "/drops/0/rebound"},
+		{"{\"drops\":[{\"height\":11,\"rebound\":0}]}", "/drops/0/height"},
+		{"{\"presses\":[{\"force\":-1,\"deflection\":0}]}", "/presses/0/force"},
+		{"{\"trajectories\":[{\"t\":[0,0.01],\"z\":[1,0]}]}", "/trajectories/0/t"},
+		{"{\"trajectories\":[{\"t\":[0,0.01,0.01],\"z\":[1,0.5,0]}]}",
+		    "/trajectories/0/t/2"},
+		{"{\"trajectories\":[{\"t\":[0,0.01,0.02],\"z\":[1,0.5]}]}", "/trajectories/0/z"},
+		{"{\"trajectories\":[{\"t\":[0,0.01,0.02],\"z\":[0,0.5,1]}]}", "/trajectories/0/z"},
+	};
+	const json_t *upload_op = operation(upload_path, "post");
+	const json_t *trajectory_schema = json_object_get(json_object_get(json_object_get(deref(
+	    request_schema(upload_op)), "properties"), "trajectories"), "items");
+	const char *const paths[] = {create_path, create_path, show_path, upload_path,
+		events_path};
+	const char *const ops[] = {"post", "get", "get", "post", "get"};
+	const char *const suffixes[] = {NULL, NULL, "", "/measurements", "/events"};
+	char urls[5][128], wrong[ROBOT_TOKEN_MAX], at[32], *text;
+	json_t *created, *shown;
+	long long id;
+	size_t i, n;
+
+	created = create(minimal_example(operation(create_path, "post")));
+	id = integer_member(created, "id");
+	for (i = 0; i < 5; i++) {
+		if (suffixes[i])
+			calibration_url(id, suffixes[i], urls[i], sizeof urls[i]);
+		else
+			snprintf(urls[i], sizeof urls[i], "%s", robot_url);
+	}
+	/* the token: none, malformed, a wrong secret (its last digit changed); another robot's */
+	snprintf(wrong, sizeof wrong, "%s", token);
+	wrong[ROBOT_TOKEN_MAX - 2] = wrong[ROBOT_TOKEN_MAX - 2] == '0' ? '1' : '0';
+	for (i = 0; i < 5; i++) {
+		const char *body = strcmp(ops[i], "post") == 0 ? "{}" : NULL;
+
+		expect_rejection(paths[i], ops[i], urls[i], NULL, body, 401, "unauthorized", "");
+		expect_rejection(paths[i], ops[i], urls[i], "not-a-token", body, 401,
+		    "unauthorized", "");
+		expect_rejection(paths[i], ops[i], urls[i], wrong, body, 401, "unauthorized", "");
+		expect_rejection(paths[i], ops[i], urls[i], other_token, body, 403, "forbidden",
+		    "");
+	}
+	/* the path: not a robot name or not an id (before the token); no such calibration */
+	expect_rejection(create_path, "post", "/v1/robots/not~a~name/calibrations", NULL, "{}",
+	    404, "not_found", "");
+	expect_rejection(create_path, "get", "/v1/robots/not~a~name/calibrations", NULL, NULL,
+	    404, "not_found", "");
+	expect_rejection(show_path, "get", "/v1/calibrations/01", NULL, NULL, 404, "not_found",
+	    "");
+	expect_rejection(upload_path, "post", "/v1/calibrations/0/measurements", NULL, "{}", 404,
+	    "not_found", "");
+	for (i = 2; i < 5; i++) {
+		char unknown[128];
+
+		calibration_url(id + 1000, suffixes[i], unknown, sizeof unknown);
+		expect_rejection(paths[i], ops[i], unknown, token,
+		    strcmp(ops[i], "post") == 0 ? "{}" : NULL, 404, "not_found", "");
+	}
+	/* the method */
+	expect_rejection(create_path, "put", urls[0], token, "{}", 405, "method_not_allowed", "");
+	expect_rejection(show_path, "post", urls[2], token, "{}", 405, "method_not_allowed", "");
+	expect_rejection(upload_path, "get", urls[3], token, NULL, 405, "method_not_allowed", "");
+	expect_rejection(events_path, "delete", urls[4], token, NULL, 405, "method_not_allowed",
+	    "");
+	/* malformed JSON, JSON too deep, a missing field */
+	expect_rejection(create_path, "post", urls[0], token, "{", 400, "bad_json", "");
+	expect_rejection(upload_path, "post", urls[3], token, "{", 400, "bad_json", "");
+	expect_rejection(create_path, "post", urls[0], token, deep, 400, "too_deep", NULL);
+	expect_rejection(upload_path, "post", urls[3], token, deep, 400, "too_deep", NULL);
+	expect_rejection(upload_path, "post", urls[3], token, "{\"drops\":[{\"height\":0.1}]}",
+	    400, "missing_field", "/drops/0/rebound");
+	/* sizes: the body, the setup's steps, the trajectories' span and samples */
+	text = malloc(LIMIT_MAX_BODY_BYTES + 2);
+	ck_assert_ptr_nonnull(text);
+	memset(text, ' ', LIMIT_MAX_BODY_BYTES + 1);
+	text[0] = '{';
+	text[LIMIT_MAX_BODY_BYTES] = '}';
+	text[LIMIT_MAX_BODY_BYTES + 1] = '\0';
+	expect_rejection(create_path, "post", urls[0], token, text, 413, "too_large", "");
+	expect_rejection(upload_path, "post", urls[3], token, text, 413, "too_large", "");
+	free(text);
+	expect_rejection(create_path, "post", urls[0], token, "{\"option\":{\"timestep\":1e-7}}",
+	    413, "too_large", "/duration");
+	/* 10002 timesteps of 0.005 s */
+	expect_rejection(upload_path, "post", urls[3], token,
+	    "{\"trajectories\":[{\"t\":[0,25,50.01],\"z\":[1,0.5,0]}]}", 413, "too_large",
+	    "/trajectories/0/t");
+	/*
+	 * The documented limits. The samples of a trajectory, and drops, up to theirs would
+	 * take seconds to fit: that many pass the count, shown by a bad last one being what
+	 * is refused.
+	 */
+	n = max_items(trajectory_schema, "t");
+	text = trajectory_of(n + 1);
+	expect_rejection(upload_path, "post", urls[3], token, text, 413, "too_large",
+	    "/trajectories/0/t");
+	free(text);
+	text = trajectory_of(n);
+	snprintf(at, sizeof at, "/trajectories/0/t/%zu", n - 1);
+	expect_rejection(upload_path, "post", urls[3], token, text, 400, "bad_type", at);
+	free(text);
+	n = max_items(request_schema(upload_op), "drops");
+	text = repeated("drops", drop, n + 1);
+	expect_rejection(upload_path, "post", urls[3], token, text, 413, "too_large", "/drops");
+	free(text);
+	text = repeated("drops", drop, n);
+	memcpy(strstr(text, "]}") - strlen(drop), bad_drop, strlen(drop));
+	snprintf(at, sizeof at, "/drops/%zu/rebound", n - 1);
+	expect_rejection(upload_path, "post", urls[3], token, text, 422, "bad_value", at);
+	free(text);
+	check_list_limit(urls[3], "presses", press, max_items(request_schema(upload_op),
+	    "presses"));
+	check_list_limit(urls[3], "trajectories", trajectory,
+	    max_items(request_schema(upload_op), "trajectories"));
+	/* values */
+	expect_rejection(create_path, "post", urls[0], token, "{\"geom\":{\"condim\":5}}", 422,
+	    "bad_value", "/geom/condim");
+	expect_rejection(create_path, "post", urls[0], token, "{\"class\":\"a<b\"}", 422,
+	    "bad_value", "/class");
+	for (i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++)
+		expect_rejection(upload_path, "post", urls[3], token, bad_values[i].body, 422,
+		    "bad_value", bad_values[i].at);
+	/* nothing stored */
+	shown = call(token, "GET", urls[2], NULL, 200);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(shown,
+				      "measurements"), kinds[i])), 0);
+	ck_assert(json_is_null(json_object_get(shown, "fit")));
+	json_decref(shown);
+	json_decref(created);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("openapi");
 	TCase *tc = tcase_create("openapi");
+	TCase *calib = tcase_create("calibration");
 	SRunner *sr;
 	int failed;
 
@@ -593,6 +1591,13 @@ int main(void)
 	tcase_add_test(tc, error_codes_are_the_services);
 	tcase_add_test(tc, rejections_documented);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(calib, calib_setup, teardown);
+	tcase_set_timeout(calib, 300);
+	tcase_add_test(calib, calibration_examples_answered);
+	tcase_add_test(calib, calibration_defaults_are_real);
+	tcase_add_test(calib, calibration_fields_rejected);
+	tcase_add_test(calib, calibration_rejections_documented);
+	suite_add_tcase(s, calib);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
