@@ -1481,6 +1481,19 @@ START_TEST(calibration_rejections_documented)
 		expect_rejection(paths[i], ops[i], urls[i], other_token, body, 403, "forbidden",
 		    "");
 	}
+	/* a body that is not JSON, on both POSTs, with a valid token: 415 */
+	for (i = 0; i < 5; i++) {
+		char header[ROBOT_TOKEN_MAX + 32];
+		const char *const plain[] = {"Content-Type: text/plain", header, NULL};
+		struct live_reply r;
+
+		if (strcmp(ops[i], "post") != 0)
+			continue;
+		snprintf(header, sizeof header, "Authorization: Bearer %s", token);
+		live_request(&dmn, "POST", urls[i], plain, "{}", 2, 0, &r);
+		assert_rejection(&r, paths[i], ops[i], 415, "unsupported_media_type", "");
+		live_reply_free(&r);
+	}
 	/* the path: not a robot name or not an id (before the token); no such calibration */
 	expect_rejection(create_path, "post", "/v1/robots/not~a~name/calibrations", NULL, "{}",
 	    404, "not_found", "");
@@ -1521,7 +1534,7 @@ START_TEST(calibration_rejections_documented)
 	expect_rejection(upload_path, "post", urls[3], token, text, 413, "too_large", "");
 	free(text);
 	expect_rejection(create_path, "post", urls[0], token, "{\"option\":{\"timestep\":1e-7}}",
-	    413, "too_large", "/duration");
+	    413, "too_large", "/option/timestep");
 	/* 10002 timesteps of 0.005 s */
 	expect_rejection(upload_path, "post", urls[3], token,
 	    "{\"trajectories\":[{\"t\":[0,25,50.01],\"z\":[1,0.5,0]}]}", 413, "too_large",

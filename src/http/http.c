@@ -343,8 +343,7 @@ static int negotiate(const char *accept, const char *const offers[], int count)
 	return best;
 }
 
-/* Is the request's Content-Type (if any) JSON: application/json or a +json type? */
-static int body_is_json(const char *content_type)
+int http_body_is_json(const char *content_type)
 {
 	size_t n;
 
@@ -439,7 +438,7 @@ static enum MHD_Result serve_question(struct MHD_Connection *conn, struct exchan
 	int format;
 
 	err_clear(&e);
-	if (!body_is_json(x->req.content_type))
+	if (!http_body_is_json(x->req.content_type))
 		return reject(conn, x, ERR_UNSUPPORTED_MEDIA, "the body must be %s, not %s",
 		    json_media, x->req.content_type);
 	format = negotiate(x->req.accept, offers, offer_count);

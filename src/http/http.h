@@ -90,4 +90,8 @@ enum MHD_Result http_respond_error(struct MHD_Connection *conn, struct http_requ
 /* Write one line (a newline is added) to the log, whole, even from many threads. */
 void http_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Is a request's Content-Type (NULL: none given) JSON, application/json or a +json
+ * type? Every route that takes a body answers 415 otherwise. */
+int http_body_is_json(const char *content_type);
+
 #endif

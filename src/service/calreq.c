@@ -40,14 +40,17 @@ static int pad_defaults(json_t *geom)
 	return rc;
 }
 
-/* A scene error's path in the calibration's names: /floor -> /geom, /body -> /object. */
+/* A scene error's path in the calibration's names: /floor -> /geom, /body -> /object,
+ * and /duration -> /option/timestep: a setup has no duration, it is checked as a scene
+ * of the default duration, so too many steps means too small a timestep. */
 static void rename_path(struct err *err)
 {
-	static const char *const from[] = {"/floor", "/body"}, *const to[] = {"/geom", "/object"};
+	static const char *const from[] = {"/floor", "/body", "/duration"};
+	static const char *const to[] = {"/geom", "/object", "/option/timestep"};
 	char path[ERR_PATH_MAX];
 	size_t i, n;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof from / sizeof from[0]; i++) {
 		n = strlen(from[i]);
 		if (strncmp(err->path, from[i], n) == 0 && (err->path[n] == '/' || !err->path[n])) {
 			snprintf(path, sizeof path, "%s%s", to[i], err->path + n);
