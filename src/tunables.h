@@ -104,9 +104,23 @@
  * and within this many standard deviations in chi^2, widens the standard errors. */
 #define CALIB_AMBIGUITY_SIGMAS 2.0
 #define CALIB_DISTINCT_LOG 1e-3
+/* Profile likelihood: each profile is walked from the estimate in log steps that start at
+ * the covariance's standard error (within STEP_MIN and STEP_MAX) and grow by GROWTH,
+ * until chi^2 is STOP times the residual variance above its minimum (4 sigma: past the
+ * 3-sigma interval, so a valley beyond a ridge still counts), STEPS steps or SPAN log
+ * units; a point lower by IMPROVE times the residual variance moves the estimate there,
+ * RESTARTS times at most. */
+#define CALIB_PROFILE_STEP_MIN 1e-6
+#define CALIB_PROFILE_STEP_MAX 0.05
+#define CALIB_PROFILE_GROWTH 1.5
+#define CALIB_PROFILE_STOP 16.0
+#define CALIB_PROFILE_STEPS 40
+#define CALIB_PROFILE_SPAN 3.0
+#define CALIB_PROFILE_IMPROVE 0.1
+#define CALIB_PROFILE_RESTARTS 3
 /* Standard errors by parametric bootstrap: this many synthetic data sets from the model
  * at the estimate, with noise from this fixed seed, each refitted as the data were. */
-#define CALIB_BOOT_REPLICAS 16
+#define CALIB_BOOT_REPLICAS 8
 #define CALIB_BOOT_SEED 4u
 /* A drop bounced when its rebound exceeds this many standard deviations: drops that do
  * not bounce only bound dampratio from below. */

@@ -42,6 +42,9 @@ enum { TC, DR, NPHYS };
 #define FIT_FTOL 1e-14
 /* How far (log units: a factor 10) a fitted parameter may leave the starting grid. */
 #define CALIB_LOG_MARGIN 2.302585092994046
+/* Release shifts of a third of a step tried either way at each point of the starting
+ * grid, up to two thirds of a step. */
+#define GRID_RELEASE_SHIFTS 2
 /* Rest time of the chatter check: the lesson's "2 s at rest". */
 #define CHATTER_DURATION 2.0
 
@@ -63,10 +66,29 @@ struct problem {
 	 * not depend on the releases: the bootstrap's refits share one grid (NULL: none). */
 	double *grid_model;
 	int grid_model_ready;
+	int grid_shifts; /* release shifts tried at each grid point, see grid_residuals */
 	/* The logs stay within this box, the starting grid widened by CALIB_LOG_MARGIN:
 	 * an unidentified direction (an overdamped pad's dampratio) would run to infinity. */
 	double log_lo[NPHYS], log_hi[NPHYS];
+	/* A profile's problem (see walk_side) holds one combination of the logs: then
+	 * (log tc, log dr) = origin + x[0] * axis when nphys is 1, origin when it is 0. */
+	int profiling;
+	double origin[NPHYS], axis[NPHYS];
+	/* When set, the releases are held at these (P's layout, from column nphys) and x
+	 * holds the physical parameters only (see descend). */
+	const gsl_vector *releases;
 };
+
+/* Release time and height of trajectory j at x. */
+static double release_time(const struct problem *P, const gsl_vector *x, size_t j)
+{
+	return gsl_vector_get(P->releases ? P->releases : x, P->nphys + 2 * j);
+}
+
+static double release_height(const struct problem *P, const gsl_vector *x, size_t j)
+{
+	return gsl_vector_get(P->releases ? P->releases : x, P->nphys + 2 * j + 1);
+}
 
 static double drop_sigma(const struct calib_drop *d)
 {
@@ -170,7 +192,11 @@ static void phys_logs(const struct problem *P, const gsl_vector *x, double logp[
 	int i;
 
 	for (i = 0; i < NPHYS; i++) {
-		logp[i] = P->free[i] ? gsl_vector_get(x, k++) : P->start_log[i];
+		if (P->profiling)
+			logp[i] = P->origin[i] +
+			    (P->nphys > 0 ? gsl_vector_get(x, 0) * P->axis[i] : 0);
+		else
+			logp[i] = P->free[i] ? gsl_vector_get(x, k++) : P->start_log[i];
 		logp[i] = fmin(fmax(logp[i], P->log_lo[i]), P->log_hi[i]);
 	}
 }
@@ -223,8 +249,7 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 		    weigh(pen, d->presses[i].deflection, press_sigma(&d->presses[i])));
 	}
 	for (i = 0; i < d->ntrajectories; i++) {
-		traj_residuals(P, &m, i, gsl_vector_get(x, P->nphys + 2 * i),
-		    gsl_vector_get(x, P->nphys + 2 * i + 1), f, row);
+		traj_residuals(P, &m, i, release_time(P, x, i), release_height(P, x, i), f, row);
 		row += d->trajectories[i].n;
 	}
 	return GSL_SUCCESS;
@@ -250,6 +275,8 @@ static int jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
 			gsl_matrix_set(J, i, k,
 			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / P->fd_step_log);
 	}
+	if (P->releases)
+		return GSL_SUCCESS;
 	phys_logs(P, x, logp);
 	model_at(P, logp, &m);
 	for (j = 0; j < d->ntrajectories; j++) {
@@ -374,37 +401,105 @@ static int start_better(const struct start *a, const struct start *b)
 	return a->chi2 <= b->chi2 * (1 + 1e-9) && a->dist < b->dist;
 }
 
-/* residuals() at a point of the starting grid, from and to P->grid_model when set. */
+/*
+ * residuals() at a point of the starting grid, the drops' and presses' model values
+ * from and to P->grid_model when set. Each trajectory's release is moved along its
+ * valley (time by a third of a step, up to P->grid_shifts of them either way, height
+ * to keep the fall) and the best kept: the free fall before the impact fixes
+ * a release only to about half a step, and a contact sampled at the wrong phase makes
+ * chi^2 at every grid point so large that the grid would not see the physics.
+ */
 static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point, gsl_vector *f)
 {
 	const struct calib_data *d = P->data;
-	size_t nstatic = d->ndrops + d->npresses, i, row = 0;
+	size_t nstatic = d->ndrops + d->npresses, i, k, row = 0;
+	const double h = P->scene.option.timestep;
 	struct scene_model m;
-	double logp[NPHYS], *model;
+	double logp[NPHYS], *model = NULL;
+	int shift;
 
-	if (!P->grid_model || nstatic == 0) {
-		residuals(x, P, f);
-		return;
-	}
-	model = P->grid_model + point * nstatic;
 	phys_logs(P, x, logp);
 	model_at(P, logp, &m);
-	if (!P->grid_model_ready) {
-		for (i = 0; i < d->ndrops; i++)
-			model[i] = calib_rebound(&m, d->drops[i].height);
-		for (i = 0; i < d->npresses; i++)
-			if (sim_equilibrium(&m, d->presses[i].force, &model[d->ndrops + i]) != 0)
-				model[d->ndrops + i] = NAN;
+	if (P->grid_model && nstatic > 0) {
+		model = P->grid_model + point * nstatic;
+		if (!P->grid_model_ready) {
+			for (i = 0; i < d->ndrops; i++)
+				model[i] = calib_rebound(&m, d->drops[i].height);
+			for (i = 0; i < d->npresses; i++)
+				if (sim_equilibrium(&m, d->presses[i].force,
+					&model[d->ndrops + i]) != 0)
+					model[d->ndrops + i] = NAN;
+		}
 	}
-	for (i = 0; i < d->ndrops; i++, row++)
-		gsl_vector_set(f, row, weigh(model[i], d->drops[i].rebound, drop_sigma(&d->drops[i])));
-	for (i = 0; i < d->npresses; i++, row++)
+	for (i = 0; i < d->ndrops; i++, row++) {
+		double rebound = model ? model[i] : calib_rebound(&m, d->drops[i].height);
+
 		gsl_vector_set(f, row,
-		    weigh(model[d->ndrops + i], d->presses[i].deflection, press_sigma(&d->presses[i])));
+		    weigh(rebound, d->drops[i].rebound, drop_sigma(&d->drops[i])));
+	}
+	for (i = 0; i < d->npresses; i++, row++) {
+		double pen;
+
+		if (model)
+			pen = model[d->ndrops + i];
+		else if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
+			pen = NAN;
+		gsl_vector_set(f, row,
+		    weigh(pen, d->presses[i].deflection, press_sigma(&d->presses[i])));
+	}
 	for (i = 0; i < d->ntrajectories; i++) {
-		traj_residuals(P, &m, i, gsl_vector_get(x, P->nphys + 2 * i),
-		    gsl_vector_get(x, P->nphys + 2 * i + 1), f, row);
-		row += d->trajectories[i].n;
+		const struct calib_trajectory *tr = &d->trajectories[i];
+		double t0 = release_time(P, x, i), H = release_height(P, x, i), best = INFINITY;
+		double slope = -P->scene.option.gravity * (tr->t[first_impact(tr)] - t0);
+
+		for (shift = -P->grid_shifts; shift <= P->grid_shifts; shift++) {
+			double dt = shift * h / 3, chi2 = 0;
+
+			traj_residuals(P, &m, i, t0 + dt, H + slope * dt, P->f0, row);
+			for (k = row; k < row + tr->n; k++)
+				chi2 += gsl_vector_get(P->f0, k) * gsl_vector_get(P->f0, k);
+			if (chi2 < best) {
+				best = chi2;
+				for (k = row; k < row + tr->n; k++)
+					gsl_vector_set(f, k, gsl_vector_get(P->f0, k));
+			}
+		}
+		row += tr->n;
+	}
+}
+
+/* Move each trajectory's release in x along its valley to the best of the phases
+ * grid_residuals() tries (x updated in place): where a descent should start. */
+static void pick_releases(struct problem *P, gsl_vector *x)
+{
+	const struct calib_data *d = P->data;
+	const double h = P->scene.option.timestep;
+	struct scene_model m;
+	double logp[NPHYS];
+	size_t i, k, row = traj_first_row(P);
+	int shift;
+
+	phys_logs(P, x, logp);
+	model_at(P, logp, &m);
+	for (i = 0; i < d->ntrajectories; i++) {
+		const struct calib_trajectory *tr = &d->trajectories[i];
+		double t0 = release_time(P, x, i), H = release_height(P, x, i), best = INFINITY;
+		double slope = -P->scene.option.gravity * (tr->t[first_impact(tr)] - t0), pick = 0;
+
+		for (shift = -P->grid_shifts; shift <= P->grid_shifts; shift++) {
+			double dt = shift * h / 3, chi2 = 0;
+
+			traj_residuals(P, &m, i, t0 + dt, H + slope * dt, P->f0, row);
+			for (k = row; k < row + tr->n; k++)
+				chi2 += gsl_vector_get(P->f0, k) * gsl_vector_get(P->f0, k);
+			if (chi2 < best) {
+				best = chi2;
+				pick = dt;
+			}
+		}
+		gsl_vector_set(x, P->nphys + 2 * i, t0 + pick);
+		gsl_vector_set(x, P->nphys + 2 * i + 1, H + slope * pick);
+		row += tr->n;
 	}
 }
 
@@ -553,10 +648,11 @@ static void widen_for_alternatives(struct problem *P, const gsl_vector *x, doubl
 
 /*
  * Fit each trajectory's release alone, the physical parameters of x held (x updated
- * in place), from its current release and from releases shifts half steps earlier
- * and later (heights moved to keep the fall), keeping the best. A descent that moves everything at once from a start far from the data drags
- * a release by whole steps to make up for the wrong contact, and stays there: the
- * release time has a valley for each step the impact can begin in.
+ * in place), from its current release and from releases up to `shifts` half steps
+ * earlier and later (heights moved to keep the fall), keeping the best. A descent that
+ * moves everything at once from a start far from the data drags a release by whole
+ * steps to make up for the wrong contact, and stays there: the release time has a
+ * valley for each step the impact can begin in.
  */
 static int fit_releases(struct problem *P, gsl_vector *x, int shifts, int *iterations,
     struct err *err)
@@ -619,6 +715,35 @@ out:
 	return rc;
 }
 
+/* Fit the physical parameters alone, the releases of x held (x updated in place). */
+static int fit_physics(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+{
+	struct problem Q = *P;
+	gsl_vector *y;
+	size_t k;
+	int rc;
+
+	if (P->nphys == 0 || P->data->ntrajectories == 0)
+		return 0;
+	Q.releases = x;
+	Q.p = P->nphys;
+	Q.xp = gsl_vector_alloc(Q.p);
+	y = gsl_vector_alloc(Q.p);
+	if (!Q.xp || !y) {
+		gsl_vector_free(Q.xp);
+		gsl_vector_free(y);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
+	for (k = 0; k < Q.p; k++)
+		gsl_vector_set(y, k, gsl_vector_get(x, k));
+	rc = least_squares(&Q, y, iterations, err);
+	for (k = 0; k < Q.p; k++)
+		gsl_vector_set(x, k, gsl_vector_get(y, k));
+	gsl_vector_free(Q.xp);
+	gsl_vector_free(y);
+	return rc;
+}
+
 /*
  * The trust region from each of count starts in turn (init holds the nuisance starts),
  * keeping the lowest chi^2 in best and *best_chi2 (which the caller initialises); what
@@ -636,7 +761,11 @@ static int descend(struct problem *P, const gsl_vector *init, const struct start
 
 		gsl_vector_memcpy(x, init);
 		set_start(P, &starts[i], x);
+		/* the releases at the start's physics, then the physics with those releases,
+		 * then all: together from a far start, a release slides into another step */
+		pick_releases(P, x);
 		if (fit_releases(P, x, 0, iterations, err) != 0 ||
+		    fit_physics(P, x, iterations, err) != 0 ||
 		    least_squares(P, x, iterations, err) != 0)
 			return -1;
 		residuals(x, P, P->f1);
@@ -862,7 +991,8 @@ static int bootstrap(struct problem *P, const gsl_vector *x, struct boot *bt, st
 	R.f0 = gsl_vector_alloc(P->n);
 	R.f1 = gsl_vector_alloc(P->n);
 	R.xp = gsl_vector_alloc(P->p);
-	R.grid_model = malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
+	R.grid_model = malloc(
+	    (CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
 	    sizeof *R.grid_model);
 	R.grid_model_ready = 0;
 	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
@@ -873,6 +1003,11 @@ static int bootstrap(struct problem *P, const gsl_vector *x, struct boot *bt, st
 	gsl_rng_set(rng, CALIB_BOOT_SEED);
 	residuals(x, P, r);
 	scale = P->n > P->p ? sqrt(sum_squares(r) / (double)(P->n - P->p)) : 1;
+	if (scale * scale <= CALIB_ACCEPT_CHI2) {
+		/* an exact fit (noise-free data): replicas without noise are the data */
+		rc = 0;
+		goto out;
+	}
 	phys_logs(P, x, logp_hat);
 	model_at(P, logp_hat, &m); /* gravity and timestep for the releases' starts */
 	/* a refit that leaves the grid's range is "anywhere": it counts as the range */
@@ -1025,6 +1160,294 @@ out:
 	gsl_matrix_free(V);
 	gsl_matrix_free(A);
 	gsl_matrix_free(J);
+	return rc;
+}
+
+/*
+ * Profile likelihood. The standard error of a combination v = c . (log tc, log dr)
+ * is read off its profile chi^2_p(v): the lowest chi^2 with v held, every other
+ * parameter (the other combination, each trajectory's release) refitted. Its k-sigma
+ * likelihood-ratio interval is where chi^2_p(v) - chi^2_min <= k^2 s^2 (s^2 = chi^2/dof,
+ * the residual variance, or 1 when dof is 0), and the standard error the largest
+ * distance from the estimate to an end of the 1-, 2- or 3-sigma interval over k. For a
+ * quadratic chi^2 every k gives the covariance's standard error. The trajectories of a
+ * bouncy pad, two to six samples in contact at 5 ms, give a long curved valley instead,
+ * whose floor rises steeply near the estimate and then levels off: the local slope of
+ * the model says nothing about how far the data allow the parameters to move.
+ */
+enum { PROF_TC, PROF_DR, PROF_PRODUCT, NPROF };
+
+struct walk {
+	struct problem Q;  /* the problem with v held; its origin moves with v */
+	double c[NPHYS];   /* v = c . logp; c . c = 1 or 2 */
+	double logp_hat[NPHYS], v_hat;
+	double chi2_min, thr; /* thr: s^2 */
+	gsl_vector *x_hat; /* Q's vector at the estimate: offset 0 along the axis, the nuisance */
+	gsl_vector *prev, *prev2, *x;
+	int seek_better;    /* stop at a point below chi2_min by CALIB_PROFILE_IMPROVE * thr */
+	int better;         /* and one was found */
+	double better_logp[NPHYS];
+	gsl_vector *better_x; /* Q's vector there */
+};
+
+/* Q's phys origin for v: the estimate moved along c. */
+static void walk_hold(struct walk *w, double v)
+{
+	double cc = w->c[TC] * w->c[TC] + w->c[DR] * w->c[DR];
+	int i;
+
+	for (i = 0; i < NPHYS; i++)
+		w->Q.origin[i] = w->logp_hat[i] + (v - w->v_hat) * w->c[i] / cc;
+}
+
+/* The profile chi^2 at v from the start in x (refitted in place). */
+static int walk_point(struct walk *w, double v, gsl_vector *x, double *chi2, int *iterations,
+    struct err *err)
+{
+	walk_hold(w, v);
+	if (w->Q.p > 0 && least_squares(&w->Q, x, iterations, err) != 0)
+		return -1;
+	residuals(x, &w->Q, w->Q.f1);
+	*chi2 = sum_squares(w->Q.f1);
+	return 0;
+}
+
+/* Where sqrt(delta) crosses sqrt(thr) between two points, as a fraction of the way:
+ * sqrt(delta) is linear in v where chi^2 is quadratic. */
+static double crossing(double d0, double d1, double thr)
+{
+	double a = sqrt(fmax(d0, 0)), b = sqrt(d1);
+
+	return b > a ? fmin(fmax((sqrt(thr) - a) / (b - a), 0), 1) : 1;
+}
+
+/*
+ * Walk the profile from the estimate to one side (+1 or -1) in steps that start at
+ * step0 and grow by CALIB_PROFILE_GROWTH up to CALIB_PROFILE_STEP_MAX, until the
+ * profile is CALIB_PROFILE_STOP * thr above the minimum, CALIB_PROFILE_STEPS steps
+ * or CALIB_PROFILE_SPAN log units. Each point starts from the previous one moved on
+ * as the last two went (the valley curves). The k-sigma interval ends at the outermost
+ * point within k^2 thr (a second valley inside counts); *se is the largest of those
+ * ends' distances over k, k = 1, 2, 3: a profile that rises steeply and then levels
+ * off on a plateau (a curved valley seen from its floor) has a narrow 1-sigma but a
+ * wide 3-sigma interval. Stops early when it finds a lower minimum (w->better).
+ */
+static int walk_side(struct walk *w, int side, double step0, double *se, int *iterations,
+    struct err *err)
+{
+	double v_prev = w->v_hat, v_prev2 = NAN, d_prev = 0, step = step0, end[3];
+	int k, level;
+	size_t i;
+
+	*se = 0;
+	gsl_vector_memcpy(w->prev, w->x_hat);
+	for (level = 0; level < 3; level++)
+		end[level] = w->v_hat;
+	for (k = 0; k < CALIB_PROFILE_STEPS; k++) {
+		double v = v_prev + side * step, chi2, d;
+
+		if (fabs(v - w->v_hat) > CALIB_PROFILE_SPAN) {
+			for (level = 0; level < 3; level++)
+				if (d_prev <= (level + 1) * (level + 1) * w->thr)
+					end[level] = w->v_hat + side * CALIB_PROFILE_SPAN;
+			break;
+		}
+		gsl_vector_memcpy(w->x, w->prev);
+		if (isfinite(v_prev2))
+			for (i = 0; i < w->x->size; i++)
+				*gsl_vector_ptr(w->x, i) += (gsl_vector_get(w->prev, i) -
+							      gsl_vector_get(w->prev2, i)) *
+				    (v - v_prev) / (v_prev - v_prev2);
+		if (walk_point(w, v, w->x, &chi2, iterations, err) != 0)
+			return -1;
+		d = chi2 - w->chi2_min;
+		if (w->seek_better && d < -CALIB_PROFILE_IMPROVE * w->thr) {
+			w->better = 1;
+			phys_logs(&w->Q, w->x, w->better_logp);
+			gsl_vector_memcpy(w->better_x, w->x);
+			return 0;
+		}
+		for (level = 0; level < 3; level++) {
+			double lev = (level + 1) * (level + 1) * w->thr;
+
+			if (d <= lev)
+				end[level] = v;
+			else if (d_prev <= lev)
+				end[level] = v_prev + (v - v_prev) * crossing(d_prev, d, lev);
+		}
+		if (d > CALIB_PROFILE_STOP * w->thr)
+			break;
+		gsl_vector_memcpy(w->prev2, w->prev);
+		gsl_vector_memcpy(w->prev, w->x);
+		v_prev2 = v_prev;
+		v_prev = v;
+		d_prev = d;
+		step = fmin(step * CALIB_PROFILE_GROWTH, CALIB_PROFILE_STEP_MAX);
+	}
+	for (level = 0; level < 3; level++)
+		*se = fmax(*se, fabs(end[level] - w->v_hat) / (level + 1));
+	return 0;
+}
+
+/* What the profiles found: the standard error of each combination, in log units. */
+struct profiles {
+	int done[NPROF];
+	double se[NPROF];
+	int better; /* a lower minimum was found */
+};
+
+static void walk_free(struct walk *w)
+{
+	gsl_vector_free(w->Q.f0);
+	gsl_vector_free(w->Q.f1);
+	gsl_vector_free(w->Q.xp);
+	gsl_vector_free(w->x_hat);
+	gsl_vector_free(w->prev);
+	gsl_vector_free(w->prev2);
+	gsl_vector_free(w->x);
+	gsl_vector_free(w->better_x);
+}
+
+/*
+ * The profile standard errors of log timeconst, log dampratio and their sum at the
+ * estimate x of P (whose fitted physical parameters are the free ones), with P's covariance
+ * cov (unscaled) for the first step. With seek_better, a walk that finds a lower
+ * minimum ends it all: pr->better is set and better (P's layout) is the point there.
+ */
+static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
+    int seek_better, struct profiles *pr, gsl_vector *better, int *iterations,
+    struct err *err)
+{
+	static const double dirs[NPROF][NPHYS] = {{1, 0}, {0, 1}, {1, 1}};
+	struct walk w;
+	size_t n = P->n, j, q;
+	double s2;
+	int rc = -1, which, side;
+
+	memset(pr, 0, sizeof *pr);
+	memset(&w, 0, sizeof w);
+	w.Q = *P;
+	w.Q.profiling = 1;
+	w.seek_better = seek_better;
+	w.Q.nphys = P->nphys - 1;
+	w.Q.p = w.Q.nphys + 2 * P->data->ntrajectories;
+	w.Q.f0 = gsl_vector_alloc(n);
+	w.Q.f1 = gsl_vector_alloc(n);
+	/* a vector of length 0 does not exist in GSL; a profile with nothing to refit
+	 * (one parameter, no trajectory) never reads it */
+	w.Q.xp = gsl_vector_alloc(w.Q.p > 0 ? w.Q.p : 1);
+	w.x_hat = gsl_vector_alloc(w.Q.xp->size);
+	w.prev = gsl_vector_alloc(w.Q.xp->size);
+	w.prev2 = gsl_vector_alloc(w.Q.xp->size);
+	w.x = gsl_vector_alloc(w.Q.xp->size);
+	w.better_x = gsl_vector_alloc(w.Q.xp->size);
+	if (!w.Q.f0 || !w.Q.f1 || !w.Q.xp || !w.x_hat || !w.prev || !w.prev2 || !w.x ||
+	    !w.better_x) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	phys_logs(P, x, w.logp_hat);
+	residuals(x, P, w.Q.f1);
+	w.chi2_min = sum_squares(w.Q.f1);
+	s2 = n > P->p ? w.chi2_min / (double)(n - P->p) : 1;
+	w.thr = s2;
+	for (which = 0; which < NPROF; which++) {
+		double var = 0, step0;
+		size_t k = 0;
+		int i, usable = 1;
+
+		/* profile only what the free parameters move: with one held, its own log */
+		for (i = 0; i < NPHYS; i++)
+			if (!P->free[i] && dirs[which][i] != 0)
+				usable = 0;
+		if (!usable)
+			continue;
+		for (i = 0; i < NPHYS; i++)
+			w.c[i] = dirs[which][i];
+		w.v_hat = w.c[TC] * w.logp_hat[TC] + w.c[DR] * w.logp_hat[DR];
+		/* the other combination: the axis orthogonal to c, offset 0 at the estimate */
+		w.Q.axis[TC] = -w.c[DR] / sqrt(w.c[TC] * w.c[TC] + w.c[DR] * w.c[DR]);
+		w.Q.axis[DR] = w.c[TC] / sqrt(w.c[TC] * w.c[TC] + w.c[DR] * w.c[DR]);
+		if (w.Q.nphys > 0)
+			gsl_vector_set(w.x_hat, 0, 0);
+		for (j = 0; j < 2 * P->data->ntrajectories; j++)
+			gsl_vector_set(w.x_hat, w.Q.nphys + j, gsl_vector_get(x, P->nphys + j));
+		/* first step: the covariance's standard error of v */
+		for (i = 0; i < NPHYS; i++) {
+			size_t l = 0;
+			int m;
+
+			if (!P->free[i])
+				continue;
+			for (m = 0; m < NPHYS; m++) {
+				if (!P->free[m])
+					continue;
+				var += w.c[i] * w.c[m] * gsl_matrix_get(cov, k, l) * s2;
+				l++;
+			}
+			k++;
+		}
+		step0 = fmin(fmax(sqrt(fmax(var, 0)), CALIB_PROFILE_STEP_MIN),
+		    CALIB_PROFILE_STEP_MAX);
+		for (side = -1; side <= 1; side += 2) {
+			double se;
+
+			if (walk_side(&w, side, step0, &se, iterations, err) != 0)
+				goto out;
+			if (w.better) {
+				pr->better = 1;
+				for (i = 0, q = 0; i < NPHYS; i++)
+					if (P->free[i])
+						gsl_vector_set(better, q++, w.better_logp[i]);
+				for (j = 0; j < 2 * P->data->ntrajectories; j++)
+					gsl_vector_set(better, P->nphys + j,
+					    gsl_vector_get(w.better_x, w.Q.nphys + j));
+				rc = 0;
+				goto out;
+			}
+			pr->se[which] = fmax(pr->se[which], se);
+		}
+		pr->done[which] = 1;
+	}
+	rc = 0;
+out:
+	walk_free(&w);
+	return rc;
+}
+
+/*
+ * The profiles at x (see profile_all). A walk that finds a lower minimum moves x
+ * there (refitted, and re-analysed for the nuisance's covariance) and the profiles
+ * start again, at most CALIB_PROFILE_RESTARTS times: the long valleys that make the
+ * profiles necessary also hide the best fit from the descents of multi_start().
+ */
+static int profile_fit(struct problem *P, gsl_vector *x, struct analysis *an,
+    struct profiles *pr, int *iterations, struct err *err)
+{
+	gsl_vector *better = gsl_vector_alloc(P->p);
+	int restart, rc = -1, phys_null = an->phys_null, nuisance_null = an->nuisance_null;
+
+	if (!better)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	for (restart = 0;; restart++) {
+		if (profile_all(P, x, an->cov, restart < CALIB_PROFILE_RESTARTS, pr, better,
+			iterations, err) != 0)
+			goto out;
+		if (!pr->better)
+			break;
+		/* the descent only goes down from a point already below the estimate */
+		if (least_squares(P, better, iterations, err) != 0)
+			goto out;
+		gsl_vector_memcpy(x, better);
+		if (analyse(P, x, an, err) != 0)
+			goto out;
+		/* identification was settled at the first minimum */
+		an->phys_null = phys_null;
+		an->nuisance_null = nuisance_null;
+	}
+	rc = 0;
+out:
+	gsl_vector_free(better);
 	return rc;
 }
 
@@ -1199,14 +1622,19 @@ static void record_residuals(struct calib_fit *fit, struct problem *P, const gsl
 	}
 }
 
-/* Standard errors at the solution. Of the physical parameters: the bootstrap's, but
- * never below the covariance's (16 replicas estimate a spread to about 18 %, and where
- * chi^2 is a smooth bowl the covariance is exact) nor the floor a competing minimum
- * sets. Of the releases: the covariance's. */
+/*
+ * Standard errors at the solution. Of the physical parameters: the largest of three,
+ * each of which alone falls short somewhere. The covariance's is exact where chi^2 is
+ * a smooth bowl; the profile likelihood's follows a curved valley to where the data
+ * rule it out; the bootstrap's sees how far the whole search strays in the pieces of a
+ * rough chi^2 (and 16 replicas estimate a spread only to about 18 %). Never below the
+ * floor a competing minimum sets. Of the releases: the covariance's.
+ */
 static void record_errors(struct calib_fit *fit, const struct problem *P,
-    const struct analysis *an, const struct boot *bt)
+    const struct analysis *an, const struct boot *bt, const struct profiles *pr)
 {
-	double s2, var[NPHYS] = {0, 0}, covar = 0;
+	static const int prof_of[NPHYS] = {PROF_TC, PROF_DR};
+	double s2, var[NPHYS] = {0, 0}, covar = 0, product;
 	size_t k = 0, j;
 	int i, idx[NPHYS] = {-1, -1};
 
@@ -1216,11 +1644,14 @@ static void record_errors(struct calib_fit *fit, const struct problem *P,
 	fit->replicas = bt->replicas;
 	s2 = fit->dof > 0 ? fit->chi2 / (double)fit->dof : 1;
 	for (i = 0; i < NPHYS; i++) {
+		double se_prof = pr->done[prof_of[i]] ? pr->se[prof_of[i]] : 0;
+
 		if (!P->free[i])
 			continue;
 		idx[i] = (int)k;
 		var[i] = gsl_matrix_get(an->cov, k, k) * s2;
 		var[i] = fmax(var[i], bt->se_log[i] * bt->se_log[i]);
+		var[i] = fmax(var[i], se_prof * se_prof);
 		var[i] = fmax(var[i], P->se_floor[i] * P->se_floor[i]);
 		fit->se_log[i] = fit->identified[i] ? sqrt(var[i]) : NAN;
 		k++;
@@ -1237,9 +1668,14 @@ static void record_errors(struct calib_fit *fit, const struct problem *P,
 		covar = isfinite(fit->correlation) ? fit->correlation * sqrt(var[TC] * var[DR]) : 0;
 	}
 	fit->se_log_product = NAN;
-	if (fit->product_identified)
-		fit->se_log_product = fmax(sqrt(fmax(var[TC] + var[DR] + 2 * covar, 0)),
-		    bt->replicas > 0 ? bt->se_log_product : 0);
+	if (fit->product_identified) {
+		product = sqrt(fmax(var[TC] + var[DR] + 2 * covar, 0));
+		if (bt->replicas > 0)
+			product = fmax(product, bt->se_log_product);
+		if (pr->done[PROF_PRODUCT])
+			product = fmax(product, pr->se[PROF_PRODUCT]);
+		fit->se_log_product = product;
+	}
 	for (j = 0; j < P->data->ntrajectories; j++) {
 		size_t c = P->nphys + 2 * j;
 		fit->traj[j].se_release_time = sqrt(gsl_matrix_get(an->cov, c, c) * s2);
@@ -1260,6 +1696,7 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 	struct scene_model m;
 	struct analysis an = {NULL, 0, 0, {0, 0}};
 	struct boot bt;
+	struct profiles prof;
 	gsl_vector *x = NULL;
 	size_t j, k;
 	int i, rc = -1, phase;
@@ -1342,7 +1779,9 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 1;
 	}
 	memset(&bt, 0, sizeof bt);
-	if (!an.phys_null && bootstrap(P, x, &bt, err) != 0)
+	memset(&prof, 0, sizeof prof);
+	if (!an.phys_null && (profile_fit(P, x, &an, &prof, &fit->iterations, err) != 0 ||
+				 bootstrap(P, x, &bt, err) != 0))
 		goto out;
 	if (an.nuisance_null)
 		note(fit, "a trajectory's release time or height is not determined by its samples");
@@ -1360,7 +1799,7 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 		fit->dampratio = exp(logp[DR]);
 	}
 	residuals(x, P, P->f0);
-	record_errors(fit, P, &an, &bt);
+	record_errors(fit, P, &an, &bt, &prof);
 	record_residuals(fit, P, x);
 	if (fit->status != CALIB_INSUFFICIENT)
 		fit->status = P->nphys == NPHYS ? CALIB_OK : CALIB_PARTIAL;
@@ -1446,6 +1885,7 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	used.trajectories = fitted;
 	P.data = &used;
 	P.fd_step_log = FD_STEP_LOG;
+	P.grid_shifts = GRID_RELEASE_SHIFTS;
 	P.log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep) -
 	    CALIB_LOG_MARGIN;
 	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX) + CALIB_LOG_MARGIN;
