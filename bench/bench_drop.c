@@ -22,8 +22,8 @@
 #include "tunables.h"
 
 #define BENCH_BATCHES 7
-#define BENCH_CORE_DROPS 2000  /* per batch: ~tens of ms */
-#define BENCH_MUJOCO_DROPS 20  /* per batch: ~tens of ms */
+#define BENCH_CORE_DROPS 2000 /* per batch: ~tens of ms */
+#define BENCH_MUJOCO_DROPS 20 /* per batch: ~tens of ms */
 #define BENCH_TARGET_RATIO 100
 /* the answers are compared relative to the scene's length scale, as in test_parity.c */
 #define BENCH_REL_TOL 1e-9
@@ -142,8 +142,8 @@ int main(int argc, char **argv)
 	    s.option.timestep, s.duration, batches);
 	printf("  core   (sim_drop)       %10.3f us per drop  (%.1f ns per step)\n", t_core * 1e6,
 	    t_core * 1e9 / (double)n);
-	printf("  MuJoCo (mj_step loop)   %10.3f us per drop  (%.1f ns per step)\n",
-	    t_mujoco * 1e6, t_mujoco * 1e9 / (double)n);
+	printf("  MuJoCo (mj_step loop)   %10.3f us per drop  (%.1f ns per step)\n", t_mujoco * 1e6,
+	    t_mujoco * 1e9 / (double)n);
 	printf("  ratio                   %10.1f x  (target >= %d x%s)\n", t_mujoco / t_core,
 	    BENCH_TARGET_RATIO, t_mujoco / t_core >= BENCH_TARGET_RATIO ? "" : ", NOT MET");
 

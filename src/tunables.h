@@ -42,11 +42,11 @@
 #define JITTER_WINDOW 0.5 /* seconds at the end of a drop over which jitter is measured */
 
 /* ---- request limits (validation) ---- */
-#define LIMIT_MAX_STEPS 10000000L   /* duration / timestep per simulation */
-#define LIMIT_MAX_SIZE 100.0        /* metres: body half-size or radius */
-#define LIMIT_MAX_MASS 1e9          /* kg */
-#define LIMIT_MAX_HEIGHT 1e4        /* metres */
-#define LIMIT_MAX_SWEEP_POINTS 10000 /* points in one sweep (grid = product) */
+#define LIMIT_MAX_STEPS 10000000L        /* duration / timestep per simulation */
+#define LIMIT_MAX_SIZE 100.0             /* metres: body half-size or radius */
+#define LIMIT_MAX_MASS 1e9               /* kg */
+#define LIMIT_MAX_HEIGHT 1e4             /* metres */
+#define LIMIT_MAX_SWEEP_POINTS 10000     /* points in one sweep (grid = product) */
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_EVAL_CALLS 10000
 #define LIMIT_MAX_JSON_DEPTH 16
@@ -59,7 +59,7 @@
 #define DAEMON_CONNECTION_TIMEOUT 10 /* seconds of client silence before a connection is closed */
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
-#define DAEMON_DRAIN_TIMEOUT 30 /* seconds shutdown waits for requests in flight */
+#define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the
@@ -135,13 +135,13 @@
  * over the last JITTER_WINDOW of 2 s) is reported as chattering. */
 #define CALIB_CHATTER_JITTER 1e-6
 /* Limits that keep one refit within milliseconds (validated at upload). */
-#define CALIB_MAX_DROPS 200           /* per calibration: a refit costs ~5 ms per drop */
-#define CALIB_MAX_PRESSES 200         /* per calibration */
-#define CALIB_MAX_TRAJECTORIES 16     /* per calibration */
-#define CALIB_MAX_SAMPLES 4096        /* per trajectory */
+#define CALIB_MAX_DROPS 200              /* per calibration: a refit costs ~5 ms per drop */
+#define CALIB_MAX_PRESSES 200            /* per calibration */
+#define CALIB_MAX_TRAJECTORIES 16        /* per calibration */
+#define CALIB_MAX_SAMPLES 4096           /* per trajectory */
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
-#define CALIB_MAX_DROP_HEIGHT 10.0    /* m */
-#define CALIB_MAX_PRESS_FORCE 1e6     /* N */
+#define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
+#define CALIB_MAX_PRESS_FORCE 1e6        /* N */
 
 /* ---- the daemon's per-thread memory cache of answers (src/http/hotcache.h) ---- */
 #define HOT_SLOTS 1024                /* direct-mapped entries per thread */

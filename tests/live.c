@@ -242,8 +242,7 @@ static size_t on_read(char *buf, size_t size, size_t n, void *p)
 }
 
 int live_try_request(const struct live_daemon *d, const char *method, const char *path,
-    const char *const headers[], const char *body, size_t len, int chunked,
-    struct live_reply *r)
+    const char *const headers[], const char *body, size_t len, int chunked, struct live_reply *r)
 {
 	CURL *curl = curl_easy_init();
 	struct curl_slist *list = NULL;
@@ -291,16 +290,15 @@ out:
 }
 
 void live_request(const struct live_daemon *d, const char *method, const char *path,
-    const char *const headers[], const char *body, size_t len, int chunked,
-    struct live_reply *r)
+    const char *const headers[], const char *body, size_t len, int chunked, struct live_reply *r)
 {
 	int rc = live_try_request(d, method, path, headers, body, len, chunked, r);
 
 	ck_assert_msg(rc == 0, "%s %s: no reply", method, path);
 }
 
-void live_post(const struct live_daemon *d, const char *path, const char *body,
-    struct live_reply *r)
+void live_post(
+    const struct live_daemon *d, const char *path, const char *body, struct live_reply *r)
 {
 	live_request(d, "POST", path, live_json_headers, body, strlen(body), 0, r);
 }
@@ -325,8 +323,7 @@ json_t *live_json(const struct live_reply *r)
 	return v;
 }
 
-void live_assert_error(const struct live_reply *r, long status, const char *code,
-    const char *path)
+void live_assert_error(const struct live_reply *r, long status, const char *code, const char *path)
 {
 	json_t *v = live_json(r);
 

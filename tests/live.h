@@ -60,17 +60,15 @@ int live_stop(struct live_daemon *d);
  * Transfer-Encoding: chunked. Returns 0, or -1 when no HTTP reply came.
  */
 int live_try_request(const struct live_daemon *d, const char *method, const char *path,
-    const char *const headers[], const char *body, size_t len, int chunked,
-    struct live_reply *r);
+    const char *const headers[], const char *body, size_t len, int chunked, struct live_reply *r);
 
 /* live_try_request(), asserting that a reply came. */
 void live_request(const struct live_daemon *d, const char *method, const char *path,
-    const char *const headers[], const char *body, size_t len, int chunked,
-    struct live_reply *r);
+    const char *const headers[], const char *body, size_t len, int chunked, struct live_reply *r);
 
 /* POST a JSON body. */
-void live_post(const struct live_daemon *d, const char *path, const char *body,
-    struct live_reply *r);
+void live_post(
+    const struct live_daemon *d, const char *path, const char *body, struct live_reply *r);
 
 /* GET path. */
 void live_get(const struct live_daemon *d, const char *path, struct live_reply *r);
@@ -82,8 +80,7 @@ json_t *live_json(const struct live_reply *r);
 
 /* The reply is the contract's error: status, {"error": code, "message", "path"}, no more.
  * path NULL accepts any path. */
-void live_assert_error(const struct live_reply *r, long status, const char *code,
-    const char *path);
+void live_assert_error(const struct live_reply *r, long status, const char *code, const char *path);
 
 /* Number of occurrences of needle in the daemon's log. */
 int live_log_count(const struct live_daemon *d, const char *needle);

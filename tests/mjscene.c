@@ -39,7 +39,8 @@ static const char *integrator_name(enum scene_integrator integrator)
 	case SCENE_RK4:
 		return "RK4";
 	case SCENE_IMPLICIT:
-	case SCENE_IMPLICITFAST: /* 2.2.2 has no implicitfast; for these scenes both equal implicit */
+	case SCENE_IMPLICITFAST: /* 2.2.2 has no implicitfast; for these scenes both equal implicit
+	                          */
 		return "implicit";
 	case SCENE_EULER:
 	default:
@@ -92,25 +93,27 @@ int mjscene_xml(const struct scene *s, char *buf, size_t len)
 		return -1;
 	buf[0] = '\0';
 	if (append(buf, len, &used,
-		"<mujoco model=\"contactd-parity\">\n"
-		"  <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
-		" integrator=\"%s\">\n"
-		"    <flag refsafe=\"%s\"/>\n"
-		"  </option>\n"
-		"  <worldbody>\n"
-		"    <geom name=\"floor\" type=\"plane\" size=\"1 1 .1\"",
-		o->timestep, -o->gravity, o->impratio, integrator_name(o->integrator),
-		o->refsafe ? "enable" : "disable") ||
+	        "<mujoco model=\"contactd-parity\">\n"
+	        "  <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
+	        " integrator=\"%s\">\n"
+	        "    <flag refsafe=\"%s\"/>\n"
+	        "  </option>\n"
+	        "  <worldbody>\n"
+	        "    <geom name=\"floor\" type=\"plane\" size=\"1 1 .1\"",
+	        o->timestep, -o->gravity, o->impratio, integrator_name(o->integrator),
+	        o->refsafe ? "enable" : "disable") ||
 	    append_geom_params(buf, len, &used, &s->floor) ||
-	    append(buf, len, &used, "/>\n    <body name=\"body\" pos=\"0 0 %.17g\">\n"
-				    "      <freejoint/>\n", z0))
+	    append(buf, len, &used,
+	        "/>\n    <body name=\"body\" pos=\"0 0 %.17g\">\n"
+	        "      <freejoint/>\n",
+	        z0))
 		return -1;
 	if (s->shape == SCENE_SPHERE) {
-		if (append(buf, len, &used, "      <geom type=\"sphere\" size=\"%.17g\"",
-			s->size[0]))
+		if (append(
+		        buf, len, &used, "      <geom type=\"sphere\" size=\"%.17g\"", s->size[0]))
 			return -1;
 	} else if (append(buf, len, &used, "      <geom type=\"box\" size=\"%.17g %.17g %.17g\"",
-		       s->size[0], s->size[1], s->size[2])) {
+	               s->size[0], s->size[1], s->size[2])) {
 		return -1;
 	}
 	if (append(buf, len, &used, " mass=\"%.17g\"", s->mass) ||
@@ -201,7 +204,7 @@ void mjscene_reset(struct mjscene *ms)
 static int bad_number_count(const mjData *d)
 {
 	return d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number +
-	       d->warning[mjWARN_BADQACC].number;
+	    d->warning[mjWARN_BADQACC].number;
 }
 
 /* The off-axis measures of struct mjscene_sample, from the free joint's state. */
@@ -215,15 +218,16 @@ static void off_axis(const struct mjscene *ms, struct mjscene_sample *out)
 		out->tilt = 0;
 		reach = ms->size[0];
 	} else {
-		/* corner (sx hx, sy hy, -hz) rises by mat[6] sx hx + mat[7] sy hy + (1 - mat[8]) hz */
+		/* corner (sx hx, sy hy, -hz) rises by mat[6] sx hx + mat[7] sy hy + (1 - mat[8]) hz
+		 */
 		mju_quat2Mat(mat, q + 3);
 		out->tilt = fabs(mat[6]) * ms->size[0] + fabs(mat[7]) * ms->size[1] +
-			    fabs(1 - mat[8]) * ms->size[2];
+		    fabs(1 - mat[8]) * ms->size[2];
 		reach = sqrt(ms->size[0] * ms->size[0] + ms->size[1] * ms->size[1] +
-			     ms->size[2] * ms->size[2]);
+		    ms->size[2] * ms->size[2]);
 	}
-	out->slip = sqrt(v[0] * v[0] + v[1] * v[1]) +
-		    sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]) * reach;
+	out->slip =
+	    sqrt(v[0] * v[0] + v[1] * v[1]) + sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]) * reach;
 }
 
 long mjscene_run(struct mjscene *ms, long n, struct mjscene_sample *samples)

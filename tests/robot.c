@@ -11,8 +11,7 @@
 
 #include "robot.h"
 
-void robot_token_create(const struct live_daemon *d, const char *robot,
-    char token[ROBOT_TOKEN_MAX])
+void robot_token_create(const struct live_daemon *d, const char *robot, char token[ROBOT_TOKEN_MAX])
 {
 	const char *argv[] = {CONTACTD, "--db", d->db, "token", "create", robot, NULL};
 	char out[256];
@@ -41,8 +40,8 @@ void robot_token_create(const struct live_daemon *d, const char *robot,
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "contactd token create %s failed", robot);
-	ck_assert_msg(strlen(out) == ROBOT_TOKEN_MAX - 1 && out[16] == '.', "not a token: \"%s\"",
-	    out);
+	ck_assert_msg(
+	    strlen(out) == ROBOT_TOKEN_MAX - 1 && out[16] == '.', "not a token: \"%s\"", out);
 	memcpy(token, out, ROBOT_TOKEN_MAX);
 }
 
@@ -130,8 +129,8 @@ static size_t on_stream(char *data, size_t size, size_t n, void *p)
 	return s->done ? 0 : size * n; /* 0 ends the transfer: the event is in */
 }
 
-void robot_first_event(const struct live_daemon *d, const char *token, const char *path,
-    struct robot_event *ev)
+void robot_first_event(
+    const struct live_daemon *d, const char *token, const char *path, struct robot_event *ev)
 {
 	CURL *curl = curl_easy_init();
 	struct curl_slist *list = NULL;

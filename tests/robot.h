@@ -19,8 +19,8 @@
  * Run `contactd --db d->db token create robot` (the CONTACTD program) and put the token
  * it prints into token. The daemon may or may not be running on that database.
  */
-void robot_token_create(const struct live_daemon *d, const char *robot,
-    char token[ROBOT_TOKEN_MAX]);
+void robot_token_create(
+    const struct live_daemon *d, const char *robot, char token[ROBOT_TOKEN_MAX]);
 
 /*
  * One request with "Authorization: Bearer <token>" (none when token is NULL) and a JSON
@@ -44,8 +44,8 @@ struct robot_event {
  * lines such as keep-alives are skipped), then close the connection. Asserts that an
  * event came within LIVE_WAIT_S seconds.
  */
-void robot_first_event(const struct live_daemon *d, const char *token, const char *path,
-    struct robot_event *ev);
+void robot_first_event(
+    const struct live_daemon *d, const char *token, const char *path, struct robot_event *ev);
 
 void robot_event_free(struct robot_event *ev);
 

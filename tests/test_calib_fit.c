@@ -152,8 +152,8 @@ static void make_dataset(struct dataset *d, int box, int truth, double noise, un
 	for (i = 0; i < NDROPS; i++) {
 		d->drops[i].height = 0.02 + 0.03 * i;
 		mj_drop(&s, d->drops[i].height, bottom);
-		d->drops[i].rebound = fmax(0, first_apex(bottom) +
-						  noise * CALIB_SIGMA_REBOUND * gsl_ran_gaussian(rng, 1));
+		d->drops[i].rebound = fmax(
+		    0, first_apex(bottom) + noise * CALIB_SIGMA_REBOUND * gsl_ran_gaussian(rng, 1));
 		d->drops[i].sigma = 0;
 	}
 	for (i = 0; i < NPRESSES; i++) {
@@ -173,7 +173,8 @@ static void make_dataset(struct dataset *d, int box, int truth, double noise, un
 			if (i < 0)
 				continue;
 			d->t[j][n] = offset + (i + 1) * s.option.timestep;
-			d->z[j][n] = bottom[i] + noise * CALIB_SIGMA_TRAJECTORY * gsl_ran_gaussian(rng, 1);
+			d->z[j][n] =
+			    bottom[i] + noise * CALIB_SIGMA_TRAJECTORY * gsl_ran_gaussian(rng, 1);
 			n++;
 		}
 		d->traj[j].t = d->t[j];
@@ -434,10 +435,10 @@ START_TEST(json_forms_agree)
 	/* standard K = 1/(dmax tc dr)^2 and B = 2/(dmax tc); direct K = k/dmax^2, B = b/dmax */
 	ck_assert_double_eq_tol(k * tc * tc * dr * dr, 1, 1e-12);
 	ck_assert_double_eq_tol(b * tc, 2, 1e-12);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "mjcf")),
-	    "<default class=\"pad\">"));
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "mjcf")),
-	    "solref=\"0.03 0.3\""));
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(j, "mjcf")), "<default class=\"pad\">"));
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(j, "mjcf")), "solref=\"0.03 0.3\""));
 	json_decref(j);
 	calib_fit_free(fit);
 }

@@ -151,7 +151,8 @@ END_TEST
 
 START_TEST(resting_penetration_closed_form)
 {
-	/* beyond the width, d = dwidth and r = (1-d) a_u tc^2 dr^2 exactly (lesson, Math details) */
+	/* beyond the width, d = dwidth and r = (1-d) a_u tc^2 dr^2 exactly (lesson, Math details)
+	 */
 	const double solref[2] = {0.1, 1};
 	const double solimp_flat[5] = {0.9, 0.9, 0.001, 0.5, 2};
 	struct law_solimp s;
@@ -286,8 +287,9 @@ START_TEST(scene_box_pyramid_probe)
 	ck_assert(REL(st.row_R, 0.36681222707423672) < 1e-15);
 	ck_assert(REL(a, 31.643551471218601) < 1e-14);
 	/* default friction and impratio: effective impedance 4 imp / (1 + 3 imp) (spec §9.5) */
-	ck_assert(REL(a, (4 * st.impedance * st.aref + (1 - st.impedance) * -9.81) /
-			      (1 + 3 * st.impedance)) < 1e-14);
+	ck_assert(REL(a,
+	              (4 * st.impedance * st.aref + (1 - st.impedance) * -9.81) /
+	                  (1 + 3 * st.impedance)) < 1e-14);
 
 	s.option.impratio = 5;
 	scene_prepare(&s, &m);
@@ -333,8 +335,8 @@ START_TEST(scene_rest_matches_closed_form)
 		scene_prepare(&s, &m);
 		sim_rest(&m, 0, 2, &r);
 		ck_assert(r.has_equilibrium);
-		ck_assert(REL(r.penetration,
-			      9.81 * 0.05 * 0.03 * 0.03 * 0.8 * 0.8 / (i ? 4 : 1)) < 1e-13);
+		ck_assert(REL(r.penetration, 9.81 * 0.05 * 0.03 * 0.03 * 0.8 * 0.8 / (i ? 4 : 1)) <
+		    1e-13);
 		/* the simulation settles on the same equilibrium (critically damped enough) */
 		ck_assert(REL(r.settled_penetration, r.penetration) < 1e-9);
 	}
@@ -343,7 +345,8 @@ END_TEST
 
 START_TEST(sim_drop_lesson_default)
 {
-	/* the lesson's experiment: 10 cm cube, 1 kg, dropped 10 cm, dt 2 ms: 8.283 mm deep, no rebound */
+	/* the lesson's experiment: 10 cm cube, 1 kg, dropped 10 cm, dt 2 ms: 8.283 mm deep, no
+	 * rebound */
 	struct scene s;
 	struct scene_model m;
 	struct sim_drop d;
@@ -373,8 +376,8 @@ START_TEST(sim_free_fall_is_exact)
 	scene_prepare(&s, &m);
 	sim_drop(&m, 10, 0.2, &d);
 	ck_assert_int_eq(d.steps, 100);
-	ck_assert_double_eq_tol(-d.final_penetration, 10 - 9.81 * 0.002 * 0.002 * 100 * 101 / 2,
-	    1e-12);
+	ck_assert_double_eq_tol(
+	    -d.final_penetration, 10 - 9.81 * 0.002 * 0.002 * 100 * 101 / 2, 1e-12);
 	ck_assert_double_eq(d.rebound, 0); /* never touched */
 }
 END_TEST
@@ -401,8 +404,8 @@ START_TEST(growth_lesson_step4)
 
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		const double solref[2] = {rows[i].tc, rows[i].dr};
-		growth_stability(solref, default_solimp, 0.95, 0.002, rows[i].refsafe, SCENE_EULER,
-		    &g);
+		growth_stability(
+		    solref, default_solimp, 0.95, 0.002, rows[i].refsafe, SCENE_EULER, &g);
 		ck_assert_double_eq_tol(g.growth, rows[i].growth, 5e-4);
 		ck_assert_double_eq_tol(g.h_omega, rows[i].h_omega, 5e-3);
 		ck_assert_int_eq(g.stable, rows[i].growth <= 1);
@@ -420,8 +423,8 @@ END_TEST
 START_TEST(growth_integrators)
 {
 	/* Euler: the golden ratio at h*c = 2, h^2*k = 1 (trace -1, det -1) */
-	ck_assert_double_eq_tol(growth_step(250000, 1000, 0.002, SCENE_EULER), (1 + sqrt(5)) / 2,
-	    1e-12);
+	ck_assert_double_eq_tol(
+	    growth_step(250000, 1000, 0.002, SCENE_EULER), (1 + sqrt(5)) / 2, 1e-12);
 	/* implicit/implicitfast step the contact like Euler */
 	ck_assert_double_eq(growth_step(250000, 1000, 0.002, SCENE_IMPLICIT),
 	    growth_step(250000, 1000, 0.002, SCENE_EULER));
@@ -435,8 +438,8 @@ START_TEST(growth_integrators)
 	/* RK4 of pure decay x' = -x/tau (k = 0): the modes are 0 and -c */
 	{
 		double z = -0.1;
-		ck_assert_double_eq_tol(growth_step(0, 10, 0.01, SCENE_RK4),
-		    1.0, 1e-15); /* the neutral mode */
+		ck_assert_double_eq_tol(
+		    growth_step(0, 10, 0.01, SCENE_RK4), 1.0, 1e-15); /* the neutral mode */
 		ck_assert(fabs(1 + z + z * z / 2 + z * z * z / 6 + z * z * z * z / 24) < 1);
 	}
 }

@@ -40,7 +40,7 @@ START_TEST(impedance_matches_mujoco)
 	/* spec §11: dist -0.0004, default solimp: x = 0.4, imp 0.91599999999999981,
 	 * imp' -79.9999999999994 (negative: r is a signed violation, as efc_KBIP[3]) */
 	r = call("{\"function\": \"impedance\", \"args\": {\"r\": -0.0004, \"solimp\": [0.9, 0.95, "
-		 "0.001, 0.5, 2]}}",
+	         "0.001, 0.5, 2]}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), 0.91599999999999981, 1e-12, "imp");
 	assert_rel(tsvc_real(r, "derivative"), -79.9999999999994, 1e-12, "imp'");
@@ -49,7 +49,7 @@ START_TEST(impedance_matches_mujoco)
 
 	/* the lesson's convention (penetration r >= 0) gives the same value */
 	r = call("{\"function\": \"impedance\", \"args\": {\"r\": 0.0004, \"solimp\": [0.9, 0.95, "
-		 "0.001, 0.5, 2]}}",
+	         "0.001, 0.5, 2]}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), 0.91599999999999981, 1e-12, "imp, r > 0");
 	assert_rel(tsvc_real(r, "derivative"), 79.9999999999994, 1e-12, "imp', r > 0");
@@ -57,12 +57,12 @@ START_TEST(impedance_matches_mujoco)
 
 	/* spec §11: solimp (.5 .99 .01 .3 3) at dist -0.002 and -0.005 */
 	r = call("{\"function\": \"impedance\", \"args\": {\"r\": -0.002, \"solimp\": [0.5, 0.99, "
-		 "0.01, 0.3, 3]}}",
+	         "0.01, 0.3, 3]}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), 0.54355555555555568, 1e-12, "imp at -0.002");
 	json_decref(a);
 	r = call("{\"function\": \"impedance\", \"args\": {\"r\": -0.005, \"solimp\": [0.5, 0.99, "
-		 "0.01, 0.3, 3]}}",
+	         "0.01, 0.3, 3]}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), 0.86499999999999977, 1e-12, "imp at -0.005");
 	json_decref(a);
@@ -76,7 +76,7 @@ START_TEST(solref_kb_matches_mujoco)
 
 	/* spec §11: tc 0.02 at h 0.002 */
 	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], \"dmax\": 0.95, "
-		 "\"h\": 0.002}}",
+	         "\"h\": 0.002}}",
 	    &a);
 	assert_rel(tsvc_real(r, "K"), 2770.0831024930749, 1e-12, "K");
 	assert_rel(tsvc_real(r, "B"), 105.26315789473685, 1e-12, "B");
@@ -85,13 +85,13 @@ START_TEST(solref_kb_matches_mujoco)
 
 	/* spec §11: tc 0.001, refsafe on (raised to 2h = 0.004) and off */
 	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.001, 1], \"dmax\": 0.95, "
-		 "\"h\": 0.002, \"refsafe\": true}}",
+	         "\"h\": 0.002, \"refsafe\": true}}",
 	    &a);
 	assert_rel(tsvc_real(r, "K"), 69252.077562326871, 1e-12, "K, refsafe on");
 	ck_assert_double_eq(tsvc_real(r, "timeconst_used"), 0.004);
 	json_decref(a);
 	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.001, 1], \"dmax\": 0.95, "
-		 "\"h\": 0.002, \"refsafe\": false}}",
+	         "\"h\": 0.002, \"refsafe\": false}}",
 	    &a);
 	assert_rel(tsvc_real(r, "K"), 1108033.2409972299, 1e-12, "K, refsafe off");
 	ck_assert_double_eq(tsvc_real(r, "timeconst_used"), 0.001);
@@ -99,7 +99,7 @@ START_TEST(solref_kb_matches_mujoco)
 
 	/* spec §11: direct form (-1000, -10): no time constant */
 	r = call("{\"function\": \"solref_kb\", \"args\": {\"solref\": [-1000, -10], \"dmax\": "
-		 "0.95, \"h\": 0.002}}",
+	         "0.95, \"h\": 0.002}}",
 	    &a);
 	assert_rel(tsvc_real(r, "K"), 1108.03324099723, 1e-12, "K, direct");
 	assert_rel(tsvc_real(r, "B"), 10.526315789473685, 1e-12, "B, direct");
@@ -112,12 +112,12 @@ START_TEST(step_1_table)
 {
 	/* Build it, Step 1: timeconst, r (mm) -> d, K, B as MuJoCo's efc_KBIP (h = 2 ms) */
 	static const double rows[][5] = {
-		{0.001, 0.5, 0.9250, 69252.1, 526.32},
-		{0.004, 0.5, 0.9250, 69252.1, 526.32},
-		{0.020, 0.2, 0.9040, 2770.1, 105.26},
-		{0.020, 0.5, 0.9250, 2770.1, 105.26},
-		{0.020, 2.0, 0.9500, 2770.1, 105.26},
-		{0.100, 0.5, 0.9250, 110.8, 21.05},
+	    {0.001, 0.5, 0.9250, 69252.1, 526.32},
+	    {0.004, 0.5, 0.9250, 69252.1, 526.32},
+	    {0.020, 0.2, 0.9040, 2770.1, 105.26},
+	    {0.020, 0.5, 0.9250, 2770.1, 105.26},
+	    {0.020, 2.0, 0.9500, 2770.1, 105.26},
+	    {0.100, 0.5, 0.9250, 110.8, 21.05},
 	};
 	char body[512];
 	size_t i;
@@ -132,14 +132,14 @@ START_TEST(step_1_table)
 		    rows[i][1] * 1e-3, rows[i][0]);
 		a = tsvc_answer(SVC_EVAL, body, NULL);
 		results = json_object_get(a, "results");
-		tsvc_assert_printed(tsvc_real(json_object_get(json_array_get(results, 0), "result"),
-					"value"),
+		tsvc_assert_printed(
+		    tsvc_real(json_object_get(json_array_get(results, 0), "result"), "value"),
 		    rows[i][2], 4, "d");
-		tsvc_assert_printed(tsvc_real(json_object_get(json_array_get(results, 1), "result"),
-					"K"),
+		tsvc_assert_printed(
+		    tsvc_real(json_object_get(json_array_get(results, 1), "result"), "K"),
 		    rows[i][3], 1, "K");
-		tsvc_assert_printed(tsvc_real(json_object_get(json_array_get(results, 1), "result"),
-					"B"),
+		tsvc_assert_printed(
+		    tsvc_real(json_object_get(json_array_get(results, 1), "result"), "B"),
 		    rows[i][4], 2, "B");
 		json_decref(a);
 	}
@@ -154,8 +154,8 @@ START_TEST(contact_accel_matches_mujoco)
 	/* spec §11: sphere at dist -0.0004, v -0.3: imp*aref + (1-imp)*a0 = 29.031977728531842
 	 * (MuJoCo's Newton solver: 29.031977728531835, 2e-16 relative) */
 	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": -0.0004, \"vel\": -0.3, "
-		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
-		 "\"h\": 0.002}}",
+	         "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+	         "\"h\": 0.002}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), 29.031977728531842, 1e-12, "qacc");
 	json_decref(a);
@@ -164,23 +164,23 @@ START_TEST(contact_accel_matches_mujoco)
 	 * (Step 1), so the contact's acceleration is 0.925 * aref + 0.075 * (-9.81); the
 	 * printed aref's half unit of 1e-6 carries over scaled by d */
 	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": -0.0005, \"vel\": -0.3, "
-		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
-		 "\"h\": 0.002}}",
+	         "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+	         "\"h\": 0.002}}",
 	    &a);
-	ck_assert_double_eq_tol(tsvc_real(r, "value"), 0.925 * 32.860111 + 0.075 * -9.81,
-	    0.5e-6 * 0.925 + 1e-12);
+	ck_assert_double_eq_tol(
+	    tsvc_real(r, "value"), 0.925 * 32.860111 + 0.075 * -9.81, 0.5e-6 * 0.925 + 1e-12);
 	json_decref(a);
 
 	/* no contact (dist >= 0): a0; a contact never pulls: a0 when aref is below it */
 	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": 0.001, \"vel\": -0.3, "
-		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
-		 "\"h\": 0.002}}",
+	         "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+	         "\"h\": 0.002}}",
 	    &a);
 	ck_assert_double_eq(tsvc_real(r, "value"), -9.81);
 	json_decref(a);
 	r = call("{\"function\": \"contact_accel\", \"args\": {\"dist\": -0.0001, \"vel\": 10, "
-		 "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
-		 "\"h\": 0.002}}",
+	         "\"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], "
+	         "\"h\": 0.002}}",
 	    &a);
 	ck_assert_double_eq(tsvc_real(r, "value"), -9.81);
 	json_decref(a);
@@ -191,8 +191,14 @@ START_TEST(step_3_table)
 {
 	/* Build it, Step 3: resting penetration (mm) of the sphere, a_u = g, default solimp */
 	static const double rows[][2] = {
-		{0.001, 0.0175}, {0.002, 0.0175}, {0.004, 0.0175}, {0.005, 0.0273},
-		{0.010, 0.1078}, {0.020, 0.3672}, {0.050, 1.2263}, {0.100, 4.9050},
+	    {0.001, 0.0175},
+	    {0.002, 0.0175},
+	    {0.004, 0.0175},
+	    {0.005, 0.0273},
+	    {0.010, 0.1078},
+	    {0.020, 0.3672},
+	    {0.050, 1.2263},
+	    {0.100, 4.9050},
 	};
 	char body[256];
 	size_t i;
@@ -219,14 +225,14 @@ START_TEST(resting_penetration_closed_form_and_none)
 	/* flat impedance d (solimp d d): d^2 K r = (1 - d) a_u with K = 1/(d^2 tc^2), so
 	 * r = (1 - d) a_u tc^2 (the lesson's formula at d = dw); 1e-12 relative */
 	r = call("{\"function\": \"resting_penetration\", \"args\": {\"a_u\": 9.81, \"solref\": "
-		 "[0.02, 1], \"solimp\": [0.9, 0.9, 0.001, 0.5, 2], \"h\": 0.002}}",
+	         "[0.02, 1], \"solimp\": [0.9, 0.9, 0.001, 0.5, 2], \"h\": 0.002}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), (1 - 0.9) * 9.81 * 0.02 * 0.02, 1e-12, "flat d");
 	json_decref(a);
 
 	/* a load pulling away (a_u < 0): no equilibrium, null but not divergence */
 	r = call("{\"function\": \"resting_penetration\", \"args\": {\"a_u\": -1, \"solref\": "
-		 "[0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}",
+	         "[0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}",
 	    &a);
 	ck_assert(json_is_null(json_object_get(r, "value")));
 	ck_assert_ptr_null(json_object_get(r, "diverged"));
@@ -245,7 +251,7 @@ START_TEST(step_growth_closed_forms)
 	 * [-1/h, -1]], whose eigenvalues solve l^2 + l - 1 = 0: growth (1 + sqrt 5)/2,
 	 * the lesson's 1.618 */
 	r = call("{\"function\": \"step_growth\", \"args\": {\"k\": 250000, \"c\": 1000, \"h\": "
-		 "0.002}}",
+	         "0.002}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), (1 + sqrt(5)) / 2, 1e-12, "Euler, tc 2h");
 	json_decref(a);
@@ -253,7 +259,7 @@ START_TEST(step_growth_closed_forms)
 	/* tc 0.001: h^2 k = 4, h c = 4: l^2 + 6 l - 3 = 0, growth 3 + 2 sqrt 3 (lesson: 6.464);
 	 * implicit integrates a contact like Euler (MuJoCo differentiates no constraint force) */
 	r = call("{\"function\": \"step_growth\", \"args\": {\"k\": 1e6, \"c\": 2000, \"h\": "
-		 "0.002, \"integrator\": \"implicit\"}}",
+	         "0.002, \"integrator\": \"implicit\"}}",
 	    &a);
 	assert_rel(tsvc_real(r, "value"), 3 + 2 * sqrt(3), 1e-12, "implicit, tc h/2");
 	json_decref(a);
@@ -261,7 +267,7 @@ START_TEST(step_growth_closed_forms)
 	/* RK4 on the undamped spring, h omega = 1: the stability polynomial
 	 * 1 + z + z^2/2 + z^3/6 + z^4/24 at z = i: |(1 - 1/2 + 1/24) + i (1 - 1/6)| */
 	r = call("{\"function\": \"step_growth\", \"args\": {\"k\": 10000, \"c\": 0, \"h\": 0.01, "
-		 "\"integrator\": \"RK4\"}}",
+	         "\"integrator\": \"RK4\"}}",
 	    &a);
 	z_re = 1 - 0.5 + 1.0 / 24;
 	z_im = 1 - 1.0 / 6;
@@ -273,7 +279,7 @@ END_TEST
 START_TEST(error_reduction_formula)
 {
 	static const double rows[][3] = {
-		{0.02, 1, 0.002}, {0.02, 0.05, 0.002}, {0.01, 2, 0.005}, {0.5, 0.3, 1e-4}};
+	    {0.02, 1, 0.002}, {0.02, 0.05, 0.002}, {0.01, 2, 0.005}, {0.5, 0.3, 1e-4}};
 	char body[256];
 	json_t *a;
 	const json_t *r;
@@ -292,7 +298,7 @@ START_TEST(error_reduction_formula)
 	}
 	/* 2 tc dr^2 + dt = 0: an infinite gain is reported as null, diverged */
 	r = call("{\"function\": \"error_reduction\", \"args\": {\"timeconst\": -0.001, "
-		 "\"dampratio\": 1, \"dt\": 0.002}}",
+	         "\"dampratio\": 1, \"dt\": 0.002}}",
 	    &a);
 	ck_assert(json_is_null(json_object_get(r, "value")));
 	ck_assert(json_is_true(json_object_get(r, "diverged")));
@@ -303,14 +309,14 @@ END_TEST
 START_TEST(batch_answers_in_order)
 {
 	static const char *const calls[] = {
-		"{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
-		"\"dampratio\": 1, \"dt\": 0.002}}",
-		"{\"function\": \"impedance\", \"args\": {\"r\": 0.0007, \"solimp\": [0.9, 0.95, "
-		"0.001, 0.5, 2]}}",
-		"{\"function\": \"step_growth\", \"args\": {\"k\": 2000, \"c\": 90, \"h\": 0.002, "
-		"\"integrator\": \"RK4\"}}",
-		"{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.05, -3], \"dmax\": 0.9, "
-		"\"h\": 0.002}}",
+	    "{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
+	    "\"dampratio\": 1, \"dt\": 0.002}}",
+	    "{\"function\": \"impedance\", \"args\": {\"r\": 0.0007, \"solimp\": [0.9, 0.95, "
+	    "0.001, 0.5, 2]}}",
+	    "{\"function\": \"step_growth\", \"args\": {\"k\": 2000, \"c\": 90, \"h\": 0.002, "
+	    "\"integrator\": \"RK4\"}}",
+	    "{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.05, -3], \"dmax\": 0.9, "
+	    "\"h\": 0.002}}",
 	};
 	char body[2048];
 	json_t *batch, *single;

@@ -68,11 +68,11 @@ static const struct question {
 	const char *endpoint;
 	const char *body;
 } questions[] = {
-	{"rest", rest_req},
-	{"drop", drop_req},
-	{"stability", stability_req},
-	{"sweep", sweep_req},
-	{"eval", eval_req},
+    {"rest", rest_req},
+    {"drop", drop_req},
+    {"stability", stability_req},
+    {"sweep", sweep_req},
+    {"eval", eval_req},
 };
 #define QUESTIONS (sizeof questions / sizeof questions[0])
 
@@ -183,8 +183,8 @@ START_TEST(equal_questions_hit)
 		live_reply_free(&r);
 	}
 	/* A different question, and the same body at another endpoint, miss. */
-	live_post(&dmn, "/v1/rest",
-	    "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": 2}}", &r);
+	live_post(
+	    &dmn, "/v1/rest", "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": 2}}", &r);
 	ck_assert_str_eq(r.cache, "miss");
 	live_reply_free(&r);
 	live_post(&dmn, "/v1/drop", rest_req, &r);
@@ -196,12 +196,12 @@ END_TEST
 
 START_TEST(sweep_csv)
 {
-	static const char *const accept_csv[] = {"Content-Type: application/json",
-	    "Accept: text/csv", NULL};
-	static const char *const accept_csv_q[] = {"Content-Type: application/json",
-	    "Accept: application/json;q=0.5, text/csv", NULL};
-	static const char *const accept_any[] = {"Content-Type: application/json",
-	    "Accept: */*", NULL};
+	static const char *const accept_csv[] = {
+	    "Content-Type: application/json", "Accept: text/csv", NULL};
+	static const char *const accept_csv_q[] = {
+	    "Content-Type: application/json", "Accept: application/json;q=0.5, text/csv", NULL};
+	static const char *const accept_any[] = {
+	    "Content-Type: application/json", "Accept: */*", NULL};
 	struct live_reply csv, json, r;
 	const char *line;
 	int lines = 0;
@@ -245,8 +245,8 @@ START_TEST(metrics_count)
 	/* A request is counted when it completes, just after its reply went out. */
 	for (i = 0; i < LIVE_WAIT_S * 100; i++) {
 		live_get(&dmn, "/metrics", &r);
-		if (strstr(r.body,
-			"contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"))
+		if (strstr(
+		        r.body, "contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"))
 			break;
 		live_reply_free(&r);
 		live_sleep_ms(10);
@@ -255,13 +255,13 @@ START_TEST(metrics_count)
 	ck_assert_str_eq(r.content_type, "text/plain; version=0.0.4; charset=utf-8");
 	ck_assert_ptr_nonnull(strstr(r.body, "contactd_cache_hits_total{route=\"rest\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(r.body, "contactd_cache_misses_total{route=\"rest\"} 1\n"));
-	ck_assert_ptr_nonnull(strstr(r.body,
-	    "contactd_http_requests_total{route=\"rest\",code=\"200\"} 2\n"));
-	ck_assert_ptr_nonnull(strstr(r.body,
-	    "contactd_http_requests_total{route=\"rest\",code=\"400\"} 1\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.body, "contactd_http_requests_total{route=\"rest\",code=\"200\"} 2\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.body, "contactd_http_requests_total{route=\"rest\",code=\"400\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(r.body, "contactd_errors_total{code=\"bad_type\"} 1\n"));
-	ck_assert_ptr_nonnull(strstr(r.body,
-	    "contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.body, "contactd_http_request_duration_seconds_count{route=\"rest\"} 3\n"));
 	ck_assert_ptr_nonnull(strstr(r.body, "contactd_http_requests_in_flight 1\n"));
 	live_reply_free(&r);
 }
@@ -349,25 +349,24 @@ struct bad_case {
 
 /* The contract's kinds of bad input, each with the error it must get. */
 static const struct bad_case bad_cases[] = {
-	{"rest", "{\"body\": {\"shape\": \"box\"", 400, "bad_json", NULL},
-	{"rest", "", 400, "bad_json", NULL},
-	{"rest", "[1, 2]", 400, "bad_type", ""},
-	{"rest", "{\"body\": {\"mass\": 1e999}}", 422, "bad_value", "/body/mass"},
-	{"rest", "{\"body\": {\"mass\": NaN}}", 400, "bad_json", NULL},
-	{"rest", "{\"body\": {\"mass\": \"1\"}}", 400, "bad_type", "/body/mass"},
-	{"rest", "{\"body\": {\"shape\": \"cone\"}}", 422, "bad_value", "/body/shape"},
-	{"rest", "{\"body\": {\"mass\": -1}}", 422, "bad_value", "/body/mass"},
-	{"drop", "{\"body\": {\"size\": -0.05}}", 422, "bad_value", "/body/size"},
-	{"drop", "{\"body\": {\"size\": 0}}", 422, "bad_value", "/body/size"},
-	{"drop", "{\"option\": {\"timestep\": 0}}", 422, "bad_value", "/option/timestep"},
-	{"drop", "{\"option\": {\"timestep\": -0.002}}", 422, "bad_value", "/option/timestep"},
-	{"stability", "{\"option\": {\"timestep\": 0}}", 422, "bad_value", "/option/timestep"},
-	{"rest", "{\"bogus\": 1}", 400, "unknown_field", "/bogus"},
-	{"drop", "{\"geom\": {\"solref\": [0.02, 1], \"colour\": 1}}", 400, "unknown_field",
-	    "/geom/colour"},
-	{"sweep", "{\"base\": {}, \"vary\": []}", 400, "missing_field", "/query"},
-	{"eval", "{\"function\": \"no_such_function\", \"args\": {}}", 422, "bad_value",
-	    "/function"},
+    {"rest", "{\"body\": {\"shape\": \"box\"", 400, "bad_json", NULL},
+    {"rest", "", 400, "bad_json", NULL},
+    {"rest", "[1, 2]", 400, "bad_type", ""},
+    {"rest", "{\"body\": {\"mass\": 1e999}}", 422, "bad_value", "/body/mass"},
+    {"rest", "{\"body\": {\"mass\": NaN}}", 400, "bad_json", NULL},
+    {"rest", "{\"body\": {\"mass\": \"1\"}}", 400, "bad_type", "/body/mass"},
+    {"rest", "{\"body\": {\"shape\": \"cone\"}}", 422, "bad_value", "/body/shape"},
+    {"rest", "{\"body\": {\"mass\": -1}}", 422, "bad_value", "/body/mass"},
+    {"drop", "{\"body\": {\"size\": -0.05}}", 422, "bad_value", "/body/size"},
+    {"drop", "{\"body\": {\"size\": 0}}", 422, "bad_value", "/body/size"},
+    {"drop", "{\"option\": {\"timestep\": 0}}", 422, "bad_value", "/option/timestep"},
+    {"drop", "{\"option\": {\"timestep\": -0.002}}", 422, "bad_value", "/option/timestep"},
+    {"stability", "{\"option\": {\"timestep\": 0}}", 422, "bad_value", "/option/timestep"},
+    {"rest", "{\"bogus\": 1}", 400, "unknown_field", "/bogus"},
+    {"drop", "{\"geom\": {\"solref\": [0.02, 1], \"colour\": 1}}", 400, "unknown_field",
+        "/geom/colour"},
+    {"sweep", "{\"base\": {}, \"vary\": []}", 400, "missing_field", "/query"},
+    {"eval", "{\"function\": \"no_such_function\", \"args\": {}}", 422, "bad_value", "/function"},
 };
 
 START_TEST(bad_inputs_rejected)
@@ -383,8 +382,8 @@ START_TEST(bad_inputs_rejected)
 		snprintf(path, sizeof path, "/v1/%s", c->endpoint);
 		live_post(&dmn, path, c->body, &r);
 		if (r.status != c->status)
-			ck_abort_msg("%s %s: %ld, want %ld: %s", path, c->body, r.status, c->status,
-			    r.body);
+			ck_abort_msg(
+			    "%s %s: %ld, want %ld: %s", path, c->body, r.status, c->status, r.body);
 		live_assert_error(&r, c->status, c->code, c->path);
 		live_reply_free(&r);
 	}
@@ -420,8 +419,8 @@ START_TEST(sweep_over_limit)
 	    "{\"query\": \"stability\", \"base\": {}, \"vary\": [{\"path\": \"/solref/0\","
 	    " \"values\": [");
 	for (i = 0; i < 11; i++)
-		n += snprintf(body + n, sizeof body - (size_t)n, "%s%g", i ? ", " : "",
-		    0.01 + 0.001 * i);
+		n += snprintf(
+		    body + n, sizeof body - (size_t)n, "%s%g", i ? ", " : "", 0.01 + 0.001 * i);
 	snprintf(body + n, sizeof body - (size_t)n, "]}]}");
 	live_post(&dmn, "/v1/sweep", body, &r);
 	live_assert_error(&r, 413, "too_large", NULL);
@@ -433,10 +432,10 @@ START_TEST(http_errors)
 {
 	static const char *const bad_type[] = {"Content-Type: text/plain", NULL};
 	static const char *const form[] = {"Content-Type: application/x-www-form-urlencoded", NULL};
-	static const char *const want_xml[] = {"Content-Type: application/json",
-	    "Accept: application/xml", NULL};
-	static const char *const want_csv[] = {"Content-Type: application/json",
-	    "Accept: text/csv", NULL};
+	static const char *const want_xml[] = {
+	    "Content-Type: application/json", "Accept: application/xml", NULL};
+	static const char *const want_csv[] = {
+	    "Content-Type: application/json", "Accept: text/csv", NULL};
 	static const char *const vendor_json[] = {"Content-Type: application/vnd.x+json", NULL};
 	static const char *const no_type[] = {"Content-Type:", NULL}; /* curl: send none */
 	struct live_reply r;
@@ -555,10 +554,10 @@ START_TEST(slow_client_timed_out)
 	live_start(&dmn, "--timeout", "1", (char *)NULL);
 	a = connect_raw(&dmn);
 	b = connect_raw(&dmn);
-	ck_assert_int_eq(send(a, partial_headers, strlen(partial_headers), 0),
-	    (ssize_t)strlen(partial_headers));
-	ck_assert_int_eq(send(b, partial_body, strlen(partial_body), 0),
-	    (ssize_t)strlen(partial_body));
+	ck_assert_int_eq(
+	    send(a, partial_headers, strlen(partial_headers), 0), (ssize_t)strlen(partial_headers));
+	ck_assert_int_eq(
+	    send(b, partial_body, strlen(partial_body), 0), (ssize_t)strlen(partial_body));
 	ck_assert_msg(closed_by_peer(a), "a client stuck in its headers was not disconnected");
 	ck_assert_msg(closed_by_peer(b), "a client stuck in its body was not disconnected");
 	close(a);
@@ -602,8 +601,8 @@ START_TEST(connection_limit)
 	ck_assert(health_reply_within(held[1], 1, LIVE_WAIT_S * 1000));
 	extra = connect_raw(&dmn);
 	/* A serving daemon answers in milliseconds; half a second of silence means held. */
-	ck_assert_msg(!health_reply_within(extra, 1, 500),
-	    "a connection over the limit was served");
+	ck_assert_msg(
+	    !health_reply_within(extra, 1, 500), "a connection over the limit was served");
 	close(held[0]);
 	ck_assert_msg(health_reply_within(extra, 0, LIVE_WAIT_S * 1000),
 	    "the waiting connection was not served once a slot was free");
@@ -699,9 +698,10 @@ static int accepted_connection(const struct live_daemon *d)
 static void send_request(int fd, const char *body)
 {
 	char request[1024];
-	int n = snprintf(request, sizeof request, "POST /v1/drop HTTP/1.1\r\nHost: x\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s", strlen(body),
-	    body);
+	int n = snprintf(request, sizeof request,
+	    "POST /v1/drop HTTP/1.1\r\nHost: x\r\n"
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+	    strlen(body), body);
 
 	ck_assert_int_eq(send(fd, request, (size_t)n, 0), n);
 }
@@ -849,8 +849,8 @@ START_TEST(same_bytes_as_cli)
 		ck_assert_str_eq(hit.cache, "hit");
 		ck_assert_msg(miss.len == len && memcmp(miss.body, cli, len) == 0,
 		    "%s differs:\nhttp: %s\ncli:  %s", path, miss.body, cli);
-		ck_assert_msg(hit.len == len && memcmp(hit.body, cli, len) == 0, "%s (hit) differs",
-		    path);
+		ck_assert_msg(
+		    hit.len == len && memcmp(hit.body, cli, len) == 0, "%s (hit) differs", path);
 		free(cli);
 		live_reply_free(&miss);
 		live_reply_free(&hit);
@@ -860,8 +860,8 @@ END_TEST
 
 START_TEST(same_csv_as_cli)
 {
-	static const char *const accept_csv[] = {"Content-Type: application/json",
-	    "Accept: text/csv", NULL};
+	static const char *const accept_csv[] = {
+	    "Content-Type: application/json", "Accept: text/csv", NULL};
 	char file[400];
 	struct live_reply r;
 	size_t len;

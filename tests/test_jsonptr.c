@@ -27,17 +27,17 @@ START_TEST(rfc_examples_resolve)
 		const char *ptr;
 		const char *expected; /* JSON text of the value */
 	} cases[] = {
-		{"/foo", "[\"bar\", \"baz\"]"},
-		{"/foo/0", "\"bar\""},
-		{"/", "0"},
-		{"/a~1b", "1"},
-		{"/c%d", "2"},
-		{"/e^f", "3"},
-		{"/g|h", "4"},
-		{"/i\\j", "5"},
-		{"/k\"l", "6"},
-		{"/ ", "7"},
-		{"/m~0n", "8"},
+	    {"/foo", "[\"bar\", \"baz\"]"},
+	    {"/foo/0", "\"bar\""},
+	    {"/", "0"},
+	    {"/a~1b", "1"},
+	    {"/c%d", "2"},
+	    {"/e^f", "3"},
+	    {"/g|h", "4"},
+	    {"/i\\j", "5"},
+	    {"/k\"l", "6"},
+	    {"/ ", "7"},
+	    {"/m~0n", "8"},
 	};
 	json_t *doc = load(rfc_document), *found, *expected;
 	struct err err;
@@ -45,11 +45,11 @@ START_TEST(rfc_examples_resolve)
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		err_clear(&err);
-		ck_assert_msg(jptr_get(doc, cases[i].ptr, "/where", &found, &err) == 0,
-		    "%s: %s", cases[i].ptr, err.message);
+		ck_assert_msg(jptr_get(doc, cases[i].ptr, "/where", &found, &err) == 0, "%s: %s",
+		    cases[i].ptr, err.message);
 		expected = json_loads(cases[i].expected, JSON_DECODE_ANY, NULL);
-		ck_assert_msg(json_equal(found, expected), "%s resolved to the wrong value",
-		    cases[i].ptr);
+		ck_assert_msg(
+		    json_equal(found, expected), "%s resolved to the wrong value", cases[i].ptr);
 		json_decref(expected);
 	}
 	/* "" is the whole document */
@@ -80,18 +80,16 @@ START_TEST(bad_pointers_and_missing_fields)
 		const char *ptr;
 		enum err_code code;
 	} cases[] = {
-		{"foo", ERR_BAD_VALUE},     /* no leading '/' */
-		{"/m~2n", ERR_BAD_VALUE},   /* '~' must be followed by 0 or 1 */
-		{"/m~", ERR_BAD_VALUE},
-		{"/nope", ERR_UNKNOWN_FIELD},
-		{"/foo/2", ERR_UNKNOWN_FIELD},  /* past the end */
-		{"/foo/-", ERR_UNKNOWN_FIELD},  /* the append token has no value */
-		{"/foo/01", ERR_UNKNOWN_FIELD}, /* leading zero */
-		{"/foo/-1", ERR_UNKNOWN_FIELD},
-		{"/foo/1x", ERR_UNKNOWN_FIELD},
-		{"/foo/99999999999999999999999", ERR_UNKNOWN_FIELD},
-		{"/foo/0/x", ERR_UNKNOWN_FIELD}, /* into a string */
-		{"/a~1b/c", ERR_UNKNOWN_FIELD},  /* into a number */
+	    {"foo", ERR_BAD_VALUE},   /* no leading '/' */
+	    {"/m~2n", ERR_BAD_VALUE}, /* '~' must be followed by 0 or 1 */
+	    {"/m~", ERR_BAD_VALUE}, {"/nope", ERR_UNKNOWN_FIELD},
+	    {"/foo/2", ERR_UNKNOWN_FIELD},  /* past the end */
+	    {"/foo/-", ERR_UNKNOWN_FIELD},  /* the append token has no value */
+	    {"/foo/01", ERR_UNKNOWN_FIELD}, /* leading zero */
+	    {"/foo/-1", ERR_UNKNOWN_FIELD}, {"/foo/1x", ERR_UNKNOWN_FIELD},
+	    {"/foo/99999999999999999999999", ERR_UNKNOWN_FIELD},
+	    {"/foo/0/x", ERR_UNKNOWN_FIELD}, /* into a string */
+	    {"/a~1b/c", ERR_UNKNOWN_FIELD},  /* into a number */
 	};
 	json_t *doc = load(rfc_document), *found;
 	struct err err;
@@ -101,8 +99,8 @@ START_TEST(bad_pointers_and_missing_fields)
 		err_clear(&err);
 		ck_assert_msg(jptr_get(doc, cases[i].ptr, "/vary/0/path", &found, &err) == -1,
 		    "%s resolved", cases[i].ptr);
-		ck_assert_msg(err.code == cases[i].code, "%s: %s", cases[i].ptr,
-		    err_name(err.code));
+		ck_assert_msg(
+		    err.code == cases[i].code, "%s: %s", cases[i].ptr, err_name(err.code));
 		ck_assert_str_eq(err.path, "/vary/0/path");
 	}
 	json_decref(doc);
@@ -123,7 +121,7 @@ START_TEST(set_replaces_and_adds)
 	ck_assert_int_eq(value->refcount, 4);
 	json_decref(value);
 	expected = load("{\"geom\": {\"solref\": [0.02, 0.5], \"margin\": 0.5}, \"m~n\": {\"a/b\": "
-			"0.5}}");
+	                "0.5}}");
 	ck_assert(json_equal(doc, expected));
 	json_decref(expected);
 

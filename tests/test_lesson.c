@@ -138,7 +138,8 @@ static void assert_digits(const char *what, const char *fmt, double value, const
 	char buf[64];
 
 	snprintf(buf, sizeof buf, fmt, value);
-	ck_assert_msg(strcmp(buf, printed) == 0, "%s: %s, the lesson prints %s", what, buf, printed);
+	ck_assert_msg(
+	    strcmp(buf, printed) == 0, "%s: %s, the lesson prints %s", what, buf, printed);
 }
 
 /* value printed with fmt must NOT read `printed` (a documented lesson/MuJoCo difference) */
@@ -201,8 +202,8 @@ START_TEST(build_step1_kbip)
 		/* core: the law functions, as the lesson's impedance() and solref_kb() */
 		law_solimp_clamp(s.geom.solimp, &solimp);
 		d = law_impedance(-r, &solimp, NULL);
-		law_solref_kb(s.geom.solref, solimp.dwidth, s.option.timestep, s.option.refsafe,
-		    &gains);
+		law_solref_kb(
+		    s.geom.solref, solimp.dwidth, s.option.timestep, s.option.refsafe, &gains);
 		/* MuJoCo: the sphere's centre at radius - r, at rest, one row */
 		ms = open_mujoco(&s);
 		ck_assert_int_eq(mjscene_efc(&ms, LESSON_SIZE - r, 0, &efc), 0);
@@ -267,8 +268,8 @@ START_TEST(build_step2_drop)
 		snprintf(what, sizeof what, "step 2, dampratio %.1f", rows[i].dampratio);
 		assert_cell(what, "%.3f", core.peak_penetration * 1e3, mj.peak_penetration * 1e3,
 		    rows[i].peak_mm, NULL);
-		assert_cell(what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm,
-		    NULL);
+		assert_cell(
+		    what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm, NULL);
 		/* the lesson's claim "follows MuJoCo to 1e-11 m or better": the core does at
 		 * least as well as the lesson's own 1-D code did in every row */
 		scene_prepare(&s, &m);
@@ -319,7 +320,7 @@ START_TEST(build_step3_rest)
 		/* "ours": the lesson's resting_penetration, through the law API as well */
 		law_solimp_clamp(s.geom.solimp, &solimp);
 		ck_assert_int_eq(law_resting_penetration(DEFAULT_GRAVITY, s.geom.solref, &solimp,
-				     s.option.timestep, s.option.refsafe, &pen),
+		                     s.option.timestep, s.option.refsafe, &pen),
 		    0);
 		snprintf(what, sizeof what, "step 3, timeconst %.3f", rows[i].timeconst);
 		assert_digits(what, "%.4f", rest.penetration * 1e3, rows[i].ours_mm);
@@ -426,8 +427,8 @@ START_TEST(sweep1_rest)
 		ck_assert(ball_rest.contacts == 1 && ball_rest.rows == 4);
 		ck_assert(box_rest.contacts == 4 && box_rest.rows == 16);
 		snprintf(what, sizeof what, "sweep 1, timeconst %g, cube", rows[i].timeconst);
-		assert_cell(what, "%.4f", box_rest.settled_penetration * 1e3, mujoco_rest(&box) * 1e3,
-		    rows[i].cube_mm, NULL);
+		assert_cell(what, "%.4f", box_rest.settled_penetration * 1e3,
+		    mujoco_rest(&box) * 1e3, rows[i].cube_mm, NULL);
 		snprintf(what, sizeof what, "sweep 1, timeconst %g, sphere", rows[i].timeconst);
 		assert_cell(what, "%.4f", ball_rest.settled_penetration * 1e3,
 		    mujoco_rest(&ball) * 1e3, rows[i].sphere_mm, rows[i].sphere_2_2_2);
@@ -438,8 +439,8 @@ START_TEST(sweep1_rest)
 		law_solimp_clamp(ball.geom.solimp, &solimp);
 		d = ball_rest.impedance;
 		tc = ball_rest.timeconst_used;
-		equation = (1 - d) * DEFAULT_GRAVITY * (solimp.dwidth / d) * (solimp.dwidth / d) * tc *
-			   tc;
+		equation =
+		    (1 - d) * DEFAULT_GRAVITY * (solimp.dwidth / d) * (solimp.dwidth / d) * tc * tc;
 		assert_digits(what, "%.4f", equation * 1e3, rows[i].equation_mm);
 		assert_digits(what, "%.4f", ball_rest.penetration * 1e3, rows[i].equation_mm);
 	}
@@ -489,8 +490,12 @@ START_TEST(sweep3_drop)
 		double dampratio;
 		const char *peak_mm, *rebound_mm;
 	} rows[] = {
-	    {0.1, "2.220", "56.504"}, {0.2, "3.503", "24.202"}, {0.3, "4.629", "13.766"},
-	    {0.5, "6.236", "3.339"},  {0.7, "7.288", "0.055"},  {1.0, "8.283", "0.000"},
+	    {0.1, "2.220", "56.504"},
+	    {0.2, "3.503", "24.202"},
+	    {0.3, "4.629", "13.766"},
+	    {0.5, "6.236", "3.339"},
+	    {0.7, "7.288", "0.055"},
+	    {1.0, "8.283", "0.000"},
 	    {2.0, "9.723", "0.000"},
 	};
 	size_t i;
@@ -506,8 +511,8 @@ START_TEST(sweep3_drop)
 		snprintf(what, sizeof what, "sweep 3, dampratio %.1f", rows[i].dampratio);
 		assert_cell(what, "%.3f", core.peak_penetration * 1e3, mj.peak_penetration * 1e3,
 		    rows[i].peak_mm, NULL);
-		assert_cell(what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm,
-		    NULL);
+		assert_cell(
+		    what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm, NULL);
 	}
 }
 END_TEST
@@ -518,8 +523,8 @@ START_TEST(softer_sinks_deeper)
 	static const struct {
 		double timeconst;
 		const char *peak_mm;
-	} rows[] = {{0.004, "0.297"}, {0.01, "3.295"}, {0.02, "8.283"}, {0.05, "23.248"},
-	    {0.1, "48.314"}};
+	} rows[] = {
+	    {0.004, "0.297"}, {0.01, "3.295"}, {0.02, "8.283"}, {0.05, "23.248"}, {0.1, "48.314"}};
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -572,12 +577,14 @@ START_TEST(break1_refsafe)
 		cube(&s, rows[i].timeconst, 1, rows[i].refsafe);
 		core_drop(&s, &core);
 		mujoco_drop(&s, &mj, NULL);
-		snprintf(what, sizeof what, "break it 1, timeconst %g refsafe %d", rows[i].timeconst,
-		    rows[i].refsafe);
+		snprintf(what, sizeof what, "break it 1, timeconst %g refsafe %d",
+		    rows[i].timeconst, rows[i].refsafe);
 		assert_cell(what, "%.3f", core.peak_penetration * 1e3, mj.peak_penetration * 1e3,
 		    rows[i].peak_mm, NULL);
-		assert_cell(what, "%.3f", core.max_height, mj.max_height, rows[i].max_height_m, NULL);
-		assert_cell(what, "%.3f", core.jitter * 1e3, mj.jitter * 1e3, rows[i].jitter_mm, NULL);
+		assert_cell(
+		    what, "%.3f", core.max_height, mj.max_height, rows[i].max_height_m, NULL);
+		assert_cell(
+		    what, "%.3f", core.jitter * 1e3, mj.jitter * 1e3, rows[i].jitter_mm, NULL);
 		if (rows[i].rebound_mm)
 			assert_cell(what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3,
 			    rows[i].rebound_mm, rows[i].rebound_2_2_2);
@@ -605,15 +612,16 @@ START_TEST(break2_guard_gap)
 		char what[64];
 
 		cube(&s, DEFAULT_TIMECONST, rows[i].dampratio, 1);
-		growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep, 1,
-		    SCENE_EULER, &g);
+		growth_stability(
+		    s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep, 1, SCENE_EULER, &g);
 		snprintf(what, sizeof what, "break it 2, dampratio %.2f", rows[i].dampratio);
 		assert_digits(what, "%.2f", g.h_omega, rows[i].h_omega);
 		core_drop(&s, &core);
 		mujoco_drop(&s, &mj, NULL);
-		assert_cell(what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm,
-		    NULL);
-		assert_cell(what, "%.3f", core.max_height, mj.max_height, rows[i].max_height_m, NULL);
+		assert_cell(
+		    what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm, NULL);
+		assert_cell(
+		    what, "%.3f", core.max_height, mj.max_height, rows[i].max_height_m, NULL);
 		/* "at 0.07 the cube rebounds higher than it was dropped from" */
 		ck_assert_int_eq(core.energy_gain, rows[i].dampratio < 0.1);
 		ck_assert_int_eq(mj.energy_gain, rows[i].dampratio < 0.1);

@@ -126,8 +126,7 @@ static void note_seen(const json_t *property)
 /* 0 if v is valid by schema s; else -1 with why (at JSON Pointer at) in why. */
 static int validate(const json_t *s, const json_t *v, const char *at, char *why, size_t size);
 
-static int validate_object(const json_t *s, const json_t *v, const char *at, char *why,
-    size_t size)
+static int validate_object(const json_t *s, const json_t *v, const char *at, char *why, size_t size)
 {
 	const json_t *props = json_object_get(s, "properties");
 	const json_t *extra = json_object_get(s, "additionalProperties");
@@ -143,7 +142,7 @@ static int validate_object(const json_t *s, const json_t *v, const char *at, cha
 			return -1;
 		}
 	}
-	json_object_foreach((json_t *)v, key, value) {
+	json_object_foreach ((json_t *)v, key, value) {
 		const json_t *sub = json_object_get(props, key);
 		char inner[512];
 
@@ -162,8 +161,7 @@ static int validate_object(const json_t *s, const json_t *v, const char *at, cha
 	return 0;
 }
 
-static int validate_number(const json_t *s, const json_t *v, const char *at, char *why,
-    size_t size)
+static int validate_number(const json_t *s, const json_t *v, const char *at, char *why, size_t size)
 {
 	const json_t *min = json_object_get(s, "minimum"), *max = json_object_get(s, "maximum");
 	int exclusive = json_is_true(json_object_get(s, "exclusiveMinimum"));
@@ -194,8 +192,8 @@ static int validate(const json_t *s, const json_t *v, const char *at, char *why,
 		for (i = 0; i < json_array_size(one_of); i++)
 			matches += validate(json_array_get(one_of, i), v, at, why, size) == 0;
 		if (matches != 1) {
-			snprintf(why, size, "%s: matches %zu of oneOf's schemas, not 1", at,
-			    matches);
+			snprintf(
+			    why, size, "%s: matches %zu of oneOf's schemas, not 1", at, matches);
 			return -1;
 		}
 		return 0;
@@ -260,16 +258,16 @@ static void assert_valid(const json_t *schema, const json_t *v, const char *what
 /* The validator rejects what it should: otherwise the checks below prove nothing. */
 START_TEST(validator_rejects)
 {
-	json_t *error = json_object_get(json_object_get(json_object_get(doc, "components"),
-					    "schemas"), "Error");
+	json_t *error = json_object_get(
+	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 	json_t *ok = json_pack("{s:s, s:s, s:s}", "error", "bad_json", "message", "m", "path", "");
-	json_t *extra = json_pack("{s:s, s:s, s:s, s:i}", "error", "bad_json", "message", "m",
-	    "path", "", "x", 1);
+	json_t *extra = json_pack(
+	    "{s:s, s:s, s:s, s:i}", "error", "bad_json", "message", "m", "path", "", "x", 1);
 	json_t *missing = json_pack("{s:s, s:s}", "error", "bad_json", "message", "m");
 	json_t *not_enum =
 	    json_pack("{s:s, s:s, s:s}", "error", "nope", "message", "m", "path", "");
-	json_t *wrong_type = json_pack("{s:s, s:i, s:s}", "error", "bad_json", "message", 1, "path",
-	    "");
+	json_t *wrong_type =
+	    json_pack("{s:s, s:i, s:s}", "error", "bad_json", "message", 1, "path", "");
 	json_t *short_string = json_pack("{s:s, s:i}", "type", "string", "maxLength", 2);
 	json_t *too_long = json_string("abc");
 	char why[600];
@@ -316,20 +314,26 @@ END_TEST
 START_TEST(every_endpoint_documented)
 {
 	static const char *const endpoints[][2] = {
-		{"/v1/rest", "post"}, {"/v1/drop", "post"}, {"/v1/stability", "post"},
-		{"/v1/sweep", "post"}, {"/v1/eval", "post"}, {"/v1/health", "get"},
-		{"/v1/openapi.json", "get"}, {"/metrics", "get"},
-		{"/v1/robots/{robot}/calibrations", "post"},
-		{"/v1/robots/{robot}/calibrations", "get"}, {"/v1/calibrations/{id}", "get"},
-		{"/v1/calibrations/{id}/measurements", "post"},
-		{"/v1/calibrations/{id}/events", "get"},
+	    {"/v1/rest", "post"},
+	    {"/v1/drop", "post"},
+	    {"/v1/stability", "post"},
+	    {"/v1/sweep", "post"},
+	    {"/v1/eval", "post"},
+	    {"/v1/health", "get"},
+	    {"/v1/openapi.json", "get"},
+	    {"/metrics", "get"},
+	    {"/v1/robots/{robot}/calibrations", "post"},
+	    {"/v1/robots/{robot}/calibrations", "get"},
+	    {"/v1/calibrations/{id}", "get"},
+	    {"/v1/calibrations/{id}/measurements", "post"},
+	    {"/v1/calibrations/{id}/events", "get"},
 	};
 	json_t *paths = json_object_get(doc, "paths");
 	size_t i;
 
 	for (i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++)
-		ck_assert_msg(json_object_get(json_object_get(paths, endpoints[i][0]),
-				  endpoints[i][1]) != NULL,
+		ck_assert_msg(json_object_get(
+		                  json_object_get(paths, endpoints[i][0]), endpoints[i][1]) != NULL,
 		    "%s %s is not documented", endpoints[i][1], endpoints[i][0]);
 }
 END_TEST
@@ -368,8 +372,12 @@ static void upper(const char *s, char *out)
 /* The schema of operation op's answer of status (application/json). */
 static const json_t *response_schema(const json_t *op, const char *status)
 {
-	const json_t *s = json_object_get(json_object_get(json_object_get(json_object_get(
-	    json_object_get(op, "responses"), status), "content"), "application/json"), "schema");
+	const json_t *s = json_object_get(
+	    json_object_get(
+	        json_object_get(
+	            json_object_get(json_object_get(op, "responses"), status), "content"),
+	        "application/json"),
+	    "schema");
 
 	ck_assert_msg(s != NULL, "no schema of the %s answer", status);
 	return s;
@@ -377,19 +385,19 @@ static const json_t *response_schema(const json_t *op, const char *status)
 
 static const json_t *request_media(const json_t *op)
 {
-	return json_object_get(json_object_get(json_object_get(op, "requestBody"), "content"),
-	    "application/json");
+	return json_object_get(
+	    json_object_get(json_object_get(op, "requestBody"), "content"), "application/json");
 }
 
 /* POST value (as JSON text) to path; the reply. */
-static void post_json(const char *path, const json_t *value, const char *const headers[],
-    struct live_reply *r)
+static void post_json(
+    const char *path, const json_t *value, const char *const headers[], struct live_reply *r)
 {
 	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 
 	ck_assert_ptr_nonnull(text);
-	live_request(&dmn, "POST", path, headers ? headers : live_json_headers, text, strlen(text),
-	    0, r);
+	live_request(
+	    &dmn, "POST", path, headers ? headers : live_json_headers, text, strlen(text), 0, r);
 	free(text);
 }
 
@@ -397,8 +405,8 @@ static void post_json(const char *path, const json_t *value, const char *const h
 static const json_t *minimal_example(const json_t *op)
 {
 	static json_t *empty;
-	const json_t *v = json_object_get(json_object_get(json_object_get(request_media(op),
-	    "examples"), "minimal"), "value");
+	const json_t *v = json_object_get(
+	    json_object_get(json_object_get(request_media(op), "examples"), "minimal"), "value");
 
 	if (!v && !empty)
 		empty = json_object();
@@ -415,7 +423,7 @@ START_TEST(documented_operations_exist)
 	json_t *paths = json_object_get(doc, "paths"), *item;
 	const char *templ;
 
-	json_object_foreach(paths, templ, item) {
+	json_object_foreach (paths, templ, item) {
 		char path[256];
 		size_t m;
 
@@ -447,13 +455,13 @@ END_TEST
 /* Every example of the daemon's own POST operations: valid, answered, answer valid. */
 START_TEST(examples_answered_as_documented)
 {
-	static const char *const csv[] = {"Content-Type: application/json", "Accept: text/csv",
-	    NULL};
+	static const char *const csv[] = {
+	    "Content-Type: application/json", "Accept: text/csv", NULL};
 	json_t *paths = json_object_get(doc, "paths"), *item, *example;
 	const char *path, *name;
 	int examples = 0;
 
-	json_object_foreach(paths, path, item) {
+	json_object_foreach (paths, path, item) {
 		json_t *op = json_object_get(item, "post");
 		const json_t *media = request_media(op);
 
@@ -461,7 +469,7 @@ START_TEST(examples_answered_as_documented)
 			continue;
 		ck_assert_msg(json_object_size(json_object_get(media, "examples")) >= 2,
 		    "%s: document at least a minimal and a fuller example", path);
-		json_object_foreach(json_object_get(media, "examples"), name, example) {
+		json_object_foreach (json_object_get(media, "examples"), name, example) {
 			json_t *value = json_object_get(example, "value"), *answer;
 			struct live_reply r;
 			char what[256];
@@ -474,8 +482,11 @@ START_TEST(examples_answered_as_documented)
 			assert_valid(response_schema(op, "200"), answer, what);
 			json_decref(answer);
 			live_reply_free(&r);
-			if (json_object_get(json_object_get(json_object_get(json_object_get(op,
-				"responses"), "200"), "content"), "text/csv")) {
+			if (json_object_get(
+			        json_object_get(
+			            json_object_get(json_object_get(op, "responses"), "200"),
+			            "content"),
+			        "text/csv")) {
 				post_json(path, value, csv, &r);
 				ck_assert_int_eq(r.status, 200);
 				ck_assert_str_eq(r.content_type, "text/csv; charset=utf-8");
@@ -497,14 +508,14 @@ typedef void (*default_fn)(json_t *root, const char *at, void *ctx);
  * nested objects (given or not) and in the first element of a given array of objects.
  * Returns the number of checks.
  */
-static int each_default(const json_t *s, json_t *v, json_t *root, const char *at,
-    default_fn check, void *ctx)
+static int each_default(
+    const json_t *s, json_t *v, json_t *root, const char *at, default_fn check, void *ctx)
 {
 	const json_t *props = json_object_get(deref(s), "properties"), *sub;
 	const char *key;
 	int checked = 0;
 
-	json_object_foreach((json_t *)props, key, sub) {
+	json_object_foreach ((json_t *)props, key, sub) {
 		const json_t *def = json_object_get(deref(sub), "default");
 		const json_t *items = json_object_get(deref(sub), "items");
 		json_t *given = json_object_get(v, key);
@@ -527,10 +538,10 @@ static int each_default(const json_t *s, json_t *v, json_t *root, const char *at
 			if (!given)
 				json_object_del(v, key);
 		} else if (items && json_object_get(deref(items), "properties") &&
-			   json_is_object(json_array_get(given, 0))) {
+		    json_is_object(json_array_get(given, 0))) {
 			strncat(inner, "/0", sizeof inner - strlen(inner) - 1);
-			checked += each_default(items, json_array_get(given, 0), root, inner, check,
-			    ctx);
+			checked +=
+			    each_default(items, json_array_get(given, 0), root, inner, check, ctx);
 		}
 	}
 	return checked;
@@ -562,7 +573,7 @@ START_TEST(documented_defaults_are_real)
 	const char *path;
 	int checked = 0;
 
-	json_object_foreach(paths, path, item) {
+	json_object_foreach (paths, path, item) {
 		json_t *op = json_object_get(item, "post");
 		const json_t *media = request_media(op);
 		json_t *minimal;
@@ -577,8 +588,8 @@ START_TEST(documented_defaults_are_real)
 		minimal = json_deep_copy(minimal_example(op));
 		post_json(path, minimal, NULL, &first);
 		ck_assert_int_eq(first.status, 200);
-		checked += each_default(json_object_get(media, "schema"), minimal, minimal, "",
-		    question_default, &q);
+		checked += each_default(
+		    json_object_get(media, "schema"), minimal, minimal, "", question_default, &q);
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
@@ -590,8 +601,12 @@ END_TEST
 
 START_TEST(error_codes_are_the_services)
 {
-	json_t *codes = json_object_get(json_object_get(json_object_get(json_object_get(
-	    json_object_get(doc, "components"), "schemas"), "Error"), "properties"), "error");
+	json_t *codes = json_object_get(
+	    json_object_get(
+	        json_object_get(
+	            json_object_get(json_object_get(doc, "components"), "schemas"), "Error"),
+	        "properties"),
+	    "error");
 	json_t *values = json_object_get(codes, "enum");
 	int code;
 	size_t i;
@@ -602,9 +617,9 @@ START_TEST(error_codes_are_the_services)
 
 		for (i = 0; i < json_array_size(values); i++)
 			found |= strcmp(json_string_value(json_array_get(values, i)),
-			    err_name((enum err_code)code)) == 0;
-		ck_assert_msg(found, "error code %s is not documented",
-		    err_name((enum err_code)code));
+			             err_name((enum err_code)code)) == 0;
+		ck_assert_msg(
+		    found, "error code %s is not documented", err_name((enum err_code)code));
 	}
 }
 END_TEST
@@ -613,28 +628,30 @@ END_TEST
 START_TEST(rejections_documented)
 {
 	static const char *const no_json[] = {"Content-Type: text/plain", NULL};
-	static const char *const want_xml[] = {"Content-Type: application/json",
-	    "Accept: application/xml", NULL};
+	static const char *const want_xml[] = {
+	    "Content-Type: application/json", "Accept: application/xml", NULL};
 	static const struct {
 		const char *const *headers;
 		const char *body;
 		long status;
 	} cases[] = {
-		{NULL, "{", 400},
-		{NULL, "{\"no_such_field\": 1}", 400},
-		{NULL, "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", 400},
-		{no_json, "{}", 415},
-		{want_xml, "{}", 406},
+	    {NULL, "{", 400},
+	    {NULL, "{\"no_such_field\": 1}", 400},
+	    {NULL, "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", 400},
+	    {no_json, "{}", 415},
+	    {want_xml, "{}", 406},
 	};
-	static const char *const questions[] = {"/v1/rest", "/v1/drop", "/v1/stability",
-	    "/v1/sweep", "/v1/eval"};
-	const json_t *error = json_object_get(json_object_get(json_object_get(doc, "components"),
-	    "schemas"), "Error");
+	static const char *const questions[] = {
+	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval"};
+	const json_t *error = json_object_get(
+	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 	size_t q, c;
 
 	for (q = 0; q < sizeof questions / sizeof questions[0]; q++) {
-		const json_t *responses = json_object_get(json_object_get(json_object_get(
-		    json_object_get(doc, "paths"), questions[q]), "post"), "responses");
+		const json_t *responses = json_object_get(
+		    json_object_get(
+		        json_object_get(json_object_get(doc, "paths"), questions[q]), "post"),
+		    "responses");
 		struct live_reply r;
 		json_t *body;
 		char status[8];
@@ -713,8 +730,8 @@ static json_t *request_examples(const json_t *op, size_t n)
 
 static const json_t *error_schema(void)
 {
-	return json_object_get(json_object_get(json_object_get(doc, "components"), "schemas"),
-	    "Error");
+	return json_object_get(
+	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 }
 
 static void calibration_url(long long id, const char *suffix, char *out, size_t size)
@@ -754,8 +771,8 @@ static char *request_text(const json_t *value)
  * METHOD url with tok's bearer token (NULL: none) and text as its body (NULL: none);
  * asserts the status and a JSON answer, which it returns (the caller owns it).
  */
-static json_t *call_text(const char *tok, const char *method, const char *url,
-    const char *text, long status)
+static json_t *call_text(
+    const char *tok, const char *method, const char *url, const char *text, long status)
 {
 	struct live_reply r;
 	json_t *answer;
@@ -770,8 +787,8 @@ static json_t *call_text(const char *tok, const char *method, const char *url,
 }
 
 /* call_text() with value's request_text() as the body (NULL: none). */
-static json_t *call(const char *tok, const char *method, const char *url, const json_t *value,
-    long status)
+static json_t *call(
+    const char *tok, const char *method, const char *url, const json_t *value, long status)
 {
 	char *text = value ? request_text(value) : NULL;
 	json_t *answer = call_text(tok, method, url, text, status);
@@ -820,8 +837,8 @@ static void assert_rejection(const struct live_reply *r, const char *path, const
 }
 
 /* Send text (NULL: no body) to url and assert the documented rejection (assert_rejection()). */
-static void expect_rejection(const char *path, const char *method, const char *url,
-    const char *tok, const char *text, long status, const char *code, const char *at)
+static void expect_rejection(const char *path, const char *method, const char *url, const char *tok,
+    const char *text, long status, const char *code, const char *at)
 {
 	struct live_reply r;
 	char upper_method[16];
@@ -844,7 +861,7 @@ static void assert_covered(const json_t *s, const char *what, const char *at)
 	size_t i;
 
 	s = deref(s);
-	json_object_foreach((json_t *)json_object_get(s, "properties"), key, sub) {
+	json_object_foreach ((json_t *)json_object_get(s, "properties"), key, sub) {
 		snprintf(inner, sizeof inner, "%s/%s", at, key);
 		ck_assert_msg(was_seen(sub), "%s: %s is documented but in no answer", what, inner);
 		assert_covered(sub, what, inner);
@@ -870,15 +887,20 @@ START_TEST(calibration_examples_answered)
 	const json_t *list_op = operation(create_path, "get");
 	const json_t *show_op = operation(show_path, "get");
 	const json_t *upload_op = operation(upload_path, "post");
-	const json_t *event_data = json_object_get(json_object_get(json_object_get(
-	    json_object_get(json_object_get(operation(events_path, "get"), "responses"), "200"),
-	    "content"), "text/event-stream"), "x-event-data");
+	const json_t *event_data = json_object_get(
+	    json_object_get(
+	        json_object_get(
+	            json_object_get(
+	                json_object_get(operation(events_path, "get"), "responses"), "200"),
+	            "content"),
+	        "text/event-stream"),
+	    "x-event-data");
 	json_t *example, *list;
 	const char *name;
 	size_t creates = 0, uploads = 0, k;
 
 	ck_assert_msg(event_data != NULL, "the events' data schema is not documented");
-	json_object_foreach(request_examples(create_op, 2), name, example) {
+	json_object_foreach (request_examples(create_op, 2), name, example) {
 		const json_t *value = json_object_get(example, "value");
 		json_t *answer, *again;
 		char what[128];
@@ -890,14 +912,14 @@ START_TEST(calibration_examples_answered)
 		ck_assert_str_eq(json_string_value(json_object_get(answer, "robot")), ROBOT);
 		/* the setup as stored is a request for the same setup */
 		again = create(json_object_get(answer, "setup"));
-		ck_assert_msg(json_equal(json_object_get(answer, "setup"),
-				  json_object_get(again, "setup")),
+		ck_assert_msg(
+		    json_equal(json_object_get(answer, "setup"), json_object_get(again, "setup")),
 		    "%s: the stored setup does not make itself", what);
 		json_decref(again);
 		json_decref(answer);
 		creates += 2;
 	}
-	json_object_foreach(request_examples(upload_op, 4), name, example) {
+	json_object_foreach (request_examples(upload_op, 4), name, example) {
 		const json_t *value = json_object_get(example, "value");
 		json_t *created = create(minimal_example(create_op)), *answer, *shown, *data;
 		long long id = integer_member(created, "id"), fit_id;
@@ -915,18 +937,18 @@ START_TEST(calibration_examples_answered)
 		calibration_url(id, "", url, sizeof url);
 		shown = call(token, "GET", url, NULL, 200);
 		assert_valid(response_schema(show_op, "200"), shown, what);
-		ck_assert(json_equal(json_object_get(shown, "setup"),
-		    json_object_get(created, "setup")));
+		ck_assert(
+		    json_equal(json_object_get(shown, "setup"), json_object_get(created, "setup")));
 		for (k = 0; k < 3; k++) {
 			const json_t *stored = json_object_get(shown, "measurements");
 			size_t n = json_array_size(json_object_get(value, kinds[k]));
 
-			ck_assert_int_eq(integer_member(json_object_get(answer, "accepted"),
-					     kinds[k]), n);
+			ck_assert_int_eq(
+			    integer_member(json_object_get(answer, "accepted"), kinds[k]), n);
 			ck_assert_uint_eq(json_array_size(json_object_get(stored, kinds[k])), n);
 		}
-		ck_assert(json_equal(json_object_get(shown, "fit"),
-		    json_object_get(answer, "fit")));
+		ck_assert(
+		    json_equal(json_object_get(shown, "fit"), json_object_get(answer, "fit")));
 		ck_assert_int_eq(integer_member(shown, "fit_id"), fit_id);
 		/* its event stream starts with that fit */
 		calibration_url(id, "/events", url, sizeof url);
@@ -948,15 +970,15 @@ START_TEST(calibration_examples_answered)
 	}
 	list = call(token, "GET", robot_url, NULL, 200);
 	assert_valid(response_schema(list_op, "200"), list, "the list of calibrations");
-	ck_assert_uint_eq(json_array_size(json_object_get(list, "calibrations")),
-	    creates + uploads);
+	ck_assert_uint_eq(
+	    json_array_size(json_object_get(list, "calibrations")), creates + uploads);
 	json_decref(list);
-	assert_covered(response_schema(create_op, "201"), "POST /v1/robots/{robot}/calibrations",
-	    "");
+	assert_covered(
+	    response_schema(create_op, "201"), "POST /v1/robots/{robot}/calibrations", "");
 	assert_covered(response_schema(list_op, "200"), "GET /v1/robots/{robot}/calibrations", "");
 	assert_covered(response_schema(show_op, "200"), "GET /v1/calibrations/{id}", "");
-	assert_covered(response_schema(upload_op, "200"), "POST /v1/calibrations/{id}/measurements",
-	    "");
+	assert_covered(
+	    response_schema(upload_op, "200"), "POST /v1/calibrations/{id}/measurements", "");
 	assert_covered(event_data, "the events of /v1/calibrations/{id}/events", "");
 }
 END_TEST
@@ -965,8 +987,8 @@ END_TEST
  * A new calibration of setup and upload sent to it: the answers of the creation, the
  * upload and of the calibration afterwards. The caller owns them.
  */
-static void upload_to_new(const json_t *setup, const json_t *upload, json_t **created,
-    json_t **answer, json_t **shown)
+static void upload_to_new(
+    const json_t *setup, const json_t *upload, json_t **created, json_t **answer, json_t **shown)
 {
 	char url[128];
 
@@ -1065,15 +1087,15 @@ START_TEST(calibration_defaults_are_real)
 	/* the measurements' defaults, in each example, uploaded to the minimal setup */
 	checked = 0;
 	base.setup = setup;
-	json_object_foreach(request_examples(upload_op, 4), name, example) {
+	json_object_foreach (request_examples(upload_op, 4), name, example) {
 		json_t *upload = json_deep_copy(json_object_get(example, "value"));
 
 		upload_to_new(setup, upload, &created, &answer, &shown);
 		base.upload = upload;
 		base.fit = json_object_get(answer, "fit");
 		base.measurements = json_object_get(shown, "measurements");
-		checked += each_default(request_schema(upload_op), upload, upload, "",
-		    upload_default, &base);
+		checked += each_default(
+		    request_schema(upload_op), upload, upload, "", upload_default, &base);
 		json_decref(shown);
 		json_decref(answer);
 		json_decref(created);
@@ -1095,8 +1117,8 @@ struct field_probe {
 };
 
 /* Send root and assert the documented rejection with code at JSON Pointer at. */
-static void probe(struct field_probe *p, const json_t *root, long status, const char *code,
-    const char *at)
+static void probe(
+    struct field_probe *p, const json_t *root, long status, const char *code, const char *at)
 {
 	char *text = request_text(root);
 
@@ -1171,8 +1193,8 @@ static void set_slot(json_t *holder, const char *key, json_t *value)
  * JSON Pointer at: the nearest double beyond a bound (or an exclusive bound itself) is
  * 422 bad_value at its path; a value on an inclusive bound is accepted (probe_accepted()).
  */
-static void probe_bounds(struct field_probe *p, const json_t *num, json_t *holder,
-    const char *key, json_t *root, const char *at)
+static void probe_bounds(struct field_probe *p, const json_t *num, json_t *holder, const char *key,
+    json_t *root, const char *at)
 {
 	const json_t *min = json_object_get(num, "minimum"), *max = json_object_get(num, "maximum");
 	int exclusive = json_is_true(json_object_get(num, "exclusiveMinimum"));
@@ -1236,8 +1258,8 @@ static void probe_lengths(struct field_probe *p, const json_t *s, json_t *v, con
  * an unknown member beside it is 400 unknown_field. Into nested objects, and the first
  * element of a given array of objects.
  */
-static void probe_fields(struct field_probe *p, const json_t *s, json_t *v, json_t *root,
-    const char *at)
+static void probe_fields(
+    struct field_probe *p, const json_t *s, json_t *v, json_t *root, const char *at)
 {
 	const json_t *sub;
 	const char *key;
@@ -1247,7 +1269,7 @@ static void probe_fields(struct field_probe *p, const json_t *s, json_t *v, json
 	json_object_set_new(v, "no_such_field", json_true());
 	probe(p, root, 400, "unknown_field", inner);
 	json_object_del(v, "no_such_field");
-	json_object_foreach((json_t *)json_object_get(deref(s), "properties"), key, sub) {
+	json_object_foreach ((json_t *)json_object_get(deref(s), "properties"), key, sub) {
 		const json_t *field = deref(sub), *items = deref(json_object_get(field, "items"));
 		const json_t *num = number_schema(field), *item_num = NULL, *sample;
 		json_t *given = json_object_get(v, key);
@@ -1258,8 +1280,8 @@ static void probe_fields(struct field_probe *p, const json_t *s, json_t *v, json
 		json_incref(given);
 		snprintf(inner, sizeof inner, "%s/%s", at, key);
 		snprintf(element, sizeof element, "%s/0", inner);
-		json_object_set_new(v, key,
-		    schema_type_is(field, "string") ? json_integer(1) : json_string("x"));
+		json_object_set_new(
+		    v, key, schema_type_is(field, "string") ? json_integer(1) : json_string("x"));
 		probe(p, root, 400, "bad_type", inner);
 		if (num) {
 			json_object_set_new(v, key, json_string(NON_FINITE_MARK));
@@ -1292,7 +1314,7 @@ static void probe_fields(struct field_probe *p, const json_t *s, json_t *v, json
 			if (!given)
 				json_object_del(v, key);
 		} else if (items && json_object_get(items, "properties") &&
-			   json_is_object(json_array_get(given, 0))) {
+		    json_is_object(json_array_get(given, 0))) {
 			json_t *outer = p->list;
 			const char *outer_at = p->list_at;
 
@@ -1330,7 +1352,7 @@ START_TEST(calibration_fields_rejected)
 	created = create(setup);
 	calibration_url(integer_member(created, "id"), "/measurements", url, sizeof url);
 	p = (struct field_probe){upload_path, "post", url, NULL, NULL, 0, 0};
-	json_object_foreach(request_examples(upload_op, 4), name, example) {
+	json_object_foreach (request_examples(upload_op, 4), name, example) {
 		json_t *upload = json_deep_copy(json_object_get(example, "value"));
 
 		probe_fields(&p, request_schema(upload_op), upload, upload, "");
@@ -1349,8 +1371,9 @@ START_TEST(calibration_fields_rejected)
 	calibration_url(integer_member(created, "id"), "", url, sizeof url);
 	shown = call(token, "GET", url, NULL, 200);
 	for (k = 0; k < 3; k++)
-		ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(shown,
-				      "measurements"), kinds[k])), 0);
+		ck_assert_uint_eq(json_array_size(json_object_get(
+		                      json_object_get(shown, "measurements"), kinds[k])),
+		    0);
 	ck_assert(json_is_null(json_object_get(shown, "fit")));
 	json_decref(shown);
 	json_decref(created);
@@ -1375,8 +1398,8 @@ static char *repeated(const char *list, const char *item, size_t n)
 /* The documented maxItems of the member key of object schema s. */
 static size_t max_items(const json_t *s, const char *key)
 {
-	const json_t *m = json_object_get(json_object_get(json_object_get(deref(s), "properties"),
-	    key), "maxItems");
+	const json_t *m = json_object_get(
+	    json_object_get(json_object_get(deref(s), "properties"), key), "maxItems");
 
 	ck_assert_msg(json_is_integer(m), "%s: no documented maximum", key);
 	return (size_t)json_integer_value(m);
@@ -1439,20 +1462,20 @@ START_TEST(calibration_rejections_documented)
 	static const struct {
 		const char *body, *at;
 	} bad_values[] = {
-		{"{\"drops\":[{\"height\":0.1,\"rebound\":0.2}]}", "/drops/0/rebound"},
-		{"{\"drops\":[{\"height\":11,\"rebound\":0}]}", "/drops/0/height"},
-		{"{\"presses\":[{\"force\":-1,\"deflection\":0}]}", "/presses/0/force"},
-		{"{\"trajectories\":[{\"t\":[0,0.01],\"z\":[1,0]}]}", "/trajectories/0/t"},
-		{"{\"trajectories\":[{\"t\":[0,0.01,0.01],\"z\":[1,0.5,0]}]}",
-		    "/trajectories/0/t/2"},
-		{"{\"trajectories\":[{\"t\":[0,0.01,0.02],\"z\":[1,0.5]}]}", "/trajectories/0/z"},
-		{"{\"trajectories\":[{\"t\":[0,0.01,0.02],\"z\":[0,0.5,1]}]}", "/trajectories/0/z"},
+	    {"{\"drops\":[{\"height\":0.1,\"rebound\":0.2}]}", "/drops/0/rebound"},
+	    {"{\"drops\":[{\"height\":11,\"rebound\":0}]}", "/drops/0/height"},
+	    {"{\"presses\":[{\"force\":-1,\"deflection\":0}]}", "/presses/0/force"},
+	    {"{\"trajectories\":[{\"t\":[0,0.01],\"z\":[1,0]}]}", "/trajectories/0/t"},
+	    {"{\"trajectories\":[{\"t\":[0,0.01,0.01],\"z\":[1,0.5,0]}]}", "/trajectories/0/t/2"},
+	    {"{\"trajectories\":[{\"t\":[0,0.01,0.02],\"z\":[1,0.5]}]}", "/trajectories/0/z"},
+	    {"{\"trajectories\":[{\"t\":[0,0.01,0.02],\"z\":[0,0.5,1]}]}", "/trajectories/0/z"},
 	};
 	const json_t *upload_op = operation(upload_path, "post");
-	const json_t *trajectory_schema = json_object_get(json_object_get(json_object_get(deref(
-	    request_schema(upload_op)), "properties"), "trajectories"), "items");
-	const char *const paths[] = {create_path, create_path, show_path, upload_path,
-		events_path};
+	const json_t *trajectory_schema = json_object_get(
+	    json_object_get(
+	        json_object_get(deref(request_schema(upload_op)), "properties"), "trajectories"),
+	    "items");
+	const char *const paths[] = {create_path, create_path, show_path, upload_path, events_path};
 	const char *const ops[] = {"post", "get", "get", "post", "get"};
 	const char *const suffixes[] = {NULL, NULL, "", "/measurements", "/events"};
 	char urls[5][128], wrong[ROBOT_TOKEN_MAX], at[32], *text;
@@ -1475,11 +1498,11 @@ START_TEST(calibration_rejections_documented)
 		const char *body = strcmp(ops[i], "post") == 0 ? "{}" : NULL;
 
 		expect_rejection(paths[i], ops[i], urls[i], NULL, body, 401, "unauthorized", "");
-		expect_rejection(paths[i], ops[i], urls[i], "not-a-token", body, 401,
-		    "unauthorized", "");
+		expect_rejection(
+		    paths[i], ops[i], urls[i], "not-a-token", body, 401, "unauthorized", "");
 		expect_rejection(paths[i], ops[i], urls[i], wrong, body, 401, "unauthorized", "");
-		expect_rejection(paths[i], ops[i], urls[i], other_token, body, 403, "forbidden",
-		    "");
+		expect_rejection(
+		    paths[i], ops[i], urls[i], other_token, body, 403, "forbidden", "");
 	}
 	/* a body that is not JSON, on both POSTs, with a valid token: 415 */
 	for (i = 0; i < 5; i++) {
@@ -1495,12 +1518,11 @@ START_TEST(calibration_rejections_documented)
 		live_reply_free(&r);
 	}
 	/* the path: not a robot name or not an id (before the token); no such calibration */
-	expect_rejection(create_path, "post", "/v1/robots/not~a~name/calibrations", NULL, "{}",
-	    404, "not_found", "");
-	expect_rejection(create_path, "get", "/v1/robots/not~a~name/calibrations", NULL, NULL,
-	    404, "not_found", "");
-	expect_rejection(show_path, "get", "/v1/calibrations/01", NULL, NULL, 404, "not_found",
-	    "");
+	expect_rejection(create_path, "post", "/v1/robots/not~a~name/calibrations", NULL, "{}", 404,
+	    "not_found", "");
+	expect_rejection(create_path, "get", "/v1/robots/not~a~name/calibrations", NULL, NULL, 404,
+	    "not_found", "");
+	expect_rejection(show_path, "get", "/v1/calibrations/01", NULL, NULL, 404, "not_found", "");
 	expect_rejection(upload_path, "post", "/v1/calibrations/0/measurements", NULL, "{}", 404,
 	    "not_found", "");
 	for (i = 2; i < 5; i++) {
@@ -1514,15 +1536,15 @@ START_TEST(calibration_rejections_documented)
 	expect_rejection(create_path, "put", urls[0], token, "{}", 405, "method_not_allowed", "");
 	expect_rejection(show_path, "post", urls[2], token, "{}", 405, "method_not_allowed", "");
 	expect_rejection(upload_path, "get", urls[3], token, NULL, 405, "method_not_allowed", "");
-	expect_rejection(events_path, "delete", urls[4], token, NULL, 405, "method_not_allowed",
-	    "");
+	expect_rejection(
+	    events_path, "delete", urls[4], token, NULL, 405, "method_not_allowed", "");
 	/* malformed JSON, JSON too deep, a missing field */
 	expect_rejection(create_path, "post", urls[0], token, "{", 400, "bad_json", "");
 	expect_rejection(upload_path, "post", urls[3], token, "{", 400, "bad_json", "");
 	expect_rejection(create_path, "post", urls[0], token, deep, 400, "too_deep", NULL);
 	expect_rejection(upload_path, "post", urls[3], token, deep, 400, "too_deep", NULL);
-	expect_rejection(upload_path, "post", urls[3], token, "{\"drops\":[{\"height\":0.1}]}",
-	    400, "missing_field", "/drops/0/rebound");
+	expect_rejection(upload_path, "post", urls[3], token, "{\"drops\":[{\"height\":0.1}]}", 400,
+	    "missing_field", "/drops/0/rebound");
 	/* sizes: the body, the setup's steps, the trajectories' span and samples */
 	text = malloc(LIMIT_MAX_BODY_BYTES + 2);
 	ck_assert_ptr_nonnull(text);
@@ -1546,8 +1568,8 @@ START_TEST(calibration_rejections_documented)
 	 */
 	n = max_items(trajectory_schema, "t");
 	text = trajectory_of(n + 1);
-	expect_rejection(upload_path, "post", urls[3], token, text, 413, "too_large",
-	    "/trajectories/0/t");
+	expect_rejection(
+	    upload_path, "post", urls[3], token, text, 413, "too_large", "/trajectories/0/t");
 	free(text);
 	text = trajectory_of(n);
 	snprintf(at, sizeof at, "/trajectories/0/t/%zu", n - 1);
@@ -1562,23 +1584,24 @@ START_TEST(calibration_rejections_documented)
 	snprintf(at, sizeof at, "/drops/%zu/rebound", n - 1);
 	expect_rejection(upload_path, "post", urls[3], token, text, 422, "bad_value", at);
 	free(text);
-	check_list_limit(urls[3], "presses", press, max_items(request_schema(upload_op),
-	    "presses"));
+	check_list_limit(
+	    urls[3], "presses", press, max_items(request_schema(upload_op), "presses"));
 	check_list_limit(urls[3], "trajectories", trajectory,
 	    max_items(request_schema(upload_op), "trajectories"));
 	/* values */
 	expect_rejection(create_path, "post", urls[0], token, "{\"geom\":{\"condim\":5}}", 422,
 	    "bad_value", "/geom/condim");
-	expect_rejection(create_path, "post", urls[0], token, "{\"class\":\"a<b\"}", 422,
-	    "bad_value", "/class");
+	expect_rejection(
+	    create_path, "post", urls[0], token, "{\"class\":\"a<b\"}", 422, "bad_value", "/class");
 	for (i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++)
 		expect_rejection(upload_path, "post", urls[3], token, bad_values[i].body, 422,
 		    "bad_value", bad_values[i].at);
 	/* nothing stored */
 	shown = call(token, "GET", urls[2], NULL, 200);
 	for (i = 0; i < 3; i++)
-		ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(shown,
-				      "measurements"), kinds[i])), 0);
+		ck_assert_uint_eq(json_array_size(json_object_get(
+		                      json_object_get(shown, "measurements"), kinds[i])),
+		    0);
 	ck_assert(json_is_null(json_object_get(shown, "fit")));
 	json_decref(shown);
 	json_decref(created);

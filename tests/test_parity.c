@@ -109,10 +109,10 @@ enum feature {
 	F_SPHERE,
 	F_CUBE,
 	F_BOX3,
-	F_SMALL_SIZE,  /* < 1 cm */
-	F_LARGE_SIZE,  /* > 0.2 m */
-	F_LIGHT,       /* < 0.1 kg */
-	F_HEAVY,       /* > 10 kg */
+	F_SMALL_SIZE, /* < 1 cm */
+	F_LARGE_SIZE, /* > 0.2 m */
+	F_LIGHT,      /* < 0.1 kg */
+	F_HEAVY,      /* > 10 kg */
 	F_AWKWARD_MASS,
 	F_STANDARD_SOLREF,
 	F_DIRECT_SOLREF,
@@ -121,35 +121,35 @@ enum feature {
 	F_ZERO_WIDTH,
 	F_TINY_WIDTH,
 	F_POWER1,
-	F_HIGH_POWER,   /* power > 4 */
+	F_HIGH_POWER, /* power > 4 */
 	F_CLAMPED_SOLIMP,
 	F_CONDIM1,
 	F_CONDIM3,
 	F_CONDIM4,
 	F_CONDIM6,
-	F_MIXED_FLOOR,  /* floor params differ from the body's */
-	F_SOLMIX,       /* solmix != 1 on a mixed floor */
-	F_PRIORITY,     /* priorities differ */
+	F_MIXED_FLOOR, /* floor params differ from the body's */
+	F_SOLMIX,      /* solmix != 1 on a mixed floor */
+	F_PRIORITY,    /* priorities differ */
 	F_MARGIN,
 	F_GAP,
 	F_REFSAFE_OFF,
 	F_IMPRATIO,
-	F_SMALL_STEP,   /* < 1 ms */
-	F_LARGE_STEP,   /* > 5 ms */
-	F_TOUCHING,     /* height 0 */
+	F_SMALL_STEP, /* < 1 ms */
+	F_LARGE_STEP, /* > 5 ms */
+	F_TOUCHING,   /* height 0 */
 	F_EULER,
 	F_IMPLICIT,
 	F_RK4,
-	F_GRAVITY,      /* not 9.81 */
+	F_GRAVITY, /* not 9.81 */
 	F_COUNT
 };
 
-static const char *const feature_name[F_COUNT] = {
-    "sphere", "cube", "box hx,hy,hz", "size<1cm", "size>0.2m", "mass<0.1kg", "mass>10kg",
-    "awkward mass", "standard solref", "direct solref", "mixed-sign solref", "d0==dwidth",
-    "width 0", "tiny width", "power 1", "power>4", "clamped solimp", "condim 1", "condim 3",
-    "condim 4", "condim 6", "mixed floor", "solmix", "priority", "margin", "gap", "refsafe off",
-    "impratio", "h<1ms", "h>5ms", "height 0", "Euler", "implicit", "RK4", "gravity"};
+static const char *const feature_name[F_COUNT] = {"sphere", "cube", "box hx,hy,hz", "size<1cm",
+    "size>0.2m", "mass<0.1kg", "mass>10kg", "awkward mass", "standard solref", "direct solref",
+    "mixed-sign solref", "d0==dwidth", "width 0", "tiny width", "power 1", "power>4",
+    "clamped solimp", "condim 1", "condim 3", "condim 4", "condim 6", "mixed floor", "solmix",
+    "priority", "margin", "gap", "refsafe off", "impratio", "h<1ms", "h>5ms", "height 0", "Euler",
+    "implicit", "RK4", "gravity"};
 
 struct coverage {
 	int count[F_COUNT];
@@ -237,8 +237,8 @@ static const double awkward_masses[] = {0.33, 2.5, 0.1, 0.7, 3.0, 1.0 / 3.0, 7.7
 static void random_scene(uint64_t seed, int index, struct scene *s, struct coverage *c)
 {
 	struct rng r = {seed ^ (UINT64_C(0xD1B54A32D192ED03) * (uint64_t)(index + 1))};
-	static const enum scene_integrator integrators[4] = {SCENE_EULER, SCENE_EULER,
-	    SCENE_IMPLICIT, SCENE_RK4};
+	static const enum scene_integrator integrators[4] = {
+	    SCENE_EULER, SCENE_EULER, SCENE_IMPLICIT, SCENE_RK4};
 	double pick = rng_unit(&r);
 	int i;
 
@@ -261,7 +261,8 @@ static void random_scene(uint64_t seed, int index, struct scene *s, struct cover
 	cover(c, F_LARGE_SIZE, s->size[0] > 0.2 || s->size[2] > 0.2);
 
 	if (rng_chance(&r, 0.2)) {
-		s->mass = awkward_masses[rng_int(&r, sizeof awkward_masses / sizeof *awkward_masses)];
+		s->mass =
+		    awkward_masses[rng_int(&r, sizeof awkward_masses / sizeof *awkward_masses)];
 		cover(c, F_AWKWARD_MASS, 1);
 	} else {
 		s->mass = rng_log(&r, 0.01, 100);
@@ -353,8 +354,8 @@ static void linearize(const struct scene_model *m, struct linear_contact *out)
 		double imp = law_impedance(r, &m->solimp, NULL);
 		double nd = m->rows / scene_row_R(m, imp);
 		double w = nd / (m->mass + nd);
-		double g = growth_step(w * imp * m->gains.K, w * m->gains.B, m->timestep,
-		    m->integrator);
+		double g =
+		    growth_step(w * imp * m->gains.K, w * m->gains.B, m->timestep, m->integrator);
 		out->growth = fmax(out->growth, g);
 		out->conditioning = fmax(out->conditioning, nd / m->mass);
 	}
@@ -385,8 +386,8 @@ enum regime {
 	REGIME_COUNT
 };
 
-static const char *const regime_name[REGIME_COUNT] = {"settling", "bouncy", "tilting",
-    "energy-gaining", "solver-limited", "MuJoCo reset"};
+static const char *const regime_name[REGIME_COUNT] = {
+    "settling", "bouncy", "tilting", "energy-gaining", "solver-limited", "MuJoCo reset"};
 
 /* ---- comparison ---- */
 
@@ -417,10 +418,10 @@ struct run {
 
 /* One step of the core from each of MuJoCo's states: nothing can amplify. */
 struct local {
-	long off;      /* first step the core does not reproduce, or -1 */
-	long checked;  /* steps compared */
-	long skipped;  /* steps from a state off the core's axis (a tilted or slipping body) */
-	double worst;  /* largest relative deviation of a compared step */
+	long off;     /* first step the core does not reproduce, or -1 */
+	long checked; /* steps compared */
+	long skipped; /* steps from a state off the core's axis (a tilted or slipping body) */
+	double worst; /* largest relative deviation of a compared step */
 };
 
 static void print_scene(uint64_t run_seed, int index, const struct scene *s)
@@ -488,7 +489,7 @@ static int contact_step(const struct run *r, const struct scene_model *m, long i
 	double free_dv = m->a0 * m->timestep;
 
 	return fabs(r->mj[i].vel - before - free_dv) >
-	       PARITY_REL_TOL * fabs(free_dv) + 4 * DBL_EPSILON * fabs(before);
+	    PARITY_REL_TOL * fabs(free_dv) + 4 * DBL_EPSILON * fabs(before);
 }
 
 /* Impacts in MuJoCo's run: runs of contact steps after a free one. */
@@ -558,8 +559,8 @@ static void classify(const struct scene_model *m, const struct scene *s, struct 
 		r->horizon = r->n - 1;
 }
 
-static void run_both(const struct scene *s, const struct scene_model *m, struct mjscene *ms,
-    struct run *out)
+static void run_both(
+    const struct scene *s, const struct scene_model *m, struct mjscene *ms, struct run *out)
 {
 	double z, vel, length;
 	long i;
@@ -571,8 +572,8 @@ static void run_both(const struct scene *s, const struct scene_model *m, struct 
 	out->warnings = mjscene_warnings();
 	out->reset_step = mjscene_run(ms, out->n, out->mj);
 	out->warnings = mjscene_warnings() - out->warnings;
-	mjscene_metrics(out->mj, out->n, ms->half_height, s->height, s->option.timestep,
-	    &out->mj_drop);
+	mjscene_metrics(
+	    out->mj, out->n, ms->half_height, s->height, s->option.timestep, &out->mj_drop);
 	sim_drop(m, s->height, s->duration, &out->core_drop);
 
 	/* z is the centre height, at least the half height; speeds are bounded by the
@@ -618,14 +619,14 @@ static void assert_metrics_agree(const struct run *r, uint64_t run_seed, int ind
 
 	ck_assert_msg(a->steps == b->steps, "scene %d (seed %" PRIu64 "): steps %ld vs %ld", index,
 	    run_seed, a->steps, b->steps);
-	ck_assert_msg(
-	    close_to(a->peak_penetration, b->peak_penetration, metric_scale(b->peak_penetration, L)) &&
-		close_to(a->rebound, b->rebound, metric_scale(b->rebound, L)) &&
-		close_to(a->max_height, b->max_height, metric_scale(b->max_height, L)) &&
-		close_to(a->final_penetration, b->final_penetration,
-		    metric_scale(b->final_penetration, L)) &&
-		close_to(a->jitter, b->jitter, metric_scale(b->jitter, L)) &&
-		a->energy_gain == b->energy_gain,
+	ck_assert_msg(close_to(a->peak_penetration, b->peak_penetration,
+	                  metric_scale(b->peak_penetration, L)) &&
+	        close_to(a->rebound, b->rebound, metric_scale(b->rebound, L)) &&
+	        close_to(a->max_height, b->max_height, metric_scale(b->max_height, L)) &&
+	        close_to(a->final_penetration, b->final_penetration,
+	            metric_scale(b->final_penetration, L)) &&
+	        close_to(a->jitter, b->jitter, metric_scale(b->jitter, L)) &&
+	        a->energy_gain == b->energy_gain,
 	    "scene %d (seed %" PRIu64 "): metrics differ: core peak %.17g rebound %.17g max %.17g "
 	    "jitter %.17g final %.17g gain %d; MuJoCo %.17g %.17g %.17g %.17g %.17g %d",
 	    index, run_seed, a->peak_penetration, a->rebound, a->max_height, a->jitter,
@@ -706,8 +707,8 @@ static long impacts_before(const struct run *r, const struct scene_model *m, lon
 	return count;
 }
 
-static void assert_local(const struct local *l, uint64_t run_seed, int index,
-    const struct scene *s, const char *what)
+static void assert_local(
+    const struct local *l, uint64_t run_seed, int index, const struct scene *s, const char *what)
 {
 	if (l->off >= 0)
 		print_scene(run_seed, index, s);
@@ -722,8 +723,8 @@ static void assert_local(const struct local *l, uint64_t run_seed, int index,
  * qacc. Step the same scene with Euler in MuJoCo, which integrates qacc: the core
  * must reproduce every step of that. Returns the implicit run's local deviation.
  */
-static double check_solver_limited(const struct scene *s, const struct run *r, int index,
-    struct tally *t)
+static double check_solver_limited(
+    const struct scene *s, const struct run *r, int index, struct tally *t)
 {
 	struct scene euler = *s;
 	struct scene_model m;
@@ -774,8 +775,8 @@ START_TEST(test_trajectories)
 		random_scene(seed, i, &s, NULL);
 		ck_assert_msg(mjscene_open(&ms, &s, err, sizeof err) == 0, "scene %d: %s", i, err);
 		/* the compiled body must be the requested one, or we compare different scenes */
-		ck_assert_msg(ms.model->body_mass[1] == s.mass, "scene %d: body mass %.17g, not %.17g",
-		    i, ms.model->body_mass[1], s.mass);
+		ck_assert_msg(ms.model->body_mass[1] == s.mass,
+		    "scene %d: body mass %.17g, not %.17g", i, ms.model->body_mass[1], s.mass);
 		scene_prepare(&s, &m);
 		run_both(&s, &m, &ms, &r);
 		t.scenes[r.regime]++;
@@ -783,13 +784,15 @@ START_TEST(test_trajectories)
 		/* MuJoCo warns at every contact whose combined solref has mixed signs, and
 		 * then uses the default; the core must see the same fallback */
 		if (r.regime != REGIME_MUJOCO_RESET)
-			ck_assert_msg((r.warnings > 0) == (m.gains.fell_back && r.first_contact < r.n),
+			ck_assert_msg(
+			    (r.warnings > 0) == (m.gains.fell_back && r.first_contact < r.n),
 			    "scene %d (seed %" PRIu64 "): %ld MuJoCo warnings, core fallback %d", i,
 			    seed, r.warnings, m.gains.fell_back);
 
 		/* every step of MuJoCo, taken by the core from MuJoCo's own state */
 		if (r.regime == REGIME_SOLVER_LIMITED) {
-			t.worst_implicit = fmax(t.worst_implicit, check_solver_limited(&s, &r, i, &t));
+			t.worst_implicit =
+			    fmax(t.worst_implicit, check_solver_limited(&s, &r, i, &t));
 		} else {
 			check_locally(&m, &r, r.mj, r.reset_step >= 0 ? r.reset_step : r.n, ms.z0,
 			    PARITY_REL_TOL, &l);
@@ -805,7 +808,8 @@ START_TEST(test_trajectories)
 		if (r.first_off >= 0 && r.first_off <= r.horizon)
 			print_scene(seed, i, &s);
 		ck_assert_msg(r.first_off < 0 || r.first_off > r.horizon,
-		    "scene %d (seed %" PRIu64 ", %s, growth %.6g): the runs part at step %ld of %ld, "
+		    "scene %d (seed %" PRIu64
+		    ", %s, growth %.6g): the runs part at step %ld of %ld, "
 		    "before step %ld: z %.17g vs %.17g, vel %.17g vs %.17g in MuJoCo",
 		    i, seed, regime_name[r.regime], r.lin.growth, r.first_off, r.n, r.horizon,
 		    r.core[r.first_off].z, r.mj[r.first_off].z, r.core[r.first_off].vel,
@@ -815,9 +819,9 @@ START_TEST(test_trajectories)
 		core_gain = gain_step(r.core, r.n, m.half_height, s.height);
 		mj_gain = gain_step(r.mj, r.n, m.half_height, s.height);
 		ck_assert_msg((core_gain > r.horizon && mj_gain > r.horizon) ||
-			r.core_drop.energy_gain == r.mj_drop.energy_gain,
-		    "scene %d (seed %" PRIu64 "): energy_gain %d in the core, %d in MuJoCo", i, seed,
-		    r.core_drop.energy_gain, r.mj_drop.energy_gain);
+		        r.core_drop.energy_gain == r.mj_drop.energy_gain,
+		    "scene %d (seed %" PRIu64 "): energy_gain %d in the core, %d in MuJoCo", i,
+		    seed, r.core_drop.energy_gain, r.mj_drop.energy_gain);
 
 		if (r.first_off < 0) {
 			assert_metrics_agree(&r, seed, i);
@@ -842,8 +846,9 @@ START_TEST(test_trajectories)
 	printf("parity: free runs from the same start: %d bitwise identical at every step\n",
 	    t.bitwise);
 	for (k = 0; k < REGIME_COUNT; k++)
-		printf("parity: %-15s %4d scenes, %3d free runs part after their horizon (%d with a "
-		       "different energy_gain flag)\n",
+		printf(
+		    "parity: %-15s %4d scenes, %3d free runs part after their horizon (%d with a "
+		    "different energy_gain flag)\n",
 		    regime_name[k], t.scenes[k], t.parted[k], t.flag_differs[k]);
 	printf("parity: parted runs began to differ after 0/1/2/3+ impacts: %ld/%ld/%ld/%ld\n",
 	    t.parted_after[0], t.parted_after[1], t.parted_after[2], t.parted_after[3]);
@@ -862,8 +867,8 @@ START_TEST(test_trajectories)
 END_TEST
 
 /* Pick a penetrating state inside (or beyond) the impedance curve's width. */
-static void penetrating_state(uint64_t run_seed, int index, const struct scene_model *m, double *z,
-    double *vel)
+static void penetrating_state(
+    uint64_t run_seed, int index, const struct scene_model *m, double *z, double *vel)
 {
 	struct rng r = {run_seed ^ (UINT64_C(0x8CB92BA72F3D8DD7) * (uint64_t)(index + 1))};
 	double width = m->solimp.width > 1e-6 ? m->solimp.width : 1e-4;
@@ -894,23 +899,26 @@ START_TEST(test_constraint_rows)
 		r = z - m.half_height - m.contact.includemargin;
 		acc = scene_accel(&m, z, vel, &st);
 		ck_assert_msg(mjscene_open(&ms, &s, err, sizeof err) == 0, "scene %d: %s", i, err);
-		ck_assert_msg(mjscene_efc(&ms, z, vel, &efc) == 0, "scene %d: %d rows", i, efc.nefc);
+		ck_assert_msg(
+		    mjscene_efc(&ms, z, vel, &efc) == 0, "scene %d: %d rows", i, efc.nefc);
 		ck_assert_msg(st.active, "scene %d: the chosen state is not penetrating", i);
 		ck_assert_msg(efc.ncon == m.contacts && efc.nefc == m.rows,
 		    "scene %d: MuJoCo has %d contacts and %d rows, the core %d and %d", i, efc.ncon,
 		    efc.nefc, m.contacts, m.rows);
 		for (k = 0; k < efc.nefc; k++) {
 			ck_assert_msg(close_to(efc.K[k], m.gains.K, fabs(efc.K[k])) &&
-				close_to(efc.B[k], m.gains.B, fabs(efc.B[k])) &&
-				close_to(efc.imp[k], st.impedance, fabs(efc.imp[k])) &&
-				close_to(efc.R[k], st.row_R, fabs(efc.R[k])),
+			        close_to(efc.B[k], m.gains.B, fabs(efc.B[k])) &&
+			        close_to(efc.imp[k], st.impedance, fabs(efc.imp[k])) &&
+			        close_to(efc.R[k], st.row_R, fabs(efc.R[k])),
 			    "scene %d row %d: MuJoCo K %.17g B %.17g imp %.17g R %.17g; core %.17g "
 			    "%.17g %.17g %.17g",
 			    i, k, efc.K[k], efc.B[k], efc.imp[k], efc.R[k], m.gains.K, m.gains.B,
 			    st.impedance, st.row_R);
-			/* aref = -B v - K imp r is a difference of two terms: scale by their size */
-			ck_assert_msg(close_to(efc.aref[k], st.aref,
-					  fabs(m.gains.B * vel) + fabs(m.gains.K * st.impedance * r)),
+			/* aref = -B v - K imp r is a difference of two terms: scale by their size
+			 */
+			ck_assert_msg(
+			    close_to(efc.aref[k], st.aref,
+			        fabs(m.gains.B * vel) + fabs(m.gains.K * st.impedance * r)),
 			    "scene %d row %d: aref %.17g in MuJoCo, %.17g in the core", i, k,
 			    efc.aref[k], st.aref);
 			rows_checked++;

@@ -23,188 +23,185 @@ struct bad_case {
 
 /* The contract's bad inputs, one per row. */
 static const struct bad_case bad_cases[] = {
-	/* wrong JSON types */
-	{SVC_DROP, "{\"body\": {\"mass\": \"1\"}}", ERR_BAD_TYPE, "/body/mass"},
-	{SVC_DROP, "{\"body\": {\"shape\": 3}}", ERR_BAD_TYPE, "/body/shape"},
-	{SVC_DROP, "{\"body\": {\"size\": \"0.05\"}}", ERR_BAD_TYPE, "/body/size"},
-	{SVC_DROP, "{\"body\": []}", ERR_BAD_TYPE, "/body"},
-	{SVC_DROP, "{\"geom\": {\"solref\": \"0.02 1\"}}", ERR_BAD_TYPE, "/geom/solref"},
-	{SVC_DROP, "{\"geom\": {\"solref\": [0.02, \"1\"]}}", ERR_BAD_TYPE, "/geom/solref/1"},
-	{SVC_DROP, "{\"option\": {\"refsafe\": 1}}", ERR_BAD_TYPE, "/option/refsafe"},
-	{SVC_DROP, "{\"option\": {\"gravity\": null}}", ERR_BAD_TYPE, "/option/gravity"},
-	{SVC_DROP, "{\"floor\": [1]}", ERR_BAD_TYPE, "/floor"},
-	{SVC_DROP, "{\"height\": true}", ERR_BAD_TYPE, "/height"},
-	{SVC_REST, "[]", ERR_BAD_TYPE, ""},
-	/* NaN-like and huge numbers: not JSON, or beyond a double */
-	{SVC_DROP, "{\"body\": {\"mass\": NaN}}", ERR_BAD_JSON, ""},
-	{SVC_DROP, "{\"height\": Infinity}", ERR_BAD_JSON, ""},
-	{SVC_DROP, "{\"height\": -Infinity}", ERR_BAD_JSON, ""},
-	{SVC_DROP, "{\"body\": {\"mass\": \"NaN\"}}", ERR_BAD_TYPE, "/body/mass"},
-	{SVC_DROP, "{\"body\": {\"mass\": 1e999}}", ERR_BAD_VALUE, "/body/mass"},
-	{SVC_DROP, "{\"geom\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, -1e400]}}", ERR_BAD_VALUE,
-	    "/geom/solimp/4"},
-	{SVC_DROP, "{\"geom\": {\"priority\": 123456789012345678901234567890}}", ERR_BAD_VALUE,
-	    "/geom/priority"},
-	{SVC_DROP, "{\"geom\": {\"priority\": 3000000000}}", ERR_BAD_VALUE, "/geom/priority"},
-	{SVC_DROP, "{\"body\": {\"mass\": 2e9}}", ERR_BAD_VALUE, "/body/mass"},
-	{SVC_DROP, "{\"body\": {\"size\": 101}}", ERR_BAD_VALUE, "/body/size"},
-	{SVC_DROP, "{\"height\": 1e5}", ERR_BAD_VALUE, "/height"},
-	/* negative or zero mass and size */
-	{SVC_DROP, "{\"body\": {\"mass\": -1}}", ERR_BAD_VALUE, "/body/mass"},
-	{SVC_REST, "{\"body\": {\"mass\": 0}}", ERR_BAD_VALUE, "/body/mass"},
-	{SVC_DROP, "{\"body\": {\"size\": -0.05}}", ERR_BAD_VALUE, "/body/size"},
-	{SVC_DROP, "{\"body\": {\"size\": [0.05, 0, 0.05]}}", ERR_BAD_VALUE, "/body/size/1"},
-	{SVC_DROP, "{\"body\": {\"size\": [0.05, 0.05]}}", ERR_BAD_VALUE, "/body/size"},
-	{SVC_DROP, "{\"body\": {\"shape\": \"sphere\", \"size\": [0, 1, 1]}}", ERR_BAD_VALUE,
-	    "/body/size/0"},
-	/* bodies MuJoCo 2.2.2's compiler refuses ("mass and inertia of moving bodies must be
-	 * larger than mjMINVAL"), measured with libmujoco: a sphere r 0.05 of 0.99e-12 kg
-	 * (inertia 0.99e-15) and a cube of half edge 4.9e-6 (volume 0.94e-15) */
-	{SVC_DROP, "{\"body\": {\"shape\": \"sphere\", \"mass\": 0.99e-12}}", ERR_BAD_VALUE,
-	    "/body/mass"},
-	{SVC_DROP, "{\"body\": {\"size\": 4.9e-6}}", ERR_BAD_VALUE, "/body/size"},
-	/* unknown shapes, fields, enum values */
-	{SVC_DROP, "{\"body\": {\"shape\": \"cylinder\"}}", ERR_BAD_VALUE, "/body/shape"},
-	{SVC_DROP, "{\"body\": {\"color\": \"red\"}}", ERR_UNKNOWN_FIELD, "/body/color"},
-	{SVC_REST, "{\"bogus\": 1}", ERR_UNKNOWN_FIELD, "/bogus"},
-	{SVC_REST, "{\"geom\": {\"a/b~c\": 1}}", ERR_UNKNOWN_FIELD, "/geom/a~1b~0c"},
-	{SVC_REST, "{\"option\": {\"solver\": \"PGS\"}}", ERR_UNKNOWN_FIELD, "/option/solver"},
-	{SVC_DROP, "{\"option\": {\"integrator\": \"discrete\"}}", ERR_BAD_VALUE,
-	    "/option/integrator"},
-	{SVC_DROP, "{\"option\": {\"integrator\": \"euler\"}}", ERR_BAD_VALUE,
-	    "/option/integrator"},
-	{SVC_DROP, "{\"option\": {\"cone\": \"elliptic\"}}", ERR_BAD_VALUE, "/option/cone"},
-	{SVC_DROP, "{\"geom\": {\"condim\": 2}}", ERR_BAD_VALUE, "/geom/condim"},
-	{SVC_DROP, "{\"geom\": {\"condim\": 3.5}}", ERR_BAD_VALUE, "/geom/condim"},
-	{SVC_DROP, "{\"geom\": {\"solref\": [0.02]}}", ERR_BAD_VALUE, "/geom/solref"},
-	{SVC_DROP, "{\"geom\": {\"friction\": [1, -0.1, 0]}}", ERR_BAD_VALUE, "/geom/friction/1"},
-	{SVC_DROP, "{\"geom\": {\"margin\": -0.001}}", ERR_BAD_VALUE, "/geom/margin"},
-	{SVC_DROP, "{\"floor\": {\"gap\": -1}}", ERR_BAD_VALUE, "/floor/gap"},
-	{SVC_DROP, "{\"floor\": {\"solmix\": -1}}", ERR_BAD_VALUE, "/floor/solmix"},
-	{SVC_DROP, "{\"floor\": {\"priority\": 0.5}}", ERR_BAD_VALUE, "/floor/priority"},
-	/* timesteps that are not positive, other ranges */
-	{SVC_DROP, "{\"option\": {\"timestep\": 0}}", ERR_BAD_VALUE, "/option/timestep"},
-	{SVC_DROP, "{\"option\": {\"timestep\": -0.002}}", ERR_BAD_VALUE, "/option/timestep"},
-	{SVC_DROP, "{\"option\": {\"impratio\": 0}}", ERR_BAD_VALUE, "/option/impratio"},
-	{SVC_DROP, "{\"height\": -0.1}", ERR_BAD_VALUE, "/height"},
-	{SVC_DROP, "{\"duration\": -1}", ERR_BAD_VALUE, "/duration"},
-	{SVC_DROP, "{\"duration\": 100000, \"option\": {\"timestep\": 0.001}}", ERR_TOO_LARGE,
-	    "/duration"},
-	{SVC_DROP, "{\"duration\": 1e300, \"option\": {\"timestep\": 1e-300}}", ERR_TOO_LARGE,
-	    "/duration"},
-	/* malformed JSON */
-	{SVC_REST, "{\"body\":", ERR_BAD_JSON, ""},
-	{SVC_REST, "", ERR_BAD_JSON, ""},
-	{SVC_REST, "{} {}", ERR_BAD_JSON, ""},
-	{SVC_REST, "\"rest\"", ERR_BAD_JSON, ""},
-	{SVC_REST, "{\"height\": 0, \"height\": 1}", ERR_BAD_JSON, ""},
-	{SVC_REST, "{\"geom\": {\"a\\u0000b\": 1}}", ERR_BAD_JSON, ""},
-	{SVC_REST, "{\"x\": \"\xff\xfe\"}", ERR_BAD_JSON, ""},
-	{SVC_REST, "{\"x\": \"\xc3\"}", ERR_BAD_JSON, ""},
-	/* stability */
-	{SVC_STABILITY, "{\"solref\": [0.02, \"a\"]}", ERR_BAD_TYPE, "/solref/1"},
-	{SVC_STABILITY, "{\"impedance\": 1}", ERR_BAD_VALUE, "/impedance"},
-	{SVC_STABILITY, "{\"impedance\": 0}", ERR_BAD_VALUE, "/impedance"},
-	{SVC_STABILITY, "{\"option\": {\"gravity\": 9.81}}", ERR_UNKNOWN_FIELD, "/option/gravity"},
-	{SVC_STABILITY, "{\"option\": {\"timestep\": 0}}", ERR_BAD_VALUE, "/option/timestep"},
-	{SVC_STABILITY, "{\"option\": {\"integrator\": \"RK5\"}}", ERR_BAD_VALUE,
-	    "/option/integrator"},
-	{SVC_STABILITY, "{\"body\": {}}", ERR_UNKNOWN_FIELD, "/body"},
-	/* sweep */
-	{SVC_SWEEP, "{\"vary\": [{\"path\": \"/height\", \"values\": [0]}]}", ERR_MISSING_FIELD,
-	    "/query"},
-	{SVC_SWEEP, "{\"query\": \"fly\", \"vary\": []}", ERR_BAD_VALUE, "/query"},
-	{SVC_SWEEP, "{\"query\": \"rest\"}", ERR_MISSING_FIELD, "/vary"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": {}}", ERR_BAD_TYPE, "/vary"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": []}", ERR_BAD_VALUE, "/vary"},
-	{SVC_SWEEP,
-	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": [0]}, {\"path\": "
-	    "\"/duration\", \"values\": [1]}, {\"path\": \"/body/mass\", \"values\": [1]}]}",
-	    ERR_BAD_VALUE, "/vary"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"base\": {\"body\": {\"mass\": -1}}, \"vary\": []}",
-	    ERR_BAD_VALUE, "/base/body/mass"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"base\": 3, \"vary\": []}", ERR_BAD_TYPE, "/base"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"values\": [1]}]}", ERR_MISSING_FIELD,
-	    "/vary/0/path"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/body/mass\"}]}",
-	    ERR_MISSING_FIELD, "/vary/0/values"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/body/mas\", \"values\": [1]}]}",
-	    ERR_UNKNOWN_FIELD, "/vary/0/path"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"body/mass\", \"values\": [1]}]}",
-	    ERR_BAD_VALUE, "/vary/0/path"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"\", \"values\": [{}]}]}",
-	    ERR_BAD_VALUE, "/vary/0/path"},
-	{SVC_SWEEP,
-	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom/solref/~2\", \"values\": [1]}]}",
-	    ERR_BAD_VALUE, "/vary/0/path"},
-	{SVC_SWEEP,
-	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom/solref/2\", \"values\": [1]}]}",
-	    ERR_UNKNOWN_FIELD, "/vary/0/path"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": 5, \"values\": [1]}]}",
-	    ERR_BAD_TYPE, "/vary/0/path"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": 1}]}",
-	    ERR_BAD_TYPE, "/vary/0/values"},
-	{SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": []}]}",
-	    ERR_BAD_VALUE, "/vary/0/values"},
-	{SVC_SWEEP,
-	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": [0], "
-	    "\"step\": 1}]}",
-	    ERR_UNKNOWN_FIELD, "/vary/0/step"},
-	{SVC_SWEEP,
-	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/body/mass\", \"values\": [1, 2, -3]}]}",
-	    ERR_BAD_VALUE, "/vary/0/values/2"},
-	{SVC_SWEEP,
-	    "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref\", \"values\": [[0.02, 1], "
-	    "[0.02, \"x\"]]}]}",
-	    ERR_BAD_TYPE, "/vary/0/values/1"},
-	{SVC_SWEEP,
-	    "{\"query\": \"stability\", \"vary\": [{\"path\": \"/option/integrator\", \"values\": "
-	    "[\"Euler\", \"RK4\", \"leapfrog\"]}]}",
-	    ERR_BAD_VALUE, "/vary/0/values/2"},
-	{SVC_SWEEP,
-	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": [0]}, {\"path\": "
-	    "\"/height\", \"values\": [1]}]}",
-	    ERR_BAD_VALUE, "/vary/1/path"},
-	/* each value alone is fine (5e6 and 1000 steps), the pair is not (2e7 steps) */
-	{SVC_SWEEP,
-	    "{\"query\": \"drop\", \"base\": {\"duration\": 0.5}, \"vary\": [{\"path\": "
-	    "\"/option/timestep\", \"values\": [0.002, 1e-7]}, {\"path\": \"/duration\", "
-	    "\"values\": [0.5, 2]}]}",
-	    ERR_TOO_LARGE, "/vary/1/values/1"},
-	/* eval */
-	{SVC_EVAL, "{}", ERR_MISSING_FIELD, "/function"},
-	{SVC_EVAL, "{\"function\": \"nope\"}", ERR_BAD_VALUE, "/function"},
-	{SVC_EVAL,
-	    "{\"function\": \"impedance\", \"args\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
-	    ERR_MISSING_FIELD, "/args/r"},
-	{SVC_EVAL, "{\"function\": \"impedance\"}", ERR_MISSING_FIELD, "/args/r"},
-	{SVC_EVAL,
-	    "{\"function\": \"impedance\", \"args\": {\"r\": 0.001, \"solimp\": [0.9, 0.95, 0.001, "
-	    "0.5, 2], \"h\": 0.002}}",
-	    ERR_UNKNOWN_FIELD, "/args/h"},
-	{SVC_EVAL, "{\"function\": \"impedance\", \"args\": {\"r\": \"0\", \"solimp\": []}}",
-	    ERR_BAD_TYPE, "/args/r"},
-	{SVC_EVAL, "{\"function\": \"impedance\", \"args\": [], \"x\": 1}", ERR_UNKNOWN_FIELD,
-	    "/x"},
-	{SVC_EVAL, "{\"function\": \"impedance\", \"args\": []}", ERR_BAD_TYPE, "/args"},
-	{SVC_EVAL, "{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
-		   "\"dampratio\": 1, \"dt\": 0}}",
-	    ERR_BAD_VALUE, "/args/dt"},
-	{SVC_EVAL, "{\"function\": \"step_growth\", \"args\": {\"k\": 1, \"c\": 1, \"h\": 0.002, "
-		   "\"integrator\": \"discrete\"}}",
-	    ERR_BAD_VALUE, "/args/integrator"},
-	{SVC_EVAL, "{\"calls\": {}}", ERR_BAD_TYPE, "/calls"},
-	{SVC_EVAL, "{\"calls\": [], \"function\": \"impedance\"}", ERR_UNKNOWN_FIELD, "/function"},
-	{SVC_EVAL,
-	    "{\"calls\": [{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
-	    "\"dampratio\": 1, \"dt\": 0.002}}, {\"function\": \"step_growth\", \"args\": "
-	    "{\"k\": 1, \"c\": 1, \"h\": -1}}]}",
-	    ERR_BAD_VALUE, "/calls/1/args/h"},
-	{SVC_EVAL,
-	    "{\"calls\": [{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], "
-	    "\"dmax\": 0.95, \"h\": 0.002, \"refsafe\": \"yes\"}}]}",
-	    ERR_BAD_TYPE, "/calls/0/args/refsafe"},
-	{SVC_EVAL, "{\"calls\": [3]}", ERR_BAD_TYPE, "/calls/0"},
+    /* wrong JSON types */
+    {SVC_DROP, "{\"body\": {\"mass\": \"1\"}}", ERR_BAD_TYPE, "/body/mass"},
+    {SVC_DROP, "{\"body\": {\"shape\": 3}}", ERR_BAD_TYPE, "/body/shape"},
+    {SVC_DROP, "{\"body\": {\"size\": \"0.05\"}}", ERR_BAD_TYPE, "/body/size"},
+    {SVC_DROP, "{\"body\": []}", ERR_BAD_TYPE, "/body"},
+    {SVC_DROP, "{\"geom\": {\"solref\": \"0.02 1\"}}", ERR_BAD_TYPE, "/geom/solref"},
+    {SVC_DROP, "{\"geom\": {\"solref\": [0.02, \"1\"]}}", ERR_BAD_TYPE, "/geom/solref/1"},
+    {SVC_DROP, "{\"option\": {\"refsafe\": 1}}", ERR_BAD_TYPE, "/option/refsafe"},
+    {SVC_DROP, "{\"option\": {\"gravity\": null}}", ERR_BAD_TYPE, "/option/gravity"},
+    {SVC_DROP, "{\"floor\": [1]}", ERR_BAD_TYPE, "/floor"},
+    {SVC_DROP, "{\"height\": true}", ERR_BAD_TYPE, "/height"},
+    {SVC_REST, "[]", ERR_BAD_TYPE, ""},
+    /* NaN-like and huge numbers: not JSON, or beyond a double */
+    {SVC_DROP, "{\"body\": {\"mass\": NaN}}", ERR_BAD_JSON, ""},
+    {SVC_DROP, "{\"height\": Infinity}", ERR_BAD_JSON, ""},
+    {SVC_DROP, "{\"height\": -Infinity}", ERR_BAD_JSON, ""},
+    {SVC_DROP, "{\"body\": {\"mass\": \"NaN\"}}", ERR_BAD_TYPE, "/body/mass"},
+    {SVC_DROP, "{\"body\": {\"mass\": 1e999}}", ERR_BAD_VALUE, "/body/mass"},
+    {SVC_DROP, "{\"geom\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, -1e400]}}", ERR_BAD_VALUE,
+        "/geom/solimp/4"},
+    {SVC_DROP, "{\"geom\": {\"priority\": 123456789012345678901234567890}}", ERR_BAD_VALUE,
+        "/geom/priority"},
+    {SVC_DROP, "{\"geom\": {\"priority\": 3000000000}}", ERR_BAD_VALUE, "/geom/priority"},
+    {SVC_DROP, "{\"body\": {\"mass\": 2e9}}", ERR_BAD_VALUE, "/body/mass"},
+    {SVC_DROP, "{\"body\": {\"size\": 101}}", ERR_BAD_VALUE, "/body/size"},
+    {SVC_DROP, "{\"height\": 1e5}", ERR_BAD_VALUE, "/height"},
+    /* negative or zero mass and size */
+    {SVC_DROP, "{\"body\": {\"mass\": -1}}", ERR_BAD_VALUE, "/body/mass"},
+    {SVC_REST, "{\"body\": {\"mass\": 0}}", ERR_BAD_VALUE, "/body/mass"},
+    {SVC_DROP, "{\"body\": {\"size\": -0.05}}", ERR_BAD_VALUE, "/body/size"},
+    {SVC_DROP, "{\"body\": {\"size\": [0.05, 0, 0.05]}}", ERR_BAD_VALUE, "/body/size/1"},
+    {SVC_DROP, "{\"body\": {\"size\": [0.05, 0.05]}}", ERR_BAD_VALUE, "/body/size"},
+    {SVC_DROP, "{\"body\": {\"shape\": \"sphere\", \"size\": [0, 1, 1]}}", ERR_BAD_VALUE,
+        "/body/size/0"},
+    /* bodies MuJoCo 2.2.2's compiler refuses ("mass and inertia of moving bodies must be
+     * larger than mjMINVAL"), measured with libmujoco: a sphere r 0.05 of 0.99e-12 kg
+     * (inertia 0.99e-15) and a cube of half edge 4.9e-6 (volume 0.94e-15) */
+    {SVC_DROP, "{\"body\": {\"shape\": \"sphere\", \"mass\": 0.99e-12}}", ERR_BAD_VALUE,
+        "/body/mass"},
+    {SVC_DROP, "{\"body\": {\"size\": 4.9e-6}}", ERR_BAD_VALUE, "/body/size"},
+    /* unknown shapes, fields, enum values */
+    {SVC_DROP, "{\"body\": {\"shape\": \"cylinder\"}}", ERR_BAD_VALUE, "/body/shape"},
+    {SVC_DROP, "{\"body\": {\"color\": \"red\"}}", ERR_UNKNOWN_FIELD, "/body/color"},
+    {SVC_REST, "{\"bogus\": 1}", ERR_UNKNOWN_FIELD, "/bogus"},
+    {SVC_REST, "{\"geom\": {\"a/b~c\": 1}}", ERR_UNKNOWN_FIELD, "/geom/a~1b~0c"},
+    {SVC_REST, "{\"option\": {\"solver\": \"PGS\"}}", ERR_UNKNOWN_FIELD, "/option/solver"},
+    {SVC_DROP, "{\"option\": {\"integrator\": \"discrete\"}}", ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_DROP, "{\"option\": {\"integrator\": \"euler\"}}", ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_DROP, "{\"option\": {\"cone\": \"elliptic\"}}", ERR_BAD_VALUE, "/option/cone"},
+    {SVC_DROP, "{\"geom\": {\"condim\": 2}}", ERR_BAD_VALUE, "/geom/condim"},
+    {SVC_DROP, "{\"geom\": {\"condim\": 3.5}}", ERR_BAD_VALUE, "/geom/condim"},
+    {SVC_DROP, "{\"geom\": {\"solref\": [0.02]}}", ERR_BAD_VALUE, "/geom/solref"},
+    {SVC_DROP, "{\"geom\": {\"friction\": [1, -0.1, 0]}}", ERR_BAD_VALUE, "/geom/friction/1"},
+    {SVC_DROP, "{\"geom\": {\"margin\": -0.001}}", ERR_BAD_VALUE, "/geom/margin"},
+    {SVC_DROP, "{\"floor\": {\"gap\": -1}}", ERR_BAD_VALUE, "/floor/gap"},
+    {SVC_DROP, "{\"floor\": {\"solmix\": -1}}", ERR_BAD_VALUE, "/floor/solmix"},
+    {SVC_DROP, "{\"floor\": {\"priority\": 0.5}}", ERR_BAD_VALUE, "/floor/priority"},
+    /* timesteps that are not positive, other ranges */
+    {SVC_DROP, "{\"option\": {\"timestep\": 0}}", ERR_BAD_VALUE, "/option/timestep"},
+    {SVC_DROP, "{\"option\": {\"timestep\": -0.002}}", ERR_BAD_VALUE, "/option/timestep"},
+    {SVC_DROP, "{\"option\": {\"impratio\": 0}}", ERR_BAD_VALUE, "/option/impratio"},
+    {SVC_DROP, "{\"height\": -0.1}", ERR_BAD_VALUE, "/height"},
+    {SVC_DROP, "{\"duration\": -1}", ERR_BAD_VALUE, "/duration"},
+    {SVC_DROP, "{\"duration\": 100000, \"option\": {\"timestep\": 0.001}}", ERR_TOO_LARGE,
+        "/duration"},
+    {SVC_DROP, "{\"duration\": 1e300, \"option\": {\"timestep\": 1e-300}}", ERR_TOO_LARGE,
+        "/duration"},
+    /* malformed JSON */
+    {SVC_REST, "{\"body\":", ERR_BAD_JSON, ""},
+    {SVC_REST, "", ERR_BAD_JSON, ""},
+    {SVC_REST, "{} {}", ERR_BAD_JSON, ""},
+    {SVC_REST, "\"rest\"", ERR_BAD_JSON, ""},
+    {SVC_REST, "{\"height\": 0, \"height\": 1}", ERR_BAD_JSON, ""},
+    {SVC_REST, "{\"geom\": {\"a\\u0000b\": 1}}", ERR_BAD_JSON, ""},
+    {SVC_REST, "{\"x\": \"\xff\xfe\"}", ERR_BAD_JSON, ""},
+    {SVC_REST, "{\"x\": \"\xc3\"}", ERR_BAD_JSON, ""},
+    /* stability */
+    {SVC_STABILITY, "{\"solref\": [0.02, \"a\"]}", ERR_BAD_TYPE, "/solref/1"},
+    {SVC_STABILITY, "{\"impedance\": 1}", ERR_BAD_VALUE, "/impedance"},
+    {SVC_STABILITY, "{\"impedance\": 0}", ERR_BAD_VALUE, "/impedance"},
+    {SVC_STABILITY, "{\"option\": {\"gravity\": 9.81}}", ERR_UNKNOWN_FIELD, "/option/gravity"},
+    {SVC_STABILITY, "{\"option\": {\"timestep\": 0}}", ERR_BAD_VALUE, "/option/timestep"},
+    {SVC_STABILITY, "{\"option\": {\"integrator\": \"RK5\"}}", ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_STABILITY, "{\"body\": {}}", ERR_UNKNOWN_FIELD, "/body"},
+    /* sweep */
+    {SVC_SWEEP, "{\"vary\": [{\"path\": \"/height\", \"values\": [0]}]}", ERR_MISSING_FIELD,
+        "/query"},
+    {SVC_SWEEP, "{\"query\": \"fly\", \"vary\": []}", ERR_BAD_VALUE, "/query"},
+    {SVC_SWEEP, "{\"query\": \"rest\"}", ERR_MISSING_FIELD, "/vary"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": {}}", ERR_BAD_TYPE, "/vary"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": []}", ERR_BAD_VALUE, "/vary"},
+    {SVC_SWEEP,
+        "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": [0]}, {\"path\": "
+        "\"/duration\", \"values\": [1]}, {\"path\": \"/body/mass\", \"values\": [1]}]}",
+        ERR_BAD_VALUE, "/vary"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"base\": {\"body\": {\"mass\": -1}}, \"vary\": []}",
+        ERR_BAD_VALUE, "/base/body/mass"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"base\": 3, \"vary\": []}", ERR_BAD_TYPE, "/base"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"values\": [1]}]}", ERR_MISSING_FIELD,
+        "/vary/0/path"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/body/mass\"}]}", ERR_MISSING_FIELD,
+        "/vary/0/values"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/body/mas\", \"values\": [1]}]}",
+        ERR_UNKNOWN_FIELD, "/vary/0/path"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"body/mass\", \"values\": [1]}]}",
+        ERR_BAD_VALUE, "/vary/0/path"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"\", \"values\": [{}]}]}",
+        ERR_BAD_VALUE, "/vary/0/path"},
+    {SVC_SWEEP,
+        "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom/solref/~2\", \"values\": [1]}]}",
+        ERR_BAD_VALUE, "/vary/0/path"},
+    {SVC_SWEEP,
+        "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom/solref/2\", \"values\": [1]}]}",
+        ERR_UNKNOWN_FIELD, "/vary/0/path"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": 5, \"values\": [1]}]}", ERR_BAD_TYPE,
+        "/vary/0/path"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": 1}]}",
+        ERR_BAD_TYPE, "/vary/0/values"},
+    {SVC_SWEEP, "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": []}]}",
+        ERR_BAD_VALUE, "/vary/0/values"},
+    {SVC_SWEEP,
+        "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": [0], "
+        "\"step\": 1}]}",
+        ERR_UNKNOWN_FIELD, "/vary/0/step"},
+    {SVC_SWEEP,
+        "{\"query\": \"rest\", \"vary\": [{\"path\": \"/body/mass\", \"values\": [1, 2, -3]}]}",
+        ERR_BAD_VALUE, "/vary/0/values/2"},
+    {SVC_SWEEP,
+        "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref\", \"values\": [[0.02, 1], "
+        "[0.02, \"x\"]]}]}",
+        ERR_BAD_TYPE, "/vary/0/values/1"},
+    {SVC_SWEEP,
+        "{\"query\": \"stability\", \"vary\": [{\"path\": \"/option/integrator\", \"values\": "
+        "[\"Euler\", \"RK4\", \"leapfrog\"]}]}",
+        ERR_BAD_VALUE, "/vary/0/values/2"},
+    {SVC_SWEEP,
+        "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": [0]}, {\"path\": "
+        "\"/height\", \"values\": [1]}]}",
+        ERR_BAD_VALUE, "/vary/1/path"},
+    /* each value alone is fine (5e6 and 1000 steps), the pair is not (2e7 steps) */
+    {SVC_SWEEP,
+        "{\"query\": \"drop\", \"base\": {\"duration\": 0.5}, \"vary\": [{\"path\": "
+        "\"/option/timestep\", \"values\": [0.002, 1e-7]}, {\"path\": \"/duration\", "
+        "\"values\": [0.5, 2]}]}",
+        ERR_TOO_LARGE, "/vary/1/values/1"},
+    /* eval */
+    {SVC_EVAL, "{}", ERR_MISSING_FIELD, "/function"},
+    {SVC_EVAL, "{\"function\": \"nope\"}", ERR_BAD_VALUE, "/function"},
+    {SVC_EVAL, "{\"function\": \"impedance\", \"args\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
+        ERR_MISSING_FIELD, "/args/r"},
+    {SVC_EVAL, "{\"function\": \"impedance\"}", ERR_MISSING_FIELD, "/args/r"},
+    {SVC_EVAL,
+        "{\"function\": \"impedance\", \"args\": {\"r\": 0.001, \"solimp\": [0.9, 0.95, 0.001, "
+        "0.5, 2], \"h\": 0.002}}",
+        ERR_UNKNOWN_FIELD, "/args/h"},
+    {SVC_EVAL, "{\"function\": \"impedance\", \"args\": {\"r\": \"0\", \"solimp\": []}}",
+        ERR_BAD_TYPE, "/args/r"},
+    {SVC_EVAL, "{\"function\": \"impedance\", \"args\": [], \"x\": 1}", ERR_UNKNOWN_FIELD, "/x"},
+    {SVC_EVAL, "{\"function\": \"impedance\", \"args\": []}", ERR_BAD_TYPE, "/args"},
+    {SVC_EVAL,
+        "{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
+        "\"dampratio\": 1, \"dt\": 0}}",
+        ERR_BAD_VALUE, "/args/dt"},
+    {SVC_EVAL,
+        "{\"function\": \"step_growth\", \"args\": {\"k\": 1, \"c\": 1, \"h\": 0.002, "
+        "\"integrator\": \"discrete\"}}",
+        ERR_BAD_VALUE, "/args/integrator"},
+    {SVC_EVAL, "{\"calls\": {}}", ERR_BAD_TYPE, "/calls"},
+    {SVC_EVAL, "{\"calls\": [], \"function\": \"impedance\"}", ERR_UNKNOWN_FIELD, "/function"},
+    {SVC_EVAL,
+        "{\"calls\": [{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
+        "\"dampratio\": 1, \"dt\": 0.002}}, {\"function\": \"step_growth\", \"args\": "
+        "{\"k\": 1, \"c\": 1, \"h\": -1}}]}",
+        ERR_BAD_VALUE, "/calls/1/args/h"},
+    {SVC_EVAL,
+        "{\"calls\": [{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], "
+        "\"dmax\": 0.95, \"h\": 0.002, \"refsafe\": \"yes\"}}]}",
+        ERR_BAD_TYPE, "/calls/0/args/refsafe"},
+    {SVC_EVAL, "{\"calls\": [3]}", ERR_BAD_TYPE, "/calls/0"},
 };
 
 START_TEST(rejects_bad_input)
@@ -257,10 +254,10 @@ END_TEST
 START_TEST(overflow_path_through_arrays_and_escaped_keys)
 {
 	const char *body = "{\"query\": \"rest\", \"vary\": [{\"path\": \"/height\", \"values\": "
-			   "[0, \"x,y\", {\"q\\\"~/\": [1, 2, 3e400]}]}]}";
+	                   "[0, \"x,y\", {\"q\\\"~/\": [1, 2, 3e400]}]}]}";
 
-	tsvc_expect_error(SVC_SWEEP, body, strlen(body), NULL, ERR_BAD_VALUE,
-	    "/vary/0/values/2/q\"~0~1/2");
+	tsvc_expect_error(
+	    SVC_SWEEP, body, strlen(body), NULL, ERR_BAD_VALUE, "/vary/0/values/2/q\"~0~1/2");
 }
 END_TEST
 
@@ -306,7 +303,7 @@ START_TEST(binary_garbage_is_rejected_not_crashed_on)
 		err_clear(&err);
 		/* whatever the bytes, an answer or a 4xx, never a crash or a 5xx */
 		if (svc_canonical(SVC_DROP, (const char *)garbage, (size_t)round * 2, &lim,
-			&canonical, &err) == 0)
+		        &canonical, &err) == 0)
 			json_decref(canonical);
 		else
 			ck_assert_int_lt(err_http_status(err.code), 500);
@@ -318,11 +315,11 @@ START_TEST(limits_on_sweep_points_and_eval_calls)
 {
 	struct svc_limits lim = tsvc_limits(1);
 	const char *eleven = "{\"query\": \"stability\", \"vary\": [{\"path\": \"/impedance\", "
-			     "\"values\": [0.5, 0.6]}, {\"path\": \"/option/integrator\", "
-			     "\"values\": [\"Euler\", \"RK4\", \"implicit\", \"implicitfast\", "
-			     "\"Euler\", \"RK4\"]}]}";
+	                     "\"values\": [0.5, 0.6]}, {\"path\": \"/option/integrator\", "
+	                     "\"values\": [\"Euler\", \"RK4\", \"implicit\", \"implicitfast\", "
+	                     "\"Euler\", \"RK4\"]}]}";
 	const char *call = "{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
-			   "\"dampratio\": 1, \"dt\": 0.002}}";
+	                   "\"dampratio\": 1, \"dt\": 0.002}}";
 	char four[1024];
 
 	snprintf(four, sizeof four, "{\"calls\": [%s, %s, %s, %s]}", call, call, call, call);
@@ -358,8 +355,9 @@ START_TEST(sweep_over_the_simulated_step_limit)
 
 	ck_assert_int_eq(LIMIT_MAX_SWEEP_STEPS, 200000000L);
 	ck_assert_ptr_nonnull(body);
-	len = (size_t)sprintf(body, "{\"query\": \"drop\", \"base\": {\"option\": {\"timestep\": "
-				    "1e-5}}, \"vary\": [{\"path\": \"/height\", \"values\": [");
+	len = (size_t)sprintf(body,
+	    "{\"query\": \"drop\", \"base\": {\"option\": {\"timestep\": "
+	    "1e-5}}, \"vary\": [{\"path\": \"/height\", \"values\": [");
 	for (i = 0; i < 1001; i++)
 		len += (size_t)sprintf(body + len, "%s%d", i ? "," : "", i % 10);
 	strcpy(body + len, "]}]}");
@@ -385,8 +383,8 @@ START_TEST(canonical_text_ignores_spelling)
 	    "{\"body\": {\"mass\": 1, \"shape\": \"box\"}, \"geom\": {\"solref\": [0.02, 1]}}",
 	    "{\"geom\":{\"solref\":[0.02,1.0]},\"body\":{\"shape\":\"box\",\"mass\":1.0}}");
 	/* a cube's scalar size and [h, h, h] */
-	assert_same_canonical(SVC_REST, "{\"body\": {\"size\": 0.05}}",
-	    "{\"body\": {\"size\": [0.05, 0.05, 0.05]}}");
+	assert_same_canonical(
+	    SVC_REST, "{\"body\": {\"size\": 0.05}}", "{\"body\": {\"size\": [0.05, 0.05, 0.05]}}");
 	/* a sphere's [r, x, y] (MJCF) and r */
 	assert_same_canonical(SVC_REST,
 	    "{\"body\": {\"shape\": \"sphere\", \"size\": [0.1, 7, 7]}}",
@@ -517,8 +515,8 @@ static Suite *request_suite(void)
 	Suite *s = suite_create("request");
 	TCase *tc = tcase_create("validation");
 
-	tcase_add_loop_test(tc, rejects_bad_input, 0,
-	    (int)(sizeof bad_cases / sizeof bad_cases[0]));
+	tcase_add_loop_test(
+	    tc, rejects_bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
 	tcase_add_test(tc, too_deep_names_the_first_container_past_the_limit);
 	tcase_add_test(tc, overflow_path_through_arrays_and_escaped_keys);
 	tcase_add_test(tc, body_over_the_size_limit);

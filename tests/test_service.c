@@ -81,8 +81,8 @@ START_TEST(rest_without_equilibrium_and_in_direct_form)
 	 * after step n: 50 steps in 0.1 s. 1e-15 absolute: a few roundings of 0.05 m */
 	a = tsvc_answer(SVC_REST, "{\"option\": {\"gravity\": -9.81}, \"duration\": 0.1}", NULL);
 	ck_assert(json_is_null(json_object_get(a, "penetration")));
-	ck_assert_double_eq_tol(tsvc_real(a, "settled_penetration"),
-	    -(9.81 * 0.002 * 0.002 * 50 * 51 / 2), 1e-15);
+	ck_assert_double_eq_tol(
+	    tsvc_real(a, "settled_penetration"), -(9.81 * 0.002 * 0.002 * 50 * 51 / 2), 1e-15);
 	json_decref(a);
 
 	/* spec §11, solref (-1000, -10): K 1108.03324099723, B 10.526315789473685 */
@@ -114,8 +114,8 @@ START_TEST(stability_of_the_gap_in_the_guard)
 	ck_assert(json_is_true(json_object_get(a, "guard_gap")));
 	ck_assert_double_eq(tsvc_real(a, "impedance"), 0.95);
 	/* error_reduction = h / (2 tc dr^2 + h) (phyz SolRef); 1e-15 relative: 3 roundings */
-	ck_assert_double_eq_tol(tsvc_real(a, "error_reduction"),
-	    0.002 / (2 * 0.02 * 0.05 * 0.05 + 0.002), 1e-15);
+	ck_assert_double_eq_tol(
+	    tsvc_real(a, "error_reduction"), 0.002 / (2 * 0.02 * 0.05 * 0.05 + 0.002), 1e-15);
 	json_decref(a);
 }
 END_TEST
@@ -128,14 +128,14 @@ START_TEST(stability_table_of_step_4)
 		int refsafe;
 		double h_omega, growth;
 	} rows[] = {
-		{0.0005, 1.00, 0, 4.00, 22.314},
-		{0.0010, 1.00, 0, 2.00, 6.464},
-		{0.0020, 1.00, 0, 1.00, 1.618},
-		{0.0030, 1.00, 0, 0.67, 0.699},
-		{0.0010, 1.00, 1, 0.50, 0.750},
-		{0.0200, 0.10, 1, 1.00, 0.894},
-		{0.0200, 0.07, 1, 1.43, 0.894},
-		{0.0200, 0.05, 1, 2.00, 1.740},
+	    {0.0005, 1.00, 0, 4.00, 22.314},
+	    {0.0010, 1.00, 0, 2.00, 6.464},
+	    {0.0020, 1.00, 0, 1.00, 1.618},
+	    {0.0030, 1.00, 0, 0.67, 0.699},
+	    {0.0010, 1.00, 1, 0.50, 0.750},
+	    {0.0200, 0.10, 1, 1.00, 0.894},
+	    {0.0200, 0.07, 1, 1.43, 0.894},
+	    {0.0200, 0.05, 1, 2.00, 1.740},
 	};
 	char body[160];
 	size_t i;
@@ -191,8 +191,13 @@ START_TEST(sweep_line_reproduces_sweep_3)
 {
 	/* Sweep 3: dampratio -> peak penetration and rebound (mm) of the 10 cm drop, tc 0.02 */
 	static const double table[][3] = {
-		{0.1, 2.220, 56.504}, {0.2, 3.503, 24.202}, {0.3, 4.629, 13.766},
-		{0.5, 6.236, 3.339}, {0.7, 7.288, 0.055}, {1.0, 8.283, 0.000}, {2.0, 9.723, 0.000},
+	    {0.1, 2.220, 56.504},
+	    {0.2, 3.503, 24.202},
+	    {0.3, 4.629, 13.766},
+	    {0.5, 6.236, 3.339},
+	    {0.7, 7.288, 0.055},
+	    {1.0, 8.283, 0.000},
+	    {2.0, 9.723, 0.000},
 	};
 	struct svc_limits lim = tsvc_limits(2);
 	json_t *a = tsvc_answer(SVC_SWEEP,
@@ -219,17 +224,17 @@ START_TEST(sweep_grid_reproduces_sweep_1)
 	static const struct {
 		double tc, cube, sphere, d, equation;
 	} table[] = {
-		{0.001, 0.0044, 0.0175, 0.9000, 0.0175},
-		{0.002, 0.0044, 0.0175, 0.9000, 0.0175},
-		{0.004, 0.0044, 0.0175, 0.9000, 0.0175},
-		{0.005, 0.0068, 0.0273, 0.9001, 0.0273},
-		{0.01, 0.0273, 0.1078, 0.9012, 0.1078},
-		{0.02, 0.1078, 0.3672, 0.9135, 0.3672},
-		/* MuJoCo differs from the lesson: the lesson prints the sphere at 1.2262, but
-		 * MuJoCo 2.2.2 settles at 1.2262500000000816 mm (the exact equilibrium 1.22625
-		 * is a rounding tie), which prints 1.2263; the test follows MuJoCo */
-		{0.05, 0.4914, 1.2263, 0.9500, 1.2263},
-		{0.1, 1.2263, 4.9050, 0.9500, 4.9050},
+	    {0.001, 0.0044, 0.0175, 0.9000, 0.0175},
+	    {0.002, 0.0044, 0.0175, 0.9000, 0.0175},
+	    {0.004, 0.0044, 0.0175, 0.9000, 0.0175},
+	    {0.005, 0.0068, 0.0273, 0.9001, 0.0273},
+	    {0.01, 0.0273, 0.1078, 0.9012, 0.1078},
+	    {0.02, 0.1078, 0.3672, 0.9135, 0.3672},
+	    /* MuJoCo differs from the lesson: the lesson prints the sphere at 1.2262, but
+	     * MuJoCo 2.2.2 settles at 1.2262500000000816 mm (the exact equilibrium 1.22625
+	     * is a rounding tie), which prints 1.2263; the test follows MuJoCo */
+	    {0.05, 0.4914, 1.2263, 0.9500, 1.2263},
+	    {0.1, 1.2263, 4.9050, 0.9500, 4.9050},
 	};
 	struct svc_limits lim = tsvc_limits(2);
 	json_t *a = tsvc_answer(SVC_SWEEP,
@@ -241,23 +246,23 @@ START_TEST(sweep_grid_reproduces_sweep_1)
 	size_t i;
 
 	ck_assert_int_eq(json_array_size(rows), 16);
-	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(a, "columns"), 0)),
-	    "/body/shape");
-	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(a, "columns"), 1)),
-	    "/geom/solref/0");
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(json_object_get(a, "columns"), 0)), "/body/shape");
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(json_object_get(a, "columns"), 1)), "/geom/solref/0");
 	for (i = 0; i < 8; i++) {
 		/* row-major: the first entry (shape) varies slowest */
 		const json_t *cube = json_array_get(rows, i), *sphere = json_array_get(rows, 8 + i);
 		ck_assert_str_eq(json_string_value(json_array_get(cube, 0)), "box");
 		ck_assert_str_eq(json_string_value(json_array_get(sphere, 0)), "sphere");
 		ck_assert_double_eq(json_number_value(json_array_get(cube, 1)), table[i].tc);
-		tsvc_assert_printed(cell(a, cube, "settled_penetration") * 1e3, table[i].cube, 4,
-		    "cube (mm)");
+		tsvc_assert_printed(
+		    cell(a, cube, "settled_penetration") * 1e3, table[i].cube, 4, "cube (mm)");
 		tsvc_assert_printed(cell(a, sphere, "settled_penetration") * 1e3, table[i].sphere,
 		    4, "sphere (mm)");
 		tsvc_assert_printed(cell(a, sphere, "impedance"), table[i].d, 4, "sphere d");
-		tsvc_assert_printed(cell(a, sphere, "penetration") * 1e3, table[i].equation, 4,
-		    "equation (mm)");
+		tsvc_assert_printed(
+		    cell(a, sphere, "penetration") * 1e3, table[i].equation, 4, "equation (mm)");
 	}
 	json_decref(a);
 }
@@ -271,7 +276,7 @@ START_TEST(sweep_of_solimp_reproduces_sweep_2)
 	 * rounding tie, MuJoCo 2.2.2 settles at 0.049050000000036564 mm, which prints 0.0491;
 	 * the test follows MuJoCo */
 	static const double table[][2] = {
-		{0.5, 0.4905}, {0.9, 0.0981}, {0.95, 0.0491}, {0.99, 0.0098}};
+	    {0.5, 0.4905}, {0.9, 0.0981}, {0.95, 0.0491}, {0.99, 0.0098}};
 	json_t *a = tsvc_answer(SVC_SWEEP,
 	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom/solimp\", \"values\": [[0.5, 0.5, "
 	    "0.001, 0.5, 2], [0.9, 0.9, 0.001, 0.5, 2], [0.95, 0.95, 0.001, 0.5, 2], [0.99, 0.99, "
@@ -282,12 +287,12 @@ START_TEST(sweep_of_solimp_reproduces_sweep_2)
 
 	for (i = 0; i < 4; i++) {
 		const json_t *row = json_array_get(rows, i);
-		ck_assert_double_eq(json_number_value(json_array_get(json_array_get(row, 0), 0)),
-		    table[i][0]);
-		tsvc_assert_printed(cell(a, row, "penetration") * 1e3, table[i][1], 4,
-		    "penetration");
-		tsvc_assert_printed(cell(a, row, "settled_penetration") * 1e3, table[i][1], 4,
-		    "settled");
+		ck_assert_double_eq(
+		    json_number_value(json_array_get(json_array_get(row, 0), 0)), table[i][0]);
+		tsvc_assert_printed(
+		    cell(a, row, "penetration") * 1e3, table[i][1], 4, "penetration");
+		tsvc_assert_printed(
+		    cell(a, row, "settled_penetration") * 1e3, table[i][1], 4, "settled");
 	}
 	json_decref(a);
 }
@@ -299,16 +304,16 @@ START_TEST(sweep_reproduces_break_it)
 	 * jitter over the last 0.5 s (mm). At 0.003 the rebound is MuJoCo 2.2.2's 17.357 mm,
 	 * not the lesson's 2.581 (spec §14). */
 	static const double off[][5] = {
-		/* tc, peak, max height, jitter, rebound (< 0: not printed) */
-		{0.0005, 0.297, 7.834, 497.278, -1},
-		{0.001, 2.327, 13.809, 2084.273, -1},
-		{0.002, 6.308, 0.894, 267.969, -1},
-		{0.003, 0.578, 0.100, 0.000, 17.357},
-		{0.004, 0.297, 0.100, 0.000, -1},
+	    /* tc, peak, max height, jitter, rebound (< 0: not printed) */
+	    {0.0005, 0.297, 7.834, 497.278, -1},
+	    {0.001, 2.327, 13.809, 2084.273, -1},
+	    {0.002, 6.308, 0.894, 267.969, -1},
+	    {0.003, 0.578, 0.100, 0.000, 17.357},
+	    {0.004, 0.297, 0.100, 0.000, -1},
 	};
 	/* Break it 2: refsafe on, timeconst 0.02: dampratio -> rebound (mm), max height (m) */
 	static const double guard[][3] = {
-		{0.10, 56.504, 0.100}, {0.07, 105.891, 0.106}, {0.05, 3146.979, 3.147}};
+	    {0.10, 56.504, 0.100}, {0.07, 105.891, 0.106}, {0.05, 3146.979, 3.147}};
 	struct svc_limits lim = tsvc_limits(3);
 	json_t *a;
 	size_t i;
@@ -358,8 +363,8 @@ START_TEST(sweep_reproduces_break_it)
 END_TEST
 
 /* The single answer's fields must equal the sweep row's cells, bit for bit. */
-static void assert_row_is_answer(const json_t *sweep, const json_t *row, size_t nvary,
-    const json_t *single)
+static void assert_row_is_answer(
+    const json_t *sweep, const json_t *row, size_t nvary, const json_t *single)
 {
 	const json_t *columns = json_object_get(sweep, "columns");
 	size_t i;
@@ -382,18 +387,18 @@ START_TEST(sweep_points_equal_single_requests)
 	    "[0.95, 0.99]}]}",
 	    &lim);
 	static const char *const singles[] = {
-		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
-		"{\"solref\": [0.01, 1]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
-		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
-		"{\"solref\": [0.01, 1]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
-		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
-		"{\"solref\": [-5000, -20]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
-		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
-		"{\"solref\": [-5000, -20]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
-		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
-		"{\"solref\": [0.05, -3]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
-		"{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
-		"{\"solref\": [0.05, -3]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+	    "{\"solref\": [0.01, 1]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+	    "{\"solref\": [0.01, 1]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+	    "{\"solref\": [-5000, -20]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+	    "{\"solref\": [-5000, -20]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+	    "{\"solref\": [0.05, -3]}, \"floor\": {\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}",
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.03}, \"duration\": 0.5, \"geom\": "
+	    "{\"solref\": [0.05, -3]}, \"floor\": {\"solimp\": [0.9, 0.99, 0.001, 0.5, 2]}}",
 	};
 	const json_t *rows = json_object_get(sweep, "rows");
 	size_t i;
@@ -415,9 +420,9 @@ END_TEST
 START_TEST(sweep_answers_do_not_depend_on_threads)
 {
 	const char *body = "{\"query\": \"drop\", \"base\": {\"duration\": 0.3}, \"vary\": "
-			   "[{\"path\": \"/height\", \"values\": [0, 0.01, 0.02, 0.05, 0.1, 0.2, "
-			   "0.5]}, {\"path\": \"/option/integrator\", \"values\": [\"Euler\", "
-			   "\"RK4\"]}]}";
+	                   "[{\"path\": \"/height\", \"values\": [0, 0.01, 0.02, 0.05, 0.1, 0.2, "
+	                   "0.5]}, {\"path\": \"/option/integrator\", \"values\": [\"Euler\", "
+	                   "\"RK4\"]}]}";
 	struct svc_limits one = tsvc_limits(1), many = tsvc_limits(5), lots = tsvc_limits(64);
 	json_t *a = tsvc_answer(SVC_SWEEP, body, &one), *b = tsvc_answer(SVC_SWEEP, body, &many);
 	json_t *c = tsvc_answer(SVC_SWEEP, body, &lots);
@@ -439,7 +444,7 @@ START_TEST(sweep_paths_with_escapes_and_whole_fields)
 	/* "~1" and "~0" in a path resolve like RFC 6901 says, against the canonical base;
 	 * no scene field has a '/' or '~', so an escaped path names nothing */
 	const char *body = "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom~1solref\", "
-			   "\"values\": [1]}]}";
+	                   "\"values\": [1]}]}";
 	json_t *a;
 
 	tsvc_expect_error(SVC_SWEEP, body, strlen(body), NULL, ERR_UNKNOWN_FIELD, "/vary/0/path");
@@ -448,10 +453,10 @@ START_TEST(sweep_paths_with_escapes_and_whole_fields)
 	    "{\"query\": \"stability\", \"vary\": [{\"path\": \"/solref\", \"values\": [[0.02, 1], "
 	    "[0.02, 0.05]]}]}",
 	    NULL);
-	ck_assert(json_is_true(json_array_get(json_array_get(json_object_get(a, "rows"), 0),
-	    column(a, "stable"))));
-	ck_assert(json_is_false(json_array_get(json_array_get(json_object_get(a, "rows"), 1),
-	    column(a, "stable"))));
+	ck_assert(json_is_true(
+	    json_array_get(json_array_get(json_object_get(a, "rows"), 0), column(a, "stable"))));
+	ck_assert(json_is_false(
+	    json_array_get(json_array_get(json_object_get(a, "rows"), 1), column(a, "stable"))));
 	json_decref(a);
 }
 END_TEST
@@ -471,9 +476,9 @@ START_TEST(sweep_csv_shape)
 	ck_assert_int_eq(svc_sweep_csv(a, &csv, &err), 0);
 	/* header: the two paths then the stability fields in their documented order */
 	ck_assert(strncmp(csv,
-		      "/solref,/option/refsafe,growth,h_omega,stable,timeconst_used,guard_gap,"
-		      "error_reduction,impedance,K,B,solref_fallback,diverged\n",
-		      strlen("/solref,/option/refsafe,growth")) == 0);
+	              "/solref,/option/refsafe,growth,h_omega,stable,timeconst_used,guard_gap,"
+	              "error_reduction,impedance,K,B,solref_fallback,diverged\n",
+	              strlen("/solref,/option/refsafe,growth")) == 0);
 	ck_assert(csv[strlen(csv) - 1] == '\n');
 	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* a quoted array cell holds one comma that is not a separator */
@@ -496,7 +501,7 @@ END_TEST
 START_TEST(sweep_csv_cells)
 {
 	json_t *answer = json_loads("{\"columns\": [\"a\", \"b,c\", \"d\"], \"rows\": [[0.1, 3, "
-				    "true], [null, \"x\\\"y\", [1.5, \"q\"]], [1e300, false, {}]]}",
+	                            "true], [null, \"x\\\"y\", [1.5, \"q\"]], [1e300, false, {}]]}",
 	    0, NULL);
 	struct err err;
 	char *csv = NULL;
@@ -504,10 +509,11 @@ START_TEST(sweep_csv_cells)
 	err_clear(&err);
 	ck_assert_int_eq(svc_sweep_csv(answer, &csv, &err), 0);
 	/* reals "%.17g", integers as integers, booleans, null empty, RFC 4180 quotes */
-	ck_assert_str_eq(csv, "a,\"b,c\",d\n"
-			      "0.10000000000000001,3,true\n"
-			      ",\"x\"\"y\",\"[1.5,\"\"q\"\"]\"\n"
-			      "1.0000000000000001e+300,false,{}\n");
+	ck_assert_str_eq(csv,
+	    "a,\"b,c\",d\n"
+	    "0.10000000000000001,3,true\n"
+	    ",\"x\"\"y\",\"[1.5,\"\"q\"\"]\"\n"
+	    "1.0000000000000001e+300,false,{}\n");
 	free(csv);
 	json_decref(answer);
 
@@ -553,12 +559,13 @@ END_TEST
 
 START_TEST(dump_is_canonical_text)
 {
-	json_t *v = json_pack("{s:f, s:i, s:[f, b, n], s:s}", "z", 0.1, "a", 3, "m", 1.0, 1, "s",
-	    "\xc3\xa9");
+	json_t *v = json_pack(
+	    "{s:f, s:i, s:[f, b, n], s:s}", "z", 0.1, "a", 3, "m", 1.0, 1, "s", "\xc3\xa9");
 	char *text = svc_dump(v);
 
-	ck_assert_str_eq(text, "{\"a\":3,\"m\":[1.0,true,null],\"s\":\"\xc3\xa9\","
-			       "\"z\":0.10000000000000001}\n");
+	ck_assert_str_eq(text,
+	    "{\"a\":3,\"m\":[1.0,true,null],\"s\":\"\xc3\xa9\","
+	    "\"z\":0.10000000000000001}\n");
 	free(text);
 	json_decref(v);
 }

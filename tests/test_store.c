@@ -377,8 +377,8 @@ static void *writer_thread(void *p)
 
 		snprintf(canonical, sizeof canonical, "%p/%d", (void *)pthread_self(), i);
 		store_cache_key("core-1", "drop", canonical, key);
-		failures += store_cache_put(st, key, "core-1", "drop", canonical, strlen(canonical),
-		    &e) < 0;
+		failures += store_cache_put(
+		                st, key, "core-1", "drop", canonical, strlen(canonical), &e) < 0;
 	}
 	return (void *)failures;
 }

@@ -134,10 +134,10 @@ out:
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"csv", no_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"csv", no_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	enum svc_endpoint ep;
 	struct err err;

@@ -70,8 +70,8 @@ double law_impedance(double r, const struct law_solimp *s, double *derivative)
 	return d0 + y * (d1 - d0);
 }
 
-void law_solref_kb(const double solref[2], double dmax, double timestep, int refsafe,
-    struct law_gains *out)
+void law_solref_kb(
+    const double solref[2], double dmax, double timestep, int refsafe, struct law_gains *out)
 {
 	double ref[2] = {solref[0], solref[1]};
 

@@ -23,7 +23,7 @@ struct law_gains {
 	double timeconst_used; /* solref[0] after refsafe (standard form); 0 in direct form */
 	double dampratio_used; /* solref[1] as used (standard form); 0 in direct form */
 	int direct;            /* 1 when solref is [-stiffness, -damping] */
-	int fell_back;         /* 1 when a mixed-sign solref was replaced by the default (0.02, 1) */
+	int fell_back; /* 1 when a mixed-sign solref was replaced by the default (0.02, 1) */
 };
 
 /* Clamp a raw solimp[5] the way MuJoCo does before using it. */
@@ -44,8 +44,8 @@ double law_impedance(double r, const struct law_solimp *solimp, double *derivati
  * 2*timestep, standard form only), then the standard or direct formula with
  * dmax = the clamped solimp dwidth.
  */
-void law_solref_kb(const double solref[2], double dmax, double timestep, int refsafe,
-    struct law_gains *out);
+void law_solref_kb(
+    const double solref[2], double dmax, double timestep, int refsafe, struct law_gains *out);
 
 /*
  * law_contact_accel: normal acceleration of one frictionless contact at unit

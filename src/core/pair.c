@@ -58,7 +58,8 @@ void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2, struct
 			fri[i] = fmax(g1->friction[i], g2->friction[i]);
 		for (i = 0; i < 5; i++)
 			out->solimp[i] = mix * g1->solimp[i] + (1 - mix) * g2->solimp[i];
-		/* averaging is meaningful only when both use the standard (timeconst, dampratio) form */
+		/* averaging is meaningful only when both use the standard (timeconst, dampratio)
+		 * form */
 		if (g1->solref[0] > 0 && g2->solref[0] > 0) {
 			for (i = 0; i < 2; i++)
 				out->solref[i] = mix * g1->solref[i] + (1 - mix) * g2->solref[i];

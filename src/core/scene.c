@@ -23,8 +23,8 @@ void scene_prepare(const struct scene *s, struct scene_model *m)
 
 	pair_combine(&s->floor, &s->geom, &m->contact);
 	law_solimp_clamp(m->contact.solimp, &m->solimp);
-	law_solref_kb(m->contact.solref, m->solimp.dwidth, s->option.timestep, s->option.refsafe,
-	    &m->gains);
+	law_solref_kb(
+	    m->contact.solref, m->solimp.dwidth, s->option.timestep, s->option.refsafe, &m->gains);
 
 	m->mass = s->mass;
 	/* body_invweight0: trace of the translational block of J M^-1 J' over 3, the
@@ -70,8 +70,8 @@ double scene_row_R(const struct scene_model *m, double imp)
 	return 2 * mu * mu * R0;
 }
 
-double scene_accel(const struct scene_model *m, double z, double vel,
-    struct scene_contact_state *state)
+double scene_accel(
+    const struct scene_model *m, double z, double vel, struct scene_contact_state *state)
 {
 	double dist = z - m->half_height;
 	double r, imp, aref, R, acc;

@@ -44,28 +44,28 @@ struct scene_model {
 	struct law_solimp solimp;
 	struct law_gains gains;
 	double mass;
-	double tran;       /* body_invweight0 translational part, (a+a+a)/3 with a = 1/m */
-	double a0;         /* qacc_smooth along z: -(m*g)*(1/m) */
-	double qfrc;       /* qfrc_smooth along z: -m*g */
-	double diag_raw;   /* raw efc_diagApprox of the first row of a contact */
+	double tran;     /* body_invweight0 translational part, (a+a+a)/3 with a = 1/m */
+	double a0;       /* qacc_smooth along z: -(m*g)*(1/m) */
+	double qfrc;     /* qfrc_smooth along z: -m*g */
+	double diag_raw; /* raw efc_diagApprox of the first row of a contact */
 	double impratio;
-	double friction0;  /* friction[0], for the pyramid's R */
+	double friction0;     /* friction[0], for the pyramid's R */
 	double pyramid_scale; /* 2*mu*mu when impratio == 1 (mu == friction0 exactly), else 0 */
-	double half_height; /* centre to lowest point */
+	double half_height;   /* centre to lowest point */
 	double timestep;
 	enum scene_integrator integrator;
-	int contacts;      /* 1 (sphere) or 4 (box corners) */
+	int contacts;         /* 1 (sphere) or 4 (box corners) */
 	int rows_per_contact; /* 1 (condim 1) or 2*(condim-1) (pyramidal) */
-	int rows;          /* contacts * rows_per_contact */
+	int rows;             /* contacts * rows_per_contact */
 };
 
 /* One step's constraint state, for reporting. */
 struct scene_contact_state {
-	int active;       /* rows exist (dist < includemargin) */
-	double impedance; /* imp of every row */
-	double row_R;     /* efc_R of every row */
-	double aref;      /* efc_aref of every row */
-	double accel;     /* resulting qacc along z */
+	int active;          /* rows exist (dist < includemargin) */
+	double impedance;    /* imp of every row */
+	double row_R;        /* efc_R of every row */
+	double aref;         /* efc_aref of every row */
+	double accel;        /* resulting qacc along z */
 	double normal_force; /* total normal force, N: m*(a - a0) */
 };
 
@@ -77,8 +77,8 @@ double scene_row_R(const struct scene_model *m, double imp);
 
 /* Vertical acceleration (qacc along z) of the body whose centre is at height z
  * (MuJoCo's qpos[2]) moving at vertical speed vel. state may be NULL. */
-double scene_accel(const struct scene_model *m, double z, double vel,
-    struct scene_contact_state *state);
+double scene_accel(
+    const struct scene_model *m, double z, double vel, struct scene_contact_state *state);
 
 /* Advance the centre height z and vertical speed vel by one step of the model's
  * integrator, exactly as mj_step does for this scene. */

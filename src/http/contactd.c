@@ -32,21 +32,21 @@ enum {
 };
 
 static const struct option options[] = {
-	{"port", required_argument, NULL, 'p'},
-	{"bind", required_argument, NULL, 'b'},
-	{"db", required_argument, NULL, 'd'},
-	{"threads", required_argument, NULL, 't'},
-	{"sweep-threads", required_argument, NULL, OPT_SWEEP_THREADS},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
-	{"max-body", required_argument, NULL, OPT_MAX_BODY},
-	{"max-sweep-points", required_argument, NULL, OPT_MAX_SWEEP_POINTS},
-	{"max-eval-calls", required_argument, NULL, OPT_MAX_EVAL_CALLS},
-	{"drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT},
-	{"core-version", required_argument, NULL, OPT_CORE_VERSION},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+    {"port", required_argument, NULL, 'p'},
+    {"bind", required_argument, NULL, 'b'},
+    {"db", required_argument, NULL, 'd'},
+    {"threads", required_argument, NULL, 't'},
+    {"sweep-threads", required_argument, NULL, OPT_SWEEP_THREADS},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+    {"max-body", required_argument, NULL, OPT_MAX_BODY},
+    {"max-sweep-points", required_argument, NULL, OPT_MAX_SWEEP_POINTS},
+    {"max-eval-calls", required_argument, NULL, OPT_MAX_EVAL_CALLS},
+    {"drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT},
+    {"core-version", required_argument, NULL, OPT_CORE_VERSION},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *out)
@@ -70,9 +70,9 @@ static void usage(FILE *out)
 	    "      --core-version STR   for testing only: pretend to be another core version\n"
 	    "  -h, --help               show this help and exit\n"
 	    "  -V, --version            show the version and exit\n",
-	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB,
-	    DAEMON_CONNECTION_TIMEOUT, DAEMON_CONNECTION_LIMIT, LIMIT_MAX_BODY_BYTES,
-	    LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS, DAEMON_DRAIN_TIMEOUT);
+	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
+	    DAEMON_CONNECTION_LIMIT, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS,
+	    LIMIT_MAX_EVAL_CALLS, DAEMON_DRAIN_TIMEOUT);
 }
 
 /* Parse a whole decimal number in [min, max] into *out; -1 when it is not one. */
@@ -144,8 +144,8 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 		break;
 	}
 	if (!ok)
-		fprintf(stderr, "contactd: --%s: '%s' is not a number in range\n",
-		    option_name(opt), arg);
+		fprintf(stderr, "contactd: --%s: '%s' is not a number in range\n", option_name(opt),
+		    arg);
 	return ok ? 0 : -1;
 }
 

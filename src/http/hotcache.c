@@ -54,8 +54,7 @@ static struct table *table_get(void)
 	return t;
 }
 
-void hot_key(const char *endpoint, const char *body, size_t len,
-    unsigned char key[HOT_KEY_BYTES])
+void hot_key(const char *endpoint, const char *body, size_t len, unsigned char key[HOT_KEY_BYTES])
 {
 	crypto_generichash_state h;
 

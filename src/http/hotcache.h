@@ -19,8 +19,7 @@
 #define HOT_KEY_BYTES 32
 
 /* BLAKE2b-256 of the endpoint and the request body (len bytes). */
-void hot_key(const char *endpoint, const char *body, size_t len,
-    unsigned char key[HOT_KEY_BYTES]);
+void hot_key(const char *endpoint, const char *body, size_t len, unsigned char key[HOT_KEY_BYTES]);
 
 /*
  * The calling thread's answer for key, or NULL; *len its length. The text belongs to

@@ -52,8 +52,8 @@ struct exchange {
 };
 
 struct route;
-typedef enum MHD_Result (*route_fn)(struct MHD_Connection *conn, struct exchange *x,
-    const struct route *r);
+typedef enum MHD_Result (*route_fn)(
+    struct MHD_Connection *conn, struct exchange *x, const struct route *r);
 
 struct route {
 	const char *path;
@@ -138,15 +138,14 @@ static const char *cache_name(enum metrics_cache c)
 }
 
 /* The request's one log line: time client method path status bytes ms cache [error] [end]. */
-static void log_request(const struct exchange *x, double secs,
-    enum MHD_RequestTerminationCode toe)
+static void log_request(const struct exchange *x, double secs, enum MHD_RequestTerminationCode toe)
 {
 	static const char *const ends[] = {
-		[MHD_REQUEST_TERMINATED_WITH_ERROR] = "error",
-		[MHD_REQUEST_TERMINATED_TIMEOUT_REACHED] = "timeout",
-		[MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN] = "shutdown",
-		[MHD_REQUEST_TERMINATED_READ_ERROR] = "read-error",
-		[MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "client-abort",
+	    [MHD_REQUEST_TERMINATED_WITH_ERROR] = "error",
+	    [MHD_REQUEST_TERMINATED_TIMEOUT_REACHED] = "timeout",
+	    [MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN] = "shutdown",
+	    [MHD_REQUEST_TERMINATED_READ_ERROR] = "read-error",
+	    [MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "client-abort",
 	};
 	char when[32], method[32], path[300], status[12], bytes[24];
 	struct timespec now;
@@ -179,8 +178,8 @@ static struct exchange *exchange_of(struct http_request *req)
 	return (struct exchange *)req;
 }
 
-enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req,
-    unsigned status, struct MHD_Response *resp)
+enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req, unsigned status,
+    struct MHD_Response *resp)
 {
 	struct exchange *x = exchange_of(req);
 
@@ -216,19 +215,19 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 	return ret;
 }
 
-enum MHD_Result http_respond_json(struct MHD_Connection *conn, struct http_request *req,
-    unsigned status, const json_t *value)
+enum MHD_Result http_respond_json(
+    struct MHD_Connection *conn, struct http_request *req, unsigned status, const json_t *value)
 {
 	char *text = svc_dump(value);
 
 	if (!text)
 		return MHD_NO;
-	return respond_buffer(conn, exchange_of(req), status, json_media, text, strlen(text),
-	    MHD_RESPMEM_MUST_FREE);
+	return respond_buffer(
+	    conn, exchange_of(req), status, json_media, text, strlen(text), MHD_RESPMEM_MUST_FREE);
 }
 
-enum MHD_Result http_respond_error(struct MHD_Connection *conn, struct http_request *req,
-    const struct err *e)
+enum MHD_Result http_respond_error(
+    struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
 	json_t *body = err_to_json(e);
 	enum MHD_Result ret;
@@ -245,8 +244,8 @@ enum MHD_Result http_respond_error(struct MHD_Connection *conn, struct http_requ
 static enum MHD_Result reject(struct MHD_Connection *conn, struct exchange *x, enum err_code code,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static enum MHD_Result reject(struct MHD_Connection *conn, struct exchange *x, enum err_code code,
-    const char *fmt, ...)
+static enum MHD_Result reject(
+    struct MHD_Connection *conn, struct exchange *x, enum err_code code, const char *fmt, ...)
 {
 	char message[ERR_MESSAGE_MAX];
 	struct err e;
@@ -352,14 +351,14 @@ int http_body_is_json(const char *content_type)
 	content_type += strspn(content_type, " \t");
 	n = media_type_len(content_type);
 	return (n == strlen(json_media) && strncasecmp(content_type, json_media, n) == 0) ||
-	       (n > 5 && strncasecmp(content_type + n - 5, "+json", 5) == 0);
+	    (n > 5 && strncasecmp(content_type + n - 5, "+json", 5) == 0);
 }
 
 /* ---- handlers ---- */
 
 /* The answer's text: from the cache, else computed and stored. Caller frees *text. */
-static int answer_text(struct exchange *x, enum svc_endpoint ep, const json_t *canonical,
-    char **text, struct err *err)
+static int answer_text(
+    struct exchange *x, enum svc_endpoint ep, const json_t *canonical, char **text, struct err *err)
 {
 	struct http_server *srv = x->srv;
 	const char *endpoint = svc_endpoint_name(ep);
@@ -393,8 +392,8 @@ static int answer_text(struct exchange *x, enum svc_endpoint ep, const json_t *c
 		goto out;
 	}
 	rc = 0;
-	if (store_cache_put(srv->store, key, srv->cfg.core_version, endpoint, *text,
-		strlen(*text), &cache_err) < 0) {
+	if (store_cache_put(srv->store, key, srv->cfg.core_version, endpoint, *text, strlen(*text),
+	        &cache_err) < 0) {
 		metrics_cache_error(srv->metrics);
 		http_log("cache write failed: %s", cache_err.message);
 	}
@@ -423,8 +422,8 @@ static int sweep_csv(const char *text, char **csv, struct err *err)
  * text comes from this thread's memory (the same request bytes asked before), else
  * from the store (an equal canonical request), else from the core.
  */
-static enum MHD_Result serve_question(struct MHD_Connection *conn, struct exchange *x,
-    const struct route *r)
+static enum MHD_Result serve_question(
+    struct MHD_Connection *conn, struct exchange *x, const struct route *r)
 {
 	static const char *const offers[] = {json_media, "text/csv"};
 	int offer_count = r->endpoint == SVC_SWEEP ? 2 : 1;
@@ -451,7 +450,7 @@ static enum MHD_Result serve_question(struct MHD_Connection *conn, struct exchan
 		x->cache = METRICS_CACHE_HIT;
 	} else {
 		if (svc_canonical(r->endpoint, x->req.body, x->req.body_len, &x->srv->limits,
-			&canonical, &e) < 0 ||
+		        &canonical, &e) < 0 ||
 		    answer_text(x, r->endpoint, canonical, &computed, &e) < 0) {
 			ret = http_respond_error(conn, &x->req, &e);
 			goto out;
@@ -467,8 +466,8 @@ static enum MHD_Result serve_question(struct MHD_Connection *conn, struct exchan
 			ret = respond_buffer(conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv),
 			    MHD_RESPMEM_MUST_COPY);
 	} else {
-		ret = respond_buffer(conn, x, MHD_HTTP_OK, json_media, text, len,
-		    MHD_RESPMEM_MUST_COPY);
+		ret = respond_buffer(
+		    conn, x, MHD_HTTP_OK, json_media, text, len, MHD_RESPMEM_MUST_COPY);
 	}
 out:
 	free(csv);
@@ -478,8 +477,8 @@ out:
 }
 
 /* GET /v1/health: liveness, versions and the store's state. */
-static enum MHD_Result serve_health(struct MHD_Connection *conn, struct exchange *x,
-    const struct route *r)
+static enum MHD_Result serve_health(
+    struct MHD_Connection *conn, struct exchange *x, const struct route *r)
 {
 	struct http_server *srv = x->srv;
 	struct err e;
@@ -502,8 +501,8 @@ static enum MHD_Result serve_health(struct MHD_Connection *conn, struct exchange
 }
 
 /* GET /v1/openapi.json: the embedded API description. */
-static enum MHD_Result serve_openapi(struct MHD_Connection *conn, struct exchange *x,
-    const struct route *r)
+static enum MHD_Result serve_openapi(
+    struct MHD_Connection *conn, struct exchange *x, const struct route *r)
 {
 	(void)r;
 	return respond_buffer(conn, x, MHD_HTTP_OK, json_media, openapi_json, openapi_json_len,
@@ -511,8 +510,8 @@ static enum MHD_Result serve_openapi(struct MHD_Connection *conn, struct exchang
 }
 
 /* GET /metrics: Prometheus text format. */
-static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct exchange *x,
-    const struct route *r)
+static enum MHD_Result serve_metrics(
+    struct MHD_Connection *conn, struct exchange *x, const struct route *r)
 {
 	struct http_server *srv = x->srv;
 	const union MHD_DaemonInfo *info =
@@ -529,14 +528,14 @@ static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct exchang
 }
 
 static const struct route routes[] = {
-	{"/v1/rest", MHD_HTTP_METHOD_POST, "rest", serve_question, SVC_REST},
-	{"/v1/drop", MHD_HTTP_METHOD_POST, "drop", serve_question, SVC_DROP},
-	{"/v1/stability", MHD_HTTP_METHOD_POST, "stability", serve_question, SVC_STABILITY},
-	{"/v1/sweep", MHD_HTTP_METHOD_POST, "sweep", serve_question, SVC_SWEEP},
-	{"/v1/eval", MHD_HTTP_METHOD_POST, "eval", serve_question, SVC_EVAL},
-	{"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health, 0},
-	{"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi, 0},
-	{"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics, 0},
+    {"/v1/rest", MHD_HTTP_METHOD_POST, "rest", serve_question, SVC_REST},
+    {"/v1/drop", MHD_HTTP_METHOD_POST, "drop", serve_question, SVC_DROP},
+    {"/v1/stability", MHD_HTTP_METHOD_POST, "stability", serve_question, SVC_STABILITY},
+    {"/v1/sweep", MHD_HTTP_METHOD_POST, "sweep", serve_question, SVC_SWEEP},
+    {"/v1/eval", MHD_HTTP_METHOD_POST, "eval", serve_question, SVC_EVAL},
+    {"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health, 0},
+    {"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi, 0},
+    {"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics, 0},
 };
 
 static int is_calibration_url(const char *url)
@@ -552,8 +551,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 	size_t i;
 
 	if (x->body_too_large)
-		return reject(conn, x, ERR_TOO_LARGE, "the body is over %zu bytes",
-		    x->srv->cfg.max_body);
+		return reject(
+		    conn, x, ERR_TOO_LARGE, "the body is over %zu bytes", x->srv->cfg.max_body);
 	for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		const struct route *r = &routes[i];
 		int get = strcmp(r->method, MHD_HTTP_METHOD_GET) == 0;
@@ -565,8 +564,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 			return r->serve(conn, x, r);
 		/* A 405 must name the methods that would work. */
 		x->allow = get ? "GET, HEAD" : r->method;
-		return reject(conn, x, ERR_METHOD, "%s takes %s, not %s", r->path, x->allow,
-		    method);
+		return reject(
+		    conn, x, ERR_METHOD, "%s takes %s, not %s", r->path, x->allow, method);
 	}
 	if (is_calibration_url(x->req.url)) {
 		x->req.route = "calibration";
@@ -577,8 +576,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 }
 
 /* The first call for a request: set up its exchange from the headers. */
-static struct exchange *exchange_new(struct http_server *srv, struct MHD_Connection *conn,
-    const char *url, const char *method)
+static struct exchange *exchange_new(
+    struct http_server *srv, struct MHD_Connection *conn, const char *url, const char *method)
 {
 	struct exchange *x = calloc(1, sizeof *x);
 	const union MHD_ConnectionInfo *info;
@@ -603,7 +602,7 @@ static struct exchange *exchange_new(struct http_server *srv, struct MHD_Connect
 	if (info && info->client_addr)
 		getnameinfo(info->client_addr,
 		    info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-							     : sizeof(struct sockaddr_in),
+		                                             : sizeof(struct sockaddr_in),
 		    x->client, sizeof x->client, NULL, 0, NI_NUMERICHOST);
 	atomic_fetch_add(&srv->in_flight, 1);
 	return x;
@@ -666,8 +665,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			return MHD_NO;
 		*con_cls = x;
 		/* Refuse a declared oversized body before reading any of it. */
-		length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		    MHD_HTTP_HEADER_CONTENT_LENGTH);
+		length = MHD_lookup_connection_value(
+		    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (length && strtoull(length, NULL, 10) > srv->cfg.max_body) {
 			x->body_too_large = 1;
 			return dispatch(conn, x);
@@ -685,8 +684,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return dispatch(conn, x);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-    enum MHD_RequestTerminationCode toe)
+static void on_completed(
+    void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct http_server *srv = cls;
 	struct exchange *x = *con_cls;
@@ -730,11 +729,11 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 /* ---- start and stop ---- */
 
 /* The socket address of config's bind address and port. */
-static int listen_address(const struct http_config *c, struct sockaddr_storage *addr,
-    struct err *err)
+static int listen_address(
+    const struct http_config *c, struct sockaddr_storage *addr, struct err *err)
 {
-	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
-	    .ai_socktype = SOCK_STREAM};
+	struct addrinfo hints = {
+	    .ai_flags = AI_NUMERICHOST | AI_PASSIVE, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *found = NULL;
 	char port[16];
 	int rc;
@@ -742,21 +741,21 @@ static int listen_address(const struct http_config *c, struct sockaddr_storage *
 	snprintf(port, sizeof port, "%u", c->port);
 	rc = getaddrinfo(c->bind, port, &hints, &found);
 	if (rc != 0)
-		return err_set(err, ERR_BAD_VALUE, NULL, "bind address %s: %s", c->bind,
-		    gai_strerror(rc));
+		return err_set(
+		    err, ERR_BAD_VALUE, NULL, "bind address %s: %s", c->bind, gai_strerror(rc));
 	memcpy(addr, found->ai_addr, found->ai_addrlen);
 	freeaddrinfo(found);
 	return 0;
 }
 
-int http_start(const struct http_config *config, struct store *st, struct http_server **out,
-    struct err *err)
+int http_start(
+    const struct http_config *config, struct store *st, struct http_server **out, struct err *err)
 {
 	struct http_server *srv = calloc(1, sizeof *srv);
 	struct sockaddr_storage addr;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-			 MHD_USE_ERROR_LOG;
+	unsigned flags =
+	    MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
 	if (!srv || !(srv->metrics = metrics_new())) {
 		free(srv);
@@ -773,15 +772,12 @@ int http_start(const struct http_config *config, struct store *st, struct http_s
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	srv->daemon = MHD_start_daemon(flags, (uint16_t)config->port, on_accept, srv, on_request,
-	    srv,
-	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, /* first, so it logs the rest */
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)config->threads,
-	    MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_s,
+	    srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, /* first, so it logs the rest */
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
+	    (unsigned)config->threads, MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_s,
 	    MHD_OPTION_CONNECTION_LIMIT, config->max_connections,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DAEMON_CONNECTION_MEMORY,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-	    MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
 	if (!srv->daemon) {
 		err_set(err, ERR_UNAVAILABLE, NULL, "cannot listen on %s port %u: %s", config->bind,
 		    config->port, strerror(errno));
@@ -827,8 +823,8 @@ void http_stop(struct http_server *srv)
 			nanosleep(&(struct timespec){0, 10000000}, NULL);
 	}
 	if (quiet < 2)
-		http_log("shutdown: requests still running after %us, closing them",
-		    srv->cfg.drain_s);
+		http_log(
+		    "shutdown: requests still running after %us, closing them", srv->cfg.drain_s);
 	MHD_stop_daemon(srv->daemon);
 	metrics_free(srv->metrics);
 	free(srv);

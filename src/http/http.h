@@ -57,8 +57,8 @@ struct http_request {
  * Start serving. st is owned by the caller and must outlive the server. On success
  * *out is a new server the caller ends with http_stop(). config is copied.
  */
-int http_start(const struct http_config *config, struct store *st, struct http_server **out,
-    struct err *err);
+int http_start(
+    const struct http_config *config, struct store *st, struct http_server **out, struct err *err);
 
 /* The port the server listens on (the chosen one when config.port was 0). */
 unsigned http_port(const struct http_server *srv);
@@ -76,16 +76,16 @@ void http_stop(struct http_server *srv);
  */
 
 /* Queue resp (the caller keeps its own reference and destroys it) with status. */
-enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req,
-    unsigned status, struct MHD_Response *resp);
+enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req, unsigned status,
+    struct MHD_Response *resp);
 
 /* Queue value as canonical JSON text (svc_dump()). value stays the caller's. */
-enum MHD_Result http_respond_json(struct MHD_Connection *conn, struct http_request *req,
-    unsigned status, const json_t *value);
+enum MHD_Result http_respond_json(
+    struct MHD_Connection *conn, struct http_request *req, unsigned status, const json_t *value);
 
 /* Queue the contract's JSON error body with the status err_http_status(e->code). */
-enum MHD_Result http_respond_error(struct MHD_Connection *conn, struct http_request *req,
-    const struct err *e);
+enum MHD_Result http_respond_error(
+    struct MHD_Connection *conn, struct http_request *req, const struct err *e);
 
 /* Write one line (a newline is added) to the log, whole, even from many threads. */
 void http_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

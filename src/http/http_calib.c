@@ -195,8 +195,8 @@ static void stream_free(void *cls)
 	free(s);
 }
 
-static enum MHD_Result respond_error(struct MHD_Connection *conn, struct http_request *req,
-    const struct err *e)
+static enum MHD_Result respond_error(
+    struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
 	if (e->code == ERR_UNAUTHORIZED || e->code == ERR_FORBIDDEN)
 		http_log("calibration: %s %s refused: %s", req->method, req->url, e->message);
@@ -241,13 +241,13 @@ static int authorize(struct http_request *req, const char *owner, struct err *er
 static int parse_body(struct http_request *req, json_t **root, struct err *err)
 {
 	if (!http_body_is_json(req->content_type))
-		return err_set(err, ERR_UNSUPPORTED_MEDIA, "", "the body must be application/json, not %s",
-		    req->content_type);
+		return err_set(err, ERR_UNSUPPORTED_MEDIA, "",
+		    "the body must be application/json, not %s", req->content_type);
 	return body_parse(req->body, req->body_len, root, err);
 }
 
-static enum MHD_Result create_calibration(struct MHD_Connection *conn, struct http_request *req,
-    const char *robot)
+static enum MHD_Result create_calibration(
+    struct MHD_Connection *conn, struct http_request *req, const char *robot)
 {
 	struct err err;
 	struct calreq_setup setup;
@@ -266,10 +266,11 @@ static enum MHD_Result create_calibration(struct MHD_Connection *conn, struct ht
 			err_set(&err, ERR_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
-	answer = json_pack("{s:I, s:s, s:O, s:n}", "id", (json_int_t)id, "robot", robot, "setup",
-	    canon, "fit");
-	r = answer ? http_respond_json(conn, req, 201, answer)
-		   : (err_set(&err, ERR_INTERNAL, NULL, "out of memory"), respond_error(conn, req, &err));
+	answer = json_pack(
+	    "{s:I, s:s, s:O, s:n}", "id", (json_int_t)id, "robot", robot, "setup", canon, "fit");
+	r = answer
+	    ? http_respond_json(conn, req, 201, answer)
+	    : (err_set(&err, ERR_INTERNAL, NULL, "out of memory"), respond_error(conn, req, &err));
 	goto out;
 fail:
 	r = respond_error(conn, req, &err);
@@ -281,8 +282,8 @@ out:
 	return r;
 }
 
-static enum MHD_Result list_calibrations(struct MHD_Connection *conn, struct http_request *req,
-    const char *robot)
+static enum MHD_Result list_calibrations(
+    struct MHD_Connection *conn, struct http_request *req, const char *robot)
 {
 	struct err err;
 	json_t *list = NULL, *answer;
@@ -340,12 +341,14 @@ static int find_calibration(struct http_request *req, long long id, char owner[C
 	int found = calstore_calibration_get(req->store, id, owner, setup ? &text : NULL, err);
 
 	if (found <= 0)
-		return found == 0 ? err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id) : -1;
+		return found == 0 ? err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id)
+		                  : -1;
 	if (!setup)
 		return 0;
 	j = json_loads(text, 0, NULL);
 	free(text);
-	found = j ? calreq_setup_parse(j, setup, NULL, err) : err_set(err, ERR_INTERNAL, NULL, "bad setup");
+	found = j ? calreq_setup_parse(j, setup, NULL, err)
+	          : err_set(err, ERR_INTERNAL, NULL, "bad setup");
 	json_decref(j);
 	return found;
 }
@@ -363,8 +366,9 @@ static enum MHD_Result upload(struct MHD_Connection *conn, struct http_request *
 	/* authenticate before telling whether the calibration exists */
 	if (authenticate(req, owner, &err) != 0)
 		goto fail;
-	if (find_calibration(req, id, owner, &setup, &err) != 0 || authorize(req, owner, &err) != 0 ||
-	    parse_body(req, &body, &err) != 0 || calreq_upload_parse(body, &setup, &up, &err) != 0 ||
+	if (find_calibration(req, id, owner, &setup, &err) != 0 ||
+	    authorize(req, owner, &err) != 0 || parse_body(req, &body, &err) != 0 ||
+	    calreq_upload_parse(body, &setup, &up, &err) != 0 ||
 	    calstore_upload(req->store, id, up, refit, NULL, &fit, &fit_id, &err) != 0)
 		goto fail;
 	publish(id);
@@ -403,7 +407,8 @@ static enum MHD_Result show(struct MHD_Connection *conn, struct http_request *re
 			err_set(&err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
 		goto fail;
 	}
-	if (authorize(req, owner, &err) != 0 || calstore_measurements(req->store, id, &all, &err) != 0 ||
+	if (authorize(req, owner, &err) != 0 ||
+	    calstore_measurements(req->store, id, &all, &err) != 0 ||
 	    (has_fit = calstore_fit_latest(req->store, id, &fit, &fit_id, &err)) < 0)
 		goto fail;
 	answer = json_pack("{s:I, s:s, s:o, s:O, s:o, s:o}", "id", (json_int_t)id, "robot", owner,
@@ -431,8 +436,8 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, owner, &err) != 0 || find_calibration(req, id, owner, NULL, &err) != 0 ||
-	    authorize(req, owner, &err) != 0)
+	if (authenticate(req, owner, &err) != 0 ||
+	    find_calibration(req, id, owner, NULL, &err) != 0 || authorize(req, owner, &err) != 0)
 		return respond_error(conn, req, &err);
 	s = calloc(1, sizeof *s);
 	if (!s) {
@@ -442,7 +447,8 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	s->conn = conn;
 	s->st = req->store;
 	s->calibration = id;
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
+	resp =
+	    MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
 	if (!resp) {
 		free(s);
 		err_set(&err, ERR_INTERNAL, NULL, "out of memory");
@@ -476,8 +482,7 @@ static int parse_id(const char *s, long long *id, const char **rest)
 	return 0;
 }
 
-int http_calib_route(struct MHD_Connection *conn, struct http_request *req,
-    enum MHD_Result *result)
+int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum MHD_Result *result)
 {
 	static const char robots[] = "/v1/robots/", calibs[] = "/v1/calibrations/";
 	const char *url = req->url, *rest;
@@ -490,7 +495,8 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req,
 		char robot[CALSTORE_NAME_MAX];
 		const char *name = url + sizeof robots - 1, *slash = strchr(name, '/');
 
-		if (!slash || (size_t)(slash - name) >= sizeof robot || strcmp(slash, "/calibrations") != 0)
+		if (!slash || (size_t)(slash - name) >= sizeof robot ||
+		    strcmp(slash, "/calibrations") != 0)
 			return 0;
 		memcpy(robot, name, (size_t)(slash - name));
 		robot[slash - name] = '\0';
@@ -502,8 +508,8 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req,
 		else if (get)
 			*result = list_calibrations(conn, req, robot);
 		else
-			*result = respond_error(conn, req,
-			    (err_set(&err, ERR_METHOD, NULL, "use GET or POST"), &err));
+			*result = respond_error(
+			    conn, req, (err_set(&err, ERR_METHOD, NULL, "use GET or POST"), &err));
 		return 1;
 	}
 	if (strncmp(url, calibs, sizeof calibs - 1) != 0 ||
@@ -519,9 +525,10 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req,
 		req->route = "events";
 		*result = events(conn, req, id);
 	} else if (strcmp(rest, "") == 0 || strcmp(rest, "/measurements") == 0 ||
-		   strcmp(rest, "/events") == 0) {
+	    strcmp(rest, "/events") == 0) {
 		*result = respond_error(conn, req,
-		    (err_set(&err, ERR_METHOD, NULL, "method %s not allowed here", req->method), &err));
+		    (err_set(&err, ERR_METHOD, NULL, "method %s not allowed here", req->method),
+		        &err));
 	} else {
 		return 0;
 	}
@@ -545,7 +552,8 @@ int http_calib_token_command(int argc, char **argv, const char *db_path)
 		goto out;
 	if (strcmp(argv[1], "create") == 0) {
 		if (!auth_robot_name_ok(argv[2])) {
-			fprintf(stderr, "contactd: token: robot names are 1-64 of A-Z a-z 0-9 _ . -\n");
+			fprintf(
+			    stderr, "contactd: token: robot names are 1-64 of A-Z a-z 0-9 _ . -\n");
 			goto out;
 		}
 		if (auth_token_new(&tok, &err) != 0 ||

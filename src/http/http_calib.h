@@ -41,8 +41,8 @@ int http_calib_start(struct store *st, struct err *err);
  * Everything the handler needs is in req: method, URL, Authorization and Accept
  * headers, the full body, the store; http_log() writes other log lines.
  */
-int http_calib_route(struct MHD_Connection *conn, struct http_request *req,
-    enum MHD_Result *result);
+int http_calib_route(
+    struct MHD_Connection *conn, struct http_request *req, enum MHD_Result *result);
 
 /* End every stream and resume every suspended connection; see the life cycle above. */
 void http_calib_stop(void);

@@ -11,8 +11,16 @@
 
 /* Route labels; anything else is counted as the last one, "other". */
 static const char *const route_names[] = {
-	"rest", "drop", "stability", "sweep", "eval", "health", "openapi", "metrics",
-	"calibration", "other",
+    "rest",
+    "drop",
+    "stability",
+    "sweep",
+    "eval",
+    "health",
+    "openapi",
+    "metrics",
+    "calibration",
+    "other",
 };
 #define ROUTES (sizeof route_names / sizeof route_names[0])
 #define QUESTION_ROUTES 5 /* rest .. eval, the cached ones: always shown */
@@ -22,8 +30,23 @@ static const char *const route_names[] = {
 
 /* Latency bucket upper bounds in seconds: 100 us (a cache hit) to 30 s (a big sweep). */
 static const double bucket_bounds[] = {
-	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-	0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1,
+    2.5,
+    5,
+    10,
+    30,
 };
 #define BUCKETS (sizeof bucket_bounds / sizeof bucket_bounds[0])
 
@@ -70,13 +93,13 @@ void metrics_record(struct metrics *m, const char *route, unsigned status, doubl
 	struct route_counters *r = &m->route[route_index(route)];
 	size_t b = 0;
 
-	atomic_fetch_add_explicit(&r->by_status[status < STATUS_SLOTS ? status : 0], 1,
-	    memory_order_relaxed);
+	atomic_fetch_add_explicit(
+	    &r->by_status[status < STATUS_SLOTS ? status : 0], 1, memory_order_relaxed);
 	while (b < BUCKETS && seconds > bucket_bounds[b])
 		b++;
 	atomic_fetch_add_explicit(&r->buckets[b], 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&r->duration_ns, (unsigned long long)(seconds * 1e9),
-	    memory_order_relaxed);
+	atomic_fetch_add_explicit(
+	    &r->duration_ns, (unsigned long long)(seconds * 1e9), memory_order_relaxed);
 	if (cache == METRICS_CACHE_HIT)
 		atomic_fetch_add_explicit(&r->hits, 1, memory_order_relaxed);
 	else if (cache == METRICS_CACHE_MISS)
@@ -114,7 +137,8 @@ static void render_requests(FILE *out, struct metrics *m)
 
 	fputs("# HELP contactd_http_requests_total HTTP requests by route and status"
 	      " (code 0: no response, the client went away or timed out).\n"
-	      "# TYPE contactd_http_requests_total counter\n", out);
+	      "# TYPE contactd_http_requests_total counter\n",
+	    out);
 	for (r = 0; r < ROUTES; r++) {
 		for (s = 0; s < STATUS_SLOTS; s++) {
 			unsigned long n = load(&m->route[r].by_status[s]);
@@ -133,7 +157,8 @@ static void render_latency(FILE *out, struct metrics *m)
 
 	fputs("# HELP contactd_http_request_duration_seconds Time from the request's headers to"
 	      " its completion.\n"
-	      "# TYPE contactd_http_request_duration_seconds histogram\n", out);
+	      "# TYPE contactd_http_request_duration_seconds histogram\n",
+	    out);
 	for (r = 0; r < ROUTES; r++) {
 		struct route_counters *c = &m->route[r];
 		unsigned long cumulative = 0;
@@ -145,8 +170,10 @@ static void render_latency(FILE *out, struct metrics *m)
 		cumulative = 0;
 		for (b = 0; b < BUCKETS; b++) {
 			cumulative += load(&c->buckets[b]);
-			fprintf(out, "contactd_http_request_duration_seconds_bucket{route=\"%s\","
-			    "le=\"%g\"} %lu\n", route_names[r], bucket_bounds[b], cumulative);
+			fprintf(out,
+			    "contactd_http_request_duration_seconds_bucket{route=\"%s\","
+			    "le=\"%g\"} %lu\n",
+			    route_names[r], bucket_bounds[b], cumulative);
 		}
 		cumulative += load(&c->buckets[BUCKETS]);
 		fprintf(out,
@@ -166,9 +193,10 @@ static void render_cache(FILE *out, struct metrics *m)
 	size_t r, k;
 
 	for (k = 0; k < 2; k++) {
-		fprintf(out, "# HELP contactd_cache_%s_total Answers %s the answer cache.\n"
-		    "# TYPE contactd_cache_%s_total counter\n", kinds[k],
-		    k ? "computed and stored in" : "served from", kinds[k]);
+		fprintf(out,
+		    "# HELP contactd_cache_%s_total Answers %s the answer cache.\n"
+		    "# TYPE contactd_cache_%s_total counter\n",
+		    kinds[k], k ? "computed and stored in" : "served from", kinds[k]);
 		for (r = 0; r < ROUTES; r++) {
 			struct route_counters *c = &m->route[r];
 			unsigned long n = load(k ? &c->misses : &c->hits);
@@ -178,9 +206,11 @@ static void render_cache(FILE *out, struct metrics *m)
 				    kinds[k], route_names[r], n);
 		}
 	}
-	fprintf(out, "# HELP contactd_cache_errors_total Cache reads or writes that failed.\n"
+	fprintf(out,
+	    "# HELP contactd_cache_errors_total Cache reads or writes that failed.\n"
 	    "# TYPE contactd_cache_errors_total counter\n"
-	    "contactd_cache_errors_total %lu\n", load(&m->cache_errors));
+	    "contactd_cache_errors_total %lu\n",
+	    load(&m->cache_errors));
 }
 
 char *metrics_render(struct metrics *m, long in_flight, unsigned connections, const char *version,
@@ -194,7 +224,8 @@ char *metrics_render(struct metrics *m, long in_flight, unsigned connections, co
 		return NULL;
 	fputs("# HELP contactd_build_info The running contactd and its core's version.\n"
 	      "# TYPE contactd_build_info gauge\n"
-	      "contactd_build_info{version=\"", out);
+	      "contactd_build_info{version=\"",
+	    out);
 	put_label(out, version);
 	fputs("\",core_version=\"", out);
 	put_label(out, core_version);
@@ -203,11 +234,13 @@ char *metrics_render(struct metrics *m, long in_flight, unsigned connections, co
 	render_latency(out, m);
 	render_cache(out, m);
 	fputs("# HELP contactd_errors_total Rejected requests by contract error code.\n"
-	      "# TYPE contactd_errors_total counter\n", out);
+	      "# TYPE contactd_errors_total counter\n",
+	    out);
 	for (code = ERR_NONE + 1; code < ERROR_CODES; code++)
 		fprintf(out, "contactd_errors_total{code=\"%s\"} %lu\n", err_name(code),
 		    load(&m->errors[code]));
-	fprintf(out, "# HELP contactd_http_requests_in_flight Requests being handled now.\n"
+	fprintf(out,
+	    "# HELP contactd_http_requests_in_flight Requests being handled now.\n"
 	    "# TYPE contactd_http_requests_in_flight gauge\n"
 	    "contactd_http_requests_in_flight %ld\n"
 	    "# HELP contactd_http_connections Open client connections.\n"

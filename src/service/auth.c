@@ -39,16 +39,18 @@ static int all_hex(const char *s, size_t n)
 	return 1;
 }
 
-int auth_bearer_parse(const char *header, char id[AUTH_ID_HEX + 1],
-    char secret[AUTH_SECRET_HEX + 1], struct err *err)
+int auth_bearer_parse(
+    const char *header, char id[AUTH_ID_HEX + 1], char secret[AUTH_SECRET_HEX + 1], struct err *err)
 {
 	static const char scheme[] = "Bearer ";
 	const char *token;
 
 	if (!header)
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "no bearer token (Authorization: Bearer ...)");
+		return err_set(
+		    err, ERR_UNAUTHORIZED, NULL, "no bearer token (Authorization: Bearer ...)");
 	if (strncasecmp(header, scheme, sizeof scheme - 1) != 0)
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "the Authorization scheme must be Bearer");
+		return err_set(
+		    err, ERR_UNAUTHORIZED, NULL, "the Authorization scheme must be Bearer");
 	token = header + sizeof scheme - 1;
 	while (*token == ' ')
 		token++;
@@ -63,8 +65,8 @@ int auth_bearer_parse(const char *header, char id[AUTH_ID_HEX + 1],
 
 void auth_hash(const char *secret, unsigned char hash[AUTH_HASH_BYTES])
 {
-	crypto_generichash(hash, AUTH_HASH_BYTES, (const unsigned char *)secret, strlen(secret),
-	    NULL, 0);
+	crypto_generichash(
+	    hash, AUTH_HASH_BYTES, (const unsigned char *)secret, strlen(secret), NULL, 0);
 }
 
 int auth_verify(const char *secret, const unsigned char stored[AUTH_HASH_BYTES])
@@ -84,7 +86,7 @@ int auth_robot_name_ok(const char *name)
 	for (i = 0; i < n; i++) {
 		char c = name[i];
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			c == '_' || c == '.' || c == '-'))
+		        c == '_' || c == '.' || c == '-'))
 			return 0;
 	}
 	return 1;

@@ -15,9 +15,9 @@
 /* One open container while scanning the text for an overflowing number. */
 struct scan_frame {
 	int is_object;
-	int want_key;      /* the next string in this object is a key */
-	size_t index;      /* array: index of the current element */
-	const char *key;   /* object: the current key's raw token, quotes included */
+	int want_key;    /* the next string in this object is a key */
+	size_t index;    /* array: index of the current element */
+	const char *key; /* object: the current key's raw token, quotes included */
 	size_t key_len;
 };
 
@@ -74,8 +74,8 @@ static void frames_path(const struct scan_frame *frames, int depth, char *path, 
 		} else if (frames[i].key) {
 			json_t *key =
 			    json_loadb(frames[i].key, frames[i].key_len, JSON_DECODE_ANY, NULL);
-			jptr_append_key(path, size, path,
-			    json_is_string(key) ? json_string_value(key) : "");
+			jptr_append_key(
+			    path, size, path, json_is_string(key) ? json_string_value(key) : "");
 			json_decref(key);
 		}
 	}

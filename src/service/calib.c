@@ -97,9 +97,9 @@ static double drop_sigma(const struct calib_drop *d)
 
 static double press_sigma(const struct calib_press *p)
 {
-	return p->sigma > 0 ? p->sigma
-			    : hypot(CALIB_SIGMA_DEFLECTION_ABS,
-				  CALIB_SIGMA_DEFLECTION_REL * fabs(p->deflection));
+	return p->sigma > 0
+	    ? p->sigma
+	    : hypot(CALIB_SIGMA_DEFLECTION_ABS, CALIB_SIGMA_DEFLECTION_REL * fabs(p->deflection));
 }
 
 static double traj_sigma(const struct calib_trajectory *t)
@@ -152,11 +152,11 @@ static double catmull_rom(double p0, double p1, double p2, double p3, double u)
 {
 	return p1 +
 	    0.5 * u *
-		(p2 - p0 + u * (2 * p0 - 5 * p1 + 4 * p2 - p3 + u * (3 * (p1 - p2) + p3 - p0)));
+	    (p2 - p0 + u * (2 * p0 - 5 * p1 + 4 * p2 - p3 + u * (3 * (p1 - p2) + p3 - p0)));
 }
 
-void calib_trajectory_model(const struct scene_model *m, double release_time,
-    double release_height, const double *t, size_t n, double *buf, double *z)
+void calib_trajectory_model(const struct scene_model *m, double release_time, double release_height,
+    const double *t, size_t n, double *buf, double *z)
 {
 	const double h = m->timestep, cap = CALIB_MAX_TRAJECTORY_STEPS;
 	double centre = release_height + m->half_height, vel = 0;
@@ -193,8 +193,8 @@ static void phys_logs(const struct problem *P, const gsl_vector *x, double logp[
 
 	for (i = 0; i < NPHYS; i++) {
 		if (P->profiling)
-			logp[i] = P->origin[i] +
-			    (P->nphys > 0 ? gsl_vector_get(x, 0) * P->axis[i] : 0);
+			logp[i] =
+			    P->origin[i] + (P->nphys > 0 ? gsl_vector_get(x, 0) * P->axis[i] : 0);
 		else
 			logp[i] = P->free[i] ? gsl_vector_get(x, k++) : P->start_log[i];
 		logp[i] = fmin(fmax(logp[i], P->log_lo[i]), P->log_hi[i]);
@@ -241,12 +241,12 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 	for (i = 0; i < d->ndrops; i++, row++)
 		gsl_vector_set(f, row,
 		    weigh(calib_rebound(&m, d->drops[i].height), d->drops[i].rebound,
-			drop_sigma(&d->drops[i])));
+		        drop_sigma(&d->drops[i])));
 	for (i = 0; i < d->npresses; i++, row++) {
 		if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
 			pen = NAN;
-		gsl_vector_set(f, row,
-		    weigh(pen, d->presses[i].deflection, press_sigma(&d->presses[i])));
+		gsl_vector_set(
+		    f, row, weigh(pen, d->presses[i].deflection, press_sigma(&d->presses[i])));
 	}
 	for (i = 0; i < d->ntrajectories; i++) {
 		traj_residuals(P, &m, i, release_time(P, x, i), release_height(P, x, i), f, row);
@@ -286,8 +286,8 @@ static int jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
 
 		traj_residuals(P, &m, j, t0 + dt, H, P->f1, row);
 		for (i = row; i < row + n; i++)
-			gsl_matrix_set(J, i, col,
-			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / dt);
+			gsl_matrix_set(
+			    J, i, col, (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / dt);
 		traj_residuals(P, &m, j, t0, H + FD_STEP_HEIGHT, P->f1, row);
 		for (i = row; i < row + n; i++)
 			gsl_matrix_set(J, i, col + 1,
@@ -321,8 +321,7 @@ static size_t first_impact(const struct calib_trajectory *tr)
  * through its samples above the pad before the first impact, least squares. Semi-
  * implicit Euler from rest follows z = H + g h^2/8 - g/2 (t - t0 + h/2)^2, so the
  * parabola's vertex is shifted back. */
-static void traj_start(const struct calib_trajectory *tr, double g, double h, double *t0,
-    double *H)
+static void traj_start(const struct calib_trajectory *tr, double g, double h, double *t0, double *H)
 {
 	size_t first, i, count;
 	double tref = tr->t[0], from = -INFINITY;
@@ -426,16 +425,16 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 			for (i = 0; i < d->ndrops; i++)
 				model[i] = calib_rebound(&m, d->drops[i].height);
 			for (i = 0; i < d->npresses; i++)
-				if (sim_equilibrium(&m, d->presses[i].force,
-					&model[d->ndrops + i]) != 0)
+				if (sim_equilibrium(
+				        &m, d->presses[i].force, &model[d->ndrops + i]) != 0)
 					model[d->ndrops + i] = NAN;
 		}
 	}
 	for (i = 0; i < d->ndrops; i++, row++) {
 		double rebound = model ? model[i] : calib_rebound(&m, d->drops[i].height);
 
-		gsl_vector_set(f, row,
-		    weigh(rebound, d->drops[i].rebound, drop_sigma(&d->drops[i])));
+		gsl_vector_set(
+		    f, row, weigh(rebound, d->drops[i].rebound, drop_sigma(&d->drops[i])));
 	}
 	for (i = 0; i < d->npresses; i++, row++) {
 		double pen;
@@ -444,8 +443,8 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 			pen = model[d->ndrops + i];
 		else if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
 			pen = NAN;
-		gsl_vector_set(f, row,
-		    weigh(pen, d->presses[i].deflection, press_sigma(&d->presses[i])));
+		gsl_vector_set(
+		    f, row, weigh(pen, d->presses[i].deflection, press_sigma(&d->presses[i])));
 	}
 	for (i = 0; i < d->ntrajectories; i++) {
 		const struct calib_trajectory *tr = &d->trajectories[i];
@@ -513,10 +512,10 @@ static void pick_releases(struct problem *P, gsl_vector *x)
 static size_t grid_starts(struct problem *P, gsl_vector *x, struct start *best)
 {
 	enum { N = CALIB_GRID_POINTS };
-	static const int nb[8][2] = {{-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1},
-		{1, 0}, {1, 1}};
+	static const int nb[8][2] = {
+	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
 	double lo[NPHYS] = {log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
-		log(CALIB_GRID_DAMPRATIO_MIN)};
+	    log(CALIB_GRID_DAMPRATIO_MIN)};
 	double hi[NPHYS] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
 	struct start grid[N][N];
 	int counts[NPHYS], a, b, i, q;
@@ -532,11 +531,11 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct start *best)
 			g->dist = 0;
 			for (i = 0, k = 0; i < NPHYS; i++) {
 				g->logp[i] = P->free[i] ? lo[i] + (hi[i] - lo[i]) * idx[i] / (N - 1)
-							: P->start_log[i];
+				                        : P->start_log[i];
 				if (P->free[i])
 					gsl_vector_set(x, k++, g->logp[i]);
-				g->dist += (g->logp[i] - P->start_log[i]) *
-				    (g->logp[i] - P->start_log[i]);
+				g->dist +=
+				    (g->logp[i] - P->start_log[i]) * (g->logp[i] - P->start_log[i]);
 			}
 			grid_residuals(P, x, (size_t)(a * N + b), P->f1);
 			g->chi2 = sum_squares(P->f1);
@@ -600,8 +599,8 @@ static int least_squares(struct problem *P, gsl_vector *x, int *iterations, stru
 	/* the driver's status (converged, no progress, iteration limit) does not matter:
 	 * the identification analysis and the residuals judge the point it reached */
 	if (gsl_multifit_nlinear_init(x, &fdf, w) == GSL_SUCCESS)
-		gsl_multifit_nlinear_driver(CALIB_MAX_ITERATIONS, FIT_XTOL, FIT_GTOL, FIT_FTOL, NULL,
-		    NULL, &info, w);
+		gsl_multifit_nlinear_driver(
+		    CALIB_MAX_ITERATIONS, FIT_XTOL, FIT_GTOL, FIT_FTOL, NULL, NULL, &info, w);
 	gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
 	*iterations += (int)gsl_multifit_nlinear_niter(w);
 	gsl_multifit_nlinear_free(w);
@@ -632,7 +631,8 @@ static void widen_for_alternatives(struct problem *P, const gsl_vector *x, doubl
 			dev[q] = fabs(found[i].logp[q] - logp[q]);
 			dist = fmax(dist, dev[q]);
 		}
-		if (dist < CALIB_DISTINCT_LOG || !(z2 <= CALIB_AMBIGUITY_SIGMAS * CALIB_AMBIGUITY_SIGMAS))
+		if (dist < CALIB_DISTINCT_LOG ||
+		    !(z2 <= CALIB_AMBIGUITY_SIGMAS * CALIB_AMBIGUITY_SIGMAS))
 			continue;
 		for (q = 0; q < NPHYS; q++)
 			P->se_floor[q] = fmax(P->se_floor[q], dev[q] / fmax(sqrt(fmax(z2, 0)), 1));
@@ -654,8 +654,8 @@ static void widen_for_alternatives(struct problem *P, const gsl_vector *x, doubl
  * steps to make up for the wrong contact, and stays there: the release time has a
  * valley for each step the impact can begin in.
  */
-static int fit_releases(struct problem *P, gsl_vector *x, int shifts, int *iterations,
-    struct err *err)
+static int fit_releases(
+    struct problem *P, gsl_vector *x, int shifts, int *iterations, struct err *err)
 {
 	const struct calib_data *d = P->data;
 	struct problem Q = *P;
@@ -808,8 +808,9 @@ static int polish(struct problem *P, gsl_vector *best, double *best_chi2, gsl_ve
 
 				for (q = 0; q < NPHYS; q++)
 					st.logp[q] = centre[q] +
-					    (P->free[q] ? CALIB_REFINE_SPAN * idx[q] / CALIB_REFINE_POINTS
-							: 0);
+					    (P->free[q] ? CALIB_REFINE_SPAN * idx[q] /
+					                CALIB_REFINE_POINTS
+					                : 0);
 				if ((!P->free[TC] && a != 0) || (!P->free[DR] && b != 0))
 					continue;
 				set_start(P, &st, x);
@@ -860,8 +861,8 @@ static int search(struct problem *P, gsl_vector *x, struct start *found, size_t 
 	gsl_vector_memcpy(fall, x);
 	count = grid_starts(P, x, starts);
 	enough = CALIB_ACCEPT_CHI2 * (double)(P->n > P->p ? P->n - P->p : 1);
-	if (descend(P, init, starts, count, enough, found, nfound, best, &best_chi2, x,
-		iterations, err) != 0 ||
+	if (descend(P, init, starts, count, enough, found, nfound, best, &best_chi2, x, iterations,
+	        err) != 0 ||
 	    polish(P, best, &best_chi2, x, init, iterations, err) != 0)
 		goto out;
 	/* the descents chose each release's valley on the way; at the best fit another
@@ -933,15 +934,15 @@ static int multi_start(struct problem *P, gsl_vector *x, int *iterations, struct
  */
 struct boot {
 	int replicas;
-	double se_log[NPHYS]; /* RMS deviation of the refitted logs from the estimate */
-	double correlation;   /* of the deviations, when both are fitted */
+	double se_log[NPHYS];  /* RMS deviation of the refitted logs from the estimate */
+	double correlation;    /* of the deviations, when both are fitted */
 	double se_log_product; /* RMS deviation of log(timeconst*dampratio) */
 };
 
 /* Replica measurements into rd's arrays: the model (measured + sigma * weighted
  * residual r at the estimate) plus noise of scale times each sigma. */
-static void replicate(const struct calib_data *d, const gsl_vector *r, double scale,
-    gsl_rng *rng, struct calib_drop *drops, struct calib_press *presses, double *z)
+static void replicate(const struct calib_data *d, const gsl_vector *r, double scale, gsl_rng *rng,
+    struct calib_drop *drops, struct calib_press *presses, double *z)
 {
 	size_t i, j, row = 0;
 
@@ -950,15 +951,16 @@ static void replicate(const struct calib_data *d, const gsl_vector *r, double sc
 
 		drops[i] = d->drops[i];
 		/* an apex is never below the pad's surface */
-		drops[i].rebound = fmax(0, d->drops[i].rebound + sigma * gsl_vector_get(r, row) +
-						scale * sigma * gsl_ran_gaussian(rng, 1));
+		drops[i].rebound = fmax(0,
+		    d->drops[i].rebound + sigma * gsl_vector_get(r, row) +
+		        scale * sigma * gsl_ran_gaussian(rng, 1));
 	}
 	for (i = 0; i < d->npresses; i++, row++) {
 		double sigma = press_sigma(&d->presses[i]);
 
 		presses[i] = d->presses[i];
-		presses[i].deflection = d->presses[i].deflection +
-		    sigma * gsl_vector_get(r, row) + scale * sigma * gsl_ran_gaussian(rng, 1);
+		presses[i].deflection = d->presses[i].deflection + sigma * gsl_vector_get(r, row) +
+		    scale * sigma * gsl_ran_gaussian(rng, 1);
 	}
 	for (j = 0; j < d->ntrajectories; j++) {
 		const struct calib_trajectory *tr = &d->trajectories[j];
@@ -991,9 +993,9 @@ static int bootstrap(struct problem *P, const gsl_vector *x, struct boot *bt, st
 	R.f0 = gsl_vector_alloc(P->n);
 	R.f1 = gsl_vector_alloc(P->n);
 	R.xp = gsl_vector_alloc(P->p);
-	R.grid_model = malloc(
-	    (CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
-	    sizeof *R.grid_model);
+	R.grid_model =
+	    malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
+	        sizeof *R.grid_model);
 	R.grid_model_ready = 0;
 	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
 	    !R.grid_model) {
@@ -1011,8 +1013,8 @@ static int bootstrap(struct problem *P, const gsl_vector *x, struct boot *bt, st
 	phys_logs(P, x, logp_hat);
 	model_at(P, logp_hat, &m); /* gravity and timestep for the releases' starts */
 	/* a refit that leaves the grid's range is "anywhere": it counts as the range */
-	span[TC] = log(CALIB_GRID_TIMECONST_MAX /
-	    (CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep));
+	span[TC] = log(
+	    CALIB_GRID_TIMECONST_MAX / (CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep));
 	span[DR] = log(CALIB_GRID_DAMPRATIO_MAX / CALIB_GRID_DAMPRATIO_MIN);
 	rd.drops = drops;
 	rd.presses = presses;
@@ -1071,9 +1073,9 @@ out:
 /* What the Jacobian at x says: the covariance of x (unscaled, pseudo-inverse over the
  * identified directions) and the physical part of the first unidentified direction. */
 struct analysis {
-	gsl_matrix *cov;   /* p x p */
-	int phys_null;     /* an unidentified direction involves timeconst or dampratio */
-	int nuisance_null; /* one involves only release times and heights */
+	gsl_matrix *cov;        /* p x p */
+	int phys_null;          /* an unidentified direction involves timeconst or dampratio */
+	int nuisance_null;      /* one involves only release times and heights */
 	double null_dir[NPHYS]; /* its (log tc, log dr) part, normalised, 0 for held ones */
 };
 
@@ -1178,14 +1180,14 @@ out:
 enum { PROF_TC, PROF_DR, PROF_PRODUCT, NPROF };
 
 struct walk {
-	struct problem Q;  /* the problem with v held; its origin moves with v */
-	double c[NPHYS];   /* v = c . logp; c . c = 1 or 2 */
+	struct problem Q; /* the problem with v held; its origin moves with v */
+	double c[NPHYS];  /* v = c . logp; c . c = 1 or 2 */
 	double logp_hat[NPHYS], v_hat;
 	double chi2_min, thr; /* thr: s^2 */
 	gsl_vector *x_hat; /* Q's vector at the estimate: offset 0 along the axis, the nuisance */
 	gsl_vector *prev, *prev2, *x;
-	int seek_better;    /* stop at a point below chi2_min by CALIB_PROFILE_IMPROVE * thr */
-	int better;         /* and one was found */
+	int seek_better; /* stop at a point below chi2_min by CALIB_PROFILE_IMPROVE * thr */
+	int better;      /* and one was found */
 	double better_logp[NPHYS];
 	gsl_vector *better_x; /* Q's vector there */
 };
@@ -1201,8 +1203,8 @@ static void walk_hold(struct walk *w, double v)
 }
 
 /* The profile chi^2 at v from the start in x (refitted in place). */
-static int walk_point(struct walk *w, double v, gsl_vector *x, double *chi2, int *iterations,
-    struct err *err)
+static int walk_point(
+    struct walk *w, double v, gsl_vector *x, double *chi2, int *iterations, struct err *err)
 {
 	walk_hold(w, v);
 	if (w->Q.p > 0 && least_squares(&w->Q, x, iterations, err) != 0)
@@ -1232,8 +1234,8 @@ static double crossing(double d0, double d1, double thr)
  * off on a plateau (a curved valley seen from its floor) has a narrow 1-sigma but a
  * wide 3-sigma interval. Stops early when it finds a lower minimum (w->better).
  */
-static int walk_side(struct walk *w, int side, double step0, double *se, int *iterations,
-    struct err *err)
+static int walk_side(
+    struct walk *w, int side, double step0, double *se, int *iterations, struct err *err)
 {
 	double v_prev = w->v_hat, v_prev2 = NAN, d_prev = 0, step = step0, end[3];
 	int k, level;
@@ -1255,8 +1257,8 @@ static int walk_side(struct walk *w, int side, double step0, double *se, int *it
 		gsl_vector_memcpy(w->x, w->prev);
 		if (isfinite(v_prev2))
 			for (i = 0; i < w->x->size; i++)
-				*gsl_vector_ptr(w->x, i) += (gsl_vector_get(w->prev, i) -
-							      gsl_vector_get(w->prev2, i)) *
+				*gsl_vector_ptr(w->x, i) +=
+				    (gsl_vector_get(w->prev, i) - gsl_vector_get(w->prev2, i)) *
 				    (v - v_prev) / (v_prev - v_prev2);
 		if (walk_point(w, v, w->x, &chi2, iterations, err) != 0)
 			return -1;
@@ -1315,8 +1317,7 @@ static void walk_free(struct walk *w)
  * minimum ends it all: pr->better is set and better (P's layout) is the point there.
  */
 static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
-    int seek_better, struct profiles *pr, gsl_vector *better, int *iterations,
-    struct err *err)
+    int seek_better, struct profiles *pr, gsl_vector *better, int *iterations, struct err *err)
 {
 	static const double dirs[NPROF][NPHYS] = {{1, 0}, {0, 1}, {1, 1}};
 	struct walk w;
@@ -1387,8 +1388,8 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 			}
 			k++;
 		}
-		step0 = fmin(fmax(sqrt(fmax(var, 0)), CALIB_PROFILE_STEP_MIN),
-		    CALIB_PROFILE_STEP_MAX);
+		step0 =
+		    fmin(fmax(sqrt(fmax(var, 0)), CALIB_PROFILE_STEP_MIN), CALIB_PROFILE_STEP_MAX);
 		for (side = -1; side <= 1; side += 2) {
 			double se;
 
@@ -1421,8 +1422,8 @@ out:
  * start again, at most CALIB_PROFILE_RESTARTS times: the long valleys that make the
  * profiles necessary also hide the best fit from the descents of multi_start().
  */
-static int profile_fit(struct problem *P, gsl_vector *x, struct analysis *an,
-    struct profiles *pr, int *iterations, struct err *err)
+static int profile_fit(struct problem *P, gsl_vector *x, struct analysis *an, struct profiles *pr,
+    int *iterations, struct err *err)
 {
 	gsl_vector *better = gsl_vector_alloc(P->p);
 	int restart, rc = -1, phys_null = an->phys_null, nuisance_null = an->nuisance_null;
@@ -1431,7 +1432,7 @@ static int profile_fit(struct problem *P, gsl_vector *x, struct analysis *an,
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	for (restart = 0;; restart++) {
 		if (profile_all(P, x, an->cov, restart < CALIB_PROFILE_RESTARTS, pr, better,
-			iterations, err) != 0)
+		        iterations, err) != 0)
 			goto out;
 		if (!pr->better)
 			break;
@@ -1498,8 +1499,8 @@ static int problem_size(struct problem *P, struct err *err)
 }
 
 /* Why a parameter is held, for the fit's notes. */
-static void explain_hold(struct calib_fit *fit, const struct problem *P, int held,
-    const double dir[NPHYS], double value)
+static void explain_hold(
+    struct calib_fit *fit, const struct problem *P, int held, const double dir[NPHYS], double value)
 {
 	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
 
@@ -1508,13 +1509,15 @@ static void explain_hold(struct calib_fit *fit, const struct problem *P, int hel
 		double a = fabs(dir[DR]), b = (dir[TC] * dir[DR] < 0 ? 1 : -1) * fabs(dir[TC]);
 		if (fabs(a - b) < 0.05 * a)
 			note(fit,
-			    "the measurements determine only timeconst*dampratio (the static stiffness "
+			    "the measurements determine only timeconst*dampratio (the static "
+			    "stiffness "
 			    "1/(timeconst*dampratio)^2): %s held at %.6g; add drops that bounce or "
 			    "a trajectory to separate them",
 			    names[held], value);
 		else
 			note(fit,
-			    "the measurements determine only timeconst * dampratio^%.3g: %s held at "
+			    "the measurements determine only timeconst * dampratio^%.3g: %s held "
+			    "at "
 			    "%.6g",
 			    b / a, names[held], value);
 	} else if (held == DR && P->data->ndrops > 0) {
@@ -1556,7 +1559,8 @@ static void check_contact(struct calib_fit *fit)
 	fit->below_refsafe = fit->timeconst < fit->refsafe_min;
 	if (fit->below_refsafe)
 		note(fit,
-		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with %.6g; "
+		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with "
+		    "%.6g; "
 		    "paste solref_direct (refsafe leaves the direct form alone) or use a timestep "
 		    "<= %.6g",
 		    fit->timeconst, fit->refsafe_min, fit->refsafe_min, fit->timeconst / 2);
@@ -1610,8 +1614,8 @@ static void record_residuals(struct calib_fit *fit, struct problem *P, const gsl
 
 		tf->release_time = gsl_vector_get(x, P->nphys + 2 * j);
 		tf->release_height = gsl_vector_get(x, P->nphys + 2 * j + 1);
-		calib_trajectory_model(&m, tf->release_time, tf->release_height, tr->t, tr->n,
-		    P->buf, P->zmodel);
+		calib_trajectory_model(
+		    &m, tf->release_time, tf->release_height, tr->t, tr->n, P->buf, P->zmodel);
 		tf->max_abs = 0;
 		for (i = 0; i < tr->n; i++) {
 			double r = tr->z[i] - P->zmodel[i];
@@ -1630,8 +1634,8 @@ static void record_residuals(struct calib_fit *fit, struct problem *P, const gsl
  * rough chi^2 (and 16 replicas estimate a spread only to about 18 %). Never below the
  * floor a competing minimum sets. Of the releases: the covariance's.
  */
-static void record_errors(struct calib_fit *fit, const struct problem *P,
-    const struct analysis *an, const struct boot *bt, const struct profiles *pr)
+static void record_errors(struct calib_fit *fit, const struct problem *P, const struct analysis *an,
+    const struct boot *bt, const struct profiles *pr)
 {
 	static const int prof_of[NPHYS] = {PROF_TC, PROF_DR};
 	double s2, var[NPHYS] = {0, 0}, covar = 0, product;
@@ -1780,8 +1784,9 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 	}
 	memset(&bt, 0, sizeof bt);
 	memset(&prof, 0, sizeof prof);
-	if (!an.phys_null && (profile_fit(P, x, &an, &prof, &fit->iterations, err) != 0 ||
-				 bootstrap(P, x, &bt, err) != 0))
+	if (!an.phys_null &&
+	    (profile_fit(P, x, &an, &prof, &fit->iterations, err) != 0 ||
+	        bootstrap(P, x, &bt, err) != 0))
 		goto out;
 	if (an.nuisance_null)
 		note(fit, "a trajectory's release time or height is not determined by its samples");
@@ -1875,7 +1880,7 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 
 	P.scene = *setup;
 	P.scene.option.refsafe = 0; /* fit the spring the parameters name; check_contact()
-				       reports what refsafe would do to it */
+	                               reports what refsafe would do to it */
 	for (j = 0; j < data->ntrajectories; j++) {
 		fitted[j] = data->trajectories[j];
 		fitted[j].n = traj_fitted(&fitted[j], setup->option.timestep);
@@ -1886,8 +1891,8 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	P.data = &used;
 	P.fd_step_log = FD_STEP_LOG;
 	P.grid_shifts = GRID_RELEASE_SHIFTS;
-	P.log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep) -
-	    CALIB_LOG_MARGIN;
+	P.log_lo[TC] =
+	    log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep) - CALIB_LOG_MARGIN;
 	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX) + CALIB_LOG_MARGIN;
 	P.log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN) - CALIB_LOG_MARGIN;
 	P.log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX) + CALIB_LOG_MARGIN;
@@ -1904,7 +1909,8 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	 * does not bounce only bounds dampratio from below */
 	bouncing = 0;
 	for (j = 0; j < data->ndrops; j++)
-		bouncing += data->drops[j].rebound > CALIB_BOUNCE_SIGMAS * drop_sigma(&data->drops[j]);
+		bouncing +=
+		    data->drops[j].rebound > CALIB_BOUNCE_SIGMAS * drop_sigma(&data->drops[j]);
 	P.free[DR] = bouncing + data->ntrajectories > 0;
 	fit->timeconst = exp(P.start_log[TC]);
 	fit->dampratio = exp(P.start_log[DR]);
@@ -1916,14 +1922,18 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 			fit->product_identified = data->npresses > 0;
 			if (data->ndrops > 0)
 				note(fit,
-				    "no drop bounced (every rebound within %g sigma of 0): drops bound "
-				    "dampratio from below only; dampratio held at its starting value "
+				    "no drop bounced (every rebound within %g sigma of 0): drops "
+				    "bound "
+				    "dampratio from below only; dampratio held at its starting "
+				    "value "
 				    "%.6g",
 				    CALIB_BOUNCE_SIGMAS, exp(P.start_log[DR]));
 			if (data->npresses > 0)
 				note(fit,
-				    "presses determine only timeconst*dampratio (the static stiffness "
-				    "1/(timeconst*dampratio)^2): add drops that bounce or a trajectory "
+				    "presses determine only timeconst*dampratio (the static "
+				    "stiffness "
+				    "1/(timeconst*dampratio)^2): add drops that bounce or a "
+				    "trajectory "
 				    "to separate them");
 		}
 		if (fit_run(fit, &P, err) != 0)
@@ -1931,7 +1941,8 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	}
 	fit->scene.floor.solref[0] = fit->timeconst;
 	fit->scene.floor.solref[1] = fit->dampratio;
-	fit->stiffness = 1 / ((fit->timeconst * fit->dampratio) * (fit->timeconst * fit->dampratio));
+	fit->stiffness =
+	    1 / ((fit->timeconst * fit->dampratio) * (fit->timeconst * fit->dampratio));
 	fit->damping = 2 / fit->timeconst;
 	if (fit->status != CALIB_INSUFFICIENT)
 		check_contact(fit);
@@ -2040,8 +2051,8 @@ static char *mjcf_default(const struct calib_fit *fit, const char *cls)
 		append(&text, &len, &ok, " solref=\"%.6g %.6g\"", -fit->stiffness, -fit->damping);
 	else
 		append(&text, &len, &ok, " solref=\"%.6g %.6g\"", fit->timeconst, fit->dampratio);
-	append(&text, &len, &ok, " solimp=\"%.6g %.6g %.6g %.6g %.6g\"", g->solimp[0],
-	    g->solimp[1], g->solimp[2], g->solimp[3], g->solimp[4]);
+	append(&text, &len, &ok, " solimp=\"%.6g %.6g %.6g %.6g %.6g\"", g->solimp[0], g->solimp[1],
+	    g->solimp[2], g->solimp[3], g->solimp[4]);
 	if (g->margin != 0)
 		append(&text, &len, &ok, " margin=\"%.6g\"", g->margin);
 	if (g->gap != 0)
@@ -2110,7 +2121,8 @@ json_t *calib_fit_json(const struct calib_fit *fit, const char *mjcf_class)
 	json_t *product = json_object(), *refsafe = json_object(), *stab = json_object();
 	json_t *counts = json_object(), *noise = json_object(), *notes = json_array();
 	json_t *held = json_array();
-	int ok = root && se && ident && product && refsafe && stab && counts && noise && notes && held;
+	int ok =
+	    root && se && ident && product && refsafe && stab && counts && noise && notes && held;
 	int fitted = fit->status != CALIB_INSUFFICIENT;
 	double sol[2] = {fit->timeconst, fit->dampratio};
 	double direct[2] = {-fit->stiffness, -fit->damping};
@@ -2135,8 +2147,8 @@ json_t *calib_fit_json(const struct calib_fit *fit, const char *mjcf_class)
 
 	put(product, "value", fitted ? json_real(fit->timeconst * fit->dampratio) : json_null(),
 	    &ok);
-	put(product, "stderr",
-	    real_or_null(fit->timeconst * fit->dampratio * fit->se_log_product), &ok);
+	put(product, "stderr", real_or_null(fit->timeconst * fit->dampratio * fit->se_log_product),
+	    &ok);
 	put(root, "timeconst_dampratio", product, &ok);
 
 	put(ident, "timeconst", json_boolean(fitted && fit->identified[TC]), &ok);

@@ -104,30 +104,30 @@ struct calib_traj_fit {
 /* A fit. Owned by whoever called calib_fit(); release with calib_fit_free(). */
 struct calib_fit {
 	enum calib_status status;
-	struct scene scene;              /* the setup with the fitted pad solref */
-	double timeconst, dampratio;     /* solref, standard form */
-	double stiffness, damping;       /* solref_direct = [-stiffness, -damping] */
-	int identified[2];               /* timeconst, dampratio determined by the data */
-	int held[2];                     /* kept at its starting or phase-one value */
-	double se_log[2];                /* standard error of log(timeconst), log(dampratio) */
-	double correlation;              /* of the two logs, when both are fitted */
-	int product_identified;          /* timeconst*dampratio determined */
-	double se_log_product;           /* standard error of log(timeconst*dampratio) */
-	double chi2;                     /* sum of squared weighted residuals */
-	long dof;                        /* residuals - fitted parameters */
-	int se_scaled;                   /* standard errors scaled by chi2/dof */
-	int replicas;                    /* bootstrap replicas behind se_log (0: none, exact) */
-	int iterations;                  /* trust-region iterations, all phases */
+	struct scene scene;          /* the setup with the fitted pad solref */
+	double timeconst, dampratio; /* solref, standard form */
+	double stiffness, damping;   /* solref_direct = [-stiffness, -damping] */
+	int identified[2];           /* timeconst, dampratio determined by the data */
+	int held[2];                 /* kept at its starting or phase-one value */
+	double se_log[2];            /* standard error of log(timeconst), log(dampratio) */
+	double correlation;          /* of the two logs, when both are fitted */
+	int product_identified;      /* timeconst*dampratio determined */
+	double se_log_product;       /* standard error of log(timeconst*dampratio) */
+	double chi2;                 /* sum of squared weighted residuals */
+	long dof;                    /* residuals - fitted parameters */
+	int se_scaled;               /* standard errors scaled by chi2/dof */
+	int replicas;                /* bootstrap replicas behind se_log (0: none, exact) */
+	int iterations;              /* trust-region iterations, all phases */
 	size_t ndrops, npresses, ntrajectories, nsamples;
-	double *drop_model;              /* model rebound of each drop (ndrops) */
-	double *drop_residual;           /* measured - model rebound (ndrops) */
-	double *press_model;             /* model deflection of each press (npresses) */
-	double *press_residual;          /* measured - model deflection (npresses) */
-	struct calib_traj_fit *traj;     /* ntrajectories */
-	double refsafe_min;              /* 2 * timestep */
-	int below_refsafe;               /* timeconst < refsafe_min */
-	double growth;                   /* rest-spring growth per step (/v1/stability) */
-	double chatter;                  /* jitter (m) of a body placed on the pad, last 0.5 s */
+	double *drop_model;          /* model rebound of each drop (ndrops) */
+	double *drop_residual;       /* measured - model rebound (ndrops) */
+	double *press_model;         /* model deflection of each press (npresses) */
+	double *press_residual;      /* measured - model deflection (npresses) */
+	struct calib_traj_fit *traj; /* ntrajectories */
+	double refsafe_min;          /* 2 * timestep */
+	int below_refsafe;           /* timeconst < refsafe_min */
+	double growth;               /* rest-spring growth per step (/v1/stability) */
+	double chatter;              /* jitter (m) of a body placed on the pad, last 0.5 s */
 	size_t nnotes;
 	char notes[CALIB_MAX_NOTES][CALIB_NOTE_MAX];
 };
@@ -161,7 +161,7 @@ double calib_rebound(const struct scene_model *m, double height);
  * object released at rest at release_time from release_height, into z[] (caller-owned,
  * n values). buf is scratch space of CALIB_MAX_TRAJECTORY_STEPS + 3 doubles.
  */
-void calib_trajectory_model(const struct scene_model *m, double release_time,
-    double release_height, const double *t, size_t n, double *buf, double *z);
+void calib_trajectory_model(const struct scene_model *m, double release_time, double release_height,
+    const double *t, size_t n, double *buf, double *z);
 
 #endif

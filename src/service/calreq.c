@@ -84,9 +84,10 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 			    CALREQ_CLASS_MAX - 1);
 	}
 	/* the scene request this setup is, with the pad class's and SO-101's defaults */
-	geom = json_object_get(v, "geom") ? json_deep_copy(json_object_get(v, "geom")) : json_object();
+	geom =
+	    json_object_get(v, "geom") ? json_deep_copy(json_object_get(v, "geom")) : json_object();
 	option = json_object_get(v, "option") ? json_deep_copy(json_object_get(v, "option"))
-					     : json_object();
+	                                      : json_object();
 	scene = json_object();
 	if (!geom || !option || !scene) {
 		err_set(err, ERR_INTERNAL, NULL, "out of memory");
@@ -111,9 +112,9 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	if (canonical) {
 		sj = req_scene_json(&rs);
 		canon = sj ? json_pack("{s:O, s:O, s:O, s:s}", "geom", json_object_get(sj, "floor"),
-				 "object", json_object_get(sj, "body"), "option",
-				 json_object_get(sj, "option"), "class", cls)
-			   : NULL;
+		                 "object", json_object_get(sj, "body"), "option",
+		                 json_object_get(sj, "option"), "class", cls)
+		           : NULL;
 		if (!canon) {
 			err_set(err, ERR_INTERNAL, NULL, "out of memory");
 			goto out;
@@ -186,8 +187,8 @@ static json_t *parse_press(const struct field_ctx *c)
 		    sigma);
 		return NULL;
 	}
-	return json_pack("{s:f, s:f, s:f}", "force", force, "deflection", deflection, "sigma",
-	    sigma);
+	return json_pack(
+	    "{s:f, s:f, s:f}", "force", force, "deflection", deflection, "sigma", sigma);
 }
 
 /* A finite-number array member (copied into a new JSON array of reals). */
@@ -204,14 +205,15 @@ static json_t *reals_member(const struct field_ctx *c, const char *key, size_t *
 	}
 	*n = json_array_size(a);
 	if (*n > CALIB_MAX_SAMPLES) {
-		field_fail(c, key, -1, ERR_TOO_LARGE, "%zu samples: at most %d", *n,
-		    CALIB_MAX_SAMPLES);
+		field_fail(
+		    c, key, -1, ERR_TOO_LARGE, "%zu samples: at most %d", *n, CALIB_MAX_SAMPLES);
 		return NULL;
 	}
 	copy = json_array();
 	json_array_foreach (a, i, v) {
 		if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-			field_fail(c, key, (long)i, json_is_number(v) ? ERR_BAD_VALUE : ERR_BAD_TYPE,
+			field_fail(c, key, (long)i,
+			    json_is_number(v) ? ERR_BAD_VALUE : ERR_BAD_TYPE,
 			    "must be a finite number");
 			json_decref(copy);
 			return NULL;
@@ -246,11 +248,13 @@ static json_t *parse_trajectory(const struct field_ctx *c, double timestep)
 		goto out;
 	}
 	for (i = 1; i < nt; i++) {
-		if (!(json_real_value(json_array_get(t, i)) > json_real_value(json_array_get(t, i - 1)))) {
+		if (!(json_real_value(json_array_get(t, i)) >
+		        json_real_value(json_array_get(t, i - 1)))) {
 			field_fail(c, "t", (long)i, ERR_BAD_VALUE, "times must increase strictly");
 			goto out;
 		}
-		if (json_real_value(json_array_get(z, i)) < json_real_value(json_array_get(z, lowest)))
+		if (json_real_value(json_array_get(z, i)) <
+		    json_real_value(json_array_get(z, lowest)))
 			lowest = i;
 	}
 	if (lowest < 2) {
@@ -271,8 +275,8 @@ out:
 	return out;
 }
 
-int calreq_upload_parse(json_t *v, const struct calreq_setup *setup, json_t **upload,
-    struct err *err)
+int calreq_upload_parse(
+    json_t *v, const struct calreq_setup *setup, json_t **upload, struct err *err)
 {
 	static const char *const known[] = {"drops", "presses", "trajectories", NULL};
 	static const long limits[3] = {CALIB_MAX_DROPS, CALIB_MAX_PRESSES, CALIB_MAX_TRAJECTORIES};
@@ -300,8 +304,8 @@ int calreq_upload_parse(json_t *v, const struct calreq_setup *setup, json_t **up
 			goto fail;
 		}
 		if ((long)json_array_size(items) > limits[k]) {
-			field_fail(&c, list_names[k], -1, ERR_TOO_LARGE, "at most %ld per calibration",
-			    limits[k]);
+			field_fail(&c, list_names[k], -1, ERR_TOO_LARGE,
+			    "at most %ld per calibration", limits[k]);
 			goto fail;
 		}
 		json_array_foreach (items, i, item) {
@@ -314,7 +318,7 @@ int calreq_upload_parse(json_t *v, const struct calreq_setup *setup, json_t **up
 				goto fail;
 			parsed = k == 0 ? parse_drop(&m)
 			    : k == 1    ? parse_press(&m)
-					: parse_trajectory(&m, setup->scene.option.timestep);
+			                : parse_trajectory(&m, setup->scene.option.timestep);
 			if (!parsed || json_array_append_new(list, parsed) != 0) {
 				if (err->code == ERR_NONE)
 					err_set(err, ERR_INTERNAL, NULL, "out of memory");
@@ -336,7 +340,8 @@ static double real_at(const json_t *o, const char *key)
 
 int calreq_data(const json_t *all, struct calreq_data *out, struct err *err)
 {
-	const json_t *drops = json_object_get(all, "drops"), *presses = json_object_get(all, "presses");
+	const json_t *drops = json_object_get(all, "drops"),
+	             *presses = json_object_get(all, "presses");
 	const json_t *trajs = json_object_get(all, "trajectories");
 	size_t nd = json_array_size(drops), np = json_array_size(presses);
 	size_t nt = json_array_size(trajs), samples = 0, i, j, at = 0;

@@ -41,8 +41,8 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
  * trajectories whose t and z differ in length, are not increasing or lack 2 samples
  * before their lowest, and lists over the limits of tunables.h.
  */
-int calreq_upload_parse(json_t *v, const struct calreq_setup *setup, json_t **upload,
-    struct err *err);
+int calreq_upload_parse(
+    json_t *v, const struct calreq_setup *setup, json_t **upload, struct err *err);
 
 /* Measurements of calib.h pointing into the arrays it owns. */
 struct calreq_data {

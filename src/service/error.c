@@ -12,24 +12,24 @@ static const struct {
 	const char *name;
 	int status;
 } err_table[] = {
-	[ERR_NONE] = {"none", 200},
-	[ERR_BAD_JSON] = {"bad_json", 400},
-	[ERR_BAD_TYPE] = {"bad_type", 400},
-	[ERR_BAD_VALUE] = {"bad_value", 422},
-	[ERR_UNKNOWN_FIELD] = {"unknown_field", 400},
-	[ERR_MISSING_FIELD] = {"missing_field", 400},
-	[ERR_TOO_LARGE] = {"too_large", 413},
-	[ERR_TOO_DEEP] = {"too_deep", 400},
-	[ERR_NOT_FOUND] = {"not_found", 404},
-	[ERR_METHOD] = {"method_not_allowed", 405},
-	[ERR_NOT_ACCEPTABLE] = {"not_acceptable", 406},
-	[ERR_UNSUPPORTED_MEDIA] = {"unsupported_media_type", 415},
-	[ERR_UNAUTHORIZED] = {"unauthorized", 401},
-	[ERR_FORBIDDEN] = {"forbidden", 403},
-	[ERR_CONFLICT] = {"conflict", 409},
-	[ERR_TIMEOUT] = {"timeout", 408},
-	[ERR_UNAVAILABLE] = {"unavailable", 503},
-	[ERR_INTERNAL] = {"internal", 500},
+    [ERR_NONE] = {"none", 200},
+    [ERR_BAD_JSON] = {"bad_json", 400},
+    [ERR_BAD_TYPE] = {"bad_type", 400},
+    [ERR_BAD_VALUE] = {"bad_value", 422},
+    [ERR_UNKNOWN_FIELD] = {"unknown_field", 400},
+    [ERR_MISSING_FIELD] = {"missing_field", 400},
+    [ERR_TOO_LARGE] = {"too_large", 413},
+    [ERR_TOO_DEEP] = {"too_deep", 400},
+    [ERR_NOT_FOUND] = {"not_found", 404},
+    [ERR_METHOD] = {"method_not_allowed", 405},
+    [ERR_NOT_ACCEPTABLE] = {"not_acceptable", 406},
+    [ERR_UNSUPPORTED_MEDIA] = {"unsupported_media_type", 415},
+    [ERR_UNAUTHORIZED] = {"unauthorized", 401},
+    [ERR_FORBIDDEN] = {"forbidden", 403},
+    [ERR_CONFLICT] = {"conflict", 409},
+    [ERR_TIMEOUT] = {"timeout", 408},
+    [ERR_UNAVAILABLE] = {"unavailable", 503},
+    [ERR_INTERNAL] = {"internal", 500},
 };
 
 static int err_known(enum err_code code)
@@ -90,6 +90,6 @@ int err_http_status(enum err_code code)
 
 json_t *err_to_json(const struct err *e)
 {
-	return json_pack("{s:s, s:s, s:s}", "error", err_name(e->code), "message", e->message,
-	    "path", e->path);
+	return json_pack(
+	    "{s:s, s:s, s:s}", "error", err_name(e->code), "message", e->message, "path", e->path);
 }

@@ -12,23 +12,23 @@
 
 enum err_code {
 	ERR_NONE = 0,
-	ERR_BAD_JSON,       /* 400 malformed JSON */
-	ERR_BAD_TYPE,       /* 400 a field has the wrong JSON type */
-	ERR_BAD_VALUE,      /* 422 out of range, non-finite, unknown enum value */
-	ERR_UNKNOWN_FIELD,  /* 400 a field the contract does not know */
-	ERR_MISSING_FIELD,  /* 400 a required field is absent */
-	ERR_TOO_LARGE,      /* 413 body, sweep or batch over its limit */
-	ERR_TOO_DEEP,       /* 400 JSON nested deeper than allowed */
-	ERR_NOT_FOUND,      /* 404 unknown endpoint or resource */
-	ERR_METHOD,         /* 405 wrong HTTP method */
-	ERR_NOT_ACCEPTABLE, /* 406 an Accept the endpoint cannot produce */
+	ERR_BAD_JSON,          /* 400 malformed JSON */
+	ERR_BAD_TYPE,          /* 400 a field has the wrong JSON type */
+	ERR_BAD_VALUE,         /* 422 out of range, non-finite, unknown enum value */
+	ERR_UNKNOWN_FIELD,     /* 400 a field the contract does not know */
+	ERR_MISSING_FIELD,     /* 400 a required field is absent */
+	ERR_TOO_LARGE,         /* 413 body, sweep or batch over its limit */
+	ERR_TOO_DEEP,          /* 400 JSON nested deeper than allowed */
+	ERR_NOT_FOUND,         /* 404 unknown endpoint or resource */
+	ERR_METHOD,            /* 405 wrong HTTP method */
+	ERR_NOT_ACCEPTABLE,    /* 406 an Accept the endpoint cannot produce */
 	ERR_UNSUPPORTED_MEDIA, /* 415 body is not JSON */
-	ERR_UNAUTHORIZED,   /* 401 no or invalid bearer token */
-	ERR_FORBIDDEN,      /* 403 valid token, wrong robot */
-	ERR_CONFLICT,       /* 409 */
-	ERR_TIMEOUT,        /* 408 client too slow */
-	ERR_UNAVAILABLE,    /* 503 store unavailable, shutting down */
-	ERR_INTERNAL,       /* 500 a bug; never caused by input */
+	ERR_UNAUTHORIZED,      /* 401 no or invalid bearer token */
+	ERR_FORBIDDEN,         /* 403 valid token, wrong robot */
+	ERR_CONFLICT,          /* 409 */
+	ERR_TIMEOUT,           /* 408 client too slow */
+	ERR_UNAVAILABLE,       /* 503 store unavailable, shutting down */
+	ERR_INTERNAL,          /* 500 a bug; never caused by input */
 };
 
 #define ERR_MESSAGE_MAX 256
@@ -37,7 +37,8 @@ enum err_code {
 struct err {
 	enum err_code code;
 	char message[ERR_MESSAGE_MAX];
-	char path[ERR_PATH_MAX]; /* JSON Pointer (RFC 6901) of the offending field, "" for the body */
+	char path[ERR_PATH_MAX]; /* JSON Pointer (RFC 6901) of the offending field, "" for the body
+	                          */
 };
 
 /* Fill e and return -1, so callers can `return err_set(...)`. path may be NULL. */

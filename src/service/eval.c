@@ -22,11 +22,11 @@ struct args {
 };
 
 enum arg_kind {
-	ARG_REAL,     /* any finite number */
-	ARG_STEP,     /* a timestep: a number > 0 */
-	ARG_SOLREF,   /* two finite numbers, either form */
-	ARG_SOLIMP,   /* five finite numbers, clamped as MuJoCo does */
-	ARG_REFSAFE,  /* boolean, default true */
+	ARG_REAL,       /* any finite number */
+	ARG_STEP,       /* a timestep: a number > 0 */
+	ARG_SOLREF,     /* two finite numbers, either form */
+	ARG_SOLIMP,     /* five finite numbers, clamped as MuJoCo does */
+	ARG_REFSAFE,    /* boolean, default true */
 	ARG_INTEGRATOR, /* MJCF integrator name, default "Euler" */
 };
 
@@ -45,7 +45,10 @@ struct outputs {
 };
 
 #define MAX_ARGS 7
-#define ARG(name, kind) {#name, kind, offsetof(struct args, name)}
+#define ARG(name, kind)                                                                            \
+	{                                                                                          \
+#name, kind, offsetof(struct args, name)                                           \
+	}
 
 struct function_spec {
 	const char *name;
@@ -114,26 +117,23 @@ static void run_error_reduction(const struct args *a, struct outputs *out)
 }
 
 static const struct function_spec functions[] = {
-	{"impedance", {ARG(r, ARG_REAL), ARG(solimp, ARG_SOLIMP)}, 2, run_impedance},
-	{"solref_kb",
-	    {ARG(solref, ARG_SOLREF), ARG(dmax, ARG_REAL), ARG(h, ARG_STEP),
-		ARG(refsafe, ARG_REFSAFE)},
-	    4, run_solref_kb},
-	{"contact_accel",
-	    {ARG(dist, ARG_REAL), ARG(vel, ARG_REAL), ARG(a0, ARG_REAL), ARG(solref, ARG_SOLREF),
-		ARG(solimp, ARG_SOLIMP), ARG(h, ARG_STEP), ARG(refsafe, ARG_REFSAFE)},
-	    7, run_contact_accel},
-	{"resting_penetration",
-	    {ARG(a_u, ARG_REAL), ARG(solref, ARG_SOLREF), ARG(solimp, ARG_SOLIMP), ARG(h, ARG_STEP),
-		ARG(refsafe, ARG_REFSAFE)},
-	    5, run_resting_penetration},
-	{"step_growth",
-	    {ARG(k, ARG_REAL), ARG(c, ARG_REAL), ARG(h, ARG_STEP),
-		ARG(integrator, ARG_INTEGRATOR)},
-	    4, run_step_growth},
-	{"error_reduction",
-	    {ARG(timeconst, ARG_REAL), ARG(dampratio, ARG_REAL), ARG(dt, ARG_STEP)}, 3,
-	    run_error_reduction},
+    {"impedance", {ARG(r, ARG_REAL), ARG(solimp, ARG_SOLIMP)}, 2, run_impedance},
+    {"solref_kb",
+        {ARG(solref, ARG_SOLREF), ARG(dmax, ARG_REAL), ARG(h, ARG_STEP), ARG(refsafe, ARG_REFSAFE)},
+        4, run_solref_kb},
+    {"contact_accel",
+        {ARG(dist, ARG_REAL), ARG(vel, ARG_REAL), ARG(a0, ARG_REAL), ARG(solref, ARG_SOLREF),
+            ARG(solimp, ARG_SOLIMP), ARG(h, ARG_STEP), ARG(refsafe, ARG_REFSAFE)},
+        7, run_contact_accel},
+    {"resting_penetration",
+        {ARG(a_u, ARG_REAL), ARG(solref, ARG_SOLREF), ARG(solimp, ARG_SOLIMP), ARG(h, ARG_STEP),
+            ARG(refsafe, ARG_REFSAFE)},
+        5, run_resting_penetration},
+    {"step_growth",
+        {ARG(k, ARG_REAL), ARG(c, ARG_REAL), ARG(h, ARG_STEP), ARG(integrator, ARG_INTEGRATOR)}, 4,
+        run_step_growth},
+    {"error_reduction", {ARG(timeconst, ARG_REAL), ARG(dampratio, ARG_REAL), ARG(dt, ARG_STEP)}, 3,
+        run_error_reduction},
 };
 
 #define NFUNCTIONS ((int)(sizeof functions / sizeof functions[0]))
@@ -205,8 +205,8 @@ static int parse_call(json_t *v, const char *path, struct call *out, struct err 
 
 /* Parse a single call or a batch into *calls (caller frees), *count of them,
  * *batch = 1 for {"calls": [...]}. */
-static int parse_request(json_t *body, long max_calls, struct call **calls, size_t *count,
-    int *batch, struct err *err)
+static int parse_request(
+    json_t *body, long max_calls, struct call **calls, size_t *count, int *batch, struct err *err)
 {
 	static const char *const known[] = {"calls", NULL};
 	struct field_ctx c;
@@ -278,7 +278,7 @@ static json_t *call_json(const struct call *call)
 		}
 	}
 	return args ? json_pack("{s:s, s:o}", "function", call->function->name, "args", args)
-		    : NULL;
+	            : NULL;
 }
 
 static json_t *result_json(const struct call *call)
@@ -299,9 +299,8 @@ static json_t *result_json(const struct call *call)
 	}
 	if (result && diverged && json_object_set_new(result, "diverged", json_true()) != 0)
 		goto fail;
-	return result ? json_pack("{s:s, s:o}", "function", call->function->name, "result",
-			    result)
-		      : NULL;
+	return result ? json_pack("{s:s, s:o}", "function", call->function->name, "result", result)
+	              : NULL;
 fail:
 	json_decref(result);
 	return NULL;

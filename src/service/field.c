@@ -71,8 +71,8 @@ int field_object(const struct field_ctx *c, const char *key, struct field_ctx *c
 	child->err = c->err;
 	field_path(c, key, child->path);
 	if (v && !json_is_object(v))
-		return field_fail(c, key, -1, ERR_BAD_TYPE, "must be an object, not %s",
-		    type_name(v));
+		return field_fail(
+		    c, key, -1, ERR_BAD_TYPE, "must be an object, not %s", type_name(v));
 	return 0;
 }
 
@@ -89,8 +89,8 @@ int field_known(const struct field_ctx *c, const char *const known[])
 			if (strcmp(key, known[i]) == 0)
 				break;
 		if (!known[i])
-			return field_fail(c, key, -1, ERR_UNKNOWN_FIELD, "unknown field \"%s\"",
-			    key);
+			return field_fail(
+			    c, key, -1, ERR_UNKNOWN_FIELD, "unknown field \"%s\"", key);
 	}
 	return 0;
 }
@@ -103,14 +103,14 @@ int field_require(const struct field_ctx *c, const char *key)
 }
 
 /* Read v as a finite number; failures name element index (-1: the member itself). */
-static int as_number(const struct field_ctx *c, const char *key, long index, const json_t *v,
-    double *out)
+static int as_number(
+    const struct field_ctx *c, const char *key, long index, const json_t *v, double *out)
 {
 	double x;
 
 	if (!json_is_number(v))
-		return field_fail(c, key, index, ERR_BAD_TYPE, "must be a number, not %s",
-		    type_name(v));
+		return field_fail(
+		    c, key, index, ERR_BAD_TYPE, "must be a number, not %s", type_name(v));
 	x = json_number_value(v);
 	/* jansson cannot hold a non-finite number; this guards the invariant all the same */
 	if (!isfinite(x))
@@ -170,14 +170,14 @@ int field_bool(const struct field_ctx *c, const char *key, int *out)
 	if (!v)
 		return 0;
 	if (!json_is_boolean(v))
-		return field_fail(c, key, -1, ERR_BAD_TYPE, "must be true or false, not %s",
-		    type_name(v));
+		return field_fail(
+		    c, key, -1, ERR_BAD_TYPE, "must be true or false, not %s", type_name(v));
 	*out = json_is_true(v);
 	return 0;
 }
 
-int field_choice(const struct field_ctx *c, const char *key, const char *const names[],
-    int count, int *out)
+int field_choice(
+    const struct field_ctx *c, const char *key, const char *const names[], int count, int *out)
 {
 	json_t *v = c->obj ? json_object_get(c->obj, key) : NULL;
 	char choices[ERR_MESSAGE_MAX / 2] = "";
@@ -187,8 +187,8 @@ int field_choice(const struct field_ctx *c, const char *key, const char *const n
 	if (!v)
 		return 0;
 	if (!json_is_string(v))
-		return field_fail(c, key, -1, ERR_BAD_TYPE, "must be a string, not %s",
-		    type_name(v));
+		return field_fail(
+		    c, key, -1, ERR_BAD_TYPE, "must be a string, not %s", type_name(v));
 	for (i = 0; i < count; i++) {
 		if (strcmp(json_string_value(v), names[i]) == 0) {
 			*out = i;

@@ -17,7 +17,7 @@
 #include "service/error.h"
 
 struct field_ctx {
-	json_t *obj;            /* borrowed; NULL when the object was omitted */
+	json_t *obj;             /* borrowed; NULL when the object was omitted */
 	char path[ERR_PATH_MAX]; /* JSON Pointer of obj in the request */
 	struct err *err;         /* where failures are reported */
 };
@@ -47,8 +47,8 @@ int field_int(const struct field_ctx *c, const char *key, int *out);
 int field_bool(const struct field_ctx *c, const char *key, int *out);
 
 /* A string equal to one of names[0..count-1]; *out is its index. */
-int field_choice(const struct field_ctx *c, const char *key, const char *const names[],
-    int count, int *out);
+int field_choice(
+    const struct field_ctx *c, const char *key, const char *const names[], int count, int *out);
 
 /* Fail with code at c's member key (index >= 0: that element of it); returns -1. */
 int field_fail(const struct field_ctx *c, const char *key, long index, enum err_code code,

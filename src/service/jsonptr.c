@@ -131,7 +131,7 @@ int jptr_set(json_t *root, const char *ptr, json_t *value, const char *where, st
 	if (json_is_object(parent)) {
 		rc = json_object_set(parent, token, value);
 	} else if (json_is_array(parent) && parse_index(token, &index) == 0 &&
-		   index < json_array_size(parent)) {
+	    index < json_array_size(parent)) {
 		rc = json_array_set(parent, index, value);
 	} else {
 		err_set(err, ERR_UNKNOWN_FIELD, where, "JSON Pointer \"%s\" names no field", ptr);

@@ -18,18 +18,18 @@
 #include "tunables.h"
 
 static const char *const integrator_names[] = {
-	[SCENE_EULER] = "Euler",
-	[SCENE_IMPLICIT] = "implicit",
-	[SCENE_IMPLICITFAST] = "implicitfast",
-	[SCENE_RK4] = "RK4",
+    [SCENE_EULER] = "Euler",
+    [SCENE_IMPLICIT] = "implicit",
+    [SCENE_IMPLICITFAST] = "implicitfast",
+    [SCENE_RK4] = "RK4",
 };
 
 static const char *const shape_names[] = {[SCENE_SPHERE] = "sphere", [SCENE_BOX] = "box"};
 
 enum cone { CONE_PYRAMIDAL, CONE_ELLIPTIC };
 static const char *const cone_names[] = {
-	[CONE_PYRAMIDAL] = "pyramidal",
-	[CONE_ELLIPTIC] = "elliptic",
+    [CONE_PYRAMIDAL] = "pyramidal",
+    [CONE_ELLIPTIC] = "elliptic",
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -58,20 +58,20 @@ static int non_negative(const struct field_ctx *c, const char *key, long index, 
 }
 
 /* bad_value at c[key] unless 0 < value <= limit */
-static int positive_within(const struct field_ctx *c, const char *key, long index, double value,
-    double limit)
+static int positive_within(
+    const struct field_ctx *c, const char *key, long index, double value, double limit)
 {
 	if (value > 0 && value <= limit)
 		return 0;
-	return field_fail(c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %.17g", limit,
-	    value);
+	return field_fail(
+	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %.17g", limit, value);
 }
 
 /* The fields of one <geom> over the values already in *g (the defaults, or the
  * body's geom for the floor). */
 /* The fields of a <geom>, in the order of req_scene.floor_given's bits. */
-static const char *const geom_fields[] = {"solref", "solimp", "condim", "friction", "margin",
-	"gap", "solmix", "priority", NULL};
+static const char *const geom_fields[] = {
+    "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
 
 static int parse_geom(const struct field_ctx *c, struct pair_geom *g)
 {
@@ -86,8 +86,8 @@ static int parse_geom(const struct field_ctx *c, struct pair_geom *g)
 	if (field_int(c, "condim", &g->condim) != 0)
 		return -1;
 	if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
-		return field_fail(c, "condim", -1, ERR_BAD_VALUE, "must be 1, 3, 4 or 6, not %d",
-		    g->condim);
+		return field_fail(
+		    c, "condim", -1, ERR_BAD_VALUE, "must be 1, 3, 4 or 6, not %d", g->condim);
 	if (field_numbers(c, "friction", 3, g->friction) != 0)
 		return -1;
 	for (i = 0; i < 3; i++)
@@ -120,7 +120,7 @@ static int check_compilable(const struct field_ctx *c, const struct scene *s)
 		/* smallest of m/3 (hy^2 + hz^2), m/3 (hx^2 + hz^2), m/3 (hx^2 + hy^2) */
 		inertia = s->mass / 3 *
 		    fmin(h[1] * h[1] + h[2] * h[2],
-			fmin(h[0] * h[0] + h[2] * h[2], h[0] * h[0] + h[1] * h[1]));
+		        fmin(h[0] * h[0] + h[2] * h[2], h[0] * h[0] + h[1] * h[1]));
 	}
 	if (volume < MJ_MINVAL)
 		return field_fail(c, "size", -1, ERR_BAD_VALUE,
@@ -172,8 +172,8 @@ static int parse_body(const struct field_ctx *c, struct scene *s)
 
 static int parse_option(const struct field_ctx *c, struct scene_option *o)
 {
-	static const char *const known[] = {"timestep", "refsafe", "gravity", "impratio",
-		"integrator", "cone", NULL};
+	static const char *const known[] = {
+	    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", NULL};
 	int cone = CONE_PYRAMIDAL;
 
 	if (field_known(c, known) != 0)
@@ -181,15 +181,15 @@ static int parse_option(const struct field_ctx *c, struct scene_option *o)
 	if (field_number(c, "timestep", &o->timestep) != 0)
 		return -1;
 	if (!(o->timestep > 0))
-		return field_fail(c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g",
-		    o->timestep);
+		return field_fail(
+		    c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", o->timestep);
 	if (field_bool(c, "refsafe", &o->refsafe) != 0 ||
 	    field_number(c, "gravity", &o->gravity) != 0 ||
 	    field_number(c, "impratio", &o->impratio) != 0)
 		return -1;
 	if (!(o->impratio > 0))
-		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %.17g",
-		    o->impratio);
+		return field_fail(
+		    c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", o->impratio);
 	if (req_integrator(c, "integrator", &o->integrator) != 0 ||
 	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0)
 		return -1;
@@ -214,11 +214,11 @@ static void scene_default(struct scene *s, double default_height)
 	s->duration = DEFAULT_DURATION;
 }
 
-int req_scene_parse(json_t *v, const char *path, double default_height, struct req_scene *out,
-    struct err *err)
+int req_scene_parse(
+    json_t *v, const char *path, double default_height, struct req_scene *out, struct err *err)
 {
-	static const char *const known[] = {"body", "geom", "floor", "option", "height",
-		"duration", NULL};
+	static const char *const known[] = {
+	    "body", "geom", "floor", "option", "height", "duration", NULL};
 	struct field_ctx c, body, geom, floor, option;
 	struct scene s;
 	double steps;
@@ -408,8 +408,8 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	if (field_number(&option, "timestep", &r.timestep) != 0)
 		return -1;
 	if (!(r.timestep > 0))
-		return field_fail(&option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g",
-		    r.timestep);
+		return field_fail(
+		    &option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", r.timestep);
 	if (field_bool(&option, "refsafe", &r.refsafe) != 0 ||
 	    req_integrator(&option, "integrator", &r.integrator) != 0)
 		return -1;

@@ -24,7 +24,7 @@
 struct req_scene {
 	struct scene scene;
 	unsigned floor_given; /* bit i: the request set the floor's i-th field (solref, solimp,
-				 condim, friction, margin, gap, solmix, priority) */
+	                         condim, friction, margin, gap, solmix, priority) */
 };
 
 /* POST /v1/stability: the linearized contact spring of one solref/solimp. */
@@ -42,8 +42,8 @@ struct req_stability {
  * omitted field takes its default; an omitted height is default_height (the
  * drop and rest experiments differ). Errors carry the offending field's path.
  */
-int req_scene_parse(json_t *v, const char *path, double default_height, struct req_scene *out,
-    struct err *err);
+int req_scene_parse(
+    json_t *v, const char *path, double default_height, struct req_scene *out, struct err *err);
 
 /* The canonical JSON of a validated scene; NULL if out of memory. Caller owns it. */
 json_t *req_scene_json(const struct req_scene *r);

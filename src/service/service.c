@@ -19,11 +19,11 @@
 #include "tunables.h"
 
 static const char *const endpoint_names[] = {
-	[SVC_REST] = "rest",
-	[SVC_DROP] = "drop",
-	[SVC_STABILITY] = "stability",
-	[SVC_SWEEP] = "sweep",
-	[SVC_EVAL] = "eval",
+    [SVC_REST] = "rest",
+    [SVC_DROP] = "drop",
+    [SVC_STABILITY] = "stability",
+    [SVC_SWEEP] = "sweep",
+    [SVC_EVAL] = "eval",
 };
 
 #define NENDPOINTS ((int)(sizeof endpoint_names / sizeof endpoint_names[0]))
@@ -69,8 +69,8 @@ const char *svc_endpoint_name(enum svc_endpoint ep)
 }
 
 /* Validate a rest, drop or stability request into *req. */
-static int parse_single(enum svc_endpoint ep, json_t *body, struct ans_request *req,
-    struct err *err)
+static int parse_single(
+    enum svc_endpoint ep, json_t *body, struct ans_request *req, struct err *err)
 {
 	switch (ep) {
 	case SVC_REST:
@@ -118,7 +118,7 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 	if (parse_single(ep, root, &req, err) != 0)
 		goto out;
 	out = req.query == ANS_STABILITY ? req_stability_json(&req.u.stability)
-					 : req_scene_json(&req.u.scene);
+	                                 : req_scene_json(&req.u.scene);
 	if (!out) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -169,8 +169,8 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 
 char *svc_dump(const json_t *value)
 {
-	char *text = json_dumps(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY |
-					   JSON_REAL_PRECISION(17));
+	char *text = json_dumps(
+	    value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
 	size_t len;
 	char *line;
 

@@ -19,15 +19,15 @@
 #define MAX_VARY 2
 
 static const char *const query_names[] = {
-	[ANS_REST] = "rest",
-	[ANS_DROP] = "drop",
-	[ANS_STABILITY] = "stability",
+    [ANS_REST] = "rest",
+    [ANS_DROP] = "drop",
+    [ANS_STABILITY] = "stability",
 };
 
 /* A validated sweep: its canonical parts and every point as a request. */
 struct plan {
 	enum ans_query query;
-	json_t *base;             /* canonical base request */
+	json_t *base; /* canonical base request */
 	size_t nvary;
 	const char *paths[MAX_VARY]; /* borrowed from the request body */
 	json_t *values[MAX_VARY];    /* canonical values (arrays) */
@@ -48,14 +48,13 @@ static void plan_free(struct plan *p)
 }
 
 /* Parse v (at path) as a request of the plan's query. */
-static int parse_request(enum ans_query query, json_t *v, const char *path,
-    struct ans_request *out, struct err *err)
+static int parse_request(
+    enum ans_query query, json_t *v, const char *path, struct ans_request *out, struct err *err)
 {
 	out->query = query;
 	if (query == ANS_STABILITY)
 		return req_stability_parse(v, path, &out->u.stability, err);
-	return req_scene_parse(v, path, query == ANS_DROP ? DEFAULT_HEIGHT : 0, &out->u.scene,
-	    err);
+	return req_scene_parse(v, path, query == ANS_DROP ? DEFAULT_HEIGHT : 0, &out->u.scene, err);
 }
 
 static json_t *request_json(const struct ans_request *r)
@@ -66,8 +65,8 @@ static json_t *request_json(const struct ans_request *r)
 }
 
 /* Set ptr in the request v to value: the one way a vary entry changes a request. */
-static int apply(enum ans_query query, json_t *v, const char *ptr, json_t *value,
-    const char *where, struct err *err)
+static int apply(enum ans_query query, json_t *v, const char *ptr, json_t *value, const char *where,
+    struct err *err)
 {
 	if (query != ANS_STABILITY && req_scene_expose(v, ptr, err) != 0)
 		return -1;
@@ -110,8 +109,8 @@ fail:
  * index[k] (SIZE_MAX: left at the base's value). Errors are the inner
  * request's, with the path inside base.
  */
-static int make_point(const struct plan *p, const size_t index[MAX_VARY],
-    struct ans_request *out, struct err *err)
+static int make_point(
+    const struct plan *p, const size_t index[MAX_VARY], struct ans_request *out, struct err *err)
 {
 	json_t *request = json_deep_copy(p->base), *value;
 	size_t k;
@@ -143,8 +142,8 @@ out:
 }
 
 /* Report inner (a point's error) at the value that caused it. */
-static int point_error(struct err *err, const struct err *inner, size_t k, size_t j,
-    const char *context)
+static int point_error(
+    struct err *err, const struct err *inner, size_t k, size_t j, const char *context)
 {
 	char path[ERR_PATH_MAX];
 
@@ -321,15 +320,15 @@ int sweep_canonical(json_t *body, long max_points, json_t **canonical, struct er
 		goto out;
 	vary = json_array();
 	for (k = 0; vary && k < p.nvary; k++) {
-		if (json_array_append_new(vary, json_pack("{s:s, s:O}", "path", p.paths[k],
-						    "values", p.values[k])) != 0) {
+		if (json_array_append_new(vary,
+		        json_pack("{s:s, s:O}", "path", p.paths[k], "values", p.values[k])) != 0) {
 			json_decref(vary);
 			vary = NULL;
 		}
 	}
 	out = vary ? json_pack("{s:s, s:O, s:o}", "query", query_names[p.query], "base", p.base,
-			 "vary", vary)
-		   : NULL;
+	                 "vary", vary)
+	           : NULL;
 	if (!out) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -361,8 +360,7 @@ static void *work(void *arg)
 }
 
 /* Compute every point of the plan into results on up to `threads` threads. */
-static int compute(const struct plan *p, int threads, struct ans_result *results,
-    struct err *err)
+static int compute(const struct plan *p, int threads, struct ans_result *results, struct err *err)
 {
 	struct worker *workers;
 	size_t n = threads < 1 ? 1 : (size_t)threads, t;
@@ -436,8 +434,7 @@ fail:
 	return NULL;
 }
 
-int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer,
-    struct err *err)
+int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer, struct err *err)
 {
 	struct plan p;
 	struct ans_result *results = NULL;
@@ -466,8 +463,8 @@ int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answe
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	out = json_pack("{s:s, s:O, s:O}", "query", query_names[p.query], "columns", columns,
-	    "rows", rows);
+	out = json_pack(
+	    "{s:s, s:O, s:O}", "query", query_names[p.query], "columns", columns, "rows", rows);
 	if (!out) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;

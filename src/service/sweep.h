@@ -32,8 +32,7 @@ int sweep_canonical(json_t *body, long max_points, json_t **canonical, struct er
  * each computing its own contiguous range of points. On success *answer is a
  * new reference the caller owns.
  */
-int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer,
-    struct err *err);
+int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer, struct err *err);
 
 /*
  * A sweep answer as CSV: the header line of columns, then one line per row,

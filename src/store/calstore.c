@@ -40,15 +40,14 @@ static int run(sqlite3_stmt *stmt, struct err *err, const char *what)
 }
 
 /* The robot's id, creating it when create is set: 1 found, 0 absent, -1 failure. */
-static int robot_id(struct store *st, const char *robot, int create, long long *id,
-    struct err *err)
+static int robot_id(struct store *st, const char *robot, int create, long long *id, struct err *err)
 {
 	sqlite3_stmt *s;
 	int rc;
 
 	if (create) {
-		s = store_stmt(st, "INSERT OR IGNORE INTO robots (name, created_at) VALUES (?1, ?2)",
-		    err);
+		s = store_stmt(
+		    st, "INSERT OR IGNORE INTO robots (name, created_at) VALUES (?1, ?2)", err);
 		if (!s)
 			return -1;
 		sqlite3_bind_text(s, 1, robot, -1, SQLITE_STATIC);
@@ -81,8 +80,8 @@ int calstore_token_create(struct store *st, const char *robot, const char *token
 		return -1;
 	if (robot_id(st, robot, 1, &rid, err) != 1)
 		goto fail;
-	s = store_stmt(st,
-	    "INSERT INTO tokens (id, robot_id, hash, created_at) VALUES (?1, ?2, ?3, ?4)", err);
+	s = store_stmt(
+	    st, "INSERT INTO tokens (id, robot_id, hash, created_at) VALUES (?1, ?2, ?3, ?4)", err);
 	if (!s)
 		goto fail;
 	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
@@ -104,8 +103,8 @@ int calstore_token_revoke(struct store *st, const char *token_id, struct err *er
 
 	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
 		return -1;
-	s = store_stmt(st,
-	    "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1", err);
+	s = store_stmt(
+	    st, "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1", err);
 	if (!s)
 		goto fail;
 	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
@@ -123,8 +122,8 @@ fail:
 	return -1;
 }
 
-int calstore_token_get(struct store *st, const char *token_id, struct calstore_token *out,
-    struct err *err)
+int calstore_token_get(
+    struct store *st, const char *token_id, struct calstore_token *out, struct err *err)
 {
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT r.name, t.hash, t.revoked_at IS NOT NULL FROM tokens t "
@@ -137,7 +136,8 @@ int calstore_token_get(struct store *st, const char *token_id, struct calstore_t
 	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_bytes(s, 1) == CALSTORE_HASH_BYTES) {
-		snprintf(out->robot, sizeof out->robot, "%s", (const char *)sqlite3_column_text(s, 0));
+		snprintf(
+		    out->robot, sizeof out->robot, "%s", (const char *)sqlite3_column_text(s, 0));
 		memcpy(out->hash, sqlite3_column_blob(s, 1), CALSTORE_HASH_BYTES);
 		out->revoked = sqlite3_column_int(s, 2);
 		rc = 1;
@@ -167,8 +167,8 @@ int calstore_token_list(struct store *st, json_t **out, struct err *err)
 		    "robot", sqlite3_column_text(s, 1), "created_at",
 		    (json_int_t)sqlite3_column_int64(s, 2), "revoked_at",
 		    sqlite3_column_type(s, 3) == SQLITE_NULL
-			? json_null()
-			: json_integer(sqlite3_column_int64(s, 3)));
+		        ? json_null()
+		        : json_integer(sqlite3_column_int64(s, 3)));
 		if (!o || json_array_append_new(list, o) != 0) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -185,8 +185,8 @@ int calstore_token_list(struct store *st, json_t **out, struct err *err)
 	return 0;
 }
 
-int calstore_calibration_create(struct store *st, const char *robot, const char *setup,
-    long long *id, struct err *err)
+int calstore_calibration_create(
+    struct store *st, const char *robot, const char *setup, long long *id, struct err *err)
 {
 	sqlite3_stmt *s;
 	long long rid;
@@ -195,8 +195,8 @@ int calstore_calibration_create(struct store *st, const char *robot, const char 
 		return -1;
 	if (robot_id(st, robot, 1, &rid, err) != 1)
 		goto fail;
-	s = store_stmt(st,
-	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, ?2, ?3)", err);
+	s = store_stmt(
+	    st, "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, ?2, ?3)", err);
 	if (!s)
 		goto fail;
 	sqlite3_bind_int64(s, 1, rid);
@@ -211,8 +211,8 @@ fail:
 	return -1;
 }
 
-int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
-    char **setup, struct err *err)
+int calstore_calibration_get(
+    struct store *st, long long id, char robot[CALSTORE_NAME_MAX], char **setup, struct err *err)
 {
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT r.name, c.setup FROM calibrations c JOIN robots r ON r.id = c.robot_id "
@@ -236,8 +236,7 @@ int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE
 	return rc;
 }
 
-int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
-    struct err *err)
+int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err)
 {
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT c.id, c.created_at, "
@@ -257,12 +256,12 @@ int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
 	sqlite3_bind_text(s, 1, robot, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		json_t *fit = sqlite3_column_type(s, 3) == SQLITE_NULL
-				  ? json_null()
-				  : json_loads((const char *)sqlite3_column_text(s, 3), 0, NULL);
-		json_t *o = json_pack("{s:I, s:I, s:I, s:o*}", "id",
-		    (json_int_t)sqlite3_column_int64(s, 0), "created_at",
-		    (json_int_t)sqlite3_column_int64(s, 1), "measurements",
-		    (json_int_t)sqlite3_column_int64(s, 2), "fit", fit);
+		    ? json_null()
+		    : json_loads((const char *)sqlite3_column_text(s, 3), 0, NULL);
+		json_t *o =
+		    json_pack("{s:I, s:I, s:I, s:o*}", "id", (json_int_t)sqlite3_column_int64(s, 0),
+		        "created_at", (json_int_t)sqlite3_column_int64(s, 1), "measurements",
+		        (json_int_t)sqlite3_column_int64(s, 2), "fit", fit);
 		if (!o || json_array_append_new(list, o) != 0) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -281,8 +280,8 @@ int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
 
 int calstore_measurements(struct store *st, long long id, json_t **out, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
-	    "SELECT kind, body FROM measurements WHERE calibration_id = ?1 ORDER BY id", err);
+	sqlite3_stmt *s = store_stmt(
+	    st, "SELECT kind, body FROM measurements WHERE calibration_id = ?1 ORDER BY id", err);
 	json_t *all = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
 	int rc, k;
 
@@ -314,11 +313,11 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 	return 0;
 }
 
-int calstore_fit_latest(struct store *st, long long id, char **fit, long long *fit_id,
-    struct err *err)
+int calstore_fit_latest(
+    struct store *st, long long id, char **fit, long long *fit_id, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
-	    "SELECT id, fit FROM fits WHERE calibration_id = ?1 ORDER BY id DESC LIMIT 1", err);
+	sqlite3_stmt *s = store_stmt(
+	    st, "SELECT id, fit FROM fits WHERE calibration_id = ?1 ORDER BY id DESC LIMIT 1", err);
 	int rc;
 
 	if (!s)
@@ -338,8 +337,8 @@ int calstore_fit_latest(struct store *st, long long id, char **fit, long long *f
 }
 
 /* Insert one list of the upload as measurements of kind k. */
-static int insert_kind(struct store *st, long long id, const json_t *items, int k,
-    long long now, struct err *err)
+static int insert_kind(
+    struct store *st, long long id, const json_t *items, int k, long long now, struct err *err)
 {
 	size_t i;
 	json_t *m;
@@ -392,12 +391,14 @@ int calstore_upload(struct store *st, long long id, const json_t *upload, calsto
 		if (items && insert_kind(st, id, items, k, now, err) != 0)
 			goto fail;
 	}
-	if (calstore_measurements(st, id, &all, err) != 0 || refit(setup, all, ctx, &text, err) != 0)
+	if (calstore_measurements(st, id, &all, err) != 0 ||
+	    refit(setup, all, ctx, &text, err) != 0)
 		goto fail;
 	for (k = 0; k < 3; k++)
 		count += (long long)json_array_size(json_object_get(all, lists[k]));
 	s = store_stmt(st,
-	    "INSERT INTO fits (calibration_id, measurements, fit, created_at) VALUES (?1, ?2, ?3, ?4)",
+	    "INSERT INTO fits (calibration_id, measurements, fit, created_at) VALUES (?1, ?2, ?3, "
+	    "?4)",
 	    err);
 	if (!s)
 		goto fail;

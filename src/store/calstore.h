@@ -31,27 +31,26 @@ int calstore_token_create(struct store *st, const char *robot, const char *token
 int calstore_token_revoke(struct store *st, const char *token_id, struct err *err);
 
 /* Find a token: 1 and *out filled, 0 when unknown, -1 with err on failure. */
-int calstore_token_get(struct store *st, const char *token_id, struct calstore_token *out,
-    struct err *err);
+int calstore_token_get(
+    struct store *st, const char *token_id, struct calstore_token *out, struct err *err);
 
 /* Every token as [{"id", "robot", "created_at", "revoked_at"}]; caller owns *out. */
 int calstore_token_list(struct store *st, json_t **out, struct err *err);
 
 /* A new calibration of robot with the canonical setup text; its id into *id. */
-int calstore_calibration_create(struct store *st, const char *robot, const char *setup,
-    long long *id, struct err *err);
+int calstore_calibration_create(
+    struct store *st, const char *robot, const char *setup, long long *id, struct err *err);
 
 /*
  * A calibration: 1 with robot filled and *setup a new copy of its setup text (caller
  * frees), 0 when there is none, -1 with err. setup may be NULL.
  */
-int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
-    char **setup, struct err *err);
+int calstore_calibration_get(
+    struct store *st, long long id, char robot[CALSTORE_NAME_MAX], char **setup, struct err *err);
 
 /* A robot's calibrations, oldest first: [{"id", "created_at", "measurements", "fit"}]
  * where fit is the latest fit or null. Caller owns *out. */
-int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
-    struct err *err);
+int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err);
 
 /* Every measurement of a calibration as {"drops": [...], "presses": [...],
  * "trajectories": [...]} in upload order. Caller owns *out. */
@@ -59,8 +58,8 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 
 /* The latest fit: 1 with *fit a new copy of its text (caller frees) and *fit_id, 0 when
  * the calibration has none, -1 with err. fit may be NULL to learn only the id. */
-int calstore_fit_latest(struct store *st, long long id, char **fit, long long *fit_id,
-    struct err *err);
+int calstore_fit_latest(
+    struct store *st, long long id, char **fit, long long *fit_id, struct err *err);
 
 /*
  * The refit of an upload, called inside its transaction with the calibration's setup
@@ -68,8 +67,8 @@ int calstore_fit_latest(struct store *st, long long id, char **fit, long long *f
  * Returns 0 with *fit a new canonical JSON text (freed by calstore_upload), or -1 with
  * err, which rolls the upload back.
  */
-typedef int (*calstore_refit_fn)(const char *setup, const json_t *all, void *ctx, char **fit,
-    struct err *err);
+typedef int (*calstore_refit_fn)(
+    const char *setup, const json_t *all, void *ctx, char **fit, struct err *err);
 
 /*
  * Append the measurements of upload ({"drops", "presses", "trajectories"}, each an array of

@@ -30,7 +30,7 @@ struct conn_slot {
 
 struct store {
 	char *path;
-	pthread_key_t key; /* -> this thread's struct conn_slot */
+	pthread_key_t key;    /* -> this thread's struct conn_slot */
 	pthread_mutex_t lock; /* guards slots */
 	struct conn_slot *slots;
 };
@@ -347,8 +347,8 @@ void store_cache_key(const char *core_version, const char *endpoint, const char 
 	crypto_generichash_state h;
 
 	crypto_generichash_init(&h, NULL, 0, STORE_KEY_BYTES);
-	crypto_generichash_update(&h, (const unsigned char *)core_version,
-	    strlen(core_version) + 1);
+	crypto_generichash_update(
+	    &h, (const unsigned char *)core_version, strlen(core_version) + 1);
 	crypto_generichash_update(&h, (const unsigned char *)endpoint, strlen(endpoint) + 1);
 	crypto_generichash_update(&h, (const unsigned char *)canonical, strlen(canonical) + 1);
 	crypto_generichash_final(&h, key, STORE_KEY_BYTES);
@@ -391,8 +391,7 @@ int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], 
 }
 
 int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
-    const char *core_version, const char *endpoint, const char *answer, size_t len,
-    struct err *err)
+    const char *core_version, const char *endpoint, const char *answer, size_t len, struct err *err)
 {
 	sqlite3_stmt *stmt = store_stmt(st, sql_cache_put, err);
 	int rc = 0;
