@@ -17,6 +17,25 @@ static int fail(struct err *err, sqlite3_stmt *stmt, const char *what)
 	    stmt ? sqlite3_errmsg(sqlite3_db_handle(stmt)) : "no statement");
 }
 
+/*
+ * The end of a query that built *result row by row: on SQLITE_DONE hand result to *out
+ * (the caller owns it), otherwise free it and fail with what. Finishes stmt either way.
+ */
+static int finish_rows(
+    sqlite3_stmt *stmt, int rc, json_t *result, json_t **out, const char *what, struct err *err)
+{
+	int status = 0;
+
+	if (rc != SQLITE_DONE) {
+		status = fail(err, stmt, what);
+		json_decref(result);
+	} else {
+		*out = result;
+	}
+	store_stmt_done(stmt);
+	return status;
+}
+
 /* A malloc'ed copy of column col of the current row. */
 static char *column_text(sqlite3_stmt *stmt, int col)
 {
@@ -174,15 +193,7 @@ int calstore_token_list(struct store *st, json_t **out, struct err *err)
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		fail(err, s, "listing tokens");
-		json_decref(list);
-		store_stmt_done(s);
-		return -1;
-	}
-	store_stmt_done(s);
-	*out = list;
-	return 0;
+	return finish_rows(s, rc, list, out, "listing tokens", err);
 }
 
 int calstore_calibration_create(
@@ -267,15 +278,7 @@ int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		fail(err, s, "listing calibrations");
-		json_decref(list);
-		store_stmt_done(s);
-		return -1;
-	}
-	store_stmt_done(s);
-	*out = list;
-	return 0;
+	return finish_rows(s, rc, list, out, "listing calibrations", err);
 }
 
 int calstore_measurements(struct store *st, long long id, json_t **out, struct err *err)
@@ -302,15 +305,7 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		fail(err, s, "reading measurements");
-		json_decref(all);
-		store_stmt_done(s);
-		return -1;
-	}
-	store_stmt_done(s);
-	*out = all;
-	return 0;
+	return finish_rows(s, rc, all, out, "reading measurements", err);
 }
 
 int calstore_fit_latest(
