@@ -18,6 +18,7 @@
 #include "core/pair.h"
 #include "core/scene.h"
 #include "core/sim.h"
+#include "lesson_step4.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fmax(fabs(b), 1e-300))
 
@@ -385,30 +386,16 @@ END_TEST
 START_TEST(growth_lesson_step4)
 {
 	/* Build it, Step 4 (d = 0.95, h = 0.002): growth per step, to the printed digits */
-	static const struct {
-		double tc, dr;
-		int refsafe;
-		double h_omega, growth;
-	} rows[] = {
-	    {0.0005, 1.00, 0, 4.00, 22.314},
-	    {0.0010, 1.00, 0, 2.00, 6.464},
-	    {0.0020, 1.00, 0, 1.00, 1.618},
-	    {0.0030, 1.00, 0, 0.67, 0.699},
-	    {0.0010, 1.00, 1, 0.50, 0.750},
-	    {0.0200, 0.10, 1, 1.00, 0.894},
-	    {0.0200, 0.07, 1, 1.43, 0.894},
-	    {0.0200, 0.05, 1, 2.00, 1.740},
-	};
 	struct growth_report g;
 	size_t i;
 
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		const double solref[2] = {rows[i].tc, rows[i].dr};
+	for (i = 0; i < LESSON_STEP4_ROWS; i++) {
+		const double solref[2] = {lesson_step4[i].tc, lesson_step4[i].dr};
 		growth_stability(
-		    solref, default_solimp, 0.95, 0.002, rows[i].refsafe, SCENE_EULER, &g);
-		ck_assert_double_eq_tol(g.growth, rows[i].growth, 5e-4);
-		ck_assert_double_eq_tol(g.h_omega, rows[i].h_omega, 5e-3);
-		ck_assert_int_eq(g.stable, rows[i].growth <= 1);
+		    solref, default_solimp, 0.95, 0.002, lesson_step4[i].refsafe, SCENE_EULER, &g);
+		ck_assert_double_eq_tol(g.growth, lesson_step4[i].growth, 5e-4);
+		ck_assert_double_eq_tol(g.h_omega, lesson_step4[i].h_omega, 5e-3);
+		ck_assert_int_eq(g.stable, lesson_step4[i].growth <= 1);
 	}
 	/* the gap in the guard: refsafe on, dampratio 0.05 still unstable */
 	{

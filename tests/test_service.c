@@ -14,6 +14,7 @@
 
 #include "service/service.h"
 #include "svc_test.h"
+#include "lesson_step4.h"
 
 START_TEST(drop_of_the_lessons_cube)
 {
@@ -123,31 +124,19 @@ END_TEST
 START_TEST(stability_table_of_step_4)
 {
 	/* Build it Step 4: timeconst, dampratio, refsafe -> h*omega, growth (d = 0.95) */
-	static const struct {
-		double tc, dr;
-		int refsafe;
-		double h_omega, growth;
-	} rows[] = {
-	    {0.0005, 1.00, 0, 4.00, 22.314},
-	    {0.0010, 1.00, 0, 2.00, 6.464},
-	    {0.0020, 1.00, 0, 1.00, 1.618},
-	    {0.0030, 1.00, 0, 0.67, 0.699},
-	    {0.0010, 1.00, 1, 0.50, 0.750},
-	    {0.0200, 0.10, 1, 1.00, 0.894},
-	    {0.0200, 0.07, 1, 1.43, 0.894},
-	    {0.0200, 0.05, 1, 2.00, 1.740},
-	};
 	char body[160];
 	size_t i;
 
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+	for (i = 0; i < LESSON_STEP4_ROWS; i++) {
 		json_t *a;
 		snprintf(body, sizeof body, "{\"solref\": [%g, %g], \"option\": {\"refsafe\": %s}}",
-		    rows[i].tc, rows[i].dr, rows[i].refsafe ? "true" : "false");
+		    lesson_step4[i].tc, lesson_step4[i].dr,
+		    lesson_step4[i].refsafe ? "true" : "false");
 		a = tsvc_answer(SVC_STABILITY, body, NULL);
-		tsvc_assert_printed(tsvc_real(a, "h_omega"), rows[i].h_omega, 2, body);
-		tsvc_assert_printed(tsvc_real(a, "growth"), rows[i].growth, 3, body);
-		ck_assert_int_eq(json_is_true(json_object_get(a, "stable")), rows[i].growth <= 1);
+		tsvc_assert_printed(tsvc_real(a, "h_omega"), lesson_step4[i].h_omega, 2, body);
+		tsvc_assert_printed(tsvc_real(a, "growth"), lesson_step4[i].growth, 3, body);
+		ck_assert_int_eq(
+		    json_is_true(json_object_get(a, "stable")), lesson_step4[i].growth <= 1);
 		json_decref(a);
 	}
 }
