@@ -60,6 +60,16 @@
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
 #define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
+/* Questions admitted beyond the compute threads (waiting for one, their connections
+ * suspended); one more is answered 503 with Retry-After: DAEMON_RETRY_AFTER seconds. */
+#define DAEMON_COMPUTE_QUEUE 256
+#define DAEMON_RETRY_AFTER 1
+/* Open connections from one client address; 0 is no limit (behind a reverse proxy every
+ * connection comes from the proxy's address). */
+#define DAEMON_PER_IP_CONNECTION_LIMIT 256
+/* A declared body over --max-body by at most this much is read and dropped before the 413,
+ * so that a client still sending reads the answer; a larger one is answered at once. */
+#define DAEMON_DISCARD_BODY_MAX (16 * 1024 * 1024)
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the

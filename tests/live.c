@@ -1,7 +1,12 @@
 /*
  * live.c: the test harness of live.h.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -336,4 +341,59 @@ void live_assert_error(const struct live_reply *r, long status, const char *code
 	if (path)
 		ck_assert_str_eq(json_string_value(json_object_get(v, "path")), path);
 	json_decref(v);
+}
+
+int live_connect(const struct live_daemon *d)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+int live_read_response(int fd, char *buf, size_t size)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	size_t n = 0;
+	const char *end, *length;
+
+	buf[0] = '\0';
+	while (live_now() < deadline && n + 1 < size) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t got;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		got = recv(fd, buf + n, size - n - 1, 0);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+		buf[n] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		length = strcasestr(buf, "Content-Length: ");
+		if (end && length && n >= (size_t)(end + 4 - buf) + (size_t)atol(length + 16))
+			return atoi(buf + 9);
+	}
+	return 0;
+}
+
+int live_closed_by_peer(int fd)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	char buf[512];
+
+	while (live_now() < deadline) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof buf, 0);
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			return 1;
+	}
+	return 0;
 }

@@ -92,6 +92,16 @@ void live_write_file(const char *path, const char *text);
 
 double live_now(void);
 
+/* A TCP socket connected to d (asserting that it connects). */
+int live_connect(const struct live_daemon *d);
+
+/* Read one whole HTTP response from fd into buf (headers, then Content-Length bytes of
+ * body), NUL-terminated; its status, or 0 when none came whole within LIVE_WAIT_S. */
+int live_read_response(int fd, char *buf, size_t size);
+
+/* Wait (at most LIVE_WAIT_S) until the peer closes fd, skipping any bytes; 1 if it did. */
+int live_closed_by_peer(int fd);
+
 void live_sleep_ms(long ms);
 
 #endif

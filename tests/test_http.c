@@ -510,37 +510,6 @@ START_TEST(body_over_limit)
 }
 END_TEST
 
-/* A connected TCP socket to the daemon. */
-static int connect_raw(const struct live_daemon *d)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->port)};
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-	return fd;
-}
-
-/* Wait (at most LIVE_WAIT_S) until the daemon closes fd; 1 if it did. Skips any reply bytes. */
-static int closed_by_peer(int fd)
-{
-	double deadline = live_now() + LIVE_WAIT_S;
-	char buf[512];
-
-	while (live_now() < deadline) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t n;
-
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		n = recv(fd, buf, sizeof buf, 0);
-		if (n == 0 || (n < 0 && errno == ECONNRESET))
-			return 1;
-	}
-	return 0;
-}
-
 /* Clients that stop sending, mid-headers or mid-body, are disconnected. */
 START_TEST(slow_client_timed_out)
 {
@@ -552,14 +521,14 @@ START_TEST(slow_client_timed_out)
 	int a, b;
 
 	live_start(&dmn, "--timeout", "1", (char *)NULL);
-	a = connect_raw(&dmn);
-	b = connect_raw(&dmn);
+	a = live_connect(&dmn);
+	b = live_connect(&dmn);
 	ck_assert_int_eq(
 	    send(a, partial_headers, strlen(partial_headers), 0), (ssize_t)strlen(partial_headers));
 	ck_assert_int_eq(
 	    send(b, partial_body, strlen(partial_body), 0), (ssize_t)strlen(partial_body));
-	ck_assert_msg(closed_by_peer(a), "a client stuck in its headers was not disconnected");
-	ck_assert_msg(closed_by_peer(b), "a client stuck in its body was not disconnected");
+	ck_assert_msg(live_closed_by_peer(a), "a client stuck in its headers was not disconnected");
+	ck_assert_msg(live_closed_by_peer(b), "a client stuck in its body was not disconnected");
 	close(a);
 	close(b);
 	live_get(&dmn, "/v1/health", &r);
@@ -594,12 +563,12 @@ START_TEST(connection_limit)
 	int held[2], extra;
 
 	live_start(&dmn, "--max-connections", "2", "--threads", "1", (char *)NULL);
-	held[0] = connect_raw(&dmn);
-	held[1] = connect_raw(&dmn);
+	held[0] = live_connect(&dmn);
+	held[1] = live_connect(&dmn);
 	/* Both are open and served (keep-alive keeps them open). */
 	ck_assert(health_reply_within(held[0], 1, LIVE_WAIT_S * 1000));
 	ck_assert(health_reply_within(held[1], 1, LIVE_WAIT_S * 1000));
-	extra = connect_raw(&dmn);
+	extra = live_connect(&dmn);
 	/* A serving daemon answers in milliseconds; half a second of silence means held. */
 	ck_assert_msg(
 	    !health_reply_within(extra, 1, 500), "a connection over the limit was served");
@@ -660,36 +629,10 @@ static void assert_db_closed(const struct live_daemon *d)
 	ck_assert_msg(!file_exists(wal), "the WAL file is still there");
 }
 
-/* Read one HTTP response from fd (headers, then Content-Length bytes); its status. */
-static int read_response(int fd, char *buf, size_t size)
-{
-	double deadline = live_now() + LIVE_WAIT_S;
-	size_t n = 0;
-	const char *end, *length;
-
-	while (live_now() < deadline && n + 1 < size) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t got;
-
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		got = recv(fd, buf + n, size - n - 1, 0);
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-		buf[n] = '\0';
-		end = strstr(buf, "\r\n\r\n");
-		length = strcasestr(buf, "Content-Length: ");
-		if (end && length && n >= (size_t)(end + 4 - buf) + (size_t)atol(length + 16))
-			return atoi(buf + 9);
-	}
-	return 0;
-}
-
 /* A connection to the daemon that it has accepted (it answered a health request on it). */
 static int accepted_connection(const struct live_daemon *d)
 {
-	int fd = connect_raw(d);
+	int fd = live_connect(d);
 
 	ck_assert(health_reply_within(fd, 1, LIVE_WAIT_S * 1000));
 	return fd;
@@ -763,7 +706,7 @@ START_TEST(sigterm_during_requests)
 		live_sleep_ms(10);
 	ck_assert_msg(turned_away(&dmn), "a new client was served during shutdown");
 	for (i = 0; i < 2; i++) {
-		ck_assert_int_eq(read_response(fd[i], buf[i], sizeof buf[i]), 200);
+		ck_assert_int_eq(live_read_response(fd[i], buf[i], sizeof buf[i]), 200);
 		close(fd[i]);
 	}
 	ck_assert_int_eq(reap(&dmn), 0);
@@ -797,9 +740,9 @@ START_TEST(sigterm_waits_for_queued_requests)
 	live_sleep_ms(100);
 	ck_assert_int_eq(send(b, health_get, strlen(health_get), 0), (ssize_t)strlen(health_get));
 	kill(dmn.pid, SIGTERM);
-	ck_assert_int_eq(read_response(a, buf, sizeof buf), 200);
+	ck_assert_int_eq(live_read_response(a, buf, sizeof buf), 200);
 	ck_assert_ptr_nonnull(strstr(buf, "\"peak_penetration\""));
-	ck_assert_int_eq(read_response(b, buf, sizeof buf), 200);
+	ck_assert_int_eq(live_read_response(b, buf, sizeof buf), 200);
 	ck_assert_ptr_nonnull(strstr(buf, "\"status\":\"ok\""));
 	close(a);
 	close(b);

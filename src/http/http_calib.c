@@ -507,9 +507,11 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 			*result = create_calibration(conn, req, robot);
 		else if (get)
 			*result = list_calibrations(conn, req, robot);
-		else
+		else {
+			http_set_allow(req, "GET, POST");
 			*result = respond_error(
 			    conn, req, (err_set(&err, ERR_METHOD, NULL, "use GET or POST"), &err));
+		}
 		return 1;
 	}
 	if (strncmp(url, calibs, sizeof calibs - 1) != 0 ||
@@ -526,6 +528,7 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 		*result = events(conn, req, id);
 	} else if (strcmp(rest, "") == 0 || strcmp(rest, "/measurements") == 0 ||
 	    strcmp(rest, "/events") == 0) {
+		http_set_allow(req, strcmp(rest, "/measurements") == 0 ? "POST" : "GET");
 		*result = respond_error(conn, req,
 		    (err_set(&err, ERR_METHOD, NULL, "method %s not allowed here", req->method),
 		        &err));

@@ -6,6 +6,7 @@ bin_PROGRAMS += contactd
 contactd_SOURCES = \
 	src/http/contactd.c \
 	src/http/http.c src/http/http.h \
+	src/http/admit.c src/http/admit.h \
 	src/http/hotcache.c src/http/hotcache.h \
 	src/http/metrics.c src/http/metrics.h \
 	src/http/openapi.h \

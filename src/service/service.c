@@ -48,6 +48,7 @@ void svc_limits_default(struct svc_limits *l)
 	l->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
 	l->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
 	l->threads = cores < 1 ? 1 : (int)cores;
+	l->max_body = LIMIT_MAX_BODY_BYTES;
 }
 
 int svc_endpoint_parse(const char *name, enum svc_endpoint *ep, struct err *err)
@@ -97,6 +98,11 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 	if (!lim) {
 		svc_limits_default(&defaults);
 		lim = &defaults;
+	}
+	if (len > lim->max_body) {
+		err_set(err, ERR_TOO_LARGE, "", "request body of %zu bytes is over the limit of %zu",
+		    len, lim->max_body);
+		goto out;
 	}
 	if (body_parse(body, len, &root, err) != 0)
 		goto out;
