@@ -43,3 +43,11 @@ TESTS += tests/test_hotcache
 tests_test_hotcache_SOURCES = tests/test_hotcache.c src/http/hotcache.c src/http/hotcache.h
 tests_test_hotcache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SODIUM_CFLAGS)
 tests_test_hotcache_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
+
+# Faults of a lab network: limits, signals, file modes, hostile bytes, overload.
+check_PROGRAMS += tests/test_harden
+TESTS += tests/test_harden
+tests_test_harden_SOURCES = tests/test_harden.c tests/live.c tests/live.h
+tests_test_harden_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_harden_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_harden_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS) -lpthread

@@ -397,3 +397,49 @@ int live_closed_by_peer(int fd)
 	}
 	return 0;
 }
+
+double live_metric(const struct live_daemon *d, const char *name)
+{
+	struct live_reply r;
+	char needle[128];
+	const char *at;
+	double v = -1;
+
+	snprintf(needle, sizeof needle, "\n%s ", name);
+	live_get(d, "/metrics", &r);
+	ck_assert_int_eq(r.status, 200);
+	at = strstr(r.body, needle);
+	if (at)
+		v = atof(at + strlen(needle));
+	live_reply_free(&r);
+	return v;
+}
+
+void live_wait_metric(const struct live_daemon *d, const char *name, double at_least)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+
+	while (live_metric(d, name) < at_least) {
+		ck_assert_msg(live_now() < deadline, "%s never reached %g", name, at_least);
+		live_sleep_ms(10);
+	}
+}
+
+char *live_long_sweep(int points, double height)
+{
+	char *body = NULL, values[512] = "";
+	int i, n;
+
+	for (i = 0; i < points; i++) {
+		size_t len = strlen(values);
+
+		snprintf(values + len, sizeof values - len, "%s%g", i ? ", " : "", 0.05 + 0.01 * i);
+	}
+	n = asprintf(&body,
+	    "{\"query\": \"drop\", \"base\": {\"duration\": 500, \"height\": %g,"
+	    " \"option\": {\"timestep\": 0.0001}}, \"vary\": [{\"path\": \"/body/size\","
+	    " \"values\": [%s]}]}",
+	    height, values);
+	ck_assert_int_gt(n, 0);
+	return body;
+}

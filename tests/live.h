@@ -92,6 +92,21 @@ void live_write_file(const char *path, const char *text);
 
 double live_now(void);
 
+/* The value of the unlabelled metric name in d's /metrics; -1 when it is absent. */
+double live_metric(const struct live_daemon *d, const char *name);
+
+/* Poll d's /metrics until the metric name is at least at_least (asserting it gets there
+ * within LIVE_WAIT_S): how a test knows that a request is being computed, not a sleep. */
+void live_wait_metric(const struct live_daemon *d, const char *name, double at_least);
+
+/*
+ * A sweep body of `points` drops of 5e6 steps each (duration 500 s at a 1e-4 s step;
+ * the limit is 1e7 per point): about 0.16 s of work per point at -O2 on one sweep
+ * thread, several times that under the sanitizers. The steps, not a measured time, set
+ * the work; height makes requests distinct (no cache hit). Caller frees.
+ */
+char *live_long_sweep(int points, double height);
+
 /* A TCP socket connected to d (asserting that it connects). */
 int live_connect(const struct live_daemon *d);
 

@@ -89,8 +89,8 @@ static void usage(FILE *out)
 	    "  -V, --version            show the version and exit\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
 	    DAEMON_CONNECTION_LIMIT, DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE,
-	    LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS,
-	    LIMIT_MAX_EVAL_CALLS, DAEMON_DRAIN_TIMEOUT);
+	    LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
+	    DAEMON_DRAIN_TIMEOUT);
 }
 
 /* Parse a whole decimal number in [min, max] into *out; -1 when it is not one. */

@@ -198,10 +198,10 @@ static void log_request(const struct exchange *x, double secs, enum MHD_RequestT
 	}
 	if (!completed && (size_t)toe < sizeof ends / sizeof ends[0] && ends[toe])
 		end = ends[toe];
-	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s%s", when,
-	    now.tv_nsec / 1000000, x->client, method, path, status, bytes, secs * 1e3,
-	    cache_name(x->cache), x->code ? " error=" : "", x->code ? err_name(x->code) : "",
-	    *end ? " end=" : "", end, unsent);
+	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s%s", when, now.tv_nsec / 1000000,
+	    x->client, method, path, status, bytes, secs * 1e3, cache_name(x->cache),
+	    x->code ? " error=" : "", x->code ? err_name(x->code) : "", *end ? " end=" : "", end,
+	    unsent);
 }
 
 /* ---- responders ---- */
@@ -302,14 +302,15 @@ enum MHD_Result http_respond_error(
 	if (!body) {
 		/* jansson refuses text that is not UTF-8 (a message quoting the request's bytes):
 		 * build the same body by hand from escaped copies, which cannot fail. */
-		char message[3 * ERR_MESSAGE_MAX], path[3 * ERR_PATH_MAX], text[sizeof message +
-		    sizeof path + 96];
+		char message[3 * ERR_MESSAGE_MAX], path[3 * ERR_PATH_MAX],
+		    text[sizeof message + sizeof path + 96];
 		int n;
 
 		json_safe(message, sizeof message, e->message);
 		json_safe(path, sizeof path, e->path);
-		n = snprintf(text, sizeof text, "{\"error\":\"%s\",\"message\":\"%s\",\"path\":\"%s\"}\n",
-		    err_name(e->code), message, path);
+		n = snprintf(text, sizeof text,
+		    "{\"error\":\"%s\",\"message\":\"%s\",\"path\":\"%s\"}\n", err_name(e->code),
+		    message, path);
 		return respond_buffer(conn, exchange_of(req), status, json_media, text,
 		    (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, MHD_RESPMEM_MUST_COPY);
 	}
@@ -478,8 +479,9 @@ static int answer_text(
 	}
 	rc = 0;
 	pthread_rwlock_rdlock(&srv->store_guard);
-	if (!srv->store_gone && store_cache_put(srv->store, key, srv->cfg.core_version, endpoint,
-	                            *text, strlen(*text), &cache_err) < 0) {
+	if (!srv->store_gone &&
+	    store_cache_put(srv->store, key, srv->cfg.core_version, endpoint, *text, strlen(*text),
+	        &cache_err) < 0) {
 		metrics_cache_error(srv->metrics);
 		http_log("cache write failed: %s", cache_err.message);
 	}
@@ -517,7 +519,8 @@ static enum MHD_Result respond_answer(
 		    conn, x, MHD_HTTP_OK, json_media, text, len, MHD_RESPMEM_MUST_COPY);
 	if (sweep_csv(text, &csv, &e) < 0)
 		return http_respond_error(conn, &x->req, &e);
-	ret = respond_buffer(conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv), MHD_RESPMEM_MUST_COPY);
+	ret = respond_buffer(
+	    conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv), MHD_RESPMEM_MUST_COPY);
 	free(csv);
 	return ret;
 }
@@ -533,8 +536,8 @@ static void compute_question(void *arg, int cancelled)
 	if (cancelled)
 		err_set(&x->job_err, ERR_UNAVAILABLE, NULL,
 		    "shutting down: the question was still queued at --drain-timeout");
-	else if (svc_canonical(x->endpoint, x->req.body, x->req.body_len, &srv->limits,
-	             &canonical, &x->job_err) == 0)
+	else if (svc_canonical(x->endpoint, x->req.body, x->req.body_len, &srv->limits, &canonical,
+	             &x->job_err) == 0)
 		answer_text(x, x->endpoint, canonical, &x->computed, &x->job_err);
 	json_decref(canonical);
 	pthread_mutex_lock(&srv->jobs_lock);
@@ -667,8 +670,7 @@ static enum MHD_Result serve_metrics(
 	    .refused = admit_rejected(srv->pool),
 	};
 	size_t len = 0;
-	char *text =
-	    metrics_render(srv->metrics, &g, PACKAGE_VERSION, srv->cfg.core_version, &len);
+	char *text = metrics_render(srv->metrics, &g, PACKAGE_VERSION, srv->cfg.core_version, &len);
 
 	(void)r;
 	if (!text)
@@ -814,7 +816,8 @@ static enum MHD_Result check_framing(struct MHD_Connection *conn, struct exchang
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *coding =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-	const char *expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+	const char *expect =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
 	unsigned long long declared;
 
 	if (coding && length)
@@ -822,7 +825,8 @@ static enum MHD_Result check_framing(struct MHD_Connection *conn, struct exchang
 		    "Content-Length and Transfer-Encoding together; send one of them");
 	if (coding && strcasecmp(coding, "chunked") != 0)
 		return reject(conn, x, ERR_BAD_REQUEST,
-		    "Transfer-Encoding %s is not supported; send chunked or Content-Length", coding);
+		    "Transfer-Encoding %s is not supported; send chunked or Content-Length",
+		    coding);
 	if (!length)
 		return MHD_YES;
 	declared = strtoull(length, NULL, 10);

@@ -528,7 +528,10 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 		*result = events(conn, req, id);
 	} else if (strcmp(rest, "") == 0 || strcmp(rest, "/measurements") == 0 ||
 	    strcmp(rest, "/events") == 0) {
-		http_set_allow(req, strcmp(rest, "/measurements") == 0 ? "POST" : "GET");
+		int measurements = strcmp(rest, "/measurements") == 0;
+
+		req->route = measurements ? "measurements" : *rest ? "events" : "calibration";
+		http_set_allow(req, measurements ? "POST" : "GET");
 		*result = respond_error(conn, req,
 		    (err_set(&err, ERR_METHOD, NULL, "method %s not allowed here", req->method),
 		        &err));

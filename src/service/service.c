@@ -100,8 +100,8 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 		lim = &defaults;
 	}
 	if (len > lim->max_body) {
-		err_set(err, ERR_TOO_LARGE, "", "request body of %zu bytes is over the limit of %zu",
-		    len, lim->max_body);
+		err_set(err, ERR_TOO_LARGE, "",
+		    "request body of %zu bytes is over the limit of %zu", len, lim->max_body);
 		goto out;
 	}
 	if (body_parse(body, len, &root, err) != 0)
