@@ -71,6 +71,14 @@
  * so that a client still sending reads the answer; a larger one is answered at once. */
 #define DAEMON_DISCARD_BODY_MAX (16 * 1024 * 1024)
 
+/* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
+#define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
+#define STORE_WAL_CHECKPOINT_BYTES (8L * 1024 * 1024) /* a WAL larger is checkpointed */
+#define STORE_EVICT_BATCH 256    /* answers deleted per statement while evicting */
+#define STORE_BACKUP_PAGES 1024  /* pages copied per step of an online backup */
+#define DAEMON_UPKEEP_MS 250     /* period of the WAL and cache upkeep */
+#define DAEMON_CACHE_MAX_MB 1024 /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
+
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the
  * starting geom of a calibration whose request omits one. */

@@ -47,7 +47,9 @@ tests_test_hotcache_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
 # Faults of a lab network: limits, signals, file modes, hostile bytes, overload.
 check_PROGRAMS += tests/test_harden
 TESTS += tests/test_harden
-tests_test_harden_SOURCES = tests/test_harden.c tests/live.c tests/live.h
+tests_test_harden_SOURCES = tests/test_harden.c tests/live.c tests/live.h tests/robot.c \
+	tests/robot.h
 tests_test_harden_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
-tests_test_harden_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
-tests_test_harden_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS) -lpthread
+tests_test_harden_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS) \
+	$(SQLITE_CFLAGS)
+tests_test_harden_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(SQLITE_LIBS) $(CHECK_LIBS) -lpthread

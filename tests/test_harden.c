@@ -23,9 +23,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "live.h"
+#include "robot.h"
+#include "tunables.h"
 
 static struct live_daemon dmn;
 
@@ -452,6 +455,205 @@ START_TEST(drain_timeout_cut_off_logged)
 }
 END_TEST
 
+/* One integer of a SQL query on the database at path (read-only). */
+static long long sql_number(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *stmt = NULL;
+	long long v;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(db, LIVE_WAIT_S * 1000);
+	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK, "%s: %s", sql,
+	    sqlite3_errmsg(db));
+	ck_assert_int_eq(sqlite3_step(stmt), SQLITE_ROW);
+	v = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+	return v;
+}
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+/* A calibration with one drop uploaded, for robot so101 (token made here). */
+static void calibrate(char token[ROBOT_TOKEN_MAX])
+{
+	static const char setup[] =
+	    "{\"object\": {\"shape\": \"sphere\", \"size\": 0.02, \"mass\": 0.1}}";
+	static const char drops[] = "{\"drops\": [{\"height\": 0.1, \"rebound\": 0.004}]}";
+	struct live_reply r;
+
+	robot_token_create(&dmn, "so101", token);
+	robot_request(
+	    &dmn, token, "POST", "/v1/robots/so101/calibrations", setup, strlen(setup), &r);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	live_reply_free(&r);
+	robot_request(
+	    &dmn, token, "POST", "/v1/calibrations/1/measurements", drops, strlen(drops), &r);
+	ck_assert_msg(
+	    r.status == 200 || r.status == 201 || r.status == 202, "%ld %s", r.status, r.body);
+	live_reply_free(&r);
+}
+
+/*
+ * --cache-max-mb 1: after 3 MB of distinct answers the cache holds at most 1 MiB of them
+ * (the upkeep evicts the oldest), the newest answers are still hits, and the calibration
+ * records are all there.
+ */
+START_TEST(cache_bounded)
+{
+	char token[ROBOT_TOKEN_MAX], body[4096], values[3000];
+	long long bytes = 0;
+	struct live_reply r;
+	double deadline;
+	int i, k;
+
+	live_start(&dmn, "--cache-max-mb", "1", (char *)NULL);
+	calibrate(token);
+	/* Stability sweeps of 200 points: about 15 kB of answer each, all distinct. */
+	for (i = 0; bytes < 3 * 1024 * 1024; i++) {
+		size_t n = 0;
+
+		for (k = 0; k < 200; k++)
+			n += (size_t)snprintf(values + n, sizeof values - n, "%s%de-6",
+			    k ? "," : "", i * 1000 + k + 1);
+		snprintf(body, sizeof body,
+		    "{\"query\": \"stability\", \"base\": {}, \"vary\": [{\"path\": "
+		    "\"/solref/0\", \"values\": [%s]}]}",
+		    values);
+		live_post(&dmn, "/v1/sweep", body, &r);
+		ck_assert_msg(r.status == 200, "%ld %s", r.status, r.body);
+		bytes += (long long)r.len;
+		live_reply_free(&r);
+	}
+	/* The upkeep runs every DAEMON_UPKEEP_MS: wait for it to catch up. */
+	deadline = live_now() + LIVE_WAIT_S;
+	while (sql_number(dmn.db, "SELECT total(length(answer)) FROM answer_cache") > 1024 * 1024 &&
+	    live_now() < deadline)
+		live_sleep_ms(50);
+	ck_assert_int_le(
+	    sql_number(dmn.db, "SELECT total(length(answer)) FROM answer_cache"), 1024 * 1024);
+	ck_assert_int_gt(sql_number(dmn.db, "SELECT count(*) FROM answer_cache"), 0);
+	live_post(&dmn, "/v1/sweep", body, &r); /* the newest answer survived */
+	ck_assert_str_eq(r.cache, "hit");
+	live_reply_free(&r);
+	ck_assert_int_eq(sql_number(dmn.db, "SELECT count(*) FROM calibrations"), 1);
+	ck_assert_int_eq(sql_number(dmn.db, "SELECT count(*) FROM measurements"), 1);
+	ck_assert_int_eq(sql_number(dmn.db, "SELECT count(*) FROM tokens"), 1);
+}
+END_TEST
+
+struct loader {
+	const struct live_daemon *d;
+	int first, count, failed;
+};
+
+/* count distinct (uncached) rest questions, each answered 200. */
+static void *load_thread(void *p)
+{
+	struct loader *l = p;
+	char body[256];
+	int i;
+
+	for (i = 0; i < l->count; i++) {
+		struct live_reply r;
+
+		snprintf(body, sizeof body,
+		    "{\"body\": {\"shape\": \"box\", \"size\": 0.05, \"mass\": %d.5}}",
+		    l->first + i);
+		if (live_try_request(l->d, "POST", "/v1/rest", live_json_headers, body,
+		        strlen(body), 0, &r) < 0 ||
+		    r.status != 200)
+			l->failed++;
+		live_reply_free(&r);
+	}
+	return NULL;
+}
+
+/*
+ * Sustained uncached load from 4 clients (8000 answers, each a commit): the WAL, sampled
+ * all along, stays under twice the checkpoint threshold plus the journal size limit.
+ */
+START_TEST(wal_bounded)
+{
+	enum { CLIENTS = 4, EACH = 2000 };
+	const long long bound = 2 * STORE_WAL_CHECKPOINT_BYTES + atoll(STORE_WAL_LIMIT_TEXT);
+	struct loader l[CLIENTS];
+	pthread_t t[CLIENTS];
+	char wal[400];
+	long long biggest = 0;
+	int i, done = 0;
+
+	live_start(&dmn, (char *)NULL);
+	snprintf(wal, sizeof wal, "%s-wal", dmn.db);
+	for (i = 0; i < CLIENTS; i++) {
+		l[i] = (struct loader){.d = &dmn, .first = i * EACH, .count = EACH};
+		ck_assert_int_eq(pthread_create(&t[i], NULL, load_thread, &l[i]), 0);
+	}
+	while (!done) {
+		long long n = file_size(wal);
+
+		biggest = n > biggest ? n : biggest;
+		done = live_metric(&dmn, "contactd_compute_running") == 0 &&
+		    sql_number(dmn.db, "SELECT count(*) FROM answer_cache") >= CLIENTS * EACH;
+		live_sleep_ms(20);
+	}
+	for (i = 0; i < CLIENTS; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(l[i].failed, 0);
+	}
+	ck_assert_msg(biggest <= bound, "the WAL reached %lld bytes (bound %lld)", biggest, bound);
+}
+END_TEST
+
+/*
+ * `contactd backup FILE` while the daemon serves; the documented restore (stop, replace
+ * the database file, start) brings back every calibration row and the same answers.
+ */
+START_TEST(backup_restores)
+{
+	static const char *const tables[] = {
+	    "robots", "tokens", "calibrations", "measurements", "fits"};
+	char token[ROBOT_TOKEN_MAX], copy[400], orig[400], cmd[1400];
+	struct live_reply before, after;
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	calibrate(token);
+	robot_request(&dmn, token, "GET", "/v1/calibrations/1", NULL, 0, &before);
+	ck_assert_int_eq(before.status, 200);
+	snprintf(copy, sizeof copy, "%s/backup.db", dmn.dir);
+	snprintf(cmd, sizeof cmd, "'%s' --db '%s' backup '%s'", CONTACTD, dmn.db, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(file_mode(copy), 0600);
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	/* The restore of the README: replace the database file with the copy. */
+	snprintf(orig, sizeof orig, "%s/orig.db", dmn.dir);
+	ck_assert_int_eq(rename(dmn.db, orig), 0);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s' && rm -f '%s-wal' '%s-shm'", copy, dmn.db, dmn.db,
+	    dmn.db);
+	ck_assert_int_eq(system(cmd), 0);
+	for (i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		char sql[128];
+
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tables[i]);
+		ck_assert_int_eq(sql_number(dmn.db, sql), sql_number(orig, sql));
+	}
+	ck_assert_int_ge(sql_number(dmn.db, "SELECT count(*) FROM measurements"), 1);
+	live_start(&dmn, (char *)NULL);
+	robot_request(&dmn, token, "GET", "/v1/calibrations/1", NULL, 0, &after);
+	ck_assert_int_eq(after.status, 200);
+	ck_assert_str_eq(after.body, before.body);
+	live_reply_free(&before);
+	live_reply_free(&after);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("harden");
@@ -472,6 +674,9 @@ int main(void)
 	tcase_add_test(tc, overload_answered);
 	tcase_add_test(tc, per_address_limit_keeps_health);
 	tcase_add_test(tc, drain_timeout_cut_off_logged);
+	tcase_add_test(tc, cache_bounded);
+	tcase_add_test(tc, wal_bounded);
+	tcase_add_test(tc, backup_restores);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -36,6 +36,7 @@ enum {
 	OPT_MAX_PER_IP,
 	OPT_COMPUTE_THREADS,
 	OPT_MAX_QUEUED,
+	OPT_CACHE_MAX_MB,
 };
 
 static const struct option options[] = {
@@ -55,6 +56,7 @@ static const struct option options[] = {
     {"max-connections-per-ip", required_argument, NULL, OPT_MAX_PER_IP},
     {"compute-threads", required_argument, NULL, OPT_COMPUTE_THREADS},
     {"max-queued", required_argument, NULL, OPT_MAX_QUEUED},
+    {"cache-max-mb", required_argument, NULL, OPT_CACHE_MAX_MB},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -65,6 +67,7 @@ static void usage(FILE *out)
 	fprintf(out,
 	    "Usage: contactd [OPTION]...\n"
 	    "       contactd [--db PATH] token create|revoke|list [ARG]...\n"
+	    "       contactd [--db PATH] backup FILE\n"
 	    "Answer questions about MuJoCo's soft contacts over HTTP (see contactd(8)).\n"
 	    "\n"
 	    "  -p, --port N             TCP port (default %d; 0 picks a free one)\n"
@@ -78,6 +81,8 @@ static void usage(FILE *out)
 	    "                           (default %d; 0: no limit, e.g. behind a proxy)\n"
 	    "      --compute-threads N  threads computing questions (default: one per core)\n"
 	    "      --max-queued N       questions waiting for them; 503 beyond (default %d)\n"
+	    "      --cache-max-mb N     answer cache bound, oldest evicted first (default %d;\n"
+	    "                           0: no bound); calibration data is never evicted\n"
 	    "      --max-body BYTES     largest request body; 413 beyond (default %d)\n"
 	    "      --max-sweep-points N largest sweep; 413 beyond (default %d)\n"
 	    "      --max-eval-calls N   largest eval batch; 413 beyond (default %d)\n"
@@ -89,7 +94,7 @@ static void usage(FILE *out)
 	    "  -V, --version            show the version and exit\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
 	    DAEMON_CONNECTION_LIMIT, DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE,
-	    LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
+	    DAEMON_CACHE_MAX_MB, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
 	    DAEMON_DRAIN_TIMEOUT);
 }
 
@@ -155,6 +160,10 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 	case OPT_MAX_QUEUED:
 		ok = parse_number(arg, 0, 1000000, &v) == 0;
 		c->max_queued = v;
+		break;
+	case OPT_CACHE_MAX_MB:
+		ok = parse_number(arg, 0, 1L << 30, &v) == 0;
+		c->cache_max_bytes = (long long)v * 1024 * 1024;
 		break;
 	case OPT_MAX_BODY:
 		ok = parse_number(arg, 1, INT_MAX, &v) == 0;
@@ -263,6 +272,25 @@ out:
 	return status;
 }
 
+/* `contactd backup FILE`: an online, consistent copy of the database (store_backup()). */
+static int backup(int argc, char **argv, const char *db_path)
+{
+	struct store *st = NULL;
+	struct err e;
+	int rc = 1;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: contactd [--db PATH] backup FILE\n");
+		return 2;
+	}
+	if (store_open(db_path, &st, &e) == 0 && store_backup(st, argv[1], &e) == 0)
+		rc = 0;
+	else
+		fprintf(stderr, "contactd: backup: %s\n", e.message);
+	store_close(st);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct http_config config;
@@ -304,6 +332,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
+		if (strcmp(argv[optind], "backup") == 0)
+			return backup(argc - optind, argv + optind, db_path);
 		if (strcmp(argv[optind], "token") == 0)
 			return http_calib_token_command(argc - optind, argv + optind, db_path);
 		fprintf(stderr, "contactd: unknown command '%s'\n", argv[optind]);

@@ -22,6 +22,7 @@
 #include "http/http_calib.h"
 #include "http/hotcache.h"
 #include "http/metrics.h"
+#include "http/upkeep.h"
 #include "http/openapi.h"
 #include "service/service.h"
 #include "tunables.h"
@@ -36,6 +37,7 @@ struct http_server {
 	atomic_long in_flight; /* requests between their headers and their completion */
 	atomic_bool stopping;
 	struct admit *pool; /* computes the questions that miss the caches */
+	struct upkeep *upkeep;
 	/* Guards the list of computing requests and each one's computing/abandoned/orphan. */
 	pthread_mutex_t jobs_lock;
 	struct exchange *jobs;
@@ -103,6 +105,7 @@ void http_config_default(struct http_config *c)
 	c->max_per_ip = DAEMON_PER_IP_CONNECTION_LIMIT;
 	c->compute_threads = c->threads;
 	c->max_queued = DAEMON_COMPUTE_QUEUE;
+	c->cache_max_bytes = (long long)DAEMON_CACHE_MAX_MB * 1024 * 1024;
 	c->max_body = LIMIT_MAX_BODY_BYTES;
 	c->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
 	c->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
@@ -959,8 +962,14 @@ int http_start(
 	srv->store = st;
 	pthread_mutex_init(&srv->jobs_lock, NULL);
 	pthread_rwlock_init(&srv->store_guard, NULL);
+	if (upkeep_start(st, config->cache_max_bytes, &srv->upkeep, err) < 0) {
+		metrics_free(srv->metrics);
+		free(srv);
+		return -1;
+	}
 	if (admit_new(config->compute_threads, config->compute_threads + config->max_queued,
 	        &srv->pool, err) < 0) {
+		upkeep_stop(srv->upkeep);
 		metrics_free(srv->metrics);
 		free(srv);
 		return -1;
@@ -993,6 +1002,7 @@ int http_start(
 	return 0;
 fail:
 	admit_stop(srv->pool);
+	upkeep_stop(srv->upkeep);
 	metrics_free(srv->metrics);
 	free(srv);
 	return -1;
@@ -1069,6 +1079,7 @@ void http_stop(struct http_server *srv)
 		abandon_jobs(srv);
 	}
 	MHD_stop_daemon(srv->daemon);
+	upkeep_stop(srv->upkeep);
 	running = admit_stop(srv->pool);
 	if (running) {
 		/* They finish unseen: no store, and srv stays for them until the process exits. */

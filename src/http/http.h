@@ -27,6 +27,7 @@ struct http_config {
 	unsigned max_per_ip;      /* open connections from one address; 0: no limit */
 	int compute_threads;      /* threads computing questions that miss the caches, >= 1 */
 	long max_queued;          /* questions waiting for a compute thread; 503 beyond */
+	long long cache_max_bytes; /* answer bytes the store's cache keeps; 0: no bound */
 	size_t max_body;          /* request body bytes; 413 beyond */
 	long max_sweep_points;    /* points in one sweep; 413 beyond */
 	long max_eval_calls;      /* calls in one eval batch; 413 beyond */
