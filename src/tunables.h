@@ -48,6 +48,7 @@
 #define LIMIT_MAX_HEIGHT 1e4             /* metres */
 #define LIMIT_MAX_SWEEP_POINTS 10000     /* points in one sweep (grid = product) */
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
+#define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_EVAL_CALLS 10000
 #define LIMIT_MAX_JSON_DEPTH 16
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
@@ -60,6 +61,9 @@
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
 #define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
+
+/* ---- store ---- */
+#define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the

@@ -31,7 +31,7 @@
 
 #include "live.h"
 #include "robot.h"
-#include "service/error.h"
+#include "base/error.h"
 #include "tunables.h"
 
 static struct live_daemon dmn;
