@@ -57,7 +57,7 @@ static void usage(FILE *f)
  */
 static int read_body(FILE *f, char **text, size_t *len)
 {
-	size_t cap = 4096, n = 0;
+	size_t cap = BODY_CHUNK_BYTES, n = 0;
 	char *buf = malloc(cap), *grown;
 
 	if (!buf)

@@ -89,7 +89,7 @@ void http_config_default(struct http_config *c)
 
 void http_log(const char *fmt, ...)
 {
-	char line[1024];
+	char line[DAEMON_LOG_LINE_MAX];
 	va_list ap;
 	int n;
 
@@ -600,7 +600,7 @@ static void body_append(struct exchange *x, const char *data, size_t n)
 		return;
 	}
 	if (x->body_len + n + 1 > x->body_cap) {
-		size_t cap = x->body_cap ? x->body_cap : 4096;
+		size_t cap = x->body_cap ? x->body_cap : BODY_CHUNK_BYTES;
 		char *grown;
 
 		while (cap < x->body_len + n + 1)
