@@ -13,7 +13,7 @@
 #ifndef CONTACTD_HTTP_ADMIT_H
 #define CONTACTD_HTTP_ADMIT_H
 
-#include "service/error.h"
+#include "base/error.h"
 
 /*
  * One job, owned by the caller (embed it in the request) until run() is called.

@@ -30,6 +30,8 @@
 struct http_server {
 	struct http_config cfg;
 	struct store *store;
+	struct store_cache cache; /* the store's answer cache, as svc_ask() takes it */
+	struct cache guarded;     /* the same, through store_guard (what svc_ask() gets) */
 	struct svc_limits limits;
 	struct metrics *metrics;
 	struct MHD_Daemon *daemon;
@@ -86,8 +88,9 @@ struct route {
 	const char *method; /* a GET route also answers HEAD */
 	const char *name;   /* for the log and the metrics */
 	route_fn serve;
-	enum svc_endpoint endpoint; /* question routes only */
 };
+
+#define QUESTION_PREFIX "/v1/" /* + an endpoint's name: its URL */
 
 static const char json_media[] = "application/json";
 static const char csv_media[] = "text/csv; charset=utf-8";
@@ -117,7 +120,7 @@ void http_config_default(struct http_config *c)
 
 void http_log(const char *fmt, ...)
 {
-	char line[1024];
+	char line[DAEMON_LOG_LINE_MAX];
 	va_list ap;
 	int n;
 
@@ -443,69 +446,46 @@ int http_body_is_json(const char *content_type)
 
 /* ---- handlers ---- */
 
-/* The answer's text: from the cache, else computed and stored. Caller frees *text. */
-static int answer_text(
-    struct exchange *x, enum svc_endpoint ep, const json_t *canonical, char **text, struct err *err)
+/* Log and count what went wrong with the cache while answering (the answer stands). */
+static void note_cache_failures(struct http_server *srv, const struct svc_outcome *o)
 {
-	struct http_server *srv = x->srv;
-	const char *endpoint = svc_endpoint_name(ep);
-	unsigned char key[STORE_KEY_BYTES];
-	char *canonical_text = svc_dump(canonical);
-	json_t *answer = NULL;
-	struct err cache_err;
-	size_t len;
-	int rc = -1, hit;
+	if (o->cache_read_err.code != ERR_NONE) {
+		metrics_cache_error(srv->metrics);
+		http_log("cache read failed: %s", o->cache_read_err.message);
+	}
+	if (o->cache_write_err.code != ERR_NONE) {
+		metrics_cache_error(srv->metrics);
+		http_log("cache write failed: %s", o->cache_write_err.message);
+	}
+}
 
-	if (!canonical_text)
-		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	store_cache_key(srv->cfg.core_version, endpoint, canonical_text, key);
+/* The store's cache under store_guard's read lock: a compute job that shutdown left
+ * running finds no store (a miss, nothing kept) once the store is being closed. */
+static int guarded_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
+    size_t *len, struct err *err)
+{
+	struct http_server *srv = ctx;
+	int rc = 0;
+
 	pthread_rwlock_rdlock(&srv->store_guard);
-	hit = srv->store_gone ? 0 : store_cache_get(srv->store, key, text, &len, &cache_err);
+	if (!srv->store_gone)
+		rc = srv->cache.cache.get(
+		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
 	pthread_rwlock_unlock(&srv->store_guard);
-	if (hit == 1) {
-		x->cache = METRICS_CACHE_HIT;
-		rc = 0;
-		goto out;
-	}
-	/* A failing cache costs speed, never an answer: log it and compute. */
-	if (hit < 0) {
-		metrics_cache_error(srv->metrics);
-		http_log("cache read failed: %s", cache_err.message);
-	}
-	x->cache = METRICS_CACHE_MISS;
-	if (svc_answer(ep, canonical, &srv->limits, &answer, err) < 0)
-		goto out;
-	*text = svc_dump(answer);
-	if (!*text) {
-		err_set(err, ERR_INTERNAL, NULL, "out of memory");
-		goto out;
-	}
-	rc = 0;
-	pthread_rwlock_rdlock(&srv->store_guard);
-	if (!srv->store_gone &&
-	    store_cache_put(srv->store, key, srv->cfg.core_version, endpoint, *text, strlen(*text),
-	        &cache_err) < 0) {
-		metrics_cache_error(srv->metrics);
-		http_log("cache write failed: %s", cache_err.message);
-	}
-	pthread_rwlock_unlock(&srv->store_guard);
-out:
-	json_decref(answer);
-	free(canonical_text);
 	return rc;
 }
 
-/* The sweep answer text as CSV. Caller frees *csv. */
-static int sweep_csv(const char *text, char **csv, struct err *err)
+static int guarded_put(void *ctx, const char *endpoint, const char *canonical, const char *answer,
+    size_t len, struct err *err)
 {
-	json_error_t jerr;
-	json_t *answer = json_loads(text, 0, &jerr);
-	int rc;
+	struct http_server *srv = ctx;
+	int rc = 0;
 
-	if (!answer)
-		return err_set(err, ERR_INTERNAL, NULL, "stored answer is not JSON: %s", jerr.text);
-	rc = svc_sweep_csv(answer, csv, err);
-	json_decref(answer);
+	pthread_rwlock_rdlock(&srv->store_guard);
+	if (!srv->store_gone)
+		rc = srv->cache.cache.put(
+		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
+	pthread_rwlock_unlock(&srv->store_guard);
 	return rc;
 }
 
@@ -520,7 +500,7 @@ static enum MHD_Result respond_answer(
 	if (x->format != 1)
 		return respond_buffer(
 		    conn, x, MHD_HTTP_OK, json_media, text, len, MHD_RESPMEM_MUST_COPY);
-	if (sweep_csv(text, &csv, &e) < 0)
+	if (svc_text_csv(text, &csv, &e) < 0)
 		return http_respond_error(conn, &x->req, &e);
 	ret = respond_buffer(
 	    conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv), MHD_RESPMEM_MUST_COPY);
@@ -533,16 +513,21 @@ static void compute_question(void *arg, int cancelled)
 {
 	struct exchange *x = arg;
 	struct http_server *srv = x->srv;
-	json_t *canonical = NULL;
+	struct svc_outcome outcome;
 
 	err_clear(&x->job_err);
-	if (cancelled)
+	if (cancelled) {
 		err_set(&x->job_err, ERR_UNAVAILABLE, NULL,
 		    "shutting down: the question was still queued at --drain-timeout");
-	else if (svc_canonical(x->endpoint, x->req.body, x->req.body_len, &srv->limits, &canonical,
-	             &x->job_err) == 0)
-		answer_text(x, x->endpoint, canonical, &x->computed, &x->job_err);
-	json_decref(canonical);
+	} else {
+		memset(&outcome, 0, sizeof outcome);
+		if (svc_ask(x->endpoint, x->req.body, x->req.body_len, &srv->limits, &srv->guarded,
+		        &x->computed, &outcome, &x->job_err) < 0)
+			x->computed = NULL;
+		else
+			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
+		note_cache_failures(srv, &outcome);
+	}
 	pthread_mutex_lock(&srv->jobs_lock);
 	x->computing = 0;
 	if (x->prev_job)
@@ -575,16 +560,17 @@ static enum MHD_Result finish_question(struct MHD_Connection *conn, struct excha
 }
 
 /*
- * POST /v1/{rest,drop,stability,sweep,eval}: the contract's questions. The answer's
- * text comes from this thread's memory (the same request bytes asked before), else,
- * in the compute pool with the connection suspended, from the store (an equal
- * canonical request) or the core. A full pool answers 503 with Retry-After.
+ * POST /v1/NAME for every row of the service's endpoint table. The answer's text
+ * comes from this thread's memory (the same request bytes asked before), else, in the
+ * compute pool with the connection suspended, from svc_ask(): the store (an equal
+ * canonical request), else the core. A full pool answers 503 with Retry-After.
  */
 static enum MHD_Result serve_question(
-    struct MHD_Connection *conn, struct exchange *x, const struct route *r)
+    struct MHD_Connection *conn, struct exchange *x, enum svc_endpoint ep, const char *path)
 {
 	static const char *const offers[] = {json_media, "text/csv"};
-	int offer_count = r->endpoint == SVC_SWEEP ? 2 : 1;
+	const struct svc_endpoint_def *row = &svc_endpoints[ep];
+	int offer_count = row->csv ? 2 : 1;
 	struct http_server *srv = x->srv;
 	const char *text;
 	size_t len;
@@ -594,9 +580,9 @@ static enum MHD_Result serve_question(
 		    json_media, x->req.content_type);
 	x->format = negotiate(x->req.accept, offers, offer_count);
 	if (x->format < 0)
-		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", r->path, json_media,
+		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path, json_media,
 		    offer_count > 1 ? " or text/csv" : "");
-	hot_key(r->name, x->req.body, x->req.body_len, x->hot);
+	hot_key(row->name, x->req.body, x->req.body_len, x->hot);
 	text = hot_get(x->hot, &len);
 	if (text) {
 		x->cache = METRICS_CACHE_HIT;
@@ -608,7 +594,7 @@ static enum MHD_Result serve_question(
 		    "busy: %ld questions are being computed or wait for it; retry later",
 		    admit_running(srv->pool) + admit_queued(srv->pool));
 	}
-	x->endpoint = r->endpoint;
+	x->endpoint = ep;
 	x->conn = conn;
 	x->job.run = compute_question;
 	x->job.arg = x;
@@ -682,16 +668,21 @@ static enum MHD_Result serve_metrics(
 	    text, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/* The routes besides the questions, which are the rows of svc_endpoints[]. */
 static const struct route routes[] = {
-    {"/v1/rest", MHD_HTTP_METHOD_POST, "rest", serve_question, SVC_REST},
-    {"/v1/drop", MHD_HTTP_METHOD_POST, "drop", serve_question, SVC_DROP},
-    {"/v1/stability", MHD_HTTP_METHOD_POST, "stability", serve_question, SVC_STABILITY},
-    {"/v1/sweep", MHD_HTTP_METHOD_POST, "sweep", serve_question, SVC_SWEEP},
-    {"/v1/eval", MHD_HTTP_METHOD_POST, "eval", serve_question, SVC_EVAL},
-    {"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health, 0},
-    {"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi, 0},
-    {"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics, 0},
+    {"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health},
+    {"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi},
+    {"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics},
 };
+
+/* The question endpoint of a URL: /v1/NAME for a row NAME of the endpoint table. */
+static int question_of(const char *url, enum svc_endpoint *ep)
+{
+	struct err ignored;
+
+	return strncmp(url, QUESTION_PREFIX, strlen(QUESTION_PREFIX)) == 0 &&
+	    svc_endpoint_parse(url + strlen(QUESTION_PREFIX), ep, &ignored) == 0;
+}
 
 static int is_calibration_url(const char *url)
 {
@@ -703,11 +694,20 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 {
 	const char *method = x->req.method;
 	enum MHD_Result result;
+	enum svc_endpoint ep;
 	size_t i;
 
 	if (x->body_too_large)
 		return reject(
 		    conn, x, ERR_TOO_LARGE, "the body is over %zu bytes", x->srv->cfg.max_body);
+	if (question_of(x->req.url, &ep)) {
+		x->req.route = svc_endpoints[ep].name;
+		if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
+			return serve_question(conn, x, ep, x->req.url);
+		x->allow = MHD_HTTP_METHOD_POST;
+		return reject(
+		    conn, x, ERR_METHOD, "%s takes %s, not %s", x->req.url, x->allow, method);
+	}
 	for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		const struct route *r = &routes[i];
 		int get = strcmp(r->method, MHD_HTTP_METHOD_GET) == 0;
@@ -784,7 +784,7 @@ static void body_append(struct exchange *x, const char *data, size_t n)
 		return;
 	}
 	if (x->body_len + n + 1 > x->body_cap) {
-		size_t cap = x->body_cap ? x->body_cap : 4096;
+		size_t cap = x->body_cap ? x->body_cap : BODY_CHUNK_BYTES;
 		char *grown;
 
 		while (cap < x->body_len + n + 1)
@@ -960,6 +960,8 @@ int http_start(
 	}
 	srv->cfg = *config;
 	srv->store = st;
+	store_cache_bind(&srv->cache, st, srv->cfg.core_version);
+	srv->guarded = (struct cache){.ctx = srv, .get = guarded_get, .put = guarded_put};
 	pthread_mutex_init(&srv->jobs_lock, NULL);
 	pthread_rwlock_init(&srv->store_guard, NULL);
 	if (upkeep_start(st, config->cache_max_bytes, &srv->upkeep, err) < 0) {

@@ -7,7 +7,7 @@
 #ifndef CONTACTD_HTTP_UPKEEP_H
 #define CONTACTD_HTTP_UPKEEP_H
 
-#include "service/error.h"
+#include "base/error.h"
 #include "store/store.h"
 
 struct upkeep;
