@@ -53,3 +53,12 @@ tests_test_harden_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/con
 tests_test_harden_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS) \
 	$(SQLITE_CFLAGS)
 tests_test_harden_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(SQLITE_LIBS) $(CHECK_LIBS) -lpthread
+
+# A structure-aware fuzzer against the real daemon, bounded to FUZZ_SECONDS (20) here;
+# FUZZ_REQUESTS=N runs N requests by hand.
+check_PROGRAMS += tests/fuzz_http
+TESTS += tests/fuzz_http
+tests_fuzz_http_SOURCES = tests/fuzz_http.c tests/live.c tests/live.h tests/robot.c tests/robot.h
+tests_fuzz_http_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_fuzz_http_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_fuzz_http_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
