@@ -79,6 +79,9 @@
 #define DAEMON_MAX_CONNECTIONS 1000000 /* --max-connections */
 #define DAEMON_LOG_LINE_MAX 1024       /* bytes of one log line, newline included */
 #define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
+#define DAEMON_EVENTS_CLOSE_CHECK_MS                                                               \
+	500                        /* how often sleeping streams are checked for a closed client */
+#define DAEMON_EVENTS_PER_ROBOT 32 /* event streams one robot may hold open; 503 beyond */
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
@@ -86,7 +89,7 @@
 /* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
 #define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
 #define STORE_WAL_CHECKPOINT_BYTES (8L * 1024 * 1024) /* a WAL larger is checkpointed */
-#define STORE_EVICT_BATCH 256    /* answers deleted per statement while evicting */
+#define STORE_EVICT_BATCH 1024   /* most answers deleted by one statement while evicting */
 #define STORE_BACKUP_PAGES 1024  /* pages copied per step of an online backup */
 #define DAEMON_UPKEEP_MS 250     /* period of the WAL and cache upkeep */
 #define DAEMON_CACHE_MAX_MB 1024 /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */

@@ -27,6 +27,14 @@ bench-http: all
 .PHONY: bench-http
 EXTRA_DIST += bench/bench_http.sh
 
+# Soak: wrk at 256 connections for 60 s, cached and uncached, memory and WAL before and
+# after. Not part of `make check`: `make soak [SOAK_DURATION=60]`.
+soak: all
+	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) srcdir=$(srcdir) \
+		$(SHELL) $(srcdir)/bench/soak.sh
+.PHONY: soak
+EXTRA_DIST += bench/soak.sh
+
 # The served OpenAPI document against the real handlers.
 check_PROGRAMS += tests/test_openapi
 TESTS += tests/test_openapi

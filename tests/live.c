@@ -354,7 +354,8 @@ int live_connect(const struct live_daemon *d)
 	return fd;
 }
 
-int live_read_response(int fd, char *buf, size_t size)
+/* Read a response from fd into buf: its headers, and its body too unless headers_only. */
+static int read_reply(int fd, char *buf, size_t size, int headers_only)
 {
 	double deadline = live_now() + LIVE_WAIT_S;
 	size_t n = 0;
@@ -373,11 +374,23 @@ int live_read_response(int fd, char *buf, size_t size)
 		n += (size_t)got;
 		buf[n] = '\0';
 		end = strstr(buf, "\r\n\r\n");
+		if (end && headers_only)
+			return atoi(buf + 9);
 		length = strcasestr(buf, "Content-Length: ");
 		if (end && length && n >= (size_t)(end + 4 - buf) + (size_t)atol(length + 16))
 			return atoi(buf + 9);
 	}
 	return 0;
+}
+
+int live_read_response(int fd, char *buf, size_t size)
+{
+	return read_reply(fd, buf, size, 0);
+}
+
+int live_read_headers(int fd, char *buf, size_t size)
+{
+	return read_reply(fd, buf, size, 1);
 }
 
 int live_closed_by_peer(int fd)

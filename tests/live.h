@@ -114,6 +114,10 @@ int live_connect(const struct live_daemon *d);
  * body), NUL-terminated; its status, or 0 when none came whole within LIVE_WAIT_S. */
 int live_read_response(int fd, char *buf, size_t size);
 
+/* Read from fd up to the end of a response's headers (an event stream's, say); its
+ * status, or 0 when they did not come within LIVE_WAIT_S. */
+int live_read_headers(int fd, char *buf, size_t size);
+
 /* Wait (at most LIVE_WAIT_S) until the peer closes fd, skipping any bytes; 1 if it did. */
 int live_closed_by_peer(int fd);
 

@@ -16,6 +16,7 @@
 #include "http/http_calib.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ struct stream {
 	char *pending;      /* event text not yet sent */
 	size_t len, off;
 	int suspended, keepalive;
+	int gone;                      /* the client closed its side while the stream slept */
+	char owner[CALSTORE_NAME_MAX]; /* the robot whose token opened it */
 	struct stream *prev, *next;
 };
 
@@ -60,22 +63,58 @@ static void wake_stream(struct stream *s)
 	}
 }
 
+/*
+ * Has the client of a sleeping stream closed its side? MHD does not watch a suspended
+ * connection, so without this a closed client would hold its slot (and its per-address
+ * and per-robot count) until the next keep-alive. The caller holds hub.lock, under
+ * which a suspended connection stays open.
+ */
+static int client_gone(struct stream *s)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(s->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd p;
+	char byte;
+
+	if (!info)
+		return 0;
+	p = (struct pollfd){.fd = info->connect_fd, .events = POLLIN | POLLRDHUP};
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	if (p.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return 1;
+	/* Readable: end of file, or bytes a client of a stream has no reason to send. */
+	return recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static void *ticker(void *arg)
 {
 	struct timespec until;
 	struct stream *s;
+	int ticks = 0;
 
 	(void)arg;
 	pthread_mutex_lock(&hub.lock);
 	while (!hub.stopping) {
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += DAEMON_EVENTS_KEEPALIVE_S;
-		if (pthread_cond_timedwait(&hub.wake, &hub.lock, &until) == ETIMEDOUT) {
-			for (s = hub.streams; s; s = s->next) {
+		until.tv_nsec += DAEMON_EVENTS_CLOSE_CHECK_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		if (pthread_cond_timedwait(&hub.wake, &hub.lock, &until) != ETIMEDOUT)
+			continue;
+		ticks++;
+		for (s = hub.streams; s; s = s->next) {
+			if (ticks * DAEMON_EVENTS_CLOSE_CHECK_MS >=
+			    DAEMON_EVENTS_KEEPALIVE_S * 1000) {
 				s->keepalive = 1;
+				wake_stream(s);
+			} else if (s->suspended && client_gone(s)) {
+				s->gone = 1;
 				wake_stream(s);
 			}
 		}
+		if (ticks * DAEMON_EVENTS_CLOSE_CHECK_MS >= DAEMON_EVENTS_KEEPALIVE_S * 1000)
+			ticks = 0;
 	}
 	pthread_mutex_unlock(&hub.lock);
 	return NULL;
@@ -154,6 +193,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 	(void)pos;
 	pthread_mutex_lock(&hub.lock);
+	if (s->gone) {
+		pthread_mutex_unlock(&hub.lock);
+		return MHD_CONTENT_READER_END_WITH_ERROR; /* MHD closes it and frees the slot */
+	}
 	if (!s->pending)
 		next_event(s);
 	if (!s->pending) {
@@ -426,6 +469,17 @@ out:
 	return r;
 }
 
+/* Open streams of robot owner; the caller holds hub.lock. */
+static int robot_streams(const char *owner)
+{
+	const struct stream *s;
+	int n = 0;
+
+	for (s = hub.streams; s; s = s->next)
+		n += strcmp(s->owner, owner) == 0;
+	return n;
+}
+
 static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *req, long long id)
 {
 	struct err err;
@@ -433,11 +487,22 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	struct stream *s;
 	struct MHD_Response *resp;
 	enum MHD_Result r;
+	int open_streams;
 
 	err_clear(&err);
 	if (authenticate(req, owner, &err) != 0 ||
 	    find_calibration(req, id, owner, NULL, &err) != 0 || authorize(req, owner, &err) != 0)
 		return respond_error(conn, req, &err);
+	/* One robot cannot hold every connection with streams (checked, then opened: two
+	 * racing requests may both pass, which bounds it all the same). */
+	pthread_mutex_lock(&hub.lock);
+	open_streams = robot_streams(owner);
+	pthread_mutex_unlock(&hub.lock);
+	if (open_streams >= DAEMON_EVENTS_PER_ROBOT) {
+		err_set(&err, ERR_UNAVAILABLE, NULL,
+		    "robot %s has %d event streams open; close one first", owner, open_streams);
+		return respond_error(conn, req, &err);
+	}
 	s = calloc(1, sizeof *s);
 	if (!s) {
 		err_set(&err, ERR_INTERNAL, NULL, "out of memory");
@@ -446,6 +511,7 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	s->conn = conn;
 	s->st = req->store;
 	s->calibration = id;
+	snprintf(s->owner, sizeof s->owner, "%s", owner);
 	resp =
 	    MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
 	if (!resp) {

@@ -451,7 +451,7 @@ static const char sql_cache_evict[] =
 int store_cache_evict(struct store *st, long long max_bytes, long *evicted, struct err *err)
 {
 	long long target = max_bytes - max_bytes / 10; /* a tenth below: not at every put */
-	int rc = 0;
+	int rc = 0, batch = 8;
 
 	*evicted = 0;
 	if (max_bytes <= 0 || atomic_load(&st->cache_bytes) <= max_bytes)
@@ -464,7 +464,7 @@ int store_cache_evict(struct store *st, long long max_bytes, long *evicted, stru
 
 		if (!stmt)
 			return -1;
-		sqlite3_bind_int(stmt, 1, STORE_EVICT_BATCH);
+		sqlite3_bind_int(stmt, 1, batch);
 		while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 			freed += sqlite3_column_int64(stmt, 0);
 			rows++;
@@ -478,6 +478,10 @@ int store_cache_evict(struct store *st, long long max_bytes, long *evicted, stru
 			break;
 		}
 		atomic_fetch_sub(&st->cache_bytes, freed);
+		/* Grow the batch while far from the target, so that big answers are not
+		 * over-evicted and small ones are not deleted a few at a time. */
+		if (atomic_load(&st->cache_bytes) - target > 2 * freed && batch < STORE_EVICT_BATCH)
+			batch *= 2;
 	}
 	return rc;
 }
