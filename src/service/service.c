@@ -4,6 +4,7 @@
  */
 #include "service/service.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,73 @@ const char *svc_endpoint_name(enum svc_endpoint ep)
 	return (int)ep >= 0 && (int)ep < NENDPOINTS ? endpoint_names[ep] : "unknown";
 }
 
+/*
+ * A drop's "trajectory" flag: take it out of body (a request the caller owns) so the
+ * scene parser sees the scene alone. An absent or false flag leaves the canonical
+ * request, its cache key and its answer exactly as before the flag existed.
+ */
+static int take_trajectory(json_t *body, int *trajectory, struct err *err)
+{
+	json_t *flag = json_is_object(body) ? json_object_get(body, "trajectory") : NULL;
+
+	*trajectory = 0;
+	if (!flag)
+		return 0;
+	if (!json_is_boolean(flag))
+		return err_set(err, ERR_BAD_TYPE, "/trajectory", "must be true or false");
+	*trajectory = json_is_true(flag);
+	json_object_del(body, "trajectory");
+	return 0;
+}
+
+/* {"t": [...], "z": [...]} of a trace; a non-finite height (a diverged drop) is null. */
+static json_t *trace_json(const struct sim_trace *tr)
+{
+	json_t *t = json_array(), *z = json_array(), *obj;
+	size_t i;
+
+	for (i = 0; t && z && i < tr->count; i++) {
+		json_array_append_new(t, json_real(tr->t[i]));
+		json_array_append_new(z, isfinite(tr->z[i]) ? json_real(tr->z[i]) : json_null());
+	}
+	obj = t && z ? json_pack("{s:o, s:o}", "t", t, "z", z) : NULL;
+	if (!obj) {
+		json_decref(t);
+		json_decref(z);
+	}
+	return obj;
+}
+
+/* Answer a drop whose canonical request asks for its trajectory. */
+static int drop_traced(json_t *request, json_t **answer, struct err *err)
+{
+	double *buf = malloc(2 * LIMIT_TRAJECTORY_POINTS * sizeof *buf);
+	struct sim_trace trace = {buf, buf + LIMIT_TRAJECTORY_POINTS, LIMIT_TRAJECTORY_POINTS, 0};
+	struct ans_request req;
+	struct ans_result result;
+	json_t *out = NULL, *path;
+	int rc = -1;
+
+	if (!buf)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	req.query = ANS_DROP;
+	if (req_scene_parse(request, "", DEFAULT_HEIGHT, &req.u.scene, err) != 0)
+		goto out;
+	ans_compute_traced(&req, &result, &trace);
+	out = ans_to_json(&result);
+	path = out ? trace_json(&trace) : NULL;
+	if (!path || json_object_set_new(out, "trajectory", path) != 0) {
+		json_decref(out);
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto out;
+	}
+	*answer = out;
+	rc = 0;
+out:
+	free(buf);
+	return rc;
+}
+
 /* Validate a rest, drop or stability request into *req. */
 static int parse_single(
     enum svc_endpoint ep, json_t *body, struct ans_request *req, struct err *err)
@@ -91,7 +159,7 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 	struct svc_limits defaults;
 	struct ans_request req;
 	json_t *root = NULL, *out = NULL;
-	int rc = -1;
+	int rc = -1, trajectory = 0;
 
 	svc_quiet_gsl();
 	if (!lim) {
@@ -115,10 +183,15 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 		err_set(err, ERR_NOT_FOUND, "", "unknown endpoint");
 		goto out;
 	}
-	if (parse_single(ep, root, &req, err) != 0)
+	if ((ep == SVC_DROP && take_trajectory(root, &trajectory, err) != 0) ||
+	    parse_single(ep, root, &req, err) != 0)
 		goto out;
 	out = req.query == ANS_STABILITY ? req_stability_json(&req.u.stability)
 	                                 : req_scene_json(&req.u.scene);
+	if (out && trajectory && json_object_set_new(out, "trajectory", json_true()) != 0) {
+		json_decref(out);
+		out = NULL;
+	}
 	if (!out) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -156,6 +229,17 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 		break;
 	default:
 		return err_set(err, ERR_NOT_FOUND, "", "unknown endpoint");
+	}
+	if (ep == SVC_DROP && json_is_true(json_object_get(request, "trajectory"))) {
+		json_t *scene = json_copy(request); /* shallow: the scene without the flag */
+		int rc;
+
+		if (!scene)
+			return err_set(err, ERR_INTERNAL, "", "out of memory");
+		json_object_del(scene, "trajectory");
+		rc = drop_traced(scene, answer, err);
+		json_decref(scene);
+		return rc;
 	}
 	if (parse_single(ep, request, &req, err) != 0)
 		return -1;
