@@ -43,3 +43,11 @@ TESTS += tests/test_hotcache
 tests_test_hotcache_SOURCES = tests/test_hotcache.c src/http/hotcache.c src/http/hotcache.h
 tests_test_hotcache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SODIUM_CFLAGS)
 tests_test_hotcache_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
+
+# What a web page sees: CORS, the embedded dashboard files, the drop trajectory.
+check_PROGRAMS += tests/test_cors
+TESTS += tests/test_cors
+tests_test_cors_SOURCES = tests/test_cors.c tests/live.c tests/live.h tests/robot.c tests/robot.h
+tests_test_cors_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_cors_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_cors_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS) -lm

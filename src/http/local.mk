@@ -43,6 +43,7 @@ WWW_FILES = \
 	$(srcdir)/src/http/www/api.html \
 	$(srcdir)/src/http/www/style.css \
 	$(srcdir)/src/http/www/common.js \
+	$(srcdir)/src/http/www/index.js \
 	$(srcdir)/src/http/www/heatmap.js \
 	$(srcdir)/src/http/www/sweep.js \
 	$(srcdir)/src/http/www/drop.js \
