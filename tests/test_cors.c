@@ -51,8 +51,8 @@ static void assert_header(const struct live_reply *r, const char *name, const ch
 }
 
 /* A request with an Origin header (and more headers, NULL-terminated). */
-static void from_origin(const char *origin, const char *method, const char *path,
-    const char *extra, const char *body, struct live_reply *r)
+static void from_origin(const char *origin, const char *method, const char *path, const char *extra,
+    const char *body, struct live_reply *r)
 {
 	char origin_line[256];
 	const char *headers[4] = {"Content-Type: application/json", origin_line, extra, NULL};
@@ -61,8 +61,8 @@ static void from_origin(const char *origin, const char *method, const char *path
 	live_request(&dmn, method, path, headers, body, body ? strlen(body) : 0, 0, r);
 }
 
-static void preflight(const char *origin, const char *path, const char *method,
-    struct live_reply *r)
+static void preflight(
+    const char *origin, const char *path, const char *method, struct live_reply *r)
 {
 	char origin_line[256], method_line[64];
 	const char *headers[] = {origin_line, method_line,
@@ -104,7 +104,8 @@ START_TEST(named_origin)
 {
 	struct live_reply r;
 
-	live_start(&dmn, "--cors-origin", lab, "--cors-origin", "https://other.example", (char *)NULL);
+	live_start(
+	    &dmn, "--cors-origin", lab, "--cors-origin", "https://other.example", (char *)NULL);
 	preflight(lab, "/v1/sweep", "POST", &r);
 	ck_assert_int_eq(r.status, 204);
 	ck_assert_uint_eq(r.len, 0);
@@ -242,8 +243,8 @@ END_TEST
 
 START_TEST(bad_origin_flags)
 {
-	static const char *const bad[] = {"lab.example", "http://lab.example/", "ftp://x",
-	    "http://", "http://a b", "http://x?y"};
+	static const char *const bad[] = {
+	    "lab.example", "http://lab.example/", "ftp://x", "http://", "http://a b", "http://x?y"};
 	char log[512];
 	size_t i;
 
@@ -254,8 +255,8 @@ START_TEST(bad_origin_flags)
 		snprintf(cmd, sizeof cmd, "'%s' --port 0 --db '%s' --cors-origin '%s' 2>'%s/err'",
 		    CONTACTD, dmn.db, bad[i], dmn.dir);
 		status = system(cmd);
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: exit %d", bad[i],
-		    status);
+		ck_assert_msg(
+		    WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: exit %d", bad[i], status);
 		snprintf(log, sizeof log, "%s/err", dmn.dir);
 		{
 			char *text = live_read_file(log, NULL);
@@ -291,8 +292,8 @@ START_TEST(dashboard_files)
 		live_get(&dmn, files[i].path, &r);
 		ck_assert_int_eq(r.status, 200);
 		ck_assert_str_eq(r.content_type, files[i].type);
-		ck_assert_msg(strstr(r.body, files[i].needle), "%s lacks %s", files[i].path,
-		    files[i].needle);
+		ck_assert_msg(
+		    strstr(r.body, files[i].needle), "%s lacks %s", files[i].path, files[i].needle);
 		ck_assert(live_header(&r, "Content-Security-Policy", csp, sizeof csp));
 		ck_assert_ptr_nonnull(strstr(csp, "default-src 'self'"));
 		assert_header(&r, "X-Content-Type-Options", "nosniff");

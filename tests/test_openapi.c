@@ -593,9 +593,10 @@ START_TEST(documented_defaults_are_real)
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
-	/* rest and drop: body 3, geom 8, option 6, height, duration; stability: solref, solimp
-	 * and option 3 (impedance's default depends on solimp); sweep: base. */
-	ck_assert_int_eq(checked, 2 * 19 + 5 + 1);
+	/* rest and drop: body 3, geom 8, option 6, height, duration, and drop's trajectory;
+	 * stability: solref, solimp and option 3 (impedance's default depends on solimp);
+	 * sweep: base. */
+	ck_assert_int_eq(checked, 2 * 19 + 1 + 5 + 1);
 }
 END_TEST
 
