@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <microhttpd.h>
 
-#include "service/error.h"
+#include "base/error.h"
 
 /* The allowed origins: names as given on the command line, "*" for any. */
 struct cors_config {

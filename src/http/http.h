@@ -13,8 +13,8 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "base/error.h"
 #include "http/cors.h"
-#include "service/error.h"
 #include "store/store.h"
 
 /* What the daemon is started with (contactd's command line). */
