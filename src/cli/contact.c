@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "service/service.h"
 #include "tunables.h"
@@ -38,9 +39,10 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].summary);
 	fprintf(f,
 	    "\n"
-	    "The request is the JSON in FILE, or on standard input for \"-\"; without FILE\n"
-	    "it is {} (MuJoCo's defaults and the lesson's experiment: a 10 cm, 1 kg cube,\n"
-	    "dropped 10 cm for drop).\n"
+	    "The request is the JSON in FILE, or on standard input for \"-\". Without FILE\n"
+	    "it is standard input when that is not a terminal (a pipe or a file), and {}\n"
+	    "when that is a terminal or holds nothing: MuJoCo's defaults and the lesson's\n"
+	    "experiment, a 10 cm, 1 kg cube dropped 10 cm for drop.\n"
 	    "\n"
 	    "  --csv      print a sweep answer as CSV instead of JSON\n"
 	    "  --help     print this help and exit\n"
@@ -81,6 +83,17 @@ static int read_body(FILE *f, char **text, size_t *len)
 	*text = buf;
 	*len = n;
 	return 0;
+}
+
+/* Is text (len bytes) nothing but JSON whitespace? */
+static int is_blank(const char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", text[i]) || text[i] == '\0')
+			return 0;
+	return 1;
 }
 
 /* Print the JSON error body on stderr; the exit status of its class. */
@@ -178,10 +191,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep].name);
 		return EXIT_USAGE;
 	}
-	if (argc - optind == 1)
+	/* no FILE: a request piped in is the request, never silently ignored */
+	path = argc - optind == 2 ? argv[optind + 1] : isatty(STDIN_FILENO) ? NULL : "-";
+	if (!path)
 		return run(ep, default_request, strlen(default_request), csv);
-
-	path = argv[optind + 1];
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",
@@ -192,7 +205,10 @@ int main(int argc, char **argv)
 	}
 	if (f != stdin)
 		fclose(f);
-	status = run(ep, text, len, csv);
+	if (argc - optind == 1 && is_blank(text, len))
+		status = run(ep, default_request, strlen(default_request), csv); /* nothing piped */
+	else
+		status = run(ep, text, len, csv);
 	free(text);
 	return status;
 }
