@@ -49,6 +49,8 @@
 #define LIMIT_MAX_SWEEP_POINTS 10000     /* points in one sweep (grid = product) */
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_EVAL_CALLS 10000
+#define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
+#define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
 #define LIMIT_MAX_JSON_DEPTH 16
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
 
