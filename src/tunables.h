@@ -52,6 +52,11 @@
 #define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
 #define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
 #define LIMIT_MAX_JSON_DEPTH 16
+/* find (POST /v1/find): the default tolerance is this fraction of the bracket's width;
+ * each iteration is one question answered, and all of them share the sweep's step limit */
+#define FIND_DEFAULT_TOLERANCE 1e-6
+#define FIND_DEFAULT_ITERATIONS 100
+#define FIND_MAX_ITERATIONS 1000
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
 
 /* ---- daemon defaults ---- */

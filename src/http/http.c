@@ -533,6 +533,7 @@ static const struct route routes[] = {
     {"/v1/stability", MHD_HTTP_METHOD_POST, "stability", serve_question, SVC_STABILITY},
     {"/v1/sweep", MHD_HTTP_METHOD_POST, "sweep", serve_question, SVC_SWEEP},
     {"/v1/eval", MHD_HTTP_METHOD_POST, "eval", serve_question, SVC_EVAL},
+    {"/v1/find", MHD_HTTP_METHOD_POST, "find", serve_question, SVC_FIND},
     {"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health, 0},
     {"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi, 0},
     {"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics, 0},

@@ -16,6 +16,7 @@ static const char *const route_names[] = {
     "stability",
     "sweep",
     "eval",
+    "find",
     "health",
     "openapi",
     "metrics",
@@ -23,7 +24,7 @@ static const char *const route_names[] = {
     "other",
 };
 #define ROUTES (sizeof route_names / sizeof route_names[0])
-#define QUESTION_ROUTES 5 /* rest .. eval, the cached ones: always shown */
+#define QUESTION_ROUTES 6 /* rest .. find, the cached ones: always shown */
 
 /* Highest status counted by its own number; HTTP statuses are three digits. */
 #define STATUS_SLOTS 600

@@ -14,6 +14,7 @@
 #include "service/answer.h"
 #include "service/body.h"
 #include "service/eval.h"
+#include "service/find.h"
 #include "service/request.h"
 #include "service/sweep.h"
 #include "tunables.h"
@@ -24,6 +25,7 @@ static const char *const endpoint_names[] = {
     [SVC_STABILITY] = "stability",
     [SVC_SWEEP] = "sweep",
     [SVC_EVAL] = "eval",
+    [SVC_FIND] = "find",
 };
 
 #define NENDPOINTS ((int)(sizeof endpoint_names / sizeof endpoint_names[0]))
@@ -107,6 +109,9 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 	case SVC_EVAL:
 		rc = eval_canonical(root, lim->max_eval_calls, canonical, err);
 		goto out;
+	case SVC_FIND:
+		rc = find_canonical(root, canonical, err);
+		goto out;
 	case SVC_REST:
 	case SVC_DROP:
 	case SVC_STABILITY:
@@ -150,6 +155,8 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 		return sweep_answer(request, lim->max_sweep_points, lim->threads, answer, err);
 	case SVC_EVAL:
 		return eval_answer(request, lim->max_eval_calls, answer, err);
+	case SVC_FIND:
+		return find_answer(request, answer, err);
 	case SVC_REST:
 	case SVC_DROP:
 	case SVC_STABILITY:

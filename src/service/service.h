@@ -16,7 +16,7 @@
 
 #include "service/error.h"
 
-enum svc_endpoint { SVC_REST, SVC_DROP, SVC_STABILITY, SVC_SWEEP, SVC_EVAL };
+enum svc_endpoint { SVC_REST, SVC_DROP, SVC_STABILITY, SVC_SWEEP, SVC_EVAL, SVC_FIND };
 
 struct svc_limits {
 	long max_sweep_points; /* points in one sweep */

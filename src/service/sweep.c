@@ -14,23 +14,18 @@
 #include "service/field.h"
 #include "service/jsonptr.h"
 #include "service/request.h"
+#include "service/vary.h"
 #include "tunables.h"
 
 #define MAX_VARY 2
-
-static const char *const query_names[] = {
-    [ANS_REST] = "rest",
-    [ANS_DROP] = "drop",
-    [ANS_STABILITY] = "stability",
-};
 
 /* A validated sweep: its canonical parts and every point as a request. */
 struct plan {
 	enum ans_query query;
 	json_t *base; /* canonical base request */
 	size_t nvary;
-	const char *paths[MAX_VARY]; /* borrowed from the request body */
-	json_t *values[MAX_VARY];    /* canonical values (arrays) */
+	char paths[MAX_VARY][ERR_PATH_MAX]; /* resolved JSON Pointers (aliases replaced) */
+	json_t *values[MAX_VARY];           /* canonical values (arrays) */
 	size_t counts[MAX_VARY];
 	size_t npoints;
 	struct ans_request *points; /* npoints, row-major: the first vary entry slowest */
@@ -45,32 +40,6 @@ static void plan_free(struct plan *p)
 		json_decref(p->values[k]);
 	free(p->points);
 	memset(p, 0, sizeof *p);
-}
-
-/* Parse v (at path) as a request of the plan's query. */
-static int parse_request(
-    enum ans_query query, json_t *v, const char *path, struct ans_request *out, struct err *err)
-{
-	out->query = query;
-	if (query == ANS_STABILITY)
-		return req_stability_parse(v, path, &out->u.stability, err);
-	return req_scene_parse(v, path, query == ANS_DROP ? DEFAULT_HEIGHT : 0, &out->u.scene, err);
-}
-
-static json_t *request_json(const struct ans_request *r)
-{
-	if (r->query == ANS_STABILITY)
-		return req_stability_json(&r->u.stability);
-	return req_scene_json(&r->u.scene);
-}
-
-/* Set ptr in the request v to value: the one way a vary entry changes a request. */
-static int apply(enum ans_query query, json_t *v, const char *ptr, json_t *value, const char *where,
-    struct err *err)
-{
-	if (query != ANS_STABILITY && req_scene_expose(v, ptr, err) != 0)
-		return -1;
-	return jptr_set(v, ptr, value, where, err);
 }
 
 /* A deep copy of v with every number a real, as in every canonical request. */
@@ -113,15 +82,18 @@ static int make_point(
     const struct plan *p, const size_t index[MAX_VARY], struct ans_request *out, struct err *err)
 {
 	json_t *request = json_deep_copy(p->base), *value;
-	size_t k;
+	size_t k, pass;
 	int rc = -1;
 
 	if (!request) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	for (k = 0; k < p->nvary; k++) {
-		if (index[k] == SIZE_MAX)
+	/* floor fields last, so the geom values a floor field does not set are the point's */
+	for (pass = 0; pass < 2 * MAX_VARY; pass++) {
+		k = pass % MAX_VARY;
+		if (k >= p->nvary || index[k] == SIZE_MAX ||
+		    vary_is_floor(p->paths[k]) != (pass >= MAX_VARY))
 			continue;
 		value = json_array_get(p->values[k], index[k]);
 		/* a copy: a later path may point inside this value and must not change the plan */
@@ -130,12 +102,12 @@ static int make_point(
 			err_set(err, ERR_INTERNAL, "", "out of memory");
 			goto out;
 		}
-		rc = apply(p->query, request, p->paths[k], value, "", err);
+		rc = vary_set(p->query, request, p->paths[k], value, "", err);
 		json_decref(value);
 		if (rc != 0)
 			goto out;
 	}
-	rc = parse_request(p->query, request, "", out, err);
+	rc = vary_parse(p->query, request, "", out, err);
 out:
 	json_decref(request);
 	return rc;
@@ -162,17 +134,13 @@ static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, s
 	static const char *const known[] = {"path", "values", NULL};
 	struct field_ctx c;
 	char where[ERR_PATH_MAX];
-	json_t *path, *values, *target, *scratch;
-	int rc;
+	json_t *values;
 
 	snprintf(where, sizeof where, "/vary/%zu", k);
 	if (field_root(&c, entry, where, err) != 0 || field_known(&c, known) != 0 ||
 	    field_require(&c, "path") != 0 || field_require(&c, "values") != 0)
 		return -1;
-	path = json_object_get(entry, "path");
 	values = json_object_get(entry, "values");
-	if (!json_is_string(path))
-		return field_fail(&c, "path", -1, ERR_BAD_TYPE, "must be a JSON Pointer string");
 	if (!json_is_array(values))
 		return field_fail(&c, "values", -1, ERR_BAD_TYPE, "must be an array");
 	if (json_array_size(values) == 0)
@@ -181,24 +149,12 @@ static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, s
 		return field_fail(&c, "values", -1, ERR_TOO_LARGE,
 		    "%zu values are over the limit of %ld points", json_array_size(values),
 		    max_points);
-	p->paths[k] = json_string_value(path);
-	field_path(&c, "path", where);
-	if (p->paths[k][0] == '\0')
-		return err_set(err, ERR_BAD_VALUE, where,
-		    "must point at a field of base, not at the whole of it");
-	if (k > 0 && strcmp(p->paths[k], p->paths[0]) == 0)
-		return err_set(err, ERR_BAD_VALUE, where, "varies the same field as /vary/0");
-	/* every field exists in the canonical base (once exposed), so a path that names
-	 * nothing is a typo */
-	scratch = json_deep_copy(p->base);
-	if (!scratch)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	rc = p->query != ANS_STABILITY ? req_scene_expose(scratch, p->paths[k], err) : 0;
-	if (rc == 0)
-		rc = jptr_get(scratch, p->paths[k], where, &target, err);
-	json_decref(scratch);
-	if (rc != 0)
+	if (vary_pointer(p->query, p->base, &c, "path", p->paths[k], NULL) != 0)
 		return -1;
+	if (k > 0 && strcmp(p->paths[k], p->paths[0]) == 0) {
+		field_path(&c, "path", where);
+		return err_set(err, ERR_BAD_VALUE, where, "varies the same field as /vary/0");
+	}
 	p->counts[k] = json_array_size(values);
 	p->values[k] = canonical_value(values);
 	if (!p->values[k])
@@ -250,21 +206,19 @@ static int plan_build(json_t *body, long max_points, struct plan *p, struct err 
 	struct ans_request base;
 	json_t *vary, *empty = NULL;
 	size_t k, steps = 0, i;
-	int query = 0, rc = -1;
+	int rc = -1;
 
 	memset(p, 0, sizeof *p);
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
-	    field_require(&c, "query") != 0 ||
-	    field_choice(&c, "query", query_names, 3, &query) != 0)
+	    vary_query(&c, "query", &p->query) != 0)
 		goto out;
-	p->query = (enum ans_query)query;
 	if (field_object(&c, "base", &base_ctx) != 0)
 		goto out;
 	if (!base_ctx.obj)
 		base_ctx.obj = empty = json_object();
-	if (parse_request(p->query, base_ctx.obj, "/base", &base, err) != 0)
+	if (vary_parse(p->query, base_ctx.obj, "/base", &base, err) != 0)
 		goto out;
-	p->base = request_json(&base);
+	p->base = vary_request_json(&base);
 	if (!p->base) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -326,7 +280,7 @@ int sweep_canonical(json_t *body, long max_points, json_t **canonical, struct er
 			vary = NULL;
 		}
 	}
-	out = vary ? json_pack("{s:s, s:O, s:o}", "query", query_names[p.query], "base", p.base,
+	out = vary ? json_pack("{s:s, s:O, s:o}", "query", vary_query_name(p.query), "base", p.base,
 	                 "vary", vary)
 	           : NULL;
 	if (!out) {
@@ -464,7 +418,7 @@ int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answe
 		goto out;
 	}
 	out = json_pack(
-	    "{s:s, s:O, s:O}", "query", query_names[p.query], "columns", columns, "rows", rows);
+	    "{s:s, s:O, s:O}", "query", vary_query_name(p.query), "columns", columns, "rows", rows);
 	if (!out) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
