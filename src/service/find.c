@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
@@ -13,7 +14,7 @@
 
 #include "service/answer.h"
 #include "service/field.h"
-#include "service/request.h"
+#include "service/service.h"
 #include "service/vary.h"
 #include "tunables.h"
 
@@ -25,9 +26,9 @@ static const char *const method_names[] = {
 };
 
 /* A validated find request. */
-struct search {
-	enum ans_query query;
-	json_t *base; /* canonical base request (owned) */
+struct find_search {
+	enum svc_endpoint query; /* a sweepable row of the endpoint table */
+	json_t *base;            /* canonical base request (owned) */
 	char ptr[ERR_PATH_MAX];
 	const char *field;  /* static: the answer field's name */
 	enum ans_type type; /* ANS_BOOL, ANS_INTEGER, or ANS_REAL */
@@ -41,25 +42,31 @@ struct search {
 /* The query's answer fields, in answer order, with their types (a real field that
  * may be null is ANS_REAL); returns the count. */
 static size_t answer_fields(
-    enum ans_query query, const char *names[ANS_MAX_FIELDS], enum ans_type types[ANS_MAX_FIELDS])
+    enum svc_endpoint query, const char *names[ANS_MAX_FIELDS], enum ans_type types[ANS_MAX_FIELDS])
 {
+	const char *const *table = svc_endpoints[query].fields;
 	struct ans_result dummy;
 	struct ans_field fields[ANS_MAX_FIELDS];
-	size_t n, i;
+	size_t n, i, j;
 
+	/* the types: a result's booleans and integers are typed whatever their values */
 	memset(&dummy, 0, sizeof dummy);
 	dummy.query = query;
 	n = ans_fields(&dummy, fields);
-	for (i = 0; i < n; i++) {
-		names[i] = fields[i].name;
-		types[i] = fields[i].type == ANS_NULL ? ANS_REAL : fields[i].type;
+	for (i = 0; table[i] && i < ANS_MAX_FIELDS; i++) {
+		names[i] = table[i];
+		types[i] = ANS_REAL;
+		for (j = 0; j < n; j++)
+			if (strcmp(fields[j].name, table[i]) == 0 && fields[j].type != ANS_NULL)
+				types[i] = fields[j].type;
 	}
-	return n;
+	return i;
 }
 
 /* The request at x: the base with the field set to x, validated. Errors are the
  * point's own, with their path inside the request. */
-static int request_at(const struct search *s, double x, struct ans_request *out, struct err *err)
+static int request_at(
+    const struct find_search *s, double x, struct ans_request *out, struct err *err)
 {
 	json_t *request = json_deep_copy(s->base), *value = json_real(x);
 	int rc = -1;
@@ -67,15 +74,15 @@ static int request_at(const struct search *s, double x, struct ans_request *out,
 	if (!request || !value)
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 	else if (vary_set(s->query, request, s->ptr, value, "", err) == 0)
-		rc = vary_parse(s->query, request, "", out, err);
+		rc = svc_endpoints[s->query].point(request, "", out, err);
 	json_decref(value);
 	json_decref(request);
 	return rc;
 }
 
 /* Report a point's error at where ("/bracket/0", "/bracket"), naming the point. */
-static int point_error(
-    const struct search *s, double x, const struct err *inner, const char *where, struct err *err)
+static int point_error(const struct find_search *s, double x, const struct err *inner,
+    const char *where, struct err *err)
 {
 	if (inner->code == ERR_INTERNAL) {
 		*err = *inner;
@@ -86,8 +93,8 @@ static int point_error(
 }
 
 /* The answer at x and its field; a null field is bad_value at where. */
-static int evaluate(const struct search *s, double x, const char *where, struct ans_result *result,
-    struct ans_field *out, struct err *err)
+static int evaluate(const struct find_search *s, double x, const char *where,
+    struct ans_result *result, struct ans_field *out, struct err *err)
 {
 	struct ans_field fields[ANS_MAX_FIELDS];
 	struct ans_request req;
@@ -116,7 +123,7 @@ static double field_number_of(const struct ans_field *f)
 }
 
 /* Which side of the threshold f is on: the predicate bisection keeps apart. */
-static int side(const struct search *s, const struct ans_field *f)
+static int side(const struct find_search *s, const struct ans_field *f)
 {
 	if (s->type == ANS_BOOL)
 		return f->integer != 0;
@@ -124,7 +131,8 @@ static int side(const struct search *s, const struct ans_field *f)
 }
 
 /* The field's value as text for a message. */
-static void field_text(const struct search *s, const struct ans_field *f, char *buf, size_t size)
+static void field_text(
+    const struct find_search *s, const struct ans_field *f, char *buf, size_t size)
 {
 	if (s->type == ANS_BOOL)
 		snprintf(buf, size, "%s", f->integer ? "true" : "false");
@@ -133,7 +141,7 @@ static void field_text(const struct search *s, const struct ans_field *f, char *
 }
 
 /* The parse shared by both stages: *s is filled (s->base owned) even on failure. */
-static int search_build(json_t *body, struct search *s, struct err *err)
+static int search_build(json_t *body, struct find_search *s, struct err *err)
 {
 	static const char *const known[] = {"query", "base", "path", "field", "target", "bracket",
 	    "tolerance", "max_iterations", "method", NULL};
@@ -153,9 +161,9 @@ static int search_build(json_t *body, struct search *s, struct err *err)
 		goto out;
 	if (!base_ctx.obj)
 		base_ctx.obj = empty = json_object();
-	if (vary_parse(s->query, base_ctx.obj, "/base", &req, err) != 0)
+	if (svc_endpoints[s->query].point(base_ctx.obj, "/base", &req, err) != 0)
 		goto out;
-	s->base = vary_request_json(&req);
+	s->base = ans_request_json(&req);
 	if (!s->base) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -182,8 +190,7 @@ static int search_build(json_t *body, struct search *s, struct err *err)
 		goto out;
 	}
 	if ((s->type != ANS_BOOL && field_number(&c, "target", &s->target) != 0) ||
-	    field_require(&c, "bracket") != 0 ||
-	    field_numbers(&c, "bracket", 2, s->bracket) != 0)
+	    field_require(&c, "bracket") != 0 || field_numbers(&c, "bracket", 2, s->bracket) != 0)
 		goto out;
 	if (!(s->bracket[0] != s->bracket[1])) {
 		field_fail(&c, "bracket", -1, ERR_BAD_VALUE,
@@ -226,8 +233,7 @@ static int search_build(json_t *body, struct search *s, struct err *err)
 			point_error(s, s->bracket[i], &inner, where, err);
 			goto out;
 		}
-		if (s->query != ANS_STABILITY)
-			steps[i] = req_scene_steps(&req.u.scene);
+		steps[i] = ans_request_steps(&req);
 	}
 	if ((double)(steps[0] > steps[1] ? steps[0] : steps[1]) * (s->max_iterations + 3) >
 	    (double)LIMIT_MAX_SWEEP_STEPS) {
@@ -243,26 +249,39 @@ out:
 	return rc;
 }
 
-static json_t *target_json(const struct search *s)
+static json_t *target_json(const struct find_search *s)
 {
 	return s->type == ANS_BOOL ? json_null() : json_real(s->target);
 }
 
-int find_canonical(json_t *body, json_t **canonical, struct err *err)
+int find_parse(json_t *body, struct find_search **search, struct err *err)
 {
-	struct search s;
-	int rc = -1;
+	struct find_search *s = malloc(sizeof *s);
 
-	if (search_build(body, &s, err) == 0) {
-		*canonical = json_pack("{s:s, s:O, s:s, s:s, s:o, s:[f, f], s:f, s:i, s:s}",
-		    "query", vary_query_name(s.query), "base", s.base, "path", s.ptr, "field",
-		    s.field, "target", target_json(&s), "bracket", s.bracket[0], s.bracket[1],
-		    "tolerance", s.tolerance, "max_iterations", s.max_iterations, "method",
-		    method_names[s.method]);
-		rc = *canonical ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+	if (!s)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	if (search_build(body, s, err) != 0) {
+		find_search_free(s);
+		return -1;
 	}
-	json_decref(s.base);
-	return rc;
+	*search = s;
+	return 0;
+}
+
+void find_search_free(struct find_search *s)
+{
+	if (!s)
+		return;
+	json_decref(s->base);
+	free(s);
+}
+
+json_t *find_search_json(const struct find_search *s)
+{
+	return json_pack("{s:s, s:O, s:s, s:s, s:o, s:[f, f], s:f, s:i, s:s}", "query",
+	    svc_endpoint_name(s->query), "base", s->base, "path", s->ptr, "field", s->field,
+	    "target", target_json(s), "bracket", s->bracket[0], s->bracket[1], "tolerance",
+	    s->tolerance, "max_iterations", s->max_iterations, "method", method_names[s->method]);
 }
 
 /* ---- the two solvers; each fills the final bracket, the value and the count ---- */
@@ -275,7 +294,7 @@ struct outcome {
 /* Brent's f(x) = field(x) - target for GSL; a failed point is remembered and NaN
  * stops the solver. */
 struct brent_probe {
-	const struct search *s;
+	const struct find_search *s;
 	struct err *err;
 	int failed;
 };
@@ -296,7 +315,7 @@ static double brent_fn(double x, void *p)
 }
 
 static int solve_brent(
-    const struct search *s, double ga, double gb, struct outcome *o, struct err *err)
+    const struct find_search *s, double ga, double gb, struct outcome *o, struct err *err)
 {
 	struct brent_probe probe = {s, err, 0};
 	gsl_function fn = {brent_fn, &probe};
@@ -339,7 +358,8 @@ static int solve_brent(
 	return 0;
 }
 
-static int solve_bisection(const struct search *s, int side_a, struct outcome *o, struct err *err)
+static int solve_bisection(
+    const struct find_search *s, int side_a, struct outcome *o, struct err *err)
 {
 	double a = s->bracket[0], b = s->bracket[1], m;
 	struct ans_result result;
@@ -364,9 +384,9 @@ static int solve_bisection(const struct search *s, int side_a, struct outcome *o
 	return 0;
 }
 
-int find_answer(json_t *canonical, json_t **answer, struct err *err)
+int find_run(const struct find_search *search, json_t **answer, struct err *err)
 {
-	struct search s;
+	const struct find_search *s = search;
 	struct ans_result ra, rb, rv;
 	struct ans_field fa, fb, fv;
 	struct outcome o = {0, 0, 0, 0, 0};
@@ -374,54 +394,52 @@ int find_answer(json_t *canonical, json_t **answer, struct err *err)
 	json_t *at = NULL;
 	int rc = -1;
 
-	if (search_build(canonical, &s, err) != 0 ||
-	    evaluate(&s, s.bracket[0], "/bracket/0", &ra, &fa, err) != 0 ||
-	    evaluate(&s, s.bracket[1], "/bracket/1", &rb, &fb, err) != 0)
+	if (evaluate(s, s->bracket[0], "/bracket/0", &ra, &fa, err) != 0 ||
+	    evaluate(s, s->bracket[1], "/bracket/1", &rb, &fb, err) != 0)
 		goto out;
-	field_text(&s, &fa, ta, sizeof ta);
-	field_text(&s, &fb, tb, sizeof tb);
-	if (s.method == METHOD_BRENT) {
-		double ga = fa.real - s.target, gb = fb.real - s.target;
+	field_text(s, &fa, ta, sizeof ta);
+	field_text(s, &fb, tb, sizeof tb);
+	if (s->method == METHOD_BRENT) {
+		double ga = fa.real - s->target, gb = fb.real - s->target;
 		if (ga != 0 && gb != 0 && (ga > 0) == (gb > 0)) {
 			err_set(err, ERR_BAD_VALUE, "/bracket",
 			    "does not bracket %s = %.9g: %s is %s at %s = %.17g and %s at %.17g, "
 			    "both %s it",
-			    s.field, s.target, s.field, ta, s.ptr, s.bracket[0], tb, s.bracket[1],
-			    ga > 0 ? "above" : "below");
+			    s->field, s->target, s->field, ta, s->ptr, s->bracket[0], tb,
+			    s->bracket[1], ga > 0 ? "above" : "below");
 			goto out;
 		}
-		if (solve_brent(&s, ga, gb, &o, err) != 0)
+		if (solve_brent(s, ga, gb, &o, err) != 0)
 			goto out;
 	} else {
-		if (side(&s, &fa) == side(&s, &fb)) {
-			if (s.type == ANS_BOOL)
+		if (side(s, &fa) == side(s, &fb)) {
+			if (s->type == ANS_BOOL)
 				err_set(err, ERR_BAD_VALUE, "/bracket",
 				    "does not bracket a change of %s: it is %s at %s = %.17g and "
 				    "%s at %.17g",
-				    s.field, ta, s.ptr, s.bracket[0], tb, s.bracket[1]);
+				    s->field, ta, s->ptr, s->bracket[0], tb, s->bracket[1]);
 			else
 				err_set(err, ERR_BAD_VALUE, "/bracket",
 				    "does not bracket %s = %.9g: %s is %s at %s = %.17g and %s at "
 				    "%.17g, both %s it",
-				    s.field, s.target, s.field, ta, s.ptr, s.bracket[0], tb,
-				    s.bracket[1], side(&s, &fa) ? "above" : "at or below");
+				    s->field, s->target, s->field, ta, s->ptr, s->bracket[0], tb,
+				    s->bracket[1], side(s, &fa) ? "above" : "at or below");
 			goto out;
 		}
-		if (solve_bisection(&s, side(&s, &fa), &o, err) != 0)
+		if (solve_bisection(s, side(s, &fa), &o, err) != 0)
 			goto out;
 	}
-	if (evaluate(&s, o.value, "/bracket", &rv, &fv, err) != 0)
+	if (evaluate(s, o.value, "/bracket", &rv, &fv, err) != 0)
 		goto out;
 	at = ans_to_json(&rv);
 	*answer = at ? json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:o, s:O, s:i, s:[f, f], s:b}",
-	                   "query", vary_query_name(s.query), "path", s.ptr, "field", s.field,
-	                   "target", target_json(&s), "method", method_names[s.method], "value",
+	                   "query", svc_endpoint_name(s->query), "path", s->ptr, "field", s->field,
+	                   "target", target_json(s), "method", method_names[s->method], "value",
 	                   o.value, "field_value", ans_field_json(&fv), "answer", at, "iterations",
 	                   o.iterations, "bracket", o.lo, o.hi, "converged", o.converged)
 	             : NULL;
 	rc = *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 out:
 	json_decref(at);
-	json_decref(s.base);
 	return rc;
 }

@@ -29,13 +29,22 @@
 
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
 
-/* Validate a find request; *canonical (every default filled, the pointer resolved) is a
- * new reference the caller owns. */
-int find_canonical(json_t *body, json_t **canonical, struct err *err);
+struct find_search;
 
-/* Answer a (canonical) find request; *answer is a new reference the caller owns. */
-int find_answer(json_t *canonical, json_t **answer, struct err *err);
+/* Validate a find request into *search (both ends of the bracket parsed; the caller
+ * frees it with find_search_free()). */
+int find_parse(json_t *body, struct find_search **search, struct err *err);
+
+/* The canonical form (every default filled, the pointer resolved, "auto" decided);
+ * NULL if out of memory. Caller owns it. */
+json_t *find_search_json(const struct find_search *search);
+
+/* Run a validated search; on success *answer is a new reference the caller owns. */
+int find_run(const struct find_search *search, json_t **answer, struct err *err);
+
+/* Free a search of find_parse(); NULL is a no-op. */
+void find_search_free(struct find_search *search);
 
 #endif

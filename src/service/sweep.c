@@ -17,29 +17,39 @@
 #include "service/vary.h"
 #include "tunables.h"
 
-#define MAX_VARY 2
+#define MAX_VARY LIMIT_MAX_SWEEP_VARY
 
 /* A validated sweep: its canonical parts and every point as a request. */
-struct plan {
-	enum ans_query query;
-	json_t *base; /* canonical base request */
+struct sweep_plan {
+	enum svc_endpoint query; /* a sweepable row of the endpoint table */
+	json_t *base;            /* canonical base request */
 	size_t nvary;
-	char paths[MAX_VARY][ERR_PATH_MAX]; /* resolved JSON Pointers (aliases replaced) */
-	json_t *values[MAX_VARY];           /* canonical values (arrays) */
+	const char *paths[MAX_VARY]; /* resolved JSON Pointers: owned_paths */
+	char *owned_paths[MAX_VARY];
+	json_t *values[MAX_VARY]; /* canonical values (arrays) */
 	size_t counts[MAX_VARY];
 	size_t npoints;
 	struct ans_request *points; /* npoints, row-major: the first vary entry slowest */
 };
 
-static void plan_free(struct plan *p)
+static void plan_clear(struct sweep_plan *p)
 {
 	size_t k;
 
 	json_decref(p->base);
 	for (k = 0; k < MAX_VARY; k++)
 		json_decref(p->values[k]);
+	for (k = 0; k < MAX_VARY; k++)
+		free(p->owned_paths[k]);
 	free(p->points);
 	memset(p, 0, sizeof *p);
+}
+
+/* Parse v (at path) as a request of the plan's query. */
+static int parse_request(
+    enum svc_endpoint query, json_t *v, const char *path, struct ans_request *out, struct err *err)
+{
+	return svc_endpoints[query].point(v, path, out, err);
 }
 
 /* A deep copy of v with every number a real, as in every canonical request. */
@@ -78,8 +88,8 @@ fail:
  * index[k] (SIZE_MAX: left at the base's value). Errors are the inner
  * request's, with the path inside base.
  */
-static int make_point(
-    const struct plan *p, const size_t index[MAX_VARY], struct ans_request *out, struct err *err)
+static int make_point(const struct sweep_plan *p, const size_t index[MAX_VARY],
+    struct ans_request *out, struct err *err)
 {
 	json_t *request = json_deep_copy(p->base), *value;
 	size_t k, pass;
@@ -107,7 +117,7 @@ static int make_point(
 		if (rc != 0)
 			goto out;
 	}
-	rc = vary_parse(p->query, request, "", out, err);
+	rc = parse_request(p->query, request, "", out, err);
 out:
 	json_decref(request);
 	return rc;
@@ -129,11 +139,12 @@ static int point_error(
 }
 
 /* Validate vary entry k of the request and store its path and canonical values. */
-static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, struct err *err)
+static int plan_vary(
+    struct sweep_plan *p, json_t *entry, size_t k, long max_points, struct err *err)
 {
 	static const char *const known[] = {"path", "values", NULL};
 	struct field_ctx c;
-	char where[ERR_PATH_MAX];
+	char where[ERR_PATH_MAX], resolved[ERR_PATH_MAX];
 	json_t *values;
 
 	snprintf(where, sizeof where, "/vary/%zu", k);
@@ -149,12 +160,17 @@ static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, s
 		return field_fail(&c, "values", -1, ERR_TOO_LARGE,
 		    "%zu values are over the limit of %ld points", json_array_size(values),
 		    max_points);
-	if (vary_pointer(p->query, p->base, &c, "path", p->paths[k], NULL) != 0)
+	if (vary_pointer(p->query, p->base, &c, "path", resolved, NULL) != 0)
 		return -1;
-	if (k > 0 && strcmp(p->paths[k], p->paths[0]) == 0) {
+	if (k > 0 && strcmp(resolved, p->paths[0]) == 0) {
 		field_path(&c, "path", where);
 		return err_set(err, ERR_BAD_VALUE, where, "varies the same field as /vary/0");
 	}
+	/* the resolved pointer (an alias replaced) is the plan's own */
+	p->owned_paths[k] = strdup(resolved);
+	if (!p->owned_paths[k])
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	p->paths[k] = p->owned_paths[k];
 	p->counts[k] = json_array_size(values);
 	p->values[k] = canonical_value(values);
 	if (!p->values[k])
@@ -163,7 +179,7 @@ static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, s
 }
 
 /* Validate each value alone (the other entries at the base's value), then the grid. */
-static int plan_points(struct plan *p, struct err *err)
+static int plan_points(struct sweep_plan *p, struct err *err)
 {
 	struct err inner;
 	struct ans_request scratch;
@@ -198,8 +214,8 @@ static int plan_points(struct plan *p, struct err *err)
 	return 0;
 }
 
-/* Validate a sweep request into *p (zeroed first; plan_free it in every case). */
-static int plan_build(json_t *body, long max_points, struct plan *p, struct err *err)
+/* Validate a sweep request into *p (zeroed first; plan_clear it in every case). */
+static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struct err *err)
 {
 	static const char *const known[] = {"query", "base", "vary", NULL};
 	struct field_ctx c, base_ctx;
@@ -216,9 +232,9 @@ static int plan_build(json_t *body, long max_points, struct plan *p, struct err 
 		goto out;
 	if (!base_ctx.obj)
 		base_ctx.obj = empty = json_object();
-	if (vary_parse(p->query, base_ctx.obj, "/base", &base, err) != 0)
+	if (parse_request(p->query, base_ctx.obj, "/base", &base, err) != 0)
 		goto out;
-	p->base = vary_request_json(&base);
+	p->base = ans_request_json(&base);
 	if (!p->base) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -249,8 +265,8 @@ static int plan_build(json_t *body, long max_points, struct plan *p, struct err 
 	}
 	if (plan_points(p, err) != 0)
 		goto out;
-	for (i = 0; p->query != ANS_STABILITY && i < p->npoints; i++)
-		steps += (size_t)req_scene_steps(&p->points[i].u.scene);
+	for (i = 0; i < p->npoints; i++)
+		steps += (size_t)ans_request_steps(&p->points[i]);
 	if (steps > (size_t)LIMIT_MAX_SWEEP_STEPS) {
 		field_fail(&c, "vary", -1, ERR_TOO_LARGE,
 		    "the points simulate %zu steps in all, over the limit of %ld", steps,
@@ -263,35 +279,44 @@ out:
 	return rc;
 }
 
-int sweep_canonical(json_t *body, long max_points, json_t **canonical, struct err *err)
+int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct err *err)
 {
-	struct plan p;
-	json_t *vary = NULL, *out = NULL;
-	size_t k;
-	int rc = -1;
+	struct sweep_plan *p = malloc(sizeof *p);
 
-	if (plan_build(body, max_points, &p, err) != 0)
-		goto out;
-	vary = json_array();
-	for (k = 0; vary && k < p.nvary; k++) {
+	if (!p)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	if (plan_build(body, max_points, p, err) != 0) {
+		sweep_plan_free(p);
+		return -1;
+	}
+	*plan = p;
+	return 0;
+}
+
+void sweep_plan_free(struct sweep_plan *p)
+{
+	if (!p)
+		return;
+	plan_clear(p);
+	free(p);
+}
+
+json_t *sweep_plan_json(const struct sweep_plan *p)
+{
+	json_t *vary = json_array();
+	size_t k;
+
+	for (k = 0; vary && k < p->nvary; k++) {
 		if (json_array_append_new(vary,
-		        json_pack("{s:s, s:O}", "path", p.paths[k], "values", p.values[k])) != 0) {
+		        json_pack("{s:s, s:O}", "path", p->paths[k], "values", p->values[k])) !=
+		    0) {
 			json_decref(vary);
 			vary = NULL;
 		}
 	}
-	out = vary ? json_pack("{s:s, s:O, s:o}", "query", vary_query_name(p.query), "base", p.base,
-	                 "vary", vary)
-	           : NULL;
-	if (!out) {
-		err_set(err, ERR_INTERNAL, "", "out of memory");
-		goto out;
-	}
-	*canonical = out;
-	rc = 0;
-out:
-	plan_free(&p);
-	return rc;
+	return vary ? json_pack("{s:s, s:O, s:o}", "query", svc_endpoint_name(p->query), "base",
+	                  p->base, "vary", vary)
+	            : NULL;
 }
 
 /* One worker's share of the points: no state shared with the other workers. */
@@ -314,7 +339,8 @@ static void *work(void *arg)
 }
 
 /* Compute every point of the plan into results on up to `threads` threads. */
-static int compute(const struct plan *p, int threads, struct ans_result *results, struct err *err)
+static int compute(
+    const struct sweep_plan *p, int threads, struct ans_result *results, struct err *err)
 {
 	struct worker *workers;
 	size_t n = threads < 1 ? 1 : (size_t)threads, t;
@@ -347,7 +373,7 @@ static int compute(const struct plan *p, int threads, struct ans_result *results
 }
 
 /* The row of point i: its varied values, then its answer's fields. */
-static json_t *make_row(const struct plan *p, size_t i, const struct ans_result *result)
+static json_t *make_row(const struct sweep_plan *p, size_t i, const struct ans_result *result)
 {
 	struct ans_field fields[ANS_MAX_FIELDS];
 	size_t n = ans_fields(result, fields), f;
@@ -370,7 +396,7 @@ fail:
 	return NULL;
 }
 
-static json_t *make_columns(const struct plan *p, const struct ans_result *first)
+static json_t *make_columns(const struct sweep_plan *p, const struct ans_result *first)
 {
 	struct ans_field fields[ANS_MAX_FIELDS];
 	size_t n = ans_fields(first, fields), f;
@@ -388,37 +414,34 @@ fail:
 	return NULL;
 }
 
-int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer, struct err *err)
+int sweep_run(const struct sweep_plan *p, int threads, json_t **answer, struct err *err)
 {
-	struct plan p;
 	struct ans_result *results = NULL;
 	json_t *rows = NULL, *columns = NULL, *out = NULL;
 	size_t i;
 	int rc = -1;
 
-	if (plan_build(canonical, max_points, &p, err) != 0)
-		goto out;
-	results = calloc(p.npoints, sizeof *results);
+	results = calloc(p->npoints, sizeof *results);
 	if (!results) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	if (compute(&p, threads, results, err) != 0)
+	if (compute(p, threads, results, err) != 0)
 		goto out;
 	rows = json_array();
-	for (i = 0; rows && i < p.npoints; i++) {
-		if (json_array_append_new(rows, make_row(&p, i, &results[i])) != 0) {
+	for (i = 0; rows && i < p->npoints; i++) {
+		if (json_array_append_new(rows, make_row(p, i, &results[i])) != 0) {
 			json_decref(rows);
 			rows = NULL;
 		}
 	}
-	columns = make_columns(&p, &results[0]);
+	columns = make_columns(p, &results[0]);
 	if (!rows || !columns) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	out = json_pack(
-	    "{s:s, s:O, s:O}", "query", vary_query_name(p.query), "columns", columns, "rows", rows);
+	out = json_pack("{s:s, s:O, s:O}", "query", svc_endpoint_name(p->query), "columns", columns,
+	    "rows", rows);
 	if (!out) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -429,7 +452,6 @@ out:
 	json_decref(rows);
 	json_decref(columns);
 	free(results);
-	plan_free(&p);
 	return rc;
 }
 

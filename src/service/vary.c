@@ -7,16 +7,7 @@
 #include <string.h>
 
 #include "service/jsonptr.h"
-#include "service/request.h"
 #include "tunables.h"
-
-static const char *const query_names[] = {
-    [ANS_REST] = "rest",
-    [ANS_DROP] = "drop",
-    [ANS_STABILITY] = "stability",
-};
-
-#define NQUERIES ((int)(sizeof query_names / sizeof query_names[0]))
 
 /* An alias and its pointer in a scene request (rest, drop) and a stability request;
  * NULL where the request has no such field. */
@@ -44,41 +35,28 @@ static const struct alias {
 
 #define NALIASES (sizeof aliases / sizeof aliases[0])
 
-const char *vary_query_name(enum ans_query query)
+int vary_query(const struct field_ctx *c, const char *key, enum svc_endpoint *out)
 {
-	return query_names[query];
-}
+	const char *names[SVC_ENDPOINT_COUNT];
+	enum svc_endpoint rows[SVC_ENDPOINT_COUNT];
+	int count = 0, e, choice = 0;
 
-int vary_query(const struct field_ctx *c, const char *key, enum ans_query *out)
-{
-	int index = 0;
-
-	if (field_require(c, key) != 0 || field_choice(c, key, query_names, NQUERIES, &index) != 0)
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		if (svc_endpoints[e].point) {
+			names[count] = svc_endpoints[e].name;
+			rows[count++] = (enum svc_endpoint)e;
+		}
+	}
+	if (field_require(c, key) != 0 || field_choice(c, key, names, count, &choice) != 0)
 		return -1;
-	*out = (enum ans_query)index;
+	*out = rows[choice];
 	return 0;
 }
 
-int vary_parse(
-    enum ans_query query, json_t *v, const char *path, struct ans_request *out, struct err *err)
-{
-	out->query = query;
-	if (query == ANS_STABILITY)
-		return req_stability_parse(v, path, &out->u.stability, err);
-	return req_scene_parse(v, path, query == ANS_DROP ? DEFAULT_HEIGHT : 0, &out->u.scene, err);
-}
-
-json_t *vary_request_json(const struct ans_request *r)
-{
-	if (r->query == ANS_STABILITY)
-		return req_stability_json(&r->u.stability);
-	return req_scene_json(&r->u.scene);
-}
-
-int vary_set(enum ans_query query, json_t *v, const char *ptr, json_t *value, const char *where,
+int vary_set(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value, const char *where,
     struct err *err)
 {
-	if (query != ANS_STABILITY && req_scene_expose(v, ptr, err) != 0)
+	if (ans_request_expose(query, v, ptr, err) != 0)
 		return -1;
 	return jptr_set(v, ptr, value, where, err);
 }
@@ -90,7 +68,7 @@ int vary_is_floor(const char *ptr)
 
 /* The pointer of alias name for the query; NULL when there is none. *known is 1
  * when name is an alias at all. */
-static const char *alias_pointer(enum ans_query query, const char *name, int *known)
+static const char *alias_pointer(enum svc_endpoint query, const char *name, int *known)
 {
 	size_t i;
 
@@ -98,14 +76,14 @@ static const char *alias_pointer(enum ans_query query, const char *name, int *kn
 	for (i = 0; i < NALIASES; i++) {
 		if (strcmp(aliases[i].name, name) == 0) {
 			*known = 1;
-			return query == ANS_STABILITY ? aliases[i].stability : aliases[i].scene;
+			return query == SVC_STABILITY ? aliases[i].stability : aliases[i].scene;
 		}
 	}
 	return NULL;
 }
 
 /* The aliases of the query, comma-separated, into buf. */
-static void alias_list(enum ans_query query, char *buf, size_t size)
+static void alias_list(enum svc_endpoint query, char *buf, size_t size)
 {
 	size_t i, n = 0;
 	int known;
@@ -117,7 +95,7 @@ static void alias_list(enum ans_query query, char *buf, size_t size)
 			    buf + n, size - n, "%s%s", n ? ", " : "", aliases[i].name);
 }
 
-int vary_pointer(enum ans_query query, json_t *base, const struct field_ctx *c, const char *key,
+int vary_pointer(enum svc_endpoint query, json_t *base, const struct field_ctx *c, const char *key,
     char *ptr, int *is_number)
 {
 	char where[ERR_PATH_MAX], names[200];
@@ -142,7 +120,7 @@ int vary_pointer(enum ans_query query, json_t *base, const struct field_ctx *c, 
 			    "\"%.40s\" is %s for a %s request; a JSON Pointer starts with '/', or "
 			    "use one of: %s",
 			    text, known ? "not an alias" : "neither a JSON Pointer nor an alias",
-			    query_names[query], names);
+			    svc_endpoint_name(query), names);
 	}
 	if (strlen(resolved) >= ERR_PATH_MAX)
 		return err_set(
@@ -152,7 +130,7 @@ int vary_pointer(enum ans_query query, json_t *base, const struct field_ctx *c, 
 	scratch = json_deep_copy(base);
 	if (!scratch)
 		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
-	rc = query != ANS_STABILITY ? req_scene_expose(scratch, resolved, c->err) : 0;
+	rc = ans_request_expose(query, scratch, resolved, c->err);
 	if (rc == 0)
 		rc = jptr_get(scratch, resolved, where, &target, c->err);
 	if (rc == 0 && is_number)
