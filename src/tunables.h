@@ -50,7 +50,14 @@
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_EVAL_CALLS 10000
+#define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
+#define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
 #define LIMIT_MAX_JSON_DEPTH 16
+/* find (POST /v1/find): the default tolerance is this fraction of the bracket's width;
+ * each iteration is one question answered, and all of them share the sweep's step limit */
+#define FIND_DEFAULT_TOLERANCE 1e-6
+#define FIND_DEFAULT_ITERATIONS 100
+#define FIND_MAX_ITERATIONS 1000
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
 #define BODY_CHUNK_BYTES 4096 /* first allocation of a request body, grown by doubling */
 

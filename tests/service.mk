@@ -29,3 +29,9 @@ tests_test_eval_LDADD = $(SERVICE_TEST_LIBS) -lm
 # The `contact` CLI end to end.
 TESTS += tests/cli_test.sh
 EXTRA_DIST += tests/cli_test.sh
+
+check_PROGRAMS += tests/test_find
+TESTS += tests/test_find
+tests_test_find_SOURCES = tests/test_find.c tests/svc_test.c tests/svc_test.h
+tests_test_find_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_find_LDADD = $(SERVICE_TEST_LIBS) -lm

@@ -14,6 +14,7 @@
 #include "service/answer.h"
 #include "service/body.h"
 #include "service/eval.h"
+#include "service/find.h"
 #include "service/request.h"
 #include "service/sweep.h"
 #include "tunables.h"
@@ -177,6 +178,32 @@ static void eval_row_release(void *request)
 	json_decref(request);
 }
 
+/* ---- the rows: find (a struct find_search) ---- */
+
+static int find_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	(void)lim;
+	return find_parse(body, (struct find_search **)request, err);
+}
+
+static json_t *find_row_canonical(const void *request)
+{
+	return find_search_json(request);
+}
+
+static int find_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	(void)lim;
+	return find_run(request, answer, err);
+}
+
+static void find_row_release(void *request)
+{
+	find_search_free(request);
+}
+
 /* The endpoint table. A new question endpoint is a value of enum svc_endpoint and a
  * row here (README.md, "Adding an endpoint"). */
 const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
@@ -217,6 +244,12 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .canonical = eval_row_canonical,
         .answer = eval_row_answer,
         .release = eval_row_release},
+    [SVC_FIND] = {.name = "find",
+        .summary = "where one answer field crosses a value as one request field varies",
+        .parse = find_row_parse,
+        .canonical = find_row_canonical,
+        .answer = find_row_answer,
+        .release = find_row_release},
 };
 
 /* ---- the pipeline ---- */
