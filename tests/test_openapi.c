@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "live.h"
 #include "robot.h"
@@ -433,12 +434,32 @@ START_TEST(endpoint_table_agrees)
 		ck_assert_msg(svc_endpoint_parse(key + 4, &ep, &err) == 0,
 		    "POST %s is documented but no row of the endpoint table", key);
 	}
-	/* the metrics label every row's cache counters, and label nothing else as cached */
-	live_get(&dmn, "/metrics", &r);
-	ck_assert_int_eq(r.status, 200);
-	metrics = strndup(r.body, r.len);
-	live_reply_free(&r);
-	ck_assert_ptr_nonnull(metrics);
+	/* the metrics label every row's cache counters, and label nothing else as cached.
+	 * A request is counted when libmicrohttpd reports it completed, which may be just
+	 * after its client has read the answer: wait (bounded) until every row's 200 is
+	 * counted, then assert. */
+	{
+		double deadline = live_now() + 5.0;
+		size_t counted;
+
+		for (metrics = NULL;; free(metrics)) {
+			live_get(&dmn, "/metrics", &r);
+			ck_assert_int_eq(r.status, 200);
+			metrics = strndup(r.body, r.len);
+			live_reply_free(&r);
+			ck_assert_ptr_nonnull(metrics);
+			for (counted = 0; counted < SVC_ENDPOINT_COUNT; counted++) {
+				snprintf(label, sizeof label,
+				    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
+				    svc_endpoints[counted].name);
+				if (!strstr(metrics, label))
+					break;
+			}
+			if (counted == SVC_ENDPOINT_COUNT || live_now() > deadline)
+				break;
+			usleep(10000);
+		}
+	}
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
 		snprintf(label, sizeof label, "contactd_cache_misses_total{route=\"%s\"} ",
 		    svc_endpoints[e].name);
