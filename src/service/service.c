@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "base/jtext.h"
 #include "service/answer.h"
 #include "service/body.h"
 #include "service/eval.h"
@@ -355,8 +356,7 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 
 char *svc_dump(const json_t *value)
 {
-	char *text = json_dumps(
-	    value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	char *text = jtext_dump(value, 0);
 	size_t len;
 	char *line;
 
