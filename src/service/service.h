@@ -48,6 +48,7 @@ struct ans_request; /* service/answer.h */
 struct svc_endpoint_def {
 	const char *name;    /* "drop": POST /v1/drop, `contact drop`, cache key, metrics label */
 	const char *summary; /* one line for `contact --help` */
+	const char *units; /* the answer fields' units, one line for `contact --help`; NULL: none */
 	/* Validate body (never NULL) into *request, owned by the caller (release()). */
 	int (*parse)(json_t *body, const struct svc_limits *lim, void **request, struct err *err);
 	/* The canonical JSON of a parsed request; NULL when out of memory. Caller owns it. */
