@@ -36,3 +36,9 @@ TESTS += tests/test_jtext
 tests_test_jtext_SOURCES = tests/test_jtext.c
 tests_test_jtext_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_jtext_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+check_PROGRAMS += tests/test_find
+TESTS += tests/test_find
+tests_test_find_SOURCES = tests/test_find.c tests/svc_test.c tests/svc_test.h
+tests_test_find_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_find_LDADD = $(SERVICE_TEST_LIBS) -lm

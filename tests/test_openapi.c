@@ -320,6 +320,7 @@ START_TEST(every_endpoint_documented)
 	    {"/v1/stability", "post"},
 	    {"/v1/sweep", "post"},
 	    {"/v1/eval", "post"},
+	    {"/v1/find", "post"},
 	    {"/v1/health", "get"},
 	    {"/v1/openapi.json", "get"},
 	    {"/metrics", "get"},
@@ -391,7 +392,9 @@ START_TEST(endpoint_table_agrees)
 				    "row %s: field %s undocumented", row->name, row->fields[i]);
 			}
 			ck_assert_uint_eq(i, json_array_size(required));
-			ck_assert_uint_eq(i, json_object_size(props));
+			/* beyond the fields, only what a request asks for: drop's trajectory */
+			ck_assert_uint_eq(json_object_size(props) - i,
+			    strcmp(row->name, "drop") == 0 && json_object_get(props, "trajectory"));
 		}
 		json_array_foreach (sweep_query, i, value)
 			in_sweep |= strcmp(json_string_value(value), row->name) == 0;
@@ -714,9 +717,11 @@ START_TEST(documented_defaults_are_real)
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
-	/* rest and drop: body 3, geom 8, option 6, height, duration; stability: solref, solimp
-	 * and option 3 (impedance's default depends on solimp); sweep: base. */
-	ck_assert_int_eq(checked, 2 * 19 + 5 + 1);
+	/* rest and drop: body 3, geom 8, option 6, height, duration, and drop's trajectory;
+	 * stability: solref, solimp and option 3 (impedance's default depends on solimp);
+	 * sweep: base; find: base, max_iterations and method (its example sets target;
+	 * tolerance's default depends on bracket). */
+	ck_assert_int_eq(checked, 2 * 19 + 1 + 5 + 1 + 3);
 }
 END_TEST
 
@@ -763,7 +768,7 @@ START_TEST(rejections_documented)
 	    {want_xml, "{}", 406},
 	};
 	static const char *const questions[] = {
-	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval"};
+	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval", "/v1/find"};
 	const json_t *error = json_object_get(
 	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 	size_t q, c;

@@ -192,16 +192,25 @@ static const struct bad_case bad_cases[] = {
         ERR_BAD_VALUE, "/args/integrator"},
     {SVC_EVAL, "{\"calls\": {}}", ERR_BAD_TYPE, "/calls"},
     {SVC_EVAL, "{\"calls\": [], \"function\": \"impedance\"}", ERR_UNKNOWN_FIELD, "/function"},
+    /* a batch's envelope; its calls fail one by one (test_eval) */
+    {SVC_EVAL, "{\"calls\": [], \"id\": 1}", ERR_UNKNOWN_FIELD, "/id"},
+    {SVC_EVAL, "[]", ERR_BAD_TYPE, ""},
+    /* a single call fails whole */
+    {SVC_EVAL, "{\"function\": \"impedance\", \"id\": [1], \"args\": {}}", ERR_BAD_TYPE, "/id"},
     {SVC_EVAL,
-        "{\"calls\": [{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
-        "\"dampratio\": 1, \"dt\": 0.002}}, {\"function\": \"step_growth\", \"args\": "
-        "{\"k\": 1, \"c\": 1, \"h\": -1}}]}",
-        ERR_BAD_VALUE, "/calls/1/args/h"},
+        "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": 0.02, "
+        "\"dampratio\": 1, \"d\": 1, \"d_w\": 0.95}}",
+        ERR_BAD_VALUE, "/args/d"},
     {SVC_EVAL,
-        "{\"calls\": [{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], "
-        "\"dmax\": 0.95, \"h\": 0.002, \"refsafe\": \"yes\"}}]}",
-        ERR_BAD_TYPE, "/calls/0/args/refsafe"},
-    {SVC_EVAL, "{\"calls\": [3]}", ERR_BAD_TYPE, "/calls/0"},
+        "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 0, \"v0\": 0, "
+        "\"h\": 0.002, \"steps\": 10, \"accel\": {\"function\": \"spring\", \"args\": "
+        "{\"k\": 1}}}}",
+        ERR_MISSING_FIELD, "/args/accel/args/c"},
+    {SVC_EVAL,
+        "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 0, \"v0\": 0, "
+        "\"h\": 0.002, \"steps\": 20001, \"accel\": {\"function\": \"spring\", \"args\": "
+        "{\"k\": 1, \"c\": 0}}}}",
+        ERR_TOO_LARGE, "/args/steps"},
 };
 
 START_TEST(rejects_bad_input)

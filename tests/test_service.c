@@ -562,12 +562,12 @@ END_TEST
 
 START_TEST(endpoint_names)
 {
-	static const char *const names[] = {"rest", "drop", "stability", "sweep", "eval"};
+	static const char *const names[] = {"rest", "drop", "stability", "sweep", "eval", "find"};
 	enum svc_endpoint ep;
 	struct err err;
 	size_t i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
 		err_clear(&err);
 		ck_assert_int_eq(svc_endpoint_parse(names[i], &ep, &err), 0);
 		ck_assert_str_eq(svc_endpoint_name(ep), names[i]);

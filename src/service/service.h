@@ -30,6 +30,7 @@ enum svc_endpoint {
 	SVC_STABILITY,
 	SVC_SWEEP,
 	SVC_EVAL,
+	SVC_FIND,
 	SVC_ENDPOINT_COUNT /* not an endpoint: the number of rows */
 };
 
