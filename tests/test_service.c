@@ -625,6 +625,57 @@ START_TEST(endpoint_rows_describe_their_answers)
 }
 END_TEST
 
+/* svc_ask() answers from the request parsed once; svc_answer() parses the canonical
+ * request again. Both give the same bytes, for every row (a batch with a bad call,
+ * whose error is the answer's entry, included). */
+START_TEST(ask_parsed_once_equals_answer_of_canonical)
+{
+	static const struct {
+		enum svc_endpoint ep;
+		const char *body;
+	} cases[] = {
+	    {SVC_REST, "{\"geom\": {\"solref\": [0.05, 1]}, \"duration\": 0.3}"},
+	    {SVC_DROP, "{\"height\": 0.05}"},
+	    {SVC_STABILITY, "{\"solref\": [0.02, 0.05]}"},
+	    {SVC_SWEEP,
+	        "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref/1\", "
+	        "\"values\": [0.3, 1]}]}"},
+	    {SVC_EVAL,
+	        "{\"calls\": [{\"function\": \"impedance\", \"id\": 7, \"args\": {\"r\": "
+	        "0.0005, \"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}, {\"function\": \"nope\", "
+	        "\"id\": \"b\"}, {\"function\": \"error_reduction\", \"args\": "
+	        "{\"timeconst\": 0.02, \"dampratio\": 1, \"dt\": 0.002}}]}"},
+	    {SVC_EVAL,
+	        "{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], \"dmax\": "
+	        "0.95, \"h\": 0.002}}"},
+	    {SVC_FIND,
+	        "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": "
+	        "\"stable\", \"bracket\": [0.01, 1], \"tolerance\": 1e-6}"},
+	};
+	struct svc_limits lim = tsvc_limits(1);
+	int covered[SVC_ENDPOINT_COUNT] = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *answer = tsvc_answer(cases[i].ep, cases[i].body, &lim);
+		char *twice = svc_dump(answer), *once = NULL;
+		struct err err;
+
+		err_clear(&err);
+		ck_assert_int_eq(svc_ask(cases[i].ep, cases[i].body, strlen(cases[i].body), &lim,
+		                     NULL, &once, NULL, &err),
+		    0);
+		ck_assert_str_eq(once, twice);
+		covered[cases[i].ep] = 1;
+		free(once);
+		free(twice);
+		json_decref(answer);
+	}
+	for (i = 0; i < SVC_ENDPOINT_COUNT; i++)
+		ck_assert_msg(covered[i], "no case for row %s", svc_endpoints[i].name);
+}
+END_TEST
+
 /* A cache that remembers one answer and counts its calls; fail makes it fail. */
 struct fake_cache {
 	char *endpoint, *canonical, *answer;
@@ -740,6 +791,7 @@ int main(void)
 	tcase_add_test(handlers, endpoint_names);
 	tcase_add_test(handlers, endpoint_rows_describe_their_answers);
 	tcase_add_test(handlers, ask_runs_the_cache_aside_pipeline);
+	tcase_add_test(handlers, ask_parsed_once_equals_answer_of_canonical);
 	suite_add_tcase(s, handlers);
 	/* the sweeps simulate a few hundred thousand steps; sanitizer builds are slow */
 	tcase_set_timeout(sweeps, 300);

@@ -252,28 +252,29 @@ static void sweep_row_release(void *request)
 	sweep_plan_free(request);
 }
 
-/* ---- the rows: eval (its canonical JSON, which eval_answer() reads) ---- */
+/* ---- the rows: eval (a struct eval_request) ---- */
 
 static int eval_row_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
-	return eval_canonical(body, lim->max_eval_calls, (json_t **)request, err);
+	return eval_parse(body, lim->max_eval_calls, (struct eval_request **)request, err);
 }
 
 static json_t *eval_row_canonical(const void *request)
 {
-	return json_incref((json_t *)request);
+	return eval_request_json(request);
 }
 
 static int eval_row_answer(
     const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
 {
-	return eval_answer((json_t *)request, lim->max_eval_calls, answer, err);
+	(void)lim;
+	return eval_run(request, answer, err);
 }
 
 static void eval_row_release(void *request)
 {
-	json_decref(request);
+	eval_request_free(request);
 }
 
 /* ---- the rows: find (a struct find_search) ---- */
