@@ -350,6 +350,7 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .release = eval_row_release},
     [SVC_FIND] = {.name = "find",
         .summary = "where one answer field crosses a value as one request field varies",
+        .units = "value in the varied field's unit, field_value in the answer field's",
         .parse = find_row_parse,
         .canonical = find_row_canonical,
         .answer = find_row_answer,
