@@ -8,8 +8,9 @@
 #define CONTACTD_TUNABLES_H
 
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
- * a change to src/core/ can change any answer, so cached answers are never stale. */
-#define CORE_VERSION "core-1"
+ * a change to src/core/, or to how answers print, can change any answer's bytes, so
+ * cached answers are never stale. core-2: reals print as their shortest exact text. */
+#define CORE_VERSION "core-2"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
