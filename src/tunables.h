@@ -8,8 +8,9 @@
 #define CONTACTD_TUNABLES_H
 
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
- * a change to src/core/ can change any answer, so cached answers are never stale. */
-#define CORE_VERSION "core-1"
+ * a change to src/core/, or to how answers print, can change any answer's bytes, so
+ * cached answers are never stale. core-2: reals print as their shortest exact text. */
+#define CORE_VERSION "core-2"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
@@ -50,7 +51,14 @@
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_EVAL_CALLS 10000
+#define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
+#define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
 #define LIMIT_MAX_JSON_DEPTH 16
+/* find (POST /v1/find): the default tolerance is this fraction of the bracket's width;
+ * each iteration is one question answered, and all of them share the sweep's step limit */
+#define FIND_DEFAULT_TOLERANCE 1e-6
+#define FIND_DEFAULT_ITERATIONS 100
+#define FIND_MAX_ITERATIONS 1000
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
 /* Points of a drop's "trajectory" answer at most: longer drops are decimated to each
  * bucket's lowest and highest sample (core/sim.h), so every extreme survives. */
