@@ -9,10 +9,11 @@ contactd_SOURCES = \
 	src/http/hotcache.c src/http/hotcache.h \
 	src/http/metrics.c src/http/metrics.h \
 	src/http/openapi.h \
-	src/http/http_calib.c src/http/http_calib.h
+	src/http/http_calib.c src/http/http_calib.h \
+	src/http/http_calib_work.c src/http/http_calib_work.h
 nodist_contactd_SOURCES = src/http/openapi_json.c
 contactd_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS)
-contactd_LDADD = $(SERVICE_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS)
+contactd_LDADD = $(SERVICE_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS)
 dist_man_MANS += man/contactd.8
 
 # The OpenAPI description is served from memory: embed the file as a C string.

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_eigen.h>
@@ -77,7 +78,34 @@ struct problem {
 	/* When set, the releases are held at these (P's layout, from column nphys) and x
 	 * holds the physical parameters only (see descend). */
 	const gsl_vector *releases;
+	/* The fit's bound (NULL: none) and whether it was reached, shared by every copy of
+	 * the problem: once set, every evaluation answers zero residuals at once, so the
+	 * search, profiles and bootstrap all run out in milliseconds. */
+	const struct calib_bound *bound;
+	double started;
+	int *stopped;
 };
+
+static double monotonic_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Has the fit been cancelled or run out of time? */
+static int abandoned(const struct problem *P)
+{
+	if (!P->bound)
+		return 0;
+	if (*P->stopped)
+		return 1;
+	if ((P->bound->cancel && atomic_load(P->bound->cancel)) ||
+	    (P->bound->seconds > 0 && monotonic_seconds() - P->started > P->bound->seconds))
+		*P->stopped = 1;
+	return *P->stopped;
+}
 
 /* Release time and height of trajectory j at x. */
 static double release_time(const struct problem *P, const gsl_vector *x, size_t j)
@@ -223,6 +251,11 @@ static void traj_residuals(const struct problem *P, const struct scene_model *m,
 	double sigma = traj_sigma(tr);
 	size_t i;
 
+	if (abandoned(P)) {
+		for (i = 0; i < tr->n; i++)
+			gsl_vector_set(f, row + i, 0);
+		return;
+	}
 	calib_trajectory_model(m, t0, H, tr->t, tr->n, P->buf, P->zmodel);
 	for (i = 0; i < tr->n; i++)
 		gsl_vector_set(f, row + i, weigh(P->zmodel[i], tr->z[i], sigma));
@@ -236,6 +269,10 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 	double logp[NPHYS], pen;
 	size_t i, row = 0;
 
+	if (abandoned(P)) {
+		gsl_vector_set_zero(f);
+		return GSL_SUCCESS;
+	}
 	phys_logs(P, x, logp);
 	model_at(P, logp, &m);
 	for (i = 0; i < d->ndrops; i++, row++)
@@ -417,6 +454,10 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 	double logp[NPHYS], *model = NULL;
 	int shift;
 
+	if (abandoned(P)) {
+		gsl_vector_set_zero(f);
+		return;
+	}
 	phys_logs(P, x, logp);
 	model_at(P, logp, &m);
 	if (P->grid_model && nstatic > 0) {
@@ -1847,6 +1888,13 @@ static size_t traj_fitted(const struct calib_trajectory *tr, double h)
 int calib_fit(const struct scene *setup, const struct calib_data *data, struct calib_fit **out,
     struct err *err)
 {
+	return calib_fit_within(setup, data, NULL, out, err);
+}
+
+int calib_fit_within(const struct scene *setup, const struct calib_data *data,
+    const struct calib_bound *bound, struct calib_fit **out, struct err *err)
+{
+	int stopped = 0;
 	struct calib_fit *fit = calloc(1, sizeof *fit);
 	struct calib_trajectory *fitted = calloc(data->ntrajectories + 1, sizeof *fitted);
 	struct calib_data used = *data;
@@ -1855,6 +1903,9 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	int rc = -1;
 
 	memset(&P, 0, sizeof P);
+	P.bound = bound;
+	P.started = monotonic_seconds();
+	P.stopped = &stopped;
 	/* a library must not abort the daemon: GSL's failures are return codes here */
 	svc_quiet_gsl();
 	if (!fit || !fitted) {
@@ -1944,6 +1995,15 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	fit->stiffness =
 	    1 / ((fit->timeconst * fit->dampratio) * (fit->timeconst * fit->dampratio));
 	fit->damping = 2 / fit->timeconst;
+	if (stopped) {
+		if (bound->cancel && atomic_load(bound->cancel))
+			err_set(err, ERR_UNAVAILABLE, NULL, "the fit was cancelled: contactd is stopping");
+		else
+			err_set(err, ERR_UNAVAILABLE, NULL,
+			    "the fit was stopped after %g s: upload fewer or shorter trajectories",
+			    bound->seconds);
+		goto out;
+	}
 	if (fit->status != CALIB_INSUFFICIENT)
 		check_contact(fit);
 	*out = fit;

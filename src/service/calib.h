@@ -50,6 +50,7 @@
 #ifndef CONTACTD_SERVICE_CALIB_H
 #define CONTACTD_SERVICE_CALIB_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <jansson.h>
 
@@ -142,6 +143,19 @@ struct calib_fit {
  */
 int calib_fit(const struct scene *setup, const struct calib_data *data, struct calib_fit **out,
     struct err *err);
+
+/* What may stop a fit before it ends. */
+struct calib_bound {
+	const atomic_int *cancel; /* stop when it becomes non-zero (NULL: never) */
+	double seconds;           /* stop after this long (0: never) */
+};
+
+/*
+ * calib_fit_within: calib_fit() that gives up when bound says so (NULL: never), failing
+ * with ERR_UNAVAILABLE and a message that says why.
+ */
+int calib_fit_within(const struct scene *setup, const struct calib_data *data,
+    const struct calib_bound *bound, struct calib_fit **out, struct err *err);
 
 /* Free a fit and everything it owns. NULL is a no-op. */
 void calib_fit_free(struct calib_fit *fit);

@@ -66,7 +66,7 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	struct field_ctx c;
 	struct req_scene rs;
 	json_t *scene = NULL, *geom = NULL, *option = NULL, *canon = NULL, *sj = NULL;
-	const char *cls = CALIB_DEFAULT_CLASS;
+	const char *cls = "";
 	json_t *cv;
 	int rc = -1;
 
@@ -111,10 +111,14 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	snprintf(out->mjcf_class, sizeof out->mjcf_class, "%s", cls);
 	if (canonical) {
 		sj = req_scene_json(&rs);
-		canon = sj ? json_pack("{s:O, s:O, s:O, s:s}", "geom", json_object_get(sj, "floor"),
+		canon = sj ? json_pack("{s:O, s:O, s:O}", "geom", json_object_get(sj, "floor"),
 		                 "object", json_object_get(sj, "body"), "option",
-		                 json_object_get(sj, "option"), "class", cls)
+		                 json_object_get(sj, "option"))
 		           : NULL;
+		if (canon && *cls && json_object_set_new(canon, "class", json_string(cls)) != 0) {
+			json_decref(canon);
+			canon = NULL;
+		}
 		if (!canon) {
 			err_set(err, ERR_INTERNAL, NULL, "out of memory");
 			goto out;
