@@ -404,7 +404,7 @@ START_TEST(empty_is_insufficient)
 
 	ck_assert_int_eq(calib_fit(&start, &data, &fit, &err), 0);
 	ck_assert_int_eq(fit->status, CALIB_INSUFFICIENT);
-	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS);
+	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1");
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "insufficient_data");
 	ck_assert(json_is_null(json_object_get(j, "solref")));
