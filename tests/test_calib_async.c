@@ -66,8 +66,8 @@ static json_t *call_with(const char *token, const char *header, const char *meth
 	return v;
 }
 
-static json_t *call(const char *token, const char *method, const char *path, const char *body,
-    long status)
+static json_t *call(
+    const char *token, const char *method, const char *path, const char *body, long status)
 {
 	return call_with(token, NULL, method, path, body, status);
 }
@@ -80,8 +80,8 @@ static long long create(const char *token, const char *robot)
 	long long id;
 
 	snprintf(path, sizeof path, "/v1/robots/%s/calibrations", robot);
-	v = call(token, "POST", path, "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}",
-	    201);
+	v = call(token, "POST", path,
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}", 201);
 	id = json_integer_value(json_object_get(v, "id"));
 	json_decref(v);
 	ck_assert_int_gt(id, 0);
@@ -120,7 +120,8 @@ static char *big_upload(void)
 	for (j = 0; j < 4; j++) {
 		len += (size_t)snprintf(text + len, cap - len, "%s{\"t\":[", j ? "," : "");
 		for (i = 0; i < 4096; i++)
-			len += (size_t)snprintf(text + len, cap - len, "%s%.4f", i ? "," : "", i * 0.005);
+			len += (size_t)snprintf(
+			    text + len, cap - len, "%s%.4f", i ? "," : "", i * 0.005);
 		len += (size_t)snprintf(text + len, cap - len, "],\"z\":[");
 		for (i = 0; i < 4096; i++) {
 			double t = i * 0.005 - 0.05 * j, z = t > 0 ? 0.1 - 0.5 * 9.81 * t * t : 0.1;
@@ -202,14 +203,15 @@ START_TEST(nothing_waits_for_a_fit)
 	/* and bob's fits, on the other worker, come out done */
 	v = show(bob, b, "?wait=60");
 	ck_assert_str_eq(fit_state(v), "done");
-	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(v, "measurements"), "drops")),
-	    5);
+	ck_assert_int_eq(
+	    json_array_size(json_object_get(json_object_get(v, "measurements"), "drops")), 5);
 	json_decref(v);
 }
 END_TEST
 
-static const char drops3[] = "{\"drops\":[{\"height\":0.1,\"rebound\":0.0042},"
-                             "{\"height\":0.2,\"rebound\":0.0091},{\"height\":0.3,\"rebound\":0.0133}]}";
+static const char drops3[] =
+    "{\"drops\":[{\"height\":0.1,\"rebound\":0.0042},"
+    "{\"height\":0.2,\"rebound\":0.0091},{\"height\":0.3,\"rebound\":0.0133}]}";
 
 START_TEST(upload_answers_pending_then_wait)
 {
@@ -281,23 +283,24 @@ START_TEST(idempotency_key)
 	json_decref(again);
 	/* the same measurements spelled otherwise are the same body */
 	again = call_with(alice, key, "POST", path,
-	    "{ \"drops\": [{\"rebound\":4.2e-3, \"height\":0.1},{\"height\":0.2,\"rebound\":0.0091},"
+	    "{ \"drops\": [{\"rebound\":4.2e-3, "
+	    "\"height\":0.1},{\"height\":0.2,\"rebound\":0.0091},"
 	    "{\"height\":0.3,\"rebound\":0.0133}], \"presses\": [] }",
 	    200);
 	ck_assert(json_equal(first, again));
 	json_decref(again);
 	ck_assert_uint_eq(drops_stored(id), 3);
 	/* another body with the key: 422, nothing stored */
-	v = call_with(alice, key, "POST", path, "{\"drops\":[{\"height\":0.1,\"rebound\":0.005}]}",
-	    422);
+	v = call_with(
+	    alice, key, "POST", path, "{\"drops\":[{\"height\":0.1,\"rebound\":0.005}]}", 422);
 	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "bad_value");
 	json_decref(v);
 	ck_assert_uint_eq(drops_stored(id), 3);
 	/* keys are per robot: bob's same key is his own */
 	snprintf(bob_path, sizeof bob_path, "/v1/calibrations/%lld/measurements", other);
 	v = call_with(bob, key, "POST", bob_path, drops3, 200);
-	ck_assert(!json_equal(json_object_get(v, "measurement_ids"),
-	    json_object_get(first, "measurement_ids")));
+	ck_assert(!json_equal(
+	    json_object_get(v, "measurement_ids"), json_object_get(first, "measurement_ids")));
 	json_decref(v);
 	/* without a key, the same body is another upload */
 	v = call(alice, "POST", path, drops3, 200);
@@ -390,7 +393,8 @@ START_TEST(fit_limits_are_413)
 	json_decref(v);
 	v = show(alice, id, "");
 	ck_assert_int_eq(
-	    json_array_size(json_object_get(json_object_get(v, "measurements"), "trajectories")), 4);
+	    json_array_size(json_object_get(json_object_get(v, "measurements"), "trajectories")),
+	    4);
 	json_decref(v);
 }
 END_TEST

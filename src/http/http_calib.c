@@ -62,13 +62,13 @@ struct stream {
 	struct store *st;
 	enum stream_kind kind;
 	long long calibration;
-	long long last_fit;  /* events: id and state of the last fit sent */
+	long long last_fit; /* events: id and state of the last fit sent */
 	char last_state[16];
-	long long target;    /* wait: until the calibration's newest fit, >= target, is settled */
-	double deadline;     /* wait: monotonic seconds */
-	json_t *ack;         /* wait: the answer, its "fit" to be filled; NULL: the calibration */
-	int finished;        /* wait: its body is made */
-	char *pending;       /* text not yet sent */
+	long long target; /* wait: until the calibration's newest fit, >= target, is settled */
+	double deadline;  /* wait: monotonic seconds */
+	json_t *ack;      /* wait: the answer, its "fit" to be filled; NULL: the calibration */
+	int finished;     /* wait: its body is made */
+	char *pending;    /* text not yet sent */
 	size_t len, off;
 	int suspended, keepalive, dirty;
 	struct stream *prev, *next;
@@ -153,7 +153,9 @@ static void publish(long long id)
 /* The state a client sees: pending (queued or running), done or failed. */
 static const char *shown_state(const char *state)
 {
-	return strcmp(state, "done") == 0 ? "done" : strcmp(state, "failed") == 0 ? "failed" : "pending";
+	return strcmp(state, "done") == 0  ? "done"
+	    : strcmp(state, "failed") == 0 ? "failed"
+	                                   : "pending";
 }
 
 /*
@@ -176,8 +178,9 @@ static json_t *fit_member(const struct calstore_fit *f)
 			json_object_set_new(m, "started", json_boolean(f->started_at > 0));
 	}
 	json_decref(stored);
-	if (m && (json_object_set_new(m, "state", json_string(state)) != 0 ||
-	             json_object_set_new(m, "id", json_integer(f->id)) != 0)) {
+	if (m &&
+	    (json_object_set_new(m, "state", json_string(state)) != 0 ||
+	        json_object_set_new(m, "id", json_integer(f->id)) != 0)) {
 		json_decref(m);
 		m = NULL;
 	}
@@ -186,7 +189,8 @@ static json_t *fit_member(const struct calstore_fit *f)
 
 /* The newest fit of calibration id as fit_member(), or JSON null when it has none; its
  * record into *f (caller clears) when f is not NULL. NULL with err on failure. */
-static json_t *latest_member(struct store *st, long long id, struct calstore_fit *f, struct err *err)
+static json_t *latest_member(
+    struct store *st, long long id, struct calstore_fit *f, struct err *err)
 {
 	struct calstore_fit local;
 	int found;
@@ -246,8 +250,8 @@ static char *next_wait(struct stream *s, int stopping)
 
 	err_clear(&err);
 	m = latest_member(s->st, s->calibration, &f, &err);
-	settled = !m || f.id == 0 ||
-	    (f.id >= s->target && strcmp(shown_state(f.state), "pending") != 0);
+	settled =
+	    !m || f.id == 0 || (f.id >= s->target && strcmp(shown_state(f.state), "pending") != 0);
 	if (settled || stopping || monotonic_now() >= s->deadline) {
 		if (s->ack) {
 			body = json_deep_copy(s->ack);
@@ -346,7 +350,8 @@ static enum MHD_Result respond_stream(struct MHD_Connection *conn, struct http_r
 
 	s->conn = conn;
 	s->st = req->store;
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
+	resp =
+	    MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
 	if (!resp) {
 		json_decref(s->ack);
 		free(s);
@@ -380,8 +385,9 @@ int http_calib_start(struct store *st, struct err *err)
 	hub.st = st;
 	hub.stopping = 0;
 	if (sodium_init() < 0 || calstore_secret(st, "watch", hub.watch_key, err) != 0)
-		return err->code != ERR_NONE ? -1
-		                              : err_set(err, ERR_INTERNAL, NULL, "libsodium cannot start");
+		return err->code != ERR_NONE
+		    ? -1
+		    : err_set(err, ERR_INTERNAL, NULL, "libsodium cannot start");
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&hub.wake, &attr);
@@ -461,9 +467,11 @@ static int token_principal(struct store *st, const char *token_id, const char *s
 	if ((secret && !auth_verify(secret, tok.hash)) || found == 0)
 		return err_set(err, ERR_UNAUTHORIZED, NULL, "invalid bearer token %s", token_id);
 	if (tok.revoked)
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "bearer token %s was revoked", token_id);
+		return err_set(
+		    err, ERR_UNAUTHORIZED, NULL, "bearer token %s was revoked", token_id);
 	if (tok.expires_at > 0 && tok.expires_at <= now)
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "bearer token %s has expired", token_id);
+		return err_set(
+		    err, ERR_UNAUTHORIZED, NULL, "bearer token %s has expired", token_id);
 	if (tok.last_used_at < now - CALIB_TOKEN_USE_GRANULARITY_S) {
 		struct err ignored;
 
@@ -621,8 +629,8 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 		json_decref(m);
 	}
 	snprintf(applied, sizeof applied, "wait=%g", wait);
-	return respond_stream(conn, req, s, "application/json", preferred ? "Preference-Applied" : NULL,
-	    applied);
+	return respond_stream(
+	    conn, req, s, "application/json", preferred ? "Preference-Applied" : NULL, applied);
 }
 
 /* ---- the routes ---- */
@@ -662,8 +670,8 @@ static enum MHD_Result create_calibration(
 	    calreq_setup_parse(body, &setup, &ctx.canon, &err) != 0 ||
 	    calstore_calibration_create(req->store, robot, setup_with_class, &ctx, &id, &err) != 0)
 		goto fail;
-	answer = json_pack(
-	    "{s:I, s:s, s:O, s:n}", "id", (json_int_t)id, "robot", robot, "setup", ctx.canon, "fit");
+	answer = json_pack("{s:I, s:s, s:O, s:n}", "id", (json_int_t)id, "robot", robot, "setup",
+	    ctx.canon, "fit");
 	r = answer ? http_respond_json(conn, req, 201, answer)
 	           : respond_code(conn, req, ERR_INTERNAL, "out of memory");
 	goto out;
@@ -728,7 +736,8 @@ static int check_limits(const json_t *all, void *ctx, struct err *err)
 		samples += json_array_size(json_object_get(tr, "t"));
 	if (samples > CALIB_MAX_CALIBRATION_SAMPLES)
 		return err_set(err, ERR_TOO_LARGE, "/trajectories",
-		    "a calibration holds at most %d trajectory samples; with these it would hold %zu",
+		    "a calibration holds at most %d trajectory samples; with these it would hold "
+		    "%zu",
 		    CALIB_MAX_CALIBRATION_SAMPLES, samples);
 	rc = calreq_data(all, &data, err);
 	if (rc != 0 && err->code == ERR_TOO_LARGE)
@@ -757,7 +766,8 @@ static json_t *upload_ack(long long id, const struct calstore_receipt *r)
 	}
 	for (k = 0; k < 3; k++)
 		json_object_set_new(json_object_get(ack, "accepted"), kind_lists[k],
-		    json_integer((json_int_t)json_array_size(json_object_get(r->ids, kind_lists[k]))));
+		    json_integer(
+		        (json_int_t)json_array_size(json_object_get(r->ids, kind_lists[k]))));
 	return ack;
 }
 
@@ -799,7 +809,8 @@ static int idempotency_key(struct MHD_Connection *conn, char *key, size_t size, 
 		if (*v != '"' || v[1])
 			n = 0;
 	} else {
-		for (; *v && n + 1 < size && (unsigned char)*v > 0x20 && (unsigned char)*v <= 0x7e; v++)
+		for (; *v && n + 1 < size && (unsigned char)*v > 0x20 && (unsigned char)*v <= 0x7e;
+		     v++)
 			key[n++] = *v;
 		if (*v)
 			n = 0;
@@ -829,7 +840,8 @@ static enum MHD_Result upload(struct MHD_Connection *conn, struct http_request *
 
 	err_clear(&err);
 	/* authenticate before telling whether the calibration exists */
-	if (authenticate(req, &p, &err) != 0 || find_visible(req, &p, id, owner, &setup_text, &err) != 0 ||
+	if (authenticate(req, &p, &err) != 0 ||
+	    find_visible(req, &p, id, owner, &setup_text, &err) != 0 ||
 	    can_write(&p, owner, &err) != 0 || wait_seconds(conn, &wait, &preferred, &err) != 0 ||
 	    (has_key = idempotency_key(conn, key, sizeof key, &err)) < 0 ||
 	    parse_body(req, &body, &err) != 0)
@@ -909,7 +921,8 @@ static enum MHD_Result delete_measurements(struct MHD_Connection *conn, struct h
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 || find_visible(req, &p, id, owner, NULL, &err) != 0 ||
 	    can_write(&p, owner, &err) != 0 || wait_seconds(conn, &wait, &preferred, &err) != 0 ||
-	    calstore_delete(req->store, id, measurement_id, upload_id, &deleted, &fit_id, &err) != 0)
+	    calstore_delete(req->store, id, measurement_id, upload_id, &deleted, &fit_id, &err) !=
+	        0)
 		return respond_error(conn, req, &err);
 	http_calib_work_queue(id);
 	publish(id);
@@ -937,7 +950,8 @@ static json_t *calibration_json(struct store *st, long long id, struct err *err)
 	if (calstore_measurements(st, id, &all, err) == 0 && (m = latest_member(st, id, NULL, err)))
 		answer = json_pack("{s:I, s:s, s:o, s:O, s:O, s:o}", "id", (json_int_t)id, "robot",
 		    owner, "setup", setup ? setup : json_null(), "measurements", all, "fit", m,
-		    "fit_id", json_is_object(m) ? json_incref(json_object_get(m, "id")) : json_null());
+		    "fit_id",
+		    json_is_object(m) ? json_incref(json_object_get(m, "id")) : json_null());
 	else
 		json_decref(setup);
 	if (!answer && err->code == ERR_NONE)
@@ -991,11 +1005,12 @@ static enum MHD_Result list_measurements(
 }
 
 /* The MAC of a watch URL: calibration id, the token it was made for, its expiry. */
-static void watch_mac(long long id, const char *token_id, long long expires,
-    unsigned char mac[crypto_auth_BYTES])
+static void watch_mac(
+    long long id, const char *token_id, long long expires, unsigned char mac[crypto_auth_BYTES])
 {
 	char message[96];
-	int n = snprintf(message, sizeof message, "contactd-watch:%lld:%s:%lld", id, token_id, expires);
+	int n =
+	    snprintf(message, sizeof message, "contactd-watch:%lld:%s:%lld", id, token_id, expires);
 
 	crypto_auth(mac, (const unsigned char *)message, (unsigned long long)n, hub.watch_key);
 }
@@ -1013,13 +1028,14 @@ static int watch_principal(
 
 	if (sscanf(watch, "%lld.%16[0-9a-f].%n", &expires, token_id, &used) != 2 || used == 0 ||
 	    strlen(token_id) != AUTH_ID_HEX ||
-	    sodium_hex2bin(given, sizeof given, watch + used, strlen(watch + used), NULL, &bin, NULL) !=
-	        0 ||
+	    sodium_hex2bin(
+	        given, sizeof given, watch + used, strlen(watch + used), NULL, &bin, NULL) != 0 ||
 	    bin != sizeof given)
 		return err_set(err, ERR_UNAUTHORIZED, NULL, "malformed watch URL");
 	watch_mac(id, token_id, expires, mac);
 	if (crypto_verify_32(mac, given) != 0)
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "the watch URL's signature does not hold");
+		return err_set(
+		    err, ERR_UNAUTHORIZED, NULL, "the watch URL's signature does not hold");
 	if (expires <= (long long)time(NULL))
 		return err_set(err, ERR_UNAUTHORIZED, NULL, "the watch URL has expired");
 	return token_principal(req->store, token_id, NULL, p, err);
@@ -1115,9 +1131,9 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 		if (!auth_robot_name_ok(robot))
 			return 0;
 		req->route = "calibrations";
-		*result = post  ? create_calibration(conn, req, robot)
-		    : get       ? list_calibrations(conn, req, robot)
-		                : not_allowed(conn, req, "GET, POST");
+		*result = post ? create_calibration(conn, req, robot)
+		    : get      ? list_calibrations(conn, req, robot)
+		               : not_allowed(conn, req, "GET, POST");
 		return 1;
 	}
 	if (strncmp(url, calibs, sizeof calibs - 1) != 0 ||
@@ -1128,18 +1144,19 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 		*result = get ? show(conn, req, id) : not_allowed(conn, req, "GET");
 	} else if (strcmp(rest, "/measurements") == 0) {
 		req->route = "measurements";
-		*result = post  ? upload(conn, req, id)
-		    : get       ? list_measurements(conn, req, id)
-		                : not_allowed(conn, req, "GET, POST");
-	} else if (strncmp(rest, "/measurements/", 14) == 0 && parse_id(rest + 14, &sub, &url) == 0 &&
-	    !*url) {
+		*result = post ? upload(conn, req, id)
+		    : get      ? list_measurements(conn, req, id)
+		               : not_allowed(conn, req, "GET, POST");
+	} else if (strncmp(rest, "/measurements/", 14) == 0 &&
+	    parse_id(rest + 14, &sub, &url) == 0 && !*url) {
 		req->route = "measurement";
 		*result = del ? delete_measurements(conn, req, id, sub, 0)
 		              : not_allowed(conn, req, "DELETE");
-	} else if (strncmp(rest, "/uploads/", 9) == 0 && parse_id(rest + 9, &sub, &url) == 0 && !*url) {
+	} else if (strncmp(rest, "/uploads/", 9) == 0 && parse_id(rest + 9, &sub, &url) == 0 &&
+	    !*url) {
 		req->route = "upload";
-		*result =
-		    del ? delete_measurements(conn, req, id, 0, sub) : not_allowed(conn, req, "DELETE");
+		*result = del ? delete_measurements(conn, req, id, 0, sub)
+		              : not_allowed(conn, req, "DELETE");
 	} else if (strcmp(rest, "/events") == 0) {
 		req->route = "events";
 		*result = get ? events(conn, req, id) : not_allowed(conn, req, "GET");
@@ -1222,9 +1239,11 @@ int http_calib_token_command(int argc, char **argv, const char *db_path)
 		}
 	}
 	if (strcmp(verb, "list") == 0 ? robot || lab || viewer
-	        : strcmp(verb, "create") == 0 ? (!robot && !(viewer && lab)) || (viewer && robot && lab)
-	        : strcmp(verb, "rotate") == 0 || strcmp(verb, "revoke") == 0 ? !robot || lab || viewer
-	                                                                     : 1)
+	        : strcmp(verb, "create") == 0
+	        ? (!robot && !(viewer && lab)) || (viewer && robot && lab)
+	        : strcmp(verb, "rotate") == 0 || strcmp(verb, "revoke") == 0
+	        ? !robot || lab || viewer
+	        : 1)
 		goto usage;
 	if ((strcmp(verb, "rotate") == 0 || strcmp(verb, "revoke") == 0) &&
 	    token_id_arg(robot, id) != 0) {
@@ -1234,7 +1253,8 @@ int http_calib_token_command(int argc, char **argv, const char *db_path)
 	}
 	if ((robot && strcmp(verb, "create") == 0 && !auth_robot_name_ok(robot)) ||
 	    (lab && !auth_robot_name_ok(lab))) {
-		fprintf(stderr, "contactd: token: robot and lab names are 1-64 of A-Z a-z 0-9 _ . -\n");
+		fprintf(
+		    stderr, "contactd: token: robot and lab names are 1-64 of A-Z a-z 0-9 _ . -\n");
 		return 2;
 	}
 	if (store_open(db_path, &st, &err) != 0)
@@ -1244,10 +1264,10 @@ int http_calib_token_command(int argc, char **argv, const char *db_path)
 			goto out;
 		if (strcmp(verb, "create") == 0
 		        ? calstore_token_create(st, viewer ? CALSTORE_VIEWER : CALSTORE_ROBOT,
-		              viewer && lab ? NULL : robot, lab, has_expires ? now + expires : 0, tok.id,
-		              tok.hash, &err) != 0
-		        : calstore_token_rotate(st, id, tok.id, tok.hash, has_expires ? now + expires : 0,
-		              now + grace, &err) != 0) {
+		              viewer && lab ? NULL : robot, lab, has_expires ? now + expires : 0,
+		              tok.id, tok.hash, &err) != 0
+		        : calstore_token_rotate(st, id, tok.id, tok.hash,
+		              has_expires ? now + expires : 0, now + grace, &err) != 0) {
 			sodium_memzero(&tok, sizeof tok);
 			goto out;
 		}

@@ -67,7 +67,8 @@ void http_calib_work_queue(long long id)
 			if (!grown) {
 				/* the fit stays pending; the next start computes it */
 				pthread_mutex_unlock(&pool.lock);
-				http_log("calibration %lld: cannot queue its fit: out of memory", id);
+				http_log(
+				    "calibration %lld: cannot queue its fit: out of memory", id);
 				return;
 			}
 			pool.queue = grown;
@@ -90,7 +91,8 @@ static long long take_locked(void)
 		if (busy_locked(pool.queue[i]))
 			continue;
 		id = pool.queue[i];
-		memmove(pool.queue + i, pool.queue + i + 1, (pool.nqueue - i - 1) * sizeof *pool.queue);
+		memmove(
+		    pool.queue + i, pool.queue + i + 1, (pool.nqueue - i - 1) * sizeof *pool.queue);
 		pool.nqueue--;
 		return id;
 	}
@@ -99,8 +101,8 @@ static long long take_locked(void)
 
 /* The fit of every measurement of a calibration as canonical text into *text, and how many
  * measurements it used. */
-static int refit(const char *setup_text, const json_t *all, char **text, long long *count,
-    struct err *err)
+static int refit(
+    const char *setup_text, const json_t *all, char **text, long long *count, struct err *err)
 {
 	struct calib_bound bound = {&pool.cancel, CALIB_FIT_SECONDS};
 	struct calreq_setup setup;
@@ -148,7 +150,8 @@ static void fit_all(long long id)
 		claimed = calstore_fit_claim(pool.st, id, &fit_id, &setup, &all, &err);
 		if (claimed <= 0) {
 			if (claimed < 0)
-				http_log("calibration %lld: cannot start its fit: %s", id, err.message);
+				http_log(
+				    "calibration %lld: cannot start its fit: %s", id, err.message);
 			return;
 		}
 		ok = refit(setup, all, &text, &count, &err) == 0;

@@ -1997,7 +1997,8 @@ int calib_fit_within(const struct scene *setup, const struct calib_data *data,
 	fit->damping = 2 / fit->timeconst;
 	if (stopped) {
 		if (bound->cancel && atomic_load(bound->cancel))
-			err_set(err, ERR_UNAVAILABLE, NULL, "the fit was cancelled: contactd is stopping");
+			err_set(err, ERR_UNAVAILABLE, NULL,
+			    "the fit was cancelled: contactd is stopping");
 		else
 			err_set(err, ERR_UNAVAILABLE, NULL,
 			    "the fit was stopped after %g s: upload fewer or shorter trajectories",

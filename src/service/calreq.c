@@ -111,10 +111,10 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	snprintf(out->mjcf_class, sizeof out->mjcf_class, "%s", cls);
 	if (canonical) {
 		sj = req_scene_json(&rs);
-		canon = sj ? json_pack("{s:O, s:O, s:O}", "geom", json_object_get(sj, "floor"),
-		                 "object", json_object_get(sj, "body"), "option",
-		                 json_object_get(sj, "option"))
-		           : NULL;
+		canon = sj
+		    ? json_pack("{s:O, s:O, s:O}", "geom", json_object_get(sj, "floor"), "object",
+		          json_object_get(sj, "body"), "option", json_object_get(sj, "option"))
+		    : NULL;
 		if (canon && *cls && json_object_set_new(canon, "class", json_string(cls)) != 0) {
 			json_decref(canon);
 			canon = NULL;

@@ -151,8 +151,9 @@ int calstore_token_create(struct store *st, enum calstore_role role, const char 
 
 	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
 		return -1;
-	if (robot && (robot_id(st, robot, 1, &rid, err) != 1 ||
-	                 (role == CALSTORE_ROBOT && set_lab(st, rid, lab, err) != 0)))
+	if (robot &&
+	    (robot_id(st, robot, 1, &rid, err) != 1 ||
+	        (role == CALSTORE_ROBOT && set_lab(st, rid, lab, err) != 0)))
 		goto fail;
 	if (insert_token(st, token_id, role == CALSTORE_ROBOT ? "robot" : "viewer", rid, lab, hash,
 	        expires_at, NULL, err) != 0)
@@ -288,8 +289,9 @@ int calstore_token_touch(struct store *st, const char *token_id, long long now, 
 /* An integer column, or JSON null. */
 static json_t *column_int_or_null(sqlite3_stmt *s, int col)
 {
-	return sqlite3_column_type(s, col) == SQLITE_NULL ? json_null()
-	                                                  : json_integer(sqlite3_column_int64(s, col));
+	return sqlite3_column_type(s, col) == SQLITE_NULL
+	    ? json_null()
+	    : json_integer(sqlite3_column_int64(s, col));
 }
 
 static json_t *column_text_or_null(sqlite3_stmt *s, int col)
@@ -304,7 +306,8 @@ int calstore_token_list(struct store *st, json_t **out, struct err *err)
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
 	    "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
-	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, ''), t.created_at, t.id",
+	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, ''), t.created_at, "
+	    "t.id",
 	    err);
 	json_t *list = json_array();
 	int rc;
@@ -319,8 +322,8 @@ int calstore_token_list(struct store *st, json_t **out, struct err *err)
 		    sqlite3_column_text(s, 0), "role", sqlite3_column_text(s, 1), "robot",
 		    column_text_or_null(s, 2), "lab", column_text_or_null(s, 3), "created_at",
 		    (json_int_t)sqlite3_column_int64(s, 4), "expires_at", column_int_or_null(s, 5),
-		    "last_used_at", column_int_or_null(s, 6), "revoked_at", column_int_or_null(s, 7),
-		    "replaces", column_text_or_null(s, 8));
+		    "last_used_at", column_int_or_null(s, 6), "revoked_at",
+		    column_int_or_null(s, 7), "replaces", column_text_or_null(s, 8));
 		if (!o || json_array_append_new(list, o) != 0) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -332,7 +335,8 @@ int calstore_token_list(struct store *st, json_t **out, struct err *err)
 int calstore_robot_lab(
     struct store *st, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st, "SELECT coalesce(lab, '') FROM robots WHERE name = ?1", err);
+	sqlite3_stmt *s =
+	    store_stmt(st, "SELECT coalesce(lab, '') FROM robots WHERE name = ?1", err);
 	int rc;
 
 	if (!s)
@@ -406,7 +410,8 @@ int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE
 	if (rc == SQLITE_ROW) {
 		snprintf(robot, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 0));
 		if (lab)
-			snprintf(lab, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 2));
+			snprintf(
+			    lab, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 2));
 		rc = 1;
 		if (setup && !(*setup = column_text(s, 1)))
 			rc = err_set(err, ERR_INTERNAL, NULL, "out of memory");
@@ -424,7 +429,8 @@ int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
 	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
 	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
 	    "JOIN robots r ON r.id = c.robot_id "
-	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = c.id) "
+	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
+	    "c.id) "
 	    "WHERE r.name = ?1 ORDER BY c.id",
 	    err);
 	json_t *list = json_array();
@@ -484,7 +490,8 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 		json_t *m = json_loads((const char *)sqlite3_column_text(s, 1), 0, NULL);
 
 		k = kind_index((const char *)sqlite3_column_text(s, 0));
-		if (k < 0 || !m || json_object_set_new(m, "id", json_integer(sqlite3_column_int64(s, 2))) ||
+		if (k < 0 || !m ||
+		    json_object_set_new(m, "id", json_integer(sqlite3_column_int64(s, 2))) ||
 		    json_object_set_new(m, "upload", column_int_or_null(s, 3)) ||
 		    json_array_append_new(json_object_get(all, lists[k]), m) != 0) {
 			rc = SQLITE_CORRUPT;
@@ -515,7 +522,8 @@ int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		out->id = sqlite3_column_int64(s, 0);
-		snprintf(out->state, sizeof out->state, "%s", (const char *)sqlite3_column_text(s, 1));
+		snprintf(
+		    out->state, sizeof out->state, "%s", (const char *)sqlite3_column_text(s, 1));
 		out->measurements = sqlite3_column_int64(s, 3);
 		out->created_at = sqlite3_column_int64(s, 4);
 		out->started_at = sqlite3_column_int64(s, 5);
@@ -531,8 +539,8 @@ int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out
 }
 
 /* The calibration's fit that has not started, made if there is none: into *fit_id. */
-static int pending_fit(struct store *st, long long id, long long now, long long *fit_id,
-    struct err *err)
+static int pending_fit(
+    struct store *st, long long id, long long now, long long *fit_id, struct err *err)
 {
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT id FROM fits WHERE calibration_id = ?1 AND state = 'pending' "
@@ -631,8 +639,8 @@ static int calibration_robot(struct store *st, long long id, long long *rid, str
 static int idem_lookup(struct store *st, long long rid, const struct calstore_idem *idem,
     long long now, char **answer, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
-	    "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2", err);
+	sqlite3_stmt *s = store_stmt(
+	    st, "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2", err);
 	int rc;
 
 	if (!s)
@@ -642,7 +650,8 @@ static int idem_lookup(struct store *st, long long rid, const struct calstore_id
 	if (run(s, err, "forgetting old idempotency keys") != 0)
 		return -1;
 	s = store_stmt(st,
-	    "SELECT fingerprint, answer FROM idempotency_keys WHERE robot_id = ?1 AND key = ?2", err);
+	    "SELECT fingerprint, answer FROM idempotency_keys WHERE robot_id = ?1 AND key = ?2",
+	    err);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, rid);
@@ -668,7 +677,8 @@ static int idem_store(struct store *st, long long rid, const struct calstore_ide
     long long upload_id, const char *answer, long long now, struct err *err)
 {
 	sqlite3_stmt *s = store_stmt(st,
-	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, created_at) "
+	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
+	    "created_at) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	    err);
 
@@ -722,8 +732,9 @@ int calstore_upload(struct store *st, long long id, const json_t *upload,
 	out->upload_id = sqlite3_last_insert_rowid(store_conn(st, err));
 	for (k = 0; k < 3; k++) {
 		json_t *items = json_object_get(upload, lists[k]);
-		if (items && insert_kind(st, id, out->upload_id, items, k, now,
-		                 json_object_get(out->ids, lists[k]), err) != 0)
+		if (items &&
+		    insert_kind(st, id, out->upload_id, items, k, now,
+		        json_object_get(out->ids, lists[k]), err) != 0)
 			goto fail;
 	}
 	if (check && (calstore_measurements(st, id, &all, err) != 0 || check(all, ctx, err) != 0))
@@ -769,8 +780,9 @@ static int collect_deleted(struct store *st, long long id, long long measurement
 	sqlite3_bind_int64(s, 3, upload_id > 0 ? upload_id : -1);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		k = kind_index((const char *)sqlite3_column_text(s, 1));
-		if (k < 0 || json_array_append_new(json_object_get(deleted, lists[k]),
-		                 json_integer(sqlite3_column_int64(s, 0))) != 0) {
+		if (k < 0 ||
+		    json_array_append_new(json_object_get(deleted, lists[k]),
+		        json_integer(sqlite3_column_int64(s, 0))) != 0) {
 			rc = SQLITE_CORRUPT;
 			break;
 		}
@@ -829,8 +841,8 @@ fail:
 	return -1;
 }
 
-int calstore_fit_claim(struct store *st, long long id, long long *fit_id, char **setup,
-    json_t **all, struct err *err)
+int calstore_fit_claim(
+    struct store *st, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
 {
 	char robot[CALSTORE_NAME_MAX];
 	sqlite3_stmt *s;
@@ -841,8 +853,8 @@ int calstore_fit_claim(struct store *st, long long id, long long *fit_id, char *
 	*all = NULL;
 	if (store_begin(st, STORE_SYNC_NORMAL, err) != 0)
 		return -1;
-	s = store_stmt(st,
-	    "SELECT max(id) FROM fits WHERE calibration_id = ?1 AND state = 'pending'", err);
+	s = store_stmt(
+	    st, "SELECT max(id) FROM fits WHERE calibration_id = ?1 AND state = 'pending'", err);
 	if (!s)
 		goto fail;
 	sqlite3_bind_int64(s, 1, id);
@@ -920,12 +932,13 @@ int calstore_fit_recover(struct store *st, json_t **ids, struct err *err)
 		json_decref(list);
 		return -1;
 	}
-	s = store_stmt(st, "UPDATE fits SET state = 'pending', started_at = NULL WHERE state = 'running'",
-	    err);
+	s = store_stmt(st,
+	    "UPDATE fits SET state = 'pending', started_at = NULL WHERE state = 'running'", err);
 	if (!s || run(s, err, "recovering fits") != 0)
 		goto fail;
 	s = store_stmt(st,
-	    "SELECT DISTINCT calibration_id FROM fits WHERE state = 'pending' ORDER BY calibration_id",
+	    "SELECT DISTINCT calibration_id FROM fits WHERE state = 'pending' ORDER BY "
+	    "calibration_id",
 	    err);
 	if (!s)
 		goto fail;
@@ -956,7 +969,8 @@ int calstore_secret(struct store *st, const char *name, unsigned char secret[CAL
 	randombytes_buf(fresh, sizeof fresh);
 	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
 		return -1;
-	s = store_stmt(st, "INSERT OR IGNORE INTO server_secrets (name, secret) VALUES (?1, ?2)", err);
+	s = store_stmt(
+	    st, "INSERT OR IGNORE INTO server_secrets (name, secret) VALUES (?1, ?2)", err);
 	if (!s)
 		goto fail;
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);

@@ -120,7 +120,7 @@ void calstore_fit_clear(struct calstore_fit *f);
 struct calstore_idem {
 	const char *key;
 	unsigned char fingerprint[CALSTORE_HASH_BYTES]; /* of calibration and canonical upload */
-	long long ttl_s; /* keys older than this are forgotten */
+	long long ttl_s;                                /* keys older than this are forgotten */
 };
 
 /* What an upload did. */
@@ -169,8 +169,8 @@ int calstore_delete(struct store *st, long long id, long long measurement_id, lo
  * transaction, so the fit covers exactly what was committed when it started. 1 with
  * *fit_id, *setup (caller frees) and *all (caller frees) filled, 0 when none is pending.
  */
-int calstore_fit_claim(struct store *st, long long id, long long *fit_id, char **setup,
-    json_t **all, struct err *err);
+int calstore_fit_claim(
+    struct store *st, long long id, long long *fit_id, char **setup, json_t **all, struct err *err);
 
 /* Record a claimed fit's outcome: done with the fit's text, or failed with the error's. */
 int calstore_fit_finish(struct store *st, long long fit_id, int done, const char *text,
