@@ -130,6 +130,12 @@
 /* A direction of parameter space is unidentified when its singular value of the
  * column-scaled, weighted Jacobian is below this fraction of the largest. */
 #define CALIB_RANK_TOLERANCE 1e-7
+/* Honest errors: with fewer residual degrees of freedom than this the residuals cannot
+ * check the sigmas (status few_dof, errors from the stated sigmas); a chi^2 whose upper
+ * tail probability is below CALIB_MISFIT_P contradicts them (status misfit, errors scaled
+ * up). Errors are never scaled below the stated sigmas. */
+#define CALIB_MIN_DOF 3
+#define CALIB_MISFIT_P 1e-4
 /* Step (log units) of the Jacobian behind the standard errors: the slope over a 1 %
  * change, not the local slope of a model that is rough on finer scales. */
 #define CALIB_SE_STEP 0.01

@@ -20,3 +20,11 @@ tests_test_calib_async_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
 tests_test_calib_async_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
 tests_test_calib_async_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
+
+# Uncached question latency while four robots upload (issue #8). Not part of `make check`:
+# `make bench-calib [BENCH_DURATION=10]`.
+bench-calib: all
+	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) srcdir=$(srcdir) \
+		$(SHELL) $(srcdir)/bench/bench_calib.sh
+.PHONY: bench-calib
+EXTRA_DIST += bench/bench_calib.sh

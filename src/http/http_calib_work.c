@@ -120,7 +120,7 @@ static int refit(
 	    calreq_data(all, &data, err) != 0 ||
 	    calib_fit_within(&setup.scene, &data.data, &bound, &f, err) != 0)
 		goto out;
-	fj = calib_fit_json(f, setup.mjcf_class);
+	fj = calib_fit_json(f, setup.mjcf_class, setup.mjcf_attributes);
 	*text = fj ? svc_dump(fj) : NULL;
 	if (!*text) {
 		err_set(err, ERR_INTERNAL, NULL, "out of memory");

@@ -22,11 +22,15 @@
 #include "service/error.h"
 
 #define CALREQ_CLASS_MAX 65
+#define CALREQ_ATTRIBUTES_MAX 1024
 
 /* A calibration's setup. */
 struct calreq_setup {
-	struct scene scene; /* floor = pad, body + geom = object */
+	struct scene scene;                /* floor = pad, body + geom = object */
 	char mjcf_class[CALREQ_CLASS_MAX]; /* "" when the setup names none */
+	/* The pad geom's other MJCF attributes as given (group, rgba, ...), as XML text
+	 * (' name="value"' each, escaped), for the snippet to keep them. */
+	char mjcf_attributes[CALREQ_ATTRIBUTES_MAX];
 };
 
 /*
