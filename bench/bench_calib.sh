@@ -56,17 +56,30 @@ while [ "$i" -le 10 ]; do
 done
 drops="$drops]}"
 
-# upload ROBOT: upload in a loop until killed; one line per answer's status.
+# upload ROBOT: upload in a loop until killed; one line per answer's status. A calibration
+# holds 200 drops: at its 413 the robot starts a new one.
 upload() {
+	# the loop's subshell must not clean up the benchmark's files when it is stopped
+	trap - EXIT
+	trap 'exit 0' INT TERM
 	token=$(cat "$tmp/$1.token")
-	"$CURL" -s -o "$tmp/$1.created" -H "Authorization: Bearer $token" \
-		-H 'Content-Type: application/json' -d '{"object":{"shape":"sphere","size":0.02,"mass":0.1}}' \
-		"$base/v1/robots/$1/calibrations"
-	id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$tmp/$1.created")
+	id=
 	while :; do
-		"$CURL" -s -o /dev/null -m 60 -w '%{http_code}\n' -H "Authorization: Bearer $token" \
+		if [ -z "$id" ]; then
+			"$CURL" -s -o "$tmp/$1.created" -H "Authorization: Bearer $token" \
+				-H 'Content-Type: application/json' \
+				-d '{"object":{"shape":"sphere","size":0.02,"mass":0.1}}' \
+				"$base/v1/robots/$1/calibrations"
+			id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$tmp/$1.created")
+		fi
+		status=$("$CURL" -s -o /dev/null -m 60 -w '%{http_code}' -H "Authorization: Bearer $token" \
 			-H 'Content-Type: application/json' -d "$drops" \
-			"$base/v1/calibrations/$id/measurements" >>"$tmp/$1.status" || echo 000 >>"$tmp/$1.status"
+			"$base/v1/calibrations/$id/measurements" || echo 000)
+		if [ "$status" = 413 ]; then
+			id=
+		else
+			echo "$status" >>"$tmp/$1.status"
+		fi
 	done
 }
 for r in $robots; do
@@ -96,17 +109,16 @@ function request()
 end
 LUA
 t=$(( conns < cores ? conns : cores ))
-"$WRK" -t"$t" -c"$conns" -d"${duration}s" --latency -s "$tmp/unique.lua" "$base/v1/drop" \
-	>"$tmp/wrk.out" 2>&1
-for p in $uploaders; do kill "$p" 2>/dev/null || true; done
-wait 2>/dev/null || true
-uploaders=
+"$WRK" -t"$t" -c"$conns" -d"${duration}s" --timeout 60s --latency -s "$tmp/unique.lua" "$base/v1/drop" \
+	>"$tmp/wrk.out" 2>&1 || echo "wrk failed: $(cat "$tmp/wrk.out")" >&2
 rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$tmp/wrk.out")
 p50=$(sed -n 's/^ *50% *\([0-9.]*[a-z]*\).*/\1/p' "$tmp/wrk.out")
 p99=$(sed -n 's/^ *99% *\([0-9.]*[a-z]*\).*/\1/p' "$tmp/wrk.out")
 bad=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' "$tmp/wrk.out")
 ok=$(cat "$tmp"/*.status | grep -c '^200$' || true)
 notok=$(cat "$tmp"/*.status | grep -vc '^200$' || true)
+for p in $uploaders; do kill "$p" 2>/dev/null || true; done
+uploaders=
 echo "contactd $("$CONTACTD" --version | sed 's/^contactd //'): $threads threads, $cores cores," \
 	"${duration}s, $conns question connections, 4 robots uploading 10 drops at a time"
 echo "uncached drops: ${rps:-?} requests/s, p50 ${p50:-?}, p99 ${p99:-?}, non-2xx ${bad:-0}"
