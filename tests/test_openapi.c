@@ -28,10 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "live.h"
 #include "robot.h"
-#include "service/error.h"
+#include "base/error.h"
+#include "service/service.h"
 #include "tunables.h"
 
 static struct live_daemon dmn;
@@ -319,6 +321,7 @@ START_TEST(every_endpoint_documented)
 	    {"/v1/stability", "post"},
 	    {"/v1/sweep", "post"},
 	    {"/v1/eval", "post"},
+	    {"/v1/find", "post"},
 	    {"/v1/health", "get"},
 	    {"/v1/openapi.json", "get"},
 	    {"/metrics", "get"},
@@ -335,6 +338,148 @@ START_TEST(every_endpoint_documented)
 		ck_assert_msg(json_object_get(
 		                  json_object_get(paths, endpoints[i][0]), endpoints[i][1]) != NULL,
 		    "%s %s is not documented", endpoints[i][1], endpoints[i][0]);
+}
+END_TEST
+
+/*
+ * The service's endpoint table, the daemon's routes, its metrics labels and the
+ * document agree: every row is a documented POST /v1/NAME with operationId NAME that
+ * the daemon answers (and turns GET away from with 405), whose documented answer has
+ * exactly the row's fields in the row's order, whose CSV offer and sweepability are
+ * the row's, and whose name labels the cache metrics; and every documented question
+ * (a POST /v1/NAME with no further path) is a row.
+ */
+START_TEST(endpoint_table_agrees)
+{
+	const json_t *paths = json_object_get(doc, "paths"), *sweep_query, *value;
+	const json_t *sweep_props = json_object_get(
+	    deref(json_object_get(
+	        json_object_get(json_object_get(doc, "components"), "schemas"), "SweepRequest")),
+	    "properties");
+	struct live_reply r;
+	char url[128], label[160];
+	const char *key;
+	char *metrics;
+	size_t e, i;
+
+	sweep_query = json_object_get(json_object_get(sweep_props, "query"), "enum");
+	ck_assert_ptr_nonnull(sweep_query);
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		const struct svc_endpoint_def *row = &svc_endpoints[e];
+		const json_t *op, *ok, *answer, *examples, *example, *props, *required;
+		int in_sweep = 0;
+
+		snprintf(url, sizeof url, "/v1/%s", row->name);
+		ck_assert_str_eq(svc_endpoint_name((enum svc_endpoint)e), row->name);
+		ck_assert_ptr_nonnull(row->summary);
+		op = json_object_get(json_object_get(paths, url), "post");
+		ck_assert_msg(op != NULL, "row %s: POST %s is not documented", row->name, url);
+		ck_assert_str_eq(json_string_value(json_object_get(op, "operationId")), row->name);
+		ok = json_object_get(
+		    json_object_get(json_object_get(op, "responses"), "200"), "content");
+		ck_assert_msg((json_object_get(ok, "text/csv") != NULL) == (row->csv != 0),
+		    "row %s: CSV offered %d, documented otherwise", row->name, row->csv);
+		answer = deref(json_object_get(json_object_get(ok, "application/json"), "schema"));
+		if (row->fields) {
+			props = json_object_get(answer, "properties");
+			required = json_object_get(answer, "required");
+			for (i = 0; row->fields[i]; i++) {
+				ck_assert_msg(i < json_array_size(required) &&
+				        strcmp(json_string_value(json_array_get(required, i)),
+				            row->fields[i]) == 0,
+				    "row %s: field %zu (%s) is not required %zu in the document",
+				    row->name, i, row->fields[i], i);
+				ck_assert_msg(json_object_get(props, row->fields[i]) != NULL,
+				    "row %s: field %s undocumented", row->name, row->fields[i]);
+			}
+			ck_assert_uint_eq(i, json_array_size(required));
+			/* beyond the fields, only what a request asks for: drop's trajectory */
+			ck_assert_uint_eq(json_object_size(props) - i,
+			    strcmp(row->name, "drop") == 0 && json_object_get(props, "trajectory"));
+		}
+		json_array_foreach (sweep_query, i, value)
+			in_sweep |= strcmp(json_string_value(value), row->name) == 0;
+		ck_assert_msg(in_sweep == (row->point != NULL),
+		    "row %s: sweepable %d, but the document's sweep query says %d", row->name,
+		    row->point != NULL, in_sweep);
+		/* the route exists: the documented example is answered, GET is a 405 */
+		examples = json_object_get(
+		    json_object_get(json_object_get(json_object_get(op, "requestBody"), "content"),
+		        "application/json"),
+		    "examples");
+		example = json_object_get(
+		    json_object_iter_value(json_object_iter((json_t *)examples)), "value");
+		ck_assert_ptr_nonnull(example);
+		{
+			char *body = json_dumps(example, JSON_COMPACT);
+
+			live_post(&dmn, url, body, &r);
+			free(body);
+		}
+		ck_assert_msg(
+		    r.status == 200, "row %s: POST %s answered %ld", row->name, url, r.status);
+		live_reply_free(&r);
+		live_get(&dmn, url, &r);
+		live_assert_error(&r, 405, "method_not_allowed", "");
+		live_reply_free(&r);
+	}
+	/* every documented question is a row */
+	json_object_foreach ((json_t *)paths, key, value) {
+		enum svc_endpoint ep;
+		struct err err;
+
+		if (strncmp(key, "/v1/", 4) != 0 || strchr(key + 4, '/') || strchr(key, '{') ||
+		    !json_object_get(value, "post"))
+			continue;
+		ck_assert_msg(svc_endpoint_parse(key + 4, &ep, &err) == 0,
+		    "POST %s is documented but no row of the endpoint table", key);
+	}
+	/* the metrics label every row's cache counters, and label nothing else as cached.
+	 * A request is counted when libmicrohttpd reports it completed, which may be just
+	 * after its client has read the answer: wait (bounded) until every row's 200 is
+	 * counted, then assert. */
+	{
+		double deadline = live_now() + 5.0;
+		size_t counted;
+
+		for (metrics = NULL;; free(metrics)) {
+			live_get(&dmn, "/metrics", &r);
+			ck_assert_int_eq(r.status, 200);
+			metrics = strndup(r.body, r.len);
+			live_reply_free(&r);
+			ck_assert_ptr_nonnull(metrics);
+			for (counted = 0; counted < SVC_ENDPOINT_COUNT; counted++) {
+				snprintf(label, sizeof label,
+				    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
+				    svc_endpoints[counted].name);
+				if (!strstr(metrics, label))
+					break;
+			}
+			if (counted == SVC_ENDPOINT_COUNT || live_now() > deadline)
+				break;
+			usleep(10000);
+		}
+	}
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		snprintf(label, sizeof label, "contactd_cache_misses_total{route=\"%s\"} ",
+		    svc_endpoints[e].name);
+		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
+		snprintf(label, sizeof label,
+		    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
+		    svc_endpoints[e].name);
+		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
+	}
+	{
+		const char *line = metrics;
+		size_t rows = 0;
+
+		while ((line = strstr(line, "contactd_cache_misses_total{")) != NULL) {
+			line++;
+			rows++;
+		}
+		ck_assert_uint_eq(rows, SVC_ENDPOINT_COUNT);
+	}
+	free(metrics);
 }
 END_TEST
 
@@ -593,9 +738,11 @@ START_TEST(documented_defaults_are_real)
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
-	/* rest and drop: body 3, geom 8, option 6, height, duration; stability: solref, solimp
-	 * and option 3 (impedance's default depends on solimp); sweep: base. */
-	ck_assert_int_eq(checked, 2 * 19 + 5 + 1);
+	/* rest and drop: body 3, geom 8, option 6, height, duration, and drop's trajectory;
+	 * stability: solref, solimp and option 3 (impedance's default depends on solimp);
+	 * sweep: base; find: base, max_iterations and method (its example sets target;
+	 * tolerance's default depends on bracket). */
+	ck_assert_int_eq(checked, 2 * 19 + 1 + 5 + 1 + 3);
 }
 END_TEST
 
@@ -642,7 +789,7 @@ START_TEST(rejections_documented)
 	    {want_xml, "{}", 406},
 	};
 	static const char *const questions[] = {
-	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval"};
+	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval", "/v1/find"};
 	const json_t *error = json_object_get(
 	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 	size_t q, c;
@@ -1684,6 +1831,7 @@ int main(void)
 	tcase_add_test(tc, validator_rejects);
 	tcase_add_test(tc, served_bytes_are_the_source);
 	tcase_add_test(tc, every_endpoint_documented);
+	tcase_add_test(tc, endpoint_table_agrees);
 	tcase_add_test(tc, documented_operations_exist);
 	tcase_add_test(tc, examples_answered_as_documented);
 	tcase_add_test(tc, documented_defaults_are_real);

@@ -497,12 +497,12 @@ START_TEST(sweep_csv_cells)
 
 	err_clear(&err);
 	ck_assert_int_eq(svc_sweep_csv(answer, &csv, &err), 0);
-	/* reals "%.17g", integers as integers, booleans, null empty, RFC 4180 quotes */
+	/* reals shortest exact, integers as integers, booleans, null empty, RFC 4180 quotes */
 	ck_assert_str_eq(csv,
 	    "a,\"b,c\",d\n"
-	    "0.10000000000000001,3,true\n"
+	    "0.1,3,true\n"
 	    ",\"x\"\"y\",\"[1.5,\"\"q\"\"]\"\n"
-	    "1.0000000000000001e+300,false,{}\n");
+	    "1e+300,false,{}\n");
 	free(csv);
 	json_decref(answer);
 
@@ -554,7 +554,7 @@ START_TEST(dump_is_canonical_text)
 
 	ck_assert_str_eq(text,
 	    "{\"a\":3,\"m\":[1.0,true,null],\"s\":\"\xc3\xa9\","
-	    "\"z\":0.10000000000000001}\n");
+	    "\"z\":0.1}\n");
 	free(text);
 	json_decref(v);
 }
@@ -562,18 +562,215 @@ END_TEST
 
 START_TEST(endpoint_names)
 {
-	static const char *const names[] = {"rest", "drop", "stability", "sweep", "eval"};
+	static const char *const names[] = {"rest", "drop", "stability", "sweep", "eval", "find"};
 	enum svc_endpoint ep;
 	struct err err;
 	size_t i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
 		err_clear(&err);
 		ck_assert_int_eq(svc_endpoint_parse(names[i], &ep, &err), 0);
 		ck_assert_str_eq(svc_endpoint_name(ep), names[i]);
 	}
 	ck_assert_int_eq(svc_endpoint_parse("calibrate", &ep, &err), -1);
 	ck_assert_int_eq(err.code, ERR_NOT_FOUND);
+}
+END_TEST
+
+/* Every row with answer fields answers exactly them, and a sweep of a sweepable row
+ * has them as its columns, in the row's order, after the varied path. */
+START_TEST(endpoint_rows_describe_their_answers)
+{
+	size_t e, i;
+
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		const struct svc_endpoint_def *row = &svc_endpoints[e];
+		json_t *answer, *canonical, *member, *columns;
+		const char *key = NULL, *k;
+		char body[512];
+
+		if (!row->fields) {
+			ck_assert_ptr_null(row->point);
+			continue;
+		}
+		answer = tsvc_answer((enum svc_endpoint)e, "{}", NULL);
+		for (i = 0; row->fields[i]; i++)
+			ck_assert_msg(json_object_get(answer, row->fields[i]) != NULL,
+			    "%s answers no %s", row->name, row->fields[i]);
+		ck_assert_uint_eq(json_object_size(answer), i);
+		json_decref(answer);
+		if (!row->point)
+			continue;
+		/* vary the canonical request's first top-level number at its own value */
+		canonical = tsvc_canonical((enum svc_endpoint)e, "{}");
+		json_object_foreach (canonical, k, member) {
+			if (json_is_real(member)) {
+				key = k;
+				break;
+			}
+		}
+		ck_assert_ptr_nonnull(key);
+		snprintf(body, sizeof body,
+		    "{\"query\": \"%s\", \"vary\": [{\"path\": \"/%s\", \"values\": [%.17g]}]}",
+		    row->name, key, json_real_value(member));
+		answer = tsvc_answer(SVC_SWEEP, body, NULL);
+		columns = json_object_get(answer, "columns");
+		ck_assert_uint_eq(json_array_size(columns), i + 1);
+		for (i = 0; row->fields[i]; i++)
+			ck_assert_str_eq(
+			    json_string_value(json_array_get(columns, i + 1)), row->fields[i]);
+		json_decref(answer);
+		json_decref(canonical);
+	}
+}
+END_TEST
+
+/* svc_ask() answers from the request parsed once; svc_answer() parses the canonical
+ * request again. Both give the same bytes, for every row (a batch with a bad call,
+ * whose error is the answer's entry, included). */
+START_TEST(ask_parsed_once_equals_answer_of_canonical)
+{
+	static const struct {
+		enum svc_endpoint ep;
+		const char *body;
+	} cases[] = {
+	    {SVC_REST, "{\"geom\": {\"solref\": [0.05, 1]}, \"duration\": 0.3}"},
+	    {SVC_DROP, "{\"height\": 0.05}"},
+	    {SVC_STABILITY, "{\"solref\": [0.02, 0.05]}"},
+	    {SVC_SWEEP,
+	        "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref/1\", "
+	        "\"values\": [0.3, 1]}]}"},
+	    {SVC_EVAL,
+	        "{\"calls\": [{\"function\": \"impedance\", \"id\": 7, \"args\": {\"r\": "
+	        "0.0005, \"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}, {\"function\": \"nope\", "
+	        "\"id\": \"b\"}, {\"function\": \"error_reduction\", \"args\": "
+	        "{\"timeconst\": 0.02, \"dampratio\": 1, \"dt\": 0.002}}]}"},
+	    {SVC_EVAL,
+	        "{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], \"dmax\": "
+	        "0.95, \"h\": 0.002}}"},
+	    {SVC_FIND,
+	        "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": "
+	        "\"stable\", \"bracket\": [0.01, 1], \"tolerance\": 1e-6}"},
+	};
+	struct svc_limits lim = tsvc_limits(1);
+	int covered[SVC_ENDPOINT_COUNT] = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *answer = tsvc_answer(cases[i].ep, cases[i].body, &lim);
+		char *twice = svc_dump(answer), *once = NULL;
+		struct err err;
+
+		err_clear(&err);
+		ck_assert_int_eq(svc_ask(cases[i].ep, cases[i].body, strlen(cases[i].body), &lim,
+		                     NULL, &once, NULL, &err),
+		    0);
+		ck_assert_str_eq(once, twice);
+		covered[cases[i].ep] = 1;
+		free(once);
+		free(twice);
+		json_decref(answer);
+	}
+	for (i = 0; i < SVC_ENDPOINT_COUNT; i++)
+		ck_assert_msg(covered[i], "no case for row %s", svc_endpoints[i].name);
+}
+END_TEST
+
+/* A cache that remembers one answer and counts its calls; fail makes it fail. */
+struct fake_cache {
+	char *endpoint, *canonical, *answer;
+	int gets, puts, fail;
+};
+
+static int fake_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
+    size_t *len, struct err *err)
+{
+	struct fake_cache *c = ctx;
+
+	c->gets++;
+	if (c->fail)
+		return err_set(err, ERR_UNAVAILABLE, "", "the fake cache is down");
+	if (!c->answer || strcmp(endpoint, c->endpoint) != 0 || strcmp(canonical, c->canonical))
+		return 0;
+	*answer = strdup(c->answer);
+	*len = strlen(c->answer);
+	return 1;
+}
+
+static int fake_put(void *ctx, const char *endpoint, const char *canonical, const char *answer,
+    size_t len, struct err *err)
+{
+	struct fake_cache *c = ctx;
+
+	c->puts++;
+	if (c->fail)
+		return err_set(err, ERR_UNAVAILABLE, "", "the fake cache is down");
+	ck_assert_uint_eq(len, strlen(answer));
+	free(c->endpoint);
+	free(c->canonical);
+	free(c->answer);
+	c->endpoint = strdup(endpoint);
+	c->canonical = strdup(canonical);
+	c->answer = strdup(answer);
+	return 0;
+}
+
+/* svc_ask(): a miss is computed and stored under the canonical text, an equal question
+ * spelled otherwise is then served from the cache, and a failing cache changes nothing
+ * but the outcome. */
+START_TEST(ask_runs_the_cache_aside_pipeline)
+{
+	static const char first[] = "{\"geom\": {\"solref\": [0.02, 1]}}";
+	static const char same[] = "{ \"geom\" : {\"solref\": [0.020, 1.0]}, \"height\": 0.1 }";
+	struct fake_cache fake = {0};
+	struct cache cache = {&fake, fake_get, fake_put};
+	struct svc_limits lim = tsvc_limits(1);
+	struct svc_outcome outcome;
+	char *text = NULL, *uncached = NULL, *canonical = tsvc_canonical_text(SVC_DROP, first);
+	struct err err;
+
+	err_clear(&err);
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, first, strlen(first), &lim, NULL, &uncached, NULL, &err), 0);
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, first, strlen(first), &lim, &cache, &text, &outcome, &err), 0);
+	ck_assert_int_eq(outcome.cached, 0);
+	ck_assert_int_eq(fake.gets, 1);
+	ck_assert_int_eq(fake.puts, 1);
+	ck_assert_str_eq(text, uncached);
+	ck_assert_str_eq(fake.endpoint, "drop");
+	/* the key is the canonical text, as svc_canonical() and svc_dump() make it */
+	ck_assert_str_eq(fake.canonical, canonical);
+	free(text);
+	/* a stored answer is served as it is, not computed */
+	free(fake.answer);
+	fake.answer = strdup("{\"from\":\"the cache\"}\n");
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, same, strlen(same), &lim, &cache, &text, &outcome, &err), 0);
+	ck_assert_int_eq(outcome.cached, 1);
+	ck_assert_int_eq(fake.puts, 1);
+	ck_assert_str_eq(text, fake.answer);
+	free(text);
+	/* a failing cache: the same answer as without one, both failures reported */
+	fake.fail = 1;
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, first, strlen(first), &lim, &cache, &text, &outcome, &err), 0);
+	ck_assert_int_eq(outcome.cached, 0);
+	ck_assert_int_eq(outcome.cache_read_err.code, ERR_UNAVAILABLE);
+	ck_assert_int_eq(outcome.cache_write_err.code, ERR_UNAVAILABLE);
+	ck_assert_str_eq(text, uncached);
+	free(text);
+	/* a rejected request never reaches the cache */
+	fake.gets = 0;
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, "{\"hieght\": 1}", 13, &lim, &cache, &text, &outcome, &err), -1);
+	ck_assert_int_eq(err.code, ERR_UNKNOWN_FIELD);
+	ck_assert_int_eq(fake.gets, 0);
+	free(uncached);
+	free(canonical);
+	free(fake.endpoint);
+	free(fake.canonical);
+	free(fake.answer);
 }
 END_TEST
 
@@ -592,6 +789,9 @@ int main(void)
 	tcase_add_test(handlers, never_a_non_finite_number);
 	tcase_add_test(handlers, dump_is_canonical_text);
 	tcase_add_test(handlers, endpoint_names);
+	tcase_add_test(handlers, endpoint_rows_describe_their_answers);
+	tcase_add_test(handlers, ask_runs_the_cache_aside_pipeline);
+	tcase_add_test(handlers, ask_parsed_once_equals_answer_of_canonical);
 	suite_add_tcase(s, handlers);
 	/* the sweeps simulate a few hundred thousand steps; sanitizer builds are slow */
 	tcase_set_timeout(sweeps, 300);

@@ -26,7 +26,7 @@
  *
  * Event streams and waits are "streams": a response whose content reader suspends its
  * connection while it has nothing to send. A fit's state change resumes the streams of
- * its calibration; a ticker resumes event streams every CALIB_KEEPALIVE_S for a keep-alive
+ * its calibration; a ticker resumes event streams every DAEMON_EVENTS_KEEPALIVE_S for a keep-alive
  * comment (which also notices closed clients) and waits at their deadline.
  */
 #include "http/http_calib.h"
@@ -104,7 +104,7 @@ static void wake_stream(struct stream *s)
 
 static void *ticker(void *arg)
 {
-	double next_keepalive = monotonic_now() + CALIB_KEEPALIVE_S;
+	double next_keepalive = monotonic_now() + DAEMON_EVENTS_KEEPALIVE_S;
 	struct stream *s;
 
 	(void)arg;
@@ -119,7 +119,7 @@ static void *ticker(void *arg)
 					s->keepalive = 1;
 					wake_stream(s);
 				}
-			next_keepalive = now + CALIB_KEEPALIVE_S;
+			next_keepalive = now + DAEMON_EVENTS_KEEPALIVE_S;
 			until = next_keepalive;
 		}
 		for (s = hub.streams; s; s = s->next) {

@@ -13,7 +13,7 @@
 #ifndef CONTACTD_HTTP_HTTP_CALIB_WORK_H
 #define CONTACTD_HTTP_HTTP_CALIB_WORK_H
 
-#include "service/error.h"
+#include "base/error.h"
 #include "store/store.h"
 
 /* Called on a worker thread after a fit of calibration id was recorded. */

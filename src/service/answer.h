@@ -15,12 +15,11 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "service/request.h"
-
-enum ans_query { ANS_REST, ANS_DROP, ANS_STABILITY };
+#include "service/service.h"
 
 /* One validated question: a scene (rest, drop) or a stability request. */
 struct ans_request {
-	enum ans_query query;
+	enum svc_endpoint query; /* SVC_REST, SVC_DROP or SVC_STABILITY */
 	union {
 		struct req_scene scene;
 		struct req_stability stability;
@@ -28,7 +27,7 @@ struct ans_request {
 };
 
 struct ans_result {
-	enum ans_query query;
+	enum svc_endpoint query;
 	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
 	int direct;          /* solref in the direct form: no time constant */
 	union {
@@ -38,8 +37,23 @@ struct ans_result {
 	} u;
 };
 
+/* The canonical JSON of a validated request; NULL if out of memory. Caller owns it. */
+json_t *ans_request_json(const struct ans_request *r);
+
+/* Make the field ptr names exist in v, a canonical request of query, so a JSON
+ * Pointer into it resolves (req_scene_expose() for scenes). */
+int ans_request_expose(enum svc_endpoint query, json_t *v, const char *ptr, struct err *err);
+
+/* Simulated steps of a validated request (0: no simulation). */
+long ans_request_steps(const struct ans_request *r);
+
 /* Answer one request. Pure computation: safe to call from many threads at once. */
 void ans_compute(const struct ans_request *req, struct ans_result *out);
+
+/* ans_compute(), a drop also recording its trajectory into trace (the caller's; NULL:
+ * none) in the same loop that measures it. */
+void ans_compute_traced(
+    const struct ans_request *req, struct ans_result *out, struct sim_trace *trace);
 
 enum ans_type { ANS_NULL, ANS_REAL, ANS_INTEGER, ANS_BOOL };
 
@@ -52,6 +66,11 @@ struct ans_field {
 };
 
 #define ANS_MAX_FIELDS 16
+
+/* The answer fields of each query, in order, NULL-terminated (the endpoint table's). */
+extern const char *const ans_rest_fields[];
+extern const char *const ans_drop_fields[];
+extern const char *const ans_stability_fields[];
 
 /* The fields of a result in their documented order, "diverged" last; returns the count. */
 size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELDS]);

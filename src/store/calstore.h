@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
 #include "store/store.h"
 
 #define CALSTORE_NAME_MAX 65 /* robot or lab name with its NUL */
