@@ -8,8 +8,9 @@
 #define CONTACTD_TUNABLES_H
 
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
- * a change to src/core/ can change any answer, so cached answers are never stale. */
-#define CORE_VERSION "core-1"
+ * a change to src/core/, or to how answers print, can change any answer's bytes, so
+ * cached answers are never stale. core-2: reals print as their shortest exact text. */
+#define CORE_VERSION "core-2"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
@@ -50,8 +51,18 @@
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_EVAL_CALLS 10000
+#define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
+#define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
 #define LIMIT_MAX_JSON_DEPTH 16
+/* find (POST /v1/find): the default tolerance is this fraction of the bracket's width;
+ * each iteration is one question answered, and all of them share the sweep's step limit */
+#define FIND_DEFAULT_TOLERANCE 1e-6
+#define FIND_DEFAULT_ITERATIONS 100
+#define FIND_MAX_ITERATIONS 1000
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
+/* Points of a drop's "trajectory" answer at most: longer drops are decimated to each
+ * bucket's lowest and highest sample (core/sim.h), so every extreme survives. */
+#define LIMIT_TRAJECTORY_POINTS 2000
 #define BODY_CHUNK_BYTES 4096 /* first allocation of a request body, grown by doubling */
 
 /* ---- daemon defaults ---- */
@@ -65,7 +76,7 @@
 /* Questions admitted beyond the compute threads (waiting for one, their connections
  * suspended); one more is answered 503 with Retry-After: DAEMON_RETRY_AFTER seconds. */
 #define DAEMON_COMPUTE_QUEUE 256
-#define DAEMON_RETRY_AFTER 1
+#define DAEMON_RETRY_AFTER "1"
 /* Open connections from one client address; 0 is no limit (behind a reverse proxy every
  * connection comes from the proxy's address). */
 #define DAEMON_PER_IP_CONNECTION_LIMIT 256
@@ -73,26 +84,34 @@
  * so that a client still sending reads the answer; a larger one is answered at once. */
 #define DAEMON_DISCARD_BODY_MAX (16 * 1024 * 1024)
 
+#define CORS_MAX_ORIGINS 32 /* --cors-origin given at most this often */
+#define CORS_MAX_AGE 600    /* seconds a browser may reuse a preflight */
+/* The request headers a cross-origin page may send (preflight answer). */
+#define CORS_ALLOW_HEADERS "Content-Type, Authorization, Idempotency-Key, Accept"
+/* The answer headers a cross-origin page may read. */
+#define CORS_EXPOSE_HEADERS "X-Cache, Content-Length"
 /* The largest values contactd's flags accept. */
 #define DAEMON_MAX_THREADS 1024        /* --threads, --sweep-threads */
 #define DAEMON_MAX_TIMEOUT 86400       /* --timeout, --drain-timeout: seconds */
 #define DAEMON_MAX_CONNECTIONS 1000000 /* --max-connections */
 #define DAEMON_LOG_LINE_MAX 1024       /* bytes of one log line, newline included */
 #define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
-#define DAEMON_EVENTS_CLOSE_CHECK_MS                                                               \
-	500                        /* how often sleeping streams are checked for a closed client */
-#define DAEMON_EVENTS_PER_ROBOT 32 /* event streams one robot may hold open; 503 beyond */
+/* How often sleeping event streams are checked for a client that closed its side. */
+#define DAEMON_EVENTS_CLOSE_CHECK_MS 500
+#define DAEMON_EVENTS_PER_TOKEN 32 /* event streams one token may hold open; 503 beyond */
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
 
 /* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
 #define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
-#define STORE_WAL_CHECKPOINT_BYTES (8L * 1024 * 1024) /* a WAL larger is checkpointed */
-#define STORE_EVICT_BATCH 1024   /* most answers deleted by one statement while evicting */
-#define STORE_BACKUP_PAGES 1024  /* pages copied per step of an online backup */
-#define DAEMON_UPKEEP_MS 250     /* period of the WAL and cache upkeep */
-#define DAEMON_CACHE_MAX_MB 1024 /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
+#define STORE_WAL_CHECKPOINT_BYTES (4L * 1024 * 1024) /* a WAL larger is checkpointed */
+#define STORE_CHECKPOINT_TRIES 100 /* a checkpoint that collides with a writer's, retried (1 ms)   \
+	                            */
+#define STORE_EVICT_BATCH 1024     /* most answers deleted by one statement while evicting */
+#define STORE_BACKUP_PAGES 1024    /* pages copied per step of an online backup */
+#define DAEMON_UPKEEP_MS 100       /* period of the WAL and cache upkeep */
+#define DAEMON_CACHE_MAX_MB 1024   /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* A weighted residual that replaces a non-finite or absurd one (an exploding
@@ -124,9 +143,11 @@
 #define CALIB_PAD_CONDIM 6
 #define CALIB_PAD_FRICTION_SLIDE 1.0
 #define CALIB_PAD_FRICTION_SPIN 0.005
-#define CALIB_PAD_FRICTION_ROLL 0.0001
+#define CALIB_PAD_FRICTION_ROLL 5e-4
 #define CALIB_PAD_PRIORITY 1
-#define CALIB_DEFAULT_CLASS "collision_gripper" /* <default class> of the MJCF to paste */
+/* The <default class> of the MJCF to paste unless the setup names one: this prefix and the
+ * calibration's id, which no Menagerie model uses. */
+#define CALIB_DEFAULT_CLASS_PREFIX "contactd_pad_"
 /* Noise scales (one standard deviation) that weight each kind of residual, unless a
  * measurement gives its own "sigma": a filmed rebound apex or trajectory sample is good
  * to about half a millimetre; a dial-gauge deflection to 1 um or 1 %, whichever is larger. */
@@ -182,6 +203,12 @@
 /* A direction of parameter space is unidentified when its singular value of the
  * column-scaled, weighted Jacobian is below this fraction of the largest. */
 #define CALIB_RANK_TOLERANCE 1e-7
+/* Honest errors: with fewer residual degrees of freedom than this the residuals cannot
+ * check the sigmas (status few_dof, errors from the stated sigmas); a chi^2 whose upper
+ * tail probability is below CALIB_MISFIT_P contradicts them (status misfit, errors scaled
+ * up). Errors are never scaled below the stated sigmas. */
+#define CALIB_MIN_DOF 3
+#define CALIB_MISFIT_P 1e-4
 /* Step (log units) of the Jacobian behind the standard errors: the slope over a 1 %
  * change, not the local slope of a model that is rough on finer scales. */
 #define CALIB_SE_STEP 0.01
@@ -196,6 +223,26 @@
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
 #define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
 #define CALIB_MAX_PRESS_FORCE 1e6        /* N */
+#define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
+	16384 /* trajectory samples of one calibration, all uploads                                \
+	       */
+/* Fits run on their own threads (src/http/http_calib_work.h), never inside a request or a
+ * transaction: this many, at this nice value above the HTTP threads', so questions keep
+ * their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
+ * and recorded as failed. */
+#define CALIB_FIT_WORKERS 2
+#define CALIB_FIT_NICE 10
+#define CALIB_FIT_SECONDS 120.0
+/* ?wait=SECONDS (or Prefer: wait=SECONDS) on an upload, a deletion or GET of a calibration
+ * blocks (its connection suspended, no thread held) at most this long for the fit. */
+#define CALIB_MAX_WAIT_S 300
+/* Idempotency-Key: at most this many characters; a key is remembered this long. */
+#define CALIB_IDEMPOTENCY_KEY_MAX 255
+#define CALIB_IDEMPOTENCY_TTL_S (7 * 24 * 3600L)
+/* A watch URL (POST /v1/calibrations/{id}/watch) can be opened for this long. */
+#define CALIB_WATCH_TTL_S 300
+/* A token's last use is recorded to this many seconds (one write per token per interval). */
+#define CALIB_TOKEN_USE_GRANULARITY_S 60
 
 /* ---- the daemon's per-thread memory cache of answers (src/http/hotcache.h) ---- */
 #define HOT_SLOTS 1024                /* direct-mapped entries per thread */

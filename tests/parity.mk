@@ -17,3 +17,11 @@ tests_test_lesson_CFLAGS = $(PARITY_CFLAGS)
 tests_test_lesson_LDADD = $(PARITY_LIBS)
 
 EXTRA_DIST += docs/parity.md
+
+# The eval functions that have a MuJoCo quantity, through the service, against MuJoCo.
+check_PROGRAMS += tests/test_eval_mujoco
+TESTS += tests/test_eval_mujoco
+tests_test_eval_mujoco_SOURCES = tests/test_eval_mujoco.c tests/svc_test.c tests/svc_test.h \
+	$(MJSCENE_SOURCES)
+tests_test_eval_mujoco_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm

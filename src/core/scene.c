@@ -87,7 +87,7 @@ double scene_accel(
 	}
 	r = dist - m->contact.includemargin;
 	imp = law_impedance(r, &m->solimp, NULL);
-	aref = -m->gains.B * vel - m->gains.K * imp * r;
+	aref = law_aref(&m->gains, imp, r, vel);
 	R = scene_row_R(m, imp);
 	if (m->a0 >= aref) {
 		acc = m->a0; /* every row satisfied: no force */
@@ -146,8 +146,7 @@ void scene_step(const struct scene_model *m, double *z, double *vel)
 	}
 	/* semi-implicit Euler: velocity first, then position with the new velocity.
 	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here. */
-	*vel += scene_accel(m, *z, *vel, NULL) * m->timestep;
-	*z += m->timestep * *vel;
+	scene_euler(z, vel, scene_accel(m, *z, *vel, NULL), m->timestep);
 }
 
 double scene_rest_force(const struct scene_model *m, double violation)

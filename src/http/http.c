@@ -24,6 +24,7 @@
 #include "http/metrics.h"
 #include "http/upkeep.h"
 #include "http/openapi.h"
+#include "http/static.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -61,8 +62,13 @@ struct exchange {
 	long long bytes; /* response body bytes, -1 when unknown (a stream) */
 	enum metrics_cache cache;
 	enum err_code code;
-	const char *allow;    /* the Allow header of a 405 */
-	unsigned retry_after; /* seconds of a 503's Retry-After; 0: none */
+	const char *allow;            /* the Allow header of a 405 */
+	const char *origin;           /* Origin header, NULL when absent */
+	const char *preflight_method; /* Access-Control-Request-Method, NULL when absent */
+	struct {
+		char name[32], value[160];
+	} extra[HTTP_EXTRA_HEADERS]; /* http_add_header() */
+	int nextra;
 	char client[64];
 	/* A question computed in the pool while its connection is suspended. */
 	struct MHD_Connection *conn;
@@ -114,6 +120,8 @@ void http_config_default(struct http_config *c)
 	c->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
 	c->drain_s = DAEMON_DRAIN_TIMEOUT;
 	c->core_version = CORE_VERSION;
+	c->cors.origins = NULL;
+	c->cors.count = 0;
 }
 
 /* ---- logging ---- */
@@ -224,6 +232,8 @@ enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *r
 
 	x->status = status;
 	x->bytes = -1;
+	/* the one place every answer gets its cross-origin headers */
+	cors_headers(&x->srv->cfg.cors, x->req.url, x->origin, resp);
 	return MHD_queue_response(conn, status, resp);
 }
 
@@ -245,12 +255,8 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 		MHD_add_response_header(resp, "X-Cache", cache_name(x->cache));
 	if (x->allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, x->allow);
-	if (x->retry_after) {
-		char seconds[16];
-
-		snprintf(seconds, sizeof seconds, "%u", x->retry_after);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
-	}
+	for (int i = 0; i < x->nextra; i++)
+		MHD_add_response_header(resp, x->extra[i].name, x->extra[i].value);
 	/* While shutting down, do not invite the client to send another request here. */
 	if (atomic_load(&x->srv->stopping))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -263,6 +269,17 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 /* The answer when even an error body cannot be built (out of memory). */
 static const char out_of_memory[] =
     "{\"error\":\"internal\",\"message\":\"out of memory\",\"path\":\"\"}\n";
+
+void http_add_header(struct http_request *req, const char *name, const char *value)
+{
+	struct exchange *x = exchange_of(req);
+
+	if (x->nextra >= HTTP_EXTRA_HEADERS)
+		return;
+	snprintf(x->extra[x->nextra].name, sizeof x->extra[0].name, "%s", name);
+	snprintf(x->extra[x->nextra].value, sizeof x->extra[0].value, "%s", value);
+	x->nextra++;
+}
 
 enum MHD_Result http_respond_json(
     struct MHD_Connection *conn, struct http_request *req, unsigned status, const json_t *value)
@@ -589,7 +606,7 @@ static enum MHD_Result serve_question(
 		return respond_answer(conn, x, text, len);
 	}
 	if (admit_reserve(srv->pool) < 0) {
-		x->retry_after = DAEMON_RETRY_AFTER;
+		http_add_header(&x->req, MHD_HTTP_HEADER_RETRY_AFTER, DAEMON_RETRY_AFTER);
 		return reject(conn, x, ERR_UNAVAILABLE,
 		    "busy: %ld questions are being computed or wait for it; retry later",
 		    admit_running(srv->pool) + admit_queued(srv->pool));
@@ -689,17 +706,66 @@ static int is_calibration_url(const char *url)
 	return strncmp(url, "/v1/robots/", 11) == 0 || strncmp(url, "/v1/calibrations/", 17) == 0;
 }
 
+/* The methods url takes (for Allow and preflights), or NULL when no route has it. */
+static const char *methods_of(const char *url)
+{
+	enum svc_endpoint ep;
+	size_t i;
+
+	if (question_of(url, &ep))
+		return MHD_HTTP_METHOD_POST;
+	for (i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(url, routes[i].path) == 0)
+			return strcmp(routes[i].method, MHD_HTTP_METHOD_GET) == 0
+			    ? "GET, HEAD"
+			    : routes[i].method;
+	/* the calibration routes' own methods; each route answers 405 for the others */
+	if (is_calibration_url(url))
+		return "GET, POST, DELETE";
+	if (static_find(url))
+		return "GET, HEAD";
+	return NULL;
+}
+
+/* OPTIONS: the methods a route takes, or a CORS preflight's answer (cors.h). */
+static enum MHD_Result serve_options(struct MHD_Connection *conn, struct exchange *x)
+{
+	const char *allow = methods_of(x->req.url);
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	int refused;
+
+	x->req.route = "options";
+	if (!allow)
+		return reject(conn, x, ERR_NOT_FOUND, "no endpoint %s", x->req.url);
+	resp = cors_options(
+	    &x->srv->cfg.cors, x->req.url, x->origin, x->preflight_method, allow, &refused);
+	if (refused)
+		return reject(conn, x, ERR_FORBIDDEN,
+		    "origin %s may not call %s (see contactd --cors-origin)", x->origin,
+		    x->req.url);
+	if (!resp)
+		return MHD_NO;
+	ret = http_respond(conn, &x->req, MHD_HTTP_NO_CONTENT, resp);
+	x->bytes = 0;
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 /* The whole request is in: find its route and answer it. */
 static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 {
 	const char *method = x->req.method;
 	enum MHD_Result result;
+	const struct static_file *page;
 	enum svc_endpoint ep;
 	size_t i;
 
 	if (x->body_too_large)
 		return reject(
 		    conn, x, ERR_TOO_LARGE, "the body is over %zu bytes", x->srv->cfg.max_body);
+	if (strcmp(method, "OPTIONS") == 0)
+		return serve_options(conn, x);
 	if (question_of(x->req.url, &ep)) {
 		x->req.route = svc_endpoints[ep].name;
 		if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
@@ -727,6 +793,15 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 		if (http_calib_route(conn, &x->req, &result))
 			return result;
 	}
+	page = static_find(x->req.url);
+	if (page) {
+		x->req.route = "page";
+		if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+			return static_serve(conn, &x->req, page);
+		x->allow = "GET, HEAD";
+		return reject(
+		    conn, x, ERR_METHOD, "%s takes GET, HEAD, not %s", x->req.url, method);
+	}
 	return reject(conn, x, ERR_NOT_FOUND, "no endpoint %s", x->req.url);
 }
 
@@ -748,6 +823,9 @@ static struct exchange *exchange_new(
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	x->req.content_type =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	x->origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	x->preflight_method =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Access-Control-Request-Method");
 	x->req.body = "";
 	x->req.store = srv->store;
 	x->req.route = "other";

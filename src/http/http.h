@@ -14,6 +14,7 @@
 #include <microhttpd.h>
 
 #include "base/error.h"
+#include "http/cors.h"
 #include "store/store.h"
 
 /* What the daemon is started with (contactd's command line). */
@@ -33,6 +34,7 @@ struct http_config {
 	long max_eval_calls;      /* calls in one eval batch; 413 beyond */
 	unsigned drain_s;         /* seconds shutdown waits for requests in flight */
 	const char *core_version; /* part of every cache key; CORE_VERSION but for tests */
+	struct cors_config cors;  /* --cors-origin: who may call from another origin */
 };
 
 /* Fill c with the defaults of tunables.h. */
@@ -82,6 +84,13 @@ void http_stop(struct http_server *srv);
 /* Queue resp (the caller keeps its own reference and destroys it) with status. */
 enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req, unsigned status,
     struct MHD_Response *resp);
+
+/* At most this many headers of http_add_header() per response. */
+#define HTTP_EXTRA_HEADERS 4
+
+/* Add header name: value (both copied, truncated to 31 and 159 bytes) to the one response
+ * of req that http_respond_json() or http_respond_error() will queue; call before it. */
+void http_add_header(struct http_request *req, const char *name, const char *value);
 
 /* Queue value as canonical JSON text (svc_dump()). value stays the caller's. */
 enum MHD_Result http_respond_json(

@@ -20,6 +20,11 @@ static const char *const other_routes[] = {
     "calibrations",
     "measurements",
     "events",
+    "measurement",
+    "upload",
+    "watch",
+    "options",
+    "page",
     "other",
 };
 #define QUESTION_ROUTES SVC_ENDPOINT_COUNT /* the cached ones: always shown */

@@ -498,13 +498,22 @@ long long store_wal_bytes(struct store *st)
 int store_checkpoint(struct store *st, struct err *err)
 {
 	sqlite3 *db = store_conn(st, err);
-	int rc;
+	int rc, attempt;
 
 	if (!db)
 		return -1;
-	/* TRUNCATE waits (busy timeout) for readers of old snapshots, copies every frame
-	 * back and empties the file: the WAL cannot outgrow what one period writes. */
-	rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	/* TRUNCATE waits (busy timeout) for readers of old snapshots, holding new writers
+	 * off, copies every frame back and empties the file: the WAL cannot outgrow what one
+	 * period writes. It fails at once, without waiting, while a writer's automatic
+	 * (passive) checkpoint runs: those are short, so try again shortly. */
+	for (attempt = 0;; attempt++) {
+		int frames = -1;
+
+		rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &frames, NULL);
+		if (rc != SQLITE_BUSY || frames >= 0 || attempt == STORE_CHECKPOINT_TRIES)
+			break;
+		sqlite3_sleep(1);
+	}
 	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
 		return sqlite_fail(err, db, "checkpointing the WAL");
 	return 0;
