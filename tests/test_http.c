@@ -687,10 +687,10 @@ START_TEST(sigterm_during_requests)
 	struct live_reply again;
 	int fd[2], i;
 
-	live_start(
-	    &dmn, "--threads", "2", "--compute-threads", "2", "--sweep-threads", "1", (char *)NULL);
+	live_start(&dmn, "--threads", "2", "--compute-threads", "2", "--sweep-threads", "1",
+	    "--drain-timeout", "3600", (char *)NULL); /* the test: they finish, not when */
 	for (i = 0; i < 2; i++) {
-		body[i] = live_long_sweep(12, 0.1 + 0.1 * i);
+		body[i] = live_long_sweep(6, 0.1 + 0.1 * i);
 		fd[i] = accepted_connection(&dmn);
 		send_sweep(fd[i], body[i]);
 	}
@@ -727,11 +727,11 @@ END_TEST
  */
 START_TEST(sigterm_waits_for_queued_requests)
 {
-	char buf[8192], *first = live_long_sweep(12, 0.1), *second = live_long_sweep(2, 0.2);
+	char buf[8192], *first = live_long_sweep(6, 0.1), *second = live_long_sweep(2, 0.2);
 	int a, b, c;
 
-	live_start(
-	    &dmn, "--threads", "1", "--compute-threads", "1", "--sweep-threads", "1", (char *)NULL);
+	live_start(&dmn, "--threads", "1", "--compute-threads", "1", "--sweep-threads", "1",
+	    "--drain-timeout", "3600", (char *)NULL); /* the test: they finish, not when */
 	a = accepted_connection(&dmn);
 	b = accepted_connection(&dmn);
 	c = accepted_connection(&dmn);
