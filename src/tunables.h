@@ -9,13 +9,14 @@
 
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
  * a change to src/core/ can change any answer, so cached answers are never stale. */
-#define CORE_VERSION "core-1"
+#define CORE_VERSION "core-2"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
 #define MJ_MINIMP 1e-4  /* lower clamp of solimp d0, dwidth, midpoint */
 #define MJ_MAXIMP 0.9999
 #define MJ_MINMU 1e-5 /* lower clamp of every friction coefficient */
+#define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
 
 /* ---- MuJoCo defaults ---- */
 #define DEFAULT_TIMECONST 0.02

@@ -34,6 +34,7 @@ static void probe_scene(struct scene *s, enum scene_shape shape, int condim)
 	pair_geom_default(&s->floor);
 	s->geom.condim = s->floor.condim = condim;
 	s->option.timestep = 0.002;
+	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = 1;
 	s->option.gravity = 9.81;
 	s->option.impratio = 1;
@@ -194,6 +195,9 @@ END_TEST
 
 START_TEST(pair_solmix_priority_margin)
 {
+	struct mjver_rules rules;
+
+	mjver_rules(MJVER_2_2_2, &rules);
 	struct pair_geom plane, body;
 	struct pair_contact c;
 
@@ -204,7 +208,7 @@ START_TEST(pair_solmix_priority_margin)
 	body.solref[0] = 0.05;
 	body.solref[1] = 0.5;
 	body.solimp[0] = 0.8;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert(REL(c.solref[0], 0.0425) < 1e-15);
 	ck_assert(REL(c.solref[1], 0.625) < 1e-15);
 	ck_assert(REL(c.solimp[0], 0.825) < 1e-15);
@@ -212,7 +216,7 @@ START_TEST(pair_solmix_priority_margin)
 	/* one direct solref: elementwise min instead of the average */
 	body.solref[0] = -1000;
 	body.solref[1] = -10;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert_double_eq(c.solref[0], -1000);
 	ck_assert_double_eq(c.solref[1], -10);
 
@@ -224,7 +228,7 @@ START_TEST(pair_solmix_priority_margin)
 	body.solref[0] = 0.01;
 	plane.condim = 1;
 	plane.friction[0] = 2;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert_int_eq(c.condim, 6);
 	ck_assert_double_eq(c.friction[0], 0.3);
 	ck_assert_double_eq(c.solref[0], 0.01);
@@ -235,7 +239,7 @@ START_TEST(pair_solmix_priority_margin)
 	plane.condim = 1;
 	body.friction[2] = 0;
 	plane.friction[2] = 0;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert_int_eq(c.condim, 3);
 	ck_assert_double_eq(c.friction[3], 1e-5);
 
@@ -243,7 +247,7 @@ START_TEST(pair_solmix_priority_margin)
 	plane.margin = 0.01;
 	plane.gap = 0.004;
 	body.margin = 0.002;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert(REL(c.includemargin, 0.006) < 1e-15);
 }
 END_TEST

@@ -430,7 +430,8 @@ START_TEST(canonical_text_form)
 	    "\"margin\":0.0,\"priority\":0.0,\"solimp\":[0.90000000000000002,0.94999999999999996,"
 	    "0.001,0.5,2.0],\"solmix\":1.0,\"solref\":[0.02,1.0]},\"height\":0.10000000000000001,"
 	    "\"option\":{\"cone\":\"pyramidal\",\"gravity\":9.8100000000000005,\"impratio\":1.0,"
-	    "\"integrator\":\"Euler\",\"refsafe\":true,\"timestep\":0.002}}\n");
+	    "\"integrator\":\"Euler\",\"mujoco\":\"3.12.0\",\"refsafe\":true,"
+	    "\"timestep\":0.002}}\n");
 	/* canonical of canonical is itself */
 	again = tsvc_canonical_text(SVC_DROP, text);
 	ck_assert_str_eq(again, text);

@@ -29,6 +29,15 @@ void law_solimp_clamp(const double solimp[5], struct law_solimp *out)
 	out->scale_above = 1 / pow(1 - out->midpoint, out->power - 1);
 }
 
+void law_solimp_power_shortcut(struct law_solimp *s)
+{
+	if (s->power == 3) {
+		double below = s->midpoint, above = 1 - s->midpoint;
+		s->scale_below = 1 / (below * below);
+		s->scale_above = 1 / (above * above);
+	}
+}
+
 double law_impedance(double r, const struct law_solimp *s, double *derivative)
 {
 	double d0 = s->d0, d1 = s->dwidth, width = s->width, mid = s->midpoint, p = s->power;

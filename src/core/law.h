@@ -29,6 +29,10 @@ struct law_gains {
 /* Clamp a raw solimp[5] the way MuJoCo does before using it. */
 void law_solimp_clamp(const double solimp[5], struct law_solimp *out);
 
+/* MuJoCo 3.2.0+ computes power(a, 2) as a*a instead of pow(a, 2): redo the cached
+ * sigmoid scales that way (they change, in the last bit at most, for power 3). */
+void law_solimp_power_shortcut(struct law_solimp *s);
+
 /*
  * law_impedance: MuJoCo's impedance d(r) and its derivative dd/dr.
  * r is the signed constraint violation (efc_pos - efc_margin; negative while

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core/law.h"
+#include "core/mjver.h"
+#include "tunables.h"
 
 void ans_compute(const struct ans_request *req, struct ans_result *out)
 {
@@ -17,6 +19,8 @@ void ans_compute(const struct ans_request *req, struct ans_result *out)
 	out->query = req->query;
 	if (req->query == ANS_STABILITY) {
 		const struct req_stability *s = &req->u.stability;
+
+		out->mujoco = s->mujoco;
 		struct law_solimp clamped;
 		struct law_gains gains;
 
@@ -30,6 +34,7 @@ void ans_compute(const struct ans_request *req, struct ans_result *out)
 		return;
 	}
 	scene = &req->u.scene.scene;
+	out->mujoco = scene->option.mujoco;
 	scene_prepare(scene, &model);
 	out->solref_fallback = model.gains.fell_back;
 	out->direct = model.gains.direct;
@@ -54,6 +59,7 @@ static void add_real(struct field_list *l, const char *name, double value)
 	f->type = isfinite(value) ? ANS_REAL : ANS_NULL;
 	f->real = value;
 	f->integer = 0;
+	f->text = NULL;
 	if (!isfinite(value))
 		l->diverged = 1;
 }
@@ -67,6 +73,7 @@ static void add_null(struct field_list *l, const char *name)
 	f->type = ANS_NULL;
 	f->real = 0;
 	f->integer = 0;
+	f->text = NULL;
 }
 
 static void add_integer(struct field_list *l, const char *name, long value, enum ans_type type)
@@ -77,6 +84,18 @@ static void add_integer(struct field_list *l, const char *name, long value, enum
 	f->type = type;
 	f->real = 0;
 	f->integer = value;
+	f->text = NULL;
+}
+
+static void add_string(struct field_list *l, const char *name, const char *value)
+{
+	struct ans_field *f = &l->fields[l->count++];
+
+	f->name = name;
+	f->type = ANS_STRING;
+	f->real = 0;
+	f->integer = 0;
+	f->text = value;
 }
 
 static void add_rest(struct field_list *l, const struct ans_result *r)
@@ -145,6 +164,8 @@ size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELD
 		add_stability(&l, r);
 	add_integer(&l, "solref_fallback", r->solref_fallback, ANS_BOOL);
 	add_integer(&l, "diverged", l.diverged, ANS_BOOL);
+	add_string(&l, "mujoco", mjver_name(r->mujoco));
+	add_string(&l, "core_version", CORE_VERSION);
 	return l.count;
 }
 
@@ -157,6 +178,8 @@ json_t *ans_field_json(const struct ans_field *f)
 		return json_integer(f->integer);
 	case ANS_BOOL:
 		return json_boolean(f->integer);
+	case ANS_STRING:
+		return json_string(f->text);
 	default:
 		return json_null();
 	}

@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "core/mjver.h"
 #include "service/answer.h"
 #include "service/body.h"
 #include "service/eval.h"
@@ -190,4 +191,23 @@ char *svc_dump(const json_t *value)
 int svc_sweep_csv(const json_t *answer, char **csv, struct err *err)
 {
 	return sweep_csv(answer, csv, err);
+}
+
+const char *svc_mujoco_default(void)
+{
+	return mjver_name(mjver_default());
+}
+
+json_t *svc_mujoco_releases(void)
+{
+	json_t *list = json_array();
+	int i;
+
+	for (i = 0; list && i < mjver_count(); i++) {
+		if (json_array_append_new(list, json_string(mjver_name(i))) != 0) {
+			json_decref(list);
+			return NULL;
+		}
+	}
+	return list;
 }
