@@ -29,3 +29,11 @@ EXTRA_DIST += tests/fixtures/mujoco-2.2.2.txt tests/fixtures/mujoco-3.3.8.txt \
 	tests/fixtures/mujoco-3.5.0.txt tests/fixtures/mujoco-3.9.0.txt \
 	tests/fixtures/mujoco-3.12.0.txt \
 	tests/mjref/README.md tests/mjref/mjref_gen.c tests/mjref/mjref_js.mjs
+
+# /v1/eval against libmujoco where the lesson's own functions and MuJoCo disagree.
+check_PROGRAMS += tests/test_eval_mujoco
+TESTS += tests/test_eval_mujoco
+tests_test_eval_mujoco_SOURCES = tests/test_eval_mujoco.c tests/svc_test.c tests/svc_test.h \
+	$(MJSCENE_SOURCES)
+tests_test_eval_mujoco_CFLAGS = $(PARITY_CFLAGS) $(JANSSON_CFLAGS)
+tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm

@@ -26,6 +26,10 @@ struct law_gains {
 	int fell_back; /* 1 when a mixed-sign solref was replaced by the default (0.02, 1) */
 };
 
+/* MuJoCo's clamp of an impedance parameter (d0, dwidth, midpoint) to
+ * [mjMINIMP, mjMAXIMP]: the dmax MuJoCo's K and B see is solimp[1] so clamped. */
+double law_impedance_clamp(double d);
+
 /* Clamp a raw solimp[5] the way MuJoCo does before using it. */
 void law_solimp_clamp(const double solimp[5], struct law_solimp *out);
 

@@ -80,7 +80,8 @@ static void run_solref_kb(const struct args *a, struct outputs *out)
 {
 	struct law_gains g;
 
-	law_solref_kb(a->solref, a->dmax, a->h, a->refsafe, &g);
+	/* MuJoCo's dmax is solimp[1] after its clamp: a dmax of 1 (or 0) is never seen */
+	law_solref_kb(a->solref, law_impedance_clamp(a->dmax), a->h, a->refsafe, &g);
 	output(out, "K", g.K, 1);
 	output(out, "B", g.B, 1);
 	output(out, "timeconst_used", g.timeconst_used, !g.direct);
