@@ -49,9 +49,11 @@
 #define LIMIT_MAX_HEIGHT 1e4             /* metres */
 #define LIMIT_MAX_SWEEP_POINTS 10000     /* points in one sweep (grid = product) */
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
+#define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_EVAL_CALLS 10000
 #define LIMIT_MAX_JSON_DEPTH 16
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
+#define BODY_CHUNK_BYTES 4096 /* first allocation of a request body, grown by doubling */
 
 /* ---- daemon defaults ---- */
 #define DAEMON_DEFAULT_PORT 8750
@@ -61,8 +63,38 @@
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
 #define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
+/* The largest values contactd's flags accept. */
+#define DAEMON_MAX_THREADS 1024        /* --threads, --sweep-threads */
+#define DAEMON_MAX_TIMEOUT 86400       /* --timeout, --drain-timeout: seconds */
+#define DAEMON_MAX_CONNECTIONS 1000000 /* --max-connections */
+#define DAEMON_LOG_LINE_MAX 1024       /* bytes of one log line, newline included */
+#define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
+
+/* ---- store ---- */
+#define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
+/* A weighted residual that replaces a non-finite or absurd one (an exploding
+ * simulation), so the trust region sees a bad step rather than a NaN. */
+#define RESIDUAL_CAP 1e8
+/* Forward-difference steps: in log units, seconds of release time (relative to the
+ * timestep), metres of release height. Large enough that rounding (1e-16 relative)
+ * stays far below the difference, small against every curvature of the model. */
+#define FD_STEP_LOG 1e-6
+#define FD_STEP_TIME 1e-4
+#define FD_STEP_HEIGHT 1e-7
+/* Convergence of the trust region: relative step, gradient, residual change. */
+#define FIT_XTOL 1e-10
+#define FIT_GTOL 1e-12
+#define FIT_FTOL 1e-14
+/* How far (log units: a factor 10) a fitted parameter may leave the starting grid. */
+#define CALIB_LOG_MARGIN 2.302585092994046
+/* Release shifts of a third of a step tried either way at each point of the starting
+ * grid, up to two thirds of a step. */
+#define GRID_RELEASE_SHIFTS 2
+/* Rest time of the chatter check: the lesson's "2 s at rest". */
+#define CHATTER_DURATION 2.0
+
 /* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the
  * starting geom of a calibration whose request omits one. */
 #define CALIB_DEFAULT_TIMESTEP 0.005

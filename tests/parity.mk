@@ -16,7 +16,7 @@ tests_test_lesson_SOURCES = tests/test_lesson.c $(MJSCENE_SOURCES)
 tests_test_lesson_CFLAGS = $(PARITY_CFLAGS)
 tests_test_lesson_LDADD = $(PARITY_LIBS)
 
-EXTRA_DIST += docs/parity.md
+EXTRA_DIST += docs/parity.md docs/grading.md
 
 # The core under each MuJoCo release's rules against tables written by real MuJoCo
 # builds (tests/mjref/README.md says how they were made); 2.2.2's also against libmujoco.

@@ -31,7 +31,8 @@
 
 #include "live.h"
 #include "robot.h"
-#include "service/error.h"
+#include "base/error.h"
+#include "service/service.h"
 #include "tunables.h"
 
 static struct live_daemon dmn;
@@ -335,6 +336,126 @@ START_TEST(every_endpoint_documented)
 		ck_assert_msg(json_object_get(
 		                  json_object_get(paths, endpoints[i][0]), endpoints[i][1]) != NULL,
 		    "%s %s is not documented", endpoints[i][1], endpoints[i][0]);
+}
+END_TEST
+
+/*
+ * The service's endpoint table, the daemon's routes, its metrics labels and the
+ * document agree: every row is a documented POST /v1/NAME with operationId NAME that
+ * the daemon answers (and turns GET away from with 405), whose documented answer has
+ * exactly the row's fields in the row's order, whose CSV offer and sweepability are
+ * the row's, and whose name labels the cache metrics; and every documented question
+ * (a POST /v1/NAME with no further path) is a row.
+ */
+START_TEST(endpoint_table_agrees)
+{
+	const json_t *paths = json_object_get(doc, "paths"), *sweep_query, *value;
+	const json_t *sweep_props = json_object_get(
+	    deref(json_object_get(
+	        json_object_get(json_object_get(doc, "components"), "schemas"), "SweepRequest")),
+	    "properties");
+	struct live_reply r;
+	char url[128], label[160];
+	const char *key;
+	char *metrics;
+	size_t e, i;
+
+	sweep_query = json_object_get(json_object_get(sweep_props, "query"), "enum");
+	ck_assert_ptr_nonnull(sweep_query);
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		const struct svc_endpoint_def *row = &svc_endpoints[e];
+		const json_t *op, *ok, *answer, *examples, *example, *props, *required;
+		int in_sweep = 0;
+
+		snprintf(url, sizeof url, "/v1/%s", row->name);
+		ck_assert_str_eq(svc_endpoint_name((enum svc_endpoint)e), row->name);
+		ck_assert_ptr_nonnull(row->summary);
+		op = json_object_get(json_object_get(paths, url), "post");
+		ck_assert_msg(op != NULL, "row %s: POST %s is not documented", row->name, url);
+		ck_assert_str_eq(json_string_value(json_object_get(op, "operationId")), row->name);
+		ok = json_object_get(
+		    json_object_get(json_object_get(op, "responses"), "200"), "content");
+		ck_assert_msg((json_object_get(ok, "text/csv") != NULL) == (row->csv != 0),
+		    "row %s: CSV offered %d, documented otherwise", row->name, row->csv);
+		answer = deref(json_object_get(json_object_get(ok, "application/json"), "schema"));
+		if (row->fields) {
+			props = json_object_get(answer, "properties");
+			required = json_object_get(answer, "required");
+			for (i = 0; row->fields[i]; i++) {
+				ck_assert_msg(i < json_array_size(required) &&
+				        strcmp(json_string_value(json_array_get(required, i)),
+				            row->fields[i]) == 0,
+				    "row %s: field %zu (%s) is not required %zu in the document",
+				    row->name, i, row->fields[i], i);
+				ck_assert_msg(json_object_get(props, row->fields[i]) != NULL,
+				    "row %s: field %s undocumented", row->name, row->fields[i]);
+			}
+			ck_assert_uint_eq(i, json_array_size(required));
+			ck_assert_uint_eq(i, json_object_size(props));
+		}
+		json_array_foreach (sweep_query, i, value)
+			in_sweep |= strcmp(json_string_value(value), row->name) == 0;
+		ck_assert_msg(in_sweep == (row->point != NULL),
+		    "row %s: sweepable %d, but the document's sweep query says %d", row->name,
+		    row->point != NULL, in_sweep);
+		/* the route exists: the documented example is answered, GET is a 405 */
+		examples = json_object_get(
+		    json_object_get(json_object_get(json_object_get(op, "requestBody"), "content"),
+		        "application/json"),
+		    "examples");
+		example = json_object_get(
+		    json_object_iter_value(json_object_iter((json_t *)examples)), "value");
+		ck_assert_ptr_nonnull(example);
+		{
+			char *body = json_dumps(example, JSON_COMPACT);
+
+			live_post(&dmn, url, body, &r);
+			free(body);
+		}
+		ck_assert_msg(
+		    r.status == 200, "row %s: POST %s answered %ld", row->name, url, r.status);
+		live_reply_free(&r);
+		live_get(&dmn, url, &r);
+		live_assert_error(&r, 405, "method_not_allowed", "");
+		live_reply_free(&r);
+	}
+	/* every documented question is a row */
+	json_object_foreach ((json_t *)paths, key, value) {
+		enum svc_endpoint ep;
+		struct err err;
+
+		if (strncmp(key, "/v1/", 4) != 0 || strchr(key + 4, '/') || strchr(key, '{') ||
+		    !json_object_get(value, "post"))
+			continue;
+		ck_assert_msg(svc_endpoint_parse(key + 4, &ep, &err) == 0,
+		    "POST %s is documented but no row of the endpoint table", key);
+	}
+	/* the metrics label every row's cache counters, and label nothing else as cached */
+	live_get(&dmn, "/metrics", &r);
+	ck_assert_int_eq(r.status, 200);
+	metrics = strndup(r.body, r.len);
+	live_reply_free(&r);
+	ck_assert_ptr_nonnull(metrics);
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		snprintf(label, sizeof label, "contactd_cache_misses_total{route=\"%s\"} ",
+		    svc_endpoints[e].name);
+		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
+		snprintf(label, sizeof label,
+		    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
+		    svc_endpoints[e].name);
+		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
+	}
+	{
+		const char *line = metrics;
+		size_t rows = 0;
+
+		while ((line = strstr(line, "contactd_cache_misses_total{")) != NULL) {
+			line++;
+			rows++;
+		}
+		ck_assert_uint_eq(rows, SVC_ENDPOINT_COUNT);
+	}
+	free(metrics);
 }
 END_TEST
 
@@ -1673,6 +1794,7 @@ int main(void)
 	tcase_add_test(tc, validator_rejects);
 	tcase_add_test(tc, served_bytes_are_the_source);
 	tcase_add_test(tc, every_endpoint_documented);
+	tcase_add_test(tc, endpoint_table_agrees);
 	tcase_add_test(tc, documented_operations_exist);
 	tcase_add_test(tc, examples_answered_as_documented);
 	tcase_add_test(tc, mujoco_release_fields);

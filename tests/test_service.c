@@ -615,6 +615,152 @@ START_TEST(endpoint_names)
 }
 END_TEST
 
+/* Every row with answer fields answers exactly them, and a sweep of a sweepable row
+ * has them as its columns, in the row's order, after the varied path. */
+START_TEST(endpoint_rows_describe_their_answers)
+{
+	size_t e, i;
+
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		const struct svc_endpoint_def *row = &svc_endpoints[e];
+		json_t *answer, *canonical, *member, *columns;
+		const char *key = NULL, *k;
+		char body[512];
+
+		if (!row->fields) {
+			ck_assert_ptr_null(row->point);
+			continue;
+		}
+		answer = tsvc_answer((enum svc_endpoint)e, "{}", NULL);
+		for (i = 0; row->fields[i]; i++)
+			ck_assert_msg(json_object_get(answer, row->fields[i]) != NULL,
+			    "%s answers no %s", row->name, row->fields[i]);
+		ck_assert_uint_eq(json_object_size(answer), i);
+		json_decref(answer);
+		if (!row->point)
+			continue;
+		/* vary the canonical request's first top-level number at its own value */
+		canonical = tsvc_canonical((enum svc_endpoint)e, "{}");
+		json_object_foreach (canonical, k, member) {
+			if (json_is_real(member)) {
+				key = k;
+				break;
+			}
+		}
+		ck_assert_ptr_nonnull(key);
+		snprintf(body, sizeof body,
+		    "{\"query\": \"%s\", \"vary\": [{\"path\": \"/%s\", \"values\": [%.17g]}]}",
+		    row->name, key, json_real_value(member));
+		answer = tsvc_answer(SVC_SWEEP, body, NULL);
+		columns = json_object_get(answer, "columns");
+		ck_assert_uint_eq(json_array_size(columns), i + 1);
+		for (i = 0; row->fields[i]; i++)
+			ck_assert_str_eq(
+			    json_string_value(json_array_get(columns, i + 1)), row->fields[i]);
+		json_decref(answer);
+		json_decref(canonical);
+	}
+}
+END_TEST
+
+/* A cache that remembers one answer and counts its calls; fail makes it fail. */
+struct fake_cache {
+	char *endpoint, *canonical, *answer;
+	int gets, puts, fail;
+};
+
+static int fake_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
+    size_t *len, struct err *err)
+{
+	struct fake_cache *c = ctx;
+
+	c->gets++;
+	if (c->fail)
+		return err_set(err, ERR_UNAVAILABLE, "", "the fake cache is down");
+	if (!c->answer || strcmp(endpoint, c->endpoint) != 0 || strcmp(canonical, c->canonical))
+		return 0;
+	*answer = strdup(c->answer);
+	*len = strlen(c->answer);
+	return 1;
+}
+
+static int fake_put(void *ctx, const char *endpoint, const char *canonical, const char *answer,
+    size_t len, struct err *err)
+{
+	struct fake_cache *c = ctx;
+
+	c->puts++;
+	if (c->fail)
+		return err_set(err, ERR_UNAVAILABLE, "", "the fake cache is down");
+	ck_assert_uint_eq(len, strlen(answer));
+	free(c->endpoint);
+	free(c->canonical);
+	free(c->answer);
+	c->endpoint = strdup(endpoint);
+	c->canonical = strdup(canonical);
+	c->answer = strdup(answer);
+	return 0;
+}
+
+/* svc_ask(): a miss is computed and stored under the canonical text, an equal question
+ * spelled otherwise is then served from the cache, and a failing cache changes nothing
+ * but the outcome. */
+START_TEST(ask_runs_the_cache_aside_pipeline)
+{
+	static const char first[] = "{\"geom\": {\"solref\": [0.02, 1]}}";
+	static const char same[] = "{ \"geom\" : {\"solref\": [0.020, 1.0]}, \"height\": 0.1 }";
+	struct fake_cache fake = {0};
+	struct cache cache = {&fake, fake_get, fake_put};
+	struct svc_limits lim = tsvc_limits(1);
+	struct svc_outcome outcome;
+	char *text = NULL, *uncached = NULL, *canonical = tsvc_canonical_text(SVC_DROP, first);
+	struct err err;
+
+	err_clear(&err);
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, first, strlen(first), &lim, NULL, &uncached, NULL, &err), 0);
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, first, strlen(first), &lim, &cache, &text, &outcome, &err), 0);
+	ck_assert_int_eq(outcome.cached, 0);
+	ck_assert_int_eq(fake.gets, 1);
+	ck_assert_int_eq(fake.puts, 1);
+	ck_assert_str_eq(text, uncached);
+	ck_assert_str_eq(fake.endpoint, "drop");
+	/* the key is the canonical text, as svc_canonical() and svc_dump() make it */
+	ck_assert_str_eq(fake.canonical, canonical);
+	free(text);
+	/* a stored answer is served as it is, not computed */
+	free(fake.answer);
+	fake.answer = strdup("{\"from\":\"the cache\"}\n");
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, same, strlen(same), &lim, &cache, &text, &outcome, &err), 0);
+	ck_assert_int_eq(outcome.cached, 1);
+	ck_assert_int_eq(fake.puts, 1);
+	ck_assert_str_eq(text, fake.answer);
+	free(text);
+	/* a failing cache: the same answer as without one, both failures reported */
+	fake.fail = 1;
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, first, strlen(first), &lim, &cache, &text, &outcome, &err), 0);
+	ck_assert_int_eq(outcome.cached, 0);
+	ck_assert_int_eq(outcome.cache_read_err.code, ERR_UNAVAILABLE);
+	ck_assert_int_eq(outcome.cache_write_err.code, ERR_UNAVAILABLE);
+	ck_assert_str_eq(text, uncached);
+	free(text);
+	/* a rejected request never reaches the cache */
+	fake.gets = 0;
+	ck_assert_int_eq(
+	    svc_ask(SVC_DROP, "{\"hieght\": 1}", 13, &lim, &cache, &text, &outcome, &err), -1);
+	ck_assert_int_eq(err.code, ERR_UNKNOWN_FIELD);
+	ck_assert_int_eq(fake.gets, 0);
+	free(uncached);
+	free(canonical);
+	free(fake.endpoint);
+	free(fake.canonical);
+	free(fake.answer);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("service");
@@ -630,6 +776,8 @@ int main(void)
 	tcase_add_test(handlers, never_a_non_finite_number);
 	tcase_add_test(handlers, dump_is_canonical_text);
 	tcase_add_test(handlers, endpoint_names);
+	tcase_add_test(handlers, endpoint_rows_describe_their_answers);
+	tcase_add_test(handlers, ask_runs_the_cache_aside_pipeline);
 	suite_add_tcase(s, handlers);
 	/* the sweeps simulate a few hundred thousand steps; sanitizer builds are slow */
 	tcase_set_timeout(sweeps, 300);

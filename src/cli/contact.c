@@ -3,7 +3,7 @@
  * same handlers as the daemon and prints the same answer, so everything the
  * service computes can be computed offline.
  *
- *   contact rest|drop|stability|sweep|eval [FILE|-] [--csv]
+ *   contact ENDPOINT [FILE|-] [--csv]   (ENDPOINT: a row of the service's endpoint table)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
  * the daemon; the JSON error body goes to stderr), 3 internal error.
@@ -26,14 +26,21 @@ static const char default_request[] = "{}";
 
 static void usage(FILE *f)
 {
+	int e;
+
 	fprintf(f,
 	    "Usage: contact ENDPOINT [FILE|-] [--csv]\n"
 	    "       contact --help | --version\n"
 	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
 	    "\n"
-	    "ENDPOINT is rest, drop, stability, sweep or eval. The request is the JSON in\n"
-	    "FILE, or on standard input for \"-\"; without FILE it is {} (MuJoCo's defaults\n"
-	    "and the lesson's experiment: a 10 cm, 1 kg cube, dropped 10 cm for drop).\n"
+	    "ENDPOINT is one of:\n");
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
+		fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].summary);
+	fprintf(f,
+	    "\n"
+	    "The request is the JSON in FILE, or on standard input for \"-\"; without FILE\n"
+	    "it is {} (MuJoCo's defaults and the lesson's experiment: a 10 cm, 1 kg cube,\n"
+	    "dropped 10 cm for drop).\n"
 	    "\n"
 	    "  --csv      print a sweep answer as CSV instead of JSON\n"
 	    "  --help     print this help and exit\n"
@@ -50,7 +57,7 @@ static void usage(FILE *f)
  */
 static int read_body(FILE *f, char **text, size_t *len)
 {
-	size_t cap = 4096, n = 0;
+	size_t cap = BODY_CHUNK_BYTES, n = 0;
 	char *buf = malloc(cap), *grown;
 
 	if (!buf)
@@ -96,29 +103,24 @@ static int run(enum svc_endpoint ep, const char *text, size_t len, int csv)
 {
 	struct svc_limits limits;
 	struct err err;
-	json_t *canonical = NULL, *answer = NULL;
-	char *out = NULL;
+	char *out = NULL, *answer_text = NULL;
 	int status = EXIT_ANSWERED;
 
 	err_clear(&err);
 	svc_limits_default(&limits);
-	if (svc_canonical(ep, text, len, &limits, &canonical, &err) != 0 ||
-	    svc_answer(ep, canonical, &limits, &answer, &err) != 0) {
+	/* no cache offline: every answer is computed */
+	if (svc_ask(ep, text, len, &limits, NULL, &answer_text, NULL, &err) != 0) {
 		status = report(&err);
 		goto out;
 	}
 	if (csv) {
-		if (svc_sweep_csv(answer, &out, &err) != 0) {
+		if (svc_text_csv(answer_text, &out, &err) != 0) {
 			status = report(&err);
 			goto out;
 		}
 	} else {
-		out = svc_dump(answer);
-		if (!out) {
-			err_set(&err, ERR_INTERNAL, "", "out of memory");
-			status = report(&err);
-			goto out;
-		}
+		out = answer_text;
+		answer_text = NULL;
 	}
 	if (fputs(out, stdout) == EOF || fflush(stdout) != 0) {
 		fprintf(stderr, "contact: cannot write the answer: %s\n", strerror(errno));
@@ -126,8 +128,7 @@ static int run(enum svc_endpoint ep, const char *text, size_t len, int csv)
 	}
 out:
 	free(out);
-	json_decref(answer);
-	json_decref(canonical);
+	free(answer_text);
 	return status;
 }
 
@@ -173,8 +174,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (csv && ep != SVC_SWEEP) {
-		fprintf(stderr, "contact: --csv is for sweep answers only\n");
+	if (csv && !svc_endpoints[ep].csv) {
+		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep].name);
 		return EXIT_USAGE;
 	}
 	if (argc - optind == 1)

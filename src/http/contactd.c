@@ -111,19 +111,19 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 		c->port = (unsigned)v;
 		break;
 	case 't':
-		ok = parse_number(arg, 1, 1024, &v) == 0;
+		ok = parse_number(arg, 1, DAEMON_MAX_THREADS, &v) == 0;
 		c->threads = (int)v;
 		break;
 	case OPT_SWEEP_THREADS:
-		ok = parse_number(arg, 1, 1024, &v) == 0;
+		ok = parse_number(arg, 1, DAEMON_MAX_THREADS, &v) == 0;
 		c->sweep_threads = (int)v;
 		break;
 	case OPT_TIMEOUT:
-		ok = parse_number(arg, 1, 86400, &v) == 0;
+		ok = parse_number(arg, 1, DAEMON_MAX_TIMEOUT, &v) == 0;
 		c->timeout_s = (unsigned)v;
 		break;
 	case OPT_MAX_CONNECTIONS:
-		ok = parse_number(arg, 1, 1000000, &v) == 0;
+		ok = parse_number(arg, 1, DAEMON_MAX_CONNECTIONS, &v) == 0;
 		c->max_connections = (unsigned)v;
 		break;
 	case OPT_MAX_BODY:
@@ -139,7 +139,7 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 		c->max_eval_calls = v;
 		break;
 	default: /* OPT_DRAIN_TIMEOUT */
-		ok = parse_number(arg, 0, 86400, &v) == 0;
+		ok = parse_number(arg, 0, DAEMON_MAX_TIMEOUT, &v) == 0;
 		c->drain_s = (unsigned)v;
 		break;
 	}

@@ -27,6 +27,7 @@
 struct http_server {
 	struct http_config cfg;
 	struct store *store;
+	struct store_cache cache; /* the store's answer cache, as svc_ask() takes it */
 	struct svc_limits limits;
 	struct metrics *metrics;
 	struct MHD_Daemon *daemon;
@@ -60,8 +61,9 @@ struct route {
 	const char *method; /* a GET route also answers HEAD */
 	const char *name;   /* for the log and the metrics */
 	route_fn serve;
-	enum svc_endpoint endpoint; /* question routes only */
 };
+
+#define QUESTION_PREFIX "/v1/" /* + an endpoint's name: its URL */
 
 static const char json_media[] = "application/json";
 static const char csv_media[] = "text/csv; charset=utf-8";
@@ -87,7 +89,7 @@ void http_config_default(struct http_config *c)
 
 void http_log(const char *fmt, ...)
 {
-	char line[1024];
+	char line[DAEMON_LOG_LINE_MAX];
 	va_list ap;
 	int n;
 
@@ -356,79 +358,32 @@ int http_body_is_json(const char *content_type)
 
 /* ---- handlers ---- */
 
-/* The answer's text: from the cache, else computed and stored. Caller frees *text. */
-static int answer_text(
-    struct exchange *x, enum svc_endpoint ep, const json_t *canonical, char **text, struct err *err)
+/* Log and count what went wrong with the cache while answering (the answer stands). */
+static void note_cache_failures(struct http_server *srv, const struct svc_outcome *o)
 {
-	struct http_server *srv = x->srv;
-	const char *endpoint = svc_endpoint_name(ep);
-	unsigned char key[STORE_KEY_BYTES];
-	char *canonical_text = svc_dump(canonical);
-	json_t *answer = NULL;
-	struct err cache_err;
-	size_t len;
-	int rc = -1, hit;
-
-	if (!canonical_text)
-		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	store_cache_key(srv->cfg.core_version, endpoint, canonical_text, key);
-	hit = store_cache_get(srv->store, key, text, &len, &cache_err);
-	if (hit == 1) {
-		x->cache = METRICS_CACHE_HIT;
-		rc = 0;
-		goto out;
-	}
-	/* A failing cache costs speed, never an answer: log it and compute. */
-	if (hit < 0) {
+	if (o->cache_read_err.code != ERR_NONE) {
 		metrics_cache_error(srv->metrics);
-		http_log("cache read failed: %s", cache_err.message);
+		http_log("cache read failed: %s", o->cache_read_err.message);
 	}
-	x->cache = METRICS_CACHE_MISS;
-	if (svc_answer(ep, canonical, &srv->limits, &answer, err) < 0)
-		goto out;
-	*text = svc_dump(answer);
-	if (!*text) {
-		err_set(err, ERR_INTERNAL, NULL, "out of memory");
-		goto out;
-	}
-	rc = 0;
-	if (store_cache_put(srv->store, key, srv->cfg.core_version, endpoint, *text, strlen(*text),
-	        &cache_err) < 0) {
+	if (o->cache_write_err.code != ERR_NONE) {
 		metrics_cache_error(srv->metrics);
-		http_log("cache write failed: %s", cache_err.message);
+		http_log("cache write failed: %s", o->cache_write_err.message);
 	}
-out:
-	json_decref(answer);
-	free(canonical_text);
-	return rc;
-}
-
-/* The sweep answer text as CSV. Caller frees *csv. */
-static int sweep_csv(const char *text, char **csv, struct err *err)
-{
-	json_error_t jerr;
-	json_t *answer = json_loads(text, 0, &jerr);
-	int rc;
-
-	if (!answer)
-		return err_set(err, ERR_INTERNAL, NULL, "stored answer is not JSON: %s", jerr.text);
-	rc = svc_sweep_csv(answer, csv, err);
-	json_decref(answer);
-	return rc;
 }
 
 /*
- * POST /v1/{rest,drop,stability,sweep,eval}: the contract's questions. The answer's
- * text comes from this thread's memory (the same request bytes asked before), else
- * from the store (an equal canonical request), else from the core.
+ * POST /v1/NAME for every row of the service's endpoint table. The answer's text
+ * comes from this thread's memory (the same request bytes asked before), else from
+ * svc_ask(): the store (an equal canonical request), else the core.
  */
 static enum MHD_Result serve_question(
-    struct MHD_Connection *conn, struct exchange *x, const struct route *r)
+    struct MHD_Connection *conn, struct exchange *x, enum svc_endpoint ep, const char *path)
 {
 	static const char *const offers[] = {json_media, "text/csv"};
-	int offer_count = r->endpoint == SVC_SWEEP ? 2 : 1;
+	const struct svc_endpoint_def *row = &svc_endpoints[ep];
+	int offer_count = row->csv ? 2 : 1;
 	unsigned char hot[HOT_KEY_BYTES];
-	json_t *canonical = NULL;
+	struct svc_outcome outcome;
 	char *computed = NULL, *csv = NULL;
 	const char *text;
 	enum MHD_Result ret;
@@ -442,25 +397,28 @@ static enum MHD_Result serve_question(
 		    json_media, x->req.content_type);
 	format = negotiate(x->req.accept, offers, offer_count);
 	if (format < 0)
-		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", r->path, json_media,
+		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path, json_media,
 		    offer_count > 1 ? " or text/csv" : "");
-	hot_key(r->name, x->req.body, x->req.body_len, hot);
+	hot_key(row->name, x->req.body, x->req.body_len, hot);
 	text = hot_get(hot, &len);
 	if (text) {
 		x->cache = METRICS_CACHE_HIT;
 	} else {
-		if (svc_canonical(r->endpoint, x->req.body, x->req.body_len, &x->srv->limits,
-		        &canonical, &e) < 0 ||
-		    answer_text(x, r->endpoint, canonical, &computed, &e) < 0) {
+		int rc = svc_ask(ep, x->req.body, x->req.body_len, &x->srv->limits,
+		    &x->srv->cache.cache, &computed, &outcome, &e);
+
+		note_cache_failures(x->srv, &outcome);
+		if (rc < 0) {
 			ret = http_respond_error(conn, &x->req, &e);
 			goto out;
 		}
+		x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
 		text = computed;
 		len = strlen(text);
 		hot_put(hot, text, len);
 	}
 	if (format == 1) {
-		if (sweep_csv(text, &csv, &e) < 0)
+		if (svc_text_csv(text, &csv, &e) < 0)
 			ret = http_respond_error(conn, &x->req, &e);
 		else
 			ret = respond_buffer(conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv),
@@ -472,7 +430,6 @@ static enum MHD_Result serve_question(
 out:
 	free(csv);
 	free(computed);
-	json_decref(canonical);
 	return ret;
 }
 
@@ -529,16 +486,21 @@ static enum MHD_Result serve_metrics(
 	    text, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/* The routes besides the questions, which are the rows of svc_endpoints[]. */
 static const struct route routes[] = {
-    {"/v1/rest", MHD_HTTP_METHOD_POST, "rest", serve_question, SVC_REST},
-    {"/v1/drop", MHD_HTTP_METHOD_POST, "drop", serve_question, SVC_DROP},
-    {"/v1/stability", MHD_HTTP_METHOD_POST, "stability", serve_question, SVC_STABILITY},
-    {"/v1/sweep", MHD_HTTP_METHOD_POST, "sweep", serve_question, SVC_SWEEP},
-    {"/v1/eval", MHD_HTTP_METHOD_POST, "eval", serve_question, SVC_EVAL},
-    {"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health, 0},
-    {"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi, 0},
-    {"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics, 0},
+    {"/v1/health", MHD_HTTP_METHOD_GET, "health", serve_health},
+    {"/v1/openapi.json", MHD_HTTP_METHOD_GET, "openapi", serve_openapi},
+    {"/metrics", MHD_HTTP_METHOD_GET, "metrics", serve_metrics},
 };
+
+/* The question endpoint of a URL: /v1/NAME for a row NAME of the endpoint table. */
+static int question_of(const char *url, enum svc_endpoint *ep)
+{
+	struct err ignored;
+
+	return strncmp(url, QUESTION_PREFIX, strlen(QUESTION_PREFIX)) == 0 &&
+	    svc_endpoint_parse(url + strlen(QUESTION_PREFIX), ep, &ignored) == 0;
+}
 
 static int is_calibration_url(const char *url)
 {
@@ -550,11 +512,20 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 {
 	const char *method = x->req.method;
 	enum MHD_Result result;
+	enum svc_endpoint ep;
 	size_t i;
 
 	if (x->body_too_large)
 		return reject(
 		    conn, x, ERR_TOO_LARGE, "the body is over %zu bytes", x->srv->cfg.max_body);
+	if (question_of(x->req.url, &ep)) {
+		x->req.route = svc_endpoints[ep].name;
+		if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
+			return serve_question(conn, x, ep, x->req.url);
+		x->allow = MHD_HTTP_METHOD_POST;
+		return reject(
+		    conn, x, ERR_METHOD, "%s takes %s, not %s", x->req.url, x->allow, method);
+	}
 	for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		const struct route *r = &routes[i];
 		int get = strcmp(r->method, MHD_HTTP_METHOD_GET) == 0;
@@ -631,7 +602,7 @@ static void body_append(struct exchange *x, const char *data, size_t n)
 		return;
 	}
 	if (x->body_len + n + 1 > x->body_cap) {
-		size_t cap = x->body_cap ? x->body_cap : 4096;
+		size_t cap = x->body_cap ? x->body_cap : BODY_CHUNK_BYTES;
 		char *grown;
 
 		while (cap < x->body_len + n + 1)
@@ -765,6 +736,7 @@ int http_start(
 	}
 	srv->cfg = *config;
 	srv->store = st;
+	store_cache_bind(&srv->cache, st, srv->cfg.core_version);
 	svc_limits_default(&srv->limits);
 	srv->limits.max_sweep_points = config->max_sweep_points;
 	srv->limits.max_eval_calls = config->max_eval_calls;

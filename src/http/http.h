@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
-#include "service/error.h"
+#include "base/error.h"
 #include "store/store.h"
 
 /* What the daemon is started with (contactd's command line). */

@@ -10,7 +10,7 @@
  * Every route needs "Authorization: Bearer <id>.<secret>" of the robot concerned: 401
  * without a valid token, 403 with another robot's; both are logged. An event stream
  * suspends its connection while it has nothing to send; an upload resumes the streams
- * of its calibration, and a ticker resumes all of them every HTTP_CALIB_KEEPALIVE_S so
+ * of its calibration, and a ticker resumes all of them every DAEMON_EVENTS_KEEPALIVE_S so
  * that they send a keep-alive comment and notice closed clients.
  */
 #include "http/http_calib.h"
@@ -28,8 +28,7 @@
 #include "service/calreq.h"
 #include "service/service.h"
 #include "store/calstore.h"
-
-#define HTTP_CALIB_KEEPALIVE_S 15
+#include "tunables.h"
 
 /* One open event stream. */
 struct stream {
@@ -70,7 +69,7 @@ static void *ticker(void *arg)
 	pthread_mutex_lock(&hub.lock);
 	while (!hub.stopping) {
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += HTTP_CALIB_KEEPALIVE_S;
+		until.tv_sec += DAEMON_EVENTS_KEEPALIVE_S;
 		if (pthread_cond_timedwait(&hub.wake, &hub.lock, &until) == ETIMEDOUT) {
 			for (s = hub.streams; s; s = s->next) {
 				s->keepalive = 1;

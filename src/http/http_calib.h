@@ -26,7 +26,7 @@
 #include <microhttpd.h>
 
 #include "http/http.h"
-#include "service/error.h"
+#include "base/error.h"
 #include "store/store.h"
 
 /* Prepare the calibration service on st (owned by the caller, outlives the service). */

@@ -8,22 +8,25 @@
 #include <string.h>
 
 #include "http/metrics.h"
+#include "service/service.h"
 
-/* Route labels; anything else is counted as the last one, "other". */
-static const char *const route_names[] = {
-    "rest",
-    "drop",
-    "stability",
-    "sweep",
-    "eval",
+/* Route labels after the question endpoints' (the endpoint table's names); anything
+ * else is counted as the last one, "other". */
+static const char *const other_routes[] = {
     "health",
     "openapi",
     "metrics",
     "calibration",
     "other",
 };
-#define ROUTES (sizeof route_names / sizeof route_names[0])
-#define QUESTION_ROUTES 5 /* rest .. eval, the cached ones: always shown */
+#define QUESTION_ROUTES SVC_ENDPOINT_COUNT /* the cached ones: always shown */
+#define ROUTES (QUESTION_ROUTES + sizeof other_routes / sizeof other_routes[0])
+
+/* The label of route index r. */
+static const char *route_label(size_t r)
+{
+	return r < QUESTION_ROUTES ? svc_endpoints[r].name : other_routes[r - QUESTION_ROUTES];
+}
 
 /* Highest status counted by its own number; HTTP statuses are three digits. */
 #define STATUS_SLOTS 600
@@ -81,7 +84,7 @@ static size_t route_index(const char *route)
 	size_t i;
 
 	for (i = 0; route && i < ROUTES - 1; i++) {
-		if (strcmp(route, route_names[i]) == 0)
+		if (strcmp(route, route_label(i)) == 0)
 			return i;
 	}
 	return ROUTES - 1;
@@ -146,7 +149,7 @@ static void render_requests(FILE *out, struct metrics *m)
 			if (n)
 				fprintf(out,
 				    "contactd_http_requests_total{route=\"%s\",code=\"%zu\"} %lu\n",
-				    route_names[r], s, n);
+				    route_label(r), s, n);
 		}
 	}
 }
@@ -173,17 +176,17 @@ static void render_latency(FILE *out, struct metrics *m)
 			fprintf(out,
 			    "contactd_http_request_duration_seconds_bucket{route=\"%s\","
 			    "le=\"%g\"} %lu\n",
-			    route_names[r], bucket_bounds[b], cumulative);
+			    route_label(r), bucket_bounds[b], cumulative);
 		}
 		cumulative += load(&c->buckets[BUCKETS]);
 		fprintf(out,
 		    "contactd_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %lu\n",
-		    route_names[r], cumulative);
+		    route_label(r), cumulative);
 		fprintf(out, "contactd_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n",
-		    route_names[r],
+		    route_label(r),
 		    (double)atomic_load_explicit(&c->duration_ns, memory_order_relaxed) / 1e9);
 		fprintf(out, "contactd_http_request_duration_seconds_count{route=\"%s\"} %lu\n",
-		    route_names[r], cumulative);
+		    route_label(r), cumulative);
 	}
 }
 
@@ -203,7 +206,7 @@ static void render_cache(FILE *out, struct metrics *m)
 
 			if (n || r < QUESTION_ROUTES)
 				fprintf(out, "contactd_cache_%s_total{route=\"%s\"} %lu\n",
-				    kinds[k], route_names[r], n);
+				    kinds[k], route_label(r), n);
 		}
 	}
 	fprintf(out,

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "service/error.h"
+#include "base/error.h"
 
 struct metrics;
 

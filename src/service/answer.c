@@ -10,6 +10,33 @@
 #include "core/mjver.h"
 #include "tunables.h"
 
+const char *const ans_rest_fields[] = {"penetration", "settled_penetration", "impedance", "K", "B",
+    "timeconst_used", "contacts", "rows", "solref_fallback", "diverged", "mujoco", "core_version",
+    NULL};
+const char *const ans_drop_fields[] = {"peak_penetration", "rebound", "max_height", "jitter",
+    "final_penetration", "energy_gain", "steps", "solref_fallback", "diverged", "mujoco",
+    "core_version", NULL};
+const char *const ans_stability_fields[] = {"growth", "h_omega", "stable", "timeconst_used",
+    "guard_gap", "error_reduction", "impedance", "K", "B", "solref_fallback", "diverged", "mujoco",
+    "core_version", NULL};
+
+json_t *ans_request_json(const struct ans_request *r)
+{
+	if (r->query == SVC_STABILITY)
+		return req_stability_json(&r->u.stability);
+	return req_scene_json(&r->u.scene);
+}
+
+int ans_request_expose(enum svc_endpoint query, json_t *v, const char *ptr, struct err *err)
+{
+	return query == SVC_STABILITY ? 0 : req_scene_expose(v, ptr, err);
+}
+
+long ans_request_steps(const struct ans_request *r)
+{
+	return r->query == SVC_STABILITY ? 0 : req_scene_steps(&r->u.scene);
+}
+
 void ans_compute(const struct ans_request *req, struct ans_result *out)
 {
 	const struct scene *scene;
@@ -17,13 +44,12 @@ void ans_compute(const struct ans_request *req, struct ans_result *out)
 
 	memset(out, 0, sizeof *out);
 	out->query = req->query;
-	if (req->query == ANS_STABILITY) {
+	if (req->query == SVC_STABILITY) {
 		const struct req_stability *s = &req->u.stability;
-
-		out->mujoco = s->mujoco;
 		struct law_solimp clamped;
 		struct law_gains gains;
 
+		out->mujoco = s->mujoco;
 		growth_stability(s->solref, s->solimp, s->impedance, s->timestep, s->refsafe,
 		    s->integrator, &out->u.stability);
 		/* growth_stability does not say which solref form it used: ask the law */
@@ -38,7 +64,7 @@ void ans_compute(const struct ans_request *req, struct ans_result *out)
 	scene_prepare(scene, &model);
 	out->solref_fallback = model.gains.fell_back;
 	out->direct = model.gains.direct;
-	if (req->query == ANS_REST)
+	if (req->query == SVC_REST)
 		sim_rest(&model, scene->height, scene->duration, &out->u.rest);
 	else
 		sim_drop(&model, scene->height, scene->duration, &out->u.drop);
@@ -156,9 +182,9 @@ size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELD
 {
 	struct field_list l = {out, 0, 0};
 
-	if (r->query == ANS_REST)
+	if (r->query == SVC_REST)
 		add_rest(&l, r);
-	else if (r->query == ANS_DROP)
+	else if (r->query == SVC_DROP)
 		add_drop(&l, r);
 	else
 		add_stability(&l, r);

@@ -15,12 +15,11 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "service/request.h"
-
-enum ans_query { ANS_REST, ANS_DROP, ANS_STABILITY };
+#include "service/service.h"
 
 /* One validated question: a scene (rest, drop) or a stability request. */
 struct ans_request {
-	enum ans_query query;
+	enum svc_endpoint query; /* SVC_REST, SVC_DROP or SVC_STABILITY */
 	union {
 		struct req_scene scene;
 		struct req_stability stability;
@@ -28,7 +27,7 @@ struct ans_request {
 };
 
 struct ans_result {
-	enum ans_query query;
+	enum svc_endpoint query;
 	int mujoco;          /* the MuJoCo release whose rules were used (an mjver index) */
 	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
 	int direct;          /* solref in the direct form: no time constant */
@@ -38,6 +37,16 @@ struct ans_result {
 		struct growth_report stability;
 	} u;
 };
+
+/* The canonical JSON of a validated request; NULL if out of memory. Caller owns it. */
+json_t *ans_request_json(const struct ans_request *r);
+
+/* Make the field ptr names exist in v, a canonical request of query, so a JSON
+ * Pointer into it resolves (req_scene_expose() for scenes). */
+int ans_request_expose(enum svc_endpoint query, json_t *v, const char *ptr, struct err *err);
+
+/* Simulated steps of a validated request (0: no simulation). */
+long ans_request_steps(const struct ans_request *r);
 
 /* Answer one request. Pure computation: safe to call from many threads at once. */
 void ans_compute(const struct ans_request *req, struct ans_result *out);
@@ -54,6 +63,11 @@ struct ans_field {
 };
 
 #define ANS_MAX_FIELDS 20
+
+/* The answer fields of each query, in order, NULL-terminated (the endpoint table's). */
+extern const char *const ans_rest_fields[];
+extern const char *const ans_drop_fields[];
+extern const char *const ans_stability_fields[];
 
 /* The fields of a result in their documented order, then "solref_fallback",
  * "diverged", "mujoco" (the release whose rules were used) and "core_version";

@@ -8,7 +8,7 @@
 #ifndef CONTACTD_SERVICE_AUTH_H
 #define CONTACTD_SERVICE_AUTH_H
 
-#include "service/error.h"
+#include "base/error.h"
 
 #define AUTH_ID_HEX 16
 #define AUTH_SECRET_HEX 64

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
 
 /*
  * Parse len bytes of text (need not be NUL-terminated) as one JSON object.

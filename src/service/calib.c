@@ -27,27 +27,6 @@
 
 enum { TC, DR, NPHYS };
 
-/* A weighted residual that replaces a non-finite or absurd one (an exploding
- * simulation), so the trust region sees a bad step rather than a NaN. */
-#define RESIDUAL_CAP 1e8
-/* Forward-difference steps: in log units, seconds of release time (relative to the
- * timestep), metres of release height. Large enough that rounding (1e-16 relative)
- * stays far below the difference, small against every curvature of the model. */
-#define FD_STEP_LOG 1e-6
-#define FD_STEP_TIME 1e-4
-#define FD_STEP_HEIGHT 1e-7
-/* Convergence of the trust region: relative step, gradient, residual change. */
-#define FIT_XTOL 1e-10
-#define FIT_GTOL 1e-12
-#define FIT_FTOL 1e-14
-/* How far (log units: a factor 10) a fitted parameter may leave the starting grid. */
-#define CALIB_LOG_MARGIN 2.302585092994046
-/* Release shifts of a third of a step tried either way at each point of the starting
- * grid, up to two thirds of a step. */
-#define GRID_RELEASE_SHIFTS 2
-/* Rest time of the chatter check: the lesson's "2 s at rest". */
-#define CHATTER_DURATION 2.0
-
 struct problem {
 	struct scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
 	const struct calib_data *data;

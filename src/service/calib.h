@@ -54,7 +54,7 @@
 #include <jansson.h>
 
 #include "core/scene.h"
-#include "service/error.h"
+#include "base/error.h"
 
 #define CALIB_MAX_NOTES 8
 #define CALIB_NOTE_MAX 320

@@ -17,7 +17,7 @@
 
 #include "core/scene.h"
 #include "service/calib.h"
-#include "service/error.h"
+#include "base/error.h"
 
 #define CALREQ_CLASS_MAX 65
 

@@ -23,7 +23,7 @@
 
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
 
 /* Validate an eval request (at most max_calls calls in a batch); *canonical is
  * a new reference the caller owns, every argument filled. */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
 
 struct field_ctx {
 	json_t *obj;             /* borrowed; NULL when the object was omitted */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
 
 /*
  * Find the value ptr points at in root. On success *found is a borrowed

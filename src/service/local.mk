@@ -2,7 +2,6 @@
 # the daemon. Depends on the core and jansson; one module per prefix.
 noinst_LIBRARIES += libservice.a
 libservice_a_SOURCES = \
-	src/service/error.c src/service/error.h \
 	src/service/jsonptr.c src/service/jsonptr.h \
 	src/service/body.c src/service/body.h \
 	src/service/field.c src/service/field.h \
@@ -13,7 +12,7 @@ libservice_a_SOURCES = \
 	src/service/service.c src/service/service.h
 libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)
 # What a front end links: the service, the core beneath it, jansson and threads.
-SERVICE_LIBS = libservice.a $(CORE_LIBS) $(JANSSON_LIBS) -lpthread
+SERVICE_LIBS = libservice.a $(BASE_LIBS) $(CORE_LIBS) $(JANSSON_LIBS) -lpthread
 # calibration (issue #4): the pad fit, its requests and robots' tokens
 libservice_a_SOURCES += src/service/calib.c src/service/calib.h \
 	src/service/calreq.c src/service/calreq.h src/service/auth.c src/service/auth.h

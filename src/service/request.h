@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "core/scene.h"
-#include "service/error.h"
+#include "base/error.h"
 #include "service/field.h"
 
 /*

@@ -19,16 +19,6 @@
 #include "service/sweep.h"
 #include "tunables.h"
 
-static const char *const endpoint_names[] = {
-    [SVC_REST] = "rest",
-    [SVC_DROP] = "drop",
-    [SVC_STABILITY] = "stability",
-    [SVC_SWEEP] = "sweep",
-    [SVC_EVAL] = "eval",
-};
-
-#define NENDPOINTS ((int)(sizeof endpoint_names / sizeof endpoint_names[0]))
-
 static pthread_once_t gsl_once = PTHREAD_ONCE_INIT;
 
 static void turn_gsl_handler_off(void)
@@ -55,8 +45,8 @@ int svc_endpoint_parse(const char *name, enum svc_endpoint *ep, struct err *err)
 {
 	int i;
 
-	for (i = 0; i < NENDPOINTS; i++) {
-		if (strcmp(name, endpoint_names[i]) == 0) {
+	for (i = 0; i < SVC_ENDPOINT_COUNT; i++) {
+		if (strcmp(name, svc_endpoints[i].name) == 0) {
 			*ep = (enum svc_endpoint)i;
 			return 0;
 		}
@@ -66,106 +56,302 @@ int svc_endpoint_parse(const char *name, enum svc_endpoint *ep, struct err *err)
 
 const char *svc_endpoint_name(enum svc_endpoint ep)
 {
-	return (int)ep >= 0 && (int)ep < NENDPOINTS ? endpoint_names[ep] : "unknown";
+	return (int)ep >= 0 && (int)ep < SVC_ENDPOINT_COUNT ? svc_endpoints[ep].name : "unknown";
 }
 
-/* Validate a rest, drop or stability request into *req. */
-static int parse_single(
-    enum svc_endpoint ep, json_t *body, struct ans_request *req, struct err *err)
+/* ---- the rows: rest, drop and stability (one struct ans_request each) ---- */
+
+static int rest_point(json_t *v, const char *path, struct ans_request *out, struct err *err)
 {
-	switch (ep) {
-	case SVC_REST:
-		req->query = ANS_REST;
-		return req_scene_parse(body, "", 0, &req->u.scene, err);
-	case SVC_DROP:
-		req->query = ANS_DROP;
-		return req_scene_parse(body, "", DEFAULT_HEIGHT, &req->u.scene, err);
-	default:
-		req->query = ANS_STABILITY;
-		return req_stability_parse(body, "", &req->u.stability, err);
+	out->query = SVC_REST;
+	return req_scene_parse(v, path, 0, &out->u.scene, err);
+}
+
+static int drop_point(json_t *v, const char *path, struct ans_request *out, struct err *err)
+{
+	out->query = SVC_DROP;
+	return req_scene_parse(v, path, DEFAULT_HEIGHT, &out->u.scene, err);
+}
+
+static int stability_point(json_t *v, const char *path, struct ans_request *out, struct err *err)
+{
+	out->query = SVC_STABILITY;
+	return req_stability_parse(v, path, &out->u.stability, err);
+}
+
+/* A single question's request: point() of its row, on the whole body. */
+static int single_parse(int (*point)(json_t *, const char *, struct ans_request *, struct err *),
+    json_t *body, void **request, struct err *err)
+{
+	struct ans_request *req = malloc(sizeof *req);
+
+	if (!req)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	if (point(body, "", req, err) != 0) {
+		free(req);
+		return -1;
 	}
+	*request = req;
+	return 0;
+}
+
+static int rest_parse(json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	(void)lim;
+	return single_parse(rest_point, body, request, err);
+}
+
+static int drop_parse(json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	(void)lim;
+	return single_parse(drop_point, body, request, err);
+}
+
+static int stability_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	(void)lim;
+	return single_parse(stability_point, body, request, err);
+}
+
+static json_t *single_canonical(const void *request)
+{
+	return ans_request_json(request);
+}
+
+static int single_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	struct ans_result result;
+
+	(void)lim;
+	ans_compute(request, &result);
+	*answer = ans_to_json(&result);
+	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+}
+
+/* ---- the rows: sweep (a struct sweep_plan) ---- */
+
+static int sweep_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	return sweep_parse(body, lim->max_sweep_points, (struct sweep_plan **)request, err);
+}
+
+static json_t *sweep_row_canonical(const void *request)
+{
+	return sweep_plan_json(request);
+}
+
+static int sweep_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	return sweep_run(request, lim->threads, answer, err);
+}
+
+static void sweep_row_release(void *request)
+{
+	sweep_plan_free(request);
+}
+
+/* ---- the rows: eval (its canonical JSON, which eval_answer() reads) ---- */
+
+static int eval_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	return eval_canonical(body, lim->max_eval_calls, (json_t **)request, err);
+}
+
+static json_t *eval_row_canonical(const void *request)
+{
+	return json_incref((json_t *)request);
+}
+
+static int eval_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	return eval_answer((json_t *)request, lim->max_eval_calls, answer, err);
+}
+
+static void eval_row_release(void *request)
+{
+	json_decref(request);
+}
+
+/* The endpoint table. A new question endpoint is a value of enum svc_endpoint and a
+ * row here (README.md, "Adding an endpoint"). */
+const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
+    [SVC_REST] = {.name = "rest",
+        .summary = "a body resting on the plane: equilibrium and settled penetration (m)",
+        .parse = rest_parse,
+        .canonical = single_canonical,
+        .answer = single_answer,
+        .release = free,
+        .fields = ans_rest_fields,
+        .point = rest_point},
+    [SVC_DROP] = {.name = "drop",
+        .summary = "a body dropped on the plane: peak penetration, rebound (m)",
+        .parse = drop_parse,
+        .canonical = single_canonical,
+        .answer = single_answer,
+        .release = free,
+        .fields = ans_drop_fields,
+        .point = drop_point},
+    [SVC_STABILITY] = {.name = "stability",
+        .summary = "the contact spring's growth per step under each integrator",
+        .parse = stability_parse,
+        .canonical = single_canonical,
+        .answer = single_answer,
+        .release = free,
+        .fields = ans_stability_fields,
+        .point = stability_point},
+    [SVC_SWEEP] = {.name = "sweep",
+        .summary = "one question over a line or grid of values at JSON Pointers",
+        .parse = sweep_row_parse,
+        .canonical = sweep_row_canonical,
+        .answer = sweep_row_answer,
+        .release = sweep_row_release,
+        .csv = 1},
+    [SVC_EVAL] = {.name = "eval",
+        .summary = "the lesson's functions by name, one call or a batch",
+        .parse = eval_row_parse,
+        .canonical = eval_row_canonical,
+        .answer = eval_row_answer,
+        .release = eval_row_release},
+};
+
+/* ---- the pipeline ---- */
+
+/* The row of ep, or NULL with err. */
+static const struct svc_endpoint_def *row_of(enum svc_endpoint ep, struct err *err)
+{
+	if ((int)ep < 0 || (int)ep >= SVC_ENDPOINT_COUNT) {
+		err_set(err, ERR_NOT_FOUND, "", "unknown endpoint");
+		return NULL;
+	}
+	return &svc_endpoints[ep];
+}
+
+/* Parse the body text of len bytes as a request of row: *request for row->release(). */
+static int parse_body(const struct svc_endpoint_def *row, const char *body, size_t len,
+    const struct svc_limits *lim, void **request, struct err *err)
+{
+	json_t *root = NULL;
+	int rc;
+
+	if (body_parse(body, len, &root, err) != 0)
+		return -1;
+	rc = row->parse(root, lim, request, err);
+	json_decref(root);
+	return rc;
+}
+
+/* lim, or the defaults in *defaults when lim is NULL. */
+static const struct svc_limits *limits_or_default(
+    const struct svc_limits *lim, struct svc_limits *defaults)
+{
+	svc_quiet_gsl();
+	if (lim)
+		return lim;
+	svc_limits_default(defaults);
+	return defaults;
+}
+
+/* Compute the answer of a parsed request as text (svc_dump()). */
+static int answer_text(const struct svc_endpoint_def *row, const void *request,
+    const struct svc_limits *lim, char **text, struct err *err)
+{
+	json_t *answer = NULL;
+
+	if (row->answer(request, lim, &answer, err) != 0)
+		return -1;
+	*text = svc_dump(answer);
+	json_decref(answer);
+	return *text ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+}
+
+int svc_ask(enum svc_endpoint ep, const char *body, size_t len, const struct svc_limits *lim,
+    const struct cache *cache, char **text, struct svc_outcome *outcome, struct err *err)
+{
+	const struct svc_endpoint_def *row = row_of(ep, err);
+	struct svc_limits defaults;
+	struct svc_outcome ignored;
+	void *request = NULL;
+	json_t *canonical = NULL;
+	char *canonical_text = NULL;
+	size_t answer_len;
+	int rc = -1, hit = 0;
+
+	if (!outcome)
+		outcome = &ignored;
+	memset(outcome, 0, sizeof *outcome);
+	if (!row)
+		return -1;
+	lim = limits_or_default(lim, &defaults);
+	if (parse_body(row, body, len, lim, &request, err) != 0)
+		return -1;
+	if (cache) {
+		canonical = row->canonical(request);
+		canonical_text = canonical ? svc_dump(canonical) : NULL;
+		if (!canonical_text) {
+			err_set(err, ERR_INTERNAL, "", "out of memory");
+			goto out;
+		}
+		hit = cache->get(cache->ctx, row->name, canonical_text, text, &answer_len,
+		    &outcome->cache_read_err);
+	}
+	if (hit == 1) {
+		outcome->cached = 1;
+		rc = 0;
+		goto out;
+	}
+	if (answer_text(row, request, lim, text, err) != 0)
+		goto out;
+	rc = 0;
+	if (cache)
+		cache->put(cache->ctx, row->name, canonical_text, *text, strlen(*text),
+		    &outcome->cache_write_err);
+out:
+	free(canonical_text);
+	json_decref(canonical);
+	row->release(request);
+	return rc;
 }
 
 int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const struct svc_limits *lim,
     json_t **canonical, struct err *err)
 {
+	const struct svc_endpoint_def *row = row_of(ep, err);
 	struct svc_limits defaults;
-	struct ans_request req;
-	json_t *root = NULL, *out = NULL;
-	int rc = -1;
+	void *request = NULL;
 
-	svc_quiet_gsl();
-	if (!lim) {
-		svc_limits_default(&defaults);
-		lim = &defaults;
-	}
-	if (body_parse(body, len, &root, err) != 0)
-		goto out;
-	switch (ep) {
-	case SVC_SWEEP:
-		rc = sweep_canonical(root, lim->max_sweep_points, canonical, err);
-		goto out;
-	case SVC_EVAL:
-		rc = eval_canonical(root, lim->max_eval_calls, canonical, err);
-		goto out;
-	case SVC_REST:
-	case SVC_DROP:
-	case SVC_STABILITY:
-		break;
-	default:
-		err_set(err, ERR_NOT_FOUND, "", "unknown endpoint");
-		goto out;
-	}
-	if (parse_single(ep, root, &req, err) != 0)
-		goto out;
-	out = req.query == ANS_STABILITY ? req_stability_json(&req.u.stability)
-	                                 : req_scene_json(&req.u.scene);
-	if (!out) {
-		err_set(err, ERR_INTERNAL, "", "out of memory");
-		goto out;
-	}
-	*canonical = out;
-	rc = 0;
-out:
-	json_decref(root);
-	return rc;
+	if (!row)
+		return -1;
+	lim = limits_or_default(lim, &defaults);
+	if (parse_body(row, body, len, lim, &request, err) != 0)
+		return -1;
+	*canonical = row->canonical(request);
+	row->release(request);
+	return *canonical ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }
 
 int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_limits *lim,
     json_t **answer, struct err *err)
 {
-	/* the handlers only read the request; jansson's getters are not const-correct */
-	json_t *request = (json_t *)canonical;
+	const struct svc_endpoint_def *row = row_of(ep, err);
 	struct svc_limits defaults;
-	struct ans_request req;
-	struct ans_result result;
-	json_t *out;
+	void *request = NULL;
+	int rc;
 
-	svc_quiet_gsl();
-	if (!lim) {
-		svc_limits_default(&defaults);
-		lim = &defaults;
-	}
-	switch (ep) {
-	case SVC_SWEEP:
-		return sweep_answer(request, lim->max_sweep_points, lim->threads, answer, err);
-	case SVC_EVAL:
-		return eval_answer(request, lim->max_eval_calls, answer, err);
-	case SVC_REST:
-	case SVC_DROP:
-	case SVC_STABILITY:
-		break;
-	default:
-		return err_set(err, ERR_NOT_FOUND, "", "unknown endpoint");
-	}
-	if (parse_single(ep, request, &req, err) != 0)
+	if (!row)
 		return -1;
-	ans_compute(&req, &result);
-	out = ans_to_json(&result);
-	if (!out)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	*answer = out;
-	return 0;
+	lim = limits_or_default(lim, &defaults);
+	/* the parsers only read the request; jansson's getters are not const-correct */
+	if (row->parse((json_t *)canonical, lim, &request, err) != 0)
+		return -1;
+	rc = row->answer(request, lim, answer, err);
+	row->release(request);
+	return rc;
 }
 
 char *svc_dump(const json_t *value)
@@ -191,6 +377,19 @@ char *svc_dump(const json_t *value)
 int svc_sweep_csv(const json_t *answer, char **csv, struct err *err)
 {
 	return sweep_csv(answer, csv, err);
+}
+
+int svc_text_csv(const char *text, char **csv, struct err *err)
+{
+	json_error_t jerr;
+	json_t *answer = json_loads(text, 0, &jerr);
+	int rc;
+
+	if (!answer)
+		return err_set(err, ERR_INTERNAL, "", "the answer is not JSON: %s", jerr.text);
+	rc = sweep_csv(answer, csv, err);
+	json_decref(answer);
+	return rc;
 }
 
 const char *svc_mujoco_default(void)

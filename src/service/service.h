@@ -1,12 +1,18 @@
 /*
- * service.h: the request handlers shared by the `contact` CLI and the daemon.
+ * service.h: the question endpoints shared by the `contact` CLI and the daemon,
+ * described by one table, and the one pipeline that answers them.
  *
- * A request goes through two stages, so the daemon can cache between them:
- *   svc_canonical(): parse and validate the body, fill every default, and return
- *                    the canonical request (keys sorted, numbers normalised);
- *   svc_answer():    compute the answer of a canonical request with the core.
- * svc_dump() prints JSON in the one canonical text form every front end uses, so
- * the CLI and HTTP answers are byte-for-byte equal.
+ * The endpoint table (svc_endpoints[], in service.c) is the only place an
+ * endpoint's identity lives: its name (the URL /v1/NAME, the CLI's `contact NAME`,
+ * the cache key, the metrics label), its parser, canonicaliser and handler, its
+ * answer's fields and whether a sweep may ask it. The HTTP routes, the metrics, the
+ * CLI and the OpenAPI test all read it. "Adding an endpoint" in README.md says how
+ * to add a row.
+ *
+ * A question goes body -> parsed request -> canonical request (keys sorted,
+ * defaults filled, numbers normalised) -> cache lookup -> answer -> cache store,
+ * parsed once (svc_ask()). svc_dump() prints JSON in the one canonical text form
+ * every front end uses, so the CLI's and the daemon's answers are byte-for-byte equal.
  */
 #ifndef CONTACTD_SERVICE_SERVICE_H
 #define CONTACTD_SERVICE_SERVICE_H
@@ -14,15 +20,53 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/cache.h"
+#include "base/error.h"
 
-enum svc_endpoint { SVC_REST, SVC_DROP, SVC_STABILITY, SVC_SWEEP, SVC_EVAL };
+/* The rows of svc_endpoints[], in the order routes and metrics list them. */
+enum svc_endpoint {
+	SVC_REST,
+	SVC_DROP,
+	SVC_STABILITY,
+	SVC_SWEEP,
+	SVC_EVAL,
+	SVC_ENDPOINT_COUNT /* not an endpoint: the number of rows */
+};
 
 struct svc_limits {
 	long max_sweep_points; /* points in one sweep */
 	long max_eval_calls;   /* calls in one eval batch */
 	int threads;           /* worker threads for a sweep (>= 1) */
 };
+
+struct ans_request; /* service/answer.h */
+
+/*
+ * One question endpoint. A request goes through parse (once), then canonical (its
+ * cache key) and, on a miss, answer, then release. Every function is reentrant.
+ */
+struct svc_endpoint_def {
+	const char *name;    /* "drop": POST /v1/drop, `contact drop`, cache key, metrics label */
+	const char *summary; /* one line for `contact --help` */
+	/* Validate body (never NULL) into *request, owned by the caller (release()). */
+	int (*parse)(json_t *body, const struct svc_limits *lim, void **request, struct err *err);
+	/* The canonical JSON of a parsed request; NULL when out of memory. Caller owns it. */
+	json_t *(*canonical)(const void *request);
+	/* The answer of a parsed request; *answer is a new reference the caller owns. */
+	int (*answer)(
+	    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err);
+	void (*release)(void *request);
+	/* The answer's fields in their fixed order (NULL-terminated), NULL when the answer
+	 * is not one flat object (sweep, eval). */
+	const char *const *fields;
+	/* Sweepable endpoints only (else NULL): validate the request v found at JSON
+	 * Pointer path as one point of a sweep. */
+	int (*point)(json_t *v, const char *path, struct ans_request *out, struct err *err);
+	int csv; /* the answer also prints as CSV (Accept: text/csv, `contact --csv`) */
+};
+
+/* The endpoint table, indexed by enum svc_endpoint. */
+extern const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT];
 
 /*
  * Turn GSL's process-wide error handler (abort by default) off, once, so that the
@@ -34,9 +78,28 @@ void svc_quiet_gsl(void);
 /* Fill l with the defaults of tunables.h and one thread per online core. */
 void svc_limits_default(struct svc_limits *l);
 
-/* Map "rest", "drop", ... to an endpoint; -1 with err when unknown. */
+/* Map "rest", "drop", ... to an endpoint; -1 with err (not_found) when unknown. */
 int svc_endpoint_parse(const char *name, enum svc_endpoint *ep, struct err *err);
+
+/* The name of an endpoint (a static string), "unknown" for no row. */
 const char *svc_endpoint_name(enum svc_endpoint ep);
+
+/* What svc_ask() did besides answering, for the daemon's log line and metrics. */
+struct svc_outcome {
+	int cached;                 /* 1: the answer came from the cache */
+	struct err cache_read_err;  /* code != ERR_NONE: the lookup failed (answered anyway) */
+	struct err cache_write_err; /* code != ERR_NONE: storing the answer failed */
+};
+
+/*
+ * Answer a request body of len bytes (need not be NUL-terminated): parse it, make
+ * its canonical text, look that up in cache (NULL: no cache), and on a miss compute
+ * the answer and store its text. A failing cache costs speed, never an answer: it
+ * is reported in *outcome (may be NULL). On success *text is the answer's canonical
+ * text (svc_dump()), which the caller frees with free(). lim NULL: the defaults.
+ */
+int svc_ask(enum svc_endpoint ep, const char *body, size_t len, const struct svc_limits *lim,
+    const struct cache *cache, char **text, struct svc_outcome *outcome, struct err *err);
 
 /*
  * Parse and validate a request body of len bytes (need not be NUL-terminated).
@@ -46,9 +109,9 @@ const char *svc_endpoint_name(enum svc_endpoint ep);
 int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const struct svc_limits *lim,
     json_t **canonical, struct err *err);
 
-/* Answer a canonical request. On success *answer is a new reference the caller
- * owns. lim NULL: the defaults. Safe to call from several threads at once (a
- * sweep starts lim->threads - 1 threads of its own). */
+/* Answer a canonical request (or any valid one). On success *answer is a new
+ * reference the caller owns. lim NULL: the defaults. Safe to call from several
+ * threads at once (a sweep starts lim->threads - 1 threads of its own). */
 int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_limits *lim,
     json_t **answer, struct err *err);
 
@@ -65,5 +128,8 @@ json_t *svc_mujoco_releases(void);
 
 /* A sweep answer as CSV (header line, then one line per row). Caller frees. */
 int svc_sweep_csv(const json_t *answer, char **csv, struct err *err);
+
+/* The same from an answer's text (svc_ask()'s). Caller frees *csv. */
+int svc_text_csv(const char *text, char **csv, struct err *err);
 
 #endif

@@ -16,59 +16,46 @@
 #include "service/request.h"
 #include "tunables.h"
 
-#define MAX_VARY 2
-
-static const char *const query_names[] = {
-    [ANS_REST] = "rest",
-    [ANS_DROP] = "drop",
-    [ANS_STABILITY] = "stability",
-};
+#define MAX_VARY LIMIT_MAX_SWEEP_VARY
 
 /* A validated sweep: its canonical parts and every point as a request. */
-struct plan {
-	enum ans_query query;
-	json_t *base; /* canonical base request */
+struct sweep_plan {
+	enum svc_endpoint query; /* a sweepable row of the endpoint table */
+	json_t *base;            /* canonical base request */
 	size_t nvary;
-	const char *paths[MAX_VARY]; /* borrowed from the request body */
-	json_t *values[MAX_VARY];    /* canonical values (arrays) */
+	const char *paths[MAX_VARY]; /* borrowed from the request body, then owned_paths */
+	char *owned_paths[MAX_VARY];
+	json_t *values[MAX_VARY]; /* canonical values (arrays) */
 	size_t counts[MAX_VARY];
 	size_t npoints;
 	struct ans_request *points; /* npoints, row-major: the first vary entry slowest */
 };
 
-static void plan_free(struct plan *p)
+static void plan_clear(struct sweep_plan *p)
 {
 	size_t k;
 
 	json_decref(p->base);
 	for (k = 0; k < MAX_VARY; k++)
 		json_decref(p->values[k]);
+	for (k = 0; k < MAX_VARY; k++)
+		free(p->owned_paths[k]);
 	free(p->points);
 	memset(p, 0, sizeof *p);
 }
 
 /* Parse v (at path) as a request of the plan's query. */
 static int parse_request(
-    enum ans_query query, json_t *v, const char *path, struct ans_request *out, struct err *err)
+    enum svc_endpoint query, json_t *v, const char *path, struct ans_request *out, struct err *err)
 {
-	out->query = query;
-	if (query == ANS_STABILITY)
-		return req_stability_parse(v, path, &out->u.stability, err);
-	return req_scene_parse(v, path, query == ANS_DROP ? DEFAULT_HEIGHT : 0, &out->u.scene, err);
-}
-
-static json_t *request_json(const struct ans_request *r)
-{
-	if (r->query == ANS_STABILITY)
-		return req_stability_json(&r->u.stability);
-	return req_scene_json(&r->u.scene);
+	return svc_endpoints[query].point(v, path, out, err);
 }
 
 /* Set ptr in the request v to value: the one way a vary entry changes a request. */
-static int apply(enum ans_query query, json_t *v, const char *ptr, json_t *value, const char *where,
-    struct err *err)
+static int apply(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value,
+    const char *where, struct err *err)
 {
-	if (query != ANS_STABILITY && req_scene_expose(v, ptr, err) != 0)
+	if (ans_request_expose(query, v, ptr, err) != 0)
 		return -1;
 	return jptr_set(v, ptr, value, where, err);
 }
@@ -109,8 +96,8 @@ fail:
  * index[k] (SIZE_MAX: left at the base's value). Errors are the inner
  * request's, with the path inside base.
  */
-static int make_point(
-    const struct plan *p, const size_t index[MAX_VARY], struct ans_request *out, struct err *err)
+static int make_point(const struct sweep_plan *p, const size_t index[MAX_VARY],
+    struct ans_request *out, struct err *err)
 {
 	json_t *request = json_deep_copy(p->base), *value;
 	size_t k;
@@ -157,7 +144,8 @@ static int point_error(
 }
 
 /* Validate vary entry k of the request and store its path and canonical values. */
-static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, struct err *err)
+static int plan_vary(
+    struct sweep_plan *p, json_t *entry, size_t k, long max_points, struct err *err)
 {
 	static const char *const known[] = {"path", "values", NULL};
 	struct field_ctx c;
@@ -193,7 +181,7 @@ static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, s
 	scratch = json_deep_copy(p->base);
 	if (!scratch)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	rc = p->query != ANS_STABILITY ? req_scene_expose(scratch, p->paths[k], err) : 0;
+	rc = ans_request_expose(p->query, scratch, p->paths[k], err);
 	if (rc == 0)
 		rc = jptr_get(scratch, p->paths[k], where, &target, err);
 	json_decref(scratch);
@@ -207,7 +195,7 @@ static int plan_vary(struct plan *p, json_t *entry, size_t k, long max_points, s
 }
 
 /* Validate each value alone (the other entries at the base's value), then the grid. */
-static int plan_points(struct plan *p, struct err *err)
+static int plan_points(struct sweep_plan *p, struct err *err)
 {
 	struct err inner;
 	struct ans_request scratch;
@@ -242,29 +230,46 @@ static int plan_points(struct plan *p, struct err *err)
 	return 0;
 }
 
-/* Validate a sweep request into *p (zeroed first; plan_free it in every case). */
-static int plan_build(json_t *body, long max_points, struct plan *p, struct err *err)
+/* Read body's "query" as the name of a sweepable endpoint. */
+static int plan_query(const struct field_ctx *c, enum svc_endpoint *query)
+{
+	const char *names[SVC_ENDPOINT_COUNT];
+	enum svc_endpoint rows[SVC_ENDPOINT_COUNT];
+	int count = 0, e, choice = 0;
+
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		if (svc_endpoints[e].point) {
+			names[count] = svc_endpoints[e].name;
+			rows[count++] = (enum svc_endpoint)e;
+		}
+	}
+	if (field_require(c, "query") != 0 || field_choice(c, "query", names, count, &choice) != 0)
+		return -1;
+	*query = rows[choice];
+	return 0;
+}
+
+/* Validate a sweep request into *p (zeroed first; plan_clear it in every case). */
+static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struct err *err)
 {
 	static const char *const known[] = {"query", "base", "vary", NULL};
 	struct field_ctx c, base_ctx;
 	struct ans_request base;
 	json_t *vary, *empty = NULL;
 	size_t k, steps = 0, i;
-	int query = 0, rc = -1;
+	int rc = -1;
 
 	memset(p, 0, sizeof *p);
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
-	    field_require(&c, "query") != 0 ||
-	    field_choice(&c, "query", query_names, 3, &query) != 0)
+	    plan_query(&c, &p->query) != 0)
 		goto out;
-	p->query = (enum ans_query)query;
 	if (field_object(&c, "base", &base_ctx) != 0)
 		goto out;
 	if (!base_ctx.obj)
 		base_ctx.obj = empty = json_object();
 	if (parse_request(p->query, base_ctx.obj, "/base", &base, err) != 0)
 		goto out;
-	p->base = request_json(&base);
+	p->base = ans_request_json(&base);
 	if (!p->base) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -295,8 +300,8 @@ static int plan_build(json_t *body, long max_points, struct plan *p, struct err 
 	}
 	if (plan_points(p, err) != 0)
 		goto out;
-	for (i = 0; p->query != ANS_STABILITY && i < p->npoints; i++)
-		steps += (size_t)req_scene_steps(&p->points[i].u.scene);
+	for (i = 0; i < p->npoints; i++)
+		steps += (size_t)ans_request_steps(&p->points[i]);
 	if (steps > (size_t)LIMIT_MAX_SWEEP_STEPS) {
 		field_fail(&c, "vary", -1, ERR_TOO_LARGE,
 		    "the points simulate %zu steps in all, over the limit of %ld", steps,
@@ -309,35 +314,53 @@ out:
 	return rc;
 }
 
-int sweep_canonical(json_t *body, long max_points, json_t **canonical, struct err *err)
+int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct err *err)
 {
-	struct plan p;
-	json_t *vary = NULL, *out = NULL;
-	size_t k;
-	int rc = -1;
+	struct sweep_plan *p = malloc(sizeof *p);
 
-	if (plan_build(body, max_points, &p, err) != 0)
-		goto out;
-	vary = json_array();
-	for (k = 0; vary && k < p.nvary; k++) {
+	if (!p)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	if (plan_build(body, max_points, p, err) != 0) {
+		sweep_plan_free(p);
+		return -1;
+	}
+	/* the paths are borrowed from the body, which the caller may free first */
+	for (size_t k = 0; k < p->nvary; k++) {
+		p->owned_paths[k] = strdup(p->paths[k]);
+		if (!p->owned_paths[k]) {
+			sweep_plan_free(p);
+			return err_set(err, ERR_INTERNAL, "", "out of memory");
+		}
+		p->paths[k] = p->owned_paths[k];
+	}
+	*plan = p;
+	return 0;
+}
+
+void sweep_plan_free(struct sweep_plan *p)
+{
+	if (!p)
+		return;
+	plan_clear(p);
+	free(p);
+}
+
+json_t *sweep_plan_json(const struct sweep_plan *p)
+{
+	json_t *vary = json_array();
+	size_t k;
+
+	for (k = 0; vary && k < p->nvary; k++) {
 		if (json_array_append_new(vary,
-		        json_pack("{s:s, s:O}", "path", p.paths[k], "values", p.values[k])) != 0) {
+		        json_pack("{s:s, s:O}", "path", p->paths[k], "values", p->values[k])) !=
+		    0) {
 			json_decref(vary);
 			vary = NULL;
 		}
 	}
-	out = vary ? json_pack("{s:s, s:O, s:o}", "query", query_names[p.query], "base", p.base,
-	                 "vary", vary)
-	           : NULL;
-	if (!out) {
-		err_set(err, ERR_INTERNAL, "", "out of memory");
-		goto out;
-	}
-	*canonical = out;
-	rc = 0;
-out:
-	plan_free(&p);
-	return rc;
+	return vary ? json_pack("{s:s, s:O, s:o}", "query", svc_endpoint_name(p->query), "base",
+	                  p->base, "vary", vary)
+	            : NULL;
 }
 
 /* One worker's share of the points: no state shared with the other workers. */
@@ -360,7 +383,8 @@ static void *work(void *arg)
 }
 
 /* Compute every point of the plan into results on up to `threads` threads. */
-static int compute(const struct plan *p, int threads, struct ans_result *results, struct err *err)
+static int compute(
+    const struct sweep_plan *p, int threads, struct ans_result *results, struct err *err)
 {
 	struct worker *workers;
 	size_t n = threads < 1 ? 1 : (size_t)threads, t;
@@ -393,7 +417,7 @@ static int compute(const struct plan *p, int threads, struct ans_result *results
 }
 
 /* The row of point i: its varied values, then its answer's fields. */
-static json_t *make_row(const struct plan *p, size_t i, const struct ans_result *result)
+static json_t *make_row(const struct sweep_plan *p, size_t i, const struct ans_result *result)
 {
 	struct ans_field fields[ANS_MAX_FIELDS];
 	size_t n = ans_fields(result, fields), f;
@@ -416,7 +440,7 @@ fail:
 	return NULL;
 }
 
-static json_t *make_columns(const struct plan *p, const struct ans_result *first)
+static json_t *make_columns(const struct sweep_plan *p, const struct ans_result *first)
 {
 	struct ans_field fields[ANS_MAX_FIELDS];
 	size_t n = ans_fields(first, fields), f;
@@ -434,37 +458,34 @@ fail:
 	return NULL;
 }
 
-int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer, struct err *err)
+int sweep_run(const struct sweep_plan *p, int threads, json_t **answer, struct err *err)
 {
-	struct plan p;
 	struct ans_result *results = NULL;
 	json_t *rows = NULL, *columns = NULL, *out = NULL;
 	size_t i;
 	int rc = -1;
 
-	if (plan_build(canonical, max_points, &p, err) != 0)
-		goto out;
-	results = calloc(p.npoints, sizeof *results);
+	results = calloc(p->npoints, sizeof *results);
 	if (!results) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	if (compute(&p, threads, results, err) != 0)
+	if (compute(p, threads, results, err) != 0)
 		goto out;
 	rows = json_array();
-	for (i = 0; rows && i < p.npoints; i++) {
-		if (json_array_append_new(rows, make_row(&p, i, &results[i])) != 0) {
+	for (i = 0; rows && i < p->npoints; i++) {
+		if (json_array_append_new(rows, make_row(p, i, &results[i])) != 0) {
 			json_decref(rows);
 			rows = NULL;
 		}
 	}
-	columns = make_columns(&p, &results[0]);
+	columns = make_columns(p, &results[0]);
 	if (!rows || !columns) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	out = json_pack(
-	    "{s:s, s:O, s:O}", "query", query_names[p.query], "columns", columns, "rows", rows);
+	out = json_pack("{s:s, s:O, s:O}", "query", svc_endpoint_name(p->query), "columns", columns,
+	    "rows", rows);
 	if (!out) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -475,7 +496,6 @@ out:
 	json_decref(rows);
 	json_decref(columns);
 	free(results);
-	plan_free(&p);
 	return rc;
 }
 

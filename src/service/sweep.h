@@ -16,23 +16,31 @@
 
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
+
+struct sweep_plan;
 
 /*
- * Validate a sweep request and return its canonical form in *canonical (a new
- * reference the caller owns). Errors inside a point name the value that made
- * it invalid ("/vary/I/values/J") and quote the inner field and message;
- * too_large when the points exceed max_points or their simulated steps
+ * Validate a sweep request into *plan, every point parsed, ready to run (the
+ * caller frees it with sweep_plan_free()). Errors inside a point name the value
+ * that made it invalid ("/vary/I/values/J") and quote the inner field and
+ * message; too_large when the points exceed max_points or their simulated steps
  * LIMIT_MAX_SWEEP_STEPS.
  */
-int sweep_canonical(json_t *body, long max_points, json_t **canonical, struct err *err);
+int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct err *err);
+
+/* The canonical form of a validated sweep; NULL if out of memory. Caller owns it. */
+json_t *sweep_plan_json(const struct sweep_plan *plan);
 
 /*
- * Answer a (canonical) sweep request with `threads` worker threads (>= 1),
- * each computing its own contiguous range of points. On success *answer is a
- * new reference the caller owns.
+ * Answer a validated sweep with `threads` worker threads (>= 1), each computing
+ * its own contiguous range of points. On success *answer is a new reference the
+ * caller owns.
  */
-int sweep_answer(json_t *canonical, long max_points, int threads, json_t **answer, struct err *err);
+int sweep_run(const struct sweep_plan *plan, int threads, json_t **answer, struct err *err);
+
+/* Free a plan of sweep_parse(); NULL is a no-op. */
+void sweep_plan_free(struct sweep_plan *plan);
 
 /*
  * A sweep answer as CSV: the header line of columns, then one line per row,

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "service/error.h"
+#include "base/error.h"
 #include "store/store.h"
 
 #define CALSTORE_NAME_MAX 65 /* robot name with its NUL */

@@ -1,10 +1,10 @@
 # store: the SQLite database (answer cache, shared connections, migrations).
-# Beside the service layer; depends on nothing of ours but service/error.h.
+# Beside the service layer; depends on nothing of ours but src/base/.
 noinst_LIBRARIES += libstore.a
 libstore_a_SOURCES = src/store/store.c src/store/store.h
 nodist_libstore_a_SOURCES = src/store/schema_sql.c
 libstore_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS)
-STORE_LIBS = libstore.a $(SQLITE_LIBS) $(SODIUM_LIBS)
+STORE_LIBS = libstore.a $(BASE_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS)
 
 # Every schema/NNN_*.sql is embedded in the program and applied in order at start
 # (store_migrate()). Add a migration by adding the file: the glob picks it up.

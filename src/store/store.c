@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "store/store.h"
+#include "tunables.h"
 
 /* A statement prepared on one connection, found again by its SQL text. */
 struct stmt_entry {
@@ -407,4 +408,33 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
 		rc = sqlite_fail(err, sqlite3_db_handle(stmt), "writing the cache");
 	store_stmt_done(stmt);
 	return rc;
+}
+
+static int answer_cache_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
+    size_t *len, struct err *err)
+{
+	const struct store_cache *c = ctx;
+	unsigned char key[STORE_KEY_BYTES];
+
+	store_cache_key(c->core_version, endpoint, canonical, key);
+	return store_cache_get(c->st, key, answer, len, err);
+}
+
+static int answer_cache_put(void *ctx, const char *endpoint, const char *canonical,
+    const char *answer, size_t len, struct err *err)
+{
+	const struct store_cache *c = ctx;
+	unsigned char key[STORE_KEY_BYTES];
+
+	store_cache_key(c->core_version, endpoint, canonical, key);
+	return store_cache_put(c->st, key, c->core_version, endpoint, answer, len, err);
+}
+
+void store_cache_bind(struct store_cache *c, struct store *st, const char *core_version)
+{
+	c->st = st;
+	c->core_version = core_version;
+	c->cache.ctx = c;
+	c->cache.get = answer_cache_get;
+	c->cache.put = answer_cache_put;
 }

@@ -37,10 +37,8 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
-#include "service/error.h"
-
-/* How long a connection waits for another writer before giving up with SQLITE_BUSY. */
-#define STORE_BUSY_TIMEOUT_MS 5000
+#include "base/cache.h"
+#include "base/error.h"
 
 /* Bytes of a cache key (BLAKE2b-256). */
 #define STORE_KEY_BYTES 32
@@ -128,5 +126,16 @@ int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], 
 int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len,
     struct err *err);
+
+/* The answer cache as the service's cache interface (base/cache.h), keys under core_version. */
+struct store_cache {
+	struct cache cache; /* what to pass to svc_ask() */
+	struct store *st;
+	const char *core_version;
+};
+
+/* Fill c so that c->cache reads and writes st's answer cache. st and core_version are
+ * borrowed and must outlive c. */
+void store_cache_bind(struct store_cache *c, struct store *st, const char *core_version);
 
 #endif

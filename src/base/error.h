@@ -5,8 +5,8 @@
  * and fill it (code, message, JSON Pointer of the offending field); on success
  * they return 0 and leave it untouched.
  */
-#ifndef CONTACTD_SERVICE_ERROR_H
-#define CONTACTD_SERVICE_ERROR_H
+#ifndef CONTACTD_BASE_ERROR_H
+#define CONTACTD_BASE_ERROR_H
 
 #include <jansson.h>
 

@@ -1,7 +1,7 @@
 /*
  * error.c: the one error type of contactd and its mapping to HTTP statuses.
  */
-#include "service/error.h"
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
