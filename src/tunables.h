@@ -8,8 +8,10 @@
 #define CONTACTD_TUNABLES_H
 
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
- * a change to src/core/ can change any answer, so cached answers are never stale. */
-#define CORE_VERSION "core-2"
+ * a change to src/core/, or to how answers print, can change any answer's bytes, so
+ * cached answers are never stale. core-2: reals print as their shortest exact text.
+ * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). */
+#define CORE_VERSION "core-3"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
@@ -51,8 +53,18 @@
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_EVAL_CALLS 10000
+#define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
+#define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
 #define LIMIT_MAX_JSON_DEPTH 16
+/* find (POST /v1/find): the default tolerance is this fraction of the bracket's width;
+ * each iteration is one question answered, and all of them share the sweep's step limit */
+#define FIND_DEFAULT_TOLERANCE 1e-6
+#define FIND_DEFAULT_ITERATIONS 100
+#define FIND_MAX_ITERATIONS 1000
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
+/* Points of a drop's "trajectory" answer at most: longer drops are decimated to each
+ * bucket's lowest and highest sample (core/sim.h), so every extreme survives. */
+#define LIMIT_TRAJECTORY_POINTS 2000
 #define BODY_CHUNK_BYTES 4096 /* first allocation of a request body, grown by doubling */
 
 /* ---- daemon defaults ---- */
@@ -63,6 +75,12 @@
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
 #define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
+#define CORS_MAX_ORIGINS 32                  /* --cors-origin given at most this often */
+#define CORS_MAX_AGE 600                     /* seconds a browser may reuse a preflight */
+/* The request headers a cross-origin page may send (preflight answer). */
+#define CORS_ALLOW_HEADERS "Content-Type, Authorization, Idempotency-Key, Accept"
+/* The answer headers a cross-origin page may read. */
+#define CORS_EXPOSE_HEADERS "X-Cache, Content-Length"
 /* The largest values contactd's flags accept. */
 #define DAEMON_MAX_THREADS 1024        /* --threads, --sweep-threads */
 #define DAEMON_MAX_TIMEOUT 86400       /* --timeout, --drain-timeout: seconds */

@@ -14,11 +14,12 @@ fail() {
 	failures=$((failures + 1))
 }
 
-# run EXPECTED_STATUS ARGS...: run contact, keep stdout/stderr in $tmp/out, $tmp/err
+# run EXPECTED_STATUS ARGS...: run contact with nothing on stdin, keep stdout/stderr in
+# $tmp/out, $tmp/err
 run() {
 	expected=$1
 	shift
-	"$contact" "$@" >"$tmp/out" 2>"$tmp/err"
+	"$contact" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
 	status=$?
 	[ "$status" -eq "$expected" ] || fail "contact $*: exit $status, expected $expected"
 }
@@ -50,6 +51,18 @@ cmp -s "$tmp/rest_file" "$tmp/rest_stdin" || fail "file and stdin answers differ
 printf '{}' | "$contact" rest - >"$tmp/rest_empty" || fail "rest - {} failed"
 run 0 rest
 cmp -s "$tmp/out" "$tmp/rest_empty" || fail "no FILE is not the request {}"
+
+# without FILE, a request piped in is read, not ignored (and blank input is {})
+printf '{"geom": {"solref": [0.02, 1]}, "body": {"shape": "box"}}' | "$contact" rest \
+	>"$tmp/rest_piped" 2>"$tmp/err" || fail "piped rest failed"
+cmp -s "$tmp/rest_file" "$tmp/rest_piped" || fail "a piped request is not the request"
+"$contact" rest <"$tmp/rest.json" >"$tmp/rest_redirected" || fail "rest <file failed"
+cmp -s "$tmp/rest_file" "$tmp/rest_redirected" || fail "a redirected request is not the request"
+printf ' \n' | "$contact" rest >"$tmp/rest_blank" || fail "blank stdin failed"
+cmp -s "$tmp/rest_empty" "$tmp/rest_blank" || fail "blank stdin is not the request {}"
+printf '{"height": -1}' | "$contact" drop >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a bad piped request: not status 2"
+contains "$tmp/err" '"path":"/height"'
 
 # stability: the gap in the guard (growth 1.740 at h*omega 2.00)
 printf '{"solref": [0.02, 0.05]}' >"$tmp/stab.json"
@@ -97,6 +110,22 @@ head -c 1100000 /dev/zero | tr '\0' ' ' | "$contact" rest - >/dev/null 2>"$tmp/e
 [ $? -eq 2 ] || fail "oversized body: not status 2"
 contains "$tmp/err" '"error":"too_large"'
 
+# --pretty: the same answer, indented for people
+run 0 drop
+tr -d '\n' <"$tmp/out" >"$tmp/compact"
+run 0 drop --pretty
+[ "$(wc -l <"$tmp/out")" -gt 5 ] || fail "--pretty is not indented: $(head -c 200 "$tmp/out")"
+contains "$tmp/out" '  "peak_penetration": 0.008283093733212114,'
+tr -d ' \n' <"$tmp/out" | cmp -s - "$tmp/compact" || fail "--pretty is not the same answer"
+run 1 sweep "$tmp/sweep.json" --csv --pretty
+
+# reals print as their shortest exact text
+printf '{"query": "drop", "vary": [{"path": "/height", "values": [0.05]}]}' >"$tmp/short.json"
+run 0 sweep "$tmp/short.json"
+contains "$tmp/out" '"rows":[[0.05,'
+run 0 sweep "$tmp/short.json" --csv
+sed -n 2p "$tmp/out" | grep -q '^0.05,' || fail "CSV real: $(sed -n 2p "$tmp/out")"
+
 # usage errors: status 1
 run 1
 run 1 fly
@@ -108,6 +137,9 @@ run 1 --bogus
 # help and version
 run 0 --help
 contains "$tmp/out" 'Usage: contact'
+contains "$tmp/out" 'Units are SI'
+contains "$tmp/out" 'peak_penetration, rebound, max_height, jitter, final_penetration m'
+contains "$tmp/out" '--pretty'
 run 0 --version
 grep -qE '^contact [0-9]+\.[0-9]+\.[0-9]+ \(contact core core-[0-9]+\)$' "$tmp/out" ||
 	fail "version line: $(cat "$tmp/out")"

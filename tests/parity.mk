@@ -31,9 +31,17 @@ EXTRA_DIST += tests/fixtures/mujoco-2.2.2.txt tests/fixtures/mujoco-3.3.8.txt \
 	tests/mjref/README.md tests/mjref/mjref_gen.c tests/mjref/mjref_js.mjs
 
 # /v1/eval against libmujoco where the lesson's own functions and MuJoCo disagree.
+check_PROGRAMS += tests/test_eval_clamps
+TESTS += tests/test_eval_clamps
+tests_test_eval_clamps_SOURCES = tests/test_eval_clamps.c tests/svc_test.c tests/svc_test.h \
+	$(MJSCENE_SOURCES)
+tests_test_eval_clamps_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+tests_test_eval_clamps_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
+
+# The eval functions that have a MuJoCo quantity, through the service, against MuJoCo.
 check_PROGRAMS += tests/test_eval_mujoco
 TESTS += tests/test_eval_mujoco
 tests_test_eval_mujoco_SOURCES = tests/test_eval_mujoco.c tests/svc_test.c tests/svc_test.h \
 	$(MJSCENE_SOURCES)
-tests_test_eval_mujoco_CFLAGS = $(PARITY_CFLAGS) $(JANSSON_CFLAGS)
+tests_test_eval_mujoco_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm

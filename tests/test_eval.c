@@ -343,6 +343,297 @@ START_TEST(batch_answers_in_order)
 }
 END_TEST
 
+/* The lesson's Step 2 drop with its own functions: semi_implicit_euler integrating
+ * contact_accel, x the sphere's bottom height (dist), v its speed */
+static void euler_drop(double dampratio, double *peak, double *rebound)
+{
+	char body[512];
+	json_t *a;
+	const json_t *r, *x;
+	size_t i;
+	int touched = 0;
+
+	snprintf(body, sizeof body,
+	    "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 0.1, \"v0\": 0, \"h\": "
+	    "0.002, \"steps\": 1000, \"accel\": {\"function\": \"contact_accel\", \"args\": "
+	    "{\"a0\": -9.81, \"solref\": [0.02, %.17g], \"solimp\": [0.9, 0.95, 0.001, 0.5, "
+	    "2]}}}}",
+	    dampratio);
+	r = call(body, &a);
+	x = json_object_get(r, "x");
+	ck_assert_int_eq(json_array_size(x), 1001);
+	ck_assert_int_eq(json_array_size(json_object_get(r, "v")), 1001);
+	ck_assert_double_eq(json_real_value(json_array_get(x, 0)), 0.1);
+	/* the contract's drop metrics: heights after each step; the rebound is the
+	 * highest after the first penetrating step */
+	*peak = -INFINITY;
+	*rebound = 0;
+	for (i = 1; i < 1001; i++) {
+		double z = json_real_value(json_array_get(x, i));
+		*peak = fmax(*peak, -z);
+		if (touched)
+			*rebound = fmax(*rebound, z);
+		touched |= z < 0;
+	}
+	json_decref(a);
+}
+
+START_TEST(step_2_drop_with_semi_implicit_euler)
+{
+	/* Build it, Step 2: peak penetration and rebound (mm), printed to 3 decimals */
+	static const double rows[][3] = {
+	    {1.0, 8.726, 0.000}, {0.3, 4.859, 14.519}, {0.1, 2.282, 57.912}};
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		double peak, rebound;
+		euler_drop(rows[i][0], &peak, &rebound);
+		tsvc_assert_printed(peak * 1e3, rows[i][1], 3, "step 2 peak penetration");
+		tsvc_assert_printed(rebound * 1e3, rows[i][2], 3, "step 2 rebound");
+	}
+}
+END_TEST
+
+START_TEST(semi_implicit_euler_spring_by_hand)
+{
+	json_t *a;
+	const json_t *r;
+	double h = 0.01, k = 400, c = 3, x = 0.2, v = -1, xs[4], vs[4];
+	char body[512];
+	int i;
+
+	/* v1 = v0 + h (-c v0 - k x0), x1 = x0 + h v1: the recurrence written out here; each
+	 * step is 4 roundings on numbers of order 1, so 1e-14 relative after 3 steps */
+	xs[0] = x;
+	vs[0] = v;
+	for (i = 1; i < 4; i++) {
+		v = v + h * (-c * v - k * x);
+		x = x + h * v;
+		xs[i] = x;
+		vs[i] = v;
+	}
+	snprintf(body, sizeof body,
+	    "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 0.2, \"v0\": -1, \"h\": "
+	    "0.01, \"steps\": 3, \"accel\": {\"function\": \"spring\", \"args\": {\"k\": 400, "
+	    "\"c\": 3}}}}");
+	r = call(body, &a);
+	for (i = 0; i < 4; i++) {
+		assert_rel(json_real_value(json_array_get(json_object_get(r, "x"), (size_t)i)),
+		    xs[i], 1e-14, "x");
+		assert_rel(json_real_value(json_array_get(json_object_get(r, "v"), (size_t)i)),
+		    vs[i], 1e-14, "v");
+	}
+	json_decref(a);
+
+	/* steps 0: the start alone; a spring that overflows: null and diverged */
+	r = call(
+	    "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 1, \"v0\": 0, \"h\": 1, "
+	    "\"steps\": 0, \"accel\": {\"function\": \"spring\", \"args\": {\"k\": 1, \"c\": 0}}}}",
+	    &a);
+	ck_assert_int_eq(json_array_size(json_object_get(r, "x")), 1);
+	json_decref(a);
+	r = call(
+	    "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 1, \"v0\": 0, \"h\": 1, "
+	    "\"steps\": 2000, \"accel\": {\"function\": \"spring\", \"args\": {\"k\": 1e6, "
+	    "\"c\": 0}}}}",
+	    &a);
+	ck_assert(json_is_true(json_object_get(r, "diverged")));
+	ck_assert(json_is_null(json_array_get(json_object_get(r, "x"), 2000)));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(solref_to_spring_is_the_lesson_formula)
+{
+	static const double rows[][4] = {{0.02, 1, 0.925, 0.95}, {0.001, 1, 0.9, 0.95},
+	    {0.1, 0.3, 0.5, 0.99}, {0.05, 2, 0.95, 0.95}};
+	char body[256];
+	json_t *a, *kb;
+	const json_t *r;
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		double tc = rows[i][0], dr = rows[i][1], d = rows[i][2], dw = rows[i][3];
+		snprintf(body, sizeof body,
+		    "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": %.17g, "
+		    "\"dampratio\": %.17g, \"d\": %.17g, \"d_w\": %.17g}}",
+		    tc, dr, d, dw);
+		r = call(body, &a);
+		/* the lesson's lines b = 2/(d_w tc), k = d/(d_w^2 tc^2 dr^2), evaluated here:
+		 * a few roundings apart, 1e-15 relative */
+		assert_rel(tsvc_real(r, "b"), 2 / (dw * tc), 1e-15, "b");
+		assert_rel(tsvc_real(r, "k"), d / (dw * dw * tc * tc * dr * dr), 1e-15, "k");
+		/* and solref_kb's K, B with refsafe off: k = d K, b = B exactly (the same core
+		 * function computes both) */
+		snprintf(body, sizeof body,
+		    "{\"function\": \"solref_kb\", \"args\": {\"solref\": [%.17g, %.17g], "
+		    "\"dmax\": "
+		    "%.17g, \"h\": 1, \"refsafe\": false}}",
+		    tc, dr, dw);
+		kb = tsvc_answer(SVC_EVAL, body, NULL);
+		ck_assert_double_eq(
+		    tsvc_real(r, "b"), tsvc_real(json_object_get(kb, "result"), "B"));
+		ck_assert_double_eq(
+		    tsvc_real(r, "k"), d * tsvc_real(json_object_get(kb, "result"), "K"));
+		json_decref(kb);
+		json_decref(a);
+	}
+	/* Step 1's printed B at timeconst 0.02 and 0.1 (d_w 0.95) */
+	r = call(
+	    "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": 0.1, \"dampratio\": "
+	    "1, \"d\": 0.925, \"d_w\": 0.95}}",
+	    &a);
+	tsvc_assert_printed(tsvc_real(r, "b"), 21.05, 2, "step 1 B at 0.1");
+	tsvc_assert_printed(tsvc_real(r, "k") / 0.925, 110.8, 1, "step 1 K at 0.1");
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(a_ref_step_2_and_mujoco_probe)
+{
+	json_t *a;
+	const json_t *r;
+
+	/* Build it, Step 2: a_ref at r = 0.5 mm, v = -0.3 m/s prints 32.860111 */
+	r = call("{\"function\": \"a_ref\", \"args\": {\"dist\": -0.0005, \"vel\": -0.3, "
+	         "\"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}",
+	    &a);
+	tsvc_assert_printed(tsvc_real(r, "value"), 32.860111, 6, "step 2 a_ref");
+	json_decref(a);
+	/* spec §11: efc_aref 32.593905817174509 at dist -0.0004 (1e-12: the probe's dist
+	 * was z - r in floating point) */
+	r = call("{\"function\": \"a_ref\", \"args\": {\"dist\": -0.0004, \"vel\": -0.3, "
+	         "\"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}",
+	    &a);
+	assert_rel(tsvc_real(r, "value"), 32.593905817174509, 1e-12, "aref");
+	json_decref(a);
+	/* no row while dist >= 0: null, not divergence */
+	r = call("{\"function\": \"a_ref\", \"args\": {\"dist\": 0, \"vel\": -0.3, \"solref\": "
+	         "[0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}",
+	    &a);
+	ck_assert(json_is_null(json_object_get(r, "value")));
+	ck_assert_ptr_null(json_object_get(r, "diverged"));
+	json_decref(a);
+}
+END_TEST
+
+/* The entry of call i in a batch answer */
+static const json_t *entry(const json_t *answer, size_t i)
+{
+	return json_array_get(json_object_get(answer, "results"), i);
+}
+
+START_TEST(batch_errors_per_call)
+{
+	static const char body[] =
+	    "{\"calls\": ["
+	    "{\"id\": \"ok\", \"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
+	    "\"dampratio\": 1, \"dt\": 0.002}},"
+	    "{\"id\": 17, \"function\": \"impedance\", \"args\": {\"r\": 0.001, \"solimp\": [0.9, "
+	    "0.95, \"wide\", 0.5, 2]}},"
+	    "{\"function\": \"step_growth\", \"args\": {\"k\": 1, \"c\": 1, \"h\": -1}},"
+	    "3,"
+	    "{\"id\": 2.5, \"function\": \"no_such\", \"args\": {}},"
+	    "{\"id\": {\"bad\": 1}, \"function\": \"impedance\", \"args\": {}},"
+	    "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": 0.02, \"dampratio\": "
+	    "1, "
+	    "\"d\": 0.9, \"d_w\": 0.95}}]}";
+	static const struct {
+		const char *code, *path;
+		int status;
+	} failures[] = {
+	    {NULL, NULL, 0},
+	    {"bad_type", "/calls/1/args/solimp/2", 400},
+	    {"bad_value", "/calls/2/args/h", 422},
+	    {"bad_type", "/calls/3", 400},
+	    {"bad_value", "/calls/4/function", 422},
+	    {"bad_type", "/calls/5/id", 400},
+	    {NULL, NULL, 0},
+	};
+	static const char bad_alone[] =
+	    "{\"id\": 17, \"function\": \"impedance\", \"args\": {\"r\": 0.001, \"solimp\": "
+	    "[0.9, 0.95, \"wide\", 0.5, 2]}}";
+	json_t *answer = tsvc_answer(SVC_EVAL, body, NULL), *single;
+	const json_t *e;
+	size_t i;
+
+	ck_assert_int_eq(json_array_size(json_object_get(answer, "results")), 7);
+	ck_assert_int_eq(json_integer_value(json_object_get(answer, "failed")), 5);
+	for (i = 0; i < 7; i++) {
+		e = entry(answer, i);
+		if (!failures[i].code) {
+			ck_assert_msg(json_is_object(json_object_get(e, "result")), "call %zu", i);
+			ck_assert_ptr_null(json_object_get(e, "error"));
+			continue;
+		}
+		ck_assert_str_eq(json_string_value(json_object_get(e, "error")), failures[i].code);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "path")), failures[i].path);
+		ck_assert_int_eq(
+		    json_integer_value(json_object_get(e, "status")), failures[i].status);
+		ck_assert(json_is_string(json_object_get(e, "message")));
+		ck_assert_ptr_null(json_object_get(e, "result"));
+	}
+	/* ids echoed as given, where they are ids */
+	ck_assert_str_eq(json_string_value(json_object_get(entry(answer, 0), "id")), "ok");
+	ck_assert_int_eq(json_integer_value(json_object_get(entry(answer, 1), "id")), 17);
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(entry(answer, 1), "function")), "impedance");
+	ck_assert_double_eq(json_real_value(json_object_get(entry(answer, 4), "id")), 2.5);
+	ck_assert_ptr_null(json_object_get(entry(answer, 5), "id"));
+	ck_assert_ptr_null(json_object_get(entry(answer, 2), "id"));
+	/* a good call's entry is its single answer plus its id */
+	single = tsvc_answer(SVC_EVAL,
+	    "{\"function\": \"error_reduction\", \"id\": \"ok\", \"args\": {\"timeconst\": 0.02, "
+	    "\"dampratio\": 1, \"dt\": 0.002}}",
+	    NULL);
+	ck_assert(json_equal(entry(answer, 0), single));
+	json_decref(single);
+	json_decref(answer);
+
+	/* the failing call alone is a 4xx with the same error, its path without /calls/1 */
+	tsvc_expect_error(
+	    SVC_EVAL, bad_alone, strlen(bad_alone), NULL, ERR_BAD_TYPE, "/args/solimp/2");
+}
+END_TEST
+
+START_TEST(batch_canonical_form)
+{
+	/* equal batches spelled differently have one canonical text, failing calls included
+	 * (kept as written, so the answer stage meets the same error) */
+	char *one = tsvc_canonical_text(SVC_EVAL,
+	    "{\"calls\": [{\"args\": {\"dt\": 0.002, \"dampratio\": 1, \"timeconst\": 0.02}, "
+	    "\"function\": \"error_reduction\", \"id\": 1}, {\"function\": \"x\"}]}");
+	char *two = tsvc_canonical_text(SVC_EVAL,
+	    "{\"calls\": [{\"function\": \"error_reduction\", \"id\": 1, \"args\": {\"timeconst\": "
+	    "2e-2, \"dampratio\": 1.0, \"dt\": 0.002}}, {\"function\": \"x\"}]}");
+
+	ck_assert_str_eq(one, two);
+	free(one);
+	free(two);
+}
+END_TEST
+
+START_TEST(batch_step_limit)
+{
+	/* the steps of all semi_implicit_euler calls are bounded (LIMIT_MAX_EVAL_BATCH_STEPS):
+	 * 11 calls of 20000 steps are 220000, over the 200000 of tunables.h */
+	char call[256], body[4096];
+	size_t n = 0;
+	int i;
+
+	snprintf(call, sizeof call,
+	    "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 0, \"v0\": 0, \"h\": "
+	    "0.001, "
+	    "\"steps\": 20000, \"accel\": {\"function\": \"spring\", \"args\": {\"k\": 1, \"c\": "
+	    "0}}}}");
+	n += (size_t)snprintf(body + n, sizeof body - n, "{\"calls\": [");
+	for (i = 0; i < 11; i++)
+		n += (size_t)snprintf(body + n, sizeof body - n, "%s%s", i ? ", " : "", call);
+	snprintf(body + n, sizeof body - n, "]}");
+	tsvc_expect_error(SVC_EVAL, body, strlen(body), NULL, ERR_TOO_LARGE, "/calls");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("eval");
@@ -359,6 +650,13 @@ int main(void)
 	tcase_add_test(tc, step_growth_closed_forms);
 	tcase_add_test(tc, error_reduction_formula);
 	tcase_add_test(tc, batch_answers_in_order);
+	tcase_add_test(tc, step_2_drop_with_semi_implicit_euler);
+	tcase_add_test(tc, semi_implicit_euler_spring_by_hand);
+	tcase_add_test(tc, solref_to_spring_is_the_lesson_formula);
+	tcase_add_test(tc, a_ref_step_2_and_mujoco_probe);
+	tcase_add_test(tc, batch_errors_per_call);
+	tcase_add_test(tc, batch_canonical_form);
+	tcase_add_test(tc, batch_step_limit);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_run_all(runner, CK_NORMAL);

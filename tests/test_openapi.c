@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "live.h"
 #include "robot.h"
@@ -320,6 +321,7 @@ START_TEST(every_endpoint_documented)
 	    {"/v1/stability", "post"},
 	    {"/v1/sweep", "post"},
 	    {"/v1/eval", "post"},
+	    {"/v1/find", "post"},
 	    {"/v1/health", "get"},
 	    {"/v1/openapi.json", "get"},
 	    {"/metrics", "get"},
@@ -391,7 +393,9 @@ START_TEST(endpoint_table_agrees)
 				    "row %s: field %s undocumented", row->name, row->fields[i]);
 			}
 			ck_assert_uint_eq(i, json_array_size(required));
-			ck_assert_uint_eq(i, json_object_size(props));
+			/* beyond the fields, only what a request asks for: drop's trajectory */
+			ck_assert_uint_eq(json_object_size(props) - i,
+			    strcmp(row->name, "drop") == 0 && json_object_get(props, "trajectory"));
 		}
 		json_array_foreach (sweep_query, i, value)
 			in_sweep |= strcmp(json_string_value(value), row->name) == 0;
@@ -430,12 +434,32 @@ START_TEST(endpoint_table_agrees)
 		ck_assert_msg(svc_endpoint_parse(key + 4, &ep, &err) == 0,
 		    "POST %s is documented but no row of the endpoint table", key);
 	}
-	/* the metrics label every row's cache counters, and label nothing else as cached */
-	live_get(&dmn, "/metrics", &r);
-	ck_assert_int_eq(r.status, 200);
-	metrics = strndup(r.body, r.len);
-	live_reply_free(&r);
-	ck_assert_ptr_nonnull(metrics);
+	/* the metrics label every row's cache counters, and label nothing else as cached.
+	 * A request is counted when libmicrohttpd reports it completed, which may be just
+	 * after its client has read the answer: wait (bounded) until every row's 200 is
+	 * counted, then assert. */
+	{
+		double deadline = live_now() + 5.0;
+		size_t counted;
+
+		for (metrics = NULL;; free(metrics)) {
+			live_get(&dmn, "/metrics", &r);
+			ck_assert_int_eq(r.status, 200);
+			metrics = strndup(r.body, r.len);
+			live_reply_free(&r);
+			ck_assert_ptr_nonnull(metrics);
+			for (counted = 0; counted < SVC_ENDPOINT_COUNT; counted++) {
+				snprintf(label, sizeof label,
+				    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
+				    svc_endpoints[counted].name);
+				if (!strstr(metrics, label))
+					break;
+			}
+			if (counted == SVC_ENDPOINT_COUNT || live_now() > deadline)
+				break;
+			usleep(10000);
+		}
+	}
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
 		snprintf(label, sizeof label, "contactd_cache_misses_total{route=\"%s\"} ",
 		    svc_endpoints[e].name);
@@ -766,9 +790,11 @@ START_TEST(documented_defaults_are_real)
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
-	/* rest and drop: body 3, geom 8, option 7, height, duration; stability: solref, solimp
-	 * and option 4 (impedance's default depends on solimp); sweep: base. */
-	ck_assert_int_eq(checked, 2 * 20 + 6 + 1);
+	/* rest and drop: body 3, geom 8, option 7, height, duration, and drop's trajectory;
+	 * stability: solref, solimp and option 4 (impedance's default depends on solimp);
+	 * sweep: base; find: base, max_iterations and method (its example sets target;
+	 * tolerance's default depends on bracket). */
+	ck_assert_int_eq(checked, 2 * 20 + 1 + 6 + 1 + 3);
 }
 END_TEST
 
@@ -815,7 +841,7 @@ START_TEST(rejections_documented)
 	    {want_xml, "{}", 406},
 	};
 	static const char *const questions[] = {
-	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval"};
+	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval", "/v1/find"};
 	const json_t *error = json_object_get(
 	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 	size_t q, c;

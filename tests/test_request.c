@@ -192,16 +192,25 @@ static const struct bad_case bad_cases[] = {
         ERR_BAD_VALUE, "/args/integrator"},
     {SVC_EVAL, "{\"calls\": {}}", ERR_BAD_TYPE, "/calls"},
     {SVC_EVAL, "{\"calls\": [], \"function\": \"impedance\"}", ERR_UNKNOWN_FIELD, "/function"},
+    /* a batch's envelope; its calls fail one by one (test_eval) */
+    {SVC_EVAL, "{\"calls\": [], \"id\": 1}", ERR_UNKNOWN_FIELD, "/id"},
+    {SVC_EVAL, "[]", ERR_BAD_TYPE, ""},
+    /* a single call fails whole */
+    {SVC_EVAL, "{\"function\": \"impedance\", \"id\": [1], \"args\": {}}", ERR_BAD_TYPE, "/id"},
     {SVC_EVAL,
-        "{\"calls\": [{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
-        "\"dampratio\": 1, \"dt\": 0.002}}, {\"function\": \"step_growth\", \"args\": "
-        "{\"k\": 1, \"c\": 1, \"h\": -1}}]}",
-        ERR_BAD_VALUE, "/calls/1/args/h"},
+        "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": 0.02, "
+        "\"dampratio\": 1, \"d\": 1, \"d_w\": 0.95}}",
+        ERR_BAD_VALUE, "/args/d"},
     {SVC_EVAL,
-        "{\"calls\": [{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], "
-        "\"dmax\": 0.95, \"h\": 0.002, \"refsafe\": \"yes\"}}]}",
-        ERR_BAD_TYPE, "/calls/0/args/refsafe"},
-    {SVC_EVAL, "{\"calls\": [3]}", ERR_BAD_TYPE, "/calls/0"},
+        "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 0, \"v0\": 0, "
+        "\"h\": 0.002, \"steps\": 10, \"accel\": {\"function\": \"spring\", \"args\": "
+        "{\"k\": 1}}}}",
+        ERR_MISSING_FIELD, "/args/accel/args/c"},
+    {SVC_EVAL,
+        "{\"function\": \"semi_implicit_euler\", \"args\": {\"x0\": 0, \"v0\": 0, "
+        "\"h\": 0.002, \"steps\": 20001, \"accel\": {\"function\": \"spring\", \"args\": "
+        "{\"k\": 1, \"c\": 0}}}}",
+        ERR_TOO_LARGE, "/args/steps"},
 };
 
 START_TEST(rejects_bad_input)
@@ -231,6 +240,41 @@ static char *nested(int depth)
 	*p = '\0';
 	return text;
 }
+
+/* An unknown field's message lists the fields expected at its level, every one. */
+START_TEST(unknown_field_lists_the_expected_fields)
+{
+	static const struct {
+		enum svc_endpoint ep;
+		const char *body, *path, *expected[9];
+	} cases[] = {
+	    {SVC_DROP, "{\"geom\": {\"timeconst\": 0.02}}", "/geom/timeconst",
+	        {"solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority"}},
+	    {SVC_REST, "{\"timeconst\": 0.02}", "/timeconst",
+	        {"body", "geom", "floor", "option", "height", "duration"}},
+	    {SVC_SWEEP,
+	        "{\"query\": \"drop\", \"vary\": [{\"path\": \"/height\", \"value\": [1]}]}",
+	        "/vary/0/value", {"path", "values"}},
+	    {SVC_EVAL, "{\"function\": \"impedance\", \"args\": {\"x\": 1}}", "/args/x",
+	        {"r", "solimp"}},
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *message = tsvc_error_message(
+		    cases[i].ep, cases[i].body, ERR_UNKNOWN_FIELD, cases[i].path);
+		char quoted[64];
+
+		ck_assert_msg(strncmp(message, "unknown field \"", 15) == 0, "%s", message);
+		for (j = 0; cases[i].expected[j]; j++) {
+			snprintf(quoted, sizeof quoted, "\"%s\"", cases[i].expected[j]);
+			ck_assert_msg(strstr(message, quoted) != NULL,
+			    "%s: \"%s\" does not list %s", cases[i].body, message, quoted);
+		}
+		free(message);
+	}
+}
+END_TEST
 
 START_TEST(too_deep_names_the_first_container_past_the_limit)
 {
@@ -422,15 +466,14 @@ START_TEST(canonical_text_form)
 	char *text = tsvc_canonical_text(SVC_DROP, "{\"body\": {\"mass\": 2}}");
 	char *again;
 
-	/* compact, sorted keys, every number a real, newline-terminated */
+	/* compact, sorted keys, every number a real printed shortest, newline-terminated */
 	ck_assert_str_eq(text,
-	    "{\"body\":{\"mass\":2.0,\"shape\":\"box\",\"size\":[0.050000000000000003,"
-	    "0.050000000000000003,0.050000000000000003]},\"duration\":2.0,\"floor\":{},\"geom\":"
-	    "{\"condim\":3.0,\"friction\":[1.0,0.0050000000000000001,0.0001],\"gap\":0.0,"
-	    "\"margin\":0.0,\"priority\":0.0,\"solimp\":[0.90000000000000002,0.94999999999999996,"
-	    "0.001,0.5,2.0],\"solmix\":1.0,\"solref\":[0.02,1.0]},\"height\":0.10000000000000001,"
-	    "\"option\":{\"cone\":\"pyramidal\",\"gravity\":9.8100000000000005,\"impratio\":1.0,"
-	    "\"integrator\":\"Euler\",\"mujoco\":\"3.12.0\",\"refsafe\":true,"
+	    "{\"body\":{\"mass\":2.0,\"shape\":\"box\",\"size\":[0.05,0.05,0.05]},\"duration\":2.0,"
+	    "\"floor\":{},\"geom\":{\"condim\":3.0,\"friction\":[1.0,0.005,0.0001],\"gap\":0.0,"
+	    "\"margin\":0.0,\"priority\":0.0,\"solimp\":[0.9,0.95,0.001,0.5,2.0],\"solmix\":1.0,"
+	    "\"solref\":[0.02,1.0]},\"height\":0.1,\"option\":{\"cone\":\"pyramidal\","
+	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"mujoco\":\"3.12.0\","
+	    "\"refsafe\":true,"
 	    "\"timestep\":0.002}}\n");
 	/* canonical of canonical is itself */
 	again = tsvc_canonical_text(SVC_DROP, text);
@@ -518,6 +561,7 @@ static Suite *request_suite(void)
 
 	tcase_add_loop_test(
 	    tc, rejects_bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+	tcase_add_test(tc, unknown_field_lists_the_expected_fields);
 	tcase_add_test(tc, too_deep_names_the_first_container_past_the_limit);
 	tcase_add_test(tc, overflow_path_through_arrays_and_escaped_keys);
 	tcase_add_test(tc, body_over_the_size_limit);

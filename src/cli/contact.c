@@ -3,7 +3,7 @@
  * same handlers as the daemon and prints the same answer, so everything the
  * service computes can be computed offline.
  *
- *   contact ENDPOINT [FILE|-] [--csv]   (ENDPOINT: a row of the service's endpoint table)
+ *   contact ENDPOINT [FILE|-] [--csv | --pretty]   (ENDPOINT: a row of the endpoint table)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
  * the daemon; the JSON error body goes to stderr), 3 internal error.
@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/jtext.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -29,7 +31,7 @@ static void usage(FILE *f)
 	int e;
 
 	fprintf(f,
-	    "Usage: contact ENDPOINT [FILE|-] [--csv]\n"
+	    "Usage: contact ENDPOINT [FILE|-] [--csv | --pretty]\n"
 	    "       contact --help | --version\n"
 	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
 	    "\n"
@@ -38,13 +40,25 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].summary);
 	fprintf(f,
 	    "\n"
-	    "The request is the JSON in FILE, or on standard input for \"-\"; without FILE\n"
-	    "it is {} (MuJoCo's defaults and the lesson's experiment: a 10 cm, 1 kg cube,\n"
-	    "dropped 10 cm for drop).\n"
+	    "The request is the JSON in FILE, or on standard input for \"-\". Without FILE\n"
+	    "it is standard input when that is not a terminal (a pipe or a file), and {}\n"
+	    "when that is a terminal or holds nothing: MuJoCo's defaults and the lesson's\n"
+	    "experiment, a 10 cm, 1 kg cube dropped 10 cm for drop.\n"
 	    "\n"
 	    "  --csv      print a sweep answer as CSV instead of JSON\n"
+	    "  --pretty   print the answer as indented JSON, for people (the same values)\n"
 	    "  --help     print this help and exit\n"
 	    "  --version  print the package and contact-core versions and exit\n"
+	    "\n"
+	    "Units are SI. In requests: body.size, height, margin, gap and solimp's width\n"
+	    "in m; duration, timestep and solref's timeconst in s; body.mass in kg; gravity\n"
+	    "in m/s^2; solref's direct form [-stiffness, -damping] in 1/s^2 and 1/s (per\n"
+	    "unit of the contact's effective mass); dampratio, friction and solimp's d0,\n"
+	    "dwidth, midpoint and power are pure numbers. In answers:\n");
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
+		if (svc_endpoints[e].units)
+			fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].units);
+	fprintf(f,
 	    "\n"
 	    "Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (its JSON\n"
 	    "error on standard error), 3 internal error. See contact(1).\n");
@@ -83,6 +97,17 @@ static int read_body(FILE *f, char **text, size_t *len)
 	return 0;
 }
 
+/* Is text (len bytes) nothing but JSON whitespace? */
+static int is_blank(const char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", text[i]) || text[i] == '\0')
+			return 0;
+	return 1;
+}
+
 /* Print the JSON error body on stderr; the exit status of its class. */
 static int report(const struct err *e)
 {
@@ -98,8 +123,31 @@ static int report(const struct err *e)
 	return err_http_status(e->code) >= 500 ? EXIT_INTERNAL : EXIT_REJECTED;
 }
 
-/* Answer the request in text and print it; returns the exit status. */
-static int run(enum svc_endpoint ep, const char *text, size_t len, int csv)
+enum format { FORMAT_JSON, FORMAT_CSV, FORMAT_PRETTY };
+
+/* The answer's text (svc_ask()'s) indented for people, newline-terminated. */
+static int pretty_text(const char *text, char **out, struct err *err)
+{
+	json_error_t jerr;
+	json_t *answer = json_loads(text, 0, &jerr);
+	char *pretty = answer ? jtext_dump(answer, JTEXT_PRETTY) : NULL;
+	size_t len;
+
+	json_decref(answer);
+	if (!pretty)
+		return err_set(err, ERR_INTERNAL, "", "cannot indent the answer");
+	len = strlen(pretty);
+	*out = realloc(pretty, len + 2);
+	if (!*out) {
+		free(pretty);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	memcpy(*out + len, "\n", 2);
+	return 0;
+}
+
+/* Answer the request in text and print it in format; returns the exit status. */
+static int run(enum svc_endpoint ep, const char *text, size_t len, enum format format)
 {
 	struct svc_limits limits;
 	struct err err;
@@ -113,8 +161,9 @@ static int run(enum svc_endpoint ep, const char *text, size_t len, int csv)
 		status = report(&err);
 		goto out;
 	}
-	if (csv) {
-		if (svc_text_csv(answer_text, &out, &err) != 0) {
+	if (format != FORMAT_JSON) {
+		if ((format == FORMAT_CSV ? svc_text_csv(answer_text, &out, &err)
+		                          : pretty_text(answer_text, &out, &err)) != 0) {
 			status = report(&err);
 			goto out;
 		}
@@ -136,6 +185,7 @@ int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 	    {"csv", no_argument, NULL, 'c'},
+	    {"pretty", no_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -146,12 +196,16 @@ int main(int argc, char **argv)
 	char *text = NULL;
 	size_t len;
 	FILE *f = NULL;
-	int csv = 0, opt, status;
+	enum format format = FORMAT_JSON;
+	int csv = 0, pretty = 0, opt, status;
 
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			csv = 1;
+			break;
+		case 'p':
+			pretty = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -178,10 +232,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep].name);
 		return EXIT_USAGE;
 	}
-	if (argc - optind == 1)
-		return run(ep, default_request, strlen(default_request), csv);
-
-	path = argv[optind + 1];
+	if (csv && pretty) {
+		fprintf(stderr, "contact: --csv and --pretty are two formats; choose one\n");
+		return EXIT_USAGE;
+	}
+	format = csv ? FORMAT_CSV : pretty ? FORMAT_PRETTY : FORMAT_JSON;
+	/* no FILE: a request piped in is the request, never silently ignored */
+	path = argc - optind == 2 ? argv[optind + 1] : isatty(STDIN_FILENO) ? NULL : "-";
+	if (!path)
+		return run(ep, default_request, strlen(default_request), format);
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",
@@ -192,7 +251,11 @@ int main(int argc, char **argv)
 	}
 	if (f != stdin)
 		fclose(f);
-	status = run(ep, text, len, csv);
+	if (argc - optind == 1 && is_blank(text, len))
+		status =
+		    run(ep, default_request, strlen(default_request), format); /* nothing piped */
+	else
+		status = run(ep, text, len, format);
 	free(text);
 	return status;
 }

@@ -120,7 +120,7 @@ double law_contact_accel(double dist, double vel, double a0, const double solref
 		return a0;
 	imp = law_impedance(dist, solimp, NULL);
 	law_solref_kb(solref, solimp->dwidth, timestep, refsafe, &g);
-	aref = -g.B * vel - g.K * imp * dist;
+	aref = law_aref(&g, imp, dist, vel);
 	/* the contact can push, never pull: the row is inactive when a0 already satisfies it */
 	if (a0 >= aref)
 		return a0;

@@ -56,6 +56,16 @@ void law_solref_kb(
     const double solref[2], double dmax, double timestep, int refsafe, struct law_gains *out);
 
 /*
+ * law_aref: the reference acceleration of one row (efc_aref, the lesson's Step 2
+ * a_ref): -B*vel - K*imp*violation, with violation the signed distance past the
+ * row's margin (negative while penetrating). Inline: it is on every step's path.
+ */
+static inline double law_aref(const struct law_gains *g, double imp, double violation, double vel)
+{
+	return -g->B * vel - g->K * imp * violation;
+}
+
+/*
  * law_contact_accel: normal acceleration of one frictionless contact at unit
  * inverse weight (the lesson's contact_accel): a0 while dist >= 0, otherwise
  * max(a0, imp*aref + (1-imp)*a0) with aref = -B*vel - K*imp*dist.

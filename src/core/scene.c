@@ -133,7 +133,7 @@ static double accel(const struct scene_model *m, double z, double vel, const dou
 	}
 	r = dist - m->contact.includemargin;
 	imp = law_impedance(r, &m->solimp, NULL);
-	aref = -m->gains.B * vel - m->gains.K * imp * r;
+	aref = law_aref(&m->gains, imp, r, vel);
 	R = scene_row_R(m, imp);
 	if (m->a0 >= aref) {
 		acc = m->a0; /* every row satisfied: no force */
@@ -200,8 +200,7 @@ void scene_step(const struct scene_model *m, double *z, double *vel)
 	}
 	/* semi-implicit Euler: velocity first, then position with the new velocity.
 	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here. */
-	*vel += scene_accel(m, *z, *vel, NULL) * m->timestep;
-	*z += m->timestep * *vel;
+	scene_euler(z, vel, scene_accel(m, *z, *vel, NULL), m->timestep);
 }
 
 void scene_step_warm(const struct scene_model *m, double *z, double *vel, double *qacc_warmstart)

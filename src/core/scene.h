@@ -83,6 +83,15 @@ double scene_row_R(const struct scene_model *m, double imp);
 double scene_accel(
     const struct scene_model *m, double z, double vel, struct scene_contact_state *state);
 
+/* One semi-implicit Euler step (the lesson's semi_implicit_euler): the speed
+ * first, v += accel*h, then the position with the new speed, x += h*v. Inline:
+ * it is every step of every simulation. */
+static inline void scene_euler(double *x, double *v, double accel, double h)
+{
+	*v += accel * h;
+	*x += h * *v;
+}
+
 /* Advance the centre height z and vertical speed vel by one step of the model's
  * integrator, as mj_step does for this scene with the exact solver minimum. */
 void scene_step(const struct scene_model *m, double *z, double *vel);

@@ -7,7 +7,9 @@ libservice_a_SOURCES = \
 	src/service/field.c src/service/field.h \
 	src/service/request.c src/service/request.h \
 	src/service/answer.c src/service/answer.h \
+	src/service/vary.c src/service/vary.h \
 	src/service/sweep.c src/service/sweep.h \
+	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
 	src/service/service.c src/service/service.h
 libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)

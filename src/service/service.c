@@ -4,6 +4,7 @@
  */
 #include "service/service.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,12 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "base/jtext.h"
 #include "core/mjver.h"
 #include "service/answer.h"
 #include "service/body.h"
 #include "service/eval.h"
+#include "service/find.h"
 #include "service/request.h"
 #include "service/sweep.h"
 #include "tunables.h"
@@ -101,12 +104,6 @@ static int rest_parse(json_t *body, const struct svc_limits *lim, void **request
 	return single_parse(rest_point, body, request, err);
 }
 
-static int drop_parse(json_t *body, const struct svc_limits *lim, void **request, struct err *err)
-{
-	(void)lim;
-	return single_parse(drop_point, body, request, err);
-}
-
 static int stability_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
@@ -128,6 +125,108 @@ static int single_answer(
 	ans_compute(request, &result);
 	*answer = ans_to_json(&result);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+}
+
+/* A drop question: the scene, and whether to answer its trajectory too. The
+ * request starts with its ans_request, so single_canonical() and single_answer()
+ * would read it as one. */
+struct drop_request {
+	struct ans_request scene;
+	int trajectory;
+};
+
+/*
+ * POST /v1/drop: the scene, and its "trajectory" flag read from body and taken out of
+ * a shallow copy, so the scene parser sees the scene alone. An absent or false flag
+ * leaves the canonical request, its cache key and its answer exactly as before the
+ * flag existed. body is only read.
+ */
+static int drop_parse(json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	json_t *flag = json_is_object(body) ? json_object_get(body, "trajectory") : NULL;
+	struct drop_request *req;
+	json_t *scene;
+	int rc;
+
+	(void)lim;
+	if (flag && !json_is_boolean(flag))
+		return err_set(err, ERR_BAD_TYPE, "/trajectory", "must be true or false");
+	req = malloc(sizeof *req);
+	scene = flag ? json_copy(body) : json_incref(body);
+	if (!req || !scene) {
+		free(req);
+		json_decref(scene);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	if (flag)
+		json_object_del(scene, "trajectory");
+	req->trajectory = json_is_true(flag);
+	rc = drop_point(scene, "", &req->scene, err);
+	json_decref(scene);
+	if (rc != 0) {
+		free(req);
+		return -1;
+	}
+	*request = req;
+	return 0;
+}
+
+static json_t *drop_canonical(const void *request)
+{
+	const struct drop_request *req = request;
+	json_t *out = ans_request_json(&req->scene);
+
+	if (out && req->trajectory && json_object_set_new(out, "trajectory", json_true()) != 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* {"t": [...], "z": [...]} of a trace; a non-finite height (a diverged drop) is null. */
+static json_t *trace_json(const struct sim_trace *tr)
+{
+	json_t *t = json_array(), *z = json_array(), *obj;
+	size_t i;
+
+	for (i = 0; t && z && i < tr->count; i++) {
+		json_array_append_new(t, json_real(tr->t[i]));
+		json_array_append_new(z, isfinite(tr->z[i]) ? json_real(tr->z[i]) : json_null());
+	}
+	obj = t && z ? json_pack("{s:o, s:o}", "t", t, "z", z) : NULL;
+	if (!obj) {
+		json_decref(t);
+		json_decref(z);
+	}
+	return obj;
+}
+
+/* The drop's answer; with the flag, the trajectory from the loop that measured it. */
+static int drop_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	const struct drop_request *req = request;
+	double *buf;
+	struct sim_trace trace;
+	struct ans_result result;
+	json_t *out, *path;
+
+	if (!req->trajectory)
+		return single_answer(&req->scene, lim, answer, err);
+	buf = malloc(2 * LIMIT_TRAJECTORY_POINTS * sizeof *buf);
+	if (!buf)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	trace = (struct sim_trace){buf, buf + LIMIT_TRAJECTORY_POINTS, LIMIT_TRAJECTORY_POINTS, 0};
+	ans_compute_traced(&req->scene, &result, &trace);
+	out = ans_to_json(&result);
+	path = out ? trace_json(&trace) : NULL;
+	free(buf);
+	if (!path || json_object_set_new(out, "trajectory", path) != 0) {
+		json_decref(out);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	*answer = out;
+	return 0;
 }
 
 /* ---- the rows: sweep (a struct sweep_plan) ---- */
@@ -154,35 +253,63 @@ static void sweep_row_release(void *request)
 	sweep_plan_free(request);
 }
 
-/* ---- the rows: eval (its canonical JSON, which eval_answer() reads) ---- */
+/* ---- the rows: eval (a struct eval_request) ---- */
 
 static int eval_row_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
-	return eval_canonical(body, lim->max_eval_calls, (json_t **)request, err);
+	return eval_parse(body, lim->max_eval_calls, (struct eval_request **)request, err);
 }
 
 static json_t *eval_row_canonical(const void *request)
 {
-	return json_incref((json_t *)request);
+	return eval_request_json(request);
 }
 
 static int eval_row_answer(
     const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
 {
-	return eval_answer((json_t *)request, lim->max_eval_calls, answer, err);
+	(void)lim;
+	return eval_run(request, answer, err);
 }
 
 static void eval_row_release(void *request)
 {
-	json_decref(request);
+	eval_request_free(request);
+}
+
+/* ---- the rows: find (a struct find_search) ---- */
+
+static int find_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	(void)lim;
+	return find_parse(body, (struct find_search **)request, err);
+}
+
+static json_t *find_row_canonical(const void *request)
+{
+	return find_search_json(request);
+}
+
+static int find_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	(void)lim;
+	return find_run(request, answer, err);
+}
+
+static void find_row_release(void *request)
+{
+	find_search_free(request);
 }
 
 /* The endpoint table. A new question endpoint is a value of enum svc_endpoint and a
  * row here (README.md, "Adding an endpoint"). */
 const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
     [SVC_REST] = {.name = "rest",
-        .summary = "a body resting on the plane: equilibrium and settled penetration (m)",
+        .summary = "a body resting on the plane: equilibrium and settled penetration",
+        .units = "penetrations m; K 1/s^2; B 1/s; timeconst_used s; impedance none",
         .parse = rest_parse,
         .canonical = single_canonical,
         .answer = single_answer,
@@ -190,15 +317,17 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .fields = ans_rest_fields,
         .point = rest_point},
     [SVC_DROP] = {.name = "drop",
-        .summary = "a body dropped on the plane: peak penetration, rebound (m)",
+        .summary = "a body dropped on the plane: peak penetration, rebound, jitter",
+        .units = "peak_penetration, rebound, max_height, jitter, final_penetration m",
         .parse = drop_parse,
-        .canonical = single_canonical,
-        .answer = single_answer,
+        .canonical = drop_canonical,
+        .answer = drop_answer,
         .release = free,
         .fields = ans_drop_fields,
         .point = drop_point},
     [SVC_STABILITY] = {.name = "stability",
-        .summary = "the contact spring's growth per step under each integrator",
+        .summary = "the contact spring's growth per step under an integrator",
+        .units = "K 1/s^2; B 1/s; timeconst_used s; growth (per step), h_omega none",
         .parse = stability_parse,
         .canonical = single_canonical,
         .answer = single_answer,
@@ -207,6 +336,7 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .point = stability_point},
     [SVC_SWEEP] = {.name = "sweep",
         .summary = "one question over a line or grid of values at JSON Pointers",
+        .units = "the query's units",
         .parse = sweep_row_parse,
         .canonical = sweep_row_canonical,
         .answer = sweep_row_answer,
@@ -214,10 +344,18 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .csv = 1},
     [SVC_EVAL] = {.name = "eval",
         .summary = "the lesson's functions by name, one call or a batch",
+        .units = "SI, as the lesson's: K 1/s^2, B 1/s, accelerations m/s^2, r m",
         .parse = eval_row_parse,
         .canonical = eval_row_canonical,
         .answer = eval_row_answer,
         .release = eval_row_release},
+    [SVC_FIND] = {.name = "find",
+        .summary = "where one answer field crosses a value as one request field varies",
+        .units = "value in the varied field's unit, field_value in the answer field's",
+        .parse = find_row_parse,
+        .canonical = find_row_canonical,
+        .answer = find_row_answer,
+        .release = find_row_release},
 };
 
 /* ---- the pipeline ---- */
@@ -356,8 +494,7 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 
 char *svc_dump(const json_t *value)
 {
-	char *text = json_dumps(
-	    value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	char *text = jtext_dump(value, 0);
 	size_t len;
 	char *line;
 

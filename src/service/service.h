@@ -30,6 +30,7 @@ enum svc_endpoint {
 	SVC_STABILITY,
 	SVC_SWEEP,
 	SVC_EVAL,
+	SVC_FIND,
 	SVC_ENDPOINT_COUNT /* not an endpoint: the number of rows */
 };
 
@@ -48,6 +49,7 @@ struct ans_request; /* service/answer.h */
 struct svc_endpoint_def {
 	const char *name;    /* "drop": POST /v1/drop, `contact drop`, cache key, metrics label */
 	const char *summary; /* one line for `contact --help` */
+	const char *units; /* the answer fields' units, one line for `contact --help`; NULL: none */
 	/* Validate body (never NULL) into *request, owned by the caller (release()). */
 	int (*parse)(json_t *body, const struct svc_limits *lim, void **request, struct err *err);
 	/* The canonical JSON of a parsed request; NULL when out of memory. Caller owns it. */
@@ -115,8 +117,9 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_limits *lim,
     json_t **answer, struct err *err);
 
-/* The canonical text of a JSON value (compact, sorted keys, 17 significant
- * digits), NUL-terminated, newline-terminated. Caller frees with free(). */
+/* The canonical text of a JSON value (compact, sorted keys, every real the shortest
+ * text that reads back as it: base/jtext.h), NUL-terminated, newline-terminated.
+ * Caller frees with free(). */
 char *svc_dump(const json_t *value);
 
 /* The MuJoCo release a request that names none is answered for (a static string). */

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "service/answer.h"
 #include "service/field.h"
 #include "service/jsonptr.h"
 #include "service/request.h"
+#include "service/vary.h"
 #include "tunables.h"
 
 #define MAX_VARY LIMIT_MAX_SWEEP_VARY
@@ -23,7 +25,7 @@ struct sweep_plan {
 	enum svc_endpoint query; /* a sweepable row of the endpoint table */
 	json_t *base;            /* canonical base request */
 	size_t nvary;
-	const char *paths[MAX_VARY]; /* borrowed from the request body, then owned_paths */
+	const char *paths[MAX_VARY]; /* resolved JSON Pointers: owned_paths */
 	char *owned_paths[MAX_VARY];
 	json_t *values[MAX_VARY]; /* canonical values (arrays) */
 	size_t counts[MAX_VARY];
@@ -49,15 +51,6 @@ static int parse_request(
     enum svc_endpoint query, json_t *v, const char *path, struct ans_request *out, struct err *err)
 {
 	return svc_endpoints[query].point(v, path, out, err);
-}
-
-/* Set ptr in the request v to value: the one way a vary entry changes a request. */
-static int apply(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value,
-    const char *where, struct err *err)
-{
-	if (ans_request_expose(query, v, ptr, err) != 0)
-		return -1;
-	return jptr_set(v, ptr, value, where, err);
 }
 
 /* A deep copy of v with every number a real, as in every canonical request. */
@@ -100,15 +93,18 @@ static int make_point(const struct sweep_plan *p, const size_t index[MAX_VARY],
     struct ans_request *out, struct err *err)
 {
 	json_t *request = json_deep_copy(p->base), *value;
-	size_t k;
+	size_t k, pass;
 	int rc = -1;
 
 	if (!request) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	for (k = 0; k < p->nvary; k++) {
-		if (index[k] == SIZE_MAX)
+	/* floor fields last, so the geom values a floor field does not set are the point's */
+	for (pass = 0; pass < 2 * MAX_VARY; pass++) {
+		k = pass % MAX_VARY;
+		if (k >= p->nvary || index[k] == SIZE_MAX ||
+		    vary_is_floor(p->paths[k]) != (pass >= MAX_VARY))
 			continue;
 		value = json_array_get(p->values[k], index[k]);
 		/* a copy: a later path may point inside this value and must not change the plan */
@@ -117,7 +113,7 @@ static int make_point(const struct sweep_plan *p, const size_t index[MAX_VARY],
 			err_set(err, ERR_INTERNAL, "", "out of memory");
 			goto out;
 		}
-		rc = apply(p->query, request, p->paths[k], value, "", err);
+		rc = vary_set(p->query, request, p->paths[k], value, "", err);
 		json_decref(value);
 		if (rc != 0)
 			goto out;
@@ -149,18 +145,14 @@ static int plan_vary(
 {
 	static const char *const known[] = {"path", "values", NULL};
 	struct field_ctx c;
-	char where[ERR_PATH_MAX];
-	json_t *path, *values, *target, *scratch;
-	int rc;
+	char where[ERR_PATH_MAX], resolved[ERR_PATH_MAX];
+	json_t *values;
 
 	snprintf(where, sizeof where, "/vary/%zu", k);
 	if (field_root(&c, entry, where, err) != 0 || field_known(&c, known) != 0 ||
 	    field_require(&c, "path") != 0 || field_require(&c, "values") != 0)
 		return -1;
-	path = json_object_get(entry, "path");
 	values = json_object_get(entry, "values");
-	if (!json_is_string(path))
-		return field_fail(&c, "path", -1, ERR_BAD_TYPE, "must be a JSON Pointer string");
 	if (!json_is_array(values))
 		return field_fail(&c, "values", -1, ERR_BAD_TYPE, "must be an array");
 	if (json_array_size(values) == 0)
@@ -169,24 +161,17 @@ static int plan_vary(
 		return field_fail(&c, "values", -1, ERR_TOO_LARGE,
 		    "%zu values are over the limit of %ld points", json_array_size(values),
 		    max_points);
-	p->paths[k] = json_string_value(path);
-	field_path(&c, "path", where);
-	if (p->paths[k][0] == '\0')
-		return err_set(err, ERR_BAD_VALUE, where,
-		    "must point at a field of base, not at the whole of it");
-	if (k > 0 && strcmp(p->paths[k], p->paths[0]) == 0)
-		return err_set(err, ERR_BAD_VALUE, where, "varies the same field as /vary/0");
-	/* every field exists in the canonical base (once exposed), so a path that names
-	 * nothing is a typo */
-	scratch = json_deep_copy(p->base);
-	if (!scratch)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	rc = ans_request_expose(p->query, scratch, p->paths[k], err);
-	if (rc == 0)
-		rc = jptr_get(scratch, p->paths[k], where, &target, err);
-	json_decref(scratch);
-	if (rc != 0)
+	if (vary_pointer(p->query, p->base, &c, "path", resolved, NULL) != 0)
 		return -1;
+	if (k > 0 && strcmp(resolved, p->paths[0]) == 0) {
+		field_path(&c, "path", where);
+		return err_set(err, ERR_BAD_VALUE, where, "varies the same field as /vary/0");
+	}
+	/* the resolved pointer (an alias replaced) is the plan's own */
+	p->owned_paths[k] = strdup(resolved);
+	if (!p->owned_paths[k])
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	p->paths[k] = p->owned_paths[k];
 	p->counts[k] = json_array_size(values);
 	p->values[k] = canonical_value(values);
 	if (!p->values[k])
@@ -230,25 +215,6 @@ static int plan_points(struct sweep_plan *p, struct err *err)
 	return 0;
 }
 
-/* Read body's "query" as the name of a sweepable endpoint. */
-static int plan_query(const struct field_ctx *c, enum svc_endpoint *query)
-{
-	const char *names[SVC_ENDPOINT_COUNT];
-	enum svc_endpoint rows[SVC_ENDPOINT_COUNT];
-	int count = 0, e, choice = 0;
-
-	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
-		if (svc_endpoints[e].point) {
-			names[count] = svc_endpoints[e].name;
-			rows[count++] = (enum svc_endpoint)e;
-		}
-	}
-	if (field_require(c, "query") != 0 || field_choice(c, "query", names, count, &choice) != 0)
-		return -1;
-	*query = rows[choice];
-	return 0;
-}
-
 /* Validate a sweep request into *p (zeroed first; plan_clear it in every case). */
 static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struct err *err)
 {
@@ -261,7 +227,7 @@ static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struc
 
 	memset(p, 0, sizeof *p);
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
-	    plan_query(&c, &p->query) != 0)
+	    vary_query(&c, "query", &p->query) != 0)
 		goto out;
 	if (field_object(&c, "base", &base_ctx) != 0)
 		goto out;
@@ -323,15 +289,6 @@ int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct 
 	if (plan_build(body, max_points, p, err) != 0) {
 		sweep_plan_free(p);
 		return -1;
-	}
-	/* the paths are borrowed from the body, which the caller may free first */
-	for (size_t k = 0; k < p->nvary; k++) {
-		p->owned_paths[k] = strdup(p->paths[k]);
-		if (!p->owned_paths[k]) {
-			sweep_plan_free(p);
-			return err_set(err, ERR_INTERNAL, "", "out of memory");
-		}
-		p->paths[k] = p->owned_paths[k];
 	}
 	*plan = p;
 	return 0;
@@ -517,11 +474,11 @@ static void csv_text(FILE *f, const char *s)
 
 static int csv_cell(FILE *f, const json_t *v)
 {
-	char *text;
+	char real[JTEXT_REAL_MAX], *text;
 
 	switch (json_typeof(v)) {
 	case JSON_REAL:
-		fprintf(f, "%.17g", json_real_value(v));
+		fputs(jtext_shortest(json_real_value(v), real), f);
 		return 0;
 	case JSON_INTEGER:
 		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -538,7 +495,7 @@ static int csv_cell(FILE *f, const json_t *v)
 		csv_text(f, json_string_value(v));
 		return 0;
 	default:
-		text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+		text = jtext_dump(v, 0);
 		if (!text)
 			return -1;
 		csv_text(f, text);

@@ -1,0 +1,445 @@
+/*
+ * find.c: the threshold of one answer field along one request field, by GSL's
+ * Brent solver (real fields) or bisection on the predicate (any field).
+ */
+#include "service/find.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+#include "service/answer.h"
+#include "service/field.h"
+#include "service/service.h"
+#include "service/vary.h"
+#include "tunables.h"
+
+enum method { METHOD_AUTO, METHOD_BRENT, METHOD_BISECTION };
+static const char *const method_names[] = {
+    [METHOD_AUTO] = "auto",
+    [METHOD_BRENT] = "brent",
+    [METHOD_BISECTION] = "bisection",
+};
+
+/* A validated find request. */
+struct find_search {
+	enum svc_endpoint query; /* a sweepable row of the endpoint table */
+	json_t *base;            /* canonical base request (owned) */
+	char ptr[ERR_PATH_MAX];
+	const char *field;  /* static: the answer field's name */
+	enum ans_type type; /* ANS_BOOL, ANS_INTEGER, or ANS_REAL */
+	double target;      /* not for booleans */
+	double bracket[2];  /* as given: bracket[1] is "b's side" */
+	double tolerance;   /* absolute, in the varied field's unit */
+	int max_iterations;
+	enum method method; /* resolved: brent or bisection */
+};
+
+/* The query's answer fields, in answer order, with their types (a real field that
+ * may be null is ANS_REAL); returns the count. */
+static size_t answer_fields(
+    enum svc_endpoint query, const char *names[ANS_MAX_FIELDS], enum ans_type types[ANS_MAX_FIELDS])
+{
+	const char *const *table = svc_endpoints[query].fields;
+	struct ans_result dummy;
+	struct ans_field fields[ANS_MAX_FIELDS];
+	size_t n, i, j;
+
+	/* the types: a result's booleans and integers are typed whatever their values */
+	memset(&dummy, 0, sizeof dummy);
+	dummy.query = query;
+	n = ans_fields(&dummy, fields);
+	for (i = 0; table[i] && i < ANS_MAX_FIELDS; i++) {
+		names[i] = table[i];
+		types[i] = ANS_REAL;
+		for (j = 0; j < n; j++)
+			if (strcmp(fields[j].name, table[i]) == 0 && fields[j].type != ANS_NULL)
+				types[i] = fields[j].type;
+	}
+	return i;
+}
+
+/* The request at x: the base with the field set to x, validated. Errors are the
+ * point's own, with their path inside the request. */
+static int request_at(
+    const struct find_search *s, double x, struct ans_request *out, struct err *err)
+{
+	json_t *request = json_deep_copy(s->base), *value = json_real(x);
+	int rc = -1;
+
+	if (!request || !value)
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+	else if (vary_set(s->query, request, s->ptr, value, "", err) == 0)
+		rc = svc_endpoints[s->query].point(request, "", out, err);
+	json_decref(value);
+	json_decref(request);
+	return rc;
+}
+
+/* Report a point's error at where ("/bracket/0", "/bracket"), naming the point. */
+static int point_error(const struct find_search *s, double x, const struct err *inner,
+    const char *where, struct err *err)
+{
+	if (inner->code == ERR_INTERNAL) {
+		*err = *inner;
+		return -1;
+	}
+	return err_set(err, inner->code, where, "with %s = %.17g, %s: %s", s->ptr, x,
+	    inner->path[0] ? inner->path : "the request", inner->message);
+}
+
+/* The answer at x and its field; a null field is bad_value at where. */
+static int evaluate(const struct find_search *s, double x, const char *where,
+    struct ans_result *result, struct ans_field *out, struct err *err)
+{
+	struct ans_field fields[ANS_MAX_FIELDS];
+	struct ans_request req;
+	struct err inner;
+	size_t n, i;
+
+	err_clear(&inner);
+	if (request_at(s, x, &req, &inner) != 0)
+		return point_error(s, x, &inner, where, err);
+	ans_compute(&req, result);
+	n = ans_fields(result, fields);
+	for (i = 0; i < n && strcmp(fields[i].name, s->field) != 0; i++)
+		;
+	*out = fields[i]; /* the field exists: its name was validated against this query */
+	if (out->type == ANS_NULL)
+		return err_set(err, ERR_BAD_VALUE, where,
+		    "%s is null with %s = %.17g (the run diverged, or there is no such value): "
+		    "choose a bracket where it has a value",
+		    s->field, s->ptr, x);
+	return 0;
+}
+
+static double field_number_of(const struct ans_field *f)
+{
+	return f->type == ANS_REAL ? f->real : (double)f->integer;
+}
+
+/* Which side of the threshold f is on: the predicate bisection keeps apart. */
+static int side(const struct find_search *s, const struct ans_field *f)
+{
+	if (s->type == ANS_BOOL)
+		return f->integer != 0;
+	return field_number_of(f) - s->target > 0;
+}
+
+/* The field's value as text for a message. */
+static void field_text(
+    const struct find_search *s, const struct ans_field *f, char *buf, size_t size)
+{
+	if (s->type == ANS_BOOL)
+		snprintf(buf, size, "%s", f->integer ? "true" : "false");
+	else
+		snprintf(buf, size, "%.9g", field_number_of(f));
+}
+
+/* The parse shared by both stages: *s is filled (s->base owned) even on failure. */
+static int search_build(json_t *body, struct find_search *s, struct err *err)
+{
+	static const char *const known[] = {"query", "base", "path", "field", "target", "bracket",
+	    "tolerance", "max_iterations", "method", NULL};
+	const char *names[ANS_MAX_FIELDS];
+	enum ans_type types[ANS_MAX_FIELDS];
+	struct field_ctx c, base_ctx;
+	struct ans_request req;
+	json_t *empty = NULL;
+	char where[ERR_PATH_MAX];
+	long steps[2] = {0, 0};
+	size_t n;
+	int index = 0, method = METHOD_AUTO, is_number = 0, i, rc = -1;
+
+	memset(s, 0, sizeof *s);
+	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
+	    vary_query(&c, "query", &s->query) != 0 || field_object(&c, "base", &base_ctx) != 0)
+		goto out;
+	if (!base_ctx.obj)
+		base_ctx.obj = empty = json_object();
+	if (svc_endpoints[s->query].point(base_ctx.obj, "/base", &req, err) != 0)
+		goto out;
+	s->base = ans_request_json(&req);
+	if (!s->base) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto out;
+	}
+	if (field_require(&c, "path") != 0 ||
+	    vary_pointer(s->query, s->base, &c, "path", s->ptr, &is_number) != 0)
+		goto out;
+	if (!is_number) {
+		field_fail(&c, "path", -1, ERR_BAD_VALUE,
+		    "%s is not a number in the request: find varies one number", s->ptr);
+		goto out;
+	}
+	n = answer_fields(s->query, names, types);
+	if (field_require(&c, "field") != 0 ||
+	    field_choice(&c, "field", names, (int)n, &index) != 0)
+		goto out;
+	s->field = names[index];
+	s->type = types[index];
+	/* a boolean's canonical target is null */
+	if (s->type == ANS_BOOL && json_object_get(body, "target") &&
+	    !json_is_null(json_object_get(body, "target"))) {
+		field_fail(&c, "target", -1, ERR_BAD_VALUE,
+		    "%s is a boolean: find says where it changes, without a target", s->field);
+		goto out;
+	}
+	if ((s->type != ANS_BOOL && field_number(&c, "target", &s->target) != 0) ||
+	    field_require(&c, "bracket") != 0 || field_numbers(&c, "bracket", 2, s->bracket) != 0)
+		goto out;
+	if (!(s->bracket[0] != s->bracket[1])) {
+		field_fail(&c, "bracket", -1, ERR_BAD_VALUE,
+		    "needs two different values, not %.17g twice", s->bracket[0]);
+		goto out;
+	}
+	s->tolerance = FIND_DEFAULT_TOLERANCE * fabs(s->bracket[1] - s->bracket[0]);
+	if (field_number(&c, "tolerance", &s->tolerance) != 0)
+		goto out;
+	if (!(s->tolerance > 0)) {
+		field_fail(
+		    &c, "tolerance", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", s->tolerance);
+		goto out;
+	}
+	s->max_iterations = FIND_DEFAULT_ITERATIONS;
+	if (field_int(&c, "max_iterations", &s->max_iterations) != 0)
+		goto out;
+	if (s->max_iterations < 1 || s->max_iterations > FIND_MAX_ITERATIONS) {
+		field_fail(&c, "max_iterations", -1, ERR_BAD_VALUE, "must be 1 to %d, not %d",
+		    FIND_MAX_ITERATIONS, s->max_iterations);
+		goto out;
+	}
+	if (field_choice(&c, "method", method_names, 3, &method) != 0)
+		goto out;
+	if (method == METHOD_BRENT && s->type != ANS_REAL) {
+		field_fail(&c, "method", -1, ERR_BAD_VALUE,
+		    "Brent's method needs a real field; %s is %s: use \"bisection\"", s->field,
+		    s->type == ANS_BOOL ? "a boolean" : "an integer");
+		goto out;
+	}
+	s->method = method == METHOD_AUTO ? (s->type == ANS_REAL ? METHOD_BRENT : METHOD_BISECTION)
+	                                  : (enum method)method;
+	/* both ends must be valid requests; the simulated steps are largest at an end
+	 * (steps = duration / timestep is monotonic in either) */
+	for (i = 0; i < 2; i++) {
+		struct err inner;
+		err_clear(&inner);
+		snprintf(where, sizeof where, "/bracket/%d", i);
+		if (request_at(s, s->bracket[i], &req, &inner) != 0) {
+			point_error(s, s->bracket[i], &inner, where, err);
+			goto out;
+		}
+		steps[i] = ans_request_steps(&req);
+	}
+	if ((double)(steps[0] > steps[1] ? steps[0] : steps[1]) * (s->max_iterations + 3) >
+	    (double)LIMIT_MAX_SWEEP_STEPS) {
+		field_fail(&c, "max_iterations", -1, ERR_TOO_LARGE,
+		    "%d iterations of up to %ld steps each are over the limit of %ld steps",
+		    s->max_iterations, steps[0] > steps[1] ? steps[0] : steps[1],
+		    LIMIT_MAX_SWEEP_STEPS);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(empty);
+	return rc;
+}
+
+static json_t *target_json(const struct find_search *s)
+{
+	return s->type == ANS_BOOL ? json_null() : json_real(s->target);
+}
+
+int find_parse(json_t *body, struct find_search **search, struct err *err)
+{
+	struct find_search *s = malloc(sizeof *s);
+
+	if (!s)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	if (search_build(body, s, err) != 0) {
+		find_search_free(s);
+		return -1;
+	}
+	*search = s;
+	return 0;
+}
+
+void find_search_free(struct find_search *s)
+{
+	if (!s)
+		return;
+	json_decref(s->base);
+	free(s);
+}
+
+json_t *find_search_json(const struct find_search *s)
+{
+	return json_pack("{s:s, s:O, s:s, s:s, s:o, s:[f, f], s:f, s:i, s:s}", "query",
+	    svc_endpoint_name(s->query), "base", s->base, "path", s->ptr, "field", s->field,
+	    "target", target_json(s), "bracket", s->bracket[0], s->bracket[1], "tolerance",
+	    s->tolerance, "max_iterations", s->max_iterations, "method", method_names[s->method]);
+}
+
+/* ---- the two solvers; each fills the final bracket, the value and the count ---- */
+
+struct outcome {
+	double value, lo, hi;
+	int iterations, converged;
+};
+
+/* Brent's f(x) = field(x) - target for GSL; a failed point is remembered and NaN
+ * stops the solver. */
+struct brent_probe {
+	const struct find_search *s;
+	struct err *err;
+	int failed;
+};
+
+static double brent_fn(double x, void *p)
+{
+	struct brent_probe *probe = p;
+	struct ans_result result;
+	struct ans_field f;
+
+	if (probe->failed)
+		return NAN;
+	if (evaluate(probe->s, x, "/bracket", &result, &f, probe->err) != 0) {
+		probe->failed = 1;
+		return NAN;
+	}
+	return f.real - probe->s->target;
+}
+
+static int solve_brent(
+    const struct find_search *s, double ga, double gb, struct outcome *o, struct err *err)
+{
+	struct brent_probe probe = {s, err, 0};
+	gsl_function fn = {brent_fn, &probe};
+	gsl_root_fsolver *solver;
+	int status = GSL_SUCCESS;
+
+	o->lo = fmin(s->bracket[0], s->bracket[1]);
+	o->hi = fmax(s->bracket[0], s->bracket[1]);
+	if (ga == 0 || gb == 0) {
+		o->value = ga == 0 ? s->bracket[0] : s->bracket[1];
+		o->lo = o->hi = o->value;
+		o->converged = 1;
+		return 0;
+	}
+	solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+	if (!solver)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	/* GSL evaluates both ends again: they were valid a moment ago */
+	if (gsl_root_fsolver_set(solver, &fn, o->lo, o->hi) != GSL_SUCCESS) {
+		gsl_root_fsolver_free(solver);
+		return probe.failed ? -1
+		                    : err_set(err, ERR_INTERNAL, "", "GSL refused the bracket");
+	}
+	while (o->iterations < s->max_iterations && !o->converged) {
+		status = gsl_root_fsolver_iterate(solver);
+		if (status != GSL_SUCCESS)
+			break;
+		o->iterations++;
+		o->lo = gsl_root_fsolver_x_lower(solver);
+		o->hi = gsl_root_fsolver_x_upper(solver);
+		o->converged = gsl_root_test_interval(o->lo, o->hi, s->tolerance, 0) == GSL_SUCCESS;
+	}
+	o->value = gsl_root_fsolver_root(solver);
+	gsl_root_fsolver_free(solver);
+	if (probe.failed)
+		return -1;
+	if (status != GSL_SUCCESS)
+		return err_set(
+		    err, ERR_INTERNAL, "", "GSL's Brent solver failed: %s", gsl_strerror(status));
+	return 0;
+}
+
+static int solve_bisection(
+    const struct find_search *s, int side_a, struct outcome *o, struct err *err)
+{
+	double a = s->bracket[0], b = s->bracket[1], m;
+	struct ans_result result;
+	struct ans_field f;
+
+	while (o->iterations < s->max_iterations && !(fabs(b - a) <= s->tolerance)) {
+		m = a + (b - a) / 2;
+		if (m == a || m == b)
+			break; /* adjacent doubles: as narrow as the bracket gets */
+		if (evaluate(s, m, "/bracket", &result, &f, err) != 0)
+			return -1;
+		o->iterations++;
+		if (side(s, &f) == side_a)
+			a = m;
+		else
+			b = m;
+	}
+	o->converged = fabs(b - a) <= s->tolerance || a + (b - a) / 2 == a || a + (b - a) / 2 == b;
+	o->value = b;
+	o->lo = fmin(a, b);
+	o->hi = fmax(a, b);
+	return 0;
+}
+
+int find_run(const struct find_search *search, json_t **answer, struct err *err)
+{
+	const struct find_search *s = search;
+	struct ans_result ra, rb, rv;
+	struct ans_field fa, fb, fv;
+	struct outcome o = {0, 0, 0, 0, 0};
+	char ta[40], tb[40];
+	json_t *at = NULL;
+	int rc = -1;
+
+	if (evaluate(s, s->bracket[0], "/bracket/0", &ra, &fa, err) != 0 ||
+	    evaluate(s, s->bracket[1], "/bracket/1", &rb, &fb, err) != 0)
+		goto out;
+	field_text(s, &fa, ta, sizeof ta);
+	field_text(s, &fb, tb, sizeof tb);
+	if (s->method == METHOD_BRENT) {
+		double ga = fa.real - s->target, gb = fb.real - s->target;
+		if (ga != 0 && gb != 0 && (ga > 0) == (gb > 0)) {
+			err_set(err, ERR_BAD_VALUE, "/bracket",
+			    "does not bracket %s = %.9g: %s is %s at %s = %.17g and %s at %.17g, "
+			    "both %s it",
+			    s->field, s->target, s->field, ta, s->ptr, s->bracket[0], tb,
+			    s->bracket[1], ga > 0 ? "above" : "below");
+			goto out;
+		}
+		if (solve_brent(s, ga, gb, &o, err) != 0)
+			goto out;
+	} else {
+		if (side(s, &fa) == side(s, &fb)) {
+			if (s->type == ANS_BOOL)
+				err_set(err, ERR_BAD_VALUE, "/bracket",
+				    "does not bracket a change of %s: it is %s at %s = %.17g and "
+				    "%s at %.17g",
+				    s->field, ta, s->ptr, s->bracket[0], tb, s->bracket[1]);
+			else
+				err_set(err, ERR_BAD_VALUE, "/bracket",
+				    "does not bracket %s = %.9g: %s is %s at %s = %.17g and %s at "
+				    "%.17g, both %s it",
+				    s->field, s->target, s->field, ta, s->ptr, s->bracket[0], tb,
+				    s->bracket[1], side(s, &fa) ? "above" : "at or below");
+			goto out;
+		}
+		if (solve_bisection(s, side(s, &fa), &o, err) != 0)
+			goto out;
+	}
+	if (evaluate(s, o.value, "/bracket", &rv, &fv, err) != 0)
+		goto out;
+	at = ans_to_json(&rv);
+	*answer = at ? json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:o, s:O, s:i, s:[f, f], s:b}",
+	                   "query", svc_endpoint_name(s->query), "path", s->ptr, "field", s->field,
+	                   "target", target_json(s), "method", method_names[s->method], "value",
+	                   o.value, "field_value", ans_field_json(&fv), "answer", at, "iterations",
+	                   o.iterations, "bracket", o.lo, o.hi, "converged", o.converged)
+	             : NULL;
+	rc = *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+out:
+	json_decref(at);
+	return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * find.h: POST /v1/find, where one answer field of a rest, drop or stability
+ * question crosses a threshold as one request field varies.
+ *
+ * Request: {"query": "rest"|"drop"|"stability", "base": {...},
+ *           "path": POINTER or alias (vary.h), "field": ANSWER FIELD,
+ *           "target": NUMBER (default 0; not for boolean fields),
+ *           "bracket": [a, b], "tolerance": T, "max_iterations": N,
+ *           "method": "auto"|"brent"|"bisection"}
+ * The field at `path` of the canonical base takes values in [a, b]. A real answer
+ * field is solved for field(x) = target with GSL's Brent solver ("auto" or
+ * "brent"); a boolean or integer field, or any field with "bisection", by
+ * bisection on the predicate field(x) > target (a boolean field: field(x)), which
+ * needs no continuity. Iterations stop once the bracket is at most `tolerance`
+ * wide (default FIND_DEFAULT_TOLERANCE of the bracket's width) or after
+ * max_iterations (default FIND_DEFAULT_ITERATIONS, at most FIND_MAX_ITERATIONS).
+ *
+ * Answer: {"query", "path" (resolved), "field", "target", "method", "value" (the
+ * x found: Brent's root; for bisection the end of the final bracket on b's side of
+ * the threshold), "field_value" (the field at value), "answer" (the whole answer
+ * there), "iterations", "bracket" (the final one, ascending), "converged"}.
+ *
+ * 422 (at /bracket) when the bracket does not bracket: both ends on one side of
+ * the target (both end values in the message), or the field is null (diverged,
+ * or no such value) at an end or inside.
+ */
+#ifndef CONTACTD_SERVICE_FIND_H
+#define CONTACTD_SERVICE_FIND_H
+
+#include <jansson.h>
+
+#include "base/error.h"
+
+struct find_search;
+
+/* Validate a find request into *search (both ends of the bracket parsed; the caller
+ * frees it with find_search_free()). */
+int find_parse(json_t *body, struct find_search **search, struct err *err);
+
+/* The canonical form (every default filled, the pointer resolved, "auto" decided);
+ * NULL if out of memory. Caller owns it. */
+json_t *find_search_json(const struct find_search *search);
+
+/* Run a validated search; on success *answer is a new reference the caller owns. */
+int find_run(const struct find_search *search, json_t **answer, struct err *err);
+
+/* Free a search of find_parse(); NULL is a no-op. */
+void find_search_free(struct find_search *search);
+
+#endif

@@ -1,0 +1,344 @@
+/*
+ * test_find.c: POST /v1/find (service/find.h) and the aliases and floor rule it
+ * shares with sweeps (service/vary.h).
+ *
+ * Expected values are closed forms derived here (the stability boundary of
+ * semi-implicit Euler, the lesson's resting-penetration formula) or the
+ * service's own single answers on each side of the found threshold.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/service.h"
+#include "svc_test.h"
+#include "tunables.h"
+
+/* The error of a rejected find (canonical or answer stage); the caller checks it. */
+static struct err find_error(const char *body)
+{
+	struct svc_limits lim = tsvc_limits(1);
+	struct err err;
+	json_t *canonical = NULL, *answer = NULL;
+
+	err_clear(&err);
+	if (svc_canonical(SVC_FIND, body, strlen(body), &lim, &canonical, &err) == 0) {
+		ck_assert_int_eq(svc_answer(SVC_FIND, canonical, &lim, &answer, &err), -1);
+		ck_assert_ptr_null(answer);
+	}
+	json_decref(canonical);
+	ck_assert_msg(err.code != ERR_NONE, "%s was answered", body);
+	return err;
+}
+
+/* Assert body is rejected at its canonical stage with code at path */
+static void expect(enum svc_endpoint ep, const char *body, enum err_code code, const char *path)
+{
+	tsvc_expect_error(ep, body, strlen(body), NULL, code, path);
+}
+
+START_TEST(stability_boundary_of_dampratio)
+{
+	/* One step of x'' = -c x' - k x under semi-implicit Euler has det 1 - hc and trace
+	 * 2 - hc - h^2 k; Jury's test puts the boundary at h^2 k = 4 - 2 h c. With d = dwidth
+	 * (the default impedance), c = d B = 2/tc and k = d^2 K = 1/(tc dr)^2, so the smallest
+	 * stable dampratio is (h/tc) / (2 sqrt(1 - h/tc)): 0.0527046 at h 2 ms, tc 20 ms. */
+	double q = 0.002 / 0.02, boundary = q / (2 * sqrt(1 - q));
+	json_t *a = tsvc_answer(SVC_FIND,
+	    "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": \"stable\", "
+	    "\"bracket\": [0.01, 1], \"tolerance\": 1e-9}",
+	    NULL);
+
+	ck_assert_str_eq(json_string_value(json_object_get(a, "method")), "bisection");
+	ck_assert_str_eq(json_string_value(json_object_get(a, "path")), "/solref/1");
+	ck_assert(json_is_true(json_object_get(a, "converged")));
+	ck_assert(json_is_null(json_object_get(a, "target")));
+	/* value is on bracket[1]'s side (stable), within the tolerance of the boundary (and
+	 * growth's own rounding, far below it) */
+	ck_assert(json_is_true(json_object_get(a, "field_value")));
+	ck_assert_double_eq_tol(tsvc_real(a, "value"), boundary, 1e-9 + 1e-12);
+	ck_assert(json_is_true(json_object_get(json_object_get(a, "answer"), "stable")));
+	/* bisection halves [0.01, 1] until it is 1e-9 wide: ceil(log2(0.99 / 1e-9)) steps */
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(a, "iterations")), (long)ceil(log2(0.99 / 1e-9)));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(timeconst_for_one_millimetre_at_rest)
+{
+	/* The lesson's "Easy" exercise: the timeconst that rests a 1 kg sphere 1 mm deep.
+	 * At r >= width d = dwidth = 0.95, so 9.81 (1 - 0.95) tc^2 = 0.001 (dampratio 1; the
+	 * sphere's 4 pyramid rows hold it as one frictionless row does, spec §5.4) */
+	double expected = sqrt(0.001 / (DEFAULT_GRAVITY * (1 - DEFAULT_SOLIMP_DWIDTH)));
+	json_t *a = tsvc_answer(SVC_FIND,
+	    "{\"query\": \"rest\", \"base\": {\"body\": {\"shape\": \"sphere\", \"size\": 0.05}}, "
+	    "\"path\": \"timeconst\", \"field\": \"penetration\", \"target\": 0.001, "
+	    "\"bracket\": [0.02, 0.05]}",
+	    NULL);
+	const json_t *bracket = json_object_get(a, "bracket");
+	/* the default tolerance: FIND_DEFAULT_TOLERANCE of the bracket's width */
+	double tol = FIND_DEFAULT_TOLERANCE * 0.03;
+
+	ck_assert_str_eq(json_string_value(json_object_get(a, "method")), "brent");
+	ck_assert_str_eq(json_string_value(json_object_get(a, "path")), "/geom/solref/0");
+	ck_assert(json_is_true(json_object_get(a, "converged")));
+	ck_assert_double_eq_tol(tsvc_real(a, "value"), expected, tol);
+	/* the final bracket holds the root and is at most the tolerance wide */
+	ck_assert(json_real_value(json_array_get(bracket, 0)) <= expected + 1e-15);
+	ck_assert(json_real_value(json_array_get(bracket, 1)) >= expected - 1e-15);
+	ck_assert(json_real_value(json_array_get(bracket, 1)) -
+	        json_real_value(json_array_get(bracket, 0)) <=
+	    tol);
+	/* penetration there: dr/dtc = 2 r / tc, so within 2 * 1e-3 / 0.045 * tol of 1 mm */
+	ck_assert_double_eq_tol(tsvc_real(a, "field_value"), 0.001, 2 * 0.001 / 0.045 * tol);
+	ck_assert_double_eq(
+	    tsvc_real(a, "field_value"), tsvc_real(json_object_get(a, "answer"), "penetration"));
+	ck_assert_int_gt(json_integer_value(json_object_get(a, "iterations")), 0);
+	json_decref(a);
+}
+END_TEST
+
+/* The drop answer's rebound with the geom's dampratio dr */
+static double rebound_at(double dr)
+{
+	char body[128];
+	json_t *a;
+	double r;
+
+	snprintf(body, sizeof body, "{\"geom\": {\"solref\": [0.02, %.17g]}}", dr);
+	a = tsvc_answer(SVC_DROP, body, NULL);
+	r = tsvc_real(a, "rebound");
+	json_decref(a);
+	return r;
+}
+
+START_TEST(dampratio_for_rebound_below_a_millimetre)
+{
+	/* "which dampratio first gives rebound below 1 mm?": between Sweep 3's 0.5 (3.339 mm)
+	 * and 0.7 (0.055 mm); the single drop answers at the final bracket's ends straddle
+	 * 1 mm, and the rebound at the value is the field_value */
+	json_t *a = tsvc_answer(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", \"target\": "
+	    "0.001, \"bracket\": [0.1, 1], \"tolerance\": 1e-6}",
+	    NULL);
+	const json_t *bracket = json_object_get(a, "bracket");
+	double lo = json_real_value(json_array_get(bracket, 0));
+	double hi = json_real_value(json_array_get(bracket, 1));
+	double value = tsvc_real(a, "value");
+
+	ck_assert(value > 0.5 && value < 0.7);
+	ck_assert(hi - lo <= 1e-6);
+	ck_assert(lo <= value && value <= hi);
+	ck_assert(rebound_at(lo) >= 0.001);
+	ck_assert(rebound_at(hi) <= 0.001);
+	ck_assert_double_eq(tsvc_real(a, "field_value"), rebound_at(value));
+	json_decref(a);
+
+	/* the same question by bisection lands in the same place, to the tolerance */
+	a = tsvc_answer(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"/geom/solref/1\", \"field\": \"rebound\", "
+	    "\"target\": 0.001, \"bracket\": [0.1, 1], \"tolerance\": 1e-6, \"method\": "
+	    "\"bisection\"}",
+	    NULL);
+	ck_assert_double_eq_tol(tsvc_real(a, "value"), value, 2e-6);
+	/* the value is on bracket[1]'s side: rebound at or below 1 mm */
+	ck_assert(tsvc_real(a, "field_value") <= 0.001);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(bracket_that_does_not_bracket)
+{
+	struct err e;
+	char both[2][40];
+
+	/* rebound is 0 at both 0.8 and 1: the message names the field and both values */
+	e = find_error("{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", "
+	               "\"target\": 0.001, \"bracket\": [0.8, 1]}");
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(e.path, "/bracket");
+	snprintf(both[0], sizeof both[0], "is %.9g at", rebound_at(0.8));
+	snprintf(both[1], sizeof both[1], "and %.9g at", rebound_at(1));
+	ck_assert_msg(strstr(e.message, both[0]) && strstr(e.message, both[1]), "%s", e.message);
+	ck_assert_msg(strstr(e.message, "/geom/solref/1"), "%s", e.message);
+
+	/* a boolean that does not change: both ends' values */
+	e = find_error("{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": \"stable\", "
+	               "\"bracket\": [0.5, 1]}");
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(e.path, "/bracket");
+	ck_assert_msg(
+	    strstr(e.message, "true at /solref/1 = 0.5") && strstr(e.message, "true at 1"), "%s",
+	    e.message);
+
+	/* a field that is null at the ends (no time constant in the direct form) */
+	e = find_error("{\"query\": \"rest\", \"base\": {\"geom\": {\"solref\": [-1000, -10]}}, "
+	               "\"path\": \"/geom/solref/0\", \"field\": \"timeconst_used\", \"bracket\": "
+	               "[-1000, -500]}");
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(e.path, "/bracket/0");
+}
+END_TEST
+
+START_TEST(iteration_cap_and_validation)
+{
+	json_t *a = tsvc_answer(SVC_FIND,
+	    "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": \"stable\", "
+	    "\"bracket\": [0.01, 1], \"max_iterations\": 3}",
+	    NULL);
+
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "iterations")), 3);
+	ck_assert(json_is_false(json_object_get(a, "converged")));
+	/* three halvings of [0.01, 1]: 0.99 / 8 wide */
+	ck_assert_double_eq_tol(json_real_value(json_array_get(json_object_get(a, "bracket"), 1)) -
+	        json_real_value(json_array_get(json_object_get(a, "bracket"), 0)),
+	    0.99 / 8, 1e-15);
+	json_decref(a);
+
+#define FIND(rest)                                                                                 \
+	"{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", " rest "}"
+	expect(SVC_FIND, FIND("\"bracket\": [0.5, 0.5]"), ERR_BAD_VALUE, "/bracket");
+	/* a dampratio of -1 makes a mixed-sign solref, which MuJoCo replaces: valid, but
+	 * the same rebound at both ends */
+	ck_assert_int_eq(find_error(FIND("\"target\": 0.001, \"bracket\": [-1, 1]")).code, ERR_BAD_VALUE);
+	expect(
+	    SVC_FIND, FIND("\"bracket\": [0.5, 1], \"tolerance\": 0"), ERR_BAD_VALUE, "/tolerance");
+	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"max_iterations\": 1001"), ERR_BAD_VALUE,
+	    "/max_iterations");
+	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"target\": true"), ERR_BAD_TYPE, "/target");
+	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"method\": \"newton\""), ERR_BAD_VALUE,
+	    "/method");
+	expect(SVC_FIND, FIND("\"bracket\": [0.5]"), ERR_BAD_VALUE, "/bracket");
+#undef FIND
+	/* Brent needs a real field; an unknown field; a string field cannot be varied */
+	expect(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"energy_gain\", "
+	    "\"bracket\": "
+	    "[0.5, 1], \"method\": \"brent\"}",
+	    ERR_BAD_VALUE, "/method");
+	expect(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"nothing\", \"bracket\": "
+	    "[0.5, 1]}",
+	    ERR_BAD_VALUE, "/field");
+	expect(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"/body/shape\", \"field\": \"rebound\", \"bracket\": "
+	    "[0.5, 1]}",
+	    ERR_BAD_VALUE, "/path");
+	/* an end that is not a valid request: named at its place in the bracket */
+	expect(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"timestep\", \"field\": \"rebound\", \"bracket\": "
+	    "[0.001, -1]}",
+	    ERR_BAD_VALUE, "/bracket/1");
+}
+END_TEST
+
+START_TEST(aliases_resolve_per_query)
+{
+	struct err e;
+	char *a, *b;
+	json_t *sweep;
+
+	/* an alias and its pointer are one question (one cache key) */
+	a = tsvc_canonical_text(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"timestep\", \"field\": \"rebound\", \"bracket\": "
+	    "[0.001, 0.002]}");
+	b = tsvc_canonical_text(SVC_FIND,
+	    "{\"query\": \"drop\", \"path\": \"/option/timestep\", \"field\": \"rebound\", "
+	    "\"bracket\": [0.001, 0.002], \"target\": 0, \"method\": \"auto\"}");
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	a = tsvc_canonical_text(SVC_SWEEP,
+	    "{\"query\": \"stability\", \"vary\": [{\"path\": \"timeconst\", \"values\": "
+	    "[0.01]}]}");
+	b = tsvc_canonical_text(SVC_SWEEP,
+	    "{\"query\": \"stability\", \"vary\": [{\"path\": \"/solref/0\", \"values\": "
+	    "[0.01]}]}");
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	/* a sweep's columns name the resolved pointers */
+	sweep = tsvc_answer(SVC_SWEEP,
+	    "{\"query\": \"drop\", \"vary\": [{\"path\": \"dampratio\", \"values\": [0.5]}, "
+	    "{\"path\": \"mass\", \"values\": [1, 2]}]}",
+	    NULL);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(sweep, "columns"), 0)),
+	    "/geom/solref/1");
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(json_object_get(sweep, "columns"), 1)), "/body/mass");
+	json_decref(sweep);
+
+	/* unknown aliases and aliases of another query: the known ones are listed */
+	e = find_error("{\"query\": \"stability\", \"path\": \"mass\", \"field\": \"growth\", "
+	               "\"bracket\": [1, 2]}");
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(e.path, "/path");
+	ck_assert_msg(strstr(e.message, "timeconst, dampratio, timestep"), "%s", e.message);
+	expect(SVC_SWEEP,
+	    "{\"query\": \"drop\", \"vary\": [{\"path\": \"timeconstant\", \"values\": [1]}]}",
+	    ERR_BAD_VALUE, "/vary/0/path");
+}
+END_TEST
+
+/* The drop answer of body */
+static json_t *drop(const char *body)
+{
+	return tsvc_answer(SVC_DROP, body, NULL);
+}
+
+START_TEST(sweep_floor_follows_the_geom_in_any_order)
+{
+	/* the floor takes the geom's value wherever it sets none: varying the geom's
+	 * timeconst and the floor's dampratio makes the floor (geom tc, floor dr) in
+	 * either order of vary, the same scene as written out in full */
+	static const char *const orders[] = {
+	    "{\"query\": \"drop\", \"base\": {\"body\": {\"shape\": \"sphere\"}}, \"vary\": "
+	    "[{\"path\": \"/floor/solref/1\", \"values\": [0.2]}, {\"path\": \"/geom/solref/0\", "
+	    "\"values\": [0.05]}]}",
+	    "{\"query\": \"drop\", \"base\": {\"body\": {\"shape\": \"sphere\"}}, \"vary\": "
+	    "[{\"path\": \"/geom/solref/0\", \"values\": [0.05]}, {\"path\": \"/floor/solref/1\", "
+	    "\"values\": [0.2]}]}",
+	};
+	json_t *single =
+	    drop("{\"body\": {\"shape\": \"sphere\"}, \"geom\": {\"solref\": [0.05, 1]}, "
+	         "\"floor\": {\"solref\": [0.05, 0.2]}}");
+	double rebound = tsvc_real(single, "rebound");
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		json_t *a = tsvc_answer(SVC_SWEEP, orders[i], NULL);
+		const json_t *row = json_array_get(json_object_get(a, "rows"), 0);
+		/* columns: the two paths, then peak_penetration, rebound, ... */
+		ck_assert_msg(json_real_value(json_array_get(row, 3)) == rebound,
+		    "order %zu: rebound %.17g, the scene written out: %.17g", i,
+		    json_real_value(json_array_get(row, 3)), rebound);
+		json_decref(a);
+	}
+	json_decref(single);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("find");
+	TCase *tc = tcase_create("find");
+	SRunner *runner;
+	int failed;
+
+	tcase_add_test(tc, stability_boundary_of_dampratio);
+	tcase_add_test(tc, timeconst_for_one_millimetre_at_rest);
+	tcase_add_test(tc, dampratio_for_rebound_below_a_millimetre);
+	tcase_add_test(tc, bracket_that_does_not_bracket);
+	tcase_add_test(tc, iteration_cap_and_validation);
+	tcase_add_test(tc, aliases_resolve_per_query);
+	tcase_add_test(tc, sweep_floor_follows_the_geom_in_any_order);
+	suite_add_tcase(s, tc);
+	runner = srunner_create(s);
+	srunner_run_all(runner, CK_NORMAL);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed == 0 ? 0 : 1;
+}
