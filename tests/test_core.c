@@ -16,10 +16,12 @@
 
 #include "core/growth.h"
 #include "core/law.h"
+#include "core/mjver.h"
 #include "core/pair.h"
 #include "core/scene.h"
 #include "core/sim.h"
 #include "lesson_step4.h"
+#include "tunables.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fmax(fabs(b), 1e-300))
 
@@ -479,6 +481,39 @@ START_TEST(growth_integrators)
 }
 END_TEST
 
+/* The release table: the default is the newest, every name finds itself, 2.2.2 is
+ * MJVER_2_2_2, and the rules change exactly at 3.2.0, 3.5.0, 3.9.0 and 3.11.0. */
+START_TEST(mjver_table)
+{
+	static const struct {
+		const char *name;
+		int power, sum, split, certificate;
+	} eras[] = {{"2.2.0", 0, 0, 0, 0}, {"3.1.6", 0, 0, 0, 0}, {"3.2.0", 1, 0, 0, 0},
+	    {"3.4.0", 1, 0, 0, 0}, {"3.5.0", 1, 1, 0, 0}, {"3.8.1", 1, 1, 0, 0},
+	    {"3.9.0", 1, 1, 1, 0}, {"3.10.0", 1, 1, 1, 0}, {"3.11.0", 1, 1, 1, 1},
+	    {"3.12.0", 1, 1, 1, 1}};
+	struct mjver_rules r;
+	int i;
+
+	ck_assert_int_eq(mjver_default(), mjver_count() - 1);
+	ck_assert_str_eq(mjver_name(mjver_default()), DEFAULT_MUJOCO);
+	ck_assert_str_eq(mjver_name(MJVER_2_2_2), "2.2.2");
+	for (i = 0; i < mjver_count(); i++)
+		ck_assert_int_eq(mjver_find(mjver_name(i)), i);
+	ck_assert_int_eq(mjver_find("3.13.0"), -1);
+	ck_assert_int_eq(mjver_find("3.12"), -1);
+	ck_assert_int_eq(mjver_find(NULL), -1);
+	for (i = 0; i < (int)(sizeof eras / sizeof eras[0]); i++) {
+		ck_assert_int_ge(mjver_find(eras[i].name), 0);
+		mjver_rules(mjver_find(eras[i].name), &r);
+		ck_assert_int_eq(r.power_shortcut, eras[i].power);
+		ck_assert_int_eq(r.margin_sum, eras[i].sum);
+		ck_assert_int_eq(r.margin_gap_split, eras[i].split);
+		ck_assert_int_eq(r.newton_certificate, eras[i].certificate);
+	}
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -487,6 +522,7 @@ static Suite *core_suite(void)
 	TCase *growth = tcase_create("growth");
 
 	tcase_add_test(law, impedance_default_solimp);
+	tcase_add_test(law, mjver_table);
 	tcase_add_test(law, impedance_shapes_and_clamps);
 	tcase_add_test(law, solref_gains);
 	tcase_add_test(law, contact_accel_lesson_step2);

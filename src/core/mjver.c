@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "tunables.h"
+
 enum era { ERA_2_2, ERA_3_2, ERA_3_5, ERA_3_9, ERA_3_11 };
 
 struct release {
@@ -79,7 +81,7 @@ int mjver_count(void)
 
 int mjver_default(void)
 {
-	return RELEASE_COUNT - 1;
+	return mjver_find(DEFAULT_MUJOCO);
 }
 
 int mjver_find(const char *name)

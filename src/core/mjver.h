@@ -31,7 +31,8 @@ enum { MJVER_2_2_2 = 2 };
 /* Number of supported releases; indices run 0 .. mjver_count() - 1. */
 int mjver_count(void);
 
-/* The release the service answers for when a request names none: the newest. */
+/* The release the service answers for when a request names none (DEFAULT_MUJOCO,
+ * the newest). */
 int mjver_default(void);
 
 /* The index of release `name` ("3.12.0"), or -1 when it is not supported. */
