@@ -767,13 +767,15 @@ START_TEST(rejections_documented)
 	    {no_json, "{}", 415},
 	    {want_xml, "{}", 406},
 	};
-	static const char *const questions[] = {
-	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval", "/v1/find"};
+	/* every question: the rows of the endpoint table, as the daemon routes them */
+	char questions[SVC_ENDPOINT_COUNT][64];
 	const json_t *error = json_object_get(
 	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 	size_t q, c;
 
-	for (q = 0; q < sizeof questions / sizeof questions[0]; q++) {
+	for (q = 0; q < SVC_ENDPOINT_COUNT; q++)
+		snprintf(questions[q], sizeof questions[q], "/v1/%s", svc_endpoints[q].name);
+	for (q = 0; q < SVC_ENDPOINT_COUNT; q++) {
 		const json_t *responses = json_object_get(
 		    json_object_get(
 		        json_object_get(json_object_get(doc, "paths"), questions[q]), "post"),
