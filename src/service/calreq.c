@@ -5,6 +5,7 @@
  * is the scene's floor and "object" its body, so every rule and default of a scene
  * applies; errors found there are reported at the calibration's own paths.
  */
+#include "base/jtext.h"
 #include "service/calreq.h"
 
 #include <math.h>
@@ -147,18 +148,19 @@ static json_t *parse_drop(const struct field_ctx *c)
 	    number(c, "rebound", 1, &rebound) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(height > 0 && height <= CALIB_MAX_DROP_HEIGHT)) {
-		field_fail(c, "height", -1, ERR_BAD_VALUE, "must be > 0 and <= %g m, not %.17g",
-		    CALIB_MAX_DROP_HEIGHT, height);
+		field_fail(c, "height", -1, ERR_BAD_VALUE, "must be > 0 and <= %g m, not %s",
+		    CALIB_MAX_DROP_HEIGHT, JTEXT_NUM(height));
 		return NULL;
 	}
 	if (!(rebound >= 0 && rebound <= height)) {
 		field_fail(c, "rebound", -1, ERR_BAD_VALUE,
-		    "must be >= 0 and at most the drop height %.17g, not %.17g", height, rebound);
+		    "must be >= 0 and at most the drop height %s, not %s", JTEXT_NUM(height),
+		    JTEXT_NUM(rebound));
 		return NULL;
 	}
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	return json_pack("{s:f, s:f, s:f}", "height", height, "rebound", rebound, "sigma", sigma);
@@ -173,18 +175,18 @@ static json_t *parse_press(const struct field_ctx *c)
 	    number(c, "deflection", 1, &deflection) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(force >= 0 && force <= CALIB_MAX_PRESS_FORCE)) {
-		field_fail(c, "force", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g N, not %.17g",
-		    CALIB_MAX_PRESS_FORCE, force);
+		field_fail(c, "force", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g N, not %s",
+		    CALIB_MAX_PRESS_FORCE, JTEXT_NUM(force));
 		return NULL;
 	}
 	if (!(fabs(deflection) <= LIMIT_MAX_SIZE)) {
-		field_fail(c, "deflection", -1, ERR_BAD_VALUE, "must be within +-%g m, not %.17g",
-		    LIMIT_MAX_SIZE, deflection);
+		field_fail(c, "deflection", -1, ERR_BAD_VALUE, "must be within +-%g m, not %s",
+		    LIMIT_MAX_SIZE, JTEXT_NUM(deflection));
 		return NULL;
 	}
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	return json_pack(
@@ -233,8 +235,8 @@ static json_t *parse_trajectory(const struct field_ctx *c, double timestep)
 	if (field_known(c, known) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	if (!(t = reals_member(c, "t", &nt)) || !(z = reals_member(c, "z", &nz)))

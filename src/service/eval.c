@@ -2,6 +2,7 @@
  * eval.c: the seed lesson's functions (core/law.h, core/scene.h, core/growth.h)
  * by name, one call or a batch whose calls answer or fail one by one.
  */
+#include "base/jtext.h"
 #include "service/eval.h"
 
 #include <math.h>
@@ -281,7 +282,7 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		x = *(double *)field;
 		if (!(x > 0))
 			return field_fail(
-			    c, spec->name, -1, ERR_BAD_VALUE, "must be > 0, not %.17g", x);
+			    c, spec->name, -1, ERR_BAD_VALUE, "must be > 0, not %s", JTEXT_NUM(x));
 		return 0;
 	case ARG_IMPEDANCE:
 		if (field_number(c, spec->name, field) != 0)
@@ -289,8 +290,8 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		x = *(double *)field;
 		if (!(x >= MJ_MINIMP && x <= MJ_MAXIMP))
 			return field_fail(c, spec->name, -1, ERR_BAD_VALUE,
-			    "must be within MuJoCo's impedance range [%g, %g], not %.17g",
-			    MJ_MINIMP, MJ_MAXIMP, x);
+			    "must be within MuJoCo's impedance range [%g, %g], not %s", MJ_MINIMP,
+			    MJ_MAXIMP, JTEXT_NUM(x));
 		return 0;
 	case ARG_SOLREF:
 		return field_numbers(c, spec->name, 2, field);
