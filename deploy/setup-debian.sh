@@ -5,7 +5,7 @@ set -eu
 export DEBIAN_FRONTEND=noninteractive
 PACKAGES="build-essential autoconf automake libtool pkg-config \
   libmicrohttpd-dev libjansson-dev libsqlite3-dev libgsl-dev libsodium-dev \
-  check libmujoco-dev libcurl4-openssl-dev nginx wrk sqlite3 curl"
+  check libmujoco-dev libcurl4-openssl-dev nginx wrk sqlite3 curl libxml2-utils"
 missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

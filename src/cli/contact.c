@@ -3,7 +3,9 @@
  * same handlers as the daemon and prints the same answer, so everything the
  * service computes can be computed offline.
  *
- *   contact ENDPOINT [FILE|-] [--csv]   (ENDPOINT: a row of the service's endpoint table)
+ *   contact ENDPOINT [FILE|-] [--csv] [--plot OUT.svg [--field NAME]]
+ *           (ENDPOINT: a row of the service's endpoint table; --plot: sweep and drop)
+ *   contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]   (a saved sweep answer)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
  * the daemon; the JSON error body goes to stderr), 3 internal error.
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/figure.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -29,7 +32,8 @@ static void usage(FILE *f)
 	int e;
 
 	fprintf(f,
-	    "Usage: contact ENDPOINT [FILE|-] [--csv]\n"
+	    "Usage: contact ENDPOINT [FILE|-] [--csv] [--plot OUT.svg [--field NAME]]\n"
+	    "       contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]\n"
 	    "       contact --help | --version\n"
 	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
 	    "\n"
@@ -43,6 +47,14 @@ static void usage(FILE *f)
 	    "dropped 10 cm for drop).\n"
 	    "\n"
 	    "  --csv      print a sweep answer as CSV instead of JSON\n"
+	    "  --plot OUT.svg  also draw the answer as SVG: a sweep's field over the varied\n"
+	    "             value (a line) or the grid (a heat map); a drop's trajectory, the\n"
+	    "             height (m) of the lowest point against time (s)\n"
+	    "  --field NAME  the sweep answer's column to draw (default: the first of reals)\n"
+	    "\n"
+	    "contact plot draws a saved sweep answer (POST /v1/sweep's JSON) to OUT.svg, or to\n"
+	    "standard output without --plot.\n"
+	    "\n"
 	    "  --help     print this help and exit\n"
 	    "  --version  print the package and contact-core versions and exit\n"
 	    "\n"
@@ -98,8 +110,46 @@ static int report(const struct err *e)
 	return err_http_status(e->code) >= 500 ? EXIT_INTERNAL : EXIT_REJECTED;
 }
 
+/* What --plot and --field asked for. */
+struct plot_request {
+	const char *out;   /* SVG file, NULL: no plot ("-": standard output) */
+	const char *field; /* sweep column, NULL: the default */
+};
+
+/* Draw the plot of a request (drop: its body; sweep: its answer text) to p->out. */
+static int draw(enum svc_endpoint ep, const struct plot_request *p, const char *body, size_t len,
+    const char *answer_text)
+{
+	FILE *f = strcmp(p->out, "-") == 0 ? stdout : fopen(p->out, "w");
+	struct err err;
+	json_t *answer = NULL;
+	int rc;
+
+	err_clear(&err);
+	if (!f) {
+		fprintf(stderr, "contact: cannot write %s: %s\n", p->out, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (ep == SVC_DROP) {
+		rc = figure_drop(f, body, len, &err);
+	} else {
+		json_error_t jerr;
+		answer = json_loads(answer_text, 0, &jerr);
+		rc = answer
+		    ? figure_sweep(f, answer, p->field, &err)
+		    : err_set(&err, ERR_BAD_JSON, "", "the answer is not JSON: %s", jerr.text);
+	}
+	json_decref(answer);
+	if ((f == stdout ? fflush(f) : fclose(f)) != 0 && rc == 0) {
+		fprintf(stderr, "contact: cannot write %s: %s\n", p->out, strerror(errno));
+		return EXIT_USAGE;
+	}
+	return rc == 0 ? EXIT_ANSWERED : report(&err);
+}
+
 /* Answer the request in text and print it; returns the exit status. */
-static int run(enum svc_endpoint ep, const char *text, size_t len, int csv)
+static int run(
+    enum svc_endpoint ep, const char *text, size_t len, int csv, const struct plot_request *plot)
 {
 	struct svc_limits limits;
 	struct err err;
@@ -126,6 +176,8 @@ static int run(enum svc_endpoint ep, const char *text, size_t len, int csv)
 		fprintf(stderr, "contact: cannot write the answer: %s\n", strerror(errno));
 		status = EXIT_USAGE;
 	}
+	if (status == EXIT_ANSWERED && plot->out)
+		status = draw(ep, plot, text, len, csv ? answer_text : out);
 out:
 	free(out);
 	free(answer_text);
@@ -136,6 +188,8 @@ int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 	    {"csv", no_argument, NULL, 'c'},
+	    {"plot", required_argument, NULL, 'p'},
+	    {"field", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -146,12 +200,19 @@ int main(int argc, char **argv)
 	char *text = NULL;
 	size_t len;
 	FILE *f = NULL;
-	int csv = 0, opt, status;
+	struct plot_request plot = {NULL, NULL};
+	int csv = 0, opt, status, plot_answer;
 
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			csv = 1;
+			break;
+		case 'p':
+			plot.out = optarg;
+			break;
+		case 'f':
+			plot.field = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -169,19 +230,30 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	err_clear(&err);
-	if (svc_endpoint_parse(argv[optind], &ep, &err) != 0) {
+	/* `contact plot`: a saved sweep answer instead of a request */
+	plot_answer = strcmp(argv[optind], "plot") == 0;
+	if (plot_answer) {
+		ep = SVC_SWEEP;
+		if (!plot.out)
+			plot.out = "-";
+	} else if (svc_endpoint_parse(argv[optind], &ep, &err) != 0) {
 		fprintf(stderr, "contact: unknown endpoint \"%s\"\n", argv[optind]);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (csv && !svc_endpoints[ep].csv) {
-		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep].name);
+	if (csv && (plot_answer || !svc_endpoints[ep].csv)) {
+		fprintf(stderr, "contact: --csv is not for %s answers\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (argc - optind == 1)
-		return run(ep, default_request, strlen(default_request), csv);
+	if ((plot.out && ep != SVC_SWEEP && ep != SVC_DROP) || (plot.field && ep != SVC_SWEEP)) {
+		fprintf(
+		    stderr, "contact: --plot draws sweep and drop answers, --field sweeps only\n");
+		return EXIT_USAGE;
+	}
+	if (argc - optind == 1 && !plot_answer)
+		return run(ep, default_request, strlen(default_request), csv, &plot);
 
-	path = argv[optind + 1];
+	path = argc - optind == 1 ? "-" : argv[optind + 1];
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",
@@ -192,7 +264,19 @@ int main(int argc, char **argv)
 	}
 	if (f != stdin)
 		fclose(f);
-	status = run(ep, text, len, csv);
+	if (plot_answer) {
+		/* read_body leaves room to NUL-terminate only below the limit */
+		char *answer = realloc(text, len + 1);
+		if (!answer) {
+			free(text);
+			return EXIT_INTERNAL;
+		}
+		answer[len] = '\0';
+		status = draw(ep, &plot, NULL, 0, answer);
+		free(answer);
+		return status;
+	}
+	status = run(ep, text, len, csv, &plot);
 	free(text);
 	return status;
 }
