@@ -59,6 +59,9 @@
 #define FIND_DEFAULT_ITERATIONS 100
 #define FIND_MAX_ITERATIONS 1000
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
+/* Points of a drop's "trajectory" answer at most: longer drops are decimated to each
+ * bucket's lowest and highest sample (core/sim.h), so every extreme survives. */
+#define LIMIT_TRAJECTORY_POINTS 2000
 #define BODY_CHUNK_BYTES 4096 /* first allocation of a request body, grown by doubling */
 
 /* ---- daemon defaults ---- */
@@ -69,6 +72,12 @@
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
 #define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
+#define CORS_MAX_ORIGINS 32                  /* --cors-origin given at most this often */
+#define CORS_MAX_AGE 600                     /* seconds a browser may reuse a preflight */
+/* The request headers a cross-origin page may send (preflight answer). */
+#define CORS_ALLOW_HEADERS "Content-Type, Authorization, Idempotency-Key, Accept"
+/* The answer headers a cross-origin page may read. */
+#define CORS_EXPOSE_HEADERS "X-Cache, Content-Length"
 /* The largest values contactd's flags accept. */
 #define DAEMON_MAX_THREADS 1024        /* --threads, --sweep-threads */
 #define DAEMON_MAX_TIMEOUT 86400       /* --timeout, --drain-timeout: seconds */
@@ -191,6 +200,5 @@
 #define PLOT_WIDTH 720 /* pixels of a line plot (a heat map adds its colour bar) */
 #define PLOT_HEIGHT 480
 #define PLOT_MARKED_POINTS 60       /* lines of at most this many points mark each one */
-#define PLOT_TRAJECTORY_POINTS 2000 /* a drop's heights are decimated to at most this many */
 
 #endif

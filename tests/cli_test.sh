@@ -14,11 +14,12 @@ fail() {
 	failures=$((failures + 1))
 }
 
-# run EXPECTED_STATUS ARGS...: run contact, keep stdout/stderr in $tmp/out, $tmp/err
+# run EXPECTED_STATUS ARGS...: run contact with nothing on stdin, keep stdout/stderr in
+# $tmp/out, $tmp/err
 run() {
 	expected=$1
 	shift
-	"$contact" "$@" >"$tmp/out" 2>"$tmp/err"
+	"$contact" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
 	status=$?
 	[ "$status" -eq "$expected" ] || fail "contact $*: exit $status, expected $expected"
 }
@@ -50,6 +51,18 @@ cmp -s "$tmp/rest_file" "$tmp/rest_stdin" || fail "file and stdin answers differ
 printf '{}' | "$contact" rest - >"$tmp/rest_empty" || fail "rest - {} failed"
 run 0 rest
 cmp -s "$tmp/out" "$tmp/rest_empty" || fail "no FILE is not the request {}"
+
+# without FILE, a request piped in is read, not ignored (and blank input is {})
+printf '{"geom": {"solref": [0.02, 1]}, "body": {"shape": "box"}}' | "$contact" rest \
+	>"$tmp/rest_piped" 2>"$tmp/err" || fail "piped rest failed"
+cmp -s "$tmp/rest_file" "$tmp/rest_piped" || fail "a piped request is not the request"
+"$contact" rest <"$tmp/rest.json" >"$tmp/rest_redirected" || fail "rest <file failed"
+cmp -s "$tmp/rest_file" "$tmp/rest_redirected" || fail "a redirected request is not the request"
+printf ' \n' | "$contact" rest >"$tmp/rest_blank" || fail "blank stdin failed"
+cmp -s "$tmp/rest_empty" "$tmp/rest_blank" || fail "blank stdin is not the request {}"
+printf '{"height": -1}' | "$contact" drop >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a bad piped request: not status 2"
+contains "$tmp/err" '"path":"/height"'
 
 # stability: the gap in the guard (growth 1.740 at h*omega 2.00)
 printf '{"solref": [0.02, 0.05]}' >"$tmp/stab.json"

@@ -43,3 +43,39 @@ TESTS += tests/test_hotcache
 tests_test_hotcache_SOURCES = tests/test_hotcache.c src/http/hotcache.c src/http/hotcache.h
 tests_test_hotcache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SODIUM_CFLAGS)
 tests_test_hotcache_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
+
+# What a web page sees: CORS, the embedded dashboard files, the drop trajectory.
+check_PROGRAMS += tests/test_cors
+TESTS += tests/test_cors
+tests_test_cors_SOURCES = tests/test_cors.c tests/live.c tests/live.h tests/robot.c tests/robot.h
+tests_test_cors_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_cors_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_cors_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS) -lm
+
+# The dashboard in a real browser: Debian's chromium driven by playwright-core, whose
+# node_modules `npm ci` puts in tests/browser of the source tree (tests/run-all.sh
+# does). distcheck builds from the tarball, which has no node_modules: it is handed
+# the source tree's. Screenshots go to tests/screenshots/ of the build directory;
+# `make screenshots` copies them into docs/screenshots/ for the README.
+TESTS += tests/test_browser.sh
+AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; export srcdir; \
+	CONTACTD='$(abs_top_builddir)/contactd$(EXEEXT)'; export CONTACTD; \
+	CHROMIUM='$(CHROMIUM)'; export CHROMIUM; NODE='$(NODE)'; export NODE; \
+	BROWSER_NODE_MODULES='$(BROWSER_NODE_MODULES)'; export BROWSER_NODE_MODULES; \
+	SCREENSHOTS='$(abs_top_builddir)/tests/screenshots'; export SCREENSHOTS;
+AM_DISTCHECK_CONFIGURE_FLAGS = BROWSER_NODE_MODULES='$(abs_top_srcdir)/tests/browser/node_modules'
+EXTRA_DIST += tests/test_browser.sh tests/browser/run.js tests/browser/package.json \
+	tests/browser/package-lock.json
+DASHBOARD_SHOTS = index sweep drop live api
+screenshots: all
+	rm -rf tests/screenshots
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/test_browser.sh
+	$(MKDIR_P) $(srcdir)/docs/screenshots
+	for s in $(DASHBOARD_SHOTS); do \
+		cp tests/screenshots/$$s.png $(srcdir)/docs/screenshots/$$s.png || exit 1; \
+	done
+.PHONY: screenshots
+clean-local: clean-screenshots
+clean-screenshots:
+	rm -rf tests/screenshots
+.PHONY: clean-screenshots

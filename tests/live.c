@@ -219,11 +219,33 @@ static void grab_header(const char *line, size_t n, const char *name, char *out,
 static size_t on_header(char *line, size_t size, size_t n, void *p)
 {
 	struct live_reply *r = p;
+	size_t used;
 
 	grab_header(line, size * n, "X-Cache", r->cache, sizeof r->cache);
 	grab_header(line, size * n, "Content-Type", r->content_type, sizeof r->content_type);
 	grab_header(line, size * n, "Allow", r->allow, sizeof r->allow);
+	used = strlen(r->head);
+	if (used + size * n < sizeof r->head) {
+		memcpy(r->head + used, line, size * n);
+		r->head[used + size * n] = '\0';
+	}
 	return size * n;
+}
+
+int live_header(const struct live_reply *r, const char *name, char *out, size_t size)
+{
+	const char *line = r->head;
+
+	*out = '\0';
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+
+		grab_header(line, n, name, out, size);
+		if (*out)
+			return 1;
+		line += n + (line[n] == '\n');
+	}
+	return 0;
 }
 
 struct upload {

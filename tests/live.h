@@ -33,6 +33,7 @@ struct live_reply {
 	char cache[16];         /* X-Cache */
 	char content_type[128]; /* Content-Type */
 	char allow[64];         /* Allow */
+	char head[2048];        /* every header line of the reply, as received (truncated) */
 };
 
 /* "Content-Type: application/json", as a header list for live_request(). */
@@ -74,6 +75,9 @@ void live_post(
 void live_get(const struct live_daemon *d, const char *path, struct live_reply *r);
 
 void live_reply_free(struct live_reply *r);
+
+/* The value of the reply's header name (case-insensitive) into out; 1 if present, else 0. */
+int live_header(const struct live_reply *r, const char *name, char *out, size_t size);
 
 /* The reply's body parsed as JSON (asserting that it is). Caller owns it. */
 json_t *live_json(const struct live_reply *r);

@@ -4,8 +4,9 @@
 #   - a sweep line's polyline points are (varied value, field) of every row of the
 #     same sweep's CSV;
 #   - a heat map has one cell per grid point, each carrying its row's values;
-#   - a drop trajectory's highest and lowest drawn heights after the start are the
-#     drop answer's max_height and -peak_penetration, its last one
+#   - a drop's polyline is the drop answer's "trajectory" (asked with
+#     "trajectory": true), point for point; its highest and lowest heights after
+#     the start are the answer's max_height and -peak_penetration, its last one
 #     -final_penetration, and it starts at (0, height).
 # Numbers are compared as doubles (awk), not as text.
 # Run by `make check` from the build directory (CONTACT overrides the binary).
@@ -85,12 +86,26 @@ awk -F, 'NR == FNR { if (FNR > 1) g[($2 + 0) " " ($1 + 0)] = $3; next }
 	{ k = ($1 + 0) " " ($2 + 0); if (!(k in g) || g[k] + 0 != $3 + 0) { print "cell " k ": " $3; bad = 1 } }
 	END { exit bad }' "$tmp/grid.csv" FS=' ' "$tmp/grid.cells" || fail "grid: cells != CSV"
 
-# ---- a drop trajectory (the lesson's cube), from the core's step function ----
-"$contact" drop --plot "$tmp/drop.svg" >"$tmp/drop.answer" || fail "drop --plot: exit $?"
+# trajectory FILE: the t and z of the drop answer in FILE, one "t z" pair per line
+trajectory() {
+	sed -n 's/.*"trajectory":{"t":\[\([^]]*\)\],"z":\[\([^]]*\)\]}.*/\1;\2/p' "$1" |
+		awk -F';' '{ n = split($1, t, ","); split($2, z, ","); for (i = 1; i <= n; i++) print t[i], z[i] }'
+}
+
+# ---- a drop trajectory (the lesson's cube): the answer's own ----
+"$contact" drop --plot "$tmp/drop.svg" >"$tmp/drop.answer" </dev/null || fail "drop --plot: exit $?"
+grep -q '"trajectory"' "$tmp/drop.answer" && fail "drop --plot printed the trajectory it did not ask for"
+printf '{"trajectory": true}' | "$contact" drop - >"$tmp/drop.traced" || fail "drop trajectory: exit $?"
 wellformed "$tmp/drop.svg"
 points "$tmp/drop.svg" >"$tmp/drop.points"
+trajectory "$tmp/drop.traced" >"$tmp/drop.expected"
+[ -s "$tmp/drop.expected" ] || fail "no trajectory in $(head -c 200 "$tmp/drop.traced")"
+awk 'NR == FNR { t[NR] = $1; z[NR] = $2; n = NR; next }
+	{ m++; if ($1 + 0 != t[m] + 0 || $2 + 0 != z[m] + 0) bad = bad " " m }
+	END { if (m != n || bad != "") { print "points differ from the trajectory at" bad " (" m " of " n ")"; exit 1 } }' \
+	"$tmp/drop.expected" "$tmp/drop.points" || fail "drop: polyline != trajectory"
 n=$(wc -l <"$tmp/drop.points")
-[ "$n" -gt 100 ] && [ "$n" -le 2000 ] || fail "drop: $n points, expected 100 to 2000 (decimated)"
+[ "$n" -gt 100 ] && [ "$n" -le 2000 ] || fail "drop: $n points, expected 100 to 2000"
 max=$(json_number "$tmp/drop.answer" max_height)
 peak=$(json_number "$tmp/drop.answer" peak_penetration)
 final=$(json_number "$tmp/drop.answer" final_penetration)
@@ -108,7 +123,7 @@ awk -v max="$max" -v peak="$peak" -v final="$final" '
 # a bouncing sphere (Break it 2) keeps its extremes through the decimation too
 printf '{"body": {"shape": "sphere"}, "geom": {"solref": [0.02, 0.07]}, "duration": 10}' \
 	>"$tmp/bounce.json"
-"$contact" drop "$tmp/bounce.json" --plot "$tmp/bounce.svg" >"$tmp/bounce.answer" ||
+"$contact" drop "$tmp/bounce.json" --plot "$tmp/bounce.svg" >"$tmp/bounce.answer" </dev/null ||
 	fail "bounce --plot: exit $?"
 wellformed "$tmp/bounce.svg"
 points "$tmp/bounce.svg" >"$tmp/bounce.points"
@@ -118,15 +133,17 @@ awk -v max="$max" 'NR > 1 && (NR == 2 || $2 > hi) { hi = $2 } END { exit hi != m
 	"$tmp/bounce.points" || fail "bounce: highest drawn height != max_height $max"
 
 # ---- refusals ----
-"$contact" rest --plot "$tmp/x.svg" >/dev/null 2>&1
+"$contact" rest --plot "$tmp/x.svg" </dev/null >/dev/null 2>&1
 [ $? -eq 1 ] || fail "rest --plot: not a usage error"
-"$contact" drop --field rebound --plot "$tmp/x.svg" >/dev/null 2>&1
+"$contact" drop --field rebound --plot "$tmp/x.svg" </dev/null >/dev/null 2>&1
 [ $? -eq 1 ] || fail "drop --field: not a usage error"
 "$contact" plot "$tmp/line.answer" --field no_such >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "plot --field no_such: not status 2"
 grep -qF '"error":"bad_value"' "$tmp/err" || fail "plot --field no_such: $(cat "$tmp/err")"
+# a saved drop answer with its trajectory draws the same; one without has nothing to draw
+"$contact" plot "$tmp/drop.traced" | cmp -s - "$tmp/drop.svg" || fail "plot of the drop answer differs"
 "$contact" plot "$tmp/drop.answer" >/dev/null 2>&1
-[ $? -eq 2 ] || fail "plot of a drop answer: not status 2"
+[ $? -eq 2 ] || fail "plot of a drop answer without trajectory: not status 2"
 
 if [ "$failures" -ne 0 ]; then
 	echo "$failures failure(s)" >&2

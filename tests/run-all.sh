@@ -8,6 +8,9 @@ if [ "$(id -u)" = 0 ]; then
 else
 	sudo ./deploy/setup-debian.sh
 fi
+# playwright-core for the browser tests, exactly as package-lock.json pins it (it drives
+# Debian's chromium; no browser is downloaded)
+(cd tests/browser && npm ci --no-audit --no-fund)
 autoreconf -fi
 jobs=$(nproc 2>/dev/null || echo 2)
 rm -rf build-check && mkdir build-check && cd build-check

@@ -81,6 +81,24 @@ void tsvc_expect_error(enum svc_endpoint ep, const char *body, size_t len,
 	json_decref(body_json);
 }
 
+char *tsvc_error_message(
+    enum svc_endpoint ep, const char *body, enum err_code code, const char *path)
+{
+	struct err err;
+	json_t *canonical = NULL;
+	char *message;
+
+	err_clear(&err);
+	ck_assert_msg(svc_canonical(ep, body, strlen(body), NULL, &canonical, &err) == -1,
+	    "%.200s was accepted", body);
+	ck_assert_msg(err.code == code && strcmp(err.path, path) == 0,
+	    "%.200s: expected %s at \"%s\", got %s at \"%s\" (%s)", body, err_name(code), path,
+	    err_name(err.code), err.path, err.message);
+	message = strdup(err.message);
+	ck_assert_ptr_nonnull(message);
+	return message;
+}
+
 double tsvc_real(const json_t *obj, const char *key)
 {
 	const json_t *v = json_object_get(obj, key);

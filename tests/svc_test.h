@@ -24,6 +24,10 @@ json_t *tsvc_answer(enum svc_endpoint ep, const char *body, const struct svc_lim
 void tsvc_expect_error(enum svc_endpoint ep, const char *body, size_t len,
     const struct svc_limits *lim, enum err_code code, const char *path);
 
+/* Assert body is rejected with code at path; its message, which the caller frees. */
+char *tsvc_error_message(
+    enum svc_endpoint ep, const char *body, enum err_code code, const char *path);
+
 /* The number obj[key]; asserts it is one. */
 double tsvc_real(const json_t *obj, const char *key);
 

@@ -107,6 +107,30 @@ START_TEST(bad_pointers_and_missing_fields)
 }
 END_TEST
 
+/* A pointer without its leading '/' is told what is wrong with it and what it meant,
+ * by jptr_get and jptr_set alike, and through a sweep's vary path. */
+START_TEST(missing_slash_says_what_was_meant)
+{
+	json_t *doc = load("{\"geom\": {\"solref\": [0.02, 1]}}"), *found, *one = json_real(1);
+	struct err err;
+
+	err_clear(&err);
+	ck_assert_int_eq(jptr_get(doc, "geom/solref/0", "/vary/0/path", &found, &err), -1);
+	ck_assert_int_eq(err.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(err.message,
+	    "\"geom/solref/0\": a JSON Pointer starts with \"/\"; did you mean "
+	    "\"/geom/solref/0\"?");
+	err_clear(&err);
+	ck_assert_int_eq(jptr_set(doc, "geom/solref/1", one, "/vary/1/path", &err), -1);
+	ck_assert_str_eq(err.path, "/vary/1/path");
+	ck_assert_ptr_nonnull(strstr(err.message, "did you mean \"/geom/solref/1\"?"));
+	/* the suggestion is a pointer that resolves */
+	ck_assert_int_eq(jptr_get(doc, "/geom/solref/0", "", &found, &err), 0);
+	json_decref(one);
+	json_decref(doc);
+}
+END_TEST
+
 START_TEST(set_replaces_and_adds)
 {
 	json_t *doc = load("{\"geom\": {\"solref\": [0.02, 1]}, \"m~n\": {}}");
@@ -167,6 +191,7 @@ int main(void)
 	tcase_add_test(tc, rfc_examples_resolve);
 	tcase_add_test(tc, escapes_decode_left_to_right);
 	tcase_add_test(tc, bad_pointers_and_missing_fields);
+	tcase_add_test(tc, missing_slash_says_what_was_meant);
 	tcase_add_test(tc, set_replaces_and_adds);
 	tcase_add_test(tc, append_escapes_and_truncates);
 	suite_add_tcase(s, tc);

@@ -22,7 +22,7 @@ fail() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/contactd-nginx.XXXXXX")
 trap 'stop_all; rm -rf "$tmp"' EXIT INT TERM
 
-start_contactd "$tmp" || fail "contactd did not start"
+start_contactd "$tmp" --cors-origin http://lab.example || fail "contactd did not start"
 
 # The deployed snippet, pointed at the daemon's port and listening on nginx's.
 deployed_site() {
@@ -62,4 +62,21 @@ grep -q '"error":"too_large"' "$tmp/too-large" || fail "413 body: $(cat "$tmp/to
 # Health through nginx.
 "$CURL" -sS -f "http://127.0.0.1:$nport/v1/health" | grep -q '"status":"ok"' ||
 	fail "health through nginx"
+# CORS through nginx: the preflight and the answer's headers are contactd's, once each.
+"$CURL" -sS -D "$tmp/preflight" -o /dev/null -X OPTIONS -H 'Origin: http://lab.example' \
+	-H 'Access-Control-Request-Method: POST' "http://127.0.0.1:$nport/v1/sweep"
+grep -q '^HTTP/1.1 204' "$tmp/preflight" || fail "preflight through nginx: $(cat "$tmp/preflight")"
+[ "$(grep -c -i '^Access-Control-Allow-Origin: http://lab.example' "$tmp/preflight")" = 1 ] ||
+	fail "preflight's Allow-Origin: $(cat "$tmp/preflight")"
+"$CURL" -sS -D "$tmp/cors" -o /dev/null -H 'Origin: http://lab.example' \
+	-H 'Content-Type: application/json' --data-binary "$request" "http://127.0.0.1:$nport/v1/rest"
+grep -q -i '^Vary: Origin' "$tmp/cors" || fail "no Vary: Origin through nginx: $(cat "$tmp/cors")"
+grep -q -i '^Access-Control-Allow-Origin: http://lab.example' "$tmp/cors" ||
+	fail "no Allow-Origin through nginx"
+
+# The dashboard through nginx; a POST to a page is nginx's JSON 403.
+"$CURL" -sS -f "http://127.0.0.1:$nport/" | grep -q 'sweep.html' || fail "dashboard through nginx"
+status=$("$CURL" -sS -o "$tmp/page-post" -w '%{http_code}' -d x "http://127.0.0.1:$nport/")
+[ "$status" = 403 ] && grep -q '"error":"forbidden"' "$tmp/page-post" ||
+	fail "POST / through nginx: $status $(cat "$tmp/page-post")"
 echo "PASS: nginx on port $nport fronts contactd on port $port"

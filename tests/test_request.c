@@ -241,6 +241,41 @@ static char *nested(int depth)
 	return text;
 }
 
+/* An unknown field's message lists the fields expected at its level, every one. */
+START_TEST(unknown_field_lists_the_expected_fields)
+{
+	static const struct {
+		enum svc_endpoint ep;
+		const char *body, *path, *expected[9];
+	} cases[] = {
+	    {SVC_DROP, "{\"geom\": {\"timeconst\": 0.02}}", "/geom/timeconst",
+	        {"solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority"}},
+	    {SVC_REST, "{\"timeconst\": 0.02}", "/timeconst",
+	        {"body", "geom", "floor", "option", "height", "duration"}},
+	    {SVC_SWEEP,
+	        "{\"query\": \"drop\", \"vary\": [{\"path\": \"/height\", \"value\": [1]}]}",
+	        "/vary/0/value", {"path", "values"}},
+	    {SVC_EVAL, "{\"function\": \"impedance\", \"args\": {\"x\": 1}}", "/args/x",
+	        {"r", "solimp"}},
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *message = tsvc_error_message(
+		    cases[i].ep, cases[i].body, ERR_UNKNOWN_FIELD, cases[i].path);
+		char quoted[64];
+
+		ck_assert_msg(strncmp(message, "unknown field \"", 15) == 0, "%s", message);
+		for (j = 0; cases[i].expected[j]; j++) {
+			snprintf(quoted, sizeof quoted, "\"%s\"", cases[i].expected[j]);
+			ck_assert_msg(strstr(message, quoted) != NULL,
+			    "%s: \"%s\" does not list %s", cases[i].body, message, quoted);
+		}
+		free(message);
+	}
+}
+END_TEST
+
 START_TEST(too_deep_names_the_first_container_past_the_limit)
 {
 	char path[4 * LIMIT_MAX_JSON_DEPTH + 1] = "";
@@ -526,6 +561,7 @@ static Suite *request_suite(void)
 
 	tcase_add_loop_test(
 	    tc, rejects_bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+	tcase_add_test(tc, unknown_field_lists_the_expected_fields);
 	tcase_add_test(tc, too_deep_names_the_first_container_past_the_limit);
 	tcase_add_test(tc, overflow_path_through_arrays_and_escaped_keys);
 	tcase_add_test(tc, body_over_the_size_limit);

@@ -5,7 +5,7 @@
  *
  *   contact ENDPOINT [FILE|-] [--csv] [--plot OUT.svg [--field NAME]]
  *           (ENDPOINT: a row of the service's endpoint table; --plot: sweep and drop)
- *   contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]   (a saved sweep answer)
+ *   contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]   (a saved answer)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
  * the daemon; the JSON error body goes to stderr), 3 internal error.
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/figure.h"
 #include "service/service.h"
@@ -42,9 +43,10 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].summary);
 	fprintf(f,
 	    "\n"
-	    "The request is the JSON in FILE, or on standard input for \"-\"; without FILE\n"
-	    "it is {} (MuJoCo's defaults and the lesson's experiment: a 10 cm, 1 kg cube,\n"
-	    "dropped 10 cm for drop).\n"
+	    "The request is the JSON in FILE, or on standard input for \"-\". Without FILE\n"
+	    "it is standard input when that is not a terminal (a pipe or a file), and {}\n"
+	    "when that is a terminal or holds nothing: MuJoCo's defaults and the lesson's\n"
+	    "experiment, a 10 cm, 1 kg cube dropped 10 cm for drop.\n"
 	    "\n"
 	    "  --csv      print a sweep answer as CSV instead of JSON\n"
 	    "  --plot OUT.svg  also draw the answer as SVG: a sweep's field over the varied\n"
@@ -52,8 +54,8 @@ static void usage(FILE *f)
 	    "             height (m) of the lowest point against time (s)\n"
 	    "  --field NAME  the sweep answer's column to draw (default: the first of reals)\n"
 	    "\n"
-	    "contact plot draws a saved sweep answer (POST /v1/sweep's JSON) to OUT.svg, or to\n"
-	    "standard output without --plot.\n"
+	    "contact plot draws a saved answer (a sweep's, or a drop's with \"trajectory\": true)\n"
+	    "to OUT.svg, or to standard output without --plot.\n"
 	    "\n"
 	    "  --help     print this help and exit\n"
 	    "  --version  print the package and contact-core versions and exit\n"
@@ -95,6 +97,17 @@ static int read_body(FILE *f, char **text, size_t *len)
 	return 0;
 }
 
+/* Is text (len bytes) nothing but JSON whitespace? */
+static int is_blank(const char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", text[i]) || text[i] == '\0')
+			return 0;
+	return 1;
+}
+
 /* Print the JSON error body on stderr; the exit status of its class. */
 static int report(const struct err *e)
 {
@@ -116,30 +129,54 @@ struct plot_request {
 	const char *field; /* sweep column, NULL: the default */
 };
 
-/* Draw the plot of a request (drop: its body; sweep: its answer text) to p->out. */
+/*
+ * The answer text of a drop request with its trajectory: the body with "trajectory":
+ * true (body was answered a moment ago, so it is a valid drop request). Caller frees.
+ */
+static char *drop_with_trajectory(const char *body, size_t len, struct err *err)
+{
+	struct svc_limits limits;
+	json_error_t jerr;
+	json_t *request = json_loadb(body, len, 0, &jerr);
+	char *text = NULL, *answer = NULL;
+
+	svc_limits_default(&limits);
+	if (!request || json_object_set_new(request, "trajectory", json_true()) != 0 ||
+	    !(text = svc_dump(request)))
+		err_set(err, ERR_INTERNAL, "", "cannot ask for the trajectory");
+	else if (svc_ask(SVC_DROP, text, strlen(text), &limits, NULL, &answer, NULL, err) != 0)
+		answer = NULL;
+	free(text);
+	json_decref(request);
+	return answer;
+}
+
+/* Draw a drop's trajectory (of its request in body) or a sweep's answer text to p->out. */
 static int draw(enum svc_endpoint ep, const struct plot_request *p, const char *body, size_t len,
     const char *answer_text)
 {
 	FILE *f = strcmp(p->out, "-") == 0 ? stdout : fopen(p->out, "w");
+	char *drop_text = NULL;
 	struct err err;
+	json_error_t jerr;
 	json_t *answer = NULL;
-	int rc;
+	int rc = -1;
 
 	err_clear(&err);
 	if (!f) {
 		fprintf(stderr, "contact: cannot write %s: %s\n", p->out, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (ep == SVC_DROP) {
-		rc = figure_drop(f, body, len, &err);
-	} else {
-		json_error_t jerr;
+	if (ep == SVC_DROP)
+		answer_text = drop_text = drop_with_trajectory(body, len, &err);
+	if (answer_text) {
 		answer = json_loads(answer_text, 0, &jerr);
 		rc = answer
-		    ? figure_sweep(f, answer, p->field, &err)
+		    ? figure_answer(f, answer, p->field, &err)
 		    : err_set(&err, ERR_BAD_JSON, "", "the answer is not JSON: %s", jerr.text);
 	}
 	json_decref(answer);
+	free(drop_text);
 	if ((f == stdout ? fflush(f) : fclose(f)) != 0 && rc == 0) {
 		fprintf(stderr, "contact: cannot write %s: %s\n", p->out, strerror(errno));
 		return EXIT_USAGE;
@@ -230,7 +267,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	err_clear(&err);
-	/* `contact plot`: a saved sweep answer instead of a request */
+	/* `contact plot`: a saved answer instead of a request */
 	plot_answer = strcmp(argv[optind], "plot") == 0;
 	if (plot_answer) {
 		ep = SVC_SWEEP;
@@ -250,10 +287,13 @@ int main(int argc, char **argv)
 		    stderr, "contact: --plot draws sweep and drop answers, --field sweeps only\n");
 		return EXIT_USAGE;
 	}
-	if (argc - optind == 1 && !plot_answer)
+	/* no FILE: a request piped in is the request, never silently ignored (and `contact
+	 * plot` reads its answer from standard input) */
+	path = argc - optind == 2                  ? argv[optind + 1]
+	    : plot_answer || !isatty(STDIN_FILENO) ? "-"
+	                                           : NULL;
+	if (!path)
 		return run(ep, default_request, strlen(default_request), csv, &plot);
-
-	path = argc - optind == 1 ? "-" : argv[optind + 1];
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",
@@ -276,7 +316,10 @@ int main(int argc, char **argv)
 		free(answer);
 		return status;
 	}
-	status = run(ep, text, len, csv, &plot);
+	if (argc - optind == 1 && is_blank(text, len)) /* nothing piped */
+		status = run(ep, default_request, strlen(default_request), csv, &plot);
+	else
+		status = run(ep, text, len, csv, &plot);
 	free(text);
 	return status;
 }

@@ -8,12 +8,6 @@
 #include <string.h>
 
 #include "cli/plot.h"
-#include "core/scene.h"
-#include "core/sim.h"
-#include "service/answer.h"
-#include "service/body.h"
-#include "service/service.h"
-#include "tunables.h"
 
 /* A cell as a number: reals and integers as they are, booleans 0 or 1, else NaN. */
 static double cell_number(const json_t *v)
@@ -133,82 +127,42 @@ out:
 	return rc;
 }
 
-/* Keep the indexes of [begin, end) that matter to the eye: first, lowest, highest, last. */
-static size_t keep_extremes(const double *y, size_t begin, size_t end, size_t *keep)
+int figure_drop(FILE *f, const json_t *answer, struct err *err)
 {
-	size_t lo = begin, hi = begin, i, k = 0, picks[4];
-	size_t j;
-
-	for (i = begin; i < end; i++) {
-		if (y[i] < y[lo])
-			lo = i;
-		if (y[i] > y[hi])
-			hi = i;
-	}
-	picks[0] = begin;
-	picks[1] = lo < hi ? lo : hi;
-	picks[2] = lo < hi ? hi : lo;
-	picks[3] = end - 1;
-	for (j = 0; j < 4; j++)
-		if (k == 0 || picks[j] > keep[k - 1])
-			keep[k++] = picks[j];
-	return k;
-}
-
-int figure_drop(FILE *f, const char *body, size_t len, struct err *err)
-{
-	struct ans_request req;
-	struct scene_model m;
+	const json_t *trajectory = json_object_get(answer, "trajectory");
+	const json_t *t = json_object_get(trajectory, "t"), *z = json_object_get(trajectory, "z");
 	struct plot_labels labels = {
 	    "drop: height of the lowest point above the plane", "time (s)", "height (m)"};
-	json_t *root = NULL;
-	double *t = NULL, *y = NULL, *kt = NULL, *ky = NULL, z, vel = 0;
-	size_t n, i, kept = 0, bucket, *keep = NULL;
+	size_t n = json_array_size(t), i;
+	double *x, *y;
 	int rc = -1;
 
-	if (body_parse(body, len, &root, err) != 0 ||
-	    svc_endpoints[SVC_DROP].point(root, "", &req, err) != 0)
-		goto out;
-	scene_prepare(&req.u.scene.scene, &m);
-	n = (size_t)sim_step_count(req.u.scene.scene.duration, m.timestep) + 1;
-	t = malloc(n * sizeof *t);
-	y = malloc(n * sizeof *y);
-	kt = malloc(n * sizeof *kt);
-	ky = malloc(n * sizeof *ky);
-	keep = malloc(n * sizeof *keep);
-	if (!t || !y || !kt || !ky || !keep) {
+	if (!json_is_array(t) || !json_is_array(z) || json_array_size(z) != n || n == 0)
+		return err_set(err, ERR_BAD_VALUE, "", "not a drop answer with its trajectory");
+	x = calloc(n, sizeof *x);
+	y = calloc(n, sizeof *y);
+	if (x && y) {
+		for (i = 0; i < n; i++) {
+			x[i] = cell_number(json_array_get(t, i));
+			y[i] = cell_number(json_array_get(z, i)); /* null (diverged): a gap */
+		}
+		rc = plot_line_svg(f, &labels, x, y, n);
+		if (rc != 0)
+			err_set(err, ERR_BAD_VALUE, "", "nothing to draw: no finite height");
+	} else {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
-		goto out;
 	}
-	/* the start, then the height after each step, as sim_drop records them */
-	z = req.u.scene.scene.height + m.half_height;
-	t[0] = 0;
-	y[0] = req.u.scene.scene.height;
-	for (i = 1; i < n; i++) {
-		scene_step(&m, &z, &vel);
-		t[i] = (double)i * m.timestep;
-		y[i] = z - m.half_height;
-	}
-	bucket = n <= PLOT_TRAJECTORY_POINTS
-	    ? 1
-	    : (n + PLOT_TRAJECTORY_POINTS / 4 - 1) / (PLOT_TRAJECTORY_POINTS / 4);
-	/* the start alone, so the steps' own highest height is never hidden behind it */
-	keep[kept++] = 0;
-	for (i = 1; i < n; i += bucket)
-		kept += keep_extremes(y, i, i + bucket < n ? i + bucket : n, keep + kept);
-	for (i = 0; i < kept; i++) {
-		kt[i] = t[keep[i]];
-		ky[i] = y[keep[i]];
-	}
-	rc = plot_line_svg(f, &labels, kt, ky, kept);
-	if (rc != 0)
-		err_set(err, ERR_INTERNAL, "", "cannot write the plot (the run diverged?)");
-out:
-	json_decref(root);
-	free(t);
+	free(x);
 	free(y);
-	free(kt);
-	free(ky);
-	free(keep);
 	return rc;
+}
+
+int figure_answer(FILE *f, const json_t *answer, const char *field, struct err *err)
+{
+	if (json_object_get(answer, "trajectory"))
+		return figure_drop(f, answer, err);
+	if (json_object_get(answer, "columns"))
+		return figure_sweep(f, answer, field, err);
+	return err_set(err, ERR_BAD_VALUE, "",
+	    "nothing to draw: not a sweep answer, nor a drop answer with its trajectory");
 }

@@ -17,7 +17,57 @@ long sim_step_count(double duration, double timestep)
 	return lround(duration / timestep);
 }
 
+/* The decimation state of a trace: the current bucket's extremes. */
+struct bucket {
+	long size, left;       /* steps per bucket, steps left in this one */
+	long lo_i, hi_i, last; /* step indices; last: the latest emitted */
+	double lo, hi;
+};
+
+static void trace_put(struct sim_trace *tr, struct bucket *b, long i, double timestep, double z)
+{
+	if (i == b->last || tr->count >= tr->cap)
+		return;
+	tr->t[tr->count] = (double)(i + 1) * timestep;
+	tr->z[tr->count] = z;
+	tr->count++;
+	b->last = i;
+}
+
+/* Emit the bucket's extremes in time order and start a new bucket. */
+static void trace_flush(struct sim_trace *tr, struct bucket *b, double timestep)
+{
+	int low_first = b->lo_i < b->hi_i;
+
+	b->left = b->size;
+	trace_put(tr, b, low_first ? b->lo_i : b->hi_i, timestep, low_first ? b->lo : b->hi);
+	trace_put(tr, b, low_first ? b->hi_i : b->lo_i, timestep, low_first ? b->hi : b->lo);
+}
+
+/* Bottom height z after step i: fold it into the bucket, emit the bucket when full. */
+static void trace_step(struct sim_trace *tr, struct bucket *b, long i, double timestep, double z)
+{
+	if (b->left == b->size) {
+		b->lo_i = b->hi_i = i;
+		b->lo = b->hi = z;
+	} else if (z < b->lo) {
+		b->lo = z;
+		b->lo_i = i;
+	} else if (z > b->hi) {
+		b->hi = z;
+		b->hi_i = i;
+	}
+	if (--b->left == 0)
+		trace_flush(tr, b, timestep);
+}
+
 void sim_drop(const struct scene_model *m, double height, double duration, struct sim_drop *out)
+{
+	sim_drop_trace(m, height, duration, out, NULL);
+}
+
+void sim_drop_trace(const struct scene_model *m, double height, double duration,
+    struct sim_drop *out, struct sim_trace *trace)
 {
 	long n = sim_step_count(duration, m->timestep);
 	long window = lround(JITTER_WINDOW / m->timestep);
@@ -27,7 +77,17 @@ void sim_drop(const struct scene_model *m, double height, double duration, struc
 	double mean = 0, m2 = 0; /* Welford's running variance: no buffer */
 	long count = 0, i;
 	int touched = 0;
+	struct bucket b = {1, 1, 0, 0, -1, 0, 0};
 
+	if (trace) {
+		/* the start and the last step, and two points per bucket between */
+		long buckets = (long)(trace->cap - 2) / 2;
+
+		b.size = b.left = n > buckets ? (n + buckets - 1) / buckets : 1;
+		trace->t[0] = 0;
+		trace->z[0] = height;
+		trace->count = 1;
+	}
 	out->peak_penetration = -INFINITY;
 	out->max_height = -INFINITY;
 	out->rebound = 0;
@@ -48,6 +108,14 @@ void sim_drop(const struct scene_model *m, double height, double duration, struc
 			mean += delta / count;
 			m2 += delta * (bottom - mean);
 		}
+		if (trace)
+			trace_step(trace, &b, i, m->timestep, bottom);
+	}
+	if (trace && n > 0) {
+		/* a partial last bucket, then the last step itself */
+		if (b.left != b.size)
+			trace_flush(trace, &b, m->timestep);
+		trace_put(trace, &b, n - 1, m->timestep, bottom);
 	}
 	if (n == 0) {
 		out->peak_penetration = -height;

@@ -4,6 +4,8 @@
 #ifndef CONTACTD_CORE_SIM_H
 #define CONTACTD_CORE_SIM_H
 
+#include <stddef.h>
+
 #include "core/scene.h"
 
 struct sim_rest {
@@ -25,11 +27,28 @@ struct sim_drop {
 	long steps;
 };
 
+/*
+ * A drop's bottom height over time, decimated to at most cap points: the start
+ * (t = 0), then for each bucket of consecutive steps its lowest and its highest
+ * sample in time order, then the last step. A bucket holds one step while they fit,
+ * so a short drop is recorded step by step, and a long one keeps every extreme
+ * (min z is exactly -peak_penetration). The caller owns t and z (cap >= 4 each).
+ */
+struct sim_trace {
+	double *t, *z;
+	size_t cap;
+	size_t count; /* points written */
+};
+
 /* Number of steps in `duration` at `timestep`: round(duration / timestep). */
 long sim_step_count(double duration, double timestep);
 
 /* Simulate from rest at `height` for `duration`; fill out. No allocation. */
 void sim_drop(const struct scene_model *m, double height, double duration, struct sim_drop *out);
+
+/* sim_drop(), also recording the trajectory into trace (NULL: none) in the same loop. */
+void sim_drop_trace(const struct scene_model *m, double height, double duration,
+    struct sim_drop *out, struct sim_trace *trace);
 
 /* Solve the equilibrium and simulate settling from `height` (0 = touching). */
 void sim_rest(const struct scene_model *m, double height, double duration, struct sim_rest *out);

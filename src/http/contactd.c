@@ -29,6 +29,7 @@ enum {
 	OPT_MAX_EVAL_CALLS,
 	OPT_DRAIN_TIMEOUT,
 	OPT_CORE_VERSION,
+	OPT_CORS_ORIGIN,
 };
 
 static const struct option options[] = {
@@ -44,6 +45,7 @@ static const struct option options[] = {
     {"max-eval-calls", required_argument, NULL, OPT_MAX_EVAL_CALLS},
     {"drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT},
     {"core-version", required_argument, NULL, OPT_CORE_VERSION},
+    {"cors-origin", required_argument, NULL, OPT_CORS_ORIGIN},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -67,6 +69,8 @@ static void usage(FILE *out)
 	    "      --max-sweep-points N largest sweep; 413 beyond (default %d)\n"
 	    "      --max-eval-calls N   largest eval batch; 413 beyond (default %d)\n"
 	    "      --drain-timeout SEC  on SIGTERM, wait this long for requests (default %d)\n"
+	    "      --cors-origin ORIGIN let pages from ORIGIN (scheme://host[:port]) call the\n"
+	    "                           API; repeatable; * opens the open routes to any page\n"
 	    "      --core-version STR   for testing only: pretend to be another core version\n"
 	    "  -h, --help               show this help and exit\n"
 	    "  -V, --version            show the version and exit\n",
@@ -191,8 +195,27 @@ out:
 	return status;
 }
 
+/* Add one --cors-origin to c (into origins, CORS_MAX_ORIGINS long); -1 with a message. */
+static int add_cors_origin(struct http_config *c, const char **origins, const char *arg)
+{
+	struct err e;
+
+	if (cors_origin_check(arg, &e) != 0) {
+		fprintf(stderr, "contactd: --cors-origin: %s\n", e.message);
+		return -1;
+	}
+	if (c->cors.count >= CORS_MAX_ORIGINS) {
+		fprintf(stderr, "contactd: --cors-origin: at most %d origins\n", CORS_MAX_ORIGINS);
+		return -1;
+	}
+	origins[c->cors.count++] = arg;
+	c->cors.origins = origins;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	static const char *cors_origins[CORS_MAX_ORIGINS];
 	struct http_config config;
 	const char *db_path = DAEMON_DEFAULT_DB;
 	int opt;
@@ -210,6 +233,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CORE_VERSION:
 			config.core_version = optarg;
+			break;
+		case OPT_CORS_ORIGIN:
+			if (add_cors_origin(&config, cors_origins, optarg) < 0)
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);

@@ -21,6 +21,7 @@
 #include "http/hotcache.h"
 #include "http/metrics.h"
 #include "http/openapi.h"
+#include "http/static.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -48,7 +49,9 @@ struct exchange {
 	long long bytes; /* response body bytes, -1 when unknown (a stream) */
 	enum metrics_cache cache;
 	enum err_code code;
-	const char *allow; /* the Allow header of a 405 */
+	const char *allow;            /* the Allow header of a 405 */
+	const char *origin;           /* Origin header, NULL when absent */
+	const char *preflight_method; /* Access-Control-Request-Method, NULL when absent */
 	char client[64];
 };
 
@@ -83,6 +86,8 @@ void http_config_default(struct http_config *c)
 	c->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
 	c->drain_s = DAEMON_DRAIN_TIMEOUT;
 	c->core_version = CORE_VERSION;
+	c->cors.origins = NULL;
+	c->cors.count = 0;
 }
 
 /* ---- logging ---- */
@@ -187,6 +192,8 @@ enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *r
 
 	x->status = status;
 	x->bytes = -1;
+	/* the one place every answer gets its cross-origin headers */
+	cors_headers(&x->srv->cfg.cors, x->req.url, x->origin, resp);
 	return MHD_queue_response(conn, status, resp);
 }
 
@@ -505,17 +512,65 @@ static int is_calibration_url(const char *url)
 	return strncmp(url, "/v1/robots/", 11) == 0 || strncmp(url, "/v1/calibrations/", 17) == 0;
 }
 
+/* The methods url takes (for Allow and preflights), or NULL when no route has it. */
+static const char *methods_of(const char *url)
+{
+	enum svc_endpoint ep;
+	size_t i;
+
+	if (question_of(url, &ep))
+		return MHD_HTTP_METHOD_POST;
+	for (i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(url, routes[i].path) == 0)
+			return strcmp(routes[i].method, MHD_HTTP_METHOD_GET) == 0
+			    ? "GET, HEAD"
+			    : routes[i].method;
+	if (is_calibration_url(url))
+		return "GET, POST";
+	if (static_find(url))
+		return "GET, HEAD";
+	return NULL;
+}
+
+/* OPTIONS: the methods a route takes, or a CORS preflight's answer (cors.h). */
+static enum MHD_Result serve_options(struct MHD_Connection *conn, struct exchange *x)
+{
+	const char *allow = methods_of(x->req.url);
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	int refused;
+
+	x->req.route = "options";
+	if (!allow)
+		return reject(conn, x, ERR_NOT_FOUND, "no endpoint %s", x->req.url);
+	resp = cors_options(
+	    &x->srv->cfg.cors, x->req.url, x->origin, x->preflight_method, allow, &refused);
+	if (refused)
+		return reject(conn, x, ERR_FORBIDDEN,
+		    "origin %s may not call %s (see contactd --cors-origin)", x->origin,
+		    x->req.url);
+	if (!resp)
+		return MHD_NO;
+	ret = http_respond(conn, &x->req, MHD_HTTP_NO_CONTENT, resp);
+	x->bytes = 0;
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 /* The whole request is in: find its route and answer it. */
 static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 {
 	const char *method = x->req.method;
 	enum MHD_Result result;
+	const struct static_file *page;
 	enum svc_endpoint ep;
 	size_t i;
 
 	if (x->body_too_large)
 		return reject(
 		    conn, x, ERR_TOO_LARGE, "the body is over %zu bytes", x->srv->cfg.max_body);
+	if (strcmp(method, "OPTIONS") == 0)
+		return serve_options(conn, x);
 	if (question_of(x->req.url, &ep)) {
 		x->req.route = svc_endpoints[ep].name;
 		if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
@@ -543,6 +598,15 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 		if (http_calib_route(conn, &x->req, &result))
 			return result;
 	}
+	page = static_find(x->req.url);
+	if (page) {
+		x->req.route = "page";
+		if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+			return static_serve(conn, &x->req, page);
+		x->allow = "GET, HEAD";
+		return reject(
+		    conn, x, ERR_METHOD, "%s takes GET, HEAD, not %s", x->req.url, method);
+	}
 	return reject(conn, x, ERR_NOT_FOUND, "no endpoint %s", x->req.url);
 }
 
@@ -564,6 +628,9 @@ static struct exchange *exchange_new(
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	x->req.content_type =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	x->origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	x->preflight_method =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Access-Control-Request-Method");
 	x->req.body = "";
 	x->req.store = srv->store;
 	x->req.route = "other";

@@ -14,6 +14,7 @@
 #include <microhttpd.h>
 
 #include "base/error.h"
+#include "http/cors.h"
 #include "store/store.h"
 
 /* What the daemon is started with (contactd's command line). */
@@ -29,6 +30,7 @@ struct http_config {
 	long max_eval_calls;      /* calls in one eval batch; 413 beyond */
 	unsigned drain_s;         /* seconds shutdown waits for requests in flight */
 	const char *core_version; /* part of every cache key; CORE_VERSION but for tests */
+	struct cors_config cors;  /* --cors-origin: who may call from another origin */
 };
 
 /* Fill c with the defaults of tunables.h. */

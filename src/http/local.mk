@@ -9,8 +9,10 @@ contactd_SOURCES = \
 	src/http/hotcache.c src/http/hotcache.h \
 	src/http/metrics.c src/http/metrics.h \
 	src/http/openapi.h \
-	src/http/http_calib.c src/http/http_calib.h
-nodist_contactd_SOURCES = src/http/openapi_json.c
+	src/http/http_calib.c src/http/http_calib.h \
+	src/http/cors.c src/http/cors.h \
+	src/http/static.c src/http/static.h
+nodist_contactd_SOURCES = src/http/openapi_json.c src/http/static_files.c
 contactd_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS)
 contactd_LDADD = $(SERVICE_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS)
 dist_man_MANS += man/contactd.8
@@ -29,3 +31,27 @@ src/http/openapi_json.c: $(srcdir)/src/http/openapi.json
 BUILT_SOURCES += src/http/openapi_json.c
 CLEANFILES += src/http/openapi_json.c
 EXTRA_DIST += src/http/openapi.json
+
+# The dashboard (src/http/www/) and Chart.js (configure's CHARTJS, Debian's
+# libjs-chart.js, served as /chart.min.js) are embedded in the program too: no
+# CDN, works offline.
+WWW_FILES = \
+	$(srcdir)/src/http/www/index.html \
+	$(srcdir)/src/http/www/sweep.html \
+	$(srcdir)/src/http/www/drop.html \
+	$(srcdir)/src/http/www/live.html \
+	$(srcdir)/src/http/www/api.html \
+	$(srcdir)/src/http/www/style.css \
+	$(srcdir)/src/http/www/common.js \
+	$(srcdir)/src/http/www/index.js \
+	$(srcdir)/src/http/www/heatmap.js \
+	$(srcdir)/src/http/www/sweep.js \
+	$(srcdir)/src/http/www/drop.js \
+	$(srcdir)/src/http/www/live.js \
+	$(srcdir)/src/http/www/api.js
+src/http/static_files.c: $(srcdir)/src/http/embed-www.sh $(WWW_FILES) $(CHARTJS)
+	$(AM_V_GEN)$(MKDIR_P) src/http && \
+	$(SHELL) $(srcdir)/src/http/embed-www.sh $(WWW_FILES) chart.min.js=$(CHARTJS) >$@.tmp && mv $@.tmp $@
+BUILT_SOURCES += src/http/static_files.c
+CLEANFILES += src/http/static_files.c
+EXTRA_DIST += src/http/embed-www.sh $(WWW_FILES)

@@ -34,6 +34,12 @@ long ans_request_steps(const struct ans_request *r)
 
 void ans_compute(const struct ans_request *req, struct ans_result *out)
 {
+	ans_compute_traced(req, out, NULL);
+}
+
+void ans_compute_traced(
+    const struct ans_request *req, struct ans_result *out, struct sim_trace *trace)
+{
 	const struct scene *scene;
 	struct scene_model model;
 
@@ -60,7 +66,7 @@ void ans_compute(const struct ans_request *req, struct ans_result *out)
 	if (req->query == SVC_REST)
 		sim_rest(&model, scene->height, scene->duration, &out->u.rest);
 	else
-		sim_drop(&model, scene->height, scene->duration, &out->u.drop);
+		sim_drop_trace(&model, scene->height, scene->duration, &out->u.drop, trace);
 }
 
 /* Appends fields in order and remembers whether any real was not finite. */

@@ -50,6 +50,11 @@ long ans_request_steps(const struct ans_request *r);
 /* Answer one request. Pure computation: safe to call from many threads at once. */
 void ans_compute(const struct ans_request *req, struct ans_result *out);
 
+/* ans_compute(), a drop also recording its trajectory into trace (the caller's; NULL:
+ * none) in the same loop that measures it. */
+void ans_compute_traced(
+    const struct ans_request *req, struct ans_result *out, struct sim_trace *trace);
+
 enum ans_type { ANS_NULL, ANS_REAL, ANS_INTEGER, ANS_BOOL };
 
 /* One field of an answer. */

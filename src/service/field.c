@@ -76,8 +76,27 @@ int field_object(const struct field_ctx *c, const char *key, struct field_ctx *c
 	return 0;
 }
 
+/* Write known[] as "\"a\", \"b\" or \"c\"" into out (size > 4), "..." when it does not fit. */
+static void list_names(char *out, size_t size, const char *const known[])
+{
+	size_t n = 0, i;
+
+	out[0] = '\0';
+	for (i = 0; known[i]; i++) {
+		const char *sep = i == 0 ? "" : known[i + 1] ? ", " : " or ";
+		int w = snprintf(out + n, size - n, "%s\"%s\"", sep, known[i]);
+
+		if (w < 0 || (size_t)w >= size - n) {
+			snprintf(out + (n < size - 4 ? n : size - 4), 4, "...");
+			return;
+		}
+		n += (size_t)w;
+	}
+}
+
 int field_known(const struct field_ctx *c, const char *const known[])
 {
+	char expected[ERR_MESSAGE_MAX - 64];
 	const char *key;
 	json_t *member;
 	size_t i;
@@ -88,9 +107,12 @@ int field_known(const struct field_ctx *c, const char *const known[])
 		for (i = 0; known[i]; i++)
 			if (strcmp(key, known[i]) == 0)
 				break;
-		if (!known[i])
-			return field_fail(
-			    c, key, -1, ERR_UNKNOWN_FIELD, "unknown field \"%s\"", key);
+		if (known[i])
+			continue;
+		/* say what would have been right at this level, not just what is wrong */
+		list_names(expected, sizeof expected, known);
+		return field_fail(c, key, -1, ERR_UNKNOWN_FIELD,
+		    "unknown field \"%s\"; the fields here are %s", key, expected);
 	}
 	return 0;
 }

@@ -67,7 +67,9 @@ static int walk(json_t *root, const char *ptr, const char *where, int stop_at_pa
 	int rc = -1;
 
 	if (ptr[0] != '\0' && ptr[0] != '/') {
-		err_set(err, ERR_BAD_VALUE, where, "a JSON Pointer is empty or starts with '/'");
+		/* name the fault in this pointer, and the pointer it most likely meant */
+		err_set(err, ERR_BAD_VALUE, where,
+		    "\"%s\": a JSON Pointer starts with \"/\"; did you mean \"/%s\"?", ptr, ptr);
 		goto out;
 	}
 	token = malloc(strlen(ptr) + 1);

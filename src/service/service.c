@@ -4,6 +4,7 @@
  */
 #include "service/service.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,12 +102,6 @@ static int rest_parse(json_t *body, const struct svc_limits *lim, void **request
 	return single_parse(rest_point, body, request, err);
 }
 
-static int drop_parse(json_t *body, const struct svc_limits *lim, void **request, struct err *err)
-{
-	(void)lim;
-	return single_parse(drop_point, body, request, err);
-}
-
 static int stability_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
@@ -128,6 +123,108 @@ static int single_answer(
 	ans_compute(request, &result);
 	*answer = ans_to_json(&result);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+}
+
+/* A drop question: the scene, and whether to answer its trajectory too. The
+ * request starts with its ans_request, so single_canonical() and single_answer()
+ * would read it as one. */
+struct drop_request {
+	struct ans_request scene;
+	int trajectory;
+};
+
+/*
+ * POST /v1/drop: the scene, and its "trajectory" flag read from body and taken out of
+ * a shallow copy, so the scene parser sees the scene alone. An absent or false flag
+ * leaves the canonical request, its cache key and its answer exactly as before the
+ * flag existed. body is only read.
+ */
+static int drop_parse(json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	json_t *flag = json_is_object(body) ? json_object_get(body, "trajectory") : NULL;
+	struct drop_request *req;
+	json_t *scene;
+	int rc;
+
+	(void)lim;
+	if (flag && !json_is_boolean(flag))
+		return err_set(err, ERR_BAD_TYPE, "/trajectory", "must be true or false");
+	req = malloc(sizeof *req);
+	scene = flag ? json_copy(body) : json_incref(body);
+	if (!req || !scene) {
+		free(req);
+		json_decref(scene);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	if (flag)
+		json_object_del(scene, "trajectory");
+	req->trajectory = json_is_true(flag);
+	rc = drop_point(scene, "", &req->scene, err);
+	json_decref(scene);
+	if (rc != 0) {
+		free(req);
+		return -1;
+	}
+	*request = req;
+	return 0;
+}
+
+static json_t *drop_canonical(const void *request)
+{
+	const struct drop_request *req = request;
+	json_t *out = ans_request_json(&req->scene);
+
+	if (out && req->trajectory && json_object_set_new(out, "trajectory", json_true()) != 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* {"t": [...], "z": [...]} of a trace; a non-finite height (a diverged drop) is null. */
+static json_t *trace_json(const struct sim_trace *tr)
+{
+	json_t *t = json_array(), *z = json_array(), *obj;
+	size_t i;
+
+	for (i = 0; t && z && i < tr->count; i++) {
+		json_array_append_new(t, json_real(tr->t[i]));
+		json_array_append_new(z, isfinite(tr->z[i]) ? json_real(tr->z[i]) : json_null());
+	}
+	obj = t && z ? json_pack("{s:o, s:o}", "t", t, "z", z) : NULL;
+	if (!obj) {
+		json_decref(t);
+		json_decref(z);
+	}
+	return obj;
+}
+
+/* The drop's answer; with the flag, the trajectory from the loop that measured it. */
+static int drop_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	const struct drop_request *req = request;
+	double *buf;
+	struct sim_trace trace;
+	struct ans_result result;
+	json_t *out, *path;
+
+	if (!req->trajectory)
+		return single_answer(&req->scene, lim, answer, err);
+	buf = malloc(2 * LIMIT_TRAJECTORY_POINTS * sizeof *buf);
+	if (!buf)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	trace = (struct sim_trace){buf, buf + LIMIT_TRAJECTORY_POINTS, LIMIT_TRAJECTORY_POINTS, 0};
+	ans_compute_traced(&req->scene, &result, &trace);
+	out = ans_to_json(&result);
+	path = out ? trace_json(&trace) : NULL;
+	free(buf);
+	if (!path || json_object_set_new(out, "trajectory", path) != 0) {
+		json_decref(out);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	*answer = out;
+	return 0;
 }
 
 /* ---- the rows: sweep (a struct sweep_plan) ---- */
@@ -218,8 +315,8 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
     [SVC_DROP] = {.name = "drop",
         .summary = "a body dropped on the plane: peak penetration, rebound (m)",
         .parse = drop_parse,
-        .canonical = single_canonical,
-        .answer = single_answer,
+        .canonical = drop_canonical,
+        .answer = drop_answer,
         .release = free,
         .fields = ans_drop_fields,
         .point = drop_point},

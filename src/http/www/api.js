@@ -1,0 +1,151 @@
+/* api.js: the API reference page: renders the daemon's own /v1/openapi.json (paths,
+ * request and answer schemas, examples, errors) with no code from elsewhere. */
+'use strict';
+
+function el(tag, attrs, ...children) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		e.setAttribute(k, v);
+	for (const c of children)
+		if (c !== null && c !== undefined)
+			e.append(c);
+	return e;
+}
+
+/* Text with `code` spans, as nodes (never as HTML). */
+function prose(text) {
+	const p = el('p');
+	String(text || '').split(/(`[^`]*`)/).forEach((part) => {
+		if (/^`[^`]*`$/.test(part))
+			p.append(el('code', {}, part.slice(1, -1)));
+		else if (part)
+			p.append(part);
+	});
+	return p;
+}
+
+const refName = (ref) => ref.replace(/^#\/components\/schemas\//, '');
+const anchor = (name) => 'schema-' + name;
+
+function typeOf(s) {
+	if (!s)
+		return 'any';
+	if (s.$ref)
+		return refName(s.$ref);
+	if (s.enum)
+		return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+	if (s.type === 'array')
+		return 'array of ' + typeOf(s.items);
+	if (s.oneOf || s.anyOf)
+		return (s.oneOf || s.anyOf).map(typeOf).join(' or ');
+	return Array.isArray(s.type) ? s.type.join(' | ') : s.type || 'object';
+}
+
+function typeNode(s) {
+	if (s && s.$ref)
+		return el('a', {href: '#' + anchor(refName(s.$ref))}, refName(s.$ref));
+	if (s && s.type === 'array' && s.items && s.items.$ref)
+		return el('span', {}, 'array of ', typeNode(s.items));
+	return el('span', {}, typeOf(s));
+}
+
+/* A schema's properties as a nested list (refs are links, not expanded). */
+function schemaNode(s, depth) {
+	const box = el('div', {class: 'api-schema'});
+	if (!s)
+		return box;
+	if (s.description && depth > 0)
+		box.append(prose(s.description));
+	const props = s.properties || {};
+	const required = new Set(s.required || []);
+	if (Object.keys(props).length) {
+		const ul = el('ul');
+		for (const [name, p] of Object.entries(props)) {
+			const li = el('li', {}, el('code', {}, name), ' — ', typeNode(p),
+			    required.has(name) ? ' (required)' : null,
+			    p.default !== undefined ? ', default ' + JSON.stringify(p.default) : null);
+			if (p.description)
+				li.append(prose(p.description));
+			if (p.type === 'object' && p.properties && depth < 3)
+				li.append(schemaNode(p, depth + 1));
+			ul.append(li);
+		}
+		box.append(ul);
+	}
+	return box;
+}
+
+function operation(path, method, op) {
+	const id = 'op-' + (op.operationId || method + path).replace(/[^A-Za-z0-9_-]/g, '-');
+	const sec = el('section', {class: 'api-op', id, 'aria-labelledby': id + '-h'},
+	    el('h3', {id: id + '-h'}, el('code', {class: 'method'}, method), ' ', el('code', {}, path)));
+	if (op.summary)
+		sec.append(el('p', {}, el('strong', {}, op.summary)));
+	if (op.description)
+		sec.append(prose(op.description));
+	if (op.parameters && op.parameters.length) {
+		const ul = el('ul');
+		for (const p of op.parameters)
+			ul.append(el('li', {}, el('code', {}, p.name), ' (' + p.in + ') — ', typeNode(p.schema),
+			    p.description ? prose(p.description) : null));
+		sec.append(el('h4', {}, 'Parameters'), ul);
+	}
+	const body = op.requestBody && op.requestBody.content;
+	if (body) {
+		for (const [type, media] of Object.entries(body)) {
+			sec.append(el('h4', {}, 'Request body (' + type + '): ', typeNode(media.schema)));
+			for (const [name, ex] of Object.entries(media.examples || {}))
+				sec.append(el('p', {}, 'Example ', el('em', {}, ex.summary || name), ':'),
+				    el('pre', {class: 'code'}, JSON.stringify(ex.value, null, 1)));
+		}
+	}
+	const ul = el('ul');
+	for (const [status, r] of Object.entries(op.responses || {})) {
+		const media = r.content ? Object.entries(r.content)[0] : null;
+		ul.append(el('li', {}, el('strong', {}, status), ' — ', r.description || '',
+		    media ? el('span', {}, ' (' + media[0] + ': ', typeNode(media[1].schema), ')') : null));
+	}
+	sec.append(el('h4', {}, 'Answers'), ul);
+	return sec;
+}
+
+async function render() {
+	const out = document.getElementById('reference');
+	let doc;
+	try {
+		doc = await CD.api('v1/openapi.json');
+	} catch (e) {
+		CD.status('status', CD.errorText(e), 'error');
+		return;
+	}
+	window.contactd.answers.openapi = doc;
+	out.textContent = '';
+	out.append(el('p', {}, 'OpenAPI ' + doc.openapi + ', ' + doc.info.title + ' ' + doc.info.version + '.'));
+	if (doc.info.description)
+		out.append(prose(doc.info.description));
+	const toc = el('ul');
+	const ops = [];
+	for (const [path, item] of Object.entries(doc.paths))
+		for (const [method, op] of Object.entries(item))
+			if (['get', 'post', 'put', 'delete', 'patch'].includes(method)) {
+				const node = operation(path, method, op);
+				ops.push(node);
+				toc.append(el('li', {}, el('a', {href: '#' + node.id}, method.toUpperCase() + ' ' + path),
+				    op.summary ? ' — ' + op.summary : null));
+			}
+	out.append(el('nav', {'aria-label': 'Endpoints'}, el('h2', {}, 'Endpoints'), toc));
+	out.append(el('h2', {}, 'Operations'), ...ops);
+	out.append(el('h2', {}, 'Schemas'));
+	for (const [name, s] of Object.entries((doc.components || {}).schemas || {})) {
+		const sec = el('section', {id: anchor(name), 'aria-labelledby': anchor(name) + '-h'},
+		    el('h3', {id: anchor(name) + '-h'}, name, ' ', el('small', {}, '(' + typeOf(s) + ')')));
+		if (s.description)
+			sec.append(prose(s.description));
+		sec.append(schemaNode(s, 0));
+		out.append(sec);
+	}
+	CD.status('status', ops.length + ' operations, ' +
+	    Object.keys((doc.components || {}).schemas || {}).length + ' schemas.', 'ok');
+}
+
+render();
