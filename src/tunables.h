@@ -199,6 +199,6 @@
 /* ---- `contact --plot` (src/cli/plot.h) ---- */
 #define PLOT_WIDTH 720 /* pixels of a line plot (a heat map adds its colour bar) */
 #define PLOT_HEIGHT 480
-#define PLOT_MARKED_POINTS 60       /* lines of at most this many points mark each one */
+#define PLOT_MARKED_POINTS 60 /* lines of at most this many points mark each one */
 
 #endif
