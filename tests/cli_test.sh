@@ -110,6 +110,22 @@ head -c 1100000 /dev/zero | tr '\0' ' ' | "$contact" rest - >/dev/null 2>"$tmp/e
 [ $? -eq 2 ] || fail "oversized body: not status 2"
 contains "$tmp/err" '"error":"too_large"'
 
+# --pretty: the same answer, indented for people
+run 0 drop
+tr -d '\n' <"$tmp/out" >"$tmp/compact"
+run 0 drop --pretty
+[ "$(wc -l <"$tmp/out")" -gt 5 ] || fail "--pretty is not indented: $(head -c 200 "$tmp/out")"
+contains "$tmp/out" '  "peak_penetration": 0.008283093733212114,'
+tr -d ' \n' <"$tmp/out" | cmp -s - "$tmp/compact" || fail "--pretty is not the same answer"
+run 1 sweep "$tmp/sweep.json" --csv --pretty
+
+# reals print as their shortest exact text
+printf '{"query": "drop", "vary": [{"path": "/height", "values": [0.05]}]}' >"$tmp/short.json"
+run 0 sweep "$tmp/short.json"
+contains "$tmp/out" '"rows":[[0.05,'
+run 0 sweep "$tmp/short.json" --csv
+sed -n 2p "$tmp/out" | grep -q '^0.05,' || fail "CSV real: $(sed -n 2p "$tmp/out")"
+
 # usage errors: status 1
 run 1
 run 1 fly
@@ -121,6 +137,9 @@ run 1 --bogus
 # help and version
 run 0 --help
 contains "$tmp/out" 'Usage: contact'
+contains "$tmp/out" 'Units are SI'
+contains "$tmp/out" 'peak_penetration, rebound, max_height, jitter, final_penetration m'
+contains "$tmp/out" '--pretty'
 run 0 --version
 grep -qE '^contact [0-9]+\.[0-9]+\.[0-9]+ \(contact core core-[0-9]+\)$' "$tmp/out" ||
 	fail "version line: $(cat "$tmp/out")"

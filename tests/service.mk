@@ -30,6 +30,13 @@ tests_test_eval_LDADD = $(SERVICE_TEST_LIBS) -lm
 TESTS += tests/cli_test.sh
 EXTRA_DIST += tests/cli_test.sh
 
+# The one text form of JSON: shortest exact reals, jansson's bytes otherwise.
+check_PROGRAMS += tests/test_jtext
+TESTS += tests/test_jtext
+tests_test_jtext_SOURCES = tests/test_jtext.c
+tests_test_jtext_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_jtext_LDADD = $(SERVICE_TEST_LIBS) -lm
+
 check_PROGRAMS += tests/test_find
 TESTS += tests/test_find
 tests_test_find_SOURCES = tests/test_find.c tests/svc_test.c tests/svc_test.h

@@ -497,12 +497,12 @@ START_TEST(sweep_csv_cells)
 
 	err_clear(&err);
 	ck_assert_int_eq(svc_sweep_csv(answer, &csv, &err), 0);
-	/* reals "%.17g", integers as integers, booleans, null empty, RFC 4180 quotes */
+	/* reals shortest exact, integers as integers, booleans, null empty, RFC 4180 quotes */
 	ck_assert_str_eq(csv,
 	    "a,\"b,c\",d\n"
-	    "0.10000000000000001,3,true\n"
+	    "0.1,3,true\n"
 	    ",\"x\"\"y\",\"[1.5,\"\"q\"\"]\"\n"
-	    "1.0000000000000001e+300,false,{}\n");
+	    "1e+300,false,{}\n");
 	free(csv);
 	json_decref(answer);
 
@@ -554,7 +554,7 @@ START_TEST(dump_is_canonical_text)
 
 	ck_assert_str_eq(text,
 	    "{\"a\":3,\"m\":[1.0,true,null],\"s\":\"\xc3\xa9\","
-	    "\"z\":0.10000000000000001}\n");
+	    "\"z\":0.1}\n");
 	free(text);
 	json_decref(v);
 }
@@ -622,6 +622,57 @@ START_TEST(endpoint_rows_describe_their_answers)
 		json_decref(answer);
 		json_decref(canonical);
 	}
+}
+END_TEST
+
+/* svc_ask() answers from the request parsed once; svc_answer() parses the canonical
+ * request again. Both give the same bytes, for every row (a batch with a bad call,
+ * whose error is the answer's entry, included). */
+START_TEST(ask_parsed_once_equals_answer_of_canonical)
+{
+	static const struct {
+		enum svc_endpoint ep;
+		const char *body;
+	} cases[] = {
+	    {SVC_REST, "{\"geom\": {\"solref\": [0.05, 1]}, \"duration\": 0.3}"},
+	    {SVC_DROP, "{\"height\": 0.05}"},
+	    {SVC_STABILITY, "{\"solref\": [0.02, 0.05]}"},
+	    {SVC_SWEEP,
+	        "{\"query\": \"drop\", \"vary\": [{\"path\": \"/geom/solref/1\", "
+	        "\"values\": [0.3, 1]}]}"},
+	    {SVC_EVAL,
+	        "{\"calls\": [{\"function\": \"impedance\", \"id\": 7, \"args\": {\"r\": "
+	        "0.0005, \"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}}, {\"function\": \"nope\", "
+	        "\"id\": \"b\"}, {\"function\": \"error_reduction\", \"args\": "
+	        "{\"timeconst\": 0.02, \"dampratio\": 1, \"dt\": 0.002}}]}"},
+	    {SVC_EVAL,
+	        "{\"function\": \"solref_kb\", \"args\": {\"solref\": [0.02, 1], \"dmax\": "
+	        "0.95, \"h\": 0.002}}"},
+	    {SVC_FIND,
+	        "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": "
+	        "\"stable\", \"bracket\": [0.01, 1], \"tolerance\": 1e-6}"},
+	};
+	struct svc_limits lim = tsvc_limits(1);
+	int covered[SVC_ENDPOINT_COUNT] = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *answer = tsvc_answer(cases[i].ep, cases[i].body, &lim);
+		char *twice = svc_dump(answer), *once = NULL;
+		struct err err;
+
+		err_clear(&err);
+		ck_assert_int_eq(svc_ask(cases[i].ep, cases[i].body, strlen(cases[i].body), &lim,
+		                     NULL, &once, NULL, &err),
+		    0);
+		ck_assert_str_eq(once, twice);
+		covered[cases[i].ep] = 1;
+		free(once);
+		free(twice);
+		json_decref(answer);
+	}
+	for (i = 0; i < SVC_ENDPOINT_COUNT; i++)
+		ck_assert_msg(covered[i], "no case for row %s", svc_endpoints[i].name);
 }
 END_TEST
 
@@ -740,6 +791,7 @@ int main(void)
 	tcase_add_test(handlers, endpoint_names);
 	tcase_add_test(handlers, endpoint_rows_describe_their_answers);
 	tcase_add_test(handlers, ask_runs_the_cache_aside_pipeline);
+	tcase_add_test(handlers, ask_parsed_once_equals_answer_of_canonical);
 	suite_add_tcase(s, handlers);
 	/* the sweeps simulate a few hundred thousand steps; sanitizer builds are slow */
 	tcase_set_timeout(sweeps, 300);

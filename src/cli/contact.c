@@ -3,8 +3,8 @@
  * same handlers as the daemon and prints the same answer, so everything the
  * service computes can be computed offline.
  *
- *   contact ENDPOINT [FILE|-] [--csv] [--plot OUT.svg [--field NAME]]
- *           (ENDPOINT: a row of the service's endpoint table; --plot: sweep and drop)
+ *   contact ENDPOINT [FILE|-] [--csv | --pretty] [--plot OUT.svg [--field NAME]]
+ *           (ENDPOINT: a row of the endpoint table; --plot: sweep and drop)
  *   contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]   (a saved answer)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/jtext.h"
 #include "cli/figure.h"
 #include "service/service.h"
 #include "tunables.h"
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 	int e;
 
 	fprintf(f,
-	    "Usage: contact ENDPOINT [FILE|-] [--csv] [--plot OUT.svg [--field NAME]]\n"
+	    "Usage: contact ENDPOINT [FILE|-] [--csv | --pretty] [--plot OUT.svg [--field NAME]]\n"
 	    "       contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]\n"
 	    "       contact --help | --version\n"
 	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
@@ -49,16 +50,26 @@ static void usage(FILE *f)
 	    "experiment, a 10 cm, 1 kg cube dropped 10 cm for drop.\n"
 	    "\n"
 	    "  --csv      print a sweep answer as CSV instead of JSON\n"
+	    "  --pretty   print the answer as indented JSON, for people (the same values)\n"
 	    "  --plot OUT.svg  also draw the answer as SVG: a sweep's field over the varied\n"
 	    "             value (a line) or the grid (a heat map); a drop's trajectory, the\n"
 	    "             height (m) of the lowest point against time (s)\n"
 	    "  --field NAME  the sweep answer's column to draw (default: the first of reals)\n"
+	    "  --help     print this help and exit\n"
+	    "  --version  print the package and contact-core versions and exit\n"
+	    "\n"
+	    "Units are SI. In requests: body.size, height, margin, gap and solimp's width\n"
+	    "in m; duration, timestep and solref's timeconst in s; body.mass in kg; gravity\n"
+	    "in m/s^2; solref's direct form [-stiffness, -damping] in 1/s^2 and 1/s (per\n"
+	    "unit of the contact's effective mass); dampratio, friction and solimp's d0,\n"
+	    "dwidth, midpoint and power are pure numbers. In answers:\n");
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
+		if (svc_endpoints[e].units)
+			fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].units);
+	fprintf(f,
 	    "\n"
 	    "contact plot draws a saved answer (a sweep's, or a drop's with \"trajectory\": true)\n"
 	    "to OUT.svg, or to standard output without --plot.\n"
-	    "\n"
-	    "  --help     print this help and exit\n"
-	    "  --version  print the package and contact-core versions and exit\n"
 	    "\n"
 	    "Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (its JSON\n"
 	    "error on standard error), 3 internal error. See contact(1).\n");
@@ -123,6 +134,29 @@ static int report(const struct err *e)
 	return err_http_status(e->code) >= 500 ? EXIT_INTERNAL : EXIT_REJECTED;
 }
 
+enum format { FORMAT_JSON, FORMAT_CSV, FORMAT_PRETTY };
+
+/* The answer's text (svc_ask()'s) indented for people, newline-terminated. */
+static int pretty_text(const char *text, char **out, struct err *err)
+{
+	json_error_t jerr;
+	json_t *answer = json_loads(text, 0, &jerr);
+	char *pretty = answer ? jtext_dump(answer, JTEXT_PRETTY) : NULL;
+	size_t len;
+
+	json_decref(answer);
+	if (!pretty)
+		return err_set(err, ERR_INTERNAL, "", "cannot indent the answer");
+	len = strlen(pretty);
+	*out = realloc(pretty, len + 2);
+	if (!*out) {
+		free(pretty);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	memcpy(*out + len, "\n", 2);
+	return 0;
+}
+
 /* What --plot and --field asked for. */
 struct plot_request {
 	const char *out;   /* SVG file, NULL: no plot ("-": standard output) */
@@ -184,9 +218,10 @@ static int draw(enum svc_endpoint ep, const struct plot_request *p, const char *
 	return rc == 0 ? EXIT_ANSWERED : report(&err);
 }
 
-/* Answer the request in text and print it; returns the exit status. */
-static int run(
-    enum svc_endpoint ep, const char *text, size_t len, int csv, const struct plot_request *plot)
+/* Answer the request in text and print it in format (and draw it if asked); returns the
+ * exit status. */
+static int run(enum svc_endpoint ep, const char *text, size_t len, enum format format,
+    const struct plot_request *plot)
 {
 	struct svc_limits limits;
 	struct err err;
@@ -200,8 +235,9 @@ static int run(
 		status = report(&err);
 		goto out;
 	}
-	if (csv) {
-		if (svc_text_csv(answer_text, &out, &err) != 0) {
+	if (format != FORMAT_JSON) {
+		if ((format == FORMAT_CSV ? svc_text_csv(answer_text, &out, &err)
+		                          : pretty_text(answer_text, &out, &err)) != 0) {
 			status = report(&err);
 			goto out;
 		}
@@ -214,7 +250,7 @@ static int run(
 		status = EXIT_USAGE;
 	}
 	if (status == EXIT_ANSWERED && plot->out)
-		status = draw(ep, plot, text, len, csv ? answer_text : out);
+		status = draw(ep, plot, text, len, format == FORMAT_JSON ? out : answer_text);
 out:
 	free(out);
 	free(answer_text);
@@ -225,7 +261,8 @@ int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 	    {"csv", no_argument, NULL, 'c'},
-	    {"plot", required_argument, NULL, 'p'},
+	    {"pretty", no_argument, NULL, 'p'},
+	    {"plot", required_argument, NULL, 'o'},
 	    {"field", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -237,8 +274,9 @@ int main(int argc, char **argv)
 	char *text = NULL;
 	size_t len;
 	FILE *f = NULL;
+	enum format format = FORMAT_JSON;
 	struct plot_request plot = {NULL, NULL};
-	int csv = 0, opt, status, plot_answer;
+	int csv = 0, pretty = 0, opt, status, plot_answer;
 
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		switch (opt) {
@@ -246,6 +284,9 @@ int main(int argc, char **argv)
 			csv = 1;
 			break;
 		case 'p':
+			pretty = 1;
+			break;
+		case 'o':
 			plot.out = optarg;
 			break;
 		case 'f':
@@ -278,8 +319,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (csv && (plot_answer || !svc_endpoints[ep].csv)) {
-		fprintf(stderr, "contact: --csv is not for %s answers\n", argv[optind]);
+	if ((csv || pretty) && plot_answer) {
+		fprintf(stderr, "contact: contact plot prints SVG, not --csv or --pretty\n");
+		return EXIT_USAGE;
+	}
+	if (csv && !svc_endpoints[ep].csv) {
+		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep].name);
 		return EXIT_USAGE;
 	}
 	if ((plot.out && ep != SVC_SWEEP && ep != SVC_DROP) || (plot.field && ep != SVC_SWEEP)) {
@@ -287,13 +332,18 @@ int main(int argc, char **argv)
 		    stderr, "contact: --plot draws sweep and drop answers, --field sweeps only\n");
 		return EXIT_USAGE;
 	}
+	if (csv && pretty) {
+		fprintf(stderr, "contact: --csv and --pretty are two formats; choose one\n");
+		return EXIT_USAGE;
+	}
+	format = csv ? FORMAT_CSV : pretty ? FORMAT_PRETTY : FORMAT_JSON;
 	/* no FILE: a request piped in is the request, never silently ignored (and `contact
 	 * plot` reads its answer from standard input) */
 	path = argc - optind == 2                  ? argv[optind + 1]
 	    : plot_answer || !isatty(STDIN_FILENO) ? "-"
 	                                           : NULL;
 	if (!path)
-		return run(ep, default_request, strlen(default_request), csv, &plot);
+		return run(ep, default_request, strlen(default_request), format, &plot);
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",
@@ -317,9 +367,9 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (argc - optind == 1 && is_blank(text, len)) /* nothing piped */
-		status = run(ep, default_request, strlen(default_request), csv, &plot);
+		status = run(ep, default_request, strlen(default_request), format, &plot);
 	else
-		status = run(ep, text, len, csv, &plot);
+		status = run(ep, text, len, format, &plot);
 	free(text);
 	return status;
 }

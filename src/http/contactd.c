@@ -63,17 +63,20 @@ static void usage(FILE *out)
 	    "  -d, --db PATH            SQLite database, created if missing (default ./%s)\n"
 	    "  -t, --threads N          HTTP threads (default: one per online core)\n"
 	    "      --sweep-threads N    threads computing one sweep (default: one per core)\n"
-	    "      --timeout SEC        close a connection idle this long (default %d)\n"
+	    "      --timeout SEC        close a connection idle SEC seconds (default %d s)\n"
 	    "      --max-connections N  open connections at once (default %d)\n"
-	    "      --max-body BYTES     largest request body; 413 beyond (default %d)\n"
+	    "      --max-body BYTES     largest body in bytes; 413 beyond (default %d)\n"
 	    "      --max-sweep-points N largest sweep; 413 beyond (default %d)\n"
 	    "      --max-eval-calls N   largest eval batch; 413 beyond (default %d)\n"
-	    "      --drain-timeout SEC  on SIGTERM, wait this long for requests (default %d)\n"
+	    "      --drain-timeout SEC  on SIGTERM, wait SEC s for requests (default %d s)\n"
 	    "      --cors-origin ORIGIN let pages from ORIGIN (scheme://host[:port]) call the\n"
 	    "                           API; repeatable; * opens the open routes to any page\n"
 	    "      --core-version STR   for testing only: pretend to be another core version\n"
 	    "  -h, --help               show this help and exit\n"
-	    "  -V, --version            show the version and exit\n",
+	    "  -V, --version            show the version and exit\n"
+	    "\n"
+	    "Requests and answers are in SI units (m, s, kg; K in 1/s^2, B in 1/s), as\n"
+	    "`contact --help` and contact(1) list them.\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
 	    DAEMON_CONNECTION_LIMIT, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS,
 	    LIMIT_MAX_EVAL_CALLS, DAEMON_DRAIN_TIMEOUT);

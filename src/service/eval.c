@@ -458,37 +458,80 @@ fail:
 	return NULL;
 }
 
-/* What a pass over the request builds: the canonical request or the answer. */
-enum pass { PASS_CANONICAL, PASS_ANSWER };
+/* One call of a request as parsed: valid, or the error it gave. */
+struct eval_entry {
+	struct call call; /* when err.code is ERR_NONE; call.id is a reference of our own */
+	json_t *raw;      /* the call as written (our reference), for a failed call */
+	struct err err;
+};
 
-static json_t *call_output(enum pass pass, const struct call *call)
+struct eval_request {
+	int batch; /* {"calls": [...]}; else one call, entries[0] */
+	size_t count;
+	struct eval_entry *entries;
+	long failed;
+};
+
+void eval_request_free(struct eval_request *r)
 {
-	return pass == PASS_CANONICAL ? call_json(call) : result_json(call);
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->count; i++) {
+		json_decref(r->entries[i].call.id);
+		json_decref(r->entries[i].raw);
+	}
+	free(r->entries);
+	free(r);
+}
+
+/* A new request of count entries (at least one allocated), or NULL. */
+static struct eval_request *request_new(int batch, size_t count)
+{
+	struct eval_request *r = calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->batch = batch;
+	r->entries = calloc(count ? count : 1, sizeof *r->entries);
+	if (!r->entries) {
+		free(r);
+		return NULL;
+	}
+	return r;
 }
 
 /*
- * The one walk over a request. A single call's error fails the request; in a
- * batch each call is parsed on its own, and a call that fails stays in the
- * canonical form as it was written (parsing it again gives the same error) and
- * answers as its error. Only the envelope ({"calls": [...]}, its limits) and
- * internal errors fail a batch.
+ * The one parse of a request. A single call's error fails the request; in a batch
+ * each call is parsed on its own, and a call that fails is kept as it was written
+ * (its canonical form; parsing it again gives the same error) with its error (its
+ * answer). Only the envelope ({"calls": [...]}, its limits) and internal errors
+ * fail a batch.
  */
-static int walk(json_t *body, long max_calls, enum pass pass, json_t **out, struct err *err)
+int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct err *err)
 {
 	static const char *const known[] = {"calls", NULL};
+	struct eval_request *r;
+	struct eval_entry *e;
 	struct field_ctx c;
-	struct call call;
-	struct err inner;
 	char path[ERR_PATH_MAX];
-	json_t *list, *entries, *element, *entry;
-	long steps = 0, failed = 0;
+	json_t *list, *element;
+	long steps = 0;
 	size_t i;
 
 	if (!json_object_get(body, "calls")) {
-		if (parse_call(body, "", &call, err) != 0)
+		r = request_new(0, 1);
+		if (!r)
+			return err_set(err, ERR_INTERNAL, "", "out of memory");
+		if (parse_call(body, "", &r->entries[0].call, err) != 0) {
+			eval_request_free(r);
 			return -1;
-		*out = call_output(pass, &call);
-		return *out ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+		}
+		r->count = 1;
+		json_incref(r->entries[0].call.id);
+		*out = r;
+		return 0;
 	}
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0)
 		return -1;
@@ -498,51 +541,77 @@ static int walk(json_t *body, long max_calls, enum pass pass, json_t **out, stru
 	if (json_array_size(list) > (size_t)max_calls)
 		return field_fail(&c, "calls", -1, ERR_TOO_LARGE,
 		    "%zu calls are over the limit of %ld", json_array_size(list), max_calls);
-	entries = json_array();
-	if (!entries)
+	r = request_new(1, json_array_size(list));
+	if (!r)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
 	json_array_foreach (list, i, element) {
+		e = &r->entries[r->count++];
 		field_path(&c, "calls", path);
 		jptr_append_index(path, sizeof path, path, i);
-		err_clear(&inner);
-		if (parse_call(element, path, &call, &inner) != 0) {
-			if (inner.code == ERR_INTERNAL)
-				goto fail_inner;
-			failed++;
-			entry = pass == PASS_CANONICAL ? json_incref(element)
-			                               : failure_json(element, &inner);
-		} else {
-			if (call.function->run == run_semi_implicit_euler)
-				steps += call.args.steps;
-			if (steps > LIMIT_MAX_EVAL_BATCH_STEPS) {
-				json_decref(entries);
-				return field_fail(&c, "calls", -1, ERR_TOO_LARGE,
-				    "the calls integrate over %ld steps in all, the limit",
-				    LIMIT_MAX_EVAL_BATCH_STEPS);
+		err_clear(&e->err);
+		if (parse_call(element, path, &e->call, &e->err) != 0) {
+			e->call.id = NULL;
+			if (e->err.code == ERR_INTERNAL) {
+				*err = e->err;
+				eval_request_free(r);
+				return -1;
 			}
-			entry = call_output(pass, &call);
+			r->failed++;
+			e->raw = json_incref(element);
+			continue;
 		}
-		if (json_array_append_new(entries, entry) != 0) {
-			err_set(&inner, ERR_INTERNAL, "", "out of memory");
-			goto fail_inner;
+		json_incref(e->call.id);
+		if (e->call.function->run == run_semi_implicit_euler)
+			steps += e->call.args.steps;
+		if (steps > LIMIT_MAX_EVAL_BATCH_STEPS) {
+			eval_request_free(r);
+			return field_fail(&c, "calls", -1, ERR_TOO_LARGE,
+			    "the calls integrate over %ld steps in all, the limit",
+			    LIMIT_MAX_EVAL_BATCH_STEPS);
 		}
 	}
-	*out = pass == PASS_CANONICAL
+	*out = r;
+	return 0;
+}
+
+/* What a pass over a parsed request builds: the canonical request or the answer. */
+enum pass { PASS_CANONICAL, PASS_ANSWER };
+
+static json_t *entry_output(enum pass pass, const struct eval_entry *e)
+{
+	if (e->err.code != ERR_NONE)
+		return pass == PASS_CANONICAL ? json_incref(e->raw) : failure_json(e->raw, &e->err);
+	return pass == PASS_CANONICAL ? call_json(&e->call) : result_json(&e->call);
+}
+
+static json_t *build(const struct eval_request *r, enum pass pass)
+{
+	json_t *entries;
+	size_t i;
+
+	if (!r->batch)
+		return entry_output(pass, &r->entries[0]);
+	entries = json_array();
+	for (i = 0; entries && i < r->count; i++) {
+		if (json_array_append_new(entries, entry_output(pass, &r->entries[i])) != 0) {
+			json_decref(entries);
+			entries = NULL;
+		}
+	}
+	if (!entries)
+		return NULL;
+	return pass == PASS_CANONICAL
 	    ? json_pack("{s:o}", "calls", entries)
-	    : json_pack("{s:o, s:I}", "results", entries, "failed", (json_int_t)failed);
-	return *out ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
-fail_inner:
-	json_decref(entries);
-	*err = inner;
-	return -1;
+	    : json_pack("{s:o, s:I}", "results", entries, "failed", (json_int_t)r->failed);
 }
 
-int eval_canonical(json_t *body, long max_calls, json_t **canonical, struct err *err)
+json_t *eval_request_json(const struct eval_request *r)
 {
-	return walk(body, max_calls, PASS_CANONICAL, canonical, err);
+	return build(r, PASS_CANONICAL);
 }
 
-int eval_answer(json_t *canonical, long max_calls, json_t **answer, struct err *err)
+int eval_run(const struct eval_request *r, json_t **answer, struct err *err)
 {
-	return walk(canonical, max_calls, PASS_ANSWER, answer, err);
+	*answer = build(r, PASS_ANSWER);
+	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }

@@ -42,11 +42,21 @@
 
 #include "base/error.h"
 
-/* Validate an eval request (at most max_calls calls in a batch); *canonical is
- * a new reference the caller owns, every argument filled. */
-int eval_canonical(json_t *body, long max_calls, json_t **canonical, struct err *err);
+struct eval_request;
 
-/* Answer a (canonical) eval request; *answer is a new reference the caller owns. */
-int eval_answer(json_t *canonical, long max_calls, json_t **answer, struct err *err);
+/* Validate an eval request (at most max_calls calls in a batch) into *request, which
+ * the caller frees with eval_request_free(). A batch's invalid calls are kept, each
+ * with its error; only its envelope fails it. */
+int eval_parse(json_t *body, long max_calls, struct eval_request **request, struct err *err);
+
+/* The canonical form of a parsed request, every argument filled; NULL if out of
+ * memory. Caller owns it. */
+json_t *eval_request_json(const struct eval_request *request);
+
+/* Answer a parsed request; *answer is a new reference the caller owns. */
+int eval_run(const struct eval_request *request, json_t **answer, struct err *err);
+
+/* Free a request of eval_parse(); NULL is a no-op. */
+void eval_request_free(struct eval_request *request);
 
 #endif

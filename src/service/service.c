@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "base/jtext.h"
 #include "service/answer.h"
 #include "service/body.h"
 #include "service/eval.h"
@@ -251,28 +252,29 @@ static void sweep_row_release(void *request)
 	sweep_plan_free(request);
 }
 
-/* ---- the rows: eval (its canonical JSON, which eval_answer() reads) ---- */
+/* ---- the rows: eval (a struct eval_request) ---- */
 
 static int eval_row_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
-	return eval_canonical(body, lim->max_eval_calls, (json_t **)request, err);
+	return eval_parse(body, lim->max_eval_calls, (struct eval_request **)request, err);
 }
 
 static json_t *eval_row_canonical(const void *request)
 {
-	return json_incref((json_t *)request);
+	return eval_request_json(request);
 }
 
 static int eval_row_answer(
     const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
 {
-	return eval_answer((json_t *)request, lim->max_eval_calls, answer, err);
+	(void)lim;
+	return eval_run(request, answer, err);
 }
 
 static void eval_row_release(void *request)
 {
-	json_decref(request);
+	eval_request_free(request);
 }
 
 /* ---- the rows: find (a struct find_search) ---- */
@@ -305,7 +307,8 @@ static void find_row_release(void *request)
  * row here (README.md, "Adding an endpoint"). */
 const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
     [SVC_REST] = {.name = "rest",
-        .summary = "a body resting on the plane: equilibrium and settled penetration (m)",
+        .summary = "a body resting on the plane: equilibrium and settled penetration",
+        .units = "penetrations m; K 1/s^2; B 1/s; timeconst_used s; impedance none",
         .parse = rest_parse,
         .canonical = single_canonical,
         .answer = single_answer,
@@ -313,7 +316,8 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .fields = ans_rest_fields,
         .point = rest_point},
     [SVC_DROP] = {.name = "drop",
-        .summary = "a body dropped on the plane: peak penetration, rebound (m)",
+        .summary = "a body dropped on the plane: peak penetration, rebound, jitter",
+        .units = "peak_penetration, rebound, max_height, jitter, final_penetration m",
         .parse = drop_parse,
         .canonical = drop_canonical,
         .answer = drop_answer,
@@ -321,7 +325,8 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .fields = ans_drop_fields,
         .point = drop_point},
     [SVC_STABILITY] = {.name = "stability",
-        .summary = "the contact spring's growth per step under each integrator",
+        .summary = "the contact spring's growth per step under an integrator",
+        .units = "K 1/s^2; B 1/s; timeconst_used s; growth (per step), h_omega none",
         .parse = stability_parse,
         .canonical = single_canonical,
         .answer = single_answer,
@@ -330,6 +335,7 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .point = stability_point},
     [SVC_SWEEP] = {.name = "sweep",
         .summary = "one question over a line or grid of values at JSON Pointers",
+        .units = "the query's units",
         .parse = sweep_row_parse,
         .canonical = sweep_row_canonical,
         .answer = sweep_row_answer,
@@ -337,12 +343,14 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .csv = 1},
     [SVC_EVAL] = {.name = "eval",
         .summary = "the lesson's functions by name, one call or a batch",
+        .units = "SI, as the lesson's: K 1/s^2, B 1/s, accelerations m/s^2, r m",
         .parse = eval_row_parse,
         .canonical = eval_row_canonical,
         .answer = eval_row_answer,
         .release = eval_row_release},
     [SVC_FIND] = {.name = "find",
         .summary = "where one answer field crosses a value as one request field varies",
+        .units = "value in the varied field's unit, field_value in the answer field's",
         .parse = find_row_parse,
         .canonical = find_row_canonical,
         .answer = find_row_answer,
@@ -485,8 +493,7 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 
 char *svc_dump(const json_t *value)
 {
-	char *text = json_dumps(
-	    value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	char *text = jtext_dump(value, 0);
 	size_t len;
 	char *line;
 

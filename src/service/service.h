@@ -49,6 +49,7 @@ struct ans_request; /* service/answer.h */
 struct svc_endpoint_def {
 	const char *name;    /* "drop": POST /v1/drop, `contact drop`, cache key, metrics label */
 	const char *summary; /* one line for `contact --help` */
+	const char *units; /* the answer fields' units, one line for `contact --help`; NULL: none */
 	/* Validate body (never NULL) into *request, owned by the caller (release()). */
 	int (*parse)(json_t *body, const struct svc_limits *lim, void **request, struct err *err);
 	/* The canonical JSON of a parsed request; NULL when out of memory. Caller owns it. */
@@ -116,8 +117,9 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
 int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_limits *lim,
     json_t **answer, struct err *err);
 
-/* The canonical text of a JSON value (compact, sorted keys, 17 significant
- * digits), NUL-terminated, newline-terminated. Caller frees with free(). */
+/* The canonical text of a JSON value (compact, sorted keys, every real the shortest
+ * text that reads back as it: base/jtext.h), NUL-terminated, newline-terminated.
+ * Caller frees with free(). */
 char *svc_dump(const json_t *value);
 
 /* A sweep answer as CSV (header line, then one line per row). Caller frees. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "service/answer.h"
 #include "service/field.h"
 #include "service/jsonptr.h"
@@ -473,11 +474,11 @@ static void csv_text(FILE *f, const char *s)
 
 static int csv_cell(FILE *f, const json_t *v)
 {
-	char *text;
+	char real[JTEXT_REAL_MAX], *text;
 
 	switch (json_typeof(v)) {
 	case JSON_REAL:
-		fprintf(f, "%.17g", json_real_value(v));
+		fputs(jtext_shortest(json_real_value(v), real), f);
 		return 0;
 	case JSON_INTEGER:
 		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -494,7 +495,7 @@ static int csv_cell(FILE *f, const json_t *v)
 		csv_text(f, json_string_value(v));
 		return 0;
 	default:
-		text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+		text = jtext_dump(v, 0);
 		if (!text)
 			return -1;
 		csv_text(f, text);

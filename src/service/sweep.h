@@ -44,8 +44,8 @@ void sweep_plan_free(struct sweep_plan *plan);
 
 /*
  * A sweep answer as CSV: the header line of columns, then one line per row,
- * "\n"-terminated. Reals print as "%.17g", integers as integers, booleans as
- * true/false, null as an empty cell; strings, arrays and objects (compact
+ * "\n"-terminated. Reals print as their shortest exact text (jtext_shortest()), integers as
+ * integers, booleans as true/false, null as an empty cell; strings, arrays and objects (compact
  * JSON) are quoted as RFC 4180 requires. On success *csv is NUL-terminated
  * and the caller frees it with free().
  */
