@@ -88,6 +88,7 @@
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
+#define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* A weighted residual that replaces a non-finite or absurd one (an exploding
