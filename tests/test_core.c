@@ -10,6 +10,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -344,6 +345,48 @@ START_TEST(scene_rest_matches_closed_form)
 }
 END_TEST
 
+/* A trace records the drop it measured: undecimated it is every step; decimated it
+ * keeps each bucket's extremes, so its lowest point is the peak penetration itself. */
+START_TEST(sim_drop_trace_keeps_extremes)
+{
+	static const size_t caps[] = {4, 7, 100, 1002, 5000};
+	struct scene s;
+	struct scene_model m;
+	struct sim_drop plain, traced;
+	double t[5000], z[5000];
+	size_t c, i;
+
+	probe_scene(&s, SCENE_BOX, 3);
+	s.height = 0.1;
+	s.geom.solref[1] = s.floor.solref[1] = 0.1; /* bouncy: many extremes */
+	scene_prepare(&s, &m);
+	sim_drop(&m, 0.1, 2, &plain);
+	for (c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+		struct sim_trace tr = {t, z, caps[c], 0};
+		double lo = INFINITY, hi = -INFINITY;
+
+		sim_drop_trace(&m, 0.1, 2, &traced, &tr);
+		/* the same loop: the metrics do not change by being traced */
+		ck_assert(memcmp(&plain, &traced, sizeof plain) == 0);
+		ck_assert_uint_le(tr.count, caps[c]);
+		ck_assert_double_eq(t[0], 0);
+		ck_assert_double_eq(z[0], 0.1);
+		for (i = 1; i < tr.count; i++) {
+			ck_assert_double_gt(t[i], t[i - 1]);
+			lo = fmin(lo, z[i]);
+			hi = fmax(hi, z[i]);
+		}
+		ck_assert_double_eq(lo, -plain.peak_penetration);
+		ck_assert_double_eq(hi, plain.max_height);
+		ck_assert_double_eq(t[tr.count - 1], 1000 * 0.002);
+		ck_assert_double_eq(z[tr.count - 1], -plain.final_penetration);
+		/* 1000 steps fit in 5000 points: every one of them */
+		if (caps[c] >= 1002)
+			ck_assert_uint_eq(tr.count, 1001);
+	}
+}
+END_TEST
+
 START_TEST(sim_drop_lesson_default)
 {
 	/* the lesson's experiment: 10 cm cube, 1 kg, dropped 10 cm, dt 2 ms: 8.283 mm deep, no
@@ -451,6 +494,7 @@ static Suite *core_suite(void)
 	tcase_add_test(sim, scene_rest_matches_closed_form);
 	tcase_add_test(sim, sim_drop_lesson_default);
 	tcase_add_test(sim, sim_free_fall_is_exact);
+	tcase_add_test(sim, sim_drop_trace_keeps_extremes);
 	tcase_add_test(growth, growth_lesson_step4);
 	tcase_add_test(growth, growth_integrators);
 	suite_add_tcase(s, law);

@@ -1,6 +1,7 @@
 /*
  * cors.c: which origins may read which answers, and the headers that say so (cors.h).
  */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
