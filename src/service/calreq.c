@@ -5,7 +5,6 @@
  * is the scene's floor and "object" its body, so every rule and default of a scene
  * applies; errors found there are reported at the calibration's own paths.
  */
-#include "base/jtext.h"
 #include "service/calreq.h"
 
 #include <math.h>
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "service/field.h"
 #include "service/request.h"
 #include "tunables.h"
@@ -42,7 +42,7 @@ static int append_text(char *out, size_t size, const char *text)
  * printable characters) appended to out, escaped; -1 with err (at path) otherwise. */
 static int mjcf_value(const json_t *v, const char *path, char *out, size_t size, struct err *err)
 {
-	char num[32];
+	char num[JTEXT_REAL_MAX];
 	const char *t;
 	size_t i;
 	json_t *x;
@@ -50,7 +50,7 @@ static int mjcf_value(const json_t *v, const char *path, char *out, size_t size,
 	if (json_is_number(v)) {
 		if (!isfinite(json_number_value(v)))
 			return err_set(err, ERR_BAD_VALUE, path, "must be a finite number");
-		calib_shortest(json_number_value(v), num);
+		jtext_shortest(json_number_value(v), num);
 		return append_text(out, size, num);
 	}
 	if (json_is_array(v)) {
@@ -59,7 +59,7 @@ static int mjcf_value(const json_t *v, const char *path, char *out, size_t size,
 				return err_set(err,
 				    json_is_number(x) ? ERR_BAD_VALUE : ERR_BAD_TYPE, path,
 				    "must be an array of finite numbers");
-			calib_shortest(json_number_value(x), num);
+			jtext_shortest(json_number_value(x), num);
 			if ((i > 0 && append_text(out, size, " ") != 0) ||
 			    append_text(out, size, num) != 0)
 				return -1;

@@ -2,7 +2,6 @@
  * eval.c: the seed lesson's functions (core/law.h, core/scene.h, core/growth.h)
  * by name, one call or a batch whose calls answer or fail one by one.
  */
-#include "base/jtext.h"
 #include "service/eval.h"
 
 #include <math.h>
@@ -10,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "core/growth.h"
 #include "core/law.h"
 #include "core/scene.h"

@@ -2,7 +2,6 @@
  * find.c: the threshold of one answer field along one request field, by GSL's
  * Brent solver (real fields) or bisection on the predicate (any field).
  */
-#include "base/jtext.h"
 #include "service/find.h"
 
 #include <math.h>
@@ -13,6 +12,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 
+#include "base/jtext.h"
 #include "service/answer.h"
 #include "service/field.h"
 #include "service/service.h"

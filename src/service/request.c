@@ -6,7 +6,6 @@
  * or principal inertia below mjMINVAL, measured against libmujoco 2.2.2) is
  * rejected here too, so every answer is one MuJoCo could have given.
  */
-#include "base/jtext.h"
 #include "service/request.h"
 
 #include <math.h>
@@ -14,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "core/law.h"
 #include "core/sim.h"
 #include "tunables.h"
