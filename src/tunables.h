@@ -224,4 +224,9 @@
 #define HOT_MAX_ANSWER (64 * 1024)    /* larger answers (big sweeps) are not kept */
 #define HOT_BUDGET (16 * 1024 * 1024) /* answer bytes per thread */
 
+/* ---- `contact --plot` (src/cli/plot.h) ---- */
+#define PLOT_WIDTH 720 /* pixels of a line plot (a heat map adds its colour bar) */
+#define PLOT_HEIGHT 480
+#define PLOT_MARKED_POINTS 60 /* lines of at most this many points mark each one */
+
 #endif

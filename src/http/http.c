@@ -542,8 +542,9 @@ static const char *methods_of(const char *url)
 			return strcmp(routes[i].method, MHD_HTTP_METHOD_GET) == 0
 			    ? "GET, HEAD"
 			    : routes[i].method;
+	/* the calibration routes' own methods; each route answers 405 for the others */
 	if (is_calibration_url(url))
-		return "GET, POST";
+		return "GET, POST, DELETE";
 	if (static_find(url))
 		return "GET, HEAD";
 	return NULL;
