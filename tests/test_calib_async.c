@@ -419,6 +419,7 @@ START_TEST(fit_limits_are_413)
 
 	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", id);
 	v = call(alice, "POST", path, big, 200);
+	free(big);
 	json_decref(v);
 	/* 4 x 4096 samples is the calibration's limit: one more trajectory is over it */
 	v = call(alice, "POST", path,
