@@ -312,14 +312,19 @@ async function main() {
 		await page.close();
 	});
 
-	await check('sweep: readable at phone width', async () => {
-		const page = await open(context, base2 + '/sweep.html', 390);
-		await page.waitForFunction(() => window.contactd.charts.sweep);
-		const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-		assert.ok(overflow <= 0, 'the page is ' + overflow + ' px wider than the phone');
-		await shot(page, 'sweep-phone');
-		assert.deepEqual(page.consoleErrors, []);
-		await page.close();
+	await check('every page: readable at phone width, no console error', async () => {
+		for (const [name, ready] of [['sweep', 'window.contactd.charts.sweep'],
+		    ['drop', 'window.contactd.charts.drop'], ['live', 'window.contactd.charts.fit'],
+		    ['api', 'window.contactd.answers.openapi'], ['index', 'window.contactd.answers.health']]) {
+			const page = await open(context, base2 + '/' + (name === 'index' ? '' : name + '.html'), 390);
+			await page.waitForFunction(ready);
+			const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+			assert.ok(overflow <= 0, name + ': the page is ' + overflow + ' px wider than the phone');
+			if (name === 'sweep')
+				await shot(page, 'sweep-phone');
+			assert.deepEqual(page.consoleErrors, [], name);
+			await page.close();
+		}
 	});
 
 	await check('drop: the trajectory and metrics are the API\'s answer', async () => {
