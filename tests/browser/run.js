@@ -395,6 +395,10 @@ async function main() {
 		assert.equal(conv[0].errors[1], fit.stderr.timeconst);
 		assert.equal(conv[1].errors[1], fit.stderr.dampratio);
 		assert.ok(await page.evaluate(() => window.contactd.events.length) >= 2, 'two fit events');
+		/* a daemon with the watch endpoint is watched by an EventSource (no headers) */
+		const doc = await api(base2, 'GET', '/v1/openapi.json');
+		const watchable = Object.keys(doc.paths).some((p) => /\/watch$/.test(p));
+		assert.equal(await page.evaluate(() => window.contactd.stream), watchable ? 'eventsource' : 'fetch');
 		const drops = await page.evaluate(() => window.contactd.charts.drops.data.datasets.map((d) => d.data));
 		assert.deepEqual(drops[0], shown.measurements.drops.map((d) => ({x: d.height, y: d.rebound})));
 		assert.deepEqual(drops[1].map((p) => p.y), fit.residuals.drops.map((r) => r.model));
