@@ -9,16 +9,20 @@
 
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
  * a change to src/core/, or to how answers print, can change any answer's bytes, so
- * cached answers are never stale. core-2: reals print as their shortest exact text. */
-#define CORE_VERSION "core-2"
+ * cached answers are never stale. core-2: reals print as their shortest exact text.
+ * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). */
+#define CORE_VERSION "core-3"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
 #define MJ_MINIMP 1e-4  /* lower clamp of solimp d0, dwidth, midpoint */
 #define MJ_MAXIMP 0.9999
-#define MJ_MINMU 1e-5 /* lower clamp of every friction coefficient */
+#define MJ_MINMU 1e-5     /* lower clamp of every friction coefficient */
+#define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
 
 /* ---- MuJoCo defaults ---- */
+#define DEFAULT_MUJOCO "3.12.0" /* option.mujoco when a request names none: the newest supported   \
+	                         */
 #define DEFAULT_TIMECONST 0.02
 #define DEFAULT_DAMPRATIO 1.0
 #define DEFAULT_SOLIMP_D0 0.9

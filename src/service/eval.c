@@ -106,7 +106,8 @@ static int run_solref_kb(const struct args *a, json_t *result, int *diverged)
 {
 	struct law_gains g;
 
-	law_solref_kb(a->solref, a->dmax, a->h, a->refsafe, &g);
+	/* MuJoCo's dmax is solimp[1] after its clamp: a dmax of 1 (or 0) is never seen */
+	law_solref_kb(a->solref, law_impedance_clamp(a->dmax), a->h, a->refsafe, &g);
 	return put_real(result, "K", g.K, 1, diverged) || put_real(result, "B", g.B, 1, diverged) ||
 	    put_real(result, "timeconst_used", g.timeconst_used, !g.direct, diverged);
 }
