@@ -92,6 +92,7 @@
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
+#define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* A weighted residual that replaces a non-finite or absurd one (an exploding
@@ -123,9 +124,11 @@
 #define CALIB_PAD_CONDIM 6
 #define CALIB_PAD_FRICTION_SLIDE 1.0
 #define CALIB_PAD_FRICTION_SPIN 0.005
-#define CALIB_PAD_FRICTION_ROLL 0.0001
+#define CALIB_PAD_FRICTION_ROLL 5e-4
 #define CALIB_PAD_PRIORITY 1
-#define CALIB_DEFAULT_CLASS "collision_gripper" /* <default class> of the MJCF to paste */
+/* The <default class> of the MJCF to paste unless the setup names one: this prefix and the
+ * calibration's id, which no Menagerie model uses. */
+#define CALIB_DEFAULT_CLASS_PREFIX "contactd_pad_"
 /* Noise scales (one standard deviation) that weight each kind of residual, unless a
  * measurement gives its own "sigma": a filmed rebound apex or trajectory sample is good
  * to about half a millimetre; a dial-gauge deflection to 1 um or 1 %, whichever is larger. */
@@ -181,6 +184,12 @@
 /* A direction of parameter space is unidentified when its singular value of the
  * column-scaled, weighted Jacobian is below this fraction of the largest. */
 #define CALIB_RANK_TOLERANCE 1e-7
+/* Honest errors: with fewer residual degrees of freedom than this the residuals cannot
+ * check the sigmas (status few_dof, errors from the stated sigmas); a chi^2 whose upper
+ * tail probability is below CALIB_MISFIT_P contradicts them (status misfit, errors scaled
+ * up). Errors are never scaled below the stated sigmas. */
+#define CALIB_MIN_DOF 3
+#define CALIB_MISFIT_P 1e-4
 /* Step (log units) of the Jacobian behind the standard errors: the slope over a 1 %
  * change, not the local slope of a model that is rough on finer scales. */
 #define CALIB_SE_STEP 0.01
@@ -195,10 +204,33 @@
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
 #define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
 #define CALIB_MAX_PRESS_FORCE 1e6        /* N */
+#define CALIB_MAX_CALIBRATION_SAMPLES 16384 /* trajectory samples of one calibration, all uploads */
+/* Fits run on their own threads (src/http/http_calib_work.h), never inside a request or a
+ * transaction: this many, at this nice value above the HTTP threads', so questions keep
+ * their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
+ * and recorded as failed. */
+#define CALIB_FIT_WORKERS 2
+#define CALIB_FIT_NICE 10
+#define CALIB_FIT_SECONDS 120.0
+/* ?wait=SECONDS (or Prefer: wait=SECONDS) on an upload, a deletion or GET of a calibration
+ * blocks (its connection suspended, no thread held) at most this long for the fit. */
+#define CALIB_MAX_WAIT_S 300
+/* Idempotency-Key: at most this many characters; a key is remembered this long. */
+#define CALIB_IDEMPOTENCY_KEY_MAX 255
+#define CALIB_IDEMPOTENCY_TTL_S (7 * 24 * 3600L)
+/* A watch URL (POST /v1/calibrations/{id}/watch) can be opened for this long. */
+#define CALIB_WATCH_TTL_S 300
+/* A token's last use is recorded to this many seconds (one write per token per interval). */
+#define CALIB_TOKEN_USE_GRANULARITY_S 60
 
 /* ---- the daemon's per-thread memory cache of answers (src/http/hotcache.h) ---- */
 #define HOT_SLOTS 1024                /* direct-mapped entries per thread */
 #define HOT_MAX_ANSWER (64 * 1024)    /* larger answers (big sweeps) are not kept */
 #define HOT_BUDGET (16 * 1024 * 1024) /* answer bytes per thread */
+
+/* ---- `contact --plot` (src/cli/plot.h) ---- */
+#define PLOT_WIDTH 720 /* pixels of a line plot (a heat map adds its colour bar) */
+#define PLOT_HEIGHT 480
+#define PLOT_MARKED_POINTS 60 /* lines of at most this many points mark each one */
 
 #endif

@@ -9,3 +9,23 @@ tests_test_calib_fit_LDADD = $(SERVICE_LIBS) $(SODIUM_LIBS) $(MUJOCO_LIBS) $(CHE
 # uploading (every acknowledged measurement stored, PRAGMA integrity_check ok).
 TESTS += tests/calib_auth.sh tests/calib_crash.sh
 EXTRA_DIST += tests/calib_auth.sh tests/calib_crash.sh tests/calib_lib.sh
+
+# Fits beside the requests (issue #8): latency while a fit runs, ?wait, Idempotency-Key,
+# measurement ids and DELETE, the fit limits; against the real daemon.
+check_PROGRAMS += tests/test_calib_async
+TESTS += tests/test_calib_async
+tests_test_calib_async_SOURCES = tests/test_calib_async.c tests/live.c tests/live.h \
+	tests/robot.c tests/robot.h
+tests_test_calib_async_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_calib_async_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_calib_async_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
+
+# Uncached question latency while four robots upload (issue #8). Not part of `make check`:
+# `make bench-calib [BENCH_DURATION=10]`.
+bench-calib: all
+	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) srcdir=$(srcdir) \
+		$(SHELL) $(srcdir)/bench/bench_calib.sh
+.PHONY: bench-calib
+EXTRA_DIST += bench/bench_calib.sh
+

@@ -45,15 +45,26 @@ void robot_token_create(const struct live_daemon *d, const char *robot, char tok
 	memcpy(token, out, ROBOT_TOKEN_MAX);
 }
 
+void robot_request_with(const struct live_daemon *d, const char *token, const char *header,
+    const char *method, const char *path, const char *body, size_t len, struct live_reply *r)
+{
+	char auth[ROBOT_TOKEN_MAX + 32];
+	const char *headers[4] = {"Content-Type: application/json", NULL, NULL, NULL};
+	int n = 1;
+
+	if (token) {
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+		headers[n++] = auth;
+	}
+	if (header)
+		headers[n++] = header;
+	live_request(d, method, path, headers, body, body ? len : 0, 0, r);
+}
+
 void robot_request(const struct live_daemon *d, const char *token, const char *method,
     const char *path, const char *body, size_t len, struct live_reply *r)
 {
-	char auth[ROBOT_TOKEN_MAX + 32];
-	const char *headers[] = {"Content-Type: application/json", token ? auth : NULL, NULL};
-
-	if (token)
-		snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
-	live_request(d, method, path, headers, body, body ? len : 0, 0, r);
+	robot_request_with(d, token, NULL, method, path, body, len, r);
 }
 
 /* The stream read so far, and the first event once it is complete. */

@@ -30,6 +30,10 @@ void robot_token_create(
 void robot_request(const struct live_daemon *d, const char *token, const char *method,
     const char *path, const char *body, size_t len, struct live_reply *r);
 
+/* robot_request() with one more header line ("Name: value"; NULL: none). */
+void robot_request_with(const struct live_daemon *d, const char *token, const char *header,
+    const char *method, const char *path, const char *body, size_t len, struct live_reply *r);
+
 /* One Server-Sent Event. */
 struct robot_event {
 	long status;            /* of the stream's response */

@@ -2,7 +2,7 @@
  * test_calib_fit.c: the pad calibration fit recovers known solref values from
  * measurements made by real MuJoCo 2.2.2 (libmujoco, linked into tests only).
  *
- * The scene is the SO-101 gripper pad (condim 6, friction 1 0.005 0.0001, priority 1)
+ * The scene is the SO-101 gripper pad (condim 6, friction 1 5e-3 5e-4, priority 1)
  * at its timestep 0.005 with refsafe on, under a 2 cm, 100 g sphere and the 10 cm,
  * 1 kg cube. The truths (timeconst, dampratio) are (0.012, 0.5), (0.02, 0.8) and
  * (0.03, 0.3), all >= 2*timestep so refsafe leaves them alone. Measurements:
@@ -25,12 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
 #include "mjscene.h"
 #include "service/calib.h"
+#include "service/calreq.h"
 #include "tunables.h"
 
 #define NDROPS 8
@@ -405,7 +407,7 @@ START_TEST(empty_is_insufficient)
 
 	ck_assert_int_eq(calib_fit(&start, &data, &fit, &err), 0);
 	ck_assert_int_eq(fit->status, CALIB_INSUFFICIENT);
-	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS);
+	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "insufficient_data");
 	ck_assert(json_is_null(json_object_get(j, "solref")));
@@ -425,7 +427,7 @@ START_TEST(json_forms_agree)
 
 	make_dataset(&d, 1, 2, 0, 1);
 	fit = fit_kinds(&d, 1, DROPS | PRESSES);
-	j = calib_fit_json(fit, "pad");
+	j = calib_fit_json(fit, "pad", NULL);
 	ck_assert_ptr_nonnull(j);
 	sr = json_object_get(j, "solref");
 	sd = json_object_get(j, "solref_direct");
@@ -438,9 +440,109 @@ START_TEST(json_forms_agree)
 	ck_assert_double_eq_tol(b * tc, 2, 1e-12);
 	ck_assert_ptr_nonnull(
 	    strstr(json_string_value(json_object_get(j, "mjcf")), "<default class=\"pad\">"));
-	ck_assert_ptr_nonnull(
-	    strstr(json_string_value(json_object_get(j, "mjcf")), "solref=\"0.03 0.3\""));
+	/* the snippet's solref is the fitted pair, exactly (shortest round-trip text) */
+	{
+		const char *at = strstr(json_string_value(json_object_get(j, "mjcf")), "solref=\"");
+		char *end;
+
+		ck_assert_ptr_nonnull(at);
+		ck_assert(strtod(at + 8, &end) == fit->timeconst);
+		ck_assert(strtod(end, NULL) == fit->dampratio);
+		ck_assert_double_eq_tol(fit->timeconst, 0.03, 1e-6);
+	}
 	json_decref(j);
+	calib_fit_free(fit);
+}
+END_TEST
+
+/*
+ * The fit's MJCF pastes into a real model: the setup's pad geom (with MJCF attributes the
+ * fit does not use: group, rgba, contype) given through the service's setup parser, a fit
+ * of drops MuJoCo made, and its <default> pasted into a model that MuJoCo 2.2.2 loads
+ * (mj_loadXML of a temporary file): the pad there has every attribute given, the class's
+ * friction 1 5e-3 5e-4 and the fitted solref, and a drop of the ball in it rebounds as the
+ * fit's model says, to 1e-9 m (the core is MuJoCo's step; the snippet's numbers are exact).
+ */
+START_TEST(mjcf_pastes_into_mujoco)
+{
+	const char *setup_text =
+	    "{\"geom\":{\"group\":3,\"rgba\":\"0.2 0.2 0.2 1\",\"contype\":1},"
+	    "\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1},\"class\":\"so101_pad\"}";
+	struct calreq_setup setup;
+	struct calib_data data = {0};
+	struct calib_fit *fit = NULL;
+	struct dataset d;
+	struct err err;
+	json_t *setup_json = json_loads(setup_text, 0, NULL), *j;
+	char path[] = "/tmp/calib-mjcf-XXXXXX", xml[8192], errbuf[1000] = "";
+	mjModel *m;
+	mjData *md;
+	double bottom[RUN_STEPS], apex;
+	int fd, i, touched = 0, left = 0;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(setup_json);
+	ck_assert_msg(calreq_setup_parse(setup_json, &setup, NULL, &err) == 0, "%s", err.message);
+	ck_assert_str_eq(
+	    setup.mjcf_attributes, " contype=\"1\" group=\"3\" rgba=\"0.2 0.2 0.2 1\"");
+	ck_assert_double_eq(setup.scene.floor.friction[2], 5e-4);
+	make_dataset(&d, 0, 0, 1, 3);
+	data.drops = d.drops;
+	data.ndrops = NDROPS;
+	ck_assert_msg(calib_fit(&setup.scene, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(fit->status, CALIB_OK);
+	j = calib_fit_json(fit, setup.mjcf_class, setup.mjcf_attributes);
+	ck_assert_ptr_nonnull(j);
+	snprintf(xml, sizeof xml,
+	    "<mujoco><option timestep=\"0.005\"/><default>%s</default><worldbody>"
+	    "<geom class=\"so101_pad\" type=\"plane\" size=\"1 1 0.1\"/>"
+	    "<body pos=\"0 0 0.12\"><freejoint/><geom type=\"sphere\" size=\"0.02\" mass=\"0.1\"/>"
+	    "</body></worldbody></mujoco>",
+	    json_string_value(json_object_get(j, "mjcf")));
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs(xml, f);
+	fclose(f);
+	m = mj_loadXML(path, NULL, errbuf, sizeof errbuf);
+	unlink(path);
+	ck_assert_msg(m != NULL, "MuJoCo refuses the snippet: %s\n%s", errbuf, xml);
+	ck_assert_int_eq(m->geom_group[0], 3);
+	ck_assert_int_eq(m->geom_contype[0], 1);
+	ck_assert_double_eq_tol(m->geom_rgba[0], 0.2, 1e-7); /* float */
+	ck_assert_double_eq(m->geom_friction[2], 5e-4);
+	ck_assert_int_eq(m->geom_priority[0], CALIB_PAD_PRIORITY);
+	ck_assert(m->geom_solref[0] == fit->timeconst && m->geom_solref[1] == fit->dampratio);
+	md = mj_makeData(m);
+	for (i = 0; i < RUN_STEPS; i++) {
+		mj_step(m, md);
+		bottom[i] = md->qpos[2] - 0.02;
+	}
+	/* the first bounce's apex, as first_apex() reads it off a drop from 0.1 m */
+	apex = 0;
+	for (i = 0; i < RUN_STEPS; i++) {
+		if (touched) {
+			if (left && bottom[i] < bottom[i - 1])
+				break;
+			apex = fmax(apex, bottom[i]);
+			left |= bottom[i] > 0;
+		}
+		touched |= bottom[i] < 0;
+	}
+	{
+		struct scene_model sm;
+		struct scene fitted = fit->scene;
+
+		fitted.option.refsafe = 1; /* as MuJoCo runs it: the fitted timeconst is above 2h */
+		scene_prepare(&fitted, &sm);
+		ck_assert_double_eq_tol(apex, calib_rebound(&sm, 0.1), 1e-9);
+		ck_assert_double_gt(
+		    apex, 1e-3); /* it does bounce: the comparison means something */
+	}
+	mj_deleteData(md);
+	mj_deleteModel(m);
+	json_decref(j);
+	json_decref(setup_json);
 	calib_fit_free(fit);
 }
 END_TEST
@@ -470,6 +572,7 @@ int main(void)
 	tcase_add_loop_test(ident, no_bounce_drops, 0, 2);
 	tcase_add_test(ident, empty_is_insufficient);
 	tcase_add_test(ident, json_forms_agree);
+	tcase_add_test(ident, mjcf_pastes_into_mujoco);
 	suite_add_tcase(s, exact);
 	suite_add_tcase(s, noisy);
 	suite_add_tcase(s, ident);

@@ -210,7 +210,7 @@ START_TEST(calibration_routes)
 	preflight(lab, "/v1/robots/so101/calibrations", "POST", &r);
 	ck_assert_int_eq(r.status, 204);
 	assert_header(&r, "Access-Control-Allow-Origin", lab);
-	assert_header(&r, "Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+	assert_header(&r, "Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
 	assert_header(&r, "Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
 	live_reply_free(&r);
 	/* no token: 401, readable by the page */

@@ -52,6 +52,10 @@ struct exchange {
 	const char *allow;            /* the Allow header of a 405 */
 	const char *origin;           /* Origin header, NULL when absent */
 	const char *preflight_method; /* Access-Control-Request-Method, NULL when absent */
+	struct {
+		char name[32], value[160];
+	} extra[HTTP_EXTRA_HEADERS]; /* http_add_header() */
+	int nextra;
 	char client[64];
 };
 
@@ -215,6 +219,8 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 		MHD_add_response_header(resp, "X-Cache", cache_name(x->cache));
 	if (x->allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, x->allow);
+	for (int i = 0; i < x->nextra; i++)
+		MHD_add_response_header(resp, x->extra[i].name, x->extra[i].value);
 	/* While shutting down, do not invite the client to send another request here. */
 	if (atomic_load(&x->srv->stopping))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -222,6 +228,17 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 	x->bytes = (long long)len;
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+void http_add_header(struct http_request *req, const char *name, const char *value)
+{
+	struct exchange *x = exchange_of(req);
+
+	if (x->nextra >= HTTP_EXTRA_HEADERS)
+		return;
+	snprintf(x->extra[x->nextra].name, sizeof x->extra[0].name, "%s", name);
+	snprintf(x->extra[x->nextra].value, sizeof x->extra[0].value, "%s", value);
+	x->nextra++;
 }
 
 enum MHD_Result http_respond_json(
@@ -527,8 +544,9 @@ static const char *methods_of(const char *url)
 			return strcmp(routes[i].method, MHD_HTTP_METHOD_GET) == 0
 			    ? "GET, HEAD"
 			    : routes[i].method;
+	/* the calibration routes' own methods; each route answers 405 for the others */
 	if (is_calibration_url(url))
-		return "GET, POST";
+		return "GET, POST, DELETE";
 	if (static_find(url))
 		return "GET, HEAD";
 	return NULL;

@@ -81,6 +81,13 @@ void http_stop(struct http_server *srv);
 enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req, unsigned status,
     struct MHD_Response *resp);
 
+/* At most this many headers of http_add_header() per response. */
+#define HTTP_EXTRA_HEADERS 4
+
+/* Add header name: value (both copied, truncated to 31 and 159 bytes) to the one response
+ * of req that http_respond_json() or http_respond_error() will queue; call before it. */
+void http_add_header(struct http_request *req, const char *name, const char *value);
+
 /* Queue value as canonical JSON text (svc_dump()). value stays the caller's. */
 enum MHD_Result http_respond_json(
     struct MHD_Connection *conn, struct http_request *req, unsigned status, const json_t *value);

@@ -13,14 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "base/jtext.h"
 #include "core/growth.h"
 #include "core/sim.h"
 #include "tunables.h"
@@ -56,7 +59,34 @@ struct problem {
 	/* When set, the releases are held at these (P's layout, from column nphys) and x
 	 * holds the physical parameters only (see descend). */
 	const gsl_vector *releases;
+	/* The fit's bound (NULL: none) and whether it was reached, shared by every copy of
+	 * the problem: once set, every evaluation answers zero residuals at once, so the
+	 * search, profiles and bootstrap all run out in milliseconds. */
+	const struct calib_bound *bound;
+	double started;
+	int *stopped;
 };
+
+static double monotonic_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Has the fit been cancelled or run out of time? */
+static int abandoned(const struct problem *P)
+{
+	if (!P->bound)
+		return 0;
+	if (*P->stopped)
+		return 1;
+	if ((P->bound->cancel && atomic_load(P->bound->cancel)) ||
+	    (P->bound->seconds > 0 && monotonic_seconds() - P->started > P->bound->seconds))
+		*P->stopped = 1;
+	return *P->stopped;
+}
 
 /* Release time and height of trajectory j at x. */
 static double release_time(const struct problem *P, const gsl_vector *x, size_t j)
@@ -202,6 +232,11 @@ static void traj_residuals(const struct problem *P, const struct scene_model *m,
 	double sigma = traj_sigma(tr);
 	size_t i;
 
+	if (abandoned(P)) {
+		for (i = 0; i < tr->n; i++)
+			gsl_vector_set(f, row + i, 0);
+		return;
+	}
 	calib_trajectory_model(m, t0, H, tr->t, tr->n, P->buf, P->zmodel);
 	for (i = 0; i < tr->n; i++)
 		gsl_vector_set(f, row + i, weigh(P->zmodel[i], tr->z[i], sigma));
@@ -215,6 +250,10 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 	double logp[NPHYS], pen;
 	size_t i, row = 0;
 
+	if (abandoned(P)) {
+		gsl_vector_set_zero(f);
+		return GSL_SUCCESS;
+	}
 	phys_logs(P, x, logp);
 	model_at(P, logp, &m);
 	for (i = 0; i < d->ndrops; i++, row++)
@@ -357,6 +396,20 @@ static void start_logs(const struct scene *s, double logp[NPHYS])
 	}
 }
 
+/*
+ * The residual variance that scales the standard errors: chi^2/dof, but never below 1 (the
+ * stated sigmas are the floor: residuals that happen to scatter less, as they often do
+ * with few of them, do not make the parameters better known than the measurements'
+ * noise allows), and 1 when dof is below CALIB_MIN_DOF (too few residuals to estimate
+ * a variance from: the stated sigmas alone).
+ */
+static double residual_variance(double chi2, size_t n, size_t p)
+{
+	if (n < p + CALIB_MIN_DOF)
+		return 1;
+	return fmax(1, chi2 / (double)(n - p));
+}
+
 static double sum_squares(const gsl_vector *f)
 {
 	double s;
@@ -396,6 +449,10 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 	double logp[NPHYS], *model = NULL;
 	int shift;
 
+	if (abandoned(P)) {
+		gsl_vector_set_zero(f);
+		return;
+	}
 	phys_logs(P, x, logp);
 	model_at(P, logp, &m);
 	if (P->grid_model && nstatic > 0) {
@@ -601,7 +658,7 @@ static void widen_for_alternatives(struct problem *P, const gsl_vector *x, doubl
 	size_t i;
 	int q;
 
-	s2 = P->n > P->p ? best_chi2 / (double)(P->n - P->p) : 1;
+	s2 = residual_variance(best_chi2, P->n, P->p);
 	phys_logs(P, x, logp);
 	for (i = 0; i < count; i++) {
 		double dev[NPHYS], dist = 0, z2 = (found[i].chi2 - best_chi2) / s2;
@@ -983,8 +1040,8 @@ static int bootstrap(struct problem *P, const gsl_vector *x, struct boot *bt, st
 	}
 	gsl_rng_set(rng, CALIB_BOOT_SEED);
 	residuals(x, P, r);
-	scale = P->n > P->p ? sqrt(sum_squares(r) / (double)(P->n - P->p)) : 1;
-	if (scale * scale <= CALIB_ACCEPT_CHI2) {
+	scale = sqrt(residual_variance(sum_squares(r), P->n, P->p));
+	if (P->n > P->p && sum_squares(r) / (double)(P->n - P->p) <= CALIB_ACCEPT_CHI2) {
 		/* an exact fit (noise-free data): replicas without noise are the data */
 		rc = 0;
 		goto out;
@@ -1329,7 +1386,7 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 	phys_logs(P, x, w.logp_hat);
 	residuals(x, P, w.Q.f1);
 	w.chi2_min = sum_squares(w.Q.f1);
-	s2 = n > P->p ? w.chi2_min / (double)(n - P->p) : 1;
+	s2 = residual_variance(w.chi2_min, n, P->p);
 	w.thr = s2;
 	for (which = 0; which < NPROF; which++) {
 		double var = 0, step0;
@@ -1623,9 +1680,9 @@ static void record_errors(struct calib_fit *fit, const struct problem *P, const 
 
 	fit->chi2 = sum_squares(P->f0);
 	fit->dof = (long)P->n - (long)P->p;
-	fit->se_scaled = fit->dof > 0;
 	fit->replicas = bt->replicas;
-	s2 = fit->dof > 0 ? fit->chi2 / (double)fit->dof : 1;
+	s2 = residual_variance(fit->chi2, P->n, P->p);
+	fit->se_scaled = s2 > 1;
 	for (i = 0; i < NPHYS; i++) {
 		double se_prof = pr->done[prof_of[i]] ? pr->se[prof_of[i]] : 0;
 
@@ -1787,6 +1844,24 @@ static int fit_run(struct calib_fit *fit, struct problem *P, struct err *err)
 	record_residuals(fit, P, x);
 	if (fit->status != CALIB_INSUFFICIENT)
 		fit->status = P->nphys == NPHYS ? CALIB_OK : CALIB_PARTIAL;
+	/* say when the data cannot vouch for the errors, or contradict their sigmas */
+	if (fit->status == CALIB_OK && fit->dof < CALIB_MIN_DOF) {
+		fit->status = CALIB_FEW_DOF;
+		note(fit,
+		    "%ld degrees of freedom left (fewer than %d): the residuals cannot check the "
+		    "measurements' sigmas, so the standard errors rest on the stated sigmas alone; "
+		    "add measurements",
+		    fit->dof, CALIB_MIN_DOF);
+	} else if (fit->status == CALIB_OK && fit->dof > 0 &&
+	    gsl_cdf_chisq_Q(fit->chi2, (double)fit->dof) < CALIB_MISFIT_P) {
+		fit->status = CALIB_MISFIT;
+		note(fit,
+		    "chi2/dof = %.3g: the measurements scatter far more than their sigmas say, or "
+		    "the "
+		    "model does not describe them; the standard errors are scaled up by "
+		    "sqrt(chi2/dof)",
+		    fit->chi2 / (double)fit->dof);
+	}
 	rc = 0;
 out:
 	gsl_matrix_free(an.cov);
@@ -1826,6 +1901,13 @@ static size_t traj_fitted(const struct calib_trajectory *tr, double h)
 int calib_fit(const struct scene *setup, const struct calib_data *data, struct calib_fit **out,
     struct err *err)
 {
+	return calib_fit_within(setup, data, NULL, out, err);
+}
+
+int calib_fit_within(const struct scene *setup, const struct calib_data *data,
+    const struct calib_bound *bound, struct calib_fit **out, struct err *err)
+{
+	int stopped = 0;
 	struct calib_fit *fit = calloc(1, sizeof *fit);
 	struct calib_trajectory *fitted = calloc(data->ntrajectories + 1, sizeof *fitted);
 	struct calib_data used = *data;
@@ -1834,6 +1916,9 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	int rc = -1;
 
 	memset(&P, 0, sizeof P);
+	P.bound = bound;
+	P.started = monotonic_seconds();
+	P.stopped = &stopped;
 	/* a library must not abort the daemon: GSL's failures are return codes here */
 	svc_quiet_gsl();
 	if (!fit || !fitted) {
@@ -1923,6 +2008,16 @@ int calib_fit(const struct scene *setup, const struct calib_data *data, struct c
 	fit->stiffness =
 	    1 / ((fit->timeconst * fit->dampratio) * (fit->timeconst * fit->dampratio));
 	fit->damping = 2 / fit->timeconst;
+	if (stopped) {
+		if (bound->cancel && atomic_load(bound->cancel))
+			err_set(err, ERR_UNAVAILABLE, NULL,
+			    "the fit was cancelled: contactd is stopping");
+		else
+			err_set(err, ERR_UNAVAILABLE, NULL,
+			    "the fit was stopped after %g s: upload fewer or shorter trajectories",
+			    bound->seconds);
+		goto out;
+	}
 	if (fit->status != CALIB_INSUFFICIENT)
 		check_contact(fit);
 	*out = fit;
@@ -1978,7 +2073,11 @@ static json_t *reals(const double *v, size_t n)
 
 static const char *status_name(enum calib_status s)
 {
-	return s == CALIB_OK ? "ok" : s == CALIB_PARTIAL ? "partial" : "insufficient_data";
+	return s == CALIB_OK     ? "ok"
+	    : s == CALIB_PARTIAL ? "partial"
+	    : s == CALIB_FEW_DOF ? "few_dof"
+	    : s == CALIB_MISFIT  ? "misfit"
+	                         : "insufficient_data";
 }
 
 /* Append printf output to a growing string; *ok cleared on failure. */
@@ -2008,10 +2107,29 @@ static void append(char **text, size_t *len, int *ok, const char *fmt, ...)
 	*len += (size_t)need;
 }
 
-/* The <default> class to paste into the robot's MJCF. Caller frees. */
-static char *mjcf_default(const struct calib_fit *fit, const char *cls)
+/* Append ' name="v0 v1 ..."' with each number's shortest text. */
+static void append_numbers(
+    char **text, size_t *len, int *ok, const char *name, const double *v, size_t n)
+{
+	char num[JTEXT_REAL_MAX];
+	size_t i;
+
+	append(text, len, ok, " %s=\"", name);
+	for (i = 0; i < n; i++) {
+		jtext_shortest(v[i], num);
+		append(text, len, ok, "%s%s", i ? " " : "", num);
+	}
+	append(text, len, ok, "\"");
+}
+
+/* The <default> class to paste into the robot's MJCF: the setup's pad geom whole (its
+ * other MJCF attributes, attrs, included) with the fitted solref, every number exact.
+ * Caller frees. */
+static char *mjcf_default(const struct calib_fit *fit, const char *cls, const char *attrs)
 {
 	const struct pair_geom *g = &fit->scene.floor;
+	double sol[2] = {fit->timeconst, fit->dampratio};
+	double direct[2] = {-fit->stiffness, -fit->damping};
 	char *text = NULL;
 	size_t len = 0;
 	int ok = 1;
@@ -2022,22 +2140,14 @@ static char *mjcf_default(const struct calib_fit *fit, const char *cls)
 		    "  <!-- direct form: timeconst %.6g is below 2*timestep = %.6g, which refsafe "
 		    "would replace -->\n",
 		    fit->timeconst, fit->refsafe_min);
-	append(&text, &len, &ok, "  <geom condim=\"%d\" friction=\"%.6g %.6g %.6g\"", g->condim,
-	    g->friction[0], g->friction[1], g->friction[2]);
-	if (g->priority != 0)
-		append(&text, &len, &ok, " priority=\"%d\"", g->priority);
-	if (fit->below_refsafe)
-		append(&text, &len, &ok, " solref=\"%.6g %.6g\"", -fit->stiffness, -fit->damping);
-	else
-		append(&text, &len, &ok, " solref=\"%.6g %.6g\"", fit->timeconst, fit->dampratio);
-	append(&text, &len, &ok, " solimp=\"%.6g %.6g %.6g %.6g %.6g\"", g->solimp[0], g->solimp[1],
-	    g->solimp[2], g->solimp[3], g->solimp[4]);
-	if (g->margin != 0)
-		append(&text, &len, &ok, " margin=\"%.6g\"", g->margin);
-	if (g->gap != 0)
-		append(&text, &len, &ok, " gap=\"%.6g\"", g->gap);
-	if (g->solmix != DEFAULT_SOLMIX)
-		append(&text, &len, &ok, " solmix=\"%.6g\"", g->solmix);
+	append(&text, &len, &ok, "  <geom%s condim=\"%d\"", attrs ? attrs : "", g->condim);
+	append_numbers(&text, &len, &ok, "friction", g->friction, 3);
+	append(&text, &len, &ok, " priority=\"%d\"", g->priority);
+	append_numbers(&text, &len, &ok, "solref", fit->below_refsafe ? direct : sol, 2);
+	append_numbers(&text, &len, &ok, "solimp", g->solimp, 5);
+	append_numbers(&text, &len, &ok, "margin", &g->margin, 1);
+	append_numbers(&text, &len, &ok, "gap", &g->gap, 1);
+	append_numbers(&text, &len, &ok, "solmix", &g->solmix, 1);
 	append(&text, &len, &ok, "/>\n</default>\n");
 	if (!ok) {
 		free(text);
@@ -2094,7 +2204,8 @@ static json_t *residuals_json(const struct calib_fit *fit)
 	return root;
 }
 
-json_t *calib_fit_json(const struct calib_fit *fit, const char *mjcf_class)
+json_t *calib_fit_json(
+    const struct calib_fit *fit, const char *mjcf_class, const char *mjcf_attributes)
 {
 	json_t *root = json_object(), *se = json_object(), *ident = json_object();
 	json_t *product = json_object(), *refsafe = json_object(), *stab = json_object();
@@ -2105,7 +2216,7 @@ json_t *calib_fit_json(const struct calib_fit *fit, const char *mjcf_class)
 	int fitted = fit->status != CALIB_INSUFFICIENT;
 	double sol[2] = {fit->timeconst, fit->dampratio};
 	double direct[2] = {-fit->stiffness, -fit->damping};
-	char *mjcf = fitted ? mjcf_default(fit, mjcf_class) : NULL;
+	char *mjcf = fitted ? mjcf_default(fit, mjcf_class, mjcf_attributes) : NULL;
 	size_t i;
 
 	if (fitted && !mjcf)

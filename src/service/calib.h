@@ -50,6 +50,7 @@
 #ifndef CONTACTD_SERVICE_CALIB_H
 #define CONTACTD_SERVICE_CALIB_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <jansson.h>
 
@@ -92,6 +93,9 @@ enum calib_status {
 	CALIB_OK,           /* timeconst and dampratio both determined */
 	CALIB_PARTIAL,      /* one combination determined, one parameter held */
 	CALIB_INSUFFICIENT, /* nothing determined: too few or uninformative measurements */
+	CALIB_FEW_DOF,      /* both fitted, but fewer than CALIB_MIN_DOF residual degrees of
+	                       freedom: errors from the stated sigmas, unchecked */
+	CALIB_MISFIT,       /* both fitted, chi^2 beyond its 1 - CALIB_MISFIT_P quantile */
 };
 
 /* What a trajectory's nuisance parameters came out as. */
@@ -143,15 +147,31 @@ struct calib_fit {
 int calib_fit(const struct scene *setup, const struct calib_data *data, struct calib_fit **out,
     struct err *err);
 
+/* What may stop a fit before it ends. */
+struct calib_bound {
+	const atomic_int *cancel; /* stop when it becomes non-zero (NULL: never) */
+	double seconds;           /* stop after this long (0: never) */
+};
+
+/*
+ * calib_fit_within: calib_fit() that gives up when bound says so (NULL: never), failing
+ * with ERR_UNAVAILABLE and a message that says why.
+ */
+int calib_fit_within(const struct scene *setup, const struct calib_data *data,
+    const struct calib_bound *bound, struct calib_fit **out, struct err *err);
+
 /* Free a fit and everything it owns. NULL is a no-op. */
 void calib_fit_free(struct calib_fit *fit);
 
 /*
  * calib_fit_json: the fit as the answer's "fit" object (solref in both forms, solimp,
  * standard errors, residuals, identification, notes, and the MJCF <default> of class
- * mjcf_class to paste). NULL if out of memory; caller owns the result.
+ * mjcf_class to paste: the pad geom whole, its other attributes mjcf_attributes (XML text
+ * ' name="value"' each, NULL: none) kept, every number written exactly). NULL if out of
+ * memory; caller owns the result.
  */
-json_t *calib_fit_json(const struct calib_fit *fit, const char *mjcf_class);
+json_t *calib_fit_json(
+    const struct calib_fit *fit, const char *mjcf_class, const char *mjcf_attributes);
 
 /* The model rebound of a drop from height (see above) on a prepared scene. */
 double calib_rebound(const struct scene_model *m, double height);

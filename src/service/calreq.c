@@ -12,11 +12,115 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "service/field.h"
 #include "service/request.h"
 #include "tunables.h"
 
 static const char *const list_names[3] = {"drops", "presses", "trajectories"};
+
+/* The attributes a <default><geom> of MuJoCo 2.2.2 takes besides those of the contact
+ * (solref, solimp, condim, friction, margin, gap, solmix, priority): kept as given and
+ * written into the snippet, so the pasted class is the robot's pad geom whole. */
+static const char *const mjcf_only[] = {"type", "contype", "conaffinity", "group", "size",
+    "material", "rgba", "mass", "density", "shellinertia", "fromto", "pos", "quat", "axisangle",
+    "xyaxes", "zaxis", "euler", "hfield", "mesh", "fitscale", "fluidshape", "fluidcoef", "user",
+    NULL};
+
+/* Append text to out (size bytes, NUL-terminated): -1 when it does not fit. */
+static int append_text(char *out, size_t size, const char *text)
+{
+	size_t n = strlen(out), m = strlen(text);
+
+	if (n + m + 1 > size)
+		return -1;
+	memcpy(out + n, text, m + 1);
+	return 0;
+}
+
+/* The XML text of one MJCF attribute's JSON value (number, array of numbers, or string of
+ * printable characters) appended to out, escaped; -1 with err (at path) otherwise. */
+static int mjcf_value(const json_t *v, const char *path, char *out, size_t size, struct err *err)
+{
+	char num[JTEXT_REAL_MAX];
+	const char *t;
+	size_t i;
+	json_t *x;
+
+	if (json_is_number(v)) {
+		if (!isfinite(json_number_value(v)))
+			return err_set(err, ERR_BAD_VALUE, path, "must be a finite number");
+		jtext_shortest(json_number_value(v), num);
+		return append_text(out, size, num);
+	}
+	if (json_is_array(v)) {
+		json_array_foreach (v, i, x) {
+			if (!json_is_number(x) || !isfinite(json_number_value(x)))
+				return err_set(err,
+				    json_is_number(x) ? ERR_BAD_VALUE : ERR_BAD_TYPE, path,
+				    "must be an array of finite numbers");
+			jtext_shortest(json_number_value(x), num);
+			if ((i > 0 && append_text(out, size, " ") != 0) ||
+			    append_text(out, size, num) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (!json_is_string(v))
+		return err_set(err, ERR_BAD_TYPE, path,
+		    "must be a string (the MJCF attribute's text), a number or an array of "
+		    "numbers");
+	for (t = json_string_value(v); *t; t++) {
+		char one[2] = {*t, '\0'};
+		const char *esc = *t == '&' ? "&amp;"
+		    : *t == '<'             ? "&lt;"
+		    : *t == '>'             ? "&gt;"
+		    : *t == '"'             ? "&quot;"
+		    : *t == '\''            ? "&apos;"
+		                            : one;
+
+		if ((unsigned char)*t < 0x20 || (unsigned char)*t == 0x7f)
+			return err_set(
+			    err, ERR_BAD_VALUE, path, "must not hold control characters");
+		if (append_text(out, size, esc) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Move the MJCF-only attributes of geom (an object) to *taken, rendered into attrs
+ * (' name="value"' each). */
+static int take_mjcf_attributes(
+    json_t *geom, json_t **taken, char *attrs, size_t size, struct err *err)
+{
+	char path[ERR_PATH_MAX];
+	size_t i;
+
+	attrs[0] = '\0';
+	*taken = json_object();
+	if (!*taken)
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	for (i = 0; mjcf_only[i]; i++) {
+		json_t *v = json_object_get(geom, mjcf_only[i]);
+
+		if (!v)
+			continue;
+		snprintf(path, sizeof path, "/geom/%s", mjcf_only[i]);
+		if (append_text(attrs, size, " ") != 0 ||
+		    append_text(attrs, size, mjcf_only[i]) != 0 ||
+		    append_text(attrs, size, "=\"") != 0 ||
+		    mjcf_value(v, path, attrs, size, err) != 0 ||
+		    append_text(attrs, size, "\"") != 0) {
+			if (err->code == ERR_NONE)
+				err_set(err, ERR_TOO_LARGE, path,
+				    "the pad's MJCF attributes take at most %zu bytes", size - 1);
+			return -1;
+		}
+		json_object_set(*taken, mjcf_only[i], v);
+		json_object_del(geom, mjcf_only[i]);
+	}
+	return 0;
+}
 
 /* The pad class's values for every member the request's geom omits. */
 static int pad_defaults(json_t *geom)
@@ -66,7 +170,8 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	struct field_ctx c;
 	struct req_scene rs;
 	json_t *scene = NULL, *geom = NULL, *option = NULL, *canon = NULL, *sj = NULL;
-	const char *cls = CALIB_DEFAULT_CLASS;
+	json_t *attrs = NULL;
+	const char *cls = "";
 	json_t *cv;
 	int rc = -1;
 
@@ -93,6 +198,10 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 		err_set(err, ERR_INTERNAL, NULL, "out of memory");
 		goto out;
 	}
+	if (json_is_object(geom) &&
+	    take_mjcf_attributes(
+	        geom, &attrs, out->mjcf_attributes, sizeof out->mjcf_attributes, err) != 0)
+		goto out;
 	if (json_is_object(geom) && pad_defaults(geom) != 0) {
 		err_set(err, ERR_INTERNAL, NULL, "out of memory");
 		goto out;
@@ -111,10 +220,19 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	snprintf(out->mjcf_class, sizeof out->mjcf_class, "%s", cls);
 	if (canonical) {
 		sj = req_scene_json(&rs);
-		canon = sj ? json_pack("{s:O, s:O, s:O, s:s}", "geom", json_object_get(sj, "floor"),
-		                 "object", json_object_get(sj, "body"), "option",
-		                 json_object_get(sj, "option"), "class", cls)
-		           : NULL;
+		canon = sj
+		    ? json_pack("{s:O, s:O, s:O}", "geom", json_object_get(sj, "floor"), "object",
+		          json_object_get(sj, "body"), "option", json_object_get(sj, "option"))
+		    : NULL;
+		if (canon && attrs &&
+		    json_object_update(json_object_get(canon, "geom"), attrs) != 0) {
+			json_decref(canon);
+			canon = NULL;
+		}
+		if (canon && *cls && json_object_set_new(canon, "class", json_string(cls)) != 0) {
+			json_decref(canon);
+			canon = NULL;
+		}
 		if (!canon) {
 			err_set(err, ERR_INTERNAL, NULL, "out of memory");
 			goto out;
@@ -123,6 +241,7 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	}
 	rc = 0;
 out:
+	json_decref(attrs);
 	json_decref(sj);
 	json_decref(scene);
 	json_decref(geom);
@@ -147,18 +266,19 @@ static json_t *parse_drop(const struct field_ctx *c)
 	    number(c, "rebound", 1, &rebound) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(height > 0 && height <= CALIB_MAX_DROP_HEIGHT)) {
-		field_fail(c, "height", -1, ERR_BAD_VALUE, "must be > 0 and <= %g m, not %.17g",
-		    CALIB_MAX_DROP_HEIGHT, height);
+		field_fail(c, "height", -1, ERR_BAD_VALUE, "must be > 0 and <= %g m, not %s",
+		    CALIB_MAX_DROP_HEIGHT, JTEXT_NUM(height));
 		return NULL;
 	}
 	if (!(rebound >= 0 && rebound <= height)) {
 		field_fail(c, "rebound", -1, ERR_BAD_VALUE,
-		    "must be >= 0 and at most the drop height %.17g, not %.17g", height, rebound);
+		    "must be >= 0 and at most the drop height %s, not %s", JTEXT_NUM(height),
+		    JTEXT_NUM(rebound));
 		return NULL;
 	}
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	return json_pack("{s:f, s:f, s:f}", "height", height, "rebound", rebound, "sigma", sigma);
@@ -173,18 +293,18 @@ static json_t *parse_press(const struct field_ctx *c)
 	    number(c, "deflection", 1, &deflection) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(force >= 0 && force <= CALIB_MAX_PRESS_FORCE)) {
-		field_fail(c, "force", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g N, not %.17g",
-		    CALIB_MAX_PRESS_FORCE, force);
+		field_fail(c, "force", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g N, not %s",
+		    CALIB_MAX_PRESS_FORCE, JTEXT_NUM(force));
 		return NULL;
 	}
 	if (!(fabs(deflection) <= LIMIT_MAX_SIZE)) {
-		field_fail(c, "deflection", -1, ERR_BAD_VALUE, "must be within +-%g m, not %.17g",
-		    LIMIT_MAX_SIZE, deflection);
+		field_fail(c, "deflection", -1, ERR_BAD_VALUE, "must be within +-%g m, not %s",
+		    LIMIT_MAX_SIZE, JTEXT_NUM(deflection));
 		return NULL;
 	}
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	return json_pack(
@@ -233,8 +353,8 @@ static json_t *parse_trajectory(const struct field_ctx *c, double timestep)
 	if (field_known(c, known) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	if (!(t = reals_member(c, "t", &nt)) || !(z = reals_member(c, "z", &nz)))

@@ -7,7 +7,9 @@
  * A setup is a scene request with the pad as its floor: "geom" is the pad (defaults:
  * the Menagerie SO-101 "collision_gripper" class, tunables.h CALIB_PAD_*), "object" the
  * body with MuJoCo's default geom, "option" the scene options with timestep
- * CALIB_DEFAULT_TIMESTEP by default; plus "class", the MJCF default class to paste.
+ * CALIB_DEFAULT_TIMESTEP by default; plus "class", the MJCF default class to paste
+ * (when absent, "" here: the caller names it after the calibration,
+ * CALIB_DEFAULT_CLASS_PREFIX and its id).
  */
 #ifndef CONTACTD_SERVICE_CALREQ_H
 #define CONTACTD_SERVICE_CALREQ_H
@@ -20,11 +22,15 @@
 #include "base/error.h"
 
 #define CALREQ_CLASS_MAX 65
+#define CALREQ_ATTRIBUTES_MAX 1024
 
 /* A calibration's setup. */
 struct calreq_setup {
-	struct scene scene; /* floor = pad, body + geom = object */
-	char mjcf_class[CALREQ_CLASS_MAX];
+	struct scene scene;                /* floor = pad, body + geom = object */
+	char mjcf_class[CALREQ_CLASS_MAX]; /* "" when the setup names none */
+	/* The pad geom's other MJCF attributes as given (group, rgba, ...), as XML text
+	 * (' name="value"' each, escaped), for the snippet to keep them. */
+	char mjcf_attributes[CALREQ_ATTRIBUTES_MAX];
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "core/growth.h"
 #include "core/law.h"
 #include "core/scene.h"
@@ -282,7 +283,7 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		x = *(double *)field;
 		if (!(x > 0))
 			return field_fail(
-			    c, spec->name, -1, ERR_BAD_VALUE, "must be > 0, not %.17g", x);
+			    c, spec->name, -1, ERR_BAD_VALUE, "must be > 0, not %s", JTEXT_NUM(x));
 		return 0;
 	case ARG_IMPEDANCE:
 		if (field_number(c, spec->name, field) != 0)
@@ -290,8 +291,8 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		x = *(double *)field;
 		if (!(x >= MJ_MINIMP && x <= MJ_MAXIMP))
 			return field_fail(c, spec->name, -1, ERR_BAD_VALUE,
-			    "must be within MuJoCo's impedance range [%g, %g], not %.17g",
-			    MJ_MINIMP, MJ_MAXIMP, x);
+			    "must be within MuJoCo's impedance range [%g, %g], not %s", MJ_MINIMP,
+			    MJ_MAXIMP, JTEXT_NUM(x));
 		return 0;
 	case ARG_SOLREF:
 		return field_numbers(c, spec->name, 2, field);

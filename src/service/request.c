@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "core/law.h"
 #include "core/mjver.h"
 #include "core/sim.h"
@@ -75,7 +76,7 @@ static int non_negative(const struct field_ctx *c, const char *key, long index, 
 {
 	if (value >= 0)
 		return 0;
-	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %.17g", value);
+	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
 }
 
 /* bad_value at c[key] unless 0 < value <= limit */
@@ -85,7 +86,7 @@ static int positive_within(
 	if (value > 0 && value <= limit)
 		return 0;
 	return field_fail(
-	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %.17g", limit, value);
+	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %s", limit, JTEXT_NUM(value));
 }
 
 /* The fields of one <geom> over the values already in *g (the defaults, or the
@@ -202,15 +203,15 @@ static int parse_option(const struct field_ctx *c, struct scene_option *o)
 	if (field_number(c, "timestep", &o->timestep) != 0)
 		return -1;
 	if (!(o->timestep > 0))
-		return field_fail(
-		    c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", o->timestep);
+		return field_fail(c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(o->timestep));
 	if (field_bool(c, "refsafe", &o->refsafe) != 0 ||
 	    field_number(c, "gravity", &o->gravity) != 0 ||
 	    field_number(c, "impratio", &o->impratio) != 0)
 		return -1;
 	if (!(o->impratio > 0))
-		return field_fail(
-		    c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", o->impratio);
+		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(o->impratio));
 	if (req_integrator(c, "integrator", &o->integrator) != 0 ||
 	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
 	    req_mujoco(c, "mujoco", &o->mujoco) != 0)
@@ -268,8 +269,8 @@ int req_scene_parse(
 	if (field_number(&c, "height", &s.height) != 0)
 		return -1;
 	if (!(s.height >= 0 && s.height <= LIMIT_MAX_HEIGHT))
-		return field_fail(&c, "height", -1, ERR_BAD_VALUE,
-		    "must be >= 0 and <= %g, not %.17g", LIMIT_MAX_HEIGHT, s.height);
+		return field_fail(&c, "height", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g, not %s",
+		    LIMIT_MAX_HEIGHT, JTEXT_NUM(s.height));
 	if (field_number(&c, "duration", &s.duration) != 0 ||
 	    non_negative(&c, "duration", -1, s.duration) != 0)
 		return -1;
@@ -434,8 +435,8 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	if (field_number(&option, "timestep", &r.timestep) != 0)
 		return -1;
 	if (!(r.timestep > 0))
-		return field_fail(
-		    &option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", r.timestep);
+		return field_fail(&option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(r.timestep));
 	if (field_bool(&option, "refsafe", &r.refsafe) != 0 ||
 	    req_integrator(&option, "integrator", &r.integrator) != 0 ||
 	    req_mujoco(&option, "mujoco", &r.mujoco) != 0)
@@ -447,8 +448,8 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 		return -1;
 	if (!(r.impedance >= MJ_MINIMP && r.impedance <= MJ_MAXIMP))
 		return field_fail(&c, "impedance", -1, ERR_BAD_VALUE,
-		    "must be within MuJoCo's impedance range [%g, %g], not %.17g", MJ_MINIMP,
-		    MJ_MAXIMP, r.impedance);
+		    "must be within MuJoCo's impedance range [%g, %g], not %s", MJ_MINIMP,
+		    MJ_MAXIMP, JTEXT_NUM(r.impedance));
 	*out = r;
 	return 0;
 }

@@ -1,9 +1,15 @@
 /*
- * calstore.h: the calibration tables of schema/002_calibration.sql: robots, their
- * tokens, calibrations, measurements and fits. Every write that a client is told
- * succeeded is committed with synchronous=FULL (store_begin(STORE_SYNC_FULL)) before
- * the function returns, and each is one transaction: all of it or nothing.
- * Measurements and setups are kept as the canonical JSON text the service validated.
+ * calstore.h: the calibration tables of schema/002_calibration.sql and
+ * schema/003_calibration_async.sql: robots and their labs, tokens, calibrations,
+ * uploads and their measurements, fits, Idempotency-Key records and the server's secrets.
+ *
+ * Every write that a client is told succeeded is committed with synchronous=FULL
+ * (store_begin(STORE_SYNC_FULL)) before the function returns, and each is one short
+ * transaction: all of it or nothing. No fit is ever computed inside a transaction: an
+ * upload or a deletion leaves a 'pending' fit, which a fit worker claims
+ * (calstore_fit_claim(), which marks it 'running'), computes with no lock held, and
+ * records (calstore_fit_finish()). Measurements and setups are kept as the canonical
+ * JSON text the service validated.
  */
 #ifndef CONTACTD_STORE_CALSTORE_H
 #define CONTACTD_STORE_CALSTORE_H
@@ -13,19 +19,43 @@
 #include "base/error.h"
 #include "store/store.h"
 
-#define CALSTORE_NAME_MAX 65 /* robot name with its NUL */
+#define CALSTORE_NAME_MAX 65 /* robot or lab name with its NUL */
 #define CALSTORE_HASH_BYTES 32
+#define CALSTORE_SECRET_BYTES 32
+
+enum calstore_role {
+	CALSTORE_ROBOT,  /* uploads to and reads its robot's calibrations */
+	CALSTORE_VIEWER, /* reads one robot's calibrations, or every robot's of a lab */
+};
 
 /* A token record. */
 struct calstore_token {
-	char robot[CALSTORE_NAME_MAX];
+	enum calstore_role role;
+	char robot[CALSTORE_NAME_MAX]; /* its robot; "" for a lab viewer */
+	char lab[CALSTORE_NAME_MAX];   /* a lab viewer's lab; "" otherwise */
 	unsigned char hash[CALSTORE_HASH_BYTES];
 	int revoked;
+	long long expires_at;   /* Unix seconds; 0: never */
+	long long last_used_at; /* 0: never */
 };
 
-/* Store a new token (id, hash) for robot, creating the robot on first use. */
-int calstore_token_create(struct store *st, const char *robot, const char *token_id,
+/*
+ * Store a new token (id, hash) of role for robot (creating the robot on first use) or,
+ * for a viewer, lab (robot NULL). A robot token with lab non-NULL also puts the robot
+ * in that lab. expires_at 0: never.
+ */
+int calstore_token_create(struct store *st, enum calstore_role role, const char *robot,
+    const char *lab, long long expires_at, const char *token_id,
     const unsigned char hash[CALSTORE_HASH_BYTES], struct err *err);
+
+/*
+ * Rotate token old_id: a new token (new_id, hash) of the same role and scope expiring at
+ * expires_at (0: never), and the old one now expiring at old_expires_at at the latest.
+ * ERR_NOT_FOUND when old_id is unknown, revoked or expired.
+ */
+int calstore_token_rotate(struct store *st, const char *old_id, const char *new_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
+    struct err *err);
 
 /* Mark a token revoked; ERR_NOT_FOUND when no such token exists. */
 int calstore_token_revoke(struct store *st, const char *token_id, struct err *err);
@@ -34,50 +64,126 @@ int calstore_token_revoke(struct store *st, const char *token_id, struct err *er
 int calstore_token_get(
     struct store *st, const char *token_id, struct calstore_token *out, struct err *err);
 
-/* Every token as [{"id", "robot", "created_at", "revoked_at"}]; caller owns *out. */
+/* Record that a token was used at now (at most one write per
+ * CALIB_TOKEN_USE_GRANULARITY_S). */
+int calstore_token_touch(struct store *st, const char *token_id, long long now, struct err *err);
+
+/* Every token as [{"id", "role", "robot", "lab", "created_at", "expires_at", "last_used_at",
+ * "revoked_at", "replaces"}] (never a hash or a secret); caller owns *out. */
 int calstore_token_list(struct store *st, json_t **out, struct err *err);
 
-/* A new calibration of robot with the canonical setup text; its id into *id. */
-int calstore_calibration_create(
-    struct store *st, const char *robot, const char *setup, long long *id, struct err *err);
+/* A robot's lab into lab ("" for none): 1, 0 when there is no such robot, -1 with err. */
+int calstore_robot_lab(
+    struct store *st, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err);
 
 /*
- * A calibration: 1 with robot filled and *setup a new copy of its setup text (caller
- * frees), 0 when there is none, -1 with err. setup may be NULL.
+ * A new calibration of robot; its setup text is made by setup_of(id, ctx) (a malloc'ed
+ * string, freed here; NULL fails with out of memory), so that the setup can name the
+ * calibration's id. Its id into *id.
  */
-int calstore_calibration_get(
-    struct store *st, long long id, char robot[CALSTORE_NAME_MAX], char **setup, struct err *err);
+typedef char *(*calstore_setup_fn)(long long id, void *ctx);
+int calstore_calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
+    void *ctx, long long *id, struct err *err);
 
-/* A robot's calibrations, oldest first: [{"id", "created_at", "measurements", "fit"}]
- * where fit is the latest fit or null. Caller owns *out. */
+/*
+ * A calibration: 1 with robot and lab (its robot's lab, "" for none) filled and *setup a new
+ * copy of its setup text (caller frees), 0 when there is none, -1 with err. setup and lab
+ * may be NULL.
+ */
+int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct err *err);
+
+/* A robot's calibrations, oldest first: [{"id", "created_at", "measurements", "fit_id",
+ * "fit_state", "fit_started", "fit"}] where fit is the latest fit's stored text parsed (null
+ * when there is none or it is pending). Caller owns *out. */
 int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err);
 
 /* Every measurement of a calibration as {"drops": [...], "presses": [...],
- * "trajectories": [...]} in upload order. Caller owns *out. */
+ * "trajectories": [...]} in upload order, each with its "id" and "upload" (null for one
+ * stored before uploads had ids). Caller owns *out. */
 int calstore_measurements(struct store *st, long long id, json_t **out, struct err *err);
 
-/* The latest fit: 1 with *fit a new copy of its text (caller frees) and *fit_id, 0 when
- * the calibration has none, -1 with err. fit may be NULL to learn only the id. */
-int calstore_fit_latest(
-    struct store *st, long long id, char **fit, long long *fit_id, struct err *err);
+/* A fit record. */
+struct calstore_fit {
+	long long id;
+	char state[16]; /* pending, running, done, failed, superseded */
+	char *text;     /* stored text: the fit, the error, or "null" while pending; caller frees */
+	long long measurements, created_at, started_at, done_at; /* 0: not yet */
+};
+
+/* The latest fit of calibration id: 1 with *out filled, 0 when it has none, -1 with err. */
+int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err);
+
+/* Free what a calstore_fit holds. */
+void calstore_fit_clear(struct calstore_fit *f);
+
+/* An upload's Idempotency-Key (IETF httpapi draft), scoped to the calibration's robot. */
+struct calstore_idem {
+	const char *key;
+	unsigned char fingerprint[CALSTORE_HASH_BYTES]; /* of calibration and canonical upload */
+	long long ttl_s;                                /* keys older than this are forgotten */
+};
+
+/* What an upload did. */
+struct calstore_receipt {
+	long long upload_id, fit_id;
+	json_t *ids;  /* {"drops": [ids], "presses": [ids], "trajectories": [ids]}; caller frees */
+	char *replay; /* set instead when the key was used with the same body: the answer then
+	               * stored; nothing else was written. Caller frees. */
+};
+
+/* Limits over every measurement a calibration would hold (the new ones included, shaped as
+ * calstore_measurements()): 0, or -1 with err, which rolls the upload back. */
+typedef int (*calstore_check_fn)(const json_t *all, void *ctx, struct err *err);
+
+/* The answer to store with an Idempotency-Key, from the receipt: a malloc'ed text. */
+typedef char *(*calstore_answer_fn)(const struct calstore_receipt *r, void *ctx);
 
 /*
- * The refit of an upload, called inside its transaction with the calibration's setup
- * text and all its measurements (the new ones included, shaped as calstore_measurements).
- * Returns 0 with *fit a new canonical JSON text (freed by calstore_upload), or -1 with
- * err, which rolls the upload back.
+ * Append upload ({"drops", "presses", "trajectories"}, each an array of canonical
+ * measurement objects) to calibration id as one new upload, check every measurement
+ * against check, and leave a pending fit (the calibration's fit not yet started, if there
+ * is one: uploads that arrive while a fit runs are fitted together), all in one durable
+ * transaction. With idem, the key is looked up first: used with the same fingerprint, the
+ * answer stored then is *replay and nothing is written; with another, ERR_BAD_VALUE; new,
+ * it is stored with answer(receipt). ERR_NOT_FOUND for an unknown calibration. Release
+ * *out with calstore_receipt_clear(), also after a failure.
  */
-typedef int (*calstore_refit_fn)(
-    const char *setup, const json_t *all, void *ctx, char **fit, struct err *err);
+int calstore_upload(struct store *st, long long id, const json_t *upload,
+    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
+    struct calstore_receipt *out, struct err *err);
+
+void calstore_receipt_clear(struct calstore_receipt *r);
 
 /*
- * Append the measurements of upload ({"drops", "presses", "trajectories"}, each an array of
- * canonical measurement objects; absent lists are empty) to calibration id, refit, store
- * the fit and commit, synchronously and all in one transaction. On success *fit is a new
- * copy of the fit text (caller frees) and *fit_id its id. ERR_NOT_FOUND for an unknown
- * calibration; any failure leaves nothing written.
+ * Delete one measurement (measurement_id) or every measurement of one upload (upload_id;
+ * the other id 0) of calibration id and leave a pending fit, durably. *deleted is the ids
+ * removed, shaped as calstore_receipt's ids (caller frees); *fit_id the fit that will
+ * cover the change. ERR_NOT_FOUND when the calibration has no such measurement or upload.
  */
-int calstore_upload(struct store *st, long long id, const json_t *upload, calstore_refit_fn refit,
-    void *ctx, char **fit, long long *fit_id, struct err *err);
+int calstore_delete(struct store *st, long long id, long long measurement_id, long long upload_id,
+    json_t **deleted, long long *fit_id, struct err *err);
+
+/*
+ * For a fit worker: claim calibration id's newest pending fit (marked running, older pending
+ * or running ones superseded) with its setup text and every measurement, in one
+ * transaction, so the fit covers exactly what was committed when it started. 1 with
+ * *fit_id, *setup (caller frees) and *all (caller frees) filled, 0 when none is pending.
+ */
+int calstore_fit_claim(
+    struct store *st, long long id, long long *fit_id, char **setup, json_t **all, struct err *err);
+
+/* Record a claimed fit's outcome: done with the fit's text, or failed with the error's.
+ * Not fsynced: one lost with the power is still running, and recomputed at the next start. */
+int calstore_fit_finish(struct store *st, long long fit_id, int done, const char *text,
+    long long measurements, struct err *err);
+
+/* At start: every running fit (its worker died with the process) back to pending, and the
+ * ids of the calibrations with a pending fit into *ids (a JSON array; caller frees). */
+int calstore_fit_recover(struct store *st, json_t **ids, struct err *err);
+
+/* The server's secret called name, made (random, durably) on first use. */
+int calstore_secret(struct store *st, const char *name, unsigned char secret[CALSTORE_SECRET_BYTES],
+    struct err *err);
 
 #endif

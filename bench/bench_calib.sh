@@ -1,0 +1,125 @@
+#!/bin/sh
+# bench_calib.sh: uncached question latency while robots upload calibration measurements
+# (issue #8). Run by `make bench-calib` (never by `make check`).
+#
+# Four robots, each with its own calibration, upload 10 drops at a time in a loop (one
+# request after another, each answered before the next, as a robot would) while wrk asks
+# uncached drops (every request a new question) on BENCH_CONNECTIONS connections. Prints
+# the questions' requests/s, p50 and p99 latency and errors, and the uploads answered
+# 200 and not. Run it against two builds (CONTACTD=...) to compare them.
+#
+# Environment: CONTACTD (default ./contactd), BENCH_DURATION seconds (default 10),
+# BENCH_CONNECTIONS (default 4), BENCH_THREADS contactd threads (default: cores).
+set -eu
+CONTACTD=${CONTACTD:-./contactd}
+WRK=${WRK:-$(command -v wrk || true)}
+CURL=${CURL:-$(command -v curl || true)}
+duration=${BENCH_DURATION:-10}
+conns=${BENCH_CONNECTIONS:-4}
+cores=$(nproc 2>/dev/null || echo 2)
+threads=${BENCH_THREADS:-$cores}
+
+for tool in "$WRK" "$CURL"; do
+	[ -n "$tool" ] && [ -x "$tool" ] || {
+		echo "bench_calib.sh: needs wrk and curl (deploy/setup-debian.sh)" >&2
+		exit 1
+	}
+done
+srcdir=${srcdir:-$(dirname "$0")/..}
+NGINX=${NGINX:-nginx}
+. "$srcdir/tests/http_lib.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/contactd-bench-calib.XXXXXX")
+robots="so101-a so101-b so101-c so101-d"
+uploaders=
+cleanup() {
+	for p in $uploaders; do kill "$p" 2>/dev/null || true; done
+	stop_all
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+for r in $robots; do
+	"$CONTACTD" --db "$tmp/cache.db" token create "$r" >"$tmp/$r.token"
+done
+start_contactd "$tmp" --threads "$threads" || exit 1
+base="http://127.0.0.1:$port"
+
+# Ten drops of a 2 cm, 100 g ball from 2 to 20 cm, rebounds as a filmed pad gives them.
+drops='{"drops":['
+i=1
+while [ "$i" -le 10 ]; do
+	h=$(awk -v i="$i" 'BEGIN { printf "%.3f", 0.02 * i }')
+	b=$(awk -v i="$i" 'BEGIN { printf "%.5f", 0.02 * i * 0.04 + 0.0002 * (i % 3) }')
+	drops="$drops{\"height\":$h,\"rebound\":$b}"
+	[ "$i" -lt 10 ] && drops="$drops,"
+	i=$((i + 1))
+done
+drops="$drops]}"
+
+# upload ROBOT: upload in a loop until killed; one line per answer's status. A calibration
+# holds 200 drops: at its 413 the robot starts a new one.
+upload() {
+	# the loop's subshell must not clean up the benchmark's files when it is stopped
+	trap - EXIT
+	trap 'exit 0' INT TERM
+	token=$(cat "$tmp/$1.token")
+	id=
+	while :; do
+		if [ -z "$id" ]; then
+			"$CURL" -s -o "$tmp/$1.created" -H "Authorization: Bearer $token" \
+				-H 'Content-Type: application/json' \
+				-d '{"object":{"shape":"sphere","size":0.02,"mass":0.1}}' \
+				"$base/v1/robots/$1/calibrations"
+			id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$tmp/$1.created")
+		fi
+		status=$("$CURL" -s -o /dev/null -m 60 -w '%{http_code}' -H "Authorization: Bearer $token" \
+			-H 'Content-Type: application/json' -d "$drops" \
+			"$base/v1/calibrations/$id/measurements" || echo 000)
+		if [ "$status" = 413 ]; then
+			id=
+		else
+			echo "$status" >>"$tmp/$1.status"
+		fi
+	done
+}
+for r in $robots; do
+	: >"$tmp/$r.status"
+	upload "$r" &
+	uploaders="$uploaders $!"
+done
+sleep 1
+
+cat >"$tmp/unique.lua" <<'LUA'
+-- Every request a new drop: its duration differs in the 12th decimal.
+local counter, id = 0, 0
+local run = os.time() % 1000
+function setup(thread)
+	thread:set("id", setup_count or 0)
+	setup_count = (setup_count or 0) + 1
+end
+function init(args)
+	id = wrk.thread:get("id") or 0
+end
+function request()
+	counter = counter + 1
+	local n = (run * 128 + id) * 1000000 + counter
+	local body = '{"body": {"shape": "sphere", "size": 0.05, "mass": 1}, "duration": '
+		.. string.format("%.12f", 2 + n * 1e-12) .. '}'
+	return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+end
+LUA
+t=$(( conns < cores ? conns : cores ))
+"$WRK" -t"$t" -c"$conns" -d"${duration}s" --timeout 60s --latency -s "$tmp/unique.lua" "$base/v1/drop" \
+	>"$tmp/wrk.out" 2>&1 || echo "wrk failed: $(cat "$tmp/wrk.out")" >&2
+rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$tmp/wrk.out")
+p50=$(sed -n 's/^ *50% *\([0-9.]*[a-z]*\).*/\1/p' "$tmp/wrk.out")
+p99=$(sed -n 's/^ *99% *\([0-9.]*[a-z]*\).*/\1/p' "$tmp/wrk.out")
+bad=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' "$tmp/wrk.out")
+ok=$(cat "$tmp"/*.status | grep -c '^200$' || true)
+notok=$(cat "$tmp"/*.status | grep -vc '^200$' || true)
+for p in $uploaders; do kill "$p" 2>/dev/null || true; done
+uploaders=
+echo "contactd $("$CONTACTD" --version | sed 's/^contactd //'): $threads threads, $cores cores," \
+	"${duration}s, $conns question connections, 4 robots uploading 10 drops at a time"
+echo "uncached drops: ${rps:-?} requests/s, p50 ${p50:-?}, p99 ${p99:-?}, non-2xx ${bad:-0}"
+echo "uploads: $ok answered 200, $notok not"

@@ -1,0 +1,251 @@
+/*
+ * http_calib_work.c: the fit workers (see http_calib_work.h).
+ */
+#include "http/http_calib_work.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "http/http.h"
+#include "service/calib.h"
+#include "service/calreq.h"
+#include "service/service.h"
+#include "store/calstore.h"
+#include "tunables.h"
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work;
+	struct store *st;
+	http_calib_work_done_fn done;
+	long long *queue; /* calibrations with a pending fit, oldest first, no repeats */
+	size_t nqueue, cap;
+	long long busy[CALIB_FIT_WORKERS]; /* what each worker fits, 0: nothing */
+	pthread_t threads[CALIB_FIT_WORKERS];
+	int nthreads, stopping;
+	atomic_int cancel;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER};
+
+/* Is id being fitted? The caller holds pool.lock. */
+static int busy_locked(long long id)
+{
+	int i;
+
+	for (i = 0; i < CALIB_FIT_WORKERS; i++)
+		if (pool.busy[i] == id)
+			return 1;
+	return 0;
+}
+
+int http_calib_work_busy(long long id)
+{
+	int b;
+
+	pthread_mutex_lock(&pool.lock);
+	b = busy_locked(id);
+	pthread_mutex_unlock(&pool.lock);
+	return b;
+}
+
+void http_calib_work_queue(long long id)
+{
+	size_t i;
+
+	pthread_mutex_lock(&pool.lock);
+	for (i = 0; i < pool.nqueue && pool.queue[i] != id; i++)
+		;
+	if (!pool.stopping && pool.nthreads > 0 && i == pool.nqueue) {
+		if (pool.nqueue == pool.cap) {
+			size_t cap = pool.cap ? 2 * pool.cap : 64;
+			long long *grown = realloc(pool.queue, cap * sizeof *grown);
+
+			if (!grown) {
+				/* the fit stays pending; the next start computes it */
+				pthread_mutex_unlock(&pool.lock);
+				http_log(
+				    "calibration %lld: cannot queue its fit: out of memory", id);
+				return;
+			}
+			pool.queue = grown;
+			pool.cap = cap;
+		}
+		pool.queue[pool.nqueue++] = id;
+		pthread_cond_broadcast(&pool.work);
+	}
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/* The oldest queued calibration nobody is fitting, taken off the queue; 0 if none. The
+ * caller holds pool.lock. */
+static long long take_locked(void)
+{
+	size_t i;
+	long long id;
+
+	for (i = 0; i < pool.nqueue; i++) {
+		if (busy_locked(pool.queue[i]))
+			continue;
+		id = pool.queue[i];
+		memmove(
+		    pool.queue + i, pool.queue + i + 1, (pool.nqueue - i - 1) * sizeof *pool.queue);
+		pool.nqueue--;
+		return id;
+	}
+	return 0;
+}
+
+/* The fit of every measurement of a calibration as canonical text into *text, and how many
+ * measurements it used. */
+static int refit(
+    const char *setup_text, const json_t *all, char **text, long long *count, struct err *err)
+{
+	struct calib_bound bound = {&pool.cancel, CALIB_FIT_SECONDS};
+	struct calreq_setup setup;
+	struct calreq_data data;
+	struct calib_fit *f = NULL;
+	json_t *setup_json = json_loads(setup_text, 0, NULL), *fj = NULL;
+	int rc = -1;
+
+	memset(&data, 0, sizeof data);
+	if (!setup_json) {
+		err_set(err, ERR_INTERNAL, NULL, "stored setup is not JSON");
+		goto out;
+	}
+	if (calreq_setup_parse(setup_json, &setup, NULL, err) != 0 ||
+	    calreq_data(all, &data, err) != 0 ||
+	    calib_fit_within(&setup.scene, &data.data, &bound, &f, err) != 0)
+		goto out;
+	fj = calib_fit_json(f, setup.mjcf_class, setup.mjcf_attributes);
+	*text = fj ? svc_dump(fj) : NULL;
+	if (!*text) {
+		err_set(err, ERR_INTERNAL, NULL, "out of memory");
+		goto out;
+	}
+	*count = (long long)(data.data.ndrops + data.data.npresses + data.data.ntrajectories);
+	rc = 0;
+out:
+	json_decref(fj);
+	json_decref(setup_json);
+	calib_fit_free(f);
+	calreq_data_free(&data);
+	return rc;
+}
+
+/* Fit calibration id until it has no pending fit left. */
+static void fit_all(long long id)
+{
+	for (;;) {
+		struct err err;
+		char *setup = NULL, *text = NULL;
+		json_t *all = NULL, *e;
+		long long fit_id, count = 0;
+		int claimed, ok;
+
+		err_clear(&err);
+		claimed = calstore_fit_claim(pool.st, id, &fit_id, &setup, &all, &err);
+		if (claimed <= 0) {
+			if (claimed < 0)
+				http_log(
+				    "calibration %lld: cannot start its fit: %s", id, err.message);
+			return;
+		}
+		ok = refit(setup, all, &text, &count, &err) == 0;
+		if (!ok && atomic_load(&pool.cancel)) {
+			/* shutdown: left running, resumed at the next start */
+			free(setup);
+			json_decref(all);
+			return;
+		}
+		if (!ok) {
+			e = err_to_json(&err);
+			text = e ? svc_dump(e) : NULL;
+			json_decref(e);
+			http_log("calibration %lld: fit %lld failed: %s", id, fit_id, err.message);
+		}
+		err_clear(&err);
+		if (!text || calstore_fit_finish(pool.st, fit_id, ok, text, count, &err) != 0)
+			http_log("calibration %lld: cannot record fit %lld: %s", id, fit_id,
+			    text ? err.message : "out of memory");
+		free(text);
+		free(setup);
+		json_decref(all);
+		if (pool.done)
+			pool.done(id);
+	}
+}
+
+static void *worker(void *arg)
+{
+	int slot = (int)(long)arg;
+	long long id;
+
+	/* below the HTTP threads: a question never waits for a fit's CPU */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CALIB_FIT_NICE) != 0)
+		http_log("fit worker: cannot lower its priority");
+	pthread_mutex_lock(&pool.lock);
+	while (!pool.stopping) {
+		id = take_locked();
+		if (id == 0) {
+			pthread_cond_wait(&pool.work, &pool.lock);
+			continue;
+		}
+		pool.busy[slot] = id;
+		pthread_mutex_unlock(&pool.lock);
+		fit_all(id);
+		pthread_mutex_lock(&pool.lock);
+		pool.busy[slot] = 0;
+		/* a calibration queued while this one was busy may be taken now */
+		pthread_cond_broadcast(&pool.work);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+int http_calib_work_start(struct store *st, http_calib_work_done_fn done, struct err *err)
+{
+	json_t *ids = NULL, *v;
+	size_t i;
+
+	pool.st = st;
+	pool.done = done;
+	pool.stopping = 0;
+	atomic_store(&pool.cancel, 0);
+	if (calstore_fit_recover(st, &ids, err) != 0)
+		return -1;
+	for (pool.nthreads = 0; pool.nthreads < CALIB_FIT_WORKERS; pool.nthreads++)
+		if (pthread_create(&pool.threads[pool.nthreads], NULL, worker,
+		        (void *)(long)pool.nthreads) != 0)
+			break;
+	if (pool.nthreads == 0) {
+		json_decref(ids);
+		return err_set(err, ERR_INTERNAL, NULL, "cannot start a fit worker");
+	}
+	json_array_foreach (ids, i, v)
+		http_calib_work_queue((long long)json_integer_value(v));
+	json_decref(ids);
+	return 0;
+}
+
+void http_calib_work_stop(void)
+{
+	int i;
+
+	pthread_mutex_lock(&pool.lock);
+	pool.stopping = 1;
+	atomic_store(&pool.cancel, 1);
+	pthread_cond_broadcast(&pool.work);
+	pthread_mutex_unlock(&pool.lock);
+	for (i = 0; i < pool.nthreads; i++)
+		pthread_join(pool.threads[i], NULL);
+	pthread_mutex_lock(&pool.lock);
+	pool.nthreads = 0;
+	free(pool.queue);
+	pool.queue = NULL;
+	pool.nqueue = pool.cap = 0;
+	pthread_mutex_unlock(&pool.lock);
+}
