@@ -44,6 +44,7 @@ static void lesson_cube(struct scene *s)
 	pair_geom_default(&s->geom);
 	s->floor = s->geom;
 	s->option.timestep = DEFAULT_TIMESTEP;
+	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = 1;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;

@@ -9,16 +9,20 @@
 
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
  * a change to src/core/, or to how answers print, can change any answer's bytes, so
- * cached answers are never stale. core-2: reals print as their shortest exact text. */
-#define CORE_VERSION "core-2"
+ * cached answers are never stale. core-2: reals print as their shortest exact text.
+ * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). */
+#define CORE_VERSION "core-3"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
 #define MJ_MINIMP 1e-4  /* lower clamp of solimp d0, dwidth, midpoint */
 #define MJ_MAXIMP 0.9999
-#define MJ_MINMU 1e-5 /* lower clamp of every friction coefficient */
+#define MJ_MINMU 1e-5     /* lower clamp of every friction coefficient */
+#define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
 
 /* ---- MuJoCo defaults ---- */
+#define DEFAULT_MUJOCO "3.12.0" /* option.mujoco when a request names none: the newest supported   \
+	                         */
 #define DEFAULT_TIMECONST 0.02
 #define DEFAULT_DAMPRATIO 1.0
 #define DEFAULT_SOLIMP_D0 0.9
@@ -102,6 +106,7 @@
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
+#define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
 
 /* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
 #define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
@@ -248,5 +253,10 @@
 #define HOT_SLOTS 1024                /* direct-mapped entries per thread */
 #define HOT_MAX_ANSWER (64 * 1024)    /* larger answers (big sweeps) are not kept */
 #define HOT_BUDGET (16 * 1024 * 1024) /* answer bytes per thread */
+
+/* ---- `contact --plot` (src/cli/plot.h) ---- */
+#define PLOT_WIDTH 720 /* pixels of a line plot (a heat map adds its colour bar) */
+#define PLOT_HEIGHT 480
+#define PLOT_MARKED_POINTS 60 /* lines of at most this many points mark each one */
 
 #endif

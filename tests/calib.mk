@@ -28,3 +28,4 @@ bench-calib: all
 		$(SHELL) $(srcdir)/bench/bench_calib.sh
 .PHONY: bench-calib
 EXTRA_DIST += bench/bench_calib.sh
+

@@ -16,7 +16,27 @@ tests_test_lesson_SOURCES = tests/test_lesson.c $(MJSCENE_SOURCES)
 tests_test_lesson_CFLAGS = $(PARITY_CFLAGS)
 tests_test_lesson_LDADD = $(PARITY_LIBS)
 
-EXTRA_DIST += docs/parity.md
+EXTRA_DIST += docs/parity.md docs/grading.md
+
+# The core under each MuJoCo release's rules against tables written by real MuJoCo
+# builds (tests/mjref/README.md says how they were made); 2.2.2's also against libmujoco.
+check_PROGRAMS += tests/test_versions
+TESTS += tests/test_versions
+tests_test_versions_SOURCES = tests/test_versions.c $(MJSCENE_SOURCES)
+tests_test_versions_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_versions_LDADD = $(PARITY_LIBS)
+EXTRA_DIST += tests/fixtures/mujoco-2.2.2.txt tests/fixtures/mujoco-3.3.8.txt \
+	tests/fixtures/mujoco-3.5.0.txt tests/fixtures/mujoco-3.9.0.txt \
+	tests/fixtures/mujoco-3.12.0.txt \
+	tests/mjref/README.md tests/mjref/mjref_gen.c tests/mjref/mjref_js.mjs
+
+# /v1/eval against libmujoco where the lesson's own functions and MuJoCo disagree.
+check_PROGRAMS += tests/test_eval_clamps
+TESTS += tests/test_eval_clamps
+tests_test_eval_clamps_SOURCES = tests/test_eval_clamps.c tests/svc_test.c tests/svc_test.h \
+	$(MJSCENE_SOURCES)
+tests_test_eval_clamps_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+tests_test_eval_clamps_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 
 # The eval functions that have a MuJoCo quantity, through the service, against MuJoCo.
 check_PROGRAMS += tests/test_eval_mujoco

@@ -42,3 +42,7 @@ TESTS += tests/test_find
 tests_test_find_SOURCES = tests/test_find.c tests/svc_test.c tests/svc_test.h
 tests_test_find_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_find_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+# `contact --plot` and `contact plot`: well-formed SVG drawing the answers' numbers.
+TESTS += tests/plot_test.sh
+EXTRA_DIST += tests/plot_test.sh

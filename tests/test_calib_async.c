@@ -2,8 +2,9 @@
  * test_calib_async.c: calibration fits run beside the requests, never in their way
  * (issue #8), against the real daemon (live.h, robot.h):
  *   - while a long refit runs, uncached questions, /v1/health and another robot's upload
- *     each answer within 50 ms, and the fit is still running afterwards (so they did
- *     overlap it); `contactd token create` works meanwhile;
+ *     answer within 50 ms (the median of 5 of each; every one within 1 s), and the fit is
+ *     still running afterwards (so they did overlap it); `contactd token create` works
+ *     meanwhile;
  *   - an upload answers at once with its measurement ids and the fit pending; ?wait and
  *     Prefer: wait answer with the fit done; GET shows it;
  *   - Idempotency-Key: the same key and body answer the first answer and store nothing
@@ -135,8 +136,8 @@ static char *big_upload(void)
 	return text;
 }
 
-/* One request, timed: asserts status and that it answered within LATENCY_S. */
-static void timed(const char *token, const char *method, const char *path, const char *body,
+/* One request, timed: asserts its status; its latency (s). */
+static double timed(const char *token, const char *method, const char *path, const char *body,
     long status, const char *what)
 {
 	struct live_reply r;
@@ -145,8 +146,34 @@ static void timed(const char *token, const char *method, const char *path, const
 	robot_request(&dmn, token, method, path, body, body ? strlen(body) : 0, &r);
 	dt = live_now() - t0;
 	ck_assert_msg(r.status == status, "%s: %ld %.300s", what, r.status, r.body);
-	ck_assert_msg(dt < LATENCY_S, "%s took %.1f ms while a fit ran", what, dt * 1e3);
 	live_reply_free(&r);
+	return dt;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * REPEATS latencies of one kind of request: their median within LATENCY_S, and each
+ * within MAX_LATENCY_S. A request that waited for the fit would take the fit's seconds;
+ * the median keeps one scheduling hiccup of the shared machine from failing the test.
+ */
+#define REPEATS 5
+#define MAX_LATENCY_S 1.0
+static void assert_latencies(double *dt, const char *what)
+{
+	int i;
+
+	qsort(dt, REPEATS, sizeof *dt, by_value);
+	ck_assert_msg(dt[REPEATS / 2] < LATENCY_S, "%s: median %.1f ms while a fit ran", what,
+	    dt[REPEATS / 2] * 1e3);
+	for (i = 0; i < REPEATS; i++)
+		ck_assert_msg(
+		    dt[i] < MAX_LATENCY_S, "%s: %.1f ms while a fit ran", what, dt[i] * 1e3);
 }
 
 /* `contactd token create robot` exits 0 (the daemon runs on the same database). */
@@ -163,7 +190,8 @@ START_TEST(nothing_waits_for_a_fit)
 	long long a = create(alice, "alice"), b = create(bob, "bob");
 	char path[128], body[256], *big = big_upload();
 	json_t *v;
-	double t0 = live_now();
+	double t0 = live_now(), drop[REPEATS], rest[REPEATS], health[REPEATS], upload[REPEATS];
+	double history[REPEATS];
 	int i, started = 0;
 
 	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", a);
@@ -181,20 +209,26 @@ START_TEST(nothing_waits_for_a_fit)
 			live_sleep_ms(20);
 	}
 	ck_assert_msg(started, "the fit did not start");
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < REPEATS; i++) {
 		/* questions never asked before: neither cache can answer them */
 		snprintf(body, sizeof body, "{\"height\":%.6f}", 0.05 + 0.001 * i);
-		timed(NULL, "POST", "/v1/drop", body, 200, "an uncached drop");
+		drop[i] = timed(NULL, "POST", "/v1/drop", body, 200, "an uncached drop");
 		snprintf(body, sizeof body, "{\"body\":{\"mass\":%.6f}}", 1.5 + 0.01 * i);
-		timed(NULL, "POST", "/v1/rest", body, 200, "an uncached rest");
-		timed(NULL, "GET", "/v1/health", NULL, 200, "health");
+		rest[i] = timed(NULL, "POST", "/v1/rest", body, 200, "an uncached rest");
+		health[i] = timed(NULL, "GET", "/v1/health", NULL, 200, "health");
 		snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", b);
 		snprintf(body, sizeof body, "{\"drops\":[{\"height\":%.3f,\"rebound\":0.004}]}",
 		    0.1 + 0.01 * i);
-		timed(bob, "POST", path, body, 200, "another robot's upload");
-		timed(alice, "GET", "/v1/robots/alice/calibrations", NULL, 200, "a history");
+		upload[i] = timed(bob, "POST", path, body, 200, "another robot's upload");
+		history[i] =
+		    timed(alice, "GET", "/v1/robots/alice/calibrations", NULL, 200, "a history");
 	}
 	token_create_works("carol");
+	assert_latencies(drop, "an uncached drop");
+	assert_latencies(rest, "an uncached rest");
+	assert_latencies(health, "health");
+	assert_latencies(upload, "another robot's upload");
+	assert_latencies(history, "a history");
 	/* alice's fit is still the one running: everything above overlapped it */
 	v = show(alice, a, "");
 	ck_assert_str_eq(fit_state(v), "pending");
@@ -385,6 +419,7 @@ START_TEST(fit_limits_are_413)
 
 	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", id);
 	v = call(alice, "POST", path, big, 200);
+	free(big);
 	json_decref(v);
 	/* 4 x 4096 samples is the calibration's limit: one more trajectory is over it */
 	v = call(alice, "POST", path,

@@ -71,6 +71,7 @@ static struct scene pad_scene(int box, double timeconst, double dampratio)
 	s.floor.friction[2] = CALIB_PAD_FRICTION_ROLL;
 	s.floor.priority = CALIB_PAD_PRIORITY;
 	s.option.timestep = CALIB_DEFAULT_TIMESTEP;
+	s.option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s.option.refsafe = 1;
 	s.option.gravity = DEFAULT_GRAVITY;
 	s.option.impratio = DEFAULT_IMPRATIO;

@@ -16,10 +16,12 @@
 
 #include "core/growth.h"
 #include "core/law.h"
+#include "core/mjver.h"
 #include "core/pair.h"
 #include "core/scene.h"
 #include "core/sim.h"
 #include "lesson_step4.h"
+#include "tunables.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fmax(fabs(b), 1e-300))
 
@@ -35,6 +37,7 @@ static void probe_scene(struct scene *s, enum scene_shape shape, int condim)
 	pair_geom_default(&s->floor);
 	s->geom.condim = s->floor.condim = condim;
 	s->option.timestep = 0.002;
+	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = 1;
 	s->option.gravity = 9.81;
 	s->option.impratio = 1;
@@ -195,6 +198,9 @@ END_TEST
 
 START_TEST(pair_solmix_priority_margin)
 {
+	struct mjver_rules rules;
+
+	mjver_rules(MJVER_2_2_2, &rules);
 	struct pair_geom plane, body;
 	struct pair_contact c;
 
@@ -205,7 +211,7 @@ START_TEST(pair_solmix_priority_margin)
 	body.solref[0] = 0.05;
 	body.solref[1] = 0.5;
 	body.solimp[0] = 0.8;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert(REL(c.solref[0], 0.0425) < 1e-15);
 	ck_assert(REL(c.solref[1], 0.625) < 1e-15);
 	ck_assert(REL(c.solimp[0], 0.825) < 1e-15);
@@ -213,7 +219,7 @@ START_TEST(pair_solmix_priority_margin)
 	/* one direct solref: elementwise min instead of the average */
 	body.solref[0] = -1000;
 	body.solref[1] = -10;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert_double_eq(c.solref[0], -1000);
 	ck_assert_double_eq(c.solref[1], -10);
 
@@ -225,7 +231,7 @@ START_TEST(pair_solmix_priority_margin)
 	body.solref[0] = 0.01;
 	plane.condim = 1;
 	plane.friction[0] = 2;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert_int_eq(c.condim, 6);
 	ck_assert_double_eq(c.friction[0], 0.3);
 	ck_assert_double_eq(c.solref[0], 0.01);
@@ -236,7 +242,7 @@ START_TEST(pair_solmix_priority_margin)
 	plane.condim = 1;
 	body.friction[2] = 0;
 	plane.friction[2] = 0;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert_int_eq(c.condim, 3);
 	ck_assert_double_eq(c.friction[3], 1e-5);
 
@@ -244,7 +250,7 @@ START_TEST(pair_solmix_priority_margin)
 	plane.margin = 0.01;
 	plane.gap = 0.004;
 	body.margin = 0.002;
-	pair_combine(&plane, &body, &c);
+	pair_combine(&plane, &body, &rules, &c);
 	ck_assert(REL(c.includemargin, 0.006) < 1e-15);
 }
 END_TEST
@@ -475,6 +481,39 @@ START_TEST(growth_integrators)
 }
 END_TEST
 
+/* The release table: the default is the newest, every name finds itself, 2.2.2 is
+ * MJVER_2_2_2, and the rules change exactly at 3.2.0, 3.5.0, 3.9.0 and 3.11.0. */
+START_TEST(mjver_table)
+{
+	static const struct {
+		const char *name;
+		int power, sum, split, certificate;
+	} eras[] = {{"2.2.0", 0, 0, 0, 0}, {"3.1.6", 0, 0, 0, 0}, {"3.2.0", 1, 0, 0, 0},
+	    {"3.4.0", 1, 0, 0, 0}, {"3.5.0", 1, 1, 0, 0}, {"3.8.1", 1, 1, 0, 0},
+	    {"3.9.0", 1, 1, 1, 0}, {"3.10.0", 1, 1, 1, 0}, {"3.11.0", 1, 1, 1, 1},
+	    {"3.12.0", 1, 1, 1, 1}};
+	struct mjver_rules r;
+	int i;
+
+	ck_assert_int_eq(mjver_default(), mjver_count() - 1);
+	ck_assert_str_eq(mjver_name(mjver_default()), DEFAULT_MUJOCO);
+	ck_assert_str_eq(mjver_name(MJVER_2_2_2), "2.2.2");
+	for (i = 0; i < mjver_count(); i++)
+		ck_assert_int_eq(mjver_find(mjver_name(i)), i);
+	ck_assert_int_eq(mjver_find("3.13.0"), -1);
+	ck_assert_int_eq(mjver_find("3.12"), -1);
+	ck_assert_int_eq(mjver_find(NULL), -1);
+	for (i = 0; i < (int)(sizeof eras / sizeof eras[0]); i++) {
+		ck_assert_int_ge(mjver_find(eras[i].name), 0);
+		mjver_rules(mjver_find(eras[i].name), &r);
+		ck_assert_int_eq(r.power_shortcut, eras[i].power);
+		ck_assert_int_eq(r.margin_sum, eras[i].sum);
+		ck_assert_int_eq(r.margin_gap_split, eras[i].split);
+		ck_assert_int_eq(r.newton_certificate, eras[i].certificate);
+	}
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -483,6 +522,7 @@ static Suite *core_suite(void)
 	TCase *growth = tcase_create("growth");
 
 	tcase_add_test(law, impedance_default_solimp);
+	tcase_add_test(law, mjver_table);
 	tcase_add_test(law, impedance_shapes_and_clamps);
 	tcase_add_test(law, solref_gains);
 	tcase_add_test(law, contact_accel_lesson_step2);

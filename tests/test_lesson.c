@@ -53,6 +53,7 @@ static void lesson_scene(struct scene *s, enum scene_shape shape, int condim, do
 	s->geom.condim = condim;
 	s->floor = s->geom;
 	s->option.timestep = LESSON_TIMESTEP;
+	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = refsafe;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;

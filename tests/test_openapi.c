@@ -712,6 +712,58 @@ static void question_default(json_t *root, const char *at, void *ctx)
 	live_reply_free(&r);
 }
 
+/* Health and every answer name the MuJoCo release and the core version, as documented:
+ * health's default is the newest release of Option.mujoco's enum and its list is the
+ * enum; an answer carries the release asked for (or the default) and the core version;
+ * an unknown release is a 422 at /option/mujoco naming the supported ones. */
+START_TEST(mujoco_release_fields)
+{
+	const json_t *option = deref(json_object_get(
+	    json_object_get(json_object_get(doc, "components"), "schemas"), "Option"));
+	const json_t *releases = json_object_get(
+	    json_object_get(json_object_get(option, "properties"), "mujoco"), "enum");
+	const char *newest =
+	    json_string_value(json_array_get(releases, json_array_size(releases) - 1));
+	static const char *const questions[] = {"/v1/rest", "/v1/drop", "/v1/stability"};
+	struct live_reply r;
+	json_t *v;
+	size_t i;
+
+	ck_assert_int_ge(json_array_size(releases), 5);
+	live_get(&dmn, "/v1/health", &r);
+	v = json_loads(r.body, 0, NULL);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "mujoco")), newest);
+	ck_assert(json_equal(json_object_get(v, "mujoco_supported"), (json_t *)releases));
+	json_decref(v);
+	live_reply_free(&r);
+	for (i = 0; i < sizeof questions / sizeof questions[0]; i++) {
+		live_post(&dmn, questions[i], "{}", &r);
+		ck_assert_int_eq(r.status, 200);
+		v = json_loads(r.body, 0, NULL);
+		ck_assert_str_eq(json_string_value(json_object_get(v, "mujoco")), newest);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(v, "core_version")), CORE_VERSION);
+		json_decref(v);
+		live_reply_free(&r);
+		live_post(&dmn, questions[i], "{\"option\": {\"mujoco\": \"2.2.2\"}}", &r);
+		ck_assert_int_eq(r.status, 200);
+		ck_assert_ptr_nonnull(strstr(r.body, "\"mujoco\":\"2.2.2\""));
+		live_reply_free(&r);
+		live_post(&dmn, questions[i], "{\"option\": {\"mujoco\": \"9.9.9\"}}", &r);
+		ck_assert_int_eq(r.status, 422);
+		v = json_loads(r.body, 0, NULL);
+		ck_assert_str_eq(json_string_value(json_object_get(v, "path")), "/option/mujoco");
+		ck_assert_ptr_nonnull(
+		    strstr(json_string_value(json_object_get(v, "message")), newest));
+		ck_assert_ptr_nonnull(
+		    strstr(json_string_value(json_object_get(v, "message")), "2.2.2"));
+		json_decref(v);
+		live_reply_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(documented_defaults_are_real)
 {
 	json_t *paths = json_object_get(doc, "paths"), *item;
@@ -738,11 +790,11 @@ START_TEST(documented_defaults_are_real)
 		live_reply_free(&first);
 		json_decref(minimal);
 	}
-	/* rest and drop: body 3, geom 8, option 6, height, duration, and drop's trajectory;
-	 * stability: solref, solimp and option 3 (impedance's default depends on solimp);
+	/* rest and drop: body 3, geom 8, option 7, height, duration, and drop's trajectory;
+	 * stability: solref, solimp and option 4 (impedance's default depends on solimp);
 	 * sweep: base; find: base, max_iterations and method (its example sets target;
 	 * tolerance's default depends on bracket). */
-	ck_assert_int_eq(checked, 2 * 19 + 1 + 5 + 1 + 3);
+	ck_assert_int_eq(checked, 2 * 20 + 1 + 6 + 1 + 3);
 }
 END_TEST
 
@@ -788,13 +840,15 @@ START_TEST(rejections_documented)
 	    {no_json, "{}", 415},
 	    {want_xml, "{}", 406},
 	};
-	static const char *const questions[] = {
-	    "/v1/rest", "/v1/drop", "/v1/stability", "/v1/sweep", "/v1/eval", "/v1/find"};
+	/* every question: the rows of the endpoint table, as the daemon routes them */
+	char questions[SVC_ENDPOINT_COUNT][64];
 	const json_t *error = json_object_get(
 	    json_object_get(json_object_get(doc, "components"), "schemas"), "Error");
 	size_t q, c;
 
-	for (q = 0; q < sizeof questions / sizeof questions[0]; q++) {
+	for (q = 0; q < SVC_ENDPOINT_COUNT; q++)
+		snprintf(questions[q], sizeof questions[q], "/v1/%s", svc_endpoints[q].name);
+	for (q = 0; q < SVC_ENDPOINT_COUNT; q++) {
 		const json_t *responses = json_object_get(
 		    json_object_get(
 		        json_object_get(json_object_get(doc, "paths"), questions[q]), "post"),
@@ -1289,8 +1343,9 @@ START_TEST(calibration_defaults_are_real)
 	base.fit = json_object_get(answer, "fit");
 	base.measurements = json_object_get(shown, "measurements");
 	checked = each_default(request_schema(create_op), setup, setup, "", setup_default, &base);
-	/* object, geom, option; the class has none: it is named after the calibration */
-	ck_assert_int_eq(checked, 3 + 8 + 6);
+	/* object, geom, option (with mujoco); the class has none: it is named after the
+	 * calibration */
+	ck_assert_int_eq(checked, 3 + 8 + 7);
 	json_decref(shown);
 	json_decref(answer);
 	json_decref(created);
@@ -1557,7 +1612,7 @@ START_TEST(calibration_fields_rejected)
 	 * impratio); class's two lengths. Accepted on a bound: the geom's 4, size's and mass's
 	 * maximum, class's two lengths.
 	 */
-	ck_assert_int_eq(p.sent, 1 + 4 + (1 + 8 + 8 + 4) + (1 + 3 + 2 + 4) + (1 + 6 + 3 + 2) + 2);
+	ck_assert_int_eq(p.sent, 1 + 4 + (1 + 8 + 8 + 4) + (1 + 3 + 2 + 4) + (1 + 7 + 3 + 2) + 2);
 	ck_assert_int_eq(p.accepted, 4 + 2 + 2);
 	created = create(setup);
 	calibration_url(integer_member(created, "id"), "/measurements", url, sizeof url);
@@ -1834,6 +1889,7 @@ int main(void)
 	tcase_add_test(tc, endpoint_table_agrees);
 	tcase_add_test(tc, documented_operations_exist);
 	tcase_add_test(tc, examples_answered_as_documented);
+	tcase_add_test(tc, mujoco_release_fields);
 	tcase_add_test(tc, documented_defaults_are_real);
 	tcase_add_test(tc, error_codes_are_the_services);
 	tcase_add_test(tc, rejections_documented);

@@ -297,6 +297,8 @@ static void random_scene(uint64_t seed, int index, struct scene *s, struct cover
 	cover(c, F_GAP, s->geom.gap > 0 || s->floor.gap > 0);
 
 	s->option.timestep = rng_log(&r, 0.0005, 0.01);
+
+	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = !rng_chance(&r, 0.25);
 	s->option.gravity = rng_chance(&r, 0.1) ? rng_uniform(&r, 1, 25) : DEFAULT_GRAVITY;
 	s->option.impratio = rng_chance(&r, 0.3) ? rng_log(&r, 0.2, 10) : 1;

@@ -276,6 +276,20 @@ START_TEST(unknown_field_lists_the_expected_fields)
 }
 END_TEST
 
+/* A rejected number is quoted as it was written (its shortest exact text). */
+START_TEST(rejected_numbers_are_quoted_short)
+{
+	char *m = tsvc_error_message(
+	    SVC_DROP, "{\"option\": {\"timestep\": -0.1}}", ERR_BAD_VALUE, "/option/timestep");
+
+	ck_assert_str_eq(m, "must be > 0, not -0.1");
+	free(m);
+	m = tsvc_error_message(SVC_DROP, "{\"height\": 1e5}", ERR_BAD_VALUE, "/height");
+	ck_assert_str_eq(m, "must be >= 0 and <= 10000, not 100000");
+	free(m);
+}
+END_TEST
+
 START_TEST(too_deep_names_the_first_container_past_the_limit)
 {
 	char path[4 * LIMIT_MAX_JSON_DEPTH + 1] = "";
@@ -472,7 +486,8 @@ START_TEST(canonical_text_form)
 	    "\"floor\":{},\"geom\":{\"condim\":3.0,\"friction\":[1.0,0.005,0.0001],\"gap\":0.0,"
 	    "\"margin\":0.0,\"priority\":0.0,\"solimp\":[0.9,0.95,0.001,0.5,2.0],\"solmix\":1.0,"
 	    "\"solref\":[0.02,1.0]},\"height\":0.1,\"option\":{\"cone\":\"pyramidal\","
-	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"refsafe\":true,"
+	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"mujoco\":\"3.12.0\","
+	    "\"refsafe\":true,"
 	    "\"timestep\":0.002}}\n");
 	/* canonical of canonical is itself */
 	again = tsvc_canonical_text(SVC_DROP, text);
@@ -561,6 +576,7 @@ static Suite *request_suite(void)
 	tcase_add_loop_test(
 	    tc, rejects_bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
 	tcase_add_test(tc, unknown_field_lists_the_expected_fields);
+	tcase_add_test(tc, rejected_numbers_are_quoted_short);
 	tcase_add_test(tc, too_deep_names_the_first_container_past_the_limit);
 	tcase_add_test(tc, overflow_path_through_arrays_and_escaped_keys);
 	tcase_add_test(tc, body_over_the_size_limit);

@@ -219,10 +219,11 @@ START_TEST(sweep_grid_reproduces_sweep_1)
 	    {0.005, 0.0068, 0.0273, 0.9001, 0.0273},
 	    {0.01, 0.0273, 0.1078, 0.9012, 0.1078},
 	    {0.02, 0.1078, 0.3672, 0.9135, 0.3672},
-	    /* MuJoCo differs from the lesson: the lesson prints the sphere at 1.2262, but
-	     * MuJoCo 2.2.2 settles at 1.2262500000000816 mm (the exact equilibrium 1.22625
-	     * is a rounding tie), which prints 1.2263; the test follows MuJoCo */
-	    {0.05, 0.4914, 1.2263, 0.9500, 1.2263},
+	    /* the exact equilibrium 1.22625 mm is a rounding tie. Under the default (3.12.0)
+	     * rules Newton's zero-iteration exit keeps a warmstart within tolerance, and the
+	     * sphere settles at 1.22624999906 mm, the lesson's 1.2262; MuJoCo 2.2.2 settles
+	     * at 1.2262500000000816 (1.2263, lesson_ties_follow_the_release below) */
+	    {0.05, 0.4914, 1.2262, 0.9500, 1.2263},
 	    {0.1, 1.2263, 4.9050, 0.9500, 4.9050},
 	};
 	struct svc_limits lim = tsvc_limits(2);
@@ -260,12 +261,12 @@ END_TEST
 START_TEST(sweep_of_solimp_reproduces_sweep_2)
 {
 	/* Sweep 2: solimp "d d 0.001", timeconst 0.02: the cube rests 0.4905 / 0.0981 /
-	 * 0.0490 / 0.0098 mm deep for d = 0.5 / 0.9 / 0.95 / 0.99. MuJoCo differs from the
-	 * lesson at d = 0.95: the exact value (1 - 0.95) g 0.02^2 / 4 = 0.04905 mm is a
-	 * rounding tie, MuJoCo 2.2.2 settles at 0.049050000000036564 mm, which prints 0.0491;
-	 * the test follows MuJoCo */
-	static const double table[][2] = {
-	    {0.5, 0.4905}, {0.9, 0.0981}, {0.95, 0.0491}, {0.99, 0.0098}};
+	 * 0.0490 / 0.0098 mm deep for d = 0.5 / 0.9 / 0.95 / 0.99. At d = 0.95 the exact
+	 * value (1 - 0.95) g 0.02^2 / 4 = 0.04905 mm is a rounding tie: the default (3.12.0)
+	 * rules settle just below it, the lesson's 0.0490; MuJoCo 2.2.2 settles at
+	 * 0.049050000000036564 mm, 0.0491 (lesson_ties_follow_the_release) */
+	static const double table[][3] = {{0.5, 0.4905, 0.4905}, {0.9, 0.0981, 0.0981},
+	    {0.95, 0.0491, 0.0490}, {0.99, 0.0098, 0.0098}};
 	json_t *a = tsvc_answer(SVC_SWEEP,
 	    "{\"query\": \"rest\", \"vary\": [{\"path\": \"/geom/solimp\", \"values\": [[0.5, 0.5, "
 	    "0.001, 0.5, 2], [0.9, 0.9, 0.001, 0.5, 2], [0.95, 0.95, 0.001, 0.5, 2], [0.99, 0.99, "
@@ -281,9 +282,46 @@ START_TEST(sweep_of_solimp_reproduces_sweep_2)
 		tsvc_assert_printed(
 		    cell(a, row, "penetration") * 1e3, table[i][1], 4, "penetration");
 		tsvc_assert_printed(
-		    cell(a, row, "settled_penetration") * 1e3, table[i][1], 4, "settled");
+		    cell(a, row, "settled_penetration") * 1e3, table[i][2], 4, "settled");
 	}
 	json_decref(a);
+}
+END_TEST
+
+START_TEST(lesson_ties_follow_the_release)
+{
+	/* The two rounding ties of Sweeps 1 and 2 print as MuJoCo 2.2.2 prints them under
+	 * option.mujoco "2.2.2", and as the lesson (made with MuJoCo 3.x) under "3.12.0" */
+	static const struct {
+		const char *release;
+		double sphere, cube;
+	} cases[] = {{"2.2.2", 1.2263, 0.0491}, {"3.12.0", 1.2262, 0.0490}};
+	char body[512];
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *a;
+
+		snprintf(body, sizeof body,
+		    "{\"body\": {\"shape\": \"sphere\"}, \"geom\": {\"solref\": [0.05, 1]},"
+		    " \"option\": {\"mujoco\": \"%s\"}}",
+		    cases[i].release);
+		a = tsvc_answer(SVC_REST, body, NULL);
+		ck_assert_str_eq(json_string_value(json_object_get(a, "mujoco")), cases[i].release);
+		tsvc_assert_printed(
+		    json_number_value(json_object_get(a, "settled_penetration")) * 1e3,
+		    cases[i].sphere, 4, cases[i].release);
+		json_decref(a);
+		snprintf(body, sizeof body,
+		    "{\"geom\": {\"solimp\": [0.95, 0.95, 0.001, 0.5, 2]},"
+		    " \"option\": {\"mujoco\": \"%s\"}}",
+		    cases[i].release);
+		a = tsvc_answer(SVC_REST, body, NULL);
+		tsvc_assert_printed(
+		    json_number_value(json_object_get(a, "settled_penetration")) * 1e3,
+		    cases[i].cube, 4, cases[i].release);
+		json_decref(a);
+	}
 }
 END_TEST
 
@@ -478,7 +516,7 @@ START_TEST(sweep_csv_shape)
 			ck_assert(line[0] == '"');
 			commas -= 1;
 		}
-		ck_assert_uint_eq(commas, 12);
+		ck_assert_uint_eq(commas, 14); /* 12 + mujoco, core_version */
 		lines++;
 	}
 	ck_assert_uint_eq(lines, 5);
@@ -798,6 +836,7 @@ int main(void)
 	tcase_add_test(sweeps, sweep_line_reproduces_sweep_3);
 	tcase_add_test(sweeps, sweep_grid_reproduces_sweep_1);
 	tcase_add_test(sweeps, sweep_of_solimp_reproduces_sweep_2);
+	tcase_add_test(sweeps, lesson_ties_follow_the_release);
 	tcase_add_test(sweeps, sweep_reproduces_break_it);
 	tcase_add_test(sweeps, sweep_points_equal_single_requests);
 	tcase_add_test(sweeps, sweep_answers_do_not_depend_on_threads);

@@ -23,6 +23,10 @@
  * as printf writes it ("1e-05", "2"): for CSV cells and messages. Returns buf. */
 char *jtext_shortest(double x, char buf[JTEXT_REAL_MAX]);
 
+/* jtext_shortest() into a temporary that lives to the end of the enclosing block: for
+ * messages, printf("not %s", JTEXT_NUM(x)). */
+#define JTEXT_NUM(x) jtext_shortest((x), (char[JTEXT_REAL_MAX]){0})
+
 /* The same as a JSON real: "2.0", "1e-5". Returns buf. */
 char *jtext_real(double x, char buf[JTEXT_REAL_MAX]);
 

@@ -3,7 +3,9 @@
  * same handlers as the daemon and prints the same answer, so everything the
  * service computes can be computed offline.
  *
- *   contact ENDPOINT [FILE|-] [--csv | --pretty]   (ENDPOINT: a row of the endpoint table)
+ *   contact ENDPOINT [FILE|-] [--csv | --pretty] [--plot OUT.svg [--field NAME]]
+ *           (ENDPOINT: a row of the endpoint table; --plot: sweep and drop)
+ *   contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]   (a saved answer)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
  * the daemon; the JSON error body goes to stderr), 3 internal error.
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/jtext.h"
+#include "cli/figure.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -31,7 +34,8 @@ static void usage(FILE *f)
 	int e;
 
 	fprintf(f,
-	    "Usage: contact ENDPOINT [FILE|-] [--csv | --pretty]\n"
+	    "Usage: contact ENDPOINT [FILE|-] [--csv | --pretty] [--plot OUT.svg [--field NAME]]\n"
+	    "       contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]\n"
 	    "       contact --help | --version\n"
 	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
 	    "\n"
@@ -47,6 +51,10 @@ static void usage(FILE *f)
 	    "\n"
 	    "  --csv      print a sweep answer as CSV instead of JSON\n"
 	    "  --pretty   print the answer as indented JSON, for people (the same values)\n"
+	    "  --plot OUT.svg  also draw the answer as SVG: a sweep's field over the varied\n"
+	    "             value (a line) or the grid (a heat map); a drop's trajectory, the\n"
+	    "             height (m) of the lowest point against time (s)\n"
+	    "  --field NAME  the sweep answer's column to draw (default: the first of reals)\n"
 	    "  --help     print this help and exit\n"
 	    "  --version  print the package and contact-core versions and exit\n"
 	    "\n"
@@ -59,6 +67,9 @@ static void usage(FILE *f)
 		if (svc_endpoints[e].units)
 			fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].units);
 	fprintf(f,
+	    "\n"
+	    "contact plot draws a saved answer (a sweep's, or a drop's with \"trajectory\": true)\n"
+	    "to OUT.svg, or to standard output without --plot.\n"
 	    "\n"
 	    "Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (its JSON\n"
 	    "error on standard error), 3 internal error. See contact(1).\n");
@@ -146,8 +157,71 @@ static int pretty_text(const char *text, char **out, struct err *err)
 	return 0;
 }
 
-/* Answer the request in text and print it in format; returns the exit status. */
-static int run(enum svc_endpoint ep, const char *text, size_t len, enum format format)
+/* What --plot and --field asked for. */
+struct plot_request {
+	const char *out;   /* SVG file, NULL: no plot ("-": standard output) */
+	const char *field; /* sweep column, NULL: the default */
+};
+
+/*
+ * The answer text of a drop request with its trajectory: the body with "trajectory":
+ * true (body was answered a moment ago, so it is a valid drop request). Caller frees.
+ */
+static char *drop_with_trajectory(const char *body, size_t len, struct err *err)
+{
+	struct svc_limits limits;
+	json_error_t jerr;
+	json_t *request = json_loadb(body, len, 0, &jerr);
+	char *text = NULL, *answer = NULL;
+
+	svc_limits_default(&limits);
+	if (!request || json_object_set_new(request, "trajectory", json_true()) != 0 ||
+	    !(text = svc_dump(request)))
+		err_set(err, ERR_INTERNAL, "", "cannot ask for the trajectory");
+	else if (svc_ask(SVC_DROP, text, strlen(text), &limits, NULL, &answer, NULL, err) != 0)
+		answer = NULL;
+	free(text);
+	json_decref(request);
+	return answer;
+}
+
+/* Draw a drop's trajectory (of its request in body) or a sweep's answer text to p->out. */
+static int draw(enum svc_endpoint ep, const struct plot_request *p, const char *body, size_t len,
+    const char *answer_text)
+{
+	FILE *f = strcmp(p->out, "-") == 0 ? stdout : fopen(p->out, "w");
+	char *drop_text = NULL;
+	struct err err;
+	json_error_t jerr;
+	json_t *answer = NULL;
+	int rc = -1;
+
+	err_clear(&err);
+	if (!f) {
+		fprintf(stderr, "contact: cannot write %s: %s\n", p->out, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (ep == SVC_DROP)
+		answer_text = drop_text = drop_with_trajectory(body, len, &err);
+	if (answer_text) {
+		answer = json_loads(answer_text, 0, &jerr);
+		rc = answer
+		    ? figure_answer(f, answer, p->field, &err)
+		    : err_set(&err, ERR_BAD_JSON, "", "the answer is not JSON: %s", jerr.text);
+	}
+	json_decref(answer);
+	free(drop_text);
+	if ((f == stdout ? fflush(f) : fclose(f)) != 0 && rc == 0) {
+		fprintf(stderr, "contact: cannot write %s: %s\n", p->out, strerror(errno));
+		return EXIT_USAGE;
+	}
+	return rc == 0 ? EXIT_ANSWERED : report(&err);
+}
+
+/* Answer the request in text and print it in format (and draw it if asked); returns the
+ * exit status. */
+static int run(enum svc_endpoint ep, const char *text, size_t len, enum format format,
+    const struct plot_request *plot)
 {
 	struct svc_limits limits;
 	struct err err;
@@ -175,6 +249,8 @@ static int run(enum svc_endpoint ep, const char *text, size_t len, enum format f
 		fprintf(stderr, "contact: cannot write the answer: %s\n", strerror(errno));
 		status = EXIT_USAGE;
 	}
+	if (status == EXIT_ANSWERED && plot->out)
+		status = draw(ep, plot, text, len, format == FORMAT_JSON ? out : answer_text);
 out:
 	free(out);
 	free(answer_text);
@@ -186,6 +262,8 @@ int main(int argc, char **argv)
 	static const struct option options[] = {
 	    {"csv", no_argument, NULL, 'c'},
 	    {"pretty", no_argument, NULL, 'p'},
+	    {"plot", required_argument, NULL, 'o'},
+	    {"field", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -197,7 +275,8 @@ int main(int argc, char **argv)
 	size_t len;
 	FILE *f = NULL;
 	enum format format = FORMAT_JSON;
-	int csv = 0, pretty = 0, opt, status;
+	struct plot_request plot = {NULL, NULL};
+	int csv = 0, pretty = 0, opt, status, plot_answer;
 
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		switch (opt) {
@@ -206,6 +285,12 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			pretty = 1;
+			break;
+		case 'o':
+			plot.out = optarg;
+			break;
+		case 'f':
+			plot.field = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -223,13 +308,28 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	err_clear(&err);
-	if (svc_endpoint_parse(argv[optind], &ep, &err) != 0) {
+	/* `contact plot`: a saved answer instead of a request */
+	plot_answer = strcmp(argv[optind], "plot") == 0;
+	if (plot_answer) {
+		ep = SVC_SWEEP;
+		if (!plot.out)
+			plot.out = "-";
+	} else if (svc_endpoint_parse(argv[optind], &ep, &err) != 0) {
 		fprintf(stderr, "contact: unknown endpoint \"%s\"\n", argv[optind]);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if ((csv || pretty) && plot_answer) {
+		fprintf(stderr, "contact: contact plot prints SVG, not --csv or --pretty\n");
+		return EXIT_USAGE;
+	}
 	if (csv && !svc_endpoints[ep].csv) {
 		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep].name);
+		return EXIT_USAGE;
+	}
+	if ((plot.out && ep != SVC_SWEEP && ep != SVC_DROP) || (plot.field && ep != SVC_SWEEP)) {
+		fprintf(
+		    stderr, "contact: --plot draws sweep and drop answers, --field sweeps only\n");
 		return EXIT_USAGE;
 	}
 	if (csv && pretty) {
@@ -237,10 +337,13 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	format = csv ? FORMAT_CSV : pretty ? FORMAT_PRETTY : FORMAT_JSON;
-	/* no FILE: a request piped in is the request, never silently ignored */
-	path = argc - optind == 2 ? argv[optind + 1] : isatty(STDIN_FILENO) ? NULL : "-";
+	/* no FILE: a request piped in is the request, never silently ignored (and `contact
+	 * plot` reads its answer from standard input) */
+	path = argc - optind == 2                  ? argv[optind + 1]
+	    : plot_answer || !isatty(STDIN_FILENO) ? "-"
+	                                           : NULL;
 	if (!path)
-		return run(ep, default_request, strlen(default_request), format);
+		return run(ep, default_request, strlen(default_request), format, &plot);
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",
@@ -251,11 +354,22 @@ int main(int argc, char **argv)
 	}
 	if (f != stdin)
 		fclose(f);
-	if (argc - optind == 1 && is_blank(text, len))
-		status =
-		    run(ep, default_request, strlen(default_request), format); /* nothing piped */
+	if (plot_answer) {
+		/* read_body leaves room to NUL-terminate only below the limit */
+		char *answer = realloc(text, len + 1);
+		if (!answer) {
+			free(text);
+			return EXIT_INTERNAL;
+		}
+		answer[len] = '\0';
+		status = draw(ep, &plot, NULL, 0, answer);
+		free(answer);
+		return status;
+	}
+	if (argc - optind == 1 && is_blank(text, len)) /* nothing piped */
+		status = run(ep, default_request, strlen(default_request), format, &plot);
 	else
-		status = run(ep, text, len, format);
+		status = run(ep, text, len, format, &plot);
 	free(text);
 	return status;
 }

@@ -1,6 +1,6 @@
 # cli: the `contact` tool, a front end over the service layer beside the daemon.
 bin_PROGRAMS += contact
-contact_SOURCES = src/cli/contact.c
+contact_SOURCES = src/cli/contact.c src/cli/figure.c src/cli/figure.h src/cli/plot.c src/cli/plot.h
 contact_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 contact_LDADD = $(SERVICE_LIBS)
 dist_man_MANS += man/contact.1

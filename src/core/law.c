@@ -13,20 +13,29 @@
 
 #include "tunables.h"
 
-static double clamp_imp(double x)
+double law_impedance_clamp(double x)
 {
 	return x < MJ_MINIMP ? MJ_MINIMP : (x > MJ_MAXIMP ? MJ_MAXIMP : x);
 }
 
 void law_solimp_clamp(const double solimp[5], struct law_solimp *out)
 {
-	out->d0 = clamp_imp(solimp[0]);
-	out->dwidth = clamp_imp(solimp[1]);
+	out->d0 = law_impedance_clamp(solimp[0]);
+	out->dwidth = law_impedance_clamp(solimp[1]);
 	out->width = solimp[2] > 0 ? solimp[2] : 0;
-	out->midpoint = clamp_imp(solimp[3]);
+	out->midpoint = law_impedance_clamp(solimp[3]);
 	out->power = solimp[4] > 1 ? solimp[4] : 1;
 	out->scale_below = 1 / pow(out->midpoint, out->power - 1);
 	out->scale_above = 1 / pow(1 - out->midpoint, out->power - 1);
+}
+
+void law_solimp_power_shortcut(struct law_solimp *s)
+{
+	if (s->power == 3) {
+		double below = s->midpoint, above = 1 - s->midpoint;
+		s->scale_below = 1 / (below * below);
+		s->scale_above = 1 / (above * above);
+	}
 }
 
 double law_impedance(double r, const struct law_solimp *s, double *derivative)

@@ -26,8 +26,16 @@ struct law_gains {
 	int fell_back; /* 1 when a mixed-sign solref was replaced by the default (0.02, 1) */
 };
 
+/* MuJoCo's clamp of an impedance parameter (d0, dwidth, midpoint) to
+ * [mjMINIMP, mjMAXIMP]: the dmax MuJoCo's K and B see is solimp[1] so clamped. */
+double law_impedance_clamp(double d);
+
 /* Clamp a raw solimp[5] the way MuJoCo does before using it. */
 void law_solimp_clamp(const double solimp[5], struct law_solimp *out);
+
+/* MuJoCo 3.2.0+ computes power(a, 2) as a*a instead of pow(a, 2): redo the cached
+ * sigmoid scales that way (they change, in the last bit at most, for power 3). */
+void law_solimp_power_shortcut(struct law_solimp *s);
 
 /*
  * law_impedance: MuJoCo's impedance d(r) and its derivative dd/dr.

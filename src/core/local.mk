@@ -2,6 +2,7 @@
 noinst_LIBRARIES += libcore.a
 libcore_a_SOURCES = \
 	src/core/law.c src/core/law.h \
+	src/core/mjver.c src/core/mjver.h \
 	src/core/pair.c src/core/pair.h \
 	src/core/scene.c src/core/scene.h \
 	src/core/sim.c src/core/sim.h \

@@ -1,5 +1,5 @@
 /*
- * pair.c: MuJoCo 2.2.2's combination of two geoms' contact parameters (spec §2).
+ * pair.c: MuJoCo's combination of two geoms' contact parameters (spec §2, §10).
  */
 #include "core/pair.h"
 
@@ -36,7 +36,8 @@ static double solmix_weight(double s1, double s2)
 	return s1 < MJ_MINVAL ? 0 : 1;
 }
 
-void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2, struct pair_contact *out)
+void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2,
+    const struct mjver_rules *rules, struct pair_contact *out)
 {
 	double fri[3];
 	int i;
@@ -73,7 +74,20 @@ void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2, struct
 	out->friction[2] = fmax(MJ_MINMU, fri[1]);
 	out->friction[3] = fmax(MJ_MINMU, fri[2]);
 	out->friction[4] = fmax(MJ_MINMU, fri[2]);
-	out->margin = fmax(g1->margin, g2->margin);
-	out->gap = fmax(g1->gap, g2->gap);
-	out->includemargin = out->margin - out->gap;
+	if (rules->margin_sum) {
+		/* mj_collideGeoms: geom_margin[g1] + geom_margin[g2], plane first */
+		out->margin = g1->margin + g2->margin;
+		out->gap = g1->gap + g2->gap;
+	} else {
+		out->margin = fmax(g1->margin, g2->margin);
+		out->gap = fmax(g1->gap, g2->gap);
+	}
+	if (rules->margin_gap_split) {
+		/* the collision functions get margin + gap; mj_setContact gets margin */
+		out->detect = out->margin + out->gap;
+		out->includemargin = out->margin;
+	} else {
+		out->detect = out->margin;
+		out->includemargin = out->margin - out->gap;
+	}
 }

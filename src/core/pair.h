@@ -5,6 +5,8 @@
 #ifndef CONTACTD_CORE_PAIR_H
 #define CONTACTD_CORE_PAIR_H
 
+#include "core/mjver.h"
+
 /* The contact attributes of one MJCF <geom>. */
 struct pair_geom {
 	double solref[2];
@@ -21,15 +23,19 @@ struct pair_contact {
 	double solimp[5];
 	int condim;
 	double friction[5];   /* (slide, slide, spin, roll, roll), each >= mjMINMU */
-	double margin, gap;   /* max of the two geoms (MuJoCo 2.2.2) */
-	double includemargin; /* margin - gap: rows exist only while dist < includemargin */
+	double margin, gap;   /* max of the two geoms' (before 3.5.0) or their sum (3.5.0+) */
+	double detect;        /* a contact exists while dist <= detect: margin (before 3.9.0)
+	                         or margin + gap (3.9.0+) */
+	double includemargin; /* rows exist only while dist < includemargin: margin - gap
+	                         (before 3.9.0) or margin (3.9.0+) */
 };
 
 /* Fill g with MuJoCo's geom defaults. */
 void pair_geom_default(struct pair_geom *g);
 
 /* Combine the plane's geom g1 with the body's geom g2 (the plane has the smaller
- * geom type, so it is MuJoCo's geom1). */
-void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2, struct pair_contact *out);
+ * geom type, so it is MuJoCo's geom1) under a release's margin/gap rules. */
+void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2,
+    const struct mjver_rules *rules, struct pair_contact *out);
 
 #endif

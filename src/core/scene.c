@@ -16,13 +16,26 @@
 
 #include "tunables.h"
 
+/* I1 + I2 + I3 of the body's principal inertia (MuJoCo's solid sphere and box) */
+static double trace_inertia(const struct scene *s)
+{
+	const double *h = s->size;
+
+	if (s->shape == SCENE_SPHERE)
+		return 3 * (0.4 * s->mass * h[0] * h[0]);
+	return s->mass / 3 * 2 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+}
+
 void scene_prepare(const struct scene *s, struct scene_model *m)
 {
 	double a;
 	double f0;
 
-	pair_combine(&s->floor, &s->geom, &m->contact);
+	mjver_rules(s->option.mujoco, &m->rules);
+	pair_combine(&s->floor, &s->geom, &m->rules, &m->contact);
 	law_solimp_clamp(m->contact.solimp, &m->solimp);
+	if (m->rules.power_shortcut)
+		law_solimp_power_shortcut(&m->solimp);
 	law_solref_kb(
 	    m->contact.solref, m->solimp.dwidth, s->option.timestep, s->option.refsafe, &m->gains);
 
@@ -47,6 +60,12 @@ void scene_prepare(const struct scene *s, struct scene_model *m)
 	m->pyramid_scale = m->impratio == 1 ? 2 * f0 * f0 : 0;
 	m->timestep = s->option.timestep;
 	m->integrator = s->option.integrator;
+	m->certificate_scale = 1 / (3 * s->mass + trace_inertia(s));
+}
+
+int scene_detected(const struct scene_model *m, double dist)
+{
+	return dist <= m->contact.detect;
 }
 
 /* MuJoCo's mju_max, inlined: fmax is a library call on the hot path */
@@ -70,8 +89,35 @@ double scene_row_R(const struct scene_model *m, double imp)
 	return 2 * mu * mu * R0;
 }
 
-double scene_accel(
-    const struct scene_model *m, double z, double vel, struct scene_contact_state *state)
+/* Newton's zero-iteration exit (3.11.0+, mj_solPrimal): start from the cheaper of
+ * the warmstart and qacc_smooth, and keep it when both the scaled gradient and the
+ * scaled duality gap 0.5*grad'*M^-1*grad there are below the tolerance. Every row
+ * has the same x = a - aref, so cost and gradient are the 1-D ones. Returns the
+ * start when it is certified, else `exact`. */
+static double certified_accel(
+    const struct scene_model *m, double aref, double R, double warm, double exact)
+{
+	double D = 1 / R, n = m->rows, start, x, grad, scale = m->certificate_scale;
+	double xw = warm - aref, xs = m->a0 - aref;
+	double cost_warm = 0.5 * (m->mass * warm - m->qfrc) * (warm - m->a0);
+	double cost_smooth = 0;
+
+	if (xw < 0)
+		cost_warm += n * (0.5 * D * xw * xw);
+	if (xs < 0)
+		cost_smooth += n * (0.5 * D * xs * xs);
+	start = cost_warm > cost_smooth ? m->a0 : warm;
+	x = start - aref;
+	grad = m->mass * start - m->qfrc + (x < 0 ? n * D * x : 0);
+	if (scale * fabs(grad) < MJ_TOLERANCE &&
+	    max2(0, 0.5 * scale * (grad * (grad / m->mass))) < MJ_TOLERANCE)
+		return start;
+	return exact;
+}
+
+/* scene_accel with an optional warmstart (NULL: the exact minimum) */
+static double accel(const struct scene_model *m, double z, double vel, const double *warm,
+    struct scene_contact_state *state)
 {
 	double dist = z - m->half_height;
 	double r, imp, aref, R, acc;
@@ -96,6 +142,8 @@ double scene_accel(
 		 * division on the step's critical path instead of three */
 		acc = (m->mass * m->a0 * R + m->rows * aref) / (m->mass * R + m->rows);
 	}
+	if (warm)
+		acc = certified_accel(m, aref, R, *warm, acc);
 	if (state) {
 		state->active = 1;
 		state->impedance = imp;
@@ -105,6 +153,12 @@ double scene_accel(
 		state->normal_force = m->mass * (acc - m->a0);
 	}
 	return acc;
+}
+
+double scene_accel(
+    const struct scene_model *m, double z, double vel, struct scene_contact_state *state)
+{
+	return accel(m, z, vel, NULL, state);
 }
 
 /* MuJoCo's mj_RungeKutta with the classic tableau, specialised to (z, vel). */
@@ -147,6 +201,20 @@ void scene_step(const struct scene_model *m, double *z, double *vel)
 	/* semi-implicit Euler: velocity first, then position with the new velocity.
 	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here. */
 	scene_euler(z, vel, scene_accel(m, *z, *vel, NULL), m->timestep);
+}
+
+void scene_step_warm(const struct scene_model *m, double *z, double *vel, double *qacc_warmstart)
+{
+	double acc;
+
+	if (m->integrator == SCENE_RK4 || !m->rules.newton_certificate) {
+		scene_step(m, z, vel);
+		return;
+	}
+	acc = accel(m, *z, *vel, qacc_warmstart, NULL);
+	*qacc_warmstart = acc;
+	*vel += acc * m->timestep;
+	*z += m->timestep * *vel;
 }
 
 double scene_rest_force(const struct scene_model *m, double violation)

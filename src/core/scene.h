@@ -24,6 +24,7 @@ struct scene_option {
 	double gravity; /* magnitude, along -z */
 	double impratio;
 	enum scene_integrator integrator;
+	int mujoco; /* the release whose rules apply: an mjver index (0: 2.2.2) */
 };
 
 /* A validated scene request. */
@@ -54,9 +55,11 @@ struct scene_model {
 	double half_height;   /* centre to lowest point */
 	double timestep;
 	enum scene_integrator integrator;
-	int contacts;         /* 1 (sphere) or 4 (box corners) */
-	int rows_per_contact; /* 1 (condim 1) or 2*(condim-1) (pyramidal) */
-	int rows;             /* contacts * rows_per_contact */
+	struct mjver_rules rules;
+	double certificate_scale; /* the solver's 1 / trace(M): the free body's 3m + I1 + I2 + I3 */
+	int contacts;             /* 1 (sphere) or 4 (box corners) */
+	int rows_per_contact;     /* 1 (condim 1) or 2*(condim-1) (pyramidal) */
+	int rows;                 /* contacts * rows_per_contact */
 };
 
 /* One step's constraint state, for reporting. */
@@ -90,8 +93,21 @@ static inline void scene_euler(double *x, double *v, double accel, double h)
 }
 
 /* Advance the centre height z and vertical speed vel by one step of the model's
- * integrator, exactly as mj_step does for this scene. */
+ * integrator, as mj_step does for this scene with the exact solver minimum. */
 void scene_step(const struct scene_model *m, double *z, double *vel);
+
+/*
+ * scene_step_warm: scene_step with MuJoCo's warmstart: *qacc_warmstart is the
+ * previous step's qacc (0 at the start, as mj_resetData leaves it) and is
+ * replaced by this step's. Under 3.11.0+ rules an Euler-family step keeps the
+ * solver's starting point when the Newton certificate accepts it, as MuJoCo does;
+ * otherwise (earlier rules, RK4) it is scene_step.
+ */
+void scene_step_warm(const struct scene_model *m, double *z, double *vel, double *qacc_warmstart);
+
+/* 1 when MuJoCo detects a contact (rows or not) with the body's lowest point at
+ * signed distance dist from the plane: dist <= margin (+ gap from 3.9.0). */
+int scene_detected(const struct scene_model *m, double dist);
 
 /* Total normal force (N) of all rows at rest (vel = 0) when the contact is
  * violated by `violation` = includemargin - dist >= 0: sum over rows of

@@ -72,7 +72,7 @@ void sim_drop_trace(const struct scene_model *m, double height, double duration,
 	long n = sim_step_count(duration, m->timestep);
 	long window = lround(JITTER_WINDOW / m->timestep);
 	long first_jitter = n > window ? n - window : 0;
-	double z = height + m->half_height, vel = 0;
+	double z = height + m->half_height, vel = 0, warm = 0;
 	double bottom = height;
 	double mean = 0, m2 = 0; /* Welford's running variance: no buffer */
 	long count = 0, i;
@@ -92,7 +92,7 @@ void sim_drop_trace(const struct scene_model *m, double height, double duration,
 	out->max_height = -INFINITY;
 	out->rebound = 0;
 	for (i = 0; i < n; i++) {
-		scene_step(m, &z, &vel);
+		scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (-bottom > out->peak_penetration)
 			out->peak_penetration = -bottom;

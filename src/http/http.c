@@ -639,8 +639,10 @@ static enum MHD_Result serve_health(
 	enum MHD_Result ret;
 
 	(void)r;
-	body = json_pack("{s:s, s:s, s:s, s:s}", "status", "ok", "version", PACKAGE_VERSION,
-	    "core_version", srv->cfg.core_version, "store", schema < 0 ? "unavailable" : "ok");
+	body =
+	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "status", "ok", "version", PACKAGE_VERSION,
+	        "core_version", srv->cfg.core_version, "store", schema < 0 ? "unavailable" : "ok",
+	        "mujoco", svc_mujoco_default(), "mujoco_supported", svc_mujoco_releases());
 	if (!body)
 		return reject(conn, x, ERR_INTERNAL, "out of memory");
 	if (schema >= 0)

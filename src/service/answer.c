@@ -7,13 +7,18 @@
 #include <string.h>
 
 #include "core/law.h"
+#include "core/mjver.h"
+#include "tunables.h"
 
 const char *const ans_rest_fields[] = {"penetration", "settled_penetration", "impedance", "K", "B",
-    "timeconst_used", "contacts", "rows", "solref_fallback", "diverged", NULL};
+    "timeconst_used", "contacts", "rows", "solref_fallback", "diverged", "mujoco", "core_version",
+    NULL};
 const char *const ans_drop_fields[] = {"peak_penetration", "rebound", "max_height", "jitter",
-    "final_penetration", "energy_gain", "steps", "solref_fallback", "diverged", NULL};
+    "final_penetration", "energy_gain", "steps", "solref_fallback", "diverged", "mujoco",
+    "core_version", NULL};
 const char *const ans_stability_fields[] = {"growth", "h_omega", "stable", "timeconst_used",
-    "guard_gap", "error_reduction", "impedance", "K", "B", "solref_fallback", "diverged", NULL};
+    "guard_gap", "error_reduction", "impedance", "K", "B", "solref_fallback", "diverged", "mujoco",
+    "core_version", NULL};
 
 json_t *ans_request_json(const struct ans_request *r)
 {
@@ -50,6 +55,7 @@ void ans_compute_traced(
 		struct law_solimp clamped;
 		struct law_gains gains;
 
+		out->mujoco = s->mujoco;
 		growth_stability(s->solref, s->solimp, s->impedance, s->timestep, s->refsafe,
 		    s->integrator, &out->u.stability);
 		/* growth_stability does not say which solref form it used: ask the law */
@@ -60,6 +66,7 @@ void ans_compute_traced(
 		return;
 	}
 	scene = &req->u.scene.scene;
+	out->mujoco = scene->option.mujoco;
 	scene_prepare(scene, &model);
 	out->solref_fallback = model.gains.fell_back;
 	out->direct = model.gains.direct;
@@ -84,6 +91,7 @@ static void add_real(struct field_list *l, const char *name, double value)
 	f->type = isfinite(value) ? ANS_REAL : ANS_NULL;
 	f->real = value;
 	f->integer = 0;
+	f->text = NULL;
 	if (!isfinite(value))
 		l->diverged = 1;
 }
@@ -97,6 +105,7 @@ static void add_null(struct field_list *l, const char *name)
 	f->type = ANS_NULL;
 	f->real = 0;
 	f->integer = 0;
+	f->text = NULL;
 }
 
 static void add_integer(struct field_list *l, const char *name, long value, enum ans_type type)
@@ -107,6 +116,18 @@ static void add_integer(struct field_list *l, const char *name, long value, enum
 	f->type = type;
 	f->real = 0;
 	f->integer = value;
+	f->text = NULL;
+}
+
+static void add_string(struct field_list *l, const char *name, const char *value)
+{
+	struct ans_field *f = &l->fields[l->count++];
+
+	f->name = name;
+	f->type = ANS_STRING;
+	f->real = 0;
+	f->integer = 0;
+	f->text = value;
 }
 
 static void add_rest(struct field_list *l, const struct ans_result *r)
@@ -175,6 +196,8 @@ size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELD
 		add_stability(&l, r);
 	add_integer(&l, "solref_fallback", r->solref_fallback, ANS_BOOL);
 	add_integer(&l, "diverged", l.diverged, ANS_BOOL);
+	add_string(&l, "mujoco", mjver_name(r->mujoco));
+	add_string(&l, "core_version", CORE_VERSION);
 	return l.count;
 }
 
@@ -187,6 +210,8 @@ json_t *ans_field_json(const struct ans_field *f)
 		return json_integer(f->integer);
 	case ANS_BOOL:
 		return json_boolean(f->integer);
+	case ANS_STRING:
+		return json_string(f->text);
 	default:
 		return json_null();
 	}

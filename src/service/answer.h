@@ -28,6 +28,7 @@ struct ans_request {
 
 struct ans_result {
 	enum svc_endpoint query;
+	int mujoco;          /* the MuJoCo release whose rules were used (an mjver index) */
 	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
 	int direct;          /* solref in the direct form: no time constant */
 	union {
@@ -55,24 +56,27 @@ void ans_compute(const struct ans_request *req, struct ans_result *out);
 void ans_compute_traced(
     const struct ans_request *req, struct ans_result *out, struct sim_trace *trace);
 
-enum ans_type { ANS_NULL, ANS_REAL, ANS_INTEGER, ANS_BOOL };
+enum ans_type { ANS_NULL, ANS_REAL, ANS_INTEGER, ANS_BOOL, ANS_STRING };
 
 /* One field of an answer. */
 struct ans_field {
 	const char *name; /* static string */
 	enum ans_type type;
 	double real;
-	long integer; /* ANS_INTEGER, and ANS_BOOL as 0 or 1 */
+	long integer;     /* ANS_INTEGER, and ANS_BOOL as 0 or 1 */
+	const char *text; /* ANS_STRING: a static string */
 };
 
-#define ANS_MAX_FIELDS 16
+#define ANS_MAX_FIELDS 20
 
 /* The answer fields of each query, in order, NULL-terminated (the endpoint table's). */
 extern const char *const ans_rest_fields[];
 extern const char *const ans_drop_fields[];
 extern const char *const ans_stability_fields[];
 
-/* The fields of a result in their documented order, "diverged" last; returns the count. */
+/* The fields of a result in their documented order, then "solref_fallback",
+ * "diverged", "mujoco" (the release whose rules were used) and "core_version";
+ * returns the count. */
 size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELDS]);
 
 /* The JSON value of one field; NULL if out of memory. Caller owns it. */

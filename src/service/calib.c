@@ -23,6 +23,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "base/jtext.h"
 #include "core/growth.h"
 #include "core/sim.h"
 #include "tunables.h"
@@ -2106,27 +2107,16 @@ static void append(char **text, size_t *len, int *ok, const char *fmt, ...)
 	*len += (size_t)need;
 }
 
-void calib_shortest(double v, char out[32])
-{
-	int digits;
-
-	for (digits = 1; digits <= 17; digits++) {
-		snprintf(out, 32, "%.*g", digits, v);
-		if (strtod(out, NULL) == v)
-			return;
-	}
-}
-
 /* Append ' name="v0 v1 ..."' with each number's shortest text. */
 static void append_numbers(
     char **text, size_t *len, int *ok, const char *name, const double *v, size_t n)
 {
-	char num[32];
+	char num[JTEXT_REAL_MAX];
 	size_t i;
 
 	append(text, len, ok, " %s=\"", name);
 	for (i = 0; i < n; i++) {
-		calib_shortest(v[i], num);
+		jtext_shortest(v[i], num);
 		append(text, len, ok, "%s%s", i ? " " : "", num);
 	}
 	append(text, len, ok, "\"");

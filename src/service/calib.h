@@ -173,9 +173,6 @@ void calib_fit_free(struct calib_fit *fit);
 json_t *calib_fit_json(
     const struct calib_fit *fit, const char *mjcf_class, const char *mjcf_attributes);
 
-/* The shortest text (%.17g at most) of v that reads back as exactly v, into out. */
-void calib_shortest(double v, char out[32]);
-
 /* The model rebound of a drop from height (see above) on a prepared scene. */
 double calib_rebound(const struct scene_model *m, double height);
 

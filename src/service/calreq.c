@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "service/field.h"
 #include "service/request.h"
 #include "tunables.h"
@@ -41,7 +42,7 @@ static int append_text(char *out, size_t size, const char *text)
  * printable characters) appended to out, escaped; -1 with err (at path) otherwise. */
 static int mjcf_value(const json_t *v, const char *path, char *out, size_t size, struct err *err)
 {
-	char num[32];
+	char num[JTEXT_REAL_MAX];
 	const char *t;
 	size_t i;
 	json_t *x;
@@ -49,7 +50,7 @@ static int mjcf_value(const json_t *v, const char *path, char *out, size_t size,
 	if (json_is_number(v)) {
 		if (!isfinite(json_number_value(v)))
 			return err_set(err, ERR_BAD_VALUE, path, "must be a finite number");
-		calib_shortest(json_number_value(v), num);
+		jtext_shortest(json_number_value(v), num);
 		return append_text(out, size, num);
 	}
 	if (json_is_array(v)) {
@@ -58,7 +59,7 @@ static int mjcf_value(const json_t *v, const char *path, char *out, size_t size,
 				return err_set(err,
 				    json_is_number(x) ? ERR_BAD_VALUE : ERR_BAD_TYPE, path,
 				    "must be an array of finite numbers");
-			calib_shortest(json_number_value(x), num);
+			jtext_shortest(json_number_value(x), num);
 			if ((i > 0 && append_text(out, size, " ") != 0) ||
 			    append_text(out, size, num) != 0)
 				return -1;
@@ -265,18 +266,19 @@ static json_t *parse_drop(const struct field_ctx *c)
 	    number(c, "rebound", 1, &rebound) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(height > 0 && height <= CALIB_MAX_DROP_HEIGHT)) {
-		field_fail(c, "height", -1, ERR_BAD_VALUE, "must be > 0 and <= %g m, not %.17g",
-		    CALIB_MAX_DROP_HEIGHT, height);
+		field_fail(c, "height", -1, ERR_BAD_VALUE, "must be > 0 and <= %g m, not %s",
+		    CALIB_MAX_DROP_HEIGHT, JTEXT_NUM(height));
 		return NULL;
 	}
 	if (!(rebound >= 0 && rebound <= height)) {
 		field_fail(c, "rebound", -1, ERR_BAD_VALUE,
-		    "must be >= 0 and at most the drop height %.17g, not %.17g", height, rebound);
+		    "must be >= 0 and at most the drop height %s, not %s", JTEXT_NUM(height),
+		    JTEXT_NUM(rebound));
 		return NULL;
 	}
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	return json_pack("{s:f, s:f, s:f}", "height", height, "rebound", rebound, "sigma", sigma);
@@ -291,18 +293,18 @@ static json_t *parse_press(const struct field_ctx *c)
 	    number(c, "deflection", 1, &deflection) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(force >= 0 && force <= CALIB_MAX_PRESS_FORCE)) {
-		field_fail(c, "force", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g N, not %.17g",
-		    CALIB_MAX_PRESS_FORCE, force);
+		field_fail(c, "force", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g N, not %s",
+		    CALIB_MAX_PRESS_FORCE, JTEXT_NUM(force));
 		return NULL;
 	}
 	if (!(fabs(deflection) <= LIMIT_MAX_SIZE)) {
-		field_fail(c, "deflection", -1, ERR_BAD_VALUE, "must be within +-%g m, not %.17g",
-		    LIMIT_MAX_SIZE, deflection);
+		field_fail(c, "deflection", -1, ERR_BAD_VALUE, "must be within +-%g m, not %s",
+		    LIMIT_MAX_SIZE, JTEXT_NUM(deflection));
 		return NULL;
 	}
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	return json_pack(
@@ -351,8 +353,8 @@ static json_t *parse_trajectory(const struct field_ctx *c, double timestep)
 	if (field_known(c, known) != 0 || number(c, "sigma", 0, &sigma) != 0)
 		return NULL;
 	if (!(sigma >= 0)) {
-		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %.17g",
-		    sigma);
+		field_fail(c, "sigma", -1, ERR_BAD_VALUE, "must be > 0 (0: the default), not %s",
+		    JTEXT_NUM(sigma));
 		return NULL;
 	}
 	if (!(t = reals_member(c, "t", &nt)) || !(z = reals_member(c, "z", &nz)))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "core/growth.h"
 #include "core/law.h"
 #include "core/scene.h"
@@ -105,7 +106,8 @@ static int run_solref_kb(const struct args *a, json_t *result, int *diverged)
 {
 	struct law_gains g;
 
-	law_solref_kb(a->solref, a->dmax, a->h, a->refsafe, &g);
+	/* MuJoCo's dmax is solimp[1] after its clamp: a dmax of 1 (or 0) is never seen */
+	law_solref_kb(a->solref, law_impedance_clamp(a->dmax), a->h, a->refsafe, &g);
 	return put_real(result, "K", g.K, 1, diverged) || put_real(result, "B", g.B, 1, diverged) ||
 	    put_real(result, "timeconst_used", g.timeconst_used, !g.direct, diverged);
 }
@@ -281,7 +283,7 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		x = *(double *)field;
 		if (!(x > 0))
 			return field_fail(
-			    c, spec->name, -1, ERR_BAD_VALUE, "must be > 0, not %.17g", x);
+			    c, spec->name, -1, ERR_BAD_VALUE, "must be > 0, not %s", JTEXT_NUM(x));
 		return 0;
 	case ARG_IMPEDANCE:
 		if (field_number(c, spec->name, field) != 0)
@@ -289,8 +291,8 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		x = *(double *)field;
 		if (!(x >= MJ_MINIMP && x <= MJ_MAXIMP))
 			return field_fail(c, spec->name, -1, ERR_BAD_VALUE,
-			    "must be within MuJoCo's impedance range [%g, %g], not %.17g",
-			    MJ_MINIMP, MJ_MAXIMP, x);
+			    "must be within MuJoCo's impedance range [%g, %g], not %s", MJ_MINIMP,
+			    MJ_MAXIMP, JTEXT_NUM(x));
 		return 0;
 	case ARG_SOLREF:
 		return field_numbers(c, spec->name, 2, field);

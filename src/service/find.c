@@ -12,6 +12,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 
+#include "base/jtext.h"
 #include "service/answer.h"
 #include "service/field.h"
 #include "service/service.h"
@@ -88,7 +89,7 @@ static int point_error(const struct find_search *s, double x, const struct err *
 		*err = *inner;
 		return -1;
 	}
-	return err_set(err, inner->code, where, "with %s = %.17g, %s: %s", s->ptr, x,
+	return err_set(err, inner->code, where, "with %s = %s, %s: %s", s->ptr, JTEXT_NUM(x),
 	    inner->path[0] ? inner->path : "the request", inner->message);
 }
 
@@ -111,9 +112,9 @@ static int evaluate(const struct find_search *s, double x, const char *where,
 	*out = fields[i]; /* the field exists: its name was validated against this query */
 	if (out->type == ANS_NULL)
 		return err_set(err, ERR_BAD_VALUE, where,
-		    "%s is null with %s = %.17g (the run diverged, or there is no such value): "
+		    "%s is null with %s = %s (the run diverged, or there is no such value): "
 		    "choose a bracket where it has a value",
-		    s->field, s->ptr, x);
+		    s->field, s->ptr, JTEXT_NUM(x));
 	return 0;
 }
 
@@ -194,15 +195,15 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 		goto out;
 	if (!(s->bracket[0] != s->bracket[1])) {
 		field_fail(&c, "bracket", -1, ERR_BAD_VALUE,
-		    "needs two different values, not %.17g twice", s->bracket[0]);
+		    "needs two different values, not %s twice", JTEXT_NUM(s->bracket[0]));
 		goto out;
 	}
 	s->tolerance = FIND_DEFAULT_TOLERANCE * fabs(s->bracket[1] - s->bracket[0]);
 	if (field_number(&c, "tolerance", &s->tolerance) != 0)
 		goto out;
 	if (!(s->tolerance > 0)) {
-		field_fail(
-		    &c, "tolerance", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", s->tolerance);
+		field_fail(&c, "tolerance", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(s->tolerance));
 		goto out;
 	}
 	s->max_iterations = FIND_DEFAULT_ITERATIONS;
@@ -403,10 +404,10 @@ int find_run(const struct find_search *search, json_t **answer, struct err *err)
 		double ga = fa.real - s->target, gb = fb.real - s->target;
 		if (ga != 0 && gb != 0 && (ga > 0) == (gb > 0)) {
 			err_set(err, ERR_BAD_VALUE, "/bracket",
-			    "does not bracket %s = %.9g: %s is %s at %s = %.17g and %s at %.17g, "
+			    "does not bracket %s = %.9g: %s is %s at %s = %s and %s at %s, "
 			    "both %s it",
-			    s->field, s->target, s->field, ta, s->ptr, s->bracket[0], tb,
-			    s->bracket[1], ga > 0 ? "above" : "below");
+			    s->field, s->target, s->field, ta, s->ptr, JTEXT_NUM(s->bracket[0]), tb,
+			    JTEXT_NUM(s->bracket[1]), ga > 0 ? "above" : "below");
 			goto out;
 		}
 		if (solve_brent(s, ga, gb, &o, err) != 0)
@@ -415,15 +416,17 @@ int find_run(const struct find_search *search, json_t **answer, struct err *err)
 		if (side(s, &fa) == side(s, &fb)) {
 			if (s->type == ANS_BOOL)
 				err_set(err, ERR_BAD_VALUE, "/bracket",
-				    "does not bracket a change of %s: it is %s at %s = %.17g and "
-				    "%s at %.17g",
-				    s->field, ta, s->ptr, s->bracket[0], tb, s->bracket[1]);
+				    "does not bracket a change of %s: it is %s at %s = %s and "
+				    "%s at %s",
+				    s->field, ta, s->ptr, JTEXT_NUM(s->bracket[0]), tb,
+				    JTEXT_NUM(s->bracket[1]));
 			else
 				err_set(err, ERR_BAD_VALUE, "/bracket",
-				    "does not bracket %s = %.9g: %s is %s at %s = %.17g and %s at "
-				    "%.17g, both %s it",
-				    s->field, s->target, s->field, ta, s->ptr, s->bracket[0], tb,
-				    s->bracket[1], side(s, &fa) ? "above" : "at or below");
+				    "does not bracket %s = %.9g: %s is %s at %s = %s and %s at "
+				    "%s, both %s it",
+				    s->field, s->target, s->field, ta, s->ptr,
+				    JTEXT_NUM(s->bracket[0]), tb, JTEXT_NUM(s->bracket[1]),
+				    side(s, &fa) ? "above" : "at or below");
 			goto out;
 		}
 		if (solve_bisection(s, side(s, &fa), &o, err) != 0)

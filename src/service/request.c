@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "core/law.h"
+#include "core/mjver.h"
 #include "core/sim.h"
 #include "tunables.h"
 
@@ -49,12 +51,32 @@ int req_integrator(const struct field_ctx *c, const char *key, enum scene_integr
 	return 0;
 }
 
+int req_mujoco(const struct field_ctx *c, const char *key, int *out)
+{
+	json_t *v = c->obj ? json_object_get(c->obj, key) : NULL;
+	int index;
+
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return field_fail(c, key, -1, ERR_BAD_TYPE,
+		    "must be a MuJoCo release as a string, such as \"%s\"",
+		    mjver_name(mjver_default()));
+	index = mjver_find(json_string_value(v));
+	if (index < 0)
+		return field_fail(c, key, -1, ERR_BAD_VALUE,
+		    "MuJoCo release \"%.32s\" is not supported; supported: %s",
+		    json_string_value(v), mjver_supported());
+	*out = index;
+	return 0;
+}
+
 /* bad_value at c[key] (element index, -1 for the member) unless value >= 0 */
 static int non_negative(const struct field_ctx *c, const char *key, long index, double value)
 {
 	if (value >= 0)
 		return 0;
-	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %.17g", value);
+	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
 }
 
 /* bad_value at c[key] unless 0 < value <= limit */
@@ -64,7 +86,7 @@ static int positive_within(
 	if (value > 0 && value <= limit)
 		return 0;
 	return field_fail(
-	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %.17g", limit, value);
+	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %s", limit, JTEXT_NUM(value));
 }
 
 /* The fields of one <geom> over the values already in *g (the defaults, or the
@@ -173,7 +195,7 @@ static int parse_body(const struct field_ctx *c, struct scene *s)
 static int parse_option(const struct field_ctx *c, struct scene_option *o)
 {
 	static const char *const known[] = {
-	    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", NULL};
+	    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", "mujoco", NULL};
 	int cone = CONE_PYRAMIDAL;
 
 	if (field_known(c, known) != 0)
@@ -181,17 +203,18 @@ static int parse_option(const struct field_ctx *c, struct scene_option *o)
 	if (field_number(c, "timestep", &o->timestep) != 0)
 		return -1;
 	if (!(o->timestep > 0))
-		return field_fail(
-		    c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", o->timestep);
+		return field_fail(c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(o->timestep));
 	if (field_bool(c, "refsafe", &o->refsafe) != 0 ||
 	    field_number(c, "gravity", &o->gravity) != 0 ||
 	    field_number(c, "impratio", &o->impratio) != 0)
 		return -1;
 	if (!(o->impratio > 0))
-		return field_fail(
-		    c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", o->impratio);
+		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(o->impratio));
 	if (req_integrator(c, "integrator", &o->integrator) != 0 ||
-	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0)
+	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
+	    req_mujoco(c, "mujoco", &o->mujoco) != 0)
 		return -1;
 	if (cone != CONE_PYRAMIDAL)
 		return field_fail(c, "cone", -1, ERR_BAD_VALUE,
@@ -210,6 +233,7 @@ static void scene_default(struct scene *s, double default_height)
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
 	s->option.integrator = SCENE_EULER;
+	s->option.mujoco = mjver_default();
 	s->height = default_height;
 	s->duration = DEFAULT_DURATION;
 }
@@ -245,8 +269,8 @@ int req_scene_parse(
 	if (field_number(&c, "height", &s.height) != 0)
 		return -1;
 	if (!(s.height >= 0 && s.height <= LIMIT_MAX_HEIGHT))
-		return field_fail(&c, "height", -1, ERR_BAD_VALUE,
-		    "must be >= 0 and <= %g, not %.17g", LIMIT_MAX_HEIGHT, s.height);
+		return field_fail(&c, "height", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g, not %s",
+		    LIMIT_MAX_HEIGHT, JTEXT_NUM(s.height));
 	if (field_number(&c, "duration", &s.duration) != 0 ||
 	    non_negative(&c, "duration", -1, s.duration) != 0)
 		return -1;
@@ -367,6 +391,7 @@ json_t *req_scene_json(const struct req_scene *r)
 	put(option, "impratio", json_real(s->option.impratio), &ok);
 	put(option, "integrator", json_string(integrator_names[s->option.integrator]), &ok);
 	put(option, "cone", json_string(cone_names[CONE_PYRAMIDAL]), &ok);
+	put(option, "mujoco", json_string(mjver_name(s->option.mujoco)), &ok);
 	put(root, "body", body, &ok);
 	put(root, "option", option, &ok);
 	put(root, "geom", geom_json(&s->geom, ~0u), &ok);
@@ -383,7 +408,8 @@ json_t *req_scene_json(const struct req_scene *r)
 int req_stability_parse(json_t *v, const char *path, struct req_stability *out, struct err *err)
 {
 	static const char *const known[] = {"solref", "solimp", "option", "impedance", NULL};
-	static const char *const option_known[] = {"timestep", "refsafe", "integrator", NULL};
+	static const char *const option_known[] = {
+	    "timestep", "refsafe", "integrator", "mujoco", NULL};
 	struct field_ctx c, option;
 	struct req_stability r;
 	struct pair_geom defaults;
@@ -397,6 +423,7 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	r.timestep = DEFAULT_TIMESTEP;
 	r.refsafe = 1;
 	r.integrator = SCENE_EULER;
+	r.mujoco = mjver_default();
 
 	if (field_root(&c, v, path, err) != 0 || field_known(&c, known) != 0)
 		return -1;
@@ -408,10 +435,11 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	if (field_number(&option, "timestep", &r.timestep) != 0)
 		return -1;
 	if (!(r.timestep > 0))
-		return field_fail(
-		    &option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %.17g", r.timestep);
+		return field_fail(&option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(r.timestep));
 	if (field_bool(&option, "refsafe", &r.refsafe) != 0 ||
-	    req_integrator(&option, "integrator", &r.integrator) != 0)
+	    req_integrator(&option, "integrator", &r.integrator) != 0 ||
+	    req_mujoco(&option, "mujoco", &r.mujoco) != 0)
 		return -1;
 	/* the default impedance is the plateau d(r >= width): solimp's clamped dwidth */
 	law_solimp_clamp(r.solimp, &clamped);
@@ -420,8 +448,8 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 		return -1;
 	if (!(r.impedance >= MJ_MINIMP && r.impedance <= MJ_MAXIMP))
 		return field_fail(&c, "impedance", -1, ERR_BAD_VALUE,
-		    "must be within MuJoCo's impedance range [%g, %g], not %.17g", MJ_MINIMP,
-		    MJ_MAXIMP, r.impedance);
+		    "must be within MuJoCo's impedance range [%g, %g], not %s", MJ_MINIMP,
+		    MJ_MAXIMP, JTEXT_NUM(r.impedance));
 	*out = r;
 	return 0;
 }
@@ -439,6 +467,7 @@ json_t *req_stability_json(const struct req_stability *r)
 	put(option, "timestep", json_real(r->timestep), &ok);
 	put(option, "refsafe", json_boolean(r->refsafe), &ok);
 	put(option, "integrator", json_string(integrator_names[r->integrator]), &ok);
+	put(option, "mujoco", json_string(mjver_name(r->mujoco)), &ok);
 	put(root, "option", option, &ok);
 	put(root, "solref", field_reals(r->solref, 2), &ok);
 	put(root, "solimp", field_reals(r->solimp, 5), &ok);

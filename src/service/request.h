@@ -35,6 +35,7 @@ struct req_stability {
 	double timestep;
 	int refsafe;
 	enum scene_integrator integrator;
+	int mujoco; /* option.mujoco as an mjver index; no release changes these numbers */
 };
 
 /*
@@ -67,6 +68,10 @@ json_t *req_stability_json(const struct req_stability *r);
 
 /* Read c[key] as one of MuJoCo's MJCF integrator names ("Euler", "implicit", ...). */
 int req_integrator(const struct field_ctx *c, const char *key, enum scene_integrator *out);
+
+/* Read c[key] as a supported MuJoCo release ("3.12.0") into an mjver index; 422
+ * naming the supported releases otherwise. *out is left alone when key is absent. */
+int req_mujoco(const struct field_ctx *c, const char *key, int *out);
 
 /* The MJCF name of an integrator. */
 const char *req_integrator_name(enum scene_integrator integrator);

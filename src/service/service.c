@@ -13,6 +13,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "base/jtext.h"
+#include "core/mjver.h"
 #include "service/answer.h"
 #include "service/body.h"
 #include "service/eval.h"
@@ -530,4 +531,23 @@ int svc_text_csv(const char *text, char **csv, struct err *err)
 	rc = sweep_csv(answer, csv, err);
 	json_decref(answer);
 	return rc;
+}
+
+const char *svc_mujoco_default(void)
+{
+	return mjver_name(mjver_default());
+}
+
+json_t *svc_mujoco_releases(void)
+{
+	json_t *list = json_array();
+	int i;
+
+	for (i = 0; list && i < mjver_count(); i++) {
+		if (json_array_append_new(list, json_string(mjver_name(i))) != 0) {
+			json_decref(list);
+			return NULL;
+		}
+	}
+	return list;
 }

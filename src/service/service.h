@@ -123,6 +123,13 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
  * Caller frees with free(). */
 char *svc_dump(const json_t *value);
 
+/* The MuJoCo release a request that names none is answered for (a static string). */
+const char *svc_mujoco_default(void);
+
+/* Every release option.mujoco accepts, oldest first, as a new JSON array the caller
+ * owns; NULL if out of memory. */
+json_t *svc_mujoco_releases(void);
+
 /* A sweep answer as CSV (header line, then one line per row). Caller frees. */
 int svc_sweep_csv(const json_t *answer, char **csv, struct err *err);
 

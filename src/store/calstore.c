@@ -10,6 +10,8 @@
 
 #include <sodium.h>
 
+#include "tunables.h"
+
 static const char *const kinds[3] = {"drop", "press", "trajectory"};
 static const char *const lists[3] = {"drops", "presses", "trajectories"};
 
@@ -276,13 +278,14 @@ int calstore_token_touch(struct store *st, const char *token_id, long long now, 
 {
 	sqlite3_stmt *s = store_stmt(st,
 	    "UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND "
-	    "(last_used_at IS NULL OR last_used_at < ?2 - 60)",
+	    "(last_used_at IS NULL OR last_used_at < ?2 - ?3)",
 	    err);
 
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, now);
+	sqlite3_bind_int64(s, 3, CALIB_TOKEN_USE_GRANULARITY_S);
 	return run(s, err, "recording a token's use");
 }
 
@@ -900,7 +903,8 @@ int calstore_fit_finish(struct store *st, long long fit_id, int done, const char
 {
 	sqlite3_stmt *s;
 
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
+	/* no fsync: a fit lost with the power stays running, and the next start recomputes it */
+	if (store_begin(st, STORE_SYNC_NORMAL, err) != 0)
 		return -1;
 	s = store_stmt(st,
 	    "UPDATE fits SET state = ?2, fit = ?3, measurements = ?4, done_at = ?5 WHERE id = ?1",

@@ -64,7 +64,8 @@ int calstore_token_revoke(struct store *st, const char *token_id, struct err *er
 int calstore_token_get(
     struct store *st, const char *token_id, struct calstore_token *out, struct err *err);
 
-/* Record that a token was used at now (to the minute: at most one write a minute). */
+/* Record that a token was used at now (at most one write per
+ * CALIB_TOKEN_USE_GRANULARITY_S). */
 int calstore_token_touch(struct store *st, const char *token_id, long long now, struct err *err);
 
 /* Every token as [{"id", "role", "robot", "lab", "created_at", "expires_at", "last_used_at",
@@ -172,7 +173,8 @@ int calstore_delete(struct store *st, long long id, long long measurement_id, lo
 int calstore_fit_claim(
     struct store *st, long long id, long long *fit_id, char **setup, json_t **all, struct err *err);
 
-/* Record a claimed fit's outcome: done with the fit's text, or failed with the error's. */
+/* Record a claimed fit's outcome: done with the fit's text, or failed with the error's.
+ * Not fsynced: one lost with the power is still running, and recomputed at the next start. */
 int calstore_fit_finish(struct store *st, long long fit_id, int done, const char *text,
     long long measurements, struct err *err);
 

@@ -96,6 +96,20 @@ static void slot_thread_exit(void *p)
 	slot_free(slot);
 }
 
+/*
+ * SQLite's busy handler: wait for another writer in steps of STORE_BUSY_STEP_US, up to
+ * STORE_BUSY_TIMEOUT_MS in all. sqlite3_busy_timeout() sleeps in steps that grow to 100 ms,
+ * so a request that meets a commit of a few milliseconds would wait a hundred.
+ */
+static int busy_wait(void *arg, int tries)
+{
+	(void)arg;
+	if ((long long)tries * STORE_BUSY_STEP_US >= STORE_BUSY_TIMEOUT_MS * 1000LL)
+		return 0;
+	nanosleep(&(struct timespec){0, STORE_BUSY_STEP_US * 1000L}, NULL);
+	return 1;
+}
+
 static struct conn_slot *slot_open(struct store *st, struct err *err)
 {
 	struct conn_slot *slot = calloc(1, sizeof *slot);
@@ -111,7 +125,7 @@ static struct conn_slot *slot_open(struct store *st, struct err *err)
 		goto fail;
 	}
 	sqlite3_extended_result_codes(slot->db, 1);
-	if (sqlite3_busy_timeout(slot->db, STORE_BUSY_TIMEOUT_MS) != SQLITE_OK ||
+	if (sqlite3_busy_handler(slot->db, busy_wait, NULL) != SQLITE_OK ||
 	    exec_sql(slot->db,
 	        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA "
 	        "journal_size_limit=" STORE_WAL_LIMIT_TEXT ";",

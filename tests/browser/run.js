@@ -312,14 +312,19 @@ async function main() {
 		await page.close();
 	});
 
-	await check('sweep: readable at phone width', async () => {
-		const page = await open(context, base2 + '/sweep.html', 390);
-		await page.waitForFunction(() => window.contactd.charts.sweep);
-		const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-		assert.ok(overflow <= 0, 'the page is ' + overflow + ' px wider than the phone');
-		await shot(page, 'sweep-phone');
-		assert.deepEqual(page.consoleErrors, []);
-		await page.close();
+	await check('every page: readable at phone width, no console error', async () => {
+		for (const [name, ready] of [['sweep', 'window.contactd.charts.sweep'],
+		    ['drop', 'window.contactd.charts.drop'], ['live', 'window.contactd.charts.fit'],
+		    ['api', 'window.contactd.answers.openapi'], ['index', 'window.contactd.answers.health']]) {
+			const page = await open(context, base2 + '/' + (name === 'index' ? '' : name + '.html'), 390);
+			await page.waitForFunction(ready);
+			const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+			assert.ok(overflow <= 0, name + ': the page is ' + overflow + ' px wider than the phone');
+			if (name === 'sweep')
+				await shot(page, 'sweep-phone');
+			assert.deepEqual(page.consoleErrors, [], name);
+			await page.close();
+		}
 	});
 
 	await check('drop: the trajectory and metrics are the API\'s answer', async () => {
@@ -390,6 +395,10 @@ async function main() {
 		assert.equal(conv[0].errors[1], fit.stderr.timeconst);
 		assert.equal(conv[1].errors[1], fit.stderr.dampratio);
 		assert.ok(await page.evaluate(() => window.contactd.events.length) >= 2, 'two fit events');
+		/* a daemon with the watch endpoint is watched by an EventSource (no headers) */
+		const doc = await api(base2, 'GET', '/v1/openapi.json');
+		const watchable = Object.keys(doc.paths).some((p) => /\/watch$/.test(p));
+		assert.equal(await page.evaluate(() => window.contactd.stream), watchable ? 'eventsource' : 'fetch');
 		const drops = await page.evaluate(() => window.contactd.charts.drops.data.datasets.map((d) => d.data));
 		assert.deepEqual(drops[0], shown.measurements.drops.map((d) => ({x: d.height, y: d.rebound})));
 		assert.deepEqual(drops[1].map((p) => p.y), fit.residuals.drops.map((r) => r.model));

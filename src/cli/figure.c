@@ -1,0 +1,168 @@
+/*
+ * figure.c: sweep answers and drop trajectories as plots (figure.h).
+ */
+#include "cli/figure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/plot.h"
+
+/* A cell as a number: reals and integers as they are, booleans 0 or 1, else NaN. */
+static double cell_number(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	if (json_is_boolean(v))
+		return json_is_true(v) ? 1 : 0;
+	return NAN;
+}
+
+/* The column of the field to draw, after the nvary varied ones; -1 with err. */
+static long pick_column(
+    const json_t *columns, const json_t *rows, size_t nvary, const char *field, struct err *err)
+{
+	size_t c, r;
+
+	for (c = nvary; c < json_array_size(columns); c++) {
+		const char *name = json_string_value(json_array_get(columns, c));
+		if (field) {
+			if (name && strcmp(name, field) == 0)
+				return (long)c;
+			continue;
+		}
+		/* the first column that holds a real somewhere */
+		for (r = 0; r < json_array_size(rows); r++)
+			if (json_is_real(json_array_get(json_array_get(rows, r), c)))
+				return (long)c;
+	}
+	if (field)
+		return err_set(err, ERR_BAD_VALUE, "", "the answer has no column \"%s\"", field);
+	return err_set(err, ERR_BAD_VALUE, "", "the answer has no column of numbers to draw");
+}
+
+/* Column c of every row into out (n rows); -1 unless every varied value is a number. */
+static int column_values(const json_t *rows, size_t c, int varied, double *out, struct err *err)
+{
+	size_t r;
+
+	for (r = 0; r < json_array_size(rows); r++) {
+		const json_t *v = json_array_get(json_array_get(rows, r), c);
+		out[r] = cell_number(v);
+		if (varied && !json_is_number(v))
+			return err_set(err, ERR_BAD_VALUE, "",
+			    "varied value %zu is not a number: only numbers can be an axis", r);
+	}
+	return 0;
+}
+
+int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *err)
+{
+	const json_t *columns = json_object_get(answer, "columns");
+	const json_t *rows = json_object_get(answer, "rows");
+	const char *query = json_string_value(json_object_get(answer, "query"));
+	size_t nvary = 0, n = json_array_size(rows), nx, i;
+	double *a = NULL, *b = NULL, *v = NULL;
+	struct plot_labels labels;
+	char title[256];
+	long c;
+	int rc = -1;
+
+	if (!json_is_array(columns) || !json_is_array(rows) || n == 0)
+		return err_set(err, ERR_BAD_VALUE, "", "not a sweep answer: no columns and rows");
+	/* the varied columns are the JSON Pointers, which the answer fields never are */
+	while (nvary < 2 && nvary < json_array_size(columns) &&
+	    json_string_value(json_array_get(columns, nvary)) &&
+	    json_string_value(json_array_get(columns, nvary))[0] == '/')
+		nvary++;
+	if (nvary == 0)
+		return err_set(err, ERR_BAD_VALUE, "", "not a sweep answer: no varied column");
+	c = pick_column(columns, rows, nvary, field, err);
+	if (c < 0)
+		return -1;
+	a = calloc(n, sizeof *a);
+	b = calloc(n, sizeof *b);
+	v = calloc(n, sizeof *v);
+	if (!a || !b || !v) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto out;
+	}
+	if (column_values(rows, 0, 1, a, err) != 0 ||
+	    (nvary == 2 && column_values(rows, 1, 1, b, err) != 0) ||
+	    column_values(rows, (size_t)c, 0, v, err) != 0)
+		goto out;
+	snprintf(title, sizeof title, "%s: %s", query ? query : "sweep",
+	    json_string_value(json_array_get(columns, (size_t)c)));
+	labels.title = title;
+	labels.y = json_string_value(json_array_get(columns, 0));
+	labels.x = nvary == 2 ? json_string_value(json_array_get(columns, 1)) : labels.y;
+	if (nvary == 1) {
+		labels.y = json_string_value(json_array_get(columns, (size_t)c));
+		rc = plot_line_svg(f, &labels, a, v, n);
+		if (rc != 0)
+			err_set(err, ERR_BAD_VALUE, "",
+			    "nothing to draw: no finite value, or a write error");
+		goto out;
+	}
+	/* row-major, the first varied field slowest: a row of the grid is a run of equal
+	 * first values */
+	for (nx = 1; nx < n && a[nx] == a[0]; nx++)
+		;
+	for (i = 0; i < n; i++) {
+		if (n % nx != 0 || b[i] != b[i % nx] || a[i] != a[i - i % nx]) {
+			err_set(err, ERR_BAD_VALUE, "", "the rows are not a full grid");
+			goto out;
+		}
+	}
+	for (i = 0; i < n / nx; i++)
+		a[i] = a[i * nx]; /* the y values, one per grid row */
+	rc = plot_heat_svg(f, &labels, b, nx, a, n / nx, v);
+	if (rc != 0)
+		err_set(err, ERR_INTERNAL, "", "cannot write the plot");
+out:
+	free(a);
+	free(b);
+	free(v);
+	return rc;
+}
+
+int figure_drop(FILE *f, const json_t *answer, struct err *err)
+{
+	const json_t *trajectory = json_object_get(answer, "trajectory");
+	const json_t *t = json_object_get(trajectory, "t"), *z = json_object_get(trajectory, "z");
+	struct plot_labels labels = {
+	    "drop: height of the lowest point above the plane", "time (s)", "height (m)"};
+	size_t n = json_array_size(t), i;
+	double *x, *y;
+	int rc = -1;
+
+	if (!json_is_array(t) || !json_is_array(z) || json_array_size(z) != n || n == 0)
+		return err_set(err, ERR_BAD_VALUE, "", "not a drop answer with its trajectory");
+	x = calloc(n, sizeof *x);
+	y = calloc(n, sizeof *y);
+	if (x && y) {
+		for (i = 0; i < n; i++) {
+			x[i] = cell_number(json_array_get(t, i));
+			y[i] = cell_number(json_array_get(z, i)); /* null (diverged): a gap */
+		}
+		rc = plot_line_svg(f, &labels, x, y, n);
+		if (rc != 0)
+			err_set(err, ERR_BAD_VALUE, "", "nothing to draw: no finite height");
+	} else {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	free(x);
+	free(y);
+	return rc;
+}
+
+int figure_answer(FILE *f, const json_t *answer, const char *field, struct err *err)
+{
+	if (json_object_get(answer, "trajectory"))
+		return figure_drop(f, answer, err);
+	if (json_object_get(answer, "columns"))
+		return figure_sweep(f, answer, field, err);
+	return err_set(err, ERR_BAD_VALUE, "",
+	    "nothing to draw: not a sweep answer, nor a drop answer with its trajectory");
+}

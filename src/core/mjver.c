@@ -1,0 +1,118 @@
+/*
+ * mjver.c: MuJoCo releases and their contact rules (mjver.h).
+ *
+ * Every tag from 2.2.0 to 3.12.0 is listed; the rules change at 3.2.0 (power
+ * shortcut), 3.5.0 (margins summed), 3.9.0 (margin/gap redesign) and 3.11.0 (Newton
+ * certificate). Nothing else in those tags changes these scenes: refsafe, KBIP, R,
+ * the pyramid, aref, the plane collisions, body_invweight0 of a free body and the
+ * Euler step are the same code; the 3.2.0 quaternion change and the 3.3.6 warmstart
+ * move cannot affect a body that stays flat and an Euler step.
+ */
+#include "core/mjver.h"
+
+#include <string.h>
+
+#include "tunables.h"
+
+enum era { ERA_2_2, ERA_3_2, ERA_3_5, ERA_3_9, ERA_3_11 };
+
+struct release {
+	const char *name;
+	enum era era;
+};
+
+/* in release order; index 2 is 2.2.2 (MJVER_2_2_2) */
+static const struct release releases[] = {
+    {"2.2.0", ERA_2_2},
+    {"2.2.1", ERA_2_2},
+    {"2.2.2", ERA_2_2},
+    {"2.3.0", ERA_2_2},
+    {"2.3.1", ERA_2_2},
+    {"2.3.2", ERA_2_2},
+    {"2.3.3", ERA_2_2},
+    {"2.3.4", ERA_2_2},
+    {"2.3.5", ERA_2_2},
+    {"2.3.6", ERA_2_2},
+    {"2.3.7", ERA_2_2},
+    {"3.0.0", ERA_2_2},
+    {"3.0.1", ERA_2_2},
+    {"3.1.0", ERA_2_2},
+    {"3.1.1", ERA_2_2},
+    {"3.1.2", ERA_2_2},
+    {"3.1.3", ERA_2_2},
+    {"3.1.4", ERA_2_2},
+    {"3.1.5", ERA_2_2},
+    {"3.1.6", ERA_2_2},
+    {"3.2.0", ERA_3_2},
+    {"3.2.1", ERA_3_2},
+    {"3.2.2", ERA_3_2},
+    {"3.2.3", ERA_3_2},
+    {"3.2.4", ERA_3_2},
+    {"3.2.5", ERA_3_2},
+    {"3.2.6", ERA_3_2},
+    {"3.2.7", ERA_3_2},
+    {"3.3.0", ERA_3_2},
+    {"3.3.1", ERA_3_2},
+    {"3.3.2", ERA_3_2},
+    {"3.3.3", ERA_3_2},
+    {"3.3.4", ERA_3_2},
+    {"3.3.5", ERA_3_2},
+    {"3.3.6", ERA_3_2},
+    {"3.3.7", ERA_3_2},
+    {"3.3.8", ERA_3_2}, /* npm's mujoco-js 0.0.7, a WebAssembly build */
+    {"3.4.0", ERA_3_2},
+    {"3.5.0", ERA_3_5},
+    {"3.6.0", ERA_3_5},
+    {"3.7.0", ERA_3_5},
+    {"3.8.0", ERA_3_5},
+    {"3.8.1", ERA_3_5},
+    {"3.9.0", ERA_3_9},
+    {"3.10.0", ERA_3_9},
+    {"3.11.0", ERA_3_11},
+    {"3.12.0", ERA_3_11},
+};
+
+#define RELEASE_COUNT ((int)(sizeof releases / sizeof releases[0]))
+
+int mjver_count(void)
+{
+	return RELEASE_COUNT;
+}
+
+int mjver_default(void)
+{
+	return mjver_find(DEFAULT_MUJOCO);
+}
+
+int mjver_find(const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < RELEASE_COUNT; i++)
+		if (strcmp(releases[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *mjver_name(int index)
+{
+	return releases[index].name;
+}
+
+const char *mjver_supported(void)
+{
+	return "every release tag 2.2.0-3.12.0: 2.2.0-2.2.2, 2.3.0-2.3.7, 3.0.0, 3.0.1, "
+	       "3.1.0-3.1.6, "
+	       "3.2.0-3.2.7, 3.3.0-3.3.8, 3.4.0, 3.5.0, 3.6.0, 3.7.0, 3.8.0, 3.8.1, 3.9.0, 3.10.0, "
+	       "3.11.0, 3.12.0";
+}
+
+void mjver_rules(int index, struct mjver_rules *out)
+{
+	enum era era = releases[index].era;
+
+	out->power_shortcut = era >= ERA_3_2;
+	out->margin_sum = era >= ERA_3_5;
+	out->margin_gap_split = era >= ERA_3_9;
+	out->newton_certificate = era >= ERA_3_11;
+}

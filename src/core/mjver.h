@@ -1,0 +1,50 @@
+/*
+ * mjver.h: the MuJoCo releases whose contact semantics the core reproduces, and
+ * what changed between them for a sphere or flat box on a plane (README's version
+ * table; the engine sources of each tag, checked against builds of 2.2.2, 3.3.8,
+ * 3.5.0, 3.9.0 and 3.12.0).
+ *
+ * A release is an index into one static table in release order. Index 0 is 2.2.0,
+ * whose rules are 2.2.2's, so a zeroed scene follows Debian's libmujoco 2.2.2.
+ */
+#ifndef CONTACTD_CORE_MJVER_H
+#define CONTACTD_CORE_MJVER_H
+
+/* The rules of one release that matter for these scenes. */
+struct mjver_rules {
+	/* 3.5.0+: the two geoms' margins add, and so do their gaps (before: the max of each) */
+	int margin_sum;
+	/* 3.9.0+: contacts are detected while dist <= margin + gap, make rows while
+	 * dist < margin, and includemargin = margin (before: detected while dist <= margin,
+	 * rows while dist < margin - gap, includemargin = margin - gap) */
+	int margin_gap_split;
+	/* 3.2.0+: the impedance sigmoid's power(x, 1 or 2) multiplies instead of calling pow */
+	int power_shortcut;
+	/* 3.11.0+: Newton keeps its starting point (the cheaper of the previous step's qacc
+	 * and qacc_smooth) unchanged when the gradient and the duality gap there are
+	 * already below tolerance */
+	int newton_certificate;
+};
+
+enum { MJVER_2_2_2 = 2 };
+
+/* Number of supported releases; indices run 0 .. mjver_count() - 1. */
+int mjver_count(void);
+
+/* The release the service answers for when a request names none (DEFAULT_MUJOCO,
+ * the newest). */
+int mjver_default(void);
+
+/* The index of release `name` ("3.12.0"), or -1 when it is not supported. */
+int mjver_find(const char *name);
+
+/* The release's name (a static string). index must be valid. */
+const char *mjver_name(int index);
+
+/* The supported releases, oldest first, as one static comma-separated string. */
+const char *mjver_supported(void);
+
+/* The rules of release index. */
+void mjver_rules(int index, struct mjver_rules *out);
+
+#endif
