@@ -77,8 +77,19 @@
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
 #define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
-#define CORS_MAX_ORIGINS 32                  /* --cors-origin given at most this often */
-#define CORS_MAX_AGE 600                     /* seconds a browser may reuse a preflight */
+/* Questions admitted beyond the compute threads (waiting for one, their connections
+ * suspended); one more is answered 503 with Retry-After: DAEMON_RETRY_AFTER seconds. */
+#define DAEMON_COMPUTE_QUEUE 256
+#define DAEMON_RETRY_AFTER "1"
+/* Open connections from one client address; 0 is no limit (behind a reverse proxy every
+ * connection comes from the proxy's address). */
+#define DAEMON_PER_IP_CONNECTION_LIMIT 256
+/* A declared body over --max-body by at most this much is read and dropped before the 413,
+ * so that a client still sending reads the answer; a larger one is answered at once. */
+#define DAEMON_DISCARD_BODY_MAX (16 * 1024 * 1024)
+
+#define CORS_MAX_ORIGINS 32 /* --cors-origin given at most this often */
+#define CORS_MAX_AGE 600    /* seconds a browser may reuse a preflight */
 /* The request headers a cross-origin page may send (preflight answer). */
 #define CORS_ALLOW_HEADERS "Content-Type, Authorization, Idempotency-Key, Accept"
 /* The answer headers a cross-origin page may read. */
@@ -89,10 +100,23 @@
 #define DAEMON_MAX_CONNECTIONS 1000000 /* --max-connections */
 #define DAEMON_LOG_LINE_MAX 1024       /* bytes of one log line, newline included */
 #define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
+/* How often sleeping event streams are checked for a client that closed its side. */
+#define DAEMON_EVENTS_CLOSE_CHECK_MS 500
+#define DAEMON_EVENTS_PER_TOKEN 32 /* event streams one token may hold open; 503 beyond */
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
 #define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
+
+/* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
+#define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
+#define STORE_WAL_CHECKPOINT_BYTES (4L * 1024 * 1024) /* a WAL larger is checkpointed */
+#define STORE_CHECKPOINT_TRIES 100 /* a checkpoint that collides with a writer's, retried (1 ms)   \
+	                            */
+#define STORE_EVICT_BATCH 1024     /* most answers deleted by one statement while evicting */
+#define STORE_BACKUP_PAGES 1024    /* pages copied per step of an online backup */
+#define DAEMON_UPKEEP_MS 100       /* period of the WAL and cache upkeep */
+#define DAEMON_CACHE_MAX_MB 1024   /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* A weighted residual that replaces a non-finite or absurd one (an exploding
@@ -204,7 +228,9 @@
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
 #define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
 #define CALIB_MAX_PRESS_FORCE 1e6        /* N */
-#define CALIB_MAX_CALIBRATION_SAMPLES 16384 /* trajectory samples of one calibration, all uploads */
+#define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
+	16384 /* trajectory samples of one calibration, all uploads                                \
+	       */
 /* Fits run on their own threads (src/http/http_calib_work.h), never inside a request or a
  * transaction: this many, at this nice value above the HTTP threads', so questions keep
  * their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped

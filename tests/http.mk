@@ -27,6 +27,14 @@ bench-http: all
 .PHONY: bench-http
 EXTRA_DIST += bench/bench_http.sh
 
+# Soak: wrk at 256 connections for 60 s, cached and uncached, memory and WAL before and
+# after. Not part of `make check`: `make soak [SOAK_DURATION=60]`.
+soak: all
+	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) srcdir=$(srcdir) \
+		$(SHELL) $(srcdir)/bench/soak.sh
+.PHONY: soak
+EXTRA_DIST += bench/soak.sh
+
 # The served OpenAPI document against the real handlers.
 check_PROGRAMS += tests/test_openapi
 TESTS += tests/test_openapi
@@ -43,6 +51,25 @@ TESTS += tests/test_hotcache
 tests_test_hotcache_SOURCES = tests/test_hotcache.c src/http/hotcache.c src/http/hotcache.h
 tests_test_hotcache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SODIUM_CFLAGS)
 tests_test_hotcache_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
+
+# Faults of a lab network: limits, signals, file modes, hostile bytes, overload.
+check_PROGRAMS += tests/test_harden
+TESTS += tests/test_harden
+tests_test_harden_SOURCES = tests/test_harden.c tests/live.c tests/live.h tests/robot.c \
+	tests/robot.h
+tests_test_harden_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_harden_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS) \
+	$(SQLITE_CFLAGS)
+tests_test_harden_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(SQLITE_LIBS) $(CHECK_LIBS) -lpthread
+
+# A structure-aware fuzzer against the real daemon, bounded to FUZZ_SECONDS (20) here;
+# FUZZ_REQUESTS=N runs N requests by hand.
+check_PROGRAMS += tests/fuzz_http
+TESTS += tests/fuzz_http
+tests_fuzz_http_SOURCES = tests/fuzz_http.c tests/live.c tests/live.h tests/robot.c tests/robot.h
+tests_fuzz_http_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_fuzz_http_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_fuzz_http_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
 
 # What a web page sees: CORS, the embedded dashboard files, the drop trajectory.
 check_PROGRAMS += tests/test_cors

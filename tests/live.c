@@ -1,7 +1,12 @@
 /*
  * live.c: the test harness of live.h.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -358,4 +363,118 @@ void live_assert_error(const struct live_reply *r, long status, const char *code
 	if (path)
 		ck_assert_str_eq(json_string_value(json_object_get(v, "path")), path);
 	json_decref(v);
+}
+
+int live_connect(const struct live_daemon *d)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+/* Read a response from fd into buf: its headers, and its body too unless headers_only. */
+static int read_reply(int fd, char *buf, size_t size, int headers_only)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	size_t n = 0;
+	const char *end, *length;
+
+	buf[0] = '\0';
+	while (live_now() < deadline && n + 1 < size) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t got;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		got = recv(fd, buf + n, size - n - 1, 0);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+		buf[n] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		if (end && headers_only)
+			return atoi(buf + 9);
+		length = strcasestr(buf, "Content-Length: ");
+		if (end && length && n >= (size_t)(end + 4 - buf) + (size_t)atol(length + 16))
+			return atoi(buf + 9);
+	}
+	return 0;
+}
+
+int live_read_response(int fd, char *buf, size_t size)
+{
+	return read_reply(fd, buf, size, 0);
+}
+
+int live_read_headers(int fd, char *buf, size_t size)
+{
+	return read_reply(fd, buf, size, 1);
+}
+
+int live_closed_by_peer(int fd)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	char buf[512];
+
+	while (live_now() < deadline) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof buf, 0);
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			return 1;
+	}
+	return 0;
+}
+
+double live_metric(const struct live_daemon *d, const char *name)
+{
+	struct live_reply r;
+	char needle[128];
+	const char *at;
+	double v = -1;
+
+	snprintf(needle, sizeof needle, "\n%s ", name);
+	live_get(d, "/metrics", &r);
+	ck_assert_int_eq(r.status, 200);
+	at = strstr(r.body, needle);
+	if (at)
+		v = atof(at + strlen(needle));
+	live_reply_free(&r);
+	return v;
+}
+
+void live_wait_metric(const struct live_daemon *d, const char *name, double at_least)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+
+	while (live_metric(d, name) < at_least) {
+		ck_assert_msg(live_now() < deadline, "%s never reached %g", name, at_least);
+		live_sleep_ms(10);
+	}
+}
+
+char *live_long_sweep(int points, double height)
+{
+	char *body = NULL, values[512] = "";
+	int i, n;
+
+	for (i = 0; i < points; i++) {
+		size_t len = strlen(values);
+
+		snprintf(values + len, sizeof values - len, "%s%g", i ? ", " : "", 0.05 + 0.01 * i);
+	}
+	n = asprintf(&body,
+	    "{\"query\": \"drop\", \"base\": {\"duration\": 500, \"height\": %g,"
+	    " \"option\": {\"timestep\": 0.0001}}, \"vary\": [{\"path\": \"/body/size\","
+	    " \"values\": [%s]}]}",
+	    height, values);
+	ck_assert_int_gt(n, 0);
+	return body;
 }

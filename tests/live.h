@@ -96,6 +96,35 @@ void live_write_file(const char *path, const char *text);
 
 double live_now(void);
 
+/* The value of the unlabelled metric name in d's /metrics; -1 when it is absent. */
+double live_metric(const struct live_daemon *d, const char *name);
+
+/* Poll d's /metrics until the metric name is at least at_least (asserting it gets there
+ * within LIVE_WAIT_S): how a test knows that a request is being computed, not a sleep. */
+void live_wait_metric(const struct live_daemon *d, const char *name, double at_least);
+
+/*
+ * A sweep body of `points` drops of 5e6 steps each (duration 500 s at a 1e-4 s step;
+ * the limit is 1e7 per point): about 0.16 s of work per point at -O2 on one sweep
+ * thread, several times that under the sanitizers. The steps, not a measured time, set
+ * the work; height makes requests distinct (no cache hit). Caller frees.
+ */
+char *live_long_sweep(int points, double height);
+
+/* A TCP socket connected to d (asserting that it connects). */
+int live_connect(const struct live_daemon *d);
+
+/* Read one whole HTTP response from fd into buf (headers, then Content-Length bytes of
+ * body), NUL-terminated; its status, or 0 when none came whole within LIVE_WAIT_S. */
+int live_read_response(int fd, char *buf, size_t size);
+
+/* Read from fd up to the end of a response's headers (an event stream's, say); its
+ * status, or 0 when they did not come within LIVE_WAIT_S. */
+int live_read_headers(int fd, char *buf, size_t size);
+
+/* Wait (at most LIVE_WAIT_S) until the peer closes fd, skipping any bytes; 1 if it did. */
+int live_closed_by_peer(int fd);
+
 void live_sleep_ms(long ms);
 
 #endif

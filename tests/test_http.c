@@ -510,37 +510,6 @@ START_TEST(body_over_limit)
 }
 END_TEST
 
-/* A connected TCP socket to the daemon. */
-static int connect_raw(const struct live_daemon *d)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->port)};
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-	return fd;
-}
-
-/* Wait (at most LIVE_WAIT_S) until the daemon closes fd; 1 if it did. Skips any reply bytes. */
-static int closed_by_peer(int fd)
-{
-	double deadline = live_now() + LIVE_WAIT_S;
-	char buf[512];
-
-	while (live_now() < deadline) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t n;
-
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		n = recv(fd, buf, sizeof buf, 0);
-		if (n == 0 || (n < 0 && errno == ECONNRESET))
-			return 1;
-	}
-	return 0;
-}
-
 /* Clients that stop sending, mid-headers or mid-body, are disconnected. */
 START_TEST(slow_client_timed_out)
 {
@@ -552,14 +521,14 @@ START_TEST(slow_client_timed_out)
 	int a, b;
 
 	live_start(&dmn, "--timeout", "1", (char *)NULL);
-	a = connect_raw(&dmn);
-	b = connect_raw(&dmn);
+	a = live_connect(&dmn);
+	b = live_connect(&dmn);
 	ck_assert_int_eq(
 	    send(a, partial_headers, strlen(partial_headers), 0), (ssize_t)strlen(partial_headers));
 	ck_assert_int_eq(
 	    send(b, partial_body, strlen(partial_body), 0), (ssize_t)strlen(partial_body));
-	ck_assert_msg(closed_by_peer(a), "a client stuck in its headers was not disconnected");
-	ck_assert_msg(closed_by_peer(b), "a client stuck in its body was not disconnected");
+	ck_assert_msg(live_closed_by_peer(a), "a client stuck in its headers was not disconnected");
+	ck_assert_msg(live_closed_by_peer(b), "a client stuck in its body was not disconnected");
 	close(a);
 	close(b);
 	live_get(&dmn, "/v1/health", &r);
@@ -614,12 +583,12 @@ START_TEST(connection_limit)
 	int held[2], extra;
 
 	live_start(&dmn, "--max-connections", "2", "--threads", "1", (char *)NULL);
-	held[0] = connect_raw(&dmn);
-	held[1] = connect_raw(&dmn);
+	held[0] = live_connect(&dmn);
+	held[1] = live_connect(&dmn);
 	/* Both are open and served (keep-alive keeps them open). */
 	ck_assert(health_reply_within(held[0], 1, LIVE_WAIT_S * 1000));
 	ck_assert(health_reply_within(held[1], 1, LIVE_WAIT_S * 1000));
-	extra = connect_raw(&dmn);
+	extra = live_connect(&dmn);
 	/* A serving daemon answers in milliseconds; half a second of silence means held. */
 	ck_assert_msg(
 	    !health_reply_within(extra, 1, 500), "a connection over the limit was served");
@@ -632,15 +601,6 @@ START_TEST(connection_limit)
 END_TEST
 
 /* ---- tests: shutdown ---- */
-
-/*
- * A drop of 5e6 steps (the limit is 1e7): about a second of work on an unloaded
- * machine, more under load or the sanitizers, so SIGTERM surely arrives while it
- * is computed. The number of steps, not a measured time, sets the work.
- */
-static const char slow_drop[] =
-    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.05, \"mass\": 1},"
-    " \"duration\": 500, \"option\": {\"timestep\": 0.0001}, \"height\": 0.1}";
 
 /* waitpid for the daemon after a signal: its exit status, asserting it exited. */
 static int reap(struct live_daemon *d)
@@ -680,49 +640,25 @@ static void assert_db_closed(const struct live_daemon *d)
 	ck_assert_msg(!file_exists(wal), "the WAL file is still there");
 }
 
-/* Read one HTTP response from fd (headers, then Content-Length bytes); its status. */
-static int read_response(int fd, char *buf, size_t size)
-{
-	double deadline = live_now() + LIVE_WAIT_S;
-	size_t n = 0;
-	const char *end, *length;
-
-	while (live_now() < deadline && n + 1 < size) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t got;
-
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		got = recv(fd, buf + n, size - n - 1, 0);
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-		buf[n] = '\0';
-		end = strstr(buf, "\r\n\r\n");
-		length = strcasestr(buf, "Content-Length: ");
-		if (end && length && n >= (size_t)(end + 4 - buf) + (size_t)atol(length + 16))
-			return atoi(buf + 9);
-	}
-	return 0;
-}
-
 /* A connection to the daemon that it has accepted (it answered a health request on it). */
 static int accepted_connection(const struct live_daemon *d)
 {
-	int fd = connect_raw(d);
+	int fd = live_connect(d);
 
 	ck_assert(health_reply_within(fd, 1, LIVE_WAIT_S * 1000));
 	return fd;
 }
 
-static void send_request(int fd, const char *body)
+/* POST body to /v1/sweep on fd. */
+static void send_sweep(int fd, const char *body)
 {
-	char request[1024];
+	char request[4096];
 	int n = snprintf(request, sizeof request,
-	    "POST /v1/drop HTTP/1.1\r\nHost: x\r\n"
+	    "POST /v1/sweep HTTP/1.1\r\nHost: x\r\n"
 	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
 	    strlen(body), body);
 
+	ck_assert_int_lt(n, (int)sizeof request);
 	ck_assert_int_eq(send(fd, request, (size_t)n, 0), n);
 }
 
@@ -760,72 +696,85 @@ static int turned_away(const struct live_daemon *d)
 }
 
 /*
- * SIGTERM while two requests are computed on two threads: new clients are turned
- * away, both requests finish with full answers after the signal, then the daemon
- * exits 0 with its database closed, and the answers are in the cache.
+ * SIGTERM while two sweeps are computed on two threads (the daemon's /metrics says
+ * so: no sleep decides it; each takes seconds, the signal follows in microseconds):
+ * new clients are turned away, both sweeps finish with full answers after the signal,
+ * then the daemon exits 0 with its database closed, and the answers are in the cache.
  */
 START_TEST(sigterm_during_requests)
 {
-	char buf[2][4096];
+	char buf[2][8192], *body[2];
 	struct live_reply again;
 	int fd[2], i;
 
-	live_start(&dmn, "--threads", "4", "--sweep-threads", "1", (char *)NULL);
-	for (i = 0; i < 2; i++)
+	live_start(
+	    &dmn, "--threads", "2", "--compute-threads", "2", "--sweep-threads", "1", (char *)NULL);
+	for (i = 0; i < 2; i++) {
+		body[i] = live_long_sweep(12, 0.1 + 0.1 * i);
 		fd[i] = accepted_connection(&dmn);
-	for (i = 0; i < 2; i++)
-		send_request(fd[i], slow_drop);
-	/* Let the threads start on them (they then compute for a second or more). */
-	live_sleep_ms(100);
+		send_sweep(fd[i], body[i]);
+	}
+	live_wait_metric(&dmn, "contactd_compute_running", 2);
 	kill(dmn.pid, SIGTERM);
 	/* Once the daemon has logged that it is shutting down, it takes no one new. */
 	for (i = 0; i < LIVE_WAIT_S * 100 && !live_log_count(&dmn, "finishing requests"); i++)
 		live_sleep_ms(10);
 	ck_assert_msg(turned_away(&dmn), "a new client was served during shutdown");
 	for (i = 0; i < 2; i++) {
-		ck_assert_int_eq(read_response(fd[i], buf[i], sizeof buf[i]), 200);
+		ck_assert_int_eq(live_read_response(fd[i], buf[i], sizeof buf[i]), 200);
 		close(fd[i]);
 	}
 	ck_assert_int_eq(reap(&dmn), 0);
-	ck_assert_int_eq(logged_after_signal(&dmn, " POST /v1/drop 200 "), 2);
+	ck_assert_int_eq(logged_after_signal(&dmn, " POST /v1/sweep 200 "), 2);
 	ck_assert_int_eq(live_log_count(&dmn, "end="), 0);
 	assert_db_closed(&dmn);
 	live_start(&dmn, (char *)NULL);
-	live_post(&dmn, "/v1/drop", slow_drop, &again);
-	ck_assert_str_eq(again.cache, "hit");
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
+		live_request(&dmn, "POST", "/v1/sweep", live_json_headers, body[i], strlen(body[i]),
+		    0, &again);
+		ck_assert_str_eq(again.cache, "hit");
 		ck_assert_str_eq(strstr(buf[i], "\r\n\r\n") + 4, again.body);
-	live_reply_free(&again);
+		live_reply_free(&again);
+		free(body[i]);
+	}
 }
 END_TEST
 
 /*
- * One HTTP thread, two open connections: SIGTERM while the thread computes the
- * first one's request and the second one's request waits unread behind it. Both
- * are answered: a request that has arrived is in flight even before it is read.
+ * One compute thread: SIGTERM while it computes a's sweep and b's waits in the queue
+ * behind it (both seen in /metrics), and a health request arrives on c. All three are
+ * answered: a question admitted before the signal is in flight even before it starts.
  */
 START_TEST(sigterm_waits_for_queued_requests)
 {
-	char buf[4096];
-	int a, b;
+	char buf[8192], *first = live_long_sweep(12, 0.1), *second = live_long_sweep(2, 0.2);
+	int a, b, c;
 
-	live_start(&dmn, "--threads", "1", "--sweep-threads", "1", (char *)NULL);
+	live_start(
+	    &dmn, "--threads", "1", "--compute-threads", "1", "--sweep-threads", "1", (char *)NULL);
 	a = accepted_connection(&dmn);
 	b = accepted_connection(&dmn);
-	send_request(a, slow_drop);
-	/* Let the thread start on a's request (it then computes for a second or more). */
-	live_sleep_ms(100);
-	ck_assert_int_eq(send(b, health_get, strlen(health_get), 0), (ssize_t)strlen(health_get));
+	c = accepted_connection(&dmn);
+	send_sweep(a, first);
+	live_wait_metric(&dmn, "contactd_compute_running", 1);
+	send_sweep(b, second);
+	live_wait_metric(&dmn, "contactd_compute_queued", 1);
+	ck_assert_int_eq(send(c, health_get, strlen(health_get), 0), (ssize_t)strlen(health_get));
 	kill(dmn.pid, SIGTERM);
-	ck_assert_int_eq(read_response(a, buf, sizeof buf), 200);
-	ck_assert_ptr_nonnull(strstr(buf, "\"peak_penetration\""));
-	ck_assert_int_eq(read_response(b, buf, sizeof buf), 200);
+	ck_assert_int_eq(live_read_response(a, buf, sizeof buf), 200);
+	ck_assert_ptr_nonnull(strstr(buf, "\"rows\""));
+	ck_assert_int_eq(live_read_response(b, buf, sizeof buf), 200);
+	ck_assert_ptr_nonnull(strstr(buf, "\"rows\""));
+	ck_assert_int_eq(live_read_response(c, buf, sizeof buf), 200);
 	ck_assert_ptr_nonnull(strstr(buf, "\"status\":\"ok\""));
 	close(a);
 	close(b);
+	close(c);
 	ck_assert_int_eq(reap(&dmn), 0);
-	ck_assert_int_eq(logged_after_signal(&dmn, " POST /v1/drop 200 "), 1);
+	ck_assert_int_eq(logged_after_signal(&dmn, " POST /v1/sweep 200 "), 2);
 	assert_db_closed(&dmn);
+	free(first);
+	free(second);
 }
 END_TEST
 

@@ -28,6 +28,7 @@ static const struct {
     [ERR_FORBIDDEN] = {"forbidden", 403},
     [ERR_CONFLICT] = {"conflict", 409},
     [ERR_TIMEOUT] = {"timeout", 408},
+    [ERR_BAD_REQUEST] = {"bad_request", 400},
     [ERR_UNAVAILABLE] = {"unavailable", 503},
     [ERR_INTERNAL] = {"internal", 500},
 };

@@ -27,7 +27,8 @@ enum err_code {
 	ERR_FORBIDDEN,         /* 403 valid token, wrong robot */
 	ERR_CONFLICT,          /* 409 */
 	ERR_TIMEOUT,           /* 408 client too slow */
-	ERR_UNAVAILABLE,       /* 503 store unavailable, shutting down */
+	ERR_BAD_REQUEST,       /* 400 HTTP framing the daemon will not take (smuggling, codings) */
+	ERR_UNAVAILABLE,       /* 503 store unavailable, shutting down, overloaded */
 	ERR_INTERNAL,          /* 500 a bug; never caused by input */
 };
 

@@ -5,6 +5,7 @@
  * be set up, 2 for a bad command line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "http/http.h"
@@ -29,6 +32,11 @@ enum {
 	OPT_MAX_EVAL_CALLS,
 	OPT_DRAIN_TIMEOUT,
 	OPT_CORE_VERSION,
+	OPT_LOG,
+	OPT_MAX_PER_IP,
+	OPT_COMPUTE_THREADS,
+	OPT_MAX_QUEUED,
+	OPT_CACHE_MAX_MB,
 	OPT_CORS_ORIGIN,
 };
 
@@ -45,6 +53,11 @@ static const struct option options[] = {
     {"max-eval-calls", required_argument, NULL, OPT_MAX_EVAL_CALLS},
     {"drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT},
     {"core-version", required_argument, NULL, OPT_CORE_VERSION},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"max-connections-per-ip", required_argument, NULL, OPT_MAX_PER_IP},
+    {"compute-threads", required_argument, NULL, OPT_COMPUTE_THREADS},
+    {"max-queued", required_argument, NULL, OPT_MAX_QUEUED},
+    {"cache-max-mb", required_argument, NULL, OPT_CACHE_MAX_MB},
     {"cors-origin", required_argument, NULL, OPT_CORS_ORIGIN},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -56,6 +69,7 @@ static void usage(FILE *out)
 	fprintf(out,
 	    "Usage: contactd [OPTION]...\n"
 	    "       contactd [--db PATH] token create|revoke|list [ARG]...\n"
+	    "       contactd [--db PATH] backup FILE\n"
 	    "Answer questions about MuJoCo's soft contacts over HTTP (see contactd(8)).\n"
 	    "\n"
 	    "  -p, --port N             TCP port (default %d; 0 picks a free one)\n"
@@ -65,12 +79,20 @@ static void usage(FILE *out)
 	    "      --sweep-threads N    threads computing one sweep (default: one per core)\n"
 	    "      --timeout SEC        close a connection idle SEC seconds (default %d s)\n"
 	    "      --max-connections N  open connections at once (default %d)\n"
+	    "      --max-connections-per-ip N  open connections from one address\n"
+	    "                           (default %d; 0: no limit, e.g. behind a proxy)\n"
+	    "      --compute-threads N  threads computing questions (default: one per core)\n"
+	    "      --max-queued N       questions waiting for them; 503 beyond (default %d)\n"
+	    "      --cache-max-mb N     answer cache bound, oldest evicted first (default %d;\n"
+	    "                           0: no bound); calibration data is never evicted\n"
 	    "      --max-body BYTES     largest body in bytes; 413 beyond (default %d)\n"
 	    "      --max-sweep-points N largest sweep; 413 beyond (default %d)\n"
 	    "      --max-eval-calls N   largest eval batch; 413 beyond (default %d)\n"
 	    "      --drain-timeout SEC  on SIGTERM, wait SEC s for requests (default %d s)\n"
 	    "      --cors-origin ORIGIN let pages from ORIGIN (scheme://host[:port]) call the\n"
 	    "                           API; repeatable; * opens the open routes to any page\n"
+	    "      --log FILE           append the log to FILE (default: standard error);\n"
+	    "                           SIGHUP reopens it, SIGUSR1 logs the server's state\n"
 	    "      --core-version STR   for testing only: pretend to be another core version\n"
 	    "  -h, --help               show this help and exit\n"
 	    "  -V, --version            show the version and exit\n"
@@ -78,8 +100,9 @@ static void usage(FILE *out)
 	    "Requests and answers are in SI units (m, s, kg; K in 1/s^2, B in 1/s), as\n"
 	    "`contact --help` and contact(1) list them.\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
-	    DAEMON_CONNECTION_LIMIT, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS,
-	    LIMIT_MAX_EVAL_CALLS, DAEMON_DRAIN_TIMEOUT);
+	    DAEMON_CONNECTION_LIMIT, DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE,
+	    DAEMON_CACHE_MAX_MB, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
+	    DAEMON_DRAIN_TIMEOUT);
 }
 
 /* Parse a whole decimal number in [min, max] into *out; -1 when it is not one. */
@@ -133,6 +156,22 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 		ok = parse_number(arg, 1, DAEMON_MAX_CONNECTIONS, &v) == 0;
 		c->max_connections = (unsigned)v;
 		break;
+	case OPT_MAX_PER_IP:
+		ok = parse_number(arg, 0, 1000000, &v) == 0;
+		c->max_per_ip = (unsigned)v;
+		break;
+	case OPT_COMPUTE_THREADS:
+		ok = parse_number(arg, 1, 1024, &v) == 0;
+		c->compute_threads = (int)v;
+		break;
+	case OPT_MAX_QUEUED:
+		ok = parse_number(arg, 0, 1000000, &v) == 0;
+		c->max_queued = v;
+		break;
+	case OPT_CACHE_MAX_MB:
+		ok = parse_number(arg, 0, 1L << 30, &v) == 0;
+		c->cache_max_bytes = (long long)v * 1024 * 1024;
+		break;
 	case OPT_MAX_BODY:
 		ok = parse_number(arg, 1, INT_MAX, &v) == 0;
 		c->max_body = (size_t)v;
@@ -156,22 +195,47 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 	return ok ? 0 : -1;
 }
 
+/* Point standard error (the log) at path, appending; -1 with errno when it cannot be opened. */
+static int open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -1;
+	/* dup2() swaps the descriptor atomically: a thread writing a line meanwhile writes it
+	 * whole to the old file or to the new one. */
+	if (fd != STDERR_FILENO) {
+		if (dup2(fd, STDERR_FILENO) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 /* Serve until SIGTERM or SIGINT; the exit status. */
-static int serve(const struct http_config *config, const char *db_path)
+static int serve(const struct http_config *config, const char *db_path, const char *log_path)
 {
 	struct store *st = NULL;
 	struct http_server *srv = NULL;
-	sigset_t stop_signals;
+	sigset_t signals;
 	struct err e;
 	int sig, status = 1;
 
-	/* Block the stop signals before any thread starts, so every thread inherits the
-	 * mask and only sigwait() below receives them. */
-	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGTERM);
-	sigaddset(&stop_signals, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+	/* Block the signals handled here before any thread starts, so every thread inherits
+	 * the mask and only sigwait() below receives them (none of them kills the daemon). */
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGTERM);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGHUP);
+	sigaddset(&signals, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (log_path && open_log(log_path) < 0) {
+		fprintf(stderr, "contactd: --log %s: %s\n", log_path, strerror(errno));
+		return 1;
+	}
 
 	if (store_open(db_path, &st, &e) < 0 || http_calib_start(st, &e) < 0) {
 		fprintf(stderr, "contactd: %s\n", e.message);
@@ -186,8 +250,25 @@ static int serve(const struct http_config *config, const char *db_path)
 	    PACKAGE_VERSION, config->core_version, strchr(config->bind, ':') ? "[" : "",
 	    config->bind, strchr(config->bind, ':') ? "]" : "", http_port(srv), config->threads,
 	    db_path);
-	if (sigwait(&stop_signals, &sig) != 0)
-		sig = SIGTERM;
+	for (;;) {
+		if (sigwait(&signals, &sig) != 0)
+			sig = SIGTERM;
+		if (sig == SIGHUP) {
+			/* After log rotation: write to a new file of the same name. */
+			if (!log_path)
+				http_log("%s: the log is standard error, nothing to reopen",
+				    strsignal(sig));
+			else if (open_log(log_path) < 0)
+				http_log("%s: cannot reopen %s: %s; logging on to the old file",
+				    strsignal(sig), log_path, strerror(errno));
+			else
+				http_log("%s: log reopened", strsignal(sig));
+		} else if (sig == SIGUSR1) {
+			http_log_stats(srv);
+		} else {
+			break;
+		}
+	}
 	http_log("%s: stopping", strsignal(sig));
 	http_stop(srv);
 	status = 0;
@@ -196,6 +277,25 @@ out:
 	if (status == 0)
 		http_log("stopped");
 	return status;
+}
+
+/* `contactd backup FILE`: an online, consistent copy of the database (store_backup()). */
+static int backup(int argc, char **argv, const char *db_path)
+{
+	struct store *st = NULL;
+	struct err e;
+	int rc = 1;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: contactd [--db PATH] backup FILE\n");
+		return 2;
+	}
+	if (store_open(db_path, &st, &e) == 0 && store_backup(st, argv[1], &e) == 0)
+		rc = 0;
+	else
+		fprintf(stderr, "contactd: backup: %s\n", e.message);
+	store_close(st);
+	return rc;
 }
 
 /* Add one --cors-origin to c (into origins, CORS_MAX_ORIGINS long); -1 with a message. */
@@ -220,9 +320,12 @@ int main(int argc, char **argv)
 {
 	static const char *cors_origins[CORS_MAX_ORIGINS];
 	struct http_config config;
-	const char *db_path = DAEMON_DEFAULT_DB;
+	const char *db_path = DAEMON_DEFAULT_DB, *log_path = NULL;
 	int opt;
 
+	/* Files the daemon creates (the database, its -wal and -shm, the log) hold token hashes
+	 * and measurements: owner-only, whatever the caller's umask. */
+	umask(umask(0077) | 0077);
 	http_config_default(&config);
 	/* '+': stop at the first operand, so that `contactd token create --robot r` keeps
 	 * its own options. */
@@ -233,6 +336,9 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			db_path = optarg;
+			break;
+		case OPT_LOG:
+			log_path = optarg;
 			break;
 		case OPT_CORE_VERSION:
 			config.core_version = optarg;
@@ -256,11 +362,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
+		if (strcmp(argv[optind], "backup") == 0)
+			return backup(argc - optind, argv + optind, db_path);
 		if (strcmp(argv[optind], "token") == 0)
 			return http_calib_token_command(argc - optind, argv + optind, db_path);
 		fprintf(stderr, "contactd: unknown command '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
-	return serve(&config, db_path);
+	return serve(&config, db_path, log_path);
 }

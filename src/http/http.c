@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,10 +17,12 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "http/admit.h"
 #include "http/http.h"
 #include "http/http_calib.h"
 #include "http/hotcache.h"
 #include "http/metrics.h"
+#include "http/upkeep.h"
 #include "http/openapi.h"
 #include "http/static.h"
 #include "service/service.h"
@@ -29,12 +32,22 @@ struct http_server {
 	struct http_config cfg;
 	struct store *store;
 	struct store_cache cache; /* the store's answer cache, as svc_ask() takes it */
+	struct cache guarded;     /* the same, through store_guard (what svc_ask() gets) */
 	struct svc_limits limits;
 	struct metrics *metrics;
 	struct MHD_Daemon *daemon;
 	unsigned port;
 	atomic_long in_flight; /* requests between their headers and their completion */
 	atomic_bool stopping;
+	struct admit *pool; /* computes the questions that miss the caches */
+	struct upkeep *upkeep;
+	/* Guards the list of computing requests and each one's computing/abandoned/orphan. */
+	pthread_mutex_t jobs_lock;
+	struct exchange *jobs;
+	/* Workers read and write the store under its read lock, unless store_gone: shutdown
+	 * left them running and the caller is closing the store. */
+	pthread_rwlock_t store_guard;
+	int store_gone;
 };
 
 /* One request, from its headers to its completion (MHD's per-request pointer). */
@@ -57,6 +70,19 @@ struct exchange {
 	} extra[HTTP_EXTRA_HEADERS]; /* http_add_header() */
 	int nextra;
 	char client[64];
+	/* A question computed in the pool while its connection is suspended. */
+	struct MHD_Connection *conn;
+	struct admit_job job;
+	enum svc_endpoint endpoint;
+	int format; /* index of the negotiated media type */
+	unsigned char hot[HOT_KEY_BYTES];
+	char *computed; /* the answer text, or NULL with job_err */
+	struct err job_err;
+	int computing; /* queued or running in the pool (jobs_lock) */
+	int resumed;   /* its job ended: on_request() answers it */
+	int abandoned; /* shutdown answered it 503 while it still ran (jobs_lock) */
+	int orphan;    /* the request ended while it ran: the job frees it (jobs_lock) */
+	struct exchange *prev_job, *next_job;
 };
 
 struct route;
@@ -85,6 +111,10 @@ void http_config_default(struct http_config *c)
 	c->sweep_threads = c->threads;
 	c->timeout_s = DAEMON_CONNECTION_TIMEOUT;
 	c->max_connections = DAEMON_CONNECTION_LIMIT;
+	c->max_per_ip = DAEMON_PER_IP_CONNECTION_LIMIT;
+	c->compute_threads = c->threads;
+	c->max_queued = DAEMON_COMPUTE_QUEUE;
+	c->cache_max_bytes = (long long)DAEMON_CACHE_MAX_MB * 1024 * 1024;
 	c->max_body = LIMIT_MAX_BODY_BYTES;
 	c->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
 	c->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
@@ -158,28 +188,34 @@ static void log_request(const struct exchange *x, double secs, enum MHD_RequestT
 	    [MHD_REQUEST_TERMINATED_READ_ERROR] = "read-error",
 	    [MHD_REQUEST_TERMINATED_CLIENT_ABORT] = "client-abort",
 	};
-	char when[32], method[32], path[300], status[12], bytes[24];
+	char when[32], method[32], path[300], status[12], bytes[24], unsent[24] = "";
 	struct timespec now;
 	struct tm tm;
 	const char *end = "";
+	int completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
 	log_safe(method, sizeof method, x->req.method);
 	log_safe(path, sizeof path, x->req.url);
+	/* A response that was queued but not delivered whole (the client went away, timed
+	 * out, or shutdown cut it off) is logged as no response, with what it would have been. */
 	strcpy(status, "-");
-	if (x->status)
-		snprintf(status, sizeof status, "%u", x->status);
 	strcpy(bytes, "-");
-	if (x->bytes >= 0)
-		snprintf(bytes, sizeof bytes, "%lld", x->bytes);
-	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK &&
-	    (size_t)toe < sizeof ends / sizeof ends[0] && ends[toe])
+	if (x->status && completed) {
+		snprintf(status, sizeof status, "%u", x->status);
+		if (x->bytes >= 0)
+			snprintf(bytes, sizeof bytes, "%lld", x->bytes);
+	} else if (x->status) {
+		snprintf(unsent, sizeof unsent, " unsent=%u", x->status);
+	}
+	if (!completed && (size_t)toe < sizeof ends / sizeof ends[0] && ends[toe])
 		end = ends[toe];
-	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s", when, now.tv_nsec / 1000000,
+	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s%s", when, now.tv_nsec / 1000000,
 	    x->client, method, path, status, bytes, secs * 1e3, cache_name(x->cache),
-	    x->code ? " error=" : "", x->code ? err_name(x->code) : "", *end ? " end=" : "", end);
+	    x->code ? " error=" : "", x->code ? err_name(x->code) : "", *end ? " end=" : "", end,
+	    unsent);
 }
 
 /* ---- responders ---- */
@@ -230,6 +266,10 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 	return ret;
 }
 
+/* The answer when even an error body cannot be built (out of memory). */
+static const char out_of_memory[] =
+    "{\"error\":\"internal\",\"message\":\"out of memory\",\"path\":\"\"}\n";
+
 void http_add_header(struct http_request *req, const char *name, const char *value)
 {
 	struct exchange *x = exchange_of(req);
@@ -247,23 +287,64 @@ enum MHD_Result http_respond_json(
 	char *text = svc_dump(value);
 
 	if (!text)
-		return MHD_NO;
+		return respond_buffer(conn, exchange_of(req), MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    json_media, out_of_memory, sizeof out_of_memory - 1, MHD_RESPMEM_PERSISTENT);
 	return respond_buffer(
 	    conn, exchange_of(req), status, json_media, text, strlen(text), MHD_RESPMEM_MUST_FREE);
+}
+
+/* Copy s into out (size > 4) as JSON string content: printable ASCII but '"' and '\\'
+ * kept, every other byte %XX, so that the copy is valid UTF-8 and needs no escaping. */
+static void json_safe(char *out, size_t size, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	for (; *s && n + 4 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < ' ' || c >= 0x7f || c == '"' || c == '\\') {
+			out[n++] = '%';
+			out[n++] = hex[c >> 4];
+			out[n++] = hex[c & 15];
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	out[n] = '\0';
 }
 
 enum MHD_Result http_respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
+	unsigned status = (unsigned)err_http_status(e->code);
 	json_t *body = err_to_json(e);
 	enum MHD_Result ret;
 
-	if (!body)
-		return MHD_NO;
 	exchange_of(req)->code = e->code;
-	ret = http_respond_json(conn, req, (unsigned)err_http_status(e->code), body);
+	if (!body) {
+		/* jansson refuses text that is not UTF-8 (a message quoting the request's bytes):
+		 * build the same body by hand from escaped copies, which cannot fail. */
+		char message[3 * ERR_MESSAGE_MAX], path[3 * ERR_PATH_MAX],
+		    text[sizeof message + sizeof path + 96];
+		int n;
+
+		json_safe(message, sizeof message, e->message);
+		json_safe(path, sizeof path, e->path);
+		n = snprintf(text, sizeof text,
+		    "{\"error\":\"%s\",\"message\":\"%s\",\"path\":\"%s\"}\n", err_name(e->code),
+		    message, path);
+		return respond_buffer(conn, exchange_of(req), status, json_media, text,
+		    (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, MHD_RESPMEM_MUST_COPY);
+	}
+	ret = http_respond_json(conn, req, status, body);
 	json_decref(body);
 	return ret;
+}
+
+void http_set_allow(struct http_request *req, const char *methods)
+{
+	exchange_of(req)->allow = methods;
 }
 
 /* Reject the request with code; message as printf. */
@@ -395,10 +476,111 @@ static void note_cache_failures(struct http_server *srv, const struct svc_outcom
 	}
 }
 
+/* The store's cache under store_guard's read lock: a compute job that shutdown left
+ * running finds no store (a miss, nothing kept) once the store is being closed. */
+static int guarded_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
+    size_t *len, struct err *err)
+{
+	struct http_server *srv = ctx;
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&srv->store_guard);
+	if (!srv->store_gone)
+		rc = srv->cache.cache.get(
+		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
+	pthread_rwlock_unlock(&srv->store_guard);
+	return rc;
+}
+
+static int guarded_put(void *ctx, const char *endpoint, const char *canonical, const char *answer,
+    size_t len, struct err *err)
+{
+	struct http_server *srv = ctx;
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&srv->store_guard);
+	if (!srv->store_gone)
+		rc = srv->cache.cache.put(
+		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
+	pthread_rwlock_unlock(&srv->store_guard);
+	return rc;
+}
+
+/* The answer text in the negotiated format (JSON, or CSV for a sweep). */
+static enum MHD_Result respond_answer(
+    struct MHD_Connection *conn, struct exchange *x, const char *text, size_t len)
+{
+	enum MHD_Result ret;
+	char *csv = NULL;
+	struct err e;
+
+	if (x->format != 1)
+		return respond_buffer(
+		    conn, x, MHD_HTTP_OK, json_media, text, len, MHD_RESPMEM_MUST_COPY);
+	if (svc_text_csv(text, &csv, &e) < 0)
+		return http_respond_error(conn, &x->req, &e);
+	ret = respond_buffer(
+	    conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv), MHD_RESPMEM_MUST_COPY);
+	free(csv);
+	return ret;
+}
+
+/* The pool's job of a question: parse, look up, compute, store; then wake its connection. */
+static void compute_question(void *arg, int cancelled)
+{
+	struct exchange *x = arg;
+	struct http_server *srv = x->srv;
+	struct svc_outcome outcome;
+
+	err_clear(&x->job_err);
+	if (cancelled) {
+		err_set(&x->job_err, ERR_UNAVAILABLE, NULL,
+		    "shutting down: the question was still queued at --drain-timeout");
+	} else {
+		memset(&outcome, 0, sizeof outcome);
+		if (svc_ask(x->endpoint, x->req.body, x->req.body_len, &srv->limits, &srv->guarded,
+		        &x->computed, &outcome, &x->job_err) < 0)
+			x->computed = NULL;
+		else
+			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
+		note_cache_failures(srv, &outcome);
+	}
+	pthread_mutex_lock(&srv->jobs_lock);
+	x->computing = 0;
+	if (x->prev_job)
+		x->prev_job->next_job = x->next_job;
+	else
+		srv->jobs = x->next_job;
+	if (x->next_job)
+		x->next_job->prev_job = x->prev_job;
+	if (x->orphan) {
+		pthread_mutex_unlock(&srv->jobs_lock);
+		free(x->computed);
+		free(x->body);
+		free(x);
+		return;
+	}
+	if (!x->abandoned) {
+		x->resumed = 1;
+		MHD_resume_connection(x->conn);
+	}
+	pthread_mutex_unlock(&srv->jobs_lock);
+}
+
+/* Resumed after its job: answer the question. */
+static enum MHD_Result finish_question(struct MHD_Connection *conn, struct exchange *x)
+{
+	if (!x->computed)
+		return http_respond_error(conn, &x->req, &x->job_err);
+	hot_put(x->hot, x->computed, strlen(x->computed));
+	return respond_answer(conn, x, x->computed, strlen(x->computed));
+}
+
 /*
  * POST /v1/NAME for every row of the service's endpoint table. The answer's text
- * comes from this thread's memory (the same request bytes asked before), else from
- * svc_ask(): the store (an equal canonical request), else the core.
+ * comes from this thread's memory (the same request bytes asked before), else, in the
+ * compute pool with the connection suspended, from svc_ask(): the store (an equal
+ * canonical request), else the core. A full pool answers 503 with Retry-After.
  */
 static enum MHD_Result serve_question(
     struct MHD_Connection *conn, struct exchange *x, enum svc_endpoint ep, const char *path)
@@ -406,55 +588,44 @@ static enum MHD_Result serve_question(
 	static const char *const offers[] = {json_media, "text/csv"};
 	const struct svc_endpoint_def *row = &svc_endpoints[ep];
 	int offer_count = row->csv ? 2 : 1;
-	unsigned char hot[HOT_KEY_BYTES];
-	struct svc_outcome outcome;
-	char *computed = NULL, *csv = NULL;
+	struct http_server *srv = x->srv;
 	const char *text;
-	enum MHD_Result ret;
-	struct err e;
 	size_t len;
-	int format;
 
-	err_clear(&e);
 	if (!http_body_is_json(x->req.content_type))
 		return reject(conn, x, ERR_UNSUPPORTED_MEDIA, "the body must be %s, not %s",
 		    json_media, x->req.content_type);
-	format = negotiate(x->req.accept, offers, offer_count);
-	if (format < 0)
+	x->format = negotiate(x->req.accept, offers, offer_count);
+	if (x->format < 0)
 		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path, json_media,
 		    offer_count > 1 ? " or text/csv" : "");
-	hot_key(row->name, x->req.body, x->req.body_len, hot);
-	text = hot_get(hot, &len);
+	hot_key(row->name, x->req.body, x->req.body_len, x->hot);
+	text = hot_get(x->hot, &len);
 	if (text) {
 		x->cache = METRICS_CACHE_HIT;
-	} else {
-		int rc = svc_ask(ep, x->req.body, x->req.body_len, &x->srv->limits,
-		    &x->srv->cache.cache, &computed, &outcome, &e);
-
-		note_cache_failures(x->srv, &outcome);
-		if (rc < 0) {
-			ret = http_respond_error(conn, &x->req, &e);
-			goto out;
-		}
-		x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
-		text = computed;
-		len = strlen(text);
-		hot_put(hot, text, len);
+		return respond_answer(conn, x, text, len);
 	}
-	if (format == 1) {
-		if (svc_text_csv(text, &csv, &e) < 0)
-			ret = http_respond_error(conn, &x->req, &e);
-		else
-			ret = respond_buffer(conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv),
-			    MHD_RESPMEM_MUST_COPY);
-	} else {
-		ret = respond_buffer(
-		    conn, x, MHD_HTTP_OK, json_media, text, len, MHD_RESPMEM_MUST_COPY);
+	if (admit_reserve(srv->pool) < 0) {
+		http_add_header(&x->req, MHD_HTTP_HEADER_RETRY_AFTER, DAEMON_RETRY_AFTER);
+		return reject(conn, x, ERR_UNAVAILABLE,
+		    "busy: %ld questions are being computed or wait for it; retry later",
+		    admit_running(srv->pool) + admit_queued(srv->pool));
 	}
-out:
-	free(csv);
-	free(computed);
-	return ret;
+	x->endpoint = ep;
+	x->conn = conn;
+	x->job.run = compute_question;
+	x->job.arg = x;
+	pthread_mutex_lock(&srv->jobs_lock);
+	x->computing = 1;
+	x->next_job = srv->jobs;
+	if (srv->jobs)
+		srv->jobs->prev_job = x;
+	srv->jobs = x;
+	pthread_mutex_unlock(&srv->jobs_lock);
+	/* Suspended, the connection is neither read nor timed out until the job resumes it. */
+	MHD_suspend_connection(conn);
+	admit_submit(srv->pool, &x->job);
+	return MHD_YES;
 }
 
 /* GET /v1/health: liveness, versions and the store's state. */
@@ -473,7 +644,7 @@ static enum MHD_Result serve_health(
 	        "core_version", srv->cfg.core_version, "store", schema < 0 ? "unavailable" : "ok",
 	        "mujoco", svc_mujoco_default(), "mujoco_supported", svc_mujoco_releases());
 	if (!body)
-		return MHD_NO;
+		return reject(conn, x, ERR_INTERNAL, "out of memory");
 	if (schema >= 0)
 		json_object_set_new(body, "schema_version", json_integer(schema));
 	else
@@ -499,13 +670,19 @@ static enum MHD_Result serve_metrics(
 	struct http_server *srv = x->srv;
 	const union MHD_DaemonInfo *info =
 	    MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	struct metrics_gauges g = {
+	    .in_flight = atomic_load(&srv->in_flight),
+	    .connections = info ? info->num_connections : 0,
+	    .computing = admit_running(srv->pool),
+	    .queued = admit_queued(srv->pool),
+	    .refused = admit_rejected(srv->pool),
+	};
 	size_t len = 0;
-	char *text = metrics_render(srv->metrics, atomic_load(&srv->in_flight),
-	    info ? info->num_connections : 0, PACKAGE_VERSION, srv->cfg.core_version, &len);
+	char *text = metrics_render(srv->metrics, &g, PACKAGE_VERSION, srv->cfg.core_version, &len);
 
 	(void)r;
 	if (!text)
-		return MHD_NO;
+		return reject(conn, x, ERR_INTERNAL, "out of memory");
 	return respond_buffer(conn, x, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
 	    text, len, MHD_RESPMEM_MUST_FREE);
 }
@@ -707,6 +884,43 @@ static void body_append(struct exchange *x, const char *data, size_t n)
 	x->body[x->body_len] = '\0';
 }
 
+/*
+ * The first call of a request, its headers in: refuse framing a proxy in front could
+ * read differently (RFC 9112 6.1: Content-Length with Transfer-Encoding is how requests
+ * are smuggled), codings MHD cannot undo (it would wait for a body it cannot delimit),
+ * and a declared oversized body. That one is refused at once when the client waits for
+ * "100 Continue" or the body is too large to be worth reading; otherwise the body is
+ * read and dropped, so that the client, still sending, then reads its 413 rather than a
+ * reset connection.
+ */
+static enum MHD_Result check_framing(struct MHD_Connection *conn, struct exchange *x)
+{
+	const char *length =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *coding =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	const char *expect =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+	unsigned long long declared;
+
+	if (coding && length)
+		return reject(conn, x, ERR_BAD_REQUEST,
+		    "Content-Length and Transfer-Encoding together; send one of them");
+	if (coding && strcasecmp(coding, "chunked") != 0)
+		return reject(conn, x, ERR_BAD_REQUEST,
+		    "Transfer-Encoding %s is not supported; send chunked or Content-Length",
+		    coding);
+	if (!length)
+		return MHD_YES;
+	declared = strtoull(length, NULL, 10);
+	if (declared <= x->srv->cfg.max_body)
+		return MHD_YES;
+	x->body_too_large = 1;
+	if (expect || declared > (unsigned long long)x->srv->cfg.max_body + DAEMON_DISCARD_BODY_MAX)
+		return dispatch(conn, x);
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
     void **con_cls)
@@ -716,21 +930,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	(void)version;
 	if (!x) {
-		const char *length;
-
 		x = exchange_new(srv, conn, url, method);
 		if (!x)
 			return MHD_NO;
 		*con_cls = x;
-		/* Refuse a declared oversized body before reading any of it. */
-		length = MHD_lookup_connection_value(
-		    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (length && strtoull(length, NULL, 10) > srv->cfg.max_body) {
-			x->body_too_large = 1;
-			return dispatch(conn, x);
-		}
-		return MHD_YES;
+		return check_framing(conn, x);
 	}
+	if (x->abandoned)
+		return reject(conn, x, ERR_UNAVAILABLE,
+		    "shutting down: the computation was cut off at --drain-timeout");
+	if (x->resumed)
+		return finish_question(conn, x);
 	if (*upload_data_size) {
 		body_append(x, upload_data, *upload_data_size);
 		*upload_data_size = 0;
@@ -754,11 +964,20 @@ static void on_completed(
 		return;
 	*con_cls = NULL;
 	secs = seconds_since(&x->start);
-	metrics_record(srv->metrics, x->req.route, x->status, secs, x->cache, x->code);
+	metrics_record(srv->metrics, x->req.route,
+	    toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? x->status : 0, secs, x->cache, x->code);
 	log_request(x, secs, toe);
+	atomic_fetch_sub(&srv->in_flight, 1);
+	pthread_mutex_lock(&srv->jobs_lock);
+	if (x->computing) {
+		x->orphan = 1; /* its job still holds it and frees it */
+		pthread_mutex_unlock(&srv->jobs_lock);
+		return;
+	}
+	pthread_mutex_unlock(&srv->jobs_lock);
+	free(x->computed);
 	free(x->body);
 	free(x);
-	atomic_fetch_sub(&srv->in_flight, 1);
 }
 
 /* MHD's accept policy: every connection while serving, none once shutdown began. */
@@ -822,10 +1041,26 @@ int http_start(
 	srv->cfg = *config;
 	srv->store = st;
 	store_cache_bind(&srv->cache, st, srv->cfg.core_version);
+	srv->guarded = (struct cache){.ctx = srv, .get = guarded_get, .put = guarded_put};
+	pthread_mutex_init(&srv->jobs_lock, NULL);
+	pthread_rwlock_init(&srv->store_guard, NULL);
+	if (upkeep_start(st, config->cache_max_bytes, &srv->upkeep, err) < 0) {
+		metrics_free(srv->metrics);
+		free(srv);
+		return -1;
+	}
+	if (admit_new(config->compute_threads, config->compute_threads + config->max_queued,
+	        &srv->pool, err) < 0) {
+		upkeep_stop(srv->upkeep);
+		metrics_free(srv->metrics);
+		free(srv);
+		return -1;
+	}
 	svc_limits_default(&srv->limits);
 	srv->limits.max_sweep_points = config->max_sweep_points;
 	srv->limits.max_eval_calls = config->max_eval_calls;
 	srv->limits.threads = config->sweep_threads;
+	srv->limits.max_body = config->max_body;
 	if (listen_address(config, &addr, err) < 0)
 		goto fail;
 	if (addr.ss_family == AF_INET6)
@@ -835,6 +1070,7 @@ int http_start(
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
 	    (unsigned)config->threads, MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_s,
 	    MHD_OPTION_CONNECTION_LIMIT, config->max_connections,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->max_per_ip,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DAEMON_CONNECTION_MEMORY,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
 	if (!srv->daemon) {
@@ -847,9 +1083,22 @@ int http_start(
 	*out = srv;
 	return 0;
 fail:
+	admit_stop(srv->pool);
+	upkeep_stop(srv->upkeep);
 	metrics_free(srv->metrics);
 	free(srv);
 	return -1;
+}
+
+void http_log_stats(struct http_server *srv)
+{
+	const union MHD_DaemonInfo *info =
+	    MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	http_log("stats: %ld requests in flight, %u connections, %ld questions computing, %ld "
+	         "queued, %lu refused as overload",
+	    atomic_load(&srv->in_flight), info ? info->num_connections : 0,
+	    admit_running(srv->pool), admit_queued(srv->pool), admit_rejected(srv->pool));
 }
 
 unsigned http_port(const struct http_server *srv)
@@ -857,10 +1106,35 @@ unsigned http_port(const struct http_server *srv)
 	return srv->port;
 }
 
+/*
+ * Past the drain timeout: answer every question still queued or computing with 503, so
+ * that MHD can stop (it refuses to with suspended connections), and give the answers
+ * a moment (a second at most) to go out.
+ */
+static void abandon_jobs(struct http_server *srv)
+{
+	struct timespec start;
+	struct exchange *x;
+
+	admit_cancel_queued(srv->pool);
+	pthread_mutex_lock(&srv->jobs_lock);
+	for (x = srv->jobs; x; x = x->next_job) {
+		if (!x->abandoned) {
+			x->abandoned = 1;
+			MHD_resume_connection(x->conn);
+		}
+	}
+	pthread_mutex_unlock(&srv->jobs_lock);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (atomic_load(&srv->in_flight) > 0 && seconds_since(&start) < 1)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+}
+
 void http_stop(struct http_server *srv)
 {
 	struct timespec start;
 	int quiet = 0;
+	long running;
 
 	if (!srv)
 		return;
@@ -881,10 +1155,24 @@ void http_stop(struct http_server *srv)
 		if (quiet < 2)
 			nanosleep(&(struct timespec){0, 10000000}, NULL);
 	}
-	if (quiet < 2)
+	if (quiet < 2) {
 		http_log(
 		    "shutdown: requests still running after %us, closing them", srv->cfg.drain_s);
+		abandon_jobs(srv);
+	}
 	MHD_stop_daemon(srv->daemon);
+	upkeep_stop(srv->upkeep);
+	running = admit_stop(srv->pool);
+	if (running) {
+		/* They finish unseen: no store, and srv stays for them until the process exits. */
+		pthread_rwlock_wrlock(&srv->store_guard);
+		srv->store_gone = 1;
+		pthread_rwlock_unlock(&srv->store_guard);
+		http_log("shutdown: %ld computations abandoned", running);
+		return;
+	}
+	pthread_rwlock_destroy(&srv->store_guard);
+	pthread_mutex_destroy(&srv->jobs_lock);
 	metrics_free(srv->metrics);
 	free(srv);
 }

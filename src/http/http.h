@@ -25,6 +25,10 @@ struct http_config {
 	int sweep_threads;        /* worker threads of one sweep, >= 1 */
 	unsigned timeout_s;       /* idle seconds before a connection is closed */
 	unsigned max_connections; /* open connections at once */
+	unsigned max_per_ip;      /* open connections from one address; 0: no limit */
+	int compute_threads;      /* threads computing questions that miss the caches, >= 1 */
+	long max_queued;          /* questions waiting for a compute thread; 503 beyond */
+	long long cache_max_bytes; /* answer bytes the store's cache keeps; 0: no bound */
 	size_t max_body;          /* request body bytes; 413 beyond */
 	long max_sweep_points;    /* points in one sweep; 413 beyond */
 	long max_eval_calls;      /* calls in one eval batch; 413 beyond */
@@ -95,6 +99,13 @@ enum MHD_Result http_respond_json(
 /* Queue the contract's JSON error body with the status err_http_status(e->code). */
 enum MHD_Result http_respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e);
+
+/* The Allow header of req's 405 (a static string, e.g. "GET, POST"); call before responding. */
+void http_set_allow(struct http_request *req, const char *methods);
+
+/* Log one line of the server's state: requests in flight, connections, overload counts
+ * (contactd's answer to SIGUSR1). */
+void http_log_stats(struct http_server *srv);
 
 /* Write one line (a newline is added) to the log, whole, even from many threads. */
 void http_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

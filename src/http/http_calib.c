@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ struct stream {
 	char *pending;    /* text not yet sent */
 	size_t len, off;
 	int suspended, keepalive, dirty;
+	int gone;                       /* events: the client closed its side while it slept */
+	char token_id[AUTH_ID_HEX + 1]; /* events: the token that opened it ("" for none) */
 	struct stream *prev, *next;
 };
 
@@ -102,6 +105,30 @@ static void wake_stream(struct stream *s)
 	}
 }
 
+/*
+ * Has the client of a sleeping event stream closed its side? MHD does not watch a
+ * suspended connection, so without this a closed client would hold its slot (and its
+ * per-address and per-token count) until the next keep-alive. The caller holds
+ * hub.lock, under which a suspended connection stays open.
+ */
+static int client_gone(struct stream *s)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(s->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd p;
+	char byte;
+
+	if (!info)
+		return 0;
+	p = (struct pollfd){.fd = info->connect_fd, .events = POLLIN | POLLRDHUP};
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	if (p.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return 1;
+	/* Readable: end of file, or bytes a stream's client has no reason to send. */
+	return recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static void *ticker(void *arg)
 {
 	double next_keepalive = monotonic_now() + DAEMON_EVENTS_KEEPALIVE_S;
@@ -122,6 +149,14 @@ static void *ticker(void *arg)
 			next_keepalive = now + DAEMON_EVENTS_KEEPALIVE_S;
 			until = next_keepalive;
 		}
+		for (s = hub.streams; s; s = s->next) {
+			if (s->kind == STREAM_EVENTS && s->suspended && client_gone(s)) {
+				s->gone = 1;
+				wake_stream(s);
+			}
+		}
+		if (until > now + DAEMON_EVENTS_CLOSE_CHECK_MS / 1000.0)
+			until = now + DAEMON_EVENTS_CLOSE_CHECK_MS / 1000.0;
 		for (s = hub.streams; s; s = s->next) {
 			if (s->kind != STREAM_WAIT || s->finished)
 				continue;
@@ -284,6 +319,11 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		int keepalive, stopping;
 		char *text;
 
+		if (s->gone) {
+			pthread_mutex_unlock(&hub.lock);
+			return MHD_CONTENT_READER_END_WITH_ERROR; /* MHD closes it, the slot frees
+			                                           */
+		}
 		if (s->pending) {
 			n = (ssize_t)(s->len - s->off < max ? s->len - s->off : max);
 			memcpy(buf, s->pending + s->off, (size_t)n);
@@ -1064,6 +1104,17 @@ static enum MHD_Result watch(struct MHD_Connection *conn, struct http_request *r
 	return r;
 }
 
+/* Open event streams of token token_id; the caller holds hub.lock. */
+static int token_streams(const char *token_id)
+{
+	const struct stream *s;
+	int n = 0;
+
+	for (s = hub.streams; s; s = s->next)
+		n += s->kind == STREAM_EVENTS && strcmp(s->token_id, token_id) == 0;
+	return n;
+}
+
 static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *req, long long id)
 {
 	const char *w = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "watch");
@@ -1071,17 +1122,29 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	struct err err;
 	char owner[CALSTORE_NAME_MAX];
 	struct stream *s;
+	int open;
 
 	err_clear(&err);
 	if ((w && !req->authorization ? watch_principal(req, w, id, &p, &err)
 	                              : authenticate(req, &p, &err)) != 0 ||
 	    find_visible(req, &p, id, owner, NULL, &err) != 0)
 		return respond_error(conn, req, &err);
+	/* One token cannot hold every connection with streams (counted, then opened: two
+	 * racing requests may both pass, which bounds it all the same). */
+	pthread_mutex_lock(&hub.lock);
+	open = token_streams(p.token_id);
+	pthread_mutex_unlock(&hub.lock);
+	if (open >= DAEMON_EVENTS_PER_TOKEN) {
+		err_set(&err, ERR_UNAVAILABLE, NULL,
+		    "this token has %d event streams open; close one first", open);
+		return respond_error(conn, req, &err);
+	}
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return respond_code(conn, req, ERR_INTERNAL, "out of memory");
 	s->kind = STREAM_EVENTS;
 	s->calibration = id;
+	snprintf(s->token_id, sizeof s->token_id, "%s", p.token_id);
 	return respond_stream(conn, req, s, "text/event-stream", NULL, NULL);
 }
 

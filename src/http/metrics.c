@@ -17,6 +17,14 @@ static const char *const other_routes[] = {
     "openapi",
     "metrics",
     "calibration",
+    "calibrations",
+    "measurements",
+    "events",
+    "measurement",
+    "upload",
+    "watch",
+    "options",
+    "page",
     "other",
 };
 #define QUESTION_ROUTES SVC_ENDPOINT_COUNT /* the cached ones: always shown */
@@ -216,7 +224,7 @@ static void render_cache(FILE *out, struct metrics *m)
 	    load(&m->cache_errors));
 }
 
-char *metrics_render(struct metrics *m, long in_flight, unsigned connections, const char *version,
+char *metrics_render(struct metrics *m, const struct metrics_gauges *g, const char *version,
     const char *core_version, size_t *len)
 {
 	char *text = NULL;
@@ -248,8 +256,18 @@ char *metrics_render(struct metrics *m, long in_flight, unsigned connections, co
 	    "contactd_http_requests_in_flight %ld\n"
 	    "# HELP contactd_http_connections Open client connections.\n"
 	    "# TYPE contactd_http_connections gauge\n"
-	    "contactd_http_connections %u\n",
-	    in_flight, connections);
+	    "contactd_http_connections %u\n"
+	    "# HELP contactd_compute_running Questions being computed now.\n"
+	    "# TYPE contactd_compute_running gauge\n"
+	    "contactd_compute_running %ld\n"
+	    "# HELP contactd_compute_queued Questions waiting for a compute thread.\n"
+	    "# TYPE contactd_compute_queued gauge\n"
+	    "contactd_compute_queued %ld\n"
+	    "# HELP contactd_compute_refused_total Questions answered 503 (Retry-After) because"
+	    " every compute slot was taken.\n"
+	    "# TYPE contactd_compute_refused_total counter\n"
+	    "contactd_compute_refused_total %lu\n",
+	    g->in_flight, g->connections, g->computing, g->queued, g->refused);
 	if (fclose(out) != 0) {
 		free(text);
 		return NULL;

@@ -33,12 +33,20 @@ void metrics_record(struct metrics *m, const char *route, unsigned status, doubl
 /* Count a cache read or write that failed (the request is answered without the cache). */
 void metrics_cache_error(struct metrics *m);
 
+/* The values the caller keeps, rendered with the counters. */
+struct metrics_gauges {
+	long in_flight;        /* requests between their headers and their completion */
+	unsigned connections;  /* open client connections */
+	long computing;        /* questions running in the compute pool */
+	long queued;           /* questions waiting for a compute thread */
+	unsigned long refused; /* questions answered 503 because the pool was full (a counter) */
+};
+
 /*
- * The Prometheus text exposition of every counter, plus the gauges the caller
- * keeps (requests in flight, open connections) and the build labels. Caller frees
- * the result with free(); NULL when out of memory.
+ * The Prometheus text exposition of every counter, plus the caller's gauges and the
+ * build labels. Caller frees the result with free(); NULL when out of memory.
  */
-char *metrics_render(struct metrics *m, long in_flight, unsigned connections, const char *version,
+char *metrics_render(struct metrics *m, const struct metrics_gauges *g, const char *version,
     const char *core_version, size_t *len);
 
 #endif

@@ -185,11 +185,6 @@ int body_parse(const char *text, size_t len, json_t **root, struct err *err)
 	json_t *doc = NULL;
 	int rc = -1;
 
-	if (len > LIMIT_MAX_BODY_BYTES) {
-		err_set(err, ERR_TOO_LARGE, "", "request body of %zu bytes is over the limit of %d",
-		    len, LIMIT_MAX_BODY_BYTES);
-		goto out;
-	}
 	/* duplicate keys are rejected: which one would count is not obvious to the sender */
 	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!doc) {

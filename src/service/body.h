@@ -12,7 +12,8 @@
 
 /*
  * Parse len bytes of text (need not be NUL-terminated) as one JSON object.
- * Errors: too_large over LIMIT_MAX_BODY_BYTES; bad_json for malformed JSON,
+ * Any length is parsed: the size limit (--max-body) is the caller's (svc_canonical(),
+ * the HTTP layer). Errors: bad_json for malformed JSON,
  * invalid UTF-8, duplicate keys or trailing bytes; bad_value (with the field's
  * path) for a number no double or integer can hold; too_deep (with the path
  * of the first container too deep) past LIMIT_MAX_JSON_DEPTH; bad_type when

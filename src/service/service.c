@@ -42,6 +42,7 @@ void svc_limits_default(struct svc_limits *l)
 	l->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
 	l->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
 	l->threads = cores < 1 ? 1 : (int)cores;
+	l->max_body = LIMIT_MAX_BODY_BYTES;
 }
 
 int svc_endpoint_parse(const char *name, enum svc_endpoint *ep, struct err *err)
@@ -377,6 +378,9 @@ static int parse_body(const struct svc_endpoint_def *row, const char *body, size
 	json_t *root = NULL;
 	int rc;
 
+	if (len > lim->max_body)
+		return err_set(err, ERR_TOO_LARGE, "",
+		    "request body of %zu bytes is over the limit of %zu", len, lim->max_body);
 	if (body_parse(body, len, &root, err) != 0)
 		return -1;
 	rc = row->parse(root, lim, request, err);

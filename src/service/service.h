@@ -38,6 +38,7 @@ struct svc_limits {
 	long max_sweep_points; /* points in one sweep */
 	long max_eval_calls;   /* calls in one eval batch */
 	int threads;           /* worker threads for a sweep (>= 1) */
+	size_t max_body;       /* request body bytes; too_large beyond (--max-body) */
 };
 
 struct ans_request; /* service/answer.h */

@@ -3,9 +3,11 @@
  * and the answer cache. See store.h for the threading model.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <sodium.h>
@@ -34,6 +36,10 @@ struct store {
 	pthread_key_t key;    /* -> this thread's struct conn_slot */
 	pthread_mutex_t lock; /* guards slots */
 	struct conn_slot *slots;
+	/* Bytes of answer text in the cache: summed at open, added to on every put and taken
+	 * from by eviction. A replaced answer is counted twice until the cache is next empty,
+	 * so the bound errs on the small side. */
+	atomic_llong cache_bytes;
 };
 
 static int sqlite_fail(struct err *err, sqlite3 *db, const char *what)
@@ -120,7 +126,10 @@ static struct conn_slot *slot_open(struct store *st, struct err *err)
 	}
 	sqlite3_extended_result_codes(slot->db, 1);
 	if (sqlite3_busy_handler(slot->db, busy_wait, NULL) != SQLITE_OK ||
-	    exec_sql(slot->db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err) < 0)
+	    exec_sql(slot->db,
+	        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA "
+	        "journal_size_limit=" STORE_WAL_LIMIT_TEXT ";",
+	        err) < 0)
 		goto fail;
 	if (pthread_setspecific(st->key, slot) != 0) {
 		err_set(err, ERR_UNAVAILABLE, NULL, "store: cannot keep a thread's connection");
@@ -217,6 +226,22 @@ int store_migrate(sqlite3 *db, struct err *err)
 	return 0;
 }
 
+/* Count the cache's answer bytes into st->cache_bytes. */
+static int sum_cache_bytes(struct store *st, struct err *err)
+{
+	sqlite3_stmt *stmt = store_stmt(st, "SELECT total(length(answer)) FROM answer_cache", err);
+	int rc = 0;
+
+	if (!stmt)
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		atomic_store(&st->cache_bytes, (long long)sqlite3_column_double(stmt, 0));
+	else
+		rc = sqlite_fail(err, sqlite3_db_handle(stmt), "measuring the cache");
+	store_stmt_done(stmt);
+	return rc;
+}
+
 int store_open(const char *path, struct store **out, struct err *err)
 {
 	struct store *st = calloc(1, sizeof *st);
@@ -234,7 +259,8 @@ int store_open(const char *path, struct store **out, struct err *err)
 	pthread_mutex_init(&st->lock, NULL);
 	db = store_conn(st, err);
 	/* WAL is a property of the file: set once here, every later connection inherits it. */
-	if (!db || exec_sql(db, "PRAGMA journal_mode=WAL", err) < 0 || store_migrate(db, err) < 0) {
+	if (!db || exec_sql(db, "PRAGMA journal_mode=WAL", err) < 0 || store_migrate(db, err) < 0 ||
+	    sum_cache_bytes(st, err) < 0) {
 		store_close(st);
 		return -1;
 	}
@@ -420,7 +446,129 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
 	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)time(NULL));
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		rc = sqlite_fail(err, sqlite3_db_handle(stmt), "writing the cache");
+	else
+		atomic_fetch_add(&st->cache_bytes, (long long)len);
 	store_stmt_done(stmt);
+	return rc;
+}
+
+long long store_cache_bytes(struct store *st)
+{
+	return atomic_load(&st->cache_bytes);
+}
+
+/* Oldest answers first (ids grow with every put, a replaced answer included). */
+static const char sql_cache_evict[] =
+    "DELETE FROM answer_cache WHERE id IN (SELECT id FROM answer_cache ORDER BY id LIMIT ?1)"
+    " RETURNING length(answer)";
+
+int store_cache_evict(struct store *st, long long max_bytes, long *evicted, struct err *err)
+{
+	long long target = max_bytes - max_bytes / 10; /* a tenth below: not at every put */
+	int rc = 0, batch = 8;
+
+	*evicted = 0;
+	if (max_bytes <= 0 || atomic_load(&st->cache_bytes) <= max_bytes)
+		return 0;
+	while (rc == 0 && atomic_load(&st->cache_bytes) > target) {
+		sqlite3_stmt *stmt = store_stmt(st, sql_cache_evict, err);
+		long long freed = 0;
+		long rows = 0;
+		int step;
+
+		if (!stmt)
+			return -1;
+		sqlite3_bind_int(stmt, 1, batch);
+		while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+			freed += sqlite3_column_int64(stmt, 0);
+			rows++;
+		}
+		if (step != SQLITE_DONE)
+			rc = sqlite_fail(err, sqlite3_db_handle(stmt), "evicting from the cache");
+		store_stmt_done(stmt);
+		*evicted += rows;
+		if (rc == 0 && rows == 0) {
+			atomic_store(&st->cache_bytes, 0); /* empty: the count is exact again */
+			break;
+		}
+		atomic_fetch_sub(&st->cache_bytes, freed);
+		/* Grow the batch while far from the target, so that big answers are not
+		 * over-evicted and small ones are not deleted a few at a time. */
+		if (atomic_load(&st->cache_bytes) - target > 2 * freed && batch < STORE_EVICT_BATCH)
+			batch *= 2;
+	}
+	return rc;
+}
+
+long long store_wal_bytes(struct store *st)
+{
+	char wal[4096];
+	struct stat sb;
+
+	snprintf(wal, sizeof wal, "%s-wal", st->path);
+	return stat(wal, &sb) == 0 ? (long long)sb.st_size : 0;
+}
+
+int store_checkpoint(struct store *st, struct err *err)
+{
+	sqlite3 *db = store_conn(st, err);
+	int rc, attempt;
+
+	if (!db)
+		return -1;
+	/* TRUNCATE waits (busy timeout) for readers of old snapshots, holding new writers
+	 * off, copies every frame back and empties the file: the WAL cannot outgrow what one
+	 * period writes. It fails at once, without waiting, while a writer's automatic
+	 * (passive) checkpoint runs: those are short, so try again shortly. */
+	for (attempt = 0;; attempt++) {
+		int frames = -1;
+
+		rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &frames, NULL);
+		if (rc != SQLITE_BUSY || frames >= 0 || attempt == STORE_CHECKPOINT_TRIES)
+			break;
+		sqlite3_sleep(1);
+	}
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		return sqlite_fail(err, db, "checkpointing the WAL");
+	return 0;
+}
+
+int store_backup(struct store *st, const char *dest_path, struct err *err)
+{
+	sqlite3 *src = store_conn(st, err), *dest = NULL;
+	sqlite3_backup *b;
+	int rc = -1, step;
+
+	if (!src)
+		return -1;
+	if (sqlite3_open_v2(dest_path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		sqlite_fail(err, dest, dest_path);
+		goto out;
+	}
+	b = sqlite3_backup_init(dest, "main", src, "main");
+	if (!b) {
+		sqlite_fail(err, dest, "starting the backup");
+		goto out;
+	}
+	/* A page batch at a time, so the daemon's writers get the file between batches; a
+	 * write meanwhile restarts the copy from a consistent snapshot. */
+	do {
+		step = sqlite3_backup_step(b, STORE_BACKUP_PAGES);
+		if (step == SQLITE_BUSY || step == SQLITE_LOCKED)
+			sqlite3_sleep(10);
+	} while (step == SQLITE_OK || step == SQLITE_BUSY || step == SQLITE_LOCKED);
+	sqlite3_backup_finish(b);
+	if (step != SQLITE_DONE) {
+		sqlite_fail(err, dest, "copying the database");
+		goto out;
+	}
+	/* The copy is a plain single file: no WAL beside it to lose when it is copied on. */
+	if (exec_sql(dest, "PRAGMA journal_mode=DELETE", err) < 0)
+		goto out;
+	rc = 0;
+out:
+	sqlite3_close(dest);
 	return rc;
 }
 

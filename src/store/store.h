@@ -127,6 +127,32 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len,
     struct err *err);
 
+/* Bytes of answer text the cache holds (approximately: a replaced answer counts twice
+ * until the cache is next emptied, so bounds err on the small side). */
+long long store_cache_bytes(struct store *st);
+
+/*
+ * Bound the answer cache: when it holds more than max_bytes of answers (0: no bound),
+ * delete the oldest answers until it holds a tenth less. Calibration records are never
+ * touched. *evicted: answers deleted.
+ */
+int store_cache_evict(struct store *st, long long max_bytes, long *evicted, struct err *err);
+
+/* Size in bytes of the database's WAL file now (0 when there is none). */
+long long store_wal_bytes(struct store *st);
+
+/* Checkpoint the WAL into the database and truncate it (SQLITE_CHECKPOINT_TRUNCATE); a
+ * checkpoint that readers kept from finishing is not an error (the next one will). */
+int store_checkpoint(struct store *st, struct err *err);
+
+/*
+ * Copy the whole database, consistently, into a new single-file database at dest_path
+ * (SQLite's online backup API: the store stays usable meanwhile). Restore: stop the
+ * daemon, replace its database file with the copy (and delete any -wal and -shm beside
+ * it), start it.
+ */
+int store_backup(struct store *st, const char *dest_path, struct err *err);
+
 /* The answer cache as the service's cache interface (base/cache.h), keys under core_version. */
 struct store_cache {
 	struct cache cache; /* what to pass to svc_ask() */
