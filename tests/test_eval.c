@@ -799,36 +799,23 @@ START_TEST(release_is_in_the_canonical_request)
 	static const char fmt[] =
 	    "{\"function\": \"impedance\", %s\"args\": {\"r\": 0.0005, \"solimp\": [0.9, 0.95, "
 	    "0.001, 0.5, 2]}}";
-	char body[256], *old, *newest, *omitted;
+	char old[256], newest[256], omitted[256], batch_old[320], batch_default[320], *text;
 
-	snprintf(body, sizeof body, fmt, "\"mujoco\": \"2.2.2\", ");
-	old = tsvc_canonical_text(SVC_EVAL, body);
-	snprintf(body, sizeof body, fmt, "\"mujoco\": \"3.12.0\", ");
-	newest = tsvc_canonical_text(SVC_EVAL, body);
-	snprintf(body, sizeof body, fmt, "");
-	omitted = tsvc_canonical_text(SVC_EVAL, body);
+	snprintf(old, sizeof old, fmt, "\"mujoco\": \"2.2.2\", ");
+	snprintf(newest, sizeof newest, fmt, "\"mujoco\": \"3.12.0\", ");
+	snprintf(omitted, sizeof omitted, fmt, "");
 	/* 2.2.2 and 3.12.0 are cached apart; the default is the same question as 3.12.0 */
-	ck_assert_str_ne(old, newest);
-	ck_assert_ptr_nonnull(strstr(old, "\"mujoco\":\"2.2.2\""));
-	ck_assert_str_eq(newest, omitted);
-	free(old);
-	free(newest);
-	free(omitted);
+	tsvc_assert_same_question(SVC_EVAL, old, newest, 0);
+	tsvc_assert_same_question(SVC_EVAL, newest, omitted, 1);
+	text = tsvc_canonical_text(SVC_EVAL, old);
+	ck_assert_ptr_nonnull(strstr(text, "\"mujoco\":\"2.2.2\""));
+	free(text);
 	/* a batch: its release and each call's */
-	old = tsvc_canonical_text(SVC_EVAL, "{\"mujoco\": \"2.2.2\", \"calls\": []}");
-	newest = tsvc_canonical_text(SVC_EVAL, "{\"calls\": []}");
-	ck_assert_str_ne(old, newest);
-	free(old);
-	free(newest);
-	old = tsvc_canonical_text(SVC_EVAL,
-	    "{\"calls\": [{\"function\": \"error_reduction\", \"mujoco\": \"2.2.2\", \"args\": "
-	    "{\"timeconst\": 0.02, \"dampratio\": 1, \"dt\": 0.002}}]}");
-	newest = tsvc_canonical_text(SVC_EVAL,
-	    "{\"calls\": [{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
-	    "\"dampratio\": 1, \"dt\": 0.002}}]}");
-	ck_assert_str_ne(old, newest);
-	free(old);
-	free(newest);
+	tsvc_assert_same_question(
+	    SVC_EVAL, "{\"mujoco\": \"2.2.2\", \"calls\": []}", "{\"calls\": []}", 0);
+	snprintf(batch_old, sizeof batch_old, "{\"calls\": [%s]}", old);
+	snprintf(batch_default, sizeof batch_default, "{\"calls\": [%s]}", omitted);
+	tsvc_assert_same_question(SVC_EVAL, batch_old, batch_default, 0);
 }
 END_TEST
 

@@ -793,7 +793,26 @@ static void assert_release(const json_t *obj, const char *mujoco)
 	ck_assert_str_eq(json_string_value(json_object_get(obj, "core_version")), CORE_VERSION);
 }
 
-/* The schema's properties name documents the releases (Option.mujoco's enum) */
+/* POST path the body fmt makes of "" (answered in the newest release) and of member,
+ * which names 2.2.2 (answered in 2.2.2); the second answer, which the caller decrefs. */
+static json_t *default_and_named(
+    const char *path, const char *fmt, const char *member, const char *newest)
+{
+	char body[640];
+	json_t *v;
+
+	snprintf(body, sizeof body, fmt, "");
+	v = answer_of(path, body, 200);
+	assert_release(v, newest);
+	json_decref(v);
+	snprintf(body, sizeof body, fmt, member);
+	v = answer_of(path, body, 200);
+	assert_release(v, "2.2.2");
+	return v;
+}
+
+/* schema documents "mujoco" with Option.mujoco's releases: a request's member defaulting to
+ * the newest, or an answer's, required with "core_version" */
 static void assert_release_member(const json_t *schema, const json_t *releases, int request)
 {
 	const json_t *props = json_object_get(deref(schema), "properties");
@@ -856,14 +875,7 @@ START_TEST(eval_and_find_release_fields)
 	assert_release_member(json_object_get(schemas, "FindAnswer"), releases, 0);
 
 	/* a call: the default, its own, an unknown one */
-	snprintf(body, sizeof body, call, "");
-	v = answer_of("/v1/eval", body, 200);
-	assert_release(v, newest);
-	json_decref(v);
-	snprintf(body, sizeof body, call, ", \"mujoco\": \"2.2.2\"");
-	v = answer_of("/v1/eval", body, 200);
-	assert_release(v, "2.2.2");
-	json_decref(v);
+	json_decref(default_and_named("/v1/eval", call, ", \"mujoco\": \"2.2.2\"", newest));
 	snprintf(body, sizeof body, call, ", \"mujoco\": \"9.9.9\"");
 	v = answer_of("/v1/eval", body, 422);
 	assert_unknown_release(v, "/mujoco", newest);
@@ -898,13 +910,7 @@ START_TEST(eval_and_find_release_fields)
 	live_reply_free(&first);
 
 	/* find: the release of the request searched, or the default */
-	snprintf(body, sizeof body, find, "");
-	v = answer_of("/v1/find", body, 200);
-	assert_release(v, newest);
-	json_decref(v);
-	snprintf(body, sizeof body, find, "\"option\": {\"mujoco\": \"2.2.2\"}");
-	v = answer_of("/v1/find", body, 200);
-	assert_release(v, "2.2.2");
+	v = default_and_named("/v1/find", find, "\"option\": {\"mujoco\": \"2.2.2\"}", newest);
 	assert_release(json_object_get(v, "answer"), "2.2.2");
 	json_decref(v);
 }
