@@ -10,8 +10,9 @@
 /* Version of the contact core's numerics. Part of every cache key: bump it whenever
  * a change to src/core/, or to how answers print, can change any answer's bytes, so
  * cached answers are never stale. core-2: reals print as their shortest exact text.
- * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). */
-#define CORE_VERSION "core-3"
+ * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). core-4: eval follows
+ * its "mujoco" release; eval and find answers carry mujoco and core_version. */
+#define CORE_VERSION "core-4"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */

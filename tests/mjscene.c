@@ -303,6 +303,7 @@ int mjscene_efc(struct mjscene *ms, double z, double vel, struct mjscene_efc *ou
 		out->K[i] = d->efc_KBIP[4 * i];
 		out->B[i] = d->efc_KBIP[4 * i + 1];
 		out->imp[i] = d->efc_KBIP[4 * i + 2];
+		out->impP[i] = d->efc_KBIP[4 * i + 3];
 		out->R[i] = d->efc_R[i];
 		out->aref[i] = d->efc_aref[i];
 	}

@@ -35,6 +35,7 @@ struct mjscene_efc {
 	int ncon, nefc;
 	double K[MJSCENE_MAX_ROWS], B[MJSCENE_MAX_ROWS];   /* efc_KBIP[4i], [4i+1] */
 	double imp[MJSCENE_MAX_ROWS], R[MJSCENE_MAX_ROWS]; /* efc_KBIP[4i+2], efc_R */
+	double impP[MJSCENE_MAX_ROWS];                     /* efc_KBIP[4i+3]: imp's slope */
 	double aref[MJSCENE_MAX_ROWS];                     /* efc_aref */
 	double qacc[6];                                    /* qacc of the free joint */
 };

@@ -42,6 +42,16 @@ char *tsvc_canonical_text(enum svc_endpoint ep, const char *body)
 	return text;
 }
 
+void tsvc_assert_same_question(enum svc_endpoint ep, const char *one, const char *two, int same)
+{
+	char *a = tsvc_canonical_text(ep, one), *b = tsvc_canonical_text(ep, two);
+
+	ck_assert_msg((strcmp(a, b) == 0) == (same != 0), "%s and %s are %s questions", one, two,
+	    same ? "two" : "one");
+	free(a);
+	free(b);
+}
+
 json_t *tsvc_answer(enum svc_endpoint ep, const char *body, const struct svc_limits *lim)
 {
 	struct svc_limits one = tsvc_limits(1);

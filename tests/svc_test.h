@@ -17,6 +17,10 @@ json_t *tsvc_canonical(enum svc_endpoint ep, const char *body);
 /* The canonical text (svc_dump) of body's canonical request. Caller frees. */
 char *tsvc_canonical_text(enum svc_endpoint ep, const char *body);
 
+/* Assert bodies one and two of ep are one question (the same canonical text), or two
+ * when same is 0. */
+void tsvc_assert_same_question(enum svc_endpoint ep, const char *one, const char *two, int same);
+
 /* The answer to body under lim (NULL: tsvc_limits(1)); asserts success. Caller owns it. */
 json_t *tsvc_answer(enum svc_endpoint ep, const char *body, const struct svc_limits *lim);
 

@@ -14,6 +14,7 @@
 
 #include "service/service.h"
 #include "svc_test.h"
+#include "tunables.h"
 
 /* The result object of a single call; caller decrefs *answer. */
 static const json_t *call(const char *body, json_t **answer)
@@ -613,6 +614,211 @@ START_TEST(batch_canonical_form)
 }
 END_TEST
 
+/* A release's top-level members: mujoco and core_version. */
+static void assert_release(const json_t *answer, const char *mujoco)
+{
+	ck_assert_str_eq(json_string_value(json_object_get(answer, "mujoco")), mujoco);
+	ck_assert_str_eq(json_string_value(json_object_get(answer, "core_version")), CORE_VERSION);
+}
+
+START_TEST(answers_carry_release_and_core_version)
+{
+	static const char call_default[] =
+	    "{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, \"dampratio\": 1, "
+	    "\"dt\": 0.002}}";
+	static const char call_222[] =
+	    "{\"function\": \"error_reduction\", \"mujoco\": \"2.2.2\", \"args\": {\"timeconst\": "
+	    "0.02, \"dampratio\": 1, \"dt\": 0.002}}";
+	static const char call_338[] =
+	    "{\"function\": \"error_reduction\", \"mujoco\": \"3.3.8\", \"args\": {\"timeconst\": "
+	    "0.02, \"dampratio\": 1, \"dt\": 0.002}}";
+	char body[1024];
+	json_t *a, *single;
+
+	/* a single call: the default release, or its own */
+	a = tsvc_answer(SVC_EVAL, call_default, NULL);
+	assert_release(a, DEFAULT_MUJOCO);
+	json_decref(a);
+	a = tsvc_answer(SVC_EVAL, call_222, NULL);
+	assert_release(a, "2.2.2");
+	json_decref(a);
+
+	/* a batch: its own release at the top, and in every call that names none; a call
+	 * that names one keeps it; each entry is the call's answer alone */
+	snprintf(body, sizeof body, "{\"mujoco\": \"2.2.2\", \"calls\": [%s, %s, 7]}", call_default,
+	    call_338);
+	a = tsvc_answer(SVC_EVAL, body, NULL);
+	assert_release(a, "2.2.2");
+	assert_release(entry(a, 0), "2.2.2");
+	assert_release(entry(a, 1), "3.3.8");
+	ck_assert_ptr_null(json_object_get(entry(a, 2), "mujoco"));
+	single = tsvc_answer(SVC_EVAL, call_222, NULL);
+	ck_assert(json_equal(entry(a, 0), single));
+	json_decref(single);
+	single = tsvc_answer(SVC_EVAL, call_338, NULL);
+	ck_assert(json_equal(entry(a, 1), single));
+	json_decref(single);
+	json_decref(a);
+	/* without one, the default */
+	a = tsvc_answer(SVC_EVAL, "{\"calls\": []}", NULL);
+	assert_release(a, DEFAULT_MUJOCO);
+	json_decref(a);
+}
+END_TEST
+
+/* The C library's pow, called at run time: a compiler may turn pow(u, 2.0) into u*u,
+ * which is not what MuJoCo's mju_pow (a call of pow) computes. */
+static double (*volatile c_pow)(double, double) = pow;
+
+/* MuJoCo's getimpedance (engine_core_constraint.c) for a signed violation r inside
+ * the width (0 < |r|/width <= midpoint) and power > 1, as each release writes it:
+ * 2.2.2 calls mju_pow everywhere; from 3.2.0 power(u, p) returns u*u for p = 2. */
+static double release_power(double u, double p, int from_3_2)
+{
+	return from_3_2 && p == 2 ? u * u : c_pow(u, p);
+}
+
+static void mujoco_impedance(
+    const double solimp[5], double r, int from_3_2, double *imp, double *impP)
+{
+	double x = r / solimp[2], sgn = 1, a, y, yP;
+
+	if (x < 0) {
+		x = -x;
+		sgn = -1;
+	}
+	a = 1 / release_power(solimp[3], solimp[4] - 1, from_3_2);
+	y = a * release_power(x, solimp[4], from_3_2);
+	yP = solimp[4] * a * release_power(x, solimp[4] - 1, from_3_2);
+	*imp = solimp[0] + y * (solimp[1] - solimp[0]);
+	*impP = yP * sgn * (solimp[1] - solimp[0]) / solimp[2];
+}
+
+/*
+ * solimp power 3: 2.2.2's 1/pow(mid, 2) and pow(x, 2) against 3.2.0's 1/(mid*mid) and
+ * x*x. A midpoint and a violation are searched for where the two releases' values
+ * differ, and so do their slopes, in the scale and in x^2 (3.2.0's slope with
+ * pow(x, 2) would differ too), so each release's answer is told apart.
+ */
+START_TEST(release_selects_the_power_rule)
+{
+	double solimp[5] = {0.0001, 0.9999, 0.01, 0.3, 3}; /* d0 ~ 0: y's last bit shows */
+	double old_imp = 0, old_slope = 0, new_imp = 0, new_slope = 0, r = 0, x, scale;
+	static const char *const releases[] = {"2.2.2", "3.1.6", "3.2.0", "3.12.0"};
+	char body[512];
+	json_t *a;
+	const json_t *result;
+	int found = 0, i, k;
+
+	for (i = 0; i < 100000 && !found; i++) {
+		solimp[3] = 0.3 + i * 1e-7;
+		for (k = 1; k < 50 && !found; k++) {
+			r = -solimp[2] * solimp[3] * k / 50.0;
+			mujoco_impedance(solimp, r, 0, &old_imp, &old_slope);
+			mujoco_impedance(solimp, r, 1, &new_imp, &new_slope);
+			x = -r / solimp[2];
+			scale = 1 / (solimp[3] * solimp[3]);
+			found = old_imp != new_imp && old_slope != new_slope &&
+			    3 * scale * c_pow(x, 2) * -1 * (solimp[1] - solimp[0]) / solimp[2] !=
+			        new_slope;
+		}
+	}
+	ck_assert_msg(found, "no midpoint where the releases differ");
+	for (i = 0; i < 4; i++) {
+		int from_3_2 = i >= 2;
+		double dmax = solimp[1], tc = 0.02, dr = 1, vel = -0.3;
+		double K = 1 / (dmax * dmax * tc * tc * dr * dr), B = 2 / (dmax * tc);
+
+		snprintf(body, sizeof body,
+		    "{\"function\": \"impedance\", \"mujoco\": \"%s\", \"args\": {\"r\": %.17g, "
+		    "\"solimp\": [0.0001, 0.9999, 0.01, %.17g, 3]}}",
+		    releases[i], r, solimp[3]);
+		result = call(body, &a);
+		assert_release(a, releases[i]);
+		ck_assert_double_eq(tsvc_real(result, "value"), from_3_2 ? new_imp : old_imp);
+		ck_assert_double_eq(
+		    tsvc_real(result, "derivative"), from_3_2 ? new_slope : old_slope);
+		json_decref(a);
+		/* a_ref follows: MuJoCo's efc_aref, -B vel - K imp r (refsafe leaves tc 0.02) */
+		snprintf(body, sizeof body,
+		    "{\"function\": \"a_ref\", \"mujoco\": \"%s\", \"args\": {\"dist\": %.17g, "
+		    "\"vel\": %.17g, \"solref\": [0.02, 1], \"solimp\": [0.0001, 0.9999, 0.01, "
+		    "%.17g, "
+		    "3], \"h\": 0.002}}",
+		    releases[i], r, vel, solimp[3]);
+		result = call(body, &a);
+		ck_assert_double_eq(
+		    tsvc_real(result, "value"), -B * vel - K * (from_3_2 ? new_imp : old_imp) * r);
+		json_decref(a);
+	}
+}
+END_TEST
+
+START_TEST(unknown_release_is_422_at_its_member)
+{
+	static const char single[] =
+	    "{\"function\": \"error_reduction\", \"mujoco\": \"3.13.0\", \"args\": {\"timeconst\": "
+	    "0.02, \"dampratio\": 1, \"dt\": 0.002}}";
+	static const char batch[] =
+	    "{\"calls\": [{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
+	    "\"dampratio\": 1, \"dt\": 0.002}}, {\"id\": 1, \"function\": \"error_reduction\", "
+	    "\"mujoco\": \"2.2\", \"args\": {\"timeconst\": 0.02, \"dampratio\": 1, \"dt\": "
+	    "0.002}}]}";
+	static const char not_a_string[] =
+	    "{\"function\": \"impedance\", \"mujoco\": 3.5, \"args\": {}}";
+	static const char bad_envelope[] = "{\"mujoco\": \"1.0.0\", \"calls\": []}";
+	char *message = tsvc_error_message(SVC_EVAL, single, ERR_BAD_VALUE, "/mujoco");
+	json_t *a;
+	const json_t *e;
+
+	/* the message names the release and the supported ones, as /option/mujoco's does */
+	ck_assert_ptr_nonnull(strstr(message, "\"3.13.0\""));
+	ck_assert_ptr_nonnull(strstr(message, "2.2.2"));
+	ck_assert_ptr_nonnull(strstr(message, DEFAULT_MUJOCO));
+	free(message);
+	tsvc_expect_error(
+	    SVC_EVAL, not_a_string, strlen(not_a_string), NULL, ERR_BAD_TYPE, "/mujoco");
+	/* in a batch: that call's error, at its member; the others answer */
+	a = tsvc_answer(SVC_EVAL, batch, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "failed")), 1);
+	ck_assert(json_is_object(json_object_get(entry(a, 0), "result")));
+	e = entry(a, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "error")), "bad_value");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "path")), "/calls/1/mujoco");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "status")), 422);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")), "2.2.2"));
+	json_decref(a);
+	/* the batch's own release is its envelope's: unknown, the whole batch is a 422 */
+	tsvc_expect_error(
+	    SVC_EVAL, bad_envelope, strlen(bad_envelope), NULL, ERR_BAD_VALUE, "/mujoco");
+}
+END_TEST
+
+START_TEST(release_is_in_the_canonical_request)
+{
+	static const char fmt[] =
+	    "{\"function\": \"impedance\", %s\"args\": {\"r\": 0.0005, \"solimp\": [0.9, 0.95, "
+	    "0.001, 0.5, 2]}}";
+	char old[256], newest[256], omitted[256], batch_old[320], batch_default[320], *text;
+
+	snprintf(old, sizeof old, fmt, "\"mujoco\": \"2.2.2\", ");
+	snprintf(newest, sizeof newest, fmt, "\"mujoco\": \"3.12.0\", ");
+	snprintf(omitted, sizeof omitted, fmt, "");
+	/* 2.2.2 and 3.12.0 are cached apart; the default is the same question as 3.12.0 */
+	tsvc_assert_same_question(SVC_EVAL, old, newest, 0);
+	tsvc_assert_same_question(SVC_EVAL, newest, omitted, 1);
+	text = tsvc_canonical_text(SVC_EVAL, old);
+	ck_assert_ptr_nonnull(strstr(text, "\"mujoco\":\"2.2.2\""));
+	free(text);
+	/* a batch: its release and each call's */
+	tsvc_assert_same_question(
+	    SVC_EVAL, "{\"mujoco\": \"2.2.2\", \"calls\": []}", "{\"calls\": []}", 0);
+	snprintf(batch_old, sizeof batch_old, "{\"calls\": [%s]}", old);
+	snprintf(batch_default, sizeof batch_default, "{\"calls\": [%s]}", omitted);
+	tsvc_assert_same_question(SVC_EVAL, batch_old, batch_default, 0);
+}
+END_TEST
+
 START_TEST(batch_step_limit)
 {
 	/* the steps of all semi_implicit_euler calls are bounded (LIMIT_MAX_EVAL_BATCH_STEPS):
@@ -657,6 +863,10 @@ int main(void)
 	tcase_add_test(tc, batch_errors_per_call);
 	tcase_add_test(tc, batch_canonical_form);
 	tcase_add_test(tc, batch_step_limit);
+	tcase_add_test(tc, answers_carry_release_and_core_version);
+	tcase_add_test(tc, release_selects_the_power_rule);
+	tcase_add_test(tc, unknown_release_is_422_at_its_member);
+	tcase_add_test(tc, release_is_in_the_canonical_request);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_run_all(runner, CK_NORMAL);

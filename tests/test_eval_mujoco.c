@@ -40,15 +40,19 @@ static void sphere(struct scene *s, double timeconst, double dampratio)
 	s->duration = 2;
 }
 
-/* MuJoCo's one row with the sphere's centre at z moving at vel */
-static void mujoco_row(
-    double timeconst, double dampratio, double z, double vel, struct mjscene_efc *efc)
+/* MuJoCo's one row with the sphere's centre at z moving at vel; solimp NULL: the default */
+static void mujoco_row(double timeconst, double dampratio, const double *solimp, double z,
+    double vel, struct mjscene_efc *efc)
 {
 	struct scene s;
 	struct mjscene ms;
 	char err[600];
 
 	sphere(&s, timeconst, dampratio);
+	if (solimp) {
+		memcpy(s.geom.solimp, solimp, sizeof s.geom.solimp);
+		s.floor = s.geom;
+	}
 	ck_assert_msg(mjscene_open(&ms, &s, err, sizeof err) == 0, "MuJoCo: %s", err);
 	ck_assert_int_eq(mjscene_efc(&ms, z, vel, efc), 0);
 	mjscene_close(&ms);
@@ -83,7 +87,7 @@ START_TEST(solref_to_spring_is_efc_kbip)
 		const json_t *r;
 		double used = fmax(rows[i][0], 2 * TIMESTEP);
 
-		mujoco_row(rows[i][0], rows[i][1], RADIUS - rows[i][2], 0, &efc);
+		mujoco_row(rows[i][0], rows[i][1], NULL, RADIUS - rows[i][2], 0, &efc);
 		snprintf(body, sizeof body,
 		    "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": %.17g, "
 		    "\"dampratio\": %.17g, \"d\": %.17g, \"d_w\": %.17g}}",
@@ -112,7 +116,7 @@ START_TEST(a_ref_is_efc_aref)
 		const json_t *r;
 		double z = RADIUS - rows[i][2];
 
-		mujoco_row(rows[i][0], rows[i][1], z, rows[i][3], &efc);
+		mujoco_row(rows[i][0], rows[i][1], NULL, z, rows[i][3], &efc);
 		/* dist as MuJoCo computes it for the placed sphere: z - radius */
 		snprintf(body, sizeof body,
 		    "{\"function\": \"a_ref\", \"args\": {\"dist\": %.17g, \"vel\": %.17g, "
@@ -125,6 +129,53 @@ START_TEST(a_ref_is_efc_aref)
 		assert_rel(tsvc_real(r, "value"), efc.aref[0], 1e-13, "a_ref vs efc_aref");
 		json_decref(a);
 	}
+}
+END_TEST
+
+/* The C library's pow, called at run time (a compiler may turn pow(u, 2.0) into u*u) */
+static double (*volatile c_pow)(double, double) = pow;
+
+/* The impedance result of r under solimp in release mujoco; caller decrefs *answer */
+static const json_t *impedance_in(
+    const char *mujoco, double r, const double solimp[5], json_t **answer)
+{
+	char body[320];
+
+	snprintf(body, sizeof body,
+	    "{\"function\": \"impedance\", \"mujoco\": \"%s\", \"args\": {\"r\": %.17g, "
+	    "\"solimp\": [%.17g, %.17g, %.17g, %.17g, %.17g]}}",
+	    mujoco, r, solimp[0], solimp[1], solimp[2], solimp[3], solimp[4]);
+	return eval(body, answer);
+}
+
+/*
+ * impedance with solimp power 3 under "mujoco": "2.2.2" is libmujoco 2.2.2's
+ * efc_KBIP[2..3] to the bit; under "3.12.0" (3.2.0's power shortcut, 1/(mid*mid) for
+ * 2.2.2's 1/pow(mid, 2)) it is another number, at a midpoint where the two differ.
+ */
+START_TEST(impedance_power_3_per_release)
+{
+	double solimp[5] = {0.0001, 0.9999, 0.01, 0.3, 3};
+	int k, i = 0, differ = 0;
+
+	while (1 / c_pow(solimp[3], 2) == 1 / (solimp[3] * solimp[3]))
+		solimp[3] = 0.3 + ++i * 1e-7;
+	for (k = 1; k <= 8; k++) {
+		struct mjscene_efc efc;
+		double z = RADIUS - solimp[2] * solimp[3] * k / 8;
+		json_t *a;
+		const json_t *r;
+
+		mujoco_row(DEFAULT_TIMECONST, DEFAULT_DAMPRATIO, solimp, z, 0, &efc);
+		r = impedance_in("2.2.2", z - RADIUS, solimp, &a);
+		ck_assert_double_eq(tsvc_real(r, "value"), efc.imp[0]);
+		ck_assert_double_eq(tsvc_real(r, "derivative"), efc.impP[0]);
+		json_decref(a);
+		r = impedance_in("3.12.0", z - RADIUS, solimp, &a);
+		differ += tsvc_real(r, "value") != efc.imp[0];
+		json_decref(a);
+	}
+	ck_assert_int_gt(differ, 0);
 }
 END_TEST
 
@@ -188,6 +239,7 @@ int main(void)
 
 	tcase_add_test(tc, solref_to_spring_is_efc_kbip);
 	tcase_add_test(tc, a_ref_is_efc_aref);
+	tcase_add_test(tc, impedance_power_3_per_release);
 	tcase_add_test(tc, semi_implicit_euler_follows_mj_step);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);

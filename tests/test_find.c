@@ -283,6 +283,39 @@ START_TEST(aliases_resolve_per_query)
 }
 END_TEST
 
+/* The top level names the release of the request searched (its answer's) and the core */
+START_TEST(answers_carry_release_and_core_version)
+{
+	static const char *const bodies[][2] = {
+	    {"{\"query\": \"stability\", \"base\": {\"option\": {\"mujoco\": \"2.2.2\"}}, "
+	     "\"path\": \"dampratio\", \"field\": \"stable\", \"bracket\": [0.01, 1], "
+	     "\"tolerance\": 1e-3}",
+	        "2.2.2"},
+	    {"{\"query\": \"rest\", \"base\": {\"body\": {\"shape\": \"sphere\", \"size\": 0.05}, "
+	     "\"option\": {\"mujoco\": \"3.5.0\"}}, "
+	     "\"path\": \"timeconst\", \"field\": \"penetration\", \"target\": 0.001, "
+	     "\"bracket\": [0.02, 0.05], \"tolerance\": 1e-4}",
+	        "3.5.0"},
+	    {"{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", "
+	     "\"target\": 0.001, \"bracket\": [0.1, 1], \"tolerance\": 1e-3}",
+	        DEFAULT_MUJOCO},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+		json_t *a = tsvc_answer(SVC_FIND, bodies[i][0], NULL);
+
+		ck_assert_str_eq(json_string_value(json_object_get(a, "mujoco")), bodies[i][1]);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(a, "answer"), "mujoco")),
+		    bodies[i][1]);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(a, "core_version")), CORE_VERSION);
+		json_decref(a);
+	}
+}
+END_TEST
+
 /* The drop answer of body */
 static json_t *drop(const char *body)
 {
@@ -335,6 +368,7 @@ int main(void)
 	tcase_add_test(tc, iteration_cap_and_validation);
 	tcase_add_test(tc, aliases_resolve_per_query);
 	tcase_add_test(tc, sweep_floor_follows_the_geom_in_any_order);
+	tcase_add_test(tc, answers_carry_release_and_core_version);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_run_all(runner, CK_NORMAL);

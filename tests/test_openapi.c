@@ -712,6 +712,19 @@ static void question_default(json_t *root, const char *at, void *ctx)
 	live_reply_free(&r);
 }
 
+/* v is an unknown release's rejection at path: bad_value, naming the supported releases
+ * (the newest and 2.2.2 among them) */
+static void assert_unknown_release(const json_t *v, const char *path, const char *newest)
+{
+	const char *message = json_string_value(json_object_get(v, "message"));
+
+	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "bad_value");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "path")), path);
+	ck_assert_ptr_nonnull(message);
+	ck_assert_ptr_nonnull(strstr(message, newest));
+	ck_assert_ptr_nonnull(strstr(message, "2.2.2"));
+}
+
 /* Health and every answer name the MuJoCo release and the core version, as documented:
  * health's default is the newest release of Option.mujoco's enum and its list is the
  * enum; an answer carries the release asked for (or the default) and the core version;
@@ -752,15 +765,154 @@ START_TEST(mujoco_release_fields)
 		live_reply_free(&r);
 		live_post(&dmn, questions[i], "{\"option\": {\"mujoco\": \"9.9.9\"}}", &r);
 		ck_assert_int_eq(r.status, 422);
-		v = json_loads(r.body, 0, NULL);
-		ck_assert_str_eq(json_string_value(json_object_get(v, "path")), "/option/mujoco");
-		ck_assert_ptr_nonnull(
-		    strstr(json_string_value(json_object_get(v, "message")), newest));
-		ck_assert_ptr_nonnull(
-		    strstr(json_string_value(json_object_get(v, "message")), "2.2.2"));
+		v = live_json(&r);
+		assert_unknown_release(v, "/option/mujoco", newest);
 		json_decref(v);
 		live_reply_free(&r);
 	}
+}
+END_TEST
+
+/* The answer body of POST path with body, asserting status; caller decrefs. */
+static json_t *answer_of(const char *path, const char *body, long status)
+{
+	struct live_reply r;
+	json_t *v;
+
+	live_post(&dmn, path, body, &r);
+	ck_assert_msg(r.status == status, "%s %s: %ld %s", path, body, r.status, r.body);
+	v = live_json(&r);
+	live_reply_free(&r);
+	return v;
+}
+
+/* obj's mujoco is mujoco and its core_version the core's */
+static void assert_release(const json_t *obj, const char *mujoco)
+{
+	ck_assert_str_eq(json_string_value(json_object_get(obj, "mujoco")), mujoco);
+	ck_assert_str_eq(json_string_value(json_object_get(obj, "core_version")), CORE_VERSION);
+}
+
+/* POST path the body fmt makes of "" (answered in the newest release) and of member,
+ * which names 2.2.2 (answered in 2.2.2); the second answer, which the caller decrefs. */
+static json_t *default_and_named(
+    const char *path, const char *fmt, const char *member, const char *newest)
+{
+	char body[640];
+	json_t *v;
+
+	snprintf(body, sizeof body, fmt, "");
+	v = answer_of(path, body, 200);
+	assert_release(v, newest);
+	json_decref(v);
+	snprintf(body, sizeof body, fmt, member);
+	v = answer_of(path, body, 200);
+	assert_release(v, "2.2.2");
+	return v;
+}
+
+/* schema documents "mujoco" with Option.mujoco's releases: a request's member defaulting to
+ * the newest, or an answer's, required with "core_version" */
+static void assert_release_member(const json_t *schema, const json_t *releases, int request)
+{
+	const json_t *props = json_object_get(deref(schema), "properties");
+	const json_t *m = json_object_get(props, "mujoco");
+	const json_t *required = json_object_get(deref(schema), "required");
+	size_t i, found = 0;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert(json_equal(json_object_get(m, "enum"), (json_t *)releases));
+	ck_assert(json_is_string(json_object_get(m, "description")));
+	if (request) {
+		ck_assert(json_equal(json_object_get(m, "default"),
+		    json_array_get(releases, json_array_size(releases) - 1)));
+		return;
+	}
+	ck_assert(json_is_string(json_object_get(json_object_get(props, "core_version"), "type")));
+	for (i = 0; i < json_array_size(required); i++) {
+		const char *name = json_string_value(json_array_get(required, i));
+		found += strcmp(name, "mujoco") == 0 || strcmp(name, "core_version") == 0;
+	}
+	ck_assert_uint_eq(found, 2);
+}
+
+/*
+ * eval and find name the release and the core version as documented: eval's request
+ * member "mujoco" (a call's, a batch's) with Option.mujoco's releases and default, in
+ * every answer and entry; an unknown release is a 422 at the member, or that call's
+ * error in a batch; the documented default is the real one (the same bytes, a cache
+ * hit). find's answer names the release of the request it searched.
+ */
+START_TEST(eval_and_find_release_fields)
+{
+	const json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
+	const json_t *releases = json_object_get(
+	    json_object_get(
+	        json_object_get(deref(json_object_get(schemas, "Option")), "properties"), "mujoco"),
+	    "enum");
+	const char *newest =
+	    json_string_value(json_array_get(releases, json_array_size(releases) - 1));
+	static const char call[] = "{\"function\": \"impedance\", \"args\": {\"r\": 0.0005, "
+	                           "\"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}%s}";
+	static const char find[] =
+	    "{\"query\": \"stability\", \"base\": {%s}, \"path\": \"dampratio\", \"field\": "
+	    "\"stable\", \"bracket\": [0.01, 1], \"tolerance\": 1e-3}";
+	char body[640], one[256], two[256];
+	struct live_reply first;
+	struct question_default q = {"/v1/eval", &first};
+	json_t *v, *root;
+
+	assert_release_member(json_object_get(schemas, "EvalCall"), releases, 1);
+	assert_release_member(
+	    json_array_get(
+	        json_object_get(deref(json_object_get(schemas, "EvalRequest")), "oneOf"), 1),
+	    releases, 1);
+	assert_release_member(json_object_get(schemas, "EvalResult"), releases, 0);
+	assert_release_member(
+	    json_array_get(
+	        json_object_get(deref(json_object_get(schemas, "EvalAnswer")), "oneOf"), 1),
+	    releases, 0);
+	assert_release_member(json_object_get(schemas, "FindAnswer"), releases, 0);
+
+	/* a call: the default, its own, an unknown one */
+	json_decref(default_and_named("/v1/eval", call, ", \"mujoco\": \"2.2.2\"", newest));
+	snprintf(body, sizeof body, call, ", \"mujoco\": \"9.9.9\"");
+	v = answer_of("/v1/eval", body, 422);
+	assert_unknown_release(v, "/mujoco", newest);
+	json_decref(v);
+	/* a batch: its release at the top and in the calls naming none; an unknown release
+	 * of a call is that call's error, the batch's own rejects it */
+	snprintf(one, sizeof one, call, "");
+	snprintf(two, sizeof two, call, ", \"mujoco\": \"9.9.9\"");
+	snprintf(body, sizeof body, "{\"mujoco\": \"3.5.0\", \"calls\": [%s, %s]}", one, two);
+	v = answer_of("/v1/eval", body, 200);
+	assert_release(v, "3.5.0");
+	assert_release(json_array_get(json_object_get(v, "results"), 0), "3.5.0");
+	assert_unknown_release(
+	    json_array_get(json_object_get(v, "results"), 1), "/calls/1/mujoco", newest);
+	json_decref(v);
+	snprintf(body, sizeof body, "{\"mujoco\": \"9.9.9\", \"calls\": [%s]}", one);
+	v = answer_of("/v1/eval", body, 422);
+	assert_unknown_release(v, "/mujoco", newest);
+	json_decref(v);
+	/* the documented default is the real one, in a call and in a batch */
+	snprintf(body, sizeof body, call, "");
+	live_post(&dmn, "/v1/eval", body, &first);
+	root = json_loads(body, 0, NULL);
+	json_object_set_new(root, "mujoco", json_string(newest));
+	question_default(root, "/mujoco", &q);
+	json_decref(root);
+	live_reply_free(&first);
+	live_post(&dmn, "/v1/eval", "{\"calls\": []}", &first);
+	root = json_pack("{s:[], s:s}", "calls", "mujoco", newest);
+	question_default(root, "/mujoco", &q);
+	json_decref(root);
+	live_reply_free(&first);
+
+	/* find: the release of the request searched, or the default */
+	v = default_and_named("/v1/find", find, "\"option\": {\"mujoco\": \"2.2.2\"}", newest);
+	assert_release(json_object_get(v, "answer"), "2.2.2");
+	json_decref(v);
 }
 END_TEST
 
@@ -1890,6 +2042,7 @@ int main(void)
 	tcase_add_test(tc, documented_operations_exist);
 	tcase_add_test(tc, examples_answered_as_documented);
 	tcase_add_test(tc, mujoco_release_fields);
+	tcase_add_test(tc, eval_and_find_release_fields);
 	tcase_add_test(tc, documented_defaults_are_real);
 	tcase_add_test(tc, error_codes_are_the_services);
 	tcase_add_test(tc, rejections_documented);

@@ -27,15 +27,24 @@ void law_solimp_clamp(const double solimp[5], struct law_solimp *out)
 	out->power = solimp[4] > 1 ? solimp[4] : 1;
 	out->scale_below = 1 / pow(out->midpoint, out->power - 1);
 	out->scale_above = 1 / pow(1 - out->midpoint, out->power - 1);
+	out->power_shortcut = 0;
 }
 
-void law_solimp_power_shortcut(struct law_solimp *s)
+void law_solimp_release(const double solimp[5], int power_shortcut, struct law_solimp *out)
 {
-	if (s->power == 3) {
-		double below = s->midpoint, above = 1 - s->midpoint;
-		s->scale_below = 1 / (below * below);
-		s->scale_above = 1 / (above * above);
+	law_solimp_clamp(solimp, out);
+	out->power_shortcut = power_shortcut;
+	if (power_shortcut && out->power == 3) {
+		double below = out->midpoint, above = 1 - out->midpoint;
+		out->scale_below = 1 / (below * below);
+		out->scale_above = 1 / (above * above);
 	}
+}
+
+/* u^q in the sigmoid's slope, as the release computes it */
+static double slope_power(double u, double q, const struct law_solimp *s)
+{
+	return s->power_shortcut && q == 2 ? u * u : pow(u, q);
 }
 
 double law_impedance(double r, const struct law_solimp *s, double *derivative)
@@ -69,10 +78,10 @@ double law_impedance(double r, const struct law_solimp *s, double *derivative)
 		dy = 2 * a * u;
 	} else if (x <= mid) {
 		y = s->scale_below * pow(x, p);
-		dy = derivative ? p * s->scale_below * pow(x, p - 1) : 0;
+		dy = derivative ? p * s->scale_below * slope_power(x, p - 1, s) : 0;
 	} else {
 		y = 1 - s->scale_above * pow(1 - x, p);
-		dy = derivative ? p * s->scale_above * pow(1 - x, p - 1) : 0;
+		dy = derivative ? p * s->scale_above * slope_power(1 - x, p - 1, s) : 0;
 	}
 	if (derivative)
 		*derivative = dy * sgn * (d1 - d0) / width;

@@ -14,6 +14,7 @@ struct law_solimp {
 	double d0, dwidth, width, midpoint, power;
 	double scale_below; /* 1 / midpoint^(power-1): the curve's factor for x <= midpoint */
 	double scale_above; /* 1 / (1-midpoint)^(power-1): for x > midpoint */
+	int power_shortcut; /* 3.2.0+: power(u, 2) is u*u, not pow(u, 2) (law_solimp_release) */
 };
 
 /* Reference-spring gains of one constraint (efc_KBIP[0..1]) and the solref actually used. */
@@ -30,12 +31,14 @@ struct law_gains {
  * [mjMINIMP, mjMAXIMP]: the dmax MuJoCo's K and B see is solimp[1] so clamped. */
 double law_impedance_clamp(double d);
 
-/* Clamp a raw solimp[5] the way MuJoCo does before using it. */
+/* Clamp a raw solimp[5] the way MuJoCo does before using it (2.2.2's arithmetic). */
 void law_solimp_clamp(const double solimp[5], struct law_solimp *out);
 
-/* MuJoCo 3.2.0+ computes power(a, 2) as a*a instead of pow(a, 2): redo the cached
- * sigmoid scales that way (they change, in the last bit at most, for power 3). */
-void law_solimp_power_shortcut(struct law_solimp *s);
+/* solimp as a release computes it: clamped, and with power_shortcut (mjver_rules,
+ * MuJoCo 3.2.0+) power(u, 2) computed as u*u instead of pow(u, 2), in the cached
+ * sigmoid scales and in the slope of power 3 (the last bit at most). Power 2's curve
+ * is u*u in every release: 2.2.2's pow(u, 2) is within 0.52 ulp of it. */
+void law_solimp_release(const double solimp[5], int power_shortcut, struct law_solimp *out);
 
 /*
  * law_impedance: MuJoCo's impedance d(r) and its derivative dd/dr.

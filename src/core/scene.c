@@ -33,9 +33,7 @@ void scene_prepare(const struct scene *s, struct scene_model *m)
 
 	mjver_rules(s->option.mujoco, &m->rules);
 	pair_combine(&s->floor, &s->geom, &m->rules, &m->contact);
-	law_solimp_clamp(m->contact.solimp, &m->solimp);
-	if (m->rules.power_shortcut)
-		law_solimp_power_shortcut(&m->solimp);
+	law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
 	law_solref_kb(
 	    m->contact.solref, m->solimp.dwidth, s->option.timestep, s->option.refsafe, &m->gains);
 

@@ -231,3 +231,14 @@ json_t *ans_to_json(const struct ans_result *r)
 	}
 	return obj;
 }
+
+json_t *ans_with_release(json_t *obj, int mujoco)
+{
+	if (obj &&
+	    (json_object_set_new(obj, "mujoco", json_string(mjver_name(mujoco))) != 0 ||
+	        json_object_set_new(obj, "core_version", json_string(CORE_VERSION)) != 0)) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}

@@ -85,4 +85,9 @@ json_t *ans_field_json(const struct ans_field *f);
 /* The answer as a JSON object; NULL if out of memory. Caller owns it. */
 json_t *ans_to_json(const struct ans_result *r);
 
+/* Set obj's "mujoco" (the name of release mujoco, an mjver index) and "core_version",
+ * as every answer carries them; the answers that are not one result's field list (eval,
+ * find) call it. Returns obj, or NULL (obj released) if obj is NULL or out of memory. */
+json_t *ans_with_release(json_t *obj, int mujoco);
+
 #endif

@@ -12,7 +12,9 @@
 #include "base/jtext.h"
 #include "core/growth.h"
 #include "core/law.h"
+#include "core/mjver.h"
 #include "core/scene.h"
+#include "service/answer.h"
 #include "service/field.h"
 #include "service/jsonptr.h"
 #include "service/request.h"
@@ -25,7 +27,8 @@ struct args {
 	int refsafe;
 	enum scene_integrator integrator;
 	int steps;
-	int accel; /* semi_implicit_euler: index in accel_functions */
+	int accel;  /* semi_implicit_euler: index in accel_functions */
+	int mujoco; /* not an argument: the release whose rules apply (an mjver index) */
 };
 
 enum arg_kind {
@@ -91,12 +94,21 @@ static int put_series(
 	return list ? json_object_set_new(result, name, list) : -1;
 }
 
+/* The call's solimp as its release computes it. */
+static void solimp_of(const struct args *a, struct law_solimp *s)
+{
+	struct mjver_rules rules;
+
+	mjver_rules(a->mujoco, &rules);
+	law_solimp_release(a->solimp, rules.power_shortcut, s);
+}
+
 static int run_impedance(const struct args *a, json_t *result, int *diverged)
 {
 	struct law_solimp s;
 	double derivative, value;
 
-	law_solimp_clamp(a->solimp, &s);
+	solimp_of(a, &s);
 	value = law_impedance(a->r, &s, &derivative);
 	return put_real(result, "value", value, 1, diverged) ||
 	    put_real(result, "derivative", derivative, 1, diverged);
@@ -133,7 +145,7 @@ static int run_a_ref(const struct args *a, json_t *result, int *diverged)
 	struct law_gains g;
 	double imp;
 
-	law_solimp_clamp(a->solimp, &s);
+	solimp_of(a, &s);
 	law_solref_kb(a->solref, s.dwidth, a->h, a->refsafe, &g);
 	imp = law_impedance(a->dist, &s, NULL);
 	return put_real(result, "value", law_aref(&g, imp, a->dist, a->vel), a->dist < 0, diverged);
@@ -143,7 +155,7 @@ static int run_contact_accel(const struct args *a, json_t *result, int *diverged
 {
 	struct law_solimp s;
 
-	law_solimp_clamp(a->solimp, &s);
+	solimp_of(a, &s);
 	return put_real(result, "value",
 	    law_contact_accel(a->dist, a->vel, a->a0, a->solref, &s, a->h, a->refsafe), 1,
 	    diverged);
@@ -155,7 +167,7 @@ static int run_resting_penetration(const struct args *a, json_t *result, int *di
 	double r = 0;
 	int found;
 
-	law_solimp_clamp(a->solimp, &s);
+	solimp_of(a, &s);
 	found = law_resting_penetration(a->a_u, a->solref, &s, a->h, a->refsafe, &r) == 0;
 	return put_real(result, "value", r, found, diverged);
 }
@@ -203,7 +215,7 @@ static int run_semi_implicit_euler(const struct args *a, json_t *result, int *di
 
 	if (!x || !v)
 		goto out;
-	law_solimp_clamp(a->solimp, &s);
+	solimp_of(a, &s);
 	x[0] = a->x0;
 	v[0] = a->v0;
 	for (i = 1; i < n; i++) {
@@ -353,19 +365,23 @@ static int parse_invocation(const struct field_ctx *c, const struct function_spe
 	return 0;
 }
 
-static int parse_call(json_t *v, const char *path, struct call *out, struct err *err)
+/* The call v at path; its release is its "mujoco", or release when it names none. */
+static int parse_call(json_t *v, const char *path, int release, struct call *out, struct err *err)
 {
-	static const char *const known[] = {"function", "args", "id", NULL};
+	static const char *const known[] = {"function", "args", "id", "mujoco", NULL};
 	struct field_ctx c;
 	json_t *id;
 
 	memset(out, 0, sizeof *out); /* every function reads only its own arguments */
+	out->args.mujoco = release;
 	if (field_root(&c, v, path, err) != 0 || field_known(&c, known) != 0)
 		return -1;
 	id = json_object_get(v, "id");
 	if (id && !json_is_string(id) && !json_is_number(id))
 		return field_fail(&c, "id", -1, ERR_BAD_TYPE, "must be a string or a number");
 	out->id = id;
+	if (req_mujoco(&c, "mujoco", &out->args.mujoco) != 0)
+		return -1;
 	return parse_invocation(&c, functions, NFUNCTIONS, &out->function, &out->args);
 }
 
@@ -421,9 +437,17 @@ static json_t *with_id(json_t *obj, json_t *id)
 	return obj;
 }
 
+/* The canonical form of a call: its invocation, id and release. */
 static json_t *call_json(const struct call *call)
 {
-	return with_id(invocation_json(call->function, &call->args), call->id);
+	json_t *out = with_id(invocation_json(call->function, &call->args), call->id);
+
+	if (out &&
+	    json_object_set_new(out, "mujoco", json_string(mjver_name(call->args.mujoco))) != 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
 }
 
 static json_t *result_json(const struct call *call)
@@ -436,8 +460,10 @@ static json_t *result_json(const struct call *call)
 		json_decref(result);
 		return NULL;
 	}
-	return with_id(
-	    json_pack("{s:s, s:o}", "function", call->function->name, "result", result), call->id);
+	return ans_with_release(
+	    with_id(json_pack("{s:s, s:o}", "function", call->function->name, "result", result),
+	        call->id),
+	    call->args.mujoco);
 }
 
 /* A failed call of a batch: the contract's error body, the HTTP status it would
@@ -468,7 +494,8 @@ struct eval_entry {
 };
 
 struct eval_request {
-	int batch; /* {"calls": [...]}; else one call, entries[0] */
+	int batch;  /* {"calls": [...]}; else one call, entries[0] */
+	int mujoco; /* the batch's "mujoco" or the default; a single call's release */
 	size_t count;
 	struct eval_entry *entries;
 	long failed;
@@ -513,7 +540,7 @@ static struct eval_request *request_new(int batch, size_t count)
  */
 int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct err *err)
 {
-	static const char *const known[] = {"calls", NULL};
+	static const char *const known[] = {"calls", "mujoco", NULL};
 	struct eval_request *r;
 	struct eval_entry *e;
 	struct field_ctx c;
@@ -521,21 +548,25 @@ int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct e
 	json_t *list, *element;
 	long steps = 0;
 	size_t i;
+	int release;
 
 	if (!json_object_get(body, "calls")) {
 		r = request_new(0, 1);
 		if (!r)
 			return err_set(err, ERR_INTERNAL, "", "out of memory");
-		if (parse_call(body, "", &r->entries[0].call, err) != 0) {
+		if (parse_call(body, "", mjver_default(), &r->entries[0].call, err) != 0) {
 			eval_request_free(r);
 			return -1;
 		}
 		r->count = 1;
+		r->mujoco = r->entries[0].call.args.mujoco;
 		json_incref(r->entries[0].call.id);
 		*out = r;
 		return 0;
 	}
-	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0)
+	release = mjver_default();
+	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
+	    req_mujoco(&c, "mujoco", &release) != 0)
 		return -1;
 	list = json_object_get(body, "calls");
 	if (!json_is_array(list))
@@ -546,12 +577,13 @@ int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct e
 	r = request_new(1, json_array_size(list));
 	if (!r)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	r->mujoco = release;
 	json_array_foreach (list, i, element) {
 		e = &r->entries[r->count++];
 		field_path(&c, "calls", path);
 		jptr_append_index(path, sizeof path, path, i);
 		err_clear(&e->err);
-		if (parse_call(element, path, &e->call, &e->err) != 0) {
+		if (parse_call(element, path, release, &e->call, &e->err) != 0) {
 			e->call.id = NULL;
 			if (e->err.code == ERR_INTERNAL) {
 				*err = e->err;
@@ -602,9 +634,11 @@ static json_t *build(const struct eval_request *r, enum pass pass)
 	}
 	if (!entries)
 		return NULL;
-	return pass == PASS_CANONICAL
-	    ? json_pack("{s:o}", "calls", entries)
-	    : json_pack("{s:o, s:I}", "results", entries, "failed", (json_int_t)r->failed);
+	if (pass == PASS_CANONICAL)
+		return json_pack("{s:o, s:s}", "calls", entries, "mujoco", mjver_name(r->mujoco));
+	return ans_with_release(
+	    json_pack("{s:o, s:I}", "results", entries, "failed", (json_int_t)r->failed),
+	    r->mujoco);
 }
 
 json_t *eval_request_json(const struct eval_request *r)

@@ -1,17 +1,21 @@
 /*
  * eval.h: POST /v1/eval, the seed lesson's functions by name, for autograders.
  *
- * One call {"function": NAME, "args": {...}, "id": ID} answers {"function": NAME,
- * "result": {...}, "id": ID}; "id" (a string or a number) is optional and
- * echoed. A single call that is invalid is rejected (4xx) as any request.
+ * One call {"function": NAME, "args": {...}, "id": ID, "mujoco": RELEASE} answers
+ * {"function": NAME, "result": {...}, "id": ID, "mujoco": RELEASE, "core_version":
+ * CORE_VERSION}; "id" (a string or a number) is optional and echoed; "mujoco" (a
+ * release of mjver.h, default DEFAULT_MUJOCO) selects the release whose rules the
+ * functions follow (its power shortcut). A single call that is invalid is rejected
+ * (4xx) as any request.
  *
- * A batch {"calls": [call, ...]} answers {"results": [entry, ...], "failed": N}
- * in the same order, each entry the call's answer or, for a call that is
- * invalid, its error {"error", "message", "path", "status", "id", "function"}
- * with path a JSON Pointer into the whole body ("/calls/3/args/solimp/2") and
- * status the HTTP status the call would have had alone. Only a malformed
- * envelope (not an object, unknown members, "calls" not an array, over the
- * call or step limits) rejects a batch.
+ * A batch {"calls": [call, ...], "mujoco": RELEASE} answers {"results": [entry,
+ * ...], "failed": N, "mujoco": RELEASE, "core_version": CORE_VERSION} in the same
+ * order, each entry the call's answer alone or, for a call that is invalid, its
+ * error {"error", "message", "path", "status", "id", "function"} with path a JSON
+ * Pointer into the whole body ("/calls/3/args/solimp/2") and status the HTTP status
+ * the call would have had alone. The batch's "mujoco" applies to every call that
+ * names none. Only a malformed envelope (not an object, unknown members, "calls"
+ * not an array, an unknown release, over the call or step limits) rejects a batch.
  *
  * Arguments carry the lesson's names; those with a default in the lesson
  * (refsafe = true, integrator = "Euler") may be omitted, the others are required:
@@ -49,8 +53,8 @@ struct eval_request;
  * with its error; only its envelope fails it. */
 int eval_parse(json_t *body, long max_calls, struct eval_request **request, struct err *err);
 
-/* The canonical form of a parsed request, every argument filled; NULL if out of
- * memory. Caller owns it. */
+/* The canonical form of a parsed request, every argument and every release filled;
+ * NULL if out of memory. Caller owns it. */
 json_t *eval_request_json(const struct eval_request *request);
 
 /* Answer a parsed request; *answer is a new reference the caller owns. */

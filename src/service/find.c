@@ -435,12 +435,15 @@ int find_run(const struct find_search *search, json_t **answer, struct err *err)
 	if (evaluate(s, o.value, "/bracket", &rv, &fv, err) != 0)
 		goto out;
 	at = ans_to_json(&rv);
-	*answer = at ? json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:o, s:O, s:i, s:[f, f], s:b}",
-	                   "query", svc_endpoint_name(s->query), "path", s->ptr, "field", s->field,
-	                   "target", target_json(s), "method", method_names[s->method], "value",
-	                   o.value, "field_value", ans_field_json(&fv), "answer", at, "iterations",
-	                   o.iterations, "bracket", o.lo, o.hi, "converged", o.converged)
-	             : NULL;
+	*answer = at
+	    ? ans_with_release(
+	          json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:o, s:O, s:i, s:[f, f], s:b}", "query",
+	              svc_endpoint_name(s->query), "path", s->ptr, "field", s->field, "target",
+	              target_json(s), "method", method_names[s->method], "value", o.value,
+	              "field_value", ans_field_json(&fv), "answer", at, "iterations", o.iterations,
+	              "bracket", o.lo, o.hi, "converged", o.converged),
+	          rv.mujoco)
+	    : NULL;
 	rc = *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 out:
 	json_decref(at);

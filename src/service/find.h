@@ -18,7 +18,8 @@
  * Answer: {"query", "path" (resolved), "field", "target", "method", "value" (the
  * x found: Brent's root; for bisection the end of the final bracket on b's side of
  * the threshold), "field_value" (the field at value), "answer" (the whole answer
- * there), "iterations", "bracket" (the final one, ascending), "converged"}.
+ * there), "iterations", "bracket" (the final one, ascending), "converged",
+ * "mujoco" (the release of the searched request), "core_version"}.
  *
  * 422 (at /bracket) when the bracket does not bracket: both ends on one side of
  * the target (both end values in the message), or the field is null (diverged,
