@@ -26,8 +26,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "fit/fit.h"
 #include "mjscene.h"
-#include "service/calib.h"
 #include "tunables.h"
 
 #define COVERAGE_SETS 40
@@ -123,7 +123,7 @@ static void coverage(
 		for (n = 0; n < nsets; n++) {
 			struct calib_drop drops[MAX_DROPS];
 			struct calib_data data = {0};
-			struct calib_fit *fit = NULL;
+			struct fit_result *fit = NULL;
 			struct err err;
 
 			for (i = 0; i < ndrops; i++) {
@@ -134,7 +134,7 @@ static void coverage(
 			}
 			data.drops = drops;
 			data.ndrops = ndrops;
-			if (calib_fit(&start, &data, &fit, &err) != 0) {
+			if (fit_solref(&start, &data, &fit, &err) != 0) {
 				fprintf(stderr, "calib_coverage: %s\n", err.message);
 				exit(2);
 			}
@@ -148,7 +148,7 @@ static void coverage(
 					covered[q][k] += isfinite(value) && dev <= (k + 1) * se;
 			}
 			(*trials)++;
-			calib_fit_free(fit);
+			fit_free(fit);
 		}
 		gsl_rng_free(rng);
 	}
@@ -182,8 +182,8 @@ int main(void)
 	printf("calib_coverage: %d data sets per truth and size, 2 truths\n", sets());
 	coverage(heights3, 3, covered, &trials, statuses);
 	printf("3 drops: %d of %d fits had status ok (one degree of freedom: never expected)\n",
-	    statuses[CALIB_OK], trials);
-	outside += check_rates("3 drops", covered, trials) + (statuses[CALIB_OK] != 0);
+	    statuses[FIT_OK], trials);
+	outside += check_rates("3 drops", covered, trials) + (statuses[FIT_OK] != 0);
 	coverage(heights8, MAX_DROPS, covered, &trials, statuses);
 	outside += check_rates("8 drops", covered, trials);
 	return outside ? 1 : 0;

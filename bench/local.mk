@@ -17,7 +17,7 @@ bench: bench/bench_drop$(EXEEXT)
 bench_calib_coverage_SOURCES = bench/calib_coverage.c $(MJSCENE_SOURCES)
 bench_calib_coverage_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_calib_coverage_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
-bench_calib_coverage_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS)
+bench_calib_coverage_LDADD = $(FIT_LIBS) $(MUJOCO_LIBS)
 bench-coverage: bench/calib_coverage$(EXEEXT)
 	./bench/calib_coverage$(EXEEXT)
 .PHONY: bench-coverage

@@ -30,6 +30,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "fit/fit.h"
+#include "fit/model.h"
 #include "mjscene.h"
 #include "service/calib.h"
 #include "service/calreq.h"
@@ -188,11 +190,11 @@ static void make_dataset(struct dataset *d, int box, int truth, double noise, un
 	gsl_rng_free(rng);
 }
 
-static struct calib_fit *fit_kinds(const struct dataset *d, int box, int kinds)
+static struct fit_result *fit_kinds(const struct dataset *d, int box, int kinds)
 {
 	struct scene start = pad_scene(box, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
-	struct calib_fit *fit = NULL;
+	struct fit_result *fit = NULL;
 	struct err err;
 
 	if (kinds & DROPS) {
@@ -207,7 +209,7 @@ static struct calib_fit *fit_kinds(const struct dataset *d, int box, int kinds)
 		data.trajectories = d->traj;
 		data.ntrajectories = NTRAJ;
 	}
-	ck_assert_msg(calib_fit(&start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
 	return fit;
 }
 
@@ -216,17 +218,17 @@ static struct calib_fit *fit_kinds(const struct dataset *d, int box, int kinds)
 static void check_exact(int box, int truth, int kinds)
 {
 	struct dataset d;
-	struct calib_fit *fit;
+	struct fit_result *fit;
 
 	make_dataset(&d, box, truth, 0, 1);
 	fit = fit_kinds(&d, box, kinds);
-	ck_assert_msg(fit->status == CALIB_OK, "status %d (%s)", fit->status,
-	    fit->nnotes ? fit->notes[0] : "");
+	ck_assert_msg(
+	    fit->status == FIT_OK, "status %d (%s)", fit->status, fit->nnotes ? fit->notes[0] : "");
 	ck_assert_msg(fabs(fit->timeconst / truths[truth][0] - 1) < 0.01, "timeconst %.9g vs %g",
 	    fit->timeconst, truths[truth][0]);
 	ck_assert_msg(fabs(fit->dampratio / truths[truth][1] - 1) < 0.01, "dampratio %.9g vs %g",
 	    fit->dampratio, truths[truth][1]);
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 
 /* With noise: |log fit - log truth| <= 3 reported standard errors (a 3-sigma band
@@ -234,12 +236,12 @@ static void check_exact(int box, int truth, int kinds)
 static void check_noisy(int box, int truth, int kinds, unsigned seed)
 {
 	struct dataset d;
-	struct calib_fit *fit;
+	struct fit_result *fit;
 	double dtc, ddr;
 
 	make_dataset(&d, box, truth, 1, seed);
 	fit = fit_kinds(&d, box, kinds);
-	ck_assert_msg(fit->status == CALIB_OK, "status %d", fit->status);
+	ck_assert_msg(fit->status == FIT_OK, "status %d", fit->status);
 	dtc = fabs(log(fit->timeconst / truths[truth][0]));
 	ddr = fabs(log(fit->dampratio / truths[truth][1]));
 	ck_assert_msg(isfinite(fit->se_log[0]) && dtc <= 3 * fit->se_log[0],
@@ -248,7 +250,7 @@ static void check_noisy(int box, int truth, int kinds, unsigned seed)
 	ck_assert_msg(isfinite(fit->se_log[1]) && ddr <= 3 * fit->se_log[1],
 	    "dampratio %.6g vs %g: log error %.3g, stderr %.3g", fit->dampratio, truths[truth][1],
 	    ddr, fit->se_log[1]);
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 
 /* Drops identify both parameters only where the pad bounces: truths 0 and 2. */
@@ -281,13 +283,13 @@ END_TEST
 START_TEST(presses_product_only)
 {
 	struct dataset d;
-	struct calib_fit *fit;
+	struct fit_result *fit;
 	int box = _i / 3, truth = _i % 3;
 	double product = truths[truth][0] * truths[truth][1];
 
 	make_dataset(&d, box, truth, 0, 1);
 	fit = fit_kinds(&d, box, PRESSES);
-	ck_assert_int_eq(fit->status, CALIB_PARTIAL);
+	ck_assert_int_eq(fit->status, FIT_PARTIAL);
 	ck_assert(fit->product_identified);
 	ck_assert(!fit->identified[0] && !fit->identified[1]);
 	ck_assert(fit->held[1]);
@@ -295,7 +297,7 @@ START_TEST(presses_product_only)
 	ck_assert_msg(fabs(fit->timeconst * fit->dampratio / product - 1) < 0.01, "product %.9g",
 	    fit->timeconst * fit->dampratio);
 	ck_assert(isfinite(fit->se_log_product));
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 END_TEST
 
@@ -304,17 +306,17 @@ END_TEST
 START_TEST(no_bounce_drops)
 {
 	struct dataset d;
-	struct calib_fit *fit;
+	struct fit_result *fit;
 
 	make_dataset(&d, _i, 1, 0, 1);
 	fit = fit_kinds(&d, _i, DROPS);
-	ck_assert_int_eq(fit->status, CALIB_INSUFFICIENT);
-	calib_fit_free(fit);
+	ck_assert_int_eq(fit->status, FIT_INSUFFICIENT);
+	fit_free(fit);
 	fit = fit_kinds(&d, _i, DROPS | PRESSES);
-	ck_assert_int_eq(fit->status, CALIB_PARTIAL);
+	ck_assert_int_eq(fit->status, FIT_PARTIAL);
 	ck_assert(fit->product_identified && fit->held[1]);
 	ck_assert(fabs(fit->timeconst * fit->dampratio / (0.02 * 0.8) - 1) < 0.01);
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 END_TEST
 
@@ -357,7 +359,7 @@ END_TEST
 START_TEST(bootstrap_deterministic)
 {
 	struct dataset d;
-	struct calib_fit *a, *b;
+	struct fit_result *a, *b;
 
 	make_dataset(&d, 0, 2, 1, 5);
 	a = fit_kinds(&d, 0, TRAJS);
@@ -366,17 +368,17 @@ START_TEST(bootstrap_deterministic)
 	ck_assert(isfinite(a->se_log[0]) && isfinite(a->se_log[1]));
 	ck_assert(a->timeconst == b->timeconst && a->dampratio == b->dampratio);
 	ck_assert(a->se_log[0] == b->se_log[0] && a->se_log[1] == b->se_log[1]);
-	calib_fit_free(a);
-	calib_fit_free(b);
+	fit_free(a);
+	fit_free(b);
 }
 END_TEST
 
-/* A bouncing trajectory is fitted up to its second impact only (calib.c says why), and
+/* A bouncing trajectory is fitted up to its second impact only (fit/fit.c says why), and
  * the fit says how many samples that leaves out; a pad that does not bounce keeps all. */
 START_TEST(second_impact_cut)
 {
 	struct dataset d;
-	struct calib_fit *fit;
+	struct fit_result *fit;
 	size_t i;
 	int said = 0;
 
@@ -387,12 +389,12 @@ START_TEST(second_impact_cut)
 		said |= strstr(fit->notes[i], "are not fitted") != NULL;
 	ck_assert_msg(said, "no note on the samples after the second impact");
 	ck_assert_int_lt(fit->dof, (long)fit->nsamples - 8);
-	calib_fit_free(fit);
+	fit_free(fit);
 	make_dataset(&d, 0, 1, 0, 1);
 	fit = fit_kinds(&d, 0, TRAJS);
 	/* all 3 x 48 samples less 2 parameters and 2 releases per trajectory */
 	ck_assert_int_eq(fit->dof, (long)fit->nsamples - 8);
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 END_TEST
 
@@ -401,18 +403,18 @@ START_TEST(empty_is_insufficient)
 {
 	struct scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
-	struct calib_fit *fit = NULL;
+	struct fit_result *fit = NULL;
 	struct err err;
 	json_t *j;
 
-	ck_assert_int_eq(calib_fit(&start, &data, &fit, &err), 0);
-	ck_assert_int_eq(fit->status, CALIB_INSUFFICIENT);
+	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_int_eq(fit->status, FIT_INSUFFICIENT);
 	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "insufficient_data");
 	ck_assert(json_is_null(json_object_get(j, "solref")));
 	json_decref(j);
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 END_TEST
 
@@ -421,7 +423,7 @@ END_TEST
 START_TEST(json_forms_agree)
 {
 	struct dataset d;
-	struct calib_fit *fit;
+	struct fit_result *fit;
 	json_t *j, *sr, *sd;
 	double tc, dr, k, b;
 
@@ -451,7 +453,7 @@ START_TEST(json_forms_agree)
 		ck_assert_double_eq_tol(fit->timeconst, 0.03, 1e-6);
 	}
 	json_decref(j);
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 END_TEST
 
@@ -470,7 +472,7 @@ START_TEST(mjcf_pastes_into_mujoco)
 	    "\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1},\"class\":\"so101_pad\"}";
 	struct calreq_setup setup;
 	struct calib_data data = {0};
-	struct calib_fit *fit = NULL;
+	struct fit_result *fit = NULL;
 	struct dataset d;
 	struct err err;
 	json_t *setup_json = json_loads(setup_text, 0, NULL), *j;
@@ -489,8 +491,8 @@ START_TEST(mjcf_pastes_into_mujoco)
 	make_dataset(&d, 0, 0, 1, 3);
 	data.drops = d.drops;
 	data.ndrops = NDROPS;
-	ck_assert_msg(calib_fit(&setup.scene, &data, &fit, &err) == 0, "%s", err.message);
-	ck_assert_int_eq(fit->status, CALIB_OK);
+	ck_assert_msg(fit_solref(&setup.scene, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(fit->status, FIT_OK);
 	j = calib_fit_json(fit, setup.mjcf_class, setup.mjcf_attributes);
 	ck_assert_ptr_nonnull(j);
 	snprintf(xml, sizeof xml,
@@ -535,7 +537,7 @@ START_TEST(mjcf_pastes_into_mujoco)
 
 		fitted.option.refsafe = 1; /* as MuJoCo runs it: the fitted timeconst is above 2h */
 		scene_prepare(&fitted, &sm);
-		ck_assert_double_eq_tol(apex, calib_rebound(&sm, 0.1), 1e-9);
+		ck_assert_double_eq_tol(apex, model_rebound(&sm, 0.1), 1e-9);
 		ck_assert_double_gt(
 		    apex, 1e-3); /* it does bounce: the comparison means something */
 	}
@@ -543,7 +545,7 @@ START_TEST(mjcf_pastes_into_mujoco)
 	mj_deleteModel(m);
 	json_decref(j);
 	json_decref(setup_json);
-	calib_fit_free(fit);
+	fit_free(fit);
 }
 END_TEST
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "http/http.h"
+#include "fit/fit.h"
 #include "service/calib.h"
 #include "service/calreq.h"
 #include "service/service.h"
@@ -107,7 +108,7 @@ static int refit(
 	struct calib_bound bound = {&pool.cancel, CALIB_FIT_SECONDS};
 	struct calreq_setup setup;
 	struct calreq_data data;
-	struct calib_fit *f = NULL;
+	struct fit_result *f = NULL;
 	json_t *setup_json = json_loads(setup_text, 0, NULL), *fj = NULL;
 	int rc = -1;
 
@@ -118,7 +119,7 @@ static int refit(
 	}
 	if (calreq_setup_parse(setup_json, &setup, NULL, err) != 0 ||
 	    calreq_data(all, &data, err) != 0 ||
-	    calib_fit_within(&setup.scene, &data.data, &bound, &f, err) != 0)
+	    fit_solref_within(&setup.scene, &data.data, &bound, &f, err) != 0)
 		goto out;
 	fj = calib_fit_json(f, setup.mjcf_class, setup.mjcf_attributes);
 	*text = fj ? svc_dump(fj) : NULL;
@@ -131,7 +132,7 @@ static int refit(
 out:
 	json_decref(fj);
 	json_decref(setup_json);
-	calib_fit_free(f);
+	fit_free(f);
 	calreq_data_free(&data);
 	return rc;
 }

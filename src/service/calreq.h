@@ -2,7 +2,7 @@
  * calreq.h: the calibration service's request bodies, validated: the calibration's
  * setup {"geom", "object", "option"} and measurement uploads {"drops", "presses",
  * "trajectories"}, each to canonical JSON (what the store keeps) and back to the
- * structs of calib.h.
+ * structs of fit/input.h.
  *
  * A setup is a scene request with the pad as its floor: "geom" is the pad (defaults:
  * the Menagerie SO-101 "collision_gripper" class, tunables.h CALIB_PAD_*), "object" the
@@ -18,7 +18,7 @@
 #include <jansson.h>
 
 #include "core/scene.h"
-#include "service/calib.h"
+#include "fit/input.h"
 #include "base/error.h"
 
 #define CALREQ_CLASS_MAX 65
@@ -50,7 +50,7 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 int calreq_upload_parse(
     json_t *v, const struct calreq_setup *setup, json_t **upload, struct err *err);
 
-/* Measurements of calib.h pointing into the arrays it owns. */
+/* Measurements of fit/input.h pointing into the arrays it owns. */
 struct calreq_data {
 	struct calib_data data;
 	struct calib_drop *drops;

@@ -1,5 +1,5 @@
 # service: parsing, validation and the request handlers shared by the CLI and
-# the daemon. Depends on the core and jansson; one module per prefix.
+# the daemon. Depends on the fit, the core and jansson; one module per prefix.
 noinst_LIBRARIES += libservice.a
 libservice_a_SOURCES = \
 	src/service/jsonptr.c src/service/jsonptr.h \
@@ -13,9 +13,10 @@ libservice_a_SOURCES = \
 	src/service/eval.c src/service/eval.h \
 	src/service/service.c src/service/service.h
 libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)
-# What a front end links: the service, the core beneath it, jansson and threads.
-SERVICE_LIBS = libservice.a $(BASE_LIBS) $(CORE_LIBS) $(JANSSON_LIBS) -lpthread
-# calibration (issue #4): the pad fit, its requests and robots' tokens
+# What a front end links: the service, the fit and the core beneath it, jansson and threads.
+SERVICE_LIBS = libservice.a $(FIT_LIBS) $(JANSSON_LIBS) -lpthread
+# calibration (issue #4): the pad fit's answer (the fit is src/fit/), its requests and
+# robots' tokens
 libservice_a_SOURCES += src/service/calib.c src/service/calib.h \
 	src/service/calreq.c src/service/calreq.h src/service/auth.c src/service/auth.h
 libservice_a_CFLAGS += $(GSL_CFLAGS) $(SODIUM_CFLAGS)

@@ -5,14 +5,12 @@
 #include "service/service.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <gsl/gsl_errno.h>
-
 #include "base/jtext.h"
+#include "base/quiet.h"
 #include "core/mjver.h"
 #include "service/answer.h"
 #include "service/body.h"
@@ -22,23 +20,11 @@
 #include "service/sweep.h"
 #include "tunables.h"
 
-static pthread_once_t gsl_once = PTHREAD_ONCE_INIT;
-
-static void turn_gsl_handler_off(void)
-{
-	gsl_set_error_handler_off();
-}
-
-void svc_quiet_gsl(void)
-{
-	pthread_once(&gsl_once, turn_gsl_handler_off);
-}
-
 void svc_limits_default(struct svc_limits *l)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
-	svc_quiet_gsl();
+	quiet_gsl();
 	l->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
 	l->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
 	l->threads = cores < 1 ? 1 : (int)cores;
@@ -392,7 +378,7 @@ static int parse_body(const struct svc_endpoint_def *row, const char *body, size
 static const struct svc_limits *limits_or_default(
     const struct svc_limits *lim, struct svc_limits *defaults)
 {
-	svc_quiet_gsl();
+	quiet_gsl();
 	if (lim)
 		return lim;
 	svc_limits_default(defaults);

@@ -71,13 +71,6 @@ struct svc_endpoint_def {
 /* The endpoint table, indexed by enum svc_endpoint. */
 extern const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT];
 
-/*
- * Turn GSL's process-wide error handler (abort by default) off, once, so that the
- * core's and the calibration's GSL failures come back as return codes. Thread-safe
- * and idempotent; every entry point of the service calls it before computing.
- */
-void svc_quiet_gsl(void);
-
 /* Fill l with the defaults of tunables.h and one thread per online core. */
 void svc_limits_default(struct svc_limits *l);
 

@@ -1,0 +1,53 @@
+/*
+ * model.h: the model of a measurement in a pad calibration (issue #4).
+ *
+ * The model is the contact core itself: the pad is the plane ("floor") of a
+ * struct scene and the test object its body, so a fitted solref reproduces the
+ * measurements in MuJoCo 2.2.2 step for step. Three kinds of measurement:
+ *
+ *   drop        the object released at rest with its bottom `height` above the pad;
+ *               `rebound` is the apex of its first bounce: the highest bottom after
+ *               the first step in which it penetrates, up to the first step after it
+ *               has left the pad (bottom above max(0, includemargin)) in which it
+ *               moves down again, or CALIB_DROP_SETTLE s after the first contact if it
+ *               never leaves; never below 0. For any contact that dissipates energy
+ *               this is /v1/drop's rebound, whose later bounces are lower.
+ *   press       the object at rest under a total normal force `force` (N, its weight
+ *               included); `deflection` is its penetration (m): sim_equilibrium().
+ *   trajectory  the object's bottom height z[i] at times t[i] around an impact, with
+ *               release time and height unknown: both are fitted per trajectory as
+ *               nuisance parameters. The object rests at the release height until the
+ *               release time, then falls; the simulated bottom (recorded after each
+ *               step, as mj_step would) is interpolated at t[i] by Catmull-Rom splines.
+ *               Only the samples before the second impact are fitted (a later impact
+ *               begins within a step and MuJoCo's damping impulse jumps with the
+ *               parameters; the fit's notes say how many were left out).
+ *
+ * Pure computation on a prepared scene (scene_prepare()): no I/O, no allocation, no
+ * global state; safe to call from many threads.
+ */
+#ifndef CONTACTD_FIT_MODEL_H
+#define CONTACTD_FIT_MODEL_H
+
+#include <stddef.h>
+
+#include "core/scene.h"
+
+/*
+ * model_rebound: the model rebound of a drop from height (m, the bottom above the pad at
+ * release) on a prepared scene m, as defined above: 0 when nothing pulls the object onto
+ * the pad, NAN when the simulation diverges.
+ */
+double model_rebound(const struct scene_model *m, double height);
+
+/*
+ * model_trajectory: the model bottom height at each of the n times t[] for an
+ * object released at rest at release_time from release_height, into z[] (caller-owned,
+ * n values): release_height until release_time, the height at step
+ * CALIB_MAX_TRAJECTORY_STEPS after it beyond that step. buf is scratch space of
+ * CALIB_MAX_TRAJECTORY_STEPS + 3 doubles, owned by the caller.
+ */
+void model_trajectory(const struct scene_model *m, double release_time, double release_height,
+    const double *t, size_t n, double *buf, double *z);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * problem.c: the least-squares problem of a pad fit: its residuals, Jacobian and
+ * sigmas (see problem.h).
+ */
+#include "fit/problem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+
+#include "core/sim.h"
+#include "fit/model.h"
+#include "tunables.h"
+
+double problem_monotonic_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int problem_abandoned(const struct problem *P)
+{
+	if (!P->bound)
+		return 0;
+	if (*P->stopped)
+		return 1;
+	if ((P->bound->cancel && atomic_load(P->bound->cancel)) ||
+	    (P->bound->seconds > 0 && problem_monotonic_seconds() - P->started > P->bound->seconds))
+		*P->stopped = 1;
+	return *P->stopped;
+}
+
+double problem_release_time(const struct problem *P, const gsl_vector *x, size_t j)
+{
+	return gsl_vector_get(P->releases ? P->releases : x, P->nphys + 2 * j);
+}
+
+double problem_release_height(const struct problem *P, const gsl_vector *x, size_t j)
+{
+	return gsl_vector_get(P->releases ? P->releases : x, P->nphys + 2 * j + 1);
+}
+
+double problem_drop_sigma(const struct calib_drop *d)
+{
+	return d->sigma > 0 ? d->sigma : CALIB_SIGMA_REBOUND;
+}
+
+double problem_press_sigma(const struct calib_press *p)
+{
+	return p->sigma > 0
+	    ? p->sigma
+	    : hypot(CALIB_SIGMA_DEFLECTION_ABS, CALIB_SIGMA_DEFLECTION_REL * fabs(p->deflection));
+}
+
+double problem_traj_sigma(const struct calib_trajectory *t)
+{
+	return t->sigma > 0 ? t->sigma : CALIB_SIGMA_TRAJECTORY;
+}
+
+double problem_weigh(double model, double measured, double sigma)
+{
+	double r = (model - measured) / sigma;
+
+	if (!(fabs(r) < RESIDUAL_CAP))
+		return RESIDUAL_CAP;
+	return r;
+}
+
+void problem_phys_logs(const struct problem *P, const gsl_vector *x, double logp[NPHYS])
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; i < NPHYS; i++) {
+		if (P->profiling)
+			logp[i] =
+			    P->origin[i] + (P->nphys > 0 ? gsl_vector_get(x, 0) * P->axis[i] : 0);
+		else
+			logp[i] = P->free[i] ? gsl_vector_get(x, k++) : P->start_log[i];
+		logp[i] = fmin(fmax(logp[i], P->log_lo[i]), P->log_hi[i]);
+	}
+}
+
+void problem_model_at(const struct problem *P, const double logp[NPHYS], struct scene_model *m)
+{
+	struct scene s = P->scene;
+
+	s.floor.solref[0] = exp(logp[TC]);
+	s.floor.solref[1] = exp(logp[DR]);
+	scene_prepare(&s, m);
+}
+
+size_t problem_traj_first_row(const struct problem *P)
+{
+	return P->data->ndrops + P->data->npresses;
+}
+
+void problem_traj_residuals(const struct problem *P, const struct scene_model *m, size_t j,
+    double t0, double H, gsl_vector *f, size_t row)
+{
+	const struct calib_trajectory *tr = &P->data->trajectories[j];
+	double sigma = problem_traj_sigma(tr);
+	size_t i;
+
+	if (problem_abandoned(P)) {
+		for (i = 0; i < tr->n; i++)
+			gsl_vector_set(f, row + i, 0);
+		return;
+	}
+	model_trajectory(m, t0, H, tr->t, tr->n, P->buf, P->zmodel);
+	for (i = 0; i < tr->n; i++)
+		gsl_vector_set(f, row + i, problem_weigh(P->zmodel[i], tr->z[i], sigma));
+}
+
+int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	const struct problem *P = params;
+	const struct calib_data *d = P->data;
+	struct scene_model m;
+	double logp[NPHYS], pen;
+	size_t i, row = 0;
+
+	if (problem_abandoned(P)) {
+		gsl_vector_set_zero(f);
+		return GSL_SUCCESS;
+	}
+	problem_phys_logs(P, x, logp);
+	problem_model_at(P, logp, &m);
+	for (i = 0; i < d->ndrops; i++, row++)
+		gsl_vector_set(f, row,
+		    problem_weigh(model_rebound(&m, d->drops[i].height), d->drops[i].rebound,
+		        problem_drop_sigma(&d->drops[i])));
+	for (i = 0; i < d->npresses; i++, row++) {
+		if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
+			pen = NAN;
+		gsl_vector_set(f, row,
+		    problem_weigh(
+		        pen, d->presses[i].deflection, problem_press_sigma(&d->presses[i])));
+	}
+	for (i = 0; i < d->ntrajectories; i++) {
+		problem_traj_residuals(P, &m, i, problem_release_time(P, x, i),
+		    problem_release_height(P, x, i), f, row);
+		row += d->trajectories[i].n;
+	}
+	return GSL_SUCCESS;
+}
+
+int problem_jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	struct problem *P = params;
+	const struct calib_data *d = P->data;
+	struct scene_model m;
+	double logp[NPHYS];
+	size_t k, i, j, row = problem_traj_first_row(P);
+
+	problem_residuals(x, P, P->f0);
+	gsl_matrix_set_zero(J);
+	for (k = 0; k < P->nphys; k++) {
+		gsl_vector_memcpy(P->xp, x);
+		gsl_vector_set(P->xp, k, gsl_vector_get(x, k) + P->fd_step_log);
+		problem_residuals(P->xp, P, P->f1);
+		for (i = 0; i < P->n; i++)
+			gsl_matrix_set(J, i, k,
+			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / P->fd_step_log);
+	}
+	if (P->releases)
+		return GSL_SUCCESS;
+	problem_phys_logs(P, x, logp);
+	problem_model_at(P, logp, &m);
+	for (j = 0; j < d->ntrajectories; j++) {
+		size_t col = P->nphys + 2 * j, n = d->trajectories[j].n;
+		double t0 = gsl_vector_get(x, col), H = gsl_vector_get(x, col + 1);
+		double dt = FD_STEP_TIME * m.timestep;
+
+		problem_traj_residuals(P, &m, j, t0 + dt, H, P->f1, row);
+		for (i = row; i < row + n; i++)
+			gsl_matrix_set(
+			    J, i, col, (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / dt);
+		problem_traj_residuals(P, &m, j, t0, H + FD_STEP_HEIGHT, P->f1, row);
+		for (i = row; i < row + n; i++)
+			gsl_matrix_set(J, i, col + 1,
+			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / FD_STEP_HEIGHT);
+		row += n;
+	}
+	return GSL_SUCCESS;
+}
+
+double problem_residual_variance(double chi2, size_t n, size_t p)
+{
+	if (n < p + CALIB_MIN_DOF)
+		return 1;
+	return fmax(1, chi2 / (double)(n - p));
+}
+
+double problem_sum_squares(const gsl_vector *f)
+{
+	double s;
+
+	gsl_blas_ddot(f, f, &s);
+	return s;
+}
+
+void problem_free(struct problem *P)
+{
+	free(P->buf);
+	free(P->zmodel);
+	gsl_vector_free(P->f0);
+	gsl_vector_free(P->f1);
+	gsl_vector_free(P->xp);
+}
+
+int problem_size(struct problem *P, struct err *err)
+{
+	int i;
+
+	gsl_vector_free(P->xp);
+	P->nphys = 0;
+	for (i = 0; i < NPHYS; i++)
+		P->nphys += P->free[i] ? 1 : 0;
+	P->p = P->nphys + 2 * P->data->ntrajectories;
+	P->xp = gsl_vector_alloc(P->p);
+	if (!P->f0)
+		P->f0 = gsl_vector_alloc(P->n);
+	if (!P->f1)
+		P->f1 = gsl_vector_alloc(P->n);
+	if (!P->buf)
+		P->buf = malloc((CALIB_MAX_TRAJECTORY_STEPS + 3) * sizeof *P->buf);
+	if (!P->zmodel)
+		P->zmodel = malloc(CALIB_MAX_SAMPLES * sizeof *P->zmodel);
+	if (!P->xp || !P->f0 || !P->f1 || !P->buf || !P->zmodel)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	return 0;
+}

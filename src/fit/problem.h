@@ -1,0 +1,135 @@
+/*
+ * problem.h: the least-squares problem of a pad fit, shared by the stages of src/fit/
+ * (internal to the layer: its interface is fit/fit.h).
+ *
+ * Parameter vector x: the fitted ones of (log timeconst, log dampratio), then
+ * (release time, release height) of each trajectory. Residual vector: drops,
+ * presses, then every trajectory sample, each (model - measured) / sigma.
+ *
+ * A problem belongs to one fit (fit/fit.c), which sizes and frees it. A stage that fits
+ * a part of it works on a copy (struct problem Q = *P) with scratch vectors of its own
+ * where it needs them; buf and zmodel stay shared with the copies, so a problem and its
+ * copies are used by one thread at a time.
+ */
+#ifndef CONTACTD_FIT_PROBLEM_H
+#define CONTACTD_FIT_PROBLEM_H
+
+#include <stddef.h>
+
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include "base/error.h"
+#include "core/scene.h"
+#include "fit/input.h"
+
+/* The physical parameters: log timeconst, log dampratio (fit.h's FIT_TC, FIT_DR). */
+enum { TC, DR, NPHYS };
+
+struct problem {
+	struct scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
+	const struct calib_data *data;
+	double start_log[NPHYS]; /* starting values; a held parameter keeps its value here */
+	int free[NPHYS];
+	size_t nphys; /* fitted physical parameters */
+	size_t n, p;
+	double *buf;    /* trajectory simulation scratch, CALIB_MAX_TRAJECTORY_STEPS + 3 */
+	double *zmodel; /* model samples of one trajectory, CALIB_MAX_SAMPLES */
+	gsl_vector *f0, *f1, *xp;          /* Jacobian scratch */
+	double fd_step_log;                /* forward-difference step of the log parameters */
+	double se_floor[NPHYS];            /* standard errors at least this (log units) */
+	double alt_logp[NPHYS], alt_dchi2; /* the nearest competing minimum, if any */
+	int has_alt;
+	/* The drops' and presses' model values at each point of the starting grid, which do
+	 * not depend on the releases: the bootstrap's refits share one grid (NULL: none). */
+	double *grid_model;
+	int grid_model_ready;
+	int grid_shifts; /* release shifts tried at each grid point (search.c) */
+	/* The logs stay within this box, the starting grid widened by CALIB_LOG_MARGIN:
+	 * an unidentified direction (an overdamped pad's dampratio) would run to infinity. */
+	double log_lo[NPHYS], log_hi[NPHYS];
+	/* A profile's problem (see uncertainty.c's walk_side()) holds one combination of the logs:
+	 * then (log tc, log dr) = origin + x[0] * axis when nphys is 1, origin when it is 0. */
+	int profiling;
+	double origin[NPHYS], axis[NPHYS];
+	/* When set, the releases are held at these (P's layout, from column nphys) and x
+	 * holds the physical parameters only (see search.c's descend()). */
+	const gsl_vector *releases;
+	/* The fit's bound (NULL: none) and whether it was reached, shared by every copy of
+	 * the problem: once set, every evaluation answers zero residuals at once, so the
+	 * search, profiles and bootstrap all run out in milliseconds. */
+	const struct calib_bound *bound;
+	double started;
+	int *stopped;
+};
+
+/* Seconds on the monotonic clock, for struct problem's started. */
+double problem_monotonic_seconds(void);
+
+/*
+ * Has the fit been cancelled or run out of time (P->bound; never when it is NULL)?
+ * Once it has, *P->stopped is set, which every copy of P shares.
+ */
+int problem_abandoned(const struct problem *P);
+
+/* Release time and height of trajectory j at x (or at P->releases when set). */
+double problem_release_time(const struct problem *P, const gsl_vector *x, size_t j);
+double problem_release_height(const struct problem *P, const gsl_vector *x, size_t j);
+
+/* One standard deviation of a measurement: its own sigma, or when it gives none the
+ * noise scale of tunables.h (CALIB_SIGMA_REBOUND; hypot(CALIB_SIGMA_DEFLECTION_ABS,
+ * CALIB_SIGMA_DEFLECTION_REL * |deflection|); CALIB_SIGMA_TRAJECTORY). */
+double problem_drop_sigma(const struct calib_drop *d);
+double problem_press_sigma(const struct calib_press *p);
+double problem_traj_sigma(const struct calib_trajectory *t);
+
+/* The weighted residual (model - measured) / sigma; RESIDUAL_CAP in place of one that
+ * is not finite or not below it in magnitude. */
+double problem_weigh(double model, double measured, double sigma);
+
+/* The fitted (log timeconst, log dampratio) of x, held ones from the start (a profile's:
+ * origin + x[0] * axis), each kept within [log_lo, log_hi]. */
+void problem_phys_logs(const struct problem *P, const gsl_vector *x, double logp[NPHYS]);
+
+/* P's scene with the pad's solref exp(logp), prepared into *m. */
+void problem_model_at(const struct problem *P, const double logp[NPHYS], struct scene_model *m);
+
+/* The row of the first trajectory sample: after the drops' and the presses'. */
+size_t problem_traj_first_row(const struct problem *P);
+
+/* Weighted residuals of trajectory j released at (t0, H) into f from row `row`; zeros
+ * once the fit is abandoned. Simulates into P->buf and P->zmodel. */
+void problem_traj_residuals(const struct problem *P, const struct scene_model *m, size_t j,
+    double t0, double H, gsl_vector *f, size_t row);
+
+/* The weighted residuals at x into f (P->n rows; params: the struct problem), as
+ * gsl_multifit_nlinear calls them; zeros once the fit is abandoned. Returns GSL_SUCCESS. */
+int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f);
+
+/* The Jacobian of the residuals at x into J (P->n x P->p; params: the struct problem), by
+ * forward differences of P->fd_step_log in the logs, block by block: a trajectory's release
+ * time and height move only its own rows, so each costs one simulation of that trajectory.
+ * Uses P->f0, P->f1 and P->xp as scratch. Returns GSL_SUCCESS. */
+int problem_jacobian(const gsl_vector *x, void *params, gsl_matrix *J);
+
+/*
+ * The residual variance that scales the standard errors: chi^2/dof, but never below 1 (the
+ * stated sigmas are the floor: residuals that happen to scatter less, as they often do
+ * with few of them, do not make the parameters better known than the measurements'
+ * noise allows), and 1 when dof is below CALIB_MIN_DOF (too few residuals to estimate
+ * a variance from: the stated sigmas alone).
+ */
+double problem_residual_variance(double chi2, size_t n, size_t p);
+
+/* The sum of squares of f: chi^2, for weighted residuals. */
+double problem_sum_squares(const gsl_vector *f);
+
+/* Size P for the current free set (P->free, with P->data and P->n set) and allocate its
+ * scratch; what is allocated already is kept, but xp, whose size is P->p. -1 with
+ * ERR_INTERNAL when out of memory (problem_free() still frees what there is). */
+int problem_size(struct problem *P, struct err *err);
+
+/* Free P's scratch, not P itself nor its data. */
+void problem_free(struct problem *P);
+
+#endif

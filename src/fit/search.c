@@ -1,0 +1,589 @@
+/*
+ * search.c: the starts and the search of a pad fit: the releases' free fall, the
+ * starting grid, the descents and their polish (see search.h).
+ */
+#include "fit/search.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_multifit_nlinear.h>
+
+#include "core/sim.h"
+#include "fit/model.h"
+#include "tunables.h"
+
+size_t search_first_impact(const struct calib_trajectory *tr)
+{
+	double level = CALIB_BOUNCE_SIGMAS * problem_traj_sigma(tr);
+	size_t lowest = 0, i;
+
+	for (i = 0; i < tr->n; i++)
+		if (!(tr->z[i] > level))
+			return i;
+	for (i = 1; i < tr->n; i++)
+		if (tr->z[i] < tr->z[lowest])
+			lowest = i;
+	return lowest;
+}
+
+void search_traj_start(const struct calib_trajectory *tr, double g, double h, double *t0, double *H)
+{
+	size_t first, i, count;
+	double tref = tr->t[0], from = -INFINITY;
+	int pass;
+
+	*t0 = tr->t[0];
+	*H = tr->z[0];
+	if (!(g > 0))
+		return;
+	first = search_first_impact(tr);
+	/* second pass: without samples taken before the estimated release (at rest) */
+	for (pass = 0; pass < 2; pass++) {
+		double st = 0, sy = 0, stt = 0, sty = 0, a, b, det;
+
+		count = 0;
+		for (i = 0; i < first; i++) {
+			double tau = tr->t[i] - tref, y = tr->z[i] + 0.5 * g * tau * tau;
+
+			if (!(tr->z[i] > 0) || tr->t[i] < from)
+				continue;
+			st += tau;
+			sy += y;
+			stt += tau * tau;
+			sty += tau * y;
+			count++;
+		}
+		det = (double)count * stt - st * st;
+		if (count < 2 || !(fabs(det) > 0))
+			return;
+		b = ((double)count * sty - st * sy) / det;
+		a = (sy - b * st) / (double)count;
+		*t0 = tref + b / g + 0.5 * h;
+		*H = a + b * b / (2 * g) - g * h * h / 8;
+		from = *t0;
+	}
+}
+
+/* Is a better than b: lower chi^2, ties (flat regions) to the point nearer the start. */
+static int start_better(const struct search_start *a, const struct search_start *b)
+{
+	if (a->chi2 < b->chi2 * (1 - 1e-9))
+		return 1;
+	return a->chi2 <= b->chi2 * (1 + 1e-9) && a->dist < b->dist;
+}
+
+/*
+ * problem_residuals() at a point of the starting grid, the drops' and presses' model values
+ * from and to P->grid_model when set. Each trajectory's release is moved along its
+ * valley (time by a third of a step, up to P->grid_shifts of them either way, height
+ * to keep the fall) and the best kept: the free fall before the impact fixes
+ * a release only to about half a step, and a contact sampled at the wrong phase makes
+ * chi^2 at every grid point so large that the grid would not see the physics.
+ */
+static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point, gsl_vector *f)
+{
+	const struct calib_data *d = P->data;
+	size_t nstatic = d->ndrops + d->npresses, i, k, row = 0;
+	const double h = P->scene.option.timestep;
+	struct scene_model m;
+	double logp[NPHYS], *model = NULL;
+	int shift;
+
+	if (problem_abandoned(P)) {
+		gsl_vector_set_zero(f);
+		return;
+	}
+	problem_phys_logs(P, x, logp);
+	problem_model_at(P, logp, &m);
+	if (P->grid_model && nstatic > 0) {
+		model = P->grid_model + point * nstatic;
+		if (!P->grid_model_ready) {
+			for (i = 0; i < d->ndrops; i++)
+				model[i] = model_rebound(&m, d->drops[i].height);
+			for (i = 0; i < d->npresses; i++)
+				if (sim_equilibrium(
+				        &m, d->presses[i].force, &model[d->ndrops + i]) != 0)
+					model[d->ndrops + i] = NAN;
+		}
+	}
+	for (i = 0; i < d->ndrops; i++, row++) {
+		double rebound = model ? model[i] : model_rebound(&m, d->drops[i].height);
+
+		gsl_vector_set(f, row,
+		    problem_weigh(rebound, d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
+	}
+	for (i = 0; i < d->npresses; i++, row++) {
+		double pen;
+
+		if (model)
+			pen = model[d->ndrops + i];
+		else if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
+			pen = NAN;
+		gsl_vector_set(f, row,
+		    problem_weigh(
+		        pen, d->presses[i].deflection, problem_press_sigma(&d->presses[i])));
+	}
+	for (i = 0; i < d->ntrajectories; i++) {
+		const struct calib_trajectory *tr = &d->trajectories[i];
+		double t0 = problem_release_time(P, x, i), H = problem_release_height(P, x, i),
+		       best = INFINITY;
+		double slope = -P->scene.option.gravity * (tr->t[search_first_impact(tr)] - t0);
+
+		for (shift = -P->grid_shifts; shift <= P->grid_shifts; shift++) {
+			double dt = shift * h / 3, chi2 = 0;
+
+			problem_traj_residuals(P, &m, i, t0 + dt, H + slope * dt, P->f0, row);
+			for (k = row; k < row + tr->n; k++)
+				chi2 += gsl_vector_get(P->f0, k) * gsl_vector_get(P->f0, k);
+			if (chi2 < best) {
+				best = chi2;
+				for (k = row; k < row + tr->n; k++)
+					gsl_vector_set(f, k, gsl_vector_get(P->f0, k));
+			}
+		}
+		row += tr->n;
+	}
+}
+
+/* Move each trajectory's release in x along its valley to the best of the phases
+ * grid_residuals() tries (x updated in place): where a descent should start. */
+static void pick_releases(struct problem *P, gsl_vector *x)
+{
+	const struct calib_data *d = P->data;
+	const double h = P->scene.option.timestep;
+	struct scene_model m;
+	double logp[NPHYS];
+	size_t i, k, row = problem_traj_first_row(P);
+	int shift;
+
+	problem_phys_logs(P, x, logp);
+	problem_model_at(P, logp, &m);
+	for (i = 0; i < d->ntrajectories; i++) {
+		const struct calib_trajectory *tr = &d->trajectories[i];
+		double t0 = problem_release_time(P, x, i), H = problem_release_height(P, x, i),
+		       best = INFINITY;
+		double slope = -P->scene.option.gravity * (tr->t[search_first_impact(tr)] - t0),
+		       pick = 0;
+
+		for (shift = -P->grid_shifts; shift <= P->grid_shifts; shift++) {
+			double dt = shift * h / 3, chi2 = 0;
+
+			problem_traj_residuals(P, &m, i, t0 + dt, H + slope * dt, P->f0, row);
+			for (k = row; k < row + tr->n; k++)
+				chi2 += gsl_vector_get(P->f0, k) * gsl_vector_get(P->f0, k);
+			if (chi2 < best) {
+				best = chi2;
+				pick = dt;
+			}
+		}
+		gsl_vector_set(x, P->nphys + 2 * i, t0 + pick);
+		gsl_vector_set(x, P->nphys + 2 * i + 1, H + slope * pick);
+		row += tr->n;
+	}
+}
+
+/*
+ * The local minima of chi^2 over a log-spaced grid of the fitted physical parameters
+ * (nuisance fixed at its start), best first, at most CALIB_STARTS of them into best[].
+ * The rebound is a rough function of the parameters (the discrete apex, the contact's
+ * phase within a step), so one descent from the single best point can stall in a
+ * neighbouring valley. Returns how many were found (>= 1).
+ */
+static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start *best)
+{
+	enum { N = CALIB_GRID_POINTS };
+	static const int nb[8][2] = {
+	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
+	double lo[NPHYS] = {log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
+	    log(CALIB_GRID_DAMPRATIO_MIN)};
+	double hi[NPHYS] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
+	struct search_start grid[N][N];
+	int counts[NPHYS], a, b, i, q;
+	size_t k, found = 0;
+
+	for (i = 0; i < NPHYS; i++)
+		counts[i] = P->free[i] ? N : 1;
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			struct search_start *g = &grid[a][b];
+			int idx[NPHYS] = {a, b};
+
+			g->dist = 0;
+			for (i = 0, k = 0; i < NPHYS; i++) {
+				g->logp[i] = P->free[i] ? lo[i] + (hi[i] - lo[i]) * idx[i] / (N - 1)
+				                        : P->start_log[i];
+				if (P->free[i])
+					gsl_vector_set(x, k++, g->logp[i]);
+				g->dist +=
+				    (g->logp[i] - P->start_log[i]) * (g->logp[i] - P->start_log[i]);
+			}
+			grid_residuals(P, x, (size_t)(a * N + b), P->f1);
+			g->chi2 = problem_sum_squares(P->f1);
+		}
+	}
+	P->grid_model_ready = P->grid_model != NULL;
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			int minimum = 1;
+
+			for (q = 0; q < 8 && minimum; q++) {
+				int na = a + nb[q][0], nbb = b + nb[q][1];
+				if (na >= 0 && na < counts[TC] && nbb >= 0 && nbb < counts[DR] &&
+				    start_better(&grid[na][nbb], &grid[a][b]))
+					minimum = 0;
+			}
+			if (!minimum)
+				continue;
+			/* insert into best[], sorted, keeping the CALIB_STARTS best */
+			if (found < CALIB_STARTS)
+				found++;
+			else if (!start_better(&grid[a][b], &best[CALIB_STARTS - 1]))
+				continue;
+			for (k = found - 1; k > 0 && start_better(&grid[a][b], &best[k - 1]); k--)
+				best[k] = best[k - 1];
+			best[k] = grid[a][b];
+		}
+	}
+	return found;
+}
+
+/* Put the physical part of a start into x. */
+static void set_start(const struct problem *P, const struct search_start *st, gsl_vector *x)
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; i < NPHYS; i++)
+		if (P->free[i])
+			gsl_vector_set(x, k++, st->logp[i]);
+}
+
+int search_least_squares(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+{
+	gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_fdf fdf;
+	gsl_multifit_nlinear_workspace *w;
+	int info;
+
+	params.trs = gsl_multifit_nlinear_trs_lm;
+	w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, P->n, P->p);
+	if (!w)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	fdf.f = problem_residuals;
+	fdf.df = problem_jacobian;
+	fdf.fvv = NULL;
+	fdf.n = P->n;
+	fdf.p = P->p;
+	fdf.params = P;
+	/* the driver's status (converged, no progress, iteration limit) does not matter:
+	 * the identification analysis and the residuals judge the point it reached */
+	if (gsl_multifit_nlinear_init(x, &fdf, w) == GSL_SUCCESS)
+		gsl_multifit_nlinear_driver(
+		    CALIB_MAX_ITERATIONS, FIT_XTOL, FIT_GTOL, FIT_FTOL, NULL, NULL, &info, w);
+	gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
+	*iterations += (int)gsl_multifit_nlinear_niter(w);
+	gsl_multifit_nlinear_free(w);
+	return 0;
+}
+
+/*
+ * Other descents that ended in a different valley with almost the same chi^2 make
+ * the local standard errors too optimistic (the model is rough: the contact lasts a
+ * few steps and which step ends it jumps with the parameters). Treat chi^2 as
+ * quadratic between the two minima: a competitor at distance d in a log parameter
+ * with dchi2 / s^2 = z^2 implies a standard error of at least d / max(z, 1). Only
+ * competitors within CALIB_AMBIGUITY_SIGMAS count.
+ */
+static void widen_for_alternatives(struct problem *P, const gsl_vector *x, double best_chi2,
+    const struct search_start *found, size_t count)
+{
+	double s2, logp[NPHYS], nearest = INFINITY;
+	size_t i;
+	int q;
+
+	s2 = problem_residual_variance(best_chi2, P->n, P->p);
+	problem_phys_logs(P, x, logp);
+	for (i = 0; i < count; i++) {
+		double dev[NPHYS], dist = 0, z2 = (found[i].chi2 - best_chi2) / s2;
+
+		for (q = 0; q < NPHYS; q++) {
+			dev[q] = fabs(found[i].logp[q] - logp[q]);
+			dist = fmax(dist, dev[q]);
+		}
+		if (dist < CALIB_DISTINCT_LOG ||
+		    !(z2 <= CALIB_AMBIGUITY_SIGMAS * CALIB_AMBIGUITY_SIGMAS))
+			continue;
+		for (q = 0; q < NPHYS; q++)
+			P->se_floor[q] = fmax(P->se_floor[q], dev[q] / fmax(sqrt(fmax(z2, 0)), 1));
+		if (z2 < nearest) {
+			nearest = z2;
+			P->has_alt = 1;
+			P->alt_dchi2 = found[i].chi2 - best_chi2;
+			for (q = 0; q < NPHYS; q++)
+				P->alt_logp[q] = found[i].logp[q];
+		}
+	}
+}
+
+/*
+ * Fit each trajectory's release alone, the physical parameters of x held (x updated
+ * in place), from its current release and from releases up to `shifts` half steps
+ * earlier and later (heights moved to keep the fall), keeping the best. A descent that
+ * moves everything at once from a start far from the data drags a release by whole
+ * steps to make up for the wrong contact, and stays there: the release time has a
+ * valley for each step the impact can begin in.
+ */
+static int fit_releases(
+    struct problem *P, gsl_vector *x, int shifts, int *iterations, struct err *err)
+{
+	const struct calib_data *d = P->data;
+	struct problem Q = *P;
+	struct calib_data one;
+	gsl_vector *y = gsl_vector_alloc(2), *best = gsl_vector_alloc(2);
+	size_t j;
+	int rc = -1, shift;
+
+	Q.xp = gsl_vector_alloc(2);
+	if (!y || !best || !Q.xp) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	memset(&one, 0, sizeof one);
+	one.ntrajectories = 1;
+	problem_phys_logs(P, x, Q.start_log);
+	Q.free[TC] = Q.free[DR] = 0;
+	Q.nphys = 0;
+	Q.p = 2;
+	Q.data = &one;
+	for (j = 0; j < d->ntrajectories; j++) {
+		gsl_vector_view f0 = gsl_vector_subvector(P->f0, 0, d->trajectories[j].n);
+		gsl_vector_view f1 = gsl_vector_subvector(P->f1, 0, d->trajectories[j].n);
+		const struct calib_trajectory *tr = &d->trajectories[j];
+		double best_chi2 = INFINITY, t0 = gsl_vector_get(x, P->nphys + 2 * j);
+		double H = gsl_vector_get(x, P->nphys + 2 * j + 1);
+		/* moving the release by dt and its height by g (t - t0) dt keeps the fall
+		 * through the first impact's sample t: the valleys lie along that line */
+		double slope = -P->scene.option.gravity * (tr->t[search_first_impact(tr)] - t0);
+
+		one.trajectories = tr;
+		Q.n = tr->n;
+		Q.f0 = &f0.vector;
+		Q.f1 = &f1.vector;
+		for (shift = -shifts; shift <= shifts; shift++) {
+			double dt = 0.5 * shift * P->scene.option.timestep, chi2;
+
+			gsl_vector_set(y, 0, t0 + dt);
+			gsl_vector_set(y, 1, H + slope * dt);
+			if (search_least_squares(&Q, y, iterations, err) != 0)
+				goto out;
+			problem_residuals(y, &Q, Q.f1);
+			chi2 = problem_sum_squares(Q.f1);
+			if (chi2 < best_chi2) {
+				best_chi2 = chi2;
+				gsl_vector_memcpy(best, y);
+			}
+		}
+		gsl_vector_set(x, P->nphys + 2 * j, gsl_vector_get(best, 0));
+		gsl_vector_set(x, P->nphys + 2 * j + 1, gsl_vector_get(best, 1));
+	}
+	rc = 0;
+out:
+	gsl_vector_free(Q.xp);
+	gsl_vector_free(best);
+	gsl_vector_free(y);
+	return rc;
+}
+
+/* Fit the physical parameters alone, the releases of x held (x updated in place). */
+static int fit_physics(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+{
+	struct problem Q = *P;
+	gsl_vector *y;
+	size_t k;
+	int rc;
+
+	if (P->nphys == 0 || P->data->ntrajectories == 0)
+		return 0;
+	Q.releases = x;
+	Q.p = P->nphys;
+	Q.xp = gsl_vector_alloc(Q.p);
+	y = gsl_vector_alloc(Q.p);
+	if (!Q.xp || !y) {
+		gsl_vector_free(Q.xp);
+		gsl_vector_free(y);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
+	for (k = 0; k < Q.p; k++)
+		gsl_vector_set(y, k, gsl_vector_get(x, k));
+	rc = search_least_squares(&Q, y, iterations, err);
+	for (k = 0; k < Q.p; k++)
+		gsl_vector_set(x, k, gsl_vector_get(y, k));
+	gsl_vector_free(Q.xp);
+	gsl_vector_free(y);
+	return rc;
+}
+
+/*
+ * The trust region from each of count starts in turn (init holds the nuisance starts),
+ * keeping the lowest chi^2 in best and *best_chi2 (which the caller initialises); what
+ * each descent reached goes to found[]. Stops early once a fit's chi^2 is at most
+ * enough (as good as the noise scales allow); *nfound says how many ran.
+ */
+static int descend(struct problem *P, const gsl_vector *init, const struct search_start *starts,
+    size_t count, double enough, struct search_start *found, size_t *nfound, gsl_vector *best,
+    double *best_chi2, gsl_vector *x, int *iterations, struct err *err)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		double chi2;
+
+		gsl_vector_memcpy(x, init);
+		set_start(P, &starts[i], x);
+		/* the releases at the start's physics, then the physics with those releases,
+		 * then all: together from a far start, a release slides into another step */
+		pick_releases(P, x);
+		if (fit_releases(P, x, 0, iterations, err) != 0 ||
+		    fit_physics(P, x, iterations, err) != 0 ||
+		    search_least_squares(P, x, iterations, err) != 0)
+			return -1;
+		problem_residuals(x, P, P->f1);
+		chi2 = problem_sum_squares(P->f1);
+		found[i].chi2 = chi2;
+		found[i].dist = 0;
+		problem_phys_logs(P, x, found[i].logp);
+		if (chi2 < *best_chi2) {
+			*best_chi2 = chi2;
+			gsl_vector_memcpy(best, x);
+		}
+		if (*best_chi2 <= enough) {
+			i++;
+			break;
+		}
+	}
+	*nfound = i;
+	return 0;
+}
+
+/* Polish best (chi^2 *best_chi2): a fine grid around it finds a deeper valley next to
+ * it, and a descent from there, CALIB_REFINE_ROUNDS times at most. x and init are
+ * scratch vectors of P's size. */
+static int polish(struct problem *P, gsl_vector *best, double *best_chi2, gsl_vector *x,
+    gsl_vector *init, int *iterations, struct err *err)
+{
+	int round, q;
+
+	for (round = 0; round < CALIB_REFINE_ROUNDS; round++) {
+		double chi2 = *best_chi2, centre[NPHYS];
+		int a, b, improved = 0;
+
+		gsl_vector_memcpy(x, best);
+		problem_phys_logs(P, best, centre);
+		for (a = -CALIB_REFINE_POINTS; a <= CALIB_REFINE_POINTS; a++) {
+			for (b = -CALIB_REFINE_POINTS; b <= CALIB_REFINE_POINTS; b++) {
+				struct search_start st;
+				int idx[NPHYS] = {a, b};
+				double c;
+
+				for (q = 0; q < NPHYS; q++)
+					st.logp[q] = centre[q] +
+					    (P->free[q] ? CALIB_REFINE_SPAN * idx[q] /
+					                CALIB_REFINE_POINTS
+					                : 0);
+				if ((!P->free[TC] && a != 0) || (!P->free[DR] && b != 0))
+					continue;
+				set_start(P, &st, x);
+				problem_residuals(x, P, P->f1);
+				c = problem_sum_squares(P->f1);
+				if (c < chi2 * (1 - 1e-9)) {
+					chi2 = c;
+					gsl_vector_memcpy(init, x);
+					improved = 1;
+				}
+			}
+		}
+		if (!improved)
+			break;
+		gsl_vector_memcpy(x, init);
+		if (search_least_squares(P, x, iterations, err) != 0)
+			return -1;
+		problem_residuals(x, P, P->f1);
+		chi2 = problem_sum_squares(P->f1);
+		if (!(chi2 < *best_chi2))
+			break;
+		*best_chi2 = chi2;
+		gsl_vector_memcpy(best, x);
+	}
+	return 0;
+}
+
+int search_all(struct problem *P, gsl_vector *x, struct search_start *found, size_t *nfound,
+    double *chi2_out, int *iterations, struct err *err)
+{
+	struct search_start starts[CALIB_STARTS];
+	gsl_vector *init = gsl_vector_alloc(P->p), *best = gsl_vector_alloc(P->p);
+	gsl_vector *fall = gsl_vector_alloc(P->p); /* the releases' starts, kept */
+	double best_chi2 = INFINITY, enough;
+	size_t count, i;
+	int rc = -1, round;
+
+	if (!init || !best || !fall) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	gsl_vector_memcpy(init, x);
+	gsl_vector_memcpy(fall, x);
+	count = grid_starts(P, x, starts);
+	enough = CALIB_ACCEPT_CHI2 * (double)(P->n > P->p ? P->n - P->p : 1);
+	if (descend(P, init, starts, count, enough, found, nfound, best, &best_chi2, x, iterations,
+	        err) != 0 ||
+	    polish(P, best, &best_chi2, x, init, iterations, err) != 0)
+		goto out;
+	/* the descents chose each release's valley on the way; at the best fit another
+	 * may fit better, near where it is or near the free fall's own estimate */
+	for (round = 0; round < CALIB_REFINE_ROUNDS && P->data->ntrajectories > 0; round++) {
+		double chi2;
+		int from, improved = 0;
+
+		for (from = 0; from < 2; from++) {
+			gsl_vector_memcpy(x, best);
+			for (i = 0; from == 1 && i < 2 * P->data->ntrajectories; i++)
+				gsl_vector_set(x, P->nphys + i, gsl_vector_get(fall, P->nphys + i));
+			if (fit_releases(P, x, 2, iterations, err) != 0 ||
+			    search_least_squares(P, x, iterations, err) != 0)
+				goto out;
+			problem_residuals(x, P, P->f1);
+			chi2 = problem_sum_squares(P->f1);
+			if (chi2 < best_chi2 * (1 - 1e-9)) {
+				best_chi2 = chi2;
+				gsl_vector_memcpy(best, x);
+				improved = 1;
+			}
+		}
+		if (!improved)
+			break;
+		if (polish(P, best, &best_chi2, x, init, iterations, err) != 0)
+			goto out;
+	}
+	gsl_vector_memcpy(x, best);
+	*chi2_out = best_chi2;
+	rc = 0;
+out:
+	gsl_vector_free(fall);
+	gsl_vector_free(init);
+	gsl_vector_free(best);
+	return rc;
+}
+
+int search_multi_start(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
+{
+	struct search_start found[CALIB_STARTS];
+	size_t nfound;
+	double chi2;
+
+	if (search_all(P, x, found, &nfound, &chi2, iterations, err) != 0)
+		return -1;
+	widen_for_alternatives(P, x, chi2, found, nfound);
+	return 0;
+}

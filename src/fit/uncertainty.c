@@ -1,0 +1,499 @@
+/*
+ * uncertainty.c: the covariance, profile likelihood and bootstrap of a pad fit (see
+ * uncertainty.h).
+ */
+#include "fit/uncertainty.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "fit/search.h"
+#include "tunables.h"
+
+/* Replica measurements into rd's arrays: the model (measured + sigma * weighted
+ * residual r at the estimate) plus noise of scale times each sigma. */
+static void replicate(const struct calib_data *d, const gsl_vector *r, double scale, gsl_rng *rng,
+    struct calib_drop *drops, struct calib_press *presses, double *z)
+{
+	size_t i, j, row = 0;
+
+	for (i = 0; i < d->ndrops; i++, row++) {
+		double sigma = problem_drop_sigma(&d->drops[i]);
+
+		drops[i] = d->drops[i];
+		/* an apex is never below the pad's surface */
+		drops[i].rebound = fmax(0,
+		    d->drops[i].rebound + sigma * gsl_vector_get(r, row) +
+		        scale * sigma * gsl_ran_gaussian(rng, 1));
+	}
+	for (i = 0; i < d->npresses; i++, row++) {
+		double sigma = problem_press_sigma(&d->presses[i]);
+
+		presses[i] = d->presses[i];
+		presses[i].deflection = d->presses[i].deflection + sigma * gsl_vector_get(r, row) +
+		    scale * sigma * gsl_ran_gaussian(rng, 1);
+	}
+	for (j = 0; j < d->ntrajectories; j++) {
+		const struct calib_trajectory *tr = &d->trajectories[j];
+		double sigma = problem_traj_sigma(tr);
+
+		for (i = 0; i < tr->n; i++, row++)
+			*z++ = tr->z[i] + sigma * gsl_vector_get(r, row) +
+			    scale * sigma * gsl_ran_gaussian(rng, 1);
+	}
+}
+
+int uncertainty_bootstrap(
+    struct problem *P, const gsl_vector *x, struct uncertainty_boot *bt, struct err *err)
+{
+	const struct calib_data *d = P->data;
+	struct problem R = *P;
+	struct calib_data rd = *d;
+	struct calib_drop *drops = calloc(d->ndrops + 1, sizeof *drops);
+	struct calib_press *presses = calloc(d->npresses + 1, sizeof *presses);
+	struct calib_trajectory *trajs = calloc(d->ntrajectories + 1, sizeof *trajs);
+	double *z = malloc((P->n + 1) * sizeof *z);
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_vector *r = gsl_vector_alloc(P->n), *xs = gsl_vector_alloc(P->p);
+	struct search_start reached[CALIB_STARTS];
+	struct scene_model m;
+	double logp_hat[NPHYS], span[NPHYS], sum2[NPHYS] = {0, 0}, cross = 0, product = 0;
+	double scale;
+	size_t nreached, j, off;
+	int rc = -1, b, q, iterations = 0;
+
+	R.f0 = gsl_vector_alloc(P->n);
+	R.f1 = gsl_vector_alloc(P->n);
+	R.xp = gsl_vector_alloc(P->p);
+	R.grid_model =
+	    malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
+	        sizeof *R.grid_model);
+	R.grid_model_ready = 0;
+	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
+	    !R.grid_model) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	gsl_rng_set(rng, CALIB_BOOT_SEED);
+	problem_residuals(x, P, r);
+	scale = sqrt(problem_residual_variance(problem_sum_squares(r), P->n, P->p));
+	if (P->n > P->p && problem_sum_squares(r) / (double)(P->n - P->p) <= CALIB_ACCEPT_CHI2) {
+		/* an exact fit (noise-free data): replicas without noise are the data */
+		rc = 0;
+		goto out;
+	}
+	problem_phys_logs(P, x, logp_hat);
+	problem_model_at(P, logp_hat, &m); /* gravity and timestep for the releases' starts */
+	/* a refit that leaves the grid's range is "anywhere": it counts as the range */
+	span[TC] = log(
+	    CALIB_GRID_TIMECONST_MAX / (CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep));
+	span[DR] = log(CALIB_GRID_DAMPRATIO_MAX / CALIB_GRID_DAMPRATIO_MIN);
+	rd.drops = drops;
+	rd.presses = presses;
+	rd.trajectories = trajs;
+	for (j = 0, off = d->ndrops + d->npresses; j < d->ntrajectories; j++) {
+		trajs[j] = d->trajectories[j];
+		trajs[j].z = z + off;
+		off += trajs[j].n;
+	}
+	R.data = &rd;
+	for (b = 0; b < CALIB_BOOT_REPLICAS; b++) {
+		double chi2 = INFINITY, logp[NPHYS], dev[NPHYS] = {0, 0};
+
+		replicate(d, r, scale, rng, drops, presses, z + d->ndrops + d->npresses);
+		gsl_vector_memcpy(xs, x);
+		for (j = 0; j < d->ntrajectories; j++) {
+			double t0, H;
+
+			search_traj_start(&trajs[j], -m.a0, m.timestep, &t0, &H);
+			gsl_vector_set(xs, P->nphys + 2 * j, t0);
+			gsl_vector_set(xs, P->nphys + 2 * j + 1, H);
+		}
+		if (search_all(&R, xs, reached, &nreached, &chi2, &iterations, err) != 0)
+			goto out;
+		problem_phys_logs(&R, xs, logp);
+		for (q = 0; q < NPHYS; q++) {
+			if (!P->free[q])
+				continue;
+			dev[q] = fmin(fmax(logp[q] - logp_hat[q], -span[q]), span[q]);
+			sum2[q] += dev[q] * dev[q];
+		}
+		cross += dev[TC] * dev[DR];
+		product += (dev[TC] + dev[DR]) * (dev[TC] + dev[DR]);
+	}
+	bt->replicas = CALIB_BOOT_REPLICAS;
+	for (q = 0; q < NPHYS; q++)
+		bt->se_log[q] = sqrt(sum2[q] / CALIB_BOOT_REPLICAS);
+	bt->correlation = sum2[TC] > 0 && sum2[DR] > 0 ? cross / sqrt(sum2[TC] * sum2[DR]) : NAN;
+	bt->se_log_product = sqrt(product / CALIB_BOOT_REPLICAS);
+	rc = 0;
+out:
+	gsl_vector_free(R.f0);
+	gsl_vector_free(R.f1);
+	gsl_vector_free(R.xp);
+	free(R.grid_model);
+	gsl_vector_free(xs);
+	gsl_vector_free(r);
+	gsl_rng_free(rng);
+	free(z);
+	free(trajs);
+	free(presses);
+	free(drops);
+	return rc;
+}
+
+int uncertainty_analyse(
+    struct problem *P, const gsl_vector *x, struct uncertainty_analysis *an, struct err *err)
+{
+	size_t p = P->p, i, j, k;
+	gsl_matrix *J = gsl_matrix_alloc(P->n, p), *A = gsl_matrix_alloc(p, p);
+	gsl_matrix *V = gsl_matrix_alloc(p, p);
+	gsl_vector *eval = gsl_vector_alloc(p), *scale = gsl_vector_alloc(p);
+	gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(p);
+	double top;
+	int rc = -1;
+
+	an->phys_null = an->nuisance_null = 0;
+	an->null_dir[TC] = an->null_dir[DR] = 0;
+	if (!J || !A || !V || !eval || !scale || !ws) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	/* the model is rough on the scale of a few ulps of contact timing: the covariance
+	 * uses the slope over CALIB_SE_STEP, the scale of a typical uncertainty, rather
+	 * than the slope of the piece the solution happens to sit on */
+	P->fd_step_log = CALIB_SE_STEP;
+	problem_jacobian(x, P, J);
+	P->fd_step_log = FD_STEP_LOG;
+	/* scale columns to unit norm: parameters in seconds, metres and logs compare */
+	for (j = 0; j < p; j++) {
+		gsl_vector_view col = gsl_matrix_column(J, j);
+		double norm = gsl_blas_dnrm2(&col.vector);
+
+		gsl_vector_set(scale, j, norm > 0 ? norm : 1);
+		gsl_vector_scale(&col.vector, 1 / gsl_vector_get(scale, j));
+	}
+	gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1, J, J, 0, A);
+	gsl_eigen_symmv(A, eval, V, ws);
+	gsl_eigen_symmv_sort(eval, V, GSL_EIGEN_SORT_VAL_DESC);
+	top = gsl_vector_get(eval, 0);
+	gsl_matrix_set_zero(an->cov);
+	for (k = 0; k < p; k++) {
+		double lambda = gsl_vector_get(eval, k);
+
+		if (lambda > top * CALIB_RANK_TOLERANCE * CALIB_RANK_TOLERANCE && lambda > 0) {
+			for (i = 0; i < p; i++)
+				for (j = 0; j < p; j++)
+					*gsl_matrix_ptr(an->cov, i, j) += gsl_matrix_get(V, i, k) *
+					    gsl_matrix_get(V, j, k) / lambda;
+			continue;
+		}
+		/* unidentified: its direction in parameter units is scale^-1 v */
+		{
+			double w[NPHYS] = {0, 0}, norm = 0, all = 0;
+			size_t fk = 0;
+			int q;
+
+			for (i = 0; i < p; i++) {
+				double c = gsl_matrix_get(V, i, k) / gsl_vector_get(scale, i);
+				all += c * c;
+			}
+			for (q = 0; q < NPHYS; q++) {
+				if (!P->free[q])
+					continue;
+				w[q] = gsl_matrix_get(V, fk, k) / gsl_vector_get(scale, fk);
+				norm += w[q] * w[q];
+				fk++;
+			}
+			if (norm > 0.01 * all && !an->phys_null) {
+				an->phys_null = 1;
+				an->null_dir[TC] = w[TC] / sqrt(norm);
+				an->null_dir[DR] = w[DR] / sqrt(norm);
+			} else if (norm <= 0.01 * all) {
+				an->nuisance_null = 1;
+			}
+		}
+	}
+	for (i = 0; i < p; i++)
+		for (j = 0; j < p; j++)
+			*gsl_matrix_ptr(an->cov, i, j) /=
+			    gsl_vector_get(scale, i) * gsl_vector_get(scale, j);
+	rc = 0;
+out:
+	gsl_eigen_symmv_free(ws);
+	gsl_vector_free(scale);
+	gsl_vector_free(eval);
+	gsl_matrix_free(V);
+	gsl_matrix_free(A);
+	gsl_matrix_free(J);
+	return rc;
+}
+
+/* A walk along the profile of one combination v of the logs (the profile likelihood:
+ * uncertainty.h). */
+struct walk {
+	struct problem Q; /* the problem with v held; its origin moves with v */
+	double c[NPHYS];  /* v = c . logp; c . c = 1 or 2 */
+	double logp_hat[NPHYS], v_hat;
+	double chi2_min, thr; /* thr: s^2 */
+	gsl_vector *x_hat; /* Q's vector at the estimate: offset 0 along the axis, the nuisance */
+	gsl_vector *prev, *prev2, *x;
+	int seek_better; /* stop at a point below chi2_min by CALIB_PROFILE_IMPROVE * thr */
+	int better;      /* and one was found */
+	double better_logp[NPHYS];
+	gsl_vector *better_x; /* Q's vector there */
+};
+
+/* Q's phys origin for v: the estimate moved along c. */
+static void walk_hold(struct walk *w, double v)
+{
+	double cc = w->c[TC] * w->c[TC] + w->c[DR] * w->c[DR];
+	int i;
+
+	for (i = 0; i < NPHYS; i++)
+		w->Q.origin[i] = w->logp_hat[i] + (v - w->v_hat) * w->c[i] / cc;
+}
+
+/* The profile chi^2 at v from the start in x (refitted in place). */
+static int walk_point(
+    struct walk *w, double v, gsl_vector *x, double *chi2, int *iterations, struct err *err)
+{
+	walk_hold(w, v);
+	if (w->Q.p > 0 && search_least_squares(&w->Q, x, iterations, err) != 0)
+		return -1;
+	problem_residuals(x, &w->Q, w->Q.f1);
+	*chi2 = problem_sum_squares(w->Q.f1);
+	return 0;
+}
+
+/* Where sqrt(delta) crosses sqrt(thr) between two points, as a fraction of the way:
+ * sqrt(delta) is linear in v where chi^2 is quadratic. */
+static double crossing(double d0, double d1, double thr)
+{
+	double a = sqrt(fmax(d0, 0)), b = sqrt(d1);
+
+	return b > a ? fmin(fmax((sqrt(thr) - a) / (b - a), 0), 1) : 1;
+}
+
+/*
+ * Walk the profile from the estimate to one side (+1 or -1) in steps that start at
+ * step0 and grow by CALIB_PROFILE_GROWTH up to CALIB_PROFILE_STEP_MAX, until the
+ * profile is CALIB_PROFILE_STOP * thr above the minimum, CALIB_PROFILE_STEPS steps
+ * or CALIB_PROFILE_SPAN log units. Each point starts from the previous one moved on
+ * as the last two went (the valley curves). The k-sigma interval ends at the outermost
+ * point within k^2 thr (a second valley inside counts); *se is the largest of those
+ * ends' distances over k, k = 1, 2, 3: a profile that rises steeply and then levels
+ * off on a plateau (a curved valley seen from its floor) has a narrow 1-sigma but a
+ * wide 3-sigma interval. Stops early when it finds a lower minimum (w->better).
+ */
+static int walk_side(
+    struct walk *w, int side, double step0, double *se, int *iterations, struct err *err)
+{
+	double v_prev = w->v_hat, v_prev2 = NAN, d_prev = 0, step = step0, end[3];
+	int k, level;
+	size_t i;
+
+	*se = 0;
+	gsl_vector_memcpy(w->prev, w->x_hat);
+	for (level = 0; level < 3; level++)
+		end[level] = w->v_hat;
+	for (k = 0; k < CALIB_PROFILE_STEPS; k++) {
+		double v = v_prev + side * step, chi2, d;
+
+		if (fabs(v - w->v_hat) > CALIB_PROFILE_SPAN) {
+			for (level = 0; level < 3; level++)
+				if (d_prev <= (level + 1) * (level + 1) * w->thr)
+					end[level] = w->v_hat + side * CALIB_PROFILE_SPAN;
+			break;
+		}
+		gsl_vector_memcpy(w->x, w->prev);
+		if (isfinite(v_prev2))
+			for (i = 0; i < w->x->size; i++)
+				*gsl_vector_ptr(w->x, i) +=
+				    (gsl_vector_get(w->prev, i) - gsl_vector_get(w->prev2, i)) *
+				    (v - v_prev) / (v_prev - v_prev2);
+		if (walk_point(w, v, w->x, &chi2, iterations, err) != 0)
+			return -1;
+		d = chi2 - w->chi2_min;
+		if (w->seek_better && d < -CALIB_PROFILE_IMPROVE * w->thr) {
+			w->better = 1;
+			problem_phys_logs(&w->Q, w->x, w->better_logp);
+			gsl_vector_memcpy(w->better_x, w->x);
+			return 0;
+		}
+		for (level = 0; level < 3; level++) {
+			double lev = (level + 1) * (level + 1) * w->thr;
+
+			if (d <= lev)
+				end[level] = v;
+			else if (d_prev <= lev)
+				end[level] = v_prev + (v - v_prev) * crossing(d_prev, d, lev);
+		}
+		if (d > CALIB_PROFILE_STOP * w->thr)
+			break;
+		gsl_vector_memcpy(w->prev2, w->prev);
+		gsl_vector_memcpy(w->prev, w->x);
+		v_prev2 = v_prev;
+		v_prev = v;
+		d_prev = d;
+		step = fmin(step * CALIB_PROFILE_GROWTH, CALIB_PROFILE_STEP_MAX);
+	}
+	for (level = 0; level < 3; level++)
+		*se = fmax(*se, fabs(end[level] - w->v_hat) / (level + 1));
+	return 0;
+}
+
+static void walk_free(struct walk *w)
+{
+	gsl_vector_free(w->Q.f0);
+	gsl_vector_free(w->Q.f1);
+	gsl_vector_free(w->Q.xp);
+	gsl_vector_free(w->x_hat);
+	gsl_vector_free(w->prev);
+	gsl_vector_free(w->prev2);
+	gsl_vector_free(w->x);
+	gsl_vector_free(w->better_x);
+}
+
+/*
+ * The profile standard errors of log timeconst, log dampratio and their sum at the
+ * estimate x of P (whose fitted physical parameters are the free ones), with P's covariance
+ * cov (unscaled) for the first step. With seek_better, a walk that finds a lower
+ * minimum ends it all: pr->better is set and better (P's layout) is the point there.
+ */
+static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
+    int seek_better, struct uncertainty_profiles *pr, gsl_vector *better, int *iterations,
+    struct err *err)
+{
+	static const double dirs[UNCERTAINTY_NPROF][NPHYS] = {{1, 0}, {0, 1}, {1, 1}};
+	struct walk w;
+	size_t n = P->n, j, q;
+	double s2;
+	int rc = -1, which, side;
+
+	memset(pr, 0, sizeof *pr);
+	memset(&w, 0, sizeof w);
+	w.Q = *P;
+	w.Q.profiling = 1;
+	w.seek_better = seek_better;
+	w.Q.nphys = P->nphys - 1;
+	w.Q.p = w.Q.nphys + 2 * P->data->ntrajectories;
+	w.Q.f0 = gsl_vector_alloc(n);
+	w.Q.f1 = gsl_vector_alloc(n);
+	/* a vector of length 0 does not exist in GSL; a profile with nothing to refit
+	 * (one parameter, no trajectory) never reads it */
+	w.Q.xp = gsl_vector_alloc(w.Q.p > 0 ? w.Q.p : 1);
+	w.x_hat = gsl_vector_alloc(w.Q.xp->size);
+	w.prev = gsl_vector_alloc(w.Q.xp->size);
+	w.prev2 = gsl_vector_alloc(w.Q.xp->size);
+	w.x = gsl_vector_alloc(w.Q.xp->size);
+	w.better_x = gsl_vector_alloc(w.Q.xp->size);
+	if (!w.Q.f0 || !w.Q.f1 || !w.Q.xp || !w.x_hat || !w.prev || !w.prev2 || !w.x ||
+	    !w.better_x) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	problem_phys_logs(P, x, w.logp_hat);
+	problem_residuals(x, P, w.Q.f1);
+	w.chi2_min = problem_sum_squares(w.Q.f1);
+	s2 = problem_residual_variance(w.chi2_min, n, P->p);
+	w.thr = s2;
+	for (which = 0; which < UNCERTAINTY_NPROF; which++) {
+		double var = 0, step0;
+		size_t k = 0;
+		int i, usable = 1;
+
+		/* profile only what the free parameters move: with one held, its own log */
+		for (i = 0; i < NPHYS; i++)
+			if (!P->free[i] && dirs[which][i] != 0)
+				usable = 0;
+		if (!usable)
+			continue;
+		for (i = 0; i < NPHYS; i++)
+			w.c[i] = dirs[which][i];
+		w.v_hat = w.c[TC] * w.logp_hat[TC] + w.c[DR] * w.logp_hat[DR];
+		/* the other combination: the axis orthogonal to c, offset 0 at the estimate */
+		w.Q.axis[TC] = -w.c[DR] / sqrt(w.c[TC] * w.c[TC] + w.c[DR] * w.c[DR]);
+		w.Q.axis[DR] = w.c[TC] / sqrt(w.c[TC] * w.c[TC] + w.c[DR] * w.c[DR]);
+		if (w.Q.nphys > 0)
+			gsl_vector_set(w.x_hat, 0, 0);
+		for (j = 0; j < 2 * P->data->ntrajectories; j++)
+			gsl_vector_set(w.x_hat, w.Q.nphys + j, gsl_vector_get(x, P->nphys + j));
+		/* first step: the covariance's standard error of v */
+		for (i = 0; i < NPHYS; i++) {
+			size_t l = 0;
+			int m;
+
+			if (!P->free[i])
+				continue;
+			for (m = 0; m < NPHYS; m++) {
+				if (!P->free[m])
+					continue;
+				var += w.c[i] * w.c[m] * gsl_matrix_get(cov, k, l) * s2;
+				l++;
+			}
+			k++;
+		}
+		step0 =
+		    fmin(fmax(sqrt(fmax(var, 0)), CALIB_PROFILE_STEP_MIN), CALIB_PROFILE_STEP_MAX);
+		for (side = -1; side <= 1; side += 2) {
+			double se;
+
+			if (walk_side(&w, side, step0, &se, iterations, err) != 0)
+				goto out;
+			if (w.better) {
+				pr->better = 1;
+				for (i = 0, q = 0; i < NPHYS; i++)
+					if (P->free[i])
+						gsl_vector_set(better, q++, w.better_logp[i]);
+				for (j = 0; j < 2 * P->data->ntrajectories; j++)
+					gsl_vector_set(better, P->nphys + j,
+					    gsl_vector_get(w.better_x, w.Q.nphys + j));
+				rc = 0;
+				goto out;
+			}
+			pr->se[which] = fmax(pr->se[which], se);
+		}
+		pr->done[which] = 1;
+	}
+	rc = 0;
+out:
+	walk_free(&w);
+	return rc;
+}
+
+int uncertainty_profile(struct problem *P, gsl_vector *x, struct uncertainty_analysis *an,
+    struct uncertainty_profiles *pr, int *iterations, struct err *err)
+{
+	gsl_vector *better = gsl_vector_alloc(P->p);
+	int restart, rc = -1, phys_null = an->phys_null, nuisance_null = an->nuisance_null;
+
+	if (!better)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	for (restart = 0;; restart++) {
+		if (profile_all(P, x, an->cov, restart < CALIB_PROFILE_RESTARTS, pr, better,
+		        iterations, err) != 0)
+			goto out;
+		if (!pr->better)
+			break;
+		/* the descent only goes down from a point already below the estimate */
+		if (search_least_squares(P, better, iterations, err) != 0)
+			goto out;
+		gsl_vector_memcpy(x, better);
+		if (uncertainty_analyse(P, x, an, err) != 0)
+			goto out;
+		/* identification was settled at the first minimum */
+		an->phys_null = phys_null;
+		an->nuisance_null = nuisance_null;
+	}
+	rc = 0;
+out:
+	gsl_vector_free(better);
+	return rc;
+}
