@@ -202,6 +202,12 @@
 /* Standard errors by parametric bootstrap: this many synthetic data sets from the model
  * at the estimate, with noise from this fixed seed, each refitted as the data were. */
 #define CALIB_BOOT_REPLICAS 8
+/* The confidence intervals of a fit with fewer than CALIB_MIN_DOF degrees of freedom
+ * scan chi^2 over the starting grid's box at this many log-spaced points per axis:
+ * timeconst finely, as a coarse timestep makes a drop's apex swing with it by
+ * millimetres within a few per cent. */
+#define CALIB_SCAN_POINTS_TC 512
+#define CALIB_SCAN_POINTS_DR 128
 #define CALIB_BOOT_SEED 4u
 /* A drop bounced when its rebound exceeds this many standard deviations: drops that do
  * not bounce only bound dampratio from below. */

@@ -178,7 +178,7 @@ static void record_residuals(struct fit_result *fit, struct problem *P, const gs
  */
 static void record_errors(struct fit_result *fit, const struct problem *P,
     const struct uncertainty_analysis *an, const struct uncertainty_boot *bt,
-    const struct uncertainty_profiles *pr)
+    const struct uncertainty_profiles *pr, const struct uncertainty_intervals *ci)
 {
 	static const int prof_of[NPHYS] = {UNCERTAINTY_PROF_TC, UNCERTAINTY_PROF_DR};
 	double s2, var[NPHYS] = {0, 0}, covar = 0, product;
@@ -201,6 +201,8 @@ static void record_errors(struct fit_result *fit, const struct problem *P,
 		var[i] = fmax(var[i], se_prof * se_prof);
 		var[i] = fmax(var[i], P->se_floor[i] * P->se_floor[i]);
 		fit->se_log[i] = fit->identified[i] ? sqrt(var[i]) : NAN;
+		if (fit->identified[i] && ci->done[i])
+			memcpy(fit->interval_log[i], ci->log[i], sizeof fit->interval_log[i]);
 		k++;
 	}
 	fit->correlation = NAN;
@@ -244,6 +246,7 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	struct uncertainty_analysis an = {NULL, 0, 0, {0, 0}};
 	struct uncertainty_boot bt;
 	struct uncertainty_profiles prof;
+	struct uncertainty_intervals ci;
 	gsl_vector *x = NULL;
 	size_t j, k;
 	int i, rc = -1, phase;
@@ -327,10 +330,15 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	}
 	memset(&bt, 0, sizeof bt);
 	memset(&prof, 0, sizeof prof);
+	memset(&ci, 0, sizeof ci);
 	if (!an.phys_null &&
 	    (uncertainty_profile(P, x, &an, &prof, &fit->iterations, err) != 0 ||
 	        uncertainty_bootstrap(P, x, &bt, err) != 0))
 		goto out;
+	if (!an.phys_null &&
+	    uncertainty_intervals(P, x, an.cov, &ci, &fit->iterations, err) != 0)
+		goto out;
+	fit->interval_basis = ci.chi2_test ? FIT_INTERVAL_CHI2_TEST : FIT_INTERVAL_LIKELIHOOD_RATIO;
 	if (an.nuisance_null)
 		note(fit, "a trajectory's release time or height is not determined by its samples");
 	if (P->has_alt)
@@ -347,7 +355,7 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 		fit->dampratio = exp(logp[DR]);
 	}
 	problem_residuals(x, P, P->f0);
-	record_errors(fit, P, &an, &bt, &prof);
+	record_errors(fit, P, &an, &bt, &prof, &ci);
 	record_residuals(fit, P, x);
 	if (fit->status != FIT_INSUFFICIENT)
 		fit->status = P->nphys == NPHYS ? FIT_OK : FIT_PARTIAL;
@@ -467,6 +475,8 @@ int fit_solref_within(const struct scene *setup, const struct calib_data *data,
 		goto out;
 	}
 	fit->se_log[TC] = fit->se_log[DR] = fit->correlation = fit->se_log_product = NAN;
+	for (j = 0; j < 2 * 2 * 2; j++)
+		(&fit->interval_log[0][0][0])[j] = NAN;
 
 	P.scene = *setup;
 	P.scene.option.refsafe = 0; /* fit the spring the parameters name; check_contact()
@@ -481,6 +491,11 @@ int fit_solref_within(const struct scene *setup, const struct calib_data *data,
 	P.data = &used;
 	P.fd_step_log = FD_STEP_LOG;
 	P.grid_shifts = GRID_RELEASE_SHIFTS;
+	P.grid_kept = malloc(CALIB_GRID_POINTS * CALIB_GRID_POINTS * sizeof *P.grid_kept);
+	if (!P.grid_kept) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
 	P.log_lo[TC] =
 	    log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep) - CALIB_LOG_MARGIN;
 	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX) + CALIB_LOG_MARGIN;

@@ -55,6 +55,12 @@ enum fit_status {
 	FIT_MISFIT,       /* both fitted, chi^2 beyond its 1 - CALIB_MISFIT_P quantile */
 };
 
+/* How the confidence intervals were found (see fit/uncertainty.h). */
+enum fit_interval_basis {
+	FIT_INTERVAL_LIKELIHOOD_RATIO, /* chi^2 - chi^2_min <= k^2 s^2 */
+	FIT_INTERVAL_CHI2_TEST,        /* also chi^2 <= its n-dof quantile: few dof */
+};
+
 /* What a trajectory's nuisance parameters came out as. */
 struct fit_traj {
 	double release_time, release_height; /* s, m */
@@ -71,6 +77,12 @@ struct fit_result {
 	int identified[2];           /* timeconst, dampratio determined by the data */
 	int held[2];                 /* kept at its starting or phase-one value */
 	double se_log[2];            /* standard error of log(timeconst), log(dampratio) */
+	/* The 1- and 2-sigma confidence intervals of log(timeconst), log(dampratio):
+	 * [parameter][k - 1][low, high], -inf or +inf where open (the data bound the
+	 * parameter on one side only), NAN when the parameter is not identified.
+	 * interval_basis says how they were found. */
+	double interval_log[2][2][2];
+	enum fit_interval_basis interval_basis;
 	double correlation;          /* of the two logs, when both are fitted */
 	int product_identified;      /* timeconst*dampratio determined */
 	double se_log_product;       /* standard error of log(timeconst*dampratio) */

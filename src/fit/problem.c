@@ -207,6 +207,7 @@ double problem_sum_squares(const gsl_vector *f)
 
 void problem_free(struct problem *P)
 {
+	free(P->grid_kept);
 	free(P->buf);
 	free(P->zmodel);
 	gsl_vector_free(P->f0);

@@ -22,9 +22,14 @@
 #include "base/error.h"
 #include "core/scene.h"
 #include "fit/input.h"
+#include "tunables.h"
 
 /* The physical parameters: log timeconst, log dampratio (fit.h's FIT_TC, FIT_DR). */
 enum { TC, DR, NPHYS };
+
+struct search_start;
+
+struct search_start;
 
 struct problem {
 	struct scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
@@ -40,6 +45,13 @@ struct problem {
 	double se_floor[NPHYS];            /* standard errors at least this (log units) */
 	double alt_logp[NPHYS], alt_dchi2; /* the nearest competing minimum, if any */
 	int has_alt;
+	/* What the first search saw, kept for the confidence intervals (see
+	 * fit.c's record_interval()): every point of its starting grid (grid_counts per axis; NULL
+	 * in the bootstrap's refits) and the minima its descents reached. */
+	struct search_start *grid_kept;
+	int grid_counts[NPHYS], grid_kept_ready;
+	double mode_logp[CALIB_STARTS][NPHYS], mode_chi2[CALIB_STARTS];
+	size_t nmodes;
 	/* The drops' and presses' model values at each point of the starting grid, which do
 	 * not depend on the releases: the bootstrap's refits share one grid (NULL: none). */
 	double *grid_model;

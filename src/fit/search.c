@@ -223,6 +223,14 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 		}
 	}
 	P->grid_model_ready = P->grid_model != NULL;
+	if (P->grid_kept && !P->grid_kept_ready) {
+		for (a = 0; a < counts[TC]; a++)
+			for (b = 0; b < counts[DR]; b++)
+				P->grid_kept[a * N + b] = grid[a][b];
+		P->grid_counts[TC] = counts[TC];
+		P->grid_counts[DR] = counts[DR];
+		P->grid_kept_ready = 1;
+	}
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			int minimum = 1;
@@ -579,11 +587,16 @@ out:
 int search_multi_start(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
 {
 	struct search_start found[CALIB_STARTS];
-	size_t nfound;
+	size_t nfound, i;
 	double chi2;
 
 	if (search_all(P, x, found, &nfound, &chi2, iterations, err) != 0)
 		return -1;
 	widen_for_alternatives(P, x, chi2, found, nfound);
+	P->nmodes = nfound;
+	for (i = 0; i < nfound; i++) {
+		P->mode_chi2[i] = found[i].chi2;
+		memcpy(P->mode_logp[i], found[i].logp, sizeof P->mode_logp[i]);
+	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -75,6 +76,7 @@ int uncertainty_bootstrap(
 	    malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
 	        sizeof *R.grid_model);
 	R.grid_model_ready = 0;
+	R.grid_kept = NULL;
 	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
 	    !R.grid_model) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
@@ -242,6 +244,9 @@ struct walk {
 	double c[NPHYS];  /* v = c . logp; c . c = 1 or 2 */
 	double logp_hat[NPHYS], v_hat;
 	double chi2_min, thr; /* thr: s^2 */
+	double d_start;       /* chi^2 at the walk's centre less chi2_min (0 at the estimate) */
+	double levels[3];     /* the 1-, 2-, 3-sigma levels of chi^2 - chi2_min */
+	double stop;          /* a walk ends past this */
 	gsl_vector *x_hat; /* Q's vector at the estimate: offset 0 along the axis, the nuisance */
 	gsl_vector *prev, *prev2, *x;
 	int seek_better; /* stop at a point below chi2_min by CALIB_PROFILE_IMPROVE * thr */
@@ -292,24 +297,29 @@ static double crossing(double d0, double d1, double thr)
  * off on a plateau (a curved valley seen from its floor) has a narrow 1-sigma but a
  * wide 3-sigma interval. Stops early when it finds a lower minimum (w->better).
  */
-static int walk_side(
-    struct walk *w, int side, double step0, double *se, int *iterations, struct err *err)
+static int walk_side(struct walk *w, int side, double step0, double *se, double ends[3],
+    int open[3], int *iterations, struct err *err)
 {
-	double v_prev = w->v_hat, v_prev2 = NAN, d_prev = 0, step = step0, end[3];
-	int k, level;
+	double v_prev = w->v_hat, v_prev2 = NAN, d_prev = w->d_start, step = step0, end[3];
+	int k, level, stopped = 0;
 	size_t i;
 
 	*se = 0;
 	gsl_vector_memcpy(w->prev, w->x_hat);
-	for (level = 0; level < 3; level++)
-		end[level] = w->v_hat;
+	for (level = 0; level < 3; level++) {
+		end[level] = w->d_start <= w->levels[level] ? w->v_hat : NAN;
+		open[level] = 0;
+	}
 	for (k = 0; k < CALIB_PROFILE_STEPS; k++) {
 		double v = v_prev + side * step, chi2, d;
 
 		if (fabs(v - w->v_hat) > CALIB_PROFILE_SPAN) {
 			for (level = 0; level < 3; level++)
-				if (d_prev <= (level + 1) * (level + 1) * w->thr)
+				if (d_prev <= w->levels[level]) {
 					end[level] = w->v_hat + side * CALIB_PROFILE_SPAN;
+					open[level] = 1;
+				}
+			stopped = 1;
 			break;
 		}
 		gsl_vector_memcpy(w->x, w->prev);
@@ -328,15 +338,17 @@ static int walk_side(
 			return 0;
 		}
 		for (level = 0; level < 3; level++) {
-			double lev = (level + 1) * (level + 1) * w->thr;
+			double lev = w->levels[level];
 
 			if (d <= lev)
 				end[level] = v;
 			else if (d_prev <= lev)
 				end[level] = v_prev + (v - v_prev) * crossing(d_prev, d, lev);
 		}
-		if (d > CALIB_PROFILE_STOP * w->thr)
+		if (d > w->stop) {
+			stopped = 1;
 			break;
+		}
 		gsl_vector_memcpy(w->prev2, w->prev);
 		gsl_vector_memcpy(w->prev, w->x);
 		v_prev2 = v_prev;
@@ -344,8 +356,13 @@ static int walk_side(
 		d_prev = d;
 		step = fmin(step * CALIB_PROFILE_GROWTH, CALIB_PROFILE_STEP_MAX);
 	}
-	for (level = 0; level < 3; level++)
+	for (level = 0; level < 3; level++) {
 		*se = fmax(*se, fabs(end[level] - w->v_hat) / (level + 1));
+		ends[level] = end[level];
+		/* out of steps still inside the level: the interval goes on beyond */
+		if (!stopped && d_prev <= w->levels[level])
+			open[level] = 1;
+	}
 	return 0;
 }
 
@@ -368,13 +385,13 @@ static void walk_free(struct walk *w)
  * minimum ends it all: pr->better is set and better (P's layout) is the point there.
  */
 static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
-    int seek_better, struct uncertainty_profiles *pr, gsl_vector *better, int *iterations,
-    struct err *err)
+    const double *levels, int seek_better, struct uncertainty_profiles *pr, gsl_vector *better,
+    int *iterations, struct err *err)
 {
 	static const double dirs[UNCERTAINTY_NPROF][NPHYS] = {{1, 0}, {0, 1}, {1, 1}};
 	struct walk w;
-	size_t n = P->n, j, q;
-	double s2;
+	size_t n = P->n, j, q, centre;
+	double s2, logp_hat[NPHYS];
 	int rc = -1, which, side;
 
 	memset(pr, 0, sizeof *pr);
@@ -400,10 +417,14 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 		goto out;
 	}
 	problem_phys_logs(P, x, w.logp_hat);
+	memcpy(logp_hat, w.logp_hat, sizeof logp_hat);
 	problem_residuals(x, P, w.Q.f1);
 	w.chi2_min = problem_sum_squares(w.Q.f1);
 	s2 = problem_residual_variance(w.chi2_min, n, P->p);
 	w.thr = s2;
+	for (which = 0; which < 3; which++)
+		w.levels[which] = levels ? levels[which] : (which + 1) * (which + 1) * s2;
+	w.stop = fmax(CALIB_PROFILE_STOP * s2, 2 * w.levels[2]);
 	for (which = 0; which < UNCERTAINTY_NPROF; which++) {
 		double var = 0, step0;
 		size_t k = 0;
@@ -442,10 +463,33 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 		}
 		step0 =
 		    fmin(fmax(sqrt(fmax(var, 0)), CALIB_PROFILE_STEP_MIN), CALIB_PROFILE_STEP_MAX);
+		for (i = 0; i < 3; i++) {
+			pr->lo[which][i] = pr->hi[which][i] = NAN;
+			pr->open_lo[which][i] = pr->open_hi[which][i] = 0;
+		}
+		for (centre = 0; centre <= P->nmodes; centre++)
 		for (side = -1; side <= 1; side += 2) {
-			double se;
+			double se, ends[3];
+			int open[3];
 
-			if (walk_side(&w, side, step0, &se, iterations, err) != 0)
+			if (centre == 0) {
+				problem_phys_logs(P, x, w.logp_hat);
+				w.d_start = 0;
+				w.seek_better = seek_better;
+			} else {
+				const double *mode = P->mode_logp[centre - 1];
+				double dist = 0;
+
+				for (i = 0; i < NPHYS; i++)
+					dist = fmax(dist, fabs(mode[i] - logp_hat[i]));
+				w.d_start = P->mode_chi2[centre - 1] - w.chi2_min;
+				if (dist < CALIB_DISTINCT_LOG || !(w.d_start <= 4 * w.thr))
+					continue;
+				memcpy(w.logp_hat, mode, sizeof w.logp_hat);
+				w.seek_better = 0;
+			}
+			w.v_hat = w.c[TC] * w.logp_hat[TC] + w.c[DR] * w.logp_hat[DR];
+			if (walk_side(&w, side, step0, &se, ends, open, iterations, err) != 0)
 				goto out;
 			if (w.better) {
 				pr->better = 1;
@@ -458,8 +502,21 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 				rc = 0;
 				goto out;
 			}
-			pr->se[which] = fmax(pr->se[which], se);
+			if (centre == 0)
+				pr->se[which] = fmax(pr->se[which], se);
+			for (i = 0; i < 3; i++) {
+				if (isnan(ends[i]))
+					continue;
+				if (side < 0) {
+					pr->lo[which][i] = fmin(pr->lo[which][i], ends[i]);
+					pr->open_lo[which][i] |= open[i];
+				} else {
+					pr->hi[which][i] = fmax(pr->hi[which][i], ends[i]);
+					pr->open_hi[which][i] |= open[i];
+				}
+			}
 		}
+		problem_phys_logs(P, x, w.logp_hat);
 		pr->done[which] = 1;
 	}
 	rc = 0;
@@ -477,7 +534,7 @@ int uncertainty_profile(struct problem *P, gsl_vector *x, struct uncertainty_ana
 	if (!better)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	for (restart = 0;; restart++) {
-		if (profile_all(P, x, an->cov, restart < CALIB_PROFILE_RESTARTS, pr, better,
+		if (profile_all(P, x, an->cov, NULL, restart < CALIB_PROFILE_RESTARTS, pr, better,
 		        iterations, err) != 0)
 			goto out;
 		if (!pr->better)
@@ -496,4 +553,139 @@ int uncertainty_profile(struct problem *P, gsl_vector *x, struct uncertainty_ana
 out:
 	gsl_vector_free(better);
 	return rc;
+}
+
+/*
+ * Confidence intervals. The k-sigma interval of a log parameter is the projection of
+ * the region {chi^2 - chi^2_min <= level_k}: its lowest and highest points, found by
+ * the profile walks (from the estimate and from every other minimum the search reached
+ * within the 2-sigma level), widened to every point of the first search's grid inside
+ * the level, and, with few degrees of freedom, to every point of a fine scan. An
+ * interval that reaches the grid's edge, or whose walk ran out still inside the level,
+ * is open on that side: the data bound the parameter on one side only.
+ *
+ * The level is the likelihood ratio's k^2 s^2, right where chi^2 is a smooth bowl near
+ * its minimum. With fewer than CALIB_MIN_DOF degrees of freedom it is at least what the
+ * chi^2 test of the whole parameter set allows, the n-dof quantile at the same coverage
+ * less chi^2_min: chi^2 at the truth has n degrees of freedom however rough the model,
+ * and the model of a few drops at a coarse timestep is rough indeed (the apex swings by
+ * millimetres as timeconst moves a few per cent, moving the contact's phase within a
+ * step), so the lowest of its many pieces fits the noise itself and the likelihood
+ * ratio at the truth has n, not 1, degrees of freedom. With more data the residuals
+ * show a misfit instead.
+ */
+static int few_dof(const struct problem *P)
+{
+	return P->n < P->p + CALIB_MIN_DOF;
+}
+
+/* The 1-, 2- and 3-sigma levels of chi^2 - chi^2_min at x, and whether the chi^2
+ * test set them. */
+static int interval_levels(struct problem *P, const gsl_vector *x, double levels[3])
+{
+	static const double coverage[3] = {
+	    0.682689492137086, 0.954499736103642, 0.997300203936740};
+	double chi2, s2;
+	int k, test = 0;
+
+	problem_residuals(x, P, P->f1);
+	chi2 = problem_sum_squares(P->f1);
+	s2 = problem_residual_variance(chi2, P->n, P->p);
+	for (k = 0; k < 3; k++) {
+		double allowed = gsl_cdf_chisq_Pinv(coverage[k], (double)P->n) * s2 - chi2;
+
+		levels[k] = (k + 1) * (k + 1) * s2;
+		if (few_dof(P) && allowed > levels[k]) {
+			levels[k] = allowed;
+			test = 1;
+		}
+	}
+	return test;
+}
+
+/* Widen out's intervals of parameter q at level k to the point logp, open where the
+ * point is on the edge of its grid (index idx of count). */
+static void interval_take(struct uncertainty_intervals *out, int q, int k, double v, int idx,
+    int count)
+{
+	out->log[q][k][0] = idx == 0 ? -INFINITY : fmin(out->log[q][k][0], v);
+	out->log[q][k][1] = idx == count - 1 ? INFINITY : fmax(out->log[q][k][1], v);
+}
+
+/* Every point of the first search's grid inside the levels. */
+static void interval_grid(
+    const struct problem *P, double chi2_min, struct uncertainty_intervals *out)
+{
+	int a, b, k, q;
+
+	if (!P->grid_kept_ready || P->nphys != NPHYS)
+		return;
+	for (a = 0; a < P->grid_counts[TC]; a++)
+		for (b = 0; b < P->grid_counts[DR]; b++) {
+			const struct search_start *g = &P->grid_kept[a * CALIB_GRID_POINTS + b];
+			int idx[NPHYS] = {a, b};
+
+			for (k = 0; k < 2; k++)
+				for (q = 0; q < NPHYS; q++)
+					if (g->chi2 - chi2_min <= out->levels[k])
+						interval_take(out, q, k, g->logp[q], idx[q],
+						    P->grid_counts[q]);
+		}
+}
+
+/* The fine scan of chi^2 over the starting grid's box (a fit with few degrees of
+ * freedom, no trajectory: each point costs a few drops or presses). */
+static void interval_scan(struct problem *P, double chi2_min, struct uncertainty_intervals *out)
+{
+	const double lo[NPHYS] = {
+	    log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
+	    log(CALIB_GRID_DAMPRATIO_MIN)};
+	const double hi[NPHYS] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
+	const int count[NPHYS] = {CALIB_SCAN_POINTS_TC, CALIB_SCAN_POINTS_DR};
+	int a, b, k, q;
+
+	for (a = 0; a < count[TC]; a++)
+		for (b = 0; b < count[DR]; b++) {
+			int idx[NPHYS] = {a, b};
+			double logp[NPHYS], d;
+
+			for (q = 0; q < NPHYS; q++) {
+				logp[q] = lo[q] + (hi[q] - lo[q]) * idx[q] / (count[q] - 1);
+				gsl_vector_set(P->xp, (size_t)q, logp[q]);
+			}
+			problem_residuals(P->xp, P, P->f1);
+			d = problem_sum_squares(P->f1) - chi2_min;
+			for (k = 0; k < 2; k++)
+				for (q = 0; q < NPHYS; q++)
+					if (d <= out->levels[k])
+						interval_take(out, q, k, logp[q], idx[q], count[q]);
+		}
+}
+
+int uncertainty_intervals(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
+    struct uncertainty_intervals *out, int *iterations, struct err *err)
+{
+	static const int prof_of[NPHYS] = {UNCERTAINTY_PROF_TC, UNCERTAINTY_PROF_DR};
+	struct uncertainty_profiles pr;
+	double chi2_min;
+	int q, k;
+
+	memset(out, 0, sizeof *out);
+	out->chi2_test = interval_levels(P, x, out->levels);
+	chi2_min = problem_sum_squares(P->f1);
+	if (profile_all(P, x, cov, out->levels, 0, &pr, NULL, iterations, err) != 0)
+		return -1;
+	for (q = 0; q < NPHYS; q++) {
+		int which = prof_of[q];
+
+		out->done[q] = pr.done[which];
+		for (k = 0; k < 2; k++) {
+			out->log[q][k][0] = pr.open_lo[which][k] ? -INFINITY : pr.lo[which][k];
+			out->log[q][k][1] = pr.open_hi[which][k] ? INFINITY : pr.hi[which][k];
+		}
+	}
+	interval_grid(P, chi2_min, out);
+	if (few_dof(P) && P->nphys == NPHYS && P->data->ntrajectories == 0)
+		interval_scan(P, chi2_min, out);
+	return 0;
 }

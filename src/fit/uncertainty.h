@@ -49,6 +49,11 @@ enum { UNCERTAINTY_PROF_TC, UNCERTAINTY_PROF_DR, UNCERTAINTY_PROF_PRODUCT, UNCER
 struct uncertainty_profiles {
 	int done[UNCERTAINTY_NPROF];
 	double se[UNCERTAINTY_NPROF];
+	/* The 1-, 2- and 3-sigma likelihood-ratio intervals' ends: the outermost over the
+	 * walks from the estimate and from every other minimum the search reached within
+	 * the 2-sigma level; open when a walk ran out still inside the level. */
+	double lo[UNCERTAINTY_NPROF][3], hi[UNCERTAINTY_NPROF][3];
+	int open_lo[UNCERTAINTY_NPROF][3], open_hi[UNCERTAINTY_NPROF][3];
 	int better; /* a lower minimum was found */
 };
 
@@ -94,5 +99,22 @@ struct uncertainty_boot {
  */
 int uncertainty_bootstrap(
     struct problem *P, const gsl_vector *x, struct uncertainty_boot *bt, struct err *err);
+
+/* Confidence intervals of the free log parameters (see uncertainty.c). */
+struct uncertainty_intervals {
+	int done[NPHYS];           /* parameter q's intervals were found */
+	double log[NPHYS][2][2];   /* [q][k - 1][low, high], -inf or +inf where open */
+	double levels[3];          /* the k-sigma levels of chi^2 - chi^2_min used */
+	int chi2_test;             /* a level was raised to the chi^2 test's (few dof) */
+};
+
+/*
+ * uncertainty_intervals: the 1- and 2-sigma confidence intervals of each free log
+ * parameter at the estimate x of P (cov: uncertainty_analyse()'s, for the walks' first
+ * steps) into *out. P's first search must have run (its grid and minima are read).
+ * Fails only when out of memory.
+ */
+int uncertainty_intervals(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
+    struct uncertainty_intervals *out, int *iterations, struct err *err);
 
 #endif

@@ -26,6 +26,46 @@ static json_t *real_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* exp(v), null for an infinite v: an interval's open end */
+static json_t *exp_or_null(double v)
+{
+	return isfinite(v) ? json_real(exp(v)) : json_null();
+}
+
+/* One parameter's confidence intervals, {"1sigma": [low, high], "2sigma": [...]} in
+ * the parameter's units, an open end null; null when the parameter is not identified. */
+static json_t *interval_json(const double interval_log[2][2])
+{
+	json_t *obj;
+	int k;
+
+	if (isnan(interval_log[0][0]) || isnan(interval_log[0][1]))
+		return json_null();
+	obj = json_object();
+	for (k = 0; obj && k < 2; k++) {
+		json_t *pair = json_pack("[o, o]", exp_or_null(interval_log[k][0]),
+		    exp_or_null(interval_log[k][1]));
+
+		if (!pair || json_object_set_new(obj, k == 0 ? "1sigma" : "2sigma", pair) != 0) {
+			json_decref(obj);
+			return NULL;
+		}
+	}
+	return obj;
+}
+
+/* The fit's "intervals": each parameter's, and how they were found. */
+static json_t *intervals_json(const struct fit_result *fit)
+{
+	static const char *const basis[] = {
+	    [FIT_INTERVAL_LIKELIHOOD_RATIO] = "likelihood_ratio",
+	    [FIT_INTERVAL_CHI2_TEST] = "chi2_test"};
+
+	return json_pack("{s:o, s:o, s:s}", "timeconst", interval_json(fit->interval_log[FIT_TC]),
+	    "dampratio", interval_json(fit->interval_log[FIT_DR]), "basis",
+	    basis[fit->interval_basis]);
+}
+
 static json_t *reals(const double *v, size_t n)
 {
 	json_t *a = json_array();
@@ -203,6 +243,7 @@ json_t *calib_fit_json(
 	put(se, "correlation", real_or_null(fit->correlation), &ok);
 	put(se, "basis", json_string(fit->se_scaled ? "residual_variance" : "noise_scale"), &ok);
 	put(root, "stderr", se, &ok);
+	put(root, "intervals", fitted ? intervals_json(fit) : json_null(), &ok);
 
 	put(product, "value", fitted ? json_real(fit->timeconst * fit->dampratio) : json_null(),
 	    &ok);
