@@ -99,4 +99,9 @@ int mjscene_efc(struct mjscene *ms, double z, double vel, struct mjscene_efc *ou
 /* Number of MuJoCo warnings since the process started (all scenes). */
 long mjscene_warnings(void);
 
+/* The calibration tests' scene: a 2 cm, 100 g sphere (box: a 10 cm, 1 kg cube) on the
+ * SO-101 gripper pad with solref (timeconst, dampratio), at the calibration's default
+ * timestep with refsafe on, under MuJoCo 2.2.2's rules (libmujoco's), for duration s. */
+struct scene mjscene_pad(int box, double timeconst, double dampratio, double duration);
+
 #endif

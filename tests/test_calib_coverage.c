@@ -45,27 +45,7 @@ static const double nominal[2] = {0.682689492137086, 0.954499736103642};
 
 static struct scene pad_scene(double timeconst, double dampratio)
 {
-	struct scene s = {0};
-
-	s.shape = SCENE_SPHERE;
-	s.size[0] = 0.02;
-	s.mass = 0.1;
-	pair_geom_default(&s.geom);
-	pair_geom_default(&s.floor);
-	s.floor.solref[0] = timeconst;
-	s.floor.solref[1] = dampratio;
-	s.floor.condim = CALIB_PAD_CONDIM;
-	s.floor.friction[0] = CALIB_PAD_FRICTION_SLIDE;
-	s.floor.friction[1] = CALIB_PAD_FRICTION_SPIN;
-	s.floor.friction[2] = CALIB_PAD_FRICTION_ROLL;
-	s.floor.priority = CALIB_PAD_PRIORITY;
-	s.option.timestep = CALIB_DEFAULT_TIMESTEP;
-	s.option.refsafe = 1;
-	s.option.gravity = DEFAULT_GRAVITY;
-	s.option.impratio = DEFAULT_IMPRATIO;
-	s.option.integrator = SCENE_EULER;
-	s.duration = RUN_STEPS * CALIB_DEFAULT_TIMESTEP;
-	return s;
+	return mjscene_pad(0, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
 }
 
 /* MuJoCo's first apex of a drop from height: the highest bottom after the first step in

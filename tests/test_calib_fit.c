@@ -57,29 +57,7 @@ struct dataset {
 
 static struct scene pad_scene(int box, double timeconst, double dampratio)
 {
-	struct scene s = {0};
-
-	s.shape = box ? SCENE_BOX : SCENE_SPHERE;
-	s.size[0] = box ? 0.05 : 0.02;
-	s.size[1] = s.size[2] = box ? 0.05 : 0;
-	s.mass = box ? 1 : 0.1;
-	pair_geom_default(&s.geom);
-	pair_geom_default(&s.floor);
-	s.floor.solref[0] = timeconst;
-	s.floor.solref[1] = dampratio;
-	s.floor.condim = CALIB_PAD_CONDIM;
-	s.floor.friction[0] = CALIB_PAD_FRICTION_SLIDE;
-	s.floor.friction[1] = CALIB_PAD_FRICTION_SPIN;
-	s.floor.friction[2] = CALIB_PAD_FRICTION_ROLL;
-	s.floor.priority = CALIB_PAD_PRIORITY;
-	s.option.timestep = CALIB_DEFAULT_TIMESTEP;
-	s.option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
-	s.option.refsafe = 1;
-	s.option.gravity = DEFAULT_GRAVITY;
-	s.option.impratio = DEFAULT_IMPRATIO;
-	s.option.integrator = SCENE_EULER;
-	s.duration = RUN_STEPS * CALIB_DEFAULT_TIMESTEP;
-	return s;
+	return mjscene_pad(box, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
 }
 
 static void open_scene(struct mjscene *ms, struct scene s, double height)
