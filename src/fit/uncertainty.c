@@ -390,9 +390,9 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 {
 	static const double dirs[UNCERTAINTY_NPROF][NPHYS] = {{1, 0}, {0, 1}, {1, 1}};
 	struct walk w;
-	size_t n = P->n, j, q, centre;
+	size_t n = P->n, j, q, walk;
 	double s2, logp_hat[NPHYS];
-	int rc = -1, which, side;
+	int rc = -1, which;
 
 	memset(pr, 0, sizeof *pr);
 	memset(&w, 0, sizeof w);
@@ -467,10 +467,11 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 			pr->lo[which][i] = pr->hi[which][i] = NAN;
 			pr->open_lo[which][i] = pr->open_hi[which][i] = 0;
 		}
-		for (centre = 0; centre <= P->nmodes; centre++)
-		for (side = -1; side <= 1; side += 2) {
+		/* from the estimate, then from every other minimum within the 2-sigma level */
+		for (walk = 0; walk < 2 * (P->nmodes + 1); walk++) {
+			size_t centre = walk / 2;
+			int side = walk % 2 ? 1 : -1, open[3];
 			double se, ends[3];
-			int open[3];
 
 			if (centre == 0) {
 				problem_phys_logs(P, x, w.logp_hat);
@@ -483,7 +484,10 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 				for (i = 0; i < NPHYS; i++)
 					dist = fmax(dist, fabs(mode[i] - logp_hat[i]));
 				w.d_start = P->mode_chi2[centre - 1] - w.chi2_min;
-				if (dist < CALIB_DISTINCT_LOG || !(w.d_start <= 4 * w.thr))
+				/* a mode of the first search has both parameters free: with one
+				 * held since, it lies off the problem */
+				if (P->nphys < NPHYS || dist < CALIB_DISTINCT_LOG ||
+				    !(w.d_start <= w.levels[1]))
 					continue;
 				memcpy(w.logp_hat, mode, sizeof w.logp_hat);
 				w.seek_better = 0;
