@@ -424,7 +424,9 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 	w.thr = s2;
 	for (which = 0; which < 3; which++)
 		w.levels[which] = levels ? levels[which] : (which + 1) * (which + 1) * s2;
-	w.stop = fmax(CALIB_PROFILE_STOP * s2, 2 * w.levels[2]);
+	/* past the 2-sigma level, the widest an interval needs; the standard profile's
+	 * stop is CALIB_PROFILE_STOP s^2 as it was */
+	w.stop = fmax(CALIB_PROFILE_STOP * s2, 2 * w.levels[1]);
 	for (which = 0; which < UNCERTAINTY_NPROF; which++) {
 		double var = 0, step0;
 		size_t k = 0;
@@ -583,9 +585,10 @@ static int few_dof(const struct problem *P)
 	return P->n < P->p + CALIB_MIN_DOF;
 }
 
-/* The 1-, 2- and 3-sigma levels of chi^2 - chi^2_min at x, and whether the chi^2
- * test set them. */
-static int interval_levels(struct problem *P, const gsl_vector *x, double levels[3])
+/* The 1-, 2- and 3-sigma levels of chi^2 - chi^2_min at x (chi^2 there into *chi2_min),
+ * and whether the chi^2 test set them. */
+static int interval_levels(
+    struct problem *P, const gsl_vector *x, double levels[3], double *chi2_min)
 {
 	static const double coverage[3] = {
 	    0.682689492137086, 0.954499736103642, 0.997300203936740};
@@ -593,7 +596,7 @@ static int interval_levels(struct problem *P, const gsl_vector *x, double levels
 	int k, test = 0;
 
 	problem_residuals(x, P, P->f1);
-	chi2 = problem_sum_squares(P->f1);
+	chi2 = *chi2_min = problem_sum_squares(P->f1);
 	s2 = problem_residual_variance(chi2, P->n, P->p);
 	for (k = 0; k < 3; k++) {
 		double allowed = gsl_cdf_chisq_Pinv(coverage[k], (double)P->n) * s2 - chi2;
@@ -675,8 +678,7 @@ int uncertainty_intervals(struct problem *P, const gsl_vector *x, const gsl_matr
 	int q, k;
 
 	memset(out, 0, sizeof *out);
-	out->chi2_test = interval_levels(P, x, out->levels);
-	chi2_min = problem_sum_squares(P->f1);
+	out->chi2_test = interval_levels(P, x, out->levels, &chi2_min);
 	if (profile_all(P, x, cov, out->levels, 0, &pr, NULL, iterations, err) != 0)
 		return -1;
 	for (q = 0; q < NPHYS; q++) {
