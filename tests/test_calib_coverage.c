@@ -43,16 +43,16 @@ static const double heights3[3] = {0.05, 0.1, 0.15};
 static const double heights8[MAX_DROPS] = {0.02, 0.05, 0.08, 0.11, 0.14, 0.17, 0.2, 0.23};
 static const double nominal[2] = {0.682689492137086, 0.954499736103642};
 
-static struct scene pad_scene(double timeconst, double dampratio)
+static struct ctd_scene pad_scene(double timeconst, double dampratio)
 {
 	return mjscene_pad(0, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
 }
 
 /* MuJoCo's first apex of a drop from height: the highest bottom after the first step in
  * contact, until it falls again after leaving the pad. */
-static double mj_apex(const struct scene *pad, double height)
+static double mj_apex(const struct ctd_scene *pad, double height)
 {
-	struct scene s = *pad;
+	struct ctd_scene s = *pad;
 	struct mjscene ms;
 	char msg[512];
 	double bottom, prev = 0, apex = 0;
@@ -98,8 +98,8 @@ static void measure(const double *heights, size_t ndrops, struct coverage *c)
 
 	memset(c, 0, sizeof *c);
 	for (t = 0; t < NTRUTHS; t++) {
-		struct scene truth = pad_scene(truths[t][0], truths[t][1]);
-		struct scene start = pad_scene(CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+		struct ctd_scene truth = pad_scene(truths[t][0], truths[t][1]);
+		struct ctd_scene start = pad_scene(CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 		double apex[MAX_DROPS];
 		gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 		size_t i;
@@ -122,7 +122,8 @@ static void measure(const double *heights, size_t ndrops, struct coverage *c)
 			}
 			data.drops = drops;
 			data.ndrops = ndrops;
-			ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+			ck_assert_msg(
+			    fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
 			c->ok += fit->status == FIT_OK;
 			c->few_dof += fit->status == FIT_FEW_DOF;
 			for (q = 0; q < 2; q++) {

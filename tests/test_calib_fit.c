@@ -55,12 +55,12 @@ struct dataset {
 	double t[NTRAJ][TRAJ_MAX], z[NTRAJ][TRAJ_MAX];
 };
 
-static struct scene pad_scene(int box, double timeconst, double dampratio)
+static struct ctd_scene pad_scene(int box, double timeconst, double dampratio)
 {
 	return mjscene_pad(box, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
 }
 
-static void open_scene(struct mjscene *ms, struct scene s, double height)
+static void open_scene(struct mjscene *ms, struct ctd_scene s, double height)
 {
 	char msg[512];
 
@@ -69,7 +69,7 @@ static void open_scene(struct mjscene *ms, struct scene s, double height)
 }
 
 /* Bottom heights after each of RUN_STEPS mj_steps from rest at height. */
-static void mj_drop(const struct scene *s, double height, double *bottom)
+static void mj_drop(const struct ctd_scene *s, double height, double *bottom)
 {
 	struct mjscene ms;
 	int i;
@@ -102,7 +102,7 @@ static double first_apex(const double *bottom)
 }
 
 /* MuJoCo's static penetration under total normal force `force`. */
-static double mj_press(const struct scene *s, double force)
+static double mj_press(const struct ctd_scene *s, double force)
 {
 	struct mjscene ms;
 	double lo = 0, hi = 0.1;
@@ -126,7 +126,7 @@ static double mj_press(const struct scene *s, double force)
 
 static void make_dataset(struct dataset *d, int box, int truth, double noise, unsigned seed)
 {
-	struct scene s = pad_scene(box, truths[truth][0], truths[truth][1]);
+	struct ctd_scene s = pad_scene(box, truths[truth][0], truths[truth][1]);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	double bottom[RUN_STEPS];
 	int i, j, first;
@@ -170,7 +170,7 @@ static void make_dataset(struct dataset *d, int box, int truth, double noise, un
 
 static struct fit_result *fit_kinds(const struct dataset *d, int box, int kinds)
 {
-	struct scene start = pad_scene(box, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct ctd_scene start = pad_scene(box, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -379,7 +379,7 @@ END_TEST
 /* Nothing uploaded yet: a fit object that says so, not an error. */
 START_TEST(empty_is_insufficient)
 {
-	struct scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -510,11 +510,11 @@ START_TEST(mjcf_pastes_into_mujoco)
 		touched |= bottom[i] < 0;
 	}
 	{
-		struct scene_model sm;
-		struct scene fitted = fit->scene;
+		struct ctd_scene_model sm;
+		struct ctd_scene fitted = fit->scene;
 
 		fitted.option.refsafe = 1; /* as MuJoCo runs it: the fitted timeconst is above 2h */
-		scene_prepare(&fitted, &sm);
+		ctd_scene_prepare(&fitted, &sm);
 		ck_assert_double_eq_tol(apex, model_rebound(&sm, 0.1), 1e-9);
 		ck_assert_double_gt(
 		    apex, 1e-3); /* it does bounce: the comparison means something */

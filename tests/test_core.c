@@ -28,39 +28,39 @@
 static const double default_solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
 
 /* the spec's probe scene: 1 kg, r = 0.05 sphere or 0.05 cube, h = 0.002 */
-static void probe_scene(struct scene *s, enum scene_shape shape, int condim)
+static void probe_scene(struct ctd_scene *s, enum ctd_scene_shape shape, int condim)
 {
 	s->shape = shape;
 	s->size[0] = s->size[1] = s->size[2] = 0.05;
 	s->mass = 1;
-	pair_geom_default(&s->geom);
-	pair_geom_default(&s->floor);
+	ctd_pair_geom_default(&s->geom);
+	ctd_pair_geom_default(&s->floor);
 	s->geom.condim = s->floor.condim = condim;
 	s->option.timestep = 0.002;
-	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
+	s->option.mujoco = CTD_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = 1;
 	s->option.gravity = 9.81;
 	s->option.impratio = 1;
-	s->option.integrator = SCENE_EULER;
+	s->option.integrator = CTD_SCENE_EULER;
 	s->height = 0;
 	s->duration = 2;
 }
 
 START_TEST(impedance_default_solimp)
 {
-	struct law_solimp s;
+	struct ctd_law_solimp s;
 	double deriv, imp;
 
 	/* the probe's dist comes from geometry: centre 0.05 - 0.0004 minus radius 0.05 */
-	law_solimp_clamp(default_solimp, &s);
-	imp = law_impedance((0.05 - 0.0004) - 0.05, &s, &deriv);
+	ctd_law_solimp_clamp(default_solimp, &s);
+	imp = ctd_law_impedance((0.05 - 0.0004) - 0.05, &s, &deriv);
 	ck_assert_double_eq_tol(imp, 0.91599999999999981, 1e-16);
 	ck_assert(REL(deriv, -79.9999999999994) < 1e-13);
 	/* the lesson's convention (penetration >= 0) gives the same value */
-	ck_assert_double_eq(law_impedance(0.05 - (0.05 - 0.0004), &s, NULL), imp);
+	ck_assert_double_eq(ctd_law_impedance(0.05 - (0.05 - 0.0004), &s, NULL), imp);
 	/* saturation at and beyond the width, d0 at zero */
-	ck_assert_double_eq(law_impedance(-0.002, &s, NULL), 0.95);
-	ck_assert_double_eq(law_impedance(0, &s, NULL), 0.9);
+	ck_assert_double_eq(ctd_law_impedance(-0.002, &s, NULL), 0.95);
+	ck_assert_double_eq(ctd_law_impedance(0, &s, NULL), 0.9);
 }
 END_TEST
 
@@ -69,26 +69,26 @@ START_TEST(impedance_shapes_and_clamps)
 	const double shaped[5] = {0.5, 0.99, 0.01, 0.3, 3};
 	const double flat[5] = {0.7, 0.7, 0.01, 0.5, 2};
 	const double wild[5] = {-1, 2, -0.5, 7, 0.2};
-	struct law_solimp s;
+	struct ctd_law_solimp s;
 	double deriv;
 
-	law_solimp_clamp(shaped, &s);
-	ck_assert(REL(law_impedance(-0.002, &s, NULL), 0.54355555555555568) < 1e-15);
-	ck_assert(REL(law_impedance(-0.005, &s, NULL), 0.86499999999999977) < 1e-15);
+	ctd_law_solimp_clamp(shaped, &s);
+	ck_assert(REL(ctd_law_impedance(-0.002, &s, NULL), 0.54355555555555568) < 1e-15);
+	ck_assert(REL(ctd_law_impedance(-0.005, &s, NULL), 0.86499999999999977) < 1e-15);
 
-	law_solimp_clamp(flat, &s);
-	ck_assert_double_eq(law_impedance(-0.003, &s, &deriv), 0.7);
+	ctd_law_solimp_clamp(flat, &s);
+	ck_assert_double_eq(ctd_law_impedance(-0.003, &s, &deriv), 0.7);
 	ck_assert_double_eq(deriv, 0);
 
 	/* getsolparam: d0, dwidth, midpoint to [1e-4, 0.9999]; width >= 0; power >= 1 */
-	law_solimp_clamp(wild, &s);
+	ctd_law_solimp_clamp(wild, &s);
 	ck_assert_double_eq(s.d0, 1e-4);
 	ck_assert_double_eq(s.dwidth, 0.9999);
 	ck_assert_double_eq(s.width, 0);
 	ck_assert_double_eq(s.midpoint, 0.9999);
 	ck_assert_double_eq(s.power, 1);
 	/* zero width: flat at the mean of the ends */
-	ck_assert_double_eq(law_impedance(-0.1, &s, NULL), 0.5 * (1e-4 + 0.9999));
+	ck_assert_double_eq(ctd_law_impedance(-0.1, &s, NULL), 0.5 * (1e-4 + 0.9999));
 }
 END_TEST
 
@@ -97,35 +97,35 @@ START_TEST(solref_gains)
 	const double standard[2] = {0.02, 1}, stiff[2] = {0.001, 1}, stiff07[2] = {0.001, 0.7};
 	const double direct[2] = {-1000, -10}, mixed[2] = {0.05, -3}, zero_damp[2] = {0.02, 0};
 	const double direct_undamped[2] = {-500, 0};
-	struct law_gains g;
+	struct ctd_law_gains g;
 
-	law_solref_kb(standard, 0.95, 0.002, 1, &g);
+	ctd_law_solref_kb(standard, 0.95, 0.002, 1, &g);
 	ck_assert(REL(g.K, 2770.0831024930749) < 1e-15);
 	ck_assert(REL(g.B, 105.26315789473685) < 1e-15);
 	ck_assert_double_eq(g.timeconst_used, 0.02);
 
 	/* refsafe clamps timeconst to 2h = 0.004, and only when enabled */
-	law_solref_kb(stiff, 0.95, 0.002, 1, &g);
+	ctd_law_solref_kb(stiff, 0.95, 0.002, 1, &g);
 	ck_assert(REL(g.K, 69252.077562326871) < 1e-15);
 	ck_assert_double_eq(g.timeconst_used, 0.004);
-	law_solref_kb(stiff, 0.95, 0.002, 0, &g);
+	ctd_law_solref_kb(stiff, 0.95, 0.002, 0, &g);
 	ck_assert(REL(g.K, 1108033.2409972299) < 1e-15);
-	law_solref_kb(stiff07, 0.95, 0.002, 1, &g);
+	ctd_law_solref_kb(stiff07, 0.95, 0.002, 1, &g);
 	ck_assert_double_eq_tol(g.K, 141330.7705, 5e-5); /* spec prints 4 decimals */
 
-	law_solref_kb(direct, 0.95, 0.002, 1, &g);
+	ctd_law_solref_kb(direct, 0.95, 0.002, 1, &g);
 	ck_assert(g.direct);
 	ck_assert(REL(g.K, 1108.03324099723) < 1e-14);
 	ck_assert(REL(g.B, 10.526315789473685) < 1e-15);
 
 	/* mixed sign, and a zero dampratio, fall back to (0.02, 1) */
-	law_solref_kb(mixed, 0.95, 0.002, 1, &g);
+	ctd_law_solref_kb(mixed, 0.95, 0.002, 1, &g);
 	ck_assert(g.fell_back);
 	ck_assert(REL(g.K, 2770.0831024930749) < 1e-15);
-	law_solref_kb(zero_damp, 0.95, 0.002, 1, &g);
+	ctd_law_solref_kb(zero_damp, 0.95, 0.002, 1, &g);
 	ck_assert(g.fell_back);
 	/* (-k, 0) is a valid direct solref with no damping */
-	law_solref_kb(direct_undamped, 0.95, 0.002, 1, &g);
+	ctd_law_solref_kb(direct_undamped, 0.95, 0.002, 1, &g);
 	ck_assert(!g.fell_back && g.direct);
 	ck_assert_double_eq(g.B, 0);
 }
@@ -136,21 +136,21 @@ START_TEST(contact_accel_lesson_step2)
 	/* Build it, Step 2: at r = 0.5 mm, v = -0.3 m/s, aref = 32.860111 (MuJoCo's efc_aref);
 	 * independently: imp = 0.925, K*imp*r + B*0.3 with K, B of tc 0.02 */
 	const double solref[2] = {0.02, 1};
-	struct law_solimp s;
-	struct law_gains g;
+	struct ctd_law_solimp s;
+	struct ctd_law_gains g;
 	double imp, aref, a;
 
-	law_solimp_clamp(default_solimp, &s);
-	law_solref_kb(solref, s.dwidth, 0.002, 1, &g);
-	imp = law_impedance(-0.0005, &s, NULL);
+	ctd_law_solimp_clamp(default_solimp, &s);
+	ctd_law_solref_kb(solref, s.dwidth, 0.002, 1, &g);
+	imp = ctd_law_impedance(-0.0005, &s, NULL);
 	ck_assert_double_eq_tol(imp, 0.925, 1e-15);
 	aref = -g.B * -0.3 - g.K * imp * -0.0005;
 	ck_assert_double_eq_tol(aref, 32.860111, 5e-7);
-	a = law_contact_accel(-0.0005, -0.3, -9.81, solref, &s, 0.002, 1);
+	a = ctd_law_contact_accel(-0.0005, -0.3, -9.81, solref, &s, 0.002, 1);
 	ck_assert(REL(a, imp * aref + (1 - imp) * -9.81) < 1e-15);
 	/* no pull: separating fast, the contact gives a0 */
-	ck_assert_double_eq(law_contact_accel(-0.0005, 5, -9.81, solref, &s, 0.002, 1), -9.81);
-	ck_assert_double_eq(law_contact_accel(0.001, -0.3, -9.81, solref, &s, 0.002, 1), -9.81);
+	ck_assert_double_eq(ctd_law_contact_accel(-0.0005, 5, -9.81, solref, &s, 0.002, 1), -9.81);
+	ck_assert_double_eq(ctd_law_contact_accel(0.001, -0.3, -9.81, solref, &s, 0.002, 1), -9.81);
 }
 END_TEST
 
@@ -160,58 +160,58 @@ START_TEST(resting_penetration_closed_form)
 	 */
 	const double solref[2] = {0.1, 1};
 	const double solimp_flat[5] = {0.9, 0.9, 0.001, 0.5, 2};
-	struct law_solimp s;
+	struct ctd_law_solimp s;
 	double r;
 
-	law_solimp_clamp(default_solimp, &s);
-	ck_assert_int_eq(law_resting_penetration(9.81, solref, &s, 0.002, 1, &r), 0);
+	ctd_law_solimp_clamp(default_solimp, &s);
+	ck_assert_int_eq(ctd_law_resting_penetration(9.81, solref, &s, 0.002, 1, &r), 0);
 	ck_assert(REL(r, 0.05 * 9.81 * 0.01) < 1e-14);
 	/* inside the width, the root satisfies d^2 K r = (1-d) a_u */
 	{
 		const double soft[2] = {0.02, 1};
-		struct law_gains g;
+		struct ctd_law_gains g;
 		double d;
-		ck_assert_int_eq(law_resting_penetration(9.81, soft, &s, 0.002, 1, &r), 0);
-		law_solref_kb(soft, s.dwidth, 0.002, 1, &g);
-		d = law_impedance(r, &s, NULL);
+		ck_assert_int_eq(ctd_law_resting_penetration(9.81, soft, &s, 0.002, 1, &r), 0);
+		ctd_law_solref_kb(soft, s.dwidth, 0.002, 1, &g);
+		d = ctd_law_impedance(r, &s, NULL);
 		ck_assert(fabs(d * d * g.K * r - (1 - d) * 9.81) < 1e-12);
 		ck_assert_double_eq_tol(r * 1e3, 0.3672, 5e-5); /* lesson Step 3 */
 	}
-	law_solimp_clamp(solimp_flat, &s);
-	ck_assert_int_eq(law_resting_penetration(9.81, solref, &s, 0.002, 1, &r), 0);
+	ctd_law_solimp_clamp(solimp_flat, &s);
+	ck_assert_int_eq(ctd_law_resting_penetration(9.81, solref, &s, 0.002, 1, &r), 0);
 	ck_assert(REL(r, 0.1 * 9.81 * 0.01 * (0.9 * 0.9) / (0.9 * 0.9)) < 1e-14);
 	/* no load, no penetration; negative load has no resting state */
-	ck_assert_int_eq(law_resting_penetration(0, solref, &s, 0.002, 1, &r), 0);
+	ck_assert_int_eq(ctd_law_resting_penetration(0, solref, &s, 0.002, 1, &r), 0);
 	ck_assert_double_eq(r, 0);
-	ck_assert_int_eq(law_resting_penetration(-1, solref, &s, 0.002, 1, &r), -1);
+	ck_assert_int_eq(ctd_law_resting_penetration(-1, solref, &s, 0.002, 1, &r), -1);
 }
 END_TEST
 
 START_TEST(error_reduction_formula)
 {
 	/* phyz: dt / (2 tau zeta^2 + dt); saturates at 1 as tau -> 0 */
-	ck_assert_double_eq_tol(law_error_reduction(0.02, 1, 0.002), 0.002 / 0.042, 1e-16);
-	ck_assert_double_eq_tol(law_error_reduction(0.02, 0.5, 0.002), 0.002 / 0.012, 1e-16);
-	ck_assert(law_error_reduction(1e-12, 1, 0.002) > 0.999999);
+	ck_assert_double_eq_tol(ctd_law_error_reduction(0.02, 1, 0.002), 0.002 / 0.042, 1e-16);
+	ck_assert_double_eq_tol(ctd_law_error_reduction(0.02, 0.5, 0.002), 0.002 / 0.012, 1e-16);
+	ck_assert(ctd_law_error_reduction(1e-12, 1, 0.002) > 0.999999);
 }
 END_TEST
 
 START_TEST(pair_solmix_priority_margin)
 {
-	struct mjver_rules rules;
+	struct ctd_mjver_rules rules;
 
-	mjver_rules(MJVER_2_2_2, &rules);
-	struct pair_geom plane, body;
-	struct pair_contact c;
+	ctd_mjver_rules(CTD_MJVER_2_2_2, &rules);
+	struct ctd_pair_geom plane, body;
+	struct ctd_pair_contact c;
 
 	/* solmix 1:3 (plane:sphere), MuJoCo: solref (0.0425, 0.625), solimp[0] 0.825 */
-	pair_geom_default(&plane);
-	pair_geom_default(&body);
+	ctd_pair_geom_default(&plane);
+	ctd_pair_geom_default(&body);
 	body.solmix = 3;
 	body.solref[0] = 0.05;
 	body.solref[1] = 0.5;
 	body.solimp[0] = 0.8;
-	pair_combine(&plane, &body, &rules, &c);
+	ctd_pair_combine(&plane, &body, &rules, &c);
 	ck_assert(REL(c.solref[0], 0.0425) < 1e-15);
 	ck_assert(REL(c.solref[1], 0.625) < 1e-15);
 	ck_assert(REL(c.solimp[0], 0.825) < 1e-15);
@@ -219,30 +219,30 @@ START_TEST(pair_solmix_priority_margin)
 	/* one direct solref: elementwise min instead of the average */
 	body.solref[0] = -1000;
 	body.solref[1] = -10;
-	pair_combine(&plane, &body, &rules, &c);
+	ctd_pair_combine(&plane, &body, &rules, &c);
 	ck_assert_double_eq(c.solref[0], -1000);
 	ck_assert_double_eq(c.solref[1], -10);
 
 	/* priority: the winner supplies condim, friction, solref, solimp */
-	pair_geom_default(&body);
+	ctd_pair_geom_default(&body);
 	body.priority = 1;
 	body.condim = 6;
 	body.friction[0] = 0.3;
 	body.solref[0] = 0.01;
 	plane.condim = 1;
 	plane.friction[0] = 2;
-	pair_combine(&plane, &body, &rules, &c);
+	ctd_pair_combine(&plane, &body, &rules, &c);
 	ck_assert_int_eq(c.condim, 6);
 	ck_assert_double_eq(c.friction[0], 0.3);
 	ck_assert_double_eq(c.solref[0], 0.01);
 
 	/* equal priority: max condim and friction; friction clamped to mjMINMU */
-	pair_geom_default(&plane);
-	pair_geom_default(&body);
+	ctd_pair_geom_default(&plane);
+	ctd_pair_geom_default(&body);
 	plane.condim = 1;
 	body.friction[2] = 0;
 	plane.friction[2] = 0;
-	pair_combine(&plane, &body, &rules, &c);
+	ctd_pair_combine(&plane, &body, &rules, &c);
 	ck_assert_int_eq(c.condim, 3);
 	ck_assert_double_eq(c.friction[3], 1e-5);
 
@@ -250,22 +250,22 @@ START_TEST(pair_solmix_priority_margin)
 	plane.margin = 0.01;
 	plane.gap = 0.004;
 	body.margin = 0.002;
-	pair_combine(&plane, &body, &rules, &c);
+	ctd_pair_combine(&plane, &body, &rules, &c);
 	ck_assert(REL(c.includemargin, 0.006) < 1e-15);
 }
 END_TEST
 
 START_TEST(scene_sphere_probe)
 {
-	struct scene s;
-	struct scene_model m;
-	struct scene_contact_state st;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_scene_contact_state st;
 	double a;
 
-	probe_scene(&s, SCENE_SPHERE, 1);
-	scene_prepare(&s, &m);
+	probe_scene(&s, CTD_SCENE_SPHERE, 1);
+	ctd_scene_prepare(&s, &m);
 	ck_assert_int_eq(m.rows, 1);
-	a = scene_accel(&m, 0.05 - 0.0004, -0.3, &st);
+	a = ctd_scene_accel(&m, 0.05 - 0.0004, -0.3, &st);
 	ck_assert(st.active);
 	ck_assert(REL(st.row_R, 0.09170305676855918) < 1e-15);
 	ck_assert(REL(st.aref, 32.593905817174509) < 1e-15);
@@ -275,23 +275,23 @@ START_TEST(scene_sphere_probe)
 	/* direct solref (-1000, -10): qacc 2.4404723545706317 */
 	s.geom.solref[0] = s.floor.solref[0] = -1000;
 	s.geom.solref[1] = s.floor.solref[1] = -10;
-	scene_prepare(&s, &m);
-	ck_assert(REL(scene_accel(&m, 0.05 - 0.0004, -0.3, NULL), 2.4404723545706317) < 1e-14);
+	ctd_scene_prepare(&s, &m);
+	ck_assert(REL(ctd_scene_accel(&m, 0.05 - 0.0004, -0.3, NULL), 2.4404723545706317) < 1e-14);
 }
 END_TEST
 
 START_TEST(scene_box_pyramid_probe)
 {
-	struct scene s;
-	struct scene_model m;
-	struct scene_contact_state st;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_scene_contact_state st;
 	double a;
 
-	probe_scene(&s, SCENE_BOX, 3);
-	scene_prepare(&s, &m);
+	probe_scene(&s, CTD_SCENE_BOX, 3);
+	ctd_scene_prepare(&s, &m);
 	ck_assert_int_eq(m.contacts, 4);
 	ck_assert_int_eq(m.rows, 16);
-	a = scene_accel(&m, 0.05 - 0.0004, -0.3, &st);
+	a = ctd_scene_accel(&m, 0.05 - 0.0004, -0.3, &st);
 	ck_assert(REL(st.row_R, 0.36681222707423672) < 1e-15);
 	ck_assert(REL(a, 31.643551471218601) < 1e-14);
 	/* default friction and impratio: effective impedance 4 imp / (1 + 3 imp) (spec §9.5) */
@@ -300,27 +300,27 @@ START_TEST(scene_box_pyramid_probe)
 	                  (1 + 3 * st.impedance)) < 1e-14);
 
 	s.option.impratio = 5;
-	scene_prepare(&s, &m);
-	scene_accel(&m, 0.05 - 0.0004, -0.3, &st);
+	ctd_scene_prepare(&s, &m);
+	ctd_scene_accel(&m, 0.05 - 0.0004, -0.3, &st);
 	ck_assert(REL(st.row_R, 0.073362445414847335) < 1e-15);
 
 	/* margin/gap: rows exist while dist < includemargin; at dist = +0.003 imp 0.909,
 	 * aref 18.080332409972293 (plane margin .01 gap .004, sphere margin .002, solimp
 	 * width 0.01, v = -0.1) */
-	probe_scene(&s, SCENE_SPHERE, 1);
+	probe_scene(&s, CTD_SCENE_SPHERE, 1);
 	s.geom.solimp[2] = s.floor.solimp[2] = 0.01;
 	s.floor.margin = 0.01;
 	s.floor.gap = 0.004;
 	s.geom.margin = 0.002;
-	scene_prepare(&s, &m);
-	scene_accel(&m, 0.05 + 0.003, -0.1, &st);
+	ctd_scene_prepare(&s, &m);
+	ctd_scene_accel(&m, 0.05 + 0.003, -0.1, &st);
 	ck_assert(st.active);
 	ck_assert(REL(st.impedance, 0.909) < 1e-14);
 	ck_assert(REL(st.aref, 18.080332409972293) < 1e-14);
 	/* rows exist only inside includemargin = margin - gap, not up to margin */
-	scene_accel(&m, m.half_height + 0.0061, -0.1, &st);
+	ctd_scene_accel(&m, m.half_height + 0.0061, -0.1, &st);
 	ck_assert(!st.active);
-	scene_accel(&m, m.half_height + 0.0059, -0.1, &st);
+	ctd_scene_accel(&m, m.half_height + 0.0059, -0.1, &st);
 	ck_assert(st.active);
 }
 END_TEST
@@ -328,20 +328,20 @@ END_TEST
 START_TEST(scene_rest_matches_closed_form)
 {
 	/* spec §9: sphere -dist = g (1-dmax) tc^2 dr^2 at constant imp; the box a quarter of it */
-	struct scene s;
-	struct scene_model m;
-	struct sim_rest r;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_sim_rest r;
 	const double flat[5] = {0.95, 0.95, 0.001, 0.5, 2};
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		probe_scene(&s, i ? SCENE_BOX : SCENE_SPHERE, i ? 3 : 1);
+		probe_scene(&s, i ? CTD_SCENE_BOX : CTD_SCENE_SPHERE, i ? 3 : 1);
 		for (int k = 0; k < 5; k++)
 			s.geom.solimp[k] = s.floor.solimp[k] = flat[k];
 		s.geom.solref[0] = s.floor.solref[0] = 0.03;
 		s.geom.solref[1] = s.floor.solref[1] = 0.8;
-		scene_prepare(&s, &m);
-		sim_rest(&m, 0, 2, &r);
+		ctd_scene_prepare(&s, &m);
+		ctd_sim_rest(&m, 0, 2, &r);
 		ck_assert(r.has_equilibrium);
 		ck_assert(REL(r.penetration, 9.81 * 0.05 * 0.03 * 0.03 * 0.8 * 0.8 / (i ? 4 : 1)) <
 		    1e-13);
@@ -356,22 +356,22 @@ END_TEST
 START_TEST(sim_drop_trace_keeps_extremes)
 {
 	static const size_t caps[] = {4, 7, 100, 1002, 5000};
-	struct scene s;
-	struct scene_model m;
-	struct sim_drop plain, traced;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_sim_drop plain, traced;
 	double t[5000], z[5000];
 	size_t c, i;
 
-	probe_scene(&s, SCENE_BOX, 3);
+	probe_scene(&s, CTD_SCENE_BOX, 3);
 	s.height = 0.1;
 	s.geom.solref[1] = s.floor.solref[1] = 0.1; /* bouncy: many extremes */
-	scene_prepare(&s, &m);
-	sim_drop(&m, 0.1, 2, &plain);
+	ctd_scene_prepare(&s, &m);
+	ctd_sim_drop(&m, 0.1, 2, &plain);
 	for (c = 0; c < sizeof caps / sizeof caps[0]; c++) {
-		struct sim_trace tr = {t, z, caps[c], 0};
+		struct ctd_sim_trace tr = {t, z, caps[c], 0};
 		double lo = INFINITY, hi = -INFINITY;
 
-		sim_drop_trace(&m, 0.1, 2, &traced, &tr);
+		ctd_sim_drop_trace(&m, 0.1, 2, &traced, &tr);
 		/* the same loop: the metrics do not change by being traced */
 		ck_assert(memcmp(&plain, &traced, sizeof plain) == 0);
 		ck_assert_uint_le(tr.count, caps[c]);
@@ -397,13 +397,13 @@ START_TEST(sim_drop_lesson_default)
 {
 	/* the lesson's experiment: 10 cm cube, 1 kg, dropped 10 cm, dt 2 ms: 8.283 mm deep, no
 	 * rebound */
-	struct scene s;
-	struct scene_model m;
-	struct sim_drop d;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_sim_drop d;
 
-	probe_scene(&s, SCENE_BOX, 3);
-	scene_prepare(&s, &m);
-	sim_drop(&m, 0.1, 2, &d);
+	probe_scene(&s, CTD_SCENE_BOX, 3);
+	ctd_scene_prepare(&s, &m);
+	ctd_sim_drop(&m, 0.1, 2, &d);
 	ck_assert_int_eq(d.steps, 1000);
 	ck_assert_double_eq_tol(d.peak_penetration * 1e3, 8.283, 5e-4);
 	ck_assert_double_eq(d.rebound, 0);
@@ -418,13 +418,13 @@ END_TEST
 START_TEST(sim_free_fall_is_exact)
 {
 	/* far above the plane: semi-implicit Euler gives z_n = z0 - g h^2 n(n+1)/2 */
-	struct scene s;
-	struct scene_model m;
-	struct sim_drop d;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_sim_drop d;
 
-	probe_scene(&s, SCENE_SPHERE, 1);
-	scene_prepare(&s, &m);
-	sim_drop(&m, 10, 0.2, &d);
+	probe_scene(&s, CTD_SCENE_SPHERE, 1);
+	ctd_scene_prepare(&s, &m);
+	ctd_sim_drop(&m, 10, 0.2, &d);
 	ck_assert_int_eq(d.steps, 100);
 	ck_assert_double_eq_tol(
 	    -d.final_penetration, 10 - 9.81 * 0.002 * 0.002 * 100 * 101 / 2, 1e-12);
@@ -435,13 +435,13 @@ END_TEST
 START_TEST(growth_lesson_step4)
 {
 	/* Build it, Step 4 (d = 0.95, h = 0.002): growth per step, to the printed digits */
-	struct growth_report g;
+	struct ctd_growth_report g;
 	size_t i;
 
 	for (i = 0; i < LESSON_STEP4_ROWS; i++) {
 		const double solref[2] = {lesson_step4[i].tc, lesson_step4[i].dr};
-		growth_stability(
-		    solref, default_solimp, 0.95, 0.002, lesson_step4[i].refsafe, SCENE_EULER, &g);
+		ctd_growth_stability(solref, default_solimp, 0.95, 0.002, lesson_step4[i].refsafe,
+		    CTD_SCENE_EULER, &g);
 		ck_assert_double_eq_tol(g.growth, lesson_step4[i].growth, 5e-4);
 		ck_assert_double_eq_tol(g.h_omega, lesson_step4[i].h_omega, 5e-3);
 		ck_assert_int_eq(g.stable, lesson_step4[i].growth <= 1);
@@ -449,7 +449,7 @@ START_TEST(growth_lesson_step4)
 	/* the gap in the guard: refsafe on, dampratio 0.05 still unstable */
 	{
 		const double solref[2] = {0.02, 0.05};
-		growth_stability(solref, default_solimp, -1, 0.002, 1, SCENE_EULER, &g);
+		ctd_growth_stability(solref, default_solimp, -1, 0.002, 1, CTD_SCENE_EULER, &g);
 		ck_assert(g.guard_gap);
 		ck_assert_double_eq(g.impedance, 0.95);
 	}
@@ -460,29 +460,30 @@ START_TEST(growth_integrators)
 {
 	/* Euler: the golden ratio at h*c = 2, h^2*k = 1 (trace -1, det -1) */
 	ck_assert_double_eq_tol(
-	    growth_step(250000, 1000, 0.002, SCENE_EULER), (1 + sqrt(5)) / 2, 1e-12);
+	    ctd_growth_step(250000, 1000, 0.002, CTD_SCENE_EULER), (1 + sqrt(5)) / 2, 1e-12);
 	/* implicit/implicitfast step the contact like Euler */
-	ck_assert_double_eq(growth_step(250000, 1000, 0.002, SCENE_IMPLICIT),
-	    growth_step(250000, 1000, 0.002, SCENE_EULER));
+	ck_assert_double_eq(ctd_growth_step(250000, 1000, 0.002, CTD_SCENE_IMPLICIT),
+	    ctd_growth_step(250000, 1000, 0.002, CTD_SCENE_EULER));
 	/* RK4 on an undamped oscillator: |1 - w^2h^2/2 + w^4h^4/24 + i(wh - w^3h^3/6)| */
 	{
 		double wh = 0.5;
 		double re = 1 - wh * wh / 2 + pow(wh, 4) / 24, im = wh - pow(wh, 3) / 6;
-		ck_assert_double_eq_tol(growth_step(wh * wh / (0.01 * 0.01), 0, 0.01, SCENE_RK4),
+		ck_assert_double_eq_tol(
+		    ctd_growth_step(wh * wh / (0.01 * 0.01), 0, 0.01, CTD_SCENE_RK4),
 		    sqrt(re * re + im * im), 1e-14);
 	}
 	/* RK4 of pure decay x' = -x/tau (k = 0): the modes are 0 and -c */
 	{
 		double z = -0.1;
 		ck_assert_double_eq_tol(
-		    growth_step(0, 10, 0.01, SCENE_RK4), 1.0, 1e-15); /* the neutral mode */
+		    ctd_growth_step(0, 10, 0.01, CTD_SCENE_RK4), 1.0, 1e-15); /* the neutral mode */
 		ck_assert(fabs(1 + z + z * z / 2 + z * z * z / 6 + z * z * z * z / 24) < 1);
 	}
 }
 END_TEST
 
 /* The release table: the default is the newest, every name finds itself, 2.2.2 is
- * MJVER_2_2_2, and the rules change exactly at 3.2.0, 3.5.0, 3.9.0 and 3.11.0. */
+ * CTD_MJVER_2_2_2, and the rules change exactly at 3.2.0, 3.5.0, 3.9.0 and 3.11.0. */
 START_TEST(mjver_table)
 {
 	static const struct {
@@ -492,20 +493,20 @@ START_TEST(mjver_table)
 	    {"3.4.0", 1, 0, 0, 0}, {"3.5.0", 1, 1, 0, 0}, {"3.8.1", 1, 1, 0, 0},
 	    {"3.9.0", 1, 1, 1, 0}, {"3.10.0", 1, 1, 1, 0}, {"3.11.0", 1, 1, 1, 1},
 	    {"3.12.0", 1, 1, 1, 1}};
-	struct mjver_rules r;
+	struct ctd_mjver_rules r;
 	int i;
 
-	ck_assert_int_eq(mjver_default(), mjver_count() - 1);
-	ck_assert_str_eq(mjver_name(mjver_default()), DEFAULT_MUJOCO);
-	ck_assert_str_eq(mjver_name(MJVER_2_2_2), "2.2.2");
-	for (i = 0; i < mjver_count(); i++)
-		ck_assert_int_eq(mjver_find(mjver_name(i)), i);
-	ck_assert_int_eq(mjver_find("3.13.0"), -1);
-	ck_assert_int_eq(mjver_find("3.12"), -1);
-	ck_assert_int_eq(mjver_find(NULL), -1);
+	ck_assert_int_eq(ctd_mjver_default(), ctd_mjver_count() - 1);
+	ck_assert_str_eq(ctd_mjver_name(ctd_mjver_default()), DEFAULT_MUJOCO);
+	ck_assert_str_eq(ctd_mjver_name(CTD_MJVER_2_2_2), "2.2.2");
+	for (i = 0; i < ctd_mjver_count(); i++)
+		ck_assert_int_eq(ctd_mjver_find(ctd_mjver_name(i)), i);
+	ck_assert_int_eq(ctd_mjver_find("3.13.0"), -1);
+	ck_assert_int_eq(ctd_mjver_find("3.12"), -1);
+	ck_assert_int_eq(ctd_mjver_find(NULL), -1);
 	for (i = 0; i < (int)(sizeof eras / sizeof eras[0]); i++) {
-		ck_assert_int_ge(mjver_find(eras[i].name), 0);
-		mjver_rules(mjver_find(eras[i].name), &r);
+		ck_assert_int_ge(ctd_mjver_find(eras[i].name), 0);
+		ctd_mjver_rules(ctd_mjver_find(eras[i].name), &r);
 		ck_assert_int_eq(r.power_shortcut, eras[i].power);
 		ck_assert_int_eq(r.margin_sum, eras[i].sum);
 		ck_assert_int_eq(r.margin_gap_split, eras[i].split);

@@ -40,59 +40,59 @@
 
 /* ---- scenes ---- */
 
-static void lesson_scene(struct scene *s, enum scene_shape shape, int condim, double timeconst,
-    double dampratio, int refsafe)
+static void lesson_scene(struct ctd_scene *s, enum ctd_scene_shape shape, int condim,
+    double timeconst, double dampratio, int refsafe)
 {
 	memset(s, 0, sizeof *s);
 	s->shape = shape;
 	s->size[0] = s->size[1] = s->size[2] = LESSON_SIZE;
 	s->mass = LESSON_MASS;
-	pair_geom_default(&s->geom);
+	ctd_pair_geom_default(&s->geom);
 	s->geom.solref[0] = timeconst;
 	s->geom.solref[1] = dampratio;
 	s->geom.condim = condim;
 	s->floor = s->geom;
 	s->option.timestep = LESSON_TIMESTEP;
-	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
+	s->option.mujoco = CTD_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = refsafe;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
-	s->option.integrator = SCENE_EULER;
+	s->option.integrator = CTD_SCENE_EULER;
 	s->height = LESSON_HEIGHT;
 	s->duration = LESSON_DURATION;
 }
 
 /* Build it's sphere: one frictionless row */
-static void build_sphere(struct scene *s, double timeconst, double dampratio, int refsafe)
+static void build_sphere(struct ctd_scene *s, double timeconst, double dampratio, int refsafe)
 {
-	lesson_scene(s, SCENE_SPHERE, 1, timeconst, dampratio, refsafe);
+	lesson_scene(s, CTD_SCENE_SPHERE, 1, timeconst, dampratio, refsafe);
 }
 
 /* the Experiment's cube, default condim */
-static void cube(struct scene *s, double timeconst, double dampratio, int refsafe)
+static void cube(struct ctd_scene *s, double timeconst, double dampratio, int refsafe)
 {
-	lesson_scene(s, SCENE_BOX, DEFAULT_CONDIM, timeconst, dampratio, refsafe);
+	lesson_scene(s, CTD_SCENE_BOX, DEFAULT_CONDIM, timeconst, dampratio, refsafe);
 }
 
 /* ---- the two ways of answering ---- */
 
-static void core_drop(const struct scene *s, struct sim_drop *out)
+static void core_drop(const struct ctd_scene *s, struct ctd_sim_drop *out)
 {
-	struct scene_model m;
+	struct ctd_scene_model m;
 
-	scene_prepare(s, &m);
-	sim_drop(&m, s->height, s->duration, out);
+	ctd_scene_prepare(s, &m);
+	ctd_sim_drop(&m, s->height, s->duration, out);
 }
 
-static void core_rest(const struct scene *s, struct sim_rest *out)
+static void core_rest(const struct ctd_scene *s, struct ctd_sim_rest *out)
 {
-	struct scene_model m;
+	struct ctd_scene_model m;
 
-	scene_prepare(s, &m);
-	sim_rest(&m, 0, s->duration, out);
+	ctd_scene_prepare(s, &m);
+	ctd_sim_rest(&m, 0, s->duration, out);
 }
 
-static struct mjscene open_mujoco(const struct scene *s)
+static struct mjscene open_mujoco(const struct ctd_scene *s)
 {
 	struct mjscene ms;
 	char err[600];
@@ -103,10 +103,11 @@ static struct mjscene open_mujoco(const struct scene *s)
 
 /* MuJoCo's drop; if run is not NULL it receives the run's samples, one per step
  * (the caller frees them) */
-static void mujoco_drop(const struct scene *s, struct sim_drop *out, struct mjscene_sample **run)
+static void mujoco_drop(
+    const struct ctd_scene *s, struct ctd_sim_drop *out, struct mjscene_sample **run)
 {
 	struct mjscene ms = open_mujoco(s);
-	long n = sim_step_count(s->duration, s->option.timestep);
+	long n = ctd_sim_step_count(s->duration, s->option.timestep);
 	struct mjscene_sample *samples = calloc((size_t)n, sizeof *samples);
 
 	ck_assert_ptr_nonnull(samples);
@@ -121,10 +122,10 @@ static void mujoco_drop(const struct scene *s, struct sim_drop *out, struct mjsc
 }
 
 /* MuJoCo's "2 s at rest": placed touching, the penetration at the end */
-static double mujoco_rest(const struct scene *s)
+static double mujoco_rest(const struct ctd_scene *s)
 {
-	struct scene touching = *s;
-	struct sim_drop settle;
+	struct ctd_scene touching = *s;
+	struct ctd_sim_drop settle;
 
 	touching.height = 0;
 	mujoco_drop(&touching, &settle, NULL);
@@ -191,9 +192,9 @@ START_TEST(build_step1_kbip)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct law_solimp solimp;
-		struct law_gains gains;
+		struct ctd_scene s;
+		struct ctd_law_solimp solimp;
+		struct ctd_law_gains gains;
 		struct mjscene ms;
 		struct mjscene_efc efc;
 		double r = rows[i].r_mm * 1e-3, d;
@@ -201,9 +202,9 @@ START_TEST(build_step1_kbip)
 
 		build_sphere(&s, rows[i].timeconst, 1, 1);
 		/* core: the law functions, as the lesson's impedance() and solref_kb() */
-		law_solimp_clamp(s.geom.solimp, &solimp);
-		d = law_impedance(-r, &solimp, NULL);
-		law_solref_kb(
+		ctd_law_solimp_clamp(s.geom.solimp, &solimp);
+		d = ctd_law_impedance(-r, &solimp, NULL);
+		ctd_law_solref_kb(
 		    s.geom.solref, solimp.dwidth, s.option.timestep, s.option.refsafe, &gains);
 		/* MuJoCo: the sphere's centre at radius - r, at rest, one row */
 		ms = open_mujoco(&s);
@@ -222,16 +223,16 @@ END_TEST
 /* Step 2: a_ref at r = 0.5 mm, v = -0.3 m/s (default solref) */
 START_TEST(build_step2_aref)
 {
-	struct scene s;
-	struct scene_model m;
-	struct scene_contact_state st;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_scene_contact_state st;
 	struct mjscene ms;
 	struct mjscene_efc efc;
 	double z = LESSON_SIZE - 0.0005, vel = -0.3;
 
 	build_sphere(&s, DEFAULT_TIMECONST, DEFAULT_DAMPRATIO, 1);
-	scene_prepare(&s, &m);
-	scene_accel(&m, z, vel, &st);
+	ctd_scene_prepare(&s, &m);
+	ctd_scene_accel(&m, z, vel, &st);
 	ms = open_mujoco(&s);
 	ck_assert_int_eq(mjscene_efc(&ms, z, vel, &efc), 0);
 	mjscene_close(&ms);
@@ -255,9 +256,9 @@ START_TEST(build_step2_drop)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct scene_model m;
-		struct sim_drop core, mj;
+		struct ctd_scene s;
+		struct ctd_scene_model m;
+		struct ctd_sim_drop core, mj;
 		struct mjscene_sample *run;
 		double z, vel = 0, max_dz = 0;
 		char what[64];
@@ -273,10 +274,10 @@ START_TEST(build_step2_drop)
 		    what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm, NULL);
 		/* the lesson's claim "follows MuJoCo to 1e-11 m or better": the core does at
 		 * least as well as the lesson's own 1-D code did in every row */
-		scene_prepare(&s, &m);
+		ctd_scene_prepare(&s, &m);
 		z = s.height + m.half_height;
 		for (k = 0; k < core.steps; k++) {
-			scene_step(&m, &z, &vel);
+			ctd_scene_step(&m, &z, &vel);
 			max_dz = fmax(max_dz, fabs(z - run[k].z));
 		}
 		free(run);
@@ -309,9 +310,9 @@ START_TEST(build_step3_rest)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct sim_rest rest;
-		struct law_solimp solimp;
+		struct ctd_scene s;
+		struct ctd_sim_rest rest;
+		struct ctd_law_solimp solimp;
 		double pen;
 		char what[64];
 
@@ -319,9 +320,9 @@ START_TEST(build_step3_rest)
 		core_rest(&s, &rest);
 		ck_assert(rest.has_equilibrium);
 		/* "ours": the lesson's resting_penetration, through the law API as well */
-		law_solimp_clamp(s.geom.solimp, &solimp);
-		ck_assert_int_eq(law_resting_penetration(DEFAULT_GRAVITY, s.geom.solref, &solimp,
-		                     s.option.timestep, s.option.refsafe, &pen),
+		ctd_law_solimp_clamp(s.geom.solimp, &solimp);
+		ck_assert_int_eq(ctd_law_resting_penetration(DEFAULT_GRAVITY, s.geom.solref,
+		                     &solimp, s.option.timestep, s.option.refsafe, &pen),
 		    0);
 		snprintf(what, sizeof what, "step 3, timeconst %.3f", rows[i].timeconst);
 		assert_digits(what, "%.4f", rest.penetration * 1e3, rows[i].ours_mm);
@@ -355,14 +356,14 @@ START_TEST(build_step4_growth)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct growth_report g;
-		struct sim_drop core, mj;
+		struct ctd_scene s;
+		struct ctd_growth_report g;
+		struct ctd_sim_drop core, mj;
 		char what[80];
 
 		build_sphere(&s, rows[i].timeconst, rows[i].dampratio, rows[i].refsafe);
-		growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep,
-		    s.option.refsafe, SCENE_EULER, &g);
+		ctd_growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep,
+		    s.option.refsafe, CTD_SCENE_EULER, &g);
 		snprintf(what, sizeof what, "step 4, timeconst %.4f dampratio %.2f refsafe %d",
 		    rows[i].timeconst, rows[i].dampratio, rows[i].refsafe);
 		assert_digits(what, "%.2f", g.h_omega, rows[i].h_omega);
@@ -380,8 +381,8 @@ END_TEST
 /* Step 4's aside: the Experiment's cube rebounds above its drop height at dampratio 0.07 */
 START_TEST(build_step4_cube_aside)
 {
-	struct scene s;
-	struct sim_drop core, mj;
+	struct ctd_scene s;
+	struct ctd_sim_drop core, mj;
 
 	cube(&s, DEFAULT_TIMECONST, 0.07, 1);
 	core_drop(&s, &core);
@@ -414,14 +415,14 @@ START_TEST(sweep1_rest)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene box, ball;
-		struct sim_rest box_rest, ball_rest;
-		struct law_solimp solimp;
+		struct ctd_scene box, ball;
+		struct ctd_sim_rest box_rest, ball_rest;
+		struct ctd_law_solimp solimp;
 		double tc, d, equation;
 		char what[64];
 
 		cube(&box, rows[i].timeconst, 1, 1);
-		lesson_scene(&ball, SCENE_SPHERE, DEFAULT_CONDIM, rows[i].timeconst, 1, 1);
+		lesson_scene(&ball, CTD_SCENE_SPHERE, DEFAULT_CONDIM, rows[i].timeconst, 1, 1);
 		core_rest(&box, &box_rest);
 		core_rest(&ball, &ball_rest);
 		/* the Experiment's sphere is one contact of 4 pyramid rows, the cube 4 of 4 */
@@ -437,7 +438,7 @@ START_TEST(sweep1_rest)
 		assert_digits(what, "%.4f", ball_rest.impedance, rows[i].d);
 		/* "equation above": (1-d) a_u (dw/d)^2 timeconst^2 dampratio^2, at that d
 		 * and the timeconst refsafe uses; and the core's exact equilibrium */
-		law_solimp_clamp(ball.geom.solimp, &solimp);
+		ctd_law_solimp_clamp(ball.geom.solimp, &solimp);
 		d = ball_rest.impedance;
 		tc = ball_rest.timeconst_used;
 		equation =
@@ -466,8 +467,8 @@ START_TEST(sweep2_impedance)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct sim_rest rest;
+		struct ctd_scene s;
+		struct ctd_sim_rest rest;
 		char what[64];
 
 		cube(&s, DEFAULT_TIMECONST, 1, 1);
@@ -502,8 +503,8 @@ START_TEST(sweep3_drop)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct sim_drop core, mj;
+		struct ctd_scene s;
+		struct ctd_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, DEFAULT_TIMECONST, rows[i].dampratio, 1);
@@ -529,8 +530,8 @@ START_TEST(softer_sinks_deeper)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct sim_drop core, mj;
+		struct ctd_scene s;
+		struct ctd_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, rows[i].timeconst, 1, 1);
@@ -571,8 +572,8 @@ START_TEST(break1_refsafe)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct sim_drop core, mj;
+		struct ctd_scene s;
+		struct ctd_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, rows[i].timeconst, 1, rows[i].refsafe);
@@ -607,14 +608,14 @@ START_TEST(break2_guard_gap)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct scene s;
-		struct growth_report g;
-		struct sim_drop core, mj;
+		struct ctd_scene s;
+		struct ctd_growth_report g;
+		struct ctd_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, DEFAULT_TIMECONST, rows[i].dampratio, 1);
-		growth_stability(
-		    s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep, 1, SCENE_EULER, &g);
+		ctd_growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep, 1,
+		    CTD_SCENE_EULER, &g);
 		snprintf(what, sizeof what, "break it 2, dampratio %.2f", rows[i].dampratio);
 		assert_digits(what, "%.2f", g.h_omega, rows[i].h_omega);
 		core_drop(&s, &core);

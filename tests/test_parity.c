@@ -2,16 +2,16 @@
  * test_parity.c: the contact core against real MuJoCo 2.2.2 on randomised scenes.
  *
  * Every scene is drawn from a fixed seed (printed; CONTACTD_PARITY_SEED overrides
- * it, CONTACTD_PARITY_SCENES the count), built both ways from the same struct scene
- * (scene_prepare; mjscene_open) and compared three ways:
+ * it, CONTACTD_PARITY_SCENES the count), built both ways from the same struct ctd_scene
+ * (ctd_scene_prepare; mjscene_open) and compared three ways:
  *   1. one step at a time: from MuJoCo's own state (qpos[2], qvel[2]) before every
- *      mj_step, one scene_step must land on MuJoCo's next state. Nothing can
+ *      mj_step, one ctd_scene_step must land on MuJoCo's next state. Nothing can
  *      amplify here, so this holds in every regime, energy-gaining ones included;
  *   2. the free runs from the same start, step by step, and their drop metrics
- *      (sim_drop vs mjscene_metrics, shared/api-contract.md), as far as the
+ *      (ctd_sim_drop vs mjscene_metrics, shared/api-contract.md), as far as the
  *      scene's regime allows (below);
  *   3. at one penetrating state: contact count, nefc and, for every row, efc_KBIP's
- *      K, B, imp, efc_R and efc_aref, and qacc, against scene_accel's state.
+ *      K, B, imp, efc_R and efc_aref, and qacc, against ctd_scene_accel's state.
  * Besides, MuJoCo must warn about a mixed-sign solref exactly where the core falls
  * back to the default one.
  *
@@ -214,11 +214,11 @@ static void random_solimp(struct rng *r, double solimp[5], struct coverage *c)
 	}
 }
 
-static void random_geom(struct rng *r, struct pair_geom *g, struct coverage *c)
+static void random_geom(struct rng *r, struct ctd_pair_geom *g, struct coverage *c)
 {
 	static const int condims[4] = {1, 3, 4, 6};
 
-	pair_geom_default(g);
+	ctd_pair_geom_default(g);
 	random_solref(r, g->solref, c);
 	random_solimp(r, g->solimp, c);
 	g->condim = condims[rng_int(r, 4)];
@@ -235,28 +235,28 @@ static void random_geom(struct rng *r, struct pair_geom *g, struct coverage *c)
 static const double awkward_masses[] = {0.33, 2.5, 0.1, 0.7, 3.0, 1.0 / 3.0, 7.77, 0.01, 100};
 
 /* Scene `index` of the run with `seed`: a function of both only. */
-static void random_scene(uint64_t seed, int index, struct scene *s, struct coverage *c)
+static void random_scene(uint64_t seed, int index, struct ctd_scene *s, struct coverage *c)
 {
 	struct rng r = {seed ^ (UINT64_C(0xD1B54A32D192ED03) * (uint64_t)(index + 1))};
-	static const enum scene_integrator integrators[4] = {
-	    SCENE_EULER, SCENE_EULER, SCENE_IMPLICIT, SCENE_RK4};
+	static const enum ctd_scene_integrator integrators[4] = {
+	    CTD_SCENE_EULER, CTD_SCENE_EULER, CTD_SCENE_IMPLICIT, CTD_SCENE_RK4};
 	double pick = rng_unit(&r);
 	int i;
 
 	memset(s, 0, sizeof *s);
 	if (pick < 0.4) {
-		s->shape = SCENE_SPHERE;
+		s->shape = CTD_SCENE_SPHERE;
 		s->size[0] = s->size[1] = s->size[2] = rng_log(&r, 0.005, 0.5);
 	} else if (pick < 0.7) {
-		s->shape = SCENE_BOX;
+		s->shape = CTD_SCENE_BOX;
 		s->size[0] = s->size[1] = s->size[2] = rng_log(&r, 0.005, 0.5);
 	} else {
-		s->shape = SCENE_BOX;
+		s->shape = CTD_SCENE_BOX;
 		for (i = 0; i < 3; i++)
 			s->size[i] = rng_log(&r, 0.005, 0.5);
 	}
-	cover(c, F_SPHERE, s->shape == SCENE_SPHERE);
-	cover(c, F_CUBE, s->shape == SCENE_BOX && pick < 0.7);
+	cover(c, F_SPHERE, s->shape == CTD_SCENE_SPHERE);
+	cover(c, F_CUBE, s->shape == CTD_SCENE_BOX && pick < 0.7);
 	cover(c, F_BOX3, pick >= 0.7);
 	cover(c, F_SMALL_SIZE, s->size[0] < 0.01 || s->size[2] < 0.01);
 	cover(c, F_LARGE_SIZE, s->size[0] > 0.2 || s->size[2] > 0.2);
@@ -298,7 +298,7 @@ static void random_scene(uint64_t seed, int index, struct scene *s, struct cover
 
 	s->option.timestep = rng_log(&r, 0.0005, 0.01);
 
-	s->option.mujoco = MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
+	s->option.mujoco = CTD_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = !rng_chance(&r, 0.25);
 	s->option.gravity = rng_chance(&r, 0.1) ? rng_uniform(&r, 1, 25) : DEFAULT_GRAVITY;
 	s->option.impratio = rng_chance(&r, 0.3) ? rng_log(&r, 0.2, 10) : 1;
@@ -310,9 +310,9 @@ static void random_scene(uint64_t seed, int index, struct scene *s, struct cover
 	cover(c, F_SMALL_STEP, s->option.timestep < 0.001);
 	cover(c, F_LARGE_STEP, s->option.timestep > 0.005);
 	cover(c, F_TOUCHING, s->height == 0);
-	cover(c, F_EULER, s->option.integrator == SCENE_EULER);
-	cover(c, F_IMPLICIT, s->option.integrator == SCENE_IMPLICIT);
-	cover(c, F_RK4, s->option.integrator == SCENE_RK4);
+	cover(c, F_EULER, s->option.integrator == CTD_SCENE_EULER);
+	cover(c, F_IMPLICIT, s->option.integrator == CTD_SCENE_IMPLICIT);
+	cover(c, F_RK4, s->option.integrator == CTD_SCENE_RK4);
 	cover(c, F_GRAVITY, s->option.gravity != DEFAULT_GRAVITY);
 }
 
@@ -346,7 +346,7 @@ struct linear_contact {
 	double conditioning; /* largest N D / m: how much stiffer the rows are than the body */
 };
 
-static void linearize(const struct scene_model *m, struct linear_contact *out)
+static void linearize(const struct ctd_scene_model *m, struct linear_contact *out)
 {
 	int i;
 
@@ -354,11 +354,11 @@ static void linearize(const struct scene_model *m, struct linear_contact *out)
 	out->conditioning = 0;
 	for (i = 0; i <= PARITY_GROWTH_SAMPLES; i++) {
 		double r = -m->solimp.width * i / PARITY_GROWTH_SAMPLES;
-		double imp = law_impedance(r, &m->solimp, NULL);
-		double nd = m->rows / scene_row_R(m, imp);
+		double imp = ctd_law_impedance(r, &m->solimp, NULL);
+		double nd = m->rows / ctd_scene_row_R(m, imp);
 		double w = nd / (m->mass + nd);
-		double g =
-		    growth_step(w * imp * m->gains.K, w * m->gains.B, m->timestep, m->integrator);
+		double g = ctd_growth_step(
+		    w * imp * m->gains.K, w * m->gains.B, m->timestep, m->integrator);
 		out->growth = fmax(out->growth, g);
 		out->conditioning = fmax(out->conditioning, nd / m->mass);
 	}
@@ -404,7 +404,7 @@ struct run {
 	long n;
 	struct mjscene_sample *mj;   /* MuJoCo's run: the state after each step */
 	struct mjscene_sample *core; /* the core's, in the same form (always on the axis) */
-	struct sim_drop mj_drop, core_drop;
+	struct ctd_sim_drop mj_drop, core_drop;
 	struct linear_contact lin;
 	enum regime regime;
 	double zscale, vscale;
@@ -427,7 +427,7 @@ struct local {
 	double worst; /* largest relative deviation of a compared step */
 };
 
-static void print_scene(uint64_t run_seed, int index, const struct scene *s)
+static void print_scene(uint64_t run_seed, int index, const struct ctd_scene *s)
 {
 	char xml[4096];
 
@@ -458,7 +458,7 @@ static int off_axis(const struct run *r, const struct mjscene_sample *mj)
  * The 1-D reduction is exact only on the axis (spec §9 limits): states whose
  * tilt or slip exceeds the tolerance are a different scene and are skipped.
  */
-static void check_locally(const struct scene_model *m, const struct run *r,
+static void check_locally(const struct ctd_scene_model *m, const struct run *r,
     const struct mjscene_sample *mj, long n, double z0, double tol, struct local *out)
 {
 	long i;
@@ -474,7 +474,7 @@ static void check_locally(const struct scene_model *m, const struct run *r,
 			out->skipped++;
 			continue;
 		}
-		scene_step(m, &z, &vel);
+		ctd_scene_step(m, &z, &vel);
 		d = deviation(r, z, vel, &mj[i]);
 		out->checked++;
 		out->worst = fmax(out->worst, d);
@@ -486,7 +486,7 @@ static void check_locally(const struct scene_model *m, const struct run *r,
 /* Whether a contact force acted during MuJoCo's step i: its speed changed by other
  * than one step of gravity (beyond the rounding of that sum). Unlike the recorded
  * heights this also sees contacts that begin and end inside one RK4 step. */
-static int contact_step(const struct run *r, const struct scene_model *m, long i)
+static int contact_step(const struct run *r, const struct ctd_scene_model *m, long i)
 {
 	double before = i > 0 ? r->mj[i - 1].vel : 0;
 	double free_dv = m->a0 * m->timestep;
@@ -496,7 +496,7 @@ static int contact_step(const struct run *r, const struct scene_model *m, long i
 }
 
 /* Impacts in MuJoCo's run: runs of contact steps after a free one. */
-static void count_impacts(const struct scene_model *m, struct run *r)
+static void count_impacts(const struct ctd_scene_model *m, struct run *r)
 {
 	long i, n = r->reset_step >= 0 ? r->reset_step : r->n;
 	int before = 0;
@@ -518,7 +518,7 @@ static void count_impacts(const struct scene_model *m, struct run *r)
 
 /* Decide the regime and how far the free runs must agree, from the physics and
  * MuJoCo's run only. */
-static void classify(const struct scene_model *m, const struct scene *s, struct run *r)
+static void classify(const struct ctd_scene_model *m, const struct ctd_scene *s, struct run *r)
 {
 	/* a difference of a few ulps (~1e-15) reaches the tolerance after this growth */
 	const double headroom = PARITY_REL_TOL / 1e-15;
@@ -533,7 +533,7 @@ static void classify(const struct scene_model *m, const struct scene *s, struct 
 		/* the runs are comparable only until MuJoCo threw its state away */
 		r->regime = REGIME_MUJOCO_RESET;
 		r->horizon = r->reset_step - 1;
-	} else if (s->option.integrator == SCENE_IMPLICIT &&
+	} else if (s->option.integrator == CTD_SCENE_IMPLICIT &&
 	    r->lin.conditioning * DBL_EPSILON > PARITY_REL_TOL) {
 		/* contact-free steps only: the first contact step already differs */
 		r->regime = REGIME_SOLVER_LIMITED;
@@ -563,12 +563,12 @@ static void classify(const struct scene_model *m, const struct scene *s, struct 
 }
 
 static void run_both(
-    const struct scene *s, const struct scene_model *m, struct mjscene *ms, struct run *out)
+    const struct ctd_scene *s, const struct ctd_scene_model *m, struct mjscene *ms, struct run *out)
 {
 	double z, vel, length;
 	long i;
 
-	out->n = sim_step_count(s->duration, s->option.timestep);
+	out->n = ctd_sim_step_count(s->duration, s->option.timestep);
 	out->mj = calloc((size_t)out->n, sizeof *out->mj);
 	out->core = calloc((size_t)out->n, sizeof *out->core);
 	ck_assert(out->mj && out->core);
@@ -577,7 +577,7 @@ static void run_both(
 	out->warnings = mjscene_warnings() - out->warnings;
 	mjscene_metrics(
 	    out->mj, out->n, ms->half_height, s->height, s->option.timestep, &out->mj_drop);
-	sim_drop(m, s->height, s->duration, &out->core_drop);
+	ctd_sim_drop(m, s->height, s->duration, &out->core_drop);
 
 	/* z is the centre height, at least the half height; speeds are bounded by the
 	 * impact speed from the drop height (plus one step of gravity for height 0) */
@@ -592,7 +592,7 @@ static void run_both(
 	z = s->height + m->half_height;
 	vel = 0;
 	for (i = 0; i < out->n; i++) {
-		scene_step(m, &z, &vel);
+		ctd_scene_step(m, &z, &vel);
 		out->core[i].z = z;
 		out->core[i].vel = vel;
 		if (z != out->mj[i].z || vel != out->mj[i].vel)
@@ -617,7 +617,7 @@ static double metric_scale(double value, double length)
 
 static void assert_metrics_agree(const struct run *r, uint64_t run_seed, int index)
 {
-	const struct sim_drop *a = &r->core_drop, *b = &r->mj_drop;
+	const struct ctd_sim_drop *a = &r->core_drop, *b = &r->mj_drop;
 	double L = r->zscale;
 
 	ck_assert_msg(a->steps == b->steps, "scene %d (seed %" PRIu64 "): steps %ld vs %ld", index,
@@ -669,7 +669,7 @@ static void setup(void)
 START_TEST(test_coverage)
 {
 	struct coverage c;
-	struct scene s;
+	struct ctd_scene s;
 	int i;
 
 	memset(&c, 0, sizeof c);
@@ -696,7 +696,7 @@ struct tally {
 };
 
 /* impacts in MuJoCo's run before `step` */
-static long impacts_before(const struct run *r, const struct scene_model *m, long step)
+static long impacts_before(const struct run *r, const struct ctd_scene_model *m, long step)
 {
 	long i, count = 0;
 	int before = 0;
@@ -710,8 +710,8 @@ static long impacts_before(const struct run *r, const struct scene_model *m, lon
 	return count;
 }
 
-static void assert_local(
-    const struct local *l, uint64_t run_seed, int index, const struct scene *s, const char *what)
+static void assert_local(const struct local *l, uint64_t run_seed, int index,
+    const struct ctd_scene *s, const char *what)
 {
 	if (l->off >= 0)
 		print_scene(run_seed, index, s);
@@ -727,20 +727,20 @@ static void assert_local(
  * must reproduce every step of that. Returns the implicit run's local deviation.
  */
 static double check_solver_limited(
-    const struct scene *s, const struct run *r, int index, struct tally *t)
+    const struct ctd_scene *s, const struct run *r, int index, struct tally *t)
 {
-	struct scene euler = *s;
-	struct scene_model m;
+	struct ctd_scene euler = *s;
+	struct ctd_scene_model m;
 	struct mjscene ms;
 	struct mjscene_sample *mj;
 	struct local implicit, l;
 	char err[600];
 	long reset;
 
-	euler.option.integrator = SCENE_EULER;
-	scene_prepare(s, &m);
+	euler.option.integrator = CTD_SCENE_EULER;
+	ctd_scene_prepare(s, &m);
 	check_locally(&m, r, r->mj, r->n, s->height + m.half_height, PARITY_REL_TOL, &implicit);
-	scene_prepare(&euler, &m);
+	ctd_scene_prepare(&euler, &m);
 	ck_assert_msg(mjscene_open(&ms, &euler, err, sizeof err) == 0, "scene %d: %s", index, err);
 	mj = calloc((size_t)r->n, sizeof *mj);
 	ck_assert_ptr_nonnull(mj);
@@ -767,8 +767,8 @@ START_TEST(test_trajectories)
 
 	memset(&t, 0, sizeof t);
 	for (i = 0; i < scene_count; i++) {
-		struct scene s;
-		struct scene_model m;
+		struct ctd_scene s;
+		struct ctd_scene_model m;
 		struct mjscene ms;
 		struct run r;
 		struct local l;
@@ -780,7 +780,7 @@ START_TEST(test_trajectories)
 		/* the compiled body must be the requested one, or we compare different scenes */
 		ck_assert_msg(ms.model->body_mass[1] == s.mass,
 		    "scene %d: body mass %.17g, not %.17g", i, ms.model->body_mass[1], s.mass);
-		scene_prepare(&s, &m);
+		ctd_scene_prepare(&s, &m);
 		run_both(&s, &m, &ms, &r);
 		t.scenes[r.regime]++;
 
@@ -871,7 +871,7 @@ END_TEST
 
 /* Pick a penetrating state inside (or beyond) the impedance curve's width. */
 static void penetrating_state(
-    uint64_t run_seed, int index, const struct scene_model *m, double *z, double *vel)
+    uint64_t run_seed, int index, const struct ctd_scene_model *m, double *z, double *vel)
 {
 	struct rng r = {run_seed ^ (UINT64_C(0x8CB92BA72F3D8DD7) * (uint64_t)(index + 1))};
 	double width = m->solimp.width > 1e-6 ? m->solimp.width : 1e-4;
@@ -881,15 +881,15 @@ static void penetrating_state(
 	*vel = rng_uniform(&r, -1, 0.5);
 }
 
-/* efc rows at one penetrating state of every scene against scene_accel's state. */
+/* efc rows at one penetrating state of every scene against ctd_scene_accel's state. */
 START_TEST(test_constraint_rows)
 {
 	int i, rows_checked = 0, pushing = 0;
 
 	for (i = 0; i < scene_count; i++) {
-		struct scene s;
-		struct scene_model m;
-		struct scene_contact_state st;
+		struct ctd_scene s;
+		struct ctd_scene_model m;
+		struct ctd_scene_contact_state st;
 		struct mjscene ms;
 		struct mjscene_efc efc;
 		char err[600];
@@ -897,10 +897,10 @@ START_TEST(test_constraint_rows)
 		int k;
 
 		random_scene(seed, i, &s, NULL);
-		scene_prepare(&s, &m);
+		ctd_scene_prepare(&s, &m);
 		penetrating_state(seed, i, &m, &z, &vel);
 		r = z - m.half_height - m.contact.includemargin;
-		acc = scene_accel(&m, z, vel, &st);
+		acc = ctd_scene_accel(&m, z, vel, &st);
 		ck_assert_msg(mjscene_open(&ms, &s, err, sizeof err) == 0, "scene %d: %s", i, err);
 		ck_assert_msg(
 		    mjscene_efc(&ms, z, vel, &efc) == 0, "scene %d: %d rows", i, efc.nefc);
@@ -951,33 +951,33 @@ END_TEST
  * the drop height, far looser than the observed 0. */
 START_TEST(test_drop_trace)
 {
-	struct scene s;
-	struct scene_model m;
+	struct ctd_scene s;
+	struct ctd_scene_model m;
 	struct mjscene ms;
 	struct mjscene_sample mj[500];
-	struct sim_drop drop;
+	struct ctd_sim_drop drop;
 	double t[502], z[502];
-	struct sim_trace tr = {t, z, 502, 0};
+	struct ctd_sim_trace tr = {t, z, 502, 0};
 	char err[600];
 	long i;
 
 	memset(&s, 0, sizeof s);
-	s.shape = SCENE_BOX;
+	s.shape = CTD_SCENE_BOX;
 	s.size[0] = s.size[1] = s.size[2] = 0.05;
 	s.mass = 1;
-	pair_geom_default(&s.geom);
-	pair_geom_default(&s.floor);
+	ctd_pair_geom_default(&s.geom);
+	ctd_pair_geom_default(&s.floor);
 	s.option.timestep = 0.002;
 	s.option.refsafe = 1;
 	s.option.gravity = 9.81;
 	s.option.impratio = 1;
-	s.option.integrator = SCENE_EULER;
+	s.option.integrator = CTD_SCENE_EULER;
 	s.height = 0.1;
 	s.duration = 1;
 	ck_assert_msg(mjscene_open(&ms, &s, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(mjscene_run(&ms, 500, mj), -1);
-	scene_prepare(&s, &m);
-	sim_drop_trace(&m, s.height, s.duration, &drop, &tr);
+	ctd_scene_prepare(&s, &m);
+	ctd_sim_drop_trace(&m, s.height, s.duration, &drop, &tr);
 	ck_assert_uint_eq(tr.count, 501); /* 500 steps under the cap: none decimated */
 	for (i = 0; i < 500; i++)
 		ck_assert_msg(

@@ -29,9 +29,9 @@ static double rk4_gain(double complex z)
 	return cabs(1 + z * (1 + z * (0.5 + z * (1.0 / 6.0 + z / 24.0))));
 }
 
-double growth_step(double k, double c, double h, enum scene_integrator integrator)
+double ctd_growth_step(double k, double c, double h, enum ctd_scene_integrator integrator)
 {
-	if (integrator == SCENE_RK4) {
+	if (integrator == CTD_SCENE_RK4) {
 		/* eigenvalues of [[0, 1], [-k, -c]] */
 		double complex root = csqrt((double complex)(c * c - 4 * k));
 		double complex l1 = 0.5 * (-c + root), l2 = 0.5 * (-c - root);
@@ -41,19 +41,20 @@ double growth_step(double k, double c, double h, enum scene_integrator integrato
 	return radius2(1 - h * h * k, h * (1 - h * c), -h * k, 1 - h * c);
 }
 
-void growth_stability(const double solref[2], const double solimp[5], double impedance,
-    double timestep, int refsafe, enum scene_integrator integrator, struct growth_report *out)
+void ctd_growth_stability(const double solref[2], const double solimp[5], double impedance,
+    double timestep, int refsafe, enum ctd_scene_integrator integrator,
+    struct ctd_growth_report *out)
 {
-	struct law_solimp s;
-	struct law_gains g;
+	struct ctd_law_solimp s;
+	struct ctd_law_gains g;
 	double d, k, c, spring, damper;
 
-	law_solimp_clamp(solimp, &s);
-	law_solref_kb(solref, s.dwidth, timestep, refsafe, &g);
+	ctd_law_solimp_clamp(solimp, &s);
+	ctd_law_solref_kb(solref, s.dwidth, timestep, refsafe, &g);
 	d = impedance > 0 ? impedance : s.dwidth;
 	k = d * d * g.K;
 	c = d * g.B;
-	out->growth = growth_step(k, c, timestep, integrator);
+	out->growth = ctd_growth_step(k, c, timestep, integrator);
 	out->stable = out->growth <= 1;
 	out->timeconst_used = g.timeconst_used;
 	out->guard_gap = refsafe && !out->stable;
@@ -70,6 +71,6 @@ void growth_stability(const double solref[2], const double solimp[5], double imp
 	} else {
 		out->h_omega = timestep * (1 / (g.timeconst_used * g.dampratio_used));
 		out->error_reduction =
-		    law_error_reduction(g.timeconst_used, g.dampratio_used, timestep);
+		    ctd_law_error_reduction(g.timeconst_used, g.dampratio_used, timestep);
 	}
 }

@@ -8,9 +8,9 @@
 #include "core/scene.h"
 
 /* Spectral radius of one step of x'' = -c x' - k x with the given integrator. */
-double growth_step(double k, double c, double timestep, enum scene_integrator integrator);
+double ctd_growth_step(double k, double c, double timestep, enum ctd_scene_integrator integrator);
 
-struct growth_report {
+struct ctd_growth_report {
 	double growth;
 	double h_omega;        /* timestep * natural frequency of the reference spring */
 	int stable;            /* growth <= 1 */
@@ -21,7 +21,8 @@ struct growth_report {
 };
 
 /* Stability of a contact with solref/solimp at impedance d (d < 0: solimp dwidth). */
-void growth_stability(const double solref[2], const double solimp[5], double impedance,
-    double timestep, int refsafe, enum scene_integrator integrator, struct growth_report *out);
+void ctd_growth_stability(const double solref[2], const double solimp[5], double impedance,
+    double timestep, int refsafe, enum ctd_scene_integrator integrator,
+    struct ctd_growth_report *out);
 
 #endif

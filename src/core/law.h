@@ -10,15 +10,15 @@
 
 /* solimp after MuJoCo's getsolparam clamps (spec §5.1, step 3), with the two
  * sigmoid scales MuJoCo recomputes per row cached: the same values, computed once. */
-struct law_solimp {
+struct ctd_law_solimp {
 	double d0, dwidth, width, midpoint, power;
 	double scale_below; /* 1 / midpoint^(power-1): the curve's factor for x <= midpoint */
 	double scale_above; /* 1 / (1-midpoint)^(power-1): for x > midpoint */
-	int power_shortcut; /* 3.2.0+: power(u, 2) is u*u, not pow(u, 2) (law_solimp_release) */
+	int power_shortcut; /* 3.2.0+: power(u, 2) is u*u, not pow(u, 2) (ctd_law_solimp_release) */
 };
 
 /* Reference-spring gains of one constraint (efc_KBIP[0..1]) and the solref actually used. */
-struct law_gains {
+struct ctd_law_gains {
 	double K;              /* stiffness, 1/s^2, before the impedance factor */
 	double B;              /* damping, 1/s */
 	double timeconst_used; /* solref[0] after refsafe (standard form); 0 in direct form */
@@ -29,64 +29,65 @@ struct law_gains {
 
 /* MuJoCo's clamp of an impedance parameter (d0, dwidth, midpoint) to
  * [mjMINIMP, mjMAXIMP]: the dmax MuJoCo's K and B see is solimp[1] so clamped. */
-double law_impedance_clamp(double d);
+double ctd_law_impedance_clamp(double d);
 
 /* Clamp a raw solimp[5] the way MuJoCo does before using it (2.2.2's arithmetic). */
-void law_solimp_clamp(const double solimp[5], struct law_solimp *out);
+void ctd_law_solimp_clamp(const double solimp[5], struct ctd_law_solimp *out);
 
-/* solimp as a release computes it: clamped, and with power_shortcut (mjver_rules,
+/* solimp as a release computes it: clamped, and with power_shortcut (ctd_mjver_rules,
  * MuJoCo 3.2.0+) power(u, 2) computed as u*u instead of pow(u, 2), in the cached
  * sigmoid scales and in the slope of power 3 (the last bit at most). Power 2's curve
  * is u*u in every release: 2.2.2's pow(u, 2) is within 0.52 ulp of it. */
-void law_solimp_release(const double solimp[5], int power_shortcut, struct law_solimp *out);
+void ctd_law_solimp_release(const double solimp[5], int power_shortcut, struct ctd_law_solimp *out);
 
 /*
- * law_impedance: MuJoCo's impedance d(r) and its derivative dd/dr.
+ * ctd_law_impedance: MuJoCo's impedance d(r) and its derivative dd/dr.
  * r is the signed constraint violation (efc_pos - efc_margin; negative while
  * penetrating); only |r| matters for the value, the derivative carries r's sign,
  * exactly as efc_KBIP[2..3]. A penetration given as r >= 0 (the lesson's
  * convention) gives the same value. derivative may be NULL.
  */
-double law_impedance(double r, const struct law_solimp *solimp, double *derivative);
+double ctd_law_impedance(double r, const struct ctd_law_solimp *solimp, double *derivative);
 
 /*
- * law_solref_kb: K and B of the reference spring, as MuJoCo stores them.
+ * ctd_law_solref_kb: K and B of the reference spring, as MuJoCo stores them.
  * Applies the mixed-sign fallback to (0.02, 1), then refsafe (timeconst >=
  * 2*timestep, standard form only), then the standard or direct formula with
  * dmax = the clamped solimp dwidth.
  */
-void law_solref_kb(
-    const double solref[2], double dmax, double timestep, int refsafe, struct law_gains *out);
+void ctd_law_solref_kb(
+    const double solref[2], double dmax, double timestep, int refsafe, struct ctd_law_gains *out);
 
 /*
- * law_aref: the reference acceleration of one row (efc_aref, the lesson's Step 2
+ * ctd_law_aref: the reference acceleration of one row (efc_aref, the lesson's Step 2
  * a_ref): -B*vel - K*imp*violation, with violation the signed distance past the
  * row's margin (negative while penetrating). Inline: it is on every step's path.
  */
-static inline double law_aref(const struct law_gains *g, double imp, double violation, double vel)
+static inline double ctd_law_aref(
+    const struct ctd_law_gains *g, double imp, double violation, double vel)
 {
 	return -g->B * vel - g->K * imp * violation;
 }
 
 /*
- * law_contact_accel: normal acceleration of one frictionless contact at unit
+ * ctd_law_contact_accel: normal acceleration of one frictionless contact at unit
  * inverse weight (the lesson's contact_accel): a0 while dist >= 0, otherwise
  * max(a0, imp*aref + (1-imp)*a0) with aref = -B*vel - K*imp*dist.
  */
-double law_contact_accel(double dist, double vel, double a0, const double solref[2],
-    const struct law_solimp *solimp, double timestep, int refsafe);
+double ctd_law_contact_accel(double dist, double vel, double a0, const double solref[2],
+    const struct ctd_law_solimp *solimp, double timestep, int refsafe);
 
 /*
- * law_resting_penetration: the penetration r >= 0 where d(r)^2*K*r = (1-d(r))*a_u
+ * ctd_law_resting_penetration: the penetration r >= 0 where d(r)^2*K*r = (1-d(r))*a_u
  * (the lesson's resting_penetration, solved to machine precision rather than by
  * 200 bisections). Returns 0 and fills *penetration, or -1 when no equilibrium
  * exists (K == 0 with a_u > 0, or a_u < 0).
  */
-int law_resting_penetration(double a_u, const double solref[2], const struct law_solimp *solimp,
-    double timestep, int refsafe, double *penetration);
+int ctd_law_resting_penetration(double a_u, const double solref[2],
+    const struct ctd_law_solimp *solimp, double timestep, int refsafe, double *penetration);
 
 /*
- * law_root_increasing: the root of f on [0, inf) for f increasing with
+ * ctd_law_root_increasing: the root of f on [0, inf) for f increasing with
  * f(0) <= 0, bracketed by doubling and polished by GSL's Brent solver to a
  * relative width of a few ulps. Returns 0 and fills *root, or -1 when f never
  * changes sign below 1e12 or is NaN. Allocates one GSL solver per call.
@@ -95,13 +96,13 @@ int law_resting_penetration(double a_u, const double solref[2], const struct law
  * (gsl_set_error_handler_off(); the service layer does), so that failures
  * come back as return codes.
  */
-int law_root_increasing(double (*f)(double, void *), void *params, double *root);
+int ctd_law_root_increasing(double (*f)(double, void *), void *params, double *root);
 
 /*
- * law_error_reduction: the phyz crate's SolRef::error_reduction, the fraction of
+ * ctd_law_error_reduction: the phyz crate's SolRef::error_reduction, the fraction of
  * a violation one implicit step of the reference spring removes:
  * timestep / (2*timeconst*dampratio^2 + timestep).
  */
-double law_error_reduction(double timeconst, double dampratio, double timestep);
+double ctd_law_error_reduction(double timeconst, double dampratio, double timestep);
 
 #endif

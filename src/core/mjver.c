@@ -21,7 +21,7 @@ struct release {
 	enum era era;
 };
 
-/* in release order; index 2 is 2.2.2 (MJVER_2_2_2) */
+/* in release order; index 2 is 2.2.2 (CTD_MJVER_2_2_2) */
 static const struct release releases[] = {
     {"2.2.0", ERA_2_2},
     {"2.2.1", ERA_2_2},
@@ -74,17 +74,17 @@ static const struct release releases[] = {
 
 #define RELEASE_COUNT ((int)(sizeof releases / sizeof releases[0]))
 
-int mjver_count(void)
+int ctd_mjver_count(void)
 {
 	return RELEASE_COUNT;
 }
 
-int mjver_default(void)
+int ctd_mjver_default(void)
 {
-	return mjver_find(DEFAULT_MUJOCO);
+	return ctd_mjver_find(DEFAULT_MUJOCO);
 }
 
-int mjver_find(const char *name)
+int ctd_mjver_find(const char *name)
 {
 	int i;
 
@@ -94,12 +94,12 @@ int mjver_find(const char *name)
 	return -1;
 }
 
-const char *mjver_name(int index)
+const char *ctd_mjver_name(int index)
 {
 	return releases[index].name;
 }
 
-const char *mjver_supported(void)
+const char *ctd_mjver_supported(void)
 {
 	return "every release tag 2.2.0-3.12.0: 2.2.0-2.2.2, 2.3.0-2.3.7, 3.0.0, 3.0.1, "
 	       "3.1.0-3.1.6, "
@@ -107,7 +107,7 @@ const char *mjver_supported(void)
 	       "3.11.0, 3.12.0";
 }
 
-void mjver_rules(int index, struct mjver_rules *out)
+void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
 {
 	enum era era = releases[index].era;
 

@@ -11,7 +11,7 @@
 #define CONTACTD_CORE_MJVER_H
 
 /* The rules of one release that matter for these scenes. */
-struct mjver_rules {
+struct ctd_mjver_rules {
 	/* 3.5.0+: the two geoms' margins add, and so do their gaps (before: the max of each) */
 	int margin_sum;
 	/* 3.9.0+: contacts are detected while dist <= margin + gap, make rows while
@@ -26,25 +26,25 @@ struct mjver_rules {
 	int newton_certificate;
 };
 
-enum { MJVER_2_2_2 = 2 };
+enum { CTD_MJVER_2_2_2 = 2 };
 
-/* Number of supported releases; indices run 0 .. mjver_count() - 1. */
-int mjver_count(void);
+/* Number of supported releases; indices run 0 .. ctd_mjver_count() - 1. */
+int ctd_mjver_count(void);
 
 /* The release the service answers for when a request names none (DEFAULT_MUJOCO,
  * the newest). */
-int mjver_default(void);
+int ctd_mjver_default(void);
 
 /* The index of release `name` ("3.12.0"), or -1 when it is not supported. */
-int mjver_find(const char *name);
+int ctd_mjver_find(const char *name);
 
 /* The release's name (a static string). index must be valid. */
-const char *mjver_name(int index);
+const char *ctd_mjver_name(int index);
 
 /* The supported releases, oldest first, as one static comma-separated string. */
-const char *mjver_supported(void);
+const char *ctd_mjver_supported(void);
 
 /* The rules of release index. */
-void mjver_rules(int index, struct mjver_rules *out);
+void ctd_mjver_rules(int index, struct ctd_mjver_rules *out);
 
 #endif

@@ -8,7 +8,7 @@
 #include "core/mjver.h"
 
 /* The contact attributes of one MJCF <geom>. */
-struct pair_geom {
+struct ctd_pair_geom {
 	double solref[2];
 	double solimp[5];
 	int condim; /* 1, 3, 4 or 6 */
@@ -18,7 +18,7 @@ struct pair_geom {
 };
 
 /* The combined parameters of one contact, before solref/solimp sanitizing. */
-struct pair_contact {
+struct ctd_pair_contact {
 	double solref[2];
 	double solimp[5];
 	int condim;
@@ -31,11 +31,11 @@ struct pair_contact {
 };
 
 /* Fill g with MuJoCo's geom defaults. */
-void pair_geom_default(struct pair_geom *g);
+void ctd_pair_geom_default(struct ctd_pair_geom *g);
 
 /* Combine the plane's geom g1 with the body's geom g2 (the plane has the smaller
  * geom type, so it is MuJoCo's geom1) under a release's margin/gap rules. */
-void pair_combine(const struct pair_geom *g1, const struct pair_geom *g2,
-    const struct mjver_rules *rules, struct pair_contact *out);
+void ctd_pair_combine(const struct ctd_pair_geom *g1, const struct ctd_pair_geom *g2,
+    const struct ctd_mjver_rules *rules, struct ctd_pair_contact *out);
 
 #endif

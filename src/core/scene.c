@@ -17,24 +17,24 @@
 #include "tunables.h"
 
 /* I1 + I2 + I3 of the body's principal inertia (MuJoCo's solid sphere and box) */
-static double trace_inertia(const struct scene *s)
+static double trace_inertia(const struct ctd_scene *s)
 {
 	const double *h = s->size;
 
-	if (s->shape == SCENE_SPHERE)
+	if (s->shape == CTD_SCENE_SPHERE)
 		return 3 * (0.4 * s->mass * h[0] * h[0]);
 	return s->mass / 3 * 2 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
 }
 
-void scene_prepare(const struct scene *s, struct scene_model *m)
+void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
 {
 	double a;
 	double f0;
 
-	mjver_rules(s->option.mujoco, &m->rules);
-	pair_combine(&s->floor, &s->geom, &m->rules, &m->contact);
-	law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
-	law_solref_kb(
+	ctd_mjver_rules(s->option.mujoco, &m->rules);
+	ctd_pair_combine(&s->floor, &s->geom, &m->rules, &m->contact);
+	ctd_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
+	ctd_law_solref_kb(
 	    m->contact.solref, m->solimp.dwidth, s->option.timestep, s->option.refsafe, &m->gains);
 
 	m->mass = s->mass;
@@ -45,8 +45,8 @@ void scene_prepare(const struct scene *s, struct scene_model *m)
 	m->qfrc = -(s->mass * s->option.gravity);
 	m->a0 = m->qfrc * a;
 
-	m->contacts = s->shape == SCENE_SPHERE ? 1 : 4;
-	m->half_height = s->shape == SCENE_SPHERE ? s->size[0] : s->size[2];
+	m->contacts = s->shape == CTD_SCENE_SPHERE ? 1 : 4;
+	m->half_height = s->shape == CTD_SCENE_SPHERE ? s->size[0] : s->size[2];
 	m->rows_per_contact = m->contact.condim == 1 ? 1 : 2 * (m->contact.condim - 1);
 	m->rows = m->contacts * m->rows_per_contact;
 
@@ -61,7 +61,7 @@ void scene_prepare(const struct scene *s, struct scene_model *m)
 	m->certificate_scale = 1 / (3 * s->mass + trace_inertia(s));
 }
 
-int scene_detected(const struct scene_model *m, double dist)
+int ctd_scene_detected(const struct ctd_scene_model *m, double dist)
 {
 	return dist <= m->contact.detect;
 }
@@ -72,7 +72,7 @@ static inline double max2(double a, double b)
 	return a > b ? a : b;
 }
 
-double scene_row_R(const struct scene_model *m, double imp)
+double ctd_scene_row_R(const struct ctd_scene_model *m, double imp)
 {
 	double R0 = max2(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
 	double R1, mu;
@@ -93,7 +93,7 @@ double scene_row_R(const struct scene_model *m, double imp)
  * has the same x = a - aref, so cost and gradient are the 1-D ones. Returns the
  * start when it is certified, else `exact`. */
 static double certified_accel(
-    const struct scene_model *m, double aref, double R, double warm, double exact)
+    const struct ctd_scene_model *m, double aref, double R, double warm, double exact)
 {
 	double D = 1 / R, n = m->rows, start, x, grad, scale = m->certificate_scale;
 	double xw = warm - aref, xs = m->a0 - aref;
@@ -113,9 +113,9 @@ static double certified_accel(
 	return exact;
 }
 
-/* scene_accel with an optional warmstart (NULL: the exact minimum) */
-static double accel(const struct scene_model *m, double z, double vel, const double *warm,
-    struct scene_contact_state *state)
+/* ctd_scene_accel with an optional warmstart (NULL: the exact minimum) */
+static double accel(const struct ctd_scene_model *m, double z, double vel, const double *warm,
+    struct ctd_scene_contact_state *state)
 {
 	double dist = z - m->half_height;
 	double r, imp, aref, R, acc;
@@ -130,9 +130,9 @@ static double accel(const struct scene_model *m, double z, double vel, const dou
 		return m->a0;
 	}
 	r = dist - m->contact.includemargin;
-	imp = law_impedance(r, &m->solimp, NULL);
-	aref = law_aref(&m->gains, imp, r, vel);
-	R = scene_row_R(m, imp);
+	imp = ctd_law_impedance(r, &m->solimp, NULL);
+	aref = ctd_law_aref(&m->gains, imp, r, vel);
+	R = ctd_scene_row_R(m, imp);
 	if (m->a0 >= aref) {
 		acc = m->a0; /* every row satisfied: no force */
 	} else {
@@ -153,14 +153,14 @@ static double accel(const struct scene_model *m, double z, double vel, const dou
 	return acc;
 }
 
-double scene_accel(
-    const struct scene_model *m, double z, double vel, struct scene_contact_state *state)
+double ctd_scene_accel(
+    const struct ctd_scene_model *m, double z, double vel, struct ctd_scene_contact_state *state)
 {
 	return accel(m, z, vel, NULL, state);
 }
 
 /* MuJoCo's mj_RungeKutta with the classic tableau, specialised to (z, vel). */
-static void step_rk4(const struct scene_model *m, double *z, double *vel)
+static void step_rk4(const struct ctd_scene_model *m, double *z, double *vel)
 {
 	static const double B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
 	const double h = m->timestep;
@@ -170,7 +170,7 @@ static void step_rk4(const struct scene_model *m, double *z, double *vel)
 	int i;
 
 	fv[0] = v0;
-	fa[0] = scene_accel(m, z0, v0, NULL);
+	fa[0] = ctd_scene_accel(m, z0, v0, NULL);
 	for (i = 1; i < 4; i++) {
 		/* stage i evaluates at X0 + h*A[i-1]*F[i-1]; the classic tableau has one
 		 * nonzero per row: 0.5, 0.5, 1 */
@@ -178,7 +178,7 @@ static void step_rk4(const struct scene_model *m, double *z, double *vel)
 		double zi = z0 + h * (fv[i - 1] * w);
 		double vi = v0 + (fa[i - 1] * w) * h;
 		fv[i] = vi;
-		fa[i] = scene_accel(m, zi, vi, NULL);
+		fa[i] = ctd_scene_accel(m, zi, vi, NULL);
 	}
 	dv = 0;
 	da = 0;
@@ -190,23 +190,24 @@ static void step_rk4(const struct scene_model *m, double *z, double *vel)
 	*vel = v0 + da * h;
 }
 
-void scene_step(const struct scene_model *m, double *z, double *vel)
+void ctd_scene_step(const struct ctd_scene_model *m, double *z, double *vel)
 {
-	if (m->integrator == SCENE_RK4) {
+	if (m->integrator == CTD_SCENE_RK4) {
 		step_rk4(m, z, vel);
 		return;
 	}
 	/* semi-implicit Euler: velocity first, then position with the new velocity.
 	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here. */
-	scene_euler(z, vel, scene_accel(m, *z, *vel, NULL), m->timestep);
+	ctd_scene_euler(z, vel, ctd_scene_accel(m, *z, *vel, NULL), m->timestep);
 }
 
-void scene_step_warm(const struct scene_model *m, double *z, double *vel, double *qacc_warmstart)
+void ctd_scene_step_warm(
+    const struct ctd_scene_model *m, double *z, double *vel, double *qacc_warmstart)
 {
 	double acc;
 
-	if (m->integrator == SCENE_RK4 || !m->rules.newton_certificate) {
-		scene_step(m, z, vel);
+	if (m->integrator == CTD_SCENE_RK4 || !m->rules.newton_certificate) {
+		ctd_scene_step(m, z, vel);
 		return;
 	}
 	acc = accel(m, *z, *vel, qacc_warmstart, NULL);
@@ -215,13 +216,13 @@ void scene_step_warm(const struct scene_model *m, double *z, double *vel, double
 	*z += m->timestep * *vel;
 }
 
-double scene_rest_force(const struct scene_model *m, double violation)
+double ctd_scene_rest_force(const struct ctd_scene_model *m, double violation)
 {
 	double imp, R;
 
 	if (violation <= 0)
 		return 0;
-	imp = law_impedance(-violation, &m->solimp, NULL);
-	R = scene_row_R(m, imp);
+	imp = ctd_law_impedance(-violation, &m->solimp, NULL);
+	R = ctd_scene_row_R(m, imp);
 	return m->rows * (1 / R) * (m->gains.K * imp * violation);
 }

@@ -2,8 +2,8 @@
  * scene.h: a sphere or a flat box on a plane, reduced to MuJoCo's exact 1-D
  * contact equations (spec §9), and one integrator step of it.
  *
- * scene_prepare() does all per-scene work once (parameter combination, refsafe,
- * gains, inverse weight); scene_accel() and scene_step() are the hot path and
+ * ctd_scene_prepare() does all per-scene work once (parameter combination, refsafe,
+ * gains, inverse weight); ctd_scene_accel() and ctd_scene_step() are the hot path and
  * neither allocate nor fail.
  */
 #ifndef CONTACTD_CORE_SCENE_H
@@ -12,38 +12,43 @@
 #include "core/law.h"
 #include "core/pair.h"
 
-enum scene_shape { SCENE_SPHERE, SCENE_BOX };
+enum ctd_scene_shape { CTD_SCENE_SPHERE, CTD_SCENE_BOX };
 
 /* MuJoCo's integrators. For these scenes implicit and implicitfast step exactly
  * like Euler: MuJoCo differentiates only smooth forces, never constraint forces. */
-enum scene_integrator { SCENE_EULER, SCENE_IMPLICIT, SCENE_IMPLICITFAST, SCENE_RK4 };
+enum ctd_scene_integrator {
+	CTD_SCENE_EULER,
+	CTD_SCENE_IMPLICIT,
+	CTD_SCENE_IMPLICITFAST,
+	CTD_SCENE_RK4
+};
 
-struct scene_option {
+struct ctd_scene_option {
 	double timestep;
 	int refsafe;
 	double gravity; /* magnitude, along -z */
 	double impratio;
-	enum scene_integrator integrator;
+	enum ctd_scene_integrator integrator;
 	int mujoco; /* the release whose rules apply: an mjver index (0: 2.2.2) */
 };
 
 /* A validated scene request. */
-struct scene {
-	enum scene_shape shape;
+struct ctd_scene {
+	enum ctd_scene_shape shape;
 	double size[3]; /* sphere: radius in size[0]; box: half-sizes */
 	double mass;
-	struct pair_geom geom;  /* the body's geom */
-	struct pair_geom floor; /* the plane's geom */
-	struct scene_option option;
+	struct ctd_pair_geom geom;  /* the body's geom */
+	struct ctd_pair_geom floor; /* the plane's geom */
+	struct ctd_scene_option option;
 	double height;   /* initial height of the lowest point above the plane */
 	double duration; /* simulated seconds */
 };
 
-/* Everything scene_accel needs, derived once from a scene. Plain data: copy freely. */
-struct scene_model {
-	struct pair_contact contact;
-	struct law_solimp solimp;
-	struct law_gains gains;
+/* Everything ctd_scene_accel needs, derived once from a scene. Plain data: copy freely. */
+struct ctd_scene_model {
+	struct ctd_pair_contact contact;
+	struct ctd_law_solimp solimp;
+	struct ctd_law_gains gains;
 	double mass;
 	double tran;     /* body_invweight0 translational part, (a+a+a)/3 with a = 1/m */
 	double a0;       /* qacc_smooth along z: -(m*g)*(1/m) */
@@ -54,8 +59,8 @@ struct scene_model {
 	double pyramid_scale; /* 2*mu*mu when impratio == 1 (mu == friction0 exactly), else 0 */
 	double half_height;   /* centre to lowest point */
 	double timestep;
-	enum scene_integrator integrator;
-	struct mjver_rules rules;
+	enum ctd_scene_integrator integrator;
+	struct ctd_mjver_rules rules;
 	double certificate_scale; /* the solver's 1 / trace(M): the free body's 3m + I1 + I2 + I3 */
 	int contacts;             /* 1 (sphere) or 4 (box corners) */
 	int rows_per_contact;     /* 1 (condim 1) or 2*(condim-1) (pyramidal) */
@@ -63,7 +68,7 @@ struct scene_model {
 };
 
 /* One step's constraint state, for reporting. */
-struct scene_contact_state {
+struct ctd_scene_contact_state {
 	int active;          /* rows exist (dist < includemargin) */
 	double impedance;    /* imp of every row */
 	double row_R;        /* efc_R of every row */
@@ -73,20 +78,20 @@ struct scene_contact_state {
 };
 
 /* Derive the model of a validated scene. Never fails on a validated scene. */
-void scene_prepare(const struct scene *s, struct scene_model *m);
+void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m);
 
 /* The R of one row at impedance imp (efc_R, after the pyramid adjustment). */
-double scene_row_R(const struct scene_model *m, double imp);
+double ctd_scene_row_R(const struct ctd_scene_model *m, double imp);
 
 /* Vertical acceleration (qacc along z) of the body whose centre is at height z
  * (MuJoCo's qpos[2]) moving at vertical speed vel. state may be NULL. */
-double scene_accel(
-    const struct scene_model *m, double z, double vel, struct scene_contact_state *state);
+double ctd_scene_accel(
+    const struct ctd_scene_model *m, double z, double vel, struct ctd_scene_contact_state *state);
 
 /* One semi-implicit Euler step (the lesson's semi_implicit_euler): the speed
  * first, v += accel*h, then the position with the new speed, x += h*v. Inline:
  * it is every step of every simulation. */
-static inline void scene_euler(double *x, double *v, double accel, double h)
+static inline void ctd_scene_euler(double *x, double *v, double accel, double h)
 {
 	*v += accel * h;
 	*x += h * *v;
@@ -94,24 +99,25 @@ static inline void scene_euler(double *x, double *v, double accel, double h)
 
 /* Advance the centre height z and vertical speed vel by one step of the model's
  * integrator, as mj_step does for this scene with the exact solver minimum. */
-void scene_step(const struct scene_model *m, double *z, double *vel);
+void ctd_scene_step(const struct ctd_scene_model *m, double *z, double *vel);
 
 /*
- * scene_step_warm: scene_step with MuJoCo's warmstart: *qacc_warmstart is the
+ * ctd_scene_step_warm: ctd_scene_step with MuJoCo's warmstart: *qacc_warmstart is the
  * previous step's qacc (0 at the start, as mj_resetData leaves it) and is
  * replaced by this step's. Under 3.11.0+ rules an Euler-family step keeps the
  * solver's starting point when the Newton certificate accepts it, as MuJoCo does;
- * otherwise (earlier rules, RK4) it is scene_step.
+ * otherwise (earlier rules, RK4) it is ctd_scene_step.
  */
-void scene_step_warm(const struct scene_model *m, double *z, double *vel, double *qacc_warmstart);
+void ctd_scene_step_warm(
+    const struct ctd_scene_model *m, double *z, double *vel, double *qacc_warmstart);
 
 /* 1 when MuJoCo detects a contact (rows or not) with the body's lowest point at
  * signed distance dist from the plane: dist <= margin (+ gap from 3.9.0). */
-int scene_detected(const struct scene_model *m, double dist);
+int ctd_scene_detected(const struct ctd_scene_model *m, double dist);
 
 /* Total normal force (N) of all rows at rest (vel = 0) when the contact is
  * violated by `violation` = includemargin - dist >= 0: sum over rows of
  * D*K*imp*violation. Increasing in violation; zero at 0. */
-double scene_rest_force(const struct scene_model *m, double violation);
+double ctd_scene_rest_force(const struct ctd_scene_model *m, double violation);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "tunables.h"
 
-long sim_step_count(double duration, double timestep)
+long ctd_sim_step_count(double duration, double timestep)
 {
 	return lround(duration / timestep);
 }
@@ -24,7 +24,7 @@ struct bucket {
 	double lo, hi;
 };
 
-static void trace_put(struct sim_trace *tr, struct bucket *b, long i, double timestep, double z)
+static void trace_put(struct ctd_sim_trace *tr, struct bucket *b, long i, double timestep, double z)
 {
 	if (i == b->last || tr->count >= tr->cap)
 		return;
@@ -35,7 +35,7 @@ static void trace_put(struct sim_trace *tr, struct bucket *b, long i, double tim
 }
 
 /* Emit the bucket's extremes in time order and start a new bucket. */
-static void trace_flush(struct sim_trace *tr, struct bucket *b, double timestep)
+static void trace_flush(struct ctd_sim_trace *tr, struct bucket *b, double timestep)
 {
 	int low_first = b->lo_i < b->hi_i;
 
@@ -45,7 +45,8 @@ static void trace_flush(struct sim_trace *tr, struct bucket *b, double timestep)
 }
 
 /* Bottom height z after step i: fold it into the bucket, emit the bucket when full. */
-static void trace_step(struct sim_trace *tr, struct bucket *b, long i, double timestep, double z)
+static void trace_step(
+    struct ctd_sim_trace *tr, struct bucket *b, long i, double timestep, double z)
 {
 	if (b->left == b->size) {
 		b->lo_i = b->hi_i = i;
@@ -61,15 +62,16 @@ static void trace_step(struct sim_trace *tr, struct bucket *b, long i, double ti
 		trace_flush(tr, b, timestep);
 }
 
-void sim_drop(const struct scene_model *m, double height, double duration, struct sim_drop *out)
+void ctd_sim_drop(
+    const struct ctd_scene_model *m, double height, double duration, struct ctd_sim_drop *out)
 {
-	sim_drop_trace(m, height, duration, out, NULL);
+	ctd_sim_drop_trace(m, height, duration, out, NULL);
 }
 
-void sim_drop_trace(const struct scene_model *m, double height, double duration,
-    struct sim_drop *out, struct sim_trace *trace)
+void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double duration,
+    struct ctd_sim_drop *out, struct ctd_sim_trace *trace)
 {
-	long n = sim_step_count(duration, m->timestep);
+	long n = ctd_sim_step_count(duration, m->timestep);
 	long window = lround(JITTER_WINDOW / m->timestep);
 	long first_jitter = n > window ? n - window : 0;
 	double z = height + m->half_height, vel = 0, warm = 0;
@@ -92,7 +94,7 @@ void sim_drop_trace(const struct scene_model *m, double height, double duration,
 	out->max_height = -INFINITY;
 	out->rebound = 0;
 	for (i = 0; i < n; i++) {
-		scene_step_warm(m, &z, &vel, &warm);
+		ctd_scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (-bottom > out->peak_penetration)
 			out->peak_penetration = -bottom;
@@ -128,7 +130,7 @@ void sim_drop_trace(const struct scene_model *m, double height, double duration,
 }
 
 struct load_args {
-	const struct scene_model *m;
+	const struct ctd_scene_model *m;
 	double load;
 };
 
@@ -136,36 +138,37 @@ static double load_excess(double violation, void *p)
 {
 	const struct load_args *a = p;
 
-	return scene_rest_force(a->m, violation) - a->load;
+	return ctd_scene_rest_force(a->m, violation) - a->load;
 }
 
-int sim_equilibrium(const struct scene_model *m, double load, double *penetration)
+int ctd_sim_equilibrium(const struct ctd_scene_model *m, double load, double *penetration)
 {
 	struct load_args args = {m, load};
 	double violation;
 
-	if (load < 0 || law_root_increasing(load_excess, &args, &violation) != 0)
+	if (load < 0 || ctd_law_root_increasing(load_excess, &args, &violation) != 0)
 		return -1;
 	/* violation is measured from includemargin: dist = includemargin - violation */
 	*penetration = violation - m->contact.includemargin;
 	return 0;
 }
 
-void sim_rest(const struct scene_model *m, double height, double duration, struct sim_rest *out)
+void ctd_sim_rest(
+    const struct ctd_scene_model *m, double height, double duration, struct ctd_sim_rest *out)
 {
-	struct sim_drop settle;
+	struct ctd_sim_drop settle;
 	double penetration;
 
-	out->has_equilibrium = sim_equilibrium(m, -m->qfrc, &penetration) == 0;
+	out->has_equilibrium = ctd_sim_equilibrium(m, -m->qfrc, &penetration) == 0;
 	out->penetration = out->has_equilibrium ? penetration : 0;
 	out->impedance = out->has_equilibrium
-	    ? law_impedance(-(penetration + m->contact.includemargin), &m->solimp, NULL)
+	    ? ctd_law_impedance(-(penetration + m->contact.includemargin), &m->solimp, NULL)
 	    : 0;
 	out->K = m->gains.K;
 	out->B = m->gains.B;
 	out->timeconst_used = m->gains.timeconst_used;
 	out->contacts = m->contacts;
 	out->rows = m->rows;
-	sim_drop(m, height, duration, &settle);
+	ctd_sim_drop(m, height, duration, &settle);
 	out->settled_penetration = settle.final_penetration;
 }

@@ -8,7 +8,7 @@
 
 #include "core/scene.h"
 
-struct sim_rest {
+struct ctd_sim_rest {
 	int has_equilibrium;        /* 0 when no force can hold the body (e.g. zero stiffness) */
 	double penetration;         /* equilibrium penetration, solved exactly */
 	double settled_penetration; /* -bottom after the simulated duration */
@@ -17,7 +17,7 @@ struct sim_rest {
 	int contacts, rows;
 };
 
-struct sim_drop {
+struct ctd_sim_drop {
 	double peak_penetration;  /* max over steps of -bottom */
 	double rebound;           /* max bottom after the first penetrating step, >= 0 */
 	double max_height;        /* max bottom over all steps */
@@ -34,27 +34,29 @@ struct sim_drop {
  * so a short drop is recorded step by step, and a long one keeps every extreme
  * (min z is exactly -peak_penetration). The caller owns t and z (cap >= 4 each).
  */
-struct sim_trace {
+struct ctd_sim_trace {
 	double *t, *z;
 	size_t cap;
 	size_t count; /* points written */
 };
 
 /* Number of steps in `duration` at `timestep`: round(duration / timestep). */
-long sim_step_count(double duration, double timestep);
+long ctd_sim_step_count(double duration, double timestep);
 
 /* Simulate from rest at `height` for `duration`; fill out. No allocation. */
-void sim_drop(const struct scene_model *m, double height, double duration, struct sim_drop *out);
+void ctd_sim_drop(
+    const struct ctd_scene_model *m, double height, double duration, struct ctd_sim_drop *out);
 
-/* sim_drop(), also recording the trajectory into trace (NULL: none) in the same loop. */
-void sim_drop_trace(const struct scene_model *m, double height, double duration,
-    struct sim_drop *out, struct sim_trace *trace);
+/* ctd_sim_drop(), also recording the trajectory into trace (NULL: none) in the same loop. */
+void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double duration,
+    struct ctd_sim_drop *out, struct ctd_sim_trace *trace);
 
 /* Solve the equilibrium and simulate settling from `height` (0 = touching). */
-void sim_rest(const struct scene_model *m, double height, double duration, struct sim_rest *out);
+void ctd_sim_rest(
+    const struct ctd_scene_model *m, double height, double duration, struct ctd_sim_rest *out);
 
 /* Equilibrium penetration of the scene under a total downward force `load` (N)
  * at rest; returns 0 and fills *penetration, or -1 when none exists. */
-int sim_equilibrium(const struct scene_model *m, double load, double *penetration);
+int ctd_sim_equilibrium(const struct ctd_scene_model *m, double load, double *penetration);
 
 #endif

@@ -91,10 +91,10 @@ static void insufficient(struct fit_result *fit, const char *fmt, ...)
 /* Notes on the fitted contact in MuJoCo at the setup's timestep. */
 static void check_contact(struct fit_result *fit)
 {
-	struct scene s = fit->scene;
-	struct scene_model m;
-	struct growth_report gr;
-	struct sim_drop rest;
+	struct ctd_scene s = fit->scene;
+	struct ctd_scene_model m;
+	struct ctd_growth_report gr;
+	struct ctd_sim_drop rest;
 	double h = s.option.timestep;
 
 	fit->refsafe_min = 2 * h;
@@ -107,15 +107,15 @@ static void check_contact(struct fit_result *fit)
 		    "<= %.6g",
 		    fit->timeconst, fit->refsafe_min, fit->refsafe_min, fit->timeconst / 2);
 	s.option.refsafe = 0;
-	growth_stability(s.floor.solref, s.floor.solimp, -1, h, 0, s.option.integrator, &gr);
+	ctd_growth_stability(s.floor.solref, s.floor.solimp, -1, h, 0, s.option.integrator, &gr);
 	fit->growth = gr.growth;
 	if (!gr.stable)
 		note(fit,
 		    "the fitted contact spring grows by %.4g per step at timestep %.6g (h*omega = "
 		    "%.4g): MuJoCo would inject energy; use a smaller timestep",
 		    gr.growth, h, gr.h_omega);
-	scene_prepare(&s, &m);
-	sim_drop(&m, 0, CHATTER_DURATION, &rest);
+	ctd_scene_prepare(&s, &m);
+	ctd_sim_drop(&m, 0, CHATTER_DURATION, &rest);
 	fit->chatter = rest.jitter;
 	if (!(rest.jitter <= CALIB_CHATTER_JITTER))
 		note(fit,
@@ -134,7 +134,7 @@ static void check_contact(struct fit_result *fit)
 static void record_residuals(struct fit_result *fit, struct problem *P, const gsl_vector *x)
 {
 	const struct calib_data *d = P->data;
-	struct scene_model m;
+	struct ctd_scene_model m;
 	double logp[NPHYS], pen;
 	size_t i, j;
 
@@ -146,7 +146,7 @@ static void record_residuals(struct fit_result *fit, struct problem *P, const gs
 	}
 	for (i = 0; i < d->npresses; i++) {
 		fit->press_model[i] =
-		    sim_equilibrium(&m, d->presses[i].force, &pen) == 0 ? pen : NAN;
+		    ctd_sim_equilibrium(&m, d->presses[i].force, &pen) == 0 ? pen : NAN;
 		fit->press_residual[i] = d->presses[i].deflection - fit->press_model[i];
 	}
 	for (j = 0; j < d->ntrajectories; j++) {
@@ -242,7 +242,7 @@ static int choose_hold(const double dir[NPHYS])
 static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 {
 	const struct calib_data *d = P->data;
-	struct scene_model m;
+	struct ctd_scene_model m;
 	struct uncertainty_analysis an = {NULL, 0, 0, {0, 0}};
 	struct uncertainty_boot bt;
 	struct uncertainty_profiles prof;
@@ -335,8 +335,7 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	    (uncertainty_profile(P, x, &an, &prof, &fit->iterations, err) != 0 ||
 	        uncertainty_bootstrap(P, x, &bt, err) != 0))
 		goto out;
-	if (!an.phys_null &&
-	    uncertainty_intervals(P, x, an.cov, &ci, &fit->iterations, err) != 0)
+	if (!an.phys_null && uncertainty_intervals(P, x, an.cov, &ci, &fit->iterations, err) != 0)
 		goto out;
 	fit->interval_basis = ci.chi2_test ? FIT_INTERVAL_CHI2_TEST : FIT_INTERVAL_LIKELIHOOD_RATIO;
 	if (an.nuisance_null)
@@ -414,13 +413,13 @@ static size_t traj_fitted(const struct calib_trajectory *tr, double h)
 }
 
 /* log(timeconst), log(dampratio) equivalent to a geom's solref in either form. */
-static void start_logs(const struct scene *s, double logp[NPHYS])
+static void start_logs(const struct ctd_scene *s, double logp[NPHYS])
 {
-	struct law_solimp imp;
-	struct law_gains g;
+	struct ctd_law_solimp imp;
+	struct ctd_law_gains g;
 
-	law_solimp_clamp(s->floor.solimp, &imp);
-	law_solref_kb(s->floor.solref, imp.dwidth, s->option.timestep, 0, &g);
+	ctd_law_solimp_clamp(s->floor.solimp, &imp);
+	ctd_law_solref_kb(s->floor.solref, imp.dwidth, s->option.timestep, 0, &g);
 	if (g.K > 0 && g.B > 0) {
 		/* K = 1/(dmax tc dr)^2 and B = 2/(dmax tc), the direct form alike */
 		double tc = 2 / (imp.dwidth * g.B);
@@ -432,13 +431,13 @@ static void start_logs(const struct scene *s, double logp[NPHYS])
 	}
 }
 
-int fit_solref(const struct scene *setup, const struct calib_data *data, struct fit_result **out,
-    struct err *err)
+int fit_solref(const struct ctd_scene *setup, const struct calib_data *data,
+    struct fit_result **out, struct err *err)
 {
 	return fit_solref_within(setup, data, NULL, out, err);
 }
 
-int fit_solref_within(const struct scene *setup, const struct calib_data *data,
+int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err)
 {
 	int stopped = 0;

@@ -71,7 +71,7 @@ struct fit_traj {
 /* A fit. Owned by whoever called fit_solref(); release with fit_free(). */
 struct fit_result {
 	enum fit_status status;
-	struct scene scene;          /* the setup with the fitted pad solref */
+	struct ctd_scene scene;      /* the setup with the fitted pad solref */
 	double timeconst, dampratio; /* solref, standard form */
 	double stiffness, damping;   /* solref_direct = [-stiffness, -damping] */
 	int identified[2];           /* timeconst, dampratio determined by the data */
@@ -83,14 +83,14 @@ struct fit_result {
 	 * interval_basis says how they were found. */
 	double interval_log[2][2][2];
 	enum fit_interval_basis interval_basis;
-	double correlation;          /* of the two logs, when both are fitted */
-	int product_identified;      /* timeconst*dampratio determined */
-	double se_log_product;       /* standard error of log(timeconst*dampratio) */
-	double chi2;                 /* sum of squared weighted residuals */
-	long dof;                    /* residuals - fitted parameters */
-	int se_scaled;               /* standard errors scaled by chi2/dof */
-	int replicas;                /* bootstrap replicas behind se_log (0: none, exact) */
-	int iterations;              /* trust-region iterations, all phases */
+	double correlation;     /* of the two logs, when both are fitted */
+	int product_identified; /* timeconst*dampratio determined */
+	double se_log_product;  /* standard error of log(timeconst*dampratio) */
+	double chi2;            /* sum of squared weighted residuals */
+	long dof;               /* residuals - fitted parameters */
+	int se_scaled;          /* standard errors scaled by chi2/dof */
+	int replicas;           /* bootstrap replicas behind se_log (0: none, exact) */
+	int iterations;         /* trust-region iterations, all phases */
 	size_t ndrops, npresses, ntrajectories, nsamples;
 	double *drop_model;     /* model rebound of each drop (ndrops) */
 	double *drop_residual;  /* measured - model rebound (ndrops) */
@@ -113,14 +113,14 @@ struct fit_result {
  * when out of memory (ERR_INTERNAL). On success *out is a new fit the caller frees
  * with fit_free().
  */
-int fit_solref(const struct scene *setup, const struct calib_data *data, struct fit_result **out,
-    struct err *err);
+int fit_solref(const struct ctd_scene *setup, const struct calib_data *data,
+    struct fit_result **out, struct err *err);
 
 /*
  * fit_solref_within: fit_solref() that gives up when bound says so (NULL: never), failing
  * with ERR_UNAVAILABLE and a message that says why.
  */
-int fit_solref_within(const struct scene *setup, const struct calib_data *data,
+int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err);
 
 /* Free a fit and everything it owns. NULL is a no-op. */

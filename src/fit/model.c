@@ -9,11 +9,11 @@
 #include "core/sim.h"
 #include "tunables.h"
 
-double model_rebound(const struct scene_model *m, double height)
+double model_rebound(const struct ctd_scene_model *m, double height)
 {
 	double z = height + m->half_height, vel = 0, bottom, rebound = 0;
 	double leave = fmax(0, m->contact.includemargin);
-	long settle = sim_step_count(CALIB_DROP_SETTLE, m->timestep);
+	long settle = ctd_sim_step_count(CALIB_DROP_SETTLE, m->timestep);
 	long fall, touch = -1, i;
 	int left = 0;
 
@@ -22,7 +22,7 @@ double model_rebound(const struct scene_model *m, double height)
 	/* semi-implicit Euler falls at least as fast as the continuous motion */
 	fall = (long)ceil(sqrt(2 * height / -m->a0) / m->timestep) + 2;
 	for (i = 0; touch < 0 ? i <= fall + settle : i - touch <= settle; i++) {
-		scene_step(m, &z, &vel);
+		ctd_scene_step(m, &z, &vel);
 		bottom = z - m->half_height;
 		if (!isfinite(bottom))
 			return NAN;
@@ -48,7 +48,7 @@ static double catmull_rom(double p0, double p1, double p2, double p3, double u)
 	    (p2 - p0 + u * (2 * p0 - 5 * p1 + 4 * p2 - p3 + u * (3 * (p1 - p2) + p3 - p0)));
 }
 
-void model_trajectory(const struct scene_model *m, double release_time, double release_height,
+void model_trajectory(const struct ctd_scene_model *m, double release_time, double release_height,
     const double *t, size_t n, double *buf, double *z)
 {
 	const double h = m->timestep, cap = CALIB_MAX_TRAJECTORY_STEPS;
@@ -61,7 +61,7 @@ void model_trajectory(const struct scene_model *m, double release_time, double r
 	need = last > 0 ? (long)ceil(fmin(last, cap)) + 2 : 1;
 	buf[0] = release_height;
 	for (k = 1; k <= need; k++) {
-		scene_step(m, &centre, &vel);
+		ctd_scene_step(m, &centre, &vel);
 		buf[k] = centre - m->half_height;
 	}
 	for (i = 0; i < n; i++) {

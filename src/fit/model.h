@@ -2,7 +2,7 @@
  * model.h: the model of a measurement in a pad calibration (issue #4).
  *
  * The model is the contact core itself: the pad is the plane ("floor") of a
- * struct scene and the test object its body, so a fitted solref reproduces the
+ * struct ctd_scene and the test object its body, so a fitted solref reproduces the
  * measurements in MuJoCo 2.2.2 step for step. Three kinds of measurement:
  *
  *   drop        the object released at rest with its bottom `height` above the pad;
@@ -13,7 +13,7 @@
  *               never leaves; never below 0. For any contact that dissipates energy
  *               this is /v1/drop's rebound, whose later bounces are lower.
  *   press       the object at rest under a total normal force `force` (N, its weight
- *               included); `deflection` is its penetration (m): sim_equilibrium().
+ *               included); `deflection` is its penetration (m): ctd_sim_equilibrium().
  *   trajectory  the object's bottom height z[i] at times t[i] around an impact, with
  *               release time and height unknown: both are fitted per trajectory as
  *               nuisance parameters. The object rests at the release height until the
@@ -23,7 +23,7 @@
  *               begins within a step and MuJoCo's damping impulse jumps with the
  *               parameters; the fit's notes say how many were left out).
  *
- * Pure computation on a prepared scene (scene_prepare()): no I/O, no allocation, no
+ * Pure computation on a prepared scene (ctd_scene_prepare()): no I/O, no allocation, no
  * global state; safe to call from many threads.
  */
 #ifndef CONTACTD_FIT_MODEL_H
@@ -38,7 +38,7 @@
  * release) on a prepared scene m, as defined above: 0 when nothing pulls the object onto
  * the pad, NAN when the simulation diverges.
  */
-double model_rebound(const struct scene_model *m, double height);
+double model_rebound(const struct ctd_scene_model *m, double height);
 
 /*
  * model_trajectory: the model bottom height at each of the n times t[] for an
@@ -47,7 +47,7 @@ double model_rebound(const struct scene_model *m, double height);
  * CALIB_MAX_TRAJECTORY_STEPS after it beyond that step. buf is scratch space of
  * CALIB_MAX_TRAJECTORY_STEPS + 3 doubles, owned by the caller.
  */
-void model_trajectory(const struct scene_model *m, double release_time, double release_height,
+void model_trajectory(const struct ctd_scene_model *m, double release_time, double release_height,
     const double *t, size_t n, double *buf, double *z);
 
 #endif

@@ -86,13 +86,13 @@ void problem_phys_logs(const struct problem *P, const gsl_vector *x, double logp
 	}
 }
 
-void problem_model_at(const struct problem *P, const double logp[NPHYS], struct scene_model *m)
+void problem_model_at(const struct problem *P, const double logp[NPHYS], struct ctd_scene_model *m)
 {
-	struct scene s = P->scene;
+	struct ctd_scene s = P->scene;
 
 	s.floor.solref[0] = exp(logp[TC]);
 	s.floor.solref[1] = exp(logp[DR]);
-	scene_prepare(&s, m);
+	ctd_scene_prepare(&s, m);
 }
 
 size_t problem_traj_first_row(const struct problem *P)
@@ -100,7 +100,7 @@ size_t problem_traj_first_row(const struct problem *P)
 	return P->data->ndrops + P->data->npresses;
 }
 
-void problem_traj_residuals(const struct problem *P, const struct scene_model *m, size_t j,
+void problem_traj_residuals(const struct problem *P, const struct ctd_scene_model *m, size_t j,
     double t0, double H, gsl_vector *f, size_t row)
 {
 	const struct calib_trajectory *tr = &P->data->trajectories[j];
@@ -121,7 +121,7 @@ int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
 {
 	const struct problem *P = params;
 	const struct calib_data *d = P->data;
-	struct scene_model m;
+	struct ctd_scene_model m;
 	double logp[NPHYS], pen;
 	size_t i, row = 0;
 
@@ -136,7 +136,7 @@ int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
 		    problem_weigh(model_rebound(&m, d->drops[i].height), d->drops[i].rebound,
 		        problem_drop_sigma(&d->drops[i])));
 	for (i = 0; i < d->npresses; i++, row++) {
-		if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
+		if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
 			pen = NAN;
 		gsl_vector_set(f, row,
 		    problem_weigh(
@@ -154,7 +154,7 @@ int problem_jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
 {
 	struct problem *P = params;
 	const struct calib_data *d = P->data;
-	struct scene_model m;
+	struct ctd_scene_model m;
 	double logp[NPHYS];
 	size_t k, i, j, row = problem_traj_first_row(P);
 

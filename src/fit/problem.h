@@ -32,7 +32,7 @@ struct search_start;
 struct search_start;
 
 struct problem {
-	struct scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
+	struct ctd_scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
 	const struct calib_data *data;
 	double start_log[NPHYS]; /* starting values; a held parameter keeps its value here */
 	int free[NPHYS];
@@ -104,14 +104,14 @@ double problem_weigh(double model, double measured, double sigma);
 void problem_phys_logs(const struct problem *P, const gsl_vector *x, double logp[NPHYS]);
 
 /* P's scene with the pad's solref exp(logp), prepared into *m. */
-void problem_model_at(const struct problem *P, const double logp[NPHYS], struct scene_model *m);
+void problem_model_at(const struct problem *P, const double logp[NPHYS], struct ctd_scene_model *m);
 
 /* The row of the first trajectory sample: after the drops' and the presses'. */
 size_t problem_traj_first_row(const struct problem *P);
 
 /* Weighted residuals of trajectory j released at (t0, H) into f from row `row`; zeros
  * once the fit is abandoned. Simulates into P->buf and P->zmodel. */
-void problem_traj_residuals(const struct problem *P, const struct scene_model *m, size_t j,
+void problem_traj_residuals(const struct problem *P, const struct ctd_scene_model *m, size_t j,
     double t0, double H, gsl_vector *f, size_t row);
 
 /* The weighted residuals at x into f (P->n rows; params: the struct problem), as

@@ -86,7 +86,7 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 	const struct calib_data *d = P->data;
 	size_t nstatic = d->ndrops + d->npresses, i, k, row = 0;
 	const double h = P->scene.option.timestep;
-	struct scene_model m;
+	struct ctd_scene_model m;
 	double logp[NPHYS], *model = NULL;
 	int shift;
 
@@ -102,7 +102,7 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 			for (i = 0; i < d->ndrops; i++)
 				model[i] = model_rebound(&m, d->drops[i].height);
 			for (i = 0; i < d->npresses; i++)
-				if (sim_equilibrium(
+				if (ctd_sim_equilibrium(
 				        &m, d->presses[i].force, &model[d->ndrops + i]) != 0)
 					model[d->ndrops + i] = NAN;
 		}
@@ -118,7 +118,7 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 
 		if (model)
 			pen = model[d->ndrops + i];
-		else if (sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
+		else if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
 			pen = NAN;
 		gsl_vector_set(f, row,
 		    problem_weigh(
@@ -152,7 +152,7 @@ static void pick_releases(struct problem *P, gsl_vector *x)
 {
 	const struct calib_data *d = P->data;
 	const double h = P->scene.option.timestep;
-	struct scene_model m;
+	struct ctd_scene_model m;
 	double logp[NPHYS];
 	size_t i, k, row = problem_traj_first_row(P);
 	int shift;

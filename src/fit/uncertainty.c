@@ -63,7 +63,7 @@ int uncertainty_bootstrap(
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_vector *r = gsl_vector_alloc(P->n), *xs = gsl_vector_alloc(P->p);
 	struct search_start reached[CALIB_STARTS];
-	struct scene_model m;
+	struct ctd_scene_model m;
 	double logp_hat[NPHYS], span[NPHYS], sum2[NPHYS] = {0, 0}, cross = 0, product = 0;
 	double scale;
 	size_t nreached, j, off;
@@ -590,8 +590,7 @@ static int few_dof(const struct problem *P)
 static int interval_levels(
     struct problem *P, const gsl_vector *x, double levels[3], double *chi2_min)
 {
-	static const double coverage[3] = {
-	    0.682689492137086, 0.954499736103642, 0.997300203936740};
+	static const double coverage[3] = {0.682689492137086, 0.954499736103642, 0.997300203936740};
 	double chi2, s2;
 	int k, test = 0;
 
@@ -612,8 +611,8 @@ static int interval_levels(
 
 /* Widen out's intervals of parameter q at level k to the point logp, open where the
  * point is on the edge of its grid (index idx of count). */
-static void interval_take(struct uncertainty_intervals *out, int q, int k, double v, int idx,
-    int count)
+static void interval_take(
+    struct uncertainty_intervals *out, int q, int k, double v, int idx, int count)
 {
 	out->log[q][k][0] = idx == 0 ? -INFINITY : fmin(out->log[q][k][0], v);
 	out->log[q][k][1] = idx == count - 1 ? INFINITY : fmax(out->log[q][k][1], v);
@@ -644,8 +643,7 @@ static void interval_grid(
  * freedom, no trajectory: each point costs a few drops or presses). */
 static void interval_scan(struct problem *P, double chi2_min, struct uncertainty_intervals *out)
 {
-	const double lo[NPHYS] = {
-	    log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
+	const double lo[NPHYS] = {log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
 	    log(CALIB_GRID_DAMPRATIO_MIN)};
 	const double hi[NPHYS] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
 	const int count[NPHYS] = {CALIB_SCAN_POINTS_TC, CALIB_SCAN_POINTS_DR};

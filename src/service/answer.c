@@ -43,37 +43,37 @@ void ans_compute(const struct ans_request *req, struct ans_result *out)
 }
 
 void ans_compute_traced(
-    const struct ans_request *req, struct ans_result *out, struct sim_trace *trace)
+    const struct ans_request *req, struct ans_result *out, struct ctd_sim_trace *trace)
 {
-	const struct scene *scene;
-	struct scene_model model;
+	const struct ctd_scene *scene;
+	struct ctd_scene_model model;
 
 	memset(out, 0, sizeof *out);
 	out->query = req->query;
 	if (req->query == SVC_STABILITY) {
 		const struct req_stability *s = &req->u.stability;
-		struct law_solimp clamped;
-		struct law_gains gains;
+		struct ctd_law_solimp clamped;
+		struct ctd_law_gains gains;
 
 		out->mujoco = s->mujoco;
-		growth_stability(s->solref, s->solimp, s->impedance, s->timestep, s->refsafe,
+		ctd_growth_stability(s->solref, s->solimp, s->impedance, s->timestep, s->refsafe,
 		    s->integrator, &out->u.stability);
-		/* growth_stability does not say which solref form it used: ask the law */
-		law_solimp_clamp(s->solimp, &clamped);
-		law_solref_kb(s->solref, clamped.dwidth, s->timestep, s->refsafe, &gains);
+		/* ctd_growth_stability does not say which solref form it used: ask the law */
+		ctd_law_solimp_clamp(s->solimp, &clamped);
+		ctd_law_solref_kb(s->solref, clamped.dwidth, s->timestep, s->refsafe, &gains);
 		out->solref_fallback = gains.fell_back;
 		out->direct = gains.direct;
 		return;
 	}
 	scene = &req->u.scene.scene;
 	out->mujoco = scene->option.mujoco;
-	scene_prepare(scene, &model);
+	ctd_scene_prepare(scene, &model);
 	out->solref_fallback = model.gains.fell_back;
 	out->direct = model.gains.direct;
 	if (req->query == SVC_REST)
-		sim_rest(&model, scene->height, scene->duration, &out->u.rest);
+		ctd_sim_rest(&model, scene->height, scene->duration, &out->u.rest);
 	else
-		sim_drop_trace(&model, scene->height, scene->duration, &out->u.drop, trace);
+		ctd_sim_drop_trace(&model, scene->height, scene->duration, &out->u.drop, trace);
 }
 
 /* Appends fields in order and remembers whether any real was not finite. */
@@ -132,7 +132,7 @@ static void add_string(struct field_list *l, const char *name, const char *value
 
 static void add_rest(struct field_list *l, const struct ans_result *r)
 {
-	const struct sim_rest *rest = &r->u.rest;
+	const struct ctd_sim_rest *rest = &r->u.rest;
 
 	if (rest->has_equilibrium)
 		add_real(l, "penetration", rest->penetration);
@@ -155,7 +155,7 @@ static void add_rest(struct field_list *l, const struct ans_result *r)
 
 static void add_drop(struct field_list *l, const struct ans_result *r)
 {
-	const struct sim_drop *drop = &r->u.drop;
+	const struct ctd_sim_drop *drop = &r->u.drop;
 
 	add_real(l, "peak_penetration", drop->peak_penetration);
 	add_real(l, "rebound", drop->rebound);
@@ -168,7 +168,7 @@ static void add_drop(struct field_list *l, const struct ans_result *r)
 
 static void add_stability(struct field_list *l, const struct ans_result *r)
 {
-	const struct growth_report *g = &r->u.stability;
+	const struct ctd_growth_report *g = &r->u.stability;
 
 	add_real(l, "growth", g->growth);
 	add_real(l, "h_omega", g->h_omega);
@@ -196,7 +196,7 @@ size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELD
 		add_stability(&l, r);
 	add_integer(&l, "solref_fallback", r->solref_fallback, ANS_BOOL);
 	add_integer(&l, "diverged", l.diverged, ANS_BOOL);
-	add_string(&l, "mujoco", mjver_name(r->mujoco));
+	add_string(&l, "mujoco", ctd_mjver_name(r->mujoco));
 	add_string(&l, "core_version", CORE_VERSION);
 	return l.count;
 }
@@ -235,7 +235,7 @@ json_t *ans_to_json(const struct ans_result *r)
 json_t *ans_with_release(json_t *obj, int mujoco)
 {
 	if (obj &&
-	    (json_object_set_new(obj, "mujoco", json_string(mjver_name(mujoco))) != 0 ||
+	    (json_object_set_new(obj, "mujoco", json_string(ctd_mjver_name(mujoco))) != 0 ||
 	        json_object_set_new(obj, "core_version", json_string(CORE_VERSION)) != 0)) {
 		json_decref(obj);
 		return NULL;

@@ -32,9 +32,9 @@ struct ans_result {
 	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
 	int direct;          /* solref in the direct form: no time constant */
 	union {
-		struct sim_rest rest;
-		struct sim_drop drop;
-		struct growth_report stability;
+		struct ctd_sim_rest rest;
+		struct ctd_sim_drop drop;
+		struct ctd_growth_report stability;
 	} u;
 };
 
@@ -54,7 +54,7 @@ void ans_compute(const struct ans_request *req, struct ans_result *out);
 /* ans_compute(), a drop also recording its trajectory into trace (the caller's; NULL:
  * none) in the same loop that measures it. */
 void ans_compute_traced(
-    const struct ans_request *req, struct ans_result *out, struct sim_trace *trace);
+    const struct ans_request *req, struct ans_result *out, struct ctd_sim_trace *trace);
 
 enum ans_type { ANS_NULL, ANS_REAL, ANS_INTEGER, ANS_BOOL, ANS_STRING };
 

@@ -43,8 +43,8 @@ static json_t *interval_json(const double interval_log[2][2])
 		return json_null();
 	obj = json_object();
 	for (k = 0; obj && k < 2; k++) {
-		json_t *pair = json_pack("[o, o]", exp_or_null(interval_log[k][0]),
-		    exp_or_null(interval_log[k][1]));
+		json_t *pair = json_pack(
+		    "[o, o]", exp_or_null(interval_log[k][0]), exp_or_null(interval_log[k][1]));
 
 		if (!pair || json_object_set_new(obj, k == 0 ? "1sigma" : "2sigma", pair) != 0) {
 			json_decref(obj);
@@ -57,8 +57,7 @@ static json_t *interval_json(const double interval_log[2][2])
 /* The fit's "intervals": each parameter's, and how they were found. */
 static json_t *intervals_json(const struct fit_result *fit)
 {
-	static const char *const basis[] = {
-	    [FIT_INTERVAL_LIKELIHOOD_RATIO] = "likelihood_ratio",
+	static const char *const basis[] = {[FIT_INTERVAL_LIKELIHOOD_RATIO] = "likelihood_ratio",
 	    [FIT_INTERVAL_CHI2_TEST] = "chi2_test"};
 
 	return json_pack("{s:o, s:o, s:s}", "timeconst", interval_json(fit->interval_log[FIT_TC]),
@@ -136,7 +135,7 @@ static void append_numbers(
  * Caller frees. */
 static char *mjcf_default(const struct fit_result *fit, const char *cls, const char *attrs)
 {
-	const struct pair_geom *g = &fit->scene.floor;
+	const struct ctd_pair_geom *g = &fit->scene.floor;
 	double sol[2] = {fit->timeconst, fit->dampratio};
 	double direct[2] = {-fit->stiffness, -fit->damping};
 	char *text = NULL;

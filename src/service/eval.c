@@ -25,7 +25,7 @@ struct args {
 	double r, dist, vel, a0, a_u, dmax, h, k, c, timeconst, dampratio, dt, d, d_w, x0, v0;
 	double solref[2], solimp[5];
 	int refsafe;
-	enum scene_integrator integrator;
+	enum ctd_scene_integrator integrator;
 	int steps;
 	int accel;  /* semi_implicit_euler: index in accel_functions */
 	int mujoco; /* not an argument: the release whose rules apply (an mjver index) */
@@ -95,31 +95,31 @@ static int put_series(
 }
 
 /* The call's solimp as its release computes it. */
-static void solimp_of(const struct args *a, struct law_solimp *s)
+static void solimp_of(const struct args *a, struct ctd_law_solimp *s)
 {
-	struct mjver_rules rules;
+	struct ctd_mjver_rules rules;
 
-	mjver_rules(a->mujoco, &rules);
-	law_solimp_release(a->solimp, rules.power_shortcut, s);
+	ctd_mjver_rules(a->mujoco, &rules);
+	ctd_law_solimp_release(a->solimp, rules.power_shortcut, s);
 }
 
 static int run_impedance(const struct args *a, json_t *result, int *diverged)
 {
-	struct law_solimp s;
+	struct ctd_law_solimp s;
 	double derivative, value;
 
 	solimp_of(a, &s);
-	value = law_impedance(a->r, &s, &derivative);
+	value = ctd_law_impedance(a->r, &s, &derivative);
 	return put_real(result, "value", value, 1, diverged) ||
 	    put_real(result, "derivative", derivative, 1, diverged);
 }
 
 static int run_solref_kb(const struct args *a, json_t *result, int *diverged)
 {
-	struct law_gains g;
+	struct ctd_law_gains g;
 
 	/* MuJoCo's dmax is solimp[1] after its clamp: a dmax of 1 (or 0) is never seen */
-	law_solref_kb(a->solref, law_impedance_clamp(a->dmax), a->h, a->refsafe, &g);
+	ctd_law_solref_kb(a->solref, ctd_law_impedance_clamp(a->dmax), a->h, a->refsafe, &g);
 	return put_real(result, "K", g.K, 1, diverged) || put_real(result, "B", g.B, 1, diverged) ||
 	    put_real(result, "timeconst_used", g.timeconst_used, !g.direct, diverged);
 }
@@ -130,9 +130,9 @@ static int run_solref_kb(const struct args *a, json_t *result, int *diverged)
 static int run_solref_to_spring(const struct args *a, json_t *result, int *diverged)
 {
 	const double solref[2] = {a->timeconst, a->dampratio};
-	struct law_gains g;
+	struct ctd_law_gains g;
 
-	law_solref_kb(solref, a->d_w, DEFAULT_TIMESTEP /* unused: refsafe off */, 0, &g);
+	ctd_law_solref_kb(solref, a->d_w, DEFAULT_TIMESTEP /* unused: refsafe off */, 0, &g);
 	return put_real(result, "b", g.B, 1, diverged) ||
 	    put_real(result, "k", a->d * g.K, 1, diverged);
 }
@@ -141,46 +141,48 @@ static int run_solref_to_spring(const struct args *a, json_t *result, int *diver
  * where MuJoCo has no constraint row (and so no efc_aref). */
 static int run_a_ref(const struct args *a, json_t *result, int *diverged)
 {
-	struct law_solimp s;
-	struct law_gains g;
+	struct ctd_law_solimp s;
+	struct ctd_law_gains g;
 	double imp;
 
 	solimp_of(a, &s);
-	law_solref_kb(a->solref, s.dwidth, a->h, a->refsafe, &g);
-	imp = law_impedance(a->dist, &s, NULL);
-	return put_real(result, "value", law_aref(&g, imp, a->dist, a->vel), a->dist < 0, diverged);
+	ctd_law_solref_kb(a->solref, s.dwidth, a->h, a->refsafe, &g);
+	imp = ctd_law_impedance(a->dist, &s, NULL);
+	return put_real(
+	    result, "value", ctd_law_aref(&g, imp, a->dist, a->vel), a->dist < 0, diverged);
 }
 
 static int run_contact_accel(const struct args *a, json_t *result, int *diverged)
 {
-	struct law_solimp s;
+	struct ctd_law_solimp s;
 
 	solimp_of(a, &s);
 	return put_real(result, "value",
-	    law_contact_accel(a->dist, a->vel, a->a0, a->solref, &s, a->h, a->refsafe), 1,
+	    ctd_law_contact_accel(a->dist, a->vel, a->a0, a->solref, &s, a->h, a->refsafe), 1,
 	    diverged);
 }
 
 static int run_resting_penetration(const struct args *a, json_t *result, int *diverged)
 {
-	struct law_solimp s;
+	struct ctd_law_solimp s;
 	double r = 0;
 	int found;
 
 	solimp_of(a, &s);
-	found = law_resting_penetration(a->a_u, a->solref, &s, a->h, a->refsafe, &r) == 0;
+	found = ctd_law_resting_penetration(a->a_u, a->solref, &s, a->h, a->refsafe, &r) == 0;
 	return put_real(result, "value", r, found, diverged);
 }
 
 static int run_step_growth(const struct args *a, json_t *result, int *diverged)
 {
-	return put_real(result, "value", growth_step(a->k, a->c, a->h, a->integrator), 1, diverged);
+	return put_real(
+	    result, "value", ctd_growth_step(a->k, a->c, a->h, a->integrator), 1, diverged);
 }
 
 static int run_error_reduction(const struct args *a, json_t *result, int *diverged)
 {
-	return put_real(
-	    result, "value", law_error_reduction(a->timeconst, a->dampratio, a->dt), 1, diverged);
+	return put_real(result, "value", ctd_law_error_reduction(a->timeconst, a->dampratio, a->dt),
+	    1, diverged);
 }
 
 /* The accelerations semi_implicit_euler can integrate: the state (x, v) is the
@@ -197,20 +199,20 @@ static const struct function_spec accel_functions[] = {
 
 #define NACCEL ((int)(sizeof accel_functions / sizeof accel_functions[0]))
 
-static double accel_at(const struct args *a, const struct law_solimp *s, double x, double v)
+static double accel_at(const struct args *a, const struct ctd_law_solimp *s, double x, double v)
 {
 	if (a->accel == ACCEL_CONTACT)
-		return law_contact_accel(x, v, a->a0, a->solref, s, a->h, a->refsafe);
+		return ctd_law_contact_accel(x, v, a->a0, a->solref, s, a->h, a->refsafe);
 	return -a->c * v - a->k * x;
 }
 
-/* Lesson 02's integrator, the core's scene_euler step: x and v at the start and
+/* Lesson 02's integrator, the core's ctd_scene_euler step: x and v at the start and
  * after each of the steps. */
 static int run_semi_implicit_euler(const struct args *a, json_t *result, int *diverged)
 {
 	size_t n = (size_t)a->steps + 1, i;
 	double *x = malloc(n * sizeof *x), *v = malloc(n * sizeof *v);
-	struct law_solimp s;
+	struct ctd_law_solimp s;
 	int rc = -1;
 
 	if (!x || !v)
@@ -221,7 +223,7 @@ static int run_semi_implicit_euler(const struct args *a, json_t *result, int *di
 	for (i = 1; i < n; i++) {
 		x[i] = x[i - 1];
 		v[i] = v[i - 1];
-		scene_euler(&x[i], &v[i], accel_at(a, &s, x[i], v[i]), a->h);
+		ctd_scene_euler(&x[i], &v[i], accel_at(a, &s, x[i], v[i]), a->h);
 	}
 	rc = put_series(result, "x", x, n, diverged) || put_series(result, "v", v, n, diverged) ? -1
 	                                                                                        : 0;
@@ -314,7 +316,7 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		*(int *)field = 1;
 		return field_bool(c, spec->name, field);
 	case ARG_INTEGRATOR:
-		*(enum scene_integrator *)field = SCENE_EULER;
+		*(enum ctd_scene_integrator *)field = CTD_SCENE_EULER;
 		return req_integrator(c, spec->name, field);
 	case ARG_STEPS:
 		if (field_int(c, spec->name, field) != 0)
@@ -403,7 +405,7 @@ static json_t *arg_json(const struct arg_spec *spec, const struct args *a)
 	case ARG_REFSAFE:
 		return json_boolean(*(const int *)field);
 	case ARG_INTEGRATOR:
-		return json_string(req_integrator_name(*(const enum scene_integrator *)field));
+		return json_string(req_integrator_name(*(const enum ctd_scene_integrator *)field));
 	case ARG_STEPS:
 		return json_integer(*(const int *)field);
 	default:
@@ -443,7 +445,8 @@ static json_t *call_json(const struct call *call)
 	json_t *out = with_id(invocation_json(call->function, &call->args), call->id);
 
 	if (out &&
-	    json_object_set_new(out, "mujoco", json_string(mjver_name(call->args.mujoco))) != 0) {
+	    json_object_set_new(out, "mujoco", json_string(ctd_mjver_name(call->args.mujoco))) !=
+	        0) {
 		json_decref(out);
 		return NULL;
 	}
@@ -554,7 +557,7 @@ int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct e
 		r = request_new(0, 1);
 		if (!r)
 			return err_set(err, ERR_INTERNAL, "", "out of memory");
-		if (parse_call(body, "", mjver_default(), &r->entries[0].call, err) != 0) {
+		if (parse_call(body, "", ctd_mjver_default(), &r->entries[0].call, err) != 0) {
 			eval_request_free(r);
 			return -1;
 		}
@@ -564,7 +567,7 @@ int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct e
 		*out = r;
 		return 0;
 	}
-	release = mjver_default();
+	release = ctd_mjver_default();
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
 	    req_mujoco(&c, "mujoco", &release) != 0)
 		return -1;
@@ -635,7 +638,8 @@ static json_t *build(const struct eval_request *r, enum pass pass)
 	if (!entries)
 		return NULL;
 	if (pass == PASS_CANONICAL)
-		return json_pack("{s:o, s:s}", "calls", entries, "mujoco", mjver_name(r->mujoco));
+		return json_pack(
+		    "{s:o, s:s}", "calls", entries, "mujoco", ctd_mjver_name(r->mujoco));
 	return ans_with_release(
 	    json_pack("{s:o, s:I}", "results", entries, "failed", (json_int_t)r->failed),
 	    r->mujoco);

@@ -20,13 +20,13 @@
 #include "tunables.h"
 
 static const char *const integrator_names[] = {
-    [SCENE_EULER] = "Euler",
-    [SCENE_IMPLICIT] = "implicit",
-    [SCENE_IMPLICITFAST] = "implicitfast",
-    [SCENE_RK4] = "RK4",
+    [CTD_SCENE_EULER] = "Euler",
+    [CTD_SCENE_IMPLICIT] = "implicit",
+    [CTD_SCENE_IMPLICITFAST] = "implicitfast",
+    [CTD_SCENE_RK4] = "RK4",
 };
 
-static const char *const shape_names[] = {[SCENE_SPHERE] = "sphere", [SCENE_BOX] = "box"};
+static const char *const shape_names[] = {[CTD_SCENE_SPHERE] = "sphere", [CTD_SCENE_BOX] = "box"};
 
 enum cone { CONE_PYRAMIDAL, CONE_ELLIPTIC };
 static const char *const cone_names[] = {
@@ -36,18 +36,18 @@ static const char *const cone_names[] = {
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-const char *req_integrator_name(enum scene_integrator integrator)
+const char *req_integrator_name(enum ctd_scene_integrator integrator)
 {
 	return integrator_names[integrator];
 }
 
-int req_integrator(const struct field_ctx *c, const char *key, enum scene_integrator *out)
+int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_integrator *out)
 {
 	int index = (int)*out;
 
 	if (field_choice(c, key, integrator_names, COUNT(integrator_names), &index) != 0)
 		return -1;
-	*out = (enum scene_integrator)index;
+	*out = (enum ctd_scene_integrator)index;
 	return 0;
 }
 
@@ -61,12 +61,12 @@ int req_mujoco(const struct field_ctx *c, const char *key, int *out)
 	if (!json_is_string(v))
 		return field_fail(c, key, -1, ERR_BAD_TYPE,
 		    "must be a MuJoCo release as a string, such as \"%s\"",
-		    mjver_name(mjver_default()));
-	index = mjver_find(json_string_value(v));
+		    ctd_mjver_name(ctd_mjver_default()));
+	index = ctd_mjver_find(json_string_value(v));
 	if (index < 0)
 		return field_fail(c, key, -1, ERR_BAD_VALUE,
 		    "MuJoCo release \"%.32s\" is not supported; supported: %s",
-		    json_string_value(v), mjver_supported());
+		    json_string_value(v), ctd_mjver_supported());
 	*out = index;
 	return 0;
 }
@@ -95,7 +95,7 @@ static int positive_within(
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
 
-static int parse_geom(const struct field_ctx *c, struct pair_geom *g)
+static int parse_geom(const struct field_ctx *c, struct ctd_pair_geom *g)
 {
 	int i;
 
@@ -129,12 +129,12 @@ static int parse_geom(const struct field_ctx *c, struct pair_geom *g)
 /* MuJoCo's compiler refuses a moving body whose geom volume, mass or principal
  * inertia is below mjMINVAL ("mass and inertia of moving bodies must be larger
  * than mjMINVAL"); so do we. */
-static int check_compilable(const struct field_ctx *c, const struct scene *s)
+static int check_compilable(const struct field_ctx *c, const struct ctd_scene *s)
 {
 	double volume, inertia;
 	const double *h = s->size;
 
-	if (s->shape == SCENE_SPHERE) {
+	if (s->shape == CTD_SCENE_SPHERE) {
 		volume = 4.0 / 3.0 * M_PI * h[0] * h[0] * h[0];
 		inertia = 0.4 * s->mass * h[0] * h[0];
 	} else {
@@ -156,7 +156,7 @@ static int check_compilable(const struct field_ctx *c, const struct scene *s)
 	return 0;
 }
 
-static int parse_body(const struct field_ctx *c, struct scene *s)
+static int parse_body(const struct field_ctx *c, struct ctd_scene *s)
 {
 	static const char *const known[] = {"shape", "size", "mass", NULL};
 	json_t *size;
@@ -165,14 +165,14 @@ static int parse_body(const struct field_ctx *c, struct scene *s)
 	if (field_known(c, known) != 0 ||
 	    field_choice(c, "shape", shape_names, COUNT(shape_names), &shape) != 0)
 		return -1;
-	s->shape = (enum scene_shape)shape;
+	s->shape = (enum ctd_scene_shape)shape;
 	size = c->obj ? json_object_get(c->obj, "size") : NULL;
 	if (size && json_is_array(size)) {
 		/* MJCF's size="x y z"; a sphere uses only x, as in MuJoCo, so a sweep can
 		 * turn a box into a sphere of radius hx */
 		if (field_numbers(c, "size", 3, s->size) != 0)
 			return -1;
-		for (i = 0; i < (s->shape == SCENE_BOX ? 3 : 1); i++)
+		for (i = 0; i < (s->shape == CTD_SCENE_BOX ? 3 : 1); i++)
 			if (positive_within(c, "size", i, s->size[i], LIMIT_MAX_SIZE) != 0)
 				return -1;
 	} else if (size) {
@@ -184,7 +184,7 @@ static int parse_body(const struct field_ctx *c, struct scene *s)
 			return -1;
 		s->size[1] = s->size[2] = s->size[0];
 	}
-	if (s->shape == SCENE_SPHERE)
+	if (s->shape == CTD_SCENE_SPHERE)
 		s->size[1] = s->size[2] = 0; /* a sphere has one size; keep the struct canonical */
 	if (field_number(c, "mass", &s->mass) != 0 ||
 	    positive_within(c, "mass", -1, s->mass, LIMIT_MAX_MASS) != 0)
@@ -192,7 +192,7 @@ static int parse_body(const struct field_ctx *c, struct scene *s)
 	return check_compilable(c, s);
 }
 
-static int parse_option(const struct field_ctx *c, struct scene_option *o)
+static int parse_option(const struct field_ctx *c, struct ctd_scene_option *o)
 {
 	static const char *const known[] = {
 	    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", "mujoco", NULL};
@@ -222,18 +222,18 @@ static int parse_option(const struct field_ctx *c, struct scene_option *o)
 	return 0;
 }
 
-static void scene_default(struct scene *s, double default_height)
+static void scene_default(struct ctd_scene *s, double default_height)
 {
-	s->shape = SCENE_BOX;
+	s->shape = CTD_SCENE_BOX;
 	s->size[0] = s->size[1] = s->size[2] = DEFAULT_SHAPE_SIZE;
 	s->mass = DEFAULT_MASS;
-	pair_geom_default(&s->geom);
+	ctd_pair_geom_default(&s->geom);
 	s->option.timestep = DEFAULT_TIMESTEP;
 	s->option.refsafe = 1;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
-	s->option.integrator = SCENE_EULER;
-	s->option.mujoco = mjver_default();
+	s->option.integrator = CTD_SCENE_EULER;
+	s->option.mujoco = ctd_mjver_default();
 	s->height = default_height;
 	s->duration = DEFAULT_DURATION;
 }
@@ -244,7 +244,7 @@ int req_scene_parse(
 	static const char *const known[] = {
 	    "body", "geom", "floor", "option", "height", "duration", NULL};
 	struct field_ctx c, body, geom, floor, option;
-	struct scene s;
+	struct ctd_scene s;
 	double steps;
 	unsigned given = 0;
 	int i;
@@ -288,7 +288,7 @@ int req_scene_parse(
 
 long req_scene_steps(const struct req_scene *r)
 {
-	return sim_step_count(r->scene.duration, r->scene.option.timestep);
+	return ctd_sim_step_count(r->scene.duration, r->scene.option.timestep);
 }
 
 int req_scene_expose(json_t *v, const char *ptr, struct err *err)
@@ -326,7 +326,7 @@ static void put(json_t *obj, const char *key, json_t *value, int *ok)
 }
 
 /* The geom's fields whose bit is set in mask (the order of geom_fields). */
-static json_t *geom_json(const struct pair_geom *g, unsigned mask)
+static json_t *geom_json(const struct ctd_pair_geom *g, unsigned mask)
 {
 	json_t *obj = json_object(), *value;
 	int ok = obj != NULL, i;
@@ -371,7 +371,7 @@ static json_t *geom_json(const struct pair_geom *g, unsigned mask)
 
 json_t *req_scene_json(const struct req_scene *r)
 {
-	const struct scene *s = &r->scene;
+	const struct ctd_scene *s = &r->scene;
 	json_t *root = json_object(), *body = json_object(), *option = json_object();
 	int ok = root && body && option;
 
@@ -383,7 +383,7 @@ json_t *req_scene_json(const struct req_scene *r)
 	}
 	put(body, "shape", json_string(shape_names[s->shape]), &ok);
 	put(body, "size",
-	    s->shape == SCENE_SPHERE ? json_real(s->size[0]) : field_reals(s->size, 3), &ok);
+	    s->shape == CTD_SCENE_SPHERE ? json_real(s->size[0]) : field_reals(s->size, 3), &ok);
 	put(body, "mass", json_real(s->mass), &ok);
 	put(option, "timestep", json_real(s->option.timestep), &ok);
 	put(option, "refsafe", json_boolean(s->option.refsafe), &ok);
@@ -391,7 +391,7 @@ json_t *req_scene_json(const struct req_scene *r)
 	put(option, "impratio", json_real(s->option.impratio), &ok);
 	put(option, "integrator", json_string(integrator_names[s->option.integrator]), &ok);
 	put(option, "cone", json_string(cone_names[CONE_PYRAMIDAL]), &ok);
-	put(option, "mujoco", json_string(mjver_name(s->option.mujoco)), &ok);
+	put(option, "mujoco", json_string(ctd_mjver_name(s->option.mujoco)), &ok);
 	put(root, "body", body, &ok);
 	put(root, "option", option, &ok);
 	put(root, "geom", geom_json(&s->geom, ~0u), &ok);
@@ -412,18 +412,18 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	    "timestep", "refsafe", "integrator", "mujoco", NULL};
 	struct field_ctx c, option;
 	struct req_stability r;
-	struct pair_geom defaults;
-	struct law_solimp clamped;
+	struct ctd_pair_geom defaults;
+	struct ctd_law_solimp clamped;
 
-	pair_geom_default(&defaults);
+	ctd_pair_geom_default(&defaults);
 	r.solref[0] = defaults.solref[0];
 	r.solref[1] = defaults.solref[1];
 	for (int i = 0; i < 5; i++)
 		r.solimp[i] = defaults.solimp[i];
 	r.timestep = DEFAULT_TIMESTEP;
 	r.refsafe = 1;
-	r.integrator = SCENE_EULER;
-	r.mujoco = mjver_default();
+	r.integrator = CTD_SCENE_EULER;
+	r.mujoco = ctd_mjver_default();
 
 	if (field_root(&c, v, path, err) != 0 || field_known(&c, known) != 0)
 		return -1;
@@ -442,7 +442,7 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	    req_mujoco(&option, "mujoco", &r.mujoco) != 0)
 		return -1;
 	/* the default impedance is the plateau d(r >= width): solimp's clamped dwidth */
-	law_solimp_clamp(r.solimp, &clamped);
+	ctd_law_solimp_clamp(r.solimp, &clamped);
 	r.impedance = clamped.dwidth;
 	if (field_number(&c, "impedance", &r.impedance) != 0)
 		return -1;
@@ -467,7 +467,7 @@ json_t *req_stability_json(const struct req_stability *r)
 	put(option, "timestep", json_real(r->timestep), &ok);
 	put(option, "refsafe", json_boolean(r->refsafe), &ok);
 	put(option, "integrator", json_string(integrator_names[r->integrator]), &ok);
-	put(option, "mujoco", json_string(mjver_name(r->mujoco)), &ok);
+	put(option, "mujoco", json_string(ctd_mjver_name(r->mujoco)), &ok);
 	put(root, "option", option, &ok);
 	put(root, "solref", field_reals(r->solref, 2), &ok);
 	put(root, "solimp", field_reals(r->solimp, 5), &ok);

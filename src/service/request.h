@@ -22,7 +22,7 @@
  * field varies the floor's with it, as in the lesson's experiment.
  */
 struct req_scene {
-	struct scene scene;
+	struct ctd_scene scene;
 	unsigned floor_given; /* bit i: the request set the floor's i-th field (solref, solimp,
 	                         condim, friction, margin, gap, solmix, priority) */
 };
@@ -34,7 +34,7 @@ struct req_stability {
 	double impedance; /* d of a = -d*B*v - d^2*K*r; default: the clamped solimp dwidth */
 	double timestep;
 	int refsafe;
-	enum scene_integrator integrator;
+	enum ctd_scene_integrator integrator;
 	int mujoco; /* option.mujoco as an mjver index; no release changes these numbers */
 };
 
@@ -67,13 +67,13 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 json_t *req_stability_json(const struct req_stability *r);
 
 /* Read c[key] as one of MuJoCo's MJCF integrator names ("Euler", "implicit", ...). */
-int req_integrator(const struct field_ctx *c, const char *key, enum scene_integrator *out);
+int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_integrator *out);
 
 /* Read c[key] as a supported MuJoCo release ("3.12.0") into an mjver index; 422
  * naming the supported releases otherwise. *out is left alone when key is absent. */
 int req_mujoco(const struct field_ctx *c, const char *key, int *out);
 
 /* The MJCF name of an integrator. */
-const char *req_integrator_name(enum scene_integrator integrator);
+const char *req_integrator_name(enum ctd_scene_integrator integrator);
 
 #endif

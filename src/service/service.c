@@ -171,7 +171,7 @@ static json_t *drop_canonical(const void *request)
 }
 
 /* {"t": [...], "z": [...]} of a trace; a non-finite height (a diverged drop) is null. */
-static json_t *trace_json(const struct sim_trace *tr)
+static json_t *trace_json(const struct ctd_sim_trace *tr)
 {
 	json_t *t = json_array(), *z = json_array(), *obj;
 	size_t i;
@@ -194,7 +194,7 @@ static int drop_answer(
 {
 	const struct drop_request *req = request;
 	double *buf;
-	struct sim_trace trace;
+	struct ctd_sim_trace trace;
 	struct ans_result result;
 	json_t *out, *path;
 
@@ -203,7 +203,8 @@ static int drop_answer(
 	buf = malloc(2 * LIMIT_TRAJECTORY_POINTS * sizeof *buf);
 	if (!buf)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	trace = (struct sim_trace){buf, buf + LIMIT_TRAJECTORY_POINTS, LIMIT_TRAJECTORY_POINTS, 0};
+	trace =
+	    (struct ctd_sim_trace){buf, buf + LIMIT_TRAJECTORY_POINTS, LIMIT_TRAJECTORY_POINTS, 0};
 	ans_compute_traced(&req->scene, &result, &trace);
 	out = ans_to_json(&result);
 	path = out ? trace_json(&trace) : NULL;
@@ -521,7 +522,7 @@ int svc_text_csv(const char *text, char **csv, struct err *err)
 
 const char *svc_mujoco_default(void)
 {
-	return mjver_name(mjver_default());
+	return ctd_mjver_name(ctd_mjver_default());
 }
 
 json_t *svc_mujoco_releases(void)
@@ -529,8 +530,8 @@ json_t *svc_mujoco_releases(void)
 	json_t *list = json_array();
 	int i;
 
-	for (i = 0; list && i < mjver_count(); i++) {
-		if (json_array_append_new(list, json_string(mjver_name(i))) != 0) {
+	for (i = 0; list && i < ctd_mjver_count(); i++) {
+		if (json_array_append_new(list, json_string(ctd_mjver_name(i))) != 0) {
 			json_decref(list);
 			return NULL;
 		}

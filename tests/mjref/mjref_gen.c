@@ -49,7 +49,7 @@ struct geom {
 	int priority;
 };
 
-struct scene {
+struct ctd_scene {
 	int box;
 	double size[3], mass, timestep, impratio, gravity, height;
 	int refsafe;
@@ -124,7 +124,7 @@ static void random_geom(struct geom *g, int condim)
 	g->priority = 0;
 }
 
-static void random_scene(struct scene *s)
+static void random_scene(struct ctd_scene *s)
 {
 	static const double steps[] = {0.001, 0.002, 0.002, 0.004};
 	int condim = chance(0.5) ? 1 : 3;
@@ -190,13 +190,13 @@ static void xml_geom(FILE *f, const struct geom *g)
 	    g->gap, g->solmix, g->priority);
 }
 
-static double half_height(const struct scene *s)
+static double half_height(const struct ctd_scene *s)
 {
 	return s->size[2];
 }
 
 /* The MJCF of a scene: a plane and one free body, its lowest point `height` up. */
-static mjModel *load(const struct scene *s)
+static mjModel *load(const struct ctd_scene *s)
 {
 	char path[] = "/tmp/mjref-XXXXXX";
 	char err[1000] = "";
@@ -275,7 +275,7 @@ static void probe(FILE *out, const mjModel *m, mjData *d, double z, double vel)
 	fprintf(out, " " ANS "\n", d->qacc[2]);
 }
 
-static void run_scene(FILE *out, int index, const struct scene *s)
+static void run_scene(FILE *out, int index, const struct ctd_scene *s)
 {
 	mjModel *m = load(s);
 	mjData *d = mj_makeData(m);
@@ -353,7 +353,7 @@ int main(int argc, char **argv)
 	long n = 300, seed = 20261201;
 	const char *path = NULL;
 	FILE *out = stdout;
-	struct scene s;
+	struct ctd_scene s;
 	int opt, i;
 
 	while ((opt = getopt(argc, argv, "n:s:o:")) != -1) {
