@@ -23,6 +23,9 @@ enum ctd_scene_integrator {
 	CTD_SCENE_RK4
 };
 
+/* MuJoCo's friction cones (option cone). */
+enum ctd_cone { CTD_CONE_PYRAMIDAL, CTD_CONE_ELLIPTIC };
+
 struct ctd_scene_option {
 	double timestep;
 	int refsafe;
@@ -30,6 +33,7 @@ struct ctd_scene_option {
 	double impratio;
 	enum ctd_scene_integrator integrator;
 	int mujoco; /* the release whose rules apply: an mjver index (0: 2.2.2) */
+	enum ctd_cone cone; /* zero: pyramidal, MuJoCo's default */
 };
 
 /* A validated scene request. */
