@@ -246,7 +246,10 @@ int calstore_token_get(
 {
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), t.hash, "
-	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0) "
+	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
+	    /* looked up only once expired: the successor names it, and is not indexed */
+	    "CASE WHEN t.expires_at <= ?2 THEN EXISTS (SELECT 1 FROM tokens n WHERE n.replaces = "
+	    "t.id) ELSE 0 END "
 	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = ?1",
 	    err);
 	int rc;
@@ -254,6 +257,7 @@ int calstore_token_get(
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)time(NULL));
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_bytes(s, 3) == CALSTORE_HASH_BYTES) {
 		out->role = strcmp((const char *)sqlite3_column_text(s, 0), "viewer") == 0
@@ -266,6 +270,7 @@ int calstore_token_get(
 		out->revoked = sqlite3_column_int(s, 4);
 		out->expires_at = sqlite3_column_int64(s, 5);
 		out->last_used_at = sqlite3_column_int64(s, 6);
+		out->replaced = sqlite3_column_int(s, 7);
 		rc = 1;
 	} else {
 		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading a token");

@@ -37,6 +37,7 @@ struct calstore_token {
 	int revoked;
 	long long expires_at;   /* Unix seconds; 0: never */
 	long long last_used_at; /* 0: never */
+	int replaced;           /* expired, and another token rotated it (its grace ended) */
 };
 
 /*
