@@ -40,3 +40,13 @@ bench-calib: all
 .PHONY: bench-calib
 EXTRA_DIST += bench/bench_calib.sh
 
+
+# The calibration layer (src/calib/, issue #16) without a daemon, against a temporary SQLite
+# store: create, upload, Idempotency-Key replay and conflict, a deletion's refit, scope, token
+# rotation and revocation, watch URLs and their cap.
+check_PROGRAMS += tests/test_calib_layer
+TESTS += tests/test_calib_layer
+tests_test_calib_layer_SOURCES = tests/test_calib_layer.c
+tests_test_calib_layer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) \
+	$(SODIUM_CFLAGS)
+tests_test_calib_layer_LDADD = $(CALIB_LIBS) $(CHECK_LIBS)

@@ -247,9 +247,9 @@ int calstore_token_get(
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), t.hash, "
 	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
-	    /* looked up only once expired: the successor names it, and is not indexed */
-	    "CASE WHEN t.expires_at <= ?2 THEN EXISTS (SELECT 1 FROM tokens n WHERE n.replaces = "
-	    "t.id) ELSE 0 END "
+	    /* only a token with an expiry can have been rotated: the successor names it */
+	    "CASE WHEN t.expires_at IS NULL THEN 0 ELSE EXISTS (SELECT 1 FROM tokens n WHERE "
+	    "n.replaces = t.id) END "
 	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = ?1",
 	    err);
 	int rc;
@@ -257,7 +257,6 @@ int calstore_token_get(
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)time(NULL));
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_bytes(s, 3) == CALSTORE_HASH_BYTES) {
 		out->role = strcmp((const char *)sqlite3_column_text(s, 0), "viewer") == 0

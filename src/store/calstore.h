@@ -37,7 +37,7 @@ struct calstore_token {
 	int revoked;
 	long long expires_at;   /* Unix seconds; 0: never */
 	long long last_used_at; /* 0: never */
-	int replaced;           /* expired, and another token rotated it (its grace ended) */
+	int replaced;           /* another token rotated it: its expiry ends its grace */
 };
 
 /*
