@@ -21,6 +21,11 @@ bench-coverage: tests/test_calib_coverage$(EXEEXT)
 TESTS += tests/calib_auth.sh tests/calib_crash.sh
 EXTRA_DIST += tests/calib_auth.sh tests/calib_crash.sh tests/calib_lib.sh
 
+# Revocation, a rotation's grace end and a watch URL's expiry end open event streams within
+# 1 s, with a last event naming why; watch URLs are capped at an hour (issue #16).
+TESTS += tests/calib_close.sh
+EXTRA_DIST += tests/calib_close.sh
+
 # Fits beside the requests (issue #8): latency while a fit runs, ?wait, Idempotency-Key,
 # measurement ids and DELETE, the fit limits; against the real daemon.
 check_PROGRAMS += tests/test_calib_async
