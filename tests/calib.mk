@@ -54,4 +54,4 @@ TESTS += tests/test_calib_layer
 tests_test_calib_layer_SOURCES = tests/test_calib_layer.c
 tests_test_calib_layer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) \
 	$(SODIUM_CFLAGS)
-tests_test_calib_layer_LDADD = $(CALIB_LIBS) $(CHECK_LIBS)
+tests_test_calib_layer_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(CHECK_LIBS)

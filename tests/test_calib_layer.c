@@ -21,12 +21,14 @@
 #include "calib/watch.h"
 #include "calib/work.h"
 #include "service/service.h"
+#include "store/calstore.h"
 #include "store/store.h"
 #include "tunables.h"
 
 static char dir[256];
 static char db_path[300];
 static struct store *st;
+static struct calstore cs; /* st as the calibration layer sees it */
 
 static void setup(void)
 {
@@ -38,6 +40,7 @@ static void setup(void)
 	snprintf(db_path, sizeof db_path, "%s/contactd.db", dir);
 	err_clear(&e);
 	ck_assert_msg(store_open(db_path, &st, &e) == 0, "store_open: %s", e.message);
+	calstore_sqlite_bind(&cs, st);
 	calsetup_forget(); /* ids start again at 1 in every store */
 }
 
@@ -64,10 +67,10 @@ static void principal_of(enum calstore_role role, const char *robot, const char 
 	struct err e;
 
 	err_clear(&e);
-	ck_assert_msg(caltoken_create(st, role, robot, lab, 0, tok, &e) == 0, "%s", e.message);
+	ck_assert_msg(caltoken_create(&cs, role, robot, lab, 0, tok, &e) == 0, "%s", e.message);
 	snprintf(header, sizeof header, "Bearer %s", tok->text);
 	ck_assert_msg(
-	    caltoken_authenticate(st, header, (long long)time(NULL), p, &e) == 0, "%s", e.message);
+	    caltoken_authenticate(&cs, header, (long long)time(NULL), p, &e) == 0, "%s", e.message);
 }
 
 static json_t *parse(const char *text)
@@ -88,7 +91,7 @@ static long long create(const struct caltoken_principal *p)
 
 	err_clear(&e);
 	ck_assert_msg(
-	    calcase_create(st, p, p->robot, body, &answer, &id, &e) == 0, "%s", e.message);
+	    calcase_create(&cs, p, p->robot, body, &answer, &id, &e) == 0, "%s", e.message);
 	ck_assert_int_gt(id, 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(answer, "id")), id);
 	ck_assert(json_is_null(json_object_get(answer, "fit")));
@@ -112,7 +115,7 @@ static int upload(const struct caltoken_principal *p, long long id, const char *
 	int rc;
 
 	err_clear(e);
-	rc = calcase_upload(st, p, id, body, key, out, e);
+	rc = calcase_upload(&cs, p, id, body, key, out, e);
 	json_decref(body);
 	return rc;
 }
@@ -124,7 +127,7 @@ static size_t stored_presses(const struct caltoken_principal *p, long long id)
 	size_t n;
 
 	err_clear(&e);
-	ck_assert_msg(calcase_show(st, p, id, &answer, &e) == 0, "%s", e.message);
+	ck_assert_msg(calcase_show(&cs, p, id, &answer, &e) == 0, "%s", e.message);
 	n = json_array_size(json_object_get(json_object_get(answer, "measurements"), "presses"));
 	json_decref(answer);
 	return n;
@@ -189,11 +192,11 @@ START_TEST(test_create_upload_show)
 	ck_assert_str_eq(e.path, "/drops/0/rebound");
 	ck_assert_int_eq(stored_presses(&p, id), 4);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_measurements(st, &p, id, &answer, &e), 0);
+	ck_assert_int_eq(calcase_measurements(&cs, &p, id, &answer, &e), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(answer, "calibration")), id);
 	json_decref(answer);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(st, &p, "alice", &answer, &e), 0);
+	ck_assert_int_eq(calcase_list(&cs, &p, "alice", &answer, &e), 0);
 	ck_assert_int_eq(json_array_size(json_object_get(answer, "calibrations")), 1);
 	json_decref(answer);
 }
@@ -259,33 +262,33 @@ START_TEST(test_delete_refits)
 	    json_object_get(json_object_get(up.answer, "measurement_ids"), "presses"), 0));
 	calcase_upload_clear(&up);
 	/* no workers here: the cycle runs on this thread */
-	ck_assert_int_eq(calwork_run(st, id, NULL), 1);
+	ck_assert_int_eq(calwork_run(&cs, id, NULL), 1);
 	ck_assert_int_eq(h.fits, 2);
-	m = calcase_latest_fit(st, id, &f, &e);
+	m = calcase_latest_fit(&cs, id, &f, &e);
 	ck_assert_str_eq(f.state, "done");
 	ck_assert_int_eq(f.measurements, 2);
 	json_decref(m);
 	calstore_fit_clear(&f);
-	ck_assert_int_eq(calcase_delete(st, &p, id, mid, 0, &answer, &fit_id, &e), 0);
+	ck_assert_int_eq(calcase_delete(&cs, &p, id, mid, 0, &answer, &fit_id, &e), 0);
 	ck_assert_int_eq(h.fits, 3);
 	ck_assert_int_eq(json_integer_value(json_object_get(answer, "fit_id")), fit_id);
 	ck_assert_int_eq(
 	    json_array_size(json_object_get(json_object_get(answer, "deleted"), "presses")), 1);
 	json_decref(answer);
-	m = calcase_latest_fit(st, id, &f, &e);
+	m = calcase_latest_fit(&cs, id, &f, &e);
 	ck_assert_int_eq(f.id, fit_id);
 	ck_assert_str_eq(json_string_value(json_object_get(m, "state")), "pending");
 	json_decref(m);
 	calstore_fit_clear(&f);
-	ck_assert_int_eq(calwork_run(st, id, NULL), 1);
-	m = calcase_latest_fit(st, id, &f, &e);
+	ck_assert_int_eq(calwork_run(&cs, id, NULL), 1);
+	m = calcase_latest_fit(&cs, id, &f, &e);
 	ck_assert_int_eq(f.id, fit_id);
 	ck_assert_str_eq(f.state, "done");
 	ck_assert_int_eq(f.measurements, 1);
 	json_decref(m);
 	calstore_fit_clear(&f);
 	/* deleting it again: not found, nothing scheduled */
-	ck_assert_int_eq(calcase_delete(st, &p, id, mid, 0, &answer, &fit_id, &e), -1);
+	ck_assert_int_eq(calcase_delete(&cs, &p, id, mid, 0, &answer, &fit_id, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	ck_assert_int_eq(h.fits, 4); /* the refit's, and none more */
 	calevents_unsubscribe(handle);
@@ -308,30 +311,30 @@ START_TEST(test_scope)
 	id = create(&alice);
 	/* another robot: as if it did not exist, naming nobody */
 	err_clear(&e);
-	ck_assert_int_eq(calcase_show(st, &bob, id, &answer, &e), -1);
+	ck_assert_int_eq(calcase_show(&cs, &bob, id, &answer, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	ck_assert_ptr_null(strstr(e.message, "alice"));
 	ck_assert_int_eq(upload(&bob, id, presses, NULL, &up, &e), -1);
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(st, &bob, "alice", &answer, &e), -1);
+	ck_assert_int_eq(calcase_list(&cs, &bob, "alice", &answer, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	/* viewers read, never write */
 	err_clear(&e);
-	ck_assert_int_eq(calcase_show(st, &viewer, id, &answer, &e), 0);
+	ck_assert_int_eq(calcase_show(&cs, &viewer, id, &answer, &e), 0);
 	json_decref(answer);
 	ck_assert_int_eq(upload(&viewer, id, presses, NULL, &up, &e), -1);
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_FORBIDDEN);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_show(st, &lab, id, &answer, &e), 0);
+	ck_assert_int_eq(calcase_show(&cs, &lab, id, &answer, &e), 0);
 	json_decref(answer);
 	ck_assert_int_eq(upload(&lab, id, presses, NULL, &up, &e), -1);
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_FORBIDDEN);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(st, &lab, "bob", &answer, &e), -1);
+	ck_assert_int_eq(calcase_list(&cs, &lab, "bob", &answer, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	ck_assert_int_eq(stored_presses(&alice, id), 0);
 }
@@ -351,31 +354,31 @@ START_TEST(test_rotate_grace_and_revoke)
 	err_clear(&e);
 	ck_assert_int_eq(calevents_subscribe(hear, &h, &handle, &e), 0);
 	ck_assert_msg(
-	    caltoken_rotate(st, old.id, 0, now + 60, &successor, &e) == 0, "%s", e.message);
+	    caltoken_rotate(&cs, old.id, 0, now + 60, &successor, &e) == 0, "%s", e.message);
 	ck_assert_int_eq(h.tokens, 1);
 	ck_assert_str_eq(h.token_id, old.id);
 	/* within the grace both work, and a stream of the old one stays open */
 	snprintf(header, sizeof header, "Bearer %s", old.text);
-	ck_assert_int_eq(caltoken_authenticate(st, header, now + 59, &q, &e), 0);
-	ck_assert_ptr_null(caltoken_close_reason(st, old.id, now + 59));
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now + 59, &q, &e), 0);
+	ck_assert_ptr_null(caltoken_close_reason(&cs, old.id, now + 59));
 	/* when it ends the old one is refused, and its stream told why */
-	ck_assert_int_eq(caltoken_authenticate(st, header, now + 60, &q, &e), -1);
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now + 60, &q, &e), -1);
 	ck_assert_int_eq(e.code, ERR_UNAUTHORIZED);
-	ck_assert_str_eq(caltoken_close_reason(st, old.id, now + 60), "token_rotated");
+	ck_assert_str_eq(caltoken_close_reason(&cs, old.id, now + 60), "token_rotated");
 	snprintf(header, sizeof header, "Bearer %s", successor.text);
-	ck_assert_int_eq(caltoken_authenticate(st, header, now + 3600, &q, &e), 0);
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now + 3600, &q, &e), 0);
 	ck_assert_str_eq(q.robot, "alice");
-	ck_assert_ptr_null(caltoken_close_reason(st, successor.id, now + 3600));
+	ck_assert_ptr_null(caltoken_close_reason(&cs, successor.id, now + 3600));
 	/* a revocation: refused at once, its streams told so */
-	ck_assert_int_eq(caltoken_revoke(st, successor.id, &e), 0);
+	ck_assert_int_eq(caltoken_revoke(&cs, successor.id, &e), 0);
 	ck_assert_int_eq(h.tokens, 2);
-	ck_assert_int_eq(caltoken_authenticate(st, header, now, &q, &e), -1);
-	ck_assert_str_eq(caltoken_close_reason(st, successor.id, now), "token_revoked");
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now, &q, &e), -1);
+	ck_assert_str_eq(caltoken_close_reason(&cs, successor.id, now), "token_revoked");
 	/* an expiry that is not a rotation's */
-	ck_assert_int_eq(caltoken_create(st, CALSTORE_ROBOT, "alice", NULL, now + 5, &old, &e), 0);
-	ck_assert_ptr_null(caltoken_close_reason(st, old.id, now + 4));
-	ck_assert_str_eq(caltoken_close_reason(st, old.id, now + 5), "token_expired");
-	ck_assert_str_eq(caltoken_close_reason(st, "0123456789abcdef", now), "token_unknown");
+	ck_assert_int_eq(caltoken_create(&cs, CALSTORE_ROBOT, "alice", NULL, now + 5, &old, &e), 0);
+	ck_assert_ptr_null(caltoken_close_reason(&cs, old.id, now + 4));
+	ck_assert_str_eq(caltoken_close_reason(&cs, old.id, now + 5), "token_expired");
+	ck_assert_str_eq(caltoken_close_reason(&cs, "0123456789abcdef", now), "token_unknown");
 	calevents_unsubscribe(handle);
 }
 END_TEST
@@ -390,7 +393,7 @@ START_TEST(test_watch_urls)
 	size_t n;
 
 	err_clear(&e);
-	ck_assert_int_eq(calwatch_init(st, &w, &e), 0);
+	ck_assert_int_eq(calwatch_init(&cs, &w, &e), 0);
 	/* the default, a request within the cap, and one beyond it (clamped) */
 	ck_assert_int_eq(calwatch_lifetime(0, "", &lifetime, &e), 0);
 	ck_assert_int_eq(lifetime, CALIB_WATCH_TTL_S);
@@ -428,7 +431,7 @@ START_TEST(test_watch_urls)
 	{
 		struct calwatch again;
 
-		ck_assert_int_eq(calwatch_init(st, &again, &e), 0);
+		ck_assert_int_eq(calwatch_init(&cs, &again, &e), 0);
 		ck_assert_int_eq(calwatch_verify(&again, param, 7, now, token, &expires, &e), 0);
 	}
 }

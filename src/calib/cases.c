@@ -17,11 +17,11 @@
 
 static const char *const kind_lists[3] = {"drops", "presses", "trajectories"};
 
-int calcase_visible(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_visible(struct calstore *cs, const struct caltoken_principal *p, long long id,
     char owner[CALSTORE_NAME_MAX], struct err *err)
 {
 	char lab[CALSTORE_NAME_MAX];
-	int found = calstore_calibration_get(st, id, owner, lab, NULL, err);
+	int found = cs->calibration_get(cs->ctx, id, owner, lab, NULL, err);
 
 	if (found < 0)
 		return -1;
@@ -30,10 +30,10 @@ int calcase_visible(struct store *st, const struct caltoken_principal *p, long l
 	return 0;
 }
 
-int calcase_writable(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_writable(struct calstore *cs, const struct caltoken_principal *p, long long id,
     char owner[CALSTORE_NAME_MAX], struct err *err)
 {
-	if (calcase_visible(st, p, id, owner, err) != 0)
+	if (calcase_visible(cs, p, id, owner, err) != 0)
 		return -1;
 	return caltoken_can_write(p, owner, err);
 }
@@ -69,7 +69,8 @@ json_t *calcase_fit_member(const struct calstore_fit *f)
 	return m;
 }
 
-json_t *calcase_latest_fit(struct store *st, long long id, struct calstore_fit *f, struct err *err)
+json_t *calcase_latest_fit(
+    struct calstore *cs, long long id, struct calstore_fit *f, struct err *err)
 {
 	struct calstore_fit local;
 	int found;
@@ -77,7 +78,7 @@ json_t *calcase_latest_fit(struct store *st, long long id, struct calstore_fit *
 
 	if (!f)
 		f = &local;
-	found = calstore_fit_latest(st, id, f, err);
+	found = cs->fit_latest(cs->ctx, id, f, err);
 	if (found < 0)
 		return NULL;
 	m = found ? calcase_fit_member(f) : json_null();
@@ -108,7 +109,7 @@ static char *setup_with_class(long long id, void *p)
 	return svc_dump(c->canon);
 }
 
-int calcase_create(struct store *st, const struct caltoken_principal *p, const char *robot,
+int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
     json_t *body, json_t **answer, long long *id, struct err *err)
 {
 	struct calreq_setup setup;
@@ -116,10 +117,10 @@ int calcase_create(struct store *st, const struct caltoken_principal *p, const c
 	int rc = -1;
 
 	*answer = NULL;
-	if (caltoken_robot_visible(st, p, robot, err) != 0 ||
+	if (caltoken_robot_visible(cs, p, robot, err) != 0 ||
 	    caltoken_can_write(p, robot, err) != 0 ||
 	    calreq_setup_parse(body, &setup, &ctx.canon, err) != 0 ||
-	    calstore_calibration_create(st, robot, setup_with_class, &ctx, id, err) != 0)
+	    cs->calibration_create(cs->ctx, robot, setup_with_class, &ctx, id, err) != 0)
 		goto out;
 	/* the stored setup names its class: the parsed form does too, as a parse of it would */
 	snprintf(setup.mjcf_class, sizeof setup.mjcf_class, "%s",
@@ -138,14 +139,14 @@ out:
 
 /* ---- reads ---- */
 
-int calcase_list(struct store *st, const struct caltoken_principal *p, const char *robot,
+int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
     json_t **answer, struct err *err)
 {
 	json_t *list = NULL, *row;
 	size_t i;
 
-	if (caltoken_robot_visible(st, p, robot, err) != 0 ||
-	    calstore_calibration_list(st, robot, &list, err) != 0)
+	if (caltoken_robot_visible(cs, p, robot, err) != 0 ||
+	    cs->calibration_list(cs->ctx, robot, &list, err) != 0)
 		return -1;
 	/* each row's fit as the other answers show it */
 	json_array_foreach (list, i, row) {
@@ -173,18 +174,18 @@ int calcase_list(struct store *st, const struct caltoken_principal *p, const cha
 	return 0;
 }
 
-int calcase_show(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_show(struct calstore *cs, const struct caltoken_principal *p, long long id,
     json_t **answer, struct err *err)
 {
 	char owner[CALSTORE_NAME_MAX];
 	json_t *all = NULL, *m = NULL, *setup = NULL;
 
 	*answer = NULL;
-	if (calcase_visible(st, p, id, owner, err) != 0 ||
-	    calsetup_get(st, id, NULL, &setup, err) != 0)
+	if (calcase_visible(cs, p, id, owner, err) != 0 ||
+	    calsetup_get(cs, id, NULL, &setup, err) != 0)
 		return -1;
-	if (calstore_measurements(st, id, &all, err) == 0 &&
-	    (m = calcase_latest_fit(st, id, NULL, err)))
+	if (cs->measurements(cs->ctx, id, &all, err) == 0 &&
+	    (m = calcase_latest_fit(cs, id, NULL, err)))
 		*answer = json_pack("{s:I, s:s, s:o, s:O, s:O, s:o}", "id", (json_int_t)id, "robot",
 		    owner, "setup", setup, "measurements", all, "fit", m, "fit_id",
 		    json_is_object(m) ? json_incref(json_object_get(m, "id")) : json_null());
@@ -197,14 +198,14 @@ int calcase_show(struct store *st, const struct caltoken_principal *p, long long
 	return *answer ? 0 : -1;
 }
 
-int calcase_measurements(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p, long long id,
     json_t **answer, struct err *err)
 {
 	char owner[CALSTORE_NAME_MAX];
 	json_t *all = NULL;
 
-	if (calcase_visible(st, p, id, owner, err) != 0 ||
-	    calstore_measurements(st, id, &all, err) != 0)
+	if (calcase_visible(cs, p, id, owner, err) != 0 ||
+	    cs->measurements(cs->ctx, id, &all, err) != 0)
 		return -1;
 	*answer = json_pack("{s:I, s:o}", "calibration", (json_int_t)id, "measurements", all);
 	if (!*answer)
@@ -284,8 +285,8 @@ static void refit_scheduled(long long id)
 	calevents_fit(id);
 }
 
-int calcase_upload(struct store *st, const struct caltoken_principal *p, long long id, json_t *body,
-    const char *key, struct calcase_upload *out, struct err *err)
+int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t *body, const char *key, struct calcase_upload *out, struct err *err)
 {
 	struct calreq_setup setup;
 	struct calstore_receipt receipt = {0};
@@ -296,8 +297,8 @@ int calcase_upload(struct store *st, const struct caltoken_principal *p, long lo
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	if (calcase_writable(st, p, id, owner, err) != 0 ||
-	    calsetup_get(st, id, &setup, NULL, err) != 0 ||
+	if (calcase_writable(cs, p, id, owner, err) != 0 ||
+	    calsetup_get(cs, id, &setup, NULL, err) != 0 ||
 	    calreq_upload_parse(body, &setup, &up, err) != 0)
 		goto out;
 	if (key) {
@@ -311,7 +312,7 @@ int calcase_upload(struct store *st, const struct caltoken_principal *p, long lo
 		idem.key = key;
 		idem.ttl_s = CALIB_IDEMPOTENCY_TTL_S;
 	}
-	if (calstore_upload(st, id, up, key ? &idem : NULL, check_limits, answer_text, &ctx,
+	if (cs->upload(cs->ctx, id, up, key ? &idem : NULL, check_limits, answer_text, &ctx,
 	        &receipt, err) != 0)
 		goto out;
 	if (receipt.replay) {
@@ -341,7 +342,7 @@ void calcase_upload_clear(struct calcase_upload *u)
 	memset(u, 0, sizeof *u);
 }
 
-int calcase_delete(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_delete(struct calstore *cs, const struct caltoken_principal *p, long long id,
     long long measurement_id, long long upload_id, json_t **answer, long long *fit_id,
     struct err *err)
 {
@@ -349,8 +350,8 @@ int calcase_delete(struct store *st, const struct caltoken_principal *p, long lo
 	json_t *deleted = NULL;
 
 	*answer = NULL;
-	if (calcase_writable(st, p, id, owner, err) != 0 ||
-	    calstore_delete(st, id, measurement_id, upload_id, &deleted, fit_id, err) != 0)
+	if (calcase_writable(cs, p, id, owner, err) != 0 ||
+	    cs->remove(cs->ctx, id, measurement_id, upload_id, &deleted, fit_id, err) != 0)
 		return -1;
 	refit_scheduled(id);
 	*answer = fit_ack(id, *fit_id);

@@ -16,37 +16,36 @@
 
 #include <jansson.h>
 
+#include "base/calstore.h"
 #include "base/error.h"
 #include "calib/token.h"
-#include "store/calstore.h"
-#include "store/store.h"
 
 /* Calibration id if p can see it: 0 with owner filled; else ERR_NOT_FOUND, the same as for
  * an id that does not exist. */
-int calcase_visible(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_visible(struct calstore *cs, const struct caltoken_principal *p, long long id,
     char owner[CALSTORE_NAME_MAX], struct err *err);
 
 /* calcase_visible(), and p may write it (else ERR_FORBIDDEN). */
-int calcase_writable(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_writable(struct calstore *cs, const struct caltoken_principal *p, long long id,
     char owner[CALSTORE_NAME_MAX], struct err *err);
 
 /*
  * Start a calibration of robot with setup body (calreq.h; its field errors carry their JSON
  * Pointer): *answer {"id", "robot", "setup", "fit": null} and *id its id.
  */
-int calcase_create(struct store *st, const struct caltoken_principal *p, const char *robot,
+int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
     json_t *body, json_t **answer, long long *id, struct err *err);
 
 /* Robot robot's calibrations, oldest first: *answer {"robot", "calibrations"}. */
-int calcase_list(struct store *st, const struct caltoken_principal *p, const char *robot,
+int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
     json_t **answer, struct err *err);
 
 /* Calibration id: *answer {"id", "robot", "setup", "measurements", "fit", "fit_id"}. */
-int calcase_show(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_show(struct calstore *cs, const struct caltoken_principal *p, long long id,
     json_t **answer, struct err *err);
 
 /* Calibration id's measurements with their ids: *answer {"calibration", "measurements"}. */
-int calcase_measurements(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p, long long id,
     json_t **answer, struct err *err);
 
 /* What an upload did. Release with calcase_upload_clear(), also after a failure. */
@@ -61,8 +60,8 @@ struct calcase_upload {
  * Upload body ({"drops", "presses", "trajectories"}) to calibration id, with Idempotency-Key
  * key (NULL: none; calidem_key() parses the header).
  */
-int calcase_upload(struct store *st, const struct caltoken_principal *p, long long id, json_t *body,
-    const char *key, struct calcase_upload *out, struct err *err);
+int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t *body, const char *key, struct calcase_upload *out, struct err *err);
 
 void calcase_upload_clear(struct calcase_upload *u);
 
@@ -70,7 +69,7 @@ void calcase_upload_clear(struct calcase_upload *u);
  * Delete measurement measurement_id or every measurement of upload upload_id (the other 0) of
  * calibration id: *answer {"calibration", "fit_id", "fit", "deleted"}, *fit_id the refit.
  */
-int calcase_delete(struct store *st, const struct caltoken_principal *p, long long id,
+int calcase_delete(struct calstore *cs, const struct caltoken_principal *p, long long id,
     long long measurement_id, long long upload_id, json_t **answer, long long *fit_id,
     struct err *err);
 
@@ -89,6 +88,7 @@ json_t *calcase_fit_member(const struct calstore_fit *f);
  * record into *f (caller clears with calstore_fit_clear()) when f is not NULL. No policy: for
  * a caller that checked it (a stream). NULL with err on failure.
  */
-json_t *calcase_latest_fit(struct store *st, long long id, struct calstore_fit *f, struct err *err);
+json_t *calcase_latest_fit(
+    struct calstore *cs, long long id, struct calstore_fit *f, struct err *err);
 
 #endif

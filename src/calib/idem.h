@@ -1,15 +1,16 @@
 /*
  * idem.h: an upload's Idempotency-Key (IETF httpapi draft): the key as a client sends it, and
  * the fingerprint of what it was sent with. The same key with the same upload to the same
- * calibration is a retry: the store keeps the first answer and replays it (calstore_upload()).
+ * calibration is a retry: the store keeps the first answer and replays it (struct calstore's
+ * upload).
  */
 #ifndef CONTACTD_CALIB_IDEM_H
 #define CONTACTD_CALIB_IDEM_H
 
 #include <stddef.h>
 
+#include "base/calstore.h"
 #include "base/error.h"
-#include "store/calstore.h"
 
 /*
  * The key of a header value (NULL: absent, 0 and nothing set) into key (size bytes): an

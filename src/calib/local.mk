@@ -12,6 +12,8 @@ libcalib_a_SOURCES = \
 	src/calib/setup.c src/calib/setup.h \
 	src/calib/work.c src/calib/work.h \
 	src/calib/cases.c src/calib/cases.h
-libcalib_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS) $(GSL_CFLAGS)
-# What a front end of calibrations links: the layer, the service and fit beneath it, the store.
-CALIB_LIBS = libcalib.a $(SERVICE_LIBS) $(STORE_LIBS) $(SODIUM_LIBS) -lpthread
+# The store is reached through base/calstore.h only: the front end binds an engine to it
+# (store/calstore.h calstore_sqlite_bind()) and links that engine's library too.
+libcalib_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(GSL_CFLAGS)
+# What a front end of calibrations links: the layer, and the service and fit beneath it.
+CALIB_LIBS = libcalib.a $(SERVICE_LIBS) $(SODIUM_LIBS) -lpthread

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "store/calstore.h"
+#include "base/calstore.h"
 #include "tunables.h"
 
 struct entry {
@@ -90,7 +90,7 @@ long calsetup_parses(void)
 	return n;
 }
 
-int calsetup_get(struct store *st, long long id, struct calreq_setup *parsed, json_t **canonical,
+int calsetup_get(struct calstore *cs, long long id, struct calreq_setup *parsed, json_t **canonical,
     struct err *err)
 {
 	struct calreq_setup fresh;
@@ -103,7 +103,7 @@ int calsetup_get(struct store *st, long long id, struct calreq_setup *parsed, js
 	pthread_mutex_unlock(&cache.lock);
 	if (found)
 		return 0;
-	found = calstore_calibration_get(st, id, robot, NULL, &text, err);
+	found = cs->calibration_get(cs->ctx, id, robot, NULL, &text, err);
 	if (found <= 0)
 		return found < 0 ? -1
 		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);

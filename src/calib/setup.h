@@ -9,16 +9,16 @@
 
 #include <jansson.h>
 
+#include "base/calstore.h"
 #include "base/error.h"
 #include "service/calreq.h"
-#include "store/store.h"
 
 /*
  * Calibration id's setup: parsed into *parsed (when not NULL) and its canonical JSON into
  * *canonical (when not NULL; a copy the caller owns). ERR_NOT_FOUND when there
  * is no such calibration.
  */
-int calsetup_get(struct store *st, long long id, struct calreq_setup *parsed, json_t **canonical,
+int calsetup_get(struct calstore *cs, long long id, struct calreq_setup *parsed, json_t **canonical,
     struct err *err);
 
 /* Remember calibration id's setup as just stored (canonical: the stored JSON, copied). */

@@ -16,11 +16,11 @@
 #include "service/service.h"
 #include "tunables.h"
 
-int caltoken_principal(struct store *st, const char *token_id, const char *secret, long long now,
+int caltoken_principal(struct calstore *cs, const char *token_id, const char *secret, long long now,
     struct caltoken_principal *p, struct err *err)
 {
 	struct calstore_token tok;
-	int found = calstore_token_get(st, token_id, &tok, err);
+	int found = cs->token_get(cs->ctx, token_id, &tok, err);
 
 	if (found < 0)
 		return -1;
@@ -39,7 +39,7 @@ int caltoken_principal(struct store *st, const char *token_id, const char *secre
 		struct err ignored;
 
 		/* the use is a hint for the operator: a busy store must not refuse the request */
-		if (calstore_token_touch(st, token_id, now, &ignored) != 0)
+		if (cs->token_touch(cs->ctx, token_id, now, &ignored) != 0)
 			callog("calibration: token %s: %s", token_id, ignored.message);
 	}
 	snprintf(p->token_id, sizeof p->token_id, "%s", token_id);
@@ -49,7 +49,7 @@ int caltoken_principal(struct store *st, const char *token_id, const char *secre
 	return 0;
 }
 
-int caltoken_authenticate(struct store *st, const char *authorization, long long now,
+int caltoken_authenticate(struct calstore *cs, const char *authorization, long long now,
     struct caltoken_principal *p, struct err *err)
 {
 	char id[AUTH_ID_HEX + 1], secret[AUTH_SECRET_HEX + 1];
@@ -57,7 +57,7 @@ int caltoken_authenticate(struct store *st, const char *authorization, long long
 
 	if (auth_bearer_parse(authorization, id, secret, err) != 0)
 		return -1;
-	rc = caltoken_principal(st, id, secret, now, p, err);
+	rc = caltoken_principal(cs, id, secret, now, p, err);
 	sodium_memzero(secret, sizeof secret);
 	return rc;
 }
@@ -77,27 +77,27 @@ int caltoken_can_write(const struct caltoken_principal *p, const char *owner, st
 }
 
 int caltoken_robot_visible(
-    struct store *st, const struct caltoken_principal *p, const char *robot, struct err *err)
+    struct calstore *cs, const struct caltoken_principal *p, const char *robot, struct err *err)
 {
 	char lab[CALSTORE_NAME_MAX] = "";
 
 	if (p->robot[0] && strcmp(p->robot, robot) == 0)
 		return 0;
-	if (!p->robot[0] && calstore_robot_lab(st, robot, lab, err) < 0)
+	if (!p->robot[0] && cs->robot_lab(cs->ctx, robot, lab, err) < 0)
 		return -1;
 	if (caltoken_can_see(p, robot, lab))
 		return 0;
 	return err_set(err, ERR_NOT_FOUND, NULL, "no robot %s", robot);
 }
 
-const char *caltoken_close_reason(struct store *st, const char *token_id, long long now)
+const char *caltoken_close_reason(struct calstore *cs, const char *token_id, long long now)
 {
 	struct calstore_token tok;
 	struct err err;
 	int found;
 
 	err_clear(&err);
-	found = calstore_token_get(st, token_id, &tok, &err);
+	found = cs->token_get(cs->ctx, token_id, &tok, &err);
 	if (found < 0)
 		return NULL;
 	if (found == 0)
@@ -109,24 +109,24 @@ const char *caltoken_close_reason(struct store *st, const char *token_id, long l
 	return NULL;
 }
 
-int caltoken_create(struct store *st, enum calstore_role role, const char *robot, const char *lab,
-    long long expires_at, struct auth_token *out, struct err *err)
+int caltoken_create(struct calstore *cs, enum calstore_role role, const char *robot,
+    const char *lab, long long expires_at, struct auth_token *out, struct err *err)
 {
 	if (auth_token_new(out, err) != 0)
 		return -1;
-	if (calstore_token_create(st, role, robot, lab, expires_at, out->id, out->hash, err) != 0) {
+	if (cs->token_create(cs->ctx, role, robot, lab, expires_at, out->id, out->hash, err) != 0) {
 		sodium_memzero(out, sizeof *out);
 		return -1;
 	}
 	return 0;
 }
 
-int caltoken_rotate(struct store *st, const char *old_id, long long expires_at,
+int caltoken_rotate(struct calstore *cs, const char *old_id, long long expires_at,
     long long grace_until, struct auth_token *out, struct err *err)
 {
 	if (auth_token_new(out, err) != 0)
 		return -1;
-	if (calstore_token_rotate(st, old_id, out->id, out->hash, expires_at, grace_until, err) !=
+	if (cs->token_rotate(cs->ctx, old_id, out->id, out->hash, expires_at, grace_until, err) !=
 	    0) {
 		sodium_memzero(out, sizeof *out);
 		return -1;
@@ -135,9 +135,9 @@ int caltoken_rotate(struct store *st, const char *old_id, long long expires_at,
 	return 0;
 }
 
-int caltoken_revoke(struct store *st, const char *token_id, struct err *err)
+int caltoken_revoke(struct calstore *cs, const char *token_id, struct err *err)
 {
-	if (calstore_token_revoke(st, token_id, err) != 0)
+	if (cs->token_revoke(cs->ctx, token_id, err) != 0)
 		return -1;
 	calevents_token(token_id);
 	return 0;
@@ -182,9 +182,9 @@ static int seconds_arg(const char *arg, long long *out)
 	return 0;
 }
 
-int caltoken_command(int argc, char **argv, const char *db_path)
+int caltoken_command(int argc, char **argv, const struct caltoken_opener *opener)
 {
-	struct store *st = NULL;
+	struct calstore *cs = NULL;
 	struct auth_token tok;
 	struct err err;
 	json_t *list = NULL;
@@ -231,14 +231,14 @@ int caltoken_command(int argc, char **argv, const char *db_path)
 		    stderr, "contactd: token: robot and lab names are 1-64 of A-Z a-z 0-9 _ . -\n");
 		return 2;
 	}
-	if (store_open(db_path, &st, &err) != 0)
+	if (opener->open(opener->ctx, &cs, &err) != 0)
 		goto out;
 	if (strcmp(verb, "create") == 0 || strcmp(verb, "rotate") == 0) {
 		if (strcmp(verb, "create") == 0
-		        ? caltoken_create(st, viewer ? CALSTORE_VIEWER : CALSTORE_ROBOT,
+		        ? caltoken_create(cs, viewer ? CALSTORE_VIEWER : CALSTORE_ROBOT,
 		              viewer && lab ? NULL : robot, lab, has_expires ? now + expires : 0,
 		              &tok, &err) != 0
-		        : caltoken_rotate(st, id, has_expires ? now + expires : 0, now + grace,
+		        : caltoken_rotate(cs, id, has_expires ? now + expires : 0, now + grace,
 		              &tok, &err) != 0)
 			goto out;
 		/* shown once: only its hash is stored */
@@ -247,14 +247,14 @@ int caltoken_command(int argc, char **argv, const char *db_path)
 		sodium_memzero(&tok, sizeof tok);
 		rc = 0;
 	} else if (strcmp(verb, "revoke") == 0) {
-		if (caltoken_revoke(st, id, &err) != 0)
+		if (caltoken_revoke(cs, id, &err) != 0)
 			goto out;
 		printf("revoked %s\n", id);
 		rc = 0;
 	} else {
 		char *text;
 
-		if (calstore_token_list(st, &list, &err) != 0)
+		if (cs->token_list(cs->ctx, &list, &err) != 0)
 			goto out;
 		text = svc_dump(list);
 		if (text)
@@ -266,7 +266,8 @@ out:
 	if (rc == 1 && err.code != ERR_NONE)
 		fprintf(stderr, "contactd: token: %s\n", err.message);
 	json_decref(list);
-	store_close(st);
+	if (cs)
+		opener->close(opener->ctx);
 	return rc;
 usage:
 	fputs(token_usage, stderr);

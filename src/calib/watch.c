@@ -6,15 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/calstore.h"
+#include "base/calstore.h"
 #include "tunables.h"
 
-int calwatch_init(struct store *st, struct calwatch *w, struct err *err)
+int calwatch_init(struct calstore *cs, struct calwatch *w, struct err *err)
 {
 	_Static_assert(crypto_auth_KEYBYTES == CALSTORE_SECRET_BYTES, "the watch key is a secret");
 	if (sodium_init() < 0)
 		return err_set(err, ERR_INTERNAL, NULL, "libsodium cannot start");
-	return calstore_secret(st, "watch", w->key, err);
+	return cs->secret(cs->ctx, "watch", w->key, err);
 }
 
 int calwatch_lifetime(long long requested, const char *path, long long *granted, struct err *err)

@@ -14,9 +14,9 @@
 
 #include <sodium.h>
 
+#include "base/calstore.h"
 #include "base/error.h"
 #include "service/auth.h"
-#include "store/store.h"
 
 #define CALWATCH_PARAM_MAX 160 /* the parameter's text with its NUL */
 
@@ -26,7 +26,7 @@ struct calwatch {
 };
 
 /* Load (on first use: make, durably) the store's watch key into *w. */
-int calwatch_init(struct store *st, struct calwatch *w, struct err *err);
+int calwatch_init(struct calstore *cs, struct calwatch *w, struct err *err);
 
 /*
  * The lifetime a request for `requested` seconds gets: CALIB_WATCH_TTL_S when requested is 0

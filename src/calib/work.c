@@ -18,13 +18,13 @@
 #include "service/calib.h"
 #include "service/calreq.h"
 #include "service/service.h"
-#include "store/calstore.h"
+#include "base/calstore.h"
 #include "tunables.h"
 
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
-	struct store *st;
+	struct calstore *cs;
 	long long *queue; /* calibrations with a pending fit, oldest first, no repeats */
 	size_t nqueue, cap;
 	long long busy[CALIB_FIT_WORKERS]; /* what each worker fits, 0: nothing */
@@ -102,7 +102,7 @@ static long long take_locked(void)
 
 /* The fit of every measurement of calibration id as canonical text into *text, and how many
  * measurements it used. */
-static int refit(struct store *st, long long id, const json_t *all, const atomic_int *cancel,
+static int refit(struct calstore *cs, long long id, const json_t *all, const atomic_int *cancel,
     char **text, long long *count, struct err *err)
 {
 	struct calib_bound bound = {cancel, CALIB_FIT_SECONDS};
@@ -113,7 +113,7 @@ static int refit(struct store *st, long long id, const json_t *all, const atomic
 	int rc = -1;
 
 	memset(&data, 0, sizeof data);
-	if (calsetup_get(st, id, &setup, NULL, err) != 0 || calreq_data(all, &data, err) != 0 ||
+	if (calsetup_get(cs, id, &setup, NULL, err) != 0 || calreq_data(all, &data, err) != 0 ||
 	    fit_solref_within(&setup.scene, &data.data, &bound, &f, err) != 0)
 		goto out;
 	fj = calib_fit_json(f, setup.mjcf_class, setup.mjcf_attributes);
@@ -131,7 +131,7 @@ out:
 	return rc;
 }
 
-int calwork_run(struct store *st, long long id, const void *cancel_flag)
+int calwork_run(struct calstore *cs, long long id, const void *cancel_flag)
 {
 	const atomic_int *cancel = cancel_flag;
 	int recorded = 0;
@@ -145,7 +145,7 @@ int calwork_run(struct store *st, long long id, const void *cancel_flag)
 
 		err_clear(&err);
 		/* the setup's text comes along; the parsed form is calsetup_get()'s */
-		claimed = calstore_fit_claim(st, id, &fit_id, &setup, &all, &err);
+		claimed = cs->fit_claim(cs->ctx, id, &fit_id, &setup, &all, &err);
 		free(setup);
 		if (claimed <= 0) {
 			if (claimed < 0)
@@ -153,7 +153,7 @@ int calwork_run(struct store *st, long long id, const void *cancel_flag)
 				    "calibration %lld: cannot start its fit: %s", id, err.message);
 			return recorded;
 		}
-		ok = refit(st, id, all, cancel, &text, &count, &err) == 0;
+		ok = refit(cs, id, all, cancel, &text, &count, &err) == 0;
 		if (!ok && cancel && atomic_load(cancel)) {
 			/* shutdown: left running, resumed at the next start */
 			json_decref(all);
@@ -166,7 +166,7 @@ int calwork_run(struct store *st, long long id, const void *cancel_flag)
 			callog("calibration %lld: fit %lld failed: %s", id, fit_id, err.message);
 		}
 		err_clear(&err);
-		if (!text || calstore_fit_finish(st, fit_id, ok, text, count, &err) != 0)
+		if (!text || cs->fit_finish(cs->ctx, fit_id, ok, text, count, &err) != 0)
 			callog("calibration %lld: cannot record fit %lld: %s", id, fit_id,
 			    text ? err.message : "out of memory");
 		else
@@ -194,7 +194,7 @@ static void *worker(void *arg)
 		}
 		pool.busy[slot] = id;
 		pthread_mutex_unlock(&pool.lock);
-		calwork_run(pool.st, id, &pool.cancel);
+		calwork_run(pool.cs, id, &pool.cancel);
 		pthread_mutex_lock(&pool.lock);
 		pool.busy[slot] = 0;
 		/* a calibration queued while this one was busy may be taken now */
@@ -204,15 +204,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int calwork_start(struct store *st, struct err *err)
+int calwork_start(struct calstore *cs, struct err *err)
 {
 	json_t *ids = NULL, *v;
 	size_t i;
 
-	pool.st = st;
+	pool.cs = cs;
 	pool.stopping = 0;
 	atomic_store(&pool.cancel, 0);
-	if (calstore_fit_recover(st, &ids, err) != 0)
+	if (cs->fit_recover(cs->ctx, &ids, err) != 0)
 		return -1;
 	for (pool.nthreads = 0; pool.nthreads < CALIB_FIT_WORKERS; pool.nthreads++)
 		if (pthread_create(&pool.threads[pool.nthreads], NULL, worker,

@@ -17,12 +17,12 @@
 #ifndef CONTACTD_CALIB_WORK_H
 #define CONTACTD_CALIB_WORK_H
 
+#include "base/calstore.h"
 #include "base/error.h"
-#include "store/store.h"
 
-/* Start the workers on st (borrowed, outlives them) and queue every calibration with a
+/* Start the workers on cs (borrowed, outlives them) and queue every calibration with a
  * pending fit. */
-int calwork_start(struct store *st, struct err *err);
+int calwork_start(struct calstore *cs, struct err *err);
 
 /* Calibration id has a pending fit: have it computed. Safe from any thread; without workers
  * (never started, or after calwork_stop()) a no-op: the next start finds the pending fit. */
@@ -37,7 +37,7 @@ int calwork_busy(long long id);
  * when it becomes non-zero (the fit is then left running, for recovery). Returns how many fits
  * were recorded.
  */
-int calwork_run(struct store *st, long long id, const void *cancel);
+int calwork_run(struct calstore *cs, long long id, const void *cancel);
 
 /* Cancel the fits in progress and join the workers. */
 void calwork_stop(void);

@@ -64,7 +64,6 @@ enum stream_kind { STREAM_EVENTS, STREAM_WAIT };
 
 struct stream {
 	struct MHD_Connection *conn;
-	struct store *st;
 	enum stream_kind kind;
 	long long calibration;
 	long long last_fit; /* events: id and state of the last fit sent */
@@ -88,7 +87,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* CLOCK_MONOTONIC */
 	struct stream *streams;
-	struct store *st;
+	struct calstore cs; /* the daemon's store, as the calibration layer sees it */
 	int stopping, ticker_running, check_now, subscribed, subscription;
 	pthread_t ticker;
 	struct calwatch watch;
@@ -186,7 +185,7 @@ static void check_streams(void)
 	}
 	pthread_mutex_unlock(&hub.lock);
 	for (i = 0; i < n; i++)
-		reasons[i] = caltoken_close_reason(hub.st, ids[i], now);
+		reasons[i] = caltoken_close_reason(&hub.cs, ids[i], now);
 	pthread_mutex_lock(&hub.lock);
 	for (s = hub.streams; s; s = s->next)
 		for (i = 0; i < n; i++)
@@ -279,7 +278,7 @@ static char *next_event(struct stream *s, int keepalive)
 	json_t *m;
 
 	err_clear(&err);
-	m = calcase_latest_fit(s->st, s->calibration, &f, &err);
+	m = calcase_latest_fit(&hub.cs, s->calibration, &f, &err);
 	if (m && f.id > 0 &&
 	    (f.id != s->last_fit || strcmp(calcase_shown_state(f.state), s->last_state) != 0)) {
 		data = svc_dump(m);
@@ -309,7 +308,7 @@ static char *next_wait(struct stream *s, int stopping)
 	int settled;
 
 	err_clear(&err);
-	m = calcase_latest_fit(s->st, s->calibration, &f, &err);
+	m = calcase_latest_fit(&hub.cs, s->calibration, &f, &err);
 	settled = !m || f.id == 0 ||
 	    (f.id >= s->target && strcmp(calcase_shown_state(f.state), "pending") != 0);
 	if (settled || stopping || monotonic_now() >= s->deadline) {
@@ -318,7 +317,7 @@ static char *next_wait(struct stream *s, int stopping)
 			if (body && m)
 				json_object_set(body, "fit", m);
 		} else {
-			calcase_show(s->st, &s->who, s->calibration, &body, &err);
+			calcase_show(&hub.cs, &s->who, s->calibration, &body, &err);
 		}
 		if (!body)
 			body = err_to_json(&err);
@@ -433,7 +432,6 @@ static enum MHD_Result respond_stream(struct MHD_Connection *conn, struct http_r
 	enum MHD_Result r;
 
 	s->conn = conn;
-	s->st = req->store;
 	resp =
 	    MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
 	if (!resp) {
@@ -461,10 +459,10 @@ int http_calib_start(struct store *st, struct err *err)
 {
 	pthread_condattr_t attr;
 
-	hub.st = st;
+	calstore_sqlite_bind(&hub.cs, st);
 	hub.stopping = 0;
 	callog_set(http_log);
-	if (calwatch_init(st, &hub.watch, err) != 0)
+	if (calwatch_init(&hub.cs, &hub.watch, err) != 0)
 		return -1;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -478,7 +476,7 @@ int http_calib_start(struct store *st, struct err *err)
 		return err_set(err, ERR_INTERNAL, NULL, "cannot start the event-stream ticker");
 	}
 	hub.ticker_running = 1;
-	if (calwork_start(st, err) != 0) {
+	if (calwork_start(&hub.cs, err) != 0) {
 		http_calib_stop();
 		return -1;
 	}
@@ -533,7 +531,7 @@ static enum MHD_Result respond_code(
 /* The principal of the request's bearer token, or ERR_UNAUTHORIZED. */
 static int authenticate(struct http_request *req, struct caltoken_principal *p, struct err *err)
 {
-	return caltoken_authenticate(req->store, req->authorization, (long long)time(NULL), p, err);
+	return caltoken_authenticate(&hub.cs, req->authorization, (long long)time(NULL), p, err);
 }
 
 static int parse_body(struct http_request *req, json_t **root, struct err *err)
@@ -613,7 +611,7 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 	s->who = *p;
 	if (!ack) {
 		/* a wait on the calibration: for its newest fit, if one is pending */
-		m = calcase_latest_fit(req->store, id, NULL, &err);
+		m = calcase_latest_fit(&hub.cs, id, NULL, &err);
 		s->target = json_is_object(m) ? json_integer_value(json_object_get(m, "id")) : 0;
 		json_decref(m);
 	}
@@ -635,9 +633,9 @@ static enum MHD_Result create_calibration(
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    caltoken_robot_visible(req->store, &p, robot, &err) != 0 ||
+	    caltoken_robot_visible(&hub.cs, &p, robot, &err) != 0 ||
 	    caltoken_can_write(&p, robot, &err) != 0 || parse_body(req, &body, &err) != 0 ||
-	    calcase_create(req->store, &p, robot, body, &answer, &id, &err) != 0)
+	    calcase_create(&hub.cs, &p, robot, body, &answer, &id, &err) != 0)
 		r = respond_error(conn, req, &err);
 	else
 		r = http_respond_json(conn, req, 201, answer);
@@ -656,7 +654,7 @@ static enum MHD_Result list_calibrations(
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_list(req->store, &p, robot, &answer, &err) != 0)
+	    calcase_list(&hub.cs, &p, robot, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
@@ -677,13 +675,13 @@ static enum MHD_Result upload(struct MHD_Connection *conn, struct http_request *
 	err_clear(&err);
 	/* authenticate before telling whether the calibration exists */
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_writable(req->store, &p, id, owner, &err) != 0 ||
+	    calcase_writable(&hub.cs, &p, id, owner, &err) != 0 ||
 	    wait_seconds(conn, &wait, &preferred, &err) != 0 ||
 	    (has_key = calidem_key(
 	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key"), key,
 	         sizeof key, &err)) < 0 ||
 	    parse_body(req, &body, &err) != 0 ||
-	    calcase_upload(req->store, &p, id, body, has_key ? key : NULL, &done, &err) != 0) {
+	    calcase_upload(&hub.cs, &p, id, body, has_key ? key : NULL, &done, &err) != 0) {
 		r = respond_error(conn, req, &err);
 	} else if (done.replay) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(
@@ -719,9 +717,9 @@ static enum MHD_Result delete_measurements(struct MHD_Connection *conn, struct h
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_writable(req->store, &p, id, owner, &err) != 0 ||
+	    calcase_writable(&hub.cs, &p, id, owner, &err) != 0 ||
 	    wait_seconds(conn, &wait, &preferred, &err) != 0 ||
-	    calcase_delete(req->store, &p, id, measurement_id, upload_id, &ack, &fit_id, &err) != 0)
+	    calcase_delete(&hub.cs, &p, id, measurement_id, upload_id, &ack, &fit_id, &err) != 0)
 		return respond_error(conn, req, &err);
 	return respond_fit(conn, req, &p, id, fit_id, ack, wait, preferred);
 }
@@ -738,12 +736,12 @@ static enum MHD_Result show(struct MHD_Connection *conn, struct http_request *re
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_visible(req->store, &p, id, owner, &err) != 0 ||
+	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0 ||
 	    wait_seconds(conn, &wait, &preferred, &err) != 0)
 		return respond_error(conn, req, &err);
 	if (wait > 0)
 		return respond_fit(conn, req, &p, id, 0, NULL, wait, preferred);
-	if (calcase_show(req->store, &p, id, &answer, &err) != 0)
+	if (calcase_show(&hub.cs, &p, id, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
@@ -760,7 +758,7 @@ static enum MHD_Result list_measurements(
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_measurements(req->store, &p, id, &answer, &err) != 0)
+	    calcase_measurements(&hub.cs, &p, id, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
@@ -798,7 +796,7 @@ static enum MHD_Result watch(struct MHD_Connection *conn, struct http_request *r
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_visible(req->store, &p, id, owner, &err) != 0 ||
+	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0 ||
 	    watch_lifetime(conn, &lifetime, &err) != 0)
 		return respond_error(conn, req, &err);
 	calwatch_sign(&hub.watch, id, p.token_id, now, now + lifetime, param);
@@ -833,9 +831,9 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	err_clear(&err);
 	if ((w && !req->authorization
 	            ? calwatch_verify(&hub.watch, w, id, now, token_id, &expires, &err) != 0 ||
-	                caltoken_principal(req->store, token_id, NULL, now, &p, &err)
+	                caltoken_principal(&hub.cs, token_id, NULL, now, &p, &err)
 	            : authenticate(req, &p, &err)) != 0 ||
-	    calcase_visible(req->store, &p, id, owner, &err) != 0)
+	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0)
 		return respond_error(conn, req, &err);
 	/* One token cannot hold every connection with streams (counted, then opened: two
 	 * racing requests may both pass, which bounds it all the same). */
@@ -941,7 +939,36 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 	return 1;
 }
 
+/* The token command's store: the SQLite file at --db. */
+struct token_db {
+	const char *path;
+	struct store *st;
+	struct calstore cs;
+};
+
+static int token_db_open(void *ctx, struct calstore **cs, struct err *err)
+{
+	struct token_db *db = ctx;
+
+	if (store_open(db->path, &db->st, err) != 0)
+		return -1;
+	calstore_sqlite_bind(&db->cs, db->st);
+	*cs = &db->cs;
+	return 0;
+}
+
+static void token_db_close(void *ctx)
+{
+	struct token_db *db = ctx;
+
+	store_close(db->st);
+	db->st = NULL;
+}
+
 int http_calib_token_command(int argc, char **argv, const char *db_path)
 {
-	return caltoken_command(argc, argv, db_path);
+	struct token_db db = {db_path, NULL, {0}};
+	const struct caltoken_opener opener = {&db, token_db_open, token_db_close};
+
+	return caltoken_command(argc, argv, &opener);
 }

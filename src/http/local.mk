@@ -15,7 +15,7 @@ contactd_SOURCES = \
 	src/http/static.c src/http/static.h
 nodist_contactd_SOURCES = src/http/openapi_json.c src/http/static_files.c
 contactd_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS)
-contactd_LDADD = $(CALIB_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS)
+contactd_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS)
 dist_man_MANS += man/contactd.8
 
 # The OpenAPI description is served from memory: embed the file as a C string.
