@@ -202,6 +202,47 @@ START_TEST(test_create_upload_show)
 }
 END_TEST
 
+/* The parsed form kept at creation is what a parse of the stored text gives. */
+START_TEST(test_setup_parsed_once)
+{
+	struct auth_token tok;
+	struct caltoken_principal p;
+	struct calreq_setup kept, parsed;
+	struct err e;
+	json_t *body = parse("{\"geom\":{\"solref\":[0.02,0.7],\"group\":3,\"rgba\":[1,0,0,1]},"
+	                     "\"object\":{\"shape\":\"box\",\"size\":[0.01,0.02,0.03],"
+	                     "\"mass\":0.25},\"option\":{\"timestep\":0.002}}");
+	json_t *answer = NULL, *shown = NULL;
+	long long id;
+	long parses;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_create(&cs, &p, "alice", body, &answer, &id, &e) == 0, "%s", e.message);
+	parses = calsetup_parses();
+	ck_assert_int_eq(calsetup_get(&cs, id, &kept, NULL, &e), 0);
+	ck_assert_int_eq(calsetup_parses(), parses); /* kept at creation */
+	calsetup_forget();
+	ck_assert_int_eq(calsetup_get(&cs, id, &parsed, &shown, &e), 0);
+	ck_assert_int_eq(calsetup_parses(), parses + 1);
+	ck_assert(json_equal(shown, json_object_get(answer, "setup")));
+	ck_assert_str_eq(kept.mjcf_class, parsed.mjcf_class);
+	ck_assert_str_eq(kept.mjcf_class, CALIB_DEFAULT_CLASS_PREFIX "1");
+	ck_assert_str_eq(kept.mjcf_attributes, parsed.mjcf_attributes);
+	ck_assert_ptr_nonnull(strstr(kept.mjcf_attributes, "group=\"3\""));
+	ck_assert_int_eq(kept.scene.shape, parsed.scene.shape);
+	ck_assert(kept.scene.mass == parsed.scene.mass && kept.scene.mass == 0.25);
+	ck_assert(kept.scene.size[2] == parsed.scene.size[2]);
+	ck_assert(kept.scene.floor.solref[0] == parsed.scene.floor.solref[0]);
+	ck_assert(kept.scene.floor.solref[1] == parsed.scene.floor.solref[1]);
+	ck_assert(kept.scene.option.timestep == parsed.scene.option.timestep);
+	json_decref(shown);
+	json_decref(answer);
+	json_decref(body);
+}
+END_TEST
+
 START_TEST(test_idempotent_replay)
 {
 	struct auth_token tok;
@@ -445,6 +486,7 @@ static Suite *calib_layer_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_create_upload_show);
+	tcase_add_test(tc, test_setup_parsed_once);
 	tcase_add_test(tc, test_idempotent_replay);
 	tcase_add_test(tc, test_delete_refits);
 	tcase_add_test(tc, test_scope);
