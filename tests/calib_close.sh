@@ -11,6 +11,12 @@ LIMIT=1.0
 
 now() { date +%s.%N; }
 
+# sleep_until T: sleep until epoch second T (at once if it has passed).
+sleep_until() {
+	delay=$(awk -v t="$1" -v n="$(now)" 'BEGIN { d = t - n; printf "%.3f", (d > 0 ? d : 0) }')
+	sleep "$delay"
+}
+
 # open NAME TOKEN URL: an event stream into $dir/NAME (headers in $dir/NAME.h) in the
 # background, its curl's pid in $dir/NAME.pid; returns once its headers arrived.
 open_stream() {
@@ -93,23 +99,25 @@ closed_by watched token_revoked "$(now)"
 
 # the end of a rotation's grace (stored to the second: it ends at that second's start)
 open_stream rotated "$rotating" "$events"
-"$CONTACTD" --db "$db" token rotate "${rotating%%.*}" --grace 2 >/dev/null || fail "rotate"
+"$CONTACTD" --db "$db" token rotate "${rotating%%.*}" --grace 5 >/dev/null || fail "rotate"
 grace_end=$("$CONTACTD" --db "$db" token list |
 	sed -n "s/.*\"expires_at\":\([0-9]*\),\"id\":\"${rotating%%.*}\".*/\1/p")
 [ -n "$grace_end" ] || grace_end=$("$CONTACTD" --db "$db" token list | tr '{' '\n' |
 	grep "\"id\":\"${rotating%%.*}\"" | sed -n 's/.*"expires_at":\([0-9]*\).*/\1/p')
 [ -n "$grace_end" ] || fail "no grace end in $("$CONTACTD" --db "$db" token list)"
-sleep 1
+sleep_until "$((grace_end - 2))"
 still_open rotated
 closed_by rotated token_rotated "$grace_end"
 
 # a watch URL's expiry
-[ "$(request POST "/v1/calibrations/$id/watch?expires_in=2" "$alice")" = 200 ] ||
-	fail "watch for 2 s"
-grep -q '"expires_in":2' "$dir/answer" || fail "expires_in: $(cat "$dir/answer")"
+[ "$(request POST "/v1/calibrations/$id/watch?expires_in=5" "$alice")" = 200 ] ||
+	fail "watch for 5 s"
+grep -q '"expires_in":5' "$dir/answer" || fail "expires_in: $(cat "$dir/answer")"
 url=$(sed -n 's/.*"url":"\([^"]*\)".*/\1/p' "$dir/answer")
 expires=$(echo "$url" | sed -n 's/.*watch=[0-9]*\.\([0-9]*\)\..*/\1/p')
 open_stream expiring "" "$url"
+sleep_until "$((expires - 2))"
+still_open expiring
 closed_by expiring watch_expired "$expires"
 
 # the valid token's stream stayed open all along, and still delivers fits
