@@ -131,9 +131,8 @@ out:
 	return rc;
 }
 
-int calwork_run(struct calstore *cs, long long id, const void *cancel_flag)
+int calwork_run(struct calstore *cs, long long id, const atomic_int *cancel)
 {
-	const atomic_int *cancel = cancel_flag;
 	int recorded = 0;
 
 	for (;;) {

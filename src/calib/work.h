@@ -17,6 +17,8 @@
 #ifndef CONTACTD_CALIB_WORK_H
 #define CONTACTD_CALIB_WORK_H
 
+#include <stdatomic.h>
+
 #include "base/calstore.h"
 #include "base/error.h"
 
@@ -37,7 +39,7 @@ int calwork_busy(long long id);
  * when it becomes non-zero (the fit is then left running, for recovery). Returns how many fits
  * were recorded.
  */
-int calwork_run(struct calstore *cs, long long id, const void *cancel);
+int calwork_run(struct calstore *cs, long long id, const atomic_int *cancel);
 
 /* Cancel the fits in progress and join the workers. */
 void calwork_stop(void);
