@@ -1,7 +1,7 @@
 #!/bin/sh
 # calib_close.sh: open event streams end when their right to exist does (issue #16): within
 # 1 s of `contactd token revoke` (another process writing the same database), of the end of
-# a rotation's grace, or of a watch URL's expiry, a stream gets a last event, "event: closed"
+# a rotation's grace, of a token's expiry, or of a watch URL's expiry, a stream gets a last event, "event: closed"
 # with {"reason": ...}, and ends; a stream whose token stays valid goes on delivering fits.
 # Watch URLs live at most an hour: a longer ?expires_in is clamped, a malformed one refused.
 # The 1 s is the contract: the streams are checked every CALIB_STREAM_CHECK_MS (0.5 s).
@@ -97,7 +97,10 @@ still_open watched
 "$CONTACTD" --db "$db" token revoke "${viewer%%.*}" >/dev/null || fail "revoke viewer"
 closed_by watched token_revoked "$(now)"
 
-# the end of a rotation's grace (stored to the second: it ends at that second's start)
+# the end of a rotation's grace (stored to the second: it ends at that second's start), and
+# a token's own expiry, some seconds later
+brief=$("$CONTACTD" --db "$db" token create alice --expires 9) || fail "token create --expires"
+open_stream brief "$brief" "$events"
 open_stream rotated "$rotating" "$events"
 "$CONTACTD" --db "$db" token rotate "${rotating%%.*}" --grace 5 >/dev/null || fail "rotate"
 grace_end=$("$CONTACTD" --db "$db" token list |
@@ -108,6 +111,11 @@ grace_end=$("$CONTACTD" --db "$db" token list |
 sleep_until "$((grace_end - 2))"
 still_open rotated
 closed_by rotated token_rotated "$grace_end"
+brief_end=$("$CONTACTD" --db "$db" token list | tr '{' '\n' |
+	grep "\"id\":\"${brief%%.*}\"" | sed -n 's/.*"expires_at":\([0-9]*\).*/\1/p')
+[ -n "$brief_end" ] || fail "no expiry in $("$CONTACTD" --db "$db" token list)"
+still_open brief
+closed_by brief token_expired "$brief_end"
 
 # a watch URL's expiry
 [ "$(request POST "/v1/calibrations/$id/watch?expires_in=5" "$alice")" = 200 ] ||
