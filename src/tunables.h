@@ -238,7 +238,7 @@
 #define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
 	16384 /* trajectory samples of one calibration, all uploads                                \
 	       */
-/* Fits run on their own threads (src/http/http_calib_work.h), never inside a request or a
+/* Fits run on their own threads (src/calib/work.h), never inside a request or a
  * transaction: this many, at this nice value above the HTTP threads', so questions keep
  * their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
  * and recorded as failed. */
@@ -251,8 +251,17 @@
 /* Idempotency-Key: at most this many characters; a key is remembered this long. */
 #define CALIB_IDEMPOTENCY_KEY_MAX 255
 #define CALIB_IDEMPOTENCY_TTL_S (7 * 24 * 3600L)
-/* A watch URL (POST /v1/calibrations/{id}/watch) can be opened for this long. */
+/* A watch URL (POST /v1/calibrations/{id}/watch) can be opened for this long, unless the
+ * request asks for another lifetime (?expires_in=SECONDS), which is clamped to
+ * CALIB_WATCH_MAX_S; the server refuses a URL signed to live longer than that. */
 #define CALIB_WATCH_TTL_S 300
+#define CALIB_WATCH_MAX_S 3600
+/* How often an open event stream's token (revoked? expired? its rotation's grace over?) and
+ * watch URL (expired?) are looked at: a stream ends within this long of either. The token is
+ * read from the store, so a revocation by another process (`contactd token`) is seen too. */
+#define CALIB_STREAM_CHECK_MS 500
+/* Parsed setups kept in memory (src/calib/setup.h), most recently used. */
+#define CALIB_SETUP_CACHE 256
 /* A token's last use is recorded to this many seconds (one write per token per interval). */
 #define CALIB_TOKEN_USE_GRANULARITY_S 60
 

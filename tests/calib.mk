@@ -21,6 +21,11 @@ bench-coverage: tests/test_calib_coverage$(EXEEXT)
 TESTS += tests/calib_auth.sh tests/calib_crash.sh
 EXTRA_DIST += tests/calib_auth.sh tests/calib_crash.sh tests/calib_lib.sh
 
+# Revocation, a rotation's grace end and a watch URL's expiry end open event streams within
+# 1 s, with a last event naming why; watch URLs are capped at an hour (issue #16).
+TESTS += tests/calib_close.sh
+EXTRA_DIST += tests/calib_close.sh
+
 # Fits beside the requests (issue #8): latency while a fit runs, ?wait, Idempotency-Key,
 # measurement ids and DELETE, the fit limits; against the real daemon.
 check_PROGRAMS += tests/test_calib_async
@@ -40,3 +45,13 @@ bench-calib: all
 .PHONY: bench-calib
 EXTRA_DIST += bench/bench_calib.sh
 
+
+# The calibration layer (src/calib/, issue #16) without a daemon, against a temporary SQLite
+# store: create, upload, Idempotency-Key replay and conflict, a deletion's refit, scope, token
+# rotation and revocation, watch URLs and their cap.
+check_PROGRAMS += tests/test_calib_layer
+TESTS += tests/test_calib_layer
+tests_test_calib_layer_SOURCES = tests/test_calib_layer.c
+tests_test_calib_layer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) \
+	$(SODIUM_CFLAGS)
+tests_test_calib_layer_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(CHECK_LIBS)

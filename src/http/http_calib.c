@@ -1,5 +1,9 @@
 /*
- * http_calib.c: the calibration service's routes (see http_calib.h for the seam).
+ * http_calib.c: the calibration service's routes (see http_calib.h for the seam): routing,
+ * headers, requests to the values of the calibration layer's use cases (src/calib/cases.h)
+ * and their results to responses, and streaming. The use cases, the token policy, watch URLs
+ * and the fit workers are the layer's; errors map to statuses in one place
+ * (err_http_status()).
  *
  *   POST   /v1/robots/{robot}/calibrations              start a calibration     201
  *   GET    /v1/robots/{robot}/calibrations              the robot's history     200
@@ -11,23 +15,24 @@
  *   GET    /v1/calibrations/{id}/events                 Server-Sent Events: every fit
  *   POST   /v1/calibrations/{id}/watch                  a signed, short-lived events URL
  *
- * Who may do what. Every route needs "Authorization: Bearer <id>.<secret>" (401 with
- * WWW-Authenticate: Bearer otherwise) or, for the events only, a watch URL's signature. A
- * robot's token reads and writes its robot's calibrations; a viewer's token reads those of
- * one robot or of every robot of a lab, and may not write (403). A calibration or robot
- * the token cannot see does not exist for it: 404, as for an unknown id, naming nobody.
+ * Every route needs "Authorization: Bearer <id>.<secret>" (401 with WWW-Authenticate:
+ * Bearer otherwise) or, for the events only, a watch URL's signature (src/calib/token.h
+ * says who may do what).
  *
  * Fits never run here: an upload or a deletion commits durably and answers at once with
- * the fit pending (http_calib_work.h computes it). ?wait=SECONDS or Prefer: wait=SECONDS
- * answers when the fit is done instead (at most CALIB_MAX_WAIT_S): the connection is
- * suspended meanwhile, holding no thread. An upload's Idempotency-Key (IETF httpapi
- * draft) is remembered with its first answer, per robot: the same key and body again
- * answer that answer (Idempotent-Replayed: true) and store nothing; another body, 422.
+ * the fit pending. ?wait=SECONDS or Prefer: wait=SECONDS answers when the fit is done
+ * instead (at most CALIB_MAX_WAIT_S): the connection is suspended meanwhile, holding no
+ * thread.
  *
  * Event streams and waits are "streams": a response whose content reader suspends its
- * connection while it has nothing to send. A fit's state change resumes the streams of
- * its calibration; a ticker resumes event streams every DAEMON_EVENTS_KEEPALIVE_S for a keep-alive
- * comment (which also notices closed clients) and waits at their deadline.
+ * connection while it has nothing to send. A fit's state change (a CALEVENT_FIT of
+ * src/calib/events.h) resumes the streams of its calibration; a ticker resumes event streams
+ * every DAEMON_EVENTS_KEEPALIVE_S for a keep-alive comment (which also notices closed
+ * clients) and waits at their deadline. Every CALIB_STREAM_CHECK_MS the ticker also reads the
+ * state of each open event stream's token from the store (so a revocation by the `contactd
+ * token` command, another process, is seen) and looks at its watch URL's expiry: a stream
+ * whose token was revoked, expired or rotated past its grace, or whose watch URL expired,
+ * gets a last event, "event: closed" with data {"reason": ...}, and ends.
  */
 #include "http/http_calib.h"
 
@@ -41,18 +46,17 @@
 #include <strings.h>
 #include <time.h>
 
-#include <sodium.h>
-
-#include "http/http_calib_work.h"
-#include "service/auth.h"
+#include "calib/cases.h"
+#include "calib/events.h"
+#include "calib/idem.h"
+#include "calib/log.h"
+#include "calib/token.h"
+#include "calib/watch.h"
+#include "calib/work.h"
 #include "service/body.h"
-#include "service/calib.h"
-#include "service/calreq.h"
 #include "service/service.h"
 #include "store/calstore.h"
 #include "tunables.h"
-
-static const char *const kind_lists[3] = {"drops", "presses", "trajectories"};
 
 /* ---- streams: event streams and waits ---- */
 
@@ -60,7 +64,6 @@ enum stream_kind { STREAM_EVENTS, STREAM_WAIT };
 
 struct stream {
 	struct MHD_Connection *conn;
-	struct store *st;
 	enum stream_kind kind;
 	long long calibration;
 	long long last_fit; /* events: id and state of the last fit sent */
@@ -68,12 +71,15 @@ struct stream {
 	long long target; /* wait: until the calibration's newest fit, >= target, is settled */
 	double deadline;  /* wait: monotonic seconds */
 	json_t *ack;      /* wait: the answer, its "fit" to be filled; NULL: the calibration */
-	int finished;     /* wait: its body is made */
-	char *pending;    /* text not yet sent */
+	struct caltoken_principal who; /* wait: who asked (to show the calibration) */
+	int finished;                  /* wait: its body is made; events: its closing event is */
+	char *pending;                 /* text not yet sent */
 	size_t len, off;
 	int suspended, keepalive, dirty;
 	int gone;                       /* events: the client closed its side while it slept */
 	char token_id[AUTH_ID_HEX + 1]; /* events: the token that opened it ("" for none) */
+	long long watch_expires;        /* events: its watch URL's expiry (Unix s); 0: none */
+	const char *closing;            /* events: why it must end (a static string), or NULL */
 	struct stream *prev, *next;
 };
 
@@ -81,10 +87,10 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* CLOCK_MONOTONIC */
 	struct stream *streams;
-	struct store *st;
-	int stopping, ticker_running;
+	struct calstore cs; /* the daemon's store, as the calibration layer sees it */
+	int stopping, ticker_running, check_now, subscribed, subscription;
 	pthread_t ticker;
-	unsigned char watch_key[crypto_auth_KEYBYTES];
+	struct calwatch watch;
 } hub = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static double monotonic_now(void)
@@ -103,6 +109,15 @@ static void wake_stream(struct stream *s)
 		s->suspended = 0;
 		MHD_resume_connection(s->conn);
 	}
+}
+
+/* End event stream s with a last event naming reason (static); the caller holds hub.lock. */
+static void close_stream(struct stream *s, const char *reason)
+{
+	if (s->kind != STREAM_EVENTS || s->closing)
+		return;
+	s->closing = reason;
+	wake_stream(s);
 }
 
 /*
@@ -129,9 +144,62 @@ static int client_gone(struct stream *s)
 	return recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
+/*
+ * Close the event streams whose watch URL expired or whose token is no longer valid. The
+ * caller holds hub.lock; it is let go while the store is read (one read per token, not per
+ * stream), so nothing of the list is kept across that but token ids.
+ */
+static void check_streams(void)
+{
+	long long now = (long long)time(NULL);
+	char(*ids)[AUTH_ID_HEX + 1] = NULL;
+	const char **reasons = NULL;
+	size_t n = 0, cap = 0, i;
+	struct stream *s;
+
+	for (s = hub.streams; s; s = s->next) {
+		if (s->kind != STREAM_EVENTS || s->closing)
+			continue;
+		if (s->watch_expires > 0 && s->watch_expires <= now) {
+			close_stream(s, "watch_expired");
+			continue;
+		}
+		for (i = 0; i < n && strcmp(ids[i], s->token_id) != 0; i++)
+			;
+		if (i < n)
+			continue;
+		if (n == cap) {
+			size_t grown_cap = cap ? 2 * cap : 16;
+			void *grown = realloc(ids, grown_cap * sizeof *ids);
+
+			if (!grown)
+				break; /* the rest at the next check */
+			ids = grown;
+			cap = grown_cap;
+		}
+		snprintf(ids[n++], sizeof *ids, "%s", s->token_id);
+	}
+	if (n == 0 || !(reasons = calloc(n, sizeof *reasons))) {
+		free(ids);
+		return;
+	}
+	pthread_mutex_unlock(&hub.lock);
+	for (i = 0; i < n; i++)
+		reasons[i] = caltoken_close_reason(&hub.cs, ids[i], now);
+	pthread_mutex_lock(&hub.lock);
+	for (s = hub.streams; s; s = s->next)
+		for (i = 0; i < n; i++)
+			if (reasons[i] && s->kind == STREAM_EVENTS &&
+			    strcmp(ids[i], s->token_id) == 0)
+				close_stream(s, reasons[i]);
+	free(reasons);
+	free(ids);
+}
+
 static void *ticker(void *arg)
 {
 	double next_keepalive = monotonic_now() + DAEMON_EVENTS_KEEPALIVE_S;
+	double next_check = monotonic_now() + CALIB_STREAM_CHECK_MS / 1000.0;
 	struct stream *s;
 
 	(void)arg;
@@ -140,6 +208,12 @@ static void *ticker(void *arg)
 		double now = monotonic_now(), until = next_keepalive;
 		struct timespec ts;
 
+		if (now >= next_check || hub.check_now) {
+			hub.check_now = 0;
+			check_streams();
+			now = monotonic_now();
+			next_check = now + CALIB_STREAM_CHECK_MS / 1000.0;
+		}
 		if (now >= next_keepalive) {
 			for (s = hub.streams; s; s = s->next)
 				if (s->kind == STREAM_EVENTS) {
@@ -157,6 +231,8 @@ static void *ticker(void *arg)
 		}
 		if (until > now + DAEMON_EVENTS_CLOSE_CHECK_MS / 1000.0)
 			until = now + DAEMON_EVENTS_CLOSE_CHECK_MS / 1000.0;
+		if (until > next_check)
+			until = next_check;
 		for (s = hub.streams; s; s = s->next) {
 			if (s->kind != STREAM_WAIT || s->finished)
 				continue;
@@ -167,84 +243,31 @@ static void *ticker(void *arg)
 		}
 		ts.tv_sec = (time_t)until;
 		ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
-		pthread_cond_timedwait(&hub.wake, &hub.lock, &ts);
+		if (!hub.check_now)
+			pthread_cond_timedwait(&hub.wake, &hub.lock, &ts);
 	}
 	pthread_mutex_unlock(&hub.lock);
 	return NULL;
 }
 
-/* The fits of calibration id changed: wake its streams. */
-static void publish(long long id)
+/* calevents_fn: a calibration's fits changed (wake its streams), or a token was revoked or
+ * rotated (have the ticker look at the streams' tokens now). */
+static void on_event(const struct calevent *ev, void *ctx)
 {
 	struct stream *s;
 
+	(void)ctx;
 	pthread_mutex_lock(&hub.lock);
-	for (s = hub.streams; s; s = s->next)
-		if (s->calibration == id)
-			wake_stream(s);
+	if (ev->kind == CALEVENT_FIT) {
+		for (s = hub.streams; s; s = s->next)
+			if (s->calibration == ev->calibration)
+				wake_stream(s);
+	} else {
+		hub.check_now = 1;
+		pthread_cond_broadcast(&hub.wake);
+	}
 	pthread_mutex_unlock(&hub.lock);
 }
-
-/* The state a client sees: pending (queued or running), done or failed. */
-static const char *shown_state(const char *state)
-{
-	return strcmp(state, "done") == 0  ? "done"
-	    : strcmp(state, "failed") == 0 ? "failed"
-	                                   : "pending";
-}
-
-/*
- * The "fit" member of the answers and the events' data: the stored fit with its "state"
- * and "id"; while pending {"state": "pending", "id", "started"}; when failed
- * {"state": "failed", "id", "error": {"error", "message"}}. NULL when out of memory.
- */
-static json_t *fit_member(const struct calstore_fit *f)
-{
-	const char *state = shown_state(f->state);
-	json_t *m = NULL, *stored = json_loads(f->text ? f->text : "null", JSON_DECODE_ANY, NULL);
-
-	if (strcmp(state, "done") == 0 && json_is_object(stored)) {
-		m = json_incref(stored);
-	} else {
-		m = json_object();
-		if (m && strcmp(state, "failed") == 0)
-			json_object_set(m, "error", stored ? stored : json_null());
-		else if (m)
-			json_object_set_new(m, "started", json_boolean(f->started_at > 0));
-	}
-	json_decref(stored);
-	if (m &&
-	    (json_object_set_new(m, "state", json_string(state)) != 0 ||
-	        json_object_set_new(m, "id", json_integer(f->id)) != 0)) {
-		json_decref(m);
-		m = NULL;
-	}
-	return m;
-}
-
-/* The newest fit of calibration id as fit_member(), or JSON null when it has none; its
- * record into *f (caller clears) when f is not NULL. NULL with err on failure. */
-static json_t *latest_member(
-    struct store *st, long long id, struct calstore_fit *f, struct err *err)
-{
-	struct calstore_fit local;
-	int found;
-	json_t *m;
-
-	if (!f)
-		f = &local;
-	found = calstore_fit_latest(st, id, f, err);
-	if (found < 0)
-		return NULL;
-	m = found ? fit_member(f) : json_null();
-	if (!m)
-		err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	if (f == &local)
-		calstore_fit_clear(&local);
-	return m;
-}
-
-static json_t *calibration_json(struct store *st, long long id, struct err *err);
 
 /* The next text of an events stream, or NULL when there is none. */
 static char *next_event(struct stream *s, int keepalive)
@@ -255,15 +278,16 @@ static char *next_event(struct stream *s, int keepalive)
 	json_t *m;
 
 	err_clear(&err);
-	m = latest_member(s->st, s->calibration, &f, &err);
+	m = calcase_latest_fit(&hub.cs, s->calibration, &f, &err);
 	if (m && f.id > 0 &&
-	    (f.id != s->last_fit || strcmp(shown_state(f.state), s->last_state) != 0)) {
+	    (f.id != s->last_fit || strcmp(calcase_shown_state(f.state), s->last_state) != 0)) {
 		data = svc_dump(m);
 		if (data && asprintf(&text, "event: fit\nid: %lld\ndata: %s\n\n", f.id, data) < 0)
 			text = NULL;
 		if (text) {
 			s->last_fit = f.id;
-			snprintf(s->last_state, sizeof s->last_state, "%s", shown_state(f.state));
+			snprintf(s->last_state, sizeof s->last_state, "%s",
+			    calcase_shown_state(f.state));
 		}
 		free(data);
 	}
@@ -280,20 +304,20 @@ static char *next_wait(struct stream *s, int stopping)
 	struct calstore_fit f;
 	struct err err;
 	char *text = NULL;
-	json_t *m, *body;
+	json_t *m, *body = NULL;
 	int settled;
 
 	err_clear(&err);
-	m = latest_member(s->st, s->calibration, &f, &err);
-	settled =
-	    !m || f.id == 0 || (f.id >= s->target && strcmp(shown_state(f.state), "pending") != 0);
+	m = calcase_latest_fit(&hub.cs, s->calibration, &f, &err);
+	settled = !m || f.id == 0 ||
+	    (f.id >= s->target && strcmp(calcase_shown_state(f.state), "pending") != 0);
 	if (settled || stopping || monotonic_now() >= s->deadline) {
 		if (s->ack) {
 			body = json_deep_copy(s->ack);
 			if (body && m)
 				json_object_set(body, "fit", m);
 		} else {
-			body = calibration_json(s->st, s->calibration, &err);
+			calcase_show(&hub.cs, &s->who, s->calibration, &body, &err);
 		}
 		if (!body)
 			body = err_to_json(&err);
@@ -305,6 +329,16 @@ static char *next_wait(struct stream *s, int stopping)
 	}
 	json_decref(m);
 	calstore_fit_clear(&f);
+	return text;
+}
+
+/* An event stream's last event: why it ends. */
+static char *closing_event(const char *reason)
+{
+	char *text = NULL;
+
+	if (asprintf(&text, "event: closed\ndata: {\"reason\":\"%s\"}\n\n", reason) < 0)
+		return NULL;
 	return text;
 }
 
@@ -335,17 +369,26 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 			pthread_mutex_unlock(&hub.lock);
 			return n;
 		}
-		if ((s->kind == STREAM_WAIT && s->finished) ||
-		    (s->kind == STREAM_EVENTS && hub.stopping)) {
+		if (s->finished || (s->kind == STREAM_EVENTS && hub.stopping)) {
 			pthread_mutex_unlock(&hub.lock);
 			return MHD_CONTENT_READER_END_OF_STREAM;
+		}
+		if (s->closing) {
+			/* no fit after the token or URL is gone: only the reason */
+			s->finished = 1;
+			s->pending = closing_event(s->closing);
+			if (s->pending) {
+				s->len = strlen(s->pending);
+				s->off = 0;
+			}
+			continue;
 		}
 		s->dirty = 0;
 		keepalive = s->keepalive;
 		s->keepalive = 0;
 		stopping = hub.stopping;
 		pthread_mutex_unlock(&hub.lock);
-		/* the store is read without the lock: publish() never waits for it */
+		/* the store is read without the lock: a publisher never waits for it */
 		text = s->kind == STREAM_EVENTS ? next_event(s, keepalive) : next_wait(s, stopping);
 		pthread_mutex_lock(&hub.lock);
 		if (text) {
@@ -356,7 +399,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		}
 		if (s->dirty)
 			continue; /* woken while reading: look again */
-		/* nothing to send: sleep until publish(), the ticker or shutdown wakes us */
+		/* nothing to send: sleep until an event, the ticker or shutdown wakes us */
 		s->suspended = 1;
 		MHD_suspend_connection(s->conn);
 		pthread_mutex_unlock(&hub.lock);
@@ -389,7 +432,6 @@ static enum MHD_Result respond_stream(struct MHD_Connection *conn, struct http_r
 	enum MHD_Result r;
 
 	s->conn = conn;
-	s->st = req->store;
 	resp =
 	    MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
 	if (!resp) {
@@ -413,29 +455,28 @@ static enum MHD_Result respond_stream(struct MHD_Connection *conn, struct http_r
 	return r;
 }
 
-static void fit_done(long long id)
-{
-	publish(id);
-}
-
 int http_calib_start(struct store *st, struct err *err)
 {
 	pthread_condattr_t attr;
 
-	hub.st = st;
+	calstore_sqlite_bind(&hub.cs, st);
 	hub.stopping = 0;
-	if (sodium_init() < 0 || calstore_secret(st, "watch", hub.watch_key, err) != 0)
-		return err->code != ERR_NONE
-		    ? -1
-		    : err_set(err, ERR_INTERNAL, NULL, "libsodium cannot start");
+	callog_set(http_log);
+	if (calwatch_init(&hub.cs, &hub.watch, err) != 0)
+		return -1;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&hub.wake, &attr);
 	pthread_condattr_destroy(&attr);
-	if (pthread_create(&hub.ticker, NULL, ticker, NULL) != 0)
+	if (calevents_subscribe(on_event, NULL, &hub.subscription, err) != 0)
+		return -1;
+	hub.subscribed = 1;
+	if (pthread_create(&hub.ticker, NULL, ticker, NULL) != 0) {
+		http_calib_stop();
 		return err_set(err, ERR_INTERNAL, NULL, "cannot start the event-stream ticker");
+	}
 	hub.ticker_running = 1;
-	if (http_calib_work_start(st, fit_done, err) != 0) {
+	if (calwork_start(&hub.cs, err) != 0) {
 		http_calib_stop();
 		return -1;
 	}
@@ -446,7 +487,11 @@ void http_calib_stop(void)
 {
 	struct stream *s;
 
-	http_calib_work_stop();
+	calwork_stop();
+	if (hub.subscribed) {
+		calevents_unsubscribe(hub.subscription);
+		hub.subscribed = 0;
+	}
 	pthread_mutex_lock(&hub.lock);
 	hub.stopping = 1;
 	for (s = hub.streams; s; s = s->next)
@@ -459,15 +504,7 @@ void http_calib_stop(void)
 	}
 }
 
-/* ---- who is asking ---- */
-
-/* Who a bearer token (or the token behind a watch URL) speaks for. */
-struct principal {
-	char token_id[AUTH_ID_HEX + 1];
-	enum calstore_role role;
-	char robot[CALSTORE_NAME_MAX]; /* "" for a lab's viewer */
-	char lab[CALSTORE_NAME_MAX];   /* a lab viewer's lab */
-};
+/* ---- requests and responses ---- */
 
 static enum MHD_Result respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e)
@@ -491,103 +528,10 @@ static enum MHD_Result respond_code(
 	return respond_error(conn, req, &err);
 }
 
-/* The principal of token_id, once its secret (or a watch signature) has been checked. */
-static int token_principal(struct store *st, const char *token_id, const char *secret,
-    struct principal *p, struct err *err)
-{
-	struct calstore_token tok;
-	long long now = (long long)time(NULL);
-	int found = calstore_token_get(st, token_id, &tok, err);
-
-	if (found < 0)
-		return -1;
-	/* verify even for unknown ids, so the answer takes the same time either way */
-	if (found == 0)
-		memset(tok.hash, 0, sizeof tok.hash);
-	if ((secret && !auth_verify(secret, tok.hash)) || found == 0)
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "invalid bearer token %s", token_id);
-	if (tok.revoked)
-		return err_set(
-		    err, ERR_UNAUTHORIZED, NULL, "bearer token %s was revoked", token_id);
-	if (tok.expires_at > 0 && tok.expires_at <= now)
-		return err_set(
-		    err, ERR_UNAUTHORIZED, NULL, "bearer token %s has expired", token_id);
-	if (tok.last_used_at < now - CALIB_TOKEN_USE_GRANULARITY_S) {
-		struct err ignored;
-
-		/* the use is a hint for the operator: a busy store must not refuse the request */
-		if (calstore_token_touch(st, token_id, now, &ignored) != 0)
-			http_log("calibration: token %s: %s", token_id, ignored.message);
-	}
-	snprintf(p->token_id, sizeof p->token_id, "%s", token_id);
-	p->role = tok.role;
-	snprintf(p->robot, sizeof p->robot, "%s", tok.robot);
-	snprintf(p->lab, sizeof p->lab, "%s", tok.lab);
-	return 0;
-}
-
 /* The principal of the request's bearer token, or ERR_UNAUTHORIZED. */
-static int authenticate(struct http_request *req, struct principal *p, struct err *err)
+static int authenticate(struct http_request *req, struct caltoken_principal *p, struct err *err)
 {
-	char id[AUTH_ID_HEX + 1], secret[AUTH_SECRET_HEX + 1];
-	int rc;
-
-	if (auth_bearer_parse(req->authorization, id, secret, err) != 0)
-		return -1;
-	rc = token_principal(req->store, id, secret, p, err);
-	sodium_memzero(secret, sizeof secret);
-	return rc;
-}
-
-/* May p read the calibrations of robot owner, of lab owner_lab ("" none)? */
-static int can_see(const struct principal *p, const char *owner, const char *owner_lab)
-{
-	if (p->robot[0])
-		return strcmp(p->robot, owner) == 0;
-	return owner_lab[0] && strcmp(p->lab, owner_lab) == 0;
-}
-
-/* May p write robot owner's calibrations? ERR_FORBIDDEN for a viewer who can see them. */
-static int can_write(const struct principal *p, const char *owner, struct err *err)
-{
-	if (p->role == CALSTORE_ROBOT && strcmp(p->robot, owner) == 0)
-		return 0;
-	return err_set(err, ERR_FORBIDDEN, NULL, "a viewer's token is read-only");
-}
-
-/* The calibration if p can see it (owner filled, *setup its text when setup is not NULL,
- * caller frees), else ERR_NOT_FOUND, the same as for an id that does not exist. */
-static int find_visible(struct http_request *req, const struct principal *p, long long id,
-    char owner[CALSTORE_NAME_MAX], char **setup, struct err *err)
-{
-	char lab[CALSTORE_NAME_MAX];
-	int found = calstore_calibration_get(req->store, id, owner, lab, setup, err);
-
-	if (found < 0)
-		return -1;
-	if (found == 0 || !can_see(p, owner, lab)) {
-		if (setup) {
-			free(*setup);
-			*setup = NULL;
-		}
-		return err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-	}
-	return 0;
-}
-
-/* A robot's routes: ERR_NOT_FOUND unless p can see robot. */
-static int robot_visible(
-    struct http_request *req, const struct principal *p, const char *robot, struct err *err)
-{
-	char lab[CALSTORE_NAME_MAX] = "";
-
-	if (p->robot[0] && strcmp(p->robot, robot) == 0)
-		return 0;
-	if (!p->robot[0] && calstore_robot_lab(req->store, robot, lab, err) < 0)
-		return -1;
-	if (can_see(p, robot, lab))
-		return 0;
-	return err_set(err, ERR_NOT_FOUND, NULL, "no robot %s", robot);
+	return caltoken_authenticate(&hub.cs, req->authorization, (long long)time(NULL), p, err);
 }
 
 static int parse_body(struct http_request *req, json_t **root, struct err *err)
@@ -636,9 +580,11 @@ static int wait_seconds(struct MHD_Connection *conn, double *wait, int *preferre
 	return 0;
 }
 
-/* Answer ack (its "fit" the newest fit) now, or, with a wait, once fit fit_id is settled. */
+/* Answer ack (its "fit" the newest fit) now, or, with a wait, once fit fit_id is settled;
+ * without ack, the calibration as p sees it. */
 static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_request *req,
-    long long id, long long fit_id, json_t *ack, double wait, int preferred)
+    const struct caltoken_principal *p, long long id, long long fit_id, json_t *ack, double wait,
+    int preferred)
 {
 	struct stream *s;
 	struct err err;
@@ -662,9 +608,10 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 	s->target = fit_id;
 	s->deadline = monotonic_now() + wait;
 	s->ack = ack;
+	s->who = *p;
 	if (!ack) {
 		/* a wait on the calibration: for its newest fit, if one is pending */
-		m = latest_member(req->store, id, NULL, &err);
+		m = calcase_latest_fit(&hub.cs, id, NULL, &err);
 		s->target = json_is_object(m) ? json_integer_value(json_object_get(m, "id")) : 0;
 		json_decref(m);
 	}
@@ -675,51 +622,24 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 
 /* ---- the routes ---- */
 
-struct setup_ctx {
-	json_t *canon;
-};
-
-/* calstore_setup_fn: the canonical setup with its class, named after the id when not given. */
-static char *setup_with_class(long long id, void *p)
-{
-	struct setup_ctx *c = p;
-	char cls[CALREQ_CLASS_MAX];
-
-	if (!json_object_get(c->canon, "class")) {
-		snprintf(cls, sizeof cls, "%s%lld", CALIB_DEFAULT_CLASS_PREFIX, id);
-		if (json_object_set_new(c->canon, "class", json_string(cls)) != 0)
-			return NULL;
-	}
-	return svc_dump(c->canon);
-}
-
 static enum MHD_Result create_calibration(
     struct MHD_Connection *conn, struct http_request *req, const char *robot)
 {
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
-	struct calreq_setup setup;
-	struct setup_ctx ctx = {NULL};
 	json_t *body = NULL, *answer = NULL;
 	long long id;
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 || robot_visible(req, &p, robot, &err) != 0 ||
-	    can_write(&p, robot, &err) != 0 || parse_body(req, &body, &err) != 0 ||
-	    calreq_setup_parse(body, &setup, &ctx.canon, &err) != 0 ||
-	    calstore_calibration_create(req->store, robot, setup_with_class, &ctx, &id, &err) != 0)
-		goto fail;
-	answer = json_pack("{s:I, s:s, s:O, s:n}", "id", (json_int_t)id, "robot", robot, "setup",
-	    ctx.canon, "fit");
-	r = answer ? http_respond_json(conn, req, 201, answer)
-	           : respond_code(conn, req, ERR_INTERNAL, "out of memory");
-	goto out;
-fail:
-	r = respond_error(conn, req, &err);
-out:
+	if (authenticate(req, &p, &err) != 0 ||
+	    caltoken_robot_visible(&hub.cs, &p, robot, &err) != 0 ||
+	    caltoken_can_write(&p, robot, &err) != 0 || parse_body(req, &body, &err) != 0 ||
+	    calcase_create(&hub.cs, &p, robot, body, &answer, &id, &err) != 0)
+		r = respond_error(conn, req, &err);
+	else
+		r = http_respond_json(conn, req, 201, answer);
 	json_decref(answer);
-	json_decref(ctx.canon);
 	json_decref(body);
 	return r;
 }
@@ -727,153 +647,27 @@ out:
 static enum MHD_Result list_calibrations(
     struct MHD_Connection *conn, struct http_request *req, const char *robot)
 {
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
-	json_t *list = NULL, *answer, *row;
-	size_t i;
+	json_t *answer = NULL;
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 || robot_visible(req, &p, robot, &err) != 0 ||
-	    calstore_calibration_list(req->store, robot, &list, &err) != 0)
+	if (authenticate(req, &p, &err) != 0 ||
+	    calcase_list(&hub.cs, &p, robot, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
-	/* each row's fit as the other answers show it */
-	json_array_foreach (list, i, row) {
-		json_t *id = json_object_get(row, "fit_id"), *m = json_null();
-
-		if (json_is_integer(id)) {
-			struct calstore_fit f = {0};
-			char *text = svc_dump(json_object_get(row, "fit"));
-
-			f.id = json_integer_value(id);
-			snprintf(f.state, sizeof f.state, "%s",
-			    json_string_value(json_object_get(row, "fit_state")));
-			f.started_at = json_is_true(json_object_get(row, "fit_started"));
-			f.text = text;
-			m = fit_member(&f);
-			free(text);
-		}
-		json_object_set_new(row, "fit", m ? m : json_null());
-		json_object_del(row, "fit_state");
-		json_object_del(row, "fit_started");
-	}
-	answer = json_pack("{s:s, s:o}", "robot", robot, "calibrations", list);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
 	return r;
 }
 
-/* The limits of one calibration (calstore_check_fn): every measurement it would hold. */
-static int check_limits(const json_t *all, void *ctx, struct err *err)
-{
-	const json_t *trajs = json_object_get(all, "trajectories"), *tr;
-	struct calreq_data data;
-	size_t samples = 0, i;
-	int rc;
-
-	(void)ctx;
-	json_array_foreach (trajs, i, tr)
-		samples += json_array_size(json_object_get(tr, "t"));
-	if (samples > CALIB_MAX_CALIBRATION_SAMPLES)
-		return err_set(err, ERR_TOO_LARGE, "/trajectories",
-		    "a calibration holds at most %d trajectory samples; with these it would hold "
-		    "%zu",
-		    CALIB_MAX_CALIBRATION_SAMPLES, samples);
-	rc = calreq_data(all, &data, err);
-	if (rc != 0 && err->code == ERR_TOO_LARGE)
-		err->path[0] = '\0';
-	calreq_data_free(&data);
-	return rc;
-}
-
-/* The answer to an upload or a deletion before its fit: the fit pending. */
-static json_t *fit_ack(long long id, long long fit_id)
-{
-	return json_pack("{s:I, s:I, s:{s:s, s:I, s:b}}", "calibration", (json_int_t)id, "fit_id",
-	    (json_int_t)fit_id, "fit", "state", "pending", "id", (json_int_t)fit_id, "started", 0);
-}
-
-static json_t *upload_ack(long long id, const struct calstore_receipt *r)
-{
-	json_t *ack = fit_ack(id, r->fit_id);
-	int k;
-
-	if (!ack || json_object_set_new(ack, "upload", json_integer(r->upload_id)) != 0 ||
-	    json_object_set(ack, "measurement_ids", r->ids) != 0 ||
-	    json_object_set_new(ack, "accepted", json_object()) != 0) {
-		json_decref(ack);
-		return NULL;
-	}
-	for (k = 0; k < 3; k++)
-		json_object_set_new(json_object_get(ack, "accepted"), kind_lists[k],
-		    json_integer(
-		        (json_int_t)json_array_size(json_object_get(r->ids, kind_lists[k]))));
-	return ack;
-}
-
-struct upload_ctx {
-	long long id;
-};
-
-/* calstore_answer_fn: the first answer, kept with its Idempotency-Key. */
-static char *answer_text(const struct calstore_receipt *r, void *p)
-{
-	const struct upload_ctx *c = p;
-	json_t *ack = upload_ack(c->id, r);
-	char *text = ack ? svc_dump(ack) : NULL;
-
-	json_decref(ack);
-	return text;
-}
-
-/*
- * The Idempotency-Key header into idem (absent: 0, nothing set): an sf-string ("...",
- * RFC 8941) or, leniently, the bare text, of 1 to CALIB_IDEMPOTENCY_KEY_MAX printable
- * ASCII characters; 1 when given, -1 with ERR_BAD_TYPE when malformed.
- */
-static int idempotency_key(struct MHD_Connection *conn, char *key, size_t size, struct err *err)
-{
-	const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key");
-	size_t n = 0;
-
-	if (!v)
-		return 0;
-	if (*v == '"') {
-		for (v++; *v && *v != '"'; v++) {
-			if (*v == '\\' && (v[1] == '"' || v[1] == '\\'))
-				v++;
-			if (n + 1 >= size || (unsigned char)*v < 0x20 || (unsigned char)*v > 0x7e)
-				break;
-			key[n++] = *v;
-		}
-		if (*v != '"' || v[1])
-			n = 0;
-	} else {
-		for (; *v && n + 1 < size && (unsigned char)*v > 0x20 && (unsigned char)*v <= 0x7e;
-		     v++)
-			key[n++] = *v;
-		if (*v)
-			n = 0;
-	}
-	key[n] = '\0';
-	if (n == 0 || n > CALIB_IDEMPOTENCY_KEY_MAX)
-		return err_set(err, ERR_BAD_TYPE, "",
-		    "Idempotency-Key must be a quoted string of 1 to %d printable characters",
-		    CALIB_IDEMPOTENCY_KEY_MAX);
-	return 1;
-}
-
 static enum MHD_Result upload(struct MHD_Connection *conn, struct http_request *req, long long id)
 {
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
-	struct calreq_setup setup;
-	struct calstore_receipt receipt = {0};
-	struct calstore_idem idem;
-	struct upload_ctx ctx = {id};
-	char owner[CALSTORE_NAME_MAX], key[CALIB_IDEMPOTENCY_KEY_MAX + 2], *setup_text = NULL;
-	char *up_text = NULL, id_text[32];
-	json_t *body = NULL, *up = NULL, *setup_json = NULL, *ack;
+	struct calcase_upload done = {0};
+	char owner[CALSTORE_NAME_MAX], key[CALIB_IDEMPOTENCY_KEY_MAX + 2];
+	json_t *body = NULL;
 	double wait;
 	int preferred, has_key;
 	enum MHD_Result r;
@@ -881,67 +675,30 @@ static enum MHD_Result upload(struct MHD_Connection *conn, struct http_request *
 	err_clear(&err);
 	/* authenticate before telling whether the calibration exists */
 	if (authenticate(req, &p, &err) != 0 ||
-	    find_visible(req, &p, id, owner, &setup_text, &err) != 0 ||
-	    can_write(&p, owner, &err) != 0 || wait_seconds(conn, &wait, &preferred, &err) != 0 ||
-	    (has_key = idempotency_key(conn, key, sizeof key, &err)) < 0 ||
-	    parse_body(req, &body, &err) != 0)
-		goto fail;
-	setup_json = json_loads(setup_text, 0, NULL);
-	if (!setup_json) {
-		err_set(&err, ERR_INTERNAL, NULL, "stored setup is not JSON");
-		goto fail;
-	}
-	if (calreq_setup_parse(setup_json, &setup, NULL, &err) != 0 ||
-	    calreq_upload_parse(body, &setup, &up, &err) != 0)
-		goto fail;
-	if (has_key) {
-		crypto_generichash_state h;
-
-		up_text = svc_dump(up);
-		if (!up_text) {
-			err_set(&err, ERR_INTERNAL, NULL, "out of memory");
-			goto fail;
-		}
-		/* the same key with the same upload to the same calibration is a retry */
-		snprintf(id_text, sizeof id_text, "%lld", id);
-		crypto_generichash_init(&h, NULL, 0, CALSTORE_HASH_BYTES);
-		crypto_generichash_update(&h, (const unsigned char *)id_text, strlen(id_text) + 1);
-		crypto_generichash_update(&h, (const unsigned char *)up_text, strlen(up_text));
-		crypto_generichash_final(&h, idem.fingerprint, CALSTORE_HASH_BYTES);
-		idem.key = key;
-		idem.ttl_s = CALIB_IDEMPOTENCY_TTL_S;
-	}
-	if (calstore_upload(req->store, id, up, has_key ? &idem : NULL, check_limits, answer_text,
-	        &ctx, &receipt, &err) != 0)
-		goto fail;
-	if (receipt.replay) {
+	    calcase_writable(&hub.cs, &p, id, owner, &err) != 0 ||
+	    wait_seconds(conn, &wait, &preferred, &err) != 0 ||
+	    (has_key = calidem_key(
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key"), key,
+	         sizeof key, &err)) < 0 ||
+	    parse_body(req, &body, &err) != 0 ||
+	    calcase_upload(&hub.cs, &p, id, body, has_key ? key : NULL, &done, &err) != 0) {
+		r = respond_error(conn, req, &err);
+	} else if (done.replay) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(
-		    strlen(receipt.replay), receipt.replay, MHD_RESPMEM_MUST_COPY);
+		    strlen(done.replay), done.replay, MHD_RESPMEM_MUST_COPY);
 
-		if (!resp) {
-			r = MHD_NO;
-			goto out;
+		r = MHD_NO;
+		if (resp) {
+			MHD_add_response_header(resp, "Content-Type", "application/json");
+			MHD_add_response_header(resp, "Idempotent-Replayed", "true");
+			r = http_respond(conn, req, 200, resp);
+			MHD_destroy_response(resp);
 		}
-		MHD_add_response_header(resp, "Content-Type", "application/json");
-		MHD_add_response_header(resp, "Idempotent-Replayed", "true");
-		r = http_respond(conn, req, 200, resp);
-		MHD_destroy_response(resp);
-		goto out;
+	} else {
+		r = respond_fit(
+		    conn, req, &p, id, done.fit_id, json_incref(done.answer), wait, preferred);
 	}
-	http_calib_work_queue(id);
-	publish(id);
-	ack = upload_ack(id, &receipt);
-	r = ack ? respond_fit(conn, req, id, receipt.fit_id, ack, wait, preferred)
-	        : respond_code(conn, req, ERR_INTERNAL, "out of memory");
-	goto out;
-fail:
-	r = respond_error(conn, req, &err);
-out:
-	calstore_receipt_clear(&receipt);
-	free(up_text);
-	free(setup_text);
-	json_decref(setup_json);
-	json_decref(up);
+	calcase_upload_clear(&done);
 	json_decref(body);
 	return r;
 }
@@ -950,75 +707,41 @@ out:
 static enum MHD_Result delete_measurements(struct MHD_Connection *conn, struct http_request *req,
     long long id, long long measurement_id, long long upload_id)
 {
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
 	char owner[CALSTORE_NAME_MAX];
-	json_t *deleted = NULL, *ack;
+	json_t *ack = NULL;
 	long long fit_id;
 	double wait;
 	int preferred;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 || find_visible(req, &p, id, owner, NULL, &err) != 0 ||
-	    can_write(&p, owner, &err) != 0 || wait_seconds(conn, &wait, &preferred, &err) != 0 ||
-	    calstore_delete(req->store, id, measurement_id, upload_id, &deleted, &fit_id, &err) !=
-	        0)
+	if (authenticate(req, &p, &err) != 0 ||
+	    calcase_writable(&hub.cs, &p, id, owner, &err) != 0 ||
+	    wait_seconds(conn, &wait, &preferred, &err) != 0 ||
+	    calcase_delete(&hub.cs, &p, id, measurement_id, upload_id, &ack, &fit_id, &err) != 0)
 		return respond_error(conn, req, &err);
-	http_calib_work_queue(id);
-	publish(id);
-	ack = fit_ack(id, fit_id);
-	if (!ack || json_object_set_new(ack, "deleted", deleted) != 0) {
-		json_decref(ack);
-		return respond_code(conn, req, ERR_INTERNAL, "out of memory");
-	}
-	return respond_fit(conn, req, id, fit_id, ack, wait, preferred);
-}
-
-/* The calibration as GET shows it: setup, measurements with ids, the newest fit. */
-static json_t *calibration_json(struct store *st, long long id, struct err *err)
-{
-	char owner[CALSTORE_NAME_MAX], *setup_text = NULL;
-	json_t *all = NULL, *m = NULL, *answer = NULL, *setup;
-
-	if (calstore_calibration_get(st, id, owner, NULL, &setup_text, err) != 1) {
-		if (err->code == ERR_NONE)
-			err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-		return NULL;
-	}
-	setup = json_loads(setup_text, 0, NULL);
-	free(setup_text);
-	if (calstore_measurements(st, id, &all, err) == 0 && (m = latest_member(st, id, NULL, err)))
-		answer = json_pack("{s:I, s:s, s:o, s:O, s:O, s:o}", "id", (json_int_t)id, "robot",
-		    owner, "setup", setup ? setup : json_null(), "measurements", all, "fit", m,
-		    "fit_id",
-		    json_is_object(m) ? json_incref(json_object_get(m, "id")) : json_null());
-	else
-		json_decref(setup);
-	if (!answer && err->code == ERR_NONE)
-		err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	json_decref(all);
-	json_decref(m);
-	return answer;
+	return respond_fit(conn, req, &p, id, fit_id, ack, wait, preferred);
 }
 
 static enum MHD_Result show(struct MHD_Connection *conn, struct http_request *req, long long id)
 {
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
 	char owner[CALSTORE_NAME_MAX];
-	json_t *answer;
+	json_t *answer = NULL;
 	double wait;
 	int preferred;
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 || find_visible(req, &p, id, owner, NULL, &err) != 0 ||
+	if (authenticate(req, &p, &err) != 0 ||
+	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0 ||
 	    wait_seconds(conn, &wait, &preferred, &err) != 0)
 		return respond_error(conn, req, &err);
 	if (wait > 0)
-		return respond_fit(conn, req, id, 0, NULL, wait, preferred);
-	answer = calibration_json(req->store, id, &err);
-	if (!answer)
+		return respond_fit(conn, req, &p, id, 0, NULL, wait, preferred);
+	if (calcase_show(&hub.cs, &p, id, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
@@ -1028,77 +751,57 @@ static enum MHD_Result show(struct MHD_Connection *conn, struct http_request *re
 static enum MHD_Result list_measurements(
     struct MHD_Connection *conn, struct http_request *req, long long id)
 {
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
-	char owner[CALSTORE_NAME_MAX];
-	json_t *all = NULL, *answer;
+	json_t *answer = NULL;
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 || find_visible(req, &p, id, owner, NULL, &err) != 0 ||
-	    calstore_measurements(req->store, id, &all, &err) != 0)
+	if (authenticate(req, &p, &err) != 0 ||
+	    calcase_measurements(&hub.cs, &p, id, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
-	answer = json_pack("{s:I, s:o}", "calibration", (json_int_t)id, "measurements", all);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
 	return r;
 }
 
-/* The MAC of a watch URL: calibration id, the token it was made for, its expiry. */
-static void watch_mac(
-    long long id, const char *token_id, long long expires, unsigned char mac[crypto_auth_BYTES])
+/* ?expires_in=SECONDS of a watch request into *requested (0: not given); a whole number from
+ * 1, else ERR_BAD_VALUE. Beyond CALIB_WATCH_MAX_S it is clamped (calwatch_lifetime()). */
+static int watch_lifetime(struct MHD_Connection *conn, long long *granted, struct err *err)
 {
-	char message[96];
-	int n =
-	    snprintf(message, sizeof message, "contactd-watch:%lld:%s:%lld", id, token_id, expires);
+	const char *arg = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "expires_in");
+	long long requested = 0;
+	char *end;
 
-	crypto_auth(mac, (const unsigned char *)message, (unsigned long long)n, hub.watch_key);
-}
-
-/* The principal behind a watch parameter "<expires>.<token id>.<mac hex>" for calibration
- * id, if its signature holds, it has not expired and its token is still valid. */
-static int watch_principal(
-    struct http_request *req, const char *watch, long long id, struct principal *p, struct err *err)
-{
-	unsigned char mac[crypto_auth_BYTES], given[crypto_auth_BYTES];
-	char token_id[AUTH_ID_HEX + 1];
-	long long expires;
-	int used = 0;
-	size_t bin = 0;
-
-	if (sscanf(watch, "%lld.%16[0-9a-f].%n", &expires, token_id, &used) != 2 || used == 0 ||
-	    strlen(token_id) != AUTH_ID_HEX ||
-	    sodium_hex2bin(
-	        given, sizeof given, watch + used, strlen(watch + used), NULL, &bin, NULL) != 0 ||
-	    bin != sizeof given)
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "malformed watch URL");
-	watch_mac(id, token_id, expires, mac);
-	if (crypto_verify_32(mac, given) != 0)
-		return err_set(
-		    err, ERR_UNAUTHORIZED, NULL, "the watch URL's signature does not hold");
-	if (expires <= (long long)time(NULL))
-		return err_set(err, ERR_UNAUTHORIZED, NULL, "the watch URL has expired");
-	return token_principal(req->store, token_id, NULL, p, err);
+	if (arg) {
+		errno = 0;
+		requested = strtoll(arg, &end, 10);
+		if (end == arg || *end || errno || requested < 1)
+			return err_set(err, ERR_BAD_VALUE, "",
+			    "?expires_in must be a whole number of seconds from 1 (at most %d are "
+			    "granted)",
+			    CALIB_WATCH_MAX_S);
+	}
+	return calwatch_lifetime(requested, "", granted, err);
 }
 
 static enum MHD_Result watch(struct MHD_Connection *conn, struct http_request *req, long long id)
 {
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
-	char owner[CALSTORE_NAME_MAX], url[256], hex[2 * crypto_auth_BYTES + 1];
-	unsigned char mac[crypto_auth_BYTES];
-	long long expires = (long long)time(NULL) + CALIB_WATCH_TTL_S;
+	char owner[CALSTORE_NAME_MAX], url[256], param[CALWATCH_PARAM_MAX];
+	long long now = (long long)time(NULL), lifetime;
 	json_t *answer;
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 || find_visible(req, &p, id, owner, NULL, &err) != 0)
+	if (authenticate(req, &p, &err) != 0 ||
+	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0 ||
+	    watch_lifetime(conn, &lifetime, &err) != 0)
 		return respond_error(conn, req, &err);
-	watch_mac(id, p.token_id, expires, mac);
-	sodium_bin2hex(hex, sizeof hex, mac, sizeof mac);
-	snprintf(url, sizeof url, "/v1/calibrations/%lld/events?watch=%lld.%s.%s", id, expires,
-	    p.token_id, hex);
-	answer = json_pack("{s:s, s:i}", "url", url, "expires_in", CALIB_WATCH_TTL_S);
+	calwatch_sign(&hub.watch, id, p.token_id, now, now + lifetime, param);
+	snprintf(url, sizeof url, "/v1/calibrations/%lld/events?watch=%s", id, param);
+	answer = json_pack("{s:s, s:I}", "url", url, "expires_in", (json_int_t)lifetime);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
 	return r;
@@ -1118,16 +821,19 @@ static int token_streams(const char *token_id)
 static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *req, long long id)
 {
 	const char *w = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "watch");
-	struct principal p;
+	struct caltoken_principal p;
 	struct err err;
-	char owner[CALSTORE_NAME_MAX];
+	char owner[CALSTORE_NAME_MAX], token_id[AUTH_ID_HEX + 1];
 	struct stream *s;
+	long long now = (long long)time(NULL), expires = 0;
 	int open;
 
 	err_clear(&err);
-	if ((w && !req->authorization ? watch_principal(req, w, id, &p, &err)
-	                              : authenticate(req, &p, &err)) != 0 ||
-	    find_visible(req, &p, id, owner, NULL, &err) != 0)
+	if ((w && !req->authorization
+	            ? calwatch_verify(&hub.watch, w, id, now, token_id, &expires, &err) != 0 ||
+	                caltoken_principal(&hub.cs, token_id, NULL, now, &p, &err)
+	            : authenticate(req, &p, &err)) != 0 ||
+	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0)
 		return respond_error(conn, req, &err);
 	/* One token cannot hold every connection with streams (counted, then opened: two
 	 * racing requests may both pass, which bounds it all the same). */
@@ -1144,6 +850,7 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 		return respond_code(conn, req, ERR_INTERNAL, "out of memory");
 	s->kind = STREAM_EVENTS;
 	s->calibration = id;
+	s->watch_expires = expires;
 	snprintf(s->token_id, sizeof s->token_id, "%s", p.token_id);
 	return respond_stream(conn, req, s, "text/event-stream", NULL, NULL);
 }
@@ -1232,136 +939,36 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 	return 1;
 }
 
-/* ---- contactd token ... ---- */
+/* The token command's store: the SQLite file at --db. */
+struct token_db {
+	const char *path;
+	struct store *st;
+	struct calstore cs;
+};
 
-static const char token_usage[] =
-    "usage: contactd token create ROBOT [--lab LAB] [--expires SECONDS]\n"
-    "       contactd token create --viewer ROBOT | --viewer --lab LAB [--expires SECONDS]\n"
-    "       contactd token rotate TOKEN_ID [--expires SECONDS] [--grace SECONDS]\n"
-    "       contactd token revoke TOKEN_ID\n"
-    "       contactd token list\n";
-
-/* The id part of a token id or of a whole token (never its secret) into id, or -1. */
-static int token_id_arg(const char *arg, char id[AUTH_ID_HEX + 1])
+static int token_db_open(void *ctx, struct calstore **cs, struct err *err)
 {
-	size_t n = strcspn(arg, ".");
-	size_t i;
+	struct token_db *db = ctx;
 
-	if (n != AUTH_ID_HEX)
+	if (store_open(db->path, &db->st, err) != 0)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (!((arg[i] >= '0' && arg[i] <= '9') || (arg[i] >= 'a' && arg[i] <= 'f')))
-			return -1;
-	memcpy(id, arg, AUTH_ID_HEX);
-	id[AUTH_ID_HEX] = '\0';
+	calstore_sqlite_bind(&db->cs, db->st);
+	*cs = &db->cs;
 	return 0;
 }
 
-/* A whole number of seconds, 1 .. 100 years. */
-static int seconds_arg(const char *arg, long long *out)
+static void token_db_close(void *ctx)
 {
-	char *end;
-	long long v;
+	struct token_db *db = ctx;
 
-	errno = 0;
-	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || v < 0 || v > 3155760000LL)
-		return -1;
-	*out = v;
-	return 0;
+	store_close(db->st);
+	db->st = NULL;
 }
 
 int http_calib_token_command(int argc, char **argv, const char *db_path)
 {
-	struct store *st = NULL;
-	struct auth_token tok;
-	struct err err;
-	json_t *list = NULL;
-	const char *robot = NULL, *lab = NULL, *verb = argc > 1 ? argv[1] : "";
-	char id[AUTH_ID_HEX + 1] = "";
-	long long expires = 0, grace = 0, now = (long long)time(NULL);
-	int viewer = 0, i, rc = 1, has_expires = 0;
+	struct token_db db = {db_path, NULL, {0}};
+	const struct caltoken_opener opener = {&db, token_db_open, token_db_close};
 
-	err_clear(&err);
-	for (i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--viewer") == 0) {
-			viewer = 1;
-		} else if (strcmp(argv[i], "--lab") == 0 && i + 1 < argc) {
-			lab = argv[++i];
-		} else if (strcmp(argv[i], "--expires") == 0 && i + 1 < argc) {
-			if (seconds_arg(argv[++i], &expires) != 0)
-				goto usage;
-			has_expires = 1;
-		} else if (strcmp(argv[i], "--grace") == 0 && i + 1 < argc) {
-			if (seconds_arg(argv[++i], &grace) != 0)
-				goto usage;
-		} else if (argv[i][0] != '-' && !robot) {
-			robot = argv[i];
-		} else {
-			goto usage;
-		}
-	}
-	if (strcmp(verb, "list") == 0 ? robot || lab || viewer
-	        : strcmp(verb, "create") == 0
-	        ? (!robot && !(viewer && lab)) || (viewer && robot && lab)
-	        : strcmp(verb, "rotate") == 0 || strcmp(verb, "revoke") == 0
-	        ? !robot || lab || viewer
-	        : 1)
-		goto usage;
-	if ((strcmp(verb, "rotate") == 0 || strcmp(verb, "revoke") == 0) &&
-	    token_id_arg(robot, id) != 0) {
-		/* never echo the argument: it may be a whole token, secret and all */
-		fprintf(stderr, "contactd: token: not a token id (16 hex digits)\n");
-		return 2;
-	}
-	if ((robot && strcmp(verb, "create") == 0 && !auth_robot_name_ok(robot)) ||
-	    (lab && !auth_robot_name_ok(lab))) {
-		fprintf(
-		    stderr, "contactd: token: robot and lab names are 1-64 of A-Z a-z 0-9 _ . -\n");
-		return 2;
-	}
-	if (store_open(db_path, &st, &err) != 0)
-		goto out;
-	if (strcmp(verb, "create") == 0 || strcmp(verb, "rotate") == 0) {
-		if (auth_token_new(&tok, &err) != 0)
-			goto out;
-		if (strcmp(verb, "create") == 0
-		        ? calstore_token_create(st, viewer ? CALSTORE_VIEWER : CALSTORE_ROBOT,
-		              viewer && lab ? NULL : robot, lab, has_expires ? now + expires : 0,
-		              tok.id, tok.hash, &err) != 0
-		        : calstore_token_rotate(st, id, tok.id, tok.hash,
-		              has_expires ? now + expires : 0, now + grace, &err) != 0) {
-			sodium_memzero(&tok, sizeof tok);
-			goto out;
-		}
-		/* shown once: only its hash is stored */
-		printf("%s\n", tok.text);
-		fflush(stdout);
-		sodium_memzero(&tok, sizeof tok);
-		rc = 0;
-	} else if (strcmp(verb, "revoke") == 0) {
-		if (calstore_token_revoke(st, id, &err) != 0)
-			goto out;
-		printf("revoked %s\n", id);
-		rc = 0;
-	} else {
-		char *text;
-
-		if (calstore_token_list(st, &list, &err) != 0)
-			goto out;
-		text = svc_dump(list);
-		if (text)
-			fputs(text, stdout);
-		free(text);
-		rc = text ? 0 : 1;
-	}
-out:
-	if (rc == 1 && err.code != ERR_NONE)
-		fprintf(stderr, "contactd: token: %s\n", err.message);
-	json_decref(list);
-	store_close(st);
-	return rc;
-usage:
-	fputs(token_usage, stderr);
-	return 2;
+	return caltoken_command(argc, argv, &opener);
 }

@@ -2,8 +2,9 @@
  * http_calib.h: the seam through which the calibration service (robots, tokens,
  * calibrations, measurements, event streams) plugs into contactd.
  *
- * contactd links exactly one implementation of these four functions. The default,
- * http_calib.c, serves nothing; the calibration layer replaces that file.
+ * http_calib.c implements these four functions over the calibration layer's use cases
+ * (src/calib/): it keeps the routes, the event streams and waits; the policy, the store
+ * and the fit workers are the layer's.
  *
  * Life cycle, all called by contactd:
  *   http_calib_start()   once, after the store is open and before the daemon accepts;

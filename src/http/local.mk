@@ -1,7 +1,6 @@
 # http: the contactd daemon (libmicrohttpd), a front end over the service layer
-# beside the `contact` CLI. The calibration layer plugs in through http_calib.h:
-# it replaces src/http/http_calib.c and appends its own sources and libraries to
-# contactd_SOURCES / contactd_LDADD.
+# beside the `contact` CLI. The calibration routes and their event streams
+# (http_calib.h) call the calibration layer (src/calib/), never the fit engine.
 bin_PROGRAMS += contactd
 contactd_SOURCES = \
 	src/http/contactd.c \
@@ -12,12 +11,11 @@ contactd_SOURCES = \
 	src/http/metrics.c src/http/metrics.h \
 	src/http/openapi.h \
 	src/http/http_calib.c src/http/http_calib.h \
-	src/http/http_calib_work.c src/http/http_calib_work.h \
 	src/http/cors.c src/http/cors.h \
 	src/http/static.c src/http/static.h
 nodist_contactd_SOURCES = src/http/openapi_json.c src/http/static_files.c
 contactd_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS)
-contactd_LDADD = $(SERVICE_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS)
+contactd_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS)
 dist_man_MANS += man/contactd.8
 
 # The OpenAPI description is served from memory: embed the file as a C string.

@@ -246,7 +246,10 @@ int calstore_token_get(
 {
 	sqlite3_stmt *s = store_stmt(st,
 	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), t.hash, "
-	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0) "
+	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
+	    /* only a token with an expiry can have been rotated: the successor names it */
+	    "CASE WHEN t.expires_at IS NULL THEN 0 ELSE EXISTS (SELECT 1 FROM tokens n WHERE "
+	    "n.replaces = t.id) END "
 	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = ?1",
 	    err);
 	int rc;
@@ -266,6 +269,7 @@ int calstore_token_get(
 		out->revoked = sqlite3_column_int(s, 4);
 		out->expires_at = sqlite3_column_int64(s, 5);
 		out->last_used_at = sqlite3_column_int64(s, 6);
+		out->replaced = sqlite3_column_int(s, 7);
 		rc = 1;
 	} else {
 		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading a token");
@@ -504,12 +508,6 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 	return finish_rows(s, rc, all, out, "reading measurements", err);
 }
 
-void calstore_fit_clear(struct calstore_fit *f)
-{
-	free(f->text);
-	memset(f, 0, sizeof *f);
-}
-
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err)
 {
 	sqlite3_stmt *s = store_stmt(st,
@@ -609,13 +607,6 @@ static int insert_kind(struct store *st, long long id, long long upload_id, cons
 			return err_set(err, ERR_INTERNAL, NULL, "out of memory");
 	}
 	return 0;
-}
-
-void calstore_receipt_clear(struct calstore_receipt *r)
-{
-	json_decref(r->ids);
-	free(r->replay);
-	memset(r, 0, sizeof *r);
 }
 
 /* The robot id of calibration id: 1, 0 when there is no such calibration, -1. */
@@ -998,4 +989,134 @@ int calstore_secret(struct store *st, const char *name, unsigned char secret[CAL
 fail:
 	store_rollback(st);
 	return -1;
+}
+
+/* ---- the interface (base/calstore.h): each member passes its context on as the store ---- */
+
+static int sq_token_create(void *ctx, enum calstore_role role, const char *robot, const char *lab,
+    long long expires_at, const char *token_id, const unsigned char hash[CALSTORE_HASH_BYTES],
+    struct err *err)
+{
+	return calstore_token_create(ctx, role, robot, lab, expires_at, token_id, hash, err);
+}
+
+static int sq_token_rotate(void *ctx, const char *old_id, const char *new_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
+    struct err *err)
+{
+	return calstore_token_rotate(ctx, old_id, new_id, hash, expires_at, old_expires_at, err);
+}
+
+static int sq_token_revoke(void *ctx, const char *token_id, struct err *err)
+{
+	return calstore_token_revoke(ctx, token_id, err);
+}
+
+static int sq_token_get(
+    void *ctx, const char *token_id, struct calstore_token *out, struct err *err)
+{
+	return calstore_token_get(ctx, token_id, out, err);
+}
+
+static int sq_token_touch(void *ctx, const char *token_id, long long now, struct err *err)
+{
+	return calstore_token_touch(ctx, token_id, now, err);
+}
+
+static int sq_token_list(void *ctx, json_t **out, struct err *err)
+{
+	return calstore_token_list(ctx, out, err);
+}
+
+static int sq_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
+{
+	return calstore_robot_lab(ctx, robot, lab, err);
+}
+
+static int sq_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
+    void *setup_ctx, long long *id, struct err *err)
+{
+	return calstore_calibration_create(ctx, robot, setup_of, setup_ctx, id, err);
+}
+
+static int sq_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
+{
+	return calstore_calibration_get(ctx, id, robot, lab, setup, err);
+}
+
+static int sq_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
+{
+	return calstore_calibration_list(ctx, robot, out, err);
+}
+
+static int sq_measurements(void *ctx, long long id, json_t **out, struct err *err)
+{
+	return calstore_measurements(ctx, id, out, err);
+}
+
+static int sq_fit_latest(void *ctx, long long id, struct calstore_fit *out, struct err *err)
+{
+	return calstore_fit_latest(ctx, id, out, err);
+}
+
+static int sq_upload(void *ctx, long long id, const json_t *upload,
+    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer,
+    void *cb_ctx, struct calstore_receipt *out, struct err *err)
+{
+	return calstore_upload(ctx, id, upload, idem, check, answer, cb_ctx, out, err);
+}
+
+static int sq_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
+    json_t **deleted, long long *fit_id, struct err *err)
+{
+	return calstore_delete(ctx, id, measurement_id, upload_id, deleted, fit_id, err);
+}
+
+static int sq_fit_claim(
+    void *ctx, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+{
+	return calstore_fit_claim(ctx, id, fit_id, setup, all, err);
+}
+
+static int sq_fit_finish(void *ctx, long long fit_id, int done, const char *text,
+    long long measurements, struct err *err)
+{
+	return calstore_fit_finish(ctx, fit_id, done, text, measurements, err);
+}
+
+static int sq_fit_recover(void *ctx, json_t **ids, struct err *err)
+{
+	return calstore_fit_recover(ctx, ids, err);
+}
+
+static int sq_secret(
+    void *ctx, const char *name, unsigned char secret[CALSTORE_SECRET_BYTES], struct err *err)
+{
+	return calstore_secret(ctx, name, secret, err);
+}
+
+void calstore_sqlite_bind(struct calstore *cs, struct store *st)
+{
+	*cs = (struct calstore){
+	    .ctx = st,
+	    .token_create = sq_token_create,
+	    .token_rotate = sq_token_rotate,
+	    .token_revoke = sq_token_revoke,
+	    .token_get = sq_token_get,
+	    .token_touch = sq_token_touch,
+	    .token_list = sq_token_list,
+	    .robot_lab = sq_robot_lab,
+	    .calibration_create = sq_calibration_create,
+	    .calibration_get = sq_calibration_get,
+	    .calibration_list = sq_calibration_list,
+	    .measurements = sq_measurements,
+	    .fit_latest = sq_fit_latest,
+	    .upload = sq_upload,
+	    .remove = sq_remove,
+	    .fit_claim = sq_fit_claim,
+	    .fit_finish = sq_fit_finish,
+	    .fit_recover = sq_fit_recover,
+	    .secret = sq_secret,
+	};
 }

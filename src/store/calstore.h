@@ -10,34 +10,24 @@
  * (calstore_fit_claim(), which marks it 'running'), computes with no lock held, and
  * records (calstore_fit_finish()). Measurements and setups are kept as the canonical
  * JSON text the service validated.
+ *
+ * The SQLite implementation of the calibration store interface (base/calstore.h): the
+ * calibration layer reaches these functions only through it (calstore_sqlite_bind()).
  */
 #ifndef CONTACTD_STORE_CALSTORE_H
 #define CONTACTD_STORE_CALSTORE_H
 
 #include <jansson.h>
 
+#include "base/calstore.h"
 #include "base/error.h"
 #include "store/store.h"
 
-#define CALSTORE_NAME_MAX 65 /* robot or lab name with its NUL */
-#define CALSTORE_HASH_BYTES 32
-#define CALSTORE_SECRET_BYTES 32
-
-enum calstore_role {
-	CALSTORE_ROBOT,  /* uploads to and reads its robot's calibrations */
-	CALSTORE_VIEWER, /* reads one robot's calibrations, or every robot's of a lab */
-};
-
-/* A token record. */
-struct calstore_token {
-	enum calstore_role role;
-	char robot[CALSTORE_NAME_MAX]; /* its robot; "" for a lab viewer */
-	char lab[CALSTORE_NAME_MAX];   /* a lab viewer's lab; "" otherwise */
-	unsigned char hash[CALSTORE_HASH_BYTES];
-	int revoked;
-	long long expires_at;   /* Unix seconds; 0: never */
-	long long last_used_at; /* 0: never */
-};
+/*
+ * Bind the calibration store interface (base/calstore.h) to st (borrowed; it must outlive
+ * cs): each member calls the function of the same name below.
+ */
+void calstore_sqlite_bind(struct calstore *cs, struct store *st);
 
 /*
  * Store a new token (id, hash) of role for robot (creating the robot on first use) or,
@@ -81,7 +71,6 @@ int calstore_robot_lab(
  * string, freed here; NULL fails with out of memory), so that the setup can name the
  * calibration's id. Its id into *id.
  */
-typedef char *(*calstore_setup_fn)(long long id, void *ctx);
 int calstore_calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
     void *ctx, long long *id, struct err *err);
 
@@ -103,41 +92,8 @@ int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
  * stored before uploads had ids). Caller owns *out. */
 int calstore_measurements(struct store *st, long long id, json_t **out, struct err *err);
 
-/* A fit record. */
-struct calstore_fit {
-	long long id;
-	char state[16]; /* pending, running, done, failed, superseded */
-	char *text;     /* stored text: the fit, the error, or "null" while pending; caller frees */
-	long long measurements, created_at, started_at, done_at; /* 0: not yet */
-};
-
 /* The latest fit of calibration id: 1 with *out filled, 0 when it has none, -1 with err. */
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err);
-
-/* Free what a calstore_fit holds. */
-void calstore_fit_clear(struct calstore_fit *f);
-
-/* An upload's Idempotency-Key (IETF httpapi draft), scoped to the calibration's robot. */
-struct calstore_idem {
-	const char *key;
-	unsigned char fingerprint[CALSTORE_HASH_BYTES]; /* of calibration and canonical upload */
-	long long ttl_s;                                /* keys older than this are forgotten */
-};
-
-/* What an upload did. */
-struct calstore_receipt {
-	long long upload_id, fit_id;
-	json_t *ids;  /* {"drops": [ids], "presses": [ids], "trajectories": [ids]}; caller frees */
-	char *replay; /* set instead when the key was used with the same body: the answer then
-	               * stored; nothing else was written. Caller frees. */
-};
-
-/* Limits over every measurement a calibration would hold (the new ones included, shaped as
- * calstore_measurements()): 0, or -1 with err, which rolls the upload back. */
-typedef int (*calstore_check_fn)(const json_t *all, void *ctx, struct err *err);
-
-/* The answer to store with an Idempotency-Key, from the receipt: a malloc'ed text. */
-typedef char *(*calstore_answer_fn)(const struct calstore_receipt *r, void *ctx);
 
 /*
  * Append upload ({"drops", "presses", "trajectories"}, each an array of canonical
@@ -152,8 +108,6 @@ typedef char *(*calstore_answer_fn)(const struct calstore_receipt *r, void *ctx)
 int calstore_upload(struct store *st, long long id, const json_t *upload,
     const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
     struct calstore_receipt *out, struct err *err);
-
-void calstore_receipt_clear(struct calstore_receipt *r);
 
 /*
  * Delete one measurement (measurement_id) or every measurement of one upload (upload_id;

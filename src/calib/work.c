@@ -1,7 +1,7 @@
 /*
- * http_calib_work.c: the fit workers (see http_calib_work.h).
+ * work.c: the fit workers (see work.h).
  */
-#include "http/http_calib_work.h"
+#include "calib/work.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,19 +11,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "http/http.h"
+#include "calib/events.h"
+#include "calib/log.h"
+#include "calib/setup.h"
 #include "fit/fit.h"
 #include "service/calib.h"
 #include "service/calreq.h"
 #include "service/service.h"
-#include "store/calstore.h"
+#include "base/calstore.h"
 #include "tunables.h"
 
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
-	struct store *st;
-	http_calib_work_done_fn done;
+	struct calstore *cs;
 	long long *queue; /* calibrations with a pending fit, oldest first, no repeats */
 	size_t nqueue, cap;
 	long long busy[CALIB_FIT_WORKERS]; /* what each worker fits, 0: nothing */
@@ -43,7 +44,7 @@ static int busy_locked(long long id)
 	return 0;
 }
 
-int http_calib_work_busy(long long id)
+int calwork_busy(long long id)
 {
 	int b;
 
@@ -53,7 +54,7 @@ int http_calib_work_busy(long long id)
 	return b;
 }
 
-void http_calib_work_queue(long long id)
+void calwork_queue(long long id)
 {
 	size_t i;
 
@@ -68,8 +69,7 @@ void http_calib_work_queue(long long id)
 			if (!grown) {
 				/* the fit stays pending; the next start computes it */
 				pthread_mutex_unlock(&pool.lock);
-				http_log(
-				    "calibration %lld: cannot queue its fit: out of memory", id);
+				callog("calibration %lld: cannot queue its fit: out of memory", id);
 				return;
 			}
 			pool.queue = grown;
@@ -100,25 +100,20 @@ static long long take_locked(void)
 	return 0;
 }
 
-/* The fit of every measurement of a calibration as canonical text into *text, and how many
+/* The fit of every measurement of calibration id as canonical text into *text, and how many
  * measurements it used. */
-static int refit(
-    const char *setup_text, const json_t *all, char **text, long long *count, struct err *err)
+static int refit(struct calstore *cs, long long id, const json_t *all, const atomic_int *cancel,
+    char **text, long long *count, struct err *err)
 {
-	struct calib_bound bound = {&pool.cancel, CALIB_FIT_SECONDS};
+	struct calib_bound bound = {cancel, CALIB_FIT_SECONDS};
 	struct calreq_setup setup;
 	struct calreq_data data;
 	struct fit_result *f = NULL;
-	json_t *setup_json = json_loads(setup_text, 0, NULL), *fj = NULL;
+	json_t *fj = NULL;
 	int rc = -1;
 
 	memset(&data, 0, sizeof data);
-	if (!setup_json) {
-		err_set(err, ERR_INTERNAL, NULL, "stored setup is not JSON");
-		goto out;
-	}
-	if (calreq_setup_parse(setup_json, &setup, NULL, err) != 0 ||
-	    calreq_data(all, &data, err) != 0 ||
+	if (calsetup_get(cs, id, &setup, NULL, err) != 0 || calreq_data(all, &data, err) != 0 ||
 	    fit_solref_within(&setup.scene, &data.data, &bound, &f, err) != 0)
 		goto out;
 	fj = calib_fit_json(f, setup.mjcf_class, setup.mjcf_attributes);
@@ -131,15 +126,15 @@ static int refit(
 	rc = 0;
 out:
 	json_decref(fj);
-	json_decref(setup_json);
 	fit_free(f);
 	calreq_data_free(&data);
 	return rc;
 }
 
-/* Fit calibration id until it has no pending fit left. */
-static void fit_all(long long id)
+int calwork_run(struct calstore *cs, long long id, const atomic_int *cancel)
 {
+	int recorded = 0;
+
 	for (;;) {
 		struct err err;
 		char *setup = NULL, *text = NULL;
@@ -148,35 +143,36 @@ static void fit_all(long long id)
 		int claimed, ok;
 
 		err_clear(&err);
-		claimed = calstore_fit_claim(pool.st, id, &fit_id, &setup, &all, &err);
+		/* the setup's text comes along; the parsed form is calsetup_get()'s */
+		claimed = cs->fit_claim(cs->ctx, id, &fit_id, &setup, &all, &err);
+		free(setup);
 		if (claimed <= 0) {
 			if (claimed < 0)
-				http_log(
+				callog(
 				    "calibration %lld: cannot start its fit: %s", id, err.message);
-			return;
+			return recorded;
 		}
-		ok = refit(setup, all, &text, &count, &err) == 0;
-		if (!ok && atomic_load(&pool.cancel)) {
+		ok = refit(cs, id, all, cancel, &text, &count, &err) == 0;
+		if (!ok && cancel && atomic_load(cancel)) {
 			/* shutdown: left running, resumed at the next start */
-			free(setup);
 			json_decref(all);
-			return;
+			return recorded;
 		}
 		if (!ok) {
 			e = err_to_json(&err);
 			text = e ? svc_dump(e) : NULL;
 			json_decref(e);
-			http_log("calibration %lld: fit %lld failed: %s", id, fit_id, err.message);
+			callog("calibration %lld: fit %lld failed: %s", id, fit_id, err.message);
 		}
 		err_clear(&err);
-		if (!text || calstore_fit_finish(pool.st, fit_id, ok, text, count, &err) != 0)
-			http_log("calibration %lld: cannot record fit %lld: %s", id, fit_id,
+		if (!text || cs->fit_finish(cs->ctx, fit_id, ok, text, count, &err) != 0)
+			callog("calibration %lld: cannot record fit %lld: %s", id, fit_id,
 			    text ? err.message : "out of memory");
+		else
+			recorded++;
 		free(text);
-		free(setup);
 		json_decref(all);
-		if (pool.done)
-			pool.done(id);
+		calevents_fit(id);
 	}
 }
 
@@ -187,7 +183,7 @@ static void *worker(void *arg)
 
 	/* below the HTTP threads: a question never waits for a fit's CPU */
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CALIB_FIT_NICE) != 0)
-		http_log("fit worker: cannot lower its priority");
+		callog("fit worker: cannot lower its priority");
 	pthread_mutex_lock(&pool.lock);
 	while (!pool.stopping) {
 		id = take_locked();
@@ -197,7 +193,7 @@ static void *worker(void *arg)
 		}
 		pool.busy[slot] = id;
 		pthread_mutex_unlock(&pool.lock);
-		fit_all(id);
+		calwork_run(pool.cs, id, &pool.cancel);
 		pthread_mutex_lock(&pool.lock);
 		pool.busy[slot] = 0;
 		/* a calibration queued while this one was busy may be taken now */
@@ -207,16 +203,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int http_calib_work_start(struct store *st, http_calib_work_done_fn done, struct err *err)
+int calwork_start(struct calstore *cs, struct err *err)
 {
 	json_t *ids = NULL, *v;
 	size_t i;
 
-	pool.st = st;
-	pool.done = done;
+	pool.cs = cs;
 	pool.stopping = 0;
 	atomic_store(&pool.cancel, 0);
-	if (calstore_fit_recover(st, &ids, err) != 0)
+	if (cs->fit_recover(cs->ctx, &ids, err) != 0)
 		return -1;
 	for (pool.nthreads = 0; pool.nthreads < CALIB_FIT_WORKERS; pool.nthreads++)
 		if (pthread_create(&pool.threads[pool.nthreads], NULL, worker,
@@ -227,12 +222,12 @@ int http_calib_work_start(struct store *st, http_calib_work_done_fn done, struct
 		return err_set(err, ERR_INTERNAL, NULL, "cannot start a fit worker");
 	}
 	json_array_foreach (ids, i, v)
-		http_calib_work_queue((long long)json_integer_value(v));
+		calwork_queue((long long)json_integer_value(v));
 	json_decref(ids);
 	return 0;
 }
 
-void http_calib_work_stop(void)
+void calwork_stop(void)
 {
 	int i;
 

@@ -1,0 +1,366 @@
+/*
+ * cases.c: the calibration use cases (see cases.h).
+ */
+#include "calib/cases.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib/events.h"
+#include "calib/idem.h"
+#include "calib/setup.h"
+#include "calib/work.h"
+#include "service/calreq.h"
+#include "service/service.h"
+#include "tunables.h"
+
+static const char *const kind_lists[3] = {"drops", "presses", "trajectories"};
+
+int calcase_visible(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    char owner[CALSTORE_NAME_MAX], struct err *err)
+{
+	char lab[CALSTORE_NAME_MAX];
+	int found = cs->calibration_get(cs->ctx, id, owner, lab, NULL, err);
+
+	if (found < 0)
+		return -1;
+	if (found == 0 || !caltoken_can_see(p, owner, lab))
+		return err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+	return 0;
+}
+
+int calcase_writable(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    char owner[CALSTORE_NAME_MAX], struct err *err)
+{
+	if (calcase_visible(cs, p, id, owner, err) != 0)
+		return -1;
+	return caltoken_can_write(p, owner, err);
+}
+
+const char *calcase_shown_state(const char *state)
+{
+	return strcmp(state, "done") == 0  ? "done"
+	    : strcmp(state, "failed") == 0 ? "failed"
+	                                   : "pending";
+}
+
+json_t *calcase_fit_member(const struct calstore_fit *f)
+{
+	const char *state = calcase_shown_state(f->state);
+	json_t *m = NULL, *stored = json_loads(f->text ? f->text : "null", JSON_DECODE_ANY, NULL);
+
+	if (strcmp(state, "done") == 0 && json_is_object(stored)) {
+		m = json_incref(stored);
+	} else {
+		m = json_object();
+		if (m && strcmp(state, "failed") == 0)
+			json_object_set(m, "error", stored ? stored : json_null());
+		else if (m)
+			json_object_set_new(m, "started", json_boolean(f->started_at > 0));
+	}
+	json_decref(stored);
+	if (m &&
+	    (json_object_set_new(m, "state", json_string(state)) != 0 ||
+	        json_object_set_new(m, "id", json_integer(f->id)) != 0)) {
+		json_decref(m);
+		m = NULL;
+	}
+	return m;
+}
+
+json_t *calcase_latest_fit(
+    struct calstore *cs, long long id, struct calstore_fit *f, struct err *err)
+{
+	struct calstore_fit local;
+	int found;
+	json_t *m;
+
+	if (!f)
+		f = &local;
+	found = cs->fit_latest(cs->ctx, id, f, err);
+	if (found < 0)
+		return NULL;
+	m = found ? calcase_fit_member(f) : json_null();
+	if (!m)
+		err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	if (f == &local)
+		calstore_fit_clear(&local);
+	return m;
+}
+
+/* ---- create ---- */
+
+struct setup_ctx {
+	json_t *canon;
+};
+
+/* calstore_setup_fn: the canonical setup with its class, named after the id when not given. */
+static char *setup_with_class(long long id, void *p)
+{
+	struct setup_ctx *c = p;
+	char cls[CALREQ_CLASS_MAX];
+
+	if (!json_object_get(c->canon, "class")) {
+		snprintf(cls, sizeof cls, "%s%lld", CALIB_DEFAULT_CLASS_PREFIX, id);
+		if (json_object_set_new(c->canon, "class", json_string(cls)) != 0)
+			return NULL;
+	}
+	return svc_dump(c->canon);
+}
+
+int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
+    json_t *body, json_t **answer, long long *id, struct err *err)
+{
+	struct calreq_setup setup;
+	struct setup_ctx ctx = {NULL};
+	int rc = -1;
+
+	*answer = NULL;
+	if (caltoken_robot_visible(cs, p, robot, err) != 0 ||
+	    caltoken_can_write(p, robot, err) != 0 ||
+	    calreq_setup_parse(body, &setup, &ctx.canon, err) != 0 ||
+	    cs->calibration_create(cs->ctx, robot, setup_with_class, &ctx, id, err) != 0)
+		goto out;
+	/* the stored setup names its class: the parsed form does too, as a parse of it would */
+	snprintf(setup.mjcf_class, sizeof setup.mjcf_class, "%s",
+	    json_string_value(json_object_get(ctx.canon, "class")));
+	calsetup_put(*id, &setup, ctx.canon);
+	*answer = json_pack("{s:I, s:s, s:O, s:n}", "id", (json_int_t)*id, "robot", robot, "setup",
+	    ctx.canon, "fit");
+	if (!*answer)
+		err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	else
+		rc = 0;
+out:
+	json_decref(ctx.canon);
+	return rc;
+}
+
+/* ---- reads ---- */
+
+int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
+    json_t **answer, struct err *err)
+{
+	json_t *list = NULL, *row;
+	size_t i;
+
+	if (caltoken_robot_visible(cs, p, robot, err) != 0 ||
+	    cs->calibration_list(cs->ctx, robot, &list, err) != 0)
+		return -1;
+	/* each row's fit as the other answers show it */
+	json_array_foreach (list, i, row) {
+		json_t *fid = json_object_get(row, "fit_id"), *m = json_null();
+
+		if (json_is_integer(fid)) {
+			struct calstore_fit f = {0};
+			char *text = svc_dump(json_object_get(row, "fit"));
+
+			f.id = json_integer_value(fid);
+			snprintf(f.state, sizeof f.state, "%s",
+			    json_string_value(json_object_get(row, "fit_state")));
+			f.started_at = json_is_true(json_object_get(row, "fit_started"));
+			f.text = text;
+			m = calcase_fit_member(&f);
+			free(text);
+		}
+		json_object_set_new(row, "fit", m ? m : json_null());
+		json_object_del(row, "fit_state");
+		json_object_del(row, "fit_started");
+	}
+	*answer = json_pack("{s:s, s:o}", "robot", robot, "calibrations", list);
+	if (!*answer)
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	return 0;
+}
+
+int calcase_show(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t **answer, struct err *err)
+{
+	char owner[CALSTORE_NAME_MAX];
+	json_t *all = NULL, *m = NULL, *setup = NULL;
+
+	*answer = NULL;
+	if (calcase_visible(cs, p, id, owner, err) != 0 ||
+	    calsetup_get(cs, id, NULL, &setup, err) != 0)
+		return -1;
+	if (cs->measurements(cs->ctx, id, &all, err) == 0 &&
+	    (m = calcase_latest_fit(cs, id, NULL, err)))
+		*answer = json_pack("{s:I, s:s, s:o, s:O, s:O, s:o}", "id", (json_int_t)id, "robot",
+		    owner, "setup", setup, "measurements", all, "fit", m, "fit_id",
+		    json_is_object(m) ? json_incref(json_object_get(m, "id")) : json_null());
+	else
+		json_decref(setup);
+	if (!*answer && err->code == ERR_NONE)
+		err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	json_decref(all);
+	json_decref(m);
+	return *answer ? 0 : -1;
+}
+
+int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t **answer, struct err *err)
+{
+	char owner[CALSTORE_NAME_MAX];
+	json_t *all = NULL;
+
+	if (calcase_visible(cs, p, id, owner, err) != 0 ||
+	    cs->measurements(cs->ctx, id, &all, err) != 0)
+		return -1;
+	*answer = json_pack("{s:I, s:o}", "calibration", (json_int_t)id, "measurements", all);
+	if (!*answer)
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	return 0;
+}
+
+/* ---- writes ---- */
+
+/* The limits of one calibration (calstore_check_fn): every measurement it would hold. */
+static int check_limits(const json_t *all, void *ctx, struct err *err)
+{
+	const json_t *trajs = json_object_get(all, "trajectories"), *tr;
+	struct calreq_data data;
+	size_t samples = 0, i;
+	int rc;
+
+	(void)ctx;
+	json_array_foreach (trajs, i, tr)
+		samples += json_array_size(json_object_get(tr, "t"));
+	if (samples > CALIB_MAX_CALIBRATION_SAMPLES)
+		return err_set(err, ERR_TOO_LARGE, "/trajectories",
+		    "a calibration holds at most %d trajectory samples; with these it would hold "
+		    "%zu",
+		    CALIB_MAX_CALIBRATION_SAMPLES, samples);
+	rc = calreq_data(all, &data, err);
+	if (rc != 0 && err->code == ERR_TOO_LARGE)
+		err->path[0] = '\0';
+	calreq_data_free(&data);
+	return rc;
+}
+
+/* The answer to an upload or a deletion before its fit: the fit pending. */
+static json_t *fit_ack(long long id, long long fit_id)
+{
+	return json_pack("{s:I, s:I, s:{s:s, s:I, s:b}}", "calibration", (json_int_t)id, "fit_id",
+	    (json_int_t)fit_id, "fit", "state", "pending", "id", (json_int_t)fit_id, "started", 0);
+}
+
+static json_t *upload_ack(long long id, const struct calstore_receipt *r)
+{
+	json_t *ack = fit_ack(id, r->fit_id);
+	int k;
+
+	if (!ack || json_object_set_new(ack, "upload", json_integer(r->upload_id)) != 0 ||
+	    json_object_set(ack, "measurement_ids", r->ids) != 0 ||
+	    json_object_set_new(ack, "accepted", json_object()) != 0) {
+		json_decref(ack);
+		return NULL;
+	}
+	for (k = 0; k < 3; k++)
+		json_object_set_new(json_object_get(ack, "accepted"), kind_lists[k],
+		    json_integer(
+		        (json_int_t)json_array_size(json_object_get(r->ids, kind_lists[k]))));
+	return ack;
+}
+
+struct upload_ctx {
+	long long id;
+};
+
+/* calstore_answer_fn: the first answer, kept with its Idempotency-Key. */
+static char *answer_text(const struct calstore_receipt *r, void *p)
+{
+	const struct upload_ctx *c = p;
+	json_t *ack = upload_ack(c->id, r);
+	char *text = ack ? svc_dump(ack) : NULL;
+
+	json_decref(ack);
+	return text;
+}
+
+/* A fit of calibration id is pending: schedule it and tell the listeners. */
+static void refit_scheduled(long long id)
+{
+	calwork_queue(id);
+	calevents_fit(id);
+}
+
+int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t *body, const char *key, struct calcase_upload *out, struct err *err)
+{
+	struct calreq_setup setup;
+	struct calstore_receipt receipt = {0};
+	struct calstore_idem idem;
+	struct upload_ctx ctx = {id};
+	char owner[CALSTORE_NAME_MAX], *up_text = NULL;
+	json_t *up = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (calcase_writable(cs, p, id, owner, err) != 0 ||
+	    calsetup_get(cs, id, &setup, NULL, err) != 0 ||
+	    calreq_upload_parse(body, &setup, &up, err) != 0)
+		goto out;
+	if (key) {
+		up_text = svc_dump(up);
+		if (!up_text) {
+			err_set(err, ERR_INTERNAL, NULL, "out of memory");
+			goto out;
+		}
+		/* the same key with the same upload to the same calibration is a retry */
+		calidem_fingerprint(id, up_text, idem.fingerprint);
+		idem.key = key;
+		idem.ttl_s = CALIB_IDEMPOTENCY_TTL_S;
+	}
+	if (cs->upload(cs->ctx, id, up, key ? &idem : NULL, check_limits, answer_text, &ctx,
+	        &receipt, err) != 0)
+		goto out;
+	if (receipt.replay) {
+		out->replay = receipt.replay;
+		receipt.replay = NULL;
+		rc = 0;
+		goto out;
+	}
+	refit_scheduled(id);
+	out->fit_id = receipt.fit_id;
+	out->answer = upload_ack(id, &receipt);
+	if (!out->answer)
+		err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	else
+		rc = 0;
+out:
+	calstore_receipt_clear(&receipt);
+	free(up_text);
+	json_decref(up);
+	return rc;
+}
+
+void calcase_upload_clear(struct calcase_upload *u)
+{
+	json_decref(u->answer);
+	free(u->replay);
+	memset(u, 0, sizeof *u);
+}
+
+int calcase_delete(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    long long measurement_id, long long upload_id, json_t **answer, long long *fit_id,
+    struct err *err)
+{
+	char owner[CALSTORE_NAME_MAX];
+	json_t *deleted = NULL;
+
+	*answer = NULL;
+	if (calcase_writable(cs, p, id, owner, err) != 0 ||
+	    cs->remove(cs->ctx, id, measurement_id, upload_id, &deleted, fit_id, err) != 0)
+		return -1;
+	refit_scheduled(id);
+	*answer = fit_ack(id, *fit_id);
+	if (!*answer)
+		json_decref(deleted);
+	if (!*answer || json_object_set_new(*answer, "deleted", deleted) != 0) {
+		json_decref(*answer);
+		*answer = NULL;
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	}
+	return 0;
+}

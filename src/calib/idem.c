@@ -1,0 +1,56 @@
+/*
+ * idem.c: Idempotency-Key parsing and fingerprints (see idem.h).
+ */
+#include "calib/idem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "tunables.h"
+
+int calidem_key(const char *v, char *key, size_t size, struct err *err)
+{
+	size_t n = 0;
+
+	if (!v)
+		return 0;
+	if (*v == '"') {
+		for (v++; *v && *v != '"'; v++) {
+			if (*v == '\\' && (v[1] == '"' || v[1] == '\\'))
+				v++;
+			if (n + 1 >= size || (unsigned char)*v < 0x20 || (unsigned char)*v > 0x7e)
+				break;
+			key[n++] = *v;
+		}
+		if (*v != '"' || v[1])
+			n = 0;
+	} else {
+		for (; *v && n + 1 < size && (unsigned char)*v > 0x20 && (unsigned char)*v <= 0x7e;
+		     v++)
+			key[n++] = *v;
+		if (*v)
+			n = 0;
+	}
+	key[n] = '\0';
+	if (n == 0 || n > CALIB_IDEMPOTENCY_KEY_MAX)
+		return err_set(err, ERR_BAD_TYPE, "",
+		    "Idempotency-Key must be a quoted string of 1 to %d printable characters",
+		    CALIB_IDEMPOTENCY_KEY_MAX);
+	return 1;
+}
+
+void calidem_fingerprint(
+    long long id, const char *canonical_upload, unsigned char fingerprint[CALSTORE_HASH_BYTES])
+{
+	crypto_generichash_state h;
+	char id_text[32];
+
+	snprintf(id_text, sizeof id_text, "%lld", id);
+	crypto_generichash_init(&h, NULL, 0, CALSTORE_HASH_BYTES);
+	crypto_generichash_update(&h, (const unsigned char *)id_text, strlen(id_text) + 1);
+	crypto_generichash_update(
+	    &h, (const unsigned char *)canonical_upload, strlen(canonical_upload));
+	crypto_generichash_final(&h, fingerprint, CALSTORE_HASH_BYTES);
+}

@@ -1,0 +1,26 @@
+/*
+ * idem.h: an upload's Idempotency-Key (IETF httpapi draft): the key as a client sends it, and
+ * the fingerprint of what it was sent with. The same key with the same upload to the same
+ * calibration is a retry: the store keeps the first answer and replays it (struct calstore's
+ * upload).
+ */
+#ifndef CONTACTD_CALIB_IDEM_H
+#define CONTACTD_CALIB_IDEM_H
+
+#include <stddef.h>
+
+#include "base/calstore.h"
+#include "base/error.h"
+
+/*
+ * The key of a header value (NULL: absent, 0 and nothing set) into key (size bytes): an
+ * sf-string ("...", RFC 8941) or, leniently, the bare text, of 1 to CALIB_IDEMPOTENCY_KEY_MAX
+ * printable ASCII characters. 1 when given, -1 with ERR_BAD_TYPE when malformed.
+ */
+int calidem_key(const char *header, char *key, size_t size, struct err *err);
+
+/* The fingerprint of an upload (its canonical text) to calibration id. */
+void calidem_fingerprint(
+    long long id, const char *canonical_upload, unsigned char fingerprint[CALSTORE_HASH_BYTES]);
+
+#endif

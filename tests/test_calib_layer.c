@@ -1,0 +1,508 @@
+/*
+ * test_calib_layer.c: the calibration use cases (src/calib/) without a daemon, against a
+ * temporary SQLite store: create, upload, an Idempotency-Key's replay and its conflict, a
+ * deletion that schedules and gets a refit, what a token may see and write, a rotation's
+ * grace and a revocation (what an open stream is told), watch URLs (signature, expiry, the
+ * server's cap on their lifetime), and the setup parsed once.
+ *
+ * Every test works in its own mkdtemp() directory.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calib/cases.h"
+#include "calib/events.h"
+#include "calib/setup.h"
+#include "calib/token.h"
+#include "calib/watch.h"
+#include "calib/work.h"
+#include "service/service.h"
+#include "store/calstore.h"
+#include "store/store.h"
+#include "tunables.h"
+
+static char dir[256];
+static char db_path[300];
+static struct store *st;
+static struct calstore cs; /* st as the calibration layer sees it */
+
+static void setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct err e;
+
+	snprintf(dir, sizeof dir, "%s/test_calib_layer.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db_path, sizeof db_path, "%s/contactd.db", dir);
+	err_clear(&e);
+	ck_assert_msg(store_open(db_path, &st, &e) == 0, "store_open: %s", e.message);
+	calstore_sqlite_bind(&cs, st);
+	calsetup_forget(); /* ids start again at 1 in every store */
+}
+
+static void teardown(void)
+{
+	static const char *const files[] = {"contactd.db", "contactd.db-wal", "contactd.db-shm"};
+	char path[320];
+	size_t i;
+
+	store_close(st);
+	st = NULL;
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/* A new token of role for robot (lab: a lab viewer's, robot NULL) and its principal. */
+static void principal_of(enum calstore_role role, const char *robot, const char *lab,
+    struct auth_token *tok, struct caltoken_principal *p)
+{
+	char header[AUTH_TOKEN_MAX + 16];
+	struct err e;
+
+	err_clear(&e);
+	ck_assert_msg(caltoken_create(&cs, role, robot, lab, 0, tok, &e) == 0, "%s", e.message);
+	snprintf(header, sizeof header, "Bearer %s", tok->text);
+	ck_assert_msg(
+	    caltoken_authenticate(&cs, header, (long long)time(NULL), p, &e) == 0, "%s", e.message);
+}
+
+static json_t *parse(const char *text)
+{
+	json_t *v = json_loads(text, 0, NULL);
+
+	ck_assert_ptr_nonnull(v);
+	return v;
+}
+
+/* A new calibration of p's robot; its id. */
+static long long create(const struct caltoken_principal *p)
+{
+	json_t *body = parse("{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}");
+	json_t *answer = NULL;
+	struct err e;
+	long long id = 0;
+
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_create(&cs, p, p->robot, body, &answer, &id, &e) == 0, "%s", e.message);
+	ck_assert_int_gt(id, 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(answer, "id")), id);
+	ck_assert(json_is_null(json_object_get(answer, "fit")));
+	/* the class is named after the id when the setup names none */
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(answer, "setup"), "class")),
+	    CALIB_DEFAULT_CLASS_PREFIX "1");
+	json_decref(answer);
+	json_decref(body);
+	return id;
+}
+
+static const char presses[] = "{\"presses\":[{\"force\":1,\"deflection\":1e-4},"
+                              "{\"force\":2,\"deflection\":2e-4}]}";
+
+/* Upload text to calibration id as p, with key (NULL: none): 0 or -1 with *e. */
+static int upload(const struct caltoken_principal *p, long long id, const char *text,
+    const char *key, struct calcase_upload *out, struct err *e)
+{
+	json_t *body = parse(text);
+	int rc;
+
+	err_clear(e);
+	rc = calcase_upload(&cs, p, id, body, key, out, e);
+	json_decref(body);
+	return rc;
+}
+
+static size_t stored_presses(const struct caltoken_principal *p, long long id)
+{
+	json_t *answer = NULL;
+	struct err e;
+	size_t n;
+
+	err_clear(&e);
+	ck_assert_msg(calcase_show(&cs, p, id, &answer, &e) == 0, "%s", e.message);
+	n = json_array_size(json_object_get(json_object_get(answer, "measurements"), "presses"));
+	json_decref(answer);
+	return n;
+}
+
+/* A subscriber that counts the fit events of one calibration. */
+struct heard {
+	long long calibration;
+	int fits, tokens;
+	char token_id[AUTH_ID_HEX + 1];
+};
+
+static void hear(const struct calevent *ev, void *ctx)
+{
+	struct heard *h = ctx;
+
+	if (ev->kind == CALEVENT_FIT && ev->calibration == h->calibration)
+		h->fits++;
+	if (ev->kind == CALEVENT_TOKEN) {
+		h->tokens++;
+		snprintf(h->token_id, sizeof h->token_id, "%s", ev->token_id);
+	}
+}
+
+START_TEST(test_create_upload_show)
+{
+	struct auth_token tok;
+	struct caltoken_principal p;
+	struct calcase_upload up;
+	struct err e;
+	long long id;
+	long parses;
+	json_t *answer = NULL;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
+	id = create(&p);
+	parses = calsetup_parses();
+	ck_assert_msg(upload(&p, id, presses, NULL, &up, &e) == 0, "%s", e.message);
+	ck_assert_ptr_null(up.replay);
+	ck_assert_int_gt(up.fit_id, 0);
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(up.answer, "fit"), "state")),
+	    "pending");
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_object_get(up.answer, "accepted"), "presses")),
+	    2);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(stored_presses(&p, id), 2);
+	/* created here: uploads and reads use the parsed setup, never parse it again */
+	ck_assert_int_eq(calsetup_parses(), parses);
+	/* after a restart (the memory forgotten) it is parsed once, then kept */
+	calsetup_forget();
+	ck_assert_int_eq(stored_presses(&p, id), 2);
+	ck_assert_msg(upload(&p, id, presses, NULL, &up, &e) == 0, "%s", e.message);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(calsetup_parses(), parses + 1);
+	/* a bad measurement: the field named, nothing stored */
+	ck_assert_int_eq(
+	    upload(&p, id, "{\"drops\":[{\"height\":0.1,\"rebound\":0.2}]}", NULL, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(e.path, "/drops/0/rebound");
+	ck_assert_int_eq(stored_presses(&p, id), 4);
+	err_clear(&e);
+	ck_assert_int_eq(calcase_measurements(&cs, &p, id, &answer, &e), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(answer, "calibration")), id);
+	json_decref(answer);
+	err_clear(&e);
+	ck_assert_int_eq(calcase_list(&cs, &p, "alice", &answer, &e), 0);
+	ck_assert_int_eq(json_array_size(json_object_get(answer, "calibrations")), 1);
+	json_decref(answer);
+}
+END_TEST
+
+/* The parsed form kept at creation is what a parse of the stored text gives. */
+START_TEST(test_setup_parsed_once)
+{
+	struct auth_token tok;
+	struct caltoken_principal p;
+	struct calreq_setup kept, parsed;
+	struct err e;
+	json_t *body = parse("{\"geom\":{\"solref\":[0.02,0.7],\"group\":3,\"rgba\":[1,0,0,1]},"
+	                     "\"object\":{\"shape\":\"box\",\"size\":[0.01,0.02,0.03],"
+	                     "\"mass\":0.25},\"option\":{\"timestep\":0.002}}");
+	json_t *answer = NULL, *shown = NULL;
+	long long id;
+	long parses;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_create(&cs, &p, "alice", body, &answer, &id, &e) == 0, "%s", e.message);
+	parses = calsetup_parses();
+	ck_assert_int_eq(calsetup_get(&cs, id, &kept, NULL, &e), 0);
+	ck_assert_int_eq(calsetup_parses(), parses); /* kept at creation */
+	calsetup_forget();
+	ck_assert_int_eq(calsetup_get(&cs, id, &parsed, &shown, &e), 0);
+	ck_assert_int_eq(calsetup_parses(), parses + 1);
+	ck_assert(json_equal(shown, json_object_get(answer, "setup")));
+	ck_assert_str_eq(kept.mjcf_class, parsed.mjcf_class);
+	ck_assert_str_eq(kept.mjcf_class, CALIB_DEFAULT_CLASS_PREFIX "1");
+	ck_assert_str_eq(kept.mjcf_attributes, parsed.mjcf_attributes);
+	ck_assert_ptr_nonnull(strstr(kept.mjcf_attributes, "group=\"3\""));
+	ck_assert_int_eq(kept.scene.shape, parsed.scene.shape);
+	ck_assert(kept.scene.mass == parsed.scene.mass && kept.scene.mass == 0.25);
+	ck_assert(kept.scene.size[2] == parsed.scene.size[2]);
+	ck_assert(kept.scene.floor.solref[0] == parsed.scene.floor.solref[0]);
+	ck_assert(kept.scene.floor.solref[1] == parsed.scene.floor.solref[1]);
+	ck_assert(kept.scene.option.timestep == parsed.scene.option.timestep);
+	json_decref(shown);
+	json_decref(answer);
+	json_decref(body);
+}
+END_TEST
+
+START_TEST(test_idempotent_replay)
+{
+	struct auth_token tok;
+	struct caltoken_principal p;
+	struct calcase_upload first, again, other;
+	struct err e;
+	char *first_text;
+	long long id;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
+	id = create(&p);
+	ck_assert_msg(upload(&p, id, presses, "k-1", &first, &e) == 0, "%s", e.message);
+	first_text = svc_dump(first.answer);
+	/* the same key and upload: the first answer, nothing stored */
+	ck_assert_msg(upload(&p, id, presses, "k-1", &again, &e) == 0, "%s", e.message);
+	ck_assert_ptr_nonnull(again.replay);
+	ck_assert_ptr_null(again.answer);
+	ck_assert_str_eq(again.replay, first_text);
+	ck_assert_int_eq(stored_presses(&p, id), 2);
+	/* the same key with another upload: refused, nothing stored */
+	ck_assert_int_eq(
+	    upload(&p, id, "{\"presses\":[{\"force\":3,\"deflection\":3e-4}]}", "k-1", &other, &e),
+	    -1);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_int_eq(stored_presses(&p, id), 2);
+	/* another key is another upload */
+	calcase_upload_clear(&other);
+	ck_assert_int_eq(upload(&p, id, presses, "k-2", &other, &e), 0);
+	ck_assert_ptr_null(other.replay);
+	ck_assert_int_eq(stored_presses(&p, id), 4);
+	free(first_text);
+	calcase_upload_clear(&first);
+	calcase_upload_clear(&again);
+	calcase_upload_clear(&other);
+}
+END_TEST
+
+START_TEST(test_delete_refits)
+{
+	struct auth_token tok;
+	struct caltoken_principal p;
+	struct calcase_upload up;
+	struct calstore_fit f = {0};
+	struct heard h = {0};
+	struct err e;
+	json_t *answer = NULL, *m;
+	long long id, mid, fit_id = 0;
+	int handle;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
+	id = create(&p);
+	h.calibration = id;
+	err_clear(&e);
+	ck_assert_int_eq(calevents_subscribe(hear, &h, &handle, &e), 0);
+	ck_assert_msg(upload(&p, id, presses, NULL, &up, &e) == 0, "%s", e.message);
+	ck_assert_int_eq(h.fits, 1); /* the pending fit is published */
+	mid = json_integer_value(json_array_get(
+	    json_object_get(json_object_get(up.answer, "measurement_ids"), "presses"), 0));
+	calcase_upload_clear(&up);
+	/* no workers here: the cycle runs on this thread */
+	ck_assert_int_eq(calwork_run(&cs, id, NULL), 1);
+	ck_assert_int_eq(h.fits, 2);
+	m = calcase_latest_fit(&cs, id, &f, &e);
+	ck_assert_str_eq(f.state, "done");
+	ck_assert_int_eq(f.measurements, 2);
+	json_decref(m);
+	calstore_fit_clear(&f);
+	ck_assert_int_eq(calcase_delete(&cs, &p, id, mid, 0, &answer, &fit_id, &e), 0);
+	ck_assert_int_eq(h.fits, 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(answer, "fit_id")), fit_id);
+	ck_assert_int_eq(
+	    json_array_size(json_object_get(json_object_get(answer, "deleted"), "presses")), 1);
+	json_decref(answer);
+	m = calcase_latest_fit(&cs, id, &f, &e);
+	ck_assert_int_eq(f.id, fit_id);
+	ck_assert_str_eq(json_string_value(json_object_get(m, "state")), "pending");
+	json_decref(m);
+	calstore_fit_clear(&f);
+	ck_assert_int_eq(calwork_run(&cs, id, NULL), 1);
+	m = calcase_latest_fit(&cs, id, &f, &e);
+	ck_assert_int_eq(f.id, fit_id);
+	ck_assert_str_eq(f.state, "done");
+	ck_assert_int_eq(f.measurements, 1);
+	json_decref(m);
+	calstore_fit_clear(&f);
+	/* deleting it again: not found, nothing scheduled */
+	ck_assert_int_eq(calcase_delete(&cs, &p, id, mid, 0, &answer, &fit_id, &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	ck_assert_int_eq(h.fits, 4); /* the refit's, and none more */
+	calevents_unsubscribe(handle);
+}
+END_TEST
+
+START_TEST(test_scope)
+{
+	struct auth_token ta, tb, tv, tl;
+	struct caltoken_principal alice, bob, viewer, lab;
+	struct calcase_upload up;
+	struct err e;
+	json_t *answer = NULL;
+	long long id;
+
+	principal_of(CALSTORE_ROBOT, "alice", "lab1", &ta, &alice);
+	principal_of(CALSTORE_ROBOT, "bob", NULL, &tb, &bob);
+	principal_of(CALSTORE_VIEWER, "alice", NULL, &tv, &viewer);
+	principal_of(CALSTORE_VIEWER, NULL, "lab1", &tl, &lab);
+	id = create(&alice);
+	/* another robot: as if it did not exist, naming nobody */
+	err_clear(&e);
+	ck_assert_int_eq(calcase_show(&cs, &bob, id, &answer, &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	ck_assert_ptr_null(strstr(e.message, "alice"));
+	ck_assert_int_eq(upload(&bob, id, presses, NULL, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	err_clear(&e);
+	ck_assert_int_eq(calcase_list(&cs, &bob, "alice", &answer, &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	/* viewers read, never write */
+	err_clear(&e);
+	ck_assert_int_eq(calcase_show(&cs, &viewer, id, &answer, &e), 0);
+	json_decref(answer);
+	ck_assert_int_eq(upload(&viewer, id, presses, NULL, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_FORBIDDEN);
+	err_clear(&e);
+	ck_assert_int_eq(calcase_show(&cs, &lab, id, &answer, &e), 0);
+	json_decref(answer);
+	ck_assert_int_eq(upload(&lab, id, presses, NULL, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_FORBIDDEN);
+	err_clear(&e);
+	ck_assert_int_eq(calcase_list(&cs, &lab, "bob", &answer, &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	ck_assert_int_eq(stored_presses(&alice, id), 0);
+}
+END_TEST
+
+START_TEST(test_rotate_grace_and_revoke)
+{
+	struct auth_token old, successor;
+	struct caltoken_principal p, q;
+	struct heard h = {0};
+	struct err e;
+	char header[AUTH_TOKEN_MAX + 16];
+	long long now = (long long)time(NULL);
+	int handle;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &old, &p);
+	err_clear(&e);
+	ck_assert_int_eq(calevents_subscribe(hear, &h, &handle, &e), 0);
+	ck_assert_msg(
+	    caltoken_rotate(&cs, old.id, 0, now + 60, &successor, &e) == 0, "%s", e.message);
+	ck_assert_int_eq(h.tokens, 1);
+	ck_assert_str_eq(h.token_id, old.id);
+	/* within the grace both work, and a stream of the old one stays open */
+	snprintf(header, sizeof header, "Bearer %s", old.text);
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now + 59, &q, &e), 0);
+	ck_assert_ptr_null(caltoken_close_reason(&cs, old.id, now + 59));
+	/* when it ends the old one is refused, and its stream told why */
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now + 60, &q, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAUTHORIZED);
+	ck_assert_str_eq(caltoken_close_reason(&cs, old.id, now + 60), "token_rotated");
+	snprintf(header, sizeof header, "Bearer %s", successor.text);
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now + 3600, &q, &e), 0);
+	ck_assert_str_eq(q.robot, "alice");
+	ck_assert_ptr_null(caltoken_close_reason(&cs, successor.id, now + 3600));
+	/* a revocation: refused at once, its streams told so */
+	ck_assert_int_eq(caltoken_revoke(&cs, successor.id, &e), 0);
+	ck_assert_int_eq(h.tokens, 2);
+	ck_assert_int_eq(caltoken_authenticate(&cs, header, now, &q, &e), -1);
+	ck_assert_str_eq(caltoken_close_reason(&cs, successor.id, now), "token_revoked");
+	/* an expiry that is not a rotation's */
+	ck_assert_int_eq(caltoken_create(&cs, CALSTORE_ROBOT, "alice", NULL, now + 5, &old, &e), 0);
+	ck_assert_ptr_null(caltoken_close_reason(&cs, old.id, now + 4));
+	ck_assert_str_eq(caltoken_close_reason(&cs, old.id, now + 5), "token_expired");
+	ck_assert_str_eq(caltoken_close_reason(&cs, "0123456789abcdef", now), "token_unknown");
+	calevents_unsubscribe(handle);
+}
+END_TEST
+
+START_TEST(test_watch_urls)
+{
+	struct calwatch w;
+	struct err e;
+	char param[CALWATCH_PARAM_MAX], tampered[CALWATCH_PARAM_MAX], token[AUTH_ID_HEX + 1];
+	const char *id16 = "0123456789abcdef";
+	long long now = (long long)time(NULL), lifetime, expires;
+	size_t n;
+
+	err_clear(&e);
+	ck_assert_int_eq(calwatch_init(&cs, &w, &e), 0);
+	/* the default, a request within the cap, and one beyond it (clamped) */
+	ck_assert_int_eq(calwatch_lifetime(0, "", &lifetime, &e), 0);
+	ck_assert_int_eq(lifetime, CALIB_WATCH_TTL_S);
+	ck_assert_int_eq(calwatch_lifetime(2, "", &lifetime, &e), 0);
+	ck_assert_int_eq(lifetime, 2);
+	ck_assert_int_eq(calwatch_lifetime(86400, "", &lifetime, &e), 0);
+	ck_assert_int_eq(lifetime, CALIB_WATCH_MAX_S);
+	ck_assert_int_eq(calwatch_lifetime(-1, "", &lifetime, &e), -1);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+
+	calwatch_sign(&w, 7, id16, now, now + CALIB_WATCH_TTL_S, param);
+	ck_assert_int_eq(calwatch_verify(&w, param, 7, now, token, &expires, &e), 0);
+	ck_assert_str_eq(token, id16);
+	ck_assert_int_eq(expires, now + CALIB_WATCH_TTL_S);
+	/* another calibration, a changed character, an expired URL */
+	ck_assert_int_eq(calwatch_verify(&w, param, 8, now, token, &expires, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAUTHORIZED);
+	n = strlen(param);
+	memcpy(tampered, param, n + 1);
+	tampered[n - 1] = tampered[n - 1] == '0' ? '1' : '0';
+	ck_assert_int_eq(calwatch_verify(&w, tampered, 7, now, token, &expires, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.message, "signature"));
+	ck_assert_int_eq(
+	    calwatch_verify(&w, param, 7, now + CALIB_WATCH_TTL_S, token, &expires, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.message, "expired"));
+	ck_assert_int_eq(calwatch_verify(&w, "12.34.nothex", 7, now, token, &expires, &e), -1);
+	/* the cap holds even for a URL the key signed: its lifetime, not only its expiry */
+	calwatch_sign(&w, 7, id16, now, now + CALIB_WATCH_MAX_S + 1, param);
+	ck_assert_int_eq(calwatch_verify(&w, param, 7, now, token, &expires, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAUTHORIZED);
+	ck_assert_ptr_nonnull(strstr(e.message, "longer"));
+	calwatch_sign(&w, 7, id16, now, now + CALIB_WATCH_MAX_S, param);
+	ck_assert_int_eq(calwatch_verify(&w, param, 7, now, token, &expires, &e), 0);
+	/* the key is the store's: another start signs and verifies alike */
+	{
+		struct calwatch again;
+
+		ck_assert_int_eq(calwatch_init(&cs, &again, &e), 0);
+		ck_assert_int_eq(calwatch_verify(&again, param, 7, now, token, &expires, &e), 0);
+	}
+}
+END_TEST
+
+static Suite *calib_layer_suite(void)
+{
+	Suite *s = suite_create("calib_layer");
+	TCase *tc = tcase_create("use cases");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_create_upload_show);
+	tcase_add_test(tc, test_setup_parsed_once);
+	tcase_add_test(tc, test_idempotent_replay);
+	tcase_add_test(tc, test_delete_refits);
+	tcase_add_test(tc, test_scope);
+	tcase_add_test(tc, test_rotate_grace_and_revoke);
+	tcase_add_test(tc, test_watch_urls);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(calib_layer_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
