@@ -5,12 +5,14 @@
 #include "service/sweep.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/jtext.h"
+#include "core/lanes.h"
 #include "service/answer.h"
 #include "service/field.h"
 #include "service/jsonptr.h"
@@ -320,57 +322,194 @@ json_t *sweep_plan_json(const struct sweep_plan *p)
 	            : NULL;
 }
 
-/* One worker's share of the points: no state shared with the other workers. */
-struct worker {
-	const struct ans_request *points;
+/*
+ * A sweep being computed: workers claim points in order from one counter (so the
+ * first rows are done first, and a thread whose points came to rest early takes
+ * more), drops go through the core's lanes, and each finished point is marked
+ * ready; whichever thread finds the next rows in order ready hands them to the
+ * sink. Without a sink only the results are kept.
+ */
+struct run {
+	const struct sweep_plan *p;
 	struct ans_result *results;
-	size_t begin, end;
-	pthread_t thread;
-	int started;
+	char **texts;          /* a sink's row text per point, until written */
+	atomic_uchar *ready;   /* per point: result (and text) final */
+	atomic_size_t claimed; /* points handed to workers */
+	atomic_int failed;     /* out of memory or the sink refused: stop claiming */
+	const struct sweep_sink *sink;
+	pthread_mutex_t emit_lock;   /* one writer at a time, rows in order */
+	atomic_size_t emitted;       /* rows written (written under emit_lock) */
+	struct err sink_err;         /* the first failure's error (emit_lock) */
+	char **value_text[MAX_VARY]; /* each varied value's cell in the sink's format */
+	size_t value_max;            /* the longest of them */
 };
+
+static char *row_text(const struct run *r, size_t i);
+
+/* Claim the next point, or SIZE_MAX when none is left (or the run failed). */
+static size_t claim(struct run *r)
+{
+	size_t i;
+
+	if (atomic_load(&r->failed))
+		return SIZE_MAX;
+	i = atomic_fetch_add(&r->claimed, 1);
+	return i < r->p->npoints ? i : SIZE_MAX;
+}
+
+/* Write the rows that are ready, in order, if no other thread is writing. A row
+ * marked ready while another thread writes is seen by that thread's check after
+ * unlocking, or by its own marker's trylock once the lock is free. */
+static void emit_ready(struct run *r)
+{
+	size_t i;
+
+	while (pthread_mutex_trylock(&r->emit_lock) == 0) {
+		while (
+		    (i = atomic_load(&r->emitted)) < r->p->npoints && atomic_load(&r->ready[i])) {
+			char *text = r->texts[i];
+
+			/* a row without text (out of memory) has failed the run already */
+			if (!atomic_load(&r->failed) &&
+			    r->sink->row(r->sink->ctx, text, strlen(text), &r->sink_err) != 0)
+				atomic_store(&r->failed, 1);
+			free(text);
+			r->texts[i] = NULL;
+			atomic_store(&r->emitted, i + 1);
+		}
+		pthread_mutex_unlock(&r->emit_lock);
+		i = atomic_load(&r->emitted);
+		if (!(i < r->p->npoints && atomic_load(&r->ready[i])))
+			break;
+	}
+}
+
+/* Point i's result is final: format its row for the sink, mark it, write what is ready. */
+static void point_done(struct run *r, size_t i)
+{
+	if (r->sink) {
+		r->texts[i] = row_text(r, i);
+		if (!r->texts[i])
+			atomic_store(&r->failed, 1);
+	}
+	atomic_store(&r->ready[i], 1);
+	if (r->sink)
+		emit_ready(r);
+}
+
+/* The lanes' feed: the plan's drop points, each prepared as ans_compute would. */
+static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, double *duration)
+{
+	struct run *r = ctx;
+	size_t i = claim(r);
+	const struct ctd_scene *scene;
+	struct ans_result *out;
+
+	if (i == SIZE_MAX)
+		return -1;
+	scene = &r->p->points[i].u.scene.scene;
+	out = &r->results[i];
+	memset(out, 0, sizeof *out);
+	out->query = SVC_DROP;
+	out->mujoco = scene->option.mujoco;
+	ctd_scene_prepare(scene, model);
+	out->solref_fallback = model->gains.fell_back;
+	out->direct = model->gains.direct;
+	*height = scene->height;
+	*duration = scene->duration;
+	return (long)i;
+}
+
+static void drop_done(void *ctx, long index, const struct ctd_sim_drop *out)
+{
+	struct run *r = ctx;
+
+	r->results[index].u.drop = *out;
+	point_done(r, (size_t)index);
+}
 
 static void *work(void *arg)
 {
-	struct worker *w = arg;
+	struct run *r = arg;
 	size_t i;
 
-	for (i = w->begin; i < w->end; i++)
-		ans_compute(&w->points[i], &w->results[i]);
+	if (r->p->query == SVC_DROP) {
+		struct ctd_lanes_feed feed = {drop_next, drop_done, r};
+		ctd_lanes_drop(&feed);
+		return NULL;
+	}
+	while ((i = claim(r)) != SIZE_MAX) {
+		ans_compute(&r->p->points[i], &r->results[i]);
+		point_done(r, i);
+	}
 	return NULL;
 }
 
-/* Compute every point of the plan into results on up to `threads` threads. */
-static int compute(
-    const struct sweep_plan *p, int threads, struct ans_result *results, struct err *err)
+/* Compute every point of the plan into results on up to `threads` threads (the
+ * calling thread is one), handing rows to sink (NULL: none) as they are ready. */
+static int compute(const struct sweep_plan *p, int threads, struct ans_result *results,
+    const struct sweep_sink *sink, char **const value_text[MAX_VARY], struct err *err)
 {
-	struct worker *workers;
-	size_t n = threads < 1 ? 1 : (size_t)threads, t;
+	struct run r;
+	pthread_t *ids = NULL;
+	char *started = NULL;
+	size_t n = threads < 1 ? 1 : (size_t)threads, t, i, k;
+	int rc = -1;
 
+	memset(&r, 0, sizeof r);
+	r.p = p;
+	r.results = results;
+	r.sink = sink;
+	for (k = 0; sink && k < p->nvary; k++) {
+		r.value_text[k] = value_text[k];
+		for (i = 0; i < p->counts[k]; i++)
+			if (strlen(value_text[k][i]) > r.value_max)
+				r.value_max = strlen(value_text[k][i]);
+	}
+	atomic_init(&r.claimed, 0);
+	atomic_init(&r.emitted, 0);
+	atomic_init(&r.failed, 0);
+	err_clear(&r.sink_err);
+	r.ready = malloc(p->npoints * sizeof *r.ready);
+	r.texts = sink ? calloc(p->npoints, sizeof *r.texts) : NULL;
 	if (n > p->npoints)
 		n = p->npoints;
-	workers = calloc(n, sizeof *workers);
-	if (!workers)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	for (t = 0; t < n; t++) {
-		workers[t].points = p->points;
-		workers[t].results = results;
-		workers[t].begin = p->npoints * t / n;
-		workers[t].end = p->npoints * (t + 1) / n;
-		/* the calling thread takes the first range; a thread that cannot start
-		 * leaves its range to the calling thread too */
-		if (t > 0)
-			workers[t].started =
-			    pthread_create(&workers[t].thread, NULL, work, &workers[t]) == 0;
+	ids = calloc(n, sizeof *ids);
+	started = calloc(n, 1);
+	if (!r.ready || (sink && !r.texts) || !ids || !started ||
+	    pthread_mutex_init(&r.emit_lock, NULL) != 0) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto free_only;
 	}
-	work(&workers[0]);
-	for (t = 1; t < n; t++) {
-		if (workers[t].started)
-			pthread_join(workers[t].thread, NULL);
+	for (i = 0; i < p->npoints; i++)
+		atomic_init(&r.ready[i], 0);
+	/* a thread that cannot start leaves its share to the others */
+	for (t = 1; t < n; t++)
+		started[t] = pthread_create(&ids[t], NULL, work, &r) == 0;
+	work(&r);
+	for (t = 1; t < n; t++)
+		if (started[t])
+			pthread_join(ids[t], NULL);
+	if (sink)
+		emit_ready(&r); /* rows a writer left behind as the last ones finished */
+	if (atomic_load(&r.failed)) {
+		if (r.sink_err.code != ERR_NONE)
+			*err = r.sink_err;
 		else
-			work(&workers[t]);
+			err_set(err, ERR_INTERNAL, "", "out of memory");
+	} else {
+		rc = 0;
 	}
-	free(workers);
-	return 0;
+	pthread_mutex_destroy(&r.emit_lock);
+free_only:
+	if (r.texts)
+		for (i = 0; i < p->npoints; i++)
+			free(r.texts[i]);
+	free(r.texts);
+	free(r.ready);
+	free(ids);
+	free(started);
+	return rc;
 }
 
 /* The row of point i: its varied values, then its answer's fields. */
@@ -427,7 +566,7 @@ int sweep_run(const struct sweep_plan *p, int threads, json_t **answer, struct e
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	if (compute(p, threads, results, err) != 0)
+	if (compute(p, threads, results, NULL, NULL, err) != 0)
 		goto out;
 	rows = json_array();
 	for (i = 0; rows && i < p->npoints; i++) {
@@ -544,4 +683,194 @@ int sweep_csv(const json_t *answer, char **csv, struct err *err)
 	}
 	*csv = text;
 	return 0;
+}
+
+/* ---- streaming: rows as text, in order, as they are computed ---- */
+
+/* s as a JSON string, escaped as jtext writes it, at out; returns the end. */
+static char *put_json_string(char *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	*out++ = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		const char *esc = c == '"' ? "\\\""
+		    : c == '\\'            ? "\\\\"
+		    : c == '\b'            ? "\\b"
+		    : c == '\f'            ? "\\f"
+		    : c == '\n'            ? "\\n"
+		    : c == '\r'            ? "\\r"
+		    : c == '\t'            ? "\\t"
+		                           : NULL;
+		if (esc) {
+			out = stpcpy(out, esc);
+		} else if (c < 0x20) {
+			out = stpcpy(out, "\\u00");
+			*out++ = hex[c >> 4];
+			*out++ = hex[c & 15];
+		} else {
+			*out++ = (char)c;
+		}
+	}
+	*out++ = '"';
+	return out;
+}
+
+/* s as one CSV cell (csv_text's rule), at out; returns the end. */
+static char *put_csv_string(char *out, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")])
+		return stpcpy(out, s);
+	*out++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*out++ = '"';
+		*out++ = *s;
+	}
+	*out++ = '"';
+	return out;
+}
+
+/* One answer field in format, at out; returns the end. */
+static char *put_field(char *out, const struct ans_field *f, enum sweep_format format)
+{
+	char real[JTEXT_REAL_MAX];
+
+	switch (f->type) {
+	case ANS_REAL:
+		return stpcpy(out,
+		    format == SWEEP_CSV ? jtext_shortest(f->real, real)
+		                        : jtext_real(f->real, real));
+	case ANS_INTEGER:
+		return out + sprintf(out, "%ld", f->integer);
+	case ANS_BOOL:
+		return stpcpy(out, f->integer ? "true" : "false");
+	case ANS_STRING:
+		return format == SWEEP_CSV ? put_csv_string(out, f->text)
+		                           : put_json_string(out, f->text);
+	default:
+		return format == SWEEP_CSV ? out : stpcpy(out, "null");
+	}
+}
+
+/* The text of point i's row in the sink's format (a JSON array, or a CSV line with its
+ * "\n"), exactly as the whole answer prints it; NULL when out of memory. Caller frees. */
+static char *row_text(const struct run *r, size_t i)
+{
+	const struct sweep_plan *p = r->p;
+	struct ans_field fields[ANS_MAX_FIELDS];
+	size_t n = ans_fields(&r->results[i], fields), f, cap;
+	size_t index[MAX_VARY] = {i, 0};
+	enum sweep_format format = r->sink->format;
+	char *text, *out;
+
+	if (p->nvary == 2) {
+		index[0] = i / p->counts[1];
+		index[1] = i % p->counts[1];
+	}
+	/* strings escape to at most 6 bytes a byte; everything else fits a real's room */
+	cap = 4 + MAX_VARY * (r->value_max + 1);
+	for (f = 0; f < n; f++)
+		cap += 1 +
+		    (fields[f].type == ANS_STRING ? 6 * strlen(fields[f].text) + 2
+		                                  : JTEXT_REAL_MAX);
+	text = malloc(cap);
+	if (!text)
+		return NULL;
+	out = text;
+	if (format == SWEEP_JSON)
+		*out++ = '[';
+	for (f = 0; f < p->nvary; f++) {
+		if (f > 0)
+			*out++ = ',';
+		out = stpcpy(out, r->value_text[f][index[f]]);
+	}
+	for (f = 0; f < n; f++) {
+		*out++ = ',';
+		out = put_field(out, &fields[f], format);
+	}
+	*out++ = format == SWEEP_JSON ? ']' : '\n';
+	*out = '\0';
+	return text;
+}
+
+/* The cell text of v in format (jtext's JSON, or csv_cell's CSV); NULL: out of memory. */
+static char *value_cell(const json_t *v, enum sweep_format format)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+	int failed;
+
+	if (format == SWEEP_JSON)
+		return jtext_dump(v, 0);
+	f = open_memstream(&text, &size);
+	if (!f)
+		return NULL;
+	failed = csv_cell(f, v) != 0;
+	if (fclose(f) != 0 || failed) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+json_t *sweep_head(const struct sweep_plan *p)
+{
+	struct ans_result blank;
+	json_t *columns;
+
+	memset(&blank, 0, sizeof blank);
+	blank.query = p->query;
+	columns = make_columns(p, &blank);
+	return columns
+	    ? json_pack("{s:s, s:o}", "query", svc_endpoint_name(p->query), "columns", columns)
+	    : NULL;
+}
+
+int sweep_stream(
+    const struct sweep_plan *p, int threads, const struct sweep_sink *sink, struct err *err)
+{
+	struct ans_result *results = calloc(p->npoints, sizeof *results);
+	char **value_text[MAX_VARY] = {NULL};
+	json_t *head = sweep_head(p);
+	char *header = NULL;
+	size_t size = 0, k, j;
+	FILE *f;
+	int rc = -1;
+
+	if (!results || !head) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto out;
+	}
+	for (k = 0; k < p->nvary; k++) {
+		value_text[k] = calloc(p->counts[k], sizeof *value_text[k]);
+		for (j = 0; value_text[k] && j < p->counts[k]; j++)
+			if (!(value_text[k][j] =
+			            value_cell(json_array_get(p->values[k], j), sink->format)))
+				break;
+		if (!value_text[k] || j < p->counts[k]) {
+			err_set(err, ERR_INTERNAL, "", "out of memory");
+			goto out;
+		}
+	}
+	f = open_memstream(&header, &size);
+	if (!f || (csv_line(f, json_object_get(head, "columns")) != 0) | (fclose(f) != 0)) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto out;
+	}
+	if (sink->head(sink->ctx, head, header, err) != 0)
+		goto out;
+	rc = compute(p, threads, results, sink, value_text, err);
+out:
+	for (k = 0; k < p->nvary; k++) {
+		for (j = 0; value_text[k] && j < p->counts[k]; j++)
+			free(value_text[k][j]);
+		free(value_text[k]);
+	}
+	free(header);
+	json_decref(head);
+	free(results);
+	return rc;
 }
