@@ -47,6 +47,7 @@ struct text {
 	size_t len, cap;
 	size_t rows;
 	enum sweep_format format;
+	struct text *json_rows; /* with_json: the JSON rows, concatenated */
 };
 
 static void text_add(struct text *t, const char *s, size_t len)
@@ -79,11 +80,17 @@ static int on_head(void *ctx, const json_t *head, const char *csv_header, struct
 	return 0;
 }
 
-static int on_row(void *ctx, const char *row, size_t len, struct err *err)
+static int on_row(void *ctx, const char *row, size_t len, const char *json, struct err *err)
 {
 	struct text *t = ctx;
 
 	(void)err;
+	/* the JSON text that comes along with a CSV row is the JSON row itself */
+	if (t->json_rows && json) {
+		if (t->json_rows->len > 0)
+			text_add(t->json_rows, ",", 1);
+		text_add(t->json_rows, json, strlen(json));
+	}
 	if (t->format == SWEEP_JSON && t->rows > 0)
 		text_add(t, ",", 1);
 	text_add(t, row, len);
@@ -91,17 +98,25 @@ static int on_row(void *ctx, const char *row, size_t len, struct err *err)
 	return 0;
 }
 
-static char *streamed(const char *body, enum sweep_format format, const struct svc_limits *lim)
+static char *streamed(const char *body, enum sweep_format format, const struct svc_limits *lim,
+    const char *expect_json)
 {
-	struct text t = {NULL, 0, 0, 0, format};
-	struct sweep_sink sink = {format, on_head, on_row, &t};
+	struct text t = {NULL, 0, 0, 0, format, NULL}, json = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
+	struct sweep_sink sink = {format, 1, on_head, on_row, &t};
 	struct err err;
 
 	err_clear(&err);
+	t.json_rows = format == SWEEP_CSV ? &json : NULL;
 	ck_assert_msg(svc_sweep_stream(body, strlen(body), lim, &sink, &err) == 0, "%s: %s",
 	    err.path, err.message);
 	if (format == SWEEP_JSON)
 		text_add(&t, "]}\n", 3);
+	if (format == SWEEP_CSV) {
+		/* the JSON rows that came with the CSV rows are the whole answer's rows */
+		ck_assert_ptr_nonnull(json.s);
+		ck_assert_ptr_nonnull(strstr(expect_json, json.s));
+		free(json.s);
+	}
 	return t.s;
 }
 
@@ -146,7 +161,7 @@ static json_t *random_values(int which, int direct)
 static char *expected_row(
     const json_t *columns, const json_t *v0, const json_t *v1, const json_t *single)
 {
-	struct text t = {NULL, 0, 0, 0, SWEEP_JSON};
+	struct text t = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
 	const json_t *column;
 	size_t i;
 
@@ -186,8 +201,8 @@ static int check_grid(int box, int direct, const char *integrator, const char *r
 	ck_assert_msg(svc_ask(SVC_SWEEP, body, strlen(body), &lim, NULL, &whole, NULL, &err) == 0,
 	    "%s: %s (%s)", err.path, err.message, body);
 	ck_assert_int_eq(svc_text_csv(whole, &csv, &err), 0);
-	json_stream = streamed(body, SWEEP_JSON, &lim);
-	csv_stream = streamed(body, SWEEP_CSV, &lim);
+	json_stream = streamed(body, SWEEP_JSON, &lim, whole);
+	csv_stream = streamed(body, SWEEP_CSV, &lim, whole);
 	ck_assert_str_eq(json_stream, whole);
 	ck_assert_str_eq(csv_stream, csv);
 

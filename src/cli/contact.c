@@ -261,11 +261,12 @@ static int stream_head(void *ctx, const json_t *head, const char *csv_header, st
 	return rc;
 }
 
-static int stream_row(void *ctx, const char *text, size_t len, struct err *err)
+static int stream_row(void *ctx, const char *text, size_t len, const char *json, struct err *err)
 {
 	struct stream_out *s = ctx;
 	double now;
 
+	(void)json;
 	if (s->format == FORMAT_JSON && s->rows > 0 && fputc(',', stdout) == EOF)
 		return stream_failed(err);
 	if (fwrite(text, 1, len, stdout) != len)
@@ -285,7 +286,7 @@ static int run_streamed(const char *text, size_t len, enum format format)
 	struct svc_limits limits;
 	struct stream_out out = {format, 0, 0};
 	struct sweep_sink sink = {
-	    format == FORMAT_CSV ? SWEEP_CSV : SWEEP_JSON, stream_head, stream_row, &out};
+	    format == FORMAT_CSV ? SWEEP_CSV : SWEEP_JSON, 0, stream_head, stream_row, &out};
 	struct err err;
 
 	err_clear(&err);

@@ -333,18 +333,19 @@ struct run {
 	const struct sweep_plan *p;
 	struct ans_result *results;
 	char **texts;          /* a sink's row text per point, until written */
+	char **json_texts;     /* and its JSON text, when the sink wants both */
 	atomic_uchar *ready;   /* per point: result (and text) final */
 	atomic_size_t claimed; /* points handed to workers */
 	atomic_int failed;     /* out of memory or the sink refused: stop claiming */
 	const struct sweep_sink *sink;
-	pthread_mutex_t emit_lock;   /* one writer at a time, rows in order */
-	atomic_size_t emitted;       /* rows written (written under emit_lock) */
-	struct err sink_err;         /* the first failure's error (emit_lock) */
-	char **value_text[MAX_VARY]; /* each varied value's cell in the sink's format */
-	size_t value_max;            /* the longest of them */
+	pthread_mutex_t emit_lock;      /* one writer at a time, rows in order */
+	atomic_size_t emitted;          /* rows written (written under emit_lock) */
+	struct err sink_err;            /* the first failure's error (emit_lock) */
+	char **value_text[2][MAX_VARY]; /* each varied value's cell, per sweep_format */
+	size_t value_max;               /* the longest of them */
 };
 
-static char *row_text(const struct run *r, size_t i);
+static char *row_text(const struct run *r, size_t i, enum sweep_format format);
 
 /* Claim the next point, or SIZE_MAX when none is left (or the run failed). */
 static size_t claim(struct run *r)
@@ -368,13 +369,20 @@ static void emit_ready(struct run *r)
 		while (
 		    (i = atomic_load(&r->emitted)) < r->p->npoints && atomic_load(&r->ready[i])) {
 			char *text = r->texts[i];
+			char *json = r->sink->format == SWEEP_JSON ? text
+			    : r->json_texts                        ? r->json_texts[i]
+			                                           : NULL;
 
 			/* a row without text (out of memory) has failed the run already */
 			if (!atomic_load(&r->failed) &&
-			    r->sink->row(r->sink->ctx, text, strlen(text), &r->sink_err) != 0)
+			    r->sink->row(r->sink->ctx, text, strlen(text), json, &r->sink_err) != 0)
 				atomic_store(&r->failed, 1);
 			free(text);
 			r->texts[i] = NULL;
+			if (r->json_texts) {
+				free(r->json_texts[i]);
+				r->json_texts[i] = NULL;
+			}
 			atomic_store(&r->emitted, i + 1);
 		}
 		pthread_mutex_unlock(&r->emit_lock);
@@ -388,8 +396,10 @@ static void emit_ready(struct run *r)
 static void point_done(struct run *r, size_t i)
 {
 	if (r->sink) {
-		r->texts[i] = row_text(r, i);
-		if (!r->texts[i])
+		r->texts[i] = row_text(r, i, r->sink->format);
+		if (r->json_texts)
+			r->json_texts[i] = row_text(r, i, SWEEP_JSON);
+		if (!r->texts[i] || (r->json_texts && !r->json_texts[i]))
 			atomic_store(&r->failed, 1);
 	}
 	atomic_store(&r->ready[i], 1);
@@ -448,7 +458,7 @@ static void *work(void *arg)
 /* Compute every point of the plan into results on up to `threads` threads (the
  * calling thread is one), handing rows to sink (NULL: none) as they are ready. */
 static int compute(const struct sweep_plan *p, int threads, struct ans_result *results,
-    const struct sweep_sink *sink, char **const value_text[MAX_VARY], struct err *err)
+    const struct sweep_sink *sink, char **const value_text[2][MAX_VARY], struct err *err)
 {
 	struct run r;
 	pthread_t *ids = NULL;
@@ -461,10 +471,13 @@ static int compute(const struct sweep_plan *p, int threads, struct ans_result *r
 	r.results = results;
 	r.sink = sink;
 	for (k = 0; sink && k < p->nvary; k++) {
-		r.value_text[k] = value_text[k];
-		for (i = 0; i < p->counts[k]; i++)
-			if (strlen(value_text[k][i]) > r.value_max)
-				r.value_max = strlen(value_text[k][i]);
+		int f;
+		for (f = 0; f < 2; f++) {
+			r.value_text[f][k] = value_text[f][k];
+			for (i = 0; value_text[f][k] && i < p->counts[k]; i++)
+				if (strlen(value_text[f][k][i]) > r.value_max)
+					r.value_max = strlen(value_text[f][k][i]);
+		}
 	}
 	atomic_init(&r.claimed, 0);
 	atomic_init(&r.emitted, 0);
@@ -472,12 +485,16 @@ static int compute(const struct sweep_plan *p, int threads, struct ans_result *r
 	err_clear(&r.sink_err);
 	r.ready = malloc(p->npoints * sizeof *r.ready);
 	r.texts = sink ? calloc(p->npoints, sizeof *r.texts) : NULL;
+	r.json_texts = sink && sink->format != SWEEP_JSON && sink->with_json
+	    ? calloc(p->npoints, sizeof *r.json_texts)
+	    : NULL;
 	if (n > p->npoints)
 		n = p->npoints;
 	ids = calloc(n, sizeof *ids);
 	started = calloc(n, 1);
-	if (!r.ready || (sink && !r.texts) || !ids || !started ||
-	    pthread_mutex_init(&r.emit_lock, NULL) != 0) {
+	if (!r.ready || (sink && !r.texts) ||
+	    (sink && sink->format != SWEEP_JSON && sink->with_json && !r.json_texts) || !ids ||
+	    !started || pthread_mutex_init(&r.emit_lock, NULL) != 0) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto free_only;
 	}
@@ -502,10 +519,14 @@ static int compute(const struct sweep_plan *p, int threads, struct ans_result *r
 	}
 	pthread_mutex_destroy(&r.emit_lock);
 free_only:
-	if (r.texts)
-		for (i = 0; i < p->npoints; i++)
+	for (i = 0; i < p->npoints; i++) {
+		if (r.texts)
 			free(r.texts[i]);
+		if (r.json_texts)
+			free(r.json_texts[i]);
+	}
 	free(r.texts);
+	free(r.json_texts);
 	free(r.ready);
 	free(ids);
 	free(started);
@@ -754,15 +775,14 @@ static char *put_field(char *out, const struct ans_field *f, enum sweep_format f
 	}
 }
 
-/* The text of point i's row in the sink's format (a JSON array, or a CSV line with its
+/* The text of point i's row in format (a JSON array, or a CSV line with its
  * "\n"), exactly as the whole answer prints it; NULL when out of memory. Caller frees. */
-static char *row_text(const struct run *r, size_t i)
+static char *row_text(const struct run *r, size_t i, enum sweep_format format)
 {
 	const struct sweep_plan *p = r->p;
 	struct ans_field fields[ANS_MAX_FIELDS];
 	size_t n = ans_fields(&r->results[i], fields), f, cap;
 	size_t index[MAX_VARY] = {i, 0};
-	enum sweep_format format = r->sink->format;
 	char *text, *out;
 
 	if (p->nvary == 2) {
@@ -784,7 +804,7 @@ static char *row_text(const struct run *r, size_t i)
 	for (f = 0; f < p->nvary; f++) {
 		if (f > 0)
 			*out++ = ',';
-		out = stpcpy(out, r->value_text[f][index[f]]);
+		out = stpcpy(out, r->value_text[format][f][index[f]]);
 	}
 	for (f = 0; f < n; f++) {
 		*out++ = ',';
@@ -796,7 +816,7 @@ static char *row_text(const struct run *r, size_t i)
 }
 
 /* The cell text of v in format (jtext's JSON, or csv_cell's CSV); NULL: out of memory. */
-static char *value_cell(const json_t *v, enum sweep_format format)
+static char *value_cell(const json_t *v, int format)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -833,30 +853,35 @@ int sweep_stream(
     const struct sweep_plan *p, int threads, const struct sweep_sink *sink, struct err *err)
 {
 	struct ans_result *results = calloc(p->npoints, sizeof *results);
-	char **value_text[MAX_VARY] = {NULL};
+	char **value_text[2][MAX_VARY] = {{NULL}};
 	json_t *head = sweep_head(p);
 	char *header = NULL;
 	size_t size = 0, k, j;
-	FILE *f;
-	int rc = -1;
+	FILE *file;
+	int rc = -1, f;
 
 	if (!results || !head) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	for (k = 0; k < p->nvary; k++) {
-		value_text[k] = calloc(p->counts[k], sizeof *value_text[k]);
-		for (j = 0; value_text[k] && j < p->counts[k]; j++)
-			if (!(value_text[k][j] =
-			            value_cell(json_array_get(p->values[k], j), sink->format)))
-				break;
-		if (!value_text[k] || j < p->counts[k]) {
-			err_set(err, ERR_INTERNAL, "", "out of memory");
-			goto out;
+	for (f = 0; f < 2; f++) {
+		if (f != (int)sink->format && !(f == SWEEP_JSON && sink->with_json))
+			continue;
+		for (k = 0; k < p->nvary; k++) {
+			char **cells = calloc(p->counts[k], sizeof *cells);
+			value_text[f][k] = cells;
+			for (j = 0; cells && j < p->counts[k]; j++)
+				if (!(cells[j] = value_cell(json_array_get(p->values[k], j), f)))
+					break;
+			if (!cells || j < p->counts[k]) {
+				err_set(err, ERR_INTERNAL, "", "out of memory");
+				goto out;
+			}
 		}
 	}
-	f = open_memstream(&header, &size);
-	if (!f || (csv_line(f, json_object_get(head, "columns")) != 0) | (fclose(f) != 0)) {
+	file = open_memstream(&header, &size);
+	if (!file ||
+	    (csv_line(file, json_object_get(head, "columns")) != 0) | (fclose(file) != 0)) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
@@ -864,11 +889,12 @@ int sweep_stream(
 		goto out;
 	rc = compute(p, threads, results, sink, value_text, err);
 out:
-	for (k = 0; k < p->nvary; k++) {
-		for (j = 0; value_text[k] && j < p->counts[k]; j++)
-			free(value_text[k][j]);
-		free(value_text[k]);
-	}
+	for (f = 0; f < 2; f++)
+		for (k = 0; k < p->nvary; k++) {
+			for (j = 0; value_text[f][k] && j < p->counts[k]; j++)
+				free(value_text[f][k][j]);
+			free(value_text[f][k]);
+		}
 	free(header);
 	json_decref(head);
 	free(results);

@@ -47,13 +47,16 @@ enum sweep_format { SWEEP_JSON, SWEEP_CSV };
  * "rows" (borrowed) and the CSV header line (with its "\n"). Then row(), once per
  * row, in the rows' order, as soon as that row and every row before it are computed:
  * the row as it appears in the whole answer, a JSON array (SWEEP_JSON, no newline) or
- * a CSV line with its "\n" (SWEEP_CSV). row() runs on whichever worker thread
- * finished the row, never two at once. A nonzero return (err filled) stops the sweep.
+ * a CSV line with its "\n" (SWEEP_CSV); json is the row's JSON text too (text itself
+ * for SWEEP_JSON; for SWEEP_CSV only when with_json is set, else NULL), for a caller
+ * that keeps the whole answer. row() runs on whichever worker thread finished the
+ * row, never two at once. A nonzero return (err filled) stops the sweep.
  */
 struct sweep_sink {
 	enum sweep_format format;
+	int with_json;
 	int (*head)(void *ctx, const json_t *head, const char *csv_header, struct err *err);
-	int (*row)(void *ctx, const char *text, size_t len, struct err *err);
+	int (*row)(void *ctx, const char *text, size_t len, const char *json, struct err *err);
 	void *ctx;
 };
 
