@@ -222,7 +222,8 @@ static int drop_answer(
 static int sweep_row_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
-	return sweep_parse(body, lim->max_sweep_points, (struct sweep_plan **)request, err);
+	return sweep_parse_threads(
+	    body, lim->max_sweep_points, lim->threads, (struct sweep_plan **)request, err);
 }
 
 static json_t *sweep_row_canonical(const void *request)

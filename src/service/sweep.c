@@ -181,13 +181,14 @@ static int plan_vary(
 	return 0;
 }
 
+static int grid_points(struct sweep_plan *p, int threads, struct err *err);
+
 /* Validate each value alone (the other entries at the base's value), then the grid. */
-static int plan_points(struct sweep_plan *p, struct err *err)
+static int plan_points(struct sweep_plan *p, int threads, struct err *err)
 {
 	struct err inner;
 	struct ans_request scratch;
-	size_t index[MAX_VARY], k, j, i;
-	char context[64];
+	size_t index[MAX_VARY], k, j;
 
 	p->points = calloc(p->npoints, sizeof *p->points);
 	if (!p->points)
@@ -205,20 +206,80 @@ static int plan_points(struct sweep_plan *p, struct err *err)
 	}
 	if (p->nvary == 1)
 		return 0;
-	for (i = 0; i < p->npoints; i++) {
-		index[0] = i / p->counts[1];
-		index[1] = i % p->counts[1];
-		err_clear(&inner);
-		if (make_point(p, index, &p->points[i], &inner) != 0) {
-			snprintf(context, sizeof context, "with /vary/0/values/%zu, ", index[0]);
-			return point_error(err, &inner, 1, index[1], context);
+	return grid_points(p, threads, err);
+}
+
+/* One thread's share of the grid: points [begin, end), stopping at the first bad one. */
+struct grid_share {
+	struct sweep_plan *p;
+	size_t begin, end;
+	size_t failed_at; /* SIZE_MAX: none */
+	struct err err;
+	pthread_t thread;
+	int started;
+};
+
+static void *grid_work(void *arg)
+{
+	struct grid_share *g = arg;
+	size_t index[MAX_VARY], i;
+
+	for (i = g->begin; i < g->end; i++) {
+		index[0] = i / g->p->counts[1];
+		index[1] = i % g->p->counts[1];
+		err_clear(&g->err);
+		if (make_point(g->p, index, &g->p->points[i], &g->err) != 0) {
+			g->failed_at = i;
+			break;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+/*
+ * Every point of a grid, on up to `threads` threads (each point is parsed alone from
+ * the read-only plan). The error is the first bad point's in row-major order, as one
+ * thread going through them in order would report: each share stops at its own first.
+ */
+static int grid_points(struct sweep_plan *p, int threads, struct err *err)
+{
+	struct grid_share shares[SWEEP_PARSE_THREADS_MAX];
+	size_t n = threads < 1 ? 1 : (size_t)threads, t, first = SIZE_MAX, at = 0;
+	char context[64];
+
+	if (n > SWEEP_PARSE_THREADS_MAX)
+		n = SWEEP_PARSE_THREADS_MAX;
+	if (n > p->npoints)
+		n = p->npoints;
+	for (t = 0; t < n; t++) {
+		shares[t].p = p;
+		shares[t].begin = p->npoints * t / n;
+		shares[t].end = p->npoints * (t + 1) / n;
+		shares[t].failed_at = SIZE_MAX;
+		shares[t].started =
+		    t > 0 && pthread_create(&shares[t].thread, NULL, grid_work, &shares[t]) == 0;
+	}
+	grid_work(&shares[0]);
+	for (t = 1; t < n; t++) {
+		if (shares[t].started)
+			pthread_join(shares[t].thread, NULL);
+		else
+			grid_work(&shares[t]);
+	}
+	for (t = 0; t < n; t++)
+		if (shares[t].failed_at < first) {
+			first = shares[t].failed_at;
+			at = t;
+		}
+	if (first == SIZE_MAX)
+		return 0;
+	snprintf(context, sizeof context, "with /vary/0/values/%zu, ", first / p->counts[1]);
+	return point_error(err, &shares[at].err, 1, first % p->counts[1], context);
 }
 
 /* Validate a sweep request into *p (zeroed first; plan_clear it in every case). */
-static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struct err *err)
+static int plan_build(
+    json_t *body, long max_points, int threads, struct sweep_plan *p, struct err *err)
 {
 	static const char *const known[] = {"query", "base", "vary", NULL};
 	struct field_ctx c, base_ctx;
@@ -266,7 +327,7 @@ static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struc
 		    p->npoints, max_points);
 		goto out;
 	}
-	if (plan_points(p, err) != 0)
+	if (plan_points(p, threads, err) != 0)
 		goto out;
 	for (i = 0; i < p->npoints; i++)
 		steps += (size_t)ans_request_steps(&p->points[i]);
@@ -284,11 +345,17 @@ out:
 
 int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct err *err)
 {
+	return sweep_parse_threads(body, max_points, 1, plan, err);
+}
+
+int sweep_parse_threads(
+    json_t *body, long max_points, int threads, struct sweep_plan **plan, struct err *err)
+{
 	struct sweep_plan *p = malloc(sizeof *p);
 
 	if (!p)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	if (plan_build(body, max_points, p, err) != 0) {
+	if (plan_build(body, max_points, threads, p, err) != 0) {
 		sweep_plan_free(p);
 		return -1;
 	}

@@ -29,6 +29,11 @@ struct sweep_plan;
  */
 int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct err *err);
 
+/* sweep_parse() with a grid's points parsed on up to `threads` threads: the same plan
+ * and the same error. */
+int sweep_parse_threads(
+    json_t *body, long max_points, int threads, struct sweep_plan **plan, struct err *err);
+
 /* The canonical form of a validated sweep; NULL if out of memory. Caller owns it. */
 json_t *sweep_plan_json(const struct sweep_plan *plan);
 
