@@ -219,20 +219,70 @@ struct grid_share {
 	int started;
 };
 
+/*
+ * Point i of the grid from a request kept per row: `row` is the base with vary entry 0
+ * at the row's value (made when the row changes), and entry 1 is set on it in place
+ * for each point. That is the request make_point builds from a fresh copy of the
+ * base, without copying the base per point, when neither path is a floor field (no
+ * order to keep, no geom value copied into the floor) and the parsers only read their
+ * request (they do). Returns -1 when anything fails: make_point then says why.
+ */
+static int grid_point_in_row(
+    const struct sweep_plan *p, size_t i, json_t **row, size_t *row_of, struct ans_request *out)
+{
+	size_t index0 = i / p->counts[1], index1 = i % p->counts[1];
+	json_t *value;
+	struct err ignored;
+	int rc;
+
+	err_clear(&ignored);
+	if (!*row || *row_of != index0) {
+		json_decref(*row);
+		*row = json_deep_copy(p->base);
+		value = json_deep_copy(json_array_get(p->values[0], index0));
+		rc =
+		    *row && value ? vary_set(p->query, *row, p->paths[0], value, "", &ignored) : -1;
+		json_decref(value);
+		if (rc != 0) {
+			json_decref(*row);
+			*row = NULL;
+			return -1;
+		}
+		*row_of = index0;
+	}
+	value = json_deep_copy(json_array_get(p->values[1], index1));
+	rc = value ? vary_set(p->query, *row, p->paths[1], value, "", &ignored) : -1;
+	json_decref(value);
+	if (rc == 0)
+		rc = parse_request(p->query, *row, "", out, &ignored);
+	if (rc != 0) {
+		/* a row whose state is in doubt is made again */
+		json_decref(*row);
+		*row = NULL;
+	}
+	return rc;
+}
+
 static void *grid_work(void *arg)
 {
 	struct grid_share *g = arg;
-	size_t index[MAX_VARY], i;
+	const struct sweep_plan *p = g->p;
+	size_t index[MAX_VARY], i, row_of = 0;
+	int in_row = !vary_is_floor(p->paths[0]) && !vary_is_floor(p->paths[1]);
+	json_t *row = NULL;
 
 	for (i = g->begin; i < g->end; i++) {
-		index[0] = i / g->p->counts[1];
-		index[1] = i % g->p->counts[1];
+		if (in_row && grid_point_in_row(p, i, &row, &row_of, &g->p->points[i]) == 0)
+			continue;
+		index[0] = i / p->counts[1];
+		index[1] = i % p->counts[1];
 		err_clear(&g->err);
 		if (make_point(g->p, index, &g->p->points[i], &g->err) != 0) {
 			g->failed_at = i;
 			break;
 		}
 	}
+	json_decref(row);
 	return NULL;
 }
 
