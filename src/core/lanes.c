@@ -185,7 +185,12 @@ INLINE vd accel(const struct params *p, vd z, vd vel, vd warm, vi certify)
 {
 	vd dist = z - p->half_height;
 	vi contact = dist < p->includemargin;
-	vd r = dist - p->includemargin;
+	vd r;
+
+	/* no lane in contact (a fall, a bounce): every lane's answer is a0 */
+	if (!any(contact))
+		return p->a0;
+	r = dist - p->includemargin;
 	vd imp = impedance(p, r);
 	vd aref = p->neg_B * vel - p->K * imp * r;
 	vd R = row_R(p, imp);
