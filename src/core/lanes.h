@@ -11,6 +11,9 @@
  * integrators share a vector), and a lane whose whole state repeats bit for bit stops
  * stepping: every later step would be the same, so its statistics are finished
  * without the physics (the proof is in lanes.c).
+ *
+ * The lanes follow scene.c's pyramidal cone: a caller drops points of any other cone
+ * with ctd_sim_drop() (the scene model does not say its cone).
  */
 #ifndef CONTACTD_CORE_LANES_H
 #define CONTACTD_CORE_LANES_H

@@ -528,13 +528,22 @@ static void point_done(struct run *r, size_t i)
 static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, double *duration)
 {
 	struct run *r = ctx;
-	size_t i = claim(r);
+	size_t i;
 	const struct ctd_scene *scene;
 	struct ans_result *out;
 
-	if (i == SIZE_MAX)
-		return -1;
-	scene = &r->p->points[i].u.scene.scene;
+	for (;;) {
+		i = claim(r);
+		if (i == SIZE_MAX)
+			return -1;
+		scene = &r->p->points[i].u.scene.scene;
+		/* the lanes follow the pyramidal cone's arithmetic (scene.c's); any other cone
+		 * is dropped one point at a time by the scalar core */
+		if (scene->option.cone == CTD_CONE_PYRAMIDAL)
+			break;
+		ans_compute(&r->p->points[i], &r->results[i]);
+		point_done(r, i);
+	}
 	out = &r->results[i];
 	memset(out, 0, sizeof *out);
 	out->query = SVC_DROP;
