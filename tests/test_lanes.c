@@ -119,7 +119,7 @@ START_TEST(lanes_match_single_drops)
 	struct ctd_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
 	double *heights = calloc(POINTS, sizeof *heights);
 	double *durations = calloc(POINTS, sizeof *durations);
-	int i, rest = 0, diverged = 0, rk4 = 0, certified = 0;
+	int i, width, rest = 0, diverged = 0, rk4 = 0, certified = 0;
 
 	ck_assert(models && lanes && heights && durations);
 	for (i = 0; i < POINTS; i++) {
@@ -129,6 +129,21 @@ START_TEST(lanes_match_single_drops)
 		heights[i] = s.height;
 		durations[i] = s.duration;
 	}
+	/* each kernel this processor runs: the 4-lane one, and the AVX-512 one where it runs */
+	for (width = 4; width <= 8; width += 4) {
+		if (ctd_lanes_select(width) != width)
+			continue;
+		memset(lanes, 0, POINTS * sizeof *lanes);
+		ctd_lanes_drop_array(models, heights, durations, lanes, POINTS);
+		for (i = 0; i < POINTS; i++) {
+			struct ctd_sim_drop single;
+
+			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+			ck_assert_msg(
+			    same_drop(&single, &lanes[i]), "%d lanes, point %d", width, i);
+		}
+	}
+	ctd_lanes_select(0);
 	ctd_lanes_drop_array(models, heights, durations, lanes, POINTS);
 	for (i = 0; i < POINTS; i++) {
 		struct ctd_sim_drop single;

@@ -45,7 +45,20 @@ void ctd_lanes_drop(const struct ctd_lanes_feed *feed);
 void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
     const double *durations, struct ctd_sim_drop *out, size_t n);
 
-/* The number of points one vector carries (the lane count of this build). */
+/* The number of points one ctd_lanes_drop() call steps at once (lanes per vector
+ * times the vectors stepped side by side) with the kernel in use. */
 int ctd_lanes_width(void);
+
+/*
+ * Choose the kernel of later ctd_lanes_drop() calls: 0 the widest this processor runs
+ * (the default), 4 the 4-lane one, 8 the AVX-512 one where it runs (else 4). Returns
+ * the lanes per vector now in use. For tests and benchmarks; not thread-safe against
+ * running drops.
+ */
+int ctd_lanes_select(int width);
+
+/* The AVX-512 kernel (lanes512.c, x86-64 only); call ctd_lanes_drop(), which
+ * chooses it when the processor has AVX-512. */
+void ctd_lanes_drop8(const struct ctd_lanes_feed *feed);
 
 #endif
