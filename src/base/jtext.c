@@ -55,7 +55,8 @@ static int64_t scaled_round(double a, int s, double *product_hi, double *product
  * (nonzero, finite), written from the correctly rounded digit string, when
  * x * 10^(digits-1-exponent) is in exact reach (scaled_round); and whether that text
  * reads back as x (*exact), decided exactly for the texts strtod reads with one
- * correctly rounded operation (Clinger's fast path). Returns 0 when out of reach.
+ * correctly rounded operation (Clinger's fast path). No text when it does not and
+ * digits < 17 (the caller tries more). Returns 0 when out of reach.
  */
 static int fast_g(double x, int digits, char *buf, int *exact)
 {
@@ -103,6 +104,8 @@ static int fast_g(double x, int digits, char *buf, int *exact)
 		                 : (double)stripped * exact_tens[-n]) == a;
 	else
 		*exact = -1; /* unknown: the caller asks strtod */
+	if (*exact == 0 && digits < 17)
+		return 1; /* the caller tries more digits: no text needed */
 
 	/* the digits, then printf's %g layout: trailing zeros dropped */
 	for (i = digits - 1; i >= 0; i--) {
@@ -121,7 +124,16 @@ static int fast_g(double x, int digits, char *buf, int *exact)
 			memcpy(out, text + 1, (size_t)(n - 1));
 			out += n - 1;
 		}
-		out += sprintf(out, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+		/* printf's exponent: a sign and at least two digits */
+		*out++ = 'e';
+		*out++ = e < 0 ? '-' : '+';
+		if (e < 0)
+			e = -e;
+		if (e >= 100)
+			*out++ = (char)('0' + e / 100);
+		*out++ = (char)('0' + e / 10 % 10);
+		*out++ = (char)('0' + e % 10);
+		*out = '\0';
 		return 1;
 	}
 	if (e < 0) {
