@@ -46,3 +46,10 @@ tests_test_find_LDADD = $(SERVICE_TEST_LIBS) -lm
 # `contact --plot` and `contact plot`: well-formed SVG drawing the answers' numbers.
 TESTS += tests/plot_test.sh
 EXTRA_DIST += tests/plot_test.sh
+
+# A sweep's rows against its points' single answers, and streamed against whole, byte for byte.
+check_PROGRAMS += tests/test_sweep_bits
+TESTS += tests/test_sweep_bits
+tests_test_sweep_bits_SOURCES = tests/test_sweep_bits.c tests/svc_test.c tests/svc_test.h
+tests_test_sweep_bits_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_sweep_bits_LDADD = $(SERVICE_TEST_LIBS) -lm

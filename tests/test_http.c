@@ -230,6 +230,84 @@ START_TEST(sweep_csv)
 }
 END_TEST
 
+/* Accept: application/x-ndjson streams the sweep: the head (the answer without its
+ * rows), one line per row (the JSON answer's rows, in order), then the done line;
+ * chunked while computed, whole (X-Cache: hit) when the answer is cached. */
+START_TEST(sweep_ndjson)
+{
+	static const char *const accept_ndjson[] = {
+	    "Content-Type: application/json", "Accept: application/x-ndjson", NULL};
+	static const char drop_sweep[] =
+	    "{\"query\": \"drop\", \"base\": {\"duration\": 0.5}, \"vary\": [{\"path\": "
+	    "\"timeconst\", \"values\": [0.01, 0.02, 0.04]}, {\"path\": \"dampratio\", "
+	    "\"values\": [0.2, 1]}]}";
+	struct live_reply streamed, cached, whole;
+	json_error_t jerr;
+	json_t *answer, *line, *rows;
+	char *text, *next, joined[8192] = "";
+	size_t i;
+	int pass;
+
+	live_start(&dmn, (char *)NULL);
+	for (pass = 0; pass < 2; pass++) {
+		struct live_reply *r = pass == 0 ? &streamed : &cached;
+		live_request(
+		    &dmn, "POST", "/v1/sweep", accept_ndjson, drop_sweep, strlen(drop_sweep), 0, r);
+		ck_assert_msg(r->status == 200, "%s", r->body);
+		ck_assert_str_eq(r->content_type, "application/x-ndjson");
+		ck_assert_str_eq(r->cache, pass == 0 ? "miss" : "hit");
+	}
+	/* the first was sent in chunks as computed; the cached one is the same bytes */
+	ck_assert_ptr_nonnull(strcasestr(streamed.head, "Transfer-Encoding: chunked"));
+	ck_assert_str_eq(streamed.body, cached.body);
+	live_post(&dmn, "/v1/sweep", drop_sweep, &whole);
+	ck_assert_str_eq(whole.cache, "hit"); /* the stream filled the cache */
+	answer = json_loads(whole.body, 0, &jerr);
+	ck_assert_ptr_nonnull(answer);
+	rows = json_object_get(answer, "rows");
+	ck_assert_int_eq(json_array_size(rows), 6);
+	text = streamed.body;
+	for (i = 0; i < 8; i++) {
+		next = strchr(text, '\n');
+		ck_assert_ptr_nonnull(next);
+		*next = '\0';
+		line = json_loads(text, 0, &jerr);
+		ck_assert_msg(line != NULL, "line %zu is not JSON: %s", i, text);
+		if (i == 0) {
+			/* the answer's members but "rows", the same values */
+			ck_assert_ptr_null(json_object_get(line, "rows"));
+			ck_assert(json_equal(
+			    json_object_get(line, "columns"), json_object_get(answer, "columns")));
+			ck_assert_str_eq(json_string_value(json_object_get(line, "query")), "drop");
+			ck_assert_int_eq(json_object_size(line), json_object_size(answer) - 1);
+		} else if (i <= 6) {
+			ck_assert(json_equal(line, json_array_get(rows, i - 1)));
+			/* byte for byte: the row lines, joined, are the end of the JSON answer */
+			strcat(joined, i == 1 ? "\"rows\":[" : ",");
+			strcat(joined, text);
+		} else {
+			ck_assert_str_eq(text, "{\"done\":true,\"count\":6}");
+		}
+		json_decref(line);
+		text = next + 1;
+	}
+	ck_assert_str_eq(text, "");
+	strcat(joined, "]}\n");
+	ck_assert_uint_ge(strlen(whole.body), strlen(joined));
+	ck_assert_str_eq(whole.body + strlen(whole.body) - strlen(joined), joined);
+	json_decref(answer);
+	live_reply_free(&whole);
+	live_reply_free(&cached);
+	live_reply_free(&streamed);
+
+	/* a rejected sweep is a plain JSON error before any line */
+	live_request(
+	    &dmn, "POST", "/v1/sweep", accept_ndjson, "{\"query\": \"drop\"}", 17, 0, &whole);
+	live_assert_error(&whole, 400, "missing_field", "/vary");
+	live_reply_free(&whole);
+}
+END_TEST
+
 START_TEST(metrics_count)
 {
 	struct live_reply r;
@@ -921,6 +999,7 @@ int main(void)
 	tcase_add_test(tc, cache_miss_then_hit);
 	tcase_add_test(tc, equal_questions_hit);
 	tcase_add_test(tc, sweep_csv);
+	tcase_add_test(tc, sweep_ndjson);
 	tcase_add_test(tc, metrics_count);
 	tcase_add_test(tc, one_log_line_per_request);
 	tcase_add_test(tc, restart_keeps_cache);

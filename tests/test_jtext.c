@@ -95,6 +95,86 @@ START_TEST(random_doubles_round_trip)
 }
 END_TEST
 
+/* The definition jtext_shortest() must print like: the first of %.15g, %.16g and %.17g
+ * that strtod reads back, as printf writes it. */
+static void reference_shortest(double x, char *buf)
+{
+	int digits;
+
+	for (digits = 15; digits < 17; digits++) {
+		snprintf(buf, JTEXT_REAL_MAX, "%.*g", digits, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+	snprintf(buf, JTEXT_REAL_MAX, "%.17g", x);
+}
+
+static void check_like_printf(double x)
+{
+	char text[JTEXT_REAL_MAX], want[JTEXT_REAL_MAX];
+
+	jtext_shortest(x, text);
+	reference_shortest(x, want);
+	ck_assert_msg(
+	    strcmp(text, want) == 0, "%.17g printed as %s, printf's way %s", x, text, want);
+}
+
+/* jtext_shortest computes digits without printf where it can: the same text as printf
+ * for the values answers hold, for exact ties (half to even), around powers of ten
+ * (where the exponent guess is off by one, and where rounding carries into the next
+ * power), and for random doubles in and out of the fast path's reach. */
+START_TEST(fast_digits_are_printfs)
+{
+	long i;
+	int k;
+
+	for (i = 0; i < 100000; i++) {
+		/* random mantissa, exponent from 1e-12 to 1e19 */
+		uint64_t bits = draw();
+		double m = 1 + (double)(bits >> 12) / 4503599627370496.0;
+		double x = ldexp(m, (int)(draw() % 104) - 40);
+		check_like_printf(draw() & 1 ? -x : x);
+	}
+	for (i = 0; i < 50000; i++) {
+		/* exact ties at the 15th and 16th digit: integers of 15 or 16 digits + 0.5,
+		 * scaled by powers of two (exact) */
+		int64_t n = (int64_t)(draw() % 900000000000000ULL) + 100000000000000LL;
+		double x = (double)n + 0.5;
+		check_like_printf(x);
+		check_like_printf((double)(n * 10 + (int64_t)(draw() % 10)) + 0.5);
+		check_like_printf(ldexp(x, -(int)(draw() % 30)));
+	}
+	for (k = -12; k <= 18; k++) {
+		/* around 10^k: a few ulps either side, and values that round up to it */
+		double p = pow(10, k), x = p;
+		int j;
+		for (j = 0; j < 8; j++) {
+			check_like_printf(x);
+			check_like_printf(-x);
+			x = nextafter(x, 0);
+		}
+		for (x = p, j = 0; j < 8; j++, x = nextafter(x, INFINITY))
+			check_like_printf(x);
+		check_like_printf(p * (1 - 4e-16));
+		check_like_printf(p * (1 - 6e-17));
+		check_like_printf(p * 0.99999999999999994);
+	}
+	for (i = 0; i < 50000; i++) {
+		/* decimals of 16 to 18 digits ending in 5: near ties at 15 to 17 digits */
+		char decimal[64];
+		int digits = 16 + (int)(draw() % 3), e = (int)(draw() % 30) - 20;
+		uint64_t m = draw() % 100000000000000000ULL;
+		snprintf(decimal, sizeof decimal, "%0*llu5e%d", digits - 1,
+		    (unsigned long long)(m % (uint64_t)pow(10, digits - 1)), e);
+		check_like_printf(strtod(decimal, NULL));
+	}
+	check_like_printf(0.0);
+	check_like_printf(-0.0);
+	check_like_printf(5e-324);
+	check_like_printf(1.7976931348623157e308);
+}
+END_TEST
+
 START_TEST(short_decimals_print_short)
 {
 	char text[JTEXT_REAL_MAX], decimal[64];
@@ -248,6 +328,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, random_doubles_round_trip);
 	tcase_add_test(tc, short_decimals_print_short);
+	tcase_add_test(tc, fast_digits_are_printfs);
 	tcase_add_test(tc, reals_as_people_write_them);
 	tcase_add_test(tc, everything_but_reals_as_jansson_writes_it);
 	tcase_add_test(tc, trees_with_reals_read_back_equal);

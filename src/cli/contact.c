@@ -17,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/jtext.h"
 #include "cli/figure.h"
 #include "service/service.h"
+#include "service/sweep.h"
 #include "tunables.h"
 
 enum exit_status { EXIT_ANSWERED = 0, EXIT_USAGE = 1, EXIT_REJECTED = 2, EXIT_INTERNAL = 3 };
@@ -218,6 +220,88 @@ static int draw(enum svc_endpoint ep, const struct plot_request *p, const char *
 	return rc == 0 ? EXIT_ANSWERED : report(&err);
 }
 
+/* Standard output of a streamed sweep: rows leave as they are computed, flushed with
+ * the first row and then at least every STREAM_FLUSH_SECONDS, not row by row. */
+struct stream_out {
+	enum format format;
+	size_t rows;
+	double last_flush;
+};
+
+static double monotonic_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int stream_failed(struct err *err)
+{
+	return err_set(err, ERR_INTERNAL, "", "cannot write the answer: %s", strerror(errno));
+}
+
+/* The answer's text up to its rows: the head without its closing brace, then "rows". */
+static int stream_head(void *ctx, const json_t *head, const char *csv_header, struct err *err)
+{
+	struct stream_out *s = ctx;
+	char *text;
+	int rc = 0;
+
+	if (s->format == FORMAT_CSV)
+		return fputs(csv_header, stdout) == EOF ? stream_failed(err) : 0;
+	/* keys are sorted and "rows" sorts last: the head's text is the answer's start */
+	text = jtext_dump(head, 0);
+	if (!text)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	text[strlen(text) - 1] = '\0';
+	if (fputs(text, stdout) == EOF || fputs(",\"rows\":[", stdout) == EOF)
+		rc = stream_failed(err);
+	free(text);
+	return rc;
+}
+
+static int stream_row(void *ctx, const char *text, size_t len, const char *json, struct err *err)
+{
+	struct stream_out *s = ctx;
+	double now;
+
+	(void)json;
+	if (s->format == FORMAT_JSON && s->rows > 0 && fputc(',', stdout) == EOF)
+		return stream_failed(err);
+	if (fwrite(text, 1, len, stdout) != len)
+		return stream_failed(err);
+	now = monotonic_seconds();
+	if (s->rows++ == 0 || now - s->last_flush >= STREAM_FLUSH_SECONDS) {
+		s->last_flush = now;
+		if (fflush(stdout) != 0)
+			return stream_failed(err);
+	}
+	return 0;
+}
+
+/* A sweep printed as its rows are computed (JSON or CSV): the same bytes as run(). */
+static int run_streamed(const char *text, size_t len, enum format format)
+{
+	struct svc_limits limits;
+	struct stream_out out = {format, 0, 0};
+	struct sweep_sink sink = {
+	    format == FORMAT_CSV ? SWEEP_CSV : SWEEP_JSON, 0, stream_head, stream_row, &out};
+	struct err err;
+
+	err_clear(&err);
+	svc_limits_default(&limits);
+	if (svc_sweep_stream(text, len, &limits, &sink, &err) != 0) {
+		fflush(stdout);
+		return report(&err);
+	}
+	if ((format == FORMAT_JSON && fputs("]}\n", stdout) == EOF) || fflush(stdout) != 0) {
+		fprintf(stderr, "contact: cannot write the answer: %s\n", strerror(errno));
+		return EXIT_USAGE;
+	}
+	return EXIT_ANSWERED;
+}
+
 /* Answer the request in text and print it in format (and draw it if asked); returns the
  * exit status. */
 static int run(enum svc_endpoint ep, const char *text, size_t len, enum format format,
@@ -228,6 +312,10 @@ static int run(enum svc_endpoint ep, const char *text, size_t len, enum format f
 	char *out = NULL, *answer_text = NULL;
 	int status = EXIT_ANSWERED;
 
+	/* a sweep's rows are printed as they are computed, unless the whole answer is
+	 * needed first (indented, or drawn) */
+	if (ep == SVC_SWEEP && format != FORMAT_PRETTY && !plot->out)
+		return run_streamed(text, len, format);
 	err_clear(&err);
 	svc_limits_default(&limits);
 	/* no cache offline: every answer is computed */

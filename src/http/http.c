@@ -25,6 +25,7 @@
 #include "http/upkeep.h"
 #include "http/openapi.h"
 #include "http/static.h"
+#include "http/stream.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -76,7 +77,8 @@ struct exchange {
 	enum svc_endpoint endpoint;
 	int format; /* index of the negotiated media type */
 	unsigned char hot[HOT_KEY_BYTES];
-	char *computed; /* the answer text, or NULL with job_err */
+	char *computed;             /* the answer text, or NULL with job_err */
+	struct http_stream *stream; /* a streamed sweep's rows to come (stream.h), until answered */
 	struct err job_err;
 	int computing; /* queued or running in the pool (jobs_lock) */
 	int resumed;   /* its job ended: on_request() answers it */
@@ -237,6 +239,27 @@ enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *r
 	return MHD_queue_response(conn, status, resp);
 }
 
+/* Queue resp with our headers (and release our reference to it). */
+static enum MHD_Result queue_with_headers(struct MHD_Connection *conn, struct exchange *x,
+    unsigned status, const char *content_type, struct MHD_Response *resp)
+{
+	enum MHD_Result ret;
+
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	if (x->cache != METRICS_CACHE_NONE)
+		MHD_add_response_header(resp, "X-Cache", cache_name(x->cache));
+	if (x->allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, x->allow);
+	for (int i = 0; i < x->nextra; i++)
+		MHD_add_response_header(resp, x->extra[i].name, x->extra[i].value);
+	/* While shutting down, do not invite the client to send another request here. */
+	if (atomic_load(&x->srv->stopping))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = http_respond(conn, &x->req, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 /* Queue a buffer response (mode as in MHD) with our headers; frees data on failure if owned. */
 static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchange *x,
     unsigned status, const char *content_type, const char *data, size_t len,
@@ -250,19 +273,8 @@ static enum MHD_Result respond_buffer(struct MHD_Connection *conn, struct exchan
 			free((void *)data);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-	if (x->cache != METRICS_CACHE_NONE)
-		MHD_add_response_header(resp, "X-Cache", cache_name(x->cache));
-	if (x->allow)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, x->allow);
-	for (int i = 0; i < x->nextra; i++)
-		MHD_add_response_header(resp, x->extra[i].name, x->extra[i].value);
-	/* While shutting down, do not invite the client to send another request here. */
-	if (atomic_load(&x->srv->stopping))
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	ret = http_respond(conn, &x->req, status, resp);
+	ret = queue_with_headers(conn, x, status, content_type, resp);
 	x->bytes = (long long)len;
-	MHD_destroy_response(resp);
 	return ret;
 }
 
@@ -514,13 +526,15 @@ static enum MHD_Result respond_answer(
 	char *csv = NULL;
 	struct err e;
 
-	if (x->format != 1)
+	if (x->format == 0)
 		return respond_buffer(
 		    conn, x, MHD_HTTP_OK, json_media, text, len, MHD_RESPMEM_MUST_COPY);
-	if (svc_text_csv(text, &csv, &e) < 0)
+	csv = x->format == 1 ? (svc_text_csv(text, &csv, &e) < 0 ? NULL : csv)
+	                     : http_stream_ndjson(text, &e);
+	if (!csv)
 		return http_respond_error(conn, &x->req, &e);
-	ret = respond_buffer(
-	    conn, x, MHD_HTTP_OK, csv_media, csv, strlen(csv), MHD_RESPMEM_MUST_COPY);
+	ret = respond_buffer(conn, x, MHD_HTTP_OK, x->format == 1 ? csv_media : HTTP_STREAM_NDJSON,
+	    csv, strlen(csv), MHD_RESPMEM_MUST_COPY);
 	free(csv);
 	return ret;
 }
@@ -531,6 +545,8 @@ static void compute_question(void *arg, int cancelled)
 	struct exchange *x = arg;
 	struct http_server *srv = x->srv;
 	struct svc_outcome outcome;
+	struct http_stream *stream = NULL;
+	int resumed = 0;
 
 	err_clear(&x->job_err);
 	if (cancelled) {
@@ -538,8 +554,14 @@ static void compute_question(void *arg, int cancelled)
 		    "shutting down: the question was still queued at --drain-timeout");
 	} else {
 		memset(&outcome, 0, sizeof outcome);
-		if (svc_ask(x->endpoint, x->req.body, x->req.body_len, &srv->limits, &srv->guarded,
-		        &x->computed, &outcome, &x->job_err) < 0)
+		/* CSV and NDJSON sweeps stream: the connection resumes with the rows to come,
+		 * and this job computes them after resuming it (below) */
+		if (x->format != 0 && x->endpoint == SVC_SWEEP
+		        ? http_stream_open(x->req.body, x->req.body_len, &srv->limits,
+		              &srv->guarded, x->format == 2, &stream, &x->computed, &outcome,
+		              &x->job_err) < 0
+		        : svc_ask(x->endpoint, x->req.body, x->req.body_len, &srv->limits,
+		              &srv->guarded, &x->computed, &outcome, &x->job_err) < 0)
 			x->computed = NULL;
 		else
 			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
@@ -558,18 +580,40 @@ static void compute_question(void *arg, int cancelled)
 		free(x->computed);
 		free(x->body);
 		free(x);
+		if (stream)
+			http_stream_abandon(stream);
 		return;
 	}
 	if (!x->abandoned) {
-		x->resumed = 1;
+		x->stream = stream;
+		x->resumed = resumed = 1;
 		MHD_resume_connection(x->conn);
 	}
 	pthread_mutex_unlock(&srv->jobs_lock);
+	if (!stream)
+		return;
+	/* x is the connection's from here on: the job keeps only the stream */
+	if (!resumed) {
+		http_stream_abandon(stream);
+		return;
+	}
+	memset(&outcome, 0, sizeof outcome);
+	http_stream_run(stream, srv->limits.threads, &srv->guarded, &outcome);
+	note_cache_failures(srv, &outcome);
 }
 
 /* Resumed after its job: answer the question. */
 static enum MHD_Result finish_question(struct MHD_Connection *conn, struct exchange *x)
 {
+	if (x->stream) {
+		struct MHD_Response *resp = http_stream_response(x->stream, conn);
+		x->stream = NULL; /* the response's now, or closed */
+		if (!resp)
+			return MHD_NO;
+		x->cache = METRICS_CACHE_MISS;
+		return queue_with_headers(
+		    conn, x, MHD_HTTP_OK, x->format == 1 ? csv_media : HTTP_STREAM_NDJSON, resp);
+	}
 	if (!x->computed)
 		return http_respond_error(conn, &x->req, &x->job_err);
 	hot_put(x->hot, x->computed, strlen(x->computed));
@@ -585,9 +629,10 @@ static enum MHD_Result finish_question(struct MHD_Connection *conn, struct excha
 static enum MHD_Result serve_question(
     struct MHD_Connection *conn, struct exchange *x, enum svc_endpoint ep, const char *path)
 {
-	static const char *const offers[] = {json_media, "text/csv"};
+	/* a CSV answer (the sweep's) also streams as NDJSON (stream.h) */
+	static const char *const offers[] = {json_media, "text/csv", HTTP_STREAM_NDJSON};
 	const struct svc_endpoint_def *row = &svc_endpoints[ep];
-	int offer_count = row->csv ? 2 : 1;
+	int offer_count = row->csv ? 3 : 1;
 	struct http_server *srv = x->srv;
 	const char *text;
 	size_t len;
@@ -598,7 +643,7 @@ static enum MHD_Result serve_question(
 	x->format = negotiate(x->req.accept, offers, offer_count);
 	if (x->format < 0)
 		return reject(conn, x, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path, json_media,
-		    offer_count > 1 ? " or text/csv" : "");
+		    offer_count > 1 ? ", text/csv or " HTTP_STREAM_NDJSON : "");
 	hot_key(row->name, x->req.body, x->req.body_len, x->hot);
 	text = hot_get(x->hot, &len);
 	if (text) {
@@ -975,6 +1020,8 @@ static void on_completed(
 		return;
 	}
 	pthread_mutex_unlock(&srv->jobs_lock);
+	if (x->stream) /* resumed, but never answered: its job stops */
+		http_stream_close(x->stream);
 	free(x->computed);
 	free(x->body);
 	free(x);

@@ -12,7 +12,8 @@ contactd_SOURCES = \
 	src/http/openapi.h \
 	src/http/http_calib.c src/http/http_calib.h \
 	src/http/cors.c src/http/cors.h \
-	src/http/static.c src/http/static.h
+	src/http/static.c src/http/static.h \
+	src/http/stream.c src/http/stream.h
 nodist_contactd_SOURCES = src/http/openapi_json.c src/http/static_files.c
 contactd_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS)
 contactd_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS)

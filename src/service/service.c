@@ -222,7 +222,8 @@ static int drop_answer(
 static int sweep_row_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
-	return sweep_parse(body, lim->max_sweep_points, (struct sweep_plan **)request, err);
+	return sweep_parse_threads(
+	    body, lim->max_sweep_points, lim->threads, (struct sweep_plan **)request, err);
 }
 
 static json_t *sweep_row_canonical(const void *request)
@@ -444,6 +445,33 @@ out:
 	free(canonical_text);
 	json_decref(canonical);
 	row->release(request);
+	return rc;
+}
+
+int svc_sweep_open(const char *body, size_t len, const struct svc_limits *lim,
+    struct sweep_plan **plan, struct err *err)
+{
+	const struct svc_endpoint_def *row = row_of(SVC_SWEEP, err);
+	struct svc_limits defaults;
+
+	if (!row)
+		return -1;
+	lim = limits_or_default(lim, &defaults);
+	return parse_body(row, body, len, lim, (void **)plan, err);
+}
+
+int svc_sweep_stream(const char *body, size_t len, const struct svc_limits *lim,
+    const struct sweep_sink *sink, struct err *err)
+{
+	struct svc_limits defaults;
+	struct sweep_plan *plan = NULL;
+	int rc;
+
+	lim = limits_or_default(lim, &defaults);
+	if (svc_sweep_open(body, len, lim, &plan, err) != 0)
+		return -1;
+	rc = sweep_stream(plan, lim->threads, sink, err);
+	sweep_plan_free(plan);
 	return rc;
 }
 

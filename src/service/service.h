@@ -126,6 +126,22 @@ json_t *svc_mujoco_releases(void);
 /* A sweep answer as CSV (header line, then one line per row). Caller frees. */
 int svc_sweep_csv(const json_t *answer, char **csv, struct err *err);
 
+struct sweep_plan; /* service/sweep.h */
+struct sweep_sink; /* service/sweep.h */
+
+/*
+ * Validate a sweep body exactly as svc_ask(SVC_SWEEP) does (the same errors) into *plan,
+ * which the caller frees with sweep_plan_free(); then sweep_stream() answers it row by
+ * row. lim NULL: the defaults.
+ */
+int svc_sweep_open(const char *body, size_t len, const struct svc_limits *lim,
+    struct sweep_plan **plan, struct err *err);
+
+/* svc_sweep_open() and sweep_stream() with lim->threads: `contact sweep`'s way. A
+ * rejected body fails before sink->head(); later failures come after some rows. */
+int svc_sweep_stream(const char *body, size_t len, const struct svc_limits *lim,
+    const struct sweep_sink *sink, struct err *err);
+
 /* The same from an answer's text (svc_ask()'s). Caller frees *csv. */
 int svc_text_csv(const char *text, char **csv, struct err *err);
 

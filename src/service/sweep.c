@@ -5,12 +5,14 @@
 #include "service/sweep.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/jtext.h"
+#include "core/lanes.h"
 #include "service/answer.h"
 #include "service/field.h"
 #include "service/jsonptr.h"
@@ -179,13 +181,14 @@ static int plan_vary(
 	return 0;
 }
 
+static int grid_points(struct sweep_plan *p, int threads, struct err *err);
+
 /* Validate each value alone (the other entries at the base's value), then the grid. */
-static int plan_points(struct sweep_plan *p, struct err *err)
+static int plan_points(struct sweep_plan *p, int threads, struct err *err)
 {
 	struct err inner;
 	struct ans_request scratch;
-	size_t index[MAX_VARY], k, j, i;
-	char context[64];
+	size_t index[MAX_VARY], k, j;
 
 	p->points = calloc(p->npoints, sizeof *p->points);
 	if (!p->points)
@@ -203,20 +206,130 @@ static int plan_points(struct sweep_plan *p, struct err *err)
 	}
 	if (p->nvary == 1)
 		return 0;
-	for (i = 0; i < p->npoints; i++) {
+	return grid_points(p, threads, err);
+}
+
+/* One thread's share of the grid: points [begin, end), stopping at the first bad one. */
+struct grid_share {
+	struct sweep_plan *p;
+	size_t begin, end;
+	size_t failed_at; /* SIZE_MAX: none */
+	struct err err;
+	pthread_t thread;
+	int started;
+};
+
+/*
+ * Point i of the grid from a request kept per row: `row` is the base with vary entry 0
+ * at the row's value (made when the row changes), and entry 1 is set on it in place
+ * for each point. That is the request make_point builds from a fresh copy of the
+ * base, without copying the base per point, when neither path is a floor field (no
+ * order to keep, no geom value copied into the floor) and the parsers only read their
+ * request (they do). Returns -1 when anything fails: make_point then says why.
+ */
+static int grid_point_in_row(
+    const struct sweep_plan *p, size_t i, json_t **row, size_t *row_of, struct ans_request *out)
+{
+	size_t index0 = i / p->counts[1], index1 = i % p->counts[1];
+	json_t *value;
+	struct err ignored;
+	int rc;
+
+	err_clear(&ignored);
+	if (!*row || *row_of != index0) {
+		json_decref(*row);
+		*row = json_deep_copy(p->base);
+		value = json_deep_copy(json_array_get(p->values[0], index0));
+		rc =
+		    *row && value ? vary_set(p->query, *row, p->paths[0], value, "", &ignored) : -1;
+		json_decref(value);
+		if (rc != 0) {
+			json_decref(*row);
+			*row = NULL;
+			return -1;
+		}
+		*row_of = index0;
+	}
+	value = json_deep_copy(json_array_get(p->values[1], index1));
+	rc = value ? vary_set(p->query, *row, p->paths[1], value, "", &ignored) : -1;
+	json_decref(value);
+	if (rc == 0)
+		rc = parse_request(p->query, *row, "", out, &ignored);
+	if (rc != 0) {
+		/* a row whose state is in doubt is made again */
+		json_decref(*row);
+		*row = NULL;
+	}
+	return rc;
+}
+
+static void *grid_work(void *arg)
+{
+	struct grid_share *g = arg;
+	const struct sweep_plan *p = g->p;
+	size_t index[MAX_VARY], i, row_of = 0;
+	int in_row = !vary_is_floor(p->paths[0]) && !vary_is_floor(p->paths[1]);
+	json_t *row = NULL;
+
+	for (i = g->begin; i < g->end; i++) {
+		if (in_row && grid_point_in_row(p, i, &row, &row_of, &g->p->points[i]) == 0)
+			continue;
 		index[0] = i / p->counts[1];
 		index[1] = i % p->counts[1];
-		err_clear(&inner);
-		if (make_point(p, index, &p->points[i], &inner) != 0) {
-			snprintf(context, sizeof context, "with /vary/0/values/%zu, ", index[0]);
-			return point_error(err, &inner, 1, index[1], context);
+		err_clear(&g->err);
+		if (make_point(g->p, index, &g->p->points[i], &g->err) != 0) {
+			g->failed_at = i;
+			break;
 		}
 	}
-	return 0;
+	json_decref(row);
+	return NULL;
+}
+
+/*
+ * Every point of a grid, on up to `threads` threads (each point is parsed alone from
+ * the read-only plan). The error is the first bad point's in row-major order, as one
+ * thread going through them in order would report: each share stops at its own first.
+ */
+static int grid_points(struct sweep_plan *p, int threads, struct err *err)
+{
+	struct grid_share shares[SWEEP_PARSE_THREADS_MAX];
+	size_t n = threads < 1 ? 1 : (size_t)threads, t, first = SIZE_MAX, at = 0;
+	char context[64];
+
+	if (n > SWEEP_PARSE_THREADS_MAX)
+		n = SWEEP_PARSE_THREADS_MAX;
+	if (n > p->npoints)
+		n = p->npoints;
+	for (t = 0; t < n; t++) {
+		shares[t].p = p;
+		shares[t].begin = p->npoints * t / n;
+		shares[t].end = p->npoints * (t + 1) / n;
+		shares[t].failed_at = SIZE_MAX;
+		shares[t].started =
+		    t > 0 && pthread_create(&shares[t].thread, NULL, grid_work, &shares[t]) == 0;
+	}
+	grid_work(&shares[0]);
+	for (t = 1; t < n; t++) {
+		if (shares[t].started)
+			pthread_join(shares[t].thread, NULL);
+		else
+			grid_work(&shares[t]);
+	}
+	for (t = 0; t < n; t++)
+		if (shares[t].failed_at < first) {
+			first = shares[t].failed_at;
+			at = t;
+		}
+	if (first == SIZE_MAX)
+		return 0;
+	snprintf(context, sizeof context, "with /vary/0/values/%zu, ", first / p->counts[1]);
+	return point_error(err, &shares[at].err, 1, first % p->counts[1], context);
 }
 
 /* Validate a sweep request into *p (zeroed first; plan_clear it in every case). */
-static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struct err *err)
+static int plan_build(
+    json_t *body, long max_points, int threads, struct sweep_plan *p, struct err *err)
 {
 	static const char *const known[] = {"query", "base", "vary", NULL};
 	struct field_ctx c, base_ctx;
@@ -264,7 +377,7 @@ static int plan_build(json_t *body, long max_points, struct sweep_plan *p, struc
 		    p->npoints, max_points);
 		goto out;
 	}
-	if (plan_points(p, err) != 0)
+	if (plan_points(p, threads, err) != 0)
 		goto out;
 	for (i = 0; i < p->npoints; i++)
 		steps += (size_t)ans_request_steps(&p->points[i]);
@@ -282,11 +395,17 @@ out:
 
 int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct err *err)
 {
+	return sweep_parse_threads(body, max_points, 1, plan, err);
+}
+
+int sweep_parse_threads(
+    json_t *body, long max_points, int threads, struct sweep_plan **plan, struct err *err)
+{
 	struct sweep_plan *p = malloc(sizeof *p);
 
 	if (!p)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	if (plan_build(body, max_points, p, err) != 0) {
+	if (plan_build(body, max_points, threads, p, err) != 0) {
 		sweep_plan_free(p);
 		return -1;
 	}
@@ -320,57 +439,224 @@ json_t *sweep_plan_json(const struct sweep_plan *p)
 	            : NULL;
 }
 
-/* One worker's share of the points: no state shared with the other workers. */
-struct worker {
-	const struct ans_request *points;
+/*
+ * A sweep being computed: workers claim points in order from one counter (so the
+ * first rows are done first, and a thread whose points came to rest early takes
+ * more), drops go through the core's lanes, and each finished point is marked
+ * ready; whichever thread finds the next rows in order ready hands them to the
+ * sink. Without a sink only the results are kept.
+ */
+struct run {
+	const struct sweep_plan *p;
 	struct ans_result *results;
-	size_t begin, end;
-	pthread_t thread;
-	int started;
+	char **texts;          /* a sink's row text per point, until written */
+	char **json_texts;     /* and its JSON text, when the sink wants both */
+	atomic_uchar *ready;   /* per point: result (and text) final */
+	atomic_size_t claimed; /* points handed to workers */
+	atomic_int failed;     /* out of memory or the sink refused: stop claiming */
+	const struct sweep_sink *sink;
+	pthread_mutex_t emit_lock;      /* one writer at a time, rows in order */
+	atomic_size_t emitted;          /* rows written (written under emit_lock) */
+	struct err sink_err;            /* the first failure's error (emit_lock) */
+	char **value_text[2][MAX_VARY]; /* each varied value's cell, per sweep_format */
+	size_t value_max;               /* the longest of them */
 };
+
+static char *row_text(const struct run *r, size_t i, enum sweep_format format);
+
+/* Claim the next point, or SIZE_MAX when none is left (or the run failed). */
+static size_t claim(struct run *r)
+{
+	size_t i;
+
+	if (atomic_load(&r->failed))
+		return SIZE_MAX;
+	i = atomic_fetch_add(&r->claimed, 1);
+	return i < r->p->npoints ? i : SIZE_MAX;
+}
+
+/* Write the rows that are ready, in order, if no other thread is writing. A row
+ * marked ready while another thread writes is seen by that thread's check after
+ * unlocking, or by its own marker's trylock once the lock is free. */
+static void emit_ready(struct run *r)
+{
+	size_t i;
+
+	while (pthread_mutex_trylock(&r->emit_lock) == 0) {
+		while (
+		    (i = atomic_load(&r->emitted)) < r->p->npoints && atomic_load(&r->ready[i])) {
+			char *text = r->texts[i];
+			char *json = r->sink->format == SWEEP_JSON ? text
+			    : r->json_texts                        ? r->json_texts[i]
+			                                           : NULL;
+
+			/* a row without text (out of memory) has failed the run already */
+			if (!atomic_load(&r->failed) &&
+			    r->sink->row(r->sink->ctx, text, strlen(text), json, &r->sink_err) != 0)
+				atomic_store(&r->failed, 1);
+			free(text);
+			r->texts[i] = NULL;
+			if (r->json_texts) {
+				free(r->json_texts[i]);
+				r->json_texts[i] = NULL;
+			}
+			atomic_store(&r->emitted, i + 1);
+		}
+		pthread_mutex_unlock(&r->emit_lock);
+		i = atomic_load(&r->emitted);
+		if (!(i < r->p->npoints && atomic_load(&r->ready[i])))
+			break;
+	}
+}
+
+/* Point i's result is final: format its row for the sink, mark it, write what is ready. */
+static void point_done(struct run *r, size_t i)
+{
+	if (r->sink) {
+		r->texts[i] = row_text(r, i, r->sink->format);
+		if (r->json_texts)
+			r->json_texts[i] = row_text(r, i, SWEEP_JSON);
+		if (!r->texts[i] || (r->json_texts && !r->json_texts[i]))
+			atomic_store(&r->failed, 1);
+	}
+	atomic_store(&r->ready[i], 1);
+	if (r->sink)
+		emit_ready(r);
+}
+
+/* The lanes' feed: the plan's drop points, each prepared as ans_compute would. */
+static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, double *duration)
+{
+	struct run *r = ctx;
+	size_t i;
+	const struct ctd_scene *scene;
+	struct ans_result *out;
+
+	for (;;) {
+		i = claim(r);
+		if (i == SIZE_MAX)
+			return -1;
+		scene = &r->p->points[i].u.scene.scene;
+		/* the lanes follow the pyramidal cone's arithmetic (scene.c's); any other cone
+		 * is dropped one point at a time by the scalar core */
+		if (scene->option.cone == CTD_CONE_PYRAMIDAL)
+			break;
+		ans_compute(&r->p->points[i], &r->results[i]);
+		point_done(r, i);
+	}
+	out = &r->results[i];
+	memset(out, 0, sizeof *out);
+	out->query = SVC_DROP;
+	out->mujoco = scene->option.mujoco;
+	ctd_scene_prepare(scene, model);
+	out->solref_fallback = model->gains.fell_back;
+	out->direct = model->gains.direct;
+	*height = scene->height;
+	*duration = scene->duration;
+	return (long)i;
+}
+
+static void drop_done(void *ctx, long index, const struct ctd_sim_drop *out)
+{
+	struct run *r = ctx;
+
+	r->results[index].u.drop = *out;
+	point_done(r, (size_t)index);
+}
 
 static void *work(void *arg)
 {
-	struct worker *w = arg;
+	struct run *r = arg;
 	size_t i;
 
-	for (i = w->begin; i < w->end; i++)
-		ans_compute(&w->points[i], &w->results[i]);
+	if (r->p->query == SVC_DROP) {
+		struct ctd_lanes_feed feed = {drop_next, drop_done, r};
+		ctd_lanes_drop(&feed);
+		return NULL;
+	}
+	while ((i = claim(r)) != SIZE_MAX) {
+		ans_compute(&r->p->points[i], &r->results[i]);
+		point_done(r, i);
+	}
 	return NULL;
 }
 
-/* Compute every point of the plan into results on up to `threads` threads. */
-static int compute(
-    const struct sweep_plan *p, int threads, struct ans_result *results, struct err *err)
+/* Compute every point of the plan into results on up to `threads` threads (the
+ * calling thread is one), handing rows to sink (NULL: none) as they are ready. */
+static int compute(const struct sweep_plan *p, int threads, struct ans_result *results,
+    const struct sweep_sink *sink, char **const value_text[2][MAX_VARY], struct err *err)
 {
-	struct worker *workers;
-	size_t n = threads < 1 ? 1 : (size_t)threads, t;
+	struct run r;
+	pthread_t *ids = NULL;
+	char *started = NULL;
+	size_t n = threads < 1 ? 1 : (size_t)threads, t, i, k;
+	int rc = -1;
 
+	memset(&r, 0, sizeof r);
+	r.p = p;
+	r.results = results;
+	r.sink = sink;
+	for (k = 0; sink && k < p->nvary; k++) {
+		int f;
+		for (f = 0; f < 2; f++) {
+			r.value_text[f][k] = value_text[f][k];
+			for (i = 0; value_text[f][k] && i < p->counts[k]; i++)
+				if (strlen(value_text[f][k][i]) > r.value_max)
+					r.value_max = strlen(value_text[f][k][i]);
+		}
+	}
+	atomic_init(&r.claimed, 0);
+	atomic_init(&r.emitted, 0);
+	atomic_init(&r.failed, 0);
+	err_clear(&r.sink_err);
+	r.ready = malloc(p->npoints * sizeof *r.ready);
+	r.texts = sink ? calloc(p->npoints, sizeof *r.texts) : NULL;
+	r.json_texts = sink && sink->format != SWEEP_JSON && sink->with_json
+	    ? calloc(p->npoints, sizeof *r.json_texts)
+	    : NULL;
 	if (n > p->npoints)
 		n = p->npoints;
-	workers = calloc(n, sizeof *workers);
-	if (!workers)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	for (t = 0; t < n; t++) {
-		workers[t].points = p->points;
-		workers[t].results = results;
-		workers[t].begin = p->npoints * t / n;
-		workers[t].end = p->npoints * (t + 1) / n;
-		/* the calling thread takes the first range; a thread that cannot start
-		 * leaves its range to the calling thread too */
-		if (t > 0)
-			workers[t].started =
-			    pthread_create(&workers[t].thread, NULL, work, &workers[t]) == 0;
+	ids = calloc(n, sizeof *ids);
+	started = calloc(n, 1);
+	if (!r.ready || (sink && !r.texts) ||
+	    (sink && sink->format != SWEEP_JSON && sink->with_json && !r.json_texts) || !ids ||
+	    !started || pthread_mutex_init(&r.emit_lock, NULL) != 0) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto free_only;
 	}
-	work(&workers[0]);
-	for (t = 1; t < n; t++) {
-		if (workers[t].started)
-			pthread_join(workers[t].thread, NULL);
+	for (i = 0; i < p->npoints; i++)
+		atomic_init(&r.ready[i], 0);
+	/* a thread that cannot start leaves its share to the others */
+	for (t = 1; t < n; t++)
+		started[t] = pthread_create(&ids[t], NULL, work, &r) == 0;
+	work(&r);
+	for (t = 1; t < n; t++)
+		if (started[t])
+			pthread_join(ids[t], NULL);
+	if (sink)
+		emit_ready(&r); /* rows a writer left behind as the last ones finished */
+	if (atomic_load(&r.failed)) {
+		if (r.sink_err.code != ERR_NONE)
+			*err = r.sink_err;
 		else
-			work(&workers[t]);
+			err_set(err, ERR_INTERNAL, "", "out of memory");
+	} else {
+		rc = 0;
 	}
-	free(workers);
-	return 0;
+	pthread_mutex_destroy(&r.emit_lock);
+free_only:
+	for (i = 0; i < p->npoints; i++) {
+		if (r.texts)
+			free(r.texts[i]);
+		if (r.json_texts)
+			free(r.json_texts[i]);
+	}
+	free(r.texts);
+	free(r.json_texts);
+	free(r.ready);
+	free(ids);
+	free(started);
+	return rc;
 }
 
 /* The row of point i: its varied values, then its answer's fields. */
@@ -427,7 +713,7 @@ int sweep_run(const struct sweep_plan *p, int threads, json_t **answer, struct e
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
-	if (compute(p, threads, results, err) != 0)
+	if (compute(p, threads, results, NULL, NULL, err) != 0)
 		goto out;
 	rows = json_array();
 	for (i = 0; rows && i < p->npoints; i++) {
@@ -544,4 +830,199 @@ int sweep_csv(const json_t *answer, char **csv, struct err *err)
 	}
 	*csv = text;
 	return 0;
+}
+
+/* ---- streaming: rows as text, in order, as they are computed ---- */
+
+/* s as a JSON string, escaped as jtext writes it, at out; returns the end. */
+static char *put_json_string(char *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	*out++ = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		const char *esc = c == '"' ? "\\\""
+		    : c == '\\'            ? "\\\\"
+		    : c == '\b'            ? "\\b"
+		    : c == '\f'            ? "\\f"
+		    : c == '\n'            ? "\\n"
+		    : c == '\r'            ? "\\r"
+		    : c == '\t'            ? "\\t"
+		                           : NULL;
+		if (esc) {
+			out = stpcpy(out, esc);
+		} else if (c < 0x20) {
+			out = stpcpy(out, "\\u00");
+			*out++ = hex[c >> 4];
+			*out++ = hex[c & 15];
+		} else {
+			*out++ = (char)c;
+		}
+	}
+	*out++ = '"';
+	return out;
+}
+
+/* s as one CSV cell (csv_text's rule), at out; returns the end. */
+static char *put_csv_string(char *out, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")])
+		return stpcpy(out, s);
+	*out++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*out++ = '"';
+		*out++ = *s;
+	}
+	*out++ = '"';
+	return out;
+}
+
+/* One answer field in format, at out; returns the end. */
+static char *put_field(char *out, const struct ans_field *f, enum sweep_format format)
+{
+	char real[JTEXT_REAL_MAX];
+
+	switch (f->type) {
+	case ANS_REAL:
+		return stpcpy(out,
+		    format == SWEEP_CSV ? jtext_shortest(f->real, real)
+		                        : jtext_real(f->real, real));
+	case ANS_INTEGER:
+		return out + sprintf(out, "%ld", f->integer);
+	case ANS_BOOL:
+		return stpcpy(out, f->integer ? "true" : "false");
+	case ANS_STRING:
+		return format == SWEEP_CSV ? put_csv_string(out, f->text)
+		                           : put_json_string(out, f->text);
+	default:
+		return format == SWEEP_CSV ? out : stpcpy(out, "null");
+	}
+}
+
+/* The text of point i's row in format (a JSON array, or a CSV line with its
+ * "\n"), exactly as the whole answer prints it; NULL when out of memory. Caller frees. */
+static char *row_text(const struct run *r, size_t i, enum sweep_format format)
+{
+	const struct sweep_plan *p = r->p;
+	struct ans_field fields[ANS_MAX_FIELDS];
+	size_t n = ans_fields(&r->results[i], fields), f, cap;
+	size_t index[MAX_VARY] = {i, 0};
+	char *text, *out;
+
+	if (p->nvary == 2) {
+		index[0] = i / p->counts[1];
+		index[1] = i % p->counts[1];
+	}
+	/* strings escape to at most 6 bytes a byte; everything else fits a real's room */
+	cap = 4 + MAX_VARY * (r->value_max + 1);
+	for (f = 0; f < n; f++)
+		cap += 1 +
+		    (fields[f].type == ANS_STRING ? 6 * strlen(fields[f].text) + 2
+		                                  : JTEXT_REAL_MAX);
+	text = malloc(cap);
+	if (!text)
+		return NULL;
+	out = text;
+	if (format == SWEEP_JSON)
+		*out++ = '[';
+	for (f = 0; f < p->nvary; f++) {
+		if (f > 0)
+			*out++ = ',';
+		out = stpcpy(out, r->value_text[format][f][index[f]]);
+	}
+	for (f = 0; f < n; f++) {
+		*out++ = ',';
+		out = put_field(out, &fields[f], format);
+	}
+	*out++ = format == SWEEP_JSON ? ']' : '\n';
+	*out = '\0';
+	return text;
+}
+
+/* The cell text of v in format (jtext's JSON, or csv_cell's CSV); NULL: out of memory. */
+static char *value_cell(const json_t *v, int format)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+	int failed;
+
+	if (format == SWEEP_JSON)
+		return jtext_dump(v, 0);
+	f = open_memstream(&text, &size);
+	if (!f)
+		return NULL;
+	failed = csv_cell(f, v) != 0;
+	if (fclose(f) != 0 || failed) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+json_t *sweep_head(const struct sweep_plan *p)
+{
+	struct ans_result blank;
+	json_t *columns;
+
+	memset(&blank, 0, sizeof blank);
+	blank.query = p->query;
+	columns = make_columns(p, &blank);
+	return columns
+	    ? json_pack("{s:s, s:o}", "query", svc_endpoint_name(p->query), "columns", columns)
+	    : NULL;
+}
+
+int sweep_stream(
+    const struct sweep_plan *p, int threads, const struct sweep_sink *sink, struct err *err)
+{
+	struct ans_result *results = calloc(p->npoints, sizeof *results);
+	char **value_text[2][MAX_VARY] = {{NULL}};
+	json_t *head = sweep_head(p);
+	char *header = NULL;
+	size_t size = 0, k, j;
+	FILE *file;
+	int rc = -1, f;
+
+	if (!results || !head) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto out;
+	}
+	for (f = 0; f < 2; f++) {
+		if (f != (int)sink->format && !(f == SWEEP_JSON && sink->with_json))
+			continue;
+		for (k = 0; k < p->nvary; k++) {
+			char **cells = calloc(p->counts[k], sizeof *cells);
+			value_text[f][k] = cells;
+			for (j = 0; cells && j < p->counts[k]; j++)
+				if (!(cells[j] = value_cell(json_array_get(p->values[k], j), f)))
+					break;
+			if (!cells || j < p->counts[k]) {
+				err_set(err, ERR_INTERNAL, "", "out of memory");
+				goto out;
+			}
+		}
+	}
+	file = open_memstream(&header, &size);
+	if (!file ||
+	    (csv_line(file, json_object_get(head, "columns")) != 0) | (fclose(file) != 0)) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto out;
+	}
+	if (sink->head(sink->ctx, head, header, err) != 0)
+		goto out;
+	rc = compute(p, threads, results, sink, value_text, err);
+out:
+	for (f = 0; f < 2; f++)
+		for (k = 0; k < p->nvary; k++) {
+			for (j = 0; value_text[f][k] && j < p->counts[k]; j++)
+				free(value_text[f][k][j]);
+			free(value_text[f][k]);
+		}
+	free(header);
+	json_decref(head);
+	free(results);
+	return rc;
 }

@@ -29,6 +29,11 @@ struct sweep_plan;
  */
 int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct err *err);
 
+/* sweep_parse() with a grid's points parsed on up to `threads` threads: the same plan
+ * and the same error. */
+int sweep_parse_threads(
+    json_t *body, long max_points, int threads, struct sweep_plan **plan, struct err *err);
+
 /* The canonical form of a validated sweep; NULL if out of memory. Caller owns it. */
 json_t *sweep_plan_json(const struct sweep_plan *plan);
 
@@ -38,6 +43,39 @@ json_t *sweep_plan_json(const struct sweep_plan *plan);
  * caller owns.
  */
 int sweep_run(const struct sweep_plan *plan, int threads, json_t **answer, struct err *err);
+
+/* The format of a streamed sweep's rows. */
+enum sweep_format { SWEEP_JSON, SWEEP_CSV };
+
+/*
+ * Where sweep_stream() writes. head() comes first, once: the answer object without
+ * "rows" (borrowed) and the CSV header line (with its "\n"). Then row(), once per
+ * row, in the rows' order, as soon as that row and every row before it are computed:
+ * the row as it appears in the whole answer, a JSON array (SWEEP_JSON, no newline) or
+ * a CSV line with its "\n" (SWEEP_CSV); json is the row's JSON text too (text itself
+ * for SWEEP_JSON; for SWEEP_CSV only when with_json is set, else NULL), for a caller
+ * that keeps the whole answer. row() runs on whichever worker thread finished the
+ * row, never two at once. A nonzero return (err filled) stops the sweep.
+ */
+struct sweep_sink {
+	enum sweep_format format;
+	int with_json;
+	int (*head)(void *ctx, const json_t *head, const char *csv_header, struct err *err);
+	int (*row)(void *ctx, const char *text, size_t len, const char *json, struct err *err);
+	void *ctx;
+};
+
+/*
+ * Answer a validated sweep row by row into sink, with `threads` threads (>= 1). The
+ * rows' bytes, with the head's, are exactly those of sweep_run()'s answer printed as
+ * JSON (svc_dump) or CSV (sweep_csv). Returns 0, or -1 with err (the sink's error, or
+ * out of memory) after any number of rows.
+ */
+int sweep_stream(
+    const struct sweep_plan *plan, int threads, const struct sweep_sink *sink, struct err *err);
+
+/* A sweep answer without its rows: {"query", "columns"}; NULL if out of memory. Caller owns it. */
+json_t *sweep_head(const struct sweep_plan *plan);
 
 /* Free a plan of sweep_parse(); NULL is a no-op. */
 void sweep_plan_free(struct sweep_plan *plan);

@@ -1,0 +1,64 @@
+/*
+ * lanes.h: many drops at once, several in the lanes of one SIMD vector, with the
+ * same answers, bit for bit, as ctd_sim_drop() on each alone.
+ *
+ * Every lane performs exactly the operations ctd_sim_drop() performs for its point,
+ * in the same order, with branches replaced by selects: IEEE arithmetic is lane-wise
+ * and correctly rounded, so each lane gets its point's bits. Floating-point
+ * contraction (a*b+c fused) would break that; lanes.c forbids it in its own source.
+ *
+ * A lane that finishes takes the next point at once (points of different lengths or
+ * integrators share a vector), and a lane whose whole state repeats bit for bit stops
+ * stepping: every later step would be the same, so its statistics are finished
+ * without the physics (the proof is in lanes.c).
+ *
+ * The lanes follow scene.c's pyramidal cone: a caller drops points of any other cone
+ * with ctd_sim_drop() (the scene model does not say its cone).
+ */
+#ifndef CONTACTD_CORE_LANES_H
+#define CONTACTD_CORE_LANES_H
+
+#include <stddef.h>
+
+#include "core/scene.h"
+#include "core/sim.h"
+
+/*
+ * Where ctd_lanes_drop() takes its points and leaves its answers.
+ * next(): the next point to drop, or -1 when none is left; it fills *model (copied
+ * at once: the callee may reuse its storage), *height and *duration. done(): the
+ * answer of point `index` (as next() numbered it), final. Both are called from the
+ * thread that runs ctd_lanes_drop(); several threads may each run their own call on
+ * feeds whose next() hands out distinct points.
+ */
+struct ctd_lanes_feed {
+	long (*next)(void *ctx, struct ctd_scene_model *model, double *height, double *duration);
+	void (*done)(void *ctx, long index, const struct ctd_sim_drop *out);
+	void *ctx;
+};
+
+/* Drop every point of feed, as ctd_sim_drop(model, height, duration) would. No
+ * allocation; never fails. */
+void ctd_lanes_drop(const struct ctd_lanes_feed *feed);
+
+/* ctd_lanes_drop() over arrays: out[i] = ctd_sim_drop(&models[i], heights[i], durations[i]). */
+void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
+    const double *durations, struct ctd_sim_drop *out, size_t n);
+
+/* The number of points one ctd_lanes_drop() call steps at once (lanes per vector
+ * times the vectors stepped side by side) with the kernel in use. */
+int ctd_lanes_width(void);
+
+/*
+ * Choose the kernel of later ctd_lanes_drop() calls: 0 the widest this processor runs
+ * (the default), 4 the 4-lane one, 8 the AVX-512 one where it runs (else 4). Returns
+ * the lanes per vector now in use. For tests and benchmarks; not thread-safe against
+ * running drops.
+ */
+int ctd_lanes_select(int width);
+
+/* The AVX-512 kernel (lanes512.c, x86-64 only); call ctd_lanes_drop(), which
+ * chooses it when the processor has AVX-512. */
+void ctd_lanes_drop8(const struct ctd_lanes_feed *feed);
+
+#endif

@@ -1,0 +1,478 @@
+/*
+ * lanes_kernel.h: the body of the lanes (lanes.c's header says what they do and why
+ * each lane keeps its point's bits), written once for any vector width. A kernel
+ * file defines LANES (4 or 8), KERNEL_NAME and KERNEL_ATTR, forbids contraction and
+ * includes it: lanes.c (4 lanes: AVX2 without FMA, or the baseline) and lanes512.c
+ * (8 lanes: AVX-512 without FMA). Not a header of the core's interface.
+ */
+#ifndef LANES
+#error "define LANES, KERNEL_NAME and KERNEL_ATTR before including lanes_kernel.h"
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/lanes.h"
+#include "tunables.h"
+
+/* the vector helpers must melt into the kernel (and into each of its clones) */
+#define INLINE static inline __attribute__((always_inline))
+
+typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
+typedef int64_t vi __attribute__((vector_size(LANES * sizeof(double))));
+
+/* a where m (all ones), else b: bits moved, never arithmetic */
+#define SEL(m, a, b) ((vd)(((vi)(a) & (m)) | ((vi)(b) & ~(m))))
+#define SPLAT(x) ((vd){0} + (x)) /* x must not be -0: 0 + -0 is +0 */
+#define SPLAT_I(x) ((vi){0} + (x))
+
+/* Is any lane of m set? A tree of ORs over halves, not a loop over lanes. */
+INLINE int any(vi m)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+#if LANES == 8
+	m |= __builtin_shuffle(m, (vi){4, 5, 6, 7, 0, 1, 2, 3});
+	m |= __builtin_shuffle(m, (vi){2, 3, 0, 1, 6, 7, 4, 5});
+	m |= __builtin_shuffle(m, (vi){1, 0, 3, 2, 5, 4, 7, 6});
+#else
+	m |= __builtin_shuffle(m, (vi){2, 3, 0, 1});
+	m |= __builtin_shuffle(m, (vi){1, 0, 3, 2});
+#endif
+	return m[0] != 0;
+#else
+	int64_t acc = 0;
+	int j;
+
+	for (j = 0; j < LANES; j++)
+		acc |= m[j];
+	return acc != 0;
+#endif
+}
+
+/* The constants of one lane's point, lane-wise: a scene model spread over vectors. */
+struct params {
+	vd half_height, includemargin;
+	/* impedance (ctd_law_impedance) */
+	vd d0, d1, width, midpoint, power, scale_below, scale_above, flat_value;
+	vi flat, power1, power2, power_other;
+	/* gains, R, solve */
+	vd neg_B, K, diag_raw, pyramid_scale, impratio_clamped, friction0;
+	vi R_single, R_scaled, R_general;
+	vd mass, a0, qfrc, rows, certificate_scale, timestep;
+	vi rk4, certificate; /* certificate: the warm Euler step with the Newton exit */
+	/* how many live lanes need the rare paths: they run only when some lane does */
+	int n_power_other, n_R_general, n_rk4, n_euler;
+};
+
+/* The running state of the lanes' drops. */
+struct lane_state {
+	vd z, vel, warm;
+	vd step, steps, first_jitter; /* step index, step count, first step of the window */
+	vd peak, max_height, rebound, touched, bottom;
+	vd count, mean, m2;
+	vi active; /* all ones: the lane holds a point */
+};
+
+/* Bookkeeping per lane: which point it holds. */
+struct lane_slot {
+	long index; /* the feed's index, -1: idle */
+	double height;
+};
+
+INLINE vd vabs(vd x)
+{
+	return (vd)((vi)x & SPLAT_I(INT64_MAX));
+}
+
+/* ctd_law_impedance(r) per lane (no derivative). */
+INLINE vd impedance(const struct params *p, vd r)
+{
+	vd x = vabs(r) / p->width, y, imp;
+	vi le = x <= p->midpoint;
+	vd a = SEL(le, p->scale_below, p->scale_above);
+	vd u = SEL(le, x, 1 - x);
+	vd uu = a * (u * u);
+	vd y2 = SEL(le, uu, 1 - uu);
+
+	y = SEL(p->power1, x, y2);
+	if (p->n_power_other > 0) {
+		vd yo = y;
+		int j;
+
+		for (j = 0; j < LANES; j++)
+			if (p->power_other[j])
+				yo[j] = x[j] <= p->midpoint[j]
+				    ? p->scale_below[j] * pow(x[j], p->power[j])
+				    : 1 - p->scale_above[j] * pow(1 - x[j], p->power[j]);
+		y = yo;
+	}
+	imp = p->d0 + y * (p->d1 - p->d0);
+	imp = SEL(x <= 0, p->d0, imp);
+	imp = SEL(x >= 1, p->d1, imp);
+	return SEL(p->flat, p->flat_value, imp);
+}
+
+/* max2(a, b) of scene.c: a > b ? a : b */
+INLINE vd vmax2(vd a, vd b)
+{
+	return SEL(a > b, a, b);
+}
+
+/* ctd_scene_row_R(imp) per lane. */
+INLINE vd row_R(const struct params *p, vd imp)
+{
+	vd R0 = vmax2(SPLAT(MJ_MINVAL), (1 - imp) * p->diag_raw / imp);
+	vd R = SEL(p->R_scaled, p->pyramid_scale * R0, R0);
+
+	if (p->n_R_general > 0) {
+		int j;
+
+		for (j = 0; j < LANES; j++)
+			if (p->R_general[j]) {
+				double R1 = R0[j] / p->impratio_clamped[j];
+				double mu = p->friction0[j] * sqrt(R1 / R0[j]);
+				R[j] = 2 * mu * mu * R0[j];
+			}
+	}
+	return R;
+}
+
+/* certified_accel of scene.c per lane. */
+INLINE vd certified(const struct params *p, vd aref, vd R, vd warm, vd exact)
+{
+	vd D = 1 / R, n = p->rows, scale = p->certificate_scale, start, x, grad, gap;
+	vd xw = warm - aref, xs = p->a0 - aref;
+	vd cost_warm = 0.5 * (p->mass * warm - p->qfrc) * (warm - p->a0);
+	vd cost_smooth = SPLAT(0);
+	vi ok;
+
+	cost_warm = SEL(xw < 0, cost_warm + n * (0.5 * D * xw * xw), cost_warm);
+	cost_smooth = SEL(xs < 0, cost_smooth + n * (0.5 * D * xs * xs), cost_smooth);
+	start = SEL(cost_warm > cost_smooth, p->a0, warm);
+	x = start - aref;
+	grad = p->mass * start - p->qfrc + SEL(x < 0, n * D * x, SPLAT(0));
+	gap = vmax2(SPLAT(0), 0.5 * scale * (grad * (grad / p->mass)));
+	ok = (scale * vabs(grad) < MJ_TOLERANCE) & (gap < MJ_TOLERANCE);
+	return SEL(ok, start, exact);
+}
+
+/* accel of scene.c per lane; warm applies where `certify` is set. */
+INLINE vd accel(const struct params *p, vd z, vd vel, vd warm, vi certify)
+{
+	vd dist = z - p->half_height;
+	vi contact = dist < p->includemargin;
+	vd r;
+
+	/* no lane in contact (a fall, a bounce): every lane's answer is a0 */
+	if (!any(contact))
+		return p->a0;
+	r = dist - p->includemargin;
+	vd imp = impedance(p, r);
+	vd aref = p->neg_B * vel - p->K * imp * r;
+	vd R = row_R(p, imp);
+	vd solved = (p->mass * p->a0 * R + p->rows * aref) / (p->mass * R + p->rows);
+	vd acc = SEL(p->a0 >= aref, p->a0, solved);
+
+	if (any(certify & contact))
+		acc = SEL(certify, certified(p, aref, R, warm, acc), acc);
+	return SEL(contact, acc, p->a0);
+}
+
+/* step_rk4 of scene.c per lane: the new (z, vel) in *zo, *vo. */
+INLINE void rk4(const struct params *p, vd z0, vd v0, vd *zo, vd *vo)
+{
+	static const double B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+	const vd h = p->timestep;
+	const vi none = {0};
+	vd fv[4], fa[4], dv, da;
+	int i;
+
+	fv[0] = v0;
+	fa[0] = accel(p, z0, v0, SPLAT(0), none);
+	for (i = 1; i < 4; i++) {
+		double w = i == 3 ? 1.0 : 0.5;
+		vd zi = z0 + h * (fv[i - 1] * w);
+		vd vi_ = v0 + (fa[i - 1] * w) * h;
+		fv[i] = vi_;
+		fa[i] = accel(p, zi, vi_, SPLAT(0), none);
+	}
+	dv = SPLAT(0);
+	da = SPLAT(0);
+	for (i = 0; i < 4; i++) {
+		dv += fv[i] * B[i];
+		da += fa[i] * B[i];
+	}
+	*zo = z0 + h * dv;
+	*vo = v0 + da * h;
+}
+
+/* Put one point's constants into lane j. */
+static void load_params(struct params *p, int j, const struct ctd_scene_model *m)
+{
+	const struct ctd_law_solimp *s = &m->solimp;
+	int rk4_lane = m->integrator == CTD_SCENE_RK4;
+
+	p->half_height[j] = m->half_height;
+	p->includemargin[j] = m->contact.includemargin;
+	p->d0[j] = s->d0;
+	p->d1[j] = s->dwidth;
+	p->width[j] = s->width;
+	p->midpoint[j] = s->midpoint;
+	p->power[j] = s->power;
+	p->scale_below[j] = s->scale_below;
+	p->scale_above[j] = s->scale_above;
+	p->flat_value[j] = 0.5 * (s->d0 + s->dwidth);
+	p->flat[j] = -(int64_t)(s->d0 == s->dwidth || s->width <= MJ_MINVAL);
+	p->power1[j] = -(int64_t)(s->power == 1);
+	p->power2[j] = -(int64_t)(s->power == 2);
+	p->power_other[j] = -(int64_t)(s->power != 1 && s->power != 2);
+	p->neg_B[j] = -m->gains.B;
+	p->K[j] = m->gains.K;
+	p->diag_raw[j] = m->diag_raw;
+	p->pyramid_scale[j] = m->pyramid_scale;
+	p->impratio_clamped[j] = MJ_MINVAL > m->impratio ? MJ_MINVAL : m->impratio;
+	p->friction0[j] = m->friction0;
+	p->R_single[j] = -(int64_t)(m->rows_per_contact == 1);
+	p->R_scaled[j] = -(int64_t)(m->rows_per_contact != 1 && m->pyramid_scale > 0);
+	p->R_general[j] = -(int64_t)(m->rows_per_contact != 1 && !(m->pyramid_scale > 0));
+	p->mass[j] = m->mass;
+	p->a0[j] = m->a0;
+	p->qfrc[j] = m->qfrc;
+	p->rows[j] = m->rows;
+	p->certificate_scale[j] = m->certificate_scale;
+	p->timestep[j] = m->timestep;
+	p->rk4[j] = -(int64_t)rk4_lane;
+	p->certificate[j] = -(int64_t)(!rk4_lane && m->rules.newton_certificate);
+}
+
+/* Start lane j on a point (sim.c's initial state). */
+static void load_state(
+    struct lane_state *st, int j, const struct ctd_scene_model *m, double height, long n)
+{
+	long window = lround(JITTER_WINDOW / m->timestep);
+
+	st->z[j] = height + m->half_height;
+	st->vel[j] = 0;
+	st->warm[j] = 0;
+	st->step[j] = 0;
+	st->steps[j] = (double)n;
+	st->first_jitter[j] = (double)(n > window ? n - window : 0);
+	st->peak[j] = -INFINITY;
+	st->max_height[j] = -INFINITY;
+	st->rebound[j] = 0;
+	st->touched[j] = 0;
+	st->bottom[j] = height;
+	st->count[j] = 0;
+	st->mean[j] = 0;
+	st->m2[j] = 0;
+}
+
+static int same_bits(double a, double b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, &a, sizeof x);
+	memcpy(&y, &b, sizeof y);
+	return x == y;
+}
+
+/*
+ * The jitter's remaining window steps of a lane at rest on bottom b (see the
+ * shortcut's proof above): sim.c's Welford update, stopped once (mean, m2) repeats
+ * bit for bit, the remaining steps then only counted.
+ */
+static void finish_window(
+    double b, long from, long n, long first_jitter, double *count, double *mean, double *m2)
+{
+	long i = from > first_jitter ? from : first_jitter;
+
+	for (; i < n; i++) {
+		double delta = b - *mean, c = *count + 1;
+		double mean_next = *mean + delta / c;
+		double m2_next = *m2 + delta * (b - mean_next);
+
+		*count = c;
+		if (same_bits(mean_next, *mean) && same_bits(m2_next, *m2)) {
+			*count += (double)(n - 1 - i);
+			return;
+		}
+		*mean = mean_next;
+		*m2 = m2_next;
+	}
+}
+
+/* Lane j's answer (sim.c's closing lines), its remaining steps at rest if `at_rest`. */
+static void finish(
+    const struct lane_state *st, int j, double height, int at_rest, struct ctd_sim_drop *out)
+{
+	long n = (long)st->steps[j];
+	double count = st->count[j], mean = st->mean[j], m2 = st->m2[j];
+
+	if (at_rest)
+		finish_window(st->bottom[j], (long)st->step[j], n, (long)st->first_jitter[j],
+		    &count, &mean, &m2);
+	out->peak_penetration = st->peak[j];
+	out->max_height = st->max_height[j];
+	out->rebound = st->rebound[j];
+	out->jitter = count > 0 ? sqrt(m2 / count) : 0;
+	out->final_penetration = -st->bottom[j];
+	out->energy_gain = out->rebound > height;
+	out->steps = n;
+}
+
+/* A point with no steps: sim.c's answer without a loop. */
+static void finish_empty(double height, struct ctd_sim_drop *out)
+{
+	out->peak_penetration = -height;
+	out->max_height = height;
+	out->rebound = 0;
+	out->jitter = 0;
+	out->final_penetration = -height;
+	out->energy_gain = 0 > height;
+	out->steps = 0;
+}
+
+/* Count the live lanes on each rare path (params' n_ fields). */
+static void count_paths(struct params *p, const struct lane_state *st)
+{
+	int j;
+
+	p->n_power_other = p->n_R_general = p->n_rk4 = p->n_euler = 0;
+	for (j = 0; j < LANES; j++) {
+		if (!st->active[j])
+			continue;
+		p->n_power_other += p->power_other[j] != 0;
+		p->n_R_general += p->R_general[j] != 0;
+		p->n_rk4 += p->rk4[j] != 0;
+		p->n_euler += p->rk4[j] == 0;
+	}
+}
+
+/* Give lane j the feed's next point with steps; idle (index -1) when none is left. */
+static void refill(const struct ctd_lanes_feed *feed, struct params *p, struct lane_state *st,
+    struct lane_slot *slot, int j)
+{
+	struct ctd_scene_model m;
+	double height, duration;
+	long index;
+
+	for (;;) {
+		index = feed->next(feed->ctx, &m, &height, &duration);
+		if (index < 0)
+			break;
+		long n = ctd_sim_step_count(duration, m.timestep);
+		if (n > 0) {
+			load_params(p, j, &m);
+			load_state(st, j, &m, height, n);
+			slot[j].index = index;
+			slot[j].height = height;
+			st->active[j] = -1;
+			return;
+		}
+		struct ctd_sim_drop out;
+		finish_empty(height, &out);
+		feed->done(feed->ctx, index, &out);
+	}
+	slot[j].index = -1;
+	/* an idle lane keeps stepping its last point's state harmlessly; it never reports */
+	st->active[j] = 0;
+}
+
+/* GROUPS vectors stepped side by side: one step of one vector is a long chain of
+ * dependent divisions; independent vectors fill the processor's pipelines meanwhile */
+#define GROUPS 4
+
+/* One vector's points: their constants, states and feed indices. */
+struct group {
+	struct params p;
+	struct lane_state st;
+	struct lane_slot slot[LANES];
+};
+
+/* One step of every lane of g; lanes that finish report and take the next point.
+ * Returns the number of lanes that went idle. */
+INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
+{
+	struct params *p = &g->p;
+	struct lane_state *st = &g->st;
+	vd z = st->z, vel = st->vel, warm = st->warm, bottom;
+	vd z_next = z, vel_next = vel, warm_next = warm;
+	vi in_window, rest, finished;
+	int j, idled = 0;
+
+	if (p->n_euler > 0) {
+		/* the Euler family (velocity first); the warmstart moves only where certified */
+		vd acc = accel(p, z, vel, warm, p->certificate);
+		vel_next = vel + acc * p->timestep;
+		z_next = z + p->timestep * vel_next;
+		warm_next = SEL(p->certificate, acc, warm);
+	}
+	if (p->n_rk4 > 0) {
+		vd zr, vr;
+		rk4(p, z, vel, &zr, &vr);
+		z_next = SEL(p->rk4, zr, z_next);
+		vel_next = SEL(p->rk4, vr, vel_next);
+	}
+	rest = ((vi)z_next == (vi)z) & ((vi)vel_next == (vi)vel) & ((vi)warm_next == (vi)warm);
+	st->z = z_next;
+	st->vel = vel_next;
+	st->warm = warm_next;
+
+	/* sim.c's metrics of this step */
+	bottom = z_next - p->half_height;
+	st->bottom = bottom;
+	st->peak = SEL(-bottom > st->peak, -bottom, st->peak);
+	st->max_height = SEL(bottom > st->max_height, bottom, st->max_height);
+	st->rebound = SEL(((vi)st->touched != 0) & (bottom > st->rebound), bottom, st->rebound);
+	st->touched = SEL(bottom < 0, SPLAT(1), st->touched);
+	in_window = st->step >= st->first_jitter;
+	if (any(in_window)) {
+		vd count = st->count + 1;
+		vd delta = bottom - st->mean;
+		vd mean = st->mean + delta / count;
+		vd m2 = st->m2 + delta * (bottom - mean);
+		st->count = SEL(in_window, count, st->count);
+		st->mean = SEL(in_window, mean, st->mean);
+		st->m2 = SEL(in_window, m2, st->m2);
+	}
+	st->step = st->step + 1;
+
+	finished = ((st->step >= st->steps) | rest) & st->active;
+	if (!any(finished))
+		return 0;
+	for (j = 0; j < LANES; j++) {
+		struct ctd_sim_drop out;
+
+		if (!finished[j])
+			continue;
+		finish(st, j, g->slot[j].height, st->step[j] < st->steps[j], &out);
+		feed->done(feed->ctx, g->slot[j].index, &out);
+		refill(feed, p, st, g->slot, j);
+		idled += g->slot[j].index < 0;
+	}
+	count_paths(p, st);
+	return idled;
+}
+
+KERNEL_ATTR void KERNEL_NAME(const struct ctd_lanes_feed *feed)
+{
+	struct group groups[GROUPS];
+	int j, k, live = 0;
+
+	memset(groups, 0, sizeof groups);
+	for (k = 0; k < GROUPS; k++) {
+		struct group *g = &groups[k];
+		for (j = 0; j < LANES; j++) {
+			/* harmless constants for a lane that never gets a point */
+			g->p.width[j] = g->p.midpoint[j] = g->p.power[j] = g->p.mass[j] = 1;
+			g->p.rows[j] = g->p.diag_raw[j] = g->p.timestep[j] = 1;
+			refill(feed, &g->p, &g->st, g->slot, j);
+			live += g->slot[j].index >= 0;
+		}
+		count_paths(&g->p, &g->st);
+	}
+	while (live > 0)
+		for (k = 0; k < GROUPS; k++)
+			live -= step_group(feed, &groups[k]);
+}

@@ -1,0 +1,229 @@
+/*
+ * test_lanes.c: ctd_lanes_drop() answers every point exactly as ctd_sim_drop() does,
+ * bit for bit (no tolerance: the lanes promise the same operations in the same order).
+ *
+ * Thousands of random scenes cover what the lanes select between: both shapes, condim
+ * 1/3/4/6 (one row, the scaled pyramid, impratio's general pyramid), solref in both
+ * forms, flat and sigmoid impedance with power 1, 2, 3 and a fractional one, every
+ * integrator, every release's rules (the Newton certificate from 3.11.0), margins and
+ * gaps, timesteps and durations that give points of different lengths (and none) in
+ * one vector, and drops that come to rest (the shortcut) or blow up (NaN and inf).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/lanes.h"
+#include "core/mjver.h"
+#include "core/scene.h"
+#include "core/sim.h"
+
+#define POINTS 3000
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+/* splitmix64: a fixed sequence, so a failure reproduces */
+static double uniform(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+static double between(double lo, double hi)
+{
+	return lo + (hi - lo) * uniform();
+}
+
+static int pick(int n)
+{
+	int k = (int)(uniform() * n);
+
+	return k < n ? k : n - 1;
+}
+
+static void random_scene(struct ctd_scene *s)
+{
+	static const int condims[] = {1, 3, 4, 6};
+	static const double powers[] = {1, 2, 2, 3, 1.5};
+	static const enum ctd_scene_integrator integrators[] = {
+	    CTD_SCENE_EULER, CTD_SCENE_IMPLICIT, CTD_SCENE_IMPLICITFAST, CTD_SCENE_RK4};
+
+	memset(s, 0, sizeof *s);
+	s->shape = uniform() < 0.5 ? CTD_SCENE_SPHERE : CTD_SCENE_BOX;
+	s->size[0] = between(0.01, 0.1);
+	s->size[1] = between(0.01, 0.1);
+	s->size[2] = between(0.01, 0.1);
+	s->mass = between(0.1, 5);
+	ctd_pair_geom_default(&s->geom);
+	ctd_pair_geom_default(&s->floor);
+	s->geom.condim = s->floor.condim = condims[pick(4)];
+	if (uniform() < 0.5) {
+		/* the standard form, refsafe clamping some */
+		s->geom.solref[0] = between(0.001, 0.1);
+		s->geom.solref[1] = between(0.02, 2);
+	} else {
+		/* the direct form: -stiffness, -damping */
+		s->geom.solref[0] = -between(100, 50000);
+		s->geom.solref[1] = -between(0, 300);
+	}
+	s->geom.solimp[0] = between(0.5, 0.99);
+	s->geom.solimp[1] = uniform() < 0.1 ? s->geom.solimp[0] : between(0.5, 0.999);
+	s->geom.solimp[2] = uniform() < 0.1 ? 0 : between(0.0001, 0.01);
+	s->geom.solimp[3] = between(0.1, 0.9);
+	s->geom.solimp[4] = powers[pick(5)];
+	s->geom.friction[0] = between(0.1, 1.5);
+	s->geom.margin = uniform() < 0.7 ? 0 : between(0, 0.003);
+	s->geom.gap = uniform() < 0.7 ? 0 : between(0, 0.002);
+	s->option.timestep = uniform() < 0.5 ? 0.002 : between(0.0005, 0.01);
+	s->option.refsafe = uniform() < 0.8;
+	s->option.gravity = 9.81;
+	s->option.impratio = uniform() < 0.7 ? 1 : between(0.5, 10);
+	s->option.integrator = integrators[pick(4)];
+	s->option.mujoco = pick(ctd_mjver_count());
+	s->height = uniform() < 0.1 ? 0 : between(0, 0.2);
+	if (uniform() < 0.03) {
+		/* a spring far too stiff for the step, or past the largest double: the drop
+		 * flies off or blows up to inf and NaN */
+		s->geom.solref[0] = uniform() < 0.5 ? -between(1e8, 1e10) : -1.7e308;
+		s->geom.solref[1] = -between(0, 1);
+		s->option.timestep = 0.01;
+	}
+	s->duration = uniform() < 0.05 ? 0
+	    : uniform() < 0.5          ? between(0.001, 0.3)
+	                               : between(0.3, 2);
+}
+
+/* the same bits, NaN included */
+static int same(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int same_drop(const struct ctd_sim_drop *a, const struct ctd_sim_drop *b)
+{
+	return same(a->peak_penetration, b->peak_penetration) && same(a->rebound, b->rebound) &&
+	    same(a->max_height, b->max_height) && same(a->jitter, b->jitter) &&
+	    same(a->final_penetration, b->final_penetration) && a->energy_gain == b->energy_gain &&
+	    a->steps == b->steps;
+}
+
+START_TEST(lanes_match_single_drops)
+{
+	struct ctd_scene_model *models = calloc(POINTS, sizeof *models);
+	struct ctd_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
+	double *heights = calloc(POINTS, sizeof *heights);
+	double *durations = calloc(POINTS, sizeof *durations);
+	int i, width, rest = 0, diverged = 0, rk4 = 0, certified = 0;
+
+	ck_assert(models && lanes && heights && durations);
+	for (i = 0; i < POINTS; i++) {
+		struct ctd_scene s;
+		random_scene(&s);
+		ctd_scene_prepare(&s, &models[i]);
+		heights[i] = s.height;
+		durations[i] = s.duration;
+	}
+	/* each kernel this processor runs: the 4-lane one, and the AVX-512 one where it runs */
+	for (width = 4; width <= 8; width += 4) {
+		if (ctd_lanes_select(width) != width)
+			continue;
+		memset(lanes, 0, POINTS * sizeof *lanes);
+		ctd_lanes_drop_array(models, heights, durations, lanes, POINTS);
+		for (i = 0; i < POINTS; i++) {
+			struct ctd_sim_drop single;
+
+			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+			ck_assert_msg(
+			    same_drop(&single, &lanes[i]), "%d lanes, point %d", width, i);
+		}
+	}
+	ctd_lanes_select(0);
+	ctd_lanes_drop_array(models, heights, durations, lanes, POINTS);
+	for (i = 0; i < POINTS; i++) {
+		struct ctd_sim_drop single;
+
+		ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+		ck_assert_msg(same_drop(&single, &lanes[i]),
+		    "point %d: lanes peak %.17g rebound %.17g max %.17g jitter %.17g final %.17g; "
+		    "single %.17g %.17g %.17g %.17g %.17g",
+		    i, lanes[i].peak_penetration, lanes[i].rebound, lanes[i].max_height,
+		    lanes[i].jitter, lanes[i].final_penetration, single.peak_penetration,
+		    single.rebound, single.max_height, single.jitter, single.final_penetration);
+		rest += single.steps > 0 && single.jitter == 0;
+		diverged += !isfinite(single.final_penetration);
+		rk4 += models[i].integrator == CTD_SCENE_RK4;
+		certified += models[i].rules.newton_certificate;
+	}
+	/* the sample reaches what it is meant to: rest, blow-ups, RK4, the certificate */
+	ck_assert_int_gt(rest, POINTS / 20);
+	ck_assert_int_gt(diverged, 0);
+	ck_assert_int_gt(rk4, POINTS / 8);
+	ck_assert_int_gt(certified, POINTS / 40);
+	free(models);
+	free(lanes);
+	free(heights);
+	free(durations);
+}
+END_TEST
+
+/* The lesson's cube settles to an exact fixed point: the shortcut must give the same
+ * jitter (0) and final penetration as stepping all 2 s. */
+START_TEST(lanes_rest_shortcut_lesson_cube)
+{
+	struct ctd_scene s;
+	struct ctd_scene_model m[3];
+	double heights[3] = {0.1, 0.1, 0.1}, durations[3] = {2, 2, 0.6};
+	struct ctd_sim_drop out[3], single;
+	int i;
+
+	memset(&s, 0, sizeof s);
+	s.shape = CTD_SCENE_BOX;
+	s.size[0] = s.size[1] = s.size[2] = 0.05;
+	s.mass = 1;
+	ctd_pair_geom_default(&s.geom);
+	ctd_pair_geom_default(&s.floor);
+	s.option.timestep = 0.002;
+	s.option.refsafe = 1;
+	s.option.gravity = 9.81;
+	s.option.impratio = 1;
+	for (i = 0; i < 3; i++) {
+		s.option.mujoco = i == 0 ? CTD_MJVER_2_2_2 : ctd_mjver_count() - 1;
+		ctd_scene_prepare(&s, &m[i]);
+	}
+	ctd_lanes_drop_array(m, heights, durations, out, 3);
+	for (i = 0; i < 3; i++) {
+		ctd_sim_drop(&m[i], heights[i], durations[i], &single);
+		ck_assert(same_drop(&single, &out[i]));
+	}
+	ck_assert(out[0].jitter == 0);
+}
+END_TEST
+
+static Suite *lanes_suite(void)
+{
+	Suite *s = suite_create("lanes");
+	TCase *tc = tcase_create("bits");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, lanes_match_single_drops);
+	tcase_add_test(tc, lanes_rest_shortcut_lesson_cube);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(lanes_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
