@@ -252,10 +252,11 @@ function ndjsonProxy(target) {
 let failures = 0, passes = 0;
 
 async function check(name, fn) {
+	const start = Date.now();
 	try {
 		await fn();
 		passes++;
-		console.log('PASS: ' + name);
+		console.log('PASS: ' + name + ' (' + ((Date.now() - start) / 1000).toFixed(1) + ' s)');
 	} catch (e) {
 		failures++;
 		console.log('FAIL: ' + name + ': ' + (e && e.stack ? e.stack : e));
@@ -809,6 +810,10 @@ async function main() {
 		assert.deepEqual(res.map((p) => p.y), fit.residuals.drops.map((r, i) =>
 		    r.residual / (shown.measurements.drops[i].sigma || fit.noise_scale.rebound)));
 		assert.equal(await page.textContent('#mjcf'), fit.mjcf);
+		/* exports: the calibration as the API answers it; the fits with their intervals */
+		assert.deepEqual(JSON.parse(String(await download(page, '#tools-json'))), shown);
+		const fits = parseCsv(String(await download(page, '#tools-csv')));
+		assert.deepEqual(fits[2].slice(2, 5), [fit.solref[0], ...fit.intervals.timeconst['1sigma']]);
 		assert.ok((await page.textContent('#fit-timeconst')).includes('68 %: '));
 		await assertAccessible(page);
 		const png = await shot(page, 'live-chart', '#chart-fit');

@@ -6,7 +6,8 @@
 /* Interval bars for Chart.js 3: a dataset's `intervals[i]` = [low, high] draws a
  * vertical bar from low to high at point i (asymmetric, as the fit's confidence
  * intervals are). A null end is open: the bar runs to the chart's edge and ends in an
- * arrow instead of a cap. */
+ * arrow instead of a cap. barOffset shifts a dataset's bars sideways (pixels), so two
+ * datasets' bars at the same x stay apart. */
 const CDErrorBars = {
 	id: 'cdErrorBars',
 	afterDatasetsDraw(chart) {
@@ -23,22 +24,22 @@ const CDErrorBars = {
 			ctx.strokeStyle = ds.borderColor;
 			ctx.lineWidth = 1.5;
 			chart.getDatasetMeta(k).data.forEach((pt, i) => {
-				const iv = ds.intervals[i], p = ds.data[i];
+				const iv = ds.intervals[i], p = ds.data[i], x = pt.x + (ds.barOffset || 0);
 				if (!iv || !p || p.y === null || (iv[0] === null && iv[1] === null))
 					return;
 				const top = iv[1] === null ? area.top : y.getPixelForValue(iv[1]);
 				const bottom = iv[0] === null ? area.bottom : y.getPixelForValue(iv[0]);
 				ctx.beginPath();
-				ctx.moveTo(pt.x, top);
-				ctx.lineTo(pt.x, bottom);
+				ctx.moveTo(x, top);
+				ctx.lineTo(x, bottom);
 				for (const [end, yy, dir] of [[iv[1], top, 1], [iv[0], bottom, -1]]) {
 					if (end === null) {
-						ctx.moveTo(pt.x - 4, yy + 6 * dir);
-						ctx.lineTo(pt.x, yy);
-						ctx.lineTo(pt.x + 4, yy + 6 * dir);
+						ctx.moveTo(x - 4, yy + 6 * dir);
+						ctx.lineTo(x, yy);
+						ctx.lineTo(x + 4, yy + 6 * dir);
 					} else {
-						ctx.moveTo(pt.x - 4, yy);
-						ctx.lineTo(pt.x + 4, yy);
+						ctx.moveTo(x - 4, yy);
+						ctx.lineTo(x + 4, yy);
 					}
 				}
 				ctx.stroke();
@@ -97,8 +98,9 @@ function drawHistory() {
 		return {min: Math.max(0, lo - pad), max: hi + pad};
 	};
 	chart('fit', 'chart-fit', {type: 'scatter', plugins: [CDErrorBars, CDZoom], data: {datasets: [
-		pointSet('timeconst (s)', tc, CD.colors[0], {showLine: true, yAxisID: 'y', intervals: ivs('timeconst')}),
-		pointSet('dampratio', dr, CD.colors[1], {showLine: true, yAxisID: 'y2', intervals: ivs('dampratio'),
+		pointSet('timeconst (s)', tc, CD.colors[0], {showLine: true, yAxisID: 'y', intervals: ivs('timeconst'),
+		    barOffset: -4}),
+		pointSet('dampratio', dr, CD.colors[1], {showLine: true, yAxisID: 'y2', intervals: ivs('dampratio'), barOffset: 4,
 		    pointStyle: 'rectRot'}),
 	]}, options: CD.chartOptions({scales: scales('fit (upload by upload)', 'timeconst (s)', {
 		x: {type: 'linear', title: {display: true, text: 'fit (upload by upload)'}, ticks: {precision: 0},
@@ -397,6 +399,21 @@ document.getElementById('copy').addEventListener('click', async () => {
 		CD.status('status', 'Press Ctrl+C to copy the selected MJCF.');
 	}
 });
+/* the convergence chart's tools: the calibration as the API answered it (JSON), the
+ * fits so far with their intervals (CSV), the chart (PNG, SVG) */
+CD.toolbar('tools', {name: 'calibration', status: 'status', chart: () => window.contactd.charts.fit,
+    data: () => {
+	    if (!state.calibration)
+		    throw new Error('no calibration loaded yet');
+	    const cell = (iv, k) => (iv ? iv[k] : null);
+	    const rows = state.history.filter((f) => f.solref).map((f, i) => {
+		    const t = interval(f, 'timeconst'), d = interval(f, 'dampratio');
+		    return [i + 1, f.cdId, f.solref[0], cell(t, 0), cell(t, 1), f.solref[1], cell(d, 0), cell(d, 1),
+		        f.status || ''];
+	    });
+	    return {json: state.calibration, csv: CD.csv(['fit', 'fit_id', 'timeconst', 'timeconst_low_1sigma',
+		    'timeconst_high_1sigma', 'dampratio', 'dampratio_low_1sigma', 'dampratio_high_1sigma', 'status'], rows)};
+    }});
 const fromHash = /(?:^#|&)calibration=(\d+)/.exec(location.hash);
 if (fromHash)
 	document.getElementById('calibration').value = fromHash[1];
