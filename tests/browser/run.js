@@ -897,7 +897,15 @@ async function main() {
 		assert.ok(shown.length > 0 && shown.length < 20, shown.length + ' entries match "rebound"');
 		assert.ok(shown.every((d) => d.open));
 		assert.ok(shown.some((d) => d.id === 'schema-DropAnswer'));
+		/* the search is in the address: a reload shows the same entries */
+		assert.match(page.url(), /\?q=rebound/);
+		await page.reload();
+		await page.waitForFunction(() => window.contactd.answers.openapi);
+		assert.equal(await page.inputValue('#api-search'), 'rebound');
+		assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('details.api-op, details.api-schema-box')]
+		    .filter((d) => !d.hidden).map((d) => ({id: d.id, open: d.open}))), shown);
 		await page.fill('#api-search', '');
+		assert.doesNotMatch(page.url(), /\?q=/);
 		/* a link to a schema opens it */
 		await page.click('#api-expand');
 		await page.click('#api-collapse');

@@ -116,7 +116,7 @@ function tools() {
 	    autocomplete: 'off', spellcheck: 'false'});
 	const all = () => [...document.querySelectorAll('details.api-op, details.api-schema-box')];
 	const count = el('span', {id: 'api-count', class: 'key', 'aria-live': 'polite'});
-	input.addEventListener('input', () => {
+	const search = () => {
 		const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
 		let shown = 0;
 		for (const d of all()) {
@@ -127,7 +127,19 @@ function tools() {
 			shown += hit ? 1 : 0;
 		}
 		count.textContent = words.length ? shown + ' of ' + all().length + ' entries match' : '';
+	};
+	/* the search is the page's state: in the address (?q=), for a reload or a link */
+	input.addEventListener('input', () => {
+		search();
+		const url = new URL(location.href);
+		if (input.value.trim())
+			url.searchParams.set('q', input.value.trim());
+		else
+			url.searchParams.delete('q');
+		history.replaceState(null, '', url.href);
 	});
+	input.value = new URLSearchParams(location.search).get('q') || '';
+	input.cdSearch = search;
 	const button = (label, id, open) => {
 		const b = el('button', {type: 'button', class: 'secondary small', id}, label);
 		b.addEventListener('click', () => all().forEach((d) => {
@@ -188,6 +200,7 @@ async function render() {
 		sec.append(schemaNode(s, 0));
 		out.append(sec);
 	}
+	document.getElementById('api-search').cdSearch();
 	CD.status('status', ops.length + ' operations, ' +
 	    Object.keys((doc.components || {}).schemas || {}).length + ' schemas.', 'ok');
 	openTarget();

@@ -125,6 +125,7 @@ const CD = {
 			const th = document.createElement('th');
 			th.scope = 'col';
 			th.textContent = c;
+			th.title = CD.label(c);
 			head.appendChild(th);
 		}
 		const body = table.createTBody();
