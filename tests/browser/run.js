@@ -494,6 +494,22 @@ async function main() {
 		assert.match(await page.textContent('#status'), /Points of the first field must be a whole number from 1 to 200/);
 		assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status error');
 		assert.deepEqual(await page.evaluate(() => window.contactd.answers.sweep.request), line);
+		/* drops that gain energy (refsafe off, timeconst below 2 timesteps) are flagged */
+		await page.fill('#count1', '6');
+		await page.fill('#from1', '0.0005');
+		await page.fill('#base', JSON.stringify({geom: {solref: [0.02, 1]}, option: {refsafe: false}, duration: 1}));
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.base.option.refsafe === false &&
+		    !document.getElementById('run').disabled);
+		const gain = await page.evaluate(() => window.contactd.answers.sweep);
+		const gi = gain.answer.columns.indexOf('energy_gain'), ri2 = gain.answer.columns.indexOf('rebound');
+		const gained = gain.answer.rows.filter((r) => r[gi] === true);
+		assert.ok(gained.length > 0 && gained.length < gain.answer.rows.length, gained.length + ' drops gained energy');
+		const flagged = await page.evaluate(() => window.contactd.charts.sweep.data.datasets.filter((d) => d.cdFlagged)
+		    .map((d) => d.data));
+		assert.deepEqual(flagged, [gained.map((r) => ({x: r[0], y: r[ri2]}))]);
+		assert.match(await page.textContent('#status'), new RegExp(gained.length + ' gained energy or diverged'));
+		assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status error');
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
 	});

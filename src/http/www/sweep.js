@@ -143,6 +143,12 @@ function axis(key, log, range) {
 
 const numeric = (v) => (typeof v === 'boolean' ? +v : v);
 
+/* A drop row whose numbers are not a physical contact's: it gained energy or diverged. */
+function unphysical(cols, row) {
+	const e = cols.indexOf('energy_gain'), d = cols.indexOf('diverged');
+	return (e >= 0 && row[e] === true) || (d >= 0 && row[d] === true && cols.indexOf('guard_gap') < 0);
+}
+
 const state = {last: null, compare: null, overlays: [], logY: false, draws: 0};
 
 /* A value at a JSON Pointer of a copy of obj, creating objects on the way. */
@@ -241,6 +247,11 @@ function draw() {
 			    backgroundColor: CD.colors[(k + 2) % CD.colors.length], showLine: true, pointRadius: 2,
 			    borderWidth: 1, borderDash: [2, 3], cdOverlay: true});
 		});
+		const flagged = answer.rows.map((r, k) => (unphysical(cols, r) ? data[k] : null)).filter((p) => p && p.y !== null);
+		if (flagged.length)
+			datasets.push({label: 'energy gained or diverged: not a physical drop', data: flagged,
+			    borderColor: '#c00000', backgroundColor: '#c00000', pointStyle: 'crossRot', pointRadius: 8,
+			    borderWidth: 2.5, showLine: false, order: -2, cdFlagged: true});
 		const clamp = clampLine(req, fields, null, yr);
 		if (clamp && yr[0] < yr[1]) {
 			clamp.borderColor = CD.colors[1];
@@ -258,7 +269,9 @@ function draw() {
 	} else {
 		const yName = fields[1].path;
 		const gi = cols.indexOf('guard_gap');
-		const data = answer.rows.map((r) => ({x: r[0], y: r[1], v: numeric(r[mi]), mark: gi >= 0 && r[gi] === true}));
+		/* outlined: the guard gap of a stability map, or a drop that gained energy or diverged */
+		const data = answer.rows.map((r) => ({x: r[0], y: r[1], v: numeric(r[mi]),
+		    mark: gi >= 0 ? r[gi] === true : unphysical(cols, r)}));
 		const vs = data.map((p) => p.v).filter((v) => v !== null);
 		const min = vs.length ? Math.min(...vs) : 0, max = vs.length ? Math.max(...vs) : 1;
 		const xv = fields[0].values, yv = fields[1].values;
@@ -278,8 +291,9 @@ function draw() {
 		const log = !growth && min > 0 && max / min > 100;
 		const cellText = (p) => CD.valueText(xName, p.x) + ', ' + CD.valueText(yName, p.y) + ': ' +
 		    CD.valueText(metric, p.v) + (growth && p.v !== null ? (p.v > 1 ? ' (unstable)' : ' (stable)') : '') +
-		    (p.v === null ? ' (diverged)' : '') + (p.mark ? ' (guard gap)' : '');
+		    (p.v === null ? ' (diverged)' : '') + (p.mark ? (gi >= 0 ? ' (guard gap)' : ' (energy gained or diverged)') : '');
 		const heatSet = {label: CD.label(metric), heatmap: true, min, max, log, data, pointRadius: 0,
+		    markColor: gi >= 0 ? '#ff00aa' : '#c00000',
 		    pointHitRadius: 0, backgroundColor: 'rgba(0,0,0,0)', cellText, cdRun: true};
 		if (growth) {
 			Object.assign(heatSet, {diverging: true, center: 1, contour: 1, contourColor: '#000'});
@@ -302,6 +316,9 @@ function draw() {
 		if (gi >= 0)
 			datasets.push({type: 'line', label: 'guard gap: refsafe on, still unstable', data: [],
 			    borderColor: '#ff00aa', backgroundColor: 'rgba(255,0,170,0.15)', borderWidth: 2});
+		else if (data.some((p) => p.mark))
+			datasets.push({type: 'line', label: 'energy gained or diverged: not a physical drop', data: [],
+			    borderColor: '#c00000', backgroundColor: 'rgba(192,0,0,0.15)', borderWidth: 2});
 		config = {type: 'scatter', data: {datasets}, plugins: [CDHeatmap, CDZoom],
 		    options: CD.chartOptions({
 		        interaction: {mode: 'cdCell', intersect: false},
@@ -507,13 +524,16 @@ async function run() {
 		draw();
 		saveState();
 		let text = answer.rows.length + ' points of ' + parsed.request.query + '.';
+		const bad = answer.rows.filter((r) => unphysical(answer.columns, r)).length;
+		if (bad)
+			text += ' ' + bad + ' gained energy or diverged (marked in red): not physical drops.';
 		if (compare) {
 			const same = JSON.stringify(answer.rows.map((r) => r.slice(0, -2))) ===
 			    JSON.stringify(compare.answer.rows.map((r) => r.slice(0, -2)));
 			text += same ? ' MuJoCo ' + compareTo + ' gives the same answer.'
 			             : ' MuJoCo ' + compareTo + ' differs (dashed).';
 		}
-		CD.status('status', text, 'ok');
+		CD.status('status', text, bad ? 'error' : 'ok');
 	} catch (e) {
 		if (ticket === running)
 			CD.status('status', CD.errorText(e), 'error');
