@@ -449,6 +449,15 @@ async function main() {
 		const rebounds = lineAnswer.rows.map((r) => r[ri]);
 		assert.ok(Math.max(...rebounds) > 1e-3 && Math.max(...rebounds) > Math.min(...rebounds),
 		    'the rebound preset draws rebounds, not a flat line: ' + rebounds);
+		/* and physical ones: no energy gain, and near timeconst 0.02 s the rebound of a
+		 * linear spring-damper with dampratio 0.3, e^2 h with e = exp(-0.3 pi / sqrt(1 - 0.09));
+		 * 25 %: MuJoCo's impedance varies with penetration, so the spring is not quite linear */
+		const eg = lineAnswer.columns.indexOf('energy_gain');
+		assert.ok(lineAnswer.rows.every((r) => r[eg] === false), 'the preset\'s drops are physical');
+		const e = Math.exp(-0.3 * Math.PI / Math.sqrt(1 - 0.09));
+		const at02 = lineAnswer.rows.reduce((b, r) => (Math.abs(Math.log(r[0] / 0.02)) < Math.abs(Math.log(b[0] / 0.02)) ? r : b));
+		assert.ok(Math.abs(at02[ri] / (e * e * (line.base.height || 0.1)) - 1) < 0.25,
+		    'rebound ' + at02[ri] + ' m at timeconst ' + at02[0] + ' s, expected about ' + e * e * 0.1);
 		const titles = await page.evaluate(() => {
 			const sc = window.contactd.charts.sweep.options.scales;
 			return [sc.x.title.text, sc.y.title.text];
