@@ -619,6 +619,24 @@ async function main() {
 		assert.equal(overlays, 2);
 		await page.click('#clear-overlays');
 		assert.equal(await page.evaluate(() => window.contactd.charts.sweep.data.datasets.filter((d) => d.cdOverlay).length), 0);
+		/* a growth map keeps an earlier map's boundary: the 2 ms map's under the 1 ms one */
+		await page.click('#preset-map-damp');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.query === 'stability' &&
+		    !document.getElementById('run').disabled);
+		const earlier = await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].cdContour.length);
+		await page.fill('#base', JSON.stringify({option: {timestep: 0.001}}));
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.base.option.timestep === 0.001 &&
+		    !document.getElementById('run').disabled);
+		const mapOverlay = await page.evaluate(() => {
+			const sets = window.contactd.charts.sweep.data.datasets;
+			const o = sets.filter((d) => d.cdOverlay);
+			return {count: o.length, label: o.length ? o[0].label : '', color: o.length ? o[0].borderColor : '',
+			    segs: sets[0].cdContour.filter((k) => k.color === (o.length ? o[0].borderColor : '')).length};
+		});
+		assert.equal(mapOverlay.count, 1, JSON.stringify(mapOverlay));
+		assert.match(mapOverlay.label, /growth = 1/);
+		assert.equal(mapOverlay.segs, earlier, 'the earlier map\'s boundary, segment for segment');
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
 	});

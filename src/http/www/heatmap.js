@@ -6,8 +6,8 @@
  * the cell (the guard gap). With `log: true` the colour follows log(v).
  * `contour: level` draws the boundary between cells at most level and cells above it
  * (a null cell counts as above): growth = 1 separates stable from unstable. Each entry
- * of `contours` ({data, color, dash, label}) adds the same boundary of another grid (a
- * second MuJoCo release).
+ * of `contours` ({data, color, dash}) adds the same boundary of another grid (a
+ * second MuJoCo release, an earlier run).
  * Cell edges lie halfway between neighbouring grid values in pixels, so logarithmic
  * axes work too. What was drawn is left on the dataset (cdCells, cdContour) for the
  * tooltip mode below, the SVG export and the tests. */
@@ -108,7 +108,11 @@ const CDHeatmap = {
 			const lines = [{data: ds.data, color: ds.contourColor || '#000', dash: null}]
 			    .concat(ds.contours || []);
 			for (const line of lines) {
-				const segs = CDHeatmap.boundary(line.data, ds.contour, xs, ys, xe, ye);
+				/* another grid (an earlier run) has cells of its own */
+				const lx = [...new Set(line.data.map((p) => p.x))].sort((a, b) => a - b);
+				const ly = [...new Set(line.data.map((p) => p.y))].sort((a, b) => a - b);
+				const segs = CDHeatmap.boundary(line.data, ds.contour, lx, ly,
+				    CDHeatmap.edges(chart.scales.x, lx), CDHeatmap.edges(chart.scales.y, ly));
 				ctx.strokeStyle = line.color;
 				ctx.lineWidth = 3;
 				ctx.setLineDash(line.dash || []);

@@ -242,7 +242,7 @@ function draw() {
 			    pointStyle: 'rectRot', cdCompare: true, order: -1});
 		}
 		state.overlays.forEach((o, k) => {
-			if (o.path !== xName || o.metric !== metric)
+			if (o.map || o.path !== xName || o.metric !== metric)
 				return;
 			datasets.push({label: o.label, data: o.data, borderColor: CD.colors[(k + 2) % CD.colors.length],
 			    backgroundColor: CD.colors[(k + 2) % CD.colors.length], showLine: true, pointRadius: 2,
@@ -314,6 +314,16 @@ function draw() {
 		if (growth && heatSet.contours)
 			datasets.push({type: 'line', label: 'growth = 1, MuJoCo ' + cmp.release, data: [],
 			    borderColor: '#ff00ff', backgroundColor: '#ff00ff', borderWidth: 3, borderDash: [7, 5]});
+		/* earlier growth maps over the same two fields: their boundaries */
+		if (growth)
+			state.overlays.forEach((o, k) => {
+				if (!o.map || o.path !== xName + ' ' + yName)
+					return;
+				const color = ['#00a0a0', '#8a5a00', '#5a3fc0', '#3a8a00', '#c05a00', '#555555'][k % 6];
+				heatSet.contours = (heatSet.contours || []).concat([{data: o.data, color, dash: [3, 3]}]);
+				datasets.push({type: 'line', label: o.label, data: [], borderColor: color, backgroundColor: color,
+				    borderWidth: 3, borderDash: [3, 3], cdOverlay: true});
+			});
 		if (gi >= 0)
 			datasets.push({type: 'line', label: 'guard gap: refsafe on, still unstable', data: [],
 			    borderColor: '#ff00aa', backgroundColor: 'rgba(255,0,170,0.15)', borderWidth: 2});
@@ -485,14 +495,18 @@ async function run() {
 	const compareTo = $('compare').value;
 	try {
 		/* the run before this one stays as an overlay when asked */
-		if ($('overlay').checked && state.last && state.last.fields.length === 1 && state.last.answer.rows.length) {
+		if ($('overlay').checked && state.last && state.last.answer.rows.length) {
 			const l = state.last, mi = l.answer.columns.indexOf(l.metric);
-			if (mi >= 0) {
-				state.overlays.push({path: l.fields[0].path, metric: l.metric,
-				    label: 'earlier run ' + (state.overlays.length + 1) + ': ' + overlaySummary(l.req),
+			const label = 'earlier run ' + (state.overlays.length + 1) + ': ' + overlaySummary(l.req);
+			/* a line stays as a line; a growth map as its boundary growth = 1 */
+			if (mi >= 0 && l.fields.length === 1)
+				state.overlays.push({path: l.fields[0].path, metric: l.metric, label,
 				    data: l.answer.rows.map((r) => ({x: r[0], y: numeric(r[mi])}))});
-				state.overlays = state.overlays.slice(-6);
-			}
+			else if (mi >= 0 && l.metric === 'growth')
+				state.overlays.push({path: l.fields[0].path + ' ' + l.fields[1].path, metric: 'growth',
+				    map: true, label: label + ', growth = 1',
+				    data: l.answer.rows.map((r) => ({x: r[0], y: r[1], v: r[mi]}))});
+			state.overlays = state.overlays.slice(-6);
 		}
 		state.compare = null;
 		const progress = (partial) => {
