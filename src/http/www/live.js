@@ -95,7 +95,8 @@ function drawHistory() {
 		const highs = pts.map((p, i) => (iv[i] && iv[i][1] !== null ? iv[i][1] : p.y));
 		const lo = Math.min(...lows), hi = Math.max(...highs);
 		const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1;
-		return {min: Math.max(0, lo - pad), max: hi + pad};
+		/* suggested: Chart.js rounds them out to whole ticks, never below a bound >= 0 */
+		return {suggestedMin: Math.max(0, lo - pad), suggestedMax: hi + pad};
 	};
 	chart('fit', 'chart-fit', {type: 'scatter', plugins: [CDErrorBars, CDZoom], data: {datasets: [
 		pointSet('timeconst (s)', tc, CD.colors[0], {showLine: true, yAxisID: 'y', intervals: ivs('timeconst'),
