@@ -593,7 +593,31 @@ async function main() {
 		assert.deepEqual(colors.sort(), ['#000', '#ff00ff']);
 		assert.ok((await page.evaluate(() => window.contactd.charts.sweep.legend.legendItems.map((i) => i.text)))
 		    .some((t) => t.includes('MuJoCo ' + other)));
+		/* a map of another answer field: the cells the second release changes are dotted */
+		const older = health.mujoco_supported[0];
+		await page.selectOption('#compare', older);
+		await page.selectOption('#query', 'drop');
+		await page.fill('#base', JSON.stringify({duration: 0.5}));
+		await page.fill('#path1', '/geom/solref/0');
+		await page.fill('#from1', '0.002');
+		await page.fill('#to1', '0.03');
+		await page.fill('#count1', '3');
+		await page.fill('#path2', '/geom/solref/1');
+		await page.fill('#from2', '0.2');
+		await page.fill('#to2', '1');
+		await page.fill('#count2', '2');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.query === 'drop' &&
+		    window.contactd.answers.sweepCompare && !document.getElementById('run').disabled);
+		await page.selectOption('#metric', 'final_penetration');
+		const dmap = await page.evaluate(() => ({a: window.contactd.answers.sweep.answer,
+		    b: window.contactd.answers.sweepCompare.answer, diffs: window.contactd.charts.sweep.data.datasets[0].diffs}));
+		const pi = dmap.a.columns.indexOf('final_penetration');
+		const changed = dmap.a.rows.map((r, k) => (r[pi] !== dmap.b.rows[k][pi] ? k : -1)).filter((k) => k >= 0);
+		assert.ok(changed.length > 0, older + ' and ' + health.mujoco + ' should differ in final penetration');
+		assert.deepEqual(dmap.diffs, changed);
 		/* lines: both releases as two lines, each its own answer */
+		await page.selectOption('#compare', other);
 		await page.click('#preset-rebound');
 		await page.waitForFunction(() => window.contactd.answers.sweep.request.query === 'drop' &&
 		    window.contactd.answers.sweepCompare && window.contactd.answers.sweepCompare.request.query === 'drop');

@@ -7,7 +7,8 @@
  * `contour: level` draws the boundary between cells at most level and cells above it
  * (a null cell counts as above): growth = 1 separates stable from unstable. Each entry
  * of `contours` ({data, color, dash}) adds the same boundary of another grid (a
- * second MuJoCo release, an earlier run).
+ * second MuJoCo release, an earlier run). `diffs` lists the indices of cells another
+ * answer changes (a second release): each gets a ringed dot.
  * Cell edges lie halfway between neighbouring grid values in pixels, so logarithmic
  * axes work too. What was drawn is left on the dataset (cdCells, cdContour) for the
  * tooltip mode below, the SVG export and the tests. */
@@ -99,6 +100,17 @@ const CDHeatmap = {
 				ctx.beginPath();
 				ctx.moveTo(c.x0 + 1, c.y1 - 1);
 				ctx.lineTo(c.x1 - 1, c.y0 + 1);
+				ctx.stroke();
+			}
+			/* cells another answer (a second release) changes: a ringed dot */
+			for (const index of ds.diffs || []) {
+				const c = ds.cdCells.find((k) => k.index === index);
+				ctx.beginPath();
+				ctx.arc((c.x0 + c.x1) / 2, (c.y0 + c.y1) / 2, Math.max(2, Math.min(5, (c.x1 - c.x0) / 5, (c.y1 - c.y0) / 5)), 0, 2 * Math.PI);
+				ctx.fillStyle = '#fff';
+				ctx.fill();
+				ctx.lineWidth = 2;
+				ctx.strokeStyle = '#000';
 				ctx.stroke();
 			}
 			/* the level's contours: this grid's, then the comparison's */

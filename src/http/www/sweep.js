@@ -144,6 +144,13 @@ function axis(key, log, range) {
 
 const numeric = (v) => (typeof v === 'boolean' ? +v : v);
 
+/* Two answers' values of one point differ (beyond the last digits' rounding). */
+function differs(a, b) {
+	if (a === null || b === null || a === undefined || b === undefined)
+		return a !== b;
+	return Math.abs(a - b) > 1e-12 * Math.max(Math.abs(a), Math.abs(b));
+}
+
 /* A drop row whose numbers are not a physical contact's: it gained energy or diverged. */
 function unphysical(cols, row) {
 	const e = cols.indexOf('energy_gain'), d = cols.indexOf('diverged');
@@ -304,7 +311,16 @@ function draw() {
 				    color: '#ff00ff', dash: [7, 5]}];
 			}
 		}
+		/* a second release: a dot in every cell whose value it changes */
+		const ci = cmp ? cmp.answer.columns.indexOf(metric) : -1;
+		if (ci >= 0) {
+			const other = new Map(cmp.answer.rows.map((r) => [r[0] + ',' + r[1], numeric(r[ci])]));
+			heatSet.diffs = data.map((p, k) => (differs(p.v, other.get(p.x + ',' + p.y)) ? k : -1)).filter((k) => k >= 0);
+		}
 		const datasets = [heatSet];
+		if (heatSet.diffs && heatSet.diffs.length)
+			datasets.push({label: CD.label(metric) + ' differs in MuJoCo ' + cmp.release + ' (' + heatSet.diffs.length +
+			    ' cells)', data: [], pointStyle: 'circle', borderColor: '#000', backgroundColor: '#fff', borderWidth: 2});
 		const clamp = clampLine(req, fields, xr, yr);
 		if (clamp)
 			datasets.push(clamp);
