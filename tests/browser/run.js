@@ -566,6 +566,10 @@ async function main() {
 		assert.ok(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'), svg.slice(0, 80));
 		assert.equal((svg.match(/<rect class="cell"/g) || []).length, answer.rows.length, 'one SVG cell per row');
 		assert.ok(svg.includes('>timestep (s)</text>') && svg.includes('>timeconst (s)</text>'), 'SVG axis titles');
+		const gapCol = answer.columns.indexOf('guard_gap');
+		assert.equal((svg.match(/<path class="mark"/g) || []).length, answer.rows.filter((r) => r[gapCol] === true).length,
+		    'one outlined SVG cell per guard-gap row');
+		assert.ok(svg.includes('class="caption">timestep / (timeconst × dampratio) from '), 'the colour scale\'s caption');
 		/* the copied commands give the same answer: curl from the daemon, contact offline */
 		await page.click('#tools-curl');
 		const curl = await page.evaluate(() => window.contactd.copied);

@@ -283,14 +283,28 @@ CD.svg = function (chart) {
 	out.push('<clipPath id="area"><rect x="' + n(a.left) + '" y="' + n(a.top) + '" width="' +
 	    n(a.right - a.left) + '" height="' + n(a.bottom - a.top) + '"/></clipPath>');
 	out.push('<g clip-path="url(#area)">');
+	const caption = [];
 	chart.data.datasets.forEach((ds, k) => {
 		if (!chart.isDatasetVisible(k))
 			return;
 		if (ds.heatmap && ds.cdCells) {
+			/* the colour bar is HTML beside the chart: its meaning goes into the file as a caption */
+			caption.push(ds.label + ' from ' + CD.fmt(ds.min) + ' to ' + CD.fmt(ds.max) +
+			    (ds.diverging ? ': blues at most 1 (stable), reds above 1 (unstable)' : ': dark purple to yellow') +
+			    (ds.log || ds.diverging ? ', logarithmic' : ''));
 			for (const c of ds.cdCells)
 				out.push('<rect class="cell" x="' + n(c.x0) + '" y="' + n(c.y0) + '" width="' + n(c.x1 - c.x0) +
 				    '" height="' + n(c.y1 - c.y0) + '" fill="' + c.fill + '"><title>' + xmlEscape(c.title) +
 				    '</title></rect>');
+			for (const c of ds.cdCells.filter((k) => ds.data[k.index].mark))
+				out.push('<path class="mark" d="M' + n(c.x0 + 1) + ' ' + n(c.y0 + 1) + 'H' + n(c.x1 - 1) + 'V' + n(c.y1 - 1) +
+				    'H' + n(c.x0 + 1) + 'ZM' + n(c.x0 + 1) + ' ' + n(c.y1 - 1) + 'L' + n(c.x1 - 1) + ' ' + n(c.y0 + 1) +
+				    '" fill="none" stroke="' + (ds.markColor || '#ff00aa') + '" stroke-width="1.5"/>');
+			for (const k of ds.diffs || []) {
+				const c = ds.cdCells.find((e) => e.index === k);
+				out.push('<circle class="differs" cx="' + n((c.x0 + c.x1) / 2) + '" cy="' + n((c.y0 + c.y1) / 2) +
+				    '" r="4" fill="#fff" stroke="#000" stroke-width="2"/>');
+			}
 			for (const s of ds.cdContour || [])
 				out.push('<path class="contour" d="' + s.map((p, i) => (i ? 'L' : 'M') + n(p[0]) + ' ' + n(p[1])).join('') +
 				    '" stroke="' + (s.color || '#000') + '" stroke-width="2.5" fill="none"' +
@@ -314,9 +328,8 @@ CD.svg = function (chart) {
 	for (const s of Object.values(chart.scales)) {
 		const horizontal = s.isHorizontal();
 		for (let i = 0; i < s.ticks.length; i++) {
-			const label = s.getLabelForValue ? (s._tickLabels || [])[i] : null;
 			const t = s.ticks[i], p = s.getPixelForTick(i);
-			const lab = Array.isArray(t.label) ? t.label.join(' ') : (t.label === undefined ? label : t.label);
+			const lab = Array.isArray(t.label) ? t.label.join(' ') : t.label;
 			if (lab === '' || lab === null || lab === undefined)
 				continue;
 			if (horizontal)
@@ -336,9 +349,25 @@ CD.svg = function (chart) {
 			}
 		}
 	}
+	/* captions below the chart: the document grows by a line each */
+	caption.forEach((c, i) => text(a.left, h + 14 * (i + 1), c, 'start', ' class="caption"'));
+	const H = h + (caption.length ? 14 * caption.length + 6 : 0);
+	out[0] = '<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + H + '" viewBox="0 0 ' + w + ' ' + H +
+	    '" font-family="sans-serif" font-size="12">';
+	/* the legend where the chart drew it: a swatch and the label in each hit box */
 	const legend = chart.legend && chart.legend.legendItems ? chart.legend.legendItems : [];
-	legend.forEach((item, i) => text(a.left + 10, 14 + 14 * i, item.text, 'start',
-	    ' class="legend" fill="' + (item.strokeStyle || '#222') + '"'));
+	const boxes = chart.legend && chart.legend.legendHitBoxes ? chart.legend.legendHitBoxes : [];
+	legend.forEach((item, i) => {
+		const b = boxes[i];
+		if (!b)
+			return;
+		const fill = typeof item.fillStyle === 'string' ? item.fillStyle : '#fff';
+		const stroke = typeof item.strokeStyle === 'string' ? item.strokeStyle : '#222';
+		out.push('<rect class="legend-swatch" x="' + n(b.left) + '" y="' + n(b.top + 1) + '" width="36" height="' +
+		    n(Math.max(8, b.height - 2)) + '" fill="' + fill + '" stroke="' + stroke + '" stroke-width="2"' +
+		    (item.lineDash && item.lineDash.length ? ' stroke-dasharray="' + item.lineDash.join(' ') + '"' : '') + '/>');
+		text(b.left + 46, b.top + b.height / 2 + 4, item.text, 'start', ' class="legend"');
+	});
 	out.push('</svg>');
 	return out.join('\n') + '\n';
 };
