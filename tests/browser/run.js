@@ -500,6 +500,17 @@ async function main() {
 		assert.ok(page.url().includes('sweep.html'), 'a drag is not a click that opens a drop');
 		await page.click('#tools-zoom-reset');
 		assert.deepEqual(await range(), home);
+		/* Ctrl + wheel zooms around the pointer; the page itself does not zoom or scroll */
+		await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+		await page.keyboard.down('Control');
+		await page.mouse.wheel(0, -100);
+		await page.keyboard.up('Control');
+		await page.waitForFunction(([a, b]) => {
+			const x = window.contactd.charts.sweep.scales.x;
+			return x.min > a && x.max < b;
+		}, home);
+		assert.equal(await page.evaluate(() => window.scrollY), 0);
+		await page.click('#tools-zoom-reset');
 		await page.check('#tools-log');
 		await page.waitForFunction(() => window.contactd.charts.sweep.scales.y.type === 'logarithmic');
 		assert.match(page.url(), /logy=1/);

@@ -501,6 +501,7 @@ const CDZoom = {
 				drag = null;
 			},
 		};
+		chart.$cdCanvas = canvas; /* destroy() forgets chart.canvas before afterDestroy */
 		canvas.addEventListener('wheel', chart.$cdListeners.wheel, {passive: false});
 		canvas.addEventListener('pointerdown', chart.$cdListeners.pointerdown);
 		window.addEventListener('pointermove', chart.$cdListeners.pointermove);
@@ -510,6 +511,9 @@ const CDZoom = {
 		const l = chart.$cdListeners;
 		if (!l)
 			return;
+		/* a page draws its next chart on the same canvas: this chart's listeners go */
+		chart.$cdCanvas.removeEventListener('wheel', l.wheel);
+		chart.$cdCanvas.removeEventListener('pointerdown', l.pointerdown);
 		window.removeEventListener('pointermove', l.pointermove);
 		window.removeEventListener('pointerup', l.pointerup);
 	},
