@@ -61,7 +61,11 @@ awk 'NR == FNR { x[NR] = $1; y[NR] = $2; n = NR; next }
 	{ m++; if ($1 + 0 != x[m] + 0 || $2 + 0 != y[m] + 0) bad = bad " " m }
 	END { if (m != n || bad != "") { print "points differ from the CSV at" bad " (" m " of " n ")"; exit 1 } }' \
 	"$tmp/line.expected" "$tmp/line.points" || fail "line: polyline != CSV"
-grep -q '>drop: rebound<' "$tmp/line.svg" || fail "line: no title"
+grep -q '>drop: rebound (m)<' "$tmp/line.svg" || fail "line: no title with the unit"
+# physical names and units on the axes, as the dashboard writes them
+grep -q '>dampratio</text>' "$tmp/line.svg" || fail "line: no x axis title dampratio"
+grep -q 'rotate(-90[^>]*>rebound (m)</text>' "$tmp/line.svg" || fail "line: no y axis title rebound (m)"
+grep -q '>/geom/solref/1<' "$tmp/line.svg" && fail "line: a JSON Pointer as an axis title"
 
 # ---- `contact plot` of the saved answer draws the same document ----
 "$contact" plot "$tmp/line.answer" --field rebound >"$tmp/replot.svg" || fail "plot: exit $?"
@@ -81,6 +85,9 @@ head -1 "$tmp/grid.csv" | grep -q '^/solref/0,/solref/1,growth,' ||
 grep -o 'data-x="[^"]*" data-y="[^"]*" data-value="[^"]*"' "$tmp/grid.svg" |
 	sed 's/data-[a-z]*="\([^"]*\)"/\1/g' >"$tmp/grid.cells"
 [ "$(wc -l <"$tmp/grid.cells")" -eq 12 ] || fail "grid: $(wc -l <"$tmp/grid.cells") cells, not 12"
+grep -q '>dampratio</text>' "$tmp/grid.svg" || fail "grid: no x axis title dampratio"
+grep -q 'rotate(-90[^>]*>timeconst (s)</text>' "$tmp/grid.svg" || fail "grid: no y axis title timeconst (s)"
+grep -q 'class="scale-title">growth per step</text>' "$tmp/grid.svg" || fail "grid: no colour bar title"
 # each cell (x = dampratio, y = timeconst) holds the CSV's growth of that point
 awk -F, 'NR == FNR { if (FNR > 1) g[($2 + 0) " " ($1 + 0)] = $3; next }
 	{ k = ($1 + 0) " " ($2 + 0); if (!(k in g) || g[k] + 0 != $3 + 0) { print "cell " k ": " $3; bad = 1 } }
@@ -97,6 +104,8 @@ trajectory() {
 grep -q '"trajectory"' "$tmp/drop.answer" && fail "drop --plot printed the trajectory it did not ask for"
 printf '{"trajectory": true}' | "$contact" drop - >"$tmp/drop.traced" || fail "drop trajectory: exit $?"
 wellformed "$tmp/drop.svg"
+grep -q '>time (s)</text>' "$tmp/drop.svg" || fail "drop: no x axis title time (s)"
+grep -q 'rotate(-90[^>]*>bottom height (m)</text>' "$tmp/drop.svg" || fail "drop: no y axis title"
 points "$tmp/drop.svg" >"$tmp/drop.points"
 trajectory "$tmp/drop.traced" >"$tmp/drop.expected"
 [ -s "$tmp/drop.expected" ] || fail "no trajectory in $(head -c 200 "$tmp/drop.traced")"

@@ -9,6 +9,81 @@
 
 #include "cli/plot.h"
 
+/* Physical names and units of request fields (JSON Pointers) and answer fields, the
+ * dashboard's (src/http/www/common.js, CD.quantities): the first match names it. */
+enum match { EXACT, SUFFIX, PREFIX };
+static const struct quantity {
+	enum match match;
+	const char *key, *name, *unit; /* name NULL: the key's last part */
+} quantities[] = {
+    {SUFFIX, "solref/0", "timeconst", "s"},
+    {SUFFIX, "solref/1", "dampratio", ""},
+    {SUFFIX, "solimp/0", "solimp d0", ""},
+    {SUFFIX, "solimp/1", "solimp dwidth", ""},
+    {SUFFIX, "solimp/2", "solimp width", "m"},
+    {SUFFIX, "solimp/3", "solimp midpoint", ""},
+    {SUFFIX, "solimp/4", "solimp power", ""},
+    {EXACT, "/option/timestep", "timestep", "s"},
+    {EXACT, "/option/gravity", "gravity", "m/s²"},
+    {EXACT, "/option/impratio", "impratio", ""},
+    {EXACT, "/impedance", "impedance d", ""},
+    {EXACT, "/height", "drop height", "m"},
+    {EXACT, "/duration", "duration", "s"},
+    {EXACT, "/body/mass", "mass", "kg"},
+    {PREFIX, "/body/size", "half-size or radius", "m"},
+    {SUFFIX, "/margin", NULL, "m"},
+    {SUFFIX, "/gap", NULL, "m"},
+    {SUFFIX, "friction/0", "sliding friction", ""},
+    {EXACT, "growth", "growth per step", ""},
+    {EXACT, "h_omega", "timestep / (timeconst × dampratio)", ""},
+    {EXACT, "timeconst_used", "timeconst used", "s"},
+    {EXACT, "error_reduction", "error reduction per step", ""},
+    {EXACT, "impedance", "impedance d", ""},
+    {EXACT, "K", "stiffness K", "1/s²"},
+    {EXACT, "k", "stiffness K", "1/s²"},
+    {EXACT, "B", "damping B", "1/s"},
+    {EXACT, "b", "damping B", "1/s"},
+    {EXACT, "penetration", NULL, "m"},
+    {EXACT, "settled_penetration", NULL, "m"},
+    {EXACT, "peak_penetration", NULL, "m"},
+    {EXACT, "final_penetration", NULL, "m"},
+    {EXACT, "rebound", "rebound", "m"},
+    {EXACT, "max_height", "highest point", "m"},
+    {EXACT, "jitter", "jitter", "m"},
+};
+
+/* "timeconst (s)" for "/geom/solref/0" into buf: the label of an axis or a scale. */
+static const char *quantity_label(const char *key, char *buf, size_t size)
+{
+	size_t i, n = strlen(key), k;
+	const char *name = NULL, *unit = "";
+	char plain[128];
+
+	for (i = 0; i < sizeof quantities / sizeof quantities[0]; i++) {
+		const struct quantity *q = &quantities[i];
+		size_t m = strlen(q->key);
+		if ((q->match == EXACT && strcmp(key, q->key) == 0) ||
+		    (q->match == SUFFIX && n >= m && strcmp(key + n - m, q->key) == 0) ||
+		    (q->match == PREFIX && strncmp(key, q->key, m) == 0)) {
+			name = q->name;
+			unit = q->unit;
+			break;
+		}
+	}
+	if (!name) {
+		/* the last part of a pointer, or the field's name, without underscores */
+		const char *last = strrchr(key, '/');
+		snprintf(plain, sizeof plain, "%s", last ? last + 1 : key);
+		for (k = 0; plain[k]; k++)
+			if (plain[k] == '_')
+				plain[k] = ' ';
+		name = plain;
+	}
+	snprintf(buf, size, "%s%s%s%s%s", strncmp(key, "/floor/", 7) == 0 ? "floor " : "", name,
+	    unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
+	return buf;
+}
+
 /* A cell as a number: reals and integers as they are, booleans 0 or 1, else NaN. */
 static double cell_number(const json_t *v)
 {
@@ -64,8 +139,8 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 	const char *query = json_string_value(json_object_get(answer, "query"));
 	size_t nvary = 0, n = json_array_size(rows), nx, i;
 	double *a = NULL, *b = NULL, *v = NULL;
-	struct plot_labels labels;
-	char title[256];
+	struct plot_labels labels = {0};
+	char title[256], x_label[160], y_label[160], value_label[160];
 	long c;
 	int rc = -1;
 
@@ -92,13 +167,18 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 	    (nvary == 2 && column_values(rows, 1, 1, b, err) != 0) ||
 	    column_values(rows, (size_t)c, 0, v, err) != 0)
 		goto out;
-	snprintf(title, sizeof title, "%s: %s", query ? query : "sweep",
-	    json_string_value(json_array_get(columns, (size_t)c)));
+	quantity_label(
+	    json_string_value(json_array_get(columns, (size_t)c)), value_label, sizeof value_label);
+	snprintf(title, sizeof title, "%s: %s", query ? query : "sweep", value_label);
 	labels.title = title;
-	labels.y = json_string_value(json_array_get(columns, 0));
-	labels.x = nvary == 2 ? json_string_value(json_array_get(columns, 1)) : labels.y;
+	labels.value = value_label;
+	labels.y =
+	    quantity_label(json_string_value(json_array_get(columns, 0)), y_label, sizeof y_label);
+	labels.x = nvary == 2
+	    ? quantity_label(json_string_value(json_array_get(columns, 1)), x_label, sizeof x_label)
+	    : labels.y;
 	if (nvary == 1) {
-		labels.y = json_string_value(json_array_get(columns, (size_t)c));
+		labels.y = value_label;
 		rc = plot_line_svg(f, &labels, a, v, n);
 		if (rc != 0)
 			err_set(err, ERR_BAD_VALUE, "",
@@ -131,8 +211,8 @@ int figure_drop(FILE *f, const json_t *answer, struct err *err)
 {
 	const json_t *trajectory = json_object_get(answer, "trajectory");
 	const json_t *t = json_object_get(trajectory, "t"), *z = json_object_get(trajectory, "z");
-	struct plot_labels labels = {
-	    "drop: height of the lowest point above the plane", "time (s)", "height (m)"};
+	struct plot_labels labels = {"drop: height of the lowest point above the plane", "time (s)",
+	    "bottom height (m)", NULL};
 	size_t n = json_array_size(t), i;
 	double *x, *y;
 	int rc = -1;

@@ -282,5 +282,7 @@ int plot_heat_svg(FILE *f, const struct plot_labels *labels, const double *xs, s
 		snprintf(label, sizeof label, "%g", lo);
 		text_at(f, bar_x + 20, TOP + plot_h, "start", "", label);
 	}
+	if (labels->value)
+		text_at(f, bar_x + 8, TOP - 8, "middle", " class=\"scale-title\"", labels->value);
 	return close_document(f);
 }

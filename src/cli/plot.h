@@ -14,9 +14,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The words around a plot; any may be NULL. Copied out (escaped) while writing. */
+/* The words around a plot; any may be NULL. Copied out (escaped) while writing.
+ * value names a heat map's colour bar ("growth per step"). */
 struct plot_labels {
-	const char *title, *x, *y;
+	const char *title, *x, *y, *value;
 };
 
 /*

@@ -168,15 +168,96 @@ function near(png, x, y, color, r, tol) {
 	return false;
 }
 
+/* The secret in `contactd token create`'s output (a bare line, or a labelled one). */
+function tokenOf(text) {
+	const m = /\b[0-9a-f]{16}\.[A-Za-z0-9_-]+/.exec(text);
+	return m ? m[0] : text.trim();
+}
+
+/* ---- downloads, the clipboard and the CLI ---- */
+
+/* Click a toolbar button that downloads a file; the file's bytes. */
+async function download(page, selector) {
+	const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+	return fs.readFileSync(await dl.path());
+}
+
+/* CSV text as rows of values: numbers, booleans and strings as the JSON answer has them. */
+function parseCsv(text) {
+	return text.trim().split('\n').map((line) => line.split(',').map((c) => {
+		if (c === 'true' || c === 'false')
+			return c === 'true';
+		if (c === '')
+			return null;
+		return Number.isFinite(Number(c)) ? Number(c) : c;
+	}));
+}
+
+/* Run a copied shell command (curl, or contact from the build directory). */
+function shell(command) {
+	const bin = path.dirname(CONTACTD);
+	return execFileSync('/bin/sh', ['-c', command], {encoding: 'utf8',
+	    env: Object.assign({}, process.env, {PATH: bin + ':' + process.env.PATH})});
+}
+
+/* ---- a streaming proxy: the sweep answer as application/x-ndjson ----
+ * Until the daemon streams sweeps, this proxy (the pages' origin for one check) passes
+ * every request to the daemon and answers a sweep that accepts application/x-ndjson
+ * with the stream's contract: the answer without "rows", one line per row in a few
+ * chunks, then {"done":true,"count":N}. */
+function ndjsonProxy(target) {
+	return new Promise((resolve) => {
+		const server = http.createServer(async (req, res) => {
+			const body = [];
+			for await (const chunk of req)
+				body.push(chunk);
+			const headers = Object.assign({}, req.headers);
+			delete headers.host;
+			const wantsStream = req.url === '/v1/sweep' && req.method === 'POST' &&
+			    /application\/x-ndjson/.test(req.headers.accept || '');
+			if (wantsStream)
+				headers.accept = 'application/json';
+			const reply = await fetch(target + req.url, {method: req.method, headers,
+			    body: body.length ? Buffer.concat(body) : undefined});
+			const bytes = Buffer.from(await reply.arrayBuffer());
+			if (!wantsStream || !reply.ok) {
+				const out = {};
+				reply.headers.forEach((v, k) => {
+					if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(k))
+						out[k] = v;
+				});
+				res.writeHead(reply.status, out);
+				res.end(bytes);
+				return;
+			}
+			const answer = JSON.parse(String(bytes));
+			const rows = answer.rows;
+			delete answer.rows;
+			res.writeHead(200, {'Content-Type': 'application/x-ndjson'});
+			res.write(JSON.stringify(answer) + '\n');
+			const chunk = Math.max(1, Math.ceil(rows.length / 5));
+			for (let i = 0; i < rows.length; i += chunk) {
+				res.write(rows.slice(i, i + chunk).map((r) => JSON.stringify(r) + '\n').join(''));
+				await new Promise((r) => setTimeout(r, 150));
+			}
+			res.end(JSON.stringify({done: true, count: rows.length}) + '\n');
+		});
+		servers.push(server);
+		server.listen(0, '127.0.0.1', () => resolve('http://127.0.0.1:' + server.address().port));
+	});
+}
+
 /* ---- the page checks ---- */
 
 let failures = 0, passes = 0;
+let sweepFirst = null; /* how the first sweep page's answer came (see the streaming check) */
 
 async function check(name, fn) {
+	const start = Date.now();
 	try {
 		await fn();
 		passes++;
-		console.log('PASS: ' + name);
+		console.log('PASS: ' + name + ' (' + ((Date.now() - start) / 1000).toFixed(1) + ' s)');
 	} catch (e) {
 		failures++;
 		console.log('FAIL: ' + name + ': ' + (e && e.stack ? e.stack : e));
@@ -253,13 +334,18 @@ async function main() {
 		await page.close();
 	});
 
-	await check('sweep: the stability heat map holds the API\'s answer and draws it', async () => {
+	await check('sweep: the stability map: the API\'s answer, units, growth = 1 contour, colours around 1, cell tooltips', async () => {
 		const page = await open(context, base2 + '/sweep.html');
 		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);
 		const {request} = await page.evaluate(() => window.contactd.answers.sweep);
 		const answer = await api(base2, 'POST', '/v1/sweep', request);
 		assert.equal(request.query, 'stability');
 		assert.deepEqual(request.vary.map((v) => v.path), ['/solref/0', '/solref/1']);
+		/* how the answer came (streamed or whole), for the streaming check below */
+		sweepFirst = await page.evaluate(() => ({type: window.contactd.sweepContentType,
+		    draws: window.contactd.sweepDraws, streamed: window.contactd.sweepStreamed,
+		    request: window.contactd.answers.sweep.request, answer: window.contactd.answers.sweep.answer,
+		    points: window.contactd.charts.sweep.data.datasets[0].data.length}));
 		const cols = answer.columns, gi = cols.indexOf('guard_gap'), mi = cols.indexOf('growth');
 		const held = await page.evaluate(() => window.contactd.charts.sweep.data.datasets.map((d) =>
 		    ({label: d.label, heatmap: !!d.heatmap, data: d.data, min: d.min, max: d.max})));
@@ -268,29 +354,95 @@ async function main() {
 		const growth = answer.rows.map((r) => r[mi]);
 		assert.equal(held[0].min, Math.min(...growth));
 		assert.equal(held[0].max, Math.max(...growth));
+		/* physical names and units on the axes and the colour bar */
+		const titles = await page.evaluate(() => {
+			const sc = window.contactd.charts.sweep.options.scales;
+			return [sc.x.title.text, sc.y.title.text];
+		});
+		assert.deepEqual(titles, ['timeconst (s)', 'dampratio']);
+		assert.match(await page.textContent('#cb-key'), /^growth per step/);
+		assert.ok(await page.isVisible('#colorbar-box'), 'the colour bar of a map is shown');
 		/* the guard gap is where the answer says: refsafe on and still unstable */
 		assert.ok(answer.rows.some((r) => r[gi] === true), 'this map should cross the guard gap');
 		/* the clamp: timeconst = 2 * timestep (the preset's timestep is 2 ms) */
 		assert.ok(held[1].label.startsWith('refsafe clamp'));
 		assert.ok(held[1].data.every((p) => p.x === 0.004));
 		await assertAccessible(page);
-		/* pixels: the least and the greatest growth are painted in the ramp's two ends */
+		/* the contour: every segment separates a cell at most 1 from one above 1, and
+		 * every such pair of neighbours has its segment */
+		const contour = await page.evaluate(() => {
+			const ds = window.contactd.charts.sweep.data.datasets[0];
+			return {segs: ds.cdContour.map((s) => [s[0], s[1]]), cells: ds.cdCells};
+		});
+		const xs = [...new Set(answer.rows.map((r) => r[0]))].sort((a, b) => a - b);
+		const ys = [...new Set(answer.rows.map((r) => r[1]))].sort((a, b) => a - b);
+		const above = (x, y) => {
+			const r = answer.rows.find((k) => k[0] === xs[x] && k[1] === ys[y]);
+			return !(r[mi] !== null && r[mi] <= 1);
+		};
+		let pairs = 0;
+		for (let i = 0; i < xs.length; i++)
+			for (let j = 0; j < ys.length; j++) {
+				if (i + 1 < xs.length && above(i, j) !== above(i + 1, j))
+					pairs++;
+				if (j + 1 < ys.length && above(i, j) !== above(i, j + 1))
+					pairs++;
+			}
+		assert.ok(pairs > 0, 'this map should cross growth = 1');
+		assert.equal(contour.segs.length, pairs, 'one contour segment per stable/unstable pair of cells');
+		/* stable and unstable cells differ at a glance: blue at most 1, red above */
+		const fills = contour.cells.map((c) => ({v: answer.rows[c.index][mi], rgb: rgb(c.fill)}));
+		for (const f of fills.filter((k) => k.v !== null)) {
+			if (f.v <= 1)
+				assert.ok(f.rgb[2] > f.rgb[0], 'a stable cell (growth ' + f.v + ') is blue: ' + f.rgb);
+			else
+				assert.ok(f.rgb[0] > f.rgb[2], 'an unstable cell (growth ' + f.v + ') is red: ' + f.rgb);
+		}
+		/* pixels: the least and the greatest growth in their colours, the contour black */
 		const png = await shot(page, 'sweep-chart', '#chart');
-		const probe = await page.evaluate(([mi]) => {
-			const c = window.contactd.charts.sweep, ds = c.data.datasets[0], box = c.canvas.getBoundingClientRect();
-			const at = (v) => ds.data.find((p) => p.v === v);
-			const px = (p) => ({x: c.scales.x.getPixelForValue(p.x), y: c.scales.y.getPixelForValue(p.y)});
-			return {lo: px(at(ds.min)), hi: px(at(ds.max)), lowColor: CD.ramp(0), highColor: CD.ramp(1),
-			    ratio: box.width / c.canvas.width};
-		}, [mi]);
+		const probe = await page.evaluate(() => {
+			const c = window.contactd.charts.sweep, ds = c.data.datasets[0];
+			const at = (v) => ds.cdCells.find((k) => ds.data[k.index].v === v);
+			const mid = (k) => ({x: (k.x0 + k.x1) / 2, y: (k.y0 + k.y1) / 2, fill: k.fill});
+			return {lo: mid(at(ds.min)), hi: mid(at(ds.max))};
+		});
 		const pad = 1; /* the element screenshot starts at the canvas' border box */
-		for (const [p, color] of [[probe.lo, probe.lowColor], [probe.hi, probe.highColor]])
-			assert.ok(near(png, p.x + pad, p.y + pad, rgb(color), 2, 6),
-			    'pixel at ' + JSON.stringify(p) + ' is ' + png.pixel(p.x, p.y) + ', not ' + color);
+		for (const p of [probe.lo, probe.hi])
+			assert.ok(near(png, p.x + pad, p.y + pad, rgb(p.fill), 2, 6),
+			    'pixel at ' + JSON.stringify(p) + ' is ' + png.pixel(p.x + pad, p.y + pad) + ', not ' + p.fill);
+		const seg = contour.segs[Math.floor(contour.segs.length / 2)];
+		const sx = (seg[0][0] + seg[1][0]) / 2, sy = (seg[0][1] + seg[1][1]) / 2;
+		assert.ok(near(png, sx + pad, sy + pad, [0, 0, 0], 2, 40), 'no black contour at ' + sx + ', ' + sy);
+		/* a tooltip anywhere in a cell, not only at its centre: near a corner */
+		const cell = contour.cells[Math.floor(contour.cells.length / 3)];
+		const box = await page.locator('#chart').boundingBox();
+		await page.mouse.move(box.x + cell.x0 + 2, box.y + cell.y1 - 2);
+		await page.waitForFunction(() => window.contactd.charts.sweep.tooltip.opacity > 0);
+		const tip = await page.evaluate(() => {
+			const t = window.contactd.charts.sweep.tooltip;
+			return {raw: t.dataPoints[0].raw, body: t.body.map((b) => b.lines.join(' ')).join(' ')};
+		});
+		const r = answer.rows[cell.index];
+		assert.deepEqual([tip.raw.x, tip.raw.y], [r[0], r[1]]);
+		assert.match(tip.body, /timeconst .* s, dampratio .*: growth per step/);
 		await shot(page, 'sweep');
 		assert.deepEqual(page.consoleErrors, []);
 
-		/* lines: one field, from the keyboard (focus the preset, press Enter) */
+		/* a click on a cell opens that drop on the drop page */
+		await page.mouse.click(box.x + (cell.x0 + cell.x1) / 2, box.y + (cell.y0 + cell.y1) / 2);
+		await page.waitForURL(/drop\.html#/);
+		await page.waitForFunction(() => window.contactd.answers.drop);
+		const drop = await page.evaluate(() => window.contactd.answers.drop.request);
+		assert.deepEqual(drop.geom.solref, [r[0], r[1]]);
+		assert.equal(drop.option.timestep, 0.002);
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('sweep: lines: units, a preset that rebounds, no stale colour bar, Points = 0 refused, zoom, log axis', async () => {
+		const page = await open(context, base2 + '/sweep.html');
+		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);
+		/* from the keyboard (focus the preset, press Enter) */
 		await page.focus('#preset-rebound');
 		await page.keyboard.press('Enter');
 		await page.waitForFunction(() => window.contactd.answers.sweep.request.query === 'drop' &&
@@ -300,6 +452,25 @@ async function main() {
 		const ri = lineAnswer.columns.indexOf('rebound');
 		const lineData = await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].data);
 		assert.deepEqual(lineData, lineAnswer.rows.map((r) => ({x: r[0], y: r[ri]})));
+		const rebounds = lineAnswer.rows.map((r) => r[ri]);
+		assert.ok(Math.max(...rebounds) > 1e-3 && Math.max(...rebounds) > Math.min(...rebounds),
+		    'the rebound preset draws rebounds, not a flat line: ' + rebounds);
+		/* and physical ones: no energy gain, and near timeconst 0.02 s the rebound of a
+		 * linear spring-damper with dampratio 0.3, e^2 h with e = exp(-0.3 pi / sqrt(1 - 0.09));
+		 * 25 %: MuJoCo's impedance varies with penetration, so the spring is not quite linear */
+		const eg = lineAnswer.columns.indexOf('energy_gain');
+		assert.ok(lineAnswer.rows.every((r) => r[eg] === false), 'the preset\'s drops are physical');
+		const e = Math.exp(-0.3 * Math.PI / Math.sqrt(1 - 0.09));
+		const at02 = lineAnswer.rows.reduce((b, r) => (Math.abs(Math.log(r[0] / 0.02)) < Math.abs(Math.log(b[0] / 0.02)) ? r : b));
+		assert.ok(Math.abs(at02[ri] / (e * e * (line.base.height || 0.1)) - 1) < 0.25,
+		    'rebound ' + at02[ri] + ' m at timeconst ' + at02[0] + ' s, expected about ' + e * e * 0.1);
+		const titles = await page.evaluate(() => {
+			const sc = window.contactd.charts.sweep.options.scales;
+			return [sc.x.title.text, sc.y.title.text];
+		});
+		assert.deepEqual(titles, ['timeconst (s)', 'rebound (m)']);
+		assert.equal(await page.isVisible('#colorbar-box'), false, 'no colour bar under a line chart');
+		assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('colorbar-box')).display), 'none');
 		const lpng = await shot(page, 'sweep-line-chart', '#chart');
 		const pts = await page.evaluate(() => {
 			const c = window.contactd.charts.sweep;
@@ -308,8 +479,240 @@ async function main() {
 		const blue = hex('#0072B2');
 		const hits = pts.filter((p) => near(lpng, p.x + 1, p.y + 1, blue, 3, 40)).length;
 		assert.ok(hits >= pts.length - 1, hits + ' of ' + pts.length + ' points drawn in the line colour');
+		/* zoom in and out from the buttons, back to the answer's range */
+		const range = () => page.evaluate(() => {
+			const x = window.contactd.charts.sweep.scales.x;
+			return [x.min, x.max];
+		});
+		const home = await range();
+		await page.click('#tools-zoom-in');
+		const zoomed = await range();
+		assert.ok(zoomed[0] > home[0] && zoomed[1] < home[1], 'zoomed in: ' + zoomed + ' within ' + home);
+		/* a drag pans: the range moves, its width (in log) stays */
+		const box = await page.locator('#chart').boundingBox();
+		await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+		await page.mouse.down();
+		await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2, {steps: 4});
+		await page.mouse.up();
+		const panned = await range();
+		assert.ok(panned[0] < zoomed[0], 'dragging right shows smaller timeconsts: ' + panned + ' vs ' + zoomed);
+		assert.ok(Math.abs(Math.log(panned[1] / panned[0]) - Math.log(zoomed[1] / zoomed[0])) < 1e-6);
+		assert.ok(page.url().includes('sweep.html'), 'a drag is not a click that opens a drop');
+		await page.click('#tools-zoom-reset');
+		assert.deepEqual(await range(), home);
+		/* Ctrl + wheel zooms around the pointer; the page itself does not zoom or scroll */
+		await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+		await page.keyboard.down('Control');
+		await page.mouse.wheel(0, -100);
+		await page.keyboard.up('Control');
+		await page.waitForFunction(([a, b]) => {
+			const x = window.contactd.charts.sweep.scales.x;
+			return x.min > a && x.max < b;
+		}, home);
+		assert.equal(await page.evaluate(() => window.scrollY), 0);
+		await page.click('#tools-zoom-reset');
+		await page.check('#tools-log');
+		await page.waitForFunction(() => window.contactd.charts.sweep.scales.y.type === 'logarithmic');
+		assert.match(page.url(), /logy=1/);
+		/* Points = 0 is refused with a message, and nothing is sent */
+		await page.fill('#count1', '0');
+		await page.click('#run');
+		assert.match(await page.textContent('#status'), /Points of the first field must be a whole number from 1 to 200/);
+		assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status error');
+		assert.deepEqual(await page.evaluate(() => window.contactd.answers.sweep.request), line);
+		/* drops that gain energy (refsafe off, timeconst below 2 timesteps) are flagged */
+		await page.fill('#count1', '6');
+		await page.fill('#from1', '0.0005');
+		await page.fill('#base', JSON.stringify({geom: {solref: [0.02, 1]}, option: {refsafe: false}, duration: 1}));
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.base.option.refsafe === false &&
+		    !document.getElementById('run').disabled);
+		const gain = await page.evaluate(() => window.contactd.answers.sweep);
+		const gi = gain.answer.columns.indexOf('energy_gain'), ri2 = gain.answer.columns.indexOf('rebound');
+		const gained = gain.answer.rows.filter((r) => r[gi] === true);
+		assert.ok(gained.length > 0 && gained.length < gain.answer.rows.length, gained.length + ' drops gained energy');
+		const flagged = await page.evaluate(() => window.contactd.charts.sweep.data.datasets.filter((d) => d.cdFlagged)
+		    .map((d) => d.data));
+		assert.deepEqual(flagged, [gained.map((r) => ({x: r[0], y: r[ri2]}))]);
+		assert.match(await page.textContent('#status'), new RegExp(gained.length + ' gained energy or diverged'));
+		assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status error');
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
+	});
+
+	await check('sweep: the URL keeps the form (reload and a shared link), exports equal the API\'s answers, copies run', async () => {
+		await context.grantPermissions(['clipboard-read', 'clipboard-write'], {origin: base2});
+		const page = await open(context, base2 + '/sweep.html');
+		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);
+		await page.click('#preset-map-step');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.vary[0].path === '/option/timestep');
+		await page.selectOption('#metric', 'h_omega');
+		await page.fill('#count2', '5');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.vary[1].values.length === 5 &&
+		    !document.getElementById('run').disabled);
+		const before = await page.evaluate(() => window.contactd.answers.sweep.request);
+		const url = page.url();
+		assert.match(url, /#.*path1=%2Foption%2Ftimestep/);
+		await page.reload();
+		await page.waitForFunction(() => window.contactd.answers.sweep && !document.getElementById('run').disabled);
+		assert.deepEqual(await page.evaluate(() => window.contactd.answers.sweep.request), before);
+		assert.equal(await page.inputValue('#metric'), 'h_omega');
+		assert.equal(await page.evaluate(() => window.contactd.charts.sweep.options.scales.x.title.text), 'timestep (s)');
+		const shared = await open(context, url);
+		await shared.waitForFunction(() => window.contactd.answers.sweep && !document.getElementById('run').disabled);
+		assert.deepEqual(await shared.evaluate(() => window.contactd.answers.sweep.request), before);
+		await shared.close();
+
+		const answer = await api(base2, 'POST', '/v1/sweep', before);
+		const json = JSON.parse(String(await download(page, '#tools-json')));
+		assert.deepEqual(json, answer);
+		const csv = parseCsv(String(await download(page, '#tools-csv')));
+		assert.deepEqual(csv[0], answer.columns);
+		assert.deepEqual(csv.slice(1), answer.rows);
+		const png = decodePng(await download(page, '#tools-png'));
+		const size = await page.evaluate(() => [window.contactd.charts.sweep.canvas.width, window.contactd.charts.sweep.canvas.height]);
+		assert.deepEqual([png.width, png.height], size);
+		const svg = String(await download(page, '#tools-svg'));
+		assert.ok(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'), svg.slice(0, 80));
+		assert.equal((svg.match(/<rect class="cell"/g) || []).length, answer.rows.length, 'one SVG cell per row');
+		assert.ok(svg.includes('>timestep (s)</text>') && svg.includes('>timeconst (s)</text>'), 'SVG axis titles');
+		const gapCol = answer.columns.indexOf('guard_gap');
+		assert.equal((svg.match(/<path class="mark"/g) || []).length, answer.rows.filter((r) => r[gapCol] === true).length,
+		    'one outlined SVG cell per guard-gap row');
+		assert.ok(svg.includes('class="caption">timestep / (timeconst × dampratio) from '), 'the colour scale\'s caption');
+		/* the copied commands give the same answer: curl from the daemon, contact offline */
+		await page.click('#tools-curl');
+		const curl = await page.evaluate(() => window.contactd.copied);
+		assert.ok(curl.startsWith('curl '), curl);
+		assert.deepEqual(JSON.parse(shell(curl)), answer);
+		assert.equal(await page.evaluate(() => navigator.clipboard.readText()), curl);
+		await page.click('#tools-contact');
+		const cli = await page.evaluate(() => window.contactd.copied);
+		assert.match(cli, / \| contact sweep -$/);
+		assert.deepEqual(JSON.parse(shell(cli)), answer);
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('sweep: two MuJoCo releases drawn together; overlays of earlier runs', async () => {
+		const health = await api(base2, 'GET', '/v1/health');
+		const other = health.mujoco_supported.find((v) => v !== health.mujoco);
+		assert.ok(other, 'the daemon supports more than one release');
+		const page = await open(context, base2 + '/sweep.html#compare=' + other);
+		await page.waitForFunction(() => window.contactd.answers.sweepCompare && window.contactd.charts.sweep);
+		assert.equal(await page.inputValue('#mujoco'), health.mujoco);
+		const {request, answer} = await page.evaluate(() => window.contactd.answers.sweep);
+		const cmp = await page.evaluate(() => window.contactd.answers.sweepCompare);
+		assert.equal(request.base.option.mujoco, health.mujoco);
+		assert.equal(cmp.request.base.option.mujoco, other);
+		assert.deepEqual(cmp.answer, await api(base2, 'POST', '/v1/sweep', cmp.request));
+		assert.ok(answer.rows.every((r) => r[answer.columns.indexOf('mujoco')] === health.mujoco));
+		assert.ok(cmp.answer.rows.every((r) => r[cmp.answer.columns.indexOf('mujoco')] === other));
+		/* the map draws both releases' growth = 1 boundaries */
+		const colors = await page.evaluate(() => [...new Set(window.contactd.charts.sweep.data.datasets[0].cdContour.map((s) => s.color))]);
+		assert.deepEqual(colors.sort(), ['#000', '#ff00ff']);
+		assert.ok((await page.evaluate(() => window.contactd.charts.sweep.legend.legendItems.map((i) => i.text)))
+		    .some((t) => t.includes('MuJoCo ' + other)));
+		/* a map of another answer field: the cells the second release changes are dotted */
+		const older = health.mujoco_supported[0];
+		await page.selectOption('#compare', older);
+		await page.selectOption('#query', 'drop');
+		await page.fill('#base', JSON.stringify({duration: 0.5}));
+		await page.fill('#path1', '/geom/solref/0');
+		await page.fill('#from1', '0.002');
+		await page.fill('#to1', '0.03');
+		await page.fill('#count1', '3');
+		await page.fill('#path2', '/geom/solref/1');
+		await page.fill('#from2', '0.2');
+		await page.fill('#to2', '1');
+		await page.fill('#count2', '2');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.query === 'drop' &&
+		    window.contactd.answers.sweepCompare && !document.getElementById('run').disabled);
+		await page.selectOption('#metric', 'final_penetration');
+		const dmap = await page.evaluate(() => ({a: window.contactd.answers.sweep.answer,
+		    b: window.contactd.answers.sweepCompare.answer, diffs: window.contactd.charts.sweep.data.datasets[0].diffs}));
+		const pi = dmap.a.columns.indexOf('final_penetration');
+		const changed = dmap.a.rows.map((r, k) => (r[pi] !== dmap.b.rows[k][pi] ? k : -1)).filter((k) => k >= 0);
+		assert.ok(changed.length > 0, older + ' and ' + health.mujoco + ' should differ in final penetration');
+		assert.deepEqual(dmap.diffs, changed);
+		/* lines: both releases as two lines, each its own answer */
+		await page.selectOption('#compare', other);
+		await page.click('#preset-rebound');
+		await page.waitForFunction((o) => window.contactd.answers.sweep.request.vary.length === 1 &&
+		    window.contactd.answers.sweepCompare && window.contactd.answers.sweepCompare.request.base.option.mujoco === o &&
+		    !document.getElementById('run').disabled, other);
+		const sets = await page.evaluate(() => window.contactd.charts.sweep.data.datasets.map((d) =>
+		    ({label: d.label, data: d.data, compare: !!d.cdCompare})));
+		const lineCmp = await page.evaluate(() => window.contactd.answers.sweepCompare);
+		const ri = lineCmp.answer.columns.indexOf('rebound');
+		assert.ok(sets[0].label.endsWith('MuJoCo ' + health.mujoco));
+		const second = sets.find((d) => d.compare);
+		assert.ok(second && second.label.endsWith('MuJoCo ' + other));
+		assert.deepEqual(second.data, lineCmp.answer.rows.map((r) => ({x: r[0], y: r[ri]})));
+		/* overlays: three runs with overlays kept draw the two earlier ones */
+		await page.selectOption('#compare', '');
+		await page.check('#overlay');
+		for (const height of [0.2, 0.3]) {
+			await page.fill('#base', JSON.stringify({body: {shape: 'sphere', size: 0.05, mass: 1},
+			    geom: {solref: [0.02, 0.2]}, duration: 1, height}));
+			await page.click('#run');
+			await page.waitForFunction((h) => window.contactd.answers.sweep.request.base.height === h &&
+			    !document.getElementById('run').disabled, height);
+		}
+		const overlays = await page.evaluate(() => window.contactd.charts.sweep.data.datasets.filter((d) => d.cdOverlay).length);
+		assert.equal(overlays, 2);
+		await page.click('#clear-overlays');
+		assert.equal(await page.evaluate(() => window.contactd.charts.sweep.data.datasets.filter((d) => d.cdOverlay).length), 0);
+		/* a growth map keeps an earlier map's boundary: the 2 ms map's under the 1 ms one */
+		await page.click('#preset-map-damp');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.query === 'stability' &&
+		    !document.getElementById('run').disabled);
+		const earlier = await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].cdContour.length);
+		await page.fill('#base', JSON.stringify({option: {timestep: 0.001}}));
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.base.option.timestep === 0.001 &&
+		    !document.getElementById('run').disabled);
+		const mapOverlay = await page.evaluate(() => {
+			const sets = window.contactd.charts.sweep.data.datasets;
+			const o = sets.filter((d) => d.cdOverlay);
+			return {count: o.length, label: o.length ? o[0].label : '', color: o.length ? o[0].borderColor : '',
+			    segs: sets[0].cdContour.filter((k) => k.color === (o.length ? o[0].borderColor : '')).length};
+		});
+		assert.equal(mapOverlay.count, 1, JSON.stringify(mapOverlay));
+		assert.match(mapOverlay.label, /growth = 1/);
+		assert.equal(mapOverlay.segs, earlier, 'the earlier map\'s boundary, segment for segment');
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('sweep: rows drawn as they stream (application/x-ndjson), or the whole JSON answer at once', async () => {
+		/* the daemon itself: the first check's page (sweepFirst) said which content type it
+		 * got and drew accordingly */
+		assert.ok(sweepFirst, 'the first sweep check ran');
+		const {type, draws, answer, request, streamed: drawnStreamed, points} = sweepFirst;
+		assert.deepEqual(answer, await api(base2, 'POST', '/v1/sweep', request));
+		assert.equal(points, answer.rows.length);
+		if (/^application\/x-ndjson/.test(type)) {
+			assert.equal(drawnStreamed, true);
+		} else {
+			assert.match(type, /^application\/json/);
+			assert.equal(drawnStreamed, false);
+			assert.equal(draws, 1, 'a plain JSON answer is drawn once, whole');
+		}
+		/* a streaming server (the proxy): drawn in steps, and the same map in the end */
+		const proxy = await ndjsonProxy(base2);
+		const streamed = await open(context, proxy + '/sweep.html');
+		await streamed.waitForFunction(() => window.contactd.answers.sweep && !document.getElementById('run').disabled);
+		assert.match(await streamed.evaluate(() => window.contactd.sweepContentType), /^application\/x-ndjson/);
+		assert.equal(await streamed.evaluate(() => window.contactd.sweepStreamed), true);
+		const steps = await streamed.evaluate(() => window.contactd.sweepDraws);
+		assert.ok(steps >= 3, 'the streamed map was drawn in ' + steps + ' steps');
+		const got = await streamed.evaluate(() => window.contactd.answers.sweep);
+		assert.deepEqual(got.answer, await api(base2, 'POST', '/v1/sweep', got.request));
+		assert.deepEqual(streamed.consoleErrors, []);
+		await streamed.close();
 	});
 
 	await check('every page: readable at phone width, no console error', async () => {
@@ -322,6 +725,12 @@ async function main() {
 			await page.waitForFunction((path) => path.split('.').reduce((o, k) => o && o[k], window), ready);
 			const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 			assert.ok(overflow <= 0, name + ': the page is ' + overflow + ' px wider than the phone');
+			/* the result before the form: its chart starts within the first screen */
+			if (['sweep', 'drop', 'live'].includes(name)) {
+				const tops = await page.evaluate(() => [document.querySelector('.layout > section canvas').getBoundingClientRect().top,
+				    document.getElementById('form').getBoundingClientRect().top]);
+				assert.ok(tops[0] < tops[1] && tops[0] < 900, name + ': chart at ' + tops[0] + ' px, form at ' + tops[1] + ' px');
+			}
 			if (name === 'sweep')
 				await shot(page, 'sweep-phone');
 			assert.deepEqual(page.consoleErrors, [], name);
@@ -362,14 +771,82 @@ async function main() {
 		await page.fill('#height', '0.1');
 		await page.click('#run');
 		await page.waitForFunction(() => window.contactd.answers.drop.request.height === 0.1);
+		assert.equal(await page.isVisible('#warning'), false, 'a physical drop has no warning');
+		assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status ok');
 		await shot(page, 'drop');
+		/* exports: the trajectory as CSV, the answer as JSON */
+		const last = await api(base2, 'POST', '/v1/drop', await page.evaluate(() => window.contactd.answers.drop.request));
+		assert.deepEqual(JSON.parse(String(await download(page, '#tools-json'))), last);
+		const csv = parseCsv(String(await download(page, '#tools-csv')));
+		assert.deepEqual(csv[0], ['t', 'z']);
+		assert.deepEqual(csv.slice(1), last.trajectory.t.map((t, i) => [t, last.trajectory.z[i]]));
+		const svg = String(await download(page, '#tools-svg'));
+		assert.ok(svg.includes('>bottom height (m)</text>') && svg.includes('>time (s)</text>'));
+		assert.equal((svg.match(/<polyline class="series"/g) || []).length >= 2, true, 'the path and the floor in the SVG');
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('drop: an energy-gaining drop is flagged; two releases; overlays; the URL restores the form', async () => {
+		/* a cube thrown to 7.8 m by an unstable contact (refsafe off, timeconst 0.5 ms) */
+		const page = await open(context, base2 + '/drop.html#timeconst=0.0005&refsafe=0');
+		await page.waitForFunction(() => window.contactd.answers.drop);
+		const {request, answer} = await page.evaluate(() => window.contactd.answers.drop);
+		assert.equal(request.option.refsafe, false);
+		assert.equal(answer.energy_gain, true);
+		assert.ok(answer.max_height > 1, 'the cube rose to ' + answer.max_height + ' m');
+		assert.ok(await page.isVisible('#warning'));
+		assert.match(await page.textContent('#warning'), /gained energy: it rose to 7\.8\d* m/);
+		assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status error');
+		assert.equal(await page.evaluate(() => document.getElementById('m-energy_gain').className), 'bad');
+		/* the form is in the URL: a reload gives the same request */
+		await page.reload();
+		await page.waitForFunction(() => window.contactd.answers.drop);
+		assert.deepEqual(await page.evaluate(() => window.contactd.answers.drop.request), request);
+		/* two releases: both trajectories drawn, each the API's answer for its release */
+		const health = await api(base2, 'GET', '/v1/health');
+		const other = health.mujoco_supported[0];
+		await page.fill('#timeconst', '0.02');
+		await page.fill('#dampratio', '0.2');
+		await page.check('#refsafe');
+		await page.selectOption('#compare', other);
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.dropCompare);
+		const cmp = await page.evaluate(() => window.contactd.answers.dropCompare);
+		assert.equal(cmp.request.option.mujoco, other);
+		const cmpAnswer = await api(base2, 'POST', '/v1/drop', cmp.request);
+		assert.equal(cmpAnswer.mujoco, other);
+		const sets = await page.evaluate(() => window.contactd.charts.drop.data.datasets.map((d) =>
+		    ({label: d.label, data: d.data, compare: !!d.cdCompare})));
+		assert.ok(sets[0].label.endsWith('MuJoCo ' + health.mujoco));
+		const second = sets.find((d) => d.compare);
+		assert.ok(second.label.endsWith('MuJoCo ' + other));
+		assert.deepEqual(second.data, cmpAnswer.trajectory.t.map((t, i) => ({x: t, y: cmpAnswer.trajectory.z[i]})));
+		const png = await shot(page, 'drop-compare-chart', '#chart');
+		const top = await page.evaluate(() => {
+			const c = window.contactd.charts.drop, k = c.data.datasets.findIndex((d) => d.cdCompare);
+			const pts = c.getDatasetMeta(k).data;
+			return pts.map((e) => ({x: e.x, y: e.y}));
+		});
+		const pink = hex('#CC79A7');
+		assert.ok(top.filter((p) => near(png, p.x + 1, p.y + 1, pink, 2, 40)).length > top.length / 4,
+		    'the second release\'s line is drawn');
+		/* overlays: three drops with overlays kept draw the two earlier ones */
+		await page.selectOption('#compare', '');
+		await page.check('#overlay');
+		for (const h of ['0.2', '0.3']) {
+			await page.fill('#height', h);
+			await page.click('#run');
+			await page.waitForFunction((v) => window.contactd.answers.drop.request.height === v, Number(h));
+		}
+		assert.equal(await page.evaluate(() => window.contactd.charts.drop.data.datasets.filter((d) => d.cdOverlay).length), 2);
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
 	});
 
 	await check('live: a fit arrives after each upload', async () => {
-		const token = execFileSync(CONTACTD, ['--db', path.join(tmp, 'cache.db'), 'token', 'create', 'so101'],
-		    {encoding: 'utf8'}).trim();
+		const token = tokenOf(execFileSync(CONTACTD, ['--db', path.join(tmp, 'cache.db'), 'token', 'create', 'so101'],
+		    {encoding: 'utf8'}));
 		const setup = {object: {shape: 'sphere', size: 0.02, mass: 0.1}, option: {timestep: 0.005}};
 		const cal = await api(base2, 'POST', '/v1/robots/so101/calibrations', setup, token);
 		const page = await open(context, base2 + '/live.html#calibration=' + cal.id);
@@ -391,11 +868,21 @@ async function main() {
 		const fit = shown.fit;
 		assert.ok(fit.solref, 'the calibration has a fit');
 		const conv = await page.evaluate(() => window.contactd.charts.fit.data.datasets.map((d) =>
-		    ({data: d.data, errors: d.errors})));
+		    ({data: d.data, intervals: d.intervals})));
 		assert.deepEqual(conv[0].data[1], {x: 2, y: fit.solref[0]});
 		assert.deepEqual(conv[1].data[1], {x: 2, y: fit.solref[1]});
-		assert.equal(conv[0].errors[1], fit.stderr.timeconst);
-		assert.equal(conv[1].errors[1], fit.stderr.dampratio);
+		/* the API's asymmetric intervals, not +- a standard error; axes not below zero */
+		assert.ok(fit.intervals, 'the fit has intervals');
+		assert.deepEqual(conv[0].intervals[1], fit.intervals.timeconst['1sigma']);
+		assert.deepEqual(conv[1].intervals[1], fit.intervals.dampratio['1sigma']);
+		const lows = await page.evaluate(() => ['y', 'y2'].map((k) => window.contactd.charts.fit.scales[k].min));
+		assert.ok(lows.every((v) => v >= 0), 'convergence axes start at ' + lows);
+		const drawnRange = await page.evaluate(() => {
+			const c = window.contactd.charts.drops;
+			return [c.scales.x.min, c.scales.x.max, c.scales.y.min];
+		});
+		assert.ok(drawnRange[0] === 0 && drawnRange[1] <= 0.1 * 1.25 && drawnRange[2] === 0,
+		    'drops axes: ' + drawnRange);
 		assert.ok(await page.evaluate(() => window.contactd.events.length) >= 2, 'two fit events');
 		/* a daemon with the watch endpoint is watched by an EventSource (no headers) */
 		const doc = await api(base2, 'GET', '/v1/openapi.json');
@@ -408,13 +895,67 @@ async function main() {
 		assert.deepEqual(res.map((p) => p.y), fit.residuals.drops.map((r, i) =>
 		    r.residual / (shown.measurements.drops[i].sigma || fit.noise_scale.rebound)));
 		assert.equal(await page.textContent('#mjcf'), fit.mjcf);
-		assert.ok((await page.textContent('#fit-timeconst')).includes('±'));
+		/* exports: the calibration as the API answers it; the fits with their intervals */
+		assert.deepEqual(JSON.parse(String(await download(page, '#tools-json'))), shown);
+		const fits = parseCsv(String(await download(page, '#tools-csv')));
+		assert.deepEqual(fits[2].slice(2, 5), [fit.solref[0], ...fit.intervals.timeconst['1sigma']]);
+		assert.ok((await page.textContent('#fit-timeconst')).includes('68 %: '));
 		await assertAccessible(page);
 		const png = await shot(page, 'live-chart', '#chart-fit');
 		const pts = await page.evaluate(() => window.contactd.charts.fit.getDatasetMeta(0).data.map((e) => ({x: e.x, y: e.y})));
 		for (const p of pts)
 			assert.ok(near(png, p.x + 1, p.y + 1, hex('#0072B2'), 3, 40), 'fit point ' + JSON.stringify(p));
 		await shot(page, 'live');
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('live: a misfit is warned of; empty and bad calibration ids get a message', async () => {
+		const token = tokenOf(execFileSync(CONTACTD, ['--db', path.join(tmp, 'cache.db'), 'token', 'create', 'so102'],
+		    {encoding: 'utf8'}));
+		const page = await open(context, base2 + '/live.html');
+		for (const [id, message] of [['', /Enter a calibration id/], ['abc', /whole number/], ['0', /whole number/]]) {
+			await page.fill('#calibration', id);
+			await page.fill('#token', token);
+			await page.click('#watch');
+			await page.waitForFunction((m) => new RegExp(m).test(document.getElementById('status').textContent), message.source);
+			assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status error');
+		}
+		assert.deepEqual(page.consoleErrors, []);
+		/* a calibration that does not exist: the daemon's 404, said in the status line */
+		await page.fill('#calibration', '987654');
+		await page.click('#watch');
+		await page.waitForFunction(() => document.getElementById('status').className === 'status error');
+		assert.ok(page.consoleErrors.every((e) => /404/.test(e)), page.consoleErrors.join('; '));
+		page.consoleErrors.length = 0;
+		/* drops that scatter 30 times their sigma: the fit is a misfit, shown loudly */
+		const setup = {object: {shape: 'sphere', size: 0.02, mass: 0.1}, option: {timestep: 0.005}};
+		const cal = await api(base2, 'POST', '/v1/robots/so102/calibrations', setup, token);
+		await api(base2, 'POST', '/v1/calibrations/' + cal.id + '/measurements', {drops: [
+			{height: 0.1, rebound: 0.004, sigma: 1e-4}, {height: 0.1, rebound: 0.03, sigma: 1e-4},
+			{height: 0.05, rebound: 0.001, sigma: 1e-4}, {height: 0.05, rebound: 0.02, sigma: 1e-4},
+			{height: 0.2, rebound: 0.002, sigma: 1e-4}],
+		    presses: [{force: 9.81, deflection: 1e-4}, {force: 4.9, deflection: 3e-4}]}, token);
+		let shown;
+		for (let i = 0; i < 600; i++) {
+			shown = await api(base2, 'GET', '/v1/calibrations/' + cal.id, undefined, token);
+			if (shown.fit && shown.fit.state === 'done')
+				break;
+			await new Promise((r) => setTimeout(r, 100));
+		}
+		assert.equal(shown.fit.status, 'misfit');
+		await page.fill('#calibration', String(cal.id));
+		await page.click('#watch');
+		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 1);
+		assert.ok(await page.isVisible('#fit-warning'));
+		assert.match(await page.textContent('#fit-warning'), /^Misfit: /);
+		assert.equal(await page.getAttribute('#fit-warning', 'role'), 'alert');
+		/* its intervals, asymmetric about the fit */
+		const iv = await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].intervals[0]);
+		assert.deepEqual(iv, shown.fit.intervals.timeconst['1sigma']);
+		assert.notEqual(Math.round((iv[1] - shown.fit.solref[0]) * 1e9), Math.round((shown.fit.solref[0] - iv[0]) * 1e9));
+		assert.match(page.url(), new RegExp('#calibration=' + cal.id + '$'));
+		await shot(page, 'live-misfit');
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
 	});
@@ -426,11 +967,35 @@ async function main() {
 		let ops = 0;
 		for (const item of Object.values(doc.paths))
 			ops += Object.keys(item).filter((m) => ['get', 'post', 'put', 'delete', 'patch'].includes(m)).length;
-		assert.equal(await page.locator('section.api-op').count(), ops);
-		assert.equal(await page.locator('section[id^="schema-"]').count(),
+		assert.equal(await page.locator('details.api-op').count(), ops);
+		assert.equal(await page.locator('details[id^="schema-"]').count(),
 		    Object.keys(doc.components.schemas).length);
 		assert.ok(await page.locator('#op-drop').isVisible());
+		/* collapsed: the reference is a list of entries, not tens of thousands of pixels */
+		const height = await page.evaluate(() => document.documentElement.scrollHeight);
+		assert.ok(height < 8000, 'the collapsed reference is ' + height + ' px tall');
 		await shot(page, 'api', null, true);
+		/* a search shows and opens only what matches */
+		await page.fill('#api-search', 'rebound');
+		const shown = await page.evaluate(() => [...document.querySelectorAll('details.api-op, details.api-schema-box')]
+		    .filter((d) => !d.hidden).map((d) => ({id: d.id, open: d.open})));
+		assert.ok(shown.length > 0 && shown.length < 20, shown.length + ' entries match "rebound"');
+		assert.ok(shown.every((d) => d.open));
+		assert.ok(shown.some((d) => d.id === 'schema-DropAnswer'));
+		/* the search is in the address: a reload shows the same entries */
+		assert.match(page.url(), /\?q=rebound/);
+		await page.reload();
+		await page.waitForFunction(() => window.contactd.answers.openapi);
+		assert.equal(await page.inputValue('#api-search'), 'rebound');
+		assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('details.api-op, details.api-schema-box')]
+		    .filter((d) => !d.hidden).map((d) => ({id: d.id, open: d.open}))), shown);
+		await page.fill('#api-search', '');
+		assert.doesNotMatch(page.url(), /\?q=/);
+		/* a link to a schema opens it */
+		await page.click('#api-expand');
+		await page.click('#api-collapse');
+		await page.evaluate(() => { location.hash = '#schema-SweepRequest'; });
+		await page.waitForFunction(() => document.getElementById('schema-SweepRequest').open);
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
 	});

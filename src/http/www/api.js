@@ -77,10 +77,9 @@ function schemaNode(s, depth) {
 
 function operation(path, method, op) {
 	const id = 'op-' + (op.operationId || method + path).replace(/[^A-Za-z0-9_-]/g, '-');
-	const sec = el('section', {class: 'api-op', id, 'aria-labelledby': id + '-h'},
-	    el('h3', {id: id + '-h'}, el('code', {class: 'method'}, method), ' ', el('code', {}, path)));
-	if (op.summary)
-		sec.append(el('p', {}, el('strong', {}, op.summary)));
+	const sec = el('details', {class: 'api-op', id},
+	    el('summary', {}, el('h3', {id: id + '-h'}, el('code', {class: 'method'}, method), ' ', el('code', {}, path)),
+	        op.summary ? ' — ' + op.summary : null));
 	if (op.description)
 		sec.append(prose(op.description));
 	if (op.parameters && op.parameters.length) {
@@ -109,6 +108,62 @@ function operation(path, method, op) {
 	return sec;
 }
 
+/* The search box and the expand/collapse buttons: the reference is long, so every
+ * operation and schema starts collapsed; a search shows (and opens) only the entries
+ * whose text holds every word searched for. */
+function tools() {
+	const input = el('input', {type: 'search', id: 'api-search', placeholder: 'e.g. sweep rebound',
+	    autocomplete: 'off', spellcheck: 'false'});
+	const all = () => [...document.querySelectorAll('details.api-op, details.api-schema-box')];
+	const count = el('span', {id: 'api-count', class: 'key', 'aria-live': 'polite'});
+	const search = () => {
+		const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+		let shown = 0;
+		for (const d of all()) {
+			const text = d.textContent.toLowerCase();
+			const hit = words.every((w) => text.includes(w));
+			d.hidden = !hit;
+			d.open = hit && words.length > 0;
+			shown += hit ? 1 : 0;
+		}
+		count.textContent = words.length ? shown + ' of ' + all().length + ' entries match' : '';
+	};
+	/* the search is the page's state: in the address (?q=), for a reload or a link */
+	input.addEventListener('input', () => {
+		search();
+		const url = new URL(location.href);
+		if (input.value.trim())
+			url.searchParams.set('q', input.value.trim());
+		else
+			url.searchParams.delete('q');
+		history.replaceState(null, '', url.href);
+	});
+	input.value = new URLSearchParams(location.search).get('q') || '';
+	input.cdSearch = search;
+	const button = (label, id, open) => {
+		const b = el('button', {type: 'button', class: 'secondary small', id}, label);
+		b.addEventListener('click', () => all().forEach((d) => {
+			if (!d.hidden)
+				d.open = open;
+		}));
+		return b;
+	};
+	return el('div', {class: 'api-tools'}, el('label', {for: 'api-search'}, 'Search the reference'), input,
+	    el('div', {class: 'toolbar'}, button('Expand all', 'api-expand', true),
+	        button('Collapse all', 'api-collapse', false), count));
+}
+
+/* A link to an entry opens it (and its search may have hidden it). */
+function openTarget() {
+	const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+	if (target && target.tagName === 'DETAILS') {
+		target.hidden = false;
+		target.open = true;
+		target.scrollIntoView();
+	}
+}
+window.addEventListener('hashchange', openTarget);
+
 async function render() {
 	const out = document.getElementById('reference');
 	let doc;
@@ -120,6 +175,7 @@ async function render() {
 	}
 	window.contactd.answers.openapi = doc;
 	out.textContent = '';
+	out.append(tools());
 	out.append(el('p', {}, 'OpenAPI ' + doc.openapi + ', ' + doc.info.title + ' ' + doc.info.version + '.'));
 	if (doc.info.description)
 		out.append(prose(doc.info.description));
@@ -137,15 +193,17 @@ async function render() {
 	out.append(el('h2', {}, 'Operations'), ...ops);
 	out.append(el('h2', {}, 'Schemas'));
 	for (const [name, s] of Object.entries((doc.components || {}).schemas || {})) {
-		const sec = el('section', {id: anchor(name), 'aria-labelledby': anchor(name) + '-h'},
-		    el('h3', {id: anchor(name) + '-h'}, name, ' ', el('small', {}, '(' + typeOf(s) + ')')));
+		const sec = el('details', {class: 'api-schema-box', id: anchor(name)},
+		    el('summary', {}, el('h3', {id: anchor(name) + '-h'}, name, ' ', el('small', {}, '(' + typeOf(s) + ')'))));
 		if (s.description)
 			sec.append(prose(s.description));
 		sec.append(schemaNode(s, 0));
 		out.append(sec);
 	}
+	document.getElementById('api-search').cdSearch();
 	CD.status('status', ops.length + ' operations, ' +
 	    Object.keys((doc.components || {}).schemas || {}).length + ' schemas.', 'ok');
+	openTarget();
 }
 
 render();

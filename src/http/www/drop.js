@@ -1,6 +1,10 @@
 /* drop.js: the drop page: one /v1/drop with "trajectory": true, plotted with its
- * metrics (peak penetration, rebound, the floor). */
+ * metrics (peak penetration, rebound, the floor). A drop that gains energy or diverges
+ * is flagged. The form lives in the URL; a second MuJoCo release can be drawn beside
+ * the first; earlier drops can stay as overlays. */
 'use strict';
+
+const $ = (id) => document.getElementById(id);
 
 const metricNames = [
 	['peak_penetration', 'Peak penetration (m)'],
@@ -8,20 +12,26 @@ const metricNames = [
 	['max_height', 'Highest after release (m)'],
 	['final_penetration', 'Final penetration (m)'],
 	['jitter', 'Jitter over the last 0.5 s (m)'],
-	['energy_gain', 'Energy gain'],
+	['energy_gain', 'Energy gain (rebound > height)'],
 	['steps', 'Steps'],
 	['solref_fallback', 'solref replaced by the default'],
 	['diverged', 'Diverged'],
 ];
+const formIds = ['shape', 'size', 'mass', 'timeconst', 'dampratio', 'height', 'duration', 'timestep',
+    'integrator', 'refsafe', 'mujoco', 'compare', 'overlay'];
+
+const state = {last: null, compare: null, overlays: []};
 
 function readRequest() {
 	const tc = CD.number('timeconst'), dr = CD.number('dampratio');
+	const option = {timestep: CD.number('timestep'), refsafe: $('refsafe').checked,
+	    integrator: $('integrator').value};
+	if ($('mujoco').value)
+		option.mujoco = $('mujoco').value;
 	return {
-		body: {shape: document.getElementById('shape').value, size: CD.number('size'),
-		    mass: CD.number('mass')},
+		body: {shape: $('shape').value, size: CD.number('size'), mass: CD.number('mass')},
 		geom: {solref: [tc, dr]},
-		option: {timestep: CD.number('timestep'), refsafe: document.getElementById('refsafe').checked,
-		    integrator: document.getElementById('integrator').value},
+		option,
 		height: CD.number('height'),
 		duration: CD.number('duration'),
 		trajectory: true,
@@ -29,7 +39,7 @@ function readRequest() {
 }
 
 function showMetrics(answer) {
-	const dl = document.getElementById('metrics');
+	const dl = $('metrics');
 	dl.textContent = '';
 	for (const [key, label] of metricNames) {
 		const dt = document.createElement('dt');
@@ -37,35 +47,90 @@ function showMetrics(answer) {
 		const dd = document.createElement('dd');
 		dd.id = 'm-' + key;
 		dd.textContent = CD.fmt(answer[key], 6);
+		if ((key === 'energy_gain' || key === 'diverged') && answer[key] === true)
+			dd.className = 'bad';
 		dl.append(dt, dd);
 	}
 }
 
-function draw(answer) {
+/* What makes this drop unphysical, in words; empty when nothing does. */
+function problems(req, answer) {
+	const out = [];
+	if (answer.diverged)
+		out.push('the simulation diverged (some values were not finite)');
+	if (answer.energy_gain)
+		out.push('it gained energy: it rose to ' + CD.fmt(answer.max_height) + ' m after a drop from ' +
+		    CD.fmt(req.height) + ' m. The contact spring is unstable at this timestep (see the stability ' +
+		    'map): raise timeconst or dampratio, turn refsafe on, or shorten the timestep');
+	return out;
+}
+
+function trajectory(answer) {
 	const tr = answer.trajectory;
-	const path = tr.t.map((t, i) => ({x: t, y: tr.z[i]}));
+	return tr.t.map((t, i) => ({x: t, y: tr.z[i]}));
+}
+
+function draw() {
+	const {answer} = state.last;
+	const path = trajectory(answer);
+	const tr = answer.trajectory;
 	const t1 = tr.t[tr.t.length - 1] || 0;
+	const cmp = state.compare;
 	const level = (y, label, color, dash) => ({type: 'line', label, data: [{x: 0, y}, {x: t1, y}],
 	    borderColor: color, backgroundColor: color, borderDash: dash, borderWidth: 1.5, pointRadius: 0});
-	const datasets = [{type: 'line', label: 'bottom height z (m)', data: path,
-	    borderColor: CD.colors[0], backgroundColor: CD.colors[0], borderWidth: 1.5, pointRadius: 0,
+	const datasets = [{type: 'line', label: 'bottom height z (m)' + (cmp ? ', MuJoCo ' + answer.mujoco : ''),
+	    data: path, borderColor: CD.colors[0], backgroundColor: CD.colors[0], borderWidth: 1.5, pointRadius: 0,
 	    spanGaps: false}];
 	datasets.push(level(0, 'floor (z = 0)', '#444', []));
 	if (answer.peak_penetration !== null)
 		datasets.push(level(-answer.peak_penetration, 'peak penetration', CD.colors[1], [5, 3]));
 	if (answer.rebound)
 		datasets.push(level(answer.rebound, 'rebound', CD.colors[2], [2, 2]));
+	if (cmp)
+		datasets.push({type: 'line', label: 'bottom height z (m), MuJoCo ' + cmp.answer.mujoco,
+		    data: trajectory(cmp.answer), borderColor: CD.colors[3], backgroundColor: CD.colors[3],
+		    borderWidth: 2, borderDash: [6, 4], pointRadius: 0, cdCompare: true, order: -1});
+	state.overlays.forEach((o, k) => datasets.push({type: 'line', label: o.label, data: o.data,
+	    borderColor: CD.colors[(k + 4) % CD.colors.length], backgroundColor: CD.colors[(k + 4) % CD.colors.length],
+	    borderWidth: 1, borderDash: [2, 3], pointRadius: 0, cdOverlay: true}));
 	const old = window.contactd.charts.drop;
 	if (old)
 		old.destroy();
-	window.contactd.charts.drop = new Chart(document.getElementById('chart'), {
-		type: 'line', data: {datasets}, options: CD.chartOptions({
+	window.contactd.charts.drop = new Chart($('chart'), {
+		type: 'line', data: {datasets}, plugins: [CDZoom], options: CD.chartOptions({
 		    scales: {x: {type: 'linear', title: {display: true, text: 'time (s)'}},
-		        y: {type: 'linear', title: {display: true, text: 'bottom height (m)'}}}})});
+		        y: {type: 'linear', title: {display: true, text: 'bottom height (m)'}}},
+		    plugins: {legend: {position: 'bottom'}, tooltip: {callbacks: {
+		        label: (c) => c.dataset.label.replace(/ \(m\)/, '') + ': ' + CD.fmt(c.raw.y) + ' m at ' +
+		            CD.fmt(c.raw.x) + ' s'}}}})});
 	CD.describe('chart', 'Bottom height over ' + CD.fmt(t1) + ' s, ' + path.length +
 	    ' points; peak penetration ' + CD.fmt(answer.peak_penetration) + ' m, rebound ' +
-	    CD.fmt(answer.rebound) + ' m');
+	    CD.fmt(answer.rebound) + ' m' + (cmp ? '; dashed: MuJoCo ' + cmp.answer.mujoco : '') +
+	    (state.overlays.length ? '; ' + state.overlays.length + ' earlier drops overlaid' : ''));
 }
+
+function saveState() {
+	const s = {};
+	for (const id of formIds) {
+		const el = $(id);
+		s[id] = el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value;
+	}
+	CD.writeHash(s);
+}
+
+function restoreState(s) {
+	for (const id of formIds) {
+		if (s[id] === undefined)
+			continue;
+		const el = $(id);
+		if (el.type === 'checkbox')
+			el.checked = s[id] === '1';
+		else
+			el.value = s[id];
+	}
+}
+
+let running = 0;
 
 async function run() {
 	let req;
@@ -75,23 +140,68 @@ async function run() {
 		CD.status('status', e.message, 'error');
 		return;
 	}
-	document.getElementById('request').textContent = JSON.stringify(req, null, 2);
+	const ticket = ++running;
+	saveState();
+	$('request').textContent = JSON.stringify(req, null, 2);
 	CD.status('status', 'Simulating…');
 	try {
-		const answer = await CD.api('v1/drop', req);
+		const compareTo = $('compare').value;
+		const creq = compareTo && compareTo !== req.option.mujoco
+		    ? Object.assign({}, req, {option: Object.assign({}, req.option, {mujoco: compareTo})}) : null;
+		const [answer, canswer] = await Promise.all([CD.api('v1/drop', req), creq ? CD.api('v1/drop', creq) : null]);
+		if (ticket !== running)
+			return;
+		if ($('overlay').checked && state.last)
+			state.overlays.push({label: 'earlier: timeconst ' + state.last.req.geom.solref[0] + ' s, dampratio ' +
+			    state.last.req.geom.solref[1] + ', height ' + state.last.req.height + ' m',
+			    data: trajectory(state.last.answer)});
+		state.overlays = state.overlays.slice(-6);
+		state.last = {req, answer};
+		state.compare = creq ? {request: creq, answer: canswer} : null;
 		window.contactd.answers.drop = {request: req, answer};
-		draw(answer);
+		window.contactd.answers.dropCompare = state.compare;
+		draw();
 		showMetrics(answer);
-		CD.status('status', answer.steps + ' steps, ' + answer.trajectory.t.length +
-		    ' points plotted' + (answer.diverged ? '; the simulation diverged' : '') + '.',
-		    answer.diverged ? 'error' : 'ok');
+		const bad = problems(req, answer);
+		$('warning').hidden = bad.length === 0;
+		$('warning').textContent = bad.length ? 'Not a physical drop: ' + bad.join('; ') + '.' : '';
+		let text = answer.steps + ' steps, ' + answer.trajectory.t.length + ' points plotted' +
+		    (answer.diverged ? '; the simulation diverged' : '') + (answer.energy_gain ? '; energy gained' : '') + '.';
+		if (state.compare)
+			text += JSON.stringify(answer.trajectory) === JSON.stringify(canswer.trajectory)
+			    ? ' MuJoCo ' + compareTo + ' drops the same (dashed line on top).'
+			    : ' MuJoCo ' + compareTo + ' differs (dashed).';
+		CD.status('status', text, bad.length ? 'error' : 'ok');
 	} catch (e) {
-		CD.status('status', CD.errorText(e), 'error');
+		if (ticket === running)
+			CD.status('status', CD.errorText(e), 'error');
 	}
 }
 
-document.getElementById('form').addEventListener('submit', (ev) => {
+$('form').addEventListener('submit', (ev) => {
 	ev.preventDefault();
 	run();
 });
-run();
+$('clear-overlays').addEventListener('click', () => {
+	state.overlays = [];
+	if (state.last)
+		draw();
+});
+CD.toolbar('tools', {name: 'drop', status: 'status', chart: () => window.contactd.charts.drop,
+    data: () => {
+	    if (!state.last)
+		    throw new Error('nothing dropped yet');
+	    const a = state.last.answer;
+	    return {json: a, csv: CD.csv(['t', 'z'], a.trajectory.t.map((t, i) => [t, a.trajectory.z[i]]))};
+    },
+    request: () => {
+	    const body = readRequest();
+	    return {endpoint: 'v1/drop', body};
+    }});
+
+(async () => {
+	const s = CD.readHash();
+	await CD.releases(['mujoco', 'compare'], [s.mujoco, s.compare]);
+	restoreState(s);
+	run();
+})();

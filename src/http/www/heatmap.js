@@ -1,10 +1,17 @@
 /* heatmap.js: a heat map layer for Chart.js 3 (which has none): a scatter dataset
  * marked `heatmap: true` holds points {x, y, v, mark} on a grid; each is drawn as the
- * cell around it, coloured by v on CD.ramp between the dataset's `min` and `max`.
- * A null v (a diverged point) is grey; `mark` outlines the cell (the guard gap).
- * With `log: true` the colour follows log(v) (growth spans decades).
+ * cell around it, coloured by v between the dataset's `min` and `max`: on CD.ramp, or
+ * with `diverging: true` on CD.growthColor: blues up to 1, reds above (growth per step,
+ * whose 1 is the stability boundary). A null v (a diverged point) is grey; `mark` outlines
+ * the cell (the guard gap). With `log: true` the colour follows log(v).
+ * `contour: level` draws the boundary between cells at most level and cells above it
+ * (a null cell counts as above): growth = 1 separates stable from unstable. Each entry
+ * of `contours` ({data, color, dash}) adds the same boundary of another grid (a
+ * second MuJoCo release, an earlier run). `diffs` lists the indices of cells another
+ * answer changes (a second release): each gets a ringed dot.
  * Cell edges lie halfway between neighbouring grid values in pixels, so logarithmic
- * axes work too. */
+ * axes work too. What was drawn is left on the dataset (cdCells, cdContour) for the
+ * tooltip mode below, the SVG export and the tests. */
 'use strict';
 
 const CDHeatmap = {
@@ -27,6 +34,37 @@ const CDHeatmap = {
 		return out;
 	},
 
+	/* The colour of v on the dataset's scale. */
+	color(ds, v) {
+		if (v === null || v === undefined || !Number.isFinite(v))
+			return '#9a9a9a';
+		if (ds.diverging)
+			return CD.growthColor(v, Math.min(ds.min, 0.999), Math.max(ds.max, 1.001));
+		const f = (x) => (ds.log ? Math.log(x) : x);
+		const lo = f(ds.min), span = f(ds.max) > lo ? f(ds.max) - lo : 1;
+		return CD.ramp((f(v) - lo) / span);
+	},
+
+	/* The boundary between cells v <= level and cells above it, as 2-point segments. */
+	boundary(data, level, xs, ys, xe, ye) {
+		const above = new Map();
+		for (const p of data)
+			above.set(xs.indexOf(p.x) + ',' + ys.indexOf(p.y), !(p.v !== null && p.v <= level));
+		const segs = [];
+		for (let i = 0; i < xs.length; i++)
+			for (let j = 0; j < ys.length; j++) {
+				const here = above.get(i + ',' + j);
+				if (here === undefined)
+					continue;
+				const right = above.get(i + 1 + ',' + j), up = above.get(i + ',' + (j + 1));
+				if (right !== undefined && right !== here)
+					segs.push([[xe[i + 1], ye[j]], [xe[i + 1], ye[j + 1]]]);
+				if (up !== undefined && up !== here)
+					segs.push([[xe[i], ye[j + 1]], [xe[i + 1], ye[j + 1]]]);
+			}
+		return segs;
+	},
+
 	beforeDatasetsDraw(chart) {
 		const ctx = chart.ctx;
 		const area = chart.chartArea;
@@ -41,46 +79,108 @@ const CDHeatmap = {
 			const ys = [...new Set(ds.data.map((p) => p.y))].sort((a, b) => a - b);
 			const xe = CDHeatmap.edges(chart.scales.x, xs);
 			const ye = CDHeatmap.edges(chart.scales.y, ys);
-			const f = (v) => (ds.log ? Math.log(v) : v);
-			const lo = f(ds.min), span = f(ds.max) > lo ? f(ds.max) - lo : 1;
-			for (const p of ds.data) {
+			ds.cdCells = [];
+			ds.data.forEach((p, index) => {
 				const i = xs.indexOf(p.x), j = ys.indexOf(p.y);
 				const x0 = Math.min(xe[i], xe[i + 1]), x1 = Math.max(xe[i], xe[i + 1]);
 				const y0 = Math.min(ye[j], ye[j + 1]), y1 = Math.max(ye[j], ye[j + 1]);
-				ctx.fillStyle = p.v === null ? '#9a9a9a' : CD.ramp((f(p.v) - lo) / span);
+				const fill = CDHeatmap.color(ds, p.v);
+				ctx.fillStyle = fill;
 				ctx.fillRect(x0, y0, x1 - x0 + 0.5, y1 - y0 + 0.5);
-			}
+				ds.cdCells.push({x0, x1, y0, y1, index, fill,
+				    title: ds.cellText ? ds.cellText(p) : p.x + ', ' + p.y + ': ' + p.v});
+			});
 			/* marked cells: a hatched outline on top of the colours */
 			ctx.strokeStyle = ds.markColor || '#ff00aa';
 			ctx.lineWidth = 1.5;
-			for (const p of ds.data) {
-				if (!p.mark)
+			for (const c of ds.cdCells) {
+				if (!ds.data[c.index].mark)
 					continue;
-				const i = xs.indexOf(p.x), j = ys.indexOf(p.y);
-				const x0 = Math.min(xe[i], xe[i + 1]), x1 = Math.max(xe[i], xe[i + 1]);
-				const y0 = Math.min(ye[j], ye[j + 1]), y1 = Math.max(ye[j], ye[j + 1]);
-				ctx.strokeRect(x0 + 1, y0 + 1, x1 - x0 - 2, y1 - y0 - 2);
+				ctx.strokeRect(c.x0 + 1, c.y0 + 1, c.x1 - c.x0 - 2, c.y1 - c.y0 - 2);
 				ctx.beginPath();
-				ctx.moveTo(x0 + 1, y1 - 1);
-				ctx.lineTo(x1 - 1, y0 + 1);
+				ctx.moveTo(c.x0 + 1, c.y1 - 1);
+				ctx.lineTo(c.x1 - 1, c.y0 + 1);
 				ctx.stroke();
+			}
+			/* cells another answer (a second release) changes: a ringed dot */
+			for (const index of ds.diffs || []) {
+				const c = ds.cdCells.find((k) => k.index === index);
+				ctx.beginPath();
+				ctx.arc((c.x0 + c.x1) / 2, (c.y0 + c.y1) / 2, Math.max(2, Math.min(5, (c.x1 - c.x0) / 5, (c.y1 - c.y0) / 5)), 0, 2 * Math.PI);
+				ctx.fillStyle = '#fff';
+				ctx.fill();
+				ctx.lineWidth = 2;
+				ctx.strokeStyle = '#000';
+				ctx.stroke();
+			}
+			/* the level's contours: this grid's, then the comparison's */
+			ds.cdContour = [];
+			if (ds.contour === undefined)
+				continue;
+			const lines = [{data: ds.data, color: ds.contourColor || '#000', dash: null}]
+			    .concat(ds.contours || []);
+			for (const line of lines) {
+				/* another grid (an earlier run) has cells of its own */
+				const lx = [...new Set(line.data.map((p) => p.x))].sort((a, b) => a - b);
+				const ly = [...new Set(line.data.map((p) => p.y))].sort((a, b) => a - b);
+				const segs = CDHeatmap.boundary(line.data, ds.contour, lx, ly,
+				    CDHeatmap.edges(chart.scales.x, lx), CDHeatmap.edges(chart.scales.y, ly));
+				ctx.strokeStyle = line.color;
+				ctx.lineWidth = 3;
+				ctx.setLineDash(line.dash || []);
+				ctx.beginPath();
+				for (const s of segs) {
+					ctx.moveTo(s[0][0], s[0][1]);
+					ctx.lineTo(s[1][0], s[1][1]);
+					ds.cdContour.push(Object.assign(s.slice(), {color: line.color, dash: !!line.dash}));
+				}
+				ctx.stroke();
+				ctx.setLineDash([]);
 			}
 		}
 		ctx.restore();
 	},
 };
 
-/* Draw a colour bar for [min, max] into a <canvas> with labelled ends. */
-function cdColorBar(canvasId, min, max, label, log) {
+/* A tooltip anywhere inside a heat-map cell (Chart.js finds only points near the
+ * pointer): the mode 'cdCell' answers the cell under the pointer. */
+if (window.Chart)
+	Chart.Interaction.modes.cdCell = function (chart, e) {
+		const pos = Chart.helpers.getRelativePosition(e, chart);
+		const out = [];
+		chart.data.datasets.forEach((ds, datasetIndex) => {
+			if (!ds.heatmap || !ds.cdCells)
+				return;
+			const c = ds.cdCells.find((k) => pos.x >= k.x0 && pos.x < k.x1 && pos.y >= k.y0 && pos.y < k.y1);
+			if (c)
+				out.push({element: chart.getDatasetMeta(datasetIndex).data[c.index], datasetIndex, index: c.index});
+		});
+		return out;
+	};
+
+/* Draw a colour bar for [min, max] into a <canvas> with labelled ends; diverging: the
+ * growth scale, 1 in the middle. */
+function cdColorBar(canvasId, min, max, label, log, diverging) {
 	const canvas = document.getElementById(canvasId);
 	const ctx = canvas.getContext('2d');
 	const w = canvas.width, h = canvas.height;
 	ctx.clearRect(0, 0, w, h);
+	/* diverging: the left half runs from min to 1, the right half from 1 to max */
+	const lo = Math.min(min, 0.999), hi = Math.max(max, 1.001);
 	for (let x = 0; x < w; x++) {
-		ctx.fillStyle = CD.ramp(x / (w - 1));
+		const f = x / (w - 1);
+		ctx.fillStyle = diverging
+		    ? CD.growthColor(f < 0.5 ? Math.exp(Math.log(lo) * (1 - 2 * f)) : Math.exp(Math.log(hi) * (2 * f - 1)), lo, hi)
+		    : CD.ramp(f);
 		ctx.fillRect(x, 0, 1, h);
 	}
-	canvas.setAttribute('aria-label',
-	    label + ': colour from ' + CD.fmt(min) + ' (dark purple) to ' + CD.fmt(max) + ' (yellow)' +
-	    (log ? ', logarithmic' : ''));
+	if (diverging) {
+		ctx.fillStyle = '#000';
+		ctx.fillRect(Math.floor(w / 2) - 1, 0, 2, h);
+	}
+	canvas.setAttribute('aria-label', diverging
+	    ? label + ': blues at most 1 (stable, down to ' + CD.fmt(min) + '), reds above 1 (unstable, up to ' +
+	      CD.fmt(max) + '), logarithmic on each side of 1, which is marked in the middle'
+	    : label + ': colour from ' + CD.fmt(min) + ' (dark purple) to ' + CD.fmt(max) + ' (yellow)' +
+	      (log ? ', logarithmic' : ''));
 }

@@ -3,8 +3,11 @@
  * `fit` member of GET /v1/calibrations/{id}). */
 'use strict';
 
-/* Error bars for Chart.js 3: a dataset's `errors[i]` draws a vertical bar of +-errors[i]
- * around point i. */
+/* Interval bars for Chart.js 3: a dataset's `intervals[i]` = [low, high] draws a
+ * vertical bar from low to high at point i (asymmetric, as the fit's confidence
+ * intervals are). A null end is open: the bar runs to the chart's edge and ends in an
+ * arrow instead of a cap. barOffset shifts a dataset's bars sideways (pixels), so two
+ * datasets' bars at the same x stay apart. */
 const CDErrorBars = {
 	id: 'cdErrorBars',
 	afterDatasetsDraw(chart) {
@@ -15,23 +18,30 @@ const CDErrorBars = {
 		ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
 		ctx.clip();
 		chart.data.datasets.forEach((ds, k) => {
-			if (!ds.errors || !chart.isDatasetVisible(k))
+			if (!ds.intervals || !chart.isDatasetVisible(k))
 				return;
 			const y = chart.scales[ds.yAxisID || 'y'];
 			ctx.strokeStyle = ds.borderColor;
 			ctx.lineWidth = 1.5;
 			chart.getDatasetMeta(k).data.forEach((pt, i) => {
-				const e = ds.errors[i], p = ds.data[i];
-				if (!(e > 0) || !p || p.y === null)
+				const iv = ds.intervals[i], p = ds.data[i], x = pt.x + (ds.barOffset || 0);
+				if (!iv || !p || p.y === null || (iv[0] === null && iv[1] === null))
 					return;
-				const top = y.getPixelForValue(p.y + e), bottom = y.getPixelForValue(p.y - e);
+				const top = iv[1] === null ? area.top : y.getPixelForValue(iv[1]);
+				const bottom = iv[0] === null ? area.bottom : y.getPixelForValue(iv[0]);
 				ctx.beginPath();
-				ctx.moveTo(pt.x, top);
-				ctx.lineTo(pt.x, bottom);
-				ctx.moveTo(pt.x - 4, top);
-				ctx.lineTo(pt.x + 4, top);
-				ctx.moveTo(pt.x - 4, bottom);
-				ctx.lineTo(pt.x + 4, bottom);
+				ctx.moveTo(x, top);
+				ctx.lineTo(x, bottom);
+				for (const [end, yy, dir] of [[iv[1], top, 1], [iv[0], bottom, -1]]) {
+					if (end === null) {
+						ctx.moveTo(x - 4, yy + 6 * dir);
+						ctx.lineTo(x, yy);
+						ctx.lineTo(x + 4, yy + 6 * dir);
+					} else {
+						ctx.moveTo(x - 4, yy);
+						ctx.lineTo(x + 4, yy);
+					}
+				}
 				ctx.stroke();
 			});
 		});
@@ -58,29 +68,69 @@ function scales(x, y, extra) {
 	    y: {type: 'linear', title: {display: true, text: y}}}, extra || {});
 }
 
-/* The convergence plot: solref of every fit so far, with its standard errors. */
+/* The 1-sigma interval [low, high] of a fitted parameter: the fit's own (asymmetric)
+ * intervals, or, from a fit that has none, value times e^(-/+ the log's standard
+ * error), which stays positive as the parameter does. null when neither exists. */
+function interval(f, key) {
+	const iv = f.intervals && f.intervals[key] && f.intervals[key]['1sigma'];
+	if (Array.isArray(iv))
+		return iv;
+	const le = f.stderr && f.stderr['log_' + key];
+	const v = f.solref[key === 'timeconst' ? 0 : 1];
+	return typeof le === 'number' && typeof v === 'number' ? [v * Math.exp(-le), v * Math.exp(le)] : null;
+}
+
+/* The convergence plot: solref of every fit so far, with its 1-sigma intervals. */
 function drawHistory() {
 	const h = state.history.filter((f) => f.solref);
 	const tc = h.map((f, i) => ({x: i + 1, y: f.solref[0]}));
 	const dr = h.map((f, i) => ({x: i + 1, y: f.solref[1]}));
-	const err = (key) => h.map((f) => (f.stderr && typeof f.stderr[key] === 'number' ? f.stderr[key] : 0));
-	/* the axes cover the error bars (Chart.js scales only the points) */
-	const span = (pts, e) => (pts.length ? {suggestedMin: Math.min(...pts.map((p, i) => p.y - e[i])),
-	    suggestedMax: Math.max(...pts.map((p, i) => p.y + e[i]))} : {});
-	chart('fit', 'chart-fit', {type: 'scatter', plugins: [CDErrorBars], data: {datasets: [
-		pointSet('timeconst (s)', tc, CD.colors[0], {showLine: true, yAxisID: 'y', errors: err('timeconst')}),
-		pointSet('dampratio', dr, CD.colors[1], {showLine: true, yAxisID: 'y2', errors: err('dampratio'),
+	const ivs = (key) => h.map((f) => interval(f, key));
+	/* the axes cover the closed ends of the intervals (Chart.js scales only the
+	 * points), never below zero: both parameters are positive */
+	const span = (pts, iv) => {
+		if (!pts.length)
+			return {min: 0};
+		const lows = pts.map((p, i) => (iv[i] && iv[i][0] !== null ? iv[i][0] : p.y));
+		const highs = pts.map((p, i) => (iv[i] && iv[i][1] !== null ? iv[i][1] : p.y));
+		const lo = Math.min(...lows), hi = Math.max(...highs);
+		const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1;
+		/* suggested: Chart.js rounds them out to whole ticks, never below a bound >= 0 */
+		return {suggestedMin: Math.max(0, lo - pad), suggestedMax: hi + pad};
+	};
+	chart('fit', 'chart-fit', {type: 'scatter', plugins: [CDErrorBars, CDZoom], data: {datasets: [
+		pointSet('timeconst (s)', tc, CD.colors[0], {showLine: true, yAxisID: 'y', intervals: ivs('timeconst'),
+		    barOffset: -4}),
+		pointSet('dampratio', dr, CD.colors[1], {showLine: true, yAxisID: 'y2', intervals: ivs('dampratio'), barOffset: 4,
 		    pointStyle: 'rectRot'}),
 	]}, options: CD.chartOptions({scales: scales('fit (upload by upload)', 'timeconst (s)', {
 		x: {type: 'linear', title: {display: true, text: 'fit (upload by upload)'}, ticks: {precision: 0},
 		    suggestedMin: 0.8, suggestedMax: Math.max(2, h.length) + 0.2},
 		y: Object.assign({type: 'linear', title: {display: true, text: 'timeconst (s)'}},
-		    span(tc, err('timeconst'))),
+		    span(tc, ivs('timeconst'))),
 		y2: Object.assign({type: 'linear', position: 'right', title: {display: true, text: 'dampratio'},
-		    grid: {drawOnChartArea: false}}, span(dr, err('dampratio')))})})});
+		    grid: {drawOnChartArea: false}}, span(dr, ivs('dampratio')))}),
+	    plugins: {legend: {position: 'bottom'}, tooltip: {callbacks: {label: (c) => {
+		    const iv = c.dataset.intervals[c.dataIndex];
+		    return c.dataset.label + ': ' + CD.fmt(c.raw.y) + (iv ? ', 68 % interval ' + ends(iv) : '');
+	    }}}}})});
 	const f = h[h.length - 1];
-	CD.describe('chart-fit', h.length + ' fits; the latest solref is ' +
+	CD.describe('chart-fit', h.length + ' fits with their 68 % intervals; the latest solref is ' +
 	    (f ? CD.fmt(f.solref[0]) + ' s, ' + CD.fmt(f.solref[1]) : 'none'));
+}
+
+/* "0.011 to 0.014"; an open end reads "no bound". */
+function ends(iv) {
+	return (iv[0] === null ? 'no lower bound' : CD.fmt(iv[0], 3)) + ' to ' +
+	    (iv[1] === null ? 'no upper bound' : CD.fmt(iv[1], 3));
+}
+
+/* Positive measured quantities: the axis starts at 0 and ends a little above the
+ * largest value (a single 0.1 m drop reads 0 to 0.12, not -1 to 1.5). */
+function positiveAxis(title, values) {
+	const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x));
+	const hi = v.length ? Math.max(...v) : 1;
+	return {type: 'linear', title: {display: true, text: title}, min: 0, max: hi > 0 ? hi * 1.2 : 1};
 }
 
 function drawMeasurements(m, fit) {
@@ -91,13 +141,15 @@ function drawMeasurements(m, fit) {
 		pointSet('measured', drops.map((d) => ({x: d.height, y: d.rebound})), CD.colors[0]),
 		pointSet('model', drops.map((d, i) => ({x: d.height, y: model(res.drops, i)})), CD.colors[1],
 		    {pointStyle: 'crossRot', pointRadius: 6}),
-	]}, options: CD.chartOptions({scales: scales('drop height (m)', 'rebound (m)')})});
+	]}, options: CD.chartOptions({scales: {x: positiveAxis('drop height (m)', drops.map((d) => d.height)),
+	    y: positiveAxis('rebound (m)', drops.map((d) => d.rebound).concat((res.drops || []).map((r) => r.model)))}})});
 	CD.describe('chart-drops', drops.length + ' drops, measured and fitted rebound');
 	chart('presses', 'chart-presses', {type: 'scatter', data: {datasets: [
 		pointSet('measured', presses.map((p) => ({x: p.force, y: p.deflection})), CD.colors[0]),
 		pointSet('model', presses.map((p, i) => ({x: p.force, y: model(res.presses, i)})), CD.colors[1],
 		    {pointStyle: 'crossRot', pointRadius: 6}),
-	]}, options: CD.chartOptions({scales: scales('force (N)', 'deflection (m)')})});
+	]}, options: CD.chartOptions({scales: {x: positiveAxis('force (N)', presses.map((p) => p.force)),
+	    y: positiveAxis('deflection (m)', presses.map((p) => p.deflection).concat((res.presses || []).map((r) => r.model)))}})});
 	CD.describe('chart-presses', presses.length + ' presses, measured and fitted deflection');
 
 	/* residuals in units of each measurement's noise scale, so kinds compare */
@@ -128,6 +180,7 @@ function showFit(fit) {
 			dd.id = id;
 		dl.append(dt, dd);
 	};
+	showWarning(fit);
 	if (!fit) {
 		add('Fit', 'none yet');
 		document.getElementById('mjcf').textContent = '—';
@@ -136,10 +189,13 @@ function showFit(fit) {
 	if (fit.state)
 		add('State', fit.state);
 	if (fit.solref) {
-		const se = fit.stderr || {};
-		const pm = (v, e) => CD.fmt(v, 5) + (typeof e === 'number' ? ' ± ' + CD.fmt(e, 3) : '');
-		add('timeconst (s)', pm(fit.solref[0], se.timeconst), 'fit-timeconst');
-		add('dampratio', pm(fit.solref[1], se.dampratio), 'fit-dampratio');
+		const iv = (key) => {
+			const one = interval(fit, key);
+			const two = fit.intervals && fit.intervals[key] && fit.intervals[key]['2sigma'];
+			return (one ? ' (68 %: ' + ends(one) + (two ? '; 95 %: ' + ends(two) : '') + ')' : '');
+		};
+		add('timeconst (s)', CD.fmt(fit.solref[0], 5) + iv('timeconst'), 'fit-timeconst');
+		add('dampratio', CD.fmt(fit.solref[1], 5) + iv('dampratio'), 'fit-dampratio');
 		if (fit.solref_direct)
 			add('solref, direct', fit.solref_direct.map((v) => CD.fmt(v, 5)).join(', '));
 	}
@@ -153,6 +209,22 @@ function showFit(fit) {
 		notes.appendChild(li);
 	}
 	document.getElementById('mjcf').textContent = fit.mjcf || '—';
+}
+
+/* A fit the measurements disagree with is said loudly, above the charts. */
+function showWarning(fit) {
+	const box = document.getElementById('fit-warning');
+	const status = fit && fit.status;
+	const text = {
+		misfit: 'Misfit: the measurements scatter more than their sigmas allow, or the contact model does ' +
+		    'not describe them (χ² ' + (fit && fit.residuals ? CD.fmt(fit.residuals.chi2) + ' for ' +
+		    fit.residuals.dof + ' degrees of freedom' : 'too large') + '). Check the outlying residuals ' +
+		    'below before using this solref; its intervals are widened.',
+		insufficient_data: 'Not enough data yet: nothing is determined. Upload more drops and presses.',
+	}[status];
+	box.hidden = !text;
+	box.className = status === 'misfit' ? 'warning' : 'caution';
+	box.textContent = text || '';
 }
 
 /* A fit is shown once, whether from the page load or the stream. */
@@ -259,8 +331,19 @@ async function hasWatch() {
 
 async function watch() {
 	stop();
-	state.id = Math.floor(CD.number('calibration'));
+	const raw = document.getElementById('calibration').value.trim();
+	if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+		CD.status('status', raw === '' ? 'Enter a calibration id: the whole number the robot got when it ' +
+		    'created the calibration.' : 'A calibration id is a whole number from 1, not "' + raw + '".', 'error');
+		return;
+	}
+	state.id = Number(raw);
 	state.token = document.getElementById('token').value.trim();
+	if (!state.token) {
+		CD.status('status', 'Enter the bearer token of the robot or a viewer: calibrations are private.', 'error');
+		return;
+	}
+	history.replaceState(null, '', '#calibration=' + state.id);
 	state.history = [];
 	CD.status('status', 'Loading calibration ' + state.id + '…');
 	try {
@@ -317,6 +400,21 @@ document.getElementById('copy').addEventListener('click', async () => {
 		CD.status('status', 'Press Ctrl+C to copy the selected MJCF.');
 	}
 });
+/* the convergence chart's tools: the calibration as the API answered it (JSON), the
+ * fits so far with their intervals (CSV), the chart (PNG, SVG) */
+CD.toolbar('tools', {name: 'calibration', status: 'status', chart: () => window.contactd.charts.fit,
+    data: () => {
+	    if (!state.calibration)
+		    throw new Error('no calibration loaded yet');
+	    const cell = (iv, k) => (iv ? iv[k] : null);
+	    const rows = state.history.filter((f) => f.solref).map((f, i) => {
+		    const t = interval(f, 'timeconst'), d = interval(f, 'dampratio');
+		    return [i + 1, f.cdId, f.solref[0], cell(t, 0), cell(t, 1), f.solref[1], cell(d, 0), cell(d, 1),
+		        f.status || ''];
+	    });
+	    return {json: state.calibration, csv: CD.csv(['fit', 'fit_id', 'timeconst', 'timeconst_low_1sigma',
+		    'timeconst_high_1sigma', 'dampratio', 'dampratio_low_1sigma', 'dampratio_high_1sigma', 'status'], rows)};
+    }});
 const fromHash = /(?:^#|&)calibration=(\d+)/.exec(location.hash);
 if (fromHash)
 	document.getElementById('calibration').value = fromHash[1];
