@@ -47,6 +47,13 @@
 #define DEFAULT_DURATION 2.0
 #define JITTER_WINDOW 0.5 /* seconds at the end of a drop over which jitter is measured */
 
+/* ---- the hold scene (issue 21): a sphere between two pads ---- */
+#define DEFAULT_HOLD_SLIP_LIMIT 1e-3 /* m of descent that counts as slipping */
+#define DEFAULT_HOLD_DURATION 1.0    /* s */
+/* steps the step loop may add after the duration to find a steady creep when there
+ * is no closed form */
+#define CTD_HOLD_SETTLE_MAX_STEPS 200000L
+
 /* ---- request limits (validation) ---- */
 #define LIMIT_MAX_STEPS 10000000L        /* duration / timestep per simulation */
 #define LIMIT_MAX_SIZE 100.0             /* metres: body half-size or radius */

@@ -6,6 +6,7 @@ libcore_a_SOURCES = \
 	src/core/pair.c src/core/pair.h \
 	src/core/scene.c src/core/scene.h \
 	src/core/sim.c src/core/sim.h \
-	src/core/growth.c src/core/growth.h
+	src/core/growth.c src/core/growth.h \
+	src/core/hold.c src/core/hold.h
 libcore_a_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
 CORE_LIBS = libcore.a $(GSL_LIBS) -lm

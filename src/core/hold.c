@@ -1,0 +1,445 @@
+/*
+ * hold.c: the hold scene as MuJoCo's exact two-unknown problem (docs/hold.md).
+ *
+ * By the mirror symmetry x -> -x (and y -> -y) the object's only motion is along z
+ * and both pads move alike, so one step's constraint problem has two unknowns:
+ * the object's vertical acceleration az and the pads' joint acceleration ap (toward
+ * the object). Per pad (the right one; the left is its mirror image) the rows are:
+ *
+ *   pyramidal, 2*(condim-1) rows of R = Rpy:
+ *     the sliding pair along z:  J = (-f, -1) and (+f, -1)   (C0 +- f*C_z)
+ *     every other pair:          J = (0, -1), twice           (their tangent part is 0)
+ *   elliptic, condim rows:
+ *     row 0 (normal): J = (0, -1), R0;  the z tangent row: J = (-1, 0), R1 = R0/impratio;
+ *     the other tangent rows have J = 0 and aref = 0 (K = 0, no velocity), so x = 0.
+ *
+ * The cost c(a) = 1/2 m (az-a0z)^2 + 2 * 1/2 MP (ap-a0p)^2 + 2 * sum_rows s(Ja - aref)
+ * is convex and piecewise quadratic; its minimiser is the minimiser of one piece's
+ * quadratic, so every piece is solved (a 2x2 system) and the cheapest point under
+ * the true cost wins: the same point MuJoCo's Newton solver converges to.
+ */
+#include "core/hold.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "tunables.h"
+
+static inline double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+const char *ctd_hold_supported(const struct ctd_hold *h)
+{
+	if (h->noslip_iterations != 0)
+		return "noslip_iterations > 0 is not reproduced yet: MuJoCo's noslip sweeps "
+		       "update the two pads one after the other, which breaks the mirror "
+		       "symmetry the exact reduction relies on";
+	if (h->option.integrator == CTD_SCENE_RK4)
+		return "the RK4 integrator is not reproduced for the hold scene";
+	return NULL;
+}
+
+void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m)
+{
+	double a, b;
+	int condim;
+
+	ctd_mjver_rules(h->option.mujoco, &m->rules);
+	/* the sphere has the smaller geom type: it is MuJoCo's geom1 */
+	ctd_pair_combine(&h->object, &h->pad, &m->rules, &m->contact);
+	ctd_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
+	ctd_law_solref_kb(
+	    m->contact.solref, m->solimp.dwidth, h->option.timestep, h->option.refsafe, &m->gains);
+	m->cone = h->option.cone;
+	m->mass = h->mass;
+	m->pad_mass = h->pad_mass;
+	m->a0_object = -(h->mass * h->option.gravity) * (1 / h->mass);
+	m->a0_pad = h->grip_force * (1 / h->pad_mass);
+	/* body_invweight0: the free object's (a+a+a)/3; a pad on one slide joint has only
+	 * the x entry of its translational block, 1/MP, so (1/MP + 0 + 0)/3 */
+	a = 1 / h->mass;
+	b = 1 / h->pad_mass;
+	m->tran = (a + a + a) / 3 + (m->rules.simple_body_invweight ? b : (b + 0 + 0) / 3);
+	m->impratio = h->option.impratio;
+	m->slide = m->contact.friction[0];
+	m->radius = h->radius;
+	m->half_x = h->pad_size[0];
+	m->half_z = h->pad_size[2];
+	m->rest_dist = h->radius + h->pad_size[0];
+	m->timestep = h->option.timestep;
+	condim = m->contact.condim;
+	if (condim == 1)
+		m->rows_per_pad = 1;
+	else
+		m->rows_per_pad = m->cone == CTD_CONE_ELLIPTIC ? condim : 2 * (condim - 1);
+}
+
+double ctd_hold_dist(const struct ctd_hold_model *m, double q)
+{
+	/* the right pad's centre is at (R+HX) - q; sphere-box measures from the clamped
+	 * face point, -HX + x, and subtracts the radius */
+	double x = m->rest_dist - q;
+
+	return fabs(-m->half_x + x) - m->radius;
+}
+
+void ctd_hold_start(struct ctd_hold_state *s)
+{
+	s->z = s->vz = s->q = s->vq = 0;
+	s->qacc_warm[0] = s->qacc_warm[1] = 0;
+}
+
+/* One quadratic piece of the cost: a row (or the sum of identical rows, count n)
+ * 1/2 * w * n * (jz*az + jp*ap - aref)^2, per pad. */
+struct piece {
+	double jz, jp, aref, w, n;
+};
+
+/* The minimiser of the Gauss term plus the given pieces (both pads: factor 2). */
+static void solve_pieces(
+    const struct ctd_hold_model *m, const struct piece *p, int np, double *az, double *ap)
+{
+	double h00 = m->mass, h01 = 0, h11 = 2 * m->pad_mass;
+	double r0 = m->mass * m->a0_object, r1 = 2 * m->pad_mass * m->a0_pad;
+	double det;
+	int i;
+
+	for (i = 0; i < np; i++) {
+		double w = 2 * p[i].w * p[i].n;
+
+		h00 += w * p[i].jz * p[i].jz;
+		h01 += w * p[i].jz * p[i].jp;
+		h11 += w * p[i].jp * p[i].jp;
+		r0 += w * p[i].jz * p[i].aref;
+		r1 += w * p[i].jp * p[i].aref;
+	}
+	det = h00 * h11 - h01 * h01;
+	*az = (r0 * h11 - h01 * r1) / det;
+	*ap = (h00 * r1 - h01 * r0) / det;
+}
+
+/* The rows of one pad at one state, in the reduced coordinates. */
+struct rows {
+	int elliptic, plain; /* plain: pyramid rows with J = (0, -1) */
+	double f, D, Dt;     /* sliding friction; D of the (normal) rows; D of the z tangent row */
+	double mu;           /* the regularised cone's mu (elliptic) */
+	double aref_n;       /* aref of the rows with J = (0, -1) */
+	double aref_p, aref_m; /* pyramid: the z pair's rows J = (-f,-1), (f,-1) */
+	double aref_t;         /* elliptic: the z tangent row, J = (-1, 0) */
+};
+
+static double gauss(const struct ctd_hold_model *m, double az, double ap)
+{
+	double dz = az - m->a0_object, dp = ap - m->a0_pad;
+
+	return 0.5 * m->mass * dz * dz + m->pad_mass * dp * dp;
+}
+
+static double half_sq_neg(double D, double x)
+{
+	return x < 0 ? 0.5 * D * x * x : 0;
+}
+
+/* The true cost of both pads' rows at (az, ap). */
+static double cost(const struct ctd_hold_model *m, const struct rows *r, double az, double ap)
+{
+	double c = gauss(m, az, ap);
+
+	if (!r->elliptic) {
+		double xn = -ap - r->aref_n;
+		double s = r->plain * half_sq_neg(r->D, xn);
+
+		if (r->f > 0) {
+			s += half_sq_neg(r->D, -r->f * az - ap - r->aref_p);
+			s += half_sq_neg(r->D, r->f * az - ap - r->aref_m);
+		}
+		return c + 2 * s;
+	} else {
+		double x0 = -ap - r->aref_n, xt = -az - r->aref_t;
+		double N = x0 * r->mu, T = fabs(xt * r->f), mu = r->mu;
+
+		if (N >= mu * T || (T <= 0 && N >= 0))
+			return c;
+		if (mu * N + T <= 0 || (T <= 0 && N < 0))
+			return c + 2 * (0.5 * r->D * x0 * x0 + 0.5 * r->Dt * xt * xt);
+		{
+			double Dm = r->D / (mu * mu * (1 + mu * mu)), NT = N - mu * T;
+
+			return c + 2 * (0.5 * Dm * NT * NT);
+		}
+	}
+}
+
+/* The exact minimiser: every piece's stationary point, the cheapest by true cost. */
+static void minimise(const struct ctd_hold_model *m, const struct rows *r, double *az, double *ap)
+{
+	struct piece p[3];
+	double best = INFINITY, z, a, c;
+	int set, k, np;
+
+	if (!r->elliptic) {
+		for (set = 0; set < 8; set++) {
+			np = 0;
+			if ((set & 1) && r->plain > 0)
+				p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->plain};
+			if ((set & 2) && r->f > 0)
+				p[np++] = (struct piece){-r->f, -1, r->aref_p, r->D, 1};
+			if ((set & 4) && r->f > 0)
+				p[np++] = (struct piece){r->f, -1, r->aref_m, r->D, 1};
+			solve_pieces(m, p, np, &z, &a);
+			c = cost(m, r, z, a);
+			if (c < best) {
+				best = c;
+				*az = z;
+				*ap = a;
+			}
+		}
+		return;
+	}
+	for (k = 0; k < 4; k++) {
+		double Dm = r->D / (r->mu * r->mu * (1 + r->mu * r->mu));
+		double s = k == 2 ? 1 : -1;
+
+		np = 0;
+		if (k == 1) { /* bottom zone: the rows' own quadratics */
+			p[np++] = (struct piece){0, -1, r->aref_n, r->D, 1};
+			p[np++] = (struct piece){-1, 0, r->aref_t, r->Dt, 1};
+		} else if (k >= 2) {
+			/* middle zone, xt of sign s: 1/2 Dm mu^2 (x0 - f s xt)^2 */
+			p[np++] = (struct piece){
+			    r->f * s, -1, r->aref_n - r->f * s * r->aref_t, Dm * r->mu * r->mu, 1};
+		}
+		solve_pieces(m, p, np, &z, &a);
+		c = cost(m, r, z, a);
+		if (c < best) {
+			best = c;
+			*az = z;
+			*ap = a;
+		}
+	}
+}
+
+/* The rows of a state whose contact is active at distance dist. */
+static void make_rows(const struct ctd_hold_model *m, double dist, double vz, double vq,
+    struct rows *r, double *imp_out, double *R0_out)
+{
+	double rr = dist - m->contact.includemargin;
+	double imp = ctd_law_impedance(rr, &m->solimp, NULL);
+	double f0 = m->contact.friction[0];
+	double spring = m->gains.K * imp * rr;
+	double B = m->gains.B;
+	double R0, R1, mu;
+	int condim = m->contact.condim;
+
+	r->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
+	r->f = condim > 1 ? m->contact.friction[1] : 0;
+	if (condim == 1) {
+		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		r->plain = 1;
+		r->D = 1 / R0;
+		r->aref_n = -B * (-vq) - spring;
+		*imp_out = imp;
+		*R0_out = R0;
+		return;
+	}
+	if (r->elliptic) {
+		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		R1 = R0 / max2(MJ_MINVAL, m->impratio);
+		mu = f0 * sqrt(R1 / R0);
+		r->mu = mu;
+		r->D = 1 / R0;
+		r->Dt = 1 / R1;
+		r->plain = 0;
+		r->aref_n = -B * (-vq) - spring;
+		r->aref_t = -B * (-vz) - 0.0;
+	} else {
+		R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
+		R1 = R0 / max2(MJ_MINVAL, m->impratio);
+		mu = f0 * sqrt(R1 / R0);
+		r->mu = mu;
+		r->D = 1 / (2 * mu * mu * R0);
+		r->plain = 2 * (condim - 2);
+		r->aref_n = -B * (-vq) - spring;
+		r->aref_p = -B * (-vq - r->f * vz) - spring;
+		r->aref_m = -B * (-vq + r->f * vz) - spring;
+	}
+	*imp_out = imp;
+	*R0_out = R0;
+}
+
+void ctd_hold_step(
+    const struct ctd_hold_model *m, struct ctd_hold_state *s, struct ctd_hold_step_state *st)
+{
+	double dist = ctd_hold_dist(m, s->q);
+	double az = m->a0_object, ap = m->a0_pad, h = m->timestep;
+	double imp = 0, R0 = 0;
+	struct rows r = {0};
+	int active = dist < m->contact.includemargin;
+
+	if (active) {
+		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0);
+		minimise(m, &r, &az, &ap);
+	}
+	if (st) {
+		st->active = active;
+		st->imp = imp;
+		st->K = m->gains.K;
+		st->B = m->gains.B;
+		st->R_normal = active ? 1 / r.D : 0;
+		st->R_friction = active ? (r.elliptic ? 1 / r.Dt : 1 / r.D) : 0;
+		st->accel_object = az;
+		st->accel_pad = ap;
+		/* the pad's joint balance: MP (ap - a0p) = -(normal force) */
+		st->normal_force = m->pad_mass * (m->a0_pad - ap);
+		st->friction_force = 0.5 * m->mass * (az - m->a0_object);
+	}
+	s->qacc_warm[0] = az;
+	s->qacc_warm[1] = ap;
+	s->vz += h * az;
+	s->z += h * s->vz;
+	s->vq += h * ap;
+	s->q += h * s->vq;
+}
+
+/* The steady pad balance: F = (sum of the pad's row forces at rest) as a function of
+ * the violation u = includemargin - dist >= 0, minus F. */
+struct balance {
+	const struct ctd_hold_model *m;
+	double F;
+};
+
+/* R0 and R of the normal rows at impedance imp */
+static void steady_R(const struct ctd_hold_model *m, double imp, double *Rn, double *Rt)
+{
+	double f0 = m->contact.friction[0], R0, R1, mu;
+	int condim = m->contact.condim;
+
+	if (condim == 1) {
+		*Rn = *Rt = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		return;
+	}
+	if (m->cone == CTD_CONE_ELLIPTIC) {
+		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		*Rn = R0;
+		*Rt = R0 / max2(MJ_MINVAL, m->impratio);
+		return;
+	}
+	R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
+	R1 = R0 / max2(MJ_MINVAL, m->impratio);
+	mu = f0 * sqrt(R1 / R0);
+	*Rn = *Rt = 2 * mu * mu * R0;
+}
+
+static double pad_balance(double u, void *params)
+{
+	const struct balance *b = params;
+	const struct ctd_hold_model *m = b->m;
+	double imp = ctd_law_impedance(-u, &m->solimp, NULL), Rn, Rt;
+	int rows = m->cone == CTD_CONE_ELLIPTIC ? 1 : m->rows_per_pad;
+
+	steady_R(m, imp, &Rn, &Rt);
+	return rows * (m->gains.K * imp * u) / Rn - b->F;
+}
+
+int ctd_hold_steady(
+    const struct ctd_hold_model *m, double *creep, double *penetration, double *normal_force)
+{
+	struct balance b = {m, m->pad_mass * m->a0_pad};
+	double u, imp, Rn, Rt, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
+	double v;
+
+	if (m->contact.condim == 1 || !(m->gains.K > 0) || !(m->gains.B > 0))
+		return -1;
+	if (ctd_law_root_increasing(pad_balance, &b, &u) != 0)
+		return -1;
+	imp = ctd_law_impedance(-u, &m->solimp, NULL);
+	steady_R(m, imp, &Rn, &Rt);
+	spring = m->gains.K * imp * u;
+	if (m->cone == CTD_CONE_ELLIPTIC) {
+		/* bottom zone: the z tangent rows carry the load, x_t = B*v = load*R1/2 */
+		double mu = m->contact.friction[0] * sqrt(Rt / Rn);
+		double xt = load * Rt / 2;
+
+		v = xt / m->gains.B;
+		if (!(mu * (mu * -spring) + f * xt <= 0))
+			return -1;
+	} else {
+		/* every row active: the z pair's forces differ by 2*D*B*f*v per pad */
+		v = load * Rn / (4 * m->gains.B * f * f);
+		if (!(spring - m->gains.B * f * v > 0))
+			return -1;
+	}
+	*creep = v;
+	*penetration = u + m->contact.includemargin;
+	*normal_force = b.F;
+	return 0;
+}
+
+void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
+{
+	struct ctd_hold_model m;
+	struct ctd_hold_state s;
+	long n, k, settle = 0;
+	double creep, pen, nf, h_t = h->option.timestep, prev_v;
+	int i;
+
+	ctd_hold_prepare(h, &m);
+	ctd_hold_start(&s);
+	out->load = -m.mass * m.a0_object;
+	out->normal_force = h->grip_force;
+	out->friction_capacity = 2 * m.contact.friction[0] * h->grip_force;
+	out->holds = out->load < out->friction_capacity;
+	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
+	    m.gains.timeconst_used > m.contact.solref[0];
+	out->solref_fell_back = m.gains.fell_back;
+	out->friction_clamped = 0;
+	for (i = 0; i < 3; i++) {
+		if (h->object.friction[i] < MJ_MINMU || h->pad.friction[i] < MJ_MINMU)
+			out->friction_clamped = 1;
+	}
+	out->falls = 0;
+	out->fall_time = -1;
+	out->time_to_slip = -1;
+	out->time_to_slip_extrapolated = 0;
+
+	n = lround(h->duration / h_t);
+	for (k = 1; k <= n; k++) {
+		ctd_hold_step(&m, &s, NULL);
+		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
+			out->time_to_slip = k * h_t;
+		if (-s.z > m.half_z || s.z > m.half_z) {
+			out->falls = 1;
+			out->fall_time = k * h_t;
+			break;
+		}
+	}
+	out->steps = k > n ? n : k;
+	out->slip = -s.z;
+
+	if (ctd_hold_steady(&m, &creep, &pen, &nf) == 0) {
+		out->creep_velocity = creep;
+		out->penetration = pen;
+		out->creep_closed_form = 1;
+	} else {
+		/* the steady value of the step loop: continue until the speed settles */
+		prev_v = s.vz;
+		for (k = 0; k < CTD_HOLD_SETTLE_MAX_STEPS && !out->falls; k++) {
+			ctd_hold_step(&m, &s, NULL);
+			if (-s.z > m.half_z)
+				break;
+			settle = fabs(s.vz - prev_v) <= 1e-13 * fabs(s.vz) ? settle + 1 : 0;
+			prev_v = s.vz;
+			if (settle >= 100)
+				break;
+		}
+		out->creep_velocity = -s.vz;
+		out->penetration = -ctd_hold_dist(&m, s.q);
+		out->creep_closed_form = 0;
+	}
+	if (out->time_to_slip < 0 && !out->falls && out->creep_velocity > 0) {
+		out->time_to_slip = n * h_t + (h->slip_limit - out->slip) / out->creep_velocity;
+		out->time_to_slip_extrapolated = 1;
+	}
+}
