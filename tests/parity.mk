@@ -45,3 +45,11 @@ tests_test_eval_mujoco_SOURCES = tests/test_eval_mujoco.c tests/svc_test.c tests
 	$(MJSCENE_SOURCES)
 tests_test_eval_mujoco_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
+
+# The hold scene (issue 21): the core's two-unknown reduction against mj_step of the
+# pinch built in libmujoco 2.2.2 (tests/mjhold.c).
+check_PROGRAMS += tests/test_hold
+TESTS += tests/test_hold
+tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h
+tests_test_hold_CFLAGS = $(PARITY_CFLAGS)
+tests_test_hold_LDADD = $(PARITY_LIBS)

@@ -372,17 +372,48 @@ int ctd_hold_steady(
 			return -1;
 	}
 	*creep = v;
-	*penetration = u + m->contact.includemargin;
+	*penetration = u - m->contact.includemargin;
 	*normal_force = b.F;
 	return 0;
+}
+
+/* The steady creep of the step loop: continue from *s (step `done` of the run; the
+ * pads' height is ignored, as if they were long enough) until the speed is constant
+ * for CTD_HOLD_SETTLE_RUN steps, or CTD_HOLD_SETTLE_MAX_STEPS have passed. A run that
+ * does not settle (Euler's period-2 oscillation around an unstable fixed point, or an
+ * object sliding ever faster) has no creep velocity: creep_settled stays 0. */
+static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *s, long done,
+    struct ctd_hold_answer *out)
+{
+	double prev_v = s->vz;
+	long k, settle = 0, last = CTD_HOLD_SETTLE_MAX_STEPS;
+
+	out->creep_settled = 0;
+	for (k = 1; k <= last; k++) {
+		ctd_hold_step(m, s, NULL);
+		if (!(s->q < m->radius) || !isfinite(s->vz)) {
+			out->crushed = 1; /* before a creep could be read: refused as a whole */
+			break;
+		}
+		settle = fabs(s->vz - prev_v) <= CTD_HOLD_SETTLE_REL * fabs(s->vz) ? settle + 1 : 0;
+		prev_v = s->vz;
+		if (settle >= CTD_HOLD_SETTLE_RUN) {
+			out->creep_settled = 1;
+			break;
+		}
+	}
+	out->creep_steps = done + (k > last ? last : k);
+	out->creep_closed_form = 0;
+	out->penetration = -ctd_hold_dist(m, s->q);
+	out->creep_velocity = out->creep_settled ? -s->vz : 0;
 }
 
 void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 {
 	struct ctd_hold_model m;
 	struct ctd_hold_state s;
-	long n, k, settle = 0;
-	double creep, pen, nf, h_t = h->option.timestep, prev_v;
+	long n, k;
+	double creep, pen, nf, h_t = h->option.timestep;
 	int i;
 
 	ctd_hold_prepare(h, &m);
@@ -400,6 +431,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 			out->friction_clamped = 1;
 	}
 	out->falls = 0;
+	out->crushed = 0;
 	out->fall_time = -1;
 	out->time_to_slip = -1;
 	out->time_to_slip_extrapolated = 0;
@@ -409,6 +441,10 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 		ctd_hold_step(&m, &s, NULL);
 		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
 			out->time_to_slip = k * h_t;
+		if (!(s.q < m.radius)) {
+			out->crushed = 1;
+			break;
+		}
 		if (-s.z > m.half_z || s.z > m.half_z) {
 			out->falls = 1;
 			out->fall_time = k * h_t;
@@ -417,28 +453,18 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	}
 	out->steps = k > n ? n : k;
 	out->slip = -s.z;
+	if (out->crushed)
+		return;
 
-	if (ctd_hold_steady(&m, &creep, &pen, &nf) == 0) {
+	settle_creep(&m, &s, out->steps, out);
+	if (ctd_hold_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
+	    fabs(creep - out->creep_velocity) <= CTD_HOLD_CLOSED_FORM_REL * fabs(creep)) {
+		/* the loop settled where the closed form says: report the exact value */
 		out->creep_velocity = creep;
 		out->penetration = pen;
 		out->creep_closed_form = 1;
-	} else {
-		/* the steady value of the step loop: continue until the speed settles */
-		prev_v = s.vz;
-		for (k = 0; k < CTD_HOLD_SETTLE_MAX_STEPS && !out->falls; k++) {
-			ctd_hold_step(&m, &s, NULL);
-			if (-s.z > m.half_z)
-				break;
-			settle = fabs(s.vz - prev_v) <= 1e-13 * fabs(s.vz) ? settle + 1 : 0;
-			prev_v = s.vz;
-			if (settle >= 100)
-				break;
-		}
-		out->creep_velocity = -s.vz;
-		out->penetration = -ctd_hold_dist(&m, s.q);
-		out->creep_closed_form = 0;
 	}
-	if (out->time_to_slip < 0 && !out->falls && out->creep_velocity > 0) {
+	if (out->time_to_slip < 0 && !out->falls && out->creep_settled && out->creep_velocity > 0) {
 		out->time_to_slip = n * h_t + (h->slip_limit - out->slip) / out->creep_velocity;
 		out->time_to_slip_extrapolated = 1;
 	}

@@ -85,10 +85,15 @@ struct ctd_hold_answer {
 	int time_to_slip_extrapolated; /* 1: beyond duration, from the steady creep */
 	int falls;                     /* the object's centre left the pads' faces (|z| > HZ) */
 	double fall_time;              /* s, when it did; < 0 when it did not */
-	long steps;                    /* steps simulated */
-	int refsafe_clamped;           /* solref's time constant was raised to 2*timestep */
-	int solref_fell_back;          /* a mixed-sign solref was replaced by (0.02, 1) */
-	int friction_clamped;          /* a friction coefficient was raised to mjMINMU */
+	/* the pads' faces reached the object's centre (q >= R): past there MuJoCo's pinch is
+	 * no longer two face contacts, and no other answer is meaningful */
+	int crushed;
+	long steps;           /* steps simulated */
+	int creep_settled;    /* the step loop settled to a constant speed (else: its mean speed) */
+	long creep_steps;     /* steps from the start after which creep_velocity was read */
+	int refsafe_clamped;  /* solref's time constant was raised to 2*timestep */
+	int solref_fell_back; /* a mixed-sign solref was replaced by (0.02, 1) */
+	int friction_clamped; /* a friction coefficient was raised to mjMINMU */
 };
 
 /* Why a scene is not answered: NULL when it is, else a static sentence. The core
