@@ -49,6 +49,14 @@
 
 /* ---- the hold scene (issue 21): a sphere between two pads ---- */
 #define DEFAULT_HOLD_SLIP_LIMIT 1e-3 /* m of descent that counts as slipping */
+#define DEFAULT_HOLD_RADIUS 0.02     /* the issue's measured scene: a 2 cm, 100 g sphere */
+#define DEFAULT_HOLD_MASS 0.1
+#define DEFAULT_HOLD_PAD_HX 0.005 /* pads: box half-sizes 5 x 20 x 200 mm, 50 g each */
+#define DEFAULT_HOLD_PAD_HY 0.02
+#define DEFAULT_HOLD_PAD_HZ 0.2
+#define DEFAULT_HOLD_PAD_MASS 0.05
+#define DEFAULT_HOLD_GRIP_FORCE 10.0 /* N per pad */
+#define LIMIT_MAX_HOLD_FORCE 1e6     /* N */
 #define DEFAULT_HOLD_DURATION 1.0    /* s */
 /* steps the step loop may add after the duration to find a steady creep when there
  * is no closed form */
