@@ -53,3 +53,12 @@ TESTS += tests/test_hold
 tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h
 tests_test_hold_CFLAGS = $(PARITY_CFLAGS)
 tests_test_hold_LDADD = $(PARITY_LIBS)
+
+# POST /v1/hold through the service: answers against libmujoco and the issue's tables,
+# defaults and refusals.
+check_PROGRAMS += tests/test_hold_service
+TESTS += tests/test_hold_service
+tests_test_hold_service_SOURCES = tests/test_hold_service.c tests/svc_test.c tests/svc_test.h \
+	tests/mjhold.c tests/mjhold.h
+tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm

@@ -391,10 +391,8 @@ static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *
 	out->creep_settled = 0;
 	for (k = 1; k <= last; k++) {
 		ctd_hold_step(m, s, NULL);
-		if (!(s->q < m->radius) || !isfinite(s->vz)) {
-			out->crushed = 1; /* before a creep could be read: refused as a whole */
-			break;
-		}
+		if (!(s->q < m->radius) || !isfinite(s->vz))
+			break; /* no steady creep before the scene leaves its two-contact form */
 		settle = fabs(s->vz - prev_v) <= CTD_HOLD_SETTLE_REL * fabs(s->vz) ? settle + 1 : 0;
 		prev_v = s->vz;
 		if (settle >= CTD_HOLD_SETTLE_RUN) {
@@ -456,7 +454,14 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	if (out->crushed)
 		return;
 
-	settle_creep(&m, &s, out->steps, out);
+	if (out->holds) {
+		settle_creep(&m, &s, out->steps, out);
+	} else {
+		/* below the Coulomb minimum the object slides ever faster: no steady creep */
+		out->creep_settled = out->creep_closed_form = 0;
+		out->creep_velocity = out->penetration = 0;
+		out->creep_steps = out->steps;
+	}
 	if (ctd_hold_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
 	    fabs(creep - out->creep_velocity) <= CTD_HOLD_CLOSED_FORM_REL * fabs(creep)) {
 		/* the loop settled where the closed form says: report the exact value */
