@@ -62,3 +62,4 @@ tests_test_hold_service_SOURCES = tests/test_hold_service.c tests/svc_test.c tes
 	tests/mjhold.c tests/mjhold.h
 tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
+EXTRA_DIST += docs/hold.md
