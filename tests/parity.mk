@@ -51,7 +51,7 @@ tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 check_PROGRAMS += tests/test_hold
 TESTS += tests/test_hold
 tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h
-tests_test_hold_CFLAGS = $(PARITY_CFLAGS)
+tests_test_hold_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_hold_LDADD = $(PARITY_LIBS)
 
 # POST /v1/hold through the service: answers against libmujoco and the issue's tables,
@@ -62,4 +62,5 @@ tests_test_hold_service_SOURCES = tests/test_hold_service.c tests/svc_test.c tes
 	tests/mjhold.c tests/mjhold.h
 tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
-EXTRA_DIST += docs/hold.md
+EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/fixtures/hold-2.2.2.txt \
+	tests/fixtures/hold-3.12.0.txt
