@@ -62,7 +62,7 @@
  * is no closed form */
 #define CTD_HOLD_SETTLE_MAX_STEPS 200000L
 #define CTD_HOLD_SETTLE_REL 1e-12    /* a speed changing less than this per step is steady */
-#define CTD_HOLD_SETTLE_RUN 100      /* for this many steps in a row */
+#define CTD_HOLD_SETTLE_RUN 20       /* for this many steps in a row */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
 
 /* ---- request limits (validation) ---- */

@@ -88,6 +88,7 @@ double ctd_hold_dist(const struct ctd_hold_model *m, double q)
 void ctd_hold_start(struct ctd_hold_state *s)
 {
 	s->z = s->vz = s->q = s->vq = 0;
+	s->piece = -1;
 	s->qacc_warm[0] = s->qacc_warm[1] = 0;
 }
 
@@ -172,53 +173,92 @@ static double cost(const struct ctd_hold_model *m, const struct rows *r, double 
 	}
 }
 
-/* The exact minimiser: every piece's stationary point, the cheapest by true cost. */
-static void minimise(const struct ctd_hold_model *m, const struct rows *r, double *az, double *ap)
+/* The quadratic pieces of one active set (pyramid: bit 0 the plain rows, bit 1 and 2
+ * the z pair; elliptic: 0 top, 1 bottom, 2 and 3 the middle zone with the tangent
+ * row's x of sign + and -). Returns the number of pieces. */
+static int pieces_of(const struct rows *r, int set, struct piece *p)
+{
+	int np = 0;
+
+	if (!r->elliptic) {
+		if ((set & 1) && r->plain > 0)
+			p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->plain};
+		if ((set & 2) && r->f > 0)
+			p[np++] = (struct piece){-r->f, -1, r->aref_p, r->D, 1};
+		if ((set & 4) && r->f > 0)
+			p[np++] = (struct piece){r->f, -1, r->aref_m, r->D, 1};
+	} else if (set == 1) { /* bottom zone: the rows' own quadratics */
+		p[np++] = (struct piece){0, -1, r->aref_n, r->D, 1};
+		p[np++] = (struct piece){-1, 0, r->aref_t, r->Dt, 1};
+	} else if (set >= 2) {
+		/* middle zone, x_t of sign s: 1/2 Dm mu^2 (x0 - f s x_t)^2 */
+		double mu2 = r->mu * r->mu, Dm = r->D / (mu2 * (1 + mu2)), sg = set == 2 ? 1 : -1;
+
+		p[np++] =
+		    (struct piece){r->f * sg, -1, r->aref_n - r->f * sg * r->aref_t, Dm * mu2, 1};
+	}
+	return np;
+}
+
+/* 1 when (az, ap) lies in the piece of set: then it is the convex cost's minimiser */
+static int in_piece(const struct rows *r, int set, double az, double ap)
+{
+	if (!r->elliptic) {
+		double xn = -ap - r->aref_n, xp = -r->f * az - ap - r->aref_p;
+		double xm = r->f * az - ap - r->aref_m;
+
+		if (r->plain > 0 && (set & 1 ? !(xn <= 0) : !(xn >= 0)))
+			return 0;
+		if (r->f > 0 && (set & 2 ? !(xp <= 0) : !(xp >= 0)))
+			return 0;
+		if (r->f > 0 && (set & 4 ? !(xm <= 0) : !(xm >= 0)))
+			return 0;
+		return 1;
+	} else {
+		double x0 = -ap - r->aref_n, xt = -az - r->aref_t;
+		double N = x0 * r->mu, T = fabs(xt * r->f), mu = r->mu;
+		int zone;
+
+		if (N >= mu * T || (T <= 0 && N >= 0))
+			zone = 0;
+		else if (mu * N + T <= 0 || (T <= 0 && N < 0))
+			zone = 1;
+		else
+			zone = xt > 0 ? 2 : 3;
+		return zone == set;
+	}
+}
+
+/* The exact minimiser. The previous step's piece (hint) is tried first and kept when
+ * its stationary point lies in it (the KKT conditions of the convex cost); otherwise
+ * every piece's stationary point is evaluated and the cheapest by true cost wins.
+ * Returns the piece. */
+static int minimise(
+    const struct ctd_hold_model *m, const struct rows *r, int hint, double *az, double *ap)
 {
 	struct piece p[3];
 	double best = INFINITY, z, a, c;
-	int set, k, np;
+	int set, sets = r->elliptic ? 4 : 8, chosen = 0;
 
-	if (!r->elliptic) {
-		for (set = 0; set < 8; set++) {
-			np = 0;
-			if ((set & 1) && r->plain > 0)
-				p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->plain};
-			if ((set & 2) && r->f > 0)
-				p[np++] = (struct piece){-r->f, -1, r->aref_p, r->D, 1};
-			if ((set & 4) && r->f > 0)
-				p[np++] = (struct piece){r->f, -1, r->aref_m, r->D, 1};
-			solve_pieces(m, p, np, &z, &a);
-			c = cost(m, r, z, a);
-			if (c < best) {
-				best = c;
-				*az = z;
-				*ap = a;
-			}
+	if (hint >= 0 && hint < sets) {
+		solve_pieces(m, p, pieces_of(r, hint, p), &z, &a);
+		if (in_piece(r, hint, z, a)) {
+			*az = z;
+			*ap = a;
+			return hint;
 		}
-		return;
 	}
-	for (k = 0; k < 4; k++) {
-		double Dm = r->D / (r->mu * r->mu * (1 + r->mu * r->mu));
-		double s = k == 2 ? 1 : -1;
-
-		np = 0;
-		if (k == 1) { /* bottom zone: the rows' own quadratics */
-			p[np++] = (struct piece){0, -1, r->aref_n, r->D, 1};
-			p[np++] = (struct piece){-1, 0, r->aref_t, r->Dt, 1};
-		} else if (k >= 2) {
-			/* middle zone, xt of sign s: 1/2 Dm mu^2 (x0 - f s xt)^2 */
-			p[np++] = (struct piece){
-			    r->f * s, -1, r->aref_n - r->f * s * r->aref_t, Dm * r->mu * r->mu, 1};
-		}
-		solve_pieces(m, p, np, &z, &a);
+	for (set = 0; set < sets; set++) {
+		solve_pieces(m, p, pieces_of(r, set, p), &z, &a);
 		c = cost(m, r, z, a);
 		if (c < best) {
 			best = c;
+			chosen = set;
 			*az = z;
 			*ap = a;
 		}
 	}
+	return chosen;
 }
 
 /* The rows of a state whose contact is active at distance dist. */
@@ -280,7 +320,7 @@ void ctd_hold_step(
 
 	if (active) {
 		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0);
-		minimise(m, &r, &az, &ap);
+		s->piece = minimise(m, &r, s->piece, &az, &ap);
 	}
 	if (st) {
 		st->active = active;

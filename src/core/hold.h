@@ -69,6 +69,7 @@ struct ctd_hold_state {
 	double z, vz; /* the object's centre height (qpos[2]) and vertical speed */
 	double q, vq; /* each pad's joint position (its penetration, from touching) and speed */
 	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint) */
+	int piece;           /* the previous step's active set or cone zone; -1: none */
 };
 
 /* The answers. */
