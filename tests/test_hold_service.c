@@ -190,6 +190,17 @@ START_TEST(weak_grip_falls)
 	ck_assert(json_is_null(json_object_get(a, "slip")));
 	ck_assert(tsvc_real(a, "fall_time") > 0 && tsvc_real(a, "fall_time") < 2);
 	ck_assert(fabs(tsvc_real(a, "friction_capacity") - 0.4) < 1e-12);
+	ck_assert(json_is_false(json_object_get(a, "friction_clamped")));
+	json_decref(a);
+	/* frictionless pads (priority 1): MuJoCo raises the pair's friction to 1e-5 */
+	a = tsvc_answer(SVC_HOLD, "{\"pad\": {\"friction\": [0, 0.005, 0.0005]}}", NULL);
+	ck_assert(json_is_true(json_object_get(a, "friction_clamped")));
+	ck_assert(fabs(tsvc_real(a, "friction_capacity") - 2e-5 * 10) < 1e-15);
+	ck_assert(json_is_false(json_object_get(a, "holds")));
+	json_decref(a);
+	/* a soft time constant below 2*timestep: refsafe raises it */
+	a = tsvc_answer(SVC_HOLD, "{\"pad\": {\"solref\": [0.003, 1]}}", NULL);
+	ck_assert(json_is_true(json_object_get(a, "refsafe_clamped")));
 	json_decref(a);
 }
 END_TEST

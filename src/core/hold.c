@@ -463,9 +463,16 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
 	    m.gains.timeconst_used > m.contact.solref[0];
 	out->solref_fell_back = m.gains.fell_back;
+	/* the friction the pair takes (the higher priority's, else the larger), before
+	 * MuJoCo raises each coefficient to mjMINMU */
 	out->friction_clamped = 0;
 	for (i = 0; i < 3; i++) {
-		if (h->object.friction[i] < MJ_MINMU || h->pad.friction[i] < MJ_MINMU)
+		double fo = h->object.friction[i], fp = h->pad.friction[i];
+		double used = h->pad.priority > h->object.priority ? fp
+		    : h->object.priority > h->pad.priority         ? fo
+		                                                   : (fo > fp ? fo : fp);
+
+		if (used < MJ_MINMU)
 			out->friction_clamped = 1;
 	}
 	out->falls = 0;
