@@ -66,7 +66,7 @@ int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
 	if (append(buf, len, &used,
 	        "<mujoco model=\"contactd-hold\">\n"
 	        "  <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
-	        " cone=\"%s\" noslip_iterations=\"%d\">\n"
+	        " cone=\"%s\" noslip_iterations=\"%d\" integrator=\"%s\">\n"
 	        "    <flag refsafe=\"%s\"/>\n"
 	        "  </option>\n"
 	        "  <worldbody>\n"
@@ -75,6 +75,11 @@ int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
 	        "      <geom type=\"sphere\" size=\"%.17g\" mass=\"%.17g\"",
 	        o->timestep, -o->gravity, o->impratio,
 	        o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal", h->noslip_iterations,
+	        /* 2.2.2 has no implicitfast; with no velocity-dependent smooth force both are
+	         * implicit's step */
+	        o->integrator == CTD_SCENE_EULER     ? "Euler"
+	            : o->integrator == CTD_SCENE_RK4 ? "RK4"
+	                                             : "implicit",
 	        o->refsafe ? "enable" : "disable", h->radius, h->mass) ||
 	    geom_params(buf, len, &used, &h->object) ||
 	    append(buf, len, &used, "/>\n    </body>\n") ||

@@ -4,7 +4,8 @@
  * Scenes are drawn over issue 21's ranges: radius 1-4 cm, mass 30-500 g, pad
  * solref (standard and direct), solimp and friction varied, condim 3, 4 and 6,
  * priority 1 on the pads or priority 0 on both with solmix, grip force 2-50x the
- * Coulomb minimum m*g/(2*mu), both cones, impratio 1-10, timestep 1-5 ms. Each is
+ * Coulomb minimum m*g/(2*mu), both cones, impratio 1-10, timestep 1-5 ms, Euler or
+ * implicit (a quarter: with no velocity-dependent smooth force it steps as Euler). Each is
  * built in MuJoCo by tests/mjhold.c and compared:
  *   - step for step over the answer's duration: the object's z and vz, the pad's q
  *     and vq, and the slip the core answers;
@@ -155,6 +156,7 @@ static void random_scene(struct ctd_hold *h)
 	h->option.gravity = 9.81;
 	h->option.impratio = uniform(0, 1) < 0.3 ? 1 : uniform(1, 10);
 	h->option.cone = uniform(0, 1) < 0.5 ? CTD_CONE_PYRAMIDAL : CTD_CONE_ELLIPTIC;
+	h->option.integrator = uniform(0, 1) < 0.75 ? CTD_SCENE_EULER : CTD_SCENE_IMPLICIT;
 	h->option.mujoco = CTD_MJVER_2_2_2;
 	mu = h->pad.priority > h->object.priority ? g->friction[0]
 	                                          : fmax(g->friction[0], h->object.friction[0]);
@@ -366,7 +368,7 @@ END_TEST
 START_TEST(test_random_scenes)
 {
 	int scenes = env_int("CONTACTD_HOLD_SCENES", SCENES_DEFAULT);
-	int i, failed = 0, cones[2] = {0, 0}, condims[7] = {0};
+	int i, failed = 0, cones[2] = {0, 0}, condims[7] = {0}, implicit = 0;
 	double worst = 0;
 	struct ctd_hold h;
 
@@ -374,6 +376,7 @@ START_TEST(test_random_scenes)
 	for (i = 0; i < scenes; i++) {
 		random_scene(&h);
 		cones[h.option.cone]++;
+		implicit += h.option.integrator == CTD_SCENE_IMPLICIT;
 		condims[h.pad.condim]++;
 		if (compare_run(&h, &worst) != 0) {
 			fprintf(stderr, "scene %d differs from MuJoCo:\n", i);
@@ -386,7 +389,7 @@ START_TEST(test_random_scenes)
 	    "unsettled), worst deviation %.3g\n",
 	    scenes, cones[0], cones[1], crushed_scenes, closed_forms, unsettled_scenes, worst);
 	ck_assert_int_eq(failed, 0);
-	ck_assert(cones[0] > 0 && cones[1] > 0);
+	ck_assert(cones[0] > 0 && cones[1] > 0 && implicit > 0 && implicit < scenes);
 	ck_assert(crushed_scenes < scenes / 4);
 	ck_assert(condims[3] > 0 && condims[4] > 0 && condims[6] > 0);
 }
