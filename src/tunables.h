@@ -58,11 +58,11 @@
 #define DEFAULT_HOLD_GRIP_FORCE 10.0 /* N per pad */
 #define LIMIT_MAX_HOLD_FORCE 1e6     /* N */
 #define DEFAULT_HOLD_DURATION 1.0    /* s */
-/* steps the step loop may add after the duration to find a steady creep when there
- * is no closed form */
+/* steps the step loop may add after the duration to find the steady creep (and to
+ * confirm the closed form's fixed point is where the loop goes) */
 #define CTD_HOLD_SETTLE_MAX_STEPS 200000L
-#define CTD_HOLD_SETTLE_REL 1e-12    /* a speed changing less than this per step is steady */
-#define CTD_HOLD_SETTLE_RUN 20       /* for this many steps in a row */
+#define CTD_HOLD_SETTLE_REL 1e-12     /* a speed changing less than this per step is steady */
+#define CTD_HOLD_SETTLE_RUN 20        /* for this many steps in a row */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
 
 /* ---- request limits (validation) ---- */
