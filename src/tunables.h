@@ -61,7 +61,7 @@
 /* steps the step loop may add after the duration to find the steady creep (and to
  * confirm the closed form's fixed point is where the loop goes) */
 #define CTD_HOLD_SETTLE_MAX_STEPS 200000L
-#define CTD_HOLD_SETTLE_REL 1e-12     /* a speed changing less than this per step is steady */
+#define CTD_HOLD_SETTLE_REL 1e-10     /* a speed changing less than this per step is steady */
 #define CTD_HOLD_SETTLE_RUN 20        /* for this many steps in a row */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
 

@@ -147,6 +147,11 @@ static void random_scene(struct ctd_hold *h)
 			h->object.solref[1] = uniform(0.5, 2);
 		}
 	}
+	if (uniform(0, 1) < 0.2) {
+		/* a margin (rows before touching) and sometimes a gap inside it */
+		g->margin = uniform(0, 0.002);
+		g->gap = uniform(0, 1) < 0.5 ? uniform(0, g->margin) : 0;
+	}
 	h->pad_size[0] = uniform(0.003, 0.01);
 	h->pad_size[1] = uniform(0.01, 0.03);
 	h->pad_size[2] = uniform(0.1, 0.3);

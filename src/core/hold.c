@@ -458,7 +458,9 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	ctd_hold_start(&s);
 	out->load = -m.mass * m.a0_object;
 	out->normal_force = h->grip_force;
-	out->friction_capacity = 2 * m.contact.friction[0] * h->grip_force;
+	/* condim 1 is frictionless: nothing holds the object up */
+	out->friction_capacity =
+	    m.contact.condim == 1 ? 0 : 2 * m.contact.friction[0] * h->grip_force;
 	out->holds = out->load < out->friction_capacity;
 	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
 	    m.gains.timeconst_used > m.contact.solref[0];
