@@ -199,7 +199,7 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	for (k = 1; k <= n; k++) {
 		double e;
 
-		if (!(s.q < h->radius) || s.z < -h->pad_size[2])
+		if (ctd_hold_crushed(&m, s.q) || s.z < -h->pad_size[2])
 			break; /* crushed or off the pads' faces: the core stops there too */
 		mj_step(mh.model, mh.data);
 		ctd_hold_step(&m, &s, NULL);
@@ -224,7 +224,7 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	if (a.crushed && !a.falls && a.steps < n) {
 		/* within the duration, MuJoCo's own pads really reached the centre (the last
 		 * compared step is one short of it): the refusal is about the scene */
-		ck_assert_msg(!bad && !(mh.data->qpos[8] < 0.5 * h->radius),
+		ck_assert_msg(!bad && ctd_hold_crushed(&m, mh.data->qpos[8] + 0.5 * h->radius),
 		    "crushed, but MuJoCo's q %.17g", mh.data->qpos[8]);
 		crushed_scenes++;
 		mjhold_close(&mh);

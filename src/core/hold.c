@@ -65,6 +65,8 @@ void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m)
 	m->impratio = h->option.impratio;
 	m->slide = m->contact.friction[0];
 	m->radius = h->radius;
+	m->pad_margin = h->pad.margin;
+	m->pad_gap = h->pad.gap;
 	m->half_x = h->pad_size[0];
 	m->half_z = h->pad_size[2];
 	m->rest_dist = h->radius + h->pad_size[0];
@@ -83,6 +85,13 @@ double ctd_hold_dist(const struct ctd_hold_model *m, double q)
 	double x = m->rest_dist - q;
 
 	return fabs(-m->half_x + x) - m->radius;
+}
+
+int ctd_hold_crushed(const struct ctd_hold_model *m, double q)
+{
+	/* the pads' inner faces are 2*(R - q) apart; within their own margin and gap they
+	 * meet each other (the pair's margin is the max or, from 3.5.0, the sum) */
+	return !(2 * (m->radius - q) > 2 * (m->pad_margin + m->pad_gap));
 }
 
 void ctd_hold_start(struct ctd_hold_state *s)
@@ -431,7 +440,7 @@ static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *
 	out->creep_settled = 0;
 	for (k = 1; k <= last; k++) {
 		ctd_hold_step(m, s, NULL);
-		if (!(s->q < m->radius) || !isfinite(s->vz))
+		if (ctd_hold_crushed(m, s->q) || !isfinite(s->vz))
 			break; /* no steady creep before the scene leaves its two-contact form */
 		settle = fabs(s->vz - prev_v) <= CTD_HOLD_SETTLE_REL * fabs(s->vz) ? settle + 1 : 0;
 		prev_v = s->vz;
@@ -488,7 +497,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 		ctd_hold_step(&m, &s, NULL);
 		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
 			out->time_to_slip = k * h_t;
-		if (!(s.q < m.radius)) {
+		if (ctd_hold_crushed(&m, s.q)) {
 			out->crushed = 1;
 			break;
 		}

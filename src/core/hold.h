@@ -48,6 +48,7 @@ struct ctd_hold_model {
 	double slide;     /* friction[0] = friction[1], the sliding coefficient */
 	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see ctd_hold_dist */
 	double radius, half_x, half_z;
+	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
 	double timestep;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
 };
@@ -86,8 +87,9 @@ struct ctd_hold_answer {
 	int time_to_slip_extrapolated; /* 1: beyond duration, from the steady creep */
 	int falls;                     /* the object's centre left the pads' faces (|z| > HZ) */
 	double fall_time;              /* s, when it did; < 0 when it did not */
-	/* the pads' faces reached the object's centre (q >= R): past there MuJoCo's pinch is
-	 * no longer two face contacts, and no other answer is meaningful */
+	/* the pads' faces reached the object's centre, or each other's margin
+	 * (ctd_hold_crushed): past there MuJoCo's pinch is no longer two face contacts,
+	 * and no other answer is meaningful */
 	int crushed;
 	long steps;           /* steps simulated */
 	int creep_settled;    /* the step loop settled to a constant speed (else: its mean speed) */
@@ -110,6 +112,11 @@ double ctd_hold_dist(const struct ctd_hold_model *m, double q);
 /* One mj_step of the scene from *s (Euler). st may be NULL. */
 void ctd_hold_step(
     const struct ctd_hold_model *m, struct ctd_hold_state *s, struct ctd_hold_step_state *st);
+
+/* 1 when the pads at joint position q have left the two-face-contact scene: their
+ * inner faces, 2*(R - q) apart, are within twice their margin + gap of each other
+ * (or past the object's centre), where MuJoCo's pads collide with each other. */
+int ctd_hold_crushed(const struct ctd_hold_model *m, double q);
 
 /* The start: object at rest at the origin, pads just touching and at rest. */
 void ctd_hold_start(struct ctd_hold_state *s);

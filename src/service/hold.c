@@ -304,9 +304,10 @@ int hold_run(const struct hold_request *r, json_t **answer, struct err *err)
 	ctd_hold_solve(&r->scene, &a);
 	if (a.crushed)
 		return err_set(err, ERR_BAD_VALUE, "/grip_force",
-		    "the pads' faces reach the object's centre (penetration >= radius): MuJoCo's "
-		    "pinch is then no longer two face contacts, which is all the core "
-		    "reproduces; use stiffer pads (solref, solimp) or a smaller grip_force");
+		    "the pads' faces reach the object's centre, or come within their own margin "
+		    "and gap of each other: MuJoCo's pinch is then no longer two face contacts, "
+		    "which is all the core reproduces; use stiffer pads (solref, solimp) or a "
+		    "smaller grip_force");
 	out = json_object();
 	ok = out != NULL;
 	if (!ok)
