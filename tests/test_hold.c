@@ -565,6 +565,12 @@ START_TEST(test_table_2_2_2)
 }
 END_TEST
 
+START_TEST(test_table_3_9_0)
+{
+	check_table("3.9.0", 0);
+}
+END_TEST
+
 START_TEST(test_table_3_12_0)
 {
 	check_table("3.12.0", 0);
@@ -596,6 +602,7 @@ static Suite *hold_suite(void)
 	tcase_add_test(tc, test_random_scenes);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_table_2_2_2);
+	tcase_add_test(tc, test_table_3_9_0);
 	tcase_add_test(tc, test_table_3_12_0);
 	suite_add_tcase(suite, tc);
 	return suite;
