@@ -1,11 +1,15 @@
 # benchmarks: built and run by `make bench` only, never by `make all` or `make check`.
 # They link real MuJoCo (like the parity tests), never src/.
-EXTRA_PROGRAMS = bench/bench_drop bench/bench_sweep
+EXTRA_PROGRAMS = bench/bench_drop bench/bench_sweep bench/bench_hold
 CLEANFILES += $(EXTRA_PROGRAMS)
 
 bench_bench_drop_SOURCES = bench/bench_drop.c tests/mjscene.c tests/mjscene.h
 bench_bench_drop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_drop_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS)
+
+bench_bench_hold_SOURCES = bench/bench_hold.c tests/mjhold.c tests/mjhold.h
+bench_bench_hold_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+bench_bench_hold_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS)
 
 # A 5,000-point drop sweep against MuJoCo: the core's lanes, the whole `contact sweep`
 # process and the time to the first streamed row over HTTP.
@@ -14,8 +18,9 @@ bench_bench_sweep_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_sweep_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS) -lpthread
 
 .PHONY: bench bench-sweep
-bench: bench/bench_drop$(EXEEXT)
+bench: bench/bench_drop$(EXEEXT) bench/bench_hold$(EXEEXT)
 	./bench/bench_drop$(EXEEXT)
+	./bench/bench_hold$(EXEEXT)
 
 bench-sweep: bench/bench_sweep$(EXEEXT) contact$(EXEEXT) contactd$(EXEEXT)
 	./bench/bench_sweep$(EXEEXT) ./contact$(EXEEXT) ./contactd$(EXEEXT)

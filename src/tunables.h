@@ -47,6 +47,24 @@
 #define DEFAULT_DURATION 2.0
 #define JITTER_WINDOW 0.5 /* seconds at the end of a drop over which jitter is measured */
 
+/* ---- the hold scene (issue 21): a sphere between two pads ---- */
+#define DEFAULT_HOLD_SLIP_LIMIT 1e-3 /* m of descent that counts as slipping */
+#define DEFAULT_HOLD_RADIUS 0.02     /* the issue's measured scene: a 2 cm, 100 g sphere */
+#define DEFAULT_HOLD_MASS 0.1
+#define DEFAULT_HOLD_PAD_HX 0.005 /* pads: box half-sizes 5 x 20 x 200 mm, 50 g each */
+#define DEFAULT_HOLD_PAD_HY 0.02
+#define DEFAULT_HOLD_PAD_HZ 0.2
+#define DEFAULT_HOLD_PAD_MASS 0.05
+#define DEFAULT_HOLD_GRIP_FORCE 10.0 /* N per pad */
+#define LIMIT_MAX_HOLD_FORCE 1e6     /* N */
+#define DEFAULT_HOLD_DURATION 1.0    /* s */
+/* steps the step loop may add after the duration to find the steady creep (and to
+ * confirm the closed form's fixed point is where the loop goes) */
+#define CTD_HOLD_SETTLE_MAX_STEPS 200000L
+#define CTD_HOLD_SETTLE_REL 1e-10     /* a speed changing less than this per step is steady */
+#define CTD_HOLD_SETTLE_RUN 20        /* for this many steps in a row */
+#define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
+
 /* ---- request limits (validation) ---- */
 #define LIMIT_MAX_STEPS 10000000L        /* duration / timestep per simulation */
 #define LIMIT_MAX_SIZE 100.0             /* metres: body half-size or radius */

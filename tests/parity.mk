@@ -45,3 +45,22 @@ tests_test_eval_mujoco_SOURCES = tests/test_eval_mujoco.c tests/svc_test.c tests
 	$(MJSCENE_SOURCES)
 tests_test_eval_mujoco_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
+
+# The hold scene (issue 21): the core's two-unknown reduction against mj_step of the
+# pinch built in libmujoco 2.2.2 (tests/mjhold.c).
+check_PROGRAMS += tests/test_hold
+TESTS += tests/test_hold
+tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h
+tests_test_hold_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_hold_LDADD = $(PARITY_LIBS)
+
+# POST /v1/hold through the service: answers against libmujoco and the issue's tables,
+# defaults and refusals.
+check_PROGRAMS += tests/test_hold_service
+TESTS += tests/test_hold_service
+tests_test_hold_service_SOURCES = tests/test_hold_service.c tests/svc_test.c tests/svc_test.h \
+	tests/mjhold.c tests/mjhold.h
+tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
+EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/fixtures/hold-2.2.2.txt \
+	tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt

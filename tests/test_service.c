@@ -689,6 +689,7 @@ START_TEST(ask_parsed_once_equals_answer_of_canonical)
 	    {SVC_FIND,
 	        "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": "
 	        "\"stable\", \"bracket\": [0.01, 1], \"tolerance\": 1e-6}"},
+	    {SVC_HOLD, "{\"grip_force\": 5, \"option\": {\"cone\": \"elliptic\"}}"},
 	};
 	struct svc_limits lim = tsvc_limits(1);
 	int covered[SVC_ENDPOINT_COUNT] = {0};

@@ -7,7 +7,8 @@ libcore_a_SOURCES = \
 	src/core/scene.c src/core/scene.h \
 	src/core/sim.c src/core/sim.h \
 	src/core/lanes.c src/core/lanes.h src/core/lanes_kernel.h src/core/lanes512.c \
-	src/core/growth.c src/core/growth.h
+	src/core/growth.c src/core/growth.h \
+	src/core/hold.c src/core/hold.h
 # no contraction (a*b+c fused): every answer keeps MuJoCo's rounding, and ctd_lanes the
 # scalar code's, bit for bit (lanes.c also forbids it in its source, whatever CFLAGS say)
 libcore_a_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) -ffp-contract=off

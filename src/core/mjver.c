@@ -1,7 +1,8 @@
 /*
  * mjver.c: MuJoCo releases and their contact rules (mjver.h).
  *
- * Every tag from 2.2.0 to 3.12.0 is listed; the rules change at 3.2.0 (power
+ * Every tag from 2.2.0 to 3.12.0 is listed; the rules change at 3.0.0 (slide-only
+ * bodies' invweight0, which only the hold scene's pads have), 3.2.0 (power
  * shortcut), 3.5.0 (margins summed), 3.9.0 (margin/gap redesign) and 3.11.0 (Newton
  * certificate). Nothing else in those tags changes these scenes: refsafe, KBIP, R,
  * the pyramid, aref, the plane collisions, body_invweight0 of a free body and the
@@ -14,7 +15,7 @@
 
 #include "tunables.h"
 
-enum era { ERA_2_2, ERA_3_2, ERA_3_5, ERA_3_9, ERA_3_11 };
+enum era { ERA_2_2, ERA_3_0, ERA_3_2, ERA_3_5, ERA_3_9, ERA_3_11 };
 
 struct release {
 	const char *name;
@@ -34,15 +35,15 @@ static const struct release releases[] = {
     {"2.3.5", ERA_2_2},
     {"2.3.6", ERA_2_2},
     {"2.3.7", ERA_2_2},
-    {"3.0.0", ERA_2_2},
-    {"3.0.1", ERA_2_2},
-    {"3.1.0", ERA_2_2},
-    {"3.1.1", ERA_2_2},
-    {"3.1.2", ERA_2_2},
-    {"3.1.3", ERA_2_2},
-    {"3.1.4", ERA_2_2},
-    {"3.1.5", ERA_2_2},
-    {"3.1.6", ERA_2_2},
+    {"3.0.0", ERA_3_0},
+    {"3.0.1", ERA_3_0},
+    {"3.1.0", ERA_3_0},
+    {"3.1.1", ERA_3_0},
+    {"3.1.2", ERA_3_0},
+    {"3.1.3", ERA_3_0},
+    {"3.1.4", ERA_3_0},
+    {"3.1.5", ERA_3_0},
+    {"3.1.6", ERA_3_0},
     {"3.2.0", ERA_3_2},
     {"3.2.1", ERA_3_2},
     {"3.2.2", ERA_3_2},
@@ -115,4 +116,5 @@ void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
 	out->margin_sum = era >= ERA_3_5;
 	out->margin_gap_split = era >= ERA_3_9;
 	out->newton_certificate = era >= ERA_3_11;
+	out->simple_body_invweight = era >= ERA_3_0;
 }

@@ -24,6 +24,10 @@ struct ctd_mjver_rules {
 	 * and qacc_smooth) unchanged when the gradient and the duality gap there are
 	 * already below tolerance */
 	int newton_certificate;
+	/* 3.0.0+: a body whose only joints are slides, with its inertial frame at its origin
+	 * (body_simple 2), gets body_invweight0 = (1/m, 0) instead of the trace of its
+	 * translational block over 3 (a pad on one slide joint: 1/m, not 1/(3m)) */
+	int simple_body_invweight;
 };
 
 enum { CTD_MJVER_2_2_2 = 2 };

@@ -11,6 +11,7 @@ libservice_a_SOURCES = \
 	src/service/sweep.c src/service/sweep.h \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
+	src/service/hold.c src/service/hold.h \
 	src/service/service.c src/service/service.h
 libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)
 # What a front end links: the service, the fit and the core beneath it, jansson and threads.

@@ -16,6 +16,7 @@
 #include "service/body.h"
 #include "service/eval.h"
 #include "service/find.h"
+#include "service/hold.h"
 #include "service/request.h"
 #include "service/sweep.h"
 #include "tunables.h"
@@ -293,6 +294,32 @@ static void find_row_release(void *request)
 	find_search_free(request);
 }
 
+/* ---- the rows: hold (a struct hold_request) ---- */
+
+static int hold_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	(void)lim;
+	return hold_parse(body, (struct hold_request **)request, err);
+}
+
+static json_t *hold_row_canonical(const void *request)
+{
+	return hold_request_json(request);
+}
+
+static int hold_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	(void)lim;
+	return hold_run(request, answer, err);
+}
+
+static void hold_row_release(void *request)
+{
+	hold_request_free(request);
+}
+
 /* The endpoint table. A new question endpoint is a value of enum svc_endpoint and a
  * row here (README.md, "Adding an endpoint"). */
 const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
@@ -345,6 +372,14 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .canonical = find_row_canonical,
         .answer = find_row_answer,
         .release = find_row_release},
+    [SVC_HOLD] = {.name = "hold",
+        .summary = "a sphere pinched between two pads: its creep and slip under gravity",
+        .units = "creep_velocity m/s; slip, penetration m; forces N; times s",
+        .parse = hold_row_parse,
+        .canonical = hold_row_canonical,
+        .answer = hold_row_answer,
+        .release = hold_row_release,
+        .fields = hold_fields},
 };
 
 /* ---- the pipeline ---- */

@@ -31,6 +31,7 @@ enum svc_endpoint {
 	SVC_SWEEP,
 	SVC_EVAL,
 	SVC_FIND,
+	SVC_HOLD,
 	SVC_ENDPOINT_COUNT /* not an endpoint: the number of rows */
 };
 

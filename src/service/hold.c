@@ -1,0 +1,344 @@
+/*
+ * hold.c: the hold question's request, canonical form and answer (hold.h).
+ */
+#include "service/hold.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jtext.h"
+#include "core/mjver.h"
+#include "service/field.h"
+#include "service/request.h"
+#include "tunables.h"
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip", "normal_force",
+    "penetration", "load", "friction_capacity", "holds", "time_to_slip",
+    "time_to_slip_extrapolated", "falls", "fall_time", "steps", "refsafe_clamped",
+    "solref_fallback", "friction_clamped", "mujoco", "core_version", NULL};
+
+static const char *const geom_fields[] = {
+    "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
+static const char *const cone_names[] = {
+    [CTD_CONE_PYRAMIDAL] = "pyramidal", [CTD_CONE_ELLIPTIC] = "elliptic"};
+static const char *const integrator_names[] = {[CTD_SCENE_EULER] = "Euler",
+    [CTD_SCENE_IMPLICIT] = "implicit",
+    [CTD_SCENE_IMPLICITFAST] = "implicitfast",
+    [CTD_SCENE_RK4] = "RK4"};
+
+static int positive_within(
+    const struct field_ctx *c, const char *key, long index, double value, double limit)
+{
+	if (value > 0 && value <= limit)
+		return 0;
+	return field_fail(
+	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %s", limit, JTEXT_NUM(value));
+}
+
+static int non_negative(const struct field_ctx *c, const char *key, long index, double value)
+{
+	if (value >= 0)
+		return 0;
+	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
+}
+
+/* The geom fields present in c over *g's values. */
+static int parse_geom(const struct field_ctx *c, struct ctd_pair_geom *g)
+{
+	int i;
+
+	if (field_numbers(c, "solref", 2, g->solref) != 0 ||
+	    field_numbers(c, "solimp", 5, g->solimp) != 0 ||
+	    field_int(c, "condim", &g->condim) != 0)
+		return -1;
+	if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
+		return field_fail(
+		    c, "condim", -1, ERR_BAD_VALUE, "must be 1, 3, 4 or 6, not %d", g->condim);
+	if (field_numbers(c, "friction", 3, g->friction) != 0)
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (non_negative(c, "friction", i, g->friction[i]) != 0)
+			return -1;
+	if (field_number(c, "margin", &g->margin) != 0 ||
+	    non_negative(c, "margin", -1, g->margin) != 0 || field_number(c, "gap", &g->gap) != 0 ||
+	    non_negative(c, "gap", -1, g->gap) != 0 || field_number(c, "solmix", &g->solmix) != 0 ||
+	    non_negative(c, "solmix", -1, g->solmix) != 0)
+		return -1;
+	return field_int(c, "priority", &g->priority);
+}
+
+static int parse_object(const struct field_ctx *c, struct ctd_hold *h)
+{
+	static const char *const known[] = {"shape", "size", "mass", "solref", "solimp", "condim",
+	    "friction", "margin", "gap", "solmix", "priority", NULL};
+	json_t *shape = c->obj ? json_object_get(c->obj, "shape") : NULL;
+
+	if (field_known(c, known) != 0)
+		return -1;
+	if (shape && !json_is_string(shape))
+		return field_fail(c, "shape", -1, ERR_BAD_TYPE, "must be a string");
+	if (shape && strcmp(json_string_value(shape), "sphere") != 0) {
+		if (strcmp(json_string_value(shape), "box") == 0 ||
+		    strcmp(json_string_value(shape), "capsule") == 0)
+			return field_fail(c, "shape", -1, ERR_BAD_VALUE,
+			    "only \"sphere\" is answered: MuJoCo's pinch of a %s between two boxes "
+			    "is not the symmetric two-contact scene the core reproduces (box-box "
+			    "gives an asymmetric contact set)",
+			    json_string_value(shape));
+		return field_fail(c, "shape", -1, ERR_BAD_VALUE,
+		    "must be \"sphere\", not \"%.32s\"", json_string_value(shape));
+	}
+	if (field_number(c, "size", &h->radius) != 0 ||
+	    positive_within(c, "size", -1, h->radius, LIMIT_MAX_SIZE) != 0 ||
+	    field_number(c, "mass", &h->mass) != 0 ||
+	    positive_within(c, "mass", -1, h->mass, LIMIT_MAX_MASS) != 0)
+		return -1;
+	return parse_geom(c, &h->object);
+}
+
+static int parse_pad(const struct field_ctx *c, struct ctd_hold *h)
+{
+	static const char *const known[] = {"size", "mass", "solref", "solimp", "condim",
+	    "friction", "margin", "gap", "solmix", "priority", NULL};
+	int i;
+
+	if (field_known(c, known) != 0 || field_numbers(c, "size", 3, h->pad_size) != 0)
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (positive_within(c, "size", i, h->pad_size[i], LIMIT_MAX_SIZE) != 0)
+			return -1;
+	if (field_number(c, "mass", &h->pad_mass) != 0 ||
+	    positive_within(c, "mass", -1, h->pad_mass, LIMIT_MAX_MASS) != 0)
+		return -1;
+	return parse_geom(c, &h->pad);
+}
+
+static int parse_option(const struct field_ctx *c, struct ctd_hold *h)
+{
+	static const char *const known[] = {"timestep", "refsafe", "gravity", "impratio",
+	    "integrator", "cone", "noslip_iterations", "mujoco", NULL};
+	struct ctd_scene_option *o = &h->option;
+	int cone = (int)o->cone;
+
+	if (field_known(c, known) != 0 || field_number(c, "timestep", &o->timestep) != 0)
+		return -1;
+	if (!(o->timestep > 0))
+		return field_fail(c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(o->timestep));
+	if (field_bool(c, "refsafe", &o->refsafe) != 0 ||
+	    field_number(c, "gravity", &o->gravity) != 0 ||
+	    non_negative(c, "gravity", -1, o->gravity) != 0 ||
+	    field_number(c, "impratio", &o->impratio) != 0)
+		return -1;
+	if (!(o->impratio > 0))
+		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %s",
+		    JTEXT_NUM(o->impratio));
+	if (req_integrator(c, "integrator", &o->integrator) != 0 ||
+	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
+	    field_int(c, "noslip_iterations", &h->noslip_iterations) != 0 ||
+	    req_mujoco(c, "mujoco", &o->mujoco) != 0)
+		return -1;
+	o->cone = (enum ctd_cone)cone;
+	if (h->noslip_iterations < 0)
+		return field_fail(c, "noslip_iterations", -1, ERR_BAD_VALUE, "must be >= 0, not %d",
+		    h->noslip_iterations);
+	if (h->noslip_iterations > 0)
+		return field_fail(c, "noslip_iterations", -1, ERR_BAD_VALUE,
+		    "%s (only 0 is answered)", ctd_hold_supported(h));
+	if (o->integrator == CTD_SCENE_RK4)
+		return field_fail(c, "integrator", -1, ERR_BAD_VALUE, "%s", ctd_hold_supported(h));
+	return 0;
+}
+
+static void hold_default(struct ctd_hold *h)
+{
+	memset(h, 0, sizeof *h);
+	h->radius = DEFAULT_HOLD_RADIUS;
+	h->mass = DEFAULT_HOLD_MASS;
+	ctd_pair_geom_default(&h->object);
+	ctd_pair_geom_default(&h->pad);
+	/* Menagerie's SO-101 gripper class */
+	h->pad.solref[0] = 0.01;
+	h->pad.solref[1] = 1;
+	h->pad.condim = 6;
+	h->pad.friction[0] = 1;
+	h->pad.friction[1] = 5e-3;
+	h->pad.friction[2] = 5e-4;
+	h->pad.priority = 1;
+	h->pad_size[0] = DEFAULT_HOLD_PAD_HX;
+	h->pad_size[1] = DEFAULT_HOLD_PAD_HY;
+	h->pad_size[2] = DEFAULT_HOLD_PAD_HZ;
+	h->pad_mass = DEFAULT_HOLD_PAD_MASS;
+	h->grip_force = DEFAULT_HOLD_GRIP_FORCE;
+	h->option.timestep = DEFAULT_TIMESTEP;
+	h->option.refsafe = 1;
+	h->option.gravity = DEFAULT_GRAVITY;
+	h->option.impratio = DEFAULT_IMPRATIO;
+	h->option.integrator = CTD_SCENE_EULER;
+	h->option.cone = CTD_CONE_PYRAMIDAL;
+	h->option.mujoco = ctd_mjver_default();
+	h->duration = DEFAULT_HOLD_DURATION;
+	h->slip_limit = DEFAULT_HOLD_SLIP_LIMIT;
+}
+
+int hold_parse(json_t *body, struct hold_request **out, struct err *err)
+{
+	static const char *const known[] = {
+	    "object", "pad", "grip_force", "option", "duration", "slip_limit", NULL};
+	struct field_ctx root, object, pad, option;
+	struct hold_request *r;
+	struct ctd_hold *h;
+	double steps;
+
+	if (field_root(&root, body, "", err) != 0 || field_known(&root, known) != 0)
+		return -1;
+	r = malloc(sizeof *r);
+	if (!r)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	h = &r->scene;
+	hold_default(h);
+	if (field_object(&root, "object", &object) != 0 || parse_object(&object, h) != 0 ||
+	    field_object(&root, "pad", &pad) != 0 || parse_pad(&pad, h) != 0 ||
+	    field_object(&root, "option", &option) != 0 || parse_option(&option, h) != 0 ||
+	    field_number(&root, "grip_force", &h->grip_force) != 0 ||
+	    positive_within(&root, "grip_force", -1, h->grip_force, LIMIT_MAX_HOLD_FORCE) != 0 ||
+	    field_number(&root, "duration", &h->duration) != 0 ||
+	    positive_within(&root, "duration", -1, h->duration, INFINITY) != 0 ||
+	    field_number(&root, "slip_limit", &h->slip_limit) != 0 ||
+	    positive_within(&root, "slip_limit", -1, h->slip_limit, LIMIT_MAX_HEIGHT) != 0)
+		goto fail;
+	steps = h->duration / h->option.timestep;
+	if (!(steps <= LIMIT_MAX_STEPS)) {
+		field_fail(&root, "duration", -1, ERR_BAD_VALUE,
+		    "duration / timestep is %.3g steps, over the limit of %ld", steps,
+		    LIMIT_MAX_STEPS);
+		goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	free(r);
+	return -1;
+}
+
+static void put(json_t *obj, const char *key, json_t *value, int *ok)
+{
+	if (!value || json_object_set_new(obj, key, value) != 0)
+		*ok = 0;
+}
+
+static json_t *geom_json(const struct ctd_pair_geom *g, json_t *obj, int *ok)
+{
+	if (!obj) {
+		*ok = 0;
+		return NULL;
+	}
+	put(obj, geom_fields[0], field_reals(g->solref, 2), ok);
+	put(obj, geom_fields[1], field_reals(g->solimp, 5), ok);
+	put(obj, geom_fields[2], json_real(g->condim), ok);
+	put(obj, geom_fields[3], field_reals(g->friction, 3), ok);
+	put(obj, geom_fields[4], json_real(g->margin), ok);
+	put(obj, geom_fields[5], json_real(g->gap), ok);
+	put(obj, geom_fields[6], json_real(g->solmix), ok);
+	put(obj, geom_fields[7], json_real(g->priority), ok);
+	return obj;
+}
+
+json_t *hold_request_json(const struct hold_request *r)
+{
+	const struct ctd_hold *h = &r->scene;
+	json_t *root = json_object(), *object = json_object(), *pad = json_object(),
+	       *option = json_object();
+	int ok = root && object && option && pad;
+
+	if (!ok) {
+		json_decref(root);
+		json_decref(object);
+		json_decref(pad);
+		json_decref(option);
+		return NULL;
+	}
+	put(object, "shape", json_string("sphere"), &ok);
+	put(object, "size", json_real(h->radius), &ok);
+	put(object, "mass", json_real(h->mass), &ok);
+	geom_json(&h->object, object, &ok);
+	put(pad, "size", field_reals(h->pad_size, 3), &ok);
+	put(pad, "mass", json_real(h->pad_mass), &ok);
+	geom_json(&h->pad, pad, &ok);
+	put(option, "timestep", json_real(h->option.timestep), &ok);
+	put(option, "refsafe", json_boolean(h->option.refsafe), &ok);
+	put(option, "gravity", json_real(h->option.gravity), &ok);
+	put(option, "impratio", json_real(h->option.impratio), &ok);
+	put(option, "integrator", json_string(integrator_names[h->option.integrator]), &ok);
+	put(option, "cone", json_string(cone_names[h->option.cone]), &ok);
+	put(option, "noslip_iterations", json_real(h->noslip_iterations), &ok);
+	put(option, "mujoco", json_string(ctd_mjver_name(h->option.mujoco)), &ok);
+	put(root, "object", object, &ok);
+	put(root, "pad", pad, &ok);
+	put(root, "option", option, &ok);
+	put(root, "grip_force", json_real(h->grip_force), &ok);
+	put(root, "duration", json_real(h->duration), &ok);
+	put(root, "slip_limit", json_real(h->slip_limit), &ok);
+	if (!ok) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* a finite number, or null when absent (negative marks "none" in the core's answer) */
+static json_t *real_or_null(double v, int present)
+{
+	return present && isfinite(v) ? json_real(v) : json_null();
+}
+
+int hold_run(const struct hold_request *r, json_t **answer, struct err *err)
+{
+	struct ctd_hold_answer a;
+	json_t *out;
+	int ok;
+
+	ctd_hold_solve(&r->scene, &a);
+	if (a.crushed)
+		return err_set(err, ERR_BAD_VALUE, "/grip_force",
+		    "the pads' faces reach the object's centre, or come within their own margin "
+		    "and gap of each other: MuJoCo's pinch is then no longer two face contacts, "
+		    "which is all the core reproduces; use stiffer pads (solref, solimp) or a "
+		    "smaller grip_force");
+	out = json_object();
+	ok = out != NULL;
+	if (!ok)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	put(out, "creep_velocity", real_or_null(a.creep_velocity, a.creep_settled), &ok);
+	put(out, "creep_closed_form", json_boolean(a.creep_closed_form), &ok);
+	put(out, "slip", real_or_null(a.slip, !a.falls), &ok);
+	put(out, "normal_force", json_real(a.normal_force), &ok);
+	put(out, "penetration", real_or_null(a.penetration, a.creep_settled), &ok);
+	put(out, "load", json_real(a.load), &ok);
+	put(out, "friction_capacity", json_real(a.friction_capacity), &ok);
+	put(out, "holds", json_boolean(a.holds), &ok);
+	put(out, "time_to_slip", real_or_null(a.time_to_slip, a.time_to_slip >= 0), &ok);
+	put(out, "time_to_slip_extrapolated", json_boolean(a.time_to_slip_extrapolated), &ok);
+	put(out, "falls", json_boolean(a.falls), &ok);
+	put(out, "fall_time", real_or_null(a.fall_time, a.falls), &ok);
+	put(out, "steps", json_integer(a.steps), &ok);
+	put(out, "refsafe_clamped", json_boolean(a.refsafe_clamped), &ok);
+	put(out, "solref_fallback", json_boolean(a.solref_fell_back), &ok);
+	put(out, "friction_clamped", json_boolean(a.friction_clamped), &ok);
+	put(out, "mujoco", json_string(ctd_mjver_name(r->scene.option.mujoco)), &ok);
+	put(out, "core_version", json_string(CORE_VERSION), &ok);
+	if (!ok) {
+		json_decref(out);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	*answer = out;
+	return 0;
+}
+
+void hold_request_free(struct hold_request *r)
+{
+	free(r);
+}

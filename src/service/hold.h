@@ -1,0 +1,46 @@
+/*
+ * hold.h: POST /v1/hold and `contact hold` (issue 21): will the gripper hold it?
+ *
+ * The request is the scene of the issue:
+ *   {"object": {"shape": "sphere", "size": R, "mass": M, <geom fields>},
+ *    "pad": {"size": [HX, HY, HZ], "mass": MP, <geom fields>},
+ *    "grip_force": F,
+ *    "option": {"timestep", "cone", "impratio", "noslip_iterations", "gravity", "refsafe",
+ *               "integrator", "mujoco"},
+ *    "duration": T, "slip_limit": L}
+ * The pads' omitted geom fields are the Menagerie SO-101 gripper class (solref 0.01 1,
+ * condim 6, friction 1 5e-3 5e-4, priority 1), the object's MuJoCo's defaults; the
+ * other defaults are the issue's measured scene (tunables.h). The answer is the core's
+ * (core/hold.h), fields in hold_fields[] order.
+ */
+#ifndef CONTACTD_SERVICE_HOLD_H
+#define CONTACTD_SERVICE_HOLD_H
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "core/hold.h"
+
+/* A validated hold request. */
+struct hold_request {
+	struct ctd_hold scene;
+};
+
+/* The answer's fields, in their fixed order (NULL-terminated). */
+extern const char *const hold_fields[];
+
+/* Validate body into a new *out the caller frees with hold_request_free(). A scene the
+ * core does not reproduce (noslip_iterations > 0, RK4, a non-sphere object) is a 422
+ * (bad_value) naming the field and saying why. */
+int hold_parse(json_t *body, struct hold_request **out, struct err *err);
+
+/* The canonical JSON of a request (every default filled); NULL when out of memory. */
+json_t *hold_request_json(const struct hold_request *r);
+
+/* Answer a request into a new *answer the caller owns. A scene whose pads reach the
+ * object's centre is a 422 at /grip_force (MuJoCo's pinch is no longer two contacts). */
+int hold_run(const struct hold_request *r, json_t **answer, struct err *err);
+
+void hold_request_free(struct hold_request *r);
+
+#endif

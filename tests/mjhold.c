@@ -1,0 +1,182 @@
+/*
+ * mjhold.c: the hold scene in real MuJoCo 2.2.2, exactly as issue 21 defines it:
+ * no floor; the object a free body at the origin; two box pads on slide joints
+ * along x at -(R+HX) and +(R+HX), just touching, each pushed toward the object by
+ * a motor with ctrl = F (left joint axis +x, right -x); gravity -z.
+ */
+#include "mjhold.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MJHOLD_XML_MAX 8192
+#define MJHOLD_VFS_NAME "contactd-hold.xml"
+
+static int append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used >= len)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *used)
+		return -1;
+	*used += (size_t)n;
+	return 0;
+}
+
+static int geom_params(char *buf, size_t len, size_t *used, const struct ctd_pair_geom *g)
+{
+	return append(buf, len, used,
+	    " solref=\"%.17g %.17g\" solimp=\"%.17g %.17g %.17g %.17g %.17g\" condim=\"%d\""
+	    " friction=\"%.17g %.17g %.17g\" margin=\"%.17g\" gap=\"%.17g\" solmix=\"%.17g\""
+	    " priority=\"%d\"",
+	    g->solref[0], g->solref[1], g->solimp[0], g->solimp[1], g->solimp[2], g->solimp[3],
+	    g->solimp[4], g->condim, g->friction[0], g->friction[1], g->friction[2], g->margin,
+	    g->gap, g->solmix, g->priority);
+}
+
+static int pad(char *buf, size_t len, size_t *used, const struct ctd_hold *h, const char *name,
+    double x, int axis)
+{
+	return append(buf, len, used,
+	           "    <body name=\"%s\" pos=\"%.17g 0 0\">\n"
+	           "      <joint name=\"%s\" type=\"slide\" axis=\"%d 0 0\"/>\n"
+	           "      <geom type=\"box\" size=\"%.17g %.17g %.17g\" mass=\"%.17g\"",
+	           name, x, name, axis, h->pad_size[0], h->pad_size[1], h->pad_size[2],
+	           h->pad_mass) ||
+	    geom_params(buf, len, used, &h->pad) || append(buf, len, used, "/>\n    </body>\n");
+}
+
+int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
+{
+	const struct ctd_scene_option *o = &h->option;
+	size_t used = 0;
+	double x = h->radius + h->pad_size[0];
+
+	if (len == 0)
+		return -1;
+	buf[0] = '\0';
+	if (append(buf, len, &used,
+	        "<mujoco model=\"contactd-hold\">\n"
+	        "  <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
+	        " cone=\"%s\" noslip_iterations=\"%d\" integrator=\"%s\">\n"
+	        "    <flag refsafe=\"%s\"/>\n"
+	        "  </option>\n"
+	        "  <worldbody>\n"
+	        "    <body name=\"object\" pos=\"0 0 0\">\n"
+	        "      <freejoint/>\n"
+	        "      <geom type=\"sphere\" size=\"%.17g\" mass=\"%.17g\"",
+	        o->timestep, -o->gravity, o->impratio,
+	        o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal", h->noslip_iterations,
+	        /* 2.2.2 has no implicitfast; with no velocity-dependent smooth force both are
+	         * implicit's step */
+	        o->integrator == CTD_SCENE_EULER     ? "Euler"
+	            : o->integrator == CTD_SCENE_RK4 ? "RK4"
+	                                             : "implicit",
+	        o->refsafe ? "enable" : "disable", h->radius, h->mass) ||
+	    geom_params(buf, len, &used, &h->object) ||
+	    append(buf, len, &used, "/>\n    </body>\n") ||
+	    pad(buf, len, &used, h, "left", -x, 1) || pad(buf, len, &used, h, "right", x, -1) ||
+	    append(buf, len, &used,
+	        "  </worldbody>\n"
+	        "  <actuator>\n"
+	        "    <motor joint=\"left\" ctrllimited=\"false\"/>\n"
+	        "    <motor joint=\"right\" ctrllimited=\"false\"/>\n"
+	        "  </actuator>\n"
+	        "</mujoco>\n"))
+		return -1;
+	return 0;
+}
+
+int mjhold_open(struct mjhold *mh, const struct ctd_hold *h, char *errbuf, size_t errlen)
+{
+	char xml[MJHOLD_XML_MAX];
+	char loaderr[512] = "";
+	mjVFS *vfs = NULL;
+	mjModel *model = NULL;
+	mjData *data = NULL;
+	int file, rc = -1;
+	size_t xmllen;
+
+	if (mjhold_xml(h, xml, sizeof xml) != 0) {
+		snprintf(errbuf, errlen, "MJCF longer than %d bytes", MJHOLD_XML_MAX);
+		goto out;
+	}
+	xmllen = strlen(xml);
+	vfs = malloc(sizeof *vfs); /* about 2 MB: heap, not stack */
+	if (!vfs) {
+		snprintf(errbuf, errlen, "out of memory");
+		goto out;
+	}
+	mj_defaultVFS(vfs);
+	if (mj_makeEmptyFileVFS(vfs, MJHOLD_VFS_NAME, (int)xmllen) != 0 ||
+	    (file = mj_findFileVFS(vfs, MJHOLD_VFS_NAME)) < 0) {
+		snprintf(errbuf, errlen, "cannot make the virtual MJCF file");
+		goto out;
+	}
+	memcpy(vfs->filedata[file], xml, xmllen);
+	model = mj_loadXML(MJHOLD_VFS_NAME, vfs, loaderr, sizeof loaderr);
+	if (!model) {
+		snprintf(errbuf, errlen, "mj_loadXML: %s", loaderr);
+		goto out;
+	}
+	data = mj_makeData(model);
+	if (!data) {
+		snprintf(errbuf, errlen, "mj_makeData failed");
+		goto out;
+	}
+	data->ctrl[0] = h->grip_force;
+	data->ctrl[1] = h->grip_force;
+	mh->model = model;
+	mh->data = data;
+	model = NULL;
+	data = NULL;
+	rc = 0;
+out:
+	if (data)
+		mj_deleteData(data);
+	if (model)
+		mj_deleteModel(model);
+	if (vfs) {
+		mj_deleteVFS(vfs);
+		free(vfs);
+	}
+	return rc;
+}
+
+void mjhold_close(struct mjhold *mh)
+{
+	if (mh->data)
+		mj_deleteData(mh->data);
+	if (mh->model)
+		mj_deleteModel(mh->model);
+	mh->data = NULL;
+	mh->model = NULL;
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+void mjhold_sample(const struct mjhold *mh, struct mjhold_sample *out)
+{
+	const mjtNum *qpos = mh->data->qpos, *qvel = mh->data->qvel;
+	double asym;
+
+	out->z = qpos[2];
+	out->vz = qvel[2];
+	out->q = qpos[8];
+	out->vq = qvel[7];
+	asym = max2(fabs(qpos[0]), fabs(qpos[1]));
+	asym = max2(asym, max2(fabs(qvel[3]), max2(fabs(qvel[4]), fabs(qvel[5]))));
+	asym = max2(asym, fabs(qpos[7] - qpos[8]));
+	out->asym = asym;
+}

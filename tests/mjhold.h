@@ -1,0 +1,39 @@
+/*
+ * mjhold.h: the hold scene (a sphere pinched between two motor-driven box pads)
+ * built in real MuJoCo (test and bench helper only; libmujoco is never linked into src/).
+ */
+#ifndef CONTACTD_TESTS_MJHOLD_H
+#define CONTACTD_TESTS_MJHOLD_H
+
+#include <stddef.h>
+
+#include <mujoco/mujoco.h>
+
+#include "core/hold.h"
+
+/* A loaded hold scene; model and data are owned (mjhold_close frees them). */
+struct mjhold {
+	mjModel *model;
+	mjData *data;
+};
+
+/* Write the MJCF of h into buf (len bytes); every number printed with %.17g.
+ * Returns 0, or -1 when buf is too small. */
+int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len);
+
+/* Compile h in MuJoCo and make its data (at rest, pads touching, ctrl = F).
+ * Returns 0, or -1 with a message in errbuf. */
+int mjhold_open(struct mjhold *mh, const struct ctd_hold *h, char *errbuf, size_t errlen);
+
+void mjhold_close(struct mjhold *mh);
+
+/* The state in the core's coordinates: object z and vz, the right pad's joint q, vq
+ * (qpos/qvel indices 2 and 8; the left pad's are 7), and how far MuJoCo is from the
+ * mirror symmetry the core assumes (largest |object x|, |rotation|, |qL - qR|). */
+struct mjhold_sample {
+	double z, vz, q, vq, asym;
+};
+
+void mjhold_sample(const struct mjhold *mh, struct mjhold_sample *out);
+
+#endif

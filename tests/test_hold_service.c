@@ -1,0 +1,227 @@
+/*
+ * test_hold_service.c: POST /v1/hold's handler (service/hold.c) through the service
+ * pipeline: its answers against libmujoco 2.2.2's mj_step of the same scene and against
+ * issue 21's measured tables (2.2.2 and 3.12.0, three significant digits), its defaults
+ * (the pads' SO-101 class), and its refusals, each naming the field.
+ *
+ * Tolerances: slip and creep against live MuJoCo 1e-6 relative + 1e-10 absolute (the
+ * issue's; test_hold measures 1e-12..1e-9); against the issue's printed tables, half a
+ * unit of the last printed digit.
+ */
+#include <check.h>
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mjhold.h"
+#include "service/service.h"
+#include "svc_test.h"
+
+#define REL_TOL 1e-6
+#define ABS_FLOOR 1e-10
+
+static int close_enough(double got, double want)
+{
+	return fabs(got - want) <= REL_TOL * fabs(want) + ABS_FLOOR;
+}
+
+/* The issue's scene as the core's struct, every value spelled out (not the service's
+ * defaults, which this checks). */
+static void issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio)
+{
+	memset(h, 0, sizeof *h);
+	h->radius = 0.02;
+	h->mass = 0.1;
+	ctd_pair_geom_default(&h->object);
+	ctd_pair_geom_default(&h->pad);
+	h->pad.solref[0] = 0.01;
+	h->pad.solref[1] = 1;
+	h->pad.condim = 6;
+	h->pad.friction[0] = 1;
+	h->pad.friction[1] = 5e-3;
+	h->pad.friction[2] = 5e-4;
+	h->pad.priority = 1;
+	h->pad_size[0] = 0.005;
+	h->pad_size[1] = 0.02;
+	h->pad_size[2] = 0.2;
+	h->pad_mass = 0.05;
+	h->grip_force = 10;
+	h->option.timestep = 0.005;
+	h->option.refsafe = 1;
+	h->option.gravity = 9.81;
+	h->option.impratio = impratio;
+	h->option.cone = cone;
+	h->duration = 1;
+}
+
+/* The service's answer to the issue's request with only cone, impratio and release
+ * given: everything else from the documented defaults. */
+static json_t *issue_answer(const char *cone, double impratio, const char *release)
+{
+	char body[256];
+
+	snprintf(body, sizeof body,
+	    "{\"option\": {\"timestep\": 0.005, \"cone\": \"%s\", \"impratio\": %g, \"mujoco\": "
+	    "\"%s\"}}",
+	    cone, impratio, release);
+	return tsvc_answer(SVC_HOLD, body, NULL);
+}
+
+static void assert_printed(double value, double printed, const char *what)
+{
+	/* the issue prints three significant digits */
+	double unit = pow(10, floor(log10(printed)) - 2);
+
+	ck_assert_msg(fabs(value - printed) <= 0.5 * unit, "%s: %.6g, the issue prints %.3g", what,
+	    value, printed);
+}
+
+START_TEST(issue_tables)
+{
+	static const struct {
+		const char *cone;
+		double impratio, v222, v3120; /* mm/s */
+	} rows[] = {
+	    {"pyramidal", 1, 6.16, 8.65},
+	    {"pyramidal", 10, 0.858, 1.52},
+	    {"elliptic", 1, 2.12, 3.68},
+	    {"elliptic", 10, 0.212, 0.368},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		json_t *a = issue_answer(rows[i].cone, rows[i].impratio, "2.2.2");
+		json_t *b = issue_answer(rows[i].cone, rows[i].impratio, "3.12.0");
+		struct ctd_hold h;
+		struct mjhold mh;
+		char err[256];
+		long k;
+
+		assert_printed(tsvc_real(a, "creep_velocity") * 1e3, rows[i].v222, rows[i].cone);
+		assert_printed(tsvc_real(b, "creep_velocity") * 1e3, rows[i].v3120, rows[i].cone);
+		ck_assert(json_is_true(json_object_get(a, "holds")));
+		ck_assert(json_is_false(json_object_get(a, "falls")));
+		ck_assert_str_eq(json_string_value(json_object_get(b, "mujoco")), "3.12.0");
+		/* slip: the same scene stepped by libmujoco for the default 1 s */
+		issue_scene(&h,
+		    strcmp(rows[i].cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL,
+		    rows[i].impratio);
+		ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
+		for (k = 0; k < 200; k++)
+			mj_step(mh.model, mh.data);
+		ck_assert_msg(close_enough(tsvc_real(a, "slip"), -mh.data->qpos[2]),
+		    "slip %.17g, MuJoCo %.17g", tsvc_real(a, "slip"), -mh.data->qpos[2]);
+		ck_assert_int_eq((int)tsvc_real(a, "steps"), 200);
+		mjhold_close(&mh);
+		json_decref(a);
+		json_decref(b);
+	}
+}
+END_TEST
+
+/* Omitted pad fields are the SO-101 class, the object's MuJoCo's defaults. */
+START_TEST(defaults)
+{
+	tsvc_assert_same_question(SVC_HOLD, "{}",
+	    "{\"pad\": {\"solref\": [0.01, 1], \"condim\": 6, \"friction\": [1, 0.005, 0.0005],"
+	    " \"priority\": 1, \"size\": [0.005, 0.02, 0.2], \"mass\": 0.05},"
+	    " \"object\": {\"shape\": \"sphere\", \"size\": 0.02, \"mass\": 0.1, \"solref\": "
+	    "[0.02, 1],"
+	    " \"condim\": 3, \"friction\": [1, 0.005, 0.0001], \"priority\": 0},"
+	    " \"grip_force\": 10, \"duration\": 1, \"slip_limit\": 0.001,"
+	    " \"option\": {\"cone\": \"pyramidal\", \"noslip_iterations\": 0, \"impratio\": 1}}",
+	    1);
+	tsvc_assert_same_question(SVC_HOLD, "{}", "{\"pad\": {\"condim\": 3}}", 0);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+	static const struct {
+		const char *body, *path;
+	} bad[] = {
+	    {"{\"grip_force\": 0}", "/grip_force"},
+	    {"{\"grip_force\": -3}", "/grip_force"},
+	    {"{\"pad\": {\"size\": [0.005, 0.02, 0]}}", "/pad/size/2"},
+	    {"{\"pad\": {\"size\": [-0.005, 0.02, 0.2]}}", "/pad/size/0"},
+	    {"{\"pad\": {\"mass\": 0}}", "/pad/mass"},
+	    {"{\"object\": {\"size\": 0}}", "/object/size"},
+	    {"{\"object\": {\"shape\": \"box\"}}", "/object/shape"},
+	    {"{\"object\": {\"shape\": \"capsule\"}}", "/object/shape"},
+	    {"{\"option\": {\"cone\": \"round\"}}", "/option/cone"},
+	    {"{\"option\": {\"noslip_iterations\": 10}}", "/option/noslip_iterations"},
+	    {"{\"option\": {\"integrator\": \"RK4\"}}", "/option/integrator"},
+	    {"{\"duration\": 0}", "/duration"},
+	    {"{\"slip_limit\": 0}", "/slip_limit"},
+	};
+	size_t i;
+	char *msg;
+	json_t *canonical, *answer = NULL;
+	struct err err = {0};
+	struct svc_limits lim = tsvc_limits(1);
+
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		tsvc_expect_error(
+		    SVC_HOLD, bad[i].body, strlen(bad[i].body), NULL, ERR_BAD_VALUE, bad[i].path);
+	msg = tsvc_error_message(SVC_HOLD, "{\"option\": {\"noslip_iterations\": 2}}",
+	    ERR_BAD_VALUE, "/option/noslip_iterations");
+	ck_assert_ptr_nonnull(strstr(msg, "symmetry"));
+	free(msg);
+	/* pads pressed through the object's centre: soft pads, a large force */
+	canonical = tsvc_canonical(SVC_HOLD,
+	    "{\"grip_force\": 5000, \"pad\": {\"solref\": [-1000, -10], \"solimp\": [0.5, 0.6, "
+	    "0.001, 0.5, 2]}}");
+	ck_assert_int_ne(svc_answer(SVC_HOLD, canonical, &lim, &answer, &err), 0);
+	ck_assert_int_eq(err.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(err.path, "/grip_force");
+	json_decref(canonical);
+}
+END_TEST
+
+/* A grip below the Coulomb minimum: the verdict says so and the object falls off. */
+START_TEST(weak_grip_falls)
+{
+	json_t *a = tsvc_answer(SVC_HOLD, "{\"grip_force\": 0.2, \"duration\": 2}", NULL);
+
+	ck_assert(json_is_false(json_object_get(a, "holds")));
+	ck_assert(json_is_true(json_object_get(a, "falls")));
+	ck_assert(json_is_null(json_object_get(a, "slip")));
+	ck_assert(tsvc_real(a, "fall_time") > 0 && tsvc_real(a, "fall_time") < 2);
+	ck_assert(fabs(tsvc_real(a, "friction_capacity") - 0.4) < 1e-12);
+	ck_assert(json_is_false(json_object_get(a, "friction_clamped")));
+	json_decref(a);
+	/* frictionless pads (priority 1): MuJoCo raises the pair's friction to 1e-5 */
+	a = tsvc_answer(SVC_HOLD, "{\"pad\": {\"friction\": [0, 0.005, 0.0005]}}", NULL);
+	ck_assert(json_is_true(json_object_get(a, "friction_clamped")));
+	ck_assert(fabs(tsvc_real(a, "friction_capacity") - 2e-5 * 10) < 1e-15);
+	ck_assert(json_is_false(json_object_get(a, "holds")));
+	json_decref(a);
+	/* a soft time constant below 2*timestep: refsafe raises it */
+	a = tsvc_answer(SVC_HOLD, "{\"pad\": {\"solref\": [0.003, 1]}}", NULL);
+	ck_assert(json_is_true(json_object_get(a, "refsafe_clamped")));
+	json_decref(a);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("hold_service");
+	TCase *tc = tcase_create("hold");
+	SRunner *runner;
+	int failed;
+
+	gsl_set_error_handler_off();
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, issue_tables);
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, weak_grip_falls);
+	suite_add_tcase(suite, tc);
+	runner = srunner_create(suite);
+	srunner_run_all(runner, CK_NORMAL);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
