@@ -906,7 +906,12 @@ async function main() {
 		for (const p of pts)
 			assert.ok(near(png, p.x + 1, p.y + 1, hex('#0072B2'), 3, 40), 'fit point ' + JSON.stringify(p));
 		await shot(page, 'live');
-		assert.deepEqual(page.consoleErrors, []);
+		/* a revoked token ends the stream: the server's closing event is said on the page */
+		execFileSync(CONTACTD, ['--db', path.join(tmp, 'cache.db'), 'token', 'revoke', token.split('.')[0]],
+		    {encoding: 'utf8'});
+		await page.waitForFunction(() => /the token was revoked/.test(document.getElementById('status').textContent));
+		assert.equal(await page.evaluate(() => document.getElementById('status').className), 'status error');
+		assert.deepEqual(page.consoleErrors.filter((e) => !/401/.test(e)), []);
 		await page.close();
 	});
 

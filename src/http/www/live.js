@@ -306,9 +306,61 @@ async function streamWithFetch(path) {
 			}
 			if (ev.event === 'fit')
 				onFit(ev.data.join('\n'), ev.id);
+			else if (ev.event === 'closed')
+				onClosed(ev.data.join('\n'));
 		}
 	}
 	CD.status('status', 'The event stream ended; Watch again to resume.');
+}
+
+/* The server ends a stream with a `closed` event naming why: the watch URL expired (get a
+ * new one and go on watching), or the token was revoked, expired or rotated (stop: a new
+ * token is needed). */
+const closedReasons = {
+	token_revoked: 'the token was revoked',
+	token_expired: 'the token expired',
+	token_rotated: 'the token was rotated and its grace period ended',
+	token_unknown: 'the token is no longer known',
+	watch_expired: 'the watch URL expired',
+};
+
+function onClosed(data) {
+	let reason = '';
+	try {
+		reason = JSON.parse(data).reason || '';
+	} catch (e) {
+		reason = '';
+	}
+	stop();
+	if (reason === 'watch_expired' && state.token) {
+		renewWatch();
+		return;
+	}
+	CD.status('status', 'The server closed the event stream: ' + (closedReasons[reason] ||
+	    (reason ? reason : 'no reason given')) + '. Enter a valid token and Watch again.', 'error');
+}
+
+function openEventSource(watchUrl) {
+	state.source = new EventSource(watchUrl);
+	state.source.addEventListener('fit', (ev) => onFit(ev.data, ev.lastEventId));
+	state.source.addEventListener('closed', (ev) => onClosed(ev.data));
+	state.source.addEventListener('open', () => CD.status('status',
+	    'Watching calibration ' + state.id + ': waiting for uploads.', 'ok'));
+	state.source.addEventListener('error', () => {
+		if (state.source && state.source.readyState === EventSource.CLOSED)
+			CD.status('status', 'The event stream closed; Watch again to resume.');
+	});
+	window.contactd.stream = 'eventsource';
+}
+
+/* A fresh watch URL for the same calibration and token, keeping the fits drawn so far. */
+async function renewWatch() {
+	try {
+		const w = await CD.api('v1/calibrations/' + state.id + '/watch', {}, {token: state.token});
+		openEventSource(w.url.replace(/^\//, ''));
+	} catch (e) {
+		CD.status('status', CD.errorText(e), 'error');
+	}
 }
 
 function stop() {
@@ -365,15 +417,7 @@ async function watch() {
 		return;
 	}
 	if (watchUrl) {
-		state.source = new EventSource(watchUrl);
-		state.source.addEventListener('fit', (ev) => onFit(ev.data, ev.lastEventId));
-		state.source.addEventListener('open', () => CD.status('status',
-		    'Watching calibration ' + state.id + ': waiting for uploads.', 'ok'));
-		state.source.addEventListener('error', () => {
-			if (state.source && state.source.readyState === EventSource.CLOSED)
-				CD.status('status', 'The event stream closed; Watch again to resume.');
-		});
-		window.contactd.stream = 'eventsource';
+		openEventSource(watchUrl);
 	} else {
 		window.contactd.stream = 'fetch';
 		streamWithFetch(events).catch((e) => {
