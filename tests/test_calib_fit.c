@@ -376,6 +376,94 @@ START_TEST(second_impact_cut)
 }
 END_TEST
 
+/*
+ * The README's calibration example (issue #16): four drops and a press of the 2 cm, 100 g
+ * sphere on a pad of solref (0.025, 0.5) at 5 ms, as libmujoco 2.2.2 gives them, rounded
+ * as printed there (rebounds to 0.1 mm, well inside the default 0.5 mm sigma; the
+ * deflection to three digits, inside its 1 % sigma). Each printed number is MuJoCo's
+ * within its rounding, and the fit is ok, its 2-sigma intervals holding the pad.
+ */
+static const double readme_pad[2] = {0.025, 0.5};
+static const struct calib_drop readme_drops[4] = {
+    {0.05, 0.0006, 0}, {0.1, 0.0063, 0}, {0.15, 0.0056, 0}, {0.2, 0.0046, 0}};
+static const struct calib_press readme_press = {1.962, 0.000134, 0};
+
+START_TEST(readme_example_is_a_real_pad)
+{
+	struct ctd_scene s = pad_scene(0, readme_pad[0], readme_pad[1]);
+	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct calib_data data = {0};
+	struct fit_result *fit = NULL;
+	struct err err;
+	double bottom[RUN_STEPS], pen;
+	size_t i;
+	int q;
+
+	for (i = 0; i < 4; i++) {
+		mj_drop(&s, readme_drops[i].height, bottom);
+		ck_assert_msg(fabs(first_apex(bottom) - readme_drops[i].rebound) <= 0.5e-4,
+		    "drop %g: MuJoCo %.6g, README %g", readme_drops[i].height, first_apex(bottom),
+		    readme_drops[i].rebound);
+	}
+	pen = mj_press(&s, readme_press.force);
+	ck_assert_msg(fabs(pen - readme_press.deflection) <= 0.5e-6, "press: MuJoCo %.6g", pen);
+	data.drops = readme_drops;
+	data.ndrops = 4;
+	data.presses = &readme_press;
+	data.npresses = 1;
+	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_msg(
+	    fit->status == FIT_OK, "status %d (%s)", fit->status, fit->nnotes ? fit->notes[0] : "");
+	for (q = 0; q < 2; q++)
+		ck_assert_msg(fit->interval_log[q][1][0] <= log(readme_pad[q]) &&
+		        log(readme_pad[q]) <= fit->interval_log[q][1][1],
+		    "parameter %d: 2-sigma [%g, %g] misses %g", q, exp(fit->interval_log[q][1][0]),
+		    exp(fit->interval_log[q][1][1]), readme_pad[q]);
+	fit_free(fit);
+}
+END_TEST
+
+/*
+ * A chi^2 beyond what the stated sigmas allow is a misfit at every dof, 0 included
+ * (issue #16): the README's former example, a drop from 0.1 m to 4 mm and a press of
+ * 9.81 N to 0.1 mm, leaves the best model rebound at 21 mm whatever the pad (chi^2 ~
+ * 1929 for 0 dof). The status says misfit, not few_dof, and the note names the drop, the
+ * model's rebound and the measured one.
+ */
+START_TEST(misfit_at_zero_dof)
+{
+	static const struct calib_drop drop = {0.1, 0.004, 0};
+	static const struct calib_press press = {9.81, 1e-4, 0};
+	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct calib_data data = {0};
+	struct fit_result *fit = NULL;
+	struct err err;
+	char want[96];
+	size_t k;
+	int named = 0;
+	json_t *j;
+
+	data.drops = &drop;
+	data.ndrops = 1;
+	data.presses = &press;
+	data.npresses = 1;
+	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_int_eq(fit->dof, 0);
+	ck_assert_msg(fit->chi2 > 1000, "chi2 %g", fit->chi2);
+	ck_assert_int_eq(fit->status, FIT_MISFIT);
+	snprintf(want, sizeof want, "rebounds %.3g mm, measured 4 mm", 1e3 * fit->drop_model[0]);
+	ck_assert_msg(fit->drop_model[0] > 0.015, "model rebound %g", fit->drop_model[0]);
+	for (k = 0; k < fit->nnotes; k++)
+		named |= strstr(fit->notes[k], "cannot reach") && strstr(fit->notes[k], want);
+	ck_assert_msg(named, "no note says \"%s\": %s", want, fit->nnotes ? fit->notes[0] : "");
+	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "misfit");
+	json_decref(j);
+	fit_free(fit);
+}
+END_TEST
+
 /* Nothing uploaded yet: a fit object that says so, not an error. */
 START_TEST(empty_is_insufficient)
 {
@@ -551,6 +639,8 @@ int main(void)
 	tcase_add_loop_test(ident, presses_product_only, 0, 6);
 	tcase_add_loop_test(ident, no_bounce_drops, 0, 2);
 	tcase_add_test(ident, empty_is_insufficient);
+	tcase_add_test(ident, readme_example_is_a_real_pad);
+	tcase_add_test(ident, misfit_at_zero_dof);
 	tcase_add_test(ident, json_forms_agree);
 	tcase_add_test(ident, mjcf_pastes_into_mujoco);
 	suite_add_tcase(s, exact);

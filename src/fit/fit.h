@@ -52,7 +52,8 @@ enum fit_status {
 	FIT_INSUFFICIENT, /* nothing determined: too few or uninformative measurements */
 	FIT_FEW_DOF,      /* both fitted, but fewer than CALIB_MIN_DOF residual degrees of
 	                     freedom: errors from the stated sigmas, unchecked */
-	FIT_MISFIT,       /* both fitted, chi^2 beyond its 1 - CALIB_MISFIT_P quantile */
+	FIT_MISFIT,       /* chi^2 beyond its 1 - CALIB_MISFIT_P quantile (at 0 dof: of the
+	                     truth's chi^2, n degrees of freedom): checked before few_dof */
 };
 
 /* How the confidence intervals were found (see fit/uncertainty.h). */
@@ -76,7 +77,11 @@ struct fit_result {
 	double stiffness, damping;   /* solref_direct = [-stiffness, -damping] */
 	int identified[2];           /* timeconst, dampratio determined by the data */
 	int held[2];                 /* kept at its starting or phase-one value */
-	double se_log[2];            /* standard error of log(timeconst), log(dampratio) */
+	/* At an edge of the searched range (-1 lower, +1 upper, 0 not): chi^2 does not rise
+	 * beyond it, so the data bound the parameter on the other side only; not identified,
+	 * its intervals open at that edge. */
+	int pinned[2];
+	double se_log[2]; /* standard error of log(timeconst), log(dampratio) */
 	/* The 1- and 2-sigma confidence intervals of log(timeconst), log(dampratio):
 	 * [parameter][k - 1][low, high], -inf or +inf where open (the data bound the
 	 * parameter on one side only), NAN when the parameter is not identified.

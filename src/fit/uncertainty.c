@@ -77,6 +77,7 @@ int uncertainty_bootstrap(
 	        sizeof *R.grid_model);
 	R.grid_model_ready = 0;
 	R.grid_kept = NULL;
+	R.thorough = 0; /* the refits: the coarse search only, the spread it makes is what counts */
 	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
 	    !R.grid_model) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
