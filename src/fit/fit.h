@@ -6,7 +6,9 @@
  * (model - measured) / sigma, a log-spaced grid for the start (each trajectory's
  * release tried at a few phases of the step), then GSL's trust-region
  * Levenberg-Marquardt (gsl_multifit_nlinear) with a finite-difference Jacobian, the
- * releases first, then the physics, then all. The model is evaluated with refsafe off,
+ * releases first, then the physics, then all; then again from the local minima of fine
+ * grids around the minima found (fit/search.h), for the lowest chi^2 over the searched
+ * range. The model is evaluated with refsafe off,
  * i.e. exactly the spring the parameters name; a fitted timeconst below 2*timestep is
  * reported, since refsafe would replace it. The standard error of each log parameter
  * (and of their sum) is the largest of: the covariance's, (J'J)^-1 scaled by
@@ -48,7 +50,8 @@ enum { FIT_TC, FIT_DR };
 
 enum fit_status {
 	FIT_OK,           /* timeconst and dampratio both determined */
-	FIT_PARTIAL,      /* one combination determined, one parameter held */
+	FIT_PARTIAL,      /* one combination determined, one parameter held; or one
+	                     pinned at an edge of the searched range (fit_result.pinned) */
 	FIT_INSUFFICIENT, /* nothing determined: too few or uninformative measurements */
 	FIT_FEW_DOF,      /* both fitted, but fewer than CALIB_MIN_DOF residual degrees of
 	                     freedom: errors from the stated sigmas, unchecked */
