@@ -464,6 +464,55 @@ START_TEST(misfit_at_zero_dof)
 }
 END_TEST
 
+/*
+ * A parameter at the edge of the search says which edge, and no note contradicts the
+ * data (issue #16). Three drops of a pad that dampratio hardly moves at this timeconst,
+ * (0.007, 40) at 5 ms with refsafe off in MuJoCo 2.2.2, measured 0.1 mm higher (a fifth of
+ * the default sigma) than MuJoCo's apexes: the best fit wants dampratio above the search's
+ * upper edge, 40. Every drop bounced (6 to 31 mm): no note may say they did not, as one
+ * did when dampratio was held there. dampratio is pinned at the upper edge, a note names
+ * it, and its 2-sigma interval is open above.
+ */
+START_TEST(edge_is_named)
+{
+	static const double heights[3] = {0.05, 0.1, 0.15};
+	struct ctd_scene s = pad_scene(0, 0.007, 40);
+	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct calib_drop drops[3];
+	struct calib_data data = {0};
+	struct fit_result *fit = NULL;
+	struct err err;
+	double bottom[RUN_STEPS];
+	size_t i, k;
+	int named = 0;
+
+	s.option.refsafe = 0;
+	for (i = 0; i < 3; i++) {
+		mj_drop(&s, heights[i], bottom);
+		drops[i].height = heights[i];
+		drops[i].rebound = first_apex(bottom) + 1e-4;
+		drops[i].sigma = 0;
+		ck_assert(drops[i].rebound > CALIB_BOUNCE_SIGMAS * CALIB_SIGMA_REBOUND);
+	}
+	data.drops = drops;
+	data.ndrops = 3;
+	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	for (k = 0; k < fit->nnotes; k++) {
+		ck_assert_msg(!strstr(fit->notes[k], "not bounce") &&
+		        !strstr(fit->notes[k], "no drop bounced"),
+		    "note contradicts the data: %s", fit->notes[k]);
+		named |= strncmp(fit->notes[k],
+		             "dampratio is at the upper edge of the searched range (40)", 57) == 0;
+	}
+	ck_assert_msg(fabs(fit->dampratio / 40 - 1) < 1e-6, "dampratio %g", fit->dampratio);
+	ck_assert_int_eq(fit->pinned[1], 1);
+	ck_assert_int_eq(fit->status, FIT_PARTIAL);
+	ck_assert_msg(named, "no note names the edge: %s", fit->nnotes ? fit->notes[0] : "");
+	ck_assert(isinf(fit->interval_log[1][1][1]) && fit->interval_log[1][1][1] > 0);
+	fit_free(fit);
+}
+END_TEST
+
 /* Nothing uploaded yet: a fit object that says so, not an error. */
 START_TEST(empty_is_insufficient)
 {
@@ -641,6 +690,7 @@ int main(void)
 	tcase_add_test(ident, empty_is_insufficient);
 	tcase_add_test(ident, readme_example_is_a_real_pad);
 	tcase_add_test(ident, misfit_at_zero_dof);
+	tcase_add_test(ident, edge_is_named);
 	tcase_add_test(ident, json_forms_agree);
 	tcase_add_test(ident, mjcf_pastes_into_mujoco);
 	suite_add_tcase(s, exact);

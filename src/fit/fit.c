@@ -339,29 +339,38 @@ static int pin_at_edge(
 	return 0;
 }
 
-/* The note of a parameter pinned at an edge: which edge, why, and what would free it. */
+/* The note of a parameter pinned at an edge: which edge, why, and what would free it.
+ * Presses fix timeconst*dampratio, so with the drops they determine either parameter. */
 static void explain_pinned(struct fit_result *fit, const struct problem *P, int q)
 {
 	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
 	static const char *const remedy[NPHYS][2] = {
-	    {"drops or a trajectory at a smaller timestep, where a stiffer contact is resolved, "
-	     "would bound it from below",
-	        "presses, or drops from greater heights that reach deeper into a soft pad, would "
-	        "bound it from above"},
-	    {"drops that bounce higher (other heights) or a trajectory through an impact would "
-	     "bound it from below",
-	        "drops from heights where the pad bounces measurably, or a trajectory through an "
-	        "impact, would bound it from above"}};
+	    {"presses (which fix timeconst*dampratio), or measurements at a smaller timestep, "
+	     "where a stiffer contact is resolved, would bound it",
+	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	        "bound it"},
+	    {"presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	     "bound it",
+	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	        "bound it"}};
 	int upper = fit->pinned[q] > 0;
 	double edge = exp(upper ? P->log_hi[q] : P->log_lo[q]);
 	double other = fit->interval_log[q][1][upper ? 0 : 1];
+	char bound[160];
 
+	if (isfinite(other))
+		snprintf(bound, sizeof bound,
+		    "these measurements bound %s from %s only (2-sigma: %s %.4g)", names[q],
+		    upper ? "below" : "above", upper ? "above" : "below", exp(other));
+	else
+		snprintf(bound, sizeof bound,
+		    "these measurements do not bound %s within the searched range (its 2-sigma "
+		    "interval spans it)",
+		    names[q]);
 	note(fit,
 	    "%s is at the %s edge of the searched range (%.6g): chi2 is lowest there and does "
-	    "not rise beyond it, so these measurements bound %s from %s only (2-sigma: %s "
-	    "%.4g); %s",
-	    names[q], upper ? "upper" : "lower", edge, names[q], upper ? "below" : "above",
-	    upper ? "above" : "below", isfinite(other) ? exp(other) : edge, remedy[q][upper]);
+	    "not rise beyond it, so %s; %s",
+	    names[q], upper ? "upper" : "lower", edge, bound, remedy[q][upper]);
 }
 
 /* Which parameter to hold for an unidentified direction: the one it moves most,

@@ -43,7 +43,7 @@
 #include "fit/input.h"
 
 #define FIT_MAX_NOTES 8
-#define FIT_NOTE_MAX 320
+#define FIT_NOTE_MAX 480
 
 /* Where timeconst and dampratio are in the two-element arrays of struct fit_result. */
 enum { FIT_TC, FIT_DR };
