@@ -572,16 +572,18 @@ out:
  * is open on that side: the data bound the parameter on one side only.
  *
  * The level is the likelihood ratio's k^2 s^2, right where chi^2 is a smooth bowl near
- * its minimum, plus CALIB_ROUGH_LEVEL s^2: chi^2 is rough (the contact's phase within a
- * step), and its lowest piece lies below the smooth bowl through the others, so chi^2 at
- * the truth is higher above the minimum than a smooth model's, by that much on average. With fewer
- * than CALIB_MIN_DOF degrees of freedom it is at least what the chi^2 test of the whole parameter
- * set allows, the n-dof quantile at the same coverage less chi^2_min: chi^2 at the truth has n
- * degrees of freedom however rough the model, and the model of a few drops at a coarse timestep is
- * rough indeed (the apex swings by millimetres as timeconst moves a few per cent, moving the
- * contact's phase within a step), so the lowest of its many pieces fits the noise itself and the
- * likelihood ratio at the truth has n, not 1, degrees of freedom. With more data the residuals show
- * a misfit instead.
+ * its minimum. With fewer than CALIB_MIN_DOF degrees of freedom it is at least what the
+ * chi^2 test of the whole parameter set allows, the n-dof quantile at the same coverage
+ * less chi^2_min: chi^2 at the truth has n degrees of freedom however rough the model,
+ * and the model of a few drops at a coarse timestep is rough indeed (the apex swings by
+ * millimetres as timeconst moves a few per cent, moving the contact's phase within a
+ * step), so the lowest of its many pieces fits the noise itself and the likelihood
+ * ratio at the truth has n, not 1, degrees of freedom. With more data the residuals
+ * show a misfit instead.
+ *
+ * The likelihood ratio's level has CALIB_ROUGH_LEVEL s^2 added: chi^2 being rough, its
+ * lowest piece lies below the smooth bowl through the others, so chi^2 at the truth is
+ * that much further above the minimum than a smooth model's, on average.
  */
 static int few_dof(const struct problem *P)
 {
