@@ -202,6 +202,20 @@
 #define CALIB_REFINE_POINTS 5
 #define CALIB_REFINE_SPAN 0.1
 #define CALIB_REFINE_ROUNDS 3
+/* Then, in the fit's own search, a fine grid of (2 * POINTS + 1)^2 points spanning +-SPAN
+ * in each log around the best fit and each other distinct minimum, descents from its STARTS
+ * lowest local minima, ROUNDS times around the best while it moves. */
+#define CALIB_WIDE_POINTS 20
+#define CALIB_WIDE_SPAN 0.2
+#define CALIB_WIDE_STARTS 12
+#define CALIB_WIDE_ROUNDS 3
+/* The confidence intervals' levels of chi^2 - chi^2_min are (k^2 + this) times the
+ * residual variance: the truth's chi^2 less the best fit's averaged 2.57 over 100 noisy
+ * 8-drop sets of the tuning truths (test_calib_coverage.c), against 2 for a smooth model
+ * with two parameters: the rough pieces' lowest lies that much below the smooth bowl. */
+#define CALIB_ROUGH_LEVEL 0.5
+/* A fitted log parameter within this of the searched range's edge is at the edge. */
+#define CALIB_EDGE_LOG 1e-6
 /* Another descent's minimum, distinct by more than CALIB_DISTINCT_LOG in a log parameter
  * and within this many standard deviations in chi^2, widens the standard errors. */
 #define CALIB_AMBIGUITY_SIGMAS 2.0

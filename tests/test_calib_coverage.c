@@ -1,24 +1,27 @@
 /*
- * test_calib_coverage.c: the fit's confidence intervals are honest (issue #8). Over many
- * noisy data sets made with real MuJoCo 2.2.2 (libmujoco), the reported 1- and 2-sigma
- * intervals of timeconst and dampratio must cover the truth at the nominal 68.3 % and
- * 95.4 %, for 3-drop sets (one residual degree of freedom: status few_dof) and 8-drop sets.
+ * test_calib_coverage.c: the fit is the best over its range and its confidence intervals
+ * are honest (issues #8 and #16), over many noisy data sets made with real MuJoCo 2.2.2
+ * (libmujoco) at test time.
  *
- * Data: a 2 cm, 100 g sphere dropped on the SO-101 pad at 5 ms with refsafe on, for four
- * truths from a pad that rebounds a third of the way to one that barely bounces (two of
- * them, (0.03, 0.3) and (0.05, 0.5), leave the drops' timeconst valley rough and wide); each
- * drop's first apex is MuJoCo's own (mj_step from rest), plus Gaussian noise of the
- * default rebound sigma (0.5 mm) from fixed seeds, so the test is deterministic.
- * CALIB_COVERAGE_SETS data sets per truth and size (default COVERAGE_SETS; `make
- * bench-coverage` runs 100 and prints the rates).
+ * Data: a 2 cm sphere of 100 to 150 g dropped on the SO-101 pad at 5 ms with refsafe on,
+ * from 3 heights (one residual degree of freedom: status few_dof) or 8; each drop's first
+ * apex is MuJoCo's own (mj_step from rest), plus Gaussian noise of the default rebound sigma
+ * (0.5 mm), or, in every third upload, of a stated sigma of 2 % of the rebound for the
+ * first two drops (small stated sigmas beside default ones, as in issue #16's report).
+ * Seeds are fixed, so the test is deterministic. CALIB_COVERAGE_SETS data sets per truth
+ * and size (default COVERAGE_SETS; `make bench-coverage` runs 20 and prints the rates).
  *
- * Tolerance: each rate pools n = 4 truths x sets trials, a binomial proportion; an honest
- * interval is within 3 standard deviations sqrt(p (1 - p) / n) of the nominal p but 0.3 %
- * of the time. Below that is dishonest (errors too small) and fails for every size. Above
- * it fails for 8 drops (inflated errors); for 3 drops, whose one degree of freedom cannot
- * tell a smooth chi^2 from a rough one, the intervals also satisfy the chi^2 test of the
- * whole parameter set and are conservative by design where chi^2 is smooth: only the
- * lower bound is asserted there (the rates are printed).
+ * Best fit: the truth lies inside the searched range, so the reported chi^2 (the lowest
+ * over it) is never above the truth's, computed here from MuJoCo's apexes; the worst
+ * difference is printed. Notes: none may contradict the data (see notes_contradict()).
+ *
+ * Coverage tolerance: each rate pools n = truths x sets trials, a binomial proportion; an
+ * honest interval is within 3 standard deviations sqrt(p (1 - p) / n) of the nominal p
+ * but 0.3 % of the time. Below that is dishonest (errors too small) and fails for every
+ * size. Above it fails for 8 drops (inflated errors); for 3 drops, whose one degree of
+ * freedom cannot tell a smooth chi^2 from a rough one, the intervals also satisfy the chi^2
+ * test of the whole parameter set and are conservative by design where chi^2 is smooth:
+ * only the lower bound is asserted there (the rates are printed).
  */
 #include <check.h>
 #include <math.h>
@@ -33,19 +36,67 @@
 #include "mjscene.h"
 #include "tunables.h"
 
-#define COVERAGE_SETS 12
+#define COVERAGE_SETS 5
 #define RUN_STEPS 400
 #define MAX_DROPS 8
-#define NTRUTHS 4
+#define MAX_TRUTHS 8
 
-static const double truths[NTRUTHS][2] = {{0.012, 0.5}, {0.03, 0.3}, {0.02, 0.2}, {0.05, 0.5}};
+/* A pad the data are made from: solref and the sphere's mass (2 cm radius). */
+struct truth {
+	double timeconst, dampratio, mass;
+	int coverage; /* counted in the coverage rates: its drops bounce */
+};
+
+/*
+ * Two sets of truths. The fit's search and intervals were tuned on the first (the pads of
+ * issue #8 and the 50 g pad of issue #16's report, seeds 1000 + ...); the tests use the
+ * second, which the tuning never saw, with other seeds (5000 + ...): tc 0.01 to 0.05 s,
+ * dampratio 0.25 to 1.5, spheres of 100 to 150 g. The pads of dampratio 0.7 and 1.5 do
+ * not bounce measurably at the default sigma (0.5 mm; at 0.7 a few hundredths of a mm):
+ * the best-fit test uses them, the coverage rates do not (drops that do not bounce bound
+ * dampratio from one side only, which the fit says; there is no interval to cover).
+ * CALIB_COVERAGE_TRUTHS=tuning selects the first set.
+ */
+static const struct truth tuning_truths[] = {{0.012, 0.5, 0.1, 1}, {0.03, 0.3, 0.1, 1},
+    {0.02, 0.2, 0.1, 1}, {0.05, 0.5, 0.1, 1}, {0.016, 0.59, 0.05, 0}};
+static const struct truth test_truths[] = {{0.010, 0.30, 0.10, 1}, {0.014, 0.45, 0.15, 1},
+    {0.020, 0.25, 0.12, 1}, {0.028, 0.35, 0.10, 1}, {0.040, 0.45, 0.13, 1}, {0.050, 0.28, 0.11, 1},
+    {0.018, 0.70, 0.14, 0}, {0.024, 1.50, 0.12, 0}};
 static const double heights3[3] = {0.05, 0.1, 0.15};
 static const double heights8[MAX_DROPS] = {0.02, 0.05, 0.08, 0.11, 0.14, 0.17, 0.2, 0.23};
 static const double nominal[2] = {0.682689492137086, 0.954499736103642};
 
-static struct ctd_scene pad_scene(double timeconst, double dampratio)
+/* A "mixed" upload (every third set): its first two drops state a sigma of 2 % of their
+ * rebound (a robot that films small bounces closely), the rest the default, as in issue
+ * #16's report; the noise follows the stated sigmas. */
+#define MIXED_EVERY 3
+#define MIXED_DROPS 2
+#define MIXED_REL_SIGMA 0.02
+
+static int tuning(void)
 {
-	return mjscene_pad(0, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
+	const char *env = getenv("CALIB_COVERAGE_TRUTHS");
+
+	return env && strcmp(env, "tuning") == 0;
+}
+
+static const struct truth *truths(size_t *n)
+{
+	if (tuning()) {
+		*n = sizeof tuning_truths / sizeof tuning_truths[0];
+		return tuning_truths;
+	}
+	*n = sizeof test_truths / sizeof test_truths[0];
+	return test_truths;
+}
+
+static struct ctd_scene pad_scene(const struct truth *t, double timeconst, double dampratio)
+{
+	struct ctd_scene s =
+	    mjscene_pad(0, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
+
+	s.mass = t->mass;
+	return s;
 }
 
 /* MuJoCo's first apex of a drop from height: the highest bottom after the first step in
@@ -85,27 +136,89 @@ static int sets(void)
 }
 
 struct coverage {
-	int trials;
+	int trials;         /* fits counted in the rates */
 	int interval[2][2]; /* [parameter][k - 1]: the k-sigma interval covers the truth */
 	int stderr_k[2][2]; /* |log(estimate / truth)| <= k standard errors */
-	int ok, few_dof;    /* statuses */
+	int ok, few_dof, partial, misfit, insufficient; /* statuses, every fit */
+	int fits, beaten; /* every fit; those the truth's chi^2 beat */
+	double worst;     /* the largest reported chi^2 - the truth's */
+	double worst_tc, worst_dr;
+	int contradictions; /* fits whose notes contradict the data */
+	double excess;      /* sum of truth's - reported chi^2 over fits with both free */
+	int nexcess;
 };
 
-/* Coverage over ndrops-drop sets of every truth. */
+/* Does a note contradict the data or the fit? "Do not bounce" when every drop bounced
+ * (above CALIB_BOUNCE_SIGMAS sigma); a parameter at an edge of the search without a note
+ * naming that edge and its value, or such a note without the parameter there. */
+static int notes_contradict(
+    const struct fit_result *fit, const struct calib_drop *drops, size_t ndrops)
+{
+	static const char *const names[2] = {"timeconst", "dampratio"};
+	size_t i, bounced = 0, k;
+	int q, bad = 0;
+
+	for (i = 0; i < ndrops; i++)
+		bounced += drops[i].rebound > CALIB_BOUNCE_SIGMAS *
+		        (drops[i].sigma > 0 ? drops[i].sigma : CALIB_SIGMA_REBOUND);
+	for (k = 0; k < fit->nnotes; k++) {
+		const char *n = fit->notes[k];
+
+		if (bounced == ndrops &&
+		    (strstr(n, "not bounce") || strstr(n, "no drop bounced"))) {
+			printf("note contradicts the data (every drop bounced): %s\n", n);
+			bad = 1;
+		}
+		for (q = 0; q < 2; q++) {
+			char head[64];
+			int said;
+
+			snprintf(head, sizeof head, "%s is at the %s edge", names[q],
+			    fit->pinned[q] > 0 ? "upper" : "lower");
+			said = strncmp(n, names[q], strlen(names[q])) == 0 &&
+			    strstr(n, " edge of the");
+			if (said && (!fit->pinned[q] || strncmp(n, head, strlen(head)) != 0)) {
+				printf("note names an edge the fit is not at: %s\n", n);
+				bad = 1;
+			}
+		}
+	}
+	for (q = 0; q < 2; q++) {
+		int named = 0;
+
+		for (k = 0; k < fit->nnotes; k++)
+			named |= strncmp(fit->notes[k], names[q], strlen(names[q])) == 0 &&
+			    strstr(fit->notes[k], " edge of the") != NULL;
+		if (fit->pinned[q] && !named) {
+			printf("%s pinned at an edge without a note saying so\n", names[q]);
+			bad = 1;
+		}
+	}
+	fflush(stdout);
+	return bad;
+}
+
+/* Fit sets() data sets of ndrops drops for every truth; the truth's chi^2 against the
+ * reported one, and the coverage over the truths that count. */
 static void measure(const double *heights, size_t ndrops, struct coverage *c)
 {
-	int t, n, q, k;
+	size_t ntruths, t, i;
+	const struct truth *tt = truths(&ntruths);
+	unsigned seed0 = tuning() ? 1000u : 5000u;
+	int n, q, k;
 
 	memset(c, 0, sizeof *c);
-	for (t = 0; t < NTRUTHS; t++) {
-		struct ctd_scene truth = pad_scene(truths[t][0], truths[t][1]);
-		struct ctd_scene start = pad_scene(CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	c->worst = -INFINITY;
+	for (t = 0; t < ntruths; t++) {
+		struct ctd_scene truth = pad_scene(&tt[t], tt[t].timeconst, tt[t].dampratio);
+		struct ctd_scene start =
+		    pad_scene(&tt[t], CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 		double apex[MAX_DROPS];
 		gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-		size_t i;
+		int per[2] = {0, 0};
 
 		ck_assert_ptr_nonnull(rng);
-		gsl_rng_set(rng, 1000u + (unsigned)t * 7919u + (unsigned)ndrops);
+		gsl_rng_set(rng, seed0 + (unsigned)t * 7919u + (unsigned)ndrops);
 		for (i = 0; i < ndrops; i++)
 			apex[i] = mj_apex(&truth, heights[i]);
 		for (n = 0; n < sets(); n++) {
@@ -113,22 +226,61 @@ static void measure(const double *heights, size_t ndrops, struct coverage *c)
 			struct calib_data data = {0};
 			struct fit_result *fit = NULL;
 			struct err err;
+			double truth_chi2 = 0;
 
 			for (i = 0; i < ndrops; i++) {
-				drops[i].height = heights[i];
-				drops[i].rebound = fmax(
-				    0, apex[i] + CALIB_SIGMA_REBOUND * gsl_ran_gaussian(rng, 1));
+				double sigma = CALIB_SIGMA_REBOUND;
+
 				drops[i].sigma = 0;
+				if (n % MIXED_EVERY == MIXED_EVERY - 1 && i < MIXED_DROPS &&
+				    apex[i] > 0)
+					sigma = drops[i].sigma = MIXED_REL_SIGMA * apex[i];
+				drops[i].height = heights[i];
+				drops[i].rebound =
+				    fmax(0, apex[i] + sigma * gsl_ran_gaussian(rng, 1));
+				truth_chi2 += (apex[i] - drops[i].rebound) *
+				    (apex[i] - drops[i].rebound) / (sigma * sigma);
 			}
 			data.drops = drops;
 			data.ndrops = ndrops;
 			ck_assert_msg(
 			    fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+			c->fits++;
 			c->ok += fit->status == FIT_OK;
 			c->few_dof += fit->status == FIT_FEW_DOF;
+			c->partial += fit->status == FIT_PARTIAL;
+			c->misfit += fit->status == FIT_MISFIT;
+			c->insufficient += fit->status == FIT_INSUFFICIENT;
+			/* the reported fit is the best over the searched range: the truth (inside
+			 * it) never scores lower. An insufficient fit reports no optimum. */
+			if (fit->status != FIT_INSUFFICIENT) {
+				if (fit->chi2 - truth_chi2 > c->worst) {
+					c->worst = fit->chi2 - truth_chi2;
+					c->worst_tc = tt[t].timeconst;
+					c->worst_dr = tt[t].dampratio;
+				}
+				if (fit->status == FIT_OK || fit->status == FIT_FEW_DOF) {
+					c->excess += truth_chi2 - fit->chi2;
+					c->nexcess++;
+				}
+				if (truth_chi2 < fit->chi2 * (1 - 1e-9) - 1e-9) {
+					c->beaten++;
+					printf("truth (%g, %g) set %d: truth chi2 %.6g < reported "
+					       "%.6g "
+					       "at (%.6g, %.6g)\n",
+					    tt[t].timeconst, tt[t].dampratio, n, truth_chi2,
+					    fit->chi2, fit->timeconst, fit->dampratio);
+					fflush(stdout);
+				}
+			}
+			c->contradictions += notes_contradict(fit, drops, ndrops);
+			if (!tt[t].coverage) {
+				fit_free(fit);
+				continue;
+			}
 			for (q = 0; q < 2; q++) {
 				double est = log(q == 0 ? fit->timeconst : fit->dampratio);
-				double v = log(truths[t][q]);
+				double v = log(q == 0 ? tt[t].timeconst : tt[t].dampratio);
 
 				for (k = 0; k < 2; k++) {
 					/* an interval the fit did not give covers nothing */
@@ -139,10 +291,27 @@ static void measure(const double *heights, size_t ndrops, struct coverage *c)
 				}
 			}
 			c->trials++;
+			per[0] += fit->interval_log[0][0][0] <= log(tt[t].timeconst) &&
+			    log(tt[t].timeconst) <= fit->interval_log[0][0][1];
+			per[1] += fit->interval_log[1][0][0] <= log(tt[t].dampratio) &&
+			    log(tt[t].dampratio) <= fit->interval_log[1][0][1];
 			fit_free(fit);
 		}
+		if (tt[t].coverage)
+			printf(
+			    "%zu drops, truth (%g, %g): 1-sigma intervals cover %d and %d of %d\n",
+			    ndrops, tt[t].timeconst, tt[t].dampratio, per[0], per[1], sets());
 		gsl_rng_free(rng);
 	}
+	printf("%zu drops: %d fits (%d ok, %d few_dof, %d partial, %d misfit, %d insufficient); "
+	       "the truth beat the reported fit in %d; worst reported - truth chi2 %.4g "
+	       "(truth %g, %g)\n",
+	    ndrops, c->fits, c->ok, c->few_dof, c->partial, c->misfit, c->insufficient, c->beaten,
+	    c->worst, c->worst_tc, c->worst_dr);
+	printf("%zu drops: %d fits with a note that contradicts the data; truth's - reported "
+	       "chi2 averages %.3f over %d fits with both parameters free (2 for a smooth model)\n",
+	    ndrops, c->contradictions, c->nexcess ? c->excess / c->nexcess : NAN, c->nexcess);
+	fflush(stdout);
 }
 
 /* Print the rates; how many are below the tolerance (and, with upper, above it). */
@@ -164,27 +333,29 @@ static int check_rates(const char *what, const struct coverage *c, int upper)
 			    (double)c->stderr_k[q][k] / c->trials);
 		}
 	}
+	fflush(stdout);
 	return outside;
 }
 
-START_TEST(three_drop_intervals_cover)
+START_TEST(three_drops)
 {
 	struct coverage c;
 
 	measure(heights3, 3, &c);
-	printf("3 drops: %d fits, %d few_dof, %d ok\n", c.trials, c.few_dof, c.ok);
+	ck_assert_int_eq(c.beaten, 0);
+	ck_assert_int_eq(c.contradictions, 0);
 	ck_assert_int_eq(c.ok, 0); /* one degree of freedom is never "ok" */
-	ck_assert_int_eq(c.few_dof, c.trials);
 	ck_assert_int_eq(check_rates("3 drops", &c, 0), 0);
 }
 END_TEST
 
-START_TEST(eight_drop_intervals_cover)
+START_TEST(eight_drops)
 {
 	struct coverage c;
 
 	measure(heights8, MAX_DROPS, &c);
-	printf("8 drops: %d fits, %d ok\n", c.trials, c.ok);
+	ck_assert_int_eq(c.beaten, 0);
+	ck_assert_int_eq(c.contradictions, 0);
 	ck_assert_int_eq(check_rates("8 drops", &c, 1), 0);
 }
 END_TEST
@@ -192,14 +363,17 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("calib_coverage");
-	TCase *tc = tcase_create("coverage");
+	TCase *three = tcase_create("three"), *eight = tcase_create("eight");
 	SRunner *sr;
 	int failed;
 
-	tcase_set_timeout(tc, 3600);
-	tcase_add_test(tc, three_drop_intervals_cover);
-	tcase_add_test(tc, eight_drop_intervals_cover);
-	suite_add_tcase(s, tc);
+	/* CK_RUN_CASE=three or eight runs one size */
+	tcase_set_timeout(three, 3600);
+	tcase_set_timeout(eight, 3600);
+	tcase_add_test(three, three_drops);
+	tcase_add_test(eight, eight_drops);
+	suite_add_tcase(s, three);
+	suite_add_tcase(s, eight);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -40,6 +40,16 @@ static void note(struct fit_result *fit, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* How many drops bounced: a rebound above CALIB_BOUNCE_SIGMAS sigma. */
+static size_t bouncing_drops(const struct calib_data *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->ndrops; i++)
+		n += d->drops[i].rebound > CALIB_BOUNCE_SIGMAS * problem_drop_sigma(&d->drops[i]);
+	return n;
+}
+
 /* Why a parameter is held, for the fit's notes. */
 static void explain_hold(struct fit_result *fit, const struct problem *P, int held,
     const double dir[NPHYS], double value)
@@ -62,7 +72,7 @@ static void explain_hold(struct fit_result *fit, const struct problem *P, int he
 			    "at "
 			    "%.6g",
 			    b / a, names[held], value);
-	} else if (held == DR && P->data->ndrops > 0) {
+	} else if (held == DR && P->data->ndrops > 0 && bouncing_drops(P->data) == 0) {
 		note(fit,
 		    "dampratio is not determined by these measurements (drops that do not bounce "
 		    "only bound it from below): held at %.6g",
@@ -201,7 +211,7 @@ static void record_errors(struct fit_result *fit, const struct problem *P,
 		var[i] = fmax(var[i], se_prof * se_prof);
 		var[i] = fmax(var[i], P->se_floor[i] * P->se_floor[i]);
 		fit->se_log[i] = fit->identified[i] ? sqrt(var[i]) : NAN;
-		if (fit->identified[i] && ci->done[i])
+		if ((fit->identified[i] || fit->pinned[i]) && ci->done[i])
 			memcpy(fit->interval_log[i], ci->log[i], sizeof fit->interval_log[i]);
 		k++;
 	}
@@ -230,6 +240,137 @@ static void record_errors(struct fit_result *fit, const struct problem *P,
 		fit->traj[j].se_release_time = sqrt(gsl_matrix_get(an->cov, c, c) * s2);
 		fit->traj[j].se_release_height = sqrt(gsl_matrix_get(an->cov, c + 1, c + 1) * s2);
 	}
+}
+
+/*
+ * Is chi^2 beyond what the stated sigmas allow? With dof > 0, beyond its 1 - CALIB_MISFIT_P
+ * quantile at dof degrees of freedom. With none (as many parameters as values) chi^2 has
+ * no distribution of its own, but the truth's chi^2 has one with as many degrees of
+ * freedom as measured values, and the best fit's is never above it: a chi^2 beyond that
+ * quantile is one no pad in the searched range can bring down to the noise.
+ */
+static int misfit(const struct fit_result *fit, const struct problem *P)
+{
+	double dof = fit->dof > 0 ? (double)fit->dof : (double)P->n;
+
+	return dof > 0 && gsl_cdf_chisq_Q(fit->chi2, dof) < CALIB_MISFIT_P;
+}
+
+/* The misfit's note: how far, and the measurement the model misses most, in its units. */
+static void note_misfit(struct fit_result *fit, const struct problem *P)
+{
+	const struct calib_data *d = P->data;
+	double worst = 0, traj_worst = 0;
+	size_t i, which = 0;
+	int kind = -1; /* 0: drop, 1: press */
+
+	for (i = 0; i < fit->ntrajectories; i++)
+		traj_worst = fmax(traj_worst, fit->traj[i].max_abs);
+
+	for (i = 0; i < d->ndrops; i++) {
+		double z = fabs(fit->drop_residual[i]) / problem_drop_sigma(&d->drops[i]);
+
+		if (z > worst) {
+			worst = z;
+			kind = 0;
+			which = i;
+		}
+	}
+	for (i = 0; i < d->npresses; i++) {
+		double z = fabs(fit->press_residual[i]) / problem_press_sigma(&d->presses[i]);
+
+		if (z > worst) {
+			worst = z;
+			kind = 1;
+			which = i;
+		}
+	}
+	if (kind == 0)
+		note(fit,
+		    "the model cannot reach the measured values: at the best fit over the searched "
+		    "range the drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
+		    "check the measurements, their sigmas and the setup (object, timestep)",
+		    d->drops[which].height, 1e3 * fit->drop_model[which],
+		    1e3 * d->drops[which].rebound,
+		    fit->drop_residual[which] / problem_drop_sigma(&d->drops[which]), fit->chi2,
+		    fit->dof);
+	else if (kind == 1)
+		note(fit,
+		    "the model cannot reach the measured values: at the best fit over the searched "
+		    "range the press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
+		    "check the measurements, their sigmas and the setup (object, timestep)",
+		    d->presses[which].force, 1e3 * fit->press_model[which],
+		    1e3 * d->presses[which].deflection,
+		    fit->press_residual[which] / problem_press_sigma(&d->presses[which]), fit->chi2,
+		    fit->dof);
+	else
+		note(fit,
+		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow: "
+		    "the trajectories scatter far more than their sigmas say, or the model does "
+		    "not "
+		    "describe them (largest deviation %.3g mm)",
+		    fit->chi2, fit->dof, 1e3 * traj_worst);
+	if (fit->dof > 0 && fit->se_scaled)
+		note(fit, "the standard errors are scaled up by sqrt(chi2/dof) = %.3g",
+		    sqrt(fit->chi2 / (double)fit->dof));
+}
+
+/* Whether the null direction at x is one parameter's at an edge of P's range; if so it
+ * is pinned there (fit->pinned). */
+static int pin_at_edge(
+    struct fit_result *fit, const struct problem *P, const gsl_vector *x, const double dir[NPHYS])
+{
+	double logp[NPHYS];
+	int q;
+
+	problem_phys_logs(P, x, logp);
+	for (q = 0; q < NPHYS; q++) {
+		if (!P->free[q] || !(fabs(dir[q]) > 0.9))
+			continue;
+		if (logp[q] <= P->log_lo[q] + CALIB_EDGE_LOG)
+			fit->pinned[q] = -1;
+		else if (logp[q] >= P->log_hi[q] - CALIB_EDGE_LOG)
+			fit->pinned[q] = 1;
+		if (fit->pinned[q])
+			return 1;
+	}
+	return 0;
+}
+
+/* The note of a parameter pinned at an edge: which edge, why, and what would free it.
+ * Presses fix timeconst*dampratio, so with the drops they determine either parameter. */
+static void explain_pinned(struct fit_result *fit, const struct problem *P, int q)
+{
+	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
+	static const char *const remedy[NPHYS][2] = {
+	    {"presses (which fix timeconst*dampratio), or measurements at a smaller timestep, "
+	     "where a stiffer contact is resolved, would bound it",
+	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	        "bound it"},
+	    {"presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	     "bound it",
+	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	        "bound it"}};
+	int upper = fit->pinned[q] > 0;
+	double edge = exp(upper ? P->log_hi[q] : P->log_lo[q]);
+	double other = fit->interval_log[q][1][upper ? 0 : 1];
+	char bound[160];
+
+	if (isfinite(other))
+		snprintf(bound, sizeof bound,
+		    "these measurements bound %s from %s only (2-sigma: %s %.4g)", names[q],
+		    upper ? "below" : "above", upper ? "above" : "below", exp(other));
+	else
+		snprintf(bound, sizeof bound,
+		    "these measurements do not bound %s within the searched range (its 2-sigma "
+		    "interval spans it)",
+		    names[q]);
+	note(fit,
+	    "%s is at the %s edge of the searched range (%.6g): chi2 is lowest there and does "
+	    "not rise beyond it, so %s; %s",
+	    names[q], upper ? "upper" : "lower", edge, bound, remedy[q][upper]);
 }
 
 /* Which parameter to hold for an unidentified direction: the one it moves most,
@@ -282,6 +423,13 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 			goto out;
 		if (!an.phys_null || phase > 0 || P->nphys < 2)
 			break;
+		/* at an edge of the searched range, chi^2 does not change beyond it (the
+		 * parameters are kept inside): the data bound that parameter on one side only.
+		 * It stays free, so the intervals are open at that edge. */
+		if (pin_at_edge(fit, P, x, an.null_dir)) {
+			an.phys_null = 0;
+			break;
+		}
 		/* hold the parameter the null direction moves most at its fitted value, and
 		 * refit the rest: the data determine the orthogonal combination */
 		{
@@ -327,6 +475,9 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 0;
 	} else if (P->nphys == NPHYS) {
 		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 1;
+		for (i = 0; i < NPHYS; i++)
+			if (fit->pinned[i])
+				fit->identified[i] = fit->product_identified = 0;
 	}
 	memset(&bt, 0, sizeof bt);
 	memset(&prof, 0, sizeof prof);
@@ -357,24 +508,24 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	record_errors(fit, P, &an, &bt, &prof, &ci);
 	record_residuals(fit, P, x);
 	if (fit->status != FIT_INSUFFICIENT)
-		fit->status = P->nphys == NPHYS ? FIT_OK : FIT_PARTIAL;
-	/* say when the data cannot vouch for the errors, or contradict their sigmas */
-	if (fit->status == FIT_OK && fit->dof < CALIB_MIN_DOF) {
+		fit->status = P->nphys == NPHYS && !fit->pinned[TC] && !fit->pinned[DR]
+		    ? FIT_OK
+		    : FIT_PARTIAL;
+	for (i = 0; i < NPHYS; i++)
+		if (fit->pinned[i])
+			explain_pinned(fit, P, i);
+	/* say when the residuals contradict their sigmas, whatever the dof, or cannot vouch
+	 * for the errors */
+	if ((fit->status == FIT_OK || fit->status == FIT_PARTIAL) && misfit(fit, P)) {
+		fit->status = FIT_MISFIT;
+		note_misfit(fit, P);
+	} else if (fit->status == FIT_OK && fit->dof < CALIB_MIN_DOF) {
 		fit->status = FIT_FEW_DOF;
 		note(fit,
 		    "%ld degrees of freedom left (fewer than %d): the residuals cannot check the "
 		    "measurements' sigmas, so the standard errors rest on the stated sigmas alone; "
 		    "add measurements",
 		    fit->dof, CALIB_MIN_DOF);
-	} else if (fit->status == FIT_OK && fit->dof > 0 &&
-	    gsl_cdf_chisq_Q(fit->chi2, (double)fit->dof) < CALIB_MISFIT_P) {
-		fit->status = FIT_MISFIT;
-		note(fit,
-		    "chi2/dof = %.3g: the measurements scatter far more than their sigmas say, or "
-		    "the "
-		    "model does not describe them; the standard errors are scaled up by "
-		    "sqrt(chi2/dof)",
-		    fit->chi2 / (double)fit->dof);
 	}
 	rc = 0;
 out:
@@ -490,6 +641,7 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 	P.data = &used;
 	P.fd_step_log = FD_STEP_LOG;
 	P.grid_shifts = GRID_RELEASE_SHIFTS;
+	P.thorough = 1;
 	P.grid_kept = malloc(CALIB_GRID_POINTS * CALIB_GRID_POINTS * sizeof *P.grid_kept);
 	if (!P.grid_kept) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
@@ -509,13 +661,15 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 		    "and MuJoCo's damping impulse with it",
 		    dropped, fit->nsamples);
 	P.free[TC] = 1;
-	/* a static deflection depends on the stiffness 1/(tc*dr)^2 alone, and a drop that
-	 * does not bounce only bounds dampratio from below */
+	/* a static deflection depends on the stiffness 1/(tc*dr)^2 alone: presses alone
+	 * leave dampratio to its start. Drops that do not bounce bound it from below only,
+	 * but the search still looks over all of it: held at its start, the fit would not be
+	 * the best over the searched range. */
 	bouncing = 0;
 	for (j = 0; j < data->ndrops; j++)
 		bouncing += data->drops[j].rebound >
 		    CALIB_BOUNCE_SIGMAS * problem_drop_sigma(&data->drops[j]);
-	P.free[DR] = bouncing + data->ntrajectories > 0;
+	P.free[DR] = data->ndrops + data->ntrajectories > 0;
 	fit->timeconst = exp(P.start_log[TC]);
 	fit->dampratio = exp(P.start_log[DR]);
 	if (P.n == 0) {
@@ -523,22 +677,20 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 	} else {
 		if (!P.free[DR]) {
 			fit->held[DR] = 1;
-			fit->product_identified = data->npresses > 0;
-			if (data->ndrops > 0)
-				note(fit,
-				    "no drop bounced (every rebound within %g sigma of 0): drops "
-				    "bound "
-				    "dampratio from below only; dampratio held at its starting "
-				    "value "
-				    "%.6g",
-				    CALIB_BOUNCE_SIGMAS, exp(P.start_log[DR]));
-			if (data->npresses > 0)
-				note(fit,
-				    "presses determine only timeconst*dampratio (the static "
-				    "stiffness "
-				    "1/(timeconst*dampratio)^2): add drops that bounce or a "
-				    "trajectory "
-				    "to separate them");
+			fit->product_identified = 1;
+			note(fit,
+			    "presses determine only timeconst*dampratio (the static stiffness "
+			    "1/(timeconst*dampratio)^2): dampratio held at its starting value "
+			    "%.6g; "
+			    "add drops that bounce or a trajectory to separate them",
+			    exp(P.start_log[DR]));
+		} else if (data->ndrops > 0 && bouncing == 0 && data->ntrajectories == 0) {
+			note(fit,
+			    "no drop bounced (every rebound within %g sigma of 0): drops that do "
+			    "not "
+			    "bounce bound dampratio from below only; drops from heights where the "
+			    "pad bounces measurably, or a trajectory, would determine it",
+			    CALIB_BOUNCE_SIGMAS);
 		}
 		if (fit_run(fit, &P, err) != 0)
 			goto out;

@@ -6,7 +6,9 @@
  * (model - measured) / sigma, a log-spaced grid for the start (each trajectory's
  * release tried at a few phases of the step), then GSL's trust-region
  * Levenberg-Marquardt (gsl_multifit_nlinear) with a finite-difference Jacobian, the
- * releases first, then the physics, then all. The model is evaluated with refsafe off,
+ * releases first, then the physics, then all; then again from the local minima of fine
+ * grids around the minima found (fit/search.h), for the lowest chi^2 over the searched
+ * range. The model is evaluated with refsafe off,
  * i.e. exactly the spring the parameters name; a fitted timeconst below 2*timestep is
  * reported, since refsafe would replace it. The standard error of each log parameter
  * (and of their sum) is the largest of: the covariance's, (J'J)^-1 scaled by
@@ -41,18 +43,20 @@
 #include "fit/input.h"
 
 #define FIT_MAX_NOTES 8
-#define FIT_NOTE_MAX 320
+#define FIT_NOTE_MAX 480
 
 /* Where timeconst and dampratio are in the two-element arrays of struct fit_result. */
 enum { FIT_TC, FIT_DR };
 
 enum fit_status {
 	FIT_OK,           /* timeconst and dampratio both determined */
-	FIT_PARTIAL,      /* one combination determined, one parameter held */
+	FIT_PARTIAL,      /* one combination determined, one parameter held; or one
+	                     pinned at an edge of the searched range (fit_result.pinned) */
 	FIT_INSUFFICIENT, /* nothing determined: too few or uninformative measurements */
 	FIT_FEW_DOF,      /* both fitted, but fewer than CALIB_MIN_DOF residual degrees of
 	                     freedom: errors from the stated sigmas, unchecked */
-	FIT_MISFIT,       /* both fitted, chi^2 beyond its 1 - CALIB_MISFIT_P quantile */
+	FIT_MISFIT,       /* chi^2 beyond its 1 - CALIB_MISFIT_P quantile (at 0 dof: of the
+	                     truth's chi^2, n degrees of freedom): checked before few_dof */
 };
 
 /* How the confidence intervals were found (see fit/uncertainty.h). */
@@ -76,7 +80,11 @@ struct fit_result {
 	double stiffness, damping;   /* solref_direct = [-stiffness, -damping] */
 	int identified[2];           /* timeconst, dampratio determined by the data */
 	int held[2];                 /* kept at its starting or phase-one value */
-	double se_log[2];            /* standard error of log(timeconst), log(dampratio) */
+	/* At an edge of the searched range (-1 lower, +1 upper, 0 not): chi^2 does not rise
+	 * beyond it, so the data bound the parameter on the other side only; not identified,
+	 * its intervals open at that edge. */
+	int pinned[2];
+	double se_log[2]; /* standard error of log(timeconst), log(dampratio) */
 	/* The 1- and 2-sigma confidence intervals of log(timeconst), log(dampratio):
 	 * [parameter][k - 1][low, high], -inf or +inf where open (the data bound the
 	 * parameter on one side only), NAN when the parameter is not identified.

@@ -29,8 +29,6 @@ enum { TC, DR, NPHYS };
 
 struct search_start;
 
-struct search_start;
-
 struct problem {
 	struct ctd_scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
 	const struct calib_data *data;
@@ -57,6 +55,9 @@ struct problem {
 	double *grid_model;
 	int grid_model_ready;
 	int grid_shifts; /* release shifts tried at each grid point (search.c) */
+	/* The fit's own search (not a bootstrap refit's): also the fine grids around its
+	 * minima (search.c's wide_refine()). */
+	int thorough;
 	/* The logs stay within this box, the starting grid widened by CALIB_LOG_MARGIN:
 	 * an unidentified direction (an overdamped pad's dampratio) would run to infinity. */
 	double log_lo[NPHYS], log_hi[NPHYS];

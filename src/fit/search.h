@@ -3,7 +3,8 @@
  * trajectory's release from its free fall, a log-spaced grid of the physical parameters
  * (each trajectory's release tried at a few phases of the step), then GSL's trust-region
  * Levenberg-Marquardt from the grid's best minima (the releases first, then the physics,
- * then all), polished.
+ * then all), polished, then again from the local minima of fine grids around the minima
+ * found: the lowest chi^2 over the searched range.
  */
 #ifndef CONTACTD_FIT_SEARCH_H
 #define CONTACTD_FIT_SEARCH_H
@@ -45,7 +46,9 @@ int search_least_squares(struct problem *P, gsl_vector *x, int *iterations, stru
 
 /*
  * The whole search: the trust region from each grid start (x holds the nuisance
- * starts), polished, then each release's valley checked again at the best fit. The
+ * starts), polished, then each release's valley checked again at the best fit, and (when
+ * P->thorough) descents from the local minima of fine grids around the best fit and every
+ * other distinct minimum reached, until the best stops moving. The
  * lowest chi^2 ends in x and *chi2_out; what the descents reached in found[] (room for
  * CALIB_STARTS; *nfound of them). -1 with ERR_INTERNAL when out of memory.
  */

@@ -77,6 +77,7 @@ int uncertainty_bootstrap(
 	        sizeof *R.grid_model);
 	R.grid_model_ready = 0;
 	R.grid_kept = NULL;
+	R.thorough = 0; /* the refits: the coarse search only, the spread it makes is what counts */
 	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
 	    !R.grid_model) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
@@ -579,6 +580,10 @@ out:
  * step), so the lowest of its many pieces fits the noise itself and the likelihood
  * ratio at the truth has n, not 1, degrees of freedom. With more data the residuals
  * show a misfit instead.
+ *
+ * The likelihood ratio's level has CALIB_ROUGH_LEVEL s^2 added: chi^2 being rough, its
+ * lowest piece lies below the smooth bowl through the others, so chi^2 at the truth is
+ * that much further above the minimum than a smooth model's, on average.
  */
 static int few_dof(const struct problem *P)
 {
@@ -600,7 +605,7 @@ static int interval_levels(
 	for (k = 0; k < 3; k++) {
 		double allowed = gsl_cdf_chisq_Pinv(coverage[k], (double)P->n) * s2 - chi2;
 
-		levels[k] = (k + 1) * (k + 1) * s2;
+		levels[k] = ((k + 1) * (k + 1) + CALIB_ROUGH_LEVEL) * s2;
 		if (few_dof(P) && allowed > levels[k]) {
 			levels[k] = allowed;
 			test = 1;
