@@ -943,10 +943,10 @@ START_TEST(documented_defaults_are_real)
 		json_decref(minimal);
 	}
 	/* rest and drop: body 3, geom 8, option 7, height, duration, and drop's trajectory;
-	 * stability: solref, solimp and option 4 (impedance's default depends on solimp);
+	 * stability: solref, solimp and option 5 (impedance's default depends on solimp);
 	 * sweep: base; find: base, max_iterations and method (its example sets target;
 	 * tolerance's default depends on bracket). */
-	ck_assert_int_eq(checked, 2 * 20 + 1 + 6 + 1 + 3);
+	ck_assert_int_eq(checked, 2 * 20 + 1 + 7 + 1 + 3);
 }
 END_TEST
 
