@@ -49,6 +49,7 @@ static void lesson_cube(struct ctd_scene *s)
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
 	s->option.integrator = CTD_SCENE_EULER;
+	s->option.cone = CTD_CONE_PYRAMIDAL;
 	s->height = DEFAULT_HEIGHT;
 	s->duration = DEFAULT_DURATION;
 }

@@ -96,12 +96,13 @@ int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len)
 	if (append(buf, len, &used,
 	        "<mujoco model=\"contactd-parity\">\n"
 	        "  <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
-	        " integrator=\"%s\">\n"
+	        " integrator=\"%s\" cone=\"%s\">\n"
 	        "    <flag refsafe=\"%s\"/>\n"
 	        "  </option>\n"
 	        "  <worldbody>\n"
 	        "    <geom name=\"floor\" type=\"plane\" size=\"1 1 .1\"",
 	        o->timestep, -o->gravity, o->impratio, integrator_name(o->integrator),
+	        o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal",
 	        o->refsafe ? "enable" : "disable") ||
 	    append_geom_params(buf, len, &used, &s->floor) ||
 	    append(buf, len, &used,

@@ -42,6 +42,7 @@ static void probe_scene(struct ctd_scene *s, enum ctd_scene_shape shape, int con
 	s->option.gravity = 9.81;
 	s->option.impratio = 1;
 	s->option.integrator = CTD_SCENE_EULER;
+	s->option.cone = CTD_CONE_PYRAMIDAL;
 	s->height = 0;
 	s->duration = 2;
 }
@@ -277,6 +278,57 @@ START_TEST(scene_sphere_probe)
 	s.geom.solref[1] = s.floor.solref[1] = -10;
 	ctd_scene_prepare(&s, &m);
 	ck_assert(REL(ctd_scene_accel(&m, 0.05 - 0.0004, -0.3, NULL), 2.4404723545706317) < 1e-14);
+}
+END_TEST
+
+/* The elliptic cone against libmujoco 2.2.2's efc arrays (printed with cone="elliptic"):
+ * a 0.5 kg sphere, r 0.05, friction 0.7 0.01 0.002 on both geoms, condim 6, impratio 4,
+ * at dist -0.001 and vz -0.3. Six rows; R 0.10526315789473695 (normal), 0.026315789473684237,
+ * 0.026315789473684233, 128.94736842105272, 3223.6842105263186 (twice); qacc 32.00950000000001. */
+START_TEST(scene_elliptic_probe)
+{
+	static const double mj_R[6] = {0.10526315789473695, 0.026315789473684237,
+	    0.026315789473684233, 128.94736842105272, 3223.6842105263186, 3223.6842105263186};
+	struct ctd_scene s, frictionless;
+	struct ctd_scene_model m, m1;
+	struct ctd_scene_contact_state st;
+	double a;
+	int j;
+
+	probe_scene(&s, CTD_SCENE_SPHERE, 6);
+	s.mass = 0.5;
+	s.geom.friction[0] = s.floor.friction[0] = 0.7;
+	s.geom.friction[1] = s.floor.friction[1] = 0.01;
+	s.geom.friction[2] = s.floor.friction[2] = 0.002;
+	s.option.impratio = 4;
+	s.option.cone = CTD_CONE_ELLIPTIC;
+	ctd_scene_prepare(&s, &m);
+	ck_assert_int_eq(m.rows, 6);
+	ck_assert_int_eq(m.normal_rows, 1);
+	a = ctd_scene_accel(&m, 0.05 - 0.001, -0.3, &st);
+	for (j = 0; j < 6; j++)
+		ck_assert_msg(REL(ctd_scene_cone_R(&m, st.impedance, j), mj_R[j]) < 1e-15,
+		    "row %d: R %.17g, MuJoCo %.17g", j, ctd_scene_cone_R(&m, st.impedance, j),
+		    mj_R[j]);
+	ck_assert(REL(a, 32.00950000000001) < 1e-15);
+
+	/* only the normal row pushes, with a frictionless row's R: the answer is condim 1's,
+	 * whatever the friction, condim and impratio (and a box's 12 rows push as 4) */
+	frictionless = s;
+	frictionless.option.cone = CTD_CONE_PYRAMIDAL;
+	frictionless.geom.condim = frictionless.floor.condim = 1;
+	frictionless.option.impratio = 1;
+	ctd_scene_prepare(&frictionless, &m1);
+	ck_assert(ctd_scene_accel(&m1, 0.05 - 0.001, -0.3, NULL) == a);
+	s.shape = frictionless.shape = CTD_SCENE_BOX;
+	s.geom.condim = s.floor.condim = 3;
+	ctd_scene_prepare(&s, &m);
+	ctd_scene_prepare(&frictionless, &m1);
+	ck_assert_int_eq(m.rows, 12);
+	ck_assert_int_eq(m.normal_rows, 4);
+	ck_assert(ctd_scene_accel(&m, 0.05 - 0.001, -0.3, NULL) ==
+	    ctd_scene_accel(&m1, 0.05 - 0.001, -0.3, NULL));
+	ck_assert(ctd_scene_rest_force(&m, 1e-4) == ctd_scene_rest_force(&m1, 1e-4));
 }
 END_TEST
 
@@ -532,6 +584,7 @@ static Suite *core_suite(void)
 	tcase_add_test(pair, pair_solmix_priority_margin);
 	tcase_add_test(scene, scene_sphere_probe);
 	tcase_add_test(scene, scene_box_pyramid_probe);
+	tcase_add_test(scene, scene_elliptic_probe);
 	tcase_add_test(sim, scene_rest_matches_closed_form);
 	tcase_add_test(sim, sim_drop_lesson_default);
 	tcase_add_test(sim, sim_free_fall_is_exact);

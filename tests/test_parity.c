@@ -142,6 +142,8 @@ enum feature {
 	F_IMPLICIT,
 	F_RK4,
 	F_GRAVITY, /* not 9.81 */
+	F_ELLIPTIC,
+	F_ELLIPTIC_BOX,
 	F_COUNT
 };
 
@@ -150,7 +152,7 @@ static const char *const feature_name[F_COUNT] = {"sphere", "cube", "box hx,hy,h
     "mixed-sign solref", "d0==dwidth", "width 0", "tiny width", "power 1", "power>4",
     "clamped solimp", "condim 1", "condim 3", "condim 4", "condim 6", "mixed floor", "solmix",
     "priority", "margin", "gap", "refsafe off", "impratio", "h<1ms", "h>5ms", "height 0", "Euler",
-    "implicit", "RK4", "gravity"};
+    "implicit", "RK4", "gravity", "elliptic", "elliptic box"};
 
 struct coverage {
 	int count[F_COUNT];
@@ -314,6 +316,10 @@ static void random_scene(uint64_t seed, int index, struct ctd_scene *s, struct c
 	cover(c, F_IMPLICIT, s->option.integrator == CTD_SCENE_IMPLICIT);
 	cover(c, F_RK4, s->option.integrator == CTD_SCENE_RK4);
 	cover(c, F_GRAVITY, s->option.gravity != DEFAULT_GRAVITY);
+	/* drawn last, so every other field of scene i is what it was before the cone */
+	s->option.cone = rng_chance(&r, 0.3) ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+	cover(c, F_ELLIPTIC, s->option.cone == CTD_CONE_ELLIPTIC);
+	cover(c, F_ELLIPTIC_BOX, s->option.cone == CTD_CONE_ELLIPTIC && s->shape == CTD_SCENE_BOX);
 }
 
 /* ---- run parameters ---- */
@@ -355,7 +361,7 @@ static void linearize(const struct ctd_scene_model *m, struct linear_contact *ou
 	for (i = 0; i <= PARITY_GROWTH_SAMPLES; i++) {
 		double r = -m->solimp.width * i / PARITY_GROWTH_SAMPLES;
 		double imp = ctd_law_impedance(r, &m->solimp, NULL);
-		double nd = m->rows / ctd_scene_row_R(m, imp);
+		double nd = m->normal_rows / ctd_scene_row_R(m, imp);
 		double w = nd / (m->mass + nd);
 		double g = ctd_growth_step(
 		    w * imp * m->gains.K, w * m->gains.B, m->timestep, m->integrator);
@@ -884,7 +890,7 @@ static void penetrating_state(
 /* efc rows at one penetrating state of every scene against ctd_scene_accel's state. */
 START_TEST(test_constraint_rows)
 {
-	int i, rows_checked = 0, pushing = 0;
+	int i, rows_checked = 0, pushing = 0, elliptic_friction_rows = 0;
 
 	for (i = 0; i < scene_count; i++) {
 		struct ctd_scene s;
@@ -909,22 +915,31 @@ START_TEST(test_constraint_rows)
 		    "scene %d: MuJoCo has %d contacts and %d rows, the core %d and %d", i, efc.ncon,
 		    efc.nefc, m.contacts, m.rows);
 		for (k = 0; k < efc.nefc; k++) {
-			ck_assert_msg(close_to(efc.K[k], m.gains.K, fabs(efc.K[k])) &&
+			/* an elliptic contact's friction rows: K = 0, their own R, and aref 0
+			 * (no position, no velocity along them) */
+			int j = k % m.rows_per_contact;
+			int friction_row = m.cone == CTD_CONE_ELLIPTIC && j > 0;
+			double K = friction_row ? 0 : m.gains.K;
+			double R = ctd_scene_cone_R(&m, st.impedance, j);
+			double aref = friction_row ? 0 : st.aref;
+
+			ck_assert_msg(close_to(efc.K[k], K, fabs(efc.K[k])) &&
 			        close_to(efc.B[k], m.gains.B, fabs(efc.B[k])) &&
 			        close_to(efc.imp[k], st.impedance, fabs(efc.imp[k])) &&
-			        close_to(efc.R[k], st.row_R, fabs(efc.R[k])),
+			        close_to(efc.R[k], R, fabs(efc.R[k])),
 			    "scene %d row %d: MuJoCo K %.17g B %.17g imp %.17g R %.17g; core %.17g "
 			    "%.17g %.17g %.17g",
-			    i, k, efc.K[k], efc.B[k], efc.imp[k], efc.R[k], m.gains.K, m.gains.B,
-			    st.impedance, st.row_R);
+			    i, k, efc.K[k], efc.B[k], efc.imp[k], efc.R[k], K, m.gains.B,
+			    st.impedance, R);
 			/* aref = -B v - K imp r is a difference of two terms: scale by their size
 			 */
 			ck_assert_msg(
-			    close_to(efc.aref[k], st.aref,
+			    close_to(efc.aref[k], aref,
 			        fabs(m.gains.B * vel) + fabs(m.gains.K * st.impedance * r)),
 			    "scene %d row %d: aref %.17g in MuJoCo, %.17g in the core", i, k,
-			    efc.aref[k], st.aref);
+			    efc.aref[k], aref);
 			rows_checked++;
+			elliptic_friction_rows += friction_row;
 		}
 		/* qacc: z against the core, the other five must vanish (the minimizer lies on
 		 * the z axis, spec §9) relative to the accelerations involved */
@@ -938,9 +953,10 @@ START_TEST(test_constraint_rows)
 			pushing++;
 		mjscene_close(&ms);
 	}
-	printf("parity: constraint rows: %d rows of %d scenes agree (%d states with a pushing "
-	       "contact)\n",
-	    rows_checked, scene_count, pushing);
+	printf("parity: constraint rows: %d rows of %d scenes agree (%d of them an elliptic "
+	       "cone's friction rows; %d states with a pushing contact)\n",
+	    rows_checked, scene_count, elliptic_friction_rows, pushing);
+	ck_assert_int_gt(elliptic_friction_rows, 0);
 	ck_assert_int_gt(pushing, scene_count / 2);
 }
 END_TEST

@@ -71,7 +71,8 @@ static const struct bad_case bad_cases[] = {
     {SVC_REST, "{\"option\": {\"solver\": \"PGS\"}}", ERR_UNKNOWN_FIELD, "/option/solver"},
     {SVC_DROP, "{\"option\": {\"integrator\": \"discrete\"}}", ERR_BAD_VALUE, "/option/integrator"},
     {SVC_DROP, "{\"option\": {\"integrator\": \"euler\"}}", ERR_BAD_VALUE, "/option/integrator"},
-    {SVC_DROP, "{\"option\": {\"cone\": \"elliptic\"}}", ERR_BAD_VALUE, "/option/cone"},
+    {SVC_DROP, "{\"option\": {\"cone\": \"circular\"}}", ERR_BAD_VALUE, "/option/cone"},
+    {SVC_REST, "{\"option\": {\"cone\": \"Elliptic\"}}", ERR_BAD_VALUE, "/option/cone"},
     {SVC_DROP, "{\"geom\": {\"condim\": 2}}", ERR_BAD_VALUE, "/geom/condim"},
     {SVC_DROP, "{\"geom\": {\"condim\": 3.5}}", ERR_BAD_VALUE, "/geom/condim"},
     {SVC_DROP, "{\"geom\": {\"solref\": [0.02]}}", ERR_BAD_VALUE, "/geom/solref"},
@@ -106,6 +107,7 @@ static const struct bad_case bad_cases[] = {
     {SVC_STABILITY, "{\"option\": {\"gravity\": 9.81}}", ERR_UNKNOWN_FIELD, "/option/gravity"},
     {SVC_STABILITY, "{\"option\": {\"timestep\": 0}}", ERR_BAD_VALUE, "/option/timestep"},
     {SVC_STABILITY, "{\"option\": {\"integrator\": \"RK5\"}}", ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_STABILITY, "{\"option\": {\"cone\": 1}}", ERR_BAD_TYPE, "/option/cone"},
     {SVC_STABILITY, "{\"body\": {}}", ERR_UNKNOWN_FIELD, "/body"},
     /* sweep */
     {SVC_SWEEP, "{\"vary\": [{\"path\": \"/height\", \"values\": [0]}]}", ERR_MISSING_FIELD,
@@ -460,6 +462,9 @@ START_TEST(canonical_text_ignores_spelling)
 	assert_same_canonical(SVC_STABILITY, "{}",
 	    "{\"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"impedance\": 0.95,"
 	    " \"option\": {\"timestep\": 0.002, \"refsafe\": true, \"integrator\": \"Euler\"}}");
+	/* the linearized spring has no cone: either one is the same question */
+	assert_same_canonical(SVC_STABILITY, "{\"option\": {\"cone\": \"elliptic\"}}",
+	    "{\"option\": {\"cone\": \"pyramidal\"}}");
 	/* the default impedance is solimp's dwidth after MuJoCo's clamp to [1e-4, 0.9999] */
 	assert_same_canonical(SVC_STABILITY, "{\"solimp\": [0.9, 1.5, 0.001, 0.5, 2]}",
 	    "{\"solimp\": [0.9, 1.5, 0.001, 0.5, 2], \"impedance\": 0.9999}");
@@ -491,6 +496,13 @@ START_TEST(canonical_text_form)
 	    "\"timestep\":0.002}}\n");
 	/* canonical of canonical is itself */
 	again = tsvc_canonical_text(SVC_DROP, text);
+	ck_assert_str_eq(again, text);
+	free(again);
+	free(text);
+	/* the elliptic cone is kept: it is another question */
+	text = tsvc_canonical_text(SVC_REST, "{\"option\": {\"cone\": \"elliptic\"}}");
+	ck_assert_ptr_nonnull(strstr(text, "\"cone\":\"elliptic\""));
+	again = tsvc_canonical_text(SVC_REST, text);
 	ck_assert_str_eq(again, text);
 	free(again);
 	free(text);

@@ -73,6 +73,7 @@ struct table {
 	char release[32];
 	int mujoco; /* mjver index */
 	int count;
+	int elliptic; /* scenes under the elliptic cone */
 	struct entry *entries;
 };
 
@@ -115,7 +116,7 @@ static int parse_samples(char *line, struct entry *e)
 /* Read one table; every malformed line fails the test with its line number. */
 static void table_read(const char *name, struct table *t)
 {
-	char path[512], line[LINE_MAX_LEN], shape[16];
+	char path[512], line[LINE_MAX_LEN], shape[16], cone[16];
 	FILE *f;
 	int lineno = 0, cap = 0;
 	struct entry *e = NULL;
@@ -143,13 +144,20 @@ static void table_read(const char *name, struct table *t)
 			e = &t->entries[t->count++];
 			memset(e, 0, sizeof *e);
 			s = &e->scene;
-			int refsafe;
-			ck_assert_msg(
-			    sscanf(line, "scene %d %15s %lf %lf %lf %lf %lf %d %lf %lf %lf %ld",
-			        &e->index, shape, &s->size[0], &s->size[1], &s->size[2], &s->mass,
-			        &s->option.timestep, &refsafe, &s->option.impratio,
-			        &s->option.gravity, &s->height, &e->steps) == 12,
+			int refsafe, fields;
+			/* format 2 may end the line with the cone; format 1 is pyramidal */
+			strcpy(cone, "pyramidal");
+			fields = sscanf(line,
+			    "scene %d %15s %lf %lf %lf %lf %lf %d %lf %lf %lf %ld %15s", &e->index,
+			    shape, &s->size[0], &s->size[1], &s->size[2], &s->mass,
+			    &s->option.timestep, &refsafe, &s->option.impratio, &s->option.gravity,
+			    &s->height, &e->steps, cone);
+			ck_assert_msg(fields >= 12 &&
+			        (strcmp(cone, "pyramidal") == 0 || strcmp(cone, "elliptic") == 0),
 			    "%s:%d: bad scene line", name, lineno);
+			s->option.cone =
+			    strcmp(cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+			t->elliptic += s->option.cone == CTD_CONE_ELLIPTIC;
 			s->shape = strcmp(shape, "box") == 0 ? CTD_SCENE_BOX : CTD_SCENE_SPHERE;
 			s->option.refsafe = refsafe;
 			s->option.integrator = CTD_SCENE_EULER;
@@ -270,7 +278,7 @@ static int insensitive(const struct ctd_scene_model *m, const struct entry *e)
 static int check_table(const char *name)
 {
 	struct table t;
-	int i, compared = 0, flat = 0;
+	int i, compared = 0, flat = 0, elliptic_compared = 0;
 
 	table_read(name, &t);
 	for (i = 0; i < t.count; i++) {
@@ -305,11 +313,15 @@ static int check_table(const char *name)
 		    e->jitter);
 		ck_assert(close_enough(drop.final_penetration, e->final_penetration, TABLE_ABS_Z));
 		compared++;
+		elliptic_compared += e->scene.option.cone == CTD_CONE_ELLIPTIC;
 	}
-	printf("%s (MuJoCo %s): %d scenes, %d flat, %d compared in full\n", name, t.release,
-	    t.count, flat, compared);
+	printf("%s (MuJoCo %s): %d scenes (%d elliptic), %d flat, %d compared in full (%d "
+	       "elliptic)\n",
+	    name, t.release, t.count, t.elliptic, flat, compared, elliptic_compared);
 	ck_assert_msg(compared >= MIN_COMPARED_SHARE * t.count, "%s: only %d of %d runs compared",
 	    name, compared, t.count);
+	ck_assert_msg(elliptic_compared >= MIN_COMPARED_SHARE * t.elliptic,
+	    "%s: only %d of %d elliptic runs compared", name, elliptic_compared, t.elliptic);
 	free(t.entries);
 	return compared;
 }

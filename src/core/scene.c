@@ -8,6 +8,10 @@
  * with N rows, D = 1/R. Intermediate quantities (imp, K, B, R, aref) use MuJoCo's
  * operation order; the last line is evaluated multiplied through by R, which
  * agrees with MuJoCo's Newton solve to a few ulps (docs/parity.md).
+ *
+ * Under the elliptic cone only each contact's normal row pushes (N = contacts):
+ * its friction rows have K = 0 and zero velocity, so their jar is 0, the cone sits
+ * in Newton's bottom zone (T = 0, N < 0) and they carry no force.
  */
 #include "core/scene.h"
 
@@ -47,12 +51,22 @@ void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
 
 	m->contacts = s->shape == CTD_SCENE_SPHERE ? 1 : 4;
 	m->half_height = s->shape == CTD_SCENE_SPHERE ? s->size[0] : s->size[2];
+	m->cone = s->option.cone;
 	m->rows_per_contact = m->contact.condim == 1 ? 1 : 2 * (m->contact.condim - 1);
+	m->normal_rows = m->contacts * m->rows_per_contact;
+	if (m->cone == CTD_CONE_ELLIPTIC && m->contact.condim > 1) {
+		/* one row per dimension; only the normal one pushes */
+		m->rows_per_contact = m->contact.condim;
+		m->normal_rows = m->contacts;
+	}
 	m->rows = m->contacts * m->rows_per_contact;
 
 	f0 = m->contact.friction[0];
 	m->friction0 = f0;
-	m->diag_raw = m->contact.condim == 1 ? m->tran : m->tran + f0 * f0 * m->tran;
+	/* diagApprox: the pyramid's edges add f0^2 tran; an elliptic normal row is tran */
+	m->diag_raw = m->contact.condim == 1 || m->cone == CTD_CONE_ELLIPTIC
+	    ? m->tran
+	    : m->tran + f0 * f0 * m->tran;
 	m->impratio = s->option.impratio;
 	/* with impratio 1, R1 == R0 and mu == f0 exactly, so 2*mu*mu is a constant */
 	m->pyramid_scale = m->impratio == 1 ? 2 * f0 * f0 : 0;
@@ -77,14 +91,28 @@ double ctd_scene_row_R(const struct ctd_scene_model *m, double imp)
 	double R0 = max2(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
 	double R1, mu;
 
-	if (m->rows_per_contact == 1)
-		return R0;
+	if (m->rows_per_contact == 1 || m->cone == CTD_CONE_ELLIPTIC)
+		return R0; /* frictionless, or an elliptic contact's normal row: no adjustment */
 	if (m->pyramid_scale > 0)
 		return m->pyramid_scale * R0;
 	/* pyramid: every edge gets 2*mu^2*R0 with the impratio-regularized mu */
 	R1 = R0 / max2(MJ_MINVAL, m->impratio);
 	mu = m->friction0 * sqrt(R1 / R0);
 	return 2 * mu * mu * R0;
+}
+
+double ctd_scene_cone_R(const struct ctd_scene_model *m, double imp, int j)
+{
+	const double *f = m->contact.friction;
+	double R1;
+
+	if (m->cone != CTD_CONE_ELLIPTIC || j == 0)
+		return ctd_scene_row_R(m, imp);
+	R1 = ctd_scene_row_R(m, imp) / max2(MJ_MINVAL, m->impratio);
+	if (j == 1)
+		return R1;
+	/* R[j]*mu[j]^2 = R[1]*mu[1]^2, in MuJoCo's operation order */
+	return R1 * f[0] * f[0] / (f[j - 1] * f[j - 1]);
 }
 
 /* Newton's zero-iteration exit (3.11.0+, mj_solPrimal): start from the cheaper of
@@ -95,7 +123,7 @@ double ctd_scene_row_R(const struct ctd_scene_model *m, double imp)
 static double certified_accel(
     const struct ctd_scene_model *m, double aref, double R, double warm, double exact)
 {
-	double D = 1 / R, n = m->rows, start, x, grad, scale = m->certificate_scale;
+	double D = 1 / R, n = m->normal_rows, start, x, grad, scale = m->certificate_scale;
 	double xw = warm - aref, xs = m->a0 - aref;
 	double cost_warm = 0.5 * (m->mass * warm - m->qfrc) * (warm - m->a0);
 	double cost_smooth = 0;
@@ -138,7 +166,8 @@ static double accel(const struct ctd_scene_model *m, double z, double vel, const
 	} else {
 		/* (m a0 + N D aref) / (m + N D) with D = 1/R, multiplied through by R: one
 		 * division on the step's critical path instead of three */
-		acc = (m->mass * m->a0 * R + m->rows * aref) / (m->mass * R + m->rows);
+		acc =
+		    (m->mass * m->a0 * R + m->normal_rows * aref) / (m->mass * R + m->normal_rows);
 	}
 	if (warm)
 		acc = certified_accel(m, aref, R, *warm, acc);
@@ -224,5 +253,5 @@ double ctd_scene_rest_force(const struct ctd_scene_model *m, double violation)
 		return 0;
 	imp = ctd_law_impedance(-violation, &m->solimp, NULL);
 	R = ctd_scene_row_R(m, imp);
-	return m->rows * (1 / R) * (m->gains.K * imp * violation);
+	return m->normal_rows * (1 / R) * (m->gains.K * imp * violation);
 }

@@ -32,7 +32,7 @@ struct ctd_scene_option {
 	double gravity; /* magnitude, along -z */
 	double impratio;
 	enum ctd_scene_integrator integrator;
-	int mujoco; /* the release whose rules apply: an mjver index (0: 2.2.2) */
+	int mujoco;         /* the release whose rules apply: an mjver index (0: 2.2.2) */
 	enum ctd_cone cone; /* zero: pyramidal, MuJoCo's default */
 };
 
@@ -67,15 +67,19 @@ struct ctd_scene_model {
 	struct ctd_mjver_rules rules;
 	double certificate_scale; /* the solver's 1 / trace(M): the free body's 3m + I1 + I2 + I3 */
 	int contacts;             /* 1 (sphere) or 4 (box corners) */
-	int rows_per_contact;     /* 1 (condim 1) or 2*(condim-1) (pyramidal) */
-	int rows;                 /* contacts * rows_per_contact */
+	int rows_per_contact;     /* 1 (condim 1), 2*(condim-1) (pyramidal) or condim (elliptic) */
+	int rows;                 /* contacts * rows_per_contact: MuJoCo's nefc */
+	/* the rows that push the body up: every row of a pyramid, the normal row of an
+	 * elliptic contact (its friction rows carry no force in these scenes) */
+	int normal_rows;
+	enum ctd_cone cone;
 };
 
 /* One step's constraint state, for reporting. */
 struct ctd_scene_contact_state {
 	int active;          /* rows exist (dist < includemargin) */
 	double impedance;    /* imp of every row */
-	double row_R;        /* efc_R of every row */
+	double row_R;        /* efc_R of the normal rows (every row of a pyramid) */
 	double aref;         /* efc_aref of every row */
 	double accel;        /* resulting qacc along z */
 	double normal_force; /* total normal force, N: m*(a - a0) */
@@ -84,8 +88,13 @@ struct ctd_scene_contact_state {
 /* Derive the model of a validated scene. Never fails on a validated scene. */
 void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m);
 
-/* The R of one row at impedance imp (efc_R, after the pyramid adjustment). */
+/* The R of a normal row at impedance imp (efc_R, after the pyramid adjustment). */
 double ctd_scene_row_R(const struct ctd_scene_model *m, double imp);
+
+/* efc_R of row j (0 <= j < rows_per_contact) of a contact at impedance imp: the
+ * normal row's R, or for an elliptic contact's friction rows (j > 0) R0/impratio
+ * scaled by (friction[0]/friction[j-1])^2, as mj_makeImpedance sets them. */
+double ctd_scene_cone_R(const struct ctd_scene_model *m, double imp, int j);
 
 /* Vertical acceleration (qacc along z) of the body whose centre is at height z
  * (MuJoCo's qpos[2]) moving at vertical speed vel. state may be NULL. */

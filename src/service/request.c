@@ -196,7 +196,7 @@ static int parse_option(const struct field_ctx *c, struct ctd_scene_option *o)
 {
 	static const char *const known[] = {
 	    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", "mujoco", NULL};
-	int cone = CONE_PYRAMIDAL;
+	int cone = o->cone == CTD_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL;
 
 	if (field_known(c, known) != 0)
 		return -1;
@@ -216,9 +216,7 @@ static int parse_option(const struct field_ctx *c, struct ctd_scene_option *o)
 	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
 	    req_mujoco(c, "mujoco", &o->mujoco) != 0)
 		return -1;
-	if (cone != CONE_PYRAMIDAL)
-		return field_fail(c, "cone", -1, ERR_BAD_VALUE,
-		    "the elliptic cone is not supported: only \"pyramidal\"");
+	o->cone = cone == CONE_ELLIPTIC ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
 	return 0;
 }
 
@@ -233,6 +231,7 @@ static void scene_default(struct ctd_scene *s, double default_height)
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
 	s->option.integrator = CTD_SCENE_EULER;
+	s->option.cone = CTD_CONE_PYRAMIDAL;
 	s->option.mujoco = ctd_mjver_default();
 	s->height = default_height;
 	s->duration = DEFAULT_DURATION;
@@ -390,7 +389,10 @@ json_t *req_scene_json(const struct req_scene *r)
 	put(option, "gravity", json_real(s->option.gravity), &ok);
 	put(option, "impratio", json_real(s->option.impratio), &ok);
 	put(option, "integrator", json_string(integrator_names[s->option.integrator]), &ok);
-	put(option, "cone", json_string(cone_names[CONE_PYRAMIDAL]), &ok);
+	put(option, "cone",
+	    json_string(
+	        cone_names[s->option.cone == CTD_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL]),
+	    &ok);
 	put(option, "mujoco", json_string(ctd_mjver_name(s->option.mujoco)), &ok);
 	put(root, "body", body, &ok);
 	put(root, "option", option, &ok);
@@ -409,8 +411,9 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 {
 	static const char *const known[] = {"solref", "solimp", "option", "impedance", NULL};
 	static const char *const option_known[] = {
-	    "timestep", "refsafe", "integrator", "mujoco", NULL};
+	    "timestep", "refsafe", "integrator", "cone", "mujoco", NULL};
 	struct field_ctx c, option;
+	int cone = CONE_PYRAMIDAL; /* validated only: the linearized spring has no cone */
 	struct req_stability r;
 	struct ctd_pair_geom defaults;
 	struct ctd_law_solimp clamped;
@@ -439,6 +442,7 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 		    JTEXT_NUM(r.timestep));
 	if (field_bool(&option, "refsafe", &r.refsafe) != 0 ||
 	    req_integrator(&option, "integrator", &r.integrator) != 0 ||
+	    field_choice(&option, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
 	    req_mujoco(&option, "mujoco", &r.mujoco) != 0)
 		return -1;
 	/* the default impedance is the plateau d(r >= width): solimp's clamped dwidth */

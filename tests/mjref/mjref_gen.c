@@ -7,7 +7,11 @@
  * from a fixed pseudo-random sequence (splitmix64 of the seed), so every version's
  * table holds the same scenes and differs only in MuJoCo's answers.
  *
- *   mjref_gen [-n SCENES] [-s SEED] [-o FILE]
+ *   mjref_gen [-n SCENES] [-e ELLIPTIC] [-s SEED] [-o FILE]
+ *
+ * SCENES pyramidal scenes come first, then ELLIPTIC scenes under the elliptic cone,
+ * drawn from the same sequence after them (so adding elliptic scenes leaves the
+ * pyramidal ones as they were).
  *
  * The format is documented in tests/mjref/README.md; tests/test_versions.c reads it.
  */
@@ -20,7 +24,7 @@
 
 #include <mujoco/mujoco.h>
 
-#define MJREF_FORMAT 1
+#define MJREF_FORMAT 2   /* 2: the scene line may end with the cone */
 #define MJREF_SAMPLES 16 /* trajectory samples per scene, plus the last step */
 #define MJREF_PROBES 4   /* mj_forward probes per scene */
 #define MJREF_JITTER_WINDOW 0.5
@@ -52,7 +56,7 @@ struct geom {
 struct ctd_scene {
 	int box;
 	double size[3], mass, timestep, impratio, gravity, height;
-	int refsafe;
+	int refsafe, elliptic;
 	long steps;
 	struct geom geom, floor;
 };
@@ -124,10 +128,13 @@ static void random_geom(struct geom *g, int condim)
 	g->priority = 0;
 }
 
-static void random_scene(struct ctd_scene *s)
+/* elliptic: the elliptic cone, condim 1, 3, 4 or 6, impratio up to 10 and random
+ * torsional and rolling friction (the pyramidal draws are those of format 1) */
+static void random_scene(struct ctd_scene *s, int elliptic)
 {
 	static const double steps[] = {0.001, 0.002, 0.002, 0.004};
-	int condim = chance(0.5) ? 1 : 3;
+	static const int condims[] = {1, 3, 4, 6};
+	int condim = elliptic ? condims[splitmix64() % 4] : chance(0.5) ? 1 : 3;
 	double reach, duration;
 
 	memset(s, 0, sizeof *s);
@@ -144,13 +151,23 @@ static void random_scene(struct ctd_scene *s)
 	s->refsafe = chance(0.85);
 	s->impratio = chance(0.8) ? 1 : rounded(between(1, 5), 1e-2);
 	s->gravity = 9.81;
+	s->elliptic = elliptic;
+	if (elliptic && chance(0.5))
+		s->impratio = rounded(between(0.5, 10), 1e-2);
 	random_geom(&s->geom, condim);
+	if (elliptic) {
+		s->geom.friction[1] = rounded(between(0.001, 0.05), 1e-4);
+		s->geom.friction[2] = rounded(between(0.00005, 0.01), 1e-5);
+	}
 	if (chance(0.5)) {
 		s->floor = s->geom; /* the lesson's experiment: the same parameters on both */
 		s->floor.margin = chance(0.5) ? rounded(between(0, 0.01), 1e-5) : 0;
 		s->floor.gap = chance(0.5) ? rounded(between(0, 0.005), 1e-5) : 0;
 	} else {
-		random_geom(&s->floor, chance(0.8) ? condim : 4 - condim);
+		random_geom(&s->floor,
+		    chance(0.8)    ? condim
+		        : elliptic ? condims[splitmix64() % 4]
+		                   : 4 - condim);
 	}
 	if (chance(0.1))
 		s->floor.priority = 1;
@@ -209,10 +226,12 @@ static mjModel *load(const struct ctd_scene *s)
 		exit(1);
 	}
 	fprintf(f,
-	    "<mujoco>\n <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\">\n"
+	    "<mujoco>\n <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
+	    " cone=\"%s\">\n"
 	    "  <flag refsafe=\"%s\"/>\n </option>\n <worldbody>\n"
 	    "  <geom type=\"plane\" size=\"1 1 .1\"",
-	    s->timestep, -s->gravity, s->impratio, s->refsafe ? "enable" : "disable");
+	    s->timestep, -s->gravity, s->impratio, s->elliptic ? "elliptic" : "pyramidal",
+	    s->refsafe ? "enable" : "disable");
 	xml_geom(f, &s->floor);
 	fprintf(f, "/>\n  <body pos=\"0 0 %.17g\">\n   <freejoint/>\n", s->height + half_height(s));
 	if (s->box)
@@ -291,10 +310,11 @@ static void run_scene(FILE *out, int index, const struct ctd_scene *s)
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
-	fprintf(out, "scene %d %s %s %s %s %s %s %d %s %s %s %ld\n", index,
+	fprintf(out, "scene %d %s %s %s %s %s %s %d %s %s %s %ld%s\n", index,
 	    s->box ? "box" : "sphere", exact(s->size[0], b[0]), exact(s->size[1], b[1]),
 	    exact(s->size[2], b[2]), exact(s->mass, b[3]), exact(s->timestep, b[4]), s->refsafe,
-	    exact(s->impratio, b[5]), exact(s->gravity, b[6]), exact(s->height, b[7]), s->steps);
+	    exact(s->impratio, b[5]), exact(s->gravity, b[6]), exact(s->height, b[7]), s->steps,
+	    s->elliptic ? " elliptic" : "");
 	print_geom(out, "geom", &s->geom);
 	print_geom(out, "floor", &s->floor);
 
@@ -350,16 +370,19 @@ static void quiet(const char *msg)
 
 int main(int argc, char **argv)
 {
-	long n = 300, seed = 20261201;
+	long n = 300, n_elliptic = 0, seed = 20261201;
 	const char *path = NULL;
 	FILE *out = stdout;
 	struct ctd_scene s;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "n:s:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:e:s:o:")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = atol(optarg);
+			break;
+		case 'e':
+			n_elliptic = atol(optarg);
 			break;
 		case 's':
 			seed = atol(optarg);
@@ -368,7 +391,8 @@ int main(int argc, char **argv)
 			path = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-n SCENES] [-s SEED] [-o FILE]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n SCENES] [-e ELLIPTIC] [-s SEED] [-o FILE]\n",
+			    argv[0]);
 			return 2;
 		}
 	}
@@ -380,9 +404,9 @@ int main(int argc, char **argv)
 	rng_state = (uint64_t)seed;
 	fprintf(out, "# contactd MuJoCo reference table, format %d\n", MJREF_FORMAT);
 	fprintf(out, "mujoco %s\n", mj_versionString());
-	fprintf(out, "generator mjref_gen seed %ld scenes %ld\n", seed, n);
-	for (i = 0; i < n; i++) {
-		random_scene(&s);
+	fprintf(out, "generator mjref_gen seed %ld scenes %ld elliptic %ld\n", seed, n, n_elliptic);
+	for (i = 0; i < n + n_elliptic; i++) {
+		random_scene(&s, i >= n);
 		run_scene(out, i, &s);
 	}
 	if (out != stdout && fclose(out) != 0) {

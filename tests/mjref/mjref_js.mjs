@@ -62,7 +62,7 @@ const mujoco = await loadMujoco();
 mujoco.FS.mkdir('/work');
 const lines = fs.readFileSync(process.argv[2], 'utf8').split('\n');
 const out = [];
-out.push('# contactd MuJoCo reference table, format 1');
+out.push('# contactd MuJoCo reference table, format 2');
 out.push(`mujoco ${mujoco.mj_versionString()}`);
 
 let i = 0;
@@ -87,10 +87,11 @@ while (i < lines.length) {
   i = j + 1;
 
   const [, , shape, sx, sy, sz, mass, timestep, refsafe, impratio, gravity, height, stepsTok] = sc;
+  const cone = sc[13] === 'elliptic' ? 'elliptic' : 'pyramidal'; // format 2: the cone ends the line
   const hh = Number(sz);
   const steps = Number(stepsTok);
   const h = Number(timestep);
-  const xml = `<mujoco>\n <option timestep="${timestep}" gravity="0 0 ${-Number(gravity)}" impratio="${impratio}">\n` +
+  const xml = `<mujoco>\n <option timestep="${timestep}" gravity="0 0 ${-Number(gravity)}" impratio="${impratio}" cone="${cone}">\n` +
     `  <flag refsafe="${refsafe === '1' ? 'enable' : 'disable'}"/>\n </option>\n <worldbody>\n` +
     `  <geom type="plane" size="1 1 .1"${geomXml(floor)}/>\n` +
     `  <body pos="0 0 ${Number(height) + hh}">\n   <freejoint/>\n` +
