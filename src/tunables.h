@@ -104,6 +104,7 @@
 /* How often sleeping event streams are checked for a client that closed its side. */
 #define DAEMON_EVENTS_CLOSE_CHECK_MS 500
 #define DAEMON_EVENTS_PER_TOKEN 32 /* event streams one token may hold open; 503 beyond */
+#define DAEMON_EVENTS_RETRY_AFTER "5" /* seconds: Retry-After of that 503 */
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */

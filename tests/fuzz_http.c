@@ -399,6 +399,16 @@ static int exchange(const struct buf *req, struct buf *resp)
 		}
 	}
 	close(fd);
+	/* Interim answers (1xx, e.g. 100 Continue) are not the answer: drop them, judge the
+	 * final one (none: a silent drop). */
+	while (resp->len >= 12 && strncmp(resp->data, "HTTP/1.", 7) == 0 && resp->data[9] == '1' &&
+	    (end = strstr(resp->data, "\r\n\r\n")) != NULL) {
+		size_t interim = (size_t)(end + 4 - resp->data);
+
+		memmove(resp->data, resp->data + interim, resp->len - interim);
+		resp->len -= interim;
+		resp->data[resp->len] = '\0';
+	}
 	if (resp->len < 12 || strncmp(resp->data, "HTTP/1.", 7) != 0)
 		return 0;
 	end = strstr(resp->data, "\r\n\r\n");

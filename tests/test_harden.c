@@ -12,6 +12,7 @@
 #include <check.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -146,6 +147,41 @@ START_TEST(database_files_private)
 END_TEST
 
 /*
+ * A database, -wal, -shm and --log file left wider than 0600 (copied in, or made under
+ * another umask) are tightened to 0600 when the daemon opens them.
+ */
+START_TEST(existing_files_tightened)
+{
+	const char *suffixes[] = {"", "-wal", "-shm"};
+	struct live_reply r;
+	char path[400];
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/rest", rest_req, &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	for (i = 0; i < 3; i++) {
+		int fd;
+
+		snprintf(path, sizeof path, "%s%s", dmn.db, suffixes[i]);
+		fd = open(path, O_WRONLY | O_CREAT, 0644); /* a clean stop removed -wal, -shm */
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		ck_assert_int_eq(chmod(path, 0644), 0);
+	}
+	ck_assert_int_eq(chmod(dmn.log, 0644), 0);
+	live_start(&dmn, "--log", dmn.log, (char *)NULL);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s%s", dmn.db, suffixes[i]);
+		ck_assert_msg(file_mode(path) == 0600, "%s is %o", path, file_mode(path));
+	}
+	ck_assert_msg(file_mode(dmn.log) == 0600, "the log is %o", file_mode(dmn.log));
+}
+END_TEST
+
+/*
  * SIGUSR1 logs the server's state, SIGHUP reopens --log (after logrotate moved it), and
  * neither stops the daemon. Without --log, SIGHUP says there is nothing to reopen.
  */
@@ -270,6 +306,112 @@ START_TEST(framing_refused)
 	fd = send_raw(&dmn, chunked, strlen(chunked));
 	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 200);
 	close(fd);
+}
+END_TEST
+
+/* Everything d sends on fd until it closes (or LIVE_WAIT_S), into buf; its length. */
+static size_t read_until_closed(int fd, char *buf, size_t size)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	while (live_now() < deadline && len + 1 < size) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf + len, size - 1 - len, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+	ck_assert_msg(live_now() < deadline, "not closed: %s", buf);
+	return len;
+}
+
+/* How many status lines are in buf. */
+static int status_lines(const char *buf)
+{
+	int n = 0;
+
+	for (const char *at = buf; (at = strstr(at, "HTTP/1.1 ")) != NULL; at++)
+		n++;
+	return n;
+}
+
+/*
+ * Ambiguous framing, each followed by a second request smuggled in the body: exactly one
+ * answer, a 400 in the contract's JSON, then the connection closes (so the rest is never
+ * read as a request). Repeated Content-Length or Transfer-Encoding lines (the first one
+ * alone looks fine), a second coding on another line, a blank before the colon, a folded
+ * Transfer-Encoding line.
+ */
+START_TEST(ambiguous_framing_one_400)
+{
+#define HEAD "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+#define SMUGGLED "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+	static const char *const cases[] = {
+	    HEAD "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}" SMUGGLED,
+	    HEAD "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n"
+	         "2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    HEAD "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+	         "2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    HEAD "Transfer-Encoding : chunked\r\nContent-Length: 2\r\n\r\n{}" SMUGGLED,
+	    HEAD "Transfer-Encoding:\r\n chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    HEAD "Content-Length:\r\n 2\r\n\r\n{}" SMUGGLED,
+	    HEAD "Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	};
+#undef HEAD
+#undef SMUGGLED
+	char buf[16384];
+	size_t i;
+
+	live_start(&dmn, "--timeout", "30", (char *)NULL);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int fd = send_raw(&dmn, cases[i], strlen(cases[i]));
+		json_t *v;
+
+		read_until_closed(fd, buf, sizeof buf);
+		close(fd);
+		ck_assert_msg(
+		    status_lines(buf) == 1, "case %zu: %d answers: %s", i, status_lines(buf), buf);
+		ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "case %zu: %s", i, buf);
+		v = raw_json(buf);
+		ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "bad_request");
+		json_decref(v);
+	}
+}
+END_TEST
+
+/*
+ * Content-Length: +2 (or a list) is refused by libmicrohttpd 0.9.75 itself, before
+ * contactd sees the request: a 400, then the connection closes, and the smuggled request
+ * is never answered. (The library writes its header block twice; deploy/nginx.conf in
+ * front answers one 400: tests/test_nginx.sh.)
+ */
+START_TEST(signed_length_refused_by_library)
+{
+	static const char *const cases[] = {
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}"
+	    "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n",
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Length: 2, 2\r\n\r\n{}"
+	    "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n",
+	};
+	char buf[16384];
+	size_t i;
+
+	live_start(&dmn, "--timeout", "30", (char *)NULL);
+	for (i = 0; i < 2; i++) {
+		int fd = send_raw(&dmn, cases[i], strlen(cases[i]));
+
+		read_until_closed(fd, buf, sizeof buf);
+		close(fd);
+		ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "case %zu: %s", i, buf);
+		ck_assert_msg(!strstr(buf, " 200 OK"), "case %zu: smuggled request answered", i);
+	}
 }
 END_TEST
 
@@ -681,6 +823,8 @@ START_TEST(event_streams_bounded_and_freed)
 	}
 	fd = send_raw(&dmn, request, strlen(request));
 	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 503);
+	ck_assert_msg(strcasestr(buf, "\r\nRetry-After: " DAEMON_EVENTS_RETRY_AFTER "\r\n"),
+	    "no Retry-After: %s", buf);
 	close(fd);
 	close(fds[0]);
 	do {
@@ -700,8 +844,17 @@ START_TEST(event_streams_bounded_and_freed)
 }
 END_TEST
 
+/* Add test t to tc unless another one was asked for. */
+#define ADD_TEST(tc, t)                                                                            \
+	do {                                                                                       \
+		if (!only || strcmp(only, #t) == 0)                                                \
+			tcase_add_test(tc, t);                                                     \
+	} while (0)
+
 int main(void)
 {
+	/* HARDEN_ONLY=name runs that one test (while working on it). */
+	const char *only = getenv("HARDEN_ONLY");
 	Suite *s = suite_create("harden");
 	TCase *tc = tcase_create("contactd");
 	SRunner *sr;
@@ -710,20 +863,23 @@ int main(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 600);
-	tcase_add_test(tc, max_body_above_default);
-	tcase_add_test(tc, database_files_private);
-	tcase_add_test(tc, signals_documented);
-	tcase_add_test(tc, calibration_allow_and_labels);
-	tcase_add_test(tc, non_utf8_answered);
-	tcase_add_test(tc, framing_refused);
-	tcase_add_test(tc, too_large_read_by_sending_client);
-	tcase_add_test(tc, overload_answered);
-	tcase_add_test(tc, per_address_limit_keeps_health);
-	tcase_add_test(tc, drain_timeout_cut_off_logged);
-	tcase_add_test(tc, cache_bounded);
-	tcase_add_test(tc, wal_bounded);
-	tcase_add_test(tc, backup_restores);
-	tcase_add_test(tc, event_streams_bounded_and_freed);
+	ADD_TEST(tc, max_body_above_default);
+	ADD_TEST(tc, database_files_private);
+	ADD_TEST(tc, existing_files_tightened);
+	ADD_TEST(tc, signals_documented);
+	ADD_TEST(tc, calibration_allow_and_labels);
+	ADD_TEST(tc, non_utf8_answered);
+	ADD_TEST(tc, framing_refused);
+	ADD_TEST(tc, ambiguous_framing_one_400);
+	ADD_TEST(tc, signed_length_refused_by_library);
+	ADD_TEST(tc, too_large_read_by_sending_client);
+	ADD_TEST(tc, overload_answered);
+	ADD_TEST(tc, per_address_limit_keeps_health);
+	ADD_TEST(tc, drain_timeout_cut_off_logged);
+	ADD_TEST(tc, cache_bounded);
+	ADD_TEST(tc, wal_bounded);
+	ADD_TEST(tc, backup_restores);
+	ADD_TEST(tc, event_streams_bounded_and_freed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -202,6 +202,12 @@ static int open_log(const char *path)
 
 	if (fd < 0)
 		return -1;
+	/* A log file that already existed keeps its mode otherwise: it holds client addresses
+	 * and paths, owner-only like the database. */
+	if (fchmod(fd, 0600) < 0) {
+		close(fd);
+		return -1;
+	}
 	/* dup2() swaps the descriptor atomically: a thread writing a line meanwhile writes it
 	 * whole to the old file or to the new one. */
 	if (fd != STDERR_FILENO) {

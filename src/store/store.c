@@ -242,6 +242,38 @@ static int sum_cache_bytes(struct store *st, struct err *err)
 	return rc;
 }
 
+/*
+ * Make path owner-only (0600) if it exists with a wider mode: the files hold token hashes
+ * and measurements, and a database copied in or created under another umask keeps its
+ * mode. -1 with err when it exists and cannot be changed.
+ */
+static int make_private(const char *path, struct err *err)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) != 0 || (sb.st_mode & 0777) == 0600)
+		return 0;
+	if (chmod(path, 0600) == 0)
+		return 0;
+	return err_set(err, ERR_UNAVAILABLE, NULL, "store: %s is mode %03o and cannot be made 0600",
+	    path, (unsigned)(sb.st_mode & 0777));
+}
+
+/* make_private() on the database and its -wal and -shm files. */
+static int make_files_private(const char *path, struct err *err)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm"};
+	char name[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+		if (make_private(name, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int store_open(const char *path, struct store **out, struct err *err)
 {
 	struct store *st = calloc(1, sizeof *st);
@@ -260,7 +292,7 @@ int store_open(const char *path, struct store **out, struct err *err)
 	db = store_conn(st, err);
 	/* WAL is a property of the file: set once here, every later connection inherits it. */
 	if (!db || exec_sql(db, "PRAGMA journal_mode=WAL", err) < 0 || store_migrate(db, err) < 0 ||
-	    sum_cache_bytes(st, err) < 0) {
+	    sum_cache_bytes(st, err) < 0 || make_files_private(path, err) < 0) {
 		store_close(st);
 		return -1;
 	}
