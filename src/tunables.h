@@ -85,6 +85,13 @@
 /* Open connections from one client address; 0 is no limit (behind a reverse proxy every
  * connection comes from the proxy's address). */
 #define DAEMON_PER_IP_CONNECTION_LIMIT 256
+/* The whole request head (from the connection's start or the previous answer) is due
+ * within DAEMON_HEAD_TIMEOUT seconds however it trickles, and a body averages at least
+ * DAEMON_MIN_BODY_RATE bytes/s once it had as long: 408 and a close otherwise (slowloris).
+ * Twice the idle timeout, so an idle keep-alive connection is closed by that one first. */
+#define DAEMON_HEAD_TIMEOUT 20
+#define DAEMON_MIN_BODY_RATE 1024
+#define DAEMON_GUARD_PERIOD_MS 250 /* how often the deadlines are checked */
 /* A declared body over --max-body by at most this much is read and dropped before the 413,
  * so that a client still sending reads the answer; a larger one is answered at once. */
 #define DAEMON_DISCARD_BODY_MAX (16 * 1024 * 1024)

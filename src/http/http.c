@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "http/admit.h"
+#include "http/guard.h"
 #include "http/http.h"
 #include "http/http_calib.h"
 #include "http/hotcache.h"
@@ -41,6 +42,7 @@ struct http_server {
 	atomic_bool stopping;
 	struct admit *pool; /* computes the questions that miss the caches */
 	struct upkeep *upkeep;
+	struct guard *guard; /* head deadline, body rate, per-address limit */
 	/* Guards the list of computing requests and each one's computing/abandoned/orphan. */
 	pthread_mutex_t jobs_lock;
 	struct exchange *jobs;
@@ -112,6 +114,8 @@ void http_config_default(struct http_config *c)
 	c->timeout_s = DAEMON_CONNECTION_TIMEOUT;
 	c->max_connections = DAEMON_CONNECTION_LIMIT;
 	c->max_per_ip = DAEMON_PER_IP_CONNECTION_LIMIT;
+	c->head_timeout_s = DAEMON_HEAD_TIMEOUT;
+	c->min_body_rate = DAEMON_MIN_BODY_RATE;
 	c->compute_threads = c->threads;
 	c->max_queued = DAEMON_COMPUTE_QUEUE;
 	c->cache_max_bytes = (long long)DAEMON_CACHE_MAX_MB * 1024 * 1024;
@@ -676,6 +680,7 @@ static enum MHD_Result serve_metrics(
 	    .computing = admit_running(srv->pool),
 	    .queued = admit_queued(srv->pool),
 	    .refused = admit_rejected(srv->pool),
+	    .guard = guard_counts(srv->guard),
 	};
 	size_t len = 0;
 	char *text = metrics_render(srv->metrics, &g, PACKAGE_VERSION, srv->cfg.core_version, &len);
@@ -1040,6 +1045,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!x)
 			return MHD_NO;
 		*con_cls = x;
+		if (guard_head_in(conn) < 0)
+			return MHD_NO; /* the guard cut it (a 408 went out) */
 		return check_framing(conn, x);
 	}
 	if (x->abandoned)
@@ -1048,10 +1055,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (x->resumed)
 		return finish_question(conn, x);
 	if (*upload_data_size) {
+		guard_body_in(conn, *upload_data_size);
 		body_append(x, upload_data, *upload_data_size);
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (guard_request_in(conn) < 0)
+		return MHD_NO;
 	if (x->body)
 		x->req.body = x->body;
 	x->req.body_len = x->body_len;
@@ -1065,7 +1075,7 @@ static void on_completed(
 	struct exchange *x = *con_cls;
 	double secs;
 
-	(void)conn;
+	guard_request_done(conn);
 	if (!x)
 		return;
 	*con_cls = NULL;
@@ -1167,7 +1177,11 @@ int http_start(
 	srv->limits.max_eval_calls = config->max_eval_calls;
 	srv->limits.threads = config->sweep_threads;
 	srv->limits.max_body = config->max_body;
-	if (listen_address(config, &addr, err) < 0)
+	if (listen_address(config, &addr, err) < 0 ||
+	    guard_start(&(struct guard_config){.max_per_ip = config->max_per_ip,
+	                    .head_timeout_s = config->head_timeout_s,
+	                    .min_body_rate = config->min_body_rate},
+	        &srv->guard, err) < 0)
 		goto fail;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -1176,9 +1190,10 @@ int http_start(
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
 	    (unsigned)config->threads, MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_s,
 	    MHD_OPTION_CONNECTION_LIMIT, config->max_connections,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->max_per_ip,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DAEMON_CONNECTION_MEMORY,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+	    /* the per-address limit is the guard's: it answers 503 where MHD would only close */
+	    MHD_OPTION_NOTIFY_CONNECTION, guard_notify, srv->guard, MHD_OPTION_END);
 	if (!srv->daemon) {
 		err_set(err, ERR_UNAVAILABLE, NULL, "cannot listen on %s port %u: %s", config->bind,
 		    config->port, strerror(errno));
@@ -1189,6 +1204,7 @@ int http_start(
 	*out = srv;
 	return 0;
 fail:
+	guard_stop(srv->guard);
 	admit_stop(srv->pool);
 	upkeep_stop(srv->upkeep);
 	metrics_free(srv->metrics);
@@ -1267,6 +1283,7 @@ void http_stop(struct http_server *srv)
 		abandon_jobs(srv);
 	}
 	MHD_stop_daemon(srv->daemon);
+	guard_stop(srv->guard);
 	upkeep_stop(srv->upkeep);
 	running = admit_stop(srv->pool);
 	if (running) {

@@ -26,6 +26,8 @@ struct http_config {
 	unsigned timeout_s;       /* idle seconds before a connection is closed */
 	unsigned max_connections; /* open connections at once */
 	unsigned max_per_ip;      /* open connections from one address; 0: no limit */
+	unsigned head_timeout_s;  /* a request head's deadline, a body's grace; 0: none */
+	unsigned min_body_rate;   /* bytes/s a body averages after its grace; 0: none */
 	int compute_threads;      /* threads computing questions that miss the caches, >= 1 */
 	long max_queued;          /* questions waiting for a compute thread; 503 beyond */
 	long long cache_max_bytes; /* answer bytes the store's cache keeps; 0: no bound */
