@@ -168,6 +168,7 @@ static void *guard_thread(void *p)
 			continue;
 		pthread_mutex_unlock(&g->lock);
 		sweep(g);
+		http_log_flush(); /* summaries of suppressed lines, also when the log went quiet */
 		pthread_mutex_lock(&g->lock);
 	}
 	pthread_mutex_unlock(&g->lock);

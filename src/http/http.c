@@ -130,11 +130,79 @@ void http_config_default(struct http_config *c)
 
 /* ---- logging ---- */
 
+/* One kind of log line (the line with its digits left out) and its current second. */
+struct log_slot {
+	unsigned long long shape; /* FNV-1a of the line's bytes but digits */
+	long long second;         /* CLOCK_MONOTONIC second its count is for */
+	unsigned written;         /* lines written in that second */
+	unsigned long suppressed; /* lines left out in that second */
+	char example[120];        /* the first one left out */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct log_slot slot[DAEMON_LOG_SLOTS];
+	long long second; /* of written_total */
+	unsigned written_total;
+} log_limit = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* One write(2) per line, so lines from different threads never interleave. */
+static void log_write(const char *line, size_t n)
+{
+	if (write(STDERR_FILENO, line, n) < 0)
+		return;
+}
+
+static long long monotonic_second(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec;
+}
+
+/* The summary of slot's suppressed lines into out (log_limit.lock held); its length, 0 if
+ * none, and the slot's count reset. */
+static size_t log_summary(struct log_slot *slot, char *out, size_t size)
+{
+	int n;
+
+	if (!slot->suppressed)
+		return 0;
+	n = snprintf(
+	    out, size, "log: suppressed %lu similar lines: %s\n", slot->suppressed, slot->example);
+	slot->suppressed = 0;
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+void http_log_flush(void)
+{
+	long long now = monotonic_second();
+	char summary[256];
+
+	for (size_t i = 0; i < DAEMON_LOG_SLOTS; i++) {
+		size_t n = 0;
+
+		pthread_mutex_lock(&log_limit.lock);
+		if (log_limit.slot[i].second != now)
+			n = log_summary(&log_limit.slot[i], summary, sizeof summary);
+		pthread_mutex_unlock(&log_limit.lock);
+		if (n)
+			log_write(summary, n);
+	}
+}
+
 void http_log(const char *fmt, ...)
 {
-	char line[DAEMON_LOG_LINE_MAX];
+	char line[DAEMON_LOG_LINE_MAX], summary[256];
+	unsigned long long shape = 14695981039346656037ULL;
+	long long now = monotonic_second();
+	struct log_slot *slot;
+	size_t summary_len;
 	va_list ap;
-	int n;
+	int n, keep;
 
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof line - 1, fmt, ap);
@@ -143,10 +211,38 @@ void http_log(const char *fmt, ...)
 		return;
 	if ((size_t)n > sizeof line - 2)
 		n = sizeof line - 2;
-	line[n++] = '\n';
-	/* One write(2) per line, so lines from different threads never interleave. */
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+	for (int i = 0; i < n; i++) {
+		if (line[i] < '0' || line[i] > '9')
+			shape = (shape ^ (unsigned char)line[i]) * 1099511628211ULL;
+	}
+	slot = &log_limit.slot[shape % DAEMON_LOG_SLOTS];
+	pthread_mutex_lock(&log_limit.lock);
+	summary_len = 0;
+	if (slot->shape != shape || slot->second != now) {
+		summary_len = log_summary(slot, summary, sizeof summary);
+		slot->shape = shape;
+		slot->second = now;
+		slot->written = 0;
+	}
+	if (log_limit.second != now) {
+		log_limit.second = now;
+		log_limit.written_total = 0;
+	}
+	keep = slot->written < DAEMON_LOG_SIMILAR_PER_S &&
+	    log_limit.written_total < DAEMON_LOG_LINES_PER_S;
+	if (keep) {
+		slot->written++;
+		log_limit.written_total++;
+	} else if (slot->suppressed++ == 0) {
+		snprintf(slot->example, sizeof slot->example, "%.*s", n, line);
+	}
+	pthread_mutex_unlock(&log_limit.lock);
+	if (summary_len)
+		log_write(summary, summary_len);
+	if (!keep)
 		return;
+	line[n++] = '\n';
+	log_write(line, (size_t)n);
 }
 
 /* Copy s into out (size > 4) with every byte that could forge a log field escaped as %XX. */

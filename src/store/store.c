@@ -3,6 +3,7 @@
  * and the answer cache. See store.h for the threading model.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,39 @@ static int busy_wait(void *arg, int tries)
 	return 1;
 }
 
+/*
+ * SQLite's WAL hook, after every commit (its write lock released): once the WAL holds
+ * STORE_WAL_CHECKPOINT_BYTES, the committing thread checkpoints it with TRUNCATE itself,
+ * holding the next writers off meanwhile, so the WAL cannot outgrow the threshold by more
+ * than the commits already under way. (It replaces SQLite's automatic checkpoint, a
+ * PASSIVE one every 1000 pages that readers can keep from resetting the WAL, and the
+ * upkeep thread's, which looks only every DAEMON_UPKEEP_MS.) Another thread's checkpoint
+ * under way (SQLITE_BUSY) does the same job: nothing to do then.
+ */
+static int wal_grown(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	long long page_bytes = (long long)(intptr_t)arg;
+
+	if ((long long)pages * page_bytes >= STORE_WAL_CHECKPOINT_BYTES)
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	return SQLITE_OK;
+}
+
+/* Install wal_grown() on db, knowing its page size. */
+static int watch_wal(sqlite3 *db, struct err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	long long page_bytes = 4096;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &stmt, NULL) != SQLITE_OK)
+		return sqlite_fail(err, db, "reading the page size");
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		page_bytes = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	sqlite3_wal_hook(db, wal_grown, (void *)(intptr_t)page_bytes);
+	return 0;
+}
+
 static struct conn_slot *slot_open(struct store *st, struct err *err)
 {
 	struct conn_slot *slot = calloc(1, sizeof *slot);
@@ -129,7 +163,8 @@ static struct conn_slot *slot_open(struct store *st, struct err *err)
 	    exec_sql(slot->db,
 	        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA "
 	        "journal_size_limit=" STORE_WAL_LIMIT_TEXT ";",
-	        err) < 0)
+	        err) < 0 ||
+	    watch_wal(slot->db, err) < 0)
 		goto fail;
 	if (pthread_setspecific(st->key, slot) != 0) {
 		err_set(err, ERR_UNAVAILABLE, NULL, "store: cannot keep a thread's connection");
