@@ -107,10 +107,12 @@
 #define DAEMON_MAX_TIMEOUT 86400       /* --timeout, --drain-timeout: seconds */
 #define DAEMON_MAX_CONNECTIONS 1000000 /* --max-connections */
 #define DAEMON_LOG_LINE_MAX 1024       /* bytes of one log line, newline included */
-/* Log lines alike but for their digits written per second (the rest counted, summarised);
- * all lines per second; slots telling kinds of lines apart. */
-#define DAEMON_LOG_SIMILAR_PER_S 20
-#define DAEMON_LOG_LINES_PER_S 500
+/* Per window of DAEMON_LOG_WINDOW_S seconds: log lines alike but for their digits written
+ * (the rest counted and summed up), all lines written; slots telling kinds of lines apart.
+ * A repeated error (10 a second on a full disk) comes to about 2 lines a second. */
+#define DAEMON_LOG_WINDOW_S 10
+#define DAEMON_LOG_SIMILAR_PER_WINDOW 20
+#define DAEMON_LOG_LINES_PER_WINDOW 5000
 #define DAEMON_LOG_SLOTS 256
 #define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
 /* How often sleeping event streams are checked for a client that closed its side. */

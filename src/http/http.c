@@ -130,19 +130,19 @@ void http_config_default(struct http_config *c)
 
 /* ---- logging ---- */
 
-/* One kind of log line (the line with its digits left out) and its current second. */
+/* One kind of log line (the line with its digits left out) and its current window. */
 struct log_slot {
 	unsigned long long shape; /* FNV-1a of the line's bytes but digits */
-	long long second;         /* CLOCK_MONOTONIC second its count is for */
-	unsigned written;         /* lines written in that second */
-	unsigned long suppressed; /* lines left out in that second */
+	long long window;         /* CLOCK_MONOTONIC window (DAEMON_LOG_WINDOW_S) of its counts */
+	unsigned written;         /* lines written in that window */
+	unsigned long suppressed; /* lines left out in that window */
 	char example[120];        /* the first one left out */
 };
 
 static struct {
 	pthread_mutex_t lock;
 	struct log_slot slot[DAEMON_LOG_SLOTS];
-	long long second; /* of written_total */
+	long long window; /* of written_total */
 	unsigned written_total;
 } log_limit = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -153,12 +153,12 @@ static void log_write(const char *line, size_t n)
 		return;
 }
 
-static long long monotonic_second(void)
+static long long log_window(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec;
+	return (long long)t.tv_sec / DAEMON_LOG_WINDOW_S;
 }
 
 /* The summary of slot's suppressed lines into out (log_limit.lock held); its length, 0 if
@@ -179,14 +179,14 @@ static size_t log_summary(struct log_slot *slot, char *out, size_t size)
 
 void http_log_flush(void)
 {
-	long long now = monotonic_second();
+	long long now = log_window();
 	char summary[256];
 
 	for (size_t i = 0; i < DAEMON_LOG_SLOTS; i++) {
 		size_t n = 0;
 
 		pthread_mutex_lock(&log_limit.lock);
-		if (log_limit.slot[i].second != now)
+		if (log_limit.slot[i].window != now)
 			n = log_summary(&log_limit.slot[i], summary, sizeof summary);
 		pthread_mutex_unlock(&log_limit.lock);
 		if (n)
@@ -198,7 +198,7 @@ void http_log(const char *fmt, ...)
 {
 	char line[DAEMON_LOG_LINE_MAX], summary[256];
 	unsigned long long shape = 14695981039346656037ULL;
-	long long now = monotonic_second();
+	long long now = log_window();
 	struct log_slot *slot;
 	size_t summary_len;
 	va_list ap;
@@ -218,18 +218,18 @@ void http_log(const char *fmt, ...)
 	slot = &log_limit.slot[shape % DAEMON_LOG_SLOTS];
 	pthread_mutex_lock(&log_limit.lock);
 	summary_len = 0;
-	if (slot->shape != shape || slot->second != now) {
+	if (slot->shape != shape || slot->window != now) {
 		summary_len = log_summary(slot, summary, sizeof summary);
 		slot->shape = shape;
-		slot->second = now;
+		slot->window = now;
 		slot->written = 0;
 	}
-	if (log_limit.second != now) {
-		log_limit.second = now;
+	if (log_limit.window != now) {
+		log_limit.window = now;
 		log_limit.written_total = 0;
 	}
-	keep = slot->written < DAEMON_LOG_SIMILAR_PER_S &&
-	    log_limit.written_total < DAEMON_LOG_LINES_PER_S;
+	keep = slot->written < DAEMON_LOG_SIMILAR_PER_WINDOW &&
+	    log_limit.written_total < DAEMON_LOG_LINES_PER_WINDOW;
 	if (keep) {
 		slot->written++;
 		log_limit.written_total++;

@@ -112,13 +112,14 @@ void http_log_stats(struct http_server *srv);
 /*
  * Write one line (a newline is added) to the log, whole, even from many threads. Lines
  * alike but for their digits (the same request again, the same error again) are written
- * at most DAEMON_LOG_SIMILAR_PER_S times a second, and all lines at most
- * DAEMON_LOG_LINES_PER_S times; the rest is counted, and one line "log: suppressed N
- * similar lines: EXAMPLE" follows once the second is over (see http_log_flush()).
+ * at most DAEMON_LOG_SIMILAR_PER_WINDOW times in a window of DAEMON_LOG_WINDOW_S seconds,
+ * and all lines at most DAEMON_LOG_LINES_PER_WINDOW times; the rest is counted, and one
+ * line "log: suppressed N similar lines: EXAMPLE" follows once the window is over (see
+ * http_log_flush()).
  */
 void http_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Write the summaries of suppressed lines whose second is over (called periodically, so
+/* Write the summaries of suppressed lines whose window is over (called periodically, so
  * that a summary does not wait for the next line). */
 void http_log_flush(void);
 
