@@ -106,6 +106,13 @@
 /* Open connections from one client address; 0 is no limit (behind a reverse proxy every
  * connection comes from the proxy's address). */
 #define DAEMON_PER_IP_CONNECTION_LIMIT 256
+/* The whole request head (from the connection's start or the previous answer) is due
+ * within DAEMON_HEAD_TIMEOUT seconds however it trickles, and a body averages at least
+ * DAEMON_MIN_BODY_RATE bytes/s once it had as long: 408 and a close otherwise (slowloris).
+ * Twice the idle timeout, so an idle keep-alive connection is closed by that one first. */
+#define DAEMON_HEAD_TIMEOUT 20
+#define DAEMON_MIN_BODY_RATE 1024
+#define DAEMON_GUARD_PERIOD_MS 250 /* how often the deadlines are checked */
 /* A declared body over --max-body by at most this much is read and dropped before the 413,
  * so that a client still sending reads the answer; a larger one is answered at once. */
 #define DAEMON_DISCARD_BODY_MAX (16 * 1024 * 1024)
@@ -121,10 +128,18 @@
 #define DAEMON_MAX_TIMEOUT 86400       /* --timeout, --drain-timeout: seconds */
 #define DAEMON_MAX_CONNECTIONS 1000000 /* --max-connections */
 #define DAEMON_LOG_LINE_MAX 1024       /* bytes of one log line, newline included */
+/* Per window of DAEMON_LOG_WINDOW_S seconds: log lines alike but for their digits written
+ * (the rest counted and summed up), all lines written; slots telling kinds of lines apart.
+ * A repeated error (10 a second on a full disk) comes to about 2 lines a second. */
+#define DAEMON_LOG_WINDOW_S 10
+#define DAEMON_LOG_SIMILAR_PER_WINDOW 20
+#define DAEMON_LOG_LINES_PER_WINDOW 5000
+#define DAEMON_LOG_SLOTS 256
 #define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
 /* How often sleeping event streams are checked for a client that closed its side. */
 #define DAEMON_EVENTS_CLOSE_CHECK_MS 500
 #define DAEMON_EVENTS_PER_TOKEN 32 /* event streams one token may hold open; 503 beyond */
+#define DAEMON_EVENTS_RETRY_AFTER "5" /* seconds: Retry-After of that 503 */
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
@@ -133,6 +148,9 @@
 /* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
 #define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
 #define STORE_WAL_CHECKPOINT_BYTES (4L * 1024 * 1024) /* a WAL larger is checkpointed */
+/* The WAL's stated peak: the threshold plus the commits under way when a writer crosses it
+ * (tests/test_harden.c and bench/bench_wal.sh hold it; 4.0-4.2 MiB measured). */
+#define STORE_WAL_PEAK_BYTES (5L * 1024 * 1024)
 #define STORE_CHECKPOINT_TRIES 100 /* a checkpoint that collides with a writer's, retried (1 ms)   \
 	                            */
 #define STORE_EVICT_BATCH 1024     /* most answers deleted by one statement while evicting */

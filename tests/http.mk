@@ -18,6 +18,9 @@ tests_test_http_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
 # deploy/nginx.conf in a real nginx in front of the real daemon.
 TESTS += tests/test_nginx.sh
 EXTRA_DIST += tests/test_nginx.sh tests/http_lib.sh
+# Sends the bytes curl will not (shell tests of request framing).
+check_PROGRAMS += tests/raw_http
+tests_raw_http_SOURCES = tests/raw_http.c
 
 # Benchmark (wrk; cached, uncached and sweep answers against nginx's static ceiling).
 # Not part of `make check`: `make bench-http [BENCH_DURATION=10]`.
@@ -26,6 +29,15 @@ bench-http: all
 		$(SHELL) $(srcdir)/bench/bench_http.sh
 .PHONY: bench-http
 EXTRA_DIST += bench/bench_http.sh
+
+# WAL peak under uncached writes (wrk at 64 and 512 connections, and with --cache-max-mb 1)
+# against the bound the README states. Not part of `make check`: `make bench-wal
+# [WAL_DURATION=20]`.
+bench-wal: all
+	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) srcdir=$(srcdir) \
+		$(SHELL) $(srcdir)/bench/bench_wal.sh
+.PHONY: bench-wal
+EXTRA_DIST += bench/bench_wal.sh
 
 # Soak: wrk at 256 connections for 60 s, cached and uncached, memory and WAL before and
 # after. Not part of `make check`: `make soak [SOAK_DURATION=60]`.

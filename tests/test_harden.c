@@ -12,6 +12,7 @@
 #include <check.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "live.h"
@@ -142,6 +144,41 @@ START_TEST(database_files_private)
 		snprintf(path, sizeof path, "%s%s", dmn.db, suffixes[i]);
 		ck_assert_msg(file_mode(path) == 0600, "%s is %o", path, file_mode(path));
 	}
+}
+END_TEST
+
+/*
+ * A database, -wal, -shm and --log file left wider than 0600 (copied in, or made under
+ * another umask) are tightened to 0600 when the daemon opens them.
+ */
+START_TEST(existing_files_tightened)
+{
+	const char *suffixes[] = {"", "-wal", "-shm"};
+	struct live_reply r;
+	char path[400];
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	live_post(&dmn, "/v1/rest", rest_req, &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	for (i = 0; i < 3; i++) {
+		int fd;
+
+		snprintf(path, sizeof path, "%s%s", dmn.db, suffixes[i]);
+		fd = open(path, O_WRONLY | O_CREAT, 0644); /* a clean stop removed -wal, -shm */
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		ck_assert_int_eq(chmod(path, 0644), 0);
+	}
+	ck_assert_int_eq(chmod(dmn.log, 0644), 0);
+	live_start(&dmn, "--log", dmn.log, (char *)NULL);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s%s", dmn.db, suffixes[i]);
+		ck_assert_msg(file_mode(path) == 0600, "%s is %o", path, file_mode(path));
+	}
+	ck_assert_msg(file_mode(dmn.log) == 0600, "the log is %o", file_mode(dmn.log));
 }
 END_TEST
 
@@ -270,6 +307,112 @@ START_TEST(framing_refused)
 	fd = send_raw(&dmn, chunked, strlen(chunked));
 	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 200);
 	close(fd);
+}
+END_TEST
+
+/* Everything d sends on fd until it closes (or LIVE_WAIT_S), into buf; its length. */
+static size_t read_until_closed(int fd, char *buf, size_t size)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	while (live_now() < deadline && len + 1 < size) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf + len, size - 1 - len, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+	ck_assert_msg(live_now() < deadline, "not closed: %s", buf);
+	return len;
+}
+
+/* How many status lines are in buf. */
+static int status_lines(const char *buf)
+{
+	int n = 0;
+
+	for (const char *at = buf; (at = strstr(at, "HTTP/1.1 ")) != NULL; at++)
+		n++;
+	return n;
+}
+
+/*
+ * Ambiguous framing, each followed by a second request smuggled in the body: exactly one
+ * answer, a 400 in the contract's JSON, then the connection closes (so the rest is never
+ * read as a request). Repeated Content-Length or Transfer-Encoding lines (the first one
+ * alone looks fine), a second coding on another line, a blank before the colon, a folded
+ * Transfer-Encoding line.
+ */
+START_TEST(ambiguous_framing_one_400)
+{
+#define HEAD "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+#define SMUGGLED "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+	static const char *const cases[] = {
+	    HEAD "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}" SMUGGLED,
+	    HEAD "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n"
+	         "2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    HEAD "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+	         "2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    HEAD "Transfer-Encoding : chunked\r\nContent-Length: 2\r\n\r\n{}" SMUGGLED,
+	    HEAD "Transfer-Encoding:\r\n chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    HEAD "Content-Length:\r\n 2\r\n\r\n{}" SMUGGLED,
+	    HEAD "Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	};
+#undef HEAD
+#undef SMUGGLED
+	char buf[16384];
+	size_t i;
+
+	live_start(&dmn, "--timeout", "30", (char *)NULL);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int fd = send_raw(&dmn, cases[i], strlen(cases[i]));
+		json_t *v;
+
+		read_until_closed(fd, buf, sizeof buf);
+		close(fd);
+		ck_assert_msg(
+		    status_lines(buf) == 1, "case %zu: %d answers: %s", i, status_lines(buf), buf);
+		ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "case %zu: %s", i, buf);
+		v = raw_json(buf);
+		ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "bad_request");
+		json_decref(v);
+	}
+}
+END_TEST
+
+/*
+ * Content-Length: +2 (or a list) is refused by libmicrohttpd 0.9.75 itself, before
+ * contactd sees the request: a 400, then the connection closes, and the smuggled request
+ * is never answered. (The library writes its header block twice; deploy/nginx.conf in
+ * front answers one 400: tests/test_nginx.sh.)
+ */
+START_TEST(signed_length_refused_by_library)
+{
+	static const char *const cases[] = {
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}"
+	    "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n",
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Length: 2, 2\r\n\r\n{}"
+	    "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n",
+	};
+	char buf[16384];
+	size_t i;
+
+	live_start(&dmn, "--timeout", "30", (char *)NULL);
+	for (i = 0; i < 2; i++) {
+		int fd = send_raw(&dmn, cases[i], strlen(cases[i]));
+
+		read_until_closed(fd, buf, sizeof buf);
+		close(fd);
+		ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "case %zu: %s", i, buf);
+		ck_assert_msg(!strstr(buf, " 200 OK"), "case %zu: smuggled request answered", i);
+	}
 }
 END_TEST
 
@@ -412,16 +555,221 @@ START_TEST(per_address_limit_keeps_health)
 		fds[i] = live_connect(&dmn);
 		send(fds[i], partial, strlen(partial), MSG_NOSIGNAL);
 	}
-	fd = connect_from_other_address(&dmn);
-	ck_assert_int_eq(send(fd, health, strlen(health), 0), (ssize_t)strlen(health));
-	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 200);
-	gauge = strstr(buf, "\ncontactd_http_connections ");
-	ck_assert_ptr_nonnull(gauge);
-	/* 16 slow ones and this one. */
-	ck_assert_int_le(atoi(gauge + strlen("\ncontactd_http_connections ")), 17);
-	close(fd);
+	/* 16 slow ones and this one, once the refused ones (answered 503) are closed. */
+	for (int tries = 0;; tries++) {
+		int open;
+
+		fd = connect_from_other_address(&dmn);
+		ck_assert_int_eq(send(fd, health, strlen(health), 0), (ssize_t)strlen(health));
+		ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 200);
+		close(fd);
+		gauge = strstr(buf, "\ncontactd_http_connections ");
+		ck_assert_ptr_nonnull(gauge);
+		open = atoi(gauge + strlen("\ncontactd_http_connections "));
+		if (open <= 17)
+			break;
+		ck_assert_msg(tries < 50, "%d connections open", open);
+		live_sleep_ms(100);
+	}
 	for (i = 0; i < SLOW; i++)
 		close(fds[i]);
+}
+END_TEST
+
+/*
+ * Send the pieces on fd, one every step_ms, until the daemon answers; the status (0 for
+ * none within LIVE_WAIT_S) and, in *secs, how long after the first piece it came.
+ */
+static int trickle(int fd, const char *const *pieces, size_t count, long step_ms, char *buf,
+    size_t size, double *secs)
+{
+	double start = live_now(), deadline = start + LIVE_WAIT_S;
+	size_t i = 0;
+
+	buf[0] = '\0';
+	while (live_now() < deadline) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		if (poll(&p, 1, (int)step_ms) > 0) {
+			int status = live_read_response(fd, buf, size);
+
+			*secs = live_now() - start;
+			return status;
+		}
+		/* Keep sending the last piece: the trickle never ends by itself. */
+		send(fd, pieces[i], strlen(pieces[i]), MSG_NOSIGNAL);
+		if (i + 1 < count)
+			i++;
+	}
+	*secs = live_now() - start;
+	return 0;
+}
+
+/*
+ * Slowloris: a head trickled one header line every 300 ms never goes idle for --timeout,
+ * yet it is answered 408 and closed at --head-timeout (2 s; within 2 s of sweep slack),
+ * and counted in /metrics. Without the deadline it would wait for the client's LIVE_WAIT_S.
+ */
+START_TEST(head_deadline_despite_trickle)
+{
+	static const char *const pieces[] = {"GET /v1/health HTTP/1.1\r\n", "X-Slow: 1\r\n"};
+	char buf[4096];
+	double secs;
+	int fd, status;
+
+	live_start(&dmn, "--timeout", "30", "--head-timeout", "2", (char *)NULL);
+	fd = live_connect(&dmn);
+	status = trickle(fd, pieces, 2, 300, buf, sizeof buf, &secs);
+	ck_assert_msg(status == 408, "status %d after %.1f s: %s", status, secs, buf);
+	ck_assert_msg(secs >= 1.5 && secs < 4.5, "408 after %.1f s", secs);
+	ck_assert(strstr(buf, "\"error\":\"timeout\""));
+	ck_assert(live_closed_by_peer(fd));
+	close(fd);
+	ck_assert_int_eq((int)live_metric(&dmn, "contactd_http_head_timeouts_total"), 1);
+	/* A prompt client on a kept-alive connection is not cut: two requests 1 s apart. */
+	fd = live_connect(&dmn);
+	for (int i = 0; i < 2; i++) {
+		static const char health[] = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+
+		ck_assert_int_eq(
+		    send(fd, health, strlen(health), MSG_NOSIGNAL), (ssize_t)strlen(health));
+		ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 200);
+		live_sleep_ms(1000);
+	}
+	close(fd);
+}
+END_TEST
+
+/*
+ * A body trickled one byte every 300 ms (3 bytes/s) against --min-body-rate 100: after
+ * the grace (--head-timeout 2) it is answered 408 and closed, and counted.
+ */
+START_TEST(slow_body_cut)
+{
+	static const char *const pieces[] = {
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "Content-Length: 1000\r\n\r\n{",
+	    " "};
+	char buf[4096];
+	double secs;
+	int fd, status;
+
+	live_start(
+	    &dmn, "--timeout", "30", "--head-timeout", "2", "--min-body-rate", "100", (char *)NULL);
+	fd = live_connect(&dmn);
+	status = trickle(fd, pieces, 2, 300, buf, sizeof buf, &secs);
+	ck_assert_msg(status == 408, "status %d after %.1f s: %s", status, secs, buf);
+	ck_assert_msg(secs >= 1.5 && secs < 4.5, "408 after %.1f s", secs);
+	ck_assert(live_closed_by_peer(fd));
+	close(fd);
+	ck_assert_int_eq((int)live_metric(&dmn, "contactd_http_slow_bodies_total"), 1);
+}
+END_TEST
+
+/*
+ * One connection over --max-connections-per-ip is answered 503 with Retry-After, then
+ * closed, and counted in /metrics (not closed without a word).
+ */
+START_TEST(over_address_limit_answered)
+{
+	static const char partial[] = "GET /v1/health HTTP/1.1\r\nHost: x\r\n";
+	char buf[4096];
+	const char *counted;
+	int fds[4], fd, i, refusals;
+	json_t *v;
+
+	live_start(&dmn, "--max-connections-per-ip", "4", (char *)NULL);
+	for (i = 0; i < 4; i++) {
+		fds[i] = live_connect(&dmn);
+		send(fds[i], partial, strlen(partial), MSG_NOSIGNAL);
+	}
+	fd = live_connect(&dmn);
+	read_until_closed(fd, buf, sizeof buf);
+	close(fd);
+	ck_assert_msg(strncmp(buf, "HTTP/1.1 503 ", 13) == 0, "%s", buf);
+	ck_assert_msg(strcasestr(buf, "\r\nRetry-After: " DAEMON_RETRY_AFTER "\r\n"), "%s", buf);
+	v = raw_json(buf);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "unavailable");
+	json_decref(v);
+	for (i = 0; i < 4; i++)
+		close(fds[i]);
+	/* The slots free up: the next connection is served, and every refusal was counted
+	 * (this one, and any while the closes above were still being seen). */
+	refusals = 1;
+	for (;;) {
+		fd = live_connect(&dmn);
+		ck_assert_int_gt(
+		    send(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 36, MSG_NOSIGNAL), 0);
+		i = live_read_response(fd, buf, sizeof buf);
+		close(fd);
+		if (i != 503)
+			break;
+		refusals++;
+		live_sleep_ms(50);
+	}
+	ck_assert_int_eq(i, 200);
+	counted = strstr(buf, "\ncontactd_http_connections_refused_total ");
+	ck_assert_ptr_nonnull(counted);
+	ck_assert_int_eq(
+	    atoi(counted + strlen("\ncontactd_http_connections_refused_total ")), refusals);
+}
+END_TEST
+
+/* The sum of N over the log's "log: suppressed N similar lines: ..." lines that name
+ * needle. */
+static long suppressed_in_log(const struct live_daemon *d, const char *needle)
+{
+	char *log = live_read_file(d->log, NULL), *line, *save = NULL;
+	long n = 0;
+
+	ck_assert_ptr_nonnull(log);
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *at = strstr(line, "log: suppressed ");
+
+		if (at && strstr(at, needle))
+			n += atol(at + strlen("log: suppressed "));
+	}
+	free(log);
+	return n;
+}
+
+/*
+ * 300 identical requests as fast as one connection goes: the log holds at most
+ * DAEMON_LOG_SIMILAR_PER_WINDOW of their lines per window of DAEMON_LOG_WINDOW_S seconds,
+ * and "suppressed N similar lines" summaries account for every other one.
+ */
+START_TEST(log_repeats_suppressed)
+{
+	static const char health[] = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+	enum { REQUESTS = 300 };
+	char buf[4096];
+	double start, deadline;
+	int fd, i, written, before;
+	long suppressed = 0;
+
+	live_start(&dmn, (char *)NULL);
+	before = live_log_count(&dmn, " GET /v1/health 200 "); /* live_start()'s own */
+	fd = live_connect(&dmn);
+	start = live_now();
+	for (i = 0; i < REQUESTS; i++) {
+		ck_assert_int_eq(
+		    send(fd, health, strlen(health), MSG_NOSIGNAL), (ssize_t)strlen(health));
+		ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 200);
+	}
+	close(fd);
+	deadline = live_now() + LIVE_WAIT_S;
+	do {
+		live_sleep_ms(100);
+		/* the summaries quote a line too */
+		written = live_log_count(&dmn, " GET /v1/health 200 ") -
+		    live_log_count(&dmn, "log: suppressed ");
+		suppressed = suppressed_in_log(&dmn, " GET /v1/health 200 ");
+	} while (written + suppressed < before + REQUESTS && live_now() < deadline);
+	ck_assert_int_eq(written + suppressed, before + REQUESTS);
+	ck_assert_int_gt(suppressed, 0);
+	/* Whole windows the requests spanned, plus the partial ones at both ends. */
+	ck_assert_int_le(written,
+	    DAEMON_LOG_SIMILAR_PER_WINDOW * ((int)(live_now() - start) / DAEMON_LOG_WINDOW_S + 2));
 }
 END_TEST
 
@@ -553,6 +901,7 @@ END_TEST
 struct loader {
 	const struct live_daemon *d;
 	int first, count, failed;
+	atomic_int *finished; /* loaders done, or NULL */
 };
 
 /* count distinct (uncached) rest questions, each answered 200. */
@@ -574,20 +923,23 @@ static void *load_thread(void *p)
 			l->failed++;
 		live_reply_free(&r);
 	}
+	if (l->finished)
+		atomic_fetch_add(l->finished, 1);
 	return NULL;
 }
 
 /*
  * Sustained uncached load from 16 clients (8000 answers, each a commit, while lookups
- * keep read snapshots open): the WAL, sampled all along, stays under four checkpoint
- * thresholds plus the journal size limit.
+ * keep read snapshots open): the WAL, sampled all along, stays under its stated peak,
+ * STORE_WAL_PEAK_BYTES (5 MiB).
  */
 START_TEST(wal_bounded)
 {
 	enum { CLIENTS = 16, EACH = 500 };
-	/* What the writers add while one checkpoint waits for readers: seen up to about
-	 * 3 thresholds on the loaded 2-core machine; without the upkeep it reached 75 MB. */
-	const long long bound = 4 * STORE_WAL_CHECKPOINT_BYTES + atoll(STORE_WAL_LIMIT_TEXT);
+	/* The committing writer that crosses the threshold checkpoints at once, holding the
+	 * others off: the stated peak. (With only the upkeep's 100 ms checkpoints it was seen
+	 * near 3 thresholds on the loaded 2-core machine; with none, 75 MB.) */
+	const long long bound = STORE_WAL_PEAK_BYTES;
 	struct loader l[CLIENTS];
 	pthread_t t[CLIENTS];
 	char wal[400];
@@ -613,6 +965,43 @@ START_TEST(wal_bounded)
 		ck_assert_int_eq(l[i].failed, 0);
 	}
 	ck_assert_msg(biggest <= bound, "the WAL reached %lld bytes (bound %lld)", biggest, bound);
+}
+END_TEST
+
+/*
+ * The same load while --cache-max-mb 1 evicts (deletes) as fast as answers come in: the
+ * WAL stays under STORE_WAL_PEAK_BYTES too (before the committing writer checkpointed,
+ * 7.2 MB here in one run of two, 16.8 MiB under wrk).
+ */
+START_TEST(wal_bounded_while_evicting)
+{
+	enum { CLIENTS = 16, EACH = 500 };
+	struct loader l[CLIENTS];
+	pthread_t t[CLIENTS];
+	atomic_int finished = 0;
+	char wal[400];
+	long long biggest = 0;
+	int i;
+
+	live_start(&dmn, "--cache-max-mb", "1", (char *)NULL);
+	snprintf(wal, sizeof wal, "%s-wal", dmn.db);
+	for (i = 0; i < CLIENTS; i++) {
+		l[i] = (struct loader){
+		    .d = &dmn, .first = i * EACH, .count = EACH, .finished = &finished};
+		ck_assert_int_eq(pthread_create(&t[i], NULL, load_thread, &l[i]), 0);
+	}
+	while (atomic_load(&finished) < CLIENTS) {
+		long long n = file_size(wal);
+
+		biggest = n > biggest ? n : biggest;
+		live_sleep_ms(10);
+	}
+	for (i = 0; i < CLIENTS; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(l[i].failed, 0);
+	}
+	ck_assert_msg(biggest <= STORE_WAL_PEAK_BYTES, "the WAL reached %lld bytes (bound %ld)",
+	    biggest, STORE_WAL_PEAK_BYTES);
 }
 END_TEST
 
@@ -681,6 +1070,8 @@ START_TEST(event_streams_bounded_and_freed)
 	}
 	fd = send_raw(&dmn, request, strlen(request));
 	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 503);
+	ck_assert_msg(strcasestr(buf, "\r\nRetry-After: " DAEMON_EVENTS_RETRY_AFTER "\r\n"),
+	    "no Retry-After: %s", buf);
 	close(fd);
 	close(fds[0]);
 	do {
@@ -700,8 +1091,17 @@ START_TEST(event_streams_bounded_and_freed)
 }
 END_TEST
 
+/* Add test t to tc unless another one was asked for. */
+#define ADD_TEST(tc, t)                                                                            \
+	do {                                                                                       \
+		if (!only || strcmp(only, #t) == 0)                                                \
+			tcase_add_test(tc, t);                                                     \
+	} while (0)
+
 int main(void)
 {
+	/* HARDEN_ONLY=name runs that one test (while working on it). */
+	const char *only = getenv("HARDEN_ONLY");
 	Suite *s = suite_create("harden");
 	TCase *tc = tcase_create("contactd");
 	SRunner *sr;
@@ -710,20 +1110,28 @@ int main(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 600);
-	tcase_add_test(tc, max_body_above_default);
-	tcase_add_test(tc, database_files_private);
-	tcase_add_test(tc, signals_documented);
-	tcase_add_test(tc, calibration_allow_and_labels);
-	tcase_add_test(tc, non_utf8_answered);
-	tcase_add_test(tc, framing_refused);
-	tcase_add_test(tc, too_large_read_by_sending_client);
-	tcase_add_test(tc, overload_answered);
-	tcase_add_test(tc, per_address_limit_keeps_health);
-	tcase_add_test(tc, drain_timeout_cut_off_logged);
-	tcase_add_test(tc, cache_bounded);
-	tcase_add_test(tc, wal_bounded);
-	tcase_add_test(tc, backup_restores);
-	tcase_add_test(tc, event_streams_bounded_and_freed);
+	ADD_TEST(tc, max_body_above_default);
+	ADD_TEST(tc, database_files_private);
+	ADD_TEST(tc, existing_files_tightened);
+	ADD_TEST(tc, signals_documented);
+	ADD_TEST(tc, calibration_allow_and_labels);
+	ADD_TEST(tc, non_utf8_answered);
+	ADD_TEST(tc, framing_refused);
+	ADD_TEST(tc, ambiguous_framing_one_400);
+	ADD_TEST(tc, signed_length_refused_by_library);
+	ADD_TEST(tc, too_large_read_by_sending_client);
+	ADD_TEST(tc, overload_answered);
+	ADD_TEST(tc, per_address_limit_keeps_health);
+	ADD_TEST(tc, head_deadline_despite_trickle);
+	ADD_TEST(tc, slow_body_cut);
+	ADD_TEST(tc, over_address_limit_answered);
+	ADD_TEST(tc, log_repeats_suppressed);
+	ADD_TEST(tc, drain_timeout_cut_off_logged);
+	ADD_TEST(tc, cache_bounded);
+	ADD_TEST(tc, wal_bounded);
+	ADD_TEST(tc, wal_bounded_while_evicting);
+	ADD_TEST(tc, backup_restores);
+	ADD_TEST(tc, event_streams_bounded_and_freed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -79,4 +79,23 @@ grep -q -i '^Access-Control-Allow-Origin: http://lab.example' "$tmp/cors" ||
 status=$("$CURL" -sS -o "$tmp/page-post" -w '%{http_code}' -d x "http://127.0.0.1:$nport/")
 [ "$status" = 403 ] && grep -q '"error":"forbidden"' "$tmp/page-post" ||
 	fail "POST / through nginx: $status $(cat "$tmp/page-post")"
+# Ambiguous framing, each with a request smuggled after it: nginx answers one 400 (the
+# contract's JSON) and closes; contactd never sees it. raw_http sends the bytes as is.
+RAW_HTTP=${RAW_HTTP:-./tests/raw_http}
+head='POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
+smuggled='GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n'
+for framing in 'Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}' \
+	'Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n2\r\n{}\r\n0\r\n\r\n' \
+	'Transfer-Encoding : chunked\r\nContent-Length: 2\r\n\r\n{}' \
+	'Transfer-Encoding:\r\n chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n' \
+	'Content-Length: +2\r\n\r\n{}' \
+	'Content-Length: 2, 2\r\n\r\n{}'; do
+	printf "$head$framing$smuggled" | "$RAW_HTTP" "$nport" >"$tmp/framing" ||
+		fail "nginx kept the connection open after: $framing"
+	[ "$(grep -c '^HTTP/1.1 ' "$tmp/framing")" = 1 ] ||
+		fail "not one answer to $framing: $(cat "$tmp/framing")"
+	head -n 1 "$tmp/framing" | grep -q '^HTTP/1.1 400 ' && grep -q '"error":"bad_request"' "$tmp/framing" ||
+		fail "not a JSON 400 for $framing: $(cat "$tmp/framing")"
+done
+
 echo "PASS: nginx on port $nport fronts contactd on port $port"

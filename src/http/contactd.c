@@ -38,6 +38,8 @@ enum {
 	OPT_MAX_QUEUED,
 	OPT_CACHE_MAX_MB,
 	OPT_CORS_ORIGIN,
+	OPT_HEAD_TIMEOUT,
+	OPT_MIN_BODY_RATE,
 };
 
 static const struct option options[] = {
@@ -59,6 +61,8 @@ static const struct option options[] = {
     {"max-queued", required_argument, NULL, OPT_MAX_QUEUED},
     {"cache-max-mb", required_argument, NULL, OPT_CACHE_MAX_MB},
     {"cors-origin", required_argument, NULL, OPT_CORS_ORIGIN},
+    {"head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT},
+    {"min-body-rate", required_argument, NULL, OPT_MIN_BODY_RATE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -78,9 +82,15 @@ static void usage(FILE *out)
 	    "  -t, --threads N          HTTP threads (default: one per online core)\n"
 	    "      --sweep-threads N    threads computing one sweep (default: one per core)\n"
 	    "      --timeout SEC        close a connection idle SEC seconds (default %d s)\n"
+	    "      --head-timeout SEC   a request head must be in within SEC s of the\n"
+	    "                           connection's start or previous answer, however it\n"
+	    "                           trickles; 408 and close beyond (default %d s; 0: off)\n"
+	    "      --min-body-rate B    a body must average B bytes/s once it had\n"
+	    "                           --head-timeout s; 408 and close below (default %d)\n"
 	    "      --max-connections N  open connections at once (default %d)\n"
 	    "      --max-connections-per-ip N  open connections from one address\n"
-	    "                           (default %d; 0: no limit, e.g. behind a proxy)\n"
+	    "                           (default %d; 0: no limit, e.g. behind a proxy);\n"
+	    "                           one more is answered 503 with Retry-After\n"
 	    "      --compute-threads N  threads computing questions (default: one per core)\n"
 	    "      --max-queued N       questions waiting for them; 503 beyond (default %d)\n"
 	    "      --cache-max-mb N     answer cache bound, oldest evicted first (default %d;\n"
@@ -100,6 +110,7 @@ static void usage(FILE *out)
 	    "Requests and answers are in SI units (m, s, kg; K in 1/s^2, B in 1/s), as\n"
 	    "`contact --help` and contact(1) list them.\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
+	    DAEMON_HEAD_TIMEOUT, DAEMON_MIN_BODY_RATE,
 	    DAEMON_CONNECTION_LIMIT, DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE,
 	    DAEMON_CACHE_MAX_MB, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
 	    DAEMON_DRAIN_TIMEOUT);
@@ -152,6 +163,14 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 		ok = parse_number(arg, 1, DAEMON_MAX_TIMEOUT, &v) == 0;
 		c->timeout_s = (unsigned)v;
 		break;
+	case OPT_HEAD_TIMEOUT:
+		ok = parse_number(arg, 0, DAEMON_MAX_TIMEOUT, &v) == 0;
+		c->head_timeout_s = (unsigned)v;
+		break;
+	case OPT_MIN_BODY_RATE:
+		ok = parse_number(arg, 0, INT_MAX, &v) == 0;
+		c->min_body_rate = (unsigned)v;
+		break;
 	case OPT_MAX_CONNECTIONS:
 		ok = parse_number(arg, 1, DAEMON_MAX_CONNECTIONS, &v) == 0;
 		c->max_connections = (unsigned)v;
@@ -202,6 +221,12 @@ static int open_log(const char *path)
 
 	if (fd < 0)
 		return -1;
+	/* A log file that already existed keeps its mode otherwise: it holds client addresses
+	 * and paths, owner-only like the database. */
+	if (fchmod(fd, 0600) < 0) {
+		close(fd);
+		return -1;
+	}
 	/* dup2() swaps the descriptor atomically: a thread writing a line meanwhile writes it
 	 * whole to the old file or to the new one. */
 	if (fd != STDERR_FILENO) {

@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "http/admit.h"
+#include "http/guard.h"
 #include "http/http.h"
 #include "http/http_calib.h"
 #include "http/hotcache.h"
@@ -42,6 +43,7 @@ struct http_server {
 	atomic_bool stopping;
 	struct admit *pool; /* computes the questions that miss the caches */
 	struct upkeep *upkeep;
+	struct guard *guard; /* head deadline, body rate, per-address limit */
 	/* Guards the list of computing requests and each one's computing/abandoned/orphan. */
 	pthread_mutex_t jobs_lock;
 	struct exchange *jobs;
@@ -114,6 +116,8 @@ void http_config_default(struct http_config *c)
 	c->timeout_s = DAEMON_CONNECTION_TIMEOUT;
 	c->max_connections = DAEMON_CONNECTION_LIMIT;
 	c->max_per_ip = DAEMON_PER_IP_CONNECTION_LIMIT;
+	c->head_timeout_s = DAEMON_HEAD_TIMEOUT;
+	c->min_body_rate = DAEMON_MIN_BODY_RATE;
 	c->compute_threads = c->threads;
 	c->max_queued = DAEMON_COMPUTE_QUEUE;
 	c->cache_max_bytes = (long long)DAEMON_CACHE_MAX_MB * 1024 * 1024;
@@ -128,11 +132,79 @@ void http_config_default(struct http_config *c)
 
 /* ---- logging ---- */
 
+/* One kind of log line (the line with its digits left out) and its current window. */
+struct log_slot {
+	unsigned long long shape; /* FNV-1a of the line's bytes but digits */
+	long long window;         /* CLOCK_MONOTONIC window (DAEMON_LOG_WINDOW_S) of its counts */
+	unsigned written;         /* lines written in that window */
+	unsigned long suppressed; /* lines left out in that window */
+	char example[120];        /* the first one left out */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct log_slot slot[DAEMON_LOG_SLOTS];
+	long long window; /* of written_total */
+	unsigned written_total;
+} log_limit = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* One write(2) per line, so lines from different threads never interleave. */
+static void log_write(const char *line, size_t n)
+{
+	if (write(STDERR_FILENO, line, n) < 0)
+		return;
+}
+
+static long long log_window(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec / DAEMON_LOG_WINDOW_S;
+}
+
+/* The summary of slot's suppressed lines into out (log_limit.lock held); its length, 0 if
+ * none, and the slot's count reset. */
+static size_t log_summary(struct log_slot *slot, char *out, size_t size)
+{
+	int n;
+
+	if (!slot->suppressed)
+		return 0;
+	n = snprintf(
+	    out, size, "log: suppressed %lu similar lines: %s\n", slot->suppressed, slot->example);
+	slot->suppressed = 0;
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+void http_log_flush(void)
+{
+	long long now = log_window();
+	char summary[256];
+
+	for (size_t i = 0; i < DAEMON_LOG_SLOTS; i++) {
+		size_t n = 0;
+
+		pthread_mutex_lock(&log_limit.lock);
+		if (log_limit.slot[i].window != now)
+			n = log_summary(&log_limit.slot[i], summary, sizeof summary);
+		pthread_mutex_unlock(&log_limit.lock);
+		if (n)
+			log_write(summary, n);
+	}
+}
+
 void http_log(const char *fmt, ...)
 {
-	char line[DAEMON_LOG_LINE_MAX];
+	char line[DAEMON_LOG_LINE_MAX], summary[256];
+	unsigned long long shape = 14695981039346656037ULL;
+	long long now = log_window();
+	struct log_slot *slot;
+	size_t summary_len;
 	va_list ap;
-	int n;
+	int n, keep;
 
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof line - 1, fmt, ap);
@@ -141,10 +213,38 @@ void http_log(const char *fmt, ...)
 		return;
 	if ((size_t)n > sizeof line - 2)
 		n = sizeof line - 2;
-	line[n++] = '\n';
-	/* One write(2) per line, so lines from different threads never interleave. */
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+	for (int i = 0; i < n; i++) {
+		if (line[i] < '0' || line[i] > '9')
+			shape = (shape ^ (unsigned char)line[i]) * 1099511628211ULL;
+	}
+	slot = &log_limit.slot[shape % DAEMON_LOG_SLOTS];
+	pthread_mutex_lock(&log_limit.lock);
+	summary_len = 0;
+	if (slot->shape != shape || slot->window != now) {
+		summary_len = log_summary(slot, summary, sizeof summary);
+		slot->shape = shape;
+		slot->window = now;
+		slot->written = 0;
+	}
+	if (log_limit.window != now) {
+		log_limit.window = now;
+		log_limit.written_total = 0;
+	}
+	keep = slot->written < DAEMON_LOG_SIMILAR_PER_WINDOW &&
+	    log_limit.written_total < DAEMON_LOG_LINES_PER_WINDOW;
+	if (keep) {
+		slot->written++;
+		log_limit.written_total++;
+	} else if (slot->suppressed++ == 0) {
+		snprintf(slot->example, sizeof slot->example, "%.*s", n, line);
+	}
+	pthread_mutex_unlock(&log_limit.lock);
+	if (summary_len)
+		log_write(summary, summary_len);
+	if (!keep)
 		return;
+	line[n++] = '\n';
+	log_write(line, (size_t)n);
 }
 
 /* Copy s into out (size > 4) with every byte that could forge a log field escaped as %XX. */
@@ -721,6 +821,7 @@ static enum MHD_Result serve_metrics(
 	    .computing = admit_running(srv->pool),
 	    .queued = admit_queued(srv->pool),
 	    .refused = admit_rejected(srv->pool),
+	    .guard = guard_counts(srv->guard),
 	};
 	size_t len = 0;
 	char *text = metrics_render(srv->metrics, &g, PACKAGE_VERSION, srv->cfg.core_version, &len);
@@ -929,35 +1030,141 @@ static void body_append(struct exchange *x, const char *data, size_t n)
 	x->body[x->body_len] = '\0';
 }
 
+/* What check_framing() learns from every header line of a request. */
+struct framing {
+	int lengths, codings; /* Content-Length and Transfer-Encoding lines */
+	const char *length;   /* the last of each */
+	const char *coding;
+	const char *bad_name; /* a header name with a blank in it (or empty) */
+	int bad_length;       /* a Content-Length that is not 1*DIGIT */
+	int bad_coding;       /* a Transfer-Encoding that is not exactly chunked */
+};
+
+/* Is s, blanks around it aside, exactly word (any case)? */
+static int is_word(const char *s, const char *word)
+{
+	size_t n;
+
+	s += strspn(s, " \t");
+	n = strlen(word);
+	if (strncasecmp(s, word, n) != 0)
+		return 0;
+	s += n;
+	return s[strspn(s, " \t")] == '\0';
+}
+
+/* Is s, blanks around it aside, a plain decimal number (no sign, no list)? */
+static int is_digits(const char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t");
+	n = strspn(s, "0123456789");
+	return n > 0 && s[n + strspn(s + n, " \t")] == '\0';
+}
+
+/* Does name start with prefix (any case) and go on after it? */
+static int has_longer_prefix(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncasecmp(name, prefix, n) == 0 && name[n] != '\0';
+}
+
+/* MHD_KeyValueIterator over the request's headers: every line, repeats included. */
+static enum MHD_Result framing_line(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct framing *f = cls;
+
+	(void)kind;
+	/* libmicrohttpd 0.9.75 appends a folded line (obs-fold) to the header's name:
+	 * "Transfer-Encoding:\r\n chunked" arrives as "Transfer-Encodingchunked". */
+	if (!key || !*key || key[strcspn(key, " \t")] != '\0' ||
+	    has_longer_prefix(key, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+	    has_longer_prefix(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		f->bad_name = key ? key : "";
+		return MHD_YES;
+	}
+	if (!value)
+		value = "";
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+		f->lengths++;
+		f->length = value;
+		f->bad_length |= !is_digits(value);
+	} else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+		f->codings++;
+		f->coding = value;
+		f->bad_coding |= !is_word(value, "chunked");
+	}
+	return MHD_YES;
+}
+
+/* Refuse framing with one 400 and close the connection: what follows the head cannot be
+ * trusted to be where this request's body ends. */
+static enum MHD_Result refuse_framing(struct MHD_Connection *conn, struct exchange *x,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static enum MHD_Result refuse_framing(
+    struct MHD_Connection *conn, struct exchange *x, const char *fmt, ...)
+{
+	char message[ERR_MESSAGE_MAX];
+	struct err e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof message, fmt, ap);
+	va_end(ap);
+	err_set(&e, ERR_BAD_REQUEST, "", "%s", message);
+	http_add_header(&x->req, MHD_HTTP_HEADER_CONNECTION, "close");
+	return http_respond_error(conn, &x->req, &e);
+}
+
 /*
  * The first call of a request, its headers in: refuse framing a proxy in front could
- * read differently (RFC 9112 6.1: Content-Length with Transfer-Encoding is how requests
- * are smuggled), codings MHD cannot undo (it would wait for a body it cannot delimit),
- * and a declared oversized body. That one is refused at once when the client waits for
- * "100 Continue" or the body is too large to be worth reading; otherwise the body is
- * read and dropped, so that the client, still sending, then reads its 413 rather than a
- * reset connection.
+ * read differently (RFC 9112 6.1, 6.3: Content-Length with Transfer-Encoding, either of
+ * them repeated, a Content-Length that is not a plain number, a header name with a blank
+ * before its colon, a folded framing header: how requests are smuggled), codings MHD cannot undo
+ * (it would wait for a body it cannot delimit), and a declared oversized body. Every header line is
+ * read, not only the first of each name. The oversized body is refused at once when the
+ * client waits for "100 Continue" or the body is too large to be worth reading;
+ * otherwise the body is read and dropped, so that the client, still sending, then reads
+ * its 413 rather than a reset connection.
  */
 static enum MHD_Result check_framing(struct MHD_Connection *conn, struct exchange *x)
 {
-	const char *length =
-	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	const char *coding =
-	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	const char *expect =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+	struct framing f = {0};
+	char shown[64];
 	unsigned long long declared;
 
-	if (coding && length)
-		return reject(conn, x, ERR_BAD_REQUEST,
-		    "Content-Length and Transfer-Encoding together; send one of them");
-	if (coding && strcasecmp(coding, "chunked") != 0)
-		return reject(conn, x, ERR_BAD_REQUEST,
-		    "Transfer-Encoding %s is not supported; send chunked or Content-Length",
-		    coding);
-	if (!length)
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, framing_line, &f);
+	if (f.bad_name) {
+		log_safe(shown, sizeof shown, f.bad_name);
+		return refuse_framing(conn, x,
+		    "header name '%s' is malformed (a blank before the colon, or a folded line)",
+		    shown);
+	}
+	if (f.lengths > 1 || f.codings > 1)
+		return refuse_framing(conn, x, "%s given %d times; send it once",
+		    f.lengths > 1 ? "Content-Length" : "Transfer-Encoding",
+		    f.lengths > 1 ? f.lengths : f.codings);
+	if (f.codings && f.lengths)
+		return refuse_framing(
+		    conn, x, "Content-Length and Transfer-Encoding together; send one of them");
+	if (f.bad_coding) {
+		log_safe(shown, sizeof shown, f.coding);
+		return refuse_framing(conn, x,
+		    "Transfer-Encoding %s is not supported; send chunked or Content-Length", shown);
+	}
+	if (f.bad_length) {
+		log_safe(shown, sizeof shown, f.length);
+		return refuse_framing(conn, x, "Content-Length %s is not a decimal number", shown);
+	}
+	if (!f.lengths)
 		return MHD_YES;
-	declared = strtoull(length, NULL, 10);
+	declared = strtoull(f.length, NULL, 10);
 	if (declared <= x->srv->cfg.max_body)
 		return MHD_YES;
 	x->body_too_large = 1;
@@ -979,6 +1186,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!x)
 			return MHD_NO;
 		*con_cls = x;
+		if (guard_head_in(conn) < 0)
+			return MHD_NO; /* the guard cut it (a 408 went out) */
 		return check_framing(conn, x);
 	}
 	if (x->abandoned)
@@ -987,10 +1196,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (x->resumed)
 		return finish_question(conn, x);
 	if (*upload_data_size) {
+		guard_body_in(conn, *upload_data_size);
 		body_append(x, upload_data, *upload_data_size);
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (guard_request_in(conn) < 0)
+		return MHD_NO;
 	if (x->body)
 		x->req.body = x->body;
 	x->req.body_len = x->body_len;
@@ -1004,7 +1216,7 @@ static void on_completed(
 	struct exchange *x = *con_cls;
 	double secs;
 
-	(void)conn;
+	guard_request_done(conn);
 	if (!x)
 		return;
 	*con_cls = NULL;
@@ -1108,7 +1320,11 @@ int http_start(
 	srv->limits.max_eval_calls = config->max_eval_calls;
 	srv->limits.threads = config->sweep_threads;
 	srv->limits.max_body = config->max_body;
-	if (listen_address(config, &addr, err) < 0)
+	if (listen_address(config, &addr, err) < 0 ||
+	    guard_start(&(struct guard_config){.max_per_ip = config->max_per_ip,
+	                    .head_timeout_s = config->head_timeout_s,
+	                    .min_body_rate = config->min_body_rate},
+	        &srv->guard, err) < 0)
 		goto fail;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -1117,9 +1333,10 @@ int http_start(
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
 	    (unsigned)config->threads, MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_s,
 	    MHD_OPTION_CONNECTION_LIMIT, config->max_connections,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->max_per_ip,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DAEMON_CONNECTION_MEMORY,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+	    /* the per-address limit is the guard's: it answers 503 where MHD would only close */
+	    MHD_OPTION_NOTIFY_CONNECTION, guard_notify, srv->guard, MHD_OPTION_END);
 	if (!srv->daemon) {
 		err_set(err, ERR_UNAVAILABLE, NULL, "cannot listen on %s port %u: %s", config->bind,
 		    config->port, strerror(errno));
@@ -1130,6 +1347,7 @@ int http_start(
 	*out = srv;
 	return 0;
 fail:
+	guard_stop(srv->guard);
 	admit_stop(srv->pool);
 	upkeep_stop(srv->upkeep);
 	metrics_free(srv->metrics);
@@ -1208,6 +1426,7 @@ void http_stop(struct http_server *srv)
 		abandon_jobs(srv);
 	}
 	MHD_stop_daemon(srv->daemon);
+	guard_stop(srv->guard);
 	upkeep_stop(srv->upkeep);
 	running = admit_stop(srv->pool);
 	if (running) {

@@ -26,6 +26,8 @@ struct http_config {
 	unsigned timeout_s;       /* idle seconds before a connection is closed */
 	unsigned max_connections; /* open connections at once */
 	unsigned max_per_ip;      /* open connections from one address; 0: no limit */
+	unsigned head_timeout_s;  /* a request head's deadline, a body's grace; 0: none */
+	unsigned min_body_rate;   /* bytes/s a body averages after its grace; 0: none */
 	int compute_threads;      /* threads computing questions that miss the caches, >= 1 */
 	long max_queued;          /* questions waiting for a compute thread; 503 beyond */
 	long long cache_max_bytes; /* answer bytes the store's cache keeps; 0: no bound */
@@ -107,8 +109,19 @@ void http_set_allow(struct http_request *req, const char *methods);
  * (contactd's answer to SIGUSR1). */
 void http_log_stats(struct http_server *srv);
 
-/* Write one line (a newline is added) to the log, whole, even from many threads. */
+/*
+ * Write one line (a newline is added) to the log, whole, even from many threads. Lines
+ * alike but for their digits (the same request again, the same error again) are written
+ * at most DAEMON_LOG_SIMILAR_PER_WINDOW times in a window of DAEMON_LOG_WINDOW_S seconds,
+ * and all lines at most DAEMON_LOG_LINES_PER_WINDOW times; the rest is counted, and one
+ * line "log: suppressed N similar lines: EXAMPLE" follows once the window is over (see
+ * http_log_flush()).
+ */
 void http_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Write the summaries of suppressed lines whose window is over (called periodically, so
+ * that a summary does not wait for the next line). */
+void http_log_flush(void);
 
 /* Is a request's Content-Type (NULL: none given) JSON, application/json or a +json
  * type? Every route that takes a body answers 415 otherwise. */

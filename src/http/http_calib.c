@@ -843,6 +843,7 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	if (open >= DAEMON_EVENTS_PER_TOKEN) {
 		err_set(&err, ERR_UNAVAILABLE, NULL,
 		    "this token has %d event streams open; close one first", open);
+		http_add_header(req, "Retry-After", DAEMON_EVENTS_RETRY_AFTER);
 		return respond_error(conn, req, &err);
 	}
 	s = calloc(1, sizeof *s);

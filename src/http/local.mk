@@ -7,6 +7,7 @@ contactd_SOURCES = \
 	src/http/http.c src/http/http.h \
 	src/http/admit.c src/http/admit.h \
 	src/http/upkeep.c src/http/upkeep.h \
+	src/http/guard.c src/http/guard.h \
 	src/http/hotcache.c src/http/hotcache.h \
 	src/http/metrics.c src/http/metrics.h \
 	src/http/openapi.h \

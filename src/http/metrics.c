@@ -266,8 +266,21 @@ char *metrics_render(struct metrics *m, const struct metrics_gauges *g, const ch
 	    "# HELP contactd_compute_refused_total Questions answered 503 (Retry-After) because"
 	    " every compute slot was taken.\n"
 	    "# TYPE contactd_compute_refused_total counter\n"
-	    "contactd_compute_refused_total %lu\n",
-	    g->in_flight, g->connections, g->computing, g->queued, g->refused);
+	    "contactd_compute_refused_total %lu\n"
+	    "# HELP contactd_http_connections_refused_total Connections over"
+	    " --max-connections-per-ip, answered 503 (Retry-After) and closed.\n"
+	    "# TYPE contactd_http_connections_refused_total counter\n"
+	    "contactd_http_connections_refused_total %lu\n"
+	    "# HELP contactd_http_head_timeouts_total Request heads not in within"
+	    " --head-timeout, answered 408 and closed.\n"
+	    "# TYPE contactd_http_head_timeouts_total counter\n"
+	    "contactd_http_head_timeouts_total %lu\n"
+	    "# HELP contactd_http_slow_bodies_total Request bodies slower than"
+	    " --min-body-rate, answered 408 and closed.\n"
+	    "# TYPE contactd_http_slow_bodies_total counter\n"
+	    "contactd_http_slow_bodies_total %lu\n",
+	    g->in_flight, g->connections, g->computing, g->queued, g->refused, g->guard.refused,
+	    g->guard.head_timeouts, g->guard.slow_bodies);
 	if (fclose(out) != 0) {
 		free(text);
 		return NULL;

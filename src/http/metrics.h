@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "http/guard.h"
 
 struct metrics;
 
@@ -40,6 +41,7 @@ struct metrics_gauges {
 	long computing;        /* questions running in the compute pool */
 	long queued;           /* questions waiting for a compute thread */
 	unsigned long refused; /* questions answered 503 because the pool was full (a counter) */
+	struct guard_counts guard; /* connections refused or cut by the guard (counters) */
 };
 
 /*

@@ -3,6 +3,7 @@
  * and the answer cache. See store.h for the threading model.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,39 @@ static int busy_wait(void *arg, int tries)
 	return 1;
 }
 
+/*
+ * SQLite's WAL hook, after every commit (its write lock released): once the WAL holds
+ * STORE_WAL_CHECKPOINT_BYTES, the committing thread checkpoints it with TRUNCATE itself,
+ * holding the next writers off meanwhile, so the WAL cannot outgrow the threshold by more
+ * than the commits already under way. (It replaces SQLite's automatic checkpoint, a
+ * PASSIVE one every 1000 pages that readers can keep from resetting the WAL, and the
+ * upkeep thread's, which looks only every DAEMON_UPKEEP_MS.) Another thread's checkpoint
+ * under way (SQLITE_BUSY) does the same job: nothing to do then.
+ */
+static int wal_grown(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	long long page_bytes = (long long)(intptr_t)arg;
+
+	if ((long long)pages * page_bytes >= STORE_WAL_CHECKPOINT_BYTES)
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	return SQLITE_OK;
+}
+
+/* Install wal_grown() on db, knowing its page size. */
+static int watch_wal(sqlite3 *db, struct err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	long long page_bytes = 4096;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &stmt, NULL) != SQLITE_OK)
+		return sqlite_fail(err, db, "reading the page size");
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		page_bytes = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	sqlite3_wal_hook(db, wal_grown, (void *)(intptr_t)page_bytes);
+	return 0;
+}
+
 static struct conn_slot *slot_open(struct store *st, struct err *err)
 {
 	struct conn_slot *slot = calloc(1, sizeof *slot);
@@ -129,7 +163,8 @@ static struct conn_slot *slot_open(struct store *st, struct err *err)
 	    exec_sql(slot->db,
 	        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA "
 	        "journal_size_limit=" STORE_WAL_LIMIT_TEXT ";",
-	        err) < 0)
+	        err) < 0 ||
+	    watch_wal(slot->db, err) < 0)
 		goto fail;
 	if (pthread_setspecific(st->key, slot) != 0) {
 		err_set(err, ERR_UNAVAILABLE, NULL, "store: cannot keep a thread's connection");
@@ -242,6 +277,38 @@ static int sum_cache_bytes(struct store *st, struct err *err)
 	return rc;
 }
 
+/*
+ * Make path owner-only (0600) if it exists with a wider mode: the files hold token hashes
+ * and measurements, and a database copied in or created under another umask keeps its
+ * mode. -1 with err when it exists and cannot be changed.
+ */
+static int make_private(const char *path, struct err *err)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) != 0 || (sb.st_mode & 0777) == 0600)
+		return 0;
+	if (chmod(path, 0600) == 0)
+		return 0;
+	return err_set(err, ERR_UNAVAILABLE, NULL, "store: %s is mode %03o and cannot be made 0600",
+	    path, (unsigned)(sb.st_mode & 0777));
+}
+
+/* make_private() on the database and its -wal and -shm files. */
+static int make_files_private(const char *path, struct err *err)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm"};
+	char name[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+		if (make_private(name, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int store_open(const char *path, struct store **out, struct err *err)
 {
 	struct store *st = calloc(1, sizeof *st);
@@ -260,7 +327,7 @@ int store_open(const char *path, struct store **out, struct err *err)
 	db = store_conn(st, err);
 	/* WAL is a property of the file: set once here, every later connection inherits it. */
 	if (!db || exec_sql(db, "PRAGMA journal_mode=WAL", err) < 0 || store_migrate(db, err) < 0 ||
-	    sum_cache_bytes(st, err) < 0) {
+	    sum_cache_bytes(st, err) < 0 || make_files_private(path, err) < 0) {
 		store_close(st);
 		return -1;
 	}

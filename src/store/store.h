@@ -61,6 +61,8 @@ extern const size_t store_migration_count;
  * every pending migration. On success *out is a new store the caller releases with
  * store_close(). Fails with ERR_UNAVAILABLE when the file cannot be opened or was
  * written by a newer contactd (user_version above the newest migration we know).
+ * The database and its -wal and -shm files are made mode 0600 if they were wider (fails
+ * when that is not permitted).
  */
 int store_open(const char *path, struct store **out, struct err *err);
 
