@@ -18,6 +18,9 @@ tests_test_http_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
 # deploy/nginx.conf in a real nginx in front of the real daemon.
 TESTS += tests/test_nginx.sh
 EXTRA_DIST += tests/test_nginx.sh tests/http_lib.sh
+# The documented log rotation (deploy/logrotate.conf) with a real logrotate.
+TESTS += tests/logrotate_test.sh
+EXTRA_DIST += tests/logrotate_test.sh
 # Sends the bytes curl will not (shell tests of request framing).
 check_PROGRAMS += tests/raw_http
 tests_raw_http_SOURCES = tests/raw_http.c
