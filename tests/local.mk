@@ -4,3 +4,5 @@ include $(srcdir)/tests/parity.mk
 include $(srcdir)/tests/service.mk
 include $(srcdir)/tests/http.mk
 include $(srcdir)/tests/calib.mk
+include $(srcdir)/tests/install.mk
+include $(srcdir)/tests/requirements.mk
