@@ -145,6 +145,11 @@ grep -q '^1.0,' "$tmp/csv_rows" || fail "CSV does not write 1.0: $(cat "$tmp/csv
 contains "$tmp/csv_rows" ',4,16,false'
 contains "$tmp/json_rows" ',4,16,false'
 
+# the README's sweep example exists and draws
+run 0 sweep "${srcdir:-.}/docs/examples/sweep-req.json" --plot "$tmp/example.svg" --field rebound
+contains "$tmp/out" '"columns":["/geom/solref/1","peak_penetration","rebound",'
+contains "$tmp/example.svg" '<svg'
+
 # usage errors: status 1
 run 1
 run 1 fly

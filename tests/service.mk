@@ -46,3 +46,6 @@ tests_test_find_LDADD = $(SERVICE_TEST_LIBS) -lm
 # `contact --plot` and `contact plot`: well-formed SVG drawing the answers' numbers.
 TESTS += tests/plot_test.sh
 EXTRA_DIST += tests/plot_test.sh
+
+# The README's sweep example (docs/examples/), run by cli_test.sh.
+EXTRA_DIST += docs/examples/sweep-req.json
