@@ -89,7 +89,7 @@ untracked() {
 	[ -z "$extra" ] || fail "$1: the commands leave files git lists: $(echo "$extra" | head -20)"
 }
 
-trap 'stop_daemon' INT TERM
+trap 'stop_daemon; exit 130' INT TERM
 
 # A: the README's order, the daemon still running while the tests run
 git clone -q "$repo" "$work/a" || exit 99
