@@ -39,7 +39,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 for r in $robots; do
-	"$CONTACTD" --db "$tmp/cache.db" token create "$r" >"$tmp/$r.token"
+	"$CONTACTD" --db "$tmp/cache.db" token create "$r" | sed -n 's/^token: //p' >"$tmp/$r.token"
 done
 start_contactd "$tmp" --threads "$threads" || exit 1
 base="http://127.0.0.1:$port"

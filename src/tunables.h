@@ -12,7 +12,7 @@
  * cached answers are never stale. core-2: reals print as their shortest exact text.
  * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). core-4: eval follows
  * its "mujoco" release; eval and find answers carry mujoco and core_version. */
-#define CORE_VERSION "core-4"
+#define CORE_VERSION "core-5"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */

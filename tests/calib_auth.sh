@@ -16,9 +16,9 @@ expect() { # expect STATUS DESCRIPTION METHOD PATH TOKEN [BODY]
 	[ "$got" = "$want" ] || fail "$what: status $got, expected $want: $(cat "$dir/answer")"
 }
 
-alice=$("$CONTACTD" --db "$db" token create alice --lab lab1) || fail "token create alice"
-bob=$("$CONTACTD" --db "$db" token create bob) || fail "token create bob"
-old=$("$CONTACTD" --db "$db" token create alice) || fail "token create alice 2"
+alice=$(new_token create alice --lab lab1) || fail "token create alice"
+bob=$(new_token create bob) || fail "token create bob"
+old=$(new_token create alice) || fail "token create alice 2"
 # revoke given the whole token: the secret is printed nowhere
 "$CONTACTD" --db "$db" token revoke "$old" >"$dir/revoke.out" 2>&1 || fail "token revoke"
 grep -q "${old#*.}" "$dir/revoke.out" && fail "token revoke printed the secret"
@@ -26,17 +26,33 @@ grep -q "revoked ${old%%.*}" "$dir/revoke.out" || fail "token revoke: $(cat "$di
 "$CONTACTD" --db "$db" token revoke "nonsense.${old#*.}" >"$dir/revoke.out" 2>&1 &&
 	fail "revoking nonsense succeeded"
 grep -q "${old#*.}" "$dir/revoke.out" && fail "a failed token revoke printed the secret"
-"$CONTACTD" --db "$db" token list | grep -q "\"id\":\"${old%%.*}\",.*\"revoked_at\":[0-9]" ||
+"$CONTACTD" --db "$db" token list --json | grep -q "\"id\":\"${old%%.*}\",.*\"revoked_at\":[0-9]" ||
 	fail "token list does not show the revocation"
-viewer=$("$CONTACTD" --db "$db" token create --viewer alice) || fail "token create --viewer"
-labview=$("$CONTACTD" --db "$db" token create --viewer --lab lab1) || fail "lab viewer"
-brief=$("$CONTACTD" --db "$db" token create alice --expires 1) || fail "token create --expires"
-rotating=$("$CONTACTD" --db "$db" token create alice) || fail "token create alice 3"
-rotated=$("$CONTACTD" --db "$db" token rotate "${rotating%%.*}" --grace 0) || fail "token rotate"
-graced=$("$CONTACTD" --db "$db" token create alice) || fail "token create alice 4"
-regraced=$("$CONTACTD" --db "$db" token rotate "${graced%%.*}" --grace 3600) || fail "rotate 2"
-"$CONTACTD" --db "$db" token list | grep -q "\"replaces\":\"${rotating%%.*}\"" ||
+viewer=$(new_token create --viewer alice) || fail "token create --viewer"
+labview=$(new_token create --viewer --lab lab1) || fail "lab viewer"
+brief=$(new_token create alice --expires 1) || fail "token create --expires"
+rotating=$(new_token create alice) || fail "token create alice 3"
+rotated=$(new_token rotate "${rotating%%.*}" --grace 0) || fail "token rotate"
+graced=$(new_token create alice) || fail "token create alice 4"
+regraced=$(new_token rotate "${graced%%.*}" --grace 3600) || fail "rotate 2"
+"$CONTACTD" --db "$db" token list --json | grep -q "\"replaces\":\"${rotating%%.*}\"" ||
 	fail "token list does not show the rotation"
+# for people: the new token labelled, the list a table with ISO 8601 times (UTC);
+# --json for scripts: {"id", "token"}
+"$CONTACTD" --db "$db" token create carol >"$dir/create.out" || fail "token create carol"
+grep -q '^token: [0-9a-f]\{16\}\.[0-9a-f]' "$dir/create.out" || fail "token create: $(cat "$dir/create.out")"
+grep -q '^id: *[0-9a-f]\{16\}$' "$dir/create.out" || fail "token create names no id: $(cat "$dir/create.out")"
+"$CONTACTD" --db "$db" token create carol --json >"$dir/create.json" || fail "token create --json"
+grep -q '^{"id":"[0-9a-f]\{16\}","token":"[0-9a-f]\{16\}\.[0-9a-f]*"}$' "$dir/create.json" ||
+	fail "token create --json: $(cat "$dir/create.json")"
+"$CONTACTD" --db "$db" token list >"$dir/list.out" || fail "token list"
+head -n 1 "$dir/list.out" | grep -q '^ID  *ROLE  *ROBOT  *LAB  *CREATED  *EXPIRES  *LAST USED  *REVOKED  *REPLACES$' ||
+	fail "token list header: $(head -n 1 "$dir/list.out")"
+grep "^${old%%.*} " "$dir/list.out" |
+	grep -q '^[0-9a-f]\{16\}  *robot  *alice  *[^ ]*  *[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z  *never  *-  *[0-9]\{4\}-[0-9-]*T[0-9:]*Z  *-$' ||
+	fail "token list row of the revoked token: $(grep "^${old%%.*} " "$dir/list.out")"
+grep -q '"created_at"\|{' "$dir/list.out" && fail "token list prints JSON: $(head -n 3 "$dir/list.out")"
+grep -q "${alice#*.}" "$dir/list.out" && fail "token list shows a secret"
 wrong="${alice%%.*}.$(echo "${alice#*.}" | tr '0-9a-f' '1-9a-f0')"
 start_daemon
 
@@ -86,9 +102,9 @@ expect 404 "lab viewer reads bob's" GET /v1/robots/bob/calibrations "$labview"
 expect 200 "rotated token" GET "/v1/calibrations/$id" "$rotated"
 expect 200 "rotated token in its grace" GET "/v1/calibrations/$id" "$graced"
 expect 200 "its successor" GET "/v1/calibrations/$id" "$regraced"
-"$CONTACTD" --db "$db" token list | grep -q "\"id\":\"${viewer%%.*}\",.*\"last_used_at\":[0-9]" ||
+"$CONTACTD" --db "$db" token list --json | grep -q "\"id\":\"${viewer%%.*}\",.*\"last_used_at\":[0-9]" ||
 	fail "token list does not show the viewer's last use"
-"$CONTACTD" --db "$db" token list | grep -q "${alice#*.}" && fail "token list shows a secret"
+"$CONTACTD" --db "$db" token list --json | grep -q "${alice#*.}" && fail "token list shows a secret"
 
 # bad measurements: rejected with the contract's error, and nothing of the upload stored
 expect 422 "rebound above height" POST "/v1/calibrations/$id/measurements" "$alice" \

@@ -61,10 +61,10 @@ still_open() {
 	kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null || fail "stream $1 ended early"
 }
 
-alice=$("$CONTACTD" --db "$db" token create alice) || fail "token create alice"
-victim=$("$CONTACTD" --db "$db" token create alice) || fail "token create victim"
-rotating=$("$CONTACTD" --db "$db" token create alice) || fail "token create rotating"
-viewer=$("$CONTACTD" --db "$db" token create --viewer alice) || fail "token create --viewer"
+alice=$(new_token create alice) || fail "token create alice"
+victim=$(new_token create alice) || fail "token create victim"
+rotating=$(new_token create alice) || fail "token create rotating"
+viewer=$(new_token create --viewer alice) || fail "token create --viewer"
 start_daemon
 [ "$(request POST /v1/robots/alice/calibrations "$alice" '{}')" = 201 ] || fail "create"
 id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$dir/answer")
@@ -99,7 +99,7 @@ closed_by watched token_revoked "$(now)"
 
 # the end of a rotation's grace (stored to the second: it ends at that second's start), and
 # a token's own expiry, some seconds later
-brief=$("$CONTACTD" --db "$db" token create alice --expires 9) || fail "token create --expires"
+brief=$(new_token create alice --expires 9) || fail "token create --expires"
 open_stream brief "$brief" "$events"
 open_stream rotated "$rotating" "$events"
 "$CONTACTD" --db "$db" token rotate "${rotating%%.*}" --grace 5 >/dev/null || fail "rotate"

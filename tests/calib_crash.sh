@@ -9,7 +9,7 @@ CONTACTD=${CONTACTD:-./contactd}
 . "$(dirname "$0")/calib_lib.sh"
 KILLS=10
 
-token=$("$CONTACTD" --db "$db" token create crashbot) || fail "token create"
+token=$(new_token create crashbot) || fail "token create"
 start_daemon
 [ "$(request POST /v1/robots/crashbot/calibrations "$token" '{}')" = 201 ] || fail "create"
 id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$dir/answer")

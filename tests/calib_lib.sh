@@ -44,3 +44,9 @@ request() {
 		-H 'Content-Type: application/json' ${5:+--data-binary "$5"} \
 		"http://127.0.0.1:$port$2" || echo 000
 }
+
+# new_token create|rotate ARGS...: the token `contactd token` prints (its "token: " line)
+new_token() {
+	new_token_out=$("$CONTACTD" --db "$db" token "$@") || return 1
+	echo "$new_token_out" | sed -n 's/^token: //p'
+}

@@ -87,7 +87,7 @@ run 0 sweep "$tmp/sweep.json" --csv
 [ "$(wc -l <"$tmp/out")" -eq 3 ] || fail "CSV sweep has $(wc -l <"$tmp/out") lines, not 3"
 head -n 1 "$tmp/out" | grep -q '^/geom/solref/1,peak_penetration,rebound,' ||
 	fail "CSV header: $(head -n 1 "$tmp/out")"
-sed -n 3p "$tmp/out" | grep -q '^1,0.00828' || fail "CSV row: $(sed -n 3p "$tmp/out")"
+sed -n 3p "$tmp/out" | grep -q '^1.0,0.00828' || fail "CSV row: $(sed -n 3p "$tmp/out")"
 # options may come first
 run 0 --csv sweep "$tmp/sweep.json"
 
@@ -125,6 +125,30 @@ run 0 sweep "$tmp/short.json"
 contains "$tmp/out" '"rows":[[0.05,'
 run 0 sweep "$tmp/short.json" --csv
 sed -n 2p "$tmp/out" | grep -q '^0.05,' || fail "CSV real: $(sed -n 2p "$tmp/out")"
+
+# one spelling of every number in JSON and CSV (issue #17: JSON wrote 1.0 and 1e-5 where
+# CSV wrote 1 and 1e-05): each CSV cell is the JSON answer's text of the same value
+printf '{"query": "rest", "vary": [{"path": "/geom/margin", "values": [1e-5, 1, 0.5]}]}' \
+	>"$tmp/spell.json"
+run 0 sweep "$tmp/spell.json"
+sed -e 's/.*"rows":\[\[//' -e 's/\]\]}$//' -e 's/\],\[/\n/g' "$tmp/out" >"$tmp/json_rows"
+run 0 sweep "$tmp/spell.json" --csv
+sed 1d "$tmp/out" >"$tmp/csv_rows"
+# the nine number columns (the margin, seven reals, contacts and rows)
+cut -d, -f1-9 "$tmp/json_rows" >"$tmp/json_cells"
+cut -d, -f1-9 "$tmp/csv_rows" >"$tmp/csv_cells"
+cmp -s "$tmp/json_cells" "$tmp/csv_cells" ||
+	fail "CSV and JSON spell numbers differently: $(paste -d'|' "$tmp/json_cells" "$tmp/csv_cells")"
+grep -q '^1e-5,' "$tmp/csv_rows" || fail "CSV does not write 1e-5: $(cat "$tmp/csv_rows")"
+grep -q '^1.0,' "$tmp/csv_rows" || fail "CSV does not write 1.0: $(cat "$tmp/csv_rows")"
+# and the integers (contacts, rows) as integers in both
+contains "$tmp/csv_rows" ',4,16,false'
+contains "$tmp/json_rows" ',4,16,false'
+
+# the README's sweep example exists and draws
+run 0 sweep "${srcdir:-.}/docs/examples/sweep-req.json" --plot "$tmp/example.svg" --field rebound
+contains "$tmp/out" '"columns":["/geom/solref/1","peak_penetration","rebound",'
+contains "$tmp/example.svg" '<svg'
 
 # usage errors: status 1
 run 1

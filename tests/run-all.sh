@@ -8,16 +8,43 @@ if [ "$(id -u)" = 0 ]; then
 else
 	sudo ./deploy/setup-debian.sh
 fi
+jobs=$(nproc 2>/dev/null || echo 2)
+rm -rf build-check && mkdir build-check
+# The suite builds out of tree, in build-check/, from a pristine copy of the sources
+# (build-check/source: the files git tracks, and new files it does not ignore, as they
+# are now). The README's first command may have configured and built this tree in place,
+# which an out-of-tree configure refuses ("source directory already configured"); the
+# copy leaves that build, and the daemon it may be running, untouched.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	mkdir build-check/source
+	git ls-files -z --cached --others --exclude-standard |
+		tar --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null |
+		tar -C build-check/source -xf -
+	src=build-check/source
+	configure=./source/configure
+elif [ -f config.status ]; then
+	echo "run-all.sh: not a git clone, and this tree is configured in place: run" \
+		"\"make distclean\" here first, or run the suite from a git clone" >&2
+	exit 1
+else
+	src=.
+	configure=../configure
+fi
 # playwright-core for the browser tests, exactly as package-lock.json pins it (it drives
 # Debian's chromium; no browser is downloaded)
-(cd tests/browser && npm ci --no-audit --no-fund)
-autoreconf -fi
-jobs=$(nproc 2>/dev/null || echo 2)
-rm -rf build-check && mkdir build-check && cd build-check
-../configure --enable-sanitizers --enable-werror
+(cd "$src/tests/browser" && npm ci --no-audit --no-fund)
+(cd "$src" && autoreconf -fi)
+cd build-check
+$configure --enable-sanitizers --enable-werror
 status=0
 summary=
-make -j"$jobs" check || status=$?
+# RUN_ALL_TESTS="tests/a tests/b.sh" runs only those and no distcheck (tests/fresh_clone.sh's
+# quick mode); unset, the whole suite and distcheck
+if [ -n "${RUN_ALL_TESTS:-}" ]; then
+	make -j"$jobs" check TESTS="$RUN_ALL_TESTS" || status=$?
+else
+	make -j"$jobs" check || status=$?
+fi
 for log in tests/*.log; do
 	case "$log" in */test-suite.log) continue ;; esac
 	grep -h -E '^[0-9]+%: Checks: ' "$log" 2>/dev/null || true
@@ -36,6 +63,10 @@ fi
 if [ "$status" -ne 0 ]; then
 	cat test-suite.log 2>/dev/null || true
 	exit "$status"
+fi
+if [ -n "${RUN_ALL_TESTS:-}" ]; then
+	echo "${summary:-tests: 0 passed, 0 failed} (only $RUN_ALL_TESTS; no distcheck)"
+	exit 0
 fi
 make -j"$jobs" distcheck
 echo "distcheck: the release tarball builds and passes"

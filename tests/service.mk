@@ -53,3 +53,6 @@ TESTS += tests/test_sweep_bits
 tests_test_sweep_bits_SOURCES = tests/test_sweep_bits.c tests/svc_test.c tests/svc_test.h
 tests_test_sweep_bits_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_sweep_bits_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+# The README's sweep example (docs/examples/), run by cli_test.sh.
+EXTRA_DIST += docs/examples/sweep-req.json

@@ -462,8 +462,9 @@ START_TEST(solref_to_spring_is_the_lesson_formula)
 		r = call(body, &a);
 		/* the lesson's lines b = 2/(d_w tc), k = d/(d_w^2 tc^2 dr^2), evaluated here:
 		 * a few roundings apart, 1e-15 relative */
-		assert_rel(tsvc_real(r, "b"), 2 / (dw * tc), 1e-15, "b");
-		assert_rel(tsvc_real(r, "k"), d / (dw * dw * tc * tc * dr * dr), 1e-15, "k");
+		assert_rel(tsvc_real(r, "B"), 2 / (dw * tc), 1e-15, "B");
+		assert_rel(
+		    tsvc_real(r, "K_imp"), d / (dw * dw * tc * tc * dr * dr), 1e-15, "K_imp");
 		/* and solref_kb's K, B with refsafe off: k = d K, b = B exactly (the same core
 		 * function computes both) */
 		snprintf(body, sizeof body,
@@ -473,9 +474,9 @@ START_TEST(solref_to_spring_is_the_lesson_formula)
 		    tc, dr, dw);
 		kb = tsvc_answer(SVC_EVAL, body, NULL);
 		ck_assert_double_eq(
-		    tsvc_real(r, "b"), tsvc_real(json_object_get(kb, "result"), "B"));
+		    tsvc_real(r, "B"), tsvc_real(json_object_get(kb, "result"), "B"));
 		ck_assert_double_eq(
-		    tsvc_real(r, "k"), d * tsvc_real(json_object_get(kb, "result"), "K"));
+		    tsvc_real(r, "K_imp"), d * tsvc_real(json_object_get(kb, "result"), "K"));
 		json_decref(kb);
 		json_decref(a);
 	}
@@ -484,8 +485,8 @@ START_TEST(solref_to_spring_is_the_lesson_formula)
 	    "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": 0.1, \"dampratio\": "
 	    "1, \"d\": 0.925, \"d_w\": 0.95}}",
 	    &a);
-	tsvc_assert_printed(tsvc_real(r, "b"), 21.05, 2, "step 1 B at 0.1");
-	tsvc_assert_printed(tsvc_real(r, "k") / 0.925, 110.8, 1, "step 1 K at 0.1");
+	tsvc_assert_printed(tsvc_real(r, "B"), 21.05, 2, "step 1 B at 0.1");
+	tsvc_assert_printed(tsvc_real(r, "K_imp") / 0.925, 110.8, 1, "step 1 K at 0.1");
 	json_decref(a);
 }
 END_TEST
@@ -840,6 +841,49 @@ START_TEST(batch_step_limit)
 }
 END_TEST
 
+/* An unknown function's error names every function, whole (issue #17: the list was cut
+ * mid-word at 128 bytes, and error_reduction, the last, was missing). */
+START_TEST(unknown_function_lists_every_function)
+{
+	static const char *const all[] = {"impedance", "solref_kb", "solref_to_spring", "a_ref",
+	    "contact_accel", "resting_penetration", "semi_implicit_euler", "step_growth",
+	    "error_reduction"};
+	char *message = tsvc_error_message(
+	    SVC_EVAL, "{\"function\": \"bogus\", \"args\": {}}", ERR_BAD_VALUE, "/function");
+	char quoted[64];
+	size_t i;
+
+	for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+		snprintf(quoted, sizeof quoted, "\"%s\"", all[i]);
+		ck_assert_msg(strstr(message, quoted), "%s is not in: %s", quoted, message);
+	}
+	/* and ends on the last one's closing quote, nothing cut */
+	ck_assert_msg(strlen(message) > 20 &&
+	        strcmp(message + strlen(message) - 17, "\"error_reduction\"") == 0,
+	    "the list does not end whole: %s", message);
+	free(message);
+}
+END_TEST
+
+/* One spelling per quantity: solref_to_spring's damping is B, as in rest, stability and
+ * solref_kb, and its stiffness K_imp (K times the impedance); no lower-case k or b. */
+START_TEST(solref_to_spring_names_as_every_answer)
+{
+	json_t *a = tsvc_answer(SVC_EVAL,
+	    "{\"function\": \"solref_to_spring\", \"args\": {\"timeconst\": 0.02, \"dampratio\": "
+	    "1, \"d\": 0.95, \"d_w\": 0.95}}",
+	    NULL);
+	const json_t *r = json_object_get(a, "result");
+
+	ck_assert_ptr_null(json_object_get(r, "b"));
+	ck_assert_ptr_null(json_object_get(r, "k"));
+	/* at d = d_w = 0.95: B = 2/(0.95*0.02), K_imp = 0.95/(0.95^2 * 0.02^2) */
+	assert_rel(tsvc_real(r, "B"), 2 / (0.95 * 0.02), 1e-15, "B");
+	assert_rel(tsvc_real(r, "K_imp"), 0.95 / (0.95 * 0.95 * 0.02 * 0.02), 1e-15, "K_imp");
+	json_decref(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("eval");
@@ -867,6 +911,8 @@ int main(void)
 	tcase_add_test(tc, release_selects_the_power_rule);
 	tcase_add_test(tc, unknown_release_is_422_at_its_member);
 	tcase_add_test(tc, release_is_in_the_canonical_request);
+	tcase_add_test(tc, unknown_function_lists_every_function);
+	tcase_add_test(tc, solref_to_spring_names_as_every_answer);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_run_all(runner, CK_NORMAL);

@@ -94,8 +94,8 @@ START_TEST(solref_to_spring_is_efc_kbip)
 		    used, rows[i][1], efc.imp[0], DEFAULT_SOLIMP_DWIDTH);
 		r = eval(body, &a);
 		/* the same formulas in another order of operations: a few ulps, 1e-14 */
-		assert_rel(tsvc_real(r, "b"), efc.B[0], 1e-14, "b vs efc_KBIP[1]");
-		assert_rel(tsvc_real(r, "k"), efc.K[0] * efc.imp[0], 1e-14,
+		assert_rel(tsvc_real(r, "B"), efc.B[0], 1e-14, "b vs efc_KBIP[1]");
+		assert_rel(tsvc_real(r, "K_imp"), efc.K[0] * efc.imp[0], 1e-14,
 		    "k vs efc_KBIP[0] * efc_KBIP[2]");
 		json_decref(a);
 	}

@@ -313,6 +313,39 @@ START_TEST(served_bytes_are_the_source)
 }
 END_TEST
 
+/* Every answer field is defined (issue #17): each property of the question endpoints'
+ * answers has a description, and each real-valued one names its unit, or says it has
+ * none (dimensionless, a release's text), or that it takes another field's. */
+START_TEST(answer_fields_defined_with_units)
+{
+	static const char *const answers[] = {"RestAnswer", "DropAnswer", "StabilityAnswer",
+	    "SweepAnswer", "FindAnswer", "EvalResult"};
+	static const char *const units[] = {"(m", "m)", "(s", "s)", "1/s", "m/s", "dimensionless",
+	    "unit", "the field's", "path's", NULL};
+	json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
+	const char *key, *text, *type;
+	json_t *property;
+	size_t i, u;
+
+	for (i = 0; i < sizeof answers / sizeof answers[0]; i++) {
+		json_t *props = json_object_get(json_object_get(schemas, answers[i]), "properties");
+
+		ck_assert_msg(json_object_size(props) > 0, "%s has no properties", answers[i]);
+		json_object_foreach (props, key, property) {
+			text = json_string_value(json_object_get(property, "description"));
+			ck_assert_msg(
+			    text && strlen(text) >= 10, "%s.%s is not defined", answers[i], key);
+			type = json_string_value(json_object_get(property, "type"));
+			if (!type || strcmp(type, "number") != 0)
+				continue;
+			for (u = 0; units[u] && !strstr(text, units[u]); u++)
+				;
+			ck_assert_msg(units[u], "%s.%s names no unit: %s", answers[i], key, text);
+		}
+	}
+}
+END_TEST
+
 START_TEST(every_endpoint_documented)
 {
 	static const char *const endpoints[][2] = {
@@ -2039,6 +2072,7 @@ int main(void)
 	tcase_add_test(tc, validator_rejects);
 	tcase_add_test(tc, served_bytes_are_the_source);
 	tcase_add_test(tc, every_endpoint_documented);
+	tcase_add_test(tc, answer_fields_defined_with_units);
 	tcase_add_test(tc, endpoint_table_agrees);
 	tcase_add_test(tc, documented_operations_exist);
 	tcase_add_test(tc, examples_answered_as_documented);

@@ -485,11 +485,12 @@ START_TEST(canonical_text_form)
 	char *text = tsvc_canonical_text(SVC_DROP, "{\"body\": {\"mass\": 2}}");
 	char *again;
 
-	/* compact, sorted keys, every number a real printed shortest, newline-terminated */
+	/* compact, sorted keys, every real printed shortest, the integers (condim, priority)
+	 * as integers, newline-terminated */
 	ck_assert_str_eq(text,
 	    "{\"body\":{\"mass\":2.0,\"shape\":\"box\",\"size\":[0.05,0.05,0.05]},\"duration\":2.0,"
-	    "\"floor\":{},\"geom\":{\"condim\":3.0,\"friction\":[1.0,0.005,0.0001],\"gap\":0.0,"
-	    "\"margin\":0.0,\"priority\":0.0,\"solimp\":[0.9,0.95,0.001,0.5,2.0],\"solmix\":1.0,"
+	    "\"floor\":{},\"geom\":{\"condim\":3,\"friction\":[1.0,0.005,0.0001],\"gap\":0.0,"
+	    "\"margin\":0.0,\"priority\":0,\"solimp\":[0.9,0.95,0.001,0.5,2.0],\"solmix\":1.0,"
 	    "\"solref\":[0.02,1.0]},\"height\":0.1,\"option\":{\"cone\":\"pyramidal\","
 	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"mujoco\":\"3.12.0\","
 	    "\"refsafe\":true,"

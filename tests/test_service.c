@@ -535,12 +535,13 @@ START_TEST(sweep_csv_cells)
 
 	err_clear(&err);
 	ck_assert_int_eq(svc_sweep_csv(answer, &csv, &err), 0);
-	/* reals shortest exact, integers as integers, booleans, null empty, RFC 4180 quotes */
+	/* reals shortest exact and spelled as in the JSON answer (1e300, not 1e+300),
+	 * integers as integers, booleans, null empty, RFC 4180 quotes */
 	ck_assert_str_eq(csv,
 	    "a,\"b,c\",d\n"
 	    "0.1,3,true\n"
 	    ",\"x\"\"y\",\"[1.5,\"\"q\"\"]\"\n"
-	    "1e+300,false,{}\n");
+	    "1e300,false,{}\n");
 	free(csv);
 	json_decref(answer);
 

@@ -150,7 +150,9 @@ static const char token_usage[] =
     "       contactd token create --viewer ROBOT | --viewer --lab LAB [--expires SECONDS]\n"
     "       contactd token rotate TOKEN_ID [--expires SECONDS] [--grace SECONDS]\n"
     "       contactd token revoke TOKEN_ID\n"
-    "       contactd token list\n";
+    "       contactd token list\n"
+    "create and rotate print the token labelled, list a table with ISO 8601 times (UTC);\n"
+    "--json prints either as one JSON object (times in Unix seconds), for scripts\n";
 
 /* The id part of a token id or of a whole token (never its secret) into id, or -1. */
 static int token_id_arg(const char *arg, char id[AUTH_ID_HEX + 1])
@@ -165,6 +167,71 @@ static int token_id_arg(const char *arg, char id[AUTH_ID_HEX + 1])
 			return -1;
 	memcpy(id, arg, AUTH_ID_HEX);
 	id[AUTH_ID_HEX] = '\0';
+	return 0;
+}
+
+/* A new token, shown once: labelled for people, or {"id", "token"} with as_json. */
+static void token_print_secret(const struct auth_token *tok, int as_json)
+{
+	if (as_json)
+		printf("{\"id\":\"%s\",\"token\":\"%s\"}\n", tok->id, tok->text);
+	else
+		printf("token: %s\n"
+		       "       the bearer token (Authorization: Bearer TOKEN), shown this once:\n"
+		       "       only its hash is stored\n"
+		       "id:    %s\n",
+		    tok->text, tok->id);
+}
+
+/* A time in Unix seconds as ISO 8601 UTC ("2026-12-02T04:20:00Z"), or empty_text for
+ * null. Returns buf. */
+static const char *token_time_text(const json_t *when, const char *empty_text, char buf[32])
+{
+	time_t t;
+	struct tm tm;
+
+	if (!json_is_integer(when))
+		return empty_text;
+	t = (time_t)json_integer_value(when);
+	if (!gmtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, 32, "%lld", (long long)t);
+	return buf;
+}
+
+/* The store's token list: one line each under a header, times in ISO 8601 (UTC), "-" for
+ * none; or as_json, the list as stored (times in Unix seconds). */
+static int token_print_list(const json_t *list, int as_json)
+{
+	const json_t *t;
+	char created[32], expires[32], used[32], revoked[32], *text;
+	size_t i;
+
+	if (as_json) {
+		text = svc_dump(list);
+		if (text)
+			fputs(text, stdout);
+		free(text);
+		return text ? 0 : -1;
+	}
+	printf("%-16s  %-6s  %-16s  %-12s  %-20s  %-20s  %-20s  %-20s  %s\n", "ID", "ROLE", "ROBOT",
+	    "LAB", "CREATED", "EXPIRES", "LAST USED", "REVOKED", "REPLACES");
+	json_array_foreach (list, i, t) {
+		const char *robot = json_string_value(json_object_get(t, "robot"));
+		const char *lab = json_string_value(json_object_get(t, "lab"));
+		const char *replaces = json_string_value(json_object_get(t, "replaces"));
+
+		printf("%-16s  %-6s  %-16s  %-12s  %-20s  %-20s  %-20s  %-20s  %s\n",
+		    json_string_value(json_object_get(t, "id")),
+		    json_string_value(json_object_get(t, "role")), robot ? robot : "-",
+		    lab ? lab : "-",
+		    token_time_text(json_object_get(t, "created_at"), "-", created),
+		    token_time_text(json_object_get(t, "expires_at"), "never", expires),
+		    token_time_text(json_object_get(t, "last_used_at"), "-", used),
+		    token_time_text(json_object_get(t, "revoked_at"), "-", revoked),
+		    replaces ? replaces : "-");
+	}
+	if (json_array_size(list) == 0)
+		printf("(no tokens)\n");
 	return 0;
 }
 
@@ -191,12 +258,14 @@ int caltoken_command(int argc, char **argv, const struct caltoken_opener *opener
 	const char *robot = NULL, *lab = NULL, *verb = argc > 1 ? argv[1] : "";
 	char id[AUTH_ID_HEX + 1] = "";
 	long long expires = 0, grace = 0, now = (long long)time(NULL);
-	int viewer = 0, i, rc = 1, has_expires = 0;
+	int viewer = 0, i, rc = 1, has_expires = 0, as_json = 0;
 
 	err_clear(&err);
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--viewer") == 0) {
 			viewer = 1;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			as_json = 1;
 		} else if (strcmp(argv[i], "--lab") == 0 && i + 1 < argc) {
 			lab = argv[++i];
 		} else if (strcmp(argv[i], "--expires") == 0 && i + 1 < argc) {
@@ -242,7 +311,7 @@ int caltoken_command(int argc, char **argv, const struct caltoken_opener *opener
 		              &tok, &err) != 0)
 			goto out;
 		/* shown once: only its hash is stored */
-		printf("%s\n", tok.text);
+		token_print_secret(&tok, as_json);
 		fflush(stdout);
 		sodium_memzero(&tok, sizeof tok);
 		rc = 0;
@@ -252,15 +321,9 @@ int caltoken_command(int argc, char **argv, const struct caltoken_opener *opener
 		printf("revoked %s\n", id);
 		rc = 0;
 	} else {
-		char *text;
-
 		if (cs->token_list(cs->ctx, &list, &err) != 0)
 			goto out;
-		text = svc_dump(list);
-		if (text)
-			fputs(text, stdout);
-		free(text);
-		rc = text ? 0 : 1;
+		rc = token_print_list(list, as_json) == 0 ? 0 : 1;
 	}
 out:
 	if (rc == 1 && err.code != ERR_NONE)

@@ -126,15 +126,18 @@ static int run_solref_kb(const struct args *a, json_t *result, int *diverged)
 
 /* The lesson's core idea: b = 2/(d_w*timeconst), k = d/(d_w^2*timeconst^2*dampratio^2).
  * These are the core's solref_kb gains without refsafe (B = b, K = k/d): the spring at
- * the time constant given, scaled by the impedance d MuJoCo applies in aref. */
+ * the time constant given, scaled by the impedance d MuJoCo applies in aref. Answered
+ * in the names every other answer uses: B (the lesson's b, the same quantity as rest's,
+ * stability's and solref_kb's B) and K_imp (the lesson's k: K times the impedance d,
+ * MuJoCo's K*imp in aref; not K, which it equals only at d = 1). */
 static int run_solref_to_spring(const struct args *a, json_t *result, int *diverged)
 {
 	const double solref[2] = {a->timeconst, a->dampratio};
 	struct ctd_law_gains g;
 
 	ctd_law_solref_kb(solref, a->d_w, DEFAULT_TIMESTEP /* unused: refsafe off */, 0, &g);
-	return put_real(result, "b", g.B, 1, diverged) ||
-	    put_real(result, "k", a->d * g.K, 1, diverged);
+	return put_real(result, "B", g.B, 1, diverged) ||
+	    put_real(result, "K_imp", a->d * g.K, 1, diverged);
 }
 
 /* Step 2's a_ref = -B*vel - K*d*dist, d = impedance(dist): null while dist >= 0,

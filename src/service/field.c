@@ -202,8 +202,9 @@ int field_choice(
     const struct field_ctx *c, const char *key, const char *const names[], int count, int *out)
 {
 	json_t *v = c->obj ? json_object_get(c->obj, key) : NULL;
-	char choices[ERR_MESSAGE_MAX / 2] = "";
-	size_t used = 0;
+	/* every choice, whole: the message names them all (checked below, never cut) */
+	char choices[ERR_MESSAGE_MAX - 64] = "";
+	size_t used = 0, need;
 	int i;
 
 	if (!v)
@@ -216,9 +217,11 @@ int field_choice(
 			*out = i;
 			return 0;
 		}
-		if (used < sizeof choices)
-			used += (size_t)snprintf(choices + used, sizeof choices - used, "%s\"%s\"",
-			    i ? ", " : "", names[i]);
+		need = strlen(names[i]) + 4; /* ", " and the quotes */
+		if (used + need >= sizeof choices)
+			return field_fail(c, key, -1, ERR_INTERNAL, "too many choices to list");
+		used += (size_t)snprintf(
+		    choices + used, sizeof choices - used, "%s\"%s\"", i ? ", " : "", names[i]);
 	}
 	return field_fail(c, key, -1, ERR_BAD_VALUE, "must be one of %s", choices);
 }

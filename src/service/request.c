@@ -340,8 +340,8 @@ static json_t *geom_json(const struct ctd_pair_geom *g, unsigned mask)
 		case 1:
 			value = field_reals(g->solimp, 5);
 			break;
-		case 2:
-			value = json_real(g->condim);
+		case 2: /* the integers print as integers: 6, not 6.0 */
+			value = json_integer(g->condim);
 			break;
 		case 3:
 			value = field_reals(g->friction, 3);
@@ -356,7 +356,7 @@ static json_t *geom_json(const struct ctd_pair_geom *g, unsigned mask)
 			value = json_real(g->solmix);
 			break;
 		default:
-			value = json_real(g->priority);
+			value = json_integer(g->priority);
 			break;
 		}
 		put(obj, geom_fields[i], value, &ok);

@@ -764,7 +764,7 @@ static int csv_cell(FILE *f, const json_t *v)
 
 	switch (json_typeof(v)) {
 	case JSON_REAL:
-		fputs(jtext_shortest(json_real_value(v), real), f);
+		fputs(jtext_real(json_real_value(v), real), f); /* the JSON answer's spelling */
 		return 0;
 	case JSON_INTEGER:
 		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));

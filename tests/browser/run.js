@@ -845,8 +845,8 @@ async function main() {
 	});
 
 	await check('live: a fit arrives after each upload', async () => {
-		const token = tokenOf(execFileSync(CONTACTD, ['--db', path.join(tmp, 'cache.db'), 'token', 'create', 'so101'],
-		    {encoding: 'utf8'}));
+		const token = JSON.parse(execFileSync(CONTACTD,
+		    ['--db', path.join(tmp, 'cache.db'), 'token', 'create', 'so101', '--json'], {encoding: 'utf8'})).token;
 		const setup = {object: {shape: 'sphere', size: 0.02, mass: 0.1}, option: {timestep: 0.005}};
 		const cal = await api(base2, 'POST', '/v1/robots/so101/calibrations', setup, token);
 		const page = await open(context, base2 + '/live.html#calibration=' + cal.id);

@@ -1,0 +1,18 @@
+# `make install` into tests/install-root of the build directory, and a program of a
+# library user built against it through pkg-config (tests/install_test.sh).
+TESTS += tests/install_test.sh
+EXTRA_DIST += tests/install_test.sh tests/install_rest.c
+# What the installation test needs to know of this build (eval'ed by the script).
+print-install-dirs:
+	@echo "bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)'"
+	@echo "mandir='$(mandir)' systemdsystemunitdir='$(systemdsystemunitdir)'"
+	@echo "version='$(VERSION)'"
+.PHONY: print-install-dirs
+clean-local: clean-install-test
+clean-install-test:
+	rm -rf tests/install-root tests/install-root.log tests/install_rest_shared \
+		tests/install_rest_static
+.PHONY: clean-install-test
+AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE; CC='$(CC)'; export CC; \
+	SANITIZER_CFLAGS='$(SANITIZER_CFLAGS)'; export SANITIZER_CFLAGS; \
+	SANITIZER_LDFLAGS='$(SANITIZER_LDFLAGS)'; export SANITIZER_LDFLAGS;
