@@ -17,6 +17,7 @@
 #include "service/field.h"
 #include "service/jsonptr.h"
 #include "service/request.h"
+#include "service/sceneset.h"
 #include "service/vary.h"
 #include "tunables.h"
 
@@ -33,7 +34,20 @@ struct sweep_plan {
 	size_t counts[MAX_VARY];
 	size_t npoints;
 	struct ans_request *points; /* npoints, row-major: the first vary entry slowest */
+	/* set_in_place: every path is covered by sceneset, so a point is base_request with
+	 * its values set in place (sceneset.h), the full parse only when that says so */
+	int set_in_place;
+	struct ans_request base_request; /* the canonical base, parsed */
+	struct sceneset_path set_paths[MAX_VARY];
 };
+
+/* Whether plans set covered fields in place (sweep_set_in_place). */
+static atomic_int set_in_place_enabled = 1;
+
+void sweep_set_in_place(int on)
+{
+	atomic_store(&set_in_place_enabled, on);
+}
 
 static void plan_clear(struct sweep_plan *p)
 {
@@ -126,6 +140,30 @@ out:
 	return rc;
 }
 
+/*
+ * The request of one point (index as make_point's) set in place on the parsed base;
+ * -1 when the plan does not set in place or sceneset leaves this point to make_point,
+ * which then gives the same request or the parser's own error.
+ */
+static int set_point(
+    const struct sweep_plan *p, const size_t index[MAX_VARY], struct ans_request *out)
+{
+	struct sceneset_path paths[MAX_VARY];
+	json_t *values[MAX_VARY];
+	size_t k, n = 0;
+
+	if (!p->set_in_place)
+		return -1;
+	for (k = 0; k < p->nvary; k++) {
+		if (index[k] == SIZE_MAX)
+			continue;
+		paths[n] = p->set_paths[k];
+		values[n++] = json_array_get(p->values[k], index[k]);
+	}
+	*out = p->base_request;
+	return sceneset_apply(&out->u.scene, paths, values, n);
+}
+
 /* Report inner (a point's error) at the value that caused it. */
 static int point_error(
     struct err *err, const struct err *inner, size_t k, size_t j, const char *context)
@@ -200,7 +238,7 @@ static int plan_points(struct sweep_plan *p, int threads, struct err *err)
 			err_clear(&inner);
 			/* a line's points are exactly these requests */
 			struct ans_request *out = p->nvary == 1 ? &p->points[j] : &scratch;
-			if (make_point(p, index, out, &inner) != 0)
+			if (set_point(p, index, out) != 0 && make_point(p, index, out, &inner) != 0)
 				return point_error(err, &inner, k, j, "");
 		}
 	}
@@ -272,10 +310,12 @@ static void *grid_work(void *arg)
 	json_t *row = NULL;
 
 	for (i = g->begin; i < g->end; i++) {
-		if (in_row && grid_point_in_row(p, i, &row, &row_of, &g->p->points[i]) == 0)
-			continue;
 		index[0] = i / p->counts[1];
 		index[1] = i % p->counts[1];
+		if (set_point(p, index, &g->p->points[i]) == 0)
+			continue;
+		if (in_row && grid_point_in_row(p, i, &row, &row_of, &g->p->points[i]) == 0)
+			continue;
 		err_clear(&g->err);
 		if (make_point(g->p, index, &g->p->points[i], &g->err) != 0) {
 			g->failed_at = i;
@@ -325,6 +365,25 @@ static int grid_points(struct sweep_plan *p, int threads, struct err *err)
 		return 0;
 	snprintf(context, sizeof context, "with /vary/0/values/%zu, ", first / p->counts[1]);
 	return point_error(err, &shares[at].err, 1, first % p->counts[1], context);
+}
+
+/* Decide whether the plan's points are set in place: a scene query whose every path
+ * sceneset covers, and a canonical base that parses (it always does). */
+static void plan_set_in_place(struct sweep_plan *p)
+{
+	struct err ignored;
+	size_t k;
+
+	err_clear(&ignored);
+	p->set_in_place = 0;
+	if (!atomic_load(&set_in_place_enabled) || (p->query != SVC_REST && p->query != SVC_DROP))
+		return;
+	for (k = 0; k < p->nvary; k++)
+		if (!sceneset_path(p->paths[k], &p->set_paths[k]))
+			return;
+	if (parse_request(p->query, p->base, "", &p->base_request, &ignored) != 0)
+		return;
+	p->set_in_place = 1;
 }
 
 /* Validate a sweep request into *p (zeroed first; plan_clear it in every case). */
@@ -377,6 +436,7 @@ static int plan_build(
 		    p->npoints, max_points);
 		goto out;
 	}
+	plan_set_in_place(p);
 	if (plan_points(p, threads, err) != 0)
 		goto out;
 	for (i = 0; i < p->npoints; i++)
