@@ -234,6 +234,7 @@ static void scene_default(struct ctd_scene *s, double default_height)
 	s->option.impratio = DEFAULT_IMPRATIO;
 	s->option.integrator = CTD_SCENE_EULER;
 	s->option.mujoco = ctd_mjver_default();
+	s->option.cone = CTD_CONE_PYRAMIDAL; /* the only cone accepted here */
 	s->height = default_height;
 	s->duration = DEFAULT_DURATION;
 }
