@@ -33,7 +33,8 @@ struct sweep_plan {
 	json_t *values[MAX_VARY]; /* canonical values (arrays) */
 	size_t counts[MAX_VARY];
 	size_t npoints;
-	struct ans_request *points; /* npoints, row-major: the first vary entry slowest */
+	struct ans_request *points; /* npoints, row-major: the first vary entry slowest; */
+	unsigned char *stored;      /* 1: points[i] holds point i; 0: plan_point sets it in place */
 	/* set_in_place: every path is covered by sceneset, so a point is base_request with
 	 * its values set in place (sceneset.h), the full parse only when that says so */
 	int set_in_place;
@@ -59,6 +60,7 @@ static void plan_clear(struct sweep_plan *p)
 	for (k = 0; k < MAX_VARY; k++)
 		free(p->owned_paths[k]);
 	free(p->points);
+	free(p->stored);
 	memset(p, 0, sizeof *p);
 }
 
@@ -164,6 +166,24 @@ static int set_point(
 	return sceneset_apply(&out->u.scene, paths, values, n);
 }
 
+/* Point i of a plan built without error: the stored request, or the base with i's
+ * values set in place into *scratch (so set-in-place points cost no memory). */
+static const struct ans_request *plan_point(
+    const struct sweep_plan *p, size_t i, struct ans_request *scratch)
+{
+	size_t index[MAX_VARY] = {i, SIZE_MAX};
+
+	if (p->stored[i])
+		return &p->points[i];
+	if (p->nvary == 2) {
+		index[0] = i / p->counts[1];
+		index[1] = i % p->counts[1];
+	}
+	/* it was set in place when the plan was built, and does the same now */
+	set_point(p, index, scratch);
+	return scratch;
+}
+
 /* Report inner (a point's error) at the value that caused it. */
 static int point_error(
     struct err *err, const struct err *inner, size_t k, size_t j, const char *context)
@@ -228,18 +248,24 @@ static int plan_points(struct sweep_plan *p, int threads, struct err *err)
 	struct ans_request scratch;
 	size_t index[MAX_VARY], k, j;
 
+	/* untouched pages of points cost nothing: only stored ones are written */
 	p->points = calloc(p->npoints, sizeof *p->points);
-	if (!p->points)
+	p->stored = calloc(p->npoints, 1);
+	if (!p->points || !p->stored)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
 	for (k = 0; k < p->nvary; k++) {
 		for (j = 0; j < p->counts[k]; j++) {
 			index[0] = index[1] = SIZE_MAX;
 			index[k] = j;
 			err_clear(&inner);
+			if (set_point(p, index, &scratch) == 0)
+				continue;
 			/* a line's points are exactly these requests */
 			struct ans_request *out = p->nvary == 1 ? &p->points[j] : &scratch;
-			if (set_point(p, index, out) != 0 && make_point(p, index, out, &inner) != 0)
+			if (make_point(p, index, out, &inner) != 0)
 				return point_error(err, &inner, k, j, "");
+			if (p->nvary == 1)
+				p->stored[j] = 1;
 		}
 	}
 	if (p->nvary == 1)
@@ -308,12 +334,14 @@ static void *grid_work(void *arg)
 	size_t index[MAX_VARY], i, row_of = 0;
 	int in_row = !vary_is_floor(p->paths[0]) && !vary_is_floor(p->paths[1]);
 	json_t *row = NULL;
+	struct ans_request scratch;
 
 	for (i = g->begin; i < g->end; i++) {
 		index[0] = i / p->counts[1];
 		index[1] = i % p->counts[1];
-		if (set_point(p, index, &g->p->points[i]) == 0)
+		if (set_point(p, index, &scratch) == 0)
 			continue;
+		g->p->stored[i] = 1;
 		if (in_row && grid_point_in_row(p, i, &row, &row_of, &g->p->points[i]) == 0)
 			continue;
 		err_clear(&g->err);
@@ -392,7 +420,7 @@ static int plan_build(
 {
 	static const char *const known[] = {"query", "base", "vary", NULL};
 	struct field_ctx c, base_ctx;
-	struct ans_request base;
+	struct ans_request base, scratch;
 	json_t *vary, *empty = NULL;
 	size_t k, steps = 0, i;
 	int rc = -1;
@@ -440,7 +468,7 @@ static int plan_build(
 	if (plan_points(p, threads, err) != 0)
 		goto out;
 	for (i = 0; i < p->npoints; i++)
-		steps += (size_t)ans_request_steps(&p->points[i]);
+		steps += (size_t)ans_request_steps(plan_point(p, i, &scratch));
 	if (steps > (size_t)LIMIT_MAX_SWEEP_STEPS) {
 		field_fail(&c, "vary", -1, ERR_TOO_LARGE,
 		    "the points simulate %zu steps in all, over the limit of %ld", steps,
@@ -589,6 +617,8 @@ static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, 
 {
 	struct run *r = ctx;
 	size_t i;
+	struct ans_request scratch;
+	const struct ans_request *req;
 	const struct ctd_scene *scene;
 	struct ans_result *out;
 
@@ -596,12 +626,13 @@ static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, 
 		i = claim(r);
 		if (i == SIZE_MAX)
 			return -1;
-		scene = &r->p->points[i].u.scene.scene;
+		req = plan_point(r->p, i, &scratch);
+		scene = &req->u.scene.scene;
 		/* the lanes follow the pyramidal cone's arithmetic (scene.c's); any other cone
 		 * is dropped one point at a time by the scalar core */
 		if (scene->option.cone == CTD_CONE_PYRAMIDAL)
 			break;
-		ans_compute(&r->p->points[i], &r->results[i]);
+		ans_compute(req, &r->results[i]);
 		point_done(r, i);
 	}
 	out = &r->results[i];
@@ -627,6 +658,7 @@ static void drop_done(void *ctx, long index, const struct ctd_sim_drop *out)
 static void *work(void *arg)
 {
 	struct run *r = arg;
+	struct ans_request scratch;
 	size_t i;
 
 	if (r->p->query == SVC_DROP) {
@@ -635,7 +667,7 @@ static void *work(void *arg)
 		return NULL;
 	}
 	while ((i = claim(r)) != SIZE_MAX) {
-		ans_compute(&r->p->points[i], &r->results[i]);
+		ans_compute(plan_point(r->p, i, &scratch), &r->results[i]);
 		point_done(r, i);
 	}
 	return NULL;
