@@ -22,6 +22,7 @@
 #include "tunables.h"
 
 #define MAX_VARY LIMIT_MAX_SWEEP_VARY
+#define ROW_ROOM 2048 /* a row's text this long or shorter is made on the stack */
 
 /* A validated sweep: its canonical parts and every point as a request. */
 struct sweep_plan {
@@ -971,6 +972,26 @@ static char *put_csv_string(char *out, const char *s)
 	return out;
 }
 
+/* v in decimal, as printf's "%ld" writes it, at out; returns the end (a row's
+ * steps: printf's parsing of its format cost more than the rest of the cell). */
+static char *put_long(char *out, long v)
+{
+	char digits[24];
+	unsigned long u = v < 0 ? 0 - (unsigned long)v : (unsigned long)v;
+	int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*out++ = '-';
+	while (n > 0)
+		*out++ = digits[--n];
+	*out = '\0';
+	return out;
+}
+
 /* One answer field in format, at out; returns the end. */
 static char *put_field(char *out, const struct ans_field *f, enum sweep_format format)
 {
@@ -982,7 +1003,7 @@ static char *put_field(char *out, const struct ans_field *f, enum sweep_format f
 		    format == SWEEP_CSV ? jtext_shortest(f->real, real)
 		                        : jtext_real(f->real, real));
 	case ANS_INTEGER:
-		return out + sprintf(out, "%ld", f->integer);
+		return put_long(out, f->integer);
 	case ANS_BOOL:
 		return stpcpy(out, f->integer ? "true" : "false");
 	case ANS_STRING:
@@ -1001,7 +1022,7 @@ static char *row_text(const struct run *r, size_t i, enum sweep_format format)
 	struct ans_field fields[ANS_MAX_FIELDS];
 	size_t n = ans_fields(&r->results[i], fields), f, cap;
 	size_t index[MAX_VARY] = {i, 0};
-	char *text, *out;
+	char *heap = NULL, *text = NULL, *out, *kept, room[ROW_ROOM];
 
 	if (p->nvary == 2) {
 		index[0] = i / p->counts[1];
@@ -1013,9 +1034,12 @@ static char *row_text(const struct run *r, size_t i, enum sweep_format format)
 		cap += 1 +
 		    (fields[f].type == ANS_STRING ? 6 * strlen(fields[f].text) + 2
 		                                  : JTEXT_REAL_MAX);
-	text = malloc(cap);
-	if (!text)
+	/* written on the stack and kept at its length: rows wait for the ones before them
+	 * (a thousand, when a thread is descheduled), and every fresh page of heap they
+	 * hold costs more than the row's whole text on this kind of machine */
+	if (cap > sizeof room && !(heap = malloc(cap)))
 		return NULL;
+	text = heap ? heap : room;
 	out = text;
 	if (format == SWEEP_JSON)
 		*out++ = '[';
@@ -1030,7 +1054,10 @@ static char *row_text(const struct run *r, size_t i, enum sweep_format format)
 	}
 	*out++ = format == SWEEP_JSON ? ']' : '\n';
 	*out = '\0';
-	return text;
+	if (heap)
+		return heap;
+	kept = malloc((size_t)(out - text) + 1);
+	return kept ? memcpy(kept, text, (size_t)(out - text) + 1) : NULL;
 }
 
 /* The cell text of v in format (jtext's JSON, or csv_cell's CSV); NULL: out of memory. */
