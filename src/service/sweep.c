@@ -551,7 +551,74 @@ struct run {
 	size_t value_max;               /* the longest of them */
 };
 
-static char *row_text(const struct run *r, size_t i, enum sweep_format format);
+static char *row_text(
+    const struct run *r, size_t i, const struct ans_result *result, enum sweep_format format);
+
+/*
+ * One thread's place for the results it is computing. Without results kept for every
+ * point (a stream), a result lives only from its point's start to its row's text, in
+ * one of the thread's slots: as many as the lanes step at once, not one per point,
+ * whose fresh pages would cost more than the rows' text on this kind of machine.
+ */
+struct worker {
+	struct run *r;
+	size_t nslots;
+	long *slot_point; /* the point in each slot; -1: free */
+	struct ans_result *slots;
+};
+
+/* Where point i's result goes: r->results[i], or a free slot of w (NULL: out of memory). */
+static struct ans_result *result_take(struct worker *w, long i)
+{
+	size_t k, n;
+	long *points;
+	struct ans_result *slots;
+
+	if (w->r->results)
+		return &w->r->results[i];
+	for (k = 0; k < w->nslots; k++)
+		if (w->slot_point[k] < 0)
+			break;
+	if (k == w->nslots) {
+		/* more points in flight than slots: grow (no slot is pointed at across calls) */
+		n = w->nslots ? 2 * w->nslots : (size_t)ctd_lanes_width() + 1;
+		points = realloc(w->slot_point, n * sizeof *points);
+		if (points)
+			w->slot_point = points;
+		slots = points ? realloc(w->slots, n * sizeof *slots) : NULL;
+		if (!slots)
+			return NULL;
+		w->slots = slots;
+		for (; w->nslots < n; w->nslots++)
+			w->slot_point[w->nslots] = -1;
+	}
+	w->slot_point[k] = i;
+	return &w->slots[k];
+}
+
+/* Point i's result, taken by result_take. */
+static struct ans_result *result_of(struct worker *w, long i)
+{
+	size_t k;
+
+	if (w->r->results)
+		return &w->r->results[i];
+	for (k = 0; w->slot_point[k] != i; k++)
+		;
+	return &w->slots[k];
+}
+
+/* Point i's row is made: its slot is free again. */
+static void result_drop(struct worker *w, long i)
+{
+	size_t k;
+
+	if (w->r->results)
+		return;
+	for (k = 0; w->slot_point[k] != i; k++)
+		;
+	w->slot_point[k] = -1;
+}
 
 /* Claim the next point, or SIZE_MAX when none is left (or the run failed). */
 static size_t claim(struct run *r)
@@ -599,12 +666,12 @@ static void emit_ready(struct run *r)
 }
 
 /* Point i's result is final: format its row for the sink, mark it, write what is ready. */
-static void point_done(struct run *r, size_t i)
+static void point_done(struct run *r, size_t i, const struct ans_result *result)
 {
 	if (r->sink) {
-		r->texts[i] = row_text(r, i, r->sink->format);
+		r->texts[i] = row_text(r, i, result, r->sink->format);
 		if (r->json_texts)
-			r->json_texts[i] = row_text(r, i, SWEEP_JSON);
+			r->json_texts[i] = row_text(r, i, result, SWEEP_JSON);
 		if (!r->texts[i] || (r->json_texts && !r->json_texts[i]))
 			atomic_store(&r->failed, 1);
 	}
@@ -616,7 +683,8 @@ static void point_done(struct run *r, size_t i)
 /* The lanes' feed: the plan's drop points, each prepared as ans_compute would. */
 static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, double *duration)
 {
-	struct run *r = ctx;
+	struct worker *w = ctx;
+	struct run *r = w->r;
 	size_t i;
 	struct ans_request scratch;
 	const struct ans_request *req;
@@ -633,10 +701,20 @@ static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, 
 		 * is dropped one point at a time by the scalar core */
 		if (scene->option.cone == CTD_CONE_PYRAMIDAL)
 			break;
-		ans_compute(req, &r->results[i]);
-		point_done(r, i);
+		out = result_take(w, (long)i);
+		if (!out) {
+			atomic_store(&r->failed, 1);
+			return -1;
+		}
+		ans_compute(req, out);
+		point_done(r, i, out);
+		result_drop(w, (long)i);
 	}
-	out = &r->results[i];
+	out = result_take(w, (long)i);
+	if (!out) {
+		atomic_store(&r->failed, 1);
+		return -1;
+	}
 	memset(out, 0, sizeof *out);
 	out->query = SVC_DROP;
 	out->mujoco = scene->option.mujoco;
@@ -650,32 +728,45 @@ static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, 
 
 static void drop_done(void *ctx, long index, const struct ctd_sim_drop *out)
 {
-	struct run *r = ctx;
+	struct worker *w = ctx;
+	struct ans_result *result = result_of(w, index);
 
-	r->results[index].u.drop = *out;
-	point_done(r, (size_t)index);
+	result->u.drop = *out;
+	point_done(w->r, (size_t)index, result);
+	result_drop(w, index);
 }
 
 static void *work(void *arg)
 {
 	struct run *r = arg;
+	struct worker w = {r, 0, NULL, NULL};
 	struct ans_request scratch;
+	struct ans_result *out;
 	size_t i;
 
 	if (r->p->query == SVC_DROP) {
-		struct ctd_lanes_feed feed = {drop_next, drop_done, r};
+		struct ctd_lanes_feed feed = {drop_next, drop_done, &w};
 		ctd_lanes_drop(&feed);
-		return NULL;
+	} else {
+		while ((i = claim(r)) != SIZE_MAX) {
+			out = result_take(&w, (long)i);
+			if (!out) {
+				atomic_store(&r->failed, 1);
+				break;
+			}
+			ans_compute(plan_point(r->p, i, &scratch), out);
+			point_done(r, i, out);
+			result_drop(&w, (long)i);
+		}
 	}
-	while ((i = claim(r)) != SIZE_MAX) {
-		ans_compute(plan_point(r->p, i, &scratch), &r->results[i]);
-		point_done(r, i);
-	}
+	free(w.slot_point);
+	free(w.slots);
 	return NULL;
 }
 
-/* Compute every point of the plan into results on up to `threads` threads (the
- * calling thread is one), handing rows to sink (NULL: none) as they are ready. */
+/* Compute every point of the plan on up to `threads` threads (the calling thread is
+ * one), into results (NULL with a sink: only the rows are kept), handing rows to sink
+ * (NULL: none) as they are ready. */
 static int compute(const struct sweep_plan *p, int threads, struct ans_result *results,
     const struct sweep_sink *sink, char **const value_text[2][MAX_VARY], struct err *err)
 {
@@ -1016,11 +1107,12 @@ static char *put_field(char *out, const struct ans_field *f, enum sweep_format f
 
 /* The text of point i's row in format (a JSON array, or a CSV line with its
  * "\n"), exactly as the whole answer prints it; NULL when out of memory. Caller frees. */
-static char *row_text(const struct run *r, size_t i, enum sweep_format format)
+static char *row_text(
+    const struct run *r, size_t i, const struct ans_result *result, enum sweep_format format)
 {
 	const struct sweep_plan *p = r->p;
 	struct ans_field fields[ANS_MAX_FIELDS];
-	size_t n = ans_fields(&r->results[i], fields), f, cap;
+	size_t n = ans_fields(result, fields), f, cap;
 	size_t index[MAX_VARY] = {i, 0};
 	char *heap = NULL, *text = NULL, *out, *kept, room[ROW_ROOM];
 
@@ -1097,7 +1189,6 @@ json_t *sweep_head(const struct sweep_plan *p)
 int sweep_stream(
     const struct sweep_plan *p, int threads, const struct sweep_sink *sink, struct err *err)
 {
-	struct ans_result *results = calloc(p->npoints, sizeof *results);
 	char **value_text[2][MAX_VARY] = {{NULL}};
 	json_t *head = sweep_head(p);
 	char *header = NULL;
@@ -1105,7 +1196,7 @@ int sweep_stream(
 	FILE *file;
 	int rc = -1, f;
 
-	if (!results || !head) {
+	if (!head) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
@@ -1132,7 +1223,8 @@ int sweep_stream(
 	}
 	if (sink->head(sink->ctx, head, header, err) != 0)
 		goto out;
-	rc = compute(p, threads, results, sink, value_text, err);
+	/* no results kept: each lives in its thread until its row is made */
+	rc = compute(p, threads, NULL, sink, value_text, err);
 out:
 	for (f = 0; f < 2; f++)
 		for (k = 0; k < p->nvary; k++) {
@@ -1142,6 +1234,5 @@ out:
 		}
 	free(header);
 	json_decref(head);
-	free(results);
 	return rc;
 }
