@@ -56,3 +56,10 @@ tests_test_sweep_bits_LDADD = $(SERVICE_TEST_LIBS) -lm
 
 # The README's sweep example (docs/examples/), run by cli_test.sh.
 EXTRA_DIST += docs/examples/sweep-req.json
+
+# A sweep's point set in place on the parsed base against the full parse of its request.
+check_PROGRAMS += tests/test_sceneset
+TESTS += tests/test_sceneset
+tests_test_sceneset_SOURCES = tests/test_sceneset.c tests/svc_test.c tests/svc_test.h
+tests_test_sceneset_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_sceneset_LDADD = $(SERVICE_TEST_LIBS) -lm

@@ -8,6 +8,7 @@ libservice_a_SOURCES = \
 	src/service/request.c src/service/request.h \
 	src/service/answer.c src/service/answer.h \
 	src/service/vary.c src/service/vary.h \
+	src/service/sceneset.c src/service/sceneset.h \
 	src/service/sweep.c src/service/sweep.h \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \

@@ -17,10 +17,12 @@
 #include "service/field.h"
 #include "service/jsonptr.h"
 #include "service/request.h"
+#include "service/sceneset.h"
 #include "service/vary.h"
 #include "tunables.h"
 
 #define MAX_VARY LIMIT_MAX_SWEEP_VARY
+#define ROW_ROOM 2048 /* a row's text this long or shorter is made on the stack */
 
 /* A validated sweep: its canonical parts and every point as a request. */
 struct sweep_plan {
@@ -32,8 +34,22 @@ struct sweep_plan {
 	json_t *values[MAX_VARY]; /* canonical values (arrays) */
 	size_t counts[MAX_VARY];
 	size_t npoints;
-	struct ans_request *points; /* npoints, row-major: the first vary entry slowest */
+	struct ans_request *points; /* npoints, row-major: the first vary entry slowest; */
+	unsigned char *stored;      /* 1: points[i] holds point i; 0: plan_point sets it in place */
+	/* set_in_place: every path is covered by sceneset, so a point is base_request with
+	 * its values set in place (sceneset.h), the full parse only when that says so */
+	int set_in_place;
+	struct ans_request base_request; /* the canonical base, parsed */
+	struct sceneset_path set_paths[MAX_VARY];
 };
+
+/* Whether plans set covered fields in place (sweep_set_in_place). */
+static atomic_int set_in_place_enabled = 1;
+
+void sweep_set_in_place(int on)
+{
+	atomic_store(&set_in_place_enabled, on);
+}
 
 static void plan_clear(struct sweep_plan *p)
 {
@@ -45,6 +61,7 @@ static void plan_clear(struct sweep_plan *p)
 	for (k = 0; k < MAX_VARY; k++)
 		free(p->owned_paths[k]);
 	free(p->points);
+	free(p->stored);
 	memset(p, 0, sizeof *p);
 }
 
@@ -126,6 +143,48 @@ out:
 	return rc;
 }
 
+/*
+ * The request of one point (index as make_point's) set in place on the parsed base;
+ * -1 when the plan does not set in place or sceneset leaves this point to make_point,
+ * which then gives the same request or the parser's own error.
+ */
+static int set_point(
+    const struct sweep_plan *p, const size_t index[MAX_VARY], struct ans_request *out)
+{
+	struct sceneset_path paths[MAX_VARY];
+	json_t *values[MAX_VARY];
+	size_t k, n = 0;
+
+	if (!p->set_in_place)
+		return -1;
+	for (k = 0; k < p->nvary; k++) {
+		if (index[k] == SIZE_MAX)
+			continue;
+		paths[n] = p->set_paths[k];
+		values[n++] = json_array_get(p->values[k], index[k]);
+	}
+	*out = p->base_request;
+	return sceneset_apply(&out->u.scene, paths, values, n);
+}
+
+/* Point i of a plan built without error: the stored request, or the base with i's
+ * values set in place into *scratch (so set-in-place points cost no memory). */
+static const struct ans_request *plan_point(
+    const struct sweep_plan *p, size_t i, struct ans_request *scratch)
+{
+	size_t index[MAX_VARY] = {i, SIZE_MAX};
+
+	if (p->stored[i])
+		return &p->points[i];
+	if (p->nvary == 2) {
+		index[0] = i / p->counts[1];
+		index[1] = i % p->counts[1];
+	}
+	/* it was set in place when the plan was built, and does the same now */
+	set_point(p, index, scratch);
+	return scratch;
+}
+
 /* Report inner (a point's error) at the value that caused it. */
 static int point_error(
     struct err *err, const struct err *inner, size_t k, size_t j, const char *context)
@@ -190,18 +249,24 @@ static int plan_points(struct sweep_plan *p, int threads, struct err *err)
 	struct ans_request scratch;
 	size_t index[MAX_VARY], k, j;
 
+	/* untouched pages of points cost nothing: only stored ones are written */
 	p->points = calloc(p->npoints, sizeof *p->points);
-	if (!p->points)
+	p->stored = calloc(p->npoints, 1);
+	if (!p->points || !p->stored)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
 	for (k = 0; k < p->nvary; k++) {
 		for (j = 0; j < p->counts[k]; j++) {
 			index[0] = index[1] = SIZE_MAX;
 			index[k] = j;
 			err_clear(&inner);
+			if (set_point(p, index, &scratch) == 0)
+				continue;
 			/* a line's points are exactly these requests */
 			struct ans_request *out = p->nvary == 1 ? &p->points[j] : &scratch;
 			if (make_point(p, index, out, &inner) != 0)
 				return point_error(err, &inner, k, j, "");
+			if (p->nvary == 1)
+				p->stored[j] = 1;
 		}
 	}
 	if (p->nvary == 1)
@@ -270,12 +335,16 @@ static void *grid_work(void *arg)
 	size_t index[MAX_VARY], i, row_of = 0;
 	int in_row = !vary_is_floor(p->paths[0]) && !vary_is_floor(p->paths[1]);
 	json_t *row = NULL;
+	struct ans_request scratch;
 
 	for (i = g->begin; i < g->end; i++) {
-		if (in_row && grid_point_in_row(p, i, &row, &row_of, &g->p->points[i]) == 0)
-			continue;
 		index[0] = i / p->counts[1];
 		index[1] = i % p->counts[1];
+		if (set_point(p, index, &scratch) == 0)
+			continue;
+		g->p->stored[i] = 1;
+		if (in_row && grid_point_in_row(p, i, &row, &row_of, &g->p->points[i]) == 0)
+			continue;
 		err_clear(&g->err);
 		if (make_point(g->p, index, &g->p->points[i], &g->err) != 0) {
 			g->failed_at = i;
@@ -327,13 +396,32 @@ static int grid_points(struct sweep_plan *p, int threads, struct err *err)
 	return point_error(err, &shares[at].err, 1, first % p->counts[1], context);
 }
 
+/* Decide whether the plan's points are set in place: a scene query whose every path
+ * sceneset covers, and a canonical base that parses (it always does). */
+static void plan_set_in_place(struct sweep_plan *p)
+{
+	struct err ignored;
+	size_t k;
+
+	err_clear(&ignored);
+	p->set_in_place = 0;
+	if (!atomic_load(&set_in_place_enabled) || (p->query != SVC_REST && p->query != SVC_DROP))
+		return;
+	for (k = 0; k < p->nvary; k++)
+		if (!sceneset_path(p->paths[k], &p->set_paths[k]))
+			return;
+	if (parse_request(p->query, p->base, "", &p->base_request, &ignored) != 0)
+		return;
+	p->set_in_place = 1;
+}
+
 /* Validate a sweep request into *p (zeroed first; plan_clear it in every case). */
 static int plan_build(
     json_t *body, long max_points, int threads, struct sweep_plan *p, struct err *err)
 {
 	static const char *const known[] = {"query", "base", "vary", NULL};
 	struct field_ctx c, base_ctx;
-	struct ans_request base;
+	struct ans_request base, scratch;
 	json_t *vary, *empty = NULL;
 	size_t k, steps = 0, i;
 	int rc = -1;
@@ -377,10 +465,11 @@ static int plan_build(
 		    p->npoints, max_points);
 		goto out;
 	}
+	plan_set_in_place(p);
 	if (plan_points(p, threads, err) != 0)
 		goto out;
 	for (i = 0; i < p->npoints; i++)
-		steps += (size_t)ans_request_steps(&p->points[i]);
+		steps += (size_t)ans_request_steps(plan_point(p, i, &scratch));
 	if (steps > (size_t)LIMIT_MAX_SWEEP_STEPS) {
 		field_fail(&c, "vary", -1, ERR_TOO_LARGE,
 		    "the points simulate %zu steps in all, over the limit of %ld", steps,
@@ -462,7 +551,74 @@ struct run {
 	size_t value_max;               /* the longest of them */
 };
 
-static char *row_text(const struct run *r, size_t i, enum sweep_format format);
+static char *row_text(
+    const struct run *r, size_t i, const struct ans_result *result, enum sweep_format format);
+
+/*
+ * One thread's place for the results it is computing. Without results kept for every
+ * point (a stream), a result lives only from its point's start to its row's text, in
+ * one of the thread's slots: as many as the lanes step at once, not one per point,
+ * whose fresh pages would cost more than the rows' text on this kind of machine.
+ */
+struct worker {
+	struct run *r;
+	size_t nslots;
+	long *slot_point; /* the point in each slot; -1: free */
+	struct ans_result *slots;
+};
+
+/* Where point i's result goes: r->results[i], or a free slot of w (NULL: out of memory). */
+static struct ans_result *result_take(struct worker *w, long i)
+{
+	size_t k, n;
+	long *points;
+	struct ans_result *slots;
+
+	if (w->r->results)
+		return &w->r->results[i];
+	for (k = 0; k < w->nslots; k++)
+		if (w->slot_point[k] < 0)
+			break;
+	if (k == w->nslots) {
+		/* more points in flight than slots: grow (no slot is pointed at across calls) */
+		n = w->nslots ? 2 * w->nslots : (size_t)ctd_lanes_width() + 1;
+		points = realloc(w->slot_point, n * sizeof *points);
+		if (points)
+			w->slot_point = points;
+		slots = points ? realloc(w->slots, n * sizeof *slots) : NULL;
+		if (!slots)
+			return NULL;
+		w->slots = slots;
+		for (; w->nslots < n; w->nslots++)
+			w->slot_point[w->nslots] = -1;
+	}
+	w->slot_point[k] = i;
+	return &w->slots[k];
+}
+
+/* Point i's result, taken by result_take. */
+static struct ans_result *result_of(struct worker *w, long i)
+{
+	size_t k;
+
+	if (w->r->results)
+		return &w->r->results[i];
+	for (k = 0; w->slot_point[k] != i; k++)
+		;
+	return &w->slots[k];
+}
+
+/* Point i's row is made: its slot is free again. */
+static void result_drop(struct worker *w, long i)
+{
+	size_t k;
+
+	if (w->r->results)
+		return;
+	for (k = 0; w->slot_point[k] != i; k++)
+		;
+	w->slot_point[k] = -1;
+}
 
 /* Claim the next point, or SIZE_MAX when none is left (or the run failed). */
 static size_t claim(struct run *r)
@@ -510,12 +666,12 @@ static void emit_ready(struct run *r)
 }
 
 /* Point i's result is final: format its row for the sink, mark it, write what is ready. */
-static void point_done(struct run *r, size_t i)
+static void point_done(struct run *r, size_t i, const struct ans_result *result)
 {
 	if (r->sink) {
-		r->texts[i] = row_text(r, i, r->sink->format);
+		r->texts[i] = row_text(r, i, result, r->sink->format);
 		if (r->json_texts)
-			r->json_texts[i] = row_text(r, i, SWEEP_JSON);
+			r->json_texts[i] = row_text(r, i, result, SWEEP_JSON);
 		if (!r->texts[i] || (r->json_texts && !r->json_texts[i]))
 			atomic_store(&r->failed, 1);
 	}
@@ -527,8 +683,11 @@ static void point_done(struct run *r, size_t i)
 /* The lanes' feed: the plan's drop points, each prepared as ans_compute would. */
 static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, double *duration)
 {
-	struct run *r = ctx;
+	struct worker *w = ctx;
+	struct run *r = w->r;
 	size_t i;
+	struct ans_request scratch;
+	const struct ans_request *req;
 	const struct ctd_scene *scene;
 	struct ans_result *out;
 
@@ -536,15 +695,26 @@ static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, 
 		i = claim(r);
 		if (i == SIZE_MAX)
 			return -1;
-		scene = &r->p->points[i].u.scene.scene;
+		req = plan_point(r->p, i, &scratch);
+		scene = &req->u.scene.scene;
 		/* the lanes follow the pyramidal cone's arithmetic (scene.c's); any other cone
 		 * is dropped one point at a time by the scalar core */
 		if (scene->option.cone == CTD_CONE_PYRAMIDAL)
 			break;
-		ans_compute(&r->p->points[i], &r->results[i]);
-		point_done(r, i);
+		out = result_take(w, (long)i);
+		if (!out) {
+			atomic_store(&r->failed, 1);
+			return -1;
+		}
+		ans_compute(req, out);
+		point_done(r, i, out);
+		result_drop(w, (long)i);
 	}
-	out = &r->results[i];
+	out = result_take(w, (long)i);
+	if (!out) {
+		atomic_store(&r->failed, 1);
+		return -1;
+	}
 	memset(out, 0, sizeof *out);
 	out->query = SVC_DROP;
 	out->mujoco = scene->option.mujoco;
@@ -558,31 +728,45 @@ static long drop_next(void *ctx, struct ctd_scene_model *model, double *height, 
 
 static void drop_done(void *ctx, long index, const struct ctd_sim_drop *out)
 {
-	struct run *r = ctx;
+	struct worker *w = ctx;
+	struct ans_result *result = result_of(w, index);
 
-	r->results[index].u.drop = *out;
-	point_done(r, (size_t)index);
+	result->u.drop = *out;
+	point_done(w->r, (size_t)index, result);
+	result_drop(w, index);
 }
 
 static void *work(void *arg)
 {
 	struct run *r = arg;
+	struct worker w = {r, 0, NULL, NULL};
+	struct ans_request scratch;
+	struct ans_result *out;
 	size_t i;
 
 	if (r->p->query == SVC_DROP) {
-		struct ctd_lanes_feed feed = {drop_next, drop_done, r};
+		struct ctd_lanes_feed feed = {drop_next, drop_done, &w};
 		ctd_lanes_drop(&feed);
-		return NULL;
+	} else {
+		while ((i = claim(r)) != SIZE_MAX) {
+			out = result_take(&w, (long)i);
+			if (!out) {
+				atomic_store(&r->failed, 1);
+				break;
+			}
+			ans_compute(plan_point(r->p, i, &scratch), out);
+			point_done(r, i, out);
+			result_drop(&w, (long)i);
+		}
 	}
-	while ((i = claim(r)) != SIZE_MAX) {
-		ans_compute(&r->p->points[i], &r->results[i]);
-		point_done(r, i);
-	}
+	free(w.slot_point);
+	free(w.slots);
 	return NULL;
 }
 
-/* Compute every point of the plan into results on up to `threads` threads (the
- * calling thread is one), handing rows to sink (NULL: none) as they are ready. */
+/* Compute every point of the plan on up to `threads` threads (the calling thread is
+ * one), into results (NULL with a sink: only the rows are kept), handing rows to sink
+ * (NULL: none) as they are ready. */
 static int compute(const struct sweep_plan *p, int threads, struct ans_result *results,
     const struct sweep_sink *sink, char **const value_text[2][MAX_VARY], struct err *err)
 {
@@ -879,6 +1063,26 @@ static char *put_csv_string(char *out, const char *s)
 	return out;
 }
 
+/* v in decimal, as printf's "%ld" writes it, at out; returns the end (a row's
+ * steps: printf's parsing of its format cost more than the rest of the cell). */
+static char *put_long(char *out, long v)
+{
+	char digits[24];
+	unsigned long u = v < 0 ? 0 - (unsigned long)v : (unsigned long)v;
+	int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*out++ = '-';
+	while (n > 0)
+		*out++ = digits[--n];
+	*out = '\0';
+	return out;
+}
+
 /* One answer field in format, at out; returns the end. */
 static char *put_field(char *out, const struct ans_field *f, enum sweep_format format)
 {
@@ -890,7 +1094,7 @@ static char *put_field(char *out, const struct ans_field *f, enum sweep_format f
 		    format == SWEEP_CSV ? jtext_shortest(f->real, real)
 		                        : jtext_real(f->real, real));
 	case ANS_INTEGER:
-		return out + sprintf(out, "%ld", f->integer);
+		return put_long(out, f->integer);
 	case ANS_BOOL:
 		return stpcpy(out, f->integer ? "true" : "false");
 	case ANS_STRING:
@@ -903,13 +1107,14 @@ static char *put_field(char *out, const struct ans_field *f, enum sweep_format f
 
 /* The text of point i's row in format (a JSON array, or a CSV line with its
  * "\n"), exactly as the whole answer prints it; NULL when out of memory. Caller frees. */
-static char *row_text(const struct run *r, size_t i, enum sweep_format format)
+static char *row_text(
+    const struct run *r, size_t i, const struct ans_result *result, enum sweep_format format)
 {
 	const struct sweep_plan *p = r->p;
 	struct ans_field fields[ANS_MAX_FIELDS];
-	size_t n = ans_fields(&r->results[i], fields), f, cap;
+	size_t n = ans_fields(result, fields), f, cap;
 	size_t index[MAX_VARY] = {i, 0};
-	char *text, *out;
+	char *heap = NULL, *text = NULL, *out, *kept, room[ROW_ROOM];
 
 	if (p->nvary == 2) {
 		index[0] = i / p->counts[1];
@@ -921,9 +1126,12 @@ static char *row_text(const struct run *r, size_t i, enum sweep_format format)
 		cap += 1 +
 		    (fields[f].type == ANS_STRING ? 6 * strlen(fields[f].text) + 2
 		                                  : JTEXT_REAL_MAX);
-	text = malloc(cap);
-	if (!text)
+	/* written on the stack and kept at its length: rows wait for the ones before them
+	 * (a thousand, when a thread is descheduled), and every fresh page of heap they
+	 * hold costs more than the row's whole text on this kind of machine */
+	if (cap > sizeof room && !(heap = malloc(cap)))
 		return NULL;
+	text = heap ? heap : room;
 	out = text;
 	if (format == SWEEP_JSON)
 		*out++ = '[';
@@ -938,7 +1146,10 @@ static char *row_text(const struct run *r, size_t i, enum sweep_format format)
 	}
 	*out++ = format == SWEEP_JSON ? ']' : '\n';
 	*out = '\0';
-	return text;
+	if (heap)
+		return heap;
+	kept = malloc((size_t)(out - text) + 1);
+	return kept ? memcpy(kept, text, (size_t)(out - text) + 1) : NULL;
 }
 
 /* The cell text of v in format (jtext's JSON, or csv_cell's CSV); NULL: out of memory. */
@@ -978,7 +1189,6 @@ json_t *sweep_head(const struct sweep_plan *p)
 int sweep_stream(
     const struct sweep_plan *p, int threads, const struct sweep_sink *sink, struct err *err)
 {
-	struct ans_result *results = calloc(p->npoints, sizeof *results);
 	char **value_text[2][MAX_VARY] = {{NULL}};
 	json_t *head = sweep_head(p);
 	char *header = NULL;
@@ -986,7 +1196,7 @@ int sweep_stream(
 	FILE *file;
 	int rc = -1, f;
 
-	if (!results || !head) {
+	if (!head) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
@@ -1013,7 +1223,8 @@ int sweep_stream(
 	}
 	if (sink->head(sink->ctx, head, header, err) != 0)
 		goto out;
-	rc = compute(p, threads, results, sink, value_text, err);
+	/* no results kept: each lives in its thread until its row is made */
+	rc = compute(p, threads, NULL, sink, value_text, err);
 out:
 	for (f = 0; f < 2; f++)
 		for (k = 0; k < p->nvary; k++) {
@@ -1023,6 +1234,5 @@ out:
 		}
 	free(header);
 	json_decref(head);
-	free(results);
 	return rc;
 }

@@ -31,8 +31,17 @@ int sweep_parse(json_t *body, long max_points, struct sweep_plan **plan, struct 
 
 /* sweep_parse() with a grid's points parsed on up to `threads` threads: the same plan
  * and the same error. */
+
 int sweep_parse_threads(
     json_t *body, long max_points, int threads, struct sweep_plan **plan, struct err *err);
+
+/*
+ * Whether later plans set each point's covered fields in place on the parsed base
+ * (service/sceneset.h; on by default) or parse every point's full request. Both give
+ * the same plan and the same first error; off is for tests and benchmarks that
+ * compare them. Process-wide.
+ */
+void sweep_set_in_place(int on);
 
 /* The canonical form of a validated sweep; NULL if out of memory. Caller owns it. */
 json_t *sweep_plan_json(const struct sweep_plan *plan);
