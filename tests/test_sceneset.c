@@ -130,12 +130,14 @@ static json_t *random_geom(int all)
 /* A random valid scene request, parsed and canonical (the sweep's base). */
 static json_t *random_canonical(void)
 {
-	json_t *body = json_pack("{s:{s:s, s:f, s:f}, s:o, s:o, s:{s:f, s:b, s:f, s:f}, s:f, s:f}",
-	    "body", "shape", uniform() < 0.5 ? "box" : "sphere", "size", between(0.01, 0.1), "mass",
-	    between(0.2, 3), "geom", random_geom(1), "floor", random_geom(0), "option", "timestep",
+	/* both cones: a point set in place must keep the base's cone, whichever it is */
+	json_t *body = json_pack(
+	    "{s:{s:s, s:f, s:f}, s:o, s:o, s:{s:f, s:b, s:f, s:f, s:s}, s:f, s:f}", "body", "shape",
+	    uniform() < 0.5 ? "box" : "sphere", "size", between(0.01, 0.1), "mass", between(0.2, 3),
+	    "geom", random_geom(1), "floor", random_geom(0), "option", "timestep",
 	    between(0.001, 0.005), "refsafe", uniform() < 0.8, "gravity", between(0, 12),
-	    "impratio", between(1, 5), "height", between(0, 0.15), "duration",
-	    between(0.004, 0.02));
+	    "impratio", between(1, 5), "cone", uniform() < 0.3 ? "elliptic" : "pyramidal", "height",
+	    between(0, 0.15), "duration", between(0.004, 0.02));
 	struct req_scene r;
 	struct err err;
 	json_t *canonical;
