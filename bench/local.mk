@@ -10,3 +10,9 @@ bench_bench_drop_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS)
 .PHONY: bench
 bench: bench/bench_drop$(EXEEXT)
 	./bench/bench_drop$(EXEEXT)
+
+# Questions/s and uploads/s with 1, 2 and 3 nodes on one PostgreSQL store (issue #18).
+.PHONY: bench-nodes
+bench-nodes: contactd$(EXEEXT)
+	CONTACTD=./contactd$(EXEEXT) srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/bench_nodes.sh
+EXTRA_DIST += bench/bench_nodes.sh
