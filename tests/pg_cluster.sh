@@ -300,28 +300,37 @@ echo "4. $KILLS SIGKILLs in $kill_s s, $interrupted of them in the middle of a f
 # finished by another node once its lease lapses (CALIB_FIT_LEASE_S + CALIB_FIT_ADOPT_S,
 # at most 15 s), exactly once.
 t2=$(cat "$tmp/token2")
-status=$(call POST "http://127.0.0.1:$(port 1)/v1/robots/robot2/calibrations" "$t2" '{}')
-[ "$status" = 201 ] || fail "another calibration of robot2: $status"
-cal=$(sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer")
-# 200 presses (the most a calibration takes): a fit long enough to be killed in
-status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$cal/measurements" "$t2" \
-	"$(awk 'BEGIN { printf "{\"presses\":["; for (i = 1; i <= 200; i++)
-		printf "%s{\"force\":%d.5,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), i, i, i % 7;
-		printf "]}" }')")
-[ "$status" = 200 ] || fail "upload to node 1: $status $(cat "$tmp/answer")"
-fit=$(sed -n 's/.*"fit_id":\([0-9]*\).*/\1/p' "$tmp/answer")
-for _ in $(seq 1 300); do
-	owner=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'running'")
-	[ -n "$owner" ] && break
+# 200 presses and 100 drops: a fit long enough to be killed in. If it ends between the look
+# and the kill anyway, another try.
+big=$(awk 'BEGIN { printf "{\"presses\":["; for (i = 1; i <= 200; i++)
+	printf "%s{\"force\":%d.5,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), i, i, i % 7;
+	printf "],\"drops\":["; for (i = 1; i <= 100; i++)
+	printf "%s{\"height\":0.%03d,\"rebound\":0.00%d}", (i > 1 ? "," : ""), 100 + i, 1 + i % 5;
+	printf "]}" }')
+for attempt in 1 2 3 4; do
+	status=$(call POST "http://127.0.0.1:$(port 1)/v1/robots/robot2/calibrations" "$t2" '{}')
+	[ "$status" = 201 ] || fail "another calibration of robot2: $status"
+	cal=$(sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer")
+	status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$cal/measurements" "$t2" "$big")
+	[ "$status" = 200 ] || fail "upload to node 1: $status $(cat "$tmp/answer")"
+	fit=$(sed -n 's/.*"fit_id":\([0-9]*\).*/\1/p' "$tmp/answer")
+	for _ in $(seq 1 300); do
+		owner=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'running'")
+		[ -n "$owner" ] && break
+	done
+	victim=
+	for n in 1 2 3; do
+		[ -n "$owner" ] && [ "$owner" = "$(cat "$tmp/id$n")" ] && victim=$n
+	done
+	[ -n "$victim" ] || fail "fit $fit: not seen running on a node ($(pg_sql "SELECT state FROM fits WHERE id = $fit"))"
+	kill -9 "$(cat "$tmp/pid$victim")"
+	killed_at=$(date +%s)
+	wait "$(cat "$tmp/pid$victim")" 2>/dev/null
+	[ "$(pg_sql "SELECT state FROM fits WHERE id = $fit")" = running ] && break
+	start_node "$victim" "$(port "$victim")" # the fit ended just before the kill
+	victim=
 done
-victim=
-for n in 1 2 3; do
-	[ -n "$owner" ] && [ "$owner" = "$(cat "$tmp/id$n")" ] && victim=$n
-done
-[ -n "$victim" ] || fail "fit $fit: not seen running on a node ($(pg_sql "SELECT state FROM fits WHERE id = $fit"))"
-kill -9 "$(cat "$tmp/pid$victim")"
-killed_at=$(date +%s)
-wait "$(cat "$tmp/pid$victim")" 2>/dev/null
+[ -n "$victim" ] || fail "4 fits in a row ended before their node was killed"
 for _ in $(seq 1 200); do
 	done_by=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'done'")
 	[ -n "$done_by" ] && break
