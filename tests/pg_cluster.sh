@@ -77,12 +77,12 @@ for n in 1 2 3; do start_node "$n"; done
 
 # Every finish and every claim of a fit, recorded by the server itself.
 pg_sql "CREATE TABLE fit_finishes (fit_id bigint, owner text, state text);
-CREATE TABLE fit_claims (fit_id bigint, owner text);
+CREATE TABLE fit_claims (fit_id bigint, owner text, at double precision DEFAULT extract(epoch FROM clock_timestamp()));
 CREATE FUNCTION note_fit() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
   IF NEW.state IN ('done', 'failed') THEN
     INSERT INTO fit_finishes VALUES (NEW.id, NEW.owner, NEW.state);
   ELSIF NEW.state = 'running' AND (OLD.state <> 'running' OR OLD.owner IS DISTINCT FROM NEW.owner) THEN
-    INSERT INTO fit_claims VALUES (NEW.id, NEW.owner);
+    INSERT INTO fit_claims (fit_id, owner) VALUES (NEW.id, NEW.owner);
   END IF;
   RETURN NEW; END \$\$;
 CREATE TRIGGER note_fit AFTER UPDATE ON fits FOR EACH ROW EXECUTE FUNCTION note_fit();" ||
@@ -300,11 +300,11 @@ echo "4. $KILLS SIGKILLs in $kill_s s, $interrupted of them in the middle of a f
 # finished by another node once its lease lapses (CALIB_FIT_LEASE_S + CALIB_FIT_ADOPT_S,
 # at most 15 s), exactly once.
 t2=$(cat "$tmp/token2")
-# 200 presses and 100 drops: a fit long enough to be killed in. If it ends between the look
-# and the kill anyway, another try.
+# 200 presses and 30 drops: a fit long enough to be killed in (drops cost the fit most). If
+# it ends between the look and the kill anyway, another try.
 big=$(awk 'BEGIN { printf "{\"presses\":["; for (i = 1; i <= 200; i++)
 	printf "%s{\"force\":%d.5,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), i, i, i % 7;
-	printf "],\"drops\":["; for (i = 1; i <= 100; i++)
+	printf "],\"drops\":["; for (i = 1; i <= 30; i++)
 	printf "%s{\"height\":0.%03d,\"rebound\":0.00%d}", (i > 1 ? "," : ""), 100 + i, 1 + i % 5;
 	printf "]}" }')
 for attempt in 1 2 3 4; do
@@ -324,27 +324,28 @@ for attempt in 1 2 3 4; do
 	done
 	[ -n "$victim" ] || fail "fit $fit: not seen running on a node ($(pg_sql "SELECT state FROM fits WHERE id = $fit"))"
 	kill -9 "$(cat "$tmp/pid$victim")"
-	killed_at=$(date +%s)
+	killed_at=$(pg_sql "SELECT extract(epoch FROM clock_timestamp())")
 	wait "$(cat "$tmp/pid$victim")" 2>/dev/null
 	[ "$(pg_sql "SELECT state FROM fits WHERE id = $fit")" = running ] && break
 	start_node "$victim" "$(port "$victim")" # the fit ended just before the kill
 	victim=
 done
 [ -n "$victim" ] || fail "4 fits in a row ended before their node was killed"
-for _ in $(seq 1 200); do
+for _ in $(seq 1 400); do
 	done_by=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'done'")
 	[ -n "$done_by" ] && break
 	sleep 0.1
 done
-takeover_s=$(( $(date +%s) - killed_at ))
-[ -n "$done_by" ] || fail "fit $fit of the killed node $victim not done $takeover_s s later"
+[ -n "$done_by" ] || fail "fit $fit of the killed node $victim not done"
 [ "$done_by" != "$owner" ] || fail "fit $fit finished by its killed node"
-[ "$takeover_s" -le 15 ] || fail "fit $fit taken over after $takeover_s s, over 15 s"
+# claimed again (by the server's clock) at most 15 s after the kill
+takeover_s=$(pg_sql "SELECT round((min(at) - $killed_at)::numeric, 1) FROM fit_claims WHERE fit_id = $fit AND owner = '$done_by'")
+awk -v t="$takeover_s" 'BEGIN { exit !(t != "" && t <= 15) }' || fail "fit $fit taken over after $takeover_s s, over 15 s"
 [ "$(pg_sql "SELECT count(*) FROM fit_finishes WHERE fit_id = $fit")" = 1 ] ||
 	fail "fit $fit finished more than once"
 start_node "$victim" "$(port "$victim")"
 echo "4b. fit $fit, killed with node $victim in its middle, finished by node" \
-	"$(grep -l "$done_by" "$tmp"/id? | sed 's/.*id//') $takeover_s s after the kill, once"
+	"$(grep -l "$done_by" "$tmp"/id? | sed 's/.*id//'), claimed by it $takeover_s s after the kill, once"
 
 # 5. PostgreSQL stopped and restarted under load (robot1, a new calibration).
 status=$(call POST "http://127.0.0.1:$(port 1)/v1/robots/robot1/calibrations" "$t1" '{}')
