@@ -1275,6 +1275,13 @@ static int pg_secret(
 	    "SELECT encode(secret, 'hex') FROM made UNION ALL "
 	    "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1",
 	    2, v, "making a secret", err);
+	/* Another node made it at the same moment, after this statement's snapshot: the next
+	 * statement sees it. */
+	if (r && PQntuples(r) == 0) {
+		PQclear(r);
+		r = pq(&c, "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1", 1, v,
+		    "reading a secret", err);
+	}
 	sodium_memzero(fresh_s, sizeof fresh_s);
 	release(&c);
 	if (!r)
