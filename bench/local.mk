@@ -15,4 +15,4 @@ bench: bench/bench_drop$(EXEEXT)
 .PHONY: bench-nodes
 bench-nodes: contactd$(EXEEXT)
 	CONTACTD=./contactd$(EXEEXT) srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/bench_nodes.sh
-EXTRA_DIST += bench/bench_nodes.sh
+EXTRA_DIST += bench/bench_nodes.sh docs/topology.md
