@@ -24,3 +24,9 @@ bench: bench/bench_drop$(EXEEXT) bench/bench_hold$(EXEEXT)
 
 bench-sweep: bench/bench_sweep$(EXEEXT) contact$(EXEEXT) contactd$(EXEEXT)
 	./bench/bench_sweep$(EXEEXT) ./contact$(EXEEXT) ./contactd$(EXEEXT)
+
+# Questions/s and uploads/s with 1, 2 and 3 nodes on one PostgreSQL store (issue #18).
+.PHONY: bench-nodes
+bench-nodes: contactd$(EXEEXT)
+	CONTACTD=./contactd$(EXEEXT) srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/bench_nodes.sh
+EXTRA_DIST += bench/bench_nodes.sh docs/topology.md

@@ -317,6 +317,20 @@
 #define CALIB_SETUP_CACHE 256
 /* A token's last use is recorded to this many seconds (one write per token per interval). */
 #define CALIB_TOKEN_USE_GRANULARITY_S 60
+/* A store shared by several nodes (PostgreSQL): a claimed fit holds a lease this long,
+ * renewed every CALIB_FIT_LEASE_S / 4 while its node computes it; every CALIB_FIT_ADOPT_S
+ * each node looks for fits whose lease lapsed (their node died) and pending fits nobody
+ * claimed, so a dead node's fit is taken over within CALIB_FIT_LEASE_S + CALIB_FIT_ADOPT_S
+ * (12 s; the promise is 15 s). */
+#define CALIB_FIT_LEASE_S 10
+#define CALIB_FIT_ADOPT_S 2
+
+/* ---- the PostgreSQL calibration store (src/store/pgstore.h, --store postgresql://) ---- */
+#define PGSTORE_POOL 8              /* connections of one process, besides its listener */
+#define PGSTORE_CONNECT_TIMEOUT_S 2 /* a connection attempt gives up after this long */
+#define PGSTORE_RETRY_S 1.0         /* after a failed attempt, requests fail fast this long */
+/* A calibration request answered 503 because the store is unreachable says Retry-After: */
+#define CALIB_RETRY_AFTER_S 2
 
 /* ---- the daemon's per-thread memory cache of answers (src/http/hotcache.h) ---- */
 #define HOT_SLOTS 1024                /* direct-mapped entries per thread */

@@ -53,6 +53,16 @@ EXTRA_DIST += bench/bench_calib.sh
 check_PROGRAMS += tests/test_calib_layer
 TESTS += tests/test_calib_layer
 tests_test_calib_layer_SOURCES = tests/test_calib_layer.c
-tests_test_calib_layer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) \
+tests_test_calib_layer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(PQ_CFLAGS) \
 	$(SODIUM_CFLAGS)
 tests_test_calib_layer_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(CHECK_LIBS)
+
+# Several nodes on one PostgreSQL calibration store behind nginx (issue #18): tokens,
+# Idempotency-Key and event streams across nodes, SIGKILL mid-fit (the fit taken over once
+# its lease lapses), PostgreSQL stopped and restarted under load. Starts its own
+# PostgreSQL (initdb, pg_ctl as the postgres user), three contactd and nginx.
+TESTS += tests/pg_cluster.sh
+EXTRA_DIST += tests/pg_cluster.sh tests/pg_lib.sh
+# The calibration layer's cases (tests/test_calib_layer) against the PostgreSQL store.
+TESTS += tests/pg_calib_layer.sh
+EXTRA_DIST += tests/pg_calib_layer.sh

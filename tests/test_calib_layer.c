@@ -8,6 +8,7 @@
  * Every test works in its own mkdtemp() directory.
  */
 #include <check.h>
+#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,25 +23,51 @@
 #include "calib/work.h"
 #include "service/service.h"
 #include "store/calstore.h"
+#include "store/pgstore.h"
 #include "store/store.h"
 #include "tunables.h"
 
 static char dir[256];
 static char db_path[300];
 static struct store *st;
-static struct calstore cs; /* st as the calibration layer sees it */
+static struct pgstore *pg;
+static struct calstore cs; /* st (or pg) as the calibration layer sees it */
+
+/* With CALIB_LAYER_PG_URL set (tests/pg_calib_layer.sh), the same cases run against the
+ * PostgreSQL store at that URL, emptied before each. */
+static void open_pg(const char *url)
+{
+	PGconn *conn = PQconnectdb(url);
+	PGresult *r;
+	struct err e;
+
+	ck_assert_msg(PQstatus(conn) == CONNECTION_OK, "%s", PQerrorMessage(conn));
+	r = PQexec(conn,
+	    "SET client_min_messages = warning; DROP SCHEMA public CASCADE; "
+	    "CREATE SCHEMA public");
+	ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(conn));
+	PQclear(r);
+	PQfinish(conn);
+	err_clear(&e);
+	ck_assert_msg(pgstore_open(url, &pg, &e) == 0, "pgstore_open: %s", e.message);
+	pgstore_bind(&cs, pg);
+}
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *url = getenv("CALIB_LAYER_PG_URL");
 	struct err e;
 
 	snprintf(dir, sizeof dir, "%s/test_calib_layer.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(db_path, sizeof db_path, "%s/contactd.db", dir);
 	err_clear(&e);
-	ck_assert_msg(store_open(db_path, &st, &e) == 0, "store_open: %s", e.message);
-	calstore_sqlite_bind(&cs, st);
+	if (url && *url) {
+		open_pg(url);
+	} else {
+		ck_assert_msg(store_open(db_path, &st, &e) == 0, "store_open: %s", e.message);
+		calstore_sqlite_bind(&cs, st);
+	}
 	calsetup_forget(); /* ids start again at 1 in every store */
 }
 
@@ -52,6 +79,8 @@ static void teardown(void)
 
 	store_close(st);
 	st = NULL;
+	pgstore_close(pg);
+	pg = NULL;
 	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
 		unlink(path);

@@ -1,8 +1,8 @@
 /*
  * calstore.h: the calibration store as the calibration layer (src/calib/) sees it: its
  * records, and a table of function pointers over a context, so the use cases never name the
- * engine behind them. SQLite implements it (store/calstore.h, calstore_sqlite_bind()); a
- * PostgreSQL store shared by several machines can implement the same table.
+ * engine behind them. SQLite implements it (store/calstore.h, calstore_sqlite_bind()), and
+ * so does PostgreSQL, a store several machines share (store/pgstore.h, pgstore_bind()).
  *
  * What every implementation promises: a write a client is told succeeded is durable when
  * the call returns, and each is all of it or nothing; no fit is ever computed inside a
@@ -148,6 +148,22 @@ struct calstore {
 	int (*fit_recover)(void *ctx, json_t **ids, struct err *err);
 	/* The server's secret called name, made (random, durably) on first use. */
 	int (*secret)(void *ctx, const char *name, unsigned char secret[CALSTORE_SECRET_BYTES],
+	    struct err *err);
+
+	/* The members below are NULL for a store only one process serves (SQLite). A store
+	 * several nodes share (PostgreSQL) has them: */
+	/* The calibrations whose fit is pending and unclaimed, or running on a node whose lease
+	 * on it lapsed (the node died), into *ids (a JSON array; caller frees): the fit workers
+	 * call it every CALIB_FIT_ADOPT_S and claim those. A claimed fit's lease is renewed by
+	 * the store while its node lives; fit_claim takes a lapsed one over, and fit_finish
+	 * records only a fit its node still holds (ERR_CONFLICT otherwise), so each fit is
+	 * finished once. */
+	int (*fit_adopt)(void *ctx, json_t **ids, struct err *err);
+	/* Tell every other process sharing the store text (a short event, calib/events.h). */
+	int (*announce)(void *ctx, const char *text, struct err *err);
+	/* From now on call heard(text, heard_ctx) on a thread of the store's for every text
+	 * another process announced, until the store is closed. heard returns quickly. */
+	int (*listen)(void *ctx, void (*heard)(const char *text, void *heard_ctx), void *heard_ctx,
 	    struct err *err);
 };
 

@@ -3,17 +3,18 @@
  * streams of the HTTP front end): a small publish/subscribe.
  *
  * Events carry ids only; a subscriber reads the store for the rest, so an event lost or
- * coalesced costs a moment, never a wrong answer. Today publishers and subscribers share a
- * process and publication calls every subscriber at once. A store shared by several
- * processes (PostgreSQL) would put its LISTEN/NOTIFY behind this same interface: publish
- * would NOTIFY, and one listener thread per process would deliver the notifications to the
- * local subscribers through calevents_deliver(). A process that shares only a SQLite file
+ * coalesced costs a moment, never a wrong answer. Publication calls every subscriber of the
+ * process at once. With a store shared by several processes (PostgreSQL; calevents_share())
+ * it is also announced through the store (LISTEN/NOTIFY), and the store's listener thread
+ * in each other process delivers it to that process's subscribers through
+ * calevents_deliver(). A process that shares only a SQLite file
  * (the `contactd token` command) publishes nothing to the daemon: what a subscriber must
  * not miss (a revocation) it also polls from the store (token.h caltoken_stream_state()).
  */
 #ifndef CONTACTD_CALIB_EVENTS_H
 #define CONTACTD_CALIB_EVENTS_H
 
+#include "base/calstore.h"
 #include "base/error.h"
 #include "service/auth.h"
 
@@ -48,5 +49,13 @@ void calevents_token(const char *token_id);
 
 /* Hand ev to this process's subscribers only (what a shared backend's listener calls). */
 void calevents_deliver(const struct calevent *ev);
+
+/*
+ * Share events with the other processes of cs (borrowed; it must outlive the sharing, or
+ * NULL to stop): from now on publication is also announced through cs, and, with listen
+ * set, what the other processes announce is delivered here. A store only one process
+ * serves (no announce member) is left alone: 0. -1 with err when the listener cannot start.
+ */
+int calevents_share(struct calstore *cs, int listen, struct err *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "calib/events.h"
@@ -30,6 +31,8 @@ static struct {
 	long long busy[CALIB_FIT_WORKERS]; /* what each worker fits, 0: nothing */
 	pthread_t threads[CALIB_FIT_WORKERS];
 	int nthreads, stopping;
+	pthread_t adopter; /* a shared store's: fits of dead nodes, and unclaimed ones */
+	int adopting;
 	atomic_int cancel;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER};
 
@@ -203,6 +206,36 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* With a store several nodes share: every CALIB_FIT_ADOPT_S, queue the calibrations whose
+ * fit is pending or was left running by a node whose lease lapsed. */
+static void *adopter(void *arg)
+{
+	struct timespec until;
+	struct err err;
+	json_t *ids, *v;
+	size_t i;
+
+	(void)arg;
+	pthread_mutex_lock(&pool.lock);
+	while (!pool.stopping) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += CALIB_FIT_ADOPT_S;
+		pthread_cond_timedwait(&pool.work, &pool.lock, &until);
+		if (pool.stopping)
+			break;
+		pthread_mutex_unlock(&pool.lock);
+		err_clear(&err);
+		ids = NULL;
+		if (pool.cs->fit_adopt(pool.cs->ctx, &ids, &err) == 0)
+			json_array_foreach (ids, i, v)
+				calwork_queue((long long)json_integer_value(v));
+		json_decref(ids);
+		pthread_mutex_lock(&pool.lock);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
 int calwork_start(struct calstore *cs, struct err *err)
 {
 	json_t *ids = NULL, *v;
@@ -224,6 +257,8 @@ int calwork_start(struct calstore *cs, struct err *err)
 	json_array_foreach (ids, i, v)
 		calwork_queue((long long)json_integer_value(v));
 	json_decref(ids);
+	if (cs->fit_adopt && pthread_create(&pool.adopter, NULL, adopter, NULL) == 0)
+		pool.adopting = 1;
 	return 0;
 }
 
@@ -238,6 +273,9 @@ void calwork_stop(void)
 	pthread_mutex_unlock(&pool.lock);
 	for (i = 0; i < pool.nthreads; i++)
 		pthread_join(pool.threads[i], NULL);
+	if (pool.adopting)
+		pthread_join(pool.adopter, NULL);
+	pool.adopting = 0;
 	pthread_mutex_lock(&pool.lock);
 	pool.nthreads = 0;
 	free(pool.queue);

@@ -40,6 +40,7 @@ enum {
 	OPT_CORS_ORIGIN,
 	OPT_HEAD_TIMEOUT,
 	OPT_MIN_BODY_RATE,
+	OPT_STORE,
 };
 
 static const struct option options[] = {
@@ -63,6 +64,7 @@ static const struct option options[] = {
     {"cors-origin", required_argument, NULL, OPT_CORS_ORIGIN},
     {"head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT},
     {"min-body-rate", required_argument, NULL, OPT_MIN_BODY_RATE},
+    {"store", required_argument, NULL, OPT_STORE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -72,13 +74,16 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	    "Usage: contactd [OPTION]...\n"
-	    "       contactd [--db PATH] token create|revoke|list [ARG]...\n"
+	    "       contactd [--db PATH] [--store URL] token create|revoke|list [ARG]...\n"
 	    "       contactd [--db PATH] backup FILE\n"
 	    "Answer questions about MuJoCo's soft contacts over HTTP (see contactd(8)).\n"
 	    "\n"
 	    "  -p, --port N             TCP port (default %d; 0 picks a free one)\n"
 	    "  -b, --bind ADDR          numeric IPv4/IPv6 address to listen on (default %s)\n"
 	    "  -d, --db PATH            SQLite database, created if missing (default ./%s)\n"
+	    "      --store URL          calibration store: sqlite:PATH (default: the --db\n"
+	    "                           database) or postgresql://... (libpq URI), shared by\n"
+	    "                           every node; the answer cache stays in --db\n"
 	    "  -t, --threads N          HTTP threads (default: one per online core)\n"
 	    "      --sweep-threads N    threads computing one sweep (default: one per core)\n"
 	    "      --timeout SEC        close a connection idle SEC seconds (default %d s)\n"
@@ -240,7 +245,8 @@ static int open_log(const char *path)
 }
 
 /* Serve until SIGTERM or SIGINT; the exit status. */
-static int serve(const struct http_config *config, const char *db_path, const char *log_path)
+static int serve(const struct http_config *config, const char *db_path, const char *store_url,
+    const char *log_path)
 {
 	struct store *st = NULL;
 	struct http_server *srv = NULL;
@@ -262,13 +268,14 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 		return 1;
 	}
 
-	if (store_open(db_path, &st, &e) < 0 || http_calib_start(st, &e) < 0) {
+	if (store_open(db_path, &st, &e) < 0 || http_calib_start(st, store_url, &e) < 0) {
 		fprintf(stderr, "contactd: %s\n", e.message);
 		goto out;
 	}
 	if (http_start(config, st, &srv, &e) < 0) {
 		fprintf(stderr, "contactd: %s\n", e.message);
 		http_calib_stop();
+		http_calib_close();
 		goto out;
 	}
 	http_log("contactd %s (core %s) listening on %s%s%s:%u, %d threads, database %s",
@@ -296,6 +303,7 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 	}
 	http_log("%s: stopping", strsignal(sig));
 	http_stop(srv);
+	http_calib_close();
 	status = 0;
 out:
 	store_close(st);
@@ -345,7 +353,7 @@ int main(int argc, char **argv)
 {
 	static const char *cors_origins[CORS_MAX_ORIGINS];
 	struct http_config config;
-	const char *db_path = DAEMON_DEFAULT_DB, *log_path = NULL;
+	const char *db_path = DAEMON_DEFAULT_DB, *log_path = NULL, *store_url = NULL;
 	int opt;
 
 	/* Files the daemon creates (the database, its -wal and -shm, the log) hold token hashes
@@ -364,6 +372,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LOG:
 			log_path = optarg;
+			break;
+		case OPT_STORE:
+			if (http_calib_store_url_check(optarg) != 0) {
+				fprintf(stderr,
+				    "contactd: --store: '%s' is neither sqlite:PATH nor "
+				    "postgresql://...\n",
+				    optarg);
+				return 2;
+			}
+			store_url = optarg;
 			break;
 		case OPT_CORE_VERSION:
 			config.core_version = optarg;
@@ -390,10 +408,11 @@ int main(int argc, char **argv)
 		if (strcmp(argv[optind], "backup") == 0)
 			return backup(argc - optind, argv + optind, db_path);
 		if (strcmp(argv[optind], "token") == 0)
-			return http_calib_token_command(argc - optind, argv + optind, db_path);
+			return http_calib_token_command(
+			    argc - optind, argv + optind, db_path, store_url);
 		fprintf(stderr, "contactd: unknown command '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
-	return serve(&config, db_path, log_path);
+	return serve(&config, db_path, store_url, log_path);
 }

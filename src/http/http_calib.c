@@ -56,7 +56,50 @@
 #include "service/body.h"
 #include "service/service.h"
 #include "store/calstore.h"
+#include "store/pgstore.h"
 #include "tunables.h"
+
+/* ---- the store: --store sqlite:PATH or postgresql://... ---- */
+
+/* The engine behind a calibration store, and what of it was opened here. */
+struct engine {
+	struct store *sqlite; /* opened here (sqlite:PATH other than --db) */
+	struct pgstore *pg;
+};
+
+int http_calib_store_url_check(const char *url)
+{
+	return (strncmp(url, "sqlite:", 7) == 0 && url[7]) ||
+	        strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0
+	    ? 0
+	    : -1;
+}
+
+/* Bind cs to the store url names (NULL: cache, the --db database, borrowed). */
+static int engine_open(
+    const char *url, struct store *cache, struct engine *e, struct calstore *cs, struct err *err)
+{
+	memset(e, 0, sizeof *e);
+	if (url && strncmp(url, "sqlite:", 7) == 0) {
+		if (store_open(url + 7, &e->sqlite, err) != 0)
+			return -1;
+		calstore_sqlite_bind(cs, e->sqlite);
+	} else if (url) {
+		if (pgstore_open(url, &e->pg, err) != 0)
+			return -1;
+		pgstore_bind(cs, e->pg);
+	} else {
+		calstore_sqlite_bind(cs, cache);
+	}
+	return 0;
+}
+
+static void engine_close(struct engine *e)
+{
+	store_close(e->sqlite);
+	pgstore_close(e->pg);
+	memset(e, 0, sizeof *e);
+}
 
 /* ---- streams: event streams and waits ---- */
 
@@ -87,7 +130,8 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* CLOCK_MONOTONIC */
 	struct stream *streams;
-	struct calstore cs; /* the daemon's store, as the calibration layer sees it */
+	struct calstore cs;   /* the daemon's store, as the calibration layer sees it */
+	struct engine engine; /* the engine behind cs */
 	int stopping, ticker_running, check_now, subscribed, subscription;
 	pthread_t ticker;
 	struct calwatch watch;
@@ -455,15 +499,20 @@ static enum MHD_Result respond_stream(struct MHD_Connection *conn, struct http_r
 	return r;
 }
 
-int http_calib_start(struct store *st, struct err *err)
+int http_calib_start(struct store *st, const char *store_url, struct err *err)
 {
 	pthread_condattr_t attr;
 
-	calstore_sqlite_bind(&hub.cs, st);
 	hub.stopping = 0;
 	callog_set(http_log);
-	if (calwatch_init(&hub.cs, &hub.watch, err) != 0)
+	if (engine_open(store_url, st, &hub.engine, &hub.cs, err) != 0)
 		return -1;
+	if (hub.engine.pg) /* the owner its fits carry in the store */
+		http_log("calibration store: PostgreSQL, node %s", pgstore_node(hub.engine.pg));
+	if (calwatch_init(&hub.cs, &hub.watch, err) != 0 || calevents_share(&hub.cs, 1, err) != 0) {
+		engine_close(&hub.engine);
+		return -1;
+	}
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&hub.wake, &attr);
@@ -473,11 +522,13 @@ int http_calib_start(struct store *st, struct err *err)
 	hub.subscribed = 1;
 	if (pthread_create(&hub.ticker, NULL, ticker, NULL) != 0) {
 		http_calib_stop();
+		http_calib_close();
 		return err_set(err, ERR_INTERNAL, NULL, "cannot start the event-stream ticker");
 	}
 	hub.ticker_running = 1;
 	if (calwork_start(&hub.cs, err) != 0) {
 		http_calib_stop();
+		http_calib_close();
 		return -1;
 	}
 	return 0;
@@ -504,6 +555,12 @@ void http_calib_stop(void)
 	}
 }
 
+void http_calib_close(void)
+{
+	calevents_share(NULL, 0, NULL);
+	engine_close(&hub.engine);
+}
+
 /* ---- requests and responses ---- */
 
 static enum MHD_Result respond_error(
@@ -511,6 +568,14 @@ static enum MHD_Result respond_error(
 {
 	if (e->code == ERR_UNAUTHORIZED || e->code == ERR_FORBIDDEN)
 		http_log("calibration: %s %s refused: %s", req->method, req->url, e->message);
+	/* the store is unreachable (PostgreSQL restarting): nothing was done, try again soon */
+	if (e->code == ERR_UNAVAILABLE) {
+		char after[16];
+
+		snprintf(after, sizeof after, "%d", CALIB_RETRY_AFTER_S);
+		http_add_header(req, "Retry-After", after);
+		http_log("calibration: %s %s: %s", req->method, req->url, e->message);
+	}
 	/* RFC 6750: a 401 names the scheme it wants, and whether the token given was bad */
 	if (e->code == ERR_UNAUTHORIZED)
 		http_add_header(req, "WWW-Authenticate",
@@ -940,10 +1005,11 @@ int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum
 	return 1;
 }
 
-/* The token command's store: the SQLite file at --db. */
+/* The token command's store: --store, or the SQLite file at --db. */
 struct token_db {
-	const char *path;
+	const char *path, *url;
 	struct store *st;
+	struct engine engine;
 	struct calstore cs;
 };
 
@@ -951,9 +1017,15 @@ static int token_db_open(void *ctx, struct calstore **cs, struct err *err)
 {
 	struct token_db *db = ctx;
 
-	if (store_open(db->path, &db->st, err) != 0)
+	if (!db->url && store_open(db->path, &db->st, err) != 0)
 		return -1;
-	calstore_sqlite_bind(&db->cs, db->st);
+	if (engine_open(db->url, db->st, &db->engine, &db->cs, err) != 0) {
+		store_close(db->st);
+		db->st = NULL;
+		return -1;
+	}
+	/* a revocation or rotation reaches the daemons' streams at once */
+	calevents_share(&db->cs, 0, err);
 	*cs = &db->cs;
 	return 0;
 }
@@ -962,13 +1034,15 @@ static void token_db_close(void *ctx)
 {
 	struct token_db *db = ctx;
 
+	calevents_share(NULL, 0, NULL);
+	engine_close(&db->engine);
 	store_close(db->st);
 	db->st = NULL;
 }
 
-int http_calib_token_command(int argc, char **argv, const char *db_path)
+int http_calib_token_command(int argc, char **argv, const char *db_path, const char *store_url)
 {
-	struct token_db db = {db_path, NULL, {0}};
+	struct token_db db = {db_path, store_url, NULL, {0}, {0}};
 	const struct caltoken_opener opener = {&db, token_db_open, token_db_close};
 
 	return caltoken_command(argc, argv, &opener);

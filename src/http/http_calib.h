@@ -15,6 +15,7 @@
  *                        before it waits for requests in flight: end every event stream
  *                        and resume every suspended connection, so that shutdown
  *                        can finish (MHD forbids stopping with suspended connections);
+ *   http_calib_close()   once, after every request has finished: close the store;
  *   http_calib_token_command() instead of the daemon, for `contactd token ...`.
  *
  * The daemon runs MHD with MHD_ALLOW_SUSPEND_RESUME, so a stream may suspend its
@@ -30,8 +31,16 @@
 #include "base/error.h"
 #include "store/store.h"
 
-/* Prepare the calibration service on st (owned by the caller, outlives the service). */
-int http_calib_start(struct store *st, struct err *err);
+/*
+ * Prepare the calibration service. Its store is store_url: NULL for st (the --db database,
+ * owned by the caller, outlives the service), "sqlite:PATH" for another SQLite file, or a
+ * PostgreSQL connection URI ("postgresql://..."), shared with the other nodes: then fit
+ * events reach every node's streams (LISTEN/NOTIFY) and fits of dead nodes are taken over.
+ */
+int http_calib_start(struct store *st, const char *store_url, struct err *err);
+
+/* 0 when url is a --store contactd can open (sqlite:PATH, postgresql://...), else -1. */
+int http_calib_store_url_check(const char *url);
 
 /*
  * Handle req if its URL is one of the calibration service's. Returns 1 when it
@@ -48,10 +57,15 @@ int http_calib_route(
 /* End every stream and resume every suspended connection; see the life cycle above. */
 void http_calib_stop(void);
 
+/* After http_calib_stop() and once no request runs any more: close the store that
+ * http_calib_start() opened for its store_url. */
+void http_calib_close(void);
+
 /*
- * `contactd token create|revoke|list ...`: argv[0] is "token". db_path is the
- * database the daemon would use (--db). Returns the process exit status.
+ * `contactd token create|revoke|list ...`: argv[0] is "token". The store is store_url as
+ * for http_calib_start(), or with NULL the database the daemon would use (--db). Returns
+ * the process exit status.
  */
-int http_calib_token_command(int argc, char **argv, const char *db_path);
+int http_calib_token_command(int argc, char **argv, const char *db_path, const char *store_url);
 
 #endif

@@ -18,3 +18,16 @@ EXTRA_DIST += src/store/embed-schema.sh
 # calibration (issue #4): robots, tokens, calibrations, measurements, fits
 libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h
 libstore_a_CFLAGS += $(JANSSON_CFLAGS)
+# The calibration store on PostgreSQL (issue #18), shared by several contactd nodes: its
+# migrations are schema/pg/NNN_*.sql, embedded as pgstore_migrations[].
+libstore_a_SOURCES += src/store/pgstore.c src/store/pgstore.h
+nodist_libstore_a_SOURCES += src/store/pg_schema_sql.c
+libstore_a_CFLAGS += $(PQ_CFLAGS)
+STORE_LIBS += $(PQ_LIBS) -lpthread
+PGSTORE_SCHEMA = $(srcdir)/schema/pg/[0-9][0-9][0-9]_*.sql
+src/store/pg_schema_sql.c: $(srcdir)/src/store/embed-schema.sh $(PGSTORE_SCHEMA)
+	$(AM_V_GEN)$(MKDIR_P) src/store && \
+	$(SHELL) $(srcdir)/src/store/embed-schema.sh -p pgstore $(PGSTORE_SCHEMA) >$@.tmp && \
+	mv $@.tmp $@
+BUILT_SOURCES += src/store/pg_schema_sql.c
+CLEANFILES += src/store/pg_schema_sql.c

@@ -1,0 +1,1518 @@
+/*
+ * pgstore.c: the calibration store on PostgreSQL (see pgstore.h).
+ */
+#include "store/pgstore.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+#include <sodium.h>
+
+#include "tunables.h"
+
+/* Taken inside the migration transaction: nodes starting together migrate once. */
+#define MIGRATION_LOCK 7104511234LL
+#define CHANNEL "contactd_events"
+#define MAX_RUNNING 64 /* fits this process computes at once, far above CALIB_FIT_WORKERS */
+
+static const char *const kinds[3] = {"drop", "press", "trajectory"};
+static const char *const lists[3] = {"drops", "presses", "trajectories"};
+
+struct slot {
+	PGconn *conn;
+	int busy;
+};
+
+struct pgstore {
+	char *url;
+	char node[17];
+	pthread_mutex_t lock;
+	pthread_cond_t freed; /* a slot was released */
+	pthread_cond_t tick;  /* CLOCK_MONOTONIC: the threads' sleeps, cut short at close */
+	struct slot slots[PGSTORE_POOL];
+	double down_until; /* monotonic: until then, fail at once (the last attempt failed) */
+	char down_why[160];
+	long long running[MAX_RUNNING]; /* fits this process claimed and computes: renewed */
+	int nrunning, stopping;
+	pthread_t renewer, listener;
+	int renewer_started, listener_started;
+	void (*heard)(const char *text, void *heard_ctx);
+	void *heard_ctx;
+};
+
+/* One borrowed connection. */
+struct pgc {
+	struct pgstore *ps;
+	struct slot *slot;
+	PGconn *conn;
+};
+
+static double monotonic_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Sleep seconds on ps->tick (held: ps->lock), waking early at close. */
+static void nap_locked(struct pgstore *ps, double seconds)
+{
+	struct timespec until;
+	double t = monotonic_now() + seconds;
+
+	until.tv_sec = (time_t)t;
+	until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+	pthread_cond_timedwait(&ps->tick, &ps->lock, &until);
+}
+
+/* libpq's message without its trailing newline, into out. */
+static void pq_message(PGconn *conn, char *out, size_t size)
+{
+	size_t n;
+
+	/* the first line: the rest is libpq's advice to a person at a terminal */
+	snprintf(out, size, "%s", conn ? PQerrorMessage(conn) : "out of memory");
+	n = strcspn(out, "\r\n");
+	out[n] = '\0';
+	if (n > 7 && strncmp(out, "FATAL:  ", 8) == 0)
+		memmove(out, out + 8, n - 7);
+	else if (n > 7 && strncmp(out, "ERROR:  ", 8) == 0)
+		memmove(out, out + 8, n - 7);
+}
+
+static void quiet_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* A new connection to url, or NULL with why filled. */
+static PGconn *connect_url(const char *url, char *why, size_t size)
+{
+	char timeout[16];
+	const char *keys[] = {"dbname", "connect_timeout", "application_name", NULL};
+	const char *values[] = {url, timeout, "contactd", NULL};
+	PGconn *conn;
+
+	snprintf(timeout, sizeof timeout, "%d", PGSTORE_CONNECT_TIMEOUT_S);
+	conn = PQconnectdbParams(keys, values, 1);
+	if (!conn || PQstatus(conn) != CONNECTION_OK) {
+		pq_message(conn, why, size);
+		PQfinish(conn);
+		return NULL;
+	}
+	PQsetNoticeProcessor(conn, quiet_notice, NULL);
+	return conn;
+}
+
+/* Borrow a connection of the pool, connecting it if needed. */
+static int acquire(struct pgstore *ps, struct pgc *c, struct err *err)
+{
+	struct slot *s = NULL;
+	char why[sizeof ps->down_why];
+	int i;
+
+	pthread_mutex_lock(&ps->lock);
+	for (;;) {
+		for (i = 0; i < PGSTORE_POOL; i++)
+			if (!ps->slots[i].busy && (!s || (!s->conn && ps->slots[i].conn)))
+				s = &ps->slots[i];
+		if (s)
+			break;
+		pthread_cond_wait(&ps->freed, &ps->lock);
+	}
+	s->busy = 1;
+	if (!s->conn && monotonic_now() < ps->down_until) {
+		snprintf(why, sizeof why, "%s", ps->down_why);
+		s->busy = 0;
+		pthread_cond_signal(&ps->freed);
+		pthread_mutex_unlock(&ps->lock);
+		return err_set(
+		    err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL unreachable: %s", why);
+	}
+	pthread_mutex_unlock(&ps->lock);
+	if (!s->conn && !(s->conn = connect_url(ps->url, why, sizeof why))) {
+		pthread_mutex_lock(&ps->lock);
+		ps->down_until = monotonic_now() + PGSTORE_RETRY_S;
+		snprintf(ps->down_why, sizeof ps->down_why, "%s", why);
+		s->busy = 0;
+		pthread_cond_signal(&ps->freed);
+		pthread_mutex_unlock(&ps->lock);
+		return err_set(
+		    err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL unreachable: %s", why);
+	}
+	c->ps = ps;
+	c->slot = s;
+	c->conn = s->conn;
+	return 0;
+}
+
+/* Give the connection back; one that broke is closed, to be reopened by the next user. */
+static void release(struct pgc *c)
+{
+	if (PQstatus(c->conn) == CONNECTION_OK && PQtransactionStatus(c->conn) != PQTRANS_IDLE)
+		PQclear(PQexec(c->conn, "ROLLBACK"));
+	if (PQstatus(c->conn) != CONNECTION_OK) {
+		PQfinish(c->conn);
+		c->conn = NULL;
+	}
+	pthread_mutex_lock(&c->ps->lock);
+	c->slot->conn = c->conn;
+	c->slot->busy = 0;
+	pthread_cond_signal(&c->ps->freed);
+	pthread_mutex_unlock(&c->ps->lock);
+}
+
+/* Run sql with text parameters; the result (caller clears) or NULL with err. */
+static PGresult *pq(struct pgc *c, const char *sql, int n, const char *const *values,
+    const char *what, struct err *err)
+{
+	PGTransactionStatusType before = PQtransactionStatus(c->conn);
+	PGresult *r = PQexecParams(c->conn, sql, n, NULL, values, NULL, NULL, 0);
+	ExecStatusType st = PQresultStatus(r);
+	char why[200];
+
+	/* A pooled connection that PostgreSQL closed (a restart) is noticed here: outside a
+	 * transaction nothing was done, so reconnect and try once more. */
+	if (!(r && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)) &&
+	    PQstatus(c->conn) == CONNECTION_BAD && before == PQTRANS_IDLE) {
+		PQclear(r);
+		PQreset(c->conn);
+		r = PQstatus(c->conn) == CONNECTION_OK
+		    ? PQexecParams(c->conn, sql, n, NULL, values, NULL, NULL, 0)
+		    : NULL;
+		st = PQresultStatus(r);
+	}
+	if (r && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK))
+		return r;
+	pq_message(c->conn, why, sizeof why);
+	PQclear(r);
+	err_set(err, ERR_UNAVAILABLE, NULL, "store: %s: %s", what, why);
+	return NULL;
+}
+
+/* Run sql that returns nothing needed; *changed (may be NULL) the rows it touched. */
+static int pq_run(struct pgc *c, const char *sql, int n, const char *const *values,
+    long long *changed, const char *what, struct err *err)
+{
+	PGresult *r = pq(c, sql, n, values, what, err);
+
+	if (!r)
+		return -1;
+	if (changed)
+		*changed = atoll(PQcmdTuples(r));
+	PQclear(r);
+	return 0;
+}
+
+static int begin(struct pgc *c, struct err *err)
+{
+	return pq_run(c, "BEGIN", 0, NULL, NULL, "beginning a transaction", err);
+}
+
+static int commit(struct pgc *c, struct err *err)
+{
+	return pq_run(c, "COMMIT", 0, NULL, NULL, "committing", err);
+}
+
+static void rollback(struct pgc *c)
+{
+	if (PQstatus(c->conn) == CONNECTION_OK)
+		PQclear(PQexec(c->conn, "ROLLBACK"));
+}
+
+/* Decimal text of v in buf. */
+static const char *dec(char buf[24], long long v)
+{
+	snprintf(buf, 24, "%lld", v);
+	return buf;
+}
+
+/* bytea input text (\x and hex) of n bytes in buf (2n + 3 long). */
+static const char *bytea_text(char *buf, const unsigned char *bytes, size_t n)
+{
+	buf[0] = '\\';
+	buf[1] = 'x';
+	sodium_bin2hex(buf + 2, 2 * n + 1, bytes, n);
+	return buf;
+}
+
+/* Hex text (encode(..., 'hex')) of exactly n bytes into out: 0, or -1. */
+static int hex_bytes(const char *hex, unsigned char *out, size_t n)
+{
+	size_t got = 0;
+
+	return strlen(hex) == 2 * n && sodium_hex2bin(out, n, hex, 2 * n, NULL, &got, NULL) == 0 &&
+	        got == n
+	    ? 0
+	    : -1;
+}
+
+static long long col_ll(const PGresult *r, int row, int col)
+{
+	return atoll(PQgetvalue(r, row, col));
+}
+
+static int col_bool(const PGresult *r, int row, int col)
+{
+	return PQgetvalue(r, row, col)[0] == 't';
+}
+
+static json_t *col_int_or_null(const PGresult *r, int row, int col)
+{
+	return PQgetisnull(r, row, col) ? json_null() : json_integer(col_ll(r, row, col));
+}
+
+static json_t *col_text_or_null(const PGresult *r, int row, int col)
+{
+	return PQgetisnull(r, row, col) ? json_null() : json_string(PQgetvalue(r, row, col));
+}
+
+static char *col_copy(const PGresult *r, int row, int col)
+{
+	return strdup(PQgetvalue(r, row, col));
+}
+
+static int oom(struct err *err)
+{
+	return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+}
+
+/* ---- migrations ---- */
+
+static int migrate(struct pgc *c, struct err *err)
+{
+	char lock[24], version[24];
+	const char *v[2];
+	PGresult *r;
+	long long have;
+	size_t i;
+
+	if (begin(c, err) != 0)
+		return -1;
+	v[0] = dec(lock, MIGRATION_LOCK);
+	if (pq_run(c, "SELECT pg_advisory_xact_lock($1::bigint)", 1, v, NULL, "locking the schema",
+	        err) != 0 ||
+	    pq_run(c,
+	        "CREATE TABLE IF NOT EXISTS contactd_schema (version integer PRIMARY KEY, "
+	        "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+	        0, NULL, NULL, "making the schema table", err) != 0)
+		goto fail;
+	r = pq(c, "SELECT coalesce(max(version), 0) FROM contactd_schema", 0, NULL,
+	    "reading the schema version", err);
+	if (!r)
+		goto fail;
+	have = col_ll(r, 0, 0);
+	PQclear(r);
+	if (have > (long long)pgstore_migration_count) {
+		err_set(err, ERR_UNAVAILABLE, NULL,
+		    "store: the PostgreSQL schema is at version %lld, newer than this contactd's "
+		    "%zu",
+		    have, pgstore_migration_count);
+		goto fail;
+	}
+	for (i = 0; i < pgstore_migration_count; i++) {
+		const struct store_migration *m = &pgstore_migrations[i];
+
+		if (m->version <= have)
+			continue;
+		r = PQexec(c->conn, m->sql); /* several statements: the simple protocol */
+		if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+			char why[200];
+
+			pq_message(c->conn, why, sizeof why);
+			PQclear(r);
+			err_set(
+			    err, ERR_UNAVAILABLE, NULL, "store: migration %s: %s", m->name, why);
+			goto fail;
+		}
+		PQclear(r);
+		v[0] = dec(version, m->version);
+		v[1] = m->name;
+		if (pq_run(c, "INSERT INTO contactd_schema (version, name) VALUES ($1, $2)", 2, v,
+		        NULL, "recording a migration", err) != 0)
+			goto fail;
+	}
+	return commit(c, err);
+fail:
+	rollback(c);
+	return -1;
+}
+
+/* ---- the interface's members ---- */
+
+/* The robot's id, creating it when create is set: 1 found, 0 absent, -1 failure. */
+static int robot_id(struct pgc *c, const char *robot, int create, long long *id, struct err *err)
+{
+	char now[24];
+	const char *v[2] = {robot, dec(now, (long long)time(NULL))};
+	PGresult *r;
+	int found;
+
+	if (create &&
+	    pq_run(c,
+	        "INSERT INTO robots (name, created_at) VALUES ($1, $2) "
+	        "ON CONFLICT (name) DO NOTHING",
+	        2, v, NULL, "adding a robot", err) != 0)
+		return -1;
+	r = pq(c, "SELECT id FROM robots WHERE name = $1", 1, v, "finding a robot", err);
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		*id = col_ll(r, 0, 0);
+	PQclear(r);
+	return found;
+}
+
+static int insert_token(struct pgc *c, const char *token_id, const char *role, long long rid,
+    const char *lab, const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at,
+    const char *replaces, struct err *err)
+{
+	char rid_s[24], hash_s[2 * CALSTORE_HASH_BYTES + 3], now[24], exp[24];
+	const char *v[8] = {token_id, role, rid > 0 ? dec(rid_s, rid) : NULL,
+	    rid > 0 || !lab || !*lab ? NULL : lab, bytea_text(hash_s, hash, CALSTORE_HASH_BYTES),
+	    dec(now, (long long)time(NULL)), expires_at > 0 ? dec(exp, expires_at) : NULL,
+	    replaces && *replaces ? replaces : NULL};
+
+	return pq_run(c,
+	    "INSERT INTO tokens (id, role, robot_id, lab, hash, created_at, expires_at, replaces) "
+	    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	    8, v, NULL, "adding a token", err);
+}
+
+static int pg_token_create(void *ctx, enum calstore_role role, const char *robot, const char *lab,
+    long long expires_at, const char *token_id, const unsigned char hash[CALSTORE_HASH_BYTES],
+    struct err *err)
+{
+	struct pgc c;
+	long long rid = 0;
+	char rid_s[24];
+	int rc = -1;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	if (begin(&c, err) != 0)
+		goto out;
+	if (robot) {
+		const char *v[2] = {NULL, lab};
+
+		if (robot_id(&c, robot, 1, &rid, err) != 1)
+			goto fail;
+		v[0] = dec(rid_s, rid);
+		if (role == CALSTORE_ROBOT && lab &&
+		    pq_run(&c, "UPDATE robots SET lab = $2 WHERE id = $1", 2, v, NULL,
+		        "setting a robot's lab", err) != 0)
+			goto fail;
+	}
+	if (insert_token(&c, token_id, role == CALSTORE_ROBOT ? "robot" : "viewer", rid, lab, hash,
+	        expires_at, NULL, err) != 0)
+		goto fail;
+	rc = commit(&c, err);
+	goto out;
+fail:
+	rollback(&c);
+out:
+	release(&c);
+	return rc;
+}
+
+static int pg_token_rotate(void *ctx, const char *old_id, const char *new_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
+    struct err *err)
+{
+	char now[24], old_exp[24], role[16], lab[CALSTORE_NAME_MAX];
+	const char *v[2] = {old_id, dec(now, (long long)time(NULL))};
+	struct pgc c;
+	PGresult *r;
+	long long rid;
+	int rc = -1;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	if (begin(&c, err) != 0)
+		goto out;
+	r = pq(&c,
+	    "SELECT role, coalesce(robot_id, 0), coalesce(lab, '') FROM tokens WHERE id = $1 AND "
+	    "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2) FOR UPDATE",
+	    2, v, "reading a token", err);
+	if (!r)
+		goto fail;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		err_set(err, ERR_NOT_FOUND, NULL, "no valid token %s", old_id);
+		goto fail;
+	}
+	snprintf(role, sizeof role, "%s", PQgetvalue(r, 0, 0));
+	rid = col_ll(r, 0, 1);
+	snprintf(lab, sizeof lab, "%s", PQgetvalue(r, 0, 2));
+	PQclear(r);
+	if (insert_token(&c, new_id, role, rid, lab, hash, expires_at, old_id, err) != 0)
+		goto fail;
+	v[1] = dec(old_exp, old_expires_at);
+	if (pq_run(&c,
+	        "UPDATE tokens SET expires_at = least(coalesce(expires_at, $2), $2) WHERE id = $1",
+	        2, v, NULL, "expiring a rotated token", err) != 0)
+		goto fail;
+	rc = commit(&c, err);
+	goto out;
+fail:
+	rollback(&c);
+out:
+	release(&c);
+	return rc;
+}
+
+static int pg_token_revoke(void *ctx, const char *token_id, struct err *err)
+{
+	char now[24];
+	const char *v[2] = {token_id, dec(now, (long long)time(NULL))};
+	struct pgc c;
+	long long changed = 0;
+	int rc;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	rc = pq_run(&c, "UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1", 2,
+	    v, &changed, "revoking a token", err);
+	release(&c);
+	if (rc == 0 && changed == 0)
+		rc = err_set(err, ERR_NOT_FOUND, NULL, "no token %s", token_id);
+	return rc;
+}
+
+static int pg_token_get(
+    void *ctx, const char *token_id, struct calstore_token *out, struct err *err)
+{
+	const char *v[1] = {token_id};
+	struct pgc c;
+	PGresult *r;
+	int rc = 0;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	r = pq(&c,
+	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), encode(t.hash, 'hex'), "
+	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
+	    /* only a token with an expiry can have been rotated: the successor names it */
+	    "CASE WHEN t.expires_at IS NULL THEN false ELSE EXISTS (SELECT 1 FROM tokens n WHERE "
+	    "n.replaces = t.id) END "
+	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = $1",
+	    1, v, "reading a token", err);
+	release(&c);
+	if (!r)
+		return -1;
+	if (PQntuples(r) > 0 &&
+	    hex_bytes(PQgetvalue(r, 0, 3), out->hash, CALSTORE_HASH_BYTES) == 0) {
+		out->role =
+		    strcmp(PQgetvalue(r, 0, 0), "viewer") == 0 ? CALSTORE_VIEWER : CALSTORE_ROBOT;
+		snprintf(out->robot, sizeof out->robot, "%s", PQgetvalue(r, 0, 1));
+		snprintf(out->lab, sizeof out->lab, "%s", PQgetvalue(r, 0, 2));
+		out->revoked = col_bool(r, 0, 4);
+		out->expires_at = col_ll(r, 0, 5);
+		out->last_used_at = col_ll(r, 0, 6);
+		out->replaced = col_bool(r, 0, 7);
+		rc = 1;
+	}
+	PQclear(r);
+	return rc;
+}
+
+static int pg_token_touch(void *ctx, const char *token_id, long long now, struct err *err)
+{
+	char now_s[24], gran[24];
+	const char *v[3] = {token_id, dec(now_s, now), dec(gran, CALIB_TOKEN_USE_GRANULARITY_S)};
+	struct pgc c;
+	int rc;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	rc = pq_run(&c,
+	    "UPDATE tokens SET last_used_at = $2 WHERE id = $1 AND "
+	    "(last_used_at IS NULL OR last_used_at < $2::bigint - $3::bigint)",
+	    3, v, NULL, "recording a token's use", err);
+	release(&c);
+	return rc;
+}
+
+static int pg_token_list(void *ctx, json_t **out, struct err *err)
+{
+	struct pgc c;
+	PGresult *r;
+	json_t *list;
+	int i;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	r = pq(&c,
+	    "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
+	    "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
+	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, '') COLLATE \"C\", "
+	    "t.created_at, t.id COLLATE \"C\"",
+	    0, NULL, "listing tokens", err);
+	release(&c);
+	if (!r)
+		return -1;
+	list = json_array();
+	for (i = 0; list && i < PQntuples(r); i++) {
+		json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "id",
+		    PQgetvalue(r, i, 0), "role", PQgetvalue(r, i, 1), "robot",
+		    col_text_or_null(r, i, 2), "lab", col_text_or_null(r, i, 3), "created_at",
+		    (json_int_t)col_ll(r, i, 4), "expires_at", col_int_or_null(r, i, 5),
+		    "last_used_at", col_int_or_null(r, i, 6), "revoked_at",
+		    col_int_or_null(r, i, 7), "replaces", col_text_or_null(r, i, 8));
+		if (!o || json_array_append_new(list, o) != 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	}
+	PQclear(r);
+	if (!list)
+		return oom(err);
+	*out = list;
+	return 0;
+}
+
+static int pg_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
+{
+	const char *v[1] = {robot};
+	struct pgc c;
+	PGresult *r;
+	int found;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	r = pq(&c, "SELECT coalesce(lab, '') FROM robots WHERE name = $1", 1, v, "reading a robot",
+	    err);
+	release(&c);
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		snprintf(lab, CALSTORE_NAME_MAX, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return found;
+}
+
+static int pg_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
+    void *setup_ctx, long long *id, struct err *err)
+{
+	char rid_s[24], now[24], id_s[24];
+	const char *v[2];
+	struct pgc c;
+	PGresult *r;
+	long long rid;
+	char *setup;
+	int rc = -1;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	if (begin(&c, err) != 0)
+		goto out;
+	if (robot_id(&c, robot, 1, &rid, err) != 1)
+		goto fail;
+	v[0] = dec(rid_s, rid);
+	v[1] = dec(now, (long long)time(NULL));
+	r = pq(&c,
+	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES ($1, '', $2) "
+	    "RETURNING id",
+	    2, v, "adding a calibration", err);
+	if (!r)
+		goto fail;
+	*id = col_ll(r, 0, 0);
+	PQclear(r);
+	setup = setup_of(*id, setup_ctx);
+	if (!setup) {
+		oom(err);
+		goto fail;
+	}
+	v[0] = dec(id_s, *id);
+	v[1] = setup;
+	rc = pq_run(&c, "UPDATE calibrations SET setup = $2 WHERE id = $1", 2, v, NULL,
+	    "adding a calibration", err);
+	free(setup);
+	if (rc != 0)
+		goto fail;
+	rc = commit(&c, err);
+	goto out;
+fail:
+	rc = -1;
+	rollback(&c);
+out:
+	release(&c);
+	return rc;
+}
+
+/* calibration_get on a borrowed connection. */
+static int calibration_get(struct pgc *c, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
+{
+	char id_s[24];
+	const char *v[1] = {dec(id_s, id)};
+	PGresult *r = pq(c,
+	    "SELECT r.name, c.setup, coalesce(r.lab, '') FROM calibrations c "
+	    "JOIN robots r ON r.id = c.robot_id WHERE c.id = $1",
+	    1, v, "reading a calibration", err);
+	int rc = 0;
+
+	if (!r)
+		return -1;
+	if (PQntuples(r) > 0) {
+		snprintf(robot, CALSTORE_NAME_MAX, "%s", PQgetvalue(r, 0, 0));
+		if (lab)
+			snprintf(lab, CALSTORE_NAME_MAX, "%s", PQgetvalue(r, 0, 2));
+		rc = 1;
+		if (setup && !(*setup = col_copy(r, 0, 1)))
+			rc = oom(err);
+	}
+	PQclear(r);
+	return rc;
+}
+
+static int pg_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
+{
+	struct pgc c;
+	int rc;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	rc = calibration_get(&c, id, robot, lab, setup, err);
+	release(&c);
+	return rc;
+}
+
+static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
+{
+	const char *v[1] = {robot};
+	struct pgc c;
+	PGresult *r;
+	json_t *list;
+	int i;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	r = pq(&c,
+	    "SELECT c.id, c.created_at, "
+	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
+	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
+	    "JOIN robots r ON r.id = c.robot_id "
+	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
+	    "c.id) "
+	    "WHERE r.name = $1 ORDER BY c.id",
+	    1, v, "listing calibrations", err);
+	release(&c);
+	if (!r)
+		return -1;
+	list = json_array();
+	for (i = 0; list && i < PQntuples(r); i++) {
+		json_t *fit = PQgetisnull(r, i, 6)
+		    ? json_null()
+		    : json_loads(PQgetvalue(r, i, 6), JSON_DECODE_ANY, NULL);
+		json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id",
+		    (json_int_t)col_ll(r, i, 0), "created_at", (json_int_t)col_ll(r, i, 1),
+		    "measurements", (json_int_t)col_ll(r, i, 2), "fit_id", col_int_or_null(r, i, 3),
+		    "fit_state", col_text_or_null(r, i, 4), "fit_started", !PQgetisnull(r, i, 5),
+		    "fit", fit);
+		if (!o || json_array_append_new(list, o) != 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	}
+	PQclear(r);
+	if (!list)
+		return oom(err);
+	*out = list;
+	return 0;
+}
+
+static int kind_index(const char *kind)
+{
+	int k;
+
+	for (k = 0; k < 3; k++)
+		if (strcmp(kind, kinds[k]) == 0)
+			return k;
+	return -1;
+}
+
+/* measurements on a borrowed connection. */
+static int measurements(struct pgc *c, long long id, json_t **out, struct err *err)
+{
+	char id_s[24];
+	const char *v[1] = {dec(id_s, id)};
+	PGresult *r = pq(c,
+	    "SELECT kind, body, id, upload_id FROM measurements WHERE calibration_id = $1 "
+	    "ORDER BY id",
+	    1, v, "reading measurements", err);
+	json_t *all;
+	int i, k;
+
+	if (!r)
+		return -1;
+	all = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	for (i = 0; all && i < PQntuples(r); i++) {
+		json_t *m = json_loads(PQgetvalue(r, i, 1), 0, NULL);
+
+		k = kind_index(PQgetvalue(r, i, 0));
+		if (k < 0 || !m || json_object_set_new(m, "id", json_integer(col_ll(r, i, 2))) ||
+		    json_object_set_new(m, "upload", col_int_or_null(r, i, 3)) ||
+		    json_array_append_new(json_object_get(all, lists[k]), m) != 0) {
+			json_decref(m);
+			json_decref(all);
+			all = NULL;
+		}
+	}
+	PQclear(r);
+	if (!all)
+		return err_set(err, ERR_INTERNAL, NULL, "store: reading measurements: bad rows");
+	*out = all;
+	return 0;
+}
+
+static int pg_measurements(void *ctx, long long id, json_t **out, struct err *err)
+{
+	struct pgc c;
+	int rc;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	rc = measurements(&c, id, out, err);
+	release(&c);
+	return rc;
+}
+
+static int pg_fit_latest(void *ctx, long long id, struct calstore_fit *out, struct err *err)
+{
+	char id_s[24];
+	const char *v[1] = {dec(id_s, id)};
+	struct pgc c;
+	PGresult *r;
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	r = pq(&c,
+	    "SELECT id, state, fit, measurements, created_at, coalesce(started_at, 0), "
+	    "coalesce(done_at, 0) FROM fits WHERE calibration_id = $1 ORDER BY id DESC LIMIT 1",
+	    1, v, "reading a fit", err);
+	release(&c);
+	if (!r)
+		return -1;
+	if (PQntuples(r) > 0) {
+		out->id = col_ll(r, 0, 0);
+		snprintf(out->state, sizeof out->state, "%s", PQgetvalue(r, 0, 1));
+		out->measurements = col_ll(r, 0, 3);
+		out->created_at = col_ll(r, 0, 4);
+		out->started_at = col_ll(r, 0, 5);
+		out->done_at = col_ll(r, 0, 6);
+		rc = (out->text = col_copy(r, 0, 2)) ? 1 : oom(err);
+	}
+	PQclear(r);
+	return rc;
+}
+
+/*
+ * Lock calibration id's row for the rest of the transaction (uploads, deletions and claims
+ * of one calibration take turns) and read its robot: 1, 0 when there is none, -1.
+ */
+static int lock_calibration(struct pgc *c, long long id, long long *rid, struct err *err)
+{
+	char id_s[24];
+	const char *v[1] = {dec(id_s, id)};
+	PGresult *r = pq(c, "SELECT robot_id FROM calibrations WHERE id = $1 FOR UPDATE", 1, v,
+	    "locking a calibration", err);
+	int found;
+
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		*rid = col_ll(r, 0, 0);
+	PQclear(r);
+	return found;
+}
+
+/* The calibration's fit that has not started, made if there is none: into *fit_id. */
+static int pending_fit(
+    struct pgc *c, long long id, long long now, long long *fit_id, struct err *err)
+{
+	char id_s[24], now_s[24];
+	const char *v[2] = {dec(id_s, id), dec(now_s, now)};
+	PGresult *r = pq(c,
+	    "SELECT id FROM fits WHERE calibration_id = $1 AND state = 'pending' "
+	    "ORDER BY id DESC LIMIT 1",
+	    1, v, "reading the fits", err);
+
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		r = pq(c,
+		    "INSERT INTO fits (calibration_id, measurements, fit, created_at, state) "
+		    "VALUES ($1, 0, 'null', $2, 'pending') RETURNING id",
+		    2, v, "adding a fit", err);
+		if (!r)
+			return -1;
+	}
+	*fit_id = col_ll(r, 0, 0);
+	PQclear(r);
+	return 0;
+}
+
+static int insert_kind(struct pgc *c, long long id, long long upload_id, const json_t *items, int k,
+    long long now, json_t *ids, struct err *err)
+{
+	char id_s[24], up_s[24], now_s[24];
+	size_t i;
+	json_t *m;
+
+	json_array_foreach (items, i, m) {
+		char *text = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+		const char *v[5] = {
+		    dec(id_s, id), kinds[k], text, dec(now_s, now), dec(up_s, upload_id)};
+		PGresult *r;
+
+		if (!text)
+			return oom(err);
+		r = pq(c,
+		    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
+		    "VALUES ($1, $2, $3, $4, $5) RETURNING id",
+		    5, v, "adding a measurement", err);
+		free(text);
+		if (!r)
+			return -1;
+		if (json_array_append_new(ids, json_integer(col_ll(r, 0, 0))) != 0) {
+			PQclear(r);
+			return oom(err);
+		}
+		PQclear(r);
+	}
+	return 0;
+}
+
+/* An Idempotency-Key seen before: 1 (replay in *answer, same fingerprint), 0 new, -1. The
+ * key is locked for the transaction, so two nodes given it at once take turns. */
+static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem *idem,
+    long long now, char **answer, struct err *err)
+{
+	char rid_s[24], old[24], fp[CALSTORE_HASH_BYTES * 2 + 1];
+	const char *v[3] = {dec(rid_s, rid), idem->key, dec(old, now - idem->ttl_s)};
+	PGresult *r;
+	int rc = 0;
+
+	if (pq_run(c, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))", 2, v,
+	        NULL, "locking an idempotency key", err) != 0)
+		return -1;
+	v[1] = v[2];
+	if (pq_run(c, "DELETE FROM idempotency_keys WHERE robot_id = $1 AND created_at < $2", 2, v,
+	        NULL, "forgetting old idempotency keys", err) != 0)
+		return -1;
+	v[1] = idem->key;
+	r = pq(c,
+	    "SELECT encode(fingerprint, 'hex'), answer FROM idempotency_keys WHERE robot_id = $1 "
+	    "AND key = $2",
+	    2, v, "reading an idempotency key", err);
+	if (!r)
+		return -1;
+	if (PQntuples(r) > 0) {
+		sodium_bin2hex(fp, sizeof fp, idem->fingerprint, CALSTORE_HASH_BYTES);
+		if (strcmp(PQgetvalue(r, 0, 0), fp) != 0)
+			rc = err_set(err, ERR_BAD_VALUE, NULL,
+			    "Idempotency-Key %s was used with another request body", idem->key);
+		else
+			rc = (*answer = col_copy(r, 0, 1)) ? 1 : oom(err);
+	}
+	PQclear(r);
+	return rc;
+}
+
+static int idem_store(struct pgc *c, long long rid, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, long long now, struct err *err)
+{
+	char rid_s[24], up_s[24], now_s[24], fp[2 * CALSTORE_HASH_BYTES + 3];
+	const char *v[6] = {dec(rid_s, rid), idem->key,
+	    bytea_text(fp, idem->fingerprint, CALSTORE_HASH_BYTES), dec(up_s, upload_id), answer,
+	    dec(now_s, now)};
+
+	return pq_run(c,
+	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
+	    "created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+	    6, v, NULL, "storing an idempotency key", err);
+}
+
+static int pg_upload(void *ctx, long long id, const json_t *upload,
+    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer,
+    void *cb_ctx, struct calstore_receipt *out, struct err *err)
+{
+	char id_s[24], now_s[24];
+	long long now = (long long)time(NULL), rid = 0;
+	const char *v[2] = {dec(id_s, id), dec(now_s, now)};
+	json_t *all = NULL;
+	char *text = NULL;
+	struct pgc c;
+	PGresult *r;
+	int k, found, rc = -1;
+
+	memset(out, 0, sizeof *out);
+	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	if (!out->ids)
+		return oom(err);
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	if (begin(&c, err) != 0)
+		goto out;
+	found = lock_calibration(&c, id, &rid, err);
+	if (found <= 0) {
+		if (found == 0)
+			err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+		goto fail;
+	}
+	if (idem) {
+		found = idem_lookup(&c, rid, idem, now, &out->replay, err);
+		if (found != 0) {
+			rollback(&c);
+			rc = found > 0 ? 0 : -1;
+			goto out;
+		}
+	}
+	r = pq(&c, "INSERT INTO uploads (calibration_id, created_at) VALUES ($1, $2) RETURNING id",
+	    2, v, "adding an upload", err);
+	if (!r)
+		goto fail;
+	out->upload_id = col_ll(r, 0, 0);
+	PQclear(r);
+	for (k = 0; k < 3; k++) {
+		json_t *items = json_object_get(upload, lists[k]);
+
+		if (items &&
+		    insert_kind(&c, id, out->upload_id, items, k, now,
+		        json_object_get(out->ids, lists[k]), err) != 0)
+			goto fail;
+	}
+	if (check && (measurements(&c, id, &all, err) != 0 || check(all, cb_ctx, err) != 0))
+		goto fail;
+	if (pending_fit(&c, id, now, &out->fit_id, err) != 0)
+		goto fail;
+	if (idem) {
+		text = answer(out, cb_ctx);
+		if (!text) {
+			oom(err);
+			goto fail;
+		}
+		if (idem_store(&c, rid, idem, out->upload_id, text, now, err) != 0)
+			goto fail;
+	}
+	rc = commit(&c, err);
+	goto out;
+fail:
+	rollback(&c);
+out:
+	release(&c);
+	free(text);
+	json_decref(all);
+	return rc;
+}
+
+static int pg_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
+    json_t **deleted, long long *fit_id, struct err *err)
+{
+	char id_s[24], m_s[24], u_s[24];
+	const char *v[3] = {dec(id_s, id), dec(m_s, measurement_id > 0 ? measurement_id : -1),
+	    dec(u_s, upload_id > 0 ? upload_id : -1)};
+	json_t *ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	long long rid, changed = 0;
+	struct pgc c;
+	PGresult *r;
+	int found, i, k, rc = -1;
+
+	if (!ids)
+		return oom(err);
+	if (acquire(ctx, &c, err) != 0) {
+		json_decref(ids);
+		return -1;
+	}
+	if (begin(&c, err) != 0)
+		goto out;
+	found = lock_calibration(&c, id, &rid, err);
+	if (found <= 0) {
+		if (found == 0)
+			err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+		goto fail;
+	}
+	r = pq(&c,
+	    "WITH d AS (DELETE FROM measurements WHERE calibration_id = $1 AND (id = $2 OR "
+	    "upload_id = $3) RETURNING id, kind) SELECT id, kind FROM d ORDER BY id",
+	    3, v, "deleting measurements", err);
+	if (!r)
+		goto fail;
+	changed = PQntuples(r);
+	for (i = 0; i < PQntuples(r); i++) {
+		k = kind_index(PQgetvalue(r, i, 1));
+		if (k >= 0)
+			json_array_append_new(
+			    json_object_get(ids, lists[k]), json_integer(col_ll(r, i, 0)));
+	}
+	PQclear(r);
+	if (changed == 0) {
+		err_set(err, ERR_NOT_FOUND, NULL, "calibration %lld has no %s %lld", id,
+		    measurement_id > 0 ? "measurement" : "upload",
+		    measurement_id > 0 ? measurement_id : upload_id);
+		goto fail;
+	}
+	if (pending_fit(&c, id, (long long)time(NULL), fit_id, err) != 0)
+		goto fail;
+	rc = commit(&c, err);
+	goto out;
+fail:
+	rollback(&c);
+out:
+	release(&c);
+	if (rc == 0)
+		*deleted = ids;
+	else
+		json_decref(ids);
+	return rc;
+}
+
+/* The running fits this process computes: their leases are renewed. */
+static void running_add(struct pgstore *ps, long long fit_id)
+{
+	pthread_mutex_lock(&ps->lock);
+	if (ps->nrunning < MAX_RUNNING)
+		ps->running[ps->nrunning++] = fit_id;
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static void running_remove(struct pgstore *ps, long long fit_id)
+{
+	int i;
+
+	pthread_mutex_lock(&ps->lock);
+	for (i = 0; i < ps->nrunning; i++)
+		if (ps->running[i] == fit_id) {
+			ps->running[i] = ps->running[--ps->nrunning];
+			break;
+		}
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static int pg_fit_claim(
+    void *ctx, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+{
+	struct pgstore *ps = ctx;
+	char id_s[24], fit_s[24], now_s[24], lease_s[24], robot[CALSTORE_NAME_MAX];
+	const char *v[5] = {dec(id_s, id), NULL, dec(now_s, (long long)time(NULL)), ps->node,
+	    dec(lease_s, CALIB_FIT_LEASE_S)};
+	long long rid;
+	struct pgc c;
+	PGresult *r;
+	int found, rc = -1;
+
+	*setup = NULL;
+	*all = NULL;
+	*fit_id = 0;
+	if (acquire(ps, &c, err) != 0)
+		return -1;
+	if (begin(&c, err) != 0)
+		goto out;
+	found = lock_calibration(&c, id, &rid, err);
+	if (found <= 0) {
+		rc = found;
+		goto fail;
+	}
+	/* One node at a time fits a calibration: while another holds a live lease on one of its
+	 * fits, that node claims the newer ones when it is done. */
+	r = pq(&c,
+	    "SELECT 1 FROM fits WHERE calibration_id = $1 AND state = 'running' AND "
+	    "lease_until > extract(epoch FROM now())::bigint LIMIT 1",
+	    1, v, "reading the fits", err);
+	if (!r)
+		goto fail;
+	found = PQntuples(r);
+	PQclear(r);
+	if (found) {
+		rc = 0;
+		goto fail;
+	}
+	/* the newest fit not settled: pending, or running on a node whose lease lapsed */
+	r = pq(&c,
+	    "SELECT id FROM fits WHERE calibration_id = $1 AND state IN ('pending', 'running') "
+	    "ORDER BY id DESC LIMIT 1 FOR UPDATE SKIP LOCKED",
+	    1, v, "reading the fits", err);
+	if (!r)
+		goto fail;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		rc = 0;
+		goto fail;
+	}
+	*fit_id = col_ll(r, 0, 0);
+	PQclear(r);
+	v[1] = dec(fit_s, *fit_id);
+	if (pq_run(&c,
+	        "UPDATE fits SET "
+	        "state = CASE WHEN id = $2 THEN 'running' ELSE 'superseded' END, "
+	        "started_at = CASE WHEN id = $2 THEN $3 ELSE started_at END, "
+	        "owner = CASE WHEN id = $2 THEN $4 ELSE owner END, "
+	        "lease_until = CASE WHEN id = $2 THEN extract(epoch FROM now())::bigint + "
+	        "$5::bigint "
+	        "ELSE NULL END "
+	        "WHERE calibration_id = $1 AND state IN ('pending', 'running') AND id <= $2",
+	        5, v, NULL, "starting a fit", err) != 0 ||
+	    calibration_get(&c, id, robot, NULL, setup, err) != 1 ||
+	    measurements(&c, id, all, err) != 0)
+		goto fail;
+	running_add(ps, *fit_id);
+	if (commit(&c, err) != 0) {
+		running_remove(ps, *fit_id);
+		goto fail;
+	}
+	rc = 1;
+	goto out;
+fail:
+	rollback(&c);
+	if (rc < 0 && err->code == ERR_NONE)
+		err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+out:
+	release(&c);
+	if (rc != 1) {
+		free(*setup);
+		*setup = NULL;
+		json_decref(*all);
+		*all = NULL;
+	}
+	return rc;
+}
+
+static int pg_fit_finish(
+    void *ctx, long long fit_id, int done, const char *text, long long count, struct err *err)
+{
+	struct pgstore *ps = ctx;
+	char fit_s[24], count_s[24], now_s[24];
+	const char *v[6] = {dec(fit_s, fit_id), done ? "done" : "failed", text, dec(count_s, count),
+	    dec(now_s, (long long)time(NULL)), ps->node};
+	long long changed = 0;
+	struct pgc c;
+	int rc;
+
+	/* finished or not, this node stops holding it: a fit it cannot record lapses and is
+	 * computed again, here or elsewhere */
+	running_remove(ps, fit_id);
+	if (acquire(ps, &c, err) != 0)
+		return -1;
+	rc = pq_run(&c,
+	    "UPDATE fits SET state = $2, fit = $3, measurements = $4, done_at = $5, "
+	    "lease_until = NULL WHERE id = $1 AND state = 'running' AND owner = $6",
+	    6, v, &changed, "recording a fit", err);
+	release(&c);
+	if (rc == 0 && changed == 0)
+		rc = err_set(err, ERR_CONFLICT, NULL,
+		    "fit %lld was taken over by another node (its lease lapsed)", fit_id);
+	return rc;
+}
+
+/* fit_recover and fit_adopt: with several nodes, a running fit may be another live node's,
+ * so nothing is reset; fit_claim takes over a fit once its lease has lapsed. */
+static int pg_fit_adopt(void *ctx, json_t **ids, struct err *err)
+{
+	struct pgc c;
+	PGresult *r;
+	json_t *list;
+	int i;
+
+	if (acquire(ctx, &c, err) != 0)
+		return -1;
+	r = pq(&c,
+	    "SELECT DISTINCT calibration_id FROM fits WHERE state = 'pending' OR (state = "
+	    "'running' AND (lease_until IS NULL OR lease_until <= extract(epoch FROM "
+	    "now())::bigint)) ORDER BY calibration_id",
+	    0, NULL, "reading pending fits", err);
+	release(&c);
+	if (!r)
+		return -1;
+	list = json_array();
+	for (i = 0; list && i < PQntuples(r); i++)
+		if (json_array_append_new(list, json_integer(col_ll(r, i, 0))) != 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	PQclear(r);
+	if (!list)
+		return oom(err);
+	*ids = list;
+	return 0;
+}
+
+static int pg_secret(
+    void *ctx, const char *name, unsigned char secret[CALSTORE_SECRET_BYTES], struct err *err)
+{
+	unsigned char fresh[CALSTORE_SECRET_BYTES];
+	char fresh_s[2 * CALSTORE_SECRET_BYTES + 3];
+	const char *v[2] = {name, NULL};
+	struct pgc c;
+	PGresult *r;
+	int rc = -1;
+
+	randombytes_buf(fresh, sizeof fresh);
+	v[1] = bytea_text(fresh_s, fresh, sizeof fresh);
+	sodium_memzero(fresh, sizeof fresh);
+	if (acquire(ctx, &c, err) != 0) {
+		sodium_memzero(fresh_s, sizeof fresh_s);
+		return -1;
+	}
+	r = pq(&c,
+	    "WITH made AS (INSERT INTO server_secrets (name, secret) VALUES ($1, $2) "
+	    "ON CONFLICT (name) DO NOTHING RETURNING secret) "
+	    "SELECT encode(secret, 'hex') FROM made UNION ALL "
+	    "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1",
+	    2, v, "making a secret", err);
+	/* Another node made it at the same moment, after this statement's snapshot: the next
+	 * statement sees it. */
+	if (r && PQntuples(r) == 0) {
+		PQclear(r);
+		r = pq(&c, "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1", 1, v,
+		    "reading a secret", err);
+	}
+	sodium_memzero(fresh_s, sizeof fresh_s);
+	release(&c);
+	if (!r)
+		return -1;
+	if (PQntuples(r) > 0 && hex_bytes(PQgetvalue(r, 0, 0), secret, CALSTORE_SECRET_BYTES) == 0)
+		rc = 0;
+	else
+		err_set(err, ERR_UNAVAILABLE, NULL, "store: reading secret %s: bad value", name);
+	PQclear(r);
+	return rc;
+}
+
+/* An announcement is "NODE TEXT": each listener skips its own process's. */
+static int pg_announce(void *ctx, const char *text, struct err *err)
+{
+	struct pgstore *ps = ctx;
+	char payload[256];
+	const char *v[2] = {CHANNEL, payload};
+	struct pgc c;
+	int rc;
+
+	snprintf(payload, sizeof payload, "%s %s", ps->node, text);
+	if (acquire(ps, &c, err) != 0)
+		return -1;
+	rc = pq_run(&c, "SELECT pg_notify($1, $2)", 2, v, NULL, "announcing an event", err);
+	release(&c);
+	return rc;
+}
+
+/* The listener thread: its own connection, LISTENing, reconnected after a failure. */
+static void *listener(void *arg)
+{
+	struct pgstore *ps = arg;
+	PGconn *conn = NULL;
+	PGnotify *n;
+	char why[160];
+	size_t len = strlen(ps->node);
+	struct pollfd pfd;
+
+	pthread_mutex_lock(&ps->lock);
+	while (!ps->stopping) {
+		pthread_mutex_unlock(&ps->lock);
+		if (!conn) {
+			conn = connect_url(ps->url, why, sizeof why);
+			if (conn) {
+				PGresult *r = PQexec(conn, "LISTEN " CHANNEL);
+
+				if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+					PQfinish(conn);
+					conn = NULL;
+				}
+				PQclear(r);
+			}
+			if (!conn) {
+				pthread_mutex_lock(&ps->lock);
+				if (!ps->stopping)
+					nap_locked(ps, PGSTORE_RETRY_S);
+				continue;
+			}
+		}
+		pfd.fd = PQsocket(conn);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 250) < 0 && errno != EINTR) {
+			PQfinish(conn);
+			conn = NULL;
+		} else if (!PQconsumeInput(conn) || PQstatus(conn) != CONNECTION_OK) {
+			PQfinish(conn);
+			conn = NULL;
+		} else {
+			while ((n = PQnotifies(conn)) != NULL) {
+				if (strncmp(n->extra, ps->node, len) != 0 && n->extra[len] == ' ')
+					ps->heard(n->extra + len + 1, ps->heard_ctx);
+				PQfreemem(n);
+			}
+		}
+		pthread_mutex_lock(&ps->lock);
+	}
+	pthread_mutex_unlock(&ps->lock);
+	PQfinish(conn);
+	return NULL;
+}
+
+static int pg_listen(
+    void *ctx, void (*heard)(const char *text, void *heard_ctx), void *heard_ctx, struct err *err)
+{
+	struct pgstore *ps = ctx;
+
+	if (ps->listener_started)
+		return err_set(err, ERR_INTERNAL, NULL, "store: already listening");
+	ps->heard = heard;
+	ps->heard_ctx = heard_ctx;
+	if (pthread_create(&ps->listener, NULL, listener, ps) != 0)
+		return err_set(err, ERR_INTERNAL, NULL, "store: cannot start the listener");
+	ps->listener_started = 1;
+	return 0;
+}
+
+/* The lease renewer: every CALIB_FIT_LEASE_S / 4, the leases of the fits this process
+ * computes. */
+static void *renewer(void *arg)
+{
+	struct pgstore *ps = arg;
+	char ids[MAX_RUNNING * 24 + 3], lease[24];
+	const char *v[3] = {ps->node, ids, dec(lease, CALIB_FIT_LEASE_S)};
+	struct pgc c;
+	struct err err;
+	size_t n;
+	int i;
+
+	pthread_mutex_lock(&ps->lock);
+	while (!ps->stopping) {
+		nap_locked(ps, CALIB_FIT_LEASE_S / 4.0);
+		if (ps->stopping || ps->nrunning == 0)
+			continue;
+		n = (size_t)snprintf(ids, sizeof ids, "{");
+		for (i = 0; i < ps->nrunning; i++)
+			n += (size_t)snprintf(
+			    ids + n, sizeof ids - n, "%s%lld", i ? "," : "", ps->running[i]);
+		snprintf(ids + n, sizeof ids - n, "}");
+		pthread_mutex_unlock(&ps->lock);
+		err_clear(&err);
+		if (acquire(ps, &c, &err) == 0) {
+			pq_run(&c,
+			    "UPDATE fits SET lease_until = extract(epoch FROM now())::bigint + "
+			    "$3::bigint WHERE owner = $1 AND state = 'running' AND id = "
+			    "ANY($2::bigint[])",
+			    3, v, NULL, "renewing leases", &err);
+			release(&c);
+		}
+		pthread_mutex_lock(&ps->lock);
+	}
+	pthread_mutex_unlock(&ps->lock);
+	return NULL;
+}
+
+int pgstore_open(const char *url, struct pgstore **out, struct err *err)
+{
+	struct pgstore *ps;
+	pthread_condattr_t attr;
+	unsigned char node[8];
+	struct pgc c;
+	int rc;
+
+	*out = NULL;
+	if (sodium_init() < 0)
+		return err_set(err, ERR_INTERNAL, NULL, "libsodium cannot start");
+	ps = calloc(1, sizeof *ps);
+	if (!ps || !(ps->url = strdup(url))) {
+		free(ps);
+		return oom(err);
+	}
+	randombytes_buf(node, sizeof node);
+	sodium_bin2hex(ps->node, sizeof ps->node, node, sizeof node);
+	pthread_mutex_init(&ps->lock, NULL);
+	pthread_cond_init(&ps->freed, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&ps->tick, &attr);
+	pthread_condattr_destroy(&attr);
+	if (acquire(ps, &c, err) != 0) {
+		pgstore_close(ps);
+		return -1;
+	}
+	rc = migrate(&c, err);
+	release(&c);
+	if (rc != 0) {
+		pgstore_close(ps);
+		return -1;
+	}
+	if (pthread_create(&ps->renewer, NULL, renewer, ps) != 0) {
+		pgstore_close(ps);
+		return err_set(err, ERR_INTERNAL, NULL, "store: cannot start the lease renewer");
+	}
+	ps->renewer_started = 1;
+	*out = ps;
+	return 0;
+}
+
+void pgstore_close(struct pgstore *ps)
+{
+	int i;
+
+	if (!ps)
+		return;
+	pthread_mutex_lock(&ps->lock);
+	ps->stopping = 1;
+	pthread_cond_broadcast(&ps->tick);
+	pthread_mutex_unlock(&ps->lock);
+	if (ps->renewer_started)
+		pthread_join(ps->renewer, NULL);
+	if (ps->listener_started)
+		pthread_join(ps->listener, NULL);
+	for (i = 0; i < PGSTORE_POOL; i++)
+		PQfinish(ps->slots[i].conn);
+	pthread_cond_destroy(&ps->tick);
+	pthread_cond_destroy(&ps->freed);
+	pthread_mutex_destroy(&ps->lock);
+	free(ps->url);
+	free(ps);
+}
+
+const char *pgstore_node(const struct pgstore *ps)
+{
+	return ps->node;
+}
+
+void pgstore_bind(struct calstore *cs, struct pgstore *ps)
+{
+	*cs = (struct calstore){
+	    .ctx = ps,
+	    .token_create = pg_token_create,
+	    .token_rotate = pg_token_rotate,
+	    .token_revoke = pg_token_revoke,
+	    .token_get = pg_token_get,
+	    .token_touch = pg_token_touch,
+	    .token_list = pg_token_list,
+	    .robot_lab = pg_robot_lab,
+	    .calibration_create = pg_calibration_create,
+	    .calibration_get = pg_calibration_get,
+	    .calibration_list = pg_calibration_list,
+	    .measurements = pg_measurements,
+	    .fit_latest = pg_fit_latest,
+	    .upload = pg_upload,
+	    .remove = pg_remove,
+	    .fit_claim = pg_fit_claim,
+	    .fit_finish = pg_fit_finish,
+	    .fit_recover = pg_fit_adopt,
+	    .secret = pg_secret,
+	    .fit_adopt = pg_fit_adopt,
+	    .announce = pg_announce,
+	    .listen = pg_listen,
+	};
+}

@@ -1,0 +1,405 @@
+#!/bin/sh
+# pg_cluster.sh: three contactd nodes sharing one PostgreSQL calibration store, behind
+# nginx configured with deploy/nginx-nodes.conf (issue #18). Real servers, started here:
+# PostgreSQL (initdb, pg_ctl) in a temporary directory as the postgres user, the nodes,
+# nginx. It checks, in order:
+#   1. a token made by `contactd --store URL token create` works on every node;
+#   2. the same Idempotency-Key on node 2 replays node 1's answer, stored once;
+#   3. an event stream on node 2 hears a fit node 1 computed (LISTEN/NOTIFY);
+#   4. robots upload round-robin through nginx, resending with the same key until answered,
+#      while nodes are SIGKILLed in the middle of a fit (PG_CLUSTER_KILLS times, 20 by
+#      default, the issue's count: the whole test takes about 2 minutes on a loaded 2-core
+#      machine; each node restarted on its port): every acknowledged upload is stored once,
+#      every fit ends done or superseded by a newer one, none is finished twice (a trigger
+#      records every finish and claim);
+#   4b. a fit whose node is killed while computing it is finished by another node once its
+#      lease lapses, within 15 s, once;
+#   5. PostgreSQL stopped for 3 s and restarted under load: questions all answered 200,
+#      calibration uploads answered 503 with Retry-After meanwhile, then accepted again,
+#      nothing acknowledged lost.
+# Run by `make check` from the top build directory, with srcdir set by automake.
+set -u
+CONTACTD=${CONTACTD:-./contactd}
+NGINX=${NGINX:-$(PATH="$PATH:/usr/sbin:/sbin" command -v nginx || true)}
+srcdir=${srcdir:-.}
+KILLS=${PG_CLUSTER_KILLS:-20}
+. "$srcdir/tests/pg_lib.sh"
+. "$srcdir/tests/http_lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/contactd-pg.XXXXXX") || exit 99
+
+cleanup() {
+	for n in 1 2 3; do
+		[ -f "$tmp/pid$n" ] && kill -9 "$(cat "$tmp/pid$n")" 2>/dev/null
+	done
+	[ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null
+	pg_stop
+	wait 2>/dev/null
+	[ -n "${PG_CLUSTER_KEEP-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	for n in 1 2 3; do
+		[ -f "$tmp/node$n.log" ] && { echo "--- node $n"; tail -8 "$tmp/node$n.log"; }
+	done
+	exit 1
+}
+
+[ -n "$NGINX" ] && [ -x "$NGINX" ] || fail "nginx not found (deploy/setup-debian.sh installs it)"
+pg_start "$tmp" || fail "PostgreSQL did not start"
+
+# start_node N [PORT]: node N on PORT (0: a free one), its log in node$N.log (the logs of
+# its earlier lives appended to node$N.old); port$N, pid$N and id$N (its store node name).
+start_node() {
+	[ -f "$tmp/node$1.log" ] && cat "$tmp/node$1.log" >>"$tmp/node$1.old"
+	"$CONTACTD" --port "${2:-0}" --db "$tmp/node$1.db" --store "$pg_url" -t 4 \
+		--max-connections-per-ip 0 >"$tmp/node$1.log" 2>&1 &
+	echo $! >"$tmp/pid$1"
+	for _ in $(seq 1 200); do
+		p=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$tmp/node$1.log")
+		if [ -n "$p" ]; then
+			echo "$p" >"$tmp/port$1"
+			sed -n 's/.*calibration store: PostgreSQL, node \([0-9a-f]*\).*/\1/p' \
+				"$tmp/node$1.log" >"$tmp/id$1"
+			return 0
+		fi
+		kill -0 "$(cat "$tmp/pid$1")" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "node $1 did not start: $(cat "$tmp/node$1.log")"
+}
+port() { cat "$tmp/port$1"; }
+
+for n in 1 2 3; do start_node "$n"; done
+[ -s "$tmp/id1" ] || fail "node 1 did not name itself"
+
+# Every finish and every claim of a fit, recorded by the server itself.
+pg_sql "CREATE TABLE fit_finishes (fit_id bigint, owner text, state text);
+CREATE TABLE fit_claims (fit_id bigint, owner text, at double precision DEFAULT extract(epoch FROM clock_timestamp()));
+CREATE FUNCTION note_fit() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+  IF NEW.state IN ('done', 'failed') THEN
+    INSERT INTO fit_finishes VALUES (NEW.id, NEW.owner, NEW.state);
+  ELSIF NEW.state = 'running' AND (OLD.state <> 'running' OR OLD.owner IS DISTINCT FROM NEW.owner) THEN
+    INSERT INTO fit_claims (fit_id, owner) VALUES (NEW.id, NEW.owner);
+  END IF;
+  RETURN NEW; END \$\$;
+CREATE TRIGGER note_fit AFTER UPDATE ON fits FOR EACH ROW EXECUTE FUNCTION note_fit();" ||
+	fail "cannot install the fit triggers"
+
+# call METHOD URL TOKEN [BODY [KEY]]: the status; the body into $tmp/answer.
+call() {
+	curl -s -m 20 -o "$tmp/answer" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
+		-H 'Content-Type: application/json' ${5:+-H "Idempotency-Key: $5"} \
+		${4:+--data-binary "$4"} "$2" || echo 000
+}
+
+# 1. Tokens made by the token command, another process, work on every node.
+for r in 1 2 3; do
+	"$CONTACTD" --db "$tmp/cli.db" --store "$pg_url" token create "robot$r" >"$tmp/created$r" ||
+		fail "token create robot$r"
+	sed -n 's/^token: //p' "$tmp/created$r" >"$tmp/token$r"
+	[ -s "$tmp/token$r" ] || fail "token create robot$r printed no token: $(cat "$tmp/created$r")"
+done
+for r in 1 2 3; do
+	status=$(call POST "http://127.0.0.1:$(port "$r")/v1/robots/robot$r/calibrations" \
+		"$(cat "$tmp/token$r")" '{}')
+	[ "$status" = 201 ] || fail "robot$r: create on node $r: $status $(cat "$tmp/answer")"
+	sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer" >"$tmp/cal$r"
+	[ -s "$tmp/cal$r" ] || fail "no calibration id in $(cat "$tmp/answer")"
+done
+for r in 1 2 3; do
+	for n in 1 2 3; do
+		status=$(call GET "http://127.0.0.1:$(port "$n")/v1/calibrations/$(cat "$tmp/cal$r")" \
+			"$(cat "$tmp/token$r")")
+		[ "$status" = 200 ] || fail "robot$r's token on node $n: $status"
+	done
+done
+echo "1. tokens made by the token command work on all 3 nodes"
+
+# 2. One Idempotency-Key, two nodes: one upload, the same answer.
+t1=$(cat "$tmp/token1")
+status=$(call POST "http://127.0.0.1:$(port 3)/v1/robots/robot1/calibrations" "$t1" '{}')
+[ "$status" = 201 ] || fail "another calibration of robot1 on node 3: $status"
+c1=$(sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer")
+body='{"presses":[{"force":5,"deflection":5.0e-6}]}'
+status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$c1/measurements" "$t1" "$body" k-1)
+[ "$status" = 200 ] || fail "upload on node 1: $status"
+cp "$tmp/answer" "$tmp/answer.node1"
+status=$(call POST "http://127.0.0.1:$(port 2)/v1/calibrations/$c1/measurements" "$t1" "$body" k-1)
+[ "$status" = 200 ] || fail "replay on node 2: $status"
+cmp -s "$tmp/answer" "$tmp/answer.node1" || fail "node 2 answered $(cat "$tmp/answer"), node 1 $(cat "$tmp/answer.node1")"
+[ "$(pg_sql "SELECT count(*) FROM uploads WHERE calibration_id = $c1")" = 1 ] ||
+	fail "the replayed upload was stored twice"
+status=$(call POST "http://127.0.0.1:$(port 3)/v1/calibrations/$c1/measurements" "$t1" \
+	'{"presses":[{"force":6,"deflection":6.0e-6}]}' k-1)
+[ "$status" = 422 ] || fail "the key with another body on node 3: $status, not 422"
+echo "2. Idempotency-Key k-1 on node 2 replayed node 1's answer byte for byte"
+
+# 3. A stream on node 2 hears the fits node 1 computes.
+curl -s -N -m 40 -H "Authorization: Bearer $t1" \
+	"http://127.0.0.1:$(port 2)/v1/calibrations/$c1/events" >"$tmp/stream" 2>/dev/null &
+stream=$!
+sleep 0.5
+seen=
+for try in 1 2 3 4 5; do
+	status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$c1/measurements?wait=30" \
+		"$t1" "{\"presses\":[{\"force\":$((6 + try)),\"deflection\":$((6 + try)).1e-6}]}")
+	[ "$status" = 200 ] || fail "upload with wait on node 1: $status"
+	fit=$(sed -n 's/.*"fit_id":\([0-9]*\).*/\1/p' "$tmp/answer")
+	owner=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'done'")
+	[ -n "$owner" ] || fail "fit $fit not done after ?wait"
+	[ "$owner" = "$(cat "$tmp/id2")" ] && continue # node 2 happened to compute it
+	for _ in $(seq 1 50); do
+		grep -q "\"id\":$fit,.*\"mjcf\"\|\"mjcf\".*\"id\":$fit[,}]" "$tmp/stream" && seen=$fit && break
+		sleep 0.1
+	done
+	[ -n "$seen" ] || fail "node 2's stream did not hear fit $fit (owner $owner): $(cat "$tmp/stream")"
+	break
+done
+kill "$stream" 2>/dev/null
+[ -n "$seen" ] || fail "node 2 computed every fit: no fit of another node to hear"
+echo "3. node 2's event stream heard fit $seen, computed by node $(grep -l "$owner" "$tmp"/id? | sed 's/.*id//')"
+
+# 4. Robots through nginx, nodes killed in the middle of fits.
+site() {
+	echo "access_log off;"
+	sed -e "s/server 127\.0\.0\.1:8751 /server 127.0.0.1:$(port 1) /" \
+	    -e "s/server 127\.0\.0\.1:8752 /server 127.0.0.1:$(port 2) /" \
+	    -e "s/server 127\.0\.0\.1:8753 /server 127.0.0.1:$(port 3) /" \
+	    -e "s/listen 80;/listen 127.0.0.1:$1;/" "$srcdir/deploy/nginx-nodes.conf"
+}
+grep -q "server 127.0.0.1:8753 " "$srcdir/deploy/nginx-nodes.conf" || fail "upstream lines not found"
+start_nginx "$tmp" site || fail "nginx did not start"
+front="http://127.0.0.1:$nport"
+
+# robot R MAX: upload up to MAX one-press uploads (in phase a the first is of 60 presses)
+# to robot R's calibration through nginx,
+# until $tmp/stop exists; each resent with its key until answered 200. Acknowledged
+# upload ids go to acked$R, every status to statuses$R.
+robot() {
+	tok=$(cat "$tmp/token$1")
+	cal=$(cat "$tmp/cal$1")
+	u=0
+	while [ "$u" -lt "$2" ] && [ ! -f "$tmp/stop" ]; do
+		u=$((u + 1))
+		b="{\"presses\":[{\"force\":$((20 + u)),\"deflection\":$((20 + u)).$1e-6}]}"
+		# first, 60 presses: every later fit takes a while, so that kills land in one
+		[ "$u" = 1 ] && [ "$phase" = a ] && b=$(awk -v r="$1" 'BEGIN { printf "{\"presses\":[";
+			for (i = 1; i <= 60; i++) printf "%s{\"force\":%d.25,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), i, i, r;
+			printf "]}" }')
+		for _ in $(seq 1 200); do
+			s=$(curl -s -m 20 -o "$tmp/robot$1.answer" -w '%{http_code}' -X POST \
+				-H "Authorization: Bearer $tok" -H 'Content-Type: application/json' \
+				-H "Idempotency-Key: r$1-$phase-u$u" --data-binary "$b" \
+				"$front/v1/calibrations/$cal/measurements" || echo 000)
+			echo "$s" >>"$tmp/statuses$1"
+			if [ "$s" = 200 ]; then
+				sed -n 's/.*"upload":\([0-9]*\).*/\1/p' "$tmp/robot$1.answer" >>"$tmp/acked$1"
+				break
+			fi
+			case $s in 4*) # refused for good: the test is wrong
+				cp "$tmp/robot$1.answer" "$tmp/refused$1"
+				return 1 ;;
+			esac
+			sleep 0.2
+		done
+		sleep 0.1
+	done
+}
+# check_stored R PRESSES: robot R's calibration holds exactly the uploads it was told were
+# stored, PRESSES presses in all (none twice).
+check_stored() {
+	sort -n "$tmp/acked$1" >"$tmp/acked$1.sorted"
+	pg_sql "SELECT id FROM uploads WHERE calibration_id = $(cat "$tmp/cal$1") ORDER BY id" >"$tmp/stored$1"
+	cmp -s "$tmp/acked$1.sorted" "$tmp/stored$1" ||
+		fail "robot$1: acknowledged uploads $(tr '\n' ' ' <"$tmp/acked$1.sorted") but stored $(tr '\n' ' ' <"$tmp/stored$1")"
+	got=$(pg_sql "SELECT count(*) FROM measurements WHERE calibration_id = $(cat "$tmp/cal$1")")
+	[ "$got" = "$2" ] || fail "robot$1: $got presses stored, $2 acknowledged"
+}
+rm -f "$tmp/stop"
+phase=a
+robots=
+for r in 1 2 3; do
+	robot "$r" 140 & # 60 + 139 presses: within a calibration's 200
+	robots="$robots $!"
+done
+
+started=$(date +%s)
+k=0
+while [ "$k" -lt "$KILLS" ]; do
+	k=$((k + 1))
+	victim=
+	for _ in $(seq 1 60); do
+		owner=$(pg_sql "SELECT owner FROM fits WHERE state = 'running' AND lease_until > extract(epoch FROM now()) ORDER BY random() LIMIT 1")
+		for n in 1 2 3; do
+			[ -n "$owner" ] && [ "$owner" = "$(cat "$tmp/id$n")" ] && victim=$n
+		done
+		[ -n "$victim" ] && break
+		sleep 0.05
+	done
+	if [ -n "$victim" ]; then
+		echo "$owner" >>"$tmp/killed_owners"
+	else
+		victim=$(( (k % 3) + 1 ))
+	fi
+	kill -9 "$(cat "$tmp/pid$victim")"
+	wait "$(cat "$tmp/pid$victim")" 2>/dev/null
+	start_node "$victim" "$(port "$victim")"
+	sleep 0.3
+done
+touch "$tmp/stop"
+wait_robots_start=$(date +%s)
+# shellcheck disable=SC2086
+wait $robots
+kill_s=$(( $(date +%s) - started ))
+
+# Every fit settles: those of killed nodes once their lease lapsed (at most 15 s).
+for _ in $(seq 1 300); do
+	open=$(pg_sql "SELECT count(*) FROM fits WHERE state IN ('pending', 'running')")
+	[ "$open" = 0 ] && break
+	sleep 0.1
+done
+settle_s=$(( $(date +%s) - wait_robots_start ))
+[ "$open" = 0 ] || fail "$open fits still pending or running $settle_s s after the last kill"
+
+for r in 1 2 3; do
+	[ -f "$tmp/refused$r" ] && fail "robot$r: upload refused: $(cat "$tmp/refused$r")"
+done
+acked=0
+for r in 1 2 3; do
+	[ -s "$tmp/acked$r" ] || fail "robot$r: nothing acknowledged"
+	cal=$(cat "$tmp/cal$r")
+	a=$(wc -l <"$tmp/acked$r")
+	acked=$((acked + a))
+	# every acknowledged upload is there with its presses, and nothing else was stored
+	check_stored "$r" $((60 + a - 1))
+	# the calibration's newest fit is done and covers every measurement
+	got=$(pg_sql "SELECT f.state || ' ' || f.measurements FROM fits f WHERE f.calibration_id = $cal ORDER BY f.id DESC LIMIT 1")
+	want="done $(pg_sql "SELECT count(*) FROM measurements WHERE calibration_id = $cal")"
+	[ "$got" = "$want" ] || fail "robot$r: newest fit '$got', want '$want'"
+done
+twice=$(pg_sql "SELECT count(*) FROM (SELECT fit_id FROM fit_finishes GROUP BY fit_id HAVING count(*) > 1) d")
+[ "$twice" = 0 ] || fail "$twice fits finished more than once"
+failed=$(pg_sql "SELECT count(*) FROM fits WHERE state = 'failed'")
+[ "$failed" = 0 ] || fail "$failed fits failed"
+# The fits the killed nodes were computing (claimed, never finished by them): every one was
+# taken over by another node, or superseded by a newer fit of its calibration that was.
+owners=$(sed "s/.*/'&'/" "$tmp/killed_owners" | paste -sd, -)
+interrupted=$(pg_sql "SELECT count(*) FROM fit_claims c WHERE c.owner IN ($owners) AND NOT EXISTS (SELECT 1 FROM fit_finishes f WHERE f.fit_id = c.fit_id AND f.owner = c.owner)")
+taken=$(pg_sql "SELECT count(*) FROM (SELECT fit_id FROM fit_claims GROUP BY fit_id HAVING count(DISTINCT owner) > 1) d")
+finished=$(pg_sql "SELECT count(*) FROM fit_finishes")
+superseded=$(pg_sql "SELECT count(*) FROM fits WHERE state = 'superseded'")
+retries=$(cat "$tmp"/statuses? | grep -vc '^200$')
+echo "4. $KILLS SIGKILLs in $kill_s s, $interrupted of them in the middle of a fit; all settled" \
+	"$settle_s s later: $acked uploads acknowledged (after $retries refused or cut tries," \
+	"resent), each stored once; $finished fits finished once each, $taken taken over from a" \
+	"killed node, $superseded superseded"
+[ "$interrupted" -ge $((KILLS / 2)) ] || fail "only $interrupted of $KILLS kills interrupted a fit"
+
+# 4b. The very fit a killed node was computing, with nothing newer to supersede it, is
+# finished by another node once its lease lapses (CALIB_FIT_LEASE_S + CALIB_FIT_ADOPT_S,
+# at most 15 s), exactly once.
+t2=$(cat "$tmp/token2")
+# 200 presses and 30 drops: a fit long enough to be killed in (drops cost the fit most). If
+# it ends between the look and the kill anyway, another try.
+big=$(awk 'BEGIN { printf "{\"presses\":["; for (i = 1; i <= 200; i++)
+	printf "%s{\"force\":%d.5,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), i, i, i % 7;
+	printf "],\"drops\":["; for (i = 1; i <= 30; i++)
+	printf "%s{\"height\":0.%03d,\"rebound\":0.00%d}", (i > 1 ? "," : ""), 100 + i, 1 + i % 5;
+	printf "]}" }')
+for attempt in 1 2 3 4; do
+	status=$(call POST "http://127.0.0.1:$(port 1)/v1/robots/robot2/calibrations" "$t2" '{}')
+	[ "$status" = 201 ] || fail "another calibration of robot2: $status"
+	cal=$(sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer")
+	status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$cal/measurements" "$t2" "$big")
+	[ "$status" = 200 ] || fail "upload to node 1: $status $(cat "$tmp/answer")"
+	fit=$(sed -n 's/.*"fit_id":\([0-9]*\).*/\1/p' "$tmp/answer")
+	for _ in $(seq 1 300); do
+		owner=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'running'")
+		[ -n "$owner" ] && break
+	done
+	victim=
+	for n in 1 2 3; do
+		[ -n "$owner" ] && [ "$owner" = "$(cat "$tmp/id$n")" ] && victim=$n
+	done
+	[ -n "$victim" ] || fail "fit $fit: not seen running on a node ($(pg_sql "SELECT state FROM fits WHERE id = $fit"))"
+	kill -9 "$(cat "$tmp/pid$victim")"
+	killed_at=$(pg_sql "SELECT extract(epoch FROM clock_timestamp())")
+	wait "$(cat "$tmp/pid$victim")" 2>/dev/null
+	[ "$(pg_sql "SELECT state FROM fits WHERE id = $fit")" = running ] && break
+	start_node "$victim" "$(port "$victim")" # the fit ended just before the kill
+	victim=
+done
+[ -n "$victim" ] || fail "4 fits in a row ended before their node was killed"
+for _ in $(seq 1 400); do
+	done_by=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'done'")
+	[ -n "$done_by" ] && break
+	sleep 0.1
+done
+[ -n "$done_by" ] || fail "fit $fit of the killed node $victim not done"
+[ "$done_by" != "$owner" ] || fail "fit $fit finished by its killed node"
+# claimed again (by the server's clock) at most 15 s after the kill
+takeover_s=$(pg_sql "SELECT round((min(at) - $killed_at)::numeric, 1) FROM fit_claims WHERE fit_id = $fit AND owner = '$done_by'")
+awk -v t="$takeover_s" 'BEGIN { exit !(t != "" && t <= 15) }' || fail "fit $fit taken over after $takeover_s s, over 15 s"
+[ "$(pg_sql "SELECT count(*) FROM fit_finishes WHERE fit_id = $fit")" = 1 ] ||
+	fail "fit $fit finished more than once"
+start_node "$victim" "$(port "$victim")"
+echo "4b. fit $fit, killed with node $victim in its middle, finished by node" \
+	"$(grep -l "$done_by" "$tmp"/id? | sed 's/.*id//'), claimed by it $takeover_s s after the kill, once"
+
+# 5. PostgreSQL stopped and restarted under load (robot1, a new calibration).
+status=$(call POST "http://127.0.0.1:$(port 1)/v1/robots/robot1/calibrations" "$t1" '{}')
+[ "$status" = 201 ] || fail "a third calibration of robot1: $status"
+sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer" >"$tmp/cal1"
+: >"$tmp/statuses1"
+: >"$tmp/acked1"
+rm -f "$tmp/stop"
+phase=b
+robot 1 200 &
+robot_pid=$!
+questions() {
+	i=0
+	while [ ! -f "$tmp/stop" ]; do
+		i=$((i + 1))
+		curl -s -m 10 -o /dev/null -w '%{http_code}\n' -H 'Content-Type: application/json' \
+			--data-binary "{\"body\":{\"shape\":\"box\",\"size\":0.05,\"mass\":1.$i}}" \
+			"$front/v1/rest" >>"$tmp/questions" || echo 000 >>"$tmp/questions"
+	done
+}
+: >"$tmp/questions"
+questions &
+questions_pid=$!
+sleep 1
+before=$(wc -l <"$tmp/acked1")
+[ "$before" -gt 0 ] || fail "no upload acknowledged before the outage"
+pg_stop
+sleep 3
+curl -s -D "$tmp/headers" -o /dev/null -X POST -H "Authorization: Bearer $t1" \
+	-H 'Content-Type: application/json' --data-binary "$body" \
+	"$front/v1/calibrations/$c1/measurements"
+q_during=$(wc -l <"$tmp/questions")
+pg_restart || fail "PostgreSQL did not restart"
+sleep 3
+touch "$tmp/stop"
+wait "$robot_pid" "$questions_pid"
+after=$(wc -l <"$tmp/acked1")
+grep -q '^HTTP/1.1 503' "$tmp/headers" || fail "an upload while PostgreSQL is down: $(head -1 "$tmp/headers")"
+grep -qi '^Retry-After: [0-9]' "$tmp/headers" || fail "no Retry-After on the 503"
+unavailable=$(grep -c '^503$' "$tmp/statuses1")
+[ "$unavailable" -gt 0 ] || fail "the robot never saw a 503 while PostgreSQL was down"
+[ "$after" -gt "$before" ] || fail "no upload accepted after PostgreSQL restarted"
+bad_q=$(grep -vc '^200$' "$tmp/questions")
+[ "$bad_q" = 0 ] || fail "$bad_q questions not answered 200 while PostgreSQL was down"
+for _ in $(seq 1 200); do
+	open=$(pg_sql "SELECT count(*) FROM fits WHERE state IN ('pending', 'running')")
+	[ "$open" = 0 ] && break
+	sleep 0.1
+done
+[ "$open" = 0 ] || fail "$open fits open after the restart"
+check_stored 1 "$after"
+echo "5. PostgreSQL down 3 s: $(wc -l <"$tmp/questions") questions all 200 ($q_during by the restart)," \
+	"$unavailable uploads answered 503 with Retry-After, $((after - before)) acknowledged around" \
+	"the outage, every acknowledged upload stored once"
+echo "PASS: pg_cluster"
