@@ -53,3 +53,9 @@ TESTS += tests/test_sweep_bits
 tests_test_sweep_bits_SOURCES = tests/test_sweep_bits.c tests/svc_test.c tests/svc_test.h
 tests_test_sweep_bits_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_sweep_bits_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+check_PROGRAMS += tests/test_hold_sweep
+TESTS += tests/test_hold_sweep
+tests_test_hold_sweep_SOURCES = tests/test_hold_sweep.c tests/svc_test.c tests/svc_test.h
+tests_test_hold_sweep_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_hold_sweep_LDADD = $(SERVICE_TEST_LIBS) -lm
