@@ -360,6 +360,33 @@ START_TEST(hold_sweep_bad_value_is_named)
 }
 END_TEST
 
+/* A hold point counts duration / timestep plus the creep's settling budget against the
+ * sweep's step limit: 1,000 points of 0.2 s at 2 ms are over 2e8, 990 are not. */
+START_TEST(hold_sweep_counts_the_settling_steps)
+{
+	char body[4096], *p;
+	int i, n;
+
+	for (n = 990; n <= 1000; n += 10) {
+		p = body +
+		    sprintf(body,
+		        "{\"query\": \"hold\", \"base\": {\"duration\": 0.2}, "
+		        "\"vary\": [{\"path\": \"grip_force\", \"values\": [");
+		for (i = 0; i < n / 10; i++)
+			p += sprintf(p, "%s%d", i ? ", " : "", i + 1);
+		strcpy(p,
+		    "]}, {\"path\": \"impratio\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}]}");
+		if (n == 1000) {
+			tsvc_expect_error(
+			    SVC_SWEEP, body, strlen(body), NULL, ERR_TOO_LARGE, "/vary");
+		} else {
+			json_t *canonical = tsvc_canonical(SVC_SWEEP, body);
+			json_decref(canonical);
+		}
+	}
+}
+END_TEST
+
 static Suite *hold_sweep_suite(void)
 {
 	Suite *s = suite_create("hold_sweep");
@@ -369,6 +396,7 @@ static Suite *hold_sweep_suite(void)
 	tcase_add_test(tc, hold_sweep_rows_are_single_answers);
 	tcase_add_test(tc, hold_line_by_alias);
 	tcase_add_test(tc, hold_sweep_bad_value_is_named);
+	tcase_add_test(tc, hold_sweep_counts_the_settling_steps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -37,8 +37,10 @@ int ans_request_expose(enum svc_endpoint query, json_t *v, const char *ptr, stru
 
 long ans_request_steps(const struct ans_request *r)
 {
+	/* a hold point may step on after duration until its creep settles: count the most */
 	if (r->query == SVC_HOLD)
-		return (long)(r->u.hold.scene.duration / r->u.hold.scene.option.timestep);
+		return (long)(r->u.hold.scene.duration / r->u.hold.scene.option.timestep) +
+		    CTD_HOLD_SETTLE_MAX_STEPS;
 	return r->query == SVC_STABILITY ? 0 : req_scene_steps(&r->u.scene);
 }
 
