@@ -845,6 +845,30 @@ async function main() {
 		await checkLines('/option/impratio');
 		assert.deepEqual((await drawn()).titles, ['impratio', 'creep velocity (m/s)']);
 		assert.equal((await drawn()).yType, 'logarithmic');
+		/* holds: below 0.49 N a pad's friction (2 mu F) cannot carry the 0.981 N load: hollow markers there */
+		await page.selectOption('#axis', 'grip_force');
+		await page.fill('#from', '0.2');
+		await page.fill('#to', '2');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.hold[0].request.vary[0].values[0] === 0.2);
+		const marks = await page.evaluate(() => {
+			const c = window.contactd.charts.hold;
+			return c.data.datasets.map((d) => ({fill: d.pointBackgroundColor, color: d.borderColor, cone: d.cdCone,
+			    release: d.cdRelease}));
+		});
+		let hollow = 0;
+		for (const run of (await drawn()).runs) {
+			const c = run.answer.columns, release = run.answer.rows[0][c.indexOf('mujoco')];
+			for (const m of marks.filter((k) => k.release === release)) {
+				const rows = run.answer.rows.filter((r) => r[1] === m.cone);
+				rows.forEach((r, i) => {
+					assert.equal(m.fill[i] === '#fff', r[c.indexOf('holds')] === false, 'marker ' + i + ' of ' + m.cone);
+					hollow += m.fill[i] === '#fff';
+				});
+			}
+		}
+		assert.ok(hollow >= 4, hollow + ' hollow markers');
+		assert.match(await page.textContent('#status'), /do not hold/);
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
 	});
