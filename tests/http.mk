@@ -108,7 +108,7 @@ AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; export srcdir; \
 AM_DISTCHECK_CONFIGURE_FLAGS = BROWSER_NODE_MODULES='$(abs_top_srcdir)/tests/browser/node_modules'
 EXTRA_DIST += tests/test_browser.sh tests/browser/run.js tests/browser/package.json \
 	tests/browser/package-lock.json
-DASHBOARD_SHOTS = sweep drop live api
+DASHBOARD_SHOTS = sweep drop hold live api
 screenshots: all
 	rm -rf tests/screenshots
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/test_browser.sh

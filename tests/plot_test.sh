@@ -93,6 +93,14 @@ awk -F, 'NR == FNR { if (FNR > 1) g[($2 + 0) " " ($1 + 0)] = $3; next }
 	{ k = ($1 + 0) " " ($2 + 0); if (!(k in g) || g[k] + 0 != $3 + 0) { print "cell " k ": " $3; bad = 1 } }
 	END { exit bad }' "$tmp/grid.csv" FS=' ' "$tmp/grid.cells" || fail "grid: cells != CSV"
 
+# ---- a hold line: creep against grip force, with their units ----
+printf '{"query": "hold", "base": {"duration": 0.1}, "vary": [{"path": "grip_force", "values": [2, 5, 10]}]}' |
+	"$contact" sweep - --plot "$tmp/hold.svg" >/dev/null || fail "hold sweep --plot: exit $?"
+wellformed "$tmp/hold.svg"
+grep -q '>grip force (N)</text>' "$tmp/hold.svg" || fail "hold: no x axis title grip force (N)"
+grep -q 'rotate(-90[^>]*>creep velocity (m/s)</text>' "$tmp/hold.svg" ||
+	fail "hold: no y axis title creep velocity (m/s)"
+
 # trajectory FILE: the t and z of the drop answer in FILE, one "t z" pair per line
 trajectory() {
 	sed -n 's/.*"trajectory":{"t":\[\([^]]*\)\],"z":\[\([^]]*\)\]}.*/\1;\2/p' "$1" |

@@ -63,3 +63,15 @@ TESTS += tests/test_sceneset
 tests_test_sceneset_SOURCES = tests/test_sceneset.c tests/svc_test.c tests/svc_test.h
 tests_test_sceneset_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_sceneset_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+check_PROGRAMS += tests/test_hold_sweep
+TESTS += tests/test_hold_sweep
+tests_test_hold_sweep_SOURCES = tests/test_hold_sweep.c tests/svc_test.c tests/svc_test.h
+tests_test_hold_sweep_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_hold_sweep_LDADD = $(SERVICE_TEST_LIBS) -lm
+
+check_PROGRAMS += tests/test_hold_find
+TESTS += tests/test_hold_find
+tests_test_hold_find_SOURCES = tests/test_hold_find.c tests/svc_test.c tests/svc_test.h
+tests_test_hold_find_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_hold_find_LDADD = $(SERVICE_TEST_LIBS) -lm

@@ -42,6 +42,7 @@ WWW_FILES = \
 	$(srcdir)/src/http/www/index.html \
 	$(srcdir)/src/http/www/sweep.html \
 	$(srcdir)/src/http/www/drop.html \
+	$(srcdir)/src/http/www/hold.html \
 	$(srcdir)/src/http/www/live.html \
 	$(srcdir)/src/http/www/api.html \
 	$(srcdir)/src/http/www/style.css \
@@ -50,6 +51,7 @@ WWW_FILES = \
 	$(srcdir)/src/http/www/heatmap.js \
 	$(srcdir)/src/http/www/sweep.js \
 	$(srcdir)/src/http/www/drop.js \
+	$(srcdir)/src/http/www/hold.js \
 	$(srcdir)/src/http/www/live.js \
 	$(srcdir)/src/http/www/api.js
 src/http/static_files.c: $(srcdir)/src/http/embed-www.sh $(WWW_FILES) $(CHARTJS)

@@ -22,6 +22,8 @@ const char *const ans_stability_fields[] = {"growth", "h_omega", "stable", "time
 
 json_t *ans_request_json(const struct ans_request *r)
 {
+	if (r->query == SVC_HOLD)
+		return hold_request_json(&r->u.hold);
 	if (r->query == SVC_STABILITY)
 		return req_stability_json(&r->u.stability);
 	return req_scene_json(&r->u.scene);
@@ -29,11 +31,16 @@ json_t *ans_request_json(const struct ans_request *r)
 
 int ans_request_expose(enum svc_endpoint query, json_t *v, const char *ptr, struct err *err)
 {
-	return query == SVC_STABILITY ? 0 : req_scene_expose(v, ptr, err);
+	/* a canonical stability or hold request has every field already */
+	return query == SVC_STABILITY || query == SVC_HOLD ? 0 : req_scene_expose(v, ptr, err);
 }
 
 long ans_request_steps(const struct ans_request *r)
 {
+	/* a hold point may step on after duration until its creep settles: count the most */
+	if (r->query == SVC_HOLD)
+		return (long)(r->u.hold.scene.duration / r->u.hold.scene.option.timestep) +
+		    CTD_HOLD_SETTLE_MAX_STEPS;
 	return r->query == SVC_STABILITY ? 0 : req_scene_steps(&r->u.scene);
 }
 
@@ -50,6 +57,11 @@ void ans_compute_traced(
 
 	memset(out, 0, sizeof *out);
 	out->query = req->query;
+	if (req->query == SVC_HOLD) {
+		out->mujoco = req->u.hold.scene.option.mujoco;
+		ctd_hold_solve(&req->u.hold.scene, &out->u.hold);
+		return;
+	}
 	if (req->query == SVC_STABILITY) {
 		const struct req_stability *s = &req->u.stability;
 		struct ctd_law_solimp clamped;
@@ -184,10 +196,52 @@ static void add_stability(struct field_list *l, const struct ans_result *r)
 	add_real(l, "B", g->B);
 }
 
+/* A real that exists only when present (hold_run's "null when absent"). */
+static void add_real_if(struct field_list *l, const char *name, double value, int present)
+{
+	if (present && isfinite(value))
+		add_real(l, name, value);
+	else
+		add_null(l, name);
+}
+
+/* hold_fields[] in order; a crushed scene (a 422 as one request) has none of them. */
+static size_t add_hold(struct field_list *l, const struct ans_result *r)
+{
+	const struct ctd_hold_answer *a = &r->u.hold;
+	int ok = !a->crushed;
+	size_t first = l->count;
+
+	add_real_if(l, "creep_velocity", a->creep_velocity, ok && a->creep_settled);
+	add_integer(l, "creep_closed_form", a->creep_closed_form, ANS_BOOL);
+	add_real_if(l, "slip", a->slip, ok && !a->falls);
+	add_real_if(l, "normal_force", a->normal_force, ok);
+	add_real_if(l, "penetration", a->penetration, ok && a->creep_settled);
+	add_real_if(l, "load", a->load, ok);
+	add_real_if(l, "friction_capacity", a->friction_capacity, ok);
+	add_integer(l, "holds", a->holds, ANS_BOOL);
+	add_real_if(l, "time_to_slip", a->time_to_slip, ok && a->time_to_slip >= 0);
+	add_integer(l, "time_to_slip_extrapolated", a->time_to_slip_extrapolated, ANS_BOOL);
+	add_integer(l, "falls", a->falls, ANS_BOOL);
+	add_real_if(l, "fall_time", a->fall_time, ok && a->falls);
+	add_integer(l, "steps", a->steps, ANS_INTEGER);
+	add_integer(l, "refsafe_clamped", a->refsafe_clamped, ANS_BOOL);
+	add_integer(l, "solref_fallback", a->solref_fell_back, ANS_BOOL);
+	add_integer(l, "friction_clamped", a->friction_clamped, ANS_BOOL);
+	if (!ok)
+		for (size_t i = first; i < l->count; i++)
+			l->fields[i].type = ANS_NULL;
+	add_string(l, "mujoco", ctd_mjver_name(r->mujoco));
+	add_string(l, "core_version", CORE_VERSION);
+	return l->count;
+}
+
 size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELDS])
 {
 	struct field_list l = {out, 0, 0};
 
+	if (r->query == SVC_HOLD)
+		return add_hold(&l, r);
 	if (r->query == SVC_REST)
 		add_rest(&l, r);
 	else if (r->query == SVC_DROP)

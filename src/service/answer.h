@@ -12,17 +12,20 @@
 #include <jansson.h>
 
 #include "core/growth.h"
+#include "core/hold.h"
 #include "core/scene.h"
 #include "core/sim.h"
+#include "service/hold.h"
 #include "service/request.h"
 #include "service/service.h"
 
-/* One validated question: a scene (rest, drop) or a stability request. */
+/* One validated question: a scene (rest, drop), a stability or a hold request. */
 struct ans_request {
-	enum svc_endpoint query; /* SVC_REST, SVC_DROP or SVC_STABILITY */
+	enum svc_endpoint query; /* SVC_REST, SVC_DROP, SVC_STABILITY or SVC_HOLD */
 	union {
 		struct req_scene scene;
 		struct req_stability stability;
+		struct hold_request hold;
 	} u;
 };
 
@@ -35,6 +38,7 @@ struct ans_result {
 		struct ctd_sim_rest rest;
 		struct ctd_sim_drop drop;
 		struct ctd_growth_report stability;
+		struct ctd_hold_answer hold; /* crushed: every answer field null (hold_run's 422) */
 	} u;
 };
 
@@ -76,7 +80,7 @@ extern const char *const ans_stability_fields[];
 
 /* The fields of a result in their documented order, then "solref_fallback",
  * "diverged", "mujoco" (the release whose rules were used) and "core_version";
- * returns the count. */
+ * a hold result's are hold_fields[] alone (service/hold.h); returns the count. */
 size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELDS]);
 
 /* The JSON value of one field; NULL if out of memory. Caller owns it. */

@@ -1,8 +1,8 @@
 /*
- * find.h: POST /v1/find, where one answer field of a rest, drop or stability
+ * find.h: POST /v1/find, where one answer field of a rest, drop, stability or hold
  * question crosses a threshold as one request field varies.
  *
- * Request: {"query": "rest"|"drop"|"stability", "base": {...},
+ * Request: {"query": "rest"|"drop"|"stability"|"hold", "base": {...},
  *           "path": POINTER or alias (vary.h), "field": ANSWER FIELD,
  *           "target": NUMBER (default 0; not for boolean fields),
  *           "bracket": [a, b], "tolerance": T, "max_iterations": N,

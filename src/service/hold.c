@@ -9,6 +9,7 @@
 
 #include "base/jtext.h"
 #include "core/mjver.h"
+#include "service/answer.h"
 #include "service/field.h"
 #include "service/request.h"
 #include "tunables.h"
@@ -184,21 +185,16 @@ static void hold_default(struct ctd_hold *h)
 	h->slip_limit = DEFAULT_HOLD_SLIP_LIMIT;
 }
 
-int hold_parse(json_t *body, struct hold_request **out, struct err *err)
+int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct err *err)
 {
 	static const char *const known[] = {
 	    "object", "pad", "grip_force", "option", "duration", "slip_limit", NULL};
 	struct field_ctx root, object, pad, option;
-	struct hold_request *r;
-	struct ctd_hold *h;
+	struct ctd_hold *h = &r->scene;
 	double steps;
 
-	if (field_root(&root, body, "", err) != 0 || field_known(&root, known) != 0)
+	if (field_root(&root, body, path, err) != 0 || field_known(&root, known) != 0)
 		return -1;
-	r = malloc(sizeof *r);
-	if (!r)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	h = &r->scene;
 	hold_default(h);
 	if (field_object(&root, "object", &object) != 0 || parse_object(&object, h) != 0 ||
 	    field_object(&root, "pad", &pad) != 0 || parse_pad(&pad, h) != 0 ||
@@ -209,19 +205,27 @@ int hold_parse(json_t *body, struct hold_request **out, struct err *err)
 	    positive_within(&root, "duration", -1, h->duration, INFINITY) != 0 ||
 	    field_number(&root, "slip_limit", &h->slip_limit) != 0 ||
 	    positive_within(&root, "slip_limit", -1, h->slip_limit, LIMIT_MAX_HEIGHT) != 0)
-		goto fail;
+		return -1;
 	steps = h->duration / h->option.timestep;
-	if (!(steps <= LIMIT_MAX_STEPS)) {
-		field_fail(&root, "duration", -1, ERR_BAD_VALUE,
+	if (!(steps <= LIMIT_MAX_STEPS))
+		return field_fail(&root, "duration", -1, ERR_BAD_VALUE,
 		    "duration / timestep is %.3g steps, over the limit of %ld", steps,
 		    LIMIT_MAX_STEPS);
-		goto fail;
+	return 0;
+}
+
+int hold_parse(json_t *body, struct hold_request **out, struct err *err)
+{
+	struct hold_request *r = malloc(sizeof *r);
+
+	if (!r)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	if (hold_parse_at(body, "", r, err) != 0) {
+		free(r);
+		return -1;
 	}
 	*out = r;
 	return 0;
-fail:
-	free(r);
-	return -1;
 }
 
 static void put(json_t *obj, const char *key, json_t *value, int *ok)
@@ -289,53 +293,23 @@ json_t *hold_request_json(const struct hold_request *r)
 	return root;
 }
 
-/* a finite number, or null when absent (negative marks "none" in the core's answer) */
-static json_t *real_or_null(double v, int present)
-{
-	return present && isfinite(v) ? json_real(v) : json_null();
-}
-
 int hold_run(const struct hold_request *r, json_t **answer, struct err *err)
 {
-	struct ctd_hold_answer a;
-	json_t *out;
-	int ok;
+	struct ans_result result;
+	struct ans_request req;
 
-	ctd_hold_solve(&r->scene, &a);
-	if (a.crushed)
+	req.query = SVC_HOLD;
+	req.u.hold = *r;
+	ans_compute(&req, &result);
+	if (result.u.hold.crushed)
 		return err_set(err, ERR_BAD_VALUE, "/grip_force",
 		    "the pads' faces reach the object's centre, or come within their own margin "
 		    "and gap of each other: MuJoCo's pinch is then no longer two face contacts, "
 		    "which is all the core reproduces; use stiffer pads (solref, solimp) or a "
 		    "smaller grip_force");
-	out = json_object();
-	ok = out != NULL;
-	if (!ok)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	put(out, "creep_velocity", real_or_null(a.creep_velocity, a.creep_settled), &ok);
-	put(out, "creep_closed_form", json_boolean(a.creep_closed_form), &ok);
-	put(out, "slip", real_or_null(a.slip, !a.falls), &ok);
-	put(out, "normal_force", json_real(a.normal_force), &ok);
-	put(out, "penetration", real_or_null(a.penetration, a.creep_settled), &ok);
-	put(out, "load", json_real(a.load), &ok);
-	put(out, "friction_capacity", json_real(a.friction_capacity), &ok);
-	put(out, "holds", json_boolean(a.holds), &ok);
-	put(out, "time_to_slip", real_or_null(a.time_to_slip, a.time_to_slip >= 0), &ok);
-	put(out, "time_to_slip_extrapolated", json_boolean(a.time_to_slip_extrapolated), &ok);
-	put(out, "falls", json_boolean(a.falls), &ok);
-	put(out, "fall_time", real_or_null(a.fall_time, a.falls), &ok);
-	put(out, "steps", json_integer(a.steps), &ok);
-	put(out, "refsafe_clamped", json_boolean(a.refsafe_clamped), &ok);
-	put(out, "solref_fallback", json_boolean(a.solref_fell_back), &ok);
-	put(out, "friction_clamped", json_boolean(a.friction_clamped), &ok);
-	put(out, "mujoco", json_string(ctd_mjver_name(r->scene.option.mujoco)), &ok);
-	put(out, "core_version", json_string(CORE_VERSION), &ok);
-	if (!ok) {
-		json_decref(out);
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	}
-	*answer = out;
-	return 0;
+	/* one field list (answer.c) for this answer and a hold sweep's rows */
+	*answer = ans_to_json(&result);
+	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }
 
 void hold_request_free(struct hold_request *r)

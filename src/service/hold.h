@@ -34,11 +34,17 @@ extern const char *const hold_fields[];
  * (bad_value) naming the field and saying why. */
 int hold_parse(json_t *body, struct hold_request **out, struct err *err);
 
+/* hold_parse() into the caller's *r, errors under JSON Pointer path (a sweep's or a
+ * find's point: "/base", or "" for the request itself). */
+int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct err *err);
+
 /* The canonical JSON of a request (every default filled); NULL when out of memory. */
 json_t *hold_request_json(const struct hold_request *r);
 
-/* Answer a request into a new *answer the caller owns. A scene whose pads reach the
- * object's centre is a 422 at /grip_force (MuJoCo's pinch is no longer two contacts). */
+/* Answer a request into a new *answer the caller owns (the fields of ans_fields(),
+ * service/answer.h). A scene whose pads reach the object's centre is a 422 at
+ * /grip_force (MuJoCo's pinch is no longer two contacts); in a sweep that point's
+ * row has every answer field null. */
 int hold_run(const struct hold_request *r, json_t **answer, struct err *err);
 
 void hold_request_free(struct hold_request *r);

@@ -70,6 +70,12 @@ static int stability_point(json_t *v, const char *path, struct ans_request *out,
 	return req_stability_parse(v, path, &out->u.stability, err);
 }
 
+static int hold_point(json_t *v, const char *path, struct ans_request *out, struct err *err)
+{
+	out->query = SVC_HOLD;
+	return hold_parse_at(v, path, &out->u.hold, err);
+}
+
 /* A single question's request: point() of its row, on the whole body. */
 static int single_parse(int (*point)(json_t *, const char *, struct ans_request *, struct err *),
     json_t *body, void **request, struct err *err)
@@ -379,7 +385,8 @@ const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT] = {
         .canonical = hold_row_canonical,
         .answer = hold_row_answer,
         .release = hold_row_release,
-        .fields = hold_fields},
+        .fields = hold_fields,
+        .point = hold_point},
 };
 
 /* ---- the pipeline ---- */

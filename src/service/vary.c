@@ -9,28 +9,34 @@
 #include "service/jsonptr.h"
 #include "tunables.h"
 
-/* An alias and its pointer in a scene request (rest, drop) and a stability request;
- * NULL where the request has no such field. */
+/* An alias and its pointer in a scene request (rest, drop), a stability request and
+ * a hold request (where the pads' geom, priority 1 in MuJoCo, sets the contact's
+ * solref, solimp and friction); NULL where the request has no such field. */
 static const struct alias {
-	const char *name, *scene, *stability;
+	const char *name, *scene, *stability, *hold;
 } aliases[] = {
-    {"timeconst", "/geom/solref/0", "/solref/0"},
-    {"dampratio", "/geom/solref/1", "/solref/1"},
-    {"timestep", "/option/timestep", "/option/timestep"},
-    {"d0", "/geom/solimp/0", "/solimp/0"},
-    {"dwidth", "/geom/solimp/1", "/solimp/1"},
-    {"width", "/geom/solimp/2", "/solimp/2"},
-    {"midpoint", "/geom/solimp/3", "/solimp/3"},
-    {"power", "/geom/solimp/4", "/solimp/4"},
-    {"impedance", NULL, "/impedance"},
-    {"mass", "/body/mass", NULL},
-    {"height", "/height", NULL},
-    {"duration", "/duration", NULL},
-    {"gravity", "/option/gravity", NULL},
-    {"impratio", "/option/impratio", NULL},
-    {"friction", "/geom/friction/0", NULL},
-    {"margin", "/geom/margin", NULL},
-    {"gap", "/geom/gap", NULL},
+    {"timeconst", "/geom/solref/0", "/solref/0", "/pad/solref/0"},
+    {"dampratio", "/geom/solref/1", "/solref/1", "/pad/solref/1"},
+    {"timestep", "/option/timestep", "/option/timestep", "/option/timestep"},
+    {"d0", "/geom/solimp/0", "/solimp/0", "/pad/solimp/0"},
+    {"dwidth", "/geom/solimp/1", "/solimp/1", "/pad/solimp/1"},
+    {"width", "/geom/solimp/2", "/solimp/2", "/pad/solimp/2"},
+    {"midpoint", "/geom/solimp/3", "/solimp/3", "/pad/solimp/3"},
+    {"power", "/geom/solimp/4", "/solimp/4", "/pad/solimp/4"},
+    {"impedance", NULL, "/impedance", NULL},
+    {"mass", "/body/mass", NULL, "/object/mass"},
+    {"height", "/height", NULL, NULL},
+    {"duration", "/duration", NULL, "/duration"},
+    {"gravity", "/option/gravity", NULL, "/option/gravity"},
+    {"impratio", "/option/impratio", NULL, "/option/impratio"},
+    {"friction", "/geom/friction/0", NULL, "/pad/friction/0"},
+    {"margin", "/geom/margin", NULL, NULL},
+    {"gap", "/geom/gap", NULL, NULL},
+    {"grip_force", NULL, NULL, "/grip_force"},
+    {"cone", NULL, NULL, "/option/cone"},
+    {"size", NULL, NULL, "/object/size"},
+    {"pad_mass", NULL, NULL, "/pad/mass"},
+    {"slip_limit", NULL, NULL, "/slip_limit"},
 };
 
 #define NALIASES (sizeof aliases / sizeof aliases[0])
@@ -76,7 +82,9 @@ static const char *alias_pointer(enum svc_endpoint query, const char *name, int 
 	for (i = 0; i < NALIASES; i++) {
 		if (strcmp(aliases[i].name, name) == 0) {
 			*known = 1;
-			return query == SVC_STABILITY ? aliases[i].stability : aliases[i].scene;
+			return query == SVC_STABILITY ? aliases[i].stability
+			    : query == SVC_HOLD       ? aliases[i].hold
+			                              : aliases[i].scene;
 		}
 	}
 	return NULL;

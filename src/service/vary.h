@@ -1,23 +1,28 @@
 /*
- * vary.h: what sweep and find share: a rest, drop or stability request (the
+ * vary.h: what sweep and find share: a rest, drop, stability or hold request (the
  * query) with one field changed at a JSON Pointer, and the named aliases of the
  * pointers people vary most.
  *
  * Aliases (resolved per query; the answer names the resolved pointer):
- *   name        rest, drop           stability
- *   timeconst   /geom/solref/0       /solref/0
- *   dampratio   /geom/solref/1       /solref/1
- *   timestep    /option/timestep     /option/timestep
- *   d0 dwidth width midpoint power   /geom/solimp/0..4    /solimp/0..4
- *   impedance   -                    /impedance
- *   mass        /body/mass           -
- *   height      /height              -
- *   duration    /duration            -
- *   gravity     /option/gravity      -
- *   impratio    /option/impratio     -
- *   friction    /geom/friction/0     -
- *   margin      /geom/margin         -
- *   gap         /geom/gap            -
+ *   name        rest, drop           stability          hold
+ *   timeconst   /geom/solref/0       /solref/0          /pad/solref/0
+ *   dampratio   /geom/solref/1       /solref/1          /pad/solref/1
+ *   timestep    /option/timestep     /option/timestep   /option/timestep
+ *   d0 dwidth width midpoint power   /geom/solimp/0..4    /solimp/0..4   /pad/solimp/0..4
+ *   impedance   -                    /impedance         -
+ *   mass        /body/mass           -                  /object/mass
+ *   height      /height              -                  -
+ *   duration    /duration            -                  /duration
+ *   gravity     /option/gravity      -                  /option/gravity
+ *   impratio    /option/impratio     -                  /option/impratio
+ *   friction    /geom/friction/0     -                  /pad/friction/0
+ *   margin      /geom/margin         -                  -
+ *   gap         /geom/gap            -                  -
+ *   grip_force  -                    -                  /grip_force
+ *   cone        -                    -                  /option/cone
+ *   size        -                    -                  /object/size
+ *   pad_mass    -                    -                  /pad/mass
+ *   slip_limit  -                    -                  /slip_limit
  */
 #ifndef CONTACTD_SERVICE_VARY_H
 #define CONTACTD_SERVICE_VARY_H

@@ -717,7 +717,8 @@ async function main() {
 
 	await check('every page: readable at phone width, no console error', async () => {
 		for (const [name, ready] of [['sweep', 'window.contactd.charts.sweep'],
-		    ['drop', 'window.contactd.charts.drop'], ['live', 'window.contactd.charts.fit'],
+		    ['drop', 'window.contactd.charts.drop'], ['hold', 'window.contactd.charts.hold'],
+		    ['live', 'window.contactd.charts.fit'],
 		    ['api', 'window.contactd.answers.openapi'], ['index', 'window.contactd.answers.health']]) {
 			const page = await open(context, base2 + '/' + (name === 'index' ? '' : name + '.html'), 390);
 			/* a function, not the string: a string predicate is evaluated with eval(),
@@ -726,7 +727,7 @@ async function main() {
 			const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 			assert.ok(overflow <= 0, name + ': the page is ' + overflow + ' px wider than the phone');
 			/* the result before the form: its chart starts within the first screen */
-			if (['sweep', 'drop', 'live'].includes(name)) {
+			if (['sweep', 'drop', 'hold', 'live'].includes(name)) {
 				const tops = await page.evaluate(() => [document.querySelector('.layout > section canvas').getBoundingClientRect().top,
 				    document.getElementById('form').getBoundingClientRect().top]);
 				assert.ok(tops[0] < tops[1] && tops[0] < 900, name + ': chart at ' + tops[0] + ' px, form at ' + tops[1] + ' px');
@@ -783,6 +784,91 @@ async function main() {
 		const svg = String(await download(page, '#tools-svg'));
 		assert.ok(svg.includes('>bottom height (m)</text>') && svg.includes('>time (s)</text>'));
 		assert.equal((svg.match(/<polyline class="series"/g) || []).length >= 2, true, 'the path and the floor in the SVG');
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('hold: creep against grip force and impratio, both cones and both releases, the API\'s answers, units, log y', async () => {
+		const page = await open(context, base2 + '/hold.html');
+		await page.waitForFunction(() => window.contactd.answers.hold && window.contactd.charts.hold);
+		const drawn = async () => page.evaluate(() => ({
+			runs: window.contactd.answers.hold,
+			sets: window.contactd.charts.hold.data.datasets.map((d) => ({data: d.data, cone: d.cdCone, release: d.cdRelease})),
+			titles: ['x', 'y'].map((a) => window.contactd.charts.hold.options.scales[a].title.text),
+			yType: window.contactd.charts.hold.options.scales.y.type,
+		}));
+		/* every line is its release's sweep, answered again by the API; one point a single /v1/hold */
+		const checkLines = async (want) => {
+			const {runs, sets} = await drawn();
+			assert.equal(runs.length, 2, 'two releases side by side');
+			assert.equal(sets.length, 4, 'two cones x two releases');
+			const releases = [];
+			for (const run of runs) {
+				const answer = await api(base2, 'POST', '/v1/sweep', run.request);
+				assert.deepEqual(run.answer, answer);
+				const c = answer.columns, creep = c.indexOf('creep_velocity');
+				assert.equal(c[0], want);
+				const release = answer.rows[0][c.indexOf('mujoco')];
+				releases.push(release);
+				for (const cone of ['pyramidal', 'elliptic']) {
+					const ds = sets.find((s) => s.cone === cone && s.release === release);
+					assert.ok(ds, cone + ' line of ' + release + ' drawn');
+					const rows = answer.rows.filter((r) => r[1] === cone);
+					assert.ok(rows.length >= 2);
+					assert.deepEqual(ds.data, rows.map((r) => ({x: r[0], y: r[creep]})));
+					const single = JSON.parse(JSON.stringify(run.request.base));
+					single.option.cone = cone;
+					if (want === '/grip_force')
+						single.grip_force = rows[1][0];
+					else
+						single.option.impratio = rows[1][0];
+					const one = await api(base2, 'POST', '/v1/hold', single);
+					assert.equal(ds.data[1].y, one.creep_velocity, 'the line\'s point is /v1/hold\'s creep');
+					assert.equal(rows[1][c.indexOf('holds')], one.holds);
+				}
+			}
+			assert.notEqual(releases[0], releases[1]);
+		};
+		await checkLines('/grip_force');
+		assert.deepEqual((await drawn()).titles, ['grip force (N)', 'creep velocity (m/s)']);
+		await assertAccessible(page);
+		await shot(page, 'hold');
+		/* log y: the same lines on a logarithmic axis, kept in the address */
+		await page.check('#tools-log');
+		await page.waitForFunction(() => window.contactd.charts.hold.options.scales.y.type === 'logarithmic');
+		assert.ok(page.url().includes('logy=1'));
+		/* impratio on the horizontal axis */
+		await page.selectOption('#axis', 'impratio');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.hold[0].request.vary[0].path === 'impratio' &&
+		    window.contactd.charts.hold.options.scales.x.title.text === 'impratio');
+		await checkLines('/option/impratio');
+		assert.deepEqual((await drawn()).titles, ['impratio', 'creep velocity (m/s)']);
+		assert.equal((await drawn()).yType, 'logarithmic');
+		/* holds: below 0.49 N a pad's friction (2 mu F) cannot carry the 0.981 N load: hollow markers there */
+		await page.selectOption('#axis', 'grip_force');
+		await page.fill('#from', '0.2');
+		await page.fill('#to', '2');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.hold[0].request.vary[0].values[0] === 0.2);
+		const marks = await page.evaluate(() => {
+			const c = window.contactd.charts.hold;
+			return c.data.datasets.map((d) => ({fill: d.pointBackgroundColor, color: d.borderColor, cone: d.cdCone,
+			    release: d.cdRelease}));
+		});
+		let hollow = 0;
+		for (const run of (await drawn()).runs) {
+			const c = run.answer.columns, release = run.answer.rows[0][c.indexOf('mujoco')];
+			for (const m of marks.filter((k) => k.release === release)) {
+				const rows = run.answer.rows.filter((r) => r[1] === m.cone);
+				rows.forEach((r, i) => {
+					assert.equal(m.fill[i] === '#fff', r[c.indexOf('holds')] === false, 'marker ' + i + ' of ' + m.cone);
+					hollow += m.fill[i] === '#fff';
+				});
+			}
+		}
+		assert.ok(hollow >= 4, hollow + ' hollow markers');
+		assert.match(await page.textContent('#status'), /do not hold/);
 		assert.deepEqual(page.consoleErrors, []);
 		await page.close();
 	});

@@ -1,0 +1,190 @@
+/*
+ * test_hold_find.c: POST /v1/find over the hold question: the smallest impratio or
+ * grip force for which the creep falls below a target.
+ *
+ * impratio: the elliptic creep of docs/hold.md, v = m g R1 / (2 B) with R1 = R0 /
+ * impratio, is exactly v(1) / impratio while the pads' penetration is past solimp's
+ * width (imp = dmax, the issue's scene at 10 N). Under 3.12.0's rules v(1) is derived
+ * here in closed form, v(1) = m g (1 - dmax) (1/m + 1/m_pad) tc / 4 (R0 = (1 - dmax) /
+ * dmax * tran, tran = 1/m + 1/m_pad, B = 2 / (dmax tc)), so impratio* = v(1) / target;
+ * under 2.2.2's the same 1/impratio scaling from the single answer at impratio 1.
+ * Tolerance: 1e-7 relative (find's tolerance is 1e-10 of impratio; the closed form's
+ * arithmetic differs from the core's in the last few bits).
+ *
+ * grip force (pyramidal and elliptic, both releases): the creep is monotone in F
+ * below saturation; a dense sweep of 201 forces must put the found force between the
+ * two neighbouring forces whose creeps straddle the target.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/service.h"
+#include "svc_test.h"
+
+static json_t *find(const char *body)
+{
+	json_t *answer = tsvc_answer(SVC_FIND, body, NULL);
+
+	ck_assert_msg(
+	    json_is_true(json_object_get(answer, "converged")), "not converged: %s", body);
+	return answer;
+}
+
+START_TEST(impratio_for_a_creep_below_target_3_12)
+{
+	const double m = 0.1, g = 9.81, m_pad = 0.05, dmax = 0.95, tc = 0.01;
+	const double v1 = m * g * (1 - dmax) * (1 / m + 1 / m_pad) * tc / 4;
+	const double targets[] = {1e-3, 5e-4, 1e-4};
+	char body[512];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		json_t *answer;
+		double found, want = v1 / targets[i];
+
+		snprintf(body, sizeof body,
+		    "{\"query\": \"hold\", \"base\": {\"option\": {\"cone\": \"elliptic\", "
+		    "\"mujoco\": \"3.12.0\"}, \"duration\": 0.2}, \"path\": \"impratio\", "
+		    "\"field\": \"creep_velocity\", \"target\": %.17g, \"bracket\": [1, 100], "
+		    "\"tolerance\": 1e-10}",
+		    targets[i]);
+		answer = find(body);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(answer, "path")), "/option/impratio");
+		found = tsvc_real(answer, "value");
+		ck_assert_msg(fabs(found - want) <= 1e-7 * want,
+		    "target %g: impratio %.12g, closed form %.12g", targets[i], found, want);
+		json_decref(answer);
+	}
+}
+END_TEST
+
+START_TEST(impratio_for_a_creep_below_target_2_2_2)
+{
+	static const char base[] = "{\"option\": {\"cone\": \"elliptic\", \"mujoco\": \"2.2.2\"}, "
+	                           "\"duration\": 0.2}";
+	char body[512];
+	json_t *single = tsvc_answer(SVC_HOLD, base, NULL), *answer;
+	double v1 = tsvc_real(single, "creep_velocity"), target = 2e-4, found;
+
+	snprintf(body, sizeof body,
+	    "{\"query\": \"hold\", \"base\": %s, \"path\": \"/option/impratio\", \"field\": "
+	    "\"creep_velocity\", \"target\": %.17g, \"bracket\": [1, 50], \"tolerance\": 1e-10}",
+	    base, target);
+	answer = find(body);
+	found = tsvc_real(answer, "value");
+	ck_assert_msg(fabs(found - v1 / target) <= 1e-7 * (v1 / target),
+	    "impratio %.12g, want %.12g", found, v1 / target);
+	json_decref(answer);
+	json_decref(single);
+}
+END_TEST
+
+/* The found grip force against a dense sweep of the same base. */
+static void grip_force_against_sweep(const char *cone, const char *release, double target)
+{
+	enum { N = 201 };
+	const double lo = 1, hi = 9;
+	char base[256], body[8192], *p;
+	json_t *sweep, *rows, *answer;
+	double found, creep[N], force[N];
+	size_t i, at, creep_col = 1;
+	int n;
+
+	snprintf(base, sizeof base,
+	    "{\"option\": {\"cone\": \"%s\", \"mujoco\": \"%s\"}, \"duration\": 0.05}", cone,
+	    release);
+	n = snprintf(body, sizeof body,
+	    "{\"query\": \"hold\", \"base\": %s, \"vary\": [{\"path\": \"grip_force\", "
+	    "\"values\": [",
+	    base);
+	p = body + n;
+	for (i = 0; i < N; i++)
+		p += sprintf(p, "%s%.17g", i ? ", " : "", lo + (hi - lo) * (double)i / (N - 1));
+	strcpy(p, "]}]}");
+	sweep = tsvc_answer(SVC_SWEEP, body, NULL);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(sweep, "columns"), 1)),
+	    "creep_velocity");
+	rows = json_object_get(sweep, "rows");
+	for (i = 0; i < N; i++) {
+		force[i] = json_real_value(json_array_get(json_array_get(rows, i), 0));
+		creep[i] = json_real_value(json_array_get(json_array_get(rows, i), creep_col));
+		ck_assert_msg(creep[i] > 0, "%s %s: no creep at %g N", cone, release, force[i]);
+		if (i > 0)
+			ck_assert_msg(creep[i] <= creep[i - 1], "%s %s: creep rises at %g N", cone,
+			    release, force[i]);
+	}
+	ck_assert_msg(creep[0] > target && creep[N - 1] < target, "%s %s: %g..%g", cone, release,
+	    creep[0], creep[N - 1]);
+	for (at = 1; creep[at] > target; at++)
+		;
+	snprintf(body, sizeof body,
+	    "{\"query\": \"hold\", \"base\": %s, \"path\": \"grip_force\", \"field\": "
+	    "\"creep_velocity\", \"target\": %.17g, \"bracket\": [%g, %g], \"tolerance\": 1e-9}",
+	    base, target, lo, hi);
+	answer = find(body);
+	found = tsvc_real(answer, "value");
+	ck_assert_msg(found >= force[at - 1] && found <= force[at],
+	    "%s %s: found %.12g N, the sweep crosses %g mm/s between %.12g and %.12g N", cone,
+	    release, found, 1e3 * target, force[at - 1], force[at]);
+	ck_assert(fabs(tsvc_real(answer, "field_value") - target) <= 1e-6 * target);
+	json_decref(answer);
+	json_decref(sweep);
+}
+
+START_TEST(grip_force_for_a_creep_below_target)
+{
+	/* targets inside each curve's 1..9 N range (docs/hold.md's table) */
+	grip_force_against_sweep("pyramidal", "3.12.0", 1e-2);
+	grip_force_against_sweep("pyramidal", "2.2.2", 7e-3);
+	grip_force_against_sweep("elliptic", "3.12.0", 5e-3);
+	grip_force_against_sweep("elliptic", "2.2.2", 3e-3);
+}
+END_TEST
+
+/* A bracket that reaches crushing forces has a null creep there: 422 at /bracket. */
+START_TEST(crushing_bracket_is_refused)
+{
+	struct svc_limits lim = tsvc_limits(1);
+	static const char body[] =
+	    "{\"query\": \"hold\", \"base\": {\"duration\": 0.05}, \"path\": \"grip_force\", "
+	    "\"field\": \"creep_velocity\", \"target\": 0.001, \"bracket\": [1, 100000]}";
+	json_t *canonical = NULL, *answer = NULL;
+	struct err err;
+
+	err_clear(&err);
+	ck_assert_int_eq(svc_canonical(SVC_FIND, body, strlen(body), &lim, &canonical, &err), 0);
+	ck_assert_int_eq(svc_answer(SVC_FIND, canonical, &lim, &answer, &err), -1);
+	ck_assert_int_eq(err.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(err.path, "/bracket/1");
+	json_decref(canonical);
+}
+END_TEST
+
+static Suite *hold_find_suite(void)
+{
+	Suite *s = suite_create("hold_find");
+	TCase *tc = tcase_create("find");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, impratio_for_a_creep_below_target_3_12);
+	tcase_add_test(tc, impratio_for_a_creep_below_target_2_2_2);
+	tcase_add_test(tc, grip_force_for_a_creep_below_target);
+	tcase_add_test(tc, crushing_bracket_is_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(hold_find_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,419 @@
+/*
+ * test_hold_sweep.c: a hold sweep's rows are the single POST /v1/hold answers of its
+ * points, byte for byte, and a streamed hold sweep (JSON rows, CSV, CSV with JSON)
+ * prints exactly the bytes of the whole answer.
+ *
+ * Random 2 x 2 grids over two of the hold request's fields (grip force, impratio, cone,
+ * pad solref and solimp, pad friction, object mass and size, timestep; by pointer or
+ * alias), each on a random base (release, integrator, cone, pad condim, ...): every
+ * row's cells must print as the single answer's members print. A point whose pads
+ * crush the object (a 422 as one request) must be a row of nulls but for the release
+ * and core version. Two worker threads, so rows finish out of order. No tolerance:
+ * the claim is bit-for-bit identity.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jtext.h"
+#include "core/mjver.h"
+#include "service/jsonptr.h"
+#include "service/service.h"
+#include "service/sweep.h"
+#include "svc_test.h"
+#include "tunables.h"
+
+#define GRID 2  /* values per vary entry */
+#define GRIDS 6 /* grids per release */
+
+static uint64_t rng_state = 0x6a09e667f3bcc909u;
+
+static double uniform(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+static double between(double lo, double hi)
+{
+	return lo + (hi - lo) * uniform();
+}
+
+/* A field a grid varies: its alias (or pointer), its pointer, and a random value. */
+static const struct axis {
+	const char *name, *ptr;
+	double lo, hi; /* lo > hi: the cone */
+} axes[] = {
+    {"grip_force", "/grip_force", 0.5, 40},
+    {"impratio", "/option/impratio", 1, 20},
+    {"cone", "/option/cone", 1, 0},
+    {"timeconst", "/pad/solref/0", 0.004, 0.05},
+    {"/pad/solref/1", "/pad/solref/1", 0.3, 1.5},
+    {"d0", "/pad/solimp/0", 0.5, 0.95},
+    {"friction", "/pad/friction/0", 0.3, 1.5},
+    {"mass", "/object/mass", 0.02, 0.5},
+    {"size", "/object/size", 0.01, 0.04},
+    {"timestep", "/option/timestep", 0.001, 0.004},
+};
+
+#define NAXES (sizeof axes / sizeof axes[0])
+
+static json_t *axis_value(const struct axis *a)
+{
+	if (a->lo > a->hi)
+		return json_string(uniform() < 0.5 ? "pyramidal" : "elliptic");
+	return json_real(between(a->lo, a->hi));
+}
+
+/* A growing text buffer for a streamed answer. */
+struct text {
+	char *s;
+	size_t len, cap;
+	size_t rows;
+	enum sweep_format format;
+	struct text *json_rows; /* with_json: the JSON rows, concatenated */
+};
+
+static void text_add(struct text *t, const char *s, size_t len)
+{
+	if (t->len + len + 1 > t->cap) {
+		t->cap = 2 * (t->len + len + 1);
+		t->s = realloc(t->s, t->cap);
+		ck_assert_ptr_nonnull(t->s);
+	}
+	memcpy(t->s + t->len, s, len);
+	t->len += len;
+	t->s[t->len] = '\0';
+}
+
+static int on_head(void *ctx, const json_t *head, const char *csv_header, struct err *err)
+{
+	struct text *t = ctx;
+	char *h;
+
+	(void)err;
+	if (t->format == SWEEP_CSV) {
+		text_add(t, csv_header, strlen(csv_header));
+		return 0;
+	}
+	h = jtext_dump(head, 0);
+	ck_assert_ptr_nonnull(h);
+	text_add(t, h, strlen(h) - 1); /* without its closing brace */
+	text_add(t, ",\"rows\":[", 9);
+	free(h);
+	return 0;
+}
+
+static int on_row(void *ctx, const char *row, size_t len, const char *json, struct err *err)
+{
+	struct text *t = ctx;
+
+	(void)err;
+	if (t->json_rows && json) {
+		if (t->json_rows->len > 0)
+			text_add(t->json_rows, ",", 1);
+		text_add(t->json_rows, json, strlen(json));
+	}
+	if (t->format == SWEEP_JSON && t->rows > 0)
+		text_add(t, ",", 1);
+	text_add(t, row, len);
+	t->rows++;
+	return 0;
+}
+
+static char *streamed(const char *body, enum sweep_format format, int with_json,
+    const struct svc_limits *lim, const char *expect_json)
+{
+	struct text t = {NULL, 0, 0, 0, format, NULL}, json = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
+	struct sweep_sink sink = {format, with_json, on_head, on_row, &t};
+	struct err err;
+
+	err_clear(&err);
+	t.json_rows = format == SWEEP_CSV && with_json ? &json : NULL;
+	ck_assert_msg(svc_sweep_stream(body, strlen(body), lim, &sink, &err) == 0, "%s: %s",
+	    err.path, err.message);
+	if (format == SWEEP_JSON)
+		text_add(&t, "]}\n", 3);
+	if (t.json_rows) {
+		ck_assert_ptr_nonnull(json.s);
+		ck_assert_ptr_nonnull(strstr(expect_json, json.s));
+		free(json.s);
+	}
+	return t.s;
+}
+
+static json_t *random_base(const char *release)
+{
+	static const char *const integrators[] = {"Euler", "implicit", "implicitfast"};
+	static const int condims[] = {3, 4, 6};
+	json_t *base = json_pack("{s:{s:f, s:f}, s:{s:[f,f], s:i}, s:f,"
+	                         " s:{s:f, s:f, s:s, s:s, s:s}, s:f}",
+	    "object", "size", between(0.01, 0.04), "mass", between(0.02, 0.5), "pad", "solref",
+	    between(0.004, 0.05), between(0.3, 1.5), "condim", condims[(int)(uniform() * 3)],
+	    "grip_force", between(1, 40), "option", "timestep",
+	    uniform() < 0.5 ? 0.002 : between(0.001, 0.004), "impratio",
+	    uniform() < 0.5 ? 1.0 : between(1, 20), "integrator", integrators[(int)(uniform() * 3)],
+	    "cone", uniform() < 0.5 ? "pyramidal" : "elliptic", "mujoco", release, "duration",
+	    between(0.05, 0.3));
+
+	ck_assert_ptr_nonnull(base);
+	return base;
+}
+
+/* The text a row must hold: its varied values, then the single answer's members
+ * (single NULL: the point is a 422, every answer field null but the last two). */
+static char *expected_row(const json_t *columns, const json_t *v0, const json_t *v1,
+    const json_t *single, const char *release)
+{
+	struct text t = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
+	const json_t *column;
+	size_t i;
+
+	json_array_foreach (columns, i, column) {
+		const char *name = json_string_value(column);
+		json_t *made = NULL;
+		const json_t *cell;
+		char *s;
+
+		if (i < 2)
+			cell = i == 0 ? v0 : v1;
+		else if (single)
+			cell = json_object_get(single, name);
+		else if (strcmp(name, "mujoco") == 0)
+			cell = made = json_string(release);
+		else if (strcmp(name, "core_version") == 0)
+			cell = made = json_string(CORE_VERSION);
+		else
+			cell = made = json_null();
+		ck_assert_msg(cell != NULL, "no %s in the single answer", name);
+		s = jtext_dump(cell, 0);
+		text_add(&t, i == 0 ? "[" : ",", 1);
+		text_add(&t, s, strlen(s));
+		free(s);
+		json_decref(made);
+	}
+	text_add(&t, "]", 1);
+	return t.s;
+}
+
+static size_t crushed_rows;
+
+/* One grid: whole, streamed (JSON, CSV, CSV with JSON) and point by point. */
+static int check_grid(const char *release, int grid)
+{
+	struct svc_limits lim = tsvc_limits(2);
+	json_t *base = random_base(release), *values[2], *request, *answer, *rows;
+	size_t pick[2], i, k;
+	char *body, *whole = NULL, *csv = NULL, *json_stream, *csv_stream;
+	struct err err;
+	json_error_t jerr;
+
+	pick[0] = (size_t)(uniform() * NAXES);
+	do
+		pick[1] = (size_t)(uniform() * NAXES);
+	while (pick[1] == pick[0]);
+	for (k = 0; k < 2; k++) {
+		values[k] = json_array();
+		for (i = 0; i < GRID; i++)
+			json_array_append_new(values[k], axis_value(&axes[pick[k]]));
+	}
+	/* every few grids, a grip force that crushes the pads into the object */
+	if (grid % 5 == 0 && pick[0] != 0 && pick[1] != 0)
+		json_object_set_new(base, "grip_force", json_real(1e5));
+	{
+		/* every field present, so the single requests can set any pointer */
+		char *text = svc_dump(base);
+		json_decref(base);
+		base = tsvc_canonical(SVC_HOLD, text);
+		free(text);
+	}
+	request = json_pack("{s:s, s:O, s:[{s:s, s:O}, {s:s, s:O}]}", "query", "hold", "base", base,
+	    "vary", "path", axes[pick[0]].name, "values", values[0], "path", axes[pick[1]].name,
+	    "values", values[1]);
+	body = svc_dump(request);
+	err_clear(&err);
+	ck_assert_ptr_nonnull(body);
+	ck_assert_msg(svc_ask(SVC_SWEEP, body, strlen(body), &lim, NULL, &whole, NULL, &err) == 0,
+	    "%s: %s (%s)", err.path, err.message, body);
+	ck_assert_int_eq(svc_text_csv(whole, &csv, &err), 0);
+	json_stream = streamed(body, SWEEP_JSON, 0, &lim, whole);
+	ck_assert_str_eq(json_stream, whole);
+	csv_stream = streamed(body, SWEEP_CSV, grid % 2, &lim, whole);
+	ck_assert_str_eq(csv_stream, csv);
+
+	answer = json_loads(whole, 0, &jerr);
+	ck_assert_ptr_nonnull(answer);
+	ck_assert_str_eq(json_string_value(json_object_get(answer, "query")), "hold");
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(answer, "columns"), 0)),
+	    axes[pick[0]].ptr);
+	rows = json_object_get(answer, "rows");
+	ck_assert_int_eq(json_array_size(rows), GRID * GRID);
+	for (i = 0; i < GRID * GRID; i++) {
+		const json_t *v0 = json_array_get(values[0], i / GRID),
+		             *v1 = json_array_get(values[1], i % GRID);
+		json_t *single_request = json_deep_copy(base), *single = NULL;
+		char *single_body, *single_text = NULL, *row_text, *want;
+		int rc;
+
+		/* jptr_set takes its own reference to the value */
+		ck_assert_int_eq(
+		    jptr_set(single_request, axes[pick[0]].ptr, (json_t *)v0, "", &err), 0);
+		ck_assert_int_eq(
+		    jptr_set(single_request, axes[pick[1]].ptr, (json_t *)v1, "", &err), 0);
+		single_body = svc_dump(single_request);
+		err_clear(&err);
+		rc = svc_ask(SVC_HOLD, single_body, strlen(single_body), &lim, NULL, &single_text,
+		    NULL, &err);
+		if (rc != 0) {
+			/* the one refusal a valid point may meet: crushed pads */
+			ck_assert_msg(
+			    err.code == ERR_BAD_VALUE && strcmp(err.path, "/grip_force") == 0,
+			    "%s: %s (%s)", err.path, err.message, single_body);
+			crushed_rows++;
+		} else {
+			single = json_loads(single_text, 0, &jerr);
+			ck_assert_ptr_nonnull(single);
+		}
+		want = expected_row(json_object_get(answer, "columns"), v0, v1, single, release);
+		row_text = jtext_dump(json_array_get(rows, i), 0);
+		ck_assert_msg(strstr(whole, want) != NULL && strcmp(row_text, want) == 0,
+		    "row %zu of %s\n  sweep  %s\n  single %s", i, body, row_text, want);
+		free(row_text);
+		free(want);
+		json_decref(single);
+		free(single_text);
+		free(single_body);
+		json_decref(single_request);
+	}
+	json_decref(answer);
+	free(json_stream);
+	free(csv_stream);
+	free(csv);
+	free(whole);
+	free(body);
+	json_decref(request);
+	json_decref(values[0]);
+	json_decref(values[1]);
+	json_decref(base);
+	return GRID * GRID;
+}
+
+START_TEST(hold_sweep_rows_are_single_answers)
+{
+	int release, grid, points = 0;
+
+	for (release = 0; release < ctd_mjver_count(); release++)
+		for (grid = 0; grid < GRIDS; grid++)
+			points += check_grid(ctd_mjver_name(release), grid);
+	ck_assert_int_ge(points, 4 * GRIDS * 3);
+	/* the crushed rows were met, not only promised */
+	ck_assert_uint_gt(crushed_rows, 0);
+}
+END_TEST
+
+/* A hold line over grip_force: one column per answer field of /v1/hold, the alias
+ * resolved, and the creep falling as the grip tightens (pyramidal: v ~ 1/F^2). */
+START_TEST(hold_line_by_alias)
+{
+	static const char body[] = "{\"query\": \"hold\", \"base\": {\"duration\": 0.1}, \"vary\": "
+	                           "[{\"path\": \"grip_force\", \"values\": [5, 10, 20]}]}";
+	json_t *answer = tsvc_answer(SVC_SWEEP, body, NULL);
+	json_t *columns = json_object_get(answer, "columns"),
+	       *rows = json_object_get(answer, "rows");
+	size_t i;
+	int at = -1;
+
+	ck_assert_str_eq(json_string_value(json_array_get(columns, 0)), "/grip_force");
+	for (i = 1; i < json_array_size(columns); i++)
+		if (strcmp(json_string_value(json_array_get(columns, i)), "creep_velocity") == 0)
+			at = (int)i;
+	ck_assert_int_eq(at, 1);
+	ck_assert_int_eq(json_array_size(columns), 1 + 18);
+	/* the columns are the endpoint table's answer fields, in their order */
+	for (i = 0; svc_endpoints[SVC_HOLD].fields[i]; i++)
+		ck_assert_str_eq(json_string_value(json_array_get(columns, i + 1)),
+		    svc_endpoints[SVC_HOLD].fields[i]);
+	ck_assert_int_eq(i, 18);
+	for (i = 1; i < 3; i++)
+		ck_assert(json_real_value(json_array_get(json_array_get(rows, i), at)) <
+		    json_real_value(json_array_get(json_array_get(rows, i - 1), at)));
+	json_decref(answer);
+}
+END_TEST
+
+static void expect_error(const char *body, const char *path)
+{
+	tsvc_expect_error(SVC_SWEEP, body, strlen(body), NULL, ERR_BAD_VALUE, path);
+}
+
+/* A bad value in a hold sweep names the value; an alias hold has not, the path. */
+START_TEST(hold_sweep_bad_value_is_named)
+{
+	expect_error("{\"query\": \"hold\", \"vary\": [{\"path\": \"grip_force\", "
+	             "\"values\": [1, -2]}]}",
+	    "/vary/0/values/1");
+	expect_error("{\"query\": \"hold\", \"vary\": [{\"path\": \"height\", \"values\": [1]}]}",
+	    "/vary/0/path");
+	expect_error("{\"query\": \"hold\", \"vary\": [{\"path\": \"cone\", "
+	             "\"values\": [\"round\"]}]}",
+	    "/vary/0/values/0");
+}
+END_TEST
+
+/* A hold point counts duration / timestep plus the creep's settling budget against the
+ * sweep's step limit: 1,000 points of 0.2 s at 2 ms are over 2e8, 990 are not. */
+START_TEST(hold_sweep_counts_the_settling_steps)
+{
+	char body[4096], *p;
+	int i, n;
+
+	for (n = 990; n <= 1000; n += 10) {
+		p = body +
+		    sprintf(body,
+		        "{\"query\": \"hold\", \"base\": {\"duration\": 0.2}, "
+		        "\"vary\": [{\"path\": \"grip_force\", \"values\": [");
+		for (i = 0; i < n / 10; i++)
+			p += sprintf(p, "%s%d", i ? ", " : "", i + 1);
+		strcpy(p,
+		    "]}, {\"path\": \"impratio\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}]}");
+		if (n == 1000) {
+			tsvc_expect_error(
+			    SVC_SWEEP, body, strlen(body), NULL, ERR_TOO_LARGE, "/vary");
+		} else {
+			json_t *canonical = tsvc_canonical(SVC_SWEEP, body);
+			json_decref(canonical);
+		}
+	}
+}
+END_TEST
+
+static Suite *hold_sweep_suite(void)
+{
+	Suite *s = suite_create("hold_sweep");
+	TCase *tc = tcase_create("rows");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, hold_sweep_rows_are_single_answers);
+	tcase_add_test(tc, hold_line_by_alias);
+	tcase_add_test(tc, hold_sweep_bad_value_is_named);
+	tcase_add_test(tc, hold_sweep_counts_the_settling_steps);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(hold_sweep_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
