@@ -260,6 +260,9 @@ static int misfit(const struct fit_result *fit, const struct problem *P)
 static void note_misfit(struct fit_result *fit, const struct problem *P)
 {
 	const struct calib_data *d = P->data;
+	/* the claim holds over the searched range only: a pad beyond it may reach them */
+	const double range[4] = {
+	    exp(P->log_lo[TC]), exp(P->log_hi[TC]), exp(P->log_lo[DR]), exp(P->log_hi[DR])};
 	double worst = 0, traj_worst = 0;
 	size_t i, which = 0;
 	int kind = -1; /* 0: drop, 1: press */
@@ -287,22 +290,26 @@ static void note_misfit(struct fit_result *fit, const struct problem *P)
 	}
 	if (kind == 0)
 		note(fit,
-		    "the model cannot reach the measured values: at the best fit over the searched "
-		    "range the drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the "
+		    "drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma); "
 		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
 		    "check the measurements, their sigmas and the setup (object, timestep)",
-		    d->drops[which].height, 1e3 * fit->drop_model[which],
-		    1e3 * d->drops[which].rebound,
+		    range[0], range[1], range[2], range[3], d->drops[which].height,
+		    1e3 * fit->drop_model[which], 1e3 * d->drops[which].rebound,
 		    fit->drop_residual[which] / problem_drop_sigma(&d->drops[which]), fit->chi2,
 		    fit->dof);
 	else if (kind == 1)
 		note(fit,
-		    "the model cannot reach the measured values: at the best fit over the searched "
-		    "range the press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the "
+		    "press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma); "
 		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
 		    "check the measurements, their sigmas and the setup (object, timestep)",
-		    d->presses[which].force, 1e3 * fit->press_model[which],
-		    1e3 * d->presses[which].deflection,
+		    range[0], range[1], range[2], range[3], d->presses[which].force,
+		    1e3 * fit->press_model[which], 1e3 * d->presses[which].deflection,
 		    fit->press_residual[which] / problem_press_sigma(&d->presses[which]), fit->chi2,
 		    fit->dof);
 	else
