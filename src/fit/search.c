@@ -255,7 +255,6 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 		}
 	}
 	if (P->thorough && counts[TC] > 1 && counts[DR] > 1) {
-		size_t listed = found;
 		int edge;
 
 		for (edge = 0; edge < 4; edge++) {
@@ -273,7 +272,7 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 			for (k = 0; low && k < found; k++)
 				if (memcmp(best[k].logp, low->logp, sizeof low->logp) == 0)
 					low = NULL;
-			if (low && found < CALIB_MAX_STARTS && found >= listed)
+			if (low && found < CALIB_MAX_STARTS)
 				best[found++] = *low;
 		}
 	}
