@@ -172,8 +172,6 @@
 #define FIT_XTOL 1e-10
 #define FIT_GTOL 1e-12
 #define FIT_FTOL 1e-14
-/* How far (log units: a factor 10) a fitted parameter may leave the starting grid. */
-#define CALIB_LOG_MARGIN 2.302585092994046
 /* Release shifts of a third of a step tried either way at each point of the starting
  * grid, up to two thirds of a step. */
 #define GRID_RELEASE_SHIFTS 2
@@ -204,7 +202,8 @@
  * many seconds after the first contact if it never leaves. */
 #define CALIB_DROP_SETTLE 1.0
 /* Starting grid of the fit: timeconst from this many timesteps to CALIB_GRID_TIMECONST_MAX
- * seconds, dampratio between the two bounds, log-spaced, CALIB_GRID_POINTS per axis. */
+ * seconds, dampratio between the two bounds, log-spaced, CALIB_GRID_POINTS per axis. Its
+ * box is also the searched range: the fit never ends outside it. */
 #define CALIB_GRID_TIMECONST_MIN_STEPS 1.0
 #define CALIB_GRID_TIMECONST_MAX 0.5
 #define CALIB_GRID_DAMPRATIO_MIN 0.05
@@ -214,6 +213,11 @@
 /* Descents from the best local minima of the grid, at most; one whose chi^2 per degree of
  * freedom is at most CALIB_ACCEPT_CHI2 (an exact fit: noise-free data) ends the search. */
 #define CALIB_STARTS 6
+/* In the fit's own search, then also from the best point of each edge of the grid: a
+ * valley along an edge (a pad about one timestep stiff: chi^2 a narrow bowl in timeconst,
+ * its floor at a dampratio edge) ranks far below the rough interior's minima on the
+ * coarse grid, yet holds the best fit. Starts in all, at most: */
+#define CALIB_MAX_STARTS (CALIB_STARTS + 4)
 #define CALIB_ACCEPT_CHI2 1e-12
 /* Then a fine grid of (2 * POINTS + 1)^2 points spanning +-SPAN in each log parameter
  * around the best descent, and a new descent from any better point, ROUNDS times. */

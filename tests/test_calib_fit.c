@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -513,9 +514,9 @@ END_TEST
  * data (issue #16). Three drops of a pad that dampratio hardly moves at this timeconst,
  * (0.007, 40) at 5 ms with refsafe off in MuJoCo 2.2.2, measured 0.1 mm higher (a fifth of
  * the default sigma) than MuJoCo's apexes: the best fit wants dampratio above the search's
- * upper edge, 40. Every drop bounced (6 to 31 mm): no note may say they did not, as one
- * did when dampratio was held there. dampratio is pinned at the upper edge, a note names
- * it, and its 2-sigma interval is open above.
+ * upper edge, 4 (the starting grid's: the fit ends nowhere the grid did not search). Every drop
+ * bounced (6 to 31 mm): no note may say they did not, as one did when dampratio was held there.
+ * dampratio is pinned at the upper edge, a note names it, and its 2-sigma interval is open above.
  */
 START_TEST(edge_is_named)
 {
@@ -546,13 +547,117 @@ START_TEST(edge_is_named)
 		        !strstr(fit->notes[k], "no drop bounced"),
 		    "note contradicts the data: %s", fit->notes[k]);
 		named |= strncmp(fit->notes[k],
-		             "dampratio is at the upper edge of the searched range (40)", 57) == 0;
+		             "dampratio is at the upper edge of the searched range (4;", 56) == 0;
 	}
-	ck_assert_msg(fabs(fit->dampratio / 40 - 1) < 1e-6, "dampratio %g", fit->dampratio);
+	ck_assert_msg(fabs(fit->dampratio / 4 - 1) < 1e-6, "dampratio %g", fit->dampratio);
 	ck_assert_int_eq(fit->pinned[1], 1);
 	ck_assert_int_eq(fit->status, FIT_PARTIAL);
 	ck_assert_msg(named, "no note names the edge: %s", fit->nnotes ? fit->notes[0] : "");
 	ck_assert(isinf(fit->interval_log[1][1][1]) && fit->interval_log[1][1][1] > 0);
+	fit_free(fit);
+}
+END_TEST
+
+/*
+ * The searched range and the range the fit may end in are one (issue #16: "the fit
+ * returns the lowest chi2 over the searched range"; "no note contradicts the data").
+ * Five drops (3 to 15 cm) of pads near each edge of the range and beyond it, made by
+ * MuJoCo 2.2.2 at 5 ms with refsafe off (the fit's own model: a timeconst below two
+ * steps is what it says), exact and with 0.5 mm Gaussian noise (the default sigma, fixed
+ * seeds). Edges at this timestep: timeconst 0.005-0.5, dampratio 0.05-4.
+ *
+ * A pad inside the range scores its chi2 from MuJoCo's own apexes; the fit must score no
+ * more, give or take 0.01: exact data score 0 at the truth (the model is MuJoCo's
+ * arithmetic), and near timeconst 0.45 chi2 is a sawtooth whose teeth, 1 % apart in
+ * timeconst, rise by 20 within 0.1 %, so another tooth's floor (0.0018 for (0.45, 0.3))
+ * is as good a fit: 0.01 is a hundredth of the 1-sigma level, too little to move a status
+ * or an interval.
+ *
+ * A pad beyond an edge is never a misfit, and no note says the model cannot reach the
+ * data, which that pad does (the fit once ended at timeconst 0.76, beyond its starting
+ * grid, calling exact data from (0.006, 40) a misfit). Where no pad in the range fits
+ * its drops (must_pin: a 400 x 400 scan of the range finds chi2 of at least 17, 1036 and
+ * 55521 for the exact drops of (0.006, 40), (0.3, 0.02) and (0.004, 3)) the fit is
+ * partial, that parameter pinned at that edge and a note names the edge. Where a pad in
+ * the range fits them within their sigmas (a soft pad's rebound hardly depends on
+ * timeconst: (0.8, 0.3)'s exact drops score 3.8 at (0.187, 0.307) for 3 degrees of
+ * freedom) it may be ok instead, its chi2 then within what the sigmas allow.
+ */
+static const struct {
+	double timeconst, dampratio;
+	int param, side; /* beyond which edge (side -1 lower, +1 upper; 0: inside) */
+	int must_pin;    /* no pad in the range fits its drops (bit 0 exact, bit 1 noisy) */
+} edge_pads[8] = {{0.0055, 3.5, 0, 0, 0}, {0.006, 3.8, 1, 0, 0}, {0.45, 0.3, 0, 0, 0},
+    {0.3, 0.06, 1, 0, 0}, {0.004, 3, 0, -1, 3}, {0.006, 40, 1, 1, 1}, {0.8, 0.3, 0, 1, 0},
+    {0.3, 0.02, 1, -1, 3}};
+
+START_TEST(edges_searched_whole)
+{
+	static const char *const names[2] = {"timeconst", "dampratio"};
+	const int c = _i / 2, noisy = _i % 2;
+	struct ctd_scene s = pad_scene(0, edge_pads[c].timeconst, edge_pads[c].dampratio);
+	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct calib_drop drops[5];
+	struct calib_data data = {0};
+	struct fit_result *fit = NULL;
+	struct err err;
+	double bottom[RUN_STEPS], truth_chi2 = 0;
+	char edge[96];
+	size_t i, k;
+	int named = 0;
+
+	gsl_rng_set(rng, 1600u + (unsigned)_i);
+	s.option.refsafe = 0;
+	for (i = 0; i < 5; i++) {
+		double apex, r;
+
+		mj_drop(&s, 0.03 + 0.03 * (double)i, bottom);
+		apex = first_apex(bottom);
+		drops[i].height = 0.03 + 0.03 * (double)i;
+		drops[i].rebound =
+		    fmax(0, apex + noisy * CALIB_SIGMA_REBOUND * gsl_ran_gaussian(rng, 1));
+		drops[i].sigma = 0;
+		r = (apex - drops[i].rebound) / CALIB_SIGMA_REBOUND;
+		truth_chi2 += r * r;
+	}
+	gsl_rng_free(rng);
+	data.drops = drops;
+	data.ndrops = 5;
+	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+	for (k = 0; k < fit->nnotes; k++)
+		ck_assert_msg(!strstr(fit->notes[k], "cannot reach"),
+		    "pad (%g, %g): the note denies a pad that reaches the data: %s",
+		    edge_pads[c].timeconst, edge_pads[c].dampratio, fit->notes[k]);
+	if (edge_pads[c].side == 0) {
+		ck_assert_msg(fit->chi2 <= truth_chi2 + 0.01,
+		    "pad (%g, %g): reported chi2 %g at (%g, %g), the pad scores %g",
+		    edge_pads[c].timeconst, edge_pads[c].dampratio, fit->chi2, fit->timeconst,
+		    fit->dampratio, truth_chi2);
+	} else {
+		int q = edge_pads[c].param;
+
+		snprintf(edge, sizeof edge, "%s is at the %s edge of the searched range", names[q],
+		    edge_pads[c].side > 0 ? "upper" : "lower");
+		for (k = 0; k < fit->nnotes; k++)
+			named |= strncmp(fit->notes[k], edge, strlen(edge)) == 0;
+		ck_assert_msg(fit->status != FIT_MISFIT, "pad (%g, %g): misfit",
+		    edge_pads[c].timeconst, edge_pads[c].dampratio);
+		if (fit->status == FIT_OK && !(edge_pads[c].must_pin & (1 << noisy))) {
+			ck_assert(fit->dof > 0 &&
+			    gsl_cdf_chisq_Q(fit->chi2, (double)fit->dof) >= CALIB_MISFIT_P);
+			fit_free(fit);
+			return;
+		}
+		ck_assert_msg(fit->status == FIT_PARTIAL,
+		    "pad (%g, %g): status %d at (%.9g, %.9g), chi2 %g: %s", edge_pads[c].timeconst,
+		    edge_pads[c].dampratio, fit->status, fit->timeconst, fit->dampratio, fit->chi2,
+		    fit->nnotes ? fit->notes[fit->nnotes - 1] : "");
+		ck_assert_msg(fit->pinned[q] == edge_pads[c].side, "pad (%g, %g): pinned %d %d",
+		    edge_pads[c].timeconst, edge_pads[c].dampratio, fit->pinned[0], fit->pinned[1]);
+		ck_assert_msg(named, "pad (%g, %g): no note says \"%s\"", edge_pads[c].timeconst,
+		    edge_pads[c].dampratio, edge);
+	}
 	fit_free(fit);
 }
 END_TEST
@@ -735,6 +840,7 @@ int main(void)
 	tcase_add_test(ident, readme_example_is_a_real_pad);
 	tcase_add_test(ident, misfit_at_zero_dof);
 	tcase_add_test(ident, edge_is_named);
+	tcase_add_loop_test(ident, edges_searched_whole, 0, 16);
 	tcase_add_test(ident, mixed_sigmas_best_fit);
 	tcase_add_test(ident, json_forms_agree);
 	tcase_add_test(ident, mjcf_pastes_into_mujoco);

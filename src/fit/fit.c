@@ -260,6 +260,9 @@ static int misfit(const struct fit_result *fit, const struct problem *P)
 static void note_misfit(struct fit_result *fit, const struct problem *P)
 {
 	const struct calib_data *d = P->data;
+	/* the claim holds over the searched range only: a pad beyond it may reach them */
+	const double range[4] = {
+	    exp(P->log_lo[TC]), exp(P->log_hi[TC]), exp(P->log_lo[DR]), exp(P->log_hi[DR])};
 	double worst = 0, traj_worst = 0;
 	size_t i, which = 0;
 	int kind = -1; /* 0: drop, 1: press */
@@ -287,22 +290,26 @@ static void note_misfit(struct fit_result *fit, const struct problem *P)
 	}
 	if (kind == 0)
 		note(fit,
-		    "the model cannot reach the measured values: at the best fit over the searched "
-		    "range the drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the "
+		    "drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma); "
 		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
 		    "check the measurements, their sigmas and the setup (object, timestep)",
-		    d->drops[which].height, 1e3 * fit->drop_model[which],
-		    1e3 * d->drops[which].rebound,
+		    range[0], range[1], range[2], range[3], d->drops[which].height,
+		    1e3 * fit->drop_model[which], 1e3 * d->drops[which].rebound,
 		    fit->drop_residual[which] / problem_drop_sigma(&d->drops[which]), fit->chi2,
 		    fit->dof);
 	else if (kind == 1)
 		note(fit,
-		    "the model cannot reach the measured values: at the best fit over the searched "
-		    "range the press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the "
+		    "press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma); "
 		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
 		    "check the measurements, their sigmas and the setup (object, timestep)",
-		    d->presses[which].force, 1e3 * fit->press_model[which],
-		    1e3 * d->presses[which].deflection,
+		    range[0], range[1], range[2], range[3], d->presses[which].force,
+		    1e3 * fit->press_model[which], 1e3 * d->presses[which].deflection,
 		    fit->press_residual[which] / problem_press_sigma(&d->presses[which]), fit->chi2,
 		    fit->dof);
 	else
@@ -339,6 +346,25 @@ static int pin_at_edge(
 	return 0;
 }
 
+/* A free parameter whose best value lies on an edge of the searched range is pinned
+ * there (fit->pinned), whether chi^2 is flat beyond it or would fall further: either way
+ * chi^2 is lowest at the edge and the pad may lie beyond it, where the fit does not go. */
+static void pin_edges(struct fit_result *fit, const struct problem *P, const gsl_vector *x)
+{
+	double logp[NPHYS];
+	int q;
+
+	problem_phys_logs(P, x, logp);
+	for (q = 0; q < NPHYS; q++) {
+		if (!P->free[q] || fit->pinned[q])
+			continue;
+		if (logp[q] <= P->log_lo[q] + CALIB_EDGE_LOG)
+			fit->pinned[q] = -1;
+		else if (logp[q] >= P->log_hi[q] - CALIB_EDGE_LOG)
+			fit->pinned[q] = 1;
+	}
+}
+
 /* The note of a parameter pinned at an edge: which edge, why, and what would free it.
  * Presses fix timeconst*dampratio, so with the drops they determine either parameter. */
 static void explain_pinned(struct fit_result *fit, const struct problem *P, int q)
@@ -353,6 +379,12 @@ static void explain_pinned(struct fit_result *fit, const struct problem *P, int 
 	     "bound it",
 	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
 	        "bound it"}};
+	/* why the searched range ends there */
+	static const char *const why[NPHYS][2] = {
+	    {"a contact stiffer than one timestep is not resolved at this timestep",
+	        "a contact softer than 0.5 s is far softer than a gripper pad"},
+	    {"a pad damped less than that rings for many periods",
+	        "above it a drop's rebound hardly changes with dampratio"}};
 	int upper = fit->pinned[q] > 0;
 	double edge = exp(upper ? P->log_hi[q] : P->log_lo[q]);
 	double other = fit->interval_log[q][1][upper ? 0 : 1];
@@ -368,9 +400,9 @@ static void explain_pinned(struct fit_result *fit, const struct problem *P, int 
 		    "interval spans it)",
 		    names[q]);
 	note(fit,
-	    "%s is at the %s edge of the searched range (%.6g): chi2 is lowest there and does "
-	    "not rise beyond it, so %s; %s",
-	    names[q], upper ? "upper" : "lower", edge, bound, remedy[q][upper]);
+	    "%s is at the %s edge of the searched range (%.6g; %s): chi2 is lowest there, so "
+	    "the pad may lie beyond it, where the fit does not search; %s; %s",
+	    names[q], upper ? "upper" : "lower", edge, why[q][upper], bound, remedy[q][upper]);
 }
 
 /* Which parameter to hold for an unidentified direction: the one it moves most,
@@ -467,6 +499,8 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 			}
 		}
 	}
+	if (!an.phys_null)
+		pin_edges(fit, P, x);
 	if (an.phys_null) {
 		insufficient(fit,
 		    "the measurements determine neither timeconst nor dampratio (no drop bounces "
@@ -504,6 +538,13 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 		fit->timeconst = exp(logp[TC]);
 		fit->dampratio = exp(logp[DR]);
 	}
+	/* the profiles may have moved the estimate onto an edge */
+	if (!an.phys_null) {
+		pin_edges(fit, P, x);
+		for (i = 0; i < NPHYS; i++)
+			if (fit->pinned[i])
+				fit->identified[i] = fit->product_identified = 0;
+	}
 	problem_residuals(x, P, P->f0);
 	record_errors(fit, P, &an, &bt, &prof, &ci);
 	record_residuals(fit, P, x);
@@ -517,8 +558,17 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	/* say when the residuals contradict their sigmas, whatever the dof, or cannot vouch
 	 * for the errors */
 	if ((fit->status == FIT_OK || fit->status == FIT_PARTIAL) && misfit(fit, P)) {
-		fit->status = FIT_MISFIT;
-		note_misfit(fit, P);
+		if (fit->pinned[TC] || fit->pinned[DR]) {
+			/* the best fit is on an edge: a pad beyond it may reach the data, so
+			 * this is no proof that the model cannot */
+			note(fit,
+			    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas "
+			    "allow within the searched range: the data pull past its edge",
+			    fit->chi2, fit->dof);
+		} else {
+			fit->status = FIT_MISFIT;
+			note_misfit(fit, P);
+		}
 	} else if (fit->status == FIT_OK && fit->dof < CALIB_MIN_DOF) {
 		fit->status = FIT_FEW_DOF;
 		note(fit,
@@ -647,11 +697,13 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
-	P.log_lo[TC] =
-	    log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep) - CALIB_LOG_MARGIN;
-	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX) + CALIB_LOG_MARGIN;
-	P.log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN) - CALIB_LOG_MARGIN;
-	P.log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX) + CALIB_LOG_MARGIN;
+	/* the fit ends where the starting grid searched, no farther: beyond the grid a
+	 * descent reaches only the valleys next to its start, and a pad the grid missed would
+	 * be called one the model cannot reach */
+	P.log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep);
+	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX);
+	P.log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN);
+	P.log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX);
 	start_logs(setup, P.start_log);
 	P.n = data->ndrops + data->npresses + fit->nsamples - dropped;
 	if (dropped > 0)

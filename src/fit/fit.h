@@ -80,9 +80,10 @@ struct fit_result {
 	double stiffness, damping;   /* solref_direct = [-stiffness, -damping] */
 	int identified[2];           /* timeconst, dampratio determined by the data */
 	int held[2];                 /* kept at its starting or phase-one value */
-	/* At an edge of the searched range (-1 lower, +1 upper, 0 not): chi^2 does not rise
-	 * beyond it, so the data bound the parameter on the other side only; not identified,
-	 * its intervals open at that edge. */
+	/* At an edge of the searched range (-1 lower, +1 upper, 0 not): chi^2 is lowest there
+	 * (flat or falling beyond it), so the data bound the parameter on the other side only;
+	 * not identified, its intervals open at that edge, status partial (never misfit: a pad
+	 * beyond the edge may reach the data). */
 	int pinned[2];
 	double se_log[2]; /* standard error of log(timeconst), log(dampratio) */
 	/* The 1- and 2-sigma confidence intervals of log(timeconst), log(dampratio):

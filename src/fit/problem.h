@@ -48,7 +48,7 @@ struct problem {
 	 * in the bootstrap's refits) and the minima its descents reached. */
 	struct search_start *grid_kept;
 	int grid_counts[NPHYS], grid_kept_ready;
-	double mode_logp[CALIB_STARTS][NPHYS], mode_chi2[CALIB_STARTS];
+	double mode_logp[CALIB_MAX_STARTS][NPHYS], mode_chi2[CALIB_MAX_STARTS];
 	size_t nmodes;
 	/* The drops' and presses' model values at each point of the starting grid, which do
 	 * not depend on the releases: the bootstrap's refits share one grid (NULL: none). */
@@ -58,8 +58,9 @@ struct problem {
 	/* The fit's own search (not a bootstrap refit's): also the fine grids around its
 	 * minima (search.c's wide_refine()). */
 	int thorough;
-	/* The logs stay within this box, the starting grid widened by CALIB_LOG_MARGIN:
-	 * an unidentified direction (an overdamped pad's dampratio) would run to infinity. */
+	/* The logs stay within this box, the starting grid's (the searched range): an
+	 * unidentified direction (an overdamped pad's dampratio) would run to infinity, and
+	 * the search is complete over the grid only. */
 	double log_lo[NPHYS], log_hi[NPHYS];
 	/* A profile's problem (see uncertainty.c's walk_side()) holds one combination of the logs:
 	 * then (log tc, log dr) = origin + x[0] * axis when nphys is 1, origin when it is 0. */

@@ -186,19 +186,19 @@ static void pick_releases(struct problem *P, gsl_vector *x)
 
 /*
  * The local minima of chi^2 over a log-spaced grid of the fitted physical parameters
- * (nuisance fixed at its start), best first, at most CALIB_STARTS of them into best[].
- * The rebound is a rough function of the parameters (the discrete apex, the contact's
- * phase within a step), so one descent from the single best point can stall in a
- * neighbouring valley. Returns how many were found (>= 1).
+ * (nuisance fixed at its start), best first, at most CALIB_STARTS of them into best[];
+ * then, when P->thorough and both are free, the lowest point of each edge of the grid not
+ * among them (room for CALIB_MAX_STARTS in all). The rebound is a rough function of the
+ * parameters (the discrete apex, the contact's phase within a step), so one descent from
+ * the single best point can stall in a neighbouring valley. Returns how many were found
+ * (>= 1).
  */
 static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start *best)
 {
 	enum { N = CALIB_GRID_POINTS };
 	static const int nb[8][2] = {
 	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
-	double lo[NPHYS] = {log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
-	    log(CALIB_GRID_DAMPRATIO_MIN)};
-	double hi[NPHYS] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
+	const double *lo = P->log_lo, *hi = P->log_hi; /* the searched range */
 	struct search_start grid[N][N];
 	int counts[NPHYS], a, b, i, q;
 	size_t k, found = 0;
@@ -252,6 +252,28 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 			for (k = found - 1; k > 0 && start_better(&grid[a][b], &best[k - 1]); k--)
 				best[k] = best[k - 1];
 			best[k] = grid[a][b];
+		}
+	}
+	if (P->thorough && counts[TC] > 1 && counts[DR] > 1) {
+		int edge;
+
+		for (edge = 0; edge < 4; edge++) {
+			/* edges: timeconst low, high, dampratio low, high */
+			const struct search_start *low = NULL;
+
+			for (i = 0; i < N; i++) {
+				const struct search_start *g = edge < 2
+				    ? &grid[edge == 0 ? 0 : N - 1][i]
+				    : &grid[i][edge == 2 ? 0 : N - 1];
+
+				if (isfinite(g->chi2) && (!low || start_better(g, low)))
+					low = g;
+			}
+			for (k = 0; low && k < found; k++)
+				if (memcmp(best[k].logp, low->logp, sizeof low->logp) == 0)
+					low = NULL;
+			if (low && found < CALIB_MAX_STARTS)
+				best[found++] = *low;
 		}
 	}
 	return found;
@@ -636,7 +658,7 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 int search_all(struct problem *P, gsl_vector *x, struct search_start *found, size_t *nfound,
     double *chi2_out, int *iterations, struct err *err)
 {
-	struct search_start starts[CALIB_STARTS];
+	struct search_start starts[CALIB_MAX_STARTS];
 	gsl_vector *init = gsl_vector_alloc(P->p), *best = gsl_vector_alloc(P->p);
 	gsl_vector *fall = gsl_vector_alloc(P->p); /* the releases' starts, kept */
 	double best_chi2 = INFINITY, enough;
@@ -734,7 +756,7 @@ out:
 
 int search_multi_start(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
 {
-	struct search_start found[CALIB_STARTS];
+	struct search_start found[CALIB_MAX_STARTS];
 	size_t nfound, i;
 	double chi2;
 

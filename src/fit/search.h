@@ -50,7 +50,7 @@ int search_least_squares(struct problem *P, gsl_vector *x, int *iterations, stru
  * P->thorough) descents from the local minima of fine grids around the best fit and every
  * other distinct minimum reached, until the best stops moving. The
  * lowest chi^2 ends in x and *chi2_out; what the descents reached in found[] (room for
- * CALIB_STARTS; *nfound of them). -1 with ERR_INTERNAL when out of memory.
+ * CALIB_MAX_STARTS; *nfound of them). -1 with ERR_INTERNAL when out of memory.
  */
 int search_all(struct problem *P, gsl_vector *x, struct search_start *found, size_t *nfound,
     double *chi2_out, int *iterations, struct err *err);

@@ -62,7 +62,7 @@ int uncertainty_bootstrap(
 	double *z = malloc((P->n + 1) * sizeof *z);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_vector *r = gsl_vector_alloc(P->n), *xs = gsl_vector_alloc(P->p);
-	struct search_start reached[CALIB_STARTS];
+	struct search_start reached[CALIB_MAX_STARTS];
 	struct ctd_scene_model m;
 	double logp_hat[NPHYS], span[NPHYS], sum2[NPHYS] = {0, 0}, cross = 0, product = 0;
 	double scale;
@@ -94,9 +94,8 @@ int uncertainty_bootstrap(
 	problem_phys_logs(P, x, logp_hat);
 	problem_model_at(P, logp_hat, &m); /* gravity and timestep for the releases' starts */
 	/* a refit that leaves the grid's range is "anywhere": it counts as the range */
-	span[TC] = log(
-	    CALIB_GRID_TIMECONST_MAX / (CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep));
-	span[DR] = log(CALIB_GRID_DAMPRATIO_MAX / CALIB_GRID_DAMPRATIO_MIN);
+	span[TC] = P->log_hi[TC] - P->log_lo[TC];
+	span[DR] = P->log_hi[DR] - P->log_lo[DR];
 	rd.drops = drops;
 	rd.presses = presses;
 	rd.trajectories = trajs;
@@ -648,9 +647,7 @@ static void interval_grid(
  * freedom, no trajectory: each point costs a few drops or presses). */
 static void interval_scan(struct problem *P, double chi2_min, struct uncertainty_intervals *out)
 {
-	const double lo[NPHYS] = {log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep),
-	    log(CALIB_GRID_DAMPRATIO_MIN)};
-	const double hi[NPHYS] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
+	const double *lo = P->log_lo, *hi = P->log_hi;
 	const int count[NPHYS] = {CALIB_SCAN_POINTS_TC, CALIB_SCAN_POINTS_DR};
 	int a, b, k, q;
 
