@@ -103,17 +103,17 @@ brief=$(new_token create alice --expires 9) || fail "token create --expires"
 open_stream brief "$brief" "$events"
 open_stream rotated "$rotating" "$events"
 "$CONTACTD" --db "$db" token rotate "${rotating%%.*}" --grace 5 >/dev/null || fail "rotate"
-grace_end=$("$CONTACTD" --db "$db" token list |
+grace_end=$("$CONTACTD" --db "$db" token list --json |
 	sed -n "s/.*\"expires_at\":\([0-9]*\),\"id\":\"${rotating%%.*}\".*/\1/p")
-[ -n "$grace_end" ] || grace_end=$("$CONTACTD" --db "$db" token list | tr '{' '\n' |
+[ -n "$grace_end" ] || grace_end=$("$CONTACTD" --db "$db" token list --json | tr '{' '\n' |
 	grep "\"id\":\"${rotating%%.*}\"" | sed -n 's/.*"expires_at":\([0-9]*\).*/\1/p')
-[ -n "$grace_end" ] || fail "no grace end in $("$CONTACTD" --db "$db" token list)"
+[ -n "$grace_end" ] || fail "no grace end in $("$CONTACTD" --db "$db" token list --json)"
 sleep_until "$((grace_end - 2))"
 still_open rotated
 closed_by rotated token_rotated "$grace_end"
-brief_end=$("$CONTACTD" --db "$db" token list | tr '{' '\n' |
+brief_end=$("$CONTACTD" --db "$db" token list --json | tr '{' '\n' |
 	grep "\"id\":\"${brief%%.*}\"" | sed -n 's/.*"expires_at":\([0-9]*\).*/\1/p')
-[ -n "$brief_end" ] || fail "no expiry in $("$CONTACTD" --db "$db" token list)"
+[ -n "$brief_end" ] || fail "no expiry in $("$CONTACTD" --db "$db" token list --json)"
 still_open brief
 closed_by brief token_expired "$brief_end"
 

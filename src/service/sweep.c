@@ -1090,9 +1090,8 @@ static char *put_field(char *out, const struct ans_field *f, enum sweep_format f
 
 	switch (f->type) {
 	case ANS_REAL:
-		return stpcpy(out,
-		    format == SWEEP_CSV ? jtext_shortest(f->real, real)
-		                        : jtext_real(f->real, real));
+		/* one spelling in JSON and CSV: the JSON answer's (csv_cell's rule too) */
+		return stpcpy(out, jtext_real(f->real, real));
 	case ANS_INTEGER:
 		return put_long(out, f->integer);
 	case ANS_BOOL:
