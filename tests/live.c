@@ -462,6 +462,11 @@ void live_wait_metric(const struct live_daemon *d, const char *name, double at_l
 
 char *live_long_sweep(int points, double height)
 {
+	return live_long_sweep_cone(points, height, "pyramidal");
+}
+
+char *live_long_sweep_cone(int points, double height, const char *cone)
+{
 	char *body = NULL, values[512] = "";
 	int i, n;
 
@@ -472,9 +477,10 @@ char *live_long_sweep(int points, double height)
 	}
 	n = asprintf(&body,
 	    "{\"query\": \"drop\", \"base\": {\"duration\": 500, \"height\": %g,"
-	    " \"option\": {\"timestep\": 0.0001}}, \"vary\": [{\"path\": \"/body/size\","
+	    " \"option\": {\"timestep\": 0.0001, \"cone\": \"%s\"}}, \"vary\": [{\"path\": "
+	    "\"/body/size\","
 	    " \"values\": [%s]}]}",
-	    height, values);
+	    height, cone, values);
 	ck_assert_int_gt(n, 0);
 	return body;
 }

@@ -111,6 +111,11 @@ void live_wait_metric(const struct live_daemon *d, const char *name, double at_l
  */
 char *live_long_sweep(int points, double height);
 
+/* live_long_sweep() under `cone` ("pyramidal" or "elliptic"). The elliptic cone's points
+ * go through the scalar core, several times slower than the SIMD lanes the pyramidal
+ * cone's take: a test that needs a sweep still computing after a second uses it. */
+char *live_long_sweep_cone(int points, double height, const char *cone);
+
 /* A TCP socket connected to d (asserting that it connects). */
 int live_connect(const struct live_daemon *d);
 
