@@ -543,6 +543,7 @@ static int connect_from_other_address(const struct live_daemon *d)
 START_TEST(per_address_limit_keeps_health)
 {
 	static const char partial[] = "GET /v1/health HTTP/1.1\r\nHost: x\r\n";
+	static const char metrics[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
 	static const char health[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
 	enum { SLOW = 300 };
 	int fds[SLOW], i, fd;
@@ -719,7 +720,7 @@ START_TEST(over_address_limit_answered)
 			live_sleep_ms(50);
 			continue;
 		}
-		if (send(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 36, MSG_NOSIGNAL) <= 0) {
+		if (send(fd, metrics, strlen(metrics), MSG_NOSIGNAL) <= 0) {
 			close(fd);
 			live_sleep_ms(50);
 			continue;
