@@ -46,31 +46,6 @@ static int non_negative(const struct field_ctx *c, const char *key, long index, 
 	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
 }
 
-/* The geom fields present in c over *g's values. */
-static int parse_geom(const struct field_ctx *c, struct ctd_pair_geom *g)
-{
-	int i;
-
-	if (field_numbers(c, "solref", 2, g->solref) != 0 ||
-	    field_numbers(c, "solimp", 5, g->solimp) != 0 ||
-	    field_int(c, "condim", &g->condim) != 0)
-		return -1;
-	if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
-		return field_fail(
-		    c, "condim", -1, ERR_BAD_VALUE, "must be 1, 3, 4 or 6, not %d", g->condim);
-	if (field_numbers(c, "friction", 3, g->friction) != 0)
-		return -1;
-	for (i = 0; i < 3; i++)
-		if (non_negative(c, "friction", i, g->friction[i]) != 0)
-			return -1;
-	if (field_number(c, "margin", &g->margin) != 0 ||
-	    non_negative(c, "margin", -1, g->margin) != 0 || field_number(c, "gap", &g->gap) != 0 ||
-	    non_negative(c, "gap", -1, g->gap) != 0 || field_number(c, "solmix", &g->solmix) != 0 ||
-	    non_negative(c, "solmix", -1, g->solmix) != 0)
-		return -1;
-	return field_int(c, "priority", &g->priority);
-}
-
 static int parse_object(const struct field_ctx *c, struct ctd_hold *h)
 {
 	static const char *const known[] = {"shape", "size", "mass", "solref", "solimp", "condim",
@@ -97,7 +72,7 @@ static int parse_object(const struct field_ctx *c, struct ctd_hold *h)
 	    field_number(c, "mass", &h->mass) != 0 ||
 	    positive_within(c, "mass", -1, h->mass, LIMIT_MAX_MASS) != 0)
 		return -1;
-	return parse_geom(c, &h->object);
+	return req_geom_fields(c, &h->object);
 }
 
 static int parse_pad(const struct field_ctx *c, struct ctd_hold *h)
@@ -114,7 +89,7 @@ static int parse_pad(const struct field_ctx *c, struct ctd_hold *h)
 	if (field_number(c, "mass", &h->pad_mass) != 0 ||
 	    positive_within(c, "mass", -1, h->pad_mass, LIMIT_MAX_MASS) != 0)
 		return -1;
-	return parse_geom(c, &h->pad);
+	return req_geom_fields(c, &h->pad);
 }
 
 static int parse_option(const struct field_ctx *c, struct ctd_hold *h)

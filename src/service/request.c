@@ -95,12 +95,18 @@ static int positive_within(
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
 
+/* A "geom" or "floor" object: its contact fields (req_geom_fields()) and no other member. */
 static int parse_geom(const struct field_ctx *c, struct ctd_pair_geom *g)
+{
+	if (field_known(c, geom_fields) != 0)
+		return -1;
+	return req_geom_fields(c, g);
+}
+
+int req_geom_fields(const struct field_ctx *c, struct ctd_pair_geom *g)
 {
 	int i;
 
-	if (field_known(c, geom_fields) != 0)
-		return -1;
 	/* any finite solref is MuJoCo-valid: a mixed-sign one falls back to the default */
 	if (field_numbers(c, "solref", 2, g->solref) != 0 ||
 	    field_numbers(c, "solimp", 5, g->solimp) != 0)

@@ -66,6 +66,13 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 /* The canonical JSON of a validated stability request; NULL if out of memory. Caller owns it. */
 json_t *req_stability_json(const struct req_stability *r);
 
+/*
+ * A geom's contact fields in c (solref, solimp, condim, friction, margin, gap, solmix,
+ * priority), each kept as g has it when absent, validated by MuJoCo's rules in that order;
+ * members c may hold besides are the caller's to check. 0, or -1 with c's error set.
+ */
+int req_geom_fields(const struct field_ctx *c, struct ctd_pair_geom *g);
+
 /* Read c[key] as one of MuJoCo's MJCF integrator names ("Euler", "implicit", ...). */
 int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_integrator *out);
 
