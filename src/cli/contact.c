@@ -6,6 +6,8 @@
  *   contact ENDPOINT [FILE|-] [--csv | --pretty] [--plot OUT.svg [--field NAME]]
  *           (ENDPOINT: a row of the endpoint table; --plot: sweep and drop)
  *   contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]   (a saved answer)
+ *   contact sweep [FILE|-] --shard K/N [--csv]   (part K of N of a sweep)
+ *   contact merge PART... [--csv | --pretty]     (the parts joined: the whole answer)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
  * the daemon; the JSON error body goes to stderr), 3 internal error.
@@ -23,6 +25,7 @@
 #include "base/jtext.h"
 #include "cli/figure.h"
 #include "service/service.h"
+#include "service/shard.h"
 #include "service/sweep.h"
 #include "tunables.h"
 
@@ -37,6 +40,8 @@ static void usage(FILE *f)
 
 	fprintf(f,
 	    "Usage: contact ENDPOINT [FILE|-] [--csv | --pretty] [--plot OUT.svg [--field NAME]]\n"
+	    "       contact sweep [FILE|-] --shard K/N [--csv | --pretty]\n"
+	    "       contact merge PART... [--csv | --pretty]\n"
 	    "       contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]\n"
 	    "       contact --help | --version\n"
 	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
@@ -57,6 +62,10 @@ static void usage(FILE *f)
 	    "             value (a line) or the grid (a heat map); a drop's trajectory, the\n"
 	    "             height (m) of the lowest point against time (s)\n"
 	    "  --field NAME  the sweep answer's column to draw (default: the first of reals)\n"
+	    "  --shard K/N  compute part K of N of a sweep (1 <= K <= N): the points whose\n"
+	    "             index i (in the whole sweep's order) has i %% N == K-1, with a\n"
+	    "             \"part\" member (JSON) or a first line \"#part ...\" (CSV) saying which\n"
+	    "             part it is, for contact merge\n"
 	    "  --help     print this help and exit\n"
 	    "  --version  print the package and contact-core versions and exit\n"
 	    "\n"
@@ -69,6 +78,12 @@ static void usage(FILE *f)
 		if (svc_endpoints[e].units)
 			fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].units);
 	fprintf(f,
+	    "\n"
+	    "contact merge joins the parts of one sharded sweep (JSON, the API's NDJSON, or\n"
+	    "CSV files; any order; \"-\" for standard input) into exactly the answer one\n"
+	    "process gives without --shard: JSON (--pretty indented) from JSON parts, CSV\n"
+	    "from CSV parts or with --csv. It refuses parts of different sweeps or counts,\n"
+	    "a part given twice and a missing one, saying which.\n"
 	    "\n"
 	    "contact plot draws a saved answer (a sweep's, or a drop's with \"trajectory\": true)\n"
 	    "to OUT.svg, or to standard output without --plot.\n"
@@ -345,6 +360,152 @@ out:
 	return status;
 }
 
+/* What --shard asked for: part index of count (index 0: no --shard). */
+struct shard_option {
+	int given;
+	long index, count;
+};
+
+/* Parse "K/N" (decimal digits only); the service checks their range. */
+static int parse_shard(const char *text, struct shard_option *out)
+{
+	char *end;
+
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	out->index = strtol(text, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+		return -1;
+	out->count = strtol(end + 1, &end, 10);
+	out->given = 1;
+	return *end == '\0' ? 0 : -1;
+}
+
+/*
+ * The request text with "shard": {"index": K, "count": N} set (replacing any), as a
+ * new string the caller frees; NULL when text is not a JSON object, which then goes
+ * to the service as it is (its error is the answer).
+ */
+static char *with_shard(const char *text, size_t len, const struct shard_option *shard)
+{
+	json_error_t jerr;
+	json_t *request = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	char *out = NULL;
+
+	if (json_is_object(request) &&
+	    json_object_set_new(request, "shard",
+	        json_pack("{s:I, s:I}", "index", (json_int_t)shard->index, "count",
+	            (json_int_t)shard->count)) == 0)
+		out = svc_dump(request);
+	json_decref(request);
+	return out;
+}
+
+/* Read all of f into a new buffer (*text, NUL-terminated, caller frees): parts have no
+ * size limit of their own. */
+static int read_all(FILE *f, char **text, size_t *len)
+{
+	size_t cap = BODY_CHUNK_BYTES, n = 0;
+	char *buf = malloc(cap), *grown;
+
+	while (buf) {
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (n < cap - 1)
+			break;
+		grown = realloc(buf, cap * 2);
+		if (!grown) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = grown;
+		cap *= 2;
+	}
+	if (!buf || ferror(f)) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* `contact merge PART...`: the parts joined and printed in format (csv_asked or
+ * pretty_asked: the flag given; otherwise the parts' own format). */
+static int run_merge(int nfiles, char **files, int csv_asked, int pretty_asked)
+{
+	struct shard_input *inputs = calloc((size_t)nfiles, sizeof *inputs);
+	char **texts = calloc((size_t)nfiles, sizeof *texts), *out = NULL, *csv = NULL;
+	json_t *answer = NULL;
+	struct err err;
+	int i, stdin_used = 0, status = EXIT_USAGE;
+
+	err_clear(&err);
+	if (!inputs || !texts)
+		goto out;
+	for (i = 0; i < nfiles; i++) {
+		int is_stdin = strcmp(files[i], "-") == 0;
+		FILE *f = is_stdin ? stdin : fopen(files[i], "rb");
+		size_t len = 0;
+
+		if (is_stdin && stdin_used++) {
+			fprintf(stderr, "contact merge: standard input (\"-\") given twice\n");
+			goto out;
+		}
+		if (!f || read_all(f, &texts[i], &len) != 0) {
+			fprintf(stderr, "contact merge: cannot read %s: %s\n",
+			    is_stdin ? "stdin" : files[i], strerror(errno));
+			if (f && !is_stdin)
+				fclose(f);
+			goto out;
+		}
+		if (!is_stdin)
+			fclose(f);
+		inputs[i] = (struct shard_input){is_stdin ? "stdin" : files[i], texts[i], len};
+	}
+	if (shard_merge(inputs, (size_t)nfiles, &answer, &csv, &err) != 0) {
+		fprintf(stderr, "contact merge: %s\n", err.message);
+		status = err_http_status(err.code) >= 500 ? EXIT_INTERNAL : EXIT_REJECTED;
+		goto out;
+	}
+	if (csv && pretty_asked) {
+		fprintf(stderr,
+		    "contact merge: CSV parts merge to CSV, not --pretty JSON; merge "
+		    "the JSON parts for JSON\n");
+		goto out;
+	}
+	if (answer) {
+		char *text = svc_dump(answer);
+		int rc = !text     ? err_set(&err, ERR_INTERNAL, "", "out of memory")
+		    : csv_asked    ? svc_sweep_csv(answer, &out, &err)
+		    : pretty_asked ? pretty_text(text, &out, &err)
+		                   : ((out = text), (text = NULL), 0);
+		free(text);
+		if (rc != 0) {
+			status = report(&err);
+			goto out;
+		}
+	} else {
+		out = csv;
+		csv = NULL;
+	}
+	if (fputs(out, stdout) == EOF || fflush(stdout) != 0) {
+		fprintf(stderr, "contact merge: cannot write the answer: %s\n", strerror(errno));
+		goto out;
+	}
+	status = EXIT_ANSWERED;
+out:
+	for (i = 0; texts && i < nfiles; i++)
+		free(texts[i]);
+	free(texts);
+	free(inputs);
+	free(out);
+	free(csv);
+	json_decref(answer);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -352,6 +513,7 @@ int main(int argc, char **argv)
 	    {"pretty", no_argument, NULL, 'p'},
 	    {"plot", required_argument, NULL, 'o'},
 	    {"field", required_argument, NULL, 'f'},
+	    {"shard", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -364,6 +526,8 @@ int main(int argc, char **argv)
 	FILE *f = NULL;
 	enum format format = FORMAT_JSON;
 	struct plot_request plot = {NULL, NULL};
+	struct shard_option shard = {0, 0, 0};
+	char *sharded = NULL;
 	int csv = 0, pretty = 0, opt, status, plot_answer;
 
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
@@ -380,6 +544,14 @@ int main(int argc, char **argv)
 		case 'f':
 			plot.field = optarg;
 			break;
+		case 's':
+			if (parse_shard(optarg, &shard) != 0) {
+				fprintf(stderr,
+				    "contact: --shard takes K/N (part K of N), not \"%s\"\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_ANSWERED;
@@ -390,6 +562,18 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (optind < argc && strcmp(argv[optind], "merge") == 0) {
+		if (argc - optind < 2 || plot.out || plot.field || shard.given) {
+			fprintf(stderr, "contact: merge takes PART... and --csv or --pretty\n");
+			return EXIT_USAGE;
+		}
+		if (csv && pretty) {
+			fprintf(
+			    stderr, "contact: --csv and --pretty are two formats; choose one\n");
+			return EXIT_USAGE;
+		}
+		return run_merge(argc - optind - 1, argv + optind + 1, csv, pretty);
 	}
 	if (optind >= argc || argc - optind > 2) {
 		usage(stderr);
@@ -424,12 +608,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "contact: --csv and --pretty are two formats; choose one\n");
 		return EXIT_USAGE;
 	}
+	if (shard.given && ep != SVC_SWEEP) {
+		fprintf(stderr, "contact: --shard splits sweeps only\n");
+		return EXIT_USAGE;
+	}
 	format = csv ? FORMAT_CSV : pretty ? FORMAT_PRETTY : FORMAT_JSON;
 	/* no FILE: a request piped in is the request, never silently ignored (and `contact
 	 * plot` reads its answer from standard input) */
 	path = argc - optind == 2                  ? argv[optind + 1]
 	    : plot_answer || !isatty(STDIN_FILENO) ? "-"
 	                                           : NULL;
+	if (!path && shard.given) {
+		sharded = with_shard(default_request, strlen(default_request), &shard);
+		status = sharded ? run(ep, sharded, strlen(sharded), format, &plot) : EXIT_INTERNAL;
+		free(sharded);
+		return status;
+	}
 	if (!path)
 		return run(ep, default_request, strlen(default_request), format, &plot);
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -454,10 +648,19 @@ int main(int argc, char **argv)
 		free(answer);
 		return status;
 	}
-	if (argc - optind == 1 && is_blank(text, len)) /* nothing piped */
-		status = run(ep, default_request, strlen(default_request), format, &plot);
-	else
-		status = run(ep, text, len, format, &plot);
+	if (argc - optind == 1 && is_blank(text, len)) { /* nothing piped */
+		free(text);
+		text = strdup(default_request);
+		len = strlen(default_request);
+		if (!text)
+			return EXIT_INTERNAL;
+	}
+	if (shard.given && (sharded = with_shard(text, len, &shard))) {
+		free(text);
+		text = sharded;
+		len = strlen(text);
+	}
+	status = run(ep, text, len, format, &plot);
 	free(text);
 	return status;
 }

@@ -10,6 +10,7 @@ libservice_a_SOURCES = \
 	src/service/vary.c src/service/vary.h \
 	src/service/sceneset.c src/service/sceneset.h \
 	src/service/sweep.c src/service/sweep.h \
+	src/service/shard.c src/service/shard.h \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
 	src/service/hold.c src/service/hold.h \

@@ -18,6 +18,7 @@
 #include "service/jsonptr.h"
 #include "service/request.h"
 #include "service/sceneset.h"
+#include "service/shard.h"
 #include "service/vary.h"
 #include "tunables.h"
 
@@ -41,6 +42,7 @@ struct sweep_plan {
 	int set_in_place;
 	struct ans_request base_request; /* the canonical base, parsed */
 	struct sceneset_path set_paths[MAX_VARY];
+	struct shard_spec shard; /* the points this answer holds (shard.h) */
 };
 
 /* Whether plans set covered fields in place (sweep_set_in_place). */
@@ -419,7 +421,7 @@ static void plan_set_in_place(struct sweep_plan *p)
 static int plan_build(
     json_t *body, long max_points, int threads, struct sweep_plan *p, struct err *err)
 {
-	static const char *const known[] = {"query", "base", "vary", NULL};
+	static const char *const known[] = {"query", "base", "vary", "shard", NULL};
 	struct field_ctx c, base_ctx;
 	struct ans_request base, scratch;
 	json_t *vary, *empty = NULL;
@@ -428,7 +430,7 @@ static int plan_build(
 
 	memset(p, 0, sizeof *p);
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
-	    vary_query(&c, "query", &p->query) != 0)
+	    vary_query(&c, "query", &p->query) != 0 || shard_parse(&c, "shard", &p->shard) != 0)
 		goto out;
 	if (field_object(&c, "base", &base_ctx) != 0)
 		goto out;
@@ -468,12 +470,14 @@ static int plan_build(
 	plan_set_in_place(p);
 	if (plan_points(p, threads, err) != 0)
 		goto out;
-	for (i = 0; i < p->npoints; i++)
-		steps += (size_t)ans_request_steps(plan_point(p, i, &scratch));
+	/* every point is validated, but a shard's limit is the steps it computes itself */
+	for (i = 0; i < shard_rows(&p->shard, p->npoints); i++)
+		steps +=
+		    (size_t)ans_request_steps(plan_point(p, shard_point(&p->shard, i), &scratch));
 	if (steps > (size_t)LIMIT_MAX_SWEEP_STEPS) {
 		field_fail(&c, "vary", -1, ERR_TOO_LARGE,
-		    "the points simulate %zu steps in all, over the limit of %ld", steps,
-		    LIMIT_MAX_SWEEP_STEPS);
+		    "the %s simulate %zu steps in all, over the limit of %ld",
+		    p->shard.sharded ? "shard's points" : "points", steps, LIMIT_MAX_SWEEP_STEPS);
 		goto out;
 	}
 	rc = 0;
@@ -510,9 +514,10 @@ void sweep_plan_free(struct sweep_plan *p)
 	free(p);
 }
 
-json_t *sweep_plan_json(const struct sweep_plan *p)
+/* The canonical request; with_shard 0: without its shard (a part's identity). */
+static json_t *plan_json(const struct sweep_plan *p, int with_shard)
 {
-	json_t *vary = json_array();
+	json_t *vary = json_array(), *out;
 	size_t k;
 
 	for (k = 0; vary && k < p->nvary; k++) {
@@ -523,9 +528,20 @@ json_t *sweep_plan_json(const struct sweep_plan *p)
 			vary = NULL;
 		}
 	}
-	return vary ? json_pack("{s:s, s:O, s:o}", "query", svc_endpoint_name(p->query), "base",
-	                  p->base, "vary", vary)
-	            : NULL;
+	out = vary ? json_pack("{s:s, s:O, s:o}", "query", svc_endpoint_name(p->query), "base",
+	                 p->base, "vary", vary)
+	           : NULL;
+	if (out && with_shard && p->shard.sharded &&
+	    json_object_set_new(out, "shard", shard_json(&p->shard)) != 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+json_t *sweep_plan_json(const struct sweep_plan *p)
+{
+	return plan_json(p, 1);
 }
 
 /*
@@ -541,7 +557,8 @@ struct run {
 	char **texts;          /* a sink's row text per point, until written */
 	char **json_texts;     /* and its JSON text, when the sink wants both */
 	atomic_uchar *ready;   /* per point: result (and text) final */
-	atomic_size_t claimed; /* points handed to workers */
+	size_t nrows;          /* the rows of the answer: the shard's points (shard.h) */
+	atomic_size_t claimed; /* rows whose points are handed to workers */
 	atomic_int failed;     /* out of memory or the sink refused: stop claiming */
 	const struct sweep_sink *sink;
 	pthread_mutex_t emit_lock;      /* one writer at a time, rows in order */
@@ -628,7 +645,7 @@ static size_t claim(struct run *r)
 	if (atomic_load(&r->failed))
 		return SIZE_MAX;
 	i = atomic_fetch_add(&r->claimed, 1);
-	return i < r->p->npoints ? i : SIZE_MAX;
+	return i < r->nrows ? shard_point(&r->p->shard, i) : SIZE_MAX;
 }
 
 /* Write the rows that are ready, in order, if no other thread is writing. A row
@@ -639,8 +656,7 @@ static void emit_ready(struct run *r)
 	size_t i;
 
 	while (pthread_mutex_trylock(&r->emit_lock) == 0) {
-		while (
-		    (i = atomic_load(&r->emitted)) < r->p->npoints && atomic_load(&r->ready[i])) {
+		while ((i = atomic_load(&r->emitted)) < r->nrows && atomic_load(&r->ready[i])) {
 			char *text = r->texts[i];
 			char *json = r->sink->format == SWEEP_JSON ? text
 			    : r->json_texts                        ? r->json_texts[i]
@@ -660,7 +676,7 @@ static void emit_ready(struct run *r)
 		}
 		pthread_mutex_unlock(&r->emit_lock);
 		i = atomic_load(&r->emitted);
-		if (!(i < r->p->npoints && atomic_load(&r->ready[i])))
+		if (!(i < r->nrows && atomic_load(&r->ready[i])))
 			break;
 	}
 }
@@ -668,14 +684,16 @@ static void emit_ready(struct run *r)
 /* Point i's result is final: format its row for the sink, mark it, write what is ready. */
 static void point_done(struct run *r, size_t i, const struct ans_result *result)
 {
+	size_t row = shard_row(&r->p->shard, i);
+
 	if (r->sink) {
-		r->texts[i] = row_text(r, i, result, r->sink->format);
+		r->texts[row] = row_text(r, i, result, r->sink->format);
 		if (r->json_texts)
-			r->json_texts[i] = row_text(r, i, result, SWEEP_JSON);
-		if (!r->texts[i] || (r->json_texts && !r->json_texts[i]))
+			r->json_texts[row] = row_text(r, i, result, SWEEP_JSON);
+		if (!r->texts[row] || (r->json_texts && !r->json_texts[row]))
 			atomic_store(&r->failed, 1);
 	}
-	atomic_store(&r->ready[i], 1);
+	atomic_store(&r->ready[row], 1);
 	if (r->sink)
 		emit_ready(r);
 }
@@ -778,6 +796,7 @@ static int compute(const struct sweep_plan *p, int threads, struct ans_result *r
 
 	memset(&r, 0, sizeof r);
 	r.p = p;
+	r.nrows = shard_rows(&p->shard, p->npoints);
 	r.results = results;
 	r.sink = sink;
 	for (k = 0; sink && k < p->nvary; k++) {
@@ -793,13 +812,14 @@ static int compute(const struct sweep_plan *p, int threads, struct ans_result *r
 	atomic_init(&r.emitted, 0);
 	atomic_init(&r.failed, 0);
 	err_clear(&r.sink_err);
-	r.ready = malloc(p->npoints * sizeof *r.ready);
-	r.texts = sink ? calloc(p->npoints, sizeof *r.texts) : NULL;
+	/* a shard may hold no rows: every array has room for one */
+	r.ready = malloc((r.nrows + 1) * sizeof *r.ready);
+	r.texts = sink ? calloc(r.nrows + 1, sizeof *r.texts) : NULL;
 	r.json_texts = sink && sink->format != SWEEP_JSON && sink->with_json
-	    ? calloc(p->npoints, sizeof *r.json_texts)
+	    ? calloc(r.nrows + 1, sizeof *r.json_texts)
 	    : NULL;
-	if (n > p->npoints)
-		n = p->npoints;
+	if (n > r.nrows)
+		n = r.nrows ? r.nrows : 1;
 	ids = calloc(n, sizeof *ids);
 	started = calloc(n, 1);
 	if (!r.ready || (sink && !r.texts) ||
@@ -808,7 +828,7 @@ static int compute(const struct sweep_plan *p, int threads, struct ans_result *r
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto free_only;
 	}
-	for (i = 0; i < p->npoints; i++)
+	for (i = 0; i < r.nrows; i++)
 		atomic_init(&r.ready[i], 0);
 	/* a thread that cannot start leaves its share to the others */
 	for (t = 1; t < n; t++)
@@ -829,7 +849,7 @@ static int compute(const struct sweep_plan *p, int threads, struct ans_result *r
 	}
 	pthread_mutex_destroy(&r.emit_lock);
 free_only:
-	for (i = 0; i < p->npoints; i++) {
+	for (i = 0; i < r.nrows; i++) {
 		if (r.texts)
 			free(r.texts[i]);
 		if (r.json_texts)
@@ -888,7 +908,7 @@ fail:
 int sweep_run(const struct sweep_plan *p, int threads, json_t **answer, struct err *err)
 {
 	struct ans_result *results = NULL;
-	json_t *rows = NULL, *columns = NULL, *out = NULL;
+	json_t *rows = NULL, *out = NULL;
 	size_t i;
 	int rc = -1;
 
@@ -900,28 +920,25 @@ int sweep_run(const struct sweep_plan *p, int threads, json_t **answer, struct e
 	if (compute(p, threads, results, NULL, NULL, err) != 0)
 		goto out;
 	rows = json_array();
-	for (i = 0; rows && i < p->npoints; i++) {
-		if (json_array_append_new(rows, make_row(p, i, &results[i])) != 0) {
+	for (i = 0; rows && i < shard_rows(&p->shard, p->npoints); i++) {
+		size_t point = shard_point(&p->shard, i);
+		if (json_array_append_new(rows, make_row(p, point, &results[point])) != 0) {
 			json_decref(rows);
 			rows = NULL;
 		}
 	}
-	columns = make_columns(p, &results[0]);
-	if (!rows || !columns) {
-		err_set(err, ERR_INTERNAL, "", "out of memory");
-		goto out;
-	}
-	out = json_pack("{s:s, s:O, s:O}", "query", svc_endpoint_name(p->query), "columns", columns,
-	    "rows", rows);
-	if (!out) {
+	/* the head's columns: a shard may hold no row to take them from */
+	out = rows ? sweep_head(p) : NULL;
+	if (!out || json_object_set(out, "rows", rows) != 0) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
 	*answer = out;
 	rc = 0;
 out:
+	if (rc != 0)
+		json_decref(out);
 	json_decref(rows);
-	json_decref(columns);
 	free(results);
 	return rc;
 }
@@ -989,6 +1006,16 @@ static int csv_line(FILE *f, const json_t *cells)
 	return 0;
 }
 
+/* A shard's CSV starts with its "part" (shard.h); nothing for a whole sweep (part NULL). */
+static int csv_part_line(FILE *f, const json_t *part)
+{
+	char *line = part ? shard_csv_line(part) : NULL;
+	int rc = part && (!line || fputs(line, f) == EOF) ? -1 : 0;
+
+	free(line);
+	return rc;
+}
+
 int sweep_csv(const json_t *answer, char **csv, struct err *err)
 {
 	const json_t *columns = json_object_get(answer, "columns");
@@ -1003,7 +1030,8 @@ int sweep_csv(const json_t *answer, char **csv, struct err *err)
 	f = open_memstream(&text, &size);
 	if (!f)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	failed = csv_line(f, columns) != 0;
+	failed =
+	    csv_part_line(f, json_object_get(answer, "part")) != 0 || csv_line(f, columns) != 0;
 	json_array_foreach (rows, i, row)
 		if (!failed)
 			failed = !json_is_array(row) || csv_line(f, row) != 0;
@@ -1175,14 +1203,25 @@ static char *value_cell(const json_t *v, int format)
 json_t *sweep_head(const struct sweep_plan *p)
 {
 	struct ans_result blank;
-	json_t *columns;
+	json_t *columns, *head, *request;
 
 	memset(&blank, 0, sizeof blank);
 	blank.query = p->query;
 	columns = make_columns(p, &blank);
-	return columns
+	head = columns
 	    ? json_pack("{s:s, s:o}", "query", svc_endpoint_name(p->query), "columns", columns)
 	    : NULL;
+	if (!head || !p->shard.sharded)
+		return head;
+	/* "part" sorts before "rows": the head's text is still the answer's start */
+	request = plan_json(p, 0);
+	if (!request ||
+	    json_object_set_new(head, "part", shard_part(&p->shard, p->npoints, request)) != 0) {
+		json_decref(head);
+		head = NULL;
+	}
+	json_decref(request);
+	return head;
 }
 
 int sweep_stream(
@@ -1216,7 +1255,9 @@ int sweep_stream(
 	}
 	file = open_memstream(&header, &size);
 	if (!file ||
-	    (csv_line(file, json_object_get(head, "columns")) != 0) | (fclose(file) != 0)) {
+	    (csv_part_line(file, json_object_get(head, "part")) != 0 ||
+	        csv_line(file, json_object_get(head, "columns")) != 0) |
+	        (fclose(file) != 0)) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}

@@ -10,6 +10,11 @@
  *
  * Answer: {"query", "columns": [path1, (path2), fields of the query's answer
  * in their fixed order], "rows": [[value1, (value2), fields...], ...]}.
+ *
+ * With "shard": {"index": K, "count": N} the answer holds only the rows of the
+ * points i with i % N == K - 1 (every point is still validated; the step limit
+ * counts the shard's points) and says which part it is in a "part" member
+ * (service/shard.h), which `contact merge` reads to join the parts.
  */
 #ifndef CONTACTD_SERVICE_SWEEP_H
 #define CONTACTD_SERVICE_SWEEP_H
