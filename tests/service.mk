@@ -30,6 +30,11 @@ tests_test_eval_LDADD = $(SERVICE_TEST_LIBS) -lm
 TESTS += tests/cli_test.sh
 EXTRA_DIST += tests/cli_test.sh
 
+# A sweep split with --shard and joined with `contact merge` against one process's
+# answer, byte for byte (CLI and API), and merge's refusals.
+TESTS += tests/shard_test.sh
+EXTRA_DIST += tests/shard_test.sh
+
 # The one text form of JSON: shortest exact reals, jansson's bytes otherwise.
 check_PROGRAMS += tests/test_jtext
 TESTS += tests/test_jtext

@@ -237,7 +237,7 @@ static int read_csv(struct part *p, const char *text, size_t len, struct err *er
 
 	p->kind = PART_CSV;
 	if (!nl)
-		return refuse(err, p->name, "its \"#part\" line has no end");
+		return refuse(err, p->name, "its \"#part\" line has no end (a cut-off file?)");
 	member = json_loadb(
 	    text + strlen(CSV_PREFIX), (size_t)(nl - text) - strlen(CSV_PREFIX), 0, &jerr);
 	if (!member)
