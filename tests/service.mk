@@ -35,6 +35,11 @@ EXTRA_DIST += tests/cli_test.sh
 TESTS += tests/shard_test.sh
 EXTRA_DIST += tests/shard_test.sh
 
+# deploy/slurm/'s array job and merge on a one-node Slurm cluster the test starts (as
+# root; otherwise the tasks run directly, and the test says so).
+TESTS += tests/slurm_test.sh
+EXTRA_DIST += tests/slurm_test.sh
+
 # The one text form of JSON: shortest exact reals, jansson's bytes otherwise.
 check_PROGRAMS += tests/test_jtext
 TESTS += tests/test_jtext
