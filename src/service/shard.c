@@ -283,6 +283,8 @@ static int read_one(struct part *p, const struct shard_input *in, struct err *er
 
 	memset(p, 0, sizeof *p);
 	p->name = in->name;
+	if (in->len == 0)
+		return refuse(err, p->name, "it is empty");
 	if (in->len >= strlen(CSV_PREFIX) && memcmp(in->text, CSV_PREFIX, strlen(CSV_PREFIX)) == 0)
 		return read_csv(p, in->text, in->len, err);
 	p->kind = PART_JSON;
