@@ -170,11 +170,11 @@ printf '%s\n' '{"query":"drop","vary":[{"path":"mass","values":[1,-1]}]}' >"$tmp
 
 if start_cluster; then
 	echo "slurm_test: a one-node Slurm cluster ($(sinfo -V)) on node $node"
-	set -- $("$scripts/submit-sweep.sh" -n 4 "$tmp/drop.json" "$tmp/drop.parts" "$tmp/drop.out")
+	set -- $(sh "$scripts/submit-sweep.sh" -n 4 "$tmp/drop.json" "$tmp/drop.parts" "$tmp/drop.out")
 	drop_array=${1:-} drop_merge=${2:-}
-	set -- $("$scripts/submit-sweep.sh" -n 3 --csv "$tmp/hold.json" "$tmp/hold.parts" "$tmp/hold.out")
+	set -- $(sh "$scripts/submit-sweep.sh" -n 3 --csv "$tmp/hold.json" "$tmp/hold.parts" "$tmp/hold.out")
 	hold_array=${1:-} hold_merge=${2:-}
-	set -- $("$scripts/submit-sweep.sh" -n 2 "$tmp/bad.json" "$tmp/bad.parts" "$tmp/bad.out")
+	set -- $(sh "$scripts/submit-sweep.sh" -n 2 "$tmp/bad.json" "$tmp/bad.parts" "$tmp/bad.out")
 	bad_merge=${2:-}
 	[ -n "$drop_merge" ] && [ -n "$hold_merge" ] && [ -n "$bad_merge" ] ||
 		fail "submit-sweep.sh did not print the job ids"
