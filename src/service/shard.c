@@ -137,7 +137,7 @@ static int read_part_member(struct part *p, const json_t *v, struct err *err)
 	request = json_object_get(v, "request");
 	if (!json_is_object(v) || !json_is_integer(index) || !json_is_integer(count) ||
 	    !json_is_integer(points) || !json_is_object(request) || json_integer_value(count) < 1 ||
-	    json_integer_value(index) < 1 ||
+	    json_integer_value(count) > LIMIT_MAX_SWEEP_SHARDS || json_integer_value(index) < 1 ||
 	    json_integer_value(index) > json_integer_value(count) || json_integer_value(points) < 0)
 		return refuse(err, p->name, "its \"part\" is not {index, count, points, request}");
 	p->index = (size_t)json_integer_value(index);
