@@ -149,6 +149,9 @@ parts "$req" 4 "$tmp/p4"
 printf '{"query":"rest","vary":[{"path":"mass","values":[0.5,1,2,4,9]}]}' >"$tmp/other.json"
 parts "$tmp/other.json" 3 "$tmp/other"
 "$contact" sweep "$req" >"$tmp/whole.json" || fail "the refusals' whole sweep"
+# indented parts merge too
+parts "$req" 3 "$tmp/p3pretty" --pretty
+merged_equal "$tmp/whole.json" "$tmp/pretty-merged.json" "$tmp/p3pretty"
 refused "1 of the 3 parts is missing: shard 2 (of 3)" "$tmp/p3/part-1" "$tmp/p3/part-3"
 refused "shard 2/3 is given twice" "$tmp/p3/part-2" "$tmp/p3/part-1" "$tmp/p3/part-2" "$tmp/p3/part-3"
 refused "is shard 2/4" "$tmp/p3/part-1" "$tmp/p4/part-2" "$tmp/p3/part-3"
