@@ -981,6 +981,13 @@ async function main() {
 		assert.deepEqual(res.map((p) => p.y), fit.residuals.drops.map((r, i) =>
 		    r.residual / (shown.measurements.drops[i].sigma || fit.noise_scale.rebound)));
 		assert.equal(await page.textContent('#mjcf'), fit.mjcf);
+		/* the fit's hold of the reference object, as the API answers it (none for a misfit) */
+		if (fit.status === 'misfit')
+			assert.equal(await page.$('#fit-hold'), null);
+		else
+			assert.equal(await page.textContent('#fit-hold'), fit.hold.error ? 'none: ' + fit.hold.error.message :
+			    'creeps ' + await page.evaluate((v) => CD.fmt(v, 4), fit.hold.creep_velocity) +
+			    (fit.hold.holds ? ' (holds)' : ' (slips)'));
 		/* exports: the calibration as the API answers it; the fits with their intervals */
 		assert.deepEqual(JSON.parse(String(await download(page, '#tools-json'))), shown);
 		const fits = parseCsv(String(await download(page, '#tools-csv')));
@@ -1041,6 +1048,8 @@ async function main() {
 		assert.ok(await page.isVisible('#fit-warning'));
 		assert.match(await page.textContent('#fit-warning'), /^Misfit: /);
 		assert.equal(await page.getAttribute('#fit-warning', 'role'), 'alert');
+		assert.equal(shown.fit.hold, undefined);
+		assert.equal(await page.$('#fit-hold'), null);
 		/* its intervals, asymmetric about the fit */
 		const iv = await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].intervals[0]);
 		assert.deepEqual(iv, shown.fit.intervals.timeconst['1sigma']);
