@@ -586,6 +586,15 @@ async function main() {
 		await page.check('#tools-log');
 		await page.waitForFunction(() => window.contactd.charts.sweep.scales.y.type === 'logarithmic');
 		assert.match(page.url(), /logy=1/);
+		/* the x axis: the preset's log spacing, then linear by the toggle, the line the same points */
+		assert.equal(await page.evaluate(() => window.contactd.charts.sweep.scales.x.type), 'logarithmic');
+		assert.ok(await page.isChecked('#tools-logx'));
+		await page.uncheck('#tools-logx');
+		await page.waitForFunction(() => window.contactd.charts.sweep.scales.x.type === 'linear');
+		assert.match(page.url(), /logx=0/);
+		assert.deepEqual(await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].data), lineData);
+		await page.check('#tools-logx');
+		await page.waitForFunction(() => window.contactd.charts.sweep.scales.x.type === 'logarithmic');
 		/* Points = 0 is refused with a message, and nothing is sent */
 		await page.fill('#count1', '0');
 		await page.click('#run');
