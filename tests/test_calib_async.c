@@ -434,6 +434,86 @@ START_TEST(fit_limits_are_413)
 }
 END_TEST
 
+/* The text of the number after `"key":` in text, from the first `within` on, into out. */
+static void number_text(
+    const char *text, const char *within, const char *key, char *out, size_t size)
+{
+	char pattern[64];
+	const char *at = strstr(text, within);
+	size_t n;
+
+	ck_assert_msg(at != NULL, "no %s in %.300s", within, text);
+	snprintf(pattern, sizeof pattern, "\"%s\":", key);
+	at = strstr(at, pattern);
+	ck_assert_msg(at != NULL, "no %s in %.300s", pattern, text);
+	at += strlen(pattern);
+	n = strcspn(at, ",}");
+	ck_assert(n > 0 && n < size);
+	memcpy(out, at, n);
+	out[n] = '\0';
+}
+
+/* The README's calibration example: a pad of solref (0.025, 0.5) as MuJoCo measures it
+ * (test_calib_fit checks the numbers), an ok fit. */
+static const char readme_upload[] =
+    "{\"drops\":[{\"height\":0.05,\"rebound\":0.0006},{\"height\":0.1,\"rebound\":0.0063},"
+    "{\"height\":0.15,\"rebound\":0.0056},{\"height\":0.2,\"rebound\":0.0046}],"
+    "\"presses\":[{\"force\":1.962,\"deflection\":0.000134}]}";
+
+/*
+ * A fit the data support offers the fitted pad's hold of a reference object, with the
+ * request that reproduces it: POST /v1/hold of that request answers the same
+ * creep_velocity, byte for byte. A misfit (the README's former example: a 4 mm rebound
+ * from 0.1 m with a 0.1 mm press, which no pad reaches) offers none.
+ */
+START_TEST(fit_offers_hold)
+{
+	long long id = create(alice, "alice");
+	char path[128], in_fit[64], posted[64], *req_text;
+	struct live_reply r, h;
+	json_t *v, *fit, *hold;
+	const char *status;
+
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements?wait=60", id);
+	json_decref(call(alice, "POST", path, readme_upload, 200));
+	snprintf(path, sizeof path, "/v1/calibrations/%lld", id);
+	robot_request_with(&dmn, alice, NULL, "GET", path, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	v = live_json(&r);
+	fit = json_object_get(v, "fit");
+	status = json_string_value(json_object_get(fit, "status"));
+	ck_assert_msg(
+	    status && strcmp(status, "misfit") != 0 && strcmp(status, "insufficient_data") != 0,
+	    "status %s", status ? status : "none");
+	hold = json_object_get(fit, "hold");
+	ck_assert_msg(hold != NULL, "no hold in %.400s", r.body);
+	ck_assert_msg(json_is_real(json_object_get(hold, "creep_velocity")), "hold: %.1500s",
+	    strstr(r.body, "\"hold\":"));
+	req_text = json_dumps(json_object_get(hold, "request"), JSON_COMPACT);
+	ck_assert_ptr_nonnull(req_text);
+	live_post(&dmn, "/v1/hold", req_text, &h);
+	ck_assert_msg(h.status == 200, "%ld %.300s", h.status, h.body);
+	number_text(r.body, "\"hold\":", "creep_velocity", in_fit, sizeof in_fit);
+	number_text(h.body, "{", "creep_velocity", posted, sizeof posted);
+	ck_assert_str_eq(in_fit, posted);
+	free(req_text);
+	live_reply_free(&h);
+	live_reply_free(&r);
+	json_decref(v);
+
+	id = create(alice, "alice");
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements?wait=60", id);
+	v = call(alice, "POST", path,
+	    "{\"drops\":[{\"height\":0.1,\"rebound\":0.004}],"
+	    "\"presses\":[{\"force\":9.81,\"deflection\":1e-4}]}",
+	    200);
+	fit = json_object_get(v, "fit");
+	ck_assert_str_eq(json_string_value(json_object_get(fit, "status")), "misfit");
+	ck_assert_ptr_null(json_object_get(fit, "hold"));
+	json_decref(v);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calib_async");
@@ -448,6 +528,7 @@ int main(void)
 	tcase_add_test(tc, idempotency_key);
 	tcase_add_test(tc, delete_and_refit);
 	tcase_add_test(tc, fit_limits_are_413);
+	tcase_add_test(tc, fit_offers_hold);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

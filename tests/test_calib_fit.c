@@ -36,6 +36,7 @@
 #include "mjscene.h"
 #include "service/calib.h"
 #include "service/calreq.h"
+#include "service/service.h"
 #include "tunables.h"
 
 #define NDROPS 8
@@ -460,6 +461,8 @@ START_TEST(misfit_at_zero_dof)
 	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "misfit");
+	/* no hold for a pad the data say the model does not describe */
+	ck_assert_ptr_null(json_object_get(j, "hold"));
 	json_decref(j);
 	fit_free(fit);
 }
@@ -677,6 +680,7 @@ START_TEST(empty_is_insufficient)
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "insufficient_data");
 	ck_assert(json_is_null(json_object_get(j, "solref")));
+	ck_assert_ptr_null(json_object_get(j, "hold"));
 	json_decref(j);
 	fit_free(fit);
 }
@@ -813,6 +817,109 @@ START_TEST(mjcf_pastes_into_mujoco)
 }
 END_TEST
 
+/* The text of the number after `"key":` in text, from the first `within` on, into out. */
+static void number_text(
+    const char *text, const char *within, const char *key, char *out, size_t size)
+{
+	char pattern[64];
+	const char *at = strstr(text, within);
+	size_t n;
+
+	ck_assert_msg(at != NULL, "no %s in %.300s", within, text);
+	snprintf(pattern, sizeof pattern, "\"%s\":", key);
+	at = strstr(at, pattern);
+	ck_assert_msg(at != NULL, "no %s in %.300s", pattern, text);
+	at += strlen(pattern);
+	n = strcspn(at, ",}");
+	ck_assert(n > 0 && n < size);
+	memcpy(out, at, n);
+	out[n] = '\0';
+}
+
+/*
+ * An ok fit offers the fitted pad's hold of the reference object: a request POST /v1/hold
+ * reads (the hold question's scene: a 2 cm, 100 g sphere between 5 x 20 x 200 mm, 50 g
+ * pads at 10 N each) with the fitted solref, the setup's other pad fields and its option,
+ * and that request's answer through the service, its creep_velocity byte for byte. The
+ * setup's cone and impratio are set after the fit (the drops do not depend on them) to
+ * see the option's own values carried, not the hold question's defaults.
+ */
+START_TEST(hold_of_the_fitted_pad)
+{
+	struct dataset d;
+	struct fit_result *fit;
+	struct err err;
+	json_t *j, *hold, *req, *pad, *option;
+	char *fit_text, *req_text, *answer = NULL, in_fit[64], posted[64];
+	int k;
+
+	make_dataset(&d, 0, 0, 0, 1);
+	fit = fit_kinds(&d, 0, DROPS | PRESSES);
+	ck_assert_int_eq(fit->status, FIT_OK);
+	fit->scene.option.cone = CTD_CONE_ELLIPTIC;
+	fit->scene.option.impratio = 10;
+	j = calib_fit_json(fit, "pad", NULL);
+	ck_assert_ptr_nonnull(j);
+	hold = json_object_get(j, "hold");
+	ck_assert_ptr_nonnull(hold);
+	ck_assert_ptr_null(json_object_get(hold, "error"));
+	req = json_object_get(hold, "request");
+	pad = json_object_get(req, "pad");
+	option = json_object_get(req, "option");
+	/* the reference object and pads */
+	ck_assert_double_eq(
+	    json_real_value(json_object_get(json_object_get(req, "object"), "size")), 0.02);
+	ck_assert_double_eq(
+	    json_real_value(json_object_get(json_object_get(req, "object"), "mass")), 0.1);
+	ck_assert_double_eq(
+	    json_real_value(json_array_get(json_object_get(pad, "size"), 0)), 0.005);
+	ck_assert_double_eq(json_real_value(json_array_get(json_object_get(pad, "size"), 1)), 0.02);
+	ck_assert_double_eq(json_real_value(json_array_get(json_object_get(pad, "size"), 2)), 0.2);
+	ck_assert_double_eq(json_real_value(json_object_get(pad, "mass")), 0.05);
+	ck_assert_double_eq(json_real_value(json_object_get(req, "grip_force")), 10);
+	/* the fitted pad: its solref, the setup's other fields */
+	ck_assert(
+	    json_real_value(json_array_get(json_object_get(pad, "solref"), 0)) == fit->timeconst);
+	ck_assert(
+	    json_real_value(json_array_get(json_object_get(pad, "solref"), 1)) == fit->dampratio);
+	for (k = 0; k < 5; k++)
+		ck_assert(json_real_value(json_array_get(json_object_get(pad, "solimp"),
+		              (size_t)k)) == fit->scene.floor.solimp[k]);
+	for (k = 0; k < 3; k++)
+		ck_assert(json_real_value(json_array_get(json_object_get(pad, "friction"),
+		              (size_t)k)) == fit->scene.floor.friction[k]);
+	ck_assert_double_eq(
+	    json_number_value(json_object_get(pad, "condim")), fit->scene.floor.condim);
+	ck_assert_double_eq(
+	    json_number_value(json_object_get(pad, "priority")), fit->scene.floor.priority);
+	/* the setup's option */
+	ck_assert(
+	    json_real_value(json_object_get(option, "timestep")) == fit->scene.option.timestep);
+	ck_assert_str_eq(json_string_value(json_object_get(option, "cone")), "elliptic");
+	ck_assert_double_eq(json_real_value(json_object_get(option, "impratio")), 10);
+	ck_assert_str_eq(json_string_value(json_object_get(option, "mujoco")),
+	    ctd_mjver_name(fit->scene.option.mujoco));
+	/* a held sphere that still creeps (MuJoCo's soft friction), and the hold's answer */
+	ck_assert(json_is_true(json_object_get(hold, "holds")));
+	ck_assert_msg(json_real_value(json_object_get(hold, "creep_velocity")) > 0, "no creep");
+	req_text = svc_dump(req);
+	fit_text = svc_dump(j);
+	ck_assert_ptr_nonnull(req_text);
+	ck_assert_ptr_nonnull(fit_text);
+	ck_assert_msg(
+	    svc_ask(SVC_HOLD, req_text, strlen(req_text), NULL, NULL, &answer, NULL, &err) == 0,
+	    "%s: %s", err.path, err.message);
+	number_text(fit_text, "\"hold\":", "creep_velocity", in_fit, sizeof in_fit);
+	number_text(answer, "{", "creep_velocity", posted, sizeof posted);
+	ck_assert_str_eq(in_fit, posted);
+	free(answer);
+	free(fit_text);
+	free(req_text);
+	json_decref(j);
+	fit_free(fit);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calib_fit");
@@ -844,6 +951,7 @@ int main(void)
 	tcase_add_test(ident, mixed_sigmas_best_fit);
 	tcase_add_test(ident, json_forms_agree);
 	tcase_add_test(ident, mjcf_pastes_into_mujoco);
+	tcase_add_test(ident, hold_of_the_fitted_pad);
 	suite_add_tcase(s, exact);
 	suite_add_tcase(s, noisy);
 	suite_add_tcase(s, ident);

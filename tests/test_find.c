@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "service/service.h"
+#include "service/vary.h"
 #include "svc_test.h"
 #include "tunables.h"
 
@@ -203,7 +204,8 @@ START_TEST(iteration_cap_and_validation)
 	expect(SVC_FIND, FIND("\"bracket\": [0.5, 0.5]"), ERR_BAD_VALUE, "/bracket");
 	/* a dampratio of -1 makes a mixed-sign solref, which MuJoCo replaces: valid, but
 	 * the same rebound at both ends */
-	ck_assert_int_eq(find_error(FIND("\"target\": 0.001, \"bracket\": [-1, 1]")).code, ERR_BAD_VALUE);
+	ck_assert_int_eq(
+	    find_error(FIND("\"target\": 0.001, \"bracket\": [-1, 1]")).code, ERR_BAD_VALUE);
 	expect(
 	    SVC_FIND, FIND("\"bracket\": [0.5, 1], \"tolerance\": 0"), ERR_BAD_VALUE, "/tolerance");
 	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"max_iterations\": 1001"), ERR_BAD_VALUE,
@@ -280,6 +282,80 @@ START_TEST(aliases_resolve_per_query)
 	expect(SVC_SWEEP,
 	    "{\"query\": \"drop\", \"vary\": [{\"path\": \"timeconstant\", \"values\": [1]}]}",
 	    ERR_BAD_VALUE, "/vary/0/path");
+}
+END_TEST
+
+/*
+ * man/contact.1's ALIASES lists every alias of the code's table (service/vary.h) and no
+ * other: one tagged paragraph each, its pointers per query as the table has them, so
+ * the page and the code cannot drift apart. Each listed pointer is also what a sweep of
+ * that query resolves the alias to (its answer's column).
+ */
+START_TEST(man_page_lists_every_alias)
+{
+	static const char *const queries[] = {"drop", "stability", "hold"};
+	const char *srcdir = getenv("srcdir") ? getenv("srcdir") : ".";
+	const char *name, *ptr[3], *section, *end, *at;
+	char path[1024], want[512], alias[256], pointer[256];
+	size_t i, listed = 0, len;
+	long size;
+	char *text;
+	FILE *f;
+	int q, parts;
+
+	snprintf(path, sizeof path, "%s/man/contact.1", srcdir);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	ck_assert_int_gt(size, 0);
+	rewind(f);
+	text = malloc((size_t)size + 1);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_eq(fread(text, 1, (size_t)size, f), (size_t)size);
+	text[size] = '\0';
+	fclose(f);
+	section = strstr(text, "\n.SH ALIASES\n");
+	ck_assert_ptr_nonnull(section);
+	end = strstr(section + 1, "\n.SH ");
+	ck_assert_ptr_nonnull(end);
+	for (at = section; (at = strstr(at, "\n.TP\n.B ")) && at < end; at++)
+		listed++;
+	for (i = 0; vary_alias(i, &name, &ptr[0], &ptr[1], &ptr[2]) == 0; i++) {
+		len = (size_t)snprintf(want, sizeof want, "\n.TP\n.B %s\n", name);
+		for (q = 0, parts = 0; q < 3; q++)
+			if (ptr[q])
+				len += (size_t)snprintf(want + len, sizeof want - len, "%s%s %s",
+				    parts++ ? "; " : "", q ? queries[q] : "rest, drop", ptr[q]);
+		ck_assert_int_gt(parts, 0);
+		at = strstr(section, want);
+		ck_assert_msg(at && at < end, "man/contact.1's ALIASES has no\n%s", want + 1);
+		/* the paragraph ends there, or gives the unit */
+		ck_assert_msg(
+		    at[len] == '\n' || at[len] == ' ', "%s: more pointers in the page", name);
+		/* a sweep over the alias is the sweep over its pointer */
+		for (q = 0; q < 3; q++) {
+			char *by_alias, *by_pointer;
+			const char *value = strcmp(name, "cone") == 0 ? "\"elliptic\"" : "0.5";
+
+			if (!ptr[q])
+				continue;
+			snprintf(alias, sizeof alias,
+			    "{\"query\": \"%s\", \"vary\": [{\"path\": \"%s\", \"values\": [%s]}]}",
+			    queries[q], name, value);
+			snprintf(pointer, sizeof pointer,
+			    "{\"query\": \"%s\", \"vary\": [{\"path\": \"%s\", \"values\": [%s]}]}",
+			    queries[q], ptr[q], value);
+			by_alias = tsvc_canonical_text(SVC_SWEEP, alias);
+			by_pointer = tsvc_canonical_text(SVC_SWEEP, pointer);
+			ck_assert_str_eq(by_alias, by_pointer);
+			free(by_alias);
+			free(by_pointer);
+		}
+	}
+	ck_assert_uint_gt(i, 20);
+	ck_assert_msg(listed == i, "the page lists %zu aliases, the code has %zu", listed, i);
+	free(text);
 }
 END_TEST
 
@@ -367,6 +443,7 @@ int main(void)
 	tcase_add_test(tc, bracket_that_does_not_bracket);
 	tcase_add_test(tc, iteration_cap_and_validation);
 	tcase_add_test(tc, aliases_resolve_per_query);
+	tcase_add_test(tc, man_page_lists_every_alias);
 	tcase_add_test(tc, sweep_floor_follows_the_geom_in_any_order);
 	tcase_add_test(tc, answers_carry_release_and_core_version);
 	suite_add_tcase(s, tc);

@@ -319,7 +319,7 @@ END_TEST
 START_TEST(answer_fields_defined_with_units)
 {
 	static const char *const answers[] = {"RestAnswer", "DropAnswer", "StabilityAnswer",
-	    "SweepAnswer", "FindAnswer", "EvalResult"};
+	    "SweepAnswer", "FindAnswer", "EvalResult", "CalibrationHold"};
 	static const char *const units[] = {"(m", "m)", "(s", "s)", "1/s", "m/s", "dimensionless",
 	    "unit", "the field's", "path's", NULL};
 	json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
@@ -1552,8 +1552,8 @@ START_TEST(calibration_defaults_are_real)
 		json_decref(created);
 		json_decref(upload);
 	}
-	/* in each example: the two lists it omits, and its first measurement's sigma */
-	ck_assert_int_eq(checked, 4 * 3);
+	/* in each of the 5 examples: the two lists it omits, and its first measurement's sigma */
+	ck_assert_int_eq(checked, 5 * 3);
 	json_decref(setup);
 }
 END_TEST
@@ -1815,10 +1815,10 @@ START_TEST(calibration_fields_rejected)
 	 * (force and deflection: both; sigma), a drop's 4 (height: both; rebound and sigma:
 	 * minimum), a trajectory's 1 (sigma). On them: a press's 5, a drop's 3 (height's
 	 * exclusive minimum is not), a trajectory's 1. The examples: presses (minimal), drops,
-	 * presses and a trajectory.
+	 * presses, a trajectory and a press (soft_pad).
 	 */
-	ck_assert_int_eq(p.sent, 4 * (1 + 3 + 7) + 5 + 4 + 5 + 1);
-	ck_assert_int_eq(p.accepted, 5 + 3 + 5 + 1);
+	ck_assert_int_eq(p.sent, 5 * (1 + 3 + 7) + 5 + 4 + 5 + 1 + 5);
+	ck_assert_int_eq(p.accepted, 5 + 3 + 5 + 1 + 5);
 	calibration_url(integer_member(created, "id"), "", url, sizeof url);
 	shown = call(token, "GET", url, NULL, 200);
 	for (k = 0; k < 3; k++)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/jtext.h"
+#include "service/hold.h"
 #include "tunables.h"
 
 /* Set key of obj to value (stolen); remembers failure in *ok so callers check once. */
@@ -212,6 +213,85 @@ static json_t *residuals_json(const struct fit_result *fit)
 	return root;
 }
 
+/* Statuses whose solref the fit stands behind enough to say how the pad holds: both
+ * parameters fitted (ok, few_dof) or one combination with the other held (partial: the
+ * creep is then the held value's, as the pasted MJCF's is). Not misfit, whose data say
+ * the model does not describe the pad, nor insufficient_data, which fitted nothing. */
+static int offers_hold(enum fit_status s)
+{
+	return s == FIT_OK || s == FIT_PARTIAL || s == FIT_FEW_DOF;
+}
+
+/* Member key of obj as the integer it holds (hold_request_json() writes every number as a
+ * real; the hold request's schema has these integers). 0, or -1 when out of memory. */
+static int as_integer(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!json_is_real(v) || json_real_value(v) != floor(json_real_value(v)))
+		return 0;
+	return json_object_set_new(obj, key, json_integer((json_int_t)json_real_value(v)));
+}
+
+/*
+ * The fit's "hold": the hold question (service/hold.h) of the fitted pad pinching the
+ * reference object, asked as POST /v1/hold would be: {"request", "creep_velocity",
+ * "holds"}, plus "error" (the 4xx body a POST would answer, both answers null) when the
+ * hold question refuses the scene. The reference is the hold question's default scene
+ * (a 2 cm, 100 g sphere between pads of half-sizes 5 x 20 x 200 mm, 50 g each, pressed
+ * with 10 N each); the pads are the setup's pad geom with the solref the MJCF carries,
+ * and the option is the setup's (timestep, cone, impratio, release, ...). NULL when out
+ * of memory; caller owns the result.
+ */
+static json_t *hold_json(const struct fit_result *fit)
+{
+	struct hold_request r;
+	struct err err;
+	json_t *empty = json_object(), *request = NULL, *answer = NULL, *block = NULL;
+	int ok = 1;
+
+	err_clear(&err);
+	if (!empty || hold_parse_at(empty, "", &r, &err) != 0)
+		goto out;
+	r.scene.pad = fit->scene.floor;
+	r.scene.pad.solref[0] = fit->below_refsafe ? -fit->stiffness : fit->timeconst;
+	r.scene.pad.solref[1] = fit->below_refsafe ? -fit->damping : fit->dampratio;
+	r.scene.option = fit->scene.option;
+	request = hold_request_json(&r);
+	block = json_object();
+	if (!request || !block || as_integer(json_object_get(request, "object"), "condim") != 0 ||
+	    as_integer(json_object_get(request, "object"), "priority") != 0 ||
+	    as_integer(json_object_get(request, "pad"), "condim") != 0 ||
+	    as_integer(json_object_get(request, "pad"), "priority") != 0 ||
+	    as_integer(json_object_get(request, "option"), "noslip_iterations") != 0) {
+		json_decref(block);
+		block = NULL;
+		goto out;
+	}
+	/* the request exactly as a POST of it is read: parsed back, then answered */
+	if (hold_parse_at(request, "", &r, &err) == 0 && hold_run(&r, &answer, &err) == 0) {
+		put(block, "creep_velocity", json_incref(json_object_get(answer, "creep_velocity")),
+		    &ok);
+		put(block, "holds", json_incref(json_object_get(answer, "holds")), &ok);
+	} else if (err.code != ERR_INTERNAL) {
+		put(block, "creep_velocity", json_null(), &ok);
+		put(block, "holds", json_null(), &ok);
+		put(block, "error", err_to_json(&err), &ok);
+	} else {
+		ok = 0;
+	}
+	put(block, "request", json_incref(request), &ok);
+	if (!ok) {
+		json_decref(block);
+		block = NULL;
+	}
+out:
+	json_decref(answer);
+	json_decref(request);
+	json_decref(empty);
+	return block;
+}
+
 json_t *calib_fit_json(
     const struct fit_result *fit, const char *mjcf_class, const char *mjcf_attributes)
 {
@@ -285,6 +365,9 @@ json_t *calib_fit_json(
 	put(root, "notes", notes, &ok);
 	put(root, "mjcf", mjcf ? json_string(mjcf) : json_null(), &ok);
 	free(mjcf);
+	/* a NULL block (out of memory) fails put() */
+	if (ok && offers_hold(fit->status))
+		put(root, "hold", hold_json(fit), &ok);
 	if (!ok) {
 		json_decref(root);
 		return NULL;

@@ -67,6 +67,22 @@ int vary_set(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value,
 	return jptr_set(v, ptr, value, where, err);
 }
 
+int vary_alias(
+    size_t index, const char **name, const char **scene, const char **stability, const char **hold)
+{
+	if (index >= NALIASES)
+		return -1;
+	if (name)
+		*name = aliases[index].name;
+	if (scene)
+		*scene = aliases[index].scene;
+	if (stability)
+		*stability = aliases[index].stability;
+	if (hold)
+		*hold = aliases[index].hold;
+	return 0;
+}
+
 int vary_is_floor(const char *ptr)
 {
 	return strncmp(ptr, "/floor/", 7) == 0;

@@ -27,6 +27,8 @@
 #ifndef CONTACTD_SERVICE_VARY_H
 #define CONTACTD_SERVICE_VARY_H
 
+#include <stddef.h>
+
 #include <jansson.h>
 
 #include "base/error.h"
@@ -52,6 +54,15 @@ int vary_set(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value,
  */
 int vary_pointer(enum svc_endpoint query, json_t *base, const struct field_ctx *c, const char *key,
     char *ptr, int *is_number);
+
+/*
+ * The index-th alias of the table above (from 0): its name, and its pointer in a rest or
+ * drop, a stability and a hold request (NULL where that query has none; any out-argument
+ * may be NULL). Static strings. 0, or -1 past the last alias. man/contact.1 lists each
+ * (tests/test_find.c holds them equal).
+ */
+int vary_alias(
+    size_t index, const char **name, const char **scene, const char **stability, const char **hold);
 
 /* 1 when ptr points into the floor ("/floor/..."): such a field is set after the
  * others, so it follows the geom's values it does not set, whatever the order. */

@@ -439,6 +439,78 @@ async function main() {
 		await page.close();
 	});
 
+	await check('sweep: a map\'s log-axis toggles: axis types, the URL, the cells still the API\'s answers', async () => {
+		const page = await open(context, base2 + '/sweep.html');
+		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep &&
+		    !document.getElementById('run').disabled);
+		const {request} = await page.evaluate(() => window.contactd.answers.sweep);
+		const answer = await api(base2, 'POST', '/v1/sweep', request);
+		const mi = answer.columns.indexOf('growth');
+		const types = () => page.evaluate(() => {
+			const sc = window.contactd.charts.sweep.scales;
+			return [sc.x.type, sc.y.type];
+		});
+		/* each drawn cell: its point, where the axes put that point, and its box and colour */
+		const cells = () => page.evaluate(() => {
+			const c = window.contactd.charts.sweep, ds = c.data.datasets[0];
+			return ds.cdCells.map((k) => ({index: k.index, fill: k.fill, p: ds.data[k.index],
+			    px: c.scales.x.getPixelForValue(ds.data[k.index].x), py: c.scales.y.getPixelForValue(ds.data[k.index].y),
+			    x0: k.x0, x1: k.x1, y0: k.y0, y1: k.y1}));
+		});
+		/* the preset spaces both fields logarithmically: both axes start logarithmic */
+		assert.deepEqual(await types(), ['logarithmic', 'logarithmic']);
+		assert.ok(await page.isChecked('#tools-logx') && await page.isChecked('#tools-log'));
+		assert.doesNotMatch(page.url(), /logx=|maplogy=/);
+		const before = await cells();
+		const steps = [['uncheck', '#tools-logx', ['linear', 'logarithmic'], /logx=0/],
+		    ['uncheck', '#tools-log', ['linear', 'linear'], /maplogy=0/],
+		    ['check', '#tools-logx', ['logarithmic', 'linear'], /logx=1/]];
+		for (const [how, sel, want, param] of steps) {
+			const draws = await page.evaluate(() => window.contactd.sweepDraws);
+			await page[how](sel);
+			await page.waitForFunction((d) => window.contactd.sweepDraws > d, draws);
+			assert.deepEqual(await types(), want, sel + ' ' + how);
+			assert.match(page.url(), param);
+			const now = await cells();
+			assert.equal(now.length, answer.rows.length);
+			now.forEach((c, k) => {
+				const r = answer.rows[c.index];
+				assert.deepEqual([c.p.x, c.p.y, c.p.v], [r[0], r[1], r[mi]]);
+				assert.ok(c.x0 <= c.px && c.px <= c.x1 && c.y0 <= c.py && c.py <= c.y1,
+				    'cell ' + k + ' ' + JSON.stringify(c) + ' is not around its point');
+				assert.equal(c.fill, before[k].fill, 'cell ' + k + ' changed colour');
+			});
+			/* the cells tile the grid: a linear axis over log-spaced values widens them */
+			const widths = now.map((c) => c.x1 - c.x0), spread = Math.max(...widths) / Math.min(...widths);
+			assert.ok(want[0] === 'linear' ? spread > 2 : spread < 1.01, 'cell widths spread ' + spread);
+			/* pixels: the least and the greatest growth of the cells wide enough to see (a
+			 * linear axis squeezes log-spaced ones to slivers) and not outlined, in their colours */
+			const png = await shot(page, 'sweep-map-axes', '#chart');
+			const seen = now.filter((c) => c.x1 - c.x0 >= 8 && c.y1 - c.y0 >= 8 && !c.p.mark && c.p.v !== null);
+			assert.ok(seen.length >= 10, seen.length + ' cells wide enough to see');
+			for (const v of [Math.min(...seen.map((c) => c.p.v)), Math.max(...seen.map((c) => c.p.v))]) {
+				const c = seen.find((k) => k.p.v === v);
+				const x = (c.x0 + c.x1) / 2 + 1, y = (c.y0 + c.y1) / 2 + 1;
+				assert.ok(near(png, x, y, rgb(c.fill), 2, 6), 'pixel at ' + x + ', ' + y + ' is ' + png.pixel(x, y) +
+				    ', not ' + c.fill);
+			}
+		}
+		/* a reload (or a shared link) draws the same axes */
+		await page.reload();
+		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep &&
+		    !document.getElementById('run').disabled);
+		assert.deepEqual(await types(), ['logarithmic', 'linear']);
+		assert.ok(await page.isChecked('#tools-logx') && !await page.isChecked('#tools-log'));
+		/* a preset starts from its own spacing again */
+		await page.click('#preset-map-step');
+		await page.waitForFunction(() => window.contactd.answers.sweep.request.vary[0].path === '/option/timestep' &&
+		    !document.getElementById('run').disabled);
+		assert.deepEqual(await types(), ['logarithmic', 'logarithmic']);
+		await assertAccessible(page);
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
 	await check('sweep: lines: units, a preset that rebounds, no stale colour bar, Points = 0 refused, zoom, log axis', async () => {
 		const page = await open(context, base2 + '/sweep.html');
 		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);
@@ -514,6 +586,15 @@ async function main() {
 		await page.check('#tools-log');
 		await page.waitForFunction(() => window.contactd.charts.sweep.scales.y.type === 'logarithmic');
 		assert.match(page.url(), /logy=1/);
+		/* the x axis: the preset's log spacing, then linear by the toggle, the line the same points */
+		assert.equal(await page.evaluate(() => window.contactd.charts.sweep.scales.x.type), 'logarithmic');
+		assert.ok(await page.isChecked('#tools-logx'));
+		await page.uncheck('#tools-logx');
+		await page.waitForFunction(() => window.contactd.charts.sweep.scales.x.type === 'linear');
+		assert.match(page.url(), /logx=0/);
+		assert.deepEqual(await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].data), lineData);
+		await page.check('#tools-logx');
+		await page.waitForFunction(() => window.contactd.charts.sweep.scales.x.type === 'logarithmic');
 		/* Points = 0 is refused with a message, and nothing is sent */
 		await page.fill('#count1', '0');
 		await page.click('#run');
@@ -981,6 +1062,13 @@ async function main() {
 		assert.deepEqual(res.map((p) => p.y), fit.residuals.drops.map((r, i) =>
 		    r.residual / (shown.measurements.drops[i].sigma || fit.noise_scale.rebound)));
 		assert.equal(await page.textContent('#mjcf'), fit.mjcf);
+		/* the fit's hold of the reference object, as the API answers it (none for a misfit) */
+		if (fit.status === 'misfit')
+			assert.equal(await page.$('#fit-hold'), null);
+		else
+			assert.equal(await page.textContent('#fit-hold'), fit.hold.error ? 'none: ' + fit.hold.error.message :
+			    'creeps ' + await page.evaluate((v) => CD.fmt(v, 4), fit.hold.creep_velocity) +
+			    (fit.hold.holds ? ' (holds)' : ' (slips)'));
 		/* exports: the calibration as the API answers it; the fits with their intervals */
 		assert.deepEqual(JSON.parse(String(await download(page, '#tools-json'))), shown);
 		const fits = parseCsv(String(await download(page, '#tools-csv')));
@@ -1041,6 +1129,8 @@ async function main() {
 		assert.ok(await page.isVisible('#fit-warning'));
 		assert.match(await page.textContent('#fit-warning'), /^Misfit: /);
 		assert.equal(await page.getAttribute('#fit-warning', 'role'), 'alert');
+		assert.equal(shown.fit.hold, undefined);
+		assert.equal(await page.$('#fit-hold'), null);
 		/* its intervals, asymmetric about the fit */
 		const iv = await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].intervals[0]);
 		assert.deepEqual(iv, shown.fit.intervals.timeconst['1sigma']);

@@ -527,9 +527,10 @@ const CDZoom = {
 	},
 };
 
-/* A chart's toolbar into the element `id`: zoom buttons, a log-axis toggle, exports and
+/* A chart's toolbar into the element `id`: zoom buttons, log-axis toggles, exports and
  * copies. spec: {chart: () => Chart, name, data: () => ({json, csv}) or null,
- * request: () => ({endpoint, body}) or null, log: (on) => void, status}. */
+ * request: () => ({endpoint, body}) or null, log: (on) => void (the y axis),
+ * logX: (on) => void (the x axis; optional), status}. */
 CD.toolbar = function (id, spec) {
 	const box = document.getElementById(id);
 	box.textContent = '';
@@ -562,16 +563,20 @@ CD.toolbar = function (id, spec) {
 	button('+', 'Zoom in (or Ctrl + mouse wheel on the chart; drag to pan)', () => CDZoom.by(chart(), 0.7), 'zoom-in');
 	button('−', 'Zoom out', () => CDZoom.by(chart(), 1 / 0.7), 'zoom-out');
 	button('Reset view', 'Back to the whole answer', () => CDZoom.reset(chart()), 'zoom-reset');
-	if (spec.log) {
+	const toggle = (suffix, text, fn) => {
 		const label = document.createElement('label');
 		label.className = 'inline';
 		const cb = document.createElement('input');
 		cb.type = 'checkbox';
-		cb.id = id + '-log';
-		label.append(cb, ' log y axis');
-		cb.addEventListener('change', () => spec.log(cb.checked));
+		cb.id = id + suffix;
+		label.append(cb, text);
+		cb.addEventListener('change', () => fn(cb.checked));
 		box.appendChild(label);
-	}
+	};
+	if (spec.logX)
+		toggle('-logx', ' log x axis', spec.logX);
+	if (spec.log)
+		toggle('-log', ' log y axis', spec.log);
 	const stamp = () => spec.name + '-' + new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 	if (spec.data) {
 		button('CSV', 'Download the answer as CSV', () => CD.download(stamp() + '.csv', 'text/csv', spec.data().csv), 'csv');

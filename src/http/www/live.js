@@ -203,12 +203,25 @@ function showFit(fit) {
 		add('χ² / dof', CD.fmt(fit.residuals.chi2) + ' / ' + fit.residuals.dof);
 	if (fit.status)
 		add('Status', fit.status);
+	if (fit.hold)
+		add('Reference hold (m/s)', holdText(fit.hold), 'fit-hold');
 	for (const n of fit.notes || []) {
 		const li = document.createElement('li');
 		li.textContent = n;
 		notes.appendChild(li);
 	}
 	document.getElementById('mjcf').textContent = fit.mjcf || '—';
+}
+
+/* The fit's hold of the reference object (a 2 cm, 100 g sphere pinched at 10 N): its
+ * creep, the Coulomb verdict, or why /v1/hold refuses it. */
+function holdText(hold) {
+	if (hold.error)
+		return 'none: ' + hold.error.message;
+	const verdict = hold.holds ? 'holds' : 'slips';
+	if (hold.creep_velocity === null)
+		return 'no steady creep (' + verdict + ')';
+	return 'creeps ' + CD.fmt(hold.creep_velocity, 4) + ' (' + verdict + ')';
 }
 
 /* A fit the measurements disagree with is said loudly, above the charts. */

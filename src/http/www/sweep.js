@@ -40,6 +40,7 @@ function useSecond(on) {
 }
 
 function applyPreset(p) {
+	state.axisLog = {x: null, mapY: null}; /* the preset's spacing decides its axes */
 	$('query').value = p.query;
 	$('base').value = JSON.stringify(p.base, null, 1);
 	setField(1, p.f1);
@@ -157,7 +158,25 @@ function unphysical(cols, row) {
 	return (e >= 0 && row[e] === true) || (d >= 0 && row[d] === true && cols.indexOf('guard_gap') < 0);
 }
 
-const state = {last: null, compare: null, overlays: [], logY: false, draws: 0};
+/* logY: a line chart's y axis is logarithmic; axisLog: the toggles' choices of the first
+ * field's axis (x) and of a map's second (mapY), null where the field's spacing decides */
+const state = {last: null, compare: null, overlays: [], logY: false, axisLog: {x: null, mapY: null}, draws: 0};
+
+/* Field n's axis (0: x, 1: a map's y) is logarithmic: the toggle's choice, else the
+ * field's spacing; never over a value at or below zero, which a log axis cannot show. */
+function fieldAxisLog(fields, n) {
+	const choice = n ? state.axisLog.mapY : state.axisLog.x;
+	return fields[n].values.every((v) => v > 0) && (choice === null ? fields[n].log : choice);
+}
+
+/* The toolbar's toggles show the axes drawn; one that cannot be logarithmic is disabled. */
+function syncAxisToggles(fields) {
+	const heat = fields.length === 2;
+	$('tools-logx').checked = fieldAxisLog(fields, 0);
+	$('tools-logx').disabled = !fields[0].values.every((v) => v > 0);
+	$('tools-log').checked = heat ? fieldAxisLog(fields, 1) : state.logY;
+	$('tools-log').disabled = heat && !fields[1].values.every((v) => v > 0);
+}
 
 /* A value at a JSON Pointer of a copy of obj, creating objects on the way. */
 function setPointer(obj, pointer, value) {
@@ -267,7 +286,7 @@ function draw() {
 		}
 		config = {type: 'scatter', data: {datasets}, plugins: [CDZoom], options: CD.chartOptions({
 		    onClick: (ev, els, chart) => openDrop(chart, els),
-		    scales: {x: axis(xName, fields[0].log), y: axis(metric, state.logY)},
+		    scales: {x: axis(xName, fieldAxisLog(fields, 0)), y: axis(metric, state.logY)},
 		    plugins: {legend: {position: 'bottom'}, tooltip: {callbacks: {label: (c) => c.dataset.cdClamp
 		        ? c.dataset.label : c.dataset.label + ': ' + CD.valueText(xName, c.raw.x) + ' → ' +
 		          CD.valueText(metric, c.raw.y)}}}})};
@@ -292,7 +311,8 @@ function draw() {
 				return [a / Math.sqrt(s[1] / s[0]), b * Math.sqrt(s[s.length - 1] / s[s.length - 2])];
 			return [a - (s[1] - s[0]) / 2, b + (s[s.length - 1] - s[s.length - 2]) / 2];
 		};
-		const xr = pad(xv, fields[0].log), yr = pad(yv, fields[1].log);
+		const logX = fieldAxisLog(fields, 0), logY = fieldAxisLog(fields, 1);
+		const xr = pad(xv, logX), yr = pad(yv, logY);
 		/* growth: blue-white-red centred on 1 with the boundary growth = 1; otherwise a
 		 * colour per decade when the values span more than two of them */
 		const growth = metric === 'growth' && min > 0;
@@ -350,7 +370,7 @@ function draw() {
 		    options: CD.chartOptions({
 		        interaction: {mode: 'cdCell', intersect: false},
 		        onClick: (ev, els, chart) => openDrop(chart, els),
-		        scales: {x: axis(xName, fields[0].log, xr), y: axis(yName, fields[1].log, yr)},
+		        scales: {x: axis(xName, logX, xr), y: axis(yName, logY, yr)},
 		        plugins: {legend: {position: 'bottom', labels: {filter: (item) => item.datasetIndex > 0}},
 		            tooltip: {callbacks: {label: (c) => (c.raw.v === undefined ? c.dataset.label
 		                : cellText(c.raw)), footer: () => 'click: open this drop'}}}})};
@@ -368,6 +388,7 @@ function draw() {
 		    (gi >= 0 ? ', ' + gaps + ' cells in the guard gap' : ''));
 	}
 	window.contactd.charts.sweep = new Chart(canvas, config);
+	syncAxisToggles(fields);
 	state.draws++;
 	window.contactd.sweepDraws = state.draws;
 	CD.table('table', cols, answer.rows, 500);
@@ -470,6 +491,11 @@ function saveState() {
 		s[id] = el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value;
 	}
 	s.logy = state.logY ? '1' : '0';
+	/* the axes' toggles only once chosen: until then the fields' spacing decides */
+	if (state.axisLog.x !== null)
+		s.logx = state.axisLog.x ? '1' : '0';
+	if (state.axisLog.mapY !== null)
+		s.maplogy = state.axisLog.mapY ? '1' : '0';
 	CD.writeHash(s);
 }
 
@@ -488,6 +514,8 @@ function restoreState(s) {
 	useSecond($('use2').checked);
 	state.logY = s.logy === '1';
 	$('tools-log').checked = state.logY;
+	state.axisLog = {x: s.logx === undefined ? null : s.logx === '1',
+	    mapY: s.maplogy === undefined ? null : s.maplogy === '1'};
 }
 
 function overlaySummary(req) {
@@ -586,6 +614,13 @@ $('metric').addEventListener('change', () => {
 	}
 });
 $('use2').addEventListener('change', (ev) => useSecond(ev.target.checked));
+/* a field's spacing chosen anew decides its axis again */
+$('log1').addEventListener('change', () => {
+	state.axisLog.x = null;
+});
+$('log2').addEventListener('change', () => {
+	state.axisLog.mapY = null;
+});
 $('clear-overlays').addEventListener('click', () => {
 	state.overlays = [];
 	if (state.last)
@@ -602,7 +637,16 @@ CD.toolbar('tools', {name: 'sweep', status: 'status', chart: () => window.contac
     },
     request: () => ({endpoint: 'v1/sweep', body: readRequest().request}),
     log: (on) => {
-	    state.logY = on;
+	    if (state.last && state.last.fields.length === 2)
+		    state.axisLog.mapY = on;
+	    else
+		    state.logY = on;
+	    saveState();
+	    if (state.last)
+		    draw();
+    },
+    logX: (on) => {
+	    state.axisLog.x = on;
 	    saveState();
 	    if (state.last)
 		    draw();
