@@ -49,7 +49,7 @@ static void open_pg(const char *url)
 	PQclear(r);
 	PQfinish(conn);
 	err_clear(&e);
-	ck_assert_msg(pgstore_open(url, &pg, &e) == 0, "pgstore_open: %s", e.message);
+	ck_assert_msg(pgstore_open(url, 0, NULL, &pg, &e) == 0, "pgstore_open: %s", e.message);
 	pgstore_bind(&cs, pg);
 }
 

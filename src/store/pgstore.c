@@ -38,6 +38,11 @@ struct pgstore {
 	struct slot slots[PGSTORE_POOL];
 	double down_until; /* monotonic: until then, fail at once (the last attempt failed) */
 	char down_why[160];
+	int down_fatal;            /* the last attempt's failure needs a person (pgstore_open()) */
+	int ready;                 /* the schema was checked and migrated on this server */
+	int deferred;              /* opened while unreachable: say when it is reached */
+	pthread_mutex_t migrating; /* one thread of the process checks the schema */
+	pgstore_log_fn log;
 	long long running[MAX_RUNNING]; /* fits this process claimed and computes: renewed */
 	int nrunning, stopping;
 	pthread_t renewer, listener;
@@ -51,6 +56,7 @@ struct pgc {
 	struct pgstore *ps;
 	struct slot *slot;
 	PGconn *conn;
+	char state[6]; /* the SQLSTATE of its last failed statement ("": none, or libpq's own) */
 };
 
 static double monotonic_now(void)
@@ -93,31 +99,179 @@ static void quiet_notice(void *arg, const char *message)
 	(void)message;
 }
 
-/* A new connection to url, or NULL with why filled. */
-static PGconn *connect_url(const char *url, char *why, size_t size)
+/*
+ * Is a failure with SQLSTATE state worth retrying by itself? "" is libpq's own failure (the
+ * server never answered: not running, refused, timed out, unknown host), and classes 08
+ * (connection), 40 (a transaction rolled back), 53 (resources: too many connections) and
+ * 57 (the server starting up or shutting down) pass. The server's other refusals (28:
+ * authentication, 3D000: no such database, 42: privileges, ...) need a person.
+ */
+static int transient_state(const char *state)
+{
+	static const char *const classes[] = {"08", "40", "53", "57"};
+	size_t i;
+
+	if (!*state)
+		return 1;
+	for (i = 0; i < sizeof classes / sizeof *classes; i++)
+		if (strncmp(state, classes[i], 2) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A failed connection's message (asked for with PQERRORS_VERBOSE, so that the server's
+ * refusal carries its SQLSTATE: "...failed: FATAL:  3D000: database ... does not exist")
+ * into why without the severity and the code, and the code into state ("" when libpq
+ * failed on its own).
+ */
+static void connect_message(PGconn *conn, char state[6], char *why, size_t size)
+{
+	const char *text = PQerrorMessage(conn), *at;
+	size_t line = strcspn(text, "\r\n"), i;
+
+	state[0] = '\0';
+	for (at = strstr(text, ":  "); at && (size_t)(at - text) < line;
+	     at = strstr(at + 1, ":  ")) {
+		for (i = 0; i < 5 &&
+		     ((at[3 + i] >= '0' && at[3 + i] <= '9') ||
+		         (at[3 + i] >= 'A' && at[3 + i] <= 'Z'));
+		     i++)
+			;
+		if (i == 5 && at[8] == ':' && at[9] == ' ') {
+			const char *severity = at;
+
+			memcpy(state, at + 3, 5);
+			state[5] = '\0';
+			/* back to the start of the severity word ("FATAL") */
+			while (severity > text && severity[-1] != ' ')
+				severity--;
+			snprintf(why, size, "%.*s%.*s", (int)(severity - text), text,
+			    (int)(line - (size_t)(at + 10 - text)), at + 10);
+			return;
+		}
+	}
+	snprintf(why, size, "%.*s", (int)line, text);
+}
+
+/*
+ * A new connection to url, or NULL with why filled and *fatal set when the failure needs a
+ * person (transient_state()): the server refused this user or database, or wants a
+ * password the URL does not give. The attempt gives up after PGSTORE_CONNECT_TIMEOUT_S.
+ */
+static PGconn *connect_url(const char *url, int *fatal, char *why, size_t size)
 {
 	char timeout[16];
+	/* connect_timeout: for PQreset() (pq()), which blocks; the poll below has its own */
 	const char *keys[] = {"dbname", "connect_timeout", "application_name", NULL};
 	const char *values[] = {url, timeout, "contactd", NULL};
+	PostgresPollingStatusType polled = PGRES_POLLING_WRITING;
+	double deadline = monotonic_now() + PGSTORE_CONNECT_TIMEOUT_S;
+	char state[6] = "";
 	PGconn *conn;
 
+	*fatal = 0;
 	snprintf(timeout, sizeof timeout, "%d", PGSTORE_CONNECT_TIMEOUT_S);
-	conn = PQconnectdbParams(keys, values, 1);
-	if (!conn || PQstatus(conn) != CONNECTION_OK) {
-		pq_message(conn, why, size);
+	conn = PQconnectStartParams(keys, values, 1);
+	if (!conn) {
+		snprintf(why, size, "out of memory");
+		return NULL;
+	}
+	if (PQstatus(conn) == CONNECTION_BAD) { /* the URL itself: pgstore_open() checked it */
+		*fatal = 1;
+		connect_message(conn, state, why, size);
 		PQfinish(conn);
 		return NULL;
 	}
+	PQsetErrorVerbosity(conn, PQERRORS_VERBOSE);
+	while (polled != PGRES_POLLING_OK && polled != PGRES_POLLING_FAILED) {
+		struct pollfd pfd = {
+		    PQsocket(conn), polled == PGRES_POLLING_READING ? POLLIN : POLLOUT, 0};
+		double left = deadline - monotonic_now();
+		int n;
+
+		if (left <= 0) {
+			snprintf(why, size, "no connection within %d s", PGSTORE_CONNECT_TIMEOUT_S);
+			PQfinish(conn);
+			return NULL;
+		}
+		n = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (n < 0 && errno != EINTR) {
+			snprintf(why, size, "poll: %s", strerror(errno));
+			PQfinish(conn);
+			return NULL;
+		}
+		if (n > 0)
+			polled = PQconnectPoll(conn);
+	}
+	if (polled == PGRES_POLLING_FAILED || PQstatus(conn) != CONNECTION_OK) {
+		connect_message(conn, state, why, size);
+		*fatal = !transient_state(state) || PQconnectionNeedsPassword(conn);
+		PQfinish(conn);
+		return NULL;
+	}
+	PQsetErrorVerbosity(conn, PQERRORS_DEFAULT);
 	PQsetNoticeProcessor(conn, quiet_notice, NULL);
 	return conn;
 }
 
-/* Borrow a connection of the pool, connecting it if needed. */
+static int migrate(struct pgc *c, int *fatal, struct err *err);
+
+/* The last attempt to reach the server failed with why: requests fail fast for a while. The
+ * caller holds ps->lock. */
+static void down_locked(struct pgstore *ps, const char *why, int fatal)
+{
+	ps->down_until = monotonic_now() + PGSTORE_RETRY_S;
+	ps->down_fatal = fatal;
+	snprintf(ps->down_why, sizeof ps->down_why, "%.*s", (int)sizeof ps->down_why - 1, why);
+}
+
+/* Give slot s back unused. The caller holds ps->lock. */
+static void unborrow_locked(struct pgstore *ps, struct slot *s)
+{
+	s->busy = 0;
+	pthread_cond_signal(&ps->freed);
+}
+
+static void release(struct pgc *c);
+
+/*
+ * Check and migrate the schema once the server is reached (at open, or at the first
+ * connection after a start while it was unreachable): 0, or -1 with err and the store
+ * marked down.
+ */
+static int get_ready(struct pgc *c, struct err *err)
+{
+	struct pgstore *ps = c->ps;
+	int fatal = 0, rc = 0;
+
+	pthread_mutex_lock(&ps->migrating);
+	if (!ps->ready) {
+		rc = migrate(c, &fatal, err);
+		pthread_mutex_lock(&ps->lock);
+		if (rc == 0)
+			ps->ready = 1;
+		else /* its message without the "store: " acquire() puts back */
+			down_locked(ps,
+			    err->message + (strncmp(err->message, "store: ", 7) == 0 ? 7 : 0),
+			    fatal);
+		pthread_mutex_unlock(&ps->lock);
+		if (rc == 0 && ps->deferred && ps->log)
+			ps->log("calibration store: PostgreSQL reached; schema at version %zu, "
+			        "calibration served",
+			    pgstore_migration_count);
+	}
+	pthread_mutex_unlock(&ps->migrating);
+	return rc;
+}
+
+/* Borrow a connection of the pool, connecting it (and, the first time, migrating the
+ * schema) if needed. */
 static int acquire(struct pgstore *ps, struct pgc *c, struct err *err)
 {
 	struct slot *s = NULL;
 	char why[sizeof ps->down_why];
-	int i;
+	int i, fatal, ready;
 
 	pthread_mutex_lock(&ps->lock);
 	for (;;) {
@@ -129,28 +283,32 @@ static int acquire(struct pgstore *ps, struct pgc *c, struct err *err)
 		pthread_cond_wait(&ps->freed, &ps->lock);
 	}
 	s->busy = 1;
-	if (!s->conn && monotonic_now() < ps->down_until) {
+	ready = ps->ready;
+	if ((!s->conn || !ready) && monotonic_now() < ps->down_until) {
 		snprintf(why, sizeof why, "%s", ps->down_why);
-		s->busy = 0;
-		pthread_cond_signal(&ps->freed);
+		fatal = ps->down_fatal;
+		unborrow_locked(ps, s);
 		pthread_mutex_unlock(&ps->lock);
-		return err_set(
-		    err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL unreachable: %s", why);
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL %s: %s",
+		    fatal ? "refuses contactd" : "unreachable", why);
 	}
 	pthread_mutex_unlock(&ps->lock);
-	if (!s->conn && !(s->conn = connect_url(ps->url, why, sizeof why))) {
+	if (!s->conn && !(s->conn = connect_url(ps->url, &fatal, why, sizeof why))) {
 		pthread_mutex_lock(&ps->lock);
-		ps->down_until = monotonic_now() + PGSTORE_RETRY_S;
-		snprintf(ps->down_why, sizeof ps->down_why, "%s", why);
-		s->busy = 0;
-		pthread_cond_signal(&ps->freed);
+		down_locked(ps, why, fatal);
+		unborrow_locked(ps, s);
 		pthread_mutex_unlock(&ps->lock);
-		return err_set(
-		    err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL unreachable: %s", why);
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL %s: %s",
+		    fatal ? "refuses contactd" : "unreachable", why);
 	}
 	c->ps = ps;
 	c->slot = s;
 	c->conn = s->conn;
+	c->state[0] = '\0';
+	if (!ready && get_ready(c, err) != 0) {
+		release(c);
+		return -1;
+	}
 	return 0;
 }
 
@@ -192,6 +350,9 @@ static PGresult *pq(struct pgc *c, const char *sql, int n, const char *const *va
 	}
 	if (r && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK))
 		return r;
+	snprintf(c->state, sizeof c->state, "%s",
+	    r && PQresultErrorField(r, PG_DIAG_SQLSTATE) ? PQresultErrorField(r, PG_DIAG_SQLSTATE)
+	                                                 : "");
 	pq_message(c->conn, why, sizeof why);
 	PQclear(r);
 	err_set(err, ERR_UNAVAILABLE, NULL, "store: %s: %s", what, why);
@@ -287,7 +448,13 @@ static int oom(struct err *err)
 
 /* ---- migrations ---- */
 
-static int migrate(struct pgc *c, struct err *err)
+/*
+ * Bring the schema to this program's version in one transaction under an advisory lock
+ * (nodes starting together migrate once): 0, or -1 with err and *fatal set when retrying
+ * cannot help (a schema newer than this program's; a statement the server refused while
+ * the connection holds, such as a permission denied).
+ */
+static int migrate(struct pgc *c, int *fatal, struct err *err)
 {
 	char lock[24], version[24];
 	const char *v[2];
@@ -295,8 +462,9 @@ static int migrate(struct pgc *c, struct err *err)
 	long long have;
 	size_t i;
 
+	*fatal = 0;
 	if (begin(c, err) != 0)
-		return -1;
+		goto fail;
 	v[0] = dec(lock, MIGRATION_LOCK);
 	if (pq_run(c, "SELECT pg_advisory_xact_lock($1::bigint)", 1, v, NULL, "locking the schema",
 	        err) != 0 ||
@@ -316,7 +484,9 @@ static int migrate(struct pgc *c, struct err *err)
 		    "store: the PostgreSQL schema is at version %lld, newer than this contactd's "
 		    "%zu",
 		    have, pgstore_migration_count);
-		goto fail;
+		*fatal = 1;
+		rollback(c);
+		return -1;
 	}
 	for (i = 0; i < pgstore_migration_count; i++) {
 		const struct store_migration *m = &pgstore_migrations[i];
@@ -326,7 +496,9 @@ static int migrate(struct pgc *c, struct err *err)
 		r = PQexec(c->conn, m->sql); /* several statements: the simple protocol */
 		if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
 			char why[200];
+			const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 
+			snprintf(c->state, sizeof c->state, "%s", state ? state : "");
 			pq_message(c->conn, why, sizeof why);
 			PQclear(r);
 			err_set(
@@ -340,8 +512,10 @@ static int migrate(struct pgc *c, struct err *err)
 		        NULL, "recording a migration", err) != 0)
 			goto fail;
 	}
-	return commit(c, err);
+	if (commit(c, err) == 0)
+		return 0;
 fail:
+	*fatal = PQstatus(c->conn) == CONNECTION_OK && !transient_state(c->state);
 	rollback(c);
 	return -1;
 }
@@ -1318,6 +1492,7 @@ static void *listener(void *arg)
 	PGconn *conn = NULL;
 	PGnotify *n;
 	char why[160];
+	int fatal;
 	size_t len = strlen(ps->node);
 	struct pollfd pfd;
 
@@ -1325,7 +1500,7 @@ static void *listener(void *arg)
 	while (!ps->stopping) {
 		pthread_mutex_unlock(&ps->lock);
 		if (!conn) {
-			conn = connect_url(ps->url, why, sizeof why);
+			conn = connect_url(ps->url, &fatal, why, sizeof why);
 			if (conn) {
 				PGresult *r = PQexec(conn, "LISTEN " CHANNEL);
 
@@ -1418,15 +1593,27 @@ static void *renewer(void *arg)
 	return NULL;
 }
 
-int pgstore_open(const char *url, struct pgstore **out, struct err *err)
+int pgstore_open(
+    const char *url, int defer, pgstore_log_fn log, struct pgstore **out, struct err *err)
 {
 	struct pgstore *ps;
 	pthread_condattr_t attr;
 	unsigned char node[8];
+	PQconninfoOption *options;
+	char *why = NULL;
 	struct pgc c;
-	int rc;
 
 	*out = NULL;
+	/* a URL that can never work fails now, reachable server or not */
+	options = PQconninfoParse(url, &why);
+	if (!options) {
+		/* (the URL itself is not repeated: it may hold a password) */
+		err_set(err, ERR_BAD_VALUE, NULL, "store: a bad PostgreSQL URL: %.*s",
+		    why ? (int)strcspn(why, "\r\n") : 13, why ? why : "out of memory");
+		PQfreemem(why);
+		return -1;
+	}
+	PQconninfoFree(options);
 	if (sodium_init() < 0)
 		return err_set(err, ERR_INTERNAL, NULL, "libsodium cannot start");
 	ps = calloc(1, sizeof *ps);
@@ -1434,23 +1621,23 @@ int pgstore_open(const char *url, struct pgstore **out, struct err *err)
 		free(ps);
 		return oom(err);
 	}
+	ps->log = log;
 	randombytes_buf(node, sizeof node);
 	sodium_bin2hex(ps->node, sizeof ps->node, node, sizeof node);
 	pthread_mutex_init(&ps->lock, NULL);
+	pthread_mutex_init(&ps->migrating, NULL);
 	pthread_cond_init(&ps->freed, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&ps->tick, &attr);
 	pthread_condattr_destroy(&attr);
-	if (acquire(ps, &c, err) != 0) {
+	if (acquire(ps, &c, err) == 0) {
+		release(&c);
+	} else if (!defer || ps->down_fatal) {
 		pgstore_close(ps);
 		return -1;
-	}
-	rc = migrate(&c, err);
-	release(&c);
-	if (rc != 0) {
-		pgstore_close(ps);
-		return -1;
+	} else {
+		ps->deferred = 1;
 	}
 	if (pthread_create(&ps->renewer, NULL, renewer, ps) != 0) {
 		pgstore_close(ps);
@@ -1458,7 +1645,7 @@ int pgstore_open(const char *url, struct pgstore **out, struct err *err)
 	}
 	ps->renewer_started = 1;
 	*out = ps;
-	return 0;
+	return ps->deferred;
 }
 
 void pgstore_close(struct pgstore *ps)
@@ -1479,6 +1666,7 @@ void pgstore_close(struct pgstore *ps)
 		PQfinish(ps->slots[i].conn);
 	pthread_cond_destroy(&ps->tick);
 	pthread_cond_destroy(&ps->freed);
+	pthread_mutex_destroy(&ps->migrating);
 	pthread_mutex_destroy(&ps->lock);
 	free(ps->url);
 	free(ps);
