@@ -13,7 +13,8 @@
 #   4. PostgreSQL started: the node reaches it by itself (no request needed), migrates the
 #      schema within a bounded time, and serves calibration: an upload acknowledged then,
 #      resent with its Idempotency-Key, is stored once; its fit is computed; a watch URL
-#      signed by the node opens its stream.
+#      signed by the node opens its stream;
+#   5. the node stops cleanly on SIGTERM.
 # (A node whose PostgreSQL goes away and comes back under load: tests/pg_cluster.sh, 5.)
 # Run by `make check` from the top build directory, with srcdir set by automake.
 set -u
@@ -169,4 +170,13 @@ s=$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$url$watch")
 echo "4. PostgreSQL started: the node reached it and migrated to version $migrations within" \
 	"$reach_s s; upload $upload acknowledged, its fit done, replayed on resend and stored" \
 	"once; a watch URL signed and honoured"
+
+# 5. The node stops cleanly (status 0; under --enable-sanitizers, no report).
+kill "$node_pid"
+wait "$node_pid"
+stopped=$?
+node_pid=
+[ "$stopped" = 0 ] || fail "the node exited with status $stopped on SIGTERM"
+grep -q 'Sanitizer\|runtime error' "$tmp/node.log" && fail "the node's log has a sanitizer report"
+echo "5. the node stopped cleanly on SIGTERM"
 echo "PASS: pg_start_down"
