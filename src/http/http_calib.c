@@ -537,7 +537,6 @@ static int watch_key(struct calwatch *out, struct err *err)
 int http_calib_start(struct store *st, const char *store_url, struct err *err)
 {
 	pthread_condattr_t attr;
-
 	int reached;
 
 	hub.stopping = 0;
@@ -941,14 +940,18 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	char owner[CALSTORE_NAME_MAX], token_id[AUTH_ID_HEX + 1];
 	struct stream *s;
 	long long now = (long long)time(NULL), expires = 0;
-	int open;
+	int open, rc;
 
 	err_clear(&err);
-	if ((w && !req->authorization ? watch_key(&key, &err) != 0 ||
-	                calwatch_verify(&key, w, id, now, token_id, &expires, &err) != 0 ||
-	                caltoken_principal(&hub.cs, token_id, NULL, now, &p, &err)
-	                              : authenticate(req, &p, &err)) != 0 ||
-	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0)
+	if (w && !req->authorization) /* a watch URL: its key is the store's */
+		rc = watch_key(&key, &err) != 0 ||
+		        calwatch_verify(&key, w, id, now, token_id, &expires, &err) != 0 ||
+		        caltoken_principal(&hub.cs, token_id, NULL, now, &p, &err) != 0
+		    ? -1
+		    : 0;
+	else
+		rc = authenticate(req, &p, &err);
+	if (rc != 0 || calcase_visible(&hub.cs, &p, id, owner, &err) != 0)
 		return respond_error(conn, req, &err);
 	/* One token cannot hold every connection with streams (counted, then opened: two
 	 * racing requests may both pass, which bounds it all the same). */
