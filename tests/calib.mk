@@ -66,3 +66,8 @@ EXTRA_DIST += tests/pg_cluster.sh tests/pg_lib.sh
 # The calibration layer's cases (tests/test_calib_layer) against the PostgreSQL store.
 TESTS += tests/pg_calib_layer.sh
 EXTRA_DIST += tests/pg_calib_layer.sh
+# A node started while PostgreSQL is down: questions answered, calibration 503 with
+# Retry-After, the store reached and migrated by itself once PostgreSQL starts; a store
+# that can never work refused at start.
+TESTS += tests/pg_start_down.sh
+EXTRA_DIST += tests/pg_start_down.sh

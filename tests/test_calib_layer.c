@@ -3,7 +3,8 @@
  * temporary SQLite store: create, upload, an Idempotency-Key's replay and its conflict, a
  * deletion that schedules and gets a refit, what a token may see and write, a rotation's
  * grace and a revocation (what an open stream is told), watch URLs (signature, expiry, the
- * server's cap on their lifetime), and the setup parsed once.
+ * server's cap on their lifetime), and the setup parsed once. Also, with no server, a
+ * PostgreSQL store that cannot be reached (opened deferred, or refused).
  *
  * Every test works in its own mkdtemp() directory.
  */
@@ -49,7 +50,7 @@ static void open_pg(const char *url)
 	PQclear(r);
 	PQfinish(conn);
 	err_clear(&e);
-	ck_assert_msg(pgstore_open(url, &pg, &e) == 0, "pgstore_open: %s", e.message);
+	ck_assert_msg(pgstore_open(url, 0, NULL, &pg, &e) == 0, "pgstore_open: %s", e.message);
 	pgstore_bind(&cs, pg);
 }
 
@@ -507,6 +508,56 @@ START_TEST(test_watch_urls)
 }
 END_TEST
 
+/*
+ * A PostgreSQL store that cannot be reached (nothing listens on 127.0.0.1 port 1: the
+ * connection is refused) opens deferred when asked to wait, its members failing with
+ * ERR_UNAVAILABLE (503) and the fit workers starting all the same; without waiting it is an
+ * error, and so is a URL libpq cannot parse, waiting or not. No server needed.
+ */
+START_TEST(test_pg_unreachable)
+{
+	const char *url = "postgresql://contactd@127.0.0.1:1/contactd";
+	struct calstore_token token;
+	struct calstore down;
+	struct calwatch key;
+	struct pgstore *ps = NULL;
+	struct err e;
+	int rc;
+
+	err_clear(&e);
+	ck_assert_int_eq(pgstore_open(url, 0, NULL, &ps, &e), -1);
+	ck_assert_ptr_null(ps);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_msg(strstr(e.message, "unreachable"), "%s", e.message);
+
+	err_clear(&e);
+	ck_assert_int_eq(
+	    pgstore_open("postgresql://127.0.0.1:1/x?no_such_option=1", 1, NULL, &ps, &e), -1);
+	ck_assert_ptr_null(ps);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+
+	err_clear(&e);
+	rc = pgstore_open(url, 1, NULL, &ps, &e);
+	ck_assert_msg(rc == 1, "deferred open: %d %s", rc, e.message);
+	ck_assert_ptr_nonnull(ps);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	pgstore_bind(&down, ps);
+	err_clear(&e);
+	ck_assert_int_eq(down.token_get(down.ctx, "0123456789abcdef", &token, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_int_eq(err_http_status(e.code), 503);
+	/* the watch-URL key cannot be read yet */
+	err_clear(&e);
+	ck_assert_int_eq(calwatch_init(&down, &key, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	/* the fit workers start: the adopter finds the pending fits once the store is reached */
+	err_clear(&e);
+	ck_assert_msg(calwork_start(&down, &e) == 0, "calwork_start: %s", e.message);
+	calwork_stop();
+	pgstore_close(ps);
+}
+END_TEST
+
 static Suite *calib_layer_suite(void)
 {
 	Suite *s = suite_create("calib_layer");
@@ -521,6 +572,10 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_scope);
 	tcase_add_test(tc, test_rotate_grace_and_revoke);
 	tcase_add_test(tc, test_watch_urls);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unreachable store");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_pg_unreachable);
 	suite_add_tcase(s, tc);
 	return s;
 }

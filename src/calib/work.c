@@ -244,8 +244,14 @@ int calwork_start(struct calstore *cs, struct err *err)
 	pool.cs = cs;
 	pool.stopping = 0;
 	atomic_store(&pool.cancel, 0);
-	if (cs->fit_recover(cs->ctx, &ids, err) != 0)
-		return -1;
+	if (cs->fit_recover(cs->ctx, &ids, err) != 0) {
+		/* A shared store not reached yet (a node started before PostgreSQL): the
+		 * adopter finds its pending fits once it is. */
+		if (!cs->fit_adopt || err->code != ERR_UNAVAILABLE)
+			return -1;
+		err_clear(err);
+		ids = NULL;
+	}
 	for (pool.nthreads = 0; pool.nthreads < CALIB_FIT_WORKERS; pool.nthreads++)
 		if (pthread_create(&pool.threads[pool.nthreads], NULL, worker,
 		        (void *)(long)pool.nthreads) != 0)

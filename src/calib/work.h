@@ -23,7 +23,8 @@
 #include "base/error.h"
 
 /* Start the workers on cs (borrowed, outlives them) and queue every calibration with a
- * pending fit. */
+ * pending fit. A shared store (one with fit_adopt) that is unreachable at start is no
+ * error: its pending fits are adopted once it is reached. */
 int calwork_start(struct calstore *cs, struct err *err);
 
 /* Calibration id has a pending fit: have it computed. Safe from any thread; without workers

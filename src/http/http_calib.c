@@ -75,23 +75,30 @@ int http_calib_store_url_check(const char *url)
 	    : -1;
 }
 
-/* Bind cs to the store url names (NULL: cache, the --db database, borrowed). */
-static int engine_open(
-    const char *url, struct store *cache, struct engine *e, struct calstore *cs, struct err *err)
+/*
+ * Bind cs to the store url names (NULL: cache, the --db database, borrowed): 0, or with
+ * defer 1 when it is a PostgreSQL server not reachable yet (err says why; cs works, failing
+ * with ERR_UNAVAILABLE until the server is reached: pgstore_open()).
+ */
+static int engine_open(const char *url, struct store *cache, int defer, struct engine *e,
+    struct calstore *cs, struct err *err)
 {
+	int rc = 0;
+
 	memset(e, 0, sizeof *e);
 	if (url && strncmp(url, "sqlite:", 7) == 0) {
 		if (store_open(url + 7, &e->sqlite, err) != 0)
 			return -1;
 		calstore_sqlite_bind(cs, e->sqlite);
 	} else if (url) {
-		if (pgstore_open(url, &e->pg, err) != 0)
+		rc = pgstore_open(url, defer, http_log, &e->pg, err);
+		if (rc < 0)
 			return -1;
 		pgstore_bind(cs, e->pg);
 	} else {
 		calstore_sqlite_bind(cs, cache);
 	}
-	return 0;
+	return rc;
 }
 
 static void engine_close(struct engine *e)
@@ -134,7 +141,8 @@ static struct {
 	struct engine engine; /* the engine behind cs */
 	int stopping, ticker_running, check_now, subscribed, subscription;
 	pthread_t ticker;
-	struct calwatch watch;
+	struct calwatch watch; /* valid once watch_ready: loaded from the store on first need */
+	int watch_ready;
 } hub = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static double monotonic_now(void)
@@ -499,17 +507,55 @@ static enum MHD_Result respond_stream(struct MHD_Connection *conn, struct http_r
 	return r;
 }
 
+/* The watch-URL key into *out (NULL: only load it), loaded from the store the first time
+ * (ERR_UNAVAILABLE while a PostgreSQL store has not been reached). */
+static int watch_key(struct calwatch *out, struct err *err)
+{
+	struct calwatch w;
+	int ready;
+
+	pthread_mutex_lock(&hub.lock);
+	ready = hub.watch_ready;
+	if (ready && out)
+		*out = hub.watch;
+	pthread_mutex_unlock(&hub.lock);
+	if (ready)
+		return 0;
+	/* racing loads read the same key: the store makes it once */
+	if (calwatch_init(&hub.cs, &w, err) != 0)
+		return -1;
+	pthread_mutex_lock(&hub.lock);
+	hub.watch = w;
+	hub.watch_ready = 1;
+	pthread_mutex_unlock(&hub.lock);
+	if (out)
+		*out = w;
+	sodium_memzero(&w, sizeof w);
+	return 0;
+}
+
 int http_calib_start(struct store *st, const char *store_url, struct err *err)
 {
 	pthread_condattr_t attr;
+	int reached;
 
 	hub.stopping = 0;
+	hub.watch_ready = 0;
 	callog_set(http_log);
-	if (engine_open(store_url, st, &hub.engine, &hub.cs, err) != 0)
+	/* A PostgreSQL server not running yet is waited for, serving meanwhile (questions
+	 * answered, calibration 503); one that refuses contactd is a start-up error. */
+	reached = engine_open(store_url, st, 1, &hub.engine, &hub.cs, err);
+	if (reached < 0)
 		return -1;
 	if (hub.engine.pg) /* the owner its fits carry in the store */
 		http_log("calibration store: PostgreSQL, node %s", pgstore_node(hub.engine.pg));
-	if (calwatch_init(&hub.cs, &hub.watch, err) != 0 || calevents_share(&hub.cs, 1, err) != 0) {
+	if (reached == 1)
+		http_log("calibration %s; calibration requests are answered 503 with Retry-After "
+		         "until it is reached, tried again at the next request and every %d s",
+		    err->message, CALIB_FIT_ADOPT_S);
+	err_clear(err);
+	/* the watch-URL key: now if the store is there, else at the first watch URL */
+	if ((reached == 0 && watch_key(NULL, err) != 0) || calevents_share(&hub.cs, 1, err) != 0) {
 		engine_close(&hub.engine);
 		return -1;
 	}
@@ -853,6 +899,7 @@ static int watch_lifetime(struct MHD_Connection *conn, long long *granted, struc
 static enum MHD_Result watch(struct MHD_Connection *conn, struct http_request *req, long long id)
 {
 	struct caltoken_principal p;
+	struct calwatch key;
 	struct err err;
 	char owner[CALSTORE_NAME_MAX], url[256], param[CALWATCH_PARAM_MAX];
 	long long now = (long long)time(NULL), lifetime;
@@ -862,9 +909,10 @@ static enum MHD_Result watch(struct MHD_Connection *conn, struct http_request *r
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
 	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0 ||
-	    watch_lifetime(conn, &lifetime, &err) != 0)
+	    watch_lifetime(conn, &lifetime, &err) != 0 || watch_key(&key, &err) != 0)
 		return respond_error(conn, req, &err);
-	calwatch_sign(&hub.watch, id, p.token_id, now, now + lifetime, param);
+	calwatch_sign(&key, id, p.token_id, now, now + lifetime, param);
+	sodium_memzero(&key, sizeof key);
 	snprintf(url, sizeof url, "/v1/calibrations/%lld/events?watch=%s", id, param);
 	answer = json_pack("{s:s, s:I}", "url", url, "expires_in", (json_int_t)lifetime);
 	r = http_respond_json(conn, req, 200, answer);
@@ -887,18 +935,23 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 {
 	const char *w = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "watch");
 	struct caltoken_principal p;
+	struct calwatch key;
 	struct err err;
 	char owner[CALSTORE_NAME_MAX], token_id[AUTH_ID_HEX + 1];
 	struct stream *s;
 	long long now = (long long)time(NULL), expires = 0;
-	int open;
+	int open, rc;
 
 	err_clear(&err);
-	if ((w && !req->authorization
-	            ? calwatch_verify(&hub.watch, w, id, now, token_id, &expires, &err) != 0 ||
-	                caltoken_principal(&hub.cs, token_id, NULL, now, &p, &err)
-	            : authenticate(req, &p, &err)) != 0 ||
-	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0)
+	if (w && !req->authorization) /* a watch URL: its key is the store's */
+		rc = watch_key(&key, &err) != 0 ||
+		        calwatch_verify(&key, w, id, now, token_id, &expires, &err) != 0 ||
+		        caltoken_principal(&hub.cs, token_id, NULL, now, &p, &err) != 0
+		    ? -1
+		    : 0;
+	else
+		rc = authenticate(req, &p, &err);
+	if (rc != 0 || calcase_visible(&hub.cs, &p, id, owner, &err) != 0)
 		return respond_error(conn, req, &err);
 	/* One token cannot hold every connection with streams (counted, then opened: two
 	 * racing requests may both pass, which bounds it all the same). */
@@ -1019,7 +1072,8 @@ static int token_db_open(void *ctx, struct calstore **cs, struct err *err)
 
 	if (!db->url && store_open(db->path, &db->st, err) != 0)
 		return -1;
-	if (engine_open(db->url, db->st, &db->engine, &db->cs, err) != 0) {
+	/* a command fails at once when PostgreSQL is unreachable: nothing would wait for it */
+	if (engine_open(db->url, db->st, 0, &db->engine, &db->cs, err) != 0) {
 		store_close(db->st);
 		db->st = NULL;
 		return -1;

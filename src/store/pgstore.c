@@ -38,6 +38,11 @@ struct pgstore {
 	struct slot slots[PGSTORE_POOL];
 	double down_until; /* monotonic: until then, fail at once (the last attempt failed) */
 	char down_why[160];
+	int down_fatal;            /* the last attempt's failure needs a person (pgstore_open()) */
+	int ready;                 /* the schema was checked and migrated on this server */
+	int deferred;              /* opened while unreachable: say when it is reached */
+	pthread_mutex_t migrating; /* one thread of the process checks the schema */
+	pgstore_log_fn log;
 	long long running[MAX_RUNNING]; /* fits this process claimed and computes: renewed */
 	int nrunning, stopping;
 	pthread_t renewer, listener;
@@ -51,6 +56,8 @@ struct pgc {
 	struct pgstore *ps;
 	struct slot *slot;
 	PGconn *conn;
+	char state[6]; /* the SQLSTATE of its last failed statement ("": none, or libpq's own) */
+	int discard;   /* tx_end(): roll back even though the work succeeded */
 };
 
 static double monotonic_now(void)
@@ -93,31 +100,179 @@ static void quiet_notice(void *arg, const char *message)
 	(void)message;
 }
 
-/* A new connection to url, or NULL with why filled. */
-static PGconn *connect_url(const char *url, char *why, size_t size)
+/*
+ * Is a failure with SQLSTATE state worth retrying by itself? "" is libpq's own failure (the
+ * server never answered: not running, refused, timed out, unknown host), and classes 08
+ * (connection), 40 (a transaction rolled back), 53 (resources: too many connections) and
+ * 57 (the server starting up or shutting down) pass. The server's other refusals (28:
+ * authentication, 3D000: no such database, 42: privileges, ...) need a person.
+ */
+static int transient_state(const char *state)
+{
+	static const char *const classes[] = {"08", "40", "53", "57"};
+	size_t i;
+
+	if (!*state)
+		return 1;
+	for (i = 0; i < sizeof classes / sizeof *classes; i++)
+		if (strncmp(state, classes[i], 2) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A failed connection's message (asked for with PQERRORS_VERBOSE, so that the server's
+ * refusal carries its SQLSTATE: "...failed: FATAL:  3D000: database ... does not exist")
+ * into why without the severity and the code, and the code into state ("" when libpq
+ * failed on its own).
+ */
+static void connect_message(PGconn *conn, char state[6], char *why, size_t size)
+{
+	const char *text = PQerrorMessage(conn), *at;
+	size_t line = strcspn(text, "\r\n"), i;
+
+	state[0] = '\0';
+	for (at = strstr(text, ":  "); at && (size_t)(at - text) < line;
+	     at = strstr(at + 1, ":  ")) {
+		for (i = 0; i < 5 &&
+		     ((at[3 + i] >= '0' && at[3 + i] <= '9') ||
+		         (at[3 + i] >= 'A' && at[3 + i] <= 'Z'));
+		     i++)
+			;
+		if (i == 5 && at[8] == ':' && at[9] == ' ') {
+			const char *severity = at;
+
+			memcpy(state, at + 3, 5);
+			state[5] = '\0';
+			/* back to the start of the severity word ("FATAL") */
+			while (severity > text && severity[-1] != ' ')
+				severity--;
+			snprintf(why, size, "%.*s%.*s", (int)(severity - text), text,
+			    (int)(line - (size_t)(at + 10 - text)), at + 10);
+			return;
+		}
+	}
+	snprintf(why, size, "%.*s", (int)line, text);
+}
+
+/*
+ * A new connection to url, or NULL with why filled and *fatal set when the failure needs a
+ * person (transient_state()): the server refused this user or database, or wants a
+ * password the URL does not give. The attempt gives up after PGSTORE_CONNECT_TIMEOUT_S.
+ */
+static PGconn *connect_url(const char *url, int *fatal, char *why, size_t size)
 {
 	char timeout[16];
+	/* connect_timeout: for PQreset() (pq()), which blocks; the poll below has its own */
 	const char *keys[] = {"dbname", "connect_timeout", "application_name", NULL};
 	const char *values[] = {url, timeout, "contactd", NULL};
+	PostgresPollingStatusType polled = PGRES_POLLING_WRITING;
+	double deadline = monotonic_now() + PGSTORE_CONNECT_TIMEOUT_S;
+	char state[6] = "";
 	PGconn *conn;
 
+	*fatal = 0;
 	snprintf(timeout, sizeof timeout, "%d", PGSTORE_CONNECT_TIMEOUT_S);
-	conn = PQconnectdbParams(keys, values, 1);
-	if (!conn || PQstatus(conn) != CONNECTION_OK) {
-		pq_message(conn, why, size);
+	conn = PQconnectStartParams(keys, values, 1);
+	if (!conn) {
+		snprintf(why, size, "out of memory");
+		return NULL;
+	}
+	if (PQstatus(conn) == CONNECTION_BAD) { /* the URL itself: pgstore_open() checked it */
+		*fatal = 1;
+		connect_message(conn, state, why, size);
 		PQfinish(conn);
 		return NULL;
 	}
+	PQsetErrorVerbosity(conn, PQERRORS_VERBOSE);
+	while (polled != PGRES_POLLING_OK && polled != PGRES_POLLING_FAILED) {
+		struct pollfd pfd = {
+		    PQsocket(conn), polled == PGRES_POLLING_READING ? POLLIN : POLLOUT, 0};
+		double left = deadline - monotonic_now();
+		int n;
+
+		if (left <= 0) {
+			snprintf(why, size, "no connection within %d s", PGSTORE_CONNECT_TIMEOUT_S);
+			PQfinish(conn);
+			return NULL;
+		}
+		n = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (n < 0 && errno != EINTR) {
+			snprintf(why, size, "poll: %s", strerror(errno));
+			PQfinish(conn);
+			return NULL;
+		}
+		if (n > 0)
+			polled = PQconnectPoll(conn);
+	}
+	if (polled == PGRES_POLLING_FAILED || PQstatus(conn) != CONNECTION_OK) {
+		connect_message(conn, state, why, size);
+		*fatal = !transient_state(state) || PQconnectionNeedsPassword(conn);
+		PQfinish(conn);
+		return NULL;
+	}
+	PQsetErrorVerbosity(conn, PQERRORS_DEFAULT);
 	PQsetNoticeProcessor(conn, quiet_notice, NULL);
 	return conn;
 }
 
-/* Borrow a connection of the pool, connecting it if needed. */
+static int migrate(struct pgc *c, int *fatal, struct err *err);
+
+/* The last attempt to reach the server failed with why: requests fail fast for a while. The
+ * caller holds ps->lock. */
+static void down_locked(struct pgstore *ps, const char *why, int fatal)
+{
+	ps->down_until = monotonic_now() + PGSTORE_RETRY_S;
+	ps->down_fatal = fatal;
+	snprintf(ps->down_why, sizeof ps->down_why, "%.*s", (int)sizeof ps->down_why - 1, why);
+}
+
+/* Give slot s back unused. The caller holds ps->lock. */
+static void unborrow_locked(struct pgstore *ps, struct slot *s)
+{
+	s->busy = 0;
+	pthread_cond_signal(&ps->freed);
+}
+
+static void release(struct pgc *c);
+
+/*
+ * Check and migrate the schema once the server is reached (at open, or at the first
+ * connection after a start while it was unreachable): 0, or -1 with err and the store
+ * marked down.
+ */
+static int get_ready(struct pgc *c, struct err *err)
+{
+	struct pgstore *ps = c->ps;
+	int fatal = 0, rc = 0;
+
+	pthread_mutex_lock(&ps->migrating);
+	if (!ps->ready) {
+		rc = migrate(c, &fatal, err);
+		pthread_mutex_lock(&ps->lock);
+		if (rc == 0)
+			ps->ready = 1;
+		else /* its message without the "store: " acquire() puts back */
+			down_locked(ps,
+			    err->message + (strncmp(err->message, "store: ", 7) == 0 ? 7 : 0),
+			    fatal);
+		pthread_mutex_unlock(&ps->lock);
+		if (rc == 0 && ps->deferred && ps->log)
+			ps->log("calibration store: PostgreSQL reached; schema at version %zu, "
+			        "calibration served",
+			    pgstore_migration_count);
+	}
+	pthread_mutex_unlock(&ps->migrating);
+	return rc;
+}
+
+/* Borrow a connection of the pool, connecting it (and, the first time, migrating the
+ * schema) if needed. */
 static int acquire(struct pgstore *ps, struct pgc *c, struct err *err)
 {
 	struct slot *s = NULL;
 	char why[sizeof ps->down_why];
-	int i;
+	int i, fatal, ready;
 
 	pthread_mutex_lock(&ps->lock);
 	for (;;) {
@@ -129,28 +284,32 @@ static int acquire(struct pgstore *ps, struct pgc *c, struct err *err)
 		pthread_cond_wait(&ps->freed, &ps->lock);
 	}
 	s->busy = 1;
-	if (!s->conn && monotonic_now() < ps->down_until) {
+	ready = ps->ready;
+	if ((!s->conn || !ready) && monotonic_now() < ps->down_until) {
 		snprintf(why, sizeof why, "%s", ps->down_why);
-		s->busy = 0;
-		pthread_cond_signal(&ps->freed);
+		fatal = ps->down_fatal;
+		unborrow_locked(ps, s);
 		pthread_mutex_unlock(&ps->lock);
-		return err_set(
-		    err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL unreachable: %s", why);
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL %s: %s",
+		    fatal ? "refuses contactd" : "unreachable", why);
 	}
 	pthread_mutex_unlock(&ps->lock);
-	if (!s->conn && !(s->conn = connect_url(ps->url, why, sizeof why))) {
+	if (!s->conn && !(s->conn = connect_url(ps->url, &fatal, why, sizeof why))) {
 		pthread_mutex_lock(&ps->lock);
-		ps->down_until = monotonic_now() + PGSTORE_RETRY_S;
-		snprintf(ps->down_why, sizeof ps->down_why, "%s", why);
-		s->busy = 0;
-		pthread_cond_signal(&ps->freed);
+		down_locked(ps, why, fatal);
+		unborrow_locked(ps, s);
 		pthread_mutex_unlock(&ps->lock);
-		return err_set(
-		    err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL unreachable: %s", why);
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: PostgreSQL %s: %s",
+		    fatal ? "refuses contactd" : "unreachable", why);
 	}
 	c->ps = ps;
 	c->slot = s;
 	c->conn = s->conn;
+	c->state[0] = '\0';
+	if (!ready && get_ready(c, err) != 0) {
+		release(c);
+		return -1;
+	}
 	return 0;
 }
 
@@ -170,17 +329,55 @@ static void release(struct pgc *c)
 	pthread_mutex_unlock(&c->ps->lock);
 }
 
-/* Run sql with text parameters; the result (caller clears) or NULL with err. */
-static PGresult *pq(struct pgc *c, const char *sql, int n, const char *const *values,
-    const char *what, struct err *err)
+/* ---- statements ---- */
+
+/*
+ * A statement's parameter, written where the statement is: TXT(s) a text (NULL: SQL NULL),
+ * NUM(n) an integer, NUM_IF(c, n) the integer n when c holds, else NULL. ARGS(...) passes a
+ * list of them (and its length) to the functions below; NO_ARGS none.
+ */
+struct arg {
+	const char *text;
+	long long num;
+	int is_num;
+};
+#define TXT(s) ((struct arg){(s), 0, 0})
+#define NUM(n) ((struct arg){NULL, (n), 1})
+#define NUM_IF(c, n) ((struct arg){NULL, (n), (c) ? 1 : 0})
+#define ARGS(...)                                                                                  \
+	(const struct arg[]){__VA_ARGS__},                                                         \
+	    (int)(sizeof((const struct arg[]){__VA_ARGS__}) / sizeof(struct arg))
+#define NO_ARGS NULL, 0
+#define MAX_ARGS 8
+
+/*
+ * Run sql with its n parameters on c, as one statement of the caller's transaction or on
+ * its own: the result (caller clears) or NULL with err (ERR_UNAVAILABLE naming what was
+ * being done, and the SQLSTATE in c->state). A pooled connection that PostgreSQL closed (a
+ * restart) is noticed here: outside a transaction nothing was done, so it reconnects and
+ * tries once more.
+ */
+static PGresult *pq(struct pgc *c, const char *sql, const struct arg *args, int n, const char *what,
+    struct err *err)
 {
 	PGTransactionStatusType before = PQtransactionStatus(c->conn);
-	PGresult *r = PQexecParams(c->conn, sql, n, NULL, values, NULL, NULL, 0);
-	ExecStatusType st = PQresultStatus(r);
-	char why[200];
+	char numbers[MAX_ARGS][24], why[200];
+	const char *values[MAX_ARGS];
+	PGresult *r;
+	ExecStatusType st;
+	int i;
 
-	/* A pooled connection that PostgreSQL closed (a restart) is noticed here: outside a
-	 * transaction nothing was done, so reconnect and try once more. */
+	if (n > MAX_ARGS) {
+		err_set(err, ERR_INTERNAL, NULL, "store: %s: %d parameters", what, n);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (args[i].is_num)
+			snprintf(numbers[i], sizeof numbers[i], "%lld", args[i].num);
+		values[i] = args[i].is_num ? numbers[i] : args[i].text;
+	}
+	r = PQexecParams(c->conn, sql, n, NULL, values, NULL, NULL, 0);
+	st = PQresultStatus(r);
 	if (!(r && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)) &&
 	    PQstatus(c->conn) == CONNECTION_BAD && before == PQTRANS_IDLE) {
 		PQclear(r);
@@ -192,17 +389,21 @@ static PGresult *pq(struct pgc *c, const char *sql, int n, const char *const *va
 	}
 	if (r && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK))
 		return r;
+	snprintf(c->state, sizeof c->state, "%s",
+	    r && PQresultErrorField(r, PG_DIAG_SQLSTATE) ? PQresultErrorField(r, PG_DIAG_SQLSTATE)
+	                                                 : "");
 	pq_message(c->conn, why, sizeof why);
 	PQclear(r);
 	err_set(err, ERR_UNAVAILABLE, NULL, "store: %s: %s", what, why);
 	return NULL;
 }
 
-/* Run sql that returns nothing needed; *changed (may be NULL) the rows it touched. */
-static int pq_run(struct pgc *c, const char *sql, int n, const char *const *values,
-    long long *changed, const char *what, struct err *err)
+/* pq() for a statement whose rows are not needed: *changed (may be NULL) the rows it
+ * touched. */
+static int pq_run(struct pgc *c, const char *sql, const struct arg *args, int n, long long *changed,
+    const char *what, struct err *err)
 {
-	PGresult *r = pq(c, sql, n, values, what, err);
+	PGresult *r = pq(c, sql, args, n, what, err);
 
 	if (!r)
 		return -1;
@@ -212,14 +413,32 @@ static int pq_run(struct pgc *c, const char *sql, int n, const char *const *valu
 	return 0;
 }
 
-static int begin(struct pgc *c, struct err *err)
+/* pq() on a connection of ps's pool, borrowed for this one statement. */
+static PGresult *query(struct pgstore *ps, const char *sql, const struct arg *args, int n,
+    const char *what, struct err *err)
 {
-	return pq_run(c, "BEGIN", 0, NULL, NULL, "beginning a transaction", err);
+	struct pgc c;
+	PGresult *r;
+
+	if (acquire(ps, &c, err) != 0)
+		return NULL;
+	r = pq(&c, sql, args, n, what, err);
+	release(&c);
+	return r;
 }
 
-static int commit(struct pgc *c, struct err *err)
+/* pq_run() on a connection of ps's pool, borrowed for this one statement. */
+static int command(struct pgstore *ps, const char *sql, const struct arg *args, int n,
+    long long *changed, const char *what, struct err *err)
 {
-	return pq_run(c, "COMMIT", 0, NULL, NULL, "committing", err);
+	struct pgc c;
+	int rc;
+
+	if (acquire(ps, &c, err) != 0)
+		return -1;
+	rc = pq_run(&c, sql, args, n, changed, what, err);
+	release(&c);
+	return rc;
 }
 
 static void rollback(struct pgc *c)
@@ -228,11 +447,42 @@ static void rollback(struct pgc *c)
 		PQclear(PQexec(c->conn, "ROLLBACK"));
 }
 
-/* Decimal text of v in buf. */
-static const char *dec(char buf[24], long long v)
+/* Borrow a connection of ps's pool and begin a transaction on it: 0, or -1 with err and
+ * nothing borrowed. End it with tx_end(). */
+static int tx_begin(struct pgstore *ps, struct pgc *c, struct err *err)
 {
-	snprintf(buf, 24, "%lld", v);
-	return buf;
+	if (acquire(ps, c, err) != 0)
+		return -1;
+	c->discard = 0;
+	if (pq_run(c, "BEGIN", NO_ARGS, NULL, "beginning a transaction", err) != 0) {
+		release(c);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * End tx_begin()'s transaction with what its work returned, rc (-1 with err, or a result
+ * >= 0), and give the connection back: committed when rc >= 0 (unless the work set
+ * c->discard: nothing it did is to be kept), else rolled back. Returns rc, or -1 with err
+ * when the commit failed.
+ */
+static int tx_end(struct pgc *c, int rc, struct err *err)
+{
+	if (rc >= 0 && !c->discard) {
+		if (pq_run(c, "COMMIT", NO_ARGS, NULL, "committing", err) != 0)
+			rc = -1;
+	} else {
+		rollback(c);
+	}
+	release(c);
+	return rc;
+}
+
+/* The current Unix time. */
+static long long now_s(void)
+{
+	return (long long)time(NULL);
 }
 
 /* bytea input text (\x and hex) of n bytes in buf (2n + 3 long). */
@@ -285,27 +535,49 @@ static int oom(struct err *err)
 	return err_set(err, ERR_INTERNAL, NULL, "out of memory");
 }
 
+/* The first column of every row of r as a JSON array of integers into *out, r cleared. */
+static int id_list(PGresult *r, json_t **out, struct err *err)
+{
+	json_t *list = json_array();
+	int i;
+
+	for (i = 0; list && i < PQntuples(r); i++)
+		if (json_array_append_new(list, json_integer(col_ll(r, i, 0))) != 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	PQclear(r);
+	if (!list)
+		return oom(err);
+	*out = list;
+	return 0;
+}
+
 /* ---- migrations ---- */
 
-static int migrate(struct pgc *c, struct err *err)
+/*
+ * Bring the schema to this program's version in one transaction under an advisory lock
+ * (nodes starting together migrate once): 0, or -1 with err and *fatal set when retrying
+ * cannot help (a schema newer than this program's; a statement the server refused while
+ * the connection holds, such as a permission denied).
+ */
+static int migrate(struct pgc *c, int *fatal, struct err *err)
 {
-	char lock[24], version[24];
-	const char *v[2];
 	PGresult *r;
 	long long have;
 	size_t i;
 
-	if (begin(c, err) != 0)
-		return -1;
-	v[0] = dec(lock, MIGRATION_LOCK);
-	if (pq_run(c, "SELECT pg_advisory_xact_lock($1::bigint)", 1, v, NULL, "locking the schema",
-	        err) != 0 ||
+	*fatal = 0;
+	if (pq_run(c, "BEGIN", NO_ARGS, NULL, "beginning a transaction", err) != 0)
+		goto fail;
+	if (pq_run(c, "SELECT pg_advisory_xact_lock($1::bigint)", ARGS(NUM(MIGRATION_LOCK)), NULL,
+	        "locking the schema", err) != 0 ||
 	    pq_run(c,
 	        "CREATE TABLE IF NOT EXISTS contactd_schema (version integer PRIMARY KEY, "
 	        "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
-	        0, NULL, NULL, "making the schema table", err) != 0)
+	        NO_ARGS, NULL, "making the schema table", err) != 0)
 		goto fail;
-	r = pq(c, "SELECT coalesce(max(version), 0) FROM contactd_schema", 0, NULL,
+	r = pq(c, "SELECT coalesce(max(version), 0) FROM contactd_schema", NO_ARGS,
 	    "reading the schema version", err);
 	if (!r)
 		goto fail;
@@ -316,7 +588,9 @@ static int migrate(struct pgc *c, struct err *err)
 		    "store: the PostgreSQL schema is at version %lld, newer than this contactd's "
 		    "%zu",
 		    have, pgstore_migration_count);
-		goto fail;
+		*fatal = 1;
+		rollback(c);
+		return -1;
 	}
 	for (i = 0; i < pgstore_migration_count; i++) {
 		const struct store_migration *m = &pgstore_migrations[i];
@@ -326,7 +600,9 @@ static int migrate(struct pgc *c, struct err *err)
 		r = PQexec(c->conn, m->sql); /* several statements: the simple protocol */
 		if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
 			char why[200];
+			const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 
+			snprintf(c->state, sizeof c->state, "%s", state ? state : "");
 			pq_message(c->conn, why, sizeof why);
 			PQclear(r);
 			err_set(
@@ -334,14 +610,15 @@ static int migrate(struct pgc *c, struct err *err)
 			goto fail;
 		}
 		PQclear(r);
-		v[0] = dec(version, m->version);
-		v[1] = m->name;
-		if (pq_run(c, "INSERT INTO contactd_schema (version, name) VALUES ($1, $2)", 2, v,
-		        NULL, "recording a migration", err) != 0)
+		if (pq_run(c, "INSERT INTO contactd_schema (version, name) VALUES ($1, $2)",
+		        ARGS(NUM(m->version), TXT(m->name)), NULL, "recording a migration",
+		        err) != 0)
 			goto fail;
 	}
-	return commit(c, err);
+	if (pq_run(c, "COMMIT", NO_ARGS, NULL, "committing", err) == 0)
+		return 0;
 fail:
+	*fatal = PQstatus(c->conn) == CONNECTION_OK && !transient_state(c->state);
 	rollback(c);
 	return -1;
 }
@@ -351,8 +628,6 @@ fail:
 /* The robot's id, creating it when create is set: 1 found, 0 absent, -1 failure. */
 static int robot_id(struct pgc *c, const char *robot, int create, long long *id, struct err *err)
 {
-	char now[24];
-	const char *v[2] = {robot, dec(now, (long long)time(NULL))};
 	PGresult *r;
 	int found;
 
@@ -360,9 +635,10 @@ static int robot_id(struct pgc *c, const char *robot, int create, long long *id,
 	    pq_run(c,
 	        "INSERT INTO robots (name, created_at) VALUES ($1, $2) "
 	        "ON CONFLICT (name) DO NOTHING",
-	        2, v, NULL, "adding a robot", err) != 0)
+	        ARGS(TXT(robot), NUM(now_s())), NULL, "adding a robot", err) != 0)
 		return -1;
-	r = pq(c, "SELECT id FROM robots WHERE name = $1", 1, v, "finding a robot", err);
+	r = pq(
+	    c, "SELECT id FROM robots WHERE name = $1", ARGS(TXT(robot)), "finding a robot", err);
 	if (!r)
 		return -1;
 	found = PQntuples(r) > 0;
@@ -376,16 +652,34 @@ static int insert_token(struct pgc *c, const char *token_id, const char *role, l
     const char *lab, const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at,
     const char *replaces, struct err *err)
 {
-	char rid_s[24], hash_s[2 * CALSTORE_HASH_BYTES + 3], now[24], exp[24];
-	const char *v[8] = {token_id, role, rid > 0 ? dec(rid_s, rid) : NULL,
-	    rid > 0 || !lab || !*lab ? NULL : lab, bytea_text(hash_s, hash, CALSTORE_HASH_BYTES),
-	    dec(now, (long long)time(NULL)), expires_at > 0 ? dec(exp, expires_at) : NULL,
-	    replaces && *replaces ? replaces : NULL};
+	char hash_s[2 * CALSTORE_HASH_BYTES + 3];
 
 	return pq_run(c,
 	    "INSERT INTO tokens (id, role, robot_id, lab, hash, created_at, expires_at, replaces) "
 	    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-	    8, v, NULL, "adding a token", err);
+	    ARGS(TXT(token_id), TXT(role), NUM_IF(rid > 0, rid),
+	        TXT(rid > 0 || !lab || !*lab ? NULL : lab),
+	        TXT(bytea_text(hash_s, hash, CALSTORE_HASH_BYTES)), NUM(now_s()),
+	        NUM_IF(expires_at > 0, expires_at), TXT(replaces && *replaces ? replaces : NULL)),
+	    NULL, "adding a token", err);
+}
+
+static int token_create(struct pgc *c, enum calstore_role role, const char *robot, const char *lab,
+    long long expires_at, const char *token_id, const unsigned char hash[CALSTORE_HASH_BYTES],
+    struct err *err)
+{
+	long long rid = 0;
+
+	if (robot) {
+		if (robot_id(c, robot, 1, &rid, err) != 1)
+			return -1;
+		if (role == CALSTORE_ROBOT && lab &&
+		    pq_run(c, "UPDATE robots SET lab = $2 WHERE id = $1", ARGS(NUM(rid), TXT(lab)),
+		        NULL, "setting a robot's lab", err) != 0)
+			return -1;
+	}
+	return insert_token(c, token_id, role == CALSTORE_ROBOT ? "robot" : "viewer", rid, lab,
+	    hash, expires_at, NULL, err);
 }
 
 static int pg_token_create(void *ctx, enum calstore_role role, const char *robot, const char *lab,
@@ -393,120 +687,76 @@ static int pg_token_create(void *ctx, enum calstore_role role, const char *robot
     struct err *err)
 {
 	struct pgc c;
-	long long rid = 0;
-	char rid_s[24];
-	int rc = -1;
 
-	if (acquire(ctx, &c, err) != 0)
+	if (tx_begin(ctx, &c, err) != 0)
 		return -1;
-	if (begin(&c, err) != 0)
-		goto out;
-	if (robot) {
-		const char *v[2] = {NULL, lab};
+	return tx_end(&c, token_create(&c, role, robot, lab, expires_at, token_id, hash, err), err);
+}
 
-		if (robot_id(&c, robot, 1, &rid, err) != 1)
-			goto fail;
-		v[0] = dec(rid_s, rid);
-		if (role == CALSTORE_ROBOT && lab &&
-		    pq_run(&c, "UPDATE robots SET lab = $2 WHERE id = $1", 2, v, NULL,
-		        "setting a robot's lab", err) != 0)
-			goto fail;
+static int token_rotate(struct pgc *c, const char *old_id, const char *new_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
+    struct err *err)
+{
+	char role[16], lab[CALSTORE_NAME_MAX];
+	PGresult *r;
+	long long rid;
+
+	r = pq(c,
+	    "SELECT role, coalesce(robot_id, 0), coalesce(lab, '') FROM tokens WHERE id = $1 AND "
+	    "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2) FOR UPDATE",
+	    ARGS(TXT(old_id), NUM(now_s())), "reading a token", err);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return err_set(err, ERR_NOT_FOUND, NULL, "no valid token %s", old_id);
 	}
-	if (insert_token(&c, token_id, role == CALSTORE_ROBOT ? "robot" : "viewer", rid, lab, hash,
-	        expires_at, NULL, err) != 0)
-		goto fail;
-	rc = commit(&c, err);
-	goto out;
-fail:
-	rollback(&c);
-out:
-	release(&c);
-	return rc;
+	snprintf(role, sizeof role, "%s", PQgetvalue(r, 0, 0));
+	rid = col_ll(r, 0, 1);
+	snprintf(lab, sizeof lab, "%s", PQgetvalue(r, 0, 2));
+	PQclear(r);
+	if (insert_token(c, new_id, role, rid, lab, hash, expires_at, old_id, err) != 0)
+		return -1;
+	return pq_run(c,
+	    "UPDATE tokens SET expires_at = least(coalesce(expires_at, $2), $2) WHERE id = $1",
+	    ARGS(TXT(old_id), NUM(old_expires_at)), NULL, "expiring a rotated token", err);
 }
 
 static int pg_token_rotate(void *ctx, const char *old_id, const char *new_id,
     const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
     struct err *err)
 {
-	char now[24], old_exp[24], role[16], lab[CALSTORE_NAME_MAX];
-	const char *v[2] = {old_id, dec(now, (long long)time(NULL))};
 	struct pgc c;
-	PGresult *r;
-	long long rid;
-	int rc = -1;
 
-	if (acquire(ctx, &c, err) != 0)
+	if (tx_begin(ctx, &c, err) != 0)
 		return -1;
-	if (begin(&c, err) != 0)
-		goto out;
-	r = pq(&c,
-	    "SELECT role, coalesce(robot_id, 0), coalesce(lab, '') FROM tokens WHERE id = $1 AND "
-	    "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2) FOR UPDATE",
-	    2, v, "reading a token", err);
-	if (!r)
-		goto fail;
-	if (PQntuples(r) == 0) {
-		PQclear(r);
-		err_set(err, ERR_NOT_FOUND, NULL, "no valid token %s", old_id);
-		goto fail;
-	}
-	snprintf(role, sizeof role, "%s", PQgetvalue(r, 0, 0));
-	rid = col_ll(r, 0, 1);
-	snprintf(lab, sizeof lab, "%s", PQgetvalue(r, 0, 2));
-	PQclear(r);
-	if (insert_token(&c, new_id, role, rid, lab, hash, expires_at, old_id, err) != 0)
-		goto fail;
-	v[1] = dec(old_exp, old_expires_at);
-	if (pq_run(&c,
-	        "UPDATE tokens SET expires_at = least(coalesce(expires_at, $2), $2) WHERE id = $1",
-	        2, v, NULL, "expiring a rotated token", err) != 0)
-		goto fail;
-	rc = commit(&c, err);
-	goto out;
-fail:
-	rollback(&c);
-out:
-	release(&c);
-	return rc;
+	return tx_end(
+	    &c, token_rotate(&c, old_id, new_id, hash, expires_at, old_expires_at, err), err);
 }
 
 static int pg_token_revoke(void *ctx, const char *token_id, struct err *err)
 {
-	char now[24];
-	const char *v[2] = {token_id, dec(now, (long long)time(NULL))};
-	struct pgc c;
 	long long changed = 0;
-	int rc;
 
-	if (acquire(ctx, &c, err) != 0)
+	if (command(ctx, "UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1",
+	        ARGS(TXT(token_id), NUM(now_s())), &changed, "revoking a token", err) != 0)
 		return -1;
-	rc = pq_run(&c, "UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1", 2,
-	    v, &changed, "revoking a token", err);
-	release(&c);
-	if (rc == 0 && changed == 0)
-		rc = err_set(err, ERR_NOT_FOUND, NULL, "no token %s", token_id);
-	return rc;
+	return changed ? 0 : err_set(err, ERR_NOT_FOUND, NULL, "no token %s", token_id);
 }
 
 static int pg_token_get(
     void *ctx, const char *token_id, struct calstore_token *out, struct err *err)
 {
-	const char *v[1] = {token_id};
-	struct pgc c;
-	PGresult *r;
-	int rc = 0;
-
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	r = pq(&c,
+	PGresult *r = query(ctx,
 	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), encode(t.hash, 'hex'), "
 	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
 	    /* only a token with an expiry can have been rotated: the successor names it */
 	    "CASE WHEN t.expires_at IS NULL THEN false ELSE EXISTS (SELECT 1 FROM tokens n WHERE "
 	    "n.replaces = t.id) END "
 	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = $1",
-	    1, v, "reading a token", err);
-	release(&c);
+	    ARGS(TXT(token_id)), "reading a token", err);
+	int rc = 0;
+
 	if (!r)
 		return -1;
 	if (PQntuples(r) > 0 &&
@@ -527,37 +777,24 @@ static int pg_token_get(
 
 static int pg_token_touch(void *ctx, const char *token_id, long long now, struct err *err)
 {
-	char now_s[24], gran[24];
-	const char *v[3] = {token_id, dec(now_s, now), dec(gran, CALIB_TOKEN_USE_GRANULARITY_S)};
-	struct pgc c;
-	int rc;
-
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	rc = pq_run(&c,
+	return command(ctx,
 	    "UPDATE tokens SET last_used_at = $2 WHERE id = $1 AND "
 	    "(last_used_at IS NULL OR last_used_at < $2::bigint - $3::bigint)",
-	    3, v, NULL, "recording a token's use", err);
-	release(&c);
-	return rc;
+	    ARGS(TXT(token_id), NUM(now), NUM(CALIB_TOKEN_USE_GRANULARITY_S)), NULL,
+	    "recording a token's use", err);
 }
 
 static int pg_token_list(void *ctx, json_t **out, struct err *err)
 {
-	struct pgc c;
-	PGresult *r;
-	json_t *list;
-	int i;
-
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	r = pq(&c,
+	PGresult *r = query(ctx,
 	    "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
 	    "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
 	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, '') COLLATE \"C\", "
 	    "t.created_at, t.id COLLATE \"C\"",
-	    0, NULL, "listing tokens", err);
-	release(&c);
+	    NO_ARGS, "listing tokens", err);
+	json_t *list;
+	int i;
+
 	if (!r)
 		return -1;
 	list = json_array();
@@ -582,16 +819,10 @@ static int pg_token_list(void *ctx, json_t **out, struct err *err)
 
 static int pg_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
 {
-	const char *v[1] = {robot};
-	struct pgc c;
-	PGresult *r;
+	PGresult *r = query(ctx, "SELECT coalesce(lab, '') FROM robots WHERE name = $1",
+	    ARGS(TXT(robot)), "reading a robot", err);
 	int found;
 
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	r = pq(&c, "SELECT coalesce(lab, '') FROM robots WHERE name = $1", 1, v, "reading a robot",
-	    err);
-	release(&c);
 	if (!r)
 		return -1;
 	found = PQntuples(r) > 0;
@@ -601,65 +832,51 @@ static int pg_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX
 	return found;
 }
 
-static int pg_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
+static int calibration_create(struct pgc *c, const char *robot, calstore_setup_fn setup_of,
     void *setup_ctx, long long *id, struct err *err)
 {
-	char rid_s[24], now[24], id_s[24];
-	const char *v[2];
-	struct pgc c;
 	PGresult *r;
 	long long rid;
 	char *setup;
-	int rc = -1;
+	int rc;
 
-	if (acquire(ctx, &c, err) != 0)
+	if (robot_id(c, robot, 1, &rid, err) != 1)
 		return -1;
-	if (begin(&c, err) != 0)
-		goto out;
-	if (robot_id(&c, robot, 1, &rid, err) != 1)
-		goto fail;
-	v[0] = dec(rid_s, rid);
-	v[1] = dec(now, (long long)time(NULL));
-	r = pq(&c,
+	r = pq(c,
 	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES ($1, '', $2) "
 	    "RETURNING id",
-	    2, v, "adding a calibration", err);
+	    ARGS(NUM(rid), NUM(now_s())), "adding a calibration", err);
 	if (!r)
-		goto fail;
+		return -1;
 	*id = col_ll(r, 0, 0);
 	PQclear(r);
 	setup = setup_of(*id, setup_ctx);
-	if (!setup) {
-		oom(err);
-		goto fail;
-	}
-	v[0] = dec(id_s, *id);
-	v[1] = setup;
-	rc = pq_run(&c, "UPDATE calibrations SET setup = $2 WHERE id = $1", 2, v, NULL,
-	    "adding a calibration", err);
+	if (!setup)
+		return oom(err);
+	rc = pq_run(c, "UPDATE calibrations SET setup = $2 WHERE id = $1",
+	    ARGS(NUM(*id), TXT(setup)), NULL, "adding a calibration", err);
 	free(setup);
-	if (rc != 0)
-		goto fail;
-	rc = commit(&c, err);
-	goto out;
-fail:
-	rc = -1;
-	rollback(&c);
-out:
-	release(&c);
 	return rc;
+}
+
+static int pg_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
+    void *setup_ctx, long long *id, struct err *err)
+{
+	struct pgc c;
+
+	if (tx_begin(ctx, &c, err) != 0)
+		return -1;
+	return tx_end(&c, calibration_create(&c, robot, setup_of, setup_ctx, id, err), err);
 }
 
 /* calibration_get on a borrowed connection. */
 static int calibration_get(struct pgc *c, long long id, char robot[CALSTORE_NAME_MAX],
     char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
 {
-	char id_s[24];
-	const char *v[1] = {dec(id_s, id)};
 	PGresult *r = pq(c,
 	    "SELECT r.name, c.setup, coalesce(r.lab, '') FROM calibrations c "
 	    "JOIN robots r ON r.id = c.robot_id WHERE c.id = $1",
-	    1, v, "reading a calibration", err);
+	    ARGS(NUM(id)), "reading a calibration", err);
 	int rc = 0;
 
 	if (!r)
@@ -691,15 +908,7 @@ static int pg_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_
 
 static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
 {
-	const char *v[1] = {robot};
-	struct pgc c;
-	PGresult *r;
-	json_t *list;
-	int i;
-
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	r = pq(&c,
+	PGresult *r = query(ctx,
 	    "SELECT c.id, c.created_at, "
 	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
 	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
@@ -707,8 +916,10 @@ static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struc
 	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
 	    "c.id) "
 	    "WHERE r.name = $1 ORDER BY c.id",
-	    1, v, "listing calibrations", err);
-	release(&c);
+	    ARGS(TXT(robot)), "listing calibrations", err);
+	json_t *list;
+	int i;
+
 	if (!r)
 		return -1;
 	list = json_array();
@@ -746,12 +957,10 @@ static int kind_index(const char *kind)
 /* measurements on a borrowed connection. */
 static int measurements(struct pgc *c, long long id, json_t **out, struct err *err)
 {
-	char id_s[24];
-	const char *v[1] = {dec(id_s, id)};
 	PGresult *r = pq(c,
 	    "SELECT kind, body, id, upload_id FROM measurements WHERE calibration_id = $1 "
 	    "ORDER BY id",
-	    1, v, "reading measurements", err);
+	    ARGS(NUM(id)), "reading measurements", err);
 	json_t *all;
 	int i, k;
 
@@ -791,20 +1000,14 @@ static int pg_measurements(void *ctx, long long id, json_t **out, struct err *er
 
 static int pg_fit_latest(void *ctx, long long id, struct calstore_fit *out, struct err *err)
 {
-	char id_s[24];
-	const char *v[1] = {dec(id_s, id)};
-	struct pgc c;
 	PGresult *r;
 	int rc = 0;
 
 	memset(out, 0, sizeof *out);
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	r = pq(&c,
+	r = query(ctx,
 	    "SELECT id, state, fit, measurements, created_at, coalesce(started_at, 0), "
 	    "coalesce(done_at, 0) FROM fits WHERE calibration_id = $1 ORDER BY id DESC LIMIT 1",
-	    1, v, "reading a fit", err);
-	release(&c);
+	    ARGS(NUM(id)), "reading a fit", err);
 	if (!r)
 		return -1;
 	if (PQntuples(r) > 0) {
@@ -826,10 +1029,8 @@ static int pg_fit_latest(void *ctx, long long id, struct calstore_fit *out, stru
  */
 static int lock_calibration(struct pgc *c, long long id, long long *rid, struct err *err)
 {
-	char id_s[24];
-	const char *v[1] = {dec(id_s, id)};
-	PGresult *r = pq(c, "SELECT robot_id FROM calibrations WHERE id = $1 FOR UPDATE", 1, v,
-	    "locking a calibration", err);
+	PGresult *r = pq(c, "SELECT robot_id FROM calibrations WHERE id = $1 FOR UPDATE",
+	    ARGS(NUM(id)), "locking a calibration", err);
 	int found;
 
 	if (!r)
@@ -845,12 +1046,10 @@ static int lock_calibration(struct pgc *c, long long id, long long *rid, struct 
 static int pending_fit(
     struct pgc *c, long long id, long long now, long long *fit_id, struct err *err)
 {
-	char id_s[24], now_s[24];
-	const char *v[2] = {dec(id_s, id), dec(now_s, now)};
 	PGresult *r = pq(c,
 	    "SELECT id FROM fits WHERE calibration_id = $1 AND state = 'pending' "
 	    "ORDER BY id DESC LIMIT 1",
-	    1, v, "reading the fits", err);
+	    ARGS(NUM(id)), "reading the fits", err);
 
 	if (!r)
 		return -1;
@@ -859,7 +1058,7 @@ static int pending_fit(
 		r = pq(c,
 		    "INSERT INTO fits (calibration_id, measurements, fit, created_at, state) "
 		    "VALUES ($1, 0, 'null', $2, 'pending') RETURNING id",
-		    2, v, "adding a fit", err);
+		    ARGS(NUM(id), NUM(now)), "adding a fit", err);
 		if (!r)
 			return -1;
 	}
@@ -871,14 +1070,11 @@ static int pending_fit(
 static int insert_kind(struct pgc *c, long long id, long long upload_id, const json_t *items, int k,
     long long now, json_t *ids, struct err *err)
 {
-	char id_s[24], up_s[24], now_s[24];
 	size_t i;
 	json_t *m;
 
 	json_array_foreach (items, i, m) {
 		char *text = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-		const char *v[5] = {
-		    dec(id_s, id), kinds[k], text, dec(now_s, now), dec(up_s, upload_id)};
 		PGresult *r;
 
 		if (!text)
@@ -886,7 +1082,8 @@ static int insert_kind(struct pgc *c, long long id, long long upload_id, const j
 		r = pq(c,
 		    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
 		    "VALUES ($1, $2, $3, $4, $5) RETURNING id",
-		    5, v, "adding a measurement", err);
+		    ARGS(NUM(id), TXT(kinds[k]), TXT(text), NUM(now), NUM(upload_id)),
+		    "adding a measurement", err);
 		free(text);
 		if (!r)
 			return -1;
@@ -904,23 +1101,20 @@ static int insert_kind(struct pgc *c, long long id, long long upload_id, const j
 static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem *idem,
     long long now, char **answer, struct err *err)
 {
-	char rid_s[24], old[24], fp[CALSTORE_HASH_BYTES * 2 + 1];
-	const char *v[3] = {dec(rid_s, rid), idem->key, dec(old, now - idem->ttl_s)};
+	char fp[CALSTORE_HASH_BYTES * 2 + 1];
 	PGresult *r;
 	int rc = 0;
 
-	if (pq_run(c, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))", 2, v,
-	        NULL, "locking an idempotency key", err) != 0)
+	if (pq_run(c, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))",
+	        ARGS(NUM(rid), TXT(idem->key)), NULL, "locking an idempotency key", err) != 0 ||
+	    pq_run(c, "DELETE FROM idempotency_keys WHERE robot_id = $1 AND created_at < $2",
+	        ARGS(NUM(rid), NUM(now - idem->ttl_s)), NULL, "forgetting old idempotency keys",
+	        err) != 0)
 		return -1;
-	v[1] = v[2];
-	if (pq_run(c, "DELETE FROM idempotency_keys WHERE robot_id = $1 AND created_at < $2", 2, v,
-	        NULL, "forgetting old idempotency keys", err) != 0)
-		return -1;
-	v[1] = idem->key;
 	r = pq(c,
 	    "SELECT encode(fingerprint, 'hex'), answer FROM idempotency_keys WHERE robot_id = $1 "
 	    "AND key = $2",
-	    2, v, "reading an idempotency key", err);
+	    ARGS(NUM(rid), TXT(idem->key)), "reading an idempotency key", err);
 	if (!r)
 		return -1;
 	if (PQntuples(r) > 0) {
@@ -938,122 +1132,107 @@ static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem 
 static int idem_store(struct pgc *c, long long rid, const struct calstore_idem *idem,
     long long upload_id, const char *answer, long long now, struct err *err)
 {
-	char rid_s[24], up_s[24], now_s[24], fp[2 * CALSTORE_HASH_BYTES + 3];
-	const char *v[6] = {dec(rid_s, rid), idem->key,
-	    bytea_text(fp, idem->fingerprint, CALSTORE_HASH_BYTES), dec(up_s, upload_id), answer,
-	    dec(now_s, now)};
+	char fp[2 * CALSTORE_HASH_BYTES + 3];
 
 	return pq_run(c,
 	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
 	    "created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-	    6, v, NULL, "storing an idempotency key", err);
+	    ARGS(NUM(rid), TXT(idem->key),
+	        TXT(bytea_text(fp, idem->fingerprint, CALSTORE_HASH_BYTES)), NUM(upload_id),
+	        TXT(answer), NUM(now)),
+	    NULL, "storing an idempotency key", err);
 }
 
-static int pg_upload(void *ctx, long long id, const json_t *upload,
+/* An upload's work (pg_upload()), in its transaction. */
+static int upload(struct pgc *c, long long id, const json_t *upload,
     const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer,
     void *cb_ctx, struct calstore_receipt *out, struct err *err)
 {
-	char id_s[24], now_s[24];
-	long long now = (long long)time(NULL), rid = 0;
-	const char *v[2] = {dec(id_s, id), dec(now_s, now)};
+	long long now = now_s(), rid = 0;
 	json_t *all = NULL;
 	char *text = NULL;
-	struct pgc c;
 	PGresult *r;
 	int k, found, rc = -1;
 
-	memset(out, 0, sizeof *out);
-	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	if (!out->ids)
-		return oom(err);
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	if (begin(&c, err) != 0)
-		goto out;
-	found = lock_calibration(&c, id, &rid, err);
-	if (found <= 0) {
-		if (found == 0)
-			err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-		goto fail;
-	}
+	found = lock_calibration(c, id, &rid, err);
+	if (found <= 0)
+		return found == 0 ? err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id)
+		                  : -1;
 	if (idem) {
-		found = idem_lookup(&c, rid, idem, now, &out->replay, err);
+		found = idem_lookup(c, rid, idem, now, &out->replay, err);
 		if (found != 0) {
-			rollback(&c);
-			rc = found > 0 ? 0 : -1;
-			goto out;
+			c->discard = 1; /* a replay writes nothing */
+			return found > 0 ? 0 : -1;
 		}
 	}
-	r = pq(&c, "INSERT INTO uploads (calibration_id, created_at) VALUES ($1, $2) RETURNING id",
-	    2, v, "adding an upload", err);
+	r = pq(c, "INSERT INTO uploads (calibration_id, created_at) VALUES ($1, $2) RETURNING id",
+	    ARGS(NUM(id), NUM(now)), "adding an upload", err);
 	if (!r)
-		goto fail;
+		return -1;
 	out->upload_id = col_ll(r, 0, 0);
 	PQclear(r);
 	for (k = 0; k < 3; k++) {
 		json_t *items = json_object_get(upload, lists[k]);
 
 		if (items &&
-		    insert_kind(&c, id, out->upload_id, items, k, now,
+		    insert_kind(c, id, out->upload_id, items, k, now,
 		        json_object_get(out->ids, lists[k]), err) != 0)
-			goto fail;
+			return -1;
 	}
-	if (check && (measurements(&c, id, &all, err) != 0 || check(all, cb_ctx, err) != 0))
-		goto fail;
-	if (pending_fit(&c, id, now, &out->fit_id, err) != 0)
-		goto fail;
+	if ((check && (measurements(c, id, &all, err) != 0 || check(all, cb_ctx, err) != 0)) ||
+	    pending_fit(c, id, now, &out->fit_id, err) != 0)
+		goto out;
 	if (idem) {
 		text = answer(out, cb_ctx);
 		if (!text) {
 			oom(err);
-			goto fail;
+			goto out;
 		}
-		if (idem_store(&c, rid, idem, out->upload_id, text, now, err) != 0)
-			goto fail;
+		if (idem_store(c, rid, idem, out->upload_id, text, now, err) != 0)
+			goto out;
 	}
-	rc = commit(&c, err);
-	goto out;
-fail:
-	rollback(&c);
+	rc = 0;
 out:
-	release(&c);
 	free(text);
 	json_decref(all);
 	return rc;
 }
 
-static int pg_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
-    json_t **deleted, long long *fit_id, struct err *err)
+static int pg_upload(void *ctx, long long id, const json_t *body, const struct calstore_idem *idem,
+    calstore_check_fn check, calstore_answer_fn answer, void *cb_ctx, struct calstore_receipt *out,
+    struct err *err)
 {
-	char id_s[24], m_s[24], u_s[24];
-	const char *v[3] = {dec(id_s, id), dec(m_s, measurement_id > 0 ? measurement_id : -1),
-	    dec(u_s, upload_id > 0 ? upload_id : -1)};
-	json_t *ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	long long rid, changed = 0;
 	struct pgc c;
-	PGresult *r;
-	int found, i, k, rc = -1;
 
-	if (!ids)
+	memset(out, 0, sizeof *out);
+	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	if (!out->ids)
 		return oom(err);
-	if (acquire(ctx, &c, err) != 0) {
-		json_decref(ids);
+	if (tx_begin(ctx, &c, err) != 0)
 		return -1;
-	}
-	if (begin(&c, err) != 0)
-		goto out;
-	found = lock_calibration(&c, id, &rid, err);
-	if (found <= 0) {
-		if (found == 0)
-			err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-		goto fail;
-	}
-	r = pq(&c,
+	return tx_end(&c, upload(&c, id, body, idem, check, answer, cb_ctx, out, err), err);
+}
+
+/* A deletion's work (pg_remove()), in its transaction: the ids removed into ids. */
+static int remove_measurements(struct pgc *c, long long id, long long measurement_id,
+    long long upload_id, json_t *ids, long long *fit_id, struct err *err)
+{
+	long long rid;
+	PGresult *r;
+	int found, i, k, changed;
+
+	found = lock_calibration(c, id, &rid, err);
+	if (found <= 0)
+		return found == 0 ? err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id)
+		                  : -1;
+	r = pq(c,
 	    "WITH d AS (DELETE FROM measurements WHERE calibration_id = $1 AND (id = $2 OR "
 	    "upload_id = $3) RETURNING id, kind) SELECT id, kind FROM d ORDER BY id",
-	    3, v, "deleting measurements", err);
+	    ARGS(NUM(id), NUM(measurement_id > 0 ? measurement_id : -1),
+	        NUM(upload_id > 0 ? upload_id : -1)),
+	    "deleting measurements", err);
 	if (!r)
-		goto fail;
+		return -1;
 	changed = PQntuples(r);
 	for (i = 0; i < PQntuples(r); i++) {
 		k = kind_index(PQgetvalue(r, i, 1));
@@ -1062,20 +1241,28 @@ static int pg_remove(void *ctx, long long id, long long measurement_id, long lon
 			    json_object_get(ids, lists[k]), json_integer(col_ll(r, i, 0)));
 	}
 	PQclear(r);
-	if (changed == 0) {
-		err_set(err, ERR_NOT_FOUND, NULL, "calibration %lld has no %s %lld", id,
+	if (changed == 0)
+		return err_set(err, ERR_NOT_FOUND, NULL, "calibration %lld has no %s %lld", id,
 		    measurement_id > 0 ? "measurement" : "upload",
 		    measurement_id > 0 ? measurement_id : upload_id);
-		goto fail;
+	return pending_fit(c, id, now_s(), fit_id, err);
+}
+
+static int pg_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
+    json_t **deleted, long long *fit_id, struct err *err)
+{
+	json_t *ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	struct pgc c;
+	int rc;
+
+	if (!ids)
+		return oom(err);
+	if (tx_begin(ctx, &c, err) != 0) {
+		json_decref(ids);
+		return -1;
 	}
-	if (pending_fit(&c, id, (long long)time(NULL), fit_id, err) != 0)
-		goto fail;
-	rc = commit(&c, err);
-	goto out;
-fail:
-	rollback(&c);
-out:
-	release(&c);
+	rc = tx_end(
+	    &c, remove_measurements(&c, id, measurement_id, upload_id, ids, fit_id, err), err);
 	if (rc == 0)
 		*deleted = ids;
 	else
@@ -1105,60 +1292,46 @@ static void running_remove(struct pgstore *ps, long long fit_id)
 	pthread_mutex_unlock(&ps->lock);
 }
 
-static int pg_fit_claim(
-    void *ctx, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+/* A claim's work (pg_fit_claim()), in its transaction: 1 claimed, 0 nothing to claim (the
+ * transaction is then discarded), -1. */
+static int fit_claim(
+    struct pgc *c, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
 {
-	struct pgstore *ps = ctx;
-	char id_s[24], fit_s[24], now_s[24], lease_s[24], robot[CALSTORE_NAME_MAX];
-	const char *v[5] = {dec(id_s, id), NULL, dec(now_s, (long long)time(NULL)), ps->node,
-	    dec(lease_s, CALIB_FIT_LEASE_S)};
-	long long rid;
-	struct pgc c;
+	char robot[CALSTORE_NAME_MAX];
+	long long rid, fit;
 	PGresult *r;
-	int found, rc = -1;
+	int found;
 
-	*setup = NULL;
-	*all = NULL;
-	*fit_id = 0;
-	if (acquire(ps, &c, err) != 0)
-		return -1;
-	if (begin(&c, err) != 0)
-		goto out;
-	found = lock_calibration(&c, id, &rid, err);
-	if (found <= 0) {
-		rc = found;
-		goto fail;
-	}
+	c->discard = 1; /* until there is a fit to claim */
+	found = lock_calibration(c, id, &rid, err);
+	if (found <= 0)
+		return found;
 	/* One node at a time fits a calibration: while another holds a live lease on one of its
 	 * fits, that node claims the newer ones when it is done. */
-	r = pq(&c,
+	r = pq(c,
 	    "SELECT 1 FROM fits WHERE calibration_id = $1 AND state = 'running' AND "
 	    "lease_until > extract(epoch FROM now())::bigint LIMIT 1",
-	    1, v, "reading the fits", err);
+	    ARGS(NUM(id)), "reading the fits", err);
 	if (!r)
-		goto fail;
+		return -1;
 	found = PQntuples(r);
 	PQclear(r);
-	if (found) {
-		rc = 0;
-		goto fail;
-	}
+	if (found)
+		return 0;
 	/* the newest fit not settled: pending, or running on a node whose lease lapsed */
-	r = pq(&c,
+	r = pq(c,
 	    "SELECT id FROM fits WHERE calibration_id = $1 AND state IN ('pending', 'running') "
 	    "ORDER BY id DESC LIMIT 1 FOR UPDATE SKIP LOCKED",
-	    1, v, "reading the fits", err);
+	    ARGS(NUM(id)), "reading the fits", err);
 	if (!r)
-		goto fail;
+		return -1;
 	if (PQntuples(r) == 0) {
 		PQclear(r);
-		rc = 0;
-		goto fail;
+		return 0;
 	}
-	*fit_id = col_ll(r, 0, 0);
+	fit = col_ll(r, 0, 0);
 	PQclear(r);
-	v[1] = dec(fit_s, *fit_id);
-	if (pq_run(&c,
+	if (pq_run(c,
 	        "UPDATE fits SET "
 	        "state = CASE WHEN id = $2 THEN 'running' ELSE 'superseded' END, "
 	        "started_at = CASE WHEN id = $2 THEN $3 ELSE started_at END, "
@@ -1167,24 +1340,39 @@ static int pg_fit_claim(
 	        "$5::bigint "
 	        "ELSE NULL END "
 	        "WHERE calibration_id = $1 AND state IN ('pending', 'running') AND id <= $2",
-	        5, v, NULL, "starting a fit", err) != 0 ||
-	    calibration_get(&c, id, robot, NULL, setup, err) != 1 ||
-	    measurements(&c, id, all, err) != 0)
-		goto fail;
-	running_add(ps, *fit_id);
-	if (commit(&c, err) != 0) {
-		running_remove(ps, *fit_id);
-		goto fail;
-	}
-	rc = 1;
-	goto out;
-fail:
-	rollback(&c);
-	if (rc < 0 && err->code == ERR_NONE)
-		err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-out:
-	release(&c);
+	        ARGS(NUM(id), NUM(fit), NUM(now_s()), TXT(c->ps->node), NUM(CALIB_FIT_LEASE_S)),
+	        NULL, "starting a fit", err) != 0)
+		return -1;
+	found = calibration_get(c, id, robot, NULL, setup, err);
+	if (found <= 0) /* the row is locked: it cannot have gone */
+		return found < 0 ? -1
+		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+	if (measurements(c, id, all, err) != 0)
+		return -1;
+	c->discard = 0;
+	/* renewed from now on: before the commit, so that the lease never lapses unseen */
+	running_add(c->ps, fit);
+	*fit_id = fit; /* from here on a failed commit must forget it */
+	return 1;
+}
+
+static int pg_fit_claim(
+    void *ctx, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+{
+	struct pgstore *ps = ctx;
+	struct pgc c;
+	int rc;
+
+	*setup = NULL;
+	*all = NULL;
+	*fit_id = 0;
+	if (tx_begin(ps, &c, err) != 0)
+		return -1;
+	rc = tx_end(&c, fit_claim(&c, id, fit_id, setup, all, err), err);
 	if (rc != 1) {
+		if (*fit_id)
+			running_remove(ps, *fit_id);
+		*fit_id = 0;
 		free(*setup);
 		*setup = NULL;
 		json_decref(*all);
@@ -1197,59 +1385,34 @@ static int pg_fit_finish(
     void *ctx, long long fit_id, int done, const char *text, long long count, struct err *err)
 {
 	struct pgstore *ps = ctx;
-	char fit_s[24], count_s[24], now_s[24];
-	const char *v[6] = {dec(fit_s, fit_id), done ? "done" : "failed", text, dec(count_s, count),
-	    dec(now_s, (long long)time(NULL)), ps->node};
 	long long changed = 0;
-	struct pgc c;
-	int rc;
 
 	/* finished or not, this node stops holding it: a fit it cannot record lapses and is
 	 * computed again, here or elsewhere */
 	running_remove(ps, fit_id);
-	if (acquire(ps, &c, err) != 0)
+	if (command(ps,
+	        "UPDATE fits SET state = $2, fit = $3, measurements = $4, done_at = $5, "
+	        "lease_until = NULL WHERE id = $1 AND state = 'running' AND owner = $6",
+	        ARGS(NUM(fit_id), TXT(done ? "done" : "failed"), TXT(text), NUM(count),
+	            NUM(now_s()), TXT(ps->node)),
+	        &changed, "recording a fit", err) != 0)
 		return -1;
-	rc = pq_run(&c,
-	    "UPDATE fits SET state = $2, fit = $3, measurements = $4, done_at = $5, "
-	    "lease_until = NULL WHERE id = $1 AND state = 'running' AND owner = $6",
-	    6, v, &changed, "recording a fit", err);
-	release(&c);
-	if (rc == 0 && changed == 0)
-		rc = err_set(err, ERR_CONFLICT, NULL,
-		    "fit %lld was taken over by another node (its lease lapsed)", fit_id);
-	return rc;
+	return changed ? 0
+	               : err_set(err, ERR_CONFLICT, NULL,
+	                     "fit %lld was taken over by another node (its lease lapsed)", fit_id);
 }
 
 /* fit_recover and fit_adopt: with several nodes, a running fit may be another live node's,
  * so nothing is reset; fit_claim takes over a fit once its lease has lapsed. */
 static int pg_fit_adopt(void *ctx, json_t **ids, struct err *err)
 {
-	struct pgc c;
-	PGresult *r;
-	json_t *list;
-	int i;
-
-	if (acquire(ctx, &c, err) != 0)
-		return -1;
-	r = pq(&c,
+	PGresult *r = query(ctx,
 	    "SELECT DISTINCT calibration_id FROM fits WHERE state = 'pending' OR (state = "
 	    "'running' AND (lease_until IS NULL OR lease_until <= extract(epoch FROM "
 	    "now())::bigint)) ORDER BY calibration_id",
-	    0, NULL, "reading pending fits", err);
-	release(&c);
-	if (!r)
-		return -1;
-	list = json_array();
-	for (i = 0; list && i < PQntuples(r); i++)
-		if (json_array_append_new(list, json_integer(col_ll(r, i, 0))) != 0) {
-			json_decref(list);
-			list = NULL;
-		}
-	PQclear(r);
-	if (!list)
-		return oom(err);
-	*ids = list;
-	return 0;
+	    NO_ARGS, "reading pending fits", err);
+
+	return r ? id_list(r, ids, err) : -1;
 }
 
 static int pg_secret(
@@ -1257,13 +1420,12 @@ static int pg_secret(
 {
 	unsigned char fresh[CALSTORE_SECRET_BYTES];
 	char fresh_s[2 * CALSTORE_SECRET_BYTES + 3];
-	const char *v[2] = {name, NULL};
 	struct pgc c;
 	PGresult *r;
 	int rc = -1;
 
 	randombytes_buf(fresh, sizeof fresh);
-	v[1] = bytea_text(fresh_s, fresh, sizeof fresh);
+	bytea_text(fresh_s, fresh, sizeof fresh);
 	sodium_memzero(fresh, sizeof fresh);
 	if (acquire(ctx, &c, err) != 0) {
 		sodium_memzero(fresh_s, sizeof fresh_s);
@@ -1274,13 +1436,13 @@ static int pg_secret(
 	    "ON CONFLICT (name) DO NOTHING RETURNING secret) "
 	    "SELECT encode(secret, 'hex') FROM made UNION ALL "
 	    "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1",
-	    2, v, "making a secret", err);
+	    ARGS(TXT(name), TXT(fresh_s)), "making a secret", err);
 	/* Another node made it at the same moment, after this statement's snapshot: the next
 	 * statement sees it. */
 	if (r && PQntuples(r) == 0) {
 		PQclear(r);
-		r = pq(&c, "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1", 1, v,
-		    "reading a secret", err);
+		r = pq(&c, "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1",
+		    ARGS(TXT(name)), "reading a secret", err);
 	}
 	sodium_memzero(fresh_s, sizeof fresh_s);
 	release(&c);
@@ -1299,16 +1461,10 @@ static int pg_announce(void *ctx, const char *text, struct err *err)
 {
 	struct pgstore *ps = ctx;
 	char payload[256];
-	const char *v[2] = {CHANNEL, payload};
-	struct pgc c;
-	int rc;
 
 	snprintf(payload, sizeof payload, "%s %s", ps->node, text);
-	if (acquire(ps, &c, err) != 0)
-		return -1;
-	rc = pq_run(&c, "SELECT pg_notify($1, $2)", 2, v, NULL, "announcing an event", err);
-	release(&c);
-	return rc;
+	return command(ps, "SELECT pg_notify($1, $2)", ARGS(TXT(CHANNEL), TXT(payload)), NULL,
+	    "announcing an event", err);
 }
 
 /* The listener thread: its own connection, LISTENing, reconnected after a failure. */
@@ -1318,6 +1474,7 @@ static void *listener(void *arg)
 	PGconn *conn = NULL;
 	PGnotify *n;
 	char why[160];
+	int fatal;
 	size_t len = strlen(ps->node);
 	struct pollfd pfd;
 
@@ -1325,7 +1482,7 @@ static void *listener(void *arg)
 	while (!ps->stopping) {
 		pthread_mutex_unlock(&ps->lock);
 		if (!conn) {
-			conn = connect_url(ps->url, why, sizeof why);
+			conn = connect_url(ps->url, &fatal, why, sizeof why);
 			if (conn) {
 				PGresult *r = PQexec(conn, "LISTEN " CHANNEL);
 
@@ -1385,9 +1542,7 @@ static int pg_listen(
 static void *renewer(void *arg)
 {
 	struct pgstore *ps = arg;
-	char ids[MAX_RUNNING * 24 + 3], lease[24];
-	const char *v[3] = {ps->node, ids, dec(lease, CALIB_FIT_LEASE_S)};
-	struct pgc c;
+	char ids[MAX_RUNNING * 24 + 3];
 	struct err err;
 	size_t n;
 	int i;
@@ -1404,29 +1559,38 @@ static void *renewer(void *arg)
 		snprintf(ids + n, sizeof ids - n, "}");
 		pthread_mutex_unlock(&ps->lock);
 		err_clear(&err);
-		if (acquire(ps, &c, &err) == 0) {
-			pq_run(&c,
-			    "UPDATE fits SET lease_until = extract(epoch FROM now())::bigint + "
-			    "$3::bigint WHERE owner = $1 AND state = 'running' AND id = "
-			    "ANY($2::bigint[])",
-			    3, v, NULL, "renewing leases", &err);
-			release(&c);
-		}
+		command(ps,
+		    "UPDATE fits SET lease_until = extract(epoch FROM now())::bigint + $3::bigint "
+		    "WHERE owner = $1 AND state = 'running' AND id = ANY($2::bigint[])",
+		    ARGS(TXT(ps->node), TXT(ids), NUM(CALIB_FIT_LEASE_S)), NULL, "renewing leases",
+		    &err);
 		pthread_mutex_lock(&ps->lock);
 	}
 	pthread_mutex_unlock(&ps->lock);
 	return NULL;
 }
 
-int pgstore_open(const char *url, struct pgstore **out, struct err *err)
+int pgstore_open(
+    const char *url, int defer, pgstore_log_fn log, struct pgstore **out, struct err *err)
 {
 	struct pgstore *ps;
 	pthread_condattr_t attr;
 	unsigned char node[8];
+	PQconninfoOption *options;
+	char *why = NULL;
 	struct pgc c;
-	int rc;
 
 	*out = NULL;
+	/* a URL that can never work fails now, reachable server or not */
+	options = PQconninfoParse(url, &why);
+	if (!options) {
+		/* (the URL itself is not repeated: it may hold a password) */
+		err_set(err, ERR_BAD_VALUE, NULL, "store: a bad PostgreSQL URL: %.*s",
+		    why ? (int)strcspn(why, "\r\n") : 13, why ? why : "out of memory");
+		PQfreemem(why);
+		return -1;
+	}
+	PQconninfoFree(options);
 	if (sodium_init() < 0)
 		return err_set(err, ERR_INTERNAL, NULL, "libsodium cannot start");
 	ps = calloc(1, sizeof *ps);
@@ -1434,23 +1598,23 @@ int pgstore_open(const char *url, struct pgstore **out, struct err *err)
 		free(ps);
 		return oom(err);
 	}
+	ps->log = log;
 	randombytes_buf(node, sizeof node);
 	sodium_bin2hex(ps->node, sizeof ps->node, node, sizeof node);
 	pthread_mutex_init(&ps->lock, NULL);
+	pthread_mutex_init(&ps->migrating, NULL);
 	pthread_cond_init(&ps->freed, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&ps->tick, &attr);
 	pthread_condattr_destroy(&attr);
-	if (acquire(ps, &c, err) != 0) {
+	if (acquire(ps, &c, err) == 0) {
+		release(&c);
+	} else if (!defer || ps->down_fatal) {
 		pgstore_close(ps);
 		return -1;
-	}
-	rc = migrate(&c, err);
-	release(&c);
-	if (rc != 0) {
-		pgstore_close(ps);
-		return -1;
+	} else {
+		ps->deferred = 1;
 	}
 	if (pthread_create(&ps->renewer, NULL, renewer, ps) != 0) {
 		pgstore_close(ps);
@@ -1458,7 +1622,7 @@ int pgstore_open(const char *url, struct pgstore **out, struct err *err)
 	}
 	ps->renewer_started = 1;
 	*out = ps;
-	return 0;
+	return ps->deferred;
 }
 
 void pgstore_close(struct pgstore *ps)
@@ -1479,6 +1643,7 @@ void pgstore_close(struct pgstore *ps)
 		PQfinish(ps->slots[i].conn);
 	pthread_cond_destroy(&ps->tick);
 	pthread_cond_destroy(&ps->freed);
+	pthread_mutex_destroy(&ps->migrating);
 	pthread_mutex_destroy(&ps->lock);
 	free(ps->url);
 	free(ps);

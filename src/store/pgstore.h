@@ -12,8 +12,10 @@
  * (fit_adopt, fit_claim) and only the holder of a fit may finish it.
  *
  * Connections: a pool of PGSTORE_POOL, opened on demand and reopened after a failure, so
- * the store survives a restart of PostgreSQL. While PostgreSQL is unreachable every member
- * fails at once with ERR_UNAVAILABLE (503 with Retry-After). Events between nodes go
+ * the store survives a restart of PostgreSQL, and a node may start before it (pgstore_open()
+ * with defer). While PostgreSQL is unreachable every member fails at once with
+ * ERR_UNAVAILABLE (503 with Retry-After); the next attempt is made PGSTORE_RETRY_S after
+ * the last failed one. Events between nodes go
  * through LISTEN/NOTIFY on the channel "contactd_events" (announce, listen).
  */
 #ifndef CONTACTD_STORE_PGSTORE_H
@@ -29,13 +31,28 @@ struct pgstore;
 extern const struct store_migration pgstore_migrations[];
 extern const size_t pgstore_migration_count;
 
+/* Where the store writes what no caller is told: one whole line per call, newline added. */
+typedef void (*pgstore_log_fn)(const char *fmt, ...);
+
 /*
  * Connect to the PostgreSQL server of url (a libpq connection URI, postgresql://...),
  * apply every pending migration and start the lease renewer. *out is a new store the
- * caller releases with pgstore_close(). ERR_UNAVAILABLE when the server cannot be reached
- * or its schema is newer than this program's.
+ * caller releases with pgstore_close(); log (NULL: none) hears when a deferred store is
+ * reached. Returns 0 when connected and migrated.
+ *
+ * Failures are of two kinds. Those that need a person are -1 with err, always: a URL
+ * libpq cannot parse (ERR_BAD_VALUE), a server that answered and refused (any SQLSTATE
+ * outside the classes 08, 40, 53 and 57: a failed authentication, a role or database that
+ * does not exist, a privilege missing for a migration), a password the server wants and
+ * the URL lacks, a schema newer than this program's. Those that pass by themselves (no
+ * server running, connection refused, no answer within PGSTORE_CONNECT_TIMEOUT_S, an
+ * unknown host, the server starting up or shutting down, too many connections) are -1
+ * with ERR_UNAVAILABLE without defer; with defer they return 1 with *out a working store
+ * and err saying why: every member fails with ERR_UNAVAILABLE until a later call reaches
+ * the server, which then migrates the schema (under the same lock) and serves.
  */
-int pgstore_open(const char *url, struct pgstore **out, struct err *err);
+int pgstore_open(
+    const char *url, int defer, pgstore_log_fn log, struct pgstore **out, struct err *err);
 
 /* Stop the store's threads, close every connection and free ps. NULL is a no-op. */
 void pgstore_close(struct pgstore *ps);
