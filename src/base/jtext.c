@@ -96,6 +96,11 @@ static const uint64_t powers_of_ten[19] = {1, 10, 100, 1000, 10000, 100000, 1000
     100000000, 1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000,
     100000000000000, 1000000000000000, 10000000000000000, 100000000000000000, 1000000000000000000};
 
+static const char two_digits[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
 enum { DIGITS_UNDECIDED = -1, DIGITS_NO = 0, DIGITS_YES = 1 };
 
 /*
@@ -198,10 +203,13 @@ static int fast_shortest(double x, int json, char *out)
 			return 0;
 	}
 	P--;
-	for (i = P - 1; i >= 0; i--) {
-		text[i] = (char)('0' + digits % 10);
-		digits /= 10;
+	/* two digits a division */
+	for (i = P; i > 1; i -= 2) {
+		memcpy(text + i - 2, two_digits + 2 * (digits % 100), 2);
+		digits /= 100;
 	}
+	if (i == 1)
+		text[0] = (char)('0' + digits);
 	/* printf's %g: trailing zeros dropped, an exponent outside [-4, P) */
 	for (n = P; n > 1 && text[n - 1] == '0'; n--)
 		;
