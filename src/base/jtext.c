@@ -129,7 +129,7 @@ static int digits_of(uint64_t m, int E, int lower_closer, int P, uint64_t *digit
 		p[2] = (uint64_t)((high >> 64) + (mid >> 64));
 		/* y = p * 2^-sh; its integer part has at most 60 bits here */
 		sh = -(E + tens[s - TENS_MIN].exp2);
-		if (sh < 64 || sh >= 192)
+		if (sh < 64 || sh > 190) /* (it is 67 to 138 here: a guard for the shifts) */
 			return DIGITS_UNDECIDED;
 		integer = bits_at(p, sh);
 		if (sh + 64 < 192 && bits_at(p, sh + 64) != 0)
