@@ -180,6 +180,7 @@ static int digits_of(uint64_t m, int E, int lower_closer, int P, uint64_t *digit
 static int fast_shortest(double x, int json, char *out)
 {
 	uint64_t bits, m, digits = 0;
+	uint32_t low8, high;
 	int biased, E, e, guess, P, i, n, verdict = DIGITS_NO;
 	char text[17];
 
@@ -203,13 +204,20 @@ static int fast_shortest(double x, int json, char *out)
 			return 0;
 	}
 	P--;
-	/* two digits a division */
-	for (i = P; i > 1; i -= 2) {
-		memcpy(text + i - 2, two_digits + 2 * (digits % 100), 2);
-		digits /= 100;
+	/* two digits a division, the last eight and the first seven to nine in two
+	 * independent chains of 32-bit divisions */
+	low8 = (uint32_t)(digits % 100000000);
+	high = (uint32_t)(digits / 100000000);
+	for (i = P; i > P - 8; i -= 2) {
+		memcpy(text + i - 2, two_digits + 2 * (low8 % 100), 2);
+		low8 /= 100;
+	}
+	for (; i > 1; i -= 2) {
+		memcpy(text + i - 2, two_digits + 2 * (high % 100), 2);
+		high /= 100;
 	}
 	if (i == 1)
-		text[0] = (char)('0' + digits);
+		text[0] = (char)('0' + high);
 	/* printf's %g: trailing zeros dropped, an exponent outside [-4, P) */
 	for (n = P; n > 1 && text[n - 1] == '0'; n--)
 		;
