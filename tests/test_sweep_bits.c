@@ -234,7 +234,15 @@ START_TEST(rows_stream_before_the_last_is_computed)
 	struct err err;
 	double start, end;
 
+	static const char warm_up[] = "{\"query\": \"drop\", \"base\": {}, \"vary\": [{\"path\": "
+	                              "\"duration\", \"values\": [0.01, 0.02]}]}";
+	struct progress warm = {0, 0};
+	struct sweep_sink warm_sink = {SWEEP_JSON, 0, progress_head, progress_row, &warm};
+
 	err_clear(&err);
+	/* the process's one-time costs (a sanitizer's first pages, the first row's tables)
+	 * paid before timing: the claim is about this sweep's order of work */
+	ck_assert_int_eq(svc_sweep_stream(warm_up, strlen(warm_up), &lim, &warm_sink, &err), 0);
 	start = thread_cpu();
 	ck_assert_int_eq(svc_sweep_stream(body, strlen(body), &lim, &sink, &err), 0);
 	end = thread_cpu();
