@@ -75,6 +75,7 @@
 #define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_SWEEP_SHARDS 1000000   /* parts a sweep may be split into ("shard") */
 #define STREAM_FLUSH_SECONDS 0.02 /* a streamed sweep's rows wait at most this long in a buffer */
+#define STREAM_BUFFER_BYTES 65536 /* `contact sweep`'s output buffer (a file or pipe, not a terminal) */
 #define SWEEP_PARSE_THREADS_MAX 64 /* threads that parse one sweep's grid points */
 #define STREAM_CHUNK_BYTES 16384  /* the most a streamed sweep hands libmicrohttpd at once */
 #define LIMIT_MAX_EVAL_CALLS 10000

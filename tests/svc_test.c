@@ -5,9 +5,11 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "tunables.h"
 
 struct svc_limits tsvc_limits(int threads)
@@ -124,4 +126,99 @@ void tsvc_assert_printed(double value, double printed, int decimals, const char 
 	ck_assert_msg(fabs(value - printed) <= 0.5 * unit,
 	    "%s: %.*f (%.17g) does not print as the lesson's %.*f", what, decimals, value, value,
 	    decimals, printed);
+}
+
+/* A growing text buffer for a streamed answer. */
+struct text {
+	char *s;
+	size_t len, cap;
+	size_t rows;
+	enum sweep_format format;
+	struct text *json_rows; /* with_json: the JSON rows, concatenated */
+};
+
+static void text_add(struct text *t, const char *s, size_t len)
+{
+	if (t->len + len + 1 > t->cap) {
+		t->cap = 2 * (t->len + len + 1);
+		t->s = realloc(t->s, t->cap);
+		ck_assert_ptr_nonnull(t->s);
+	}
+	memcpy(t->s + t->len, s, len);
+	t->len += len;
+	t->s[t->len] = '\0';
+}
+
+static int on_head(void *ctx, const json_t *head, const char *csv_header, struct err *err)
+{
+	struct text *t = ctx;
+	char *h;
+
+	(void)err;
+	if (t->format == SWEEP_CSV) {
+		text_add(t, csv_header, strlen(csv_header));
+		return 0;
+	}
+	h = jtext_dump(head, 0);
+	ck_assert_ptr_nonnull(h);
+	text_add(t, h, strlen(h) - 1); /* without its closing brace */
+	text_add(t, ",\"rows\":[", 9);
+	free(h);
+	return 0;
+}
+
+static int on_row(void *ctx, const char *row, size_t len, const char *json, struct err *err)
+{
+	struct text *t = ctx;
+
+	(void)err;
+	/* the JSON text that comes along with a CSV row is the JSON row itself */
+	if (t->json_rows && json) {
+		if (t->json_rows->len > 0)
+			text_add(t->json_rows, ",", 1);
+		text_add(t->json_rows, json, strlen(json));
+	}
+	if (t->format == SWEEP_JSON && t->rows > 0)
+		text_add(t, ",", 1);
+	text_add(t, row, len);
+	t->rows++;
+	return 0;
+}
+
+char *tsvc_sweep_streamed(const char *body, enum sweep_format format, int with_json,
+    const struct svc_limits *lim, const char *whole)
+{
+	struct text t = {NULL, 0, 0, 0, format, NULL}, json = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
+	struct sweep_sink sink = {format, with_json, on_head, on_row, &t};
+	struct err err;
+
+	err_clear(&err);
+	t.json_rows = format == SWEEP_CSV && with_json ? &json : NULL;
+	ck_assert_msg(svc_sweep_stream(body, strlen(body), lim, &sink, &err) == 0, "%s: %s",
+	    err.path, err.message);
+	if (format == SWEEP_JSON)
+		text_add(&t, "]}\n", 3);
+	if (t.json_rows) {
+		/* the JSON rows that came with the CSV rows are the whole answer's rows */
+		ck_assert_ptr_nonnull(json.s);
+		ck_assert_ptr_nonnull(strstr(whole, json.s));
+		free(json.s);
+	}
+	return t.s;
+}
+
+char *tsvc_row_text(const json_t *const *cells, size_t n)
+{
+	struct text t = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *s = jtext_dump(cells[i], 0);
+		ck_assert_ptr_nonnull(s);
+		text_add(&t, i == 0 ? "[" : ",", 1);
+		text_add(&t, s, strlen(s));
+		free(s);
+	}
+	text_add(&t, "]", 1);
+	return t.s;
 }

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "service/service.h"
+#include "service/sweep.h"
 
 /* Limits of tunables.h with one worker thread, or `threads`. */
 struct svc_limits tsvc_limits(int threads);
@@ -41,5 +42,18 @@ double tsvc_real(const json_t *obj, const char *key);
  * digits are the tolerance).
  */
 void tsvc_assert_printed(double value, double printed, int decimals, const char *what);
+
+/*
+ * The text a streamed sweep of body prints in format under lim: the whole answer's
+ * bytes (JSON: the head without its closing brace, the rows, "]}\n"; CSV: the header
+ * and lines), from a sink that asks for each row's JSON too when with_json; a CSV
+ * sink's JSON rows must then be whole's rows (asserted). Caller frees.
+ */
+char *tsvc_sweep_streamed(const char *body, enum sweep_format format, int with_json,
+    const struct svc_limits *lim, const char *whole);
+
+/* The JSON text of a row of n cells, each printed as the answers print it ("[c0,c1,...]").
+ * Caller frees. */
+char *tsvc_row_text(const json_t *const *cells, size_t n);
 
 #endif

@@ -71,83 +71,6 @@ static json_t *axis_value(const struct axis *a)
 	return json_real(between(a->lo, a->hi));
 }
 
-/* A growing text buffer for a streamed answer. */
-struct text {
-	char *s;
-	size_t len, cap;
-	size_t rows;
-	enum sweep_format format;
-	struct text *json_rows; /* with_json: the JSON rows, concatenated */
-};
-
-static void text_add(struct text *t, const char *s, size_t len)
-{
-	if (t->len + len + 1 > t->cap) {
-		t->cap = 2 * (t->len + len + 1);
-		t->s = realloc(t->s, t->cap);
-		ck_assert_ptr_nonnull(t->s);
-	}
-	memcpy(t->s + t->len, s, len);
-	t->len += len;
-	t->s[t->len] = '\0';
-}
-
-static int on_head(void *ctx, const json_t *head, const char *csv_header, struct err *err)
-{
-	struct text *t = ctx;
-	char *h;
-
-	(void)err;
-	if (t->format == SWEEP_CSV) {
-		text_add(t, csv_header, strlen(csv_header));
-		return 0;
-	}
-	h = jtext_dump(head, 0);
-	ck_assert_ptr_nonnull(h);
-	text_add(t, h, strlen(h) - 1); /* without its closing brace */
-	text_add(t, ",\"rows\":[", 9);
-	free(h);
-	return 0;
-}
-
-static int on_row(void *ctx, const char *row, size_t len, const char *json, struct err *err)
-{
-	struct text *t = ctx;
-
-	(void)err;
-	if (t->json_rows && json) {
-		if (t->json_rows->len > 0)
-			text_add(t->json_rows, ",", 1);
-		text_add(t->json_rows, json, strlen(json));
-	}
-	if (t->format == SWEEP_JSON && t->rows > 0)
-		text_add(t, ",", 1);
-	text_add(t, row, len);
-	t->rows++;
-	return 0;
-}
-
-static char *streamed(const char *body, enum sweep_format format, int with_json,
-    const struct svc_limits *lim, const char *expect_json)
-{
-	struct text t = {NULL, 0, 0, 0, format, NULL}, json = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
-	struct sweep_sink sink = {format, with_json, on_head, on_row, &t};
-	struct err err;
-
-	err_clear(&err);
-	t.json_rows = format == SWEEP_CSV && with_json ? &json : NULL;
-	ck_assert_msg(svc_sweep_stream(body, strlen(body), lim, &sink, &err) == 0, "%s: %s",
-	    err.path, err.message);
-	if (format == SWEEP_JSON)
-		text_add(&t, "]}\n", 3);
-	if (t.json_rows) {
-		ck_assert_ptr_nonnull(json.s);
-		ck_assert_ptr_nonnull(strstr(expect_json, json.s));
-		free(json.s);
-	}
-	return t.s;
-}
-
 static json_t *random_base(const char *release)
 {
 	static const char *const integrators[] = {"Euler", "implicit", "implicitfast"};
@@ -171,35 +94,32 @@ static json_t *random_base(const char *release)
 static char *expected_row(const json_t *columns, const json_t *v0, const json_t *v1,
     const json_t *single, const char *release)
 {
-	struct text t = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
+	json_t *made[32] = {NULL};
+	const json_t *cells[32];
 	const json_t *column;
-	size_t i;
+	size_t i, n = json_array_size(columns);
+	char *text;
 
+	ck_assert_uint_le(n, sizeof cells / sizeof cells[0]);
 	json_array_foreach (columns, i, column) {
 		const char *name = json_string_value(column);
-		json_t *made = NULL;
-		const json_t *cell;
-		char *s;
 
 		if (i < 2)
-			cell = i == 0 ? v0 : v1;
+			cells[i] = i == 0 ? v0 : v1;
 		else if (single)
-			cell = json_object_get(single, name);
+			cells[i] = json_object_get(single, name);
 		else if (strcmp(name, "mujoco") == 0)
-			cell = made = json_string(release);
+			cells[i] = made[i] = json_string(release);
 		else if (strcmp(name, "core_version") == 0)
-			cell = made = json_string(CORE_VERSION);
+			cells[i] = made[i] = json_string(CORE_VERSION);
 		else
-			cell = made = json_null();
-		ck_assert_msg(cell != NULL, "no %s in the single answer", name);
-		s = jtext_dump(cell, 0);
-		text_add(&t, i == 0 ? "[" : ",", 1);
-		text_add(&t, s, strlen(s));
-		free(s);
-		json_decref(made);
+			cells[i] = made[i] = json_null();
+		ck_assert_msg(cells[i] != NULL, "no %s in the single answer", name);
 	}
-	text_add(&t, "]", 1);
-	return t.s;
+	text = tsvc_row_text(cells, n);
+	for (i = 0; i < n; i++)
+		json_decref(made[i]);
+	return text;
 }
 
 static size_t crushed_rows;
@@ -242,9 +162,9 @@ static int check_grid(const char *release, int grid)
 	ck_assert_msg(svc_ask(SVC_SWEEP, body, strlen(body), &lim, NULL, &whole, NULL, &err) == 0,
 	    "%s: %s (%s)", err.path, err.message, body);
 	ck_assert_int_eq(svc_text_csv(whole, &csv, &err), 0);
-	json_stream = streamed(body, SWEEP_JSON, 0, &lim, whole);
+	json_stream = tsvc_sweep_streamed(body, SWEEP_JSON, 0, &lim, whole);
 	ck_assert_str_eq(json_stream, whole);
-	csv_stream = streamed(body, SWEEP_CSV, grid % 2, &lim, whole);
+	csv_stream = tsvc_sweep_streamed(body, SWEEP_CSV, grid % 2, &lim, whole);
 	ck_assert_str_eq(csv_stream, csv);
 
 	answer = json_loads(whole, 0, &jerr);

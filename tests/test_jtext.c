@@ -5,6 +5,9 @@
  *     as a text strtod() reads back bit for bit, with no fewer digits possible under
  *     the rule (%.15g, %.16g, %.17g: the first that round-trips), and a decimal of at
  *     most 15 significant digits prints with no more digits than it has;
+ *   - every finite double prints byte for byte as that rule's definition (printf and
+ *     strtod) prints it, plain and as JSON: raw bits, subnormals, near ties, and the
+ *     neighbours of every power of ten and of two;
  *   - a real reads back through jansson as the same real;
  *   - everything but reals is byte for byte what jansson's compact, sorted dump
  *     writes (random trees of strings with every escape, integers, containers);
@@ -109,14 +112,51 @@ static void reference_shortest(double x, char *buf)
 	snprintf(buf, JTEXT_REAL_MAX, "%.17g", x);
 }
 
-static void check_like_printf(double x)
+/* The JSON spelling jtext_real() must write: the reference's text with a ".0" after an
+ * integer, and the exponent without '+' and leading zeros (jansson's). */
+static void reference_real(const char *shortest, char *buf)
 {
-	char text[JTEXT_REAL_MAX], want[JTEXT_REAL_MAX];
+	const char *e = strchr(shortest, 'e');
+	const char *digits;
+
+	if (!e) {
+		strcpy(buf, shortest);
+		if (!strchr(buf, '.'))
+			strcat(buf, ".0");
+		return;
+	}
+	digits = e + 1 + (e[1] == '-' || e[1] == '+');
+	while (*digits == '0' && digits[1])
+		digits++;
+	sprintf(buf, "%.*s%s%s", (int)(e + 1 - shortest), shortest, e[1] == '-' ? "-" : "", digits);
+}
+
+/* Whether jtext prints x as printf's definition does, plain and as JSON; the first
+ * difference is kept in mismatch (a Check assertion per value would cost a system call
+ * each: millions of values are compared). */
+static char mismatch[200];
+
+static int like_printf(double x)
+{
+	char text[JTEXT_REAL_MAX], want[JTEXT_REAL_MAX], real[JTEXT_REAL_MAX],
+	    want_real[JTEXT_REAL_MAX + 4];
 
 	jtext_shortest(x, text);
 	reference_shortest(x, want);
-	ck_assert_msg(
-	    strcmp(text, want) == 0, "%.17g printed as %s, printf's way %s", x, text, want);
+	jtext_real(x, real);
+	reference_real(want, want_real);
+	if (strcmp(text, want) == 0 && strcmp(real, want_real) == 0)
+		return 1;
+	if (!mismatch[0])
+		snprintf(mismatch, sizeof mismatch,
+		    "%a printed as %s (JSON %s), printf's way %s (%s)", x, text, real, want,
+		    want_real);
+	return 0;
+}
+
+static void check_like_printf(double x)
+{
+	ck_assert_msg(like_printf(x), "%s", mismatch);
 }
 
 /* jtext_shortest computes digits without printf where it can: the same text as printf
@@ -172,6 +212,81 @@ START_TEST(fast_digits_are_printfs)
 	check_like_printf(-0.0);
 	check_like_printf(5e-324);
 	check_like_printf(1.7976931348623157e308);
+}
+END_TEST
+
+/* jtext computes every finite real's digits from a table of powers of ten, with printf
+ * only near ties: the same bytes as printf's definition over the whole range of doubles,
+ * drawn as raw bits (most have exponents beyond 1e±22, where the table is inexact), as
+ * subnormals, as near ties at the 15th to 17th digit at every decimal exponent, and
+ * around every power of ten and of two (where the exponent guess is off by one, the
+ * neighbour below is nearer, or rounding carries into the next power). */
+START_TEST(all_doubles_print_like_printf)
+{
+	long i, differ = 0;
+	int k, j;
+
+	for (i = 0; i < 1000000; i++) {
+		uint64_t bits = draw();
+		double x;
+
+		memcpy(&x, &bits, sizeof x);
+		if (isfinite(x))
+			differ += !like_printf(x);
+	}
+	for (i = 0; i < 100000; i++) {
+		/* subnormals with 1 to 52 significant bits */
+		uint64_t bits = (draw() & (((uint64_t)1 << 52) - 1)) >> (draw() % 52);
+		double x;
+
+		memcpy(&x, &bits, sizeof x);
+		differ += !like_printf(draw() & 1 ? -x : x);
+	}
+	for (i = 0; i < 200000; i++) {
+		/* decimals of 16 to 18 digits ending in 5, from 1e-330 to 1e310 */
+		char decimal[64];
+		int digits = 16 + (int)(draw() % 3), e = (int)(draw() % 640) - 330;
+		uint64_t m = draw() % (uint64_t)pow(10, digits - 1);
+		double x;
+
+		snprintf(
+		    decimal, sizeof decimal, "%0*llu5e%d", digits - 1, (unsigned long long)m, e);
+		x = strtod(decimal, NULL);
+		if (isfinite(x))
+			differ += !like_printf(x);
+	}
+	for (k = -323; k <= 308; k++) {
+		char decimal[32];
+		double p, x;
+
+		snprintf(decimal, sizeof decimal, "1e%d", k);
+		p = strtod(decimal, NULL);
+		for (x = p, j = 0; j < 6; j++, x = nextafter(x, 0))
+			differ += !like_printf(x);
+		for (x = p, j = 0; j < 6; j++, x = nextafter(x, INFINITY))
+			differ += !like_printf(x);
+		snprintf(decimal, sizeof decimal, "9.9999999999999999e%d", k);
+		differ += !like_printf(strtod(decimal, NULL));
+	}
+	for (k = -1074; k <= 1023; k++) {
+		double p = ldexp(1, k), x;
+
+		for (x = p, j = 0; j < 3; j++, x = nextafter(x, 0))
+			differ += !like_printf(x);
+		differ += !like_printf(nextafter(p, INFINITY));
+	}
+	for (j = 1; j <= 100000; j++)
+		differ += !like_printf((double)j);
+	differ += !like_printf(5e-324);
+	differ += !like_printf(-5e-324);
+	differ += !like_printf(2.2250738585072014e-308);
+	differ += !like_printf(2.2250738585072009e-308);
+	differ += !like_printf(1.7976931348623157e308);
+	differ += !like_printf(-1.7976931348623157e308);
+	differ += !like_printf(9007199254740993.0);
+	differ += !like_printf(1e23);
+	differ += !like_printf(1e22);
+	ck_assert_msg(differ == 0, "%ld values differ; the first: %s", differ, mismatch);
 }
 END_TEST
 
@@ -329,6 +444,7 @@ int main(void)
 	tcase_add_test(tc, random_doubles_round_trip);
 	tcase_add_test(tc, short_decimals_print_short);
 	tcase_add_test(tc, fast_digits_are_printfs);
+	tcase_add_test(tc, all_doubles_print_like_printf);
 	tcase_add_test(tc, reals_as_people_write_them);
 	tcase_add_test(tc, everything_but_reals_as_jansson_writes_it);
 	tcase_add_test(tc, trees_with_reals_read_back_equal);

@@ -42,89 +42,6 @@ static double between(double lo, double hi)
 	return lo + (hi - lo) * uniform();
 }
 
-/* A growing text buffer for a streamed answer. */
-struct text {
-	char *s;
-	size_t len, cap;
-	size_t rows;
-	enum sweep_format format;
-	struct text *json_rows; /* with_json: the JSON rows, concatenated */
-};
-
-static void text_add(struct text *t, const char *s, size_t len)
-{
-	if (t->len + len + 1 > t->cap) {
-		t->cap = 2 * (t->len + len + 1);
-		t->s = realloc(t->s, t->cap);
-		ck_assert_ptr_nonnull(t->s);
-	}
-	memcpy(t->s + t->len, s, len);
-	t->len += len;
-	t->s[t->len] = '\0';
-}
-
-static int on_head(void *ctx, const json_t *head, const char *csv_header, struct err *err)
-{
-	struct text *t = ctx;
-	char *h;
-
-	(void)err;
-	if (t->format == SWEEP_CSV) {
-		text_add(t, csv_header, strlen(csv_header));
-		return 0;
-	}
-	h = jtext_dump(head, 0);
-	ck_assert_ptr_nonnull(h);
-	text_add(t, h, strlen(h) - 1); /* without its closing brace */
-	text_add(t, ",\"rows\":[", 9);
-	free(h);
-	return 0;
-}
-
-static int on_row(void *ctx, const char *row, size_t len, const char *json, struct err *err)
-{
-	struct text *t = ctx;
-
-	(void)err;
-	/* the JSON text that comes along with a CSV row is the JSON row itself */
-	if (t->json_rows && json) {
-		if (t->json_rows->len > 0)
-			text_add(t->json_rows, ",", 1);
-		text_add(t->json_rows, json, strlen(json));
-	}
-	if (t->format == SWEEP_JSON && t->rows > 0)
-		text_add(t, ",", 1);
-	text_add(t, row, len);
-	t->rows++;
-	return 0;
-}
-
-static char *streamed(const char *body, enum sweep_format format, const struct svc_limits *lim,
-    const char *expect_json)
-{
-	struct text t = {NULL, 0, 0, 0, format, NULL}, json = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
-	struct sweep_sink sink = {format, 1, on_head, on_row, &t};
-	struct err err;
-
-	static int calls;
-
-	err_clear(&err);
-	/* CSV alone (the CLI's way) every other grid, CSV with JSON (the daemon's) otherwise */
-	sink.with_json = calls++ % 2;
-	t.json_rows = format == SWEEP_CSV && sink.with_json ? &json : NULL;
-	ck_assert_msg(svc_sweep_stream(body, strlen(body), lim, &sink, &err) == 0, "%s: %s",
-	    err.path, err.message);
-	if (format == SWEEP_JSON)
-		text_add(&t, "]}\n", 3);
-	if (t.json_rows) {
-		/* the JSON rows that came with the CSV rows are the whole answer's rows */
-		ck_assert_ptr_nonnull(json.s);
-		ck_assert_ptr_nonnull(strstr(expect_json, json.s));
-		free(json.s);
-	}
-	return t.s;
-}
-
 static json_t *random_base(int box, int direct, const char *integrator, const char *release)
 {
 	static const int condims[] = {1, 3, 4, 6};
@@ -166,24 +83,19 @@ static json_t *random_values(int which, int direct)
 static char *expected_row(
     const json_t *columns, const json_t *v0, const json_t *v1, const json_t *single)
 {
-	struct text t = {NULL, 0, 0, 0, SWEEP_JSON, NULL};
+	const json_t *cells[32];
 	const json_t *column;
 	size_t i;
 
+	ck_assert_uint_le(json_array_size(columns), sizeof cells / sizeof cells[0]);
 	json_array_foreach (columns, i, column) {
-		const json_t *cell = i == 0 ? v0
-		    : i == 1                ? v1
-		                            : json_object_get(single, json_string_value(column));
-		char *s;
+		cells[i] = i == 0 ? v0
+		    : i == 1      ? v1
+		                  : json_object_get(single, json_string_value(column));
 		ck_assert_msg(
-		    cell != NULL, "no %s in the single answer", json_string_value(column));
-		s = jtext_dump(cell, 0);
-		text_add(&t, i == 0 ? "[" : ",", 1);
-		text_add(&t, s, strlen(s));
-		free(s);
+		    cells[i] != NULL, "no %s in the single answer", json_string_value(column));
 	}
-	text_add(&t, "]", 1);
-	return t.s;
+	return tsvc_row_text(cells, json_array_size(columns));
 }
 
 /* One grid: whole, streamed (JSON and CSV) and point by point. */
@@ -200,14 +112,16 @@ static int check_grid(int box, int direct, const char *integrator, const char *r
 	struct err err;
 	json_error_t jerr;
 	size_t i;
+	static int calls;
 
 	err_clear(&err);
 	ck_assert_ptr_nonnull(body);
 	ck_assert_msg(svc_ask(SVC_SWEEP, body, strlen(body), &lim, NULL, &whole, NULL, &err) == 0,
 	    "%s: %s (%s)", err.path, err.message, body);
 	ck_assert_int_eq(svc_text_csv(whole, &csv, &err), 0);
-	json_stream = streamed(body, SWEEP_JSON, &lim, whole);
-	csv_stream = streamed(body, SWEEP_CSV, &lim, whole);
+	/* CSV alone (the CLI's way) every other grid, CSV with JSON (the daemon's) otherwise */
+	json_stream = tsvc_sweep_streamed(body, SWEEP_JSON, 0, &lim, whole);
+	csv_stream = tsvc_sweep_streamed(body, SWEEP_CSV, calls++ % 2, &lim, whole);
 	ck_assert_str_eq(json_stream, whole);
 	ck_assert_str_eq(csv_stream, csv);
 
@@ -320,7 +234,15 @@ START_TEST(rows_stream_before_the_last_is_computed)
 	struct err err;
 	double start, end;
 
+	static const char warm_up[] = "{\"query\": \"drop\", \"base\": {}, \"vary\": [{\"path\": "
+	                              "\"duration\", \"values\": [0.01, 0.02]}]}";
+	struct progress warm = {0, 0};
+	struct sweep_sink warm_sink = {SWEEP_JSON, 0, progress_head, progress_row, &warm};
+
 	err_clear(&err);
+	/* the process's one-time costs (a sanitizer's first pages, the first row's tables)
+	 * paid before timing: the claim is about this sweep's order of work */
+	ck_assert_int_eq(svc_sweep_stream(warm_up, strlen(warm_up), &lim, &warm_sink, &err), 0);
 	start = thread_cpu();
 	ck_assert_int_eq(svc_sweep_stream(body, strlen(body), &lim, &sink, &err), 0);
 	end = thread_cpu();

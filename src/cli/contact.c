@@ -303,7 +303,12 @@ static int run_streamed(const char *text, size_t len, enum format format)
 	struct sweep_sink sink = {
 	    format == FORMAT_CSV ? SWEEP_CSV : SWEEP_JSON, 0, stream_head, stream_row, &out};
 	struct err err;
+	static char buffer[STREAM_BUFFER_BYTES];
 
+	/* into a file or pipe, a few large writes (stdio's default: one per 4 KiB, each a
+	 * system call costing as much as a dozen rows' text); a terminal keeps its lines */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
 	err_clear(&err);
 	svc_limits_default(&limits);
 	if (svc_sweep_stream(text, len, &limits, &sink, &err) != 0) {

@@ -3,4 +3,6 @@ bin_PROGRAMS += contact
 contact_SOURCES = src/cli/contact.c src/cli/figure.c src/cli/figure.h src/cli/plot.c src/cli/plot.h
 contact_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 contact_LDADD = $(SERVICE_LIBS)
+# static where configure found it links (--disable-static-cli: shared)
+contact_LDFLAGS = $(AM_LDFLAGS) $(CLI_LDFLAGS)
 dist_man_MANS += man/contact.1
