@@ -64,6 +64,15 @@
 #define CTD_HOLD_SETTLE_REL 1e-10     /* a speed changing less than this per step is steady */
 #define CTD_HOLD_SETTLE_RUN 20        /* for this many steps in a row */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
+#define CTD_HOLD_NOSLIP_TOLERANCE 1e-6 /* MuJoCo's default opt.noslip_tolerance */
+#define CTD_HOLD_NOSLIP_NEWTON_MAX 60  /* Newton steps of the asymmetric step's main solve */
+#define CTD_HOLD_NOSLIP_NEWTON_REL 1e-14 /* ... which stops at a step this small (relative) */
+/* noslip: a state whose speeds change by less than REL (of their sum) + ABS (m/s) and
+ * positions by less than REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row,
+ * repeats: the rest of the run is summed in closed form */
+#define CTD_HOLD_NOSLIP_STEADY_REL 1e-12
+#define CTD_HOLD_NOSLIP_STEADY_ABS 1e-15
+#define LIMIT_MAX_HOLD_NOSLIP 1000     /* option.noslip_iterations accepted by hold */
 
 /* ---- request limits (validation) ---- */
 #define LIMIT_MAX_STEPS 10000000L        /* duration / timestep per simulation */
