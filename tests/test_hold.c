@@ -38,6 +38,7 @@
 #define TALL_PAD_HZ 1e4  /* m */
 #define SETTLE_RUN 50    /* steps of a steady speed that count as settled */
 #define SETTLE_REL 1e-11 /* a speed that changes less than this per step has settled */
+#define NOSLIP_SETTLE_REL 1e-9
 
 static unsigned long long rng_state;
 
@@ -187,23 +188,52 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	struct mjhold mh;
 	struct ctd_hold_model m;
 	struct ctd_hold_state s;
+	struct ctd_hold_noslip_state ns;
 	struct ctd_hold_answer a;
 	struct mjhold_sample ms;
 	char err[256];
 	long n = lround(h->duration / h->option.timestep), k;
+	/* noslip can hold the object still (a creep of 1e-17 m/s, MuJoCo's rounding): its
+	 * speed has settled once it changes by less than 1e-15 m/s, as the core counts */
+	double settle_abs = h->noslip_iterations > 0 ? CTD_HOLD_NOSLIP_STEADY_ABS : 0;
+	/* and its speed wanders at 1e-11 relative (the sweeps' rounding): settled at 1e-9 */
+	double settle_rel = h->noslip_iterations > 0 ? NOSLIP_SETTLE_REL : SETTLE_REL;
 	int bad = 0;
 
 	ck_assert_msg(mjhold_open(&mh, h, err, sizeof err) == 0, "%s", err);
 	ctd_hold_prepare(h, &m);
 	ctd_hold_start(&s);
+	ctd_hold_noslip_start(&ns);
 	for (k = 1; k <= n; k++) {
 		double e;
 
 		if (ctd_hold_crushed(&m, s.q) || s.z < -h->pad_size[2])
 			break; /* crushed or off the pads' faces: the core stops there too */
 		mj_step(mh.model, mh.data);
-		ctd_hold_step(&m, &s, NULL);
 		mjhold_sample(&mh, &ms);
+		if (h->noslip_iterations > 0) {
+			/* the asymmetric step: both pads, and the rotation about y (its floor:
+			 * MuJoCo's own rounding noise there is 1e-13 rad/s) */
+			ctd_hold_noslip_step(&m, &ns);
+			s.z = ns.z;
+			s.vz = ns.vz;
+			s.q = ns.qR;
+			s.vq = ns.vqR;
+			if (!close_enough(ns.qL, mh.data->qpos[7]) ||
+			    !close_enough(ns.vqL, mh.data->qvel[6]) ||
+			    fabs(ns.wy - mh.data->qvel[4]) >
+			        REL_TOL * fabs(mh.data->qvel[4]) + 1e-9) {
+				fprintf(stderr,
+				    "step %ld: MuJoCo qL %.17g vqL %.17g wy %.17g, core %.17g "
+				    "%.17g %.17g\n",
+				    k, mh.data->qpos[7], mh.data->qvel[6], mh.data->qvel[4], ns.qL,
+				    ns.vqL, ns.wy);
+				bad++;
+				break;
+			}
+		} else {
+			ctd_hold_step(&m, &s, NULL);
+		}
 		e = fmax(fmax(fabs(ms.z - s.z) / (fabs(ms.z) + ABS_FLOOR / REL_TOL),
 		             fabs(ms.vz - s.vz) / (fabs(ms.vz) + ABS_FLOOR / REL_TOL)),
 		    fmax(fabs(ms.q - s.q) / (fabs(ms.q) + ABS_FLOOR / REL_TOL),
@@ -256,7 +286,8 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 		     (a.creep_settled && settled < SETTLE_RUN && k <= a.creep_steps + 20000);
 		     k++) {
 			mj_step(mh.model, mh.data);
-			settled = fabs(mh.data->qvel[2] - prev) <= SETTLE_REL * fabs(prev)
+			settled =
+			    fabs(mh.data->qvel[2] - prev) <= settle_rel * fabs(prev) + settle_abs
 			    ? settled + 1
 			    : 0;
 			prev = mh.data->qvel[2];
@@ -577,6 +608,64 @@ START_TEST(test_table_3_12_0)
 }
 END_TEST
 
+/* noslip in the issue's scene (pyramidal, impratio 1, 2.2.2): step for step and the
+ * creep against libmujoco; the figures are libmujoco's (docs/hold.md), not the issue's
+ * (2.9 mm/s at 2 sweeps, 37 um/s at 10, 3.3 um/s at 20), which match 1, 5 and 10+. */
+START_TEST(test_noslip_issue)
+{
+	static const struct {
+		int iterations;
+		double creep_mm_s;
+	} rows[] = {{1, 2.906}, {2, 1.384}, {5, 0.0373}, {10, 0.003282}, {20, 0.003282}};
+	struct ctd_hold h;
+	struct ctd_hold_answer a;
+	size_t i;
+	double worst = 0;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+		h.noslip_iterations = rows[i].iterations;
+		ck_assert_ptr_null(ctd_hold_supported(&h));
+		ctd_hold_solve(&h, &a);
+		ck_assert_int_eq(a.creep_settled, 1);
+		ck_assert_msg(
+		    fabs(a.creep_velocity * 1e3 - rows[i].creep_mm_s) < 0.001 * rows[i].creep_mm_s,
+		    "noslip %d: creep %.6g mm/s, measured %.6g", rows[i].iterations,
+		    a.creep_velocity * 1e3, rows[i].creep_mm_s);
+		ck_assert_int_eq(compare_run(&h, &worst), 0);
+	}
+}
+END_TEST
+
+/* noslip_iterations 1-10 on random scenes over the issue's ranges. */
+START_TEST(test_noslip_scenes)
+{
+	int scenes = env_int("CONTACTD_HOLD_NOSLIP_SCENES", 24);
+	int i, failed = 0, cones[2] = {0, 0}, condims[7] = {0};
+	double worst = 0;
+	struct ctd_hold h;
+
+	rng_state = (unsigned long long)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT) + 1;
+	for (i = 0; i < scenes; i++) {
+		random_scene(&h);
+		h.noslip_iterations = 1 + pick(10);
+		cones[h.option.cone]++;
+		condims[h.pad.condim]++;
+		if (compare_run(&h, &worst) != 0) {
+			fprintf(stderr, "noslip scene %d (%d sweeps) differs from MuJoCo:\n", i,
+			    h.noslip_iterations);
+			print_scene(&h);
+			failed++;
+		}
+	}
+	fprintf(stderr,
+	    "hold noslip: %d scenes (%d pyramidal, %d elliptic), worst deviation %.3g\n", scenes,
+	    cones[0], cones[1], worst);
+	ck_assert_int_eq(failed, 0);
+	ck_assert(cones[0] > 0 && cones[1] > 0);
+}
+END_TEST
+
 /* What the core does not reproduce is refused, not answered. */
 START_TEST(test_refusals)
 {
@@ -584,7 +673,7 @@ START_TEST(test_refusals)
 
 	issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
 	h.noslip_iterations = 10;
-	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
+	ck_assert_ptr_null(ctd_hold_supported(&h));
 	h.noslip_iterations = 0;
 	h.option.integrator = CTD_SCENE_RK4;
 	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
@@ -601,6 +690,8 @@ static Suite *hold_suite(void)
 	tcase_add_test(tc, test_rows);
 	tcase_add_test(tc, test_random_scenes);
 	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_noslip_issue);
+	tcase_add_test(tc, test_noslip_scenes);
 	tcase_add_test(tc, test_table_2_2_2);
 	tcase_add_test(tc, test_table_3_9_0);
 	tcase_add_test(tc, test_table_3_12_0);

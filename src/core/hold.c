@@ -635,7 +635,9 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 		c->aref[n++] = -c->B * ns_dot(c->jn, v) - spring;
 		for (k = 0; k < condim - 1; k++) {
 			memcpy(c->J[n], c->jk[k], sizeof c->jn);
-			c->R[n] = c->R1;
+			/* R_j mu_j^2 = R1 f0^2: the spin and roll rows' own R */
+			c->R[n] =
+			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
 			c->aref[n++] = -c->B * ns_dot(c->jk[k], v) - 0.0;
 		}
 	} else {
