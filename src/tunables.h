@@ -67,6 +67,7 @@
 #define CTD_HOLD_NOSLIP_TOLERANCE 1e-6 /* MuJoCo's default opt.noslip_tolerance */
 #define CTD_HOLD_NOSLIP_NEWTON_MAX 60  /* Newton steps of the asymmetric step's main solve */
 #define CTD_HOLD_NOSLIP_NEWTON_REL 1e-14 /* ... which stops at a step this small (relative) */
+#define CTD_HOLD_NOSLIP_DECREMENT 1e-28  /* ... or a Newton decrement this small (cost units) */
 /* noslip: a state whose speeds change by less than REL (of their sum) + ABS (m/s) and
  * positions by less than REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row,
  * repeats: the rest of the run is summed in closed form */

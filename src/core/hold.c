@@ -845,7 +845,9 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 		if (!(da > CTD_HOLD_NOSLIP_NEWTON_REL * (size + 1e-300)))
 			break;
 		s0 = ns_dot(g, d);
-		if (!(s0 < 0))
+		/* Newton's decrement at the rounding of the cost: the minimiser */
+		if (!(s0 <
+		        -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(ns_cost(m, c, a, NULL, NULL, 0)))))
 			break;
 		s1 = ns_slope(m, c, a, d, 1);
 		t = 1;
