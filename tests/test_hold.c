@@ -484,16 +484,19 @@ static int read_scene(FILE *f, int mujoco, struct table_scene *t)
 	char line[TABLE_LINE], cone[16];
 	struct ctd_hold *h = &t->h;
 	long steps, stride;
-	int index;
+	int index, used = 0;
 
 	if (!fgets(line, sizeof line, f))
 		return 1;
 	memset(t, 0, sizeof *t);
-	if (sscanf(line, "scene %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %15s %lf %ld", &index,
+	if (sscanf(line, "scene %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %15s %lf %ld%n", &index,
 	        &h->radius, &h->mass, &h->pad_size[0], &h->pad_size[1], &h->pad_size[2],
 	        &h->pad_mass, &h->grip_force, &h->option.timestep, &h->option.impratio, cone,
-	        &h->option.gravity, &steps) != 13)
+	        &h->option.gravity, &steps, &used) != 13)
 		return -1;
+	/* the noslip scenes end their line with "noslip N" */
+	if (sscanf(line + used, " noslip %d", &h->noslip_iterations) != 1)
+		h->noslip_iterations = 0;
 	h->option.cone = strcmp(cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
 	h->option.refsafe = 1;
 	h->option.mujoco = mujoco;
@@ -517,7 +520,7 @@ static void check_table(const char *release, int live)
 	char path[512], line[TABLE_LINE], version[32];
 	FILE *f;
 	struct table_scene t;
-	int mujoco, rc, scenes = 0, creeps = 0, bad = 0;
+	int mujoco, rc, scenes = 0, scenes_noslip = 0, creeps = 0, bad = 0;
 	double worst = 0;
 
 	snprintf(path, sizeof path, "%s/hold-%s.txt", FIXTURE_DIR, release);
@@ -532,18 +535,27 @@ static void check_table(const char *release, int live)
 	while ((rc = read_scene(f, mujoco, &t)) == 0) {
 		struct ctd_hold_model m;
 		struct ctd_hold_state s;
+		struct ctd_hold_noslip_state ns;
 		struct ctd_hold_answer a;
 		struct mjhold mh;
 		char err[256];
 		long k, n = lround(t.h.duration / t.h.option.timestep), i = 0;
 
 		scenes++;
+		scenes_noslip += t.h.noslip_iterations > 0;
 		ctd_hold_prepare(&t.h, &m);
 		ctd_hold_start(&s);
+		ctd_hold_noslip_start(&ns);
 		if (live)
 			ck_assert_int_eq(mjhold_open(&mh, &t.h, err, sizeof err), 0);
 		for (k = 1; k <= n && i < t.samples; k++) {
-			ctd_hold_step(&m, &s, NULL);
+			if (t.h.noslip_iterations > 0) {
+				ctd_hold_noslip_step(&m, &ns);
+				s.z = ns.z;
+				s.q = ns.qR;
+			} else {
+				ctd_hold_step(&m, &s, NULL);
+			}
 			if (live)
 				mj_step(mh.model, mh.data);
 			if (k % t.stride != 0 && k != n)
@@ -582,17 +594,25 @@ static void check_table(const char *release, int live)
 		}
 	}
 	fclose(f);
-	fprintf(stderr, "hold-%s: %d scenes, %d creeps compared, worst z deviation %.3g\n", release,
-	    scenes, creeps, worst);
+	fprintf(stderr,
+	    "hold-%s: %d scenes (%d with noslip), %d creeps compared, worst z deviation %.3g\n",
+	    release, scenes, scenes_noslip, creeps, worst);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_int_eq(bad, 0);
 	ck_assert_int_ge(scenes, 50);
+	ck_assert_int_ge(scenes_noslip, 20);
 	ck_assert_int_ge(creeps, scenes / 2);
 }
 
 START_TEST(test_table_2_2_2)
 {
 	check_table("2.2.2", 1);
+}
+END_TEST
+
+START_TEST(test_table_3_5_0)
+{
+	check_table("3.5.0", 0);
 }
 END_TEST
 
@@ -693,6 +713,7 @@ static Suite *hold_suite(void)
 	tcase_add_test(tc, test_noslip_issue);
 	tcase_add_test(tc, test_noslip_scenes);
 	tcase_add_test(tc, test_table_2_2_2);
+	tcase_add_test(tc, test_table_3_5_0);
 	tcase_add_test(tc, test_table_3_9_0);
 	tcase_add_test(tc, test_table_3_12_0);
 	suite_add_tcase(suite, tc);
