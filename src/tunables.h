@@ -68,11 +68,13 @@
 #define CTD_HOLD_NOSLIP_NEWTON_MAX 60  /* Newton steps of the asymmetric step's main solve */
 #define CTD_HOLD_NOSLIP_NEWTON_REL 1e-14 /* ... which stops at a step this small (relative) */
 #define CTD_HOLD_NOSLIP_DECREMENT 1e-28  /* ... or a Newton decrement this small (cost units) */
-/* noslip: a state whose speeds change by less than REL (of their sum) + ABS (m/s) and
- * positions by less than REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row,
- * repeats: the rest of the run is summed in closed form */
+/* noslip: a state whose vertical speed changes by less than REL (relative) + ABS (m/s),
+ * its other speeds (m/s at the contact) by less than OTHER and its positions by less
+ * than REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row, repeats: the rest of
+ * the run is summed in closed form */
 #define CTD_HOLD_NOSLIP_STEADY_REL 1e-12
 #define CTD_HOLD_NOSLIP_STEADY_ABS 1e-15
+#define CTD_HOLD_NOSLIP_STEADY_OTHER 1e-13
 #define LIMIT_MAX_HOLD_NOSLIP 1000     /* option.noslip_iterations accepted by hold */
 
 /* ---- request limits (validation) ---- */

@@ -1151,12 +1151,13 @@ void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip
 static int ns_steady(const struct ctd_hold_model *m, const struct ctd_hold_noslip_state *p,
     const struct ctd_hold_noslip_state *s)
 {
-	double vs =
-	    fabs(s->vz) + fabs(s->vx) + fabs(s->wy) * m->radius + fabs(s->vqL) + fabs(s->vqR);
-	double tolv = CTD_HOLD_NOSLIP_STEADY_REL * vs + CTD_HOLD_NOSLIP_STEADY_ABS;
+	/* z's speed tightly; the others (whose rounding noise, 1e-13 m/s at the contact,
+	 * moves the descent only through the rows) to CTD_HOLD_NOSLIP_STEADY_OTHER */
+	double tolz = CTD_HOLD_NOSLIP_STEADY_REL * fabs(s->vz) + CTD_HOLD_NOSLIP_STEADY_ABS;
+	double tolv = CTD_HOLD_NOSLIP_STEADY_OTHER;
 	double tolx = CTD_HOLD_NOSLIP_STEADY_REL * m->radius;
 
-	return fabs(s->vz - p->vz) <= tolv && fabs(s->vx - p->vx) <= tolv &&
+	return fabs(s->vz - p->vz) <= tolz && fabs(s->vx - p->vx) <= tolv &&
 	    fabs(s->wy - p->wy) * m->radius <= tolv && fabs(s->vqL - p->vqL) <= tolv &&
 	    fabs(s->vqR - p->vqR) <= tolv && fabs(s->x - p->x) <= tolx &&
 	    fabs(s->qL - p->qL) <= tolx && fabs(s->qR - p->qR) <= tolx;
