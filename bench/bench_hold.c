@@ -51,35 +51,6 @@ static const struct {
     {CTD_CONE_PYRAMIDAL, 10, 10},
 };
 
-static void issue_scene(struct ctd_hold *h, enum ctd_cone cone)
-{
-	memset(h, 0, sizeof *h);
-	h->radius = 0.02;
-	h->mass = 0.1;
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
-	h->pad.solref[0] = 0.01;
-	h->pad.solref[1] = 1;
-	h->pad.condim = 6;
-	h->pad.friction[0] = 1;
-	h->pad.friction[1] = 5e-3;
-	h->pad.friction[2] = 5e-4;
-	h->pad.priority = 1;
-	h->pad_size[0] = 0.005;
-	h->pad_size[1] = 0.02;
-	h->pad_size[2] = 0.2;
-	h->pad_mass = 0.05;
-	h->grip_force = 10;
-	h->option.timestep = 0.005;
-	h->option.refsafe = 1;
-	h->option.gravity = 9.81;
-	h->option.impratio = 1;
-	h->option.cone = cone;
-	h->option.mujoco = CTD_MJVER_2_2_2;
-	h->duration = 1;
-	h->slip_limit = 1e-3;
-}
-
 int main(int argc, char **argv)
 {
 	int batches = argc > 1 ? atoi(argv[1]) : BENCH_BATCHES, c, b, i, failed = 0;
@@ -93,7 +64,7 @@ int main(int argc, char **argv)
 		double best_core = INFINITY, best_mj = INFINITY, t, slip_mj = 0;
 		long k, n;
 
-		issue_scene(&h, cases[c].cone);
+		mjhold_issue_scene(&h, cases[c].cone, 1);
 		h.noslip_iterations = cases[c].noslip;
 		h.duration = cases[c].duration;
 		n = lround(h.duration / h.option.timestep);

@@ -77,36 +77,6 @@ static int close_enough(double got, double want)
 	return fabs(got - want) <= REL_TOL * fabs(want) + ABS_FLOOR;
 }
 
-/* The issue's measured scene. */
-static void issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio)
-{
-	memset(h, 0, sizeof *h);
-	h->radius = 0.02;
-	h->mass = 0.1;
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
-	h->pad.solref[0] = 0.01;
-	h->pad.solref[1] = 1;
-	h->pad.condim = 6;
-	h->pad.friction[0] = 1;
-	h->pad.friction[1] = 5e-3;
-	h->pad.friction[2] = 5e-4;
-	h->pad.priority = 1;
-	h->pad_size[0] = 0.005;
-	h->pad_size[1] = 0.02;
-	h->pad_size[2] = 0.2;
-	h->pad_mass = 0.05;
-	h->grip_force = 10;
-	h->option.timestep = 0.005;
-	h->option.refsafe = 1;
-	h->option.gravity = 9.81;
-	h->option.impratio = impratio;
-	h->option.cone = cone;
-	h->option.mujoco = CTD_MJVER_2_2_2;
-	h->duration = 1;
-	h->slip_limit = 1e-3;
-}
-
 static void random_scene(struct ctd_hold *h)
 {
 	static const int condims[] = {3, 4, 6};
@@ -335,7 +305,7 @@ START_TEST(test_issue_table)
 	double worst = 0;
 
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		issue_scene(&h, rows[i].cone, rows[i].impratio);
+		mjhold_issue_scene(&h, rows[i].cone, rows[i].impratio);
 		ck_assert_ptr_null(ctd_hold_supported(&h));
 		ctd_hold_solve(&h, &a);
 		ck_assert_int_eq(a.creep_closed_form, 1);
@@ -365,7 +335,7 @@ START_TEST(test_rows)
 	int cone, i, k;
 
 	for (cone = 0; cone < 2; cone++) {
-		issue_scene(&h, cone, 3);
+		mjhold_issue_scene(&h, cone, 3);
 		ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
 		for (k = 0; k < 7; k++)
 			mj_step(mh.model, mh.data);
@@ -643,7 +613,7 @@ START_TEST(test_noslip_issue)
 	double worst = 0;
 
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+		mjhold_issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
 		h.noslip_iterations = rows[i].iterations;
 		ck_assert_ptr_null(ctd_hold_supported(&h));
 		ctd_hold_solve(&h, &a);
@@ -691,7 +661,7 @@ START_TEST(test_refusals)
 {
 	struct ctd_hold h;
 
-	issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+	mjhold_issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
 	h.noslip_iterations = 10;
 	ck_assert_ptr_null(ctd_hold_supported(&h));
 	h.noslip_iterations = 0;

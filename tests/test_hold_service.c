@@ -27,35 +27,6 @@ static int close_enough(double got, double want)
 	return fabs(got - want) <= REL_TOL * fabs(want) + ABS_FLOOR;
 }
 
-/* The issue's scene as the core's struct, every value spelled out (not the service's
- * defaults, which this checks). */
-static void issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio)
-{
-	memset(h, 0, sizeof *h);
-	h->radius = 0.02;
-	h->mass = 0.1;
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
-	h->pad.solref[0] = 0.01;
-	h->pad.solref[1] = 1;
-	h->pad.condim = 6;
-	h->pad.friction[0] = 1;
-	h->pad.friction[1] = 5e-3;
-	h->pad.friction[2] = 5e-4;
-	h->pad.priority = 1;
-	h->pad_size[0] = 0.005;
-	h->pad_size[1] = 0.02;
-	h->pad_size[2] = 0.2;
-	h->pad_mass = 0.05;
-	h->grip_force = 10;
-	h->option.timestep = 0.005;
-	h->option.refsafe = 1;
-	h->option.gravity = 9.81;
-	h->option.impratio = impratio;
-	h->option.cone = cone;
-	h->duration = 1;
-}
-
 /* The service's answer to the issue's request with only cone, impratio and release
  * given: everything else from the documented defaults. */
 static json_t *issue_answer(const char *cone, double impratio, const char *release)
@@ -105,7 +76,7 @@ START_TEST(issue_tables)
 		ck_assert(json_is_false(json_object_get(a, "falls")));
 		ck_assert_str_eq(json_string_value(json_object_get(b, "mujoco")), "3.12.0");
 		/* slip: the same scene stepped by libmujoco for the default 1 s */
-		issue_scene(&h,
+		mjhold_issue_scene(&h,
 		    strcmp(rows[i].cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL,
 		    rows[i].impratio);
 		ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
@@ -134,7 +105,7 @@ START_TEST(noslip_answered)
 	char err[256];
 	long k;
 
-	issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+	mjhold_issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
 	h.noslip_iterations = 2;
 	ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
 	for (k = 0; k < 200; k++)
