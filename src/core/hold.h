@@ -8,7 +8,9 @@
  * By the scene's mirror symmetry the constraint problem of one step reduces to two
  * unknowns (the object's vertical and the pads' joint acceleration); its exact
  * minimiser is found by enumerating the active sets (pyramidal cone) or the cone
- * zones (elliptic cone), which is what MuJoCo's Newton solver converges to.
+ * zones (elliptic cone), which is what MuJoCo's Newton solver converges to. With
+ * noslip_iterations > 0 MuJoCo's noslip sweeps break the mirror x -> -x, and the scene
+ * is stepped in five coordinates instead (ctd_hold_noslip_step).
  * docs/hold.md derives it. No allocation; ctd_hold_prepare does the per-scene work.
  */
 #ifndef CONTACTD_CORE_HOLD_H
