@@ -75,7 +75,7 @@
 #define CTD_HOLD_NOSLIP_STEADY_REL 1e-12
 #define CTD_HOLD_NOSLIP_STEADY_ABS 1e-15
 #define CTD_HOLD_NOSLIP_STEADY_OTHER 1e-13
-#define LIMIT_MAX_HOLD_NOSLIP 1000     /* option.noslip_iterations accepted by hold */
+#define LIMIT_MAX_HOLD_NOSLIP 100 /* option.noslip_iterations accepted by hold: each step runs up to this many sweeps */
 
 /* ---- request limits (validation) ---- */
 #define LIMIT_MAX_STEPS 10000000L        /* duration / timestep per simulation */
