@@ -64,6 +64,22 @@
 #define CTD_HOLD_SETTLE_REL 1e-10     /* a speed changing less than this per step is steady */
 #define CTD_HOLD_SETTLE_RUN 20        /* for this many steps in a row */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
+/* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes
+ * at most NEWTON_MAX Newton steps, and stops at a step of NEWTON_REL (relative) or a
+ * Newton decrement of DECREMENT (cost units), the rounding of its minimiser */
+#define CTD_HOLD_NOSLIP_TOLERANCE 1e-6
+#define CTD_HOLD_NOSLIP_NEWTON_MAX 60
+#define CTD_HOLD_NOSLIP_NEWTON_REL 1e-14
+#define CTD_HOLD_NOSLIP_DECREMENT 1e-28
+/* noslip: a state whose vertical speed changes by less than REL (relative) + ABS (m/s),
+ * its other speeds (m/s at the contact) by less than OTHER and its positions by less
+ * than REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row, repeats: the rest of
+ * the run is summed in closed form */
+#define CTD_HOLD_NOSLIP_STEADY_REL 1e-12
+#define CTD_HOLD_NOSLIP_STEADY_ABS 1e-15
+#define CTD_HOLD_NOSLIP_STEADY_OTHER 1e-13
+/* option.noslip_iterations accepted by hold: each step may run this many sweeps */
+#define LIMIT_MAX_HOLD_NOSLIP 100
 
 /* ---- request limits (validation) ---- */
 #define LIMIT_MAX_STEPS 10000000L        /* duration / timestep per simulation */

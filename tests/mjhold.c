@@ -6,6 +6,8 @@
  */
 #include "mjhold.h"
 
+#include "core/mjver.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,4 +181,33 @@ void mjhold_sample(const struct mjhold *mh, struct mjhold_sample *out)
 	asym = max2(asym, max2(fabs(qvel[3]), max2(fabs(qvel[4]), fabs(qvel[5]))));
 	asym = max2(asym, fabs(qpos[7] - qpos[8]));
 	out->asym = asym;
+}
+
+void mjhold_issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio)
+{
+	memset(h, 0, sizeof *h);
+	h->radius = 0.02;
+	h->mass = 0.1;
+	ctd_pair_geom_default(&h->object);
+	ctd_pair_geom_default(&h->pad);
+	h->pad.solref[0] = 0.01;
+	h->pad.solref[1] = 1;
+	h->pad.condim = 6;
+	h->pad.friction[0] = 1;
+	h->pad.friction[1] = 5e-3;
+	h->pad.friction[2] = 5e-4;
+	h->pad.priority = 1;
+	h->pad_size[0] = 0.005;
+	h->pad_size[1] = 0.02;
+	h->pad_size[2] = 0.2;
+	h->pad_mass = 0.05;
+	h->grip_force = 10;
+	h->option.timestep = 0.005;
+	h->option.refsafe = 1;
+	h->option.gravity = 9.81;
+	h->option.impratio = impratio;
+	h->option.cone = cone;
+	h->option.mujoco = CTD_MJVER_2_2_2;
+	h->duration = 1;
+	h->slip_limit = 1e-3;
 }

@@ -27,35 +27,6 @@ static int close_enough(double got, double want)
 	return fabs(got - want) <= REL_TOL * fabs(want) + ABS_FLOOR;
 }
 
-/* The issue's scene as the core's struct, every value spelled out (not the service's
- * defaults, which this checks). */
-static void issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio)
-{
-	memset(h, 0, sizeof *h);
-	h->radius = 0.02;
-	h->mass = 0.1;
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
-	h->pad.solref[0] = 0.01;
-	h->pad.solref[1] = 1;
-	h->pad.condim = 6;
-	h->pad.friction[0] = 1;
-	h->pad.friction[1] = 5e-3;
-	h->pad.friction[2] = 5e-4;
-	h->pad.priority = 1;
-	h->pad_size[0] = 0.005;
-	h->pad_size[1] = 0.02;
-	h->pad_size[2] = 0.2;
-	h->pad_mass = 0.05;
-	h->grip_force = 10;
-	h->option.timestep = 0.005;
-	h->option.refsafe = 1;
-	h->option.gravity = 9.81;
-	h->option.impratio = impratio;
-	h->option.cone = cone;
-	h->duration = 1;
-}
-
 /* The service's answer to the issue's request with only cone, impratio and release
  * given: everything else from the documented defaults. */
 static json_t *issue_answer(const char *cone, double impratio, const char *release)
@@ -105,7 +76,7 @@ START_TEST(issue_tables)
 		ck_assert(json_is_false(json_object_get(a, "falls")));
 		ck_assert_str_eq(json_string_value(json_object_get(b, "mujoco")), "3.12.0");
 		/* slip: the same scene stepped by libmujoco for the default 1 s */
-		issue_scene(&h,
+		mjhold_issue_scene(&h,
 		    strcmp(rows[i].cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL,
 		    rows[i].impratio);
 		ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
@@ -118,6 +89,38 @@ START_TEST(issue_tables)
 		json_decref(a);
 		json_decref(b);
 	}
+}
+END_TEST
+
+/* noslip through the service: the issue's scene with 2 sweeps, slip and creep against
+ * libmujoco's mj_step of the same scene (the creep: MuJoCo run on 600 steps, settled to
+ * 1e-9 relative per step by then; tolerance 1e-6 relative). */
+START_TEST(noslip_answered)
+{
+	json_t *a = tsvc_answer(SVC_HOLD,
+	    "{\"option\": {\"timestep\": 0.005, \"noslip_iterations\": 2, \"mujoco\": \"2.2.2\"}}",
+	    NULL);
+	struct ctd_hold h;
+	struct mjhold mh;
+	char err[256];
+	long k;
+
+	mjhold_issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+	h.noslip_iterations = 2;
+	ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
+	for (k = 0; k < 200; k++)
+		mj_step(mh.model, mh.data);
+	ck_assert_msg(close_enough(tsvc_real(a, "slip"), -mh.data->qpos[2]),
+	    "slip %.17g, MuJoCo %.17g", tsvc_real(a, "slip"), -mh.data->qpos[2]);
+	for (k = 0; k < 600; k++)
+		mj_step(mh.model, mh.data);
+	ck_assert_msg(close_enough(tsvc_real(a, "creep_velocity"), -mh.data->qvel[2]),
+	    "creep %.17g, MuJoCo %.17g", tsvc_real(a, "creep_velocity"), -mh.data->qvel[2]);
+	/* 1.384 mm/s: not the issue's 2.9 (docs/hold.md) */
+	ck_assert(fabs(tsvc_real(a, "creep_velocity") - 1.384e-3) < 1e-6);
+	ck_assert(json_is_false(json_object_get(a, "creep_closed_form")));
+	mjhold_close(&mh);
+	json_decref(a);
 }
 END_TEST
 
@@ -151,7 +154,8 @@ START_TEST(refusals)
 	    {"{\"object\": {\"shape\": \"box\"}}", "/object/shape"},
 	    {"{\"object\": {\"shape\": \"capsule\"}}", "/object/shape"},
 	    {"{\"option\": {\"cone\": \"round\"}}", "/option/cone"},
-	    {"{\"option\": {\"noslip_iterations\": 10}}", "/option/noslip_iterations"},
+	    {"{\"option\": {\"noslip_iterations\": -1}}", "/option/noslip_iterations"},
+	    {"{\"option\": {\"noslip_iterations\": 101}}", "/option/noslip_iterations"},
 	    {"{\"option\": {\"integrator\": \"RK4\"}}", "/option/integrator"},
 	    {"{\"duration\": 0}", "/duration"},
 	    {"{\"slip_limit\": 0}", "/slip_limit"},
@@ -165,9 +169,9 @@ START_TEST(refusals)
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		tsvc_expect_error(
 		    SVC_HOLD, bad[i].body, strlen(bad[i].body), NULL, ERR_BAD_VALUE, bad[i].path);
-	msg = tsvc_error_message(SVC_HOLD, "{\"option\": {\"noslip_iterations\": 2}}",
+	msg = tsvc_error_message(SVC_HOLD, "{\"option\": {\"noslip_iterations\": 5000}}",
 	    ERR_BAD_VALUE, "/option/noslip_iterations");
-	ck_assert_ptr_nonnull(strstr(msg, "symmetry"));
+	ck_assert_ptr_nonnull(strstr(msg, "0..100,"));
 	free(msg);
 	/* pads pressed through the object's centre: soft pads, a large force */
 	canonical = tsvc_canonical(SVC_HOLD,
@@ -217,6 +221,7 @@ int main(void)
 	tcase_add_test(tc, issue_tables);
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, noslip_answered);
 	tcase_add_test(tc, weak_grip_falls);
 	suite_add_tcase(suite, tc);
 	runner = srunner_create(suite);

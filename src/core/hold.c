@@ -22,6 +22,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "tunables.h"
 
@@ -32,10 +33,6 @@ static inline double max2(double a, double b)
 
 const char *ctd_hold_supported(const struct ctd_hold *h)
 {
-	if (h->noslip_iterations != 0)
-		return "noslip_iterations > 0 is not reproduced yet: MuJoCo's noslip sweeps "
-		       "update the two pads one after the other, which breaks the mirror "
-		       "symmetry the exact reduction relies on";
 	if (h->option.integrator == CTD_SCENE_RK4)
 		return "the RK4 integrator is not reproduced for the hold scene";
 	return NULL;
@@ -71,6 +68,12 @@ void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m)
 	m->half_z = h->pad_size[2];
 	m->rest_dist = h->radius + h->pad_size[0];
 	m->timestep = h->option.timestep;
+	/* a solid sphere's body_inertia and MuJoCo's meaninertia: qM's diagonal is the
+	 * object's m, m, m, I, I, I and the pads' MP, MP */
+	m->inertia = 0.4 * h->mass * h->radius * h->radius;
+	m->meaninertia = (h->mass * 3 + m->inertia * 3 + h->pad_mass * 2) / 8;
+	m->noslip_iterations = h->noslip_iterations;
+	m->noslip_tolerance = CTD_HOLD_NOSLIP_TOLERANCE;
 	condim = m->contact.condim;
 	if (condim == 1)
 		m->rows_per_pad = 1;
@@ -455,6 +458,9 @@ static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *
 	out->creep_velocity = out->creep_settled ? -s->vz : 0;
 }
 
+static void noslip_run(
+    const struct ctd_hold *h, const struct ctd_hold_model *m, struct ctd_hold_answer *out);
+
 void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 {
 	struct ctd_hold_model m;
@@ -491,6 +497,10 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	out->fall_time = -1;
 	out->time_to_slip = -1;
 	out->time_to_slip_extrapolated = 0;
+	if (m.noslip_iterations > 0) {
+		noslip_run(h, &m, out);
+		return;
+	}
 
 	n = lround(h->duration / h_t);
 	for (k = 1; k <= n; k++) {
@@ -529,6 +539,717 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	}
 	if (out->time_to_slip < 0 && !out->falls && out->creep_settled && out->creep_velocity > 0) {
 		out->time_to_slip = n * h_t + (h->slip_limit - out->slip) / out->creep_velocity;
+		out->time_to_slip_extrapolated = 1;
+	}
+}
+
+/* ---- the asymmetric step (noslip) ----
+ *
+ * Coordinates a = (object x, object z, rotation about y, left pad, right pad); the
+ * object's y, its rotations about x and z stay 0 by the mirror y -> -y, and every row
+ * the reduction drops (the y tangent, the spin, the roll about z) has the normal row's
+ * Jacobian in these coordinates. Contact 0 is the left pad (geom 1), contact 1 the
+ * right one, each with MuJoCo's frame: normal (s, 0, 0) from the sphere to the pad,
+ * tangents (0, 1, 0) and (0, 0, s). */
+
+#define NS_DOF 5
+#define NS_ROWS 10 /* per contact: pyramidal 2*(condim-1) <= 10, elliptic condim <= 6 */
+
+struct ns_contact {
+	int active, nrows, elliptic, condim;
+	double dist, imp, K, B, rr;
+	double R0, R1, mu;    /* R of the normal (pyramid: every) row, the tangent rows; cone mu */
+	double fr[5];         /* the contact's friction */
+	double jn[NS_DOF];    /* the normal row */
+	double jk[5][NS_DOF]; /* the tangent rows (y, z, spin, roll y, roll z) */
+	double J[NS_ROWS][NS_DOF], aref[NS_ROWS], R[NS_ROWS], force[NS_ROWS];
+};
+
+static double ns_dot(const double *a, const double *b)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < NS_DOF; i++)
+		s += a[i] * b[i];
+	return s;
+}
+
+static void ns_mass(const struct ctd_hold_model *m, double *M)
+{
+	M[0] = M[1] = m->mass;
+	M[2] = m->inertia;
+	M[3] = M[4] = m->pad_mass;
+}
+
+/* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
+ * sphere at (x, 0, z)), then its rows at velocity v. side: 0 left, 1 right. */
+static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hold_noslip_state *s,
+    int side, struct ns_contact *c)
+{
+	double x0 = m->rest_dist, hx = m->half_x, R = m->radius;
+	double pad = side == 0 ? -x0 + s->qL : x0 - s->qR;
+	double cx = s->x - pad, cl = cx < -hx ? -hx : cx > hx ? hx : cx, t = cl - cx;
+	double sg = t > 0 ? 1 : -1, deepest = cx + sg * R, pos, lever;
+	double v[NS_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
+	double spring, f0;
+	int k, n = 0, condim = m->contact.condim;
+
+	memset(c, 0, sizeof *c);
+	c->dist = fabs(t) - R;
+	pos = (0 + cl * 0.5) + deepest * 0.5;
+	lever = (pos + pad) - s->x;
+	c->active = c->dist < m->contact.includemargin;
+	if (!c->active)
+		return;
+	c->condim = condim;
+	c->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
+	memcpy(c->fr, m->contact.friction, sizeof c->fr);
+	/* n . (v_pad - v_object at the contact), the pad's joint axis +x (left) or -x */
+	c->jn[0] = -sg;
+	c->jn[3 + side] = sg * (side == 0 ? 1 : -1);
+	/* the z tangent (0, 0, sg): -sg (vz - wy lever); the roll about y: -wy */
+	c->jk[1][1] = -sg;
+	c->jk[1][2] = sg * lever;
+	c->jk[3][2] = -1;
+	c->rr = c->dist - m->contact.includemargin;
+	c->imp = ctd_law_impedance(c->rr, &m->solimp, NULL);
+	c->K = m->gains.K;
+	c->B = m->gains.B;
+	spring = c->K * c->imp * c->rr;
+	f0 = m->contact.friction[0];
+	if (condim == 1) {
+		c->R0 = max2(MJ_MINVAL, (1 - c->imp) * m->tran / c->imp);
+		memcpy(c->J[0], c->jn, sizeof c->jn);
+		c->R[0] = c->R0;
+		c->aref[0] = -c->B * ns_dot(c->jn, v) - spring;
+		c->nrows = 1;
+		return;
+	}
+	if (c->elliptic) {
+		c->R0 = max2(MJ_MINVAL, (1 - c->imp) * m->tran / c->imp);
+		c->R1 = c->R0 / max2(MJ_MINVAL, m->impratio);
+		c->mu = f0 * sqrt(c->R1 / c->R0);
+		memcpy(c->J[n], c->jn, sizeof c->jn);
+		c->R[n] = c->R0;
+		c->aref[n++] = -c->B * ns_dot(c->jn, v) - spring;
+		for (k = 0; k < condim - 1; k++) {
+			memcpy(c->J[n], c->jk[k], sizeof c->jn);
+			/* R_j mu_j^2 = R1 f0^2: the spin and roll rows' own R */
+			c->R[n] =
+			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
+			c->aref[n++] = -c->B * ns_dot(c->jk[k], v) - 0.0;
+		}
+	} else {
+		double R0 = max2(MJ_MINVAL, (1 - c->imp) * (m->tran + f0 * f0 * m->tran) / c->imp);
+		double R1 = R0 / max2(MJ_MINVAL, m->impratio), mu = f0 * sqrt(R1 / R0);
+		double Rpy = 2 * mu * mu * R0;
+		int i;
+
+		c->R0 = c->R1 = Rpy;
+		for (k = 0; k < condim - 1; k++) {
+			double sgn;
+
+			for (sgn = 1; sgn >= -1; sgn -= 2) {
+				for (i = 0; i < NS_DOF; i++)
+					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
+				c->R[n] = Rpy;
+				c->aref[n] = -c->B * ns_dot(c->J[n], v) - spring;
+				n++;
+			}
+		}
+	}
+	c->nrows = n;
+}
+
+/* The cost of both contacts' rows at a, with its gradient and Hessian (either may be
+ * NULL), and the rows' forces when force is set. */
+static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
+    double *grad, double *hess, int force)
+{
+	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	double cost = 0;
+	int i, j, k, r;
+
+	ns_mass(m, M);
+	for (i = 0; i < NS_DOF; i++) {
+		double d = a[i] - a0[i];
+
+		cost += 0.5 * M[i] * d * d;
+		if (grad)
+			grad[i] = M[i] * d;
+	}
+	if (hess) {
+		memset(hess, 0, sizeof(double) * NS_DOF * NS_DOF);
+		for (i = 0; i < NS_DOF; i++)
+			hess[i * NS_DOF + i] = M[i];
+	}
+	for (k = 0; k < 2; k++) {
+		struct ns_contact *ck = &c[k];
+		double x[NS_ROWS] = {0}, gx[NS_ROWS] = {0}, hx[NS_ROWS][NS_ROWS];
+
+		if (!ck->active)
+			continue;
+		memset(hx, 0, sizeof hx);
+		for (r = 0; r < ck->nrows; r++)
+			x[r] = ns_dot(ck->J[r], a) - ck->aref[r];
+		if (!ck->elliptic) {
+			for (r = 0; r < ck->nrows; r++) {
+				double D = 1 / ck->R[r];
+
+				if (x[r] < 0) {
+					cost += 0.5 * D * x[r] * x[r];
+					gx[r] = D * x[r];
+					hx[r][r] = D;
+				}
+			}
+		} else {
+			double mu = ck->mu, N = x[0] * mu, T = 0, U[NS_ROWS] = {0};
+
+			for (r = 1; r < ck->nrows; r++) {
+				U[r] = x[r] * ck->fr[r - 1];
+				T += U[r] * U[r];
+			}
+			T = sqrt(T);
+			if (N >= mu * T || (T <= 0 && N >= 0)) {
+				/* top zone: no force */
+			} else if (mu * N + T <= 0 || (T <= 0 && N < 0)) {
+				for (r = 0; r < ck->nrows; r++) {
+					double D = 1 / ck->R[r];
+
+					cost += 0.5 * D * x[r] * x[r];
+					gx[r] = D * x[r];
+					hx[r][r] = D;
+				}
+			} else {
+				double Dm = (1 / ck->R[0]) / (mu * mu * (1 + mu * mu)),
+				       NT = N - mu * T;
+				double g[NS_ROWS], w = -mu * Dm * NT / T;
+
+				cost += 0.5 * Dm * NT * NT;
+				g[0] = mu;
+				for (r = 1; r < ck->nrows; r++)
+					g[r] = -mu * U[r] * ck->fr[r - 1] / T;
+				for (r = 0; r < ck->nrows; r++) {
+					gx[r] = Dm * NT * g[r];
+					for (j = 0; j < ck->nrows; j++)
+						hx[r][j] = Dm * g[r] * g[j];
+				}
+				/* + (-mu Dm NT) * d2T/dx2: diag(fr) (I - u u') diag(fr) / T */
+				for (r = 1; r < ck->nrows; r++)
+					for (j = 1; j < ck->nrows; j++) {
+						double e = (r == j) - U[r] * U[j] / (T * T);
+
+						hx[r][j] += w * ck->fr[r - 1] * ck->fr[j - 1] * e;
+					}
+			}
+		}
+		if (force)
+			for (r = 0; r < ck->nrows; r++)
+				ck->force[r] = -gx[r];
+		if (grad)
+			for (r = 0; r < ck->nrows; r++)
+				for (i = 0; i < NS_DOF; i++)
+					grad[i] += ck->J[r][i] * gx[r];
+		if (hess)
+			for (r = 0; r < ck->nrows; r++)
+				for (j = 0; j < ck->nrows; j++) {
+					if (hx[r][j] == 0)
+						continue;
+					for (i = 0; i < NS_DOF; i++) {
+						int l;
+
+						for (l = 0; l < NS_DOF; l++)
+							hess[i * NS_DOF + l] +=
+							    ck->J[r][i] * hx[r][j] * ck->J[j][l];
+					}
+				}
+	}
+	return cost;
+}
+
+/* Solve the SPD system H d = b (n x n, H overwritten) by Cholesky. Returns -1 when not
+ * positive definite. */
+static int ns_chol_solve(double *H, const double *b, double *d, int n)
+{
+	int i, j, k;
+
+	for (j = 0; j < n; j++) {
+		double s = H[j * n + j];
+
+		for (k = 0; k < j; k++)
+			s -= H[j * n + k] * H[j * n + k];
+		if (!(s > 0))
+			return -1;
+		H[j * n + j] = sqrt(s);
+		for (i = j + 1; i < n; i++) {
+			double t = H[i * n + j];
+
+			for (k = 0; k < j; k++)
+				t -= H[i * n + k] * H[j * n + k];
+			H[i * n + j] = t / H[j * n + j];
+		}
+	}
+	for (i = 0; i < n; i++) {
+		double t = b[i];
+
+		for (k = 0; k < i; k++)
+			t -= H[i * n + k] * d[k];
+		d[i] = t / H[i * n + i];
+	}
+	for (i = n - 1; i >= 0; i--) {
+		double t = d[i];
+
+		for (k = i + 1; k < n; k++)
+			t -= H[k * n + i] * d[k];
+		d[i] = t / H[i * n + i];
+	}
+	return 0;
+}
+
+/* The slope of the cost along d at a + t d. */
+static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
+    const double *d, double t)
+{
+	double p[NS_DOF], g[NS_DOF];
+	int i;
+
+	for (i = 0; i < NS_DOF; i++)
+		p[i] = a[i] + t * d[i];
+	ns_cost(m, c, p, g, NULL, 0);
+	return ns_dot(g, d);
+}
+
+/* The exact minimiser of the main solver's convex cost: Newton's direction, an exact
+ * line search (the cost is convex along it; piecewise quadratic for the pyramid, so
+ * the step that lands in the right active set is exact), until the step vanishes. */
+static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
+{
+	double g[NS_DOF], H[NS_DOF * NS_DOF], d[NS_DOF], nb[NS_DOF];
+	int it, i;
+
+	for (it = 0; it < CTD_HOLD_NOSLIP_NEWTON_MAX; it++) {
+		double s0, s1, lo, hi, t, size = 0, da = 0;
+		int ls, moved;
+
+		ns_cost(m, c, a, g, H, 0);
+		for (i = 0; i < NS_DOF; i++)
+			nb[i] = -g[i];
+		if (ns_chol_solve(H, nb, d, NS_DOF) != 0)
+			break;
+		for (i = 0; i < NS_DOF; i++) {
+			size = max2(size, fabs(a[i]));
+			da = max2(da, fabs(d[i]));
+		}
+		/* a step at the rounding of a: the minimiser (the pyramid's lands exactly) */
+		if (!(da > CTD_HOLD_NOSLIP_NEWTON_REL * (size + 1e-300)))
+			break;
+		s0 = ns_dot(g, d);
+		/* Newton's decrement at the rounding of the cost: the minimiser */
+		if (!(s0 <
+		        -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(ns_cost(m, c, a, NULL, NULL, 0)))))
+			break;
+		s1 = ns_slope(m, c, a, d, 1);
+		t = 1;
+		if (fabs(s1) > 1e-13 * fabs(s0)) {
+			/* bracket the slope's root, then regula falsi with bisection */
+			lo = 0;
+			hi = 1;
+			double slo = s0, shi = s1;
+
+			for (ls = 0; shi < 0 && ls < 60; ls++) {
+				lo = hi;
+				slo = shi;
+				hi *= 2;
+				shi = ns_slope(m, c, a, d, hi);
+			}
+			for (ls = 0; ls < 100; ls++) {
+				double st;
+
+				t = lo - slo * (hi - lo) / (shi - slo);
+				if (!(t > lo && t < hi))
+					t = 0.5 * (lo + hi);
+				st = ns_slope(m, c, a, d, t);
+				if (st == 0 || fabs(st) <= 1e-14 * fabs(s0))
+					break;
+				if (st < 0) {
+					lo = t;
+					slo = st;
+				} else {
+					hi = t;
+					shi = st;
+				}
+				if (hi - lo <= 1e-16 * hi)
+					break;
+			}
+		}
+		moved = 0;
+		for (i = 0; i < NS_DOF; i++) {
+			double before = a[i];
+
+			a[i] += t * d[i];
+			moved |= a[i] != before;
+		}
+		if (!moved)
+			break;
+	}
+	ns_cost(m, c, a, NULL, NULL, 1);
+}
+
+/* The acceleration the rows' forces give: a0 + M^-1 J' f. */
+static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, double *a)
+{
+	double M[NS_DOF], f[NS_DOF] = {0};
+	int i, k, r;
+
+	ns_mass(m, M);
+	for (k = 0; k < 2; k++)
+		for (r = 0; r < c[k].nrows && c[k].active; r++)
+			for (i = 0; i < NS_DOF; i++)
+				f[i] += c[k].J[r][i] * c[k].force[r];
+	a[0] = 0 + f[0] / M[0];
+	a[1] = m->a0_object + f[1] / M[1];
+	a[2] = 0 + f[2] / M[2];
+	a[3] = m->a0_pad + f[3] / M[3];
+	a[4] = m->a0_pad + f[4] / M[4];
+}
+
+static double ns_A(const struct ctd_hold_model *m, const double *ji, const double *jj)
+{
+	double M[NS_DOF], s = 0;
+	int i;
+
+	ns_mass(m, M);
+	for (i = 0; i < NS_DOF; i++)
+		s += ji[i] * jj[i] / M[i];
+	return s;
+}
+
+/* costChange: the dual cost's change for a block; a rise above 1e-10 is undone. */
+static double ns_cost_change(
+    const double *A, double *f, const double *old, const double *res, int n)
+{
+	double delta[NS_ROWS], change = 0;
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		delta[i] = f[i] - old[i];
+	for (i = 0; i < n; i++) {
+		double v = 0;
+
+		for (j = 0; j < n; j++)
+			v += A[i * n + j] * delta[j];
+		change += 0.5 * delta[i] * v + delta[i] * res[i];
+	}
+	if (change > 1e-10) {
+		for (i = 0; i < n; i++)
+			f[i] = old[i];
+		change = 0;
+	}
+	return change;
+}
+
+/* mju_QCQP: min 1/2 x'Ax + x'b subject to sum (x_i/mu_i)^2 <= r^2, by Newton on the
+ * multiplier with MuJoCo's iteration count and thresholds. Returns 1 when the
+ * constraint is active. */
+static int ns_qcqp(
+    double *x, const double *Ain, const double *bin, const double *mu, double r, int n)
+{
+	double A[4], b[2], la = 0, v[2] = {0, 0};
+	int it, i, j;
+
+	for (i = 0; i < n; i++) {
+		b[i] = bin[i] * mu[i];
+		for (j = 0; j < n; j++)
+			A[i * n + j] = Ain[i * n + j] * mu[i] * mu[j];
+	}
+	for (it = 0; it < 20; it++) {
+		double L[4], w[2], val, deriv, delta, negb[2] = {-b[0], -b[1]};
+
+		for (i = 0; i < n * n; i++)
+			L[i] = A[i];
+		for (i = 0; i < n; i++)
+			L[i * n + i] += la;
+		if (ns_chol_solve(L, negb, v, n) != 0) {
+			x[0] = x[1] = 0;
+			return 0;
+		}
+		val = -r * r;
+		for (i = 0; i < n; i++)
+			val += v[i] * v[i];
+		if (val < 1e-10)
+			break;
+		for (i = 0; i < n * n; i++)
+			L[i] = A[i];
+		for (i = 0; i < n; i++)
+			L[i * n + i] += la;
+		ns_chol_solve(L, v, w, n);
+		deriv = 0;
+		for (i = 0; i < n; i++)
+			deriv += v[i] * w[i];
+		deriv *= -2.0;
+		delta = -val / deriv;
+		if (delta < 1e-10)
+			break;
+		la += delta;
+	}
+	for (i = 0; i < n; i++)
+		x[i] = v[i] * mu[i];
+	return la != 0;
+}
+
+/* The residual J_i qacc - aref_i of row r of contact k (efc_b + A f without R). */
+static double ns_residual(const struct ns_contact *ck, int r, const double *qacc)
+{
+	return ns_dot(ck->J[r], qacc) - ck->aref[r];
+}
+
+/* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
+ * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
+ * improvement falls below the tolerance. Returns the sweeps run. */
+static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
+{
+	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
+	int iter = 0, k, r;
+
+	while (iter < m->noslip_iterations) {
+		double improvement = 0, qacc[NS_DOF];
+
+		if (iter == 0)
+			for (k = 0; k < 2; k++)
+				for (r = 0; r < c[k].nrows && c[k].active; r++)
+					improvement +=
+					    0.5 * c[k].force[r] * c[k].force[r] * c[k].R[r];
+		for (k = 0; k < 2; k++) {
+			struct ns_contact *ck = &c[k];
+
+			if (!ck->active || ck->condim == 1)
+				continue;
+			if (!ck->elliptic) {
+				int j;
+
+				for (j = 0; j < ck->nrows; j += 2) {
+					double res[2], old[2], Ac[4], bc[2], mid, y, K0, K1;
+
+					ns_qacc(m, c, qacc);
+					res[0] = ns_residual(ck, j, qacc);
+					res[1] = ns_residual(ck, j + 1, qacc);
+					old[0] = ck->force[j];
+					old[1] = ck->force[j + 1];
+					Ac[0] = max2(1e-10, ns_A(m, ck->J[j], ck->J[j]));
+					Ac[1] = ns_A(m, ck->J[j], ck->J[j + 1]);
+					Ac[2] = ns_A(m, ck->J[j + 1], ck->J[j]);
+					Ac[3] = max2(1e-10, ns_A(m, ck->J[j + 1], ck->J[j + 1]));
+					bc[0] = res[0] - (Ac[0] * old[0] + Ac[1] * old[1]);
+					bc[1] = res[1] - (Ac[2] * old[0] + Ac[3] * old[1]);
+					mid = 0.5 * (ck->force[j] + ck->force[j + 1]);
+					K1 = Ac[0] + Ac[3] - Ac[1] - Ac[2];
+					K0 = mid * (Ac[0] - Ac[3]) + bc[0] - bc[1];
+					if (K1 < MJ_MINVAL) {
+						ck->force[j] = ck->force[j + 1] = mid;
+					} else {
+						y = -K0 / K1;
+						if (y < -mid) {
+							ck->force[j] = 0;
+							ck->force[j + 1] = 2 * mid;
+						} else if (y > mid) {
+							ck->force[j] = 2 * mid;
+							ck->force[j + 1] = 0;
+						} else {
+							ck->force[j] = mid + y;
+							ck->force[j + 1] = mid - y;
+						}
+					}
+					improvement -=
+					    ns_cost_change(Ac, ck->force + j, old, res, 2);
+				}
+			} else {
+				/* the tangent rows that move here: z (row 2), and the roll about y
+				 * (row 4) at condim 6; the others stay 0 (their block is apart) */
+				int rows[2] = {2, 4}, n = ck->condim == 6 ? 2 : 1, i, j;
+				double res[2], old[2], Ac[4], bc[2], mu[2], f[2];
+
+				ns_qacc(m, c, qacc);
+				for (i = 0; i < n; i++) {
+					res[i] = ns_residual(ck, rows[i], qacc);
+					old[i] = ck->force[rows[i]];
+					mu[i] = ck->fr[rows[i] - 1];
+					for (j = 0; j < n; j++)
+						Ac[i * n + j] =
+						    ns_A(m, ck->J[rows[i]], ck->J[rows[j]]);
+					Ac[i * n + i] = max2(1e-10, Ac[i * n + i]);
+				}
+				for (i = 0; i < n; i++) {
+					bc[i] = res[i];
+					for (j = 0; j < n; j++)
+						bc[i] -= Ac[i * n + j] * old[j];
+				}
+				if (ck->force[0] < MJ_MINVAL) {
+					f[0] = f[1] = 0;
+				} else if (ns_qcqp(f, Ac, bc, mu, ck->force[0], n)) {
+					double sq = 0, sc;
+
+					for (i = 0; i < n; i++)
+						sq += f[i] * f[i] / (mu[i] * mu[i]);
+					sc =
+					    sqrt(ck->force[0] * ck->force[0] / max2(MJ_MINVAL, sq));
+					for (i = 0; i < n; i++)
+						f[i] *= sc;
+				}
+				for (i = 0; i < n; i++)
+					ck->force[rows[i]] = f[i];
+				improvement -= ns_cost_change(Ac, f, old, res, n);
+				for (i = 0; i < n; i++)
+					ck->force[rows[i]] = f[i];
+			}
+		}
+		improvement = improvement / scale;
+		iter++;
+		if (improvement < m->noslip_tolerance)
+			break;
+	}
+	return iter;
+}
+
+void ctd_hold_noslip_start(struct ctd_hold_noslip_state *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s)
+{
+	struct ns_contact c[2];
+	double a[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad}, h = m->timestep;
+
+	ns_contact_make(m, s, 0, &c[0]);
+	ns_contact_make(m, s, 1, &c[1]);
+	s->noslip_sweeps = 0;
+	if (c[0].active || c[1].active) {
+		memcpy(a, s->qacc, sizeof a);
+		if (a[1] == 0 && a[3] == 0)
+			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
+		ns_minimise(m, c, a);
+		if (m->noslip_iterations > 0) {
+			s->noslip_sweeps = ns_noslip(m, c);
+			ns_qacc(m, c, a);
+		}
+	}
+	memcpy(s->qacc, a, sizeof a);
+	s->vx += h * a[0];
+	s->vz += h * a[1];
+	s->wy += h * a[2];
+	s->vqL += h * a[3];
+	s->vqR += h * a[4];
+	s->x += h * s->vx;
+	s->z += h * s->vz;
+	s->qL += h * s->vqL;
+	s->qR += h * s->vqR;
+}
+
+/* 1 when the step from p to s left every coordinate but z where it was: the state
+ * repeats and the object descends at a constant speed. */
+static int ns_steady(const struct ctd_hold_model *m, const struct ctd_hold_noslip_state *p,
+    const struct ctd_hold_noslip_state *s)
+{
+	/* z's speed tightly; the others (whose rounding noise, 1e-13 m/s at the contact,
+	 * moves the descent only through the rows) to CTD_HOLD_NOSLIP_STEADY_OTHER */
+	double tolz = CTD_HOLD_NOSLIP_STEADY_REL * fabs(s->vz) + CTD_HOLD_NOSLIP_STEADY_ABS;
+	double tolv = CTD_HOLD_NOSLIP_STEADY_OTHER;
+	double tolx = CTD_HOLD_NOSLIP_STEADY_REL * m->radius;
+
+	return fabs(s->vz - p->vz) <= tolz && fabs(s->vx - p->vx) <= tolv &&
+	    fabs(s->wy - p->wy) * m->radius <= tolv && fabs(s->vqL - p->vqL) <= tolv &&
+	    fabs(s->vqR - p->vqR) <= tolv && fabs(s->x - p->x) <= tolx &&
+	    fabs(s->qL - p->qL) <= tolx && fabs(s->qR - p->qR) <= tolx;
+}
+
+/* The answers with noslip: step the asymmetric scene; once its state repeats (every
+ * coordinate but z, for CTD_HOLD_SETTLE_RUN steps) the rest of the run is a constant
+ * descent, summed in closed form. */
+static void noslip_run(
+    const struct ctd_hold *h, const struct ctd_hold_model *m, struct ctd_hold_answer *out)
+{
+	struct ctd_hold_noslip_state s, p;
+	double ht = h->option.timestep;
+	long n = lround(h->duration / ht), k, run = 0;
+	int steady = 0;
+
+	ctd_hold_noslip_start(&s);
+	out->creep_closed_form = 0;
+	for (k = 1; k <= n; k++) {
+		p = s;
+		ctd_hold_noslip_step(m, &s);
+		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
+			out->time_to_slip = k * ht;
+		if (ctd_hold_crushed(m, 0.5 * (s.qL + s.qR))) {
+			out->crushed = 1;
+			break;
+		}
+		if (-s.z > m->half_z || s.z > m->half_z) {
+			out->falls = 1;
+			out->fall_time = k * ht;
+			break;
+		}
+		run = ns_steady(m, &p, &s) ? run + 1 : 0;
+		if (run >= CTD_HOLD_SETTLE_RUN && k < n) {
+			/* z after j more steps: z + j h vz */
+			double dz = ht * s.vz, left = (double)(n - k);
+
+			steady = 1;
+			if (out->time_to_slip < 0 && dz < 0 && -(s.z + left * dz) >= h->slip_limit)
+				out->time_to_slip = (k + ceil((h->slip_limit + s.z) / -dz)) * ht;
+			if (dz != 0 && fabs(s.z + left * dz) > m->half_z) {
+				double j = floor((m->half_z - fabs(s.z)) / fabs(dz)) + 1;
+
+				out->falls = 1;
+				out->fall_time = (k + j) * ht;
+				s.z += j * dz;
+				k += (long)j;
+				break;
+			}
+			s.z += left * dz;
+			k = n;
+			break;
+		}
+	}
+	out->steps = k > n ? n : k;
+	out->slip = -s.z;
+	if (out->crushed)
+		return;
+	out->penetration = -0.5 * (ctd_hold_dist(m, s.qL) + ctd_hold_dist(m, s.qR));
+	out->creep_velocity = 0;
+	out->creep_settled = 0;
+	out->creep_steps = out->steps;
+	if (!out->holds)
+		return;
+	if (steady && !out->falls) {
+		out->creep_settled = 1;
+	} else {
+		/* the creep as if the pads were long enough: step on until the speed settles */
+		double prev_v = s.vz;
+		long j, settle = 0;
+
+		for (j = 1; j <= CTD_HOLD_SETTLE_MAX_STEPS; j++) {
+			ctd_hold_noslip_step(m, &s);
+			if (ctd_hold_crushed(m, 0.5 * (s.qL + s.qR)) || !isfinite(s.vz))
+				break;
+			settle = fabs(s.vz - prev_v) <=
+			        CTD_HOLD_SETTLE_REL * fabs(s.vz) + CTD_HOLD_NOSLIP_STEADY_ABS
+			    ? settle + 1
+			    : 0;
+			prev_v = s.vz;
+			if (settle >= CTD_HOLD_SETTLE_RUN) {
+				out->creep_settled = 1;
+				break;
+			}
+		}
+		out->creep_steps += j > CTD_HOLD_SETTLE_MAX_STEPS ? CTD_HOLD_SETTLE_MAX_STEPS : j;
+		out->penetration = -0.5 * (ctd_hold_dist(m, s.qL) + ctd_hold_dist(m, s.qR));
+	}
+	if (out->creep_settled)
+		out->creep_velocity = -s.vz;
+	if (out->time_to_slip < 0 && !out->falls && out->creep_settled && out->creep_velocity > 0) {
+		out->time_to_slip = n * ht + (h->slip_limit - out->slip) / out->creep_velocity;
 		out->time_to_slip_extrapolated = 1;
 	}
 }

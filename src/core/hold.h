@@ -8,7 +8,9 @@
  * By the scene's mirror symmetry the constraint problem of one step reduces to two
  * unknowns (the object's vertical and the pads' joint acceleration); its exact
  * minimiser is found by enumerating the active sets (pyramidal cone) or the cone
- * zones (elliptic cone), which is what MuJoCo's Newton solver converges to.
+ * zones (elliptic cone), which is what MuJoCo's Newton solver converges to. With
+ * noslip_iterations > 0 MuJoCo's noslip sweeps break the mirror x -> -x, and the scene
+ * is stepped in five coordinates instead (ctd_hold_noslip_step).
  * docs/hold.md derives it. No allocation; ctd_hold_prepare does the per-scene work.
  */
 #ifndef CONTACTD_CORE_HOLD_H
@@ -28,7 +30,7 @@ struct ctd_hold {
 	struct ctd_pair_geom pad;       /* the pads' geom */
 	double grip_force;              /* each motor's force F, N */
 	struct ctd_scene_option option; /* timestep, refsafe, gravity, impratio, cone, mujoco */
-	int noslip_iterations; /* MuJoCo's option; only 0 is reproduced (ctd_hold_supported) */
+	int noslip_iterations; /* MuJoCo's option: 0, or the noslip sweeps after each solve */
 	double duration;       /* simulated seconds */
 	double slip_limit;     /* descent that counts as slipping, m */
 };
@@ -51,6 +53,11 @@ struct ctd_hold_model {
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
 	double timestep;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
+	/* the asymmetric (noslip) step: docs/hold.md */
+	double inertia;     /* the sphere's body_inertia, 2/5 m R^2 */
+	double meaninertia; /* MuJoCo's stat.meaninertia: the mean of qM's diagonal */
+	int noslip_iterations;
+	double noslip_tolerance;
 };
 
 /* The constraint state of one step (one pad; the other is its mirror image). */
@@ -71,6 +78,19 @@ struct ctd_hold_state {
 	double q, vq; /* each pad's joint position (its penetration, from touching) and speed */
 	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint) */
 	int piece;           /* the previous step's active set or cone zone; -1: none */
+};
+
+/* The state of the asymmetric scene that noslip makes: MuJoCo's noslip sweeps the
+ * two contacts one after the other, so the pads' friction forces differ, the object
+ * turns about y and its state leaves the mirror x -> -x (it keeps y -> -y). */
+struct ctd_hold_noslip_state {
+	double x, vx;      /* the object's centre along x (qpos[0]) and speed */
+	double z, vz;      /* ... along z (qpos[2]) */
+	double wy;         /* its angular velocity about y (qvel[4]) */
+	double qL, vqL;    /* the left pad's joint (axis +x) */
+	double qR, vqR;    /* the right pad's joint (axis -x) */
+	double qacc[5];    /* the last step's (ax, az, alpha_y, aL, aR): the solver's start */
+	int noslip_sweeps; /* the sweeps the last step's noslip ran */
 };
 
 /* The answers. */
@@ -130,6 +150,19 @@ void ctd_hold_start(struct ctd_hold_state *s);
  */
 int ctd_hold_steady(
     const struct ctd_hold_model *m, double *creep, double *penetration, double *normal_force);
+
+/* The start of the asymmetric scene: as ctd_hold_start. */
+void ctd_hold_noslip_start(struct ctd_hold_noslip_state *s);
+
+/*
+ * ctd_hold_noslip_step: one mj_step of the scene in the five coordinates it moves in
+ * (object x, z, rotation about y, both pads), for any noslip_iterations: MuJoCo's
+ * constraint rows of both contacts from the asymmetric sphere-box geometry, the
+ * exact minimiser of the main solver's convex cost (Newton with exact line search),
+ * then m->noslip_iterations of MuJoCo's noslip sweeps (contact by contact, pyramid
+ * edge pairs with their sum fixed, the elliptic friction block's QCQP), then Euler.
+ */
+void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s);
 
 /* All answers of a validated, supported scene. Never fails. */
 void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out);

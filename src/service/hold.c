@@ -118,12 +118,9 @@ static int parse_option(const struct field_ctx *c, struct ctd_hold *h)
 	    req_mujoco(c, "mujoco", &o->mujoco) != 0)
 		return -1;
 	o->cone = (enum ctd_cone)cone;
-	if (h->noslip_iterations < 0)
-		return field_fail(c, "noslip_iterations", -1, ERR_BAD_VALUE, "must be >= 0, not %d",
-		    h->noslip_iterations);
-	if (h->noslip_iterations > 0)
+	if (h->noslip_iterations < 0 || h->noslip_iterations > LIMIT_MAX_HOLD_NOSLIP)
 		return field_fail(c, "noslip_iterations", -1, ERR_BAD_VALUE,
-		    "%s (only 0 is answered)", ctd_hold_supported(h));
+		    "must be 0..%d, not %d", LIMIT_MAX_HOLD_NOSLIP, h->noslip_iterations);
 	if (o->integrator == CTD_SCENE_RK4)
 		return field_fail(c, "integrator", -1, ERR_BAD_VALUE, "%s", ctd_hold_supported(h));
 	return 0;

@@ -10,7 +10,10 @@
  * contact regime: pads short of the object's centre and not thrown off it by more than
  * half its radius, the object on the pads' faces.
  *
- * Usage: mjref_hold [-n SCENES] [-s SEED] [-o FILE]
+ * Usage: mjref_hold [-n SCENES] [-N NOSLIP_SCENES] [-s SEED] [-o FILE]
+ *
+ * The NOSLIP_SCENES continue the same random sequence after the SCENES, each with
+ * noslip_iterations 1-10 (written at the end of its scene line as "noslip N").
  */
 #include <math.h>
 #include <stdint.h>
@@ -25,6 +28,10 @@
 #define SETTLE_MAX 20000
 #define SETTLE_REL 1e-11
 #define SETTLE_RUN 50
+/* noslip: the speed wanders at 1e-11 relative (the sweeps' rounding), and a held object's
+ * is MuJoCo's rounding, 1e-17 m/s: settled at 1e-9 relative + 1e-15 m/s */
+#define NOSLIP_SETTLE_REL 1e-9
+#define NOSLIP_SETTLE_ABS 1e-15
 #define TALL_HZ 1e4
 
 struct geom {
@@ -36,7 +43,7 @@ struct geom {
 
 struct scene {
 	double radius, mass, pad[3], pad_mass, force, timestep, impratio, gravity;
-	int elliptic;
+	int elliptic, noslip;
 	long steps;
 	struct geom object, padg;
 };
@@ -153,10 +160,11 @@ static mjModel *load(const struct scene *s, double hz)
 		return NULL;
 	fprintf(f,
 	    "<mujoco>\n<option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\" "
-	    "cone=\"%s\"/>\n<worldbody>\n<body pos=\"0 0 0\"><freejoint/>\n<geom type=\"sphere\" "
-	    "size=\"%.17g\" mass=\"%.17g\"",
+	    "cone=\"%s\" noslip_iterations=\"%d\"/>\n<worldbody>\n<body pos=\"0 0 "
+	    "0\"><freejoint/>\n"
+	    "<geom type=\"sphere\" size=\"%.17g\" mass=\"%.17g\"",
 	    s->timestep, -s->gravity, s->impratio, s->elliptic ? "elliptic" : "pyramidal",
-	    s->radius, s->mass);
+	    s->noslip, s->radius, s->mass);
 	xml_geom(f, &s->object);
 	fprintf(f, "/>\n</body>\n");
 	for (side = -1; side <= 1; side += 2) {
@@ -188,6 +196,8 @@ static int run(const struct scene *s, int index, FILE *f)
 	double z[SAMPLES + 1], q[SAMPLES + 1], prev;
 	long stride = s->steps / SAMPLES, k;
 	int n = 0, settled = 0, regular = 1;
+	double settle_rel = s->noslip ? NOSLIP_SETTLE_REL : SETTLE_REL;
+	double settle_abs = s->noslip ? NOSLIP_SETTLE_ABS : 0;
 
 	if (!m)
 		return 1;
@@ -220,12 +230,17 @@ static int run(const struct scene *s, int index, FILE *f)
 	prev = d->qvel[2];
 	for (k = 1; k <= SETTLE_MAX && settled < SETTLE_RUN; k++) {
 		mj_step(m, d);
-		settled = fabs(d->qvel[2] - prev) <= SETTLE_REL * fabs(prev) ? settled + 1 : 0;
+		settled = fabs(d->qvel[2] - prev) <= settle_rel * fabs(prev) + settle_abs
+		    ? settled + 1
+		    : 0;
 		prev = d->qvel[2];
 	}
-	fprintf(f, "scene %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %s %.17g %ld\n",
+	fprintf(f, "scene %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %s %.17g %ld",
 	    index, s->radius, s->mass, s->pad[0], s->pad[1], s->pad[2], s->pad_mass, s->force,
 	    s->timestep, s->impratio, s->elliptic ? "elliptic" : "pyramidal", s->gravity, s->steps);
+	if (s->noslip)
+		fprintf(f, " noslip %d", s->noslip);
+	fprintf(f, "\n");
 	print_geom(f, "object", &s->object);
 	print_geom(f, "pad", &s->padg);
 	fprintf(f, "traj %ld", stride);
@@ -242,15 +257,17 @@ static int run(const struct scene *s, int index, FILE *f)
 
 int main(int argc, char **argv)
 {
-	int scenes = 100, i, kept = 0, opt;
+	int scenes = 100, noslip_scenes = 0, i, kept = 0, opt;
 	unsigned long seed = 20261202;
 	const char *out = NULL;
 	FILE *f = stdout;
 	struct scene s;
 
-	while ((opt = getopt(argc, argv, "n:s:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:N:s:o:")) != -1) {
 		if (opt == 'n')
 			scenes = atoi(optarg);
+		else if (opt == 'N')
+			noslip_scenes = atoi(optarg);
 		else if (opt == 's')
 			seed = strtoul(optarg, NULL, 10);
 		else if (opt == 'o')
@@ -265,15 +282,20 @@ int main(int argc, char **argv)
 	rng = seed;
 	fprintf(f,
 	    "# contactd MuJoCo hold reference table, format 1\nmujoco %s\n"
-	    "generator mjref_hold seed %lu scenes %d\n",
+	    "generator mjref_hold seed %lu scenes %d",
 	    mj_versionString(), seed, scenes);
-	for (i = 0; i < scenes; i++) {
+	if (noslip_scenes > 0)
+		fprintf(f, " noslip %d", noslip_scenes);
+	fprintf(f, "\n");
+	for (i = 0; i < scenes + noslip_scenes; i++) {
 		draw(&s);
+		if (i >= scenes)
+			s.noslip = 1 + (int)uniform(0, 9.999999);
 		if (run(&s, i, f) == 0)
 			kept++;
 	}
 	if (out)
 		fclose(f);
-	fprintf(stderr, "%d of %d scenes kept\n", kept, scenes);
+	fprintf(stderr, "%d of %d scenes kept\n", kept, scenes + noslip_scenes);
 	return 0;
 }
