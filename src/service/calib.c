@@ -222,17 +222,6 @@ static int offers_hold(enum fit_status s)
 	return s == FIT_OK || s == FIT_PARTIAL || s == FIT_FEW_DOF;
 }
 
-/* Member key of obj as the integer it holds (hold_request_json() writes every number as a
- * real; the hold request's schema has these integers). 0, or -1 when out of memory. */
-static int as_integer(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (!json_is_real(v) || json_real_value(v) != floor(json_real_value(v)))
-		return 0;
-	return json_object_set_new(obj, key, json_integer((json_int_t)json_real_value(v)));
-}
-
 /*
  * The fit's "hold": the hold question (service/hold.h) of the fitted pad pinching the
  * reference object, asked as POST /v1/hold would be: {"request", "creep_velocity",
@@ -259,11 +248,7 @@ static json_t *hold_json(const struct fit_result *fit)
 	r.scene.option = fit->scene.option;
 	request = hold_request_json(&r);
 	block = json_object();
-	if (!request || !block || as_integer(json_object_get(request, "object"), "condim") != 0 ||
-	    as_integer(json_object_get(request, "object"), "priority") != 0 ||
-	    as_integer(json_object_get(request, "pad"), "condim") != 0 ||
-	    as_integer(json_object_get(request, "pad"), "priority") != 0 ||
-	    as_integer(json_object_get(request, "option"), "noslip_iterations") != 0) {
+	if (!request || !block) {
 		json_decref(block);
 		block = NULL;
 		goto out;

@@ -214,12 +214,12 @@ static json_t *geom_json(const struct ctd_pair_geom *g, json_t *obj, int *ok)
 	}
 	put(obj, geom_fields[0], field_reals(g->solref, 2), ok);
 	put(obj, geom_fields[1], field_reals(g->solimp, 5), ok);
-	put(obj, geom_fields[2], json_real(g->condim), ok);
+	put(obj, geom_fields[2], json_integer(g->condim), ok);
 	put(obj, geom_fields[3], field_reals(g->friction, 3), ok);
 	put(obj, geom_fields[4], json_real(g->margin), ok);
 	put(obj, geom_fields[5], json_real(g->gap), ok);
 	put(obj, geom_fields[6], json_real(g->solmix), ok);
-	put(obj, geom_fields[7], json_real(g->priority), ok);
+	put(obj, geom_fields[7], json_integer(g->priority), ok);
 	return obj;
 }
 
@@ -250,7 +250,7 @@ json_t *hold_request_json(const struct hold_request *r)
 	put(option, "impratio", json_real(h->option.impratio), &ok);
 	put(option, "integrator", json_string(integrator_names[h->option.integrator]), &ok);
 	put(option, "cone", json_string(cone_names[h->option.cone]), &ok);
-	put(option, "noslip_iterations", json_real(h->noslip_iterations), &ok);
+	put(option, "noslip_iterations", json_integer(h->noslip_iterations), &ok);
 	put(option, "mujoco", json_string(ctd_mjver_name(h->option.mujoco)), &ok);
 	put(root, "object", object, &ok);
 	put(root, "pad", pad, &ok);
