@@ -269,6 +269,16 @@ static int hand_over(json_t *result, int rows, json_t **out)
 	return 0;
 }
 
+/* query() into result, a new JSON container that read fills (NULL: out of memory), then
+ * handed to *out (the caller owns it), or freed: 0, or -1 with err. */
+static int query_json(struct store *st, const char *sql, const struct arg *args, int n, row_fn read,
+    json_t *result, json_t **out, const char *what, struct err *err)
+{
+	if (!result)
+		return oom(err);
+	return hand_over(result, query(st, sql, args, n, read, result, what, err), out);
+}
+
 /* ---- robots and tokens ---- */
 
 /* The robot's id, creating it when create is set: 1 found, 0 absent, -1 failure. */
@@ -451,18 +461,12 @@ static int read_token_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_token_list(struct store *st, json_t **out, struct err *err)
 {
-	json_t *list = json_array();
-
-	if (!list)
-		return oom(err);
-	return hand_over(list,
-	    query(st,
-	        "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
-	        "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
-	        "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, ''), "
-	        "t.created_at, t.id",
-	        NO_ARGS, read_token_entry, list, "listing tokens", err),
-	    out);
+	return query_json(st,
+	    "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
+	    "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
+	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, ''), "
+	    "t.created_at, t.id",
+	    NO_ARGS, read_token_entry, json_array(), out, "listing tokens", err);
 }
 
 int calstore_robot_lab(
@@ -551,21 +555,16 @@ static int read_calibration_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err)
 {
-	json_t *list = json_array();
-
-	if (!list)
-		return oom(err);
-	return hand_over(list,
-	    query(st,
-	        "SELECT c.id, c.created_at, "
-	        "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
-	        "f.id, f.state, f.started_at, f.fit FROM calibrations c "
-	        "JOIN robots r ON r.id = c.robot_id "
-	        "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
-	        "c.id) "
-	        "WHERE r.name = ?1 ORDER BY c.id",
-	        ARGS(TXT(robot)), read_calibration_entry, list, "listing calibrations", err),
-	    out);
+	return query_json(st,
+	    "SELECT c.id, c.created_at, "
+	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
+	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
+	    "JOIN robots r ON r.id = c.robot_id "
+	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
+	    "c.id) "
+	    "WHERE r.name = ?1 ORDER BY c.id",
+	    ARGS(TXT(robot)), read_calibration_entry, json_array(), out, "listing calibrations",
+	    err);
 }
 
 /* The kind's index of kinds[], or -1. */
@@ -595,16 +594,12 @@ static int read_measurement(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_measurements(struct store *st, long long id, json_t **out, struct err *err)
 {
-	json_t *all = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-
-	if (!all)
-		return oom(err);
-	return hand_over(all,
-	    query(st,
-	        "SELECT kind, body, id, upload_id FROM measurements WHERE calibration_id = ?1 "
-	        "ORDER BY id",
-	        ARGS(NUM(id)), read_measurement, all, "reading measurements", err),
-	    out);
+	return query_json(st,
+	    "SELECT kind, body, id, upload_id FROM measurements WHERE calibration_id = ?1 "
+	    "ORDER BY id",
+	    ARGS(NUM(id)), read_measurement,
+	    json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]), out,
+	    "reading measurements", err);
 }
 
 static int read_fit(sqlite3_stmt *s, void *ctx, struct err *err)
