@@ -14,7 +14,11 @@
 #      schema within a bounded time, and serves calibration: an upload acknowledged then,
 #      resent with its Idempotency-Key, is stored once; its fit is computed; a watch URL
 #      signed by the node opens its stream;
-#   5. the node stops cleanly on SIGTERM.
+#   5. /v1/health says so throughout, always 200: "calibration_store" {"engine": "postgresql",
+#      "reachable": false} while PostgreSQL is stopped (3), true within a bounded time once it
+#      is up (4), false again within a bounded time once it is stopped under a running node,
+#      true again once restarted; the URL (with its password) never appears;
+#   6. the node stops cleanly on SIGTERM.
 # (A node whose PostgreSQL goes away and comes back under load: tests/pg_cluster.sh, 5.)
 # Run by `make check` from the top build directory, with srcdir set by automake.
 set -u
@@ -93,6 +97,25 @@ grep -q 'calibration store: PostgreSQL unreachable: .*answered 503' "$tmp/node.l
 	fail "the node did not say its store is unreachable"
 url="http://127.0.0.1:$port"
 
+# health: "STATUS ENGINE REACHABLE" of GET /v1/health (its body into health.json).
+health() {
+	s=$(curl -s -m 5 -o "$tmp/health.json" -w '%{http_code}' "$url/v1/health" || echo 000)
+	printf '%s %s %s\n' "$s" \
+		"$(sed -n 's/.*"calibration_store": *{[^}]*"engine": *"\([a-z]*\)".*/\1/p' "$tmp/health.json")" \
+		"$(sed -n 's/.*"calibration_store": *{[^}]*"reachable": *\([a-z]*\).*/\1/p' "$tmp/health.json")"
+}
+# health_becomes WANT SECONDS: health is "200 postgresql WANT" within SECONDS: prints how long,
+# else prints why and returns 1.
+health_becomes() {
+	t0=$(date +%s)
+	for _ in $(seq 1 $(( $2 * 10 ))); do
+		[ "$(health)" = "200 postgresql $1" ] && { echo $(( $(date +%s) - t0 )); return 0; }
+		sleep 0.1
+	done
+	echo "health is not '200 postgresql $1' within $2 s: $(cat "$tmp/health.json")"
+	return 1
+}
+
 # call METHOD PATH [BODY [KEY [TOKEN]]]: the status; body into answer, headers into headers.
 # Without TOKEN, a well-formed one nobody made (checking it needs the store).
 nobody=0123456789abcdef.$(printf '%064d' 0)
@@ -123,6 +146,9 @@ unavailable "an upload"
 status=$(curl -s -m 20 -D "$tmp/headers" -o "$tmp/answer" -w '%{http_code}' \
 	"$url/v1/calibrations/1/events?watch=1.2.0123456789abcdef.00" || echo 000)
 unavailable "a watch URL's stream"
+[ "$(health)" = "200 postgresql false" ] ||
+	fail "health with PostgreSQL stopped: $(health) $(cat "$tmp/health.json")"
+grep -q 'postgres\(ql\)\?://\|127\.0\.0\.1' "$tmp/health.json" && fail "health shows the store's URL: $(cat "$tmp/health.json")"
 echo "3. node up with PostgreSQL stopped: $q questions 200; calibration, upload and watch" \
 	"stream 503 with Retry-After $(sed -n 's/^[Rr]etry-[Aa]fter: \([0-9]*\).*/\1/p' "$tmp/headers" | tr -d '\r')"
 
@@ -136,6 +162,8 @@ for _ in $(seq 1 300); do
 done
 reach_s=$(( $(date +%s) - up ))
 [ -n "$reached" ] || fail "the node did not reach PostgreSQL within 30 s of its start"
+# the fit adopter tries every 2 s, each attempt bounded by 2 s: 10 s is ample
+health_up_s=$(health_becomes true 10) || fail "$health_up_s"
 [ "$(pg_sql "SELECT max(version) FROM contactd_schema")" = "$migrations" ] ||
 	fail "the node did not migrate the schema to version $migrations"
 "$CONTACTD" --db "$tmp/cli.db" --store "$pg_url" token create robot1 >"$tmp/cli.out" 2>&1 ||
@@ -171,12 +199,21 @@ echo "4. PostgreSQL started: the node reached it and migrated to version $migrat
 	"$reach_s s; upload $upload acknowledged, its fit done, replayed on resend and stored" \
 	"once; a watch URL signed and honoured"
 
-# 5. The node stops cleanly (status 0; under --enable-sanitizers, no report).
+# 5. Health follows PostgreSQL under a running node: its listener sees the server go within a
+# second (5 s allowed, for a loaded machine), the adopter sees it back within 2 + 2 s (10 s).
+pg_stop
+down_s=$(health_becomes false 5) || fail "$down_s"
+pg_restart || fail "PostgreSQL did not start again"
+back_s=$(health_becomes true 10) || fail "$back_s"
+echo "5. health: calibration_store reachable true $health_up_s s after the first start," \
+	"false $down_s s after a stop, true $back_s s after a restart; status 200 throughout"
+
+# 6. The node stops cleanly (status 0; under --enable-sanitizers, no report).
 kill "$node_pid"
 wait "$node_pid"
 stopped=$?
 node_pid=
 [ "$stopped" = 0 ] || fail "the node exited with status $stopped on SIGTERM"
 grep -q 'Sanitizer\|runtime error' "$tmp/node.log" && fail "the node's log has a sanitizer report"
-echo "5. the node stopped cleanly on SIGTERM"
+echo "6. the node stopped cleanly on SIGTERM"
 echo "PASS: pg_start_down"

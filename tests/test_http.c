@@ -86,7 +86,7 @@ static void question_path(const struct question *q, char *path, size_t size)
 START_TEST(health)
 {
 	struct live_reply r;
-	json_t *v;
+	json_t *v, *cal;
 
 	live_start(&dmn, (char *)NULL);
 	live_get(&dmn, "/v1/health", &r);
@@ -97,6 +97,11 @@ START_TEST(health)
 	ck_assert_str_eq(json_string_value(json_object_get(v, "core_version")), CORE_VERSION);
 	ck_assert_int_ge(json_integer_value(json_object_get(v, "schema_version")), 1);
 	ck_assert_ptr_nonnull(json_string_value(json_object_get(v, "version")));
+	/* the calibration store: here the --db file itself */
+	cal = json_object_get(v, "calibration_store");
+	ck_assert_str_eq(json_string_value(json_object_get(cal, "engine")), "sqlite");
+	ck_assert(json_is_true(json_object_get(cal, "reachable")));
+	ck_assert_uint_eq(json_object_size(cal), 2);
 	json_decref(v);
 	live_reply_free(&r);
 	live_request(&dmn, "HEAD", "/v1/health", NULL, NULL, 0, 0, &r);

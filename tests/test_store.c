@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/calstore.h"
 #include "store/store.h"
 
 static char dir[256];
@@ -406,6 +407,184 @@ START_TEST(concurrent_writers)
 }
 END_TEST
 
+/* ---- the calibration tables (store/calstore.h) ---- */
+
+static int refuse_all(const json_t *all, void *ctx, struct err *err)
+{
+	(void)all;
+	(void)ctx;
+	return err_set(err, ERR_BAD_VALUE, "/presses", "refused");
+}
+
+static char *answer_of(const struct calstore_receipt *r, void *ctx)
+{
+	char text[64];
+
+	(void)ctx;
+	snprintf(text, sizeof text, "{\"upload\":%lld}", r->upload_id);
+	return strdup(text);
+}
+
+static char *setup_of(long long id, void *ctx)
+{
+	char text[64];
+
+	(void)ctx;
+	snprintf(text, sizeof text, "{\"calibration\":%lld}", id);
+	return strdup(text);
+}
+
+static size_t presses_of(const json_t *all)
+{
+	return json_array_size(json_object_get(all, "presses"));
+}
+
+/*
+ * How the SQLite calibration store runs its statements: every row of a list read, in the
+ * statement's order; a row not as the store writes it refused as a store failure; an upload
+ * whose check fails undone whole; a replayed Idempotency-Key and a claim with nothing
+ * pending write nothing and leave no transaction open; not-found errors named.
+ */
+START_TEST(calstore_statements)
+{
+	struct store *st = open_store();
+	const unsigned char hash[CALSTORE_HASH_BYTES] = {1, 2, 3};
+	const struct calstore_idem idem = {"key-1", {7}, 3600};
+	unsigned char secret1[CALSTORE_SECRET_BYTES], secret2[CALSTORE_SECRET_BYTES];
+	json_t *upload = json_loads("{\"presses\":[{\"force\":1},{\"force\":2}]}", 0, NULL);
+	json_t *list = NULL, *all = NULL, *deleted = NULL;
+	char robot[CALSTORE_NAME_MAX], lab[CALSTORE_NAME_MAX], want[160], *setup = NULL;
+	struct calstore_receipt rec;
+	struct calstore_token tok;
+	long long cal = 0, up, fit = 0, claimed = 0;
+	struct err e;
+	sqlite3 *db;
+
+	err_clear(&e);
+	ck_assert_ptr_nonnull(upload);
+	db = store_conn(st, &e);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_int_eq(
+	    calstore_token_create(st, CALSTORE_ROBOT, "zeta", "lab1", 0, "t1", hash, &e), 0);
+	ck_assert_int_eq(
+	    calstore_token_create(st, CALSTORE_ROBOT, "alpha", NULL, 0, "t2", hash, &e), 0);
+	ck_assert_int_eq(
+	    calstore_token_create(st, CALSTORE_VIEWER, NULL, "lab1", 4102444800LL, "t3", hash, &e),
+	    0);
+	/* ordered by robot name ("" for a lab viewer), a robot token showing its robot's lab */
+	ck_assert_int_eq(calstore_token_list(st, &list, &e), 0);
+	ck_assert_uint_eq(json_array_size(list), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "id")), "t3");
+	ck_assert(json_is_null(json_object_get(json_array_get(list, 0), "robot")));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(list, 0), "expires_at")),
+	    4102444800LL);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 1), "id")), "t2");
+	ck_assert(json_is_null(json_object_get(json_array_get(list, 1), "lab")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "id")), "t1");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_array_get(list, 2), "lab")), "lab1");
+	json_decref(list);
+	ck_assert_int_eq(calstore_token_get(st, "t1", &tok, &e), 1);
+	ck_assert_int_eq(tok.role, CALSTORE_ROBOT);
+	ck_assert_str_eq(tok.robot, "zeta");
+	ck_assert_int_eq(memcmp(tok.hash, hash, sizeof hash), 0);
+	ck_assert_int_eq(calstore_token_get(st, "nobody", &tok, &e), 0);
+	ck_assert_int_eq(calstore_robot_lab(st, "zeta", lab, &e), 1);
+	ck_assert_str_eq(lab, "lab1");
+	ck_assert_int_eq(calstore_robot_lab(st, "nobody", lab, &e), 0);
+	ck_assert_int_eq(calstore_token_revoke(st, "nobody", &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	ck_assert_str_eq(e.message, "no token nobody");
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
+	err_clear(&e);
+
+	/* a calibration whose setup names its id */
+	ck_assert_int_eq(calstore_calibration_create(st, "alpha", setup_of, NULL, &cal, &e), 0);
+	ck_assert_int_eq(calstore_calibration_get(st, cal, robot, lab, &setup, &e), 1);
+	snprintf(want, sizeof want, "{\"calibration\":%lld}", cal);
+	ck_assert_str_eq(setup, want);
+	ck_assert_str_eq(robot, "alpha");
+	free(setup);
+	setup = NULL;
+	/* a failed check undoes the whole upload */
+	ck_assert_int_eq(
+	    calstore_upload(st, cal, upload, NULL, refuse_all, NULL, NULL, &rec, &e), -1);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	calstore_receipt_clear(&rec);
+	err_clear(&e);
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
+	ck_assert_int_eq(calstore_measurements(st, cal, &all, &e), 0);
+	ck_assert_uint_eq(presses_of(all), 0);
+	json_decref(all);
+	ck_assert_int_eq(
+	    calstore_upload(st, cal + 1, upload, NULL, NULL, NULL, NULL, &rec, &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	calstore_receipt_clear(&rec);
+	err_clear(&e);
+	/* with a key: stored once; the same again replays the answer stored then */
+	ck_assert_int_eq(
+	    calstore_upload(st, cal, upload, &idem, NULL, answer_of, NULL, &rec, &e), 0);
+	ck_assert_ptr_null(rec.replay);
+	ck_assert_uint_eq(presses_of(rec.ids), 2);
+	up = rec.upload_id;
+	fit = rec.fit_id;
+	ck_assert_int_gt(fit, 0);
+	calstore_receipt_clear(&rec);
+	ck_assert_int_eq(
+	    calstore_upload(st, cal, upload, &idem, NULL, answer_of, NULL, &rec, &e), 0);
+	snprintf(want, sizeof want, "{\"upload\":%lld}", up);
+	ck_assert_str_eq(rec.replay, want);
+	calstore_receipt_clear(&rec);
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
+	ck_assert_int_eq(calstore_measurements(st, cal, &all, &e), 0);
+	ck_assert_uint_eq(presses_of(all), 2);
+	json_decref(all);
+	/* the pending fit is claimed with every measurement; then there is none to claim */
+	ck_assert_int_eq(calstore_fit_claim(st, cal, &claimed, &setup, &all, &e), 1);
+	ck_assert_int_eq(claimed, fit);
+	ck_assert_uint_eq(presses_of(all), 2);
+	free(setup);
+	json_decref(all);
+	ck_assert_int_eq(calstore_fit_claim(st, cal, &claimed, &setup, &all, &e), 0);
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
+	/* deleting the upload takes both presses and leaves a new pending fit; twice: not found */
+	ck_assert_int_eq(calstore_delete(st, cal, 0, up, &deleted, &fit, &e), 0);
+	ck_assert_uint_eq(presses_of(deleted), 2);
+	ck_assert_int_gt(fit, claimed);
+	json_decref(deleted);
+	ck_assert_int_eq(calstore_delete(st, cal, 0, up, &deleted, &fit, &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	snprintf(want, sizeof want, "calibration %lld has no upload %lld", cal, up);
+	ck_assert_str_eq(e.message, want);
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
+	err_clear(&e);
+	/* at a restart, the calibrations with a pending fit */
+	ck_assert_int_eq(calstore_fit_recover(st, &list, &e), 0);
+	ck_assert_uint_eq(json_array_size(list), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(list, 0)), cal);
+	json_decref(list);
+	/* a measurement whose body is not JSON was not written by the store: a store failure */
+	snprintf(want, sizeof want,
+	    "INSERT INTO measurements (calibration_id, kind, body, created_at) "
+	    "VALUES (%lld, 'press', 'not json', 0)",
+	    cal);
+	ck_assert_int_eq(sqlite3_exec(db, want, NULL, NULL, NULL), SQLITE_OK);
+	all = NULL;
+	ck_assert_int_eq(calstore_measurements(st, cal, &all, &e), -1);
+	ck_assert_ptr_null(all);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_msg(
+	    strncmp(e.message, "store: reading measurements: ", 29) == 0, "%s", e.message);
+	err_clear(&e);
+	/* a secret is made once */
+	ck_assert_int_eq(calstore_secret(st, "watch", secret1, &e), 0);
+	ck_assert_int_eq(calstore_secret(st, "watch", secret2, &e), 0);
+	ck_assert_int_eq(memcmp(secret1, secret2, sizeof secret1), 0);
+	json_decref(upload);
+	store_close(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store");
@@ -428,6 +607,7 @@ int main(void)
 	tcase_add_test(tc, statement_cached_by_text);
 	tcase_add_test(tc, durable_transactions);
 	tcase_add_test(tc, concurrent_writers);
+	tcase_add_test(tc, calstore_statements);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -780,7 +780,7 @@ static enum MHD_Result serve_health(
 	struct http_server *srv = x->srv;
 	struct err e;
 	int schema = store_schema_version(srv->store, &e);
-	json_t *body;
+	json_t *body, *calib;
 	enum MHD_Result ret;
 
 	(void)r;
@@ -794,6 +794,12 @@ static enum MHD_Result serve_health(
 		json_object_set_new(body, "schema_version", json_integer(schema));
 	else
 		json_object_set_new(body, "store_error", json_string(e.message));
+	/* 200 either way: questions are answered without the calibration store */
+	calib = http_calib_health();
+	if (!calib || json_object_set_new(body, "calibration_store", calib) != 0) {
+		json_decref(body);
+		return reject(conn, x, ERR_INTERNAL, "out of memory");
+	}
 	ret = http_respond_json(conn, &x->req, MHD_HTTP_OK, body);
 	json_decref(body);
 	return ret;

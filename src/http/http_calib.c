@@ -64,6 +64,7 @@
 /* The engine behind a calibration store, and what of it was opened here. */
 struct engine {
 	struct store *sqlite; /* opened here (sqlite:PATH other than --db) */
+	struct store *local;  /* the SQLite store in use (sqlite, or the --db one), or NULL */
 	struct pgstore *pg;
 };
 
@@ -90,6 +91,7 @@ static int engine_open(const char *url, struct store *cache, int defer, struct e
 		if (store_open(url + 7, &e->sqlite, err) != 0)
 			return -1;
 		calstore_sqlite_bind(cs, e->sqlite);
+		e->local = e->sqlite;
 	} else if (url) {
 		rc = pgstore_open(url, defer, http_log, &e->pg, err);
 		if (rc < 0)
@@ -97,6 +99,7 @@ static int engine_open(const char *url, struct store *cache, int defer, struct e
 		pgstore_bind(cs, e->pg);
 	} else {
 		calstore_sqlite_bind(cs, cache);
+		e->local = cache;
 	}
 	return rc;
 }
@@ -532,6 +535,17 @@ static int watch_key(struct calwatch *out, struct err *err)
 		*out = w;
 	sodium_memzero(&w, sizeof w);
 	return 0;
+}
+
+json_t *http_calib_health(void)
+{
+	struct err e;
+	int reachable = hub.engine.pg
+	    ? pgstore_reachable(hub.engine.pg)
+	    : hub.engine.local && store_schema_version(hub.engine.local, &e) >= 0;
+
+	return json_pack("{s:s, s:b}", "engine", hub.engine.pg ? "postgresql" : "sqlite",
+	    "reachable", reachable);
 }
 
 int http_calib_start(struct store *st, const char *store_url, struct err *err)

@@ -25,6 +25,7 @@
 #ifndef CONTACTD_HTTP_HTTP_CALIB_H
 #define CONTACTD_HTTP_HTTP_CALIB_H
 
+#include <jansson.h>
 #include <microhttpd.h>
 
 #include "http/http.h"
@@ -41,6 +42,15 @@ int http_calib_start(struct store *st, const char *store_url, struct err *err);
 
 /* 0 when url is a --store contactd can open (sqlite:PATH, postgresql://...), else -1. */
 int http_calib_store_url_check(const char *url);
+
+/*
+ * For /v1/health, once http_calib_start() succeeded: the calibration store's state as a new
+ * object {"engine": "sqlite" | "postgresql", "reachable": true | false} (never its URL,
+ * which may hold a password), or NULL when out of memory. Cheap and never blocking on the
+ * network: PostgreSQL's is the last known state (pgstore_reachable()); SQLite's is whether
+ * the file answers a read of its schema version.
+ */
+json_t *http_calib_health(void);
 
 /*
  * Handle req if its URL is one of the calibration service's. Returns 1 when it

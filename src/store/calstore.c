@@ -1,5 +1,10 @@
 /*
  * calstore.c: robots, tokens, calibrations, measurements and fits in SQLite.
+ *
+ * Every operation states its SQL, its parameters written where the statement is (ARGS(...)),
+ * and how it reads the rows (a row reader): command(), insert(), query() and query_one() do
+ * the preparing, binding, stepping and error reporting, and tx_begin() / tx_end() the
+ * transactions, as pgstore.c does for PostgreSQL.
  */
 #include "store/calstore.h"
 
@@ -21,24 +26,184 @@ static int fail(struct err *err, sqlite3_stmt *stmt, const char *what)
 	    stmt ? sqlite3_errmsg(sqlite3_db_handle(stmt)) : "no statement");
 }
 
-/*
- * The end of a query that built *result row by row: on SQLITE_DONE hand result to *out
- * (the caller owns it), otherwise free it and fail with what. Finishes stmt either way.
- */
-static int finish_rows(
-    sqlite3_stmt *stmt, int rc, json_t *result, json_t **out, const char *what, struct err *err)
+static int oom(struct err *err)
 {
-	int status = 0;
+	return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+}
 
-	if (rc != SQLITE_DONE) {
-		status = fail(err, stmt, what);
-		json_decref(result);
-	} else {
-		*out = result;
+/* The current Unix time. */
+static long long now_s(void)
+{
+	return (long long)time(NULL);
+}
+
+/* ---- statements ---- */
+
+/*
+ * A statement's parameter, written where the statement is: NUM(n) an integer, REAL(x) a
+ * double, TXT(s) a text (NULL: SQL NULL), BLOB(p, n) n bytes, NUM_IF(c, n) / TXT_IF(c, s) the
+ * value when c holds, else NULL. Texts and bytes are bound without a copy: they must live
+ * until the statement has run. ARGS(...) passes a list of them (and its length) to the
+ * functions below; NO_ARGS none.
+ */
+enum arg_kind { ARG_NULL, ARG_INT, ARG_REAL, ARG_TEXT, ARG_BLOB };
+struct arg {
+	enum arg_kind kind;
+	long long num;
+	double real;
+	const void *data; /* a text (NUL-terminated) or bytes */
+	int len;          /* bytes of a blob */
+};
+#define NULL_ARG ((struct arg){ARG_NULL, 0, 0, NULL, 0})
+#define NUM(n) ((struct arg){ARG_INT, (n), 0, NULL, 0})
+#define REAL(x) ((struct arg){ARG_REAL, 0, (x), NULL, 0})
+#define TXT(s) ((struct arg){ARG_TEXT, 0, 0, (s), 0})
+#define BLOB(p, n) ((struct arg){ARG_BLOB, 0, 0, (p), (int)(n)})
+#define NUM_IF(c, n) ((c) ? NUM(n) : NULL_ARG)
+#define TXT_IF(c, s) ((c) ? TXT(s) : NULL_ARG)
+#define ARGS(...)                                                                                  \
+	(const struct arg[]){__VA_ARGS__},                                                         \
+	    (int)(sizeof((const struct arg[]){__VA_ARGS__}) / sizeof(struct arg))
+#define NO_ARGS NULL, 0
+
+/* Bind args[i] to parameter ?(i + 1) of s: SQLITE_OK or SQLite's error. */
+static int bind_args(sqlite3_stmt *s, const struct arg *args, int n)
+{
+	int i, rc = SQLITE_OK;
+
+	for (i = 0; i < n && rc == SQLITE_OK; i++) {
+		const struct arg *a = &args[i];
+
+		switch (a->kind) {
+		case ARG_INT:
+			rc = sqlite3_bind_int64(s, i + 1, a->num);
+			break;
+		case ARG_REAL:
+			rc = sqlite3_bind_double(s, i + 1, a->real);
+			break;
+		case ARG_TEXT: /* a NULL text binds SQL NULL */
+			rc = sqlite3_bind_text(s, i + 1, a->data, -1, SQLITE_STATIC);
+			break;
+		case ARG_BLOB:
+			rc = sqlite3_bind_blob(s, i + 1, a->data, a->len, SQLITE_STATIC);
+			break;
+		default:
+			rc = sqlite3_bind_null(s, i + 1);
+		}
 	}
-	store_stmt_done(stmt);
+	return rc;
+}
+
+/*
+ * A row reader: takes what it needs of the current row of s into ctx. Returns 0 to go on,
+ * -1 with err set, or ROW_BAD when the row is not what the store wrote (or it cannot be
+ * kept: out of memory), so that the statement fails as SQLite's own failures do.
+ */
+typedef int (*row_fn)(sqlite3_stmt *s, void *ctx, struct err *err);
+#define ROW_BAD (-2)
+
+/*
+ * Run sql (prepared once per connection and cached: store_stmt()) with its n parameters,
+ * giving each row it returns to read(s, ctx, err), at most limit rows (0: every row; a
+ * statement without a reader must return none), then reset it. Returns the number of rows
+ * read, or -1 with err: the reader's, or ERR_UNAVAILABLE "store: <what>: <SQLite's
+ * message>" when SQLite fails or a reader finds a row bad.
+ */
+static int statement(struct store *st, const char *sql, const struct arg *args, int n, int limit,
+    row_fn read, void *ctx, const char *what, struct err *err)
+{
+	sqlite3_stmt *s = store_stmt(st, sql, err);
+	int rc, rows = 0, got = 0, status;
+
+	if (!s)
+		return -1;
+	rc = bind_args(s, args, n);
+	if (rc == SQLITE_OK)
+		do {
+			rc = sqlite3_step(s);
+			if (rc != SQLITE_ROW || !read || (got = read(s, ctx, err)) != 0)
+				break;
+			rows++;
+		} while (!(limit && rows == limit));
+	if (got == -1)
+		status = -1;
+	else if (got == ROW_BAD ||
+	    !(rc == SQLITE_DONE || (rc == SQLITE_ROW && read && limit && rows == limit)))
+		status = fail(err, s, what);
+	else
+		status = rows;
+	store_stmt_done(s);
 	return status;
 }
+
+/* Every row of sql through read: the number of rows, or -1 with err. */
+static int query(struct store *st, const char *sql, const struct arg *args, int n, row_fn read,
+    void *ctx, const char *what, struct err *err)
+{
+	return statement(st, sql, args, n, 0, read, ctx, what, err);
+}
+
+/* The first row of sql (if any) through read: 1, 0 when there is none, or -1 with err. */
+static int query_one(struct store *st, const char *sql, const struct arg *args, int n, row_fn read,
+    void *ctx, const char *what, struct err *err)
+{
+	return statement(st, sql, args, n, 1, read, ctx, what, err);
+}
+
+/* A statement that returns no rows: 0, or -1 with err; *changed (may be NULL) the rows it
+ * inserted, updated or deleted. */
+static int command(struct store *st, const char *sql, const struct arg *args, int n,
+    long long *changed, const char *what, struct err *err)
+{
+	if (statement(st, sql, args, n, 0, NULL, NULL, what, err) < 0)
+		return -1;
+	if (changed)
+		*changed = sqlite3_changes(store_conn(st, err));
+	return 0;
+}
+
+/* An INSERT of one row: 0 with its rowid into *id, or -1 with err. */
+static int insert(struct store *st, const char *sql, const struct arg *args, int n, long long *id,
+    const char *what, struct err *err)
+{
+	if (statement(st, sql, args, n, 0, NULL, NULL, what, err) < 0)
+		return -1;
+	*id = sqlite3_last_insert_rowid(store_conn(st, err));
+	return 0;
+}
+
+/*
+ * A transaction on the calling thread's connection: tx_begin() ... tx_end(). The work
+ * between runs its statements on the store as usual.
+ */
+struct tx {
+	struct store *st;
+	int discard; /* tx_end(): roll back although the work succeeded (nothing to keep) */
+};
+
+/* BEGIN IMMEDIATE with durability sync (STORE_SYNC_FULL: the commit is fsynced, for
+ * everything a client is told succeeded): 0, or -1 with err. */
+static int tx_begin(struct store *st, enum store_sync sync, struct tx *t, struct err *err)
+{
+	t->st = st;
+	t->discard = 0;
+	return store_begin(st, sync, err);
+}
+
+/*
+ * End tx_begin()'s transaction with what its work returned, rc (-1 with err, or a result
+ * >= 0): committed when rc >= 0 (unless the work set t->discard), else rolled back.
+ * Returns rc, or -1 with err when the commit failed.
+ */
+static int tx_end(struct tx *t, int rc, struct err *err)
+{
+	if (rc >= 0 && !t->discard)
+		return store_commit(t->st, err) == 0 ? rc : -1;
+	store_rollback(t->st);
+	return rc;
+}
+
+/* ---- reading rows ---- */
 
 /* A malloc'ed copy of column col of the current row. */
 static char *column_text(sqlite3_stmt *stmt, int col)
@@ -51,246 +216,6 @@ static char *column_text(sqlite3_stmt *stmt, int col)
 		copy[n] = '\0';
 	}
 	return copy;
-}
-
-/* Run a statement that returns no rows. */
-static int run(sqlite3_stmt *stmt, struct err *err, const char *what)
-{
-	int rc = sqlite3_step(stmt) == SQLITE_DONE ? 0 : fail(err, stmt, what);
-
-	store_stmt_done(stmt);
-	return rc;
-}
-
-/* The robot's id, creating it when create is set: 1 found, 0 absent, -1 failure. */
-static int robot_id(struct store *st, const char *robot, int create, long long *id, struct err *err)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (create) {
-		s = store_stmt(
-		    st, "INSERT OR IGNORE INTO robots (name, created_at) VALUES (?1, ?2)", err);
-		if (!s)
-			return -1;
-		sqlite3_bind_text(s, 1, robot, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)time(NULL));
-		if (run(s, err, "adding a robot") != 0)
-			return -1;
-	}
-	s = store_stmt(st, "SELECT id FROM robots WHERE name = ?1", err);
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, robot, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(s, 0);
-		rc = 1;
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "finding a robot");
-	}
-	store_stmt_done(s);
-	return rc;
-}
-
-/* Bind text, or NULL when text is NULL or empty. */
-static void bind_text_or_null(sqlite3_stmt *s, int col, const char *text)
-{
-	if (text && *text)
-		sqlite3_bind_text(s, col, text, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, col);
-}
-
-/* Put robot in lab (NULL: leave it). */
-static int set_lab(struct store *st, long long rid, const char *lab, struct err *err)
-{
-	sqlite3_stmt *s;
-
-	if (!lab)
-		return 0;
-	s = store_stmt(st, "UPDATE robots SET lab = ?2 WHERE id = ?1", err);
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, rid);
-	sqlite3_bind_text(s, 2, lab, -1, SQLITE_STATIC);
-	return run(s, err, "setting a robot's lab");
-}
-
-static int insert_token(struct store *st, const char *token_id, const char *role, long long rid,
-    const char *lab, const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at,
-    const char *replaces, struct err *err)
-{
-	sqlite3_stmt *s = store_stmt(st,
-	    "INSERT INTO tokens (id, role, robot_id, lab, hash, created_at, expires_at, replaces) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	    err);
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, role, -1, SQLITE_STATIC);
-	if (rid > 0)
-		sqlite3_bind_int64(s, 3, rid);
-	else
-		sqlite3_bind_null(s, 3);
-	bind_text_or_null(s, 4, rid > 0 ? NULL : lab);
-	sqlite3_bind_blob(s, 5, hash, CALSTORE_HASH_BYTES, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)time(NULL));
-	if (expires_at > 0)
-		sqlite3_bind_int64(s, 7, expires_at);
-	else
-		sqlite3_bind_null(s, 7);
-	bind_text_or_null(s, 8, replaces);
-	return run(s, err, "adding a token");
-}
-
-int calstore_token_create(struct store *st, enum calstore_role role, const char *robot,
-    const char *lab, long long expires_at, const char *token_id,
-    const unsigned char hash[CALSTORE_HASH_BYTES], struct err *err)
-{
-	long long rid = 0;
-
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
-		return -1;
-	if (robot &&
-	    (robot_id(st, robot, 1, &rid, err) != 1 ||
-	        (role == CALSTORE_ROBOT && set_lab(st, rid, lab, err) != 0)))
-		goto fail;
-	if (insert_token(st, token_id, role == CALSTORE_ROBOT ? "robot" : "viewer", rid, lab, hash,
-	        expires_at, NULL, err) != 0)
-		goto fail;
-	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return -1;
-}
-
-int calstore_token_rotate(struct store *st, const char *old_id, const char *new_id,
-    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
-    struct err *err)
-{
-	long long now = (long long)time(NULL), rid = 0;
-	char role[16], lab[CALSTORE_NAME_MAX] = "";
-	sqlite3_stmt *s;
-	int rc;
-
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
-		return -1;
-	s = store_stmt(st,
-	    "SELECT role, coalesce(robot_id, 0), coalesce(lab, '') FROM tokens WHERE id = ?1 AND "
-	    "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)",
-	    err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_text(s, 1, old_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, now);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		snprintf(role, sizeof role, "%s", (const char *)sqlite3_column_text(s, 0));
-		rid = sqlite3_column_int64(s, 1);
-		snprintf(lab, sizeof lab, "%s", (const char *)sqlite3_column_text(s, 2));
-	}
-	store_stmt_done(s);
-	if (rc != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
-			err_set(err, ERR_NOT_FOUND, NULL, "no valid token %s", old_id);
-		else
-			fail(err, NULL, "reading a token");
-		goto fail;
-	}
-	if (insert_token(st, new_id, role, rid, lab, hash, expires_at, old_id, err) != 0)
-		goto fail;
-	s = store_stmt(st,
-	    "UPDATE tokens SET expires_at = min(coalesce(expires_at, ?2), ?2) WHERE id = ?1", err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_text(s, 1, old_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, old_expires_at);
-	if (run(s, err, "expiring a rotated token") != 0)
-		goto fail;
-	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return -1;
-}
-
-int calstore_token_revoke(struct store *st, const char *token_id, struct err *err)
-{
-	sqlite3_stmt *s;
-	int changed;
-
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
-		return -1;
-	s = store_stmt(
-	    st, "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1", err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)time(NULL));
-	if (run(s, err, "revoking a token") != 0)
-		goto fail;
-	changed = sqlite3_changes(store_conn(st, err));
-	if (changed == 0) {
-		err_set(err, ERR_NOT_FOUND, NULL, "no token %s", token_id);
-		goto fail;
-	}
-	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return -1;
-}
-
-int calstore_token_get(
-    struct store *st, const char *token_id, struct calstore_token *out, struct err *err)
-{
-	sqlite3_stmt *s = store_stmt(st,
-	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), t.hash, "
-	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
-	    /* only a token with an expiry can have been rotated: the successor names it */
-	    "CASE WHEN t.expires_at IS NULL THEN 0 ELSE EXISTS (SELECT 1 FROM tokens n WHERE "
-	    "n.replaces = t.id) END "
-	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = ?1",
-	    err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_bytes(s, 3) == CALSTORE_HASH_BYTES) {
-		out->role = strcmp((const char *)sqlite3_column_text(s, 0), "viewer") == 0
-		    ? CALSTORE_VIEWER
-		    : CALSTORE_ROBOT;
-		snprintf(
-		    out->robot, sizeof out->robot, "%s", (const char *)sqlite3_column_text(s, 1));
-		snprintf(out->lab, sizeof out->lab, "%s", (const char *)sqlite3_column_text(s, 2));
-		memcpy(out->hash, sqlite3_column_blob(s, 3), CALSTORE_HASH_BYTES);
-		out->revoked = sqlite3_column_int(s, 4);
-		out->expires_at = sqlite3_column_int64(s, 5);
-		out->last_used_at = sqlite3_column_int64(s, 6);
-		out->replaced = sqlite3_column_int(s, 7);
-		rc = 1;
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading a token");
-	}
-	store_stmt_done(s);
-	return rc;
-}
-
-int calstore_token_touch(struct store *st, const char *token_id, long long now, struct err *err)
-{
-	sqlite3_stmt *s = store_stmt(st,
-	    "UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND "
-	    "(last_used_at IS NULL OR last_used_at < ?2 - ?3)",
-	    err);
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, token_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, now);
-	sqlite3_bind_int64(s, 3, CALIB_TOKEN_USE_GRANULARITY_S);
-	return run(s, err, "recording a token's use");
 }
 
 /* An integer column, or JSON null. */
@@ -308,130 +233,329 @@ static json_t *column_text_or_null(sqlite3_stmt *s, int col)
 	    : json_string((const char *)sqlite3_column_text(s, col));
 }
 
+/* Row reader: the first column, an integer (NULL: 0), into *(long long *)ctx. */
+static int read_id(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	(void)err;
+	*(long long *)ctx = sqlite3_column_int64(s, 0);
+	return 0;
+}
+
+/* Row reader: the first column, an integer, appended to the JSON array ctx. */
+static int read_id_into(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	(void)err;
+	return json_array_append_new(ctx, json_integer(sqlite3_column_int64(s, 0))) == 0 ? 0
+	                                                                                 : ROW_BAD;
+}
+
+/* Row reader: the first column, a text, into the char[CALSTORE_NAME_MAX] ctx. */
+static int read_name(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	(void)err;
+	snprintf(ctx, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 0));
+	return 0;
+}
+
+/* Hand result, built by a query that returned rows (-1: failed), to *out (the caller owns
+ * it), or free it: 0, or -1. */
+static int hand_over(json_t *result, int rows, json_t **out)
+{
+	if (rows < 0) {
+		json_decref(result);
+		return -1;
+	}
+	*out = result;
+	return 0;
+}
+
+/* query() into result, a new JSON container that read fills (NULL: out of memory), then
+ * handed to *out (the caller owns it), or freed: 0, or -1 with err. */
+static int query_json(struct store *st, const char *sql, const struct arg *args, int n, row_fn read,
+    json_t *result, json_t **out, const char *what, struct err *err)
+{
+	if (!result)
+		return oom(err);
+	return hand_over(result, query(st, sql, args, n, read, result, what, err), out);
+}
+
+/* ---- robots and tokens ---- */
+
+/* The robot's id, creating it when create is set: 1 found, 0 absent, -1 failure. */
+static int robot_id(struct store *st, const char *robot, int create, long long *id, struct err *err)
+{
+	if (create &&
+	    command(st, "INSERT OR IGNORE INTO robots (name, created_at) VALUES (?1, ?2)",
+	        ARGS(TXT(robot), NUM(now_s())), NULL, "adding a robot", err) != 0)
+		return -1;
+	return query_one(st, "SELECT id FROM robots WHERE name = ?1", ARGS(TXT(robot)), read_id, id,
+	    "finding a robot", err);
+}
+
+static int insert_token(struct store *st, const char *token_id, const char *role, long long rid,
+    const char *lab, const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at,
+    const char *replaces, struct err *err)
+{
+	return command(st,
+	    "INSERT INTO tokens (id, role, robot_id, lab, hash, created_at, expires_at, replaces) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    ARGS(TXT(token_id), TXT(role), NUM_IF(rid > 0, rid),
+	        TXT_IF(rid <= 0 && lab && *lab, lab), BLOB(hash, CALSTORE_HASH_BYTES), NUM(now_s()),
+	        NUM_IF(expires_at > 0, expires_at), TXT_IF(replaces && *replaces, replaces)),
+	    NULL, "adding a token", err);
+}
+
+static int token_create(struct store *st, enum calstore_role role, const char *robot,
+    const char *lab, long long expires_at, const char *token_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], struct err *err)
+{
+	long long rid = 0;
+
+	if (robot) {
+		if (robot_id(st, robot, 1, &rid, err) != 1)
+			return -1;
+		if (role == CALSTORE_ROBOT && lab &&
+		    command(st, "UPDATE robots SET lab = ?2 WHERE id = ?1",
+		        ARGS(NUM(rid), TXT(lab)), NULL, "setting a robot's lab", err) != 0)
+			return -1;
+	}
+	return insert_token(st, token_id, role == CALSTORE_ROBOT ? "robot" : "viewer", rid, lab,
+	    hash, expires_at, NULL, err);
+}
+
+int calstore_token_create(struct store *st, enum calstore_role role, const char *robot,
+    const char *lab, long long expires_at, const char *token_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], struct err *err)
+{
+	struct tx t;
+
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+		return -1;
+	return tx_end(&t, token_create(st, role, robot, lab, expires_at, token_id, hash, err), err);
+}
+
+/* What a rotated token passes on to its successor. */
+struct token_scope {
+	char role[16];
+	long long rid;
+	char lab[CALSTORE_NAME_MAX];
+};
+
+static int read_scope(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	struct token_scope *scope = ctx;
+
+	(void)err;
+	snprintf(scope->role, sizeof scope->role, "%s", (const char *)sqlite3_column_text(s, 0));
+	scope->rid = sqlite3_column_int64(s, 1);
+	snprintf(scope->lab, sizeof scope->lab, "%s", (const char *)sqlite3_column_text(s, 2));
+	return 0;
+}
+
+static int token_rotate(struct store *st, const char *old_id, const char *new_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
+    struct err *err)
+{
+	struct token_scope old = {"", 0, ""};
+	int found = query_one(st,
+	    "SELECT role, coalesce(robot_id, 0), coalesce(lab, '') FROM tokens WHERE id = ?1 AND "
+	    "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)",
+	    ARGS(TXT(old_id), NUM(now_s())), read_scope, &old, "reading a token", err);
+
+	if (found <= 0)
+		return found < 0 ? -1
+		                 : err_set(err, ERR_NOT_FOUND, NULL, "no valid token %s", old_id);
+	if (insert_token(st, new_id, old.role, old.rid, old.lab, hash, expires_at, old_id, err) !=
+	    0)
+		return -1;
+	return command(st,
+	    "UPDATE tokens SET expires_at = min(coalesce(expires_at, ?2), ?2) WHERE id = ?1",
+	    ARGS(TXT(old_id), NUM(old_expires_at)), NULL, "expiring a rotated token", err);
+}
+
+int calstore_token_rotate(struct store *st, const char *old_id, const char *new_id,
+    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
+    struct err *err)
+{
+	struct tx t;
+
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+		return -1;
+	return tx_end(
+	    &t, token_rotate(st, old_id, new_id, hash, expires_at, old_expires_at, err), err);
+}
+
+static int token_revoke(struct store *st, const char *token_id, struct err *err)
+{
+	long long changed = 0;
+
+	if (command(st, "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1",
+	        ARGS(TXT(token_id), NUM(now_s())), &changed, "revoking a token", err) != 0)
+		return -1;
+	return changed ? 0 : err_set(err, ERR_NOT_FOUND, NULL, "no token %s", token_id);
+}
+
+int calstore_token_revoke(struct store *st, const char *token_id, struct err *err)
+{
+	struct tx t;
+
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+		return -1;
+	return tx_end(&t, token_revoke(st, token_id, err), err);
+}
+
+static int read_token(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	struct calstore_token *out = ctx;
+
+	(void)err;
+	if (sqlite3_column_bytes(s, 3) != CALSTORE_HASH_BYTES)
+		return ROW_BAD;
+	out->role = strcmp((const char *)sqlite3_column_text(s, 0), "viewer") == 0 ? CALSTORE_VIEWER
+	                                                                           : CALSTORE_ROBOT;
+	snprintf(out->robot, sizeof out->robot, "%s", (const char *)sqlite3_column_text(s, 1));
+	snprintf(out->lab, sizeof out->lab, "%s", (const char *)sqlite3_column_text(s, 2));
+	memcpy(out->hash, sqlite3_column_blob(s, 3), CALSTORE_HASH_BYTES);
+	out->revoked = sqlite3_column_int(s, 4);
+	out->expires_at = sqlite3_column_int64(s, 5);
+	out->last_used_at = sqlite3_column_int64(s, 6);
+	out->replaced = sqlite3_column_int(s, 7);
+	return 0;
+}
+
+int calstore_token_get(
+    struct store *st, const char *token_id, struct calstore_token *out, struct err *err)
+{
+	return query_one(st,
+	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), t.hash, "
+	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
+	    /* only a token with an expiry can have been rotated: the successor names it */
+	    "CASE WHEN t.expires_at IS NULL THEN 0 ELSE EXISTS (SELECT 1 FROM tokens n WHERE "
+	    "n.replaces = t.id) END "
+	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = ?1",
+	    ARGS(TXT(token_id)), read_token, out, "reading a token", err);
+}
+
+int calstore_token_touch(struct store *st, const char *token_id, long long now, struct err *err)
+{
+	return command(st,
+	    "UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND "
+	    "(last_used_at IS NULL OR last_used_at < ?2 - ?3)",
+	    ARGS(TXT(token_id), NUM(now), NUM(CALIB_TOKEN_USE_GRANULARITY_S)), NULL,
+	    "recording a token's use", err);
+}
+
+/* Row reader: a token, appended to the JSON array ctx. */
+static int read_token_entry(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "id",
+	    sqlite3_column_text(s, 0), "role", sqlite3_column_text(s, 1), "robot",
+	    column_text_or_null(s, 2), "lab", column_text_or_null(s, 3), "created_at",
+	    (json_int_t)sqlite3_column_int64(s, 4), "expires_at", column_int_or_null(s, 5),
+	    "last_used_at", column_int_or_null(s, 6), "revoked_at", column_int_or_null(s, 7),
+	    "replaces", column_text_or_null(s, 8));
+
+	(void)err;
+	return o && json_array_append_new(ctx, o) == 0 ? 0 : ROW_BAD;
+}
+
 int calstore_token_list(struct store *st, json_t **out, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
+	return query_json(st,
 	    "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
 	    "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
-	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, ''), t.created_at, "
-	    "t.id",
-	    err);
-	json_t *list = json_array();
-	int rc;
-
-	if (!s || !list) {
-		json_decref(list);
-		store_stmt_done(s);
-		return s ? err_set(err, ERR_INTERNAL, NULL, "out of memory") : -1;
-	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "id",
-		    sqlite3_column_text(s, 0), "role", sqlite3_column_text(s, 1), "robot",
-		    column_text_or_null(s, 2), "lab", column_text_or_null(s, 3), "created_at",
-		    (json_int_t)sqlite3_column_int64(s, 4), "expires_at", column_int_or_null(s, 5),
-		    "last_used_at", column_int_or_null(s, 6), "revoked_at",
-		    column_int_or_null(s, 7), "replaces", column_text_or_null(s, 8));
-		if (!o || json_array_append_new(list, o) != 0) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-	}
-	return finish_rows(s, rc, list, out, "listing tokens", err);
+	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, ''), "
+	    "t.created_at, t.id",
+	    NO_ARGS, read_token_entry, json_array(), out, "listing tokens", err);
 }
 
 int calstore_robot_lab(
     struct store *st, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
 {
-	sqlite3_stmt *s =
-	    store_stmt(st, "SELECT coalesce(lab, '') FROM robots WHERE name = ?1", err);
+	return query_one(st, "SELECT coalesce(lab, '') FROM robots WHERE name = ?1",
+	    ARGS(TXT(robot)), read_name, lab, "reading a robot", err);
+}
+
+/* ---- calibrations and measurements ---- */
+
+static int calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
+    void *ctx, long long *id, struct err *err)
+{
+	long long rid;
+	char *setup;
 	int rc;
 
-	if (!s)
+	if (robot_id(st, robot, 1, &rid, err) != 1 ||
+	    insert(st, "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
+	        ARGS(NUM(rid), NUM(now_s())), id, "adding a calibration", err) != 0)
 		return -1;
-	sqlite3_bind_text(s, 1, robot, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		snprintf(lab, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 0));
-		rc = 1;
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading a robot");
-	}
-	store_stmt_done(s);
+	setup = setup_of(*id, ctx);
+	if (!setup)
+		return oom(err);
+	rc = command(st, "UPDATE calibrations SET setup = ?2 WHERE id = ?1",
+	    ARGS(NUM(*id), TXT(setup)), NULL, "adding a calibration", err);
+	free(setup);
 	return rc;
 }
 
 int calstore_calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
     void *ctx, long long *id, struct err *err)
 {
-	sqlite3_stmt *s;
-	long long rid;
-	char *setup;
+	struct tx t;
 
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	if (robot_id(st, robot, 1, &rid, err) != 1)
-		goto fail;
-	s = store_stmt(
-	    st, "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)", err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_int64(s, 1, rid);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)time(NULL));
-	if (run(s, err, "adding a calibration") != 0)
-		goto fail;
-	*id = sqlite3_last_insert_rowid(store_conn(st, err));
-	setup = setup_of(*id, ctx);
-	if (!setup) {
-		err_set(err, ERR_INTERNAL, NULL, "out of memory");
-		goto fail;
-	}
-	s = store_stmt(st, "UPDATE calibrations SET setup = ?2 WHERE id = ?1", err);
-	if (!s) {
-		free(setup);
-		goto fail;
-	}
-	sqlite3_bind_int64(s, 1, *id);
-	sqlite3_bind_text(s, 2, setup, -1, SQLITE_TRANSIENT);
-	free(setup);
-	if (run(s, err, "adding a calibration") != 0)
-		goto fail;
-	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return -1;
+	return tx_end(&t, calibration_create(st, robot, setup_of, ctx, id, err), err);
+}
+
+/* Where calstore_calibration_get() puts what it read (lab and setup may be NULL). */
+struct calibration_row {
+	char *robot, *lab, **setup;
+};
+
+static int read_calibration(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	struct calibration_row *c = ctx;
+
+	snprintf(c->robot, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 0));
+	if (c->lab)
+		snprintf(c->lab, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 2));
+	if (c->setup && !(*c->setup = column_text(s, 1)))
+		return oom(err);
+	return 0;
 }
 
 int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
     char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
+	struct calibration_row c = {robot, lab, setup};
+
+	return query_one(st,
 	    "SELECT r.name, c.setup, coalesce(r.lab, '') FROM calibrations c "
 	    "JOIN robots r ON r.id = c.robot_id WHERE c.id = ?1",
-	    err);
-	int rc;
+	    ARGS(NUM(id)), read_calibration, &c, "reading a calibration", err);
+}
 
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		snprintf(robot, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 0));
-		if (lab)
-			snprintf(
-			    lab, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 2));
-		rc = 1;
-		if (setup && !(*setup = column_text(s, 1)))
-			rc = err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading a calibration");
-	}
-	store_stmt_done(s);
-	return rc;
+/* Row reader: a calibration with its latest fit, appended to the JSON array ctx. */
+static int read_calibration_entry(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	json_t *fit = sqlite3_column_type(s, 6) == SQLITE_NULL
+	    ? json_null()
+	    : json_loads((const char *)sqlite3_column_text(s, 6), JSON_DECODE_ANY, NULL);
+	json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id",
+	    (json_int_t)sqlite3_column_int64(s, 0), "created_at",
+	    (json_int_t)sqlite3_column_int64(s, 1), "measurements",
+	    (json_int_t)sqlite3_column_int64(s, 2), "fit_id", column_int_or_null(s, 3), "fit_state",
+	    column_text_or_null(s, 4), "fit_started", sqlite3_column_type(s, 5) != SQLITE_NULL,
+	    "fit", fit);
+
+	(void)err;
+	return o && json_array_append_new(ctx, o) == 0 ? 0 : ROW_BAD;
 }
 
 int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
+	return query_json(st,
 	    "SELECT c.id, c.created_at, "
 	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
 	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
@@ -439,32 +563,8 @@ int calstore_calibration_list(struct store *st, const char *robot, json_t **out,
 	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
 	    "c.id) "
 	    "WHERE r.name = ?1 ORDER BY c.id",
+	    ARGS(TXT(robot)), read_calibration_entry, json_array(), out, "listing calibrations",
 	    err);
-	json_t *list = json_array();
-	int rc;
-
-	if (!s || !list) {
-		json_decref(list);
-		store_stmt_done(s);
-		return s ? err_set(err, ERR_INTERNAL, NULL, "out of memory") : -1;
-	}
-	sqlite3_bind_text(s, 1, robot, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *fit = sqlite3_column_type(s, 6) == SQLITE_NULL
-		    ? json_null()
-		    : json_loads((const char *)sqlite3_column_text(s, 6), JSON_DECODE_ANY, NULL);
-		json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id",
-		    (json_int_t)sqlite3_column_int64(s, 0), "created_at",
-		    (json_int_t)sqlite3_column_int64(s, 1), "measurements",
-		    (json_int_t)sqlite3_column_int64(s, 2), "fit_id", column_int_or_null(s, 3),
-		    "fit_state", column_text_or_null(s, 4), "fit_started",
-		    sqlite3_column_type(s, 5) != SQLITE_NULL, "fit", fit);
-		if (!o || json_array_append_new(list, o) != 0) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-	}
-	return finish_rows(s, rc, list, out, "listing calibrations", err);
 }
 
 /* The kind's index of kinds[], or -1. */
@@ -478,100 +578,69 @@ static int kind_index(const char *kind)
 	return -1;
 }
 
+/* Row reader: a measurement, appended to its kind's list of the JSON object ctx. */
+static int read_measurement(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	json_t *m = json_loads((const char *)sqlite3_column_text(s, 1), 0, NULL);
+	int k = kind_index((const char *)sqlite3_column_text(s, 0));
+
+	(void)err;
+	if (k < 0 || !m || json_object_set_new(m, "id", json_integer(sqlite3_column_int64(s, 2))) ||
+	    json_object_set_new(m, "upload", column_int_or_null(s, 3)) ||
+	    json_array_append_new(json_object_get(ctx, lists[k]), m) != 0)
+		return ROW_BAD;
+	return 0;
+}
+
 int calstore_measurements(struct store *st, long long id, json_t **out, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
+	return query_json(st,
 	    "SELECT kind, body, id, upload_id FROM measurements WHERE calibration_id = ?1 "
 	    "ORDER BY id",
-	    err);
-	json_t *all = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	int rc, k;
+	    ARGS(NUM(id)), read_measurement,
+	    json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]), out,
+	    "reading measurements", err);
+}
 
-	if (!s || !all) {
-		json_decref(all);
-		store_stmt_done(s);
-		return s ? err_set(err, ERR_INTERNAL, NULL, "out of memory") : -1;
-	}
-	sqlite3_bind_int64(s, 1, id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *m = json_loads((const char *)sqlite3_column_text(s, 1), 0, NULL);
+static int read_fit(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	struct calstore_fit *out = ctx;
 
-		k = kind_index((const char *)sqlite3_column_text(s, 0));
-		if (k < 0 || !m ||
-		    json_object_set_new(m, "id", json_integer(sqlite3_column_int64(s, 2))) ||
-		    json_object_set_new(m, "upload", column_int_or_null(s, 3)) ||
-		    json_array_append_new(json_object_get(all, lists[k]), m) != 0) {
-			rc = SQLITE_CORRUPT;
-			break;
-		}
-	}
-	return finish_rows(s, rc, all, out, "reading measurements", err);
+	out->id = sqlite3_column_int64(s, 0);
+	snprintf(out->state, sizeof out->state, "%s", (const char *)sqlite3_column_text(s, 1));
+	out->measurements = sqlite3_column_int64(s, 3);
+	out->created_at = sqlite3_column_int64(s, 4);
+	out->started_at = sqlite3_column_int64(s, 5);
+	out->done_at = sqlite3_column_int64(s, 6);
+	return (out->text = column_text(s, 2)) ? 0 : oom(err);
 }
 
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
+	memset(out, 0, sizeof *out);
+	return query_one(st,
 	    "SELECT id, state, fit, measurements, created_at, coalesce(started_at, 0), "
 	    "coalesce(done_at, 0) FROM fits WHERE calibration_id = ?1 ORDER BY id DESC LIMIT 1",
-	    err);
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(s, 0);
-		snprintf(
-		    out->state, sizeof out->state, "%s", (const char *)sqlite3_column_text(s, 1));
-		out->measurements = sqlite3_column_int64(s, 3);
-		out->created_at = sqlite3_column_int64(s, 4);
-		out->started_at = sqlite3_column_int64(s, 5);
-		out->done_at = sqlite3_column_int64(s, 6);
-		rc = 1;
-		if (!(out->text = column_text(s, 2)))
-			rc = err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading a fit");
-	}
-	store_stmt_done(s);
-	return rc;
+	    ARGS(NUM(id)), read_fit, out, "reading a fit", err);
 }
+
+/* ---- uploads, deletions and fits ---- */
 
 /* The calibration's fit that has not started, made if there is none: into *fit_id. */
 static int pending_fit(
     struct store *st, long long id, long long now, long long *fit_id, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
+	int found = query_one(st,
 	    "SELECT id FROM fits WHERE calibration_id = ?1 AND state = 'pending' "
 	    "ORDER BY id DESC LIMIT 1",
-	    err);
-	int rc;
+	    ARGS(NUM(id)), read_id, fit_id, "reading the fits", err);
 
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*fit_id = sqlite3_column_int64(s, 0);
-	store_stmt_done(s);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc != SQLITE_DONE)
-		return fail(err, NULL, "reading the fits");
-	s = store_stmt(st,
+	if (found != 0)
+		return found < 0 ? -1 : 0;
+	return insert(st,
 	    "INSERT INTO fits (calibration_id, measurements, fit, created_at, state) "
 	    "VALUES (?1, 0, 'null', ?2, 'pending')",
-	    err);
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, now);
-	if (run(s, err, "adding a fit") != 0)
-		return -1;
-	*fit_id = sqlite3_last_insert_rowid(store_conn(st, err));
-	return 0;
+	    ARGS(NUM(id), NUM(now)), fit_id, "adding a fit", err);
 }
 
 /* Insert one list of the upload as measurements of kind k; their ids onto ids. */
@@ -582,413 +651,336 @@ static int insert_kind(struct store *st, long long id, long long upload_id, cons
 	json_t *m;
 
 	json_array_foreach (items, i, m) {
-		sqlite3_stmt *s = store_stmt(st,
-		    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5)",
-		    err);
 		char *text = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+		long long mid;
 		int rc;
 
-		if (!s || !text) {
-			free(text);
-			return s ? err_set(err, ERR_INTERNAL, NULL, "out of memory") : -1;
-		}
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_text(s, 2, kinds[k], -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, text, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(s, 4, now);
-		sqlite3_bind_int64(s, 5, upload_id);
-		rc = run(s, err, "adding a measurement");
+		if (!text)
+			return oom(err);
+		rc = insert(st,
+		    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5)",
+		    ARGS(NUM(id), TXT(kinds[k]), TXT(text), NUM(now), NUM(upload_id)), &mid,
+		    "adding a measurement", err);
 		free(text);
 		if (rc != 0)
 			return -1;
-		if (json_array_append_new(
-		        ids, json_integer(sqlite3_last_insert_rowid(store_conn(st, err)))) != 0)
-			return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+		if (json_array_append_new(ids, json_integer(mid)) != 0)
+			return oom(err);
 	}
 	return 0;
 }
 
-/* The robot id of calibration id: 1, 0 when there is no such calibration, -1. */
+/* The robot id of calibration id: 0, or -1 with err (ERR_NOT_FOUND when there is no such
+ * calibration). */
 static int calibration_robot(struct store *st, long long id, long long *rid, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st, "SELECT robot_id FROM calibrations WHERE id = ?1", err);
-	int rc;
+	int found = query_one(st, "SELECT robot_id FROM calibrations WHERE id = ?1", ARGS(NUM(id)),
+	    read_id, rid, "reading a calibration", err);
 
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*rid = sqlite3_column_int64(s, 0);
-		rc = 1;
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading a calibration");
-	}
-	store_stmt_done(s);
-	return rc;
+	if (found > 0)
+		return 0;
+	return found < 0 ? -1 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+}
+
+/* An Idempotency-Key's record, as idem_lookup() reads it. */
+struct idem_row {
+	const struct calstore_idem *idem;
+	char **answer;
+};
+
+static int read_idem(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	struct idem_row *r = ctx;
+
+	if (sqlite3_column_bytes(s, 0) != CALSTORE_HASH_BYTES ||
+	    memcmp(sqlite3_column_blob(s, 0), r->idem->fingerprint, CALSTORE_HASH_BYTES) != 0)
+		return err_set(err, ERR_BAD_VALUE, NULL,
+		    "Idempotency-Key %s was used with another request body", r->idem->key);
+	return (*r->answer = column_text(s, 1)) ? 0 : oom(err);
 }
 
 /* An Idempotency-Key seen before: 1 (replay in *answer, same fingerprint), 0 new, -1. */
 static int idem_lookup(struct store *st, long long rid, const struct calstore_idem *idem,
     long long now, char **answer, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(
-	    st, "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2", err);
-	int rc;
+	struct idem_row r = {idem, answer};
 
-	if (!s)
+	if (command(st, "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2",
+	        ARGS(NUM(rid), NUM(now - idem->ttl_s)), NULL, "forgetting old idempotency keys",
+	        err) != 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, rid);
-	sqlite3_bind_int64(s, 2, now - idem->ttl_s);
-	if (run(s, err, "forgetting old idempotency keys") != 0)
-		return -1;
-	s = store_stmt(st,
+	return query_one(st,
 	    "SELECT fingerprint, answer FROM idempotency_keys WHERE robot_id = ?1 AND key = ?2",
-	    err);
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, rid);
-	sqlite3_bind_text(s, 2, idem->key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		if (sqlite3_column_bytes(s, 0) != CALSTORE_HASH_BYTES ||
-		    memcmp(sqlite3_column_blob(s, 0), idem->fingerprint, CALSTORE_HASH_BYTES) != 0)
-			rc = err_set(err, ERR_BAD_VALUE, NULL,
-			    "Idempotency-Key %s was used with another request body", idem->key);
-		else
-			rc = (*answer = column_text(s, 1))
-			    ? 1
-			    : err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading an idempotency key");
-	}
-	store_stmt_done(s);
-	return rc;
+	    ARGS(NUM(rid), TXT(idem->key)), read_idem, &r, "reading an idempotency key", err);
 }
 
 static int idem_store(struct store *st, long long rid, const struct calstore_idem *idem,
     long long upload_id, const char *answer, long long now, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
+	return command(st,
 	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
 	    "created_at) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	    err);
+	    ARGS(NUM(rid), TXT(idem->key), BLOB(idem->fingerprint, CALSTORE_HASH_BYTES),
+	        NUM(upload_id), TXT(answer), NUM(now)),
+	    NULL, "storing an idempotency key", err);
+}
 
-	if (!s)
+static int add_upload(struct tx *t, long long id, const json_t *upload,
+    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
+    struct calstore_receipt *out, struct err *err)
+{
+	struct store *st = t->st;
+	json_t *all = NULL;
+	long long now = now_s(), rid = 0;
+	char *text = NULL;
+	int k, rc = -1;
+
+	if (calibration_robot(st, id, &rid, err) != 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, rid);
-	sqlite3_bind_text(s, 2, idem->key, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(s, 3, idem->fingerprint, CALSTORE_HASH_BYTES, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, upload_id);
-	sqlite3_bind_text(s, 5, answer, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 6, now);
-	return run(s, err, "storing an idempotency key");
+	if (idem) {
+		int found = idem_lookup(st, rid, idem, now, &out->replay, err);
+
+		if (found != 0) {
+			t->discard = 1; /* a replay writes nothing */
+			return found > 0 ? 0 : -1;
+		}
+	}
+	if (insert(st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)",
+	        ARGS(NUM(id), NUM(now)), &out->upload_id, "adding an upload", err) != 0)
+		return -1;
+	for (k = 0; k < 3; k++) {
+		json_t *items = json_object_get(upload, lists[k]);
+
+		if (items &&
+		    insert_kind(st, id, out->upload_id, items, k, now,
+		        json_object_get(out->ids, lists[k]), err) != 0)
+			return -1;
+	}
+	if (check && (calstore_measurements(st, id, &all, err) != 0 || check(all, ctx, err) != 0))
+		goto out;
+	if (pending_fit(st, id, now, &out->fit_id, err) != 0)
+		goto out;
+	if (idem) {
+		text = answer(out, ctx);
+		if (!text) {
+			oom(err);
+			goto out;
+		}
+		if (idem_store(st, rid, idem, out->upload_id, text, now, err) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	json_decref(all);
+	return rc;
 }
 
 int calstore_upload(struct store *st, long long id, const json_t *upload,
     const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
     struct calstore_receipt *out, struct err *err)
 {
-	json_t *all = NULL;
-	sqlite3_stmt *s;
-	long long now = (long long)time(NULL), rid = 0;
-	char *text = NULL;
-	int k, found;
+	struct tx t;
 
 	memset(out, 0, sizeof *out);
 	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
 	if (!out->ids)
-		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
+		return oom(err);
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	found = calibration_robot(st, id, &rid, err);
-	if (found <= 0) {
-		if (found == 0)
-			err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-		goto fail;
-	}
-	if (idem) {
-		found = idem_lookup(st, rid, idem, now, &out->replay, err);
-		if (found != 0) {
-			store_rollback(st);
-			return found > 0 ? 0 : -1;
-		}
-	}
-	s = store_stmt(st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)", err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, now);
-	if (run(s, err, "adding an upload") != 0)
-		goto fail;
-	out->upload_id = sqlite3_last_insert_rowid(store_conn(st, err));
-	for (k = 0; k < 3; k++) {
-		json_t *items = json_object_get(upload, lists[k]);
-		if (items &&
-		    insert_kind(st, id, out->upload_id, items, k, now,
-		        json_object_get(out->ids, lists[k]), err) != 0)
-			goto fail;
-	}
-	if (check && (calstore_measurements(st, id, &all, err) != 0 || check(all, ctx, err) != 0))
-		goto fail;
-	if (pending_fit(st, id, now, &out->fit_id, err) != 0)
-		goto fail;
-	if (idem) {
-		text = answer(out, ctx);
-		if (!text) {
-			err_set(err, ERR_INTERNAL, NULL, "out of memory");
-			goto fail;
-		}
-		if (idem_store(st, rid, idem, out->upload_id, text, now, err) != 0)
-			goto fail;
-	}
-	if (store_commit(st, err) != 0)
-		goto out;
-	free(text);
-	json_decref(all);
-	return 0;
-fail:
-	store_rollback(st);
-out:
-	free(text);
-	json_decref(all);
-	return -1;
+	return tx_end(&t, add_upload(&t, id, upload, idem, check, answer, ctx, out, err), err);
 }
 
-/* Move the ids of the measurements about to be deleted onto deleted. */
-static int collect_deleted(struct store *st, long long id, long long measurement_id,
-    long long upload_id, json_t *deleted, struct err *err)
+/* Row reader: a measurement about to be deleted, its id onto its kind's list of ctx. */
+static int read_deleted(sqlite3_stmt *s, void *ctx, struct err *err)
 {
-	sqlite3_stmt *s = store_stmt(st,
-	    "SELECT id, kind FROM measurements WHERE calibration_id = ?1 AND "
-	    "(id = ?2 OR upload_id = ?3) ORDER BY id",
-	    err);
-	int rc, k;
+	int k = kind_index((const char *)sqlite3_column_text(s, 1));
 
-	if (!s)
+	(void)err;
+	return k >= 0 &&
+	        json_array_append_new(
+	            json_object_get(ctx, lists[k]), json_integer(sqlite3_column_int64(s, 0))) == 0
+	    ? 0
+	    : ROW_BAD;
+}
+
+static int delete_measurements(struct store *st, long long id, long long measurement_id,
+    long long upload_id, json_t *deleted, long long *fit_id, struct err *err)
+{
+	long long rid, changed = 0;
+	/* (an id of 0 matches nothing: -1) */
+	long long mid = measurement_id > 0 ? measurement_id : -1,
+	          uid = upload_id > 0 ? upload_id : -1;
+
+	if (calibration_robot(st, id, &rid, err) != 0 ||
+	    query(st,
+	        "SELECT id, kind FROM measurements WHERE calibration_id = ?1 AND "
+	        "(id = ?2 OR upload_id = ?3) ORDER BY id",
+	        ARGS(NUM(id), NUM(mid), NUM(uid)), read_deleted, deleted, "reading measurements",
+	        err) < 0 ||
+	    command(st,
+	        "DELETE FROM measurements WHERE calibration_id = ?1 AND (id = ?2 OR upload_id = "
+	        "?3)",
+	        ARGS(NUM(id), NUM(mid), NUM(uid)), &changed, "deleting measurements", err) != 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, measurement_id > 0 ? measurement_id : -1);
-	sqlite3_bind_int64(s, 3, upload_id > 0 ? upload_id : -1);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		k = kind_index((const char *)sqlite3_column_text(s, 1));
-		if (k < 0 ||
-		    json_array_append_new(json_object_get(deleted, lists[k]),
-		        json_integer(sqlite3_column_int64(s, 0))) != 0) {
-			rc = SQLITE_CORRUPT;
-			break;
-		}
-	}
-	rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading measurements");
-	store_stmt_done(s);
-	return rc;
+	if (changed == 0)
+		return err_set(err, ERR_NOT_FOUND, NULL, "calibration %lld has no %s %lld", id,
+		    measurement_id > 0 ? "measurement" : "upload",
+		    measurement_id > 0 ? measurement_id : upload_id);
+	return pending_fit(st, id, now_s(), fit_id, err);
 }
 
 int calstore_delete(struct store *st, long long id, long long measurement_id, long long upload_id,
     json_t **deleted, long long *fit_id, struct err *err)
 {
 	json_t *ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	sqlite3_stmt *s;
-	long long rid;
-	int found;
+	struct tx t;
 
 	if (!ids)
-		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0) {
+		return oom(err);
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0) {
 		json_decref(ids);
 		return -1;
 	}
-	found = calibration_robot(st, id, &rid, err);
-	if (found <= 0) {
-		if (found == 0)
-			err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-		goto fail;
+	return hand_over(ids,
+	    tx_end(
+	        &t, delete_measurements(st, id, measurement_id, upload_id, ids, fit_id, err), err),
+	    deleted);
+}
+
+static int fit_claim(
+    struct tx *t, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+{
+	struct store *st = t->st;
+	char robot[CALSTORE_NAME_MAX];
+	int found;
+
+	*fit_id = 0;
+	if (query_one(st,
+	        "SELECT max(id) FROM fits WHERE calibration_id = ?1 AND state = 'pending'",
+	        ARGS(NUM(id)), read_id, fit_id, "reading the fits", err) < 0)
+		return -1;
+	if (*fit_id == 0) {
+		t->discard = 1; /* none pending: nothing to do */
+		return 0;
 	}
-	if (collect_deleted(st, id, measurement_id, upload_id, ids, err) != 0)
-		goto fail;
-	s = store_stmt(st,
-	    "DELETE FROM measurements WHERE calibration_id = ?1 AND (id = ?2 OR upload_id = ?3)",
-	    err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, measurement_id > 0 ? measurement_id : -1);
-	sqlite3_bind_int64(s, 3, upload_id > 0 ? upload_id : -1);
-	if (run(s, err, "deleting measurements") != 0)
-		goto fail;
-	if (sqlite3_changes(store_conn(st, err)) == 0) {
-		err_set(err, ERR_NOT_FOUND, NULL, "calibration %lld has no %s %lld", id,
-		    measurement_id > 0 ? "measurement" : "upload",
-		    measurement_id > 0 ? measurement_id : upload_id);
-		goto fail;
-	}
-	if (pending_fit(st, id, (long long)time(NULL), fit_id, err) != 0 ||
-	    store_commit(st, err) != 0)
-		goto fail;
-	*deleted = ids;
-	return 0;
-fail:
-	store_rollback(st);
-	json_decref(ids);
-	return -1;
+	if (command(st,
+	        "UPDATE fits SET state = CASE WHEN id = ?2 THEN 'running' ELSE 'superseded' END, "
+	        "started_at = CASE WHEN id = ?2 THEN ?3 ELSE started_at END "
+	        "WHERE calibration_id = ?1 AND state IN ('pending', 'running') AND id <= ?2",
+	        ARGS(NUM(id), NUM(*fit_id), NUM(now_s())), NULL, "starting a fit", err) != 0)
+		return -1;
+	found = calstore_calibration_get(st, id, robot, NULL, setup, err);
+	if (found <= 0)
+		return found < 0 ? -1
+		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+	return calstore_measurements(st, id, all, err) == 0 ? 1 : -1;
 }
 
 int calstore_fit_claim(
     struct store *st, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
 {
-	char robot[CALSTORE_NAME_MAX];
-	sqlite3_stmt *s;
-	long long now = (long long)time(NULL);
+	struct tx t;
 	int rc;
 
 	*setup = NULL;
 	*all = NULL;
-	if (store_begin(st, STORE_SYNC_NORMAL, err) != 0)
+	if (tx_begin(st, STORE_SYNC_NORMAL, &t, err) != 0)
 		return -1;
-	s = store_stmt(
-	    st, "SELECT max(id) FROM fits WHERE calibration_id = ?1 AND state = 'pending'", err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	*fit_id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-	store_stmt_done(s);
-	if (rc != SQLITE_ROW) {
-		fail(err, NULL, "reading the fits");
-		goto fail;
+	rc = tx_end(&t, fit_claim(&t, id, fit_id, setup, all, err), err);
+	if (rc < 0) {
+		free(*setup);
+		*setup = NULL;
+		json_decref(*all);
+		*all = NULL;
 	}
-	if (*fit_id == 0) {
-		store_rollback(st);
-		return 0;
-	}
-	s = store_stmt(st,
-	    "UPDATE fits SET state = CASE WHEN id = ?2 THEN 'running' ELSE 'superseded' END, "
-	    "started_at = CASE WHEN id = ?2 THEN ?3 ELSE started_at END "
-	    "WHERE calibration_id = ?1 AND state IN ('pending', 'running') AND id <= ?2",
-	    err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, *fit_id);
-	sqlite3_bind_int64(s, 3, now);
-	if (run(s, err, "starting a fit") != 0 ||
-	    calstore_calibration_get(st, id, robot, NULL, setup, err) != 1 ||
-	    calstore_measurements(st, id, all, err) != 0 || store_commit(st, err) != 0)
-		goto fail;
-	return 1;
-fail:
-	if (err->code == ERR_NONE)
-		err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-	store_rollback(st);
-	free(*setup);
-	*setup = NULL;
-	json_decref(*all);
-	*all = NULL;
-	return -1;
+	return rc;
 }
 
 int calstore_fit_finish(struct store *st, long long fit_id, int done, const char *text,
     long long measurements, struct err *err)
 {
-	sqlite3_stmt *s;
+	struct tx t;
 
 	/* no fsync: a fit lost with the power stays running, and the next start recomputes it */
-	if (store_begin(st, STORE_SYNC_NORMAL, err) != 0)
+	if (tx_begin(st, STORE_SYNC_NORMAL, &t, err) != 0)
 		return -1;
-	s = store_stmt(st,
-	    "UPDATE fits SET state = ?2, fit = ?3, measurements = ?4, done_at = ?5 WHERE id = ?1",
+	return tx_end(&t,
+	    command(st,
+	        "UPDATE fits SET state = ?2, fit = ?3, measurements = ?4, done_at = ?5 WHERE id = "
+	        "?1",
+	        ARGS(NUM(fit_id), TXT(done ? "done" : "failed"), TXT(text), NUM(measurements),
+	            NUM(now_s())),
+	        NULL, "recording a fit", err),
 	    err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_int64(s, 1, fit_id);
-	sqlite3_bind_text(s, 2, done ? "done" : "failed", -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, measurements);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)time(NULL));
-	if (run(s, err, "recording a fit") != 0)
-		goto fail;
-	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return -1;
+}
+
+static int fit_recover(struct store *st, json_t *list, struct err *err)
+{
+	if (command(st,
+	        "UPDATE fits SET state = 'pending', started_at = NULL WHERE state = 'running'",
+	        NO_ARGS, NULL, "recovering fits", err) != 0)
+		return -1;
+	return query(st,
+	    "SELECT DISTINCT calibration_id FROM fits WHERE state = 'pending' ORDER BY "
+	    "calibration_id",
+	    NO_ARGS, read_id_into, list, "reading pending fits", err);
 }
 
 int calstore_fit_recover(struct store *st, json_t **ids, struct err *err)
 {
 	json_t *list = json_array();
-	sqlite3_stmt *s;
-	int rc;
+	struct tx t;
 
 	if (!list)
-		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0) {
+		return oom(err);
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0) {
 		json_decref(list);
 		return -1;
 	}
-	s = store_stmt(st,
-	    "UPDATE fits SET state = 'pending', started_at = NULL WHERE state = 'running'", err);
-	if (!s || run(s, err, "recovering fits") != 0)
-		goto fail;
-	s = store_stmt(st,
-	    "SELECT DISTINCT calibration_id FROM fits WHERE state = 'pending' ORDER BY "
-	    "calibration_id",
-	    err);
-	if (!s)
-		goto fail;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		if (json_array_append_new(list, json_integer(sqlite3_column_int64(s, 0))) != 0) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-	rc = rc == SQLITE_DONE ? 0 : fail(err, s, "reading pending fits");
-	store_stmt_done(s);
-	if (rc != 0 || store_commit(st, err) != 0)
-		goto fail;
-	*ids = list;
+	return hand_over(list, tx_end(&t, fit_recover(st, list, err), err), ids);
+}
+
+/* ---- the server's secrets ---- */
+
+static int read_secret(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	(void)err;
+	if (sqlite3_column_bytes(s, 0) != CALSTORE_SECRET_BYTES)
+		return ROW_BAD;
+	memcpy(ctx, sqlite3_column_blob(s, 0), CALSTORE_SECRET_BYTES);
 	return 0;
-fail:
-	store_rollback(st);
-	json_decref(list);
-	return -1;
+}
+
+static int find_secret(struct store *st, const char *name, const unsigned char *fresh,
+    unsigned char secret[CALSTORE_SECRET_BYTES], struct err *err)
+{
+	int found;
+
+	if (command(st, "INSERT OR IGNORE INTO server_secrets (name, secret) VALUES (?1, ?2)",
+	        ARGS(TXT(name), BLOB(fresh, CALSTORE_SECRET_BYTES)), NULL, "making a secret",
+	        err) != 0)
+		return -1;
+	found = query_one(st, "SELECT secret FROM server_secrets WHERE name = ?1", ARGS(TXT(name)),
+	    read_secret, secret, "reading a secret", err);
+	return found > 0 ? 0 : found < 0 ? -1 : fail(err, NULL, "reading a secret");
 }
 
 int calstore_secret(struct store *st, const char *name, unsigned char secret[CALSTORE_SECRET_BYTES],
     struct err *err)
 {
 	unsigned char fresh[CALSTORE_SECRET_BYTES];
-	sqlite3_stmt *s;
+	struct tx t;
 	int rc;
 
 	randombytes_buf(fresh, sizeof fresh);
-	if (store_begin(st, STORE_SYNC_FULL, err) != 0)
+	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	s = store_stmt(
-	    st, "INSERT OR IGNORE INTO server_secrets (name, secret) VALUES (?1, ?2)", err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(s, 2, fresh, sizeof fresh, SQLITE_STATIC);
-	if (run(s, err, "making a secret") != 0)
-		goto fail;
-	s = store_stmt(st, "SELECT secret FROM server_secrets WHERE name = ?1", err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_bytes(s, 0) == CALSTORE_SECRET_BYTES)
-		memcpy(secret, sqlite3_column_blob(s, 0), CALSTORE_SECRET_BYTES);
-	else
-		rc = fail(err, s, "reading a secret");
-	store_stmt_done(s);
+	rc = find_secret(st, name, fresh, secret, err);
 	sodium_memzero(fresh, sizeof fresh);
-	if (rc != SQLITE_ROW)
-		goto fail;
-	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return -1;
+	return tx_end(&t, rc, err);
 }
 
 /* ---- the interface (base/calstore.h): each member passes its context on as the store ---- */

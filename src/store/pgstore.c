@@ -40,6 +40,7 @@ struct pgstore {
 	char down_why[160];
 	int down_fatal;            /* the last attempt's failure needs a person (pgstore_open()) */
 	int ready;                 /* the schema was checked and migrated on this server */
+	int reachable;             /* last known: ready, and the last contact with it worked */
 	int deferred;              /* opened while unreachable: say when it is reached */
 	pthread_mutex_t migrating; /* one thread of the process checks the schema */
 	pgstore_log_fn log;
@@ -224,6 +225,7 @@ static void down_locked(struct pgstore *ps, const char *why, int fatal)
 {
 	ps->down_until = monotonic_now() + PGSTORE_RETRY_S;
 	ps->down_fatal = fatal;
+	ps->reachable = 0;
 	snprintf(ps->down_why, sizeof ps->down_why, "%.*s", (int)sizeof ps->down_why - 1, why);
 }
 
@@ -323,6 +325,7 @@ static void release(struct pgc *c)
 		c->conn = NULL;
 	}
 	pthread_mutex_lock(&c->ps->lock);
+	c->ps->reachable = c->conn && c->ps->ready;
 	c->slot->conn = c->conn;
 	c->slot->busy = 0;
 	pthread_cond_signal(&c->ps->freed);
@@ -1492,22 +1495,28 @@ static void *listener(void *arg)
 				}
 				PQclear(r);
 			}
+			pthread_mutex_lock(&ps->lock);
+			/* back: reachable once the pool has migrated (fit_adopt polls do) */
+			if (conn && ps->ready)
+				ps->reachable = 1;
 			if (!conn) {
-				pthread_mutex_lock(&ps->lock);
 				if (!ps->stopping)
 					nap_locked(ps, PGSTORE_RETRY_S);
 				continue;
 			}
+			pthread_mutex_unlock(&ps->lock);
 		}
 		pfd.fd = PQsocket(conn);
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		if (poll(&pfd, 1, 250) < 0 && errno != EINTR) {
+		if ((poll(&pfd, 1, 250) < 0 && errno != EINTR) || !PQconsumeInput(conn) ||
+		    PQstatus(conn) != CONNECTION_OK) {
+			/* the server closed it (stopped, restarted): health says so at once */
 			PQfinish(conn);
 			conn = NULL;
-		} else if (!PQconsumeInput(conn) || PQstatus(conn) != CONNECTION_OK) {
-			PQfinish(conn);
-			conn = NULL;
+			pthread_mutex_lock(&ps->lock);
+			ps->reachable = 0;
+			pthread_mutex_unlock(&ps->lock);
 		} else {
 			while ((n = PQnotifies(conn)) != NULL) {
 				if (strncmp(n->extra, ps->node, len) != 0 && n->extra[len] == ' ')
@@ -1652,6 +1661,16 @@ void pgstore_close(struct pgstore *ps)
 const char *pgstore_node(const struct pgstore *ps)
 {
 	return ps->node;
+}
+
+int pgstore_reachable(struct pgstore *ps)
+{
+	int reachable;
+
+	pthread_mutex_lock(&ps->lock);
+	reachable = ps->reachable;
+	pthread_mutex_unlock(&ps->lock);
+	return reachable;
 }
 
 void pgstore_bind(struct calstore *cs, struct pgstore *ps)

@@ -63,4 +63,12 @@ void pgstore_bind(struct calstore *cs, struct pgstore *ps);
 /* This process's name among the nodes (random hex, made at open): the owner of its fits. */
 const char *pgstore_node(const struct pgstore *ps);
 
+/*
+ * 1 when the server was reachable at the last contact with it, else 0 (also before it was
+ * first reached and its schema migrated). Never blocks on the network: the last statement
+ * run, the last connection attempt and the listener (which sees the server close its
+ * connection within a fraction of a second) keep it current.
+ */
+int pgstore_reachable(struct pgstore *ps);
+
 #endif
