@@ -1,7 +1,7 @@
 # Pad calibration (issue #4): the fit against real MuJoCo 2.2.2 (libmujoco, tests only).
 check_PROGRAMS += tests/test_calib_fit
 TESTS += tests/test_calib_fit
-tests_test_calib_fit_SOURCES = tests/test_calib_fit.c $(MJSCENE_SOURCES)
+tests_test_calib_fit_SOURCES = tests/test_calib_fit.c tests/number_text.h $(MJSCENE_SOURCES)
 tests_test_calib_fit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
 tests_test_calib_fit_LDADD = $(SERVICE_LIBS) $(SODIUM_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
 
@@ -31,7 +31,7 @@ EXTRA_DIST += tests/calib_close.sh
 # measurement ids and DELETE, the fit limits; against the real daemon.
 check_PROGRAMS += tests/test_calib_async
 TESTS += tests/test_calib_async
-tests_test_calib_async_SOURCES = tests/test_calib_async.c tests/live.c tests/live.h \
+tests_test_calib_async_SOURCES = tests/test_calib_async.c tests/number_text.h tests/live.c tests/live.h \
 	tests/robot.c tests/robot.h
 tests_test_calib_async_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'

@@ -29,6 +29,7 @@
 
 #include "live.h"
 #include "robot.h"
+#include "number_text.h"
 #include "tunables.h"
 
 #define LATENCY_S 0.050
@@ -433,25 +434,6 @@ START_TEST(fit_limits_are_413)
 	json_decref(v);
 }
 END_TEST
-
-/* The text of the number after `"key":` in text, from the first `within` on, into out. */
-static void number_text(
-    const char *text, const char *within, const char *key, char *out, size_t size)
-{
-	char pattern[64];
-	const char *at = strstr(text, within);
-	size_t n;
-
-	ck_assert_msg(at != NULL, "no %s in %.300s", within, text);
-	snprintf(pattern, sizeof pattern, "\"%s\":", key);
-	at = strstr(at, pattern);
-	ck_assert_msg(at != NULL, "no %s in %.300s", pattern, text);
-	at += strlen(pattern);
-	n = strcspn(at, ",}");
-	ck_assert(n > 0 && n < size);
-	memcpy(out, at, n);
-	out[n] = '\0';
-}
 
 /* The README's calibration example: a pad of solref (0.025, 0.5) as MuJoCo measures it
  * (test_calib_fit checks the numbers), an ok fit. */

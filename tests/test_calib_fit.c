@@ -34,6 +34,7 @@
 #include "fit/fit.h"
 #include "fit/model.h"
 #include "mjscene.h"
+#include "number_text.h"
 #include "service/calib.h"
 #include "service/calreq.h"
 #include "service/service.h"
@@ -816,25 +817,6 @@ START_TEST(mjcf_pastes_into_mujoco)
 	fit_free(fit);
 }
 END_TEST
-
-/* The text of the number after `"key":` in text, from the first `within` on, into out. */
-static void number_text(
-    const char *text, const char *within, const char *key, char *out, size_t size)
-{
-	char pattern[64];
-	const char *at = strstr(text, within);
-	size_t n;
-
-	ck_assert_msg(at != NULL, "no %s in %.300s", within, text);
-	snprintf(pattern, sizeof pattern, "\"%s\":", key);
-	at = strstr(at, pattern);
-	ck_assert_msg(at != NULL, "no %s in %.300s", pattern, text);
-	at += strlen(pattern);
-	n = strcspn(at, ",}");
-	ck_assert(n > 0 && n < size);
-	memcpy(out, at, n);
-	out[n] = '\0';
-}
 
 /*
  * An ok fit offers the fitted pad's hold of the reference object: a request POST /v1/hold
