@@ -914,17 +914,6 @@ static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, 
 	a[4] = m->a0_pad + f[4] / M[4];
 }
 
-static double ns_A(const struct ctd_hold_model *m, const double *ji, const double *jj)
-{
-	double M[NS_DOF], s = 0;
-	int i;
-
-	ns_mass(m, M);
-	for (i = 0; i < NS_DOF; i++)
-		s += ji[i] * jj[i] / M[i];
-	return s;
-}
-
 /* costChange: the dual cost's change for a block; a rise above 1e-10 is undone. */
 static double ns_cost_change(
     const double *A, double *f, const double *old, const double *res, int n)
@@ -998,10 +987,54 @@ static int ns_qcqp(
 	return la != 0;
 }
 
-/* The residual J_i qacc - aref_i of row r of contact k (efc_b + A f without R). */
-static double ns_residual(const struct ns_contact *ck, int r, const double *qacc)
+/* What noslip's sweeps read, set up once per step (the rows do not change during
+ * them): a row's residual J_r qacc - aref_r is MuJoCo's efc_b + A f, b_r + (J_r M^-1) g
+ * with b_r = J_r a0 - aref_r and the generalised force g = J' f, which each block's
+ * update changes by J' (its forces' change); each block's A = J M^-1 J' (diagonal
+ * clamped to 1e-10) is fixed too. */
+struct ns_sweep {
+	double jm[2][NS_ROWS][NS_DOF]; /* J_r M^-1 */
+	double b[2][NS_ROWS];
+	double g[NS_DOF];
+};
+
+static double ns_residual(const struct ns_sweep *w, int k, int r)
 {
-	return ns_dot(ck->J[r], qacc) - ck->aref[r];
+	return w->b[k][r] + ns_dot(w->jm[k][r], w->g);
+}
+
+/* g += J' (f - old) over the block's rows */
+static void ns_sweep_update(
+    struct ns_sweep *w, const struct ns_contact *ck, const int *rows, const double *old, int n)
+{
+	int i, l;
+
+	for (i = 0; i < n; i++) {
+		double df = ck->force[rows[i]] - old[i];
+
+		if (df != 0)
+			for (l = 0; l < NS_DOF; l++)
+				w->g[l] += ck->J[rows[i]][l] * df;
+	}
+}
+
+static void ns_sweep_prepare(
+    const struct ctd_hold_model *m, const struct ns_contact *c, struct ns_sweep *w)
+{
+	double Minv[NS_DOF] = {
+	    1 / m->mass, 1 / m->mass, 1 / m->inertia, 1 / m->pad_mass, 1 / m->pad_mass};
+	double a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	int k, r, l;
+
+	memset(w->g, 0, sizeof w->g);
+	for (k = 0; k < 2; k++)
+		for (r = 0; r < c[k].nrows && c[k].active; r++) {
+			for (l = 0; l < NS_DOF; l++) {
+				w->jm[k][r][l] = c[k].J[r][l] * Minv[l];
+				w->g[l] += c[k].J[r][l] * c[k].force[r];
+			}
+			w->b[k][r] = ns_dot(c[k].J[r], a0) - c[k].aref[r];
+		}
 }
 
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
@@ -1010,10 +1043,34 @@ static double ns_residual(const struct ns_contact *ck, int r, const double *qacc
 static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
+	/* pyramid: each edge pair's A (A00, A01, A10, A11), and whether it can move */
+	double Apair[2][NS_ROWS / 2][4];
+	int moves[2][NS_ROWS / 2];
+	struct ns_sweep w;
 	int iter = 0, k, r;
 
+	ns_sweep_prepare(m, c, &w);
+	for (k = 0; k < 2; k++) {
+		struct ns_contact *ck = &c[k];
+
+		if (!ck->active || ck->condim == 1 || ck->elliptic)
+			continue;
+		for (r = 0; r < ck->nrows; r += 2) {
+			double *A = Apair[k][r / 2];
+
+			A[0] = max2(1e-10, ns_dot(w.jm[k][r], ck->J[r]));
+			A[1] = ns_dot(w.jm[k][r], ck->J[r + 1]);
+			A[2] = ns_dot(w.jm[k][r + 1], ck->J[r]);
+			A[3] = max2(1e-10, ns_dot(w.jm[k][r + 1], ck->J[r + 1]));
+			/* a pair of identical rows (their tangent has no Jacobian here: the y
+			 * slide, the spin, the roll about z) with equal forces stays as it is:
+			 * K1 = 0 gives both the mean, the same forces, and no cost change */
+			moves[k][r / 2] = memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
+			    ck->force[r] != ck->force[r + 1];
+		}
+	}
 	while (iter < m->noslip_iterations) {
-		double improvement = 0, qacc[NS_DOF];
+		double improvement = 0;
 
 		if (iter == 0)
 			for (k = 0; k < 2; k++)
@@ -1029,17 +1086,16 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 				int j;
 
 				for (j = 0; j < ck->nrows; j += 2) {
-					double res[2], old[2], Ac[4], bc[2], mid, y, K0, K1;
+					const double *Ac = Apair[k][j / 2];
+					double res[2], old[2], bc[2], mid, y, K0, K1;
+					int rows[2] = {j, j + 1};
 
-					ns_qacc(m, c, qacc);
-					res[0] = ns_residual(ck, j, qacc);
-					res[1] = ns_residual(ck, j + 1, qacc);
+					if (!moves[k][j / 2])
+						continue;
+					res[0] = ns_residual(&w, k, j);
+					res[1] = ns_residual(&w, k, j + 1);
 					old[0] = ck->force[j];
 					old[1] = ck->force[j + 1];
-					Ac[0] = max2(1e-10, ns_A(m, ck->J[j], ck->J[j]));
-					Ac[1] = ns_A(m, ck->J[j], ck->J[j + 1]);
-					Ac[2] = ns_A(m, ck->J[j + 1], ck->J[j]);
-					Ac[3] = max2(1e-10, ns_A(m, ck->J[j + 1], ck->J[j + 1]));
 					bc[0] = res[0] - (Ac[0] * old[0] + Ac[1] * old[1]);
 					bc[1] = res[1] - (Ac[2] * old[0] + Ac[3] * old[1]);
 					mid = 0.5 * (ck->force[j] + ck->force[j + 1]);
@@ -1062,6 +1118,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 					}
 					improvement -=
 					    ns_cost_change(Ac, ck->force + j, old, res, 2);
+					ns_sweep_update(&w, ck, rows, old, 2);
 				}
 			} else {
 				/* the tangent rows that move here: z (row 2), and the roll about y
@@ -1069,14 +1126,13 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 				int rows[2] = {2, 4}, n = ck->condim == 6 ? 2 : 1, i, j;
 				double res[2], old[2], Ac[4], bc[2], mu[2], f[2];
 
-				ns_qacc(m, c, qacc);
 				for (i = 0; i < n; i++) {
-					res[i] = ns_residual(ck, rows[i], qacc);
+					res[i] = ns_residual(&w, k, rows[i]);
 					old[i] = ck->force[rows[i]];
 					mu[i] = ck->fr[rows[i] - 1];
 					for (j = 0; j < n; j++)
 						Ac[i * n + j] =
-						    ns_A(m, ck->J[rows[i]], ck->J[rows[j]]);
+						    ns_dot(w.jm[k][rows[i]], ck->J[rows[j]]);
 					Ac[i * n + i] = max2(1e-10, Ac[i * n + i]);
 				}
 				for (i = 0; i < n; i++) {
@@ -1101,6 +1157,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 				improvement -= ns_cost_change(Ac, f, old, res, n);
 				for (i = 0; i < n; i++)
 					ck->force[rows[i]] = f[i];
+				ns_sweep_update(&w, ck, rows, old, n);
 			}
 		}
 		improvement = improvement / scale;
