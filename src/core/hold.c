@@ -663,9 +663,12 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 }
 
 /* The cost of both contacts' rows at a, with its gradient and Hessian (either may be
- * NULL), and the rows' forces when force is set. */
+ * NULL), and the rows' forces when force is set. *piece (when not NULL) names the
+ * quadratic piece of the cost a lies in (a bit per pushing row; an elliptic contact's
+ * bottom zone a bit), or is -1 in an elliptic middle zone, where the cost is not
+ * quadratic. */
 static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
-    double *grad, double *hess, int force)
+    double *grad, double *hess, int force, long long *piece)
 {
 	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
 	double cost = 0;
@@ -684,26 +687,47 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 		for (i = 0; i < NS_DOF; i++)
 			hess[i * NS_DOF + i] = M[i];
 	}
+	if (piece)
+		*piece = 0;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
 		double x[NS_ROWS] = {0}, gx[NS_ROWS] = {0}, hx[NS_ROWS][NS_ROWS];
 
 		if (!ck->active)
 			continue;
-		memset(hx, 0, sizeof hx);
 		for (r = 0; r < ck->nrows; r++)
 			x[r] = ns_dot(ck->J[r], a) - ck->aref[r];
 		if (!ck->elliptic) {
+			/* each row its own quadratic: a diagonal hx, added row by row */
 			for (r = 0; r < ck->nrows; r++) {
 				double D = 1 / ck->R[r];
 
-				if (x[r] < 0) {
-					cost += 0.5 * D * x[r] * x[r];
-					gx[r] = D * x[r];
-					hx[r][r] = D;
-				}
+				if (force)
+					ck->force[r] = x[r] < 0 ? -(D * x[r]) : -0.0;
+				if (!(x[r] < 0))
+					continue;
+				if (piece && *piece >= 0)
+					*piece |= 1LL << (k * NS_ROWS + r);
+				cost += 0.5 * D * x[r] * x[r];
+				gx[r] = D * x[r];
+				if (grad)
+					for (i = 0; i < NS_DOF; i++)
+						grad[i] += ck->J[r][i] * gx[r];
+				if (hess)
+					for (i = 0; i < NS_DOF; i++) {
+						int l;
+
+						if (ck->J[r][i] == 0)
+							continue;
+						for (l = 0; l < NS_DOF; l++)
+							hess[i * NS_DOF + l] +=
+							    ck->J[r][i] * D * ck->J[r][l];
+					}
 			}
-		} else {
+			continue;
+		}
+		memset(hx, 0, sizeof hx);
+		{
 			double mu = ck->mu, N = x[0] * mu, T = 0, U[NS_ROWS] = {0};
 
 			for (r = 1; r < ck->nrows; r++) {
@@ -714,6 +738,8 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 			if (N >= mu * T || (T <= 0 && N >= 0)) {
 				/* top zone: no force */
 			} else if (mu * N + T <= 0 || (T <= 0 && N < 0)) {
+				if (piece && *piece >= 0)
+					*piece |= 1LL << (k * NS_ROWS);
 				for (r = 0; r < ck->nrows; r++) {
 					double D = 1 / ck->R[r];
 
@@ -726,6 +752,8 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				       NT = N - mu * T;
 				double g[NS_ROWS], w = -mu * Dm * NT / T;
 
+				if (piece)
+					*piece = -1;
 				cost += 0.5 * Dm * NT * NT;
 				g[0] = mu;
 				for (r = 1; r < ck->nrows; r++)
@@ -807,32 +835,38 @@ static int ns_chol_solve(double *H, const double *b, double *d, int n)
 	return 0;
 }
 
-/* The slope of the cost along d at a + t d. */
+/* The slope of the cost along d at a + t d; with force set, the rows' forces there
+ * and the piece (ns_cost). */
 static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
-    const double *d, double t)
+    const double *d, double t, int force, long long *piece)
 {
 	double p[NS_DOF], g[NS_DOF];
 	int i;
 
 	for (i = 0; i < NS_DOF; i++)
 		p[i] = a[i] + t * d[i];
-	ns_cost(m, c, p, g, NULL, 0);
+	ns_cost(m, c, p, g, NULL, force, piece);
 	return ns_dot(g, d);
 }
 
 /* The exact minimiser of the main solver's convex cost: Newton's direction, an exact
  * line search (the cost is convex along it; piecewise quadratic for the pyramid, so
- * the step that lands in the right active set is exact), until the step vanishes. */
+ * the step that lands in the right active set is exact), until the step vanishes.
+ * A full step that lands in the quadratic piece its Hessian was taken in has reached
+ * that piece's minimiser inside the piece: the convex cost's minimiser (the
+ * optimality condition), so it stops there; from the previous step's qacc this is
+ * usually the first step. */
 static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
 {
 	double g[NS_DOF], H[NS_DOF * NS_DOF], d[NS_DOF], nb[NS_DOF];
 	int it, i;
 
 	for (it = 0; it < CTD_HOLD_NOSLIP_NEWTON_MAX; it++) {
-		double s0, s1, lo, hi, t, size = 0, da = 0;
+		double s0, s1, lo, hi, t, size = 0, da = 0, cost0;
+		long long piece0, piece1;
 		int ls, moved;
 
-		ns_cost(m, c, a, g, H, 0);
+		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
 		for (i = 0; i < NS_DOF; i++)
 			nb[i] = -g[i];
 		if (ns_chol_solve(H, nb, d, NS_DOF) != 0)
@@ -846,10 +880,15 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 			break;
 		s0 = ns_dot(g, d);
 		/* Newton's decrement at the rounding of the cost: the minimiser */
-		if (!(s0 <
-		        -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(ns_cost(m, c, a, NULL, NULL, 0)))))
+		if (!(s0 < -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(cost0))))
 			break;
-		s1 = ns_slope(m, c, a, d, 1);
+		s1 = ns_slope(m, c, a, d, 1, 1, &piece1);
+		if (piece0 >= 0 && piece1 == piece0) {
+			/* the forces are the ones ns_slope left, at a + 1 d */
+			for (i = 0; i < NS_DOF; i++)
+				a[i] += d[i];
+			return;
+		}
 		t = 1;
 		if (fabs(s1) > 1e-13 * fabs(s0)) {
 			/* bracket the slope's root, then regula falsi with bisection */
@@ -861,7 +900,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 				lo = hi;
 				slo = shi;
 				hi *= 2;
-				shi = ns_slope(m, c, a, d, hi);
+				shi = ns_slope(m, c, a, d, hi, 0, NULL);
 			}
 			for (ls = 0; ls < 100; ls++) {
 				double st;
@@ -869,7 +908,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 				t = lo - slo * (hi - lo) / (shi - slo);
 				if (!(t > lo && t < hi))
 					t = 0.5 * (lo + hi);
-				st = ns_slope(m, c, a, d, t);
+				st = ns_slope(m, c, a, d, t, 0, NULL);
 				if (st == 0 || fabs(st) <= 1e-14 * fabs(s0))
 					break;
 				if (st < 0) {
@@ -893,7 +932,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 		if (!moved)
 			break;
 	}
-	ns_cost(m, c, a, NULL, NULL, 1);
+	ns_cost(m, c, a, NULL, NULL, 1, NULL);
 }
 
 /* The acceleration the rows' forces give: a0 + M^-1 J' f. */
