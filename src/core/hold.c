@@ -111,7 +111,7 @@ struct piece {
 };
 
 /* The minimiser of the Gauss term plus the given pieces (both pads: factor 2). */
-static void solve_pieces(
+static inline void solve_pieces(
     const struct ctd_hold_model *m, const struct piece *p, int np, double *az, double *ap)
 {
 	double h00 = m->mass, h01 = 0, h11 = 2 * m->pad_mass;
@@ -188,7 +188,7 @@ static double cost(const struct ctd_hold_model *m, const struct rows *r, double 
 /* The quadratic pieces of one active set (pyramid: bit 0 the plain rows, bit 1 and 2
  * the z pair; elliptic: 0 top, 1 bottom, 2 and 3 the middle zone with the tangent
  * row's x of sign + and -). Returns the number of pieces. */
-static int pieces_of(const struct rows *r, int set, struct piece *p)
+static inline int pieces_of(const struct rows *r, int set, struct piece *p)
 {
 	int np = 0;
 
@@ -273,56 +273,80 @@ static int minimise(
 	return chosen;
 }
 
-/* The rows of a state whose contact is active at distance dist. */
-static void make_rows(const struct ctd_hold_model *m, double dist, double vz, double vq,
-    struct rows *r, double *imp_out, double *R0_out)
+/* The part of a state's rows that depends only on the contact distance (impedance,
+ * R, D, mu): the pads settle to a repeating distance, where it is reused (the same
+ * inputs give the same numbers). */
+struct rows_cache {
+	int valid;
+	double dist;
+	struct rows r; /* every field but the arefs */
+	double spring, imp, R0;
+};
+
+static void make_rows_of_dist(const struct ctd_hold_model *m, double dist, struct rows_cache *c)
 {
 	double rr = dist - m->contact.includemargin;
 	double imp = ctd_law_impedance(rr, &m->solimp, NULL);
 	double f0 = m->contact.friction[0];
-	double spring = m->gains.K * imp * rr;
-	double B = m->gains.B;
 	double R0, R1, mu;
 	int condim = m->contact.condim;
+	struct rows *r = &c->r;
 
+	memset(r, 0, sizeof *r);
+	c->valid = 1;
+	c->dist = dist;
+	c->spring = m->gains.K * imp * rr;
+	c->imp = imp;
 	r->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
 	r->f = condim > 1 ? m->contact.friction[1] : 0;
 	if (condim == 1) {
 		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
 		r->plain = 1;
 		r->D = 1 / R0;
-		r->aref_n = -B * (-vq) - spring;
-		*imp_out = imp;
-		*R0_out = R0;
-		return;
-	}
-	if (r->elliptic) {
+	} else if (r->elliptic) {
 		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
 		R1 = R0 / max2(MJ_MINVAL, m->impratio);
-		mu = f0 * sqrt(R1 / R0);
+		/* impratio 1: R1 = R0 exactly, so sqrt(R1 / R0) = 1 */
+		mu = m->impratio == 1 ? f0 : f0 * sqrt(R1 / R0);
 		r->mu = mu;
 		r->D = 1 / R0;
 		r->Dt = 1 / R1;
 		r->plain = 0;
-		r->aref_n = -B * (-vq) - spring;
-		r->aref_t = -B * (-vz) - 0.0;
 	} else {
 		R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
 		R1 = R0 / max2(MJ_MINVAL, m->impratio);
-		mu = f0 * sqrt(R1 / R0);
+		mu = m->impratio == 1 ? f0 : f0 * sqrt(R1 / R0);
 		r->mu = mu;
 		r->D = 1 / (2 * mu * mu * R0);
 		r->plain = 2 * (condim - 2);
-		r->aref_n = -B * (-vq) - spring;
+	}
+	c->R0 = R0;
+}
+
+/* The rows of a state whose contact is active at distance dist (cache: the previous
+ * distance's, refreshed when dist differs). */
+static void make_rows(const struct ctd_hold_model *m, double dist, double vz, double vq,
+    struct rows *r, double *imp_out, double *R0_out, struct rows_cache *cache)
+{
+	double B = m->gains.B, spring;
+
+	if (!(cache->valid && cache->dist == dist))
+		make_rows_of_dist(m, dist, cache);
+	*r = cache->r;
+	spring = cache->spring;
+	r->aref_n = -B * (-vq) - spring;
+	if (r->elliptic) {
+		r->aref_t = -B * (-vz) - 0.0;
+	} else if (m->contact.condim > 1) {
 		r->aref_p = -B * (-vq - r->f * vz) - spring;
 		r->aref_m = -B * (-vq + r->f * vz) - spring;
 	}
-	*imp_out = imp;
-	*R0_out = R0;
+	*imp_out = cache->imp;
+	*R0_out = cache->R0;
 }
 
-void ctd_hold_step(
-    const struct ctd_hold_model *m, struct ctd_hold_state *s, struct ctd_hold_step_state *st)
+static void hold_step(const struct ctd_hold_model *m, struct ctd_hold_state *s,
+    struct ctd_hold_step_state *st, struct rows_cache *cache)
 {
 	double dist = ctd_hold_dist(m, s->q);
 	double az = m->a0_object, ap = m->a0_pad, h = m->timestep;
@@ -331,7 +355,7 @@ void ctd_hold_step(
 	int active = dist < m->contact.includemargin;
 
 	if (active) {
-		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0);
+		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0, cache);
 		s->piece = minimise(m, &r, s->piece, &az, &ap);
 	}
 	if (st) {
@@ -353,6 +377,15 @@ void ctd_hold_step(
 	s->z += h * s->vz;
 	s->vq += h * ap;
 	s->q += h * s->vq;
+}
+
+void ctd_hold_step(
+    const struct ctd_hold_model *m, struct ctd_hold_state *s, struct ctd_hold_step_state *st)
+{
+	struct rows_cache cache;
+
+	cache.valid = 0;
+	hold_step(m, s, st, &cache);
 }
 
 /* The steady pad balance: F = (sum of the pad's row forces at rest) as a function of
@@ -435,14 +468,14 @@ int ctd_hold_steady(
  * does not settle (Euler's period-2 oscillation around an unstable fixed point, or an
  * object sliding ever faster) has no creep velocity: creep_settled stays 0. */
 static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *s, long done,
-    struct ctd_hold_answer *out)
+    struct rows_cache *cache, struct ctd_hold_answer *out)
 {
 	double prev_v = s->vz;
 	long k, settle = 0, last = CTD_HOLD_SETTLE_MAX_STEPS;
 
 	out->creep_settled = 0;
 	for (k = 1; k <= last; k++) {
-		ctd_hold_step(m, s, NULL);
+		hold_step(m, s, NULL, cache);
 		if (ctd_hold_crushed(m, s->q) || !isfinite(s->vz))
 			break; /* no steady creep before the scene leaves its two-contact form */
 		settle = fabs(s->vz - prev_v) <= CTD_HOLD_SETTLE_REL * fabs(s->vz) ? settle + 1 : 0;
@@ -465,6 +498,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 {
 	struct ctd_hold_model m;
 	struct ctd_hold_state s;
+	struct rows_cache cache = {0};
 	long n, k;
 	double creep, pen, nf, h_t = h->option.timestep;
 	int i;
@@ -504,7 +538,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 
 	n = lround(h->duration / h_t);
 	for (k = 1; k <= n; k++) {
-		ctd_hold_step(&m, &s, NULL);
+		hold_step(&m, &s, NULL, &cache);
 		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
 			out->time_to_slip = k * h_t;
 		if (ctd_hold_crushed(&m, s.q)) {
@@ -523,7 +557,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 		return;
 
 	if (out->holds) {
-		settle_creep(&m, &s, out->steps, out);
+		settle_creep(&m, &s, out->steps, &cache, out);
 	} else {
 		/* below the Coulomb minimum the object slides ever faster: no steady creep */
 		out->creep_settled = out->creep_closed_form = 0;
