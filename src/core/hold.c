@@ -81,7 +81,9 @@ void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m)
 		m->rows_per_pad = m->cone == CTD_CONE_ELLIPTIC ? condim : 2 * (condim - 1);
 }
 
-double ctd_hold_dist(const struct ctd_hold_model *m, double q)
+/* The step loops call these two through static copies: an exported function of a
+ * shared library's object is not inlined (it could be interposed). */
+static inline double hold_dist(const struct ctd_hold_model *m, double q)
 {
 	/* the right pad's centre is at (R+HX) - q; sphere-box measures from the clamped
 	 * face point, -HX + x, and subtracts the radius */
@@ -90,11 +92,21 @@ double ctd_hold_dist(const struct ctd_hold_model *m, double q)
 	return fabs(-m->half_x + x) - m->radius;
 }
 
-int ctd_hold_crushed(const struct ctd_hold_model *m, double q)
+static inline int hold_crushed(const struct ctd_hold_model *m, double q)
 {
 	/* the pads' inner faces are 2*(R - q) apart; within their own margin and gap they
 	 * meet each other (the pair's margin is the max or, from 3.5.0, the sum) */
 	return !(2 * (m->radius - q) > 2 * (m->pad_margin + m->pad_gap));
+}
+
+double ctd_hold_dist(const struct ctd_hold_model *m, double q)
+{
+	return hold_dist(m, q);
+}
+
+int ctd_hold_crushed(const struct ctd_hold_model *m, double q)
+{
+	return hold_crushed(m, q);
 }
 
 void ctd_hold_start(struct ctd_hold_state *s)
@@ -348,7 +360,7 @@ static void make_rows(const struct ctd_hold_model *m, double dist, double vz, do
 static void hold_step(const struct ctd_hold_model *m, struct ctd_hold_state *s,
     struct ctd_hold_step_state *st, struct rows_cache *cache)
 {
-	double dist = ctd_hold_dist(m, s->q);
+	double dist = hold_dist(m, s->q);
 	double az = m->a0_object, ap = m->a0_pad, h = m->timestep;
 	double imp = 0, R0 = 0;
 	struct rows r = {0};
@@ -476,7 +488,7 @@ static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *
 	out->creep_settled = 0;
 	for (k = 1; k <= last; k++) {
 		hold_step(m, s, NULL, cache);
-		if (ctd_hold_crushed(m, s->q) || !isfinite(s->vz))
+		if (hold_crushed(m, s->q) || !isfinite(s->vz))
 			break; /* no steady creep before the scene leaves its two-contact form */
 		settle = fabs(s->vz - prev_v) <= CTD_HOLD_SETTLE_REL * fabs(s->vz) ? settle + 1 : 0;
 		prev_v = s->vz;
@@ -487,7 +499,7 @@ static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *
 	}
 	out->creep_steps = done + (k > last ? last : k);
 	out->creep_closed_form = 0;
-	out->penetration = -ctd_hold_dist(m, s->q);
+	out->penetration = -hold_dist(m, s->q);
 	out->creep_velocity = out->creep_settled ? -s->vz : 0;
 }
 
@@ -541,7 +553,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 		hold_step(&m, &s, NULL, &cache);
 		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
 			out->time_to_slip = k * h_t;
-		if (ctd_hold_crushed(&m, s.q)) {
+		if (hold_crushed(&m, s.q)) {
 			out->crushed = 1;
 			break;
 		}
@@ -1311,7 +1323,7 @@ static void noslip_run(
 		ctd_hold_noslip_step(m, &s);
 		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
 			out->time_to_slip = k * ht;
-		if (ctd_hold_crushed(m, 0.5 * (s.qL + s.qR))) {
+		if (hold_crushed(m, 0.5 * (s.qL + s.qR))) {
 			out->crushed = 1;
 			break;
 		}
@@ -1346,7 +1358,7 @@ static void noslip_run(
 	out->slip = -s.z;
 	if (out->crushed)
 		return;
-	out->penetration = -0.5 * (ctd_hold_dist(m, s.qL) + ctd_hold_dist(m, s.qR));
+	out->penetration = -0.5 * (hold_dist(m, s.qL) + hold_dist(m, s.qR));
 	out->creep_velocity = 0;
 	out->creep_settled = 0;
 	out->creep_steps = out->steps;
@@ -1361,7 +1373,7 @@ static void noslip_run(
 
 		for (j = 1; j <= CTD_HOLD_SETTLE_MAX_STEPS; j++) {
 			ctd_hold_noslip_step(m, &s);
-			if (ctd_hold_crushed(m, 0.5 * (s.qL + s.qR)) || !isfinite(s.vz))
+			if (hold_crushed(m, 0.5 * (s.qL + s.qR)) || !isfinite(s.vz))
 				break;
 			settle = fabs(s.vz - prev_v) <=
 			        CTD_HOLD_SETTLE_REL * fabs(s.vz) + CTD_HOLD_NOSLIP_STEADY_ABS
@@ -1374,7 +1386,7 @@ static void noslip_run(
 			}
 		}
 		out->creep_steps += j > CTD_HOLD_SETTLE_MAX_STEPS ? CTD_HOLD_SETTLE_MAX_STEPS : j;
-		out->penetration = -0.5 * (ctd_hold_dist(m, s.qL) + ctd_hold_dist(m, s.qR));
+		out->penetration = -0.5 * (hold_dist(m, s.qL) + hold_dist(m, s.qR));
 	}
 	if (out->creep_settled)
 		out->creep_velocity = -s.vz;
