@@ -122,27 +122,55 @@ struct piece {
 	double jz, jp, aref, w, n;
 };
 
-/* The minimiser of the Gauss term plus the given pieces (both pads: factor 2). */
-static inline void solve_pieces(
-    const struct ctd_hold_model *m, const struct piece *p, int np, double *az, double *ap)
+/* The Gauss term's and the pieces' Hessian (both pads: factor 2) and its determinant:
+ * they depend on the rows' D only, not on the state's speeds. */
+struct piece_matrix {
+	int set; /* the active set it belongs to; -1: none */
+	double h00, h01, h11, det;
+};
+
+static inline void piece_matrix(
+    const struct ctd_hold_model *m, const struct piece *p, int np, struct piece_matrix *H)
 {
-	double h00 = m->mass, h01 = 0, h11 = 2 * m->pad_mass;
+	int i;
+
+	H->h00 = m->mass;
+	H->h01 = 0;
+	H->h11 = 2 * m->pad_mass;
+	for (i = 0; i < np; i++) {
+		double w = 2 * p[i].w * p[i].n;
+
+		H->h00 += w * p[i].jz * p[i].jz;
+		H->h01 += w * p[i].jz * p[i].jp;
+		H->h11 += w * p[i].jp * p[i].jp;
+	}
+	H->det = H->h00 * H->h11 - H->h01 * H->h01;
+}
+
+/* The minimiser of the Gauss term plus the given pieces, whose Hessian is H. */
+static inline void piece_solve(const struct ctd_hold_model *m, const struct piece *p, int np,
+    const struct piece_matrix *H, double *az, double *ap)
+{
 	double r0 = m->mass * m->a0_object, r1 = 2 * m->pad_mass * m->a0_pad;
-	double det;
 	int i;
 
 	for (i = 0; i < np; i++) {
 		double w = 2 * p[i].w * p[i].n;
 
-		h00 += w * p[i].jz * p[i].jz;
-		h01 += w * p[i].jz * p[i].jp;
-		h11 += w * p[i].jp * p[i].jp;
 		r0 += w * p[i].jz * p[i].aref;
 		r1 += w * p[i].jp * p[i].aref;
 	}
-	det = h00 * h11 - h01 * h01;
-	*az = (r0 * h11 - h01 * r1) / det;
-	*ap = (h00 * r1 - h01 * r0) / det;
+	*az = (r0 * H->h11 - H->h01 * r1) / H->det;
+	*ap = (H->h00 * r1 - H->h01 * r0) / H->det;
+}
+
+static inline void solve_pieces(
+    const struct ctd_hold_model *m, const struct piece *p, int np, double *az, double *ap)
+{
+	struct piece_matrix H;
+
+	piece_matrix(m, p, np, &H);
+	piece_solve(m, p, np, &H, az, ap);
 }
 
 /* The rows of one pad at one state, in the reduced coordinates. */
@@ -257,15 +285,22 @@ static int in_piece(const struct rows *r, int set, double az, double ap)
  * its stationary point lies in it (the KKT conditions of the convex cost); otherwise
  * every piece's stationary point is evaluated and the cheapest by true cost wins.
  * Returns the piece. */
-static int minimise(
-    const struct ctd_hold_model *m, const struct rows *r, int hint, double *az, double *ap)
+static int minimise(const struct ctd_hold_model *m, const struct rows *r, int hint,
+    struct piece_matrix *hint_matrix, double *az, double *ap)
 {
 	struct piece p[3];
 	double best = INFINITY, z, a, c;
 	int set, sets = r->elliptic ? 4 : 8, chosen = 0;
 
 	if (hint >= 0 && hint < sets) {
-		solve_pieces(m, p, pieces_of(r, hint, p), &z, &a);
+		int np = pieces_of(r, hint, p);
+
+		/* the hint's Hessian is kept while the rows' D are (hint_matrix->set) */
+		if (hint_matrix->set != hint) {
+			piece_matrix(m, p, np, hint_matrix);
+			hint_matrix->set = hint;
+		}
+		piece_solve(m, p, np, hint_matrix, &z, &a);
 		if (in_piece(r, hint, z, a)) {
 			*az = z;
 			*ap = a;
@@ -293,6 +328,7 @@ struct rows_cache {
 	double dist;
 	struct rows r; /* every field but the arefs */
 	double spring, imp, R0;
+	struct piece_matrix hint_matrix; /* the previous piece's Hessian at these rows */
 };
 
 static void make_rows_of_dist(const struct ctd_hold_model *m, double dist, struct rows_cache *c)
@@ -307,6 +343,7 @@ static void make_rows_of_dist(const struct ctd_hold_model *m, double dist, struc
 	memset(r, 0, sizeof *r);
 	c->valid = 1;
 	c->dist = dist;
+	c->hint_matrix.set = -1;
 	c->spring = m->gains.K * imp * rr;
 	c->imp = imp;
 	r->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
@@ -326,8 +363,12 @@ static void make_rows_of_dist(const struct ctd_hold_model *m, double dist, struc
 		r->plain = 0;
 	} else {
 		R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
-		R1 = R0 / max2(MJ_MINVAL, m->impratio);
-		mu = m->impratio == 1 ? f0 : f0 * sqrt(R1 / R0);
+		if (m->impratio == 1) {
+			mu = f0;
+		} else {
+			R1 = R0 / max2(MJ_MINVAL, m->impratio);
+			mu = f0 * sqrt(R1 / R0);
+		}
 		r->mu = mu;
 		r->D = 1 / (2 * mu * mu * R0);
 		r->plain = 2 * (condim - 2);
@@ -368,7 +409,7 @@ static void hold_step(const struct ctd_hold_model *m, struct ctd_hold_state *s,
 
 	if (active) {
 		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0, cache);
-		s->piece = minimise(m, &r, s->piece, &az, &ap);
+		s->piece = minimise(m, &r, s->piece, &cache->hint_matrix, &az, &ap);
 	}
 	if (st) {
 		st->active = active;
