@@ -81,7 +81,9 @@ void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m)
 		m->rows_per_pad = m->cone == CTD_CONE_ELLIPTIC ? condim : 2 * (condim - 1);
 }
 
-double ctd_hold_dist(const struct ctd_hold_model *m, double q)
+/* The step loops call these two through static copies: an exported function of a
+ * shared library's object is not inlined (it could be interposed). */
+static inline double hold_dist(const struct ctd_hold_model *m, double q)
 {
 	/* the right pad's centre is at (R+HX) - q; sphere-box measures from the clamped
 	 * face point, -HX + x, and subtracts the radius */
@@ -90,11 +92,21 @@ double ctd_hold_dist(const struct ctd_hold_model *m, double q)
 	return fabs(-m->half_x + x) - m->radius;
 }
 
-int ctd_hold_crushed(const struct ctd_hold_model *m, double q)
+static inline int hold_crushed(const struct ctd_hold_model *m, double q)
 {
 	/* the pads' inner faces are 2*(R - q) apart; within their own margin and gap they
 	 * meet each other (the pair's margin is the max or, from 3.5.0, the sum) */
 	return !(2 * (m->radius - q) > 2 * (m->pad_margin + m->pad_gap));
+}
+
+double ctd_hold_dist(const struct ctd_hold_model *m, double q)
+{
+	return hold_dist(m, q);
+}
+
+int ctd_hold_crushed(const struct ctd_hold_model *m, double q)
+{
+	return hold_crushed(m, q);
 }
 
 void ctd_hold_start(struct ctd_hold_state *s)
@@ -110,27 +122,55 @@ struct piece {
 	double jz, jp, aref, w, n;
 };
 
-/* The minimiser of the Gauss term plus the given pieces (both pads: factor 2). */
-static void solve_pieces(
-    const struct ctd_hold_model *m, const struct piece *p, int np, double *az, double *ap)
+/* The Gauss term's and the pieces' Hessian (both pads: factor 2) and its determinant:
+ * they depend on the rows' D only, not on the state's speeds. */
+struct piece_matrix {
+	int set; /* the active set it belongs to; -1: none */
+	double h00, h01, h11, det;
+};
+
+static inline void piece_matrix(
+    const struct ctd_hold_model *m, const struct piece *p, int np, struct piece_matrix *H)
 {
-	double h00 = m->mass, h01 = 0, h11 = 2 * m->pad_mass;
+	int i;
+
+	H->h00 = m->mass;
+	H->h01 = 0;
+	H->h11 = 2 * m->pad_mass;
+	for (i = 0; i < np; i++) {
+		double w = 2 * p[i].w * p[i].n;
+
+		H->h00 += w * p[i].jz * p[i].jz;
+		H->h01 += w * p[i].jz * p[i].jp;
+		H->h11 += w * p[i].jp * p[i].jp;
+	}
+	H->det = H->h00 * H->h11 - H->h01 * H->h01;
+}
+
+/* The minimiser of the Gauss term plus the given pieces, whose Hessian is H. */
+static inline void piece_solve(const struct ctd_hold_model *m, const struct piece *p, int np,
+    const struct piece_matrix *H, double *az, double *ap)
+{
 	double r0 = m->mass * m->a0_object, r1 = 2 * m->pad_mass * m->a0_pad;
-	double det;
 	int i;
 
 	for (i = 0; i < np; i++) {
 		double w = 2 * p[i].w * p[i].n;
 
-		h00 += w * p[i].jz * p[i].jz;
-		h01 += w * p[i].jz * p[i].jp;
-		h11 += w * p[i].jp * p[i].jp;
 		r0 += w * p[i].jz * p[i].aref;
 		r1 += w * p[i].jp * p[i].aref;
 	}
-	det = h00 * h11 - h01 * h01;
-	*az = (r0 * h11 - h01 * r1) / det;
-	*ap = (h00 * r1 - h01 * r0) / det;
+	*az = (r0 * H->h11 - H->h01 * r1) / H->det;
+	*ap = (H->h00 * r1 - H->h01 * r0) / H->det;
+}
+
+static inline void solve_pieces(
+    const struct ctd_hold_model *m, const struct piece *p, int np, double *az, double *ap)
+{
+	struct piece_matrix H;
+
+	piece_matrix(m, p, np, &H);
+	piece_solve(m, p, np, &H, az, ap);
 }
 
 /* The rows of one pad at one state, in the reduced coordinates. */
@@ -188,7 +228,7 @@ static double cost(const struct ctd_hold_model *m, const struct rows *r, double 
 /* The quadratic pieces of one active set (pyramid: bit 0 the plain rows, bit 1 and 2
  * the z pair; elliptic: 0 top, 1 bottom, 2 and 3 the middle zone with the tangent
  * row's x of sign + and -). Returns the number of pieces. */
-static int pieces_of(const struct rows *r, int set, struct piece *p)
+static inline int pieces_of(const struct rows *r, int set, struct piece *p)
 {
 	int np = 0;
 
@@ -245,15 +285,22 @@ static int in_piece(const struct rows *r, int set, double az, double ap)
  * its stationary point lies in it (the KKT conditions of the convex cost); otherwise
  * every piece's stationary point is evaluated and the cheapest by true cost wins.
  * Returns the piece. */
-static int minimise(
-    const struct ctd_hold_model *m, const struct rows *r, int hint, double *az, double *ap)
+static int minimise(const struct ctd_hold_model *m, const struct rows *r, int hint,
+    struct piece_matrix *hint_matrix, double *az, double *ap)
 {
 	struct piece p[3];
 	double best = INFINITY, z, a, c;
 	int set, sets = r->elliptic ? 4 : 8, chosen = 0;
 
 	if (hint >= 0 && hint < sets) {
-		solve_pieces(m, p, pieces_of(r, hint, p), &z, &a);
+		int np = pieces_of(r, hint, p);
+
+		/* the hint's Hessian is kept while the rows' D are (hint_matrix->set) */
+		if (hint_matrix->set != hint) {
+			piece_matrix(m, p, np, hint_matrix);
+			hint_matrix->set = hint;
+		}
+		piece_solve(m, p, np, hint_matrix, &z, &a);
 		if (in_piece(r, hint, z, a)) {
 			*az = z;
 			*ap = a;
@@ -273,66 +320,96 @@ static int minimise(
 	return chosen;
 }
 
-/* The rows of a state whose contact is active at distance dist. */
-static void make_rows(const struct ctd_hold_model *m, double dist, double vz, double vq,
-    struct rows *r, double *imp_out, double *R0_out)
+/* The part of a state's rows that depends only on the contact distance (impedance,
+ * R, D, mu): the pads settle to a repeating distance, where it is reused (the same
+ * inputs give the same numbers). */
+struct rows_cache {
+	int valid;
+	double dist;
+	struct rows r; /* every field but the arefs */
+	double spring, imp, R0;
+	struct piece_matrix hint_matrix; /* the previous piece's Hessian at these rows */
+};
+
+static void make_rows_of_dist(const struct ctd_hold_model *m, double dist, struct rows_cache *c)
 {
 	double rr = dist - m->contact.includemargin;
 	double imp = ctd_law_impedance(rr, &m->solimp, NULL);
 	double f0 = m->contact.friction[0];
-	double spring = m->gains.K * imp * rr;
-	double B = m->gains.B;
 	double R0, R1, mu;
 	int condim = m->contact.condim;
+	struct rows *r = &c->r;
 
+	memset(r, 0, sizeof *r);
+	c->valid = 1;
+	c->dist = dist;
+	c->hint_matrix.set = -1;
+	c->spring = m->gains.K * imp * rr;
+	c->imp = imp;
 	r->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
 	r->f = condim > 1 ? m->contact.friction[1] : 0;
 	if (condim == 1) {
 		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
 		r->plain = 1;
 		r->D = 1 / R0;
-		r->aref_n = -B * (-vq) - spring;
-		*imp_out = imp;
-		*R0_out = R0;
-		return;
-	}
-	if (r->elliptic) {
+	} else if (r->elliptic) {
 		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
 		R1 = R0 / max2(MJ_MINVAL, m->impratio);
-		mu = f0 * sqrt(R1 / R0);
+		/* impratio 1: R1 = R0 exactly, so sqrt(R1 / R0) = 1 */
+		mu = m->impratio == 1 ? f0 : f0 * sqrt(R1 / R0);
 		r->mu = mu;
 		r->D = 1 / R0;
 		r->Dt = 1 / R1;
 		r->plain = 0;
-		r->aref_n = -B * (-vq) - spring;
-		r->aref_t = -B * (-vz) - 0.0;
 	} else {
 		R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
-		R1 = R0 / max2(MJ_MINVAL, m->impratio);
-		mu = f0 * sqrt(R1 / R0);
+		if (m->impratio == 1) {
+			mu = f0;
+		} else {
+			R1 = R0 / max2(MJ_MINVAL, m->impratio);
+			mu = f0 * sqrt(R1 / R0);
+		}
 		r->mu = mu;
 		r->D = 1 / (2 * mu * mu * R0);
 		r->plain = 2 * (condim - 2);
-		r->aref_n = -B * (-vq) - spring;
+	}
+	c->R0 = R0;
+}
+
+/* The rows of a state whose contact is active at distance dist (cache: the previous
+ * distance's, refreshed when dist differs). */
+static void make_rows(const struct ctd_hold_model *m, double dist, double vz, double vq,
+    struct rows *r, double *imp_out, double *R0_out, struct rows_cache *cache)
+{
+	double B = m->gains.B, spring;
+
+	if (!(cache->valid && cache->dist == dist))
+		make_rows_of_dist(m, dist, cache);
+	*r = cache->r;
+	spring = cache->spring;
+	r->aref_n = -B * (-vq) - spring;
+	if (r->elliptic) {
+		r->aref_t = -B * (-vz) - 0.0;
+	} else if (m->contact.condim > 1) {
 		r->aref_p = -B * (-vq - r->f * vz) - spring;
 		r->aref_m = -B * (-vq + r->f * vz) - spring;
 	}
-	*imp_out = imp;
-	*R0_out = R0;
+	*imp_out = cache->imp;
+	*R0_out = cache->R0;
 }
 
-void ctd_hold_step(
-    const struct ctd_hold_model *m, struct ctd_hold_state *s, struct ctd_hold_step_state *st)
+static void hold_step(const struct ctd_hold_model *m, struct ctd_hold_state *s,
+    struct ctd_hold_step_state *st, struct rows_cache *cache)
 {
-	double dist = ctd_hold_dist(m, s->q);
+	double dist = hold_dist(m, s->q);
 	double az = m->a0_object, ap = m->a0_pad, h = m->timestep;
 	double imp = 0, R0 = 0;
 	struct rows r = {0};
 	int active = dist < m->contact.includemargin;
 
 	if (active) {
-		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0);
-		s->piece = minimise(m, &r, s->piece, &az, &ap);
+		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0, cache);
+		s->piece = minimise(m, &r, s->piece, &cache->hint_matrix, &az, &ap);
 	}
 	if (st) {
 		st->active = active;
@@ -353,6 +430,15 @@ void ctd_hold_step(
 	s->z += h * s->vz;
 	s->vq += h * ap;
 	s->q += h * s->vq;
+}
+
+void ctd_hold_step(
+    const struct ctd_hold_model *m, struct ctd_hold_state *s, struct ctd_hold_step_state *st)
+{
+	struct rows_cache cache;
+
+	cache.valid = 0;
+	hold_step(m, s, st, &cache);
 }
 
 /* The steady pad balance: F = (sum of the pad's row forces at rest) as a function of
@@ -435,15 +521,15 @@ int ctd_hold_steady(
  * does not settle (Euler's period-2 oscillation around an unstable fixed point, or an
  * object sliding ever faster) has no creep velocity: creep_settled stays 0. */
 static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *s, long done,
-    struct ctd_hold_answer *out)
+    struct rows_cache *cache, struct ctd_hold_answer *out)
 {
 	double prev_v = s->vz;
 	long k, settle = 0, last = CTD_HOLD_SETTLE_MAX_STEPS;
 
 	out->creep_settled = 0;
 	for (k = 1; k <= last; k++) {
-		ctd_hold_step(m, s, NULL);
-		if (ctd_hold_crushed(m, s->q) || !isfinite(s->vz))
+		hold_step(m, s, NULL, cache);
+		if (hold_crushed(m, s->q) || !isfinite(s->vz))
 			break; /* no steady creep before the scene leaves its two-contact form */
 		settle = fabs(s->vz - prev_v) <= CTD_HOLD_SETTLE_REL * fabs(s->vz) ? settle + 1 : 0;
 		prev_v = s->vz;
@@ -454,7 +540,7 @@ static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *
 	}
 	out->creep_steps = done + (k > last ? last : k);
 	out->creep_closed_form = 0;
-	out->penetration = -ctd_hold_dist(m, s->q);
+	out->penetration = -hold_dist(m, s->q);
 	out->creep_velocity = out->creep_settled ? -s->vz : 0;
 }
 
@@ -465,6 +551,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 {
 	struct ctd_hold_model m;
 	struct ctd_hold_state s;
+	struct rows_cache cache = {0};
 	long n, k;
 	double creep, pen, nf, h_t = h->option.timestep;
 	int i;
@@ -504,10 +591,10 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 
 	n = lround(h->duration / h_t);
 	for (k = 1; k <= n; k++) {
-		ctd_hold_step(&m, &s, NULL);
+		hold_step(&m, &s, NULL, &cache);
 		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
 			out->time_to_slip = k * h_t;
-		if (ctd_hold_crushed(&m, s.q)) {
+		if (hold_crushed(&m, s.q)) {
 			out->crushed = 1;
 			break;
 		}
@@ -523,7 +610,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 		return;
 
 	if (out->holds) {
-		settle_creep(&m, &s, out->steps, out);
+		settle_creep(&m, &s, out->steps, &cache, out);
 	} else {
 		/* below the Coulomb minimum the object slides ever faster: no steady creep */
 		out->creep_settled = out->creep_closed_form = 0;
@@ -663,9 +750,12 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 }
 
 /* The cost of both contacts' rows at a, with its gradient and Hessian (either may be
- * NULL), and the rows' forces when force is set. */
+ * NULL), and the rows' forces when force is set. *piece (when not NULL) names the
+ * quadratic piece of the cost a lies in (a bit per pushing row; an elliptic contact's
+ * bottom zone a bit), or is -1 in an elliptic middle zone, where the cost is not
+ * quadratic. */
 static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
-    double *grad, double *hess, int force)
+    double *grad, double *hess, int force, long long *piece)
 {
 	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
 	double cost = 0;
@@ -684,26 +774,47 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 		for (i = 0; i < NS_DOF; i++)
 			hess[i * NS_DOF + i] = M[i];
 	}
+	if (piece)
+		*piece = 0;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
 		double x[NS_ROWS] = {0}, gx[NS_ROWS] = {0}, hx[NS_ROWS][NS_ROWS];
 
 		if (!ck->active)
 			continue;
-		memset(hx, 0, sizeof hx);
 		for (r = 0; r < ck->nrows; r++)
 			x[r] = ns_dot(ck->J[r], a) - ck->aref[r];
 		if (!ck->elliptic) {
+			/* each row its own quadratic: a diagonal hx, added row by row */
 			for (r = 0; r < ck->nrows; r++) {
 				double D = 1 / ck->R[r];
 
-				if (x[r] < 0) {
-					cost += 0.5 * D * x[r] * x[r];
-					gx[r] = D * x[r];
-					hx[r][r] = D;
-				}
+				if (force)
+					ck->force[r] = x[r] < 0 ? -(D * x[r]) : -0.0;
+				if (!(x[r] < 0))
+					continue;
+				if (piece && *piece >= 0)
+					*piece |= 1LL << (k * NS_ROWS + r);
+				cost += 0.5 * D * x[r] * x[r];
+				gx[r] = D * x[r];
+				if (grad)
+					for (i = 0; i < NS_DOF; i++)
+						grad[i] += ck->J[r][i] * gx[r];
+				if (hess)
+					for (i = 0; i < NS_DOF; i++) {
+						int l;
+
+						if (ck->J[r][i] == 0)
+							continue;
+						for (l = 0; l < NS_DOF; l++)
+							hess[i * NS_DOF + l] +=
+							    ck->J[r][i] * D * ck->J[r][l];
+					}
 			}
-		} else {
+			continue;
+		}
+		memset(hx, 0, sizeof hx);
+		{
 			double mu = ck->mu, N = x[0] * mu, T = 0, U[NS_ROWS] = {0};
 
 			for (r = 1; r < ck->nrows; r++) {
@@ -714,6 +825,8 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 			if (N >= mu * T || (T <= 0 && N >= 0)) {
 				/* top zone: no force */
 			} else if (mu * N + T <= 0 || (T <= 0 && N < 0)) {
+				if (piece && *piece >= 0)
+					*piece |= 1LL << (k * NS_ROWS);
 				for (r = 0; r < ck->nrows; r++) {
 					double D = 1 / ck->R[r];
 
@@ -726,6 +839,8 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				       NT = N - mu * T;
 				double g[NS_ROWS], w = -mu * Dm * NT / T;
 
+				if (piece)
+					*piece = -1;
 				cost += 0.5 * Dm * NT * NT;
 				g[0] = mu;
 				for (r = 1; r < ck->nrows; r++)
@@ -807,32 +922,38 @@ static int ns_chol_solve(double *H, const double *b, double *d, int n)
 	return 0;
 }
 
-/* The slope of the cost along d at a + t d. */
+/* The slope of the cost along d at a + t d; with force set, the rows' forces there
+ * and the piece (ns_cost). */
 static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
-    const double *d, double t)
+    const double *d, double t, int force, long long *piece)
 {
 	double p[NS_DOF], g[NS_DOF];
 	int i;
 
 	for (i = 0; i < NS_DOF; i++)
 		p[i] = a[i] + t * d[i];
-	ns_cost(m, c, p, g, NULL, 0);
+	ns_cost(m, c, p, g, NULL, force, piece);
 	return ns_dot(g, d);
 }
 
 /* The exact minimiser of the main solver's convex cost: Newton's direction, an exact
  * line search (the cost is convex along it; piecewise quadratic for the pyramid, so
- * the step that lands in the right active set is exact), until the step vanishes. */
+ * the step that lands in the right active set is exact), until the step vanishes.
+ * A full step that lands in the quadratic piece its Hessian was taken in has reached
+ * that piece's minimiser inside the piece: the convex cost's minimiser (the
+ * optimality condition), so it stops there; from the previous step's qacc this is
+ * usually the first step. */
 static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
 {
 	double g[NS_DOF], H[NS_DOF * NS_DOF], d[NS_DOF], nb[NS_DOF];
 	int it, i;
 
 	for (it = 0; it < CTD_HOLD_NOSLIP_NEWTON_MAX; it++) {
-		double s0, s1, lo, hi, t, size = 0, da = 0;
+		double s0, s1, lo, hi, t, size = 0, da = 0, cost0;
+		long long piece0, piece1;
 		int ls, moved;
 
-		ns_cost(m, c, a, g, H, 0);
+		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
 		for (i = 0; i < NS_DOF; i++)
 			nb[i] = -g[i];
 		if (ns_chol_solve(H, nb, d, NS_DOF) != 0)
@@ -846,10 +967,15 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 			break;
 		s0 = ns_dot(g, d);
 		/* Newton's decrement at the rounding of the cost: the minimiser */
-		if (!(s0 <
-		        -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(ns_cost(m, c, a, NULL, NULL, 0)))))
+		if (!(s0 < -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(cost0))))
 			break;
-		s1 = ns_slope(m, c, a, d, 1);
+		s1 = ns_slope(m, c, a, d, 1, 1, &piece1);
+		if (piece0 >= 0 && piece1 == piece0) {
+			/* the forces are the ones ns_slope left, at a + 1 d */
+			for (i = 0; i < NS_DOF; i++)
+				a[i] += d[i];
+			return;
+		}
 		t = 1;
 		if (fabs(s1) > 1e-13 * fabs(s0)) {
 			/* bracket the slope's root, then regula falsi with bisection */
@@ -861,7 +987,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 				lo = hi;
 				slo = shi;
 				hi *= 2;
-				shi = ns_slope(m, c, a, d, hi);
+				shi = ns_slope(m, c, a, d, hi, 0, NULL);
 			}
 			for (ls = 0; ls < 100; ls++) {
 				double st;
@@ -869,7 +995,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 				t = lo - slo * (hi - lo) / (shi - slo);
 				if (!(t > lo && t < hi))
 					t = 0.5 * (lo + hi);
-				st = ns_slope(m, c, a, d, t);
+				st = ns_slope(m, c, a, d, t, 0, NULL);
 				if (st == 0 || fabs(st) <= 1e-14 * fabs(s0))
 					break;
 				if (st < 0) {
@@ -893,7 +1019,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 		if (!moved)
 			break;
 	}
-	ns_cost(m, c, a, NULL, NULL, 1);
+	ns_cost(m, c, a, NULL, NULL, 1, NULL);
 }
 
 /* The acceleration the rows' forces give: a0 + M^-1 J' f. */
@@ -912,17 +1038,6 @@ static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, 
 	a[2] = 0 + f[2] / M[2];
 	a[3] = m->a0_pad + f[3] / M[3];
 	a[4] = m->a0_pad + f[4] / M[4];
-}
-
-static double ns_A(const struct ctd_hold_model *m, const double *ji, const double *jj)
-{
-	double M[NS_DOF], s = 0;
-	int i;
-
-	ns_mass(m, M);
-	for (i = 0; i < NS_DOF; i++)
-		s += ji[i] * jj[i] / M[i];
-	return s;
 }
 
 /* costChange: the dual cost's change for a block; a rise above 1e-10 is undone. */
@@ -998,10 +1113,54 @@ static int ns_qcqp(
 	return la != 0;
 }
 
-/* The residual J_i qacc - aref_i of row r of contact k (efc_b + A f without R). */
-static double ns_residual(const struct ns_contact *ck, int r, const double *qacc)
+/* What noslip's sweeps read, set up once per step (the rows do not change during
+ * them): a row's residual J_r qacc - aref_r is MuJoCo's efc_b + A f, b_r + (J_r M^-1) g
+ * with b_r = J_r a0 - aref_r and the generalised force g = J' f, which each block's
+ * update changes by J' (its forces' change); each block's A = J M^-1 J' (diagonal
+ * clamped to 1e-10) is fixed too. */
+struct ns_sweep {
+	double jm[2][NS_ROWS][NS_DOF]; /* J_r M^-1 */
+	double b[2][NS_ROWS];
+	double g[NS_DOF];
+};
+
+static double ns_residual(const struct ns_sweep *w, int k, int r)
 {
-	return ns_dot(ck->J[r], qacc) - ck->aref[r];
+	return w->b[k][r] + ns_dot(w->jm[k][r], w->g);
+}
+
+/* g += J' (f - old) over the block's rows */
+static void ns_sweep_update(
+    struct ns_sweep *w, const struct ns_contact *ck, const int *rows, const double *old, int n)
+{
+	int i, l;
+
+	for (i = 0; i < n; i++) {
+		double df = ck->force[rows[i]] - old[i];
+
+		if (df != 0)
+			for (l = 0; l < NS_DOF; l++)
+				w->g[l] += ck->J[rows[i]][l] * df;
+	}
+}
+
+static void ns_sweep_prepare(
+    const struct ctd_hold_model *m, const struct ns_contact *c, struct ns_sweep *w)
+{
+	double Minv[NS_DOF] = {
+	    1 / m->mass, 1 / m->mass, 1 / m->inertia, 1 / m->pad_mass, 1 / m->pad_mass};
+	double a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	int k, r, l;
+
+	memset(w->g, 0, sizeof w->g);
+	for (k = 0; k < 2; k++)
+		for (r = 0; r < c[k].nrows && c[k].active; r++) {
+			for (l = 0; l < NS_DOF; l++) {
+				w->jm[k][r][l] = c[k].J[r][l] * Minv[l];
+				w->g[l] += c[k].J[r][l] * c[k].force[r];
+			}
+			w->b[k][r] = ns_dot(c[k].J[r], a0) - c[k].aref[r];
+		}
 }
 
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
@@ -1010,10 +1169,34 @@ static double ns_residual(const struct ns_contact *ck, int r, const double *qacc
 static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
+	/* pyramid: each edge pair's A (A00, A01, A10, A11), and whether it can move */
+	double Apair[2][NS_ROWS / 2][4];
+	int moves[2][NS_ROWS / 2];
+	struct ns_sweep w;
 	int iter = 0, k, r;
 
+	ns_sweep_prepare(m, c, &w);
+	for (k = 0; k < 2; k++) {
+		struct ns_contact *ck = &c[k];
+
+		if (!ck->active || ck->condim == 1 || ck->elliptic)
+			continue;
+		for (r = 0; r < ck->nrows; r += 2) {
+			double *A = Apair[k][r / 2];
+
+			A[0] = max2(1e-10, ns_dot(w.jm[k][r], ck->J[r]));
+			A[1] = ns_dot(w.jm[k][r], ck->J[r + 1]);
+			A[2] = ns_dot(w.jm[k][r + 1], ck->J[r]);
+			A[3] = max2(1e-10, ns_dot(w.jm[k][r + 1], ck->J[r + 1]));
+			/* a pair of identical rows (their tangent has no Jacobian here: the y
+			 * slide, the spin, the roll about z) with equal forces stays as it is:
+			 * K1 = 0 gives both the mean, the same forces, and no cost change */
+			moves[k][r / 2] = memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
+			    ck->force[r] != ck->force[r + 1];
+		}
+	}
 	while (iter < m->noslip_iterations) {
-		double improvement = 0, qacc[NS_DOF];
+		double improvement = 0;
 
 		if (iter == 0)
 			for (k = 0; k < 2; k++)
@@ -1029,17 +1212,16 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 				int j;
 
 				for (j = 0; j < ck->nrows; j += 2) {
-					double res[2], old[2], Ac[4], bc[2], mid, y, K0, K1;
+					const double *Ac = Apair[k][j / 2];
+					double res[2], old[2], bc[2], mid, y, K0, K1;
+					int rows[2] = {j, j + 1};
 
-					ns_qacc(m, c, qacc);
-					res[0] = ns_residual(ck, j, qacc);
-					res[1] = ns_residual(ck, j + 1, qacc);
+					if (!moves[k][j / 2])
+						continue;
+					res[0] = ns_residual(&w, k, j);
+					res[1] = ns_residual(&w, k, j + 1);
 					old[0] = ck->force[j];
 					old[1] = ck->force[j + 1];
-					Ac[0] = max2(1e-10, ns_A(m, ck->J[j], ck->J[j]));
-					Ac[1] = ns_A(m, ck->J[j], ck->J[j + 1]);
-					Ac[2] = ns_A(m, ck->J[j + 1], ck->J[j]);
-					Ac[3] = max2(1e-10, ns_A(m, ck->J[j + 1], ck->J[j + 1]));
 					bc[0] = res[0] - (Ac[0] * old[0] + Ac[1] * old[1]);
 					bc[1] = res[1] - (Ac[2] * old[0] + Ac[3] * old[1]);
 					mid = 0.5 * (ck->force[j] + ck->force[j + 1]);
@@ -1062,6 +1244,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 					}
 					improvement -=
 					    ns_cost_change(Ac, ck->force + j, old, res, 2);
+					ns_sweep_update(&w, ck, rows, old, 2);
 				}
 			} else {
 				/* the tangent rows that move here: z (row 2), and the roll about y
@@ -1069,14 +1252,13 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 				int rows[2] = {2, 4}, n = ck->condim == 6 ? 2 : 1, i, j;
 				double res[2], old[2], Ac[4], bc[2], mu[2], f[2];
 
-				ns_qacc(m, c, qacc);
 				for (i = 0; i < n; i++) {
-					res[i] = ns_residual(ck, rows[i], qacc);
+					res[i] = ns_residual(&w, k, rows[i]);
 					old[i] = ck->force[rows[i]];
 					mu[i] = ck->fr[rows[i] - 1];
 					for (j = 0; j < n; j++)
 						Ac[i * n + j] =
-						    ns_A(m, ck->J[rows[i]], ck->J[rows[j]]);
+						    ns_dot(w.jm[k][rows[i]], ck->J[rows[j]]);
 					Ac[i * n + i] = max2(1e-10, Ac[i * n + i]);
 				}
 				for (i = 0; i < n; i++) {
@@ -1101,6 +1283,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 				improvement -= ns_cost_change(Ac, f, old, res, n);
 				for (i = 0; i < n; i++)
 					ck->force[rows[i]] = f[i];
+				ns_sweep_update(&w, ck, rows, old, n);
 			}
 		}
 		improvement = improvement / scale;
@@ -1181,7 +1364,7 @@ static void noslip_run(
 		ctd_hold_noslip_step(m, &s);
 		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
 			out->time_to_slip = k * ht;
-		if (ctd_hold_crushed(m, 0.5 * (s.qL + s.qR))) {
+		if (hold_crushed(m, 0.5 * (s.qL + s.qR))) {
 			out->crushed = 1;
 			break;
 		}
@@ -1216,7 +1399,7 @@ static void noslip_run(
 	out->slip = -s.z;
 	if (out->crushed)
 		return;
-	out->penetration = -0.5 * (ctd_hold_dist(m, s.qL) + ctd_hold_dist(m, s.qR));
+	out->penetration = -0.5 * (hold_dist(m, s.qL) + hold_dist(m, s.qR));
 	out->creep_velocity = 0;
 	out->creep_settled = 0;
 	out->creep_steps = out->steps;
@@ -1231,7 +1414,7 @@ static void noslip_run(
 
 		for (j = 1; j <= CTD_HOLD_SETTLE_MAX_STEPS; j++) {
 			ctd_hold_noslip_step(m, &s);
-			if (ctd_hold_crushed(m, 0.5 * (s.qL + s.qR)) || !isfinite(s.vz))
+			if (hold_crushed(m, 0.5 * (s.qL + s.qR)) || !isfinite(s.vz))
 				break;
 			settle = fabs(s.vz - prev_v) <=
 			        CTD_HOLD_SETTLE_REL * fabs(s.vz) + CTD_HOLD_NOSLIP_STEADY_ABS
@@ -1244,7 +1427,7 @@ static void noslip_run(
 			}
 		}
 		out->creep_steps += j > CTD_HOLD_SETTLE_MAX_STEPS ? CTD_HOLD_SETTLE_MAX_STEPS : j;
-		out->penetration = -0.5 * (ctd_hold_dist(m, s.qL) + ctd_hold_dist(m, s.qR));
+		out->penetration = -0.5 * (hold_dist(m, s.qL) + hold_dist(m, s.qR));
 	}
 	if (out->creep_settled)
 		out->creep_velocity = -s.vz;
