@@ -7,7 +7,7 @@ bench_bench_drop_SOURCES = bench/bench_drop.c tests/mjscene.c tests/mjscene.h
 bench_bench_drop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_drop_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS)
 
-bench_bench_hold_SOURCES = bench/bench_hold.c tests/mjhold.c tests/mjhold.h
+bench_bench_hold_SOURCES = bench/bench_hold.c tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
 bench_bench_hold_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_hold_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS)
 

@@ -5,11 +5,11 @@
  * a motor with ctrl = F (left joint axis +x, right -x); gravity -z.
  */
 #include "mjhold.h"
+#include "mjscene.h"
 
 #include "core/mjver.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,43 +17,17 @@
 #define MJHOLD_XML_MAX 8192
 #define MJHOLD_VFS_NAME "contactd-hold.xml"
 
-static int append(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*used >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *used, len - *used, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *used)
-		return -1;
-	*used += (size_t)n;
-	return 0;
-}
-
-static int geom_params(char *buf, size_t len, size_t *used, const struct ctd_pair_geom *g)
-{
-	return append(buf, len, used,
-	    " solref=\"%.17g %.17g\" solimp=\"%.17g %.17g %.17g %.17g %.17g\" condim=\"%d\""
-	    " friction=\"%.17g %.17g %.17g\" margin=\"%.17g\" gap=\"%.17g\" solmix=\"%.17g\""
-	    " priority=\"%d\"",
-	    g->solref[0], g->solref[1], g->solimp[0], g->solimp[1], g->solimp[2], g->solimp[3],
-	    g->solimp[4], g->condim, g->friction[0], g->friction[1], g->friction[2], g->margin,
-	    g->gap, g->solmix, g->priority);
-}
-
 static int pad(char *buf, size_t len, size_t *used, const struct ctd_hold *h, const char *name,
     double x, int axis)
 {
-	return append(buf, len, used,
+	return mjscene_append(buf, len, used,
 	           "    <body name=\"%s\" pos=\"%.17g 0 0\">\n"
 	           "      <joint name=\"%s\" type=\"slide\" axis=\"%d 0 0\"/>\n"
 	           "      <geom type=\"box\" size=\"%.17g %.17g %.17g\" mass=\"%.17g\"",
 	           name, x, name, axis, h->pad_size[0], h->pad_size[1], h->pad_size[2],
 	           h->pad_mass) ||
-	    geom_params(buf, len, used, &h->pad) || append(buf, len, used, "/>\n    </body>\n");
+	    mjscene_geom_params(buf, len, used, &h->pad) ||
+	    mjscene_append(buf, len, used, "/>\n    </body>\n");
 }
 
 int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
@@ -65,7 +39,7 @@ int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
 	if (len == 0)
 		return -1;
 	buf[0] = '\0';
-	if (append(buf, len, &used,
+	if (mjscene_append(buf, len, &used,
 	        "<mujoco model=\"contactd-hold\">\n"
 	        "  <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
 	        " cone=\"%s\" noslip_iterations=\"%d\" integrator=\"%s\">\n"
@@ -83,10 +57,10 @@ int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
 	            : o->integrator == CTD_SCENE_RK4 ? "RK4"
 	                                             : "implicit",
 	        o->refsafe ? "enable" : "disable", h->radius, h->mass) ||
-	    geom_params(buf, len, &used, &h->object) ||
-	    append(buf, len, &used, "/>\n    </body>\n") ||
+	    mjscene_geom_params(buf, len, &used, &h->object) ||
+	    mjscene_append(buf, len, &used, "/>\n    </body>\n") ||
 	    pad(buf, len, &used, h, "left", -x, 1) || pad(buf, len, &used, h, "right", x, -1) ||
-	    append(buf, len, &used,
+	    mjscene_append(buf, len, &used,
 	        "  </worldbody>\n"
 	        "  <actuator>\n"
 	        "    <motor joint=\"left\" ctrllimited=\"false\"/>\n"

@@ -49,8 +49,7 @@ static const char *integrator_name(enum ctd_scene_integrator integrator)
 	}
 }
 
-/* Append printf output at *used; -1 once the buffer is full. */
-static int append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+int mjscene_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -66,10 +65,9 @@ static int append(char *buf, size_t len, size_t *used, const char *fmt, ...)
 	return 0;
 }
 
-/* The contact attributes of one geom, every one explicit. */
-static int append_geom_params(char *buf, size_t len, size_t *used, const struct ctd_pair_geom *g)
+int mjscene_geom_params(char *buf, size_t len, size_t *used, const struct ctd_pair_geom *g)
 {
-	return append(buf, len, used,
+	return mjscene_append(buf, len, used,
 	    " solref=\"%.17g %.17g\" solimp=\"%.17g %.17g %.17g %.17g %.17g\" condim=\"%d\""
 	    " friction=\"%.17g %.17g %.17g\" margin=\"%.17g\" gap=\"%.17g\" solmix=\"%.17g\""
 	    " priority=\"%d\"",
@@ -93,7 +91,7 @@ int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len)
 	if (len == 0)
 		return -1;
 	buf[0] = '\0';
-	if (append(buf, len, &used,
+	if (mjscene_append(buf, len, &used,
 	        "<mujoco model=\"contactd-parity\">\n"
 	        "  <option timestep=\"%.17g\" gravity=\"0 0 %.17g\" impratio=\"%.17g\""
 	        " integrator=\"%s\" cone=\"%s\">\n"
@@ -104,23 +102,24 @@ int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len)
 	        o->timestep, -o->gravity, o->impratio, integrator_name(o->integrator),
 	        o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal",
 	        o->refsafe ? "enable" : "disable") ||
-	    append_geom_params(buf, len, &used, &s->floor) ||
-	    append(buf, len, &used,
+	    mjscene_geom_params(buf, len, &used, &s->floor) ||
+	    mjscene_append(buf, len, &used,
 	        "/>\n    <body name=\"body\" pos=\"0 0 %.17g\">\n"
 	        "      <freejoint/>\n",
 	        z0))
 		return -1;
 	if (s->shape == CTD_SCENE_SPHERE) {
-		if (append(
+		if (mjscene_append(
 		        buf, len, &used, "      <geom type=\"sphere\" size=\"%.17g\"", s->size[0]))
 			return -1;
-	} else if (append(buf, len, &used, "      <geom type=\"box\" size=\"%.17g %.17g %.17g\"",
-	               s->size[0], s->size[1], s->size[2])) {
+	} else if (mjscene_append(buf, len, &used,
+	               "      <geom type=\"box\" size=\"%.17g %.17g %.17g\"", s->size[0],
+	               s->size[1], s->size[2])) {
 		return -1;
 	}
-	if (append(buf, len, &used, " mass=\"%.17g\"", s->mass) ||
-	    append_geom_params(buf, len, &used, &s->geom) ||
-	    append(buf, len, &used, "/>\n    </body>\n  </worldbody>\n</mujoco>\n"))
+	if (mjscene_append(buf, len, &used, " mass=\"%.17g\"", s->mass) ||
+	    mjscene_geom_params(buf, len, &used, &s->geom) ||
+	    mjscene_append(buf, len, &used, "/>\n    </body>\n  </worldbody>\n</mujoco>\n"))
 		return -1;
 	return 0;
 }

@@ -40,6 +40,14 @@ struct mjscene_efc {
 	double qacc[6];                                    /* qacc of the free joint */
 };
 
+/* Append printf output to buf (len bytes) at *used, advancing it; -1 once the buffer is
+ * full (its text is then cut). For the MJCF writers of tests/mjscene.c and mjhold.c. */
+int mjscene_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Append one geom's contact attributes, every one explicit (%.17g: read back exactly). */
+int mjscene_geom_params(char *buf, size_t len, size_t *used, const struct ctd_pair_geom *g);
+
 /*
  * mjscene_xml: write the MJCF of scene s into buf (len bytes, NUL-terminated).
  * Every number is printed with %.17g, so MuJoCo parses exactly the doubles of s.

@@ -50,7 +50,7 @@ tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 # pinch built in libmujoco 2.2.2 (tests/mjhold.c).
 check_PROGRAMS += tests/test_hold
 TESTS += tests/test_hold
-tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h
+tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
 tests_test_hold_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_hold_LDADD = $(PARITY_LIBS)
 
@@ -59,7 +59,7 @@ tests_test_hold_LDADD = $(PARITY_LIBS)
 check_PROGRAMS += tests/test_hold_service
 TESTS += tests/test_hold_service
 tests_test_hold_service_SOURCES = tests/test_hold_service.c tests/svc_test.c tests/svc_test.h \
-	tests/mjhold.c tests/mjhold.h
+	tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
 tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/fixtures/hold-2.2.2.txt \
