@@ -261,6 +261,14 @@ void http_stream_run(
 
 	err_clear(&err);
 	rc = sweep_stream(s->plan, threads, &sink, &err);
+	/* cached before the stream's last bytes are released: a client that asks again as
+	 * soon as its answer ends finds it cached (the rows are all in; nothing else adds) */
+	if (rc == 0 && cache && !s->whole_failed) {
+		keep(s, "]}\n", 3);
+		if (!s->whole_failed)
+			cache->put(cache->ctx, "sweep", s->canonical, s->whole, s->whole_len,
+			    &outcome->cache_write_err);
+	}
 	pthread_mutex_lock(&s->lock);
 	if (rc == 0 && s->ndjson) {
 		int n = snprintf(line, sizeof line, "{\"done\":true,\"count\":%zu}\n", s->rows);
@@ -281,14 +289,6 @@ void http_stream_run(
 	s->ended = 1;
 	if (!s->closed)
 		wake_locked(s);
-	pthread_mutex_unlock(&s->lock);
-	if (rc == 0 && cache && !s->whole_failed) {
-		keep(s, "]}\n", 3);
-		if (!s->whole_failed)
-			cache->put(cache->ctx, "sweep", s->canonical, s->whole, s->whole_len,
-			    &outcome->cache_write_err);
-	}
-	pthread_mutex_lock(&s->lock);
 	release_locked(s);
 }
 
