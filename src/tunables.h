@@ -61,9 +61,33 @@
 /* steps the step loop may add after the duration to find the steady creep (and to
  * confirm the closed form's fixed point is where the loop goes) */
 #define CTD_HOLD_SETTLE_MAX_STEPS 200000L
-#define CTD_HOLD_SETTLE_REL 1e-10     /* a speed changing less than this per step is steady */
-#define CTD_HOLD_SETTLE_RUN 20        /* for this many steps in a row */
+#define CTD_HOLD_SETTLE_REL 1e-10 /* past the duration, a speed changing less than this per step is steady */
+#define CTD_HOLD_SETTLE_RUN 20    /* for this many steps in a row (or a whole state that repeats) */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
+/* a state whose vertical speed changes by less than REL (relative) + ABS (m/s), its
+ * other speeds (m/s at the contact) by less than OTHER and its positions by less than
+ * REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row, repeats: the rest of the
+ * run is summed in closed form */
+#define CTD_HOLD_STEADY_REL 1e-12
+#define CTD_HOLD_STEADY_ABS 1e-15
+#define CTD_HOLD_STEADY_OTHER 1e-13
+/* the transient's tail (core/hold.c, struct tail): the rest of a run is summed as one
+ * geometric mode once the ratio of successive speed changes is at most MAX_RATIO and
+ * moves by less than RATIO_REL, the predicted limit speed by less than SPEED_REL
+ * (+ CTD_HOLD_STEADY_ABS) and the predicted final height by less than HEIGHT_REL
+ * (+ HEIGHT_ABS, m), AGREE steps in a row, with the speed within NEAR (relative) of its
+ * limit. The tolerances are 100-1000x inside the 1e-6 that the answers keep to MuJoCo;
+ * SPEED_REL is 10x inside CLOSED_FORM_REL, so a predicted creep can confirm the
+ * closed form. */
+#define CTD_HOLD_TAIL_MAX_RATIO 0.95
+#define CTD_HOLD_TAIL_RATIO_REL 1e-2
+#define CTD_HOLD_TAIL_SPEED_REL 1e-10
+#define CTD_HOLD_TAIL_SPEED_ABS 1e-13
+#define CTD_HOLD_TAIL_HEIGHT_REL 1e-10
+#define CTD_HOLD_TAIL_HEIGHT_ABS 1e-13
+#define CTD_HOLD_TAIL_NEAR 1e-5
+#define CTD_HOLD_TAIL_MODE_REL 1e-2
+#define CTD_HOLD_TAIL_AGREE 2
 /* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes
  * at most NEWTON_MAX Newton steps, and stops at a step of NEWTON_REL (relative) or a
  * Newton decrement of DECREMENT (cost units), the rounding of its minimiser */
@@ -71,13 +95,6 @@
 #define CTD_HOLD_NOSLIP_NEWTON_MAX 60
 #define CTD_HOLD_NOSLIP_NEWTON_REL 1e-14
 #define CTD_HOLD_NOSLIP_DECREMENT 1e-28
-/* noslip: a state whose vertical speed changes by less than REL (relative) + ABS (m/s),
- * its other speeds (m/s at the contact) by less than OTHER and its positions by less
- * than REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row, repeats: the rest of
- * the run is summed in closed form */
-#define CTD_HOLD_NOSLIP_STEADY_REL 1e-12
-#define CTD_HOLD_NOSLIP_STEADY_ABS 1e-15
-#define CTD_HOLD_NOSLIP_STEADY_OTHER 1e-13
 /* option.noslip_iterations accepted by hold: each step may run this many sweeps */
 #define LIMIT_MAX_HOLD_NOSLIP 100
 

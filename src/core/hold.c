@@ -515,121 +515,6 @@ int ctd_hold_steady(
 	return 0;
 }
 
-/* The steady creep of the step loop: continue from *s (step `done` of the run; the
- * pads' height is ignored, as if they were long enough) until the speed is constant
- * for CTD_HOLD_SETTLE_RUN steps, or CTD_HOLD_SETTLE_MAX_STEPS have passed. A run that
- * does not settle (Euler's period-2 oscillation around an unstable fixed point, or an
- * object sliding ever faster) has no creep velocity: creep_settled stays 0. */
-static void settle_creep(const struct ctd_hold_model *m, struct ctd_hold_state *s, long done,
-    struct rows_cache *cache, struct ctd_hold_answer *out)
-{
-	double prev_v = s->vz;
-	long k, settle = 0, last = CTD_HOLD_SETTLE_MAX_STEPS;
-
-	out->creep_settled = 0;
-	for (k = 1; k <= last; k++) {
-		hold_step(m, s, NULL, cache);
-		if (hold_crushed(m, s->q) || !isfinite(s->vz))
-			break; /* no steady creep before the scene leaves its two-contact form */
-		settle = fabs(s->vz - prev_v) <= CTD_HOLD_SETTLE_REL * fabs(s->vz) ? settle + 1 : 0;
-		prev_v = s->vz;
-		if (settle >= CTD_HOLD_SETTLE_RUN) {
-			out->creep_settled = 1;
-			break;
-		}
-	}
-	out->creep_steps = done + (k > last ? last : k);
-	out->creep_closed_form = 0;
-	out->penetration = -hold_dist(m, s->q);
-	out->creep_velocity = out->creep_settled ? -s->vz : 0;
-}
-
-static void noslip_run(
-    const struct ctd_hold *h, const struct ctd_hold_model *m, struct ctd_hold_answer *out);
-
-void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
-{
-	struct ctd_hold_model m;
-	struct ctd_hold_state s;
-	struct rows_cache cache = {0};
-	long n, k;
-	double creep, pen, nf, h_t = h->option.timestep;
-	int i;
-
-	ctd_hold_prepare(h, &m);
-	ctd_hold_start(&s);
-	out->load = -m.mass * m.a0_object;
-	out->normal_force = h->grip_force;
-	/* condim 1 is frictionless: nothing holds the object up */
-	out->friction_capacity =
-	    m.contact.condim == 1 ? 0 : 2 * m.contact.friction[0] * h->grip_force;
-	out->holds = out->load < out->friction_capacity;
-	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
-	    m.gains.timeconst_used > m.contact.solref[0];
-	out->solref_fell_back = m.gains.fell_back;
-	/* the friction the pair takes (the higher priority's, else the larger), before
-	 * MuJoCo raises each coefficient to mjMINMU */
-	out->friction_clamped = 0;
-	for (i = 0; i < 3; i++) {
-		double fo = h->object.friction[i], fp = h->pad.friction[i];
-		double used = h->pad.priority > h->object.priority ? fp
-		    : h->object.priority > h->pad.priority         ? fo
-		                                                   : (fo > fp ? fo : fp);
-
-		if (used < MJ_MINMU)
-			out->friction_clamped = 1;
-	}
-	out->falls = 0;
-	out->crushed = 0;
-	out->fall_time = -1;
-	out->time_to_slip = -1;
-	out->time_to_slip_extrapolated = 0;
-	if (m.noslip_iterations > 0) {
-		noslip_run(h, &m, out);
-		return;
-	}
-
-	n = lround(h->duration / h_t);
-	for (k = 1; k <= n; k++) {
-		hold_step(&m, &s, NULL, &cache);
-		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
-			out->time_to_slip = k * h_t;
-		if (hold_crushed(&m, s.q)) {
-			out->crushed = 1;
-			break;
-		}
-		if (-s.z > m.half_z || s.z > m.half_z) {
-			out->falls = 1;
-			out->fall_time = k * h_t;
-			break;
-		}
-	}
-	out->steps = k > n ? n : k;
-	out->slip = -s.z;
-	if (out->crushed)
-		return;
-
-	if (out->holds) {
-		settle_creep(&m, &s, out->steps, &cache, out);
-	} else {
-		/* below the Coulomb minimum the object slides ever faster: no steady creep */
-		out->creep_settled = out->creep_closed_form = 0;
-		out->creep_velocity = out->penetration = 0;
-		out->creep_steps = out->steps;
-	}
-	if (ctd_hold_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
-	    fabs(creep - out->creep_velocity) <= CTD_HOLD_CLOSED_FORM_REL * fabs(creep)) {
-		/* the loop settled where the closed form says: report the exact value */
-		out->creep_velocity = creep;
-		out->penetration = pen;
-		out->creep_closed_form = 1;
-	}
-	if (out->time_to_slip < 0 && !out->falls && out->creep_settled && out->creep_velocity > 0) {
-		out->time_to_slip = n * h_t + (h->slip_limit - out->slip) / out->creep_velocity;
-		out->time_to_slip_extrapolated = 1;
-	}
-}
-
 /* ---- the asymmetric step (noslip) ----
  *
  * Coordinates a = (object x, object z, rotation about y, left pad, right pad); the
@@ -1299,7 +1184,7 @@ void ctd_hold_noslip_start(struct ctd_hold_noslip_state *s)
 	memset(s, 0, sizeof *s);
 }
 
-void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s)
+static void ns_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s)
 {
 	struct ns_contact c[2];
 	double a[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad}, h = m->timestep;
@@ -1329,110 +1214,391 @@ void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip
 	s->qR += h * s->vqR;
 }
 
-/* 1 when the step from p to s left every coordinate but z where it was: the state
- * repeats and the object descends at a constant speed. */
-static int ns_steady(const struct ctd_hold_model *m, const struct ctd_hold_noslip_state *p,
-    const struct ctd_hold_noslip_state *s)
+void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s)
 {
-	/* z's speed tightly; the others (whose rounding noise, 1e-13 m/s at the contact,
-	 * moves the descent only through the rows) to CTD_HOLD_NOSLIP_STEADY_OTHER */
-	double tolz = CTD_HOLD_NOSLIP_STEADY_REL * fabs(s->vz) + CTD_HOLD_NOSLIP_STEADY_ABS;
-	double tolv = CTD_HOLD_NOSLIP_STEADY_OTHER;
-	double tolx = CTD_HOLD_NOSLIP_STEADY_REL * m->radius;
-
-	return fabs(s->vz - p->vz) <= tolz && fabs(s->vx - p->vx) <= tolv &&
-	    fabs(s->wy - p->wy) * m->radius <= tolv && fabs(s->vqL - p->vqL) <= tolv &&
-	    fabs(s->vqR - p->vqR) <= tolv && fabs(s->x - p->x) <= tolx &&
-	    fabs(s->qL - p->qL) <= tolx && fabs(s->qR - p->qR) <= tolx;
+	ns_step(m, s);
 }
 
-/* The answers with noslip: step the asymmetric scene; once its state repeats (every
- * coordinate but z, for CTD_HOLD_SETTLE_RUN steps) the rest of the run is a constant
- * descent, summed in closed form. */
-static void noslip_run(
-    const struct ctd_hold *h, const struct ctd_hold_model *m, struct ctd_hold_answer *out)
+/* ---- the run ----
+ *
+ * Both scenes (the mirror-symmetric one and noslip's asymmetric one) are run by one
+ * loop: step until the duration, or until the rest of the run is known, then sum the
+ * rest of the descent in closed form. The rest is known when
+ *  - the state repeats: every coordinate but z moves by less than its rounding for
+ *    CTD_HOLD_SETTLE_RUN steps in a row, so the object descends at a constant speed;
+ *  - or the transient has become one geometric mode (struct tail): the vertical
+ *    speed's successive changes shrink by one ratio r, vz_j = v + (vz_k - v) r^(j-k),
+ *    the state is within CTD_HOLD_TAIL_NEAR of its limit, and the predictions of the
+ *    limit speed v and of the final height that this makes agree from step to step.
+ * The second ends most runs after about a third of the steps the first needs (the
+ * transient decays by about 0.57 a step; the first waits for it to reach the rounding).
+ */
+
+/* Either scene, stepped by one function. */
+struct sim {
+	const struct ctd_hold_model *m;
+	int noslip;
+	struct ctd_hold_state s; /* the mirror-symmetric scene (noslip_iterations 0) */
+	struct rows_cache cache;
+	struct ctd_hold_noslip_state ns; /* the asymmetric scene */
+};
+
+/* The state besides z, as one vector: c[0] the vertical speed, then the other speeds
+ * (m/s; the rotation's at the contact), then the positions (m). */
+#define SIM_COORDS 8
+struct sim_vec {
+	double c[SIM_COORDS];
+	int speeds, n; /* c[0..speeds) are speeds, c[speeds..n) positions */
+};
+
+static void sim_start(struct sim *w, const struct ctd_hold_model *m)
 {
-	struct ctd_hold_noslip_state s, p;
-	double ht = h->option.timestep;
-	long n = lround(h->duration / ht), k, run = 0;
-	int steady = 0;
+	memset(w, 0, sizeof *w);
+	w->m = m;
+	w->noslip = m->noslip_iterations > 0;
+	ctd_hold_start(&w->s);
+	ctd_hold_noslip_start(&w->ns);
+}
 
-	ctd_hold_noslip_start(&s);
-	out->creep_closed_form = 0;
-	for (k = 1; k <= n; k++) {
-		p = s;
-		ctd_hold_noslip_step(m, &s);
-		if (out->time_to_slip < 0 && -s.z >= h->slip_limit)
-			out->time_to_slip = k * ht;
-		if (hold_crushed(m, 0.5 * (s.qL + s.qR))) {
-			out->crushed = 1;
-			break;
-		}
-		if (-s.z > m->half_z || s.z > m->half_z) {
-			out->falls = 1;
-			out->fall_time = k * ht;
-			break;
-		}
-		run = ns_steady(m, &p, &s) ? run + 1 : 0;
-		if (run >= CTD_HOLD_SETTLE_RUN && k < n) {
-			/* z after j more steps: z + j h vz */
-			double dz = ht * s.vz, left = (double)(n - k);
+static void sim_step(struct sim *w)
+{
+	if (w->noslip)
+		ns_step(w->m, &w->ns);
+	else
+		hold_step(w->m, &w->s, NULL, &w->cache);
+}
 
-			steady = 1;
-			if (out->time_to_slip < 0 && dz < 0 && -(s.z + left * dz) >= h->slip_limit)
-				out->time_to_slip = (k + ceil((h->slip_limit + s.z) / -dz)) * ht;
-			if (dz != 0 && fabs(s.z + left * dz) > m->half_z) {
-				double j = floor((m->half_z - fabs(s.z)) / fabs(dz)) + 1;
+static double sim_z(const struct sim *w)
+{
+	return w->noslip ? w->ns.z : w->s.z;
+}
 
-				out->falls = 1;
-				out->fall_time = (k + j) * ht;
-				s.z += j * dz;
-				k += (long)j;
-				break;
-			}
-			s.z += left * dz;
-			k = n;
-			break;
+static double sim_vz(const struct sim *w)
+{
+	return w->noslip ? w->ns.vz : w->s.vz;
+}
+
+/* the pads' mean joint position (their penetration, from touching) */
+static double sim_pad_q(const struct sim *w)
+{
+	return w->noslip ? 0.5 * (w->ns.qL + w->ns.qR) : w->s.q;
+}
+
+/* the pads' mean joint position in a state vector */
+static double sim_vec_pad_q(const struct sim_vec *v)
+{
+	return v->n == 3 ? v->c[2] : 0.5 * (v->c[6] + v->c[7]);
+}
+
+static void sim_vec(const struct sim *w, struct sim_vec *v)
+{
+	if (w->noslip) {
+		const struct ctd_hold_noslip_state *s = &w->ns;
+
+		*v = (struct sim_vec){
+		    {s->vz, s->vx, s->wy * w->m->radius, s->vqL, s->vqR, s->x, s->qL, s->qR}, 5, 8};
+	} else {
+		*v = (struct sim_vec){{w->s.vz, w->s.vq, w->s.q}, 2, 3};
+	}
+}
+
+/* the rounding a coordinate moves by in a state that repeats */
+static double sim_noise(const struct ctd_hold_model *m, const struct sim_vec *v, int i)
+{
+	if (i == 0)
+		return CTD_HOLD_STEADY_REL * fabs(v->c[0]) + CTD_HOLD_STEADY_ABS;
+	return i < v->speeds ? CTD_HOLD_STEADY_OTHER : CTD_HOLD_STEADY_REL * m->radius;
+}
+
+/* 1 when the step from p to v left every coordinate but z where it was */
+static int sim_repeats(const struct ctd_hold_model *m, const struct sim_vec *p,
+    const struct sim_vec *v)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		if (!(fabs(v->c[i] - p->c[i]) <= sim_noise(m, v, i)))
+			return 0;
+	return 1;
+}
+
+/* The transient's last steps, and what they predict. */
+struct tail {
+	struct sim_vec last[3]; /* the last three states, newest last */
+	long seen;
+	int agreed;   /* predictions in a row that agreed with the one before */
+	double r;     /* the mode's ratio; 0: no prediction */
+	double v_end; /* the limit vertical speed */
+	double z_end; /* the height at the run's last step */
+	struct sim_vec limit; /* every coordinate's limit */
+};
+
+/* The height j steps after step k (height z, speed vz) in the mode of ratio r and limit
+ * speed v: z_{k+j} = z + h sum_{i=1..j} (v + (vz - v) r^i). r = 0: a constant speed. */
+static double tail_height(double z, double vz, double v, double r, long j, double h)
+{
+	if (r == 0)
+		return z + h * ((double)j * vz);
+	return z + h * ((double)j * v + (vz - v) * r * (1 - pow(r, (double)j)) / (1 - r));
+}
+
+/* Observe the state v (height z) after step k of a run of n steps (n <= k: the height is
+ * not predicted). Returns 1 when the prediction can be taken (t->r, limit, z_end): every
+ * coordinate moves in one mode (its change is r times its last one, to
+ * CTD_HOLD_TAIL_MODE_REL or its rounding), is within CTD_HOLD_TAIL_NEAR of its limit,
+ * and the predictions agreed CTD_HOLD_TAIL_AGREE times in a row. A transient of several
+ * modes (the pads still settling while the speed looks steady) fails the first test. */
+static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const struct sim_vec *v,
+    double z, long k, long n)
+{
+	const struct sim_vec *a = &t->last[0], *b = &t->last[1];
+	double d0 = 0, d1 = 0, r, zn = 0, speed, vz = v->c[0], lead = 0;
+	int agree, mode = 1, near = 1, i;
+
+	t->last[0] = t->last[1];
+	t->last[1] = t->last[2];
+	t->last[2] = *v;
+	if (++t->seen < 3)
+		return 0;
+	/* the mode's ratio, from the coordinate that moves most above its rounding (the
+	 * speed while the object creeps; a pad while a held object sits still) */
+	for (i = 0; i < v->n; i++) {
+		double e1 = fabs(v->c[i] - b->c[i]) / sim_noise(m, v, i);
+
+		if (e1 > lead) {
+			lead = e1;
+			d0 = b->c[i] - a->c[i];
+			d1 = v->c[i] - b->c[i];
 		}
 	}
-	out->steps = k > n ? n : k;
-	out->slip = -s.z;
+	r = d1 / d0;
+	if (!(lead > 1 && d0 != 0 && r > 0 && r <= CTD_HOLD_TAIL_MAX_RATIO)) {
+		t->agreed = 0;
+		t->r = 0;
+		return 0;
+	}
+	t->limit.speeds = v->speeds;
+	t->limit.n = v->n;
+	for (i = 0; i < v->n; i++) {
+		double e0 = b->c[i] - a->c[i], e1 = v->c[i] - b->c[i], noise = sim_noise(m, v, i);
+
+		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise;
+		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
+	}
+	/* near the limit: each position within NEAR of its own, each speed within NEAR of
+	 * the scene's speed scale (the creep, plus the pads' penetration per step) */
+	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
+	for (i = 0; i < v->n; i++) {
+		double rest = fabs(t->limit.c[i] - v->c[i]), noise = sim_noise(m, v, i);
+
+		near &= rest <= CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) +
+		    noise;
+	}
+	if (n > k)
+		zn = tail_height(z, vz, t->limit.c[0], r, n - k, m->timestep);
+	agree = mode && t->r > 0 && fabs(r - t->r) <= CTD_HOLD_TAIL_RATIO_REL * r &&
+	    fabs(t->limit.c[0] - t->v_end) <=
+	        CTD_HOLD_TAIL_SPEED_REL * fabs(t->limit.c[0]) + CTD_HOLD_TAIL_SPEED_ABS &&
+	    fabs(zn - t->z_end) <= CTD_HOLD_TAIL_HEIGHT_REL * fabs(zn) + CTD_HOLD_TAIL_HEIGHT_ABS;
+	t->agreed = agree ? t->agreed + 1 : 0;
+#ifdef TAIL_DEBUG
+	fprintf(stderr, "k %ld r %.6f mode %d near %d agree %d agreed %d v %.10g dv %.3g dz %.3g\n", k, r, mode, near, agree, t->agreed, t->limit.c[0], fabs(t->limit.c[0] - t->v_end), fabs(zn - t->z_end));
+#endif
+	t->r = r;
+	t->v_end = t->limit.c[0];
+	t->z_end = zn;
+	/* descending (or rising) all the way to the limit, so that the height is monotone
+	 * (or held, the limit speed within its rounding of 0) */
+	return t->agreed >= CTD_HOLD_TAIL_AGREE && near &&
+	    ((vz < 0 && t->limit.c[0] < 0) || (vz > 0 && t->limit.c[0] > 0) ||
+	        fabs(t->limit.c[0]) <= CTD_HOLD_STEADY_ABS);
+}
+
+/* How a run ended. */
+struct run_end {
+	int known;   /* the rest is known: 1 the state repeats, 2 the tail's mode */
+	long k;      /* the last step simulated */
+	double z, vz; /* there */
+	struct tail tail;
+};
+
+/* The height j steps past the end of the simulated part */
+static double run_height(const struct run_end *e, long j, double h)
+{
+	if (e->known == 2)
+		return tail_height(e->z, e->vz, e->tail.v_end, e->tail.r, j, h);
+	return tail_height(e->z, e->vz, e->vz, 0, j, h);
+}
+
+/* The first j in [1, jmax] whose height has descent >= limit (below: -z >= limit;
+ * above: z > limit when above is set), or 0 when none: the height is monotone. */
+static long run_first(const struct run_end *e, long jmax, double limit, int above, double h)
+{
+	long lo = 0, hi = jmax; /* p(lo) false, p(hi) true */
+	double z = run_height(e, jmax, h);
+
+	if (!(above ? fabs(z) > limit : -z >= limit))
+		return 0;
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2;
+
+		z = run_height(e, mid, h);
+		if (above ? fabs(z) > limit : -z >= limit)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* Step w from step k0 on, at most to step n (the pads' height counts when track is
+ * set: time_to_slip and falls are filled), stopping early when the rest is known or the
+ * pads crush the object. */
+static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n, int track,
+    struct ctd_hold_answer *out, struct run_end *e)
+{
+	const struct ctd_hold_model *m = w->m;
+	double ht = m->timestep;
+	struct sim_vec prev, cur;
+	long k, run = 0;
+
+	memset(e, 0, sizeof *e);
+	sim_vec(w, &prev);
+	for (k = k0 + 1; k <= n; k++) {
+		double z;
+
+		sim_step(w);
+		z = sim_z(w);
+		if (track && out->time_to_slip < 0 && -z >= hq->slip_limit)
+			out->time_to_slip = (double)k * ht;
+		if (hold_crushed(m, sim_pad_q(w)) || !isfinite(sim_vz(w))) {
+			out->crushed = track || out->crushed;
+			break;
+		}
+		if (track && (-z > m->half_z || z > m->half_z)) {
+			out->falls = 1;
+			out->fall_time = (double)k * ht;
+			break;
+		}
+		if (k == n)
+			break;
+		sim_vec(w, &cur);
+		/* past the duration only the creep is read: a speed that repeats will do (the
+		 * rest of the state may wander in its rounding) */
+		run = sim_repeats(m, &prev, &cur) ||
+		        (!track && fabs(cur.c[0] - prev.c[0]) <=
+		                CTD_HOLD_SETTLE_REL * fabs(cur.c[0]) + CTD_HOLD_STEADY_ABS)
+		    ? run + 1
+		    : 0;
+		if (run >= CTD_HOLD_SETTLE_RUN) {
+			e->known = 1;
+			break;
+		}
+		if (tail_observe(m, &e->tail, &cur, z, k, track ? n : k)) {
+			e->known = 2;
+			break;
+		}
+		prev = cur;
+	}
+	e->k = k > n ? n : k;
+	e->z = sim_z(w);
+	e->vz = sim_vz(w);
+}
+
+void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
+{
+	struct ctd_hold_model m;
+	struct sim w;
+	struct run_end e;
+	long n;
+	double creep, pen, nf, ht = h->option.timestep;
+	int i;
+
+	ctd_hold_prepare(h, &m);
+	out->load = -m.mass * m.a0_object;
+	out->normal_force = h->grip_force;
+	/* condim 1 is frictionless: nothing holds the object up */
+	out->friction_capacity =
+	    m.contact.condim == 1 ? 0 : 2 * m.contact.friction[0] * h->grip_force;
+	out->holds = out->load < out->friction_capacity;
+	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
+	    m.gains.timeconst_used > m.contact.solref[0];
+	out->solref_fell_back = m.gains.fell_back;
+	/* the friction the pair takes (the higher priority's, else the larger), before
+	 * MuJoCo raises each coefficient to mjMINMU */
+	out->friction_clamped = 0;
+	for (i = 0; i < 3; i++) {
+		double fo = h->object.friction[i], fp = h->pad.friction[i];
+		double used = h->pad.priority > h->object.priority ? fp
+		    : h->object.priority > h->pad.priority         ? fo
+		                                                   : (fo > fp ? fo : fp);
+
+		if (used < MJ_MINMU)
+			out->friction_clamped = 1;
+	}
+	out->falls = 0;
+	out->crushed = 0;
+	out->fall_time = -1;
+	out->time_to_slip = -1;
+	out->time_to_slip_extrapolated = 0;
+	out->creep_closed_form = 0;
+	out->creep_settled = 0;
+	out->creep_velocity = out->penetration = 0;
+
+	n = lround(h->duration / ht);
+	sim_start(&w, &m);
+	run_steps(h, &w, 0, n, 1, out, &e);
+	out->steps = e.k;
+	out->slip = -e.z;
+	if (e.known && e.k < n && !out->crushed) {
+		/* the rest of the run in closed form: when it slips, when it falls */
+		long left = n - e.k, j;
+
+		if (out->time_to_slip < 0 && (j = run_first(&e, left, h->slip_limit, 0, ht)) > 0)
+			out->time_to_slip = (double)(e.k + j) * ht;
+		j = run_first(&e, left, m.half_z, 1, ht);
+		if (j > 0) {
+			out->falls = 1;
+			out->fall_time = (double)(e.k + j) * ht;
+			out->steps = e.k + j;
+			out->slip = -run_height(&e, j, ht);
+		} else {
+			out->steps = n;
+			out->slip = -run_height(&e, left, ht);
+		}
+	}
+	out->creep_steps = out->steps;
 	if (out->crushed)
 		return;
-	out->penetration = -0.5 * (hold_dist(m, s.qL) + hold_dist(m, s.qR));
-	out->creep_velocity = 0;
-	out->creep_settled = 0;
-	out->creep_steps = out->steps;
-	if (!out->holds)
+	if (!out->holds) {
+		/* below the Coulomb minimum the object slides ever faster: no steady creep */
+		out->penetration = -hold_dist(&m, sim_pad_q(&w));
 		return;
-	if (steady && !out->falls) {
-		out->creep_settled = 1;
-	} else {
-		/* the creep as if the pads were long enough: step on until the speed settles */
-		double prev_v = s.vz;
-		long j, settle = 0;
-
-		for (j = 1; j <= CTD_HOLD_SETTLE_MAX_STEPS; j++) {
-			ctd_hold_noslip_step(m, &s);
-			if (hold_crushed(m, 0.5 * (s.qL + s.qR)) || !isfinite(s.vz))
-				break;
-			settle = fabs(s.vz - prev_v) <=
-			        CTD_HOLD_SETTLE_REL * fabs(s.vz) + CTD_HOLD_NOSLIP_STEADY_ABS
-			    ? settle + 1
-			    : 0;
-			prev_v = s.vz;
-			if (settle >= CTD_HOLD_SETTLE_RUN) {
-				out->creep_settled = 1;
-				break;
-			}
-		}
-		out->creep_steps += j > CTD_HOLD_SETTLE_MAX_STEPS ? CTD_HOLD_SETTLE_MAX_STEPS : j;
-		out->penetration = -0.5 * (hold_dist(m, s.qL) + hold_dist(m, s.qR));
 	}
-	if (out->creep_settled)
-		out->creep_velocity = -s.vz;
+	if (!e.known || out->falls) {
+		/* the creep as if the pads were long enough: step on until it settles */
+		long k0 = e.k;
+
+		run_steps(h, &w, k0, k0 + CTD_HOLD_SETTLE_MAX_STEPS, 0, out, &e);
+		out->creep_steps += e.k - k0;
+	}
+	out->creep_settled = e.known != 0;
+	if (e.known == 2) {
+		out->creep_velocity = -e.tail.v_end;
+		out->penetration = -hold_dist(&m, sim_vec_pad_q(&e.tail.limit));
+	} else {
+		out->creep_velocity = e.known ? -e.vz : 0;
+		out->penetration = -hold_dist(&m, sim_pad_q(&w));
+	}
+	if (!w.noslip && ctd_hold_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
+	    fabs(creep - out->creep_velocity) <= CTD_HOLD_CLOSED_FORM_REL * fabs(creep)) {
+		/* the loop settled where the closed form says: report the exact value */
+		out->creep_velocity = creep;
+		out->penetration = pen;
+		out->creep_closed_form = 1;
+	}
 	if (out->time_to_slip < 0 && !out->falls && out->creep_settled && out->creep_velocity > 0) {
-		out->time_to_slip = n * ht + (h->slip_limit - out->slip) / out->creep_velocity;
+		out->time_to_slip = (double)n * ht + (h->slip_limit - out->slip) / out->creep_velocity;
 		out->time_to_slip_extrapolated = 1;
 	}
 }
