@@ -1401,9 +1401,6 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 	        CTD_HOLD_TAIL_SPEED_REL * fabs(t->limit.c[0]) + CTD_HOLD_TAIL_SPEED_ABS &&
 	    fabs(zn - t->z_end) <= CTD_HOLD_TAIL_HEIGHT_REL * fabs(zn) + CTD_HOLD_TAIL_HEIGHT_ABS;
 	t->agreed = agree ? t->agreed + 1 : 0;
-#ifdef TAIL_DEBUG
-	fprintf(stderr, "k %ld r %.6f mode %d near %d agree %d agreed %d v %.10g dv %.3g dz %.3g\n", k, r, mode, near, agree, t->agreed, t->limit.c[0], fabs(t->limit.c[0] - t->v_end), fabs(zn - t->z_end));
-#endif
 	t->r = r;
 	t->v_end = t->limit.c[0];
 	t->z_end = zn;
