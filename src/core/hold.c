@@ -535,6 +535,11 @@ struct ns_contact {
 	double jn[NS_DOF];    /* the normal row */
 	double jk[5][NS_DOF]; /* the tangent rows (y, z, spin, roll y, roll z) */
 	double J[NS_ROWS][NS_DOF], aref[NS_ROWS], R[NS_ROWS], force[NS_ROWS];
+	/* how many of MuJoCo's rows a row stands for: a pyramid's rows that equal the
+	 * normal row here (both edges of the y slide, the spin and the roll about z) are
+	 * one row, with the same force in each; pair0 is the first edge pair that can move */
+	double mult[NS_ROWS];
+	int pair0;
 };
 
 static double ns_dot(const double *a, const double *b)
@@ -545,6 +550,14 @@ static double ns_dot(const double *a, const double *b)
 	for (i = 0; i < NS_DOF; i++)
 		s += a[i] * b[i];
 	return s;
+}
+
+/* Tangent k of a contact's frame (y, z, spin, roll y, roll z) has a Jacobian in these
+ * coordinates only for z and the roll about y (odd k): the others act on the object's
+ * y, its rotations about x and z, which stay 0. */
+static int ns_tangent_moves(int k)
+{
+	return k % 2 == 1;
 }
 
 static void ns_mass(const struct ctd_hold_model *m, double *M)
@@ -595,7 +608,8 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 		memcpy(c->J[0], c->jn, sizeof c->jn);
 		c->R[0] = c->R0;
 		c->aref[0] = -c->B * ns_dot(c->jn, v) - spring;
-		c->nrows = 1;
+		c->mult[0] = 1;
+		c->nrows = c->pair0 = 1;
 		return;
 	}
 	if (c->elliptic) {
@@ -612,22 +626,37 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
 			c->aref[n++] = -c->B * ns_dot(c->jk[k], v) - 0.0;
 		}
+		for (k = 0; k < n; k++)
+			c->mult[k] = 1;
 	} else {
 		double R0 = max2(MJ_MINVAL, (1 - c->imp) * (m->tran + f0 * f0 * m->tran) / c->imp);
 		double R1 = R0 / max2(MJ_MINVAL, m->impratio), mu = f0 * sqrt(R1 / R0);
 		double Rpy = 2 * mu * mu * R0;
 		int i;
 
+		double same = 0;
+
 		c->R0 = c->R1 = Rpy;
+		for (k = 0; k < condim - 1; k++)
+			same += ns_tangent_moves(k) ? 0 : 2;
+		if (same > 0) {
+			memcpy(c->J[n], c->jn, sizeof c->jn);
+			c->R[n] = Rpy;
+			c->aref[n] = -c->B * ns_dot(c->jn, v) - spring;
+			c->mult[n++] = same;
+		}
+		c->pair0 = n;
 		for (k = 0; k < condim - 1; k++) {
 			double sgn;
 
+			if (!ns_tangent_moves(k))
+				continue;
 			for (sgn = 1; sgn >= -1; sgn -= 2) {
 				for (i = 0; i < NS_DOF; i++)
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
 				c->aref[n] = -c->B * ns_dot(c->J[n], v) - spring;
-				n++;
+				c->mult[n++] = 1;
 			}
 		}
 	}
@@ -672,7 +701,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 		if (!ck->elliptic) {
 			/* each row its own quadratic: a diagonal hx, added row by row */
 			for (r = 0; r < ck->nrows; r++) {
-				double D = 1 / ck->R[r];
+				double D = 1 / ck->R[r], n = ck->mult[r];
 
 				if (force)
 					ck->force[r] = x[r] < 0 ? -(D * x[r]) : -0.0;
@@ -680,11 +709,11 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 					continue;
 				if (piece && *piece >= 0)
 					*piece |= 1LL << (k * NS_ROWS + r);
-				cost += 0.5 * D * x[r] * x[r];
+				cost += n * (0.5 * D * x[r] * x[r]);
 				gx[r] = D * x[r];
 				if (grad)
 					for (i = 0; i < NS_DOF; i++)
-						grad[i] += ck->J[r][i] * gx[r];
+						grad[i] += ck->J[r][i] * (n * gx[r]);
 				if (hess)
 					for (i = 0; i < NS_DOF; i++) {
 						int l;
@@ -693,7 +722,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 							continue;
 						for (l = 0; l < NS_DOF; l++)
 							hess[i * NS_DOF + l] +=
-							    ck->J[r][i] * D * ck->J[r][l];
+							    ck->J[r][i] * (n * D) * ck->J[r][l];
 					}
 			}
 			continue;
@@ -821,6 +850,63 @@ static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, con
 	return ns_dot(g, d);
 }
 
+/* The pyramid's shortcut (every row its own quadratic): the minimiser of the quadratic
+ * piece made of the rows that push at a (the previous step's qacc), which is the convex
+ * cost's minimiser when exactly those rows push there too (the optimality conditions).
+ * Returns 0 with a and the rows' forces set, or -1, a untouched, when the rows that push
+ * changed (Newton's loop then finds the piece). */
+static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
+{
+	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	double H[NS_DOF * NS_DOF] = {0}, b[NS_DOF], sol[NS_DOF];
+	int push[2][NS_ROWS], i, l, k, r;
+
+	ns_mass(m, M);
+	for (i = 0; i < NS_DOF; i++) {
+		H[i * NS_DOF + i] = M[i];
+		b[i] = M[i] * a0[i];
+	}
+	for (k = 0; k < 2; k++) {
+		const struct ns_contact *ck = &c[k];
+
+		if (!ck->active)
+			continue;
+		if (ck->elliptic)
+			return -1;
+		for (r = 0; r < ck->nrows; r++) {
+			double w = ck->mult[r] * (1 / ck->R[r]);
+
+			push[k][r] = ns_dot(ck->J[r], a) - ck->aref[r] < 0;
+			if (!push[k][r])
+				continue;
+			for (i = 0; i < NS_DOF; i++) {
+				double wj = w * ck->J[r][i];
+
+				if (wj == 0)
+					continue;
+				b[i] += wj * ck->aref[r];
+				for (l = 0; l < NS_DOF; l++)
+					H[i * NS_DOF + l] += wj * ck->J[r][l];
+			}
+		}
+	}
+	if (ns_chol_solve(H, b, sol, NS_DOF) != 0)
+		return -1;
+	for (k = 0; k < 2; k++) {
+		struct ns_contact *ck = &c[k];
+
+		for (r = 0; r < ck->nrows && ck->active; r++) {
+			double x = ns_dot(ck->J[r], sol) - ck->aref[r];
+
+			if ((x < 0) != push[k][r])
+				return -1;
+			ck->force[r] = x < 0 ? -((1 / ck->R[r]) * x) : -0.0;
+		}
+	}
+	memcpy(a, sol, sizeof sol);
+	return 0;
+}
+
 /* The exact minimiser of the main solver's convex cost: Newton's direction, an exact
  * line search (the cost is convex along it; piecewise quadratic for the pyramid, so
  * the step that lands in the right active set is exact), until the step vanishes.
@@ -917,7 +1003,7 @@ static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, 
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			for (i = 0; i < NS_DOF; i++)
-				f[i] += c[k].J[r][i] * c[k].force[r];
+				f[i] += c[k].J[r][i] * (c[k].mult[r] * c[k].force[r]);
 	a[0] = 0 + f[0] / M[0];
 	a[1] = m->a0_object + f[1] / M[1];
 	a[2] = 0 + f[2] / M[2];
@@ -1042,7 +1128,7 @@ static void ns_sweep_prepare(
 		for (r = 0; r < c[k].nrows && c[k].active; r++) {
 			for (l = 0; l < NS_DOF; l++) {
 				w->jm[k][r][l] = c[k].J[r][l] * Minv[l];
-				w->g[l] += c[k].J[r][l] * c[k].force[r];
+				w->g[l] += c[k].J[r][l] * (c[k].mult[r] * c[k].force[r]);
 			}
 			w->b[k][r] = ns_dot(c[k].J[r], a0) - c[k].aref[r];
 		}
@@ -1066,8 +1152,8 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 
 		if (!ck->active || ck->condim == 1 || ck->elliptic)
 			continue;
-		for (r = 0; r < ck->nrows; r += 2) {
-			double *A = Apair[k][r / 2];
+		for (r = ck->pair0; r < ck->nrows; r += 2) {
+			double *A = Apair[k][(r - ck->pair0) / 2];
 
 			A[0] = max2(1e-10, ns_dot(w.jm[k][r], ck->J[r]));
 			A[1] = ns_dot(w.jm[k][r], ck->J[r + 1]);
@@ -1076,7 +1162,8 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 			/* a pair of identical rows (their tangent has no Jacobian here: the y
 			 * slide, the spin, the roll about z) with equal forces stays as it is:
 			 * K1 = 0 gives both the mean, the same forces, and no cost change */
-			moves[k][r / 2] = memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
+			moves[k][(r - ck->pair0) / 2] =
+			    memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
 			    ck->force[r] != ck->force[r + 1];
 		}
 	}
@@ -1086,8 +1173,8 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		if (iter == 0)
 			for (k = 0; k < 2; k++)
 				for (r = 0; r < c[k].nrows && c[k].active; r++)
-					improvement +=
-					    0.5 * c[k].force[r] * c[k].force[r] * c[k].R[r];
+					improvement += c[k].mult[r] *
+					    (0.5 * c[k].force[r] * c[k].force[r] * c[k].R[r]);
 		for (k = 0; k < 2; k++) {
 			struct ns_contact *ck = &c[k];
 
@@ -1096,12 +1183,12 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 			if (!ck->elliptic) {
 				int j;
 
-				for (j = 0; j < ck->nrows; j += 2) {
-					const double *Ac = Apair[k][j / 2];
+				for (j = ck->pair0; j < ck->nrows; j += 2) {
+					const double *Ac = Apair[k][(j - ck->pair0) / 2];
 					double res[2], old[2], bc[2], mid, y, K0, K1;
 					int rows[2] = {j, j + 1};
 
-					if (!moves[k][j / 2])
+					if (!moves[k][(j - ck->pair0) / 2])
 						continue;
 					res[0] = ns_residual(&w, k, j);
 					res[1] = ns_residual(&w, k, j + 1);
@@ -1196,7 +1283,8 @@ static void ns_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
 			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
-		ns_minimise(m, c, a);
+		if (ns_minimise_piece(m, c, a) != 0)
+			ns_minimise(m, c, a);
 		if (m->noslip_iterations > 0) {
 			s->noslip_sweeps = ns_noslip(m, c);
 			ns_qacc(m, c, a);
@@ -1311,8 +1399,8 @@ static double sim_noise(const struct ctd_hold_model *m, const struct sim_vec *v,
 }
 
 /* 1 when the step from p to v left every coordinate but z where it was */
-static int sim_repeats(const struct ctd_hold_model *m, const struct sim_vec *p,
-    const struct sim_vec *v)
+static int sim_repeats(
+    const struct ctd_hold_model *m, const struct sim_vec *p, const struct sim_vec *v)
 {
 	int i;
 
@@ -1326,10 +1414,10 @@ static int sim_repeats(const struct ctd_hold_model *m, const struct sim_vec *p,
 struct tail {
 	struct sim_vec last[3]; /* the last three states, newest last */
 	long seen;
-	int agreed;   /* predictions in a row that agreed with the one before */
-	double r;     /* the mode's ratio; 0: no prediction */
-	double v_end; /* the limit vertical speed */
-	double z_end; /* the height at the run's last step */
+	int agreed;           /* predictions in a row that agreed with the one before */
+	double r;             /* the mode's ratio; 0: no prediction */
+	double v_end;         /* the limit vertical speed */
+	double z_end;         /* the height at the run's last step */
 	struct sim_vec limit; /* every coordinate's limit */
 };
 
@@ -1391,8 +1479,8 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 	for (i = 0; i < v->n; i++) {
 		double rest = fabs(t->limit.c[i] - v->c[i]), noise = sim_noise(m, v, i);
 
-		near &= rest <= CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) +
-		    noise;
+		near &= rest <=
+		    CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise;
 	}
 	if (n > k)
 		zn = tail_height(z, vz, t->limit.c[0], r, n - k, m->timestep);
@@ -1413,8 +1501,8 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 
 /* How a run ended. */
 struct run_end {
-	int known;   /* the rest is known: 1 the state repeats, 2 the tail's mode */
-	long k;      /* the last step simulated */
+	int known;    /* the rest is known: 1 the state repeats, 2 the tail's mode */
+	long k;       /* the last step simulated */
 	double z, vz; /* there */
 	struct tail tail;
 };
@@ -1483,7 +1571,8 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 		/* past the duration only the creep is read: a speed that repeats will do (the
 		 * rest of the state may wander in its rounding) */
 		run = sim_repeats(m, &prev, &cur) ||
-		        (!track && fabs(cur.c[0] - prev.c[0]) <=
+		        (!track &&
+		            fabs(cur.c[0] - prev.c[0]) <=
 		                CTD_HOLD_SETTLE_REL * fabs(cur.c[0]) + CTD_HOLD_STEADY_ABS)
 		    ? run + 1
 		    : 0;
@@ -1595,7 +1684,8 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 		out->creep_closed_form = 1;
 	}
 	if (out->time_to_slip < 0 && !out->falls && out->creep_settled && out->creep_velocity > 0) {
-		out->time_to_slip = (double)n * ht + (h->slip_limit - out->slip) / out->creep_velocity;
+		out->time_to_slip =
+		    (double)n * ht + (h->slip_limit - out->slip) / out->creep_velocity;
 		out->time_to_slip_extrapolated = 1;
 	}
 }
