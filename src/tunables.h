@@ -85,7 +85,7 @@
 #define CTD_HOLD_TAIL_SPEED_ABS 1e-13
 #define CTD_HOLD_TAIL_HEIGHT_REL 1e-10
 #define CTD_HOLD_TAIL_HEIGHT_ABS 1e-13
-#define CTD_HOLD_TAIL_NEAR 1e-5
+#define CTD_HOLD_TAIL_NEAR 1e-4
 #define CTD_HOLD_TAIL_MODE_REL 1e-2
 #define CTD_HOLD_TAIL_AGREE 2
 /* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes
