@@ -62,5 +62,6 @@ tests_test_hold_service_SOURCES = tests/test_hold_service.c tests/svc_test.c tes
 	tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
 tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
-EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/fixtures/hold-2.2.2.txt \
-	tests/fixtures/hold-3.5.0.txt tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt
+EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/mjref/mjref_js_hold.mjs \
+	tests/fixtures/hold-2.2.2.txt tests/fixtures/hold-3.3.8.txt tests/fixtures/hold-3.5.0.txt \
+	tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt
