@@ -50,7 +50,8 @@ tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 # pinch built in libmujoco 2.2.2 (tests/mjhold.c).
 check_PROGRAMS += tests/test_hold
 TESTS += tests/test_hold
-tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
+tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h tests/mjref/hold_scene.h \
+	$(MJSCENE_SOURCES)
 tests_test_hold_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_hold_LDADD = $(PARITY_LIBS)
 
