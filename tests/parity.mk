@@ -50,7 +50,8 @@ tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 # pinch built in libmujoco 2.2.2 (tests/mjhold.c).
 check_PROGRAMS += tests/test_hold
 TESTS += tests/test_hold
-tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
+tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h tests/mjref/hold_scene.h \
+	$(MJSCENE_SOURCES)
 tests_test_hold_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_hold_LDADD = $(PARITY_LIBS)
 
@@ -62,5 +63,6 @@ tests_test_hold_service_SOURCES = tests/test_hold_service.c tests/svc_test.c tes
 	tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
 tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
-EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/fixtures/hold-2.2.2.txt \
-	tests/fixtures/hold-3.5.0.txt tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt
+EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/mjref/mjref_js_hold.mjs \
+	tests/fixtures/hold-2.2.2.txt tests/fixtures/hold-3.3.8.txt tests/fixtures/hold-3.5.0.txt \
+	tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt

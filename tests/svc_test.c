@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/jtext.h"
+#include "service/jsonptr.h"
 #include "tunables.h"
 
 struct svc_limits tsvc_limits(int threads)
@@ -221,4 +222,56 @@ char *tsvc_row_text(const json_t *const *cells, size_t n)
 	}
 	text_add(&t, "]", 1);
 	return t.s;
+}
+
+char *tsvc_single_row(
+    const json_t *columns, const json_t *v0, const json_t *v1, const json_t *single)
+{
+	const json_t *cells[32];
+	const json_t *column;
+	size_t i;
+
+	ck_assert_uint_le(json_array_size(columns), sizeof cells / sizeof cells[0]);
+	json_array_foreach (columns, i, column) {
+		cells[i] = i == 0 ? v0
+		    : i == 1      ? v1
+		                  : json_object_get(single, json_string_value(column));
+		ck_assert_msg(
+		    cells[i] != NULL, "no %s in the single answer", json_string_value(column));
+	}
+	return tsvc_row_text(cells, json_array_size(columns));
+}
+
+void tsvc_assert_row(const struct tsvc_grid *grid, size_t row, const json_t *v0, const json_t *v1,
+    const struct tsvc_row_builder *builder)
+{
+	json_t *single_request = json_deep_copy(grid->base), *single = NULL;
+	char *single_body, *single_text = NULL, *row_text, *want;
+	struct err err;
+	json_error_t jerr;
+
+	ck_assert_ptr_nonnull(single_request);
+	err_clear(&err);
+	/* jptr_set takes its own reference to the value */
+	ck_assert_int_eq(jptr_set(single_request, grid->ptrs[0], (json_t *)v0, "", &err), 0);
+	ck_assert_int_eq(jptr_set(single_request, grid->ptrs[1], (json_t *)v1, "", &err), 0);
+	single_body = svc_dump(single_request);
+	ck_assert_ptr_nonnull(single_body);
+	if (svc_ask(grid->ep, single_body, strlen(single_body), grid->lim, NULL, &single_text, NULL,
+	        &err) == 0) {
+		single = json_loads(single_text, 0, &jerr);
+		ck_assert_ptr_nonnull(single);
+	}
+	want = builder->build(builder->ctx, json_object_get(grid->answer, "columns"), v0, v1,
+	    single, single ? NULL : &err, single_body);
+	row_text = jtext_dump(json_array_get(json_object_get(grid->answer, "rows"), row), 0);
+	ck_assert_ptr_nonnull(row_text);
+	ck_assert_msg(strstr(grid->whole, want) != NULL && strcmp(row_text, want) == 0,
+	    "row %zu of %s\n  sweep  %s\n  single %s", row, grid->body, row_text, want);
+	free(row_text);
+	free(want);
+	json_decref(single);
+	free(single_text);
+	free(single_body);
+	json_decref(single_request);
 }

@@ -56,4 +56,40 @@ char *tsvc_sweep_streamed(const char *body, enum sweep_format format, int with_j
  * Caller frees. */
 char *tsvc_row_text(const json_t *const *cells, size_t n);
 
+/* The text of a row of a two-pointer sweep whose single answer is single: the point's
+ * values v0 and v1, then single's member of each further column (asserted present).
+ * Caller frees. */
+char *tsvc_single_row(
+    const json_t *columns, const json_t *v0, const json_t *v1, const json_t *single);
+
+/* A grid swept over two pointers, and what its rows are checked against. */
+struct tsvc_grid {
+	enum svc_endpoint ep;         /* the endpoint of the single questions */
+	const json_t *base;           /* the base, with every member the pointers name */
+	const char *ptrs[2];          /* the varied pointers */
+	const char *body;             /* the sweep's request (for messages) */
+	const char *whole;            /* the whole answer's text */
+	const json_t *answer;         /* whole, parsed */
+	const struct svc_limits *lim; /* the limits the single questions are asked under */
+};
+
+/*
+ * The text a row must hold, from its point (v0, v1) and its single answer: single, or
+ * NULL when the single request (single_body) was refused, refusal saying why; a builder
+ * asserts a refusal is one its test allows. Returns the text; caller frees.
+ */
+struct tsvc_row_builder {
+	char *(*build)(void *ctx, const json_t *columns, const json_t *v0, const json_t *v1,
+	    const json_t *single, const struct err *refusal, const char *single_body);
+	void *ctx;
+};
+
+/*
+ * Assert row `row` of grid's answer, the point (v0, v1), is the row builder makes from
+ * the single answer to grid's base with ptrs[0] set to v0 and ptrs[1] to v1: its own
+ * bytes, cut from the whole answer's text, not reprinted.
+ */
+void tsvc_assert_row(const struct tsvc_grid *grid, size_t row, const json_t *v0, const json_t *v1,
+    const struct tsvc_row_builder *builder);
+
 #endif

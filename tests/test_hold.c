@@ -22,6 +22,7 @@
 #include <check.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "core/hold.h"
 #include "core/mjver.h"
 #include "mjhold.h"
+#include "mjref/hold_scene.h"
 #include "tunables.h"
 
 #define REL_TOL 1e-6
@@ -41,30 +43,7 @@
 #define NOSLIP_SETTLE_REL 1e-9
 #define NOSLIP_SETTLE_ABS 1e-13 /* m/s */
 
-static unsigned long long rng_state;
-
-static double uniform(double lo, double hi)
-{
-	/* splitmix64: reproducible across platforms */
-	unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	z ^= z >> 31;
-	return lo + (hi - lo) * ((double)(z >> 11) / 9007199254740992.0);
-}
-
-static double log_uniform(double lo, double hi)
-{
-	return exp(uniform(log(lo), log(hi)));
-}
-
-static int pick(int n)
-{
-	int k = (int)uniform(0, n);
-
-	return k < n ? k : n - 1;
-}
+static uint64_t rng_state;
 
 static int env_int(const char *name, int fallback)
 {
@@ -78,67 +57,40 @@ static int close_enough(double got, double want)
 	return fabs(got - want) <= REL_TOL * fabs(want) + ABS_FLOOR;
 }
 
+static void pair_geom(struct ctd_pair_geom *to, const struct hold_scene_geom *from)
+{
+	memcpy(to->solref, from->solref, sizeof to->solref);
+	memcpy(to->solimp, from->solimp, sizeof to->solimp);
+	to->condim = from->condim;
+	memcpy(to->friction, from->friction, sizeof to->friction);
+	to->margin = from->margin;
+	to->gap = from->gap;
+	to->solmix = from->solmix;
+	to->priority = from->priority;
+}
+
+/* A random scene of hold_scene.h's live rules, under 2.2.2's. */
 static void random_scene(struct ctd_hold *h)
 {
-	static const int condims[] = {3, 4, 6};
-	struct ctd_pair_geom *g;
-	double mu;
+	struct hold_scene s;
 
+	hold_scene_draw(&s, &rng_state, HOLD_SCENE_LIVE);
 	memset(h, 0, sizeof *h);
-	h->radius = uniform(0.01, 0.04);
-	h->mass = log_uniform(0.03, 0.5);
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
-	g = &h->pad;
-	if (uniform(0, 1) < 0.8) {
-		g->solref[0] = log_uniform(0.002, 0.05);
-		g->solref[1] = uniform(0.5, 2);
-	} else {
-		g->solref[0] = -log_uniform(1e3, 1e5);
-		g->solref[1] = -log_uniform(10, 300);
-	}
-	g->solimp[0] = uniform(0.5, 0.95);
-	g->solimp[1] = uniform(g->solimp[0], 0.99);
-	g->solimp[2] = log_uniform(1e-4, 0.01);
-	g->solimp[3] = uniform(0.1, 0.9);
-	g->solimp[4] = uniform(1, 4);
-	g->condim = condims[pick(3)];
-	g->friction[0] = uniform(0.3, 1.5);
-	g->friction[1] = log_uniform(1e-4, 0.02);
-	g->friction[2] = log_uniform(1e-5, 1e-3);
-	if (uniform(0, 1) < 0.5) {
-		g->priority = 1;
-	} else {
-		/* equal priority: condim and friction take the max, solref/solimp the mix */
-		g->solmix = log_uniform(0.2, 5);
-		h->object.solmix = log_uniform(0.2, 5);
-		h->object.condim = condims[pick(3)];
-		h->object.friction[0] = uniform(0.3, 1.5);
-		if (g->solref[0] > 0) {
-			h->object.solref[0] = log_uniform(0.002, 0.05);
-			h->object.solref[1] = uniform(0.5, 2);
-		}
-	}
-	if (uniform(0, 1) < 0.2) {
-		/* a margin (rows before touching) and sometimes a gap inside it */
-		g->margin = uniform(0, 0.002);
-		g->gap = uniform(0, 1) < 0.5 ? uniform(0, g->margin) : 0;
-	}
-	h->pad_size[0] = uniform(0.003, 0.01);
-	h->pad_size[1] = uniform(0.01, 0.03);
-	h->pad_size[2] = uniform(0.1, 0.3);
-	h->pad_mass = log_uniform(0.02, 0.2);
-	h->option.timestep = uniform(0.001, 0.005);
+	h->radius = s.radius;
+	h->mass = s.mass;
+	pair_geom(&h->object, &s.object);
+	pair_geom(&h->pad, &s.pad);
+	memcpy(h->pad_size, s.pad_size, sizeof h->pad_size);
+	h->pad_mass = s.pad_mass;
+	h->grip_force = s.grip_force;
+	h->option.timestep = s.timestep;
 	h->option.refsafe = 1;
-	h->option.gravity = 9.81;
-	h->option.impratio = uniform(0, 1) < 0.3 ? 1 : uniform(1, 10);
-	h->option.cone = uniform(0, 1) < 0.5 ? CTD_CONE_PYRAMIDAL : CTD_CONE_ELLIPTIC;
-	h->option.integrator = uniform(0, 1) < 0.75 ? CTD_SCENE_EULER : CTD_SCENE_IMPLICIT;
+	h->option.gravity = s.gravity;
+	h->option.impratio = s.impratio;
+	h->option.cone = s.elliptic ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+	h->option.integrator = s.implicit ? CTD_SCENE_IMPLICIT : CTD_SCENE_EULER;
 	h->option.mujoco = CTD_MJVER_2_2_2;
-	mu = h->pad.priority > h->object.priority ? g->friction[0]
-	                                          : fmax(g->friction[0], h->object.friction[0]);
-	h->grip_force = h->mass * h->option.gravity / (2 * mu) * log_uniform(2, 50);
-	h->duration = 0.5;
+	h->duration = s.duration;
 	h->slip_limit = 1e-3;
 }
 
@@ -380,7 +332,7 @@ START_TEST(test_random_scenes)
 	double worst = 0;
 	struct ctd_hold h;
 
-	rng_state = (unsigned long long)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT);
+	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT);
 	for (i = 0; i < scenes; i++) {
 		random_scene(&h);
 		cones[h.option.cone]++;
@@ -493,7 +445,7 @@ static void check_table(const char *release, int live)
 	FILE *f;
 	struct table_scene t;
 	int mujoco, rc, scenes = 0, scenes_noslip = 0, creeps = 0, bad = 0;
-	double worst = 0;
+	double worst = 0, worst_creep = 0;
 
 	snprintf(path, sizeof path, "%s/hold-%s.txt", FIXTURE_DIR, release);
 	f = fopen(path, "r");
@@ -558,6 +510,9 @@ static void check_table(const char *release, int live)
 		ck_assert(!a.crushed);
 		if (t.settled && a.creep_settled) {
 			creeps++;
+			worst_creep = fmax(worst_creep,
+			    fabs(a.creep_velocity - t.creep) /
+			        (fabs(t.creep) + ABS_FLOOR / REL_TOL));
 			if (!close_enough(a.creep_velocity, t.creep)) {
 				fprintf(stderr, "%s scene %d: creep table %.17g core %.17g\n",
 				    release, scenes - 1, t.creep, a.creep_velocity);
@@ -567,8 +522,9 @@ static void check_table(const char *release, int live)
 	}
 	fclose(f);
 	fprintf(stderr,
-	    "hold-%s: %d scenes (%d with noslip), %d creeps compared, worst z deviation %.3g\n",
-	    release, scenes, scenes_noslip, creeps, worst);
+	    "hold-%s: %d scenes (%d with noslip), %d creeps compared, worst z deviation %.3g, "
+	    "worst creep deviation %.3g\n",
+	    release, scenes, scenes_noslip, creeps, worst, worst_creep);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_int_eq(bad, 0);
 	ck_assert_int_ge(scenes, 50);
@@ -579,6 +535,13 @@ static void check_table(const char *release, int live)
 START_TEST(test_table_2_2_2)
 {
 	check_table("2.2.2", 1);
+}
+END_TEST
+
+/* mujoco-js 0.0.7's rerun of the 2.2.2 table's scenes (tests/mjref/mjref_js_hold.mjs) */
+START_TEST(test_table_3_3_8)
+{
+	check_table("3.3.8", 0);
 }
 END_TEST
 
@@ -637,10 +600,10 @@ START_TEST(test_noslip_scenes)
 	double worst = 0;
 	struct ctd_hold h;
 
-	rng_state = (unsigned long long)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT) + 1;
+	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT) + 1;
 	for (i = 0; i < scenes; i++) {
 		random_scene(&h);
-		h.noslip_iterations = 1 + pick(10);
+		h.noslip_iterations = hold_scene_noslip(&rng_state);
 		cones[h.option.cone]++;
 		condims[h.pad.condim]++;
 		if (compare_run(&h, &worst) != 0) {
@@ -685,6 +648,7 @@ static Suite *hold_suite(void)
 	tcase_add_test(tc, test_noslip_issue);
 	tcase_add_test(tc, test_noslip_scenes);
 	tcase_add_test(tc, test_table_2_2_2);
+	tcase_add_test(tc, test_table_3_3_8);
 	tcase_add_test(tc, test_table_3_5_0);
 	tcase_add_test(tc, test_table_3_9_0);
 	tcase_add_test(tc, test_table_3_12_0);

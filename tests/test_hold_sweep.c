@@ -17,9 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/jtext.h"
 #include "core/mjver.h"
-#include "service/jsonptr.h"
 #include "service/service.h"
 #include "service/sweep.h"
 #include "svc_test.h"
@@ -89,10 +87,13 @@ static json_t *random_base(const char *release)
 	return base;
 }
 
-/* The text a row must hold: its varied values, then the single answer's members
- * (single NULL: the point is a 422, every answer field null but the last two). */
-static char *expected_row(const json_t *columns, const json_t *v0, const json_t *v1,
-    const json_t *single, const char *release)
+static size_t crushed_rows;
+
+/* The text a row must hold: its varied values, then the single answer's members; a
+ * point whose pads crush the object (a 422) is a row of nulls but for the release and
+ * the core version. ctx: the release. */
+static char *expected_row(void *ctx, const json_t *columns, const json_t *v0, const json_t *v1,
+    const json_t *single, const struct err *refusal, const char *single_body)
 {
 	json_t *made[32] = {NULL};
 	const json_t *cells[32];
@@ -100,29 +101,30 @@ static char *expected_row(const json_t *columns, const json_t *v0, const json_t 
 	size_t i, n = json_array_size(columns);
 	char *text;
 
+	if (single)
+		return tsvc_single_row(columns, v0, v1, single);
+	/* the one refusal a valid point may meet: crushed pads */
+	ck_assert_msg(refusal->code == ERR_BAD_VALUE && strcmp(refusal->path, "/grip_force") == 0,
+	    "%s: %s (%s)", refusal->path, refusal->message, single_body);
+	crushed_rows++;
 	ck_assert_uint_le(n, sizeof cells / sizeof cells[0]);
 	json_array_foreach (columns, i, column) {
 		const char *name = json_string_value(column);
 
 		if (i < 2)
 			cells[i] = i == 0 ? v0 : v1;
-		else if (single)
-			cells[i] = json_object_get(single, name);
 		else if (strcmp(name, "mujoco") == 0)
-			cells[i] = made[i] = json_string(release);
+			cells[i] = made[i] = json_string(ctx);
 		else if (strcmp(name, "core_version") == 0)
 			cells[i] = made[i] = json_string(CORE_VERSION);
 		else
 			cells[i] = made[i] = json_null();
-		ck_assert_msg(cells[i] != NULL, "no %s in the single answer", name);
 	}
 	text = tsvc_row_text(cells, n);
 	for (i = 0; i < n; i++)
 		json_decref(made[i]);
 	return text;
 }
-
-static size_t crushed_rows;
 
 /* One grid: whole, streamed (JSON, CSV, CSV with JSON) and point by point. */
 static int check_grid(const char *release, int grid)
@@ -174,42 +176,14 @@ static int check_grid(const char *release, int grid)
 	    axes[pick[0]].ptr);
 	rows = json_object_get(answer, "rows");
 	ck_assert_int_eq(json_array_size(rows), GRID * GRID);
-	for (i = 0; i < GRID * GRID; i++) {
-		const json_t *v0 = json_array_get(values[0], i / GRID),
-		             *v1 = json_array_get(values[1], i % GRID);
-		json_t *single_request = json_deep_copy(base), *single = NULL;
-		char *single_body, *single_text = NULL, *row_text, *want;
-		int rc;
+	{
+		struct tsvc_grid g = {SVC_HOLD, base, {axes[pick[0]].ptr, axes[pick[1]].ptr}, body,
+		    whole, answer, &lim};
+		struct tsvc_row_builder builder = {expected_row, (void *)release};
 
-		/* jptr_set takes its own reference to the value */
-		ck_assert_int_eq(
-		    jptr_set(single_request, axes[pick[0]].ptr, (json_t *)v0, "", &err), 0);
-		ck_assert_int_eq(
-		    jptr_set(single_request, axes[pick[1]].ptr, (json_t *)v1, "", &err), 0);
-		single_body = svc_dump(single_request);
-		err_clear(&err);
-		rc = svc_ask(SVC_HOLD, single_body, strlen(single_body), &lim, NULL, &single_text,
-		    NULL, &err);
-		if (rc != 0) {
-			/* the one refusal a valid point may meet: crushed pads */
-			ck_assert_msg(
-			    err.code == ERR_BAD_VALUE && strcmp(err.path, "/grip_force") == 0,
-			    "%s: %s (%s)", err.path, err.message, single_body);
-			crushed_rows++;
-		} else {
-			single = json_loads(single_text, 0, &jerr);
-			ck_assert_ptr_nonnull(single);
-		}
-		want = expected_row(json_object_get(answer, "columns"), v0, v1, single, release);
-		row_text = jtext_dump(json_array_get(rows, i), 0);
-		ck_assert_msg(strstr(whole, want) != NULL && strcmp(row_text, want) == 0,
-		    "row %zu of %s\n  sweep  %s\n  single %s", i, body, row_text, want);
-		free(row_text);
-		free(want);
-		json_decref(single);
-		free(single_text);
-		free(single_body);
-		json_decref(single_request);
+		for (i = 0; i < GRID * GRID; i++)
+			tsvc_assert_row(&g, i, json_array_get(values[0], i / GRID),
+			    json_array_get(values[1], i % GRID), &builder);
 	}
 	json_decref(answer);
 	free(json_stream);

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/jtext.h"
 #include "core/mjver.h"
 #include "service/service.h"
 #include "service/sweep.h"
@@ -79,23 +78,14 @@ static json_t *random_values(int which, int direct)
 	return values;
 }
 
-/* The text a row must hold: its varied values, then the single answer's members. */
-static char *expected_row(
-    const json_t *columns, const json_t *v0, const json_t *v1, const json_t *single)
+/* The text a row must hold: its varied values, then the single answer's members; every
+ * point is answered. */
+static char *expected_row(void *ctx, const json_t *columns, const json_t *v0, const json_t *v1,
+    const json_t *single, const struct err *refusal, const char *single_body)
 {
-	const json_t *cells[32];
-	const json_t *column;
-	size_t i;
-
-	ck_assert_uint_le(json_array_size(columns), sizeof cells / sizeof cells[0]);
-	json_array_foreach (columns, i, column) {
-		cells[i] = i == 0 ? v0
-		    : i == 1      ? v1
-		                  : json_object_get(single, json_string_value(column));
-		ck_assert_msg(
-		    cells[i] != NULL, "no %s in the single answer", json_string_value(column));
-	}
-	return tsvc_row_text(cells, json_array_size(columns));
+	(void)ctx;
+	ck_assert_msg(single != NULL, "%s: %s (%s)", refusal->path, refusal->message, single_body);
+	return tsvc_single_row(columns, v0, v1, single);
 }
 
 /* One grid: whole, streamed (JSON and CSV) and point by point. */
@@ -128,33 +118,14 @@ static int check_grid(int box, int direct, const char *integrator, const char *r
 	answer = json_loads(whole, 0, &jerr);
 	rows = json_object_get(answer, "rows");
 	ck_assert_int_eq(json_array_size(rows), GRID * GRID);
-	for (i = 0; i < GRID * GRID; i++) {
-		const json_t *v0 = json_array_get(values0, i / GRID),
-		             *v1 = json_array_get(values1, i % GRID);
-		json_t *single_request = json_deep_copy(base), *single;
-		char *single_body, *single_text = NULL, *row_text, *want;
+	{
+		struct tsvc_grid g = {SVC_DROP, base, {"/geom/solref/0", "/geom/solref/1"}, body,
+		    whole, answer, &lim};
+		struct tsvc_row_builder builder = {expected_row, NULL};
 
-		json_array_set(json_object_get(json_object_get(single_request, "geom"), "solref"),
-		    0, (json_t *)v0);
-		json_array_set(json_object_get(json_object_get(single_request, "geom"), "solref"),
-		    1, (json_t *)v1);
-		single_body = svc_dump(single_request);
-		ck_assert_int_eq(svc_ask(SVC_DROP, single_body, strlen(single_body), &lim, NULL,
-		                     &single_text, NULL, &err),
-		    0);
-		single = json_loads(single_text, 0, &jerr);
-		ck_assert_ptr_nonnull(single);
-		want = expected_row(json_object_get(answer, "columns"), v0, v1, single);
-		row_text = jtext_dump(json_array_get(rows, i), 0);
-		/* the row's own bytes, cut from the whole answer's text, not reprinted */
-		ck_assert_msg(strstr(whole, want) != NULL && strcmp(row_text, want) == 0,
-		    "row %zu of %s\n  sweep  %s\n  single %s", i, body, row_text, want);
-		free(row_text);
-		free(want);
-		json_decref(single);
-		free(single_text);
-		free(single_body);
-		json_decref(single_request);
+		for (i = 0; i < GRID * GRID; i++)
+			tsvc_assert_row(&g, i, json_array_get(values0, i / GRID),
+			    json_array_get(values1, i % GRID), &builder);
 	}
 	json_decref(answer);
 	free(json_stream);

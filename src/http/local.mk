@@ -37,7 +37,9 @@ EXTRA_DIST += src/http/openapi.json
 
 # The dashboard (src/http/www/) and Chart.js (configure's CHARTJS, Debian's
 # libjs-chart.js, served as /chart.min.js) are embedded in the program too: no
-# CDN, works offline.
+# CDN, works offline. Each page (*.html) holds only its own part; the head and
+# navigation they share are WWW_FRAME's, put around each page as it is embedded.
+WWW_FRAME = $(srcdir)/src/http/www/frame.html
 WWW_FILES = \
 	$(srcdir)/src/http/www/index.html \
 	$(srcdir)/src/http/www/sweep.html \
@@ -54,9 +56,11 @@ WWW_FILES = \
 	$(srcdir)/src/http/www/hold.js \
 	$(srcdir)/src/http/www/live.js \
 	$(srcdir)/src/http/www/api.js
-src/http/static_files.c: $(srcdir)/src/http/embed-www.sh $(WWW_FILES) $(CHARTJS)
+src/http/static_files.c: $(srcdir)/src/http/embed-www.sh $(srcdir)/src/http/www-page.sh \
+		$(WWW_FRAME) $(WWW_FILES) $(CHARTJS)
 	$(AM_V_GEN)$(MKDIR_P) src/http && \
-	$(SHELL) $(srcdir)/src/http/embed-www.sh $(WWW_FILES) chart.min.js=$(CHARTJS) >$@.tmp && mv $@.tmp $@
+	$(SHELL) $(srcdir)/src/http/embed-www.sh -f $(WWW_FRAME) $(WWW_FILES) \
+		chart.min.js=$(CHARTJS) >$@.tmp && mv $@.tmp $@
 BUILT_SOURCES += src/http/static_files.c
 CLEANFILES += src/http/static_files.c
-EXTRA_DIST += src/http/embed-www.sh $(WWW_FILES)
+EXTRA_DIST += src/http/embed-www.sh src/http/www-page.sh $(WWW_FRAME) $(WWW_FILES)

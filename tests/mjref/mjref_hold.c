@@ -5,10 +5,10 @@
  *
  * A stand-alone program on MuJoCo's public C API only (mj_loadXML of a temporary
  * file, mj_makeData, mj_step, mj_versionString), so it builds against any release's
- * headers; tests/mjref/README.md says how. The scenes are drawn by the same rules as
- * test_hold's, from a seed; a scene is kept when MuJoCo's run stays in the two-face-
- * contact regime: pads short of the object's centre and not thrown off it by more than
- * half its radius, the object on the pads' faces.
+ * headers; tests/mjref/README.md says how. The scenes are test_hold's, drawn from a seed
+ * by hold_scene.h (beside this file, header only) under its table rules; a scene is kept
+ * when MuJoCo's run stays in the two-face-contact regime: pads short of the object's centre and not
+ * thrown off it by more than half its radius, the object on the pads' faces.
  *
  * Usage: mjref_hold [-n SCENES] [-N NOSLIP_SCENES] [-s SEED] [-o FILE]
  *
@@ -24,6 +24,8 @@
 
 #include <mujoco/mujoco.h>
 
+#include "hold_scene.h"
+
 #define SAMPLES 16
 #define SETTLE_MAX 20000
 #define SETTLE_REL 1e-11
@@ -34,99 +36,7 @@
 #define NOSLIP_SETTLE_ABS 1e-15
 #define TALL_HZ 1e4
 
-struct geom {
-	double solref[2], solimp[5];
-	int condim;
-	double friction[3], margin, gap, solmix;
-	int priority;
-};
-
-struct scene {
-	double radius, mass, pad[3], pad_mass, force, timestep, impratio, gravity;
-	int elliptic, noslip;
-	long steps;
-	struct geom object, padg;
-};
-
-static uint64_t rng;
-
-static double uniform(double lo, double hi)
-{
-	uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	z ^= z >> 31;
-	return lo + (hi - lo) * ((double)(z >> 11) / 9007199254740992.0);
-}
-
-static double log_uniform(double lo, double hi)
-{
-	return exp(uniform(log(lo), log(hi)));
-}
-
-static void geom_default(struct geom *g)
-{
-	static const struct geom d = {
-	    {0.02, 1}, {0.9, 0.95, 0.001, 0.5, 2}, 3, {1, 0.005, 0.0001}, 0, 0, 1, 0};
-
-	*g = d;
-}
-
-static void draw(struct scene *s)
-{
-	static const int condims[] = {3, 4, 6};
-	struct geom *g = &s->padg;
-	double mu;
-
-	memset(s, 0, sizeof *s);
-	s->radius = uniform(0.01, 0.04);
-	s->mass = log_uniform(0.03, 0.5);
-	geom_default(&s->object);
-	geom_default(g);
-	if (uniform(0, 1) < 0.8) {
-		g->solref[0] = log_uniform(0.002, 0.05);
-		g->solref[1] = uniform(0.5, 2);
-	} else {
-		g->solref[0] = -log_uniform(1e3, 1e5);
-		g->solref[1] = -log_uniform(10, 300);
-	}
-	g->solimp[0] = uniform(0.5, 0.95);
-	g->solimp[1] = uniform(g->solimp[0], 0.99);
-	g->solimp[2] = log_uniform(1e-4, 0.01);
-	g->solimp[3] = uniform(0.1, 0.9);
-	g->solimp[4] = uniform(1, 4);
-	g->condim = condims[(int)uniform(0, 2.999999)];
-	g->friction[0] = uniform(0.3, 1.5);
-	g->friction[1] = log_uniform(1e-4, 0.02);
-	g->friction[2] = log_uniform(1e-5, 1e-3);
-	if (uniform(0, 1) < 0.5) {
-		g->priority = 1;
-	} else {
-		g->solmix = log_uniform(0.2, 5);
-		s->object.solmix = log_uniform(0.2, 5);
-		s->object.condim = condims[(int)uniform(0, 2.999999)];
-		s->object.friction[0] = uniform(0.3, 1.5);
-		if (g->solref[0] > 0) {
-			s->object.solref[0] = log_uniform(0.002, 0.05);
-			s->object.solref[1] = uniform(0.5, 2);
-		}
-	}
-	s->pad[0] = uniform(0.003, 0.01);
-	s->pad[1] = uniform(0.01, 0.03);
-	s->pad[2] = uniform(0.1, 0.3);
-	s->pad_mass = log_uniform(0.02, 0.2);
-	s->timestep = uniform(0.001, 0.005);
-	s->gravity = 9.81;
-	s->impratio = uniform(0, 1) < 0.3 ? 1 : uniform(1, 10);
-	s->elliptic = uniform(0, 1) < 0.5;
-	mu = g->priority > s->object.priority ? g->friction[0]
-	                                      : fmax(g->friction[0], s->object.friction[0]);
-	s->force = s->mass * s->gravity / (2 * mu) * log_uniform(2, 50);
-	s->steps = lround(0.5 / s->timestep);
-}
-
-static void print_geom(FILE *f, const char *tag, const struct geom *g)
+static void print_geom(FILE *f, const char *tag, const struct hold_scene_geom *g)
 {
 	fprintf(f,
 	    "%s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %d %.17g %.17g %.17g %.17g %.17g %.17g "
@@ -136,7 +46,7 @@ static void print_geom(FILE *f, const char *tag, const struct geom *g)
 	    g->gap, g->solmix, g->priority);
 }
 
-static void xml_geom(FILE *f, const struct geom *g)
+static void xml_geom(FILE *f, const struct hold_scene_geom *g)
 {
 	fprintf(f,
 	    " solref=\"%.17g %.17g\" solimp=\"%.17g %.17g %.17g %.17g %.17g\" condim=\"%d\""
@@ -148,13 +58,13 @@ static void xml_geom(FILE *f, const struct geom *g)
 }
 
 /* The scene's MJCF in a temporary file (pads hz tall); model, or NULL. */
-static mjModel *load(const struct scene *s, double hz)
+static mjModel *load(const struct hold_scene *s, double hz)
 {
 	char path[] = "/tmp/mjref_holdXXXXXX", err[512];
 	int fd = mkstemp(path), side;
 	FILE *f;
 	mjModel *m;
-	double x = s->radius + s->pad[0];
+	double x = s->radius + s->pad_size[0];
 
 	if (fd < 0 || !(f = fdopen(fd, "w")))
 		return NULL;
@@ -173,8 +83,8 @@ static mjModel *load(const struct scene *s, double hz)
 		    "axis=\"%d 0 0\"/>\n<geom type=\"box\" size=\"%.17g %.17g %.17g\" "
 		    "mass=\"%.17g\"",
 		    side < 0 ? "left" : "right", side * x, side < 0 ? "left" : "right", -side,
-		    s->pad[0], s->pad[1], hz, s->pad_mass);
-		xml_geom(f, &s->padg);
+		    s->pad_size[0], s->pad_size[1], hz, s->pad_mass);
+		xml_geom(f, &s->pad);
 		fprintf(f, "/>\n</body>\n");
 	}
 	fprintf(f,
@@ -189,12 +99,12 @@ static mjModel *load(const struct scene *s, double hz)
 }
 
 /* Run one scene; 0 and the record on f when it stays regular, 1 when dropped. */
-static int run(const struct scene *s, int index, FILE *f)
+static int run(const struct hold_scene *s, int index, FILE *f)
 {
-	mjModel *m = load(s, s->pad[2]);
+	mjModel *m = load(s, s->pad_size[2]);
 	mjData *d;
 	double z[SAMPLES + 1], q[SAMPLES + 1], prev;
-	long stride = s->steps / SAMPLES, k;
+	long steps = lround(s->duration / s->timestep), stride = steps / SAMPLES, k;
 	int n = 0, settled = 0, regular = 1;
 	double settle_rel = s->noslip ? NOSLIP_SETTLE_REL : SETTLE_REL;
 	double settle_abs = s->noslip ? NOSLIP_SETTLE_ABS : 0;
@@ -202,17 +112,17 @@ static int run(const struct scene *s, int index, FILE *f)
 	if (!m)
 		return 1;
 	d = mj_makeData(m);
-	d->ctrl[0] = d->ctrl[1] = s->force;
+	d->ctrl[0] = d->ctrl[1] = s->grip_force;
 	if (stride < 1)
 		stride = 1;
-	for (k = 1; k <= s->steps && regular; k++) {
+	for (k = 1; k <= steps && regular; k++) {
 		mj_step(m, d);
 		/* two face contacts whenever there are rows (3.x detects only one pad at the
 		 * exact touch of the first step, which makes no rows either way) */
 		if (!(d->qpos[8] < 0.9 * s->radius) || !(d->qpos[8] > -0.5 * s->radius) ||
-		    !(fabs(d->qpos[2]) < s->pad[2]) || (d->nefc > 0 && d->ncon != 2))
+		    !(fabs(d->qpos[2]) < s->pad_size[2]) || (d->nefc > 0 && d->ncon != 2))
 			regular = 0;
-		if ((k % stride == 0 || k == s->steps) && n <= SAMPLES) {
+		if ((k % stride == 0 || k == steps) && n <= SAMPLES) {
 			z[n] = d->qpos[2];
 			q[n++] = d->qpos[8];
 		}
@@ -226,7 +136,7 @@ static int run(const struct scene *s, int index, FILE *f)
 	if (!m)
 		return 1;
 	d = mj_makeData(m);
-	d->ctrl[0] = d->ctrl[1] = s->force;
+	d->ctrl[0] = d->ctrl[1] = s->grip_force;
 	prev = d->qvel[2];
 	for (k = 1; k <= SETTLE_MAX && settled < SETTLE_RUN; k++) {
 		mj_step(m, d);
@@ -236,13 +146,14 @@ static int run(const struct scene *s, int index, FILE *f)
 		prev = d->qvel[2];
 	}
 	fprintf(f, "scene %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %s %.17g %ld",
-	    index, s->radius, s->mass, s->pad[0], s->pad[1], s->pad[2], s->pad_mass, s->force,
-	    s->timestep, s->impratio, s->elliptic ? "elliptic" : "pyramidal", s->gravity, s->steps);
+	    index, s->radius, s->mass, s->pad_size[0], s->pad_size[1], s->pad_size[2], s->pad_mass,
+	    s->grip_force, s->timestep, s->impratio, s->elliptic ? "elliptic" : "pyramidal",
+	    s->gravity, steps);
 	if (s->noslip)
 		fprintf(f, " noslip %d", s->noslip);
 	fprintf(f, "\n");
 	print_geom(f, "object", &s->object);
-	print_geom(f, "pad", &s->padg);
+	print_geom(f, "pad", &s->pad);
 	fprintf(f, "traj %ld", stride);
 	for (k = 0; k < n; k++)
 		fprintf(f, " %.17g", z[k]);
@@ -261,7 +172,8 @@ int main(int argc, char **argv)
 	unsigned long seed = 20261202;
 	const char *out = NULL;
 	FILE *f = stdout;
-	struct scene s;
+	struct hold_scene s;
+	uint64_t rng;
 
 	while ((opt = getopt(argc, argv, "n:N:s:o:")) != -1) {
 		if (opt == 'n')
@@ -288,9 +200,9 @@ int main(int argc, char **argv)
 		fprintf(f, " noslip %d", noslip_scenes);
 	fprintf(f, "\n");
 	for (i = 0; i < scenes + noslip_scenes; i++) {
-		draw(&s);
+		hold_scene_draw(&s, &rng, HOLD_SCENE_TABLE);
 		if (i >= scenes)
-			s.noslip = 1 + (int)uniform(0, 9.999999);
+			s.noslip = hold_scene_noslip(&rng);
 		if (run(&s, i, f) == 0)
 			kept++;
 	}
