@@ -88,6 +88,8 @@
 #define CTD_HOLD_TAIL_NEAR 1e-4
 #define CTD_HOLD_TAIL_MODE_REL 1e-2
 #define CTD_HOLD_TAIL_AGREE 2
+/* a hold whose pads leave the object more often than this has no creep (core/hold.c) */
+#define CTD_HOLD_BOUNCE_MAX 20
 /* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes
  * at most NEWTON_MAX Newton steps, and stops at a step of NEWTON_REL (relative) or a
  * Newton decrement of DECREMENT (cost units), the rounding of its minimiser */

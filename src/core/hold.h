@@ -111,9 +111,10 @@ struct ctd_hold_answer {
 	 * (ctd_hold_crushed): past there MuJoCo's pinch is no longer two face contacts,
 	 * and no other answer is meaningful */
 	int crushed;
-	long steps;           /* steps simulated */
-	int creep_settled;    /* the step loop settled to a constant speed (else: its mean speed) */
-	long creep_steps;     /* steps from the start after which creep_velocity was read */
+	long steps;        /* steps simulated */
+	long stepped;      /* of them, steps computed one by one (the rest summed in closed form) */
+	int creep_settled; /* the step loop settled to a constant speed (else: its mean speed) */
+	long creep_steps;  /* steps from the start after which creep_velocity was read */
 	int refsafe_clamped;  /* solref's time constant was raised to 2*timestep */
 	int solref_fell_back; /* a mixed-sign solref was replaced by (0.02, 1) */
 	int friction_clamped; /* a friction coefficient was raised to mjMINMU */
