@@ -542,14 +542,20 @@ struct ns_contact {
 	int pair0;
 };
 
-static double ns_dot(const double *a, const double *b)
+/* written out: the step's inner loops are these five-term sums */
+static inline double ns_dot(const double *a, const double *b)
 {
-	double s = 0;
-	int i;
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4];
+}
 
-	for (i = 0; i < NS_DOF; i++)
-		s += a[i] * b[i];
-	return s;
+/* y += a x */
+static inline void ns_axpy(double *y, double a, const double *x)
+{
+	y[0] += a * x[0];
+	y[1] += a * x[1];
+	y[2] += a * x[2];
+	y[3] += a * x[3];
+	y[4] += a * x[4];
 }
 
 /* Tangent k of a contact's frame (y, z, spin, roll y, roll z) has a Jacobian in these
@@ -580,7 +586,12 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 	double spring, f0;
 	int k, n = 0, condim = m->contact.condim;
 
-	memset(c, 0, sizeof *c);
+	/* the scalars and the frame rows; the row arrays are written before they are read
+	 * (rows < nrows), and clearing the whole struct was a tenth of the step */
+	c->nrows = c->pair0 = c->elliptic = c->condim = 0;
+	c->imp = c->K = c->B = c->rr = c->R0 = c->R1 = c->mu = 0;
+	memset(c->jn, 0, sizeof c->jn);
+	memset(c->jk, 0, sizeof c->jk);
 	c->dist = fabs(t) - R;
 	pos = (0 + cl * 0.5) + deepest * 0.5;
 	lever = (pos + pad) - s->x;
@@ -859,7 +870,7 @@ static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *
 {
 	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
 	double H[NS_DOF * NS_DOF] = {0}, b[NS_DOF], sol[NS_DOF];
-	int push[2][NS_ROWS], i, l, k, r;
+	int push[2][NS_ROWS], i, k, r;
 
 	ns_mass(m, M);
 	for (i = 0; i < NS_DOF; i++) {
@@ -885,8 +896,7 @@ static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *
 				if (wj == 0)
 					continue;
 				b[i] += wj * ck->aref[r];
-				for (l = 0; l < NS_DOF; l++)
-					H[i * NS_DOF + l] += wj * ck->J[r][l];
+				ns_axpy(&H[i * NS_DOF], wj, ck->J[r]);
 			}
 		}
 	}
@@ -1011,11 +1021,12 @@ static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, 
 	a[4] = m->a0_pad + f[4] / M[4];
 }
 
-/* costChange: the dual cost's change for a block; a rise above 1e-10 is undone. */
-static double ns_cost_change(
+/* costChange: the dual cost's change for a block of n <= 2 rows; a rise above 1e-10 is
+ * undone. */
+static inline double ns_cost_change(
     const double *A, double *f, const double *old, const double *res, int n)
 {
-	double delta[NS_ROWS], change = 0;
+	double delta[2], change = 0;
 	int i, j;
 
 	for (i = 0; i < n; i++)
@@ -1084,54 +1095,97 @@ static int ns_qcqp(
 	return la != 0;
 }
 
-/* What noslip's sweeps read, set up once per step (the rows do not change during
- * them): a row's residual J_r qacc - aref_r is MuJoCo's efc_b + A f, b_r + (J_r M^-1) g
- * with b_r = J_r a0 - aref_r and the generalised force g = J' f, which each block's
- * update changes by J' (its forces' change); each block's A = J M^-1 J' (diagonal
- * clamped to 1e-10) is fixed too. */
-struct ns_sweep {
-	double jm[2][NS_ROWS][NS_DOF]; /* J_r M^-1 */
-	double b[2][NS_ROWS];
-	double g[NS_DOF];
+/* One block of noslip's sweep: an edge pair of a contact's pyramid, or an elliptic
+ * contact's friction rows that move here. What does not change during the sweeps is set
+ * up once per step (the rows do not): a row's residual J_r qacc - aref_r is MuJoCo's
+ * efc_b + A f, b_r + (J_r M^-1) g with b_r = J_r a0 - aref_r and the generalised force
+ * g = J' f, which each block's update changes by J' (its forces' change); the block's
+ * A = J M^-1 J' (diagonal clamped to 1e-10) is fixed too. */
+struct ns_block {
+	struct ns_contact *c;
+	int rows[2], n; /* its rows in c (n of them: 2 for an edge pair, 1 or 2 elliptic) */
+	double A[4];    /* n x n */
+	double jm[2][NS_DOF], b[2];
+	double mu[2]; /* elliptic: the rows' friction coefficients */
 };
 
-static double ns_residual(const struct ns_sweep *w, int k, int r)
-{
-	return w->b[k][r] + ns_dot(w->jm[k][r], w->g);
-}
-
-/* g += J' (f - old) over the block's rows */
-static void ns_sweep_update(
-    struct ns_sweep *w, const struct ns_contact *ck, const int *rows, const double *old, int n)
-{
-	int i, l;
-
-	for (i = 0; i < n; i++) {
-		double df = ck->force[rows[i]] - old[i];
-
-		if (df != 0)
-			for (l = 0; l < NS_DOF; l++)
-				w->g[l] += ck->J[rows[i]][l] * df;
-	}
-}
-
-static void ns_sweep_prepare(
-    const struct ctd_hold_model *m, const struct ns_contact *c, struct ns_sweep *w)
+static void ns_block_make(const struct ctd_hold_model *m, const double *a0, struct ns_contact *c,
+    int r0, int r1, int n, struct ns_block *bk)
 {
 	double Minv[NS_DOF] = {
 	    1 / m->mass, 1 / m->mass, 1 / m->inertia, 1 / m->pad_mass, 1 / m->pad_mass};
-	double a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
-	int k, r, l;
+	int i, j, l;
 
-	memset(w->g, 0, sizeof w->g);
-	for (k = 0; k < 2; k++)
-		for (r = 0; r < c[k].nrows && c[k].active; r++) {
-			for (l = 0; l < NS_DOF; l++) {
-				w->jm[k][r][l] = c[k].J[r][l] * Minv[l];
-				w->g[l] += c[k].J[r][l] * (c[k].mult[r] * c[k].force[r]);
-			}
-			w->b[k][r] = ns_dot(c[k].J[r], a0) - c[k].aref[r];
-		}
+	bk->c = c;
+	bk->rows[0] = r0;
+	bk->rows[1] = r1;
+	bk->n = n;
+	for (i = 0; i < n; i++) {
+		const double *J = c->J[bk->rows[i]];
+
+		for (l = 0; l < NS_DOF; l++)
+			bk->jm[i][l] = J[l] * Minv[l];
+		bk->b[i] = ns_dot(J, a0) - c->aref[bk->rows[i]];
+		bk->mu[i] = c->elliptic ? c->fr[bk->rows[i] - 1] : 0;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			bk->A[i * n + j] = ns_dot(bk->jm[i], c->J[bk->rows[j]]);
+	for (i = 0; i < n; i++)
+		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
+}
+
+/* A pyramid edge pair with its sum fixed: the new forces f from the old ones. */
+static void ns_pair_solve(
+    const struct ns_block *bk, const double *res, const double *old, double *f)
+{
+	const double *A = bk->A;
+	double bc0 = res[0] - (A[0] * old[0] + A[1] * old[1]);
+	double bc1 = res[1] - (A[2] * old[0] + A[3] * old[1]);
+	double mid = 0.5 * (old[0] + old[1]), K1 = A[0] + A[3] - A[1] - A[2];
+	double K0 = mid * (A[0] - A[3]) + bc0 - bc1, y;
+
+	if (K1 < MJ_MINVAL) {
+		f[0] = f[1] = mid;
+		return;
+	}
+	y = -K0 / K1;
+	if (y < -mid) {
+		f[0] = 0;
+		f[1] = 2 * mid;
+	} else if (y > mid) {
+		f[0] = 2 * mid;
+		f[1] = 0;
+	} else {
+		f[0] = mid + y;
+		f[1] = mid - y;
+	}
+}
+
+/* An elliptic contact's friction block: its QCQP inside the cone of the normal force. */
+static void ns_cone_solve(
+    const struct ns_block *bk, const double *res, const double *old, double *f)
+{
+	double bc[2], normal = bk->c->force[0];
+	int i, j, n = bk->n;
+
+	for (i = 0; i < n; i++) {
+		bc[i] = res[i];
+		for (j = 0; j < n; j++)
+			bc[i] -= bk->A[i * n + j] * old[j];
+	}
+	f[0] = f[1] = 0;
+	if (normal < MJ_MINVAL)
+		return;
+	if (ns_qcqp(f, bk->A, bc, bk->mu, normal, n)) {
+		double sq = 0, sc;
+
+		for (i = 0; i < n; i++)
+			sq += f[i] * f[i] / (bk->mu[i] * bk->mu[i]);
+		sc = sqrt(normal * normal / max2(MJ_MINVAL, sq));
+		for (i = 0; i < n; i++)
+			f[i] *= sc;
+	}
 }
 
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
@@ -1140,122 +1194,59 @@ static void ns_sweep_prepare(
 static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
-	/* pyramid: each edge pair's A (A00, A01, A10, A11), and whether it can move */
-	double Apair[2][NS_ROWS / 2][4];
-	int moves[2][NS_ROWS / 2];
-	struct ns_sweep w;
-	int iter = 0, k, r;
+	double a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad}, g[NS_DOF] = {0};
+	double start = 0;
+	struct ns_block blocks[2 * NS_ROWS / 2];
+	int nblocks = 0, iter = 0, k, r, i;
 
-	ns_sweep_prepare(m, c, &w);
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
 
-		if (!ck->active || ck->condim == 1 || ck->elliptic)
+		if (!ck->active)
 			continue;
-		for (r = ck->pair0; r < ck->nrows; r += 2) {
-			double *A = Apair[k][(r - ck->pair0) / 2];
-
-			A[0] = max2(1e-10, ns_dot(w.jm[k][r], ck->J[r]));
-			A[1] = ns_dot(w.jm[k][r], ck->J[r + 1]);
-			A[2] = ns_dot(w.jm[k][r + 1], ck->J[r]);
-			A[3] = max2(1e-10, ns_dot(w.jm[k][r + 1], ck->J[r + 1]));
-			/* a pair of identical rows (their tangent has no Jacobian here: the y
-			 * slide, the spin, the roll about z) with equal forces stays as it is:
-			 * K1 = 0 gives both the mean, the same forces, and no cost change */
-			moves[k][(r - ck->pair0) / 2] =
-			    memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
-			    ck->force[r] != ck->force[r + 1];
+		for (r = 0; r < ck->nrows; r++) {
+			ns_axpy(g, ck->mult[r] * ck->force[r], ck->J[r]);
+			start += ck->mult[r] * (0.5 * ck->force[r] * ck->force[r] * ck->R[r]);
 		}
+		if (ck->condim == 1)
+			continue;
+		if (ck->elliptic) {
+			/* the tangent rows that move here: z (row 2), and the roll about y (row 4)
+			 * at condim 6; the others stay 0 (their block is apart) */
+			ns_block_make(m, a0, ck, 2, 4, ck->condim == 6 ? 2 : 1, &blocks[nblocks++]);
+			continue;
+		}
+		/* a pair of identical rows (their tangent has no Jacobian here) with equal
+		 * forces stays as it is: K1 = 0 gives both the mean, the same forces and no
+		 * cost change; ns_contact_make kept them as one row before pair0 */
+		for (r = ck->pair0; r < ck->nrows; r += 2)
+			if (memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
+			    ck->force[r] != ck->force[r + 1])
+				ns_block_make(m, a0, ck, r, r + 1, 2, &blocks[nblocks++]);
 	}
 	while (iter < m->noslip_iterations) {
-		double improvement = 0;
+		double improvement = iter == 0 ? start : 0;
+		int b;
 
-		if (iter == 0)
-			for (k = 0; k < 2; k++)
-				for (r = 0; r < c[k].nrows && c[k].active; r++)
-					improvement += c[k].mult[r] *
-					    (0.5 * c[k].force[r] * c[k].force[r] * c[k].R[r]);
-		for (k = 0; k < 2; k++) {
-			struct ns_contact *ck = &c[k];
+		for (b = 0; b < nblocks; b++) {
+			const struct ns_block *bk = &blocks[b];
+			double *force = bk->c->force, res[2], old[2], f[2] = {0, 0};
 
-			if (!ck->active || ck->condim == 1)
-				continue;
-			if (!ck->elliptic) {
-				int j;
+			for (i = 0; i < bk->n; i++) {
+				res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
+				old[i] = force[bk->rows[i]];
+			}
+			if (bk->c->elliptic)
+				ns_cone_solve(bk, res, old, f);
+			else
+				ns_pair_solve(bk, res, old, f);
+			improvement -= ns_cost_change(bk->A, f, old, res, bk->n);
+			for (i = 0; i < bk->n; i++) {
+				double df = f[i] - old[i];
 
-				for (j = ck->pair0; j < ck->nrows; j += 2) {
-					const double *Ac = Apair[k][(j - ck->pair0) / 2];
-					double res[2], old[2], bc[2], mid, y, K0, K1;
-					int rows[2] = {j, j + 1};
-
-					if (!moves[k][(j - ck->pair0) / 2])
-						continue;
-					res[0] = ns_residual(&w, k, j);
-					res[1] = ns_residual(&w, k, j + 1);
-					old[0] = ck->force[j];
-					old[1] = ck->force[j + 1];
-					bc[0] = res[0] - (Ac[0] * old[0] + Ac[1] * old[1]);
-					bc[1] = res[1] - (Ac[2] * old[0] + Ac[3] * old[1]);
-					mid = 0.5 * (ck->force[j] + ck->force[j + 1]);
-					K1 = Ac[0] + Ac[3] - Ac[1] - Ac[2];
-					K0 = mid * (Ac[0] - Ac[3]) + bc[0] - bc[1];
-					if (K1 < MJ_MINVAL) {
-						ck->force[j] = ck->force[j + 1] = mid;
-					} else {
-						y = -K0 / K1;
-						if (y < -mid) {
-							ck->force[j] = 0;
-							ck->force[j + 1] = 2 * mid;
-						} else if (y > mid) {
-							ck->force[j] = 2 * mid;
-							ck->force[j + 1] = 0;
-						} else {
-							ck->force[j] = mid + y;
-							ck->force[j + 1] = mid - y;
-						}
-					}
-					improvement -=
-					    ns_cost_change(Ac, ck->force + j, old, res, 2);
-					ns_sweep_update(&w, ck, rows, old, 2);
-				}
-			} else {
-				/* the tangent rows that move here: z (row 2), and the roll about y
-				 * (row 4) at condim 6; the others stay 0 (their block is apart) */
-				int rows[2] = {2, 4}, n = ck->condim == 6 ? 2 : 1, i, j;
-				double res[2], old[2], Ac[4], bc[2], mu[2], f[2];
-
-				for (i = 0; i < n; i++) {
-					res[i] = ns_residual(&w, k, rows[i]);
-					old[i] = ck->force[rows[i]];
-					mu[i] = ck->fr[rows[i] - 1];
-					for (j = 0; j < n; j++)
-						Ac[i * n + j] =
-						    ns_dot(w.jm[k][rows[i]], ck->J[rows[j]]);
-					Ac[i * n + i] = max2(1e-10, Ac[i * n + i]);
-				}
-				for (i = 0; i < n; i++) {
-					bc[i] = res[i];
-					for (j = 0; j < n; j++)
-						bc[i] -= Ac[i * n + j] * old[j];
-				}
-				if (ck->force[0] < MJ_MINVAL) {
-					f[0] = f[1] = 0;
-				} else if (ns_qcqp(f, Ac, bc, mu, ck->force[0], n)) {
-					double sq = 0, sc;
-
-					for (i = 0; i < n; i++)
-						sq += f[i] * f[i] / (mu[i] * mu[i]);
-					sc =
-					    sqrt(ck->force[0] * ck->force[0] / max2(MJ_MINVAL, sq));
-					for (i = 0; i < n; i++)
-						f[i] *= sc;
-				}
-				for (i = 0; i < n; i++)
-					ck->force[rows[i]] = f[i];
-				improvement -= ns_cost_change(Ac, f, old, res, n);
-				for (i = 0; i < n; i++)
-					ck->force[rows[i]] = f[i];
-				ns_sweep_update(&w, ck, rows, old, n);
+				force[bk->rows[i]] = f[i];
+				if (df != 0)
+					ns_axpy(g, df, bk->c->J[bk->rows[i]]);
 			}
 		}
 		improvement = improvement / scale;
