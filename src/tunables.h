@@ -72,13 +72,13 @@
 #define CTD_HOLD_STEADY_ABS 1e-15
 #define CTD_HOLD_STEADY_OTHER 1e-13
 /* the transient's tail (core/hold.c, struct tail): the rest of a run is summed as one
- * geometric mode once the ratio of successive speed changes is at most MAX_RATIO and
- * moves by less than RATIO_REL, the predicted limit speed by less than SPEED_REL
- * (+ CTD_HOLD_STEADY_ABS) and the predicted final height by less than HEIGHT_REL
- * (+ HEIGHT_ABS, m), AGREE steps in a row, with the speed within NEAR (relative) of its
- * limit. The tolerances are 100-1000x inside the 1e-6 that the answers keep to MuJoCo;
- * SPEED_REL is 10x inside CLOSED_FORM_REL, so a predicted creep can confirm the
- * closed form. */
+ * geometric mode once the ratio r of the leading coordinate's successive changes is at
+ * most MAX_RATIO and moves by less than RATIO_REL, every coordinate's change is r times
+ * its last to MODE_REL (or its rounding) and within NEAR (relative) of its limit, and the
+ * predicted limit speed moves by less than SPEED_REL (+ SPEED_ABS, m/s) and the predicted
+ * final height by less than HEIGHT_REL (+ HEIGHT_ABS, m), AGREE steps in a row. The
+ * tolerances are 100-1000x inside the 1e-6 that the answers keep to MuJoCo; SPEED_REL is
+ * 10x inside CLOSED_FORM_REL, so a predicted creep can confirm the closed form. */
 #define CTD_HOLD_TAIL_MAX_RATIO 0.95
 #define CTD_HOLD_TAIL_RATIO_REL 1e-2
 #define CTD_HOLD_TAIL_SPEED_REL 1e-10
