@@ -1305,10 +1305,10 @@ void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip
  * rest of the descent in closed form. The rest is known when
  *  - the state repeats: every coordinate but z moves by less than its rounding for
  *    CTD_HOLD_SETTLE_RUN steps in a row, so the object descends at a constant speed;
- *  - or the transient has become one geometric mode (struct tail): the vertical
- *    speed's successive changes shrink by one ratio r, vz_j = v + (vz_k - v) r^(j-k),
- *    the state is within CTD_HOLD_TAIL_NEAR of its limit, and the predictions of the
- *    limit speed v and of the final height that this makes agree from step to step.
+ *  - or the transient has become one geometric mode (struct tail): every coordinate's
+ *    successive changes shrink by one ratio r, so vz_j = v + (vz_k - v) r^(j-k), the
+ *    state is within CTD_HOLD_TAIL_NEAR of its limit, and the predictions of the limit
+ *    speed v and of the final height that this makes agree from step to step.
  * The second ends most runs after about a third of the steps the first needs (the
  * transient decays by about 0.57 a step; the first waits for it to reach the rounding).
  */
@@ -1507,8 +1507,8 @@ static double run_height(const struct run_end *e, long j, double h)
 	return tail_height(e->z, e->vz, e->vz, 0, j, h);
 }
 
-/* The first j in [1, jmax] whose height has descent >= limit (below: -z >= limit;
- * above: z > limit when above is set), or 0 when none: the height is monotone. */
+/* The first j in [1, jmax] whose height is past limit (-z >= limit, or |z| > limit when
+ * above is set), or 0 when none: the height is monotone there (tail_observe). */
 static long run_first(const struct run_end *e, long jmax, double limit, int above, double h)
 {
 	long lo = 0, hi = jmax; /* p(lo) false, p(hi) true */
@@ -1659,8 +1659,9 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 		out->penetration = -hold_dist(&m, sim_pad_q(&w));
 		return;
 	}
-	if ((!e.known || out->falls) && e.bounces <= CTD_HOLD_BOUNCE_MAX) {
-		/* the creep as if the pads were long enough: step on until it settles */
+	if (!e.known && e.bounces <= CTD_HOLD_BOUNCE_MAX) {
+		/* the creep as if the pads were long enough (the run ended at the duration, or
+		 * where the object left the pads' faces): step on until it settles */
 		long k0 = e.k;
 
 		run_steps(h, &w, k0, k0 + CTD_HOLD_SETTLE_MAX_STEPS, 0, out, &e);
