@@ -28,7 +28,8 @@ tests_test_versions_LDADD = $(PARITY_LIBS)
 EXTRA_DIST += tests/fixtures/mujoco-2.2.2.txt tests/fixtures/mujoco-3.3.8.txt \
 	tests/fixtures/mujoco-3.5.0.txt tests/fixtures/mujoco-3.9.0.txt \
 	tests/fixtures/mujoco-3.12.0.txt \
-	tests/mjref/README.md tests/mjref/mjref_gen.c tests/mjref/mjref_js.mjs
+	tests/mjref/README.md tests/mjref/mjref_gen.c tests/mjref/mjref_js.mjs \
+	tests/mjref/mjref_js_table.mjs
 
 # /v1/eval against libmujoco where the lesson's own functions and MuJoCo disagree.
 check_PROGRAMS += tests/test_eval_clamps

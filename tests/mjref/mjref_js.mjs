@@ -5,8 +5,8 @@
 //
 // The scene and probe inputs are copied from IN_TABLE token for token; every answer
 // is recomputed here, with the same definitions as mjref_gen.c (tests/mjref/README.md).
-import fs from 'node:fs';
 import loadMujoco from 'mujoco-js';
+import { rerunTable } from './mjref_js_table.mjs';
 
 const JITTER_WINDOW = 0.5;
 const SAMPLES = 16;
@@ -60,31 +60,13 @@ function offAxis(d) {
 
 const mujoco = await loadMujoco();
 mujoco.FS.mkdir('/work');
-const lines = fs.readFileSync(process.argv[2], 'utf8').split('\n');
-const out = [];
-out.push('# contactd MuJoCo reference table, format 2');
-out.push(`mujoco ${mujoco.mj_versionString()}`);
-
-let i = 0;
-while (i < lines.length) {
-  const line = lines[i];
-  if (line.startsWith('generator ')) {
-    out.push(`${line} rerun-by mjref_js`);
-    i++;
-    continue;
-  }
-  if (!line.startsWith('scene ')) {
-    i++;
-    continue;
-  }
+rerunTable(process.argv[2], 'contactd MuJoCo reference table, format 2', 'mjref_js', mujoco,
+  (block, out) => {
+  const line = block[0];
   const sc = line.split(' ');
-  const geom = lines[i + 1].split(' ').slice(1);
-  const floor = lines[i + 2].split(' ').slice(1);
-  const probes = [];
-  let j = i + 3;
-  while (lines[j].startsWith('probe ')) probes.push(lines[j++].split(' '));
-  while (lines[j] !== 'end') j++;
-  i = j + 1;
+  const geom = block[1].split(' ').slice(1);
+  const floor = block[2].split(' ').slice(1);
+  const probes = block.slice(3).filter((l) => l.startsWith('probe ')).map((l) => l.split(' '));
 
   const [, , shape, sx, sy, sz, mass, timestep, refsafe, impratio, gravity, height, stepsTok] = sc;
   const cone = sc[13] === 'elliptic' ? 'elliptic' : 'pyramidal'; // format 2: the cone ends the line
@@ -155,5 +137,4 @@ while (i < lines.length) {
   out.push('end');
   d.delete();
   m.delete();
-}
-process.stdout.write(out.join('\n') + '\n');
+});

@@ -7,8 +7,8 @@
 // token for token (the table prints them as %.17g, as the MJCF does); every answer is
 // recomputed here with mjref_hold.c's definitions, and a scene is kept by the same rule
 // (tests/mjref/README.md).
-import fs from 'node:fs';
 import loadMujoco from 'mujoco-js';
+import { rerunTable } from './mjref_js_table.mjs';
 
 const SAMPLES = 16;
 const SETTLE_MAX = 20000;
@@ -72,30 +72,12 @@ function load(xml) {
   return [m, d];
 }
 
-const lines = fs.readFileSync(process.argv[2], 'utf8').split('\n');
-const out = [];
 let scenes = 0, kept = 0;
-out.push('# contactd MuJoCo hold reference table, format 1');
-out.push(`mujoco ${mujoco.mj_versionString()}`);
-
-let i = 0;
-while (i < lines.length) {
-  const line = lines[i];
-  if (line.startsWith('generator ')) {
-    out.push(`${line} rerun-by mjref_js_hold`);
-    i++;
-    continue;
-  }
-  if (!line.startsWith('scene ')) {
-    i++;
-    continue;
-  }
+rerunTable(process.argv[2], 'contactd MuJoCo hold reference table, format 1', 'mjref_js_hold',
+  mujoco, (block, out) => {
+  const [line, objectLine, padLine] = block;
   const sc = line.split(' ');
-  const objectLine = lines[i + 1], padLine = lines[i + 2];
   const object = objectLine.split(' ').slice(1), pad = padLine.split(' ').slice(1);
-  let j = i + 3;
-  while (lines[j] !== 'end') j++;
-  i = j + 1;
   scenes++;
 
   const radius = Number(sc[2]), hz = Number(sc[6]), force = Number(sc[8]);
@@ -124,7 +106,7 @@ while (i < lines.length) {
   m.delete();
   if (!regular) {
     process.stderr.write(`scene ${sc[1]} dropped: not two face contacts in ${mujoco.mj_versionString()}\n`);
-    continue;
+    return;
   }
 
   // the steady creep on tall pads
@@ -148,6 +130,5 @@ while (i < lines.length) {
   kept++;
   d.delete();
   m.delete();
-}
-process.stdout.write(out.join('\n') + '\n');
+});
 process.stderr.write(`${kept} of ${scenes} scenes kept\n`);
