@@ -74,6 +74,18 @@ void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m)
 	m->meaninertia = (h->mass * 3 + m->inertia * 3 + h->pad_mass * 2) / 8;
 	m->noslip_iterations = h->noslip_iterations;
 	m->noslip_tolerance = CTD_HOLD_NOSLIP_TOLERANCE;
+	{
+		const double M[CTD_HOLD_NOSLIP_DOF] = {
+		    h->mass, h->mass, m->inertia, h->pad_mass, h->pad_mass};
+		const double a0[CTD_HOLD_NOSLIP_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+		int i;
+
+		for (i = 0; i < CTD_HOLD_NOSLIP_DOF; i++) {
+			m->dof_mass[i] = M[i];
+			m->dof_inv_mass[i] = 1 / M[i];
+			m->dof_accel0[i] = a0[i];
+		}
+	}
 	condim = m->contact.condim;
 	if (condim == 1)
 		m->rows_per_pad = 1;
@@ -524,7 +536,7 @@ int ctd_hold_steady(
  * right one, each with MuJoCo's frame: normal (s, 0, 0) from the sphere to the pad,
  * tangents (0, 1, 0) and (0, 0, s). */
 
-#define NS_DOF 5
+#define NS_DOF CTD_HOLD_NOSLIP_DOF
 #define NS_ROWS 10 /* per contact: pyramidal 2*(condim-1) <= 10, elliptic condim <= 6 */
 
 struct ns_contact {
@@ -564,13 +576,6 @@ static inline void ns_axpy(double *y, double a, const double *x)
 static int ns_tangent_moves(int k)
 {
 	return k % 2 == 1;
-}
-
-static void ns_mass(const struct ctd_hold_model *m, double *M)
-{
-	M[0] = M[1] = m->mass;
-	M[2] = m->inertia;
-	M[3] = M[4] = m->pad_mass;
 }
 
 /* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
@@ -682,11 +687,10 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
     double *grad, double *hess, int force, long long *piece)
 {
-	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double cost = 0;
 	int i, j, k, r;
 
-	ns_mass(m, M);
 	for (i = 0; i < NS_DOF; i++) {
 		double d = a[i] - a0[i];
 
@@ -809,42 +813,58 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 }
 
 /* Solve the SPD system H d = b (n x n, H overwritten) by Cholesky. Returns -1 when not
- * positive definite. */
-static int ns_chol_solve(double *H, const double *b, double *d, int n)
+ * positive definite. The unroll pragmas take effect where n is a constant
+ * (ns_chol_solve5): the generic loops cost the step more than the arithmetic. */
+static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 {
 	int i, j, k;
 
+#pragma GCC unroll 5
 	for (j = 0; j < n; j++) {
 		double s = H[j * n + j];
 
+#pragma GCC unroll 5
 		for (k = 0; k < j; k++)
 			s -= H[j * n + k] * H[j * n + k];
 		if (!(s > 0))
 			return -1;
 		H[j * n + j] = sqrt(s);
+#pragma GCC unroll 5
 		for (i = j + 1; i < n; i++) {
 			double t = H[i * n + j];
 
+#pragma GCC unroll 5
 			for (k = 0; k < j; k++)
 				t -= H[i * n + k] * H[j * n + k];
 			H[i * n + j] = t / H[j * n + j];
 		}
 	}
+#pragma GCC unroll 5
 	for (i = 0; i < n; i++) {
 		double t = b[i];
 
+#pragma GCC unroll 5
 		for (k = 0; k < i; k++)
 			t -= H[i * n + k] * d[k];
 		d[i] = t / H[i * n + i];
 	}
+#pragma GCC unroll 5
 	for (i = n - 1; i >= 0; i--) {
 		double t = d[i];
 
+#pragma GCC unroll 5
 		for (k = i + 1; k < n; k++)
 			t -= H[k * n + i] * d[k];
 		d[i] = t / H[i * n + i];
 	}
 	return 0;
+}
+
+/* The main solve's 5 x 5 system: ns_chol_solve with its size fixed, so that its loops
+ * are unrolled (it is the step's most frequent factorisation). */
+static int ns_chol_solve5(double *H, const double *b, double *d)
+{
+	return ns_chol_solve(H, b, d, NS_DOF);
 }
 
 /* The slope of the cost along d at a + t d; with force set, the rows' forces there
@@ -868,11 +888,10 @@ static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, con
  * changed (Newton's loop then finds the piece). */
 static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
 {
-	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double H[NS_DOF * NS_DOF] = {0}, b[NS_DOF], sol[NS_DOF];
 	int push[2][NS_ROWS], i, k, r;
 
-	ns_mass(m, M);
 	for (i = 0; i < NS_DOF; i++) {
 		H[i * NS_DOF + i] = M[i];
 		b[i] = M[i] * a0[i];
@@ -900,7 +919,7 @@ static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *
 			}
 		}
 	}
-	if (ns_chol_solve(H, b, sol, NS_DOF) != 0)
+	if (ns_chol_solve5(H, b, sol) != 0)
 		return -1;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
@@ -937,7 +956,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
 		for (i = 0; i < NS_DOF; i++)
 			nb[i] = -g[i];
-		if (ns_chol_solve(H, nb, d, NS_DOF) != 0)
+		if (ns_chol_solve5(H, nb, d) != 0)
 			break;
 		for (i = 0; i < NS_DOF; i++) {
 			size = max2(size, fabs(a[i]));
@@ -1006,10 +1025,10 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 /* The acceleration the rows' forces give: a0 + M^-1 J' f. */
 static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, double *a)
 {
-	double M[NS_DOF], f[NS_DOF] = {0};
+	const double *M = m->dof_mass;
+	double f[NS_DOF] = {0};
 	int i, k, r;
 
-	ns_mass(m, M);
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			for (i = 0; i < NS_DOF; i++)
@@ -1061,7 +1080,7 @@ static int ns_qcqp(
 			A[i * n + j] = Ain[i * n + j] * mu[i] * mu[j];
 	}
 	for (it = 0; it < 20; it++) {
-		double L[4], w[2], val, deriv, delta, negb[2] = {-b[0], -b[1]};
+		double L[4], w[2] = {0, 0}, val, deriv, delta, negb[2] = {-b[0], -b[1]};
 
 		for (i = 0; i < n * n; i++)
 			L[i] = A[i];
@@ -1112,8 +1131,7 @@ struct ns_block {
 static void ns_block_make(const struct ctd_hold_model *m, const double *a0, struct ns_contact *c,
     int r0, int r1, int n, struct ns_block *bk)
 {
-	double Minv[NS_DOF] = {
-	    1 / m->mass, 1 / m->mass, 1 / m->inertia, 1 / m->pad_mass, 1 / m->pad_mass};
+	const double *Minv = m->dof_inv_mass;
 	int i, j, l;
 
 	bk->c = c;
@@ -1194,7 +1212,8 @@ static void ns_cone_solve(
 static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
-	double a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad}, g[NS_DOF] = {0};
+	const double *a0 = m->dof_accel0;
+	double g[NS_DOF] = {0};
 	double start = 0;
 	struct ns_block blocks[2 * NS_ROWS / 2];
 	int nblocks = 0, iter = 0, k, r, i;
@@ -1265,8 +1284,9 @@ void ctd_hold_noslip_start(struct ctd_hold_noslip_state *s)
 static void ns_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s)
 {
 	struct ns_contact c[2];
-	double a[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad}, h = m->timestep;
+	double a[NS_DOF], h = m->timestep;
 
+	memcpy(a, m->dof_accel0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
 	s->noslip_sweeps = 0;
