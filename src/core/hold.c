@@ -537,7 +537,8 @@ int ctd_hold_steady(
  * tangents (0, 1, 0) and (0, 0, s). */
 
 #define NS_DOF CTD_HOLD_NOSLIP_DOF
-#define NS_ROWS 10 /* per contact: pyramidal 2*(condim-1) <= 10, elliptic condim <= 6 */
+#define NS_ROWS 10     /* per contact: pyramidal 2*(condim-1) <= 10, elliptic condim <= 6 */
+#define NS_CONE_ROWS 3 /* an elliptic contact's rows kept: normal, z tangent, roll about y */
 
 struct ns_contact {
 	int active, nrows, elliptic, condim;
@@ -552,6 +553,7 @@ struct ns_contact {
 	 * one row, with the same force in each; pair0 is the first edge pair that can move */
 	double mult[NS_ROWS];
 	int pair0;
+	double fric[NS_CONE_ROWS]; /* elliptic: a tangent row's friction coefficient */
 };
 
 /* written out: the step's inner loops are these five-term sums */
@@ -635,8 +637,14 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 		memcpy(c->J[n], c->jn, sizeof c->jn);
 		c->R[n] = c->R0;
 		c->aref[n++] = -c->B * ns_dot(c->jn, v) - spring;
+		c->fric[0] = 0;
 		for (k = 0; k < condim - 1; k++) {
+			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
+			 * force, nothing added to the cone's T, and noslip leaves it at 0 */
+			if (!ns_tangent_moves(k))
+				continue;
 			memcpy(c->J[n], c->jk[k], sizeof c->jn);
+			c->fric[n] = c->fr[k];
 			/* R_j mu_j^2 = R1 f0^2: the spin and roll rows' own R */
 			c->R[n] =
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
@@ -707,7 +715,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 		*piece = 0;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
-		double x[NS_ROWS] = {0}, gx[NS_ROWS] = {0}, hx[NS_ROWS][NS_ROWS];
+		double x[NS_ROWS] = {0}, gx[NS_ROWS] = {0}, hx[NS_CONE_ROWS][NS_CONE_ROWS];
 
 		if (!ck->active)
 			continue;
@@ -727,18 +735,12 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				cost += n * (0.5 * D * x[r] * x[r]);
 				gx[r] = D * x[r];
 				if (grad)
-					for (i = 0; i < NS_DOF; i++)
-						grad[i] += ck->J[r][i] * (n * gx[r]);
+					ns_axpy(grad, n * gx[r], ck->J[r]);
 				if (hess)
-					for (i = 0; i < NS_DOF; i++) {
-						int l;
-
-						if (ck->J[r][i] == 0)
-							continue;
-						for (l = 0; l < NS_DOF; l++)
-							hess[i * NS_DOF + l] +=
-							    ck->J[r][i] * (n * D) * ck->J[r][l];
-					}
+					for (i = 0; i < NS_DOF; i++)
+						if (ck->J[r][i] != 0)
+							ns_axpy(&hess[i * NS_DOF],
+							    ck->J[r][i] * (n * D), ck->J[r]);
 			}
 			continue;
 		}
@@ -747,7 +749,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 			double mu = ck->mu, N = x[0] * mu, T = 0, U[NS_ROWS] = {0};
 
 			for (r = 1; r < ck->nrows; r++) {
-				U[r] = x[r] * ck->fr[r - 1];
+				U[r] = x[r] * ck->fric[r];
 				T += U[r] * U[r];
 			}
 			T = sqrt(T);
@@ -773,7 +775,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				cost += 0.5 * Dm * NT * NT;
 				g[0] = mu;
 				for (r = 1; r < ck->nrows; r++)
-					g[r] = -mu * U[r] * ck->fr[r - 1] / T;
+					g[r] = -mu * U[r] * ck->fric[r] / T;
 				for (r = 0; r < ck->nrows; r++) {
 					gx[r] = Dm * NT * g[r];
 					for (j = 0; j < ck->nrows; j++)
@@ -784,7 +786,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 					for (j = 1; j < ck->nrows; j++) {
 						double e = (r == j) - U[r] * U[j] / (T * T);
 
-						hx[r][j] += w * ck->fr[r - 1] * ck->fr[j - 1] * e;
+						hx[r][j] += w * ck->fric[r] * ck->fric[j] * e;
 					}
 			}
 		}
@@ -793,21 +795,14 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				ck->force[r] = -gx[r];
 		if (grad)
 			for (r = 0; r < ck->nrows; r++)
-				for (i = 0; i < NS_DOF; i++)
-					grad[i] += ck->J[r][i] * gx[r];
+				ns_axpy(grad, gx[r], ck->J[r]);
 		if (hess)
 			for (r = 0; r < ck->nrows; r++)
-				for (j = 0; j < ck->nrows; j++) {
-					if (hx[r][j] == 0)
-						continue;
-					for (i = 0; i < NS_DOF; i++) {
-						int l;
-
-						for (l = 0; l < NS_DOF; l++)
-							hess[i * NS_DOF + l] +=
-							    ck->J[r][i] * hx[r][j] * ck->J[j][l];
-					}
-				}
+				for (j = 0; j < ck->nrows; j++)
+					for (i = 0; i < NS_DOF; i++)
+						if (hx[r][j] != 0 && ck->J[r][i] != 0)
+							ns_axpy(&hess[i * NS_DOF],
+							    ck->J[r][i] * hx[r][j], ck->J[j]);
 	}
 	return cost;
 }
@@ -1144,7 +1139,7 @@ static void ns_block_make(const struct ctd_hold_model *m, const double *a0, stru
 		for (l = 0; l < NS_DOF; l++)
 			bk->jm[i][l] = J[l] * Minv[l];
 		bk->b[i] = ns_dot(J, a0) - c->aref[bk->rows[i]];
-		bk->mu[i] = c->elliptic ? c->fr[bk->rows[i] - 1] : 0;
+		bk->mu[i] = c->elliptic ? c->fric[bk->rows[i]] : 0;
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
@@ -1230,9 +1225,9 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		if (ck->condim == 1)
 			continue;
 		if (ck->elliptic) {
-			/* the tangent rows that move here: z (row 2), and the roll about y (row 4)
-			 * at condim 6; the others stay 0 (their block is apart) */
-			ns_block_make(m, a0, ck, 2, 4, ck->condim == 6 ? 2 : 1, &blocks[nblocks++]);
+			/* the tangent rows that move here (ns_contact_make kept only them): z, and
+			 * the roll about y at condim 6; the others stay 0 (their block is apart) */
+			ns_block_make(m, a0, ck, 1, 2, ck->nrows - 1, &blocks[nblocks++]);
 			continue;
 		}
 		/* a pair of identical rows (their tangent has no Jacobian here) with equal
