@@ -1022,12 +1022,12 @@ static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, 
 {
 	const double *M = m->dof_mass;
 	double f[NS_DOF] = {0};
-	int i, k, r;
+	int k, r;
 
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
-			for (i = 0; i < NS_DOF; i++)
-				f[i] += c[k].J[r][i] * (c[k].mult[r] * c[k].force[r]);
+			if (c[k].force[r] != 0)
+				ns_axpy(f, c[k].mult[r] * c[k].force[r], c[k].J[r]);
 	a[0] = 0 + f[0] / M[0];
 	a[1] = m->a0_object + f[1] / M[1];
 	a[2] = 0 + f[2] / M[2];
@@ -1123,8 +1123,8 @@ struct ns_block {
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 };
 
-static void ns_block_make(const struct ctd_hold_model *m, const double *a0, struct ns_contact *c,
-    int r0, int r1, int n, struct ns_block *bk)
+static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_hold_model *m,
+    const double *a0, struct ns_contact *c, int r0, int r1, int n, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass;
 	int i, j, l;
@@ -1201,6 +1201,33 @@ static void ns_cone_solve(
 	}
 }
 
+/* One block's update in a sweep (n: its size), with g = J' f kept up to date. Returns
+ * the dual cost's change. */
+static inline __attribute__((always_inline)) double ns_block_update(
+    const struct ns_block *bk, double *g, int n)
+{
+	double *force = bk->c->force, res[2], old[2], f[2] = {0, 0}, change;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
+		old[i] = force[bk->rows[i]];
+	}
+	if (bk->c->elliptic)
+		ns_cone_solve(bk, res, old, f);
+	else
+		ns_pair_solve(bk, res, old, f);
+	change = ns_cost_change(bk->A, f, old, res, n);
+	for (i = 0; i < n; i++) {
+		double df = f[i] - old[i];
+
+		force[bk->rows[i]] = f[i];
+		if (df != 0)
+			ns_axpy(g, df, bk->c->J[bk->rows[i]]);
+	}
+	return change;
+}
+
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
@@ -1211,7 +1238,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 	double g[NS_DOF] = {0};
 	double start = 0;
 	struct ns_block blocks[2 * NS_ROWS / 2];
-	int nblocks = 0, iter = 0, k, r, i;
+	int nblocks = 0, iter = 0, k, r;
 
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
@@ -1243,25 +1270,11 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		int b;
 
 		for (b = 0; b < nblocks; b++) {
-			const struct ns_block *bk = &blocks[b];
-			double *force = bk->c->force, res[2], old[2], f[2] = {0, 0};
-
-			for (i = 0; i < bk->n; i++) {
-				res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
-				old[i] = force[bk->rows[i]];
-			}
-			if (bk->c->elliptic)
-				ns_cone_solve(bk, res, old, f);
+			/* the size made a constant: the update's loops unrolled */
+			if (blocks[b].n == 2)
+				improvement -= ns_block_update(&blocks[b], g, 2);
 			else
-				ns_pair_solve(bk, res, old, f);
-			improvement -= ns_cost_change(bk->A, f, old, res, bk->n);
-			for (i = 0; i < bk->n; i++) {
-				double df = f[i] - old[i];
-
-				force[bk->rows[i]] = f[i];
-				if (df != 0)
-					ns_axpy(g, df, bk->c->J[bk->rows[i]]);
-			}
+				improvement -= ns_block_update(&blocks[b], g, 1);
 		}
 		improvement = improvement / scale;
 		iter++;
