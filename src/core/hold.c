@@ -879,9 +879,11 @@ static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, con
 /* The pyramid's shortcut (every row its own quadratic): the minimiser of the quadratic
  * piece made of the rows that push at a (the previous step's qacc), which is the convex
  * cost's minimiser when exactly those rows push there too (the optimality conditions).
- * Returns 0 with a and the rows' forces set, or -1, a untouched, when the rows that push
- * changed (Newton's loop then finds the piece). */
-static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
+ * Returns 0 with a and the rows' forces set; 1, a untouched, when the rows that push
+ * changed, with next the piece's minimiser (the next piece to try: an active-set step);
+ * -1 when no piece applies (an elliptic contact). */
+static int ns_minimise_piece(
+    const struct ctd_hold_model *m, struct ns_contact *c, double *a, double *next)
 {
 	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double H[NS_DOF * NS_DOF] = {0}, b[NS_DOF], sol[NS_DOF];
@@ -922,8 +924,10 @@ static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *
 		for (r = 0; r < ck->nrows && ck->active; r++) {
 			double x = ns_dot(ck->J[r], sol) - ck->aref[r];
 
-			if ((x < 0) != push[k][r])
-				return -1;
+			if ((x < 0) != push[k][r]) {
+				memcpy(next, sol, sizeof sol);
+				return 1;
+			}
 			ck->force[r] = x < 0 ? -((1 / ck->R[r]) * x) : -0.0;
 		}
 	}
@@ -1015,6 +1019,26 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 			break;
 	}
 	ns_cost(m, c, a, NULL, NULL, 1, NULL);
+}
+
+/* The main solve from a (the previous step's qacc): the pieces of the rows that push
+ * there, then at that piece's minimiser, and so on (the active set usually settles in a
+ * step or two); Newton's loop from a when they do not settle. */
+static void ns_minimise_pieces(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
+{
+	double at[NS_DOF], next[NS_DOF];
+	int tries, rc = 1;
+
+	memcpy(at, a, sizeof at);
+	for (tries = 0; tries < CTD_HOLD_NOSLIP_PIECE_TRIES && rc == 1; tries++) {
+		rc = ns_minimise_piece(m, c, at, next);
+		if (rc == 0) {
+			memcpy(a, at, sizeof at);
+			return;
+		}
+		memcpy(at, next, sizeof at);
+	}
+	ns_minimise(m, c, a);
 }
 
 /* The acceleration the rows' forces give: a0 + M^-1 J' f. */
@@ -1302,8 +1326,7 @@ static void ns_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
 			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
-		if (ns_minimise_piece(m, c, a) != 0)
-			ns_minimise(m, c, a);
+		ns_minimise_pieces(m, c, a);
 		if (m->noslip_iterations > 0) {
 			s->noslip_sweeps = ns_noslip(m, c);
 			ns_qacc(m, c, a);
