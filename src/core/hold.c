@@ -1067,16 +1067,20 @@ static inline double ns_cost_change(
 	double delta[2], change = 0;
 	int i, j;
 
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++)
 		delta[i] = f[i] - old[i];
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		double v = 0;
 
+#pragma GCC unroll 2
 		for (j = 0; j < n; j++)
 			v += A[i * n + j] * delta[j];
 		change += 0.5 * delta[i] * v + delta[i] * res[i];
 	}
 	if (change > 1e-10) {
+#pragma GCC unroll 2
 		for (i = 0; i < n; i++)
 			f[i] = old[i];
 		change = 0;
@@ -1173,7 +1177,7 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 }
 
 /* A pyramid edge pair with its sum fixed: the new forces f from the old ones. */
-static void ns_pair_solve(
+static inline void ns_pair_solve(
     const struct ns_block *bk, const double *res, const double *old, double *f)
 {
 	const double *A = bk->A;
@@ -1226,13 +1230,15 @@ static void ns_cone_solve(
 }
 
 /* One block's update in a sweep (n: its size), with g = J' f kept up to date. Returns
- * the dual cost's change. */
+ * the dual cost's change. It is inlined with n a constant and its loops (and
+ * ns_cost_change's) unrolled: loop overhead was most of a sweep's instructions. */
 static inline __attribute__((always_inline)) double ns_block_update(
     const struct ns_block *bk, double *g, int n)
 {
 	double *force = bk->c->force, res[2], old[2], f[2] = {0, 0}, change;
 	int i;
 
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
 		old[i] = force[bk->rows[i]];
@@ -1242,6 +1248,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 	else
 		ns_pair_solve(bk, res, old, f);
 	change = ns_cost_change(bk->A, f, old, res, n);
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		double df = f[i] - old[i];
 
