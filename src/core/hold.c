@@ -598,7 +598,9 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 	c->nrows = c->pair0 = c->elliptic = c->condim = 0;
 	c->imp = c->K = c->B = c->rr = c->R0 = c->R1 = c->mu = 0;
 	memset(c->jn, 0, sizeof c->jn);
-	memset(c->jk, 0, sizeof c->jk);
+	/* only the tangents that move here are read (ns_tangent_moves) */
+	memset(c->jk[1], 0, sizeof c->jk[1]);
+	memset(c->jk[3], 0, sizeof c->jk[3]);
 	c->dist = fabs(t) - R;
 	pos = (0 + cl * 0.5) + deepest * 0.5;
 	lever = (pos + pad) - s->x;
@@ -676,6 +678,7 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 			if (!ns_tangent_moves(k))
 				continue;
 			for (sgn = 1; sgn >= -1; sgn -= 2) {
+#pragma GCC unroll 5
 				for (i = 0; i < NS_DOF; i++)
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
@@ -906,6 +909,7 @@ static int ns_minimise_piece(
 			push[k][r] = ns_dot(ck->J[r], a) - ck->aref[r] < 0;
 			if (!push[k][r])
 				continue;
+#pragma GCC unroll 5
 			for (i = 0; i < NS_DOF; i++) {
 				double wj = w * ck->J[r][i];
 
