@@ -1443,22 +1443,25 @@ static void sim_vec(const struct sim *w, struct sim_vec *v)
 	}
 }
 
-/* the rounding a coordinate moves by in a state that repeats */
-static double sim_noise(const struct ctd_hold_model *m, const struct sim_vec *v, int i)
+/* the rounding each coordinate of v moves by in a state that repeats; filled once per
+ * step for the tests below, which read it several times */
+static void sim_noise(const struct ctd_hold_model *m, const struct sim_vec *v, double *noise)
 {
-	if (i == 0)
-		return CTD_HOLD_STEADY_REL * fabs(v->c[0]) + CTD_HOLD_STEADY_ABS;
-	return i < v->speeds ? CTD_HOLD_STEADY_OTHER : CTD_HOLD_STEADY_REL * m->radius;
+	int i;
+
+	noise[0] = CTD_HOLD_STEADY_REL * fabs(v->c[0]) + CTD_HOLD_STEADY_ABS;
+	for (i = 1; i < v->n; i++)
+		noise[i] = i < v->speeds ? CTD_HOLD_STEADY_OTHER : CTD_HOLD_STEADY_REL * m->radius;
 }
 
-/* 1 when the step from p to v left every coordinate but z where it was */
-static int sim_repeats(
-    const struct ctd_hold_model *m, const struct sim_vec *p, const struct sim_vec *v)
+/* 1 when the step from p to v (its noise: sim_noise) left every coordinate but z where
+ * it was */
+static int sim_repeats(const struct sim_vec *p, const struct sim_vec *v, const double *noise)
 {
 	int i;
 
 	for (i = 0; i < v->n; i++)
-		if (!(fabs(v->c[i] - p->c[i]) <= sim_noise(m, v, i)))
+		if (!(fabs(v->c[i] - p->c[i]) <= noise[i]))
 			return 0;
 	return 1;
 }
@@ -1483,14 +1486,15 @@ static double tail_height(double z, double vz, double v, double r, long j, doubl
 	return z + h * ((double)j * v + (vz - v) * r * (1 - pow(r, (double)j)) / (1 - r));
 }
 
-/* Observe the state v (height z) after step k of a run of n steps (n <= k: the height is
- * not predicted). Returns 1 when the prediction can be taken (t->r, limit, z_end): every
- * coordinate moves in one mode (its change is r times its last one, to
- * CTD_HOLD_TAIL_MODE_REL or its rounding), is within CTD_HOLD_TAIL_NEAR of its limit,
- * and the predictions agreed CTD_HOLD_TAIL_AGREE times in a row. A transient of several
- * modes (the pads still settling while the speed looks steady) fails the first test. */
+/* Observe the state v (height z; its noise: sim_noise) after step k of a run of n steps
+ * (n <= k: the height is not predicted). Returns 1 when the prediction can be taken
+ * (t->r, limit, z_end): every coordinate moves in one mode (its change is r times its
+ * last one, to CTD_HOLD_TAIL_MODE_REL or its rounding), is within CTD_HOLD_TAIL_NEAR of
+ * its limit, and the predictions agreed CTD_HOLD_TAIL_AGREE times in a row. A transient
+ * of several modes (the pads still settling while the speed looks steady) fails the
+ * first test. */
 static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const struct sim_vec *v,
-    double z, long k, long n)
+    const double *noise, double z, long k, long n)
 {
 	const struct sim_vec *a = &t->last[0], *b = &t->last[1];
 	double d0 = 0, d1 = 0, r, zn = 0, speed, vz = v->c[0], lead = 0;
@@ -1504,7 +1508,7 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 	/* the mode's ratio, from the coordinate that moves most above its rounding (the
 	 * speed while the object creeps; a pad while a held object sits still) */
 	for (i = 0; i < v->n; i++) {
-		double e1 = fabs(v->c[i] - b->c[i]) / sim_noise(m, v, i);
+		double e1 = fabs(v->c[i] - b->c[i]) / noise[i];
 
 		if (e1 > lead) {
 			lead = e1;
@@ -1521,19 +1525,19 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 	t->limit.speeds = v->speeds;
 	t->limit.n = v->n;
 	for (i = 0; i < v->n; i++) {
-		double e0 = b->c[i] - a->c[i], e1 = v->c[i] - b->c[i], noise = sim_noise(m, v, i);
+		double e0 = b->c[i] - a->c[i], e1 = v->c[i] - b->c[i];
 
-		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise;
+		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise[i];
 		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
 	}
 	/* near the limit: each position within NEAR of its own, each speed within NEAR of
 	 * the scene's speed scale (the creep, plus the pads' penetration per step) */
 	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
 	for (i = 0; i < v->n; i++) {
-		double rest = fabs(t->limit.c[i] - v->c[i]), noise = sim_noise(m, v, i);
+		double rest = fabs(t->limit.c[i] - v->c[i]);
 
 		near &= rest <=
-		    CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise;
+		    CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise[i];
 	}
 	if (n > k)
 		zn = tail_height(z, vz, t->limit.c[0], r, n - k, m->timestep);
@@ -1599,6 +1603,7 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 	const struct ctd_hold_model *m = w->m;
 	double ht = m->timestep;
 	struct sim_vec prev, cur;
+	double noise[SIM_COORDS];
 	long k, run = 0, bounces;
 	int touched = 1, touching;
 
@@ -1630,7 +1635,8 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 		sim_vec(w, &cur);
 		/* past the duration only the creep is read: a speed that repeats will do (the
 		 * rest of the state may wander in its rounding) */
-		run = sim_repeats(m, &prev, &cur) ||
+		sim_noise(m, &cur, noise);
+		run = sim_repeats(&prev, &cur, noise) ||
 		        (!track &&
 		            fabs(cur.c[0] - prev.c[0]) <=
 		                CTD_HOLD_SETTLE_REL * fabs(cur.c[0]) + CTD_HOLD_STEADY_ABS)
@@ -1640,7 +1646,7 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 			e->known = 1;
 			break;
 		}
-		if (tail_observe(m, &e->tail, &cur, z, k, track ? n : k)) {
+		if (tail_observe(m, &e->tail, &cur, noise, z, k, track ? n : k)) {
 			e->known = 2;
 			break;
 		}
