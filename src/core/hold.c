@@ -1168,6 +1168,7 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 	for (i = 0; i < n; i++) {
 		const double *J = c->J[bk->rows[i]];
 
+#pragma GCC unroll 5
 		for (l = 0; l < NS_DOF; l++)
 			bk->jm[i][l] = J[l] * Minv[l];
 		bk->b[i] = ns_dot(J, a0) - c->aref[bk->rows[i]];
