@@ -801,11 +801,15 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				ns_axpy(grad, gx[r], ck->J[r]);
 		if (hess)
 			for (r = 0; r < ck->nrows; r++)
-				for (j = 0; j < ck->nrows; j++)
+				for (j = 0; j < ck->nrows; j++) {
+					if (hx[r][j] == 0)
+						continue;
+#pragma GCC unroll 5
 					for (i = 0; i < NS_DOF; i++)
-						if (hx[r][j] != 0 && ck->J[r][i] != 0)
+						if (ck->J[r][i] != 0)
 							ns_axpy(&hess[i * NS_DOF],
 							    ck->J[r][i] * hx[r][j], ck->J[j]);
+				}
 	}
 	return cost;
 }
@@ -1095,7 +1099,7 @@ static inline double ns_cost_change(
 /* mju_QCQP: min 1/2 x'Ax + x'b subject to sum (x_i/mu_i)^2 <= r^2, by Newton on the
  * multiplier with MuJoCo's iteration count and thresholds. Returns 1 when the
  * constraint is active. */
-static int ns_qcqp(
+static inline int ns_qcqp(
     double *x, const double *Ain, const double *bin, const double *mu, double r, int n)
 {
 	double A[4], b[2], la = 0, v[2] = {0, 0};
@@ -1208,12 +1212,13 @@ static inline void ns_pair_solve(
 	}
 }
 
-/* An elliptic contact's friction block: its QCQP inside the cone of the normal force. */
-static void ns_cone_solve(
-    const struct ns_block *bk, const double *res, const double *old, double *f)
+/* An elliptic contact's friction block (n = bk->n, a constant where inlined): its QCQP
+ * inside the cone of the normal force. */
+static inline __attribute__((always_inline)) void ns_cone_solve(
+    const struct ns_block *bk, const double *res, const double *old, double *f, int n)
 {
 	double bc[2], normal = bk->c->force[0];
-	int i, j, n = bk->n;
+	int i, j;
 
 	for (i = 0; i < n; i++) {
 		bc[i] = res[i];
@@ -1240,7 +1245,7 @@ static void ns_cone_solve(
 static inline __attribute__((always_inline)) double ns_block_update(
     const struct ns_block *bk, double *g, int n)
 {
-	double *force = bk->c->force, res[2], old[2], f[2] = {0, 0}, change;
+	double *force = bk->c->force, res[2] = {0, 0}, old[2] = {0, 0}, f[2] = {0, 0}, change;
 	int i;
 
 #pragma GCC unroll 2
@@ -1249,7 +1254,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 		old[i] = force[bk->rows[i]];
 	}
 	if (bk->c->elliptic)
-		ns_cone_solve(bk, res, old, f);
+		ns_cone_solve(bk, res, old, f, n);
 	else
 		ns_pair_solve(bk, res, old, f);
 	change = ns_cost_change(bk->A, f, old, res, n);
