@@ -1153,34 +1153,38 @@ static inline int ns_qcqp(
  * A = J M^-1 J' (diagonal clamped to 1e-10) is fixed too. */
 struct ns_block {
 	struct ns_contact *c;
-	int rows[2], n; /* its rows in c (n of them: 2 for an edge pair, 1 or 2 elliptic) */
-	double A[4];    /* n x n */
+	/* its rows: n consecutive rows of c (2 for an edge pair, 1 or 2 elliptic), their
+	 * forces and Jacobians there */
+	int n;
+	double *force;
+	double (*J)[NS_DOF];
+	double A[4]; /* n x n */
 	double jm[2][NS_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 };
 
 static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_hold_model *m,
-    const double *a0, struct ns_contact *c, int r0, int r1, int n, struct ns_block *bk)
+    const double *a0, struct ns_contact *c, int r0, int n, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass;
 	int i, j, l;
 
 	bk->c = c;
-	bk->rows[0] = r0;
-	bk->rows[1] = r1;
+	bk->force = &c->force[r0];
+	bk->J = &c->J[r0];
 	bk->n = n;
 	for (i = 0; i < n; i++) {
-		const double *J = c->J[bk->rows[i]];
+		const double *J = bk->J[i];
 
 #pragma GCC unroll 5
 		for (l = 0; l < NS_DOF; l++)
 			bk->jm[i][l] = J[l] * Minv[l];
-		bk->b[i] = ns_dot(J, a0) - c->aref[bk->rows[i]];
-		bk->mu[i] = c->elliptic ? c->fric[bk->rows[i]] : 0;
+		bk->b[i] = ns_dot(J, a0) - c->aref[r0 + i];
+		bk->mu[i] = c->elliptic ? c->fric[r0 + i] : 0;
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
-			bk->A[i * n + j] = ns_dot(bk->jm[i], c->J[bk->rows[j]]);
+			bk->A[i * n + j] = ns_dot(bk->jm[i], bk->J[j]);
 	for (i = 0; i < n; i++)
 		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
 }
@@ -1245,13 +1249,13 @@ static inline __attribute__((always_inline)) void ns_cone_solve(
 static inline __attribute__((always_inline)) double ns_block_update(
     const struct ns_block *bk, double *g, int n)
 {
-	double *force = bk->c->force, res[2] = {0, 0}, old[2] = {0, 0}, f[2] = {0, 0}, change;
+	double res[2] = {0, 0}, old[2] = {0, 0}, f[2] = {0, 0}, change;
 	int i;
 
 #pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
-		old[i] = force[bk->rows[i]];
+		old[i] = bk->force[i];
 	}
 	if (bk->c->elliptic)
 		ns_cone_solve(bk, res, old, f, n);
@@ -1262,9 +1266,9 @@ static inline __attribute__((always_inline)) double ns_block_update(
 	for (i = 0; i < n; i++) {
 		double df = f[i] - old[i];
 
-		force[bk->rows[i]] = f[i];
+		bk->force[i] = f[i];
 		if (df != 0)
-			ns_axpy(g, df, bk->c->J[bk->rows[i]]);
+			ns_axpy(g, df, bk->J[i]);
 	}
 	return change;
 }
@@ -1295,7 +1299,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		if (ck->elliptic) {
 			/* the tangent rows that move here (ns_contact_make kept only them): z, and
 			 * the roll about y at condim 6; the others stay 0 (their block is apart) */
-			ns_block_make(m, a0, ck, 1, 2, ck->nrows - 1, &blocks[nblocks++]);
+			ns_block_make(m, a0, ck, 1, ck->nrows - 1, &blocks[nblocks++]);
 			continue;
 		}
 		/* a pair of identical rows (their tangent has no Jacobian here) with equal
@@ -1304,7 +1308,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		for (r = ck->pair0; r < ck->nrows; r += 2)
 			if (memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
 			    ck->force[r] != ck->force[r + 1])
-				ns_block_make(m, a0, ck, r, r + 1, 2, &blocks[nblocks++]);
+				ns_block_make(m, a0, ck, r, 2, &blocks[nblocks++]);
 	}
 	while (iter < m->noslip_iterations) {
 		double improvement = iter == 0 ? start : 0;
