@@ -97,6 +97,9 @@
 #define CTD_HOLD_NOSLIP_NEWTON_MAX 60
 #define CTD_HOLD_NOSLIP_NEWTON_REL 1e-14
 #define CTD_HOLD_NOSLIP_DECREMENT 1e-28
+/* ... after at most this many active-set steps (each the minimiser of the quadratic piece
+ * of the rows that push at the last one) have not settled */
+#define CTD_HOLD_NOSLIP_PIECE_TRIES 4
 /* option.noslip_iterations accepted by hold: each step may run this many sweeps */
 #define LIMIT_MAX_HOLD_NOSLIP 100
 

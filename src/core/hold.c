@@ -74,6 +74,18 @@ void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m)
 	m->meaninertia = (h->mass * 3 + m->inertia * 3 + h->pad_mass * 2) / 8;
 	m->noslip_iterations = h->noslip_iterations;
 	m->noslip_tolerance = CTD_HOLD_NOSLIP_TOLERANCE;
+	{
+		const double M[CTD_HOLD_NOSLIP_DOF] = {
+		    h->mass, h->mass, m->inertia, h->pad_mass, h->pad_mass};
+		const double a0[CTD_HOLD_NOSLIP_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+		int i;
+
+		for (i = 0; i < CTD_HOLD_NOSLIP_DOF; i++) {
+			m->dof_mass[i] = M[i];
+			m->dof_inv_mass[i] = 1 / M[i];
+			m->dof_accel0[i] = a0[i];
+		}
+	}
 	condim = m->contact.condim;
 	if (condim == 1)
 		m->rows_per_pad = 1;
@@ -524,8 +536,9 @@ int ctd_hold_steady(
  * right one, each with MuJoCo's frame: normal (s, 0, 0) from the sphere to the pad,
  * tangents (0, 1, 0) and (0, 0, s). */
 
-#define NS_DOF 5
-#define NS_ROWS 10 /* per contact: pyramidal 2*(condim-1) <= 10, elliptic condim <= 6 */
+#define NS_DOF CTD_HOLD_NOSLIP_DOF
+#define NS_ROWS 10     /* per contact: pyramidal 2*(condim-1) <= 10, elliptic condim <= 6 */
+#define NS_CONE_ROWS 3 /* an elliptic contact's rows kept: normal, z tangent, roll about y */
 
 struct ns_contact {
 	int active, nrows, elliptic, condim;
@@ -540,6 +553,7 @@ struct ns_contact {
 	 * one row, with the same force in each; pair0 is the first edge pair that can move */
 	double mult[NS_ROWS];
 	int pair0;
+	double fric[NS_CONE_ROWS]; /* elliptic: a tangent row's friction coefficient */
 };
 
 /* written out: the step's inner loops are these five-term sums */
@@ -566,13 +580,6 @@ static int ns_tangent_moves(int k)
 	return k % 2 == 1;
 }
 
-static void ns_mass(const struct ctd_hold_model *m, double *M)
-{
-	M[0] = M[1] = m->mass;
-	M[2] = m->inertia;
-	M[3] = M[4] = m->pad_mass;
-}
-
 /* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
  * sphere at (x, 0, z)), then its rows at velocity v. side: 0 left, 1 right. */
 static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hold_noslip_state *s,
@@ -591,7 +598,9 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 	c->nrows = c->pair0 = c->elliptic = c->condim = 0;
 	c->imp = c->K = c->B = c->rr = c->R0 = c->R1 = c->mu = 0;
 	memset(c->jn, 0, sizeof c->jn);
-	memset(c->jk, 0, sizeof c->jk);
+	/* only the tangents that move here are read (ns_tangent_moves) */
+	memset(c->jk[1], 0, sizeof c->jk[1]);
+	memset(c->jk[3], 0, sizeof c->jk[3]);
 	c->dist = fabs(t) - R;
 	pos = (0 + cl * 0.5) + deepest * 0.5;
 	lever = (pos + pad) - s->x;
@@ -630,8 +639,14 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 		memcpy(c->J[n], c->jn, sizeof c->jn);
 		c->R[n] = c->R0;
 		c->aref[n++] = -c->B * ns_dot(c->jn, v) - spring;
+		c->fric[0] = 0;
 		for (k = 0; k < condim - 1; k++) {
+			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
+			 * force, nothing added to the cone's T, and noslip leaves it at 0 */
+			if (!ns_tangent_moves(k))
+				continue;
 			memcpy(c->J[n], c->jk[k], sizeof c->jn);
+			c->fric[n] = c->fr[k];
 			/* R_j mu_j^2 = R1 f0^2: the spin and roll rows' own R */
 			c->R[n] =
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
@@ -663,6 +678,7 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 			if (!ns_tangent_moves(k))
 				continue;
 			for (sgn = 1; sgn >= -1; sgn -= 2) {
+#pragma GCC unroll 5
 				for (i = 0; i < NS_DOF; i++)
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
@@ -682,11 +698,10 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
     double *grad, double *hess, int force, long long *piece)
 {
-	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double cost = 0;
 	int i, j, k, r;
 
-	ns_mass(m, M);
 	for (i = 0; i < NS_DOF; i++) {
 		double d = a[i] - a0[i];
 
@@ -703,7 +718,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 		*piece = 0;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
-		double x[NS_ROWS] = {0}, gx[NS_ROWS] = {0}, hx[NS_ROWS][NS_ROWS];
+		double x[NS_ROWS] = {0}, gx[NS_ROWS] = {0}, hx[NS_CONE_ROWS][NS_CONE_ROWS];
 
 		if (!ck->active)
 			continue;
@@ -723,18 +738,12 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				cost += n * (0.5 * D * x[r] * x[r]);
 				gx[r] = D * x[r];
 				if (grad)
-					for (i = 0; i < NS_DOF; i++)
-						grad[i] += ck->J[r][i] * (n * gx[r]);
+					ns_axpy(grad, n * gx[r], ck->J[r]);
 				if (hess)
-					for (i = 0; i < NS_DOF; i++) {
-						int l;
-
-						if (ck->J[r][i] == 0)
-							continue;
-						for (l = 0; l < NS_DOF; l++)
-							hess[i * NS_DOF + l] +=
-							    ck->J[r][i] * (n * D) * ck->J[r][l];
-					}
+					for (i = 0; i < NS_DOF; i++)
+						if (ck->J[r][i] != 0)
+							ns_axpy(&hess[i * NS_DOF],
+							    ck->J[r][i] * (n * D), ck->J[r]);
 			}
 			continue;
 		}
@@ -743,7 +752,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 			double mu = ck->mu, N = x[0] * mu, T = 0, U[NS_ROWS] = {0};
 
 			for (r = 1; r < ck->nrows; r++) {
-				U[r] = x[r] * ck->fr[r - 1];
+				U[r] = x[r] * ck->fric[r];
 				T += U[r] * U[r];
 			}
 			T = sqrt(T);
@@ -769,7 +778,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				cost += 0.5 * Dm * NT * NT;
 				g[0] = mu;
 				for (r = 1; r < ck->nrows; r++)
-					g[r] = -mu * U[r] * ck->fr[r - 1] / T;
+					g[r] = -mu * U[r] * ck->fric[r] / T;
 				for (r = 0; r < ck->nrows; r++) {
 					gx[r] = Dm * NT * g[r];
 					for (j = 0; j < ck->nrows; j++)
@@ -780,7 +789,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 					for (j = 1; j < ck->nrows; j++) {
 						double e = (r == j) - U[r] * U[j] / (T * T);
 
-						hx[r][j] += w * ck->fr[r - 1] * ck->fr[j - 1] * e;
+						hx[r][j] += w * ck->fric[r] * ck->fric[j] * e;
 					}
 			}
 		}
@@ -789,62 +798,75 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				ck->force[r] = -gx[r];
 		if (grad)
 			for (r = 0; r < ck->nrows; r++)
-				for (i = 0; i < NS_DOF; i++)
-					grad[i] += ck->J[r][i] * gx[r];
+				ns_axpy(grad, gx[r], ck->J[r]);
 		if (hess)
 			for (r = 0; r < ck->nrows; r++)
 				for (j = 0; j < ck->nrows; j++) {
 					if (hx[r][j] == 0)
 						continue;
-					for (i = 0; i < NS_DOF; i++) {
-						int l;
-
-						for (l = 0; l < NS_DOF; l++)
-							hess[i * NS_DOF + l] +=
-							    ck->J[r][i] * hx[r][j] * ck->J[j][l];
-					}
+#pragma GCC unroll 5
+					for (i = 0; i < NS_DOF; i++)
+						if (ck->J[r][i] != 0)
+							ns_axpy(&hess[i * NS_DOF],
+							    ck->J[r][i] * hx[r][j], ck->J[j]);
 				}
 	}
 	return cost;
 }
 
 /* Solve the SPD system H d = b (n x n, H overwritten) by Cholesky. Returns -1 when not
- * positive definite. */
-static int ns_chol_solve(double *H, const double *b, double *d, int n)
+ * positive definite. The unroll pragmas take effect where n is a constant
+ * (ns_chol_solve5): the generic loops cost the step more than the arithmetic. */
+static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 {
 	int i, j, k;
 
+#pragma GCC unroll 5
 	for (j = 0; j < n; j++) {
 		double s = H[j * n + j];
 
+#pragma GCC unroll 5
 		for (k = 0; k < j; k++)
 			s -= H[j * n + k] * H[j * n + k];
 		if (!(s > 0))
 			return -1;
 		H[j * n + j] = sqrt(s);
+#pragma GCC unroll 5
 		for (i = j + 1; i < n; i++) {
 			double t = H[i * n + j];
 
+#pragma GCC unroll 5
 			for (k = 0; k < j; k++)
 				t -= H[i * n + k] * H[j * n + k];
 			H[i * n + j] = t / H[j * n + j];
 		}
 	}
+#pragma GCC unroll 5
 	for (i = 0; i < n; i++) {
 		double t = b[i];
 
+#pragma GCC unroll 5
 		for (k = 0; k < i; k++)
 			t -= H[i * n + k] * d[k];
 		d[i] = t / H[i * n + i];
 	}
+#pragma GCC unroll 5
 	for (i = n - 1; i >= 0; i--) {
 		double t = d[i];
 
+#pragma GCC unroll 5
 		for (k = i + 1; k < n; k++)
 			t -= H[k * n + i] * d[k];
 		d[i] = t / H[i * n + i];
 	}
 	return 0;
+}
+
+/* The main solve's 5 x 5 system: ns_chol_solve with its size fixed, so that its loops
+ * are unrolled (it is the step's most frequent factorisation). */
+static int ns_chol_solve5(double *H, const double *b, double *d)
+{
+	return ns_chol_solve(H, b, d, NS_DOF);
 }
 
 /* The slope of the cost along d at a + t d; with force set, the rows' forces there
@@ -864,15 +886,16 @@ static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, con
 /* The pyramid's shortcut (every row its own quadratic): the minimiser of the quadratic
  * piece made of the rows that push at a (the previous step's qacc), which is the convex
  * cost's minimiser when exactly those rows push there too (the optimality conditions).
- * Returns 0 with a and the rows' forces set, or -1, a untouched, when the rows that push
- * changed (Newton's loop then finds the piece). */
-static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
+ * Returns 0 with a and the rows' forces set; 1, a untouched, when the rows that push
+ * changed, with next the piece's minimiser (the next piece to try: an active-set step);
+ * -1 when no piece applies (an elliptic contact). */
+static int ns_minimise_piece(
+    const struct ctd_hold_model *m, struct ns_contact *c, double *a, double *next)
 {
-	double M[NS_DOF], a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double H[NS_DOF * NS_DOF] = {0}, b[NS_DOF], sol[NS_DOF];
 	int push[2][NS_ROWS], i, k, r;
 
-	ns_mass(m, M);
 	for (i = 0; i < NS_DOF; i++) {
 		H[i * NS_DOF + i] = M[i];
 		b[i] = M[i] * a0[i];
@@ -890,6 +913,7 @@ static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *
 			push[k][r] = ns_dot(ck->J[r], a) - ck->aref[r] < 0;
 			if (!push[k][r])
 				continue;
+#pragma GCC unroll 5
 			for (i = 0; i < NS_DOF; i++) {
 				double wj = w * ck->J[r][i];
 
@@ -900,7 +924,7 @@ static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *
 			}
 		}
 	}
-	if (ns_chol_solve(H, b, sol, NS_DOF) != 0)
+	if (ns_chol_solve5(H, b, sol) != 0)
 		return -1;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
@@ -908,8 +932,10 @@ static int ns_minimise_piece(const struct ctd_hold_model *m, struct ns_contact *
 		for (r = 0; r < ck->nrows && ck->active; r++) {
 			double x = ns_dot(ck->J[r], sol) - ck->aref[r];
 
-			if ((x < 0) != push[k][r])
-				return -1;
+			if ((x < 0) != push[k][r]) {
+				memcpy(next, sol, sizeof sol);
+				return 1;
+			}
 			ck->force[r] = x < 0 ? -((1 / ck->R[r]) * x) : -0.0;
 		}
 	}
@@ -937,7 +963,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
 		for (i = 0; i < NS_DOF; i++)
 			nb[i] = -g[i];
-		if (ns_chol_solve(H, nb, d, NS_DOF) != 0)
+		if (ns_chol_solve5(H, nb, d) != 0)
 			break;
 		for (i = 0; i < NS_DOF; i++) {
 			size = max2(size, fabs(a[i]));
@@ -1003,17 +1029,37 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 	ns_cost(m, c, a, NULL, NULL, 1, NULL);
 }
 
+/* The main solve from a (the previous step's qacc): the pieces of the rows that push
+ * there, then at that piece's minimiser, and so on (the active set usually settles in a
+ * step or two); Newton's loop from a when they do not settle. */
+static void ns_minimise_pieces(const struct ctd_hold_model *m, struct ns_contact *c, double *a)
+{
+	double at[NS_DOF], next[NS_DOF];
+	int tries, rc = 1;
+
+	memcpy(at, a, sizeof at);
+	for (tries = 0; tries < CTD_HOLD_NOSLIP_PIECE_TRIES && rc == 1; tries++) {
+		rc = ns_minimise_piece(m, c, at, next);
+		if (rc == 0) {
+			memcpy(a, at, sizeof at);
+			return;
+		}
+		memcpy(at, next, sizeof at);
+	}
+	ns_minimise(m, c, a);
+}
+
 /* The acceleration the rows' forces give: a0 + M^-1 J' f. */
 static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, double *a)
 {
-	double M[NS_DOF], f[NS_DOF] = {0};
-	int i, k, r;
+	const double *M = m->dof_mass;
+	double f[NS_DOF] = {0};
+	int k, r;
 
-	ns_mass(m, M);
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
-			for (i = 0; i < NS_DOF; i++)
-				f[i] += c[k].J[r][i] * (c[k].mult[r] * c[k].force[r]);
+			if (c[k].force[r] != 0)
+				ns_axpy(f, c[k].mult[r] * c[k].force[r], c[k].J[r]);
 	a[0] = 0 + f[0] / M[0];
 	a[1] = m->a0_object + f[1] / M[1];
 	a[2] = 0 + f[2] / M[2];
@@ -1029,16 +1075,20 @@ static inline double ns_cost_change(
 	double delta[2], change = 0;
 	int i, j;
 
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++)
 		delta[i] = f[i] - old[i];
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		double v = 0;
 
+#pragma GCC unroll 2
 		for (j = 0; j < n; j++)
 			v += A[i * n + j] * delta[j];
 		change += 0.5 * delta[i] * v + delta[i] * res[i];
 	}
 	if (change > 1e-10) {
+#pragma GCC unroll 2
 		for (i = 0; i < n; i++)
 			f[i] = old[i];
 		change = 0;
@@ -1049,7 +1099,7 @@ static inline double ns_cost_change(
 /* mju_QCQP: min 1/2 x'Ax + x'b subject to sum (x_i/mu_i)^2 <= r^2, by Newton on the
  * multiplier with MuJoCo's iteration count and thresholds. Returns 1 when the
  * constraint is active. */
-static int ns_qcqp(
+static inline int ns_qcqp(
     double *x, const double *Ain, const double *bin, const double *mu, double r, int n)
 {
 	double A[4], b[2], la = 0, v[2] = {0, 0};
@@ -1061,7 +1111,7 @@ static int ns_qcqp(
 			A[i * n + j] = Ain[i * n + j] * mu[i] * mu[j];
 	}
 	for (it = 0; it < 20; it++) {
-		double L[4], w[2], val, deriv, delta, negb[2] = {-b[0], -b[1]};
+		double L[4], w[2] = {0, 0}, val, deriv, delta, negb[2] = {-b[0], -b[1]};
 
 		for (i = 0; i < n * n; i++)
 			L[i] = A[i];
@@ -1103,40 +1153,44 @@ static int ns_qcqp(
  * A = J M^-1 J' (diagonal clamped to 1e-10) is fixed too. */
 struct ns_block {
 	struct ns_contact *c;
-	int rows[2], n; /* its rows in c (n of them: 2 for an edge pair, 1 or 2 elliptic) */
-	double A[4];    /* n x n */
+	/* its rows: n consecutive rows of c (2 for an edge pair, 1 or 2 elliptic), their
+	 * forces and Jacobians there */
+	int n;
+	double *force;
+	double (*J)[NS_DOF];
+	double A[4]; /* n x n */
 	double jm[2][NS_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 };
 
-static void ns_block_make(const struct ctd_hold_model *m, const double *a0, struct ns_contact *c,
-    int r0, int r1, int n, struct ns_block *bk)
+static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_hold_model *m,
+    const double *a0, struct ns_contact *c, int r0, int n, struct ns_block *bk)
 {
-	double Minv[NS_DOF] = {
-	    1 / m->mass, 1 / m->mass, 1 / m->inertia, 1 / m->pad_mass, 1 / m->pad_mass};
+	const double *Minv = m->dof_inv_mass;
 	int i, j, l;
 
 	bk->c = c;
-	bk->rows[0] = r0;
-	bk->rows[1] = r1;
+	bk->force = &c->force[r0];
+	bk->J = &c->J[r0];
 	bk->n = n;
 	for (i = 0; i < n; i++) {
-		const double *J = c->J[bk->rows[i]];
+		const double *J = bk->J[i];
 
+#pragma GCC unroll 5
 		for (l = 0; l < NS_DOF; l++)
 			bk->jm[i][l] = J[l] * Minv[l];
-		bk->b[i] = ns_dot(J, a0) - c->aref[bk->rows[i]];
-		bk->mu[i] = c->elliptic ? c->fr[bk->rows[i] - 1] : 0;
+		bk->b[i] = ns_dot(J, a0) - c->aref[r0 + i];
+		bk->mu[i] = c->elliptic ? c->fric[r0 + i] : 0;
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
-			bk->A[i * n + j] = ns_dot(bk->jm[i], c->J[bk->rows[j]]);
+			bk->A[i * n + j] = ns_dot(bk->jm[i], bk->J[j]);
 	for (i = 0; i < n; i++)
 		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
 }
 
 /* A pyramid edge pair with its sum fixed: the new forces f from the old ones. */
-static void ns_pair_solve(
+static inline void ns_pair_solve(
     const struct ns_block *bk, const double *res, const double *old, double *f)
 {
 	const double *A = bk->A;
@@ -1162,12 +1216,13 @@ static void ns_pair_solve(
 	}
 }
 
-/* An elliptic contact's friction block: its QCQP inside the cone of the normal force. */
-static void ns_cone_solve(
-    const struct ns_block *bk, const double *res, const double *old, double *f)
+/* An elliptic contact's friction block (n = bk->n, a constant where inlined): its QCQP
+ * inside the cone of the normal force. */
+static inline __attribute__((always_inline)) void ns_cone_solve(
+    const struct ns_block *bk, const double *res, const double *old, double *f, int n)
 {
 	double bc[2], normal = bk->c->force[0];
-	int i, j, n = bk->n;
+	int i, j;
 
 	for (i = 0; i < n; i++) {
 		bc[i] = res[i];
@@ -1188,16 +1243,47 @@ static void ns_cone_solve(
 	}
 }
 
+/* One block's update in a sweep (n: its size), with g = J' f kept up to date. Returns
+ * the dual cost's change. It is inlined with n a constant and its loops (and
+ * ns_cost_change's) unrolled: loop overhead was most of a sweep's instructions. */
+static inline __attribute__((always_inline)) double ns_block_update(
+    const struct ns_block *bk, double *g, int n)
+{
+	double res[2] = {0, 0}, old[2] = {0, 0}, f[2] = {0, 0}, change;
+	int i;
+
+#pragma GCC unroll 2
+	for (i = 0; i < n; i++) {
+		res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
+		old[i] = bk->force[i];
+	}
+	if (bk->c->elliptic)
+		ns_cone_solve(bk, res, old, f, n);
+	else
+		ns_pair_solve(bk, res, old, f);
+	change = ns_cost_change(bk->A, f, old, res, n);
+#pragma GCC unroll 2
+	for (i = 0; i < n; i++) {
+		double df = f[i] - old[i];
+
+		bk->force[i] = f[i];
+		if (df != 0)
+			ns_axpy(g, df, bk->J[i]);
+	}
+	return change;
+}
+
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
 static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
-	double a0[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad}, g[NS_DOF] = {0};
+	const double *a0 = m->dof_accel0;
+	double g[NS_DOF] = {0};
 	double start = 0;
 	struct ns_block blocks[2 * NS_ROWS / 2];
-	int nblocks = 0, iter = 0, k, r, i;
+	int nblocks = 0, iter = 0, k, r;
 
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
@@ -1211,9 +1297,9 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		if (ck->condim == 1)
 			continue;
 		if (ck->elliptic) {
-			/* the tangent rows that move here: z (row 2), and the roll about y (row 4)
-			 * at condim 6; the others stay 0 (their block is apart) */
-			ns_block_make(m, a0, ck, 2, 4, ck->condim == 6 ? 2 : 1, &blocks[nblocks++]);
+			/* the tangent rows that move here (ns_contact_make kept only them): z, and
+			 * the roll about y at condim 6; the others stay 0 (their block is apart) */
+			ns_block_make(m, a0, ck, 1, ck->nrows - 1, &blocks[nblocks++]);
 			continue;
 		}
 		/* a pair of identical rows (their tangent has no Jacobian here) with equal
@@ -1222,32 +1308,18 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		for (r = ck->pair0; r < ck->nrows; r += 2)
 			if (memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
 			    ck->force[r] != ck->force[r + 1])
-				ns_block_make(m, a0, ck, r, r + 1, 2, &blocks[nblocks++]);
+				ns_block_make(m, a0, ck, r, 2, &blocks[nblocks++]);
 	}
 	while (iter < m->noslip_iterations) {
 		double improvement = iter == 0 ? start : 0;
 		int b;
 
 		for (b = 0; b < nblocks; b++) {
-			const struct ns_block *bk = &blocks[b];
-			double *force = bk->c->force, res[2], old[2], f[2] = {0, 0};
-
-			for (i = 0; i < bk->n; i++) {
-				res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
-				old[i] = force[bk->rows[i]];
-			}
-			if (bk->c->elliptic)
-				ns_cone_solve(bk, res, old, f);
+			/* the size made a constant: the update's loops unrolled */
+			if (blocks[b].n == 2)
+				improvement -= ns_block_update(&blocks[b], g, 2);
 			else
-				ns_pair_solve(bk, res, old, f);
-			improvement -= ns_cost_change(bk->A, f, old, res, bk->n);
-			for (i = 0; i < bk->n; i++) {
-				double df = f[i] - old[i];
-
-				force[bk->rows[i]] = f[i];
-				if (df != 0)
-					ns_axpy(g, df, bk->c->J[bk->rows[i]]);
-			}
+				improvement -= ns_block_update(&blocks[b], g, 1);
 		}
 		improvement = improvement / scale;
 		iter++;
@@ -1265,8 +1337,9 @@ void ctd_hold_noslip_start(struct ctd_hold_noslip_state *s)
 static void ns_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s)
 {
 	struct ns_contact c[2];
-	double a[NS_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad}, h = m->timestep;
+	double a[NS_DOF], h = m->timestep;
 
+	memcpy(a, m->dof_accel0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
 	s->noslip_sweeps = 0;
@@ -1274,8 +1347,7 @@ static void ns_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
 			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
-		if (ns_minimise_piece(m, c, a) != 0)
-			ns_minimise(m, c, a);
+		ns_minimise_pieces(m, c, a);
 		if (m->noslip_iterations > 0) {
 			s->noslip_sweeps = ns_noslip(m, c);
 			ns_qacc(m, c, a);
@@ -1381,22 +1453,25 @@ static void sim_vec(const struct sim *w, struct sim_vec *v)
 	}
 }
 
-/* the rounding a coordinate moves by in a state that repeats */
-static double sim_noise(const struct ctd_hold_model *m, const struct sim_vec *v, int i)
+/* the rounding each coordinate of v moves by in a state that repeats; filled once per
+ * step for the tests below, which read it several times */
+static void sim_noise(const struct ctd_hold_model *m, const struct sim_vec *v, double *noise)
 {
-	if (i == 0)
-		return CTD_HOLD_STEADY_REL * fabs(v->c[0]) + CTD_HOLD_STEADY_ABS;
-	return i < v->speeds ? CTD_HOLD_STEADY_OTHER : CTD_HOLD_STEADY_REL * m->radius;
+	int i;
+
+	noise[0] = CTD_HOLD_STEADY_REL * fabs(v->c[0]) + CTD_HOLD_STEADY_ABS;
+	for (i = 1; i < v->n; i++)
+		noise[i] = i < v->speeds ? CTD_HOLD_STEADY_OTHER : CTD_HOLD_STEADY_REL * m->radius;
 }
 
-/* 1 when the step from p to v left every coordinate but z where it was */
-static int sim_repeats(
-    const struct ctd_hold_model *m, const struct sim_vec *p, const struct sim_vec *v)
+/* 1 when the step from p to v (its noise: sim_noise) left every coordinate but z where
+ * it was */
+static int sim_repeats(const struct sim_vec *p, const struct sim_vec *v, const double *noise)
 {
 	int i;
 
 	for (i = 0; i < v->n; i++)
-		if (!(fabs(v->c[i] - p->c[i]) <= sim_noise(m, v, i)))
+		if (!(fabs(v->c[i] - p->c[i]) <= noise[i]))
 			return 0;
 	return 1;
 }
@@ -1421,14 +1496,15 @@ static double tail_height(double z, double vz, double v, double r, long j, doubl
 	return z + h * ((double)j * v + (vz - v) * r * (1 - pow(r, (double)j)) / (1 - r));
 }
 
-/* Observe the state v (height z) after step k of a run of n steps (n <= k: the height is
- * not predicted). Returns 1 when the prediction can be taken (t->r, limit, z_end): every
- * coordinate moves in one mode (its change is r times its last one, to
- * CTD_HOLD_TAIL_MODE_REL or its rounding), is within CTD_HOLD_TAIL_NEAR of its limit,
- * and the predictions agreed CTD_HOLD_TAIL_AGREE times in a row. A transient of several
- * modes (the pads still settling while the speed looks steady) fails the first test. */
+/* Observe the state v (height z; its noise: sim_noise) after step k of a run of n steps
+ * (n <= k: the height is not predicted). Returns 1 when the prediction can be taken
+ * (t->r, limit, z_end): every coordinate moves in one mode (its change is r times its
+ * last one, to CTD_HOLD_TAIL_MODE_REL or its rounding), is within CTD_HOLD_TAIL_NEAR of
+ * its limit, and the predictions agreed CTD_HOLD_TAIL_AGREE times in a row. A transient
+ * of several modes (the pads still settling while the speed looks steady) fails the
+ * first test. */
 static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const struct sim_vec *v,
-    double z, long k, long n)
+    const double *noise, double z, long k, long n)
 {
 	const struct sim_vec *a = &t->last[0], *b = &t->last[1];
 	double d0 = 0, d1 = 0, r, zn = 0, speed, vz = v->c[0], lead = 0;
@@ -1442,7 +1518,7 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 	/* the mode's ratio, from the coordinate that moves most above its rounding (the
 	 * speed while the object creeps; a pad while a held object sits still) */
 	for (i = 0; i < v->n; i++) {
-		double e1 = fabs(v->c[i] - b->c[i]) / sim_noise(m, v, i);
+		double e1 = fabs(v->c[i] - b->c[i]) / noise[i];
 
 		if (e1 > lead) {
 			lead = e1;
@@ -1459,19 +1535,19 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 	t->limit.speeds = v->speeds;
 	t->limit.n = v->n;
 	for (i = 0; i < v->n; i++) {
-		double e0 = b->c[i] - a->c[i], e1 = v->c[i] - b->c[i], noise = sim_noise(m, v, i);
+		double e0 = b->c[i] - a->c[i], e1 = v->c[i] - b->c[i];
 
-		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise;
+		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise[i];
 		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
 	}
 	/* near the limit: each position within NEAR of its own, each speed within NEAR of
 	 * the scene's speed scale (the creep, plus the pads' penetration per step) */
 	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
 	for (i = 0; i < v->n; i++) {
-		double rest = fabs(t->limit.c[i] - v->c[i]), noise = sim_noise(m, v, i);
+		double rest = fabs(t->limit.c[i] - v->c[i]);
 
 		near &= rest <=
-		    CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise;
+		    CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise[i];
 	}
 	if (n > k)
 		zn = tail_height(z, vz, t->limit.c[0], r, n - k, m->timestep);
@@ -1537,6 +1613,7 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 	const struct ctd_hold_model *m = w->m;
 	double ht = m->timestep;
 	struct sim_vec prev, cur;
+	double noise[SIM_COORDS];
 	long k, run = 0, bounces;
 	int touched = 1, touching;
 
@@ -1568,7 +1645,8 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 		sim_vec(w, &cur);
 		/* past the duration only the creep is read: a speed that repeats will do (the
 		 * rest of the state may wander in its rounding) */
-		run = sim_repeats(m, &prev, &cur) ||
+		sim_noise(m, &cur, noise);
+		run = sim_repeats(&prev, &cur, noise) ||
 		        (!track &&
 		            fabs(cur.c[0] - prev.c[0]) <=
 		                CTD_HOLD_SETTLE_REL * fabs(cur.c[0]) + CTD_HOLD_STEADY_ABS)
@@ -1578,7 +1656,7 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 			e->known = 1;
 			break;
 		}
-		if (tail_observe(m, &e->tail, &cur, z, k, track ? n : k)) {
+		if (tail_observe(m, &e->tail, &cur, noise, z, k, track ? n : k)) {
 			e->known = 2;
 			break;
 		}

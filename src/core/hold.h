@@ -20,6 +20,9 @@
 #include "core/pair.h"
 #include "core/scene.h"
 
+/* The coordinates the asymmetric (noslip) step moves in: ctd_hold_noslip_step */
+#define CTD_HOLD_NOSLIP_DOF 5
+
 /* A validated hold request. */
 struct ctd_hold {
 	double radius;                  /* the sphere's radius, m */
@@ -58,6 +61,11 @@ struct ctd_hold_model {
 	double meaninertia; /* MuJoCo's stat.meaninertia: the mean of qM's diagonal */
 	int noslip_iterations;
 	double noslip_tolerance;
+	/* per coordinate of that step (object x, z, rotation about y, left pad, right
+	 * pad), set once here rather than every step: qM's diagonal, its inverse and
+	 * qacc_smooth */
+	double dof_mass[CTD_HOLD_NOSLIP_DOF], dof_inv_mass[CTD_HOLD_NOSLIP_DOF];
+	double dof_accel0[CTD_HOLD_NOSLIP_DOF];
 };
 
 /* The constraint state of one step (one pad; the other is its mirror image). */
