@@ -61,7 +61,10 @@
 /* steps the step loop may add after the duration to find the steady creep (and to
  * confirm the closed form's fixed point is where the loop goes) */
 #define CTD_HOLD_SETTLE_MAX_STEPS 200000L
-#define CTD_HOLD_SETTLE_REL 1e-10 /* past the duration, a speed changing less than this per step is steady */
+/* past the duration, a speed changing by less than REL of itself + ABS (m/s, about the
+ * rounding noise noslip's sweeps leave on the speed) per step is steady */
+#define CTD_HOLD_SETTLE_REL 1e-10
+#define CTD_HOLD_SETTLE_ABS 2e-14
 #define CTD_HOLD_SETTLE_RUN 20    /* for this many steps in a row (or a whole state that repeats) */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
 /* a state whose vertical speed changes by less than REL (relative) + ABS (m/s), its

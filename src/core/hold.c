@@ -1649,7 +1649,7 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 		run = sim_repeats(&prev, &cur, noise) ||
 		        (!track &&
 		            fabs(cur.c[0] - prev.c[0]) <=
-		                CTD_HOLD_SETTLE_REL * fabs(cur.c[0]) + CTD_HOLD_STEADY_ABS)
+		                CTD_HOLD_SETTLE_REL * fabs(cur.c[0]) + CTD_HOLD_SETTLE_ABS)
 		    ? run + 1
 		    : 0;
 		if (run >= CTD_HOLD_SETTLE_RUN) {
