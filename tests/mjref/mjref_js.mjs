@@ -59,7 +59,7 @@ function offAxis(d) {
 }
 
 const mujoco = await loadMujoco();
-mujoco.FS.mkdir('/work');
+mujoco.FS.mkdir('/mjref');
 rerunTable(process.argv[2], 'contactd MuJoCo reference table, format 2', 'mjref_js', mujoco,
   (block, out) => {
   const line = block[0];
@@ -79,8 +79,8 @@ rerunTable(process.argv[2], 'contactd MuJoCo reference table, format 2', 'mjref_
     `  <body pos="0 0 ${Number(height) + hh}">\n   <freejoint/>\n` +
     (shape === 'box' ? `   <geom type="box" size="${sx} ${sy} ${sz}"` : `   <geom type="sphere" size="${sx}"`) +
     ` mass="${mass}"${geomXml(geom)}/>\n  </body>\n </worldbody>\n</mujoco>\n`;
-  mujoco.FS.writeFile('/work/scene.xml', xml);
-  const m = mujoco.MjModel.loadFromXML('/work/scene.xml');
+  mujoco.FS.writeFile('/mjref/scene.xml', xml);
+  const m = mujoco.MjModel.loadFromXML('/mjref/scene.xml');
   const d = new mujoco.MjData(m);
 
   out.push(line, `geom ${geom.join(' ')}`, `floor ${floor.join(' ')}`);

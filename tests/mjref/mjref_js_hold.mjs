@@ -63,11 +63,11 @@ function sceneXml(sc, object, pad, hz) {
 }
 
 const mujoco = await loadMujoco();
-mujoco.FS.mkdir('/work');
+mujoco.FS.mkdir('/mjref');
 
 function load(xml) {
-  mujoco.FS.writeFile('/work/hold.xml', xml);
-  const m = mujoco.MjModel.loadFromXML('/work/hold.xml');
+  mujoco.FS.writeFile('/mjref/hold.xml', xml);
+  const m = mujoco.MjModel.loadFromXML('/mjref/hold.xml');
   const d = new mujoco.MjData(m);
   return [m, d];
 }
