@@ -159,29 +159,10 @@ void mjhold_sample(const struct mjhold *mh, struct mjhold_sample *out)
 
 void mjhold_issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio)
 {
-	memset(h, 0, sizeof *h);
-	h->radius = 0.02;
-	h->mass = 0.1;
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
-	h->pad.solref[0] = 0.01;
-	h->pad.solref[1] = 1;
-	h->pad.condim = 6;
-	h->pad.friction[0] = 1;
-	h->pad.friction[1] = 5e-3;
-	h->pad.friction[2] = 5e-4;
-	h->pad.priority = 1;
-	h->pad_size[0] = 0.005;
-	h->pad_size[1] = 0.02;
-	h->pad_size[2] = 0.2;
-	h->pad_mass = 0.05;
-	h->grip_force = 10;
+	/* the request's defaults are the issue's scene, but for its 5 ms step and release */
+	ctd_hold_default(h);
 	h->option.timestep = 0.005;
-	h->option.refsafe = 1;
-	h->option.gravity = 9.81;
 	h->option.impratio = impratio;
 	h->option.cone = cone;
 	h->option.mujoco = CTD_MJVER_2_2_2;
-	h->duration = 1;
-	h->slip_limit = 1e-3;
 }

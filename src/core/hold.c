@@ -31,6 +31,37 @@ static inline double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+void ctd_hold_default(struct ctd_hold *h)
+{
+	memset(h, 0, sizeof *h);
+	h->radius = DEFAULT_HOLD_RADIUS;
+	h->mass = DEFAULT_HOLD_MASS;
+	ctd_pair_geom_default(&h->object);
+	ctd_pair_geom_default(&h->pad);
+	/* Menagerie's SO-101 gripper class */
+	h->pad.solref[0] = 0.01;
+	h->pad.solref[1] = 1;
+	h->pad.condim = 6;
+	h->pad.friction[0] = 1;
+	h->pad.friction[1] = 5e-3;
+	h->pad.friction[2] = 5e-4;
+	h->pad.priority = 1;
+	h->pad_size[0] = DEFAULT_HOLD_PAD_HX;
+	h->pad_size[1] = DEFAULT_HOLD_PAD_HY;
+	h->pad_size[2] = DEFAULT_HOLD_PAD_HZ;
+	h->pad_mass = DEFAULT_HOLD_PAD_MASS;
+	h->grip_force = DEFAULT_HOLD_GRIP_FORCE;
+	h->option.timestep = DEFAULT_TIMESTEP;
+	h->option.refsafe = 1;
+	h->option.gravity = DEFAULT_GRAVITY;
+	h->option.impratio = DEFAULT_IMPRATIO;
+	h->option.integrator = CTD_SCENE_EULER;
+	h->option.cone = CTD_CONE_PYRAMIDAL;
+	h->option.mujoco = ctd_mjver_default();
+	h->duration = DEFAULT_HOLD_DURATION;
+	h->slip_limit = DEFAULT_HOLD_SLIP_LIMIT;
+}
+
 const char *ctd_hold_supported(const struct ctd_hold *h)
 {
 	if (h->option.integrator == CTD_SCENE_RK4)

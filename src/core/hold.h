@@ -128,6 +128,11 @@ struct ctd_hold_answer {
 	int friction_clamped; /* a friction coefficient was raised to mjMINMU */
 };
 
+/* Fill h with the hold request's defaults (src/tunables.h): issue 21's measured scene, a
+ * 2 cm, 100 g sphere (MuJoCo's geom defaults) between 5 x 20 x 200 mm, 50 g pads of
+ * Menagerie's SO-101 gripper class at 10 N, pyramidal, the default release. */
+void ctd_hold_default(struct ctd_hold *h);
+
 /* Why a scene is not answered: NULL when it is, else a static sentence. The core
  * reproduces MuJoCo only where its reduction is exact (docs/hold.md). */
 const char *ctd_hold_supported(const struct ctd_hold *h);

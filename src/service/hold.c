@@ -126,37 +126,6 @@ static int parse_option(const struct field_ctx *c, struct ctd_hold *h)
 	return 0;
 }
 
-static void hold_default(struct ctd_hold *h)
-{
-	memset(h, 0, sizeof *h);
-	h->radius = DEFAULT_HOLD_RADIUS;
-	h->mass = DEFAULT_HOLD_MASS;
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
-	/* Menagerie's SO-101 gripper class */
-	h->pad.solref[0] = 0.01;
-	h->pad.solref[1] = 1;
-	h->pad.condim = 6;
-	h->pad.friction[0] = 1;
-	h->pad.friction[1] = 5e-3;
-	h->pad.friction[2] = 5e-4;
-	h->pad.priority = 1;
-	h->pad_size[0] = DEFAULT_HOLD_PAD_HX;
-	h->pad_size[1] = DEFAULT_HOLD_PAD_HY;
-	h->pad_size[2] = DEFAULT_HOLD_PAD_HZ;
-	h->pad_mass = DEFAULT_HOLD_PAD_MASS;
-	h->grip_force = DEFAULT_HOLD_GRIP_FORCE;
-	h->option.timestep = DEFAULT_TIMESTEP;
-	h->option.refsafe = 1;
-	h->option.gravity = DEFAULT_GRAVITY;
-	h->option.impratio = DEFAULT_IMPRATIO;
-	h->option.integrator = CTD_SCENE_EULER;
-	h->option.cone = CTD_CONE_PYRAMIDAL;
-	h->option.mujoco = ctd_mjver_default();
-	h->duration = DEFAULT_HOLD_DURATION;
-	h->slip_limit = DEFAULT_HOLD_SLIP_LIMIT;
-}
-
 int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct err *err)
 {
 	static const char *const known[] = {
@@ -167,7 +136,7 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 
 	if (field_root(&root, body, path, err) != 0 || field_known(&root, known) != 0)
 		return -1;
-	hold_default(h);
+	ctd_hold_default(h);
 	if (field_object(&root, "object", &object) != 0 || parse_object(&object, h) != 0 ||
 	    field_object(&root, "pad", &pad) != 0 || parse_pad(&pad, h) != 0 ||
 	    field_object(&root, "option", &option) != 0 || parse_option(&option, h) != 0 ||
