@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "core/hold.h"
 #include "mjhold.h"
 
@@ -42,20 +43,6 @@ static double now_seconds(clockid_t clock)
 
 	clock_gettime(clock, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted in place). */
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, compare_doubles);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* one side's seconds per answer (or run), by CPU time [0] and wall clock [1] */
@@ -141,16 +128,17 @@ int main(int argc, char **argv)
 		slip_mj = -mh.data->qpos[2];
 		mjhold_close(&mh);
 		for (w = 0; w < 2; w++)
-			med_ratio[w] = median(ratio[w], pairs);
+			med_ratio[w] = bench_median(ratio[w], pairs);
 		printf(
 		    "hold, %s, noslip %d, %ld steps (core stepped %ld): core %.1f / %.1f, MuJoCo "
 		    "%.1f / %.1f; "
 		    "median pair %.0fx / %.0fx, worst pair %.0fx / %.0fx (target %dx: %s); slip "
 		    "core %.9g, MuJoCo %.9g\n",
 		    cases[c].cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal", cases[c].noslip,
-		    n, a.stepped, median(core[0], pairs) * 1e6, median(core[1], pairs) * 1e6,
-		    median(mj[0], pairs) * 1e6, median(mj[1], pairs) * 1e6, med_ratio[0],
-		    med_ratio[1], worst[0], worst[1], BENCH_TARGET_RATIO,
+		    n, a.stepped, bench_median(core[0], pairs) * 1e6,
+		    bench_median(core[1], pairs) * 1e6, bench_median(mj[0], pairs) * 1e6,
+		    bench_median(mj[1], pairs) * 1e6, med_ratio[0], med_ratio[1], worst[0],
+		    worst[1], BENCH_TARGET_RATIO,
 		    med_ratio[0] >= BENCH_TARGET_RATIO ? "met" : "NOT MET", a.slip, slip_mj);
 		if (fabs(a.slip - slip_mj) > BENCH_REL_TOL * fabs(slip_mj))
 			failed = 1;

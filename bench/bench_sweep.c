@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
 #include "core/lanes.h"
 #include "core/scene.h"
 #include "core/sim.h"
@@ -137,20 +138,6 @@ static double time_mujoco(struct mjscene *ms, long n, int runs, double *cpu)
 			*cpu = used / MUJOCO_DROPS;
 	}
 	return best;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted in place). */
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, compare_doubles);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static double smallest(const double *v, int n)
@@ -483,19 +470,20 @@ int main(int argc, char **argv)
 	printf("  %d pairs, MuJoCo's loop then `contact sweep` (the whole process, %d drops):\n",
 	    runs, POINTS);
 	printf("  MuJoCo, median          %10.1f             %10.1f   (best %.1f, %.1f)\n",
-	    median(mj_wall, runs) * 1e6, median(mj_cpu, runs) * 1e6, best_mj_wall * 1e6,
+	    bench_median(mj_wall, runs) * 1e6, bench_median(mj_cpu, runs) * 1e6, best_mj_wall * 1e6,
 	    best_mj_cpu * 1e6);
 	printf("  process, median         %10.3f             %10.3f   (best %.3f, %.3f)  "
 	       "[%.1f ms in all]\n",
-	    median(proc_wall, runs) * 1e6, median(proc_cpu, runs) * 1e6, best_proc_wall * 1e6,
-	    best_proc_cpu * 1e6, median(proc_wall, runs) * POINTS * 1e3);
-	printf("  x MuJoCo, median pair   %10.0f x           %10.0f x\n", median(ratio_wall, runs),
-	    median(ratio_cpu, runs));
+	    bench_median(proc_wall, runs) * 1e6, bench_median(proc_cpu, runs) * 1e6,
+	    best_proc_wall * 1e6, best_proc_cpu * 1e6,
+	    bench_median(proc_wall, runs) * POINTS * 1e3);
+	printf("  x MuJoCo, median pair   %10.0f x           %10.0f x\n",
+	    bench_median(ratio_wall, runs), bench_median(ratio_cpu, runs));
 	printf("  x MuJoCo, worst pair    %10.0f x           %10.0f x\n", worst_wall, worst_cpu);
 	printf("  x MuJoCo, best / best   %10.0f x           %10.0f x\n",
 	    best_mj_wall / best_proc_wall, best_mj_cpu / best_proc_cpu);
 	printf("  process target %d x on the median pair's CPU ratio: %s (worst pair: %s)\n",
-	    TARGET_PROCESS, median(ratio_cpu, runs) >= TARGET_PROCESS ? "met" : "NOT MET",
+	    TARGET_PROCESS, bench_median(ratio_cpu, runs) >= TARGET_PROCESS ? "met" : "NOT MET",
 	    worst_cpu >= TARGET_PROCESS ? "met" : "not met");
 	printf("  HTTP NDJSON stream         first row after %.1f ms, last after %.1f ms\n",
 	    ttfr * 1e3, t_http * 1e3);

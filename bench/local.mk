@@ -7,13 +7,13 @@ bench_bench_drop_SOURCES = bench/bench_drop.c tests/mjscene.c tests/mjscene.h
 bench_bench_drop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_drop_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS)
 
-bench_bench_hold_SOURCES = bench/bench_hold.c tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
+bench_bench_hold_SOURCES = bench/bench_hold.c bench/bench_stats.h tests/mjhold.c tests/mjhold.h $(MJSCENE_SOURCES)
 bench_bench_hold_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_hold_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS)
 
 # A 5,000-point drop sweep against MuJoCo: the core's lanes, the whole `contact sweep`
 # process and the time to the first streamed row over HTTP.
-bench_bench_sweep_SOURCES = bench/bench_sweep.c tests/mjscene.c tests/mjscene.h
+bench_bench_sweep_SOURCES = bench/bench_sweep.c bench/bench_stats.h tests/mjscene.c tests/mjscene.h
 bench_bench_sweep_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_sweep_LDADD = $(CORE_LIBS) $(MUJOCO_LIBS) -lpthread
 
