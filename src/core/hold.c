@@ -51,13 +51,7 @@ void ctd_hold_default(struct ctd_hold *h)
 	h->pad_size[2] = DEFAULT_HOLD_PAD_HZ;
 	h->pad_mass = DEFAULT_HOLD_PAD_MASS;
 	h->grip_force = DEFAULT_HOLD_GRIP_FORCE;
-	h->option.timestep = DEFAULT_TIMESTEP;
-	h->option.refsafe = 1;
-	h->option.gravity = DEFAULT_GRAVITY;
-	h->option.impratio = DEFAULT_IMPRATIO;
-	h->option.integrator = CTD_SCENE_EULER;
-	h->option.cone = CTD_CONE_PYRAMIDAL;
-	h->option.mujoco = ctd_mjver_default();
+	ctd_scene_option_default(&h->option);
 	h->duration = DEFAULT_HOLD_DURATION;
 	h->slip_limit = DEFAULT_HOLD_SLIP_LIMIT;
 }

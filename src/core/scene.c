@@ -18,7 +18,19 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "core/mjver.h"
 #include "tunables.h"
+
+void ctd_scene_option_default(struct ctd_scene_option *o)
+{
+	o->timestep = DEFAULT_TIMESTEP;
+	o->refsafe = 1;
+	o->gravity = DEFAULT_GRAVITY;
+	o->impratio = DEFAULT_IMPRATIO;
+	o->integrator = CTD_SCENE_EULER;
+	o->cone = CTD_CONE_PYRAMIDAL;
+	o->mujoco = ctd_mjver_default();
+}
 
 /* I1 + I2 + I3 of the body's principal inertia (MuJoCo's solid sphere and box) */
 static double trace_inertia(const struct ctd_scene *s)

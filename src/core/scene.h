@@ -36,6 +36,10 @@ struct ctd_scene_option {
 	enum ctd_cone cone; /* zero: pyramidal, MuJoCo's default */
 };
 
+/* Fill o with the requests' default options (src/tunables.h): Euler, pyramidal, refsafe
+ * on, the default timestep, gravity, impratio and release. */
+void ctd_scene_option_default(struct ctd_scene_option *o);
+
 /* A validated scene request. */
 struct ctd_scene {
 	enum ctd_scene_shape shape;

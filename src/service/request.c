@@ -232,13 +232,7 @@ static void scene_default(struct ctd_scene *s, double default_height)
 	s->size[0] = s->size[1] = s->size[2] = DEFAULT_SHAPE_SIZE;
 	s->mass = DEFAULT_MASS;
 	ctd_pair_geom_default(&s->geom);
-	s->option.timestep = DEFAULT_TIMESTEP;
-	s->option.refsafe = 1;
-	s->option.gravity = DEFAULT_GRAVITY;
-	s->option.impratio = DEFAULT_IMPRATIO;
-	s->option.integrator = CTD_SCENE_EULER;
-	s->option.cone = CTD_CONE_PYRAMIDAL;
-	s->option.mujoco = ctd_mjver_default();
+	ctd_scene_option_default(&s->option);
 	s->height = default_height;
 	s->duration = DEFAULT_DURATION;
 }
