@@ -715,6 +715,31 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 	c->nrows = n;
 }
 
+/* An elliptic contact's zone of MuJoCo's soft cone at the rows' x = J a - aref: top
+ * (no force), bottom (every row its own quadratic: the cost is quadratic there) or
+ * middle; with U_r = x_r fric_r, N = x_0 mu and T = |U|. */
+enum { NS_ZONE_TOP, NS_ZONE_BOTTOM, NS_ZONE_MIDDLE };
+
+static inline int ns_cone_zone(
+    const struct ns_contact *ck, const double *x, double *U, double *N, double *T)
+{
+	double mu = ck->mu, t = 0;
+	int r;
+
+	for (r = 1; r < ck->nrows; r++) {
+		U[r] = x[r] * ck->fric[r];
+		t += U[r] * U[r];
+	}
+	t = sqrt(t);
+	*N = x[0] * mu;
+	*T = t;
+	if (*N >= mu * t || (t <= 0 && *N >= 0))
+		return NS_ZONE_TOP;
+	if (mu * *N + t <= 0 || (t <= 0 && *N < 0))
+		return NS_ZONE_BOTTOM;
+	return NS_ZONE_MIDDLE;
+}
+
 /* The cost of both contacts' rows at a, with its gradient and Hessian (either may be
  * NULL), and the rows' forces when force is set. *piece (when not NULL) names the
  * quadratic piece of the cost a lies in (a bit per pushing row; an elliptic contact's
@@ -774,16 +799,12 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 		}
 		memset(hx, 0, sizeof hx);
 		{
-			double mu = ck->mu, N = x[0] * mu, T = 0, U[NS_ROWS] = {0};
+			double mu = ck->mu, N, T, U[NS_ROWS] = {0};
+			int zone = ns_cone_zone(ck, x, U, &N, &T);
 
-			for (r = 1; r < ck->nrows; r++) {
-				U[r] = x[r] * ck->fric[r];
-				T += U[r] * U[r];
-			}
-			T = sqrt(T);
-			if (N >= mu * T || (T <= 0 && N >= 0)) {
+			if (zone == NS_ZONE_TOP) {
 				/* top zone: no force */
-			} else if (mu * N + T <= 0 || (T <= 0 && N < 0)) {
+			} else if (zone == NS_ZONE_BOTTOM) {
 				if (piece && *piece >= 0)
 					*piece |= 1LL << (k * NS_ROWS);
 				for (r = 0; r < ck->nrows; r++) {
@@ -908,18 +929,20 @@ static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, con
 	return ns_dot(g, d);
 }
 
-/* The pyramid's shortcut (every row its own quadratic): the minimiser of the quadratic
+/* The shortcut where every row is its own quadratic (a pyramid's rows; an elliptic
+ * contact's in its bottom zone, none in its top zone): the minimiser of the quadratic
  * piece made of the rows that push at a (the previous step's qacc), which is the convex
  * cost's minimiser when exactly those rows push there too (the optimality conditions).
  * Returns 0 with a and the rows' forces set; 1, a untouched, when the rows that push
  * changed, with next the piece's minimiser (the next piece to try: an active-set step);
- * -1 when no piece applies (an elliptic contact). */
+ * -1 when no piece applies (an elliptic contact in its middle zone, where the cost is
+ * not quadratic). */
 static int ns_minimise_piece(
     const struct ctd_hold_model *m, struct ns_contact *c, double *a, double *next)
 {
 	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double H[NS_DOF * NS_DOF] = {0}, b[NS_DOF], sol[NS_DOF];
-	int push[2][NS_ROWS], i, k, r;
+	int push[2][NS_ROWS], zone[2] = {0, 0}, i, k, r;
 
 	for (i = 0; i < NS_DOF; i++) {
 		H[i * NS_DOF + i] = M[i];
@@ -930,12 +953,20 @@ static int ns_minimise_piece(
 
 		if (!ck->active)
 			continue;
-		if (ck->elliptic)
-			return -1;
+		if (ck->elliptic) {
+			double x[NS_ROWS], U[NS_ROWS], N, T;
+
+			for (r = 0; r < ck->nrows; r++)
+				x[r] = ns_dot(ck->J[r], a) - ck->aref[r];
+			zone[k] = ns_cone_zone(ck, x, U, &N, &T);
+			if (zone[k] == NS_ZONE_MIDDLE)
+				return -1;
+		}
 		for (r = 0; r < ck->nrows; r++) {
 			double w = ck->mult[r] * (1 / ck->R[r]);
 
-			push[k][r] = ns_dot(ck->J[r], a) - ck->aref[r] < 0;
+			push[k][r] = ck->elliptic ? zone[k] == NS_ZONE_BOTTOM
+			                          : ns_dot(ck->J[r], a) - ck->aref[r] < 0;
 			if (!push[k][r])
 				continue;
 #pragma GCC unroll 5
@@ -953,15 +984,24 @@ static int ns_minimise_piece(
 		return -1;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
+		double x[NS_ROWS], U[NS_ROWS], N, T;
 
-		for (r = 0; r < ck->nrows && ck->active; r++) {
-			double x = ns_dot(ck->J[r], sol) - ck->aref[r];
+		if (!ck->active)
+			continue;
+		for (r = 0; r < ck->nrows; r++)
+			x[r] = ns_dot(ck->J[r], sol) - ck->aref[r];
+		if (ck->elliptic && ns_cone_zone(ck, x, U, &N, &T) != zone[k]) {
+			memcpy(next, sol, sizeof sol);
+			return 1;
+		}
+		for (r = 0; r < ck->nrows; r++) {
+			int pushes = ck->elliptic ? zone[k] == NS_ZONE_BOTTOM : x[r] < 0;
 
-			if ((x < 0) != push[k][r]) {
+			if (pushes != push[k][r]) {
 				memcpy(next, sol, sizeof sol);
 				return 1;
 			}
-			ck->force[r] = x < 0 ? -((1 / ck->R[r]) * x) : -0.0;
+			ck->force[r] = pushes ? -((1 / ck->R[r]) * x[r]) : -0.0;
 		}
 	}
 	memcpy(a, sol, sizeof sol);
