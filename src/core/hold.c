@@ -1226,6 +1226,8 @@ struct ns_block {
 	double A[4]; /* n x n */
 	double jm[2][NS_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
+	/* an edge pair: its rows' difference J_0 - J_1, times M^-1, and b_0 - b_1 */
+	double jd[NS_DOF], jdm[NS_DOF], bd;
 };
 
 static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_hold_model *m,
@@ -1252,33 +1254,54 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 			bk->A[i * n + j] = ns_dot(bk->jm[i], bk->J[j]);
 	for (i = 0; i < n; i++)
 		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
+	if (c->elliptic)
+		return;
+#pragma GCC unroll 5
+	for (l = 0; l < NS_DOF; l++) {
+		bk->jd[l] = bk->J[0][l] - bk->J[1][l];
+		bk->jdm[l] = bk->jm[0][l] - bk->jm[1][l];
+	}
+	bk->bd = bk->b[0] - bk->b[1];
 }
 
-/* A pyramid edge pair with its sum fixed: the new forces f from the old ones. */
-static inline void ns_pair_solve(
-    const struct ns_block *bk, const double *res, const double *old, double *f)
+/* A pyramid edge pair's update in a sweep, with its sum fixed (MuJoCo's K0, K1 and
+ * clamps), by the rows' difference: only res_0 - res_1 = bd + jdm . g enters the solve,
+ * and the forces' change (+-delta, to the rounding of their sum) moves g and the dual
+ * cost along J_0 - J_1 alone: half the work of the two rows' residuals and updates.
+ * Returns the dual cost's change (a rise above 1e-10 is undone, as costChange does). */
+static inline double ns_pair_update(const struct ns_block *bk, double *g)
 {
 	const double *A = bk->A;
-	double bc0 = res[0] - (A[0] * old[0] + A[1] * old[1]);
-	double bc1 = res[1] - (A[2] * old[0] + A[3] * old[1]);
-	double mid = 0.5 * (old[0] + old[1]), K1 = A[0] + A[3] - A[1] - A[2];
-	double K0 = mid * (A[0] - A[3]) + bc0 - bc1, y;
+	double old0 = bk->force[0], old1 = bk->force[1], diff = bk->bd + ns_dot(bk->jdm, g);
+	double mid = 0.5 * (old0 + old1), K1 = A[0] + A[3] - A[1] - A[2];
+	double K0 = mid * (A[0] - A[3]) + diff - ((A[0] - A[2]) * old0 + (A[1] - A[3]) * old1);
+	double f0, f1, d0, d1, change;
 
 	if (K1 < MJ_MINVAL) {
-		f[0] = f[1] = mid;
-		return;
-	}
-	y = -K0 / K1;
-	if (y < -mid) {
-		f[0] = 0;
-		f[1] = 2 * mid;
-	} else if (y > mid) {
-		f[0] = 2 * mid;
-		f[1] = 0;
+		f0 = f1 = mid;
 	} else {
-		f[0] = mid + y;
-		f[1] = mid - y;
+		double y = -K0 / K1;
+
+		if (y < -mid) {
+			f0 = 0;
+			f1 = 2 * mid;
+		} else if (y > mid) {
+			f0 = 2 * mid;
+			f1 = 0;
+		} else {
+			f0 = mid + y;
+			f1 = mid - y;
+		}
 	}
+	d0 = f0 - old0;
+	d1 = f1 - old1;
+	change = 0.5 * (d0 * (A[0] * d0 + A[1] * d1) + d1 * (A[2] * d0 + A[3] * d1)) + d0 * diff;
+	if (change > 1e-10)
+		return 0;
+	bk->force[0] = f0;
+	bk->force[1] = f1;
+	ns_axpy(g, d0, bk->jd);
+	return change;
 }
 
 /* An elliptic contact's friction block (n = bk->n, a constant where inlined): its QCQP
@@ -1308,7 +1331,7 @@ static inline __attribute__((always_inline)) void ns_cone_solve(
 	}
 }
 
-/* One block's update in a sweep (n: its size), with g = J' f kept up to date. Returns
+/* An elliptic block's update in a sweep (n: its size), with g = J' f kept up to date. Returns
  * the dual cost's change. It is inlined with n a constant and its loops (and
  * ns_cost_change's) unrolled: loop overhead was most of a sweep's instructions. */
 static inline __attribute__((always_inline)) double ns_block_update(
@@ -1322,10 +1345,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 		res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
 		old[i] = bk->force[i];
 	}
-	if (bk->c->elliptic)
-		ns_cone_solve(bk, res, old, f, n);
-	else
-		ns_pair_solve(bk, res, old, f);
+	ns_cone_solve(bk, res, old, f, n);
 	change = ns_cost_change(bk->A, f, old, res, n);
 #pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
@@ -1381,7 +1401,9 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 
 		for (b = 0; b < nblocks; b++) {
 			/* the size made a constant: the update's loops unrolled */
-			if (blocks[b].n == 2)
+			if (!blocks[b].c->elliptic)
+				improvement -= ns_pair_update(&blocks[b], g);
+			else if (blocks[b].n == 2)
 				improvement -= ns_block_update(&blocks[b], g, 2);
 			else
 				improvement -= ns_block_update(&blocks[b], g, 1);
