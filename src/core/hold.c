@@ -564,15 +564,21 @@ int ctd_hold_steady(
 #define NS_DOF CTD_HOLD_NOSLIP_DOF
 #define NS_ROWS 10     /* per contact: pyramidal 2*(condim-1) <= 10, elliptic condim <= 6 */
 #define NS_CONE_ROWS 3 /* an elliptic contact's rows kept: normal, z tangent, roll about y */
+#define NS_ROW_DOF 4   /* the coordinates a contact's rows act on: x, z, wy and its pad */
 
+/* A contact's rows act on four of the five coordinates (the other pad's is 0 in all of
+ * them): a row is kept as those four, the last standing for coordinate q (3 + side).
+ * The sums and updates below take the terms in the order of the five-coordinate ones,
+ * so the arithmetic is the same, and the zero terms are not computed. */
 struct ns_contact {
-	int active, nrows, elliptic, condim;
+	int active, nrows, elliptic, condim, q;
 	double dist, imp, K, B, rr;
-	double R0, R1, mu;    /* R of the normal (pyramid: every) row, the tangent rows; cone mu */
-	double fr[5];         /* the contact's friction */
-	double jn[NS_DOF];    /* the normal row */
-	double jk[5][NS_DOF]; /* the tangent rows (y, z, spin, roll y, roll z) */
-	double J[NS_ROWS][NS_DOF], aref[NS_ROWS], R[NS_ROWS], force[NS_ROWS];
+	double R0, R1, mu;        /* R of the normal (pyramid: every) row, the tangent rows; cone mu */
+	double fr[5];             /* the contact's friction */
+	double jn[NS_ROW_DOF];    /* the normal row */
+	double jk[5][NS_ROW_DOF]; /* the tangent rows (y, z, spin, roll y, roll z) */
+	double J[NS_ROWS][NS_ROW_DOF], aref[NS_ROWS], R[NS_ROWS], force[NS_ROWS];
+	double D[NS_ROWS]; /* 1 / R */
 	/* how many of MuJoCo's rows a row stands for: a pyramid's rows that equal the
 	 * normal row here (both edges of the y slide, the spin and the roll about z) are
 	 * one row, with the same force in each; pair0 is the first edge pair that can move */
@@ -595,6 +601,27 @@ static inline void ns_axpy(double *y, double a, const double *x)
 	y[2] += a * x[2];
 	y[3] += a * x[3];
 	y[4] += a * x[4];
+}
+
+/* a contact's row j (struct ns_contact: its pad's coordinate q) . the 5-vector v */
+static inline double ns_row_dot(const double *j, int q, const double *v)
+{
+	return j[0] * v[0] + j[1] * v[1] + j[2] * v[2] + j[3] * v[q];
+}
+
+/* the 5-vector y += a j, j a contact's row */
+static inline void ns_row_axpy(double *y, double a, const double *j, int q)
+{
+	y[0] += a * j[0];
+	y[1] += a * j[1];
+	y[2] += a * j[2];
+	y[q] += a * j[3];
+}
+
+/* the coordinate of a row's entry i */
+static inline int ns_row_coord(int i, int q)
+{
+	return i < 3 ? i : q;
 }
 
 /* Tangent k of a contact's frame (y, z, spin, roll y, roll z) has a Jacobian in these
@@ -622,6 +649,7 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 	 * (rows < nrows), and clearing the whole struct was a tenth of the step */
 	c->nrows = c->pair0 = c->elliptic = c->condim = 0;
 	c->imp = c->K = c->B = c->rr = c->R0 = c->R1 = c->mu = 0;
+	c->q = 3 + side;
 	memset(c->jn, 0, sizeof c->jn);
 	/* only the tangents that move here are read (ns_tangent_moves) */
 	memset(c->jk[1], 0, sizeof c->jk[1]);
@@ -637,7 +665,7 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 	memcpy(c->fr, m->contact.friction, sizeof c->fr);
 	/* n . (v_pad - v_object at the contact), the pad's joint axis +x (left) or -x */
 	c->jn[0] = -sg;
-	c->jn[3 + side] = sg * (side == 0 ? 1 : -1);
+	c->jn[3] = sg * (side == 0 ? 1 : -1);
 	/* the z tangent (0, 0, sg): -sg (vz - wy lever); the roll about y: -wy */
 	c->jk[1][1] = -sg;
 	c->jk[1][2] = sg * lever;
@@ -652,7 +680,8 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 		c->R0 = max2(MJ_MINVAL, (1 - c->imp) * m->tran / c->imp);
 		memcpy(c->J[0], c->jn, sizeof c->jn);
 		c->R[0] = c->R0;
-		c->aref[0] = -c->B * ns_dot(c->jn, v) - spring;
+		c->D[0] = 1 / c->R0;
+		c->aref[0] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
 		c->mult[0] = 1;
 		c->nrows = c->pair0 = 1;
 		return;
@@ -663,7 +692,8 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 		c->mu = f0 * sqrt(c->R1 / c->R0);
 		memcpy(c->J[n], c->jn, sizeof c->jn);
 		c->R[n] = c->R0;
-		c->aref[n++] = -c->B * ns_dot(c->jn, v) - spring;
+		c->D[n] = 1 / c->R0;
+		c->aref[n++] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
 		c->fric[0] = 0;
 		for (k = 0; k < condim - 1; k++) {
 			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
@@ -675,14 +705,15 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 			/* R_j mu_j^2 = R1 f0^2: the spin and roll rows' own R */
 			c->R[n] =
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
-			c->aref[n++] = -c->B * ns_dot(c->jk[k], v) - 0.0;
+			c->D[n] = 1 / c->R[n];
+			c->aref[n++] = -c->B * ns_row_dot(c->jk[k], c->q, v) - 0.0;
 		}
 		for (k = 0; k < n; k++)
 			c->mult[k] = 1;
 	} else {
 		double R0 = max2(MJ_MINVAL, (1 - c->imp) * (m->tran + f0 * f0 * m->tran) / c->imp);
 		double R1 = R0 / max2(MJ_MINVAL, m->impratio), mu = f0 * sqrt(R1 / R0);
-		double Rpy = 2 * mu * mu * R0;
+		double Rpy = 2 * mu * mu * R0, Dpy = 1 / Rpy;
 		int i;
 
 		double same = 0;
@@ -693,7 +724,8 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 		if (same > 0) {
 			memcpy(c->J[n], c->jn, sizeof c->jn);
 			c->R[n] = Rpy;
-			c->aref[n] = -c->B * ns_dot(c->jn, v) - spring;
+			c->D[n] = Dpy;
+			c->aref[n] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
 			c->mult[n++] = same;
 		}
 		c->pair0 = n;
@@ -703,11 +735,12 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 			if (!ns_tangent_moves(k))
 				continue;
 			for (sgn = 1; sgn >= -1; sgn -= 2) {
-#pragma GCC unroll 5
-				for (i = 0; i < NS_DOF; i++)
+#pragma GCC unroll 4
+				for (i = 0; i < NS_ROW_DOF; i++)
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
-				c->aref[n] = -c->B * ns_dot(c->J[n], v) - spring;
+				c->D[n] = Dpy;
+				c->aref[n] = -c->B * ns_row_dot(c->J[n], c->q, v) - spring;
 				c->mult[n++] = 1;
 			}
 		}
@@ -773,11 +806,11 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++)
-			x[r] = ns_dot(ck->J[r], a) - ck->aref[r];
+			x[r] = ns_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
 		if (!ck->elliptic) {
 			/* each row its own quadratic: a diagonal hx, added row by row */
 			for (r = 0; r < ck->nrows; r++) {
-				double D = 1 / ck->R[r], n = ck->mult[r];
+				double D = ck->D[r], n = ck->mult[r];
 
 				if (force)
 					ck->force[r] = x[r] < 0 ? -(D * x[r]) : -0.0;
@@ -788,12 +821,12 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				cost += n * (0.5 * D * x[r] * x[r]);
 				gx[r] = D * x[r];
 				if (grad)
-					ns_axpy(grad, n * gx[r], ck->J[r]);
+					ns_row_axpy(grad, n * gx[r], ck->J[r], ck->q);
 				if (hess)
-					for (i = 0; i < NS_DOF; i++)
+					for (i = 0; i < NS_ROW_DOF; i++)
 						if (ck->J[r][i] != 0)
-							ns_axpy(&hess[i * NS_DOF],
-							    ck->J[r][i] * (n * D), ck->J[r]);
+							ns_row_axpy(&hess[ns_row_coord(i, ck->q) * NS_DOF],
+							    ck->J[r][i] * (n * D), ck->J[r], ck->q);
 			}
 			continue;
 		}
@@ -808,14 +841,14 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				if (piece && *piece >= 0)
 					*piece |= 1LL << (k * NS_ROWS);
 				for (r = 0; r < ck->nrows; r++) {
-					double D = 1 / ck->R[r];
+					double D = ck->D[r];
 
 					cost += 0.5 * D * x[r] * x[r];
 					gx[r] = D * x[r];
 					hx[r][r] = D;
 				}
 			} else {
-				double Dm = (1 / ck->R[0]) / (mu * mu * (1 + mu * mu)),
+				double Dm = ck->D[0] / (mu * mu * (1 + mu * mu)),
 				       NT = N - mu * T;
 				double g[NS_ROWS], w = -mu * Dm * NT / T;
 
@@ -844,17 +877,17 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				ck->force[r] = -gx[r];
 		if (grad)
 			for (r = 0; r < ck->nrows; r++)
-				ns_axpy(grad, gx[r], ck->J[r]);
+				ns_row_axpy(grad, gx[r], ck->J[r], ck->q);
 		if (hess)
 			for (r = 0; r < ck->nrows; r++)
 				for (j = 0; j < ck->nrows; j++) {
 					if (hx[r][j] == 0)
 						continue;
-#pragma GCC unroll 5
-					for (i = 0; i < NS_DOF; i++)
+#pragma GCC unroll 4
+					for (i = 0; i < NS_ROW_DOF; i++)
 						if (ck->J[r][i] != 0)
-							ns_axpy(&hess[i * NS_DOF],
-							    ck->J[r][i] * hx[r][j], ck->J[j]);
+							ns_row_axpy(&hess[ns_row_coord(i, ck->q) * NS_DOF],
+							    ck->J[r][i] * hx[r][j], ck->J[j], ck->q);
 				}
 	}
 	return cost;
@@ -942,7 +975,7 @@ static int ns_minimise_piece(
 {
 	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double H[NS_DOF * NS_DOF] = {0}, b[NS_DOF], sol[NS_DOF];
-	int push[2][NS_ROWS], zone[2] = {0, 0}, i, k, r;
+	int push[2][NS_ROWS], zone[2] = {0, 0}, i, j, k, r;
 
 	for (i = 0; i < NS_DOF; i++) {
 		H[i * NS_DOF + i] = M[i];
@@ -957,26 +990,29 @@ static int ns_minimise_piece(
 			double x[NS_ROWS], U[NS_ROWS], N, T;
 
 			for (r = 0; r < ck->nrows; r++)
-				x[r] = ns_dot(ck->J[r], a) - ck->aref[r];
+				x[r] = ns_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
 			zone[k] = ns_cone_zone(ck, x, U, &N, &T);
 			if (zone[k] == NS_ZONE_MIDDLE)
 				return -1;
 		}
 		for (r = 0; r < ck->nrows; r++) {
-			double w = ck->mult[r] * (1 / ck->R[r]);
+			const double *u = ck->J[r];
+			double w = ck->mult[r] * ck->D[r];
 
 			push[k][r] = ck->elliptic ? zone[k] == NS_ZONE_BOTTOM
-			                          : ns_dot(ck->J[r], a) - ck->aref[r] < 0;
+			                          : ns_row_dot(u, ck->q, a) - ck->aref[r] < 0;
 			if (!push[k][r])
 				continue;
-#pragma GCC unroll 5
-			for (i = 0; i < NS_DOF; i++) {
-				double wj = w * ck->J[r][i];
+			/* H's lower triangle (all the factorisation reads), w J_i J_j as before */
+#pragma GCC unroll 4
+			for (i = 0; i < NS_ROW_DOF; i++) {
+				double wj = w * u[i];
+				int ci = ns_row_coord(i, ck->q);
 
-				if (wj == 0)
-					continue;
-				b[i] += wj * ck->aref[r];
-				ns_axpy(&H[i * NS_DOF], wj, ck->J[r]);
+				b[ci] += wj * ck->aref[r];
+#pragma GCC unroll 4
+				for (j = 0; j <= i; j++)
+					H[ci * NS_DOF + ns_row_coord(j, ck->q)] += wj * u[j];
 			}
 		}
 	}
@@ -989,7 +1025,7 @@ static int ns_minimise_piece(
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++)
-			x[r] = ns_dot(ck->J[r], sol) - ck->aref[r];
+			x[r] = ns_row_dot(ck->J[r], ck->q, sol) - ck->aref[r];
 		if (ck->elliptic && ns_cone_zone(ck, x, U, &N, &T) != zone[k]) {
 			memcpy(next, sol, sizeof sol);
 			return 1;
@@ -1001,7 +1037,7 @@ static int ns_minimise_piece(
 				memcpy(next, sol, sizeof sol);
 				return 1;
 			}
-			ck->force[r] = pushes ? -((1 / ck->R[r]) * x[r]) : -0.0;
+			ck->force[r] = pushes ? -(ck->D[r] * x[r]) : -0.0;
 		}
 	}
 	memcpy(a, sol, sizeof sol);
@@ -1124,7 +1160,7 @@ static void ns_qacc(const struct ctd_hold_model *m, const struct ns_contact *c, 
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			if (c[k].force[r] != 0)
-				ns_axpy(f, c[k].mult[r] * c[k].force[r], c[k].J[r]);
+				ns_row_axpy(f, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
 	a[0] = 0 + f[0] / M[0];
 	a[1] = m->a0_object + f[1] / M[1];
 	a[2] = 0 + f[2] / M[2];
@@ -1220,14 +1256,14 @@ struct ns_block {
 	struct ns_contact *c;
 	/* its rows: n consecutive rows of c (2 for an edge pair, 1 or 2 elliptic), their
 	 * forces and Jacobians there */
-	int n;
+	int n, q;
 	double *force;
-	double (*J)[NS_DOF];
+	double (*J)[NS_ROW_DOF];
 	double A[4]; /* n x n */
-	double jm[2][NS_DOF], b[2];
+	double jm[2][NS_ROW_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 	/* an edge pair: its rows' difference J_0 - J_1, times M^-1, and b_0 - b_1 */
-	double jd[NS_DOF], jdm[NS_DOF], bd;
+	double jd[NS_ROW_DOF], jdm[NS_ROW_DOF], bd;
 };
 
 static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_hold_model *m,
@@ -1240,24 +1276,26 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 	bk->force = &c->force[r0];
 	bk->J = &c->J[r0];
 	bk->n = n;
+	bk->q = c->q;
 	for (i = 0; i < n; i++) {
 		const double *J = bk->J[i];
 
-#pragma GCC unroll 5
-		for (l = 0; l < NS_DOF; l++)
-			bk->jm[i][l] = J[l] * Minv[l];
-		bk->b[i] = ns_dot(J, a0) - c->aref[r0 + i];
+#pragma GCC unroll 4
+		for (l = 0; l < NS_ROW_DOF; l++)
+			bk->jm[i][l] = J[l] * Minv[ns_row_coord(l, c->q)];
+		bk->b[i] = ns_row_dot(J, c->q, a0) - c->aref[r0 + i];
 		bk->mu[i] = c->elliptic ? c->fric[r0 + i] : 0;
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
-			bk->A[i * n + j] = ns_dot(bk->jm[i], bk->J[j]);
+			bk->A[i * n + j] = bk->jm[i][0] * bk->J[j][0] + bk->jm[i][1] * bk->J[j][1] +
+			    bk->jm[i][2] * bk->J[j][2] + bk->jm[i][3] * bk->J[j][3];
 	for (i = 0; i < n; i++)
 		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
 	if (c->elliptic)
 		return;
-#pragma GCC unroll 5
-	for (l = 0; l < NS_DOF; l++) {
+#pragma GCC unroll 4
+	for (l = 0; l < NS_ROW_DOF; l++) {
 		bk->jd[l] = bk->J[0][l] - bk->J[1][l];
 		bk->jdm[l] = bk->jm[0][l] - bk->jm[1][l];
 	}
@@ -1272,7 +1310,7 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 static inline double ns_pair_update(const struct ns_block *bk, double *g)
 {
 	const double *A = bk->A;
-	double old0 = bk->force[0], old1 = bk->force[1], diff = bk->bd + ns_dot(bk->jdm, g);
+	double old0 = bk->force[0], old1 = bk->force[1], diff = bk->bd + ns_row_dot(bk->jdm, bk->q, g);
 	double mid = 0.5 * (old0 + old1), K1 = A[0] + A[3] - A[1] - A[2];
 	double K0 = mid * (A[0] - A[3]) + diff - ((A[0] - A[2]) * old0 + (A[1] - A[3]) * old1);
 	double f0, f1, d0, d1, change;
@@ -1300,7 +1338,7 @@ static inline double ns_pair_update(const struct ns_block *bk, double *g)
 		return 0;
 	bk->force[0] = f0;
 	bk->force[1] = f1;
-	ns_axpy(g, d0, bk->jd);
+	ns_row_axpy(g, d0, bk->jd, bk->q);
 	return change;
 }
 
@@ -1342,7 +1380,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 #pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
-		res[i] = bk->b[i] + ns_dot(bk->jm[i], g);
+		res[i] = bk->b[i] + ns_row_dot(bk->jm[i], bk->q, g);
 		old[i] = bk->force[i];
 	}
 	ns_cone_solve(bk, res, old, f, n);
@@ -1353,7 +1391,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 		bk->force[i] = f[i];
 		if (df != 0)
-			ns_axpy(g, df, bk->J[i]);
+			ns_row_axpy(g, df, bk->J[i], bk->q);
 	}
 	return change;
 }
@@ -1376,7 +1414,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++) {
-			ns_axpy(g, ck->mult[r] * ck->force[r], ck->J[r]);
+			ns_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
 			start += ck->mult[r] * (0.5 * ck->force[r] * ck->force[r] * ck->R[r]);
 		}
 		if (ck->condim == 1)
