@@ -1610,6 +1610,8 @@ struct tail {
 	double v_end;         /* the limit vertical speed */
 	double z_end;         /* the height at the run's last step */
 	struct sim_vec limit; /* every coordinate's limit */
+	double v_seen[2];     /* the mode's last two limit speeds, oldest first */
+	int v_count;          /* how many of them there are */
 };
 
 /* The height j steps after step k (height z, speed vz) in the mode of ratio r and limit
@@ -1619,6 +1621,27 @@ static double tail_height(double z, double vz, double v, double r, long j, doubl
 	if (r == 0)
 		return z + h * ((double)j * vz);
 	return z + h * ((double)j * v + (vz - v) * r * (1 - pow(r, (double)j)) / (1 - r));
+}
+
+/* The limit speed the mode predicts converges geometrically too, by the transient's
+ * next mode (about r^2 a step, where the step is quadratic in the transient): Aitken's
+ * step on the last three predictions takes that mode out too, so that they agree
+ * (tail_observe) a few steps sooner, and closer to the limit. Noise in predictions that
+ * have converged is at their rounding, far below the agreement asked. */
+static void tail_accelerate(struct tail *t)
+{
+	double plain = t->limit.c[0];
+
+	if (t->v_count == 2) {
+		double d1 = t->v_seen[1] - t->v_seen[0], d2 = plain - t->v_seen[1];
+		double rho = d1 != 0 ? d2 / d1 : 0;
+
+		if (rho > 0 && rho <= CTD_HOLD_TAIL_MAX_RATIO)
+			t->limit.c[0] = plain + d2 * rho / (1 - rho);
+	}
+	t->v_seen[0] = t->v_seen[1];
+	t->v_seen[1] = plain;
+	t->v_count = t->v_count < 2 ? t->v_count + 1 : 2;
 }
 
 /* Observe the state v (height z; its noise: sim_noise) after step k of a run of n steps
@@ -1655,6 +1678,7 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 	if (!(lead > 1 && d0 != 0 && r > 0 && r <= CTD_HOLD_TAIL_MAX_RATIO)) {
 		t->agreed = 0;
 		t->r = 0;
+		t->v_count = 0;
 		return 0;
 	}
 	t->limit.speeds = v->speeds;
@@ -1665,6 +1689,7 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise[i];
 		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
 	}
+	tail_accelerate(t);
 	/* near the limit: each position within NEAR of its own, each speed within NEAR of
 	 * the scene's speed scale (the creep, plus the pads' penetration per step) */
 	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
