@@ -91,6 +91,9 @@
 #define CTD_HOLD_TAIL_NEAR 1e-4
 #define CTD_HOLD_TAIL_MODE_REL 1e-2
 #define CTD_HOLD_TAIL_AGREE 2
+/* the predicted limit speed is Aitken-accelerated where its changes shrink by r^2 (the
+ * transient's next mode, the square of its first), to this fraction of r - r^2 */
+#define CTD_HOLD_TAIL_SQUARE_REL 0.1
 /* a hold whose pads leave the object more often than this has no creep (core/hold.c) */
 #define CTD_HOLD_BOUNCE_MAX 20
 /* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes

@@ -893,11 +893,15 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 	return cost;
 }
 
-/* Solve the SPD system H d = b (n x n, H overwritten) by Cholesky. Returns -1 when not
- * positive definite. The unroll pragmas take effect where n is a constant
- * (ns_chol_solve5): the generic loops cost the step more than the arithmetic. */
+/* Solve the SPD system H d = b (n x n, H overwritten; only its lower triangle is read)
+ * by Cholesky. Returns -1 when not positive definite. The unroll pragmas take effect
+ * where n is a constant (ns_chol_solve5): the generic loops cost the step more than the
+ * arithmetic. Each column's divisions are multiplications by its diagonal's inverse:
+ * the factorisation is one chain of dependent operations, and a division's latency is
+ * several multiplications' (the last bit differs; the answers keep to MuJoCo as before). */
 static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 {
+	double inv[NS_DOF];
 	int i, j, k;
 
 #pragma GCC unroll 5
@@ -910,6 +914,7 @@ static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 		if (!(s > 0))
 			return -1;
 		H[j * n + j] = sqrt(s);
+		inv[j] = 1 / H[j * n + j];
 #pragma GCC unroll 5
 		for (i = j + 1; i < n; i++) {
 			double t = H[i * n + j];
@@ -917,7 +922,7 @@ static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 #pragma GCC unroll 5
 			for (k = 0; k < j; k++)
 				t -= H[i * n + k] * H[j * n + k];
-			H[i * n + j] = t / H[j * n + j];
+			H[i * n + j] = t * inv[j];
 		}
 	}
 #pragma GCC unroll 5
@@ -927,7 +932,7 @@ static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 #pragma GCC unroll 5
 		for (k = 0; k < i; k++)
 			t -= H[i * n + k] * d[k];
-		d[i] = t / H[i * n + i];
+		d[i] = t * inv[i];
 	}
 #pragma GCC unroll 5
 	for (i = n - 1; i >= 0; i--) {
@@ -936,7 +941,7 @@ static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 #pragma GCC unroll 5
 		for (k = i + 1; k < n; k++)
 			t -= H[k * n + i] * d[k];
-		d[i] = t / H[i * n + i];
+		d[i] = t * inv[i];
 	}
 	return 0;
 }
@@ -1262,8 +1267,11 @@ struct ns_block {
 	double A[4]; /* n x n */
 	double jm[2][NS_ROW_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
-	/* an edge pair: its rows' difference J_0 - J_1, times M^-1, and b_0 - b_1 */
+	/* an edge pair (pair set): its rows' difference J_0 - J_1, times M^-1, b_0 - b_1,
+	 * and the sums of A its update takes (the same at every sweep) */
+	int pair;
 	double jd[NS_ROW_DOF], jdm[NS_ROW_DOF], bd;
+	double K1, a03, a02, a13, inv_K1; /* inv_K1 = 1 / K1 */
 };
 
 static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_hold_model *m,
@@ -1292,8 +1300,14 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 			    bk->jm[i][2] * bk->J[j][2] + bk->jm[i][3] * bk->J[j][3];
 	for (i = 0; i < n; i++)
 		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
-	if (c->elliptic)
+	bk->pair = !c->elliptic;
+	if (!bk->pair)
 		return;
+	bk->K1 = bk->A[0] + bk->A[3] - bk->A[1] - bk->A[2];
+	bk->a03 = bk->A[0] - bk->A[3];
+	bk->inv_K1 = bk->K1 < MJ_MINVAL ? 0 : 1 / bk->K1;
+	bk->a02 = bk->A[0] - bk->A[2];
+	bk->a13 = bk->A[1] - bk->A[3];
 #pragma GCC unroll 4
 	for (l = 0; l < NS_ROW_DOF; l++) {
 		bk->jd[l] = bk->J[0][l] - bk->J[1][l];
@@ -1306,19 +1320,21 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
  * clamps), by the rows' difference: only res_0 - res_1 = bd + jdm . g enters the solve,
  * and the forces' change (+-delta, to the rounding of their sum) moves g and the dual
  * cost along J_0 - J_1 alone: half the work of the two rows' residuals and updates.
- * Returns the dual cost's change (a rise above 1e-10 is undone, as costChange does). */
+ * -K0 / K1 is a multiplication by 1 / K1, taken once a step: the sweeps are one chain of
+ * dependent updates, whose longest link was that division. Returns the dual cost's
+ * change (a rise above 1e-10 is undone, as costChange does). */
 static inline double ns_pair_update(const struct ns_block *bk, double *g)
 {
 	const double *A = bk->A;
 	double old0 = bk->force[0], old1 = bk->force[1], diff = bk->bd + ns_row_dot(bk->jdm, bk->q, g);
-	double mid = 0.5 * (old0 + old1), K1 = A[0] + A[3] - A[1] - A[2];
-	double K0 = mid * (A[0] - A[3]) + diff - ((A[0] - A[2]) * old0 + (A[1] - A[3]) * old1);
+	double mid = 0.5 * (old0 + old1), K1 = bk->K1;
+	double K0 = mid * bk->a03 + diff - (bk->a02 * old0 + bk->a13 * old1);
 	double f0, f1, d0, d1, change;
 
 	if (K1 < MJ_MINVAL) {
 		f0 = f1 = mid;
 	} else {
-		double y = -K0 / K1;
+		double y = -K0 * bk->inv_K1;
 
 		if (y < -mid) {
 			f0 = 0;
@@ -1439,7 +1455,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 
 		for (b = 0; b < nblocks; b++) {
 			/* the size made a constant: the update's loops unrolled */
-			if (!blocks[b].c->elliptic)
+			if (blocks[b].pair)
 				improvement -= ns_pair_update(&blocks[b], g);
 			else if (blocks[b].n == 2)
 				improvement -= ns_block_update(&blocks[b], g, 2);
@@ -1623,12 +1639,16 @@ static double tail_height(double z, double vz, double v, double r, long j, doubl
 	return z + h * ((double)j * v + (vz - v) * r * (1 - pow(r, (double)j)) / (1 - r));
 }
 
-/* The limit speed the mode predicts converges geometrically too, by the transient's
- * next mode (about r^2 a step, where the step is quadratic in the transient): Aitken's
- * step on the last three predictions takes that mode out too, so that they agree
- * (tail_observe) a few steps sooner, and closer to the limit. Noise in predictions that
- * have converged is at their rounding, far below the agreement asked. */
-static void tail_accelerate(struct tail *t)
+/* The limit speed the mode (ratio r) predicts converges geometrically too, by the
+ * transient's next mode. Where that is the mode's square (r^2 a step: the step is
+ * quadratic in the transient, as the impedance and the pads' depth make it), Aitken's
+ * step on the last three predictions takes it out too, so that they agree
+ * (tail_observe) a few steps sooner, and closer to the limit. Where the predictions
+ * converge at another rate (a second mode of the step's own, which the one-mode sum
+ * does not hold either), they are left as they are, and agree only once that mode has
+ * died out. Noise in predictions that have converged is at their rounding, far below
+ * the agreement asked. */
+static void tail_accelerate(struct tail *t, double r)
 {
 	double plain = t->limit.c[0];
 
@@ -1636,7 +1656,8 @@ static void tail_accelerate(struct tail *t)
 		double d1 = t->v_seen[1] - t->v_seen[0], d2 = plain - t->v_seen[1];
 		double rho = d1 != 0 ? d2 / d1 : 0;
 
-		if (rho > 0 && rho <= CTD_HOLD_TAIL_MAX_RATIO)
+		/* within a tenth of the gap between r^2 and r: not the first mode's own rate */
+		if (rho > 0 && fabs(rho - r * r) <= CTD_HOLD_TAIL_SQUARE_REL * (r - r * r))
 			t->limit.c[0] = plain + d2 * rho / (1 - rho);
 	}
 	t->v_seen[0] = t->v_seen[1];
@@ -1689,7 +1710,7 @@ static int tail_observe(const struct ctd_hold_model *m, struct tail *t, const st
 		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise[i];
 		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
 	}
-	tail_accelerate(t);
+	tail_accelerate(t, r);
 	/* near the limit: each position within NEAR of its own, each speed within NEAR of
 	 * the scene's speed scale (the creep, plus the pads' penetration per step) */
 	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
