@@ -584,6 +584,7 @@ struct ns_contact {
 	 * one row, with the same force in each; pair0 is the first edge pair that can move */
 	double mult[NS_ROWS];
 	int pair0;
+	int tangent[NS_ROWS]; /* a pyramid edge's tangent k: J = jn +- fr[k] jk[k] */
 	double fric[NS_CONE_ROWS]; /* elliptic: a tangent row's friction coefficient */
 };
 
@@ -740,6 +741,7 @@ static void ns_contact_make(const struct ctd_hold_model *m, const struct ctd_hol
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
 				c->D[n] = Dpy;
+				c->tangent[n] = k;
 				c->aref[n] = -c->B * ns_row_dot(c->J[n], c->q, v) - spring;
 				c->mult[n++] = 1;
 			}
@@ -1300,19 +1302,47 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 			    bk->jm[i][2] * bk->J[j][2] + bk->jm[i][3] * bk->J[j][3];
 	for (i = 0; i < n; i++)
 		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
-	bk->pair = !c->elliptic;
-	if (!bk->pair)
-		return;
+	bk->pair = 0;
+}
+
+/* A pyramid edge pair's block (rows r0, r0 + 1 of c: J = jn +- f jk, tangent k). The
+ * normal row acts on x and the pad, the tangent on z and the rotation, so jn M^-1 jk = 0
+ * and A = nn + f^2 kk on the diagonal, nn - f^2 kk off it (nn = jn M^-1 jn, kk = jk M^-1
+ * jk): two sums instead of A's four. J_0 - J_1 = 2 f jk, entry by entry as the rows'
+ * own difference (their supports are apart). */
+static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_hold_model *m,
+    const double *a0, struct ns_contact *c, int r0, struct ns_block *bk)
+{
+	const double *Minv = m->dof_inv_mass, *jn = c->jn, *jk = c->jk[c->tangent[r0]];
+	double nn = 0, kk = 0, f = c->fr[c->tangent[r0]], f2kk;
+	int l;
+
+	bk->c = c;
+	bk->force = &c->force[r0];
+	bk->J = &c->J[r0];
+	bk->n = 2;
+	bk->q = c->q;
+	bk->pair = 1;
+#pragma GCC unroll 4
+	for (l = 0; l < NS_ROW_DOF; l++) {
+		double minv = Minv[ns_row_coord(l, c->q)];
+
+		nn += jn[l] * minv * jn[l];
+		kk += jk[l] * minv * jk[l];
+		/* the rows' entries where jk is not 0 are +-f jk exactly (jn is 0 there) */
+		bk->jd[l] = c->J[r0][l] - c->J[r0 + 1][l];
+		bk->jdm[l] = c->J[r0][l] * minv - c->J[r0 + 1][l] * minv;
+	}
+	f2kk = f * f * kk;
+	bk->A[0] = bk->A[3] = max2(1e-10, nn + f2kk);
+	bk->A[1] = bk->A[2] = nn - f2kk;
+	bk->b[0] = ns_row_dot(c->J[r0], c->q, a0) - c->aref[r0];
+	bk->b[1] = ns_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1];
 	bk->K1 = bk->A[0] + bk->A[3] - bk->A[1] - bk->A[2];
 	bk->a03 = bk->A[0] - bk->A[3];
 	bk->inv_K1 = bk->K1 < MJ_MINVAL ? 0 : 1 / bk->K1;
 	bk->a02 = bk->A[0] - bk->A[2];
 	bk->a13 = bk->A[1] - bk->A[3];
-#pragma GCC unroll 4
-	for (l = 0; l < NS_ROW_DOF; l++) {
-		bk->jd[l] = bk->J[0][l] - bk->J[1][l];
-		bk->jdm[l] = bk->jm[0][l] - bk->jm[1][l];
-	}
 	bk->bd = bk->b[0] - bk->b[1];
 }
 
@@ -1447,7 +1477,7 @@ static int ns_noslip(const struct ctd_hold_model *m, struct ns_contact *c)
 		for (r = ck->pair0; r < ck->nrows; r += 2)
 			if (memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
 			    ck->force[r] != ck->force[r + 1])
-				ns_block_make(m, a0, ck, r, 2, &blocks[nblocks++]);
+				ns_pair_make(m, a0, ck, r, &blocks[nblocks++]);
 	}
 	while (iter < m->noslip_iterations) {
 		double improvement = iter == 0 ? start : 0;
