@@ -1204,6 +1204,28 @@ static inline double ns_cost_change(
 	return change;
 }
 
+/* (L + la I)^-1 y for n <= 2, L symmetric, by the explicit inverse: the 2 x 2 system's
+ * Cholesky is a chain of two square roots and their inverses, this one division. Returns
+ * -1 when L + la I is not positive definite (where the factorisation would fail). */
+static inline int ns_solve2(const double *L, double la, const double *y, double *x, int n)
+{
+	double a00 = L[0] + la, det, inv;
+
+	if (!(a00 > 0))
+		return -1;
+	if (n == 1) {
+		x[0] = y[0] / a00;
+		return 0;
+	}
+	det = a00 * (L[3] + la) - L[1] * L[2];
+	if (!(det > 0))
+		return -1;
+	inv = 1 / det;
+	x[0] = ((L[3] + la) * y[0] - L[1] * y[1]) * inv;
+	x[1] = (a00 * y[1] - L[2] * y[0]) * inv;
+	return 0;
+}
+
 /* mju_QCQP: min 1/2 x'Ax + x'b subject to sum (x_i/mu_i)^2 <= r^2, by Newton on the
  * multiplier with MuJoCo's iteration count and thresholds. Returns 1 when the
  * constraint is active. */
@@ -1219,13 +1241,9 @@ static inline int ns_qcqp(
 			A[i * n + j] = Ain[i * n + j] * mu[i] * mu[j];
 	}
 	for (it = 0; it < 20; it++) {
-		double L[4], w[2] = {0, 0}, val, deriv, delta, negb[2] = {-b[0], -b[1]};
+		double w[2] = {0, 0}, val, deriv, delta, negb[2] = {-b[0], -b[1]};
 
-		for (i = 0; i < n * n; i++)
-			L[i] = A[i];
-		for (i = 0; i < n; i++)
-			L[i * n + i] += la;
-		if (ns_chol_solve(L, negb, v, n) != 0) {
+		if (ns_solve2(A, la, negb, v, n) != 0) {
 			x[0] = x[1] = 0;
 			return 0;
 		}
@@ -1234,11 +1252,7 @@ static inline int ns_qcqp(
 			val += v[i] * v[i];
 		if (val < 1e-10)
 			break;
-		for (i = 0; i < n * n; i++)
-			L[i] = A[i];
-		for (i = 0; i < n; i++)
-			L[i * n + i] += la;
-		ns_chol_solve(L, v, w, n);
+		ns_solve2(A, la, v, w, n);
 		deriv = 0;
 		for (i = 0; i < n; i++)
 			deriv += v[i] * w[i];
@@ -1351,12 +1365,14 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_
  * and the forces' change (+-delta, to the rounding of their sum) moves g and the dual
  * cost along J_0 - J_1 alone: half the work of the two rows' residuals and updates.
  * -K0 / K1 is a multiplication by 1 / K1, taken once a step: the sweeps are one chain of
- * dependent updates, whose longest link was that division. Returns the dual cost's
- * change (a rise above 1e-10 is undone, as costChange does). */
+ * dependent updates, whose longest link was that division. J_0 - J_1 = 2 f jk acts on
+ * z and the rotation only (entries 1 and 2), so only those terms of its products are
+ * taken (the others are 0: the same sums). Returns the dual cost's change (a rise above
+ * 1e-10 is undone, as costChange does). */
 static inline double ns_pair_update(const struct ns_block *bk, double *g)
 {
 	const double *A = bk->A;
-	double old0 = bk->force[0], old1 = bk->force[1], diff = bk->bd + ns_row_dot(bk->jdm, bk->q, g);
+	double old0 = bk->force[0], old1 = bk->force[1], diff = bk->bd + (bk->jdm[1] * g[1] + bk->jdm[2] * g[2]);
 	double mid = 0.5 * (old0 + old1), K1 = bk->K1;
 	double K0 = mid * bk->a03 + diff - (bk->a02 * old0 + bk->a13 * old1);
 	double f0, f1, d0, d1, change;
@@ -1384,7 +1400,8 @@ static inline double ns_pair_update(const struct ns_block *bk, double *g)
 		return 0;
 	bk->force[0] = f0;
 	bk->force[1] = f1;
-	ns_row_axpy(g, d0, bk->jd, bk->q);
+	g[1] += d0 * bk->jd[1];
+	g[2] += d0 * bk->jd[2];
 	return change;
 }
 
