@@ -896,34 +896,39 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 }
 
 /* Solve the SPD system H d = b (n x n, H overwritten; only its lower triangle is read)
- * by Cholesky. Returns -1 when not positive definite. The unroll pragmas take effect
- * where n is a constant (ns_chol_solve5): the generic loops cost the step more than the
- * arithmetic. Each column's divisions are multiplications by its diagonal's inverse:
- * the factorisation is one chain of dependent operations, and a division's latency is
- * several multiplications' (the last bit differs; the answers keep to MuJoCo as before). */
-static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
+ * by an LDL' factorisation. Returns -1 when not positive definite (a pivot is not
+ * positive). The unroll pragmas take effect where n is a constant (ns_ldl_solve5): the
+ * generic loops cost the step more than the arithmetic. The factorisation is one chain
+ * of dependent operations: LDL' has no square roots, and each column's divisions are
+ * multiplications by its pivot's inverse (a division's latency is several
+ * multiplications'; the last bits differ from a Cholesky's, and the answers keep to
+ * MuJoCo as before). */
+static inline int ns_ldl_solve(double *H, const double *b, double *d, int n)
 {
-	double inv[NS_DOF];
+	double inv[NS_DOF], ld[NS_DOF];
 	int i, j, k;
 
 #pragma GCC unroll 5
 	for (j = 0; j < n; j++) {
-		double s = H[j * n + j];
+		double p = H[j * n + j];
 
+		/* ld[k] = L_jk D_k, for column j's entries below */
 #pragma GCC unroll 5
-		for (k = 0; k < j; k++)
-			s -= H[j * n + k] * H[j * n + k];
-		if (!(s > 0))
+		for (k = 0; k < j; k++) {
+			ld[k] = H[j * n + k] * H[k * n + k];
+			p -= H[j * n + k] * ld[k];
+		}
+		if (!(p > 0))
 			return -1;
-		H[j * n + j] = sqrt(s);
-		inv[j] = 1 / H[j * n + j];
+		H[j * n + j] = p;
+		inv[j] = 1 / p;
 #pragma GCC unroll 5
 		for (i = j + 1; i < n; i++) {
 			double t = H[i * n + j];
 
 #pragma GCC unroll 5
 			for (k = 0; k < j; k++)
-				t -= H[i * n + k] * H[j * n + k];
+				t -= H[i * n + k] * ld[k];
 			H[i * n + j] = t * inv[j];
 		}
 	}
@@ -934,8 +939,11 @@ static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 #pragma GCC unroll 5
 		for (k = 0; k < i; k++)
 			t -= H[i * n + k] * d[k];
-		d[i] = t * inv[i];
+		d[i] = t;
 	}
+#pragma GCC unroll 5
+	for (i = 0; i < n; i++)
+		d[i] *= inv[i];
 #pragma GCC unroll 5
 	for (i = n - 1; i >= 0; i--) {
 		double t = d[i];
@@ -943,16 +951,16 @@ static inline int ns_chol_solve(double *H, const double *b, double *d, int n)
 #pragma GCC unroll 5
 		for (k = i + 1; k < n; k++)
 			t -= H[k * n + i] * d[k];
-		d[i] = t * inv[i];
+		d[i] = t;
 	}
 	return 0;
 }
 
-/* The main solve's 5 x 5 system: ns_chol_solve with its size fixed, so that its loops
+/* The main solve's 5 x 5 system: ns_ldl_solve with its size fixed, so that its loops
  * are unrolled (it is the step's most frequent factorisation). */
-static int ns_chol_solve5(double *H, const double *b, double *d)
+static int ns_ldl_solve5(double *H, const double *b, double *d)
 {
-	return ns_chol_solve(H, b, d, NS_DOF);
+	return ns_ldl_solve(H, b, d, NS_DOF);
 }
 
 /* The slope of the cost along d at a + t d; with force set, the rows' forces there
@@ -1023,7 +1031,7 @@ static int ns_minimise_piece(
 			}
 		}
 	}
-	if (ns_chol_solve5(H, b, sol) != 0)
+	if (ns_ldl_solve5(H, b, sol) != 0)
 		return -1;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
@@ -1071,7 +1079,7 @@ static void ns_minimise(const struct ctd_hold_model *m, struct ns_contact *c, do
 		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
 		for (i = 0; i < NS_DOF; i++)
 			nb[i] = -g[i];
-		if (ns_chol_solve5(H, nb, d) != 0)
+		if (ns_ldl_solve5(H, nb, d) != 0)
 			break;
 		for (i = 0; i < NS_DOF; i++) {
 			size = max2(size, fabs(a[i]));
@@ -1204,9 +1212,10 @@ static inline double ns_cost_change(
 	return change;
 }
 
-/* (L + la I)^-1 y for n <= 2, L symmetric, by the explicit inverse: the 2 x 2 system's
- * Cholesky is a chain of two square roots and their inverses, this one division. Returns
- * -1 when L + la I is not positive definite (where the factorisation would fail). */
+/* (L + la I)^-1 y for n <= 2, L symmetric, by the explicit inverse: mju_QCQP's
+ * Cholesky of the 2 x 2 system is a chain of two square roots and their inverses, this
+ * one division (the last bits differ). Returns -1 when L + la I is not positive definite
+ * (where that factorisation fails). */
 static inline int ns_solve2(const double *L, double la, const double *y, double *x, int n)
 {
 	double a00 = L[0] + la, det, inv;
