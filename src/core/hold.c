@@ -1686,13 +1686,28 @@ struct tail {
 	int v_count;          /* how many of them there are */
 };
 
+/* r^j for j >= 0 by squaring: the height is predicted at every step, and libm's pow
+ * was a third of the run loop's own work (its rounding: a few ulps of r^j, far below
+ * the tail's tolerances) */
+static double tail_pow(double r, long j)
+{
+	double p = 1;
+
+	for (; j > 0; j >>= 1) {
+		if (j & 1)
+			p *= r;
+		r *= r;
+	}
+	return p;
+}
+
 /* The height j steps after step k (height z, speed vz) in the mode of ratio r and limit
  * speed v: z_{k+j} = z + h sum_{i=1..j} (v + (vz - v) r^i). r = 0: a constant speed. */
 static double tail_height(double z, double vz, double v, double r, long j, double h)
 {
 	if (r == 0)
 		return z + h * ((double)j * vz);
-	return z + h * ((double)j * v + (vz - v) * r * (1 - pow(r, (double)j)) / (1 - r));
+	return z + h * ((double)j * v + (vz - v) * r * (1 - tail_pow(r, j)) / (1 - r));
 }
 
 /* The limit speed the mode (ratio r) predicts converges geometrically too, by the
