@@ -11,8 +11,10 @@
  * a change to src/core/, or to how answers print, can change any answer's bytes, so
  * cached answers are never stale. core-2: reals print as their shortest exact text.
  * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). core-4: eval follows
- * its "mujoco" release; eval and find answers carry mujoco and core_version. */
-#define CORE_VERSION "core-5"
+ * its "mujoco" release; eval and find answers carry mujoco and core_version. core-5: one
+ * spelling per quantity. core-6: hold answers' noslip steps keep to MuJoCo in their last
+ * bits differently (faster solves), the tail is accelerated, and they carry reproducible. */
+#define CORE_VERSION "core-6"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
@@ -96,6 +98,14 @@
 #define CTD_HOLD_TAIL_SQUARE_REL 0.1
 /* a hold whose pads leave the object more often than this has no creep (core/hold.c) */
 #define CTD_HOLD_BOUNCE_MAX 20
+/* a run that did not settle, or whose pads left the object, is run again from the pads'
+ * start moved by NUDGE of the radius; ending more than REPRODUCE_REL (+ _ABS, m) apart,
+ * its outcome is not reproducible (core/hold.c, hold_reproducible). A settling run
+ * moves by about the nudge (relative); REL is 1e5 times that, 10x inside the 1e-6 the
+ * answers keep to MuJoCo */
+#define CTD_HOLD_SHADOW_NUDGE 1e-16
+#define CTD_HOLD_REPRODUCE_REL 1e-7
+#define CTD_HOLD_REPRODUCE_ABS 1e-11
 /* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes
  * at most NEWTON_MAX Newton steps, and stops at a step of NEWTON_REL (relative) or a
  * Newton decrement of DECREMENT (cost units), the rounding of its minimiser */

@@ -39,6 +39,7 @@
 #define TAIL_ABS_FLOOR 1e-13       /* m */
 #define TAIL_SPEED_ABS_FLOOR 1e-11 /* m/s: 10x inside the issue's 1e-10 floor */
 #define TAIL_CREEP_REL_TOL 1e-7
+#define UNREPRODUCIBLE_CONFIRM 1e-2 /* check_unreproducible */
 #define SCENES_DEFAULT 60
 #define SEED_DEFAULT 20261202u
 #define TALL_PAD_HZ 1e4  /* m */
@@ -108,7 +109,45 @@ static void print_scene(const struct ctd_hold *h)
 }
 
 /* Step by step over the duration; returns the number of mismatches. */
-static int crushed_scenes, unsettled_scenes, closed_forms;
+static int crushed_scenes, unsettled_scenes, closed_forms, unreproducible_scenes;
+
+/* An answer that calls its run not reproducible (core/hold.c, hold_reproducible) must be
+ * right about MuJoCo: its own height, as many steps in, must move when its pads start
+ * nudged as the core's second run was (the left pad alone with noslip, both without), by
+ * more than UNREPRODUCIBLE_CONFIRM of the core's threshold. A run that settles moves by
+ * about the nudge (relative, 1e-16); the rounding that grows 2.5x a step in the core
+ * need not cross the threshold in MuJoCo at the same step (seed 17, noslip scene 17:
+ * the core's run crossed it, MuJoCo's moved by 8.7e-8 of its slip), so a hundredth of it,
+ * 1e7 times a settling run's move, confirms the flag. Else the flag would hide a number
+ * the core could give. Returns 0 when MuJoCo's does move. */
+static int check_unreproducible(const struct ctd_hold *h, const struct ctd_hold_answer *a)
+{
+	struct mjhold mh;
+	char err[256];
+	double z[2], nudge = CTD_HOLD_SHADOW_NUDGE * h->radius;
+	long k;
+	int run;
+
+	for (run = 0; run < 2; run++) {
+		ck_assert_msg(mjhold_open(&mh, h, err, sizeof err) == 0, "%s", err);
+		if (run == 1) {
+			mh.data->qpos[7] -= nudge;
+			if (h->noslip_iterations == 0)
+				mh.data->qpos[8] -= nudge;
+		}
+		for (k = 1; k <= a->stepped; k++)
+			mj_step(mh.model, mh.data);
+		z[run] = mh.data->qpos[2];
+		mjhold_close(&mh);
+	}
+	unreproducible_scenes++;
+	if (fabs(z[1] - z[0]) > UNREPRODUCIBLE_CONFIRM * (CTD_HOLD_REPRODUCE_REL * fabs(z[0]) +
+	                                                     CTD_HOLD_REPRODUCE_ABS))
+		return 0;
+	fprintf(stderr, "not reproducible, but MuJoCo's height after %ld steps moved by %.3g only\n",
+	    a->stepped, fabs(z[1] - z[0]));
+	return 1;
+}
 
 static int compare_run(const struct ctd_hold *h, double *worst)
 {
@@ -128,6 +167,9 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	double settle_rel = h->noslip_iterations > 0 ? NOSLIP_SETTLE_REL : SETTLE_REL;
 	int bad = 0;
 
+	ctd_hold_solve(h, &a);
+	if (!a.crushed && !a.reproducible)
+		return check_unreproducible(h, &a);
 	ck_assert_msg(mjhold_open(&mh, h, err, sizeof err) == 0, "%s", err);
 	ctd_hold_prepare(h, &m);
 	ctd_hold_start(&s);
@@ -178,7 +220,6 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 			break;
 		}
 	}
-	ctd_hold_solve(h, &a);
 	if (a.crushed && !a.falls && a.steps < n) {
 		/* within the duration, MuJoCo's own pads really reached the centre (the last
 		 * compared step is one short of it): the refusal is about the scene */
@@ -267,6 +308,7 @@ START_TEST(test_issue_table)
 		ck_assert_ptr_null(ctd_hold_supported(&h));
 		ctd_hold_solve(&h, &a);
 		ck_assert_int_eq(a.creep_closed_form, 1);
+		ck_assert_int_eq(a.reproducible, 1);
 		/* the issue prints three significant digits */
 		ck_assert_msg(fabs(a.creep_velocity * 1e3 - rows[i].creep_mm_s) <
 		        0.005 * rows[i].creep_mm_s + 5e-4,
@@ -337,6 +379,7 @@ START_TEST(test_random_scenes)
 	struct ctd_hold h;
 
 	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT);
+	unreproducible_scenes = 0;
 	for (i = 0; i < scenes; i++) {
 		random_scene(&h);
 		cones[h.option.cone]++;
@@ -350,9 +393,12 @@ START_TEST(test_random_scenes)
 	}
 	fprintf(stderr,
 	    "hold: %d scenes (%d pyramidal, %d elliptic, %d crushed, %d closed-form creeps, %d "
-	    "unsettled), worst deviation %.3g\n",
-	    scenes, cones[0], cones[1], crushed_scenes, closed_forms, unsettled_scenes, worst);
+	    "unsettled, %d not reproducible), worst deviation %.3g\n",
+	    scenes, cones[0], cones[1], crushed_scenes, closed_forms, unsettled_scenes,
+	    unreproducible_scenes, worst);
 	ck_assert_int_eq(failed, 0);
+	/* the flag is for the few chaotic scenes, not a way out of the comparison */
+	ck_assert(unreproducible_scenes <= scenes / 10);
 	ck_assert(cones[0] > 0 && cones[1] > 0 && implicit > 0 && implicit < scenes);
 	ck_assert(crushed_scenes < scenes / 4);
 	ck_assert(condims[3] > 0 && condims[4] > 0 && condims[6] > 0);
@@ -587,6 +633,7 @@ START_TEST(test_noslip_issue)
 		ck_assert_ptr_null(ctd_hold_supported(&h));
 		ctd_hold_solve(&h, &a);
 		ck_assert_int_eq(a.creep_settled, 1);
+		ck_assert_int_eq(a.reproducible, 1);
 		ck_assert_msg(
 		    fabs(a.creep_velocity * 1e3 - rows[i].creep_mm_s) < 0.001 * rows[i].creep_mm_s,
 		    "noslip %d: creep %.6g mm/s, measured %.6g", rows[i].iterations,
@@ -605,6 +652,7 @@ START_TEST(test_noslip_scenes)
 	struct ctd_hold h;
 
 	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT) + 1;
+	unreproducible_scenes = 0;
 	for (i = 0; i < scenes; i++) {
 		random_scene(&h);
 		h.noslip_iterations = hold_scene_noslip(&rng_state);
@@ -618,10 +666,12 @@ START_TEST(test_noslip_scenes)
 		}
 	}
 	fprintf(stderr,
-	    "hold noslip: %d scenes (%d pyramidal, %d elliptic), worst deviation %.3g\n", scenes,
-	    cones[0], cones[1], worst);
+	    "hold noslip: %d scenes (%d pyramidal, %d elliptic, %d not reproducible), worst "
+	    "deviation %.3g\n",
+	    scenes, cones[0], cones[1], unreproducible_scenes, worst);
 	ck_assert_int_eq(failed, 0);
 	ck_assert(cones[0] > 0 && cones[1] > 0);
+	ck_assert(unreproducible_scenes <= scenes / 10);
 }
 END_TEST
 

@@ -1909,6 +1909,43 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 	e->vz = sim_vz(w);
 }
 
+/* Whether the run that ended as e (its last step e->k, height e->z) survives a nudge:
+ * the same scene from the pads' start moved by CTD_HOLD_SHADOW_NUDGE of the radius (the
+ * left pad alone in noslip's scene, so that an asymmetry can grow too), stepped as far,
+ * must end within CTD_HOLD_REPRODUCE_REL (+ _ABS) of the same height. Pads that bounce
+ * off the object or sweep in a period-2 orbit can amplify rounding about 2.5x a step:
+ * there MuJoCo's own slip moves by 10% to 6x when a pad starts 1e-15 m away, so no
+ * reproduction holds to 1e-6, and the answer says so instead of giving a number. */
+static int hold_reproducible(
+    const struct ctd_hold *h, const struct ctd_hold_model *m, const struct run_end *e)
+{
+	struct sim w;
+	struct run_end shadow = {0};
+	struct ctd_hold_answer scratch;
+	double nudge = CTD_HOLD_SHADOW_NUDGE * m->radius, z;
+
+	memset(&scratch, 0, sizeof scratch);
+	scratch.time_to_slip = scratch.fall_time = -1;
+	sim_start(&w, m);
+	/* backed off: the pads start just touching, where a contact turns on, and pressed in
+	 * by the nudge they would touch one step sooner (a change of the scene, not of its
+	 * rounding) */
+	if (w.noslip)
+		w.ns.qL -= nudge;
+	else
+		w.s.q -= nudge;
+	run_steps(h, &w, 0, e->k, 1, &scratch, &shadow);
+	if (shadow.k < e->k) {
+		/* it stopped sooner: its rest is known, or it fell or was crushed earlier */
+		if (!shadow.known)
+			return 0;
+		z = run_height(&shadow, e->k - shadow.k, m->timestep);
+	} else {
+		z = shadow.z;
+	}
+	return fabs(z - e->z) <= CTD_HOLD_REPRODUCE_REL * fabs(e->z) + CTD_HOLD_REPRODUCE_ABS;
+}
+
 void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 {
 	struct ctd_hold_model m;
@@ -1954,6 +1991,10 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	run_steps(h, &w, 0, n, 1, out, &e);
 	out->steps = out->stepped = e.k;
 	out->slip = -e.z;
+	/* a run that settled without a bounce is reproducible (its transient decayed); the
+	 * others are checked by a nudged run */
+	out->reproducible =
+	    out->crushed || (e.known && e.bounces == 0) || hold_reproducible(h, &m, &e);
 	if (e.known && e.k < n && !out->crushed) {
 		/* the rest of the run in closed form: when it slips, when it falls */
 		long left = n - e.k, j;

@@ -122,6 +122,10 @@ struct ctd_hold_answer {
 	long steps;        /* steps simulated */
 	long stepped;      /* of them, steps computed one by one (the rest summed in closed form) */
 	int creep_settled; /* the step loop settled to a constant speed (else: its mean speed) */
+	/* 0: the run's outcome (slip, its times, falls, creep) moves by more than
+	 * CTD_HOLD_REPRODUCE_REL when the pads start CTD_HOLD_SHADOW_NUDGE of the radius
+	 * away: MuJoCo's own does too, and none of them is an answer */
+	int reproducible;
 	long creep_steps;  /* steps from the start after which creep_velocity was read */
 	int refsafe_clamped;  /* solref's time constant was raised to 2*timestep */
 	int solref_fell_back; /* a mixed-sign solref was replaced by (0.02, 1) */

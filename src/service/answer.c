@@ -210,20 +210,26 @@ static size_t add_hold(struct field_list *l, const struct ans_result *r)
 {
 	const struct ctd_hold_answer *a = &r->u.hold;
 	int ok = !a->crushed;
+	/* the run's outcome, when a nudge of the pads' start leaves it where it is */
+	int run = ok && a->reproducible;
 	size_t first = l->count;
 
-	add_real_if(l, "creep_velocity", a->creep_velocity, ok && a->creep_settled);
+	add_real_if(l, "creep_velocity", a->creep_velocity, run && a->creep_settled);
 	add_integer(l, "creep_closed_form", a->creep_closed_form, ANS_BOOL);
-	add_real_if(l, "slip", a->slip, ok && !a->falls);
+	add_real_if(l, "slip", a->slip, run && !a->falls);
 	add_real_if(l, "normal_force", a->normal_force, ok);
-	add_real_if(l, "penetration", a->penetration, ok && a->creep_settled);
+	add_real_if(l, "penetration", a->penetration, run && a->creep_settled);
 	add_real_if(l, "load", a->load, ok);
 	add_real_if(l, "friction_capacity", a->friction_capacity, ok);
 	add_integer(l, "holds", a->holds, ANS_BOOL);
-	add_real_if(l, "time_to_slip", a->time_to_slip, ok && a->time_to_slip >= 0);
+	add_real_if(l, "time_to_slip", a->time_to_slip, run && a->time_to_slip >= 0);
 	add_integer(l, "time_to_slip_extrapolated", a->time_to_slip_extrapolated, ANS_BOOL);
-	add_integer(l, "falls", a->falls, ANS_BOOL);
-	add_real_if(l, "fall_time", a->fall_time, ok && a->falls);
+	if (run)
+		add_integer(l, "falls", a->falls, ANS_BOOL);
+	else
+		add_null(l, "falls");
+	add_real_if(l, "fall_time", a->fall_time, run && a->falls);
+	add_integer(l, "reproducible", a->reproducible, ANS_BOOL);
 	add_integer(l, "steps", a->steps, ANS_INTEGER);
 	add_integer(l, "refsafe_clamped", a->refsafe_clamped, ANS_BOOL);
 	add_integer(l, "solref_fallback", a->solref_fell_back, ANS_BOOL);

@@ -18,7 +18,7 @@
 
 const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip", "normal_force",
     "penetration", "load", "friction_capacity", "holds", "time_to_slip",
-    "time_to_slip_extrapolated", "falls", "fall_time", "steps", "refsafe_clamped",
+    "time_to_slip_extrapolated", "falls", "fall_time", "reproducible", "steps", "refsafe_clamped",
     "solref_fallback", "friction_clamped", "mujoco", "core_version", NULL};
 
 static const char *const geom_fields[] = {
