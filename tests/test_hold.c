@@ -141,10 +141,11 @@ static int check_unreproducible(const struct ctd_hold *h, const struct ctd_hold_
 		mjhold_close(&mh);
 	}
 	unreproducible_scenes++;
-	if (fabs(z[1] - z[0]) > UNREPRODUCIBLE_CONFIRM * (CTD_HOLD_REPRODUCE_REL * fabs(z[0]) +
-	                                                     CTD_HOLD_REPRODUCE_ABS))
+	if (fabs(z[1] - z[0]) >
+	    UNREPRODUCIBLE_CONFIRM * (CTD_HOLD_REPRODUCE_REL * fabs(z[0]) + CTD_HOLD_REPRODUCE_ABS))
 		return 0;
-	fprintf(stderr, "not reproducible, but MuJoCo's height after %ld steps moved by %.3g only\n",
+	fprintf(stderr,
+	    "not reproducible, but MuJoCo's height after %ld steps moved by %.3g only\n",
 	    a->stepped, fabs(z[1] - z[0]));
 	return 1;
 }

@@ -232,8 +232,8 @@ START_TEST(chaotic_scene_not_reproducible)
 	    "1.1443329390310777, \"cone\": \"elliptic\", \"integrator\": \"implicit\", "
 	    "\"noslip_iterations\": 3, \"mujoco\": \"2.2.2\"}}";
 	json_t *a = tsvc_answer(SVC_HOLD, body, NULL);
-	const char *outcomes[] = {"slip", "time_to_slip", "falls", "fall_time", "creep_velocity",
-	    "penetration"};
+	const char *outcomes[] = {
+	    "slip", "time_to_slip", "falls", "fall_time", "creep_velocity", "penetration"};
 	size_t i;
 
 	ck_assert(json_is_false(json_object_get(a, "reproducible")));

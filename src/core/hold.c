@@ -573,9 +573,9 @@ int ctd_hold_steady(
 struct ns_contact {
 	int active, nrows, elliptic, condim, q;
 	double dist, imp, K, B, rr;
-	double R0, R1, mu;        /* R of the normal (pyramid: every) row, the tangent rows; cone mu */
-	double fr[5];             /* the contact's friction */
-	double jn[NS_ROW_DOF];    /* the normal row */
+	double R0, R1, mu;     /* R of the normal (pyramid: every) row, the tangent rows; cone mu */
+	double fr[5];          /* the contact's friction */
+	double jn[NS_ROW_DOF]; /* the normal row */
 	double jk[5][NS_ROW_DOF]; /* the tangent rows (y, z, spin, roll y, roll z) */
 	double J[NS_ROWS][NS_ROW_DOF], aref[NS_ROWS], R[NS_ROWS], force[NS_ROWS];
 	double D[NS_ROWS]; /* 1 / R */
@@ -584,7 +584,7 @@ struct ns_contact {
 	 * one row, with the same force in each; pair0 is the first edge pair that can move */
 	double mult[NS_ROWS];
 	int pair0;
-	int tangent[NS_ROWS]; /* a pyramid edge's tangent k: J = jn +- fr[k] jk[k] */
+	int tangent[NS_ROWS];      /* a pyramid edge's tangent k: J = jn +- fr[k] jk[k] */
 	double fric[NS_CONE_ROWS]; /* elliptic: a tangent row's friction coefficient */
 };
 
@@ -827,7 +827,8 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 				if (hess)
 					for (i = 0; i < NS_ROW_DOF; i++)
 						if (ck->J[r][i] != 0)
-							ns_row_axpy(&hess[ns_row_coord(i, ck->q) * NS_DOF],
+							ns_row_axpy(
+							    &hess[ns_row_coord(i, ck->q) * NS_DOF],
 							    ck->J[r][i] * (n * D), ck->J[r], ck->q);
 			}
 			continue;
@@ -850,8 +851,7 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 					hx[r][r] = D;
 				}
 			} else {
-				double Dm = ck->D[0] / (mu * mu * (1 + mu * mu)),
-				       NT = N - mu * T;
+				double Dm = ck->D[0] / (mu * mu * (1 + mu * mu)), NT = N - mu * T;
 				double g[NS_ROWS], w = -mu * Dm * NT / T;
 
 				if (piece)
@@ -888,8 +888,10 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 #pragma GCC unroll 4
 					for (i = 0; i < NS_ROW_DOF; i++)
 						if (ck->J[r][i] != 0)
-							ns_row_axpy(&hess[ns_row_coord(i, ck->q) * NS_DOF],
-							    ck->J[r][i] * hx[r][j], ck->J[j], ck->q);
+							ns_row_axpy(
+							    &hess[ns_row_coord(i, ck->q) * NS_DOF],
+							    ck->J[r][i] * hx[r][j], ck->J[j],
+							    ck->q);
 				}
 	}
 	return cost;
@@ -1018,13 +1020,13 @@ static int ns_minimise_piece(
 			                          : ns_row_dot(u, ck->q, a) - ck->aref[r] < 0;
 			if (!push[k][r])
 				continue;
-			/* H's lower triangle (all the factorisation reads), w J_i J_j as before */
 #pragma GCC unroll 4
 			for (i = 0; i < NS_ROW_DOF; i++) {
 				double wj = w * u[i];
 				int ci = ns_row_coord(i, ck->q);
 
 				b[ci] += wj * ck->aref[r];
+				/* H's lower triangle (all the factorisation reads): w J_i J_j */
 #pragma GCC unroll 4
 				for (j = 0; j <= i; j++)
 					H[ci * NS_DOF + ns_row_coord(j, ck->q)] += wj * u[j];
@@ -1381,7 +1383,8 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_
 static inline double ns_pair_update(const struct ns_block *bk, double *g)
 {
 	const double *A = bk->A;
-	double old0 = bk->force[0], old1 = bk->force[1], diff = bk->bd + (bk->jdm[1] * g[1] + bk->jdm[2] * g[2]);
+	double old0 = bk->force[0], old1 = bk->force[1],
+	       diff = bk->bd + (bk->jdm[1] * g[1] + bk->jdm[2] * g[2]);
 	double mid = 0.5 * (old0 + old1), K1 = bk->K1;
 	double K0 = mid * bk->a03 + diff - (bk->a02 * old0 + bk->a13 * old1);
 	double f0, f1, d0, d1, change;

@@ -126,7 +126,7 @@ struct ctd_hold_answer {
 	 * CTD_HOLD_REPRODUCE_REL when the pads start CTD_HOLD_SHADOW_NUDGE of the radius
 	 * away: MuJoCo's own does too, and none of them is an answer */
 	int reproducible;
-	long creep_steps;  /* steps from the start after which creep_velocity was read */
+	long creep_steps;     /* steps from the start after which creep_velocity was read */
 	int refsafe_clamped;  /* solref's time constant was raised to 2*timestep */
 	int solref_fell_back; /* a mixed-sign solref was replaced by (0.02, 1) */
 	int friction_clamped; /* a friction coefficient was raised to mjMINMU */
