@@ -81,9 +81,10 @@
  * most MAX_RATIO and moves by less than RATIO_REL, every coordinate's change is r times
  * its last to MODE_REL (or its rounding) and within NEAR (relative) of its limit, and the
  * predicted limit speed moves by less than SPEED_REL (+ SPEED_ABS, m/s) and the predicted
- * final height by less than HEIGHT_REL (+ HEIGHT_ABS, m), AGREE steps in a row. The
- * tolerances are 100-1000x inside the 1e-6 that the answers keep to MuJoCo; SPEED_REL is
- * 10x inside CLOSED_FORM_REL, so a predicted creep can confirm the closed form. */
+ * final height by less than HEIGHT_REL (+ HEIGHT_ABS, m), AGREE steps in a row (the
+ * limit speed Aitken-accelerated where SQUARE_REL says). The tolerances are 1e4 times
+ * inside the 1e-6 that the answers keep to MuJoCo; SPEED_REL is 10x inside
+ * CLOSED_FORM_REL, so a predicted creep can confirm the closed form. */
 #define CTD_HOLD_TAIL_MAX_RATIO 0.95
 #define CTD_HOLD_TAIL_RATIO_REL 1e-2
 #define CTD_HOLD_TAIL_SPEED_REL 1e-10
@@ -99,7 +100,7 @@
 /* a hold whose pads leave the object more often than this has no creep (core/hold.c) */
 #define CTD_HOLD_BOUNCE_MAX 20
 /* a run that did not settle, or whose pads left the object, is run again from the pads'
- * start moved by NUDGE of the radius; ending more than REPRODUCE_REL (+ _ABS, m) apart,
+ * start backed off by NUDGE of the radius; ending more than REPRODUCE_REL (+ _ABS, m) apart,
  * its outcome is not reproducible (core/hold.c, hold_reproducible). A settling run
  * moves by about the nudge (relative); REL is 1e5 times that, 10x inside the 1e-6 the
  * answers keep to MuJoCo */

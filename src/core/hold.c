@@ -1913,9 +1913,9 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 }
 
 /* Whether the run that ended as e (its last step e->k, height e->z) survives a nudge:
- * the same scene from the pads' start moved by CTD_HOLD_SHADOW_NUDGE of the radius (the
- * left pad alone in noslip's scene, so that an asymmetry can grow too), stepped as far,
- * must end within CTD_HOLD_REPRODUCE_REL (+ _ABS) of the same height. Pads that bounce
+ * the same scene from the pads' start backed off by CTD_HOLD_SHADOW_NUDGE of the radius
+ * (the left pad alone in noslip's scene, so that an asymmetry can grow too), stepped as
+ * far, must end within CTD_HOLD_REPRODUCE_REL (+ _ABS) of the same height. Pads that bounce
  * off the object or sweep in a period-2 orbit can amplify rounding about 2.5x a step:
  * there MuJoCo's own slip moves by 10% to 6x when a pad starts 1e-15 m away, so no
  * reproduction holds to 1e-6, and the answer says so instead of giving a number. */
