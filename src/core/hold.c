@@ -897,16 +897,17 @@ static double ns_cost(const struct ctd_hold_model *m, struct ns_contact *c, cons
 	return cost;
 }
 
-/* Solve the SPD system H d = b (n x n, H overwritten; only its lower triangle is read)
- * by an LDL' factorisation. Returns -1 when not positive definite (a pivot is not
- * positive). The unroll pragmas take effect where n is a constant (ns_ldl_solve5): the
+/* Solve the main solve's 5 x 5 SPD system H d = b (H overwritten; only its lower
+ * triangle is read) by an LDL' factorisation. Returns -1 when not positive definite (a
+ * pivot is not positive). Its size is a constant, so the unroll pragmas take effect: the
  * generic loops cost the step more than the arithmetic. The factorisation is one chain
  * of dependent operations: LDL' has no square roots, and each column's divisions are
  * multiplications by its pivot's inverse (a division's latency is several
  * multiplications'; the last bits differ from a Cholesky's, and the answers keep to
  * MuJoCo as before). */
-static inline int ns_ldl_solve(double *H, const double *b, double *d, int n)
+static int ns_ldl_solve5(double *H, const double *b, double *d)
 {
+	const int n = NS_DOF;
 	double inv[NS_DOF], ld[NS_DOF];
 	int i, j, k;
 
@@ -958,13 +959,6 @@ static inline int ns_ldl_solve(double *H, const double *b, double *d, int n)
 	return 0;
 }
 
-/* The main solve's 5 x 5 system: ns_ldl_solve with its size fixed, so that its loops
- * are unrolled (it is the step's most frequent factorisation). */
-static int ns_ldl_solve5(double *H, const double *b, double *d)
-{
-	return ns_ldl_solve(H, b, d, NS_DOF);
-}
-
 /* The slope of the cost along d at a + t d; with force set, the rows' forces there
  * and the piece (ns_cost). */
 static double ns_slope(const struct ctd_hold_model *m, struct ns_contact *c, const double *a,
@@ -1004,7 +998,7 @@ static int ns_minimise_piece(
 		if (!ck->active)
 			continue;
 		if (ck->elliptic) {
-			double x[NS_ROWS], U[NS_ROWS], N, T;
+			double x[NS_ROWS] = {0}, U[NS_ROWS], N, T;
 
 			for (r = 0; r < ck->nrows; r++)
 				x[r] = ns_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
@@ -1037,7 +1031,7 @@ static int ns_minimise_piece(
 		return -1;
 	for (k = 0; k < 2; k++) {
 		struct ns_contact *ck = &c[k];
-		double x[NS_ROWS], U[NS_ROWS], N, T;
+		double x[NS_ROWS] = {0}, U[NS_ROWS], N, T;
 
 		if (!ck->active)
 			continue;
@@ -1295,12 +1289,13 @@ struct ns_block {
 	double jm[2][NS_ROW_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 	/* an edge pair (pair set): its rows' difference J_0 - J_1, times M^-1, b_0 - b_1,
-	 * and the sums of A its update takes (the same at every sweep) */
+	 * and the sums of A its update takes (the same at every sweep; A_00 - A_11 is 0) */
 	int pair;
 	double jd[NS_ROW_DOF], jdm[NS_ROW_DOF], bd;
-	double K1, a03, a02, a13, inv_K1; /* inv_K1 = 1 / K1 */
+	double K1, a02, a13, inv_K1; /* inv_K1 = 1 / K1 */
 };
 
+/* An elliptic contact's friction block (n rows from r0). */
 static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_hold_model *m,
     const double *a0, struct ns_contact *c, int r0, int n, struct ns_block *bk)
 {
@@ -1319,7 +1314,7 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 		for (l = 0; l < NS_ROW_DOF; l++)
 			bk->jm[i][l] = J[l] * Minv[ns_row_coord(l, c->q)];
 		bk->b[i] = ns_row_dot(J, c->q, a0) - c->aref[r0 + i];
-		bk->mu[i] = c->elliptic ? c->fric[r0 + i] : 0;
+		bk->mu[i] = c->fric[r0 + i];
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
@@ -1361,14 +1356,12 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_
 	f2kk = f * f * kk;
 	bk->A[0] = bk->A[3] = max2(1e-10, nn + f2kk);
 	bk->A[1] = bk->A[2] = nn - f2kk;
-	bk->b[0] = ns_row_dot(c->J[r0], c->q, a0) - c->aref[r0];
-	bk->b[1] = ns_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1];
 	bk->K1 = bk->A[0] + bk->A[3] - bk->A[1] - bk->A[2];
-	bk->a03 = bk->A[0] - bk->A[3];
 	bk->inv_K1 = bk->K1 < MJ_MINVAL ? 0 : 1 / bk->K1;
 	bk->a02 = bk->A[0] - bk->A[2];
 	bk->a13 = bk->A[1] - bk->A[3];
-	bk->bd = bk->b[0] - bk->b[1];
+	bk->bd = (ns_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
+	    (ns_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
 }
 
 /* A pyramid edge pair's update in a sweep, with its sum fixed (MuJoCo's K0, K1 and
@@ -1386,7 +1379,8 @@ static inline double ns_pair_update(const struct ns_block *bk, double *g)
 	double old0 = bk->force[0], old1 = bk->force[1],
 	       diff = bk->bd + (bk->jdm[1] * g[1] + bk->jdm[2] * g[2]);
 	double mid = 0.5 * (old0 + old1), K1 = bk->K1;
-	double K0 = mid * bk->a03 + diff - (bk->a02 * old0 + bk->a13 * old1);
+	/* MuJoCo's mid (A_00 - A_11) term is 0 here: the pair's diagonal is one number */
+	double K0 = diff - (bk->a02 * old0 + bk->a13 * old1);
 	double f0, f1, d0, d1, change;
 
 	if (K1 < MJ_MINVAL) {
