@@ -97,5 +97,18 @@ for framing in 'Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}' \
 	head -n 1 "$tmp/framing" | grep -q '^HTTP/1.1 400 ' && grep -q '"error":"bad_request"' "$tmp/framing" ||
 		fail "not a JSON 400 for $framing: $(cat "$tmp/framing")"
 done
+# Request lines nginx cannot parse have no URI: a named error location cannot take them
+# (nginx's 500 HTML page, "empty URI in redirect to named location"); the snippet's
+# internal URI locations answer them with the contract's JSON 400.
+for line in 'GARBAGE\r\n\r\n' 'post /v1/drop HTTP/1.1\r\nHost: x\r\n\r\n' \
+	'GET /v1/health%%00 HTTP/1.1\r\nHost: x\r\n\r\n'; do
+	printf "$line" | "$RAW_HTTP" "$nport" 5 >"$tmp/line" || true
+	head -n 1 "$tmp/line" | grep -q '^HTTP/1.1 400 ' && grep -q '"error":"bad_request"' "$tmp/line" ||
+		fail "not a JSON 400 for the request line $line: $(cat "$tmp/line")"
+done
+# The error locations are internal: asked for from outside, they are not found.
+status=$("$CURL" -sS -o "$tmp/internal" -w '%{http_code}' "http://127.0.0.1:$nport/.contactd-error/400")
+[ "$status" = 404 ] && grep -q '"error":"not_found"' "$tmp/internal" ||
+	fail "the internal error location answered from outside: $status $(cat "$tmp/internal")"
 
 echo "PASS: nginx on port $nport fronts contactd on port $port"
