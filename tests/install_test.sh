@@ -23,6 +23,11 @@ MAKEFLAGS= $make install DESTDIR="$root" >tests/install-root.log 2>&1 || {
 	exit 1
 }
 eval "$(MAKEFLAGS= $make -s --no-print-directory print-install-dirs 2>/dev/null)"
+# Every directory is absolute, so each file lands under DESTDIR (a relative one, such as
+# configure's old "auto" unit directory, made $root's sibling "install-rootauto/").
+for d in "$bindir" "$includedir" "$libdir" "$mandir" "$systemdsystemunitdir"; do
+	case $d in /*) ;; *) fail "an install directory is not absolute: \"$d\"" ;; esac
+done
 for f in "$bindir/contact" "$bindir/contactd" "$includedir/contactd.h" \
 	"$libdir/libcontactd.a" "$libdir/libcontactd.so" "$libdir/pkgconfig/contactd.pc" \
 	"$mandir/man1/contact.1" "$mandir/man8/contactd.8" \
