@@ -11,8 +11,8 @@
 #include "calib/idem.h"
 #include "calib/setup.h"
 #include "calib/work.h"
-#include "service/calreq.h"
-#include "service/service.h"
+#include "calib/calreq.h"
+#include "base/jtext.h"
 #include "tunables.h"
 
 static const char *const kind_lists[3] = {"drops", "presses", "trajectories"};
@@ -106,7 +106,7 @@ static char *setup_with_class(long long id, void *p)
 		if (json_object_set_new(c->canon, "class", json_string(cls)) != 0)
 			return NULL;
 	}
-	return svc_dump(c->canon);
+	return jtext_line(c->canon);
 }
 
 int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
@@ -154,7 +154,7 @@ int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const 
 
 		if (json_is_integer(fid)) {
 			struct calstore_fit f = {0};
-			char *text = svc_dump(json_object_get(row, "fit"));
+			char *text = jtext_line(json_object_get(row, "fit"));
 
 			f.id = json_integer_value(fid);
 			snprintf(f.state, sizeof f.state, "%s",
@@ -272,7 +272,7 @@ static char *answer_text(const struct calstore_receipt *r, void *p)
 {
 	const struct upload_ctx *c = p;
 	json_t *ack = upload_ack(c->id, r);
-	char *text = ack ? svc_dump(ack) : NULL;
+	char *text = ack ? jtext_line(ack) : NULL;
 
 	json_decref(ack);
 	return text;
@@ -302,7 +302,7 @@ int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long
 	    calreq_upload_parse(body, &setup, &up, err) != 0)
 		goto out;
 	if (key) {
-		up_text = svc_dump(up);
+		up_text = jtext_line(up);
 		if (!up_text) {
 			err_set(err, ERR_INTERNAL, NULL, "out of memory");
 			goto out;

@@ -11,7 +11,7 @@
 
 #include "base/calstore.h"
 #include "base/error.h"
-#include "service/calreq.h"
+#include "calib/calreq.h"
 
 /*
  * Calibration id's setup: parsed into *parsed (when not NULL) and its canonical JSON into
