@@ -511,6 +511,7 @@ int calstore_calibration_create(struct store *st, const char *robot, calstore_se
 /* Where calstore_calibration_get() puts what it read (lab and setup may be NULL). */
 struct calibration_row {
 	char *robot, *lab, **setup;
+	long long *rid; /* upload_begin's read only */
 };
 
 static int read_calibration(sqlite3_stmt *s, void *ctx, struct err *err)
@@ -528,7 +529,7 @@ static int read_calibration(sqlite3_stmt *s, void *ctx, struct err *err)
 int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
     char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
 {
-	struct calibration_row c = {robot, lab, setup};
+	struct calibration_row c = {robot, lab, setup, NULL};
 
 	return query_one(st,
 	    "SELECT r.name, c.setup, coalesce(r.lab, '') FROM calibrations c "
@@ -727,70 +728,101 @@ static int idem_store(struct store *st, long long rid, const struct calstore_ide
 	    NULL, "storing an idempotency key", err);
 }
 
-static int add_upload(struct tx *t, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
-    struct calstore_receipt *out, struct err *err)
+/* An upload's transaction (base/calstore.h): the calibration locked, and its robot's id. */
+struct calstore_upload {
+	struct tx t;
+	long long id, rid;
+};
+
+/* Where upload_begin's read puts the calibration's robot id. */
+static int read_locked(sqlite3_stmt *s, void *ctx, struct err *err)
 {
-	struct store *st = t->st;
-	json_t *all = NULL;
-	long long now = now_s(), rid = 0;
-	char *text = NULL;
-	int k, rc = -1;
+	struct calibration_row *c = ctx;
 
-	if (calibration_robot(st, id, &rid, err) != 0)
-		return -1;
-	if (idem) {
-		int found = idem_lookup(st, rid, idem, now, &out->replay, err);
-
-		if (found != 0) {
-			t->discard = 1; /* a replay writes nothing */
-			return found > 0 ? 0 : -1;
-		}
-	}
-	if (insert(st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)",
-	        ARGS(NUM(id), NUM(now)), &out->upload_id, "adding an upload", err) != 0)
-		return -1;
-	for (k = 0; k < 3; k++) {
-		json_t *items = json_object_get(upload, lists[k]);
-
-		if (items &&
-		    insert_kind(st, id, out->upload_id, items, k, now,
-		        json_object_get(out->ids, lists[k]), err) != 0)
-			return -1;
-	}
-	if (check && (calstore_measurements(st, id, &all, err) != 0 || check(all, ctx, err) != 0))
-		goto out;
-	if (pending_fit(st, id, now, &out->fit_id, err) != 0)
-		goto out;
-	if (idem) {
-		text = answer(out, ctx);
-		if (!text) {
-			oom(err);
-			goto out;
-		}
-		if (idem_store(st, rid, idem, out->upload_id, text, now, err) != 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	free(text);
-	json_decref(all);
-	return rc;
+	*c->rid = sqlite3_column_int64(s, 3);
+	return read_calibration(s, ctx, err);
 }
 
-int calstore_upload(struct store *st, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
-    struct calstore_receipt *out, struct err *err)
+int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **out, struct err *err)
 {
-	struct tx t;
+	struct calstore_upload *u = calloc(1, sizeof *u);
+	struct calibration_row c = {robot, lab, setup, NULL};
+	int found;
+
+	*out = NULL;
+	if (!u)
+		return oom(err);
+	c.rid = &u->rid;
+	/* BEGIN IMMEDIATE holds the write lock: the calibration is the transaction's alone */
+	if (tx_begin(st, STORE_SYNC_FULL, &u->t, err) != 0) {
+		free(u);
+		return -1;
+	}
+	found = query_one(st,
+	    "SELECT r.name, c.setup, coalesce(r.lab, ''), c.robot_id FROM calibrations c "
+	    "JOIN robots r ON r.id = c.robot_id WHERE c.id = ?1",
+	    ARGS(NUM(id)), read_locked, &c, "reading a calibration", err);
+	if (found <= 0) {
+		store_rollback(st);
+		free(u);
+		return found;
+	}
+	u->id = id;
+	*out = u;
+	return 1;
+}
+
+int calstore_upload_replay(
+    struct calstore_upload *u, const struct calstore_idem *idem, char **answer, struct err *err)
+{
+	return idem_lookup(u->t.st, u->rid, idem, now_s(), answer, err);
+}
+
+int calstore_upload_add(
+    struct calstore_upload *u, const json_t *upload, struct calstore_receipt *out, struct err *err)
+{
+	struct store *st = u->t.st;
+	long long now = now_s();
+	int k;
 
 	memset(out, 0, sizeof *out);
 	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
 	if (!out->ids)
 		return oom(err);
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (insert(st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)",
+	        ARGS(NUM(u->id), NUM(now)), &out->upload_id, "adding an upload", err) != 0)
 		return -1;
-	return tx_end(&t, add_upload(&t, id, upload, idem, check, answer, ctx, out, err), err);
+	for (k = 0; k < 3; k++) {
+		json_t *items = json_object_get(upload, lists[k]);
+
+		if (items &&
+		    insert_kind(st, u->id, out->upload_id, items, k, now,
+		        json_object_get(out->ids, lists[k]), err) != 0)
+			return -1;
+	}
+	return pending_fit(st, u->id, now, &out->fit_id, err);
+}
+
+int calstore_upload_measurements(struct calstore_upload *u, json_t **out, struct err *err)
+{
+	return calstore_measurements(u->t.st, u->id, out, err);
+}
+
+int calstore_upload_keep(struct calstore_upload *u, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, struct err *err)
+{
+	return idem_store(u->t.st, u->rid, idem, upload_id, answer, now_s(), err);
+}
+
+int calstore_upload_end(struct calstore_upload *u, int commit, struct err *err)
+{
+	int rc;
+
+	u->t.discard = !commit;
+	rc = tx_end(&u->t, 0, err);
+	free(u);
+	return rc;
 }
 
 /* Row reader: a measurement about to be deleted, its id onto its kind's list of ctx. */
@@ -1052,11 +1084,10 @@ static int sq_fit_latest(void *ctx, long long id, struct calstore_fit *out, stru
 	return calstore_fit_latest(ctx, id, out, err);
 }
 
-static int sq_upload(void *ctx, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer,
-    void *cb_ctx, struct calstore_receipt *out, struct err *err)
+static int sq_upload_begin(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **up, struct err *err)
 {
-	return calstore_upload(ctx, id, upload, idem, check, answer, cb_ctx, out, err);
+	return calstore_upload_begin(ctx, id, robot, lab, setup, up, err);
 }
 
 static int sq_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
@@ -1104,7 +1135,12 @@ void calstore_sqlite_bind(struct calstore *cs, struct store *st)
 	    .calibration_list = sq_calibration_list,
 	    .measurements = sq_measurements,
 	    .fit_latest = sq_fit_latest,
-	    .upload = sq_upload,
+	    .upload_begin = sq_upload_begin,
+	    .upload_replay = calstore_upload_replay,
+	    .upload_add = calstore_upload_add,
+	    .upload_measurements = calstore_upload_measurements,
+	    .upload_keep = calstore_upload_keep,
+	    .upload_end = calstore_upload_end,
 	    .remove = sq_remove,
 	    .fit_claim = sq_fit_claim,
 	    .fit_finish = sq_fit_finish,

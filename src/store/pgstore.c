@@ -1146,30 +1146,68 @@ static int idem_store(struct pgc *c, long long rid, const struct calstore_idem *
 	    NULL, "storing an idempotency key", err);
 }
 
-/* An upload's work (pg_upload()), in its transaction. */
-static int upload(struct pgc *c, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer,
-    void *cb_ctx, struct calstore_receipt *out, struct err *err)
-{
-	long long now = now_s(), rid = 0;
-	json_t *all = NULL;
-	char *text = NULL;
-	PGresult *r;
-	int k, found, rc = -1;
+/* An upload's transaction (base/calstore.h): its connection, the calibration locked, and its
+ * robot's id. */
+struct calstore_upload {
+	struct pgc c;
+	long long id, rid;
+};
 
-	found = lock_calibration(c, id, &rid, err);
-	if (found <= 0)
-		return found == 0 ? err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id)
-		                  : -1;
-	if (idem) {
-		found = idem_lookup(c, rid, idem, now, &out->replay, err);
-		if (found != 0) {
-			c->discard = 1; /* a replay writes nothing */
-			return found > 0 ? 0 : -1;
-		}
+static int pg_upload_begin(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **out, struct err *err)
+{
+	struct calstore_upload *u = calloc(1, sizeof *u);
+	PGresult *r;
+	int found = 0;
+
+	*out = NULL;
+	if (!u)
+		return oom(err);
+	if (tx_begin(ctx, &u->c, err) != 0) {
+		free(u);
+		return -1;
 	}
-	r = pq(c, "INSERT INTO uploads (calibration_id, created_at) VALUES ($1, $2) RETURNING id",
-	    ARGS(NUM(id), NUM(now)), "adding an upload", err);
+	r = pq(&u->c,
+	    "SELECT r.name, c.setup, coalesce(r.lab, ''), c.robot_id FROM calibrations c "
+	    "JOIN robots r ON r.id = c.robot_id WHERE c.id = $1 FOR UPDATE OF c",
+	    ARGS(NUM(id)), "locking a calibration", err);
+	if (r && PQntuples(r) > 0) {
+		snprintf(robot, CALSTORE_NAME_MAX, "%s", PQgetvalue(r, 0, 0));
+		snprintf(lab, CALSTORE_NAME_MAX, "%s", PQgetvalue(r, 0, 2));
+		u->rid = col_ll(r, 0, 3);
+		found = (*setup = col_copy(r, 0, 1)) ? 1 : oom(err);
+	}
+	PQclear(r);
+	if (!r || found <= 0) {
+		tx_end(&u->c, -1, err);
+		free(u);
+		return r ? found : -1;
+	}
+	u->id = id;
+	*out = u;
+	return 1;
+}
+
+static int pg_upload_replay(
+    struct calstore_upload *u, const struct calstore_idem *idem, char **answer, struct err *err)
+{
+	return idem_lookup(&u->c, u->rid, idem, now_s(), answer, err);
+}
+
+static int pg_upload_add(
+    struct calstore_upload *u, const json_t *upload, struct calstore_receipt *out, struct err *err)
+{
+	long long now = now_s();
+	PGresult *r;
+	int k;
+
+	memset(out, 0, sizeof *out);
+	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	if (!out->ids)
+		return oom(err);
+	r = pq(&u->c,
+	    "INSERT INTO uploads (calibration_id, created_at) VALUES ($1, $2) RETURNING id",
+	    ARGS(NUM(u->id), NUM(now)), "adding an upload", err);
 	if (!r)
 		return -1;
 	out->upload_id = col_ll(r, 0, 0);
@@ -1178,42 +1216,32 @@ static int upload(struct pgc *c, long long id, const json_t *upload,
 		json_t *items = json_object_get(upload, lists[k]);
 
 		if (items &&
-		    insert_kind(c, id, out->upload_id, items, k, now,
+		    insert_kind(&u->c, u->id, out->upload_id, items, k, now,
 		        json_object_get(out->ids, lists[k]), err) != 0)
 			return -1;
 	}
-	if ((check && (measurements(c, id, &all, err) != 0 || check(all, cb_ctx, err) != 0)) ||
-	    pending_fit(c, id, now, &out->fit_id, err) != 0)
-		goto out;
-	if (idem) {
-		text = answer(out, cb_ctx);
-		if (!text) {
-			oom(err);
-			goto out;
-		}
-		if (idem_store(c, rid, idem, out->upload_id, text, now, err) != 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	free(text);
-	json_decref(all);
-	return rc;
+	return pending_fit(&u->c, u->id, now, &out->fit_id, err);
 }
 
-static int pg_upload(void *ctx, long long id, const json_t *body, const struct calstore_idem *idem,
-    calstore_check_fn check, calstore_answer_fn answer, void *cb_ctx, struct calstore_receipt *out,
-    struct err *err)
+static int pg_upload_measurements(struct calstore_upload *u, json_t **out, struct err *err)
 {
-	struct pgc c;
+	return measurements(&u->c, u->id, out, err);
+}
 
-	memset(out, 0, sizeof *out);
-	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	if (!out->ids)
-		return oom(err);
-	if (tx_begin(ctx, &c, err) != 0)
-		return -1;
-	return tx_end(&c, upload(&c, id, body, idem, check, answer, cb_ctx, out, err), err);
+static int pg_upload_keep(struct calstore_upload *u, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, struct err *err)
+{
+	return idem_store(&u->c, u->rid, idem, upload_id, answer, now_s(), err);
+}
+
+static int pg_upload_end(struct calstore_upload *u, int commit, struct err *err)
+{
+	int rc;
+
+	u->c.discard = !commit;
+	rc = tx_end(&u->c, 0, err);
+	free(u);
+	return rc;
 }
 
 /* A deletion's work (pg_remove()), in its transaction: the ids removed into ids. */
@@ -1689,7 +1717,12 @@ void pgstore_bind(struct calstore *cs, struct pgstore *ps)
 	    .calibration_list = pg_calibration_list,
 	    .measurements = pg_measurements,
 	    .fit_latest = pg_fit_latest,
-	    .upload = pg_upload,
+	    .upload_begin = pg_upload_begin,
+	    .upload_replay = pg_upload_replay,
+	    .upload_add = pg_upload_add,
+	    .upload_measurements = pg_upload_measurements,
+	    .upload_keep = pg_upload_keep,
+	    .upload_end = pg_upload_end,
 	    .remove = pg_remove,
 	    .fit_claim = pg_fit_claim,
 	    .fit_finish = pg_fit_finish,
