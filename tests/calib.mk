@@ -3,7 +3,7 @@ check_PROGRAMS += tests/test_calib_fit
 TESTS += tests/test_calib_fit
 tests_test_calib_fit_SOURCES = tests/test_calib_fit.c tests/number_text.h $(MJSCENE_SOURCES)
 tests_test_calib_fit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
-tests_test_calib_fit_LDADD = $(SERVICE_LIBS) $(SODIUM_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
+tests_test_calib_fit_LDADD = $(CALIB_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
 
 # The fit's confidence intervals cover the truth at the nominal rates over noisy data
 # sets made by libmujoco (issue #8), and the fit is the best over its range (issue #16);

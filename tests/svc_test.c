@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/jtext.h"
-#include "service/jsonptr.h"
+#include "base/jsonptr.h"
 #include "tunables.h"
 
 struct svc_limits tsvc_limits(int threads)

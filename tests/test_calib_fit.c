@@ -35,8 +35,8 @@
 #include "fit/model.h"
 #include "mjscene.h"
 #include "number_text.h"
-#include "service/calib.h"
-#include "service/calreq.h"
+#include "calib/result.h"
+#include "calib/calreq.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -459,7 +459,7 @@ START_TEST(misfit_at_zero_dof)
 	for (k = 0; k < fit->nnotes; k++)
 		named |= strstr(fit->notes[k], "cannot reach") && strstr(fit->notes[k], want);
 	ck_assert_msg(named, "no note says \"%s\": %s", want, fit->nnotes ? fit->notes[0] : "");
-	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
+	j = calresult_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "misfit");
 	/* no hold for a pad the data say the model does not describe */
@@ -677,7 +677,7 @@ START_TEST(empty_is_insufficient)
 
 	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
 	ck_assert_int_eq(fit->status, FIT_INSUFFICIENT);
-	j = calib_fit_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
+	j = calresult_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "insufficient_data");
 	ck_assert(json_is_null(json_object_get(j, "solref")));
@@ -698,7 +698,7 @@ START_TEST(json_forms_agree)
 
 	make_dataset(&d, 1, 2, 0, 1);
 	fit = fit_kinds(&d, 1, DROPS | PRESSES);
-	j = calib_fit_json(fit, "pad", NULL);
+	j = calresult_json(fit, "pad", NULL);
 	ck_assert_ptr_nonnull(j);
 	sr = json_object_get(j, "solref");
 	sd = json_object_get(j, "solref_direct");
@@ -762,7 +762,7 @@ START_TEST(mjcf_pastes_into_mujoco)
 	data.ndrops = NDROPS;
 	ck_assert_msg(fit_solref(&setup.scene, &data, &fit, &err) == 0, "%s", err.message);
 	ck_assert_int_eq(fit->status, FIT_OK);
-	j = calib_fit_json(fit, setup.mjcf_class, setup.mjcf_attributes);
+	j = calresult_json(fit, setup.mjcf_class, setup.mjcf_attributes);
 	ck_assert_ptr_nonnull(j);
 	snprintf(xml, sizeof xml,
 	    "<mujoco><option timestep=\"0.005\"/><default>%s</default><worldbody>"
@@ -840,7 +840,7 @@ START_TEST(hold_of_the_fitted_pad)
 	ck_assert_int_eq(fit->status, FIT_OK);
 	fit->scene.option.cone = CTD_CONE_ELLIPTIC;
 	fit->scene.option.impratio = 10;
-	j = calib_fit_json(fit, "pad", NULL);
+	j = calresult_json(fit, "pad", NULL);
 	ck_assert_ptr_nonnull(j);
 	hold = json_object_get(j, "hold");
 	ck_assert_ptr_nonnull(hold);

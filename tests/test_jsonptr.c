@@ -6,7 +6,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "service/jsonptr.h"
+#include "base/jsonptr.h"
 
 /* RFC 6901 §5's example document */
 static const char rfc_document[] =

@@ -409,22 +409,6 @@ END_TEST
 
 /* ---- the calibration tables (store/calstore.h) ---- */
 
-static int refuse_all(const json_t *all, void *ctx, struct err *err)
-{
-	(void)all;
-	(void)ctx;
-	return err_set(err, ERR_BAD_VALUE, "/presses", "refused");
-}
-
-static char *answer_of(const struct calstore_receipt *r, void *ctx)
-{
-	char text[64];
-
-	(void)ctx;
-	snprintf(text, sizeof text, "{\"upload\":%lld}", r->upload_id);
-	return strdup(text);
-}
-
 static char *setup_of(long long id, void *ctx)
 {
 	char text[64];
@@ -449,12 +433,14 @@ START_TEST(calstore_statements)
 {
 	struct store *st = open_store();
 	const unsigned char hash[CALSTORE_HASH_BYTES] = {1, 2, 3};
-	const struct calstore_idem idem = {"key-1", {7}, 3600};
+	const struct calstore_idem idem = {"key-1", {7}, 3600}, other = {"key-1", {8}, 3600};
 	unsigned char secret1[CALSTORE_SECRET_BYTES], secret2[CALSTORE_SECRET_BYTES];
 	json_t *upload = json_loads("{\"presses\":[{\"force\":1},{\"force\":2}]}", 0, NULL);
 	json_t *list = NULL, *all = NULL, *deleted = NULL;
 	char robot[CALSTORE_NAME_MAX], lab[CALSTORE_NAME_MAX], want[160], *setup = NULL;
 	struct calstore_receipt rec;
+	struct calstore_upload *tx = NULL;
+	char *replay = NULL;
 	struct calstore_token tok;
 	long long cal = 0, up, fit = 0, claimed = 0;
 	struct err e;
@@ -506,35 +492,56 @@ START_TEST(calstore_statements)
 	ck_assert_str_eq(robot, "alpha");
 	free(setup);
 	setup = NULL;
-	/* a failed check undoes the whole upload */
-	ck_assert_int_eq(
-	    calstore_upload(st, cal, upload, NULL, refuse_all, NULL, NULL, &rec, &e), -1);
-	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	/* an upload rolled back (its checks refused it) leaves nothing */
+	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &tx, &e), 1);
+	ck_assert_str_eq(robot, "alpha");
+	ck_assert_str_eq(setup, want);
+	free(setup);
+	setup = NULL;
+	ck_assert_int_eq(calstore_upload_add(tx, upload, &rec, &e), 0);
+	ck_assert_int_eq(calstore_upload_measurements(tx, &all, &e), 0);
+	ck_assert_uint_eq(presses_of(all), 2);
+	json_decref(all);
 	calstore_receipt_clear(&rec);
-	err_clear(&e);
+	ck_assert_int_eq(calstore_upload_end(tx, 0, &e), 0);
 	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
 	ck_assert_int_eq(calstore_measurements(st, cal, &all, &e), 0);
 	ck_assert_uint_eq(presses_of(all), 0);
 	json_decref(all);
-	ck_assert_int_eq(
-	    calstore_upload(st, cal + 1, upload, NULL, NULL, NULL, NULL, &rec, &e), -1);
-	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
-	calstore_receipt_clear(&rec);
-	err_clear(&e);
-	/* with a key: stored once; the same again replays the answer stored then */
-	ck_assert_int_eq(
-	    calstore_upload(st, cal, upload, &idem, NULL, answer_of, NULL, &rec, &e), 0);
-	ck_assert_ptr_null(rec.replay);
+	/* an unknown calibration: no transaction */
+	ck_assert_int_eq(calstore_upload_begin(st, cal + 1, robot, lab, &setup, &tx, &e), 0);
+	ck_assert_ptr_null(tx);
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
+	/* with a key: stored once; the same again replays the answer kept then */
+	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &tx, &e), 1);
+	free(setup);
+	setup = NULL;
+	ck_assert_int_eq(calstore_upload_replay(tx, &idem, &replay, &e), 0);
+	ck_assert_int_eq(calstore_upload_add(tx, upload, &rec, &e), 0);
 	ck_assert_uint_eq(presses_of(rec.ids), 2);
 	up = rec.upload_id;
 	fit = rec.fit_id;
 	ck_assert_int_gt(fit, 0);
-	calstore_receipt_clear(&rec);
-	ck_assert_int_eq(
-	    calstore_upload(st, cal, upload, &idem, NULL, answer_of, NULL, &rec, &e), 0);
 	snprintf(want, sizeof want, "{\"upload\":%lld}", up);
-	ck_assert_str_eq(rec.replay, want);
+	ck_assert_int_eq(calstore_upload_keep(tx, &idem, up, want, &e), 0);
 	calstore_receipt_clear(&rec);
+	ck_assert_int_eq(calstore_upload_end(tx, 1, &e), 0);
+	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &tx, &e), 1);
+	free(setup);
+	setup = NULL;
+	ck_assert_int_eq(calstore_upload_replay(tx, &idem, &replay, &e), 1);
+	ck_assert_str_eq(replay, want);
+	free(replay);
+	replay = NULL;
+	ck_assert_int_eq(calstore_upload_end(tx, 0, &e), 0);
+	/* the key with another fingerprint is refused */
+	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &tx, &e), 1);
+	free(setup);
+	setup = NULL;
+	ck_assert_int_eq(calstore_upload_replay(tx, &other, &replay, &e), -1);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	err_clear(&e);
+	ck_assert_int_eq(calstore_upload_end(tx, 0, &e), 0);
 	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
 	ck_assert_int_eq(calstore_measurements(st, cal, &all, &e), 0);
 	ck_assert_uint_eq(presses_of(all), 2);

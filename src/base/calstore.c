@@ -15,6 +15,5 @@ void calstore_fit_clear(struct calstore_fit *f)
 void calstore_receipt_clear(struct calstore_receipt *r)
 {
 	json_decref(r->ids);
-	free(r->replay);
 	memset(r, 0, sizeof *r);
 }

@@ -57,27 +57,23 @@ struct calstore_idem {
 	long long ttl_s;                                /* keys older than this are forgotten */
 };
 
-/* What an upload did. */
+/* What an upload wrote (upload_add()). */
 struct calstore_receipt {
 	long long upload_id, fit_id;
-	json_t *ids;  /* {"drops": [ids], "presses": [ids], "trajectories": [ids]}; caller frees */
-	char *replay; /* set instead when the key was used with the same body: the answer then
-	               * stored; nothing else was written. Caller frees. */
+	json_t *ids; /* {"drops": [ids], "presses": [ids], "trajectories": [ids]}; caller frees */
 };
 
 /* Release what a receipt holds (also after a failed upload). */
 void calstore_receipt_clear(struct calstore_receipt *r);
 
+/* One upload's write transaction, the implementation's: upload_begin() opens it with its
+ * calibration locked, upload_end() commits or rolls it back and frees it. What the upload
+ * must satisfy is the calibration layer's (calib/cases.h), between the two. */
+struct calstore_upload;
+
 /* A new calibration's setup text, made once its id is known: a malloc'ed string (NULL: out
  * of memory). */
 typedef char *(*calstore_setup_fn)(long long id, void *ctx);
-
-/* Limits over every measurement a calibration would hold (the new ones included, shaped as
- * measurements()): 0, or -1 with err, which rolls the upload back. */
-typedef int (*calstore_check_fn)(const json_t *all, void *ctx, struct err *err);
-
-/* The answer to store with an Idempotency-Key, from the receipt: a malloc'ed text. */
-typedef char *(*calstore_answer_fn)(const struct calstore_receipt *r, void *ctx);
 
 struct calstore {
 	void *ctx; /* the implementation's, passed back to every member */
@@ -123,13 +119,35 @@ struct calstore {
 	int (*measurements)(void *ctx, long long id, json_t **out, struct err *err);
 	/* The latest fit of calibration id: 1 with *out filled, 0 when it has none. */
 	int (*fit_latest)(void *ctx, long long id, struct calstore_fit *out, struct err *err);
-	/* Append upload to calibration id as one new upload checked by check, leaving a pending
-	 * fit, durably; with idem, a key used with the same fingerprint gives *replay and writes
-	 * nothing, with another ERR_BAD_VALUE, new it is kept with answer(receipt). ERR_NOT_FOUND
-	 * for an unknown calibration. Release *out with calstore_receipt_clear(). */
-	int (*upload)(void *ctx, long long id, const json_t *upload,
-	    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer,
-	    void *cb_ctx, struct calstore_receipt *out, struct err *err);
+	/* Begin an upload to calibration id: a durable write transaction in which the
+	 * calibration is locked (uploads, deletions and claims of one calibration take turns),
+	 * and its robot, the robot's lab ("" for none) and a copy of its setup text (caller
+	 * frees) read at once. 1 with *up (end it with upload_end() on the same thread), 0
+	 * when there is no such calibration (no transaction then). */
+	int (*upload_begin)(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
+	    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **up,
+	    struct err *err);
+	/* The answer kept with idem's key by the locked calibration's robot: 1 with *answer
+	 * (caller frees) when it was kept with the same fingerprint, ERR_BAD_VALUE with
+	 * another, 0 when the key is new; keys older than idem->ttl_s are forgotten first. Two
+	 * uploads given one key take turns. */
+	int (*upload_replay)(struct calstore_upload *up, const struct calstore_idem *idem,
+	    char **answer, struct err *err);
+	/* Append upload (the canonical {"drops", "presses", "trajectories"}, each list
+	 * optional) as one new upload of the locked calibration and leave a pending fit (the
+	 * one not yet started, if any: uploads that arrive while a fit runs are fitted
+	 * together). *out as written; release it with calstore_receipt_clear(). */
+	int (*upload_add)(struct calstore_upload *up, const json_t *upload,
+	    struct calstore_receipt *out, struct err *err);
+	/* Every measurement of the locked calibration, the new ones included, as
+	 * measurements() gives them. Caller owns *out. */
+	int (*upload_measurements)(struct calstore_upload *up, json_t **out, struct err *err);
+	/* Keep idem's key with answer (a text) for upload upload_id. */
+	int (*upload_keep)(struct calstore_upload *up, const struct calstore_idem *idem,
+	    long long upload_id, const char *answer, struct err *err);
+	/* Commit (commit 1: durable when it returns) or roll back up's transaction, and free
+	 * up. A failed commit is -1 with err, and nothing was kept. */
+	int (*upload_end)(struct calstore_upload *up, int commit, struct err *err);
 	/* Delete measurement measurement_id or upload upload_id (the other 0) of calibration id
 	 * and leave a pending fit, durably: *deleted the ids removed (caller frees), *fit_id the
 	 * refit. ERR_NOT_FOUND when there is no such measurement or upload. */

@@ -483,3 +483,22 @@ char *jtext_dump(const json_t *v, int flags)
 	}
 	return text;
 }
+
+char *jtext_line(const json_t *v)
+{
+	char *text = jtext_dump(v, 0);
+	size_t len;
+	char *line;
+
+	if (!text)
+		return NULL;
+	len = strlen(text);
+	line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		return NULL;
+	}
+	line[len] = '\n';
+	line[len + 1] = '\0';
+	return line;
+}

@@ -34,4 +34,9 @@ char *jtext_real(double x, char buf[JTEXT_REAL_MAX]);
  * without a final newline. Caller frees with free(); NULL when out of memory. */
 char *jtext_dump(const json_t *v, int flags);
 
+/* The compact text of v (jtext_dump(v, 0)) with a final newline: the canonical line an
+ * answer, a cache key or a stored record is. Caller frees with free(); NULL when out of
+ * memory. */
+char *jtext_line(const json_t *v);
+
 #endif

@@ -11,11 +11,25 @@
 #include "calib/idem.h"
 #include "calib/setup.h"
 #include "calib/work.h"
-#include "service/calreq.h"
-#include "service/service.h"
+#include "calib/calreq.h"
+#include "base/jtext.h"
 #include "tunables.h"
 
 static const char *const kind_lists[3] = {"drops", "presses", "trajectories"};
+
+/* The token policy over what a read of calibration id found (found: 1, 0, or -1 when the read
+ * failed): ERR_NOT_FOUND when p may not see it, the same as for an id that does not exist;
+ * with write, ERR_FORBIDDEN when p may see but not write it. */
+static int may(const struct caltoken_principal *p, long long id, int found,
+    const char owner[CALSTORE_NAME_MAX], const char lab[CALSTORE_NAME_MAX], int write,
+    struct err *err)
+{
+	if (found < 0)
+		return -1;
+	if (found == 0 || !caltoken_can_see(p, owner, lab))
+		return err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+	return write ? caltoken_can_write(p, owner, err) : 0;
+}
 
 int calcase_visible(struct calstore *cs, const struct caltoken_principal *p, long long id,
     char owner[CALSTORE_NAME_MAX], struct err *err)
@@ -23,19 +37,16 @@ int calcase_visible(struct calstore *cs, const struct caltoken_principal *p, lon
 	char lab[CALSTORE_NAME_MAX];
 	int found = cs->calibration_get(cs->ctx, id, owner, lab, NULL, err);
 
-	if (found < 0)
-		return -1;
-	if (found == 0 || !caltoken_can_see(p, owner, lab))
-		return err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-	return 0;
+	return may(p, id, found, owner, lab, 0, err);
 }
 
 int calcase_writable(struct calstore *cs, const struct caltoken_principal *p, long long id,
     char owner[CALSTORE_NAME_MAX], struct err *err)
 {
-	if (calcase_visible(cs, p, id, owner, err) != 0)
-		return -1;
-	return caltoken_can_write(p, owner, err);
+	char lab[CALSTORE_NAME_MAX];
+	int found = cs->calibration_get(cs->ctx, id, owner, lab, NULL, err);
+
+	return may(p, id, found, owner, lab, 1, err);
 }
 
 const char *calcase_shown_state(const char *state)
@@ -106,7 +117,7 @@ static char *setup_with_class(long long id, void *p)
 		if (json_object_set_new(c->canon, "class", json_string(cls)) != 0)
 			return NULL;
 	}
-	return svc_dump(c->canon);
+	return jtext_line(c->canon);
 }
 
 int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
@@ -154,7 +165,7 @@ int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const 
 
 		if (json_is_integer(fid)) {
 			struct calstore_fit f = {0};
-			char *text = svc_dump(json_object_get(row, "fit"));
+			char *text = jtext_line(json_object_get(row, "fit"));
 
 			f.id = json_integer_value(fid);
 			snprintf(f.state, sizeof f.state, "%s",
@@ -215,15 +226,14 @@ int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p
 
 /* ---- writes ---- */
 
-/* The limits of one calibration (calstore_check_fn): every measurement it would hold. */
-static int check_limits(const json_t *all, void *ctx, struct err *err)
+/* The limits of one calibration over every measurement it would hold. */
+static int check_limits(const json_t *all, struct err *err)
 {
 	const json_t *trajs = json_object_get(all, "trajectories"), *tr;
 	struct calreq_data data;
 	size_t samples = 0, i;
 	int rc;
 
-	(void)ctx;
 	json_array_foreach (trajs, i, tr)
 		samples += json_array_size(json_object_get(tr, "t"));
 	if (samples > CALIB_MAX_CALIBRATION_SAMPLES)
@@ -263,21 +273,6 @@ static json_t *upload_ack(long long id, const struct calstore_receipt *r)
 	return ack;
 }
 
-struct upload_ctx {
-	long long id;
-};
-
-/* calstore_answer_fn: the first answer, kept with its Idempotency-Key. */
-static char *answer_text(const struct calstore_receipt *r, void *p)
-{
-	const struct upload_ctx *c = p;
-	json_t *ack = upload_ack(c->id, r);
-	char *text = ack ? svc_dump(ack) : NULL;
-
-	json_decref(ack);
-	return text;
-}
-
 /* A fit of calibration id is pending: schedule it and tell the listeners. */
 static void refit_scheduled(long long id)
 {
@@ -285,24 +280,29 @@ static void refit_scheduled(long long id)
 	calevents_fit(id);
 }
 
-int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long long id,
-    json_t *body, const char *key, struct calcase_upload *out, struct err *err)
+/*
+ * The upload's work in its transaction up (calibration id locked; owner, lab and its stored
+ * setup text as read with the lock): what an upload must satisfy, in order. 1 when key
+ * replays a kept answer (into out->replay; nothing to keep), 0 with *receipt when the
+ * transaction is to be committed, -1 with err.
+ */
+static int upload_in(struct calstore *cs, struct calstore_upload *up,
+    const struct caltoken_principal *p, long long id, const char *owner, const char *lab,
+    const char *setup_text, json_t *body, const char *key, struct calcase_upload *out,
+    struct calstore_receipt *receipt, struct err *err)
 {
 	struct calreq_setup setup;
-	struct calstore_receipt receipt = {0};
 	struct calstore_idem idem;
-	struct upload_ctx ctx = {id};
-	char owner[CALSTORE_NAME_MAX], *up_text = NULL;
-	json_t *up = NULL;
-	int rc = -1;
+	json_t *up_json = NULL, *all = NULL;
+	char *up_text = NULL, *answer = NULL;
+	int rc = -1, found;
 
-	memset(out, 0, sizeof *out);
-	if (calcase_writable(cs, p, id, owner, err) != 0 ||
-	    calsetup_get(cs, id, &setup, NULL, err) != 0 ||
-	    calreq_upload_parse(body, &setup, &up, err) != 0)
+	if (may(p, id, 1, owner, lab, 1, err) != 0 ||
+	    calsetup_of_text(id, setup_text, &setup, err) != 0 ||
+	    calreq_upload_parse(body, &setup, &up_json, err) != 0)
 		goto out;
 	if (key) {
-		up_text = svc_dump(up);
+		up_text = jtext_line(up_json);
 		if (!up_text) {
 			err_set(err, ERR_INTERNAL, NULL, "out of memory");
 			goto out;
@@ -311,28 +311,68 @@ int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long
 		calidem_fingerprint(id, up_text, idem.fingerprint);
 		idem.key = key;
 		idem.ttl_s = CALIB_IDEMPOTENCY_TTL_S;
+		found = cs->upload_replay(up, &idem, &out->replay, err);
+		if (found != 0) {
+			rc = found > 0 ? 1 : -1;
+			goto out;
+		}
 	}
-	if (cs->upload(cs->ctx, id, up, key ? &idem : NULL, check_limits, answer_text, &ctx,
-	        &receipt, err) != 0)
+	if (cs->upload_add(up, up_json, receipt, err) != 0 ||
+	    cs->upload_measurements(up, &all, err) != 0 || check_limits(all, err) != 0)
 		goto out;
-	if (receipt.replay) {
-		out->replay = receipt.replay;
-		receipt.replay = NULL;
-		rc = 0;
-		goto out;
+	if (key) {
+		json_t *ack = upload_ack(id, receipt);
+
+		answer = ack ? jtext_line(ack) : NULL;
+		json_decref(ack);
+		if (!answer) {
+			err_set(err, ERR_INTERNAL, NULL, "out of memory");
+			goto out;
+		}
+		if (cs->upload_keep(up, &idem, receipt->upload_id, answer, err) != 0)
+			goto out;
 	}
-	refit_scheduled(id);
-	out->fit_id = receipt.fit_id;
-	out->answer = upload_ack(id, &receipt);
-	if (!out->answer)
-		err_set(err, ERR_INTERNAL, NULL, "out of memory");
-	else
-		rc = 0;
+	rc = 0;
 out:
-	calstore_receipt_clear(&receipt);
+	free(answer);
 	free(up_text);
-	json_decref(up);
+	json_decref(all);
+	json_decref(up_json);
 	return rc;
+}
+
+int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t *body, const char *key, struct calcase_upload *out, struct err *err)
+{
+	struct calstore_receipt receipt = {0};
+	struct calstore_upload *up = NULL;
+	char owner[CALSTORE_NAME_MAX], lab[CALSTORE_NAME_MAX], *setup_text = NULL;
+	int found, rc;
+
+	memset(out, 0, sizeof *out);
+	/* one read: the lock's tells who may write and what the setup is */
+	found = cs->upload_begin(cs->ctx, id, owner, lab, &setup_text, &up, err);
+	if (found <= 0)
+		return may(p, id, found, owner, lab, 1, err);
+	rc = upload_in(cs, up, p, id, owner, lab, setup_text, body, key, out, &receipt, err);
+	free(setup_text);
+	/* only a new upload is kept; a replay, like a refusal, writes nothing */
+	if (cs->upload_end(up, rc == 0, err) != 0)
+		rc = -1;
+	if (rc == 0) {
+		refit_scheduled(id);
+		out->fit_id = receipt.fit_id;
+		out->answer = upload_ack(id, &receipt);
+		if (!out->answer)
+			rc = err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	}
+	calstore_receipt_clear(&receipt);
+	if (rc < 0) {
+		free(out->replay);
+		out->replay = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 void calcase_upload_clear(struct calcase_upload *u)

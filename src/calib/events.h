@@ -16,7 +16,7 @@
 
 #include "base/calstore.h"
 #include "base/error.h"
-#include "service/auth.h"
+#include "calib/auth.h"
 
 enum calevent_kind {
 	CALEVENT_FIT,   /* the fits of a calibration changed: pending, done or failed */

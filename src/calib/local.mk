@@ -4,6 +4,9 @@
 # Idempotency-Key, watch URLs and the fit-done events. Knows nothing of HTTP.
 noinst_LIBRARIES += libcalib.a
 libcalib_a_SOURCES = \
+	src/calib/auth.c src/calib/auth.h \
+	src/calib/calreq.c src/calib/calreq.h \
+	src/calib/result.c src/calib/result.h \
 	src/calib/log.c src/calib/log.h \
 	src/calib/events.c src/calib/events.h \
 	src/calib/token.c src/calib/token.h \
@@ -15,5 +18,6 @@ libcalib_a_SOURCES = \
 # The store is reached through base/calstore.h only: the front end binds an engine to it
 # (store/calstore.h calstore_sqlite_bind()) and links that engine's library too.
 libcalib_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(GSL_CFLAGS)
-# What a front end of calibrations links: the layer, and the service and fit beneath it.
-CALIB_LIBS = libcalib.a $(SERVICE_LIBS) $(SODIUM_LIBS) -lpthread
+# What a front end of calibrations links: the layer, the fit beneath it, and the service
+# beside it (a setup is a scene request; a fit answers the hold question).
+CALIB_LIBS = libcalib.a $(SERVICE_LIBS) $(FIT_LIBS) $(SODIUM_LIBS) -lpthread

@@ -90,25 +90,13 @@ long calsetup_parses(void)
 	return n;
 }
 
-int calsetup_get(struct calstore *cs, long long id, struct calreq_setup *parsed, json_t **canonical,
-    struct err *err)
+/* Parse text, calibration id's stored setup, and remember it: 0, or -1 with err. */
+static int parse_stored(long long id, const char *text, struct calreq_setup *parsed,
+    json_t **canonical, struct err *err)
 {
 	struct calreq_setup fresh;
-	char robot[CALSTORE_NAME_MAX], *text = NULL;
-	json_t *json;
-	int found;
+	json_t *json = json_loads(text, 0, NULL);
 
-	pthread_mutex_lock(&cache.lock);
-	found = lookup_locked(id, parsed, canonical);
-	pthread_mutex_unlock(&cache.lock);
-	if (found)
-		return 0;
-	found = cs->calibration_get(cs->ctx, id, robot, NULL, &text, err);
-	if (found <= 0)
-		return found < 0 ? -1
-		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-	json = json_loads(text, 0, NULL);
-	free(text);
 	if (!json)
 		return err_set(err, ERR_INTERNAL, NULL, "stored setup is not JSON");
 	if (calreq_setup_parse(json, &fresh, NULL, err) != 0) {
@@ -125,4 +113,34 @@ int calsetup_get(struct calstore *cs, long long id, struct calreq_setup *parsed,
 		*canonical = json_deep_copy(json);
 	json_decref(json);
 	return 0;
+}
+
+int calsetup_of_text(long long id, const char *text, struct calreq_setup *parsed, struct err *err)
+{
+	int found;
+
+	pthread_mutex_lock(&cache.lock);
+	found = lookup_locked(id, parsed, NULL);
+	pthread_mutex_unlock(&cache.lock);
+	return found ? 0 : parse_stored(id, text, parsed, NULL, err);
+}
+
+int calsetup_get(struct calstore *cs, long long id, struct calreq_setup *parsed, json_t **canonical,
+    struct err *err)
+{
+	char robot[CALSTORE_NAME_MAX], *text = NULL;
+	int found, rc;
+
+	pthread_mutex_lock(&cache.lock);
+	found = lookup_locked(id, parsed, canonical);
+	pthread_mutex_unlock(&cache.lock);
+	if (found)
+		return 0;
+	found = cs->calibration_get(cs->ctx, id, robot, NULL, &text, err);
+	if (found <= 0)
+		return found < 0 ? -1
+		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
+	rc = parse_stored(id, text, parsed, canonical, err);
+	free(text);
+	return rc;
 }

@@ -11,7 +11,7 @@
 
 #include "base/calstore.h"
 #include "base/error.h"
-#include "service/calreq.h"
+#include "calib/calreq.h"
 
 /*
  * Calibration id's setup: parsed into *parsed (when not NULL) and its canonical JSON into
@@ -20,6 +20,12 @@
  */
 int calsetup_get(struct calstore *cs, long long id, struct calreq_setup *parsed, json_t **canonical,
     struct err *err);
+
+/*
+ * Calibration id's setup parsed into *parsed, from the cache or else from text, the setup as
+ * the store keeps it (read by the caller, e.g. with an upload's lock). No store access.
+ */
+int calsetup_of_text(long long id, const char *text, struct calreq_setup *parsed, struct err *err);
 
 /* Remember calibration id's setup as just stored (canonical: the stored JSON, copied). */
 void calsetup_put(long long id, const struct calreq_setup *parsed, json_t *canonical);

@@ -13,7 +13,7 @@
 
 #include "calib/events.h"
 #include "calib/log.h"
-#include "service/service.h"
+#include "base/jtext.h"
 #include "tunables.h"
 
 int caltoken_principal(struct calstore *cs, const char *token_id, const char *secret, long long now,
@@ -207,7 +207,7 @@ static int token_print_list(const json_t *list, int as_json)
 	size_t i;
 
 	if (as_json) {
-		text = svc_dump(list);
+		text = jtext_line(list);
 		if (text)
 			fputs(text, stdout);
 		free(text);

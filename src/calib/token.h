@@ -1,5 +1,5 @@
 /*
- * token.h: who may do what with calibrations: bearer tokens (service/auth.h) checked against
+ * token.h: who may do what with calibrations: bearer tokens (calib/auth.h) checked against
  * their records (base/calstore.h), the principal a token speaks for, its scope, expiry and
  * rotation grace, and `contactd token ...`.
  *
@@ -14,7 +14,7 @@
 
 #include "base/calstore.h"
 #include "base/error.h"
-#include "service/auth.h"
+#include "calib/auth.h"
 
 /* Who a bearer token (or the token behind a watch URL) speaks for. */
 struct caltoken_principal {

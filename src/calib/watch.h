@@ -16,7 +16,7 @@
 
 #include "base/calstore.h"
 #include "base/error.h"
-#include "service/auth.h"
+#include "calib/auth.h"
 
 #define CALWATCH_PARAM_MAX 160 /* the parameter's text with its NUL */
 

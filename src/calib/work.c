@@ -16,9 +16,9 @@
 #include "calib/log.h"
 #include "calib/setup.h"
 #include "fit/fit.h"
-#include "service/calib.h"
-#include "service/calreq.h"
-#include "service/service.h"
+#include "calib/result.h"
+#include "calib/calreq.h"
+#include "base/jtext.h"
 #include "base/calstore.h"
 #include "tunables.h"
 
@@ -119,8 +119,8 @@ static int refit(struct calstore *cs, long long id, const json_t *all, const ato
 	if (calsetup_get(cs, id, &setup, NULL, err) != 0 || calreq_data(all, &data, err) != 0 ||
 	    fit_solref_within(&setup.scene, &data.data, &bound, &f, err) != 0)
 		goto out;
-	fj = calib_fit_json(f, setup.mjcf_class, setup.mjcf_attributes);
-	*text = fj ? svc_dump(fj) : NULL;
+	fj = calresult_json(f, setup.mjcf_class, setup.mjcf_attributes);
+	*text = fj ? jtext_line(fj) : NULL;
 	if (!*text) {
 		err_set(err, ERR_INTERNAL, NULL, "out of memory");
 		goto out;
@@ -163,7 +163,7 @@ int calwork_run(struct calstore *cs, long long id, const atomic_int *cancel)
 		}
 		if (!ok) {
 			e = err_to_json(&err);
-			text = e ? svc_dump(e) : NULL;
+			text = e ? jtext_line(e) : NULL;
 			json_decref(e);
 			callog("calibration %lld: fit %lld failed: %s", id, fit_id, err.message);
 		}

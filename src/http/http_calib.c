@@ -53,7 +53,7 @@
 #include "calib/token.h"
 #include "calib/watch.h"
 #include "calib/work.h"
-#include "service/body.h"
+#include "base/body.h"
 #include "service/service.h"
 #include "store/calstore.h"
 #include "store/pgstore.h"

@@ -15,8 +15,8 @@
 #include "core/mjver.h"
 #include "core/scene.h"
 #include "service/answer.h"
-#include "service/field.h"
-#include "service/jsonptr.h"
+#include "base/field.h"
+#include "base/jsonptr.h"
 #include "service/request.h"
 #include "tunables.h"
 

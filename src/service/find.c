@@ -14,7 +14,7 @@
 
 #include "base/jtext.h"
 #include "service/answer.h"
-#include "service/field.h"
+#include "base/field.h"
 #include "service/service.h"
 #include "service/vary.h"
 #include "tunables.h"

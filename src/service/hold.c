@@ -10,7 +10,7 @@
 #include "base/jtext.h"
 #include "core/mjver.h"
 #include "service/answer.h"
-#include "service/field.h"
+#include "base/field.h"
 #include "service/request.h"
 #include "tunables.h"
 

@@ -1,10 +1,7 @@
 # service: parsing, validation and the request handlers shared by the CLI and
-# the daemon. Depends on the fit, the core and jansson; one module per prefix.
+# the daemon. Depends on the core, the base and jansson; one module per prefix.
 noinst_LIBRARIES += libservice.a
 libservice_a_SOURCES = \
-	src/service/jsonptr.c src/service/jsonptr.h \
-	src/service/body.c src/service/body.h \
-	src/service/field.c src/service/field.h \
 	src/service/request.c src/service/request.h \
 	src/service/answer.c src/service/answer.h \
 	src/service/vary.c src/service/vary.h \
@@ -16,10 +13,5 @@ libservice_a_SOURCES = \
 	src/service/hold.c src/service/hold.h \
 	src/service/service.c src/service/service.h
 libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)
-# What a front end links: the service, the fit and the core beneath it, jansson and threads.
-SERVICE_LIBS = libservice.a $(FIT_LIBS) $(JANSSON_LIBS) -lpthread
-# calibration (issue #4): the pad fit's answer (the fit is src/fit/), its requests and
-# robots' tokens
-libservice_a_SOURCES += src/service/calib.c src/service/calib.h \
-	src/service/calreq.c src/service/calreq.h src/service/auth.c src/service/auth.h
-libservice_a_CFLAGS += $(GSL_CFLAGS) $(SODIUM_CFLAGS)
+# What a front end links: the service, the base and the core beneath it, jansson and threads.
+SERVICE_LIBS = libservice.a $(BASE_LIBS) $(CORE_LIBS) $(JANSSON_LIBS) -lpthread

@@ -13,7 +13,7 @@
 
 #include "core/scene.h"
 #include "base/error.h"
-#include "service/field.h"
+#include "base/field.h"
 
 /*
  * A validated rest or drop request: the core's scene (the floor fully

@@ -13,7 +13,7 @@
 #include "base/quiet.h"
 #include "core/mjver.h"
 #include "service/answer.h"
-#include "service/body.h"
+#include "base/body.h"
 #include "service/eval.h"
 #include "service/find.h"
 #include "service/hold.h"

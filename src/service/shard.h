@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
-#include "service/field.h"
+#include "base/field.h"
 
 /* Which part of a sweep to compute: first = K - 1, count = N; sharded 0: the whole. */
 struct shard_spec {

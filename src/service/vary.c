@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "service/jsonptr.h"
+#include "base/jsonptr.h"
 #include "tunables.h"
 
 /* An alias and its pointer in a scene request (rest, drop), a stability request and

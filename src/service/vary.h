@@ -33,7 +33,7 @@
 
 #include "base/error.h"
 #include "service/answer.h"
-#include "service/field.h"
+#include "base/field.h"
 #include "service/service.h"
 
 /* Read c[key] (required) as the name of a sweepable endpoint (a row with a point()). */

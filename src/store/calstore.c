@@ -2,9 +2,7 @@
  * calstore.c: robots, tokens, calibrations, measurements and fits in SQLite.
  *
  * Every operation states its SQL, its parameters written where the statement is (ARGS(...)),
- * and how it reads the rows (a row reader): command(), insert(), query() and query_one() do
- * the preparing, binding, stepping and error reporting, and tx_begin() / tx_end() the
- * transactions, as pgstore.c does for PostgreSQL.
+ * and how it reads the rows (a row reader): the statements and transactions of sq_stmt.h.
  */
 #include "store/calstore.h"
 
@@ -15,269 +13,11 @@
 
 #include <sodium.h>
 
+#include "store/sq_stmt.h"
 #include "tunables.h"
 
 static const char *const kinds[3] = {"drop", "press", "trajectory"};
 static const char *const lists[3] = {"drops", "presses", "trajectories"};
-
-static int fail(struct err *err, sqlite3_stmt *stmt, const char *what)
-{
-	return err_set(err, ERR_UNAVAILABLE, NULL, "store: %s: %s", what,
-	    stmt ? sqlite3_errmsg(sqlite3_db_handle(stmt)) : "no statement");
-}
-
-static int oom(struct err *err)
-{
-	return err_set(err, ERR_INTERNAL, NULL, "out of memory");
-}
-
-/* The current Unix time. */
-static long long now_s(void)
-{
-	return (long long)time(NULL);
-}
-
-/* ---- statements ---- */
-
-/*
- * A statement's parameter, written where the statement is: NUM(n) an integer, REAL(x) a
- * double, TXT(s) a text (NULL: SQL NULL), BLOB(p, n) n bytes, NUM_IF(c, n) / TXT_IF(c, s) the
- * value when c holds, else NULL. Texts and bytes are bound without a copy: they must live
- * until the statement has run. ARGS(...) passes a list of them (and its length) to the
- * functions below; NO_ARGS none.
- */
-enum arg_kind { ARG_NULL, ARG_INT, ARG_REAL, ARG_TEXT, ARG_BLOB };
-struct arg {
-	enum arg_kind kind;
-	long long num;
-	double real;
-	const void *data; /* a text (NUL-terminated) or bytes */
-	int len;          /* bytes of a blob */
-};
-#define NULL_ARG ((struct arg){ARG_NULL, 0, 0, NULL, 0})
-#define NUM(n) ((struct arg){ARG_INT, (n), 0, NULL, 0})
-#define REAL(x) ((struct arg){ARG_REAL, 0, (x), NULL, 0})
-#define TXT(s) ((struct arg){ARG_TEXT, 0, 0, (s), 0})
-#define BLOB(p, n) ((struct arg){ARG_BLOB, 0, 0, (p), (int)(n)})
-#define NUM_IF(c, n) ((c) ? NUM(n) : NULL_ARG)
-#define TXT_IF(c, s) ((c) ? TXT(s) : NULL_ARG)
-#define ARGS(...)                                                                                  \
-	(const struct arg[]){__VA_ARGS__},                                                         \
-	    (int)(sizeof((const struct arg[]){__VA_ARGS__}) / sizeof(struct arg))
-#define NO_ARGS NULL, 0
-
-/* Bind args[i] to parameter ?(i + 1) of s: SQLITE_OK or SQLite's error. */
-static int bind_args(sqlite3_stmt *s, const struct arg *args, int n)
-{
-	int i, rc = SQLITE_OK;
-
-	for (i = 0; i < n && rc == SQLITE_OK; i++) {
-		const struct arg *a = &args[i];
-
-		switch (a->kind) {
-		case ARG_INT:
-			rc = sqlite3_bind_int64(s, i + 1, a->num);
-			break;
-		case ARG_REAL:
-			rc = sqlite3_bind_double(s, i + 1, a->real);
-			break;
-		case ARG_TEXT: /* a NULL text binds SQL NULL */
-			rc = sqlite3_bind_text(s, i + 1, a->data, -1, SQLITE_STATIC);
-			break;
-		case ARG_BLOB:
-			rc = sqlite3_bind_blob(s, i + 1, a->data, a->len, SQLITE_STATIC);
-			break;
-		default:
-			rc = sqlite3_bind_null(s, i + 1);
-		}
-	}
-	return rc;
-}
-
-/*
- * A row reader: takes what it needs of the current row of s into ctx. Returns 0 to go on,
- * -1 with err set, or ROW_BAD when the row is not what the store wrote (or it cannot be
- * kept: out of memory), so that the statement fails as SQLite's own failures do.
- */
-typedef int (*row_fn)(sqlite3_stmt *s, void *ctx, struct err *err);
-#define ROW_BAD (-2)
-
-/*
- * Run sql (prepared once per connection and cached: store_stmt()) with its n parameters,
- * giving each row it returns to read(s, ctx, err), at most limit rows (0: every row; a
- * statement without a reader must return none), then reset it. Returns the number of rows
- * read, or -1 with err: the reader's, or ERR_UNAVAILABLE "store: <what>: <SQLite's
- * message>" when SQLite fails or a reader finds a row bad.
- */
-static int statement(struct store *st, const char *sql, const struct arg *args, int n, int limit,
-    row_fn read, void *ctx, const char *what, struct err *err)
-{
-	sqlite3_stmt *s = store_stmt(st, sql, err);
-	int rc, rows = 0, got = 0, status;
-
-	if (!s)
-		return -1;
-	rc = bind_args(s, args, n);
-	if (rc == SQLITE_OK)
-		do {
-			rc = sqlite3_step(s);
-			if (rc != SQLITE_ROW || !read || (got = read(s, ctx, err)) != 0)
-				break;
-			rows++;
-		} while (!(limit && rows == limit));
-	if (got == -1)
-		status = -1;
-	else if (got == ROW_BAD ||
-	    !(rc == SQLITE_DONE || (rc == SQLITE_ROW && read && limit && rows == limit)))
-		status = fail(err, s, what);
-	else
-		status = rows;
-	store_stmt_done(s);
-	return status;
-}
-
-/* Every row of sql through read: the number of rows, or -1 with err. */
-static int query(struct store *st, const char *sql, const struct arg *args, int n, row_fn read,
-    void *ctx, const char *what, struct err *err)
-{
-	return statement(st, sql, args, n, 0, read, ctx, what, err);
-}
-
-/* The first row of sql (if any) through read: 1, 0 when there is none, or -1 with err. */
-static int query_one(struct store *st, const char *sql, const struct arg *args, int n, row_fn read,
-    void *ctx, const char *what, struct err *err)
-{
-	return statement(st, sql, args, n, 1, read, ctx, what, err);
-}
-
-/* A statement that returns no rows: 0, or -1 with err; *changed (may be NULL) the rows it
- * inserted, updated or deleted. */
-static int command(struct store *st, const char *sql, const struct arg *args, int n,
-    long long *changed, const char *what, struct err *err)
-{
-	if (statement(st, sql, args, n, 0, NULL, NULL, what, err) < 0)
-		return -1;
-	if (changed)
-		*changed = sqlite3_changes(store_conn(st, err));
-	return 0;
-}
-
-/* An INSERT of one row: 0 with its rowid into *id, or -1 with err. */
-static int insert(struct store *st, const char *sql, const struct arg *args, int n, long long *id,
-    const char *what, struct err *err)
-{
-	if (statement(st, sql, args, n, 0, NULL, NULL, what, err) < 0)
-		return -1;
-	*id = sqlite3_last_insert_rowid(store_conn(st, err));
-	return 0;
-}
-
-/*
- * A transaction on the calling thread's connection: tx_begin() ... tx_end(). The work
- * between runs its statements on the store as usual.
- */
-struct tx {
-	struct store *st;
-	int discard; /* tx_end(): roll back although the work succeeded (nothing to keep) */
-};
-
-/* BEGIN IMMEDIATE with durability sync (STORE_SYNC_FULL: the commit is fsynced, for
- * everything a client is told succeeded): 0, or -1 with err. */
-static int tx_begin(struct store *st, enum store_sync sync, struct tx *t, struct err *err)
-{
-	t->st = st;
-	t->discard = 0;
-	return store_begin(st, sync, err);
-}
-
-/*
- * End tx_begin()'s transaction with what its work returned, rc (-1 with err, or a result
- * >= 0): committed when rc >= 0 (unless the work set t->discard), else rolled back.
- * Returns rc, or -1 with err when the commit failed.
- */
-static int tx_end(struct tx *t, int rc, struct err *err)
-{
-	if (rc >= 0 && !t->discard)
-		return store_commit(t->st, err) == 0 ? rc : -1;
-	store_rollback(t->st);
-	return rc;
-}
-
-/* ---- reading rows ---- */
-
-/* A malloc'ed copy of column col of the current row. */
-static char *column_text(sqlite3_stmt *stmt, int col)
-{
-	size_t n = (size_t)sqlite3_column_bytes(stmt, col);
-	char *copy = malloc(n + 1);
-
-	if (copy) {
-		memcpy(copy, sqlite3_column_text(stmt, col), n);
-		copy[n] = '\0';
-	}
-	return copy;
-}
-
-/* An integer column, or JSON null. */
-static json_t *column_int_or_null(sqlite3_stmt *s, int col)
-{
-	return sqlite3_column_type(s, col) == SQLITE_NULL
-	    ? json_null()
-	    : json_integer(sqlite3_column_int64(s, col));
-}
-
-static json_t *column_text_or_null(sqlite3_stmt *s, int col)
-{
-	return sqlite3_column_type(s, col) == SQLITE_NULL
-	    ? json_null()
-	    : json_string((const char *)sqlite3_column_text(s, col));
-}
-
-/* Row reader: the first column, an integer (NULL: 0), into *(long long *)ctx. */
-static int read_id(sqlite3_stmt *s, void *ctx, struct err *err)
-{
-	(void)err;
-	*(long long *)ctx = sqlite3_column_int64(s, 0);
-	return 0;
-}
-
-/* Row reader: the first column, an integer, appended to the JSON array ctx. */
-static int read_id_into(sqlite3_stmt *s, void *ctx, struct err *err)
-{
-	(void)err;
-	return json_array_append_new(ctx, json_integer(sqlite3_column_int64(s, 0))) == 0 ? 0
-	                                                                                 : ROW_BAD;
-}
-
-/* Row reader: the first column, a text, into the char[CALSTORE_NAME_MAX] ctx. */
-static int read_name(sqlite3_stmt *s, void *ctx, struct err *err)
-{
-	(void)err;
-	snprintf(ctx, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 0));
-	return 0;
-}
-
-/* Hand result, built by a query that returned rows (-1: failed), to *out (the caller owns
- * it), or free it: 0, or -1. */
-static int hand_over(json_t *result, int rows, json_t **out)
-{
-	if (rows < 0) {
-		json_decref(result);
-		return -1;
-	}
-	*out = result;
-	return 0;
-}
-
-/* query() into result, a new JSON container that read fills (NULL: out of memory), then
- * handed to *out (the caller owns it), or freed: 0, or -1 with err. */
-static int query_json(struct store *st, const char *sql, const struct arg *args, int n, row_fn read,
-    json_t *result, json_t **out, const char *what, struct err *err)
-{
-	if (!result)
-		return oom(err);
-	return hand_over(result, query(st, sql, args, n, read, result, what, err), out);
-}
 
 /* ---- robots and tokens ---- */
 
@@ -285,23 +25,24 @@ static int query_json(struct store *st, const char *sql, const struct arg *args,
 static int robot_id(struct store *st, const char *robot, int create, long long *id, struct err *err)
 {
 	if (create &&
-	    command(st, "INSERT OR IGNORE INTO robots (name, created_at) VALUES (?1, ?2)",
-	        ARGS(TXT(robot), NUM(now_s())), NULL, "adding a robot", err) != 0)
+	    sqc_command(st, "INSERT OR IGNORE INTO robots (name, created_at) VALUES (?1, ?2)",
+	        ARGS(TXT(robot), NUM(sqc_now())), NULL, "adding a robot", err) != 0)
 		return -1;
-	return query_one(st, "SELECT id FROM robots WHERE name = ?1", ARGS(TXT(robot)), read_id, id,
-	    "finding a robot", err);
+	return sqc_query_one(st, "SELECT id FROM robots WHERE name = ?1", ARGS(TXT(robot)),
+	    sqc_read_id, id, "finding a robot", err);
 }
 
 static int insert_token(struct store *st, const char *token_id, const char *role, long long rid,
     const char *lab, const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at,
     const char *replaces, struct err *err)
 {
-	return command(st,
+	return sqc_command(st,
 	    "INSERT INTO tokens (id, role, robot_id, lab, hash, created_at, expires_at, replaces) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	    ARGS(TXT(token_id), TXT(role), NUM_IF(rid > 0, rid),
-	        TXT_IF(rid <= 0 && lab && *lab, lab), BLOB(hash, CALSTORE_HASH_BYTES), NUM(now_s()),
-	        NUM_IF(expires_at > 0, expires_at), TXT_IF(replaces && *replaces, replaces)),
+	        TXT_IF(rid <= 0 && lab && *lab, lab), BLOB(hash, CALSTORE_HASH_BYTES),
+	        NUM(sqc_now()), NUM_IF(expires_at > 0, expires_at),
+	        TXT_IF(replaces && *replaces, replaces)),
 	    NULL, "adding a token", err);
 }
 
@@ -315,7 +56,7 @@ static int token_create(struct store *st, enum calstore_role role, const char *r
 		if (robot_id(st, robot, 1, &rid, err) != 1)
 			return -1;
 		if (role == CALSTORE_ROBOT && lab &&
-		    command(st, "UPDATE robots SET lab = ?2 WHERE id = ?1",
+		    sqc_command(st, "UPDATE robots SET lab = ?2 WHERE id = ?1",
 		        ARGS(NUM(rid), TXT(lab)), NULL, "setting a robot's lab", err) != 0)
 			return -1;
 	}
@@ -329,9 +70,10 @@ int calstore_token_create(struct store *st, enum calstore_role role, const char 
 {
 	struct tx t;
 
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	return tx_end(&t, token_create(st, role, robot, lab, expires_at, token_id, hash, err), err);
+	return sqc_end(
+	    &t, token_create(st, role, robot, lab, expires_at, token_id, hash, err), err);
 }
 
 /* What a rotated token passes on to its successor. */
@@ -357,10 +99,10 @@ static int token_rotate(struct store *st, const char *old_id, const char *new_id
     struct err *err)
 {
 	struct token_scope old = {"", 0, ""};
-	int found = query_one(st,
+	int found = sqc_query_one(st,
 	    "SELECT role, coalesce(robot_id, 0), coalesce(lab, '') FROM tokens WHERE id = ?1 AND "
 	    "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)",
-	    ARGS(TXT(old_id), NUM(now_s())), read_scope, &old, "reading a token", err);
+	    ARGS(TXT(old_id), NUM(sqc_now())), read_scope, &old, "reading a token", err);
 
 	if (found <= 0)
 		return found < 0 ? -1
@@ -368,7 +110,7 @@ static int token_rotate(struct store *st, const char *old_id, const char *new_id
 	if (insert_token(st, new_id, old.role, old.rid, old.lab, hash, expires_at, old_id, err) !=
 	    0)
 		return -1;
-	return command(st,
+	return sqc_command(st,
 	    "UPDATE tokens SET expires_at = min(coalesce(expires_at, ?2), ?2) WHERE id = ?1",
 	    ARGS(TXT(old_id), NUM(old_expires_at)), NULL, "expiring a rotated token", err);
 }
@@ -379,9 +121,9 @@ int calstore_token_rotate(struct store *st, const char *old_id, const char *new_
 {
 	struct tx t;
 
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	return tx_end(
+	return sqc_end(
 	    &t, token_rotate(st, old_id, new_id, hash, expires_at, old_expires_at, err), err);
 }
 
@@ -389,8 +131,8 @@ static int token_revoke(struct store *st, const char *token_id, struct err *err)
 {
 	long long changed = 0;
 
-	if (command(st, "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1",
-	        ARGS(TXT(token_id), NUM(now_s())), &changed, "revoking a token", err) != 0)
+	if (sqc_command(st, "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1",
+	        ARGS(TXT(token_id), NUM(sqc_now())), &changed, "revoking a token", err) != 0)
 		return -1;
 	return changed ? 0 : err_set(err, ERR_NOT_FOUND, NULL, "no token %s", token_id);
 }
@@ -399,9 +141,9 @@ int calstore_token_revoke(struct store *st, const char *token_id, struct err *er
 {
 	struct tx t;
 
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	return tx_end(&t, token_revoke(st, token_id, err), err);
+	return sqc_end(&t, token_revoke(st, token_id, err), err);
 }
 
 static int read_token(sqlite3_stmt *s, void *ctx, struct err *err)
@@ -426,7 +168,7 @@ static int read_token(sqlite3_stmt *s, void *ctx, struct err *err)
 int calstore_token_get(
     struct store *st, const char *token_id, struct calstore_token *out, struct err *err)
 {
-	return query_one(st,
+	return sqc_query_one(st,
 	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), t.hash, "
 	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
 	    /* only a token with an expiry can have been rotated: the successor names it */
@@ -438,7 +180,7 @@ int calstore_token_get(
 
 int calstore_token_touch(struct store *st, const char *token_id, long long now, struct err *err)
 {
-	return command(st,
+	return sqc_command(st,
 	    "UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND "
 	    "(last_used_at IS NULL OR last_used_at < ?2 - ?3)",
 	    ARGS(TXT(token_id), NUM(now), NUM(CALIB_TOKEN_USE_GRANULARITY_S)), NULL,
@@ -450,10 +192,10 @@ static int read_token_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 {
 	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "id",
 	    sqlite3_column_text(s, 0), "role", sqlite3_column_text(s, 1), "robot",
-	    column_text_or_null(s, 2), "lab", column_text_or_null(s, 3), "created_at",
-	    (json_int_t)sqlite3_column_int64(s, 4), "expires_at", column_int_or_null(s, 5),
-	    "last_used_at", column_int_or_null(s, 6), "revoked_at", column_int_or_null(s, 7),
-	    "replaces", column_text_or_null(s, 8));
+	    sqc_text_or_null(s, 2), "lab", sqc_text_or_null(s, 3), "created_at",
+	    (json_int_t)sqlite3_column_int64(s, 4), "expires_at", sqc_int_or_null(s, 5),
+	    "last_used_at", sqc_int_or_null(s, 6), "revoked_at", sqc_int_or_null(s, 7), "replaces",
+	    sqc_text_or_null(s, 8));
 
 	(void)err;
 	return o && json_array_append_new(ctx, o) == 0 ? 0 : ROW_BAD;
@@ -461,7 +203,7 @@ static int read_token_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_token_list(struct store *st, json_t **out, struct err *err)
 {
-	return query_json(st,
+	return sqc_query_json(st,
 	    "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
 	    "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
 	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, ''), "
@@ -472,8 +214,8 @@ int calstore_token_list(struct store *st, json_t **out, struct err *err)
 int calstore_robot_lab(
     struct store *st, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
 {
-	return query_one(st, "SELECT coalesce(lab, '') FROM robots WHERE name = ?1",
-	    ARGS(TXT(robot)), read_name, lab, "reading a robot", err);
+	return sqc_query_one(st, "SELECT coalesce(lab, '') FROM robots WHERE name = ?1",
+	    ARGS(TXT(robot)), sqc_read_name, lab, "reading a robot", err);
 }
 
 /* ---- calibrations and measurements ---- */
@@ -486,13 +228,14 @@ static int calibration_create(struct store *st, const char *robot, calstore_setu
 	int rc;
 
 	if (robot_id(st, robot, 1, &rid, err) != 1 ||
-	    insert(st, "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
-	        ARGS(NUM(rid), NUM(now_s())), id, "adding a calibration", err) != 0)
+	    sqc_insert(st,
+	        "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
+	        ARGS(NUM(rid), NUM(sqc_now())), id, "adding a calibration", err) != 0)
 		return -1;
 	setup = setup_of(*id, ctx);
 	if (!setup)
-		return oom(err);
-	rc = command(st, "UPDATE calibrations SET setup = ?2 WHERE id = ?1",
+		return sqc_oom(err);
+	rc = sqc_command(st, "UPDATE calibrations SET setup = ?2 WHERE id = ?1",
 	    ARGS(NUM(*id), TXT(setup)), NULL, "adding a calibration", err);
 	free(setup);
 	return rc;
@@ -503,14 +246,15 @@ int calstore_calibration_create(struct store *st, const char *robot, calstore_se
 {
 	struct tx t;
 
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	return tx_end(&t, calibration_create(st, robot, setup_of, ctx, id, err), err);
+	return sqc_end(&t, calibration_create(st, robot, setup_of, ctx, id, err), err);
 }
 
 /* Where calstore_calibration_get() puts what it read (lab and setup may be NULL). */
 struct calibration_row {
 	char *robot, *lab, **setup;
+	long long *rid; /* upload_begin's read only */
 };
 
 static int read_calibration(sqlite3_stmt *s, void *ctx, struct err *err)
@@ -520,17 +264,17 @@ static int read_calibration(sqlite3_stmt *s, void *ctx, struct err *err)
 	snprintf(c->robot, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 0));
 	if (c->lab)
 		snprintf(c->lab, CALSTORE_NAME_MAX, "%s", (const char *)sqlite3_column_text(s, 2));
-	if (c->setup && !(*c->setup = column_text(s, 1)))
-		return oom(err);
+	if (c->setup && !(*c->setup = sqc_text(s, 1)))
+		return sqc_oom(err);
 	return 0;
 }
 
 int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
     char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
 {
-	struct calibration_row c = {robot, lab, setup};
+	struct calibration_row c = {robot, lab, setup, NULL};
 
-	return query_one(st,
+	return sqc_query_one(st,
 	    "SELECT r.name, c.setup, coalesce(r.lab, '') FROM calibrations c "
 	    "JOIN robots r ON r.id = c.robot_id WHERE c.id = ?1",
 	    ARGS(NUM(id)), read_calibration, &c, "reading a calibration", err);
@@ -545,9 +289,9 @@ static int read_calibration_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 	json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id",
 	    (json_int_t)sqlite3_column_int64(s, 0), "created_at",
 	    (json_int_t)sqlite3_column_int64(s, 1), "measurements",
-	    (json_int_t)sqlite3_column_int64(s, 2), "fit_id", column_int_or_null(s, 3), "fit_state",
-	    column_text_or_null(s, 4), "fit_started", sqlite3_column_type(s, 5) != SQLITE_NULL,
-	    "fit", fit);
+	    (json_int_t)sqlite3_column_int64(s, 2), "fit_id", sqc_int_or_null(s, 3), "fit_state",
+	    sqc_text_or_null(s, 4), "fit_started", sqlite3_column_type(s, 5) != SQLITE_NULL, "fit",
+	    fit);
 
 	(void)err;
 	return o && json_array_append_new(ctx, o) == 0 ? 0 : ROW_BAD;
@@ -555,7 +299,7 @@ static int read_calibration_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err)
 {
-	return query_json(st,
+	return sqc_query_json(st,
 	    "SELECT c.id, c.created_at, "
 	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
 	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
@@ -586,7 +330,7 @@ static int read_measurement(sqlite3_stmt *s, void *ctx, struct err *err)
 
 	(void)err;
 	if (k < 0 || !m || json_object_set_new(m, "id", json_integer(sqlite3_column_int64(s, 2))) ||
-	    json_object_set_new(m, "upload", column_int_or_null(s, 3)) ||
+	    json_object_set_new(m, "upload", sqc_int_or_null(s, 3)) ||
 	    json_array_append_new(json_object_get(ctx, lists[k]), m) != 0)
 		return ROW_BAD;
 	return 0;
@@ -594,7 +338,7 @@ static int read_measurement(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_measurements(struct store *st, long long id, json_t **out, struct err *err)
 {
-	return query_json(st,
+	return sqc_query_json(st,
 	    "SELECT kind, body, id, upload_id FROM measurements WHERE calibration_id = ?1 "
 	    "ORDER BY id",
 	    ARGS(NUM(id)), read_measurement,
@@ -612,13 +356,13 @@ static int read_fit(sqlite3_stmt *s, void *ctx, struct err *err)
 	out->created_at = sqlite3_column_int64(s, 4);
 	out->started_at = sqlite3_column_int64(s, 5);
 	out->done_at = sqlite3_column_int64(s, 6);
-	return (out->text = column_text(s, 2)) ? 0 : oom(err);
+	return (out->text = sqc_text(s, 2)) ? 0 : sqc_oom(err);
 }
 
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err)
 {
 	memset(out, 0, sizeof *out);
-	return query_one(st,
+	return sqc_query_one(st,
 	    "SELECT id, state, fit, measurements, created_at, coalesce(started_at, 0), "
 	    "coalesce(done_at, 0) FROM fits WHERE calibration_id = ?1 ORDER BY id DESC LIMIT 1",
 	    ARGS(NUM(id)), read_fit, out, "reading a fit", err);
@@ -630,14 +374,14 @@ int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out
 static int pending_fit(
     struct store *st, long long id, long long now, long long *fit_id, struct err *err)
 {
-	int found = query_one(st,
+	int found = sqc_query_one(st,
 	    "SELECT id FROM fits WHERE calibration_id = ?1 AND state = 'pending' "
 	    "ORDER BY id DESC LIMIT 1",
-	    ARGS(NUM(id)), read_id, fit_id, "reading the fits", err);
+	    ARGS(NUM(id)), sqc_read_id, fit_id, "reading the fits", err);
 
 	if (found != 0)
 		return found < 0 ? -1 : 0;
-	return insert(st,
+	return sqc_insert(st,
 	    "INSERT INTO fits (calibration_id, measurements, fit, created_at, state) "
 	    "VALUES (?1, 0, 'null', ?2, 'pending')",
 	    ARGS(NUM(id), NUM(now)), fit_id, "adding a fit", err);
@@ -656,8 +400,8 @@ static int insert_kind(struct store *st, long long id, long long upload_id, cons
 		int rc;
 
 		if (!text)
-			return oom(err);
-		rc = insert(st,
+			return sqc_oom(err);
+		rc = sqc_insert(st,
 		    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5)",
 		    ARGS(NUM(id), TXT(kinds[k]), TXT(text), NUM(now), NUM(upload_id)), &mid,
@@ -666,7 +410,7 @@ static int insert_kind(struct store *st, long long id, long long upload_id, cons
 		if (rc != 0)
 			return -1;
 		if (json_array_append_new(ids, json_integer(mid)) != 0)
-			return oom(err);
+			return sqc_oom(err);
 	}
 	return 0;
 }
@@ -675,8 +419,8 @@ static int insert_kind(struct store *st, long long id, long long upload_id, cons
  * calibration). */
 static int calibration_robot(struct store *st, long long id, long long *rid, struct err *err)
 {
-	int found = query_one(st, "SELECT robot_id FROM calibrations WHERE id = ?1", ARGS(NUM(id)),
-	    read_id, rid, "reading a calibration", err);
+	int found = sqc_query_one(st, "SELECT robot_id FROM calibrations WHERE id = ?1",
+	    ARGS(NUM(id)), sqc_read_id, rid, "reading a calibration", err);
 
 	if (found > 0)
 		return 0;
@@ -697,7 +441,7 @@ static int read_idem(sqlite3_stmt *s, void *ctx, struct err *err)
 	    memcmp(sqlite3_column_blob(s, 0), r->idem->fingerprint, CALSTORE_HASH_BYTES) != 0)
 		return err_set(err, ERR_BAD_VALUE, NULL,
 		    "Idempotency-Key %s was used with another request body", r->idem->key);
-	return (*r->answer = column_text(s, 1)) ? 0 : oom(err);
+	return (*r->answer = sqc_text(s, 1)) ? 0 : sqc_oom(err);
 }
 
 /* An Idempotency-Key seen before: 1 (replay in *answer, same fingerprint), 0 new, -1. */
@@ -706,11 +450,11 @@ static int idem_lookup(struct store *st, long long rid, const struct calstore_id
 {
 	struct idem_row r = {idem, answer};
 
-	if (command(st, "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2",
+	if (sqc_command(st, "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2",
 	        ARGS(NUM(rid), NUM(now - idem->ttl_s)), NULL, "forgetting old idempotency keys",
 	        err) != 0)
 		return -1;
-	return query_one(st,
+	return sqc_query_one(st,
 	    "SELECT fingerprint, answer FROM idempotency_keys WHERE robot_id = ?1 AND key = ?2",
 	    ARGS(NUM(rid), TXT(idem->key)), read_idem, &r, "reading an idempotency key", err);
 }
@@ -718,7 +462,7 @@ static int idem_lookup(struct store *st, long long rid, const struct calstore_id
 static int idem_store(struct store *st, long long rid, const struct calstore_idem *idem,
     long long upload_id, const char *answer, long long now, struct err *err)
 {
-	return command(st,
+	return sqc_command(st,
 	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
 	    "created_at) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -727,70 +471,101 @@ static int idem_store(struct store *st, long long rid, const struct calstore_ide
 	    NULL, "storing an idempotency key", err);
 }
 
-static int add_upload(struct tx *t, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
-    struct calstore_receipt *out, struct err *err)
+/* An upload's transaction (base/calstore.h): the calibration locked, and its robot's id. */
+struct calstore_upload {
+	struct tx t;
+	long long id, rid;
+};
+
+/* Where upload_begin's read puts the calibration's robot id. */
+static int read_locked(sqlite3_stmt *s, void *ctx, struct err *err)
 {
-	struct store *st = t->st;
-	json_t *all = NULL;
-	long long now = now_s(), rid = 0;
-	char *text = NULL;
-	int k, rc = -1;
+	struct calibration_row *c = ctx;
 
-	if (calibration_robot(st, id, &rid, err) != 0)
+	*c->rid = sqlite3_column_int64(s, 3);
+	return read_calibration(s, ctx, err);
+}
+
+int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **out, struct err *err)
+{
+	struct calstore_upload *u = calloc(1, sizeof *u);
+	struct calibration_row c = {robot, lab, setup, NULL};
+	int found;
+
+	*out = NULL;
+	if (!u)
+		return sqc_oom(err);
+	c.rid = &u->rid;
+	/* BEGIN IMMEDIATE holds the write lock: the calibration is the transaction's alone */
+	if (sqc_begin(st, STORE_SYNC_FULL, &u->t, err) != 0) {
+		free(u);
 		return -1;
-	if (idem) {
-		int found = idem_lookup(st, rid, idem, now, &out->replay, err);
-
-		if (found != 0) {
-			t->discard = 1; /* a replay writes nothing */
-			return found > 0 ? 0 : -1;
-		}
 	}
-	if (insert(st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)",
-	        ARGS(NUM(id), NUM(now)), &out->upload_id, "adding an upload", err) != 0)
+	found = sqc_query_one(st,
+	    "SELECT r.name, c.setup, coalesce(r.lab, ''), c.robot_id FROM calibrations c "
+	    "JOIN robots r ON r.id = c.robot_id WHERE c.id = ?1",
+	    ARGS(NUM(id)), read_locked, &c, "reading a calibration", err);
+	if (found <= 0) {
+		store_rollback(st);
+		free(u);
+		return found;
+	}
+	u->id = id;
+	*out = u;
+	return 1;
+}
+
+int calstore_upload_replay(
+    struct calstore_upload *u, const struct calstore_idem *idem, char **answer, struct err *err)
+{
+	return idem_lookup(u->t.st, u->rid, idem, sqc_now(), answer, err);
+}
+
+int calstore_upload_add(
+    struct calstore_upload *u, const json_t *upload, struct calstore_receipt *out, struct err *err)
+{
+	struct store *st = u->t.st;
+	long long now = sqc_now();
+	int k;
+
+	memset(out, 0, sizeof *out);
+	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	if (!out->ids)
+		return sqc_oom(err);
+	if (sqc_insert(st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)",
+	        ARGS(NUM(u->id), NUM(now)), &out->upload_id, "adding an upload", err) != 0)
 		return -1;
 	for (k = 0; k < 3; k++) {
 		json_t *items = json_object_get(upload, lists[k]);
 
 		if (items &&
-		    insert_kind(st, id, out->upload_id, items, k, now,
+		    insert_kind(st, u->id, out->upload_id, items, k, now,
 		        json_object_get(out->ids, lists[k]), err) != 0)
 			return -1;
 	}
-	if (check && (calstore_measurements(st, id, &all, err) != 0 || check(all, ctx, err) != 0))
-		goto out;
-	if (pending_fit(st, id, now, &out->fit_id, err) != 0)
-		goto out;
-	if (idem) {
-		text = answer(out, ctx);
-		if (!text) {
-			oom(err);
-			goto out;
-		}
-		if (idem_store(st, rid, idem, out->upload_id, text, now, err) != 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	free(text);
-	json_decref(all);
-	return rc;
+	return pending_fit(st, u->id, now, &out->fit_id, err);
 }
 
-int calstore_upload(struct store *st, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
-    struct calstore_receipt *out, struct err *err)
+int calstore_upload_measurements(struct calstore_upload *u, json_t **out, struct err *err)
 {
-	struct tx t;
+	return calstore_measurements(u->t.st, u->id, out, err);
+}
 
-	memset(out, 0, sizeof *out);
-	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	if (!out->ids)
-		return oom(err);
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
-		return -1;
-	return tx_end(&t, add_upload(&t, id, upload, idem, check, answer, ctx, out, err), err);
+int calstore_upload_keep(struct calstore_upload *u, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, struct err *err)
+{
+	return idem_store(u->t.st, u->rid, idem, upload_id, answer, sqc_now(), err);
+}
+
+int calstore_upload_end(struct calstore_upload *u, int commit, struct err *err)
+{
+	int rc;
+
+	u->t.discard = !commit;
+	rc = sqc_end(&u->t, 0, err);
+	free(u);
+	return rc;
 }
 
 /* Row reader: a measurement about to be deleted, its id onto its kind's list of ctx. */
@@ -815,12 +590,12 @@ static int delete_measurements(struct store *st, long long id, long long measure
 	          uid = upload_id > 0 ? upload_id : -1;
 
 	if (calibration_robot(st, id, &rid, err) != 0 ||
-	    query(st,
+	    sqc_query(st,
 	        "SELECT id, kind FROM measurements WHERE calibration_id = ?1 AND "
 	        "(id = ?2 OR upload_id = ?3) ORDER BY id",
 	        ARGS(NUM(id), NUM(mid), NUM(uid)), read_deleted, deleted, "reading measurements",
 	        err) < 0 ||
-	    command(st,
+	    sqc_command(st,
 	        "DELETE FROM measurements WHERE calibration_id = ?1 AND (id = ?2 OR upload_id = "
 	        "?3)",
 	        ARGS(NUM(id), NUM(mid), NUM(uid)), &changed, "deleting measurements", err) != 0)
@@ -829,7 +604,7 @@ static int delete_measurements(struct store *st, long long id, long long measure
 		return err_set(err, ERR_NOT_FOUND, NULL, "calibration %lld has no %s %lld", id,
 		    measurement_id > 0 ? "measurement" : "upload",
 		    measurement_id > 0 ? measurement_id : upload_id);
-	return pending_fit(st, id, now_s(), fit_id, err);
+	return pending_fit(st, id, sqc_now(), fit_id, err);
 }
 
 int calstore_delete(struct store *st, long long id, long long measurement_id, long long upload_id,
@@ -839,13 +614,13 @@ int calstore_delete(struct store *st, long long id, long long measurement_id, lo
 	struct tx t;
 
 	if (!ids)
-		return oom(err);
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0) {
+		return sqc_oom(err);
+	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0) {
 		json_decref(ids);
 		return -1;
 	}
-	return hand_over(ids,
-	    tx_end(
+	return sqc_hand_over(ids,
+	    sqc_end(
 	        &t, delete_measurements(st, id, measurement_id, upload_id, ids, fit_id, err), err),
 	    deleted);
 }
@@ -858,19 +633,19 @@ static int fit_claim(
 	int found;
 
 	*fit_id = 0;
-	if (query_one(st,
+	if (sqc_query_one(st,
 	        "SELECT max(id) FROM fits WHERE calibration_id = ?1 AND state = 'pending'",
-	        ARGS(NUM(id)), read_id, fit_id, "reading the fits", err) < 0)
+	        ARGS(NUM(id)), sqc_read_id, fit_id, "reading the fits", err) < 0)
 		return -1;
 	if (*fit_id == 0) {
 		t->discard = 1; /* none pending: nothing to do */
 		return 0;
 	}
-	if (command(st,
+	if (sqc_command(st,
 	        "UPDATE fits SET state = CASE WHEN id = ?2 THEN 'running' ELSE 'superseded' END, "
 	        "started_at = CASE WHEN id = ?2 THEN ?3 ELSE started_at END "
 	        "WHERE calibration_id = ?1 AND state IN ('pending', 'running') AND id <= ?2",
-	        ARGS(NUM(id), NUM(*fit_id), NUM(now_s())), NULL, "starting a fit", err) != 0)
+	        ARGS(NUM(id), NUM(*fit_id), NUM(sqc_now())), NULL, "starting a fit", err) != 0)
 		return -1;
 	found = calstore_calibration_get(st, id, robot, NULL, setup, err);
 	if (found <= 0)
@@ -887,9 +662,9 @@ int calstore_fit_claim(
 
 	*setup = NULL;
 	*all = NULL;
-	if (tx_begin(st, STORE_SYNC_NORMAL, &t, err) != 0)
+	if (sqc_begin(st, STORE_SYNC_NORMAL, &t, err) != 0)
 		return -1;
-	rc = tx_end(&t, fit_claim(&t, id, fit_id, setup, all, err), err);
+	rc = sqc_end(&t, fit_claim(&t, id, fit_id, setup, all, err), err);
 	if (rc < 0) {
 		free(*setup);
 		*setup = NULL;
@@ -905,28 +680,28 @@ int calstore_fit_finish(struct store *st, long long fit_id, int done, const char
 	struct tx t;
 
 	/* no fsync: a fit lost with the power stays running, and the next start recomputes it */
-	if (tx_begin(st, STORE_SYNC_NORMAL, &t, err) != 0)
+	if (sqc_begin(st, STORE_SYNC_NORMAL, &t, err) != 0)
 		return -1;
-	return tx_end(&t,
-	    command(st,
+	return sqc_end(&t,
+	    sqc_command(st,
 	        "UPDATE fits SET state = ?2, fit = ?3, measurements = ?4, done_at = ?5 WHERE id = "
 	        "?1",
 	        ARGS(NUM(fit_id), TXT(done ? "done" : "failed"), TXT(text), NUM(measurements),
-	            NUM(now_s())),
+	            NUM(sqc_now())),
 	        NULL, "recording a fit", err),
 	    err);
 }
 
 static int fit_recover(struct store *st, json_t *list, struct err *err)
 {
-	if (command(st,
+	if (sqc_command(st,
 	        "UPDATE fits SET state = 'pending', started_at = NULL WHERE state = 'running'",
 	        NO_ARGS, NULL, "recovering fits", err) != 0)
 		return -1;
-	return query(st,
+	return sqc_query(st,
 	    "SELECT DISTINCT calibration_id FROM fits WHERE state = 'pending' ORDER BY "
 	    "calibration_id",
-	    NO_ARGS, read_id_into, list, "reading pending fits", err);
+	    NO_ARGS, sqc_read_id_into, list, "reading pending fits", err);
 }
 
 int calstore_fit_recover(struct store *st, json_t **ids, struct err *err)
@@ -935,12 +710,12 @@ int calstore_fit_recover(struct store *st, json_t **ids, struct err *err)
 	struct tx t;
 
 	if (!list)
-		return oom(err);
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0) {
+		return sqc_oom(err);
+	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0) {
 		json_decref(list);
 		return -1;
 	}
-	return hand_over(list, tx_end(&t, fit_recover(st, list, err), err), ids);
+	return sqc_hand_over(list, sqc_end(&t, fit_recover(st, list, err), err), ids);
 }
 
 /* ---- the server's secrets ---- */
@@ -959,13 +734,13 @@ static int find_secret(struct store *st, const char *name, const unsigned char *
 {
 	int found;
 
-	if (command(st, "INSERT OR IGNORE INTO server_secrets (name, secret) VALUES (?1, ?2)",
+	if (sqc_command(st, "INSERT OR IGNORE INTO server_secrets (name, secret) VALUES (?1, ?2)",
 	        ARGS(TXT(name), BLOB(fresh, CALSTORE_SECRET_BYTES)), NULL, "making a secret",
 	        err) != 0)
 		return -1;
-	found = query_one(st, "SELECT secret FROM server_secrets WHERE name = ?1", ARGS(TXT(name)),
-	    read_secret, secret, "reading a secret", err);
-	return found > 0 ? 0 : found < 0 ? -1 : fail(err, NULL, "reading a secret");
+	found = sqc_query_one(st, "SELECT secret FROM server_secrets WHERE name = ?1",
+	    ARGS(TXT(name)), read_secret, secret, "reading a secret", err);
+	return found > 0 ? 0 : found < 0 ? -1 : sqc_fail(err, NULL, "reading a secret");
 }
 
 int calstore_secret(struct store *st, const char *name, unsigned char secret[CALSTORE_SECRET_BYTES],
@@ -976,11 +751,11 @@ int calstore_secret(struct store *st, const char *name, unsigned char secret[CAL
 	int rc;
 
 	randombytes_buf(fresh, sizeof fresh);
-	if (tx_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
 	rc = find_secret(st, name, fresh, secret, err);
 	sodium_memzero(fresh, sizeof fresh);
-	return tx_end(&t, rc, err);
+	return sqc_end(&t, rc, err);
 }
 
 /* ---- the interface (base/calstore.h): each member passes its context on as the store ---- */
@@ -1052,11 +827,10 @@ static int sq_fit_latest(void *ctx, long long id, struct calstore_fit *out, stru
 	return calstore_fit_latest(ctx, id, out, err);
 }
 
-static int sq_upload(void *ctx, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer,
-    void *cb_ctx, struct calstore_receipt *out, struct err *err)
+static int sq_upload_begin(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **up, struct err *err)
 {
-	return calstore_upload(ctx, id, upload, idem, check, answer, cb_ctx, out, err);
+	return calstore_upload_begin(ctx, id, robot, lab, setup, up, err);
 }
 
 static int sq_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
@@ -1104,7 +878,12 @@ void calstore_sqlite_bind(struct calstore *cs, struct store *st)
 	    .calibration_list = sq_calibration_list,
 	    .measurements = sq_measurements,
 	    .fit_latest = sq_fit_latest,
-	    .upload = sq_upload,
+	    .upload_begin = sq_upload_begin,
+	    .upload_replay = calstore_upload_replay,
+	    .upload_add = calstore_upload_add,
+	    .upload_measurements = calstore_upload_measurements,
+	    .upload_keep = calstore_upload_keep,
+	    .upload_end = calstore_upload_end,
 	    .remove = sq_remove,
 	    .fit_claim = sq_fit_claim,
 	    .fit_finish = sq_fit_finish,

@@ -96,18 +96,22 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err);
 
 /*
- * Append upload ({"drops", "presses", "trajectories"}, each an array of canonical
- * measurement objects) to calibration id as one new upload, check every measurement
- * against check, and leave a pending fit (the calibration's fit not yet started, if there
- * is one: uploads that arrive while a fit runs are fitted together), all in one durable
- * transaction. With idem, the key is looked up first: used with the same fingerprint, the
- * answer stored then is *replay and nothing is written; with another, ERR_BAD_VALUE; new,
- * it is stored with answer(receipt). ERR_NOT_FOUND for an unknown calibration. Release
- * *out with calstore_receipt_clear(), also after a failure.
+ * An upload to calibration id in one durable transaction, as the interface's members of
+ * the same names (base/calstore.h) promise: calstore_upload_begin() locks the calibration
+ * and reads its robot, lab and setup (1 with *up, 0 when there is none), the others work
+ * in that transaction on the calling thread, calstore_upload_end() commits or rolls back
+ * and frees up. A replayed Idempotency-Key is rolled back: it writes nothing.
  */
-int calstore_upload(struct store *st, long long id, const json_t *upload,
-    const struct calstore_idem *idem, calstore_check_fn check, calstore_answer_fn answer, void *ctx,
+int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **up, struct err *err);
+int calstore_upload_replay(
+    struct calstore_upload *up, const struct calstore_idem *idem, char **answer, struct err *err);
+int calstore_upload_add(struct calstore_upload *up, const json_t *upload,
     struct calstore_receipt *out, struct err *err);
+int calstore_upload_measurements(struct calstore_upload *up, json_t **out, struct err *err);
+int calstore_upload_keep(struct calstore_upload *up, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, struct err *err);
+int calstore_upload_end(struct calstore_upload *up, int commit, struct err *err);
 
 /*
  * Delete one measurement (measurement_id) or every measurement of one upload (upload_id;

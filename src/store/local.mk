@@ -16,11 +16,13 @@ BUILT_SOURCES += src/store/schema_sql.c
 CLEANFILES += src/store/schema_sql.c
 EXTRA_DIST += src/store/embed-schema.sh
 # calibration (issue #4): robots, tokens, calibrations, measurements, fits
-libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h
+libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h src/store/sq_stmt.c src/store/sq_stmt.h
 libstore_a_CFLAGS += $(JANSSON_CFLAGS)
 # The calibration store on PostgreSQL (issue #18), shared by several contactd nodes: its
 # migrations are schema/pg/NNN_*.sql, embedded as pgstore_migrations[].
-libstore_a_SOURCES += src/store/pgstore.c src/store/pgstore.h
+libstore_a_SOURCES += src/store/pgstore.c src/store/pgstore.h \
+	src/store/pg_conn.c src/store/pg_conn.h src/store/pg_schema.c src/store/pg_schema.h \
+	src/store/pg_listen.c src/store/pg_listen.h
 nodist_libstore_a_SOURCES += src/store/pg_schema_sql.c
 libstore_a_CFLAGS += $(PQ_CFLAGS)
 STORE_LIBS += $(PQ_LIBS) -lpthread

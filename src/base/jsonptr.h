@@ -5,8 +5,8 @@
  * "~1" stands for '/' and "~0" for '~'. Array tokens are decimal indexes
  * without leading zeros; "-" (past the end) is not supported.
  */
-#ifndef CONTACTD_SERVICE_JSONPTR_H
-#define CONTACTD_SERVICE_JSONPTR_H
+#ifndef CONTACTD_BASE_JSONPTR_H
+#define CONTACTD_BASE_JSONPTR_H
 
 #include <stddef.h>
 #include <jansson.h>

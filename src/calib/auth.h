@@ -5,8 +5,8 @@
  * it is compared in constant time (sodium_memcmp). The token is shown once, at creation.
  * No I/O: the store keeps the records (calstore.h).
  */
-#ifndef CONTACTD_SERVICE_AUTH_H
-#define CONTACTD_SERVICE_AUTH_H
+#ifndef CONTACTD_CALIB_AUTH_H
+#define CONTACTD_CALIB_AUTH_H
 
 #include "base/error.h"
 

@@ -5,7 +5,7 @@
  * is the scene's floor and "object" its body, so every rule and default of a scene
  * applies; errors found there are reported at the calibration's own paths.
  */
-#include "service/calreq.h"
+#include "calib/calreq.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "base/jtext.h"
-#include "service/field.h"
+#include "base/field.h"
 #include "service/request.h"
 #include "tunables.h"
 

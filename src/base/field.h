@@ -8,8 +8,8 @@
  * with the member's path. A context whose obj is NULL (an omitted object)
  * reads every member as absent.
  */
-#ifndef CONTACTD_SERVICE_FIELD_H
-#define CONTACTD_SERVICE_FIELD_H
+#ifndef CONTACTD_BASE_FIELD_H
+#define CONTACTD_BASE_FIELD_H
 
 #include <stddef.h>
 #include <jansson.h>

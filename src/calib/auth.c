@@ -1,7 +1,7 @@
 /*
  * auth.c: token generation, hashing and constant-time verification (libsodium).
  */
-#include "service/auth.h"
+#include "calib/auth.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /*
  * jsonptr.c: RFC 6901 JSON Pointers over jansson values.
  */
-#include "service/jsonptr.h"
+#include "base/jsonptr.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
  * (when absent, "" here: the caller names it after the calibration,
  * CALIB_DEFAULT_CLASS_PREFIX and its id).
  */
-#ifndef CONTACTD_SERVICE_CALREQ_H
-#define CONTACTD_SERVICE_CALREQ_H
+#ifndef CONTACTD_CALIB_CALREQ_H
+#define CONTACTD_CALIB_CALREQ_H
 
 #include <stddef.h>
 #include <jansson.h>

@@ -1,8 +1,8 @@
 /*
- * calib.c: a pad calibration fit as the answer's JSON and the MJCF to paste (see
- * calib.h; the fit itself is src/fit/).
+ * result.c: a pad calibration fit as the answer's JSON and the MJCF to paste (see
+ * result.h; the fit itself is src/fit/).
  */
-#include "service/calib.h"
+#include "calib/result.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -277,7 +277,7 @@ out:
 	return block;
 }
 
-json_t *calib_fit_json(
+json_t *calresult_json(
     const struct fit_result *fit, const char *mjcf_class, const char *mjcf_attributes)
 {
 	json_t *root = json_object(), *se = json_object(), *ident = json_object();

@@ -2,8 +2,8 @@
  * body.h: from the raw bytes of a request body to a JSON object, with the
  * contract's errors: malformed JSON, nesting too deep, numbers out of range.
  */
-#ifndef CONTACTD_SERVICE_BODY_H
-#define CONTACTD_SERVICE_BODY_H
+#ifndef CONTACTD_BASE_BODY_H
+#define CONTACTD_BASE_BODY_H
 
 #include <stddef.h>
 #include <jansson.h>

@@ -2,14 +2,14 @@
  * body.c: parse a request body with jansson and turn its failures into the
  * contract's errors, each with the JSON Pointer of the offending field.
  */
-#include "service/body.h"
+#include "base/body.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "service/jsonptr.h"
+#include "base/jsonptr.h"
 #include "tunables.h"
 
 /* One open container while scanning the text for an overflowing number. */

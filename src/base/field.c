@@ -1,7 +1,7 @@
 /*
  * field.c: typed member reads with the contract's errors and paths.
  */
-#include "service/field.h"
+#include "base/field.h"
 
 #include <limits.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "service/jsonptr.h"
+#include "base/jsonptr.h"
 
 /* JSON type names for messages */
 static const char *type_name(const json_t *v)
