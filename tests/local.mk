@@ -13,3 +13,28 @@ check-fresh-clone:
 	$(SHELL) $(srcdir)/tests/fresh_clone.sh $(abs_top_srcdir)
 .PHONY: check-fresh-clone
 EXTRA_DIST += tests/fresh_clone.sh tests/run-all.sh
+
+# Every test's wall time, written beside its log (tests/NAME.time) by a thin wrapper around
+# automake's driver; tests/times.sh (and tests/run-all.sh at its end) prints them, longest first.
+LOG_DRIVER = $(SHELL) $(srcdir)/tests/timed-driver.sh $(SHELL) $(top_srcdir)/build-aux/test-driver
+EXTRA_DIST += tests/timed-driver.sh tests/times.sh tests/testlib.h
+CLEANFILES += tests/*.time
+check-times:
+	@$(SHELL) $(srcdir)/tests/times.sh
+.PHONY: check-times
+
+# The quick tier, for a developer's every minute: `make check-quick` runs every test of
+# `make check` but those below (about a minute on the 2-core development machine without
+# sanitizers; CONTRIBUTING.md has the times). A new test is in the quick tier unless it is
+# named here. Left out: the fuzzer, the long fits and their coverage, crash and restart
+# tests, the live-MuJoCo parity sweeps, PostgreSQL clusters, Slurm, the browser and the
+# install tree (each 15 s or more, or needing root, a database or a browser).
+SLOW_TESTS = tests/fuzz_http tests/test_calib_fit tests/test_calib_coverage tests/test_harden \
+	tests/test_parity tests/test_hold tests/pg_cluster.sh tests/pg_calib_layer.sh \
+	tests/pg_start_down.sh tests/slurm_test.sh tests/test_browser.sh tests/install_test.sh
+check-quick:
+	@quick=; for t in $(TESTS); do \
+		case " $(SLOW_TESTS) " in *" $$t "*) ;; *) quick="$$quick $$t" ;; esac; \
+	done; \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$quick"
+.PHONY: check-quick

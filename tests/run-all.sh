@@ -1,8 +1,25 @@
 #!/bin/sh
 # The test command (README): install dependencies, build with AddressSanitizer
-# and UBSan, run `make check`, then prove the release tarball with `make distcheck`.
+# and UBSan, run `make check`, then prove the release tarball with `make distcheck`, and
+# print each test program's wall time, longest first.
+#
+# ./tests/run-all.sh --quick (or RUN_ALL_QUICK=1): the same set-up and build, then only
+# `make check-quick` (the quick tier, tests/local.mk) and no distcheck.
 set -eu
 cd "$(dirname "$0")/.."
+quick=${RUN_ALL_QUICK:-}
+case "${1:-}" in
+--quick) quick=1 ;;
+"") ;;
+*) echo "usage: tests/run-all.sh [--quick]" >&2; exit 2 ;;
+esac
+[ "$quick" = 0 ] && quick=
+# each test's time (tests/timed-driver.sh writes them), printed at the end
+times="$(pwd)/tests/times.sh"
+print_times() {
+	echo "time per test program (wall clock, seconds):"
+	sh "$times" . || true
+}
 if [ "$(id -u)" = 0 ]; then
 	./deploy/setup-debian.sh
 else
@@ -42,6 +59,8 @@ summary=
 # quick mode); unset, the whole suite and distcheck
 if [ -n "${RUN_ALL_TESTS:-}" ]; then
 	make -j"$jobs" check TESTS="$RUN_ALL_TESTS" || status=$?
+elif [ -n "$quick" ]; then
+	make -j"$jobs" check-quick || status=$?
 else
 	make -j"$jobs" check || status=$?
 fi
@@ -62,12 +81,20 @@ if [ -f test-suite.log ]; then
 fi
 if [ "$status" -ne 0 ]; then
 	cat test-suite.log 2>/dev/null || true
+	print_times
 	exit "$status"
 fi
 if [ -n "${RUN_ALL_TESTS:-}" ]; then
+	print_times
 	echo "${summary:-tests: 0 passed, 0 failed} (only $RUN_ALL_TESTS; no distcheck)"
+	exit 0
+fi
+if [ -n "$quick" ]; then
+	print_times
+	echo "${summary:-tests: 0 passed, 0 failed} (the quick tier, make check-quick; no distcheck)"
 	exit 0
 fi
 make -j"$jobs" distcheck
 echo "distcheck: the release tarball builds and passes"
+print_times
 echo "${summary:-tests: 0 passed, 0 failed}"

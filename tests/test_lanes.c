@@ -19,25 +19,21 @@
 #include "core/mjver.h"
 #include "core/scene.h"
 #include "core/sim.h"
+#include "testlib.h"
 
 #define POINTS 3000
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
-/* splitmix64: a fixed sequence, so a failure reproduces */
+/* SplitMix64 (testlib.h): a fixed sequence, so a failure reproduces */
 static double uniform(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	z ^= z >> 31;
-	return (double)(z >> 11) / 9007199254740992.0;
+	return tl_uniform(&rng_state);
 }
 
 static double between(double lo, double hi)
 {
-	return lo + (hi - lo) * uniform();
+	return tl_between(&rng_state, lo, hi);
 }
 
 static int pick(int n)

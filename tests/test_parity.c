@@ -49,6 +49,7 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "mjscene.h"
+#include "testlib.h"
 #include "tunables.h"
 
 #define PARITY_DEFAULT_SEED UINT64_C(20261130)
@@ -70,17 +71,13 @@ struct rng {
 
 static uint64_t rng_next(struct rng *r)
 {
-	uint64_t z = (r->state += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
+	return tl_splitmix64(&r->state);
 }
 
 /* uniform in [0, 1) with 53 random bits */
 static double rng_unit(struct rng *r)
 {
-	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+	return tl_uniform(&r->state);
 }
 
 static double rng_uniform(struct rng *r, double lo, double hi)
