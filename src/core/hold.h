@@ -20,9 +20,6 @@
 #include "core/pair.h"
 #include "core/scene.h"
 
-/* The coordinates the asymmetric (noslip) step moves in: ctd_hold_noslip_step */
-#define CTD_HOLD_NOSLIP_DOF 5
-
 /* A validated hold request. */
 struct ctd_hold {
 	double radius;                  /* the sphere's radius, m */
@@ -36,69 +33,6 @@ struct ctd_hold {
 	int noslip_iterations; /* MuJoCo's option: 0, or the noslip sweeps after each solve */
 	double duration;       /* simulated seconds */
 	double slip_limit;     /* descent that counts as slipping, m */
-};
-
-/* Everything one step needs, derived once. Plain data: copy freely. */
-struct ctd_hold_model {
-	struct ctd_pair_contact contact;
-	struct ctd_law_solimp solimp;
-	struct ctd_law_gains gains;
-	struct ctd_mjver_rules rules;
-	enum ctd_cone cone;
-	double mass, pad_mass;
-	double a0_object; /* qacc_smooth of the object along z: gravity */
-	double a0_pad;    /* qacc_smooth of each pad joint: F / MP */
-	double tran;      /* summed body_invweight0 translation of object and pad */
-	double impratio;
-	double slide;     /* friction[0] = friction[1], the sliding coefficient */
-	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see ctd_hold_dist */
-	double radius, half_x, half_z;
-	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
-	double timestep;
-	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
-	/* the asymmetric (noslip) step: docs/hold.md */
-	double inertia;     /* the sphere's body_inertia, 2/5 m R^2 */
-	double meaninertia; /* MuJoCo's stat.meaninertia: the mean of qM's diagonal */
-	int noslip_iterations;
-	double noslip_tolerance;
-	/* per coordinate of that step (object x, z, rotation about y, left pad, right
-	 * pad), set once here rather than every step: qM's diagonal, its inverse and
-	 * qacc_smooth */
-	double dof_mass[CTD_HOLD_NOSLIP_DOF], dof_inv_mass[CTD_HOLD_NOSLIP_DOF];
-	double dof_accel0[CTD_HOLD_NOSLIP_DOF];
-};
-
-/* The constraint state of one step (one pad; the other is its mirror image). */
-struct ctd_hold_step_state {
-	int active;            /* the contact has rows: dist < includemargin */
-	double imp, K, B;      /* efc_KBIP of the contact */
-	double R_normal;       /* efc_R of the first row (pyramid: every row) */
-	double R_friction;     /* efc_R of the tangential rows */
-	double accel_object;   /* qacc of the object along z */
-	double accel_pad;      /* qacc of each pad joint (toward the object) */
-	double normal_force;   /* the pad's normal force, N */
-	double friction_force; /* the pad's vertical friction force on the object, N (up > 0) */
-};
-
-/* The state of the scene: the object's height and the pads' joint position. */
-struct ctd_hold_state {
-	double z, vz; /* the object's centre height (qpos[2]) and vertical speed */
-	double q, vq; /* each pad's joint position (its penetration, from touching) and speed */
-	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint) */
-	int piece;           /* the previous step's active set or cone zone; -1: none */
-};
-
-/* The state of the asymmetric scene that noslip makes: MuJoCo's noslip sweeps the
- * two contacts one after the other, so the pads' friction forces differ, the object
- * turns about y and its state leaves the mirror x -> -x (it keeps y -> -y). */
-struct ctd_hold_noslip_state {
-	double x, vx;      /* the object's centre along x (qpos[0]) and speed */
-	double z, vz;      /* ... along z (qpos[2]) */
-	double wy;         /* its angular velocity about y (qvel[4]) */
-	double qL, vqL;    /* the left pad's joint (axis +x) */
-	double qR, vqR;    /* the right pad's joint (axis -x) */
-	double qacc[5];    /* the last step's (ax, az, alpha_y, aL, aR): the solver's start */
-	int noslip_sweeps; /* the sweeps the last step's noslip ran */
 };
 
 /* The answers. */
@@ -140,47 +74,6 @@ void ctd_hold_default(struct ctd_hold *h);
 /* Why a scene is not answered: NULL when it is, else a static sentence. The core
  * reproduces MuJoCo only where its reduction is exact (docs/hold.md). */
 const char *ctd_hold_supported(const struct ctd_hold *h);
-
-/* Derive the model of a validated, supported scene. */
-void ctd_hold_prepare(const struct ctd_hold *h, struct ctd_hold_model *m);
-
-/* The contact's signed distance at pad joint position q, with MuJoCo's arithmetic. */
-double ctd_hold_dist(const struct ctd_hold_model *m, double q);
-
-/* One mj_step of the scene from *s (Euler). st may be NULL. */
-void ctd_hold_step(
-    const struct ctd_hold_model *m, struct ctd_hold_state *s, struct ctd_hold_step_state *st);
-
-/* 1 when the pads at joint position q have left the two-face-contact scene: their
- * inner faces, 2*(R - q) apart, are within twice their margin + gap of each other
- * (or past the object's centre), where MuJoCo's pads collide with each other. */
-int ctd_hold_crushed(const struct ctd_hold_model *m, double q);
-
-/* The start: object at rest at the origin, pads just touching and at rest. */
-void ctd_hold_start(struct ctd_hold_state *s);
-
-/*
- * ctd_hold_steady: the steady creep in closed form: the pads at rest at the
- * penetration where their rows balance F, the object descending at the speed where
- * the friction rows balance m*g. Returns 0 and fills *creep (m/s, downward > 0),
- * *penetration and *normal_force, or -1 when no steady state of that form exists
- * (the object does not settle to a creep: it slips away or the rows change zone).
- */
-int ctd_hold_steady(
-    const struct ctd_hold_model *m, double *creep, double *penetration, double *normal_force);
-
-/* The start of the asymmetric scene: as ctd_hold_start. */
-void ctd_hold_noslip_start(struct ctd_hold_noslip_state *s);
-
-/*
- * ctd_hold_noslip_step: one mj_step of the scene in the five coordinates it moves in
- * (object x, z, rotation about y, both pads), for any noslip_iterations: MuJoCo's
- * constraint rows of both contacts from the asymmetric sphere-box geometry, the
- * exact minimiser of the main solver's convex cost (Newton with exact line search),
- * then m->noslip_iterations of MuJoCo's noslip sweeps (contact by contact, pyramid
- * edge pairs with their sum fixed, the elliptic friction block's QCQP), then Euler.
- */
-void ctd_hold_noslip_step(const struct ctd_hold_model *m, struct ctd_hold_noslip_state *s);
 
 /* All answers of a validated, supported scene. Never fails. */
 void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out);

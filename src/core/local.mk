@@ -11,6 +11,8 @@ libcore_la_SOURCES = \
 	src/core/sim.c src/core/sim.h \
 	src/core/lanes.c src/core/lanes.h src/core/lanes_kernel.h src/core/lanes512.c \
 	src/core/growth.c src/core/growth.h \
+	src/core/pinch.c src/core/pinch.h \
+	src/core/noslip.c src/core/noslip.h \
 	src/core/hold.c src/core/hold.h
 # no contraction (a*b+c fused): every answer keeps MuJoCo's rounding, and ctd_lanes the
 # scalar code's, bit for bit (lanes.c also forbids it in its source, whatever CFLAGS say)
