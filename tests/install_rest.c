@@ -2,8 +2,9 @@
  * install_rest.c: a program of a library user, built by tests/install_test.sh against
  * the installed libcontactd through pkg-config (never against the source tree): the
  * rest of a 5 cm, 1 kg sphere on the default contact, under the default release.
- * Prints the penetration and the gains, and exits 1 unless they equal, bit for bit,
- * the numbers given as arguments (the `contact rest` answer for the same scene).
+ * Prints the library's version (ctd_version) and release, the penetration and the
+ * gains, and exits 1 unless they equal, bit for bit, the numbers given as arguments
+ * (the `contact rest` answer for the same scene). Uses only what contactd.h declares.
  */
 #include <contactd.h>
 
@@ -13,7 +14,6 @@
 int main(int argc, char **argv)
 {
 	struct ctd_scene scene = {0};
-	struct ctd_scene_model model;
 	struct ctd_sim_rest rest;
 	double expected[4];
 	int i;
@@ -37,8 +37,8 @@ int main(int argc, char **argv)
 	scene.option.mujoco = ctd_mjver_default();
 	scene.height = 0;
 	scene.duration = 0.5;
-	ctd_scene_prepare(&scene, &model);
-	ctd_sim_rest(&model, scene.height, scene.duration, &rest);
+	ctd_sim_rest_scene(&scene, &rest);
+	printf("version %s\n", ctd_version());
 	printf("release %s: penetration %.17g settled %.17g K %.17g B %.17g\n",
 	    ctd_mjver_name(scene.option.mujoco), rest.penetration, rest.settled_penetration, rest.K,
 	    rest.B);

@@ -7,6 +7,8 @@
  * the same expression in the same order (bit-exact up to one rounding), 1e-13
  * where the solver (Newton) reaches the same minimizer by another arithmetic path.
  */
+#include "config.h"
+
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -445,6 +447,44 @@ START_TEST(sim_drop_trace_keeps_extremes)
 }
 END_TEST
 
+/* The public entry points (contactd.h) take the scene and answer what the model path
+ * answers, bit for bit; ctd_version() is the package's. */
+START_TEST(sim_scene_entry_points)
+{
+	struct ctd_scene s;
+	struct ctd_scene_model m;
+	struct ctd_sim_rest r0, r1;
+	struct ctd_sim_drop d0, d1;
+	double t0[64], z0[64], t1[64], z1[64];
+	struct ctd_sim_trace tr0 = {t0, z0, 64, 0}, tr1 = {t1, z1, 64, 0};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		probe_scene(&s, i ? CTD_SCENE_BOX : CTD_SCENE_SPHERE, i ? 3 : 1);
+		s.height = 0.05;
+		s.duration = 1;
+		memset(&r0, 0, sizeof r0); /* memcmp reads the padding too */
+		memset(&r1, 0, sizeof r1);
+		ctd_scene_prepare(&s, &m);
+		ctd_sim_rest(&m, s.height, s.duration, &r0);
+		ctd_sim_rest_scene(&s, &r1);
+		ck_assert(memcmp(&r0, &r1, sizeof r0) == 0);
+		/* zeroed: memcmp reads the structs' padding too */
+		memset(&d0, 0, sizeof d0);
+		memset(&d1, 0, sizeof d1);
+		ctd_sim_drop_trace(&m, s.height, s.duration, &d0, &tr0);
+		ctd_sim_drop_scene(&s, &d1, &tr1);
+		ck_assert(memcmp(&d0, &d1, sizeof d0) == 0);
+		ck_assert_uint_eq(tr0.count, tr1.count);
+		ck_assert(memcmp(t0, t1, tr0.count * sizeof t0[0]) == 0);
+		ck_assert(memcmp(z0, z1, tr0.count * sizeof z0[0]) == 0);
+		ctd_sim_drop_scene(&s, &d1, NULL);
+		ck_assert(memcmp(&d0, &d1, sizeof d0) == 0);
+	}
+	ck_assert_str_eq(ctd_version(), PACKAGE_VERSION);
+}
+END_TEST
+
 START_TEST(sim_drop_lesson_default)
 {
 	/* the lesson's experiment: 10 cm cube, 1 kg, dropped 10 cm, dt 2 ms: 8.283 mm deep, no
@@ -589,6 +629,7 @@ static Suite *core_suite(void)
 	tcase_add_test(sim, sim_drop_lesson_default);
 	tcase_add_test(sim, sim_free_fall_is_exact);
 	tcase_add_test(sim, sim_drop_trace_keeps_extremes);
+	tcase_add_test(sim, sim_scene_entry_points);
 	tcase_add_test(growth, growth_lesson_step4);
 	tcase_add_test(growth, growth_integrators);
 	suite_add_tcase(s, law);

@@ -1,5 +1,5 @@
 /*
- * test_hold.c: the hold core (src/core/hold.c) against libmujoco 2.2.2, live.
+ * test_hold.c: the hold core (src/core/hold.c, pinch.c, noslip.c) against libmujoco 2.2.2, live.
  *
  * Scenes are drawn over issue 21's ranges: radius 1-4 cm, mass 30-500 g, pad
  * solref (standard and direct), solimp and friction varied, condim 3, 4 and 6,
@@ -10,7 +10,7 @@
  *   - step for step over the answer's duration: the object's z and vz, the pad's q
  *     and vq, and the slip the core answers;
  *   - the constraint rows at one state: MuJoCo's efc_KBIP, efc_R and qacc against
- *     ctd_hold_step's state;
+ *     ctd_pinch_step's state;
  *   - the creep velocity (the closed form) against MuJoCo's settled speed.
  *
  * Tolerance: REL_TOL = 1e-6 relative with an ABS_FLOOR of 1e-10 (m, m/s), the
@@ -29,6 +29,8 @@
 
 #include "core/hold.h"
 #include "core/mjver.h"
+#include "core/noslip.h"
+#include "core/pinch.h"
 #include "mjhold.h"
 #include "mjref/hold_scene.h"
 #include "tunables.h"
@@ -153,9 +155,9 @@ static int check_unreproducible(const struct ctd_hold *h, const struct ctd_hold_
 static int compare_run(const struct ctd_hold *h, double *worst)
 {
 	struct mjhold mh;
-	struct ctd_hold_model m;
-	struct ctd_hold_state s;
-	struct ctd_hold_noslip_state ns;
+	struct ctd_pinch_model m;
+	struct ctd_pinch_state s;
+	struct ctd_noslip_state ns;
 	struct ctd_hold_answer a;
 	struct mjhold_sample ms;
 	char err[256];
@@ -172,20 +174,20 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	if (!a.crushed && !a.reproducible)
 		return check_unreproducible(h, &a);
 	ck_assert_msg(mjhold_open(&mh, h, err, sizeof err) == 0, "%s", err);
-	ctd_hold_prepare(h, &m);
-	ctd_hold_start(&s);
-	ctd_hold_noslip_start(&ns);
+	ctd_pinch_prepare(h, &m);
+	ctd_pinch_start(&s);
+	ctd_noslip_start(&ns);
 	for (k = 1; k <= n; k++) {
 		double e;
 
-		if (ctd_hold_crushed(&m, s.q) || s.z < -h->pad_size[2])
+		if (ctd_pinch_crushed(&m, s.q) || s.z < -h->pad_size[2])
 			break; /* crushed or off the pads' faces: the core stops there too */
 		mj_step(mh.model, mh.data);
 		mjhold_sample(&mh, &ms);
 		if (h->noslip_iterations > 0) {
 			/* the asymmetric step: both pads, and the rotation about y (its floor:
 			 * MuJoCo's own rounding noise there is 1e-13 rad/s) */
-			ctd_hold_noslip_step(&m, &ns);
+			ctd_noslip_step(&m, &ns);
 			s.z = ns.z;
 			s.vz = ns.vz;
 			s.q = ns.qR;
@@ -203,7 +205,7 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 				break;
 			}
 		} else {
-			ctd_hold_step(&m, &s, NULL);
+			ctd_pinch_step(&m, &s, NULL);
 		}
 		e = fmax(fmax(fabs(ms.z - s.z) / (fabs(ms.z) + ABS_FLOOR / REL_TOL),
 		             fabs(ms.vz - s.vz) / (fabs(ms.vz) + ABS_FLOOR / REL_TOL)),
@@ -224,7 +226,7 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	if (a.crushed && !a.falls && a.steps < n) {
 		/* within the duration, MuJoCo's own pads really reached the centre (the last
 		 * compared step is one short of it): the refusal is about the scene */
-		ck_assert_msg(!bad && ctd_hold_crushed(&m, mh.data->qpos[8] + 0.5 * h->radius),
+		ck_assert_msg(!bad && ctd_pinch_crushed(&m, mh.data->qpos[8] + 0.5 * h->radius),
 		    "crushed, but MuJoCo's q %.17g", mh.data->qpos[8]);
 		crushed_scenes++;
 		mjhold_close(&mh);
@@ -329,9 +331,9 @@ START_TEST(test_rows)
 {
 	struct ctd_hold h;
 	struct mjhold mh;
-	struct ctd_hold_model m;
-	struct ctd_hold_state s;
-	struct ctd_hold_step_state st;
+	struct ctd_pinch_model m;
+	struct ctd_pinch_state s;
+	struct ctd_pinch_step_state st;
 	char err[256];
 	int cone, i, k;
 
@@ -341,15 +343,15 @@ START_TEST(test_rows)
 		for (k = 0; k < 7; k++)
 			mj_step(mh.model, mh.data);
 		mj_forward(mh.model, mh.data);
-		ctd_hold_prepare(&h, &m);
+		ctd_pinch_prepare(&h, &m);
 		s.z = mh.data->qpos[2];
 		s.vz = mh.data->qvel[2];
 		s.q = mh.data->qpos[8];
 		s.vq = mh.data->qvel[7];
 		s.piece = -1;
-		ck_assert_msg(close_enough(ctd_hold_dist(&m, s.q), mh.data->contact[1].dist),
-		    "dist %.17g, MuJoCo %.17g", ctd_hold_dist(&m, s.q), mh.data->contact[1].dist);
-		ctd_hold_step(&m, &s, &st);
+		ck_assert_msg(close_enough(ctd_pinch_dist(&m, s.q), mh.data->contact[1].dist),
+		    "dist %.17g, MuJoCo %.17g", ctd_pinch_dist(&m, s.q), mh.data->contact[1].dist);
+		ctd_pinch_step(&m, &s, &st);
 		ck_assert_int_eq(mh.data->ncon, 2);
 		ck_assert_int_eq(mh.data->nefc, 2 * m.rows_per_pad);
 		for (i = 0; i < mh.data->nefc; i++) {
@@ -508,9 +510,9 @@ static void check_table(const char *release, int live)
 	ck_assert_int_ge(mujoco, 0);
 	ck_assert(fgets(line, sizeof line, f) != NULL);
 	while ((rc = read_scene(f, mujoco, &t)) == 0) {
-		struct ctd_hold_model m;
-		struct ctd_hold_state s;
-		struct ctd_hold_noslip_state ns;
+		struct ctd_pinch_model m;
+		struct ctd_pinch_state s;
+		struct ctd_noslip_state ns;
 		struct ctd_hold_answer a;
 		struct mjhold mh;
 		char err[256];
@@ -518,18 +520,18 @@ static void check_table(const char *release, int live)
 
 		scenes++;
 		scenes_noslip += t.h.noslip_iterations > 0;
-		ctd_hold_prepare(&t.h, &m);
-		ctd_hold_start(&s);
-		ctd_hold_noslip_start(&ns);
+		ctd_pinch_prepare(&t.h, &m);
+		ctd_pinch_start(&s);
+		ctd_noslip_start(&ns);
 		if (live)
 			ck_assert_int_eq(mjhold_open(&mh, &t.h, err, sizeof err), 0);
 		for (k = 1; k <= n && i < t.samples; k++) {
 			if (t.h.noslip_iterations > 0) {
-				ctd_hold_noslip_step(&m, &ns);
+				ctd_noslip_step(&m, &ns);
 				s.z = ns.z;
 				s.q = ns.qR;
 			} else {
-				ctd_hold_step(&m, &s, NULL);
+				ctd_pinch_step(&m, &s, NULL);
 			}
 			if (live)
 				mj_step(mh.model, mh.data);
@@ -695,10 +697,10 @@ START_TEST(test_tail)
 
 	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT) + 2;
 	for (i = 0; i < scenes; i++) {
-		struct ctd_hold_model m;
+		struct ctd_pinch_model m;
 		struct ctd_hold_answer a;
-		struct ctd_hold_state s;
-		struct ctd_hold_noslip_state ns;
+		struct ctd_pinch_state s;
+		struct ctd_noslip_state ns;
 		double z = 0, vz = 0, q = 0, ht, tts = -1, fall = -1, prev = 0, dev;
 		long n, k, settle = 0;
 
@@ -708,24 +710,24 @@ START_TEST(test_tail)
 		if (a.crushed)
 			continue;
 		summed += a.stepped < a.steps;
-		ctd_hold_prepare(&h, &m);
-		ctd_hold_start(&s);
-		ctd_hold_noslip_start(&ns);
+		ctd_pinch_prepare(&h, &m);
+		ctd_pinch_start(&s);
+		ctd_noslip_start(&ns);
 		ht = h.option.timestep;
 		n = lround(h.duration / ht);
 		for (k = 1; k <= n + 200000 && settle < 20; k++) {
 			if (h.noslip_iterations > 0) {
-				ctd_hold_noslip_step(&m, &ns);
+				ctd_noslip_step(&m, &ns);
 				z = ns.z;
 				vz = ns.vz;
 				q = 0.5 * (ns.qL + ns.qR);
 			} else {
-				ctd_hold_step(&m, &s, NULL);
+				ctd_pinch_step(&m, &s, NULL);
 				z = s.z;
 				vz = s.vz;
 				q = s.q;
 			}
-			if (ctd_hold_crushed(&m, q))
+			if (ctd_pinch_crushed(&m, q))
 				break;
 			if (k <= n && tts < 0 && -z >= h.slip_limit)
 				tts = (double)k * ht;

@@ -6,10 +6,12 @@
  *
  * A release is an index into one static table in release order. Index 0 is 2.2.0,
  * whose rules are 2.2.2's, so a zeroed scene follows Debian's libmujoco 2.2.2.
+ * The public part (the releases' names and indices) is declared in contactd.h.
  */
 #ifndef CONTACTD_CORE_MJVER_H
 #define CONTACTD_CORE_MJVER_H
 
+#include "core/contactd.h"
 /* The rules of one release that matter for these scenes. */
 struct ctd_mjver_rules {
 	/* 3.5.0+: the two geoms' margins add, and so do their gaps (before: the max of each) */
@@ -31,22 +33,6 @@ struct ctd_mjver_rules {
 };
 
 enum { CTD_MJVER_2_2_2 = 2 };
-
-/* Number of supported releases; indices run 0 .. ctd_mjver_count() - 1. */
-int ctd_mjver_count(void);
-
-/* The release the service answers for when a request names none (DEFAULT_MUJOCO,
- * the newest). */
-int ctd_mjver_default(void);
-
-/* The index of release `name` ("3.12.0"), or -1 when it is not supported. */
-int ctd_mjver_find(const char *name);
-
-/* The release's name (a static string). index must be valid. */
-const char *ctd_mjver_name(int index);
-
-/* The supported releases, oldest first, as one static comma-separated string. */
-const char *ctd_mjver_supported(void);
 
 /* The rules of release index. */
 void ctd_mjver_rules(int index, struct ctd_mjver_rules *out);

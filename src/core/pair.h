@@ -1,21 +1,13 @@
 /*
  * pair.h: one geom's contact parameters and MuJoCo's rule for combining two
  * geoms into one contact (spec §2: priority, solmix, condim, friction, margin, gap).
+ * The public part (struct ctd_pair_geom and its defaults) is declared in contactd.h.
  */
 #ifndef CONTACTD_CORE_PAIR_H
 #define CONTACTD_CORE_PAIR_H
 
+#include "core/contactd.h"
 #include "core/mjver.h"
-
-/* The contact attributes of one MJCF <geom>. */
-struct ctd_pair_geom {
-	double solref[2];
-	double solimp[5];
-	int condim; /* 1, 3, 4 or 6 */
-	double friction[3];
-	double margin, gap, solmix;
-	int priority;
-};
 
 /* The combined parameters of one contact, before solref/solimp sanitizing. */
 struct ctd_pair_contact {
@@ -29,9 +21,6 @@ struct ctd_pair_contact {
 	double includemargin; /* rows exist only while dist < includemargin: margin - gap
 	                         (before 3.9.0) or margin (3.9.0+) */
 };
-
-/* Fill g with MuJoCo's geom defaults. */
-void ctd_pair_geom_default(struct ctd_pair_geom *g);
 
 /* Combine the plane's geom g1 with the body's geom g2 (the plane has the smaller
  * geom type, so it is MuJoCo's geom1) under a release's margin/gap rules. */

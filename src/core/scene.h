@@ -5,52 +5,14 @@
  * ctd_scene_prepare() does all per-scene work once (parameter combination, refsafe,
  * gains, inverse weight); ctd_scene_accel() and ctd_scene_step() are the hot path and
  * neither allocate nor fail.
+ * The public part (the scene, its option and their defaults) is declared in contactd.h.
  */
 #ifndef CONTACTD_CORE_SCENE_H
 #define CONTACTD_CORE_SCENE_H
 
+#include "core/contactd.h"
 #include "core/law.h"
 #include "core/pair.h"
-
-enum ctd_scene_shape { CTD_SCENE_SPHERE, CTD_SCENE_BOX };
-
-/* MuJoCo's integrators. For these scenes implicit and implicitfast step exactly
- * like Euler: MuJoCo differentiates only smooth forces, never constraint forces. */
-enum ctd_scene_integrator {
-	CTD_SCENE_EULER,
-	CTD_SCENE_IMPLICIT,
-	CTD_SCENE_IMPLICITFAST,
-	CTD_SCENE_RK4
-};
-
-/* MuJoCo's friction cones (option cone). */
-enum ctd_cone { CTD_CONE_PYRAMIDAL, CTD_CONE_ELLIPTIC };
-
-struct ctd_scene_option {
-	double timestep;
-	int refsafe;
-	double gravity; /* magnitude, along -z */
-	double impratio;
-	enum ctd_scene_integrator integrator;
-	int mujoco;         /* the release whose rules apply: an mjver index (0: 2.2.2) */
-	enum ctd_cone cone; /* zero: pyramidal, MuJoCo's default */
-};
-
-/* Fill o with the requests' default options (src/tunables.h): Euler, pyramidal, refsafe
- * on, the default timestep, gravity, impratio and release. */
-void ctd_scene_option_default(struct ctd_scene_option *o);
-
-/* A validated scene request. */
-struct ctd_scene {
-	enum ctd_scene_shape shape;
-	double size[3]; /* sphere: radius in size[0]; box: half-sizes */
-	double mass;
-	struct ctd_pair_geom geom;  /* the body's geom */
-	struct ctd_pair_geom floor; /* the plane's geom */
-	struct ctd_scene_option option;
-	double height;   /* initial height of the lowest point above the plane */
-	double duration; /* simulated seconds */
-};
 
 /* Everything ctd_scene_accel needs, derived once from a scene. Plain data: copy freely. */
 struct ctd_scene_model {

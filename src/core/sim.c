@@ -172,3 +172,21 @@ void ctd_sim_rest(
 	ctd_sim_drop(m, height, duration, &settle);
 	out->settled_penetration = settle.final_penetration;
 }
+
+/* The library's entry points take the scene itself (contactd.h): its model is internal. */
+void ctd_sim_rest_scene(const struct ctd_scene *scene, struct ctd_sim_rest *out)
+{
+	struct ctd_scene_model m;
+
+	ctd_scene_prepare(scene, &m);
+	ctd_sim_rest(&m, scene->height, scene->duration, out);
+}
+
+void ctd_sim_drop_scene(
+    const struct ctd_scene *scene, struct ctd_sim_drop *out, struct ctd_sim_trace *trace)
+{
+	struct ctd_scene_model m;
+
+	ctd_scene_prepare(scene, &m);
+	ctd_sim_drop_trace(&m, scene->height, scene->duration, out, trace);
+}

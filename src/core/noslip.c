@@ -1,0 +1,996 @@
+/*
+ * noslip.c: the hold scene's asymmetric step (noslip).
+ *
+ * Coordinates a = (object x, object z, rotation about y, left pad, right pad); the
+ * object's y, its rotations about x and z stay 0 by the mirror y -> -y, and every row
+ * the reduction drops (the y tangent, the spin, the roll about z) has the normal row's
+ * Jacobian in these coordinates. Contact 0 is the left pad (geom 1), contact 1 the
+ * right one, each with MuJoCo's frame: normal (s, 0, 0) from the sphere to the pad,
+ * tangents (0, 1, 0) and (0, 0, s). */
+#include "core/noslip.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "tunables.h"
+
+static inline double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* written out: the step's inner loops are these five-term sums */
+static inline double ns_dot(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4];
+}
+
+/* y += a x */
+static inline void ns_axpy(double *y, double a, const double *x)
+{
+	y[0] += a * x[0];
+	y[1] += a * x[1];
+	y[2] += a * x[2];
+	y[3] += a * x[3];
+	y[4] += a * x[4];
+}
+
+/* a contact's row j (struct ctd_noslip_contact: its pad's coordinate q) . the 5-vector v */
+static inline double ns_row_dot(const double *j, int q, const double *v)
+{
+	return j[0] * v[0] + j[1] * v[1] + j[2] * v[2] + j[3] * v[q];
+}
+
+/* the 5-vector y += a j, j a contact's row */
+static inline void ns_row_axpy(double *y, double a, const double *j, int q)
+{
+	y[0] += a * j[0];
+	y[1] += a * j[1];
+	y[2] += a * j[2];
+	y[q] += a * j[3];
+}
+
+/* the coordinate of a row's entry i */
+static inline int ns_row_coord(int i, int q)
+{
+	return i < 3 ? i : q;
+}
+
+/* Tangent k of a contact's frame (y, z, spin, roll y, roll z) has a Jacobian in these
+ * coordinates only for z and the roll about y (odd k): the others act on the object's
+ * y, its rotations about x and z, which stay 0. */
+static int ns_tangent_moves(int k)
+{
+	return k % 2 == 1;
+}
+
+/* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
+ * sphere at (x, 0, z)), then its rows at velocity v. side: 0 left, 1 right. */
+static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_noslip_state *s,
+    int side, struct ctd_noslip_contact *c)
+{
+	double x0 = m->rest_dist, hx = m->half_x, R = m->radius;
+	double pad = side == 0 ? -x0 + s->qL : x0 - s->qR;
+	double cx = s->x - pad, cl = cx < -hx ? -hx : cx > hx ? hx : cx, t = cl - cx;
+	double sg = t > 0 ? 1 : -1, deepest = cx + sg * R, pos, lever;
+	double v[CTD_NOSLIP_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
+	double spring, f0;
+	int k, n = 0, condim = m->contact.condim;
+
+	/* the scalars and the frame rows; the row arrays are written before they are read
+	 * (rows < nrows), and clearing the whole struct was a tenth of the step */
+	c->nrows = c->pair0 = c->elliptic = c->condim = 0;
+	c->imp = c->K = c->B = c->rr = c->R0 = c->R1 = c->mu = 0;
+	c->q = 3 + side;
+	memset(c->jn, 0, sizeof c->jn);
+	/* only the tangents that move here are read (ns_tangent_moves) */
+	memset(c->jk[1], 0, sizeof c->jk[1]);
+	memset(c->jk[3], 0, sizeof c->jk[3]);
+	c->dist = fabs(t) - R;
+	pos = (0 + cl * 0.5) + deepest * 0.5;
+	lever = (pos + pad) - s->x;
+	c->active = c->dist < m->contact.includemargin;
+	if (!c->active)
+		return;
+	c->condim = condim;
+	c->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
+	memcpy(c->fr, m->contact.friction, sizeof c->fr);
+	/* n . (v_pad - v_object at the contact), the pad's joint axis +x (left) or -x */
+	c->jn[0] = -sg;
+	c->jn[3] = sg * (side == 0 ? 1 : -1);
+	/* the z tangent (0, 0, sg): -sg (vz - wy lever); the roll about y: -wy */
+	c->jk[1][1] = -sg;
+	c->jk[1][2] = sg * lever;
+	c->jk[3][2] = -1;
+	c->rr = c->dist - m->contact.includemargin;
+	c->imp = ctd_law_impedance(c->rr, &m->solimp, NULL);
+	c->K = m->gains.K;
+	c->B = m->gains.B;
+	spring = c->K * c->imp * c->rr;
+	f0 = m->contact.friction[0];
+	if (condim == 1) {
+		c->R0 = max2(MJ_MINVAL, (1 - c->imp) * m->tran / c->imp);
+		memcpy(c->J[0], c->jn, sizeof c->jn);
+		c->R[0] = c->R0;
+		c->D[0] = 1 / c->R0;
+		c->aref[0] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
+		c->mult[0] = 1;
+		c->nrows = c->pair0 = 1;
+		return;
+	}
+	if (c->elliptic) {
+		c->R0 = max2(MJ_MINVAL, (1 - c->imp) * m->tran / c->imp);
+		c->R1 = c->R0 / max2(MJ_MINVAL, m->impratio);
+		c->mu = f0 * sqrt(c->R1 / c->R0);
+		memcpy(c->J[n], c->jn, sizeof c->jn);
+		c->R[n] = c->R0;
+		c->D[n] = 1 / c->R0;
+		c->aref[n++] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
+		c->fric[0] = 0;
+		for (k = 0; k < condim - 1; k++) {
+			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
+			 * force, nothing added to the cone's T, and noslip leaves it at 0 */
+			if (!ns_tangent_moves(k))
+				continue;
+			memcpy(c->J[n], c->jk[k], sizeof c->jn);
+			c->fric[n] = c->fr[k];
+			/* R_j mu_j^2 = R1 f0^2: the spin and roll rows' own R */
+			c->R[n] =
+			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
+			c->D[n] = 1 / c->R[n];
+			c->aref[n++] = -c->B * ns_row_dot(c->jk[k], c->q, v) - 0.0;
+		}
+		for (k = 0; k < n; k++)
+			c->mult[k] = 1;
+	} else {
+		double R0 = max2(MJ_MINVAL, (1 - c->imp) * (m->tran + f0 * f0 * m->tran) / c->imp);
+		double R1 = R0 / max2(MJ_MINVAL, m->impratio), mu = f0 * sqrt(R1 / R0);
+		double Rpy = 2 * mu * mu * R0, Dpy = 1 / Rpy;
+		int i;
+
+		double same = 0;
+
+		c->R0 = c->R1 = Rpy;
+		for (k = 0; k < condim - 1; k++)
+			same += ns_tangent_moves(k) ? 0 : 2;
+		if (same > 0) {
+			memcpy(c->J[n], c->jn, sizeof c->jn);
+			c->R[n] = Rpy;
+			c->D[n] = Dpy;
+			c->aref[n] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
+			c->mult[n++] = same;
+		}
+		c->pair0 = n;
+		for (k = 0; k < condim - 1; k++) {
+			double sgn;
+
+			if (!ns_tangent_moves(k))
+				continue;
+			for (sgn = 1; sgn >= -1; sgn -= 2) {
+#pragma GCC unroll 4
+				for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++)
+					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
+				c->R[n] = Rpy;
+				c->D[n] = Dpy;
+				c->tangent[n] = k;
+				c->aref[n] = -c->B * ns_row_dot(c->J[n], c->q, v) - spring;
+				c->mult[n++] = 1;
+			}
+		}
+	}
+	c->nrows = n;
+}
+
+/* An elliptic contact's zone of MuJoCo's soft cone at the rows' x = J a - aref: top
+ * (no force), bottom (every row its own quadratic: the cost is quadratic there) or
+ * middle; with U_r = x_r fric_r, N = x_0 mu and T = |U|. */
+enum { NS_ZONE_TOP, NS_ZONE_BOTTOM, NS_ZONE_MIDDLE };
+
+static inline int ns_cone_zone(
+    const struct ctd_noslip_contact *ck, const double *x, double *U, double *N, double *T)
+{
+	double mu = ck->mu, t = 0;
+	int r;
+
+	for (r = 1; r < ck->nrows; r++) {
+		U[r] = x[r] * ck->fric[r];
+		t += U[r] * U[r];
+	}
+	t = sqrt(t);
+	*N = x[0] * mu;
+	*T = t;
+	if (*N >= mu * t || (t <= 0 && *N >= 0))
+		return NS_ZONE_TOP;
+	if (mu * *N + t <= 0 || (t <= 0 && *N < 0))
+		return NS_ZONE_BOTTOM;
+	return NS_ZONE_MIDDLE;
+}
+
+/* The cost of both contacts' rows at a, with its gradient and Hessian (either may be
+ * NULL), and the rows' forces when force is set. *piece (when not NULL) names the
+ * quadratic piece of the cost a lies in (a bit per pushing row; an elliptic contact's
+ * bottom zone a bit), or is -1 in an elliptic middle zone, where the cost is not
+ * quadratic. */
+static double ns_cost(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c,
+    const double *a, double *grad, double *hess, int force, long long *piece)
+{
+	const double *M = m->dof_mass, *a0 = m->dof_accel0;
+	double cost = 0;
+	int i, j, k, r;
+
+	for (i = 0; i < CTD_NOSLIP_DOF; i++) {
+		double d = a[i] - a0[i];
+
+		cost += 0.5 * M[i] * d * d;
+		if (grad)
+			grad[i] = M[i] * d;
+	}
+	if (hess) {
+		memset(hess, 0, sizeof(double) * CTD_NOSLIP_DOF * CTD_NOSLIP_DOF);
+		for (i = 0; i < CTD_NOSLIP_DOF; i++)
+			hess[i * CTD_NOSLIP_DOF + i] = M[i];
+	}
+	if (piece)
+		*piece = 0;
+	for (k = 0; k < 2; k++) {
+		struct ctd_noslip_contact *ck = &c[k];
+		double x[CTD_NOSLIP_ROWS] = {0}, gx[CTD_NOSLIP_ROWS] = {0},
+		       hx[CTD_NOSLIP_CONE_ROWS][CTD_NOSLIP_CONE_ROWS];
+
+		if (!ck->active)
+			continue;
+		for (r = 0; r < ck->nrows; r++)
+			x[r] = ns_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
+		if (!ck->elliptic) {
+			/* each row its own quadratic: a diagonal hx, added row by row */
+			for (r = 0; r < ck->nrows; r++) {
+				double D = ck->D[r], n = ck->mult[r];
+
+				if (force)
+					ck->force[r] = x[r] < 0 ? -(D * x[r]) : -0.0;
+				if (!(x[r] < 0))
+					continue;
+				if (piece && *piece >= 0)
+					*piece |= 1LL << (k * CTD_NOSLIP_ROWS + r);
+				cost += n * (0.5 * D * x[r] * x[r]);
+				gx[r] = D * x[r];
+				if (grad)
+					ns_row_axpy(grad, n * gx[r], ck->J[r], ck->q);
+				if (hess)
+					for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++)
+						if (ck->J[r][i] != 0)
+							ns_row_axpy(&hess[ns_row_coord(i, ck->q) *
+							                CTD_NOSLIP_DOF],
+							    ck->J[r][i] * (n * D), ck->J[r], ck->q);
+			}
+			continue;
+		}
+		memset(hx, 0, sizeof hx);
+		{
+			double mu = ck->mu, N, T, U[CTD_NOSLIP_ROWS] = {0};
+			int zone = ns_cone_zone(ck, x, U, &N, &T);
+
+			if (zone == NS_ZONE_TOP) {
+				/* top zone: no force */
+			} else if (zone == NS_ZONE_BOTTOM) {
+				if (piece && *piece >= 0)
+					*piece |= 1LL << (k * CTD_NOSLIP_ROWS);
+				for (r = 0; r < ck->nrows; r++) {
+					double D = ck->D[r];
+
+					cost += 0.5 * D * x[r] * x[r];
+					gx[r] = D * x[r];
+					hx[r][r] = D;
+				}
+			} else {
+				double Dm = ck->D[0] / (mu * mu * (1 + mu * mu)), NT = N - mu * T;
+				double g[CTD_NOSLIP_ROWS], w = -mu * Dm * NT / T;
+
+				if (piece)
+					*piece = -1;
+				cost += 0.5 * Dm * NT * NT;
+				g[0] = mu;
+				for (r = 1; r < ck->nrows; r++)
+					g[r] = -mu * U[r] * ck->fric[r] / T;
+				for (r = 0; r < ck->nrows; r++) {
+					gx[r] = Dm * NT * g[r];
+					for (j = 0; j < ck->nrows; j++)
+						hx[r][j] = Dm * g[r] * g[j];
+				}
+				/* + (-mu Dm NT) * d2T/dx2: diag(fr) (I - u u') diag(fr) / T */
+				for (r = 1; r < ck->nrows; r++)
+					for (j = 1; j < ck->nrows; j++) {
+						double e = (r == j) - U[r] * U[j] / (T * T);
+
+						hx[r][j] += w * ck->fric[r] * ck->fric[j] * e;
+					}
+			}
+		}
+		if (force)
+			for (r = 0; r < ck->nrows; r++)
+				ck->force[r] = -gx[r];
+		if (grad)
+			for (r = 0; r < ck->nrows; r++)
+				ns_row_axpy(grad, gx[r], ck->J[r], ck->q);
+		if (hess)
+			for (r = 0; r < ck->nrows; r++)
+				for (j = 0; j < ck->nrows; j++) {
+					if (hx[r][j] == 0)
+						continue;
+#pragma GCC unroll 4
+					for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++)
+						if (ck->J[r][i] != 0)
+							ns_row_axpy(&hess[ns_row_coord(i, ck->q) *
+							                CTD_NOSLIP_DOF],
+							    ck->J[r][i] * hx[r][j], ck->J[j],
+							    ck->q);
+				}
+	}
+	return cost;
+}
+
+/* Solve the main solve's 5 x 5 SPD system H d = b (H overwritten; only its lower
+ * triangle is read) by an LDL' factorisation. Returns -1 when not positive definite (a
+ * pivot is not positive). Its size is a constant, so the unroll pragmas take effect: the
+ * generic loops cost the step more than the arithmetic. The factorisation is one chain
+ * of dependent operations: LDL' has no square roots, and each column's divisions are
+ * multiplications by its pivot's inverse (a division's latency is several
+ * multiplications'; the last bits differ from a Cholesky's, and the answers keep to
+ * MuJoCo as before). */
+static int ns_ldl_solve5(double *H, const double *b, double *d)
+{
+	const int n = CTD_NOSLIP_DOF;
+	double inv[CTD_NOSLIP_DOF], ld[CTD_NOSLIP_DOF];
+	int i, j, k;
+
+#pragma GCC unroll 5
+	for (j = 0; j < n; j++) {
+		double p = H[j * n + j];
+
+		/* ld[k] = L_jk D_k, for column j's entries below */
+#pragma GCC unroll 5
+		for (k = 0; k < j; k++) {
+			ld[k] = H[j * n + k] * H[k * n + k];
+			p -= H[j * n + k] * ld[k];
+		}
+		if (!(p > 0))
+			return -1;
+		H[j * n + j] = p;
+		inv[j] = 1 / p;
+#pragma GCC unroll 5
+		for (i = j + 1; i < n; i++) {
+			double t = H[i * n + j];
+
+#pragma GCC unroll 5
+			for (k = 0; k < j; k++)
+				t -= H[i * n + k] * ld[k];
+			H[i * n + j] = t * inv[j];
+		}
+	}
+#pragma GCC unroll 5
+	for (i = 0; i < n; i++) {
+		double t = b[i];
+
+#pragma GCC unroll 5
+		for (k = 0; k < i; k++)
+			t -= H[i * n + k] * d[k];
+		d[i] = t;
+	}
+#pragma GCC unroll 5
+	for (i = 0; i < n; i++)
+		d[i] *= inv[i];
+#pragma GCC unroll 5
+	for (i = n - 1; i >= 0; i--) {
+		double t = d[i];
+
+#pragma GCC unroll 5
+		for (k = i + 1; k < n; k++)
+			t -= H[k * n + i] * d[k];
+		d[i] = t;
+	}
+	return 0;
+}
+
+/* The slope of the cost along d at a + t d; with force set, the rows' forces there
+ * and the piece (ns_cost). */
+static double ns_slope(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c,
+    const double *a, const double *d, double t, int force, long long *piece)
+{
+	double p[CTD_NOSLIP_DOF], g[CTD_NOSLIP_DOF];
+	int i;
+
+	for (i = 0; i < CTD_NOSLIP_DOF; i++)
+		p[i] = a[i] + t * d[i];
+	ns_cost(m, c, p, g, NULL, force, piece);
+	return ns_dot(g, d);
+}
+
+/* The shortcut where every row is its own quadratic (a pyramid's rows; an elliptic
+ * contact's in its bottom zone, none in its top zone): the minimiser of the quadratic
+ * piece made of the rows that push at a (the previous step's qacc), which is the convex
+ * cost's minimiser when exactly those rows push there too (the optimality conditions).
+ * Returns 0 with a and the rows' forces set; 1, a untouched, when the rows that push
+ * changed, with next the piece's minimiser (the next piece to try: an active-set step);
+ * -1 when no piece applies (an elliptic contact in its middle zone, where the cost is
+ * not quadratic). */
+static int ns_minimise_piece(
+    const struct ctd_pinch_model *m, struct ctd_noslip_contact *c, double *a, double *next)
+{
+	const double *M = m->dof_mass, *a0 = m->dof_accel0;
+	double H[CTD_NOSLIP_DOF * CTD_NOSLIP_DOF] = {0}, b[CTD_NOSLIP_DOF], sol[CTD_NOSLIP_DOF];
+	int push[2][CTD_NOSLIP_ROWS], zone[2] = {0, 0}, i, j, k, r;
+
+	for (i = 0; i < CTD_NOSLIP_DOF; i++) {
+		H[i * CTD_NOSLIP_DOF + i] = M[i];
+		b[i] = M[i] * a0[i];
+	}
+	for (k = 0; k < 2; k++) {
+		const struct ctd_noslip_contact *ck = &c[k];
+
+		if (!ck->active)
+			continue;
+		if (ck->elliptic) {
+			double x[CTD_NOSLIP_ROWS] = {0}, U[CTD_NOSLIP_ROWS], N, T;
+
+			for (r = 0; r < ck->nrows; r++)
+				x[r] = ns_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
+			zone[k] = ns_cone_zone(ck, x, U, &N, &T);
+			if (zone[k] == NS_ZONE_MIDDLE)
+				return -1;
+		}
+		for (r = 0; r < ck->nrows; r++) {
+			const double *u = ck->J[r];
+			double w = ck->mult[r] * ck->D[r];
+
+			push[k][r] = ck->elliptic ? zone[k] == NS_ZONE_BOTTOM
+			                          : ns_row_dot(u, ck->q, a) - ck->aref[r] < 0;
+			if (!push[k][r])
+				continue;
+#pragma GCC unroll 4
+			for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++) {
+				double wj = w * u[i];
+				int ci = ns_row_coord(i, ck->q);
+
+				b[ci] += wj * ck->aref[r];
+				/* H's lower triangle (all the factorisation reads): w J_i J_j */
+#pragma GCC unroll 4
+				for (j = 0; j <= i; j++)
+					H[ci * CTD_NOSLIP_DOF + ns_row_coord(j, ck->q)] +=
+					    wj * u[j];
+			}
+		}
+	}
+	if (ns_ldl_solve5(H, b, sol) != 0)
+		return -1;
+	for (k = 0; k < 2; k++) {
+		struct ctd_noslip_contact *ck = &c[k];
+		double x[CTD_NOSLIP_ROWS] = {0}, U[CTD_NOSLIP_ROWS], N, T;
+
+		if (!ck->active)
+			continue;
+		for (r = 0; r < ck->nrows; r++)
+			x[r] = ns_row_dot(ck->J[r], ck->q, sol) - ck->aref[r];
+		if (ck->elliptic && ns_cone_zone(ck, x, U, &N, &T) != zone[k]) {
+			memcpy(next, sol, sizeof sol);
+			return 1;
+		}
+		for (r = 0; r < ck->nrows; r++) {
+			int pushes = ck->elliptic ? zone[k] == NS_ZONE_BOTTOM : x[r] < 0;
+
+			if (pushes != push[k][r]) {
+				memcpy(next, sol, sizeof sol);
+				return 1;
+			}
+			ck->force[r] = pushes ? -(ck->D[r] * x[r]) : -0.0;
+		}
+	}
+	memcpy(a, sol, sizeof sol);
+	return 0;
+}
+
+/* The exact minimiser of the main solver's convex cost: Newton's direction, an exact
+ * line search (the cost is convex along it; piecewise quadratic for the pyramid, so
+ * the step that lands in the right active set is exact), until the step vanishes.
+ * A full step that lands in the quadratic piece its Hessian was taken in has reached
+ * that piece's minimiser inside the piece: the convex cost's minimiser (the
+ * optimality condition), so it stops there; from the previous step's qacc this is
+ * usually the first step. */
+static void ns_minimise(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c, double *a)
+{
+	double g[CTD_NOSLIP_DOF], H[CTD_NOSLIP_DOF * CTD_NOSLIP_DOF], d[CTD_NOSLIP_DOF],
+	    nb[CTD_NOSLIP_DOF];
+	int it, i;
+
+	for (it = 0; it < CTD_HOLD_NOSLIP_NEWTON_MAX; it++) {
+		double s0, s1, lo, hi, t, size = 0, da = 0, cost0;
+		long long piece0, piece1;
+		int ls, moved;
+
+		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
+		for (i = 0; i < CTD_NOSLIP_DOF; i++)
+			nb[i] = -g[i];
+		if (ns_ldl_solve5(H, nb, d) != 0)
+			break;
+		for (i = 0; i < CTD_NOSLIP_DOF; i++) {
+			size = max2(size, fabs(a[i]));
+			da = max2(da, fabs(d[i]));
+		}
+		/* a step at the rounding of a: the minimiser (the pyramid's lands exactly) */
+		if (!(da > CTD_HOLD_NOSLIP_NEWTON_REL * (size + 1e-300)))
+			break;
+		s0 = ns_dot(g, d);
+		/* Newton's decrement at the rounding of the cost: the minimiser */
+		if (!(s0 < -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(cost0))))
+			break;
+		s1 = ns_slope(m, c, a, d, 1, 1, &piece1);
+		if (piece0 >= 0 && piece1 == piece0) {
+			/* the forces are the ones ns_slope left, at a + 1 d */
+			for (i = 0; i < CTD_NOSLIP_DOF; i++)
+				a[i] += d[i];
+			return;
+		}
+		t = 1;
+		if (fabs(s1) > 1e-13 * fabs(s0)) {
+			/* bracket the slope's root, then regula falsi with bisection */
+			lo = 0;
+			hi = 1;
+			double slo = s0, shi = s1;
+
+			for (ls = 0; shi < 0 && ls < 60; ls++) {
+				lo = hi;
+				slo = shi;
+				hi *= 2;
+				shi = ns_slope(m, c, a, d, hi, 0, NULL);
+			}
+			for (ls = 0; ls < 100; ls++) {
+				double st;
+
+				t = lo - slo * (hi - lo) / (shi - slo);
+				if (!(t > lo && t < hi))
+					t = 0.5 * (lo + hi);
+				st = ns_slope(m, c, a, d, t, 0, NULL);
+				if (st == 0 || fabs(st) <= 1e-14 * fabs(s0))
+					break;
+				if (st < 0) {
+					lo = t;
+					slo = st;
+				} else {
+					hi = t;
+					shi = st;
+				}
+				if (hi - lo <= 1e-16 * hi)
+					break;
+			}
+		}
+		moved = 0;
+		for (i = 0; i < CTD_NOSLIP_DOF; i++) {
+			double before = a[i];
+
+			a[i] += t * d[i];
+			moved |= a[i] != before;
+		}
+		if (!moved)
+			break;
+	}
+	ns_cost(m, c, a, NULL, NULL, 1, NULL);
+}
+
+/* The main solve from a (the previous step's qacc): the pieces of the rows that push
+ * there, then at that piece's minimiser, and so on (the active set usually settles in a
+ * step or two); Newton's loop from a when they do not settle. */
+static void ns_minimise_pieces(
+    const struct ctd_pinch_model *m, struct ctd_noslip_contact *c, double *a)
+{
+	double at[CTD_NOSLIP_DOF], next[CTD_NOSLIP_DOF];
+	int tries, rc = 1;
+
+	memcpy(at, a, sizeof at);
+	for (tries = 0; tries < CTD_HOLD_NOSLIP_PIECE_TRIES && rc == 1; tries++) {
+		rc = ns_minimise_piece(m, c, at, next);
+		if (rc == 0) {
+			memcpy(a, at, sizeof at);
+			return;
+		}
+		memcpy(at, next, sizeof at);
+	}
+	ns_minimise(m, c, a);
+}
+
+/* The acceleration the rows' forces give: a0 + M^-1 J' f. */
+static void ns_qacc(const struct ctd_pinch_model *m, const struct ctd_noslip_contact *c, double *a)
+{
+	const double *M = m->dof_mass;
+	double f[CTD_NOSLIP_DOF] = {0};
+	int k, r;
+
+	for (k = 0; k < 2; k++)
+		for (r = 0; r < c[k].nrows && c[k].active; r++)
+			if (c[k].force[r] != 0)
+				ns_row_axpy(f, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
+	a[0] = 0 + f[0] / M[0];
+	a[1] = m->a0_object + f[1] / M[1];
+	a[2] = 0 + f[2] / M[2];
+	a[3] = m->a0_pad + f[3] / M[3];
+	a[4] = m->a0_pad + f[4] / M[4];
+}
+
+/* costChange: the dual cost's change for a block of n <= 2 rows; a rise above 1e-10 is
+ * undone. */
+static inline double ns_cost_change(
+    const double *A, double *f, const double *old, const double *res, int n)
+{
+	double delta[2], change = 0;
+	int i, j;
+
+#pragma GCC unroll 2
+	for (i = 0; i < n; i++)
+		delta[i] = f[i] - old[i];
+#pragma GCC unroll 2
+	for (i = 0; i < n; i++) {
+		double v = 0;
+
+#pragma GCC unroll 2
+		for (j = 0; j < n; j++)
+			v += A[i * n + j] * delta[j];
+		change += 0.5 * delta[i] * v + delta[i] * res[i];
+	}
+	if (change > 1e-10) {
+#pragma GCC unroll 2
+		for (i = 0; i < n; i++)
+			f[i] = old[i];
+		change = 0;
+	}
+	return change;
+}
+
+/* (L + la I)^-1 y for n <= 2, L symmetric, by the explicit inverse: mju_QCQP's
+ * Cholesky of the 2 x 2 system is a chain of two square roots and their inverses, this
+ * one division (the last bits differ). Returns -1 when L + la I is not positive definite
+ * (where that factorisation fails). */
+static inline int ns_solve2(const double *L, double la, const double *y, double *x, int n)
+{
+	double a00 = L[0] + la, det, inv;
+
+	if (!(a00 > 0))
+		return -1;
+	if (n == 1) {
+		x[0] = y[0] / a00;
+		return 0;
+	}
+	det = a00 * (L[3] + la) - L[1] * L[2];
+	if (!(det > 0))
+		return -1;
+	inv = 1 / det;
+	x[0] = ((L[3] + la) * y[0] - L[1] * y[1]) * inv;
+	x[1] = (a00 * y[1] - L[2] * y[0]) * inv;
+	return 0;
+}
+
+/* mju_QCQP: min 1/2 x'Ax + x'b subject to sum (x_i/mu_i)^2 <= r^2, by Newton on the
+ * multiplier with MuJoCo's iteration count and thresholds. Returns 1 when the
+ * constraint is active. */
+static inline int ns_qcqp(
+    double *x, const double *Ain, const double *bin, const double *mu, double r, int n)
+{
+	double A[4], b[2], la = 0, v[2] = {0, 0};
+	int it, i, j;
+
+	for (i = 0; i < n; i++) {
+		b[i] = bin[i] * mu[i];
+		for (j = 0; j < n; j++)
+			A[i * n + j] = Ain[i * n + j] * mu[i] * mu[j];
+	}
+	for (it = 0; it < 20; it++) {
+		double w[2] = {0, 0}, val, deriv, delta, negb[2] = {-b[0], -b[1]};
+
+		if (ns_solve2(A, la, negb, v, n) != 0) {
+			x[0] = x[1] = 0;
+			return 0;
+		}
+		val = -r * r;
+		for (i = 0; i < n; i++)
+			val += v[i] * v[i];
+		if (val < 1e-10)
+			break;
+		ns_solve2(A, la, v, w, n);
+		deriv = 0;
+		for (i = 0; i < n; i++)
+			deriv += v[i] * w[i];
+		deriv *= -2.0;
+		delta = -val / deriv;
+		if (delta < 1e-10)
+			break;
+		la += delta;
+	}
+	for (i = 0; i < n; i++)
+		x[i] = v[i] * mu[i];
+	return la != 0;
+}
+
+/* One block of noslip's sweep: an edge pair of a contact's pyramid, or an elliptic
+ * contact's friction rows that move here. What does not change during the sweeps is set
+ * up once per step (the rows do not): a row's residual J_r qacc - aref_r is MuJoCo's
+ * efc_b + A f, b_r + (J_r M^-1) g with b_r = J_r a0 - aref_r and the generalised force
+ * g = J' f, which each block's update changes by J' (its forces' change); the block's
+ * A = J M^-1 J' (diagonal clamped to 1e-10) is fixed too. */
+struct ns_block {
+	struct ctd_noslip_contact *c;
+	/* its rows: n consecutive rows of c (2 for an edge pair, 1 or 2 elliptic), their
+	 * forces and Jacobians there */
+	int n, q;
+	double *force;
+	double (*J)[CTD_NOSLIP_ROW_DOF];
+	double A[4]; /* n x n */
+	double jm[2][CTD_NOSLIP_ROW_DOF], b[2];
+	double mu[2]; /* elliptic: the rows' friction coefficients */
+	/* an edge pair (pair set): its rows' difference J_0 - J_1, times M^-1, b_0 - b_1,
+	 * and the sums of A its update takes (the same at every sweep; A_00 - A_11 is 0) */
+	int pair;
+	double jd[CTD_NOSLIP_ROW_DOF], jdm[CTD_NOSLIP_ROW_DOF], bd;
+	double K1, a02, a13, inv_K1; /* inv_K1 = 1 / K1 */
+};
+
+/* An elliptic contact's friction block (n rows from r0). */
+static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_pinch_model *m,
+    const double *a0, struct ctd_noslip_contact *c, int r0, int n, struct ns_block *bk)
+{
+	const double *Minv = m->dof_inv_mass;
+	int i, j, l;
+
+	bk->c = c;
+	bk->force = &c->force[r0];
+	bk->J = &c->J[r0];
+	bk->n = n;
+	bk->q = c->q;
+	for (i = 0; i < n; i++) {
+		const double *J = bk->J[i];
+
+#pragma GCC unroll 4
+		for (l = 0; l < CTD_NOSLIP_ROW_DOF; l++)
+			bk->jm[i][l] = J[l] * Minv[ns_row_coord(l, c->q)];
+		bk->b[i] = ns_row_dot(J, c->q, a0) - c->aref[r0 + i];
+		bk->mu[i] = c->fric[r0 + i];
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			bk->A[i * n + j] = bk->jm[i][0] * bk->J[j][0] + bk->jm[i][1] * bk->J[j][1] +
+			    bk->jm[i][2] * bk->J[j][2] + bk->jm[i][3] * bk->J[j][3];
+	for (i = 0; i < n; i++)
+		bk->A[i * n + i] = max2(1e-10, bk->A[i * n + i]);
+	bk->pair = 0;
+}
+
+/* A pyramid edge pair's block (rows r0, r0 + 1 of c: J = jn +- f jk, tangent k). The
+ * normal row acts on x and the pad, the tangent on z and the rotation, so jn M^-1 jk = 0
+ * and A = nn + f^2 kk on the diagonal, nn - f^2 kk off it (nn = jn M^-1 jn, kk = jk M^-1
+ * jk): two sums instead of A's four. J_0 - J_1 = 2 f jk, entry by entry as the rows'
+ * own difference (their supports are apart). */
+static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_pinch_model *m,
+    const double *a0, struct ctd_noslip_contact *c, int r0, struct ns_block *bk)
+{
+	const double *Minv = m->dof_inv_mass, *jn = c->jn, *jk = c->jk[c->tangent[r0]];
+	double nn = 0, kk = 0, f = c->fr[c->tangent[r0]], f2kk;
+	int l;
+
+	bk->c = c;
+	bk->force = &c->force[r0];
+	bk->J = &c->J[r0];
+	bk->n = 2;
+	bk->q = c->q;
+	bk->pair = 1;
+#pragma GCC unroll 4
+	for (l = 0; l < CTD_NOSLIP_ROW_DOF; l++) {
+		double minv = Minv[ns_row_coord(l, c->q)];
+
+		nn += jn[l] * minv * jn[l];
+		kk += jk[l] * minv * jk[l];
+		/* the rows' entries where jk is not 0 are +-f jk exactly (jn is 0 there) */
+		bk->jd[l] = c->J[r0][l] - c->J[r0 + 1][l];
+		bk->jdm[l] = c->J[r0][l] * minv - c->J[r0 + 1][l] * minv;
+	}
+	f2kk = f * f * kk;
+	bk->A[0] = bk->A[3] = max2(1e-10, nn + f2kk);
+	bk->A[1] = bk->A[2] = nn - f2kk;
+	bk->K1 = bk->A[0] + bk->A[3] - bk->A[1] - bk->A[2];
+	bk->inv_K1 = bk->K1 < MJ_MINVAL ? 0 : 1 / bk->K1;
+	bk->a02 = bk->A[0] - bk->A[2];
+	bk->a13 = bk->A[1] - bk->A[3];
+	bk->bd = (ns_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
+	    (ns_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
+}
+
+/* A pyramid edge pair's update in a sweep, with its sum fixed (MuJoCo's K0, K1 and
+ * clamps), by the rows' difference: only res_0 - res_1 = bd + jdm . g enters the solve,
+ * and the forces' change (+-delta, to the rounding of their sum) moves g and the dual
+ * cost along J_0 - J_1 alone: half the work of the two rows' residuals and updates.
+ * -K0 / K1 is a multiplication by 1 / K1, taken once a step: the sweeps are one chain of
+ * dependent updates, whose longest link was that division. J_0 - J_1 = 2 f jk acts on
+ * z and the rotation only (entries 1 and 2), so only those terms of its products are
+ * taken (the others are 0: the same sums). Returns the dual cost's change (a rise above
+ * 1e-10 is undone, as costChange does). */
+static inline double ns_pair_update(const struct ns_block *bk, double *g)
+{
+	const double *A = bk->A;
+	double old0 = bk->force[0], old1 = bk->force[1],
+	       diff = bk->bd + (bk->jdm[1] * g[1] + bk->jdm[2] * g[2]);
+	double mid = 0.5 * (old0 + old1), K1 = bk->K1;
+	/* MuJoCo's mid (A_00 - A_11) term is 0 here: the pair's diagonal is one number */
+	double K0 = diff - (bk->a02 * old0 + bk->a13 * old1);
+	double f0, f1, d0, d1, change;
+
+	if (K1 < MJ_MINVAL) {
+		f0 = f1 = mid;
+	} else {
+		double y = -K0 * bk->inv_K1;
+
+		if (y < -mid) {
+			f0 = 0;
+			f1 = 2 * mid;
+		} else if (y > mid) {
+			f0 = 2 * mid;
+			f1 = 0;
+		} else {
+			f0 = mid + y;
+			f1 = mid - y;
+		}
+	}
+	d0 = f0 - old0;
+	d1 = f1 - old1;
+	change = 0.5 * (d0 * (A[0] * d0 + A[1] * d1) + d1 * (A[2] * d0 + A[3] * d1)) + d0 * diff;
+	if (change > 1e-10)
+		return 0;
+	bk->force[0] = f0;
+	bk->force[1] = f1;
+	g[1] += d0 * bk->jd[1];
+	g[2] += d0 * bk->jd[2];
+	return change;
+}
+
+/* An elliptic contact's friction block (n = bk->n, a constant where inlined): its QCQP
+ * inside the cone of the normal force. */
+static inline __attribute__((always_inline)) void ns_cone_solve(
+    const struct ns_block *bk, const double *res, const double *old, double *f, int n)
+{
+	double bc[2], normal = bk->c->force[0];
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		bc[i] = res[i];
+		for (j = 0; j < n; j++)
+			bc[i] -= bk->A[i * n + j] * old[j];
+	}
+	f[0] = f[1] = 0;
+	if (normal < MJ_MINVAL)
+		return;
+	if (ns_qcqp(f, bk->A, bc, bk->mu, normal, n)) {
+		double sq = 0, sc;
+
+		for (i = 0; i < n; i++)
+			sq += f[i] * f[i] / (bk->mu[i] * bk->mu[i]);
+		sc = sqrt(normal * normal / max2(MJ_MINVAL, sq));
+		for (i = 0; i < n; i++)
+			f[i] *= sc;
+	}
+}
+
+/* An elliptic block's update in a sweep (n: its size), with g = J' f kept up to date. Returns
+ * the dual cost's change. It is inlined with n a constant and its loops (and
+ * ns_cost_change's) unrolled: loop overhead was most of a sweep's instructions. */
+static inline __attribute__((always_inline)) double ns_block_update(
+    const struct ns_block *bk, double *g, int n)
+{
+	double res[2] = {0, 0}, old[2] = {0, 0}, f[2] = {0, 0}, change;
+	int i;
+
+#pragma GCC unroll 2
+	for (i = 0; i < n; i++) {
+		res[i] = bk->b[i] + ns_row_dot(bk->jm[i], bk->q, g);
+		old[i] = bk->force[i];
+	}
+	ns_cone_solve(bk, res, old, f, n);
+	change = ns_cost_change(bk->A, f, old, res, n);
+#pragma GCC unroll 2
+	for (i = 0; i < n; i++) {
+		double df = f[i] - old[i];
+
+		bk->force[i] = f[i];
+		if (df != 0)
+			ns_row_axpy(g, df, bk->J[i], bk->q);
+	}
+	return change;
+}
+
+/* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
+ * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
+ * improvement falls below the tolerance. Returns the sweeps run. */
+static int ns_noslip(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c)
+{
+	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
+	const double *a0 = m->dof_accel0;
+	double g[CTD_NOSLIP_DOF] = {0};
+	double start = 0;
+	struct ns_block blocks[2 * CTD_NOSLIP_ROWS / 2];
+	int nblocks = 0, iter = 0, k, r;
+
+	for (k = 0; k < 2; k++) {
+		struct ctd_noslip_contact *ck = &c[k];
+
+		if (!ck->active)
+			continue;
+		for (r = 0; r < ck->nrows; r++) {
+			ns_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
+			start += ck->mult[r] * (0.5 * ck->force[r] * ck->force[r] * ck->R[r]);
+		}
+		if (ck->condim == 1)
+			continue;
+		if (ck->elliptic) {
+			/* the tangent rows that move here (ns_contact_make kept only them): z, and
+			 * the roll about y at condim 6; the others stay 0 (their block is apart) */
+			ns_block_make(m, a0, ck, 1, ck->nrows - 1, &blocks[nblocks++]);
+			continue;
+		}
+		/* a pair of identical rows (their tangent has no Jacobian here) with equal
+		 * forces stays as it is: K1 = 0 gives both the mean, the same forces and no
+		 * cost change; ns_contact_make kept them as one row before pair0 */
+		for (r = ck->pair0; r < ck->nrows; r += 2)
+			if (memcmp(ck->J[r], ck->J[r + 1], sizeof ck->J[r]) != 0 ||
+			    ck->force[r] != ck->force[r + 1])
+				ns_pair_make(m, a0, ck, r, &blocks[nblocks++]);
+	}
+	while (iter < m->noslip_iterations) {
+		double improvement = iter == 0 ? start : 0;
+		int b;
+
+		for (b = 0; b < nblocks; b++) {
+			/* the size made a constant: the update's loops unrolled */
+			if (blocks[b].pair)
+				improvement -= ns_pair_update(&blocks[b], g);
+			else if (blocks[b].n == 2)
+				improvement -= ns_block_update(&blocks[b], g, 2);
+			else
+				improvement -= ns_block_update(&blocks[b], g, 1);
+		}
+		improvement = improvement / scale;
+		iter++;
+		if (improvement < m->noslip_tolerance)
+			break;
+	}
+	return iter;
+}
+
+void ctd_noslip_start(struct ctd_noslip_state *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+void ctd_noslip_step(const struct ctd_pinch_model *m, struct ctd_noslip_state *s)
+{
+	struct ctd_noslip_contact c[2];
+	double a[CTD_NOSLIP_DOF], h = m->timestep;
+
+	memcpy(a, m->dof_accel0, sizeof a);
+	ns_contact_make(m, s, 0, &c[0]);
+	ns_contact_make(m, s, 1, &c[1]);
+	s->noslip_sweeps = 0;
+	if (c[0].active || c[1].active) {
+		memcpy(a, s->qacc, sizeof a);
+		if (a[1] == 0 && a[3] == 0)
+			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
+		ns_minimise_pieces(m, c, a);
+		if (m->noslip_iterations > 0) {
+			s->noslip_sweeps = ns_noslip(m, c);
+			ns_qacc(m, c, a);
+		}
+	}
+	memcpy(s->qacc, a, sizeof a);
+	s->vx += h * a[0];
+	s->vz += h * a[1];
+	s->wy += h * a[2];
+	s->vqL += h * a[3];
+	s->vqR += h * a[4];
+	s->x += h * s->vx;
+	s->z += h * s->vz;
+	s->qL += h * s->vqL;
+	s->qR += h * s->vqR;
+}

@@ -1,0 +1,154 @@
+/*
+ * pinch.h: the hold scene's model and its mirror-symmetric step (pinch.c), shared by
+ * the run (hold.c) and the asymmetric step (noslip.c). Internal to the library.
+ *
+ * The scene is MuJoCo's: no floor, the object a free body at the origin, two box
+ * pads on slide joints along x at -(R+HX) and +(R+HX), just touching, each pushed
+ * toward the object by a motor with ctrl = F; gravity along -z, along the pads.
+ * By the scene's mirror symmetry the constraint problem of one step reduces to two
+ * unknowns (the object's vertical and the pads' joint acceleration); its exact
+ * minimiser is found by enumerating the active sets (pyramidal cone) or the cone
+ * zones (elliptic cone), which is what MuJoCo's Newton solver converges to. With
+ * noslip_iterations > 0 MuJoCo's noslip sweeps break the mirror x -> -x, and the scene
+ * is stepped in five coordinates instead (noslip.h).
+ * docs/hold.md derives it. No allocation; ctd_pinch_prepare does the per-scene work.
+ */
+#ifndef CONTACTD_CORE_PINCH_H
+#define CONTACTD_CORE_PINCH_H
+
+#include <math.h>
+
+#include "core/hold.h"
+#include "core/law.h"
+#include "core/mjver.h"
+#include "core/pair.h"
+#include "core/scene.h"
+
+/* The coordinates the asymmetric (noslip) step moves in: noslip.h */
+#define CTD_PINCH_DOF 5
+
+/* Everything one step needs, derived once. Plain data: copy freely. */
+struct ctd_pinch_model {
+	struct ctd_pair_contact contact;
+	struct ctd_law_solimp solimp;
+	struct ctd_law_gains gains;
+	struct ctd_mjver_rules rules;
+	enum ctd_cone cone;
+	double mass, pad_mass;
+	double a0_object; /* qacc_smooth of the object along z: gravity */
+	double a0_pad;    /* qacc_smooth of each pad joint: F / MP */
+	double tran;      /* summed body_invweight0 translation of object and pad */
+	double impratio;
+	double slide;     /* friction[0] = friction[1], the sliding coefficient */
+	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see ctd_pinch_dist */
+	double radius, half_x, half_z;
+	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
+	double timestep;
+	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
+	/* the asymmetric (noslip) step: docs/hold.md */
+	double inertia;     /* the sphere's body_inertia, 2/5 m R^2 */
+	double meaninertia; /* MuJoCo's stat.meaninertia: the mean of qM's diagonal */
+	int noslip_iterations;
+	double noslip_tolerance;
+	/* per coordinate of that step (object x, z, rotation about y, left pad, right
+	 * pad), set once here rather than every step: qM's diagonal, its inverse and
+	 * qacc_smooth */
+	double dof_mass[CTD_PINCH_DOF], dof_inv_mass[CTD_PINCH_DOF];
+	double dof_accel0[CTD_PINCH_DOF];
+};
+
+/* The constraint state of one step (one pad; the other is its mirror image). */
+struct ctd_pinch_step_state {
+	int active;            /* the contact has rows: dist < includemargin */
+	double imp, K, B;      /* efc_KBIP of the contact */
+	double R_normal;       /* efc_R of the first row (pyramid: every row) */
+	double R_friction;     /* efc_R of the tangential rows */
+	double accel_object;   /* qacc of the object along z */
+	double accel_pad;      /* qacc of each pad joint (toward the object) */
+	double normal_force;   /* the pad's normal force, N */
+	double friction_force; /* the pad's vertical friction force on the object, N (up > 0) */
+};
+
+/* The state of the scene: the object's height and the pads' joint position. */
+struct ctd_pinch_state {
+	double z, vz; /* the object's centre height (qpos[2]) and vertical speed */
+	double q, vq; /* each pad's joint position (its penetration, from touching) and speed */
+	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint) */
+	int piece;           /* the previous step's active set or cone zone; -1: none */
+};
+
+/* The Gauss term's and the pieces' Hessian (both pads: factor 2) and its determinant:
+ * they depend on the rows' D only, not on the state's speeds. */
+struct ctd_pinch_matrix {
+	int set; /* the active set it belongs to; -1: none */
+	double h00, h01, h11, det;
+};
+
+/* The rows of one pad at one state, in the reduced coordinates. */
+struct ctd_pinch_rows {
+	int elliptic, plain; /* plain: pyramid rows with J = (0, -1) */
+	double f, D, Dt;     /* sliding friction; D of the (normal) rows; D of the z tangent row */
+	double mu;           /* the regularised cone's mu (elliptic) */
+	double aref_n;       /* aref of the rows with J = (0, -1) */
+	double aref_p, aref_m; /* pyramid: the z pair's rows J = (-f,-1), (f,-1) */
+	double aref_t;         /* elliptic: the z tangent row, J = (-1, 0) */
+};
+
+/* The part of a state's rows that depends only on the contact distance (impedance,
+ * R, D, mu): the pads settle to a repeating distance, where it is reused (the same
+ * inputs give the same numbers). */
+struct ctd_pinch_cache {
+	int valid;
+	double dist;
+	struct ctd_pinch_rows r; /* every field but the arefs */
+	double spring, imp, R0;
+	struct ctd_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
+};
+
+/* Derive the model of a validated, supported scene. */
+void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m);
+
+/* The contact's signed distance at pad joint position q, with MuJoCo's arithmetic. */
+static inline double ctd_pinch_dist(const struct ctd_pinch_model *m, double q)
+{
+	/* the right pad's centre is at (R+HX) - q; sphere-box measures from the clamped
+	 * face point, -HX + x, and subtracts the radius */
+	double x = m->rest_dist - q;
+
+	return fabs(-m->half_x + x) - m->radius;
+}
+
+/* 1 when the pads at joint position q have left the two-face-contact scene: their
+ * inner faces, 2*(R - q) apart, are within twice their margin + gap of each other
+ * (or past the object's centre), where MuJoCo's pads collide with each other. */
+static inline int ctd_pinch_crushed(const struct ctd_pinch_model *m, double q)
+{
+	/* the pads' inner faces are 2*(R - q) apart; within their own margin and gap they
+	 * meet each other (the pair's margin is the max or, from 3.5.0, the sum) */
+	return !(2 * (m->radius - q) > 2 * (m->pad_margin + m->pad_gap));
+}
+
+/* The start: object at rest at the origin, pads just touching and at rest. */
+void ctd_pinch_start(struct ctd_pinch_state *s);
+
+/* One mj_step of the scene from *s (Euler). st may be NULL. */
+void ctd_pinch_step(
+    const struct ctd_pinch_model *m, struct ctd_pinch_state *s, struct ctd_pinch_step_state *st);
+
+/* ctd_pinch_step with the rows of the last distance kept in *cache (zero it, or set
+ * its valid to 0, before the first step): the run's loop, where the pads settle to a
+ * repeating distance. The same numbers as ctd_pinch_step. */
+void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_state *s,
+    struct ctd_pinch_step_state *st, struct ctd_pinch_cache *cache);
+
+/*
+ * ctd_pinch_steady: the steady creep in closed form: the pads at rest at the
+ * penetration where their rows balance F, the object descending at the speed where
+ * the friction rows balance m*g. Returns 0 and fills *creep (m/s, downward > 0),
+ * *penetration and *normal_force, or -1 when no steady state of that form exists
+ * (the object does not settle to a creep: it slips away or the rows change zone).
+ */
+int ctd_pinch_steady(
+    const struct ctd_pinch_model *m, double *creep, double *penetration, double *normal_force);
+
+#endif
