@@ -398,7 +398,7 @@ START_TEST(endpoint_table_agrees)
 	sweep_query = json_object_get(json_object_get(sweep_props, "query"), "enum");
 	ck_assert_ptr_nonnull(sweep_query);
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
-		const struct svc_endpoint_def *row = &svc_endpoints[e];
+		const struct svc_endpoint_def *row = svc_endpoints[e];
 		const json_t *op, *ok, *answer, *examples, *example, *props, *required;
 		int in_sweep = 0;
 
@@ -432,9 +432,9 @@ START_TEST(endpoint_table_agrees)
 		}
 		json_array_foreach (sweep_query, i, value)
 			in_sweep |= strcmp(json_string_value(value), row->name) == 0;
-		ck_assert_msg(in_sweep == (row->point != NULL),
+		ck_assert_msg(in_sweep == (row->kind != NULL),
 		    "row %s: sweepable %d, but the document's sweep query says %d", row->name,
-		    row->point != NULL, in_sweep);
+		    row->kind != NULL, in_sweep);
 		/* the route exists: the documented example is answered, GET is a 405 */
 		examples = json_object_get(
 		    json_object_get(json_object_get(json_object_get(op, "requestBody"), "content"),
@@ -484,7 +484,7 @@ START_TEST(endpoint_table_agrees)
 			for (counted = 0; counted < SVC_ENDPOINT_COUNT; counted++) {
 				snprintf(label, sizeof label,
 				    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
-				    svc_endpoints[counted].name);
+				    svc_endpoints[counted]->name);
 				if (!strstr(metrics, label))
 					break;
 			}
@@ -495,11 +495,11 @@ START_TEST(endpoint_table_agrees)
 	}
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
 		snprintf(label, sizeof label, "contactd_cache_misses_total{route=\"%s\"} ",
-		    svc_endpoints[e].name);
+		    svc_endpoints[e]->name);
 		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
 		snprintf(label, sizeof label,
 		    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
-		    svc_endpoints[e].name);
+		    svc_endpoints[e]->name);
 		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
 	}
 	{
@@ -1033,7 +1033,7 @@ START_TEST(rejections_documented)
 	size_t q, c;
 
 	for (q = 0; q < SVC_ENDPOINT_COUNT; q++)
-		snprintf(questions[q], sizeof questions[q], "/v1/%s", svc_endpoints[q].name);
+		snprintf(questions[q], sizeof questions[q], "/v1/%s", svc_endpoints[q]->name);
 	for (q = 0; q < SVC_ENDPOINT_COUNT; q++) {
 		const json_t *responses = json_object_get(
 		    json_object_get(

@@ -7,9 +7,12 @@ libservice_a_SOURCES = \
 	src/service/field.c src/service/field.h \
 	src/service/request.c src/service/request.h \
 	src/service/answer.c src/service/answer.h \
+	src/service/endpoint.c src/service/endpoint.h \
+	src/service/rest.c src/service/drop.c src/service/stability.c \
 	src/service/vary.c src/service/vary.h \
 	src/service/sceneset.c src/service/sceneset.h \
-	src/service/sweep.c src/service/sweep.h \
+	src/service/sweep.c src/service/sweep.h src/service/sweep_int.h \
+	src/service/sweep_run.c src/service/sweep_csv.c \
 	src/service/shard.c src/service/shard.h \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
