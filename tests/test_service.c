@@ -616,6 +616,16 @@ START_TEST(endpoint_names)
 }
 END_TEST
 
+/* The table is whole: every row named, answerable, every kind complete. */
+START_TEST(endpoint_table_is_whole)
+{
+	struct err err;
+
+	err_clear(&err);
+	ck_assert_msg(svc_endpoints_check(&err) == 0, "%s", err.message);
+}
+END_TEST
+
 /* Every row with answer fields answers exactly them, and a sweep of a sweepable row
  * has them as its columns, in the row's order, after the varied path. */
 START_TEST(endpoint_rows_describe_their_answers)
@@ -829,6 +839,7 @@ int main(void)
 	tcase_add_test(handlers, never_a_non_finite_number);
 	tcase_add_test(handlers, dump_is_canonical_text);
 	tcase_add_test(handlers, endpoint_names);
+	tcase_add_test(handlers, endpoint_table_is_whole);
 	tcase_add_test(handlers, endpoint_rows_describe_their_answers);
 	tcase_add_test(handlers, ask_runs_the_cache_aside_pipeline);
 	tcase_add_test(handlers, ask_parsed_once_equals_answer_of_canonical);

@@ -89,8 +89,9 @@ const char *svc_endpoint_name(enum svc_endpoint ep);
 /*
  * Check the table as the code relies on it: every row named, with a parse or a kind,
  * every kind complete (point, canonical, steps, compute, fields, aliases, sizes), and
- * no alias named twice in a kind. 0, or -1 with err (internal) naming the row. The
- * daemon and tests call it at start-up; a row that fails it is a bug, never answered.
+ * no alias named twice in a kind. 0, or -1 with err (internal) naming the row. A row
+ * that fails it is a bug (tests/test_service.c holds the table to it); a front end may
+ * call it at start-up to refuse to run with one.
  */
 int svc_endpoints_check(struct err *err);
 
