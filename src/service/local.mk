@@ -26,3 +26,5 @@ SERVICE_LIBS = libservice.a $(FIT_LIBS) $(JANSSON_LIBS) -lpthread
 libservice_a_SOURCES += src/service/calib.c src/service/calib.h \
 	src/service/calreq.c src/service/calreq.h src/service/auth.c src/service/auth.h
 libservice_a_CFLAGS += $(GSL_CFLAGS) $(SODIUM_CFLAGS)
+# how to add an endpoint: its row, its kind, the files it touches
+EXTRA_DIST += docs/endpoints.md
