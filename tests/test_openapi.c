@@ -401,9 +401,13 @@ static int names_pointer(const char *text, const char *pointer)
 {
 	const char *slash = strrchr(pointer, '/');
 	char range[128];
+	const char *at;
+	size_t len = strlen(pointer);
 
-	if (strstr(text, pointer))
-		return 1;
+	/* the whole pointer, not the tail of a longer one ("/friction" in "/geom/friction/0") */
+	for (at = strstr(text, pointer); at; at = strstr(at + 1, pointer))
+		if (at > text && (at[-1] == '(' || at[-1] == ' ') && strchr(");,. ", at[len]))
+			return 1;
 	snprintf(range, sizeof range, "%.*s/0..", (int)(slash - pointer), pointer);
 	return strstr(text, range) != NULL;
 }
