@@ -286,22 +286,23 @@ START_TEST(aliases_resolve_per_query)
 END_TEST
 
 /*
- * man/contact.1's ALIASES lists every alias of the code's table (service/vary.h) and no
- * other: one tagged paragraph each, its pointers per query as the table has them, so
- * the page and the code cannot drift apart. Each listed pointer is also what a sweep of
- * that query resolves the alias to (its answer's column).
+ * man/contact.1's ALIASES lists every alias of the sweepable kinds (each kind's
+ * aliases, in its endpoint's file) and no other: one tagged paragraph each, its
+ * pointers per query as the kinds have them (queries sharing one alias list, rest and
+ * drop, named together), so the page and the code cannot drift apart. Each listed
+ * pointer is also what a sweep of that query resolves the alias to (its answer's column).
  */
 START_TEST(man_page_lists_every_alias)
 {
-	static const char *const queries[] = {"drop", "stability", "hold"};
 	const char *srcdir = getenv("srcdir") ? getenv("srcdir") : ".";
-	const char *name, *ptr[3], *section, *end, *at;
-	char path[1024], want[512], alias[256], pointer[256];
-	size_t i, listed = 0, len;
+	const char *names[64], *section, *end, *at, *ptr;
+	char path[1024], want[512], alias[256], pointer[256], label[128];
+	size_t i, n = 0, listed = 0, len, k;
+	const struct ans_alias *a;
 	long size;
 	char *text;
 	FILE *f;
-	int q, parts;
+	int e, g, parts;
 
 	snprintf(path, sizeof path, "%s/man/contact.1", srcdir);
 	f = fopen(path, "r");
@@ -321,40 +322,74 @@ START_TEST(man_page_lists_every_alias)
 	ck_assert_ptr_nonnull(end);
 	for (at = section; (at = strstr(at, "\n.TP\n.B ")) && at < end; at++)
 		listed++;
-	for (i = 0; vary_alias(i, &name, &ptr[0], &ptr[1], &ptr[2]) == 0; i++) {
-		len = (size_t)snprintf(want, sizeof want, "\n.TP\n.B %s\n", name);
-		for (q = 0, parts = 0; q < 3; q++)
-			if (ptr[q])
-				len += (size_t)snprintf(want + len, sizeof want - len, "%s%s %s",
-				    parts++ ? "; " : "", q ? queries[q] : "rest, drop", ptr[q]);
+	/* every alias name of every kind, once */
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		if (!svc_endpoints[e]->kind)
+			continue;
+		for (a = svc_endpoints[e]->kind->aliases; a->name; a++) {
+			for (k = 0; k < n && strcmp(names[k], a->name) != 0; k++)
+				;
+			if (k == n) {
+				ck_assert_uint_lt(n, sizeof names / sizeof names[0]);
+				names[n++] = a->name;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		len = (size_t)snprintf(want, sizeof want, "\n.TP\n.B %s\n", names[i]);
+		parts = 0;
+		/* rows whose kinds share one alias list form one group ("rest, drop") */
+		for (e = 0; e < SVC_ENDPOINT_COUNT; e = g) {
+			const struct ans_kind *kind = svc_endpoints[e]->kind;
+			size_t at_label = 0;
+
+			for (g = e + 1; g < SVC_ENDPOINT_COUNT &&
+			     (!svc_endpoints[g]->kind ||
+			         svc_endpoints[g]->kind->aliases == (kind ? kind->aliases : NULL));
+			     g++)
+				;
+			if (!kind || !(ptr = vary_alias(kind, names[i])))
+				continue;
+			label[0] = '\0';
+			for (k = (size_t)e; k < (size_t)g; k++)
+				if (svc_endpoints[k]->kind)
+					at_label += (size_t)snprintf(label + at_label,
+					    sizeof label - at_label, "%s%s", at_label ? ", " : "",
+					    svc_endpoints[k]->name);
+			len += (size_t)snprintf(want + len, sizeof want - len, "%s%s %s",
+			    parts++ ? "; " : "", label, ptr);
+			/* a sweep over the alias is the sweep over its pointer, in each query */
+			for (k = (size_t)e; k < (size_t)g; k++) {
+				const char *value =
+				    strcmp(names[i], "cone") == 0 ? "\"elliptic\"" : "0.5";
+				char *by_alias, *by_pointer;
+
+				if (!svc_endpoints[k]->kind)
+					continue;
+				snprintf(alias, sizeof alias,
+				    "{\"query\": \"%s\", \"vary\": [{\"path\": \"%s\", \"values\": "
+				    "[%s]}]}",
+				    svc_endpoints[k]->name, names[i], value);
+				snprintf(pointer, sizeof pointer,
+				    "{\"query\": \"%s\", \"vary\": [{\"path\": \"%s\", \"values\": "
+				    "[%s]}]}",
+				    svc_endpoints[k]->name, ptr, value);
+				by_alias = tsvc_canonical_text(SVC_SWEEP, alias);
+				by_pointer = tsvc_canonical_text(SVC_SWEEP, pointer);
+				ck_assert_str_eq(by_alias, by_pointer);
+				free(by_alias);
+				free(by_pointer);
+			}
+		}
 		ck_assert_int_gt(parts, 0);
 		at = strstr(section, want);
 		ck_assert_msg(at && at < end, "man/contact.1's ALIASES has no\n%s", want + 1);
 		/* the paragraph ends there, or gives the unit */
 		ck_assert_msg(
-		    at[len] == '\n' || at[len] == ' ', "%s: more pointers in the page", name);
-		/* a sweep over the alias is the sweep over its pointer */
-		for (q = 0; q < 3; q++) {
-			char *by_alias, *by_pointer;
-			const char *value = strcmp(name, "cone") == 0 ? "\"elliptic\"" : "0.5";
-
-			if (!ptr[q])
-				continue;
-			snprintf(alias, sizeof alias,
-			    "{\"query\": \"%s\", \"vary\": [{\"path\": \"%s\", \"values\": [%s]}]}",
-			    queries[q], name, value);
-			snprintf(pointer, sizeof pointer,
-			    "{\"query\": \"%s\", \"vary\": [{\"path\": \"%s\", \"values\": [%s]}]}",
-			    queries[q], ptr[q], value);
-			by_alias = tsvc_canonical_text(SVC_SWEEP, alias);
-			by_pointer = tsvc_canonical_text(SVC_SWEEP, pointer);
-			ck_assert_str_eq(by_alias, by_pointer);
-			free(by_alias);
-			free(by_pointer);
-		}
+		    at[len] == '\n' || at[len] == ' ', "%s: more pointers in the page", names[i]);
 	}
-	ck_assert_uint_gt(i, 20);
-	ck_assert_msg(listed == i, "the page lists %zu aliases, the code has %zu", listed, i);
+	ck_assert_uint_gt(n, 20);
+	ck_assert_msg(listed == n, "the page lists %zu aliases, the code has %zu", listed, n);
 	free(text);
 }
 END_TEST

@@ -1,5 +1,5 @@
 /*
- * test_jsonptr.c: RFC 6901 JSON Pointers (service/jsonptr.h).
+ * test_jsonptr.c: RFC 6901 JSON Pointers (base/jsonptr.h).
  *
  * Expected values follow the RFC's own example document (§5) and escapes (§4).
  */

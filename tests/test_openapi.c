@@ -374,6 +374,90 @@ START_TEST(every_endpoint_documented)
 }
 END_TEST
 
+/* The schema's property at name in components/schemas/schema. */
+static const json_t *schema_property(const char *schema, const char *name)
+{
+	const json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
+
+	return json_object_get(
+	    json_object_get(deref(json_object_get(schemas, schema)), "properties"), name);
+}
+
+/* Whether text names alias: the word, then " (" or ",". */
+static int names_alias(const char *text, const char *alias)
+{
+	size_t len = strlen(alias);
+	const char *at;
+
+	for (at = strstr(text, alias); at; at = strstr(at + 1, alias))
+		if ((at == text || at[-1] == ' ') &&
+		    (at[len] == ',' || strncmp(at + len, " (", 2) == 0))
+			return 1;
+	return 0;
+}
+
+/* Whether text gives pointer: itself, or its array as a range ("/geom/solimp/0..4"). */
+static int names_pointer(const char *text, const char *pointer)
+{
+	const char *slash = strrchr(pointer, '/');
+	char range[128];
+	const char *at;
+	size_t len = strlen(pointer);
+
+	/* the whole pointer, not the tail of a longer one ("/friction" in "/geom/friction/0") */
+	for (at = strstr(text, pointer); at; at = strstr(at + 1, pointer))
+		if (at > text && (at[-1] == '(' || at[-1] == ' ') && strchr(");,. ", at[len]))
+			return 1;
+	snprintf(range, sizeof range, "%.*s/0..", (int)(slash - pointer), pointer);
+	return strstr(text, range) != NULL;
+}
+
+/*
+ * The parts of the document the endpoint table decides: the sweep's and the find's
+ * query enums are the sweepable rows (those with a kind), in the table's order, and the
+ * descriptions of their paths name every alias of every kind with its pointer.
+ */
+START_TEST(question_enums_and_aliases_are_the_tables)
+{
+	static const char *const paths[][2] = {{"SweepRequest", NULL}, {"FindRequest", "path"}};
+	const json_t *vary_path = json_object_get(
+	    json_object_get(
+	        json_object_get(schema_property("SweepRequest", "vary"), "items"), "properties"),
+	    "path");
+	size_t e, q, count;
+
+	for (q = 0; q < 2; q++) {
+		const json_t *values =
+		    json_object_get(schema_property(paths[q][0], "query"), "enum");
+		const char *text = json_string_value(json_object_get(
+		    q == 0 ? vary_path : schema_property(paths[q][0], paths[q][1]), "description"));
+
+		ck_assert_msg(values && text, "%s: no query enum or path description", paths[q][0]);
+		for (e = 0, count = 0; e < SVC_ENDPOINT_COUNT; e++) {
+			const struct ans_kind *kind = svc_endpoints[e]->kind;
+			const struct ans_alias *a;
+
+			if (!kind)
+				continue;
+			ck_assert_msg(count < json_array_size(values) &&
+			        strcmp(json_string_value(json_array_get(values, count)),
+			            svc_endpoints[e]->name) == 0,
+			    "%s: query %zu is not %s, the table's sweepable row", paths[q][0],
+			    count, svc_endpoints[e]->name);
+			count++;
+			for (a = kind->aliases; a->name; a++) {
+				ck_assert_msg(names_alias(text, a->name),
+				    "%s: alias %s undocumented", paths[q][0], a->name);
+				ck_assert_msg(names_pointer(text, a->pointer),
+				    "%s: %s's pointer %s undocumented", paths[q][0], a->name,
+				    a->pointer);
+			}
+		}
+		ck_assert_uint_eq(count, json_array_size(values));
+	}
+}
+END_TEST
+
 /*
  * The service's endpoint table, the daemon's routes, its metrics labels and the
  * document agree: every row is a documented POST /v1/NAME with operationId NAME that
@@ -398,7 +482,7 @@ START_TEST(endpoint_table_agrees)
 	sweep_query = json_object_get(json_object_get(sweep_props, "query"), "enum");
 	ck_assert_ptr_nonnull(sweep_query);
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
-		const struct svc_endpoint_def *row = &svc_endpoints[e];
+		const struct svc_endpoint_def *row = svc_endpoints[e];
 		const json_t *op, *ok, *answer, *examples, *example, *props, *required;
 		int in_sweep = 0;
 
@@ -432,9 +516,9 @@ START_TEST(endpoint_table_agrees)
 		}
 		json_array_foreach (sweep_query, i, value)
 			in_sweep |= strcmp(json_string_value(value), row->name) == 0;
-		ck_assert_msg(in_sweep == (row->point != NULL),
+		ck_assert_msg(in_sweep == (row->kind != NULL),
 		    "row %s: sweepable %d, but the document's sweep query says %d", row->name,
-		    row->point != NULL, in_sweep);
+		    row->kind != NULL, in_sweep);
 		/* the route exists: the documented example is answered, GET is a 405 */
 		examples = json_object_get(
 		    json_object_get(json_object_get(json_object_get(op, "requestBody"), "content"),
@@ -484,7 +568,7 @@ START_TEST(endpoint_table_agrees)
 			for (counted = 0; counted < SVC_ENDPOINT_COUNT; counted++) {
 				snprintf(label, sizeof label,
 				    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
-				    svc_endpoints[counted].name);
+				    svc_endpoints[counted]->name);
 				if (!strstr(metrics, label))
 					break;
 			}
@@ -495,11 +579,11 @@ START_TEST(endpoint_table_agrees)
 	}
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
 		snprintf(label, sizeof label, "contactd_cache_misses_total{route=\"%s\"} ",
-		    svc_endpoints[e].name);
+		    svc_endpoints[e]->name);
 		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
 		snprintf(label, sizeof label,
 		    "contactd_http_requests_total{route=\"%s\",code=\"200\"}",
-		    svc_endpoints[e].name);
+		    svc_endpoints[e]->name);
 		ck_assert_msg(strstr(metrics, label) != NULL, "no metrics label %s", label);
 	}
 	{
@@ -1033,7 +1117,7 @@ START_TEST(rejections_documented)
 	size_t q, c;
 
 	for (q = 0; q < SVC_ENDPOINT_COUNT; q++)
-		snprintf(questions[q], sizeof questions[q], "/v1/%s", svc_endpoints[q].name);
+		snprintf(questions[q], sizeof questions[q], "/v1/%s", svc_endpoints[q]->name);
 	for (q = 0; q < SVC_ENDPOINT_COUNT; q++) {
 		const json_t *responses = json_object_get(
 		    json_object_get(
@@ -2074,6 +2158,7 @@ int main(void)
 	tcase_add_test(tc, every_endpoint_documented);
 	tcase_add_test(tc, answer_fields_defined_with_units);
 	tcase_add_test(tc, endpoint_table_agrees);
+	tcase_add_test(tc, question_enums_and_aliases_are_the_tables);
 	tcase_add_test(tc, documented_operations_exist);
 	tcase_add_test(tc, examples_answered_as_documented);
 	tcase_add_test(tc, mujoco_release_fields);

@@ -198,7 +198,7 @@ START_TEST(set_in_place_is_the_full_parse)
 				if (vary_is_floor(paths[k]) == pass) {
 					json_t *copy = json_deep_copy(values[k]);
 					ck_assert_int_eq(
-					    vary_set(SVC_DROP, full, paths[k], copy, "", &err), 0);
+					    vary_set(svc_endpoints[SVC_DROP]->kind, full, paths[k], copy, "", &err), 0);
 					json_decref(copy);
 				}
 		rc_parse = req_scene_parse(full, "", DEFAULT_HEIGHT, &by_parse, &err);

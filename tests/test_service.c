@@ -616,6 +616,16 @@ START_TEST(endpoint_names)
 }
 END_TEST
 
+/* The table is whole: every row named, answerable, every kind complete. */
+START_TEST(endpoint_table_is_whole)
+{
+	struct err err;
+
+	err_clear(&err);
+	ck_assert_msg(svc_endpoints_check(&err) == 0, "%s", err.message);
+}
+END_TEST
+
 /* Every row with answer fields answers exactly them, and a sweep of a sweepable row
  * has them as its columns, in the row's order, after the varied path. */
 START_TEST(endpoint_rows_describe_their_answers)
@@ -623,13 +633,13 @@ START_TEST(endpoint_rows_describe_their_answers)
 	size_t e, i;
 
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
-		const struct svc_endpoint_def *row = &svc_endpoints[e];
+		const struct svc_endpoint_def *row = svc_endpoints[e];
 		json_t *answer, *canonical, *member, *columns;
 		const char *key = NULL, *k;
 		char body[512];
 
 		if (!row->fields) {
-			ck_assert_ptr_null(row->point);
+			ck_assert_ptr_null(row->kind);
 			continue;
 		}
 		answer = tsvc_answer((enum svc_endpoint)e, "{}", NULL);
@@ -638,7 +648,7 @@ START_TEST(endpoint_rows_describe_their_answers)
 			    "%s answers no %s", row->name, row->fields[i]);
 		ck_assert_uint_eq(json_object_size(answer), i);
 		json_decref(answer);
-		if (!row->point)
+		if (!row->kind)
 			continue;
 		/* vary the canonical request's first top-level number at its own value */
 		canonical = tsvc_canonical((enum svc_endpoint)e, "{}");
@@ -712,7 +722,7 @@ START_TEST(ask_parsed_once_equals_answer_of_canonical)
 		json_decref(answer);
 	}
 	for (i = 0; i < SVC_ENDPOINT_COUNT; i++)
-		ck_assert_msg(covered[i], "no case for row %s", svc_endpoints[i].name);
+		ck_assert_msg(covered[i], "no case for row %s", svc_endpoints[i]->name);
 }
 END_TEST
 
@@ -829,6 +839,7 @@ int main(void)
 	tcase_add_test(handlers, never_a_non_finite_number);
 	tcase_add_test(handlers, dump_is_canonical_text);
 	tcase_add_test(handlers, endpoint_names);
+	tcase_add_test(handlers, endpoint_table_is_whole);
 	tcase_add_test(handlers, endpoint_rows_describe_their_answers);
 	tcase_add_test(handlers, ask_runs_the_cache_aside_pipeline);
 	tcase_add_test(handlers, ask_parsed_once_equals_answer_of_canonical);

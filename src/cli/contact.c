@@ -48,7 +48,7 @@ static void usage(FILE *f)
 	    "\n"
 	    "ENDPOINT is one of:\n");
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
-		fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].summary);
+		fprintf(f, "  %-10s %s\n", svc_endpoints[e]->name, svc_endpoints[e]->summary);
 	fprintf(f,
 	    "\n"
 	    "The request is the JSON in FILE, or on standard input for \"-\". Without FILE\n"
@@ -75,8 +75,8 @@ static void usage(FILE *f)
 	    "unit of the contact's effective mass); dampratio, friction and solimp's d0,\n"
 	    "dwidth, midpoint and power are pure numbers. In answers:\n");
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
-		if (svc_endpoints[e].units)
-			fprintf(f, "  %-10s %s\n", svc_endpoints[e].name, svc_endpoints[e].units);
+		if (svc_endpoints[e]->units)
+			fprintf(f, "  %-10s %s\n", svc_endpoints[e]->name, svc_endpoints[e]->units);
 	fprintf(f,
 	    "\n"
 	    "contact merge joins the parts of one sharded sweep (JSON, the API's NDJSON, or\n"
@@ -600,8 +600,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "contact: contact plot prints SVG, not --csv or --pretty\n");
 		return EXIT_USAGE;
 	}
-	if (csv && !svc_endpoints[ep].csv) {
-		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep].name);
+	if (csv && !svc_endpoints[ep]->csv) {
+		fprintf(stderr, "contact: --csv is not for %s answers\n", svc_endpoints[ep]->name);
 		return EXIT_USAGE;
 	}
 	if ((plot.out && ep != SVC_SWEEP && ep != SVC_DROP) || (plot.field && ep != SVC_SWEEP)) {

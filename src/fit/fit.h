@@ -29,7 +29,7 @@
  * The stages, one module each: the problem and its residuals (fit/problem.c), the starts
  * and the search (fit/search.c), the standard errors (fit/uncertainty.c), and this entry
  * with the identification, the status and the notes (fit/fit.c). The answer's JSON and
- * MJCF are the service's (service/calib.h).
+ * MJCF are the service's (calib/result.h).
  *
  * Pure computation: no I/O, no global state; safe to call from many threads.
  */

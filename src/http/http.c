@@ -731,7 +731,7 @@ static enum MHD_Result serve_question(
 {
 	/* a CSV answer (the sweep's) also streams as NDJSON (stream.h) */
 	static const char *const offers[] = {json_media, "text/csv", HTTP_STREAM_NDJSON};
-	const struct svc_endpoint_def *row = &svc_endpoints[ep];
+	const struct svc_endpoint_def *row = svc_endpoints[ep];
 	int offer_count = row->csv ? 3 : 1;
 	struct http_server *srv = x->srv;
 	const char *text;
@@ -921,7 +921,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct exchange *x)
 	if (strcmp(method, "OPTIONS") == 0)
 		return serve_options(conn, x);
 	if (question_of(x->req.url, &ep)) {
-		x->req.route = svc_endpoints[ep].name;
+		x->req.route = svc_endpoints[ep]->name;
 		if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
 			return serve_question(conn, x, ep, x->req.url);
 		x->allow = MHD_HTTP_METHOD_POST;

@@ -33,7 +33,7 @@ static const char *const other_routes[] = {
 /* The label of route index r. */
 static const char *route_label(size_t r)
 {
-	return r < QUESTION_ROUTES ? svc_endpoints[r].name : other_routes[r - QUESTION_ROUTES];
+	return r < QUESTION_ROUTES ? svc_endpoints[r]->name : other_routes[r - QUESTION_ROUTES];
 }
 
 /* Highest status counted by its own number; HTTP statuses are three digits. */

@@ -1,6 +1,11 @@
 /*
- * answer.h: compute the rest, drop and stability answers with the core, and
- * list their fields in one fixed order (JSON objects and sweep columns alike).
+ * answer.h: what every sweepable question (rest, drop, stability, hold, ...) answers
+ * through: its kind (struct ans_kind, a table of functions its own file fills in), and
+ * its answer as a list of fields in one fixed order, the same for a single answer's
+ * JSON object and a sweep's columns and rows.
+ *
+ * This file knows no kind by name: a kind is a value of struct ans_kind, so there is
+ * no per-kind branch to forget, and a row without its kind does not compile.
  *
  * No answer field is ever a non-finite number: such a value becomes JSON null
  * and the answer's "diverged" field is true.
@@ -11,54 +16,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "core/growth.h"
-#include "core/hold.h"
-#include "core/scene.h"
-#include "core/sim.h"
-#include "service/hold.h"
-#include "service/request.h"
-#include "service/service.h"
-
-/* One validated question: a scene (rest, drop), a stability or a hold request. */
-struct ans_request {
-	enum svc_endpoint query; /* SVC_REST, SVC_DROP, SVC_STABILITY or SVC_HOLD */
-	union {
-		struct req_scene scene;
-		struct req_stability stability;
-		struct hold_request hold;
-	} u;
-};
-
-struct ans_result {
-	enum svc_endpoint query;
-	int mujoco;          /* the MuJoCo release whose rules were used (an mjver index) */
-	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
-	int direct;          /* solref in the direct form: no time constant */
-	union {
-		struct ctd_sim_rest rest;
-		struct ctd_sim_drop drop;
-		struct ctd_growth_report stability;
-		struct ctd_hold_answer hold; /* crushed: every answer field null (hold_run's 422) */
-	} u;
-};
-
-/* The canonical JSON of a validated request; NULL if out of memory. Caller owns it. */
-json_t *ans_request_json(const struct ans_request *r);
-
-/* Make the field ptr names exist in v, a canonical request of query, so a JSON
- * Pointer into it resolves (req_scene_expose() for scenes). */
-int ans_request_expose(enum svc_endpoint query, json_t *v, const char *ptr, struct err *err);
-
-/* Simulated steps of a validated request (0: no simulation). */
-long ans_request_steps(const struct ans_request *r);
-
-/* Answer one request. Pure computation: safe to call from many threads at once. */
-void ans_compute(const struct ans_request *req, struct ans_result *out);
-
-/* ans_compute(), a drop also recording its trajectory into trace (the caller's; NULL:
- * none) in the same loop that measures it. */
-void ans_compute_traced(
-    const struct ans_request *req, struct ans_result *out, struct ctd_sim_trace *trace);
+#include "base/error.h"
 
 enum ans_type { ANS_NULL, ANS_REAL, ANS_INTEGER, ANS_BOOL, ANS_STRING };
 
@@ -73,21 +31,108 @@ struct ans_field {
 
 #define ANS_MAX_FIELDS 20
 
-/* The answer fields of each query, in order, NULL-terminated (the endpoint table's). */
-extern const char *const ans_rest_fields[];
-extern const char *const ans_drop_fields[];
-extern const char *const ans_stability_fields[];
+/* A field list being filled by a kind's fields(): ans_add_*() append in order and
+ * remember whether any real was not finite (the answer's "diverged"). */
+struct ans_list {
+	struct ans_field *fields; /* room for ANS_MAX_FIELDS */
+	size_t count;
+	int diverged;
+};
 
-/* The fields of a result in their documented order, then "solref_fallback",
- * "diverged", "mujoco" (the release whose rules were used) and "core_version";
- * a hold result's are hold_fields[] alone (service/hold.h); returns the count. */
-size_t ans_fields(const struct ans_result *r, struct ans_field out[ANS_MAX_FIELDS]);
+/* A real; a non-finite value is null and marks the list diverged. */
+void ans_add_real(struct ans_list *l, const char *name, double value);
+
+/* A value that does not exist (no equilibrium, no time constant): null, not divergence. */
+void ans_add_null(struct ans_list *l, const char *name);
+
+/* An integer (type ANS_INTEGER) or a boolean (ANS_BOOL, value 0 or 1). */
+void ans_add_integer(struct ans_list *l, const char *name, long value, enum ans_type type);
+
+/* A static string. */
+void ans_add_string(struct ans_list *l, const char *name, const char *value);
+
+/* ans_add_real() when present and finite, else null without divergence. */
+void ans_add_real_if(struct ans_list *l, const char *name, double value, int present);
+
+/* "mujoco" (the name of release mujoco, an mjver index) and "core_version". */
+void ans_add_release(struct ans_list *l, int mujoco);
+
+/* The tail of a rest, drop or stability answer: "solref_fallback", "diverged" (the
+ * list's), then ans_add_release(). */
+void ans_add_tail(struct ans_list *l, int solref_fallback, int mujoco);
+
+/* A name a sweep's or find's path may use instead of a JSON Pointer (vary.h). */
+struct ans_alias {
+	const char *name;    /* "dampratio" */
+	const char *pointer; /* "/geom/solref/1" */
+};
+
+/*
+ * What a sweep's runner asks of a kind that computes many points at once (batch()
+ * below). The runner owns the points and their results' memory; every function is
+ * called on the thread that runs batch().
+ */
+struct ans_batch {
+	/* The next point's index and request (*request valid until the next call), or -1
+	 * when none is left. */
+	long (*next)(void *ctx, const void **request);
+	/* The memory (result_size bytes) for point index's result; NULL when out of memory
+	 * (the run has then failed: batch() should stop asking). */
+	void *(*take)(void *ctx, long index);
+	/* The memory take() gave for index (it may move between calls: ask again). */
+	void *(*result)(void *ctx, long index);
+	/* Point index's result is final. */
+	void (*done)(void *ctx, long index);
+	void *ctx;
+};
+
+struct req_scene; /* service/request.h */
+
+/*
+ * A sweepable question kind: a request of request_size bytes and a result of
+ * result_size bytes, both plain memory the caller allocates (no pointers to free).
+ * Every function is reentrant and thread-safe on distinct requests and results.
+ */
+struct ans_kind {
+	size_t request_size, result_size;
+	/* Validate the request v found at JSON Pointer path ("" for a whole body) into
+	 * *request; errors are under path. */
+	int (*point)(json_t *v, const char *path, void *request, struct err *err);
+	/* The canonical JSON of a validated request; NULL if out of memory. Caller owns it. */
+	json_t *(*canonical)(const void *request);
+	/* Make the field ptr names exist in v, a canonical request, so a JSON Pointer into
+	 * it resolves. NULL: a canonical request has every field already. */
+	int (*expose)(json_t *v, const char *ptr, struct err *err);
+	/* Simulated steps of a validated request, for the sweep's step limit (0: none). */
+	long (*steps)(const void *request);
+	/* Answer a validated request into *result. Pure computation. */
+	void (*compute)(const void *request, void *result);
+	/* The fields of a result in their documented order; returns the count. A zeroed
+	 * result gives the same names and the types of its booleans and integers. */
+	size_t (*fields)(const void *result, struct ans_field out[ANS_MAX_FIELDS]);
+	/* The aliases of the kind's request fields, {NULL, NULL}-terminated (vary.h). */
+	const struct ans_alias *aliases;
+	/* Optional: the scene inside a request, whose fields a sweep may set in place
+	 * (service/sceneset.h) instead of parsing each point. NULL: not a scene. */
+	struct req_scene *(*scene)(void *request);
+	/* Optional: compute every point the runner hands out, several at once, each
+	 * result what compute() gives. NULL: one compute() a point. */
+	void (*batch)(const struct ans_batch *batch);
+};
+
+/* Validate body as one whole request of kind into a new *request the caller frees
+ * with free(). */
+int ans_parse(const struct ans_kind *kind, json_t *body, void **request, struct err *err);
+
+/* Compute a validated request of kind and make its answer: *answer is a new
+ * reference the caller owns. */
+int ans_answer(const struct ans_kind *kind, const void *request, json_t **answer, struct err *err);
 
 /* The JSON value of one field; NULL if out of memory. Caller owns it. */
 json_t *ans_field_json(const struct ans_field *f);
 
-/* The answer as a JSON object; NULL if out of memory. Caller owns it. */
-json_t *ans_to_json(const struct ans_result *r);
+/* A result of kind as a JSON object of its fields; NULL if out of memory. Caller owns it. */
+json_t *ans_to_json(const struct ans_kind *kind, const void *result);
 
 /* Set obj's "mujoco" (the name of release mujoco, an mjver index) and "core_version",
  * as every answer carries them; the answers that are not one result's field list (eval,

@@ -15,6 +15,7 @@
 #include "core/mjver.h"
 #include "core/scene.h"
 #include "service/answer.h"
+#include "service/endpoint.h"
 #include "base/field.h"
 #include "base/jsonptr.h"
 #include "service/request.h"
@@ -658,3 +659,38 @@ int eval_run(const struct eval_request *r, json_t **answer, struct err *err)
 	*answer = build(r, PASS_ANSWER);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }
+
+/* ---- the row: POST /v1/eval ---- */
+
+static int eval_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	return eval_parse(body, lim->max_eval_calls, (struct eval_request **)request, err);
+}
+
+static json_t *eval_row_canonical(const void *request)
+{
+	return eval_request_json(request);
+}
+
+static int eval_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	(void)lim;
+	return eval_run(request, answer, err);
+}
+
+static void eval_row_release(void *request)
+{
+	eval_request_free(request);
+}
+
+const struct svc_endpoint_def svc_ep_eval = {
+    .name = "eval",
+    .summary = "the lesson's functions by name, one call or a batch",
+    .units = "SI, as the lesson's: K 1/s^2, B 1/s, accelerations m/s^2, r m",
+    .parse = eval_row_parse,
+    .canonical = eval_row_canonical,
+    .answer = eval_row_answer,
+    .release = eval_row_release,
+};

@@ -14,8 +14,8 @@
 
 #include "base/jtext.h"
 #include "service/answer.h"
+#include "service/endpoint.h"
 #include "base/field.h"
-#include "service/service.h"
 #include "service/vary.h"
 #include "tunables.h"
 
@@ -28,8 +28,8 @@ static const char *const method_names[] = {
 
 /* A validated find request. */
 struct find_search {
-	enum svc_endpoint query; /* a sweepable row of the endpoint table */
-	json_t *base;            /* canonical base request (owned) */
+	const struct svc_endpoint_def *query; /* a sweepable row of the endpoint table */
+	json_t *base;                         /* canonical base request (owned) */
 	char ptr[ERR_PATH_MAX];
 	const char *field;  /* static: the answer field's name */
 	enum ans_type type; /* ANS_BOOL, ANS_INTEGER, or ANS_REAL */
@@ -42,18 +42,18 @@ struct find_search {
 
 /* The query's answer fields, in answer order, with their types (a real field that
  * may be null is ANS_REAL); returns the count. */
-static size_t answer_fields(
-    enum svc_endpoint query, const char *names[ANS_MAX_FIELDS], enum ans_type types[ANS_MAX_FIELDS])
+static size_t answer_fields(const struct svc_endpoint_def *query, const char *names[ANS_MAX_FIELDS],
+    enum ans_type types[ANS_MAX_FIELDS])
 {
-	const char *const *table = svc_endpoints[query].fields;
-	struct ans_result dummy;
+	const char *const *table = query->fields;
+	void *dummy = calloc(1, query->kind->result_size);
 	struct ans_field fields[ANS_MAX_FIELDS];
-	size_t n, i, j;
+	size_t n = 0, i, j;
 
 	/* the types: a result's booleans and integers are typed whatever their values */
-	memset(&dummy, 0, sizeof dummy);
-	dummy.query = query;
-	n = ans_fields(&dummy, fields);
+	if (dummy)
+		n = query->kind->fields(dummy, fields);
+	free(dummy);
 	for (i = 0; table[i] && i < ANS_MAX_FIELDS; i++) {
 		names[i] = table[i];
 		types[i] = ANS_REAL;
@@ -66,16 +66,15 @@ static size_t answer_fields(
 
 /* The request at x: the base with the field set to x, validated. Errors are the
  * point's own, with their path inside the request. */
-static int request_at(
-    const struct find_search *s, double x, struct ans_request *out, struct err *err)
+static int request_at(const struct find_search *s, double x, void *out, struct err *err)
 {
 	json_t *request = json_deep_copy(s->base), *value = json_real(x);
 	int rc = -1;
 
 	if (!request || !value)
 		err_set(err, ERR_INTERNAL, "", "out of memory");
-	else if (vary_set(s->query, request, s->ptr, value, "", err) == 0)
-		rc = svc_endpoints[s->query].point(request, "", out, err);
+	else if (vary_set(s->query->kind, request, s->ptr, value, "", err) == 0)
+		rc = s->query->kind->point(request, "", out, err);
 	json_decref(value);
 	json_decref(request);
 	return rc;
@@ -93,23 +92,40 @@ static int point_error(const struct find_search *s, double x, const struct err *
 	    inner->path[0] ? inner->path : "the request", inner->message);
 }
 
-/* The answer at x and its field; a null field is bad_value at where. */
-static int evaluate(const struct find_search *s, double x, const char *where,
-    struct ans_result *result, struct ans_field *out, struct err *err)
+/* The field at x, and (answer not NULL) the whole answer there, a new reference the
+ * caller owns; a null field is bad_value at where. */
+static int evaluate(const struct find_search *s, double x, const char *where, json_t **answer,
+    struct ans_field *out, struct err *err)
 {
+	const struct ans_kind *kind = s->query->kind;
 	struct ans_field fields[ANS_MAX_FIELDS];
-	struct ans_request req;
+	void *req = malloc(kind->request_size), *result = malloc(kind->result_size);
 	struct err inner;
-	size_t n, i;
+	size_t n = 0, i;
+	int rc = 0;
 
 	err_clear(&inner);
-	if (request_at(s, x, &req, &inner) != 0)
-		return point_error(s, x, &inner, where, err);
-	ans_compute(&req, result);
-	n = ans_fields(result, fields);
+	if (!req || !result)
+		rc = err_set(err, ERR_INTERNAL, "", "out of memory");
+	else if (request_at(s, x, req, &inner) != 0)
+		rc = point_error(s, x, &inner, where, err);
+	if (rc == 0) {
+		kind->compute(req, result);
+		n = kind->fields(result, fields);
+	}
+	if (rc == 0 && answer && !(*answer = ans_to_json(kind, result)))
+		rc = err_set(err, ERR_INTERNAL, "", "out of memory");
+	free(req);
+	free(result);
+	if (rc != 0)
+		return -1;
 	for (i = 0; i < n && strcmp(fields[i].name, s->field) != 0; i++)
 		;
 	*out = fields[i]; /* the field exists: its name was validated against this query */
+	if (out->type == ANS_NULL && answer) {
+		json_decref(*answer);
+		*answer = NULL;
+	}
 	if (out->type == ANS_NULL)
 		return err_set(err, ERR_BAD_VALUE, where,
 		    "%s is null with %s = %s (the run diverged, or there is no such value): "
@@ -149,7 +165,7 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 	const char *names[ANS_MAX_FIELDS];
 	enum ans_type types[ANS_MAX_FIELDS];
 	struct field_ctx c, base_ctx;
-	struct ans_request req;
+	void *req = NULL;
 	json_t *empty = NULL;
 	char where[ERR_PATH_MAX];
 	long steps[2] = {0, 0};
@@ -162,9 +178,14 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 		goto out;
 	if (!base_ctx.obj)
 		base_ctx.obj = empty = json_object();
-	if (svc_endpoints[s->query].point(base_ctx.obj, "/base", &req, err) != 0)
+	req = malloc(s->query->kind->request_size);
+	if (!req) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
-	s->base = ans_request_json(&req);
+	}
+	if (s->query->kind->point(base_ctx.obj, "/base", req, err) != 0)
+		goto out;
+	s->base = s->query->kind->canonical(req);
 	if (!s->base) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
@@ -230,11 +251,11 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 		struct err inner;
 		err_clear(&inner);
 		snprintf(where, sizeof where, "/bracket/%d", i);
-		if (request_at(s, s->bracket[i], &req, &inner) != 0) {
+		if (request_at(s, s->bracket[i], req, &inner) != 0) {
 			point_error(s, s->bracket[i], &inner, where, err);
 			goto out;
 		}
-		steps[i] = ans_request_steps(&req);
+		steps[i] = s->query->kind->steps(req);
 	}
 	if ((double)(steps[0] > steps[1] ? steps[0] : steps[1]) * (s->max_iterations + 3) >
 	    (double)LIMIT_MAX_SWEEP_STEPS) {
@@ -246,6 +267,7 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 	}
 	rc = 0;
 out:
+	free(req);
 	json_decref(empty);
 	return rc;
 }
@@ -280,9 +302,9 @@ void find_search_free(struct find_search *s)
 json_t *find_search_json(const struct find_search *s)
 {
 	return json_pack("{s:s, s:O, s:s, s:s, s:o, s:[f, f], s:f, s:i, s:s}", "query",
-	    svc_endpoint_name(s->query), "base", s->base, "path", s->ptr, "field", s->field,
-	    "target", target_json(s), "bracket", s->bracket[0], s->bracket[1], "tolerance",
-	    s->tolerance, "max_iterations", s->max_iterations, "method", method_names[s->method]);
+	    s->query->name, "base", s->base, "path", s->ptr, "field", s->field, "target",
+	    target_json(s), "bracket", s->bracket[0], s->bracket[1], "tolerance", s->tolerance,
+	    "max_iterations", s->max_iterations, "method", method_names[s->method]);
 }
 
 /* ---- the two solvers; each fills the final bracket, the value and the count ---- */
@@ -303,12 +325,11 @@ struct brent_probe {
 static double brent_fn(double x, void *p)
 {
 	struct brent_probe *probe = p;
-	struct ans_result result;
 	struct ans_field f;
 
 	if (probe->failed)
 		return NAN;
-	if (evaluate(probe->s, x, "/bracket", &result, &f, probe->err) != 0) {
+	if (evaluate(probe->s, x, "/bracket", NULL, &f, probe->err) != 0) {
 		probe->failed = 1;
 		return NAN;
 	}
@@ -363,14 +384,13 @@ static int solve_bisection(
     const struct find_search *s, int side_a, struct outcome *o, struct err *err)
 {
 	double a = s->bracket[0], b = s->bracket[1], m;
-	struct ans_result result;
 	struct ans_field f;
 
 	while (o->iterations < s->max_iterations && !(fabs(b - a) <= s->tolerance)) {
 		m = a + (b - a) / 2;
 		if (m == a || m == b)
 			break; /* adjacent doubles: as narrow as the bracket gets */
-		if (evaluate(s, m, "/bracket", &result, &f, err) != 0)
+		if (evaluate(s, m, "/bracket", NULL, &f, err) != 0)
 			return -1;
 		o->iterations++;
 		if (side(s, &f) == side_a)
@@ -385,18 +405,31 @@ static int solve_bisection(
 	return 0;
 }
 
+/* obj with answer's "mujoco" and "core_version" (ans_with_release()'s); NULL (obj
+ * released) if obj is NULL or out of memory. */
+static json_t *with_release_of(json_t *obj, const json_t *answer)
+{
+	if (obj &&
+	    (json_object_set(obj, "mujoco", json_object_get(answer, "mujoco")) != 0 ||
+	        json_object_set(obj, "core_version", json_object_get(answer, "core_version")) !=
+	            0)) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 int find_run(const struct find_search *search, json_t **answer, struct err *err)
 {
 	const struct find_search *s = search;
-	struct ans_result ra, rb, rv;
 	struct ans_field fa, fb, fv;
 	struct outcome o = {0, 0, 0, 0, 0};
 	char ta[40], tb[40];
 	json_t *at = NULL;
 	int rc = -1;
 
-	if (evaluate(s, s->bracket[0], "/bracket/0", &ra, &fa, err) != 0 ||
-	    evaluate(s, s->bracket[1], "/bracket/1", &rb, &fb, err) != 0)
+	if (evaluate(s, s->bracket[0], "/bracket/0", NULL, &fa, err) != 0 ||
+	    evaluate(s, s->bracket[1], "/bracket/1", NULL, &fb, err) != 0)
 		goto out;
 	field_text(s, &fa, ta, sizeof ta);
 	field_text(s, &fb, tb, sizeof tb);
@@ -432,20 +465,54 @@ int find_run(const struct find_search *search, json_t **answer, struct err *err)
 		if (solve_bisection(s, side(s, &fa), &o, err) != 0)
 			goto out;
 	}
-	if (evaluate(s, o.value, "/bracket", &rv, &fv, err) != 0)
+	if (evaluate(s, o.value, "/bracket", &at, &fv, err) != 0)
 		goto out;
-	at = ans_to_json(&rv);
-	*answer = at
-	    ? ans_with_release(
-	          json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:o, s:O, s:i, s:[f, f], s:b}", "query",
-	              svc_endpoint_name(s->query), "path", s->ptr, "field", s->field, "target",
-	              target_json(s), "method", method_names[s->method], "value", o.value,
-	              "field_value", ans_field_json(&fv), "answer", at, "iterations", o.iterations,
-	              "bracket", o.lo, o.hi, "converged", o.converged),
-	          rv.mujoco)
-	    : NULL;
+	/* the release the answer there was computed for (its "mujoco", "core_version") */
+	*answer = with_release_of(
+	    json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:o, s:O, s:i, s:[f, f], s:b}", "query",
+	        s->query->name, "path", s->ptr, "field", s->field, "target", target_json(s),
+	        "method", method_names[s->method], "value", o.value, "field_value",
+	        ans_field_json(&fv), "answer", at, "iterations", o.iterations, "bracket", o.lo,
+	        o.hi, "converged", o.converged),
+	    at);
 	rc = *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 out:
 	json_decref(at);
 	return rc;
 }
+
+/* ---- the row: POST /v1/find ---- */
+
+static int find_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	(void)lim;
+	return find_parse(body, (struct find_search **)request, err);
+}
+
+static json_t *find_row_canonical(const void *request)
+{
+	return find_search_json(request);
+}
+
+static int find_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	(void)lim;
+	return find_run(request, answer, err);
+}
+
+static void find_row_release(void *request)
+{
+	find_search_free(request);
+}
+
+const struct svc_endpoint_def svc_ep_find = {
+    .name = "find",
+    .summary = "where one answer field crosses a value as one request field varies",
+    .units = "value in the varied field's unit, field_value in the answer field's",
+    .parse = find_row_parse,
+    .canonical = find_row_canonical,
+    .answer = find_row_answer,
+    .release = find_row_release,
+};

@@ -1,5 +1,6 @@
 /*
- * hold.c: the hold question's request, canonical form and answer (hold.h).
+ * hold.c: the hold question's request, canonical form and answer (hold.h), and
+ * the endpoint's row and kind.
  */
 #include "service/hold.h"
 
@@ -10,6 +11,7 @@
 #include "base/jtext.h"
 #include "core/mjver.h"
 #include "service/answer.h"
+#include "service/endpoint.h"
 #include "base/field.h"
 #include "service/request.h"
 #include "tunables.h"
@@ -234,22 +236,125 @@ json_t *hold_request_json(const struct hold_request *r)
 	return root;
 }
 
+/* A hold answer: the core's, and the release whose rules were used (an mjver index). */
+struct hold_result {
+	int mujoco;
+	struct ctd_hold_answer answer; /* crushed: every answer field null (hold_run's 422) */
+};
+
+static int hold_point(json_t *v, const char *path, void *request, struct err *err)
+{
+	return hold_parse_at(v, path, request, err);
+}
+
+static json_t *hold_canonical(const void *request)
+{
+	return hold_request_json(request);
+}
+
+static long hold_steps(const void *request)
+{
+	const struct hold_request *r = request;
+
+	/* a hold point may step on after duration until its creep settles: count the most */
+	return (long)(r->scene.duration / r->scene.option.timestep) + CTD_HOLD_SETTLE_MAX_STEPS;
+}
+
+static void hold_compute(const void *request, void *result)
+{
+	const struct hold_request *r = request;
+	struct hold_result *out = result;
+
+	memset(out, 0, sizeof *out);
+	out->mujoco = r->scene.option.mujoco;
+	ctd_hold_solve(&r->scene, &out->answer);
+}
+
+/* hold_fields[] in order; a crushed scene (a 422 as one request) has none of them. */
+static size_t hold_answer_fields(const void *result, struct ans_field out[ANS_MAX_FIELDS])
+{
+	const struct hold_result *r = result;
+	const struct ctd_hold_answer *a = &r->answer;
+	struct ans_list l = {out, 0, 0};
+	int ok = !a->crushed;
+	/* the run's outcome, when a nudge of the pads' start leaves it where it is */
+	int run = ok && a->reproducible;
+
+	ans_add_real_if(&l, "creep_velocity", a->creep_velocity, run && a->creep_settled);
+	ans_add_integer(&l, "creep_closed_form", a->creep_closed_form, ANS_BOOL);
+	ans_add_real_if(&l, "slip", a->slip, run && !a->falls);
+	ans_add_real_if(&l, "normal_force", a->normal_force, ok);
+	ans_add_real_if(&l, "penetration", a->penetration, run && a->creep_settled);
+	ans_add_real_if(&l, "load", a->load, ok);
+	ans_add_real_if(&l, "friction_capacity", a->friction_capacity, ok);
+	ans_add_integer(&l, "holds", a->holds, ANS_BOOL);
+	ans_add_real_if(&l, "time_to_slip", a->time_to_slip, run && a->time_to_slip >= 0);
+	ans_add_integer(&l, "time_to_slip_extrapolated", a->time_to_slip_extrapolated, ANS_BOOL);
+	if (run)
+		ans_add_integer(&l, "falls", a->falls, ANS_BOOL);
+	else
+		ans_add_null(&l, "falls");
+	ans_add_real_if(&l, "fall_time", a->fall_time, run && a->falls);
+	ans_add_integer(&l, "reproducible", a->reproducible, ANS_BOOL);
+	ans_add_integer(&l, "steps", a->steps, ANS_INTEGER);
+	ans_add_integer(&l, "refsafe_clamped", a->refsafe_clamped, ANS_BOOL);
+	ans_add_integer(&l, "solref_fallback", a->solref_fell_back, ANS_BOOL);
+	ans_add_integer(&l, "friction_clamped", a->friction_clamped, ANS_BOOL);
+	if (!ok)
+		for (size_t i = 0; i < l.count; i++)
+			l.fields[i].type = ANS_NULL;
+	ans_add_release(&l, r->mujoco);
+	return l.count;
+}
+
+/* The hold request's fields under the aliases (vary.h): the pads' geom, priority 1 in
+ * MuJoCo, sets the contact's solref, solimp and friction. */
+static const struct ans_alias hold_aliases[] = {
+    {"timeconst", "/pad/solref/0"},
+    {"dampratio", "/pad/solref/1"},
+    {"timestep", "/option/timestep"},
+    {"d0", "/pad/solimp/0"},
+    {"dwidth", "/pad/solimp/1"},
+    {"width", "/pad/solimp/2"},
+    {"midpoint", "/pad/solimp/3"},
+    {"power", "/pad/solimp/4"},
+    {"mass", "/object/mass"},
+    {"duration", "/duration"},
+    {"gravity", "/option/gravity"},
+    {"impratio", "/option/impratio"},
+    {"friction", "/pad/friction/0"},
+    {"grip_force", "/grip_force"},
+    {"cone", "/option/cone"},
+    {"size", "/object/size"},
+    {"pad_mass", "/pad/mass"},
+    {"slip_limit", "/slip_limit"},
+    {NULL, NULL},
+};
+
+static const struct ans_kind hold_kind = {
+    .request_size = sizeof(struct hold_request),
+    .result_size = sizeof(struct hold_result),
+    .point = hold_point,
+    .canonical = hold_canonical,
+    .steps = hold_steps,
+    .compute = hold_compute,
+    .fields = hold_answer_fields,
+    .aliases = hold_aliases,
+};
+
 int hold_run(const struct hold_request *r, json_t **answer, struct err *err)
 {
-	struct ans_result result;
-	struct ans_request req;
+	struct hold_result result;
 
-	req.query = SVC_HOLD;
-	req.u.hold = *r;
-	ans_compute(&req, &result);
-	if (result.u.hold.crushed)
+	hold_compute(r, &result);
+	if (result.answer.crushed)
 		return err_set(err, ERR_BAD_VALUE, "/grip_force",
 		    "the pads' faces reach the object's centre, or come within their own margin "
 		    "and gap of each other: MuJoCo's pinch is then no longer two face contacts, "
 		    "which is all the core reproduces; use stiffer pads (solref, solimp) or a "
 		    "smaller grip_force");
-	/* one field list (answer.c) for this answer and a hold sweep's rows */
-	*answer = ans_to_json(&result);
+	/* one field list (hold_answer_fields) for this answer and a hold sweep's rows */
+	*answer = ans_to_json(&hold_kind, &result);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }
 
@@ -257,3 +362,19 @@ void hold_request_free(struct hold_request *r)
 {
 	free(r);
 }
+
+static int hold_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	(void)lim;
+	return hold_run(request, answer, err);
+}
+
+const struct svc_endpoint_def svc_ep_hold = {
+    .name = "hold",
+    .summary = "a sphere pinched between two pads: its creep and slip under gravity",
+    .units = "creep_velocity m/s; slip, penetration m; forces N; times s",
+    .answer = hold_row_answer,
+    .fields = hold_fields,
+    .kind = &hold_kind,
+};

@@ -41,8 +41,8 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 /* The canonical JSON of a request (every default filled); NULL when out of memory. */
 json_t *hold_request_json(const struct hold_request *r);
 
-/* Answer a request into a new *answer the caller owns (the fields of ans_fields(),
- * service/answer.h). A scene whose pads reach the object's centre is a 422 at
+/* Answer a request into a new *answer the caller owns (hold_fields[], the same list
+ * a hold sweep's rows have). A scene whose pads reach the object's centre is a 422 at
  * /grip_force (MuJoCo's pinch is no longer two contacts); in a sweep that point's
  * row has every answer field null. */
 int hold_run(const struct hold_request *r, json_t **answer, struct err *err);

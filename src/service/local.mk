@@ -4,9 +4,12 @@ noinst_LIBRARIES += libservice.a
 libservice_a_SOURCES = \
 	src/service/request.c src/service/request.h \
 	src/service/answer.c src/service/answer.h \
+	src/service/endpoint.c src/service/endpoint.h \
+	src/service/rest.c src/service/drop.c src/service/stability.c \
 	src/service/vary.c src/service/vary.h \
 	src/service/sceneset.c src/service/sceneset.h \
-	src/service/sweep.c src/service/sweep.h \
+	src/service/sweep.c src/service/sweep.h src/service/sweep_int.h \
+	src/service/sweep_run.c src/service/sweep_csv.c \
 	src/service/shard.c src/service/shard.h \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
@@ -15,3 +18,5 @@ libservice_a_SOURCES = \
 libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)
 # What a front end links: the service, the base and the core beneath it, jansson and threads.
 SERVICE_LIBS = libservice.a $(BASE_LIBS) $(CORE_LIBS) $(JANSSON_LIBS) -lpthread
+# how to add an endpoint: its row, its kind, the files it touches
+EXTRA_DIST += docs/endpoints.md

@@ -285,6 +285,26 @@ int req_scene_parse(
 	return 0;
 }
 
+const struct ans_alias req_scene_aliases[] = {
+    {"timeconst", "/geom/solref/0"},
+    {"dampratio", "/geom/solref/1"},
+    {"timestep", "/option/timestep"},
+    {"d0", "/geom/solimp/0"},
+    {"dwidth", "/geom/solimp/1"},
+    {"width", "/geom/solimp/2"},
+    {"midpoint", "/geom/solimp/3"},
+    {"power", "/geom/solimp/4"},
+    {"mass", "/body/mass"},
+    {"height", "/height"},
+    {"duration", "/duration"},
+    {"gravity", "/option/gravity"},
+    {"impratio", "/option/impratio"},
+    {"friction", "/geom/friction/0"},
+    {"margin", "/geom/margin"},
+    {"gap", "/geom/gap"},
+    {NULL, NULL},
+};
+
 long req_scene_steps(const struct req_scene *r)
 {
 	return ctd_sim_step_count(r->scene.duration, r->scene.option.timestep);

@@ -13,6 +13,7 @@
 
 #include "core/scene.h"
 #include "base/error.h"
+#include "service/answer.h"
 #include "base/field.h"
 
 /*
@@ -59,6 +60,9 @@ long req_scene_steps(const struct req_scene *r);
  * as it is. Returns 0, or -1 (err: internal) when out of memory.
  */
 int req_scene_expose(json_t *v, const char *ptr, struct err *err);
+
+/* The aliases of a scene request's fields (rest, drop), {NULL, NULL}-terminated (vary.h). */
+extern const struct ans_alias req_scene_aliases[];
 
 /* Validate the stability request v at path and fill *out. */
 int req_stability_parse(json_t *v, const char *path, struct req_stability *out, struct err *err);

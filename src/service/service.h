@@ -2,12 +2,9 @@
  * service.h: the question endpoints shared by the `contact` CLI and the daemon,
  * described by one table, and the one pipeline that answers them.
  *
- * The endpoint table (svc_endpoints[], in service.c) is the only place an
- * endpoint's identity lives: its name (the URL /v1/NAME, the CLI's `contact NAME`,
- * the cache key, the metrics label), its parser, canonicaliser and handler, its
- * answer's fields and whether a sweep may ask it. The HTTP routes, the metrics, the
- * CLI and the OpenAPI test all read it. "Adding an endpoint" in README.md says how
- * to add a row.
+ * The endpoint table (svc_endpoints[], service/endpoint.h) is the only place an
+ * endpoint's identity lives; each row is in its endpoint's own file. This file is
+ * the pipeline every row goes through. docs/endpoints.md says how to add a row.
  *
  * A question goes body -> parsed request -> canonical request (keys sorted,
  * defaults filled, numbers normalised) -> cache lookup -> answer -> cache store,
@@ -22,64 +19,10 @@
 
 #include "base/cache.h"
 #include "base/error.h"
-
-/* The rows of svc_endpoints[], in the order routes and metrics list them. */
-enum svc_endpoint {
-	SVC_REST,
-	SVC_DROP,
-	SVC_STABILITY,
-	SVC_SWEEP,
-	SVC_EVAL,
-	SVC_FIND,
-	SVC_HOLD,
-	SVC_ENDPOINT_COUNT /* not an endpoint: the number of rows */
-};
-
-struct svc_limits {
-	long max_sweep_points; /* points in one sweep */
-	long max_eval_calls;   /* calls in one eval batch */
-	int threads;           /* worker threads for a sweep (>= 1) */
-	size_t max_body;       /* request body bytes; too_large beyond (--max-body) */
-};
-
-struct ans_request; /* service/answer.h */
-
-/*
- * One question endpoint. A request goes through parse (once), then canonical (its
- * cache key) and, on a miss, answer, then release. Every function is reentrant.
- */
-struct svc_endpoint_def {
-	const char *name;    /* "drop": POST /v1/drop, `contact drop`, cache key, metrics label */
-	const char *summary; /* one line for `contact --help` */
-	const char *units; /* the answer fields' units, one line for `contact --help`; NULL: none */
-	/* Validate body (never NULL) into *request, owned by the caller (release()). */
-	int (*parse)(json_t *body, const struct svc_limits *lim, void **request, struct err *err);
-	/* The canonical JSON of a parsed request; NULL when out of memory. Caller owns it. */
-	json_t *(*canonical)(const void *request);
-	/* The answer of a parsed request; *answer is a new reference the caller owns. */
-	int (*answer)(
-	    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err);
-	void (*release)(void *request);
-	/* The answer's fields in their fixed order (NULL-terminated), NULL when the answer
-	 * is not one flat object (sweep, eval). */
-	const char *const *fields;
-	/* Sweepable endpoints only (else NULL): validate the request v found at JSON
-	 * Pointer path as one point of a sweep. */
-	int (*point)(json_t *v, const char *path, struct ans_request *out, struct err *err);
-	int csv; /* the answer also prints as CSV (Accept: text/csv, `contact --csv`) */
-};
-
-/* The endpoint table, indexed by enum svc_endpoint. */
-extern const struct svc_endpoint_def svc_endpoints[SVC_ENDPOINT_COUNT];
+#include "service/endpoint.h"
 
 /* Fill l with the defaults of tunables.h and one thread per online core. */
 void svc_limits_default(struct svc_limits *l);
-
-/* Map "rest", "drop", ... to an endpoint; -1 with err (not_found) when unknown. */
-int svc_endpoint_parse(const char *name, enum svc_endpoint *ep, struct err *err);
-
-/* The name of an endpoint (a static string), "unknown" for no row. */
-const char *svc_endpoint_name(enum svc_endpoint ep);
 
 /* What svc_ask() did besides answering, for the daemon's log line and metrics. */
 struct svc_outcome {

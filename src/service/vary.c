@@ -7,50 +7,17 @@
 #include <string.h>
 
 #include "base/jsonptr.h"
-#include "tunables.h"
 
-/* An alias and its pointer in a scene request (rest, drop), a stability request and
- * a hold request (where the pads' geom, priority 1 in MuJoCo, sets the contact's
- * solref, solimp and friction); NULL where the request has no such field. */
-static const struct alias {
-	const char *name, *scene, *stability, *hold;
-} aliases[] = {
-    {"timeconst", "/geom/solref/0", "/solref/0", "/pad/solref/0"},
-    {"dampratio", "/geom/solref/1", "/solref/1", "/pad/solref/1"},
-    {"timestep", "/option/timestep", "/option/timestep", "/option/timestep"},
-    {"d0", "/geom/solimp/0", "/solimp/0", "/pad/solimp/0"},
-    {"dwidth", "/geom/solimp/1", "/solimp/1", "/pad/solimp/1"},
-    {"width", "/geom/solimp/2", "/solimp/2", "/pad/solimp/2"},
-    {"midpoint", "/geom/solimp/3", "/solimp/3", "/pad/solimp/3"},
-    {"power", "/geom/solimp/4", "/solimp/4", "/pad/solimp/4"},
-    {"impedance", NULL, "/impedance", NULL},
-    {"mass", "/body/mass", NULL, "/object/mass"},
-    {"height", "/height", NULL, NULL},
-    {"duration", "/duration", NULL, "/duration"},
-    {"gravity", "/option/gravity", NULL, "/option/gravity"},
-    {"impratio", "/option/impratio", NULL, "/option/impratio"},
-    {"friction", "/geom/friction/0", NULL, "/pad/friction/0"},
-    {"margin", "/geom/margin", NULL, NULL},
-    {"gap", "/geom/gap", NULL, NULL},
-    {"grip_force", NULL, NULL, "/grip_force"},
-    {"cone", NULL, NULL, "/option/cone"},
-    {"size", NULL, NULL, "/object/size"},
-    {"pad_mass", NULL, NULL, "/pad/mass"},
-    {"slip_limit", NULL, NULL, "/slip_limit"},
-};
-
-#define NALIASES (sizeof aliases / sizeof aliases[0])
-
-int vary_query(const struct field_ctx *c, const char *key, enum svc_endpoint *out)
+int vary_query(const struct field_ctx *c, const char *key, const struct svc_endpoint_def **out)
 {
 	const char *names[SVC_ENDPOINT_COUNT];
-	enum svc_endpoint rows[SVC_ENDPOINT_COUNT];
+	const struct svc_endpoint_def *rows[SVC_ENDPOINT_COUNT];
 	int count = 0, e, choice = 0;
 
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
-		if (svc_endpoints[e].point) {
-			names[count] = svc_endpoints[e].name;
-			rows[count++] = (enum svc_endpoint)e;
+		if (svc_endpoints[e]->kind) {
+			names[count] = svc_endpoints[e]->name;
+			rows[count++] = svc_endpoints[e];
 		}
 	}
 	if (field_require(c, key) != 0 || field_choice(c, key, names, count, &choice) != 0)
@@ -59,28 +26,22 @@ int vary_query(const struct field_ctx *c, const char *key, enum svc_endpoint *ou
 	return 0;
 }
 
-int vary_set(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value, const char *where,
-    struct err *err)
+int vary_set(const struct ans_kind *kind, json_t *v, const char *ptr, json_t *value,
+    const char *where, struct err *err)
 {
-	if (ans_request_expose(query, v, ptr, err) != 0)
+	if (kind->expose && kind->expose(v, ptr, err) != 0)
 		return -1;
 	return jptr_set(v, ptr, value, where, err);
 }
 
-int vary_alias(
-    size_t index, const char **name, const char **scene, const char **stability, const char **hold)
+const char *vary_alias(const struct ans_kind *kind, const char *name)
 {
-	if (index >= NALIASES)
-		return -1;
-	if (name)
-		*name = aliases[index].name;
-	if (scene)
-		*scene = aliases[index].scene;
-	if (stability)
-		*stability = aliases[index].stability;
-	if (hold)
-		*hold = aliases[index].hold;
-	return 0;
+	const struct ans_alias *a;
+
+	for (a = kind->aliases; a->name; a++)
+		if (strcmp(a->name, name) == 0)
+			return a->pointer;
+	return NULL;
 }
 
 int vary_is_floor(const char *ptr)
@@ -88,44 +49,35 @@ int vary_is_floor(const char *ptr)
 	return strncmp(ptr, "/floor/", 7) == 0;
 }
 
-/* The pointer of alias name for the query; NULL when there is none. *known is 1
- * when name is an alias at all. */
-static const char *alias_pointer(enum svc_endpoint query, const char *name, int *known)
+/* Whether name is an alias of any sweepable kind. */
+static int alias_known(const char *name)
 {
-	size_t i;
+	int e;
 
-	*known = 0;
-	for (i = 0; i < NALIASES; i++) {
-		if (strcmp(aliases[i].name, name) == 0) {
-			*known = 1;
-			return query == SVC_STABILITY ? aliases[i].stability
-			    : query == SVC_HOLD       ? aliases[i].hold
-			                              : aliases[i].scene;
-		}
-	}
-	return NULL;
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
+		if (svc_endpoints[e]->kind && vary_alias(svc_endpoints[e]->kind, name))
+			return 1;
+	return 0;
 }
 
-/* The aliases of the query, comma-separated, into buf. */
-static void alias_list(enum svc_endpoint query, char *buf, size_t size)
+/* The aliases of kind, comma-separated, into buf. */
+static void alias_list(const struct ans_kind *kind, char *buf, size_t size)
 {
-	size_t i, n = 0;
-	int known;
+	const struct ans_alias *a;
+	size_t n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < NALIASES && n < size; i++)
-		if (alias_pointer(query, aliases[i].name, &known))
-			n += (size_t)snprintf(
-			    buf + n, size - n, "%s%s", n ? ", " : "", aliases[i].name);
+	for (a = kind->aliases; a->name && n < size; a++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", a->name);
 }
 
-int vary_pointer(enum svc_endpoint query, json_t *base, const struct field_ctx *c, const char *key,
-    char *ptr, int *is_number)
+int vary_pointer(const struct svc_endpoint_def *query, json_t *base, const struct field_ctx *c,
+    const char *key, char *ptr, int *is_number)
 {
 	char where[ERR_PATH_MAX], names[200];
 	json_t *value = json_object_get(c->obj, key), *scratch, *target;
 	const char *text, *resolved;
-	int known, rc;
+	int rc;
 
 	if (!json_is_string(value))
 		return field_fail(c, key, -1, ERR_BAD_TYPE,
@@ -137,14 +89,16 @@ int vary_pointer(enum svc_endpoint query, json_t *base, const struct field_ctx *
 		    "must point at a field of the request, not at the whole of it");
 	resolved = text;
 	if (text[0] != '/') {
-		resolved = alias_pointer(query, text, &known);
-		alias_list(query, names, sizeof names);
+		resolved = vary_alias(query->kind, text);
+		alias_list(query->kind, names, sizeof names);
 		if (!resolved)
 			return err_set(c->err, ERR_BAD_VALUE, where,
 			    "\"%.40s\" is %s for a %s request; a JSON Pointer starts with '/', or "
 			    "use one of: %s",
-			    text, known ? "not an alias" : "neither a JSON Pointer nor an alias",
-			    svc_endpoint_name(query), names);
+			    text,
+			    alias_known(text) ? "not an alias"
+			                      : "neither a JSON Pointer nor an alias",
+			    query->name, names);
 	}
 	if (strlen(resolved) >= ERR_PATH_MAX)
 		return err_set(
@@ -154,7 +108,7 @@ int vary_pointer(enum svc_endpoint query, json_t *base, const struct field_ctx *
 	scratch = json_deep_copy(base);
 	if (!scratch)
 		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
-	rc = ans_request_expose(query, scratch, resolved, c->err);
+	rc = query->kind->expose ? query->kind->expose(scratch, resolved, c->err) : 0;
 	if (rc == 0)
 		rc = jptr_get(scratch, resolved, where, &target, c->err);
 	if (rc == 0 && is_number)

@@ -3,26 +3,10 @@
  * query) with one field changed at a JSON Pointer, and the named aliases of the
  * pointers people vary most.
  *
- * Aliases (resolved per query; the answer names the resolved pointer):
- *   name        rest, drop           stability          hold
- *   timeconst   /geom/solref/0       /solref/0          /pad/solref/0
- *   dampratio   /geom/solref/1       /solref/1          /pad/solref/1
- *   timestep    /option/timestep     /option/timestep   /option/timestep
- *   d0 dwidth width midpoint power   /geom/solimp/0..4    /solimp/0..4   /pad/solimp/0..4
- *   impedance   -                    /impedance         -
- *   mass        /body/mass           -                  /object/mass
- *   height      /height              -                  -
- *   duration    /duration            -                  /duration
- *   gravity     /option/gravity      -                  /option/gravity
- *   impratio    /option/impratio     -                  /option/impratio
- *   friction    /geom/friction/0     -                  /pad/friction/0
- *   margin      /geom/margin         -                  -
- *   gap         /geom/gap            -                  -
- *   grip_force  -                    -                  /grip_force
- *   cone        -                    -                  /option/cone
- *   size        -                    -                  /object/size
- *   pad_mass    -                    -                  /pad/mass
- *   slip_limit  -                    -                  /slip_limit
+ * Aliases are resolved per query: each kind lists its own (struct ans_kind's
+ * aliases, in the kind's file; man/contact.1's ALIASES lists them all, and
+ * tests/test_find.c holds the page and the kinds equal). A name one kind has and
+ * another lacks is "not an alias" for the other.
  */
 #ifndef CONTACTD_SERVICE_VARY_H
 #define CONTACTD_SERVICE_VARY_H
@@ -33,16 +17,17 @@
 
 #include "base/error.h"
 #include "service/answer.h"
+#include "service/endpoint.h"
 #include "base/field.h"
-#include "service/service.h"
 
-/* Read c[key] (required) as the name of a sweepable endpoint (a row with a point()). */
-int vary_query(const struct field_ctx *c, const char *key, enum svc_endpoint *out);
+/* Read c[key] (required) as the name of a sweepable endpoint (a row with a kind):
+ * *out is its row, in the endpoint table. */
+int vary_query(const struct field_ctx *c, const char *key, const struct svc_endpoint_def **out);
 
-/* Set ptr in the canonical request v of query to value (the caller keeps its
+/* Set ptr in the canonical request v of kind to value (the caller keeps its
  * reference): a floor field the request left to the geom becomes the floor's own first. */
-int vary_set(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value, const char *where,
-    struct err *err);
+int vary_set(const struct ans_kind *kind, json_t *v, const char *ptr, json_t *value,
+    const char *where, struct err *err);
 
 /*
  * Resolve c[key], a JSON Pointer or an alias, for the query into ptr
@@ -52,17 +37,12 @@ int vary_set(enum svc_endpoint query, json_t *v, const char *ptr, json_t *value,
  * names nothing. *is_number (may be NULL) says whether the field is a number in
  * base. base is unchanged. Errors go to c->err.
  */
-int vary_pointer(enum svc_endpoint query, json_t *base, const struct field_ctx *c, const char *key,
-    char *ptr, int *is_number);
+int vary_pointer(const struct svc_endpoint_def *query, json_t *base, const struct field_ctx *c,
+    const char *key, char *ptr, int *is_number);
 
-/*
- * The index-th alias of the table above (from 0): its name, and its pointer in a rest or
- * drop, a stability and a hold request (NULL where that query has none; any out-argument
- * may be NULL). Static strings. 0, or -1 past the last alias. man/contact.1 lists each
- * (tests/test_find.c holds them equal).
- */
-int vary_alias(
-    size_t index, const char **name, const char **scene, const char **stability, const char **hold);
+/* The pointer alias name stands for in kind's requests (a static string), or NULL
+ * when kind has no such alias. */
+const char *vary_alias(const struct ans_kind *kind, const char *name);
 
 /* 1 when ptr points into the floor ("/floor/..."): such a field is set after the
  * others, so it follows the geom's values it does not set, whatever the order. */
