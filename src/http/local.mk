@@ -8,6 +8,8 @@ contactd_SOURCES = \
 	src/http/engine.c src/http/engine.h \
 	src/http/token_cmd.c src/http/token_cmd.h \
 	src/http/http.c src/http/http.h src/http/server.h \
+	src/http/http_config.c src/http/http_config.h \
+	src/http/request.h \
 	src/http/log.c src/http/log.h \
 	src/http/status.c src/http/status.h \
 	src/http/respond.c src/http/respond.h \

@@ -14,24 +14,8 @@
 #include <microhttpd.h>
 
 #include "base/error.h"
-#include "store/store.h"
+#include "http/request.h"
 
-/*
- * A request as the handlers see it. Every pointer is owned by the HTTP layer and
- * valid until the request completes. Header values are NULL when absent.
- */
-struct http_request {
-	const char *method;
-	const char *url; /* path only, without the query string */
-	const char *accept;
-	const char *authorization;
-	const char *content_type;
-	const char *body; /* the full body, NUL-terminated (for convenience; may hold NULs) */
-	size_t body_len;
-	struct store *store;
-	/* Short route name for the log line and metrics, e.g. "drop"; handlers may set it. */
-	const char *route;
-};
 
 /* The media types the daemon answers in. */
 #define HTTP_JSON_MEDIA "application/json"
@@ -58,9 +42,6 @@ enum MHD_Result http_respond_headed(struct MHD_Connection *conn, struct http_req
 enum MHD_Result http_respond_buffer(struct MHD_Connection *conn, struct http_request *req,
     unsigned status, const char *content_type, const char *data, size_t len,
     enum MHD_ResponseMemoryMode mode);
-
-/* At most this many headers of http_add_header() per response. */
-#define HTTP_EXTRA_HEADERS 4
 
 /* Add header name: value (both copied, truncated to 31 and 159 bytes) to the one response
  * of req that http_respond_json() or http_respond_error() will queue; call before it. */

@@ -19,9 +19,9 @@
 #include "base/error.h"
 #include "http/admit.h"
 #include "http/hotcache.h"
-#include "http/http.h"
+#include "http/http_config.h"
 #include "http/metrics.h"
-#include "http/respond.h"
+#include "http/request.h"
 #include "service/service.h"
 #include "store/store.h"
 
