@@ -173,7 +173,7 @@ static void on_completed(
 	atomic_fetch_sub(&srv->in_flight, 1);
 	if (http_jobs_release(x))
 		return; /* its job still holds it and frees it */
-	if (x->stream) /* resumed, but never answered: its job stops */
+	if (x->stream)  /* resumed, but never answered: its job stops */
 		http_stream_close(x->stream);
 	free(x->computed);
 	free(x->body);

@@ -15,7 +15,6 @@
 #include "http/http_config.h"
 #include "store/store.h"
 
-
 struct http_server;
 
 /*

@@ -88,7 +88,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* CLOCK_MONOTONIC */
 	struct stream *streams;
-	struct calstore *cs;          /* the daemon's store, as the calibration layer sees it */
+	struct calstore *cs;           /* the daemon's store, as the calibration layer sees it */
 	struct http_calib_store store; /* it, and what /v1/health says of it */
 	int stopping, ticker_running, check_now, subscribed, subscription;
 	pthread_t ticker;
@@ -710,8 +710,7 @@ enum MHD_Result http_calib_list(
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_list(hub.cs, &p, robot, &answer, &err) != 0)
+	if (authenticate(req, &p, &err) != 0 || calcase_list(hub.cs, &p, robot, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
@@ -769,7 +768,8 @@ enum MHD_Result http_calib_upload(
 	upload_read(conn, req, &v);
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_writable(hub.cs, &p, id, owner, &err) != 0 || deferred(v.failed, &v.err, &err) != 0 ||
+	    calcase_writable(hub.cs, &p, id, owner, &err) != 0 ||
+	    deferred(v.failed, &v.err, &err) != 0 ||
 	    calcase_upload(hub.cs, &p, id, v.body, v.has_key ? v.key : NULL, &done, &err) != 0) {
 		r = respond_error(conn, req, &err);
 	} else if (done.replay) {
@@ -841,8 +841,7 @@ enum MHD_Result http_calib_show(
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_visible(hub.cs, &p, id, owner, &err) != 0 ||
+	if (authenticate(req, &p, &err) != 0 || calcase_visible(hub.cs, &p, id, owner, &err) != 0 ||
 	    wait_seconds(conn, &wait, &preferred, &err) != 0)
 		return respond_error(conn, req, &err);
 	if (wait > 0)
@@ -905,8 +904,7 @@ enum MHD_Result http_calib_watch(
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_visible(hub.cs, &p, id, owner, &err) != 0 ||
+	if (authenticate(req, &p, &err) != 0 || calcase_visible(hub.cs, &p, id, owner, &err) != 0 ||
 	    watch_lifetime(conn, &lifetime, &err) != 0 || watch_key(&key, &err) != 0)
 		return respond_error(conn, req, &err);
 	calwatch_sign(&key, id, p.token_id, now, now + lifetime, param);

@@ -75,8 +75,8 @@ static enum MHD_Result respond_answer(
 	if (!csv)
 		return http_respond_error(conn, &x->req, &e);
 	ret = http_respond_buffer(conn, &x->req, MHD_HTTP_OK,
-	    x->format == 1 ? HTTP_CSV_MEDIA : HTTP_STREAM_NDJSON,
-	    csv, strlen(csv), MHD_RESPMEM_MUST_COPY);
+	    x->format == 1 ? HTTP_CSV_MEDIA : HTTP_STREAM_NDJSON, csv, strlen(csv),
+	    MHD_RESPMEM_MUST_COPY);
 	free(csv);
 	return ret;
 }
@@ -179,12 +179,12 @@ enum MHD_Result http_jobs_ask(
 	size_t len;
 
 	if (!http_body_is_json(x->req.content_type))
-		return http_reject(conn, &x->req, ERR_UNSUPPORTED_MEDIA, "the body must be %s, not %s",
-		    HTTP_JSON_MEDIA, x->req.content_type);
+		return http_reject(conn, &x->req, ERR_UNSUPPORTED_MEDIA,
+		    "the body must be %s, not %s", HTTP_JSON_MEDIA, x->req.content_type);
 	x->format = http_negotiate(x->req.accept, offers, offer_count);
 	if (x->format < 0)
-		return http_reject(conn, &x->req, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path, HTTP_JSON_MEDIA,
-		    offer_count > 1 ? ", text/csv or " HTTP_STREAM_NDJSON : "");
+		return http_reject(conn, &x->req, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path,
+		    HTTP_JSON_MEDIA, offer_count > 1 ? ", text/csv or " HTTP_STREAM_NDJSON : "");
 	hot_key(row->name, x->req.body, x->req.body_len, x->hot);
 	text = hot_get(x->hot, &len);
 	if (text) {

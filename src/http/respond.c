@@ -93,7 +93,8 @@ enum MHD_Result http_respond_json(
 
 	if (!text)
 		return http_respond_buffer(conn, req, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		    HTTP_JSON_MEDIA, out_of_memory, sizeof out_of_memory - 1, MHD_RESPMEM_PERSISTENT);
+		    HTTP_JSON_MEDIA, out_of_memory, sizeof out_of_memory - 1,
+		    MHD_RESPMEM_PERSISTENT);
 	return http_respond_buffer(
 	    conn, req, status, HTTP_JSON_MEDIA, text, strlen(text), MHD_RESPMEM_MUST_FREE);
 }
@@ -152,8 +153,8 @@ void http_set_allow(struct http_request *req, const char *methods)
 	exchange_of(req)->allow = methods;
 }
 
-enum MHD_Result http_reject(struct MHD_Connection *conn, struct http_request *req,
-    enum err_code code, const char *fmt, ...)
+enum MHD_Result http_reject(
+    struct MHD_Connection *conn, struct http_request *req, enum err_code code, const char *fmt, ...)
 {
 	char message[ERR_MESSAGE_MAX];
 	struct err e;
@@ -253,6 +254,7 @@ int http_body_is_json(const char *content_type)
 		return 1;
 	content_type += strspn(content_type, " \t");
 	n = media_type_len(content_type);
-	return (n == strlen(HTTP_JSON_MEDIA) && strncasecmp(content_type, HTTP_JSON_MEDIA, n) == 0) ||
+	return (n == strlen(HTTP_JSON_MEDIA) &&
+	           strncasecmp(content_type, HTTP_JSON_MEDIA, n) == 0) ||
 	    (n > 5 && strncasecmp(content_type + n - 5, "+json", 5) == 0);
 }

@@ -16,7 +16,6 @@
 #include "base/error.h"
 #include "http/request.h"
 
-
 /* The media types the daemon answers in. */
 #define HTTP_JSON_MEDIA "application/json"
 #define HTTP_CSV_MEDIA "text/csv; charset=utf-8"

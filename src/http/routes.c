@@ -28,7 +28,7 @@
 
 /* What a route's path holes held. */
 struct route_args {
-	enum svc_endpoint ep;          /* {endpoint} */
+	enum svc_endpoint ep;           /* {endpoint} */
 	const struct static_file *page; /* {page} */
 	struct http_calib_target calib; /* {robot}, {id} and a second {id} (sub) */
 };
@@ -82,8 +82,8 @@ static enum MHD_Result serve_openapi(
     struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)
 {
 	(void)a;
-	return http_respond_buffer(conn, &x->req, MHD_HTTP_OK, HTTP_JSON_MEDIA, openapi_json, openapi_json_len,
-	    MHD_RESPMEM_PERSISTENT);
+	return http_respond_buffer(conn, &x->req, MHD_HTTP_OK, HTTP_JSON_MEDIA, openapi_json,
+	    openapi_json_len, MHD_RESPMEM_PERSISTENT);
 }
 
 /* GET /metrics: Prometheus text format. */
@@ -107,8 +107,8 @@ static enum MHD_Result serve_metrics(
 	(void)a;
 	if (!text)
 		return http_reject(conn, &x->req, ERR_INTERNAL, "out of memory");
-	return http_respond_buffer(conn, &x->req, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-	    text, len, MHD_RESPMEM_MUST_FREE);
+	return http_respond_buffer(conn, &x->req, MHD_HTTP_OK,
+	    "text/plain; version=0.0.4; charset=utf-8", text, len, MHD_RESPMEM_MUST_FREE);
 }
 
 /* POST /v1/NAME. */
@@ -126,11 +126,11 @@ static enum MHD_Result serve_page(
 }
 
 /* The calibration handlers (http_calib.h) as rows' handlers. */
-#define CALIB_HANDLER(fn)                                                                        \
-	static enum MHD_Result calib_##fn(                                                     \
-	    struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)       \
-	{                                                                                      \
-		return http_calib_##fn(conn, &x->req, &a->calib);                              \
+#define CALIB_HANDLER(fn)                                                                          \
+	static enum MHD_Result calib_##fn(                                                         \
+	    struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)           \
+	{                                                                                          \
+		return http_calib_##fn(conn, &x->req, &a->calib);                                  \
 	}
 CALIB_HANDLER(create)
 CALIB_HANDLER(list)
@@ -150,17 +150,16 @@ static const struct route routes[] = {
     {"/v1/health", "health", "GET, HEAD", "GET, HEAD", 1, serve_health, NULL, NULL},
     {"/v1/openapi.json", "openapi", "GET, HEAD", "GET, HEAD", 1, serve_openapi, NULL, NULL},
     {"/metrics", "metrics", "GET, HEAD", "GET, HEAD", 1, serve_metrics, NULL, NULL},
-    {"/v1/robots/{robot}/calibrations", "calibrations", "GET, POST", CALIB_METHODS, 0,
-        calib_list, calib_create, NULL},
+    {"/v1/robots/{robot}/calibrations", "calibrations", "GET, POST", CALIB_METHODS, 0, calib_list,
+        calib_create, NULL},
     {"/v1/calibrations/{id}", "calibration", "GET", CALIB_METHODS, 0, calib_show, NULL, NULL},
     {"/v1/calibrations/{id}/measurements", "measurements", "GET, POST", CALIB_METHODS, 0,
         calib_measurements, calib_upload, NULL},
-    {"/v1/calibrations/{id}/measurements/{id}", "measurement", "DELETE", CALIB_METHODS, 0,
-        NULL, NULL, calib_delete_measurement},
+    {"/v1/calibrations/{id}/measurements/{id}", "measurement", "DELETE", CALIB_METHODS, 0, NULL,
+        NULL, calib_delete_measurement},
     {"/v1/calibrations/{id}/uploads/{id}", "upload", "DELETE", CALIB_METHODS, 0, NULL, NULL,
         calib_delete_upload},
-    {"/v1/calibrations/{id}/events", "events", "GET", CALIB_METHODS, 0, calib_events, NULL,
-        NULL},
+    {"/v1/calibrations/{id}/events", "events", "GET", CALIB_METHODS, 0, calib_events, NULL, NULL},
     {"/v1/calibrations/{id}/watch", "watch", "POST", CALIB_METHODS, 0, NULL, calib_watch, NULL},
     {"{page}", "page", "GET, HEAD", "GET, HEAD", 1, serve_page, NULL, NULL},
     /* no calibration route of these prefixes: 404, counted as the calibration's */

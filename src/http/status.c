@@ -41,7 +41,7 @@ static const struct {
 static unsigned status_row(enum err_code code)
 {
 	return (unsigned)code < sizeof status_table / sizeof status_table[0] ? (unsigned)code
-	                                                                       : ERR_INTERNAL;
+	                                                                     : ERR_INTERNAL;
 }
 
 int http_status_of(enum err_code code)
