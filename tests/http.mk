@@ -8,7 +8,8 @@ tests_test_store_LDADD = $(STORE_LIBS) $(SERVICE_LIBS) $(CHECK_LIBS)
 # contactd over real HTTP: the programs under test are passed in at build time.
 check_PROGRAMS += tests/test_http
 TESTS += tests/test_http
-tests_test_http_SOURCES = tests/test_http.c tests/live.c tests/live.h
+tests_test_http_SOURCES = tests/test_http.c tests/live.c tests/live.h \
+	src/http/status.c src/http/status.h
 tests_test_http_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' \
 	-DCONTACT='"$(abs_top_builddir)/contact$(EXEEXT)"'

@@ -16,13 +16,15 @@ tests_test_jsonptr_LDADD = $(SERVICE_TEST_LIBS)
 
 check_PROGRAMS += tests/test_service
 TESTS += tests/test_service
-tests_test_service_SOURCES = tests/test_service.c tests/svc_test.c tests/svc_test.h tests/lesson_step4.h
+tests_test_service_SOURCES = tests/test_service.c tests/svc_test.c tests/svc_test.h tests/lesson_step4.h \
+	src/http/status.c src/http/status.h
 tests_test_service_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_service_LDADD = $(SERVICE_TEST_LIBS) -lm
 
 check_PROGRAMS += tests/test_eval
 TESTS += tests/test_eval
-tests_test_eval_SOURCES = tests/test_eval.c tests/svc_test.c tests/svc_test.h
+tests_test_eval_SOURCES = tests/test_eval.c tests/svc_test.c tests/svc_test.h \
+	src/http/status.c src/http/status.h
 tests_test_eval_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_eval_LDADD = $(SERVICE_TEST_LIBS) -lm
 

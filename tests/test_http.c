@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "http/status.h"
 #include "live.h"
 #include "tunables.h"
 
@@ -989,6 +990,32 @@ START_TEST(mutated_inputs_never_5xx)
 }
 END_TEST
 
+/* The one mapping of error codes to HTTP (status.h): statuses, and the calibration
+ * routes' headers of a 401 and a 503. */
+START_TEST(status_table)
+{
+	const char *value;
+
+	ck_assert_int_eq(http_status_of(ERR_BAD_JSON), 400);
+	ck_assert_int_eq(http_status_of(ERR_BAD_TYPE), 400);
+	ck_assert_int_eq(http_status_of(ERR_UNKNOWN_FIELD), 400);
+	ck_assert_int_eq(http_status_of(ERR_MISSING_FIELD), 400);
+	ck_assert_int_eq(http_status_of(ERR_TOO_DEEP), 400);
+	ck_assert_int_eq(http_status_of(ERR_BAD_VALUE), 422);
+	ck_assert_int_eq(http_status_of(ERR_TOO_LARGE), 413);
+	ck_assert_int_eq(http_status_of(ERR_UNAVAILABLE), 503);
+	ck_assert_int_eq(http_status_of(ERR_INTERNAL), 500);
+	ck_assert_int_eq(http_status_of((enum err_code)999), 500);
+	ck_assert_str_eq(http_status_header(ERR_UNAUTHORIZED, 0, &value), "WWW-Authenticate");
+	ck_assert_str_eq(value, "Bearer realm=\"contactd\"");
+	http_status_header(ERR_UNAUTHORIZED, 1, &value);
+	ck_assert_str_eq(value, "Bearer realm=\"contactd\", error=\"invalid_token\"");
+	ck_assert_str_eq(http_status_header(ERR_UNAVAILABLE, 1, &value), "Retry-After");
+	ck_assert_int_eq(atoi(value), CALIB_RETRY_AFTER_S);
+	ck_assert_ptr_null(http_status_header(ERR_BAD_VALUE, 1, &value));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("http");
@@ -999,6 +1026,7 @@ int main(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, status_table);
 	tcase_add_test(tc, health);
 	tcase_add_test(tc, questions_answer);
 	tcase_add_test(tc, cache_miss_then_hit);

@@ -24,12 +24,23 @@
 
 #include "base/jtext.h"
 #include "cli/figure.h"
+#include "http/status.h"
+#include "service/eval.h"
 #include "service/service.h"
 #include "service/shard.h"
 #include "service/sweep.h"
 #include "tunables.h"
 
 enum exit_status { EXIT_ANSWERED = 0, EXIT_USAGE = 1, EXIT_REJECTED = 2, EXIT_INTERNAL = 3 };
+
+/* The exit status of an error, the CLI's own mapping: the request's fault, or ours (a
+ * store unavailable, a bug, a code not known here). */
+static int exit_of(enum err_code code)
+{
+	return code == ERR_UNAVAILABLE || code == ERR_INTERNAL || (unsigned)code > ERR_INTERNAL
+	    ? EXIT_INTERNAL
+	    : EXIT_REJECTED;
+}
 
 /* With no FILE the request is {}: every default, the lesson's experiment. */
 static const char default_request[] = "{}";
@@ -148,7 +159,7 @@ static int report(const struct err *e)
 		fprintf(stderr, "contact: %s: %s\n", err_name(e->code), e->message);
 	free(text);
 	json_decref(body);
-	return err_http_status(e->code) >= 500 ? EXIT_INTERNAL : EXIT_REJECTED;
+	return exit_of(e->code);
 }
 
 enum format { FORMAT_JSON, FORMAT_CSV, FORMAT_PRETTY };
@@ -471,7 +482,7 @@ static int run_merge(int nfiles, char **files, int csv_asked, int pretty_asked)
 	}
 	if (shard_merge(inputs, (size_t)nfiles, &answer, &csv, &err) != 0) {
 		fprintf(stderr, "contact merge: %s\n", err.message);
-		status = err_http_status(err.code) >= 500 ? EXIT_INTERNAL : EXIT_REJECTED;
+		status = exit_of(err.code);
 		goto out;
 	}
 	if (csv && pretty_asked) {
@@ -535,6 +546,8 @@ int main(int argc, char **argv)
 	char *sharded = NULL;
 	int csv = 0, pretty = 0, opt, status, plot_answer;
 
+	/* a batch's failed call carries the HTTP status it would have alone, as the daemon's */
+	eval_set_status(http_status_of);
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':

@@ -17,8 +17,11 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "http/engine.h"
 #include "http/http.h"
 #include "http/http_calib.h"
+#include "http/log.h"
+#include "http/token_cmd.h"
 #include "store/store.h"
 #include "tunables.h"
 
@@ -115,9 +118,9 @@ static void usage(FILE *out)
 	    "Requests and answers are in SI units (m, s, kg; K in 1/s^2, B in 1/s), as\n"
 	    "`contact --help` and contact(1) list them.\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
-	    DAEMON_HEAD_TIMEOUT, DAEMON_MIN_BODY_RATE,
-	    DAEMON_CONNECTION_LIMIT, DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE,
-	    DAEMON_CACHE_MAX_MB, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
+	    DAEMON_HEAD_TIMEOUT, DAEMON_MIN_BODY_RATE, DAEMON_CONNECTION_LIMIT,
+	    DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE, DAEMON_CACHE_MAX_MB,
+	    LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
 	    DAEMON_DRAIN_TIMEOUT);
 }
 
@@ -244,12 +247,46 @@ static int open_log(const char *path)
 	return 0;
 }
 
+/*
+ * The calibration store --store names (NULL: st, the --db database) into *engine and *cs,
+ * and the calibration routes started over it. A PostgreSQL server not running yet is
+ * waited for, serving meanwhile (questions answered, calibration 503); one that refuses
+ * contactd is a start-up error. On failure nothing stays open.
+ */
+static int calib_start(struct store *st, const char *store_url, struct engine *engine,
+    struct calstore *cs, struct err *e)
+{
+	int reached = engine_open(store_url, st, 1, engine, cs, e);
+
+	if (reached < 0)
+		return -1;
+	if (engine_node(engine)) /* the owner its fits carry in the store */
+		http_log("calibration store: PostgreSQL, node %s", engine_node(engine));
+	if (reached == 1)
+		http_log("calibration %s; calibration requests are answered 503 with Retry-After "
+		         "until it is reached, tried again at the next request and every %d s",
+		    e->message, CALIB_FIT_ADOPT_S);
+	err_clear(e);
+	if (http_calib_start(&(struct http_calib_store){.cs = cs,
+	                         .engine = engine_name(engine),
+	                         .reachable = engine_reachable,
+	                         .ctx = engine,
+	                         .deferred = reached == 1},
+	        e) < 0) {
+		engine_close(engine);
+		return -1;
+	}
+	return 0;
+}
+
 /* Serve until SIGTERM or SIGINT; the exit status. */
 static int serve(const struct http_config *config, const char *db_path, const char *store_url,
     const char *log_path)
 {
 	struct store *st = NULL;
 	struct http_server *srv = NULL;
+	struct engine engine = {0};
+	struct calstore cs;
 	sigset_t signals;
 	struct err e;
 	int sig, status = 1;
@@ -268,7 +305,7 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 		return 1;
 	}
 
-	if (store_open(db_path, &st, &e) < 0 || http_calib_start(st, store_url, &e) < 0) {
+	if (store_open(db_path, &st, &e) < 0 || calib_start(st, store_url, &engine, &cs, &e) < 0) {
 		fprintf(stderr, "contactd: %s\n", e.message);
 		goto out;
 	}
@@ -276,6 +313,7 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 		fprintf(stderr, "contactd: %s\n", e.message);
 		http_calib_stop();
 		http_calib_close();
+		engine_close(&engine);
 		goto out;
 	}
 	http_log("contactd %s (core %s) listening on %s%s%s:%u, %d threads, database %s",
@@ -304,6 +342,7 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 	http_log("%s: stopping", strsignal(sig));
 	http_stop(srv);
 	http_calib_close();
+	engine_close(&engine);
 	status = 0;
 out:
 	store_close(st);
@@ -374,7 +413,7 @@ int main(int argc, char **argv)
 			log_path = optarg;
 			break;
 		case OPT_STORE:
-			if (http_calib_store_url_check(optarg) != 0) {
+			if (engine_url_check(optarg) != 0) {
 				fprintf(stderr,
 				    "contactd: --store: '%s' is neither sqlite:PATH nor "
 				    "postgresql://...\n",
@@ -408,8 +447,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[optind], "backup") == 0)
 			return backup(argc - optind, argv + optind, db_path);
 		if (strcmp(argv[optind], "token") == 0)
-			return http_calib_token_command(
-			    argc - optind, argv + optind, db_path, store_url);
+			return token_cmd_run(argc - optind, argv + optind, db_path, store_url);
 		fprintf(stderr, "contactd: unknown command '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;

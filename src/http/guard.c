@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "http/http.h"
+#include "http/log.h"
 #include "tunables.h"
 
 /* Where a connection's current request is. */

@@ -1,9 +1,9 @@
 /*
- * http_calib.c: the calibration service's routes (see http_calib.h for the seam): routing,
- * headers, requests to the values of the calibration layer's use cases (src/calib/cases.h)
- * and their results to responses, and streaming. The use cases, the token policy, watch URLs
- * and the fit workers are the layer's; errors map to statuses in one place
- * (err_http_status()).
+ * http_calib.c: the calibration service's handlers (see http_calib.h for the seam): headers,
+ * requests to the values of the calibration layer's use cases (src/calib/cases.h) and their
+ * results to responses, and streaming. The use cases, the token policy, watch URLs and the
+ * fit workers are the layer's; the routes are rows of the daemon's one table (routes.c);
+ * errors map to statuses and headers in one place (status.h).
  *
  *   POST   /v1/robots/{robot}/calibrations              start a calibration     201
  *   GET    /v1/robots/{robot}/calibrations              the robot's history     200
@@ -53,63 +53,11 @@
 #include "calib/token.h"
 #include "calib/watch.h"
 #include "calib/work.h"
+#include "http/log.h"
+#include "http/status.h"
 #include "base/body.h"
 #include "service/service.h"
-#include "store/calstore.h"
-#include "store/pgstore.h"
 #include "tunables.h"
-
-/* ---- the store: --store sqlite:PATH or postgresql://... ---- */
-
-/* The engine behind a calibration store, and what of it was opened here. */
-struct engine {
-	struct store *sqlite; /* opened here (sqlite:PATH other than --db) */
-	struct store *local;  /* the SQLite store in use (sqlite, or the --db one), or NULL */
-	struct pgstore *pg;
-};
-
-int http_calib_store_url_check(const char *url)
-{
-	return (strncmp(url, "sqlite:", 7) == 0 && url[7]) ||
-	        strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0
-	    ? 0
-	    : -1;
-}
-
-/*
- * Bind cs to the store url names (NULL: cache, the --db database, borrowed): 0, or with
- * defer 1 when it is a PostgreSQL server not reachable yet (err says why; cs works, failing
- * with ERR_UNAVAILABLE until the server is reached: pgstore_open()).
- */
-static int engine_open(const char *url, struct store *cache, int defer, struct engine *e,
-    struct calstore *cs, struct err *err)
-{
-	int rc = 0;
-
-	memset(e, 0, sizeof *e);
-	if (url && strncmp(url, "sqlite:", 7) == 0) {
-		if (store_open(url + 7, &e->sqlite, err) != 0)
-			return -1;
-		calstore_sqlite_bind(cs, e->sqlite);
-		e->local = e->sqlite;
-	} else if (url) {
-		rc = pgstore_open(url, defer, http_log, &e->pg, err);
-		if (rc < 0)
-			return -1;
-		pgstore_bind(cs, e->pg);
-	} else {
-		calstore_sqlite_bind(cs, cache);
-		e->local = cache;
-	}
-	return rc;
-}
-
-static void engine_close(struct engine *e)
-{
-	store_close(e->sqlite);
-	pgstore_close(e->pg);
-	memset(e, 0, sizeof *e);
-}
 
 /* ---- streams: event streams and waits ---- */
 
@@ -140,8 +88,8 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* CLOCK_MONOTONIC */
 	struct stream *streams;
-	struct calstore cs;   /* the daemon's store, as the calibration layer sees it */
-	struct engine engine; /* the engine behind cs */
+	struct calstore *cs;           /* the daemon's store, as the calibration layer sees it */
+	struct http_calib_store store; /* it, and what /v1/health says of it */
 	int stopping, ticker_running, check_now, subscribed, subscription;
 	pthread_t ticker;
 	struct calwatch watch; /* valid once watch_ready: loaded from the store on first need */
@@ -240,7 +188,7 @@ static void check_streams(void)
 	}
 	pthread_mutex_unlock(&hub.lock);
 	for (i = 0; i < n; i++)
-		reasons[i] = caltoken_close_reason(&hub.cs, ids[i], now);
+		reasons[i] = caltoken_close_reason(hub.cs, ids[i], now);
 	pthread_mutex_lock(&hub.lock);
 	for (s = hub.streams; s; s = s->next)
 		for (i = 0; i < n; i++)
@@ -333,7 +281,7 @@ static char *next_event(struct stream *s, int keepalive)
 	json_t *m;
 
 	err_clear(&err);
-	m = calcase_latest_fit(&hub.cs, s->calibration, &f, &err);
+	m = calcase_latest_fit(hub.cs, s->calibration, &f, &err);
 	if (m && f.id > 0 &&
 	    (f.id != s->last_fit || strcmp(calcase_shown_state(f.state), s->last_state) != 0)) {
 		data = svc_dump(m);
@@ -363,7 +311,7 @@ static char *next_wait(struct stream *s, int stopping)
 	int settled;
 
 	err_clear(&err);
-	m = calcase_latest_fit(&hub.cs, s->calibration, &f, &err);
+	m = calcase_latest_fit(hub.cs, s->calibration, &f, &err);
 	settled = !m || f.id == 0 ||
 	    (f.id >= s->target && strcmp(calcase_shown_state(f.state), "pending") != 0);
 	if (settled || stopping || monotonic_now() >= s->deadline) {
@@ -372,7 +320,7 @@ static char *next_wait(struct stream *s, int stopping)
 			if (body && m)
 				json_object_set(body, "fit", m);
 		} else {
-			calcase_show(&hub.cs, &s->who, s->calibration, &body, &err);
+			calcase_show(hub.cs, &s->who, s->calibration, &body, &err);
 		}
 		if (!body)
 			body = err_to_json(&err);
@@ -525,7 +473,7 @@ static int watch_key(struct calwatch *out, struct err *err)
 	if (ready)
 		return 0;
 	/* racing loads read the same key: the store makes it once */
-	if (calwatch_init(&hub.cs, &w, err) != 0)
+	if (calwatch_init(hub.cs, &w, err) != 0)
 		return -1;
 	pthread_mutex_lock(&hub.lock);
 	hub.watch = w;
@@ -539,40 +487,22 @@ static int watch_key(struct calwatch *out, struct err *err)
 
 json_t *http_calib_health(void)
 {
-	struct err e;
-	int reachable = hub.engine.pg
-	    ? pgstore_reachable(hub.engine.pg)
-	    : hub.engine.local && store_schema_version(hub.engine.local, &e) >= 0;
-
-	return json_pack("{s:s, s:b}", "engine", hub.engine.pg ? "postgresql" : "sqlite",
-	    "reachable", reachable);
+	return json_pack("{s:s, s:b}", "engine", hub.store.engine, "reachable",
+	    hub.store.reachable(hub.store.ctx));
 }
 
-int http_calib_start(struct store *st, const char *store_url, struct err *err)
+int http_calib_start(const struct http_calib_store *store, struct err *err)
 {
 	pthread_condattr_t attr;
-	int reached;
 
 	hub.stopping = 0;
 	hub.watch_ready = 0;
+	hub.store = *store;
+	hub.cs = store->cs;
 	callog_set(http_log);
-	/* A PostgreSQL server not running yet is waited for, serving meanwhile (questions
-	 * answered, calibration 503); one that refuses contactd is a start-up error. */
-	reached = engine_open(store_url, st, 1, &hub.engine, &hub.cs, err);
-	if (reached < 0)
-		return -1;
-	if (hub.engine.pg) /* the owner its fits carry in the store */
-		http_log("calibration store: PostgreSQL, node %s", pgstore_node(hub.engine.pg));
-	if (reached == 1)
-		http_log("calibration %s; calibration requests are answered 503 with Retry-After "
-		         "until it is reached, tried again at the next request and every %d s",
-		    err->message, CALIB_FIT_ADOPT_S);
-	err_clear(err);
 	/* the watch-URL key: now if the store is there, else at the first watch URL */
-	if ((reached == 0 && watch_key(NULL, err) != 0) || calevents_share(&hub.cs, 1, err) != 0) {
-		engine_close(&hub.engine);
+	if ((!store->deferred && watch_key(NULL, err) != 0) || calevents_share(hub.cs, 1, err) != 0)
 		return -1;
-	}
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&hub.wake, &attr);
@@ -586,7 +516,7 @@ int http_calib_start(struct store *st, const char *store_url, struct err *err)
 		return err_set(err, ERR_INTERNAL, NULL, "cannot start the event-stream ticker");
 	}
 	hub.ticker_running = 1;
-	if (calwork_start(&hub.cs, err) != 0) {
+	if (calwork_start(hub.cs, err) != 0) {
 		http_calib_stop();
 		http_calib_close();
 		return -1;
@@ -618,7 +548,6 @@ void http_calib_stop(void)
 void http_calib_close(void)
 {
 	calevents_share(NULL, 0, NULL);
-	engine_close(&hub.engine);
 }
 
 /* ---- requests and responses ---- */
@@ -626,21 +555,17 @@ void http_calib_close(void)
 static enum MHD_Result respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
+	const char *header, *value;
+
 	if (e->code == ERR_UNAUTHORIZED || e->code == ERR_FORBIDDEN)
 		http_log("calibration: %s %s refused: %s", req->method, req->url, e->message);
 	/* the store is unreachable (PostgreSQL restarting): nothing was done, try again soon */
-	if (e->code == ERR_UNAVAILABLE) {
-		char after[16];
-
-		snprintf(after, sizeof after, "%d", CALIB_RETRY_AFTER_S);
-		http_add_header(req, "Retry-After", after);
+	if (e->code == ERR_UNAVAILABLE)
 		http_log("calibration: %s %s: %s", req->method, req->url, e->message);
-	}
-	/* RFC 6750: a 401 names the scheme it wants, and whether the token given was bad */
-	if (e->code == ERR_UNAUTHORIZED)
-		http_add_header(req, "WWW-Authenticate",
-		    req->authorization ? "Bearer realm=\"contactd\", error=\"invalid_token\""
-		                       : "Bearer realm=\"contactd\"");
+	/* Retry-After of that 503, WWW-Authenticate of a 401: the status table's */
+	header = http_status_header(e->code, req->authorization != NULL, &value);
+	if (header)
+		http_add_header(req, header, value);
 	return http_respond_error(conn, req, e);
 }
 
@@ -656,7 +581,7 @@ static enum MHD_Result respond_code(
 /* The principal of the request's bearer token, or ERR_UNAUTHORIZED. */
 static int authenticate(struct http_request *req, struct caltoken_principal *p, struct err *err)
 {
-	return caltoken_authenticate(&hub.cs, req->authorization, (long long)time(NULL), p, err);
+	return caltoken_authenticate(hub.cs, req->authorization, (long long)time(NULL), p, err);
 }
 
 static int parse_body(struct http_request *req, json_t **root, struct err *err)
@@ -736,7 +661,7 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 	s->who = *p;
 	if (!ack) {
 		/* a wait on the calibration: for its newest fit, if one is pending */
-		m = calcase_latest_fit(&hub.cs, id, NULL, &err);
+		m = calcase_latest_fit(hub.cs, id, NULL, &err);
 		s->target = json_is_object(m) ? json_integer_value(json_object_get(m, "id")) : 0;
 		json_decref(m);
 	}
@@ -747,9 +672,15 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 
 /* ---- the routes ---- */
 
-static enum MHD_Result create_calibration(
-    struct MHD_Connection *conn, struct http_request *req, const char *robot)
+int http_calib_robot_ok(const char *robot)
 {
+	return auth_robot_name_ok(robot);
+}
+
+enum MHD_Result http_calib_create(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+{
+	const char *robot = t->robot;
 	struct caltoken_principal p;
 	struct err err;
 	json_t *body = NULL, *answer = NULL;
@@ -758,9 +689,9 @@ static enum MHD_Result create_calibration(
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    caltoken_robot_visible(&hub.cs, &p, robot, &err) != 0 ||
+	    caltoken_robot_visible(hub.cs, &p, robot, &err) != 0 ||
 	    caltoken_can_write(&p, robot, &err) != 0 || parse_body(req, &body, &err) != 0 ||
-	    calcase_create(&hub.cs, &p, robot, body, &answer, &id, &err) != 0)
+	    calcase_create(hub.cs, &p, robot, body, &answer, &id, &err) != 0)
 		r = respond_error(conn, req, &err);
 	else
 		r = http_respond_json(conn, req, 201, answer);
@@ -769,44 +700,77 @@ static enum MHD_Result create_calibration(
 	return r;
 }
 
-static enum MHD_Result list_calibrations(
-    struct MHD_Connection *conn, struct http_request *req, const char *robot)
+enum MHD_Result http_calib_list(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
 {
+	const char *robot = t->robot;
 	struct caltoken_principal p;
 	struct err err;
 	json_t *answer = NULL;
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_list(&hub.cs, &p, robot, &answer, &err) != 0)
+	if (authenticate(req, &p, &err) != 0 || calcase_list(hub.cs, &p, robot, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
 	return r;
 }
 
-static enum MHD_Result upload(struct MHD_Connection *conn, struct http_request *req, long long id)
+/*
+ * What an upload says besides its URL and token, read from the request before the
+ * calibration layer is asked anything: the wait, the Idempotency-Key, the body. The first
+ * of their errors waits for its turn, after the token's and the calibration's (authenticate
+ * before telling whether the calibration exists), as when they were read in between.
+ */
+struct upload_values {
+	double wait;
+	int preferred, has_key, failed;
+	char key[CALIB_IDEMPOTENCY_KEY_MAX + 2];
+	json_t *body; /* ours */
+	struct err err;
+};
+
+static void upload_read(
+    struct MHD_Connection *conn, struct http_request *req, struct upload_values *v)
 {
+	err_clear(&v->err);
+	v->body = NULL;
+	v->has_key = 0;
+	v->failed = wait_seconds(conn, &v->wait, &v->preferred, &v->err) != 0 ||
+	    (v->has_key = calidem_key(
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key"), v->key,
+	         sizeof v->key, &v->err)) < 0 ||
+	    parse_body(req, &v->body, &v->err) != 0;
+}
+
+/* The error kept from reading the request into err (-1) when failed, else 0. */
+static int deferred(int failed, const struct err *kept, struct err *err)
+{
+	if (!failed)
+		return 0;
+	*err = *kept;
+	return -1;
+}
+
+enum MHD_Result http_calib_upload(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+{
+	long long id = t->id;
 	struct caltoken_principal p;
 	struct err err;
 	struct calcase_upload done = {0};
-	char owner[CALSTORE_NAME_MAX], key[CALIB_IDEMPOTENCY_KEY_MAX + 2];
-	json_t *body = NULL;
-	double wait;
-	int preferred, has_key;
+	struct upload_values v;
+	char owner[CALSTORE_NAME_MAX];
 	enum MHD_Result r;
 
+	/* the request into values first, then the calibration layer, then the response */
+	upload_read(conn, req, &v);
 	err_clear(&err);
-	/* authenticate before telling whether the calibration exists */
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_writable(&hub.cs, &p, id, owner, &err) != 0 ||
-	    wait_seconds(conn, &wait, &preferred, &err) != 0 ||
-	    (has_key = calidem_key(
-	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key"), key,
-	         sizeof key, &err)) < 0 ||
-	    parse_body(req, &body, &err) != 0 ||
-	    calcase_upload(&hub.cs, &p, id, body, has_key ? key : NULL, &done, &err) != 0) {
+	    calcase_writable(hub.cs, &p, id, owner, &err) != 0 ||
+	    deferred(v.failed, &v.err, &err) != 0 ||
+	    calcase_upload(hub.cs, &p, id, v.body, v.has_key ? v.key : NULL, &done, &err) != 0) {
 		r = respond_error(conn, req, &err);
 	} else if (done.replay) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(
@@ -821,10 +785,10 @@ static enum MHD_Result upload(struct MHD_Connection *conn, struct http_request *
 		}
 	} else {
 		r = respond_fit(
-		    conn, req, &p, id, done.fit_id, json_incref(done.answer), wait, preferred);
+		    conn, req, &p, id, done.fit_id, json_incref(done.answer), v.wait, v.preferred);
 	}
 	calcase_upload_clear(&done);
-	json_decref(body);
+	json_decref(v.body);
 	return r;
 }
 
@@ -833,24 +797,41 @@ static enum MHD_Result delete_measurements(struct MHD_Connection *conn, struct h
     long long id, long long measurement_id, long long upload_id)
 {
 	struct caltoken_principal p;
-	struct err err;
+	struct err err, wait_err;
 	char owner[CALSTORE_NAME_MAX];
 	json_t *ack = NULL;
 	long long fit_id;
 	double wait;
-	int preferred;
+	int preferred, wait_failed;
 
+	/* the wait read first; its error after the token's and the calibration's */
+	err_clear(&wait_err);
+	wait_failed = wait_seconds(conn, &wait, &preferred, &wait_err) != 0;
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_writable(&hub.cs, &p, id, owner, &err) != 0 ||
-	    wait_seconds(conn, &wait, &preferred, &err) != 0 ||
-	    calcase_delete(&hub.cs, &p, id, measurement_id, upload_id, &ack, &fit_id, &err) != 0)
+	    calcase_writable(hub.cs, &p, id, owner, &err) != 0 ||
+	    deferred(wait_failed, &wait_err, &err) != 0 ||
+	    calcase_delete(hub.cs, &p, id, measurement_id, upload_id, &ack, &fit_id, &err) != 0)
 		return respond_error(conn, req, &err);
 	return respond_fit(conn, req, &p, id, fit_id, ack, wait, preferred);
 }
 
-static enum MHD_Result show(struct MHD_Connection *conn, struct http_request *req, long long id)
+enum MHD_Result http_calib_delete_measurement(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
 {
+	return delete_measurements(conn, req, t->id, t->sub, 0);
+}
+
+enum MHD_Result http_calib_delete_upload(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+{
+	return delete_measurements(conn, req, t->id, 0, t->sub);
+}
+
+enum MHD_Result http_calib_show(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+{
+	long long id = t->id;
 	struct caltoken_principal p;
 	struct err err;
 	char owner[CALSTORE_NAME_MAX];
@@ -860,22 +841,22 @@ static enum MHD_Result show(struct MHD_Connection *conn, struct http_request *re
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0 ||
+	if (authenticate(req, &p, &err) != 0 || calcase_visible(hub.cs, &p, id, owner, &err) != 0 ||
 	    wait_seconds(conn, &wait, &preferred, &err) != 0)
 		return respond_error(conn, req, &err);
 	if (wait > 0)
 		return respond_fit(conn, req, &p, id, 0, NULL, wait, preferred);
-	if (calcase_show(&hub.cs, &p, id, &answer, &err) != 0)
+	if (calcase_show(hub.cs, &p, id, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
 	return r;
 }
 
-static enum MHD_Result list_measurements(
-    struct MHD_Connection *conn, struct http_request *req, long long id)
+enum MHD_Result http_calib_measurements(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
 {
+	long long id = t->id;
 	struct caltoken_principal p;
 	struct err err;
 	json_t *answer = NULL;
@@ -883,7 +864,7 @@ static enum MHD_Result list_measurements(
 
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_measurements(&hub.cs, &p, id, &answer, &err) != 0)
+	    calcase_measurements(hub.cs, &p, id, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
@@ -910,8 +891,10 @@ static int watch_lifetime(struct MHD_Connection *conn, long long *granted, struc
 	return calwatch_lifetime(requested, "", granted, err);
 }
 
-static enum MHD_Result watch(struct MHD_Connection *conn, struct http_request *req, long long id)
+enum MHD_Result http_calib_watch(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
 {
+	long long id = t->id;
 	struct caltoken_principal p;
 	struct calwatch key;
 	struct err err;
@@ -921,8 +904,7 @@ static enum MHD_Result watch(struct MHD_Connection *conn, struct http_request *r
 	enum MHD_Result r;
 
 	err_clear(&err);
-	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_visible(&hub.cs, &p, id, owner, &err) != 0 ||
+	if (authenticate(req, &p, &err) != 0 || calcase_visible(hub.cs, &p, id, owner, &err) != 0 ||
 	    watch_lifetime(conn, &lifetime, &err) != 0 || watch_key(&key, &err) != 0)
 		return respond_error(conn, req, &err);
 	calwatch_sign(&key, id, p.token_id, now, now + lifetime, param);
@@ -945,8 +927,10 @@ static int token_streams(const char *token_id)
 	return n;
 }
 
-static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *req, long long id)
+enum MHD_Result http_calib_events(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
 {
+	long long id = t->id;
 	const char *w = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "watch");
 	struct caltoken_principal p;
 	struct calwatch key;
@@ -960,12 +944,12 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	if (w && !req->authorization) /* a watch URL: its key is the store's */
 		rc = watch_key(&key, &err) != 0 ||
 		        calwatch_verify(&key, w, id, now, token_id, &expires, &err) != 0 ||
-		        caltoken_principal(&hub.cs, token_id, NULL, now, &p, &err) != 0
+		        caltoken_principal(hub.cs, token_id, NULL, now, &p, &err) != 0
 		    ? -1
 		    : 0;
 	else
 		rc = authenticate(req, &p, &err);
-	if (rc != 0 || calcase_visible(&hub.cs, &p, id, owner, &err) != 0)
+	if (rc != 0 || calcase_visible(hub.cs, &p, id, owner, &err) != 0)
 		return respond_error(conn, req, &err);
 	/* One token cannot hold every connection with streams (counted, then opened: two
 	 * racing requests may both pass, which bounds it all the same). */
@@ -986,132 +970,4 @@ static enum MHD_Result events(struct MHD_Connection *conn, struct http_request *
 	s->watch_expires = expires;
 	snprintf(s->token_id, sizeof s->token_id, "%s", p.token_id);
 	return respond_stream(conn, req, s, "text/event-stream", NULL, NULL);
-}
-
-/* Parse a decimal id (1.. LLONG_MAX) ending at the end or at '/'. */
-static int parse_id(const char *s, long long *id, const char **rest)
-{
-	char *end;
-
-	if (*s < '1' || *s > '9')
-		return -1;
-	errno = 0;
-	*id = strtoll(s, &end, 10);
-	if (errno != 0 || (*end != '\0' && *end != '/'))
-		return -1;
-	*rest = end;
-	return 0;
-}
-
-/* 405 naming the methods of the route (static string). */
-static enum MHD_Result not_allowed(
-    struct MHD_Connection *conn, struct http_request *req, const char *allow)
-{
-	struct err err;
-
-	http_add_header(req, "Allow", allow);
-	err_set(&err, ERR_METHOD, "", "%s takes %s, not %s", req->url, allow, req->method);
-	return respond_error(conn, req, &err);
-}
-
-int http_calib_route(struct MHD_Connection *conn, struct http_request *req, enum MHD_Result *result)
-{
-	static const char robots[] = "/v1/robots/", calibs[] = "/v1/calibrations/";
-	const char *url = req->url, *rest, *m = req->method;
-	int post = strcmp(m, "POST") == 0, get = strcmp(m, "GET") == 0;
-	int del = strcmp(m, "DELETE") == 0;
-	long long id, sub;
-
-	if (strncmp(url, robots, sizeof robots - 1) == 0) {
-		char robot[CALSTORE_NAME_MAX];
-		const char *name = url + sizeof robots - 1, *slash = strchr(name, '/');
-
-		if (!slash || (size_t)(slash - name) >= sizeof robot ||
-		    strcmp(slash, "/calibrations") != 0)
-			return 0;
-		memcpy(robot, name, (size_t)(slash - name));
-		robot[slash - name] = '\0';
-		if (!auth_robot_name_ok(robot))
-			return 0;
-		req->route = "calibrations";
-		*result = post ? create_calibration(conn, req, robot)
-		    : get      ? list_calibrations(conn, req, robot)
-		               : not_allowed(conn, req, "GET, POST");
-		return 1;
-	}
-	if (strncmp(url, calibs, sizeof calibs - 1) != 0 ||
-	    parse_id(url + sizeof calibs - 1, &id, &rest) != 0)
-		return 0;
-	if (strcmp(rest, "") == 0) {
-		req->route = "calibration";
-		*result = get ? show(conn, req, id) : not_allowed(conn, req, "GET");
-	} else if (strcmp(rest, "/measurements") == 0) {
-		req->route = "measurements";
-		*result = post ? upload(conn, req, id)
-		    : get      ? list_measurements(conn, req, id)
-		               : not_allowed(conn, req, "GET, POST");
-	} else if (strncmp(rest, "/measurements/", 14) == 0 &&
-	    parse_id(rest + 14, &sub, &url) == 0 && !*url) {
-		req->route = "measurement";
-		*result = del ? delete_measurements(conn, req, id, sub, 0)
-		              : not_allowed(conn, req, "DELETE");
-	} else if (strncmp(rest, "/uploads/", 9) == 0 && parse_id(rest + 9, &sub, &url) == 0 &&
-	    !*url) {
-		req->route = "upload";
-		*result = del ? delete_measurements(conn, req, id, 0, sub)
-		              : not_allowed(conn, req, "DELETE");
-	} else if (strcmp(rest, "/events") == 0) {
-		req->route = "events";
-		*result = get ? events(conn, req, id) : not_allowed(conn, req, "GET");
-	} else if (strcmp(rest, "/watch") == 0) {
-		req->route = "watch";
-		*result = post ? watch(conn, req, id) : not_allowed(conn, req, "POST");
-	} else {
-		return 0;
-	}
-	return 1;
-}
-
-/* The token command's store: --store, or the SQLite file at --db. */
-struct token_db {
-	const char *path, *url;
-	struct store *st;
-	struct engine engine;
-	struct calstore cs;
-};
-
-static int token_db_open(void *ctx, struct calstore **cs, struct err *err)
-{
-	struct token_db *db = ctx;
-
-	if (!db->url && store_open(db->path, &db->st, err) != 0)
-		return -1;
-	/* a command fails at once when PostgreSQL is unreachable: nothing would wait for it */
-	if (engine_open(db->url, db->st, 0, &db->engine, &db->cs, err) != 0) {
-		store_close(db->st);
-		db->st = NULL;
-		return -1;
-	}
-	/* a revocation or rotation reaches the daemons' streams at once */
-	calevents_share(&db->cs, 0, err);
-	*cs = &db->cs;
-	return 0;
-}
-
-static void token_db_close(void *ctx)
-{
-	struct token_db *db = ctx;
-
-	calevents_share(NULL, 0, NULL);
-	engine_close(&db->engine);
-	store_close(db->st);
-	db->st = NULL;
-}
-
-int http_calib_token_command(int argc, char **argv, const char *db_path, const char *store_url)
-{
-	struct token_db db = {db_path, store_url, NULL, {0}, {0}};
-	const struct caltoken_opener opener = {&db, token_db_open, token_db_close};
-
-	return caltoken_command(argc, argv, &opener);
 }

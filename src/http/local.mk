@@ -1,10 +1,21 @@
 # http: the contactd daemon (libmicrohttpd), a front end over the service layer
 # beside the `contact` CLI. The calibration routes and their event streams
-# (http_calib.h) call the calibration layer (src/calib/), never the fit engine.
+# (http_calib.h) call the calibration layer (src/calib/), never the fit engine; the
+# calibration store's engine is the daemon's main's choice (engine.h).
 bin_PROGRAMS += contactd
 contactd_SOURCES = \
 	src/http/contactd.c \
-	src/http/http.c src/http/http.h \
+	src/http/engine.c src/http/engine.h \
+	src/http/token_cmd.c src/http/token_cmd.h \
+	src/http/http.c src/http/http.h src/http/server.h \
+	src/http/http_config.c src/http/http_config.h \
+	src/http/request.h \
+	src/http/log.c src/http/log.h \
+	src/http/status.c src/http/status.h \
+	src/http/respond.c src/http/respond.h \
+	src/http/framing.c src/http/framing.h \
+	src/http/jobs.c src/http/jobs.h \
+	src/http/routes.c src/http/routes.h \
 	src/http/admit.c src/http/admit.h \
 	src/http/upkeep.c src/http/upkeep.h \
 	src/http/guard.c src/http/guard.h \

@@ -119,6 +119,11 @@ void metrics_record(struct metrics *m, const char *route, unsigned status, doubl
 		atomic_fetch_add_explicit(&m->errors[code], 1, memory_order_relaxed);
 }
 
+const char *metrics_cache_name(enum metrics_cache c)
+{
+	return c == METRICS_CACHE_HIT ? "hit" : c == METRICS_CACHE_MISS ? "miss" : "-";
+}
+
 void metrics_cache_error(struct metrics *m)
 {
 	atomic_fetch_add_explicit(&m->cache_errors, 1, memory_order_relaxed);

@@ -17,6 +17,9 @@ struct metrics;
 /* Where an answer came from, for the cache counters. */
 enum metrics_cache { METRICS_CACHE_NONE, METRICS_CACHE_HIT, METRICS_CACHE_MISS };
 
+/* "hit", "miss" or "-" (a static string): the log line's cache= and the X-Cache header. */
+const char *metrics_cache_name(enum metrics_cache c);
+
 /* A new, zeroed set of counters; NULL when out of memory. Free with metrics_free(). */
 struct metrics *metrics_new(void);
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <microhttpd.h>
 
-#include "http/http.h"
+#include "http/respond.h"
 
 struct static_file {
 	const char *path; /* "/name.ext" */

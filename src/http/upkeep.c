@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "http/http.h"
+#include "http/log.h"
 #include "tunables.h"
 
 struct upkeep {

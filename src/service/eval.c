@@ -473,14 +473,22 @@ static json_t *result_json(const struct call *call)
 	    call->args.mujoco);
 }
 
-/* A failed call of a batch: the contract's error body, the HTTP status it would
- * have alone, and whatever of its id and function name is readable. */
+/* The front end's status of an error code (eval_set_status()); set once at start-up. */
+static eval_status_fn status_of;
+
+void eval_set_status(eval_status_fn fn)
+{
+	status_of = fn;
+}
+
+/* A failed call of a batch: the contract's error body, the status it would have
+ * alone (the front end's), and whatever of its id and function name is readable. */
 static json_t *failure_json(json_t *raw, const struct err *e)
 {
 	json_t *out = err_to_json(e), *id = json_object_get(raw, "id");
 	json_t *function = json_object_get(raw, "function");
 
-	if (out && json_object_set_new(out, "status", json_integer(err_http_status(e->code))) != 0)
+	if (out && json_object_set_new(out, "status", json_integer(status_of(e->code))) != 0)
 		goto fail;
 	if (out && id && (json_is_string(id) || json_is_number(id)) &&
 	    json_object_set(out, "id", id) != 0)
@@ -656,6 +664,8 @@ json_t *eval_request_json(const struct eval_request *r)
 
 int eval_run(const struct eval_request *r, json_t **answer, struct err *err)
 {
+	if (r->failed && !status_of)
+		return err_set(err, ERR_INTERNAL, "", "eval: no status for a failed call");
 	*answer = build(r, PASS_ANSWER);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }

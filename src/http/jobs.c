@@ -1,0 +1,249 @@
+/*
+ * jobs.c: the questions computed in the compute pool (jobs.h): a job parses, looks up,
+ * computes and stores, then resumes its connection; a streamed sweep's job goes on
+ * computing its rows after resuming it.
+ */
+#include "http/jobs.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/admit.h"
+#include "http/hotcache.h"
+#include "http/log.h"
+#include "http/respond.h"
+#include "http/stream.h"
+#include "tunables.h"
+
+/* Log and count what went wrong with the cache while answering (the answer stands). */
+static void note_cache_failures(struct http_server *srv, const struct svc_outcome *o)
+{
+	if (o->cache_read_err.code != ERR_NONE) {
+		metrics_cache_error(srv->metrics);
+		http_log("cache read failed: %s", o->cache_read_err.message);
+	}
+	if (o->cache_write_err.code != ERR_NONE) {
+		metrics_cache_error(srv->metrics);
+		http_log("cache write failed: %s", o->cache_write_err.message);
+	}
+}
+
+/* The store's cache under store_guard's read lock: a compute job that shutdown left
+ * running finds no store (a miss, nothing kept) once the store is being closed. */
+static int guarded_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
+    size_t *len, struct err *err)
+{
+	struct http_server *srv = ctx;
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&srv->store_guard);
+	if (!srv->store_gone)
+		rc = srv->cache.cache.get(
+		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
+	pthread_rwlock_unlock(&srv->store_guard);
+	return rc;
+}
+
+static int guarded_put(void *ctx, const char *endpoint, const char *canonical, const char *answer,
+    size_t len, struct err *err)
+{
+	struct http_server *srv = ctx;
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&srv->store_guard);
+	if (!srv->store_gone)
+		rc = srv->cache.cache.put(
+		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
+	pthread_rwlock_unlock(&srv->store_guard);
+	return rc;
+}
+
+/* The answer text in the negotiated format (JSON, or CSV for a sweep). */
+static enum MHD_Result respond_answer(
+    struct MHD_Connection *conn, struct exchange *x, const char *text, size_t len)
+{
+	enum MHD_Result ret;
+	char *csv = NULL;
+	struct err e;
+
+	if (x->format == 0)
+		return http_respond_buffer(
+		    conn, &x->req, MHD_HTTP_OK, HTTP_JSON_MEDIA, text, len, MHD_RESPMEM_MUST_COPY);
+	csv = x->format == 1 ? (svc_text_csv(text, &csv, &e) < 0 ? NULL : csv)
+	                     : http_stream_ndjson(text, &e);
+	if (!csv)
+		return http_respond_error(conn, &x->req, &e);
+	ret = http_respond_buffer(conn, &x->req, MHD_HTTP_OK,
+	    x->format == 1 ? HTTP_CSV_MEDIA : HTTP_STREAM_NDJSON, csv, strlen(csv),
+	    MHD_RESPMEM_MUST_COPY);
+	free(csv);
+	return ret;
+}
+
+/* The pool's job of a question: parse, look up, compute, store; then wake its connection. */
+static void compute_question(void *arg, int cancelled)
+{
+	struct exchange *x = arg;
+	struct http_server *srv = x->srv;
+	struct svc_outcome outcome;
+	struct http_stream *stream = NULL;
+	int resumed = 0;
+
+	err_clear(&x->job_err);
+	if (cancelled) {
+		err_set(&x->job_err, ERR_UNAVAILABLE, NULL,
+		    "shutting down: the question was still queued at --drain-timeout");
+	} else {
+		memset(&outcome, 0, sizeof outcome);
+		/* CSV and NDJSON sweeps stream: the connection resumes with the rows to come,
+		 * and this job computes them after resuming it (below) */
+		if (x->format != 0 && x->endpoint == SVC_SWEEP
+		        ? http_stream_open(x->req.body, x->req.body_len, &srv->limits,
+		              &srv->guarded, x->format == 2, &stream, &x->computed, &outcome,
+		              &x->job_err) < 0
+		        : svc_ask(x->endpoint, x->req.body, x->req.body_len, &srv->limits,
+		              &srv->guarded, &x->computed, &outcome, &x->job_err) < 0)
+			x->computed = NULL;
+		else
+			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
+		note_cache_failures(srv, &outcome);
+	}
+	pthread_mutex_lock(&srv->jobs_lock);
+	x->computing = 0;
+	if (x->prev_job)
+		x->prev_job->next_job = x->next_job;
+	else
+		srv->jobs = x->next_job;
+	if (x->next_job)
+		x->next_job->prev_job = x->prev_job;
+	if (x->orphan) {
+		pthread_mutex_unlock(&srv->jobs_lock);
+		free(x->computed);
+		free(x->body);
+		free(x);
+		if (stream)
+			http_stream_abandon(stream);
+		return;
+	}
+	if (!x->abandoned) {
+		x->stream = stream;
+		x->resumed = resumed = 1;
+		MHD_resume_connection(x->conn);
+	}
+	pthread_mutex_unlock(&srv->jobs_lock);
+	if (!stream)
+		return;
+	/* x is the connection's from here on: the job keeps only the stream */
+	if (!resumed) {
+		http_stream_abandon(stream);
+		return;
+	}
+	memset(&outcome, 0, sizeof outcome);
+	http_stream_run(stream, srv->limits.threads, &srv->guarded, &outcome);
+	note_cache_failures(srv, &outcome);
+}
+
+enum MHD_Result http_jobs_finish(struct MHD_Connection *conn, struct exchange *x)
+{
+	if (x->stream) {
+		struct MHD_Response *resp = http_stream_response(x->stream, conn);
+		x->stream = NULL; /* the response's now, or closed */
+		if (!resp)
+			return MHD_NO;
+		x->cache = METRICS_CACHE_MISS;
+		return http_respond_headed(conn, &x->req, MHD_HTTP_OK,
+		    x->format == 1 ? HTTP_CSV_MEDIA : HTTP_STREAM_NDJSON, resp);
+	}
+	if (!x->computed)
+		return http_respond_error(conn, &x->req, &x->job_err);
+	hot_put(x->hot, x->computed, strlen(x->computed));
+	return respond_answer(conn, x, x->computed, strlen(x->computed));
+}
+
+/*
+ * POST /v1/NAME for every row of the service's endpoint table. The answer's text
+ * comes from this thread's memory (the same request bytes asked before), else, in the
+ * compute pool with the connection suspended, from svc_ask(): the store (an equal
+ * canonical request), else the core. A full pool answers 503 with Retry-After.
+ */
+enum MHD_Result http_jobs_ask(
+    struct MHD_Connection *conn, struct exchange *x, enum svc_endpoint ep, const char *path)
+{
+	/* a CSV answer (the sweep's) also streams as NDJSON (stream.h) */
+	static const char *const offers[] = {HTTP_JSON_MEDIA, "text/csv", HTTP_STREAM_NDJSON};
+	const struct svc_endpoint_def *row = svc_endpoints[ep];
+	int offer_count = row->csv ? 3 : 1;
+	struct http_server *srv = x->srv;
+	const char *text;
+	size_t len;
+
+	if (!http_body_is_json(x->req.content_type))
+		return http_reject(conn, &x->req, ERR_UNSUPPORTED_MEDIA,
+		    "the body must be %s, not %s", HTTP_JSON_MEDIA, x->req.content_type);
+	x->format = http_negotiate(x->req.accept, offers, offer_count);
+	if (x->format < 0)
+		return http_reject(conn, &x->req, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path,
+		    HTTP_JSON_MEDIA, offer_count > 1 ? ", text/csv or " HTTP_STREAM_NDJSON : "");
+	hot_key(row->name, x->req.body, x->req.body_len, x->hot);
+	text = hot_get(x->hot, &len);
+	if (text) {
+		x->cache = METRICS_CACHE_HIT;
+		return respond_answer(conn, x, text, len);
+	}
+	if (admit_reserve(srv->pool) < 0) {
+		http_add_header(&x->req, MHD_HTTP_HEADER_RETRY_AFTER, DAEMON_RETRY_AFTER);
+		return http_reject(conn, &x->req, ERR_UNAVAILABLE,
+		    "busy: %ld questions are being computed or wait for it; retry later",
+		    admit_running(srv->pool) + admit_queued(srv->pool));
+	}
+	x->endpoint = ep;
+	x->conn = conn;
+	x->job.run = compute_question;
+	x->job.arg = x;
+	pthread_mutex_lock(&srv->jobs_lock);
+	x->computing = 1;
+	x->next_job = srv->jobs;
+	if (srv->jobs)
+		srv->jobs->prev_job = x;
+	srv->jobs = x;
+	pthread_mutex_unlock(&srv->jobs_lock);
+	/* Suspended, the connection is neither read nor timed out until the job resumes it. */
+	MHD_suspend_connection(conn);
+	admit_submit(srv->pool, &x->job);
+	return MHD_YES;
+}
+
+struct cache http_jobs_cache(struct http_server *srv)
+{
+	return (struct cache){.ctx = srv, .get = guarded_get, .put = guarded_put};
+}
+
+int http_jobs_release(struct exchange *x)
+{
+	struct http_server *srv = x->srv;
+
+	pthread_mutex_lock(&srv->jobs_lock);
+	if (x->computing) {
+		x->orphan = 1; /* its job still holds it and frees it */
+		pthread_mutex_unlock(&srv->jobs_lock);
+		return 1;
+	}
+	pthread_mutex_unlock(&srv->jobs_lock);
+	return 0;
+}
+
+void http_jobs_abandon(struct http_server *srv)
+{
+	struct exchange *x;
+
+	admit_cancel_queued(srv->pool);
+	pthread_mutex_lock(&srv->jobs_lock);
+	for (x = srv->jobs; x; x = x->next_job) {
+		if (!x->abandoned) {
+			x->abandoned = 1;
+			MHD_resume_connection(x->conn);
+		}
+	}
+	pthread_mutex_unlock(&srv->jobs_lock);
+}

@@ -1,0 +1,40 @@
+/*
+ * jobs.h: the questions (POST /v1/NAME) that miss the thread's memory, computed in the
+ * compute pool (admit.h) while their connection is suspended, and answered when the job
+ * resumes it. Shutdown answers the jobs still running 503 (http_jobs_abandon()).
+ *
+ * Every request a job holds is on the server's list under srv->jobs_lock (server.h).
+ */
+#ifndef CONTACTD_HTTP_JOBS_H
+#define CONTACTD_HTTP_JOBS_H
+
+#include <microhttpd.h>
+
+#include "http/server.h"
+#include "service/service.h"
+
+/* The answer cache the jobs give svc_ask(): srv's store's, under srv->store_guard's read
+ * lock, so that a job that shutdown left running finds no store once it is being closed. */
+struct cache http_jobs_cache(struct http_server *srv);
+
+/*
+ * Answer x, a POST of question ep at path: from this thread's memory (the same request
+ * bytes asked before), else submitted to the pool with the connection suspended, to be
+ * answered by http_jobs_finish() once resumed. 415 for a body not JSON, 406 for an Accept
+ * the endpoint cannot produce, 503 with Retry-After when the pool is full.
+ */
+enum MHD_Result http_jobs_ask(
+    struct MHD_Connection *conn, struct exchange *x, enum svc_endpoint ep, const char *path);
+
+/* Resumed after its job: answer x's question (its text, its stream, or its error). */
+enum MHD_Result http_jobs_finish(struct MHD_Connection *conn, struct exchange *x);
+
+/* The request x ended: 1 when its job still holds it (the job frees it, with what it
+ * computed), 0 when x is the caller's to free. */
+int http_jobs_release(struct exchange *x);
+
+/* Past the drain timeout: cancel the queued jobs and resume the connection of every
+ * question still queued or computing, to be answered 503 (so that MHD can stop). */
+void http_jobs_abandon(struct http_server *srv);
+
+#endif

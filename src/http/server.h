@@ -1,0 +1,91 @@
+/*
+ * server.h: the daemon's state and one request's, shared by the modules of the front
+ * end that drive a request (http.c, respond.c, framing.c, jobs.c, routes.c). Internal:
+ * handlers below the router see only struct http_request (respond.h).
+ *
+ * MHD runs an epoll event loop in a pool of internal threads; each request is handled
+ * start to finish on one pool thread, but for a question computed in the compute pool
+ * (jobs.h) while its connection is suspended.
+ */
+#ifndef CONTACTD_HTTP_SERVER_H
+#define CONTACTD_HTTP_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <microhttpd.h>
+
+#include "base/cache.h"
+#include "base/error.h"
+#include "http/admit.h"
+#include "http/hotcache.h"
+#include "http/http_config.h"
+#include "http/metrics.h"
+#include "http/request.h"
+#include "service/service.h"
+#include "store/store.h"
+
+struct guard;
+struct upkeep;
+struct http_stream;
+
+struct http_server {
+	struct http_config cfg;
+	struct store *store;
+	struct store_cache cache; /* the store's answer cache, as svc_ask() takes it */
+	struct cache guarded;     /* the same, through store_guard (what svc_ask() gets) */
+	struct svc_limits limits;
+	struct metrics *metrics;
+	struct MHD_Daemon *daemon;
+	unsigned port;
+	atomic_long in_flight; /* requests between their headers and their completion */
+	atomic_bool stopping;
+	struct admit *pool; /* computes the questions that miss the caches */
+	struct upkeep *upkeep;
+	struct guard *guard; /* head deadline, body rate, per-address limit */
+	/* Guards the list of computing requests and each one's computing/abandoned/orphan. */
+	pthread_mutex_t jobs_lock;
+	struct exchange *jobs;
+	/* Workers read and write the store under its read lock, unless store_gone: shutdown
+	 * left them running and the caller is closing the store. */
+	pthread_rwlock_t store_guard;
+	int store_gone;
+};
+
+/* One request, from its headers to its completion (MHD's per-request pointer). */
+struct exchange {
+	struct http_request req; /* first member: handlers get &x->req, responders cast back */
+	struct http_server *srv;
+	struct timespec start;
+	char *body;
+	size_t body_len, body_cap;
+	int body_too_large;
+	unsigned status; /* 0 until a response is queued */
+	long long bytes; /* response body bytes, -1 when unknown (a stream) */
+	enum metrics_cache cache;
+	enum err_code code;
+	const char *allow;            /* the Allow header of a 405 */
+	const char *origin;           /* Origin header, NULL when absent */
+	const char *preflight_method; /* Access-Control-Request-Method, NULL when absent */
+	struct {
+		char name[32], value[160];
+	} extra[HTTP_EXTRA_HEADERS]; /* http_add_header() */
+	int nextra;
+	char client[64];
+	/* A question computed in the pool while its connection is suspended (jobs.h). */
+	struct MHD_Connection *conn;
+	struct admit_job job;
+	enum svc_endpoint endpoint;
+	int format; /* index of the negotiated media type */
+	unsigned char hot[HOT_KEY_BYTES];
+	char *computed;             /* the answer text, or NULL with job_err */
+	struct http_stream *stream; /* a streamed sweep's rows to come (stream.h), until answered */
+	struct err job_err;
+	int computing; /* queued or running in the pool (jobs_lock) */
+	int resumed;   /* its job ended: on_request() answers it */
+	int abandoned; /* shutdown answered it 503 while it still ran (jobs_lock) */
+	int orphan;    /* the request ended while it ran: the job frees it (jobs_lock) */
+	struct exchange *prev_job, *next_job;
+};
+
+#endif
