@@ -1,8 +1,9 @@
 /*
  * sweep.c: a sweep's plan: validate the request, expand it into every point's
  * request (set in place on the parsed base where sceneset covers the paths), its
- * canonical JSON and its answer's head; and the sweep endpoint's row.
- * sweep_run.c computes a plan, sweep_csv.c prints it.
+ * canonical JSON and its answer's head.
+ * sweep_run.c computes a plan (and holds the endpoint row, which answers one), sweep_csv.c
+ * prints it.
  */
 #include "service/sweep.h"
 
@@ -577,39 +578,3 @@ json_t *sweep_head(const struct sweep_plan *p)
 	json_decref(request);
 	return head;
 }
-
-/* ---- the row: POST /v1/sweep ---- */
-
-static int sweep_row_parse(
-    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
-{
-	return sweep_parse_threads(
-	    body, lim->max_sweep_points, lim->threads, (struct sweep_plan **)request, err);
-}
-
-static json_t *sweep_row_canonical(const void *request)
-{
-	return sweep_plan_json(request);
-}
-
-static int sweep_row_answer(
-    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
-{
-	return sweep_run(request, lim->threads, answer, err);
-}
-
-static void sweep_row_release(void *request)
-{
-	sweep_plan_free(request);
-}
-
-const struct svc_endpoint_def svc_ep_sweep = {
-    .name = "sweep",
-    .summary = "one question over a line or grid of values at JSON Pointers",
-    .units = "the query's units",
-    .parse = sweep_row_parse,
-    .canonical = sweep_row_canonical,
-    .answer = sweep_row_answer,
-    .release = sweep_row_release,
-    .csv = 1,
-};

@@ -488,3 +488,39 @@ out:
 	json_decref(head);
 	return rc;
 }
+
+/* ---- the row: POST /v1/sweep ---- */
+
+static int sweep_row_parse(
+    json_t *body, const struct svc_limits *lim, void **request, struct err *err)
+{
+	return sweep_parse_threads(
+	    body, lim->max_sweep_points, lim->threads, (struct sweep_plan **)request, err);
+}
+
+static json_t *sweep_row_canonical(const void *request)
+{
+	return sweep_plan_json(request);
+}
+
+static int sweep_row_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	return sweep_run(request, lim->threads, answer, err);
+}
+
+static void sweep_row_release(void *request)
+{
+	sweep_plan_free(request);
+}
+
+const struct svc_endpoint_def svc_ep_sweep = {
+    .name = "sweep",
+    .summary = "one question over a line or grid of values at JSON Pointers",
+    .units = "the query's units",
+    .parse = sweep_row_parse,
+    .canonical = sweep_row_canonical,
+    .answer = sweep_row_answer,
+    .release = sweep_row_release,
+    .csv = 1,
+};

@@ -14,7 +14,6 @@
 #include <libpq-fe.h>
 #include <sodium.h>
 
-#include "store/pg_schema.h"
 #include "tunables.h"
 
 static double monotonic_now(void)
@@ -202,7 +201,7 @@ static int get_ready(struct pgc *c, struct err *err)
 
 	pthread_mutex_lock(&ps->migrating);
 	if (!ps->ready) {
-		rc = pgschema_migrate(c, &fatal, err);
+		rc = ps->migrate(c, &fatal, err);
 		pthread_mutex_lock(&ps->lock);
 		if (rc == 0)
 			ps->ready = 1;

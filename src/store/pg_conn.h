@@ -27,6 +27,8 @@ struct slot {
 	int busy;
 };
 
+struct pgc;
+
 struct pgstore {
 	char *url;
 	char node[17];
@@ -41,6 +43,10 @@ struct pgstore {
 	int reachable;             /* last known: ready, and the last contact with it worked */
 	int deferred;              /* opened while unreachable: say when it is reached */
 	pthread_mutex_t migrating; /* one thread of the process checks the schema */
+	/* brings the server's schema up to date on first contact (pgschema_migrate(), set
+	 * by pgstore_open(): the pool knows no migrations); 0, or -1 with err, *fatal set
+	 * when a person must act */
+	int (*migrate)(struct pgc *c, int *fatal, struct err *err);
 	pgstore_log_fn log;
 	long long running[MAX_RUNNING]; /* fits this process claimed and computes: renewed */
 	int nrunning, stopping;

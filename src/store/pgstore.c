@@ -15,6 +15,7 @@
 
 #include "store/pg_conn.h"
 #include "store/pg_listen.h"
+#include "store/pg_schema.h"
 #include "tunables.h"
 
 static const char *const kinds[3] = {"drop", "press", "trajectory"};
@@ -893,6 +894,7 @@ int pgstore_open(
 	sodium_bin2hex(ps->node, sizeof ps->node, node, sizeof node);
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_mutex_init(&ps->migrating, NULL);
+	ps->migrate = pgschema_migrate;
 	pthread_cond_init(&ps->freed, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
