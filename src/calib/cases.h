@@ -3,8 +3,8 @@
  * upload measurements, delete a measurement or an upload, list a robot's calibrations, show
  * one, and the fits as the answers show them. Every function takes the principal a front end
  * authenticated (token.h) and enforces the token policy itself; answers are JSON values the
- * caller owns, errors a struct err whose code the front end maps (base/error.h
- * err_http_status()).
+ * caller owns, errors a struct err whose code the front end maps (the daemon's in
+ * http/status.h).
  *
  * An upload or a deletion commits durably, schedules the refit (work.h) and publishes a
  * CALEVENT_FIT (events.h) before it returns; its answer has the fit pending. An upload with

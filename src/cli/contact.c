@@ -548,6 +548,11 @@ int main(int argc, char **argv)
 
 	/* a batch's failed call carries the HTTP status it would have alone, as the daemon's */
 	eval_set_status(http_status_of);
+	/* a row of the endpoint table without its functions is a build defect: refuse to start */
+	if (svc_endpoints_check(&err) != 0) {
+		fprintf(stderr, "contact: %s\n", err.message);
+		return EXIT_INTERNAL;
+	}
 	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':

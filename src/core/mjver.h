@@ -1,7 +1,7 @@
 /*
  * mjver.h: the MuJoCo releases whose contact semantics the core reproduces, and
- * what changed between them for a sphere or flat box on a plane (README's version
- * table; the engine sources of each tag, checked against builds of 2.2.2, 3.3.8,
+ * what changed between them for a sphere or flat box on a plane (docs/releases.md's
+ * version table; the engine sources of each tag, checked against builds of 2.2.2, 3.3.8,
  * 3.5.0, 3.9.0 and 3.12.0).
  *
  * A release is an index into one static table in release order. Index 0 is 2.2.0,

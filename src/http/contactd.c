@@ -22,6 +22,7 @@
 #include "http/http_calib.h"
 #include "http/log.h"
 #include "http/token_cmd.h"
+#include "service/endpoint.h"
 #include "store/store.h"
 #include "tunables.h"
 
@@ -398,6 +399,15 @@ int main(int argc, char **argv)
 	/* Files the daemon creates (the database, its -wal and -shm, the log) hold token hashes
 	 * and measurements: owner-only, whatever the caller's umask. */
 	umask(umask(0077) | 0077);
+	/* a row of the endpoint table without its functions is a build defect: refuse to start */
+	{
+		struct err err;
+
+		if (svc_endpoints_check(&err) != 0) {
+			fprintf(stderr, "contactd: %s\n", err.message);
+			return 1;
+		}
+	}
 	http_config_default(&config);
 	/* '+': stop at the first operand, so that `contactd token create --robot r` keeps
 	 * its own options. */

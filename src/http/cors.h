@@ -3,7 +3,7 @@
  * response goes through http_respond(), which calls cors_headers(), and every OPTIONS
  * request is answered by cors_options().
  *
- * Rules (README "Calling contactd from a web page", contactd(8)):
+ * Rules (docs/operations.md "Calling contactd from a web page", contactd(8)):
  *   - Nothing is shared cross-origin unless the daemon is started with --cors-origin.
  *   - An origin given by name (e.g. https://lab.example:8443) is echoed back in
  *     Access-Control-Allow-Origin, with Access-Control-Allow-Credentials: true, on every
