@@ -588,7 +588,8 @@ static int parse_body(struct http_request *req, json_t **root, struct err *err)
 {
 	if (!http_body_is_json(req->content_type))
 		return err_set(err, ERR_UNSUPPORTED_MEDIA, "",
-		    "the body must be application/json, not %s", req->content_type);
+		    "the body must be application/json, not %s",
+		    http_content_type_shown(req->content_type));
 	return body_parse(req->body, req->body_len, root, err);
 }
 
