@@ -168,7 +168,8 @@
  * the moment before they close (at libmicrohttpd's limit a new client would wait unanswered
  * in the listen backlog). Under load, once half of --max-connections are open, one address
  * may hold at most 1/DAEMON_LOAD_SHARE of them (and --max-connections-per-ip as ever; no
- * share when that is 0, behind a proxy): a few addresses cannot take every slot. */
+ * share when that is 0, behind a proxy, or below DAEMON_LOAD_SHARE connections): a few
+ * addresses cannot take every slot. */
 #define DAEMON_REFUSAL_SLOTS 64
 #define DAEMON_LOAD_SHARE 8
 /* The whole request head (from the connection's start or the previous answer) is due

@@ -122,7 +122,7 @@ nobody=0123456789abcdef.$(printf '%064d' 0)
 call() {
 	curl -s -m 20 -D "$tmp/headers" -o "$tmp/answer" -w '%{http_code}' -X "$1" \
 		-H "Authorization: Bearer ${5:-$nobody}" \
-		-H 'Content-Type: application/json' ${4:+-H "Idempotency-Key: $4"} \
+		-H 'Content-Type: application/json' ${4:+-H "Idempotency-Key: \"$4\""} \
 		${3:+--data-binary "$3"} "$url$2" || echo 000
 }
 # unavailable WHAT: the last call was 503 with Retry-After and a JSON error.

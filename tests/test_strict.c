@@ -3,8 +3,9 @@
  * a body without Content-Type: application/json (what a cross-site page sends without a
  * preflight), heads that one reader would read differently from another (a NUL in the
  * target, a bare CR, a missing or repeated Host, repeated credentials or keys), the
- * global connection limit answered at once with a share per address under load, and
- * robot names that are dot segments.
+ * global connection limit answered at once with a share per address under load, robot
+ * names that are dot segments, an unquoted Idempotency-Key, watch URLs spelt otherwise
+ * than signed.
  *
  * CONTACTD comes from tests/http.mk. Each test runs in its own process (Check's fork
  * mode) with its own daemon. Nothing asserts a duration; waits are LIVE_WAIT_S bounds.
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "live.h"
@@ -212,6 +214,135 @@ START_TEST(global_limit_answered)
 }
 END_TEST
 
+/* A calibration of robot arm1 (token into token); its id. */
+static long long new_calibration(char token[ROBOT_TOKEN_MAX])
+{
+	struct live_reply r;
+	json_t *v;
+	long long id;
+
+	robot_token_create(&dmn, "arm1", token);
+	robot_request(&dmn, token, "POST", "/v1/robots/arm1/calibrations", "{}", 2, &r);
+	ck_assert_int_eq(r.status, 201);
+	v = live_json(&r);
+	id = json_integer_value(json_object_get(v, "id"));
+	ck_assert_int_gt(id, 0);
+	json_decref(v);
+	live_reply_free(&r);
+	return id;
+}
+
+/*
+ * Robot names "." and "..": refused by `contactd token create` (exit 2) and, in a URL,
+ * answered 422 naming the robot, not taken as a robot (a proxy may resolve them away).
+ */
+START_TEST(robot_dot_names_refused)
+{
+	char token[ROBOT_TOKEN_MAX], head[512], cmd[1024];
+	const char *const names[] = {".", ".."};
+	size_t i;
+	int n;
+
+	live_start(&dmn, (char *)NULL);
+	robot_token_create(&dmn, "arm1", token);
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof cmd, "'%s' --db '%s' token create '%s' >/dev/null 2>&1",
+		    CONTACTD, dmn.db, names[i]);
+		n = system(cmd);
+		ck_assert_msg(
+		    WIFEXITED(n) && WEXITSTATUS(n) == 2, "token create %s: %d", names[i], n);
+		n = snprintf(head, sizeof head,
+		    "GET /v1/robots/%s/calibrations HTTP/1.1\r\nHost: x\r\n"
+		    "Authorization: Bearer %s\r\n\r\n",
+		    names[i], token);
+		assert_raw(head, (size_t)n, 422, "bad_value", "robot");
+		n = snprintf(head, sizeof head,
+		    "POST /v1/robots/%s/calibrations HTTP/1.1\r\nHost: x\r\n"
+		    "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
+		    "Content-Length: 2\r\n\r\n{}",
+		    names[i], token);
+		assert_raw(head, (size_t)n, 422, "bad_value", "robot");
+	}
+}
+END_TEST
+
+/* An Idempotency-Key is an sf-string: the bare text is 400, as its message says. */
+START_TEST(idempotency_key_quoted)
+{
+	static const char body[] = "{\"drops\":[{\"height\":0.1,\"rebound\":0.005}]}";
+	char token[ROBOT_TOKEN_MAX], path[128];
+	struct live_reply r;
+	long long id;
+
+	live_start(&dmn, (char *)NULL);
+	id = new_calibration(token);
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", id);
+	robot_request_with(
+	    &dmn, token, "Idempotency-Key: bare-key", "POST", path, body, strlen(body), &r);
+	live_assert_error(&r, 400, "bad_type", "");
+	ck_assert_ptr_nonnull(strstr(r.body, "quoted"));
+	live_reply_free(&r);
+	robot_request_with(
+	    &dmn, token, "Idempotency-Key: \"quoted-key\"", "POST", path, body, strlen(body), &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+}
+END_TEST
+
+/*
+ * A watch URL is taken only as signed: its expiry zero-padded or with a '+', or its MAC
+ * in upper case, is another spelling of the same numbers and is 401.
+ */
+START_TEST(watch_url_canonical_only)
+{
+	char token[ROBOT_TOKEN_MAX], path[128], url[512], bad[600];
+	struct live_reply r;
+	const char *signed_url, *param;
+	char *dot;
+	long long id;
+	json_t *v;
+	int variant, fd, n;
+
+	live_start(&dmn, (char *)NULL);
+	id = new_calibration(token);
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/watch", id);
+	robot_request(&dmn, token, "POST", path, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	v = live_json(&r);
+	signed_url = json_string_value(json_object_get(v, "url"));
+	ck_assert_ptr_nonnull(signed_url);
+	snprintf(url, sizeof url, "%s", signed_url);
+	json_decref(v);
+	live_reply_free(&r);
+	param = strstr(url, "watch=") + 6; /* ISSUED.EXPIRES.TOKENID.MAC */
+	dot = strchr(param, '.');
+	ck_assert_ptr_nonnull(dot);
+	for (variant = 0; variant < 3; variant++) {
+		size_t head = (size_t)(dot + 1 - url);
+
+		if (variant < 2) { /* the expiry as 0EXPIRES or +EXPIRES ('+' is %2B in a query) */
+			snprintf(bad, sizeof bad, "%.*s%s%s", (int)head, url, variant ? "%2B" : "0",
+			    dot + 1);
+		} else { /* the MAC's hex in upper case */
+			snprintf(bad, sizeof bad, "%s", url);
+			for (char *c = strrchr(bad, '.') + 1; *c; c++)
+				if (*c >= 'a' && *c <= 'f')
+					*c = (char)(*c - 'a' + 'A');
+		}
+		live_get(&dmn, bad, &r);
+		ck_assert_msg(r.status == 401, "%s: %ld %s", bad, r.status, r.body);
+		live_reply_free(&r);
+	}
+	/* as signed, it opens the stream */
+	fd = live_connect(&dmn);
+	n = snprintf(bad, sizeof bad, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", url);
+	ck_assert_int_eq(send(fd, bad, (size_t)n, MSG_NOSIGNAL), n);
+	ck_assert_int_eq(live_read_headers(fd, bad, sizeof bad), 200);
+	ck_assert_ptr_nonnull(strstr(bad, "text/event-stream"));
+	close(fd);
+}
+END_TEST
+
 /* Add test t to tc unless another one was asked for. */
 #define ADD_TEST(tc, t)                                                                            \
 	do {                                                                                       \
@@ -234,6 +365,9 @@ int main(void)
 	ADD_TEST(tc, body_needs_json_type);
 	ADD_TEST(tc, ambiguous_heads_400);
 	ADD_TEST(tc, global_limit_answered);
+	ADD_TEST(tc, robot_dot_names_refused);
+	ADD_TEST(tc, idempotency_key_quoted);
+	ADD_TEST(tc, watch_url_canonical_only);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -85,7 +85,7 @@ static unsigned from_same_address(const struct guard *g, const struct tracked *t
  * Why a new connection is refused (g->lock held; mine from its address, all in all), into
  * message; 0 when it is let in. The global limit, the per-address one, and under load (half
  * the global limit in use, and the per-address limit on) the address's share,
- * 1/DAEMON_LOAD_SHARE of the global limit (at least one).
+ * 1/DAEMON_LOAD_SHARE of the global limit (none below DAEMON_LOAD_SHARE connections).
  */
 static int refusal(const struct guard *g, unsigned mine, unsigned all, char *message, size_t size)
 {
@@ -100,7 +100,7 @@ static int refusal(const struct guard *g, unsigned mine, unsigned all, char *mes
 		           "%u connections are open from this address (--max-connections-per-ip)",
 		           g->cfg.max_per_ip) > 0;
 	/* no share with the per-address limit off: behind a proxy, every client is its address */
-	if (max && g->cfg.max_per_ip && all >= max / 2 && mine >= (share ? share : 1))
+	if (share && g->cfg.max_per_ip && all >= max / 2 && mine >= share)
 		return snprintf(message, size,
 		           "%u of %u connections are open, %u from this address: its share under "
 		           "load (1/%d of --max-connections)",

@@ -673,9 +673,27 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 
 /* ---- the routes ---- */
 
+/* "." and "..": a URL path's dot segments, which a proxy or client may resolve away (to
+ * another robot's URL); not robot names, but refused with a 422 rather than a 404. */
+static int dot_segment(const char *robot)
+{
+	return strcmp(robot, ".") == 0 || strcmp(robot, "..") == 0;
+}
+
+/* 1 with the 422 of a dot segment in *r, or 0 (the robot is a name). */
+static int refuse_dots(
+    struct MHD_Connection *conn, struct http_request *req, const char *robot, enum MHD_Result *r)
+{
+	if (!dot_segment(robot))
+		return 0;
+	*r = respond_code(conn, req, ERR_BAD_VALUE,
+	    "robot: '.' and '..' are not robot names (dot segments of a URL path)");
+	return 1;
+}
+
 int http_calib_robot_ok(const char *robot)
 {
-	return auth_robot_name_ok(robot);
+	return auth_robot_name_ok(robot) || dot_segment(robot);
 }
 
 enum MHD_Result http_calib_create(
@@ -688,6 +706,8 @@ enum MHD_Result http_calib_create(
 	long long id;
 	enum MHD_Result r;
 
+	if (refuse_dots(conn, req, robot, &r))
+		return r;
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
 	    caltoken_robot_visible(hub.cs, &p, robot, &err) != 0 ||
@@ -710,6 +730,8 @@ enum MHD_Result http_calib_list(
 	json_t *answer = NULL;
 	enum MHD_Result r;
 
+	if (refuse_dots(conn, req, robot, &r))
+		return r;
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 || calcase_list(hub.cs, &p, robot, &answer, &err) != 0)
 		return respond_error(conn, req, &err);
