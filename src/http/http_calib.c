@@ -556,12 +556,21 @@ static enum MHD_Result respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
 	const char *header, *value;
+	struct err shown;
 
 	if (e->code == ERR_UNAUTHORIZED || e->code == ERR_FORBIDDEN)
 		http_log("calibration: %s %s refused: %s", req->method, req->url, e->message);
-	/* the store is unreachable (PostgreSQL restarting): nothing was done, try again soon */
+	/* the store is unreachable (PostgreSQL restarting): nothing was done, try again soon.
+	 * Its text (libpq's: the database's host and port) goes to the log only; the client,
+	 * maybe not even authenticated, reads that the store is unreachable. */
 	if (e->code == ERR_UNAVAILABLE)
 		http_log("calibration: %s %s: %s", req->method, req->url, e->message);
+	if (e->code == ERR_UNAVAILABLE && strncmp(e->message, "store:", 6) == 0) {
+		err_set(&shown, ERR_UNAVAILABLE, e->path,
+		    "the calibration store cannot be reached (the daemon's log says why); nothing "
+		    "was done, retry later");
+		e = &shown;
+	}
 	/* Retry-After of that 503, WWW-Authenticate of a 401: the status table's */
 	header = http_status_header(e->code, req->authorization != NULL, &value);
 	if (header)
