@@ -163,6 +163,15 @@
 /* Open connections from one client address; 0 is no limit (behind a reverse proxy every
  * connection comes from the proxy's address). */
 #define DAEMON_PER_IP_CONNECTION_LIMIT 256
+/* libmicrohttpd's own limit is --max-connections plus DAEMON_REFUSAL_SLOTS: the guard
+ * refuses past --max-connections itself, with a 503, so those slots hold the refusals in
+ * the moment before they close (at libmicrohttpd's limit a new client would wait unanswered
+ * in the listen backlog). Under load, once half of --max-connections are open, one address
+ * may hold at most 1/DAEMON_LOAD_SHARE of them (and --max-connections-per-ip as ever; no
+ * share when that is 0, behind a proxy, or below DAEMON_LOAD_SHARE connections): a few
+ * addresses cannot take every slot. */
+#define DAEMON_REFUSAL_SLOTS 64
+#define DAEMON_LOAD_SHARE 8
 /* The whole request head (from the connection's start or the previous answer) is due
  * within DAEMON_HEAD_TIMEOUT seconds however it trickles, and a body averages at least
  * DAEMON_MIN_BODY_RATE bytes/s once it had as long: 408 and a close otherwise (slowloris).

@@ -122,3 +122,13 @@ clean-local: clean-screenshots
 clean-screenshots:
 	rm -rf tests/screenshots
 .PHONY: clean-screenshots
+
+# The third hardening round's refusals: a body's media type, ambiguous heads, the global
+# connection limit and the share of one address under load.
+check_PROGRAMS += tests/test_strict
+TESTS += tests/test_strict
+tests_test_strict_SOURCES = tests/test_strict.c tests/live.c tests/live.h tests/robot.c \
+	tests/robot.h
+tests_test_strict_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_strict_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_strict_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)

@@ -93,7 +93,7 @@ CREATE TRIGGER note_fit AFTER UPDATE ON fits FOR EACH ROW EXECUTE FUNCTION note_
 # call METHOD URL TOKEN [BODY [KEY]]: the status; the body into $tmp/answer.
 call() {
 	curl -s -m 20 -o "$tmp/answer" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
-		-H 'Content-Type: application/json' ${5:+-H "Idempotency-Key: $5"} \
+		-H 'Content-Type: application/json' ${5:+-H "Idempotency-Key: \"$5\""} \
 		${4:+--data-binary "$4"} "$2" || echo 000
 }
 
@@ -218,7 +218,7 @@ robot() {
 		for _ in $(seq 1 200); do
 			s=$(curl -s -m 20 -o "$tmp/robot$1.answer" -w '%{http_code}' -X POST \
 				-H "Authorization: Bearer $tok" -H 'Content-Type: application/json' \
-				-H "Idempotency-Key: r$1-$phase-c$n-u$u" --data-binary "$b" \
+				-H "Idempotency-Key: \"r$1-$phase-c$n-u$u\"" --data-binary "$b" \
 				"$front/v1/calibrations/$cal/measurements" || echo 000)
 			echo "$s" >>"$tmp/statuses$1"
 			if [ "$s" = 200 ]; then

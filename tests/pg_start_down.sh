@@ -122,7 +122,7 @@ nobody=0123456789abcdef.$(printf '%064d' 0)
 call() {
 	curl -s -m 20 -D "$tmp/headers" -o "$tmp/answer" -w '%{http_code}' -X "$1" \
 		-H "Authorization: Bearer ${5:-$nobody}" \
-		-H 'Content-Type: application/json' ${4:+-H "Idempotency-Key: $4"} \
+		-H 'Content-Type: application/json' ${4:+-H "Idempotency-Key: \"$4\""} \
 		${3:+--data-binary "$3"} "$url$2" || echo 000
 }
 # unavailable WHAT: the last call was 503 with Retry-After and a JSON error.
@@ -130,6 +130,9 @@ unavailable() {
 	[ "$status" = 503 ] || fail "$1 with PostgreSQL stopped: $status $(cat "$tmp/answer")"
 	grep -qi '^Retry-After: [1-9]' "$tmp/headers" || fail "$1: no Retry-After on the 503"
 	grep -q '"error"' "$tmp/answer" || fail "$1: the 503 is not a JSON error: $(cat "$tmp/answer")"
+	# libpq's text names the database's host and port: the log's, not the client's
+	! grep -q -i 'postgresql\|port\|host\|127\.0\.0\.1' "$tmp/answer" ||
+		fail "$1: the 503 tells where the database is: $(cat "$tmp/answer")"
 }
 q=0
 for i in 1 2 3 4 5; do

@@ -81,7 +81,8 @@ int auth_robot_name_ok(const char *name)
 {
 	size_t n = strlen(name), i;
 
-	if (n == 0 || n > ROBOT_NAME_MAX)
+	/* "." and "..": dot segments in a URL (/v1/robots/../calibrations) */
+	if (n == 0 || n > ROBOT_NAME_MAX || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
 		char c = name[i];

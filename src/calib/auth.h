@@ -39,7 +39,7 @@ void auth_hash(const char *secret, unsigned char hash[AUTH_HASH_BYTES]);
 /* 1 when secret hashes to stored (compared in constant time), else 0. */
 int auth_verify(const char *secret, const unsigned char stored[AUTH_HASH_BYTES]);
 
-/* 1 when name is a valid robot name: 1..64 of [A-Za-z0-9_.-]. */
+/* 1 when name is a valid robot name: 1..64 of [A-Za-z0-9_.-], not "." or "..". */
 int auth_robot_name_ok(const char *name);
 
 #endif

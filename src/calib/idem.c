@@ -26,13 +26,7 @@ int calidem_key(const char *v, char *key, size_t size, struct err *err)
 		}
 		if (*v != '"' || v[1])
 			n = 0;
-	} else {
-		for (; *v && n + 1 < size && (unsigned char)*v > 0x20 && (unsigned char)*v <= 0x7e;
-		     v++)
-			key[n++] = *v;
-		if (*v)
-			n = 0;
-	}
+	} /* else unquoted: refused, as the message says (one spelling per key) */
 	key[n] = '\0';
 	if (n == 0 || n > CALIB_IDEMPOTENCY_KEY_MAX)
 		return err_set(err, ERR_BAD_TYPE, "",

@@ -14,8 +14,9 @@
 
 /*
  * The key of a header value (NULL: absent, 0 and nothing set) into key (size bytes): an
- * sf-string ("...", RFC 8941) or, leniently, the bare text, of 1 to CALIB_IDEMPOTENCY_KEY_MAX
- * printable ASCII characters. 1 when given, -1 with ERR_BAD_TYPE when malformed.
+ * sf-string ("...", RFC 8941; the bare text is refused, as the draft's sf-string is the
+ * only spelling) of 1 to CALIB_IDEMPOTENCY_KEY_MAX printable ASCII characters. 1 when
+ * given, -1 with ERR_BAD_TYPE when malformed.
  */
 int calidem_key(const char *header, char *key, size_t size, struct err *err);
 

@@ -296,8 +296,9 @@ int caltoken_command(int argc, char **argv, const struct caltoken_opener *opener
 	}
 	if ((robot && strcmp(verb, "create") == 0 && !auth_robot_name_ok(robot)) ||
 	    (lab && !auth_robot_name_ok(lab))) {
-		fprintf(
-		    stderr, "contactd: token: robot and lab names are 1-64 of A-Z a-z 0-9 _ . -\n");
+		fprintf(stderr,
+		    "contactd: token: robot and lab names are 1-64 of A-Z a-z 0-9 _ . -, not . or "
+		    "..\n");
 		return 2;
 	}
 	if (opener->open(opener->ctx, &cs, &err) != 0)

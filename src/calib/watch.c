@@ -54,12 +54,20 @@ int calwatch_verify(const struct calwatch *w, const char *param, long long id, l
     char token_id[AUTH_ID_HEX + 1], long long *expires, struct err *err)
 {
 	unsigned char mac[crypto_auth_BYTES], given[crypto_auth_BYTES];
+	char canonical[CALWATCH_PARAM_MAX];
 	long long issued;
 	int used = 0;
 	size_t bin = 0;
 
+	/* Only the spelling calwatch_sign() writes: sscanf() and sodium_hex2bin() would also
+	 * take "+5", "05" and upper-case hex, other URLs for the same signature. */
 	if (sscanf(param, "%lld.%lld.%16[0-9a-f].%n", &issued, expires, token_id, &used) != 3 ||
 	    used == 0 || strlen(token_id) != AUTH_ID_HEX ||
+	    snprintf(canonical, sizeof canonical, "%lld.%lld.%s.", issued, *expires, token_id) !=
+	        used ||
+	    strncmp(canonical, param, (size_t)used) != 0 ||
+	    strspn(param + used, "0123456789abcdef") != 2 * sizeof given ||
+	    param[used + 2 * sizeof given] != '\0' ||
 	    sodium_hex2bin(
 	        given, sizeof given, param + used, strlen(param + used), NULL, &bin, NULL) != 0 ||
 	    bin != sizeof given)

@@ -59,9 +59,11 @@ struct framing {
 	int lengths, codings; /* Content-Length and Transfer-Encoding lines */
 	const char *length;   /* the last of each */
 	const char *coding;
-	const char *bad_name; /* a header name with a blank in it (or empty) */
-	int bad_length;       /* a Content-Length that is not 1*DIGIT */
-	int bad_coding;       /* a Transfer-Encoding that is not exactly chunked */
+	const char *bad_name;            /* a header name with a blank in it (or empty) */
+	int bad_length;                  /* a Content-Length that is not 1*DIGIT */
+	int bad_coding;                  /* a Transfer-Encoding that is not exactly chunked */
+	int hosts, authorizations, keys; /* Host, Authorization, Idempotency-Key lines */
+	const char *bare_cr;             /* a header whose value holds a CR */
 };
 
 /* Is s, blanks around it aside, exactly word (any case)? */
@@ -112,6 +114,11 @@ static enum MHD_Result framing_line(
 	}
 	if (!value)
 		value = "";
+	if (strchr(value, '\r') && !f->bare_cr)
+		f->bare_cr = key; /* a CR ends the line for some readers, not for others */
+	f->hosts += strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0;
+	f->authorizations += strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION) == 0;
+	f->keys += strcasecmp(key, "Idempotency-Key") == 0;
 	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
 		f->lengths++;
 		f->length = value;
@@ -170,6 +177,25 @@ enum MHD_Result http_framing_check(struct MHD_Connection *conn, struct exchange 
 		    "header name '%s' is malformed (a blank before the colon, or a folded line)",
 		    shown);
 	}
+	if (x->nul_in_target)
+		return refuse_framing(conn, x, "the request target has %%00: no NUL byte in a URL");
+	if (f.bare_cr) {
+		http_log_safe(shown, sizeof shown, f.bare_cr);
+		return refuse_framing(
+		    conn, x, "header %s has a bare CR in its value; end lines with CRLF", shown);
+	}
+	/* HTTP/1.1 requires one Host (RFC 9112 3.2); a second one, or a second credential or
+	 * key, would be read as the first by one reader and the last by another */
+	if (f.hosts > 1 || f.authorizations > 1 || f.keys > 1)
+		return refuse_framing(conn, x, "%s given %d times; send it once",
+		    f.hosts > 1                ? "Host"
+		        : f.authorizations > 1 ? "Authorization"
+		                               : "Idempotency-Key",
+		    f.hosts > 1                ? f.hosts
+		        : f.authorizations > 1 ? f.authorizations
+		                               : f.keys);
+	if (!f.hosts && x->version && strcmp(x->version, MHD_HTTP_VERSION_1_1) == 0)
+		return refuse_framing(conn, x, "an HTTP/1.1 request needs a Host header");
 	if (f.lengths > 1 || f.codings > 1)
 		return refuse_framing(conn, x, "%s given %d times; send it once",
 		    f.lengths > 1 ? "Content-Length" : "Transfer-Encoding",

@@ -68,14 +68,44 @@ static int same_address(const struct sockaddr_storage *a, const struct sockaddr_
 	return 0;
 }
 
-/* Connections from t's address the guard has let in (g->lock held). */
-static unsigned from_same_address(const struct guard *g, const struct tracked *t)
+/* Connections from t's address the guard has let in, and in all (g->lock held). */
+static unsigned from_same_address(const struct guard *g, const struct tracked *t, unsigned *all)
 {
 	unsigned n = 0;
 
-	for (const struct tracked *o = g->list; o; o = o->next)
+	*all = 0;
+	for (const struct tracked *o = g->list; o; o = o->next) {
 		n += !o->refused && same_address(&o->addr, &t->addr);
+		*all += !o->refused;
+	}
 	return n;
+}
+
+/*
+ * Why a new connection is refused (g->lock held; mine from its address, all in all), into
+ * message; 0 when it is let in. The global limit, the per-address one, and under load (half
+ * the global limit in use, and the per-address limit on) the address's share,
+ * 1/DAEMON_LOAD_SHARE of the global limit (none below DAEMON_LOAD_SHARE connections).
+ */
+static int refusal(const struct guard *g, unsigned mine, unsigned all, char *message, size_t size)
+{
+	unsigned max = g->cfg.max_connections, share = max / DAEMON_LOAD_SHARE;
+
+	if (max && all >= max)
+		return snprintf(message, size,
+		           "%u connections are open, the most the daemon takes (--max-connections)",
+		           all) > 0;
+	if (g->cfg.max_per_ip && mine >= g->cfg.max_per_ip)
+		return snprintf(message, size,
+		           "%u connections are open from this address (--max-connections-per-ip)",
+		           g->cfg.max_per_ip) > 0;
+	/* no share with the per-address limit off: behind a proxy, every client is its address */
+	if (share && g->cfg.max_per_ip && all >= max / 2 && mine >= share)
+		return snprintf(message, size,
+		           "%u of %u connections are open, %u from this address: its share under "
+		           "load (1/%d of --max-connections)",
+		           all, max, mine, DAEMON_LOAD_SHARE) > 0;
+	return 0;
 }
 
 static void client_name(const struct tracked *t, char *out, size_t size)
@@ -222,6 +252,7 @@ static void start_connection(struct guard *g, struct MHD_Connection *conn, void 
 	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	struct tracked *t = calloc(1, sizeof *t);
 	char who[64], message[160];
+	unsigned mine, all;
 
 	if (!t || !fd) { /* untracked: served, without the guard's deadlines */
 		free(t);
@@ -236,7 +267,8 @@ static void start_connection(struct guard *g, struct MHD_Connection *conn, void 
 	atomic_init(&t->since_ms, now_ms());
 	atomic_init(&t->body_bytes, 0);
 	pthread_mutex_lock(&g->lock);
-	t->refused = g->cfg.max_per_ip && from_same_address(g, t) >= g->cfg.max_per_ip;
+	mine = from_same_address(g, t, &all);
+	t->refused = refusal(g, mine, all, message, sizeof message);
 	if (t->refused)
 		atomic_store(&t->phase, PHASE_CUT);
 	t->next = g->list;
@@ -247,9 +279,6 @@ static void start_connection(struct guard *g, struct MHD_Connection *conn, void 
 	*socket_context = t;
 	if (!t->refused)
 		return;
-	snprintf(message, sizeof message,
-	    "%u connections are open from this address (--max-connections-per-ip)",
-	    g->cfg.max_per_ip);
 	cut(t->fd, "503 Service Unavailable", "unavailable",
 	    "Retry-After: " DAEMON_RETRY_AFTER "\r\n", message);
 	atomic_fetch_add(&g->refused, 1);

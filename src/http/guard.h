@@ -9,7 +9,10 @@
  *   408 and the connection is closed;
  * - a minimum average rate for a request body, after a grace of the same length;
  * - a short 503 with Retry-After, then a close, to a connection over the per-address
- *   limit (which the guard counts itself; libmicrohttpd's is left off).
+ *   limit (which the guard counts itself; libmicrohttpd's is left off), over the global
+ *   limit (libmicrohttpd's is set DAEMON_REFUSAL_SLOTS higher, so that it still accepts the
+ *   connections the guard refuses), or, once half the global limit is in use, from an
+ *   address that holds 1/DAEMON_LOAD_SHARE of it (its share under load).
  *
  * The HTTP layer passes guard_notify() as MHD_OPTION_NOTIFY_CONNECTION and reports each
  * request's phases; a thread checks the deadlines every DAEMON_GUARD_PERIOD_MS. A
@@ -26,6 +29,7 @@
 struct guard;
 
 struct guard_config {
+	unsigned max_connections; /* open connections at once; 0: no limit (libmicrohttpd's) */
 	unsigned max_per_ip;     /* open connections from one address; 0: no limit */
 	unsigned head_timeout_s; /* the request head's deadline and a body's grace; 0: none */
 	unsigned min_body_rate;  /* bytes per second a body averages after its grace; 0: none */
@@ -33,7 +37,7 @@ struct guard_config {
 
 /* What the guard refused or cut, since it started (counters). */
 struct guard_counts {
-	unsigned long refused;       /* connections over the per-address limit, answered 503 */
+	unsigned long refused;       /* connections over a limit or share, answered 503 */
 	unsigned long head_timeouts; /* request heads past their deadline, answered 408 */
 	unsigned long slow_bodies;   /* bodies below the minimum rate, answered 408 */
 };

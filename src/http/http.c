@@ -83,15 +83,33 @@ static void log_request(const struct exchange *x, double secs, enum MHD_RequestT
 	    unsent);
 }
 
-/* The first call for a request: set up its exchange from the headers. */
-static struct exchange *exchange_new(
-    struct http_server *srv, struct MHD_Connection *conn, const char *url, const char *method)
+/*
+ * MHD_OPTION_URI_LOG_CALLBACK: the request line is in, its target still as sent. The
+ * exchange starts here (MHD hands it to the request handler as its context), so that what
+ * the decoded URL hides is known: a %00 would cut "/v1/calibrations/1%00" to calibration 1.
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	struct exchange *x = calloc(1, sizeof *x);
+
+	(void)cls;
+	(void)conn;
+	if (x && uri)
+		x->nul_in_target = strstr(uri, "%00") != NULL;
+	return x;
+}
+
+/* The first call for a request: set up its exchange (x, from on_uri(), or a new one) from
+ * the headers. */
+static struct exchange *exchange_new(struct http_server *srv, struct MHD_Connection *conn,
+    const char *url, const char *method, const char *version, struct exchange *x)
+{
 	const union MHD_ConnectionInfo *info;
 
-	if (!x)
+	if (!x && !(x = calloc(1, sizeof *x)))
 		return NULL;
+	x->started = 1;
+	x->version = version;
 	clock_gettime(CLOCK_MONOTONIC, &x->start);
 	x->srv = srv;
 	x->req.method = method;
@@ -126,9 +144,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct http_server *srv = cls;
 	struct exchange *x = *con_cls;
 
-	(void)version;
-	if (!x) {
-		x = exchange_new(srv, conn, url, method);
+	if (!x || !x->started) {
+		x = exchange_new(srv, conn, url, method, version, x);
 		if (!x)
 			return MHD_NO;
 		*con_cls = x;
@@ -166,6 +183,10 @@ static void on_completed(
 	if (!x)
 		return;
 	*con_cls = NULL;
+	if (!x->started) { /* MHD answered the head itself (on_uri() only) */
+		free(x);
+		return;
+	}
 	secs = seconds_since(&x->start);
 	metrics_record(srv->metrics, x->req.route,
 	    toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? x->status : 0, secs, x->cache, x->code);
@@ -264,7 +285,8 @@ int http_start(
 	srv->limits.threads = config->sweep_threads;
 	srv->limits.max_body = config->max_body;
 	if (listen_address(config, &addr, err) < 0 ||
-	    guard_start(&(struct guard_config){.max_per_ip = config->max_per_ip,
+	    guard_start(&(struct guard_config){.max_connections = config->max_connections,
+	                    .max_per_ip = config->max_per_ip,
 	                    .head_timeout_s = config->head_timeout_s,
 	                    .min_body_rate = config->min_body_rate},
 	        &srv->guard, err) < 0)
@@ -275,9 +297,11 @@ int http_start(
 	    srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, /* first, so it logs the rest */
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
 	    (unsigned)config->threads, MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_s,
-	    MHD_OPTION_CONNECTION_LIMIT, config->max_connections,
+	    /* the guard refuses past max_connections; MHD takes the refusals too (guard.h) */
+	    MHD_OPTION_CONNECTION_LIMIT, config->max_connections + DAEMON_REFUSAL_SLOTS,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DAEMON_CONNECTION_MEMORY,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_URI_LOG_CALLBACK, on_uri,
+	    srv,
 	    /* the per-address limit is the guard's: it answers 503 where MHD would only close */
 	    MHD_OPTION_NOTIFY_CONNECTION, guard_notify, srv->guard, MHD_OPTION_END);
 	if (!srv->daemon) {

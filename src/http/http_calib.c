@@ -556,12 +556,21 @@ static enum MHD_Result respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
 	const char *header, *value;
+	struct err shown;
 
 	if (e->code == ERR_UNAUTHORIZED || e->code == ERR_FORBIDDEN)
 		http_log("calibration: %s %s refused: %s", req->method, req->url, e->message);
-	/* the store is unreachable (PostgreSQL restarting): nothing was done, try again soon */
+	/* the store is unreachable (PostgreSQL restarting): nothing was done, try again soon.
+	 * Its text (libpq's: the database's host and port) goes to the log only; the client,
+	 * maybe not even authenticated, reads that the store is unreachable. */
 	if (e->code == ERR_UNAVAILABLE)
 		http_log("calibration: %s %s: %s", req->method, req->url, e->message);
+	if (e->code == ERR_UNAVAILABLE && strncmp(e->message, "store:", 6) == 0) {
+		err_set(&shown, ERR_UNAVAILABLE, e->path,
+		    "the calibration store cannot be reached (the daemon's log says why); nothing "
+		    "was done, retry later");
+		e = &shown;
+	}
 	/* Retry-After of that 503, WWW-Authenticate of a 401: the status table's */
 	header = http_status_header(e->code, req->authorization != NULL, &value);
 	if (header)
@@ -588,7 +597,8 @@ static int parse_body(struct http_request *req, json_t **root, struct err *err)
 {
 	if (!http_body_is_json(req->content_type))
 		return err_set(err, ERR_UNSUPPORTED_MEDIA, "",
-		    "the body must be application/json, not %s", req->content_type);
+		    "the body must be application/json, not %s",
+		    http_content_type_shown(req->content_type));
 	return body_parse(req->body, req->body_len, root, err);
 }
 
@@ -672,9 +682,27 @@ static enum MHD_Result respond_fit(struct MHD_Connection *conn, struct http_requ
 
 /* ---- the routes ---- */
 
+/* "." and "..": a URL path's dot segments, which a proxy or client may resolve away (to
+ * another robot's URL); not robot names, but refused with a 422 rather than a 404. */
+static int dot_segment(const char *robot)
+{
+	return strcmp(robot, ".") == 0 || strcmp(robot, "..") == 0;
+}
+
+/* 1 with the 422 of a dot segment in *r, or 0 (the robot is a name). */
+static int refuse_dots(
+    struct MHD_Connection *conn, struct http_request *req, const char *robot, enum MHD_Result *r)
+{
+	if (!dot_segment(robot))
+		return 0;
+	*r = respond_code(conn, req, ERR_BAD_VALUE,
+	    "robot: '.' and '..' are not robot names (dot segments of a URL path)");
+	return 1;
+}
+
 int http_calib_robot_ok(const char *robot)
 {
-	return auth_robot_name_ok(robot);
+	return auth_robot_name_ok(robot) || dot_segment(robot);
 }
 
 enum MHD_Result http_calib_create(
@@ -687,6 +715,8 @@ enum MHD_Result http_calib_create(
 	long long id;
 	enum MHD_Result r;
 
+	if (refuse_dots(conn, req, robot, &r))
+		return r;
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
 	    caltoken_robot_visible(hub.cs, &p, robot, &err) != 0 ||
@@ -709,6 +739,8 @@ enum MHD_Result http_calib_list(
 	json_t *answer = NULL;
 	enum MHD_Result r;
 
+	if (refuse_dots(conn, req, robot, &r))
+		return r;
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 || calcase_list(hub.cs, &p, robot, &answer, &err) != 0)
 		return respond_error(conn, req, &err);

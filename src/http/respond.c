@@ -251,10 +251,15 @@ int http_body_is_json(const char *content_type)
 	size_t n;
 
 	if (!content_type)
-		return 1;
+		return 0;
 	content_type += strspn(content_type, " \t");
 	n = media_type_len(content_type);
 	return (n == strlen(HTTP_JSON_MEDIA) &&
 	           strncasecmp(content_type, HTTP_JSON_MEDIA, n) == 0) ||
 	    (n > 5 && strncasecmp(content_type + n - 5, "+json", 5) == 0);
+}
+
+const char *http_content_type_shown(const char *content_type)
+{
+	return content_type ? content_type : "none (send Content-Type: application/json)";
 }

@@ -68,8 +68,14 @@ void http_set_allow(struct http_request *req, const char *methods);
  */
 int http_negotiate(const char *accept, const char *const offers[], int count);
 
-/* Is a request's Content-Type (NULL: none given) JSON, application/json or a +json
- * type? Every route that takes a body answers 415 otherwise. */
+/* Is a request's Content-Type JSON, application/json or a +json type? None given (NULL)
+ * is not: a browser sends a body without one cross-site with no CORS preflight, so a
+ * route that took it would let any web page run questions. Every route that takes a
+ * body answers 415 otherwise. */
 int http_body_is_json(const char *content_type);
+
+/* A request's Content-Type for an error message: the header as sent, or "none (send
+ * Content-Type: application/json)" when none was (NULL). Static or the caller's. */
+const char *http_content_type_shown(const char *content_type);
 
 #endif

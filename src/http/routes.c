@@ -115,6 +115,11 @@ static enum MHD_Result serve_metrics(
 static enum MHD_Result serve_question(
     struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)
 {
+	/* http_jobs_ask() checks the type too; a missing one is named here */
+	if (!x->req.content_type)
+		return http_reject(conn, &x->req, ERR_UNSUPPORTED_MEDIA,
+		    "the body must be %s, not %s", HTTP_JSON_MEDIA,
+		    http_content_type_shown(x->req.content_type));
 	return http_jobs_ask(conn, x, a->ep, x->req.url);
 }
 

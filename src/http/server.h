@@ -86,6 +86,11 @@ struct exchange {
 	int abandoned; /* shutdown answered it 503 while it still ran (jobs_lock) */
 	int orphan;    /* the request ended while it ran: the job frees it (jobs_lock) */
 	struct exchange *prev_job, *next_job;
+	/* The request head's checks (framing.c); the URI log callback allocates the exchange,
+	 * before the first call of the request handler sets it up (started). */
+	const char *version; /* "HTTP/1.1", ... */
+	int nul_in_target;   /* the raw request target has %00, which the decoded one hides */
+	int started;
 };
 
 #endif
