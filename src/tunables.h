@@ -129,6 +129,19 @@
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_SWEEP_SHARDS 1000000   /* parts a sweep may be split into ("shard") */
+/* The compute budget (service/budget.h): CPU seconds one question may take, all its
+ * threads together (--max-cpu-seconds; 0: none). The largest drop sweep the limits
+ * above allow (LIMIT_MAX_SWEEP_STEPS) takes about 5-10 s; a hold with noslip up to ~30 s. */
+#define DAEMON_MAX_CPU_SECONDS 20.0
+/* Lower bounds of one step's CPU cost (ns) for the estimate before a question starts:
+ * about a quarter of what one core of the reference machine takes (a drop or rest step
+ * ~25-50 ns, a hold step with noslip 1.2-1.8 us), so only a question sure to be over
+ * the budget is refused before it runs; the deadline stops the rest. */
+#define BUDGET_STEP_NS 5.0
+#define BUDGET_HOLD_STEP_NS 5.0
+#define BUDGET_NOSLIP_STEP_NS 300.0
+/* A running question asks whether its client is still there this often (CPU ns). */
+#define BUDGET_GONE_CHECK_NS 10000000LL
 #define STREAM_FLUSH_SECONDS 0.02 /* a streamed sweep's rows wait at most this long in a buffer */
 #define STREAM_BUFFER_BYTES 65536 /* `contact sweep`'s output buffer (a file or pipe, not a terminal) */
 #define SWEEP_PARSE_THREADS_MAX 64 /* threads that parse one sweep's grid points */

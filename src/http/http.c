@@ -77,10 +77,11 @@ static void log_request(const struct exchange *x, double secs, enum MHD_RequestT
 	}
 	if (!completed && (size_t)toe < sizeof ends / sizeof ends[0] && ends[toe])
 		end = ends[toe];
-	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s%s", when, now.tv_nsec / 1000000,
-	    x->client, method, path, status, bytes, secs * 1e3, metrics_cache_name(x->cache),
-	    x->code ? " error=" : "", x->code ? err_name(x->code) : "", *end ? " end=" : "", end,
-	    unsent);
+	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s%s%s%s", when,
+	    now.tv_nsec / 1000000, x->client, method, path, status, bytes, secs * 1e3,
+	    metrics_cache_name(x->cache), x->code ? " error=" : "",
+	    x->code ? err_name(x->code) : "", *end ? " end=" : "", end, unsent,
+	    x->stopped ? " stopped=" : "", x->stopped ? x->stopped : "");
 }
 
 /* The first call for a request: set up its exchange from the headers. */
@@ -263,6 +264,7 @@ int http_start(
 	srv->limits.max_eval_calls = config->max_eval_calls;
 	srv->limits.threads = config->sweep_threads;
 	srv->limits.max_body = config->max_body;
+	srv->limits.max_cpu_seconds = config->max_cpu_seconds;
 	if (listen_address(config, &addr, err) < 0 ||
 	    guard_start(&(struct guard_config){.max_per_ip = config->max_per_ip,
 	                    .head_timeout_s = config->head_timeout_s,
