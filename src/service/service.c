@@ -118,14 +118,16 @@ static int answer_text(const struct svc_endpoint_def *row, const void *request,
     const struct svc_limits *lim, char **text, struct err *err)
 {
 	json_t *answer = NULL;
+	int rc = row_answer(row, request, lim, &answer, err);
 
-	if (row_answer(row, request, lim, &answer, err) != 0)
-		return -1;
-	/* stopped by its budget or its client: what it computed is not the answer */
+	/* stopped by its budget or its client: what it computed (an answer, or an error
+	 * about a value cut short) is not the answer */
 	if (budget_error(err) != 0) {
 		json_decref(answer);
 		return -1;
 	}
+	if (rc != 0)
+		return -1;
 	*text = svc_dump(answer);
 	json_decref(answer);
 	return *text ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
@@ -242,8 +244,9 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 		return -1;
 	}
 	rc = row_answer(row, request, lim, answer, err);
-	if (rc == 0 && budget_error(err) != 0) {
-		json_decref(*answer);
+	if (budget_error(err) != 0) {
+		if (rc == 0)
+			json_decref(*answer);
 		*answer = NULL;
 		rc = -1;
 	}

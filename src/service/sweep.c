@@ -62,6 +62,9 @@ static json_t *canonical_value(json_t *v)
 
 	if (json_is_integer(v))
 		return json_real((double)json_integer_value(v));
+	/* -0 is 0, as in a request's fields (base/field.h) */
+	if (json_is_real(v) && json_real_value(v) == 0)
+		return json_real(0.0);
 	if (json_is_array(v)) {
 		copy = json_array();
 		json_array_foreach (v, i, member) {
