@@ -830,8 +830,8 @@ END_TEST
  * no answer of it, single or swept, prints a -0 (a slip of -0.0 m before). */
 START_TEST(negative_zero_is_zero)
 {
-	static const char *const bodies[] = {"{\"option\": {\"gravity\": -0.0}}",
-	    "{\"option\": {\"gravity\": 0}}"};
+	static const char *const bodies[] = {
+	    "{\"option\": {\"gravity\": -0.0}}", "{\"option\": {\"gravity\": 0}}"};
 	static const char sweep[] =
 	    "{\"query\": \"hold\", \"vary\": [{\"path\": \"/option/gravity\", "
 	    "\"values\": [-0.0, 0.0]}]}";
@@ -844,11 +844,13 @@ START_TEST(negative_zero_is_zero)
 	tsvc_assert_same_question(SVC_DROP, "{\"height\": -0.0}", "{\"height\": 0}", 1);
 	for (i = 0; i < 2; i++) {
 		ck_assert_int_eq(
-		    svc_ask(SVC_HOLD, bodies[i], strlen(bodies[i]), &lim, NULL, &text, NULL, &err), 0);
+		    svc_ask(SVC_HOLD, bodies[i], strlen(bodies[i]), &lim, NULL, &text, NULL, &err),
+		    0);
 		ck_assert_msg(!strstr(text, "-0.0,") && !strstr(text, "-0.0]"), "%s", text);
 		free(text);
 	}
-	ck_assert_int_eq(svc_ask(SVC_SWEEP, sweep, strlen(sweep), &lim, NULL, &text, NULL, &err), 0);
+	ck_assert_int_eq(
+	    svc_ask(SVC_SWEEP, sweep, strlen(sweep), &lim, NULL, &text, NULL, &err), 0);
 	ck_assert_msg(!strstr(text, "-0.0"), "%s", text);
 	free(text);
 }
