@@ -222,6 +222,10 @@
 /* The WAL's stated peak: the threshold plus the commits under way when a writer crosses it
  * (tests/test_harden.c and bench/bench_wal.sh hold it; 4.0-4.2 MiB measured). */
 #define STORE_WAL_PEAK_BYTES (5L * 1024 * 1024)
+/* The largest answer the cache keeps (bytes): a larger one is served, not cached, so
+ * that one commit cannot carry the WAL far past its threshold (the stated peak is the
+ * threshold plus about two such commits under way). 256 KiB: a sweep of ~3,000 points. */
+#define STORE_CACHE_MAX_ANSWER (256L * 1024)
 #define STORE_CHECKPOINT_TRIES 100 /* a checkpoint that collides with a writer's, retried (1 ms)   \
 	                            */
 #define STORE_EVICT_BATCH 1024     /* most answers deleted by one statement while evicting */

@@ -273,6 +273,39 @@ START_TEST(daemon_budget_refuses_and_stops)
 }
 END_TEST
 
+/*
+ * An answer over the cache's per-answer cap (STORE_CACHE_MAX_ANSWER: a 5,000-point
+ * stability sweep, ~375 kB) is served whole but not cached: asked again it is computed
+ * again (X-Cache: miss), and /metrics counts both.
+ */
+START_TEST(daemon_large_answer_not_cached)
+{
+	const int points = 5000;
+	size_t cap = 64 + (size_t)points * 16, n;
+	char *body = malloc(cap);
+	struct live_reply r;
+	int i, k;
+
+	ck_assert_ptr_nonnull(body);
+	n = (size_t)snprintf(body, cap,
+	    "{\"query\": \"stability\", \"base\": {}, \"vary\": [{\"path\": \"/solref/0\", "
+	    "\"values\": [");
+	for (k = 0; k < points; k++)
+		n += (size_t)snprintf(body + n, cap - n, "%s%de-6", k ? "," : "", k + 1);
+	snprintf(body + n, cap - n, "]}]}");
+	live_start(&dmn, (char *)NULL);
+	for (i = 0; i < 2; i++) {
+		live_post(&dmn, "/v1/sweep", body, &r);
+		ck_assert_msg(r.status == 200, "%ld %s", r.status, r.body);
+		ck_assert_msg(r.len > (size_t)STORE_CACHE_MAX_ANSWER, "%zu bytes", r.len);
+		ck_assert_str_eq(r.cache, "miss");
+		live_reply_free(&r);
+	}
+	ck_assert_int_eq((int)live_metric(&dmn, "contactd_cache_uncached_total"), 2);
+	free(body);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("budget");
@@ -289,6 +322,7 @@ int main(void)
 	tcase_add_test(tc, daemon_client_gone_frees_thread);
 	tcase_add_test(tc, daemon_client_gone_stops_hold);
 	tcase_add_test(tc, daemon_budget_refuses_and_stops);
+	tcase_add_test(tc, daemon_large_answer_not_cached);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

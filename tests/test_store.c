@@ -14,6 +14,7 @@
 
 #include "store/calstore.h"
 #include "store/store.h"
+#include "tunables.h"
 
 static char dir[256];
 static char db_path[300];
@@ -213,6 +214,36 @@ START_TEST(cache_miss_put_hit_replace)
 	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
 	ck_assert_str_eq(answer, "2\n");
 	free(answer);
+	store_close(st);
+}
+END_TEST
+
+/* An answer over STORE_CACHE_MAX_ANSWER (an 8 MB eval answer, issue 32) is not kept:
+ * a miss, the cache's byte count and the WAL unchanged by it; one at the cap is kept. */
+START_TEST(cache_large_answer_not_kept)
+{
+	const size_t big = 8 * 1024 * 1024, cap = (size_t)STORE_CACHE_MAX_ANSWER;
+	unsigned char key[STORE_KEY_BYTES];
+	struct store *st = open_store();
+	char *text = malloc(big + 1), *answer = NULL;
+	long long wal_before;
+	size_t len = 0;
+	struct err e;
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'x', big);
+	text[big] = '\0';
+	store_cache_key("core-1", "eval", "{}\n", key);
+	wal_before = store_wal_bytes(st);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "eval", text, big, &e), 0);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 0);
+	ck_assert_int_eq(store_cache_bytes(st), 0);
+	ck_assert_int_eq(store_wal_bytes(st), wal_before);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "eval", text, cap, &e), 0);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
+	ck_assert_uint_eq(len, cap);
+	free(answer);
+	free(text);
 	store_close(st);
 }
 END_TEST
@@ -608,6 +639,7 @@ int main(void)
 	tcase_add_test(tc, newer_schema_refused);
 	tcase_add_test(tc, unopenable_path_fails);
 	tcase_add_test(tc, cache_miss_put_hit_replace);
+	tcase_add_test(tc, cache_large_answer_not_kept);
 	tcase_add_test(tc, cache_key_known_answer);
 	tcase_add_test(tc, cache_key_separates_fields);
 	tcase_add_test(tc, connection_per_thread);

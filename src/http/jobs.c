@@ -54,6 +54,11 @@ static int guarded_put(void *ctx, const char *endpoint, const char *canonical, c
 	struct http_server *srv = ctx;
 	int rc = 0;
 
+	if (len > (size_t)STORE_CACHE_MAX_ANSWER) {
+		/* served, not cached (the store would skip it too): counted */
+		metrics_uncacheable(srv->metrics);
+		return 0;
+	}
 	pthread_rwlock_rdlock(&srv->store_guard);
 	if (!srv->store_gone)
 		rc = srv->cache.cache.put(

@@ -501,9 +501,13 @@ int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], 
 int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len, struct err *err)
 {
-	sqlite3_stmt *stmt = store_stmt(st, sql_cache_put, err);
+	sqlite3_stmt *stmt;
 	int rc = 0;
 
+	/* too large to cache: the WAL's bound holds for large answers too (tunables.h) */
+	if (len > (size_t)STORE_CACHE_MAX_ANSWER)
+		return 0;
+	stmt = store_stmt(st, sql_cache_put, err);
 	if (!stmt)
 		return -1;
 	sqlite3_bind_blob(stmt, 1, key, STORE_KEY_BYTES, SQLITE_STATIC);

@@ -124,7 +124,8 @@ void store_cache_key(const char *core_version, const char *endpoint, const char 
 int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], char **answer,
     size_t *len, struct err *err);
 
-/* Store answer (len bytes) under key, replacing any previous entry. */
+/* Store answer (len bytes) under key, replacing any previous entry; an answer over
+ * STORE_CACHE_MAX_ANSWER bytes is not stored (0: a miss next time). -1 with err. */
 int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len,
     struct err *err);
