@@ -215,6 +215,11 @@
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
 #define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
+/* /v1/health's store check (store_health()): the write lock may be held by another writer
+ * this long (a commit) before the store counts as locked; and a disk with less free than
+ * this counts as full (the WAL's peak, STORE_WAL_PEAK_BYTES, and a margin). */
+#define STORE_PROBE_WAIT_MS 200
+#define STORE_MIN_FREE_BYTES (16L * 1024 * 1024)
 
 /* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
 #define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */

@@ -249,6 +249,75 @@ START_TEST(cache_large_answer_not_kept)
 END_TEST
 
 /*
+ * The store notices it is gone (issue 32: an upload acknowledged into a deleted
+ * database): deleted under it, a durable transaction fails to begin (503) and the
+ * health check says so; its answer cache, a copy, may go on. Before, both said ok.
+ */
+START_TEST(deleted_database_noticed)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm"};
+	struct store *st = open_store();
+	char path[400];
+	struct err e;
+	size_t i;
+
+	ck_assert_int_eq(store_identity(st, &e), 0);
+	ck_assert_msg(store_health(st, &e) == 0, "%s", e.message);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
+		unlink(path);
+	}
+	ck_assert_int_eq(store_identity(st, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_msg(strstr(e.message, "deleted"), "%s", e.message);
+	ck_assert_int_eq(store_health(st, &e), -1);
+	ck_assert_int_eq(store_begin(st, STORE_SYNC_FULL, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	store_close(st);
+}
+END_TEST
+
+/* Replaced by another file at its path (a restore while it runs): not ok either. */
+START_TEST(replaced_database_noticed)
+{
+	struct store *st = open_store();
+	char other[400];
+	struct err e;
+	FILE *f;
+
+	snprintf(other, sizeof other, "%s.new", db_path);
+	f = fopen(other, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(rename(other, db_path), 0);
+	ck_assert_int_eq(store_identity(st, &e), -1);
+	ck_assert_msg(strstr(e.message, "replaced"), "%s", e.message);
+	ck_assert_int_eq(store_health(st, &e), -1);
+	ck_assert_int_eq(store_begin(st, STORE_SYNC_FULL, &e), -1);
+	store_close(st);
+}
+END_TEST
+
+/* Locked by another process's transaction: the health check says so within
+ * STORE_PROBE_WAIT_MS, and is ok again once the lock is let go. */
+START_TEST(locked_database_noticed)
+{
+	struct store *st = open_store();
+	sqlite3 *other;
+	struct err e;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &other), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_health(st, &e), -1);
+	ck_assert_msg(strstr(e.message, "locked"), "%s", e.message);
+	ck_assert_int_eq(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+	ck_assert_msg(store_health(st, &e) == 0, "%s", e.message);
+	store_close(st);
+}
+END_TEST
+
+/*
  * The key is BLAKE2b-256 over "core\0endpoint\0canonical\0". Expected value computed
  * independently with Python: hashlib.blake2b(b'core-1\x00drop\x00{"height":0.1}\n\x00',
  * digest_size=32).hexdigest(). Exact: a hash either matches or it does not.
@@ -640,6 +709,9 @@ int main(void)
 	tcase_add_test(tc, unopenable_path_fails);
 	tcase_add_test(tc, cache_miss_put_hit_replace);
 	tcase_add_test(tc, cache_large_answer_not_kept);
+	tcase_add_test(tc, deleted_database_noticed);
+	tcase_add_test(tc, replaced_database_noticed);
+	tcase_add_test(tc, locked_database_noticed);
 	tcase_add_test(tc, cache_key_known_answer);
 	tcase_add_test(tc, cache_key_separates_fields);
 	tcase_add_test(tc, connection_per_thread);
