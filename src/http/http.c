@@ -327,7 +327,10 @@ static void abandon_jobs(struct http_server *srv)
 
 	http_jobs_abandon(srv);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (atomic_load(&srv->in_flight) > 0 && seconds_since(&start) < 1)
+	/* an abandoned computation stops at its next step batch (its budget sees it
+	 * abandoned): its thread is then joined, not left to exit under store_close() */
+	while ((atomic_load(&srv->in_flight) > 0 || admit_running(srv->pool) > 0) &&
+	    seconds_since(&start) < 1)
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
 }
 
