@@ -13,8 +13,9 @@
  * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). core-4: eval follows
  * its "mujoco" release; eval and find answers carry mujoco and core_version. core-5: one
  * spelling per quantity. core-6: hold answers' noslip steps keep to MuJoCo in their last
- * bits differently (faster solves), the tail is accelerated, and they carry reproducible. */
-#define CORE_VERSION "core-6"
+ * bits differently (faster solves), the tail is accelerated, and they carry reproducible.
+ * core-7: a zero is never -0 in a request or an answer. */
+#define CORE_VERSION "core-7"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */
@@ -129,6 +130,19 @@
 #define LIMIT_MAX_SWEEP_STEPS 200000000L /* simulated steps in one sweep, all points */
 #define LIMIT_MAX_SWEEP_VARY 2           /* vary entries of one sweep: a line or a grid */
 #define LIMIT_MAX_SWEEP_SHARDS 1000000   /* parts a sweep may be split into ("shard") */
+/* The compute budget (service/budget.h): CPU seconds one question may take, all its
+ * threads together (--max-cpu-seconds; 0: none). The largest drop sweep the limits
+ * above allow (LIMIT_MAX_SWEEP_STEPS) takes about 5-10 s; a hold with noslip up to ~30 s. */
+#define DAEMON_MAX_CPU_SECONDS 20.0
+/* Lower bounds of one step's CPU cost (ns) for the estimate before a question starts:
+ * about a quarter of what one core of the reference machine takes (a drop or rest step
+ * ~25-50 ns, a hold step with noslip 1.2-1.8 us), so only a question sure to be over
+ * the budget is refused before it runs; the deadline stops the rest. */
+#define BUDGET_STEP_NS 5.0
+#define BUDGET_HOLD_STEP_NS 5.0
+#define BUDGET_NOSLIP_STEP_NS 300.0
+/* A running question asks whether its client is still there this often (CPU ns). */
+#define BUDGET_GONE_CHECK_NS 10000000LL
 #define STREAM_FLUSH_SECONDS 0.02 /* a streamed sweep's rows wait at most this long in a buffer */
 #define STREAM_BUFFER_BYTES 65536 /* `contact sweep`'s output buffer (a file or pipe, not a terminal) */
 #define SWEEP_PARSE_THREADS_MAX 64 /* threads that parse one sweep's grid points */
@@ -210,6 +224,11 @@
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
 #define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
+/* /v1/health's store check (store_health()): the write lock may be held by another writer
+ * this long (a commit) before the store counts as locked; and a disk with less free than
+ * this counts as full (the WAL's peak, STORE_WAL_PEAK_BYTES, and a margin). */
+#define STORE_PROBE_WAIT_MS 200
+#define STORE_MIN_FREE_BYTES (16L * 1024 * 1024)
 
 /* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
 #define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
@@ -217,6 +236,10 @@
 /* The WAL's stated peak: the threshold plus the commits under way when a writer crosses it
  * (tests/test_harden.c and bench/bench_wal.sh hold it; 4.0-4.2 MiB measured). */
 #define STORE_WAL_PEAK_BYTES (5L * 1024 * 1024)
+/* The largest answer the cache keeps (bytes): a larger one is served, not cached, so
+ * that one commit cannot carry the WAL far past its threshold (the stated peak is the
+ * threshold plus about two such commits under way). 256 KiB: a sweep of ~3,000 points. */
+#define STORE_CACHE_MAX_ANSWER (256L * 1024)
 #define STORE_CHECKPOINT_TRIES 100 /* a checkpoint that collides with a writer's, retried (1 ms)   \
 	                            */
 #define STORE_EVICT_BATCH 1024     /* most answers deleted by one statement while evicting */

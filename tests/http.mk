@@ -132,3 +132,10 @@ tests_test_strict_SOURCES = tests/test_strict.c tests/live.c tests/live.h tests/
 tests_test_strict_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
 tests_test_strict_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
 tests_test_strict_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
+# A question's compute budget and its cancellation with its client (service/budget.h).
+check_PROGRAMS += tests/test_budget
+TESTS += tests/test_budget
+tests_test_budget_SOURCES = tests/test_budget.c tests/live.c tests/live.h
+tests_test_budget_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_budget_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_budget_LDADD = $(SERVICE_LIBS) $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS) -lpthread

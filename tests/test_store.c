@@ -14,6 +14,7 @@
 
 #include "store/calstore.h"
 #include "store/store.h"
+#include "tunables.h"
 
 static char dir[256];
 static char db_path[300];
@@ -213,6 +214,105 @@ START_TEST(cache_miss_put_hit_replace)
 	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
 	ck_assert_str_eq(answer, "2\n");
 	free(answer);
+	store_close(st);
+}
+END_TEST
+
+/* An answer over STORE_CACHE_MAX_ANSWER (an 8 MB eval answer, issue 32) is not kept:
+ * a miss, the cache's byte count and the WAL unchanged by it; one at the cap is kept. */
+START_TEST(cache_large_answer_not_kept)
+{
+	const size_t big = 8 * 1024 * 1024, cap = (size_t)STORE_CACHE_MAX_ANSWER;
+	unsigned char key[STORE_KEY_BYTES];
+	struct store *st = open_store();
+	char *text = malloc(big + 1), *answer = NULL;
+	long long wal_before;
+	size_t len = 0;
+	struct err e;
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'x', big);
+	text[big] = '\0';
+	store_cache_key("core-1", "eval", "{}\n", key);
+	wal_before = store_wal_bytes(st);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "eval", text, big, &e), 0);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 0);
+	ck_assert_int_eq(store_cache_bytes(st), 0);
+	ck_assert_int_eq(store_wal_bytes(st), wal_before);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "eval", text, cap, &e), 0);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
+	ck_assert_uint_eq(len, cap);
+	free(answer);
+	free(text);
+	store_close(st);
+}
+END_TEST
+
+/*
+ * The store notices it is gone (issue 32: an upload acknowledged into a deleted
+ * database): deleted under it, a durable transaction fails to begin (503) and the
+ * health check says so; its answer cache, a copy, may go on. Before, both said ok.
+ */
+START_TEST(deleted_database_noticed)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm"};
+	struct store *st = open_store();
+	char path[400];
+	struct err e;
+	size_t i;
+
+	ck_assert_int_eq(store_identity(st, &e), 0);
+	ck_assert_msg(store_health(st, &e) == 0, "%s", e.message);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
+		unlink(path);
+	}
+	ck_assert_int_eq(store_identity(st, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_msg(strstr(e.message, "deleted"), "%s", e.message);
+	ck_assert_int_eq(store_health(st, &e), -1);
+	ck_assert_int_eq(store_begin(st, STORE_SYNC_FULL, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	store_close(st);
+}
+END_TEST
+
+/* Replaced by another file at its path (a restore while it runs): not ok either. */
+START_TEST(replaced_database_noticed)
+{
+	struct store *st = open_store();
+	char other[400];
+	struct err e;
+	FILE *f;
+
+	snprintf(other, sizeof other, "%s.new", db_path);
+	f = fopen(other, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(rename(other, db_path), 0);
+	ck_assert_int_eq(store_identity(st, &e), -1);
+	ck_assert_msg(strstr(e.message, "replaced"), "%s", e.message);
+	ck_assert_int_eq(store_health(st, &e), -1);
+	ck_assert_int_eq(store_begin(st, STORE_SYNC_FULL, &e), -1);
+	store_close(st);
+}
+END_TEST
+
+/* Locked by another process's transaction: the health check says so within
+ * STORE_PROBE_WAIT_MS, and is ok again once the lock is let go. */
+START_TEST(locked_database_noticed)
+{
+	struct store *st = open_store();
+	sqlite3 *other;
+	struct err e;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &other), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_health(st, &e), -1);
+	ck_assert_msg(strstr(e.message, "locked"), "%s", e.message);
+	ck_assert_int_eq(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+	ck_assert_msg(store_health(st, &e) == 0, "%s", e.message);
 	store_close(st);
 }
 END_TEST
@@ -608,6 +708,10 @@ int main(void)
 	tcase_add_test(tc, newer_schema_refused);
 	tcase_add_test(tc, unopenable_path_fails);
 	tcase_add_test(tc, cache_miss_put_hit_replace);
+	tcase_add_test(tc, cache_large_answer_not_kept);
+	tcase_add_test(tc, deleted_database_noticed);
+	tcase_add_test(tc, replaced_database_noticed);
+	tcase_add_test(tc, locked_database_noticed);
 	tcase_add_test(tc, cache_key_known_answer);
 	tcase_add_test(tc, cache_key_separates_fields);
 	tcase_add_test(tc, connection_per_thread);

@@ -137,7 +137,8 @@ static int as_number(
 	/* jansson cannot hold a non-finite number; this guards the invariant all the same */
 	if (!isfinite(x))
 		return field_fail(c, key, index, ERR_BAD_VALUE, "must be finite");
-	*out = x;
+	/* -0 is 0: one request (one cache key), and no -0 carried into an answer */
+	*out = x == 0 ? 0.0 : x;
 	return 0;
 }
 

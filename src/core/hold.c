@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/budget.h"
 #include "core/noslip.h"
 #include "core/pinch.h"
 #include "tunables.h"
@@ -339,6 +340,9 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 	for (k = k0 + 1; k <= n; k++) {
 		double z;
 
+		/* stopped from outside (budget.h): the caller discards this answer */
+		if ((k & (CTD_BUDGET_STEPS - 1)) == 0 && ctd_budget_poll())
+			break;
 		sim_step(w);
 		z = sim_z(w);
 		if (track && out->time_to_slip < 0 && -z >= hq->slip_limit)

@@ -16,7 +16,8 @@ libcore_la_SOURCES = \
 	src/core/growth.c src/core/growth.h \
 	src/core/pinch.c src/core/pinch.h \
 	src/core/noslip.c src/core/noslip.h \
-	src/core/hold.c src/core/hold.h
+	src/core/hold.c src/core/hold.h \
+	src/core/budget.c src/core/budget.h
 # no contraction (a*b+c fused): every answer keeps MuJoCo's rounding, and ctd_lanes the
 # scalar code's, bit for bit (lanes.c also forbids it in its source, whatever CFLAGS say)
 libcore_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) -ffp-contract=off -fvisibility=hidden

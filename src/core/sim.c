@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "core/budget.h"
 #include "tunables.h"
 
 long ctd_sim_step_count(double duration, double timestep)
@@ -94,6 +95,9 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
 	out->max_height = -INFINITY;
 	out->rebound = 0;
 	for (i = 0; i < n; i++) {
+		/* stopped from outside (budget.h): the caller discards this answer */
+		if ((i & (CTD_BUDGET_STEPS - 1)) == CTD_BUDGET_STEPS - 1 && ctd_budget_poll())
+			break;
 		ctd_scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (-bottom > out->peak_penetration)

@@ -45,6 +45,7 @@ enum {
 	OPT_HEAD_TIMEOUT,
 	OPT_MIN_BODY_RATE,
 	OPT_STORE,
+	OPT_MAX_CPU_SECONDS,
 };
 
 static const struct option options[] = {
@@ -69,6 +70,7 @@ static const struct option options[] = {
     {"head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT},
     {"min-body-rate", required_argument, NULL, OPT_MIN_BODY_RATE},
     {"store", required_argument, NULL, OPT_STORE},
+    {"max-cpu-seconds", required_argument, NULL, OPT_MAX_CPU_SECONDS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -107,6 +109,9 @@ static void usage(FILE *out)
 	    "      --max-body BYTES     largest body in bytes; 413 beyond (default %d)\n"
 	    "      --max-sweep-points N largest sweep; 413 beyond (default %d)\n"
 	    "      --max-eval-calls N   largest eval batch; 413 beyond (default %d)\n"
+	    "      --max-cpu-seconds N  CPU seconds one question may take: refused 422 when\n"
+	    "                           estimated over it, stopped 503 when it runs over\n"
+	    "                           (default %d; 0: no limit)\n"
 	    "      --drain-timeout SEC  on SIGTERM, wait SEC s for requests (default %d s)\n"
 	    "      --cors-origin ORIGIN let pages from ORIGIN (scheme://host[:port]) call the\n"
 	    "                           API; repeatable; * opens the open routes to any page\n"
@@ -122,7 +127,7 @@ static void usage(FILE *out)
 	    DAEMON_HEAD_TIMEOUT, DAEMON_MIN_BODY_RATE, DAEMON_CONNECTION_LIMIT,
 	    DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE, DAEMON_CACHE_MAX_MB,
 	    LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
-	    DAEMON_DRAIN_TIMEOUT);
+	    (int)DAEMON_MAX_CPU_SECONDS, DAEMON_DRAIN_TIMEOUT);
 }
 
 /* Parse a whole decimal number in [min, max] into *out; -1 when it is not one. */
@@ -211,6 +216,10 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 	case OPT_MAX_EVAL_CALLS:
 		ok = parse_number(arg, 1, LIMIT_MAX_EVAL_CALLS, &v) == 0;
 		c->max_eval_calls = v;
+		break;
+	case OPT_MAX_CPU_SECONDS:
+		ok = parse_number(arg, 0, DAEMON_MAX_TIMEOUT, &v) == 0;
+		c->max_cpu_seconds = (double)v;
 		break;
 	default: /* OPT_DRAIN_TIMEOUT */
 		ok = parse_number(arg, 0, DAEMON_MAX_TIMEOUT, &v) == 0;

@@ -58,7 +58,8 @@ int engine_reachable(void *ctx)
 	struct err ignored;
 
 	return e->pg ? pgstore_reachable(e->pg)
-	             : e->local && store_schema_version(e->local, &ignored) >= 0;
+	             : e->local && store_schema_version(e->local, &ignored) >= 0 &&
+	        store_health(e->local, &ignored) == 0;
 }
 
 const char *engine_node(const struct engine *e)

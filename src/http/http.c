@@ -77,10 +77,11 @@ static void log_request(const struct exchange *x, double secs, enum MHD_RequestT
 	}
 	if (!completed && (size_t)toe < sizeof ends / sizeof ends[0] && ends[toe])
 		end = ends[toe];
-	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s%s", when, now.tv_nsec / 1000000,
-	    x->client, method, path, status, bytes, secs * 1e3, metrics_cache_name(x->cache),
-	    x->code ? " error=" : "", x->code ? err_name(x->code) : "", *end ? " end=" : "", end,
-	    unsent);
+	http_log("%s.%03ldZ %s %s %s %s %s %.3fms cache=%s%s%s%s%s%s%s%s", when,
+	    now.tv_nsec / 1000000, x->client, method, path, status, bytes, secs * 1e3,
+	    metrics_cache_name(x->cache), x->code ? " error=" : "",
+	    x->code ? err_name(x->code) : "", *end ? " end=" : "", end, unsent,
+	    x->stopped ? " stopped=" : "", x->stopped ? x->stopped : "");
 }
 
 /*
@@ -284,6 +285,7 @@ int http_start(
 	srv->limits.max_eval_calls = config->max_eval_calls;
 	srv->limits.threads = config->sweep_threads;
 	srv->limits.max_body = config->max_body;
+	srv->limits.max_cpu_seconds = config->max_cpu_seconds;
 	if (listen_address(config, &addr, err) < 0 ||
 	    guard_start(&(struct guard_config){.max_connections = config->max_connections,
 	                    .max_per_ip = config->max_per_ip,
@@ -349,7 +351,10 @@ static void abandon_jobs(struct http_server *srv)
 
 	http_jobs_abandon(srv);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (atomic_load(&srv->in_flight) > 0 && seconds_since(&start) < 1)
+	/* an abandoned computation stops at its next step batch (its budget sees it
+	 * abandoned): its thread is then joined, not left to exit under store_close() */
+	while ((atomic_load(&srv->in_flight) > 0 || admit_running(srv->pool) > 0) &&
+	    seconds_since(&start) < 1)
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
 }
 

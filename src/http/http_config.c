@@ -26,6 +26,7 @@ void http_config_default(struct http_config *c)
 	c->max_body = LIMIT_MAX_BODY_BYTES;
 	c->max_sweep_points = LIMIT_MAX_SWEEP_POINTS;
 	c->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
+	c->max_cpu_seconds = DAEMON_MAX_CPU_SECONDS;
 	c->drain_s = DAEMON_DRAIN_TIMEOUT;
 	c->core_version = CORE_VERSION;
 	c->cors.origins = NULL;

@@ -26,6 +26,7 @@ struct http_config {
 	size_t max_body;           /* request body bytes; 413 beyond */
 	long max_sweep_points;     /* points in one sweep; 413 beyond */
 	long max_eval_calls;       /* calls in one eval batch; 413 beyond */
+	double max_cpu_seconds;    /* CPU seconds of one question (service/budget.h); 0: none */
 	unsigned drain_s;          /* seconds shutdown waits for requests in flight */
 	const char *core_version;  /* part of every cache key; CORE_VERSION but for tests */
 	struct cors_config cors;   /* --cors-origin: who may call from another origin */

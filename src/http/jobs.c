@@ -5,15 +5,18 @@
  */
 #include "http/jobs.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "http/admit.h"
 #include "http/hotcache.h"
 #include "http/log.h"
 #include "http/respond.h"
 #include "http/stream.h"
+#include "service/budget.h"
 #include "tunables.h"
 
 /* Log and count what went wrong with the cache while answering (the answer stands). */
@@ -51,6 +54,11 @@ static int guarded_put(void *ctx, const char *endpoint, const char *canonical, c
 	struct http_server *srv = ctx;
 	int rc = 0;
 
+	if (len > (size_t)STORE_CACHE_MAX_ANSWER) {
+		/* served, not cached (the store would skip it too): counted */
+		metrics_uncacheable(srv->metrics);
+		return 0;
+	}
 	pthread_rwlock_rdlock(&srv->store_guard);
 	if (!srv->store_gone)
 		rc = srv->cache.cache.put(
@@ -81,6 +89,50 @@ static enum MHD_Result respond_answer(
 	return ret;
 }
 
+/*
+ * Whether the client of x, a question whose connection is suspended, has left: shutdown
+ * answered it, or its socket reads end-of-file (a close; data a pipelining client sent
+ * ahead is only peeked at, never taken from MHD). The budget's gone() while it computes.
+ */
+static int job_gone(void *ctx)
+{
+	struct exchange *x = ctx;
+	struct http_server *srv = x->srv;
+	char byte;
+	ssize_t n;
+	int over;
+
+	pthread_mutex_lock(&srv->jobs_lock);
+	over = x->abandoned || x->orphan;
+	pthread_mutex_unlock(&srv->jobs_lock);
+	if (over)
+		return 1;
+	if (x->fd < 0)
+		return 0;
+	n = recv(x->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* A streamed sweep's client is gone once its response was freed (stream.h). */
+static int stream_gone(void *ctx)
+{
+	return http_stream_closed(ctx);
+}
+
+/* Count and name how a question that its budget stopped ended (x's log line). */
+static void note_stopped(struct http_server *srv, struct exchange *x, int why)
+{
+	if (why == BUDGET_GONE) {
+		metrics_question_stopped(srv->metrics, 0);
+		if (x)
+			x->stopped = "client-gone";
+	} else if (why == BUDGET_SPENT) {
+		metrics_question_stopped(srv->metrics, 1);
+		if (x)
+			x->stopped = "over-budget";
+	}
+}
+
 /* The pool's job of a question: parse, look up, compute, store; then wake its connection. */
 static void compute_question(void *arg, int cancelled)
 {
@@ -88,10 +140,20 @@ static void compute_question(void *arg, int cancelled)
 	struct http_server *srv = x->srv;
 	struct svc_outcome outcome;
 	struct http_stream *stream = NULL;
-	int resumed = 0;
+	struct budget budget;
+	struct ctd_budget *was;
+	int resumed = 0, why;
 
 	err_clear(&x->job_err);
-	if (cancelled) {
+	/* the question's CPU budget and its client's presence, polled by the core's loops */
+	budget_init(&budget, srv->limits.max_cpu_seconds, job_gone, x);
+	was = budget_enter(&budget.core);
+	if (!cancelled && job_gone(x)) {
+		/* it left while the question waited for a thread: nothing to compute */
+		atomic_store(&budget.core.stop, BUDGET_GONE);
+		budget_error(&x->job_err);
+		x->computed = NULL;
+	} else if (cancelled) {
 		err_set(&x->job_err, ERR_UNAVAILABLE, NULL,
 		    "shutting down: the question was still queued at --drain-timeout");
 	} else {
@@ -109,7 +171,13 @@ static void compute_question(void *arg, int cancelled)
 			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
 		note_cache_failures(srv, &outcome);
 	}
+	why = ctd_budget_stopped();
 	pthread_mutex_lock(&srv->jobs_lock);
+	note_stopped(srv, x, why);
+	/* a stream computes on after x is the connection's: its client's presence is the
+	 * stream's from here on */
+	budget.gone = stream_gone;
+	budget.gone_ctx = stream;
 	x->computing = 0;
 	if (x->prev_job)
 		x->prev_job->next_job = x->next_job;
@@ -124,6 +192,7 @@ static void compute_question(void *arg, int cancelled)
 		free(x);
 		if (stream)
 			http_stream_abandon(stream);
+		budget_enter(was);
 		return;
 	}
 	if (!x->abandoned) {
@@ -132,16 +201,21 @@ static void compute_question(void *arg, int cancelled)
 		MHD_resume_connection(x->conn);
 	}
 	pthread_mutex_unlock(&srv->jobs_lock);
-	if (!stream)
+	if (!stream) {
+		budget_enter(was);
 		return;
+	}
 	/* x is the connection's from here on: the job keeps only the stream */
 	if (!resumed) {
 		http_stream_abandon(stream);
+		budget_enter(was);
 		return;
 	}
 	memset(&outcome, 0, sizeof outcome);
 	http_stream_run(stream, srv->limits.threads, &srv->guarded, &outcome);
 	note_cache_failures(srv, &outcome);
+	note_stopped(srv, NULL, why ? 0 : ctd_budget_stopped());
+	budget_enter(was);
 }
 
 enum MHD_Result http_jobs_finish(struct MHD_Connection *conn, struct exchange *x)
@@ -199,6 +273,11 @@ enum MHD_Result http_jobs_ask(
 	}
 	x->endpoint = ep;
 	x->conn = conn;
+	{
+		const union MHD_ConnectionInfo *info =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		x->fd = info ? info->connect_fd : -1;
+	}
 	x->job.run = compute_question;
 	x->job.arg = x;
 	pthread_mutex_lock(&srv->jobs_lock);

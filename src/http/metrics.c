@@ -74,6 +74,8 @@ struct metrics {
 	struct route_counters route[ROUTES];
 	atomic_ulong errors[ERROR_CODES];
 	atomic_ulong cache_errors;
+	atomic_ulong stopped[2];  /* questions stopped: [0] client gone, [1] over budget */
+	atomic_ulong uncacheable; /* answers too large to cache (STORE_CACHE_MAX_ANSWER) */
 };
 
 struct metrics *metrics_new(void)
@@ -127,6 +129,16 @@ const char *metrics_cache_name(enum metrics_cache c)
 void metrics_cache_error(struct metrics *m)
 {
 	atomic_fetch_add_explicit(&m->cache_errors, 1, memory_order_relaxed);
+}
+
+void metrics_question_stopped(struct metrics *m, int over_budget)
+{
+	atomic_fetch_add_explicit(&m->stopped[over_budget ? 1 : 0], 1, memory_order_relaxed);
+}
+
+void metrics_uncacheable(struct metrics *m)
+{
+	atomic_fetch_add_explicit(&m->uncacheable, 1, memory_order_relaxed);
 }
 
 static unsigned long load(atomic_ulong *v)
@@ -227,6 +239,19 @@ static void render_cache(FILE *out, struct metrics *m)
 	    "# TYPE contactd_cache_errors_total counter\n"
 	    "contactd_cache_errors_total %lu\n",
 	    load(&m->cache_errors));
+	fprintf(out,
+	    "# HELP contactd_cache_uncached_total Answers served but not cached: larger than "
+	    "the cache's per-answer cap.\n"
+	    "# TYPE contactd_cache_uncached_total counter\n"
+	    "contactd_cache_uncached_total %lu\n",
+	    load(&m->uncacheable));
+	fprintf(out,
+	    "# HELP contactd_questions_stopped_total Questions stopped while computing: their "
+	    "client left, or they ran out of their compute budget (--max-cpu-seconds).\n"
+	    "# TYPE contactd_questions_stopped_total counter\n"
+	    "contactd_questions_stopped_total{reason=\"client_gone\"} %lu\n"
+	    "contactd_questions_stopped_total{reason=\"over_budget\"} %lu\n",
+	    load(&m->stopped[0]), load(&m->stopped[1]));
 }
 
 char *metrics_render(struct metrics *m, const struct metrics_gauges *g, const char *version,

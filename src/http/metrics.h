@@ -37,6 +37,13 @@ void metrics_record(struct metrics *m, const char *route, unsigned status, doubl
 /* Count a cache read or write that failed (the request is answered without the cache). */
 void metrics_cache_error(struct metrics *m);
 
+/* Count a question stopped while computing: its client left (over_budget 0) or it ran
+ * out of its compute budget (1). */
+void metrics_question_stopped(struct metrics *m, int over_budget);
+
+/* Count an answer served but not cached, being over the cache's per-answer cap. */
+void metrics_uncacheable(struct metrics *m);
+
 /* The values the caller keeps, rendered with the counters. */
 struct metrics_gauges {
 	long in_flight;        /* requests between their headers and their completion */

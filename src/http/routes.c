@@ -56,6 +56,10 @@ static enum MHD_Result serve_health(
 	enum MHD_Result ret;
 
 	(void)a;
+	/* a store that answers reads but could not keep a write is not ok (deleted,
+	 * replaced, read-only, full, locked) */
+	if (schema >= 0 && store_health(srv->store, &e) != 0)
+		schema = -1;
 	body =
 	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "status", "ok", "version", PACKAGE_VERSION,
 	        "core_version", srv->cfg.core_version, "store", schema < 0 ? "unavailable" : "ok",

@@ -85,6 +85,8 @@ struct exchange {
 	int resumed;   /* its job ended: on_request() answers it */
 	int abandoned; /* shutdown answered it 503 while it still ran (jobs_lock) */
 	int orphan;    /* the request ended while it ran: the job frees it (jobs_lock) */
+	int fd;        /* its connection's socket, peeked at for a close while it computes */
+	const char *stopped; /* its computation was stopped: "client-gone", "over-budget" */
 	struct exchange *prev_job, *next_job;
 	/* The request head's checks (framing.c); the URI log callback allocates the exchange,
 	 * before the first call of the request handler sets it up (started). */

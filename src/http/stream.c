@@ -226,6 +226,18 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *out, size_t max)
 	return n;
 }
 
+int http_stream_closed(struct http_stream *s)
+{
+	int closed;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	closed = s->closed;
+	pthread_mutex_unlock(&s->lock);
+	return closed;
+}
+
 void http_stream_close(struct http_stream *s)
 {
 	pthread_mutex_lock(&s->lock);

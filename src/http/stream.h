@@ -62,4 +62,7 @@ void http_stream_abandon(struct http_stream *s);
  * frees; NULL with err when text is not a sweep answer or out of memory. */
 char *http_stream_ndjson(const char *text, struct err *err);
 
+/* Whether s's reader (the client's response) is gone; 0 for NULL. Any thread. */
+int http_stream_closed(struct http_stream *s);
+
 #endif

@@ -26,7 +26,8 @@ void ans_add_real(struct ans_list *l, const char *name, double value)
 {
 	struct ans_field *f = next_field(l, name, isfinite(value) ? ANS_REAL : ANS_NULL);
 
-	f->real = value;
+	/* 0, not -0: the sign of a zero means nothing in an answer (a slip of -0.0 m) */
+	f->real = value == 0 ? 0.0 : value;
 	if (!isfinite(value))
 		l->diverged = 1;
 }

@@ -118,6 +118,9 @@ struct ans_kind {
 	/* Optional: compute every point the runner hands out, several at once, each
 	 * result what compute() gives. NULL: one compute() a point. */
 	void (*batch)(const struct ans_batch *batch);
+	/* Optional: a lower bound of the CPU nanoseconds one of the request's steps costs,
+	 * for the compute budget's estimate (service/budget.h). NULL: BUDGET_STEP_NS. */
+	double (*step_ns)(const void *request);
 };
 
 /* Validate body as one whole request of kind into a new *request the caller frees

@@ -44,6 +44,9 @@ struct svc_limits {
 	long max_eval_calls;   /* calls in one eval batch */
 	int threads;           /* worker threads for a sweep (>= 1) */
 	size_t max_body;       /* request body bytes; too_large beyond (--max-body) */
+	/* CPU seconds one question may take (service/budget.h), its threads together;
+	 * 0: no limit (the CLI's default; the daemon's --max-cpu-seconds) */
+	double max_cpu_seconds;
 };
 
 /*

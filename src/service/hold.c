@@ -252,6 +252,14 @@ static json_t *hold_canonical(const void *request)
 	return hold_request_json(request);
 }
 
+/* noslip's sweeps make a step some 30x dearer (the compute budget's estimate) */
+static double hold_step_ns(const void *request)
+{
+	const struct hold_request *r = request;
+
+	return r->scene.noslip_iterations > 0 ? BUDGET_NOSLIP_STEP_NS : BUDGET_HOLD_STEP_NS;
+}
+
 static long hold_steps(const void *request)
 {
 	const struct hold_request *r = request;
@@ -337,6 +345,7 @@ static const struct ans_kind hold_kind = {
     .point = hold_point,
     .canonical = hold_canonical,
     .steps = hold_steps,
+    .step_ns = hold_step_ns,
     .compute = hold_compute,
     .fields = hold_answer_fields,
     .aliases = hold_aliases,

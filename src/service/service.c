@@ -13,6 +13,7 @@
 #include "base/quiet.h"
 #include "core/mjver.h"
 #include "base/body.h"
+#include "service/budget.h"
 #include "service/sweep.h"
 #include "tunables.h"
 
@@ -25,6 +26,7 @@ void svc_limits_default(struct svc_limits *l)
 	l->max_eval_calls = LIMIT_MAX_EVAL_CALLS;
 	l->threads = cores < 1 ? 1 : (int)cores;
 	l->max_body = LIMIT_MAX_BODY_BYTES;
+	l->max_cpu_seconds = 0; /* no budget: the daemon sets one (--max-cpu-seconds) */
 }
 
 /* ---- the pipeline ---- */
@@ -67,6 +69,17 @@ static void row_release(const struct svc_endpoint_def *row, void *request)
 		free(request);
 }
 
+/* Refuse a parsed request of row whose steps estimate is over lim's compute budget
+ * (service/budget.h); the rows without a kind estimate their own (sweep). */
+static int row_budget(const struct svc_endpoint_def *row, const void *request,
+    const struct svc_limits *lim, struct err *err)
+{
+	if (!row->kind || !(lim->max_cpu_seconds > 0))
+		return 0;
+	return budget_refuse((double)row->kind->steps(request), budget_step_ns(row->kind, request),
+	    lim->max_cpu_seconds, "/duration", row->name, err);
+}
+
 /* Parse the body text of len bytes as a request of row: *request for row->release(). */
 static int parse_body(const struct svc_endpoint_def *row, const char *body, size_t len,
     const struct svc_limits *lim, void **request, struct err *err)
@@ -81,6 +94,11 @@ static int parse_body(const struct svc_endpoint_def *row, const char *body, size
 		return -1;
 	rc = row_parse(row, root, lim, request, err);
 	json_decref(root);
+	if (rc == 0 && row_budget(row, *request, lim, err) != 0) {
+		row_release(row, *request);
+		*request = NULL;
+		return -1;
+	}
 	return rc;
 }
 
@@ -100,8 +118,15 @@ static int answer_text(const struct svc_endpoint_def *row, const void *request,
     const struct svc_limits *lim, char **text, struct err *err)
 {
 	json_t *answer = NULL;
+	int rc = row_answer(row, request, lim, &answer, err);
 
-	if (row_answer(row, request, lim, &answer, err) != 0)
+	/* stopped by its budget or its client: what it computed (an answer, or an error
+	 * about a value cut short) is not the answer */
+	if (budget_error(err) != 0) {
+		json_decref(answer);
+		return -1;
+	}
+	if (rc != 0)
 		return -1;
 	*text = svc_dump(answer);
 	json_decref(answer);
@@ -214,7 +239,17 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 	/* the parsers only read the request; jansson's getters are not const-correct */
 	if (row_parse(row, (json_t *)canonical, lim, &request, err) != 0)
 		return -1;
+	if (row_budget(row, request, lim, err) != 0) {
+		row_release(row, request);
+		return -1;
+	}
 	rc = row_answer(row, request, lim, answer, err);
+	if (budget_error(err) != 0) {
+		if (rc == 0)
+			json_decref(*answer);
+		*answer = NULL;
+		rc = -1;
+	}
 	row_release(row, request);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "service/answer.h"
+#include "service/budget.h"
 #include "service/endpoint.h"
 #include "base/field.h"
 #include "service/sceneset.h"
@@ -61,6 +62,9 @@ static json_t *canonical_value(json_t *v)
 
 	if (json_is_integer(v))
 		return json_real((double)json_integer_value(v));
+	/* -0 is 0, as in a request's fields (base/field.h) */
+	if (json_is_real(v) && json_real_value(v) == 0)
+		return json_real(0.0);
 	if (json_is_array(v)) {
 		copy = json_array();
 		json_array_foreach (v, i, member) {
@@ -464,8 +468,14 @@ static int plan_build(
 	if (plan_points(p, threads, err) != 0)
 		goto out;
 	/* every point is validated, but a shard's limit is the steps it computes itself */
-	for (i = 0; i < shard_rows(&p->shard, p->npoints); i++)
-		steps += (size_t)p->kind->steps(sweep_point(p, shard_point(&p->shard, i), scratch));
+	for (i = 0; i < shard_rows(&p->shard, p->npoints); i++) {
+		const void *point = sweep_point(p, shard_point(&p->shard, i), scratch);
+		long n = p->kind->steps(point);
+
+		steps += (size_t)n;
+		p->step_cost_ns += (double)n * budget_step_ns(p->kind, point);
+	}
+	p->steps = (double)steps;
 	if (steps > (size_t)LIMIT_MAX_SWEEP_STEPS) {
 		field_fail(&c, "vary", -1, ERR_TOO_LARGE,
 		    "the %s simulate %zu steps in all, over the limit of %ld",

@@ -39,6 +39,9 @@ struct sweep_plan {
 	void *base_request; /* the canonical base, parsed (set_in_place only) */
 	struct sceneset_path set_paths[MAX_VARY];
 	struct shard_spec shard; /* the points this answer holds (shard.h) */
+	/* the steps its points may simulate, and their CPU cost's lower bound in ns (the
+	 * compute budget's estimate, service/budget.h) */
+	double steps, step_cost_ns;
 };
 
 /* Point i of a plan built without error: the stored request, or the base with i's

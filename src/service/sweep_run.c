@@ -17,6 +17,7 @@
 #include "core/lanes.h"
 #include "service/answer.h"
 #include "service/shard.h"
+#include "service/budget.h"
 #include "service/sweep_int.h"
 #include "tunables.h"
 
@@ -44,6 +45,7 @@ struct run {
 	struct err sink_err;            /* the first failure's error (emit_lock) */
 	char **value_text[2][MAX_VARY]; /* each varied value's cell, per sweep_format */
 	size_t value_max;               /* the longest of them */
+	struct ctd_budget *budget;      /* the calling thread's, taken on by every worker */
 };
 
 static char *row_text(const struct run *r, size_t i, const void *result, enum sweep_format format);
@@ -129,7 +131,8 @@ static size_t claim(struct run *r)
 {
 	size_t i;
 
-	if (atomic_load(&r->failed))
+	/* a budget that ran out, or a client gone, stops the run between points too */
+	if (atomic_load(&r->failed) || ctd_budget_poll())
 		return SIZE_MAX;
 	i = atomic_fetch_add(&r->claimed, 1);
 	return i < r->nrows ? shard_point(&r->p->shard, i) : SIZE_MAX;
@@ -212,7 +215,9 @@ static void batch_done(void *ctx, long index)
 {
 	struct worker *w = ctx;
 
-	point_done(w->r, (size_t)index, result_of(w, index));
+	/* stopped, the result may be cut short: no row of it (and no more are claimed) */
+	if (!ctd_budget_stopped())
+		point_done(w->r, (size_t)index, result_of(w, index));
 	result_drop(w, index);
 }
 
@@ -221,9 +226,14 @@ static void *work(void *arg)
 	struct run *r = arg;
 	const struct ans_kind *kind = r->p->kind;
 	struct worker w = {r, 0, NULL, NULL, malloc(kind->request_size)};
+	/* a worker thread takes the caller's budget on; the caller has it already */
+	struct ctd_budget *was = ctd_budget_current();
+	int own = was != r->budget;
 	void *out;
 	size_t i;
 
+	if (own)
+		budget_enter(r->budget);
 	if (!w.scratch) {
 		atomic_store(&r->failed, 1);
 	} else if (kind->batch) {
@@ -235,6 +245,8 @@ static void *work(void *arg)
 			if (!out)
 				break;
 			kind->compute(sweep_point(r->p, i, w.scratch), out);
+			if (ctd_budget_stopped())
+				break; /* out may be cut short: no row of it */
 			point_done(r, i, out);
 			result_drop(&w, (long)i);
 		}
@@ -242,6 +254,8 @@ static void *work(void *arg)
 	free(w.scratch);
 	free(w.slot_point);
 	free(w.slots);
+	if (own)
+		budget_enter(was);
 	return NULL;
 }
 
@@ -259,6 +273,7 @@ static int compute(const struct sweep_plan *p, int threads, unsigned char *resul
 
 	memset(&r, 0, sizeof r);
 	r.p = p;
+	r.budget = ctd_budget_current();
 	r.nrows = shard_rows(&p->shard, p->npoints);
 	r.results = results;
 	r.sink = sink;
@@ -302,7 +317,9 @@ static int compute(const struct sweep_plan *p, int threads, unsigned char *resul
 			pthread_join(ids[t], NULL);
 	if (sink)
 		emit_ready(&r); /* rows a writer left behind as the last ones finished */
-	if (atomic_load(&r.failed)) {
+	if (budget_error(err) != 0) {
+		/* stopped: err says why */
+	} else if (atomic_load(&r.failed)) {
 		if (r.sink_err.code != ERR_NONE)
 			*err = r.sink_err;
 		else
@@ -494,8 +511,18 @@ out:
 static int sweep_row_parse(
     json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
-	return sweep_parse_threads(
-	    body, lim->max_sweep_points, lim->threads, (struct sweep_plan **)request, err);
+	struct sweep_plan *p;
+
+	if (sweep_parse_threads(body, lim->max_sweep_points, lim->threads, &p, err) != 0)
+		return -1;
+	if (budget_refuse(p->steps, p->step_cost_ns / (p->steps > 0 ? p->steps : 1),
+	        lim->max_cpu_seconds, "/vary",
+	        p->shard.sharded ? "the shard's points" : "the sweep's points", err) != 0) {
+		sweep_plan_free(p);
+		return -1;
+	}
+	*request = p;
+	return 0;
 }
 
 static json_t *sweep_row_canonical(const void *request)

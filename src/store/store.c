@@ -2,6 +2,8 @@
  * store.c: per-thread SQLite connections, cached prepared statements, migrations
  * and the answer cache. See store.h for the threading model.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdatomic.h>
@@ -9,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -41,6 +45,15 @@ struct store {
 	 * from by eviction. A replaced answer is counted twice until the cache is next empty,
 	 * so the bound errs on the small side. */
 	atomic_llong cache_bytes;
+	/* The database file as opened: a descriptor of our own (never closed while a
+	 * connection is open, so SQLite's POSIX locks are never dropped by it), and the
+	 * identity it had then. */
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	/* The primary SQLite code of the last transaction that failed to begin or commit
+	 * (SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR, ...), 0 once one commits again. */
+	atomic_int write_fault;
 };
 
 static int sqlite_fail(struct err *err, sqlite3 *db, const char *what)
@@ -309,6 +322,90 @@ static int make_files_private(const char *path, struct err *err)
 	return 0;
 }
 
+/* The file's identity as opened, kept through st->fd (store_identity()). */
+static int remember_file(struct store *st, struct err *err)
+{
+	struct stat sb;
+
+	st->fd = open(st->path, O_RDONLY | O_CLOEXEC);
+	if (st->fd < 0 || fstat(st->fd, &sb) != 0)
+		return err_set(
+		    err, ERR_UNAVAILABLE, NULL, "store: %s: %s", st->path, strerror(errno));
+	st->dev = sb.st_dev;
+	st->ino = sb.st_ino;
+	return 0;
+}
+
+int store_identity(struct store *st, struct err *err)
+{
+	struct stat open_sb, path_sb;
+	int at_path;
+
+	if (st->fd < 0 || fstat(st->fd, &open_sb) != 0)
+		return err_set(
+		    err, ERR_UNAVAILABLE, NULL, "store: the database file cannot be read");
+	at_path = stat(st->path, &path_sb) == 0;
+
+	if (at_path && (path_sb.st_dev != st->dev || path_sb.st_ino != st->ino))
+		return err_set(err, ERR_UNAVAILABLE, NULL,
+		    "store: the database file %s was replaced under the running daemon: restart "
+		    "it to use the new one",
+		    st->path);
+	if (open_sb.st_nlink == 0 || !at_path)
+		return err_set(err, ERR_UNAVAILABLE, NULL,
+		    "store: the database file %s was deleted under the running daemon: nothing "
+		    "written now would last (restore it from a backup and restart)",
+		    st->path);
+	return 0;
+}
+
+/* A probe's busy handler: another writer may hold the lock this long (a commit), not
+ * more (a lock kept: the store is locked). */
+static int probe_wait(void *arg, int tries)
+{
+	(void)arg;
+	if ((long long)tries * STORE_BUSY_STEP_US >= STORE_PROBE_WAIT_MS * 1000LL)
+		return 0;
+	nanosleep(&(struct timespec){0, STORE_BUSY_STEP_US * 1000L}, NULL);
+	return 1;
+}
+
+int store_health(struct store *st, struct err *err)
+{
+	sqlite3 *db;
+	struct statvfs vfs;
+	int rc, fault = atomic_load(&st->write_fault);
+
+	if (store_identity(st, err) != 0)
+		return -1;
+	if (access(st->path, W_OK) != 0)
+		return err_set(err, ERR_UNAVAILABLE, NULL,
+		    "store: the database file %s is read-only (%s)", st->path, strerror(errno));
+	if (statvfs(st->path, &vfs) == 0 &&
+	    (double)vfs.f_bavail * (double)vfs.f_frsize < (double)STORE_MIN_FREE_BYTES)
+		return err_set(err, ERR_UNAVAILABLE, NULL,
+		    "store: the disk of %s is full (%.0f bytes free)", st->path,
+		    (double)vfs.f_bavail * (double)vfs.f_frsize);
+	if (fault)
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: the last write failed: %s",
+		    sqlite3_errstr(fault));
+	db = store_conn(st, err);
+	if (!db)
+		return -1;
+	/* the write lock, for a moment: a lock another process keeps is a store that
+	 * cannot write */
+	sqlite3_busy_handler(db, probe_wait, NULL);
+	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_busy_handler(db, busy_wait, NULL);
+	if (rc != SQLITE_OK)
+		return err_set(err, ERR_UNAVAILABLE, NULL, "store: cannot write: %s",
+		    (rc & 0xff) == SQLITE_BUSY ? "the database is locked by another process"
+		                               : sqlite3_errstr(rc));
+	return 0;
+}
+
 int store_open(const char *path, struct store **out, struct err *err)
 {
 	struct store *st = calloc(1, sizeof *st);
@@ -318,6 +415,7 @@ int store_open(const char *path, struct store **out, struct err *err)
 		free(st);
 		return err_set(err, ERR_UNAVAILABLE, NULL, "store: out of memory");
 	}
+	st->fd = -1;
 	if (sodium_init() < 0 || pthread_key_create(&st->key, slot_thread_exit) != 0) {
 		free(st->path);
 		free(st);
@@ -327,7 +425,8 @@ int store_open(const char *path, struct store **out, struct err *err)
 	db = store_conn(st, err);
 	/* WAL is a property of the file: set once here, every later connection inherits it. */
 	if (!db || exec_sql(db, "PRAGMA journal_mode=WAL", err) < 0 || store_migrate(db, err) < 0 ||
-	    sum_cache_bytes(st, err) < 0 || make_files_private(path, err) < 0) {
+	    sum_cache_bytes(st, err) < 0 || make_files_private(path, err) < 0 ||
+	    remember_file(st, err) < 0) {
 		store_close(st);
 		return -1;
 	}
@@ -349,6 +448,8 @@ void store_close(struct store *st)
 	pthread_setspecific(st->key, NULL);
 	pthread_key_delete(st->key);
 	pthread_mutex_destroy(&st->lock);
+	if (st->fd >= 0)
+		close(st->fd); /* after every connection: no lock of theirs left to drop */
 	free(st->path);
 	free(st);
 }
@@ -397,6 +498,15 @@ void store_stmt_done(sqlite3_stmt *stmt)
 	sqlite3_clear_bindings(stmt);
 }
 
+/* Remember why db's last write failed (health), unless it was waiting for a lock. */
+static void note_fault(struct store *st, sqlite3 *db)
+{
+	int rc = sqlite3_errcode(db) & 0xff;
+
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+		atomic_store(&st->write_fault, rc);
+}
+
 int store_begin(struct store *st, enum store_sync sync, struct err *err)
 {
 	struct conn_slot *slot = slot_get(st, err);
@@ -404,11 +514,15 @@ int store_begin(struct store *st, enum store_sync sync, struct err *err)
 	if (!slot)
 		return -1;
 	if (sync == STORE_SYNC_FULL) {
+		/* a write the client is told succeeded must land in the file it will find */
+		if (store_identity(st, err) != 0)
+			return -1;
 		if (exec_sql(slot->db, "PRAGMA synchronous=FULL", err) < 0)
 			return -1;
 		slot->sync_full = 1;
 	}
 	if (exec_sql(slot->db, "BEGIN IMMEDIATE", err) < 0) {
+		note_fault(st, slot->db);
 		store_rollback(st);
 		return -1;
 	}
@@ -431,9 +545,16 @@ int store_commit(struct store *st, struct err *err)
 
 	if (!slot)
 		return -1;
-	rc = exec_sql(slot->db, "COMMIT", err);
-	if (rc < 0)
+	/* deleted or replaced since it began: nothing of it would last */
+	rc = slot->sync_full ? store_identity(st, err) : 0;
+	if (rc == 0)
+		rc = exec_sql(slot->db, "COMMIT", err);
+	if (rc < 0) {
+		note_fault(st, slot->db);
 		sqlite3_exec(slot->db, "ROLLBACK", NULL, NULL, NULL);
+	} else {
+		atomic_store(&st->write_fault, 0);
+	}
 	restore_sync(slot);
 	return rc;
 }
@@ -501,9 +622,13 @@ int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], 
 int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len, struct err *err)
 {
-	sqlite3_stmt *stmt = store_stmt(st, sql_cache_put, err);
+	sqlite3_stmt *stmt;
 	int rc = 0;
 
+	/* too large to cache: the WAL's bound holds for large answers too (tunables.h) */
+	if (len > (size_t)STORE_CACHE_MAX_ANSWER)
+		return 0;
+	stmt = store_stmt(st, sql_cache_put, err);
 	if (!stmt)
 		return -1;
 	sqlite3_bind_blob(stmt, 1, key, STORE_KEY_BYTES, SQLITE_STATIC);

@@ -85,6 +85,19 @@ int store_migrate(sqlite3 *db, struct err *err);
 /* The schema version of the open database (its PRAGMA user_version); -1 with err on failure. */
 int store_schema_version(struct store *st, struct err *err);
 
+/* 0 while the database file st opened is still the one at its path: -1 with err
+ * (unavailable) once it was deleted (its link count 0, or no file at the path) or
+ * replaced (another file at the path). Two system calls; every durable
+ * (STORE_SYNC_FULL) transaction checks it as it begins and before it commits. */
+int store_identity(struct store *st, struct err *err);
+
+/* For /v1/health: 0 when st can take a write now, else -1 with err (unavailable) saying
+ * why: the file deleted or replaced (store_identity()), read-only, its disk full (less
+ * than STORE_MIN_FREE_BYTES free), the last transaction's failure (SQLITE_FULL, an I/O
+ * error) not yet followed by a commit, or the write lock held by another process for
+ * over STORE_PROBE_WAIT_MS. Takes at most about that long. */
+int store_health(struct store *st, struct err *err);
+
 /*
  * A prepared statement for sql on the calling thread's connection, prepared once per
  * connection and cached. Owned by st: never finalize it; call store_stmt_done() when
@@ -124,7 +137,8 @@ void store_cache_key(const char *core_version, const char *endpoint, const char 
 int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], char **answer,
     size_t *len, struct err *err);
 
-/* Store answer (len bytes) under key, replacing any previous entry. */
+/* Store answer (len bytes) under key, replacing any previous entry; an answer over
+ * STORE_CACHE_MAX_ANSWER bytes is not stored (0: a miss next time). -1 with err. */
 int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len,
     struct err *err);
