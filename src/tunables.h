@@ -24,7 +24,7 @@
 #define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
 
 /* ---- MuJoCo defaults ---- */
-#define DEFAULT_MUJOCO "3.12.0" /* option.mujoco when a request names none: the newest supported   \
+#define DEFAULT_MUJOCO "3.14.0" /* option.mujoco when a request names none: the newest verified    \
 	                         */
 #define DEFAULT_TIMECONST 0.02
 #define DEFAULT_DAMPRATIO 1.0

@@ -492,7 +492,7 @@ START_TEST(canonical_text_form)
 	    "\"floor\":{},\"geom\":{\"condim\":3,\"friction\":[1.0,0.005,0.0001],\"gap\":0.0,"
 	    "\"margin\":0.0,\"priority\":0,\"solimp\":[0.9,0.95,0.001,0.5,2.0],\"solmix\":1.0,"
 	    "\"solref\":[0.02,1.0]},\"height\":0.1,\"option\":{\"cone\":\"pyramidal\","
-	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"mujoco\":\"3.12.0\","
+	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"mujoco\":\"3.14.0\","
 	    "\"refsafe\":true,"
 	    "\"timestep\":0.002}}\n");
 	/* canonical of canonical is itself */

@@ -51,6 +51,22 @@ int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_in
 	return 0;
 }
 
+/* 1 when name reads "X.Y.Z" (digits) and is a later version than the newest release
+ * of the table: such releases exist upstream, but no build of them was checked */
+static int later_release(const char *name)
+{
+	int a[3], b[3], n = 0;
+	char tail;
+
+	if (sscanf(name, "%3d.%3d.%3d%c", &a[0], &a[1], &a[2], &tail) != 3 ||
+	    sscanf(ctd_mjver_name(ctd_mjver_count() - 1), "%d.%d.%d", &b[0], &b[1], &b[2]) != 3)
+		return 0;
+	for (n = 0; n < 3; n++)
+		if (a[n] != b[n])
+			return a[n] > b[n];
+	return 0;
+}
+
 int req_mujoco(const struct field_ctx *c, const char *key, int *out)
 {
 	json_t *v = c->obj ? json_object_get(c->obj, key) : NULL;
@@ -63,6 +79,12 @@ int req_mujoco(const struct field_ctx *c, const char *key, int *out)
 		    "must be a MuJoCo release as a string, such as \"%s\"",
 		    ctd_mjver_name(ctd_mjver_default()));
 	index = ctd_mjver_find(json_string_value(v));
+	if (index < 0 && later_release(json_string_value(v)))
+		return field_fail(c, key, -1, ERR_BAD_VALUE,
+		    "MuJoCo release \"%.32s\" is newer than %s, the newest release contactd has "
+		    "verified against a MuJoCo build; supported: %s",
+		    json_string_value(v), ctd_mjver_name(ctd_mjver_count() - 1),
+		    ctd_mjver_supported());
 	if (index < 0)
 		return field_fail(c, key, -1, ERR_BAD_VALUE,
 		    "MuJoCo release \"%.32s\" is not supported; supported: %s",
