@@ -13,8 +13,10 @@
  * core-3: MuJoCo release rules (option.mujoco, default 3.12.0). core-4: eval follows
  * its "mujoco" release; eval and find answers carry mujoco and core_version. core-5: one
  * spelling per quantity. core-6: hold answers' noslip steps keep to MuJoCo in their last
- * bits differently (faster solves), the tail is accelerated, and they carry reproducible. */
-#define CORE_VERSION "core-6"
+ * bits differently (faster solves), the tail is accelerated, and they carry reproducible.
+ * core-7: releases 3.13.0 and 3.14.0 (the default), the discrete integrator, and rest and
+ * stability answers carry refsafe_replaced. */
+#define CORE_VERSION "core-7"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
 #define MJ_MINVAL 1e-15 /* smallest denominator MuJoCo allows */

@@ -8,10 +8,11 @@
  * 3.13.0 and 3.14.0 were checked against the official WebAssembly builds (no source
  * tag past 3.12.0 was reachable): under Euler, implicit and RK4 they step these
  * scenes bit for bit as 3.12.0 does; implicitfast at 3.14.0 differs only below 1e-40
- * in the off-axis velocities, which the 1-D reduction never sees. Nothing else in those tags changes these scenes: refsafe, KBIP, R,
- * the pyramid, aref, the plane collisions, body_invweight0 of a free body and the
- * Euler step are the same code; the 3.2.0 quaternion change and the 3.3.6 warmstart
- * move cannot affect a body that stays flat and an Euler step.
+ * in the off-axis velocities, which the 1-D reduction never sees. Nothing else in
+ * those tags changes these scenes: refsafe (outside discrete), KBIP, R, the pyramid,
+ * aref, the plane collisions, body_invweight0 of a free body and the Euler step are
+ * the same code; the 3.2.0 quaternion change and the 3.3.6 warmstart move cannot
+ * affect a body that stays flat and an Euler step.
  */
 #include "core/mjver.h"
 
@@ -26,7 +27,8 @@ struct release {
 	enum era era;
 };
 
-/* in release order; index 2 is 2.2.2 (CTD_MJVER_2_2_2) */
+/* in release order; index 2 is 2.2.2 (CTD_MJVER_2_2_2). 3.13.0 and 3.14.0 (the newest
+ * verified, the last) are npm's @mujoco/mujoco WebAssembly builds */
 static const struct release releases[] = {
     {"2.2.0", ERA_2_2},
     {"2.2.1", ERA_2_2},
@@ -75,8 +77,8 @@ static const struct release releases[] = {
     {"3.10.0", ERA_3_9},
     {"3.11.0", ERA_3_11},
     {"3.12.0", ERA_3_11},
-    {"3.13.0", ERA_3_13}, /* npm's @mujoco/mujoco 3.13.0, a WebAssembly build */
-    {"3.14.0", ERA_3_13}, /* npm's @mujoco/mujoco 3.14.0: the newest verified */
+    {"3.13.0", ERA_3_13},
+    {"3.14.0", ERA_3_13},
 };
 
 #define RELEASE_COUNT ((int)(sizeof releases / sizeof releases[0]))
