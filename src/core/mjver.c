@@ -126,4 +126,7 @@ void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
 	out->newton_certificate = era >= ERA_3_11;
 	out->simple_body_invweight = era >= ERA_3_0;
 	out->discrete_integrator = era >= ERA_3_13;
+	/* makeAAMM's tight bounds came with 3.8.0 (inside ERA_3_5); 3.14.0 dropped the tie */
+	out->sap_float_tie = index >= ctd_mjver_find("3.8.0") && index < ctd_mjver_find("3.14.0");
+	out->aamm_gap = era >= ERA_3_9;
 }

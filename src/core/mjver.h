@@ -35,6 +35,14 @@ struct ctd_mjver_rules {
 	 * implicit velocity update in one; refsafe replaces rows with h^2 K imp > 1 instead
 	 * of clamping timeconst, docs/releases.md) */
 	int discrete_integrator;
+	/* 3.8.0-3.13.0: mj_SAP sorts the bodies' AAMM ends as float32 and, of two equal
+	 * ends, pairs the bodies only when the later body's min is stored before the
+	 * earlier body's max: an exactly touching pad after the object in body order (the
+	 * hold scene's right pad) is not paired (docs/hold.md, "Releases"). Before 3.8.0
+	 * the AAMM was the bounding sphere, which no tie reaches; 3.14.0 pairs both. */
+	int sap_float_tie;
+	/* 3.9.0+: a geom's AAMM grows by its margin + gap (3.8.x: its margin only) */
+	int aamm_gap;
 };
 
 enum { CTD_MJVER_2_2_2 = 2 };
