@@ -14,7 +14,9 @@
  * its "mujoco" release; eval and find answers carry mujoco and core_version. core-5: one
  * spelling per quantity. core-6: hold answers' noslip steps keep to MuJoCo in their last
  * bits differently (faster solves), the tail is accelerated, and they carry reproducible.
- * core-7: a zero is never -0 in a request or an answer. */
+ * core-7: a zero is never -0 in a request or an answer; releases 3.13.0 and 3.14.0 (the
+ * default), the discrete integrator, and rest and stability answers carry refsafe_replaced;
+ * the pinch's one-pad start of 3.8.0-3.13.0. */
 #define CORE_VERSION "core-7"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */
@@ -25,7 +27,7 @@
 #define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
 
 /* ---- MuJoCo defaults ---- */
-#define DEFAULT_MUJOCO "3.12.0" /* option.mujoco when a request names none: the newest supported   \
+#define DEFAULT_MUJOCO "3.14.0" /* option.mujoco when a request names none: the newest verified    \
 	                         */
 #define DEFAULT_TIMECONST 0.02
 #define DEFAULT_DAMPRATIO 1.0

@@ -56,6 +56,14 @@ tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h tests/
 tests_test_hold_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_hold_LDADD = $(PARITY_LIBS)
 
+# The hold scene's release rules of 3.8.0-3.14.0 (issue 28: the one-pad start, discrete),
+# on the core alone, against figures of the official WebAssembly builds.
+check_PROGRAMS += tests/test_hold_release
+TESTS += tests/test_hold_release
+tests_test_hold_release_SOURCES = tests/test_hold_release.c
+tests_test_hold_release_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_hold_release_LDADD = $(CORE_LIBS) $(CHECK_LIBS) -lm
+
 # POST /v1/hold through the service: answers against libmujoco and the issue's tables,
 # defaults and refusals.
 check_PROGRAMS += tests/test_hold_service
@@ -66,4 +74,6 @@ tests_test_hold_service_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
 tests_test_hold_service_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/mjref/mjref_js_hold.mjs \
 	tests/fixtures/hold-2.2.2.txt tests/fixtures/hold-3.3.8.txt tests/fixtures/hold-3.5.0.txt \
-	tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt
+	tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt \
+	tests/fixtures/hold-3.13.0.txt tests/fixtures/hold-3.14.0.txt \
+	tests/mjref/hold_scene.mjs tests/mjref/mjref_js_hold_gen.mjs

@@ -575,16 +575,16 @@ START_TEST(growth_integrators)
 END_TEST
 
 /* The release table: the default is the newest, every name finds itself, 2.2.2 is
- * CTD_MJVER_2_2_2, and the rules change exactly at 3.2.0, 3.5.0, 3.9.0 and 3.11.0. */
+ * CTD_MJVER_2_2_2, and the rules change exactly at 3.2.0, 3.5.0, 3.9.0, 3.11.0 and 3.13.0. */
 START_TEST(mjver_table)
 {
 	static const struct {
 		const char *name;
-		int power, sum, split, certificate;
-	} eras[] = {{"2.2.0", 0, 0, 0, 0}, {"3.1.6", 0, 0, 0, 0}, {"3.2.0", 1, 0, 0, 0},
-	    {"3.4.0", 1, 0, 0, 0}, {"3.5.0", 1, 1, 0, 0}, {"3.8.1", 1, 1, 0, 0},
-	    {"3.9.0", 1, 1, 1, 0}, {"3.10.0", 1, 1, 1, 0}, {"3.11.0", 1, 1, 1, 1},
-	    {"3.12.0", 1, 1, 1, 1}};
+		int power, sum, split, certificate, discrete;
+	} eras[] = {{"2.2.0", 0, 0, 0, 0, 0}, {"3.1.6", 0, 0, 0, 0, 0}, {"3.2.0", 1, 0, 0, 0, 0},
+	    {"3.4.0", 1, 0, 0, 0, 0}, {"3.5.0", 1, 1, 0, 0, 0}, {"3.8.1", 1, 1, 0, 0, 0},
+	    {"3.9.0", 1, 1, 1, 0, 0}, {"3.10.0", 1, 1, 1, 0, 0}, {"3.11.0", 1, 1, 1, 1, 0},
+	    {"3.12.0", 1, 1, 1, 1, 0}, {"3.13.0", 1, 1, 1, 1, 1}, {"3.14.0", 1, 1, 1, 1, 1}};
 	struct ctd_mjver_rules r;
 	int i;
 
@@ -593,7 +593,9 @@ START_TEST(mjver_table)
 	ck_assert_str_eq(ctd_mjver_name(CTD_MJVER_2_2_2), "2.2.2");
 	for (i = 0; i < ctd_mjver_count(); i++)
 		ck_assert_int_eq(ctd_mjver_find(ctd_mjver_name(i)), i);
-	ck_assert_int_eq(ctd_mjver_find("3.13.0"), -1);
+	/* the newest verified release is the default; later ones are not in the table */
+	ck_assert_str_eq(ctd_mjver_name(ctd_mjver_default()), "3.14.0");
+	ck_assert_int_eq(ctd_mjver_find("3.15.0"), -1);
 	ck_assert_int_eq(ctd_mjver_find("3.12"), -1);
 	ck_assert_int_eq(ctd_mjver_find(NULL), -1);
 	for (i = 0; i < (int)(sizeof eras / sizeof eras[0]); i++) {
@@ -603,6 +605,7 @@ START_TEST(mjver_table)
 		ck_assert_int_eq(r.margin_sum, eras[i].sum);
 		ck_assert_int_eq(r.margin_gap_split, eras[i].split);
 		ck_assert_int_eq(r.newton_certificate, eras[i].certificate);
+		ck_assert_int_eq(r.discrete_integrator, eras[i].discrete);
 	}
 }
 END_TEST

@@ -760,7 +760,7 @@ END_TEST
 START_TEST(unknown_release_is_422_at_its_member)
 {
 	static const char single[] =
-	    "{\"function\": \"error_reduction\", \"mujoco\": \"3.13.0\", \"args\": {\"timeconst\": "
+	    "{\"function\": \"error_reduction\", \"mujoco\": \"3.15.0\", \"args\": {\"timeconst\": "
 	    "0.02, \"dampratio\": 1, \"dt\": 0.002}}";
 	static const char batch[] =
 	    "{\"calls\": [{\"function\": \"error_reduction\", \"args\": {\"timeconst\": 0.02, "
@@ -774,8 +774,10 @@ START_TEST(unknown_release_is_422_at_its_member)
 	json_t *a;
 	const json_t *e;
 
-	/* the message names the release and the supported ones, as /option/mujoco's does */
-	ck_assert_ptr_nonnull(strstr(message, "\"3.13.0\""));
+	/* the message names the release and the supported ones, as /option/mujoco's does; a
+	 * release later than the newest verified one says so */
+	ck_assert_ptr_nonnull(strstr(message, "\"3.15.0\""));
+	ck_assert_ptr_nonnull(strstr(message, "newer than 3.14.0, the newest release"));
 	ck_assert_ptr_nonnull(strstr(message, "2.2.2"));
 	ck_assert_ptr_nonnull(strstr(message, DEFAULT_MUJOCO));
 	free(message);
@@ -805,9 +807,9 @@ START_TEST(release_is_in_the_canonical_request)
 	char old[256], newest[256], omitted[256], batch_old[320], batch_default[320], *text;
 
 	snprintf(old, sizeof old, fmt, "\"mujoco\": \"2.2.2\", ");
-	snprintf(newest, sizeof newest, fmt, "\"mujoco\": \"3.12.0\", ");
+	snprintf(newest, sizeof newest, fmt, "\"mujoco\": \"3.14.0\", ");
 	snprintf(omitted, sizeof omitted, fmt, "");
-	/* 2.2.2 and 3.12.0 are cached apart; the default is the same question as 3.12.0 */
+	/* 2.2.2 and 3.14.0 are cached apart; the default is the same question as 3.14.0 */
 	tsvc_assert_same_question(SVC_EVAL, old, newest, 0);
 	tsvc_assert_same_question(SVC_EVAL, newest, omitted, 1);
 	text = tsvc_canonical_text(SVC_EVAL, old);

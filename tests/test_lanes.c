@@ -47,8 +47,8 @@ static void random_scene(struct ctd_scene *s)
 {
 	static const int condims[] = {1, 3, 4, 6};
 	static const double powers[] = {1, 2, 2, 3, 1.5};
-	static const enum ctd_scene_integrator integrators[] = {
-	    CTD_SCENE_EULER, CTD_SCENE_IMPLICIT, CTD_SCENE_IMPLICITFAST, CTD_SCENE_RK4};
+	static const enum ctd_scene_integrator integrators[] = {CTD_SCENE_EULER, CTD_SCENE_IMPLICIT,
+	    CTD_SCENE_IMPLICITFAST, CTD_SCENE_RK4, CTD_SCENE_DISCRETE};
 
 	memset(s, 0, sizeof *s);
 	s->shape = uniform() < 0.5 ? CTD_SCENE_SPHERE : CTD_SCENE_BOX;
@@ -80,8 +80,19 @@ static void random_scene(struct ctd_scene *s)
 	s->option.refsafe = uniform() < 0.8;
 	s->option.gravity = 9.81;
 	s->option.impratio = uniform() < 0.7 ? 1 : between(0.5, 10);
-	s->option.integrator = integrators[pick(4)];
+	s->option.integrator = integrators[pick(5)];
 	s->option.mujoco = pick(ctd_mjver_count());
+	if (s->option.integrator == CTD_SCENE_DISCRETE) {
+		/* discrete exists from 3.13.0 on: one of those releases */
+		s->option.mujoco = ctd_mjver_find(uniform() < 0.5 ? "3.13.0" : "3.14.0");
+		/* timeconst from a tenth of the step to 20 steps: refsafe replaces many rows */
+		if (s->geom.solref[0] > 0 && uniform() < 0.7)
+			s->geom.solref[0] =
+			    s->option.timestep * exp(log(0.1) + uniform() * log(200));
+		/* both geoms: the pair mixes the two solrefs */
+		s->floor.solref[0] = s->geom.solref[0];
+		s->floor.solref[1] = s->geom.solref[1];
+	}
 	s->height = uniform() < 0.1 ? 0 : between(0, 0.2);
 	if (uniform() < 0.03) {
 		/* a spring far too stiff for the step, or past the largest double: the drop
@@ -115,7 +126,7 @@ START_TEST(lanes_match_single_drops)
 	struct ctd_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
 	double *heights = calloc(POINTS, sizeof *heights);
 	double *durations = calloc(POINTS, sizeof *durations);
-	int i, width, rest = 0, diverged = 0, rk4 = 0, certified = 0;
+	int i, width, rest = 0, diverged = 0, rk4 = 0, certified = 0, discrete = 0, replaced = 0;
 
 	ck_assert(models && lanes && heights && durations);
 	for (i = 0; i < POINTS; i++) {
@@ -135,8 +146,13 @@ START_TEST(lanes_match_single_drops)
 			struct ctd_sim_drop single;
 
 			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
-			ck_assert_msg(
-			    same_drop(&single, &lanes[i]), "%d lanes, point %d", width, i);
+			ck_assert_msg(same_drop(&single, &lanes[i]),
+			    "%d lanes, point %d (integrator %d, refsafe %d, rows %d): peak %.17g / "
+			    "%.17g, "
+			    "final %.17g / %.17g",
+			    width, i, models[i].integrator, models[i].discrete_refsafe,
+			    models[i].rows, lanes[i].peak_penetration, single.peak_penetration,
+			    lanes[i].final_penetration, single.final_penetration);
 		}
 	}
 	ctd_lanes_select(0);
@@ -155,12 +171,21 @@ START_TEST(lanes_match_single_drops)
 		diverged += !isfinite(single.final_penetration);
 		rk4 += models[i].integrator == CTD_SCENE_RK4;
 		certified += models[i].rules.newton_certificate;
+		discrete += models[i].discrete;
+		/* refsafe's replacement (h^2 K imp > 1) at the deepest impedance */
+		replaced += models[i].discrete_refsafe && !models[i].gains.direct &&
+		    models[i].timestep * models[i].timestep * models[i].gains.K *
+		            models[i].solimp.dwidth >
+		        1;
 	}
 	/* the sample reaches what it is meant to: rest, blow-ups, RK4, the certificate */
 	ck_assert_int_gt(rest, POINTS / 20);
 	ck_assert_int_gt(diverged, 0);
 	ck_assert_int_gt(rk4, POINTS / 8);
 	ck_assert_int_gt(certified, POINTS / 40);
+	/* and the discrete integrator, with rows refsafe replaces */
+	ck_assert_int_gt(discrete, POINTS / 8);
+	ck_assert_int_gt(replaced, POINTS / 50);
 	free(models);
 	free(lanes);
 	free(heights);

@@ -631,6 +631,114 @@ START_TEST(break2_guard_gap)
 }
 END_TEST
 
+/*
+ * The lesson's integrator `discrete` (MuJoCo 3.13.0+): its table (the cube, 3.14.0,
+ * peak penetration / rebound in mm; Break it 1's timeconst 0.003 and Break it 2's
+ * dampratios among the rows), with the discrete column MuJoCo 3.14.0's WebAssembly
+ * build prints (the 3.13.0 build prints the same; tests/mjref/mjref_js_discrete.mjs
+ * measures them live in tests/test_wasm.sh). Euler's column is the same build's and the
+ * core's 3.14.0 Euler, which equals 3.12.0's.
+ */
+START_TEST(discrete_table)
+{
+	static const struct {
+		double tc, dr;
+		int refsafe;
+		const char *euler_peak, *euler_rebound, *peak, *rebound;
+	} rows[] = {
+	    {0.0005, 1, 0, "0.297", "7833.706", "0.297", "0.113"},
+	    {0.001, 1, 0, "2.327", "13809.134", "0.476", "0.078"},
+	    {0.002, 1, 0, "6.308", "894.227", "0.916", "0.047"},
+	    {0.003, 1, 0, "0.578", "17.357", "1.375", "0.000"}, /* Break it 1 */
+	    {0.004, 1, 0, "0.297", "0.055", "1.843", "0.000"},
+	    {0.02, 0.1, 1, "2.220", "56.504", "1.443", "4.412"}, /* Break it 2 */
+	    {0.02, 0.07, 1, "2.159", "105.891", "1.476", "4.978"},
+	    {0.02, 0.05, 1, "4.691", "3146.979", "1.499", "5.397"},
+	    {0.001, 1, 1, "0.297", "0.055", "0.918", "0.039"},
+	    {0.02, 1, 1, "8.283", "0.000", "9.717", "0.000"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct ctd_scene s;
+		struct ctd_sim_drop d;
+		char what[96];
+
+		cube(&s, rows[i].tc, rows[i].dr, rows[i].refsafe);
+		s.option.mujoco = ctd_mjver_find("3.14.0");
+		core_drop(&s, &d);
+		snprintf(what, sizeof what, "Euler tc %g dr %g refsafe %d", rows[i].tc, rows[i].dr,
+		    rows[i].refsafe);
+		assert_digits(what, "%.3f", d.peak_penetration * 1e3, rows[i].euler_peak);
+		assert_digits(what, "%.3f", d.rebound * 1e3, rows[i].euler_rebound);
+		s.option.integrator = CTD_SCENE_DISCRETE;
+		core_drop(&s, &d);
+		snprintf(what, sizeof what, "discrete tc %g dr %g refsafe %d", rows[i].tc,
+		    rows[i].dr, rows[i].refsafe);
+		assert_digits(what, "%.3f", d.peak_penetration * 1e3, rows[i].peak);
+		assert_digits(what, "%.3f", d.rebound * 1e3, rows[i].rebound);
+		/* discrete is stable at any timeconst: no energy gain in any row */
+		ck_assert_int_eq(d.energy_gain, 0);
+	}
+}
+END_TEST
+
+/*
+ * The lesson: "under discrete, refsafe instead replaces rows with timeconst*dampratio < h"
+ * and "Outside discrete, refsafe checks only timeconst". MuJoCo 3.13.0/3.14.0 replace a
+ * row when q = h^2 K imp > 1 (measured on 389 replaced rows, bit for bit): the lesson's
+ * criterion is exact only where imp = dmax^2. The WebAssembly builds' cases: solimp
+ * d0 = dwidth = 0.5, tc*dr = 1.2h is replaced (q = 1.39 by h^2 K imp = imp/(dmax (tc dr/h))^2
+ * = 0.5/(0.25 * 1.44)); with dmax 0.95 and imp 0.5 (d0 0.5 at zero penetration)
+ * tc*dr = 0.9h is kept (q = 0.68). The lesson's second sentence holds: Euler clamps.
+ */
+START_TEST(discrete_refsafe_rule)
+{
+	const double h = LESSON_TIMESTEP;
+	struct ctd_law_gains g;
+	struct ctd_law_discrete d;
+	struct ctd_growth_report rep;
+	const double flat[5] = {0.5, 0.5, 0.001, 0.5, 2};
+	const double soft[5] = {0.5, 0.95, 0.001, 0.5, 2};
+	double solref[2] = {1.2 * h, 1};
+
+	/* tc*dr = 1.2h >= h: the lesson keeps it; MuJoCo replaces it (dmax = imp = 0.5) */
+	ctd_law_solref_kb(solref, 0.5, h, 0, &g);
+	ctd_law_discrete_gains(&g, 0.5, h, 1, &d);
+	ck_assert_double_eq_tol(h * h * g.K * 0.5, 1 / (0.25 * 1.44) * 0.5, 1e-12);
+	ck_assert_int_eq(d.replaced, 1);
+	/* K' = 1/(h^2 imp), B' = B/sqrt(q): the damping ratio B/(2 sqrt(K imp)) is kept */
+	ck_assert_double_eq_tol(d.K, 1 / (h * h * 0.5), 1e-9 * d.K);
+	ck_assert_double_eq_tol(d.B / (2 * sqrt(d.K * 0.5)), g.B / (2 * sqrt(g.K * 0.5)), 1e-12);
+	/* tc*dr = 0.9h < h: the lesson replaces it; MuJoCo keeps it at imp 0.5, dmax 0.95 */
+	solref[0] = 0.9 * h;
+	ctd_law_solref_kb(solref, 0.95, h, 0, &g);
+	ctd_law_discrete_gains(&g, 0.5, h, 1, &d);
+	ck_assert(h * h * g.K * 0.5 < 1);
+	ck_assert_int_eq(d.replaced, 0);
+	ck_assert_double_eq(d.K, g.K);
+	/* the same through the stability answer, and no 2h clamp under discrete */
+	ctd_growth_stability(solref, soft, 0.5, h, 1, CTD_SCENE_DISCRETE, &rep);
+	ck_assert_int_eq(rep.refsafe_replaced, 0);
+	ck_assert_double_eq(rep.timeconst_used, 0.9 * h);
+	solref[0] = 1.2 * h;
+	ctd_growth_stability(solref, flat, 0.5, h, 1, CTD_SCENE_DISCRETE, &rep);
+	ck_assert_int_eq(rep.refsafe_replaced, 1);
+	ck_assert(rep.growth < 1);
+	/* outside discrete refsafe clamps timeconst to 2h and replaces nothing */
+	ctd_growth_stability(solref, flat, 0.5, h, 1, CTD_SCENE_EULER, &rep);
+	ck_assert_double_eq(rep.timeconst_used, 2 * h);
+	ck_assert_int_eq(rep.refsafe_replaced, 0);
+	/* direct-form rows are never replaced (MuJoCo keeps q = 406) */
+	solref[0] = -1.1e8;
+	solref[1] = -100;
+	ctd_law_solref_kb(solref, 0.95, h, 0, &g);
+	ctd_law_discrete_gains(&g, 0.95, h, 1, &d);
+	ck_assert(h * h * g.K * 0.95 > 100);
+	ck_assert_int_eq(d.replaced, 0);
+}
+END_TEST
+
 static Suite *lesson_suite(void)
 {
 	Suite *suite = suite_create("lesson");
@@ -654,6 +762,8 @@ static Suite *lesson_suite(void)
 	tcase_add_test(experiment, softer_sinks_deeper);
 	tcase_add_test(breaking, break1_refsafe);
 	tcase_add_test(breaking, break2_guard_gap);
+	tcase_add_test(breaking, discrete_table);
+	tcase_add_test(breaking, discrete_refsafe_rule);
 	suite_add_tcase(suite, build);
 	suite_add_tcase(suite, experiment);
 	suite_add_tcase(suite, breaking);

@@ -69,7 +69,15 @@ static const struct bad_case bad_cases[] = {
     {SVC_REST, "{\"bogus\": 1}", ERR_UNKNOWN_FIELD, "/bogus"},
     {SVC_REST, "{\"geom\": {\"a/b~c\": 1}}", ERR_UNKNOWN_FIELD, "/geom/a~1b~0c"},
     {SVC_REST, "{\"option\": {\"solver\": \"PGS\"}}", ERR_UNKNOWN_FIELD, "/option/solver"},
-    {SVC_DROP, "{\"option\": {\"integrator\": \"discrete\"}}", ERR_BAD_VALUE, "/option/integrator"},
+    /* discrete exists from MuJoCo 3.13.0 on; the hold does not take it yet */
+    {SVC_DROP, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"3.12.0\"}}",
+        ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_REST, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"2.2.2\"}}", ERR_BAD_VALUE,
+        "/option/integrator"},
+    {SVC_STABILITY, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"3.12.0\"}}",
+        ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_HOLD, "{\"option\": {\"integrator\": \"discrete\"}}", ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_DROP, "{\"option\": {\"mujoco\": \"3.15.0\"}}", ERR_BAD_VALUE, "/option/mujoco"},
     {SVC_DROP, "{\"option\": {\"integrator\": \"euler\"}}", ERR_BAD_VALUE, "/option/integrator"},
     {SVC_DROP, "{\"option\": {\"cone\": \"circular\"}}", ERR_BAD_VALUE, "/option/cone"},
     {SVC_REST, "{\"option\": {\"cone\": \"Elliptic\"}}", ERR_BAD_VALUE, "/option/cone"},
@@ -492,7 +500,7 @@ START_TEST(canonical_text_form)
 	    "\"floor\":{},\"geom\":{\"condim\":3,\"friction\":[1.0,0.005,0.0001],\"gap\":0.0,"
 	    "\"margin\":0.0,\"priority\":0,\"solimp\":[0.9,0.95,0.001,0.5,2.0],\"solmix\":1.0,"
 	    "\"solref\":[0.02,1.0]},\"height\":0.1,\"option\":{\"cone\":\"pyramidal\","
-	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"mujoco\":\"3.12.0\","
+	    "\"gravity\":9.81,\"impratio\":1.0,\"integrator\":\"Euler\",\"mujoco\":\"3.14.0\","
 	    "\"refsafe\":true,"
 	    "\"timestep\":0.002}}\n");
 	/* canonical of canonical is itself */

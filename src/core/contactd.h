@@ -102,12 +102,16 @@ CTD_API void ctd_pair_geom_default(struct ctd_pair_geom *g);
 enum ctd_scene_shape { CTD_SCENE_SPHERE, CTD_SCENE_BOX };
 
 /* MuJoCo's integrators. For these scenes implicit and implicitfast step exactly like
- * Euler (MuJoCo differentiates only smooth forces, never constraint forces). */
+ * Euler (MuJoCo differentiates only smooth forces, never constraint forces). DISCRETE
+ * (MuJoCo 3.13.0+, option integrator="discrete") evaluates each contact row's reference
+ * spring at the end of the step and, with refsafe, replaces a row with
+ * timestep^2 K imp > 1 instead of clamping timeconst (docs/releases.md). */
 enum ctd_scene_integrator {
 	CTD_SCENE_EULER,
 	CTD_SCENE_IMPLICIT,
 	CTD_SCENE_IMPLICITFAST,
-	CTD_SCENE_RK4
+	CTD_SCENE_RK4,
+	CTD_SCENE_DISCRETE
 };
 
 /* MuJoCo's friction cones (option cone). */
@@ -158,6 +162,10 @@ struct ctd_sim_rest {
 	double timeconst_used;      /* s, solref[0] after refsafe; 0 for a direct solref */
 	int contacts;               /* contact points: 1 (sphere) or 4 (box corners) */
 	int rows;                   /* constraint rows: MuJoCo's nefc */
+	/* discrete only: 1 when refsafe replaced the rows at the equilibrium
+	 * (timestep^2 K imp > 1); K and B are then the replacement K' = 1/(h^2 imp) and
+	 * B' = B/sqrt(h^2 K imp). Always 0 under the other integrators. */
+	int refsafe_replaced;
 };
 
 /* The drop of a body onto the plane. Heights are of the lowest point, m. */
@@ -206,11 +214,17 @@ struct ctd_growth_report {
 	double error_reduction; /* the fraction of a violation one implicit step removes */
 	double impedance;       /* the impedance the spring was linearised at */
 	double K, B;            /* the reference spring's gains, 1/s^2 and 1/s */
+	/* discrete only: refsafe replaced the row (timestep^2 K imp > 1); K, B are then the
+	 * replacement's K' = 1/(h^2 imp), B' = B/sqrt(h^2 K imp) */
+	int refsafe_replaced;
 };
 
 /* The stability of a contact with solref and solimp (as at struct ctd_pair_geom), its
  * spring a = -d*B*v - d*d*K*r linearised at impedance d (d <= 0: solimp's dwidth, the
- * deepest), stepped at timestep (s, > 0) with integrator. Fills *out; never fails. */
+ * deepest), stepped at timestep (s, > 0) with integrator. Under CTD_SCENE_DISCRETE the
+ * row is the discrete integrator's (reference spring at the end of the step, MuJoCo's R
+ * floor, refsafe's replacement) for one frictionless contact of unit inverse weight,
+ * the scene the Euler answer's k = d*d*K, c = d*B describe. Fills *out; never fails. */
 CTD_API void ctd_growth_stability(const double solref[2], const double solimp[5], double impedance,
     double timestep, int refsafe, enum ctd_scene_integrator integrator,
     struct ctd_growth_report *out);

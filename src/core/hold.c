@@ -77,7 +77,9 @@ static void sim_start(struct sim *w, const struct ctd_pinch_model *m)
 {
 	memset(w, 0, sizeof *w);
 	w->m = m;
-	w->noslip = m->noslip_iterations > 0;
+	/* the five coordinates also when the start has one pad's contact only (3.8.0-3.13.0,
+	 * pinch.h): its first step pushes the object sideways and spins it */
+	w->noslip = m->noslip_iterations > 0 || ctd_pinch_start_asymmetric(m);
 	ctd_pinch_start(&w->s);
 	ctd_noslip_start(&w->ns);
 }
@@ -88,6 +90,18 @@ static void sim_step(struct sim *w)
 		ctd_noslip_step(w->m, &w->ns);
 	else
 		ctd_pinch_step_cached(w->m, &w->s, NULL, &w->cache);
+}
+
+/* 1 when the asymmetric scene's object centre is inside a pad's slab, |x - pad| <= HX:
+ * mjc_SphereBox's inside branch (the nearest face's normal), which noslip.c does not
+ * model. A one-pad start pushes the object sideways by up to R - HX. */
+static int sim_centre_in_pad(const struct sim *w)
+{
+	double x0 = w->m->rest_dist, hx = w->m->half_x;
+
+	if (!w->noslip)
+		return 0;
+	return !(fabs(w->ns.x - (-x0 + w->ns.qL)) > hx) || !(fabs(w->ns.x - (x0 - w->ns.qR)) > hx);
 }
 
 static double sim_z(const struct sim *w)
@@ -347,7 +361,8 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 		z = sim_z(w);
 		if (track && out->time_to_slip < 0 && -z >= hq->slip_limit)
 			out->time_to_slip = (double)k * ht;
-		if (ctd_pinch_crushed(m, sim_pad_q(w)) || !isfinite(sim_vz(w))) {
+		if (ctd_pinch_crushed(m, sim_pad_q(w)) || !isfinite(sim_vz(w)) ||
+		    sim_centre_in_pad(w)) {
 			out->crushed = track || out->crushed;
 			break;
 		}
@@ -407,7 +422,9 @@ static int hold_reproducible(
 	/* backed off: the pads start just touching, where a contact turns on, and pressed in
 	 * by the nudge they would touch one step sooner (a change of the scene, not of its
 	 * rounding) */
-	if (w.noslip)
+	if (w.noslip && ctd_pinch_start_asymmetric(m))
+		w.ns.qR -= nudge; /* the pad the start leaves out: the same contact set */
+	else if (w.noslip)
 		w.ns.qL -= nudge;
 	else
 		w.s.q -= nudge;

@@ -61,8 +61,11 @@ struct params {
 	vi R_single, R_scaled, R_general;
 	vd mass, a0, qfrc, rows, certificate_scale, timestep;
 	vi rk4, certificate; /* certificate: the warm Euler step with the Newton exit */
+	/* the discrete integrator: its rows (scene.c's row_R0 and ctd_law_discrete_gains) */
+	vi discrete, discrete_refsafe;
+	vd R_floor, h2; /* h2: timestep * timestep, as the scalar code's h * h */
 	/* how many live lanes need the rare paths: they run only when some lane does */
-	int n_power_other, n_R_general, n_rk4, n_euler;
+	int n_power_other, n_R_general, n_rk4, n_euler, n_discrete;
 };
 
 /* The running state of the lanes' drops. */
@@ -119,10 +122,9 @@ INLINE vd vmax2(vd a, vd b)
 	return SEL(a > b, a, b);
 }
 
-/* ctd_scene_row_R(imp) per lane. */
-INLINE vd row_R(const struct params *p, vd imp)
+/* scene.c's cone_adjust(R0) per lane. */
+INLINE vd cone_adjust(const struct params *p, vd R0)
 {
-	vd R0 = vmax2(SPLAT(MJ_MINVAL), (1 - imp) * p->diag_raw / imp);
 	vd R = SEL(p->R_scaled, p->pyramid_scale * R0, R0);
 
 	if (p->n_R_general > 0) {
@@ -170,7 +172,31 @@ INLINE vd accel(const struct params *p, vd z, vd vel, vd warm, vi certify)
 	r = dist - p->includemargin;
 	vd imp = impedance(p, r);
 	vd aref = p->neg_B * vel - p->K * imp * r;
-	vd R = row_R(p, imp);
+	vd R0 = vmax2(SPLAT(MJ_MINVAL), (1 - imp) * p->diag_raw / imp);
+
+	if (p->n_discrete > 0 && any(p->discrete & contact)) {
+		/* ctd_law_discrete_gains, ctd_law_aref_discrete and row_R0 of the discrete
+		 * lanes; the others keep Euler's aref and R0 */
+		vd K = p->K, neg_B = p->neg_B, s, aref_d;
+		vd q = p->h2 * p->K * imp;
+		vi replace = p->discrete_refsafe & (q > 1);
+
+		if (any(replace & contact)) {
+			int j;
+			/* B' = B / sqrt(q), so -B' = -B / sqrt(q) exactly: IEEE sqrt and
+			 * division are correctly rounded and sign-symmetric */
+			for (j = 0; j < LANES; j++)
+				if (replace[j]) {
+					neg_B[j] = p->neg_B[j] / sqrt(q[j]);
+					K[j] = 1 / (p->h2[j] * imp[j]);
+				}
+		}
+		s = 1 + p->timestep * -neg_B + p->h2 * K * imp;
+		aref_d = (neg_B * vel - K * imp * (r + p->timestep * vel)) / s;
+		aref = SEL(p->discrete, aref_d, aref);
+		R0 = SEL(p->discrete, vmax2(R0 / s, p->R_floor), R0);
+	}
+	vd R = cone_adjust(p, R0);
 	vd solved = (p->mass * p->a0 * R + p->rows * aref) / (p->mass * R + p->rows);
 	vd acc = SEL(p->a0 >= aref, p->a0, solved);
 
@@ -243,6 +269,11 @@ static void load_params(struct params *p, int j, const struct ctd_scene_model *m
 	p->certificate_scale[j] = m->certificate_scale;
 	p->timestep[j] = m->timestep;
 	p->rk4[j] = -(int64_t)rk4_lane;
+	p->discrete[j] = -(int64_t)(m->discrete != 0);
+	/* ctd_law_discrete_gains never replaces a direct-form row */
+	p->discrete_refsafe[j] = -(int64_t)(m->discrete_refsafe && !m->gains.direct);
+	p->R_floor[j] = m->R_floor;
+	p->h2[j] = m->timestep * m->timestep;
 	p->certificate[j] = -(int64_t)(!rk4_lane && m->rules.newton_certificate);
 }
 
@@ -338,13 +369,14 @@ static void count_paths(struct params *p, const struct lane_state *st)
 {
 	int j;
 
-	p->n_power_other = p->n_R_general = p->n_rk4 = p->n_euler = 0;
+	p->n_power_other = p->n_R_general = p->n_rk4 = p->n_euler = p->n_discrete = 0;
 	for (j = 0; j < LANES; j++) {
 		if (!st->active[j])
 			continue;
 		p->n_power_other += p->power_other[j] != 0;
 		p->n_R_general += p->R_general[j] != 0;
 		p->n_rk4 += p->rk4[j] != 0;
+		p->n_discrete += p->discrete[j] != 0;
 		p->n_euler += p->rk4[j] == 0;
 	}
 }

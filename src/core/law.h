@@ -8,6 +8,8 @@
 #ifndef CONTACTD_CORE_LAW_H
 #define CONTACTD_CORE_LAW_H
 
+#include <math.h>
+
 /* solimp after MuJoCo's getsolparam clamps (spec §5.1, step 3), with the two
  * sigmoid scales MuJoCo recomputes per row cached: the same values, computed once. */
 struct ctd_law_solimp {
@@ -67,6 +69,49 @@ static inline double ctd_law_aref(
     const struct ctd_law_gains *g, double imp, double violation, double vel)
 {
 	return -g->B * vel - g->K * imp * violation;
+}
+
+/* One row's gains under MuJoCo's discrete integrator (3.13.0+), at impedance imp. */
+struct ctd_law_discrete {
+	double K, B;  /* efc_KBIP[0..1]: the gains, or refsafe's replacement */
+	double s;     /* 1 + h*B + h^2*K*imp: the end-of-step factor of aref and R */
+	int replaced; /* refsafe replaced the row: h^2*K*imp > 1 */
+};
+
+/*
+ * ctd_law_discrete_gains: the discrete integrator's K, B and s of a row with gains g
+ * (ctd_law_solref_kb with refsafe 0: discrete never clamps timeconst) at impedance imp,
+ * timestep h. With refsafe, a standard-form row with q = h^2*K*imp > 1 gets
+ * K' = 1/(h^2 imp), B' = B/sqrt(q): its frequency sqrt(K imp) capped at 1/h, its damping
+ * ratio kept (measured bit for bit against MuJoCo 3.13.0 and 3.14.0; q == 1 is kept).
+ * Direct-form rows are never replaced. MuJoCo's operation order throughout. Inline: it
+ * is on every discrete step's path.
+ */
+static inline void ctd_law_discrete_gains(
+    const struct ctd_law_gains *g, double imp, double h, int refsafe, struct ctd_law_discrete *out)
+{
+	double K = g->K, B = g->B;
+
+	out->replaced = 0;
+	if (refsafe && !g->direct) {
+		double q = h * h * K * imp;
+		if (q > 1) {
+			B = B / sqrt(q);
+			K = 1 / (h * h * imp);
+			out->replaced = 1;
+		}
+	}
+	out->K = K;
+	out->B = B;
+	out->s = 1 + h * B + h * h * K * imp;
+}
+
+/* The discrete integrator's efc_aref: the reference acceleration at the end of the
+ * step, (-B*vel - K*imp*(violation + h*vel)) / s, from ctd_law_discrete_gains. */
+static inline double ctd_law_aref_discrete(
+    const struct ctd_law_discrete *d, double imp, double violation, double vel, double h)
+{
+	return (-d->B * vel - d->K * imp * (violation + h * vel)) / d->s;
 }
 
 /*

@@ -1,13 +1,18 @@
 /*
  * mjver.c: MuJoCo releases and their contact rules (mjver.h).
  *
- * Every tag from 2.2.0 to 3.12.0 is listed; the rules change at 3.0.0 (slide-only
+ * Every tag from 2.2.0 to 3.14.0 is listed; the rules change at 3.0.0 (slide-only
  * bodies' invweight0, which only the hold scene's pads have), 3.2.0 (power
- * shortcut), 3.5.0 (margins summed), 3.9.0 (margin/gap redesign) and 3.11.0 (Newton
- * certificate). Nothing else in those tags changes these scenes: refsafe, KBIP, R,
- * the pyramid, aref, the plane collisions, body_invweight0 of a free body and the
- * Euler step are the same code; the 3.2.0 quaternion change and the 3.3.6 warmstart
- * move cannot affect a body that stays flat and an Euler step.
+ * shortcut), 3.5.0 (margins summed), 3.9.0 (margin/gap redesign), 3.11.0 (Newton
+ * certificate) and 3.13.0 (the `discrete` integrator, with its own refsafe rule).
+ * 3.13.0 and 3.14.0 were checked against the official WebAssembly builds (no source
+ * tag past 3.12.0 was reachable): under Euler, implicit and RK4 they step these
+ * scenes bit for bit as 3.12.0 does; implicitfast at 3.14.0 differs only below 1e-40
+ * in the off-axis velocities, which the 1-D reduction never sees. Nothing else in
+ * those tags changes these scenes: refsafe (outside discrete), KBIP, R, the pyramid,
+ * aref, the plane collisions, body_invweight0 of a free body and the Euler step are
+ * the same code; the 3.2.0 quaternion change and the 3.3.6 warmstart move cannot
+ * affect a body that stays flat and an Euler step.
  */
 #include "core/mjver.h"
 
@@ -15,14 +20,15 @@
 
 #include "tunables.h"
 
-enum era { ERA_2_2, ERA_3_0, ERA_3_2, ERA_3_5, ERA_3_9, ERA_3_11 };
+enum era { ERA_2_2, ERA_3_0, ERA_3_2, ERA_3_5, ERA_3_9, ERA_3_11, ERA_3_13 };
 
 struct release {
 	const char *name;
 	enum era era;
 };
 
-/* in release order; index 2 is 2.2.2 (CTD_MJVER_2_2_2) */
+/* in release order; index 2 is 2.2.2 (CTD_MJVER_2_2_2). 3.13.0 and 3.14.0 (the newest
+ * verified, the last) are npm's @mujoco/mujoco WebAssembly builds */
 static const struct release releases[] = {
     {"2.2.0", ERA_2_2},
     {"2.2.1", ERA_2_2},
@@ -71,6 +77,8 @@ static const struct release releases[] = {
     {"3.10.0", ERA_3_9},
     {"3.11.0", ERA_3_11},
     {"3.12.0", ERA_3_11},
+    {"3.13.0", ERA_3_13},
+    {"3.14.0", ERA_3_13},
 };
 
 #define RELEASE_COUNT ((int)(sizeof releases / sizeof releases[0]))
@@ -102,10 +110,10 @@ const char *ctd_mjver_name(int index)
 
 const char *ctd_mjver_supported(void)
 {
-	return "every release tag 2.2.0-3.12.0: 2.2.0-2.2.2, 2.3.0-2.3.7, 3.0.0, 3.0.1, "
+	return "every release tag 2.2.0-3.14.0: 2.2.0-2.2.2, 2.3.0-2.3.7, 3.0.0, 3.0.1, "
 	       "3.1.0-3.1.6, "
 	       "3.2.0-3.2.7, 3.3.0-3.3.8, 3.4.0, 3.5.0, 3.6.0, 3.7.0, 3.8.0, 3.8.1, 3.9.0, 3.10.0, "
-	       "3.11.0, 3.12.0";
+	       "3.11.0, 3.12.0, 3.13.0, 3.14.0";
 }
 
 void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
@@ -117,4 +125,8 @@ void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
 	out->margin_gap_split = era >= ERA_3_9;
 	out->newton_certificate = era >= ERA_3_11;
 	out->simple_body_invweight = era >= ERA_3_0;
+	out->discrete_integrator = era >= ERA_3_13;
+	/* makeAAMM's tight bounds came with 3.8.0 (inside ERA_3_5); 3.14.0 dropped the tie */
+	out->sap_float_tie = index >= ctd_mjver_find("3.8.0") && index < ctd_mjver_find("3.14.0");
+	out->aamm_gap = era >= ERA_3_9;
 }

@@ -2,7 +2,8 @@
  * mjver.h: the MuJoCo releases whose contact semantics the core reproduces, and
  * what changed between them for a sphere or flat box on a plane (docs/releases.md's
  * version table; the engine sources of each tag, checked against builds of 2.2.2, 3.3.8,
- * 3.5.0, 3.9.0 and 3.12.0).
+ * 3.5.0, 3.9.0 and 3.12.0, and the official WebAssembly builds of 3.3.8, 3.12.0, 3.13.0
+ * and 3.14.0).
  *
  * A release is an index into one static table in release order. Index 0 is 2.2.0,
  * whose rules are 2.2.2's, so a zeroed scene follows Debian's libmujoco 2.2.2.
@@ -30,6 +31,18 @@ struct ctd_mjver_rules {
 	 * (body_simple 2), gets body_invweight0 = (1/m, 0) instead of the trace of its
 	 * translational block over 3 (a pad on one slide joint: 1/m, not 1/(3m)) */
 	int simple_body_invweight;
+	/* 3.13.0+: option.integrator "discrete" exists (the constraint solve and the
+	 * implicit velocity update in one; refsafe replaces rows with h^2 K imp > 1 instead
+	 * of clamping timeconst, docs/releases.md) */
+	int discrete_integrator;
+	/* 3.8.0-3.13.0: mj_SAP sorts the bodies' AAMM ends as float32 and, of two equal
+	 * ends, pairs the bodies only when the later body's min is stored before the
+	 * earlier body's max: an exactly touching pad after the object in body order (the
+	 * hold scene's right pad) is not paired (docs/hold.md, "Releases"). Before 3.8.0
+	 * the AAMM was the bounding sphere, which no tie reaches; 3.14.0 pairs both. */
+	int sap_float_tie;
+	/* 3.9.0+: a geom's AAMM grows by its margin + gap (3.8.x: its margin only) */
+	int aamm_gap;
 };
 
 enum { CTD_MJVER_2_2_2 = 2 };

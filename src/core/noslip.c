@@ -90,7 +90,8 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 	c->dist = fabs(t) - R;
 	pos = (0 + cl * 0.5) + deepest * 0.5;
 	lever = (pos + pad) - s->x;
-	c->active = c->dist < m->contact.includemargin;
+	/* 3.8.0-3.13.0 make no contact for a touching pad mj_SAP's float32 tie leaves out */
+	c->active = c->dist < m->contact.includemargin && ctd_pinch_paired(m, side, s->x, pad);
 	if (!c->active)
 		return;
 	c->condim = condim;

@@ -58,6 +58,8 @@ void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
 	m->radius = h->radius;
 	m->pad_margin = h->pad.margin;
 	m->pad_gap = h->pad.gap;
+	m->obj_aamm = h->object.margin + (m->rules.aamm_gap ? h->object.gap : 0);
+	m->pad_aamm = h->pad.margin + (m->rules.aamm_gap ? h->pad.gap : 0);
 	m->half_x = h->pad_size[0];
 	m->half_z = h->pad_size[2];
 	m->rest_dist = h->radius + h->pad_size[0];
@@ -85,6 +87,17 @@ void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
 		m->rows_per_pad = 1;
 	else
 		m->rows_per_pad = m->cone == CTD_CONE_ELLIPTIC ? condim : 2 * (condim - 1);
+}
+
+int ctd_pinch_start_asymmetric(const struct ctd_pinch_model *m)
+{
+	/* both pads' contacts start at the same dist (mjc_SphereBox's arithmetic is
+	 * mirror-exact), with the pads' centres at -/+(R + HX) */
+	double x0 = m->rest_dist;
+
+	if (!(ctd_pinch_dist(m, 0) < m->contact.includemargin))
+		return 0;
+	return !(ctd_pinch_paired(m, 0, 0, -x0) && ctd_pinch_paired(m, 1, 0, x0));
 }
 
 void ctd_pinch_start(struct ctd_pinch_state *s)

@@ -43,6 +43,7 @@ struct ctd_pinch_model {
 	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see ctd_pinch_dist */
 	double radius, half_x, half_z;
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
+	double obj_aamm, pad_aamm;  /* each geom's broadphase AAMM growth (sap_float_tie) */
 	double timestep;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
 	/* the asymmetric (noslip) step: docs/hold.md */
@@ -127,6 +128,32 @@ static inline int ctd_pinch_crushed(const struct ctd_pinch_model *m, double q)
 	 * meet each other (the pair's margin is the max or, from 3.5.0, the sum) */
 	return !(2 * (m->radius - q) > 2 * (m->pad_margin + m->pad_gap));
 }
+
+/*
+ * 1 when MuJoCo's broadphase pairs the object (centre x on the x axis) with the pad of
+ * side (0 left, 1 right) whose centre is at pad: always, but in 3.8.0-3.13.0
+ * (sap_float_tie), where mj_SAP sorts the bodies' AAMM ends along x as float32 and
+ * pairs two touching bodies only when the later body's min is stored before the
+ * earlier body's max. Body order object, left, right: the left pad's equal ends pair,
+ * the right pad's do not. Exact while the broadphase frame is the identity (the
+ * bodies' centres on the x axis, as at the start); docs/hold.md, "Releases".
+ */
+static inline int ctd_pinch_paired(const struct ctd_pinch_model *m, int side, double x, double pad)
+{
+	double R = m->radius, hx = m->half_x;
+
+	if (!m->rules.sap_float_tie)
+		return 1;
+	if (side == 0)
+		return (float)((x - R) - m->obj_aamm) <= (float)((pad + hx) + m->pad_aamm);
+	return (float)((pad - hx) - m->pad_aamm) < (float)((x + R) + m->obj_aamm);
+}
+
+/* 1 when the start's contacts are not the mirror-symmetric pair: the pads' contact has
+ * rows (dist < includemargin) but the broadphase pairs only one pad (or none) with the
+ * object (ctd_pinch_paired). The run then steps the asymmetric scene (noslip.h), which
+ * follows the one-pad first step. */
+int ctd_pinch_start_asymmetric(const struct ctd_pinch_model *m);
 
 /* The start: object at rest at the origin, pads just touching and at rest. */
 void ctd_pinch_start(struct ctd_pinch_state *s);

@@ -9,6 +9,13 @@
  * operation order; the last line is evaluated multiplied through by R, which
  * agrees with MuJoCo's Newton solve to a few ulps (docs/parity.md).
  *
+ * Under the discrete integrator (MuJoCo 3.13.0+) the same solve runs with each row's
+ * reference spring evaluated at the end of the step: s = 1 + hB + h^2 K imp,
+ * aref = (-B v - K imp (r + h v)) / s, R0 = max(R0_Euler / s, R_floor), then the cone's
+ * adjustments from that R0; the step itself is Euler's (v += h a, z += h v). Every
+ * expression was checked bit for bit against efc_aref / efc_R of the 3.13.0 and 3.14.0
+ * WebAssembly builds (docs/releases.md).
+ *
  * Under the elliptic cone only each contact's normal row pushes (N = contacts):
  * its friction rows have K = 0 and zero velocity, so their jar is 0, the cone sits
  * in Newton's bottom zone (T = 0, N < 0) and they carry no force.
@@ -32,6 +39,12 @@ void ctd_scene_option_default(struct ctd_scene_option *o)
 	o->mujoco = ctd_mjver_default();
 }
 
+/* MuJoCo's mju_max, inlined: fmax is a library call on the hot path */
+static inline double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* I1 + I2 + I3 of the body's principal inertia (MuJoCo's solid sphere and box) */
 static double trace_inertia(const struct ctd_scene *s)
 {
@@ -50,8 +63,11 @@ void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
 	ctd_mjver_rules(s->option.mujoco, &m->rules);
 	ctd_pair_combine(&s->floor, &s->geom, &m->rules, &m->contact);
 	ctd_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
-	ctd_law_solref_kb(
-	    m->contact.solref, m->solimp.dwidth, s->option.timestep, s->option.refsafe, &m->gains);
+	m->discrete = s->option.integrator == CTD_SCENE_DISCRETE;
+	/* discrete never clamps timeconst: its refsafe replaces rows per step instead */
+	ctd_law_solref_kb(m->contact.solref, m->solimp.dwidth, s->option.timestep,
+	    m->discrete ? 0 : s->option.refsafe, &m->gains);
+	m->discrete_refsafe = m->discrete && s->option.refsafe;
 
 	m->mass = s->mass;
 	/* body_invweight0: trace of the translational block of J M^-1 J' over 3, the
@@ -79,6 +95,7 @@ void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
 	m->diag_raw = m->contact.condim == 1 || m->cone == CTD_CONE_ELLIPTIC
 	    ? m->tran
 	    : m->tran + f0 * f0 * m->tran;
+	m->R_floor = max2(MJ_MINVAL, (1 - MJ_MAXIMP) * m->diag_raw / MJ_MAXIMP);
 	m->impratio = s->option.impratio;
 	/* with impratio 1, R1 == R0 and mu == f0 exactly, so 2*mu*mu is a constant */
 	m->pyramid_scale = m->impratio == 1 ? 2 * f0 * f0 : 0;
@@ -92,15 +109,9 @@ int ctd_scene_detected(const struct ctd_scene_model *m, double dist)
 	return dist <= m->contact.detect;
 }
 
-/* MuJoCo's mju_max, inlined: fmax is a library call on the hot path */
-static inline double max2(double a, double b)
+/* The cone's adjustment of a normal row's R0 (efc_R of the pyramid's edges). */
+static double cone_adjust(const struct ctd_scene_model *m, double R0)
 {
-	return a > b ? a : b;
-}
-
-double ctd_scene_row_R(const struct ctd_scene_model *m, double imp)
-{
-	double R0 = max2(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
 	double R1, mu;
 
 	if (m->rows_per_contact == 1 || m->cone == CTD_CONE_ELLIPTIC)
@@ -111,6 +122,23 @@ double ctd_scene_row_R(const struct ctd_scene_model *m, double imp)
 	R1 = R0 / max2(MJ_MINVAL, m->impratio);
 	mu = m->friction0 * sqrt(R1 / R0);
 	return 2 * mu * mu * R0;
+}
+
+/* R0 of a row at impedance imp: Euler's, or the discrete integrator's for factor s */
+static inline double row_R0(const struct ctd_scene_model *m, double imp, double s)
+{
+	double R0 = max2(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
+
+	return m->discrete ? max2(R0 / s, m->R_floor) : R0;
+}
+
+double ctd_scene_row_R(const struct ctd_scene_model *m, double imp)
+{
+	struct ctd_law_discrete d = {0, 0, 1, 0};
+
+	if (m->discrete)
+		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+	return cone_adjust(m, row_R0(m, imp, d.s));
 }
 
 double ctd_scene_cone_R(const struct ctd_scene_model *m, double imp, int j)
@@ -159,10 +187,14 @@ static double accel(const struct ctd_scene_model *m, double z, double vel, const
 {
 	double dist = z - m->half_height;
 	double r, imp, aref, R, acc;
+	struct ctd_law_discrete d = {m->gains.K, m->gains.B, 1, 0};
 
 	if (!(dist < m->contact.includemargin)) {
 		if (state) {
 			state->active = 0;
+			state->replaced = 0;
+			state->K = m->gains.K;
+			state->B = m->gains.B;
 			state->impedance = state->row_R = state->aref = 0;
 			state->accel = m->a0;
 			state->normal_force = 0;
@@ -171,8 +203,13 @@ static double accel(const struct ctd_scene_model *m, double z, double vel, const
 	}
 	r = dist - m->contact.includemargin;
 	imp = ctd_law_impedance(r, &m->solimp, NULL);
-	aref = ctd_law_aref(&m->gains, imp, r, vel);
-	R = ctd_scene_row_R(m, imp);
+	if (m->discrete) {
+		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+		aref = ctd_law_aref_discrete(&d, imp, r, vel, m->timestep);
+	} else {
+		aref = ctd_law_aref(&m->gains, imp, r, vel);
+	}
+	R = cone_adjust(m, row_R0(m, imp, d.s));
 	if (m->a0 >= aref) {
 		acc = m->a0; /* every row satisfied: no force */
 	} else {
@@ -185,6 +222,9 @@ static double accel(const struct ctd_scene_model *m, double z, double vel, const
 		acc = certified_accel(m, aref, R, *warm, acc);
 	if (state) {
 		state->active = 1;
+		state->replaced = d.replaced;
+		state->K = d.K;
+		state->B = d.B;
 		state->impedance = imp;
 		state->row_R = R;
 		state->aref = aref;
@@ -238,7 +278,8 @@ void ctd_scene_step(const struct ctd_scene_model *m, double *z, double *vel)
 		return;
 	}
 	/* semi-implicit Euler: velocity first, then position with the new velocity.
-	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here. */
+	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here;
+	 * discrete differs only in its rows (accel), its step is this one. */
 	ctd_scene_euler(z, vel, ctd_scene_accel(m, *z, *vel, NULL), m->timestep);
 }
 
@@ -265,5 +306,11 @@ double ctd_scene_rest_force(const struct ctd_scene_model *m, double violation)
 		return 0;
 	imp = ctd_law_impedance(-violation, &m->solimp, NULL);
 	R = ctd_scene_row_R(m, imp);
+	if (m->discrete) {
+		/* at rest (v = 0, a = 0) the row pushes D * (-aref) = D * K imp violation / s */
+		struct ctd_law_discrete d;
+		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+		return m->normal_rows * (1 / R) * (d.K * imp * violation / d.s);
+	}
 	return m->normal_rows * (1 / R) * (m->gains.K * imp * violation);
 }

@@ -39,11 +39,19 @@ struct ctd_scene_model {
 	 * elliptic contact (its friction rows carry no force in these scenes) */
 	int normal_rows;
 	enum ctd_cone cone;
+	/* the discrete integrator (3.13.0+): gains are unclamped (discrete_refsafe replaces
+	 * too-stiff rows per step instead), and R0 never falls below R_floor, the R of
+	 * MuJoCo's largest impedance: max(mjMINVAL, (1 - mjMAXIMP) diag_raw / mjMAXIMP) */
+	int discrete;
+	int discrete_refsafe;
+	double R_floor;
 };
 
 /* One step's constraint state, for reporting. */
 struct ctd_scene_contact_state {
 	int active;          /* rows exist (dist < includemargin) */
+	int replaced;        /* discrete: refsafe replaced the rows (K, B are K', B') */
+	double K, B;         /* efc_KBIP[0..1] of the normal rows */
 	double impedance;    /* imp of every row */
 	double row_R;        /* efc_R of the normal rows (every row of a pyramid) */
 	double aref;         /* efc_aref of every row */
@@ -54,7 +62,8 @@ struct ctd_scene_contact_state {
 /* Derive the model of a validated scene. Never fails on a validated scene. */
 void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m);
 
-/* The R of a normal row at impedance imp (efc_R, after the pyramid adjustment). */
+/* The R of a normal row at impedance imp (efc_R, after the pyramid adjustment; under
+ * the discrete integrator its R, divided by the row's s and floored). */
 double ctd_scene_row_R(const struct ctd_scene_model *m, double imp);
 
 /* efc_R of row j (0 <= j < rows_per_contact) of a contact at impedance imp: the

@@ -170,6 +170,16 @@ void ctd_sim_rest(
 	    : 0;
 	out->K = m->gains.K;
 	out->B = m->gains.B;
+	out->refsafe_replaced = 0;
+	if (m->discrete && out->has_equilibrium) {
+		/* the row's gains at the equilibrium: refsafe's replacement depends on imp */
+		struct ctd_law_discrete d;
+		ctd_law_discrete_gains(
+		    &m->gains, out->impedance, m->timestep, m->discrete_refsafe, &d);
+		out->K = d.K;
+		out->B = d.B;
+		out->refsafe_replaced = d.replaced;
+	}
 	out->timeconst_used = m->gains.timeconst_used;
 	out->contacts = m->contacts;
 	out->rows = m->rows;

@@ -24,6 +24,7 @@ static const char *const integrator_names[] = {
     [CTD_SCENE_IMPLICIT] = "implicit",
     [CTD_SCENE_IMPLICITFAST] = "implicitfast",
     [CTD_SCENE_RK4] = "RK4",
+    [CTD_SCENE_DISCRETE] = "discrete",
 };
 
 static const char *const shape_names[] = {[CTD_SCENE_SPHERE] = "sphere", [CTD_SCENE_BOX] = "box"};
@@ -41,13 +42,59 @@ const char *req_integrator_name(enum ctd_scene_integrator integrator)
 	return integrator_names[integrator];
 }
 
+/* 1 when c[key] is the string "discrete" */
+static int names_discrete(const struct field_ctx *c, const char *key)
+{
+	json_t *v = c->obj ? json_object_get(c->obj, key) : NULL;
+
+	return json_is_string(v) && strcmp(json_string_value(v), "discrete") == 0;
+}
+
 int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_integrator *out)
 {
 	int index = (int)*out;
 
-	if (field_choice(c, key, integrator_names, COUNT(integrator_names), &index) != 0)
+	if (names_discrete(c, key))
+		return field_fail(c, key, -1, ERR_BAD_VALUE,
+		    "\"discrete\" is not answered for this question yet (rest, drop, stability, "
+		    "sweeps and find take it, from MuJoCo 3.13.0 on)");
+	/* every name but "discrete", the last */
+	if (field_choice(c, key, integrator_names, COUNT(integrator_names) - 1, &index) != 0)
 		return -1;
 	*out = (enum ctd_scene_integrator)index;
+	return 0;
+}
+
+int req_integrator_release(
+    const struct field_ctx *c, const char *key, int release, enum ctd_scene_integrator *out)
+{
+	struct ctd_mjver_rules rules;
+	int index = (int)*out;
+
+	if (field_choice(c, key, integrator_names, COUNT(integrator_names), &index) != 0)
+		return -1;
+	ctd_mjver_rules(release, &rules);
+	if (index == CTD_SCENE_DISCRETE && !rules.discrete_integrator)
+		return field_fail(c, key, -1, ERR_BAD_VALUE,
+		    "\"discrete\" exists from MuJoCo 3.13.0 on, not in %s (option.mujoco)",
+		    ctd_mjver_name(release));
+	*out = (enum ctd_scene_integrator)index;
+	return 0;
+}
+
+/* 1 when name reads "X.Y.Z" (digits) and is a later version than the newest release
+ * of the table: such releases exist upstream, but no build of them was checked */
+static int later_release(const char *name)
+{
+	int a[3], b[3], n = 0;
+	char tail;
+
+	if (sscanf(name, "%3d.%3d.%3d%c", &a[0], &a[1], &a[2], &tail) != 3 ||
+	    sscanf(ctd_mjver_name(ctd_mjver_count() - 1), "%d.%d.%d", &b[0], &b[1], &b[2]) != 3)
+		return 0;
+	for (n = 0; n < 3; n++)
+		if (a[n] != b[n])
+			return a[n] > b[n];
 	return 0;
 }
 
@@ -63,6 +110,14 @@ int req_mujoco(const struct field_ctx *c, const char *key, int *out)
 		    "must be a MuJoCo release as a string, such as \"%s\"",
 		    ctd_mjver_name(ctd_mjver_default()));
 	index = ctd_mjver_find(json_string_value(v));
+	if (index < 0 && later_release(json_string_value(v)))
+		return field_fail(c, key, -1, ERR_BAD_VALUE,
+		    "MuJoCo release \"%.32s\" is newer than %s, the newest release contactd has "
+		    "verified against a MuJoCo build; supported: every tag from 2.2.0 "
+		    "(2.2.0-2.2.2, "
+		    "...) to %s, listed by GET /v1/health",
+		    json_string_value(v), ctd_mjver_name(ctd_mjver_count() - 1),
+		    ctd_mjver_name(ctd_mjver_count() - 1));
 	if (index < 0)
 		return field_fail(c, key, -1, ERR_BAD_VALUE,
 		    "MuJoCo release \"%.32s\" is not supported; supported: %s",
@@ -218,9 +273,10 @@ static int parse_option(const struct field_ctx *c, struct ctd_scene_option *o)
 	if (!(o->impratio > 0))
 		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %s",
 		    JTEXT_NUM(o->impratio));
-	if (req_integrator(c, "integrator", &o->integrator) != 0 ||
-	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
-	    req_mujoco(c, "mujoco", &o->mujoco) != 0)
+	/* the release first: whether "discrete" exists depends on it */
+	if (req_mujoco(c, "mujoco", &o->mujoco) != 0 ||
+	    req_integrator_release(c, "integrator", o->mujoco, &o->integrator) != 0 ||
+	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0)
 		return -1;
 	o->cone = cone == CONE_ELLIPTIC ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
 	return 0;
@@ -461,9 +517,9 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 		return field_fail(&option, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %s",
 		    JTEXT_NUM(r.timestep));
 	if (field_bool(&option, "refsafe", &r.refsafe) != 0 ||
-	    req_integrator(&option, "integrator", &r.integrator) != 0 ||
-	    field_choice(&option, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
-	    req_mujoco(&option, "mujoco", &r.mujoco) != 0)
+	    req_mujoco(&option, "mujoco", &r.mujoco) != 0 ||
+	    req_integrator_release(&option, "integrator", r.mujoco, &r.integrator) != 0 ||
+	    field_choice(&option, "cone", cone_names, COUNT(cone_names), &cone) != 0)
 		return -1;
 	/* the default impedance is the plateau d(r >= width): solimp's clamped dwidth */
 	ctd_law_solimp_clamp(r.solimp, &clamped);

@@ -77,8 +77,15 @@ json_t *req_stability_json(const struct req_stability *r);
  */
 int req_geom_fields(const struct field_ctx *c, struct ctd_pair_geom *g);
 
-/* Read c[key] as one of MuJoCo's MJCF integrator names ("Euler", "implicit", ...). */
+/* Read c[key] as one of MuJoCo's MJCF integrator names ("Euler", "implicit",
+ * "implicitfast", "RK4"); "discrete" is a 422 saying which questions take it (those
+ * that read it with req_integrator_release). */
 int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_integrator *out);
+
+/* req_integrator, also taking "discrete" when release (an mjver index) has it (MuJoCo
+ * 3.13.0+); under an earlier release "discrete" is a 422 at c[key] naming the release. */
+int req_integrator_release(
+    const struct field_ctx *c, const char *key, int release, enum ctd_scene_integrator *out);
 
 /* Read c[key] as a supported MuJoCo release ("3.12.0") into an mjver index; 422
  * naming the supported releases otherwise. *out is left alone when key is absent. */

@@ -19,8 +19,8 @@ struct rest_result {
 };
 
 static const char *const rest_fields[] = {"penetration", "settled_penetration", "impedance", "K",
-    "B", "timeconst_used", "contacts", "rows", "solref_fallback", "diverged", "mujoco",
-    "core_version", NULL};
+    "B", "timeconst_used", "refsafe_replaced", "contacts", "rows", "solref_fallback", "diverged",
+    "mujoco", "core_version", NULL};
 
 static int rest_point(json_t *v, const char *path, void *request, struct err *err)
 {
@@ -62,6 +62,7 @@ static size_t rest_answer_fields(const void *result, struct ans_field out[ANS_MA
 		ans_add_null(&l, "timeconst_used");
 	else
 		ans_add_real(&l, "timeconst_used", rest->timeconst_used);
+	ans_add_integer(&l, "refsafe_replaced", rest->refsafe_replaced, ANS_BOOL);
 	ans_add_integer(&l, "contacts", rest->contacts, ANS_INTEGER);
 	ans_add_integer(&l, "rows", rest->rows, ANS_INTEGER);
 	ans_add_tail(&l, r->solref_fallback, r->mujoco);

@@ -19,8 +19,8 @@ struct stability_result {
 };
 
 static const char *const stability_fields[] = {"growth", "h_omega", "stable", "timeconst_used",
-    "guard_gap", "error_reduction", "impedance", "K", "B", "solref_fallback", "diverged", "mujoco",
-    "core_version", NULL};
+    "guard_gap", "error_reduction", "impedance", "K", "B", "refsafe_replaced", "solref_fallback",
+    "diverged", "mujoco", "core_version", NULL};
 
 /* The stability request's fields under the aliases (vary.h). */
 static const struct ans_alias stability_aliases[] = {
@@ -88,6 +88,7 @@ static size_t stability_answer_fields(const void *result, struct ans_field out[A
 	ans_add_real(&l, "impedance", g->impedance);
 	ans_add_real(&l, "K", g->K);
 	ans_add_real(&l, "B", g->B);
+	ans_add_integer(&l, "refsafe_replaced", g->refsafe_replaced, ANS_BOOL);
 	ans_add_tail(&l, r->solref_fallback, r->mujoco);
 	return l.count;
 }

@@ -39,9 +39,12 @@ struct hold_scene {
  * and test_hold's measured deviations (docs/hold.md) by its own, so neither sequence may
  * change: the tables' scenes (HOLD_SCENE_TABLE) draw no pad margin and gap and no
  * integrator (Euler), and map the cone draw the other way round from test_hold's
- * (HOLD_SCENE_LIVE). The ranges are the same.
+ * (HOLD_SCENE_LIVE). The ranges are the same. HOLD_SCENE_WIDE (the 3.12.0-3.14.0 tables,
+ * made by mjref_js_hold_gen.mjs, whose hold_scene.mjs ports this draw) is TABLE's with the
+ * pads' dampratio from 0.2 (bouncing pads), grips from 1.1x the Coulomb minimum and LIVE's
+ * pad margin and gap: where the one-pad start of 3.8.0-3.13.0 shows (docs/hold.md).
  */
-enum hold_scene_rules { HOLD_SCENE_TABLE, HOLD_SCENE_LIVE };
+enum hold_scene_rules { HOLD_SCENE_TABLE, HOLD_SCENE_LIVE, HOLD_SCENE_WIDE };
 
 /* A uniform number in [lo, hi), the next of the sequence *rng. */
 static inline double hold_scene_uniform(uint64_t *rng, double lo, double hi)
@@ -99,7 +102,7 @@ static inline void hold_scene_draw(struct hold_scene *s, uint64_t *rng, enum hol
 	hold_scene_geom_default(g);
 	if (hold_scene_uniform(rng, 0, 1) < 0.8) {
 		g->solref[0] = hold_scene_log_uniform(rng, 0.002, 0.05);
-		g->solref[1] = hold_scene_uniform(rng, 0.5, 2);
+		g->solref[1] = hold_scene_uniform(rng, rules == HOLD_SCENE_WIDE ? 0.2 : 0.5, 2);
 	} else {
 		g->solref[0] = -hold_scene_log_uniform(rng, 1e3, 1e5);
 		g->solref[1] = -hold_scene_log_uniform(rng, 10, 300);
@@ -126,7 +129,7 @@ static inline void hold_scene_draw(struct hold_scene *s, uint64_t *rng, enum hol
 			s->object.solref[1] = hold_scene_uniform(rng, 0.5, 2);
 		}
 	}
-	if (rules == HOLD_SCENE_LIVE && hold_scene_uniform(rng, 0, 1) < 0.2) {
+	if (rules != HOLD_SCENE_TABLE && hold_scene_uniform(rng, 0, 1) < 0.2) {
 		/* a margin (rows before touching) and sometimes a gap inside it */
 		g->margin = hold_scene_uniform(rng, 0, 0.002);
 		g->gap =
@@ -139,12 +142,13 @@ static inline void hold_scene_draw(struct hold_scene *s, uint64_t *rng, enum hol
 	s->timestep = hold_scene_uniform(rng, 0.001, 0.005);
 	s->gravity = 9.81;
 	s->impratio = hold_scene_uniform(rng, 0, 1) < 0.3 ? 1 : hold_scene_uniform(rng, 1, 10);
-	s->elliptic = (hold_scene_uniform(rng, 0, 1) < 0.5) == (rules == HOLD_SCENE_TABLE);
+	s->elliptic = (hold_scene_uniform(rng, 0, 1) < 0.5) == (rules != HOLD_SCENE_LIVE);
 	if (rules == HOLD_SCENE_LIVE)
 		s->implicit = hold_scene_uniform(rng, 0, 1) >= 0.75;
 	mu = g->priority > s->object.priority ? g->friction[0]
 	                                      : fmax(g->friction[0], s->object.friction[0]);
-	s->grip_force = s->mass * s->gravity / (2 * mu) * hold_scene_log_uniform(rng, 2, 50);
+	s->grip_force = s->mass * s->gravity / (2 * mu) *
+	    hold_scene_log_uniform(rng, rules == HOLD_SCENE_WIDE ? 1.1 : 2, 50);
 	s->duration = 0.5;
 }
 

@@ -10,7 +10,10 @@
  * when MuJoCo's run stays in the two-face-contact regime: pads short of the object's centre and not
  * thrown off it by more than half its radius, the object on the pads' faces.
  *
- * Usage: mjref_hold [-n SCENES] [-N NOSLIP_SCENES] [-s SEED] [-o FILE]
+ * Usage: mjref_hold [-n SCENES] [-N NOSLIP_SCENES] [-s SEED] [-w] [-o FILE]
+ *
+ * -w draws hold_scene.h's HOLD_SCENE_WIDE scenes (those of the 3.12.0-3.14.0 tables,
+ * which mjref_js_hold_gen.mjs wrote in the WebAssembly builds) instead of TABLE's.
  *
  * The NOSLIP_SCENES continue the same random sequence after the SCENES, each with
  * noslip_iterations 1-10 (written at the end of its scene line as "noslip N").
@@ -117,10 +120,11 @@ static int run(const struct hold_scene *s, int index, FILE *f)
 		stride = 1;
 	for (k = 1; k <= steps && regular; k++) {
 		mj_step(m, d);
-		/* two face contacts whenever there are rows (3.x detects only one pad at the
-		 * exact touch of the first step, which makes no rows either way) */
+		/* two face contacts whenever there are rows, but at step 1: 3.8.0-3.13.0 start
+		 * with the left pad's contact alone when the pads' float32 broadphase ends tie
+		 * (docs/hold.md), which has rows when the start's dist < 0 and is the scene too */
 		if (!(d->qpos[8] < 0.9 * s->radius) || !(d->qpos[8] > -0.5 * s->radius) ||
-		    !(fabs(d->qpos[2]) < s->pad_size[2]) || (d->nefc > 0 && d->ncon != 2))
+		    !(fabs(d->qpos[2]) < s->pad_size[2]) || (k > 1 && d->nefc > 0 && d->ncon != 2))
 			regular = 0;
 		if ((k % stride == 0 || k == steps) && n <= SAMPLES) {
 			z[n] = d->qpos[2];
@@ -168,20 +172,22 @@ static int run(const struct hold_scene *s, int index, FILE *f)
 
 int main(int argc, char **argv)
 {
-	int scenes = 100, noslip_scenes = 0, i, kept = 0, opt;
+	int scenes = 100, noslip_scenes = 0, i, kept = 0, opt, wide = 0;
 	unsigned long seed = 20261202;
 	const char *out = NULL;
 	FILE *f = stdout;
 	struct hold_scene s;
 	uint64_t rng;
 
-	while ((opt = getopt(argc, argv, "n:N:s:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:N:s:wo:")) != -1) {
 		if (opt == 'n')
 			scenes = atoi(optarg);
 		else if (opt == 'N')
 			noslip_scenes = atoi(optarg);
 		else if (opt == 's')
 			seed = strtoul(optarg, NULL, 10);
+		else if (opt == 'w')
+			wide = 1;
 		else if (opt == 'o')
 			out = optarg;
 		else
@@ -200,7 +206,7 @@ int main(int argc, char **argv)
 		fprintf(f, " noslip %d", noslip_scenes);
 	fprintf(f, "\n");
 	for (i = 0; i < scenes + noslip_scenes; i++) {
-		hold_scene_draw(&s, &rng, HOLD_SCENE_TABLE);
+		hold_scene_draw(&s, &rng, wide ? HOLD_SCENE_WIDE : HOLD_SCENE_TABLE);
 		if (i >= scenes)
 			s.noslip = hold_scene_noslip(&rng);
 		if (run(&s, i, f) == 0)

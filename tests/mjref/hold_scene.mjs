@@ -1,0 +1,107 @@
+// hold_scene.mjs: hold_scene.h's random hold scenes ported to JavaScript for
+// mjref_js_hold_gen.mjs: the same splitmix64 sequence (in BigInt) and the same draws in
+// the same order. V8's Math.exp and Math.log may differ from glibc's in the last bit, so
+// a draw can differ from the C one in its last bit: a table's scenes are the numbers it
+// prints, which test_hold reads back, not the seed.
+const M64 = (1n << 64n) - 1n;
+
+export const TABLE = 0, LIVE = 1, WIDE = 2;
+
+export function rng(seed) {
+  return { s: BigInt.asUintN(64, BigInt(seed)) };
+}
+
+export function uniform(r, lo, hi) {
+  r.s = (r.s + 0x9E3779B97F4A7C15n) & M64;
+  let z = r.s;
+  z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & M64;
+  z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & M64;
+  z ^= z >> 31n;
+  return lo + (hi - lo) * (Number(z >> 11n) / 9007199254740992.0);
+}
+
+const logUniform = (r, lo, hi) => Math.exp(uniform(r, Math.log(lo), Math.log(hi)));
+
+export function pick(r, n) {
+  const k = Math.trunc(uniform(r, 0, n));
+  return k < n ? k : n - 1;
+}
+
+const geomDefault = () => ({
+  solref: [0.02, 1], solimp: [0.9, 0.95, 0.001, 0.5, 2], condim: 3,
+  friction: [1, 0.005, 0.0001], margin: 0, gap: 0, solmix: 1, priority: 0,
+});
+
+// hold_scene_draw: the fields of struct hold_scene
+export function draw(r, rules) {
+  const condims = [3, 4, 6];
+  const s = { noslip: 0, implicit: 0, discrete: 0 };
+  s.radius = uniform(r, 0.01, 0.04);
+  s.mass = logUniform(r, 0.03, 0.5);
+  s.object = geomDefault();
+  const g = (s.pad = geomDefault());
+  if (uniform(r, 0, 1) < 0.8) {
+    g.solref[0] = logUniform(r, 0.002, 0.05);
+    g.solref[1] = uniform(r, rules === WIDE ? 0.2 : 0.5, 2);
+  } else {
+    g.solref[0] = -logUniform(r, 1e3, 1e5);
+    g.solref[1] = -logUniform(r, 10, 300);
+  }
+  g.solimp[0] = uniform(r, 0.5, 0.95);
+  g.solimp[1] = uniform(r, g.solimp[0], 0.99);
+  g.solimp[2] = logUniform(r, 1e-4, 0.01);
+  g.solimp[3] = uniform(r, 0.1, 0.9);
+  g.solimp[4] = uniform(r, 1, 4);
+  g.condim = condims[pick(r, 3)];
+  g.friction[0] = uniform(r, 0.3, 1.5);
+  g.friction[1] = logUniform(r, 1e-4, 0.02);
+  g.friction[2] = logUniform(r, 1e-5, 1e-3);
+  if (uniform(r, 0, 1) < 0.5) {
+    g.priority = 1;
+  } else {
+    g.solmix = logUniform(r, 0.2, 5);
+    s.object.solmix = logUniform(r, 0.2, 5);
+    s.object.condim = condims[pick(r, 3)];
+    s.object.friction[0] = uniform(r, 0.3, 1.5);
+    if (g.solref[0] > 0) {
+      s.object.solref[0] = logUniform(r, 0.002, 0.05);
+      s.object.solref[1] = uniform(r, 0.5, 2);
+    }
+  }
+  if (rules !== TABLE && uniform(r, 0, 1) < 0.2) {
+    g.margin = uniform(r, 0, 0.002);
+    g.gap = uniform(r, 0, 1) < 0.5 ? uniform(r, 0, g.margin) : 0;
+  }
+  s.padSize = [uniform(r, 0.003, 0.01), uniform(r, 0.01, 0.03), uniform(r, 0.1, 0.3)];
+  s.padMass = logUniform(r, 0.02, 0.2);
+  s.timestep = uniform(r, 0.001, 0.005);
+  s.gravity = 9.81;
+  s.impratio = uniform(r, 0, 1) < 0.3 ? 1 : uniform(r, 1, 10);
+  s.elliptic = (uniform(r, 0, 1) < 0.5) === (rules !== LIVE);
+  if (rules === LIVE) s.implicit = uniform(r, 0, 1) >= 0.75 ? 1 : 0;
+  const mu = g.priority > s.object.priority ? g.friction[0]
+    : Math.max(g.friction[0], s.object.friction[0]);
+  s.grip = s.mass * s.gravity / (2 * mu) * logUniform(r, rules === WIDE ? 1.1 : 2, 50);
+  s.duration = 0.5;
+  return s;
+}
+
+// hold_scene_noslip: 1-10
+export const noslip = (r) => 1 + pick(r, 10);
+
+// C's %.17g: P significant digits, exponent form when the rounded exponent is < -4 or
+// >= P, trailing zeros dropped. toExponential and toFixed round the exact binary value.
+export function g17(x) {
+  const P = 17;
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf';
+  const [mant, e] = x.toExponential(P - 1).split('e');
+  const exp = Number(e);
+  if (exp < -4 || exp >= P) {
+    const m = mant.includes('.') ? mant.replace(/0+$/, '').replace(/\.$/, '') : mant;
+    return `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  let s = x.toFixed(P - 1 - exp);
+  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+  return s;
+}
