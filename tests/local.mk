@@ -18,6 +18,13 @@ EXTRA_DIST += tests/fresh_clone.sh tests/run-all.sh
 # automake's driver; tests/times.sh (and tests/run-all.sh at its end) prints them, longest first.
 LOG_DRIVER = $(SHELL) $(srcdir)/tests/timed-driver.sh $(SHELL) $(top_srcdir)/build-aux/test-driver
 EXTRA_DIST += tests/timed-driver.sh tests/times.sh tests/testlib.h
+
+# Check's per-case timeouts (tcase_set_timeout) catch a hang, not a slow machine: each is
+# a few times the case's time on an idle 2-core machine, and a sanitised build on a busy
+# one (a second suite, parallel builds) can take ten times that. Every timeout is
+# multiplied by CK_TIMEOUT_MULTIPLIER (10 unless the caller sets it), so no test fails for
+# the machine's speed; a real hang still ends, and CI's 90 minutes bound the whole run.
+AM_TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-10}; export CK_TIMEOUT_MULTIPLIER;
 CLEANFILES += tests/*.time
 check-times:
 	@$(SHELL) $(srcdir)/tests/times.sh
