@@ -78,30 +78,35 @@ static void check_geoms(const char *name, const struct loaded *l)
 	const mjModel *mj = l->mj;
 	int i, k;
 
-	ck_assert_msg(l->m.ngeom == mj->ngeom, "%s: %d geoms, MuJoCo %d", name, l->m.ngeom, mj->ngeom);
-	ck_assert_msg(l->m.nbody == mj->nbody, "%s: %d bodies, MuJoCo %d", name, l->m.nbody, mj->nbody);
+	ck_assert_msg(
+	    l->m.ngeom == mj->ngeom, "%s: %d geoms, MuJoCo %d", name, l->m.ngeom, mj->ngeom);
+	ck_assert_msg(
+	    l->m.nbody == mj->nbody, "%s: %d bodies, MuJoCo %d", name, l->m.nbody, mj->nbody);
 	for (i = 0; i < mj->ngeom; i++) {
 		const struct mdl_geom *g = &l->m.geoms[i];
 		const char *mjname = mj_id2name(mj, mjOBJ_GEOM, i);
-		ck_assert_msg((int)g->type == mj->geom_type[i], "%s geom %d: type %d, MuJoCo %d", name,
-		    i, g->type, mj->geom_type[i]);
+		ck_assert_msg((int)g->type == mj->geom_type[i], "%s geom %d: type %d, MuJoCo %d",
+		    name, i, g->type, mj->geom_type[i]);
 		ck_assert_msg(g->body == mj->geom_bodyid[i], "%s geom %d: body", name, i);
-		ck_assert_msg((!g->name && !mjname) || (g->name && mjname && !strcmp(g->name, mjname)),
+		ck_assert_msg(
+		    (!g->name && !mjname) || (g->name && mjname && !strcmp(g->name, mjname)),
 		    "%s geom %d: name %s, MuJoCo %s", name, i, g->name ? g->name : "-",
 		    mjname ? mjname : "-");
-		ck_assert_msg(g->condim == mj->geom_condim[i] && g->contype == mj->geom_contype[i] &&
-		                  g->conaffinity == mj->geom_conaffinity[i] &&
-		                  g->priority == mj->geom_priority[i],
+		ck_assert_msg(g->condim == mj->geom_condim[i] &&
+		        g->contype == mj->geom_contype[i] &&
+		        g->conaffinity == mj->geom_conaffinity[i] &&
+		        g->priority == mj->geom_priority[i],
 		    "%s geom %d: condim/contype/conaffinity/priority", name, i);
 		ck_assert_msg(close_to(g->solmix, mj->geom_solmix[i], PARAM_TOL) &&
-		                  close_to(g->margin, mj->geom_margin[i], PARAM_TOL) &&
-		                  close_to(g->gap, mj->geom_gap[i], PARAM_TOL),
+		        close_to(g->margin, mj->geom_margin[i], PARAM_TOL) &&
+		        close_to(g->gap, mj->geom_gap[i], PARAM_TOL),
 		    "%s geom %d: solmix/margin/gap", name, i);
 		for (k = 0; k < 3; k++) {
 			ck_assert_msg(close_to(g->size[k], mj->geom_size[3 * i + k], PARAM_TOL),
 			    "%s geom %d size[%d]: %.17g, MuJoCo %.17g", name, i, k, g->size[k],
 			    mj->geom_size[3 * i + k]);
-			ck_assert_msg(close_to(g->friction[k], mj->geom_friction[3 * i + k], PARAM_TOL),
+			ck_assert_msg(
+			    close_to(g->friction[k], mj->geom_friction[3 * i + k], PARAM_TOL),
 			    "%s geom %d friction[%d]", name, i, k);
 		}
 		for (k = 0; k < 2; k++)
@@ -113,11 +118,12 @@ static void check_geoms(const char *name, const struct loaded *l)
 	}
 	for (i = 0; i < mj->nbody; i++) {
 		const struct mdl_body *b = &l->m.bodies[i];
-		ck_assert_msg(b->parent == (i ? mj->body_parentid[i] : -1), "%s body %d parent", name, i);
-		ck_assert_msg(b->weld == mj->body_weldid[i], "%s body %d weld %d, MuJoCo %d", name, i,
-		    b->weld, mj->body_weldid[i]);
+		ck_assert_msg(
+		    b->parent == (i ? mj->body_parentid[i] : -1), "%s body %d parent", name, i);
+		ck_assert_msg(b->weld == mj->body_weldid[i], "%s body %d weld %d, MuJoCo %d", name,
+		    i, b->weld, mj->body_weldid[i]);
 		ck_assert_msg(b->geomadr == (b->geomnum ? mj->body_geomadr[i] : b->geomadr) &&
-		                  b->geomnum == mj->body_geomnum[i],
+		        b->geomnum == mj->body_geomnum[i],
 		    "%s body %d geoms", name, i);
 		/* mass: a body without geoms and inertial gets MuJoCo's 0 (a static one) */
 		ck_assert_msg(close_to(b->mass, mj->body_mass[i], 1e-12),
@@ -233,8 +239,7 @@ START_TEST(rest_is_the_whole_models_run)
 		bottom = d->xpos[3 * b + 2] - (g->type == MDL_SPHERE ? g->size[0] : g->size[2]);
 		pen = l.m.geoms[r->plane].pos[2] - bottom;
 		ck_assert_msg(close_to(r->rest.settled_penetration, pen, REST_TOL) ||
-		                  fabs(r->rest.settled_penetration - pen) <=
-		                      REST_TOL * fabs(pen),
+		        fabs(r->rest.settled_penetration - pen) <= REST_TOL * fabs(pen),
 		    "%s body %s: settled %.17g, MuJoCo %.17g", fixtures[_i], l.m.bodies[b].name,
 		    r->rest.settled_penetration, pen);
 		ck_assert_msg(fabs(r->rest.settled_penetration - pen) <= REST_TOL * fabs(pen),

@@ -212,7 +212,8 @@ static int check_depth(xmlNodePtr node, int depth, struct err *err)
 	return 0;
 }
 
-static int load_file(struct loader *l, const char *name, xmlNodePtr from, int level, struct err *err);
+static int load_file(
+    struct loader *l, const char *name, xmlNodePtr from, int level, struct err *err);
 
 /* Read every <include> under node, depth first, in document order. */
 static int load_includes(struct loader *l, xmlNodePtr node, int level, struct err *err)
@@ -233,8 +234,8 @@ static int load_includes(struct loader *l, xmlNodePtr node, int level, struct er
 			}
 			if (level + 1 > MJCF_MAX_INCLUDE_DEPTH) {
 				xmlFree(file);
-				return mjcf_fail(c, err, "includes nest deeper than %d",
-				    MJCF_MAX_INCLUDE_DEPTH);
+				return mjcf_fail(
+				    c, err, "includes nest deeper than %d", MJCF_MAX_INCLUDE_DEPTH);
 			}
 			rc = load_file(l, file, c, level + 1, err);
 			xmlFree(file);
@@ -247,7 +248,8 @@ static int load_includes(struct loader *l, xmlNodePtr node, int level, struct er
 	return 0;
 }
 
-static int load_file(struct loader *l, const char *name, xmlNodePtr from, int level, struct err *err)
+static int load_file(
+    struct loader *l, const char *name, xmlNodePtr from, int level, struct err *err)
 {
 	struct mjcf_doc *doc = l->doc;
 	struct mjcf_file *f, *grown;
@@ -255,13 +257,14 @@ static int load_file(struct loader *l, const char *name, xmlNodePtr from, int le
 	size_t i;
 
 	if (strlen(name) == 0 || strlen(name) > MJCF_MAX_NAME)
-		return mjcf_fail(from, err, "a file name of 1 to %d bytes is needed", MJCF_MAX_NAME);
+		return mjcf_fail(
+		    from, err, "a file name of 1 to %d bytes is needed", MJCF_MAX_NAME);
 	for (i = 0; i < doc->count; i++)
 		if (strcmp(doc->files[i].name, name) == 0)
 			return mjcf_fail(from, err, "file \"%s\" is already included", name);
 	if (doc->count >= MJCF_MAX_FILES)
-		return err_set(err, ERR_TOO_LARGE, "", "more than %d files in one model",
-		    MJCF_MAX_FILES);
+		return err_set(
+		    err, ERR_TOO_LARGE, "", "more than %d files in one model", MJCF_MAX_FILES);
 	grown = realloc(doc->files, (doc->count + 1) * sizeof *grown);
 	if (!grown)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
@@ -283,8 +286,8 @@ static int load_file(struct loader *l, const char *name, xmlNodePtr from, int le
 		return err_set(err, ERR_TOO_LARGE, "", "the model's files are over %ld bytes",
 		    (long)MJCF_MAX_BYTES);
 	if (f->len > (size_t)MJCF_MAX_BYTES)
-		return err_set(err, ERR_TOO_LARGE, "", "%s is over %ld bytes", name,
-		    (long)MJCF_MAX_BYTES);
+		return err_set(
+		    err, ERR_TOO_LARGE, "", "%s is over %ld bytes", name, (long)MJCF_MAX_BYTES);
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");

@@ -24,9 +24,9 @@ typedef int (*mjcf_reader)(void *ctx, const char *name, char **text, size_t *len
 #define MJCF_ITER_DEPTH 16
 
 struct mjcf_file {
-	char *name;   /* as the main file or an <include file=...> names it */
+	char *name;      /* as the main file or an <include file=...> names it */
 	xmlNodePtr from; /* the <include> element that read it; NULL for the main file */
-	char *text;   /* its bytes, as read */
+	char *text;      /* its bytes, as read */
 	size_t len;
 	xmlDocPtr doc;
 };
@@ -60,13 +60,12 @@ void mjcf_free(struct mjcf_doc *doc);
 
 /*
  * The element children of el in MuJoCo's order: an <include> stands for the children of
- * the included file's root. Start with it->depth = -1; each call returns the next element (or NULL at
- * the end) and keeps its place in *it. doc is the
- * loaded document the includes were read into.
+ * the included file's root. Start with it->depth = -1; each call returns the next element (or NULL
+ * at the end) and keeps its place in *it. doc is the loaded document the includes were read into.
  */
 struct mjcf_iter {
 	xmlNodePtr stack[MJCF_ITER_DEPTH]; /* the next node to visit at each include level */
-	int depth;                        /* -1: not started */
+	int depth;                         /* -1: not started */
 };
 xmlNodePtr mjcf_next(const struct mjcf_doc *doc, xmlNodePtr el, struct mjcf_iter *it);
 
@@ -91,6 +90,7 @@ int mjcf_int(xmlNodePtr el, const char *name, int *out, struct err *err);
 
 /* A keyword attribute: the index of its value in words (NULL-terminated); 0 absent, 1
  * read (*out set), -1 with err naming the allowed words. */
-int mjcf_word(xmlNodePtr el, const char *name, const char *const words[], int *out, struct err *err);
+int mjcf_word(
+    xmlNodePtr el, const char *name, const char *const words[], int *out, struct err *err);
 
 #endif

@@ -40,7 +40,7 @@ struct compiler {
 	struct mdl_model *m;
 	struct klass *classes;
 	int nclass;
-	int inertia_from_geom; /* 0 false, 1 true, 2 auto */
+	int inertia_from_geom;  /* 0 false, 1 true, 2 auto */
 	int group_lo, group_hi; /* compiler inertiagrouprange */
 	struct err *err;
 };
@@ -107,8 +107,9 @@ static int read_option(struct compiler *c, xmlNodePtr el)
 	if (rc > 0) {
 		o->integrator = (enum ctd_scene_integrator)v;
 		if (o->integrator == CTD_SCENE_IMPLICITFAST)
-			note(c->m, "integrator implicitfast is MuJoCo 2.3.3+; 2.2.2 refuses it (its "
-			           "contact rules are implicit's and Euler's)");
+			note(c->m,
+			    "integrator implicitfast is MuJoCo 2.3.3+; 2.2.2 refuses it (its "
+			    "contact rules are implicit's and Euler's)");
 	}
 	rc = mjcf_word(el, "cone", cones, &v, err);
 	if (rc < 0)
@@ -123,9 +124,12 @@ static int read_option(struct compiler *c, xmlNodePtr el)
 	while ((f = mjcf_next(c->doc, el, &it))) {
 		if (!mjcf_is(f, "flag"))
 			continue;
-		if (read_flag(f, "refsafe", &o->refsafe, err) || read_flag(f, "filterparent", &o->filterparent, err) ||
-		    read_flag(f, "contact", &o->contact, err) || read_flag(f, "constraint", &o->constraint, err) ||
-		    read_flag(f, "gravity", &o->gravity_on, err) || read_flag(f, "override", &o->override, err))
+		if (read_flag(f, "refsafe", &o->refsafe, err) ||
+		    read_flag(f, "filterparent", &o->filterparent, err) ||
+		    read_flag(f, "contact", &o->contact, err) ||
+		    read_flag(f, "constraint", &o->constraint, err) ||
+		    read_flag(f, "gravity", &o->gravity_on, err) ||
+		    read_flag(f, "override", &o->override, err))
 			return -1;
 	}
 	return 0;
@@ -167,8 +171,9 @@ static int read_compiler(struct compiler *c, xmlNodePtr el)
 		char *s = mjcf_attr(el, "settotalmass");
 		char *b = mjcf_attr(el, "boundmass");
 		if (s || b)
-			note(c->m, "compiler boundmass or settotalmass is set: bodies' masses are "
-			           "the geoms' and inertials' before it");
+			note(c->m,
+			    "compiler boundmass or settotalmass is set: bodies' masses are "
+			    "the geoms' and inertials' before it");
 		xmlFree(s);
 		xmlFree(b);
 	}
@@ -202,14 +207,15 @@ static int add_classes(struct compiler *c, xmlNodePtr el, int parent)
 		return mjcf_fail(el, c->err, "the top-level default is class \"main\"");
 	}
 	if (find_class(c, name ? name : "main") >= 0) {
-		int rc = mjcf_fail(el, c->err, "repeated default class \"%s\"", name ? name : "main");
+		int rc =
+		    mjcf_fail(el, c->err, "repeated default class \"%s\"", name ? name : "main");
 		xmlFree(name);
 		return rc;
 	}
 	if (c->nclass >= MODEL_MAX_CLASSES) {
 		xmlFree(name);
-		return err_set(c->err, ERR_TOO_LARGE, "", "more than %d default classes",
-		    MODEL_MAX_CLASSES);
+		return err_set(
+		    c->err, ERR_TOO_LARGE, "", "more than %d default classes", MODEL_MAX_CLASSES);
 	}
 	grown = realloc(c->classes, (c->nclass + 1) * sizeof *grown);
 	if (!grown) {
@@ -424,7 +430,8 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 		double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 		if (g->type != MDL_CAPSULE && g->type != MDL_CYLINDER && g->type != MDL_ELLIPSOID &&
 		    g->type != MDL_BOX)
-			return mjcf_fail(el, err, "fromto requires capsule, cylinder, box or ellipsoid");
+			return mjcf_fail(
+			    el, err, "fromto requires capsule, cylinder, box or ellipsoid");
 		if (gi.has_pos)
 			return mjcf_fail(el, err, "both pos and fromto defined");
 		g->size[1] = len / 2;
@@ -485,8 +492,9 @@ static int refuse_generators(xmlNodePtr el, struct err *err)
 	int i;
 	for (i = 0; generators[i]; i++)
 		if (mjcf_is(el, generators[i]))
-			return mjcf_fail(el, err, "%s generates bodies or geoms this reader does not "
-			                          "model; expand it first",
+			return mjcf_fail(el, err,
+			    "%s generates bodies or geoms this reader does not "
+			    "model; expand it first",
 			    generators[i]);
 	return 0;
 }
@@ -540,7 +548,8 @@ static int body_parts(struct compiler *c, xmlNodePtr el, struct mdl_body *b)
 	xmlNodePtr ch;
 	int identity, v, rc, free_joints = 0;
 
-	if (mjcf_reals(el, "pos", b->pos, 3, 1, err) < 0 || orientation_identity(el, &identity, err))
+	if (mjcf_reals(el, "pos", b->pos, 3, 1, err) < 0 ||
+	    orientation_identity(el, &identity, err))
 		return -1;
 	b->rotated = !identity;
 	while ((ch = mjcf_next(c->doc, el, &it))) {
@@ -587,7 +596,8 @@ static int body_geoms(struct compiler *c, xmlNodePtr container, int id, int chil
 			return -1;
 		if (!mjcf_is(ch, "geom"))
 			continue;
-		if (element_class(c, ch, childclass, &klass) != 0 || add_geom(c, ch, id, klass) != 0)
+		if (element_class(c, ch, childclass, &klass) != 0 ||
+		    add_geom(c, ch, id, klass) != 0)
 			return -1;
 	}
 	c->m->bodies[id].geomnum = c->m->ngeom - c->m->bodies[id].geomadr;
@@ -671,7 +681,8 @@ static int named(struct compiler *c, xmlNodePtr el, const char *attr, int geoms,
 		return mjcf_fail(el, c->err, "%s is required", attr);
 	*out = find_named(c->m, geoms, name);
 	if (*out < 0) {
-		int rc = mjcf_fail(el, c->err, "%s \"%s\" names no %s", attr, name, geoms ? "geom" : "body");
+		int rc = mjcf_fail(
+		    el, c->err, "%s \"%s\" names no %s", attr, name, geoms ? "geom" : "body");
 		xmlFree(name);
 		return rc;
 	}
@@ -765,7 +776,8 @@ static int add_exclude(struct compiler *c, xmlNodePtr el)
 /* ---- the whole ---- */
 
 /* Each section of the root, in document order with the includes spliced in. */
-static int sections(struct compiler *c, const char *name, int (*each)(struct compiler *, xmlNodePtr))
+static int sections(
+    struct compiler *c, const char *name, int (*each)(struct compiler *, xmlNodePtr))
 {
 	struct mjcf_iter it = {.depth = -1};
 	xmlNodePtr el;
@@ -813,8 +825,8 @@ int mdl_compile(const struct mjcf_doc *doc, struct mdl_model *m, struct err *err
 	memset(m, 0, sizeof *m);
 	option_default(&m->option);
 	m->angle_degree = 1;
-	if (sections(&c, "compiler", read_compiler) != 0 || sections(&c, "option", read_option) != 0 ||
-	    sections(&c, "default", top_default) != 0)
+	if (sections(&c, "compiler", read_compiler) != 0 ||
+	    sections(&c, "option", read_option) != 0 || sections(&c, "default", top_default) != 0)
 		goto done;
 	if (c.nclass == 0) {
 		/* MuJoCo's class "main" exists without a <default> element */

@@ -48,18 +48,18 @@ struct mdl_option {
 };
 
 struct mdl_body {
-	char *name;        /* NULL when unnamed; "world" for body 0 */
-	int parent;        /* -1 for the world */
-	int weld;          /* MuJoCo's body_weldid: itself when it has a joint, else its parent's */
-	int joints;        /* joints (a freejoint counts one) */
-	int free;          /* its only joint is a free joint */
-	int children;      /* child bodies */
+	char *name;   /* NULL when unnamed; "world" for body 0 */
+	int parent;   /* -1 for the world */
+	int weld;     /* MuJoCo's body_weldid: itself when it has a joint, else its parent's */
+	int joints;   /* joints (a freejoint counts one) */
+	int free;     /* its only joint is a free joint */
+	int children; /* child bodies */
 	int geomadr, geomnum;
-	double pos[3];     /* m, in the parent's frame */
-	int rotated;       /* its frame is not the parent's orientation */
-	int has_inertial;  /* an <inertial> element gives its mass */
+	double pos[3];       /* m, in the parent's frame */
+	int rotated;         /* its frame is not the parent's orientation */
+	int has_inertial;    /* an <inertial> element gives its mass */
 	int inertial_offset; /* the <inertial> has a pos or orientation off the body frame */
-	double mass;       /* kg, as MuJoCo compiles it; NaN when a mesh geom's volume counts */
+	double mass;         /* kg, as MuJoCo compiles it; NaN when a mesh geom's volume counts */
 	xmlNodePtr el;
 };
 
@@ -70,9 +70,9 @@ struct mdl_geom {
 	double size[3]; /* m, after fromto and defaults */
 	int condim, contype, conaffinity, priority, group;
 	double solmix, solref[2], solimp[5], friction[3], margin, gap;
-	double mass;   /* kg: mass, or density x volume; NaN for mesh, hfield and sdf */
-	double pos[3]; /* m, in the body frame */
-	int rotated;   /* its frame is not the body's orientation */
+	double mass;    /* kg: mass, or density x volume; NaN for mesh, hfield and sdf */
+	double pos[3];  /* m, in the body frame */
+	int rotated;    /* its frame is not the body's orientation */
 	int answerable; /* 0: a mesh, heightfield or SDF (its shape is not read) */
 	xmlNodePtr el;
 };

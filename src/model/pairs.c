@@ -146,7 +146,10 @@ static void dynamic(const struct mdl_model *m, int g1, int g2, const struct ctd_
 	if (a->priority != b->priority) {
 		const struct mdl_geom *lo = a->priority < b->priority ? a : b;
 		const struct mdl_geom *hi = lo == a ? b : a;
-		if (lo->solref[0] != hi->solref[0] || lo->solref[1] != hi->solref[1]) {
+		/* MuJoCo's default solref is no choice of the user's: only a solref set (one
+		 * that differs from (0.02, 1)) is reported as hidden */
+		if ((lo->solref[0] != hi->solref[0] || lo->solref[1] != hi->solref[1]) &&
+		    (lo->solref[0] != DEFAULT_TIMECONST || lo->solref[1] != DEFAULT_DAMPRATIO)) {
 			p->warnings |= MPAIR_WARN_PRIORITY;
 			p->hidden = lo == a ? p->geom1 : p->geom2;
 		}
@@ -359,46 +362,51 @@ void mpair_warning_text(const struct mdl_model *m, const struct mpair_pair *p, u
 	case MPAIR_WARN_TIMECONST:
 		if (o->refsafe)
 			snprintf(msg, len,
-			    "solref's timeconst %.17g s is below 2 x timestep = %.17g s: refsafe "
-			    "replaces it with %.17g s, so the contact is softer than written",
+			    "solref's timeconst %.6g s is below 2 x timestep = %.6g s: refsafe "
+			    "replaces it with %.6g s, so the contact is softer than written",
 			    p->solref[0], 2 * h, p->timeconst_used);
 		else
 			snprintf(msg, len,
-			    "solref's timeconst %.17g s is below 2 x timestep = %.17g s and refsafe "
+			    "solref's timeconst %.6g s is below 2 x timestep = %.6g s and refsafe "
 			    "is disabled: the step cannot resolve the contact spring",
 			    p->solref[0], 2 * h);
-		snprintf(fix, len, "set solref's timeconst to at least %.17g s, or the timestep to at "
-		                   "most %.17g s",
+		snprintf(fix, len,
+		    "set solref's timeconst to at least %.6g s, or the timestep to at "
+		    "most %.6g s",
 		    2 * h, p->solref[0] / 2);
 		break;
 	case MPAIR_WARN_DAMPING:
 		snprintf(msg, len,
-		    "timeconst_used x dampratio = %.17g s is below the timestep %.17g s: the damping "
+		    "timeconst_used x dampratio = %.6g s is below the timestep %.6g s: the damping "
 		    "acts within one step (refsafe's guard does not cover it)",
 		    p->timeconst_used * p->dampratio_used, h);
-		snprintf(fix, len, "raise dampratio to at least %.17g, or timeconst to at least %.17g s",
+		snprintf(fix, len,
+		    "raise dampratio to at least %.6g, or timeconst to at least %.6g s",
 		    h / p->timeconst_used, h / p->dampratio_used);
 		break;
 	case MPAIR_WARN_GROWTH:
 		snprintf(msg, len,
-		    "the contact spring grows by %.17g per step at timestep %.17g s with %s: a "
+		    "the contact spring grows by %.6g per step at timestep %.6g s with %s: a "
 		    "penetration oscillates and grows",
 		    p->growth, h, mdl_integrator_name(o->integrator));
 		if (p->growth_timeconst > 0)
-			snprintf(fix, len, "raise solref's timeconst to at least %.17g s",
+			snprintf(fix, len, "raise solref's timeconst to at least %.6g s",
 			    p->growth_timeconst);
 		else
-			snprintf(fix, len, "soften the contact (a smaller stiffness or a larger timeconst) "
-			                   "or shorten the timestep");
+			snprintf(fix, len,
+			    "soften the contact (a smaller stiffness or a larger timeconst) "
+			    "or shorten the timestep");
 		break;
 	case MPAIR_WARN_PRIORITY: {
 		int win = p->hidden == p->geom1 ? p->geom2 : p->geom1;
 		const struct mdl_geom *lo = &m->geoms[p->hidden];
 		snprintf(msg, len,
-		    "geom %s's solref (%.17g, %.17g) is not used: geom %s has the higher priority and "
-		    "supplies (%.17g, %.17g)",
+		    "geom %s's solref (%.6g, %.6g) is not used: geom %s has the higher priority "
+		    "and "
+		    "supplies (%.6g, %.6g)",
 		    geom_label(m, p->hidden, a, sizeof a), lo->solref[0], lo->solref[1],
-		    geom_label(m, win, b, sizeof b), m->geoms[win].solref[0], m->geoms[win].solref[1]);
+		    geom_label(m, win, b, sizeof b), m->geoms[win].solref[0],
+		    m->geoms[win].solref[1]);
 		snprintf(fix, len,
 		    "give both geoms the same priority (solmix then averages), or set the solref "
 		    "wanted on geom %s, or add a <pair> for these geoms",

@@ -28,13 +28,13 @@ struct mpair_pair {
 	double friction[5]; /* each >= mjMINMU */
 	double solref[2], solimp[5];
 	double margin, gap, includemargin; /* m; rows while dist < includemargin */
-	int solref_fallback;  /* a mixed-sign solref: MuJoCo uses (0.02, 1) */
-	int direct;           /* solref in the direct form: no time constant */
-	double timeconst_used;  /* s after refsafe (standard form) */
+	int solref_fallback;               /* a mixed-sign solref: MuJoCo uses (0.02, 1) */
+	int direct;                        /* solref in the direct form: no time constant */
+	double timeconst_used;             /* s after refsafe (standard form) */
 	double dampratio_used;
-	double growth;        /* the spectral radius of one step at the deepest impedance */
+	double growth; /* the spectral radius of one step at the deepest impedance */
 	unsigned warnings;
-	int hidden;           /* PRIORITY: the geom whose solref is not used */
+	int hidden;              /* PRIORITY: the geom whose solref is not used */
 	double growth_timeconst; /* GROWTH: the smallest timeconst whose step does not grow
 	                            (0 when none up to 1 s) */
 };

@@ -44,7 +44,9 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 	if (body->parent != 0)
 		return refuse(r, "not a child of the world");
 	if (!body->free)
-		return refuse(r, body->joints ? "its joints are not one free joint" : "no free joint: it does not move");
+		return refuse(r,
+		    body->joints ? "its joints are not one free joint"
+		                 : "no free joint: it does not move");
 	if (body->children)
 		return refuse(r, "it has child bodies");
 	if (body->geomnum != 1)
@@ -54,7 +56,8 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 	if (g->type != MDL_SPHERE && g->type != MDL_BOX)
 		return refuse(r, "its geom is neither a sphere nor a box");
 	if (body->rotated || g->rotated)
-		return refuse(r, "its frame or its geom is rotated: the core's box rests flat, unrotated");
+		return refuse(
+		    r, "its frame or its geom is rotated: the core's box rests flat, unrotated");
 	if (g->pos[0] != 0 || g->pos[1] != 0 || g->pos[2] != 0 || body->inertial_offset)
 		return refuse(r, "its geom or inertial is off the body's origin");
 	if (!(body->mass > 0) || !isfinite(body->mass))

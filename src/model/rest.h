@@ -14,7 +14,7 @@
 
 struct mrest_body {
 	int body;
-	int answered;    /* 1: rest is the core's answer; 0: why says what prevents it */
+	int answered; /* 1: rest is the core's answer; 0: why says what prevents it */
 	char why[200];
 	int geom, plane; /* the body's geom and the plane (answered only) */
 	int pair;        /* index in the pair list */
