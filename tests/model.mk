@@ -11,3 +11,9 @@ EXTRA_DIST += tests/fixtures/mjcf/README.md tests/fixtures/mjcf/hand-classes.xml
 	tests/fixtures/mjcf/so101-2.2.2.xml tests/fixtures/mjcf/so101-scene_box-2.2.2.xml \
 	tests/fixtures/mjcf/mujoco-humanoid.xml tests/fixtures/mjcf/mujoco-slider_crank.xml \
 	tests/fixtures/mjcf/mujoco-arm26.xml
+# The model endpoint's handler: refusals naming file, line and element; limits; warnings.
+check_PROGRAMS += tests/test_model
+TESTS += tests/test_model
+tests_test_model_SOURCES = tests/test_model.c tests/svc_test.c tests/svc_test.h
+tests_test_model_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_model_LDADD = $(SERVICE_TEST_LIBS) -lm
