@@ -62,7 +62,7 @@ static int row_answer(const struct svc_endpoint_def *row, const void *request,
 static void row_release(const struct svc_endpoint_def *row, void *request)
 {
 	if (row->release)
-		row_release(row, request);
+		row->release(request);
 	else
 		free(request);
 }
