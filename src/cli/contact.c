@@ -362,8 +362,8 @@ static int run_model_file(const char *path, enum format format, const struct plo
 	}
 	files = json_object();
 	for (i = 0; files && i < doc.count; i++)
-		json_object_set_new(files, doc.files[i].name,
-		    json_stringn(doc.files[i].text, doc.files[i].len));
+		json_object_set_new(
+		    files, doc.files[i].name, json_stringn(doc.files[i].text, doc.files[i].len));
 	req = json_pack("{s:s, s:o}", "main", doc.files[0].name, "files", files);
 	mjcf_free(&doc);
 	text = req ? json_dumps(req, JSON_COMPACT) : NULL;
