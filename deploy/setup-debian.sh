@@ -6,7 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 PACKAGES="build-essential autoconf automake libtool pkg-config \
   libmicrohttpd-dev libjansson-dev libsqlite3-dev libgsl-dev libsodium-dev \
   check libmujoco-dev libcurl4-openssl-dev nginx wrk sqlite3 curl \
-  libjs-chart.js chromium libxml2-utils logrotate libpq-dev postgresql \
+  libjs-chart.js chromium libxml2-utils libxml2-dev logrotate libpq-dev postgresql \
   slurm-wlm munge"
 # node and npm run the browser tests (playwright-core from npm). Debian's nodejs and
 # npm, unless a node is already installed (another build of it may ship its own npm,

@@ -2,6 +2,7 @@
 include $(srcdir)/tests/core.mk
 include $(srcdir)/tests/parity.mk
 include $(srcdir)/tests/service.mk
+include $(srcdir)/tests/model.mk
 include $(srcdir)/tests/http.mk
 include $(srcdir)/tests/calib.mk
 include $(srcdir)/tests/install.mk

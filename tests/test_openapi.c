@@ -1063,8 +1063,8 @@ START_TEST(documented_defaults_are_real)
 	 * stability: solref, solimp and option 5 (impedance's default depends on solimp);
 	 * sweep: base; find: base, max_iterations and method (its example sets target;
 	 * tolerance's default depends on bracket); hold: object 3 + geom 8, pad 2 + geom 8,
-	 * grip_force, option 8, duration and slip_limit. */
-	ck_assert_int_eq(checked, 2 * 20 + 1 + 7 + 1 + 3 + 32);
+	 * grip_force, option 8, duration and slip_limit; model: mujoco. */
+	ck_assert_int_eq(checked, 2 * 20 + 1 + 7 + 1 + 3 + 32 + 1);
 }
 END_TEST
 

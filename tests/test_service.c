@@ -705,6 +705,10 @@ START_TEST(ask_parsed_once_equals_answer_of_canonical)
 	        "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": "
 	        "\"stable\", \"bracket\": [0.01, 1], \"tolerance\": 1e-6}"},
 	    {SVC_HOLD, "{\"grip_force\": 5, \"option\": {\"cone\": \"elliptic\"}}"},
+	    {SVC_MODEL,
+	        "{\"main\": \"a.xml\", \"files\": {\"a.xml\": \"<mujoco><worldbody><geom "
+	        "type='plane' size='0 0 1'/><body pos='0 0 0.05'><freejoint/><geom "
+	        "size='0.05'/></body></worldbody></mujoco>\"}}"},
 	};
 	struct svc_limits lim = tsvc_limits(1);
 	int covered[SVC_ENDPOINT_COUNT] = {0};

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/jtext.h"
+#include "model/mjcf.h"
 #include "cli/figure.h"
 #include "http/status.h"
 #include "service/eval.h"
@@ -335,6 +336,45 @@ static int run_streamed(const char *text, size_t len, enum format format)
 
 /* Answer the request in text and print it in format (and draw it if asked); returns the
  * exit status. */
+static int run(enum svc_endpoint ep, const char *text, size_t len, enum format format,
+    const struct plot_request *plot);
+
+/* `contact model FILE.xml`: the file and the files it includes, read from disk relative
+ * to its directory as MuJoCo reads them, as the model endpoint's JSON request. */
+static int run_model_file(const char *path, enum format format, const struct plot_request *plot)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct mjcf_doc doc;
+	struct err err;
+	json_t *req, *files;
+	char *text;
+	size_t i;
+	int status;
+
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (slash && slash == path)
+		snprintf(dir, sizeof dir, "/");
+	err_clear(&err);
+	if (mjcf_load(slash ? slash + 1 : path, mjcf_disk_reader, dir, &doc, &err) != 0) {
+		fprintf(stderr, "contact: %s\n", err.message);
+		return http_status_of(err.code) == 500 ? EXIT_INTERNAL : EXIT_REJECTED;
+	}
+	files = json_object();
+	for (i = 0; files && i < doc.count; i++)
+		json_object_set_new(
+		    files, doc.files[i].name, json_stringn(doc.files[i].text, doc.files[i].len));
+	req = json_pack("{s:s, s:o}", "main", doc.files[0].name, "files", files);
+	mjcf_free(&doc);
+	text = req ? json_dumps(req, JSON_COMPACT) : NULL;
+	json_decref(req);
+	if (!text)
+		return EXIT_INTERNAL;
+	status = run(SVC_MODEL, text, strlen(text), format, plot);
+	free(text);
+	return status;
+}
+
 static int run(enum svc_endpoint ep, const char *text, size_t len, enum format format,
     const struct plot_request *plot)
 {
@@ -649,6 +689,9 @@ int main(int argc, char **argv)
 	}
 	if (!path)
 		return run(ep, default_request, strlen(default_request), format, &plot);
+	if (ep == SVC_MODEL && strcmp(path, "-") != 0 && strlen(path) > 4 &&
+	    strcmp(path + strlen(path) - 4, ".xml") == 0)
+		return run_model_file(path, format, &plot);
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",

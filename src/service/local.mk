@@ -14,10 +14,11 @@ libservice_a_SOURCES = \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
 	src/service/hold.c src/service/hold.h \
+	src/service/model.c \
 	src/service/service.c src/service/service.h \
 	src/service/budget.c src/service/budget.h
-libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)
+libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS) $(XML_CFLAGS)
 # What a front end links: the service, the base and the core beneath it, jansson and threads.
-SERVICE_LIBS = libservice.a $(BASE_LIBS) $(CORE_LIBS) $(JANSSON_LIBS) -lpthread
+SERVICE_LIBS = libservice.a libmodel.a $(BASE_LIBS) $(CORE_LIBS) $(JANSSON_LIBS) $(XML_LIBS) -lpthread
 # how to add an endpoint: its row, its kind, the files it touches
 EXTRA_DIST += docs/endpoints.md

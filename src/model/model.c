@@ -1,0 +1,876 @@
+/*
+ * model.c: MuJoCo 2.2.2's compiler, as far as contacts go (its user_objects.cc and
+ * xml_native_reader.cc): defaults, classes, bodies, geoms, the contact section.
+ */
+#include "model/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tunables.h"
+
+static const char *const geom_types[] = {
+    "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf", NULL};
+static const char *const integrators[] = {"Euler", "implicit", "implicitfast", "RK4", NULL};
+static const char *const cones[] = {"pyramidal", "elliptic", NULL};
+static const char *const able[] = {"disable", "enable", NULL};
+static const char *const truth[] = {"false", "true", NULL};
+static const char *const collisions[] = {"all", "predefined", "dynamic", NULL};
+
+const char *mdl_geom_type_name(enum mdl_geom_type t)
+{
+	return t < MDL_GEOM_TYPES ? geom_types[t] : "unknown";
+}
+
+const char *mdl_integrator_name(enum ctd_scene_integrator i)
+{
+	return (unsigned)i < 4 ? integrators[i] : "unknown";
+}
+
+/* A default class: its name, its parent class and the <default> element holding it. */
+struct klass {
+	char *name;
+	int parent;
+	xmlNodePtr el;
+};
+
+struct compiler {
+	const struct mjcf_doc *doc;
+	struct mdl_model *m;
+	struct klass *classes;
+	int nclass;
+	int inertia_from_geom;  /* 0 false, 1 true, 2 auto */
+	int group_lo, group_hi; /* compiler inertiagrouprange */
+	struct err *err;
+};
+
+static void note(struct mdl_model *m, const char *text)
+{
+	if (m->nnotes < (int)(sizeof m->notes / sizeof m->notes[0]))
+		snprintf(m->notes[m->nnotes++], sizeof m->notes[0], "%s", text);
+}
+
+/* ---- option and compiler ---- */
+
+static void option_default(struct mdl_option *o)
+{
+	memset(o, 0, sizeof *o);
+	o->timestep = DEFAULT_TIMESTEP;
+	o->integrator = CTD_SCENE_EULER;
+	o->cone = CTD_CONE_PYRAMIDAL;
+	o->impratio = DEFAULT_IMPRATIO;
+	o->gravity[2] = -DEFAULT_GRAVITY;
+	o->refsafe = o->filterparent = o->contact = o->constraint = o->gravity_on = 1;
+	o->o_margin = 0;
+	o->o_solref[0] = DEFAULT_TIMECONST;
+	o->o_solref[1] = DEFAULT_DAMPRATIO;
+	o->o_solimp[0] = DEFAULT_SOLIMP_D0;
+	o->o_solimp[1] = DEFAULT_SOLIMP_DWIDTH;
+	o->o_solimp[2] = DEFAULT_SOLIMP_WIDTH;
+	o->o_solimp[3] = DEFAULT_SOLIMP_MIDPOINT;
+	o->o_solimp[4] = DEFAULT_SOLIMP_POWER;
+}
+
+static int read_flag(xmlNodePtr el, const char *name, int *out, struct err *err)
+{
+	int v;
+	int rc = mjcf_word(el, name, able, &v, err);
+	if (rc > 0)
+		*out = v;
+	return rc < 0 ? -1 : 0;
+}
+
+static int read_option(struct compiler *c, xmlNodePtr el)
+{
+	struct mdl_option *o = &c->m->option;
+	struct err *err = c->err;
+	struct mjcf_iter it = {.depth = -1};
+	xmlNodePtr f;
+	int v, rc;
+
+	if (mjcf_reals(el, "timestep", &o->timestep, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "impratio", &o->impratio, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "gravity", o->gravity, 3, 1, err) < 0 ||
+	    mjcf_reals(el, "o_margin", &o->o_margin, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "o_solref", o->o_solref, 2, 0, err) < 0 ||
+	    mjcf_reals(el, "o_solimp", o->o_solimp, 5, 0, err) < 0 ||
+	    mjcf_int(el, "noslip_iterations", &o->noslip_iterations, err) < 0)
+		return -1;
+	if (!(o->timestep > 0))
+		return mjcf_fail(el, err, "timestep must be positive");
+	if (!(o->impratio > 0))
+		return mjcf_fail(el, err, "impratio must be positive");
+	rc = mjcf_word(el, "integrator", integrators, &v, err);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		o->integrator = (enum ctd_scene_integrator)v;
+		if (o->integrator == CTD_SCENE_IMPLICITFAST)
+			note(c->m,
+			    "integrator implicitfast is MuJoCo 2.3.3+; 2.2.2 refuses it (its "
+			    "contact rules are implicit's and Euler's)");
+	}
+	rc = mjcf_word(el, "cone", cones, &v, err);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		o->cone = (enum ctd_cone)v;
+	rc = mjcf_word(el, "collision", collisions, &v, err);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		o->collision = v;
+	while ((f = mjcf_next(c->doc, el, &it))) {
+		if (!mjcf_is(f, "flag"))
+			continue;
+		if (read_flag(f, "refsafe", &o->refsafe, err) ||
+		    read_flag(f, "filterparent", &o->filterparent, err) ||
+		    read_flag(f, "contact", &o->contact, err) ||
+		    read_flag(f, "constraint", &o->constraint, err) ||
+		    read_flag(f, "gravity", &o->gravity_on, err) ||
+		    read_flag(f, "override", &o->override, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int read_compiler(struct compiler *c, xmlNodePtr el)
+{
+	static const char *const angles[] = {"radian", "degree", NULL};
+	static const char *const inertia[] = {"false", "true", "auto", NULL};
+	static const char *const coordinates[] = {"local", "global", NULL};
+	struct err *err = c->err;
+	double range[2];
+	int v, rc;
+
+	if ((rc = mjcf_word(el, "angle", angles, &v, err)) < 0)
+		return -1;
+	if (rc > 0)
+		c->m->angle_degree = v;
+	if ((rc = mjcf_word(el, "autolimits", truth, &v, err)) < 0)
+		return -1;
+	if (rc > 0)
+		c->m->autolimits = v;
+	if ((rc = mjcf_word(el, "inertiafromgeom", inertia, &v, err)) < 0)
+		return -1;
+	if (rc > 0)
+		c->inertia_from_geom = v;
+	if ((rc = mjcf_word(el, "coordinate", coordinates, &v, err)) < 0)
+		return -1;
+	if (rc > 0 && v == 1)
+		return mjcf_fail(el, err, "coordinate=\"global\" is not read here");
+	if ((rc = mjcf_reals(el, "inertiagrouprange", range, 2, 1, err)) < 0)
+		return -1;
+	if (rc > 0) {
+		c->group_lo = (int)range[0];
+		c->group_hi = (int)range[1];
+	}
+	{
+		/* a body mass MuJoCo changes after summing its geoms: answered without it */
+		char *s = mjcf_attr(el, "settotalmass");
+		char *b = mjcf_attr(el, "boundmass");
+		if (s || b)
+			note(c->m,
+			    "compiler boundmass or settotalmass is set: bodies' masses are "
+			    "the geoms' and inertials' before it");
+		xmlFree(s);
+		xmlFree(b);
+	}
+	return 0;
+}
+
+/* ---- default classes ---- */
+
+static int find_class(const struct compiler *c, const char *name)
+{
+	int i;
+	for (i = 0; i < c->nclass; i++)
+		if (strcmp(c->classes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int add_classes(struct compiler *c, xmlNodePtr el, int parent)
+{
+	struct mjcf_iter it = {.depth = -1};
+	char *name = mjcf_attr(el, "class");
+	struct klass *grown;
+	xmlNodePtr ch;
+	int id;
+
+	if (!name && parent >= 0) {
+		return mjcf_fail(el, c->err, "a nested default needs a class");
+	}
+	if (parent < 0 && name && strcmp(name, "main") != 0) {
+		xmlFree(name);
+		return mjcf_fail(el, c->err, "the top-level default is class \"main\"");
+	}
+	if (find_class(c, name ? name : "main") >= 0) {
+		int rc =
+		    mjcf_fail(el, c->err, "repeated default class \"%s\"", name ? name : "main");
+		xmlFree(name);
+		return rc;
+	}
+	if (c->nclass >= MODEL_MAX_CLASSES) {
+		xmlFree(name);
+		return err_set(
+		    c->err, ERR_TOO_LARGE, "", "more than %d default classes", MODEL_MAX_CLASSES);
+	}
+	grown = realloc(c->classes, (c->nclass + 1) * sizeof *grown);
+	if (!grown) {
+		xmlFree(name);
+		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+	}
+	c->classes = grown;
+	id = c->nclass++;
+	c->classes[id].name = strdup(name ? name : "main");
+	xmlFree(name);
+	c->classes[id].parent = parent;
+	c->classes[id].el = el;
+	if (!c->classes[id].name)
+		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+	while ((ch = mjcf_next(c->doc, el, &it)))
+		if (mjcf_is(ch, "default") && add_classes(c, ch, id) != 0)
+			return -1;
+	return 0;
+}
+
+/* The class an element uses: its own class attribute, else inherited (childclass). */
+static int element_class(struct compiler *c, xmlNodePtr el, int inherited, int *out)
+{
+	char *name = mjcf_attr(el, "class");
+	int id;
+
+	if (!name) {
+		*out = inherited;
+		return 0;
+	}
+	id = find_class(c, name);
+	if (id < 0) {
+		int rc = mjcf_fail(el, c->err, "unknown default class \"%s\"", name);
+		xmlFree(name);
+		return rc;
+	}
+	xmlFree(name);
+	*out = id;
+	return 0;
+}
+
+/* ---- geoms ---- */
+
+struct geom_in {
+	struct mdl_geom g;
+	double fromto[6];
+	int has_fromto;
+	double density;
+	double mass; /* NaN: not given */
+	int has_pos;
+	int has_mesh;
+};
+
+static void geom_default(struct geom_in *gi)
+{
+	struct ctd_pair_geom p;
+	memset(gi, 0, sizeof *gi);
+	ctd_pair_geom_default(&p);
+	gi->g.type = MDL_SPHERE;
+	gi->g.contype = gi->g.conaffinity = 1;
+	gi->g.condim = p.condim;
+	gi->g.solmix = p.solmix;
+	memcpy(gi->g.solref, p.solref, sizeof p.solref);
+	memcpy(gi->g.solimp, p.solimp, sizeof p.solimp);
+	memcpy(gi->g.friction, p.friction, sizeof p.friction);
+	gi->density = 1000;
+	gi->mass = NAN;
+}
+
+/* Whether an orientation attribute of el leaves the frame as it is. */
+static int orientation_identity(xmlNodePtr el, int *identity, struct err *err)
+{
+	double v[6];
+	int n;
+
+	*identity = 1;
+	if ((n = mjcf_reals(el, "quat", v, 4, 1, err)) < 0)
+		return -1;
+	if (n > 0 && !(v[0] > 0 && v[1] == 0 && v[2] == 0 && v[3] == 0))
+		*identity = 0;
+	if ((n = mjcf_reals(el, "euler", v, 3, 1, err)) < 0)
+		return -1;
+	if (n > 0 && (v[0] != 0 || v[1] != 0 || v[2] != 0))
+		*identity = 0;
+	if ((n = mjcf_reals(el, "axisangle", v, 4, 1, err)) < 0)
+		return -1;
+	if (n > 0 && v[3] != 0)
+		*identity = 0;
+	if ((n = mjcf_reals(el, "zaxis", v, 3, 1, err)) < 0)
+		return -1;
+	if (n > 0 && !(v[0] == 0 && v[1] == 0 && v[2] > 0))
+		*identity = 0;
+	if ((n = mjcf_reals(el, "xyaxes", v, 6, 1, err)) < 0)
+		return -1;
+	if (n > 0 && !(v[0] > 0 && v[1] == 0 && v[2] == 0 && v[3] == 0 && v[4] > 0 && v[5] == 0))
+		*identity = 0;
+	return 0;
+}
+
+/* Overlay the attributes of one <geom> element (in a default or in a body). */
+static int geom_attrs(xmlNodePtr el, struct geom_in *gi, struct err *err)
+{
+	struct mdl_geom *g = &gi->g;
+	int v, rc, identity;
+	char *s;
+
+	if ((rc = mjcf_word(el, "type", geom_types, &v, err)) < 0)
+		return -1;
+	if (rc > 0)
+		g->type = (enum mdl_geom_type)v;
+	if (mjcf_reals(el, "size", g->size, 3, 0, err) < 0 ||
+	    mjcf_int(el, "contype", &g->contype, err) < 0 ||
+	    mjcf_int(el, "conaffinity", &g->conaffinity, err) < 0 ||
+	    mjcf_int(el, "condim", &g->condim, err) < 0 ||
+	    mjcf_int(el, "group", &g->group, err) < 0 ||
+	    mjcf_int(el, "priority", &g->priority, err) < 0 ||
+	    mjcf_reals(el, "friction", g->friction, 3, 0, err) < 0 ||
+	    mjcf_reals(el, "solmix", &g->solmix, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "solref", g->solref, 2, 0, err) < 0 ||
+	    mjcf_reals(el, "solimp", g->solimp, 5, 0, err) < 0 ||
+	    mjcf_reals(el, "margin", &g->margin, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "gap", &g->gap, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "density", &gi->density, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "mass", &gi->mass, 1, 1, err) < 0)
+		return -1;
+	if ((rc = mjcf_reals(el, "fromto", gi->fromto, 6, 1, err)) < 0)
+		return -1;
+	if (rc > 0)
+		gi->has_fromto = 1;
+	if ((rc = mjcf_reals(el, "pos", g->pos, 3, 1, err)) < 0)
+		return -1;
+	if (rc > 0 && (g->pos[0] != 0 || g->pos[1] != 0 || g->pos[2] != 0))
+		gi->has_pos = 1;
+	if (orientation_identity(el, &identity, err) != 0)
+		return -1;
+	if (!identity)
+		g->rotated = 1;
+	if ((s = mjcf_attr(el, "mesh")) || (s = mjcf_attr(el, "hfield"))) {
+		gi->has_mesh = 1;
+		xmlFree(s);
+	}
+	return 0;
+}
+
+/* Apply class id's <geom> defaults, its ancestors' first. */
+static int class_geom(struct compiler *c, int id, struct geom_in *gi)
+{
+	struct mjcf_iter it = {.depth = -1};
+	xmlNodePtr ch;
+
+	if (id < 0)
+		return 0;
+	if (class_geom(c, c->classes[id].parent, gi) != 0)
+		return -1;
+	/* the implicit class main of a document without <default> has no element */
+	while (c->classes[id].el && (ch = mjcf_next(c->doc, c->classes[id].el, &it)))
+		if (mjcf_is(ch, "geom") && geom_attrs(ch, gi, c->err) != 0)
+			return -1;
+	return 0;
+}
+
+static double geom_volume(const struct mdl_geom *g)
+{
+	const double *s = g->size;
+	switch (g->type) {
+	case MDL_SPHERE:
+		return 4 * M_PI * s[0] * s[0] * s[0] / 3;
+	case MDL_CAPSULE:
+		return M_PI * (s[0] * s[0] * (2 * s[1]) + 4 * s[0] * s[0] * s[0] / 3);
+	case MDL_CYLINDER:
+		return M_PI * s[0] * s[0] * (2 * s[1]);
+	case MDL_ELLIPSOID:
+		return 4 * M_PI * s[0] * s[1] * s[2] / 3;
+	case MDL_BOX:
+		return s[0] * s[1] * s[2] * 8;
+	default:
+		return 0;
+	}
+}
+
+static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
+{
+	static const int positive[MDL_GEOM_TYPES] = {0, 0, 1, 2, 3, 2, 3, 0, 0};
+	struct mdl_model *m = c->m;
+	struct err *err = c->err;
+	struct geom_in gi;
+	struct mdl_geom *g, *grown;
+	char *name;
+	int i;
+
+	if (m->ngeom >= MODEL_MAX_GEOMS)
+		return err_set(err, ERR_TOO_LARGE, "", "more than %d geoms", MODEL_MAX_GEOMS);
+	geom_default(&gi);
+	if (class_geom(c, klass, &gi) != 0 || geom_attrs(el, &gi, err) != 0)
+		return -1;
+	g = &gi.g;
+	if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
+		return mjcf_fail(el, err, "condim must be 1, 3, 4 or 6, not %d", g->condim);
+	if (g->type == MDL_SDF || g->type == MDL_MESH || g->type == MDL_HFIELD || gi.has_mesh) {
+		/* a shape from a file: its contact fields are known, its size and mass are not */
+		g->answerable = 0;
+		if (g->type == MDL_SDF)
+			note(m, "sdf geoms are MuJoCo 3.x's; 2.2.2 refuses them");
+	} else {
+		g->answerable = 1;
+	}
+	if ((g->type == MDL_PLANE || g->type == MDL_HFIELD) && m->bodies[body].weld != 0)
+		return mjcf_fail(el, err, "plane and hfield only allowed in static bodies");
+	if (gi.has_fromto) {
+		double v[3] = {gi.fromto[0] - gi.fromto[3], gi.fromto[1] - gi.fromto[4],
+		    gi.fromto[2] - gi.fromto[5]};
+		double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+		if (g->type != MDL_CAPSULE && g->type != MDL_CYLINDER && g->type != MDL_ELLIPSOID &&
+		    g->type != MDL_BOX)
+			return mjcf_fail(
+			    el, err, "fromto requires capsule, cylinder, box or ellipsoid");
+		if (gi.has_pos)
+			return mjcf_fail(el, err, "both pos and fromto defined");
+		g->size[1] = len / 2;
+		if (g->size[1] < 1e-6)
+			return mjcf_fail(el, err, "fromto points too close");
+		if (g->type == MDL_ELLIPSOID || g->type == MDL_BOX) {
+			g->size[2] = g->size[1];
+			g->size[1] = g->size[0];
+		}
+		for (i = 0; i < 3; i++)
+			g->pos[i] = (gi.fromto[i] + gi.fromto[i + 3]) / 2;
+		g->rotated = !(v[0] == 0 && v[1] == 0);
+	}
+	if (g->answerable)
+		for (i = 0; i < positive[g->type]; i++)
+			if (!(g->size[i] > 0))
+				return mjcf_fail(el, err, "a %s needs %d positive sizes",
+				    geom_types[g->type], positive[g->type]);
+	if (!g->answerable)
+		g->mass = NAN;
+	else if (!isnan(gi.mass))
+		g->mass = gi.mass;
+	else
+		g->mass = gi.density * geom_volume(g);
+	if (g->mass < 0)
+		return mjcf_fail(el, err, "mass or density is negative");
+	name = mjcf_attr(el, "name");
+	if (name) {
+		for (i = 0; i < m->ngeom; i++)
+			if (m->geoms[i].name && strcmp(m->geoms[i].name, name) == 0) {
+				int rc = mjcf_fail(el, err, "repeated geom name \"%s\"", name);
+				xmlFree(name);
+				return rc;
+			}
+		g->name = strdup(name);
+		xmlFree(name);
+		if (!g->name)
+			return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	g->body = body;
+	g->el = el;
+	grown = realloc(m->geoms, (m->ngeom + 1) * sizeof *grown);
+	if (!grown) {
+		free(g->name);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	m->geoms = grown;
+	m->geoms[m->ngeom++] = *g;
+	return 0;
+}
+
+/* ---- bodies ---- */
+
+static int refuse_generators(xmlNodePtr el, struct err *err)
+{
+	static const char *const generators[] = {
+	    "composite", "flexcomp", "replicate", "frame", "attach", NULL};
+	int i;
+	for (i = 0; generators[i]; i++)
+		if (mjcf_is(el, generators[i]))
+			return mjcf_fail(el, err,
+			    "%s generates bodies or geoms this reader does not "
+			    "model; expand it first",
+			    generators[i]);
+	return 0;
+}
+
+static int new_body(struct compiler *c, xmlNodePtr el, int parent)
+{
+	struct mdl_model *m = c->m;
+	struct mdl_body *grown, *b;
+	char *name = el ? mjcf_attr(el, "name") : NULL;
+	int i;
+
+	if (m->nbody >= MODEL_MAX_BODIES) {
+		xmlFree(name);
+		return err_set(c->err, ERR_TOO_LARGE, "", "more than %d bodies", MODEL_MAX_BODIES);
+	}
+	if (name)
+		for (i = 0; i < m->nbody; i++)
+			if (m->bodies[i].name && strcmp(m->bodies[i].name, name) == 0) {
+				int rc = mjcf_fail(el, c->err, "repeated body name \"%s\"", name);
+				xmlFree(name);
+				return rc;
+			}
+	grown = realloc(m->bodies, (m->nbody + 1) * sizeof *grown);
+	if (!grown) {
+		xmlFree(name);
+		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+	}
+	m->bodies = grown;
+	b = &m->bodies[m->nbody];
+	memset(b, 0, sizeof *b);
+	b->name = strdup(parent < 0 ? "world" : name ? name : "");
+	xmlFree(name);
+	if (!b->name)
+		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+	if (parent >= 0 && !*b->name) {
+		free(b->name);
+		b->name = NULL;
+	}
+	b->parent = parent;
+	b->el = el;
+	b->geomadr = m->ngeom;
+	return m->nbody++;
+}
+
+/* The body element's joints, inertial and own frame. */
+static int body_parts(struct compiler *c, xmlNodePtr el, struct mdl_body *b)
+{
+	static const char *const joint_types[] = {"free", "ball", "slide", "hinge", NULL};
+	struct mjcf_iter it = {.depth = -1};
+	struct err *err = c->err;
+	xmlNodePtr ch;
+	int identity, v, rc, free_joints = 0;
+
+	if (mjcf_reals(el, "pos", b->pos, 3, 1, err) < 0 ||
+	    orientation_identity(el, &identity, err))
+		return -1;
+	b->rotated = !identity;
+	while ((ch = mjcf_next(c->doc, el, &it))) {
+		if (refuse_generators(ch, err) != 0)
+			return -1;
+		if (mjcf_is(ch, "freejoint")) {
+			b->joints++;
+			free_joints++;
+		} else if (mjcf_is(ch, "joint")) {
+			/* a joint's type may come from its class; free is the only type that
+			 * matters here, and a class giving it is rare: read the element's */
+			b->joints++;
+			if ((rc = mjcf_word(ch, "type", joint_types, &v, err)) < 0)
+				return -1;
+			if (rc > 0 && v == 0)
+				free_joints++;
+		} else if (mjcf_is(ch, "inertial")) {
+			double pos[3] = {0, 0, 0};
+			b->has_inertial = 1;
+			if (mjcf_reals(ch, "mass", &b->mass, 1, 1, err) < 0 ||
+			    mjcf_reals(ch, "pos", pos, 3, 1, err) < 0 ||
+			    orientation_identity(ch, &identity, err))
+				return -1;
+			b->inertial_offset = pos[0] != 0 || pos[1] != 0 || pos[2] != 0;
+		}
+	}
+	b->free = b->joints == 1 && free_joints == 1;
+	return 0;
+}
+
+static int add_body(struct compiler *c, xmlNodePtr el, int parent, int childclass);
+
+/* A body's geoms (before any child body, so its geom ids are consecutive), then its
+ * child bodies in document order. container is one element of the body (the body, or
+ * one of the world's <worldbody> sections). */
+static int body_geoms(struct compiler *c, xmlNodePtr container, int id, int childclass)
+{
+	struct mjcf_iter it = {.depth = -1};
+	xmlNodePtr ch;
+	int klass;
+
+	while ((ch = mjcf_next(c->doc, container, &it))) {
+		if (refuse_generators(ch, c->err) != 0)
+			return -1;
+		if (!mjcf_is(ch, "geom"))
+			continue;
+		if (element_class(c, ch, childclass, &klass) != 0 ||
+		    add_geom(c, ch, id, klass) != 0)
+			return -1;
+	}
+	c->m->bodies[id].geomnum = c->m->ngeom - c->m->bodies[id].geomadr;
+	return 0;
+}
+
+static int body_children(struct compiler *c, xmlNodePtr container, int id, int childclass)
+{
+	struct mjcf_iter it = {.depth = -1};
+	xmlNodePtr ch;
+
+	while ((ch = mjcf_next(c->doc, container, &it)))
+		if (mjcf_is(ch, "body")) {
+			c->m->bodies[id].children++;
+			if (add_body(c, ch, id, childclass) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* The mass MuJoCo gives a body: its <inertial>'s, else its geoms' in the group range. */
+static void body_mass(struct compiler *c, struct mdl_body *b)
+{
+	int i;
+	if (b->has_inertial && c->inertia_from_geom != 1)
+		return;
+	b->mass = 0;
+	for (i = b->geomadr; i < b->geomadr + b->geomnum; i++) {
+		const struct mdl_geom *g = &c->m->geoms[i];
+		if (g->group < c->group_lo || g->group > c->group_hi)
+			continue;
+		b->mass += g->mass; /* NaN from a mesh: unknown */
+	}
+}
+
+static int add_body(struct compiler *c, xmlNodePtr el, int parent, int childclass)
+{
+	struct mdl_body *b;
+	int id = new_body(c, el, parent), klass = childclass;
+	char *cc;
+
+	if (id < 0)
+		return -1;
+	cc = mjcf_attr(el, "childclass");
+	if (cc) {
+		klass = find_class(c, cc);
+		if (klass < 0) {
+			int rc = mjcf_fail(el, c->err, "unknown default class \"%s\"", cc);
+			xmlFree(cc);
+			return rc;
+		}
+		xmlFree(cc);
+	}
+	if (body_parts(c, el, &c->m->bodies[id]) != 0)
+		return -1;
+	b = &c->m->bodies[id];
+	b->weld = b->joints > 0 ? id : c->m->bodies[parent].weld;
+	if (body_geoms(c, el, id, klass) != 0)
+		return -1;
+	body_mass(c, &c->m->bodies[id]);
+	return body_children(c, el, id, klass);
+}
+
+/* ---- the contact section ---- */
+
+static int find_named(const struct mdl_model *m, int geoms, const char *name)
+{
+	int i, n = geoms ? m->ngeom : m->nbody;
+	for (i = 0; i < n; i++) {
+		const char *s = geoms ? m->geoms[i].name : m->bodies[i].name;
+		if (s && strcmp(s, name) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static int named(struct compiler *c, xmlNodePtr el, const char *attr, int geoms, int *out)
+{
+	char *name = mjcf_attr(el, attr);
+	if (!name)
+		return mjcf_fail(el, c->err, "%s is required", attr);
+	*out = find_named(c->m, geoms, name);
+	if (*out < 0) {
+		int rc = mjcf_fail(
+		    el, c->err, "%s \"%s\" names no %s", attr, name, geoms ? "geom" : "body");
+		xmlFree(name);
+		return rc;
+	}
+	xmlFree(name);
+	return 0;
+}
+
+static int pair_attrs(xmlNodePtr el, struct mdl_pair_spec *p, struct err *err)
+{
+	if (mjcf_int(el, "condim", &p->condim, err) < 0 ||
+	    mjcf_reals(el, "friction", p->friction, 5, 0, err) < 0 ||
+	    mjcf_reals(el, "solref", p->solref, 2, 0, err) < 0 ||
+	    mjcf_reals(el, "solimp", p->solimp, 5, 0, err) < 0 ||
+	    mjcf_reals(el, "margin", &p->margin, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "gap", &p->gap, 1, 1, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int class_pair(struct compiler *c, int id, struct mdl_pair_spec *p)
+{
+	struct mjcf_iter it = {.depth = -1};
+	xmlNodePtr ch;
+
+	if (id < 0)
+		return 0;
+	if (class_pair(c, c->classes[id].parent, p) != 0)
+		return -1;
+	while (c->classes[id].el && (ch = mjcf_next(c->doc, c->classes[id].el, &it)))
+		if (mjcf_is(ch, "pair") && pair_attrs(ch, p, c->err) != 0)
+			return -1;
+	return 0;
+}
+
+static int add_pair(struct compiler *c, xmlNodePtr el)
+{
+	struct mdl_model *m = c->m;
+	struct mdl_pair_spec p, *grown;
+	struct ctd_pair_geom d;
+	int klass;
+
+	if (m->npair >= MODEL_MAX_PAIRS)
+		return err_set(c->err, ERR_TOO_LARGE, "", "more than %d pairs", MODEL_MAX_PAIRS);
+	/* mjCPair's constructor: these, then the class's <pair> defaults */
+	memset(&p, 0, sizeof p);
+	ctd_pair_geom_default(&d);
+	p.condim = 3;
+	p.friction[0] = p.friction[1] = 1;
+	p.friction[2] = 0.005;
+	p.friction[3] = p.friction[4] = 0.0001;
+	memcpy(p.solref, d.solref, sizeof p.solref);
+	memcpy(p.solimp, d.solimp, sizeof p.solimp);
+	if (element_class(c, el, 0, &klass) != 0 || class_pair(c, klass, &p) != 0 ||
+	    pair_attrs(el, &p, c->err) != 0 || named(c, el, "geom1", 1, &p.geom1) != 0 ||
+	    named(c, el, "geom2", 1, &p.geom2) != 0)
+		return -1;
+	if (p.condim != 1 && p.condim != 3 && p.condim != 4 && p.condim != 6)
+		return mjcf_fail(el, c->err, "condim must be 1, 3, 4 or 6, not %d", p.condim);
+	if (m->geoms[p.geom1].body > m->geoms[p.geom2].body) {
+		int t = p.geom1;
+		p.geom1 = p.geom2;
+		p.geom2 = t;
+	}
+	p.el = el;
+	grown = realloc(m->pairs, (m->npair + 1) * sizeof *grown);
+	if (!grown)
+		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+	m->pairs = grown;
+	m->pairs[m->npair++] = p;
+	return 0;
+}
+
+static int add_exclude(struct compiler *c, xmlNodePtr el)
+{
+	struct mdl_model *m = c->m;
+	struct mdl_exclude e, *grown;
+	int b1, b2;
+
+	if (named(c, el, "body1", 0, &b1) != 0 || named(c, el, "body2", 0, &b2) != 0)
+		return -1;
+	e.body1 = b1 < b2 ? b1 : b2;
+	e.body2 = b1 < b2 ? b2 : b1;
+	grown = realloc(m->excludes, (m->nexclude + 1) * sizeof *grown);
+	if (!grown)
+		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+	m->excludes = grown;
+	m->excludes[m->nexclude++] = e;
+	return 0;
+}
+
+/* ---- the whole ---- */
+
+/* Each section of the root, in document order with the includes spliced in. */
+static int sections(
+    struct compiler *c, const char *name, int (*each)(struct compiler *, xmlNodePtr))
+{
+	struct mjcf_iter it = {.depth = -1};
+	xmlNodePtr el;
+
+	while ((el = mjcf_next(c->doc, c->doc->root, &it)))
+		if (mjcf_is(el, name) && each(c, el) != 0)
+			return -1;
+	return 0;
+}
+
+static int top_default(struct compiler *c, xmlNodePtr el)
+{
+	return add_classes(c, el, -1);
+}
+
+static int world_geoms(struct compiler *c, xmlNodePtr el)
+{
+	return body_geoms(c, el, 0, 0);
+}
+
+static int world_children(struct compiler *c, xmlNodePtr el)
+{
+	return body_children(c, el, 0, 0);
+}
+
+static int contact_section(struct compiler *c, xmlNodePtr el)
+{
+	struct mjcf_iter it = {.depth = -1};
+	xmlNodePtr ch;
+
+	while ((ch = mjcf_next(c->doc, el, &it))) {
+		if (mjcf_is(ch, "pair") && add_pair(c, ch) != 0)
+			return -1;
+		if (mjcf_is(ch, "exclude") && add_exclude(c, ch) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int mdl_compile(const struct mjcf_doc *doc, struct mdl_model *m, struct err *err)
+{
+	struct compiler c = {doc, m, NULL, 0, 2, 0, 5, err};
+	int rc = -1, i, world_geomnum;
+
+	memset(m, 0, sizeof *m);
+	option_default(&m->option);
+	m->angle_degree = 1;
+	if (sections(&c, "compiler", read_compiler) != 0 ||
+	    sections(&c, "option", read_option) != 0 || sections(&c, "default", top_default) != 0)
+		goto done;
+	if (c.nclass == 0) {
+		/* MuJoCo's class "main" exists without a <default> element */
+		c.classes = calloc(1, sizeof *c.classes);
+		if (!c.classes || !(c.classes[0].name = strdup("main"))) {
+			err_set(err, ERR_INTERNAL, "", "out of memory");
+			goto done;
+		}
+		c.classes[0].parent = -1;
+		c.nclass = 1;
+	}
+	if (new_body(&c, NULL, -1) != 0)
+		goto done;
+	/* the world's geoms are every <worldbody> section's, before any body's */
+	if (sections(&c, "worldbody", world_geoms) != 0)
+		goto done;
+	world_geomnum = m->ngeom;
+	if (sections(&c, "worldbody", world_children) != 0)
+		goto done;
+	m->bodies[0].geomadr = 0;
+	m->bodies[0].geomnum = world_geomnum;
+	m->bodies[0].mass = 0;
+	if (sections(&c, "contact", contact_section) != 0)
+		goto done;
+	rc = 0;
+done:
+	for (i = 0; i < c.nclass; i++)
+		free(c.classes[i].name);
+	free(c.classes);
+	if (rc != 0)
+		mdl_free(m);
+	return rc;
+}
+
+void mdl_free(struct mdl_model *m)
+{
+	int i;
+	for (i = 0; i < m->nbody; i++)
+		free(m->bodies[i].name);
+	for (i = 0; i < m->ngeom; i++)
+		free(m->geoms[i].name);
+	free(m->bodies);
+	free(m->geoms);
+	free(m->pairs);
+	free(m->excludes);
+	memset(m, 0, sizeof *m);
+}

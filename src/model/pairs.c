@@ -1,0 +1,420 @@
+/*
+ * pairs.c: mj_collision's pair enumeration and mj_collideGeoms' parameters (2.2.2),
+ * with refsafe and the core's stability per pair.
+ */
+#include "model/pairs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/law.h"
+#include "core/mjver.h"
+#include "core/pair.h"
+#include "tunables.h"
+
+/* mjCOLLISIONFUNC: no function for plane or hfield against plane or hfield; sdf is not
+ * 2.2.2's */
+static int collides(enum mdl_geom_type t1, enum mdl_geom_type t2)
+{
+	if (t1 == MDL_SDF || t2 == MDL_SDF)
+		return 0;
+	return !(t1 <= MDL_HFIELD && t2 <= MDL_HFIELD);
+}
+
+/* mj_contactFilter: 1 discards the pair */
+static int filtered(const struct mdl_model *m, int g1, int g2)
+{
+	const struct mdl_geom *a = &m->geoms[g1], *b = &m->geoms[g2];
+	int w1 = m->bodies[a->body].weld, w2 = m->bodies[b->body].weld;
+	int p1 = m->bodies[m->bodies[w1].parent < 0 ? 0 : m->bodies[w1].parent].weld;
+	int p2 = m->bodies[m->bodies[w2].parent < 0 ? 0 : m->bodies[w2].parent].weld;
+
+	if (!(a->contype & b->conaffinity) && !(b->contype & a->conaffinity))
+		return 1;
+	if (w1 == w2)
+		return 1;
+	/* the world is exempt: a body welded to it still collides with the world's geoms */
+	if (m->option.filterparent && w1 && w2 && (w1 == p2 || w2 == p1))
+		return 1;
+	return 0;
+}
+
+static void pair_geom(const struct mdl_geom *g, struct ctd_pair_geom *p)
+{
+	memcpy(p->solref, g->solref, sizeof p->solref);
+	memcpy(p->solimp, g->solimp, sizeof p->solimp);
+	memcpy(p->friction, g->friction, sizeof p->friction);
+	p->condim = g->condim;
+	p->margin = g->margin;
+	p->gap = g->gap;
+	p->solmix = g->solmix;
+	p->priority = g->priority;
+}
+
+/* The smallest timeconst (standard form, dampratio kept) whose step does not grow. */
+static double stable_timeconst(const struct mdl_model *m, const struct mpair_pair *p)
+{
+	const struct mdl_option *o = &m->option;
+	double lo = p->solref[0], hi = 1, ref[2] = {1, p->solref[1]};
+	struct ctd_growth_report r;
+	int i;
+
+	ctd_growth_stability(ref, p->solimp, 0, o->timestep, o->refsafe, o->integrator, &r);
+	if (!r.stable)
+		return 0;
+	for (i = 0; i < 60; i++) {
+		ref[0] = 0.5 * (lo + hi);
+		ctd_growth_stability(ref, p->solimp, 0, o->timestep, o->refsafe, o->integrator, &r);
+		if (r.stable)
+			hi = ref[0];
+		else
+			lo = ref[0];
+	}
+	return hi;
+}
+
+/* refsafe, the stability and the warnings of a pair whose parameters are set. */
+static void assess(const struct mdl_model *m, struct mpair_pair *p)
+{
+	const struct mdl_option *o = &m->option;
+	struct ctd_law_gains gains;
+	struct ctd_growth_report r;
+	double h = o->timestep;
+
+	ctd_law_solref_kb(p->solref, p->solimp[1], h, o->refsafe, &gains);
+	p->solref_fallback = gains.fell_back;
+	p->direct = gains.direct;
+	p->timeconst_used = gains.timeconst_used;
+	p->dampratio_used = gains.dampratio_used;
+	if (!p->direct && !p->solref_fallback) {
+		if (p->solref[0] < 2 * h)
+			p->warnings |= MPAIR_WARN_TIMECONST;
+		if (p->timeconst_used * p->dampratio_used < h)
+			p->warnings |= MPAIR_WARN_DAMPING;
+	}
+	ctd_growth_stability(p->solref, p->solimp, 0, h, o->refsafe, o->integrator, &r);
+	p->growth = r.growth;
+	if (!r.stable) {
+		p->warnings |= MPAIR_WARN_GROWTH;
+		p->growth_timeconst = p->direct ? 0 : stable_timeconst(m, p);
+	}
+}
+
+static void order_by_type(const struct mdl_model *m, struct mpair_pair *p)
+{
+	if (m->geoms[p->geom1].type > m->geoms[p->geom2].type) {
+		int t = p->geom1;
+		p->geom1 = p->geom2;
+		p->geom2 = t;
+	}
+}
+
+static void override(const struct mdl_model *m, struct mpair_pair *p)
+{
+	if (!m->option.override)
+		return;
+	memcpy(p->solref, m->option.o_solref, sizeof p->solref);
+	memcpy(p->solimp, m->option.o_solimp, sizeof p->solimp);
+	p->margin = m->option.o_margin;
+}
+
+static void dynamic(const struct mdl_model *m, int g1, int g2, const struct ctd_mjver_rules *rules,
+    struct mpair_pair *p)
+{
+	const struct mdl_geom *a, *b;
+	struct ctd_pair_geom pa, pb;
+	struct ctd_pair_contact c;
+
+	memset(p, 0, sizeof *p);
+	p->geom1 = g1;
+	p->geom2 = g2;
+	p->explicit_pair = -1;
+	order_by_type(m, p);
+	a = &m->geoms[p->geom1];
+	b = &m->geoms[p->geom2];
+	pair_geom(a, &pa);
+	pair_geom(b, &pb);
+	ctd_pair_combine(&pa, &pb, rules, &c);
+	p->condim = c.condim;
+	memcpy(p->friction, c.friction, sizeof p->friction);
+	memcpy(p->solref, c.solref, sizeof p->solref);
+	memcpy(p->solimp, c.solimp, sizeof p->solimp);
+	p->margin = c.margin;
+	p->gap = c.gap;
+	if (a->priority != b->priority) {
+		const struct mdl_geom *lo = a->priority < b->priority ? a : b;
+		const struct mdl_geom *hi = lo == a ? b : a;
+		/* MuJoCo's default solref is no choice of the user's: only a solref set (one
+		 * that differs from (0.02, 1)) is reported as hidden */
+		if ((lo->solref[0] != hi->solref[0] || lo->solref[1] != hi->solref[1]) &&
+		    (lo->solref[0] != DEFAULT_TIMECONST || lo->solref[1] != DEFAULT_DAMPRATIO)) {
+			p->warnings |= MPAIR_WARN_PRIORITY;
+			p->hidden = lo == a ? p->geom1 : p->geom2;
+		}
+	}
+	override(m, p);
+	p->includemargin = p->margin - p->gap;
+	assess(m, p);
+}
+
+static void explicit(const struct mdl_model *m, int k, struct mpair_pair *p)
+{
+	const struct mdl_pair_spec *s = &m->pairs[k];
+	int i;
+
+	memset(p, 0, sizeof *p);
+	p->geom1 = s->geom1;
+	p->geom2 = s->geom2;
+	p->explicit_pair = k;
+	order_by_type(m, p);
+	p->condim = s->condim;
+	for (i = 0; i < 5; i++)
+		p->friction[i] = fmax(MJ_MINMU, s->friction[i]);
+	memcpy(p->solref, s->solref, sizeof p->solref);
+	memcpy(p->solimp, s->solimp, sizeof p->solimp);
+	p->margin = s->margin;
+	p->gap = s->gap;
+	override(m, p);
+	p->includemargin = p->margin - p->gap;
+	assess(m, p);
+}
+
+static long signature(const struct mdl_model *m, int k)
+{
+	const struct mdl_pair_spec *s = &m->pairs[k];
+	return ((long)(m->geoms[s->geom1].body + 1) << 16) + m->geoms[s->geom2].body + 1;
+}
+
+struct builder {
+	const struct mdl_model *m;
+	struct mpair_list *out;
+	int cap;
+	struct err *err;
+};
+
+static int push(struct builder *b, const struct mpair_pair *p)
+{
+	if (b->out->count >= MODEL_MAX_PAIRS)
+		return err_set(b->err, ERR_TOO_LARGE, "",
+		    "the model has more than %d geom pairs that collide", MODEL_MAX_PAIRS);
+	if (b->out->count == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 64;
+		struct mpair_pair *grown = realloc(b->out->pairs, (size_t)cap * sizeof *grown);
+		if (!grown)
+			return err_set(b->err, ERR_INTERNAL, "", "out of memory");
+		b->out->pairs = grown;
+		b->cap = cap;
+	}
+	b->out->pairs[b->out->count++] = *p;
+	return 0;
+}
+
+static int push_explicit(struct builder *b, int k)
+{
+	struct mpair_pair p;
+	const struct mdl_model *m = b->m;
+	if (!collides(m->geoms[m->pairs[k].geom1].type, m->geoms[m->pairs[k].geom2].type))
+		return 0;
+	explicit(m, k, &p);
+	return push(b, &p);
+}
+
+static int excluded(const struct mdl_model *m, int b1, int b2)
+{
+	int i;
+	for (i = 0; i < m->nexclude; i++)
+		if (m->excludes[i].body1 == b1 && m->excludes[i].body2 == b2)
+			return 1;
+	return 0;
+}
+
+/* an explicit pair of the same two geoms, among those of this body pair */
+static int replaced(const struct mdl_model *m, const int *order, int from, int to, int g1, int g2)
+{
+	int i;
+	for (i = from; i < to; i++) {
+		const struct mdl_pair_spec *s = &m->pairs[order[i]];
+		if ((s->geom1 == g1 && s->geom2 == g2) || (s->geom1 == g2 && s->geom2 == g1))
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_pairs(const void *x, const void *y, void *model)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	long sa = signature(model, a), sb = signature(model, b);
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return a < b ? -1 : a > b; /* stable: document order within a body pair */
+}
+
+int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *err)
+{
+	struct builder b = {m, out, 0, err};
+	struct ctd_mjver_rules rules;
+	int *order = NULL, b1, b2, g1, g2, adr = 0, k, rc = -1;
+
+	memset(out, 0, sizeof *out);
+	ctd_mjver_rules(ctd_mjver_find(MODEL_MUJOCO), &rules);
+	if (!m->option.contact || !m->option.constraint || m->nbody < 2)
+		return 0;
+	/* MuJoCo's compiler sorts the pairs by body signature; its collision merges them in */
+	if (m->npair) {
+		order = malloc((size_t)m->npair * sizeof *order);
+		if (!order)
+			return err_set(err, ERR_INTERNAL, "", "out of memory");
+		for (k = 0; k < m->npair; k++)
+			order[k] = k;
+		qsort_r(order, (size_t)m->npair, sizeof *order, cmp_pairs, (void *)m);
+	}
+	if (m->option.collision == 1) {
+		for (k = 0; k < m->npair; k++)
+			if (push_explicit(&b, order[k]) != 0)
+				goto done;
+		rc = 0;
+		goto done;
+	}
+	for (b1 = 0; b1 < m->nbody; b1++) {
+		for (b2 = b1 + 1; b2 < m->nbody; b2++) {
+			long sig = ((long)(b1 + 1) << 16) + b2 + 1;
+			int start = adr, merged = 0;
+			if (m->option.collision == 0) {
+				while (adr < m->npair && signature(m, order[adr]) <= sig) {
+					if (signature(m, order[adr]) == sig)
+						merged = 1;
+					if (push_explicit(&b, order[adr++]) != 0)
+						goto done;
+				}
+			}
+			if (excluded(m, b1, b2))
+				continue;
+			for (g1 = m->bodies[b1].geomadr;
+			     g1 < m->bodies[b1].geomadr + m->bodies[b1].geomnum; g1++) {
+				for (g2 = m->bodies[b2].geomadr;
+				     g2 < m->bodies[b2].geomadr + m->bodies[b2].geomnum; g2++) {
+					struct mpair_pair p;
+					if (merged && replaced(m, order, start, adr, g1, g2))
+						continue;
+					if (!collides(m->geoms[g1].type, m->geoms[g2].type) ||
+					    filtered(m, g1, g2))
+						continue;
+					dynamic(m, g1, g2, &rules, &p);
+					if (push(&b, &p) != 0)
+						goto done;
+				}
+			}
+		}
+	}
+	if (m->option.collision == 0)
+		while (adr < m->npair)
+			if (push_explicit(&b, order[adr++]) != 0)
+				goto done;
+	rc = 0;
+done:
+	free(order);
+	if (rc != 0)
+		mpair_free(out);
+	return rc;
+}
+
+void mpair_free(struct mpair_list *l)
+{
+	free(l->pairs);
+	memset(l, 0, sizeof *l);
+}
+
+const char *mpair_warning_name(unsigned bit)
+{
+	switch (bit) {
+	case MPAIR_WARN_TIMECONST:
+		return "timeconst_below_2h";
+	case MPAIR_WARN_DAMPING:
+		return "damping_below_h";
+	case MPAIR_WARN_GROWTH:
+		return "unstable_step";
+	case MPAIR_WARN_PRIORITY:
+		return "priority_hides_solref";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *geom_label(const struct mdl_model *m, int g, char *buf, size_t len)
+{
+	if (m->geoms[g].name)
+		snprintf(buf, len, "\"%s\"", m->geoms[g].name);
+	else
+		snprintf(buf, len, "%d", g);
+	return buf;
+}
+
+void mpair_warning_text(const struct mdl_model *m, const struct mpair_pair *p, unsigned bit,
+    char *msg, char *fix, size_t len)
+{
+	const struct mdl_option *o = &m->option;
+	double h = o->timestep;
+	char a[80], b[80];
+
+	switch (bit) {
+	case MPAIR_WARN_TIMECONST:
+		if (o->refsafe)
+			snprintf(msg, len,
+			    "solref's timeconst %.6g s is below 2 x timestep = %.6g s: refsafe "
+			    "replaces it with %.6g s, so the contact is softer than written",
+			    p->solref[0], 2 * h, p->timeconst_used);
+		else
+			snprintf(msg, len,
+			    "solref's timeconst %.6g s is below 2 x timestep = %.6g s and refsafe "
+			    "is disabled: the step cannot resolve the contact spring",
+			    p->solref[0], 2 * h);
+		snprintf(fix, len,
+		    "set solref's timeconst to at least %.6g s, or the timestep to at "
+		    "most %.6g s",
+		    2 * h, p->solref[0] / 2);
+		break;
+	case MPAIR_WARN_DAMPING:
+		snprintf(msg, len,
+		    "timeconst_used x dampratio = %.6g s is below the timestep %.6g s: the damping "
+		    "acts within one step (refsafe's guard does not cover it)",
+		    p->timeconst_used * p->dampratio_used, h);
+		snprintf(fix, len,
+		    "raise dampratio to at least %.6g, or timeconst to at least %.6g s",
+		    h / p->timeconst_used, h / p->dampratio_used);
+		break;
+	case MPAIR_WARN_GROWTH:
+		snprintf(msg, len,
+		    "the contact spring grows by %.6g per step at timestep %.6g s with %s: a "
+		    "penetration oscillates and grows",
+		    p->growth, h, mdl_integrator_name(o->integrator));
+		if (p->growth_timeconst > 0)
+			snprintf(fix, len, "raise solref's timeconst to at least %.6g s",
+			    p->growth_timeconst);
+		else
+			snprintf(fix, len,
+			    "soften the contact (a smaller stiffness or a larger timeconst) "
+			    "or shorten the timestep");
+		break;
+	case MPAIR_WARN_PRIORITY: {
+		int win = p->hidden == p->geom1 ? p->geom2 : p->geom1;
+		const struct mdl_geom *lo = &m->geoms[p->hidden];
+		snprintf(msg, len,
+		    "geom %s's solref (%.6g, %.6g) is not used: geom %s has the higher priority "
+		    "and "
+		    "supplies (%.6g, %.6g)",
+		    geom_label(m, p->hidden, a, sizeof a), lo->solref[0], lo->solref[1],
+		    geom_label(m, win, b, sizeof b), m->geoms[win].solref[0],
+		    m->geoms[win].solref[1]);
+		snprintf(fix, len,
+		    "give both geoms the same priority (solmix then averages), or set the solref "
+		    "wanted on geom %s, or add a <pair> for these geoms",
+		    geom_label(m, win, b, sizeof b));
+		break;
+	}
+	default:
+		snprintf(msg, len, "unknown");
+		snprintf(fix, len, "unknown");
+	}
+}

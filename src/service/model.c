@@ -1,0 +1,276 @@
+/*
+ * model.c: POST /v1/model and `contact model FILE.xml`: a user's MJCF (a main file and
+ * the files it includes) and what MuJoCo 2.2.2 compiles and collides for its contacts:
+ * the option, the geoms, the pairs with their mixed parameters and warnings, and the
+ * rests the core answers exactly (src/model/). Not sweepable: an answer is a whole
+ * model. Cached like every row: the answer is a function of the files and the release
+ * alone, and a model's rests simulate MODEL_REST_DURATION per answered body.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/field.h"
+#include "model/mjcf.h"
+#include "model/model.h"
+#include "model/pairs.h"
+#include "model/rest.h"
+#include "service/endpoint.h"
+#include "tunables.h"
+
+struct model_request {
+	json_t *body; /* {"main", "files", "mujoco"}: the canonical request, owned */
+	const char *main;
+	json_t *files; /* borrowed from body */
+};
+
+static int model_parse(json_t *body, const struct svc_limits *lim, void **out, struct err *err)
+{
+	static const char *const known[] = {"main", "files", "mujoco", NULL};
+	struct field_ctx c, files;
+	struct model_request *r;
+	const char *key;
+	json_t *v, *main, *mujoco;
+	size_t total = 0;
+
+	(void)lim;
+	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
+	    field_require(&c, "main") != 0 || field_require(&c, "files") != 0 ||
+	    field_object(&c, "files", &files) != 0)
+		return -1;
+	main = json_object_get(body, "main");
+	if (!json_is_string(main))
+		return field_fail(&c, "main", -1, ERR_BAD_TYPE, "main must be a file name");
+	if (json_object_size(files.obj) > MJCF_MAX_FILES)
+		return field_fail(
+		    &c, "files", -1, ERR_TOO_LARGE, "more than %d files", MJCF_MAX_FILES);
+	json_object_foreach (files.obj, key, v) {
+		if (!json_is_string(v))
+			return field_fail(
+			    &files, key, -1, ERR_BAD_TYPE, "a file's text is a string");
+		total += json_string_length(v);
+	}
+	if (total > (size_t)MJCF_MAX_BYTES)
+		return field_fail(&c, "files", -1, ERR_TOO_LARGE, "the files are over %ld bytes",
+		    (long)MJCF_MAX_BYTES);
+	if (!json_object_get(files.obj, json_string_value(main)))
+		return field_fail(&c, "main", -1, ERR_BAD_VALUE, "main names no member of files");
+	mujoco = json_object_get(body, "mujoco");
+	if (mujoco && (!json_is_string(mujoco) || strcmp(json_string_value(mujoco), MODEL_MUJOCO)))
+		return field_fail(&c, "mujoco", -1, ERR_BAD_VALUE,
+		    "the model endpoint is verified against MuJoCo %s only", MODEL_MUJOCO);
+	r = calloc(1, sizeof *r);
+	if (!r)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	r->body =
+	    json_pack("{s:O, s:O, s:s}", "main", main, "files", files.obj, "mujoco", MODEL_MUJOCO);
+	if (!r->body) {
+		free(r);
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	r->main = json_string_value(json_object_get(r->body, "main"));
+	r->files = json_object_get(r->body, "files");
+	*out = r;
+	return 0;
+}
+
+static json_t *model_canonical(const void *request)
+{
+	return json_incref(((const struct model_request *)request)->body);
+}
+
+static void model_release(void *request)
+{
+	struct model_request *r = request;
+	if (!r)
+		return;
+	json_decref(r->body);
+	free(r);
+}
+
+/* mjcf_reader over the request's files */
+static int files_reader(void *ctx, const char *name, char **text, size_t *len, struct err *err)
+{
+	json_t *v = json_object_get(ctx, name);
+	if (!v)
+		return err_set(err, ERR_NOT_FOUND, "", "no file \"%s\" in files", name);
+	*len = json_string_length(v);
+	*text = malloc(*len + 1);
+	if (!*text)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	memcpy(*text, json_string_value(v), *len + 1);
+	return 0;
+}
+
+/* a real, null when not finite (a mesh's unknown mass) */
+static json_t *real(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *reals(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, real(v[i]));
+	return a;
+}
+
+static json_t *name_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *option_json(const struct mdl_option *o)
+{
+	static const char *const collision[] = {"all", "predefined", "dynamic"};
+	return json_pack("{s:o, s:s, s:s, s:o, s:i, s:o, s:b, s:b, s:b, s:b, s:s}", "timestep",
+	    real(o->timestep), "integrator", mdl_integrator_name(o->integrator), "cone",
+	    o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal", "impratio", real(o->impratio),
+	    "noslip_iterations", o->noslip_iterations, "gravity", reals(o->gravity, 3), "refsafe",
+	    o->refsafe, "filterparent", o->filterparent, "contact", o->contact && o->constraint,
+	    "override", o->override, "collision", collision[o->collision]);
+}
+
+static json_t *geom_json(const struct mdl_model *m, int i)
+{
+	const struct mdl_geom *g = &m->geoms[i];
+	return json_pack("{s:i, s:o, s:i, s:s, s:o, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, "
+	                 "s:o, s:o, s:b}",
+	    "id", i, "name", name_or_null(g->name), "body", g->body, "type",
+	    mdl_geom_type_name(g->type), "size", g->answerable ? reals(g->size, 3) : json_null(),
+	    "condim", g->condim, "contype", g->contype, "conaffinity", g->conaffinity, "priority",
+	    g->priority, "solmix", real(g->solmix), "solref", reals(g->solref, 2), "solimp",
+	    reals(g->solimp, 5), "friction", reals(g->friction, 3), "margin", real(g->margin),
+	    "gap", real(g->gap), "mass", real(g->mass), "answerable", g->answerable);
+}
+
+static json_t *pair_json(const struct mdl_model *m, const struct mpair_pair *p)
+{
+	json_t *w = json_array(), *o;
+	unsigned bit;
+
+	for (bit = 1; w && bit < (1u << MPAIR_WARN_COUNT); bit <<= 1) {
+		char msg[400], fix[400];
+		if (!(p->warnings & bit))
+			continue;
+		mpair_warning_text(m, p, bit, msg, fix, sizeof msg);
+		json_array_append_new(w,
+		    json_pack("{s:s, s:s, s:s}", "code", mpair_warning_name(bit), "message", msg,
+		        "fix", fix));
+	}
+	o = json_pack("{s:i, s:i, s:o, s:i, s:o, s:o, s:n, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}",
+	    "geom1", p->geom1, "geom2", p->geom2, "pair",
+	    p->explicit_pair >= 0 ? json_integer(p->explicit_pair) : json_null(), "condim",
+	    p->condim, "friction", reals(p->friction, 5), "solref", reals(p->solref, 2),
+	    "solreffriction", "solimp", reals(p->solimp, 5), "margin", real(p->margin), "gap",
+	    real(p->gap), "includemargin", real(p->includemargin), "timeconst_used",
+	    p->direct ? json_null() : real(p->timeconst_used), "solref_fallback",
+	    p->solref_fallback, "growth", real(p->growth), "warnings", w);
+	return o;
+}
+
+static json_t *body_json(const struct mdl_model *m, const struct mrest_body *r)
+{
+	const struct mdl_body *b = &m->bodies[r->body];
+	json_t *rest = json_null();
+
+	if (r->answered) {
+		const struct ctd_sim_rest *s = &r->rest;
+		rest = json_pack(
+		    "{s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i}", "geom",
+		    r->geom, "plane", r->plane, "pair", r->pair, "drop", real(r->height),
+		    "penetration", s->has_equilibrium ? real(s->penetration) : json_null(),
+		    "settled_penetration", real(s->settled_penetration), "impedance",
+		    s->has_equilibrium ? real(s->impedance) : json_null(), "mass",
+		    real(r->scene.mass), "duration", real(r->scene.duration), "timeconst_used",
+		    s->timeconst_used > 0 ? real(s->timeconst_used) : json_null(), "contacts",
+		    s->contacts, "rows", s->rows, "other_pairs", r->other_pairs);
+	}
+	return json_pack("{s:i, s:o, s:i, s:o, s:o, s:o}", "id", r->body, "name",
+	    name_or_null(b->name), "parent", b->parent, "mass", real(b->mass), "rest", rest, "why",
+	    r->answered ? json_null() : json_string(r->why));
+}
+
+static int model_answer(
+    const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
+{
+	const struct model_request *r = request;
+	struct mjcf_doc doc;
+	struct mdl_model m;
+	struct mpair_list pairs = {NULL, 0};
+	struct mrest_body *rest = NULL;
+	json_t *out = NULL, *a;
+	int i, rc = -1;
+	size_t f;
+
+	(void)lim;
+	if (mjcf_load(r->main, files_reader, r->files, &doc, err) != 0)
+		return -1;
+	if (mdl_compile(&doc, &m, err) != 0) {
+		mjcf_free(&doc);
+		return -1;
+	}
+	if (mpair_list(&m, &pairs, err) != 0)
+		goto done;
+	rest = calloc((size_t)m.nbody, sizeof *rest);
+	if (!rest) {
+		err_set(err, ERR_INTERNAL, "", "out of memory");
+		goto done;
+	}
+	mrest_bodies(&m, &pairs, MODEL_REST_DURATION, rest);
+	out = json_pack("{s:s, s:s, s:s}", "main", r->main, "mujoco", MODEL_MUJOCO, "core_version",
+	    CORE_VERSION);
+	if (!out)
+		goto oom;
+	a = json_array();
+	for (f = 0; a && f < doc.count; f++)
+		json_array_append_new(a, json_string(doc.files[f].name));
+	json_object_set_new(out, "files", a);
+	a = json_array();
+	for (i = 0; a && i < m.nnotes; i++)
+		json_array_append_new(a, json_string(m.notes[i]));
+	json_object_set_new(out, "notes", a);
+	json_object_set_new(out, "option", option_json(&m.option));
+	a = json_array();
+	for (i = 0; a && i < m.ngeom; i++)
+		json_array_append_new(a, geom_json(&m, i));
+	json_object_set_new(out, "geoms", a);
+	a = json_array();
+	for (i = 0; a && i < pairs.count; i++)
+		json_array_append_new(a, pair_json(&m, &pairs.pairs[i]));
+	json_object_set_new(out, "pairs", a);
+	a = json_array();
+	for (i = 1; a && i < m.nbody; i++)
+		json_array_append_new(a, body_json(&m, &rest[i - 1]));
+	json_object_set_new(out, "bodies", a);
+	if (!json_object_get(out, "option") || !json_object_get(out, "geoms") ||
+	    !json_object_get(out, "pairs") || !json_object_get(out, "bodies"))
+		goto oom;
+	*answer = out;
+	out = NULL;
+	rc = 0;
+	goto done;
+oom:
+	err_set(err, ERR_INTERNAL, "", "out of memory");
+done:
+	json_decref(out);
+	free(rest);
+	mpair_free(&pairs);
+	mdl_free(&m);
+	mjcf_free(&doc);
+	return rc;
+}
+
+const struct svc_endpoint_def svc_ep_model = {
+    .name = "model",
+    .summary = "a user's MJCF: the option, geoms, geom pairs with MuJoCo 2.2.2's mixed "
+               "parameters and warnings, and the rests the core answers",
+    .units = "timestep, timeconst_used s; size, margin, gap, drop, penetrations m; mass kg; "
+             "gravity m/s^2",
+    .parse = model_parse,
+    .canonical = model_canonical,
+    .answer = model_answer,
+    .release = model_release,
+};

@@ -1,0 +1,19 @@
+# The model layer (issue 30): a user's MJCF against libmujoco 2.2.2 on the files of
+# tests/fixtures/mjcf/ (their sources in its README.md): geoms, masses, pairs, rests.
+check_PROGRAMS += tests/test_model_mj
+TESTS += tests/test_model_mj
+tests_test_model_mj_SOURCES = tests/test_model_mj.c
+tests_test_model_mj_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(XML_CFLAGS) $(JANSSON_CFLAGS) \
+	-DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures/mjcf"'
+tests_test_model_mj_LDADD = $(MODEL_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
+EXTRA_DIST += tests/fixtures/mjcf/README.md tests/fixtures/mjcf/hand-classes.xml \
+	tests/fixtures/mjcf/hand-rest.xml tests/fixtures/mjcf/hand-rest-bodies.xml \
+	tests/fixtures/mjcf/so101-2.2.2.xml tests/fixtures/mjcf/so101-scene_box-2.2.2.xml \
+	tests/fixtures/mjcf/mujoco-humanoid.xml tests/fixtures/mjcf/mujoco-slider_crank.xml \
+	tests/fixtures/mjcf/mujoco-arm26.xml
+# The model endpoint's handler: refusals naming file, line and element; limits; warnings.
+check_PROGRAMS += tests/test_model
+TESTS += tests/test_model
+tests_test_model_SOURCES = tests/test_model.c tests/svc_test.c tests/svc_test.h
+tests_test_model_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_model_LDADD = $(SERVICE_TEST_LIBS) -lm

@@ -1,0 +1,208 @@
+/*
+ * test_model.c: POST /v1/model's handler (src/service/model.c over src/model/): bad
+ * documents refused with the file, line and element named, the limits, the request's
+ * fields, and the answer's warnings and rests on small documents whose numbers follow
+ * from MuJoCo's rules by hand (the numbers themselves are held to libmujoco 2.2.2 in
+ * test_model_mj).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/service.h"
+#include "svc_test.h"
+#include "tunables.h"
+
+/* svc_ask on body: 0 and the answer, or the error */
+static int ask(const char *body, json_t **answer, struct err *err)
+{
+	struct svc_limits lim = tsvc_limits(1);
+	char *text = NULL;
+	int rc;
+
+	err_clear(err);
+	rc = svc_ask(SVC_MODEL, body, strlen(body), &lim, NULL, &text, NULL, err);
+	*answer = rc == 0 ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	return rc;
+}
+
+static char *request(const char *main_text, const char *other_name, const char *other_text)
+{
+	json_t *files = json_pack("{s:s}", "scene.xml", main_text);
+	json_t *r;
+	char *s;
+	if (other_name)
+		json_object_set_new(files, other_name, json_string(other_text));
+	r = json_pack("{s:s, s:o}", "main", "scene.xml", "files", files);
+	s = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+	return s;
+}
+
+static void expect_refusal(const char *main_text, const char *other_name, const char *other_text,
+    enum err_code code, const char *message_part)
+{
+	char *body = request(main_text, other_name, other_text);
+	json_t *answer;
+	struct err err;
+
+	ck_assert_int_eq(ask(body, &answer, &err), -1);
+	ck_assert_msg(err.code == code, "%s: code %s", body, err_name(err.code));
+	ck_assert_msg(strstr(err.message, message_part) != NULL, "message \"%s\" lacks \"%s\"",
+	    err.message, message_part);
+	free(body);
+}
+
+START_TEST(bad_documents_name_file_line_and_element)
+{
+	expect_refusal("<mujoco>\n<worldbody>\n<geom class=\"nope\"/>\n</worldbody></mujoco>", NULL,
+	    NULL, ERR_BAD_VALUE, "scene.xml:3: <geom>: unknown default class \"nope\"");
+	expect_refusal("<mujoco><include file=\"b.xml\"/></mujoco>", "b.xml",
+	    "<mujoco>\n\n<worldbody><geom condim=\"2\" size=\"1\"/></worldbody></mujoco>",
+	    ERR_BAD_VALUE, "b.xml:3: <geom>: condim must be 1, 3, 4 or 6");
+	expect_refusal("<mujoco><worldbody>\n<geom size=\"x\"/></worldbody></mujoco>", NULL, NULL,
+	    ERR_BAD_VALUE, "scene.xml:2: <geom>: size is not a list of finite numbers");
+	expect_refusal("<mujoco><worldbody><geom size=\"1\"></worldbody></mujoco>", NULL, NULL,
+	    ERR_BAD_VALUE, "scene.xml:1:");
+	expect_refusal("<mujoco><include file=\"missing.xml\"/></mujoco>", NULL, NULL,
+	    ERR_BAD_VALUE, "scene.xml:1: <include>: no file \"missing.xml\" in files");
+	expect_refusal("<mujoco><include file=\"scene.xml\"/></mujoco>", NULL, NULL, ERR_BAD_VALUE,
+	    "already included");
+	expect_refusal(
+	    "<!DOCTYPE m [<!ENTITY a \"x\">]><mujoco/>", NULL, NULL, ERR_BAD_VALUE, "DTD");
+	expect_refusal("<mujoco><worldbody><composite type=\"grid\"/></worldbody></mujoco>", NULL,
+	    NULL, ERR_BAD_VALUE, "<composite>");
+	expect_refusal("<mujoco><worldbody><geom type=\"sphere\" fromto=\"0 0 0 1 0 0\" "
+	               "size=\"1\"/></worldbody></mujoco>",
+	    NULL, NULL, ERR_BAD_VALUE, "fromto requires capsule");
+	expect_refusal("<mujoco><contact><pair geom1=\"a\" geom2=\"b\"/></contact></mujoco>", NULL,
+	    NULL, ERR_BAD_VALUE, "geom1 \"a\" names no geom");
+}
+END_TEST
+
+static void expect_error(const char *body, enum err_code code, const char *path)
+{
+	tsvc_expect_error(SVC_MODEL, body, strlen(body), NULL, code, path);
+}
+
+START_TEST(limits_refuse)
+{
+	/* includes nested deeper than MJCF_MAX_INCLUDE_DEPTH: each file includes the next */
+	json_t *files = json_object(), *r;
+	char name[32], text[128], *body;
+	json_t *answer;
+	struct err err;
+	int i;
+
+	for (i = 0; i <= MJCF_MAX_INCLUDE_DEPTH + 1; i++) {
+		snprintf(name, sizeof name, "f%d.xml", i);
+		snprintf(text, sizeof text, "<mujoco><include file=\"f%d.xml\"/></mujoco>", i + 1);
+		json_object_set_new(files, name, json_string(text));
+	}
+	r = json_pack("{s:s, s:o}", "main", "f0.xml", "files", files);
+	body = json_dumps(r, JSON_COMPACT);
+	ck_assert_int_eq(ask(body, &answer, &err), -1);
+	ck_assert_str_eq(err_name(err.code), "bad_value");
+	ck_assert_msg(strstr(err.message, "includes nest deeper than") != NULL, "%s", err.message);
+	free(body);
+	json_decref(r);
+	expect_error("{\"main\": \"a.xml\", \"files\": {}}", ERR_BAD_VALUE, "/main");
+	expect_error(
+	    "{\"main\": \"a.xml\", \"files\": {\"a.xml\": 3}}", ERR_BAD_TYPE, "/files/a.xml");
+	expect_error(
+	    "{\"main\": \"a.xml\", \"files\": {\"a.xml\": \"<mujoco/>\"}, \"mujoco\": \"3.12.0\"}",
+	    ERR_BAD_VALUE, "/mujoco");
+	expect_error("{\"main\": \"a.xml\", \"files\": {}, \"x\": 1}", ERR_UNKNOWN_FIELD, "/x");
+}
+END_TEST
+
+static const json_t *pair_of(const json_t *answer, int g1, int g2)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach (json_object_get(answer, "pairs"), i, p)
+		if (json_integer_value(json_object_get(p, "geom1")) == g1 &&
+		    json_integer_value(json_object_get(p, "geom2")) == g2)
+			return p;
+	return NULL;
+}
+
+static int has_warning(const json_t *pair, const char *code)
+{
+	size_t i;
+	json_t *w;
+	json_array_foreach (json_object_get(pair, "warnings"), i, w)
+		if (strcmp(json_string_value(json_object_get(w, "code")), code) == 0)
+			return 1;
+	return 0;
+}
+
+/* a plane and a sphere of solref (0.003, 1) at h = 0.002: solmix's average with the
+ * plane's default (0.02 + 0.003) / 2 = 0.0115 >= 2h, so no warning; with priority on the
+ * sphere 0.003 < 2h = 0.004 and refsafe uses 0.004; the plane's own solref (0.05, 1) is
+ * then hidden; mesh geoms are listed, not answerable */
+START_TEST(warnings_follow_the_rules)
+{
+	char *body = request(
+	    "<mujoco><worldbody><geom name=\"floor\" type=\"plane\" size=\"0 0 1\"/>"
+	    "<geom name=\"plate\" type=\"plane\" size=\"0 0 1\" pos=\"5 0 0\" solref=\"0.05 1\"/>"
+	    "<body pos=\"0 0 0.05\"><freejoint/><geom name=\"a\" size=\"0.05\" solref=\"0.003 "
+	    "1\"/></body>"
+	    "<body pos=\"5 0 0.05\"><freejoint/><geom name=\"b\" size=\"0.05\" solref=\"0.003 1\" "
+	    "priority=\"1\"/></body>"
+	    "<body pos=\"9 0 1\"><freejoint/><geom name=\"m\" type=\"mesh\" mesh=\"x\"/>"
+	    "<geom size=\"0.1\"/></body>"
+	    "</worldbody></mujoco>",
+	    NULL, NULL);
+	json_t *answer;
+	struct err err;
+	const json_t *p, *g, *bodies;
+
+	ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
+	p = pair_of(answer, 0, 2);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq_tol(tsvc_real(p, "timeconst_used"), 0.0115, 1e-15);
+	ck_assert_int_eq(json_array_size(json_object_get(p, "warnings")), 0);
+	p = pair_of(answer, 1, 3);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq(tsvc_real(p, "timeconst_used"), 0.004);
+	ck_assert(has_warning(p, "timeconst_below_2h"));
+	ck_assert(has_warning(p, "priority_hides_solref"));
+	g = json_array_get(json_object_get(answer, "geoms"), 4);
+	ck_assert_str_eq(json_string_value(json_object_get(g, "type")), "mesh");
+	ck_assert(json_is_false(json_object_get(g, "answerable")));
+	ck_assert(json_is_null(json_object_get(g, "mass")));
+	bodies = json_object_get(answer, "bodies");
+	ck_assert(json_is_object(json_object_get(json_array_get(bodies, 0), "rest")));
+	ck_assert(json_is_null(json_object_get(json_array_get(bodies, 2), "rest")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(bodies, 2), "why")),
+	    "it has not exactly one geom");
+	json_decref(answer);
+	free(body);
+}
+END_TEST
+
+static Suite *model_suite(void)
+{
+	Suite *s = suite_create("model");
+	TCase *tc = tcase_create("handler");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, bad_documents_name_file_line_and_element);
+	tcase_add_test(tc, limits_refuse);
+	tcase_add_test(tc, warnings_follow_the_rules);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(model_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
