@@ -184,7 +184,8 @@ async function download(page, selector) {
 
 /* CSV text as rows of values: numbers, booleans and strings as the JSON answer has them. */
 function parseCsv(text) {
-	return text.trim().split('\n').map((line) => line.split(',').map((c) => {
+	/* lines starting with # are the export's head: the request, the units, the colour scale */
+	return text.trim().split('\n').filter((line) => !line.startsWith('#')).map((line) => line.split(',').map((c) => {
 		if (c === 'true' || c === 'false')
 			return c === 'true';
 		if (c === '')
@@ -653,7 +654,9 @@ async function main() {
 		assert.deepEqual(csv.slice(1), answer.rows);
 		const png = decodePng(await download(page, '#tools-png'));
 		const size = await page.evaluate(() => [window.contactd.charts.sweep.canvas.width, window.contactd.charts.sweep.canvas.height]);
-		assert.deepEqual([png.width, png.height], size);
+		/* the chart, then its colour bar and the request below it */
+		assert.equal(png.width, size[0]);
+		assert.ok(png.height > size[1], 'the PNG has room below the chart: ' + png.height + ' > ' + size[1]);
 		const svg = String(await download(page, '#tools-svg'));
 		assert.ok(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'), svg.slice(0, 80));
 		assert.equal((svg.match(/<rect class="cell"/g) || []).length, answer.rows.length, 'one SVG cell per row');
@@ -692,7 +695,7 @@ async function main() {
 		assert.ok(cmp.answer.rows.every((r) => r[cmp.answer.columns.indexOf('mujoco')] === other));
 		/* the map draws both releases' growth = 1 boundaries */
 		const colors = await page.evaluate(() => [...new Set(window.contactd.charts.sweep.data.datasets[0].cdContour.map((s) => s.color))]);
-		assert.deepEqual(colors.sort(), ['#000', '#ff00ff']);
+		assert.deepEqual(colors.sort(), ['#000', '#ffd400']);
 		assert.ok((await page.evaluate(() => window.contactd.charts.sweep.legend.legendItems.map((i) => i.text)))
 		    .some((t) => t.includes('MuJoCo ' + other)));
 		/* a map of another answer field: the cells the second release changes are dotted */
@@ -807,8 +810,15 @@ async function main() {
 			await page.waitForFunction((path) => path.split('.').reduce((o, k) => o && o[k], window), ready);
 			const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 			assert.ok(overflow <= 0, name + ': the page is ' + overflow + ' px wider than the phone');
-			/* the result before the form: its chart starts within the first screen */
-			if (['sweep', 'drop', 'hold', 'live'].includes(name)) {
+			/* the result before the form: its chart starts within the first screen; on the
+			 * live page the calibration id and token come first (nothing shows without them) */
+			if (name === 'live') {
+				const tops = await page.evaluate(() => [document.querySelector('.layout > section canvas').getBoundingClientRect().top,
+				    document.getElementById('calibration').getBoundingClientRect().top,
+				    document.getElementById('watch').getBoundingClientRect().bottom]);
+				assert.ok(tops[1] < 400 && tops[2] < 600 && tops[2] < tops[0] && tops[0] < 900,
+				    'live: id at ' + tops[1] + ' px, Watch ends at ' + tops[2] + ' px, chart at ' + tops[0] + ' px');
+			} else if (['sweep', 'drop', 'hold'].includes(name)) {
 				const tops = await page.evaluate(() => [document.querySelector('.layout > section canvas').getBoundingClientRect().top,
 				    document.getElementById('form').getBoundingClientRect().top]);
 				assert.ok(tops[0] < tops[1] && tops[0] < 900, name + ': chart at ' + tops[0] + ' px, form at ' + tops[1] + ' px');
@@ -1036,8 +1046,9 @@ async function main() {
 		assert.ok(fit.solref, 'the calibration has a fit');
 		const conv = await page.evaluate(() => window.contactd.charts.fit.data.datasets.map((d) =>
 		    ({data: d.data, intervals: d.intervals})));
-		assert.deepEqual(conv[0].data[1], {x: 2, y: fit.solref[0]});
-		assert.deepEqual(conv[1].data[1], {x: 2, y: fit.solref[1]});
+		/* each fit at its id, the calibration's newest last */
+		assert.deepEqual(conv[0].data[1], {x: shown.fit_id, y: fit.solref[0]});
+		assert.deepEqual(conv[1].data[1], {x: shown.fit_id, y: fit.solref[1]});
 		/* the API's asymmetric intervals, not +- a standard error; axes not below zero */
 		assert.ok(fit.intervals, 'the fit has intervals');
 		assert.deepEqual(conv[0].intervals[1], fit.intervals.timeconst['1sigma']);
