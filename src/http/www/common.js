@@ -401,7 +401,10 @@ CD.tickLabel = function (value, index, ticks) {
 	const step = ticks && ticks.length > 1 ? Math.abs(ticks[1].value - ticks[0].value) : 0;
 	if (step > 0 && Math.abs(value) < step * 1e-6)
 		return '0';
-	return CD.fmt(Number(Number(value).toPrecision(6)), 6);
+	/* one digit finer than the step: an end tick the axis puts at its max reads 0.0271 */
+	const decimals = step > 0 ? Math.min(20, Math.max(0, 1 - Math.floor(Math.log10(step)))) : null;
+	const v = decimals === null ? Number(Number(value).toPrecision(6)) : Number(Number(value).toFixed(decimals));
+	return String(Number(v.toPrecision(6)));
 };
 
 /* b merged into a copy of a: objects member by member, anything else (arrays too)
