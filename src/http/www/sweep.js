@@ -696,7 +696,8 @@ async function run() {
 		let text = answer.rows.length + ' points of ' + parsed.request.query + '.';
 		const bad = answer.rows.filter((r) => unphysical(answer.columns, r)).length;
 		if (bad)
-			text += ' ' + bad + ' gained energy or diverged (marked in red): not physical drops.';
+			text += ' ' + bad + ' gained energy or diverged (drawn apart' + (state.last.fields.length === 2
+			    ? ', pink or grey, out of the colour scale' : ', red crosses') + '): not physical drops.';
 		if (compare) {
 			const same = JSON.stringify(answer.rows.map((r) => r.slice(0, -2))) ===
 			    JSON.stringify(compare.answer.rows.map((r) => r.slice(0, -2)));
