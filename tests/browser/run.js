@@ -184,7 +184,8 @@ async function download(page, selector) {
 
 /* CSV text as rows of values: numbers, booleans and strings as the JSON answer has them. */
 function parseCsv(text) {
-	return text.trim().split('\n').map((line) => line.split(',').map((c) => {
+	/* lines starting with # are the export's head: the request, the units, the colour scale */
+	return text.trim().split('\n').filter((line) => !line.startsWith('#')).map((line) => line.split(',').map((c) => {
 		if (c === 'true' || c === 'false')
 			return c === 'true';
 		if (c === '')
@@ -298,6 +299,451 @@ async function assertAccessible(page) {
 	    .map((c) => c.id));
 	assert.deepEqual(undescribed, [], 'canvases without role="img" and a label');
 	assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+}
+
+/* ---- issue 31: answers the dashboard shows right ---- */
+
+/* Click a toolbar button that downloads a file: its suggested name and its bytes. */
+async function downloadNamed(page, selector) {
+	const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+	return {name: dl.suggestedFilename(), bytes: fs.readFileSync(await dl.path())};
+}
+
+/* Wait until the sweep page has drawn an answer and pred(request, arg) holds for its
+ * request; pred runs in the page (a function: the pages' CSP refuses eval). */
+async function sweepDrawn(page, pred, arg) {
+	await page.waitForFunction(([f, a]) => {
+		const s = window.contactd.answers.sweep;
+		return s && !document.getElementById('run').disabled && window[f](s.request, a);
+	}, [pred, arg === undefined ? null : arg]);
+	return page.evaluate(() => window.contactd.answers.sweep);
+}
+
+/* The predicates sweepDrawn() names, put into a page. */
+async function sweepPredicates(page) {
+	await page.evaluate(() => {
+		window.cdAny = () => true;
+		window.cdFloor = (r) => !!r.base.floor;
+		window.cdGain = (r) => r.vary[0].path === 'dampratio' && !r.base.floor;
+		window.cdDrop = (r) => r.query === 'drop';
+		window.cdDropAlias = (r) => r.query === 'drop' && r.vary[0].path === 'dampratio';
+		window.cdRest = (r) => r.query === 'rest';
+		window.cdHeight = (r, a) => r.base.height === a;
+	});
+}
+
+/* A copy of a drop answer without its trajectory. */
+function withoutTrajectory(a) {
+	const out = Object.assign({}, a);
+	delete out.trajectory;
+	return out;
+}
+
+/* The SO-101 pad's map (drop over the pad's dampratio x the height, the floor with
+ * condim 6, friction and priority 1): a cell click opens the drop of that cell's whole
+ * request, and the drop page answers what the API answers for it, the cell's own rebound. */
+async function checkSweepCellSameDrop(context, base) {
+	await check('sweep: a cell click opens the same drop: the whole base (floor condim, friction, priority), the API\'s answer', async () => {
+		const page = await open(context, base + '/sweep.html', 1400);
+		await sweepPredicates(page);
+		await sweepDrawn(page, 'cdAny');
+		await page.click('#preset-so101');
+		const {request, answer} = await sweepDrawn(page, 'cdFloor');
+		assert.deepEqual(request.base.floor, {condim: 6, friction: [1, 0.005, 0.0005], solref: [0.01, 1], priority: 1});
+		assert.deepEqual(request.base.option, {timestep: 0.005, cone: 'elliptic', impratio: 10,
+		    mujoco: request.base.option.mujoco});
+		assert.deepEqual(answer, await api(base, 'POST', '/v1/sweep', request));
+		const ri = answer.columns.indexOf('rebound');
+		assert.equal(await page.inputValue('#metric'), 'rebound');
+		/* a cell that bounces (rebound above 0): the floor's fields change its number */
+		const cells = await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].cdCells);
+		const cell = cells.find((c) => answer.rows[c.index][ri] > 0 && c.x1 - c.x0 > 6 && c.y1 - c.y0 > 6);
+		assert.ok(cell, 'a cell of the SO-101 map bounces');
+		const row = answer.rows[cell.index];
+		/* the request of that cell, built here from the sweep's request */
+		const want = JSON.parse(JSON.stringify(request.base));
+		want.floor.solref = [want.floor.solref[0], row[0]];
+		want.height = row[1];
+		const wanted = await api(base, 'POST', '/v1/drop', want);
+		assert.equal(wanted.rebound, row[ri], 'the sweep row is the single drop');
+		/* without the floor the drop is another one: the check can fail */
+		const bare = JSON.parse(JSON.stringify(want));
+		delete bare.floor;
+		assert.notEqual((await api(base, 'POST', '/v1/drop', bare)).rebound, row[ri]);
+		const box = await page.locator('#chart').boundingBox();
+		await page.mouse.click(box.x + (cell.x0 + cell.x1) / 2 + 1, box.y + (cell.y0 + cell.y1) / 2 + 1);
+		await page.waitForURL(/drop\.html#/);
+		await page.waitForFunction(() => window.contactd.answers.drop);
+		const drop = await page.evaluate(() => window.contactd.answers.drop);
+		assert.deepEqual(withoutTrajectory(drop.answer), wanted, 'the drop page answers the cell\'s request');
+		assert.deepEqual(drop.answer, await api(base, 'POST', '/v1/drop', drop.request));
+		assert.equal(drop.request.floor.condim, 6);
+		assert.equal(drop.request.floor.priority, 1);
+		assert.deepEqual(drop.request.floor.friction, [1, 0.005, 0.0005]);
+		assert.equal(await page.textContent('#m-rebound'), await page.evaluate((v) => CD.fmt(v, 6), row[ri]));
+		/* the JSON box holds what the form has no field for; a reload asks the same */
+		assert.deepEqual(JSON.parse(await page.inputValue('#extra')).floor, drop.request.floor);
+		await page.reload();
+		await page.waitForFunction(() => window.contactd.answers.drop);
+		assert.deepEqual(await page.evaluate(() => window.contactd.answers.drop.request), drop.request);
+		await shot(page, 'drop-from-cell');
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+}
+
+/* The boundary segments a map at level should have: one per pair of neighbouring
+ * cells, one at most level and one above it (a null counts as above). */
+function levelPairs(answer, mi, level) {
+	const xs = [...new Set(answer.rows.map((r) => r[0]))].sort((a, b) => a - b);
+	const ys = [...new Set(answer.rows.map((r) => r[1]))].sort((a, b) => a - b);
+	const at = new Map(answer.rows.map((r) => [xs.indexOf(r[0]) + ',' + ys.indexOf(r[1]), r[mi]]));
+	const above = (i, j) => !(at.get(i + ',' + j) !== null && at.get(i + ',' + j) <= level);
+	let pairs = 0;
+	for (let i = 0; i < xs.length; i++)
+		for (let j = 0; j < ys.length; j++) {
+			if (i + 1 < xs.length && above(i, j) !== above(i + 1, j))
+				pairs++;
+			if (j + 1 < ys.length && above(i, j) !== above(i, j + 1))
+				pairs++;
+		}
+	return pairs;
+}
+
+async function checkSweepScaleAndContour(context, base) {
+	await check('sweep: a contour at the level asked (rebound = 0: where bouncing stops); energy-gaining cells apart, out of the scale', async () => {
+		const page = await open(context, base + '/sweep.html', 1400);
+		await sweepPredicates(page);
+		await sweepDrawn(page, 'cdAny');
+		await page.click('#preset-so101');
+		const so = await sweepDrawn(page, 'cdFloor');
+		const ri = so.answer.columns.indexOf('rebound');
+		/* rebound = 0 by default: the cells that bounce are apart from those that do not */
+		assert.equal(await page.inputValue('#level'), '0');
+		const pairs0 = levelPairs(so.answer, ri, 0);
+		assert.ok(pairs0 > 0, 'the SO-101 map stops bouncing somewhere');
+		const seg = await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].cdContour.map((s) => [s[0], s[1]]));
+		assert.equal(seg.length, pairs0, 'one contour segment per bouncing / resting pair of cells');
+		const legend = await page.evaluate(() => window.contactd.charts.sweep.legend.legendItems.map((i) => i.text));
+		assert.ok(legend.some((t) => /rebound = 0: where bouncing stops/.test(t)), legend.join('; '));
+		/* pixels: the contour is drawn (white on a dark halo) */
+		const png = await shot(page, 'sweep-so101-chart', '#chart');
+		const mid = seg[Math.floor(seg.length / 2)];
+		const mx = (mid[0][0] + mid[1][0]) / 2 + 1, my = (mid[0][1] + mid[1][1]) / 2 + 1;
+		assert.ok(near(png, mx, my, [255, 255, 255], 1, 30), 'the contour at ' + mx + ', ' + my + ' is ' + png.pixel(mx, my));
+		await shot(page, 'sweep-so101');
+		/* another level: the contour follows it, kept in the address */
+		const lv = 0.001;
+		await page.fill('#level', String(lv));
+		await page.waitForFunction((n) => window.contactd.charts.sweep.data.datasets[0].contour === n, lv);
+		assert.equal(await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].cdContour.length),
+		    levelPairs(so.answer, ri, lv));
+		assert.match(page.url(), /level=0\.001/);
+		/* drops that gain energy (dampratio 0.05 throws the 5 cm sphere above its drop height) */
+		await page.fill('#base', JSON.stringify({body: {shape: 'sphere', size: 0.05, mass: 1}, duration: 1}));
+		await page.fill('#path1', 'dampratio');
+		await page.fill('#from1', '0.05');
+		await page.fill('#to1', '1');
+		await page.fill('#count1', '8');
+		await page.uncheck('#log1');
+		await page.fill('#path2', 'height');
+		await page.fill('#from2', '0.05');
+		await page.fill('#to2', '0.2');
+		await page.fill('#count2', '4');
+		await page.uncheck('#log2');
+		await page.click('#run');
+		const g = await sweepDrawn(page, 'cdGain');
+		assert.deepEqual(g.answer, await api(base, 'POST', '/v1/sweep', g.request));
+		const c = g.answer.columns, gi = c.indexOf('energy_gain'), di = c.indexOf('diverged'), mi = c.indexOf('rebound');
+		const gained = g.answer.rows.filter((r) => r[gi] === true);
+		assert.ok(gained.length > 0 && gained.length < g.answer.rows.length, gained.length + ' cells gain energy');
+		const physical = g.answer.rows.filter((r) => r[gi] !== true && r[di] !== true).map((r) => r[mi]);
+		const ds = await page.evaluate(() => {
+			const d = window.contactd.charts.sweep.data.datasets[0];
+			return {min: d.min, max: d.max, cells: d.cdCells.map((k) => ({index: k.index, fill: k.fill}))};
+		});
+		assert.equal(ds.max, Math.max(...physical), 'the scale ends at the largest physical rebound');
+		assert.equal(ds.min, Math.min(...physical));
+		assert.ok(Math.max(...gained.map((r) => r[mi])) > ds.max, 'an energy-gaining rebound is above the scale');
+		for (const k of ds.cells)
+			assert.equal(k.fill === '#e7298a', g.answer.rows[k.index][gi] === true, 'cell ' + k.index + ' is ' + k.fill);
+		const items = await page.evaluate(() => window.contactd.charts.sweep.legend.legendItems.map((i) => i.text));
+		assert.ok(items.some((t) => t.startsWith('energy gained (rose above the drop height): ' + gained.length + ' cells')),
+		    items.join('; '));
+		assert.match(await page.textContent('#cb-key'), /drawn apart, not on the scale: energy gained/);
+		/* axes named by the resolved pointers: the alias dampratio is /geom/solref/1 */
+		assert.equal(c[0], '/geom/solref/1');
+		assert.deepEqual(await page.evaluate(() => ['x', 'y'].map((a) => window.contactd.charts.sweep.options.scales[a].title.text)),
+		    ['dampratio', 'drop height (m)']);
+		await shot(page, 'sweep-gain');
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+	await check('sweep: the second release\'s boundary shows over the guard gap', async () => {
+		const health = await api(base, 'GET', '/v1/health');
+		const other = health.mujoco_supported.find((v) => v !== health.mujoco);
+		const page = await open(context, base + '/sweep.html#compare=' + other, 1400);
+		await page.waitForFunction(() => window.contactd.answers.sweepCompare && window.contactd.charts.sweep &&
+		    !document.getElementById('run').disabled);
+		const segs = await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].cdContour
+		    .filter((s) => s.dash).map((s) => [s[0], s[1]]));
+		assert.ok(segs.length > 0, 'the second release has a boundary');
+		const png = await shot(page, 'sweep-compare-chart', '#chart');
+		const yellow = hex('#ffd400');
+		const seen = segs.filter((s) => near(png, (s[0][0] + s[1][0]) / 2 + 1, (s[0][1] + s[1][1]) / 2 + 1, yellow, 4, 40)).length;
+		assert.ok(seen >= segs.length / 2, seen + ' of ' + segs.length + ' segments of the second release visible');
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+}
+
+async function checkSweepExports(context, base) {
+	await check('sweep: every export carries the request, the units and the colour bar, named by the request; JSON as the API answered', async () => {
+		const page = await open(context, base + '/sweep.html', 1400);
+		await sweepPredicates(page);
+		await sweepDrawn(page, 'cdAny');
+		await page.click('#preset-so101');
+		const {request} = await sweepDrawn(page, 'cdFloor');
+		const bytes = await (await fetch(base + '/v1/sweep', {method: 'POST', body: JSON.stringify(request),
+		    headers: {'Content-Type': 'application/json', Accept: 'application/json'}})).text();
+		const hash = await page.evaluate((r) => CD.hash(JSON.stringify(r)), request);
+		const named = (n, ext) => {
+			assert.ok(n.startsWith('sweep-drop-floor.solref.1-x-height-rebound-') && n.endsWith('-' + hash + '.' + ext), n);
+		};
+		/* the API's bytes, not re-indented */
+		const json = await downloadNamed(page, '#tools-json');
+		assert.equal(String(json.bytes), bytes);
+		named(json.name, 'json');
+		const csv = await downloadNamed(page, '#tools-csv');
+		named(csv.name, 'csv');
+		const head = String(csv.bytes).split('\n').filter((l) => l.startsWith('#'));
+		assert.equal(head[0], '# request: POST /v1/sweep ' + JSON.stringify(request));
+		assert.match(head[1], /^# units: .*\/floor\/solref\/1 1; \/height m; peak_penetration m; rebound m;/);
+		assert.match(head[2], /^# colour bar: rebound \(m\) from 0 to [0-9.e-]+, viridis/);
+		assert.deepEqual(parseCsv(String(csv.bytes)).slice(1), JSON.parse(bytes).rows);
+		const exp = await downloadNamed(page, '#tools-export');
+		named(exp.name, 'export.json');
+		const e = JSON.parse(String(exp.bytes));
+		assert.deepEqual(e.request, {method: 'POST', path: '/v1/sweep', body: request});
+		assert.equal(e.units.rebound, 'm');
+		assert.equal(e.colorbar.label, 'rebound (m)');
+		assert.equal(e.colorbar.contour, 0);
+		assert.deepEqual(e.answer, JSON.parse(bytes));
+		const svg = await downloadNamed(page, '#tools-svg');
+		named(svg.name, 'svg');
+		const text = String(svg.bytes);
+		assert.ok(text.includes('<g class="colorbar">'), 'the SVG has the colour bar');
+		assert.ok(text.includes('class="colorbar-label">rebound (m)</text>'));
+		const desc = /<desc class="request">([^<]*)<\/desc>/.exec(text);
+		assert.ok(desc, 'the SVG names its request');
+		assert.deepEqual(JSON.parse(desc[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&')).body, request);
+		/* the PNG: the chart, then the colour bar (viridis from its dark end) and the request */
+		const pngFile = await downloadNamed(page, '#tools-png');
+		named(pngFile.name, 'png');
+		const png = decodePng(pngFile.bytes);
+		const h = await page.evaluate(() => window.contactd.charts.sweep.canvas.height);
+		assert.ok(near(png, 12, h + 12, [68, 1, 84], 2, 30), 'the colour bar\'s dark end: ' + png.pixel(12, h + 12));
+		assert.ok(near(png, 248, h + 12, [253, 231, 37], 3, 30), 'the colour bar\'s yellow end: ' + png.pixel(248, h + 12));
+		let ink = 0;
+		for (let x = 10; x < png.width - 10; x++)
+			for (let y = h + 48; y < png.height - 2; y++)
+				ink += png.pixel(x, y)[0] < 128;
+		assert.ok(ink > 200, 'the request is written below the colour bar (' + ink + ' dark pixels)');
+		/* the same request downloads under the same name: no timestamp */
+		assert.equal((await downloadNamed(page, '#tools-json')).name, json.name);
+		/* the drop page: its JSON is the API's bytes too */
+		const drop = await open(context, base + '/drop.html', 1400);
+		await drop.waitForFunction(() => window.contactd.answers.drop);
+		const req = await drop.evaluate(() => window.contactd.answers.drop.request);
+		const dropBytes = await (await fetch(base + '/v1/drop', {method: 'POST', body: JSON.stringify(req),
+		    headers: {'Content-Type': 'application/json'}})).text();
+		const dj = await downloadNamed(drop, '#tools-json');
+		assert.equal(String(dj.bytes), dropBytes);
+		assert.ok(dj.name.endsWith('-' + await drop.evaluate((r) => CD.hash(JSON.stringify(r)), req) + '.json'), dj.name);
+		assert.deepEqual(page.consoleErrors, []);
+		assert.deepEqual(drop.consoleErrors, []);
+		await drop.close();
+		await page.close();
+	});
+}
+
+async function checkSweepForm(context, base) {
+	await check('sweep: the form takes the API\'s aliases; the metric list follows the query; a run draws the query\'s default', async () => {
+		const page = await open(context, base + '/sweep.html', 1400);
+		await sweepPredicates(page);
+		await sweepDrawn(page, 'cdAny');
+		const options = () => page.evaluate(() => [...document.getElementById('metric').options].map((o) => o.value));
+		await page.selectOption('#query', 'drop');
+		assert.equal(await page.inputValue('#metric'), 'rebound');
+		assert.ok((await options()).includes('peak_penetration') && !(await options()).includes('growth'), String(await options()));
+		await page.fill('#base', JSON.stringify({body: {shape: 'sphere', size: 0.05, mass: 1}, duration: 1}));
+		await page.fill('#path1', 'dampratio');
+		await page.fill('#from1', '0.2');
+		await page.fill('#to1', '1');
+		await page.fill('#count1', '5');
+		await page.uncheck('#use2');
+		await page.click('#run');
+		const d = await sweepDrawn(page, 'cdDropAlias');
+		assert.deepEqual(d.answer, await api(base, 'POST', '/v1/sweep', d.request));
+		assert.equal(await page.inputValue('#metric'), 'rebound');
+		const ri = d.answer.columns.indexOf('rebound');
+		assert.deepEqual(await page.evaluate(() => window.contactd.charts.sweep.data.datasets[0].data),
+		    d.answer.rows.map((r) => ({x: r[0], y: r[ri]})));
+		assert.equal(await page.evaluate(() => window.contactd.charts.sweep.options.scales.x.title.text), 'dampratio');
+		/* another query: its own list and default, after the run too */
+		await page.selectOption('#query', 'rest');
+		assert.equal(await page.inputValue('#metric'), 'penetration');
+		assert.ok(!(await options()).includes('rebound'));
+		await page.fill('#path1', 'timeconst');
+		await page.fill('#from1', '0.005');
+		await page.fill('#to1', '0.05');
+		await page.click('#run');
+		const r = await sweepDrawn(page, 'cdRest');
+		assert.deepEqual(r.answer, await api(base, 'POST', '/v1/sweep', r.request));
+		assert.equal(await page.inputValue('#metric'), 'penetration');
+		/* a word that is not an alias: the API's message names the ones there are */
+		await page.fill('#path1', 'dampingratio');
+		await page.click('#run');
+		await page.waitForFunction(() => document.getElementById('status').className === 'status error');
+		assert.match(await page.textContent('#status'), /dampratio/);
+		assert.ok(page.consoleErrors.every((e) => /400|422/.test(e)), page.consoleErrors.join('; '));
+		await page.close();
+	});
+	await check('sweep: an overlay\'s legend names what differs', async () => {
+		const page = await open(context, base + '/sweep.html', 1400);
+		await sweepPredicates(page);
+		await sweepDrawn(page, 'cdAny');
+		await page.click('#preset-rebound');
+		await sweepDrawn(page, 'cdDrop');
+		await page.check('#overlay');
+		const b = {body: {shape: 'sphere', size: 0.05, mass: 1}, geom: {solref: [0.02, 0.3]}, duration: 1};
+		for (const height of [0.2, 0.3]) {
+			await page.fill('#base', JSON.stringify(Object.assign({}, b, {height})));
+			await page.click('#run');
+			await sweepDrawn(page, 'cdHeight', height);
+		}
+		const labels = await page.evaluate(() => window.contactd.charts.sweep.data.datasets.filter((d) => d.cdOverlay).map((d) => d.label));
+		assert.equal(labels.length, 2);
+		assert.match(labels[1], /^earlier run 2: drop height 0\.2 m$/);
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+}
+
+async function checkQuestionPresets(context, base) {
+	await check('drop and hold: a JSON box beside the form, an SO-101 pad preset, the API\'s answers', async () => {
+		const page = await open(context, base + '/drop.html', 1400);
+		await page.waitForFunction(() => window.contactd.answers.drop);
+		await page.click('#preset-so101');
+		await page.waitForFunction(() => window.contactd.answers.drop.request.floor);
+		const {request, answer} = await page.evaluate(() => window.contactd.answers.drop);
+		assert.deepEqual(request.floor, {condim: 6, friction: [1, 0.005, 0.0005], solref: [0.01, 1], priority: 1});
+		assert.equal(request.option.timestep, 0.005);
+		assert.equal(request.option.cone, 'elliptic');
+		assert.equal(request.option.impratio, 10);
+		assert.deepEqual(request.body, {shape: 'sphere', size: 0.02, mass: 0.1});
+		assert.deepEqual(answer, await api(base, 'POST', '/v1/drop', request));
+		/* any field through the box: the floor's solimp */
+		const extra = JSON.parse(await page.inputValue('#extra'));
+		extra.floor.solimp = [0.8, 0.9, 0.002, 0.5, 2];
+		await page.fill('#extra', JSON.stringify(extra));
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.drop.request.floor.solimp);
+		const again = await page.evaluate(() => window.contactd.answers.drop);
+		assert.deepEqual(again.answer, await api(base, 'POST', '/v1/drop', again.request));
+		/* a box that is not JSON is said, nothing sent */
+		await page.fill('#extra', '{"floor": ');
+		await page.click('#run');
+		assert.match(await page.textContent('#status'), /is not JSON/);
+		await assertAccessible(page);
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+		const hold = await open(context, base + '/hold.html', 1400);
+		await hold.waitForFunction(() => window.contactd.answers.hold);
+		await hold.click('#preset-so101');
+		await hold.waitForFunction(() => window.contactd.answers.hold[0].request.base.pad.condim === 6);
+		const runs = await hold.evaluate(() => window.contactd.answers.hold);
+		const hb = runs[0].request.base;
+		assert.deepEqual(hb.pad.solref, [0.01, 1]);
+		assert.deepEqual(hb.pad.friction, [1, 0.005, 0.0005]);
+		assert.equal(hb.pad.priority, 1);
+		assert.equal(hb.option.timestep, 0.005);
+		assert.equal(hb.option.impratio, 10);
+		for (const run of runs)
+			assert.deepEqual(run.answer, await api(base, 'POST', '/v1/sweep', run.request));
+		await assertAccessible(hold);
+		assert.deepEqual(hold.consoleErrors, []);
+		await hold.close();
+	});
+}
+
+async function checkLiveMidCalibration(context, base) {
+	await check('live: opened mid-calibration, fits by their id; the id in the address; round ticks; the MJCF not cut off', async () => {
+		const token = JSON.parse(execFileSync(CONTACTD,
+		    ['--db', path.join(tmp, 'cache.db'), 'token', 'create', 'so103', '--json'], {encoding: 'utf8'})).token;
+		const cal = await api(base, 'POST', '/v1/robots/so103/calibrations',
+		    {object: {shape: 'sphere', size: 0.02, mass: 0.1}, option: {timestep: 0.005}}, token);
+		const done = async (after) => {
+			for (;;) {
+				const c = await api(base, 'GET', '/v1/calibrations/' + cal.id, undefined, token);
+				if (c.fit && c.fit.state === 'done' && c.fit_id > after)
+					return c;
+				await new Promise((r) => setTimeout(r, 100));
+			}
+		};
+		let shown = {fit_id: 0};
+		const uploads = [[0.1, 0.004, 9.81, 1e-4], [0.05, 0.002, 4.9, 0.6e-4], [0.2, 0.009, 2, 0.25e-4], [0.15, 0.006, 7, 0.8e-4]];
+		for (const [h, r, f, d] of uploads.slice(0, 3)) {
+			await api(base, 'POST', '/v1/calibrations/' + cal.id + '/measurements',
+			    {drops: [{height: h, rebound: r}], presses: [{force: f, deflection: d}]}, token);
+			shown = await done(shown.fit_id);
+		}
+		const page = await open(context, base + '/live.html', 1400);
+		await page.fill('#calibration', String(cal.id));
+		assert.equal(await page.evaluate(() => location.hash), '#calibration=' + cal.id, 'the id is in the address as typed');
+		await page.fill('#token', token);
+		await page.click('#watch');
+		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 1 &&
+		    /^(Watching calibration|Fit \d+ received)/.test(document.getElementById('status').textContent)).catch(async (e) => {
+			throw new Error(await page.textContent('#status') + ' / ' +
+			    await page.evaluate(() => JSON.stringify(window.contactd.charts.fit.data.datasets[0].data)) + ': ' + e.message);
+		});
+		assert.deepEqual(await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].data[0]),
+		    {x: shown.fit_id, y: shown.fit.solref[0]});
+		/* the stream may replay the newest fit: it is named by its id, not "Fit 1" */
+		const said = await page.textContent('#status');
+		if (/^Fit /.test(said))
+			assert.match(said, new RegExp('^Fit ' + shown.fit_id + ' received'));
+		assert.ok(shown.fit_id > 1);
+		const [h, r, f, d] = uploads[3];
+		await api(base, 'POST', '/v1/calibrations/' + cal.id + '/measurements',
+		    {drops: [{height: h, rebound: r}], presses: [{force: f, deflection: d}]}, token);
+		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 2);
+		const last = await done(shown.fit_id);
+		await page.waitForFunction((id) => new RegExp('^Fit ' + id + ' received').test(document.getElementById('status').textContent),
+		    last.fit_id);
+		assert.equal(await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].data[1].x), last.fit_id);
+		/* every tick label of every chart: at most 6 significant digits, no floating-point noise */
+		const labels = await page.evaluate(() => [].concat(...Object.values(window.contactd.charts).map((c) =>
+		    [].concat(...Object.values(c.scales).map((s) => s.ticks.map((t) => String(t.label)))))));
+		assert.ok(labels.length > 10, labels.length + ' tick labels');
+		for (const l of labels)
+			assert.ok(l.replace(/^-/, '').replace(/e[-+]?\d+$/, '').replace('.', '').replace(/^0+/, '').length <= 5 &&
+			    !/e-1\d|E-/.test(l), 'tick label ' + l);
+		/* the MJCF fits its box, at both widths */
+		for (const width of [1400, 390]) {
+			await page.setViewportSize({width, height: 900});
+			const [sw, cw] = await page.evaluate(() => [document.getElementById('mjcf').scrollWidth,
+			    document.getElementById('mjcf').clientWidth]);
+			assert.ok(sw <= cw + 1, 'the MJCF is ' + sw + ' px wide in a ' + cw + ' px box at ' + width + ' px');
+			await shot(page, 'live-' + width);
+		}
+		const fresh = await open(context, base + '/live.html#calibration=' + cal.id, 390);
+		assert.equal(await fresh.inputValue('#calibration'), String(cal.id));
+		await fresh.close();
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
 }
 
 async function main() {
@@ -653,7 +1099,9 @@ async function main() {
 		assert.deepEqual(csv.slice(1), answer.rows);
 		const png = decodePng(await download(page, '#tools-png'));
 		const size = await page.evaluate(() => [window.contactd.charts.sweep.canvas.width, window.contactd.charts.sweep.canvas.height]);
-		assert.deepEqual([png.width, png.height], size);
+		/* the chart, then its colour bar and the request below it */
+		assert.equal(png.width, size[0]);
+		assert.ok(png.height > size[1], 'the PNG has room below the chart: ' + png.height + ' > ' + size[1]);
 		const svg = String(await download(page, '#tools-svg'));
 		assert.ok(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'), svg.slice(0, 80));
 		assert.equal((svg.match(/<rect class="cell"/g) || []).length, answer.rows.length, 'one SVG cell per row');
@@ -692,7 +1140,7 @@ async function main() {
 		assert.ok(cmp.answer.rows.every((r) => r[cmp.answer.columns.indexOf('mujoco')] === other));
 		/* the map draws both releases' growth = 1 boundaries */
 		const colors = await page.evaluate(() => [...new Set(window.contactd.charts.sweep.data.datasets[0].cdContour.map((s) => s.color))]);
-		assert.deepEqual(colors.sort(), ['#000', '#ff00ff']);
+		assert.deepEqual(colors.sort(), ['#000', '#ffd400']);
 		assert.ok((await page.evaluate(() => window.contactd.charts.sweep.legend.legendItems.map((i) => i.text)))
 		    .some((t) => t.includes('MuJoCo ' + other)));
 		/* a map of another answer field: the cells the second release changes are dotted */
@@ -807,8 +1255,15 @@ async function main() {
 			await page.waitForFunction((path) => path.split('.').reduce((o, k) => o && o[k], window), ready);
 			const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 			assert.ok(overflow <= 0, name + ': the page is ' + overflow + ' px wider than the phone');
-			/* the result before the form: its chart starts within the first screen */
-			if (['sweep', 'drop', 'hold', 'live'].includes(name)) {
+			/* the result before the form: its chart starts within the first screen; on the
+			 * live page the calibration id and token come first (nothing shows without them) */
+			if (name === 'live') {
+				const tops = await page.evaluate(() => [document.querySelector('.layout > section canvas').getBoundingClientRect().top,
+				    document.getElementById('calibration').getBoundingClientRect().top,
+				    document.getElementById('watch').getBoundingClientRect().bottom]);
+				assert.ok(tops[1] < 400 && tops[2] < 600 && tops[2] < tops[0] && tops[0] < 900,
+				    'live: id at ' + tops[1] + ' px, Watch ends at ' + tops[2] + ' px, chart at ' + tops[0] + ' px');
+			} else if (['sweep', 'drop', 'hold'].includes(name)) {
 				const tops = await page.evaluate(() => [document.querySelector('.layout > section canvas').getBoundingClientRect().top,
 				    document.getElementById('form').getBoundingClientRect().top]);
 				assert.ok(tops[0] < tops[1] && tops[0] < 900, name + ': chart at ' + tops[0] + ' px, form at ' + tops[1] + ' px');
@@ -1036,8 +1491,9 @@ async function main() {
 		assert.ok(fit.solref, 'the calibration has a fit');
 		const conv = await page.evaluate(() => window.contactd.charts.fit.data.datasets.map((d) =>
 		    ({data: d.data, intervals: d.intervals})));
-		assert.deepEqual(conv[0].data[1], {x: 2, y: fit.solref[0]});
-		assert.deepEqual(conv[1].data[1], {x: 2, y: fit.solref[1]});
+		/* each fit at its id, the calibration's newest last */
+		assert.deepEqual(conv[0].data[1], {x: shown.fit_id, y: fit.solref[0]});
+		assert.deepEqual(conv[1].data[1], {x: shown.fit_id, y: fit.solref[1]});
 		/* the API's asymmetric intervals, not +- a standard error; axes not below zero */
 		assert.ok(fit.intervals, 'the fit has intervals');
 		assert.deepEqual(conv[0].intervals[1], fit.intervals.timeconst['1sigma']);
@@ -1196,6 +1652,12 @@ async function main() {
 		await refused.close();
 	});
 
+	await checkSweepCellSameDrop(context, base2);
+	await checkSweepScaleAndContour(context, base2);
+	await checkSweepExports(context, base2);
+	await checkSweepForm(context, base2);
+	await checkQuestionPresets(context, base2);
+	await checkLiveMidCalibration(context, base2);
 	await context.close();
 }
 

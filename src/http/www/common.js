@@ -6,6 +6,10 @@
 window.contactd = {charts: {}, answers: {}, events: []};
 
 const CD = {
+	/* The API's own bytes of each answer object CD.api returned (JSON.stringify would
+	 * re-spell its numbers and re-indent it). */
+	raw: new WeakMap(),
+
 	/* The API's answer to one request; an error answer throws an Error whose message
 	 * is the contract's "message" and whose .path is the offending field. */
 	async api(path, body, options) {
@@ -27,6 +31,9 @@ const CD = {
 		} catch (e) {
 			value = null;
 		}
+		/* the bytes as they came, for "JSON as the API answered" */
+		if (value && typeof value === 'object')
+			CD.raw.set(value, text);
 		if (!reply.ok) {
 			const err = new Error(value && value.message ? value.message
 			                                             : 'HTTP ' + reply.status);
@@ -178,6 +185,8 @@ CD.quantities = [
 	[/^max_height$/, 'highest point', 'm'],
 	[/^jitter$/, 'jitter', 'm'],
 	[/^(steps|contacts|rows)$/, null, ''],
+	[/^t$/, 'time', 's'],
+	[/^z$/, 'bottom height', 'm'],
 ];
 
 /* {name, unit} of a request field's pointer or an answer field's name. */
@@ -262,17 +271,175 @@ CD.csv = function (columns, rows) {
 	return [columns, ...rows].map((r) => r.map(CD.csvCell).join(',')).join('\n') + '\n';
 };
 
-/* The chart as a PNG (white background, as shown). */
-CD.pngBlob = function (chart) {
+/* ---- what every export carries: the request, the units, the colour scale ---- */
+
+/* FNV-1a of a string, 8 hex digits: a short name of one request. */
+CD.hash = function (text) {
+	let h = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) {
+		h ^= text.charCodeAt(i);
+		h = Math.imul(h, 0x01000193) >>> 0;
+	}
+	return h.toString(16).padStart(8, '0');
+};
+
+/* "sweep-drop-dampratio-x-height-1a2b3c4d": a download's name (without its extension). */
+CD.fileName = function (page, stem, body) {
+	const words = [page, stem].filter((w) => w).join('-').replace(/[^A-Za-z0-9._-]+/g, '-')
+	    .replace(/-+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+	return body === null || body === undefined ? words : words + '-' + CD.hash(JSON.stringify(body));
+};
+
+/* {request, units, colorbar} of a toolbar's spec: what an export says about itself. */
+CD.exportMeta = function (spec) {
+	const r = spec.request ? spec.request() : null;
+	const d = spec.data ? spec.data() : null;
+	const keys = spec.columns ? spec.columns() : d && d.json && Array.isArray(d.json.columns) ? d.json.columns
+	    : d && d.json && typeof d.json === 'object' && !Array.isArray(d.json) ? Object.keys(d.json) : [];
+	const units = {};
+	for (const k of keys) {
+		const q = CD.quantity(k);
+		units[k] = q.unit;
+	}
+	const cb = spec.colorbar ? spec.colorbar() : null;
+	return {generator: 'contactd dashboard', request: r ? {method: 'POST', path: '/' + r.endpoint, body: r.body} : null,
+	    units, colorbar: cb ? {label: cb.label, min: cb.min, max: cb.max, scale: cb.scale, contour: cb.contour,
+	        apart: cb.apart || []} : null};
+};
+
+/* The CSV's head: the request, the units and the colour scale, as # comment lines
+ * (read by pandas with comment="#", numpy.loadtxt, gnuplot, R's read.csv(comment.char="#")). */
+CD.csvHeader = function (m) {
+	const out = [];
+	if (m.request)
+		out.push('# request: ' + m.request.method + ' ' + m.request.path + ' ' + JSON.stringify(m.request.body));
+	const u = Object.entries(m.units).map(([k, v]) => k + ' ' + (v || '1'));
+	if (u.length)
+		out.push('# units: ' + u.join('; '));
+	if (m.colorbar)
+		out.push('# colour bar: ' + CD.colorbarText(m.colorbar));
+	return out.map((l) => l.replace(/\n/g, ' ') + '\n').join('');
+};
+
+/* The colour scale in words: "rebound (m) from 0 to 0.0123, viridis; apart: ...". */
+CD.colorbarText = function (cb) {
+	return cb.label + ' from ' + CD.fmt(cb.min) + ' to ' + CD.fmt(cb.max) + (cb.scale ? ', ' + cb.scale : '') +
+	    (cb.contour !== undefined && cb.contour !== null ? '; contour at ' + CD.fmt(cb.contour) : '') +
+	    (cb.apart && cb.apart.length ? '; drawn apart, not in the scale: ' +
+	        cb.apart.map((a) => a.label + ' (' + a.color + ')').join(', ') : '');
+};
+
+/* Draw a colour bar (spec: {sample(f) -> colour, min, max, label, apart}) at x, y. */
+CD.drawColorBar = function (ctx, x, y, w, h, cb) {
+	for (let i = 0; i < w; i++) {
+		ctx.fillStyle = cb.sample(i / Math.max(1, w - 1));
+		ctx.fillRect(x + i, y, 1, h);
+	}
+	ctx.strokeStyle = '#888';
+	ctx.lineWidth = 1;
+	ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
+	ctx.fillStyle = '#222';
+	ctx.font = '12px sans-serif';
+	ctx.textAlign = 'left';
+	ctx.fillText(CD.fmt(cb.min), x, y + h + 13);
+	ctx.textAlign = 'right';
+	ctx.fillText(CD.fmt(cb.max), x + w, y + h + 13);
+	ctx.textAlign = 'left';
+	let tx = x + w + 10;
+	ctx.fillText(cb.label, tx, y + h - 2);
+	tx += ctx.measureText(cb.label).width + 14;
+	for (const a of cb.apart || []) {
+		ctx.fillStyle = a.color;
+		ctx.fillRect(tx, y, h, h);
+		ctx.strokeRect(tx + 0.5, y + 0.5, h - 1, h - 1);
+		ctx.fillStyle = '#222';
+		ctx.fillText(a.label, tx + h + 4, y + h - 2);
+		tx += h + 10 + ctx.measureText(a.label).width;
+	}
+};
+
+/* Lines of at most n characters. */
+CD.wrap = function (text, n) {
+	const out = [];
+	for (let i = 0; i < text.length; i += n)
+		out.push(text.slice(i, i + n));
+	return out;
+};
+
+/* The chart as a PNG (white background, as shown), with the colour bar (of a heat map)
+ * and the request below it. */
+CD.pngBlob = function (chart, meta) {
 	const src = chart.canvas;
+	const m = meta || {};
+	const cb = m.colorbar && chart.$cdColorbar ? chart.$cdColorbar : null;
+	const lines = m.request ? CD.wrap(m.request.method + ' ' + m.request.path + ' ' + JSON.stringify(m.request.body),
+	    Math.max(40, Math.floor(src.width / 7))) : [];
+	const foot = (cb ? 40 : 0) + (lines.length ? 14 * lines.length + 8 : 0);
 	const c = document.createElement('canvas');
 	c.width = src.width;
-	c.height = src.height;
+	c.height = src.height + foot;
 	const ctx = c.getContext('2d');
 	ctx.fillStyle = '#fff';
 	ctx.fillRect(0, 0, c.width, c.height);
 	ctx.drawImage(src, 0, 0);
+	let y = src.height + 6;
+	if (cb) {
+		CD.drawColorBar(ctx, 10, y, Math.min(240, c.width / 3), 14, Object.assign({}, cb, m.colorbar));
+		y += 40;
+	}
+	ctx.fillStyle = '#222';
+	ctx.font = '11px monospace';
+	ctx.textAlign = 'left';
+	lines.forEach((l, i) => ctx.fillText(l, 10, y + 11 + 14 * i));
 	return new Promise((resolve) => c.toBlob(resolve, 'image/png'));
+};
+
+/* A tick label rounded to what the axis resolves: a value within a millionth of a
+ * step of zero is 0 (2.1684043449710089E-16 is floating-point noise), the rest at
+ * most 6 significant digits. For Chart.js's ticks.callback. */
+CD.tickLabel = function (value, index, ticks) {
+	const step = ticks && ticks.length > 1 ? Math.abs(ticks[1].value - ticks[0].value) : 0;
+	if (step > 0 && Math.abs(value) < step * 1e-6)
+		return '0';
+	/* one digit finer than the step: an end tick the axis puts at its max reads 0.0271 */
+	const decimals = step > 0 ? Math.min(20, Math.max(0, 1 - Math.floor(Math.log10(step)))) : null;
+	const v = decimals === null ? Number(Number(value).toPrecision(6)) : Number(Number(value).toFixed(decimals));
+	return String(Number(v.toPrecision(6)));
+};
+
+/* b merged into a copy of a: objects member by member, anything else (arrays too)
+ * replaced. */
+CD.merge = function (a, b) {
+	const plain = (v) => v && typeof v === 'object' && !Array.isArray(v);
+	if (!plain(a) || !plain(b))
+		return JSON.parse(JSON.stringify(b));
+	const out = JSON.parse(JSON.stringify(a));
+	for (const [k, v] of Object.entries(b))
+		out[k] = plain(out[k]) && plain(v) ? CD.merge(out[k], v) : JSON.parse(JSON.stringify(v));
+	return out;
+};
+
+/* A JSON object typed in a textarea ('' is {}); throws naming the box. */
+CD.jsonObject = function (id) {
+	const el = document.getElementById(id);
+	let v;
+	try {
+		v = JSON.parse(el.value.trim() || '{}');
+	} catch (e) {
+		throw new Error(el.labels[0].textContent.trim() + ' is not JSON: ' + e.message);
+	}
+	if (!v || typeof v !== 'object' || Array.isArray(v))
+		throw new Error(el.labels[0].textContent.trim() + ' must be a JSON object');
+	return v;
+};
+
+/* The SO-101 gripper's pad (Menagerie's robotstudio_so101, class collision_gripper):
+ * condim 6, friction 1 5e-3 5e-4, solref 0.01 1 (exactly 2 x the 5 ms timestep),
+ * priority 1 (its solref and friction win the pair), and the model's option:
+ * timestep 5 ms, elliptic cone, impratio 10. */
+CD.so101 = {
+	pad: {condim: 6, friction: [1, 0.005, 0.0005], solref: [0.01, 1], priority: 1},
+	option: {timestep: 0.005, cone: 'elliptic', impratio: 10},
 };
 
 const xmlEscape = (s) => String(s).replace(/[<>&"]/g, (c) => ({'<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;'})[c]);
@@ -280,7 +447,7 @@ const xmlEscape = (s) => String(s).replace(/[<>&"]/g, (c) => ({'<': '&lt;', '>':
 /* The chart as SVG, drawn from its scales and data (vectors, not a picture of pixels):
  * axes with their ticks and titles, heat-map cells, the growth = 1 contour, lines and
  * points, and the legend's labels. */
-CD.svg = function (chart) {
+CD.svg = function (chart, meta) {
 	const w = chart.width, h = chart.height, a = chart.chartArea;
 	const out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + h +
 	    '" viewBox="0 0 ' + w + ' ' + h + '" font-family="sans-serif" font-size="12">',
@@ -359,7 +526,34 @@ CD.svg = function (chart) {
 	}
 	/* captions below the chart: the document grows by a line each */
 	caption.forEach((c, i) => text(a.left, h + 14 * (i + 1), c, 'start', ' class="caption"'));
-	const H = h + (caption.length ? 14 * caption.length + 6 : 0);
+	let H = h + (caption.length ? 14 * caption.length + 6 : 0);
+	/* the colour bar itself (sampled), then the request, in the file */
+	const m = meta || {};
+	const cb = m.colorbar && chart.$cdColorbar ? Object.assign({}, chart.$cdColorbar, m.colorbar) : null;
+	if (cb) {
+		const bw = 240, steps = 60, y = H + 4;
+		out.push('<g class="colorbar">');
+		for (let i = 0; i < steps; i++)
+			out.push('<rect x="' + n(10 + i * bw / steps) + '" y="' + y + '" width="' + n(bw / steps + 0.5) +
+			    '" height="14" fill="' + cb.sample(i / (steps - 1)) + '"/>');
+		text(10, y + 27, CD.fmt(cb.min), 'start');
+		text(10 + bw, y + 27, CD.fmt(cb.max), 'end');
+		text(10 + bw + 10, y + 12, cb.label, 'start', ' class="colorbar-label"');
+		(cb.apart || []).forEach((ap, i) => {
+			out.push('<rect class="apart" x="' + (10 + bw + 10) + '" y="' + (y + 32 + 16 * i) + '" width="12" height="12" fill="' +
+			    ap.color + '" stroke="#888"/>');
+			text(10 + bw + 26, y + 43 + 16 * i, ap.label, 'start');
+		});
+		out.push('</g>');
+		H += 40 + 16 * (cb.apart || []).length;
+	}
+	if (m.request) {
+		out.push('<desc class="request">' + xmlEscape(JSON.stringify(m.request)) + '</desc>');
+		const lines = CD.wrap(m.request.method + ' ' + m.request.path + ' ' + JSON.stringify(m.request.body),
+		    Math.max(40, Math.floor(w / 7)));
+		lines.forEach((l, i) => text(10, H + 14 * (i + 1), l, 'start', ' class="request" font-family="monospace" font-size="11"'));
+		H += 14 * lines.length + 8;
+	}
 	out[0] = '<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + H + '" viewBox="0 0 ' + w + ' ' + H +
 	    '" font-family="sans-serif" font-size="12">';
 	/* the legend where the chart drew it: a swatch and the label in each hit box */
@@ -577,15 +771,30 @@ CD.toolbar = function (id, spec) {
 		toggle('-logx', ' log x axis', spec.logX);
 	if (spec.log)
 		toggle('-log', ' log y axis', spec.log);
-	const stamp = () => spec.name + '-' + new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+	/* a file is named by what it answers: the page, spec.stem() (the question in a few
+	 * words) and a hash of the whole request, so two downloads of one request share a
+	 * name and two requests never do */
+	const fileName = (ext) => {
+		const r = spec.request ? spec.request() : null;
+		return CD.fileName(spec.name, spec.stem ? spec.stem() : '', r ? r.body : null) + '.' + ext;
+	};
+	const meta = () => CD.exportMeta(spec);
 	if (spec.data) {
-		button('CSV', 'Download the answer as CSV', () => CD.download(stamp() + '.csv', 'text/csv', spec.data().csv), 'csv');
-		button('JSON', 'Download the API\'s answer as JSON', () =>
-		    CD.download(stamp() + '.json', 'application/json', JSON.stringify(spec.data().json, null, 1) + '\n'), 'json');
+		button('CSV', 'Download the answer as CSV, headed by the request, the units and the colour scale (lines starting with #)', () =>
+		    CD.download(fileName('csv'), 'text/csv', CD.csvHeader(meta()) + spec.data().csv), 'csv');
+		button('JSON', 'Download the API\'s answer as JSON, the bytes as it answered', async () => {
+			const d = spec.data();
+			const text = spec.rawJson ? await spec.rawJson() : CD.raw.get(d.json);
+			CD.download(fileName('json'), 'application/json', text !== undefined ? text : JSON.stringify(d.json));
+		}, 'json');
+		button('JSON + request', 'Download the request, the units, the colour scale and the answer as one JSON document', () =>
+		    CD.download(fileName('export.json'), 'application/json',
+		        JSON.stringify(Object.assign(meta(), {answer: spec.data().json}), null, 1) + '\n'), 'export');
 	}
-	button('PNG', 'Download the chart as PNG', async () =>
-	    CD.download(stamp() + '.png', 'image/png', await CD.pngBlob(chart())), 'png');
-	button('SVG', 'Download the chart as SVG', () => CD.download(stamp() + '.svg', 'image/svg+xml', CD.svg(chart())), 'svg');
+	button('PNG', 'Download the chart as PNG, with its colour bar and the request', async () =>
+	    CD.download(fileName('png'), 'image/png', await CD.pngBlob(chart(), meta())), 'png');
+	button('SVG', 'Download the chart as SVG, with its colour bar and the request', () =>
+	    CD.download(fileName('svg'), 'image/svg+xml', CD.svg(chart(), meta())), 'svg');
 	if (spec.request) {
 		button('Copy curl', 'Copy this request as a curl command', () => {
 			const r = spec.request();

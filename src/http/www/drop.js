@@ -18,7 +18,7 @@ const metricNames = [
 	['diverged', 'Diverged'],
 ];
 const formIds = ['shape', 'size', 'mass', 'timeconst', 'dampratio', 'height', 'duration', 'timestep',
-    'integrator', 'refsafe', 'mujoco', 'compare', 'overlay'];
+    'integrator', 'refsafe', 'mujoco', 'compare', 'overlay', 'extra'];
 
 const state = {last: null, compare: null, overlays: []};
 
@@ -28,14 +28,66 @@ function readRequest() {
 	    integrator: $('integrator').value};
 	if ($('mujoco').value)
 		option.mujoco = $('mujoco').value;
-	return {
+	const form = {
 		body: {shape: $('shape').value, size: CD.number('size'), mass: CD.number('mass')},
 		geom: {solref: [tc, dr]},
 		option,
 		height: CD.number('height'),
 		duration: CD.number('duration'),
-		trajectory: true,
 	};
+	return Object.assign(CD.merge(form, CD.jsonObject('extra')), {trajectory: true});
+}
+
+/* The SO-101 gripper's pad as the floor under its 2 cm, 100 g object, dropped 5 cm. */
+const so101 = {body: {shape: 'sphere', size: 0.02, mass: 0.1}, floor: CD.so101.pad, option: CD.so101.option,
+    height: 0.05};
+
+/* Put a whole drop request into the page: the fields the form has into the form (the
+ * others back to their defaults, which are the API's), everything else into the JSON
+ * box, so readRequest() asks exactly this request. */
+function setRequest(request) {
+	const r = JSON.parse(JSON.stringify(request));
+	delete r.trajectory;
+	for (const id of formIds) {
+		const el = $(id);
+		if (['mujoco', 'compare', 'overlay'].includes(id))
+			continue;
+		if (el.type === 'checkbox')
+			el.checked = el.defaultChecked;
+		else if (el.tagName === 'SELECT')
+			el.value = [...el.options].find((o) => o.defaultSelected) ? [...el.options].find((o) => o.defaultSelected).value
+			    : el.options[0].value;
+		else
+			el.value = el.defaultValue;
+	}
+	const take = (obj, key, id, ok) => {
+		if (obj && ok(obj[key])) {
+			$(id).value = String(obj[key]);
+			delete obj[key];
+		}
+	};
+	const num = (v) => typeof v === 'number' && Number.isFinite(v);
+	take(r.body, 'shape', 'shape', (v) => v === 'box' || v === 'sphere');
+	take(r.body, 'size', 'size', num);
+	take(r.body, 'mass', 'mass', num);
+	if (r.geom && Array.isArray(r.geom.solref) && r.geom.solref.length === 2 && r.geom.solref.every(num)) {
+		$('timeconst').value = String(r.geom.solref[0]);
+		$('dampratio').value = String(r.geom.solref[1]);
+		delete r.geom.solref;
+	}
+	take(r, 'height', 'height', num);
+	take(r, 'duration', 'duration', num);
+	take(r.option, 'timestep', 'timestep', num);
+	take(r.option, 'integrator', 'integrator', (v) => [...$('integrator').options].some((o) => o.value === v));
+	if (r.option && typeof r.option.refsafe === 'boolean') {
+		$('refsafe').checked = r.option.refsafe;
+		delete r.option.refsafe;
+	}
+	take(r.option, 'mujoco', 'mujoco', (v) => [...$('mujoco').options].some((o) => o.value === v));
+	for (const k of ['body', 'geom', 'option'])
+		if (r[k] && typeof r[k] === 'object' && !Object.keys(r[k]).length)
+			delete r[k];
+	$('extra').value = Object.keys(r).length ? JSON.stringify(r, null, 1) : '';
 }
 
 function showMetrics(answer) {
@@ -143,6 +195,7 @@ async function run() {
 	const ticket = ++running;
 	saveState();
 	$('request').textContent = JSON.stringify(req, null, 2);
+	state.asked = req;
 	CD.status('status', 'Simulating…');
 	try {
 		const compareTo = $('compare').value;
@@ -194,14 +247,29 @@ CD.toolbar('tools', {name: 'drop', status: 'status', chart: () => window.contact
 	    const a = state.last.answer;
 	    return {json: a, csv: CD.csv(['t', 'z'], a.trajectory.t.map((t, i) => [t, a.trajectory.z[i]]))};
     },
-    request: () => {
-	    const body = readRequest();
-	    return {endpoint: 'v1/drop', body};
+    request: () => ({endpoint: 'v1/drop', body: state.last ? state.last.req : readRequest()}),
+    stem: () => {
+	    const r = state.last ? state.last.req : readRequest();
+	    const b = r.body || {};
+	    return [b.shape, b.size + 'm', b.mass + 'kg', 'h' + r.height].join('-');
     }});
+$('preset-so101').addEventListener('click', () => {
+	setRequest(so101);
+	run();
+});
 
 (async () => {
 	const s = CD.readHash();
-	await CD.releases(['mujoco', 'compare'], [s.mujoco, s.compare]);
+	let linked = null;
+	try {
+		linked = s.request ? JSON.parse(s.request) : null;
+	} catch (e) {
+		CD.status('status', 'The address\'s request is not JSON: ' + e.message, 'error');
+	}
+	await CD.releases(['mujoco', 'compare'], [s.mujoco || (linked && linked.option && linked.option.mujoco), s.compare]);
 	restoreState(s);
+	/* a link from a sweep cell carries the whole request */
+	if (linked && typeof linked === 'object')
+		setRequest(linked);
 	run();
 })();

@@ -34,8 +34,12 @@ const CDHeatmap = {
 		return out;
 	},
 
-	/* The colour of v on the dataset's scale. */
-	color(ds, v) {
+	/* The colour of point p (value v) on the dataset's scale; a point drawn apart (p.apart
+	 * names an entry of ds.apart: an energy-gaining or a diverged drop) has its own colour
+	 * and is not on the scale. */
+	color(ds, v, p) {
+		if (p && p.apart && ds.apart && ds.apart[p.apart])
+			return ds.apart[p.apart].color;
 		if (v === null || v === undefined || !Number.isFinite(v))
 			return '#9a9a9a';
 		if (ds.diverging)
@@ -84,15 +88,16 @@ const CDHeatmap = {
 				const i = xs.indexOf(p.x), j = ys.indexOf(p.y);
 				const x0 = Math.min(xe[i], xe[i + 1]), x1 = Math.max(xe[i], xe[i + 1]);
 				const y0 = Math.min(ye[j], ye[j + 1]), y1 = Math.max(ye[j], ye[j + 1]);
-				const fill = CDHeatmap.color(ds, p.v);
+				const fill = CDHeatmap.color(ds, p.v, p);
 				ctx.fillStyle = fill;
 				ctx.fillRect(x0, y0, x1 - x0 + 0.5, y1 - y0 + 0.5);
 				ds.cdCells.push({x0, x1, y0, y1, index, fill,
 				    title: ds.cellText ? ds.cellText(p) : p.x + ', ' + p.y + ': ' + p.v});
 			});
 			/* marked cells: a hatched outline on top of the colours */
-			ctx.strokeStyle = ds.markColor || '#ff00aa';
-			ctx.lineWidth = 1.5;
+			/* thin and translucent: a boundary drawn over marked cells stays visible */
+			ctx.strokeStyle = ds.markColor || 'rgba(255,0,170,0.75)';
+			ctx.lineWidth = 1;
 			for (const c of ds.cdCells) {
 				if (!ds.data[c.index].mark)
 					continue;
@@ -117,7 +122,7 @@ const CDHeatmap = {
 			ds.cdContour = [];
 			if (ds.contour === undefined)
 				continue;
-			const lines = [{data: ds.data, color: ds.contourColor || '#000', dash: null}]
+			const lines = [{data: ds.data, color: ds.contourColor || '#000', dash: null, halo: ds.contourHalo}]
 			    .concat(ds.contours || []);
 			for (const line of lines) {
 				/* another grid (an earlier run) has cells of its own */
@@ -125,17 +130,29 @@ const CDHeatmap = {
 				const ly = [...new Set(line.data.map((p) => p.y))].sort((a, b) => a - b);
 				const segs = CDHeatmap.boundary(line.data, ds.contour, lx, ly,
 				    CDHeatmap.edges(chart.scales.x, lx), CDHeatmap.edges(chart.scales.y, ly));
+				const path = () => {
+					ctx.beginPath();
+					for (const s of segs) {
+						ctx.moveTo(s[0][0], s[0][1]);
+						ctx.lineTo(s[1][0], s[1][1]);
+					}
+				};
+				/* a dark halo under a light line keeps it visible on light and dark cells */
+				if (line.halo) {
+					ctx.strokeStyle = line.halo;
+					ctx.lineWidth = 5;
+					ctx.setLineDash([]);
+					path();
+					ctx.stroke();
+				}
 				ctx.strokeStyle = line.color;
 				ctx.lineWidth = 3;
 				ctx.setLineDash(line.dash || []);
-				ctx.beginPath();
-				for (const s of segs) {
-					ctx.moveTo(s[0][0], s[0][1]);
-					ctx.lineTo(s[1][0], s[1][1]);
-					ds.cdContour.push(Object.assign(s.slice(), {color: line.color, dash: !!line.dash}));
-				}
+				path();
 				ctx.stroke();
 				ctx.setLineDash([]);
+				for (const s of segs)
+					ds.cdContour.push(Object.assign(s.slice(), {color: line.color, dash: !!line.dash}));
 			}
 		}
 		ctx.restore();
@@ -158,29 +175,34 @@ if (window.Chart)
 		return out;
 	};
 
-/* Draw a colour bar for [min, max] into a <canvas> with labelled ends; diverging: the
- * growth scale, 1 in the middle. */
-function cdColorBar(canvasId, min, max, label, log, diverging) {
+/* The colour scale of a heat-map dataset, as the colour bar draws it: {label, min,
+ * max, scale (in words), contour, apart (the colours drawn apart, in the legend), and
+ * sample(f), the colour at f in [0, 1] along the bar}. diverging: the growth scale, 1 in
+ * the middle, logarithmic on each side. */
+function cdScaleSpec(ds, label) {
+	const lo = Math.min(ds.min, 0.999), hi = Math.max(ds.max, 1.001);
+	const sample = ds.diverging
+	    ? (f) => CD.growthColor(f < 0.5 ? Math.exp(Math.log(lo) * (1 - 2 * f)) : Math.exp(Math.log(hi) * (2 * f - 1)), lo, hi)
+	    : (f) => CD.ramp(f);
+	const scale = ds.diverging ? 'blues at most 1 (stable), reds above 1 (unstable), logarithmic on each side of 1'
+	    : 'viridis, dark purple to yellow' + (ds.log ? ', logarithmic' : ', linear');
+	return {label, min: ds.min, max: ds.max, scale, sample, contour: ds.contour,
+	    apart: Object.values(ds.apart || {}).filter((a) => a.count > 0).map((a) => ({label: a.label, color: a.color}))};
+}
+
+/* Draw the colour bar of spec (cdScaleSpec) into a <canvas>. */
+function cdColorBar(canvasId, spec) {
 	const canvas = document.getElementById(canvasId);
 	const ctx = canvas.getContext('2d');
 	const w = canvas.width, h = canvas.height;
 	ctx.clearRect(0, 0, w, h);
-	/* diverging: the left half runs from min to 1, the right half from 1 to max */
-	const lo = Math.min(min, 0.999), hi = Math.max(max, 1.001);
 	for (let x = 0; x < w; x++) {
-		const f = x / (w - 1);
-		ctx.fillStyle = diverging
-		    ? CD.growthColor(f < 0.5 ? Math.exp(Math.log(lo) * (1 - 2 * f)) : Math.exp(Math.log(hi) * (2 * f - 1)), lo, hi)
-		    : CD.ramp(f);
+		ctx.fillStyle = spec.sample(x / (w - 1));
 		ctx.fillRect(x, 0, 1, h);
 	}
-	if (diverging) {
+	if (/^blues/.test(spec.scale)) {
 		ctx.fillStyle = '#000';
 		ctx.fillRect(Math.floor(w / 2) - 1, 0, 2, h);
 	}
-	canvas.setAttribute('aria-label', diverging
-	    ? label + ': blues at most 1 (stable, down to ' + CD.fmt(min) + '), reds above 1 (unstable, up to ' +
-	      CD.fmt(max) + '), logarithmic on each side of 1, which is marked in the middle'
-	    : label + ': colour from ' + CD.fmt(min) + ' (dark purple) to ' + CD.fmt(max) + ' (yellow)' +
-	      (log ? ', logarithmic' : ''));
+	canvas.setAttribute('aria-label', CD.colorbarText(spec));
 }

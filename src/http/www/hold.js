@@ -8,7 +8,7 @@
 const $ = (id) => document.getElementById(id);
 
 const formIds = ['axis', 'from', 'to', 'points', 'logx', 'mass', 'size', 'friction', 'grip_force',
-    'impratio', 'timeconst', 'timestep', 'duration', 'mujoco', 'compare'];
+    'impratio', 'timeconst', 'timestep', 'duration', 'mujoco', 'compare', 'extra'];
 const cones = ['pyramidal', 'elliptic'];
 const state = {runs: [], logY: false};
 
@@ -17,14 +17,25 @@ function baseRequest(release) {
 	const option = {impratio: CD.number('impratio'), timestep: CD.number('timestep')};
 	if (release)
 		option.mujoco = release;
-	return {
+	return CD.merge({
 		object: {size: CD.number('size'), mass: CD.number('mass')},
 		pad: {solref: [CD.number('timeconst'), 1], friction: [CD.number('friction'), 0.005, 0.0005]},
 		grip_force: CD.number('grip_force'),
 		option,
 		duration: CD.number('duration'),
-	};
+	}, CD.jsonObject('extra'));
 }
+
+/* The SO-101 pad (CD.so101): its solref, friction and option in the form, the rest in
+ * the JSON box; the cone is what the chart varies. */
+$('preset-so101').addEventListener('click', () => {
+	$('timeconst').value = CD.so101.pad.solref[0];
+	$('friction').value = CD.so101.pad.friction[0];
+	$('timestep').value = CD.so101.option.timestep;
+	$('impratio').value = CD.so101.option.impratio;
+	$('extra').value = JSON.stringify({pad: {condim: CD.so101.pad.condim, priority: CD.so101.pad.priority}});
+	run();
+});
 
 /* The sweep of one release: the axis field's values x both cones. */
 function sweepRequest(release) {

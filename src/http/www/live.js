@@ -63,9 +63,15 @@ function pointSet(label, data, color, extra) {
 	    extra || {});
 }
 
+/* Linear axes whose tick labels are rounded (CD.tickLabel): no 2.1684043449710089E-16 for 0. */
+const ticks = (t) => Object.assign({callback: CD.tickLabel}, t || {});
+
 function scales(x, y, extra) {
-	return Object.assign({x: {type: 'linear', title: {display: true, text: x}},
+	const out = Object.assign({x: {type: 'linear', title: {display: true, text: x}},
 	    y: {type: 'linear', title: {display: true, text: y}}}, extra || {});
+	for (const a of Object.values(out))
+		a.ticks = ticks(a.ticks);
+	return out;
 }
 
 /* The 1-sigma interval [low, high] of a fitted parameter: the fit's own (asymmetric)
@@ -83,8 +89,10 @@ function interval(f, key) {
 /* The convergence plot: solref of every fit so far, with its 1-sigma intervals. */
 function drawHistory() {
 	const h = state.history.filter((f) => f.solref);
-	const tc = h.map((f, i) => ({x: i + 1, y: f.solref[0]}));
-	const dr = h.map((f, i) => ({x: i + 1, y: f.solref[1]}));
+	/* each fit at its own id (the events' id), not its place among the fits this page saw:
+	 * a page opened mid-calibration starts at the calibration's latest fit */
+	const tc = h.map((f) => ({x: f.cdId, y: f.solref[0]}));
+	const dr = h.map((f) => ({x: f.cdId, y: f.solref[1]}));
 	const ivs = (key) => h.map((f) => interval(f, key));
 	/* the axes cover the closed ends of the intervals (Chart.js scales only the
 	 * points), never below zero: both parameters are positive */
@@ -104,8 +112,8 @@ function drawHistory() {
 		pointSet('dampratio', dr, CD.colors[1], {showLine: true, yAxisID: 'y2', intervals: ivs('dampratio'), barOffset: 4,
 		    pointStyle: 'rectRot'}),
 	]}, options: CD.chartOptions({scales: scales('fit (upload by upload)', 'timeconst (s)', {
-		x: {type: 'linear', title: {display: true, text: 'fit (upload by upload)'}, ticks: {precision: 0},
-		    suggestedMin: 0.8, suggestedMax: Math.max(2, h.length) + 0.2},
+		x: {type: 'linear', title: {display: true, text: 'fit id (one fit per upload)'}, ticks: ticks({precision: 0}),
+		    suggestedMin: h.length ? h[0].cdId - 0.2 : 0.8, suggestedMax: h.length ? Math.max(h[0].cdId + 1, h[h.length - 1].cdId) + 0.2 : 2.2},
 		y: Object.assign({type: 'linear', title: {display: true, text: 'timeconst (s)'}},
 		    span(tc, ivs('timeconst'))),
 		y2: Object.assign({type: 'linear', position: 'right', title: {display: true, text: 'dampratio'},
@@ -130,7 +138,7 @@ function ends(iv) {
 function positiveAxis(title, values) {
 	const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x));
 	const hi = v.length ? Math.max(...v) : 1;
-	return {type: 'linear', title: {display: true, text: title}, min: 0, max: hi > 0 ? hi * 1.2 : 1};
+	return {type: 'linear', title: {display: true, text: title}, min: 0, max: hi > 0 ? hi * 1.2 : 1, ticks: ticks()};
 }
 
 function drawMeasurements(m, fit) {
@@ -275,7 +283,7 @@ async function onFit(data, id) {
 	addFit(fit, Number(id));
 	try {
 		await refresh();
-		CD.status('status', 'Fit ' + state.history.length + ' received at ' +
+		CD.status('status', 'Fit ' + (id || state.history.length) + ' received at ' +
 		    new Date().toLocaleTimeString() + '.', 'ok');
 	} catch (e) {
 		CD.status('status', CD.errorText(e), 'error');
@@ -475,4 +483,9 @@ CD.toolbar('tools', {name: 'calibration', status: 'status', chart: () => window.
 const fromHash = /(?:^#|&)calibration=(\d+)/.exec(location.hash);
 if (fromHash)
 	document.getElementById('calibration').value = fromHash[1];
+/* the id typed is in the address at once: a reload or a shared link opens it */
+document.getElementById('calibration').addEventListener('input', (ev) => {
+	const v = ev.target.value.trim();
+	history.replaceState(null, '', /^[0-9]+$/.test(v) ? '#calibration=' + v : location.pathname);
+});
 drawHistory();

@@ -19,10 +19,28 @@ const presets = {
 	'preset-rebound': {query: 'drop', base: {body: {shape: 'sphere', size: 0.05, mass: 1},
 	    geom: {solref: [0.02, 0.3]}, duration: 1},
 	    f1: ['/geom/solref/0', 0.002, 0.05, 20, true], f2: null, metric: 'rebound'},
+	/* where does the SO-101 pad stop bouncing? Its 2 cm, 100 g object dropped on the pad
+	 * (the floor: condim 6, priority 1, so the pad's solref is the contact's) over the
+	 * pad's dampratio and the drop height; the contour rebound = 0 is the answer */
+	'preset-so101': {query: 'drop', base: {body: {shape: 'sphere', size: 0.02, mass: 0.1},
+	    floor: CD.so101.pad, option: CD.so101.option, height: 0.05},
+	    f1: ['/floor/solref/1', 0.3, 1.5, 13, false], f2: ['/height', 0.01, 0.1, 10, false],
+	    metric: 'rebound', level: 0},
+};
+/* the answer fields of each query, its default first (the list until a run answers) */
+const queryFields = {
+	stability: ['growth', 'h_omega', 'stable', 'timeconst_used', 'guard_gap', 'error_reduction', 'impedance',
+	    'K', 'B', 'solref_fallback', 'diverged'],
+	drop: ['rebound', 'peak_penetration', 'max_height', 'final_penetration', 'jitter', 'energy_gain', 'steps',
+	    'solref_fallback', 'diverged'],
+	rest: ['penetration', 'settled_penetration', 'impedance', 'K', 'B', 'timeconst_used', 'contacts', 'rows'],
 };
 const defaultMetric = {stability: 'growth', drop: 'rebound', rest: 'penetration'};
+/* the contour a metric starts with: growth = 1 (the stability boundary), rebound = 0
+ * (where bouncing stops) */
+const defaultLevel = {growth: '1', rebound: '0'};
 const formIds = ['query', 'base', 'path1', 'from1', 'to1', 'count1', 'log1', 'use2', 'path2', 'from2',
-    'to2', 'count2', 'log2', 'metric', 'mujoco', 'compare', 'overlay'];
+    'to2', 'count2', 'log2', 'metric', 'level', 'mujoco', 'compare', 'overlay'];
 const $ = (id) => document.getElementById(id);
 
 function setField(n, f) {
@@ -47,13 +65,19 @@ function applyPreset(p) {
 	useSecond(!!p.f2);
 	if (p.f2)
 		setField(2, p.f2);
-	setMetrics([p.metric], p.metric);
+	setMetrics(queryFields[p.query], p.metric, p.query);
+	$('level').value = p.level !== undefined ? String(p.level) : defaultLevel[p.metric] || '';
+	state.levelChosen = false;
 	run();
 }
 
-function setMetrics(names, chosen) {
+/* The metric list: names, chosen selected (else the query's default); query is the query
+ * the list belongs to, so a run of another query starts from its own default. */
+function setMetrics(names, chosen, query) {
 	const sel = $('metric');
 	const keep = chosen || sel.value;
+	if (query)
+		sel.dataset.query = query;
 	sel.textContent = '';
 	for (const n of names) {
 		const o = document.createElement('option');
@@ -73,8 +97,10 @@ function readField(n) {
 	if (log && !(from > 0 && to > 0))
 		throw new Error('logarithmic spacing needs positive ends (field ' + n + ')');
 	const path = $('path' + n).value.trim();
-	if (!path.startsWith('/'))
-		throw new Error('the ' + (n === 1 ? 'first' : 'second') + ' field must be a JSON Pointer such as /solref/0');
+	/* a JSON Pointer, or an alias the API resolves ("dampratio"; its error names the ones there are) */
+	if (!path.startsWith('/') && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(path))
+		throw new Error('the ' + (n === 1 ? 'first' : 'second') + ' field must be a JSON Pointer such as /solref/0 ' +
+		    'or an alias such as dampratio');
 	return {path, values: CD.spaced(from, to, count, log), log};
 }
 
@@ -178,51 +204,57 @@ function syncAxisToggles(fields) {
 	$('tools-log').disabled = heat && !fields[1].values.every((v) => v > 0);
 }
 
-/* A value at a JSON Pointer of a copy of obj, creating objects on the way. */
+/* MuJoCo's defaults of the arrays a pointer may set one element of (the API fills the
+ * base with them before it sets the point's value): the rest of the array is these. */
+const arrayDefaults = {solref: [0.02, 1], solimp: [0.9, 0.95, 0.001, 0.5, 2], friction: [1, 0.005, 0.0001]};
+
+/* A value at a JSON Pointer of obj, creating objects on the way (an array absent from
+ * the base starts as its default). */
 function setPointer(obj, pointer, value) {
 	const keys = pointer.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
 	let o = obj;
 	for (let i = 0; i < keys.length - 1; i++) {
 		if (o[keys[i]] === undefined || o[keys[i]] === null || typeof o[keys[i]] !== 'object')
-			o[keys[i]] = /^\d+$/.test(keys[i + 1]) ? [] : {};
+			o[keys[i]] = /^\d+$/.test(keys[i + 1]) ? (arrayDefaults[keys[i]] || []).slice() : {};
 		o = o[keys[i]];
 	}
 	o[keys[keys.length - 1]] = value;
 }
 
-/* The drop page's form (its URL state) for one point of the sweep: the base request
- * with the point's values, its solref as the geom's. */
-function dropLink(req, point) {
+/* The query's whole request at one point of the sweep: the base with the point's values
+ * at the answer's resolved pointers (an alias replaced), nothing left out. */
+function pointRequest(req, cols, point) {
 	const r = JSON.parse(JSON.stringify(req.base));
-	req.vary.forEach((v, k) => setPointer(r, v.path, point[k]));
-	const o = r.option || {}, b = r.body || {};
-	const solref = (r.geom && r.geom.solref) || r.solref;
-	const s = {};
-	if (typeof b.shape === 'string')
-		s.shape = b.shape;
-	if (b.size !== undefined)
-		s.size = Array.isArray(b.size) ? b.size[0] : b.size;
-	if (b.mass !== undefined)
-		s.mass = b.mass;
-	if (Array.isArray(solref)) {
-		s.timeconst = solref[0];
-		s.dampratio = solref[1];
-	}
-	for (const k of ['height', 'duration'])
-		if (typeof r[k] === 'number')
-			s[k] = r[k];
-	if (typeof o.timestep === 'number')
-		s.timestep = o.timestep;
-	if (typeof o.integrator === 'string')
-		s.integrator = o.integrator;
-	if (typeof o.refsafe === 'boolean')
-		s.refsafe = o.refsafe ? '1' : '0';
-	if (o.mujoco)
-		s.mujoco = o.mujoco;
-	const q = new URLSearchParams();
-	for (const [k, v] of Object.entries(s))
-		q.set(k, String(v));
-	return 'drop.html#' + q.toString();
+	point.forEach((v, k) => setPointer(r, cols[k], v));
+	return r;
+}
+
+/* The drop that point's request asks about: a drop or rest request is itself a scene
+ * (every field carried over: body, geom, floor, option, height, duration); a stability
+ * request's solref and solimp become the dropped body's geom's, its option the drop's. */
+function dropOf(query, r) {
+	if (query !== 'stability')
+		return r;
+	const d = {};
+	const geom = {};
+	for (const k of ['solref', 'solimp'])
+		if (r[k] !== undefined)
+			geom[k] = r[k];
+	if (Object.keys(geom).length)
+		d.geom = geom;
+	const o = {};
+	for (const k of ['timestep', 'integrator', 'refsafe', 'mujoco', 'gravity', 'impratio', 'cone'])
+		if (r.option && r.option[k] !== undefined)
+			o[k] = r.option[k];
+	if (Object.keys(o).length)
+		d.option = o;
+	return d;
+}
+
+/* The drop page's address for one point: the whole drop request, which the page's form
+ * and its JSON box take apart and put together again. */
+function dropLink(req, cols, point) {
+	return 'drop.html#' + new URLSearchParams({request: JSON.stringify(dropOf(req.query, pointRequest(req, cols, point)))}).toString();
 }
 
 function openDrop(chart, elements) {
@@ -233,13 +265,16 @@ function openDrop(chart, elements) {
 		return;
 	const p = chart.data.datasets[e.datasetIndex].data[e.index];
 	const point = state.last.fields.length === 2 ? [p.x, p.y] : [p.x];
-	location.href = dropLink(state.last.req, point);
+	location.href = dropLink(state.last.req, state.last.answer.columns, point);
 }
 
 function draw() {
-	const {req, fields, answer} = state.last;
+	const {req, answer} = state.last;
 	const metric = $('metric').value;
 	const cols = answer.columns;
+	/* the answer's columns name the fields as resolved pointers (an alias replaced):
+	 * axes, units and the clamp line follow them */
+	const fields = state.last.fields.map((f, k) => Object.assign({}, f, {path: cols[k] || f.path}));
 	const mi = cols.indexOf(metric);
 	const old = window.contactd.charts.sweep;
 	if (old)
@@ -296,10 +331,25 @@ function draw() {
 	} else {
 		const yName = fields[1].path;
 		const gi = cols.indexOf('guard_gap');
-		/* outlined: the guard gap of a stability map, or a drop that gained energy or diverged */
-		const data = answer.rows.map((r) => ({x: r[0], y: r[1], v: numeric(r[mi]),
-		    mark: gi >= 0 ? r[gi] === true : unphysical(cols, r)}));
-		const vs = data.map((p) => p.v).filter((v) => v !== null);
+		/* outlined: the guard gap of a stability map. A drop that gained energy (rose above
+		 * its drop height) or diverged is drawn apart in its own colour and left out of the
+		 * colour scale: its numbers are not a contact's, and one 30 m rebound would make
+		 * every physical cell one colour */
+		const ei = cols.indexOf('energy_gain'), di = cols.indexOf('diverged');
+		const apartOf = (r) => (gi >= 0 ? undefined : di >= 0 && r[di] === true ? 'diverged'
+		    : ei >= 0 && r[ei] === true ? 'gain' : undefined);
+		const data = answer.rows.map((r) => {
+			const p = {x: r[0], y: r[1], v: numeric(r[mi]), mark: gi >= 0 ? r[gi] === true : false};
+			const a = apartOf(r);
+			if (a)
+				p.apart = a;
+			return p;
+		});
+		const apart = gi >= 0 ? null : {
+			gain: {label: 'energy gained (rose above the drop height)', color: '#e7298a',
+			    count: data.filter((p) => p.apart === 'gain').length},
+			diverged: {label: 'diverged', color: '#9a9a9a', count: data.filter((p) => p.apart === 'diverged').length}};
+		const vs = data.filter((p) => !p.apart).map((p) => p.v).filter((v) => v !== null && Number.isFinite(v));
 		const min = vs.length ? Math.min(...vs) : 0, max = vs.length ? Math.max(...vs) : 1;
 		const xv = fields[0].values, yv = fields[1].values;
 		const pad = (vals, log) => {
@@ -319,18 +369,28 @@ function draw() {
 		const log = !growth && min > 0 && max / min > 100;
 		const cellText = (p) => CD.valueText(xName, p.x) + ', ' + CD.valueText(yName, p.y) + ': ' +
 		    CD.valueText(metric, p.v) + (growth && p.v !== null ? (p.v > 1 ? ' (unstable)' : ' (stable)') : '') +
-		    (p.v === null ? ' (diverged)' : '') + (p.mark ? (gi >= 0 ? ' (guard gap)' : ' (energy gained or diverged)') : '');
+		    (p.v === null && !p.apart ? ' (diverged)' : '') + (p.mark ? ' (guard gap)' : '') +
+		    (p.apart === 'gain' ? ' (energy gained: not a physical drop, not on the colour scale)' : '') +
+		    (p.apart === 'diverged' ? ' (diverged: not on the colour scale)' : '');
 		const heatSet = {label: CD.label(metric), heatmap: true, min, max, log, data, pointRadius: 0,
-		    markColor: gi >= 0 ? '#ff00aa' : '#c00000',
-		    pointHitRadius: 0, backgroundColor: 'rgba(0,0,0,0)', cellText, cdRun: true};
-		if (growth) {
-			Object.assign(heatSet, {diverging: true, center: 1, contour: 1, contourColor: '#000'});
+		    apart, pointHitRadius: 0, backgroundColor: 'rgba(0,0,0,0)', cellText, cdRun: true};
+		if (growth)
+			Object.assign(heatSet, {diverging: true, center: 1});
+		/* the contour at the level asked for (growth = 1, rebound = 0 by default) */
+		const level = $('level').value.trim() === '' ? null : Number($('level').value);
+		const hasLevel = level !== null && Number.isFinite(level);
+		if (hasLevel) {
+			Object.assign(heatSet, growth ? {contour: level, contourColor: '#000'}
+			    : {contour: level, contourColor: '#fff', contourHalo: '#000'});
 			if (cmp && cmp.answer.columns.indexOf(metric) >= 0) {
 				const ci = cmp.answer.columns.indexOf(metric);
-				heatSet.contours = [{data: cmp.answer.rows.map((r) => ({x: r[0], y: r[1], v: r[ci]})),
-				    color: '#ff00ff', dash: [7, 5]}];
+				heatSet.contours = [{data: cmp.answer.rows.map((r) => ({x: r[0], y: r[1], v: numeric(r[ci])})),
+				    color: '#ffd400', halo: '#000', dash: [7, 5]}];
 			}
 		}
+		const levelName = hasLevel ? CD.quantity(metric).name + ' = ' + CD.fmt(level) +
+		    (metric === 'growth' && level === 1 ? ': stability boundary' : '') +
+		    (metric === 'rebound' && level === 0 ? ': where bouncing stops' : '') : '';
 		/* a second release: a dot in every cell whose value it changes */
 		const ci = cmp ? cmp.answer.columns.indexOf(metric) : -1;
 		if (ci >= 0) {
@@ -344,14 +404,20 @@ function draw() {
 		const clamp = clampLine(req, fields, xr, yr);
 		if (clamp)
 			datasets.push(clamp);
-		if (growth)
-			datasets.push({type: 'line', label: 'growth = 1: stability boundary' + (cmp ? ', MuJoCo ' + release : ''),
-			    data: [], borderColor: '#000', backgroundColor: '#000', borderWidth: 3});
-		if (growth && heatSet.contours)
-			datasets.push({type: 'line', label: 'growth = 1, MuJoCo ' + cmp.release, data: [],
-			    borderColor: '#ff00ff', backgroundColor: '#ff00ff', borderWidth: 3, borderDash: [7, 5]});
+		if (hasLevel)
+			datasets.push({type: 'line', label: levelName + (cmp ? ', MuJoCo ' + release : ''),
+			    data: [], borderColor: growth ? '#000' : '#000', backgroundColor: growth ? '#000' : '#fff',
+			    borderWidth: 3, cdLevel: true});
+		if (hasLevel && heatSet.contours)
+			datasets.push({type: 'line', label: CD.quantity(metric).name + ' = ' + CD.fmt(level) + ', MuJoCo ' + cmp.release,
+			    data: [], borderColor: '#ffd400', backgroundColor: '#000', borderWidth: 3, borderDash: [7, 5]});
+		/* the colours drawn apart, each in the legend */
+		for (const a of Object.values(apart || {}))
+			if (a.count > 0)
+				datasets.push({type: 'line', label: a.label + ': ' + a.count + ' cells, not on the colour scale', data: [],
+				    borderColor: '#444', backgroundColor: a.color, borderWidth: 1, cdApart: true});
 		/* earlier growth maps over the same two fields: their boundaries */
-		if (growth)
+		if (growth && hasLevel)
 			state.overlays.forEach((o, k) => {
 				if (!o.map || o.path !== xName + ' ' + yName)
 					return;
@@ -362,10 +428,7 @@ function draw() {
 			});
 		if (gi >= 0)
 			datasets.push({type: 'line', label: 'guard gap: refsafe on, still unstable', data: [],
-			    borderColor: '#ff00aa', backgroundColor: 'rgba(255,0,170,0.15)', borderWidth: 2});
-		else if (data.some((p) => p.mark))
-			datasets.push({type: 'line', label: 'energy gained or diverged: not a physical drop', data: [],
-			    borderColor: '#c00000', backgroundColor: 'rgba(192,0,0,0.15)', borderWidth: 2});
+			    borderColor: '#ff00aa', backgroundColor: '#fff', borderWidth: 1});
 		config = {type: 'scatter', data: {datasets}, plugins: [CDHeatmap, CDZoom],
 		    options: CD.chartOptions({
 		        interaction: {mode: 'cdCell', intersect: false},
@@ -374,12 +437,24 @@ function draw() {
 		        plugins: {legend: {position: 'bottom', labels: {filter: (item) => item.datasetIndex > 0}},
 		            tooltip: {callbacks: {label: (c) => (c.raw.v === undefined ? c.dataset.label
 		                : cellText(c.raw)), footer: () => 'click: open this drop'}}}})};
-		cdColorBar('colorbar', min, max, CD.label(metric), log, growth);
+		const spec = cdScaleSpec(heatSet, CD.label(metric));
+		state.colorbar = spec;
+		cdColorBar('colorbar', spec);
 		$('cb-min').textContent = CD.fmt(min);
 		$('cb-max').textContent = CD.fmt(max);
+		const apartText = (spec.apart.length ? '; drawn apart, not on the scale: ' +
+		    spec.apart.map((a) => a.label).join(', ') : '');
 		$('cb-key').textContent = CD.label(metric) + (growth
-		    ? ': blues stable (at most 1), reds unstable (above 1), 1 in the middle; the black line on the map is growth = 1'
-		    : log ? ' (logarithmic colour)' : '');
+		    ? ': blues stable (at most 1), reds unstable (above 1), 1 in the middle'
+		    : log ? ' (logarithmic colour)' : '') +
+		    (hasLevel ? '; the ' + (growth ? 'black' : 'white') + ' line on the map is ' + levelName : '') + apartText;
+		$('cb-apart').textContent = '';
+		for (const a of spec.apart) {
+			const sw = document.createElement('span');
+			sw.className = 'swatch';
+			sw.style.background = a.color;
+			$('cb-apart').append(sw, ' ' + a.label + ' ');
+		}
 		const gaps = data.filter((p) => p.mark).length;
 		const unstable = growth ? data.filter((p) => p.v === null || p.v > 1).length : 0;
 		CD.describe('chart', 'Heat map of ' + CD.label(metric) + ' over ' + CD.label(xName) + ' and ' +
@@ -387,7 +462,10 @@ function draw() {
 		    ' to ' + CD.fmt(max) + (growth ? ', ' + unstable + ' cells unstable (growth above 1)' : '') +
 		    (gi >= 0 ? ', ' + gaps + ' cells in the guard gap' : ''));
 	}
+	if (!heat)
+		state.colorbar = null;
 	window.contactd.charts.sweep = new Chart(canvas, config);
+	window.contactd.charts.sweep.$cdColorbar = state.colorbar;
 	syncAxisToggles(fields);
 	state.draws++;
 	window.contactd.sweepDraws = state.draws;
@@ -436,6 +514,7 @@ async function fetchSweep(request, onRows) {
 		}
 		if (!reply.ok)
 			throw fail(value, reply.status);
+		CD.raw.set(value, text);
 		return value;
 	}
 	const reader = reply.body.getReader();
@@ -507,19 +586,52 @@ function restoreState(s) {
 		if (el.type === 'checkbox')
 			el.checked = s[id] === '1';
 		else if (id === 'metric')
-			setMetrics([s[id]], s[id]);
+			setMetrics([s[id]], s[id], s.query);
 		else
 			el.value = s[id];
 	}
 	useSecond($('use2').checked);
+	state.levelChosen = s.level !== undefined && s.level !== defaultLevel[s.metric];
 	state.logY = s.logy === '1';
 	$('tools-log').checked = state.logY;
 	state.axisLog = {x: s.logx === undefined ? null : s.logx === '1',
 	    mapY: s.maplogy === undefined ? null : s.maplogy === '1'};
 }
 
-function overlaySummary(req) {
-	return JSON.stringify(req.base).replace(/"/g, '').slice(0, 60);
+/* The leaves of a JSON value as [pointer, value] pairs. */
+function leaves(v, prefix, out) {
+	if (v && typeof v === 'object' && !Array.isArray(v)) {
+		for (const [k, x] of Object.entries(v))
+			leaves(x, prefix + '/' + k, out);
+	} else {
+		out.push([prefix, v]);
+	}
+	return out;
+}
+
+/* What an earlier run asked that the new one does not: the base's values that differ
+ * ("height 0.2 m"), then the varied fields if they differ, so the legend names the
+ * difference instead of cutting the base JSON before it. */
+function overlaySummary(req, next) {
+	const now = new Map(leaves(next.base, '', []).map(([k, v]) => [k, JSON.stringify(v)]));
+	const was = leaves(req.base, '', []);
+	const diff = was.filter(([k, v]) => now.get(k) !== JSON.stringify(v)).map(([k, v]) =>
+	    CD.valueText(k, Array.isArray(v) ? v.join(' ') : v));
+	for (const k of now.keys())
+		if (!was.some(([w]) => w === k))
+			diff.push(CD.quantity(k).name + ' unset');
+	const vary = (r) => r.vary.map((f) => f.path + ' ' + f.values[0] + '..' + f.values[f.values.length - 1]).join(', ');
+	if (vary(req) !== vary(next))
+		diff.push(vary(req));
+	if (req.query !== next.query)
+		diff.unshift(req.query);
+	return diff.length ? diff.join(', ') : 'the same request';
+}
+
+/* The metric a run of query draws: the one chosen for that query, else its default. */
+function metricFor(query) {
+	const sel = $('metric');
+	return sel.dataset.query === query && sel.value ? sel.value : defaultMetric[query];
 }
 
 let running = 0;
@@ -541,7 +653,7 @@ async function run() {
 		/* the run before this one stays as an overlay when asked */
 		if ($('overlay').checked && state.last && state.last.answer.rows.length) {
 			const l = state.last, mi = l.answer.columns.indexOf(l.metric);
-			const label = 'earlier run ' + (state.overlays.length + 1) + ': ' + overlaySummary(l.req);
+			const label = 'earlier run ' + (state.overlays.length + 1) + ': ' + overlaySummary(l.req, parsed.request);
 			/* a line stays as a line; a growth map as its boundary growth = 1 */
 			if (mi >= 0 && l.fields.length === 1)
 				state.overlays.push({path: l.fields[0].path, metric: l.metric, label,
@@ -557,8 +669,7 @@ async function run() {
 			if (ticket !== running)
 				return;
 			state.last = {req: parsed.request, fields: parsed.fields, answer: partial};
-			setMetrics(partial.columns.slice(parsed.fields.length), $('metric').value ||
-			    defaultMetric[parsed.request.query]);
+			setMetrics(partial.columns.slice(parsed.fields.length), metricFor(parsed.request.query), parsed.request.query);
 			draw();
 			const total = parsed.fields.reduce((n, f) => n * f.values.length, 1);
 			CD.status('status', partial.rows.length + ' of ' + total + ' points…');
@@ -575,7 +686,7 @@ async function run() {
 		if (ticket !== running)
 			return;
 		const names = answer.columns.slice(parsed.fields.length);
-		setMetrics(names, $('metric').value || defaultMetric[parsed.request.query]);
+		setMetrics(names, metricFor(parsed.request.query), parsed.request.query);
 		state.compare = compare;
 		state.last = {req: parsed.request, fields: parsed.fields, answer, metric: $('metric').value};
 		window.contactd.answers.sweep = {request: parsed.request, answer};
@@ -585,7 +696,8 @@ async function run() {
 		let text = answer.rows.length + ' points of ' + parsed.request.query + '.';
 		const bad = answer.rows.filter((r) => unphysical(answer.columns, r)).length;
 		if (bad)
-			text += ' ' + bad + ' gained energy or diverged (marked in red): not physical drops.';
+			text += ' ' + bad + ' gained energy or diverged (drawn apart' + (state.last.fields.length === 2
+			    ? ', pink or grey, out of the colour scale' : ', red crosses') + '): not physical drops.';
 		if (compare) {
 			const same = JSON.stringify(answer.rows.map((r) => r.slice(0, -2))) ===
 			    JSON.stringify(compare.answer.rows.map((r) => r.slice(0, -2)));
@@ -606,7 +718,25 @@ $('form').addEventListener('submit', (ev) => {
 	ev.preventDefault();
 	run();
 });
+/* another query: its own answer fields, its default metric and contour */
+$('query').addEventListener('change', () => {
+	const q = $('query').value;
+	setMetrics(queryFields[q] || [defaultMetric[q]], defaultMetric[q], q);
+	if (!state.levelChosen)
+		$('level').value = defaultLevel[$('metric').value] || '';
+});
+/* a level typed is kept; until then each metric has its own */
+$('level').addEventListener('input', () => {
+	state.levelChosen = true;
+	if (state.last) {
+		draw();
+		saveState();
+	}
+});
 $('metric').addEventListener('change', () => {
+	$('metric').dataset.query = $('query').value;
+	if (!state.levelChosen)
+		$('level').value = defaultLevel[$('metric').value] || '';
 	if (state.last) {
 		state.last.metric = $('metric').value;
 		draw();
@@ -635,7 +765,26 @@ CD.toolbar('tools', {name: 'sweep', status: 'status', chart: () => window.contac
 	    const a = state.last.answer;
 	    return {json: a, csv: CD.csv(a.columns, a.rows)};
     },
-    request: () => ({endpoint: 'v1/sweep', body: readRequest().request}),
+    /* the request drawn (not the form as edited since) */
+    request: () => ({endpoint: 'v1/sweep', body: state.last ? state.last.req : readRequest().request}),
+    stem: () => {
+	    const r = state.last ? state.last.req : readRequest().request;
+	    return r.query + '-' + r.vary.map((v) => v.path.replace(/^\//, '').replace(/\//g, '.')).join('-x-') +
+	        '-' + $('metric').value;
+    },
+    colorbar: () => state.colorbar,
+    /* a streamed answer's bytes are NDJSON: the JSON is asked for again (the daemon's
+     * cache answers it) */
+    rawJson: async () => {
+	    const a = state.last.answer, raw = CD.raw.get(a);
+	    if (raw !== undefined)
+		    return raw;
+	    const reply = await fetch('v1/sweep', {method: 'POST', body: JSON.stringify(state.last.req),
+		    headers: {'Content-Type': 'application/json', Accept: 'application/json'}});
+	    if (!reply.ok)
+		    throw new Error('the sweep answered HTTP ' + reply.status);
+	    return reply.text();
+    },
     log: (on) => {
 	    if (state.last && state.last.fields.length === 2)
 		    state.axisLog.mapY = on;
