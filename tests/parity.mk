@@ -31,6 +31,18 @@ EXTRA_DIST += tests/fixtures/mujoco-2.2.2.txt tests/fixtures/mujoco-3.3.8.txt \
 	tests/mjref/README.md tests/mjref/mjref_gen.c tests/mjref/mjref_js.mjs \
 	tests/mjref/mjref_js_table.mjs
 
+# The core against tables of the official WebAssembly builds 3.12.0, 3.13.0 and 3.14.0
+# (random rest, drop and stability scenes; Euler, implicitfast and discrete), committed so
+# a run without node checks them; tests/test_wasm.sh also runs the builds live.
+check_PROGRAMS += tests/test_mjref_discrete
+TESTS += tests/test_mjref_discrete tests/test_wasm.sh
+tests_test_mjref_discrete_SOURCES = tests/test_mjref_discrete.c
+tests_test_mjref_discrete_CFLAGS = $(AM_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_mjref_discrete_LDADD = $(CORE_LIBS)
+EXTRA_DIST += tests/test_wasm.sh tests/mjref/mjref_js_discrete.mjs tests/mjref/package.json \
+	tests/mjref/package-lock.json tests/fixtures/mujoco-discrete-3.12.0.txt \
+	tests/fixtures/mujoco-discrete-3.13.0.txt tests/fixtures/mujoco-discrete-3.14.0.txt
+
 # /v1/eval against libmujoco where the lesson's own functions and MuJoCo disagree.
 check_PROGRAMS += tests/test_eval_clamps
 TESTS += tests/test_eval_clamps

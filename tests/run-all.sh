@@ -50,6 +50,8 @@ fi
 # playwright-core for the browser tests, exactly as package-lock.json pins it (it drives
 # Debian's chromium; no browser is downloaded)
 (cd "$src/tests/browser" && npm ci --no-audit --no-fund)
+# the official MuJoCo WebAssembly builds 3.12.0, 3.13.0 and 3.14.0 (tests/test_wasm.sh)
+(cd "$src/tests/mjref" && npm ci --no-audit --no-fund)
 (cd "$src" && autoreconf -fi)
 cd build-check
 $configure --enable-sanitizers --enable-werror

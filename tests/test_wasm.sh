@@ -1,0 +1,33 @@
+#!/bin/sh
+# test_wasm.sh: the official MuJoCo WebAssembly builds 3.12.0, 3.13.0 and 3.14.0, run live
+# under node on random rest, drop and stability scenes (Euler, implicitfast, discrete;
+# refsafe on and off; timeconst from a tenth of the timestep), against the contact core
+# (tests/test_mjref_discrete, within 1e-6 relative, 1e-9 m for lengths). Fails, never
+# skips, when node or the builds are missing: `npm ci` in tests/mjref installs them, as
+# package-lock.json pins them (tests/run-all.sh does).
+#
+# WASM_SEED and WASM_SCENES choose other scenes (the committed tables are seed 1).
+set -eu
+: "${srcdir:=.}"
+node=${NODE:-node}
+mjref=$srcdir/tests/mjref
+seed=${WASM_SEED:-20261203}
+scenes=${WASM_SCENES:-60}
+if ! command -v "$node" >/dev/null 2>&1; then
+	echo "FAIL: no node ($node): install Debian's nodejs (deploy/setup-debian.sh)" >&2
+	exit 1
+fi
+for alias in mj3120 mj3130 mj3140; do
+	if [ ! -f "$mjref/node_modules/$alias/package.json" ]; then
+		echo "FAIL: no MuJoCo WebAssembly build $alias in $mjref/node_modules:" \
+			"run 'npm ci --no-audit --no-fund' in tests/mjref" >&2
+		exit 1
+	fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for version in 3.12.0 3.13.0 3.14.0; do
+	"$node" "$mjref/mjref_js_discrete.mjs" "$version" "$seed" "$scenes" >"$tmp/$version.txt"
+done
+echo "seed $seed, $scenes scenes per release"
+exec ./tests/test_mjref_discrete "$tmp/3.12.0.txt" "$tmp/3.13.0.txt" "$tmp/3.14.0.txt"
