@@ -219,16 +219,32 @@ static void check_noisy(int box, int truth, int kinds, unsigned seed)
 	struct dataset d;
 	struct fit_result *fit;
 	double dtc, ddr;
+	int q;
 
 	make_dataset(&d, box, truth, 1, seed);
 	fit = fit_kinds(&d, box, kinds);
-	ck_assert_msg(fit->status == FIT_OK, "status %d", fit->status);
+	/* ok, or partial where a parameter's 2-sigma interval is open (issue #29: not
+	 * identified, then); an open one must hold the truth in that interval */
+	ck_assert_msg(fit->status == FIT_OK ||
+	        (fit->status == FIT_PARTIAL && (fit->open[0] || fit->open[1]) && !fit->held[0] &&
+	            !fit->held[1] && !fit->pinned[0] && !fit->pinned[1]),
+	    "status %d", fit->status);
 	dtc = fabs(log(fit->timeconst / truths[truth][0]));
 	ddr = fabs(log(fit->dampratio / truths[truth][1]));
-	ck_assert_msg(isfinite(fit->se_log[0]) && dtc <= 3 * fit->se_log[0],
+	for (q = 0; q < 2; q++) {
+		const double *two = fit->interval_log[q][1];
+
+		ck_assert(fit->open[q] != fit->identified[q]);
+		if (fit->open[q])
+			ck_assert_msg(
+			    two[0] <= log(truths[truth][q]) && log(truths[truth][q]) <= two[1],
+			    "parameter %d open: 2-sigma [%g, %g] misses %g", q, exp(two[0]),
+			    exp(two[1]), truths[truth][q]);
+	}
+	ck_assert_msg(fit->open[0] || (isfinite(fit->se_log[0]) && dtc <= 3 * fit->se_log[0]),
 	    "timeconst %.6g vs %g: log error %.3g, stderr %.3g", fit->timeconst, truths[truth][0],
 	    dtc, fit->se_log[0]);
-	ck_assert_msg(isfinite(fit->se_log[1]) && ddr <= 3 * fit->se_log[1],
+	ck_assert_msg(fit->open[1] || (isfinite(fit->se_log[1]) && ddr <= 3 * fit->se_log[1]),
 	    "dampratio %.6g vs %g: log error %.3g, stderr %.3g", fit->dampratio, truths[truth][1],
 	    ddr, fit->se_log[1]);
 	fit_free(fit);
@@ -647,9 +663,16 @@ START_TEST(edges_searched_whole)
 			named |= strncmp(fit->notes[k], edge, strlen(edge)) == 0;
 		ck_assert_msg(fit->status != FIT_MISFIT, "pad (%g, %g): misfit",
 		    edge_pads[c].timeconst, edge_pads[c].dampratio);
-		if (fit->status == FIT_OK && !(edge_pads[c].must_pin & (1 << noisy))) {
+		if ((fit->status == FIT_OK ||
+		        (fit->status == FIT_PARTIAL && !fit->pinned[0] && !fit->pinned[1] &&
+		            (fit->open[0] || fit->open[1]))) &&
+		    !(edge_pads[c].must_pin & (1 << noisy))) {
+			/* a pad inside fits within the sigmas; partial when its 2-sigma interval
+			 * reaches on to the edge (issue #29), open there */
 			ck_assert(fit->dof > 0 &&
 			    gsl_cdf_chisq_Q(fit->chi2, (double)fit->dof) >= CALIB_MISFIT_P);
+			if (fit->open[q])
+				ck_assert(isinf(fit->interval_log[q][1][edge_pads[c].side > 0]));
 			fit_free(fit);
 			return;
 		}
@@ -881,9 +904,25 @@ START_TEST(hold_of_the_fitted_pad)
 	ck_assert_double_eq(json_real_value(json_object_get(option, "impratio")), 10);
 	ck_assert_str_eq(json_string_value(json_object_get(option, "mujoco")),
 	    ctd_mjver_name(fit->scene.option.mujoco));
-	/* a held sphere that still creeps (MuJoCo's soft friction), and the hold's answer */
-	ck_assert(json_is_true(json_object_get(hold, "holds")));
+	/* Coulomb holds and the sphere creeps (MuJoCo's soft friction), elliptic at impratio 10
+	 * too slowly to pass the 1 mm slip limit in the second: it holds (issue #29: within
+	 * the limit), and the block says how far and when it would slip, as /v1/hold does */
+	ck_assert(json_is_true(json_object_get(hold, "coulomb_holds")));
 	ck_assert_msg(json_real_value(json_object_get(hold, "creep_velocity")) > 0, "no creep");
+	ck_assert(json_real_value(json_object_get(hold, "slip")) < 1e-3);
+	ck_assert(json_is_true(json_object_get(hold, "holds")));
+	ck_assert(json_is_false(json_object_get(hold, "falls")));
+	ck_assert(json_real_value(json_object_get(hold, "time_to_slip")) > 1);
+	/* the creep over the 1-sigma region holds the fitted pad's (exact data: a narrow box) */
+	{
+		json_t *range = json_object_get(hold, "creep_range");
+		double creep = json_real_value(json_object_get(hold, "creep_velocity"));
+
+		ck_assert_msg(json_is_array(range), "creep_range %s",
+		    range ? json_dumps(range, JSON_ENCODE_ANY) : "missing");
+		ck_assert(json_real_value(json_array_get(range, 0)) <= creep &&
+		    creep <= json_real_value(json_array_get(range, 1)));
+	}
 	req_text = svc_dump(req);
 	fit_text = svc_dump(j);
 	ck_assert_ptr_nonnull(req_text);
@@ -902,11 +941,72 @@ START_TEST(hold_of_the_fitted_pad)
 }
 END_TEST
 
+/*
+ * Issue #29, item 1: the status says only what the intervals back. Eight drops of a
+ * 15.5 mm, 224.7 g sphere at 5 ms on a pad of (0.0206, 1.712), a pad that does not bounce
+ * in MuJoCo 2.2.2 (checked here: every first apex of the truth is 0), measured as noise
+ * around 0 (the issue's numbers, sigma 0.362 mm each). The fit answered ok at
+ * (0.238, 0.637) with a 2-sigma interval open at an end. Now a parameter is identified
+ * only when its 2-sigma interval is bounded on both sides, the status is ok only when
+ * both are, and a note names the open parameter and what would close it; the truth
+ * lies within both 2-sigma intervals (an open end holds everything beyond it).
+ */
+START_TEST(no_bounce_is_not_ok)
+{
+	static const double heights[8] = {0.067, 0.129, 0.161, 0.183, 0.197, 0.207, 0.236, 0.269};
+	static const double rebounds[8] = {
+	    0, 0.000537, 0.000146, 0.0000744, 0.000575, 0, 0, 0.000909};
+	static const double truth[2] = {0.0206, 1.712};
+	struct ctd_scene s = pad_scene(0, truth[0], truth[1]);
+	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct calib_drop drops[8];
+	struct calib_data data = {0};
+	struct fit_result *fit = NULL;
+	struct err err;
+	double bottom[RUN_STEPS];
+	size_t i, k;
+	int q, named = 0;
+
+	s.size[0] = start.size[0] = 0.0155;
+	s.mass = start.mass = 0.2247;
+	for (i = 0; i < 8; i++) {
+		mj_drop(&s, heights[i], bottom);
+		ck_assert_msg(first_apex(bottom) == 0, "the truth bounces from %g: %g", heights[i],
+		    first_apex(bottom));
+		drops[i].height = heights[i];
+		drops[i].rebound = rebounds[i];
+		drops[i].sigma = 0.000362;
+	}
+	data.drops = drops;
+	data.ndrops = 8;
+	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit->status != FIT_OK, "ok at (%g, %g)", fit->timeconst, fit->dampratio);
+	for (q = 0; q < 2; q++) {
+		const double *ci = fit->interval_log[q][1];
+
+		if (fit->identified[q])
+			ck_assert_msg(isfinite(ci[0]) && isfinite(ci[1]),
+			    "parameter %d identified with 2-sigma [%g, %g]", q, ci[0], ci[1]);
+		if (!isnan(ci[0]))
+			ck_assert_msg(ci[0] <= log(truth[q]) && log(truth[q]) <= ci[1],
+			    "parameter %d: 2-sigma [%g, %g] misses %g", q, exp(ci[0]), exp(ci[1]),
+			    truth[q]);
+	}
+	ck_assert(!fit->identified[0] || !fit->identified[1]);
+	for (k = 0; k < fit->nnotes; k++)
+		named |= strstr(fit->notes[k], "2-sigma interval is open") != NULL &&
+		    strstr(fit->notes[k], "bounce") != NULL;
+	ck_assert_msg(named, "no note names the open parameter: %s",
+	    fit->nnotes ? fit->notes[fit->nnotes - 1] : "");
+	fit_free(fit);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calib_fit");
 	TCase *exact = tcase_create("exact"), *noisy = tcase_create("noisy");
-	TCase *ident = tcase_create("identification");
+	TCase *ident = tcase_create("identification"), *i29 = tcase_create("issue29");
 	SRunner *sr;
 	int failed;
 
@@ -937,6 +1037,9 @@ int main(void)
 	suite_add_tcase(s, exact);
 	suite_add_tcase(s, noisy);
 	suite_add_tcase(s, ident);
+	tcase_set_timeout(i29, 120);
+	tcase_add_test(i29, no_bounce_is_not_ok);
+	suite_add_tcase(s, i29);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -250,7 +250,10 @@ struct ctd_hold_answer {
 	double penetration;            /* steady pad penetration */
 	double load;                   /* mass * gravity */
 	double friction_capacity;      /* 2 * mu * grip_force, mu the contact's sliding friction */
-	int holds;                     /* Coulomb: load < friction_capacity */
+	/* 1: over duration the sphere neither fell nor descended slip_limit, as MuJoCo steps
+	 * it (not the Coulomb comparison load < friction_capacity, which a sphere that creeps
+	 * out of the grip passes) */
+	int holds;
 	double time_to_slip;           /* first time the descent reached slip_limit; < 0: never */
 	int time_to_slip_extrapolated; /* 1: beyond duration, from the steady creep */
 	int falls;                     /* the sphere's centre left the pads' faces */
