@@ -478,8 +478,9 @@ START_TEST(misfit_at_zero_dof)
 	j = calresult_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "misfit");
-	/* no hold for a pad the data say the model does not describe */
+	/* no hold and no MJCF (issue #29) for a pad the data say the model does not describe */
 	ck_assert_ptr_null(json_object_get(j, "hold"));
+	ck_assert(json_is_null(json_object_get(j, "mjcf")));
 	json_decref(j);
 	fit_free(fit);
 }

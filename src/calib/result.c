@@ -353,12 +353,14 @@ json_t *calresult_json(
 	int ok =
 	    root && se && ident && product && refsafe && stab && counts && noise && notes && held;
 	int fitted = fit->status != FIT_INSUFFICIENT;
+	/* no pad to paste where the data say the model does not describe it (issue #29) */
+	int pasted = fitted && fit->status != FIT_MISFIT;
 	double sol[2] = {fit->timeconst, fit->dampratio};
 	double direct[2] = {-fit->stiffness, -fit->damping};
-	char *mjcf = fitted ? mjcf_default(fit, mjcf_class, mjcf_attributes) : NULL;
+	char *mjcf = pasted ? mjcf_default(fit, mjcf_class, mjcf_attributes) : NULL;
 	size_t i;
 
-	if (fitted && !mjcf)
+	if (pasted && !mjcf)
 		ok = 0;
 	put(root, "status", json_string(status_name(fit->status)), &ok);
 	put(root, "solref", fitted ? reals(sol, 2) : json_null(), &ok);
