@@ -926,7 +926,8 @@ async function main() {
 		await checkLines('/option/impratio');
 		assert.deepEqual((await drawn()).titles, ['impratio', 'creep velocity (m/s)']);
 		assert.equal((await drawn()).yType, 'logarithmic');
-		/* holds: below 0.49 N a pad's friction (2 mu F) cannot carry the 0.981 N load: hollow markers there */
+		/* holds false (it slips past the 1 mm limit or falls, as MuJoCo steps it; below 0.49 N a pad's friction,
+		 * 2 mu F, cannot even carry the 0.981 N load): hollow markers there */
 		await page.selectOption('#axis', 'grip_force');
 		await page.fill('#from', '0.2');
 		await page.fill('#to', '2');
