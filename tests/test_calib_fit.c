@@ -219,16 +219,32 @@ static void check_noisy(int box, int truth, int kinds, unsigned seed)
 	struct dataset d;
 	struct fit_result *fit;
 	double dtc, ddr;
+	int q;
 
 	make_dataset(&d, box, truth, 1, seed);
 	fit = fit_kinds(&d, box, kinds);
-	ck_assert_msg(fit->status == FIT_OK, "status %d", fit->status);
+	/* ok, or partial where a parameter's 2-sigma interval is open (issue #29: not
+	 * identified, then); an open one must hold the truth in that interval */
+	ck_assert_msg(fit->status == FIT_OK ||
+	        (fit->status == FIT_PARTIAL && (fit->open[0] || fit->open[1]) && !fit->held[0] &&
+	            !fit->held[1] && !fit->pinned[0] && !fit->pinned[1]),
+	    "status %d", fit->status);
 	dtc = fabs(log(fit->timeconst / truths[truth][0]));
 	ddr = fabs(log(fit->dampratio / truths[truth][1]));
-	ck_assert_msg(isfinite(fit->se_log[0]) && dtc <= 3 * fit->se_log[0],
+	for (q = 0; q < 2; q++) {
+		const double *two = fit->interval_log[q][1];
+
+		ck_assert(fit->open[q] != fit->identified[q]);
+		if (fit->open[q])
+			ck_assert_msg(
+			    two[0] <= log(truths[truth][q]) && log(truths[truth][q]) <= two[1],
+			    "parameter %d open: 2-sigma [%g, %g] misses %g", q, exp(two[0]),
+			    exp(two[1]), truths[truth][q]);
+	}
+	ck_assert_msg(fit->open[0] || (isfinite(fit->se_log[0]) && dtc <= 3 * fit->se_log[0]),
 	    "timeconst %.6g vs %g: log error %.3g, stderr %.3g", fit->timeconst, truths[truth][0],
 	    dtc, fit->se_log[0]);
-	ck_assert_msg(isfinite(fit->se_log[1]) && ddr <= 3 * fit->se_log[1],
+	ck_assert_msg(fit->open[1] || (isfinite(fit->se_log[1]) && ddr <= 3 * fit->se_log[1]),
 	    "dampratio %.6g vs %g: log error %.3g, stderr %.3g", fit->dampratio, truths[truth][1],
 	    ddr, fit->se_log[1]);
 	fit_free(fit);
@@ -462,8 +478,9 @@ START_TEST(misfit_at_zero_dof)
 	j = calresult_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "misfit");
-	/* no hold for a pad the data say the model does not describe */
+	/* no hold and no MJCF (issue #29) for a pad the data say the model does not describe */
 	ck_assert_ptr_null(json_object_get(j, "hold"));
+	ck_assert(json_is_null(json_object_get(j, "mjcf")));
 	json_decref(j);
 	fit_free(fit);
 }
@@ -647,9 +664,16 @@ START_TEST(edges_searched_whole)
 			named |= strncmp(fit->notes[k], edge, strlen(edge)) == 0;
 		ck_assert_msg(fit->status != FIT_MISFIT, "pad (%g, %g): misfit",
 		    edge_pads[c].timeconst, edge_pads[c].dampratio);
-		if (fit->status == FIT_OK && !(edge_pads[c].must_pin & (1 << noisy))) {
+		if ((fit->status == FIT_OK ||
+		        (fit->status == FIT_PARTIAL && !fit->pinned[0] && !fit->pinned[1] &&
+		            (fit->open[0] || fit->open[1]))) &&
+		    !(edge_pads[c].must_pin & (1 << noisy))) {
+			/* a pad inside fits within the sigmas; partial when its 2-sigma interval
+			 * reaches on to the edge (issue #29), open there */
 			ck_assert(fit->dof > 0 &&
 			    gsl_cdf_chisq_Q(fit->chi2, (double)fit->dof) >= CALIB_MISFIT_P);
+			if (fit->open[q])
+				ck_assert(isinf(fit->interval_log[q][1][edge_pads[c].side > 0]));
 			fit_free(fit);
 			return;
 		}
@@ -881,9 +905,25 @@ START_TEST(hold_of_the_fitted_pad)
 	ck_assert_double_eq(json_real_value(json_object_get(option, "impratio")), 10);
 	ck_assert_str_eq(json_string_value(json_object_get(option, "mujoco")),
 	    ctd_mjver_name(fit->scene.option.mujoco));
-	/* a held sphere that still creeps (MuJoCo's soft friction), and the hold's answer */
-	ck_assert(json_is_true(json_object_get(hold, "holds")));
+	/* Coulomb holds and the sphere creeps (MuJoCo's soft friction), elliptic at impratio 10
+	 * too slowly to pass the 1 mm slip limit in the second: it holds (issue #29: within
+	 * the limit), and the block says how far and when it would slip, as /v1/hold does */
+	ck_assert(json_is_true(json_object_get(hold, "coulomb_holds")));
 	ck_assert_msg(json_real_value(json_object_get(hold, "creep_velocity")) > 0, "no creep");
+	ck_assert(json_real_value(json_object_get(hold, "slip")) < 1e-3);
+	ck_assert(json_is_true(json_object_get(hold, "holds")));
+	ck_assert(json_is_false(json_object_get(hold, "falls")));
+	ck_assert(json_real_value(json_object_get(hold, "time_to_slip")) > 1);
+	/* the creep over the 1-sigma region holds the fitted pad's (exact data: a narrow box) */
+	{
+		json_t *range = json_object_get(hold, "creep_range");
+		double creep = json_real_value(json_object_get(hold, "creep_velocity"));
+
+		ck_assert_msg(json_is_array(range), "creep_range %s",
+		    range ? json_dumps(range, JSON_ENCODE_ANY) : "missing");
+		ck_assert(json_real_value(json_array_get(range, 0)) <= creep &&
+		    creep <= json_real_value(json_array_get(range, 1)));
+	}
 	req_text = svc_dump(req);
 	fit_text = svc_dump(j);
 	ck_assert_ptr_nonnull(req_text);

@@ -220,7 +220,23 @@ START_TEST(test_create_upload_show)
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
 	ck_assert_str_eq(e.path, "/drops/0/rebound");
+	/* a press below the 100 g sphere's weight (0.981 N): the applied force alone, a 422
+	 * that says force is the total (issue #29); at the weight typed to 3 digits, taken */
+	ck_assert_int_eq(upload(&p, id,
+	                     "{\"presses\":[{\"force\":1.5,\"deflection\":1e-4},"
+	                     "{\"force\":0.2,\"deflection\":1e-5}]}",
+	                     NULL, &up, &e),
+	    -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_str_eq(e.path, "/presses/1/force");
+	ck_assert_msg(strstr(e.message, "weight included") != NULL, "%s", e.message);
 	ck_assert_int_eq(stored_presses(&p, id), 4);
+	ck_assert_msg(upload(&p, id, "{\"presses\":[{\"force\":0.981,\"deflection\":0}]}", NULL,
+	                  &up, &e) == 0,
+	    "%s", e.message);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(stored_presses(&p, id), 5);
 	err_clear(&e);
 	ck_assert_int_eq(calcase_measurements(&cs, &p, id, &answer, &e), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(answer, "calibration")), id);

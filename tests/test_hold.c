@@ -317,7 +317,13 @@ START_TEST(test_issue_table)
 		        0.005 * rows[i].creep_mm_s + 5e-4,
 		    "row %zu: creep %.6g mm/s, issue %.6g", i, a.creep_velocity * 1e3,
 		    rows[i].creep_mm_s);
-		ck_assert_int_eq(a.holds, 1);
+		/* Coulomb holds at every row; it holds only where the 1 s descent stays within the
+		 * 1 mm slip limit (issue #29; compare_run checks the slip against MuJoCo): at
+		 * 0.212 mm/s, not at 6.16 mm/s */
+		ck_assert(a.load < a.friction_capacity);
+		ck_assert_int_eq(a.holds, a.slip < h.slip_limit);
+		if (i == 0 || i == 3)
+			ck_assert_int_eq(a.holds, i == 3);
 		ck_assert_int_eq(a.falls, 0);
 		ck_assert(fabs(a.normal_force - 10) < 1e-12);
 		ck_assert(fabs(a.friction_capacity - 20) < 1e-12);

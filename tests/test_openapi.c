@@ -320,8 +320,8 @@ START_TEST(answer_fields_defined_with_units)
 {
 	static const char *const answers[] = {"RestAnswer", "DropAnswer", "StabilityAnswer",
 	    "SweepAnswer", "FindAnswer", "EvalResult", "CalibrationHold"};
-	static const char *const units[] = {"(m", "m)", "(s", "s)", "1/s", "m/s", "dimensionless",
-	    "unit", "the field's", "path's", NULL};
+	static const char *const units[] = {"(m", "m)", "(N)", "(s", "s)", "1/s", "m/s",
+	    "dimensionless", "unit", "the field's", "path's", NULL};
 	json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
 	const char *key, *text, *type;
 	json_t *property;
@@ -1895,14 +1895,15 @@ START_TEST(calibration_fields_rejected)
 	}
 	/*
 	 * Each example: the root's unknown member and 3 lists' types; its list's first
-	 * measurement: 1 unknown, 3 types, 3 numbers, and beyond the bounds: a press's 5
-	 * (force and deflection: both; sigma), a drop's 4 (height: both; rebound and sigma:
-	 * minimum), a trajectory's 1 (sigma). On them: a press's 5, a drop's 3 (height's
-	 * exclusive minimum is not), a trajectory's 1. The examples: presses (minimal), drops,
-	 * presses, a trajectory and a press (soft_pad).
+	 * measurement: 1 unknown, 3 types, 3 numbers, and beyond the bounds: a press's 4
+	 * (force: the maximum, its minimum being the object's weight, which no schema states;
+	 * deflection: both; sigma), a drop's 4 (height: both; rebound and sigma: minimum), a
+	 * trajectory's 1 (sigma). On them: a press's 4, a drop's 3 (height's exclusive minimum
+	 * is not), a trajectory's 1. The examples: presses (minimal), drops, presses, a
+	 * trajectory and a press (soft_pad).
 	 */
-	ck_assert_int_eq(p.sent, 5 * (1 + 3 + 7) + 5 + 4 + 5 + 1 + 5);
-	ck_assert_int_eq(p.accepted, 5 + 3 + 5 + 1 + 5);
+	ck_assert_int_eq(p.sent, 5 * (1 + 3 + 7) + 4 + 4 + 4 + 1 + 4);
+	ck_assert_int_eq(p.accepted, 4 + 3 + 4 + 1 + 4);
 	calibration_url(integer_member(created, "id"), "", url, sizeof url);
 	shown = call(token, "GET", url, NULL, 200);
 	for (k = 0; k < 3; k++)

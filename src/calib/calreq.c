@@ -284,8 +284,15 @@ static json_t *parse_drop(const struct field_ctx *c)
 	return json_pack("{s:f, s:f, s:f}", "height", height, "rebound", rebound, "sigma", sigma);
 }
 
-static json_t *parse_press(const struct field_ctx *c)
+/* A press's force is the total on the pad, the object's weight included (the fit's model
+ * is the object resting under it): below the weight it is no press at all, most likely
+ * the applied force alone (issue #29). Relative slack for a weight typed to fewer digits
+ * than m*g prints with. */
+#define PRESS_WEIGHT_SLACK 1e-6
+
+static json_t *parse_press(const struct field_ctx *c, const struct calreq_setup *setup)
 {
+	const double weight = setup->scene.mass * setup->scene.option.gravity;
 	static const char *const known[] = {"force", "deflection", "sigma", NULL};
 	double force = 0, deflection = 0, sigma = 0;
 
@@ -295,6 +302,13 @@ static json_t *parse_press(const struct field_ctx *c)
 	if (!(force >= 0 && force <= CALIB_MAX_PRESS_FORCE)) {
 		field_fail(c, "force", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g N, not %s",
 		    CALIB_MAX_PRESS_FORCE, JTEXT_NUM(force));
+		return NULL;
+	}
+	if (force < weight * (1 - PRESS_WEIGHT_SLACK)) {
+		field_fail(c, "force", -1, ERR_BAD_VALUE,
+		    "%s N is below the object's weight m*g = %s N: force is the total normal force "
+		    "on the pad, the weight included (add m*g to the applied force)",
+		    JTEXT_NUM(force), JTEXT_NUM(weight));
 		return NULL;
 	}
 	if (!(fabs(deflection) <= LIMIT_MAX_SIZE)) {
@@ -437,7 +451,7 @@ int calreq_upload_parse(
 			if (field_root(&m, item, path, err) != 0)
 				goto fail;
 			parsed = k == 0 ? parse_drop(&m)
-			    : k == 1    ? parse_press(&m)
+			    : k == 1    ? parse_press(&m, setup)
 			                : parse_trajectory(&m, setup->scene.option.timestep);
 			if (!parsed || json_array_append_new(list, parsed) != 0) {
 				if (err->code == ERR_NONE)

@@ -223,20 +223,84 @@ static int offers_hold(enum fit_status s)
 }
 
 /*
+ * The creep over the fit's 1-sigma region (issue #29): [lowest, highest] creep_velocity of
+ * the hold question r at the fitted pad and at the corners and edge midpoints of the box
+ * of the 1-sigma intervals of timeconst and dampratio (a held parameter at its value, the
+ * other's interval; the direct form where the MJCF carries it). null when an interval is
+ * open or missing (the region is unbounded: so is the range), or when any of those pads'
+ * creep is null (not settled, crushed, not reproducible): the range would not be one.
+ */
+static json_t *creep_range(const struct fit_result *fit, const struct hold_request *base)
+{
+	double lo = INFINITY, hi = -INFINITY, ends[2][2];
+	int q, a, b;
+
+	for (q = 0; q < 2; q++) {
+		const double *one = fit->interval_log[q][0];
+		double v = q == FIT_TC ? fit->timeconst : fit->dampratio;
+
+		if (fit->held[q]) {
+			ends[q][0] = ends[q][1] = v;
+		} else if (fit->identified[q] && isfinite(one[0]) && isfinite(one[1])) {
+			ends[q][0] = exp(one[0]);
+			ends[q][1] = exp(one[1]);
+		} else {
+			return json_null();
+		}
+	}
+	for (a = 0; a < 3; a++)
+		for (b = 0; b < 3; b++) {
+			struct hold_request r = *base;
+			struct err err;
+			json_t *answer = NULL, *creep;
+			double tc = a == 1 ? fit->timeconst : ends[FIT_TC][a / 2];
+			double dr = b == 1 ? fit->dampratio : ends[FIT_DR][b / 2];
+			double v;
+
+			err_clear(&err);
+			if (fit->below_refsafe) {
+				double kd = tc * dr;
+
+				r.scene.pad.solref[0] = -1 / (kd * kd);
+				r.scene.pad.solref[1] = -2 / tc;
+			} else {
+				r.scene.pad.solref[0] = tc;
+				r.scene.pad.solref[1] = dr;
+			}
+			if (hold_run(&r, &answer, &err) != 0)
+				return json_null();
+			creep = json_object_get(answer, "creep_velocity");
+			v = json_is_number(creep) ? json_number_value(creep) : NAN;
+			json_decref(answer);
+			if (!isfinite(v))
+				return json_null();
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+		}
+	return json_pack("[f, f]", lo, hi);
+}
+
+/*
  * The fit's "hold": the hold question (service/hold.h) of the fitted pad pinching the
  * reference object, asked as POST /v1/hold would be: {"request", "creep_velocity",
- * "holds"}, plus "error" (the 4xx body a POST would answer, both answers null) when the
- * hold question refuses the scene. The reference is the hold question's default scene
- * (a 2 cm, 100 g sphere between pads of half-sizes 5 x 20 x 200 mm, 50 g each, pressed
- * with 10 N each); the pads are the setup's pad geom with the solref the MJCF carries,
- * and the option is the setup's (timestep, cone, impratio, release, ...). NULL when out
- * of memory; caller owns the result.
+ * "holds", "slip", "time_to_slip", "falls", "coulomb_holds", "friction_margin",
+ * "creep_range"}, plus "error" (the 4xx body a POST would answer, the answers null) when
+ * the hold question refuses the scene. "holds" is the run's verdict (within slip_limit over
+ * the duration), "coulomb_holds" the Coulomb comparison. The reference is the hold question's
+ * default scene (a 2 cm, 100 g sphere between pads of half-sizes 5 x 20 x 200 mm, 50 g each,
+ * pressed with 10 N each); the pads are the setup's pad geom with the solref the MJCF carries, and
+ * the option is the setup's (timestep, cone, impratio, release, ...). NULL when out of memory;
+ * caller owns the result.
  */
 static json_t *hold_json(const struct fit_result *fit)
 {
+	/* the hold answer's fields the block carries, as POST /v1/hold answers them */
+	static const char *const carried[] = {"creep_velocity", "holds", "slip", "time_to_slip",
+	    "falls", "coulomb_holds", "friction_margin"};
 	struct hold_request r;
 	struct err err;
 	json_t *empty = json_object(), *request = NULL, *answer = NULL, *block = NULL;
+	size_t i;
 	int ok = 1;
 
 	err_clear(&err);
@@ -255,12 +319,14 @@ static json_t *hold_json(const struct fit_result *fit)
 	}
 	/* the request exactly as a POST of it is read: parsed back, then answered */
 	if (hold_parse_at(request, "", &r, &err) == 0 && hold_run(&r, &answer, &err) == 0) {
-		put(block, "creep_velocity", json_incref(json_object_get(answer, "creep_velocity")),
-		    &ok);
-		put(block, "holds", json_incref(json_object_get(answer, "holds")), &ok);
+		for (i = 0; i < sizeof carried / sizeof carried[0]; i++)
+			put(block, carried[i], json_incref(json_object_get(answer, carried[i])),
+			    &ok);
+		put(block, "creep_range", creep_range(fit, &r), &ok);
 	} else if (err.code != ERR_INTERNAL) {
-		put(block, "creep_velocity", json_null(), &ok);
-		put(block, "holds", json_null(), &ok);
+		for (i = 0; i < sizeof carried / sizeof carried[0]; i++)
+			put(block, carried[i], json_null(), &ok);
+		put(block, "creep_range", json_null(), &ok);
 		put(block, "error", err_to_json(&err), &ok);
 	} else {
 		ok = 0;
@@ -287,12 +353,14 @@ json_t *calresult_json(
 	int ok =
 	    root && se && ident && product && refsafe && stab && counts && noise && notes && held;
 	int fitted = fit->status != FIT_INSUFFICIENT;
+	/* no pad to paste where the data say the model does not describe it (issue #29) */
+	int pasted = fitted && fit->status != FIT_MISFIT;
 	double sol[2] = {fit->timeconst, fit->dampratio};
 	double direct[2] = {-fit->stiffness, -fit->damping};
-	char *mjcf = fitted ? mjcf_default(fit, mjcf_class, mjcf_attributes) : NULL;
+	char *mjcf = pasted ? mjcf_default(fit, mjcf_class, mjcf_attributes) : NULL;
 	size_t i;
 
-	if (fitted && !mjcf)
+	if (pasted && !mjcf)
 		ok = 0;
 	put(root, "status", json_string(status_name(fit->status)), &ok);
 	put(root, "solref", fitted ? reals(sol, 2) : json_null(), &ok);

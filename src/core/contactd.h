@@ -177,6 +177,11 @@ struct ctd_sim_drop {
 	double final_penetration; /* the penetration after the last step */
 	int energy_gain;          /* 1: the rebound is higher than the drop height */
 	long steps;               /* steps simulated: round(duration / timestep) */
+	/* The first bounce's apex (the calibration's rebound, issue #29): the highest point
+	 * after the first penetrating step up to the step after the apex, once the body has
+	 * left the pad (risen above max(0, includemargin)); >= 0, 0 if it never leaves. A
+	 * later bounce may be higher (rebound then is). */
+	double first_rebound;
 };
 
 /*
@@ -257,14 +262,17 @@ struct ctd_hold {
 
 /* The answers of a pinch. Speeds m/s, lengths m, forces N, times s. */
 struct ctd_hold_answer {
-	double creep_velocity;         /* steady downward speed (>= 0 when descending) */
-	int creep_closed_form;         /* 1: from the steady-state equations; 0: from the steps */
-	double slip;                   /* descent after duration */
-	double normal_force;           /* per pad, steady */
-	double penetration;            /* steady pad penetration */
-	double load;                   /* mass * gravity */
-	double friction_capacity;      /* 2 * mu * grip_force, mu the contact's sliding friction */
-	int holds;                     /* Coulomb: load < friction_capacity */
+	double creep_velocity;    /* steady downward speed (>= 0 when descending) */
+	int creep_closed_form;    /* 1: from the steady-state equations; 0: from the steps */
+	double slip;              /* descent after duration */
+	double normal_force;      /* per pad, steady */
+	double penetration;       /* steady pad penetration */
+	double load;              /* mass * gravity */
+	double friction_capacity; /* 2 * mu * grip_force, mu the contact's sliding friction */
+	/* 1: over duration the sphere neither fell nor descended slip_limit, as MuJoCo steps
+	 * it (not the Coulomb comparison load < friction_capacity, which a sphere that creeps
+	 * out of the grip passes) */
+	int holds;
 	double time_to_slip;           /* first time the descent reached slip_limit; < 0: never */
 	int time_to_slip_extrapolated; /* 1: beyond duration, from the steady creep */
 	int falls;                     /* the sphere's centre left the pads' faces */

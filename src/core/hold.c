@@ -440,6 +440,16 @@ static int hold_reproducible(
 	return fabs(z - e->z) <= CTD_HOLD_REPRODUCE_REL * fabs(e->z) + CTD_HOLD_REPRODUCE_ABS;
 }
 
+/* Whether it holds, as MuJoCo steps it (issue #29): over the duration it neither left the
+ * pads' faces nor descended slip_limit. The Coulomb comparison (load < friction_capacity)
+ * is not that: MuJoCo's soft friction lets an object that passes it creep out of the grip. */
+static void hold_verdict(struct ctd_hold_answer *out)
+{
+	int slipped = out->time_to_slip >= 0 && !out->time_to_slip_extrapolated;
+
+	out->holds = !out->crushed && !out->falls && !slipped;
+}
+
 void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 {
 	struct ctd_pinch_model m;
@@ -447,7 +457,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	struct run_end e = {0};
 	long n;
 	double creep, pen, nf, ht = h->option.timestep;
-	int i;
+	int i, coulomb;
 
 	ctd_pinch_prepare(h, &m);
 	out->load = -m.mass * m.a0_object;
@@ -455,7 +465,8 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	/* condim 1 is frictionless: nothing holds the object up */
 	out->friction_capacity =
 	    m.contact.condim == 1 ? 0 : 2 * m.contact.friction[0] * h->grip_force;
-	out->holds = out->load < out->friction_capacity;
+	coulomb = out->load < out->friction_capacity;
+	out->holds = 0; /* the run's verdict, set once the run is known (hold_verdict) */
 	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
 	    m.gains.timeconst_used > m.contact.solref[0];
 	out->solref_fell_back = m.gains.fell_back;
@@ -509,7 +520,8 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	out->creep_steps = out->steps;
 	if (out->crushed)
 		return;
-	if (!out->holds) {
+	hold_verdict(out);
+	if (!coulomb) {
 		/* below the Coulomb minimum the object slides ever faster: no steady creep */
 		out->penetration = -ctd_pinch_dist(&m, sim_pad_q(&w));
 		return;

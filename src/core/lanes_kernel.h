@@ -73,6 +73,7 @@ struct lane_state {
 	vd z, vel, warm;
 	vd step, steps, first_jitter; /* step index, step count, first step of the window */
 	vd peak, max_height, rebound, touched, bottom;
+	vd first_rebound, left, first_done; /* sim.c's first bounce: 0 or 1 flags */
 	vd count, mean, m2;
 	vi active; /* all ones: the lane holds a point */
 };
@@ -292,6 +293,9 @@ static void load_state(
 	st->peak[j] = -INFINITY;
 	st->max_height[j] = -INFINITY;
 	st->rebound[j] = 0;
+	st->first_rebound[j] = 0;
+	st->left[j] = 0;
+	st->first_done[j] = 0;
 	st->touched[j] = 0;
 	st->bottom[j] = height;
 	st->count[j] = 0;
@@ -346,6 +350,7 @@ static void finish(
 	out->peak_penetration = st->peak[j];
 	out->max_height = st->max_height[j];
 	out->rebound = st->rebound[j];
+	out->first_rebound = st->first_rebound[j];
 	out->jitter = count > 0 ? sqrt(m2 / count) : 0;
 	out->final_penetration = -st->bottom[j];
 	out->energy_gain = out->rebound > height;
@@ -358,6 +363,7 @@ static void finish_empty(double height, struct ctd_sim_drop *out)
 	out->peak_penetration = -height;
 	out->max_height = height;
 	out->rebound = 0;
+	out->first_rebound = 0;
 	out->jitter = 0;
 	out->final_penetration = -height;
 	out->energy_gain = 0 > height;
@@ -457,6 +463,17 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 	st->peak = SEL(-bottom > st->peak, -bottom, st->peak);
 	st->max_height = SEL(bottom > st->max_height, bottom, st->max_height);
 	st->rebound = SEL(((vi)st->touched != 0) & (bottom > st->rebound), bottom, st->rebound);
+	{
+		/* sim.c's first bounce: until the step after its apex, once the body has left */
+		vi open = ((vi)st->touched != 0) & ((vi)st->first_done == 0);
+		vd leave = vmax2(SPLAT(0), p->includemargin);
+
+		st->first_rebound =
+		    SEL(open & (bottom > st->first_rebound), bottom, st->first_rebound);
+		st->left = SEL(open & (bottom > leave), SPLAT(1), st->left);
+		st->first_done =
+		    SEL(open & ((vi)st->left != 0) & (vel_next < 0), SPLAT(1), st->first_done);
+	}
 	st->touched = SEL(bottom < 0, SPLAT(1), st->touched);
 	in_window = st->step >= st->first_jitter;
 	if (any(in_window)) {

@@ -79,7 +79,8 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
 	double bottom = height;
 	double mean = 0, m2 = 0; /* Welford's running variance: no buffer */
 	long count = 0, i;
-	int touched = 0;
+	int touched = 0, left = 0, first_done = 0;
+	const double leave = fmax(0, m->contact.includemargin);
 	struct bucket b = {1, 1, 0, 0, -1, 0, 0};
 
 	if (trace) {
@@ -94,6 +95,7 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
 	out->peak_penetration = -INFINITY;
 	out->max_height = -INFINITY;
 	out->rebound = 0;
+	out->first_rebound = 0;
 	for (i = 0; i < n; i++) {
 		/* stopped from outside (budget.h): the caller discards this answer */
 		if ((i & (CTD_BUDGET_STEPS - 1)) == CTD_BUDGET_STEPS - 1 && ctd_budget_poll())
@@ -106,6 +108,13 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
 			out->max_height = bottom;
 		if (touched && bottom > out->rebound)
 			out->rebound = bottom;
+		if (touched && !first_done) {
+			/* the first bounce's apex, as fit/model.c's model_rebound() reads it */
+			if (bottom > out->first_rebound)
+				out->first_rebound = bottom;
+			left |= bottom > leave;
+			first_done = left && vel < 0;
+		}
 		if (bottom < 0)
 			touched = 1;
 		if (i >= first_jitter) {

@@ -405,6 +405,72 @@ static void explain_pinned(struct fit_result *fit, const struct problem *P, int 
 	    names[q], upper ? "upper" : "lower", edge, why[q][upper], bound, remedy[q][upper]);
 }
 
+/*
+ * A parameter is identified only when its 2-sigma interval is bounded on both sides
+ * (issue #29): a fit whose chi^2 stays within the level out to an edge of the searched
+ * range (drops that do not bounce, whose rebound is 0 for every dampratio above some
+ * value) has a best value the data do not back, however curved chi^2 is at it. Such a
+ * parameter is open (fit->open), its standard error null, its intervals kept with the
+ * open end null; timeconst*dampratio stays identified only when its own 2-sigma interval
+ * is bounded.
+ */
+static void demand_bounded(
+    struct fit_result *fit, const struct problem *P, const struct uncertainty_intervals *ci)
+{
+	int q, opened = 0;
+
+	for (q = 0; q < NPHYS; q++) {
+		const double *two = fit->interval_log[q][1];
+
+		if (!fit->identified[q] || (isfinite(two[0]) && isfinite(two[1])))
+			continue;
+		fit->identified[q] = 0;
+		fit->open[q] = 1;
+		fit->se_log[q] = NAN;
+		opened = 1;
+	}
+	if (opened && fit->product_identified && (P->nphys < NPHYS || ci->product_open)) {
+		fit->product_identified = 0;
+		fit->se_log_product = NAN;
+	}
+}
+
+/* The note of a parameter whose 2-sigma interval is open: which side, what the data do
+ * say, and the measurements (of those not yet made) that would close it. */
+static void explain_open(struct fit_result *fit, const struct problem *P, int q)
+{
+	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
+	const struct calib_data *d = P->data;
+	const double *two = fit->interval_log[q][1];
+	char bound[160], remedy[320];
+	size_t len = 0;
+
+	if (isfinite(two[0]))
+		snprintf(bound, sizeof bound, "the data bound it from below only, 2-sigma >= %.4g",
+		    exp(two[0]));
+	else if (isfinite(two[1]))
+		snprintf(bound, sizeof bound, "the data bound it from above only, 2-sigma <= %.4g",
+		    exp(two[1]));
+	else
+		snprintf(bound, sizeof bound, "the data bound it on neither side");
+	remedy[0] = 0;
+	if (bouncing_drops(d) == 0)
+		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
+		    "%sdrops that bounce measurably (from greater heights)", len ? ", " : "");
+	if (d->npresses == 0 && len < sizeof remedy)
+		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
+		    "%sa press (which fixes timeconst*dampratio)", len ? ", " : "");
+	if (d->ntrajectories == 0 && len < sizeof remedy)
+		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
+		    "%sa trajectory through an impact", len ? ", " : "");
+	if (len == 0)
+		snprintf(remedy, sizeof remedy, "more measurements of the same kinds");
+	note(fit,
+	    "%s is not identified: its 2-sigma interval is open (%s), so its fitted value %.4g "
+	    "is one of many the data allow; any of: %s would close it",
+	    names[q], bound, q == TC ? fit->timeconst : fit->dampratio, remedy);
+}
+
 /* Which parameter to hold for an unidentified direction: the one it moves most,
  * dampratio on a tie (presses, the common case, then fit timeconst). */
 static int choose_hold(const double dir[NPHYS])
@@ -548,13 +614,17 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	problem_residuals(x, P, P->f0);
 	record_errors(fit, P, &an, &bt, &prof, &ci);
 	record_residuals(fit, P, x);
+	if (!an.phys_null)
+		demand_bounded(fit, P, &ci);
 	if (fit->status != FIT_INSUFFICIENT)
-		fit->status = P->nphys == NPHYS && !fit->pinned[TC] && !fit->pinned[DR]
+		fit->status = P->nphys == NPHYS && fit->identified[TC] && fit->identified[DR]
 		    ? FIT_OK
 		    : FIT_PARTIAL;
 	for (i = 0; i < NPHYS; i++)
 		if (fit->pinned[i])
 			explain_pinned(fit, P, i);
+		else if (fit->open[i])
+			explain_open(fit, P, i);
 	/* say when the residuals contradict their sigmas, whatever the dof, or cannot vouch
 	 * for the errors */
 	if ((fit->status == FIT_OK || fit->status == FIT_PARTIAL) && misfit(fit, P)) {

@@ -49,9 +49,11 @@
 enum { FIT_TC, FIT_DR };
 
 enum fit_status {
-	FIT_OK,           /* timeconst and dampratio both determined */
+	FIT_OK,           /* timeconst and dampratio both determined: each one's 2-sigma
+	                     interval bounded on both sides */
 	FIT_PARTIAL,      /* one combination determined, one parameter held; or one
-	                     pinned at an edge of the searched range (fit_result.pinned) */
+	                     pinned at an edge of the searched range (fit_result.pinned), or
+	                     one whose 2-sigma interval is open (fit_result.open) */
 	FIT_INSUFFICIENT, /* nothing determined: too few or uninformative measurements */
 	FIT_FEW_DOF,      /* both fitted, but fewer than CALIB_MIN_DOF residual degrees of
 	                     freedom: errors from the stated sigmas, unchecked */
@@ -85,6 +87,10 @@ struct fit_result {
 	 * not identified, its intervals open at that edge, status partial (never misfit: a pad
 	 * beyond the edge may reach the data). */
 	int pinned[2];
+	/* Fitted, but its 2-sigma interval is open on a side (within the searched range chi^2
+	 * stays within the level out to an edge): not identified, its standard error NAN,
+	 * status partial, a note says which side and what would close it (issue #29). */
+	int open[2];
 	double se_log[2]; /* standard error of log(timeconst), log(dampratio) */
 	/* The 1- and 2-sigma confidence intervals of log(timeconst), log(dampratio):
 	 * [parameter][k - 1][low, high], -inf or +inf where open (the data bound the

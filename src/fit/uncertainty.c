@@ -589,6 +589,35 @@ static int few_dof(const struct problem *P)
 	return P->n < P->p + CALIB_MIN_DOF;
 }
 
+/*
+ * Drops none of which bounced (every rebound within CALIB_BOUNCE_SIGMAS sigma of 0) and no
+ * trajectory (issue #29): the model's rebound is 0 over a whole plateau of pads (every
+ * dampratio above some value), and a measured rebound never goes below 0, so the noise
+ * alone makes a pad that bounces a little fit better than the plateau, by more than the
+ * likelihood ratio's level in one set of eight: chi^2 - chi^2_min is not the likelihood
+ * ratio's 1-dof variable there. Their intervals also hold what the chi^2 test of all
+ * measurements allows, as few degrees of freedom's do: the plateau whenever the rebounds
+ * are consistent with no bounce at all.
+ */
+static int no_bounce(const struct problem *P)
+{
+	const struct calib_data *d = P->data;
+	size_t i;
+
+	if (d->ndrops == 0 || d->ntrajectories > 0)
+		return 0;
+	for (i = 0; i < d->ndrops; i++)
+		if (d->drops[i].rebound > CALIB_BOUNCE_SIGMAS * problem_drop_sigma(&d->drops[i]))
+			return 0;
+	return 1;
+}
+
+/* The intervals also hold what the chi^2 test of all measurements allows. */
+static int chi2_tested(const struct problem *P)
+{
+	return few_dof(P) || no_bounce(P);
+}
+
 /* The 1-, 2- and 3-sigma levels of chi^2 - chi^2_min at x (chi^2 there into *chi2_min),
  * and whether the chi^2 test set them. */
 static int interval_levels(
@@ -605,7 +634,7 @@ static int interval_levels(
 		double allowed = gsl_cdf_chisq_Pinv(coverage[k], (double)P->n) * s2 - chi2;
 
 		levels[k] = ((k + 1) * (k + 1) + CALIB_ROUGH_LEVEL) * s2;
-		if (few_dof(P) && allowed > levels[k]) {
+		if (chi2_tested(P) && allowed > levels[k]) {
 			levels[k] = allowed;
 			test = 1;
 		}
@@ -622,6 +651,20 @@ static void interval_take(
 	out->log[q][k][1] = idx == count - 1 ? INFINITY : fmax(out->log[q][k][1], v);
 }
 
+/* A point inside the 2-sigma level on an edge of its grid: the region may go on beyond
+ * it, so no combination of the parameters is bounded there. */
+static void interval_edge(
+    struct uncertainty_intervals *out, double d, const int idx[NPHYS], const int count[NPHYS])
+{
+	int q;
+
+	if (!(d <= out->levels[1]))
+		return;
+	for (q = 0; q < NPHYS; q++)
+		if (idx[q] == 0 || idx[q] == count[q] - 1)
+			out->product_open = 1;
+}
+
 /* Every point of the first search's grid inside the levels. */
 static void interval_grid(
     const struct problem *P, double chi2_min, struct uncertainty_intervals *out)
@@ -635,6 +678,7 @@ static void interval_grid(
 			const struct search_start *g = &P->grid_kept[a * CALIB_GRID_POINTS + b];
 			int idx[NPHYS] = {a, b};
 
+			interval_edge(out, g->chi2 - chi2_min, idx, P->grid_counts);
 			for (k = 0; k < 2; k++)
 				for (q = 0; q < NPHYS; q++)
 					if (g->chi2 - chi2_min <= out->levels[k])
@@ -662,6 +706,7 @@ static void interval_scan(struct problem *P, double chi2_min, struct uncertainty
 			}
 			problem_residuals(P->xp, P, P->f1);
 			d = problem_sum_squares(P->f1) - chi2_min;
+			interval_edge(out, d, idx, count);
 			for (k = 0; k < 2; k++)
 				for (q = 0; q < NPHYS; q++)
 					if (d <= out->levels[k])
@@ -690,8 +735,10 @@ int uncertainty_intervals(struct problem *P, const gsl_vector *x, const gsl_matr
 			out->log[q][k][1] = pr.open_hi[which][k] ? INFINITY : pr.hi[which][k];
 		}
 	}
+	out->product_open = !pr.done[UNCERTAINTY_PROF_PRODUCT] ||
+	    pr.open_lo[UNCERTAINTY_PROF_PRODUCT][1] || pr.open_hi[UNCERTAINTY_PROF_PRODUCT][1];
 	interval_grid(P, chi2_min, out);
-	if (few_dof(P) && P->nphys == NPHYS && P->data->ntrajectories == 0)
+	if (chi2_tested(P) && P->nphys == NPHYS && P->data->ntrajectories == 0)
 		interval_scan(P, chi2_min, out);
 	return 0;
 }

@@ -102,10 +102,14 @@ int uncertainty_bootstrap(
 
 /* Confidence intervals of the free log parameters (see uncertainty.c). */
 struct uncertainty_intervals {
-	int done[NPHYS];           /* parameter q's intervals were found */
-	double log[NPHYS][2][2];   /* [q][k - 1][low, high], -inf or +inf where open */
-	double levels[3];          /* the k-sigma levels of chi^2 - chi^2_min used */
-	int chi2_test;             /* a level was raised to the chi^2 test's (few dof) */
+	int done[NPHYS];         /* parameter q's intervals were found */
+	double log[NPHYS][2][2]; /* [q][k - 1][low, high], -inf or +inf where open */
+	double levels[3];        /* the k-sigma levels of chi^2 - chi^2_min used */
+	int chi2_test;           /* a level was raised to the chi^2 test's (few dof) */
+	/* log(timeconst*dampratio)'s 2-sigma interval is open (its walk ran out inside the
+	 * level, or a grid or scan point inside it lies on the searched range's edge, beyond
+	 * which the region may go on), or was not found */
+	int product_open;
 };
 
 /*

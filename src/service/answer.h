@@ -29,7 +29,7 @@ struct ans_field {
 	const char *text; /* ANS_STRING: a static string */
 };
 
-#define ANS_MAX_FIELDS 20
+#define ANS_MAX_FIELDS 24 /* the most any kind fills: hold, 21 */
 
 /* A field list being filled by a kind's fields(): ans_add_*() append in order and
  * remember whether any real was not finite (the answer's "diverged"). */

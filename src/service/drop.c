@@ -25,7 +25,7 @@ struct drop_result {
 
 static const char *const drop_fields[] = {"peak_penetration", "rebound", "max_height", "jitter",
     "final_penetration", "energy_gain", "steps", "solref_fallback", "diverged", "mujoco",
-    "core_version", NULL};
+    "core_version", "first_rebound", NULL};
 
 static int drop_point(json_t *v, const char *path, void *request, struct err *err)
 {
@@ -72,6 +72,8 @@ static size_t drop_answer_fields(const void *result, struct ans_field out[ANS_MA
 	ans_add_integer(&l, "energy_gain", drop->energy_gain, ANS_BOOL);
 	ans_add_integer(&l, "steps", drop->steps, ANS_INTEGER);
 	ans_add_tail(&l, r->solref_fallback, r->mujoco);
+	/* issue #29, last so that the fields before keep their order (sweep columns) */
+	ans_add_real(&l, "first_rebound", drop->first_rebound);
 	return l.count;
 }
 

@@ -21,7 +21,8 @@
 const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip", "normal_force",
     "penetration", "load", "friction_capacity", "holds", "time_to_slip",
     "time_to_slip_extrapolated", "falls", "fall_time", "reproducible", "steps", "refsafe_clamped",
-    "solref_fallback", "friction_clamped", "mujoco", "core_version", NULL};
+    "solref_fallback", "friction_clamped", "coulomb_holds", "friction_margin", "mujoco",
+    "core_version", NULL};
 
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
@@ -295,7 +296,11 @@ static size_t hold_answer_fields(const void *result, struct ans_field out[ANS_MA
 	ans_add_real_if(&l, "penetration", a->penetration, run && a->creep_settled);
 	ans_add_real_if(&l, "load", a->load, ok);
 	ans_add_real_if(&l, "friction_capacity", a->friction_capacity, ok);
-	ans_add_integer(&l, "holds", a->holds, ANS_BOOL);
+	/* the run's verdict (issue #29): null where the run's outcome is not reproduced */
+	if (run)
+		ans_add_integer(&l, "holds", a->holds, ANS_BOOL);
+	else
+		ans_add_null(&l, "holds");
 	ans_add_real_if(&l, "time_to_slip", a->time_to_slip, run && a->time_to_slip >= 0);
 	ans_add_integer(&l, "time_to_slip_extrapolated", a->time_to_slip_extrapolated, ANS_BOOL);
 	if (run)
@@ -308,6 +313,10 @@ static size_t hold_answer_fields(const void *result, struct ans_field out[ANS_MA
 	ans_add_integer(&l, "refsafe_clamped", a->refsafe_clamped, ANS_BOOL);
 	ans_add_integer(&l, "solref_fallback", a->solref_fell_back, ANS_BOOL);
 	ans_add_integer(&l, "friction_clamped", a->friction_clamped, ANS_BOOL);
+	/* the Coulomb comparison, which `holds` was before issue #29: the friction the grip
+	 * can give against the load, not whether MuJoCo's soft friction keeps the object */
+	ans_add_integer(&l, "coulomb_holds", a->load < a->friction_capacity, ANS_BOOL);
+	ans_add_real_if(&l, "friction_margin", a->friction_capacity - a->load, ok);
 	if (!ok)
 		for (size_t i = 0; i < l.count; i++)
 			l.fields[i].type = ANS_NULL;

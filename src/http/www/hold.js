@@ -1,8 +1,9 @@
 /* hold.js: the hold page: the creep of a pinched sphere against the grip force or
  * impratio, one line per friction cone (pyramidal, elliptic), for one MuJoCo release
  * or two side by side. Each release is one /v1/sweep of the hold question over a grid
- * (the axis field x the cone); the lines are its rows. `holds` false draws a hollow
- * marker. The form lives in the URL. */
+ * (the axis field x the cone); the lines are its rows. `holds` false (it slips past the
+ * slip limit within the duration, or falls, as MuJoCo steps it) draws a hollow marker.
+ * The form lives in the URL. */
 'use strict';
 
 const $ = (id) => document.getElementById(id);

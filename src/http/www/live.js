@@ -222,7 +222,8 @@ function showFit(fit) {
 }
 
 /* The fit's hold of the reference object (a 2 cm, 100 g sphere pinched at 10 N): its
- * creep, the Coulomb verdict, or why /v1/hold refuses it. */
+ * creep and whether it holds (within the 1 mm slip limit over the second, as MuJoCo
+ * steps it; not the Coulomb comparison), or why /v1/hold refuses it. */
 function holdText(hold) {
 	if (hold.error)
 		return 'none: ' + hold.error.message;
