@@ -161,8 +161,8 @@ START_TEST(crushing_bracket_is_refused)
 	ck_assert_int_eq(svc_answer(SVC_FIND, canonical, &lim, &answer, &err), -1);
 	ck_assert_int_eq(err.code, ERR_BAD_VALUE);
 	ck_assert_str_eq(err.path, "/bracket");
-	ck_assert_msg(strstr(err.message, "creep_velocity is null with /grip_force = "), "%s",
-	    err.message);
+	ck_assert_msg(
+	    strstr(err.message, "creep_velocity is null with /grip_force = "), "%s", err.message);
 	json_decref(canonical);
 }
 END_TEST
