@@ -703,6 +703,10 @@ START_TEST(ask_parsed_once_equals_answer_of_canonical)
 	        "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": "
 	        "\"stable\", \"bracket\": [0.01, 1], \"tolerance\": 1e-6}"},
 	    {SVC_HOLD, "{\"grip_force\": 5, \"option\": {\"cone\": \"elliptic\"}}"},
+	    {SVC_GRADE,
+	        "{\"calls\": [{\"function\": \"impedance\", \"id\": 7, \"args\": {\"r\": "
+	        "0.0005, \"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}, \"value\": 0.925}, "
+	        "{\"function\": \"nope\", \"value\": 1}]}"},
 	};
 	struct svc_limits lim = tsvc_limits(1);
 	int covered[SVC_ENDPOINT_COUNT] = {0};

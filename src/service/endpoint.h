@@ -29,7 +29,8 @@
 	X(SWEEP, sweep)                                                                            \
 	X(EVAL, eval)                                                                              \
 	X(FIND, find)                                                                              \
-	X(HOLD, hold)
+	X(HOLD, hold)                                                                              \
+	X(GRADE, grade)
 
 /* The rows of svc_endpoints[]. */
 enum svc_endpoint {
