@@ -49,6 +49,13 @@ tests_test_jtext_SOURCES = tests/test_jtext.c
 tests_test_jtext_CFLAGS = $(SERVICE_TEST_CFLAGS)
 tests_test_jtext_LDADD = $(SERVICE_TEST_LIBS) -lm
 
+check_PROGRAMS += tests/test_grade
+TESTS += tests/test_grade
+tests_test_grade_SOURCES = tests/test_grade.c tests/svc_test.c tests/svc_test.h \
+	src/http/status.c src/http/status.h
+tests_test_grade_CFLAGS = $(SERVICE_TEST_CFLAGS)
+tests_test_grade_LDADD = $(SERVICE_TEST_LIBS) -lm
+
 check_PROGRAMS += tests/test_find
 TESTS += tests/test_find
 tests_test_find_SOURCES = tests/test_find.c tests/svc_test.c tests/svc_test.h

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "service/find.h"
 #include "service/service.h"
 #include "service/vary.h"
 #include "svc_test.h"
@@ -61,9 +62,10 @@ START_TEST(stability_boundary_of_dampratio)
 	ck_assert(json_is_true(json_object_get(a, "field_value")));
 	ck_assert_double_eq_tol(tsvc_real(a, "value"), boundary, 1e-9 + 1e-12);
 	ck_assert(json_is_true(json_object_get(json_object_get(a, "answer"), "stable")));
-	/* bisection halves [0.01, 1] until it is 1e-9 wide: ceil(log2(0.99 / 1e-9)) steps */
-	ck_assert_int_eq(
-	    json_integer_value(json_object_get(a, "iterations")), (long)ceil(log2(0.99 / 1e-9)));
+	/* the scan cuts [0.01, 1] into FIND_DEFAULT_SCAN cells; the boundary is in the
+	 * first, which bisection halves until it is 1e-9 wide */
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "iterations")),
+	    (long)ceil(log2(0.99 / FIND_DEFAULT_SCAN / 1e-9)));
 	json_decref(a);
 }
 END_TEST
@@ -193,19 +195,24 @@ START_TEST(iteration_cap_and_validation)
 
 	ck_assert_int_eq(json_integer_value(json_object_get(a, "iterations")), 3);
 	ck_assert(json_is_false(json_object_get(a, "converged")));
-	/* three halvings of [0.01, 1]: 0.99 / 8 wide */
+	/* three halvings of the scan's first cell of [0.01, 1]: 0.99 / 16 / 8 wide */
 	ck_assert_double_eq_tol(json_real_value(json_array_get(json_object_get(a, "bracket"), 1)) -
 	        json_real_value(json_array_get(json_object_get(a, "bracket"), 0)),
-	    0.99 / 8, 1e-15);
+	    0.99 / FIND_DEFAULT_SCAN / 8, 1e-15);
 	json_decref(a);
 
 #define FIND(rest)                                                                                 \
 	"{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", " rest "}"
 	expect(SVC_FIND, FIND("\"bracket\": [0.5, 0.5]"), ERR_BAD_VALUE, "/bracket");
-	/* a dampratio of -1 makes a mixed-sign solref, which MuJoCo replaces: valid, but
-	 * the same rebound at both ends */
-	ck_assert_int_eq(
-	    find_error(FIND("\"target\": 0.001, \"bracket\": [-1, 1]")).code, ERR_BAD_VALUE);
+	/* a dampratio of -1 makes a mixed-sign solref, which MuJoCo replaces (no bounce):
+	 * valid, and the same rebound at both ends, but between them the field jumps
+	 * across the target where dampratio turns positive: the first crossing is at 0,
+	 * to the tolerance (1e-6 of the width 2), the jump's far side in the answer */
+	a = tsvc_answer(SVC_FIND, FIND("\"target\": 0.001, \"bracket\": [-1, 1]"), NULL);
+	ck_assert(tsvc_real(a, "value") > 0 && tsvc_real(a, "value") <= 2e-6);
+	ck_assert(tsvc_real(a, "field_value") > 0.001);
+	ck_assert(json_real_value(json_array_get(json_object_get(a, "bracket"), 0)) <= 0);
+	json_decref(a);
 	expect(
 	    SVC_FIND, FIND("\"bracket\": [0.5, 1], \"tolerance\": 0"), ERR_BAD_VALUE, "/tolerance");
 	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"max_iterations\": 1001"), ERR_BAD_VALUE,
@@ -214,6 +221,8 @@ START_TEST(iteration_cap_and_validation)
 	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"method\": \"newton\""), ERR_BAD_VALUE,
 	    "/method");
 	expect(SVC_FIND, FIND("\"bracket\": [0.5]"), ERR_BAD_VALUE, "/bracket");
+	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"scan\": 0"), ERR_BAD_VALUE, "/scan");
+	expect(SVC_FIND, FIND("\"bracket\": [0.5, 1], \"scan\": 1001"), ERR_BAD_VALUE, "/scan");
 #undef FIND
 	/* Brent needs a real field; an unknown field; a string field cannot be varied */
 	expect(SVC_FIND,
@@ -465,6 +474,204 @@ START_TEST(sweep_floor_follows_the_geom_in_any_order)
 }
 END_TEST
 
+/* ---- the first crossing: plateaus, unmoved fields, non-monotone fields ---- */
+
+static const char *const methods[] = {"auto", "brent", "bisection"};
+
+/* The issue's SO-101 pad: a 2 cm radius, 100 g sphere on a floor whose priority
+ * sets the contact's solref; rebound is > 0 below a dampratio and exactly 0 (no
+ * bounce) from there on: a plateau on the target */
+#define PAD_BASE                                                                                   \
+	"\"base\": {\"body\": {\"shape\": \"sphere\", \"size\": 0.02, \"mass\": 0.1}, \"floor\": " \
+	"{\"condim\": 6, \"friction\": [1, 0.005, 0.0005], \"priority\": 1, \"solref\": [0.02, "   \
+	"1]}, \"option\": {\"timestep\": 0.005}, \"height\": 0.05}"
+
+/* The pad's rebound with the floor's dampratio dr */
+static double pad_rebound(double dr)
+{
+	char body[512];
+	json_t *a;
+	double r;
+
+	snprintf(body, sizeof body,
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.02, \"mass\": 0.1}, \"floor\": "
+	    "{\"condim\": 6, \"friction\": [1, 0.005, 0.0005], \"priority\": 1, \"solref\": "
+	    "[0.02, %.17g]}, \"option\": {\"timestep\": 0.005}, \"height\": 0.05}",
+	    dr);
+	a = tsvc_answer(SVC_DROP, body, NULL);
+	r = tsvc_real(a, "rebound");
+	json_decref(a);
+	return r;
+}
+
+START_TEST(plateau_edge_where_bouncing_stops)
+{
+	/* "where does the pad stop bouncing?": every method, either order of the bracket,
+	 * answers the plateau's edge (the issue's bisection: 0.6712), never the bracket's
+	 * end 1.5 (Brent's answer before, "converged"); the final bracket straddles the
+	 * edge by the drops' own answers: rebound > 0 at one end, exactly 0 at the other */
+	static const char *const brackets[] = {"[0.3, 1.5]", "[1.5, 0.3]"};
+	double values[6];
+	size_t i, j, k = 0;
+	char body[1024];
+
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < 3; i++, k++) {
+			json_t *a;
+			double lo, hi;
+
+			snprintf(body, sizeof body,
+			    "{\"query\": \"drop\", \"path\": \"/floor/solref/1\", \"field\": "
+			    "\"rebound\", \"target\": 0, \"bracket\": %s, \"method\": \"%s\", %s}",
+			    brackets[j], methods[i], PAD_BASE);
+			a = tsvc_answer(SVC_FIND, body, NULL);
+			lo = json_real_value(json_array_get(json_object_get(a, "bracket"), 0));
+			hi = json_real_value(json_array_get(json_object_get(a, "bracket"), 1));
+			values[k] = tsvc_real(a, "value");
+			ck_assert(json_is_true(json_object_get(a, "converged")));
+			/* the default tolerance: FIND_DEFAULT_TOLERANCE of the bracket's width */
+			ck_assert(hi - lo <= FIND_DEFAULT_TOLERANCE * 1.2);
+			ck_assert_msg(values[k] > 0.66 && values[k] < 0.68, "%s %s: %.17g",
+			    brackets[j], methods[i], values[k]);
+			ck_assert(pad_rebound(lo) > 0);
+			ck_assert(pad_rebound(hi) == 0);
+			json_decref(a);
+		}
+	/* one edge, whatever the method and the order: within the tolerance */
+	for (k = 1; k < 6; k++)
+		ck_assert_double_eq_tol(values[k], values[0], FIND_DEFAULT_TOLERANCE * 1.2);
+}
+END_TEST
+
+START_TEST(plateau_edge_of_growth)
+{
+	/* growth is 0.75 for every timestep from tc / 2 on (MuJoCo raises the timeconst to
+	 * 2 timestep, spec: the solref clamp, so h omega stays 0.5) and above it below:
+	 * the first crossing of 0.75 from 1 ms is the edge, 0.01 s at tc 20 ms, by every
+	 * method (before: Brent answered the end, 0.05) */
+	size_t i;
+	char body[512];
+
+	for (i = 0; i < 3; i++) {
+		json_t *a;
+
+		snprintf(body, sizeof body,
+		    "{\"query\": \"stability\", \"path\": \"timestep\", \"field\": \"growth\", "
+		    "\"target\": 0.75, \"bracket\": [0.001, 0.05], \"tolerance\": 1e-12, "
+		    "\"method\": \"%s\"}",
+		    methods[i]);
+		a = tsvc_answer(SVC_FIND, body, NULL);
+		ck_assert(json_is_true(json_object_get(a, "converged")));
+		/* to the tolerance (1e-12 s), and the bits a halving rounds */
+		ck_assert_msg(fabs(tsvc_real(a, "value") - DEFAULT_TIMECONST / 2) <= 1e-12 + 1e-15,
+		    "%s: %.17g", methods[i], tsvc_real(a, "value"));
+		json_decref(a);
+	}
+}
+END_TEST
+
+START_TEST(unmoved_field_does_not_cross)
+{
+	/* the body's dampratio, which the floor's priority overrides, moves no answer:
+	 * a 422 that says so (before: 0.3, "converged") */
+	struct err e;
+	size_t i;
+	char body[1024];
+
+	for (i = 0; i < 3; i++) {
+		snprintf(body, sizeof body,
+		    "{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", "
+		    "\"target\": 0, \"bracket\": [0.3, 1.5], \"method\": \"%s\", %s}",
+		    methods[i], PAD_BASE);
+		e = find_error(body);
+		ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+		ck_assert_str_eq(e.path, "/bracket");
+		ck_assert_msg(strstr(e.message, "/geom/solref/1 does not change rebound") &&
+		        strstr(e.message, "does not cross"),
+		    "%s", e.message);
+	}
+	/* a field that moves but stays on one side: it does not cross */
+	e = find_error("{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", "
+	               "\"target\": 1, \"bracket\": [0.1, 1]}");
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_msg(strstr(e.message, "below it at all 17 points") &&
+	        strstr(e.message, "does not cross the target"),
+	    "%s", e.message);
+}
+END_TEST
+
+/* Semi-implicit Euler's growth (spectral radius of one step) of the default stability
+ * question at dampratio dr, derived here: det 1 - hc, trace 2 - hc - h^2 k with
+ * c = 2 / tc and k = 1 / (tc dr)^2 (see stability_boundary_of_dampratio) */
+static double growth_closed(double dr)
+{
+	double h = DEFAULT_TIMESTEP, tc = DEFAULT_TIMECONST;
+	double det = 1 - h * 2 / tc, tr = 2 - h * 2 / tc - h * h / (tc * dr * tc * dr);
+	double disc = tr * tr - 4 * det;
+
+	if (disc < 0)
+		return sqrt(det);
+	return (fabs(tr) + sqrt(disc)) / 2;
+}
+
+START_TEST(non_monotone_field_first_crossing)
+{
+	/* growth over dampratio falls from 1.74 at 0.05 to sqrt(det) = 0.894 (complex
+	 * eigenvalues), then rises towards 1 (0.998 at 5): it crosses 0.9 twice in
+	 * [0.05, 5] and both ends are above it (before: a 422). The first crossing is the
+	 * closed form's root below the minimum, by our own bisection on it; every method
+	 * answers it to the tolerance 1e-9 (the closed form's arithmetic differs from the
+	 * core's in the last bits, a dr error far below 1e-12) */
+	double lo = 0.05, hi = 0.1, want;
+	size_t i;
+	char body[512];
+
+	ck_assert(growth_closed(lo) > 0.9 && growth_closed(hi) < 0.9 && growth_closed(5) > 0.9);
+	while (hi - lo > 1e-14)
+		*(growth_closed((lo + hi) / 2) > 0.9 ? &lo : &hi) = (lo + hi) / 2;
+	want = hi;
+	for (i = 0; i < 3; i++) {
+		json_t *a;
+
+		snprintf(body, sizeof body,
+		    "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": \"growth\", "
+		    "\"target\": 0.9, \"bracket\": [0.05, 5], \"tolerance\": 1e-9, \"method\": "
+		    "\"%s\"}",
+		    methods[i]);
+		a = tsvc_answer(SVC_FIND, body, NULL);
+		ck_assert(json_is_true(json_object_get(a, "converged")));
+		ck_assert_msg(fabs(tsvc_real(a, "value") - want) <= 1e-9 + 1e-12,
+		    "%s: %.17g, want %.17g", methods[i], tsvc_real(a, "value"), want);
+		json_decref(a);
+	}
+}
+END_TEST
+
+START_TEST(bracket_too_wide_for_finite_arithmetic)
+{
+	/* issue 32: its width (and the default tolerance 1e-6 of it) would be infinite,
+	 * which no JSON can carry: a 4xx at /bracket, not the 500 it was */
+	static const char *const bodies[] = {
+	    "{\"query\": \"drop\", \"path\": \"dampratio\", \"field\": \"rebound\", "
+	    "\"bracket\": [-1e308, 1e308]}",
+	    "{\"query\": \"rest\", \"path\": \"timeconst\", \"field\": \"penetration\", "
+	    "\"bracket\": [-1e308, 1e308]}",
+	    "{\"query\": \"stability\", \"path\": \"timeconst\", \"field\": \"growth\", "
+	    "\"target\": 1, \"bracket\": [-1e308, 1e308]}",
+	    "{\"query\": \"stability\", \"path\": \"dampratio\", \"field\": \"stable\", "
+	    "\"bracket\": [1e308, -1.7e308]}",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+		struct err e = find_error(bodies[i]);
+
+		ck_assert_msg(e.code == ERR_BAD_VALUE, "%s: %d %s", bodies[i], e.code, e.message);
+		ck_assert_str_eq(e.path, "/bracket");
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("find");
@@ -481,6 +688,11 @@ int main(void)
 	tcase_add_test(tc, man_page_lists_every_alias);
 	tcase_add_test(tc, sweep_floor_follows_the_geom_in_any_order);
 	tcase_add_test(tc, answers_carry_release_and_core_version);
+	tcase_add_test(tc, plateau_edge_where_bouncing_stops);
+	tcase_add_test(tc, plateau_edge_of_growth);
+	tcase_add_test(tc, unmoved_field_does_not_cross);
+	tcase_add_test(tc, non_monotone_field_first_crossing);
+	tcase_add_test(tc, bracket_too_wide_for_finite_arithmetic);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_run_all(runner, CK_NORMAL);

@@ -1061,10 +1061,10 @@ START_TEST(documented_defaults_are_real)
 	}
 	/* rest and drop: body 3, geom 8, option 7, height, duration, and drop's trajectory;
 	 * stability: solref, solimp and option 5 (impedance's default depends on solimp);
-	 * sweep: base; find: base, max_iterations and method (its example sets target;
+	 * sweep: base; find: base, max_iterations, method and scan (its example sets target;
 	 * tolerance's default depends on bracket); hold: object 3 + geom 8, pad 2 + geom 8,
 	 * grip_force, option 8, duration and slip_limit; model: mujoco. */
-	ck_assert_int_eq(checked, 2 * 20 + 1 + 7 + 1 + 3 + 32 + 1);
+	ck_assert_int_eq(checked, 2 * 20 + 1 + 7 + 1 + 4 + 32 + 1);
 }
 END_TEST
 

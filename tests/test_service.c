@@ -709,6 +709,10 @@ START_TEST(ask_parsed_once_equals_answer_of_canonical)
 	        "{\"main\": \"a.xml\", \"files\": {\"a.xml\": \"<mujoco><worldbody><geom "
 	        "type='plane' size='0 0 1'/><body pos='0 0 0.05'><freejoint/><geom "
 	        "size='0.05'/></body></worldbody></mujoco>\"}}"},
+	    {SVC_GRADE,
+	        "{\"calls\": [{\"function\": \"impedance\", \"id\": 7, \"args\": {\"r\": "
+	        "0.0005, \"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}, \"value\": 0.925}, "
+	        "{\"function\": \"nope\", \"value\": 1}]}"},
 	};
 	struct svc_limits lim = tsvc_limits(1);
 	int covered[SVC_ENDPOINT_COUNT] = {0};

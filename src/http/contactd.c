@@ -80,7 +80,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	    "Usage: contactd [OPTION]...\n"
-	    "       contactd [--db PATH] [--store URL] token create|revoke|list [ARG]...\n"
+	    "       contactd [--db PATH] [--store URL] token create|rotate|revoke|list [ARG]...\n"
 	    "       contactd [--db PATH] backup FILE\n"
 	    "Answer questions about MuJoCo's soft contacts over HTTP (see contactd(8)).\n"
 	    "\n"
@@ -326,10 +326,13 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 		engine_close(&engine);
 		goto out;
 	}
-	http_log("contactd %s (core %s) listening on %s%s%s:%u, %d threads, database %s",
+	/* "listening on ADDR:PORT," stays first: scripts read the port from it */
+	http_log("contactd %s (core %s) listening on %s%s%s:%u, %d threads, database %s, "
+	         "dashboard http://%s%s%s:%u/",
 	    PACKAGE_VERSION, config->core_version, strchr(config->bind, ':') ? "[" : "",
 	    config->bind, strchr(config->bind, ':') ? "]" : "", http_port(srv), config->threads,
-	    db_path);
+	    db_path, strchr(config->bind, ':') ? "[" : "", config->bind,
+	    strchr(config->bind, ':') ? "]" : "", http_port(srv));
 	for (;;) {
 		if (sigwait(&signals, &sig) != 0)
 			sig = SIGTERM;

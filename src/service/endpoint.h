@@ -31,6 +31,7 @@
 	X(FIND, find)                                                                              \
 	X(HOLD, hold)                                                                              \
 	X(MODEL, model)
+	X(GRADE, grade)
 
 /* The rows of svc_endpoints[]. */
 enum svc_endpoint {

@@ -4,6 +4,7 @@
  */
 #include "service/find.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ struct find_search {
 	double bracket[2];  /* as given: bracket[1] is "b's side" */
 	double tolerance;   /* absolute, in the varied field's unit */
 	int max_iterations;
+	int scan;           /* cells the scan cuts the bracket into before solving */
 	enum method method; /* resolved: brent or bisection */
 };
 
@@ -139,14 +141,6 @@ static double field_number_of(const struct ans_field *f)
 	return f->type == ANS_REAL ? f->real : (double)f->integer;
 }
 
-/* Which side of the threshold f is on: the predicate bisection keeps apart. */
-static int side(const struct find_search *s, const struct ans_field *f)
-{
-	if (s->type == ANS_BOOL)
-		return f->integer != 0;
-	return field_number_of(f) - s->target > 0;
-}
-
 /* The field's value as text for a message. */
 static void field_text(
     const struct find_search *s, const struct ans_field *f, char *buf, size_t size)
@@ -161,7 +155,7 @@ static void field_text(
 static int search_build(json_t *body, struct find_search *s, struct err *err)
 {
 	static const char *const known[] = {"query", "base", "path", "field", "target", "bracket",
-	    "tolerance", "max_iterations", "method", NULL};
+	    "tolerance", "max_iterations", "method", "scan", NULL};
 	const char *names[ANS_MAX_FIELDS];
 	enum ans_type types[ANS_MAX_FIELDS];
 	struct field_ctx c, base_ctx;
@@ -219,6 +213,14 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 		    "needs two different values, not %s twice", JTEXT_NUM(s->bracket[0]));
 		goto out;
 	}
+	/* the width, the default tolerance and the scan's points are finite for any
+	 * bracket whose width is (no non-finite number reaches an answer) */
+	if (!isfinite(s->bracket[1] - s->bracket[0])) {
+		field_fail(&c, "bracket", -1, ERR_BAD_VALUE,
+		    "is too wide: %s - %s is not a finite number (at most %s wide)",
+		    JTEXT_NUM(s->bracket[1]), JTEXT_NUM(s->bracket[0]), JTEXT_NUM(DBL_MAX));
+		goto out;
+	}
 	s->tolerance = FIND_DEFAULT_TOLERANCE * fabs(s->bracket[1] - s->bracket[0]);
 	if (field_number(&c, "tolerance", &s->tolerance) != 0)
 		goto out;
@@ -233,6 +235,14 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 	if (s->max_iterations < 1 || s->max_iterations > FIND_MAX_ITERATIONS) {
 		field_fail(&c, "max_iterations", -1, ERR_BAD_VALUE, "must be 1 to %d, not %d",
 		    FIND_MAX_ITERATIONS, s->max_iterations);
+		goto out;
+	}
+	s->scan = FIND_DEFAULT_SCAN;
+	if (field_int(&c, "scan", &s->scan) != 0)
+		goto out;
+	if (s->scan < 1 || s->scan > FIND_MAX_SCAN) {
+		field_fail(&c, "scan", -1, ERR_BAD_VALUE, "must be 1 to %d, not %d", FIND_MAX_SCAN,
+		    s->scan);
 		goto out;
 	}
 	if (field_choice(&c, "method", method_names, 3, &method) != 0)
@@ -257,11 +267,15 @@ static int search_build(json_t *body, struct find_search *s, struct err *err)
 		}
 		steps[i] = s->query->kind->steps(req);
 	}
-	if ((double)(steps[0] > steps[1] ? steps[0] : steps[1]) * (s->max_iterations + 3) >
+	/* the scan's points, the iterations (Brent's and a plateau's bisection after
+	 * it share them), Brent's two ends again, its root's check, the answer there */
+	if ((double)(steps[0] > steps[1] ? steps[0] : steps[1]) *
+	        ((double)s->max_iterations + s->scan + 5) >
 	    (double)LIMIT_MAX_SWEEP_STEPS) {
 		field_fail(&c, "max_iterations", -1, ERR_TOO_LARGE,
-		    "%d iterations of up to %ld steps each are over the limit of %ld steps",
-		    s->max_iterations, steps[0] > steps[1] ? steps[0] : steps[1],
+		    "%d iterations and %d scan points of up to %ld steps each are over the limit "
+		    "of %ld steps",
+		    s->max_iterations, s->scan + 1, steps[0] > steps[1] ? steps[0] : steps[1],
 		    LIMIT_MAX_SWEEP_STEPS);
 		goto out;
 	}
@@ -301,18 +315,72 @@ void find_search_free(struct find_search *s)
 
 json_t *find_search_json(const struct find_search *s)
 {
-	return json_pack("{s:s, s:O, s:s, s:s, s:o, s:[f, f], s:f, s:i, s:s}", "query",
+	return json_pack("{s:s, s:O, s:s, s:s, s:o, s:[f, f], s:f, s:i, s:s, s:i}", "query",
 	    s->query->name, "base", s->base, "path", s->ptr, "field", s->field, "target",
 	    target_json(s), "bracket", s->bracket[0], s->bracket[1], "tolerance", s->tolerance,
-	    "max_iterations", s->max_iterations, "method", method_names[s->method]);
+	    "max_iterations", s->max_iterations, "method", method_names[s->method], "scan",
+	    s->scan);
 }
 
-/* ---- the two solvers; each fills the final bracket, the value and the count ---- */
+/* ---- the search: a scan for the first change, then a solver inside it ---- */
 
 struct outcome {
 	double value, lo, hi;
 	int iterations, converged;
 };
+
+/* The class of a field value: for a boolean its value; for a number the sign of
+ * field - target (-1, 0 on the target, +1). A crossing is where the class changes. */
+static int class_of(const struct find_search *s, const struct ans_field *f)
+{
+	double g;
+
+	if (s->type == ANS_BOOL)
+		return f->integer != 0;
+	g = field_number_of(f) - s->target;
+	return (g > 0) - (g < 0);
+}
+
+/* The scan's point i of n: the ends exactly as given, the rest evenly between. The
+ * width b - a is finite (search_build() refuses a wider bracket). */
+static double scan_point(const struct find_search *s, int i)
+{
+	double a = s->bracket[0], b = s->bracket[1];
+
+	if (i == 0)
+		return a;
+	if (i == s->scan)
+		return b;
+	return a + (b - a) * ((double)i / s->scan);
+}
+
+/* Bisection on the predicate class(x) == c0 between x0 (class c0) and x1 (another
+ * class): the first change of class from x0's side. o->value is the end of the
+ * final bracket on x1's side: the first point found off c0's class. */
+static int bisect_class(
+    const struct find_search *s, double x0, double x1, int c0, struct outcome *o, struct err *err)
+{
+	double a = x0, b = x1, m;
+	struct ans_field f;
+
+	while (o->iterations < s->max_iterations && !(fabs(b - a) <= s->tolerance)) {
+		m = a + (b - a) / 2;
+		if (m == a || m == b)
+			break; /* adjacent doubles: as narrow as the bracket gets */
+		if (evaluate(s, m, "/bracket", NULL, &f, err) != 0)
+			return -1;
+		o->iterations++;
+		if (class_of(s, &f) == c0)
+			a = m;
+		else
+			b = m;
+	}
+	o->converged = fabs(b - a) <= s->tolerance || a + (b - a) / 2 == a || a + (b - a) / 2 == b;
+	o->value = b;
+	o->lo = fmin(a, b);
+	o->hi = fmax(a, b);
+	return 0;
+}
 
 /* Brent's f(x) = field(x) - target for GSL; a failed point is remembered and NaN
  * stops the solver. */
@@ -336,22 +404,18 @@ static double brent_fn(double x, void *p)
 	return f.real - probe->s->target;
 }
 
+/* GSL's Brent solver on field - target between x0 and x1, whose values are of
+ * strictly opposite signs. */
 static int solve_brent(
-    const struct find_search *s, double ga, double gb, struct outcome *o, struct err *err)
+    const struct find_search *s, double x0, double x1, struct outcome *o, struct err *err)
 {
 	struct brent_probe probe = {s, err, 0};
 	gsl_function fn = {brent_fn, &probe};
 	gsl_root_fsolver *solver;
 	int status = GSL_SUCCESS;
 
-	o->lo = fmin(s->bracket[0], s->bracket[1]);
-	o->hi = fmax(s->bracket[0], s->bracket[1]);
-	if (ga == 0 || gb == 0) {
-		o->value = ga == 0 ? s->bracket[0] : s->bracket[1];
-		o->lo = o->hi = o->value;
-		o->converged = 1;
-		return 0;
-	}
+	o->lo = fmin(x0, x1);
+	o->hi = fmax(x0, x1);
 	solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
 	if (!solver)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
@@ -380,29 +444,87 @@ static int solve_brent(
 	return 0;
 }
 
-static int solve_bisection(
-    const struct find_search *s, int side_a, struct outcome *o, struct err *err)
+/* The 422 of a bracket in which the scan saw no change of class: both ends' values,
+ * and whether the field took one value at every point (the varied field does not
+ * move it, e.g. a body's solref that the floor's priority overrides). */
+static int no_crossing(const struct find_search *s, const struct ans_field *fa,
+    const struct ans_field *fb, int constant, int cls, struct err *err)
 {
-	double a = s->bracket[0], b = s->bracket[1], m;
-	struct ans_field f;
+	char ta[40], tb[40], what[64];
 
-	while (o->iterations < s->max_iterations && !(fabs(b - a) <= s->tolerance)) {
-		m = a + (b - a) / 2;
-		if (m == a || m == b)
-			break; /* adjacent doubles: as narrow as the bracket gets */
-		if (evaluate(s, m, "/bracket", NULL, &f, err) != 0)
+	field_text(s, fa, ta, sizeof ta);
+	field_text(s, fb, tb, sizeof tb);
+	if (s->type == ANS_BOOL)
+		snprintf(what, sizeof what, "a change of %s", s->field);
+	else
+		snprintf(what, sizeof what, "%s = %.9g", s->field, s->target);
+	if (constant)
+		return err_set(err, ERR_BAD_VALUE, "/bracket",
+		    "does not bracket %s: %s is %s at %s = %s and %s at %s, and the same at all "
+		    "%d points tried: %s does not change %s there, so it does not cross the "
+		    "target",
+		    what, s->field, ta, s->ptr, JTEXT_NUM(s->bracket[0]), tb,
+		    JTEXT_NUM(s->bracket[1]), s->scan + 1, s->ptr, s->field);
+	if (s->type == ANS_BOOL)
+		return err_set(err, ERR_BAD_VALUE, "/bracket",
+		    "does not bracket %s: it is %s at %s = %s and %s at %s, and at all %d points "
+		    "tried between",
+		    what, ta, s->ptr, JTEXT_NUM(s->bracket[0]), tb, JTEXT_NUM(s->bracket[1]),
+		    s->scan + 1);
+	return err_set(err, ERR_BAD_VALUE, "/bracket",
+	    "does not bracket %s: %s is %s at %s = %s and %s at %s, and %s it at all %d points "
+	    "tried: the field does not cross the target there (a wider bracket, or a finer "
+	    "\"scan\")",
+	    what, s->field, ta, s->ptr, JTEXT_NUM(s->bracket[0]), tb, JTEXT_NUM(s->bracket[1]),
+	    cls > 0       ? "above"
+	        : cls < 0 ? "below"
+	                  : "on",
+	    s->scan + 1);
+}
+
+/* The first crossing from bracket[0] towards bracket[1]: the scan's points in order
+ * until the class changes, then the solver inside that cell. A strict sign change
+ * of a real field is Brent's (method brent); any other change (a boolean, an
+ * integer, a field reaching or leaving the target exactly: a plateau's edge) is
+ * bisection's on "still of the first point's class", which every method answers
+ * alike. */
+static int first_crossing(const struct find_search *s, struct outcome *o, struct err *err)
+{
+	struct ans_field f0, fi, fv;
+	int c0, ci = 0, i, constant = 1;
+	double x0, x1;
+
+	if (evaluate(s, s->bracket[0], "/bracket/0", NULL, &f0, err) != 0)
+		return -1;
+	c0 = class_of(s, &f0);
+	for (i = 1; i <= s->scan; i++) {
+		if (evaluate(s, scan_point(s, i), i == s->scan ? "/bracket/1" : "/bracket", NULL,
+		        &fi, err) != 0)
 			return -1;
-		o->iterations++;
-		if (side(s, &f) == side_a)
-			a = m;
-		else
-			b = m;
+		ci = class_of(s, &fi);
+		if (fi.type != f0.type || fi.integer != f0.integer ||
+		    (fi.type == ANS_REAL && fi.real != f0.real))
+			constant = 0;
+		if (ci != c0)
+			break;
 	}
-	o->converged = fabs(b - a) <= s->tolerance || a + (b - a) / 2 == a || a + (b - a) / 2 == b;
-	o->value = b;
-	o->lo = fmin(a, b);
-	o->hi = fmax(a, b);
-	return 0;
+	if (i > s->scan)
+		return no_crossing(s, &f0, &fi, constant, c0, err);
+	x0 = scan_point(s, i - 1);
+	x1 = scan_point(s, i);
+	if (s->method == METHOD_BRENT && c0 != 0 && ci != 0) {
+		if (solve_brent(s, x0, x1, o, err) != 0)
+			return -1;
+		/* Brent's root on the target exactly may lie inside a plateau on it: its
+		 * edge on x0's side is the first crossing */
+		if (evaluate(s, o->value, "/bracket", NULL, &fv, err) != 0)
+			return -1;
+		if (class_of(s, &fv) != 0)
+			return 0;
+		x1 = o->value;
+		o->converged = 0;
+	}
+	return bisect_class(s, x0, x1, c0, o, err);
 }
 
 /* obj with answer's "mujoco" and "core_version" (ans_with_release()'s); NULL (obj
@@ -422,49 +544,13 @@ static json_t *with_release_of(json_t *obj, const json_t *answer)
 int find_run(const struct find_search *search, json_t **answer, struct err *err)
 {
 	const struct find_search *s = search;
-	struct ans_field fa, fb, fv;
+	struct ans_field fv;
 	struct outcome o = {0, 0, 0, 0, 0};
-	char ta[40], tb[40];
 	json_t *at = NULL;
 	int rc = -1;
 
-	if (evaluate(s, s->bracket[0], "/bracket/0", NULL, &fa, err) != 0 ||
-	    evaluate(s, s->bracket[1], "/bracket/1", NULL, &fb, err) != 0)
+	if (first_crossing(s, &o, err) != 0)
 		goto out;
-	field_text(s, &fa, ta, sizeof ta);
-	field_text(s, &fb, tb, sizeof tb);
-	if (s->method == METHOD_BRENT) {
-		double ga = fa.real - s->target, gb = fb.real - s->target;
-		if (ga != 0 && gb != 0 && (ga > 0) == (gb > 0)) {
-			err_set(err, ERR_BAD_VALUE, "/bracket",
-			    "does not bracket %s = %.9g: %s is %s at %s = %s and %s at %s, "
-			    "both %s it",
-			    s->field, s->target, s->field, ta, s->ptr, JTEXT_NUM(s->bracket[0]), tb,
-			    JTEXT_NUM(s->bracket[1]), ga > 0 ? "above" : "below");
-			goto out;
-		}
-		if (solve_brent(s, ga, gb, &o, err) != 0)
-			goto out;
-	} else {
-		if (side(s, &fa) == side(s, &fb)) {
-			if (s->type == ANS_BOOL)
-				err_set(err, ERR_BAD_VALUE, "/bracket",
-				    "does not bracket a change of %s: it is %s at %s = %s and "
-				    "%s at %s",
-				    s->field, ta, s->ptr, JTEXT_NUM(s->bracket[0]), tb,
-				    JTEXT_NUM(s->bracket[1]));
-			else
-				err_set(err, ERR_BAD_VALUE, "/bracket",
-				    "does not bracket %s = %.9g: %s is %s at %s = %s and %s at "
-				    "%s, both %s it",
-				    s->field, s->target, s->field, ta, s->ptr,
-				    JTEXT_NUM(s->bracket[0]), tb, JTEXT_NUM(s->bracket[1]),
-				    side(s, &fa) ? "above" : "at or below");
-			goto out;
-		}
-		if (solve_bisection(s, side(s, &fa), &o, err) != 0)
-			goto out;
-	}
 	if (evaluate(s, o.value, "/bracket", &at, &fv, err) != 0)
 		goto out;
 	/* the release the answer there was computed for (its "mujoco", "core_version") */

@@ -6,24 +6,29 @@
  *           "path": POINTER or alias (vary.h), "field": ANSWER FIELD,
  *           "target": NUMBER (default 0; not for boolean fields),
  *           "bracket": [a, b], "tolerance": T, "max_iterations": N,
- *           "method": "auto"|"brent"|"bisection"}
- * The field at `path` of the canonical base takes values in [a, b]. A real answer
- * field is solved for field(x) = target with GSL's Brent solver ("auto" or
- * "brent"); a boolean or integer field, or any field with "bisection", by
- * bisection on the predicate field(x) > target (a boolean field: field(x)), which
- * needs no continuity. Iterations stop once the bracket is at most `tolerance`
- * wide (default FIND_DEFAULT_TOLERANCE of the bracket's width) or after
- * max_iterations (default FIND_DEFAULT_ITERATIONS, at most FIND_MAX_ITERATIONS).
+ *           "method": "auto"|"brent"|"bisection", "scan": CELLS}
+ * The field at `path` of the canonical base takes values in [a, b]. The answer is
+ * the first crossing from a towards b: the bracket is scanned at scan + 1 evenly
+ * spaced points (default FIND_DEFAULT_SCAN cells) in order until the field changes
+ * class (field - target above 0, 0, below 0; a boolean's value), then solved in that
+ * cell: a strict sign change of a real field by GSL's Brent solver ("auto" or
+ * "brent"; a root exactly on the target continues by bisection to the edge of a
+ * plateau there), any other change, or any with "bisection", by bisection on the
+ * predicate "class of a", which needs no continuity and answers a plateau's edge.
+ * Iterations stop once the bracket is at most `tolerance` wide (default
+ * FIND_DEFAULT_TOLERANCE of the bracket's width) or after max_iterations (default
+ * FIND_DEFAULT_ITERATIONS, at most FIND_MAX_ITERATIONS).
  *
  * Answer: {"query", "path" (resolved), "field", "target", "method", "value" (the
- * x found: Brent's root; for bisection the end of the final bracket on b's side of
- * the threshold), "field_value" (the field at value), "answer" (the whole answer
+ * x found: Brent's root; for bisection the end of the final bracket past the
+ * crossing), "field_value" (the field at value), "answer" (the whole answer
  * there), "iterations", "bracket" (the final one, ascending), "converged",
  * "mujoco" (the release of the searched request), "core_version"}.
  *
- * 422 (at /bracket) when the bracket does not bracket: both ends on one side of
- * the target (both end values in the message), or the field is null (diverged,
- * or no such value) at an end or inside.
+ * 422 (at /bracket) when the field does not cross: one class at every point scanned
+ * (both end values in the message, and that the varied field does not change it
+ * when it takes one value), or the field is null (diverged, or no such value) at a
+ * point visited; and when the bracket is wider than the largest finite number.
  */
 #ifndef CONTACTD_SERVICE_FIND_H
 #define CONTACTD_SERVICE_FIND_H
@@ -31,6 +36,11 @@
 #include <jansson.h>
 
 #include "base/error.h"
+
+/* The scan's cells by default and at most ("scan"): the resolution at which the
+ * first crossing is told from later ones. */
+#define FIND_DEFAULT_SCAN 16
+#define FIND_MAX_SCAN 1000
 
 struct find_search;
 

@@ -13,6 +13,7 @@ libservice_a_SOURCES = \
 	src/service/shard.c src/service/shard.h \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
+	src/service/grade.c src/service/grade.h \
 	src/service/hold.c src/service/hold.h \
 	src/service/model.c \
 	src/service/service.c src/service/service.h \
