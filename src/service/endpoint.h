@@ -30,7 +30,7 @@
 	X(EVAL, eval)                                                                              \
 	X(FIND, find)                                                                              \
 	X(HOLD, hold)                                                                              \
-	X(MODEL, model)
+	X(MODEL, model)                                                                            \
 	X(GRADE, grade)
 
 /* The rows of svc_endpoints[]. */
