@@ -105,8 +105,10 @@ AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; export srcdir; \
 	CONTACTD='$(abs_top_builddir)/contactd$(EXEEXT)'; export CONTACTD; \
 	CHROMIUM='$(CHROMIUM)'; export CHROMIUM; NODE='$(NODE)'; export NODE; \
 	BROWSER_NODE_MODULES='$(BROWSER_NODE_MODULES)'; export BROWSER_NODE_MODULES; \
+	MJREF_NODE_MODULES='$(MJREF_NODE_MODULES)'; export MJREF_NODE_MODULES; \
 	SCREENSHOTS='$(abs_top_builddir)/tests/screenshots'; export SCREENSHOTS;
-AM_DISTCHECK_CONFIGURE_FLAGS = BROWSER_NODE_MODULES='$(abs_top_srcdir)/tests/browser/node_modules'
+AM_DISTCHECK_CONFIGURE_FLAGS = BROWSER_NODE_MODULES='$(abs_top_srcdir)/tests/browser/node_modules' \
+	MJREF_NODE_MODULES='$(abs_top_srcdir)/tests/mjref/node_modules'
 EXTRA_DIST += tests/test_browser.sh tests/browser/run.js tests/browser/package.json \
 	tests/browser/package-lock.json
 DASHBOARD_SHOTS = sweep drop hold live api

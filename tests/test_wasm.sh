@@ -11,6 +11,9 @@ set -eu
 : "${srcdir:=.}"
 node=${NODE:-node}
 mjref=$srcdir/tests/mjref
+# the builds npm ci put beside the scripts; distcheck's tarball has none and is handed the
+# source tree's (MJREF_NODE_MODULES, as the browser suite's BROWSER_NODE_MODULES)
+modules=${MJREF_NODE_MODULES:-$mjref/node_modules}
 seed=${WASM_SEED:-20261203}
 scenes=${WASM_SCENES:-60}
 if ! command -v "$node" >/dev/null 2>&1; then
@@ -18,16 +21,19 @@ if ! command -v "$node" >/dev/null 2>&1; then
 	exit 1
 fi
 for alias in mj3120 mj3130 mj3140; do
-	if [ ! -f "$mjref/node_modules/$alias/package.json" ]; then
-		echo "FAIL: no MuJoCo WebAssembly build $alias in $mjref/node_modules:" \
+	if [ ! -f "$modules/$alias/package.json" ]; then
+		echo "FAIL: no MuJoCo WebAssembly build $alias in $modules:" \
 			"run 'npm ci --no-audit --no-fund' in tests/mjref" >&2
 		exit 1
 	fi
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# node resolves the builds from the script's folder: a copy beside a link to them
+cp "$mjref/mjref_js_discrete.mjs" "$tmp/"
+ln -s "$(cd "$modules" && pwd)" "$tmp/node_modules"
 for version in 3.12.0 3.13.0 3.14.0; do
-	"$node" "$mjref/mjref_js_discrete.mjs" "$version" "$seed" "$scenes" >"$tmp/$version.txt"
+	"$node" "$tmp/mjref_js_discrete.mjs" "$version" "$seed" "$scenes" >"$tmp/$version.txt"
 done
 echo "seed $seed, $scenes scenes per release"
 exec ./tests/test_mjref_discrete "$tmp/3.12.0.txt" "$tmp/3.13.0.txt" "$tmp/3.14.0.txt"
