@@ -86,7 +86,7 @@ function init(args) id = wrk.thread:get("id") or 0; first = tonumber(args[1]) en
 function request()
 	counter = counter + 1
 	local cal = first + (counter * 7 + id) % 60
-	local f = 1 + (counter % 50)
+	local f = 11 + (counter % 50) -- the total force: over the 1 kg default object's weight
 	local body = '{"presses": [{"force": ' .. f .. ', "deflection": ' .. f .. '.3e-6}]}'
 	return wrk.format("POST", "/v1/calibrations/" .. cal .. "/measurements",
 		{["Content-Type"] = "application/json", ["Authorization"] = "Bearer $token"}, body)

@@ -131,7 +131,7 @@ closed_by expiring watch_expired "$expires"
 # the valid token's stream stayed open all along, and still delivers fits
 still_open kept
 [ "$(request POST "/v1/calibrations/$id/measurements" "$alice" \
-	'{"presses":[{"force":1,"deflection":1e-4}]}')" = 200 ] || fail "upload"
+	'{"presses":[{"force":11,"deflection":1e-4}]}')" = 200 ] || fail "upload"
 fit_id=$(sed -n 's/.*"fit_id":\([0-9]*\).*/\1/p' "$dir/answer")
 for _ in $(seq 100); do
 	grep -q "^id: $fit_id\$" "$dir/kept" && break

@@ -125,7 +125,7 @@ t1=$(cat "$tmp/token1")
 status=$(call POST "http://127.0.0.1:$(port 3)/v1/robots/robot1/calibrations" "$t1" '{}')
 [ "$status" = 201 ] || fail "another calibration of robot1 on node 3: $status"
 c1=$(sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer")
-body='{"presses":[{"force":5,"deflection":5.0e-6}]}'
+body='{"presses":[{"force":15,"deflection":5.0e-6}]}'
 status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$c1/measurements" "$t1" "$body" k-1)
 [ "$status" = 200 ] || fail "upload on node 1: $status"
 cp "$tmp/answer" "$tmp/answer.node1"
@@ -135,7 +135,7 @@ cmp -s "$tmp/answer" "$tmp/answer.node1" || fail "node 2 answered $(cat "$tmp/an
 [ "$(pg_sql "SELECT count(*) FROM uploads WHERE calibration_id = $c1")" = 1 ] ||
 	fail "the replayed upload was stored twice"
 status=$(call POST "http://127.0.0.1:$(port 3)/v1/calibrations/$c1/measurements" "$t1" \
-	'{"presses":[{"force":6,"deflection":6.0e-6}]}' k-1)
+	'{"presses":[{"force":16,"deflection":6.0e-6}]}' k-1)
 [ "$status" = 422 ] || fail "the key with another body on node 3: $status, not 422"
 echo "2. Idempotency-Key k-1 on node 2 replayed node 1's answer byte for byte"
 
@@ -147,7 +147,7 @@ sleep 0.5
 seen=
 for try in 1 2 3 4 5; do
 	status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$c1/measurements?wait=30" \
-		"$t1" "{\"presses\":[{\"force\":$((6 + try)),\"deflection\":$((6 + try)).1e-6}]}")
+		"$t1" "{\"presses\":[{\"force\":$((16 + try)),\"deflection\":$((6 + try)).1e-6}]}")
 	[ "$status" = 200 ] || fail "upload with wait on node 1: $status"
 	fit=$(sed -n 's/.*"fit_id":\([0-9]*\).*/\1/p' "$tmp/answer")
 	owner=$(pg_sql "SELECT owner FROM fits WHERE id = $fit AND state = 'done'")
@@ -209,7 +209,7 @@ robot() {
 		m=1
 		if [ "$u" = 1 ] && [ "$phase" = a ]; then
 			b=$(awk -v r="$1" 'BEGIN { printf "{\"presses\":[";
-				for (i = 1; i <= 60; i++) printf "%s{\"force\":%d.25,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), i, i, r;
+				for (i = 1; i <= 60; i++) printf "%s{\"force\":%d.25,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), 10 + i, i, r;
 				printf "],\"drops\":[";
 				for (i = 1; i <= 8; i++) printf "%s{\"height\":0.%03d,\"rebound\":0.00%d}", (i > 1 ? "," : ""), 100 + i, 1 + (i + r) % 5;
 				printf "]}" }')
@@ -351,7 +351,7 @@ t2=$(cat "$tmp/token2")
 # 200 presses and 30 drops: a fit long enough to be killed in (drops cost the fit most). If
 # it ends between the look and the kill anyway, another try.
 big=$(awk 'BEGIN { printf "{\"presses\":["; for (i = 1; i <= 200; i++)
-	printf "%s{\"force\":%d.5,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), i, i, i % 7;
+	printf "%s{\"force\":%d.5,\"deflection\":%d.%de-6}", (i > 1 ? "," : ""), 10 + i, i, i % 7;
 	printf "],\"drops\":["; for (i = 1; i <= 30; i++)
 	printf "%s{\"height\":0.%03d,\"rebound\":0.00%d}", (i > 1 ? "," : ""), 100 + i, 1 + i % 5;
 	printf "]}" }')

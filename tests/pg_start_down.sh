@@ -143,7 +143,7 @@ for i in 1 2 3 4 5; do
 done
 status=$(call POST /v1/robots/robot1/calibrations '{}')
 unavailable "a new calibration"
-status=$(call POST /v1/calibrations/1/measurements '{"presses":[{"force":5,"deflection":5.0e-6}]}' k-1)
+status=$(call POST /v1/calibrations/1/measurements '{"presses":[{"force":15,"deflection":5.0e-6}]}' k-1)
 unavailable "an upload"
 # a watch URL cannot be checked before the key is read from the store
 status=$(curl -s -m 20 -D "$tmp/headers" -o "$tmp/answer" -w '%{http_code}' \
@@ -177,7 +177,7 @@ status=$(call POST /v1/robots/robot1/calibrations '{}' '' "$token")
 [ "$status" = 201 ] || fail "a new calibration once PostgreSQL is up: $status $(cat "$tmp/answer")"
 cal=$(sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer")
 [ -n "$cal" ] || fail "no calibration id in $(cat "$tmp/answer")"
-body='{"presses":[{"force":5,"deflection":5.0e-6},{"force":9,"deflection":9.5e-6}]}'
+body='{"presses":[{"force":15,"deflection":5.0e-6},{"force":19,"deflection":9.5e-6}]}'
 status=$(call POST "/v1/calibrations/$cal/measurements?wait=30" "$body" up-1 "$token")
 [ "$status" = 200 ] || fail "an upload once PostgreSQL is up: $status $(cat "$tmp/answer")"
 cp "$tmp/answer" "$tmp/acked"

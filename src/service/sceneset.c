@@ -190,6 +190,7 @@ static int set_one(struct req_scene *r, const struct sceneset_path *path, const 
 	x = json_number_value(value);
 	if (!isfinite(x))
 		return -1;
+	x = x == 0 ? 0.0 : x; /* -0 is 0, as the full parse reads it (base/field.c) */
 	if (t < T_GEOM_FIELDS) {
 		if (path->floor) {
 			/* vary_set makes the field the floor's own: a given one from now on */

@@ -692,7 +692,7 @@ async function checkLiveMidCalibration(context, base) {
 			}
 		};
 		let shown = {fit_id: 0};
-		const uploads = [[0.1, 0.004, 9.81, 1e-4], [0.05, 0.002, 4.9, 0.6e-4], [0.2, 0.009, 2, 0.25e-4], [0.15, 0.006, 7, 0.8e-4]];
+		const uploads = [[0.1, 0.004, 19.81, 1e-4], [0.05, 0.002, 14.9, 0.6e-4], [0.2, 0.009, 12, 0.25e-4], [0.15, 0.006, 17, 0.8e-4]];
 		for (const [h, r, f, d] of uploads.slice(0, 3)) {
 			await api(base, 'POST', '/v1/calibrations/' + cal.id + '/measurements',
 			    {drops: [{height: h, rebound: r}], presses: [{force: f, deflection: d}]}, token);
@@ -1479,8 +1479,8 @@ async function main() {
 		await page.keyboard.press('Enter');
 		await page.waitForFunction(() => /waiting for uploads/.test(document.getElementById('status').textContent));
 		const uploads = [
-			{drops: [{height: 0.1, rebound: 0.004}], presses: [{force: 9.81, deflection: 1e-4}]},
-			{drops: [{height: 0.05, rebound: 0.002}], presses: [{force: 4.9, deflection: 0.6e-4}]},
+			{drops: [{height: 0.1, rebound: 0.004}], presses: [{force: 19.81, deflection: 1e-4}]},
+			{drops: [{height: 0.05, rebound: 0.002}], presses: [{force: 14.9, deflection: 0.6e-4}]},
 		];
 		for (let n = 1; n <= uploads.length; n++) {
 			await api(base2, 'POST', '/v1/calibrations/' + cal.id + '/measurements', uploads[n - 1], token);
@@ -1571,7 +1571,7 @@ async function main() {
 			{height: 0.1, rebound: 0.004, sigma: 1e-4}, {height: 0.1, rebound: 0.03, sigma: 1e-4},
 			{height: 0.05, rebound: 0.001, sigma: 1e-4}, {height: 0.05, rebound: 0.02, sigma: 1e-4},
 			{height: 0.2, rebound: 0.002, sigma: 1e-4}],
-		    presses: [{force: 9.81, deflection: 1e-4}, {force: 4.9, deflection: 3e-4}]}, token);
+		    presses: [{force: 19.81, deflection: 1e-4}, {force: 14.9, deflection: 3e-4}]}, token);
 		let shown;
 		for (let i = 0; i < 600; i++) {
 			shown = await api(base2, 'GET', '/v1/calibrations/' + cal.id, undefined, token);
