@@ -240,8 +240,10 @@ int grade_parse(json_t *body, long max_calls, struct grade_request **out, struct
 		for (i = 0; i < n; i++, r->count++) {
 			snprintf(path, sizeof path, "/calls/%zu", i);
 			if (take_call(json_array_get(calls, i), path, &r->values[i], &r->fns[i],
-			        err) != 0)
+			        err) != 0) {
+				r->count++; /* values[i] may hold the refused value: freed with r */
 				goto out;
+			}
 		}
 	}
 	if (eval_parse(copy, max_calls, &r->eval, err) != 0)
