@@ -57,7 +57,8 @@ TESTS += tests/test_openapi
 tests_test_openapi_SOURCES = tests/test_openapi.c tests/live.c tests/live.h tests/robot.c \
 	tests/robot.h
 tests_test_openapi_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' -DSRCDIR='"$(abs_top_srcdir)"'
+	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' -DSRCDIR='"$(abs_top_srcdir)"' \
+	-DOPENAPI_JSON='"$(abs_top_builddir)/src/http/openapi.json"'
 tests_test_openapi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
 tests_test_openapi_LDADD = $(SERVICE_LIBS) $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
 

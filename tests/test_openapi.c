@@ -1,7 +1,9 @@
 /*
  * test_openapi.c: the OpenAPI document contactd serves, checked against the real
  * handlers of a running daemon (live.h):
- *   - it is the source file's bytes, OpenAPI 3.0, and documents every endpoint;
+ *   - it is the assembled file's bytes (src/http/openapi.json in the build tree, made from
+ *     the parts in src/http/openapi/), holds every part's paths and schemas, is
+ *     OpenAPI 3.0, and documents every endpoint;
  *   - every documented operation exists and every undocumented method is a 405;
  *   - every example request is valid by its schema and answered 200 with a body valid
  *     by the documented answer schema (every field documented, no field missing);
@@ -24,6 +26,7 @@
  * format).
  */
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,7 +303,7 @@ START_TEST(served_bytes_are_the_source)
 	size_t len;
 	char *text;
 
-	snprintf(path, sizeof path, "%s/src/http/openapi.json", SRCDIR);
+	snprintf(path, sizeof path, "%s", OPENAPI_JSON);
 	text = live_read_file(path, &len);
 	ck_assert_ptr_nonnull(text);
 	live_get(&dmn, "/v1/openapi.json", &r);
@@ -310,6 +313,57 @@ START_TEST(served_bytes_are_the_source)
 	ck_assert_int_eq(strncmp(json_string_value(json_object_get(doc, "openapi")), "3.0.", 4), 0);
 	live_reply_free(&r);
 	free(text);
+}
+END_TEST
+
+/* Whether every member of the part's section (a JSON object) is in the document's. */
+static void part_members_served(const char *part, const json_t *section, const json_t *served)
+{
+	const char *key;
+	json_t *value;
+
+	json_object_foreach ((json_t *)section, key, value)
+		ck_assert_msg(json_object_get(served, key) != NULL,
+		    "%s: %s is not in the served document (is the part listed in OPENAPI_PARTS?)",
+		    part, key);
+}
+
+/* Every part in src/http/openapi/ is a JSON object whose paths and schemas are served: a
+ * part left out of src/http/local.mk's OPENAPI_PARTS is not silently dropped. */
+START_TEST(every_part_is_served)
+{
+	const json_t *components = json_object_get(doc, "components");
+	char dir[512], path[1024];
+	struct dirent *entry;
+	size_t parts = 0, len;
+	DIR *d;
+
+	snprintf(dir, sizeof dir, "%s/src/http/openapi", SRCDIR);
+	d = opendir(dir);
+	ck_assert_msg(d != NULL, "cannot open %s", dir);
+	while ((entry = readdir(d)) != NULL) {
+		json_error_t error;
+		json_t *part, *part_components;
+
+		len = strlen(entry->d_name);
+		if (len < 6 || strcmp(entry->d_name + len - 5, ".json") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
+		part = json_load_file(path, 0, &error);
+		ck_assert_msg(json_is_object(part), "%s: %s", entry->d_name, error.text);
+		part_members_served(
+		    entry->d_name, json_object_get(part, "paths"), json_object_get(doc, "paths"));
+		part_components = json_object_get(part, "components");
+		part_members_served(entry->d_name, json_object_get(part_components, "schemas"),
+		    json_object_get(components, "schemas"));
+		part_members_served(entry->d_name,
+		    json_object_get(part_components, "securitySchemes"),
+		    json_object_get(components, "securitySchemes"));
+		json_decref(part);
+		parts++;
+	}
+	closedir(d);
+	ck_assert_uint_gt(parts, 1);
 }
 END_TEST
 
@@ -2160,6 +2214,7 @@ int main(void)
 	tcase_add_test(tc, answer_fields_defined_with_units);
 	tcase_add_test(tc, endpoint_table_agrees);
 	tcase_add_test(tc, question_enums_and_aliases_are_the_tables);
+	tcase_add_test(tc, every_part_is_served);
 	tcase_add_test(tc, documented_operations_exist);
 	tcase_add_test(tc, examples_answered_as_documented);
 	tcase_add_test(tc, mujoco_release_fields);

@@ -31,20 +31,56 @@ contactd_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) 
 contactd_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS)
 dist_man_MANS += man/contactd.8
 
-# The OpenAPI description is served from memory: embed the file as a C string.
-src/http/openapi_json.c: $(srcdir)/src/http/openapi.json
+# The OpenAPI description is served from memory: src/http/openapi.json, assembled from its
+# parts (src/http/openapi/: paths in the order listed here, then schemas in that order; see
+# openapi.awk) with the lists the endpoint table decides (openapi-lists prints them from
+# svc_endpoints[]), embedded as a C string. A new endpoint's part goes last.
+OPENAPI_PARTS = \
+	$(srcdir)/src/http/openapi/info.json \
+	$(srcdir)/src/http/openapi/rest.json \
+	$(srcdir)/src/http/openapi/drop.json \
+	$(srcdir)/src/http/openapi/stability.json \
+	$(srcdir)/src/http/openapi/sweep.json \
+	$(srcdir)/src/http/openapi/eval.json \
+	$(srcdir)/src/http/openapi/find.json \
+	$(srcdir)/src/http/openapi/answers-scene.json \
+	$(srcdir)/src/http/openapi/answers-sweep-eval.json \
+	$(srcdir)/src/http/openapi/hold.json \
+	$(srcdir)/src/http/openapi/grade.json \
+	$(srcdir)/src/http/openapi/find-answer.json \
+	$(srcdir)/src/http/openapi/daemon.json \
+	$(srcdir)/src/http/openapi/calib-calibrations.json \
+	$(srcdir)/src/http/openapi/calib-measurements.json \
+	$(srcdir)/src/http/openapi/calib-uploads.json \
+	$(srcdir)/src/http/openapi/calib-setup.json \
+	$(srcdir)/src/http/openapi/calib-data.json \
+	$(srcdir)/src/http/openapi/calib-fit.json \
+	$(srcdir)/src/http/openapi/calib-records.json \
+	$(srcdir)/src/http/openapi/hold-scene.json \
+	$(srcdir)/src/http/openapi/model.json
+noinst_PROGRAMS += src/http/openapi-lists
+src_http_openapi_lists_SOURCES = src/http/openapi_lists.c
+src_http_openapi_lists_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+src_http_openapi_lists_LDADD = $(SERVICE_LIBS)
+src/http/openapi.json: $(srcdir)/src/http/openapi.awk src/http/openapi-lists$(EXEEXT) \
+		$(OPENAPI_PARTS)
+	$(AM_V_GEN)$(MKDIR_P) src/http && \
+	./src/http/openapi-lists$(EXEEXT) >$@.lists && \
+	$(AWK) -v lists=$@.lists -f $(srcdir)/src/http/openapi.awk $(OPENAPI_PARTS) >$@.tmp && \
+	rm -f $@.lists && mv $@.tmp $@
+src/http/openapi_json.c: src/http/openapi.json
 	$(AM_V_GEN)$(MKDIR_P) src/http && { \
 	echo '/* Generated from src/http/openapi.json by src/http/local.mk: do not edit. */'; \
 	echo '#include "http/openapi.h"'; \
 	echo 'const char openapi_json[] ='; \
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
-		$(srcdir)/src/http/openapi.json; \
+		src/http/openapi.json; \
 	echo ';'; \
 	echo 'const size_t openapi_json_len = sizeof openapi_json - 1;'; \
 	} >$@.tmp && mv $@.tmp $@
-BUILT_SOURCES += src/http/openapi_json.c
-CLEANFILES += src/http/openapi_json.c
-EXTRA_DIST += src/http/openapi.json
+CLEANFILES += src/http/openapi.json src/http/openapi.json.lists src/http/openapi.json.tmp \
+	src/http/openapi_json.c
+EXTRA_DIST += src/http/openapi.awk $(OPENAPI_PARTS)
 
 # The dashboard (src/http/www/) and Chart.js (configure's CHARTJS, Debian's
 # libjs-chart.js, served as /chart.min.js) are embedded in the program too: no

@@ -1,6 +1,7 @@
 /*
- * openapi.h: the OpenAPI 3 description of contactd's HTTP API (src/http/openapi.json),
- * embedded at build time by src/http/local.mk.
+ * openapi.h: the OpenAPI 3 description of contactd's HTTP API (src/http/openapi.json,
+ * assembled at build time from the parts in src/http/openapi/ by src/http/openapi.awk),
+ * embedded by src/http/local.mk.
  */
 #ifndef CONTACTD_HTTP_OPENAPI_H
 #define CONTACTD_HTTP_OPENAPI_H
