@@ -145,7 +145,7 @@ static int upload(const struct caltoken_principal *p, long long id, const char *
 	int rc;
 
 	err_clear(e);
-	rc = calcase_upload(&cs, p, id, body, key, out, e);
+	rc = calcase_upload(&cs, p, id, body, key, NULL, out, e);
 	json_decref(body);
 	return rc;
 }
@@ -427,6 +427,73 @@ START_TEST(test_scope)
 }
 END_TEST
 
+/* calibration_get() of the store under test, counted (the upload must not call it). */
+static int calibration_gets;
+
+static int counted_get(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
+    char lab[CALSTORE_NAME_MAX], char **setup, struct err *err)
+{
+	calibration_gets++;
+	return cs.calibration_get(ctx, id, robot, lab, setup, err);
+}
+
+/*
+ * An upload reads its calibration once, in its own transaction, and a request error its
+ * front end found (refused) comes only after the token policy's: a robot that may not write
+ * the calibration learns nothing else, its owner gets that error, and nothing is stored.
+ */
+START_TEST(test_upload_one_read)
+{
+	struct auth_token ta, tb, tv;
+	struct caltoken_principal alice, bob, viewer;
+	struct calcase_upload up;
+	struct calstore counted = cs;
+	struct err e, refused;
+	json_t *body = parse(presses);
+	long long id;
+
+	counted.calibration_get = counted_get;
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &ta, &alice);
+	principal_of(CALSTORE_ROBOT, "bob", NULL, &tb, &bob);
+	principal_of(CALSTORE_VIEWER, "alice", NULL, &tv, &viewer);
+	id = create(&alice);
+	err_clear(&refused);
+	err_set(&refused, ERR_BAD_TYPE, "", "body: not JSON");
+	calibration_gets = 0;
+	err_clear(&e);
+	ck_assert_int_eq(calcase_upload(&counted, &bob, id, body, NULL, &refused, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	err_clear(&e);
+	ck_assert_int_eq(calcase_upload(&counted, &viewer, id, body, NULL, &refused, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_FORBIDDEN);
+	err_clear(&e);
+	ck_assert_int_eq(
+	    calcase_upload(&counted, &alice, id + 1, body, NULL, &refused, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
+	err_clear(&e);
+	ck_assert_int_eq(calcase_upload(&counted, &alice, id, body, "k", &refused, &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_BAD_TYPE);
+	ck_assert_str_eq(e.message, "body: not JSON");
+	ck_assert_int_eq(stored_presses(&alice, id), 0);
+	/* with nothing refused, the upload; then the key's replay: still no other read */
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_upload(&counted, &alice, id, body, "k", NULL, &up, &e) == 0, "%s", e.message);
+	calcase_upload_clear(&up);
+	ck_assert_msg(
+	    calcase_upload(&counted, &alice, id, body, "k", NULL, &up, &e) == 0, "%s", e.message);
+	ck_assert_ptr_nonnull(up.replay);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(calibration_gets, 0);
+	ck_assert_int_eq(stored_presses(&alice, id), 2);
+	json_decref(body);
+}
+END_TEST
+
 START_TEST(test_rotate_grace_and_revoke)
 {
 	struct auth_token old, successor;
@@ -585,6 +652,7 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_idempotent_replay);
 	tcase_add_test(tc, test_delete_refits);
 	tcase_add_test(tc, test_scope);
+	tcase_add_test(tc, test_upload_one_read);
 	tcase_add_test(tc, test_rotate_grace_and_revoke);
 	tcase_add_test(tc, test_watch_urls);
 	suite_add_tcase(s, tc);

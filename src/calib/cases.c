@@ -288,8 +288,8 @@ static void refit_scheduled(long long id)
  */
 static int upload_in(struct calstore *cs, struct calstore_upload *up,
     const struct caltoken_principal *p, long long id, const char *owner, const char *lab,
-    const char *setup_text, json_t *body, const char *key, struct calcase_upload *out,
-    struct calstore_receipt *receipt, struct err *err)
+    const char *setup_text, json_t *body, const char *key, const struct err *refused,
+    struct calcase_upload *out, struct calstore_receipt *receipt, struct err *err)
 {
 	struct calreq_setup setup;
 	struct calstore_idem idem;
@@ -297,8 +297,13 @@ static int upload_in(struct calstore *cs, struct calstore_upload *up,
 	char *up_text = NULL, *answer = NULL;
 	int rc = -1, found;
 
-	if (may(p, id, 1, owner, lab, 1, err) != 0 ||
-	    calsetup_of_text(id, setup_text, &setup, err) != 0 ||
+	if (may(p, id, 1, owner, lab, 1, err) != 0)
+		goto out;
+	if (refused && refused->code != ERR_NONE) {
+		*err = *refused;
+		goto out;
+	}
+	if (calsetup_of_text(id, setup_text, &setup, err) != 0 ||
 	    calreq_upload_parse(body, &setup, &up_json, err) != 0)
 		goto out;
 	if (key) {
@@ -342,7 +347,8 @@ out:
 }
 
 int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long long id,
-    json_t *body, const char *key, struct calcase_upload *out, struct err *err)
+    json_t *body, const char *key, const struct err *refused, struct calcase_upload *out,
+    struct err *err)
 {
 	struct calstore_receipt receipt = {0};
 	struct calstore_upload *up = NULL;
@@ -354,7 +360,8 @@ int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long
 	found = cs->upload_begin(cs->ctx, id, owner, lab, &setup_text, &up, err);
 	if (found <= 0)
 		return may(p, id, found, owner, lab, 1, err);
-	rc = upload_in(cs, up, p, id, owner, lab, setup_text, body, key, out, &receipt, err);
+	rc = upload_in(
+	    cs, up, p, id, owner, lab, setup_text, body, key, refused, out, &receipt, err);
 	free(setup_text);
 	/* only a new upload is kept; a replay, like a refusal, writes nothing */
 	if (cs->upload_end(up, rc == 0, err) != 0)

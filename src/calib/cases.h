@@ -58,10 +58,15 @@ struct calcase_upload {
 
 /*
  * Upload body ({"drops", "presses", "trajectories"}) to calibration id, with Idempotency-Key
- * key (NULL: none; calidem_key() parses the header).
+ * key (NULL: none; calidem_key() parses the header). The calibration is read once, locked in
+ * the upload's transaction. refused (NULL or ERR_NONE: none) is what a front end found wrong
+ * reading the request (its body, its key, its wait): it is the error only once p may write
+ * the calibration, after the token policy's ERR_NOT_FOUND and ERR_FORBIDDEN, so that a
+ * client learns nothing of a calibration it may not write; nothing is then written.
  */
 int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long long id,
-    json_t *body, const char *key, struct calcase_upload *out, struct err *err);
+    json_t *body, const char *key, const struct err *refused, struct calcase_upload *out,
+    struct err *err);
 
 void calcase_upload_clear(struct calcase_upload *u);
 

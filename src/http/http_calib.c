@@ -793,16 +793,16 @@ enum MHD_Result http_calib_upload(
 	struct err err;
 	struct calcase_upload done = {0};
 	struct upload_values v;
-	char owner[CALSTORE_NAME_MAX];
 	enum MHD_Result r;
 
-	/* the request into values first, then the calibration layer, then the response */
+	/* the request into values first, then the calibration layer (one read of the calibration,
+	 * in the upload's transaction, which reports v's error after the token policy's), then
+	 * the response */
 	upload_read(conn, req, &v);
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
-	    calcase_writable(hub.cs, &p, id, owner, &err) != 0 ||
-	    deferred(v.failed, &v.err, &err) != 0 ||
-	    calcase_upload(hub.cs, &p, id, v.body, v.has_key ? v.key : NULL, &done, &err) != 0) {
+	    calcase_upload(hub.cs, &p, id, v.body, v.has_key ? v.key : NULL,
+	        v.failed ? &v.err : NULL, &done, &err) != 0) {
 		r = respond_error(conn, req, &err);
 	} else if (done.replay) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(
