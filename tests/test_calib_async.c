@@ -8,6 +8,7 @@
  *   - an upload answers at once with its measurement ids and the fit pending; ?wait and
  *     Prefer: wait answer with the fit done; GET shows it;
  *   - Idempotency-Key: the same key and body answer the first answer and store nothing
+ *     (an upload's, and a calibration create's)
  *     more; another body is 422; the same key of another robot is another key;
  *   - every measurement has an id; DELETE of one measurement or of one upload refits
  *     without it;
@@ -348,6 +349,49 @@ START_TEST(idempotency_key)
 }
 END_TEST
 
+/* Alice's calibrations, as GET lists them. */
+static size_t calibrations_listed(void)
+{
+	json_t *v = call(alice, "GET", "/v1/robots/alice/calibrations", NULL, 200);
+	size_t n = json_array_size(json_object_get(v, "calibrations"));
+
+	json_decref(v);
+	return n;
+}
+
+/* A calibration create with an Idempotency-Key: 201, then the retry's 200 with the first
+ * answer's bytes, marked replayed, and no second calibration; another setup with it 422. */
+START_TEST(idempotent_create)
+{
+	static const char setup[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}";
+	const char *key = "Idempotency-Key: \"d2b7c0de-create-1\"";
+	const char *path = "/v1/robots/alice/calibrations";
+	struct live_reply first, again;
+	size_t before = calibrations_listed();
+	json_t *v;
+
+	robot_request_with(&dmn, alice, key, "POST", path, setup, strlen(setup), &first);
+	ck_assert_msg(first.status == 201, "%ld: %s", first.status, first.body);
+	ck_assert_ptr_null(strstr(first.head, "Idempotent-Replayed"));
+	robot_request_with(&dmn, alice, key, "POST", path, setup, strlen(setup), &again);
+	ck_assert_msg(again.status == 200, "%ld: %s", again.status, again.body);
+	ck_assert_str_eq(again.body, first.body);
+	ck_assert_ptr_nonnull(strstr(again.head, "Idempotent-Replayed: true"));
+	live_reply_free(&again);
+	live_reply_free(&first);
+	ck_assert_uint_eq(calibrations_listed(), before + 1);
+	v = call_with(alice, key, "POST", path,
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.03,\"mass\":0.1}}", 422);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "bad_value");
+	json_decref(v);
+	ck_assert_uint_eq(calibrations_listed(), before + 1);
+	v = call_with(alice, "Idempotency-Key: bare", "POST", path, setup, 400);
+	json_decref(v);
+	ck_assert_uint_eq(calibrations_listed(), before + 1);
+}
+END_TEST
+
 /* The ids of the stored drops of calibration id, into ids (at most n); how many. */
 static size_t drop_ids(long long id, long long *ids, size_t n)
 {
@@ -508,6 +552,7 @@ int main(void)
 	tcase_add_test(tc, nothing_waits_for_a_fit);
 	tcase_add_test(tc, upload_answers_pending_then_wait);
 	tcase_add_test(tc, idempotency_key);
+	tcase_add_test(tc, idempotent_create);
 	tcase_add_test(tc, delete_and_refit);
 	tcase_add_test(tc, fit_limits_are_413);
 	tcase_add_test(tc, fit_offers_hold);

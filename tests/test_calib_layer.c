@@ -116,12 +116,14 @@ static long long create(const struct caltoken_principal *p)
 {
 	json_t *body = parse("{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}");
 	json_t *answer = NULL;
+	char *replay;
 	struct err e;
 	long long id = 0;
 
 	err_clear(&e);
-	ck_assert_msg(
-	    calcase_create(&cs, p, p->robot, body, &answer, &id, &e) == 0, "%s", e.message);
+	ck_assert_msg(calcase_create(&cs, p, p->robot, body, NULL, &answer, &replay, &id, &e) == 0,
+	    "%s", e.message);
+	ck_assert_ptr_null(replay);
 	ck_assert_int_gt(id, 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(answer, "id")), id);
 	ck_assert(json_is_null(json_object_get(answer, "fit")));
@@ -259,13 +261,14 @@ START_TEST(test_setup_parsed_once)
 	                     "\"object\":{\"shape\":\"box\",\"size\":[0.01,0.02,0.03],"
 	                     "\"mass\":0.25},\"option\":{\"timestep\":0.002}}");
 	json_t *answer = NULL, *shown = NULL;
+	char *replay;
 	long long id;
 	long parses;
 
 	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
 	err_clear(&e);
-	ck_assert_msg(
-	    calcase_create(&cs, &p, "alice", body, &answer, &id, &e) == 0, "%s", e.message);
+	ck_assert_msg(calcase_create(&cs, &p, "alice", body, NULL, &answer, &replay, &id, &e) == 0,
+	    "%s", e.message);
 	parses = calsetup_parses();
 	ck_assert_int_eq(calsetup_get(&cs, id, &kept, NULL, &e), 0);
 	ck_assert_int_eq(calsetup_parses(), parses); /* kept at creation */
@@ -323,6 +326,130 @@ START_TEST(test_idempotent_replay)
 	calcase_upload_clear(&first);
 	calcase_upload_clear(&again);
 	calcase_upload_clear(&other);
+}
+END_TEST
+
+/* The store closed and opened again, as at a restart: what it kept is all there is. */
+static void reopen(void)
+{
+	const char *url = getenv("CALIB_LAYER_PG_URL");
+	struct err e;
+
+	err_clear(&e);
+	calsetup_forget();
+	if (url && *url) {
+		pgstore_close(pg);
+		ck_assert_msg(pgstore_open(url, 0, NULL, &pg, &e) == 0, "%s", e.message);
+		pgstore_bind(&cs, pg);
+	} else {
+		store_close(st);
+		ck_assert_msg(store_open(db_path, &st, &e) == 0, "%s", e.message);
+		calstore_sqlite_bind(&cs, st);
+	}
+}
+
+/* p's robot's calibrations. */
+static size_t calibrations_of(const struct caltoken_principal *p)
+{
+	json_t *answer = NULL;
+	struct err e;
+	size_t n;
+
+	err_clear(&e);
+	ck_assert_msg(calcase_list(&cs, p, p->robot, &answer, &e) == 0, "%s", e.message);
+	n = json_array_size(json_object_get(answer, "calibrations"));
+	json_decref(answer);
+	return n;
+}
+
+/* Create with key (NULL: none): the answer's text, or the replay's (*replayed set). */
+static char *create_keyed(const struct caltoken_principal *p, const char *text, const char *key,
+    int *replayed, struct err *e)
+{
+	json_t *body = parse(text), *answer = NULL;
+	char *replay = NULL, *out = NULL;
+	long long id = 0;
+
+	err_clear(e);
+	*replayed = 0;
+	if (calcase_create(&cs, p, p->robot, body, key, &answer, &replay, &id, e) == 0) {
+		ck_assert((answer != NULL) != (replay != NULL));
+		*replayed = replay != NULL;
+		out = replay ? replay : svc_dump(answer);
+	}
+	json_decref(answer);
+	json_decref(body);
+	return out;
+}
+
+/*
+ * A calibration create with an Idempotency-Key: the retry is the first answer (the same id)
+ * and stores nothing, also after a restart; the key with another setup, or given to an
+ * upload, is refused; another robot's same key is its own.
+ */
+START_TEST(test_idempotent_create)
+{
+	static const char setup1[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}";
+	static const char setup1_spelt[] = "{ \"object\": {\"mass\": 1e-1, \"size\": 2e-2, "
+	                                   "\"shape\": \"sphere\"} }";
+	static const char setup2[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.03,\"mass\":0.1}}";
+	struct auth_token ta, tb;
+	struct caltoken_principal alice, bob;
+	struct calcase_upload up;
+	struct err e;
+	char *first, *again;
+	int replayed;
+	long long id;
+	json_t *v;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &ta, &alice);
+	principal_of(CALSTORE_ROBOT, "bob", NULL, &tb, &bob);
+	first = create_keyed(&alice, setup1, "c-1", &replayed, &e);
+	ck_assert_msg(first != NULL, "%s", e.message);
+	ck_assert(!replayed);
+	v = parse(first);
+	id = json_integer_value(json_object_get(v, "id"));
+	json_decref(v);
+	ck_assert_int_gt(id, 0);
+	/* the retry, spelt otherwise: the first answer's bytes, nothing stored */
+	again = create_keyed(&alice, setup1_spelt, "c-1", &replayed, &e);
+	ck_assert_msg(again != NULL, "%s", e.message);
+	ck_assert(replayed);
+	ck_assert_str_eq(again, first);
+	free(again);
+	ck_assert_uint_eq(calibrations_of(&alice), 1);
+	/* another setup with the key: refused, nothing stored */
+	ck_assert_ptr_null(create_keyed(&alice, setup2, "c-1", &replayed, &e));
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	ck_assert_msg(strstr(e.message, "c-1") != NULL, "%s", e.message);
+	ck_assert_uint_eq(calibrations_of(&alice), 1);
+	/* an upload given the create's key: another request, refused */
+	ck_assert_int_eq(upload(&alice, id, presses, "c-1", &up, &e), -1);
+	calcase_upload_clear(&up);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	/* bob's same key is his own */
+	again = create_keyed(&bob, setup1, "c-1", &replayed, &e);
+	ck_assert_msg(again != NULL, "%s", e.message);
+	ck_assert(!replayed);
+	ck_assert_str_ne(again, first);
+	free(again);
+	/* kept across a restart */
+	reopen();
+	again = create_keyed(&alice, setup1, "c-1", &replayed, &e);
+	ck_assert_msg(again != NULL, "%s", e.message);
+	ck_assert(replayed);
+	ck_assert_str_eq(again, first);
+	free(again);
+	ck_assert_uint_eq(calibrations_of(&alice), 1);
+	/* another key is another calibration */
+	again = create_keyed(&alice, setup1, "c-2", &replayed, &e);
+	ck_assert_msg(again != NULL, "%s", e.message);
+	ck_assert(!replayed);
+	free(again);
+	ck_assert_uint_eq(calibrations_of(&alice), 2);
+	free(first);
 }
 END_TEST
 
@@ -650,6 +777,7 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_create_upload_show);
 	tcase_add_test(tc, test_setup_parsed_once);
 	tcase_add_test(tc, test_idempotent_replay);
+	tcase_add_test(tc, test_idempotent_create);
 	tcase_add_test(tc, test_delete_refits);
 	tcase_add_test(tc, test_scope);
 	tcase_add_test(tc, test_upload_one_read);

@@ -585,7 +585,9 @@ START_TEST(calstore_statements)
 	err_clear(&e);
 
 	/* a calibration whose setup names its id */
-	ck_assert_int_eq(calstore_calibration_create(st, "alpha", setup_of, NULL, &cal, &e), 0);
+	ck_assert_int_eq(
+	    calstore_calibration_create(st, "alpha", setup_of, NULL, NULL, NULL, NULL, &cal, &e),
+	    0);
 	ck_assert_int_eq(calstore_calibration_get(st, cal, robot, lab, &setup, &e), 1);
 	snprintf(want, sizeof want, "{\"calibration\":%lld}", cal);
 	ck_assert_str_eq(setup, want);

@@ -50,7 +50,8 @@ struct calstore_fit {
 /* Free what a calstore_fit holds. */
 void calstore_fit_clear(struct calstore_fit *f);
 
-/* An upload's Idempotency-Key (IETF httpapi draft), scoped to the calibration's robot. */
+/* An upload's or a calibration create's Idempotency-Key (IETF httpapi draft), scoped to the
+ * robot. */
 struct calstore_idem {
 	const char *key;
 	unsigned char fingerprint[CALSTORE_HASH_BYTES]; /* of calibration and canonical upload */
@@ -103,9 +104,17 @@ struct calstore {
 	/* A robot's lab into lab ("" for none): 1, 0 when there is no such robot. */
 	int (*robot_lab)(
 	    void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err);
-	/* A new calibration of robot with setup setup_of(id, setup_ctx); its id into *id. */
+	/* A new calibration of robot with setup setup_of(id, setup_ctx); its id into *id. With
+	 * idem (NULL: none), the create's Idempotency-Key, kept per robot with the uploads'
+	 * keys (a key names one request): 1 with *replay (caller frees) the answer kept with it
+	 * when it was kept with the same fingerprint (nothing written, *id untouched),
+	 * ERR_BAD_VALUE when with another, else 0 and the key kept, in the same transaction,
+	 * with the text answer_of(id, setup_ctx) makes (called after setup_of; NULL: out of
+	 * memory). Keys older than idem->ttl_s are forgotten first; two creates given one key
+	 * take turns. */
 	int (*calibration_create)(void *ctx, const char *robot, calstore_setup_fn setup_of,
-	    void *setup_ctx, long long *id, struct err *err);
+	    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem,
+	    char **replay, long long *id, struct err *err);
 	/* A calibration: 1 with robot and lab (its robot's, "" for none; may be NULL) filled and
 	 * *setup a copy of its setup text (caller frees; setup may be NULL), 0 when none. */
 	int (*calibration_get)(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],

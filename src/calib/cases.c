@@ -104,6 +104,7 @@ json_t *calcase_latest_fit(
 
 struct setup_ctx {
 	json_t *canon;
+	const char *robot;
 };
 
 /* calstore_setup_fn: the canonical setup with its class, named after the id when not given. */
@@ -120,30 +121,67 @@ static char *setup_with_class(long long id, void *p)
 	return jtext_line(c->canon);
 }
 
+/* The answer to a new calibration: its setup as stored (after setup_with_class()). */
+static json_t *create_answer(long long id, const struct setup_ctx *c)
+{
+	return json_pack("{s:I, s:s, s:O, s:n}", "id", (json_int_t)id, "robot", c->robot, "setup",
+	    c->canon, "fit");
+}
+
+/* calstore_setup_fn: the answer's text, which an Idempotency-Key keeps. */
+static char *answer_text(long long id, void *p)
+{
+	json_t *a = create_answer(id, p);
+	char *text = a ? jtext_line(a) : NULL;
+
+	json_decref(a);
+	return text;
+}
+
 int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
-    json_t *body, json_t **answer, long long *id, struct err *err)
+    json_t *body, const char *key, json_t **answer, char **replay, long long *id, struct err *err)
 {
 	struct calreq_setup setup;
-	struct setup_ctx ctx = {NULL};
-	int rc = -1;
+	struct setup_ctx ctx = {NULL, robot};
+	struct calstore_idem idem;
+	char *canon_text = NULL;
+	int rc = -1, found;
 
 	*answer = NULL;
+	*replay = NULL;
 	if (caltoken_robot_visible(cs, p, robot, err) != 0 ||
 	    caltoken_can_write(p, robot, err) != 0 ||
-	    calreq_setup_parse(body, &setup, &ctx.canon, err) != 0 ||
-	    cs->calibration_create(cs->ctx, robot, setup_with_class, &ctx, id, err) != 0)
+	    calreq_setup_parse(body, &setup, &ctx.canon, err) != 0)
 		goto out;
+	if (key) {
+		/* the same key with the same setup (before its class is named) is a retry; id 0
+		 * in the fingerprint: no upload's, whose id is a calibration's (1 on) */
+		canon_text = jtext_line(ctx.canon);
+		if (!canon_text) {
+			err_set(err, ERR_INTERNAL, NULL, "out of memory");
+			goto out;
+		}
+		calidem_fingerprint(0, canon_text, idem.fingerprint);
+		idem.key = key;
+		idem.ttl_s = CALIB_IDEMPOTENCY_TTL_S;
+	}
+	found = cs->calibration_create(cs->ctx, robot, setup_with_class, answer_text, &ctx,
+	    key ? &idem : NULL, replay, id, err);
+	if (found != 0) {
+		rc = found > 0 ? 0 : -1;
+		goto out;
+	}
 	/* the stored setup names its class: the parsed form does too, as a parse of it would */
 	snprintf(setup.mjcf_class, sizeof setup.mjcf_class, "%s",
 	    json_string_value(json_object_get(ctx.canon, "class")));
 	calsetup_put(*id, &setup, ctx.canon);
-	*answer = json_pack("{s:I, s:s, s:O, s:n}", "id", (json_int_t)*id, "robot", robot, "setup",
-	    ctx.canon, "fit");
+	*answer = create_answer(*id, &ctx);
 	if (!*answer)
 		err_set(err, ERR_INTERNAL, NULL, "out of memory");
 	else
 		rc = 0;
 out:
+	free(canon_text);
 	json_decref(ctx.canon);
 	return rc;
 }

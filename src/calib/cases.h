@@ -7,9 +7,10 @@
  * http/status.h).
  *
  * An upload or a deletion commits durably, schedules the refit (work.h) and publishes a
- * CALEVENT_FIT (events.h) before it returns; its answer has the fit pending. An upload with
- * an Idempotency-Key is remembered with its first answer, per robot: the same key and upload
- * again replay that answer and store nothing; the key with another upload is ERR_BAD_VALUE.
+ * CALEVENT_FIT (events.h) before it returns; its answer has the fit pending. An upload or a
+ * create with an Idempotency-Key is remembered with its first answer, per robot: the same key
+ * and body again replay that answer and store nothing; the key with another body is
+ * ERR_BAD_VALUE.
  */
 #ifndef CONTACTD_CALIB_CASES_H
 #define CONTACTD_CALIB_CASES_H
@@ -31,10 +32,14 @@ int calcase_writable(struct calstore *cs, const struct caltoken_principal *p, lo
 
 /*
  * Start a calibration of robot with setup body (calreq.h; its field errors carry their JSON
- * Pointer): *answer {"id", "robot", "setup", "fit": null} and *id its id.
+ * Pointer): *answer {"id", "robot", "setup", "fit": null} and *id its id. With
+ * Idempotency-Key key (NULL: none; calidem_key() parses the header), kept per robot with the
+ * first answer as an upload's: the same key and setup again set *replay (caller frees) to
+ * that answer's text, with *answer NULL and nothing stored; the key with another setup (or
+ * used by an upload) is ERR_BAD_VALUE.
  */
 int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
-    json_t *body, json_t **answer, long long *id, struct err *err);
+    json_t *body, const char *key, json_t **answer, char **replay, long long *id, struct err *err);
 
 /* Robot robot's calibrations, oldest first: *answer {"robot", "calibrations"}. */
 int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const char *robot,

@@ -1,8 +1,9 @@
 /*
- * idem.h: an upload's Idempotency-Key (IETF httpapi draft): the key as a client sends it, and
- * the fingerprint of what it was sent with. The same key with the same upload to the same
- * calibration is a retry: the store keeps the first answer and replays it (struct calstore's
- * upload).
+ * idem.h: an upload's or a calibration create's Idempotency-Key (IETF httpapi draft): the key
+ * as a client sends it, and the fingerprint of what it was sent with. The same key with the
+ * same upload to the same calibration, or the same setup for a new one, is a retry: the
+ * store keeps the first answer and replays it (struct calstore's upload and
+ * calibration_create).
  */
 #ifndef CONTACTD_CALIB_IDEM_H
 #define CONTACTD_CALIB_IDEM_H
@@ -20,7 +21,8 @@
  */
 int calidem_key(const char *header, char *key, size_t size, struct err *err);
 
-/* The fingerprint of an upload (its canonical text) to calibration id. */
+/* The fingerprint of an upload (its canonical text) to calibration id, or with id 0 of a
+ * create's canonical setup. */
 void calidem_fingerprint(
     long long id, const char *canonical_upload, unsigned char fingerprint[CALSTORE_HASH_BYTES]);
 

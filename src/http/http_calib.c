@@ -700,6 +700,23 @@ static int refuse_dots(
 	return 1;
 }
 
+/* The first answer an Idempotency-Key kept, again: 200, marked replayed. */
+static enum MHD_Result respond_replay(
+    struct MHD_Connection *conn, struct http_request *req, const char *replay)
+{
+	struct MHD_Response *resp =
+	    MHD_create_response_from_buffer(strlen(replay), (void *)replay, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result r = MHD_NO;
+
+	if (resp) {
+		MHD_add_response_header(resp, "Content-Type", "application/json");
+		MHD_add_response_header(resp, "Idempotent-Replayed", "true");
+		r = http_respond(conn, req, 200, resp);
+		MHD_destroy_response(resp);
+	}
+	return r;
+}
+
 int http_calib_robot_ok(const char *robot)
 {
 	return auth_robot_name_ok(robot) || dot_segment(robot);
@@ -712,6 +729,8 @@ enum MHD_Result http_calib_create(
 	struct caltoken_principal p;
 	struct err err;
 	json_t *body = NULL, *answer = NULL;
+	char key[CALIB_IDEMPOTENCY_KEY_MAX + 2], *replay = NULL;
+	int has_key = 0;
 	long long id;
 	enum MHD_Result r;
 
@@ -720,11 +739,19 @@ enum MHD_Result http_calib_create(
 	err_clear(&err);
 	if (authenticate(req, &p, &err) != 0 ||
 	    caltoken_robot_visible(hub.cs, &p, robot, &err) != 0 ||
-	    caltoken_can_write(&p, robot, &err) != 0 || parse_body(req, &body, &err) != 0 ||
-	    calcase_create(hub.cs, &p, robot, body, &answer, &id, &err) != 0)
+	    caltoken_can_write(&p, robot, &err) != 0 ||
+	    (has_key = calidem_key(
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key"), key,
+	         sizeof key, &err)) < 0 ||
+	    parse_body(req, &body, &err) != 0 ||
+	    calcase_create(
+	        hub.cs, &p, robot, body, has_key ? key : NULL, &answer, &replay, &id, &err) != 0)
 		r = respond_error(conn, req, &err);
+	else if (replay)
+		r = respond_replay(conn, req, replay);
 	else
 		r = http_respond_json(conn, req, 201, answer);
+	free(replay);
 	json_decref(answer);
 	json_decref(body);
 	return r;
@@ -805,16 +832,7 @@ enum MHD_Result http_calib_upload(
 	        v.failed ? &v.err : NULL, &done, &err) != 0) {
 		r = respond_error(conn, req, &err);
 	} else if (done.replay) {
-		struct MHD_Response *resp = MHD_create_response_from_buffer(
-		    strlen(done.replay), done.replay, MHD_RESPMEM_MUST_COPY);
-
-		r = MHD_NO;
-		if (resp) {
-			MHD_add_response_header(resp, "Content-Type", "application/json");
-			MHD_add_response_header(resp, "Idempotent-Replayed", "true");
-			r = http_respond(conn, req, 200, resp);
-			MHD_destroy_response(resp);
-		}
+		r = respond_replay(conn, req, done.replay);
 	} else {
 		r = respond_fit(
 		    conn, req, &p, id, done.fit_id, json_incref(done.answer), v.wait, v.preferred);

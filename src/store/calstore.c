@@ -220,35 +220,59 @@ int calstore_robot_lab(
 
 /* ---- calibrations and measurements ---- */
 
+static int idem_lookup(struct store *st, long long rid, const struct calstore_idem *idem,
+    long long now, char **answer, struct err *err);
+static int idem_store(struct store *st, long long rid, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, long long now, struct err *err);
+
 static int calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
-    void *ctx, long long *id, struct err *err)
+    calstore_setup_fn answer_of, void *ctx, const struct calstore_idem *idem, char **replay,
+    long long *id, struct err *err)
 {
-	long long rid;
-	char *setup;
+	long long rid, now = sqc_now(), cid;
+	char *setup, *answer;
 	int rc;
 
-	if (robot_id(st, robot, 1, &rid, err) != 1 ||
-	    sqc_insert(st,
-	        "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
-	        ARGS(NUM(rid), NUM(sqc_now())), id, "adding a calibration", err) != 0)
+	if (robot_id(st, robot, 1, &rid, err) != 1)
 		return -1;
-	setup = setup_of(*id, ctx);
+	/* BEGIN IMMEDIATE: two creates given one key take turns */
+	if (idem && (rc = idem_lookup(st, rid, idem, now, replay, err)) != 0)
+		return rc;
+	if (sqc_insert(st,
+	        "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
+	        ARGS(NUM(rid), NUM(now)), &cid, "adding a calibration", err) != 0)
+		return -1;
+	setup = setup_of(cid, ctx);
 	if (!setup)
 		return sqc_oom(err);
 	rc = sqc_command(st, "UPDATE calibrations SET setup = ?2 WHERE id = ?1",
-	    ARGS(NUM(*id), TXT(setup)), NULL, "adding a calibration", err);
+	    ARGS(NUM(cid), TXT(setup)), NULL, "adding a calibration", err);
 	free(setup);
+	if (rc == 0 && idem) {
+		/* the key's record: upload_id 0, a create's */
+		answer = answer_of(cid, ctx);
+		if (!answer)
+			return sqc_oom(err);
+		rc = idem_store(st, rid, idem, 0, answer, now, err);
+		free(answer);
+	}
+	if (rc == 0)
+		*id = cid;
 	return rc;
 }
 
 int calstore_calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
-    void *ctx, long long *id, struct err *err)
+    calstore_setup_fn answer_of, void *ctx, const struct calstore_idem *idem, char **replay,
+    long long *id, struct err *err)
 {
 	struct tx t;
+	int rc;
 
 	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
-	return sqc_end(&t, calibration_create(st, robot, setup_of, ctx, id, err), err);
+	rc = calibration_create(st, robot, setup_of, answer_of, ctx, idem, replay, id, err);
+	t.discard = rc == 1; /* a replay writes nothing */
+	return sqc_end(&t, rc, err);
 }
 
 /* Where calstore_calibration_get() puts what it read (lab and setup may be NULL). */
@@ -801,9 +825,11 @@ static int sq_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX
 }
 
 static int sq_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
-    void *setup_ctx, long long *id, struct err *err)
+    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem, char **replay,
+    long long *id, struct err *err)
 {
-	return calstore_calibration_create(ctx, robot, setup_of, setup_ctx, id, err);
+	return calstore_calibration_create(
+	    ctx, robot, setup_of, answer_of, setup_ctx, idem, replay, id, err);
 }
 
 static int sq_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],

@@ -69,10 +69,13 @@ int calstore_robot_lab(
 /*
  * A new calibration of robot; its setup text is made by setup_of(id, ctx) (a malloc'ed
  * string, freed here; NULL fails with out of memory), so that the setup can name the
- * calibration's id. Its id into *id.
+ * calibration's id. Its id into *id. With idem (NULL: none; answer_of and replay unused),
+ * its Idempotency-Key as the interface's calibration_create promises (base/calstore.h):
+ * 1 with *replay when the key replays, in the uploads' table with upload_id 0.
  */
 int calstore_calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
-    void *ctx, long long *id, struct err *err);
+    calstore_setup_fn answer_of, void *ctx, const struct calstore_idem *idem, char **replay,
+    long long *id, struct err *err);
 
 /*
  * A calibration: 1 with robot and lab (its robot's lab, "" for none) filled and *setup a new

@@ -231,41 +231,64 @@ static int pg_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX
 	return found;
 }
 
+static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem *idem,
+    long long now, char **answer, struct err *err);
+static int idem_store(struct pgc *c, long long rid, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, long long now, struct err *err);
+
 static int calibration_create(struct pgc *c, const char *robot, calstore_setup_fn setup_of,
-    void *setup_ctx, long long *id, struct err *err)
+    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem, char **replay,
+    long long *id, struct err *err)
 {
 	PGresult *r;
-	long long rid;
-	char *setup;
+	long long rid, now = pgc_now(), cid;
+	char *setup, *answer;
 	int rc;
 
 	if (robot_id(c, robot, 1, &rid, err) != 1)
 		return -1;
+	/* the key locked for the transaction: two nodes given it at once take turns */
+	if (idem && (rc = idem_lookup(c, rid, idem, now, replay, err)) != 0)
+		return rc;
 	r = pgc_exec(c,
 	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES ($1, '', $2) "
 	    "RETURNING id",
-	    ARGS(NUM(rid), NUM(pgc_now())), "adding a calibration", err);
+	    ARGS(NUM(rid), NUM(now)), "adding a calibration", err);
 	if (!r)
 		return -1;
-	*id = pgc_ll(r, 0, 0);
+	cid = pgc_ll(r, 0, 0);
 	PQclear(r);
-	setup = setup_of(*id, setup_ctx);
+	setup = setup_of(cid, setup_ctx);
 	if (!setup)
 		return pgc_oom(err);
 	rc = pgc_run(c, "UPDATE calibrations SET setup = $2 WHERE id = $1",
-	    ARGS(NUM(*id), TXT(setup)), NULL, "adding a calibration", err);
+	    ARGS(NUM(cid), TXT(setup)), NULL, "adding a calibration", err);
 	free(setup);
+	if (rc == 0 && idem) {
+		/* the key's record: upload_id 0, a create's */
+		answer = answer_of(cid, setup_ctx);
+		if (!answer)
+			return pgc_oom(err);
+		rc = idem_store(c, rid, idem, 0, answer, now, err);
+		free(answer);
+	}
+	if (rc == 0)
+		*id = cid;
 	return rc;
 }
 
 static int pg_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
-    void *setup_ctx, long long *id, struct err *err)
+    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem, char **replay,
+    long long *id, struct err *err)
 {
 	struct pgc c;
+	int rc;
 
 	if (pgc_begin(ctx, &c, err) != 0)
 		return -1;
-	return pgc_end(&c, calibration_create(&c, robot, setup_of, setup_ctx, id, err), err);
+	rc = calibration_create(&c, robot, setup_of, answer_of, setup_ctx, idem, replay, id, err);
+	c.discard = rc == 1; /* a replay writes nothing */
+	return pgc_end(&c, rc, err);
 }
 
 /* calibration_get on a borrowed connection. */
