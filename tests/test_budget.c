@@ -159,20 +159,26 @@ END_TEST
 static const char stopped_gone[] = "contactd_questions_stopped_total{reason=\"client_gone\"}";
 static const char stopped_spent[] = "contactd_questions_stopped_total{reason=\"over_budget\"}";
 
-/* POST body to path on a new raw connection, not reading the answer: the socket. */
-static int post_raw(const char *path, const char *body)
+/* POST body to path on a new raw connection with extra header lines (each ending in CRLF),
+ * not reading the answer: the socket. */
+static int post_raw_with(const char *path, const char *extra, const char *body)
 {
 	char head[256];
 	int fd = live_connect(&dmn);
 	size_t n = strlen(body);
 
 	snprintf(head, sizeof head,
-	    "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%s"
 	    "Content-Length: %zu\r\n\r\n",
-	    path, n);
+	    path, extra, n);
 	ck_assert_int_eq(send(fd, head, strlen(head), MSG_NOSIGNAL), (ssize_t)strlen(head));
 	ck_assert_int_eq(send(fd, body, n, MSG_NOSIGNAL), (ssize_t)n);
 	return fd;
+}
+
+static int post_raw(const char *path, const char *body)
+{
+	return post_raw_with(path, "", body);
 }
 
 /* Wait (at most LIVE_WAIT_S) until metric name reads value; 1 if it did. */
@@ -240,6 +246,43 @@ START_TEST(daemon_client_gone_stops_hold)
 	live_post(&dmn, "/v1/drop", "{\"duration\": 0.5}", &r);
 	ck_assert_msg(r.status == 200, "%ld %s", r.status, r.body);
 	live_reply_free(&r);
+}
+END_TEST
+
+/*
+ * SIGTERM past --drain-timeout 1 while two long computations run: a hold waiting for its
+ * answer (answered 503, its job told at once) and a streamed sweep of holds whose rows are
+ * being computed after its head went out (its job sees its client gone only once the
+ * connection is closed, after the drain's second). Both are stopped and joined before the
+ * store and the cache are closed, never left running under store_close() (which a sanitised
+ * build would catch as a use after free of the store's per-thread connection): none is
+ * "abandoned", and the daemon exits 0.
+ */
+START_TEST(daemon_shutdown_joins_computations)
+{
+	static const char sweep[] = "{\"query\": \"hold\", \"base\": " LONG_HOLD(
+	    500) ", \"vary\": "
+	         "[{\"path\": \"/grip_force\", \"values\": [9, 10, 11, 12]}]}";
+	char buf[4096];
+	ssize_t n;
+	int hold_fd, sweep_fd;
+
+	live_start(&dmn, "--compute-threads", "2", "--sweep-threads", "1", "--drain-timeout", "1",
+	    "--max-cpu-seconds", "0", (char *)NULL);
+	sweep_fd = post_raw_with("/v1/sweep", "Accept: application/x-ndjson\r\n", sweep);
+	/* the head (status line, headers, the first line of the stream) out: the rows compute */
+	n = recv(sweep_fd, buf, sizeof buf - 1, 0);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_msg(strncmp(buf, "HTTP/1.1 200", 12) == 0, "%s", buf);
+	hold_fd = post_raw("/v1/hold", LONG_HOLD(500));
+	live_wait_metric(&dmn, "contactd_compute_running", 2);
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	ck_assert_int_eq(live_log_count(&dmn, "computations abandoned"), 0);
+	ck_assert_int_eq(live_log_count(&dmn, "POST /v1/hold 200"), 0);
+	ck_assert_int_eq(live_log_count(&dmn, "\nstopped\n"), 1);
+	close(hold_fd);
+	close(sweep_fd);
 }
 END_TEST
 
@@ -321,6 +364,7 @@ int main(void)
 	tcase_add_test(tc, service_estimate_refused);
 	tcase_add_test(tc, daemon_client_gone_frees_thread);
 	tcase_add_test(tc, daemon_client_gone_stops_hold);
+	tcase_add_test(tc, daemon_shutdown_joins_computations);
 	tcase_add_test(tc, daemon_budget_refuses_and_stops);
 	tcase_add_test(tc, daemon_large_answer_not_cached);
 	suite_add_tcase(s, tc);

@@ -164,17 +164,13 @@ long admit_stop(struct admit *a)
 	running = a->running;
 	pthread_cond_broadcast(&a->work);
 	pthread_mutex_unlock(&a->lock);
-	if (running) {
-		/* Leave the workers to finish; the process exits under them. */
-		for (i = 0; i < a->workers; i++)
-			pthread_detach(a->threads[i]);
-		return running;
-	}
+	/* Joined, never left to run on: a worker that outlived the caller's store_close()
+	 * would find the store freed (its connection slot, its cache). */
 	for (i = 0; i < a->workers; i++)
 		pthread_join(a->threads[i], NULL);
 	pthread_cond_destroy(&a->work);
 	pthread_mutex_destroy(&a->lock);
 	free(a->threads);
 	free(a);
-	return 0;
+	return running;
 }

@@ -49,9 +49,10 @@ long admit_queued(struct admit *a);
 unsigned long admit_rejected(struct admit *a);
 
 /*
- * Stop the pool: workers finish their job and exit. Returns 0 after joining them and
- * freeing a; when jobs are still running it returns their number without waiting, and
- * a stays allocated for them (the process is about to exit).
+ * Stop the pool: workers finish their job and exit; joined, a is freed. Returns how many
+ * jobs were running when it was called: it waits for them, so the caller tells them to stop
+ * first (a question's budget sees its client gone, jobs.h), and nothing a job uses may be
+ * freed before this returns.
  */
 long admit_stop(struct admit *a);
 

@@ -30,9 +30,9 @@ struct guard;
 
 struct guard_config {
 	unsigned max_connections; /* open connections at once; 0: no limit (libmicrohttpd's) */
-	unsigned max_per_ip;     /* open connections from one address; 0: no limit */
-	unsigned head_timeout_s; /* the request head's deadline and a body's grace; 0: none */
-	unsigned min_body_rate;  /* bytes per second a body averages after its grace; 0: none */
+	unsigned max_per_ip;      /* open connections from one address; 0: no limit */
+	unsigned head_timeout_s;  /* the request head's deadline and a body's grace; 0: none */
+	unsigned min_body_rate;   /* bytes per second a body averages after its grace; 0: none */
 };
 
 /* What the guard refused or cut, since it started (counters). */

@@ -267,7 +267,6 @@ int http_start(
 	store_cache_bind(&srv->cache, st, srv->cfg.core_version);
 	srv->guarded = http_jobs_cache(srv);
 	pthread_mutex_init(&srv->jobs_lock, NULL);
-	pthread_rwlock_init(&srv->store_guard, NULL);
 	if (upkeep_start(st, config->cache_max_bytes, &srv->upkeep, err) < 0) {
 		metrics_free(srv->metrics);
 		free(srv);
@@ -352,7 +351,7 @@ static void abandon_jobs(struct http_server *srv)
 	http_jobs_abandon(srv);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	/* an abandoned computation stops at its next step batch (its budget sees it
-	 * abandoned): its thread is then joined, not left to exit under store_close() */
+	 * abandoned); whatever still runs after the second is joined below */
 	while ((atomic_load(&srv->in_flight) > 0 || admit_running(srv->pool) > 0) &&
 	    seconds_since(&start) < 1)
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
@@ -388,19 +387,19 @@ void http_stop(struct http_server *srv)
 		    "shutdown: requests still running after %us, closing them", srv->cfg.drain_s);
 		abandon_jobs(srv);
 	}
+	/* Every connection closed: each question's job finds its client gone (its request an
+	 * orphan, or its stream's response freed) and stops at its next step batch
+	 * (service/budget.h); the pool waits for that, so that no computation outlives the
+	 * store and the cache, which the caller closes next. */
 	MHD_stop_daemon(srv->daemon);
 	guard_stop(srv->guard);
 	upkeep_stop(srv->upkeep);
+	running = admit_running(srv->pool);
+	if (running)
+		http_log("shutdown: stopping %ld computations", running);
 	running = admit_stop(srv->pool);
-	if (running) {
-		/* They finish unseen: no store, and srv stays for them until the process exits. */
-		pthread_rwlock_wrlock(&srv->store_guard);
-		srv->store_gone = 1;
-		pthread_rwlock_unlock(&srv->store_guard);
-		http_log("shutdown: %ld computations abandoned", running);
-		return;
-	}
-	pthread_rwlock_destroy(&srv->store_guard);
+	if (running)
+		http_log("shutdown: %ld computations stopped", running);
 	pthread_mutex_destroy(&srv->jobs_lock);
 	metrics_free(srv->metrics);
 	free(srv);

@@ -32,39 +32,26 @@ static void note_cache_failures(struct http_server *srv, const struct svc_outcom
 	}
 }
 
-/* The store's cache under store_guard's read lock: a compute job that shutdown left
- * running finds no store (a miss, nothing kept) once the store is being closed. */
-static int guarded_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
+/* The store's cache as the jobs use it. */
+static int cache_get(void *ctx, const char *endpoint, const char *canonical, char **answer,
     size_t *len, struct err *err)
 {
 	struct http_server *srv = ctx;
-	int rc = 0;
 
-	pthread_rwlock_rdlock(&srv->store_guard);
-	if (!srv->store_gone)
-		rc = srv->cache.cache.get(
-		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
-	pthread_rwlock_unlock(&srv->store_guard);
-	return rc;
+	return srv->cache.cache.get(srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
 }
 
-static int guarded_put(void *ctx, const char *endpoint, const char *canonical, const char *answer,
+static int cache_put(void *ctx, const char *endpoint, const char *canonical, const char *answer,
     size_t len, struct err *err)
 {
 	struct http_server *srv = ctx;
-	int rc = 0;
 
 	if (len > (size_t)STORE_CACHE_MAX_ANSWER) {
 		/* served, not cached (the store would skip it too): counted */
 		metrics_uncacheable(srv->metrics);
 		return 0;
 	}
-	pthread_rwlock_rdlock(&srv->store_guard);
-	if (!srv->store_gone)
-		rc = srv->cache.cache.put(
-		    srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
-	pthread_rwlock_unlock(&srv->store_guard);
-	return rc;
+	return srv->cache.cache.put(srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
 }
 
 /* The answer text in the negotiated format (JSON, or CSV for a sweep). */
@@ -295,7 +282,7 @@ enum MHD_Result http_jobs_ask(
 
 struct cache http_jobs_cache(struct http_server *srv)
 {
-	return (struct cache){.ctx = srv, .get = guarded_get, .put = guarded_put};
+	return (struct cache){.ctx = srv, .get = cache_get, .put = cache_put};
 }
 
 int http_jobs_release(struct exchange *x)
@@ -317,6 +304,8 @@ void http_jobs_abandon(struct http_server *srv)
 	struct exchange *x;
 
 	admit_cancel_queued(srv->pool);
+	/* a streamed sweep's connection is not a job's: woken, and cut, by its stream */
+	http_stream_shutdown();
 	pthread_mutex_lock(&srv->jobs_lock);
 	for (x = srv->jobs; x; x = x->next_job) {
 		if (!x->abandoned) {

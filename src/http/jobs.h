@@ -1,7 +1,8 @@
 /*
  * jobs.h: the questions (POST /v1/NAME) that miss the thread's memory, computed in the
  * compute pool (admit.h) while their connection is suspended, and answered when the job
- * resumes it. Shutdown answers the jobs still running 503 (http_jobs_abandon()).
+ * resumes it. Shutdown answers the jobs still running 503 (http_jobs_abandon()), and they
+ * stop at their next step batch (their budget sees the client gone).
  *
  * Every request a job holds is on the server's list under srv->jobs_lock (server.h).
  */
@@ -13,8 +14,9 @@
 #include "http/server.h"
 #include "service/service.h"
 
-/* The answer cache the jobs give svc_ask(): srv's store's, under srv->store_guard's read
- * lock, so that a job that shutdown left running finds no store once it is being closed. */
+/* The answer cache the jobs give svc_ask(): srv's store's, an answer over
+ * STORE_CACHE_MAX_ANSWER served but not kept (counted). Shutdown joins every job before the
+ * store is closed (http_stop()). */
 struct cache http_jobs_cache(struct http_server *srv);
 
 /*
@@ -34,7 +36,8 @@ enum MHD_Result http_jobs_finish(struct MHD_Connection *conn, struct exchange *x
 int http_jobs_release(struct exchange *x);
 
 /* Past the drain timeout: cancel the queued jobs and resume the connection of every
- * question still queued or computing, to be answered 503 (so that MHD can stop). */
+ * question still queued or computing, to be answered 503, and of every streamed sweep
+ * waiting for rows, to be cut (http_stream_shutdown()), so that MHD can stop. */
 void http_jobs_abandon(struct http_server *srv);
 
 #endif

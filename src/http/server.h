@@ -33,7 +33,7 @@ struct http_server {
 	struct http_config cfg;
 	struct store *store;
 	struct store_cache cache; /* the store's answer cache, as svc_ask() takes it */
-	struct cache guarded;     /* the same, through store_guard (what svc_ask() gets) */
+	struct cache guarded;     /* the same, large answers left out (what svc_ask() gets) */
 	struct svc_limits limits;
 	struct metrics *metrics;
 	struct MHD_Daemon *daemon;
@@ -46,10 +46,6 @@ struct http_server {
 	/* Guards the list of computing requests and each one's computing/abandoned/orphan. */
 	pthread_mutex_t jobs_lock;
 	struct exchange *jobs;
-	/* Workers read and write the store under its read lock, unless store_gone: shutdown
-	 * left them running and the caller is closing the store. */
-	pthread_rwlock_t store_guard;
-	int store_gone;
 };
 
 /* One request, from its headers to its completion (MHD's per-request pointer). */
@@ -81,11 +77,11 @@ struct exchange {
 	char *computed;             /* the answer text, or NULL with job_err */
 	struct http_stream *stream; /* a streamed sweep's rows to come (stream.h), until answered */
 	struct err job_err;
-	int computing; /* queued or running in the pool (jobs_lock) */
-	int resumed;   /* its job ended: on_request() answers it */
-	int abandoned; /* shutdown answered it 503 while it still ran (jobs_lock) */
-	int orphan;    /* the request ended while it ran: the job frees it (jobs_lock) */
-	int fd;        /* its connection's socket, peeked at for a close while it computes */
+	int computing;       /* queued or running in the pool (jobs_lock) */
+	int resumed;         /* its job ended: on_request() answers it */
+	int abandoned;       /* shutdown answered it 503 while it still ran (jobs_lock) */
+	int orphan;          /* the request ended while it ran: the job frees it (jobs_lock) */
+	int fd;              /* its connection's socket, peeked at for a close while it computes */
 	const char *stopped; /* its computation was stopped: "client-gone", "over-budget" */
 	struct exchange *prev_job, *next_job;
 	/* The request head's checks (framing.c); the URI log callback allocates the exchange,

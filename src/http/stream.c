@@ -10,6 +10,7 @@
 #include "http/stream.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,19 @@ struct http_stream {
 	size_t whole_len, whole_cap;
 	size_t rows;
 	int whole_failed; /* out of memory keeping it: not cached */
+	/* every stream alive, for shutdown (registry_lock) */
+	struct http_stream *reg_prev, *reg_next;
 };
+
+/*
+ * Every stream alive, so that shutdown can wake the readers waiting for rows:
+ * libmicrohttpd refuses to stop (it aborts) with a suspended connection. Lock order:
+ * registry_lock, then a stream's lock. A stream leaves the registry only when freed, so
+ * one seen under registry_lock is allocated.
+ */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct http_stream *registry;
+static atomic_bool shutting_down; /* set by http_stream_shutdown(): no reader waits again */
 
 /* Append n bytes to a growing buffer; -1 when out of memory. */
 static int grow_add(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
@@ -57,6 +70,14 @@ static int grow_add(char **buf, size_t *len, size_t *cap, const char *data, size
 
 static void stream_free(struct http_stream *s)
 {
+	pthread_mutex_lock(&registry_lock);
+	if (s->reg_prev)
+		s->reg_prev->reg_next = s->reg_next;
+	else if (registry == s)
+		registry = s->reg_next;
+	if (s->reg_next)
+		s->reg_next->reg_prev = s->reg_prev;
+	pthread_mutex_unlock(&registry_lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s->buf);
 	free(s->canonical);
@@ -195,8 +216,29 @@ int http_stream_open(const char *body, size_t len, const struct svc_limits *lim,
 	s->ndjson = ndjson;
 	s->plan = plan;
 	s->canonical = key;
+	pthread_mutex_lock(&registry_lock);
+	s->reg_next = registry;
+	if (registry)
+		registry->reg_prev = s;
+	registry = s;
+	pthread_mutex_unlock(&registry_lock);
 	*stream = s;
 	return 0;
+}
+
+void http_stream_shutdown(void)
+{
+	struct http_stream *s;
+
+	pthread_mutex_lock(&registry_lock);
+	/* before the waiting readers are woken: a reader that looks after this never waits */
+	atomic_store(&shutting_down, 1);
+	for (s = registry; s; s = s->reg_next) {
+		pthread_mutex_lock(&s->lock);
+		wake_locked(s);
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&registry_lock);
 }
 
 /* libmicrohttpd's reader: what is buffered, the end, or a pause until the producer
@@ -214,9 +256,9 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *out, size_t max)
 		s->sent += (size_t)n;
 		if (s->sent == s->len)
 			s->sent = s->len = 0; /* reuse the buffer from its start */
-	} else if (s->ended) {
-		n = s->failed ? MHD_CONTENT_READER_END_WITH_ERROR
-		              : MHD_CONTENT_READER_END_OF_STREAM;
+	} else if (s->ended || atomic_load(&shutting_down)) {
+		n = s->failed || !s->ended ? MHD_CONTENT_READER_END_WITH_ERROR
+		                           : MHD_CONTENT_READER_END_OF_STREAM;
 	} else {
 		s->waiting = 1;
 		MHD_suspend_connection(s->conn);

@@ -62,6 +62,14 @@ void http_stream_abandon(struct http_stream *s);
  * frees; NULL with err when text is not a sweep answer or out of memory. */
 char *http_stream_ndjson(const char *text, struct err *err);
 
+/*
+ * Shutdown past its drain timeout: every reader waiting for rows is woken and every stream
+ * not yet ended is cut (the response ends with an error once its buffered bytes are out),
+ * so that libmicrohttpd can stop, which it refuses to with a suspended connection; the
+ * producers stop once their connection is closed. For the rest of the process. Any thread.
+ */
+void http_stream_shutdown(void);
+
 /* Whether s's reader (the client's response) is gone; 0 for NULL. Any thread. */
 int http_stream_closed(struct http_stream *s);
 
