@@ -1,7 +1,7 @@
 /*
  * test_harden.c: the faults a daemon meets in a lab network, against the real contactd:
  * limits, signals, file modes, hostile bytes and framing, overload, many connections
- * from one address, shutdown cutting a computation off.
+ * from one address, shutdown cutting a computation off, the database deleted under it.
  *
  * CONTACTD comes from tests/http.mk. Each test runs in its own process (Check's fork
  * mode) with its own daemon and temporary directory. Nothing asserts a duration: a
@@ -855,6 +855,107 @@ START_TEST(drain_timeout_cut_off_logged)
 }
 END_TEST
 
+/* The JSON of a reply, asserting its status. */
+static json_t *reply_json(struct live_reply *r, long status)
+{
+	json_t *v;
+
+	ck_assert_msg(r->status == status, "%ld, want %ld: %.400s", r->status, status, r->body);
+	v = json_loads(r->body, 0, NULL);
+	ck_assert_msg(v != NULL, "%s", r->body);
+	live_reply_free(r);
+	return v;
+}
+
+/* How many drops calibration id holds, as GET shows them (200 asserted). */
+static size_t drops_shown(const char *token, long long id)
+{
+	struct live_reply r;
+	char path[96];
+	json_t *v;
+	size_t n;
+
+	snprintf(path, sizeof path, "/v1/calibrations/%lld", id);
+	robot_request(&dmn, token, "GET", path, NULL, 0, &r);
+	v = reply_json(&r, 200);
+	n = json_array_size(json_object_get(json_object_get(v, "measurements"), "drops"));
+	json_decref(v);
+	return n;
+}
+
+/*
+ * The database, its -wal and its -shm deleted under the running daemon (issue 32: an upload
+ * was 200 and a calibration create 201 into the deleted file, /v1/health said ok, and both
+ * were gone after a restart): an upload and a create are 503 naming the store, and
+ * /v1/health does not say "store": "ok". The files are kept under other names first (links:
+ * the deletion removes the names, as rm does, not the data), so that once they are put back
+ * a restart shows everything acknowledged before the deletion, and nothing of what was
+ * refused after it.
+ */
+START_TEST(deleted_database_not_acknowledged)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm"};
+	static const char setup[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}";
+	static const char drops[] = "{\"drops\":[{\"height\":0.1,\"rebound\":0.004}]}";
+	char token[ROBOT_TOKEN_MAX], path[400], kept[3][400], upload[96];
+	struct live_reply r;
+	json_t *v;
+	long long id;
+	size_t i;
+
+	live_start(&dmn, (char *)NULL);
+	robot_token_create(&dmn, "r1", token);
+	robot_request(&dmn, token, "POST", "/v1/robots/r1/calibrations", setup, strlen(setup), &r);
+	v = reply_json(&r, 201);
+	id = json_integer_value(json_object_get(v, "id"));
+	json_decref(v);
+	snprintf(upload, sizeof upload, "/v1/calibrations/%lld/measurements", id);
+	robot_request(&dmn, token, "POST", upload, drops, strlen(drops), &r);
+	json_decref(reply_json(&r, 200));
+	ck_assert_uint_eq(drops_shown(token, id), 1);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s%s", dmn.db, suffixes[i]);
+		snprintf(kept[i], sizeof kept[i], "%s.kept%s", dmn.db, suffixes[i]);
+		ck_assert_msg(link(path, kept[i]) == 0, "%s: %s", path, strerror(errno));
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	/* not acknowledged: 503, the store named */
+	robot_request(&dmn, token, "POST", upload, drops, strlen(drops), &r);
+	live_assert_error(&r, 503, "unavailable", "");
+	ck_assert_msg(strstr(r.body, "store"), "%s", r.body);
+	live_reply_free(&r);
+	robot_request(&dmn, token, "POST", "/v1/robots/r1/calibrations", setup, strlen(setup), &r);
+	live_assert_error(&r, 503, "unavailable", "");
+	ck_assert_msg(strstr(r.body, "store"), "%s", r.body);
+	live_reply_free(&r);
+	live_get(&dmn, "/v1/health", &r);
+	v = reply_json(&r, 200);
+	ck_assert_str_ne(json_string_value(json_object_get(v, "store")), "ok");
+	ck_assert_msg(strstr(json_string_value(json_object_get(v, "store_error")), "deleted"), "%s",
+	    json_string_value(json_object_get(v, "store_error")));
+	json_decref(v);
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	/* the files back, as an operator restores them: what was acknowledged is all there */
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s%s", dmn.db, suffixes[i]);
+		unlink(path); /* whatever the daemon left at the name */
+		if (access(kept[i], F_OK) == 0)
+			ck_assert_int_eq(rename(kept[i], path), 0);
+	}
+	live_start(&dmn, (char *)NULL);
+	ck_assert_uint_eq(drops_shown(token, id), 1);
+	robot_request(&dmn, token, "GET", "/v1/robots/r1/calibrations", NULL, 0, &r);
+	v = reply_json(&r, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(v, "calibrations")), 1);
+	json_decref(v);
+	live_get(&dmn, "/v1/health", &r);
+	v = reply_json(&r, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "store")), "ok");
+	json_decref(v);
+}
+END_TEST
+
 /* One integer of a SQL query on the database at path (read-only). */
 static long long sql_number(const char *path, const char *sql)
 {
@@ -1180,6 +1281,7 @@ int main(void)
 	ADD_TEST(tc, over_address_limit_answered);
 	ADD_TEST(tc, log_repeats_suppressed);
 	ADD_TEST(tc, drain_timeout_cut_off_logged);
+	ADD_TEST(tc, deleted_database_not_acknowledged);
 	ADD_TEST(tc, cache_bounded);
 	ADD_TEST(tc, wal_bounded);
 	ADD_TEST(tc, wal_bounded_while_evicting);
