@@ -34,8 +34,9 @@ bench-http: all
 .PHONY: bench-http
 EXTRA_DIST += bench/bench_http.sh
 
-# WAL peak under uncached writes (wrk at 64 and 512 connections, and with --cache-max-mb 1)
-# against the bound the README states. Not part of `make check`: `make bench-wal
+# WAL peak under uncached writes (wrk at 64 and 512 connections, with --cache-max-mb 1, and
+# with answers over and just under the cache's per-answer cap) against the bound the README
+# states. Not part of `make check`: `make bench-wal
 # [WAL_DURATION=20]`.
 bench-wal: all
 	CONTACTD=$(abs_top_builddir)/contactd$(EXEEXT) srcdir=$(srcdir) \
