@@ -1,6 +1,7 @@
 #!/bin/sh
 # pg_calib_layer.sh: tests/test_calib_layer's use cases (create, upload, Idempotency-Key
-# replay and conflict, a deletion's refit, scope, rotation and revocation, watch URLs)
+# replay and conflict of an upload and of a create, a deletion's refit, scope, rotation and
+# revocation, watch URLs)
 # against the PostgreSQL store, on a throw-away server started here.
 set -u
 srcdir=${srcdir:-.}

@@ -1,7 +1,8 @@
 /*
  * test_calib_layer.c: the calibration use cases (src/calib/) without a daemon, against a
- * temporary SQLite store: create, upload, an Idempotency-Key's replay and its conflict, a
- * deletion that schedules and gets a refit, what a token may see and write, a rotation's
+ * temporary SQLite store: create, upload, an Idempotency-Key's replay and its conflict (an
+ * upload's, and a create's, also after a restart and with four creates racing), an upload's
+ * one read of its calibration, a deletion that schedules and gets a refit, what a token may see and write, a rotation's
  * grace and a revocation (what an open stream is told), watch URLs (signature, expiry, the
  * server's cap on their lifetime), and the setup parsed once. Also, with no server, a
  * PostgreSQL store that cannot be reached (opened deferred, or refused).
@@ -10,6 +11,7 @@
  */
 #include <check.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,6 +455,65 @@ START_TEST(test_idempotent_create)
 }
 END_TEST
 
+/* One of the creates racing with one key: its answer's text and whether it replayed. */
+struct racer {
+	const struct caltoken_principal *p;
+	char *text;
+	int replayed;
+	struct err e;
+};
+
+static void *race_create(void *arg)
+{
+	static const char setup[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}";
+	struct racer *r = arg;
+	json_t *body = json_loads(setup, 0, NULL), *answer = NULL;
+	char *replay = NULL;
+	long long id = 0;
+
+	err_clear(&r->e);
+	if (body &&
+	    calcase_create(&cs, r->p, r->p->robot, body, "race", &answer, &replay, &id, &r->e) ==
+	        0) {
+		r->replayed = replay != NULL;
+		r->text = replay ? replay : svc_dump(answer);
+	}
+	json_decref(answer);
+	json_decref(body);
+	return NULL;
+}
+
+/* Four creates with one key at once (threads on their own connections): they take turns
+ * on the key, so one calibration is made and the other three replay its answer. */
+START_TEST(test_idempotent_create_race)
+{
+	enum { RACERS = 4 };
+	struct auth_token ta;
+	struct caltoken_principal alice;
+	struct racer racers[RACERS];
+	pthread_t threads[RACERS];
+	int i, replays = 0;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &ta, &alice);
+	for (i = 0; i < RACERS; i++) {
+		racers[i] = (struct racer){.p = &alice};
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, race_create, &racers[i]), 0);
+	}
+	for (i = 0; i < RACERS; i++)
+		pthread_join(threads[i], NULL);
+	for (i = 0; i < RACERS; i++) {
+		ck_assert_msg(racers[i].text != NULL, "%s", racers[i].e.message);
+		ck_assert_str_eq(racers[i].text, racers[0].text);
+		replays += racers[i].replayed;
+	}
+	ck_assert_int_eq(replays, RACERS - 1);
+	ck_assert_uint_eq(calibrations_of(&alice), 1);
+	for (i = 0; i < RACERS; i++)
+		free(racers[i].text);
+}
+END_TEST
+
 START_TEST(test_delete_refits)
 {
 	struct auth_token tok;
@@ -778,6 +839,7 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_setup_parsed_once);
 	tcase_add_test(tc, test_idempotent_replay);
 	tcase_add_test(tc, test_idempotent_create);
+	tcase_add_test(tc, test_idempotent_create_race);
 	tcase_add_test(tc, test_delete_refits);
 	tcase_add_test(tc, test_scope);
 	tcase_add_test(tc, test_upload_one_read);
