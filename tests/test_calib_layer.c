@@ -1,11 +1,12 @@
 /*
  * test_calib_layer.c: the calibration use cases (src/calib/) without a daemon, against a
  * temporary SQLite store: create, upload, an Idempotency-Key's replay and its conflict (an
- * upload's, and a create's, also after a restart and with four creates racing), an upload's
- * one read of its calibration, a deletion that schedules and gets a refit, what a token may see and write, a rotation's
- * grace and a revocation (what an open stream is told), watch URLs (signature, expiry, the
- * server's cap on their lifetime), and the setup parsed once. Also, with no server, a
- * PostgreSQL store that cannot be reached (opened deferred, or refused).
+ * upload's, and a create's, also after a restart and with four creates racing), an
+ * upload's one read of its calibration, a deletion that schedules and gets a refit, what a
+ * token may see and write, a rotation's grace and a revocation (what an open stream is
+ * told), watch URLs (signature, expiry, the server's cap on their lifetime), and the setup
+ * parsed once. Also, with no server, a PostgreSQL store that cannot be reached (opened
+ * deferred, or refused).
  *
  * Every test works in its own mkdtemp() directory.
  */
