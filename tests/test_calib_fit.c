@@ -37,6 +37,7 @@
 #include "number_text.h"
 #include "calib/result.h"
 #include "calib/calreq.h"
+#include "service/calask.h"
 #include "service/service.h"
 #include "tunables.h"
 
@@ -950,6 +951,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	questions_bind(&calask_questions); /* setups and hold verdicts, as the daemon binds them */
 	tcase_set_timeout(exact, 120);
 	tcase_set_timeout(noisy, 120);
 	tcase_set_timeout(ident, 120);

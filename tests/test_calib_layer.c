@@ -25,6 +25,7 @@
 #include "calib/token.h"
 #include "calib/watch.h"
 #include "calib/work.h"
+#include "service/calask.h"
 #include "service/service.h"
 #include "store/calstore.h"
 #include "store/pgstore.h"
@@ -856,9 +857,11 @@ static Suite *calib_layer_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(calib_layer_suite());
+	SRunner *sr;
 	int failed;
 
+	questions_bind(&calask_questions); /* setups and hold verdicts, as the daemon binds them */
+	sr = srunner_create(calib_layer_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

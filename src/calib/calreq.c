@@ -14,7 +14,7 @@
 
 #include "base/jtext.h"
 #include "base/field.h"
-#include "service/request.h"
+#include "base/questions.h"
 #include "tunables.h"
 
 static const char *const list_names[3] = {"drops", "presses", "trajectories"};
@@ -167,15 +167,15 @@ static void rename_path(struct err *err)
 int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, struct err *err)
 {
 	static const char *const known[] = {"geom", "object", "option", "class", NULL};
+	const struct questions *q = questions_bound(err);
 	struct field_ctx c;
-	struct req_scene rs;
 	json_t *scene = NULL, *geom = NULL, *option = NULL, *canon = NULL, *sj = NULL;
 	json_t *attrs = NULL;
 	const char *cls = "";
 	json_t *cv;
 	int rc = -1;
 
-	if (field_root(&c, v, "", err) != 0 || field_known(&c, known) != 0)
+	if (!q || field_root(&c, v, "", err) != 0 || field_known(&c, known) != 0)
 		return -1;
 	cv = json_object_get(v, "class");
 	if (cv) {
@@ -212,14 +212,12 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 	json_object_set(scene, "option", option);
 	if (json_object_get(v, "object"))
 		json_object_set(scene, "body", json_object_get(v, "object"));
-	if (req_scene_parse(scene, "", 0, &rs, err) != 0) {
+	if (q->scene_parse(scene, &out->scene, canonical ? &sj : NULL, err) != 0) {
 		rename_path(err);
 		goto out;
 	}
-	out->scene = rs.scene;
 	snprintf(out->mjcf_class, sizeof out->mjcf_class, "%s", cls);
 	if (canonical) {
-		sj = req_scene_json(&rs);
 		canon = sj
 		    ? json_pack("{s:O, s:O, s:O}", "geom", json_object_get(sj, "floor"), "object",
 		          json_object_get(sj, "body"), "option", json_object_get(sj, "option"))

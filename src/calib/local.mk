@@ -18,6 +18,8 @@ libcalib_a_SOURCES = \
 # The store is reached through base/calstore.h only: the front end binds an engine to it
 # (store/calstore.h calstore_sqlite_bind()) and links that engine's library too.
 libcalib_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(GSL_CFLAGS)
-# What a front end of calibrations links: the layer, the fit beneath it, and the service
-# beside it (a setup is a scene request; a fit answers the hold question).
+# What a front end of calibrations links: the layer, the fit beneath it, and the service,
+# whose answers to the layer's questions (base/questions.h: a setup is a scene request, a
+# fit's hold verdict the hold question) the front end binds (service/calask.h). The layer
+# includes nothing of the service.
 CALIB_LIBS = libcalib.a $(SERVICE_LIBS) $(FIT_LIBS) $(SODIUM_LIBS) -lpthread

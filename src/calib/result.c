@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "base/jtext.h"
-#include "service/hold.h"
+#include "base/questions.h"
+#include "core/contactd.h"
 #include "tunables.h"
 
 /* Set key of obj to value (stolen); remembers failure in *ok so callers check once. */
@@ -230,7 +231,8 @@ static int offers_hold(enum fit_status s)
  * open or missing (the region is unbounded: so is the range), or when any of those pads'
  * creep is null (not settled, crushed, not reproducible): the range would not be one.
  */
-static json_t *creep_range(const struct fit_result *fit, const struct hold_request *base)
+static json_t *creep_range(
+    const struct questions *ask, const struct fit_result *fit, const struct ctd_hold *base)
 {
 	double lo = INFINITY, hi = -INFINITY, ends[2][2];
 	int q, a, b;
@@ -250,7 +252,7 @@ static json_t *creep_range(const struct fit_result *fit, const struct hold_reque
 	}
 	for (a = 0; a < 3; a++)
 		for (b = 0; b < 3; b++) {
-			struct hold_request r = *base;
+			struct ctd_hold h = *base;
 			struct err err;
 			json_t *answer = NULL, *creep;
 			double tc = a == 1 ? fit->timeconst : ends[FIT_TC][a / 2];
@@ -261,13 +263,13 @@ static json_t *creep_range(const struct fit_result *fit, const struct hold_reque
 			if (fit->below_refsafe) {
 				double kd = tc * dr;
 
-				r.scene.pad.solref[0] = -1 / (kd * kd);
-				r.scene.pad.solref[1] = -2 / tc;
+				h.pad.solref[0] = -1 / (kd * kd);
+				h.pad.solref[1] = -2 / tc;
 			} else {
-				r.scene.pad.solref[0] = tc;
-				r.scene.pad.solref[1] = dr;
+				h.pad.solref[0] = tc;
+				h.pad.solref[1] = dr;
 			}
-			if (hold_run(&r, &answer, &err) != 0)
+			if (ask->hold_answer(&h, &answer, &err) != 0)
 				return json_null();
 			creep = json_object_get(answer, "creep_velocity");
 			v = json_is_number(creep) ? json_number_value(creep) : NAN;
@@ -281,8 +283,8 @@ static json_t *creep_range(const struct fit_result *fit, const struct hold_reque
 }
 
 /*
- * The fit's "hold": the hold question (service/hold.h) of the fitted pad pinching the
- * reference object, asked as POST /v1/hold would be: {"request", "creep_velocity",
+ * The fit's "hold": the hold question (base/questions.h) of the fitted pad pinching
+ * the reference object, asked as POST /v1/hold would be: {"request", "creep_velocity",
  * "holds", "slip", "time_to_slip", "falls", "coulomb_holds", "friction_margin",
  * "creep_range"}, plus "error" (the 4xx body a POST would answer, the answers null) when
  * the hold question refuses the scene. "holds" is the run's verdict (within slip_limit over
@@ -297,20 +299,22 @@ static json_t *hold_json(const struct fit_result *fit)
 	/* the hold answer's fields the block carries, as POST /v1/hold answers them */
 	static const char *const carried[] = {"creep_velocity", "holds", "slip", "time_to_slip",
 	    "falls", "coulomb_holds", "friction_margin"};
-	struct hold_request r;
+	const struct questions *q;
+	struct ctd_hold h;
 	struct err err;
 	json_t *empty = json_object(), *request = NULL, *answer = NULL, *block = NULL;
 	size_t i;
 	int ok = 1;
 
 	err_clear(&err);
-	if (!empty || hold_parse_at(empty, "", &r, &err) != 0)
+	q = questions_bound(&err);
+	if (!q || !empty || q->hold_parse(empty, &h, &err) != 0)
 		goto out;
-	r.scene.pad = fit->scene.floor;
-	r.scene.pad.solref[0] = fit->below_refsafe ? -fit->stiffness : fit->timeconst;
-	r.scene.pad.solref[1] = fit->below_refsafe ? -fit->damping : fit->dampratio;
-	r.scene.option = fit->scene.option;
-	request = hold_request_json(&r);
+	h.pad = fit->scene.floor;
+	h.pad.solref[0] = fit->below_refsafe ? -fit->stiffness : fit->timeconst;
+	h.pad.solref[1] = fit->below_refsafe ? -fit->damping : fit->dampratio;
+	h.option = fit->scene.option;
+	request = q->hold_json(&h);
 	block = json_object();
 	if (!request || !block) {
 		json_decref(block);
@@ -318,11 +322,11 @@ static json_t *hold_json(const struct fit_result *fit)
 		goto out;
 	}
 	/* the request exactly as a POST of it is read: parsed back, then answered */
-	if (hold_parse_at(request, "", &r, &err) == 0 && hold_run(&r, &answer, &err) == 0) {
+	if (q->hold_parse(request, &h, &err) == 0 && q->hold_answer(&h, &answer, &err) == 0) {
 		for (i = 0; i < sizeof carried / sizeof carried[0]; i++)
 			put(block, carried[i], json_incref(json_object_get(answer, carried[i])),
 			    &ok);
-		put(block, "creep_range", creep_range(fit, &r), &ok);
+		put(block, "creep_range", creep_range(q, fit, &h), &ok);
 	} else if (err.code != ERR_INTERNAL) {
 		for (i = 0; i < sizeof carried / sizeof carried[0]; i++)
 			put(block, carried[i], json_null(), &ok);

@@ -22,6 +22,7 @@
 #include "http/http_calib.h"
 #include "http/log.h"
 #include "http/token_cmd.h"
+#include "service/calask.h"
 #include "service/endpoint.h"
 #include "store/store.h"
 #include "tunables.h"
@@ -420,6 +421,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* the calibration layer reads setups and asks its hold verdicts through the service */
+	questions_bind(&calask_questions);
 	http_config_default(&config);
 	/* '+': stop at the first operand, so that `contactd token create --robot r` keeps
 	 * its own options. */

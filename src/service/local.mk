@@ -15,6 +15,7 @@ libservice_a_SOURCES = \
 	src/service/eval.c src/service/eval.h \
 	src/service/grade.c src/service/grade.h \
 	src/service/hold.c src/service/hold.h \
+	src/service/calask.c src/service/calask.h \
 	src/service/model.c \
 	src/service/service.c src/service/service.h \
 	src/service/budget.c src/service/budget.h
