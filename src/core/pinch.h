@@ -45,6 +45,11 @@ struct ctd_pinch_model {
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
 	double obj_aamm, pad_aamm;  /* each geom's broadphase AAMM growth (sap_float_tie) */
 	double timestep;
+	/* MuJoCo 3.13.0+'s discrete integrator: each row's reference at the end of the step
+	 * (ctd_law_discrete_gains; gains are then unclamped), its R0 divided by s and
+	 * floored at R_floor; discrete_refsafe: refsafe replaces too-stiff rows */
+	int discrete, discrete_refsafe;
+	double R_floor;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
 	/* the asymmetric (noslip) step: docs/hold.md */
 	double inertia;     /* the sphere's body_inertia, 2/5 m R^2 */
@@ -103,6 +108,9 @@ struct ctd_pinch_cache {
 	double dist;
 	struct ctd_pinch_rows r; /* every field but the arefs */
 	double spring, imp, R0;
+	/* the row's gains (discrete: per distance), K*imp, s and the elliptic tangent's
+	 * 1 + h*B */
+	double K, B, Kimp, s, sB;
 	struct ctd_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
 };
 
