@@ -469,66 +469,94 @@ struct balance {
 	double F;
 };
 
-/* R0 and R of the normal rows at impedance imp */
-static void steady_R(const struct ctd_pinch_model *m, double imp, double *Rn, double *Rt)
+/* The rows of the steady state at impedance imp: R of the normal (pyramid: every) row
+ * and of the tangent rows; the spring rows' K imp, and the factors that turn a row's
+ * velocity and violation into its aref, aref = -(Bv * vel + Kr * K imp * r): Euler's
+ * B and 1, the discrete integrator's (B + h K imp) / s and 1 / s (ctd_law_aref_discrete);
+ * Bt, the elliptic friction row's aref = -Bt vel: B, or B / (1 + h B) under discrete. */
+struct steady_rows {
+	double Rn, Rt, Kimp, Bv, Kr, Bt;
+};
+
+static void steady_rows(const struct ctd_pinch_model *m, double imp, struct steady_rows *o)
 {
-	double f0 = m->contact.friction[0], R0, R1, mu;
+	double f0 = m->contact.friction[0], R0, R1, mu, h = m->timestep, s = 1;
+	double K = m->gains.K, B = m->gains.B;
 	int condim = m->contact.condim;
 
+	if (m->discrete) {
+		struct ctd_law_discrete d;
+
+		ctd_law_discrete_gains(&m->gains, imp, h, m->discrete_refsafe, &d);
+		K = d.K;
+		B = d.B;
+		s = d.s;
+	}
+	o->Kimp = K * imp;
+	o->Bv = m->discrete ? (B + h * o->Kimp) / s : B;
+	o->Kr = m->discrete ? 1 / s : 1;
+	o->Bt = m->discrete ? m->gains.B / (1 + h * m->gains.B) : m->gains.B;
 	if (condim == 1) {
-		*Rn = *Rt = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		o->Rn = o->Rt = m->discrete ? max2(R0 / s, m->R_floor) : R0;
 		return;
 	}
 	if (m->cone == CTD_CONE_ELLIPTIC) {
 		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
-		*Rn = R0;
-		*Rt = R0 / max2(MJ_MINVAL, m->impratio);
+		if (m->discrete)
+			R0 = max2(R0 / s, m->R_floor);
+		o->Rn = R0;
+		o->Rt = R0 / max2(MJ_MINVAL, m->impratio);
 		return;
 	}
 	R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
+	if (m->discrete)
+		R0 = max2(R0 / s, m->R_floor);
 	R1 = R0 / max2(MJ_MINVAL, m->impratio);
 	mu = f0 * sqrt(R1 / R0);
-	*Rn = *Rt = 2 * mu * mu * R0;
+	o->Rn = o->Rt = 2 * mu * mu * R0;
 }
 
 static double pad_balance(double u, void *params)
 {
 	const struct balance *b = params;
 	const struct ctd_pinch_model *m = b->m;
-	double imp = ctd_law_impedance(-u, &m->solimp, NULL), Rn, Rt;
+	double imp = ctd_law_impedance(-u, &m->solimp, NULL);
+	struct steady_rows o;
 	int rows = m->cone == CTD_CONE_ELLIPTIC ? 1 : m->rows_per_pad;
 
-	steady_R(m, imp, &Rn, &Rt);
-	return rows * (m->gains.K * imp * u) / Rn - b->F;
+	steady_rows(m, imp, &o);
+	return rows * (o.Kr * o.Kimp * u) / o.Rn - b->F;
 }
 
 int ctd_pinch_steady(
     const struct ctd_pinch_model *m, double *creep, double *penetration, double *normal_force)
 {
 	struct balance b = {m, m->pad_mass * m->a0_pad};
-	double u, imp, Rn, Rt, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
+	double u, imp, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
 	double v;
+	struct steady_rows o;
 
-	/* the discrete integrator's balance is not in closed form here: the loop answers */
-	if (m->discrete || m->contact.condim == 1 || !(m->gains.K > 0) || !(m->gains.B > 0))
+	if (m->contact.condim == 1 || !(m->gains.K > 0) || !(m->gains.B > 0))
 		return -1;
 	if (ctd_law_root_increasing(pad_balance, &b, &u) != 0)
 		return -1;
 	imp = ctd_law_impedance(-u, &m->solimp, NULL);
-	steady_R(m, imp, &Rn, &Rt);
-	spring = m->gains.K * imp * u;
+	steady_rows(m, imp, &o);
+	/* the normal rows' x at rest: -(K imp u) (discrete: over s) */
+	spring = o.Kr * o.Kimp * u;
 	if (m->cone == CTD_CONE_ELLIPTIC) {
-		/* bottom zone: the z tangent rows carry the load, x_t = B*v = load*R1/2 */
-		double mu = m->contact.friction[0] * sqrt(Rt / Rn);
-		double xt = load * Rt / 2;
+		/* bottom zone: the z tangent rows carry the load, x_t = Bt*v = load*R1/2 */
+		double mu = m->contact.friction[0] * sqrt(o.Rt / o.Rn);
+		double xt = load * o.Rt / 2;
 
-		v = xt / m->gains.B;
+		v = xt / o.Bt;
 		if (!(mu * (mu * -spring) + f * xt <= 0))
 			return -1;
 	} else {
-		/* every row active: the z pair's forces differ by 2*D*B*f*v per pad */
-		v = load * Rn / (4 * m->gains.B * f * f);
-		if (!(spring - m->gains.B * f * v > 0))
+		/* every row active: the z pair's forces differ by 2*D*Bv*f*v per pad */
+		v = load * o.Rn / (4 * o.Bv * f * f);
+		if (!(spring - o.Bv * f * v > 0))
 			return -1;
 	}
 	*creep = v;
