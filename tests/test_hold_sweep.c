@@ -288,29 +288,36 @@ START_TEST(hold_sweep_bad_value_is_named)
 END_TEST
 
 /* A hold point counts duration / timestep plus the creep's settling budget against the
- * sweep's step limit: 1,000 points of 0.2 s at 2 ms are over 2e8, 990 are not. */
+ * sweep's step limit: 1,000 points of 0.2 s at 2 ms are over 2e8, 990 are not; the same
+ * under discrete, whose step settles in as many steps' budget (its rows differ, not its
+ * loop). */
 START_TEST(hold_sweep_counts_the_settling_steps)
 {
+	static const char *const bases[] = {"{\"duration\": 0.2}",
+	    "{\"duration\": 0.2, \"option\": {\"integrator\": \"discrete\"}}"};
 	char body[4096], *p;
-	int i, n;
+	int i, n, b;
 
-	for (n = 990; n <= 1000; n += 10) {
-		p = body +
-		    sprintf(body,
-		        "{\"query\": \"hold\", \"base\": {\"duration\": 0.2}, "
-		        "\"vary\": [{\"path\": \"grip_force\", \"values\": [");
-		for (i = 0; i < n / 10; i++)
-			p += sprintf(p, "%s%d", i ? ", " : "", i + 1);
-		strcpy(p,
-		    "]}, {\"path\": \"impratio\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}]}");
-		if (n == 1000) {
-			tsvc_expect_error(
-			    SVC_SWEEP, body, strlen(body), NULL, ERR_TOO_LARGE, "/vary");
-		} else {
-			json_t *canonical = tsvc_canonical(SVC_SWEEP, body);
-			json_decref(canonical);
+	for (b = 0; b < 2; b++)
+		for (n = 990; n <= 1000; n += 10) {
+			p = body +
+			    sprintf(body,
+			        "{\"query\": \"hold\", \"base\": %s, "
+			        "\"vary\": [{\"path\": \"grip_force\", \"values\": [",
+			        bases[b]);
+			for (i = 0; i < n / 10; i++)
+				p += sprintf(p, "%s%d", i ? ", " : "", i + 1);
+			strcpy(p,
+			    "]}, {\"path\": \"impratio\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, "
+			    "10]}]}");
+			if (n == 1000) {
+				tsvc_expect_error(
+				    SVC_SWEEP, body, strlen(body), NULL, ERR_TOO_LARGE, "/vary");
+			} else {
+				json_t *canonical = tsvc_canonical(SVC_SWEEP, body);
+				json_decref(canonical);
+			}
 		}
-	}
 }
 END_TEST
 
