@@ -920,6 +920,12 @@ START_TEST(test_refusals)
 	h.noslip_iterations = 0;
 	h.option.integrator = CTD_SCENE_RK4;
 	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
+	/* discrete from 3.13.0 on only */
+	h.option.integrator = CTD_SCENE_DISCRETE;
+	h.option.mujoco = ctd_mjver_find("3.12.0");
+	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
+	h.option.mujoco = ctd_mjver_find("3.13.0");
+	ck_assert_ptr_null(ctd_hold_supported(&h));
 }
 END_TEST
 
