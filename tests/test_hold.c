@@ -508,26 +508,33 @@ static int centre_in_pad(const struct ctd_pinch_model *m, const struct ctd_nosli
 	return !(fabs(ns->x - (-x0 + ns->qL)) > hx) || !(fabs(ns->x - (x0 - ns->qR)) > hx);
 }
 
-/* The core under the table's release against every scene of tests/fixtures/hold-RELEASE.txt;
- * with live, the 2.2.2 table is also re-stepped in libmujoco. Scenes that start with one
- * pad's contact (3.8.0-3.13.0) are counted into *asymmetric (may be NULL), the others'
- * answers into the scene counts; a scene whose object centre the one-pad start pushes
- * into a pad must be answered crushed (refused), and is counted into *refused. */
-static void check_table_counts(const char *release, int live, int *asymmetric, int *refused)
+/* What one table held and how close the core came (check_table_file). */
+struct table_stats {
+	int scenes, noslip, discrete, asym, refused, unrepro, creeps;
+	double worst, worst_creep;            /* every scene's worst relative deviation */
+	double worst_discrete, worst_creep_d; /* the discrete scenes' */
+};
+
+/* The core under the table's release against every scene of the table at path (its
+ * `mujoco` line names the release; want, when not NULL, must be it); with live, the
+ * 2.2.2 table is also re-stepped in libmujoco. Every scene must agree; a scene that
+ * starts with one pad's contact (3.8.0-3.13.0) is counted into st->asym, and one whose
+ * object centre the one-pad start pushes into a pad must be answered crushed
+ * (refused), counted into st->refused. */
+static void check_table_file(const char *path, const char *want, int live, struct table_stats *st)
 {
-	char path[512], line[TABLE_LINE], version[32];
+	char line[TABLE_LINE], version[32];
 	FILE *f;
 	struct table_scene t;
-	int mujoco, rc, scenes = 0, scenes_noslip = 0, creeps = 0, bad = 0, asym = 0, refuse = 0;
-	int discrete = 0, unrepro = 0;
-	double worst = 0, worst_creep = 0;
+	int mujoco, rc, bad = 0;
 
-	snprintf(path, sizeof path, "%s/hold-%s.txt", FIXTURE_DIR, release);
+	memset(st, 0, sizeof *st);
 	f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	ck_assert(fgets(line, sizeof line, f) != NULL);
 	ck_assert(fgets(line, sizeof line, f) && sscanf(line, "mujoco %31s", version) == 1);
-	ck_assert_str_eq(version, release);
+	if (want)
+		ck_assert_str_eq(version, want);
 	mujoco = ctd_mjver_find(version);
 	ck_assert_int_ge(mujoco, 0);
 	ck_assert(fgets(line, sizeof line, f) != NULL);
@@ -539,21 +546,23 @@ static void check_table_counts(const char *release, int live, int *asymmetric, i
 		struct mjhold mh;
 		char err[256];
 		long k, n = lround(t.h.duration / t.h.option.timestep), i = 0;
-		int five, inside = 0;
+		int five, inside = 0, discrete = t.h.option.integrator == CTD_SCENE_DISCRETE;
+		double dev;
 
-		scenes++;
-		scenes_noslip += t.h.noslip_iterations > 0;
-		discrete += t.h.option.integrator == CTD_SCENE_DISCRETE;
+		st->scenes++;
+		st->noslip += t.h.noslip_iterations > 0;
+		st->discrete += discrete;
+		ck_assert_ptr_null(ctd_hold_supported(&t.h));
 		ctd_pinch_prepare(&t.h, &m);
 		ctd_pinch_start(&s);
 		ctd_noslip_start(&ns);
-		asym += ctd_pinch_start_asymmetric(&m);
+		st->asym += ctd_pinch_start_asymmetric(&m);
 		five = t.h.noslip_iterations > 0 || ctd_pinch_start_asymmetric(&m);
 		ctd_hold_solve(&t.h, &a);
 		if (!a.crushed && !a.reproducible) {
 			/* the answer gives no slip or creep (pads that bounce chaotically: the
 			 * wide tables' dampratio down to 0.2): nothing claimed to compare */
-			unrepro++;
+			st->unrepro++;
 			continue;
 		}
 		if (live)
@@ -572,8 +581,10 @@ static void check_table_counts(const char *release, int live, int *asymmetric, i
 				mj_step(mh.model, mh.data);
 			if (k % t.stride != 0 && k != n)
 				continue;
-			worst =
-			    fmax(worst, fabs(s.z - t.z[i]) / (fabs(t.z[i]) + ABS_FLOOR / REL_TOL));
+			dev = fabs(s.z - t.z[i]) / (fabs(t.z[i]) + ABS_FLOOR / REL_TOL);
+			st->worst = fmax(st->worst, dev);
+			if (discrete)
+				st->worst_discrete = fmax(st->worst_discrete, dev);
 			/* slip (z) is the answer, held to the issue's 1e-6; the pads' q is internal
 			 * and a pad that bounces off the object amplifies ulps as a bouncing drop
 			 * does (docs/parity.md), so it is held to PAD_REL_TOL */
@@ -582,7 +593,7 @@ static void check_table_counts(const char *release, int live, int *asymmetric, i
 				fprintf(stderr,
 				    "%s scene %d step %ld: table z %.17g q %.17g, core %.17g "
 				    "%.17g\n",
-				    release, scenes - 1, k, t.z[i], t.q[i], s.z, s.q);
+				    version, st->scenes - 1, k, t.z[i], t.q[i], s.z, s.q);
 				bad++;
 				break;
 			}
@@ -597,19 +608,21 @@ static void check_table_counts(const char *release, int live, int *asymmetric, i
 		if (inside) {
 			/* past there the core has no model of MuJoCo's contact: refused */
 			ck_assert_msg(a.crushed, "%s scene %d: centre in a pad, not refused",
-			    release, scenes - 1);
-			refuse++;
+			    version, st->scenes - 1);
+			st->refused++;
 			continue;
 		}
 		ck_assert(!a.crushed);
 		if (t.settled && a.creep_settled) {
-			creeps++;
-			worst_creep = fmax(worst_creep,
-			    fabs(a.creep_velocity - t.creep) /
-			        (fabs(t.creep) + ABS_FLOOR / REL_TOL));
+			st->creeps++;
+			dev = fabs(a.creep_velocity - t.creep) /
+			    (fabs(t.creep) + ABS_FLOOR / REL_TOL);
+			st->worst_creep = fmax(st->worst_creep, dev);
+			if (discrete)
+				st->worst_creep_d = fmax(st->worst_creep_d, dev);
 			if (!close_enough(a.creep_velocity, t.creep)) {
 				fprintf(stderr, "%s scene %d: creep table %.17g core %.17g\n",
-				    release, scenes - 1, t.creep, a.creep_velocity);
+				    version, st->scenes - 1, t.creep, a.creep_velocity);
 				bad++;
 			}
 		}
@@ -618,25 +631,34 @@ static void check_table_counts(const char *release, int live, int *asymmetric, i
 	fprintf(stderr,
 	    "hold-%s: %d scenes (%d with noslip, %d discrete, %d one-pad starts, %d refused, %d "
 	    "not reproducible), %d creeps compared, worst z deviation %.3g, worst creep "
-	    "deviation %.3g\n",
-	    release, scenes, scenes_noslip, discrete, asym, refuse, unrepro, creeps, worst,
-	    worst_creep);
+	    "deviation %.3g (discrete scenes: %.3g, %.3g)\n",
+	    version, st->scenes, st->noslip, st->discrete, st->asym, st->refused, st->unrepro,
+	    st->creeps, st->worst, st->worst_creep, st->worst_discrete, st->worst_creep_d);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_int_eq(bad, 0);
-	ck_assert_int_ge(scenes, 50);
-	ck_assert_int_ge(scenes_noslip, 20);
-	ck_assert_int_ge(creeps, scenes / 2);
-	ck_assert_int_le(refuse, scenes / 50);
-	ck_assert_int_le(unrepro, scenes / 20);
-	if (asymmetric)
-		*asymmetric = asym;
-	if (refused)
-		*refused = refuse;
+}
+
+/* check_table_file on tests/fixtures/hold-RELEASE.txt, with the committed tables' counts:
+ * at least 50 scenes, 20 with noslip, and creeps compared on half of them. */
+static void check_table_counts(const char *release, int live, struct table_stats *out)
+{
+	char path[512];
+	struct table_stats st;
+
+	snprintf(path, sizeof path, "%s/hold-%s.txt", FIXTURE_DIR, release);
+	check_table_file(path, release, live, &st);
+	ck_assert_int_ge(st.scenes, 50);
+	ck_assert_int_ge(st.noslip, 20);
+	ck_assert_int_ge(st.creeps, st.scenes / 2);
+	ck_assert_int_le(st.refused, st.scenes / 50);
+	ck_assert_int_le(st.unrepro, st.scenes / 20);
+	if (out)
+		*out = st;
 }
 
 static void check_table(const char *release, int live)
 {
-	check_table_counts(release, live, NULL, NULL);
+	check_table_counts(release, live, NULL);
 }
 
 START_TEST(test_table_2_2_2)
@@ -670,28 +692,58 @@ END_TEST
  * tie), 3.14.0 none: the tables hold the one-pad starts the core must follow. */
 START_TEST(test_table_3_12_0)
 {
-	int asym = 0;
+	struct table_stats st;
 
-	check_table_counts("3.12.0", 0, &asym, NULL);
-	ck_assert_int_ge(asym, 10);
+	check_table_counts("3.12.0", 0, &st);
+	ck_assert_int_ge(st.asym, 10);
+	ck_assert_int_eq(st.discrete, 0);
 }
 END_TEST
 
+/* 3.13.0 and 3.14.0 add mjref_js_hold_gen.mjs's discrete scenes after the same Euler
+ * ones (-D 100 -S 60: 140 and 141 kept, about half with noslip; the 60 with timeconst
+ * 0.1-2 timesteps, where refsafe replaces rows: 43 and 44 scenes replace a row). */
 START_TEST(test_table_3_13_0)
 {
-	int asym = 0;
+	struct table_stats st;
 
-	check_table_counts("3.13.0", 0, &asym, NULL);
-	ck_assert_int_ge(asym, 10);
+	check_table_counts("3.13.0", 0, &st);
+	ck_assert_int_ge(st.asym, 10);
+	ck_assert_int_ge(st.discrete, 120);
 }
 END_TEST
 
 START_TEST(test_table_3_14_0)
 {
-	int asym = -1;
+	struct table_stats st;
 
-	check_table_counts("3.14.0", 0, &asym, NULL);
-	ck_assert_int_eq(asym, 0);
+	check_table_counts("3.14.0", 0, &st);
+	ck_assert_int_eq(st.asym, 0);
+	ck_assert_int_ge(st.discrete, 120);
+}
+END_TEST
+
+/* Tables given on the command line (tests/test_wasm.sh: the WebAssembly builds' hold
+ * scenes, stepped live): each must agree scene for scene, as the committed ones. */
+static char **given_tables;
+static int given_count;
+
+START_TEST(test_given_tables)
+{
+	int i, scenes = 0, discrete = 0, creeps = 0;
+
+	for (i = 0; i < given_count; i++) {
+		struct table_stats st;
+
+		check_table_file(given_tables[i], NULL, 0, &st);
+		scenes += st.scenes - st.unrepro - st.refused;
+		discrete += st.discrete;
+		creeps += st.creeps;
+	}
+	/* something was compared: a run whose scenes were all dropped proves nothing */
+	ck_assert_int_ge(scenes, given_count);
+	ck_assert_int_ge(discrete, 1);
+	ck_assert_int_ge(creeps, 1);
 }
 END_TEST
 
@@ -868,6 +920,12 @@ START_TEST(test_refusals)
 	h.noslip_iterations = 0;
 	h.option.integrator = CTD_SCENE_RK4;
 	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
+	/* discrete from 3.13.0 on only */
+	h.option.integrator = CTD_SCENE_DISCRETE;
+	h.option.mujoco = ctd_mjver_find("3.12.0");
+	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
+	h.option.mujoco = ctd_mjver_find("3.13.0");
+	ck_assert_ptr_null(ctd_hold_supported(&h));
 }
 END_TEST
 
@@ -895,13 +953,27 @@ static Suite *hold_suite(void)
 	return suite;
 }
 
-int main(void)
+/* With arguments: check the hold tables named (mjref_js_hold_gen.mjs's format) only. */
+static Suite *given_suite(void)
+{
+	Suite *suite = suite_create("hold tables");
+	TCase *tc = tcase_create("given");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_given_tables);
+	suite_add_tcase(suite, tc);
+	return suite;
+}
+
+int main(int argc, char **argv)
 {
 	SRunner *runner;
 	int failed;
 
 	gsl_set_error_handler_off();
-	runner = srunner_create(hold_suite());
+	given_tables = argv + 1;
+	given_count = argc - 1;
+	runner = srunner_create(argc > 1 ? given_suite() : hold_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);

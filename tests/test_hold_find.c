@@ -7,7 +7,8 @@
  * width (imp = dmax, the issue's scene at 10 N). Under 3.12.0's rules v(1) is derived
  * here in closed form, v(1) = m g (1 - dmax) (1/m + 1/m_pad) tc / 4 (R0 = (1 - dmax) /
  * dmax * tran, tran = 1/m + 1/m_pad, B = 2 / (dmax tc)), so impratio* = v(1) / target;
- * under 2.2.2's the same 1/impratio scaling from the single answer at impratio 1.
+ * under 2.2.2's the same 1/impratio scaling from the single answer at impratio 1; under
+ * discrete (3.14.0) the closed form times (1 + h B) / s.
  * Tolerance: 1e-7 relative (find's tolerance is 1e-10 of impratio; the closed form's
  * arithmetic differs from the core's in the last few bits).
  *
@@ -54,6 +55,39 @@ START_TEST(impratio_for_a_creep_below_target_3_12)
 		answer = find(body);
 		ck_assert_str_eq(
 		    json_string_value(json_object_get(answer, "path")), "/option/impratio");
+		found = tsvc_real(answer, "value");
+		ck_assert_msg(fabs(found - want) <= 1e-7 * want,
+		    "target %g: impratio %.12g, closed form %.12g", targets[i], found, want);
+		json_decref(answer);
+	}
+}
+END_TEST
+
+/* The same under the discrete integrator (3.14.0): the friction row's aref is
+ * -B v / (1 + h B) and R0 is the Euler one over s = 1 + h B + h^2 K dmax (no refsafe
+ * replacement: h^2 K dmax = 0.042 here, nor the R floor), so v(1) is the Euler v(1)
+ * times (1 + h B) / s and still falls as 1 / impratio. */
+START_TEST(impratio_for_a_creep_below_target_discrete)
+{
+	const double m = 0.1, g = 9.81, m_pad = 0.05, dmax = 0.95, tc = 0.01, h = 0.002;
+	const double K = 1 / (dmax * dmax * tc * tc), B = 2 / (dmax * tc);
+	const double s = 1 + h * B + h * h * K * dmax;
+	const double v1 = m * g * (1 - dmax) * (1 / m + 1 / m_pad) * tc / 4 * (1 + h * B) / s;
+	const double targets[] = {1e-3, 5e-4, 1e-4};
+	char body[512];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		json_t *answer;
+		double found, want = v1 / targets[i];
+
+		snprintf(body, sizeof body,
+		    "{\"query\": \"hold\", \"base\": {\"option\": {\"cone\": \"elliptic\", "
+		    "\"integrator\": \"discrete\", \"mujoco\": \"3.14.0\"}, \"duration\": 0.2}, "
+		    "\"path\": \"impratio\", \"field\": \"creep_velocity\", \"target\": %.17g, "
+		    "\"bracket\": [1, 100], \"tolerance\": 1e-10}",
+		    targets[i]);
+		answer = find(body);
 		found = tsvc_real(answer, "value");
 		ck_assert_msg(fabs(found - want) <= 1e-7 * want,
 		    "target %g: impratio %.12g, closed form %.12g", targets[i], found, want);
@@ -175,6 +209,7 @@ static Suite *hold_find_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, impratio_for_a_creep_below_target_3_12);
 	tcase_add_test(tc, impratio_for_a_creep_below_target_2_2_2);
+	tcase_add_test(tc, impratio_for_a_creep_below_target_discrete);
 	tcase_add_test(tc, grip_force_for_a_creep_below_target);
 	tcase_add_test(tc, crushing_bracket_is_refused);
 	suite_add_tcase(s, tc);

@@ -5,7 +5,8 @@
  *
  * Random 2 x 2 grids over two of the hold request's fields (grip force, impratio, cone,
  * pad solref and solimp, pad friction, object mass and size, timestep; by pointer or
- * alias), each on a random base (release, integrator, cone, pad condim, ...): every
+ * alias), each on a random base (release, integrator, cone, pad condim, ...; from 3.13.0
+ * on, as many grids again under discrete): every
  * row's cells must print as the single answer's members print. A point whose pads
  * crush the object (a 422 as one request) must be a row of nulls but for the release
  * and core version. Two worker threads, so rows finish out of order. No tolerance:
@@ -65,21 +66,37 @@ static json_t *axis_value(const struct axis *a)
 	return json_real(between(a->lo, a->hi));
 }
 
+static size_t discrete_grids;
+static int force_discrete; /* random_base's integrator is "discrete" */
+
 static json_t *random_base(const char *release)
 {
-	static const char *const integrators[] = {"Euler", "implicit", "implicitfast"};
+	/* discrete from 3.13.0 on (mjver's discrete_integrator), a chance in two there */
+	static const char *const integrators[] = {
+	    "Euler", "implicit", "implicitfast", "discrete", "discrete", "discrete"};
 	static const int condims[] = {3, 4, 6};
-	json_t *base = json_pack("{s:{s:f, s:f}, s:{s:[f,f], s:i}, s:f,"
-	                         " s:{s:f, s:f, s:s, s:s, s:s}, s:f}",
+	struct ctd_mjver_rules rules;
+	int kinds;
+	json_t *base;
+
+	ctd_mjver_rules(ctd_mjver_find(release), &rules);
+	kinds = rules.discrete_integrator ? 6 : 3;
+	base = json_pack("{s:{s:f, s:f}, s:{s:[f,f], s:i}, s:f,"
+	                 " s:{s:f, s:f, s:s, s:s, s:s}, s:f}",
 	    "object", "size", between(0.01, 0.04), "mass", between(0.02, 0.5), "pad", "solref",
 	    between(0.004, 0.05), between(0.3, 1.5), "condim", condims[(int)(uniform() * 3)],
 	    "grip_force", between(1, 40), "option", "timestep",
 	    uniform() < 0.5 ? 0.002 : between(0.001, 0.004), "impratio",
-	    uniform() < 0.5 ? 1.0 : between(1, 20), "integrator", integrators[(int)(uniform() * 3)],
-	    "cone", uniform() < 0.5 ? "pyramidal" : "elliptic", "mujoco", release, "duration",
+	    uniform() < 0.5 ? 1.0 : between(1, 20), "integrator",
+	    force_discrete ? "discrete" : integrators[(int)(uniform() * kinds)], "cone",
+	    uniform() < 0.5 ? "pyramidal" : "elliptic", "mujoco", release, "duration",
 	    between(0.05, 0.3));
 
 	ck_assert_ptr_nonnull(base);
+	discrete_grids +=
+	    strcmp(
+	        json_string_value(json_object_get(json_object_get(base, "option"), "integrator")),
+	        "discrete") == 0;
 	return base;
 }
 
@@ -198,10 +215,23 @@ START_TEST(hold_sweep_rows_are_single_answers)
 {
 	int release, grid, points = 0;
 
-	for (release = 0; release < ctd_mjver_count(); release++)
+	for (release = 0; release < ctd_mjver_count(); release++) {
+		struct ctd_mjver_rules rules;
+
 		for (grid = 0; grid < GRIDS; grid++)
 			points += check_grid(ctd_mjver_name(release), grid);
+		/* and as many again under discrete where it exists */
+		ctd_mjver_rules(release, &rules);
+		force_discrete = rules.discrete_integrator;
+		for (grid = 0; force_discrete && grid < GRIDS; grid++)
+			points += check_grid(ctd_mjver_name(release), grid);
+		force_discrete = 0;
+	}
 	ck_assert_int_ge(points, 4 * GRIDS * 3);
+	fprintf(stderr, "%d points, %zu grids under discrete, %zu crushed rows\n", points,
+	    discrete_grids, crushed_rows);
+	/* the discrete grids were met (3.13.0 and 3.14.0: GRIDS each and more) */
+	ck_assert_uint_ge(discrete_grids, 2 * GRIDS);
 	/* the crushed rows were met, not only promised */
 	ck_assert_uint_gt(crushed_rows, 0);
 }
@@ -258,29 +288,36 @@ START_TEST(hold_sweep_bad_value_is_named)
 END_TEST
 
 /* A hold point counts duration / timestep plus the creep's settling budget against the
- * sweep's step limit: 1,000 points of 0.2 s at 2 ms are over 2e8, 990 are not. */
+ * sweep's step limit: 1,000 points of 0.2 s at 2 ms are over 2e8, 990 are not; the same
+ * under discrete, whose step settles in as many steps' budget (its rows differ, not its
+ * loop). */
 START_TEST(hold_sweep_counts_the_settling_steps)
 {
+	static const char *const bases[] = {"{\"duration\": 0.2}",
+	    "{\"duration\": 0.2, \"option\": {\"integrator\": \"discrete\"}}"};
 	char body[4096], *p;
-	int i, n;
+	int i, n, b;
 
-	for (n = 990; n <= 1000; n += 10) {
-		p = body +
-		    sprintf(body,
-		        "{\"query\": \"hold\", \"base\": {\"duration\": 0.2}, "
-		        "\"vary\": [{\"path\": \"grip_force\", \"values\": [");
-		for (i = 0; i < n / 10; i++)
-			p += sprintf(p, "%s%d", i ? ", " : "", i + 1);
-		strcpy(p,
-		    "]}, {\"path\": \"impratio\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}]}");
-		if (n == 1000) {
-			tsvc_expect_error(
-			    SVC_SWEEP, body, strlen(body), NULL, ERR_TOO_LARGE, "/vary");
-		} else {
-			json_t *canonical = tsvc_canonical(SVC_SWEEP, body);
-			json_decref(canonical);
+	for (b = 0; b < 2; b++)
+		for (n = 990; n <= 1000; n += 10) {
+			p = body +
+			    sprintf(body,
+			        "{\"query\": \"hold\", \"base\": %s, "
+			        "\"vary\": [{\"path\": \"grip_force\", \"values\": [",
+			        bases[b]);
+			for (i = 0; i < n / 10; i++)
+				p += sprintf(p, "%s%d", i ? ", " : "", i + 1);
+			strcpy(p,
+			    "]}, {\"path\": \"impratio\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, "
+			    "10]}]}");
+			if (n == 1000) {
+				tsvc_expect_error(
+				    SVC_SWEEP, body, strlen(body), NULL, ERR_TOO_LARGE, "/vary");
+			} else {
+				json_t *canonical = tsvc_canonical(SVC_SWEEP, body);
+				json_decref(canonical);
+			}
 		}
-	}
 }
 END_TEST
 

@@ -69,14 +69,18 @@ static const struct bad_case bad_cases[] = {
     {SVC_REST, "{\"bogus\": 1}", ERR_UNKNOWN_FIELD, "/bogus"},
     {SVC_REST, "{\"geom\": {\"a/b~c\": 1}}", ERR_UNKNOWN_FIELD, "/geom/a~1b~0c"},
     {SVC_REST, "{\"option\": {\"solver\": \"PGS\"}}", ERR_UNKNOWN_FIELD, "/option/solver"},
-    /* discrete exists from MuJoCo 3.13.0 on; the hold does not take it yet */
+    /* discrete exists from MuJoCo 3.13.0 on (the hold's too); eval's step_growth does not
+     * take it */
     {SVC_DROP, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"3.12.0\"}}",
         ERR_BAD_VALUE, "/option/integrator"},
     {SVC_REST, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"2.2.2\"}}", ERR_BAD_VALUE,
         "/option/integrator"},
     {SVC_STABILITY, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"3.12.0\"}}",
         ERR_BAD_VALUE, "/option/integrator"},
-    {SVC_HOLD, "{\"option\": {\"integrator\": \"discrete\"}}", ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_HOLD, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"3.12.0\"}}",
+        ERR_BAD_VALUE, "/option/integrator"},
+    {SVC_HOLD, "{\"option\": {\"integrator\": \"discrete\", \"mujoco\": \"2.2.2\"}}",
+        ERR_BAD_VALUE, "/option/integrator"},
     {SVC_DROP, "{\"option\": {\"mujoco\": \"3.15.0\"}}", ERR_BAD_VALUE, "/option/mujoco"},
     {SVC_DROP, "{\"option\": {\"integrator\": \"euler\"}}", ERR_BAD_VALUE, "/option/integrator"},
     {SVC_DROP, "{\"option\": {\"cone\": \"circular\"}}", ERR_BAD_VALUE, "/option/cone"},

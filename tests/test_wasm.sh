@@ -6,7 +6,12 @@
 # skips, when node or the builds are missing: `npm ci` in tests/mjref installs them, as
 # package-lock.json pins them (tests/run-all.sh does).
 #
-# WASM_SEED and WASM_SCENES choose other scenes (the committed tables are seed 1).
+# Then the hold scene (tests/mjref/mjref_js_hold_gen.mjs, Euler, noslip and discrete) in
+# the same builds, against the hold core (tests/test_hold given the tables: 1e-6 relative,
+# 1e-10 m and m/s floors).
+#
+# WASM_SEED, WASM_SCENES and WASM_HOLD_SCENES choose other scenes (the committed tables
+# are seed 1).
 set -eu
 : "${srcdir:=.}"
 node=${NODE:-node}
@@ -30,10 +35,26 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # node resolves the builds from the script's folder: a copy beside a link to them
-cp "$mjref/mjref_js_discrete.mjs" "$tmp/"
+cp "$mjref/mjref_js_discrete.mjs" "$mjref/mjref_js_hold_gen.mjs" "$mjref/hold_scene.mjs" "$tmp/"
 ln -s "$(cd "$modules" && pwd)" "$tmp/node_modules"
 for version in 3.12.0 3.13.0 3.14.0; do
 	"$node" "$tmp/mjref_js_discrete.mjs" "$version" "$seed" "$scenes" >"$tmp/$version.txt"
 done
 echo "seed $seed, $scenes scenes per release"
-exec ./tests/test_mjref_discrete "$tmp/3.12.0.txt" "$tmp/3.13.0.txt" "$tmp/3.14.0.txt"
+./tests/test_mjref_discrete "$tmp/3.12.0.txt" "$tmp/3.13.0.txt" "$tmp/3.14.0.txt"
+# the hold (the pinch): WASM_HOLD_SCENES Euler, as many with noslip, and four times as
+# many under discrete (3.13.0 on; half with noslip, half with timeconst 0.1-2 timesteps,
+# where refsafe replaces rows) of the hold tables' wide draws, stepped in each build and
+# checked scene for scene by tests/test_hold as its committed tables; seed + 1, as the
+# committed hold tables are seed 20261203
+hold=${WASM_HOLD_SCENES:-4}
+hold_seed=$((seed + 1))
+"$node" "$tmp/mjref_js_hold_gen.mjs" -m mj3120 -s "$hold_seed" -n "$hold" -N "$hold" \
+	>"$tmp/hold-3.12.0.txt"
+for alias in mj3130 mj3140; do
+	"$node" "$tmp/mjref_js_hold_gen.mjs" -m $alias -s "$hold_seed" -n "$hold" -N "$hold" \
+		-D $((2 * hold)) -S $((2 * hold)) >"$tmp/hold-$alias.txt"
+done
+echo "hold: seed $hold_seed, $hold Euler, $hold noslip and $((4 * hold)) discrete draws" \
+	"(half of them stiff: timeconst 0.1-2 timesteps) per release"
+exec ./tests/test_hold "$tmp/hold-3.12.0.txt" "$tmp/hold-mj3130.txt" "$tmp/hold-mj3140.txt"

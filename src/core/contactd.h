@@ -254,7 +254,7 @@ struct ctd_hold {
 	double pad_mass;                /* each pad's mass, kg */
 	struct ctd_pair_geom pad;       /* the pads' geom */
 	double grip_force;              /* each motor's force, N */
-	struct ctd_scene_option option; /* its integrator: anything but RK4 */
+	struct ctd_scene_option option; /* its integrator: ctd_hold_supported's */
 	int noslip_iterations;          /* MuJoCo's option: 0, or the noslip sweeps per step */
 	double duration;                /* s simulated */
 	double slip_limit;              /* m of descent that counts as slipping */
@@ -301,7 +301,8 @@ CTD_API void ctd_hold_default(struct ctd_hold *h);
 
 /* NULL when the library answers the pinch h; else a static sentence saying why not
  * (the library reproduces MuJoCo only where its reduction of the scene is exact:
- * today, every integrator but RK4). */
+ * today, every integrator but RK4, discrete only in the releases that have it, 3.13.0
+ * on). */
 CTD_API const char *ctd_hold_supported(const struct ctd_hold *h);
 
 /* All answers of the pinch h, into *out. Never fails. Requires h as documented at

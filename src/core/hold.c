@@ -51,8 +51,13 @@ void ctd_hold_default(struct ctd_hold *h)
 
 const char *ctd_hold_supported(const struct ctd_hold *h)
 {
+	struct ctd_mjver_rules rules;
+
 	if (h->option.integrator == CTD_SCENE_RK4)
 		return "the RK4 integrator is not reproduced for the hold scene";
+	ctd_mjver_rules(h->option.mujoco, &rules);
+	if (h->option.integrator == CTD_SCENE_DISCRETE && !rules.discrete_integrator)
+		return "the discrete integrator exists from MuJoCo 3.13.0 on";
 	return NULL;
 }
 

@@ -65,6 +65,26 @@ static int ns_tangent_moves(int k)
 	return k % 2 == 1;
 }
 
+/* A row's R0 from (1 - imp) diag / imp: Euler's, or the discrete integrator's (R0 / s,
+ * floored at the largest impedance's R) */
+static inline double ns_R0(
+    const struct ctd_pinch_model *m, const struct ctd_noslip_contact *c, double raw)
+{
+	double R0 = max2(MJ_MINVAL, raw);
+
+	return m->discrete ? max2(R0 / c->s, m->R_floor) : R0;
+}
+
+/* A spring row's aref at its velocity vel (J v): Euler's -B vel - K imp r, or the
+ * discrete integrator's reference at the end of the step (ctd_law_aref_discrete) */
+static inline double ns_aref(
+    const struct ctd_pinch_model *m, const struct ctd_noslip_contact *c, double vel, double spring)
+{
+	if (m->discrete)
+		return (-c->B * vel - c->Kimp * (c->rr + m->timestep * vel)) / c->s;
+	return -c->B * vel - spring;
+}
+
 /* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
  * sphere at (x, 0, z)), then its rows at velocity v. side: 0 left, 1 right. */
 static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_noslip_state *s,
@@ -82,6 +102,8 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 	 * (rows < nrows), and clearing the whole struct was a tenth of the step */
 	c->nrows = c->pair0 = c->elliptic = c->condim = 0;
 	c->imp = c->K = c->B = c->rr = c->R0 = c->R1 = c->mu = 0;
+	c->s = c->sB = 1;
+	c->Kimp = 0;
 	c->q = 3 + side;
 	memset(c->jn, 0, sizeof c->jn);
 	/* only the tangents that move here are read (ns_tangent_moves) */
@@ -109,25 +131,36 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 	c->K = m->gains.K;
 	c->B = m->gains.B;
 	spring = c->K * c->imp * c->rr;
+	if (m->discrete) {
+		struct ctd_law_discrete d;
+
+		ctd_law_discrete_gains(&m->gains, c->imp, m->timestep, m->discrete_refsafe, &d);
+		c->K = d.K;
+		c->B = d.B;
+		c->s = d.s;
+		c->Kimp = d.K * c->imp;
+		/* an elliptic friction row keeps the unreplaced B (K = 0: never replaced) */
+		c->sB = 1 + m->timestep * m->gains.B;
+	}
 	f0 = m->contact.friction[0];
 	if (condim == 1) {
-		c->R0 = max2(MJ_MINVAL, (1 - c->imp) * m->tran / c->imp);
+		c->R0 = ns_R0(m, c, (1 - c->imp) * m->tran / c->imp);
 		memcpy(c->J[0], c->jn, sizeof c->jn);
 		c->R[0] = c->R0;
 		c->D[0] = 1 / c->R0;
-		c->aref[0] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
+		c->aref[0] = ns_aref(m, c, ns_row_dot(c->jn, c->q, v), spring);
 		c->mult[0] = 1;
 		c->nrows = c->pair0 = 1;
 		return;
 	}
 	if (c->elliptic) {
-		c->R0 = max2(MJ_MINVAL, (1 - c->imp) * m->tran / c->imp);
+		c->R0 = ns_R0(m, c, (1 - c->imp) * m->tran / c->imp);
 		c->R1 = c->R0 / max2(MJ_MINVAL, m->impratio);
 		c->mu = f0 * sqrt(c->R1 / c->R0);
 		memcpy(c->J[n], c->jn, sizeof c->jn);
 		c->R[n] = c->R0;
 		c->D[n] = 1 / c->R0;
-		c->aref[n++] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
+		c->aref[n++] = ns_aref(m, c, ns_row_dot(c->jn, c->q, v), spring);
 		c->fric[0] = 0;
 		for (k = 0; k < condim - 1; k++) {
 			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
@@ -140,12 +173,14 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 			c->R[n] =
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
 			c->D[n] = 1 / c->R[n];
-			c->aref[n++] = -c->B * ns_row_dot(c->jk[k], c->q, v) - 0.0;
+			c->aref[n++] = m->discrete
+			    ? -m->gains.B * ns_row_dot(c->jk[k], c->q, v) / c->sB
+			    : -c->B * ns_row_dot(c->jk[k], c->q, v) - 0.0;
 		}
 		for (k = 0; k < n; k++)
 			c->mult[k] = 1;
 	} else {
-		double R0 = max2(MJ_MINVAL, (1 - c->imp) * (m->tran + f0 * f0 * m->tran) / c->imp);
+		double R0 = ns_R0(m, c, (1 - c->imp) * (m->tran + f0 * f0 * m->tran) / c->imp);
 		double R1 = R0 / max2(MJ_MINVAL, m->impratio), mu = f0 * sqrt(R1 / R0);
 		double Rpy = 2 * mu * mu * R0, Dpy = 1 / Rpy;
 		int i;
@@ -159,7 +194,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 			memcpy(c->J[n], c->jn, sizeof c->jn);
 			c->R[n] = Rpy;
 			c->D[n] = Dpy;
-			c->aref[n] = -c->B * ns_row_dot(c->jn, c->q, v) - spring;
+			c->aref[n] = ns_aref(m, c, ns_row_dot(c->jn, c->q, v), spring);
 			c->mult[n++] = same;
 		}
 		c->pair0 = n;
@@ -175,7 +210,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 				c->R[n] = Rpy;
 				c->D[n] = Dpy;
 				c->tangent[n] = k;
-				c->aref[n] = -c->B * ns_row_dot(c->J[n], c->q, v) - spring;
+				c->aref[n] = ns_aref(m, c, ns_row_dot(c->J[n], c->q, v), spring);
 				c->mult[n++] = 1;
 			}
 		}

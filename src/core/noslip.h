@@ -21,8 +21,9 @@
 struct ctd_noslip_contact {
 	int active, nrows, elliptic, condim, q;
 	double dist, imp, K, B, rr;
-	double R0, R1, mu; /* R of the normal (pyramid: every) row, the tangent rows; cone mu */
-	double fr[5];      /* the contact's friction */
+	double Kimp, s, sB; /* discrete: K imp, the row's s and a friction row's 1 + h B */
+	double R0, R1, mu;  /* R of the normal (pyramid: every) row, the tangent rows; cone mu */
+	double fr[5];       /* the contact's friction */
 	double jn[CTD_NOSLIP_ROW_DOF];    /* the normal row */
 	double jk[5][CTD_NOSLIP_ROW_DOF]; /* the tangent rows (y, z, spin, roll y, roll z) */
 	double J[CTD_NOSLIP_ROWS][CTD_NOSLIP_ROW_DOF], aref[CTD_NOSLIP_ROWS], R[CTD_NOSLIP_ROWS],

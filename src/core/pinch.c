@@ -41,8 +41,11 @@ void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
 	/* the sphere has the smaller geom type: it is MuJoCo's geom1 */
 	ctd_pair_combine(&h->object, &h->pad, &m->rules, &m->contact);
 	ctd_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
-	ctd_law_solref_kb(
-	    m->contact.solref, m->solimp.dwidth, h->option.timestep, h->option.refsafe, &m->gains);
+	m->discrete = h->option.integrator == CTD_SCENE_DISCRETE;
+	/* discrete never clamps timeconst: its refsafe replaces a too-stiff row per step */
+	ctd_law_solref_kb(m->contact.solref, m->solimp.dwidth, h->option.timestep,
+	    m->discrete ? 0 : h->option.refsafe, &m->gains);
+	m->discrete_refsafe = m->discrete && h->option.refsafe;
 	m->cone = h->option.cone;
 	m->mass = h->mass;
 	m->pad_mass = h->pad_mass;
@@ -63,6 +66,16 @@ void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
 	m->half_x = h->pad_size[0];
 	m->half_z = h->pad_size[2];
 	m->rest_dist = h->radius + h->pad_size[0];
+	/* the R of MuJoCo's largest impedance, from the rows' raw diagApprox (the pyramid's
+	 * tran + f0^2 tran) */
+	{
+		double f0 = m->contact.friction[0];
+		double diag = m->contact.condim == 1 || m->cone == CTD_CONE_ELLIPTIC
+		    ? m->tran
+		    : m->tran + f0 * f0 * m->tran;
+
+		m->R_floor = max2(MJ_MINVAL, (1 - MJ_MAXIMP) * diag / MJ_MAXIMP);
+	}
 	m->timestep = h->option.timestep;
 	/* a solid sphere's body_inertia and MuJoCo's meaninertia: qM's diagonal is the
 	 * object's m, m, m, I, I, I and the pads' MP, MP */
@@ -295,6 +308,16 @@ static int minimise(const struct ctd_pinch_model *m, const struct ctd_pinch_rows
 	return chosen;
 }
 
+/* A row's R0 from (1 - imp) diag / imp: Euler's, or the discrete integrator's for the
+ * cache's factor s (scene.c's row_R0) */
+static inline double row_R0(
+    const struct ctd_pinch_model *m, const struct ctd_pinch_cache *c, double raw)
+{
+	double R0 = max2(MJ_MINVAL, raw);
+
+	return m->discrete ? max2(R0 / c->s, m->R_floor) : R0;
+}
+
 static void make_rows_of_dist(
     const struct ctd_pinch_model *m, double dist, struct ctd_pinch_cache *c)
 {
@@ -309,16 +332,30 @@ static void make_rows_of_dist(
 	c->valid = 1;
 	c->dist = dist;
 	c->hint_matrix.set = -1;
+	c->K = m->gains.K;
+	c->B = m->gains.B;
+	c->s = 1;
+	if (m->discrete) {
+		struct ctd_law_discrete d;
+
+		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+		c->K = d.K;
+		c->B = d.B;
+		c->s = d.s;
+	}
+	c->Kimp = c->K * imp;
+	/* an elliptic friction row keeps the unreplaced B (refsafe replaces spring rows) */
+	c->sB = 1 + m->timestep * m->gains.B;
 	c->spring = m->gains.K * imp * rr;
 	c->imp = imp;
 	r->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
 	r->f = condim > 1 ? m->contact.friction[1] : 0;
 	if (condim == 1) {
-		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		R0 = row_R0(m, c, (1 - imp) * m->tran / imp);
 		r->plain = 1;
 		r->D = 1 / R0;
 	} else if (r->elliptic) {
-		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		R0 = row_R0(m, c, (1 - imp) * m->tran / imp);
 		R1 = R0 / max2(MJ_MINVAL, m->impratio);
 		/* impratio 1: R1 = R0 exactly, so sqrt(R1 / R0) = 1 */
 		mu = m->impratio == 1 ? f0 : f0 * sqrt(R1 / R0);
@@ -327,7 +364,7 @@ static void make_rows_of_dist(
 		r->Dt = 1 / R1;
 		r->plain = 0;
 	} else {
-		R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
+		R0 = row_R0(m, c, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
 		if (m->impratio == 1) {
 			mu = f0;
 		} else {
@@ -352,12 +389,31 @@ static void make_rows(const struct ctd_pinch_model *m, double dist, double vz, d
 		make_rows_of_dist(m, dist, cache);
 	*r = cache->r;
 	spring = cache->spring;
-	r->aref_n = -B * (-vq) - spring;
-	if (r->elliptic) {
-		r->aref_t = -B * (-vz) - 0.0;
-	} else if (m->contact.condim > 1) {
-		r->aref_p = -B * (-vq - r->f * vz) - spring;
-		r->aref_m = -B * (-vq + r->f * vz) - spring;
+	if (m->discrete) {
+		/* the reference at the end of the step (ctd_law_aref_discrete) */
+		double Bd = cache->B, Kimp = cache->Kimp, sd = cache->s, h = m->timestep;
+		double rr = dist - m->contact.includemargin, v;
+
+		v = -vq;
+		r->aref_n = (-Bd * v - Kimp * (rr + h * v)) / sd;
+		if (r->elliptic) {
+			/* a friction row has no spring (K = 0) and is never replaced: its B is
+			 * the gains' own, its s 1 + h B */
+			r->aref_t = -B * (-vz) / cache->sB;
+		} else if (m->contact.condim > 1) {
+			v = -vq - r->f * vz;
+			r->aref_p = (-Bd * v - Kimp * (rr + h * v)) / sd;
+			v = -vq + r->f * vz;
+			r->aref_m = (-Bd * v - Kimp * (rr + h * v)) / sd;
+		}
+	} else {
+		r->aref_n = -B * (-vq) - spring;
+		if (r->elliptic) {
+			r->aref_t = -B * (-vz) - 0.0;
+		} else if (m->contact.condim > 1) {
+			r->aref_p = -B * (-vq - r->f * vz) - spring;
+			r->aref_m = -B * (-vq + r->f * vz) - spring;
+		}
 	}
 	*imp_out = cache->imp;
 	*R0_out = cache->R0;
@@ -379,8 +435,8 @@ void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_sta
 	if (st) {
 		st->active = active;
 		st->imp = imp;
-		st->K = m->gains.K;
-		st->B = m->gains.B;
+		st->K = active ? cache->K : m->gains.K;
+		st->B = active ? cache->B : m->gains.B;
 		st->R_normal = active ? 1 / r.D : 0;
 		st->R_friction = active ? (r.elliptic ? 1 / r.Dt : 1 / r.D) : 0;
 		st->accel_object = az;
@@ -413,65 +469,94 @@ struct balance {
 	double F;
 };
 
-/* R0 and R of the normal rows at impedance imp */
-static void steady_R(const struct ctd_pinch_model *m, double imp, double *Rn, double *Rt)
+/* The rows of the steady state at impedance imp: R of the normal (pyramid: every) row
+ * and of the tangent rows; the spring rows' K imp, and the factors that turn a row's
+ * velocity and violation into its aref, aref = -(Bv * vel + Kr * K imp * r): Euler's
+ * B and 1, the discrete integrator's (B + h K imp) / s and 1 / s (ctd_law_aref_discrete);
+ * Bt, the elliptic friction row's aref = -Bt vel: B, or B / (1 + h B) under discrete. */
+struct steady_rows {
+	double Rn, Rt, Kimp, Bv, Kr, Bt;
+};
+
+static void steady_rows(const struct ctd_pinch_model *m, double imp, struct steady_rows *o)
 {
-	double f0 = m->contact.friction[0], R0, R1, mu;
+	double f0 = m->contact.friction[0], R0, R1, mu, h = m->timestep, s = 1;
+	double K = m->gains.K, B = m->gains.B;
 	int condim = m->contact.condim;
 
+	if (m->discrete) {
+		struct ctd_law_discrete d;
+
+		ctd_law_discrete_gains(&m->gains, imp, h, m->discrete_refsafe, &d);
+		K = d.K;
+		B = d.B;
+		s = d.s;
+	}
+	o->Kimp = K * imp;
+	o->Bv = m->discrete ? (B + h * o->Kimp) / s : B;
+	o->Kr = m->discrete ? 1 / s : 1;
+	o->Bt = m->discrete ? m->gains.B / (1 + h * m->gains.B) : m->gains.B;
 	if (condim == 1) {
-		*Rn = *Rt = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
+		o->Rn = o->Rt = m->discrete ? max2(R0 / s, m->R_floor) : R0;
 		return;
 	}
 	if (m->cone == CTD_CONE_ELLIPTIC) {
 		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
-		*Rn = R0;
-		*Rt = R0 / max2(MJ_MINVAL, m->impratio);
+		if (m->discrete)
+			R0 = max2(R0 / s, m->R_floor);
+		o->Rn = R0;
+		o->Rt = R0 / max2(MJ_MINVAL, m->impratio);
 		return;
 	}
 	R0 = max2(MJ_MINVAL, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
+	if (m->discrete)
+		R0 = max2(R0 / s, m->R_floor);
 	R1 = R0 / max2(MJ_MINVAL, m->impratio);
 	mu = f0 * sqrt(R1 / R0);
-	*Rn = *Rt = 2 * mu * mu * R0;
+	o->Rn = o->Rt = 2 * mu * mu * R0;
 }
 
 static double pad_balance(double u, void *params)
 {
 	const struct balance *b = params;
 	const struct ctd_pinch_model *m = b->m;
-	double imp = ctd_law_impedance(-u, &m->solimp, NULL), Rn, Rt;
+	double imp = ctd_law_impedance(-u, &m->solimp, NULL);
+	struct steady_rows o;
 	int rows = m->cone == CTD_CONE_ELLIPTIC ? 1 : m->rows_per_pad;
 
-	steady_R(m, imp, &Rn, &Rt);
-	return rows * (m->gains.K * imp * u) / Rn - b->F;
+	steady_rows(m, imp, &o);
+	return rows * (o.Kr * o.Kimp * u) / o.Rn - b->F;
 }
 
 int ctd_pinch_steady(
     const struct ctd_pinch_model *m, double *creep, double *penetration, double *normal_force)
 {
 	struct balance b = {m, m->pad_mass * m->a0_pad};
-	double u, imp, Rn, Rt, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
+	double u, imp, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
 	double v;
+	struct steady_rows o;
 
 	if (m->contact.condim == 1 || !(m->gains.K > 0) || !(m->gains.B > 0))
 		return -1;
 	if (ctd_law_root_increasing(pad_balance, &b, &u) != 0)
 		return -1;
 	imp = ctd_law_impedance(-u, &m->solimp, NULL);
-	steady_R(m, imp, &Rn, &Rt);
-	spring = m->gains.K * imp * u;
+	steady_rows(m, imp, &o);
+	/* the normal rows' x at rest: -(K imp u) (discrete: over s) */
+	spring = o.Kr * o.Kimp * u;
 	if (m->cone == CTD_CONE_ELLIPTIC) {
-		/* bottom zone: the z tangent rows carry the load, x_t = B*v = load*R1/2 */
-		double mu = m->contact.friction[0] * sqrt(Rt / Rn);
-		double xt = load * Rt / 2;
+		/* bottom zone: the z tangent rows carry the load, x_t = Bt*v = load*R1/2 */
+		double mu = m->contact.friction[0] * sqrt(o.Rt / o.Rn);
+		double xt = load * o.Rt / 2;
 
-		v = xt / m->gains.B;
+		v = xt / o.Bt;
 		if (!(mu * (mu * -spring) + f * xt <= 0))
 			return -1;
 	} else {
-		/* every row active: the z pair's forces differ by 2*D*B*f*v per pad */
-		v = load * Rn / (4 * m->gains.B * f * f);
-		if (!(spring - m->gains.B * f * v > 0))
+		/* every row active: the z pair's forces differ by 2*D*Bv*f*v per pad */
+		v = load * o.Rn / (4 * o.Bv * f * f);
+		if (!(spring - o.Bv * f * v > 0))
 			return -1;
 	}
 	*creep = v;

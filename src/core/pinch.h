@@ -45,6 +45,11 @@ struct ctd_pinch_model {
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
 	double obj_aamm, pad_aamm;  /* each geom's broadphase AAMM growth (sap_float_tie) */
 	double timestep;
+	/* MuJoCo 3.13.0+'s discrete integrator: each row's reference at the end of the step
+	 * (ctd_law_discrete_gains; gains are then unclamped), its R0 divided by s and
+	 * floored at R_floor; discrete_refsafe: refsafe replaces too-stiff rows */
+	int discrete, discrete_refsafe;
+	double R_floor;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
 	/* the asymmetric (noslip) step: docs/hold.md */
 	double inertia;     /* the sphere's body_inertia, 2/5 m R^2 */
@@ -103,6 +108,9 @@ struct ctd_pinch_cache {
 	double dist;
 	struct ctd_pinch_rows r; /* every field but the arefs */
 	double spring, imp, R0;
+	/* the row's gains (discrete: per distance), K*imp, s and the elliptic tangent's
+	 * 1 + h*B */
+	double K, B, Kimp, s, sB;
 	struct ctd_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
 };
 
@@ -158,7 +166,9 @@ int ctd_pinch_start_asymmetric(const struct ctd_pinch_model *m);
 /* The start: object at rest at the origin, pads just touching and at rest. */
 void ctd_pinch_start(struct ctd_pinch_state *s);
 
-/* One mj_step of the scene from *s (Euler). st may be NULL. */
+/* One mj_step of the scene from *s (Euler; or the discrete integrator's rows, whose
+ * step is Euler's: the pads have no joint damping or stiffness, so its metric is M).
+ * st may be NULL. */
 void ctd_pinch_step(
     const struct ctd_pinch_model *m, struct ctd_pinch_state *s, struct ctd_pinch_step_state *st);
 
@@ -174,6 +184,9 @@ void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_sta
  * the friction rows balance m*g. Returns 0 and fills *creep (m/s, downward > 0),
  * *penetration and *normal_force, or -1 when no steady state of that form exists
  * (the object does not settle to a creep: it slips away or the rows change zone).
+ * Under the discrete integrator the rows' aref is the end-of-step one: a spring row's
+ * velocity enters as (B + h K imp) / s, its violation as K imp / s, an elliptic
+ * friction row's as B / (1 + h B); R is the discrete one.
  */
 int ctd_pinch_steady(
     const struct ctd_pinch_model *m, double *creep, double *penetration, double *normal_force);

@@ -28,10 +28,6 @@ static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
 static const char *const cone_names[] = {
     [CTD_CONE_PYRAMIDAL] = "pyramidal", [CTD_CONE_ELLIPTIC] = "elliptic"};
-static const char *const integrator_names[] = {[CTD_SCENE_EULER] = "Euler",
-    [CTD_SCENE_IMPLICIT] = "implicit",
-    [CTD_SCENE_IMPLICITFAST] = "implicitfast",
-    [CTD_SCENE_RK4] = "RK4"};
 
 static int positive_within(
     const struct field_ctx *c, const char *key, long index, double value, double limit)
@@ -115,10 +111,11 @@ static int parse_option(const struct field_ctx *c, struct ctd_hold *h)
 	if (!(o->impratio > 0))
 		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %s",
 		    JTEXT_NUM(o->impratio));
-	if (req_integrator(c, "integrator", &o->integrator) != 0 ||
+	/* the release first: it decides whether "discrete" exists */
+	if (req_mujoco(c, "mujoco", &o->mujoco) != 0 ||
+	    req_integrator_release(c, "integrator", o->mujoco, &o->integrator) != 0 ||
 	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
-	    field_int(c, "noslip_iterations", &h->noslip_iterations) != 0 ||
-	    req_mujoco(c, "mujoco", &o->mujoco) != 0)
+	    field_int(c, "noslip_iterations", &h->noslip_iterations) != 0)
 		return -1;
 	o->cone = (enum ctd_cone)cone;
 	if (h->noslip_iterations < 0 || h->noslip_iterations > LIMIT_MAX_HOLD_NOSLIP)
@@ -220,7 +217,7 @@ json_t *hold_request_json(const struct hold_request *r)
 	put(option, "refsafe", json_boolean(h->option.refsafe), &ok);
 	put(option, "gravity", json_real(h->option.gravity), &ok);
 	put(option, "impratio", json_real(h->option.impratio), &ok);
-	put(option, "integrator", json_string(integrator_names[h->option.integrator]), &ok);
+	put(option, "integrator", json_string(req_integrator_name(h->option.integrator)), &ok);
 	put(option, "cone", json_string(cone_names[h->option.cone]), &ok);
 	put(option, "noslip_iterations", json_integer(h->noslip_iterations), &ok);
 	put(option, "mujoco", json_string(ctd_mjver_name(h->option.mujoco)), &ok);

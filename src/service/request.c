@@ -57,6 +57,7 @@ int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_in
 	if (names_discrete(c, key))
 		return field_fail(c, key, -1, ERR_BAD_VALUE,
 		    "\"discrete\" is not answered for this question yet (rest, drop, stability, "
+		    "hold, "
 		    "sweeps and find take it, from MuJoCo 3.13.0 on)");
 	/* every name but "discrete", the last */
 	if (field_choice(c, key, integrator_names, COUNT(integrator_names) - 1, &index) != 0)

@@ -2,12 +2,15 @@
 // tables") from scenes drawn here, stepped in an official MuJoCo WebAssembly build
 // (npm's @mujoco/mujoco 3.12.0, 3.13.0, 3.14.0).
 //
-//   node mjref_js_hold_gen.mjs [-m MODULE] [-n SCENES] [-N NOSLIP] [-D DISCRETE] [-s SEED]
+//   node mjref_js_hold_gen.mjs [-m MODULE] [-n SCENES] [-N NOSLIP] [-D DISCRETE] [-S STIFF]
+//                              [-s SEED]
 //
 // MODULE is the package to import (default @mujoco/mujoco; an npm alias works). The
 // scenes are hold_scene.h's HOLD_SCENE_WIDE draws (hold_scene.mjs): SCENES with Euler,
 // then NOSLIP more continuing the sequence with noslip_iterations 1-10, then DISCRETE
-// more with integrator="discrete" (3.13.0+), each drawing noslip 1-10 half the time; the
+// more with integrator="discrete" (3.13.0+), each drawing noslip 1-10 half the time, then
+// STIFF more discrete ones whose pads (priority 1) have a standard solref with timeconst
+// from a tenth of the timestep to twice it, where refsafe replaces rows; the
 // sequence is the same whatever the build, so every table of one seed and counts holds
 // the same draws. A scene is kept by mjref_hold.c's rule (two face contacts whenever
 // there are rows), except at step 1: 3.8.0-3.13.0 start with the left pad's contact
@@ -32,7 +35,8 @@ const opt = (flag, fallback) => {
 };
 const moduleName = opt('-m', '@mujoco/mujoco');
 const scenes = Number(opt('-n', 100)), noslipScenes = Number(opt('-N', 40));
-const discreteScenes = Number(opt('-D', 0)), seed = opt('-s', '20261203');
+const discreteScenes = Number(opt('-D', 0)), stiffScenes = Number(opt('-S', 0));
+const seed = opt('-s', '20261203');
 
 const M = await (await import(moduleName)).default();
 
@@ -131,12 +135,18 @@ function run(s, index) {
 const r = rng(seed);
 const out = ['# contactd MuJoCo hold reference table, format 1', `mujoco ${M.mj_versionString()}`,
   `generator mjref_js_hold_gen seed ${seed} scenes ${scenes} noslip ${noslipScenes}` +
-  ` discrete ${discreteScenes} wide`];
+  ` discrete ${discreteScenes}${stiffScenes ? ` stiff ${stiffScenes}` : ''} wide`];
 let kept = 0;
-const total = scenes + noslipScenes + discreteScenes;
+const total = scenes + noslipScenes + discreteScenes + stiffScenes;
 for (let i = 0; i < total; i++) {
   const s = draw(r, WIDE);
-  if (i >= scenes + noslipScenes) {
+  if (i >= scenes + noslipScenes + discreteScenes) {
+    s.discrete = 1;
+    s.pad.priority = 1;
+    s.pad.solref[0] = s.timestep * Math.exp(uniform(r, Math.log(0.1), Math.log(2)));
+    s.pad.solref[1] = uniform(r, 0.3, 2);
+    if (uniform(r, 0, 1) < 0.5) s.noslip = drawNoslip(r);
+  } else if (i >= scenes + noslipScenes) {
     s.discrete = 1;
     if (uniform(r, 0, 1) < 0.5) s.noslip = drawNoslip(r);
   } else if (i >= scenes) {
