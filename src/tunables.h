@@ -448,8 +448,6 @@
 #define MODEL_MAX_GEOMS 2000        /* geoms of one model */
 #define MODEL_MAX_CLASSES 1000      /* default classes */
 #define MODEL_MAX_PAIRS 20000       /* geom pairs listed in one answer */
-#define MODEL_MUJOCO "2.2.2"        /* the one release whose compiler the model endpoint is
-	                               checked against (tests/test_model_mj.c) */
 #define MODEL_REST_DURATION 2.0     /* s of the rest answers' settling, as the run */
 
 #endif

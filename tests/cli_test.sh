@@ -150,6 +150,22 @@ run 0 sweep "${srcdir:-.}/docs/examples/sweep-req.json" --plot "$tmp/example.svg
 contains "$tmp/out" '"columns":["/geom/solref/1","peak_penetration","rebound",'
 contains "$tmp/example.svg" '<svg'
 
+# contact model FILE.xml: the release from --mujoco (default the newest verified), the
+# margins summed from 3.5.0 (a plane of margin 3 mm and a sphere of 2 mm: max 0.003, sum 0.005)
+cat >"$tmp/m.xml" <<'EOF_XML'
+<mujoco><worldbody><geom type="plane" size="0 0 1" margin="0.003"/>
+<body pos="0 0 0.1"><freejoint/><geom size="0.05" margin="0.002"/></body></worldbody></mujoco>
+EOF_XML
+run 0 model "$tmp/m.xml"
+contains "$tmp/out" '"mujoco":"3.14.0"'
+contains "$tmp/out" '"margin":0.005,'
+run 0 model "$tmp/m.xml" --mujoco 2.2.2
+contains "$tmp/out" '"mujoco":"2.2.2"'
+contains "$tmp/out" '"margin":0.003,'
+run 2 model "$tmp/m.xml" --mujoco 3.15.0
+contains "$tmp/err" '/mujoco'
+run 1 rest --mujoco 3.12.0
+
 # usage errors: status 1
 run 1
 run 1 fly
@@ -164,6 +180,7 @@ contains "$tmp/out" 'Usage: contact'
 contains "$tmp/out" 'Units are SI'
 contains "$tmp/out" 'peak_penetration, rebound, max_height, jitter, final_penetration m'
 contains "$tmp/out" '--pretty'
+contains "$tmp/out" '--mujoco RELEASE'
 run 0 --version
 grep -qE '^contact [0-9]+\.[0-9]+\.[0-9]+ \(contact core core-[0-9]+\)$' "$tmp/out" ||
 	fail "version line: $(cat "$tmp/out")"

@@ -110,9 +110,15 @@ START_TEST(limits_refuse)
 	expect_error("{\"main\": \"a.xml\", \"files\": {}}", ERR_BAD_VALUE, "/main");
 	expect_error(
 	    "{\"main\": \"a.xml\", \"files\": {\"a.xml\": 3}}", ERR_BAD_TYPE, "/files/a.xml");
+	/* a release no build was checked against, one before 2.2.0, and not a string */
 	expect_error(
-	    "{\"main\": \"a.xml\", \"files\": {\"a.xml\": \"<mujoco/>\"}, \"mujoco\": \"3.12.0\"}",
+	    "{\"main\": \"a.xml\", \"files\": {\"a.xml\": \"<mujoco/>\"}, \"mujoco\": \"3.15.0\"}",
 	    ERR_BAD_VALUE, "/mujoco");
+	expect_error(
+	    "{\"main\": \"a.xml\", \"files\": {\"a.xml\": \"<mujoco/>\"}, \"mujoco\": \"2.1.0\"}",
+	    ERR_BAD_VALUE, "/mujoco");
+	expect_error("{\"main\": \"a.xml\", \"files\": {\"a.xml\": \"<mujoco/>\"}, \"mujoco\": 3}",
+	    ERR_BAD_TYPE, "/mujoco");
 	expect_error("{\"main\": \"a.xml\", \"files\": {}, \"x\": 1}", ERR_UNKNOWN_FIELD, "/x");
 }
 END_TEST
@@ -183,6 +189,79 @@ START_TEST(warnings_follow_the_rules)
 }
 END_TEST
 
+/* the margin/gap rules of docs/releases.md on one plane-sphere pair (plane margin 3 mm,
+ * gap 1 mm; sphere margin 2 mm, gap 1.5 mm): 2.2.2 takes the max of each and
+ * includemargin = margin - gap, 3.5.0 sums them, 3.9.0 on includemargin = margin. The
+ * numbers are the sums by hand; the WebAssembly builds agree (test_model_wasm). */
+static json_t *answer_as(const char *release, const char *integrator)
+{
+	char text[800], *body;
+	json_t *r, *answer;
+	struct err err;
+
+	snprintf(text, sizeof text,
+	    "<mujoco><option integrator=\"%s\"/><worldbody>"
+	    "<geom type=\"plane\" size=\"0 0 1\" margin=\"0.003\" gap=\"0.001\"/>"
+	    "<body pos=\"0 0 0.1\"><freejoint/><geom size=\"0.05\" margin=\"0.002\" "
+	    "gap=\"0.0015\"/></body></worldbody></mujoco>",
+	    integrator);
+	r = json_pack("{s:s, s:{s:s}}", "main", "s.xml", "files", "s.xml", text);
+	if (release)
+		json_object_set_new(r, "mujoco", json_string(release));
+	body = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+	if (ask(body, &answer, &err) != 0) {
+		ck_assert_msg(err.code == ERR_BAD_VALUE, "%s", err.message);
+		answer = json_pack("{s:s}", "error", err.message);
+	}
+	free(body);
+	return answer;
+}
+
+START_TEST(release_rules)
+{
+	static const struct {
+		const char *release;
+		double margin, gap, includemargin;
+	} cases[] = {
+	    {"2.2.2", 0.003, 0.0015, 0.0015}, {"3.4.0", 0.003, 0.0015, 0.0015},
+	    {"3.5.0", 0.005, 0.0025, 0.0025}, {"3.9.0", 0.005, 0.0025, 0.005},
+	    {"3.14.0", 0.005, 0.0025, 0.005},
+	    {NULL, 0.005, 0.0025, 0.005}, /* the default, 3.14.0 */
+	};
+	size_t i;
+	json_t *a;
+	const json_t *p;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		a = answer_as(cases[i].release, "Euler");
+		ck_assert_str_eq(json_string_value(json_object_get(a, "mujoco")),
+		    cases[i].release ? cases[i].release : "3.14.0");
+		p = pair_of(a, 0, 1);
+		ck_assert_ptr_nonnull(p);
+		/* sums of two decimals: within an ulp of the decimal written */
+		ck_assert_double_eq_tol(tsvc_real(p, "margin"), cases[i].margin, 1e-17);
+		ck_assert_double_eq_tol(tsvc_real(p, "gap"), cases[i].gap, 1e-17);
+		ck_assert_double_eq_tol(
+		    tsvc_real(p, "includemargin"), cases[i].includemargin, 1e-17);
+		json_decref(a);
+	}
+	/* discrete is 3.13.0's: refused before, answered from it on */
+	a = answer_as("3.12.0", "discrete");
+	ck_assert_msg(strstr(json_string_value(json_object_get(a, "error")),
+	                  "s.xml:1: <option>: integrator \"discrete\" is MuJoCo 3.13.0+") != NULL,
+	    "%s", json_string_value(json_object_get(a, "error")));
+	json_decref(a);
+	a = answer_as("3.13.0", "discrete");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(a, "option"), "integrator")),
+	    "discrete");
+	ck_assert(json_is_object(
+	    json_object_get(json_array_get(json_object_get(a, "bodies"), 0), "rest")));
+	json_decref(a);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("model");
@@ -192,6 +271,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, bad_documents_name_file_line_and_element);
 	tcase_add_test(tc, limits_refuse);
 	tcase_add_test(tc, warnings_follow_the_rules);
+	tcase_add_test(tc, release_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }

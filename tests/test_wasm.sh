@@ -2,7 +2,9 @@
 # test_wasm.sh: the official MuJoCo WebAssembly builds 3.12.0, 3.13.0 and 3.14.0, run live
 # under node on random rest, drop and stability scenes (Euler, implicitfast, discrete;
 # refsafe on and off; timeconst from a tenth of the timestep), against the contact core
-# (tests/test_mjref_discrete, within 1e-6 relative, 1e-9 m for lengths). Fails, never
+# (tests/test_mjref_discrete, within 1e-6 relative, 1e-9 m for lengths), and on the MJCF
+# files of tests/fixtures/mjcf/ against the model layer (tests/mjref/mjref_js_model.mjs,
+# tests/test_model_wasm: geoms, pairs and their mixed parameters, rests). Fails, never
 # skips, when node or the builds are missing: `npm ci` in tests/mjref installs them, as
 # package-lock.json pins them (tests/run-all.sh does).
 #
@@ -35,7 +37,8 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # node resolves the builds from the script's folder: a copy beside a link to them
-cp "$mjref/mjref_js_discrete.mjs" "$mjref/mjref_js_hold_gen.mjs" "$mjref/hold_scene.mjs" "$tmp/"
+cp "$mjref/mjref_js_discrete.mjs" "$mjref/mjref_js_hold_gen.mjs" "$mjref/hold_scene.mjs" \
+	"$mjref/mjref_js_model.mjs" "$tmp/"
 ln -s "$(cd "$modules" && pwd)" "$tmp/node_modules"
 for version in 3.12.0 3.13.0 3.14.0; do
 	"$node" "$tmp/mjref_js_discrete.mjs" "$version" "$seed" "$scenes" >"$tmp/$version.txt"
@@ -57,4 +60,13 @@ for alias in mj3130 mj3140; do
 done
 echo "hold: seed $hold_seed, $hold Euler, $hold noslip and $((4 * hold)) discrete draws" \
 	"(half of them stiff: timeconst 0.1-2 timesteps) per release"
-exec ./tests/test_hold "$tmp/hold-3.12.0.txt" "$tmp/hold-mj3130.txt" "$tmp/hold-mj3140.txt"
+./tests/test_hold "$tmp/hold-3.12.0.txt" "$tmp/hold-mj3130.txt" "$tmp/hold-mj3140.txt"
+# the model files: the committed tables' list, so a file added there is run here too
+files=$(sed -n 's/^file \([^ ]*\) .*/\1/p' "$srcdir/tests/fixtures/mjcf/wasm-3.14.0.txt")
+for version in 3.12.0 3.13.0 3.14.0; do
+	# shellcheck disable=SC2086 # one word per file name
+	"$node" "$tmp/mjref_js_model.mjs" "$version" "$srcdir/tests/fixtures/mjcf" $files \
+		>"$tmp/model-$version.txt"
+done
+exec ./tests/test_model_wasm "$tmp/model-3.12.0.txt" "$tmp/model-3.13.0.txt" \
+	"$tmp/model-3.14.0.txt"

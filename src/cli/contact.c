@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/jtext.h"
+#include "core/contactd.h"
 #include "model/mjcf.h"
 #include "cli/figure.h"
 #include "http/status.h"
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 	    "       contact sweep [FILE|-] --shard K/N [--csv | --pretty]\n"
 	    "       contact merge PART... [--csv | --pretty]\n"
 	    "       contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]\n"
+	    "       contact model FILE.xml [--mujoco RELEASE] [--pretty]\n"
 	    "       contact --help | --version\n"
 	    "Answer one contactd request offline, exactly as POST /v1/ENDPOINT does.\n"
 	    "\n"
@@ -78,6 +80,9 @@ static void usage(FILE *f)
 	    "             index i (in the whole sweep's order) has i %% N == K-1, with a\n"
 	    "             \"part\" member (JSON) or a first line \"#part ...\" (CSV) saying which\n"
 	    "             part it is, for contact merge\n"
+	    "  --mujoco RELEASE  for contact model FILE.xml: the MuJoCo release whose\n"
+	    "             compiler and collision rules apply (the request's \"mujoco\";\n"
+	    "             default the newest verified, %s)\n"
 	    "  --help     print this help and exit\n"
 	    "  --version  print the package and contact-core versions and exit\n"
 	    "\n"
@@ -85,7 +90,8 @@ static void usage(FILE *f)
 	    "in m; duration, timestep and solref's timeconst in s; body.mass in kg; gravity\n"
 	    "in m/s^2; solref's direct form [-stiffness, -damping] in 1/s^2 and 1/s (per\n"
 	    "unit of the contact's effective mass); dampratio, friction and solimp's d0,\n"
-	    "dwidth, midpoint and power are pure numbers. In answers:\n");
+	    "dwidth, midpoint and power are pure numbers. In answers:\n",
+	    ctd_mjver_name(ctd_mjver_default()));
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
 		if (svc_endpoints[e]->units)
 			fprintf(f, "  %-10s %s\n", svc_endpoints[e]->name, svc_endpoints[e]->units);
@@ -341,7 +347,8 @@ static int run(enum svc_endpoint ep, const char *text, size_t len, enum format f
 
 /* `contact model FILE.xml`: the file and the files it includes, read from disk relative
  * to its directory as MuJoCo reads them, as the model endpoint's JSON request. */
-static int run_model_file(const char *path, enum format format, const struct plot_request *plot)
+static int run_model_file(
+    const char *path, const char *mujoco, enum format format, const struct plot_request *plot)
 {
 	char dir[4096];
 	const char *slash = strrchr(path, '/');
@@ -365,6 +372,8 @@ static int run_model_file(const char *path, enum format format, const struct plo
 		json_object_set_new(
 		    files, doc.files[i].name, json_stringn(doc.files[i].text, doc.files[i].len));
 	req = json_pack("{s:s, s:o}", "main", doc.files[0].name, "files", files);
+	if (req && mujoco)
+		json_object_set_new(req, "mujoco", json_string(mujoco));
 	mjcf_free(&doc);
 	text = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
@@ -570,13 +579,14 @@ int main(int argc, char **argv)
 	    {"plot", required_argument, NULL, 'o'},
 	    {"field", required_argument, NULL, 'f'},
 	    {"shard", required_argument, NULL, 's'},
+	    {"mujoco", required_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	enum svc_endpoint ep;
 	struct err err;
-	const char *path = NULL;
+	const char *path = NULL, *mujoco = NULL;
 	char *text = NULL;
 	size_t len;
 	FILE *f = NULL;
@@ -614,6 +624,9 @@ int main(int argc, char **argv)
 				    optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'm':
+			mujoco = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -671,6 +684,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "contact: --csv and --pretty are two formats; choose one\n");
 		return EXIT_USAGE;
 	}
+	if (mujoco && ep != SVC_MODEL) {
+		fprintf(stderr,
+		    "contact: --mujoco is for contact model FILE.xml (a JSON request "
+		    "names its release itself)\n");
+		return EXIT_USAGE;
+	}
 	if (shard.given && ep != SVC_SWEEP) {
 		fprintf(stderr, "contact: --shard splits sweeps only\n");
 		return EXIT_USAGE;
@@ -691,7 +710,13 @@ int main(int argc, char **argv)
 		return run(ep, default_request, strlen(default_request), format, &plot);
 	if (ep == SVC_MODEL && strcmp(path, "-") != 0 && strlen(path) > 4 &&
 	    strcmp(path + strlen(path) - 4, ".xml") == 0)
-		return run_model_file(path, format, &plot);
+		return run_model_file(path, mujoco, format, &plot);
+	if (mujoco) {
+		fprintf(stderr,
+		    "contact: --mujoco is for contact model FILE.xml (a JSON request "
+		    "names its release itself)\n");
+		return EXIT_USAGE;
+	}
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f || read_body(f, &text, &len) != 0) {
 		fprintf(stderr, "contact: cannot read %s: %s\n", strcmp(path, "-") ? path : "stdin",

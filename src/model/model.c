@@ -1,6 +1,8 @@
 /*
- * model.c: MuJoCo 2.2.2's compiler, as far as contacts go (its user_objects.cc and
- * xml_native_reader.cc): defaults, classes, bodies, geoms, the contact section.
+ * model.c: MuJoCo's compiler, as far as contacts go (2.2.2's user_objects.cc and
+ * xml_native_reader.cc; nothing read here changed up to 3.14.0 but the integrators a
+ * release knows, checked against the WebAssembly builds 3.12.0-3.14.0): defaults,
+ * classes, bodies, geoms, the contact section.
  */
 #include "model/model.h"
 
@@ -12,7 +14,8 @@
 
 static const char *const geom_types[] = {
     "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf", NULL};
-static const char *const integrators[] = {"Euler", "implicit", "implicitfast", "RK4", NULL};
+static const char *const integrators[] = {
+    "Euler", "implicit", "implicitfast", "RK4", "discrete", NULL};
 static const char *const cones[] = {"pyramidal", "elliptic", NULL};
 static const char *const able[] = {"disable", "enable", NULL};
 static const char *const truth[] = {"false", "true", NULL};
@@ -25,7 +28,7 @@ const char *mdl_geom_type_name(enum mdl_geom_type t)
 
 const char *mdl_integrator_name(enum ctd_scene_integrator i)
 {
-	return (unsigned)i < 4 ? integrators[i] : "unknown";
+	return (unsigned)i < 5 ? integrators[i] : "unknown";
 }
 
 /* A default class: its name, its parent class and the <default> element holding it. */
@@ -106,10 +109,16 @@ static int read_option(struct compiler *c, xmlNodePtr el)
 		return -1;
 	if (rc > 0) {
 		o->integrator = (enum ctd_scene_integrator)v;
-		if (o->integrator == CTD_SCENE_IMPLICITFAST)
+		if (o->integrator == CTD_SCENE_IMPLICITFAST &&
+		    c->m->mujoco < ctd_mjver_find("2.3.3"))
 			note(c->m,
-			    "integrator implicitfast is MuJoCo 2.3.3+; 2.2.2 refuses it (its "
+			    "integrator implicitfast is MuJoCo 2.3.3+; this release refuses it "
+			    "(its "
 			    "contact rules are implicit's and Euler's)");
+		if (o->integrator == CTD_SCENE_DISCRETE && c->m->mujoco < ctd_mjver_find("3.13.0"))
+			return mjcf_fail(el, err,
+			    "integrator \"discrete\" is MuJoCo 3.13.0+; MuJoCo %s refuses it",
+			    ctd_mjver_name(c->m->mujoco));
 	}
 	rc = mjcf_word(el, "cone", cones, &v, err);
 	if (rc < 0)
@@ -418,7 +427,8 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 		/* a shape from a file: its contact fields are known, its size and mass are not */
 		g->answerable = 0;
 		if (g->type == MDL_SDF)
-			note(m, "sdf geoms are MuJoCo 3.x's; 2.2.2 refuses them");
+			if (m->mujoco < ctd_mjver_find("3.0.0"))
+				note(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
 	} else {
 		g->answerable = 1;
 	}
@@ -817,12 +827,13 @@ static int contact_section(struct compiler *c, xmlNodePtr el)
 	return 0;
 }
 
-int mdl_compile(const struct mjcf_doc *doc, struct mdl_model *m, struct err *err)
+int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, struct err *err)
 {
 	struct compiler c = {doc, m, NULL, 0, 2, 0, 5, err};
 	int rc = -1, i, world_geomnum;
 
 	memset(m, 0, sizeof *m);
+	m->mujoco = mujoco;
 	option_default(&m->option);
 	m->angle_degree = 1;
 	if (sections(&c, "compiler", read_compiler) != 0 ||

@@ -1,5 +1,6 @@
 /*
- * model.h: what MuJoCo 2.2.2's compiler makes of an MJCF document's contacts: the
+ * model.h: what MuJoCo's compiler (any release of core/mjver.h; the rules that differ
+ * between releases are docs/releases.md's) makes of an MJCF document's contacts: the
  * option, the bodies (ids, parents, weld bodies, mass), the geoms in MuJoCo's geom id
  * order with their contact fields resolved through default classes, childclass and
  * fromto, the explicit <pair>s and the <exclude>s. pairs.h turns them into the geom
@@ -91,6 +92,7 @@ struct mdl_exclude {
 };
 
 struct mdl_model {
+	int mujoco; /* the release (a ctd_mjver index) whose compiler and collision rules apply */
 	struct mdl_option option;
 	int angle_degree; /* compiler angle: 1 degree (MuJoCo's default), 0 radian */
 	int autolimits;   /* compiler autolimits */
@@ -102,22 +104,23 @@ struct mdl_model {
 	int npair;
 	struct mdl_exclude *excludes;
 	int nexclude;
-	/* what the document asks that MuJoCo 2.2.2 does not have (a 3.x attribute value),
+	/* what the document asks that the release does not have (a later attribute value),
 	 * one line each, for the answer's notes */
 	char notes[4][160];
 	int nnotes;
 };
 
 /*
- * Compile a loaded document as MuJoCo 2.2.2's compiler would for its contacts. Fills
- * *m, owned by the caller (mdl_free). Errors (bad_value, naming file, line and element):
+ * Compile a loaded document as the compiler of release `mujoco` (a valid ctd_mjver index)
+ * would for its contacts. Fills *m, owned by the caller (mdl_free). Errors (bad_value,
+ * naming file, line and element): integrator="discrete" before 3.13.0,
  * an unknown default class, a geom or body named twice, a <pair> or <exclude> naming no
  * geom or body, a condim other than 1, 3, 4 or 6, a non-positive size, fromto on a type
  * MuJoCo refuses, elements that generate bodies or geoms this layer does not model
  * (composite, flexcomp, replicate, frame, attach), global coordinates; too_large past
  * MODEL_MAX_*.
  */
-int mdl_compile(const struct mjcf_doc *doc, struct mdl_model *m, struct err *err);
+int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, struct err *err);
 
 /* Free what mdl_compile filled; m may be zeroed. */
 void mdl_free(struct mdl_model *m);

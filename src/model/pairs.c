@@ -1,6 +1,7 @@
 /*
- * pairs.c: mj_collision's pair enumeration and mj_collideGeoms' parameters (2.2.2),
- * with refsafe and the core's stability per pair.
+ * pairs.c: mj_collision's pair enumeration and mj_collideGeoms' parameters (the filters
+ * are the same from 2.2.2 to 3.14.0; margins and gaps follow the release's rules), with
+ * refsafe and the core's stability per pair.
  */
 #include "model/pairs.h"
 
@@ -155,11 +156,12 @@ static void dynamic(const struct mdl_model *m, int g1, int g2, const struct ctd_
 		}
 	}
 	override(m, p);
-	p->includemargin = p->margin - p->gap;
+	p->includemargin = rules->margin_gap_split ? p->margin : p->margin - p->gap;
 	assess(m, p);
 }
 
-static void explicit(const struct mdl_model *m, int k, struct mpair_pair *p)
+static void explicit(
+    const struct mdl_model *m, int k, const struct ctd_mjver_rules *rules, struct mpair_pair *p)
 {
 	const struct mdl_pair_spec *s = &m->pairs[k];
 	int i;
@@ -177,7 +179,7 @@ static void explicit(const struct mdl_model *m, int k, struct mpair_pair *p)
 	p->margin = s->margin;
 	p->gap = s->gap;
 	override(m, p);
-	p->includemargin = p->margin - p->gap;
+	p->includemargin = rules->margin_gap_split ? p->margin : p->margin - p->gap;
 	assess(m, p);
 }
 
@@ -189,6 +191,7 @@ static long signature(const struct mdl_model *m, int k)
 
 struct builder {
 	const struct mdl_model *m;
+	const struct ctd_mjver_rules *rules;
 	struct mpair_list *out;
 	int cap;
 	struct err *err;
@@ -217,7 +220,7 @@ static int push_explicit(struct builder *b, int k)
 	const struct mdl_model *m = b->m;
 	if (!collides(m->geoms[m->pairs[k].geom1].type, m->geoms[m->pairs[k].geom2].type))
 		return 0;
-	explicit(m, k, &p);
+	explicit(m, k, b->rules, &p);
 	return push(b, &p);
 }
 
@@ -253,12 +256,12 @@ static int cmp_pairs(const void *x, const void *y, void *model)
 
 int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *err)
 {
-	struct builder b = {m, out, 0, err};
 	struct ctd_mjver_rules rules;
+	struct builder b = {m, &rules, out, 0, err};
 	int *order = NULL, b1, b2, g1, g2, adr = 0, k, rc = -1;
 
 	memset(out, 0, sizeof *out);
-	ctd_mjver_rules(ctd_mjver_find(MODEL_MUJOCO), &rules);
+	ctd_mjver_rules(m->mujoco, &rules);
 	if (!m->option.contact || !m->option.constraint || m->nbody < 2)
 		return 0;
 	/* MuJoCo's compiler sorts the pairs by body signature; its collision merges them in */

@@ -1,5 +1,5 @@
 /*
- * pairs.h: the geom pairs MuJoCo 2.2.2's collision pipeline would collide in a
+ * pairs.h: the geom pairs MuJoCo's collision pipeline would collide in a
  * compiled model (engine_collision_driver.c): every two geoms of different bodies that
  * pass contype/conaffinity, the weld-body and parent filters and <exclude>, and the
  * explicit <pair>s (which replace the dynamic pair of the same geoms), each with the

@@ -100,6 +100,9 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 	r->scene.mass = body->mass;
 	to_pair_geom(pp, &r->scene.geom);
 	r->scene.floor = r->scene.geom;
+	/* the pair's margin and gap are mixed already: the plane adds nothing, whether the
+	 * release takes the max (2.2.x-3.4.x) or the sum (3.5.0 on) */
+	r->scene.floor.margin = r->scene.floor.gap = 0;
 	ctd_scene_option_default(&r->scene.option);
 	r->scene.option.timestep = o->timestep;
 	r->scene.option.refsafe = o->refsafe;
@@ -107,7 +110,7 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 	r->scene.option.impratio = o->impratio;
 	r->scene.option.integrator = o->integrator;
 	r->scene.option.cone = o->cone;
-	r->scene.option.mujoco = ctd_mjver_find(MODEL_MUJOCO);
+	r->scene.option.mujoco = m->mujoco;
 	r->scene.height = r->height;
 	r->scene.duration = duration;
 	ctd_sim_rest_scene(&r->scene, &r->rest);

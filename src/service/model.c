@@ -1,6 +1,7 @@
 /*
  * model.c: POST /v1/model and `contact model FILE.xml`: a user's MJCF (a main file and
- * the files it includes) and what MuJoCo 2.2.2 compiles and collides for its contacts:
+ * the files it includes) and what the MuJoCo release named by "mujoco" (default the
+ * newest verified) compiles and collides for its contacts:
  * the option, the geoms, the pairs with their mixed parameters and warnings, and the
  * rests the core answers exactly (src/model/). Not sweepable: an answer is a whole
  * model. Cached like every row: the answer is a function of the files and the release
@@ -16,12 +17,14 @@
 #include "model/pairs.h"
 #include "model/rest.h"
 #include "service/endpoint.h"
+#include "service/request.h"
 #include "tunables.h"
 
 struct model_request {
 	json_t *body; /* {"main", "files", "mujoco"}: the canonical request, owned */
 	const char *main;
 	json_t *files; /* borrowed from body */
+	int mujoco;    /* the release, an mjver index */
 };
 
 static int model_parse(json_t *body, const struct svc_limits *lim, void **out, struct err *err)
@@ -30,8 +33,9 @@ static int model_parse(json_t *body, const struct svc_limits *lim, void **out, s
 	struct field_ctx c, files;
 	struct model_request *r;
 	const char *key;
-	json_t *v, *main, *mujoco;
+	json_t *v, *main;
 	size_t total = 0;
+	int mujoco = ctd_mjver_default();
 
 	(void)lim;
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
@@ -55,15 +59,14 @@ static int model_parse(json_t *body, const struct svc_limits *lim, void **out, s
 		    (long)MJCF_MAX_BYTES);
 	if (!json_object_get(files.obj, json_string_value(main)))
 		return field_fail(&c, "main", -1, ERR_BAD_VALUE, "main names no member of files");
-	mujoco = json_object_get(body, "mujoco");
-	if (mujoco && (!json_is_string(mujoco) || strcmp(json_string_value(mujoco), MODEL_MUJOCO)))
-		return field_fail(&c, "mujoco", -1, ERR_BAD_VALUE,
-		    "the model endpoint is verified against MuJoCo %s only", MODEL_MUJOCO);
+	if (req_mujoco(&c, "mujoco", &mujoco) != 0)
+		return -1;
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	r->body =
-	    json_pack("{s:O, s:O, s:s}", "main", main, "files", files.obj, "mujoco", MODEL_MUJOCO);
+	r->mujoco = mujoco;
+	r->body = json_pack(
+	    "{s:O, s:O, s:s}", "main", main, "files", files.obj, "mujoco", ctd_mjver_name(mujoco));
 	if (!r->body) {
 		free(r);
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
@@ -208,7 +211,7 @@ static int model_answer(
 	(void)lim;
 	if (mjcf_load(r->main, files_reader, r->files, &doc, err) != 0)
 		return -1;
-	if (mdl_compile(&doc, &m, err) != 0) {
+	if (mdl_compile(&doc, r->mujoco, &m, err) != 0) {
 		mjcf_free(&doc);
 		return -1;
 	}
@@ -220,8 +223,8 @@ static int model_answer(
 		goto done;
 	}
 	mrest_bodies(&m, &pairs, MODEL_REST_DURATION, rest);
-	out = json_pack("{s:s, s:s, s:s}", "main", r->main, "mujoco", MODEL_MUJOCO, "core_version",
-	    CORE_VERSION);
+	out = json_pack("{s:s, s:s, s:s}", "main", r->main, "mujoco", ctd_mjver_name(r->mujoco),
+	    "core_version", CORE_VERSION);
 	if (!out)
 		goto oom;
 	a = json_array();
@@ -265,7 +268,7 @@ done:
 
 const struct svc_endpoint_def svc_ep_model = {
     .name = "model",
-    .summary = "a user's MJCF: the option, geoms, geom pairs with MuJoCo 2.2.2's mixed "
+    .summary = "a user's MJCF: the option, geoms, geom pairs with the release's mixed "
                "parameters and warnings, and the rests the core answers",
     .units = "timestep, timeconst_used s; size, margin, gap, drop, penetrations m; mass kg; "
              "gravity m/s^2",
