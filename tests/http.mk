@@ -143,3 +143,12 @@ tests_test_budget_SOURCES = tests/test_budget.c tests/live.c tests/live.h
 tests_test_budget_CPPFLAGS = $(AM_CPPFLAGS) -DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
 tests_test_budget_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
 tests_test_budget_LDADD = $(SERVICE_LIBS) $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS) -lpthread
+# POST /v1/model with an application/xml body over real HTTP.
+check_PROGRAMS += tests/test_http_model
+TESTS += tests/test_http_model
+tests_test_http_model_SOURCES = tests/test_http_model.c tests/live.c tests/live.h
+tests_test_http_model_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' \
+	-DCONTACT='"$(abs_top_builddir)/contact$(EXEEXT)"'
+tests_test_http_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_http_model_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)

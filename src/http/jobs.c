@@ -144,6 +144,10 @@ static void compute_question(void *arg, int cancelled)
 		err_set(&x->job_err, ERR_UNAVAILABLE, NULL,
 		    "shutting down: the question was still queued at --drain-timeout");
 	} else {
+		struct svc_limits lim = srv->limits;
+		/* an XML body was held to the body limit as sent: its JSON form may be longer */
+		if (x->xml_body && lim.max_body < x->req.body_len)
+			lim.max_body = x->req.body_len;
 		memset(&outcome, 0, sizeof outcome);
 		/* CSV and NDJSON sweeps stream: the connection resumes with the rows to come,
 		 * and this job computes them after resuming it (below) */
@@ -151,8 +155,8 @@ static void compute_question(void *arg, int cancelled)
 		        ? http_stream_open(x->req.body, x->req.body_len, &srv->limits,
 		              &srv->guarded, x->format == 2, &stream, &x->computed, &outcome,
 		              &x->job_err) < 0
-		        : svc_ask(x->endpoint, x->req.body, x->req.body_len, &srv->limits,
-		              &srv->guarded, &x->computed, &outcome, &x->job_err) < 0)
+		        : svc_ask(x->endpoint, x->req.body, x->req.body_len, &lim, &srv->guarded,
+		              &x->computed, &outcome, &x->job_err) < 0)
 			x->computed = NULL;
 		else
 			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
@@ -239,9 +243,27 @@ enum MHD_Result http_jobs_ask(
 	const char *text;
 	size_t len;
 
-	if (!http_body_is_json(x->req.content_type))
+	if (ep == SVC_MODEL && http_body_is_xml(x->req.content_type)) {
+		/* the raw MJCF as the one file of the JSON request, the release from ?mujoco= */
+		struct err err;
+		char *json;
+		size_t json_len;
+		err_clear(&err);
+		if (svc_model_xml(x->req.body, x->req.body_len,
+		        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "mujoco"), &json,
+		        &json_len, &err) != 0)
+			return http_respond_error(conn, &x->req, &err);
+		free(x->body);
+		x->body = json;
+		x->body_len = x->body_cap = json_len;
+		x->req.body = json;
+		x->req.body_len = json_len;
+		x->xml_body = 1;
+	} else if (!http_body_is_json(x->req.content_type)) {
 		return http_reject(conn, &x->req, ERR_UNSUPPORTED_MEDIA,
-		    "the body must be %s, not %s", HTTP_JSON_MEDIA, x->req.content_type);
+		    "the body must be %s%s, not %s", HTTP_JSON_MEDIA,
+		    ep == SVC_MODEL ? " or application/xml" : "", x->req.content_type);
+	}
 	x->format = http_negotiate(x->req.accept, offers, offer_count);
 	if (x->format < 0)
 		return http_reject(conn, &x->req, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path,

@@ -259,6 +259,19 @@ int http_body_is_json(const char *content_type)
 	    (n > 5 && strncasecmp(content_type + n - 5, "+json", 5) == 0);
 }
 
+int http_body_is_xml(const char *content_type)
+{
+	size_t n;
+
+	if (!content_type)
+		return 0;
+	content_type += strspn(content_type, " \t");
+	n = media_type_len(content_type);
+	return (n == 15 && strncasecmp(content_type, "application/xml", n) == 0) ||
+	    (n == 8 && strncasecmp(content_type, "text/xml", n) == 0) ||
+	    (n > 4 && strncasecmp(content_type + n - 4, "+xml", 4) == 0);
+}
+
 const char *http_content_type_shown(const char *content_type)
 {
 	return content_type ? content_type : "none (send Content-Type: application/json)";

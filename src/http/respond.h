@@ -74,6 +74,11 @@ int http_negotiate(const char *accept, const char *const offers[], int count);
  * body answers 415 otherwise. */
 int http_body_is_json(const char *content_type);
 
+/* Is a request's Content-Type XML: application/xml, text/xml or a +xml type (none of
+ * them a CORS-safelisted type, so a cross-site page cannot send one without a
+ * preflight)? POST /v1/model takes such a body as its one MJCF file. */
+int http_body_is_xml(const char *content_type);
+
 /* A request's Content-Type for an error message: the header as sent, or "none (send
  * Content-Type: application/json)" when none was (NULL). Static or the caller's. */
 const char *http_content_type_shown(const char *content_type);

@@ -72,7 +72,8 @@ struct exchange {
 	struct MHD_Connection *conn;
 	struct admit_job job;
 	enum svc_endpoint endpoint;
-	int format; /* index of the negotiated media type */
+	int format;   /* index of the negotiated media type */
+	int xml_body; /* body is the JSON request svc_model_xml() made of an XML body */
 	unsigned char hot[HOT_KEY_BYTES];
 	char *computed;             /* the answer text, or NULL with job_err */
 	struct http_stream *stream; /* a streamed sweep's rows to come (stream.h), until answered */

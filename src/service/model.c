@@ -18,6 +18,7 @@
 #include "model/rest.h"
 #include "service/endpoint.h"
 #include "service/request.h"
+#include "service/service.h"
 #include "tunables.h"
 
 struct model_request {
@@ -264,6 +265,66 @@ done:
 	mdl_free(&m);
 	mjcf_free(&doc);
 	return rc;
+}
+
+/* mjcf_reader of an application/xml body: the one file, and no other */
+struct one_file {
+	const char *text;
+	size_t len;
+};
+
+static int one_reader(void *ctx, const char *name, char **text, size_t *len, struct err *err)
+{
+	const struct one_file *f = ctx;
+
+	if (strcmp(name, SVC_MODEL_XML_NAME) != 0)
+		return err_set(err, ERR_NOT_FOUND, "",
+		    "an application/xml body is one file, and it includes \"%.200s\": send the "
+		    "JSON form {\"main\": ..., \"files\": {...}} with every file instead",
+		    name);
+	*text = malloc(f->len + 1);
+	if (!*text)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	memcpy(*text, f->text, f->len);
+	(*text)[f->len] = '\0';
+	*len = f->len;
+	return 0;
+}
+
+int svc_model_xml(
+    const char *xml, size_t len, const char *mujoco, char **json, size_t *json_len, struct err *err)
+{
+	struct one_file f = {xml, len};
+	struct mjcf_doc doc;
+	json_t *req, *text;
+
+	*json = NULL;
+	if (len > (size_t)MJCF_MAX_BYTES)
+		return err_set(
+		    err, ERR_TOO_LARGE, "", "the model is over %ld bytes", (long)MJCF_MAX_BYTES);
+	/* read here, so that an include is refused as the body's, not as a missing member */
+	if (mjcf_load(SVC_MODEL_XML_NAME, one_reader, &f, &doc, err) != 0)
+		return -1;
+	mjcf_free(&doc);
+	text = json_stringn(xml, len);
+	if (!text)
+		return err_set(err, ERR_BAD_VALUE, "", "the body is not UTF-8 text");
+	req = json_pack(
+	    "{s:s, s:{s:o}}", "main", SVC_MODEL_XML_NAME, "files", SVC_MODEL_XML_NAME, text);
+	if (req && mujoco) {
+		json_t *v = json_string(mujoco);
+		if (!v) {
+			json_decref(req);
+			return err_set(err, ERR_BAD_VALUE, "/mujoco", "mujoco is not UTF-8 text");
+		}
+		json_object_set_new(req, "mujoco", v);
+	}
+	*json = req ? json_dumps(req, JSON_COMPACT) : NULL;
+	json_decref(req);
+	if (!*json)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	*json_len = strlen(*json);
+	return 0;
 }
 
 const struct svc_endpoint_def svc_ep_model = {

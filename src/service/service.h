@@ -67,6 +67,20 @@ const char *svc_mujoco_default(void);
  * owns; NULL if out of memory. */
 json_t *svc_mujoco_releases(void);
 
+/* The name an application/xml body of POST /v1/model goes by (its "main"). */
+#define SVC_MODEL_XML_NAME "model.xml"
+
+/*
+ * The model endpoint's JSON request for a raw MJCF document of len bytes (an
+ * application/xml body): {"main": SVC_MODEL_XML_NAME, "files": {SVC_MODEL_XML_NAME: xml}},
+ * with "mujoco" when mujoco is not NULL (a query's ?mujoco=, checked by the row). The
+ * document is one file: an <include> is a 422 (bad_value) naming its line, as is text that
+ * is not UTF-8 or XML MuJoCo would refuse to read; too_large past MJCF_MAX_BYTES. On
+ * success *json (NUL-terminated, *json_len bytes) is the caller's to free().
+ */
+int svc_model_xml(const char *xml, size_t len, const char *mujoco, char **json, size_t *json_len,
+    struct err *err);
+
 /* A sweep answer as CSV (header line, then one line per row). Caller frees. */
 int svc_sweep_csv(const json_t *answer, char **csv, struct err *err);
 
