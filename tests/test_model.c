@@ -262,6 +262,80 @@ START_TEST(release_rules)
 }
 END_TEST
 
+/* pad_cannot_hold (docs/model.md): a 0.1 kg box pinched by two finger boxes of half-size
+ * 5 mm on slide joints, elliptic cone, solref (0.02, 1), solimp default (d = dmax = 0.95
+ * past its 1 mm width). By hand: a pad's normal force at the pad's full depth is at most
+ * m K dmax^2 depth / (1 - dmax) = 0.1 x 2500 x 0.005 / 0.05 = 25 N (K dmax^2 = 1/(0.02 x
+ * 1)^2), so two pads hold 0.981 N from friction 0.981 / 50 = 0.01962: friction 0.01 warns,
+ * 0.03 does not; condim 1 always warns; the pyramidal cone is not assessed. */
+static json_t *pinch(const char *friction, const char *condim, const char *cone)
+{
+	char text[1400], *body;
+	json_t *r, *answer;
+	struct err err;
+
+	snprintf(text, sizeof text,
+	    "<mujoco><option cone=\"%s\" gravity=\"0 0 -9.81\"/><default><geom friction=\"%s "
+	    "0.005 0.0001\" condim=\"%s\"/></default><worldbody>"
+	    "<body name=\"left\" pos=\"-0.03 0 0.1\"><joint type=\"slide\" axis=\"1 0 0\"/>"
+	    "<geom name=\"lpad\" type=\"box\" size=\"0.005 0.02 0.02\"/></body>"
+	    "<body name=\"right\" pos=\"0.03 0 0.1\"><joint type=\"slide\" axis=\"1 0 0\"/>"
+	    "<geom name=\"rpad\" type=\"box\" size=\"0.005 0.02 0.02\"/></body>"
+	    "<body name=\"obj\" pos=\"0 0 0.1\"><freejoint/><geom name=\"obj\" type=\"box\" "
+	    "size=\"0.025 0.01 0.01\" mass=\"0.1\"/></body></worldbody></mujoco>",
+	    cone, friction, condim);
+	r = json_pack("{s:s, s:{s:s}}", "main", "p.xml", "files", "p.xml", text);
+	body = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+	ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
+	free(body);
+	return answer;
+}
+
+static const json_t *warning_of(const json_t *pair, const char *code)
+{
+	size_t i;
+	json_t *w;
+	json_array_foreach (json_object_get(pair, "warnings"), i, w)
+		if (strcmp(json_string_value(json_object_get(w, "code")), code) == 0)
+			return w;
+	return NULL;
+}
+
+START_TEST(pad_cannot_hold)
+{
+	json_t *a = pinch("0.01", "3", "elliptic");
+	const json_t *p, *w;
+	const char *msg, *fix;
+
+	/* geoms: lpad 0, rpad 1, obj 2; both pads' pairs warn */
+	p = pair_of(a, 0, 2);
+	ck_assert_ptr_nonnull(p);
+	w = warning_of(p, "pad_cannot_hold");
+	ck_assert_ptr_nonnull(w);
+	msg = json_string_value(json_object_get(w, "message"));
+	fix = json_string_value(json_object_get(w, "fix"));
+	ck_assert_msg(strstr(msg, "at most 25 N") && strstr(msg, "(0.005 m deep)") &&
+	        strstr(msg, "weight 0.981 N"),
+	    "%s", msg);
+	ck_assert_msg(strstr(fix, "friction[0] to at least 0.01962"), "%s", fix);
+	ck_assert_ptr_nonnull(warning_of(pair_of(a, 1, 2), "pad_cannot_hold"));
+	json_decref(a);
+	a = pinch("0.03", "3", "elliptic");
+	ck_assert_ptr_null(warning_of(pair_of(a, 0, 2), "pad_cannot_hold"));
+	json_decref(a);
+	a = pinch("1", "1", "pyramidal");
+	w = warning_of(pair_of(a, 0, 2), "pad_cannot_hold");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_msg(strstr(json_string_value(json_object_get(w, "message")), "condim 1"), "%s",
+	    json_string_value(json_object_get(w, "message")));
+	json_decref(a);
+	a = pinch("0.01", "3", "pyramidal");
+	ck_assert_ptr_null(warning_of(pair_of(a, 0, 2), "pad_cannot_hold"));
+	json_decref(a);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("model");
@@ -272,6 +346,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, limits_refuse);
 	tcase_add_test(tc, warnings_follow_the_rules);
 	tcase_add_test(tc, release_rules);
+	tcase_add_test(tc, pad_cannot_hold);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -103,6 +103,104 @@ static void assess(const struct mdl_model *m, struct mpair_pair *p)
 	}
 }
 
+/* The pad's thickness: its smallest half-extent, the depth at which the object reaches
+ * its centre and MuJoCo's primitive colliders lose the face's normal. */
+static double pad_depth(const struct mdl_geom *g)
+{
+	switch (g->type) {
+	case MDL_SPHERE:
+	case MDL_CAPSULE:
+	case MDL_CYLINDER:
+		return g->size[0];
+	case MDL_BOX:
+	case MDL_ELLIPSOID:
+		return fmin(g->size[0], fmin(g->size[1], g->size[2]));
+	default:
+		return 0;
+	}
+}
+
+/* a geom that can be an object a pinch holds: the only geoms of a free body of the world
+ * without child bodies, with a positive, known mass */
+static int object_geom(const struct mdl_model *m, int g)
+{
+	const struct mdl_body *b = &m->bodies[m->geoms[g].body];
+	return m->geoms[g].body != 0 && b->free && !b->children && b->parent == 0 &&
+	    isfinite(b->mass) && b->mass > 0;
+}
+
+/* a geom that can be a pad: on a moving body that is not free (a finger, a link) */
+static int pad_geom(const struct mdl_model *m, int g)
+{
+	const struct mdl_body *b = &m->bodies[m->geoms[g].body];
+	return m->geoms[g].body != 0 && !b->free && m->geoms[g].answerable &&
+	    m->geoms[g].type != MDL_PLANE && m->geoms[g].type != MDL_HFIELD;
+}
+
+/*
+ * pad_cannot_hold: the object (mass m, weight m|g|) pinched by two pads like this pair's
+ * holds only if 2 mu N >= m|g|, with N each pad's normal force. Under the elliptic
+ * cone (and condim 1) the normal row alone carries N, and at rest it makes
+ * N = m_eff K d(r)^2 |r| / (1 - d(r)), |r| = depth + includemargin, with 1/m_eff the
+ * row's inverse weight, at least 1/m (the pad immovable): so N <= m K d^2 |r| / (1 - d)
+ * for every depth up to the pad's thickness. When even that bound times 2 mu is below
+ * the weight, no grip MuJoCo could make holds the object with two such pads.
+ * Not assessed under the pyramidal cone (its friction edges stiffen the normal force by
+ * an amount depending on mu and impratio) or the discrete integrator.
+ */
+static void pad_check(const struct mdl_model *m, struct mpair_pair *p)
+{
+	const struct mdl_option *o = &m->option;
+	struct ctd_law_gains gains;
+	struct ctd_law_solimp si;
+	struct ctd_mjver_rules rules;
+	double depth, g, mass, best = 0, mu;
+	int obj, pad, i;
+
+	if (object_geom(m, p->geom1) && pad_geom(m, p->geom2)) {
+		obj = p->geom1;
+		pad = p->geom2;
+	} else if (object_geom(m, p->geom2) && pad_geom(m, p->geom1)) {
+		obj = p->geom2;
+		pad = p->geom1;
+	} else {
+		return;
+	}
+	if ((o->cone != CTD_CONE_ELLIPTIC && p->condim != 1) ||
+	    o->integrator == CTD_SCENE_DISCRETE || !o->gravity_on || p->solref_fallback)
+		return;
+	g = sqrt(o->gravity[0] * o->gravity[0] + o->gravity[1] * o->gravity[1] +
+	    o->gravity[2] * o->gravity[2]);
+	depth = pad_depth(&m->geoms[pad]);
+	if (!(g > 0) || !(depth > 0))
+		return;
+	mass = m->bodies[m->geoms[obj].body].mass;
+	ctd_mjver_rules(m->mujoco, &rules);
+	ctd_law_solimp_release(p->solimp, rules.power_shortcut, &si);
+	ctd_law_solref_kb(p->solref, si.dwidth, o->timestep, o->refsafe, &gains);
+	/* the largest force up to the pad's depth (d(r) need not increase) */
+	for (i = 1; i <= 256; i++) {
+		/* |r|: the depth plus the margin rows start at (none before a negative one) */
+		double r = depth * i / 256 + p->includemargin, d, f;
+		if (!(r > 0))
+			continue;
+		d = ctd_law_impedance(r, &si, NULL);
+		f = mass * gains.K * d * d * r / (1 - d);
+		if (isfinite(f) && f > best)
+			best = f;
+	}
+	mu = p->condim == 1 ? 0 : p->friction[0];
+	if (2 * mu * best >= mass * g)
+		return;
+	p->warnings |= MPAIR_WARN_PAD;
+	p->object = obj;
+	p->pad = pad;
+	p->pad_depth = depth;
+	p->pad_force = best;
+	p->pad_weight = mass * g;
+	p->hold_friction = best > 0 ? mass * g / (2 * best) : INFINITY;
+}
+
 static void order_by_type(const struct mdl_model *m, struct mpair_pair *p)
 {
 	if (m->geoms[p->geom1].type > m->geoms[p->geom2].type) {
@@ -158,6 +256,7 @@ static void dynamic(const struct mdl_model *m, int g1, int g2, const struct ctd_
 	override(m, p);
 	p->includemargin = rules->margin_gap_split ? p->margin : p->margin - p->gap;
 	assess(m, p);
+	pad_check(m, p);
 }
 
 static void explicit(
@@ -181,6 +280,7 @@ static void explicit(
 	override(m, p);
 	p->includemargin = rules->margin_gap_split ? p->margin : p->margin - p->gap;
 	assess(m, p);
+	pad_check(m, p);
 }
 
 static long signature(const struct mdl_model *m, int k)
@@ -340,6 +440,8 @@ const char *mpair_warning_name(unsigned bit)
 		return "unstable_step";
 	case MPAIR_WARN_PRIORITY:
 		return "priority_hides_solref";
+	case MPAIR_WARN_PAD:
+		return "pad_cannot_hold";
 	default:
 		return "unknown";
 	}
@@ -416,6 +518,36 @@ void mpair_warning_text(const struct mdl_model *m, const struct mpair_pair *p, u
 		    geom_label(m, win, b, sizeof b));
 		break;
 	}
+	case MPAIR_WARN_PAD:
+		if (p->condim == 1)
+			snprintf(msg, len,
+			    "geom %s pinched by two pads like geom %s cannot be held: condim 1 has "
+			    "no "
+			    "friction, and its weight is %.6g N",
+			    geom_label(m, p->object, a, sizeof a),
+			    geom_label(m, p->pad, b, sizeof b), p->pad_weight);
+		else
+			snprintf(msg, len,
+			    "geom %s pinched by two pads like geom %s cannot be held: each pad's "
+			    "normal force is at most %.6g N before the object reaches the pad's "
+			    "centre (%.6g m deep), and 2 x friction %.6g x %.6g N is below its "
+			    "weight %.6g N",
+			    geom_label(m, p->object, a, sizeof a),
+			    geom_label(m, p->pad, b, sizeof b), p->pad_force, p->pad_depth,
+			    p->friction[0], p->pad_force, p->pad_weight);
+		if (p->condim == 1)
+			snprintf(fix, len,
+			    "give the pair condim 3 or more (condim on either geom, or a <pair>), "
+			    "with "
+			    "friction[0] of at least %.6g",
+			    isfinite(p->hold_friction) ? p->hold_friction : 1.0);
+		else
+			snprintf(fix, len,
+			    "raise the pair's friction[0] to at least %.6g, or make the contact "
+			    "stiffer "
+			    "(a smaller solref timeconst) or the pad thicker",
+			    p->hold_friction);
+		break;
 	default:
 		snprintf(msg, len, "unknown");
 		snprintf(fix, len, "unknown");

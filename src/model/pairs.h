@@ -18,7 +18,8 @@ enum {
 	MPAIR_WARN_DAMPING = 1 << 1,   /* timeconst_used * dampratio below the timestep */
 	MPAIR_WARN_GROWTH = 1 << 2,    /* the contact spring grows per step */
 	MPAIR_WARN_PRIORITY = 1 << 3,  /* a priority hides a geom's own solref */
-	MPAIR_WARN_COUNT = 4
+	MPAIR_WARN_PAD = 1 << 4,       /* two such pads cannot hold the object's weight */
+	MPAIR_WARN_COUNT = 5
 };
 
 struct mpair_pair {
@@ -37,6 +38,11 @@ struct mpair_pair {
 	int hidden;              /* PRIORITY: the geom whose solref is not used */
 	double growth_timeconst; /* GROWTH: the smallest timeconst whose step does not grow
 	                            (0 when none up to 1 s) */
+	/* PAD (docs/model.md, "pad_cannot_hold"): the object's geom and the pad's, the
+	 * largest normal force (N) the contact makes before the object reaches the pad's
+	 * centre, and the friction[0] from which two such pads hold the weight */
+	int object, pad;
+	double pad_depth, pad_force, pad_weight, hold_friction;
 };
 
 struct mpair_list {
