@@ -93,6 +93,7 @@ WWW_FILES = \
 	$(srcdir)/src/http/www/drop.html \
 	$(srcdir)/src/http/www/hold.html \
 	$(srcdir)/src/http/www/live.html \
+	$(srcdir)/src/http/www/model.html \
 	$(srcdir)/src/http/www/api.html \
 	$(srcdir)/src/http/www/style.css \
 	$(srcdir)/src/http/www/common.js \
@@ -102,6 +103,7 @@ WWW_FILES = \
 	$(srcdir)/src/http/www/drop.js \
 	$(srcdir)/src/http/www/hold.js \
 	$(srcdir)/src/http/www/live.js \
+	$(srcdir)/src/http/www/model.js \
 	$(srcdir)/src/http/www/api.js
 src/http/static_files.c: $(srcdir)/src/http/embed-www.sh $(srcdir)/src/http/www-page.sh \
 		$(WWW_FRAME) $(WWW_FILES) $(CHARTJS)

@@ -22,7 +22,12 @@ const path = require('path');
 const zlib = require('zlib');
 const {spawn, execFileSync} = require('child_process');
 
+const {modelChecks} = require('./model.js');
+
 const CONTACTD = process.env.CONTACTD;
+/* BROWSER_ONLY=TEXT runs only the checks whose name holds TEXT (while developing a
+ * page; make check runs them all) */
+const ONLY = process.env.BROWSER_ONLY || '';
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const SHOTS = process.env.SCREENSHOTS || 'screenshots';
 /* An upper bound on any wait (events take milliseconds): a loaded 2-core machine
@@ -254,6 +259,8 @@ let failures = 0, passes = 0;
 let sweepFirst = null; /* how the first sweep page's answer came (see the streaming check) */
 
 async function check(name, fn) {
+	if (ONLY && !name.includes(ONLY))
+		return;
 	const start = Date.now();
 	try {
 		await fn();
@@ -1247,7 +1254,7 @@ async function main() {
 	await check('every page: readable at phone width, no console error', async () => {
 		for (const [name, ready] of [['sweep', 'window.contactd.charts.sweep'],
 		    ['drop', 'window.contactd.charts.drop'], ['hold', 'window.contactd.charts.hold'],
-		    ['live', 'window.contactd.charts.fit'],
+		    ['live', 'window.contactd.charts.fit'], ['model', 'window.contactd.answers.modelReady'],
 		    ['api', 'window.contactd.answers.openapi'], ['index', 'window.contactd.answers.health']]) {
 			const page = await open(context, base2 + '/' + (name === 'index' ? '' : name + '.html'), 390);
 			/* a function, not the string: a string predicate is evaluated with eval(),
@@ -1659,6 +1666,7 @@ async function main() {
 	await checkSweepForm(context, base2);
 	await checkQuestionPresets(context, base2);
 	await checkLiveMidCalibration(context, base2);
+	await modelChecks({check, open, api, shot, assertAccessible}, context, base2);
 	await context.close();
 }
 

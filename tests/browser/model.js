@@ -1,0 +1,129 @@
+/*
+ * model.js: the dashboard's Model page in the real browser (run.js calls it): upload
+ * Menagerie's SO-101 scene and the file it includes, see every pair of the API's answer
+ * in the table; paste a file whose pairs warn, see the warnings with their fixes; open a
+ * pair as a drop, a rest and a stability question and find its parameters filled in,
+ * the opened page's answer the API's to that request.
+ */
+'use strict';
+
+const assert = require('assert/strict');
+const fs = require('fs');
+const path = require('path');
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'mjcf');
+
+/* a plane, a sphere of solref 0.003 (below 2h = 0.004: refsafe replaces it) with priority,
+ * so its pair warns timeconst_below_2h */
+const warned = '<mujoco><option timestep="0.002"/><worldbody>\n' +
+    '<geom name="floor" type="plane" size="0 0 1"/>\n' +
+    '<body name="ball" pos="0 0 0.05"><freejoint/><geom name="ball" size="0.05" mass="1" solref="0.003 1" priority="1"/></body>\n' +
+    '</worldbody></mujoco>\n';
+
+async function modelChecks({check, open, api, shot, assertAccessible}, context, base) {
+	await check('model: uploaded SO-101 scene: every pair of the API\'s answer in the table; a pair opens as a drop with its parameters', async () => {
+		const page = await open(context, base + '/model.html');
+		await page.waitForFunction(() => window.contactd.answers.modelReady);
+		await page.setInputFiles('#files', ['so101-scene_box-implicitfast.xml', 'so101-implicitfast.xml']
+		    .map((f) => path.join(FIXTURES, f)));
+		await page.waitForFunction(() => !document.getElementById('main-file').disabled);
+		assert.equal(await page.inputValue('#main-file'), 'so101-scene_box-implicitfast.xml',
+		    'the main file is the one the other does not include');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.model);
+		const {request, answer: shown} = await page.evaluate(() => window.contactd.answers.model);
+		assert.equal(request.mujoco, '3.14.0');
+		const answer = await api(base, 'POST', '/v1/model', request);
+		assert.deepEqual(shown, answer);
+		assert.equal(answer.pairs.length, 193);
+		assert.equal(await page.locator('#pairs tbody tr').count(), 193);
+		const status = await page.textContent('#status');
+		assert.ok(status.includes('29 geoms, 193 pairs') && status.includes('MuJoCo 3.14.0'), status);
+		/* the box on the floor: geoms floor (0) and box (28), the body's rest in the table */
+		const i = answer.pairs.findIndex((p) => p.geom1 === 0 && p.geom2 === 28);
+		assert.ok(i >= 0, 'the box-floor pair');
+		const row = page.locator('#pairs tbody tr[data-pair="' + i + '"]');
+		assert.ok((await row.textContent()).includes('box (box)'));
+		assert.ok((await page.textContent('#bodies')).includes('pair ' + i));
+		await assertAccessible(page);
+		await shot(page, 'model');
+		assert.deepEqual(page.consoleErrors, []);
+		await Promise.all([page.waitForURL(/drop\.html/), row.locator('a.open-drop').click()]);
+		await page.waitForFunction(() => window.contactd.answers.drop && window.contactd.charts.drop);
+		const drop = await page.evaluate(() => window.contactd.answers.drop);
+		const p = answer.pairs[i];
+		const rest = answer.bodies.find((b) => b.name === 'box').rest;
+		assert.deepEqual(drop.request.geom.solref, p.solref);
+		assert.deepEqual(drop.request.geom.solref, [0.015, 1]);
+		assert.equal(drop.request.geom.condim, 3);
+		assert.deepEqual(drop.request.geom.friction, [1, 0.03, 0.003]);
+		assert.deepEqual(drop.request.body, {shape: 'box', size: [0.02, 0.02, 0.03], mass: 0.096});
+		assert.equal(drop.request.height, rest.drop);
+		assert.equal(drop.request.option.mujoco, '3.14.0');
+		assert.equal(drop.request.option.timestep, 0.005);
+		assert.equal(drop.request.option.cone, 'elliptic');
+		assert.deepEqual(drop.answer, await api(base, 'POST', '/v1/drop', drop.request));
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('model: a pasted file\'s warnings with their fixes; a pair opens as a rest and a stability question', async () => {
+		const page = await open(context, base + '/model.html');
+		await page.waitForFunction(() => window.contactd.answers.modelReady);
+		await page.fill('#xml', warned);
+		await page.selectOption('#mujoco', '3.12.0');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.model);
+		const {request, answer} = await page.evaluate(() => window.contactd.answers.model);
+		assert.deepEqual(request, {main: 'model.xml', files: {'model.xml': warned}, mujoco: '3.12.0'});
+		assert.deepEqual(answer, await api(base, 'POST', '/v1/model', request));
+		const w = page.locator('#pairs tbody tr[data-pair="0"] li[data-code="timeconst_below_2h"]');
+		assert.equal(await w.count(), 1);
+		const text = await w.textContent();
+		assert.ok(text.includes('refsafe replaces it with 0.004 s') && text.includes('Fix: set solref\'s timeconst to at least 0.004 s'), text);
+		await page.check('#only-warned');
+		assert.equal(await page.locator('#pairs tbody tr').count(), answer.pairs.filter((p) => p.warnings.length).length);
+		/* the rest: a sweep of the rest over the pair's timeconst, its base the pair's scene */
+		const rest = page.locator('#pairs tbody tr[data-pair="0"] a.open-rest');
+		await Promise.all([page.waitForURL(/sweep\.html/), rest.click()]);
+		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);
+		const sweep = await page.evaluate(() => window.contactd.answers.sweep);
+		const req = sweep.request || sweep.req;
+		assert.equal(req.query, 'rest');
+		assert.deepEqual(req.base.geom.solref, [0.003, 1]);
+		assert.deepEqual(req.base.body, {shape: 'sphere', size: 0.05, mass: 1});
+		assert.equal(req.base.option.mujoco, '3.12.0');
+		assert.equal(req.vary[0].path, '/geom/solref/0');
+		await page.goBack();
+		await page.waitForFunction(() => window.contactd.answers.modelReady);
+		/* the stability question of the same pair: its solref, the model's timestep */
+		await page.fill('#xml', warned);
+		await page.selectOption('#mujoco', '3.12.0');
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.model);
+		await Promise.all([page.waitForURL(/sweep\.html/),
+		    page.locator('#pairs tbody tr[data-pair="0"] a.open-stability').click()]);
+		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);
+		const stab = await page.evaluate(() => window.contactd.answers.sweep);
+		const sreq = stab.request || stab.req;
+		assert.equal(sreq.query, 'stability');
+		assert.deepEqual(sreq.base.solref, [0.003, 1]);
+		assert.equal(sreq.base.option.timestep, 0.002);
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
+	await check('model: a bad document\'s 422 names the file, the line and the element', async () => {
+		const page = await open(context, base + '/model.html');
+		await page.waitForFunction(() => window.contactd.answers.modelReady);
+		await page.fill('#xml', '<mujoco>\n<worldbody>\n<geom class="nope"/>\n</worldbody>\n</mujoco>\n');
+		await page.click('#run');
+		await page.waitForFunction(() => document.getElementById('status').className === 'status error');
+		const text = await page.textContent('#status');
+		assert.ok(text.includes('model.xml:3: <geom>: unknown default class "nope"'), text);
+		assert.ok(fs.existsSync(FIXTURES));
+		await page.close();
+	});
+}
+
+module.exports = {modelChecks};
