@@ -914,6 +914,25 @@ START_TEST(mujoco_release_fields)
 	size_t i;
 
 	ck_assert_int_ge(json_array_size(releases), 5);
+	/* the model endpoint takes the same releases, as its member and its XML body's query */
+	{
+		const json_t *model = json_object_get(
+		    json_object_get(json_object_get(doc, "components"), "schemas"), "ModelRequest");
+		const json_t *op = json_object_get(
+		    json_object_get(json_object_get(doc, "paths"), "/v1/model"), "post");
+		const json_t *m = json_object_get(json_object_get(model, "properties"), "mujoco");
+		ck_assert(json_equal(json_object_get(m, "enum"), (json_t *)releases));
+		ck_assert_str_eq(json_string_value(json_object_get(m, "default")), newest);
+		ck_assert(json_equal(
+		    json_object_get(
+		        json_object_get(
+		            json_array_get(json_object_get(op, "parameters"), 0), "schema"),
+		        "enum"),
+		    (json_t *)releases));
+		ck_assert_ptr_nonnull(
+		    json_object_get(json_object_get(json_object_get(op, "requestBody"), "content"),
+		        "application/xml"));
+	}
 	live_get(&dmn, "/v1/health", &r);
 	v = json_loads(r.body, 0, NULL);
 	ck_assert_ptr_nonnull(v);
