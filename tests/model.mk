@@ -11,7 +11,7 @@ EXTRA_DIST += tests/fixtures/mjcf/README.md tests/fixtures/mjcf/hand-classes.xml
 	tests/fixtures/mjcf/so101-2.2.2.xml tests/fixtures/mjcf/so101-scene_box-2.2.2.xml \
 	tests/fixtures/mjcf/so101-implicitfast.xml tests/fixtures/mjcf/so101-scene_box-implicitfast.xml \
 	tests/fixtures/mjcf/mujoco-humanoid.xml tests/fixtures/mjcf/mujoco-slider_crank.xml \
-	tests/fixtures/mjcf/mujoco-arm26.xml
+	tests/fixtures/mjcf/mujoco-arm26.xml tests/fixtures/mjcf/hand-releases.xml
 # The model endpoint's handler: refusals naming file, line and element; limits; warnings.
 check_PROGRAMS += tests/test_model
 TESTS += tests/test_model

@@ -11,12 +11,12 @@
  * generator raised every geom's, pair's and body's margin by PAD and made every geom but
  * a plane a sphere, so each pair MuJoCo's filters let through made a contact; here the
  * same PAD is added to the compiled model's margins before listing the pairs, and the
- * two sets must be equal, each pair with MuJoCo's condim, friction, solref, solimp and
- * includemargin -- and every rest the layer answers against the body's height after the
- * whole model's run (MODEL_REST_DURATION).
- * Tolerances: parameters copied or averaged in the same arithmetic, 1e-14 relative;
- * includemargin, read through + PAD, 1e-13 absolute (ulps of 2 PAD); rests 1e-6 relative,
- * the issue's bound for the core against a run of the whole model.
+ * two sets must be equal, each pair with MuJoCo's condim, friction, solref,
+ * solreffriction, solimp and includemargin -- and every rest the layer answers against the body's
+ * height after the whole model's run (MODEL_REST_DURATION). Tolerances: parameters copied or
+ * averaged in the same arithmetic, 1e-14 relative; includemargin, read through + PAD, 1e-13
+ * absolute (ulps of 2 PAD); rests 1e-6 relative, the issue's bound for the core against a run of
+ * the whole model.
  */
 #include <math.h>
 #include <stdio.h>
@@ -179,9 +179,11 @@ static void check_file(const char *release, double pad, const struct file_ref *f
 			CHECK(close_to(p->solref[k], r[8 + k], PARAM_TOL),
 			    "%s %s pair %d-%d solref[%d]: %.17g, MuJoCo %.17g", release, f->name,
 			    (int)r[0], (int)r[1], k, p->solref[k], r[8 + k]);
-		/* no fixture sets solreffriction: MuJoCo leaves it (0, 0), the normal's solref */
-		CHECK(r[10] == 0 && r[11] == 0, "%s %s pair %d-%d solreffriction", release, f->name,
-		    (int)r[0], (int)r[1]);
+		/* a <pair>'s, else (0, 0): the friction rows then use solref */
+		for (k = 0; k < 2; k++)
+			CHECK(p->solreffriction[k] == r[10 + k],
+			    "%s %s pair %d-%d solreffriction[%d]: %.17g, MuJoCo %.17g", release,
+			    f->name, (int)r[0], (int)r[1], k, p->solreffriction[k], r[10 + k]);
 		for (k = 0; k < 5; k++)
 			CHECK(close_to(p->solimp[k], r[12 + k], PARAM_TOL),
 			    "%s %s pair %d-%d solimp[%d]", release, f->name, (int)r[0], (int)r[1],

@@ -707,7 +707,8 @@ static int pair_attrs(xmlNodePtr el, struct mdl_pair_spec *p, struct err *err)
 	    mjcf_reals(el, "solref", p->solref, 2, 0, err) < 0 ||
 	    mjcf_reals(el, "solimp", p->solimp, 5, 0, err) < 0 ||
 	    mjcf_reals(el, "margin", &p->margin, 1, 1, err) < 0 ||
-	    mjcf_reals(el, "gap", &p->gap, 1, 1, err) < 0)
+	    mjcf_reals(el, "gap", &p->gap, 1, 1, err) < 0 ||
+	    mjcf_reals(el, "solreffriction", p->solreffriction, 2, 0, err) < 0)
 		return -1;
 	return 0;
 }
@@ -751,6 +752,11 @@ static int add_pair(struct compiler *c, xmlNodePtr el)
 		return -1;
 	if (p.condim != 1 && p.condim != 3 && p.condim != 4 && p.condim != 6)
 		return mjcf_fail(el, c->err, "condim must be 1, 3, 4 or 6, not %d", p.condim);
+	if ((p.solreffriction[0] != 0 || p.solreffriction[1] != 0) &&
+	    m->mujoco < ctd_mjver_find("2.3.6"))
+		note(m,
+		    "a <pair>'s solreffriction is MuJoCo 2.3.6+; this release refuses it (it "
+		    "changes only the elliptic cone's friction rows)");
 	if (m->geoms[p.geom1].body > m->geoms[p.geom2].body) {
 		int t = p.geom1;
 		p.geom1 = p.geom2;

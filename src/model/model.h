@@ -84,6 +84,7 @@ struct mdl_pair_spec {
 	int geom1, geom2;
 	int condim;
 	double friction[5], solref[2], solimp[5], margin, gap;
+	double solreffriction[2]; /* (0, 0) unless set: the friction rows use solref (2.3.6+) */
 	xmlNodePtr el;
 };
 

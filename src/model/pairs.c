@@ -275,6 +275,7 @@ static void explicit(
 		p->friction[i] = fmax(MJ_MINMU, s->friction[i]);
 	memcpy(p->solref, s->solref, sizeof p->solref);
 	memcpy(p->solimp, s->solimp, sizeof p->solimp);
+	memcpy(p->solreffriction, s->solreffriction, sizeof p->solreffriction);
 	p->margin = s->margin;
 	p->gap = s->gap;
 	override(m, p);

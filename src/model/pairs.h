@@ -28,6 +28,7 @@ struct mpair_pair {
 	int condim;
 	double friction[5]; /* each >= mjMINMU */
 	double solref[2], solimp[5];
+	double solreffriction[2]; /* the <pair>'s, else (0, 0): the friction rows use solref */
 	double margin, gap, includemargin; /* m; rows while dist < includemargin */
 	int solref_fallback;               /* a mixed-sign solref: MuJoCo uses (0.02, 1) */
 	int direct;                        /* solref in the direct form: no time constant */

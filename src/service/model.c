@@ -164,12 +164,14 @@ static json_t *pair_json(const struct mdl_model *m, const struct mpair_pair *p)
 		    json_pack("{s:s, s:s, s:s}", "code", mpair_warning_name(bit), "message", msg,
 		        "fix", fix));
 	}
-	o = json_pack("{s:i, s:i, s:o, s:i, s:o, s:o, s:n, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}",
+	o = json_pack("{s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}",
 	    "geom1", p->geom1, "geom2", p->geom2, "pair",
 	    p->explicit_pair >= 0 ? json_integer(p->explicit_pair) : json_null(), "condim",
 	    p->condim, "friction", reals(p->friction, 5), "solref", reals(p->solref, 2),
-	    "solreffriction", "solimp", reals(p->solimp, 5), "margin", real(p->margin), "gap",
-	    real(p->gap), "includemargin", real(p->includemargin), "timeconst_used",
+	    "solreffriction",
+	    m->mujoco >= ctd_mjver_find("2.3.6") ? reals(p->solreffriction, 2) : json_null(),
+	    "solimp", reals(p->solimp, 5), "margin", real(p->margin), "gap", real(p->gap),
+	    "includemargin", real(p->includemargin), "timeconst_used",
 	    p->direct ? json_null() : real(p->timeconst_used), "solref_fallback",
 	    p->solref_fallback, "growth", real(p->growth), "warnings", w);
 	return o;
