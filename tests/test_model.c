@@ -254,6 +254,24 @@ START_TEST(release_rules)
 		}
 		json_decref(a);
 	}
+	/* sdf geoms: one note however many (their pairs are not listed), a note per release */
+	{
+		char *body =
+		    request("<mujoco><worldbody><geom type=\"plane\" size=\"0 0 1\"/><body>"
+		            "<freejoint/><geom type=\"sdf\" mesh=\"a\"/><geom type=\"sdf\" "
+		            "mesh=\"b\"/><geom size=\".1\"/></body></worldbody></mujoco>",
+		        NULL, NULL);
+		struct err err;
+		ck_assert_msg(ask(body, &a, &err) == 0, "%s", err.message);
+		ck_assert_int_eq(json_array_size(json_object_get(a, "notes")), 1);
+		ck_assert_msg(
+		    strstr(json_string_value(json_array_get(json_object_get(a, "notes"), 0)),
+		        "the pairs of sdf geoms are not listed"),
+		    "%s", json_string_value(json_array_get(json_object_get(a, "notes"), 0)));
+		ck_assert_int_eq(json_array_size(json_object_get(a, "pairs")), 1);
+		json_decref(a);
+		free(body);
+	}
 	/* discrete is 3.13.0's: refused before, answered from it on */
 	a = answer_as("3.12.0", "discrete");
 	ck_assert_msg(strstr(json_string_value(json_object_get(a, "error")),

@@ -1,4 +1,4 @@
-# model: a user's MJCF as MuJoCo 2.2.2 compiles and collides it (issue 30): loading the
+# model: a user's MJCF as a MuJoCo release (2.2.0-3.14.0) compiles and collides it (issue 30): loading the
 # document and its includes with libxml2 (mjcf), the compiler's defaults, classes, bodies
 # and geoms (model), the geom pairs with their mixed parameters and warnings (pairs), and
 # the rest answers the core gives exactly (rest). Depends on the core and base only, and

@@ -48,8 +48,13 @@ struct compiler {
 	struct err *err;
 };
 
+/* one line per kind: a note already made (a second sdf geom) is not repeated */
 static void note(struct mdl_model *m, const char *text)
 {
+	int i;
+	for (i = 0; i < m->nnotes; i++)
+		if (strncmp(m->notes[i], text, sizeof m->notes[0] - 1) == 0)
+			return;
 	if (m->nnotes < (int)(sizeof m->notes / sizeof m->notes[0]))
 		snprintf(m->notes[m->nnotes++], sizeof m->notes[0], "%s", text);
 }
@@ -426,9 +431,12 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 	if (g->type == MDL_SDF || g->type == MDL_MESH || g->type == MDL_HFIELD || gi.has_mesh) {
 		/* a shape from a file: its contact fields are known, its size and mass are not */
 		g->answerable = 0;
-		if (g->type == MDL_SDF)
-			if (m->mujoco < ctd_mjver_find("3.0.0"))
-				note(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
+		if (g->type == MDL_SDF && m->mujoco < ctd_mjver_find("3.0.0"))
+			note(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
+		else if (g->type == MDL_SDF)
+			note(m,
+			    "the pairs of sdf geoms are not listed (MuJoCo collides them through "
+			    "their SDF plugin, which is not read here)");
 	} else {
 		g->answerable = 1;
 	}

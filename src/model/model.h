@@ -107,7 +107,7 @@ struct mdl_model {
 	int nexclude;
 	/* what the document asks that the release does not have (a later attribute value),
 	 * one line each, for the answer's notes */
-	char notes[4][160];
+	char notes[6][160];
 	int nnotes;
 };
 

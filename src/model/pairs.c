@@ -15,8 +15,8 @@
 #include "core/pair.h"
 #include "tunables.h"
 
-/* mjCOLLISIONFUNC: no function for plane or hfield against plane or hfield; sdf is not
- * 2.2.2's */
+/* mjCOLLISIONFUNC: no function for plane or hfield against plane or hfield; sdf geoms
+ * (3.x's, collided through their plugin) are left out, with a note (model.c) */
 static int collides(enum mdl_geom_type t1, enum mdl_geom_type t2)
 {
 	if (t1 == MDL_SDF || t2 == MDL_SDF)
