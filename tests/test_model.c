@@ -254,6 +254,39 @@ START_TEST(release_rules)
 		}
 		json_decref(a);
 	}
+	/* discrete (the default 3.14.0): timeconst is not clamped; refsafe replaces rows with
+	 * q = h^2 K dmax > 1. By hand, solref (0.001, 1) on both geoms, h = 0.002, dmax 0.95:
+	 * K = 1/(0.95 x 0.001)^2, q = 4e-6 / (0.95 x 1e-6) = 4.2105..., fixed from timeconst
+	 * h / sqrt(0.95) = 0.00205196 s */
+	{
+		char *body =
+		    request("<mujoco><option integrator=\"discrete\" timestep=\"0.002\"/>"
+		            "<default><geom solref=\"0.001 1\"/></default><worldbody><geom "
+		            "type=\"plane\" size=\"0 0 1\"/><body pos=\"0 0 0.1\"><freejoint/>"
+		            "<geom size=\".05\"/></body></worldbody></mujoco>",
+		        NULL, NULL);
+		struct err err;
+		const json_t *w = NULL;
+		size_t k;
+		ck_assert_msg(ask(body, &a, &err) == 0, "%s", err.message);
+		p = pair_of(a, 0, 1);
+		ck_assert_double_eq(tsvc_real(p, "timeconst_used"), 0.001);
+		ck_assert(!has_warning(p, "timeconst_below_2h"));
+		ck_assert(!has_warning(p, "damping_below_h"));
+		json_array_foreach (json_object_get(p, "warnings"), k, w)
+			if (!strcmp(json_string_value(json_object_get(w, "code")),
+			        "refsafe_replaces_rows"))
+				break;
+		ck_assert_msg(k < json_array_size(json_object_get(p, "warnings")),
+		    "no refsafe_replaces_rows");
+		ck_assert_msg(strstr(json_string_value(json_object_get(w, "message")), "= 4.21053"),
+		    "%s", json_string_value(json_object_get(w, "message")));
+		ck_assert_msg(
+		    strstr(json_string_value(json_object_get(w, "fix")), "at least 0.00205196 s"),
+		    "%s", json_string_value(json_object_get(w, "fix")));
+		json_decref(a);
+		free(body);
+	}
 	/* sdf geoms: one note however many (their pairs are not listed), a note per release */
 	{
 		char *body =

@@ -84,12 +84,21 @@ static void assess(const struct mdl_model *m, struct mpair_pair *p)
 	struct ctd_growth_report r;
 	double h = o->timestep;
 
-	ctd_law_solref_kb(p->solref, p->solimp[1], h, o->refsafe, &gains);
+	/* under discrete (3.13.0+) refsafe never clamps timeconst: it replaces the gains of
+	 * rows with q = h^2 K imp > 1 (docs/releases.md), checked at the deepest impedance */
+	int discrete = o->integrator == CTD_SCENE_DISCRETE;
+
+	ctd_law_solref_kb(p->solref, p->solimp[1], h, discrete ? 0 : o->refsafe, &gains);
 	p->solref_fallback = gains.fell_back;
 	p->direct = gains.direct;
 	p->timeconst_used = gains.timeconst_used;
 	p->dampratio_used = gains.dampratio_used;
-	if (!p->direct && !p->solref_fallback) {
+	if (discrete) {
+		double dmax = ctd_law_impedance_clamp(p->solimp[1]);
+		p->replaced_q = h * h * gains.K * dmax;
+		if (o->refsafe && !p->direct && p->replaced_q > 1)
+			p->warnings |= MPAIR_WARN_REPLACED;
+	} else if (!p->direct && !p->solref_fallback) {
 		if (p->solref[0] < 2 * h)
 			p->warnings |= MPAIR_WARN_TIMECONST;
 		if (p->timeconst_used * p->dampratio_used < h)
@@ -443,6 +452,8 @@ const char *mpair_warning_name(unsigned bit)
 		return "priority_hides_solref";
 	case MPAIR_WARN_PAD:
 		return "pad_cannot_hold";
+	case MPAIR_WARN_REPLACED:
+		return "refsafe_replaces_rows";
 	default:
 		return "unknown";
 	}
@@ -517,6 +528,20 @@ void mpair_warning_text(const struct mdl_model *m, const struct mpair_pair *p, u
 		    "give both geoms the same priority (solmix then averages), or set the solref "
 		    "wanted on geom %s, or add a <pair> for these geoms",
 		    geom_label(m, win, b, sizeof b));
+		break;
+	}
+	case MPAIR_WARN_REPLACED: {
+		double dmax = ctd_law_impedance_clamp(p->solimp[1]);
+		snprintf(msg, len,
+		    "under the discrete integrator refsafe replaces this contact's rows where h^2 "
+		    "K "
+		    "imp > 1: at the deepest impedance %.6g, h^2 K imp = %.6g, so K becomes 1/(h^2 "
+		    "imp) and B is divided by %.6g: the contact is softer than written",
+		    dmax, p->replaced_q, sqrt(p->replaced_q));
+		snprintf(fix, len,
+		    "raise solref's timeconst x dampratio to at least %.6g s (timestep / "
+		    "sqrt(dmax)), or shorten the timestep to at most %.6g s",
+		    h / sqrt(dmax), p->timeconst_used * p->dampratio_used * sqrt(dmax));
 		break;
 	}
 	case MPAIR_WARN_PAD:

@@ -19,7 +19,8 @@ enum {
 	MPAIR_WARN_GROWTH = 1 << 2,    /* the contact spring grows per step */
 	MPAIR_WARN_PRIORITY = 1 << 3,  /* a priority hides a geom's own solref */
 	MPAIR_WARN_PAD = 1 << 4,       /* two such pads cannot hold the object's weight */
-	MPAIR_WARN_COUNT = 5
+	MPAIR_WARN_REPLACED = 1 << 5,  /* discrete: refsafe replaces the rows' gains */
+	MPAIR_WARN_COUNT = 6
 };
 
 struct mpair_pair {
@@ -32,7 +33,8 @@ struct mpair_pair {
 	double margin, gap, includemargin; /* m; rows while dist < includemargin */
 	int solref_fallback;               /* a mixed-sign solref: MuJoCo uses (0.02, 1) */
 	int direct;                        /* solref in the direct form: no time constant */
-	double timeconst_used;             /* s after refsafe (standard form) */
+	double timeconst_used; /* s after refsafe (standard form; discrete: as written) */
+	double replaced_q;     /* discrete: h^2 K dmax (refsafe replaces above 1) */
 	double dampratio_used;
 	double growth; /* the spectral radius of one step at the deepest impedance */
 	unsigned warnings;
