@@ -287,6 +287,24 @@ START_TEST(release_rules)
 		json_decref(a);
 		free(body);
 	}
+	/* a rest past the rest row's step limit is not answered (2 s at 1e-7 s: 2e7 steps) */
+	{
+		char *body =
+		    request("<mujoco><option timestep=\"1e-7\"/><worldbody><geom "
+		            "type=\"plane\" size=\"0 0 1\"/><body pos=\"0 0 0.1\"><freejoint/>"
+		            "<geom size=\".05\"/></body></worldbody></mujoco>",
+		        NULL, NULL);
+		struct err err;
+		const json_t *b;
+		ck_assert_msg(ask(body, &a, &err) == 0, "%s", err.message);
+		b = json_array_get(json_object_get(a, "bodies"), 0);
+		ck_assert(json_is_null(json_object_get(b, "rest")));
+		ck_assert_msg(strstr(json_string_value(json_object_get(b, "why")),
+		                  "more than 10000000 steps"),
+		    "%s", json_string_value(json_object_get(b, "why")));
+		json_decref(a);
+		free(body);
+	}
 	/* sdf geoms: one note however many (their pairs are not listed), a note per release */
 	{
 		char *body =

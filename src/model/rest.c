@@ -66,6 +66,13 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 		return refuse(r, "gravity is not along -z");
 	if (o->noslip_iterations > 0)
 		return refuse(r, "noslip_iterations is set: the core's rest has no noslip pass");
+	/* the rest row's bound on one simulation (a tiny timestep would be unbounded work) */
+	if (!(duration / o->timestep < LIMIT_MAX_STEPS + 0.5)) {
+		snprintf(r->why, sizeof r->why,
+		    "its %g s of settling would take more than %ld steps at the model's timestep",
+		    duration, LIMIT_MAX_STEPS);
+		return 0;
+	}
 	for (i = 0; i < pairs->count; i++) {
 		const struct mpair_pair *p = &pairs->pairs[i];
 		int other;
