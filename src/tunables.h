@@ -382,6 +382,10 @@
 #define CALIB_MAX_SAMPLES 4096           /* per trajectory */
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
 #define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
+/* The pads an audit (POST /v1/calibrations/{id}/evaluate) evaluates: timeconst (s) and
+ * dampratio each positive and at most these; the fit searches well within them. */
+#define CALIB_AUDIT_TIMECONST_MAX 10.0
+#define CALIB_AUDIT_DAMPRATIO_MAX 100.0
 #define CALIB_MAX_PRESS_FORCE 1e6        /* N */
 #define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
 	16384 /* trajectory samples of one calibration, all uploads                                \
