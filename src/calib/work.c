@@ -4,6 +4,7 @@
 #include "calib/work.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,13 @@ static void *worker(void *arg)
 	int slot = (int)(long)arg;
 	long long id;
 
-	/* below the HTTP threads: a question never waits for a fit's CPU */
+	/* below the HTTP threads: a question never waits for a fit's CPU. SCHED_BATCH: the
+	 * scheduler takes a fit for the CPU-bound work it is and never lets its wakeups
+	 * preempt a question (Linux's sched(7)); and a nice value above theirs. */
+	struct sched_param batch = {0};
+
+	if (pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch) != 0)
+		callog("fit worker: cannot take the batch scheduling policy");
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CALIB_FIT_NICE) != 0)
 		callog("fit worker: cannot lower its priority");
 	pthread_mutex_lock(&pool.lock);

@@ -111,7 +111,8 @@ static int start_better(const struct search_start *a, const struct search_start 
  * a release only to about half a step, and a contact sampled at the wrong phase makes
  * chi^2 at every grid point so large that the grid would not see the physics.
  */
-static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point, gsl_vector *f)
+static void grid_residuals(
+    struct problem *P, const gsl_vector *x, size_t point, const double *dm, gsl_vector *f)
 {
 	const struct calib_data *d = P->data;
 	size_t nstatic = d->ndrops + d->npresses, i, k, row = 0;
@@ -130,7 +131,7 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 		model = P->grid_model + point * nstatic;
 		if (!P->grid_model_ready) {
 			for (i = 0; i < d->ndrops; i++)
-				model[i] = model_rebound(&m, d->drops[i].height);
+				model[i] = dm[i];
 			for (i = 0; i < d->npresses; i++)
 				if (ctd_sim_equilibrium(
 				        &m, d->presses[i].force, &model[d->ndrops + i]) != 0)
@@ -138,7 +139,7 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 		}
 	}
 	for (i = 0; i < d->ndrops; i++, row++) {
-		double rebound = model ? model[i] : model_rebound(&m, d->drops[i].height);
+		double rebound = model ? model[i] : dm[i];
 
 		gsl_vector_set(f, row,
 		    problem_weigh(rebound, d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
@@ -232,26 +233,56 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 	int counts[NPHYS], a, b, i, q;
 	size_t k, found = 0;
 
+	size_t nd = P->data->ndrops, npts;
+	double(*pads)[NPHYS] = malloc(N * N * sizeof *pads), *dm = NULL;
+	int fresh = !(P->grid_model && P->grid_model_ready);
+
 	for (i = 0; i < NPHYS; i++)
 		counts[i] = P->free[i] ? N : 1;
+	npts = (size_t)(counts[TC] * counts[DR]);
+	if (nd > 0 && fresh)
+		dm = malloc(npts * nd * sizeof *dm);
+	if (!pads || (nd > 0 && fresh && !dm)) {
+		/* out of memory: the grid is left out, the descent starts where it is */
+		free(pads);
+		free(dm);
+		problem_phys_logs(P, x, best[0].logp);
+		best[0].chi2 = INFINITY;
+		best[0].dist = 0;
+		return 1;
+	}
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			struct search_start *g = &grid[a][b];
 			int idx[NPHYS] = {a, b};
 
 			g->dist = 0;
-			for (i = 0, k = 0; i < NPHYS; i++) {
+			for (i = 0; i < NPHYS; i++) {
 				g->logp[i] = P->free[i] ? lo[i] + (hi[i] - lo[i]) * idx[i] / (N - 1)
 				                        : P->start_log[i];
-				if (P->free[i])
-					gsl_vector_set(x, k++, g->logp[i]);
 				g->dist +=
 				    (g->logp[i] - P->start_log[i]) * (g->logp[i] - P->start_log[i]);
+				pads[a * counts[DR] + b][i] = g->logp[i];
 			}
-			grid_residuals(P, x, (size_t)(a * N + b), P->f1);
+		}
+	}
+	/* every grid point's drops at once, through the lanes */
+	if (dm && !problem_abandoned(P))
+		problem_drop_models(P, (const double(*)[NPHYS])pads, npts, dm);
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			struct search_start *g = &grid[a][b];
+
+			for (i = 0, k = 0; i < NPHYS; i++)
+				if (P->free[i])
+					gsl_vector_set(x, k++, g->logp[i]);
+			grid_residuals(P, x, (size_t)(a * N + b),
+			    dm ? dm + (size_t)(a * counts[DR] + b) * nd : NULL, P->f1);
 			g->chi2 = problem_sum_squares(P->f1);
 		}
 	}
+	free(dm);
+	free(pads);
 	P->grid_model_ready = P->grid_model != NULL;
 	if (P->grid_kept && !P->grid_kept_ready) {
 		for (a = 0; a < counts[TC]; a++)
@@ -538,33 +569,45 @@ static int polish(struct problem *P, gsl_vector *best, double *best_chi2, gsl_ve
 		double chi2 = *best_chi2, centre[NPHYS];
 		int a, b, improved = 0;
 
+		enum { R = 2 * CALIB_REFINE_POINTS + 1 };
+		double pads[R * R][NPHYS], c[R * R];
+		size_t n = 0, i, pick = 0;
+
 		gsl_vector_memcpy(x, best);
 		problem_phys_logs(P, best, centre);
 		for (a = -CALIB_REFINE_POINTS; a <= CALIB_REFINE_POINTS; a++) {
 			for (b = -CALIB_REFINE_POINTS; b <= CALIB_REFINE_POINTS; b++) {
-				struct search_start st;
 				int idx[NPHYS] = {a, b};
-				double c;
 
+				if ((!P->free[TC] && a != 0) || (!P->free[DR] && b != 0))
+					continue;
 				for (q = 0; q < NPHYS; q++)
-					st.logp[q] = centre[q] +
+					pads[n][q] = centre[q] +
 					    (P->free[q] ? CALIB_REFINE_SPAN * idx[q] /
 					                CALIB_REFINE_POINTS
 					                : 0);
-				if ((!P->free[TC] && a != 0) || (!P->free[DR] && b != 0))
-					continue;
-				set_start(P, &st, x);
-				problem_residuals(x, P, P->f1);
-				c = problem_sum_squares(P->f1);
-				if (c < chi2 * (1 - 1e-9)) {
-					chi2 = c;
-					gsl_vector_memcpy(init, x);
-					improved = 1;
-				}
+				n++;
+			}
+		}
+		/* the fine grid's drops stepped at once */
+		if (problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, c, err) != 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (c[i] < chi2 * (1 - 1e-9)) {
+				chi2 = c[i];
+				pick = i;
+				improved = 1;
 			}
 		}
 		if (!improved)
 			break;
+		{
+			struct search_start st;
+
+			memcpy(st.logp, pads[pick], sizeof st.logp);
+			gsl_vector_memcpy(init, best);
+			set_start(P, &st, init);
+		}
 		gsl_vector_memcpy(x, init);
 		if (search_least_squares(P, x, iterations, err) != 0)
 			return -1;
@@ -619,22 +662,45 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	for (q = 0; q < NPHYS; q++)
 		counts[q] = P->free[q] ? W : 1;
-	gsl_vector_memcpy(x, best);
+	double(*pads)[NPHYS] = malloc(W * W * sizeof *pads);
+	size_t n = 0;
+
+	if (!pads) {
+		free(chi2);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
-			struct search_start st;
 			int idx[NPHYS] = {a, b};
 
 			for (q = 0; q < NPHYS; q++)
-				st.logp[q] = centre[q] +
+				pads[n][q] = centre[q] +
 				    (P->free[q] ? CALIB_WIDE_SPAN * (idx[q] - CALIB_WIDE_POINTS) /
 				                CALIB_WIDE_POINTS
 				                : 0);
-			set_start(P, &st, x);
-			problem_residuals(x, P, P->f1);
-			chi2[a * W + b] = problem_sum_squares(P->f1);
+			n++;
 		}
 	}
+	/* the whole fine grid's drops stepped at once; chi2[a * W + b] */
+	{
+		double *c = malloc(n * sizeof *c);
+		size_t ci = 0;
+
+		if (!c ||
+		    problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, c, err) != 0) {
+			free(c);
+			free(pads);
+			free(chi2);
+			return c
+			    ? -1
+			    : err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		}
+		for (a = 0; a < counts[TC]; a++)
+			for (b = 0; b < counts[DR]; b++)
+				chi2[a * W + b] = c[ci++];
+		free(c);
+	}
+	free(pads);
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			int minimum = 1;
