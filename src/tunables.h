@@ -322,6 +322,13 @@
 #define CALIB_WIDE_SPAN 0.2
 #define CALIB_WIDE_STARTS 12
 #define CALIB_WIDE_ROUNDS 3
+/* And before the fine grids, in the fit's own search, a dense log grid over the whole
+ * searched range, POINTS_TC x POINTS_DR, and descents from its STARTS lowest local minima away
+ * from the best fit so far: distant valleys the coarse grid's starts missed (issue #29,
+ * item 3: a 3-drop fit at chi2 2.609 where a pad across the range scores 0.249). */
+#define CALIB_GLOBAL_POINTS_TC 128
+#define CALIB_GLOBAL_POINTS_DR 64
+#define CALIB_GLOBAL_STARTS 8
 /* The confidence intervals' levels of chi^2 - chi^2_min are (k^2 + this) times the
  * residual variance: the truth's chi^2 less the best fit's averaged 2.57 over 100 noisy
  * 8-drop sets of the tuning truths (test_calib_coverage.c), against 2 for a smooth model

@@ -750,6 +750,100 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 	return 0;
 }
 
+/*
+ * The dense grid over the whole searched range (CALIB_GLOBAL_POINTS_TC x _DR, the releases of
+ * best held) and descents from its CALIB_GLOBAL_STARTS lowest local minima away from the best
+ * fit (beyond CALIB_WIDE_SPAN in a log: a narrow valley's grid points may all lie above the
+ * best, its floor below): the lowest chi^2 into best and *best_chi2. x is a scratch vector of P's
+ * size.
+ */
+static int global_scan(struct problem *P, gsl_vector *best, double *best_chi2, gsl_vector *x,
+    int *iterations, struct err *err)
+{
+	static const int nb[8][2] = {
+	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
+	int counts[NPHYS], a, b, q, i, nmin = 0, rc = -1;
+	size_t n;
+	double(*pads)[NPHYS];
+	double *chi2;
+	struct cell *cells;
+	double here[NPHYS];
+
+	problem_phys_logs(P, best, here);
+	counts[TC] = P->free[TC] ? CALIB_GLOBAL_POINTS_TC : 1;
+	counts[DR] = P->free[DR] ? CALIB_GLOBAL_POINTS_DR : 1;
+	n = (size_t)(counts[TC] * counts[DR]);
+	pads = malloc(n * sizeof *pads);
+	chi2 = malloc(n * sizeof *chi2);
+	cells = malloc(n * sizeof *cells);
+	if (!pads || !chi2 || !cells) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	for (a = 0; a < counts[TC]; a++)
+		for (b = 0; b < counts[DR]; b++) {
+			int idx[NPHYS] = {a, b};
+
+			for (q = 0; q < NPHYS; q++)
+				pads[a * counts[DR] + b][q] = counts[q] > 1 ? P->log_lo[q] +
+				        (P->log_hi[q] - P->log_lo[q]) * idx[q] / (counts[q] - 1)
+				                                            : P->start_log[q];
+		}
+	if (problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, chi2, err) != 0)
+		goto out;
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			double c = chi2[a * counts[DR] + b];
+			int minimum = isfinite(c), far = 0;
+
+			/* away from the best fit, whose valley the fine grids search */
+			for (q = 0; q < NPHYS; q++)
+				far |= P->free[q] &&
+				    fabs(pads[a * counts[DR] + b][q] - here[q]) > CALIB_WIDE_SPAN;
+			minimum &= far;
+
+			for (q = 0; q < 8 && minimum; q++) {
+				int na = a + nb[q][0], nbb = b + nb[q][1];
+
+				if (na >= 0 && na < counts[TC] && nbb >= 0 && nbb < counts[DR] &&
+				    chi2[na * counts[DR] + nbb] < c)
+					minimum = 0;
+			}
+			if (minimum) {
+				cells[nmin].chi2 = c;
+				cells[nmin].a = a;
+				cells[nmin].b = b;
+				nmin++;
+			}
+		}
+	}
+	qsort(cells, (size_t)nmin, sizeof *cells, cell_cmp);
+	for (i = 0; i < nmin && i < CALIB_GLOBAL_STARTS; i++) {
+		struct search_start st;
+		double c;
+
+		if (problem_abandoned(P))
+			break;
+		memcpy(st.logp, pads[cells[i].a * counts[DR] + cells[i].b], sizeof st.logp);
+		gsl_vector_memcpy(x, best);
+		set_start(P, &st, x);
+		if (search_least_squares(P, x, iterations, err) != 0)
+			goto out;
+		problem_residuals(x, P, P->f1);
+		c = problem_sum_squares(P->f1);
+		if (c < *best_chi2 * (1 - 1e-9)) {
+			*best_chi2 = c;
+			gsl_vector_memcpy(best, x);
+		}
+	}
+	rc = 0;
+out:
+	free(cells);
+	free(chi2);
+	free(pads);
+	return rc;
+}
+
 int search_all(struct problem *P, gsl_vector *x, struct search_start *found, size_t *nfound,
     double *chi2_out, int *iterations, struct err *err)
 {
@@ -798,6 +892,10 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 		if (polish(P, best, &best_chi2, x, init, iterations, err) != 0)
 			goto out;
 	}
+	/* the whole range, densely: a distant valley below the best */
+	if (P->thorough && P->nphys > 0 &&
+	    global_scan(P, best, &best_chi2, x, iterations, err) != 0)
+		goto out;
 	/* the fine grids: around the best fit until it stops moving, and once around each
 	 * other distinct minimum the descents reached */
 	if (P->thorough) {
