@@ -32,8 +32,8 @@ NGINX=${NGINX:-nginx}
 . "$srcdir/tests/http_lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/contactd-bench-calib.XXXXXX")
 nrobots=${BENCH_ROBOTS:-4}
-robots=$(echo so101-a so101-b so101-c so101-d | cut -d' ' -f1-"$nrobots")
-[ "$nrobots" -gt 0 ] || robots=
+robots=
+[ "$nrobots" -gt 0 ] && robots=$(echo so101-a so101-b so101-c so101-d | cut -d' ' -f1-"$nrobots")
 uploaders=
 cleanup() {
 	for p in $uploaders; do kill "$p" 2>/dev/null || true; done

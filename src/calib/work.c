@@ -3,6 +3,7 @@
  */
 #include "calib/work.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -189,10 +190,17 @@ static void *worker(void *arg)
 	 * scheduler takes a fit for the CPU-bound work it is and never lets its wakeups
 	 * preempt a question (Linux's sched(7)); and a nice value above theirs. */
 	struct sched_param batch = {0};
+	int base;
 
 	if (pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch) != 0)
 		callog("fit worker: cannot take the batch scheduling policy");
-	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CALIB_FIT_NICE) != 0)
+	/* CALIB_FIT_NICE above the HTTP threads' own (a daemon started under nice), at most 19 */
+	errno = 0;
+	base = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	if (errno != 0)
+		base = 0;
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+	        base + CALIB_FIT_NICE < 19 ? base + CALIB_FIT_NICE : 19) != 0)
 		callog("fit worker: cannot lower its priority");
 	pthread_mutex_lock(&pool.lock);
 	while (!pool.stopping) {
