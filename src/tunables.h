@@ -398,8 +398,8 @@
 	16384 /* trajectory samples of one calibration, all uploads                                \
 	       */
 /* Fits run on their own threads (src/calib/work.h), never inside a request or a
- * transaction: this many, under SCHED_BATCH at this nice value above the HTTP threads', so
- * questions keep their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
+ * transaction: this many, under SCHED_BATCH at this many nice levels above the HTTP threads'
+ * (at most 19), so questions keep their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
  * and recorded as failed. */
 #define CALIB_FIT_WORKERS 2
 #define CALIB_FIT_NICE 10
