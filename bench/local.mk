@@ -1,6 +1,6 @@
 # benchmarks: built and run by `make bench` only, never by `make all` or `make check`.
 # They link real MuJoCo (like the parity tests), never src/.
-EXTRA_PROGRAMS = bench/bench_drop bench/bench_sweep bench/bench_hold
+EXTRA_PROGRAMS = bench/bench_drop bench/bench_sweep bench/bench_hold bench/bench_fit
 CLEANFILES += $(EXTRA_PROGRAMS)
 
 bench_bench_drop_SOURCES = bench/bench_drop.c tests/mjscene.c tests/mjscene.h
@@ -30,3 +30,13 @@ bench-sweep: bench/bench_sweep$(EXEEXT) contact$(EXEEXT) contactd$(EXEEXT)
 bench-nodes: contactd$(EXEEXT)
 	CONTACTD=./contactd$(EXEEXT) srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/bench_nodes.sh
 EXTRA_DIST += bench/bench_nodes.sh docs/topology.md
+
+# The calibration fit's wall time on fresh sets made by libmujoco 2.2.2 (issue #29).
+bench_bench_fit_SOURCES = bench/bench_fit.c bench/bench_stats.h tests/calgen.c tests/calgen.h \
+	tests/testlib.h $(MJSCENE_SOURCES)
+bench_bench_fit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+bench_bench_fit_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
+bench_bench_fit_LDADD = $(FIT_LIBS) $(MUJOCO_LIBS)
+.PHONY: bench-fit
+bench-fit: bench/bench_fit$(EXEEXT)
+	./bench/bench_fit$(EXEEXT)

@@ -322,6 +322,13 @@
 #define CALIB_WIDE_SPAN 0.2
 #define CALIB_WIDE_STARTS 12
 #define CALIB_WIDE_ROUNDS 3
+/* And before the fine grids, in the fit's own search, a dense log grid over the whole
+ * searched range, POINTS_TC x POINTS_DR, and descents from its STARTS lowest local minima away
+ * from the best fit so far: distant valleys the coarse grid's starts missed (issue #29,
+ * item 3: a 3-drop fit at chi2 2.609 where a pad across the range scores 0.249). */
+#define CALIB_GLOBAL_POINTS_TC 128
+#define CALIB_GLOBAL_POINTS_DR 64
+#define CALIB_GLOBAL_STARTS 8
 /* The confidence intervals' levels of chi^2 - chi^2_min are (k^2 + this) times the
  * residual variance: the truth's chi^2 less the best fit's averaged 2.57 over 100 noisy
  * 8-drop sets of the tuning truths (test_calib_coverage.c), against 2 for a smooth model
@@ -382,13 +389,17 @@
 #define CALIB_MAX_SAMPLES 4096           /* per trajectory */
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
 #define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
+/* The pads an audit (POST /v1/calibrations/{id}/evaluate) evaluates: timeconst (s) and
+ * dampratio each positive and at most these; the fit searches well within them. */
+#define CALIB_AUDIT_TIMECONST_MAX 10.0
+#define CALIB_AUDIT_DAMPRATIO_MAX 100.0
 #define CALIB_MAX_PRESS_FORCE 1e6        /* N */
 #define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
 	16384 /* trajectory samples of one calibration, all uploads                                \
 	       */
 /* Fits run on their own threads (src/calib/work.h), never inside a request or a
- * transaction: this many, at this nice value above the HTTP threads', so questions keep
- * their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
+ * transaction: this many, under SCHED_BATCH at this many nice levels above the HTTP threads'
+ * (at most 19), so questions keep their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
  * and recorded as failed. */
 #define CALIB_FIT_WORKERS 2
 #define CALIB_FIT_NICE 10

@@ -79,3 +79,21 @@ EXTRA_DIST += tests/pg_calib_layer.sh
 # that can never work refused at start.
 TESTS += tests/pg_start_down.sh
 EXTRA_DIST += tests/pg_start_down.sh
+
+# The audit: a calibration's measurements at a solref of the caller's (issue #29).
+check_PROGRAMS += tests/test_calib_audit
+TESTS += tests/test_calib_audit
+tests_test_calib_audit_SOURCES = tests/test_calib_audit.c tests/live.c tests/live.h \
+	tests/robot.c tests/robot.h
+tests_test_calib_audit_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"'
+tests_test_calib_audit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
+tests_test_calib_audit_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
+
+# The fit's global optimum: issue 29's example and fresh libmujoco sets against a dense grid.
+check_PROGRAMS += tests/test_calib_global
+TESTS += tests/test_calib_global
+tests_test_calib_global_SOURCES = tests/test_calib_global.c tests/calgen.c tests/calgen.h \
+	tests/testlib.h $(MJSCENE_SOURCES)
+tests_test_calib_global_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS)
+tests_test_calib_global_LDADD = $(FIT_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)

@@ -141,7 +141,7 @@ START_TEST(lanes_match_single_drops)
 		if (ctd_lanes_select(width) != width)
 			continue;
 		memset(lanes, 0, POINTS * sizeof *lanes);
-		ctd_lanes_drop_array(models, heights, durations, lanes, POINTS);
+		ctd_lanes_drop_array(models, heights, durations, lanes, POINTS, 0);
 		for (i = 0; i < POINTS; i++) {
 			struct ctd_sim_drop single;
 
@@ -156,7 +156,18 @@ START_TEST(lanes_match_single_drops)
 		}
 	}
 	ctd_lanes_select(0);
-	ctd_lanes_drop_array(models, heights, durations, lanes, POINTS);
+	/* first_bounce (the calibration's model): each point ends at its first apex, whose
+	 * first_rebound is the whole run's, bit for bit */
+	ctd_lanes_drop_array(models, heights, durations, lanes, POINTS, 1);
+	for (i = 0; i < POINTS; i++) {
+		struct ctd_sim_drop single;
+
+		ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+		ck_assert_msg(same(single.first_rebound, lanes[i].first_rebound),
+		    "point %d: first_bounce first_rebound %.17g, whole run's %.17g", i,
+		    lanes[i].first_rebound, single.first_rebound);
+	}
+	ctd_lanes_drop_array(models, heights, durations, lanes, POINTS, 0);
 	for (i = 0; i < POINTS; i++) {
 		struct ctd_sim_drop single;
 
@@ -217,7 +228,7 @@ START_TEST(lanes_rest_shortcut_lesson_cube)
 		s.option.mujoco = i == 0 ? CTD_MJVER_2_2_2 : ctd_mjver_count() - 1;
 		ctd_scene_prepare(&s, &m[i]);
 	}
-	ctd_lanes_drop_array(m, heights, durations, out, 3);
+	ctd_lanes_drop_array(m, heights, durations, out, 3, 0);
 	for (i = 0; i < 3; i++) {
 		ctd_sim_drop(&m[i], heights[i], durations[i], &single);
 		ck_assert(same_drop(&single, &out[i]));

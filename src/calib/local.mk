@@ -14,7 +14,8 @@ libcalib_a_SOURCES = \
 	src/calib/idem.c src/calib/idem.h \
 	src/calib/setup.c src/calib/setup.h \
 	src/calib/work.c src/calib/work.h \
-	src/calib/cases.c src/calib/cases.h
+	src/calib/cases.c src/calib/cases.h \
+	src/calib/audit.c src/calib/audit.h
 # The store is reached through base/calstore.h only: the front end binds an engine to it
 # (store/calstore.h calstore_sqlite_bind()) and links that engine's library too.
 libcalib_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(GSL_CFLAGS)

@@ -3,7 +3,9 @@
  */
 #include "calib/work.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,8 +186,21 @@ static void *worker(void *arg)
 	int slot = (int)(long)arg;
 	long long id;
 
-	/* below the HTTP threads: a question never waits for a fit's CPU */
-	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CALIB_FIT_NICE) != 0)
+	/* below the HTTP threads: a question never waits for a fit's CPU. SCHED_BATCH: the
+	 * scheduler takes a fit for the CPU-bound work it is and never lets its wakeups
+	 * preempt a question (Linux's sched(7)); and a nice value above theirs. */
+	struct sched_param batch = {0};
+	int base;
+
+	if (pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch) != 0)
+		callog("fit worker: cannot take the batch scheduling policy");
+	/* CALIB_FIT_NICE above the HTTP threads' own (a daemon started under nice), at most 19 */
+	errno = 0;
+	base = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	if (errno != 0)
+		base = 0;
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+	        base + CALIB_FIT_NICE < 19 ? base + CALIB_FIT_NICE : 19) != 0)
 		callog("fit worker: cannot lower its priority");
 	pthread_mutex_lock(&pool.lock);
 	while (!pool.stopping) {

@@ -118,10 +118,10 @@ static void array_done(void *ctx, long index, const struct ctd_sim_drop *out)
 }
 
 void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
-    const double *durations, struct ctd_sim_drop *out, size_t n)
+    const double *durations, struct ctd_sim_drop *out, size_t n, int first_bounce)
 {
 	struct array_feed a = {models, heights, durations, out, n, 0};
-	struct ctd_lanes_feed feed = {array_next, array_done, &a};
+	struct ctd_lanes_feed feed = {array_next, array_done, &a, first_bounce};
 
 	ctd_lanes_drop(&feed);
 }

@@ -35,15 +35,20 @@ struct ctd_lanes_feed {
 	long (*next)(void *ctx, struct ctd_scene_model *model, double *height, double *duration);
 	void (*done)(void *ctx, long index, const struct ctd_sim_drop *out);
 	void *ctx;
+	/* Non-zero: a point ends once its first bounce's apex is known (the step after it,
+	 * first_rebound final; the calibration's model needs nothing else), or at its duration;
+	 * its other answers are then those of the steps it ran. */
+	int first_bounce;
 };
 
 /* Drop every point of feed, as ctd_sim_drop(model, height, duration) would. No
  * allocation; never fails. */
 void ctd_lanes_drop(const struct ctd_lanes_feed *feed);
 
-/* ctd_lanes_drop() over arrays: out[i] = ctd_sim_drop(&models[i], heights[i], durations[i]). */
+/* ctd_lanes_drop() over arrays: out[i] = ctd_sim_drop(&models[i], heights[i], durations[i]).
+ * first_bounce as the feed's. */
 void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
-    const double *durations, struct ctd_sim_drop *out, size_t n);
+    const double *durations, struct ctd_sim_drop *out, size_t n, int first_bounce);
 
 /* The number of points one ctd_lanes_drop() call steps at once (lanes per vector
  * times the vectors stepped side by side) with the kernel in use. */

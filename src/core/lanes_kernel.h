@@ -488,6 +488,8 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 	st->step = st->step + 1;
 
 	finished = ((st->step >= st->steps) | rest) & st->active;
+	if (feed->first_bounce)
+		finished = finished | (((vi)st->first_done != 0) & st->active);
 	if (!any(finished))
 		return 0;
 	for (j = 0; j < LANES; j++) {
@@ -495,7 +497,9 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 
 		if (!finished[j])
 			continue;
-		finish(st, j, g->slot[j].height, st->step[j] < st->steps[j], &out);
+		/* at rest, the remaining steps' statistics follow; not so for a first bounce */
+		finish(st, j, g->slot[j].height, st->step[j] < st->steps[j] && !feed->first_bounce,
+		    &out);
 		feed->done(feed->ctx, g->slot[j].index, &out);
 		refill(feed, p, st, g->slot, j);
 		idled += g->slot[j].index < 0;

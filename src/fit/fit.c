@@ -654,35 +654,6 @@ out:
 	return rc;
 }
 
-/*
- * How many of a trajectory's first samples are fitted: those before its second impact.
- * A contact that begins within a step gets MuJoCo's full damping impulse at once, so
- * the model jumps when the parameters move the step a later impact begins in (the
- * first impact's step is set by the release alone); with those samples chi^2 is a
- * patchwork of pieces and the estimate lands in whichever piece the noise favours.
- * The second impact is read off the samples: after the first impact (search_first_impact())
- * the object bounced when a sample is CALIB_BOUNCE_SIGMAS sigma above the pad, and it
- * is back when one is at or below the pad again (noise near the apex of a small bounce
- * rarely reaches that far). The spline behind a sample reaches two steps ahead and the
- * noise may hide the first sample in contact, so the samples within three steps of
- * that one are left out too.
- */
-static size_t traj_fitted(const struct calib_trajectory *tr, double h)
-{
-	double level = CALIB_BOUNCE_SIGMAS * problem_traj_sigma(tr);
-	size_t first = search_first_impact(tr), up, back, i;
-
-	for (up = first + 1; up < tr->n && !(tr->z[up] > level); up++)
-		;
-	for (back = up + 1; back < tr->n && tr->z[back] > 0; back++)
-		;
-	if (back >= tr->n)
-		return tr->n; /* no second impact among the samples */
-	for (i = first + 1; i < back && tr->t[i] < tr->t[back] - 3 * h; i++)
-		;
-	return i;
-}
-
 /* log(timeconst), log(dampratio) equivalent to a geom's solref in either form. */
 static void start_logs(const struct ctd_scene *s, double logp[NPHYS])
 {
@@ -753,7 +724,7 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 	                               reports what refsafe would do to it */
 	for (j = 0; j < data->ntrajectories; j++) {
 		fitted[j] = data->trajectories[j];
-		fitted[j].n = traj_fitted(&fitted[j], setup->option.timestep);
+		fitted[j].n = search_traj_fitted(&fitted[j], setup->option.timestep);
 		dropped += data->trajectories[j].n - fitted[j].n;
 		fit->nsamples += data->trajectories[j].n;
 	}

@@ -10,7 +10,8 @@ libfit_a_SOURCES = \
 	src/fit/problem.c src/fit/problem.h \
 	src/fit/search.c src/fit/search.h \
 	src/fit/uncertainty.c src/fit/uncertainty.h \
-	src/fit/fit.c src/fit/fit.h
+	src/fit/fit.c src/fit/fit.h \
+	src/fit/audit.c src/fit/audit.h
 libfit_a_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
 # What a program that fits links: the fit, the base and the core beneath it, and threads.
 FIT_LIBS = libfit.a $(BASE_LIBS) $(CORE_LIBS) -lpthread

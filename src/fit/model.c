@@ -5,28 +5,45 @@
 #include "fit/model.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "core/lanes.h"
 #include "core/sim.h"
 #include "tunables.h"
 
+static int same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Steps a drop from height may take on m: the fall (semi-implicit Euler falls at least as
+ * fast as the continuous motion), two more, and CALIB_DROP_SETTLE s. */
+static long rebound_steps(const struct ctd_scene_model *m, double height)
+{
+	long fall = (long)ceil(sqrt(2 * height / -m->a0) / m->timestep) + 2;
+
+	return fall + ctd_sim_step_count(CALIB_DROP_SETTLE, m->timestep);
+}
+
 double model_rebound(const struct ctd_scene_model *m, double height)
 {
-	double z = height + m->half_height, vel = 0, bottom, rebound = 0;
+	double z = height + m->half_height, vel = 0, warm = 0, bottom, rebound = 0;
 	double leave = fmax(0, m->contact.includemargin);
-	long settle = ctd_sim_step_count(CALIB_DROP_SETTLE, m->timestep);
-	long fall, touch = -1, i;
-	int left = 0;
+	long steps, i;
+	int touched = 0, left = 0;
 
 	if (!(m->a0 < 0))
 		return 0; /* nothing pulls the object onto the pad */
-	/* semi-implicit Euler falls at least as fast as the continuous motion */
-	fall = (long)ceil(sqrt(2 * height / -m->a0) / m->timestep) + 2;
-	for (i = 0; touch < 0 ? i <= fall + settle : i - touch <= settle; i++) {
-		ctd_scene_step(m, &z, &vel);
+	steps = rebound_steps(m, height);
+	for (i = 0; i < steps; i++) {
+		double z0 = z, v0 = vel, w0 = warm;
+
+		/* sim.c's step (MuJoCo's warmstart), so that this is /v1/drop's first_rebound */
+		ctd_scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (!isfinite(bottom))
 			return NAN;
-		if (touch >= 0) {
+		if (touched) {
 			if (bottom > rebound)
 				rebound = bottom;
 			if (bottom > leave)
@@ -34,10 +51,49 @@ double model_rebound(const struct ctd_scene_model *m, double height)
 			if (left && vel < 0)
 				break; /* the step after the apex */
 		}
-		if (touch < 0 && bottom < 0)
-			touch = i;
+		if (bottom < 0)
+			touched = 1;
+		/* the state repeats bit for bit: every later step is this one (at rest) */
+		if (same_bits(z, z0) && same_bits(vel, v0) && same_bits(warm, w0))
+			break;
 	}
 	return rebound;
+}
+
+void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
+    size_t ndrops, double *out)
+{
+	enum { CHUNK = 256 };
+	struct ctd_scene_model m[CHUNK];
+	struct ctd_sim_drop d[CHUNK];
+	double h[CHUNK], dur[CHUNK];
+	size_t total = npads * ndrops, at, k, idx[CHUNK];
+
+	for (at = 0; at < total;) {
+		size_t n = 0;
+
+		/* the points the lanes step, CHUNK at a time */
+		for (; at < total && n < CHUNK; at++) {
+			const struct ctd_scene_model *pm = &models[at / ndrops];
+
+			/* the lanes follow the pyramidal cone only (lanes.h) */
+			if (!(pm->a0 < 0) || pm->cone != CTD_CONE_PYRAMIDAL) {
+				out[at] = model_rebound(pm, heights[at % ndrops]);
+				continue;
+			}
+			m[n] = *pm;
+			h[n] = heights[at % ndrops];
+			/* a whole number of steps: ctd_sim_step_count() rounds back to it */
+			dur[n] = (double)rebound_steps(pm, h[n]) * pm->timestep;
+			idx[n++] = at;
+		}
+		ctd_lanes_drop_array(m, h, dur, d, n, 1);
+		for (k = 0; k < n; k++)
+			out[idx[k]] =
+			    isfinite(d[k].final_penetration) && isfinite(d[k].first_rebound)
+			    ? d[k].first_rebound
+			    : NAN;
+	}
 }
 
 /* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */

@@ -9,13 +9,13 @@
  *               `rebound` is the apex of its first bounce: the highest bottom after
  *               the first step in which it penetrates, up to the first step after it
  *               has left the pad (bottom above max(0, includemargin)) in which it
- *               moves down again, or CALIB_DROP_SETTLE s after the first contact if it
- *               never leaves; never below 0. For any contact that dissipates energy
- *               this is /v1/drop's rebound, whose later bounces are lower.
- *   press       the object at rest under a total normal force `force` (N, its weight
- *               included); `deflection` is its penetration (m): ctd_sim_equilibrium().
- *   trajectory  the object's bottom height z[i] at times t[i] around an impact, with
- *               release time and height unknown: both are fitted per trajectory as
+ *               moves down again, within the fall (overestimated by two steps) and
+ *               CALIB_DROP_SETTLE s more if it never leaves; never below 0; the steps
+ *               are sim.c's, with MuJoCo's warmstart (/v1/drop's first_rebound). For any contact
+ * that dissipates energy this is /v1/drop's rebound, whose later bounces are lower. press       the
+ * object at rest under a total normal force `force` (N, its weight included); `deflection` is its
+ * penetration (m): ctd_sim_equilibrium(). trajectory  the object's bottom height z[i] at times t[i]
+ * around an impact, with release time and height unknown: both are fitted per trajectory as
  *               nuisance parameters. The object rests at the release height until the
  *               release time, then falls; the simulated bottom (recorded after each
  *               step, as mj_step would) is interpolated at t[i] by Catmull-Rom splines.
@@ -39,6 +39,15 @@
  * the pad, NAN when the simulation diverges.
  */
 double model_rebound(const struct ctd_scene_model *m, double height);
+
+/*
+ * model_rebounds: model_rebound() of every drop height heights[d] (ndrops) on every prepared
+ * scene models[p] (npads), into out[p * ndrops + d] (caller-owned): those of a pyramidal cone,
+ * which the SIMD lanes follow (core/lanes.h), several at once with the same bits; the others
+ * one by one.
+ */
+void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
+    size_t ndrops, double *out);
 
 /*
  * model_trajectory: the model bottom height at each of the n times t[] for an

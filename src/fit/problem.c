@@ -117,12 +117,33 @@ void problem_traj_residuals(const struct problem *P, const struct ctd_scene_mode
 		gsl_vector_set(f, row + i, problem_weigh(P->zmodel[i], tr->z[i], sigma));
 }
 
-int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
+void problem_drop_models(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
 {
-	const struct problem *P = params;
+	enum { PADS = 64 };
+	const struct calib_data *d = P->data;
+	struct ctd_scene_model m[PADS];
+	double heights[CALIB_MAX_DROPS];
+	size_t i, at, n;
+
+	if (d->ndrops == 0)
+		return;
+	for (i = 0; i < d->ndrops && i < CALIB_MAX_DROPS; i++)
+		heights[i] = d->drops[i].height;
+	for (at = 0; at < npads; at += n) {
+		n = npads - at < PADS ? npads - at : PADS;
+		for (i = 0; i < n; i++)
+			problem_model_at(P, logp[at + i], &m[i]);
+		model_rebounds(m, n, heights, d->ndrops, out + at * d->ndrops);
+	}
+}
+
+int problem_residuals_given(
+    const struct problem *P, const gsl_vector *x, const double *drop_model, gsl_vector *f)
+{
 	const struct calib_data *d = P->data;
 	struct ctd_scene_model m;
-	double logp[NPHYS], pen;
+	double logp[NPHYS], pen, own[CALIB_MAX_DROPS];
 	size_t i, row = 0;
 
 	if (problem_abandoned(P)) {
@@ -130,11 +151,18 @@ int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
 		return GSL_SUCCESS;
 	}
 	problem_phys_logs(P, x, logp);
-	problem_model_at(P, logp, &m);
+	if (!drop_model && d->ndrops > 0) {
+		/* the drops of this pad stepped side by side */
+		problem_drop_models(P, (const double(*)[NPHYS])logp, 1, own);
+		drop_model = own;
+	}
 	for (i = 0; i < d->ndrops; i++, row++)
 		gsl_vector_set(f, row,
-		    problem_weigh(model_rebound(&m, d->drops[i].height), d->drops[i].rebound,
-		        problem_drop_sigma(&d->drops[i])));
+		    problem_weigh(
+		        drop_model[i], d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
+	if (d->npresses == 0 && d->ntrajectories == 0)
+		return GSL_SUCCESS;
+	problem_model_at(P, logp, &m);
 	for (i = 0; i < d->npresses; i++, row++) {
 		if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
 			pen = NAN;
@@ -150,20 +178,72 @@ int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
 	return GSL_SUCCESS;
 }
 
+int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
+    size_t npads, double *chi2, struct err *err)
+{
+	enum { CHUNK = 512 };
+	size_t nd = P->data->ndrops, at, n, i, q, k;
+	double *dm = nd > 0 ? malloc(CHUNK * nd * sizeof *dm) : NULL;
+	double(*used)[NPHYS] = malloc(CHUNK * sizeof *used);
+
+	if ((nd > 0 && !dm) || !used) {
+		free(dm);
+		free(used);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
+	gsl_vector_memcpy(P->xp, x);
+	for (at = 0; at < npads; at += n) {
+		n = npads - at < CHUNK ? npads - at : CHUNK;
+		/* the logs the residuals use: within the box, the held ones held */
+		for (i = 0; i < n; i++) {
+			for (q = 0, k = 0; q < NPHYS; q++)
+				if (P->free[q])
+					gsl_vector_set(P->xp, k++, logp[at + i][q]);
+			problem_phys_logs(P, P->xp, used[i]);
+		}
+		if (dm && !problem_abandoned(P))
+			problem_drop_models(P, (const double(*)[NPHYS])used, n, dm);
+		for (i = 0; i < n; i++) {
+			for (q = 0, k = 0; q < NPHYS; q++)
+				if (P->free[q])
+					gsl_vector_set(P->xp, k++, logp[at + i][q]);
+			problem_residuals_given(P, P->xp, dm ? dm + i * nd : NULL, P->f1);
+			chi2[at + i] = problem_sum_squares(P->f1);
+		}
+	}
+	free(used);
+	free(dm);
+	return 0;
+}
+
+int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	return problem_residuals_given(params, x, NULL, f);
+}
+
 int problem_jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
 {
 	struct problem *P = params;
 	const struct calib_data *d = P->data;
 	struct ctd_scene_model m;
-	double logp[NPHYS];
-	size_t k, i, j, row = problem_traj_first_row(P);
+	double logp[NPHYS], pads[1 + NPHYS][NPHYS], models[(1 + NPHYS) * CALIB_MAX_DROPS];
+	size_t k, i, j, row = problem_traj_first_row(P), nd = d->ndrops;
 
-	problem_residuals(x, P, P->f0);
+	/* the drops of the pad and of its nphys neighbours, all stepped side by side */
+	problem_phys_logs(P, x, pads[0]);
+	for (k = 0; k < P->nphys; k++) {
+		gsl_vector_memcpy(P->xp, x);
+		gsl_vector_set(P->xp, k, gsl_vector_get(x, k) + P->fd_step_log);
+		problem_phys_logs(P, P->xp, pads[1 + k]);
+	}
+	if (nd > 0 && !problem_abandoned(P))
+		problem_drop_models(P, (const double(*)[NPHYS])pads, 1 + P->nphys, models);
+	problem_residuals_given(P, x, nd > 0 ? models : NULL, P->f0);
 	gsl_matrix_set_zero(J);
 	for (k = 0; k < P->nphys; k++) {
 		gsl_vector_memcpy(P->xp, x);
 		gsl_vector_set(P->xp, k, gsl_vector_get(x, k) + P->fd_step_log);
-		problem_residuals(P->xp, P, P->f1);
+		problem_residuals_given(P, P->xp, nd > 0 ? models + (1 + k) * nd : NULL, P->f1);
 		for (i = 0; i < P->n; i++)
 			gsl_matrix_set(J, i, k,
 			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / P->fd_step_log);

@@ -116,6 +116,24 @@ size_t problem_traj_first_row(const struct problem *P);
 void problem_traj_residuals(const struct problem *P, const struct ctd_scene_model *m, size_t j,
     double t0, double H, gsl_vector *f, size_t row);
 
+/* The model rebounds of P's drops at each of npads pads (log timeconst, log dampratio) into
+ * out[pad * ndrops + drop] (caller-owned): fit/model.h's model_rebounds(), the pads prepared
+ * as problem_model_at() prepares them. */
+void problem_drop_models(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out);
+
+/* problem_residuals() with the drops' model values given (drop_model[i] of drop i, at x's
+ * pad, from problem_drop_models(); NULL: computed here). Returns GSL_SUCCESS. */
+int problem_residuals_given(
+    const struct problem *P, const gsl_vector *x, const double *drop_model, gsl_vector *f);
+
+/* chi^2 at each of npads pads (log timeconst, log dampratio; the held ones as P holds them)
+ * with x's other parameters (the releases), into chi2[] (caller-owned): the drops of many
+ * pads stepped at once. Not for a profile's problem. Uses P->xp and P->f1 as scratch. -1
+ * with ERR_INTERNAL when out of memory. */
+int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
+    size_t npads, double *chi2, struct err *err);
+
 /* The weighted residuals at x into f (P->n rows; params: the struct problem), as
  * gsl_multifit_nlinear calls them; zeros once the fit is abandoned. Returns GSL_SUCCESS. */
 int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f);

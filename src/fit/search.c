@@ -28,6 +28,35 @@ size_t search_first_impact(const struct calib_trajectory *tr)
 	return lowest;
 }
 
+/*
+ * How many of a trajectory's first samples are fitted: those before its second impact.
+ * A contact that begins within a step gets MuJoCo's full damping impulse at once, so
+ * the model jumps when the parameters move the step a later impact begins in (the
+ * first impact's step is set by the release alone); with those samples chi^2 is a
+ * patchwork of pieces and the estimate lands in whichever piece the noise favours.
+ * The second impact is read off the samples: after the first impact (search_first_impact())
+ * the object bounced when a sample is CALIB_BOUNCE_SIGMAS sigma above the pad, and it
+ * is back when one is at or below the pad again (noise near the apex of a small bounce
+ * rarely reaches that far). The spline behind a sample reaches two steps ahead and the
+ * noise may hide the first sample in contact, so the samples within three steps of
+ * that one are left out too.
+ */
+size_t search_traj_fitted(const struct calib_trajectory *tr, double h)
+{
+	double level = CALIB_BOUNCE_SIGMAS * problem_traj_sigma(tr);
+	size_t first = search_first_impact(tr), up, back, i;
+
+	for (up = first + 1; up < tr->n && !(tr->z[up] > level); up++)
+		;
+	for (back = up + 1; back < tr->n && tr->z[back] > 0; back++)
+		;
+	if (back >= tr->n)
+		return tr->n; /* no second impact among the samples */
+	for (i = first + 1; i < back && tr->t[i] < tr->t[back] - 3 * h; i++)
+		;
+	return i;
+}
+
 void search_traj_start(const struct calib_trajectory *tr, double g, double h, double *t0, double *H)
 {
 	size_t first, i, count;
@@ -82,7 +111,8 @@ static int start_better(const struct search_start *a, const struct search_start 
  * a release only to about half a step, and a contact sampled at the wrong phase makes
  * chi^2 at every grid point so large that the grid would not see the physics.
  */
-static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point, gsl_vector *f)
+static void grid_residuals(
+    struct problem *P, const gsl_vector *x, size_t point, const double *dm, gsl_vector *f)
 {
 	const struct calib_data *d = P->data;
 	size_t nstatic = d->ndrops + d->npresses, i, k, row = 0;
@@ -101,7 +131,7 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 		model = P->grid_model + point * nstatic;
 		if (!P->grid_model_ready) {
 			for (i = 0; i < d->ndrops; i++)
-				model[i] = model_rebound(&m, d->drops[i].height);
+				model[i] = dm[i];
 			for (i = 0; i < d->npresses; i++)
 				if (ctd_sim_equilibrium(
 				        &m, d->presses[i].force, &model[d->ndrops + i]) != 0)
@@ -109,7 +139,7 @@ static void grid_residuals(struct problem *P, const gsl_vector *x, size_t point,
 		}
 	}
 	for (i = 0; i < d->ndrops; i++, row++) {
-		double rebound = model ? model[i] : model_rebound(&m, d->drops[i].height);
+		double rebound = model ? model[i] : dm[i];
 
 		gsl_vector_set(f, row,
 		    problem_weigh(rebound, d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
@@ -203,26 +233,56 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 	int counts[NPHYS], a, b, i, q;
 	size_t k, found = 0;
 
+	size_t nd = P->data->ndrops, npts;
+	double(*pads)[NPHYS] = malloc(N * N * sizeof *pads), *dm = NULL;
+	int fresh = !(P->grid_model && P->grid_model_ready);
+
 	for (i = 0; i < NPHYS; i++)
 		counts[i] = P->free[i] ? N : 1;
+	npts = (size_t)(counts[TC] * counts[DR]);
+	if (nd > 0 && fresh)
+		dm = malloc(npts * nd * sizeof *dm);
+	if (!pads || (nd > 0 && fresh && !dm)) {
+		/* out of memory: the grid is left out, the descent starts where it is */
+		free(pads);
+		free(dm);
+		problem_phys_logs(P, x, best[0].logp);
+		best[0].chi2 = INFINITY;
+		best[0].dist = 0;
+		return 1;
+	}
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			struct search_start *g = &grid[a][b];
 			int idx[NPHYS] = {a, b};
 
 			g->dist = 0;
-			for (i = 0, k = 0; i < NPHYS; i++) {
+			for (i = 0; i < NPHYS; i++) {
 				g->logp[i] = P->free[i] ? lo[i] + (hi[i] - lo[i]) * idx[i] / (N - 1)
 				                        : P->start_log[i];
-				if (P->free[i])
-					gsl_vector_set(x, k++, g->logp[i]);
 				g->dist +=
 				    (g->logp[i] - P->start_log[i]) * (g->logp[i] - P->start_log[i]);
+				pads[a * counts[DR] + b][i] = g->logp[i];
 			}
-			grid_residuals(P, x, (size_t)(a * N + b), P->f1);
+		}
+	}
+	/* every grid point's drops at once, through the lanes */
+	if (dm && !problem_abandoned(P))
+		problem_drop_models(P, (const double(*)[NPHYS])pads, npts, dm);
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			struct search_start *g = &grid[a][b];
+
+			for (i = 0, k = 0; i < NPHYS; i++)
+				if (P->free[i])
+					gsl_vector_set(x, k++, g->logp[i]);
+			grid_residuals(P, x, (size_t)(a * N + b),
+			    dm ? dm + (size_t)(a * counts[DR] + b) * nd : NULL, P->f1);
 			g->chi2 = problem_sum_squares(P->f1);
 		}
 	}
+	free(dm);
+	free(pads);
 	P->grid_model_ready = P->grid_model != NULL;
 	if (P->grid_kept && !P->grid_kept_ready) {
 		for (a = 0; a < counts[TC]; a++)
@@ -509,33 +569,45 @@ static int polish(struct problem *P, gsl_vector *best, double *best_chi2, gsl_ve
 		double chi2 = *best_chi2, centre[NPHYS];
 		int a, b, improved = 0;
 
+		enum { R = 2 * CALIB_REFINE_POINTS + 1 };
+		double pads[R * R][NPHYS], c[R * R];
+		size_t n = 0, i, pick = 0;
+
 		gsl_vector_memcpy(x, best);
 		problem_phys_logs(P, best, centre);
 		for (a = -CALIB_REFINE_POINTS; a <= CALIB_REFINE_POINTS; a++) {
 			for (b = -CALIB_REFINE_POINTS; b <= CALIB_REFINE_POINTS; b++) {
-				struct search_start st;
 				int idx[NPHYS] = {a, b};
-				double c;
 
+				if ((!P->free[TC] && a != 0) || (!P->free[DR] && b != 0))
+					continue;
 				for (q = 0; q < NPHYS; q++)
-					st.logp[q] = centre[q] +
+					pads[n][q] = centre[q] +
 					    (P->free[q] ? CALIB_REFINE_SPAN * idx[q] /
 					                CALIB_REFINE_POINTS
 					                : 0);
-				if ((!P->free[TC] && a != 0) || (!P->free[DR] && b != 0))
-					continue;
-				set_start(P, &st, x);
-				problem_residuals(x, P, P->f1);
-				c = problem_sum_squares(P->f1);
-				if (c < chi2 * (1 - 1e-9)) {
-					chi2 = c;
-					gsl_vector_memcpy(init, x);
-					improved = 1;
-				}
+				n++;
+			}
+		}
+		/* the fine grid's drops stepped at once */
+		if (problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, c, err) != 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (c[i] < chi2 * (1 - 1e-9)) {
+				chi2 = c[i];
+				pick = i;
+				improved = 1;
 			}
 		}
 		if (!improved)
 			break;
+		{
+			struct search_start st;
+
+			memcpy(st.logp, pads[pick], sizeof st.logp);
+			gsl_vector_memcpy(init, best);
+			set_start(P, &st, init);
+		}
 		gsl_vector_memcpy(x, init);
 		if (search_least_squares(P, x, iterations, err) != 0)
 			return -1;
@@ -590,22 +662,45 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	for (q = 0; q < NPHYS; q++)
 		counts[q] = P->free[q] ? W : 1;
-	gsl_vector_memcpy(x, best);
+	double(*pads)[NPHYS] = malloc(W * W * sizeof *pads);
+	size_t n = 0;
+
+	if (!pads) {
+		free(chi2);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
-			struct search_start st;
 			int idx[NPHYS] = {a, b};
 
 			for (q = 0; q < NPHYS; q++)
-				st.logp[q] = centre[q] +
+				pads[n][q] = centre[q] +
 				    (P->free[q] ? CALIB_WIDE_SPAN * (idx[q] - CALIB_WIDE_POINTS) /
 				                CALIB_WIDE_POINTS
 				                : 0);
-			set_start(P, &st, x);
-			problem_residuals(x, P, P->f1);
-			chi2[a * W + b] = problem_sum_squares(P->f1);
+			n++;
 		}
 	}
+	/* the whole fine grid's drops stepped at once; chi2[a * W + b] */
+	{
+		double *c = malloc(n * sizeof *c);
+		size_t ci = 0;
+
+		if (!c ||
+		    problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, c, err) != 0) {
+			free(c);
+			free(pads);
+			free(chi2);
+			return c
+			    ? -1
+			    : err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		}
+		for (a = 0; a < counts[TC]; a++)
+			for (b = 0; b < counts[DR]; b++)
+				chi2[a * W + b] = c[ci++];
+		free(c);
+	}
+	free(pads);
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			int minimum = 1;
@@ -653,6 +748,100 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 		}
 	}
 	return 0;
+}
+
+/*
+ * The dense grid over the whole searched range (CALIB_GLOBAL_POINTS_TC x _DR, the releases of
+ * best held) and descents from its CALIB_GLOBAL_STARTS lowest local minima away from the best
+ * fit (beyond CALIB_WIDE_SPAN in a log: a narrow valley's grid points may all lie above the
+ * best, its floor below): the lowest chi^2 into best and *best_chi2. x is a scratch vector of P's
+ * size.
+ */
+static int global_scan(struct problem *P, gsl_vector *best, double *best_chi2, gsl_vector *x,
+    int *iterations, struct err *err)
+{
+	static const int nb[8][2] = {
+	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
+	int counts[NPHYS], a, b, q, i, nmin = 0, rc = -1;
+	size_t n;
+	double(*pads)[NPHYS];
+	double *chi2;
+	struct cell *cells;
+	double here[NPHYS];
+
+	problem_phys_logs(P, best, here);
+	counts[TC] = P->free[TC] ? CALIB_GLOBAL_POINTS_TC : 1;
+	counts[DR] = P->free[DR] ? CALIB_GLOBAL_POINTS_DR : 1;
+	n = (size_t)(counts[TC] * counts[DR]);
+	pads = malloc(n * sizeof *pads);
+	chi2 = malloc(n * sizeof *chi2);
+	cells = malloc(n * sizeof *cells);
+	if (!pads || !chi2 || !cells) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	for (a = 0; a < counts[TC]; a++)
+		for (b = 0; b < counts[DR]; b++) {
+			int idx[NPHYS] = {a, b};
+
+			for (q = 0; q < NPHYS; q++)
+				pads[a * counts[DR] + b][q] = counts[q] > 1 ? P->log_lo[q] +
+				        (P->log_hi[q] - P->log_lo[q]) * idx[q] / (counts[q] - 1)
+				                                            : P->start_log[q];
+		}
+	if (problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, chi2, err) != 0)
+		goto out;
+	for (a = 0; a < counts[TC]; a++) {
+		for (b = 0; b < counts[DR]; b++) {
+			double c = chi2[a * counts[DR] + b];
+			int minimum = isfinite(c), far = 0;
+
+			/* away from the best fit, whose valley the fine grids search */
+			for (q = 0; q < NPHYS; q++)
+				far |= P->free[q] &&
+				    fabs(pads[a * counts[DR] + b][q] - here[q]) > CALIB_WIDE_SPAN;
+			minimum &= far;
+
+			for (q = 0; q < 8 && minimum; q++) {
+				int na = a + nb[q][0], nbb = b + nb[q][1];
+
+				if (na >= 0 && na < counts[TC] && nbb >= 0 && nbb < counts[DR] &&
+				    chi2[na * counts[DR] + nbb] < c)
+					minimum = 0;
+			}
+			if (minimum) {
+				cells[nmin].chi2 = c;
+				cells[nmin].a = a;
+				cells[nmin].b = b;
+				nmin++;
+			}
+		}
+	}
+	qsort(cells, (size_t)nmin, sizeof *cells, cell_cmp);
+	for (i = 0; i < nmin && i < CALIB_GLOBAL_STARTS; i++) {
+		struct search_start st;
+		double c;
+
+		if (problem_abandoned(P))
+			break;
+		memcpy(st.logp, pads[cells[i].a * counts[DR] + cells[i].b], sizeof st.logp);
+		gsl_vector_memcpy(x, best);
+		set_start(P, &st, x);
+		if (search_least_squares(P, x, iterations, err) != 0)
+			goto out;
+		problem_residuals(x, P, P->f1);
+		c = problem_sum_squares(P->f1);
+		if (c < *best_chi2 * (1 - 1e-9)) {
+			*best_chi2 = c;
+			gsl_vector_memcpy(best, x);
+		}
+	}
+	rc = 0;
+out:
+	free(cells);
+	free(chi2);
+	free(pads);
+	return rc;
 }
 
 int search_all(struct problem *P, gsl_vector *x, struct search_start *found, size_t *nfound,
@@ -703,6 +892,10 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 		if (polish(P, best, &best_chi2, x, init, iterations, err) != 0)
 			goto out;
 	}
+	/* the whole range, densely: a distant valley below the best */
+	if (P->thorough && P->nphys > 0 &&
+	    global_scan(P, best, &best_chi2, x, iterations, err) != 0)
+		goto out;
 	/* the fine grids: around the best fit until it stops moving, and once around each
 	 * other distinct minimum the descents reached */
 	if (P->thorough) {

@@ -31,6 +31,10 @@ struct search_start {
  */
 size_t search_first_impact(const struct calib_trajectory *tr);
 
+/* How many of a trajectory's first samples a fit uses (those before its second impact, read
+ * off the samples; see search.c), h the timestep. */
+size_t search_traj_fitted(const struct calib_trajectory *tr, double h);
+
 /* Starting (t0, H) of a trajectory: the free-fall parabola with the known gravity
  * through its samples above the pad before the first impact, least squares. Semi-
  * implicit Euler from rest follows z = H + g h^2/8 - g/2 (t - t0 + h/2)^2, so the

@@ -689,29 +689,49 @@ static void interval_grid(
 
 /* The fine scan of chi^2 over the starting grid's box (a fit with few degrees of
  * freedom, no trajectory: each point costs a few drops or presses). */
-static void interval_scan(struct problem *P, double chi2_min, struct uncertainty_intervals *out)
+static int interval_scan(
+    struct problem *P, double chi2_min, struct uncertainty_intervals *out, struct err *err)
 {
 	const double *lo = P->log_lo, *hi = P->log_hi;
 	const int count[NPHYS] = {CALIB_SCAN_POINTS_TC, CALIB_SCAN_POINTS_DR};
-	int a, b, k, q;
+	size_t n = (size_t)count[TC] * (size_t)count[DR], i = 0;
+	double(*pads)[NPHYS] = malloc(n * sizeof *pads), *chi2 = malloc(n * sizeof *chi2);
+	gsl_vector *x = gsl_vector_alloc(P->p);
+	int a, b, k, q, rc = -1;
 
+	if (!pads || !chi2 || !x) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
 	for (a = 0; a < count[TC]; a++)
-		for (b = 0; b < count[DR]; b++) {
+		for (b = 0; b < count[DR]; b++, i++) {
 			int idx[NPHYS] = {a, b};
-			double logp[NPHYS], d;
 
-			for (q = 0; q < NPHYS; q++) {
-				logp[q] = lo[q] + (hi[q] - lo[q]) * idx[q] / (count[q] - 1);
-				gsl_vector_set(P->xp, (size_t)q, logp[q]);
-			}
-			problem_residuals(P->xp, P, P->f1);
-			d = problem_sum_squares(P->f1) - chi2_min;
+			for (q = 0; q < NPHYS; q++)
+				pads[i][q] = lo[q] + (hi[q] - lo[q]) * idx[q] / (count[q] - 1);
+		}
+	/* every point's drops stepped at once, through the lanes */
+	gsl_vector_set_zero(x);
+	if (problem_chi2_many(P, x, (const double(*)[NPHYS])pads, n, chi2, err) != 0)
+		goto out;
+	for (a = 0, i = 0; a < count[TC]; a++)
+		for (b = 0; b < count[DR]; b++, i++) {
+			int idx[NPHYS] = {a, b};
+			double d = chi2[i] - chi2_min;
+
 			interval_edge(out, d, idx, count);
 			for (k = 0; k < 2; k++)
 				for (q = 0; q < NPHYS; q++)
 					if (d <= out->levels[k])
-						interval_take(out, q, k, logp[q], idx[q], count[q]);
+						interval_take(
+						    out, q, k, pads[i][q], idx[q], count[q]);
 		}
+	rc = 0;
+out:
+	gsl_vector_free(x);
+	free(chi2);
+	free(pads);
+	return rc;
 }
 
 int uncertainty_intervals(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
@@ -738,7 +758,8 @@ int uncertainty_intervals(struct problem *P, const gsl_vector *x, const gsl_matr
 	out->product_open = !pr.done[UNCERTAINTY_PROF_PRODUCT] ||
 	    pr.open_lo[UNCERTAINTY_PROF_PRODUCT][1] || pr.open_hi[UNCERTAINTY_PROF_PRODUCT][1];
 	interval_grid(P, chi2_min, out);
-	if (chi2_tested(P) && P->nphys == NPHYS && P->data->ntrajectories == 0)
-		interval_scan(P, chi2_min, out);
+	if (chi2_tested(P) && P->nphys == NPHYS && P->data->ntrajectories == 0 &&
+	    interval_scan(P, chi2_min, out, err) != 0)
+		return -1;
 	return 0;
 }

@@ -46,6 +46,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "calib/audit.h"
 #include "calib/cases.h"
 #include "calib/events.h"
 #include "calib/idem.h"
@@ -918,6 +919,30 @@ enum MHD_Result http_calib_measurements(
 		return respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
+	return r;
+}
+
+enum MHD_Result http_calib_evaluate(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+{
+	struct caltoken_principal p;
+	struct err err;
+	char owner[CALSTORE_NAME_MAX];
+	json_t *body = NULL, *answer = NULL;
+	double solref[2];
+	enum MHD_Result r;
+
+	/* the token and the calibration first, as for reading it; then the body */
+	err_clear(&err);
+	if (authenticate(req, &p, &err) != 0 ||
+	    calcase_visible(hub.cs, &p, t->id, owner, &err) != 0 ||
+	    parse_body(req, &body, &err) != 0 || calaudit_parse(body, solref, &err) != 0 ||
+	    calaudit_evaluate(hub.cs, &p, t->id, solref, &answer, &err) != 0)
+		r = respond_error(conn, req, &err);
+	else
+		r = http_respond_json(conn, req, 200, answer);
+	json_decref(answer);
+	json_decref(body);
 	return r;
 }
 

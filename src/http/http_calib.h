@@ -98,6 +98,9 @@ enum MHD_Result http_calib_delete_upload(
 /* GET /v1/calibrations/{id}/events: Server-Sent Events, every fit. */
 enum MHD_Result http_calib_events(
     struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t);
+/* POST /v1/calibrations/{id}/evaluate: the measurements at a given solref (calib/audit.h). */
+enum MHD_Result http_calib_evaluate(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t);
 /* POST /v1/calibrations/{id}/watch: a signed, short-lived events URL. */
 enum MHD_Result http_calib_watch(
     struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t);

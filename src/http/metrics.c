@@ -23,6 +23,7 @@ static const char *const other_routes[] = {
     "measurement",
     "upload",
     "watch",
+    "evaluate",
     "options",
     "page",
     "other",

@@ -150,6 +150,7 @@ CALIB_HANDLER(delete_measurement)
 CALIB_HANDLER(delete_upload)
 CALIB_HANDLER(events)
 CALIB_HANDLER(watch)
+CALIB_HANDLER(evaluate)
 
 /* What OPTIONS names for every calibration URL; each route answers 405 for the others. */
 #define CALIB_METHODS "GET, POST, DELETE"
@@ -170,6 +171,8 @@ static const struct route routes[] = {
         calib_delete_upload},
     {"/v1/calibrations/{id}/events", "events", "GET", CALIB_METHODS, 0, calib_events, NULL, NULL},
     {"/v1/calibrations/{id}/watch", "watch", "POST", CALIB_METHODS, 0, NULL, calib_watch, NULL},
+    {"/v1/calibrations/{id}/evaluate", "evaluate", "POST", CALIB_METHODS, 0, NULL, calib_evaluate,
+        NULL},
     {"{page}", "page", "GET, HEAD", "GET, HEAD", 1, serve_page, NULL, NULL},
     /* no calibration route of these prefixes: 404, counted as the calibration's */
     {"/v1/robots/{rest}", "calibration", NULL, CALIB_METHODS, 0, NULL, NULL, NULL},

@@ -1,0 +1,95 @@
+/*
+ * bench_fit.c: the calibration fit's wall time on fresh sets (issue 29: a 3-8-drop fit in at
+ * most 0.25 s median and 1 s worst on the 2-core machine). Run by `make bench-fit` (never by
+ * `make check`).
+ *
+ * For each drop count (3, 5, 8) it draws BENCH_FIT_SETS sets (default 12) with tests/calgen.h
+ * (truths, objects, timesteps, heights and sigmas from a seeded SplitMix64, BENCH_FIT_SEED,
+ * default 29; the rebounds simulated by libmujoco 2.2.2 at bench time), fits each with
+ * fit_solref() on one thread, and prints the median and worst wall time (and the fit thread's
+ * CPU time, which a machine busy with other work does not inflate), the statuses, and
+ * the largest fitted chi2 - truth chi2 (above 0: the search missed a pad at least as good
+ * as the truth).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench_stats.h"
+#include "calgen.h"
+#include "fit/fit.h"
+#include "tunables.h"
+
+static double clock_s(clockid_t which)
+{
+	struct timespec t;
+
+	clock_gettime(which, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int main(void)
+{
+	static const size_t counts[] = {3, 5, 8};
+	const char *env = getenv("BENCH_FIT_SETS"), *seed_env = getenv("BENCH_FIT_SEED");
+	int sets = env ? atoi(env) : 12;
+	uint64_t seed = seed_env ? strtoull(seed_env, NULL, 10) : 29;
+	size_t c;
+
+	if (sets < 1)
+		sets = 12;
+	printf("fit wall time on fresh sets (libmujoco 2.2.2 rebounds), %d sets per drop count, "
+	       "seed %llu\n",
+	    sets, (unsigned long long)seed);
+	printf("%6s %10s %10s %10s %10s %10s  %s\n", "drops", "median_s", "worst_s", "cpu_med_s",
+	    "cpu_worst_s", "worst_dchi2", "statuses (ok/partial/few_dof/misfit/insufficient)");
+	for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+		double *wall = malloc((size_t)sets * sizeof *wall), worst = 0, dchi2 = -INFINITY;
+		double *cpu = malloc((size_t)sets * sizeof *cpu), worst_cpu = 0;
+		int status[5] = {0}, n;
+		uint64_t state = seed * 1000003u + counts[c];
+
+		if (!wall || !cpu)
+			return 1;
+		for (n = 0; n < sets; n++) {
+			struct calgen_set set;
+			struct fit_result *fit = NULL;
+			struct err err;
+			double t0, c0, truth_chi2 = 0;
+			size_t i;
+
+			calgen_draw(&state, counts[c], &set);
+			for (i = 0; i < set.data.ndrops; i++) {
+				double r =
+				    (set.apex[i] - set.drops[i].rebound) / set.drops[i].sigma;
+				truth_chi2 += r * r;
+			}
+			t0 = clock_s(CLOCK_MONOTONIC);
+			c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+			if (fit_solref(&set.setup, &set.data, &fit, &err) != 0) {
+				fprintf(stderr, "bench_fit: %s\n", err.message);
+				return 1;
+			}
+			wall[n] = clock_s(CLOCK_MONOTONIC) - t0;
+			cpu[n] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+			worst = fmax(worst, wall[n]);
+			worst_cpu = fmax(worst_cpu, cpu[n]);
+			status[fit->status]++;
+			/* the truth's chi2 is an upper bound of the best only within the searched
+			 * range */
+			if (set.timeconst >=
+			    CALIB_GRID_TIMECONST_MIN_STEPS * set.setup.option.timestep)
+				dchi2 = fmax(dchi2, fit->chi2 - truth_chi2);
+			fit_free(fit);
+		}
+		printf("%6zu %10.3f %10.3f %10.3f %10.3f %10.3g  %d/%d/%d/%d/%d\n", counts[c],
+		    bench_median(wall, sets), worst, bench_median(cpu, sets), worst_cpu, dchi2,
+		    status[FIT_OK], status[FIT_PARTIAL], status[FIT_FEW_DOF], status[FIT_MISFIT],
+		    status[FIT_INSUFFICIENT]);
+		fflush(stdout);
+		free(wall);
+		free(cpu);
+	}
+	return 0;
+}

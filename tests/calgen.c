@@ -1,0 +1,85 @@
+/*
+ * calgen.c: fresh calibration data sets made by libmujoco 2.2.2 (see calgen.h).
+ */
+#include "calgen.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mjscene.h"
+#include "testlib.h"
+#include "tunables.h"
+
+double calgen_mj_apex(const struct ctd_scene *pad, double height)
+{
+	struct ctd_scene s = *pad;
+	struct mjscene ms;
+	char msg[512];
+	double bottom, prev = 0, apex = 0;
+	long i, steps, touched = -1;
+	int left = 0;
+
+	s.height = height;
+	if (mjscene_open(&ms, &s, msg, sizeof msg) != 0)
+		return NAN;
+	/* the fall, then at most 1 s after the contact */
+	steps = (long)ceil((sqrt(2 * height / 9.81) + 1.5) / s.option.timestep);
+	for (i = 0; i < steps; i++) {
+		mj_step(ms.model, ms.data);
+		bottom = ms.data->qpos[2] - ms.half_height;
+		if (touched >= 0) {
+			if (left && bottom < prev)
+				break;
+			apex = fmax(apex, bottom);
+			left |= bottom > 0;
+		}
+		if (touched < 0 && bottom < 0)
+			touched = i;
+		prev = bottom;
+	}
+	mjscene_close(&ms);
+	return apex;
+}
+
+/* A standard normal deviate (Box-Muller). */
+static double gaussian(uint64_t *state)
+{
+	double u = 1 - tl_uniform(state), v = tl_uniform(state);
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+void calgen_draw(uint64_t *state, size_t ndrops, struct calgen_set *out)
+{
+	double radius, mass, h;
+	size_t i;
+
+	memset(out, 0, sizeof *out);
+	out->timeconst = exp(tl_between(state, log(0.012), log(0.08)));
+	out->dampratio = exp(tl_between(state, log(0.15), log(2.0)));
+	radius = tl_between(state, 0.01, 0.03);
+	mass = tl_between(state, 0.02, 0.3);
+	h = tl_uniform(state) < 0.5 ? 0.002 : 0.005;
+	out->truth = mjscene_pad(0, out->timeconst, out->dampratio, 2.0);
+	out->truth.size[0] = radius;
+	out->truth.mass = mass;
+	out->truth.option.timestep = h;
+	out->setup = out->truth;
+	out->setup.floor.solref[0] = CALIB_PAD_TIMECONST;
+	out->setup.floor.solref[1] = CALIB_PAD_DAMPRATIO;
+	if (ndrops > CALGEN_MAX_DROPS)
+		ndrops = CALGEN_MAX_DROPS;
+	for (i = 0; i < ndrops; i++) {
+		double height = tl_between(state, 0.02, 0.30);
+		double abs_sigma = tl_between(state, 1e-4, 5e-4),
+		       rel = tl_between(state, 0.03, 0.08);
+		double apex = calgen_mj_apex(&out->truth, height), sigma = abs_sigma + rel * apex;
+
+		out->apex[i] = apex;
+		out->drops[i].height = height;
+		out->drops[i].sigma = sigma;
+		out->drops[i].rebound = fmin(height, fmax(0, apex + sigma * gaussian(state)));
+	}
+	out->data.drops = out->drops;
+	out->data.ndrops = ndrops;
+}

@@ -1,0 +1,41 @@
+/*
+ * calgen.h: fresh calibration data sets made by libmujoco 2.2.2 (test and bench helper only):
+ * a pad and an object drawn from a seeded SplitMix64 sequence (testlib.h) over issue 29's
+ * ranges, drops simulated by mj_step (the first bounce's apex, the calibration's quantity)
+ * plus Gaussian noise of a drawn sigma. Nothing in src/ may include this file.
+ *
+ * The ranges: timeconst 0.012-0.08 s and dampratio 0.15-2.0 (log-uniform), a sphere of radius
+ * 1-3 cm and mass 20-300 g, timestep 2 or 5 ms, drop heights 0.02-0.30 m, sigma 0.1-0.5 mm
+ * plus 3-8 % of the rebound (stated with every drop).
+ */
+#ifndef CONTACTD_TESTS_CALGEN_H
+#define CONTACTD_TESTS_CALGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/scene.h"
+#include "fit/input.h"
+
+#define CALGEN_MAX_DROPS 16
+
+/* One set: the truth, the setup a fit starts from, and the measured drops. */
+struct calgen_set {
+	double timeconst, dampratio;   /* the truth */
+	struct ctd_scene truth;        /* the setup with the true pad */
+	struct ctd_scene setup;        /* the setup with the default starting pad */
+	double apex[CALGEN_MAX_DROPS]; /* MuJoCo's first apex of each drop (noise-free) */
+	struct calib_drop drops[CALGEN_MAX_DROPS];
+	struct calib_data data; /* points into drops */
+};
+
+/* MuJoCo 2.2.2's first apex (libmujoco, mj_step) of a drop from height on scene s: the
+ * highest bottom after the first step in contact, until it falls again after leaving the
+ * pad (above 0), or 0 if it never leaves within 1 s of contact. */
+double calgen_mj_apex(const struct ctd_scene *s, double height);
+
+/* Draw a set of ndrops (<= CALGEN_MAX_DROPS) drops from *state into *out; set->data points into
+ * *out, so do not copy it. */
+void calgen_draw(uint64_t *state, size_t ndrops, struct calgen_set *out);
+
+#endif
