@@ -122,7 +122,7 @@ int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
 	const struct problem *P = params;
 	const struct calib_data *d = P->data;
 	struct ctd_scene_model m;
-	double logp[NPHYS], pen;
+	double logp[NPHYS];
 	size_t i, row = 0;
 
 	if (problem_abandoned(P)) {
@@ -136,11 +136,9 @@ int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)
 		    problem_weigh(model_rebound(&m, d->drops[i].height), d->drops[i].rebound,
 		        problem_drop_sigma(&d->drops[i])));
 	for (i = 0; i < d->npresses; i++, row++) {
-		if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
-			pen = NAN;
 		gsl_vector_set(f, row,
-		    problem_weigh(
-		        pen, d->presses[i].deflection, problem_press_sigma(&d->presses[i])));
+		    problem_weigh(model_press(&m, d->presses[i].force), d->presses[i].deflection,
+		        problem_press_sigma(&d->presses[i])));
 	}
 	for (i = 0; i < d->ntrajectories; i++) {
 		problem_traj_residuals(P, &m, i, problem_release_time(P, x, i),
