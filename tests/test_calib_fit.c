@@ -492,11 +492,10 @@ START_TEST(misfit_at_zero_dof)
 	ck_assert_msg(fit->chi2 > 1000, "chi2 %g", fit->chi2);
 	ck_assert_int_eq(fit->status, FIT_MISFIT);
 	/* the note names the measurement farthest off in its sigmas */
-	if (fabs(fit->drop_residual[0]) / CALIB_SIGMA_REBOUND >
-	    fabs(fit->press_residual[0]) /
+	if (fabs(fit->drop_residual[0]) / CALIB_SIGMA_REBOUND > fabs(fit->press_residual[0]) /
 	        hypot(CALIB_SIGMA_DEFLECTION_ABS, CALIB_SIGMA_DEFLECTION_REL * press.deflection))
-		snprintf(want, sizeof want, "rebounds %.3g mm, measured 4 mm",
-		    1e3 * fit->drop_model[0]);
+		snprintf(
+		    want, sizeof want, "rebounds %.3g mm, measured 4 mm", 1e3 * fit->drop_model[0]);
 	else
 		snprintf(want, sizeof want, "press of 9.81 N deflects %.3g mm, measured 0.1 mm",
 		    1e3 * fit->press_model[0]);

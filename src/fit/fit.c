@@ -793,23 +793,36 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 		    "and MuJoCo's damping impulse with it",
 		    dropped, fit->nsamples);
 	P.free[TC] = 1;
-	/* dampratio is always searched: a settled press depends on the stiffness
-	 * 1/(tc*dr)^2 alone, but under a press a pad of little damping keeps hopping and its
-	 * mean depth depends on dampratio too (issue #29), so presses alone are fitted over
-	 * both and the intervals say what they leave open. Drops that do not bounce bound it
-	 * from below only, but held at its start the fit would not be the best over the
-	 * searched range either. */
+	/* dampratio is searched: a settled press depends on the stiffness 1/(tc*dr)^2
+	 * alone, but under a press a pad of little damping keeps hopping and its mean depth
+	 * depends on dampratio too (issue #29), so presses alone are fitted over both and the
+	 * intervals say what they leave open; one press alone cannot, and holds it at its
+	 * start (the note says what that assumes). Drops that do not bounce bound it from
+	 * below only, but held at its start the fit would not be the best over the searched
+	 * range either. */
 	bouncing = 0;
 	for (j = 0; j < data->ndrops; j++)
 		bouncing += data->drops[j].rebound >
 		    CALIB_BOUNCE_SIGMAS * problem_drop_sigma(&data->drops[j]);
-	P.free[DR] = 1;
+	P.free[DR] = data->ndrops + data->ntrajectories > 0 || data->npresses >= 2;
 	fit->timeconst = exp(P.start_log[TC]);
 	fit->dampratio = exp(P.start_log[DR]);
 	if (P.n == 0) {
 		insufficient(fit, "no measurements yet: upload drops, presses or trajectories");
 	} else {
-		if (data->ndrops > 0 && bouncing == 0 && data->ntrajectories == 0) {
+		if (!P.free[DR]) {
+			fit->held[DR] = 1;
+			fit->product_identified = 1;
+			note(fit,
+			    "one press alone: dampratio held at its starting value %.6g, where the "
+			    "pad settles under the press and its depth is the static one, which "
+			    "fixes only timeconst*dampratio (the stiffness "
+			    "1/(timeconst*dampratio)^2); a pad of little damping keeps hopping "
+			    "under a press and sinks deeper on average, so this holds only for a "
+			    "pad that settles: add drops that bounce, another press or a "
+			    "trajectory",
+			    exp(P.start_log[DR]));
+		} else if (data->ndrops > 0 && bouncing == 0 && data->ntrajectories == 0) {
 			note(fit,
 			    "no drop bounced (every rebound within %g sigma of 0): drops that do "
 			    "not "
