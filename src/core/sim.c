@@ -146,6 +146,9 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
 /* Periods of a press's state up to this many steps are recognised (sim.h); its recent
  * penetrations are kept in a ring of this size. A power of two. */
 #define PRESS_RING 256
+/* Beside Brent's search (whose saves grow to PRESS_RING steps apart), a state saved every
+ * PRESS_SHORT steps catches a cycle no longer than that within two of them. */
+#define PRESS_SHORT 32
 
 static int same_bits(double a, double b)
 {
@@ -160,6 +163,8 @@ int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration
 	long w = ctd_sim_step_count(window, m->timestep), first, i, power = 1, lam = 0;
 	double z = m->half_height, vel = 0, warm = 0, sum = 0, mean = 0, m2 = 0, count = 0;
 	double ref_z = z, ref_v = vel, ref_w = warm, ring[PRESS_RING];
+	double short_z = z, short_v = vel, short_w = warm;
+	long short_at = -1;
 
 	if (!isfinite(force) || !(force >= -m->qfrc) || n < 1)
 		return -1;
@@ -199,7 +204,16 @@ int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration
 			else if (same_bits(z, last_z) && same_bits(vel, last_v) &&
 			    same_bits(warm, last_w))
 				out->period = 1; /* at rest: caught at once, not at the next save */
-			else if (lam == power) {
+			else if (same_bits(z, short_z) && same_bits(vel, short_v) &&
+			    same_bits(warm, short_w))
+				out->period = i - short_at; /* a short cycle, caught early */
+			if ((i & (PRESS_SHORT - 1)) == PRESS_SHORT - 1) {
+				short_z = z;
+				short_v = vel;
+				short_w = warm;
+				short_at = i;
+			}
+			if (out->period == 0 && lam == power) {
 				ref_z = z;
 				ref_v = vel;
 				ref_w = warm;
