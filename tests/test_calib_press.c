@@ -62,8 +62,9 @@ static double mj_press(const struct ctd_scene *s, double force, double *spread)
  * Where model_press_followed() says the model does not follow (an object thrown clear
  * of the pad, a box that rocks) the fit gets no depth; those pads are counted and must be
  * few (a sixth at most: the energy-gaining pads near timeconst = 2 timesteps), and a
- * sphere is refused only where libmujoco's mean depth is not positive either. The set must hold pads that keep hopping (spread above 10 um) and pads that
- * settle, so both are proved.
+ * sphere is refused only where libmujoco's mean depth is not positive either. The set
+ * must hold pads that keep hopping (spread above 10 um) and pads that settle, so both are
+ * proved.
  */
 START_TEST(press_is_mujocos)
 {

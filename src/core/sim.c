@@ -1,5 +1,5 @@
 /*
- * sim.c: the lesson's rest and drop experiments on a prepared scene.
+ * sim.c: the lesson's rest and drop experiments on a prepared scene, and the press.
  *
  * Heights are recorded after each step, as the lesson's experiment does; the
  * state is MuJoCo's (centre height, vertical speed), so trajectories agree with

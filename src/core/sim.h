@@ -1,5 +1,5 @@
 /*
- * sim.h: the lesson's experiments on a scene: rest and drop.
+ * sim.h: the lesson's experiments on a scene: rest and drop, and the calibration's press.
  * The public part (the answers' structs and ctd_sim_rest_scene, ctd_sim_drop_scene) is declared in
  * contactd.h.
  */
@@ -57,9 +57,9 @@ struct ctd_sim_press {
  * the whole sequence repeats: the rest of the press is read off the steps already made,
  * with the same penetrations in the same order as stepping would give (a pad that settles
  * repeats with period 1; one that keeps hopping often locks into a cycle of a few to a
- * few hundred steps). The cost is then that of the steps until the repeat. Returns 0, or -1 when
- * force is not finite or below the body's weight (then *out is untouched). No allocation; polls the
- * thread's budget (budget.h) like a drop.
+ * few hundred steps). The cost is then that of the steps until the repeat. Returns 0, or
+ * -1 when force is not finite or below the body's weight (then *out is untouched). No
+ * allocation; polls the thread's budget (budget.h) like a drop.
  */
 int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration, double window,
     struct ctd_sim_press *out);

@@ -281,6 +281,9 @@ static void note_misfit(struct fit_result *fit, const struct problem *P)
 	for (i = 0; i < d->npresses; i++) {
 		double z = fabs(fit->press_residual[i]) / problem_press_sigma(&d->presses[i]);
 
+		if (isnan(z))
+			z = INFINITY; /* no depth at the best fit: the farthest off of all */
+
 		if (z > worst) {
 			worst = z;
 			kind = 1;

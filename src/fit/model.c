@@ -1,7 +1,6 @@
 /*
  * model.c: the model of a measurement: a drop's rebound, a press's depth and a trajectory,
- * simulated by
- * the contact core (see model.h).
+ * simulated by the contact core (see model.h).
  */
 #include "fit/model.h"
 
