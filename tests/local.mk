@@ -38,6 +38,7 @@ check-times:
 # tests, the live-MuJoCo parity sweeps, PostgreSQL clusters, Slurm, the browser and the
 # install tree (each 15 s or more, or needing root, a database or a browser).
 SLOW_TESTS = tests/fuzz_http tests/test_calib_fit tests/test_calib_coverage tests/test_calib_global tests/test_harden \
+	tests/test_calib_press \
 	tests/test_parity tests/test_hold tests/pg_cluster.sh tests/pg_calib_layer.sh \
 	tests/pg_start_down.sh tests/slurm_test.sh tests/test_browser.sh tests/install_test.sh
 check-quick:
