@@ -16,3 +16,12 @@ clean-install-test:
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE; CC='$(CC)'; export CC; \
 	SANITIZER_CFLAGS='$(SANITIZER_CFLAGS)'; export SANITIZER_CFLAGS; \
 	SANITIZER_LDFLAGS='$(SANITIZER_LDFLAGS)'; export SANITIZER_LDFLAGS;
+
+# The library's one JSON entry point, ctd_answer(), against the daemon and the CLI, byte
+# for byte (tests/answer_test.sh; answer_cat is a library user's program, linked against
+# the shared libcontactd and reading only contactd.h).
+check_PROGRAMS += tests/answer_cat
+tests_answer_cat_SOURCES = tests/answer_cat.c
+tests_answer_cat_LDADD = libcontactd.la
+TESTS += tests/answer_test.sh
+EXTRA_DIST += tests/answer_test.sh

@@ -4,7 +4,9 @@
  * rest of a 5 cm, 1 kg sphere on the default contact, under the default release.
  * Prints the library's version (ctd_version) and release, the penetration and the
  * gains, and exits 1 unless they equal, bit for bit, the numbers given as arguments
- * (the `contact rest` answer for the same scene). Uses only what contactd.h declares.
+ * (the `contact rest` answer for the same scene). Then the same question as JSON through
+ * ctd_answer(), its status and bytes printed ("answer 200 {...}") for the script to
+ * compare with `contact rest`'s. Uses only what contactd.h declares.
  */
 #include <contactd.h>
 
@@ -15,8 +17,13 @@ int main(int argc, char **argv)
 {
 	struct ctd_scene scene = {0};
 	struct ctd_sim_rest rest;
+	static const char request[] =
+	    "{\"body\": {\"shape\": \"sphere\", \"size\": 0.05, \"mass\": 1}, \"height\": 0, "
+	    "\"duration\": 0.5}";
 	double expected[4];
-	int i;
+	char *answer;
+	size_t len;
+	int i, status;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s PENETRATION SETTLED K B\n", argv[0]);
@@ -42,6 +49,11 @@ int main(int argc, char **argv)
 	printf("release %s: penetration %.17g settled %.17g K %.17g B %.17g\n",
 	    ctd_mjver_name(scene.option.mujoco), rest.penetration, rest.settled_penetration, rest.K,
 	    rest.B);
+	status = ctd_answer("rest", request, sizeof request - 1, &answer, &len);
+	if (!answer)
+		return 1;
+	printf("answer %d %.*s", status, (int)len, answer);
+	ctd_answer_free(answer);
 	return rest.has_equilibrium && rest.penetration == expected[0] &&
 	        rest.settled_penetration == expected[1] && rest.K == expected[2] &&
 	        rest.B == expected[3]

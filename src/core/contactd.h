@@ -9,24 +9,29 @@
  *   - the stability of the linearised contact spring under an integrator
  *     (ctd_growth_stability);
  *   - a sphere pinched between two box pads pressed by motors: does it hold, creep or
- *     slip (ctd_hold_solve).
+ *     slip (ctd_hold_solve);
+ *   - and every question of contactd's HTTP API, JSON in and JSON out, with the exact
+ *     bytes the daemon answers (ctd_answer).
  *
  * Build:  cc prog.c $(pkg-config --cflags --libs contactd)
- *         (static: add --static to pkg-config; the library needs GSL and libm)
+ *         (static: add --static to pkg-config; the library needs GSL, jansson,
+ *         libxml2, libm and threads)
  *
  * Conventions, for every function below:
  *   - Units are SI: metres, kilograms, seconds, newtons. Heights are along +z, gravity
  *     is a magnitude pulling along -z.
  *   - The caller owns every struct it passes; the library keeps no pointer to it after
- *     the call returns, allocates nothing it hands back, and returns only static
- *     strings (never free them).
+ *     the call returns, allocates nothing it hands back but ctd_answer()'s text (freed
+ *     with ctd_answer_free()), and otherwise returns only static strings (never free
+ *     them).
  *   - Threads: every function is reentrant and may run in several threads at once on
  *     distinct output structs; the library has no global state that changes after
  *     load.
- *   - Inputs are not validated. A function's "Requires" lists what its inputs must
- *     satisfy (all numbers finite); outside that the answers are meaningless, though
- *     the functions still return. contactd's daemon and CLI check their requests
- *     against these bounds (and tighter ones) before calling.
+ *   - Inputs are not validated, but ctd_answer()'s. A function's "Requires" lists what
+ *     its inputs must satisfy (all numbers finite); outside that the answers are
+ *     meaningless, though the functions still return. contactd's daemon and CLI (and
+ *     ctd_answer()) check their requests against these bounds (and tighter ones)
+ *     before calling.
  *   - Errors: the functions that can fail say how they report it. Those that solve an
  *     equilibrium use GSL's root finder; GSL reports a failure of its own (a
  *     non-finite function value, no memory) through its process-wide error handler,
@@ -308,6 +313,39 @@ CTD_API const char *ctd_hold_supported(const struct ctd_hold *h);
 /* All answers of the pinch h, into *out. Never fails. Requires h as documented at
  * struct ctd_hold. */
 CTD_API void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out);
+
+/* ---- every question, as JSON ----
+ * The one entry point for any language that can call a C function and read a string
+ * (Python's ctypes, ...): no struct to mirror. It answers every question endpoint the
+ * `contact` CLI answers offline (rest, drop, stability, sweep, eval, find, hold, model,
+ * grade) with the service layer the CLI and the daemon share, so the bytes are the
+ * daemon's, compared byte for byte by the test suite. */
+
+/*
+ * Answer request_json (len bytes of a JSON request body, need not be NUL-terminated)
+ * as POST /v1/ENDPOINT answers it, endpoint being "drop", "eval", ... (NUL-terminated).
+ *
+ * Returns the HTTP status a client of the daemon would get: 200 with the answer, or
+ * the error's status (400, 404 for an unknown endpoint, 413, 422, 500, 503, ...) with
+ * the contract's error object {"error","message","path"} (docs/api.md: the error's
+ * name, a sentence, and the JSON Pointer of the field at fault). Either way
+ * *answer_json is the body's exact bytes: canonical JSON (compact, sorted keys, the
+ * shortest reals that read back exactly), newline-terminated, NUL-terminated; and
+ * *answer_len (unless NULL) its length without the NUL. The caller owns *answer_json
+ * and frees it with ctd_answer_free(). Only when memory runs out is *answer_json NULL
+ * (and the status 500). A NULL request_json is an empty body; a NULL endpoint, a 404.
+ *
+ * The daemon's default limits apply (tunables: body bytes, sweep points, eval calls),
+ * but no CPU-time budget, as `contact` answers; a sweep uses one thread per online core.
+ * Thread-safe: calls may run in several threads at once. The first call turns GSL's
+ * process-wide error handler off (as the daemon and the CLI do), so that a numerical
+ * failure is an error answer, never an abort.
+ */
+CTD_API int ctd_answer(const char *endpoint, const char *request_json, size_t len,
+    char **answer_json, size_t *answer_len);
+
+/* Free a string of ctd_answer(); NULL is a no-op. */
+CTD_API void ctd_answer_free(char *answer_json);
 
 #ifdef __cplusplus
 }

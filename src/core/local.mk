@@ -1,8 +1,8 @@
 # core: pure computation, no I/O. Depends on nothing but libm and GSL.
 # Built once, as a libtool convenience library: linked statically into the programs and
-# tests (CORE_LIBS), and installed whole as libcontactd (static and shared), whose
-# shared library exports only what the public header contactd.h declares: the objects
-# are compiled with hidden visibility, and contactd.h marks its functions CTD_API
+# tests (CORE_LIBS), and installed whole in libcontactd (src/lib/local.mk), whose shared
+# library exports only what the public header contactd.h declares: the objects are
+# compiled with hidden visibility, and contactd.h marks its functions CTD_API
 # (tests/install_test.sh checks the export list against the header).
 noinst_LTLIBRARIES += libcore.la
 libcore_la_SOURCES = \
@@ -22,19 +22,3 @@ libcore_la_SOURCES = \
 # scalar code's, bit for bit (lanes.c also forbids it in its source, whatever CFLAGS say)
 libcore_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) -ffp-contract=off -fvisibility=hidden
 CORE_LIBS = libcore.la $(GSL_LIBS) -lm
-
-# The installed library: the same objects. -version-info is current:revision:age
-# (libtool's rules: add an interface, current+1 and age+1; change or remove one,
-# current+1, age 0). 1:0:0: the hand-written header dropped the solver's state, the
-# scene model and the test hooks from the interface.
-lib_LTLIBRARIES += libcontactd.la
-libcontactd_la_SOURCES =
-libcontactd_la_LIBADD = libcore.la $(GSL_LIBS) -lm
-libcontactd_la_LDFLAGS = -version-info 1:0:0
-
-# The one public header, written by hand (src/core/contactd.h): installed as is.
-include_HEADERS = src/core/contactd.h
-
-pkgconfigdir = $(libdir)/pkgconfig
-nodist_pkgconfig_DATA = contactd.pc
-EXTRA_DIST += contactd.pc.in

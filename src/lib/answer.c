@@ -1,0 +1,107 @@
+/*
+ * answer.c: the library's one JSON entry point (contactd.h: ctd_answer), a front end
+ * over the service layer beside the `contact` CLI and the daemon: a question endpoint's
+ * request in, the exact bytes POST /v1/ENDPOINT answers out, and the status with them.
+ */
+#include "core/contactd.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "http/status.h"
+#include "service/eval.h"
+#include "service/service.h"
+
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+/* What each front end does once at start-up: eval's failed calls carry the HTTP status
+ * of the same table as the daemon's (the service's quiet_gsl() turns GSL's handler off). */
+static void setup(void)
+{
+	eval_set_status(http_status_of);
+}
+
+/* Copy s into out (size > 4) as JSON string content: printable ASCII but '"' and '\\'
+ * kept, every other byte %XX. The daemon's fallback (http/respond.c) for a message
+ * jansson refuses (one quoting bytes that are not UTF-8), so the bytes stay its own. */
+static void json_safe(char *out, size_t size, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	for (; *s && n + 4 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < ' ' || c >= 0x7f || c == '"' || c == '\\') {
+			out[n++] = '%';
+			out[n++] = hex[c >> 4];
+			out[n++] = hex[c & 15];
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* The contract's error body of e as the daemon writes it; NULL when out of memory. */
+static char *error_text(const struct err *e)
+{
+	json_t *body = err_to_json(e);
+	char message[3 * ERR_MESSAGE_MAX], path[3 * ERR_PATH_MAX], *text;
+	size_t size;
+
+	if (body) {
+		text = svc_dump(body);
+		json_decref(body);
+		return text;
+	}
+	json_safe(message, sizeof message, e->message);
+	json_safe(path, sizeof path, e->path);
+	size = sizeof message + sizeof path + 96;
+	if (!(text = malloc(size)))
+		return NULL;
+	snprintf(text, size, "{\"error\":\"%s\",\"message\":\"%s\",\"path\":\"%s\"}\n",
+	    err_name(e->code), message, path);
+	return text;
+}
+
+int ctd_answer(const char *endpoint, const char *request_json, size_t len, char **answer_json,
+    size_t *answer_len)
+{
+	struct svc_limits limits;
+	enum svc_endpoint ep;
+	struct err err;
+	char *text = NULL;
+	int status = 200;
+
+	pthread_once(&setup_once, setup);
+	err_clear(&err);
+	svc_limits_default(&limits);
+	if (!endpoint || svc_endpoint_parse(endpoint, &ep, &err) != 0)
+		/* the daemon's words for a URL no row names */
+		err_set(&err, ERR_NOT_FOUND, "", "no endpoint /v1/%s", endpoint ? endpoint : "");
+	else if (len > limits.max_body && request_json)
+		/* the daemon refuses it before reading it, in these words (http/framing.c) */
+		err_set(&err, ERR_TOO_LARGE, "", "the body is over %zu bytes", limits.max_body);
+	else if (svc_ask(ep, request_json ? request_json : "", request_json ? len : 0, &limits,
+	             NULL, &text, NULL, &err) == 0)
+		err.code = ERR_NONE;
+	if (err.code != ERR_NONE) {
+		status = http_status_of(err.code);
+		text = error_text(&err);
+	}
+	if (!text)
+		status = 500;
+	*answer_json = text;
+	if (answer_len)
+		*answer_len = text ? strlen(text) : 0;
+	return status;
+}
+
+void ctd_answer_free(char *answer_json)
+{
+	free(answer_json);
+}

@@ -1,0 +1,43 @@
+# lib: the installed library, libcontactd (static and shared): the contact core
+# (libcore.la) and the one JSON entry point ctd_answer() (src/lib/answer.c), a front end
+# over the service layer beside the CLI and the daemon. The service, model and base
+# sources and the HTTP status table are compiled a second time here, position-independent
+# and with hidden visibility, so that the shared library exports exactly what the public
+# header contactd.h declares (CTD_API; tests/install_test.sh checks both lists).
+noinst_LTLIBRARIES += libanswer.la
+libanswer_la_SOURCES = src/lib/answer.c src/http/status.c src/http/status.h \
+	$(libservice_a_SOURCES) $(libmodel_a_SOURCES) $(libbase_a_SOURCES)
+libanswer_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS) $(XML_CFLAGS) \
+	-fvisibility=hidden
+
+# -version-info is current:revision:age (libtool's rules: add an interface, current+1
+# and age+1; change or remove one, current+1, age 0). 2:0:1: ctd_answer() and
+# ctd_answer_free() added. (1:0:0: the hand-written header dropped the solver's state,
+# the scene model and the test hooks from the interface.)
+lib_LTLIBRARIES += libcontactd.la
+libcontactd_la_SOURCES =
+libcontactd_la_LIBADD = libanswer.la libcore.la $(JANSSON_LIBS) $(XML_LIBS) $(GSL_LIBS) \
+	-lpthread -lm
+libcontactd_la_LDFLAGS = -version-info 2:0:1
+
+# The one public header, written by hand (src/core/contactd.h): installed as is.
+include_HEADERS = src/core/contactd.h
+
+pkgconfigdir = $(libdir)/pkgconfig
+nodist_pkgconfig_DATA = contactd.pc
+EXTRA_DIST += contactd.pc.in
+
+# The static archive as installed: its objects linked into one (ld -r) whose hidden
+# names objcopy makes local, so that, as the shared library exports, it defines no
+# global name but the header's (a program linking it statically meets no svc_, err_
+# or json_ helper of ours beside its own names).
+install-exec-hook: install-static-localize
+install-static-localize:
+	@a='$(DESTDIR)$(libdir)/libcontactd.a'; \
+	if test -f "$$a"; then \
+	  d="$$a.d"; rm -rf "$$d" && $(MKDIR_P) "$$d" && \
+	  $(LD) -r -o "$$d/contactd.o" --whole-archive "$$a" && \
+	  $(OBJCOPY) --localize-hidden "$$d/contactd.o" && \
+	  rm -f "$$a" && $(AR) cr "$$a" "$$d/contactd.o" && $(RANLIB) "$$a" && rm -rf "$$d"; \
+	fi
+.PHONY: install-static-localize
