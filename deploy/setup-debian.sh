@@ -7,7 +7,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config \
   libmicrohttpd-dev libjansson-dev libsqlite3-dev libgsl-dev libsodium-dev \
   check libmujoco-dev libcurl4-openssl-dev nginx wrk sqlite3 curl \
   libjs-chart.js chromium libxml2-utils libxml2-dev logrotate libpq-dev postgresql \
-  slurm-wlm munge"
+  slurm-wlm munge python3 python3-pytest python3-setuptools python3-venv"
 # node and npm run the browser tests (playwright-core from npm). Debian's nodejs and
 # npm, unless a node is already installed (another build of it may ship its own npm,
 # which Debian's npm package would conflict with).

@@ -6,6 +6,7 @@ include $(srcdir)/tests/model.mk
 include $(srcdir)/tests/http.mk
 include $(srcdir)/tests/calib.mk
 include $(srcdir)/tests/install.mk
+include $(srcdir)/tests/python.mk
 include $(srcdir)/tests/requirements.mk
 
 # The README's two commands in fresh clones, in both orders (tests/fresh_clone.sh). Not in

@@ -1,0 +1,206 @@
+"""The Python package against libcontactd and the `contact` CLI (tests/python_test.sh runs
+it with CONTACTD_LIBRARY naming the build's shared library and CONTACT its CLI)."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import contactd
+
+CONTACT = os.environ["CONTACT"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SOLIMP = [0.9, 0.95, 0.001, 0.5, 2]
+
+# one request per endpoint, answered
+REQUESTS = [
+    ("rest", {"body": {"shape": "sphere", "size": 0.05, "mass": 1}, "duration": 0.5}),
+    ("drop", {"height": 0.1, "duration": 0.3}),
+    ("stability", {"solref": [0.02, 0.05]}),
+    ("sweep", {"query": "drop", "base": {"height": 0.1, "duration": 0.3},
+               "vary": [{"path": "dampratio", "values": [0.1, 0.5, 1]}]}),
+    ("eval", {"function": "impedance", "args": {"r": 0.0005, "solimp": SOLIMP}}),
+    ("find", {"query": "stability", "path": "/solref/1", "field": "growth", "target": 1,
+              "bracket": [0.01, 1]}),
+    ("hold", {"duration": 0.05}),
+    ("model", {"main": "a.xml", "files": {"a.xml": "<mujoco><worldbody><geom type=\"plane\" "
+               "size=\"1 1 0.1\"/><body pos=\"0 0 0.1\"><freejoint/><geom type=\"sphere\" "
+               "size=\"0.02\" mass=\"0.1\"/></body></worldbody></mujoco>"}}),
+    ("grade", {"function": "impedance", "args": {"r": 0.0005, "solimp": SOLIMP}, "value": 0.925}),
+]
+
+
+def cli(endpoint, request):
+    """contact ENDPOINT's stdout and exit status for the request on stdin."""
+    run = subprocess.run([CONTACT, endpoint, "-"], input=json.dumps(request).encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    return run.returncode, run.stdout, run.stderr
+
+
+@pytest.mark.parametrize("endpoint,request_", REQUESTS, ids=[r[0] for r in REQUESTS])
+def test_answer_is_the_apis_bytes(endpoint, request_):
+    code, out, _ = cli(endpoint, request_)
+    assert code == 0
+    raw = contactd.answer(endpoint, request_, raw=True)
+    assert raw == out                      # the exact bytes, newline and all
+    assert contactd.answer(endpoint, request_) == json.loads(out)
+    # the JSON text itself (str or bytes) is the same request
+    assert contactd.answer_bytes(endpoint, json.dumps(request_)) == out
+    assert contactd.ask(endpoint, json.dumps(request_).encode()) == (200, out)
+
+
+def test_every_endpoint_is_covered():
+    # contact --help lists the endpoints of the table; every one is asked above
+    help_text = subprocess.run([CONTACT, "--help"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, check=False).stdout.decode()
+    for endpoint in ("rest", "drop", "stability", "sweep", "eval", "find", "hold", "model",
+                     "grade"):
+        assert endpoint in help_text
+        assert endpoint in [r[0] for r in REQUESTS]
+
+
+def test_reals_read_back_to_the_bit():
+    out = contactd.answer("rest", REQUESTS[0][1], raw=True)
+    parsed = contactd.answer("rest", REQUESTS[0][1])
+    # the penetration's text is its shortest exact form: float() of it is the number
+    text = out.decode().split('"penetration":')[1].split(",")[0]
+    assert float(text) == parsed["penetration"]
+    assert repr(parsed["penetration"]) == text
+
+
+def test_refusal_is_an_exception_naming_the_field():
+    with pytest.raises(contactd.ContactdError) as e:
+        contactd.drop(height=-1)
+    assert e.value.status == 422
+    assert e.value.error == "bad_value"
+    assert e.value.field == "/height" == e.value.path
+    assert "must be >= 0" in e.value.message
+    # the same refusal as the CLI's (its JSON error on stderr, exit status 2)
+    code, _, err = cli("drop", {"height": -1})
+    assert code == 2
+    assert json.loads(err) == e.value.body
+    status, text = contactd.ask("drop", {"height": -1})
+    assert status == 422 and json.loads(text) == e.value.body
+
+
+def test_unknown_field_missing_field_and_endpoint():
+    with pytest.raises(contactd.ContactdError) as e:
+        contactd.eval("impedance", r=0.001)
+    assert (e.value.status, e.value.error, e.value.field) == (400, "missing_field",
+                                                              "/args/solimp")
+    with pytest.raises(contactd.ContactdError) as e:
+        contactd.rest(bogus=1)
+    assert (e.value.status, e.value.error, e.value.field) == (400, "unknown_field", "/bogus")
+    with pytest.raises(contactd.ContactdError) as e:
+        contactd.answer("nope", {})
+    assert (e.value.status, e.value.error) == (404, "not_found")
+    with pytest.raises(contactd.ContactdError) as e:
+        contactd.answer("drop", "{not json")
+    assert (e.value.status, e.value.error) == (400, "bad_json")
+
+
+def test_eval_reads_naturally():
+    result = contactd.eval("impedance", r=0.0005, solimp=SOLIMP)
+    assert result == contactd.answer("eval", REQUESTS[4][1])["result"]
+    assert set(result) == {"value", "derivative"}
+    kb = contactd.eval("solref_kb", solref=[0.02, 1], dmax=0.95, h=0.002)
+    assert {"K", "B", "timeconst_used"} <= set(kb)
+    old = contactd.eval("solref_kb", solref=[0.02, 1], dmax=0.95, h=0.002, mujoco="2.2.2")
+    assert old["K"] == kb["K"]  # the rule did not change between releases
+    series = contactd.eval("semi_implicit_euler", x0=0.1, v0=0, h=0.002, steps=10,
+                           accel={"function": "spring", "args": {"k": 100, "c": 1}})
+    assert len(series["x"]) == len(series["v"]) == 11
+
+
+def test_eval_batch_of_any_size_equals_single_calls():
+    # 2,500 calls: three requests of BATCH_CALLS; each result as the call alone answers
+    calls = [("impedance", {"r": 1e-5 * i, "solimp": SOLIMP}) for i in range(2500)]
+    calls[1700] = ("impedance", {"r": 0.001})          # refused: no solimp
+    results = contactd.eval_batch(calls)
+    assert len(results) == 2500
+    for i in (0, 1, 999, 1000, 1699, 1701, 2499):
+        assert results[i] == contactd.eval("impedance", **calls[i][1])
+    failure = results[1700]
+    assert isinstance(failure, contactd.ContactdError)
+    assert failure.status == 400 and failure.field == "/calls/1700/args/solimp"
+    with pytest.raises(contactd.ContactdError):
+        contactd.eval_batch(calls, raise_errors=True)
+    # dicts as the API takes them
+    assert contactd.eval_batch([{"function": "error_reduction",
+                                 "args": {"timeconst": 0.02, "dampratio": 1, "dt": 0.002}}]) \
+        == [contactd.eval("error_reduction", timeconst=0.02, dampratio=1, dt=0.002)]
+
+
+def test_grade_and_grade_batch():
+    g = contactd.grade("impedance", 0.925, r=0.0005, solimp=SOLIMP)
+    assert g["pass"] is True and g["expected"] == 0.925
+    assert g["tolerance"] == contactd.tolerance("impedance")
+    bad = contactd.grade("impedance", 0.9, r=0.0005, solimp=SOLIMP)
+    assert bad["pass"] is False and "reason" in bad
+    calls = [("impedance", {"r": 0.0005, "solimp": SOLIMP}, 0.925)] * 1500 + \
+        [("impedance", {"r": 0.0005}, 0.925)]
+    total = contactd.grade_batch(calls)
+    assert (total["passed"], total["graded"], total["failed"]) == (1500, 1500, 1)
+    assert total["results"][1500]["path"] == "/calls/1500/args/solimp"
+
+
+def test_sweep_as_rows():
+    request = REQUESTS[3][1]
+    rows = contactd.sweep("drop", vary=request["vary"], base=request["base"])
+    whole = contactd.answer("sweep", request)
+    assert len(rows) == 3
+    assert [r["/geom/solref/1"] for r in rows] == [0.1, 0.5, 1]
+    assert [list(r.values()) for r in rows] == whole["rows"]
+    assert list(rows[0]) == whole["columns"]
+
+
+def test_tolerances_shipped_are_the_apis():
+    served = contactd.answer_bytes("grade", {"tolerances": True})
+    shipped_path = os.path.join(os.path.dirname(contactd.__file__), "tolerances.json")
+    with open(shipped_path, "rb") as f:
+        shipped = f.read()
+    # regenerate with: contact grade <<<'{"tolerances": true}' >python/contactd/tolerances.json
+    assert shipped == served
+    t = contactd.tolerances()
+    assert set(t["tolerances"]) == {"impedance", "solref_kb", "solref_to_spring", "a_ref",
+                                    "contact_accel", "resting_penetration",
+                                    "semi_implicit_euler", "step_growth", "error_reduction"}
+    assert contactd.tolerance("semi_implicit_euler")["scale"] == "series_max"
+    assert contactd.within("impedance", 0.925 * (1 + 1e-13), 0.925)
+    assert not contactd.within("impedance", 0.925 * (1 + 1e-11), 0.925)
+    with pytest.raises(KeyError):
+        contactd.tolerance("nope")
+
+
+def test_threads_answer_alike():
+    expected = contactd.answer("drop", REQUESTS[1][1], raw=True)
+    seen = []
+
+    def ask():
+        for _ in range(5):
+            seen.append(contactd.answer("drop", REQUESTS[1][1], raw=True))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [expected] * 20
+
+
+def test_version_and_library():
+    assert contactd.version() == os.environ["CONTACTD_VERSION"] == contactd.__version__
+    with open(os.path.join(HERE, "..", "pyproject.toml")) as f:
+        assert 'version = "%s"' % contactd.__version__ in f.read()
+
+
+def test_library_not_found_names_the_variable():
+    env = dict(os.environ, CONTACTD_LIBRARY="/nonexistent/libcontactd.so")
+    run = subprocess.run([sys.executable, "-c", "import contactd; contactd.version()"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    assert run.returncode != 0
+    assert b"LibraryNotFound" in run.stderr and b"CONTACTD_LIBRARY" in run.stderr
