@@ -2,7 +2,8 @@
 # python_test.sh: the Python package (python/) in `make check`: its pytest suite against the
 # build's libcontactd and `contact`, from the source tree (PYTHONPATH), then `pip install`
 # of a copy of python/ into a venv in the build directory (no registry: Debian's setuptools,
-# --no-build-isolation --no-index) and a call through the installed package. Nothing is
+# --no-build-isolation --no-index) and a call through the installed package; and the
+# README's grader example, run, printing what the README shows. Nothing is
 # installed into the system's Python. PYTHON3 is configure's (it imports pytest).
 set -u
 : "${srcdir:=.}"
@@ -19,6 +20,20 @@ CONTACTD_LIBRARY=$lib CONTACT=$PWD/contact CONTACTD_VERSION=${VERSION:?} PYTHOND
 	PYTHONPATH="$srcdir/python" "$python" -m pytest -q -p no:cacheprovider "$srcdir/python/tests" ||
 	fail "the package's tests"
 
+# the README's grader example: its python block run, its output as the text block after it
+readme=$srcdir/README.md
+awk '/<!-- the grader example/ {on = 1; next} on && /^```python$/ {code = 1; next}
+	code && /^```$/ {exit} code {print}' "$readme" >tests/python-grader.py
+awk '/<!-- the grader example/ {on = 1} on && /^```text$/ {text = 1; next}
+	text && /^```$/ {exit} text {print}' "$readme" >tests/python-grader.expected
+[ -s tests/python-grader.py ] && [ -s tests/python-grader.expected ] ||
+	fail "README.md has no grader example (a python block and a text block after the marker)"
+CONTACTD_LIBRARY=$lib PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$srcdir/python" 	"$python" tests/python-grader.py >tests/python-grader.out 2>&1 ||
+	{ cat tests/python-grader.out >&2; fail "the README's grader example does not run"; }
+cmp -s tests/python-grader.out tests/python-grader.expected ||
+	{ diff tests/python-grader.expected tests/python-grader.out >&2; fail "the README's grader example prints something else than README.md says"; }
+rm -f tests/python-grader.py tests/python-grader.expected tests/python-grader.out
+
 # pip install from the tree: a copy (setuptools builds in it), into a venv here
 rm -rf tests/python-src tests/python-venv
 cp -R "$srcdir/python" tests/python-src && chmod -R u+w tests/python-src || fail "cannot copy python/"
@@ -33,4 +48,4 @@ print(contactd.eval("impedance", r=0.0005, solimp=[0.9, 0.95, 0.001, 0.5, 2])["v
 	fail "the installed package"
 [ "$out" = 0.925 ] || fail "the installed package's impedance is $out, not 0.925"
 rm -rf tests/python-src tests/python-venv tests/python-pip.log
-echo "python_test: pytest passed; pip install ./python into a venv: impedance $out"
+echo "python_test: pytest passed; the README grader printed its text; pip install ./python into a venv: impedance $out"
