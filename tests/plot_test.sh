@@ -7,7 +7,9 @@
 #   - a drop's polyline is the drop answer's "trajectory" (asked with
 #     "trajectory": true), point for point; its highest and lowest heights after
 #     the start are the answer's max_height and -peak_penetration, its last one
-#     -final_penetration, and it starts at (0, height).
+#     -final_penetration, and it starts at (0, height);
+#   - energy-gaining points (a drop's energy_gain) marked apart, on a line and a grid,
+#     and `contact plot -` of a drop sweep drawing its rebound.
 # Numbers are compared as doubles (awk), not as text.
 # Run by `make check` from the build directory (CONTACT overrides the binary).
 set -u
@@ -148,6 +150,57 @@ points "$tmp/bounce.svg" >"$tmp/bounce.points"
 max=$(json_number "$tmp/bounce.answer" max_height)
 awk -v max="$max" 'NR > 1 && (NR == 2 || $2 > hi) { hi = $2 } END { exit hi != max + 0 }' \
 	"$tmp/bounce.points" || fail "bounce: highest drawn height != max_height $max"
+
+# ---- energy-gaining points: the README's headline sweep starts at one ----
+# docs/examples/sweep-req.json: the 5 cm sphere from 0.1 m at eleven dampratios; at 0.05
+# the contact gains energy (a 0.31 m rebound from 0.1 m). `contact plot -` of the answer
+# piped in draws the rebound (the drop's headline field, as the README's text says), with
+# the gaining point marked apart from the line and a legend saying why.
+"$contact" sweep "$srcdir/docs/examples/sweep-req.json" --csv >"$tmp/gain.csv" || fail "gain --csv: exit $?"
+"$contact" sweep "$srcdir/docs/examples/sweep-req.json" | "$contact" plot - >"$tmp/gain.svg" ||
+	fail "sweep | plot -: exit $?"
+wellformed "$tmp/gain.svg"
+grep -qF '>drop: rebound (m)</text>' "$tmp/gain.svg" || fail "plot - does not draw the rebound"
+# column FILE NAME: the index of CSV column NAME in FILE's header
+column() {
+	head -1 "$1" | tr , '\n' | grep -nx "$2" | cut -d: -f1
+}
+# the rows that gain energy, as (dampratio, rebound)
+g=$(column "$tmp/gain.csv" energy_gain)
+r=$(column "$tmp/gain.csv" rebound)
+[ -n "$g" ] && [ -n "$r" ] || fail "gain CSV header: $(head -1 "$tmp/gain.csv")"
+tail -n +2 "$tmp/gain.csv" | awk -F, -v g="${g:-1}" -v r="${r:-1}" '$g == "true" {print $1, $r}' >"$tmp/gain.expected"
+[ -s "$tmp/gain.expected" ] || fail "the example sweep has no energy-gaining row"
+xmllint --xpath '//*[local-name()="circle"][@class="energy-gain"]' "$tmp/gain.svg" 2>/dev/null |
+	sed 's/<circle/\n<circle/g' | sed -n 's/.*data-x="\([^"]*\)" data-y="\([^"]*\)".*/\1 \2/p' >"$tmp/gain.marked"
+awk 'NR == FNR { x[NR] = $1; y[NR] = $2; n = NR; next }
+	{ m++; if ($1 + 0 != x[m] + 0 || $2 + 0 != y[m] + 0) bad = 1 }
+	END { exit (m != n || bad) }' "$tmp/gain.expected" "$tmp/gain.marked" ||
+	fail "the marked points are not the energy-gaining rows: $(cat "$tmp/gain.marked")"
+grep -qF 'class="legend-energy-gain"' "$tmp/gain.svg" || fail "no legend for the energy-gaining points"
+# the line leaves them out: no polyline point at a gaining row's dampratio
+points "$tmp/gain.svg" >"$tmp/gain.points"
+awk 'NR == FNR { g[$1 + 0] = 1; next } ($1 + 0) in g { bad = 1 } END { exit bad }' \
+	"$tmp/gain.expected" "$tmp/gain.points" || fail "the line runs through an energy-gaining point"
+[ "$(wc -l <"$tmp/gain.points")" -eq $(($(tail -n +2 "$tmp/gain.csv" | wc -l) - $(wc -l <"$tmp/gain.expected"))) ] ||
+	fail "the line does not hold every other row"
+# a grid: the gaining cells hatched and left out of the colour scale, whose top is the
+# largest rebound of the other cells
+printf '{"query": "drop", "base": {"body": {"shape": "sphere", "size": 0.05, "mass": 1}, "height": 0.1, "duration": 1}, "vary": [{"path": "dampratio", "values": [0.05, 0.1, 0.3, 1]}, {"path": "timeconst", "values": [0.005, 0.01, 0.02, 0.04]}]}' \
+	>"$tmp/gaingrid.json"
+"$contact" sweep "$tmp/gaingrid.json" --csv >"$tmp/gaingrid.csv" || fail "gain grid --csv: exit $?"
+"$contact" sweep "$tmp/gaingrid.json" --plot "$tmp/gaingrid.svg" >/dev/null || fail "gain grid --plot: exit $?"
+wellformed "$tmp/gaingrid.svg"
+g=$(column "$tmp/gaingrid.csv" energy_gain)
+r=$(column "$tmp/gaingrid.csv" rebound)
+gaining=$(tail -n +2 "$tmp/gaingrid.csv" | awk -F, -v g="${g:-1}" '$g == "true"' | wc -l)
+top=$(tail -n +2 "$tmp/gaingrid.csv" |
+	awk -F, -v g="${g:-1}" -v r="${r:-1}" '$g != "true" && (!n++ || $r > hi) { hi = $r } END { printf "%g", hi }')
+[ "$gaining" -gt 0 ] || fail "the gain grid has no energy-gaining cell"
+[ "$(grep -c 'data-energy-gain="true"' "$tmp/gaingrid.svg")" -eq "$gaining" ] ||
+	fail "the grid marks $(grep -c 'data-energy-gain="true"' "$tmp/gaingrid.svg") cells, not $gaining"
+grep -qF ">$top</text>" "$tmp/gaingrid.svg" || fail "the colour scale's top is not $top, the largest other rebound"
+grep -qF 'class="legend-energy-gain"' "$tmp/gaingrid.svg" || fail "no legend for the energy-gaining cells"
 
 # ---- refusals ----
 "$contact" rest --plot "$tmp/x.svg" </dev/null >/dev/null 2>&1

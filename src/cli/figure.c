@@ -129,6 +129,34 @@ static long pick_column(
 	return err_set(err, ERR_BAD_VALUE, "", "the answer has no column of numbers to draw");
 }
 
+/* The query's headline field, drawn when --field names none: the dashboard's default
+ * metric (src/http/www/sweep.js), so `contact plot -` of a drop sweep draws its rebound. */
+static const char *default_field(const char *query)
+{
+	static const struct {
+		const char *query, *field;
+	} defaults[] = {{"drop", "rebound"}, {"stability", "growth"}, {"rest", "penetration"}};
+	size_t i;
+
+	for (i = 0; query && i < sizeof defaults / sizeof defaults[0]; i++)
+		if (strcmp(query, defaults[i].query) == 0)
+			return defaults[i].field;
+	return NULL;
+}
+
+/* The index of column name, or -1. */
+static long column_named(const json_t *columns, const char *name)
+{
+	size_t c;
+
+	for (c = 0; c < json_array_size(columns); c++) {
+		const char *s = json_string_value(json_array_get(columns, c));
+		if (s && strcmp(s, name) == 0)
+			return (long)c;
+	}
+	return -1;
+}
+
 /* Column c of every row into out (n rows); -1 unless every varied value is a number. */
 static int column_values(const json_t *rows, size_t c, int varied, double *out, struct err *err)
 {
@@ -151,9 +179,10 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 	const char *query = json_string_value(json_object_get(answer, "query"));
 	size_t nvary = 0, n = json_array_size(rows), nx, i;
 	double *a = NULL, *b = NULL, *v = NULL;
+	unsigned char *gain = NULL;
 	struct plot_labels labels = {0};
 	char title[256], x_label[160], y_label[160], value_label[160];
-	long c;
+	long c, gain_column;
 	int rc = -1;
 
 	if (!json_is_array(columns) || !json_is_array(rows) || n == 0)
@@ -165,16 +194,24 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 		nvary++;
 	if (nvary == 0)
 		return err_set(err, ERR_BAD_VALUE, "", "not a sweep answer: no varied column");
+	if (!field && default_field(query) && column_named(columns, default_field(query)) >= 0)
+		field = default_field(query);
 	c = pick_column(columns, rows, nvary, field, err);
 	if (c < 0)
 		return -1;
 	a = calloc(n, sizeof *a);
 	b = calloc(n, sizeof *b);
 	v = calloc(n, sizeof *v);
-	if (!a || !b || !v) {
+	gain = calloc(n, 1);
+	if (!a || !b || !v || !gain) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
+	/* a drop whose contact gained energy is no physical answer: marked apart */
+	gain_column = column_named(columns, "energy_gain");
+	for (i = 0; gain_column >= 0 && i < n; i++)
+		gain[i] =
+		    json_is_true(json_array_get(json_array_get(rows, i), (size_t)gain_column));
 	if (column_values(rows, 0, 1, a, err) != 0 ||
 	    (nvary == 2 && column_values(rows, 1, 1, b, err) != 0) ||
 	    column_values(rows, (size_t)c, 0, v, err) != 0)
@@ -191,7 +228,7 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 	    : labels.y;
 	if (nvary == 1) {
 		labels.y = value_label;
-		rc = plot_line_svg(f, &labels, a, v, n);
+		rc = plot_line_svg(f, &labels, a, v, gain, n);
 		if (rc != 0)
 			err_set(err, ERR_BAD_VALUE, "",
 			    "nothing to draw: no finite value, or a write error");
@@ -209,13 +246,14 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 	}
 	for (i = 0; i < n / nx; i++)
 		a[i] = a[i * nx]; /* the y values, one per grid row */
-	rc = plot_heat_svg(f, &labels, b, nx, a, n / nx, v);
+	rc = plot_heat_svg(f, &labels, b, nx, a, n / nx, v, gain);
 	if (rc != 0)
 		err_set(err, ERR_INTERNAL, "", "cannot write the plot");
 out:
 	free(a);
 	free(b);
 	free(v);
+	free(gain);
 	return rc;
 }
 
@@ -238,7 +276,7 @@ int figure_drop(FILE *f, const json_t *answer, struct err *err)
 			x[i] = cell_number(json_array_get(t, i));
 			y[i] = cell_number(json_array_get(z, i)); /* null (diverged): a gap */
 		}
-		rc = plot_line_svg(f, &labels, x, y, n);
+		rc = plot_line_svg(f, &labels, x, y, NULL, n);
 		if (rc != 0)
 			err_set(err, ERR_BAD_VALUE, "", "nothing to draw: no finite height");
 	} else {

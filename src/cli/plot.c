@@ -4,6 +4,7 @@
 #include "cli/plot.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tunables.h"
@@ -14,6 +15,9 @@
 #define TOP 40.0
 #define BOTTOM 60.0
 #define LEGEND 90.0 /* extra right margin of a heat map for its colour bar */
+#define GAIN_COLOUR "#d62728"
+/* what a marked point is, in the legend */
+#define GAIN_TEXT "energy gained: unstable at this timestep, not a bounce"
 
 /* Write s with XML's five special characters escaped. */
 static void xml_text(FILE *f, const char *s)
@@ -143,8 +147,14 @@ static void numeric_axis(FILE *f, int vertical, double lo, double hi, double wid
 	}
 }
 
-int plot_line_svg(
-    FILE *f, const struct plot_labels *labels, const double *x, const double *y, size_t n)
+/* Whether point i is marked as energy-gaining. */
+static int gained(const unsigned char *gain, size_t i)
+{
+	return gain && gain[i];
+}
+
+int plot_line_svg(FILE *f, const struct plot_labels *labels, const double *x, const double *y,
+    const unsigned char *gain, size_t n)
 {
 	const double width = PLOT_WIDTH;
 	double x0, x1, y0, y1, sx, sy;
@@ -171,7 +181,7 @@ int plot_line_svg(
 	for (i = 0; i < n; i++) {
 		if (!isfinite(x[i]))
 			continue;
-		if (!isfinite(y[i])) {
+		if (!isfinite(y[i]) || gained(gain, i)) {
 			if (open)
 				fputs("\"/>\n", f);
 			open = 0;
@@ -187,12 +197,34 @@ int plot_line_svg(
 	if (open)
 		fputs("\"/>\n", f);
 	fputs("</g>\n", f);
+	open = 0;
 	/* few points: mark each, in pixels so the marks stay round */
 	for (i = 0; n <= PLOT_MARKED_POINTS && i < n; i++)
-		if (isfinite(x[i]) && isfinite(y[i]))
+		if (isfinite(x[i]) && isfinite(y[i]) && !gained(gain, i))
 			fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"#1f77b4\"/>\n",
 			    pixel(x[i], x0, x1, LEFT, width - RIGHT),
 			    pixel(y[i], y0, y1, PLOT_HEIGHT - BOTTOM, TOP));
+	/* energy-gaining points, however many: apart from the line, each with its numbers */
+	for (i = 0; i < n; i++) {
+		if (!gained(gain, i) || !isfinite(x[i]) || !isfinite(y[i]))
+			continue;
+		fprintf(f,
+		    "<circle class=\"energy-gain\" cx=\"%.2f\" cy=\"%.2f\" r=\"5\" fill=\"none\" "
+		    "stroke=\"" GAIN_COLOUR "\" stroke-width=\"2\" data-x=\"%.17g\" "
+		    "data-y=\"%.17g\"><title>%g, %g: " GAIN_TEXT "</title></circle>\n",
+		    pixel(x[i], x0, x1, LEFT, width - RIGHT),
+		    pixel(y[i], y0, y1, PLOT_HEIGHT - BOTTOM, TOP), x[i], y[i], x[i], y[i]);
+		open = 2; /* a legend is due */
+	}
+	if (open == 2) {
+		/* the legend above the plot's top right corner, clear of the data */
+		fprintf(f,
+		    "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"5\" fill=\"none\" stroke=\"" GAIN_COLOUR
+		    "\" stroke-width=\"2\"/>\n",
+		    width - RIGHT - 5, TOP - 9);
+		text_at(f, width - RIGHT - 14, TOP - 5, "end",
+		    " class=\"legend-energy-gain\" font-size=\"11\"", GAIN_TEXT);
+	}
 	return close_document(f);
 }
 
@@ -222,35 +254,62 @@ static void category_axis(FILE *f, const double *v, size_t n, double cell)
 	}
 }
 
+/* The lowest and highest finite values of cells not marked gained (0 if none). */
+static int scale_range(const double *v, const unsigned char *gain, size_t n, double *lo, double *hi)
+{
+	double *kept = malloc(n * sizeof *kept);
+	size_t i;
+	int any;
+
+	if (!kept)
+		return finite_range(v, n, lo, hi);
+	for (i = 0; i < n; i++)
+		kept[i] = gained(gain, i) ? NAN : v[i];
+	any = finite_range(kept, n, lo, hi);
+	free(kept);
+	return any;
+}
+
 int plot_heat_svg(FILE *f, const struct plot_labels *labels, const double *xs, size_t nx,
-    const double *ys, size_t ny, const double *values)
+    const double *ys, size_t ny, const double *values, const unsigned char *gain)
 {
 	const double width = PLOT_WIDTH + LEGEND;
 	double plot_w = width - LEFT - RIGHT - LEGEND, plot_h = PLOT_HEIGHT - TOP - BOTTOM;
 	double cw = plot_w / (double)nx, ch = plot_h / (double)ny, lo, hi, bar_x;
 	char fill[8];
-	size_t i, j;
+	size_t i, j, ngain = 0;
 	int k;
 
-	if (!finite_range(values, nx * ny, &lo, &hi))
+	if (!scale_range(values, gain, nx * ny, &lo, &hi))
 		lo = 0, hi = 1;
 	open_document(f, width, labels);
+	/* energy-gaining cells: red hatching, apart from the colour scale */
+	fputs("<defs><pattern id=\"energy-gain\" width=\"8\" height=\"8\" "
+	      "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+	      "<rect width=\"8\" height=\"8\" fill=\"white\"/>"
+	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"" GAIN_COLOUR
+	      "\" stroke-width=\"3\"/></pattern></defs>\n",
+	    f);
 	for (i = 0; i < ny; i++) {
 		for (j = 0; j < nx; j++) {
 			double v = values[i * nx + j];
+			int g = gained(gain, i * nx + j);
+			ngain += (size_t)g;
 			if (isfinite(v))
 				colour((v - lo) / (hi - lo), fill);
 			else
 				strcpy(fill, "#bbbbbb");
 			/* row 0 at the bottom, as on a y axis */
 			fprintf(f,
-			    "<rect class=\"cell\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-			    "height=\"%.2f\" fill=\"%s\" data-x=\"%.17g\" data-y=\"%.17g\" "
+			    "<rect class=\"cell%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+			    "height=\"%.2f\" fill=\"%s\"%s data-x=\"%.17g\" data-y=\"%.17g\" "
 			    "data-value=\"",
-			    LEFT + j * cw, TOP + (ny - 1 - i) * ch, cw, ch, fill, xs[j], ys[i]);
+			    g ? " energy-gain" : "", LEFT + j * cw, TOP + (ny - 1 - i) * ch, cw, ch,
+			    g ? "url(#energy-gain)" : fill, g ? " data-energy-gain=\"true\"" : "",
+			    xs[j], ys[i]);
 			if (isfinite(v))
-				fprintf(f, "%.17g\"><title>%g, %g: %g</title></rect>\n", v, xs[j],
-				    ys[i], v);
+				fprintf(f, "%.17g\"><title>%g, %g: %g%s</title></rect>\n", v, xs[j],
+				    ys[i], v, g ? " (" GAIN_TEXT ")" : "");
 			else
 				fprintf(
 				    f, "null\"><title>%g, %g: null</title></rect>\n", xs[j], ys[i]);
@@ -284,5 +343,15 @@ int plot_heat_svg(FILE *f, const struct plot_labels *labels, const double *xs, s
 	}
 	if (labels->value)
 		text_at(f, bar_x + 8, TOP - 8, "middle", " class=\"scale-title\"", labels->value);
+	if (ngain) {
+		/* the legend under the colour bar: a hatched swatch, and what it means */
+		fprintf(f,
+		    "<rect x=\"%.2f\" y=\"%.2f\" width=\"14\" height=\"14\" "
+		    "fill=\"url(#energy-gain)\" stroke=\"black\"><title>" GAIN_TEXT
+		    " (left out of the colour scale)</title></rect>\n",
+		    bar_x, TOP + plot_h + 12);
+		text_at(f, bar_x + 18, TOP + plot_h + 24, "start",
+		    " class=\"legend-energy-gain\" font-size=\"11\"", "energy gain");
+	}
 	return close_document(f);
 }

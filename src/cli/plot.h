@@ -22,18 +22,24 @@ struct plot_labels {
 
 /*
  * Write a line plot of the n points (x[i], y[i]) to f. A non-finite y breaks the
- * line (a null answer); points with a non-finite x are skipped. Returns 0, or -1
- * when f fails or no point is finite.
+ * line (a null answer); points with a non-finite x are skipped. gain (NULL: none)
+ * marks points whose contact gained energy (a drop's energy_gain): not a physical
+ * answer, so each breaks the line and is drawn apart, a red ring of class
+ * "energy-gain" carrying its numbers in data-x and data-y, with a legend saying
+ * why. Returns 0, or -1 when f fails or no point is finite.
  */
-int plot_line_svg(
-    FILE *f, const struct plot_labels *labels, const double *x, const double *y, size_t n);
+int plot_line_svg(FILE *f, const struct plot_labels *labels, const double *x, const double *y,
+    const unsigned char *gain, size_t n);
 
 /*
  * Write a heat map to f: ny rows (ys, drawn bottom to top) of nx cells (xs),
- * values[i * nx + j] at (xs[j], ys[i]); a non-finite value is drawn grey. The
- * colour scale spans the finite values. Returns 0, or -1 when f fails.
+ * values[i * nx + j] at (xs[j], ys[i]); a non-finite value is drawn grey. gain
+ * (NULL: none), in the same order, marks cells whose contact gained energy: drawn
+ * hatched in red (class "energy-gain", data-energy-gain="true"), with a legend, and
+ * left out of the colour scale, which spans the other finite values. Returns 0, or
+ * -1 when f fails.
  */
 int plot_heat_svg(FILE *f, const struct plot_labels *labels, const double *xs, size_t nx,
-    const double *ys, size_t ny, const double *values);
+    const double *ys, size_t ny, const double *values, const unsigned char *gain);
 
 #endif
