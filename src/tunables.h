@@ -159,6 +159,11 @@
 #define FIND_DEFAULT_ITERATIONS 100
 #define FIND_MAX_ITERATIONS 1000
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
+/* A batch body (eval, grade) may also be this many bytes per call of --max-eval-calls:
+ * 10,000 calls of ordinary arguments are about 2.3 MB (contact_accel's ~170 bytes,
+ * semi_implicit_euler's ~250), so the documented call limit is reachable with the
+ * default flags (svc_body_limit()). */
+#define LIMIT_EVAL_CALL_BYTES 512
 /* Points of a drop's "trajectory" answer at most: longer drops are decimated to each
  * bucket's lowest and highest sample (core/sim.h), so every extreme survives. */
 #define LIMIT_TRAJECTORY_POINTS 2000

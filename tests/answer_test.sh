@@ -27,8 +27,18 @@ start_contactd "$tmp" || exit 1
 
 # the model endpoint's request: a small MJCF document, a sphere resting on a plane
 model='{"main": "a.xml", "files": {"a.xml": "<mujoco><worldbody><geom type=\"plane\" size=\"1 1 0.1\"/><body pos=\"0 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.02\" mass=\"0.1\"/></body></worldbody></mujoco>"}}'
-# a body over the 1 MiB default limit
-big=$(head -c 1100000 /dev/zero | tr '\0' ' ')
+# big bodies, in files (a request line "@FILE"): one over the 1 MiB default limit; the
+# documented 10,000 eval calls of ordinary arguments (about 1.7 MB, which a batch may be:
+# LIMIT_EVAL_CALL_BYTES per call), answered; and 10,000 calls over a batch's 5,120,000
+# bytes, refused with a 413 that says how to split
+{ printf '{"body": {}, "pad": "'; head -c 1100000 /dev/zero | tr '\0' ' '; printf '"}'; } >"$tmp/big.json"
+calls() { # N EXTRA: N contact_accel calls, each padded with EXTRA spaces
+	awk -v n="$1" -v pad="$2" 'BEGIN { printf "{\"calls\": ["; s = sprintf("%*s", pad, "")
+		for (i = 0; i < n; i++) printf "%s{\"function\": \"contact_accel\", \"args\": {\"dist\": %.12g, \"vel\": -0.01234567, \"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}%s}", i ? ", " : "", -0.0005 + i * 1e-12, s
+		printf "]}" }'
+}
+calls 10000 0 >"$tmp/eval10000.json"
+calls 10000 400 >"$tmp/eval-over.json"
 
 # ENDPOINT<tab>REQUEST, one a line
 cat >"$tmp/requests" <<REQUESTS
@@ -60,14 +70,20 @@ grade	{"function": "impedance", "args": {"r": 0.0005, "solimp": [0.9, 0.95, 0.00
 grade	{"tolerances": true}
 grade	{"calls": [{"function": "error_reduction", "args": {"h": 0.002, "timeconst": 0.02, "dampratio": 1}, "value": 0.1}, {"function": "impedance", "args": {"r": 0.001}, "value": [1]}]}
 nope	{}
-rest	$big
+rest	@$tmp/big.json
+eval	@$tmp/eval10000.json
+eval	@$tmp/eval-over.json
+grade	@$tmp/eval-over.json
 REQUESTS
 
 n=0
 answered=0
 while IFS='	' read -r endpoint request; do
 	n=$((n + 1))
-	printf '%s' "$request" >"$tmp/req"
+	case $request in
+	@*) cp "${request#@}" "$tmp/req" ;;
+	*) printf '%s' "$request" >"$tmp/req" ;;
+	esac
 	"$answer_cat" "$endpoint" "$tmp/req" >"$tmp/lib" 2>"$tmp/lib.status" ||
 		{ fail "request $n ($endpoint): ctd_answer gave no answer"; continue; }
 	status=$(curl -s -o "$tmp/api" -w '%{http_code}' -H 'Content-Type: application/json' \
@@ -83,10 +99,23 @@ while IFS='	' read -r endpoint request; do
 		cmp -s "$tmp/lib" "$tmp/cli" || fail "request $n ($endpoint): ctd_answer's bytes differ from contact's"
 	fi
 done <"$tmp/requests"
+# the big bodies: 10,000 calls within the default limits are answered, more bytes than a
+# batch may be are refused in words that say how to split
+[ "$(wc -c <"$tmp/eval10000.json")" -gt 1048576 ] || fail "the 10,000-call batch is not over --max-body"
+"$answer_cat" eval "$tmp/eval10000.json" 2>"$tmp/lib.status" | grep -q '"failed":0,' ||
+	fail "10,000 eval calls of ordinary arguments are not answered with the default limits"
+[ "$(cat "$tmp/lib.status")" = 200 ] || fail "10,000 eval calls: status $(cat "$tmp/lib.status")"
+[ "$(wc -c <"$tmp/eval-over.json")" -gt 5120000 ] || fail "the oversized batch is not over 5,120,000 bytes"
+"$answer_cat" eval "$tmp/eval-over.json" >"$tmp/over.lib" 2>/dev/null
+grep -qF '"message":"the body is over 5120000 bytes: split the calls into batches of at most 10000 calls and 5120000 bytes each"' "$tmp/over.lib" ||
+	fail "the 413 of an oversized batch does not say how to split"
+curl -s -H 'Content-Type: application/json' --data-binary @"$tmp/eval-over.json" -H 'Transfer-Encoding: chunked' \
+	"http://127.0.0.1:$port/v1/eval" | cmp -s - "$tmp/over.lib" ||
+	fail "a chunked oversized batch is not refused in the same words"
 # every endpoint of the table was asked at least once, answered and refused
 for endpoint in rest drop stability sweep eval find hold model grade; do
 	grep -q "^$endpoint	" "$tmp/requests" || fail "no request for $endpoint"
 done
-[ "$n" -ge 29 ] || fail "only $n requests were read"
+[ "$n" -ge 32 ] || fail "only $n requests were read"
 echo "answer_test: $n requests ($answered answered), ctd_answer = contactd = contact"
 exit $((failures > 0))

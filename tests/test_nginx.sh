@@ -59,6 +59,14 @@ status=$(ask "$nport" /v1/rest "@$tmp/big.json" "$tmp/too-large")
 [ "$status" = 413 ] || fail "oversized body through nginx: $status"
 grep -q '"error":"too_large"' "$tmp/too-large" || fail "413 body: $(cat "$tmp/too-large")"
 
+# A batch over 1 MiB (10,000 eval calls of ordinary arguments) reaches contactd and is
+# answered: nginx's limit at /v1/eval is the batch's, not --max-body's.
+awk 'BEGIN { printf "{\"calls\": ["; for (i = 0; i < 10000; i++) printf "%s{\"function\": \"contact_accel\", \"args\": {\"dist\": -0.0005, \"vel\": -0.01234567, \"a0\": -9.81, \"solref\": [0.02, 1], \"solimp\": [0.9, 0.95, 0.001, 0.5, 2], \"h\": 0.002}}", i ? ", " : ""; printf "]}" }' >"$tmp/batch.json"
+[ "$(wc -c <"$tmp/batch.json")" -gt 1048576 ] || fail "the batch is not over 1 MiB"
+status=$(ask "$nport" /v1/eval "@$tmp/batch.json" "$tmp/batch.out")
+[ "$status" = 200 ] || fail "a 10,000-call batch through nginx: $status $(head -c 300 "$tmp/batch.out")"
+grep -q '"failed":0,' "$tmp/batch.out" || fail "the batch's calls failed: $(head -c 300 "$tmp/batch.out")"
+
 # Health through nginx.
 "$CURL" -sS -f "http://127.0.0.1:$nport/v1/health" | grep -q '"status":"ok"' ||
 	fail "health through nginx"

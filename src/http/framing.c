@@ -22,7 +22,7 @@
  */
 void http_framing_append(struct exchange *x, const char *data, size_t n)
 {
-	size_t limit = x->srv->cfg.max_body;
+	size_t limit = x->body_limit;
 
 	if (x->body_too_large)
 		return;
@@ -215,16 +215,19 @@ enum MHD_Result http_framing_check(struct MHD_Connection *conn, struct exchange 
 	if (!f.lengths)
 		return MHD_YES;
 	declared = strtoull(f.length, NULL, 10);
-	if (declared <= x->srv->cfg.max_body)
+	if (declared <= x->body_limit)
 		return MHD_YES;
 	x->body_too_large = 1;
-	if (expect || declared > (unsigned long long)x->srv->cfg.max_body + DAEMON_DISCARD_BODY_MAX)
+	if (expect || declared > (unsigned long long)x->body_limit + DAEMON_DISCARD_BODY_MAX)
 		return http_framing_too_large(conn, x);
 	return MHD_YES;
 }
 
 enum MHD_Result http_framing_too_large(struct MHD_Connection *conn, struct exchange *x)
 {
-	return http_reject(
-	    conn, &x->req, ERR_TOO_LARGE, "the body is over %zu bytes", x->srv->cfg.max_body);
+	struct err e;
+
+	/* the service's words, as `contact` and the library say them */
+	svc_body_refuse(x->body_endpoint, &x->srv->limits, &e);
+	return http_respond_error(conn, &x->req, &e);
 }

@@ -115,6 +115,16 @@ static struct exchange *exchange_new(struct http_server *srv, struct MHD_Connect
 	x->srv = srv;
 	x->req.method = method;
 	x->req.url = url;
+	/* the body limit of the route: a question's (a batch's is larger), else --max-body */
+	x->body_endpoint = SVC_ENDPOINT_COUNT;
+	if (strncmp(url, "/v1/", 4) == 0) {
+		struct err ignored;
+		enum svc_endpoint ep;
+
+		if (svc_endpoint_parse(url + 4, &ep, &ignored) == 0)
+			x->body_endpoint = ep;
+	}
+	x->body_limit = svc_body_limit(x->body_endpoint, &srv->limits);
 	x->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	x->req.authorization =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);

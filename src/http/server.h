@@ -55,6 +55,10 @@ struct exchange {
 	struct timespec start;
 	char *body;
 	size_t body_len, body_cap;
+	/* the largest body its route takes (svc_body_limit(): a batch's is larger) */
+	size_t body_limit;
+	/* the question its URL names, SVC_ENDPOINT_COUNT if none */
+	enum svc_endpoint body_endpoint;
 	int body_too_large;
 	unsigned status; /* 0 until a response is queued */
 	long long bytes; /* response body bytes, -1 when unknown (a stream) */

@@ -83,9 +83,6 @@ int ctd_answer(const char *endpoint, const char *request_json, size_t len, char 
 	if (!endpoint || svc_endpoint_parse(endpoint, &ep, &err) != 0)
 		/* the daemon's words for a URL no row names */
 		err_set(&err, ERR_NOT_FOUND, "", "no endpoint /v1/%s", endpoint ? endpoint : "");
-	else if (len > limits.max_body && request_json)
-		/* the daemon refuses it before reading it, in these words (http/framing.c) */
-		err_set(&err, ERR_TOO_LARGE, "", "the body is over %zu bytes", limits.max_body);
 	else if (svc_ask(ep, request_json ? request_json : "", request_json ? len : 0, &limits,
 	             NULL, &text, NULL, &err) == 0)
 		err.code = ERR_NONE;

@@ -76,6 +76,9 @@ struct svc_endpoint_def {
 	/* Sweepable endpoints only (else NULL): the kind sweep and find ask (answer.h). */
 	const struct ans_kind *kind;
 	int csv; /* the answer also prints as CSV (Accept: text/csv, `contact --csv`) */
+	/* 1: the body may be a batch of up to max_eval_calls calls (eval, grade), so it may
+	 * be larger than max_body (svc_body_limit()) */
+	int batch;
 };
 
 #define SVC_ENDPOINT_ROW(id, name) extern const struct svc_endpoint_def svc_ep_##name;

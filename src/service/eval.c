@@ -588,7 +588,9 @@ int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct e
 		return field_fail(&c, "calls", -1, ERR_BAD_TYPE, "must be an array of calls");
 	if (json_array_size(list) > (size_t)max_calls)
 		return field_fail(&c, "calls", -1, ERR_TOO_LARGE,
-		    "%zu calls are over the limit of %ld", json_array_size(list), max_calls);
+		    "%zu calls are over the limit of %ld: split them into batches of at most %ld "
+		    "calls",
+		    json_array_size(list), max_calls, max_calls);
 	r = request_new(1, json_array_size(list));
 	if (!r)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
@@ -703,4 +705,5 @@ const struct svc_endpoint_def svc_ep_eval = {
     .canonical = eval_row_canonical,
     .answer = eval_row_answer,
     .release = eval_row_release,
+    .batch = 1,
 };

@@ -542,4 +542,5 @@ const struct svc_endpoint_def svc_ep_grade = {
     .canonical = grade_row_canonical,
     .answer = grade_row_answer,
     .release = grade_row_release,
+    .batch = 1,
 };

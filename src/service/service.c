@@ -80,16 +80,41 @@ static int row_budget(const struct svc_endpoint_def *row, const void *request,
 	    lim->max_cpu_seconds, "/duration", row->name, err);
 }
 
+size_t svc_body_limit(enum svc_endpoint ep, const struct svc_limits *lim)
+{
+	size_t batch;
+
+	if ((int)ep < 0 || (int)ep >= SVC_ENDPOINT_COUNT || !svc_endpoints[ep]->batch ||
+	    lim->max_eval_calls <= 0)
+		return lim->max_body;
+	batch = (size_t)lim->max_eval_calls * LIMIT_EVAL_CALL_BYTES;
+	return batch > lim->max_body ? batch : lim->max_body;
+}
+
+int svc_body_refuse(enum svc_endpoint ep, const struct svc_limits *lim, struct err *err)
+{
+	size_t limit = svc_body_limit(ep, lim);
+
+	if ((int)ep >= 0 && (int)ep < SVC_ENDPOINT_COUNT && svc_endpoints[ep]->batch)
+		return err_set(err, ERR_TOO_LARGE, "",
+		    "the body is over %zu bytes: split the calls into batches of at most %ld calls "
+		    "and %zu bytes each",
+		    limit, lim->max_eval_calls, limit);
+	return err_set(err, ERR_TOO_LARGE, "", "the body is over %zu bytes", limit);
+}
+
 /* Parse the body text of len bytes as a request of row: *request for row->release(). */
 static int parse_body(const struct svc_endpoint_def *row, const char *body, size_t len,
     const struct svc_limits *lim, void **request, struct err *err)
 {
 	json_t *root = NULL;
+	enum svc_endpoint ep;
 	int rc;
 
-	if (len > lim->max_body)
-		return err_set(err, ERR_TOO_LARGE, "",
-		    "request body of %zu bytes is over the limit of %zu", len, lim->max_body);
+	for (ep = 0; ep < SVC_ENDPOINT_COUNT && svc_endpoints[ep] != row; ep++)
+		;
+	if (len > svc_body_limit(ep, lim))
+		return svc_body_refuse(ep, lim, err);
 	if (body_parse(body, len, &root, err) != 0)
 		return -1;
 	rc = row_parse(row, root, lim, request, err);

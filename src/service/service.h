@@ -24,6 +24,16 @@
 /* Fill l with the defaults of tunables.h and one thread per online core. */
 void svc_limits_default(struct svc_limits *l);
 
+/* The largest request body ep takes, in bytes: lim->max_body, or for a batch endpoint
+ * (eval, grade: a row's batch) room for lim->max_eval_calls calls of
+ * LIMIT_EVAL_CALL_BYTES each when that is more. ep SVC_ENDPOINT_COUNT: a body that is no
+ * question's (lim->max_body). */
+size_t svc_body_limit(enum svc_endpoint ep, const struct svc_limits *lim);
+
+/* Fill err with the refusal (too_large, the contract's 413) of a body over ep's limit,
+ * in the words every front end uses; a batch endpoint's says how to split. Returns -1. */
+int svc_body_refuse(enum svc_endpoint ep, const struct svc_limits *lim, struct err *err);
+
 /* What svc_ask() did besides answering, for the daemon's log line and metrics. */
 struct svc_outcome {
 	int cached;                 /* 1: the answer came from the cache */
