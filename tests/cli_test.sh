@@ -64,6 +64,13 @@ printf '{"height": -1}' | "$contact" drop >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "a bad piped request: not status 2"
 contains "$tmp/err" '"path":"/height"'
 
+# an unknown field's error lists every field the endpoint takes: the drop's "trajectory" too
+printf '{"bad": 1}' | "$contact" drop >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "drop with an unknown field: not status 2"
+contains "$tmp/err" '\"duration\" or \"trajectory\"'
+printf '{"bad": 1}' | "$contact" rest >/dev/null 2>"$tmp/err"
+grep -qF trajectory "$tmp/err" && fail "rest's unknown-field error offers trajectory"
+
 # stability: the gap in the guard (growth 1.740 at h*omega 2.00)
 printf '{"solref": [0.02, 0.05]}' >"$tmp/stab.json"
 run 0 stability "$tmp/stab.json"

@@ -289,8 +289,8 @@ static json_t *creep_range(
  * "creep_range"}, plus "error" (the 4xx body a POST would answer, the answers null) when
  * the hold question refuses the scene. "holds" is the run's verdict (within slip_limit over
  * the duration), "coulomb_holds" the Coulomb comparison. The reference is the hold question's
- * default scene (a 2 cm, 100 g sphere between pads of half-sizes 5 x 20 x 200 mm, 50 g each,
- * pressed with 10 N each); the pads are the setup's pad geom with the solref the MJCF carries, and
+ * default scene (a sphere of 2 cm radius, 100 g, between pads of half-sizes 5 x 20 x 200 mm,
+ * 50 g each, pressed with 10 N each); the pads are the setup's pad geom with the solref the MJCF carries, and
  * the option is the setup's (timestep, cone, impratio, release, ...). NULL when out of memory;
  * caller owns the result.
  */

@@ -298,8 +298,8 @@ struct ctd_hold_answer {
 	int friction_clamped; /* a friction coefficient was raised to MuJoCo's 1e-5 */
 };
 
-/* Fill h with a default pinch: a 2 cm, 100 g sphere with MuJoCo's geom defaults between
- * 5 x 20 x 200 mm (half-sizes), 50 g pads (solref (0.01, 1), condim 6, friction
+/* Fill h with a default pinch: a sphere of 2 cm radius, 100 g, with MuJoCo's geom defaults
+ * between 5 x 20 x 200 mm (half-sizes), 50 g pads (solref (0.01, 1), condim 6, friction
  * (1, 0.005, 0.0005), priority 1) pressed at 10 N each, MuJoCo's default options,
  * noslip off, 1 s, a slip limit of 1 mm. */
 CTD_API void ctd_hold_default(struct ctd_hold *h);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/field.h"
 #include "core/lanes.h"
 #include "core/scene.h"
 #include "core/sim.h"
@@ -169,14 +170,20 @@ struct drop_request {
  */
 static int drop_parse(json_t *body, const struct svc_limits *lim, void **request, struct err *err)
 {
+	/* the scene's fields and the flag: an unknown field's error lists them all */
+	static const char *const known[] = {
+	    "body", "geom", "floor", "option", "height", "duration", "trajectory", NULL};
 	json_t *flag = json_is_object(body) ? json_object_get(body, "trajectory") : NULL;
 	struct drop_request *req;
+	struct field_ctx c;
 	json_t *scene;
 	int rc;
 
 	(void)lim;
 	if (flag && !json_is_boolean(flag))
 		return err_set(err, ERR_BAD_TYPE, "/trajectory", "must be true or false");
+	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0)
+		return -1;
 	req = malloc(sizeof *req);
 	scene = flag ? json_copy(body) : json_incref(body);
 	if (!req || !scene) {
