@@ -787,6 +787,35 @@ async function main() {
 		await page.close();
 	});
 
+	await check('legends: a dashed series\' swatch is its line, dashed, not a blurred box', async () => {
+		const page = await open(context, base2 + '/sweep.html');
+		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);
+		/* the stability map's refsafe clamp line is dashed (white on the map, grey in the legend) */
+		const info = await page.evaluate(() => {
+			const chart = window.contactd.charts.sweep;
+			return {id: chart.canvas.id, boxes: chart.legend.legendHitBoxes,
+			    items: chart.legend.legendItems.map((i) => ({text: i.text, dash: i.lineDash || [],
+			        style: i.pointStyle, stroke: i.strokeStyle}))};
+		});
+		const k = info.items.findIndex((i) => i.dash.length > 0);
+		assert.ok(k >= 0, 'no dashed series in the legend: ' + JSON.stringify(info.items));
+		assert.equal(info.items[k].style, 'line', info.items[k].text);
+		assert.ok(!/^#fff/i.test(info.items[k].stroke), 'a white swatch on white: ' + info.items[k].stroke);
+		/* pixels along the swatch's middle: dashes and gaps, as the line has them */
+		const png = await shot(page, 'legend-dashed', '#' + info.id);
+		const b = info.boxes[k], y = Math.round(b.top + b.height / 2);
+		let ink = 0, paper = 0;
+		for (let x = Math.round(b.left) + 2; x < Math.round(b.left) + 34; x++) {
+			const p = png.pixel(x, y);
+			if (p[0] + p[1] + p[2] < 3 * 200)
+				ink++;
+			else if (p[0] + p[1] + p[2] > 3 * 240)
+				paper++;
+		}
+		assert.ok(ink >= 8 && paper >= 6, 'the dashed swatch at y ' + y + ': ' + ink + ' dark, ' + paper + ' light pixels');
+		await page.close();
+	});
+
 	await check('sweep: the stability map: the API\'s answer, units, growth = 1 contour, colours around 1, cell tooltips', async () => {
 		const page = await open(context, base2 + '/sweep.html');
 		await page.waitForFunction(() => window.contactd.answers.sweep && window.contactd.charts.sweep);

@@ -147,6 +147,33 @@ const CD = {
 /* Physical names and units of request fields (JSON Pointers) and answer fields, for
  * axis titles, tooltips and colour bars: one table, first match wins. unit '' is a pure
  * number. */
+/* Legend swatches: a dashed series' is its line, dashed in its colour, across the swatch
+ * (Chart.js strokes a dashed box's border, which at 40 x 12 px reads as a blur); a solid
+ * one keeps its filled box. Every chart's legend, whatever its page sets beside. */
+if (typeof Chart !== 'undefined') {
+	const labels = Chart.defaults.plugins.legend.labels;
+	const generate = labels.generateLabels;
+	const white = (c) => typeof c === 'string' && /^(#fff(fff)?|white|rgba?\(255, ?255, ?255)/i.test(c);
+	Object.assign(labels, {
+		usePointStyle: true,
+		pointStyleWidth: 36,
+		generateLabels(chart) {
+			/* with point styles Chart.js takes an item's style from the first point, which has
+			 * no dash: the dataset's line says it */
+			return generate(chart).map((item) => {
+				const ds = chart.data.datasets[item.datasetIndex] || {};
+				const dash = Array.isArray(ds.borderDash) ? ds.borderDash : [];
+				if (!dash.length)
+					return Object.assign(item, {pointStyle: 'rect'});
+				const stroke = typeof ds.borderColor === 'string' ? ds.borderColor : item.strokeStyle;
+				return Object.assign(item, {pointStyle: 'line', lineDash: dash,
+				    lineWidth: Math.max(2, ds.borderWidth || 0),
+				    strokeStyle: white(stroke) ? ds.backgroundColor || item.fillStyle : stroke});
+			});
+		},
+	});
+}
+
 CD.quantities = [
 	[/(^|\/)solref\/0$/, 'timeconst', 's'],
 	[/(^|\/)solref\/1$/, 'dampratio', ''],
@@ -565,9 +592,14 @@ CD.svg = function (chart, meta) {
 			return;
 		const fill = typeof item.fillStyle === 'string' ? item.fillStyle : '#fff';
 		const stroke = typeof item.strokeStyle === 'string' ? item.strokeStyle : '#222';
-		out.push('<rect class="legend-swatch" x="' + n(b.left) + '" y="' + n(b.top + 1) + '" width="36" height="' +
-		    n(Math.max(8, b.height - 2)) + '" fill="' + fill + '" stroke="' + stroke + '" stroke-width="2"' +
-		    (item.lineDash && item.lineDash.length ? ' stroke-dasharray="' + item.lineDash.join(' ') + '"' : '') + '/>');
+		/* as the page draws it: a dashed series' line across the swatch, else a filled box */
+		if (item.lineDash && item.lineDash.length)
+			out.push('<line class="legend-swatch" x1="' + n(b.left) + '" y1="' + n(b.top + b.height / 2) + '" x2="' +
+			    n(b.left + 36) + '" y2="' + n(b.top + b.height / 2) + '" stroke="' + stroke + '" stroke-width="' +
+			    n(Math.max(2, item.lineWidth || 0)) + '" stroke-dasharray="' + item.lineDash.join(' ') + '"/>');
+		else
+			out.push('<rect class="legend-swatch" x="' + n(b.left) + '" y="' + n(b.top + 1) + '" width="36" height="' +
+			    n(Math.max(8, b.height - 2)) + '" fill="' + fill + '" stroke="' + stroke + '" stroke-width="2"/>');
 		text(b.left + 46, b.top + b.height / 2 + 4, item.text, 'start', ' class="legend"');
 	});
 	out.push('</svg>');
