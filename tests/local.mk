@@ -36,12 +36,14 @@ check-times:
 # `make check` but those below (about a minute on the 2-core development machine without
 # sanitizers; CONTRIBUTING.md has the times). A new test is in the quick tier unless it is
 # named here. Left out: the fuzzer, the long fits and their coverage, crash and restart
-# tests, the live-MuJoCo parity sweeps, PostgreSQL clusters, Slurm, the browser and the
-# install tree (each 15 s or more, or needing root, a database or a browser).
+# tests, the live-MuJoCo parity sweeps, PostgreSQL clusters, Slurm, the browser, the
+# install tree and the Python package's venv install (each 15 s or more, or needing root,
+# a database or a browser).
 SLOW_TESTS = tests/fuzz_http tests/test_calib_fit tests/test_calib_coverage tests/test_calib_global tests/test_harden \
 	tests/test_calib_press \
 	tests/test_parity tests/test_hold tests/pg_cluster.sh tests/pg_calib_layer.sh \
-	tests/pg_start_down.sh tests/slurm_test.sh tests/test_browser.sh tests/install_test.sh
+	tests/pg_start_down.sh tests/slurm_test.sh tests/test_browser.sh tests/install_test.sh \
+	tests/python_test.sh
 check-quick:
 	@quick=; for t in $(TESTS); do \
 		case " $(SLOW_TESTS) " in *" $$t "*) ;; *) quick="$$quick $$t" ;; esac; \
