@@ -52,6 +52,10 @@ soak: all
 .PHONY: soak
 EXTRA_DIST += bench/soak.sh
 
+# The OpenAPI assembler's "@aliases untold@" on a made-up part.
+TESTS += tests/openapi_awk_test.sh
+EXTRA_DIST += tests/openapi_awk_test.sh
+
 # The served OpenAPI document against the real handlers.
 check_PROGRAMS += tests/test_openapi
 TESTS += tests/test_openapi

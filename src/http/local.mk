@@ -34,7 +34,8 @@ dist_man_MANS += man/contactd.8
 # The OpenAPI description is served from memory: src/http/openapi.json, assembled from its
 # parts (src/http/openapi/: paths in the order listed here, then schemas in that order; see
 # openapi.awk) with the lists the endpoint table decides (openapi-lists prints them from
-# svc_endpoints[]), embedded as a C string. A new endpoint's part goes last.
+# svc_endpoints[]), embedded as a C string. A part not listed here (a new endpoint's
+# NAME.json) follows the listed ones, the unlisted in name order: it needs no line.
 OPENAPI_PARTS = \
 	$(srcdir)/src/http/openapi/info.json \
 	$(srcdir)/src/http/openapi/rest.json \
@@ -62,12 +63,23 @@ noinst_PROGRAMS += src/http/openapi-lists
 src_http_openapi_lists_SOURCES = src/http/openapi_lists.c
 src_http_openapi_lists_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 src_http_openapi_lists_LDADD = $(SERVICE_LIBS)
+# Make cannot know an unlisted part before it exists, so the document is assembled on every
+# make (a few milliseconds) and replaced only when its bytes change: nothing else rebuilds.
 src/http/openapi.json: $(srcdir)/src/http/openapi.awk src/http/openapi-lists$(EXEEXT) \
-		$(OPENAPI_PARTS)
+		$(OPENAPI_PARTS) openapi-parts-unlisted
 	$(AM_V_GEN)$(MKDIR_P) src/http && \
+	parts='$(OPENAPI_PARTS)'; \
+	for f in `cd $(srcdir)/src/http/openapi && LC_ALL=C ls *.json`; do \
+		case " $$parts " in \
+		*" $(srcdir)/src/http/openapi/$$f "*) ;; \
+		*) parts="$$parts $(srcdir)/src/http/openapi/$$f" ;; \
+		esac; \
+	done; \
 	./src/http/openapi-lists$(EXEEXT) >$@.lists && \
-	$(AWK) -v lists=$@.lists -f $(srcdir)/src/http/openapi.awk $(OPENAPI_PARTS) >$@.tmp && \
-	rm -f $@.lists && mv $@.tmp $@
+	$(AWK) -v lists=$@.lists -f $(srcdir)/src/http/openapi.awk $$parts >$@.tmp && \
+	rm -f $@.lists && \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+.PHONY: openapi-parts-unlisted
 src/http/openapi_json.c: src/http/openapi.json
 	$(AM_V_GEN)$(MKDIR_P) src/http && { \
 	echo '/* Generated from src/http/openapi.json by src/http/local.mk: do not edit. */'; \
@@ -80,7 +92,8 @@ src/http/openapi_json.c: src/http/openapi.json
 	} >$@.tmp && mv $@.tmp $@
 CLEANFILES += src/http/openapi.json src/http/openapi.json.lists src/http/openapi.json.tmp \
 	src/http/openapi_json.c
-EXTRA_DIST += src/http/openapi.awk $(OPENAPI_PARTS)
+# the whole folder: an unlisted part is shipped too
+EXTRA_DIST += src/http/openapi.awk src/http/openapi
 
 # The dashboard (src/http/www/) and Chart.js (configure's CHARTJS, Debian's
 # libjs-chart.js, served as /chart.min.js) are embedded in the program too: no

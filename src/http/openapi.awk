@@ -11,8 +11,11 @@
 # for byte as its parts do.
 #
 # In a part, a value "@NAME@" is the list NAME as a JSON array of strings, and "@NAME or@"
-# inside a string is the list as prose ("a, b or c"). An unknown list, or a line the layout
-# does not allow, stops the build naming the part and line.
+# inside a string is the list as prose ("a, b or c"). "@aliases untold@" inside a string is
+# the sweepable kinds' aliases (lists aliases.KIND) that the string does not already name
+# with their pointers, as prose (nothing when it names them all): a new kind's aliases
+# are documented in sweep's and find's path without an edit there. An unknown list, or a
+# line the layout does not allow, stops the build naming the part and line.
 
 function fail(msg) {
 	printf "%s:%d: %s\n", FILENAME, FNR, msg >"/dev/stderr"
@@ -41,8 +44,67 @@ function prose(name,    n, i, s) {
 	return s
 }
 
-# line with its "@NAME or@" expanded, or a whole "@NAME@" value as a multi-line array.
-function expand(line,    pad, key, name, comma, out, i, n, head, tail) {
+# Whether text names alias a as the prose does: the word, then "," or " (".
+function names_alias(text, a,    off, at, pos, pre, post) {
+	off = 0
+	while ((at = index(substr(text, off + 1), a)) > 0) {
+		pos = off + at
+		pre = pos > 1 ? substr(text, pos - 1, 1) : " "
+		post = substr(text, pos + length(a), 2)
+		if (pre == " " && (substr(post, 1, 1) == "," || post == " ("))
+			return 1
+		off = pos
+	}
+	return 0
+}
+
+# Whether text gives pointer p: whole, after "(" or " " and before one of ");,. ", or its
+# array as a range ("/geom/solimp/0..4" for "/geom/solimp/2").
+function names_pointer(text, p,    off, at, pos, pre, post, dir) {
+	off = 0
+	while ((at = index(substr(text, off + 1), p)) > 0) {
+		pos = off + at
+		pre = pos > 1 ? substr(text, pos - 1, 1) : ""
+		post = substr(text, pos + length(p), 1)
+		if ((pre == "(" || pre == " ") && post != "" && index(");,. ", post) > 0)
+			return 1
+		off = pos
+	}
+	if (p !~ /.\/[0-9]+$/)
+		return 0
+	dir = p
+	sub(/\/[0-9]+$/, "", dir)
+	return index(text, dir "/0..") > 0
+}
+
+# The aliases (lists aliases.KIND, each value "NAME POINTER") that line does not name with
+# their pointers, as prose: " Slide aliases: force (/force)." per kind; "" when it names all.
+function untold(line,    k, kind, list, i, sp, name, ptr, got, s) {
+	s = ""
+	for (k = 1; k <= count["sweepable"]; k++) {
+		kind = value["sweepable", k]
+		list = "aliases." kind
+		if (!(list in count))
+			fail("no list " list)
+		got = ""
+		for (i = 1; i <= count[list]; i++) {
+			sp = index(value[list, i], " ")
+			name = substr(value[list, i], 1, sp - 1)
+			ptr = substr(value[list, i], sp + 1)
+			if (!names_alias(line, name) || !names_pointer(line, ptr))
+				got = got (got == "" ? "" : ", ") name " (" ptr ")"
+		}
+		if (got != "")
+			s = s " " toupper(substr(kind, 1, 1)) substr(kind, 2) " aliases: " got "."
+	}
+	return s
+}
+
+# line with its "@aliases untold@" and "@NAME or@" expanded, or a whole "@NAME@" value as a
+# multi-line array.
+function expand(line,    pad, key, name, comma, out, i, n, head, tail, at) {
+	while ((at = index(line, "@aliases untold@")) > 0)
+		line = substr(line, 1, at - 1) untold(line) substr(line, at + 16)
 	while (match(line, /@[a-z][a-z0-9_.]* or@/)) {
 		name = substr(line, RSTART + 1, RLENGTH - 5)
 		if (!(name in count))

@@ -6,6 +6,8 @@
  *   sweepable<TAB>rest<TAB>drop...   the rows with a kind, in the table's order: the
  *                                    query that sweep and find accept
  *   fields.NAME<TAB>field...         a row's answer fields in their order (rows with fields)
+ *   aliases.NAME<TAB>alias pointer... a sweepable row's aliases, each its name, a space and
+ *                                    its JSON Pointer (for "@aliases untold@")
  *
  * One list a line, its name then its values, separated by tabs. Exit status: 0, or 1 when
  * the table fails svc_endpoints_check() or a value would need escaping in JSON (the awk
@@ -64,6 +66,25 @@ int main(void)
 		for (i = 0; row->fields[i]; i++)
 			if (put_value(row->name, row->fields[i]) != 0)
 				return 1;
+		putchar('\n');
+	}
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		const struct svc_endpoint_def *row = svc_endpoints[e];
+		const struct ans_alias *a;
+		char pair[256];
+
+		if (!row->kind)
+			continue;
+		printf("aliases.%s", row->name);
+		for (a = row->kind->aliases; a->name; a++) {
+			if ((size_t)snprintf(pair, sizeof pair, "%s %s", a->name, a->pointer) >=
+			        sizeof pair ||
+			    strchr(a->name, ' ') || put_value(row->name, pair) != 0) {
+				fprintf(stderr, "openapi-lists: alias %s of %s cannot be listed\n",
+				    a->name, row->name);
+				return 1;
+			}
+		}
 		putchar('\n');
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
