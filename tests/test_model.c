@@ -6,9 +6,11 @@
  * test_model_mj).
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/contactd.h"
 #include "service/service.h"
 #include "svc_test.h"
 #include "tunables.h"
@@ -340,33 +342,48 @@ START_TEST(release_rules)
 END_TEST
 
 /* pad_cannot_hold (docs/model.md): a 0.1 kg box pinched by two finger boxes of half-size
- * 5 mm on slide joints, elliptic cone, solref (0.02, 1), solimp default (d = dmax = 0.95
- * past its 1 mm width). By hand: a pad's normal force at the pad's full depth is at most
- * m K dmax^2 depth / (1 - dmax) = 0.1 x 2500 x 0.005 / 0.05 = 25 N (K dmax^2 = 1/(0.02 x
- * 1)^2), so two pads hold 0.981 N from friction 0.981 / 50 = 0.01962: friction 0.01 warns,
- * 0.03 does not; condim 1 always warns; the pyramidal cone is not assessed. */
-static json_t *pinch(const char *friction, const char *condim, const char *cone)
+ * 5 mm on slide joints, solref (0.02, 1), solimp default (d = dmax = 0.95 past its 1 mm
+ * width). By hand, elliptic: a pad's normal force at the pad's full depth is at most
+ * E = m K dmax^2 depth / (1 - dmax) = 0.1 x 2500 x 0.005 / 0.05 = 25 N (K dmax^2 = 1/(0.02
+ * x 1)^2), so two pads hold 0.981 N from friction 0.981 / 50 = 0.01962: friction 0.01
+ * warns, 0.03 does not; condim 1 always warns. Pyramidal, condim 3, impratio 1: 4 edges
+ * of R_py = 2 mu^2 (1 + mu^2) times the normal row's R, so N_max = 4 E / (2 mu^2 (1 +
+ * mu^2)): friction 5 gives 100 / 1300 = 0.0769231 N and 2 x 5 x N_max = 0.769 N < 0.981 N
+ * (warns, the fix's impratio 0.981 / 0.769231 = 1.2753); friction 4 gives 0.183824 N and
+ * 1.47 N (does not); friction 0.01 gives 5e5 N (does not: the pyramid's edges stiffen as
+ * friction falls). */
+static json_t *pinch_doc(const char *release, const char *option, const char *geom)
 {
 	char text[1400], *body;
 	json_t *r, *answer;
 	struct err err;
 
 	snprintf(text, sizeof text,
-	    "<mujoco><option cone=\"%s\" gravity=\"0 0 -9.81\"/><default><geom friction=\"%s "
-	    "0.005 0.0001\" condim=\"%s\"/></default><worldbody>"
+	    "<mujoco><option %s gravity=\"0 0 -9.81\"/><default><geom %s/></default><worldbody>"
 	    "<body name=\"left\" pos=\"-0.03 0 0.1\"><joint type=\"slide\" axis=\"1 0 0\"/>"
 	    "<geom name=\"lpad\" type=\"box\" size=\"0.005 0.02 0.02\"/></body>"
 	    "<body name=\"right\" pos=\"0.03 0 0.1\"><joint type=\"slide\" axis=\"1 0 0\"/>"
 	    "<geom name=\"rpad\" type=\"box\" size=\"0.005 0.02 0.02\"/></body>"
 	    "<body name=\"obj\" pos=\"0 0 0.1\"><freejoint/><geom name=\"obj\" type=\"box\" "
 	    "size=\"0.025 0.01 0.01\" mass=\"0.1\"/></body></worldbody></mujoco>",
-	    cone, friction, condim);
+	    option, geom);
 	r = json_pack("{s:s, s:{s:s}}", "main", "p.xml", "files", "p.xml", text);
+	if (release)
+		json_object_set_new(r, "mujoco", json_string(release));
 	body = json_dumps(r, JSON_COMPACT);
 	json_decref(r);
 	ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
 	free(body);
 	return answer;
+}
+
+static json_t *pinch(const char *friction, const char *condim, const char *cone)
+{
+	char option[100], geom[200];
+
+	snprintf(option, sizeof option, "cone=\"%s\"", cone);
+	snprintf(geom, sizeof geom, "friction=\"%s 0.005 0.0001\" condim=\"%s\"", friction, condim);
+	return pinch_doc(NULL, option, geom);
 }
 
 static const json_t *warning_of(const json_t *pair, const char *code)
@@ -410,7 +427,187 @@ START_TEST(pad_cannot_hold)
 	a = pinch("0.01", "3", "pyramidal");
 	ck_assert_ptr_null(warning_of(pair_of(a, 0, 2), "pad_cannot_hold"));
 	json_decref(a);
+	a = pinch("5", "3", "pyramidal");
+	w = warning_of(pair_of(a, 0, 2), "pad_cannot_hold");
+	ck_assert_ptr_nonnull(w);
+	msg = json_string_value(json_object_get(w, "message"));
+	fix = json_string_value(json_object_get(w, "fix"));
+	ck_assert_msg(strstr(msg, "at most 0.0769231 N (the sum of its pyramid edges)") &&
+	        strstr(msg, "weight 0.981 N"),
+	    "%s", msg);
+	ck_assert_msg(strstr(fix, "impratio to at least 1.2753"), "%s", fix);
+	json_decref(a);
+	a = pinch("4", "3", "pyramidal");
+	ck_assert_ptr_null(warning_of(pair_of(a, 0, 2), "pad_cannot_hold"));
+	json_decref(a);
 }
+END_TEST
+
+/* pad_cannot_hold under discrete (3.13.0): solref (0.001, 1) at h = 2 ms has q = h^2 K
+ * dmax = 4e-6 x 1.108e6 x 0.95 = 4.2 > 1, so refsafe makes K' d = 1/h^2 = 2.5e5 and
+ * N_max = m K' d d depth / (1 - d) = 0.1 x 2.5e5 x 0.95 x 0.005 / 0.05 = 2375 N (elliptic):
+ * friction 1e-4 warns (2 x 1e-4 x 2375 = 0.475 N < 0.981 N), 3e-4 does not (1.425 N).
+ * With refsafe off the rows keep K d^2 = 1/(0.001 x 1)^2 and N_max = 10^4 N: friction
+ * 3e-5 warns (0.6 N), 1e-4 does not (2 N). */
+START_TEST(pad_cannot_hold_discrete)
+{
+	static const struct {
+		const char *option, *friction;
+		int warns;
+		const char *force;
+	} cases[] = {
+	    {"integrator=\"discrete\" cone=\"elliptic\"", "1e-4", 1, "at most 2375 N"},
+	    {"integrator=\"discrete\" cone=\"elliptic\"", "3e-4", 0, NULL},
+	    {"integrator=\"discrete\" cone=\"elliptic\"><flag "
+	     "refsafe=\"disable\"/></option><option",
+	        "3e-5", 1, "at most 10000 N"},
+	    {"integrator=\"discrete\" cone=\"elliptic\"><flag "
+	     "refsafe=\"disable\"/></option><option",
+	        "1e-4", 0, NULL},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char geom[200];
+		json_t *a;
+		const json_t *w;
+
+		snprintf(geom, sizeof geom,
+		    "solref=\"0.001 1\" friction=\"%s 0.005 0.0001\" condim=\"3\"",
+		    cases[i].friction);
+		a = pinch_doc("3.13.0", cases[i].option, geom);
+		w = warning_of(pair_of(a, 0, 2), "pad_cannot_hold");
+		ck_assert_msg(!w == !cases[i].warns, "case %zu", i);
+		if (w)
+			ck_assert_msg(strstr(json_string_value(json_object_get(w, "message")),
+			                  cases[i].force),
+			    "case %zu: %s", i, json_string_value(json_object_get(w, "message")));
+		json_decref(a);
+	}
+}
+END_TEST
+
+/*
+ * pad_cannot_hold against the core's hold (POST /v1/hold): a 0.1 kg sphere of 5 mm radius
+ * between two box pads of half-size 5 x 20 x 200 mm (the pad's thickness is the sphere's
+ * radius: deeper, the hold is crushed, so every depth the hold reaches is in the bound)
+ * and 10 kg (nearly immovable, where the bound is tightest), gripped at 0.5 to 100 times
+ * the weight, 2 s, 1 cm of descent counting as a slip. The core's hold is a fair judge of
+ * MuJoCo: it equals the WebAssembly builds and libmujoco 2.2.2 step for step (tests/
+ * test_hold_mj, tests/test_wasm.sh). By hand (solimp default, d = 0.95 at 5 mm): E =
+ * m K d^2 depth / (1 - d) = 0.01 / tc^2 N and the warning's capacity 2 mu N_max is
+ * 2 mu E (elliptic) or 2 mu E 2 (condim - 1) impratio / (2 mu^2 (1 + mu^2)) (pyramidal):
+ * tc* is the timeconst where it equals the weight. At 1.1 tc* the warning fires and no
+ * grip holds; at tc* / 5 (a capacity of 25 times the weight) it does not fire and some
+ * grip holds. Measured between: the hold first holds near tc* / 3 (a bound 9 times the
+ * weight): the bound counts every edge's normal force, the weight is carried by the
+ * vertical pair's, and a soft contact creeps.
+ */
+static int pad_warns(const char *cone, double impratio, double tc, double mu, int condim)
+{
+	char text[1600], *body;
+	json_t *r, *answer;
+	struct err err;
+	int warns;
+
+	snprintf(text, sizeof text,
+	    "<mujoco><option cone=\"%s\" impratio=\"%.17g\"/><default><geom solref=\"%.17g "
+	    "1\" friction=\"%.17g 0.005 0.0005\" condim=\"%d\"/></default><worldbody>"
+	    "<body pos=\"-0.01 0 0.1\"><joint type=\"slide\" axis=\"1 0 0\"/>"
+	    "<geom type=\"box\" size=\"0.005 0.02 0.2\" mass=\"10\"/></body>"
+	    "<body pos=\"0.01 0 0.1\"><joint type=\"slide\" axis=\"1 0 0\"/>"
+	    "<geom type=\"box\" size=\"0.005 0.02 0.2\" mass=\"10\"/></body>"
+	    "<body pos=\"0 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.005\" "
+	    "mass=\"0.1\"/></body></worldbody></mujoco>",
+	    cone, impratio, tc, mu, condim);
+	r = json_pack("{s:s, s:{s:s}}", "main", "h.xml", "files", "h.xml", text);
+	body = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+	ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
+	free(body);
+	/* the sphere has the smaller type: it is geom1 */
+	warns = warning_of(pair_of(answer, 2, 0), "pad_cannot_hold") != NULL;
+	ck_assert_ptr_nonnull(pair_of(answer, 2, 0));
+	ck_assert_int_eq(warns, warning_of(pair_of(answer, 2, 1), "pad_cannot_hold") != NULL);
+	json_decref(answer);
+	return warns;
+}
+
+/* how many of the grips 0.5 ... 100 x the weight hold the sphere */
+static int grips_that_hold(int elliptic, double impratio, double tc, double mu, int condim)
+{
+	static const double grip[] = {0.5, 1, 2, 5, 10, 20, 50, 100};
+	int i, n = 0;
+
+	for (i = 0; i < (int)(sizeof grip / sizeof *grip); i++) {
+		struct ctd_hold h;
+		struct ctd_hold_answer a;
+
+		ctd_hold_default(&h);
+		h.radius = 0.005;
+		h.mass = 0.1;
+		h.pad_size[0] = 0.005;
+		h.pad_size[1] = 0.02;
+		h.pad_size[2] = 0.2;
+		h.pad_mass = 10;
+		h.object.solref[0] = h.pad.solref[0] = tc;
+		h.object.solref[1] = h.pad.solref[1] = 1;
+		h.object.friction[0] = h.pad.friction[0] = mu;
+		h.object.friction[1] = h.pad.friction[1] = 0.005;
+		h.object.friction[2] = h.pad.friction[2] = 0.0005;
+		h.object.condim = h.pad.condim = condim;
+		h.object.priority = h.pad.priority = 0;
+		h.option.cone = elliptic ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+		h.option.impratio = impratio;
+		h.duration = 2;
+		h.slip_limit = 0.01;
+		h.grip_force = grip[i] * h.mass * h.option.gravity;
+		ck_assert_ptr_null(ctd_hold_supported(&h));
+		ctd_hold_solve(&h, &a);
+		n += a.holds;
+	}
+	return n;
+}
+
+START_TEST(pad_cannot_hold_against_hold)
+{
+	static const double impratios[] = {1, 10, 100}, mus[] = {0.5, 1, 2};
+	static const int condims[] = {3, 6};
+	const double weight = 0.1 * 9.81, E1 = 0.01; /* E = E1 / tc^2 */
+	int c, i, j, k;
+
+	for (c = 0; c < 2; c++)
+		for (i = 0; i < 3; i++)
+			for (j = 0; j < 3; j++)
+				for (k = 0; k < 2; k++) {
+					double mu = mus[j], ir = impratios[i], cap1, tcs;
+					int rows = 2 * (condims[k] - 1);
+
+					if (c == 1 && i > 0)
+						continue; /* impratio leaves the elliptic bound */
+					cap1 = c ? 2 * mu * E1
+					         : 2 * mu * E1 * rows * ir /
+					        (2 * mu * mu * (1 + mu * mu));
+					tcs = sqrt(cap1 / weight);
+					ck_assert_msg(pad_warns(c ? "elliptic" : "pyramidal", ir,
+					                  1.1 * tcs, mu, condims[k]),
+					    "cone %d impratio %g mu %g condim %d", c, ir, mu,
+					    condims[k]);
+					ck_assert_msg(
+					    grips_that_hold(c, ir, 1.1 * tcs, mu, condims[k]) == 0,
+					    "cone %d impratio %g mu %g condim %d: a warned pad "
+					    "holds",
+					    c, ir, mu, condims[k]);
+				}
+	/* the other side: the pyramid at impratio 10 and 100, mu 1, condim 3 */
+	for (i = 1; i < 3; i++) {
+		double tcs = sqrt(2 * E1 * 4 * impratios[i] / (2 * 2) / weight);
+		ck_assert(!pad_warns("pyramidal", impratios[i], tcs / 5, 1, 3));
+		ck_assert_msg(grips_that_hold(0, impratios[i], tcs / 5, 1, 3) > 0, "impratio %g",
+		    impratios[i]);
+	}
+}
+END_TEST
 END_TEST
 
 static Suite *model_suite(void)
@@ -424,6 +621,8 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, warnings_follow_the_rules);
 	tcase_add_test(tc, release_rules);
 	tcase_add_test(tc, pad_cannot_hold);
+	tcase_add_test(tc, pad_cannot_hold_discrete);
+	tcase_add_test(tc, pad_cannot_hold_against_hold);
 	suite_add_tcase(s, tc);
 	return s;
 }

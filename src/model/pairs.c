@@ -147,24 +147,35 @@ static int pad_geom(const struct mdl_model *m, int g)
 }
 
 /*
- * pad_cannot_hold: the object (mass m, weight m|g|) pinched by two pads like this pair's
- * holds only if 2 mu N >= m|g|, with N each pad's normal force. Under the elliptic
- * cone (and condim 1) the normal row alone carries N, and at rest it makes
- * N = m_eff K d(r)^2 |r| / (1 - d(r)), |r| = depth + includemargin, with 1/m_eff the
- * row's inverse weight, at least 1/m (the pad immovable): so N <= m K d^2 |r| / (1 - d)
- * for every depth up to the pad's thickness. When even that bound times 2 mu is below
- * the weight, no grip MuJoCo could make holds the object with two such pads.
- * Not assessed under the pyramidal cone (its friction edges stiffen the normal force by
- * an amount depending on mu and impratio) or the discrete integrator.
+ * pad_cannot_hold (docs/model.md derives it): the object (mass m, weight W = m|g|)
+ * pinched by two pads like this pair's holds only if 2 mu N >= W, N each pad's normal
+ * force and mu the larger sliding coefficient. Held means not accelerating with the pad
+ * at rest, so every active row's force is f = aref / R at J a = 0, with |r| = depth +
+ * includemargin and R proportional to the row's diagApprox, at least the object's 1/m:
+ *   elliptic and condim 1: one normal row, f = K d |r| / R, R = (1 - d)/d A;
+ *   pyramidal: 2(condim-1) edges, R_py = 2 f0^2 / impratio (1 - d)/d (1 + f0^2) A each,
+ *     their normal parts f; a +- pair's velocity terms cancel in its sum while both are
+ *     active (one inactive is a slip faster than the warning's question);
+ *   discrete (3.13.0+): at v = 0 aref = -K' d r / s, R = max(R_Euler / s, floor), so
+ *     f <= K' d |r| / R_Euler with K' d = min(K d, 1/h^2) under refsafe.
+ * So N <= rows m Kd(d) d |r| / ((1 - d) c), c = 1 (elliptic) or 2 f0^2 (1 + f0^2) /
+ * impratio (pyramid), increasing in d and |r|: since d(|r|) is monotone, the bound over
+ * a sub-interval is its value at the sub-interval's larger d and larger |r|.
  */
+static double pad_row_force(double Kd, double d, double r, double mass)
+{
+	return mass * Kd * d * r / (1 - d);
+}
+
 static void pad_check(const struct mdl_model *m, struct mpair_pair *p)
 {
 	const struct mdl_option *o = &m->option;
 	struct ctd_law_gains gains;
 	struct ctd_law_solimp si;
 	struct ctd_mjver_rules rules;
-	double depth, g, mass, best = 0, mu;
-	int obj, pad, i;
+	double depth, g, mass, best = 0, mu, f0 = p->friction[0], ratio, scale, h = o->timestep;
+	double r_prev, d_prev;
+	int obj, pad, i, rows, pyramid, discrete = o->integrator == CTD_SCENE_DISCRETE;
 
 	if (object_geom(m, p->geom1) && pad_geom(m, p->geom2)) {
 		obj = p->geom1;
@@ -175,8 +186,7 @@ static void pad_check(const struct mdl_model *m, struct mpair_pair *p)
 	} else {
 		return;
 	}
-	if ((o->cone != CTD_CONE_ELLIPTIC && p->condim != 1) ||
-	    o->integrator == CTD_SCENE_DISCRETE || !o->gravity_on || p->solref_fallback)
+	if (!o->gravity_on || p->solref_fallback)
 		return;
 	g = sqrt(o->gravity[0] * o->gravity[0] + o->gravity[1] * o->gravity[1] +
 	    o->gravity[2] * o->gravity[2]);
@@ -186,28 +196,45 @@ static void pad_check(const struct mdl_model *m, struct mpair_pair *p)
 	mass = m->bodies[m->geoms[obj].body].mass;
 	ctd_mjver_rules(m->mujoco, &rules);
 	ctd_law_solimp_release(p->solimp, rules.power_shortcut, &si);
-	ctd_law_solref_kb(p->solref, si.dwidth, o->timestep, o->refsafe, &gains);
-	/* the largest force up to the pad's depth (d(r) need not increase) */
+	/* discrete never clamps timeconst (its refsafe replaces rows, below) */
+	ctd_law_solref_kb(p->solref, si.dwidth, h, discrete ? 0 : o->refsafe, &gains);
+	pyramid = p->condim > 1 && o->cone != CTD_CONE_ELLIPTIC;
+	rows = pyramid ? 2 * (p->condim - 1) : 1;
+	ratio = fmax(MJ_MINVAL, o->impratio);
+	/* the pyramid's R over the normal row's: 2 mu_reg^2 (1 + f0^2), mu_reg^2 = f0^2/ratio */
+	scale = pyramid ? rows * ratio / (2 * f0 * f0 * (1 + f0 * f0)) : 1;
+	r_prev = p->includemargin > 0 ? p->includemargin : 0;
+	d_prev = ctd_law_impedance(r_prev, &si, NULL);
 	for (i = 1; i <= 256; i++) {
 		/* |r|: the depth plus the margin rows start at (none before a negative one) */
-		double r = depth * i / 256 + p->includemargin, d, f;
+		double r = depth * i / 256 + p->includemargin, d, dhi, Kd, f;
 		if (!(r > 0))
 			continue;
 		d = ctd_law_impedance(r, &si, NULL);
-		f = mass * gains.K * d * d * r / (1 - d);
+		dhi = fmax(d, d_prev);
+		Kd = gains.K * dhi;
+		if (discrete && o->refsafe && !gains.direct)
+			Kd = fmin(Kd, 1 / (h * h));
+		f = scale * pad_row_force(Kd, dhi, r, mass);
 		if (isfinite(f) && f > best)
 			best = f;
+		if (!isfinite(f))
+			best = INFINITY;
+		d_prev = d;
 	}
-	mu = p->condim == 1 ? 0 : p->friction[0];
+	mu = p->condim == 1 ? 0 : fmax(p->friction[0], p->friction[1]);
 	if (2 * mu * best >= mass * g)
 		return;
 	p->warnings |= MPAIR_WARN_PAD;
 	p->object = obj;
 	p->pad = pad;
+	p->pad_pyramid = pyramid;
 	p->pad_depth = depth;
 	p->pad_force = best;
 	p->pad_weight = mass * g;
 	p->hold_friction = best > 0 ? mass * g / (2 * best) : INFINITY;
+	/* the pyramid's N grows as impratio: the impratio from which the bound allows a hold */
+	p->hold_impratio = best > 0 && mu > 0 ? ratio * mass * g / (2 * mu * best) : INFINITY;
 }
 
 static void order_by_type(const struct mdl_model *m, struct mpair_pair *p)
@@ -555,18 +582,30 @@ void mpair_warning_text(const struct mdl_model *m, const struct mpair_pair *p, u
 		else
 			snprintf(msg, len,
 			    "geom %s pinched by two pads like geom %s cannot be held: each pad's "
-			    "normal force is at most %.6g N before the object reaches the pad's "
+			    "normal force is at most %.6g N (%s) before the object reaches the "
+			    "pad's "
 			    "centre (%.6g m deep), and 2 x friction %.6g x %.6g N is below its "
 			    "weight %.6g N",
 			    geom_label(m, p->object, a, sizeof a),
-			    geom_label(m, p->pad, b, sizeof b), p->pad_force, p->pad_depth,
-			    p->friction[0], p->pad_force, p->pad_weight);
+			    geom_label(m, p->pad, b, sizeof b), p->pad_force,
+			    p->pad_pyramid ? "the sum of its pyramid edges" : "its normal row",
+			    p->pad_depth, fmax(p->friction[0], p->friction[1]), p->pad_force,
+			    p->pad_weight);
 		if (p->condim == 1)
 			snprintf(fix, len,
 			    "give the pair condim 3 or more (condim on either geom, or a <pair>), "
 			    "with "
 			    "friction[0] of at least %.6g",
 			    isfinite(p->hold_friction) ? p->hold_friction : 1.0);
+		else if (p->pad_pyramid)
+			/* the pyramid's edges soften as friction^2: a higher friction does not
+			 * help, the force grows as impratio */
+			snprintf(fix, len,
+			    "raise impratio to at least %.6g (under the pyramidal cone a higher "
+			    "friction does not help: the edges' regulariser grows with "
+			    "friction^2), or make the contact stiffer (a smaller solref "
+			    "timeconst) or the pad thicker",
+			    p->hold_impratio);
 		else
 			snprintf(fix, len,
 			    "raise the pair's friction[0] to at least %.6g, or make the contact "

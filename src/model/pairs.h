@@ -43,9 +43,11 @@ struct mpair_pair {
 	                            (0 when none up to 1 s) */
 	/* PAD (docs/model.md, "pad_cannot_hold"): the object's geom and the pad's, the
 	 * largest normal force (N) the contact makes before the object reaches the pad's
-	 * centre, and the friction[0] from which two such pads hold the weight */
+	 * centre, and the friction[0] from which two such pads hold the weight (elliptic
+	 * and condim 1), or the impratio (pyramidal: a higher friction does not help) */
 	int object, pad;
-	double pad_depth, pad_force, pad_weight, hold_friction;
+	int pad_pyramid; /* the bound is the pyramidal cone's */
+	double pad_depth, pad_force, pad_weight, hold_friction, hold_impratio;
 };
 
 struct mpair_list {
