@@ -493,8 +493,9 @@ END_TEST
  * radius: deeper, the hold is crushed, so every depth the hold reaches is in the bound)
  * and 10 kg (nearly immovable, where the bound is tightest), gripped at 0.5 to 100 times
  * the weight, 2 s, 1 cm of descent counting as a slip. The core's hold is a fair judge of
- * MuJoCo: it equals the WebAssembly builds and libmujoco 2.2.2 step for step (tests/
- * test_hold_mj, tests/test_wasm.sh). By hand (solimp default, d = 0.95 at 5 mm): E =
+ * MuJoCo: it equals libmujoco 2.2.2 step for step for both cones at impratio 1 to 10
+ * (tests/test_hold) and the WebAssembly builds' hold figures (tests/test_hold_release,
+ * tests/test_wasm.sh); impratio 100 here is past what those cover. By hand (solimp default, d = 0.95 at 5 mm): E =
  * m K d^2 depth / (1 - d) = 0.01 / tc^2 N and the warning's capacity 2 mu N_max is
  * 2 mu E (elliptic) or 2 mu E 2 (condim - 1) impratio / (2 mu^2 (1 + mu^2)) (pyramidal):
  * tc* is the timeconst where it equals the weight. At 1.1 tc* the warning fires and no
