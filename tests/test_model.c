@@ -495,16 +495,17 @@ END_TEST
  * the weight, 2 s, 1 cm of descent counting as a slip. The core's hold is a fair judge of
  * MuJoCo: it equals libmujoco 2.2.2 step for step for both cones at impratio 1 to 10
  * (tests/test_hold) and the WebAssembly builds' hold figures (tests/test_hold_release,
- * tests/test_wasm.sh); impratio 100 here is past what those cover. By hand (solimp default, d = 0.95 at 5 mm): E =
- * m K d^2 depth / (1 - d) = 0.01 / tc^2 N and the warning's capacity 2 mu N_max is
- * 2 mu E (elliptic) or 2 mu E 2 (condim - 1) impratio / (2 mu^2 (1 + mu^2)) (pyramidal):
- * tc* is the timeconst where it equals the weight. At 1.1 tc* the warning fires and no
- * grip holds; at tc* / 5 (a capacity of 25 times the weight) it does not fire and some
- * grip holds. Measured between: the hold first holds near tc* / 3 (a bound 9 times the
- * weight): the bound counts every edge's normal force, the weight is carried by the
- * vertical pair's, and a soft contact creeps.
+ * tests/test_wasm.sh); impratio 100 here is past what those cover. By hand (solimp default, d =
+ * 0.95 at 5 mm): E = m K d^2 depth / (1 - d) = 0.01 / tc^2 N and the warning's capacity 2 mu N_max
+ * is 2 mu E (elliptic) or 2 mu E 2 (condim - 1) impratio / (2 mu^2 (1 + mu^2)) (pyramidal): tc* is
+ * the timeconst where it equals the weight (Euler and discrete alike: no row is replaced
+ * at these timeconsts). At 1.1 tc* the warning fires and no grip holds; at tc*
+ * / 5 (a capacity of 25 times the weight) it does not fire and some grip holds. Measured between:
+ * the hold first holds near tc* / 3 (a bound 9 times the weight): the bound counts every edge's
+ * normal force, the weight is carried by the vertical pair's, and a soft contact creeps.
  */
-static int pad_warns(const char *cone, double impratio, double tc, double mu, int condim)
+static int pad_warns(
+    const char *cone, int discrete, double impratio, double tc, double mu, int condim)
 {
 	char text[1600], *body;
 	json_t *r, *answer;
@@ -512,7 +513,8 @@ static int pad_warns(const char *cone, double impratio, double tc, double mu, in
 	int warns;
 
 	snprintf(text, sizeof text,
-	    "<mujoco><option cone=\"%s\" impratio=\"%.17g\"/><default><geom solref=\"%.17g "
+	    "<mujoco><option cone=\"%s\" integrator=\"%s\" impratio=\"%.17g\"/><default><geom "
+	    "solref=\"%.17g "
 	    "1\" friction=\"%.17g 0.005 0.0005\" condim=\"%d\"/></default><worldbody>"
 	    "<body pos=\"-0.01 0 0.1\"><joint type=\"slide\" axis=\"1 0 0\"/>"
 	    "<geom type=\"box\" size=\"0.005 0.02 0.2\" mass=\"10\"/></body>"
@@ -520,7 +522,7 @@ static int pad_warns(const char *cone, double impratio, double tc, double mu, in
 	    "<geom type=\"box\" size=\"0.005 0.02 0.2\" mass=\"10\"/></body>"
 	    "<body pos=\"0 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.005\" "
 	    "mass=\"0.1\"/></body></worldbody></mujoco>",
-	    cone, impratio, tc, mu, condim);
+	    cone, discrete ? "discrete" : "Euler", impratio, tc, mu, condim);
 	r = json_pack("{s:s, s:{s:s}}", "main", "h.xml", "files", "h.xml", text);
 	body = json_dumps(r, JSON_COMPACT);
 	json_decref(r);
@@ -535,7 +537,8 @@ static int pad_warns(const char *cone, double impratio, double tc, double mu, in
 }
 
 /* how many of the grips 0.5 ... 100 x the weight hold the sphere */
-static int grips_that_hold(int elliptic, double impratio, double tc, double mu, int condim)
+static int grips_that_hold(
+    int elliptic, int discrete, double impratio, double tc, double mu, int condim)
 {
 	static const double grip[] = {0.5, 1, 2, 5, 10, 20, 50, 100};
 	int i, n = 0;
@@ -560,6 +563,8 @@ static int grips_that_hold(int elliptic, double impratio, double tc, double mu, 
 		h.object.priority = h.pad.priority = 0;
 		h.option.cone = elliptic ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
 		h.option.impratio = impratio;
+		if (discrete)
+			h.option.integrator = CTD_SCENE_DISCRETE;
 		h.duration = 2;
 		h.slip_limit = 0.01;
 		h.grip_force = grip[i] * h.mass * h.option.gravity;
@@ -575,38 +580,48 @@ START_TEST(pad_cannot_hold_against_hold)
 	static const double impratios[] = {1, 10, 100}, mus[] = {0.5, 1, 2};
 	static const int condims[] = {3, 6};
 	const double weight = 0.1 * 9.81, E1 = 0.01; /* E = E1 / tc^2 */
-	int c, i, j, k;
+	int c, i, j, k, disc;
 
-	for (c = 0; c < 2; c++)
-		for (i = 0; i < 3; i++)
-			for (j = 0; j < 3; j++)
-				for (k = 0; k < 2; k++) {
-					double mu = mus[j], ir = impratios[i], cap1, tcs;
-					int rows = 2 * (condims[k] - 1);
+	for (disc = 0; disc < 2; disc++)
+		for (c = 0; c < 2; c++)
+			for (i = 0; i < 3; i++)
+				for (j = 0; j < 3; j++)
+					for (k = 0; k < 2; k++) {
+						double mu = mus[j], ir = impratios[i], cap1, tc;
+						int rows = 2 * (condims[k] - 1);
 
-					if (c == 1 && i > 0)
-						continue; /* impratio leaves the elliptic bound */
-					cap1 = c ? 2 * mu * E1
-					         : 2 * mu * E1 * rows * ir /
-					        (2 * mu * mu * (1 + mu * mu));
-					tcs = sqrt(cap1 / weight);
-					ck_assert_msg(pad_warns(c ? "elliptic" : "pyramidal", ir,
-					                  1.1 * tcs, mu, condims[k]),
-					    "cone %d impratio %g mu %g condim %d", c, ir, mu,
-					    condims[k]);
-					ck_assert_msg(
-					    grips_that_hold(c, ir, 1.1 * tcs, mu, condims[k]) == 0,
-					    "cone %d impratio %g mu %g condim %d: a warned pad "
-					    "holds",
-					    c, ir, mu, condims[k]);
-				}
-	/* the other side: the pyramid at impratio 10 and 100, mu 1, condim 3 */
-	for (i = 1; i < 3; i++) {
-		double tcs = sqrt(2 * E1 * 4 * impratios[i] / (2 * 2) / weight);
-		ck_assert(!pad_warns("pyramidal", impratios[i], tcs / 5, 1, 3));
-		ck_assert_msg(grips_that_hold(0, impratios[i], tcs / 5, 1, 3) > 0, "impratio %g",
-		    impratios[i]);
-	}
+						if (c == 1 && i > 0)
+							continue; /* impratio leaves the elliptic
+							             bound */
+						cap1 = c ? 2 * mu * E1
+						         : 2 * mu * E1 * rows * ir /
+						        (2 * mu * mu * (1 + mu * mu));
+						tc = 1.1 * sqrt(cap1 / weight);
+						ck_assert_msg(
+						    pad_warns(c ? "elliptic" : "pyramidal", disc,
+						        ir, tc, mu, condims[k]),
+						    "discrete %d cone %d impratio %g mu %g condim "
+						    "%d",
+						    disc, c, ir, mu, condims[k]);
+						ck_assert_msg(grips_that_hold(c, disc, ir, tc, mu,
+						                  condims[k]) == 0,
+						    "discrete %d cone %d impratio %g mu %g condim "
+						    "%d: a "
+						    "warned pad holds",
+						    disc, c, ir, mu, condims[k]);
+					}
+	/* discrete where refsafe replaces the rows (solref 0.5 ms, q = 16.8): K' d = 1/h^2,
+	 * N_max = 0.1 x 2.5e5 x 0.95 x 0.005 / 0.05 = 2375 N, so friction 1.5e-4 warns (0.71 N) */
+	ck_assert(pad_warns("elliptic", 1, 1, 0.0005, 1.5e-4, 3));
+	ck_assert_int_eq(grips_that_hold(1, 1, 1, 0.0005, 1.5e-4, 3), 0);
+	/* the other side: the pyramid at impratio 10 and 100, mu 1, condim 3, both integrators */
+	for (disc = 0; disc < 2; disc++)
+		for (i = 1; i < 3; i++) {
+			double tc = sqrt(2 * E1 * 4 * impratios[i] / (2 * 2) / weight) / 5;
+			ck_assert(!pad_warns("pyramidal", disc, impratios[i], tc, 1, 3));
+			ck_assert_msg(grips_that_hold(0, disc, impratios[i], tc, 1, 3) > 0,
+			    "discrete %d impratio %g", disc, impratios[i]);
+		}
 }
 END_TEST
 END_TEST
