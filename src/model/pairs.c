@@ -155,7 +155,7 @@ static int pad_geom(const struct mdl_model *m, int g)
  *   elliptic and condim 1: one normal row, f = K d |r| / R, R = (1 - d)/d A;
  *   pyramidal: 2(condim-1) edges, R_py = 2 f0^2 / impratio (1 - d)/d (1 + f0^2) A each,
  *     their normal parts f; a +- pair's velocity terms cancel in its sum while both are
- *     active (one inactive is a slip faster than the warning's question);
+ *     active (one inactive is a slide faster than K d |r| / (B mu_i): not held, docs);
  *   discrete (3.13.0+): at v = 0 aref = -K' d r / s, R = max(R_Euler / s, floor), so
  *     f <= K' d |r| / R_Euler with K' d = min(K d, 1/h^2) under refsafe.
  * So N <= rows m Kd(d) d |r| / ((1 - d) c), c = 1 (elliptic) or 2 f0^2 (1 + f0^2) /
