@@ -22,7 +22,7 @@ libstore_a_CFLAGS += $(JANSSON_CFLAGS)
 # migrations are schema/pg/NNN_*.sql, embedded as pgstore_migrations[].
 libstore_a_SOURCES += src/store/pgstore.c src/store/pgstore.h \
 	src/store/pg_conn.c src/store/pg_conn.h src/store/pg_schema.c src/store/pg_schema.h \
-	src/store/pg_listen.c src/store/pg_listen.h
+	src/store/pg_listen.c src/store/pg_listen.h src/store/pg_token.c src/store/pg_token.h
 nodist_libstore_a_SOURCES += src/store/pg_schema_sql.c
 libstore_a_CFLAGS += $(PQ_CFLAGS)
 STORE_LIBS += $(PQ_LIBS) -lpthread

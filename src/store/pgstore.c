@@ -1,9 +1,10 @@
 /*
- * pgstore.c: the calibration store on PostgreSQL (see pgstore.h).
+ * pgstore.c: the calibration store on PostgreSQL (see pgstore.h): opening and closing it, and
+ * the interface's members for calibrations, uploads, deletions and fits (robots, tokens and
+ * secrets are pg_token.c's).
  */
 #include "store/pgstore.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,225 +17,58 @@
 #include "store/pg_conn.h"
 #include "store/pg_listen.h"
 #include "store/pg_schema.h"
+#include "store/pg_token.h"
 #include "tunables.h"
 
 static const char *const kinds[3] = {"drop", "press", "trajectory"};
 static const char *const lists[3] = {"drops", "presses", "trajectories"};
 
-/* ---- the interface's members ---- */
-
-/* The robot's id, creating it when create is set: 1 found, 0 absent, -1 failure. */
-static int robot_id(struct pgc *c, const char *robot, int create, long long *id, struct err *err)
+/* An Idempotency-Key seen before: 1 (replay in *answer, same fingerprint), 0 new, -1. The
+ * key is locked for the transaction, so two nodes given it at once take turns. */
+static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem *idem,
+    long long now, char **answer, struct err *err)
 {
+	char fp[CALSTORE_HASH_BYTES * 2 + 1];
 	PGresult *r;
-	int found;
-
-	if (create &&
-	    pgc_run(c,
-	        "INSERT INTO robots (name, created_at) VALUES ($1, $2) "
-	        "ON CONFLICT (name) DO NOTHING",
-	        ARGS(TXT(robot), NUM(pgc_now())), NULL, "adding a robot", err) != 0)
-		return -1;
-	r = pgc_exec(
-	    c, "SELECT id FROM robots WHERE name = $1", ARGS(TXT(robot)), "finding a robot", err);
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		*id = pgc_ll(r, 0, 0);
-	PQclear(r);
-	return found;
-}
-
-static int insert_token(struct pgc *c, const char *token_id, const char *role, long long rid,
-    const char *lab, const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at,
-    const char *replaces, struct err *err)
-{
-	char hash_s[2 * CALSTORE_HASH_BYTES + 3];
-
-	return pgc_run(c,
-	    "INSERT INTO tokens (id, role, robot_id, lab, hash, created_at, expires_at, replaces) "
-	    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-	    ARGS(TXT(token_id), TXT(role), NUM_IF(rid > 0, rid),
-	        TXT(rid > 0 || !lab || !*lab ? NULL : lab),
-	        TXT(pgc_bytea(hash_s, hash, CALSTORE_HASH_BYTES)), NUM(pgc_now()),
-	        NUM_IF(expires_at > 0, expires_at), TXT(replaces && *replaces ? replaces : NULL)),
-	    NULL, "adding a token", err);
-}
-
-static int token_create(struct pgc *c, enum calstore_role role, const char *robot, const char *lab,
-    long long expires_at, const char *token_id, const unsigned char hash[CALSTORE_HASH_BYTES],
-    struct err *err)
-{
-	long long rid = 0;
-
-	if (robot) {
-		if (robot_id(c, robot, 1, &rid, err) != 1)
-			return -1;
-		if (role == CALSTORE_ROBOT && lab &&
-		    pgc_run(c, "UPDATE robots SET lab = $2 WHERE id = $1", ARGS(NUM(rid), TXT(lab)),
-		        NULL, "setting a robot's lab", err) != 0)
-			return -1;
-	}
-	return insert_token(c, token_id, role == CALSTORE_ROBOT ? "robot" : "viewer", rid, lab,
-	    hash, expires_at, NULL, err);
-}
-
-static int pg_token_create(void *ctx, enum calstore_role role, const char *robot, const char *lab,
-    long long expires_at, const char *token_id, const unsigned char hash[CALSTORE_HASH_BYTES],
-    struct err *err)
-{
-	struct pgc c;
-
-	if (pgc_begin(ctx, &c, err) != 0)
-		return -1;
-	return pgc_end(
-	    &c, token_create(&c, role, robot, lab, expires_at, token_id, hash, err), err);
-}
-
-static int token_rotate(struct pgc *c, const char *old_id, const char *new_id,
-    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
-    struct err *err)
-{
-	char role[16], lab[CALSTORE_NAME_MAX];
-	PGresult *r;
-	long long rid;
-
-	r = pgc_exec(c,
-	    "SELECT role, coalesce(robot_id, 0), coalesce(lab, '') FROM tokens WHERE id = $1 AND "
-	    "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2) FOR UPDATE",
-	    ARGS(TXT(old_id), NUM(pgc_now())), "reading a token", err);
-	if (!r)
-		return -1;
-	if (PQntuples(r) == 0) {
-		PQclear(r);
-		return err_set(err, ERR_NOT_FOUND, NULL, "no valid token %s", old_id);
-	}
-	snprintf(role, sizeof role, "%s", PQgetvalue(r, 0, 0));
-	rid = pgc_ll(r, 0, 1);
-	snprintf(lab, sizeof lab, "%s", PQgetvalue(r, 0, 2));
-	PQclear(r);
-	if (insert_token(c, new_id, role, rid, lab, hash, expires_at, old_id, err) != 0)
-		return -1;
-	return pgc_run(c,
-	    "UPDATE tokens SET expires_at = least(coalesce(expires_at, $2), $2) WHERE id = $1",
-	    ARGS(TXT(old_id), NUM(old_expires_at)), NULL, "expiring a rotated token", err);
-}
-
-static int pg_token_rotate(void *ctx, const char *old_id, const char *new_id,
-    const unsigned char hash[CALSTORE_HASH_BYTES], long long expires_at, long long old_expires_at,
-    struct err *err)
-{
-	struct pgc c;
-
-	if (pgc_begin(ctx, &c, err) != 0)
-		return -1;
-	return pgc_end(
-	    &c, token_rotate(&c, old_id, new_id, hash, expires_at, old_expires_at, err), err);
-}
-
-static int pg_token_revoke(void *ctx, const char *token_id, struct err *err)
-{
-	long long changed = 0;
-
-	if (pgc_command(ctx,
-	        "UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1",
-	        ARGS(TXT(token_id), NUM(pgc_now())), &changed, "revoking a token", err) != 0)
-		return -1;
-	return changed ? 0 : err_set(err, ERR_NOT_FOUND, NULL, "no token %s", token_id);
-}
-
-static int pg_token_get(
-    void *ctx, const char *token_id, struct calstore_token *out, struct err *err)
-{
-	PGresult *r = pgc_query(ctx,
-	    "SELECT t.role, coalesce(r.name, ''), coalesce(t.lab, ''), encode(t.hash, 'hex'), "
-	    "t.revoked_at IS NOT NULL, coalesce(t.expires_at, 0), coalesce(t.last_used_at, 0), "
-	    /* only a token with an expiry can have been rotated: the successor names it */
-	    "CASE WHEN t.expires_at IS NULL THEN false ELSE EXISTS (SELECT 1 FROM tokens n WHERE "
-	    "n.replaces = t.id) END "
-	    "FROM tokens t LEFT JOIN robots r ON r.id = t.robot_id WHERE t.id = $1",
-	    ARGS(TXT(token_id)), "reading a token", err);
 	int rc = 0;
 
+	if (pgc_run(c, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))",
+	        ARGS(NUM(rid), TXT(idem->key)), NULL, "locking an idempotency key", err) != 0 ||
+	    pgc_run(c, "DELETE FROM idempotency_keys WHERE robot_id = $1 AND created_at < $2",
+	        ARGS(NUM(rid), NUM(now - idem->ttl_s)), NULL, "forgetting old idempotency keys",
+	        err) != 0)
+		return -1;
+	r = pgc_exec(c,
+	    "SELECT encode(fingerprint, 'hex'), answer FROM idempotency_keys WHERE robot_id = $1 "
+	    "AND key = $2",
+	    ARGS(NUM(rid), TXT(idem->key)), "reading an idempotency key", err);
 	if (!r)
 		return -1;
-	if (PQntuples(r) > 0 && pgc_hex(PQgetvalue(r, 0, 3), out->hash, CALSTORE_HASH_BYTES) == 0) {
-		out->role =
-		    strcmp(PQgetvalue(r, 0, 0), "viewer") == 0 ? CALSTORE_VIEWER : CALSTORE_ROBOT;
-		snprintf(out->robot, sizeof out->robot, "%s", PQgetvalue(r, 0, 1));
-		snprintf(out->lab, sizeof out->lab, "%s", PQgetvalue(r, 0, 2));
-		out->revoked = pgc_bool(r, 0, 4);
-		out->expires_at = pgc_ll(r, 0, 5);
-		out->last_used_at = pgc_ll(r, 0, 6);
-		out->replaced = pgc_bool(r, 0, 7);
-		rc = 1;
+	if (PQntuples(r) > 0) {
+		sodium_bin2hex(fp, sizeof fp, idem->fingerprint, CALSTORE_HASH_BYTES);
+		if (strcmp(PQgetvalue(r, 0, 0), fp) != 0)
+			rc = err_set(err, ERR_BAD_VALUE, NULL,
+			    "Idempotency-Key %s was used with another request body", idem->key);
+		else
+			rc = (*answer = pgc_copy(r, 0, 1)) ? 1 : pgc_oom(err);
 	}
 	PQclear(r);
 	return rc;
 }
 
-static int pg_token_touch(void *ctx, const char *token_id, long long now, struct err *err)
-{
-	return pgc_command(ctx,
-	    "UPDATE tokens SET last_used_at = $2 WHERE id = $1 AND "
-	    "(last_used_at IS NULL OR last_used_at < $2::bigint - $3::bigint)",
-	    ARGS(TXT(token_id), NUM(now), NUM(CALIB_TOKEN_USE_GRANULARITY_S)), NULL,
-	    "recording a token's use", err);
-}
-
-static int pg_token_list(void *ctx, json_t **out, struct err *err)
-{
-	PGresult *r = pgc_query(ctx,
-	    "SELECT t.id, t.role, r.name, coalesce(t.lab, r.lab), t.created_at, t.expires_at, "
-	    "t.last_used_at, t.revoked_at, t.replaces FROM tokens t "
-	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, '') COLLATE \"C\", "
-	    "t.created_at, t.id COLLATE \"C\"",
-	    NO_ARGS, "listing tokens", err);
-	json_t *list;
-	int i;
-
-	if (!r)
-		return -1;
-	list = json_array();
-	for (i = 0; list && i < PQntuples(r); i++) {
-		json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "id",
-		    PQgetvalue(r, i, 0), "role", PQgetvalue(r, i, 1), "robot",
-		    pgc_text_or_null(r, i, 2), "lab", pgc_text_or_null(r, i, 3), "created_at",
-		    (json_int_t)pgc_ll(r, i, 4), "expires_at", pgc_int_or_null(r, i, 5),
-		    "last_used_at", pgc_int_or_null(r, i, 6), "revoked_at",
-		    pgc_int_or_null(r, i, 7), "replaces", pgc_text_or_null(r, i, 8));
-		if (!o || json_array_append_new(list, o) != 0) {
-			json_decref(list);
-			list = NULL;
-		}
-	}
-	PQclear(r);
-	if (!list)
-		return pgc_oom(err);
-	*out = list;
-	return 0;
-}
-
-static int pg_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
-{
-	PGresult *r = pgc_query(ctx, "SELECT coalesce(lab, '') FROM robots WHERE name = $1",
-	    ARGS(TXT(robot)), "reading a robot", err);
-	int found;
-
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		snprintf(lab, CALSTORE_NAME_MAX, "%s", PQgetvalue(r, 0, 0));
-	PQclear(r);
-	return found;
-}
-
-static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem *idem,
-    long long now, char **answer, struct err *err);
 static int idem_store(struct pgc *c, long long rid, const struct calstore_idem *idem,
-    long long upload_id, const char *answer, long long now, struct err *err);
+    long long upload_id, const char *answer, long long now, struct err *err)
+{
+	char fp[2 * CALSTORE_HASH_BYTES + 3];
+
+	return pgc_run(c,
+	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
+	    "created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+	    ARGS(NUM(rid), TXT(idem->key),
+	        TXT(pgc_bytea(fp, idem->fingerprint, CALSTORE_HASH_BYTES)), NUM(upload_id),
+	        TXT(answer), NUM(now)),
+	    NULL, "storing an idempotency key", err);
+}
 
 static int calibration_create(struct pgc *c, const char *robot, calstore_setup_fn setup_of,
     calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem, char **replay,
@@ -245,7 +79,7 @@ static int calibration_create(struct pgc *c, const char *robot, calstore_setup_f
 	char *setup, *answer;
 	int rc;
 
-	if (robot_id(c, robot, 1, &rid, err) != 1)
+	if (pgtok_robot_id(c, robot, 1, &rid, err) != 1)
 		return -1;
 	/* the key locked for the transaction: two nodes given it at once take turns */
 	if (idem && (rc = idem_lookup(c, rid, idem, now, replay, err)) != 0)
@@ -516,53 +350,6 @@ static int insert_kind(struct pgc *c, long long id, long long upload_id, const j
 		PQclear(r);
 	}
 	return 0;
-}
-
-/* An Idempotency-Key seen before: 1 (replay in *answer, same fingerprint), 0 new, -1. The
- * key is locked for the transaction, so two nodes given it at once take turns. */
-static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem *idem,
-    long long now, char **answer, struct err *err)
-{
-	char fp[CALSTORE_HASH_BYTES * 2 + 1];
-	PGresult *r;
-	int rc = 0;
-
-	if (pgc_run(c, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))",
-	        ARGS(NUM(rid), TXT(idem->key)), NULL, "locking an idempotency key", err) != 0 ||
-	    pgc_run(c, "DELETE FROM idempotency_keys WHERE robot_id = $1 AND created_at < $2",
-	        ARGS(NUM(rid), NUM(now - idem->ttl_s)), NULL, "forgetting old idempotency keys",
-	        err) != 0)
-		return -1;
-	r = pgc_exec(c,
-	    "SELECT encode(fingerprint, 'hex'), answer FROM idempotency_keys WHERE robot_id = $1 "
-	    "AND key = $2",
-	    ARGS(NUM(rid), TXT(idem->key)), "reading an idempotency key", err);
-	if (!r)
-		return -1;
-	if (PQntuples(r) > 0) {
-		sodium_bin2hex(fp, sizeof fp, idem->fingerprint, CALSTORE_HASH_BYTES);
-		if (strcmp(PQgetvalue(r, 0, 0), fp) != 0)
-			rc = err_set(err, ERR_BAD_VALUE, NULL,
-			    "Idempotency-Key %s was used with another request body", idem->key);
-		else
-			rc = (*answer = pgc_copy(r, 0, 1)) ? 1 : pgc_oom(err);
-	}
-	PQclear(r);
-	return rc;
-}
-
-static int idem_store(struct pgc *c, long long rid, const struct calstore_idem *idem,
-    long long upload_id, const char *answer, long long now, struct err *err)
-{
-	char fp[2 * CALSTORE_HASH_BYTES + 3];
-
-	return pgc_run(c,
-	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
-	    "created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-	    ARGS(NUM(rid), TXT(idem->key),
-	        TXT(pgc_bytea(fp, idem->fingerprint, CALSTORE_HASH_BYTES)), NUM(upload_id),
-	        TXT(answer), NUM(now)),
-	    NULL, "storing an idempotency key", err);
 }
 
 /* An upload's transaction (base/calstore.h): its connection, the calibration locked, and its
@@ -843,47 +630,6 @@ static int pg_fit_adopt(void *ctx, json_t **ids, struct err *err)
 	return r ? pgc_id_list(r, ids, err) : -1;
 }
 
-static int pg_secret(
-    void *ctx, const char *name, unsigned char secret[CALSTORE_SECRET_BYTES], struct err *err)
-{
-	unsigned char fresh[CALSTORE_SECRET_BYTES];
-	char fresh_s[2 * CALSTORE_SECRET_BYTES + 3];
-	struct pgc c;
-	PGresult *r;
-	int rc = -1;
-
-	randombytes_buf(fresh, sizeof fresh);
-	pgc_bytea(fresh_s, fresh, sizeof fresh);
-	sodium_memzero(fresh, sizeof fresh);
-	if (pgc_acquire(ctx, &c, err) != 0) {
-		sodium_memzero(fresh_s, sizeof fresh_s);
-		return -1;
-	}
-	r = pgc_exec(&c,
-	    "WITH made AS (INSERT INTO server_secrets (name, secret) VALUES ($1, $2) "
-	    "ON CONFLICT (name) DO NOTHING RETURNING secret) "
-	    "SELECT encode(secret, 'hex') FROM made UNION ALL "
-	    "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1",
-	    ARGS(TXT(name), TXT(fresh_s)), "making a secret", err);
-	/* Another node made it at the same moment, after this statement's snapshot: the next
-	 * statement sees it. */
-	if (r && PQntuples(r) == 0) {
-		PQclear(r);
-		r = pgc_exec(&c, "SELECT encode(secret, 'hex') FROM server_secrets WHERE name = $1",
-		    ARGS(TXT(name)), "reading a secret", err);
-	}
-	sodium_memzero(fresh_s, sizeof fresh_s);
-	pgc_release(&c);
-	if (!r)
-		return -1;
-	if (PQntuples(r) > 0 && pgc_hex(PQgetvalue(r, 0, 0), secret, CALSTORE_SECRET_BYTES) == 0)
-		rc = 0;
-	else
-		err_set(err, ERR_UNAVAILABLE, NULL, "store: reading secret %s: bad value", name);
-	PQclear(r);
-	return rc;
-}
-
 int pgstore_open(
     const char *url, int defer, pgstore_log_fn log, struct pgstore **out, struct err *err)
 {
@@ -983,13 +729,13 @@ void pgstore_bind(struct calstore *cs, struct pgstore *ps)
 {
 	*cs = (struct calstore){
 	    .ctx = ps,
-	    .token_create = pg_token_create,
-	    .token_rotate = pg_token_rotate,
-	    .token_revoke = pg_token_revoke,
-	    .token_get = pg_token_get,
-	    .token_touch = pg_token_touch,
-	    .token_list = pg_token_list,
-	    .robot_lab = pg_robot_lab,
+	    .token_create = pgtok_create,
+	    .token_rotate = pgtok_rotate,
+	    .token_revoke = pgtok_revoke,
+	    .token_get = pgtok_get,
+	    .token_touch = pgtok_touch,
+	    .token_list = pgtok_list,
+	    .robot_lab = pgtok_robot_lab,
 	    .calibration_create = pg_calibration_create,
 	    .calibration_get = pg_calibration_get,
 	    .calibration_list = pg_calibration_list,
@@ -1005,7 +751,7 @@ void pgstore_bind(struct calstore *cs, struct pgstore *ps)
 	    .fit_claim = pg_fit_claim,
 	    .fit_finish = pg_fit_finish,
 	    .fit_recover = pg_fit_adopt,
-	    .secret = pg_secret,
+	    .secret = pgtok_secret,
 	    .fit_adopt = pg_fit_adopt,
 	    .announce = pglisten_announce,
 	    .listen = pglisten_listen,
