@@ -1,5 +1,6 @@
 /*
- * test_hold.c: the hold core (src/core/hold.c, pinch.c, noslip.c) against libmujoco 2.2.2, live.
+ * test_hold.c: the hold core (src/core/hold.c, pinch.c, noslip.c, nsmain.c) against libmujoco
+ * 2.2.2, live.
  *
  * Scenes are drawn over issue 21's ranges: radius 1-4 cm, mass 30-500 g, pad
  * solref (standard and direct), solimp and friction varied, condim 3, 4 and 6,

@@ -1,5 +1,6 @@
 /*
- * noslip.c: the hold scene's asymmetric step (noslip).
+ * noslip.c: the hold scene's asymmetric step (noslip): both contacts' rows, the main
+ * solve (nsmain.c), MuJoCo's noslip sweeps over the friction rows, then Euler.
  *
  * Coordinates a = (object x, object z, rotation about y, left pad, right pad); the
  * object's y, its rotations about x and z stay 0 by the mirror y -> -y, and every row
@@ -13,48 +14,12 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/nsmain.h"
 #include "tunables.h"
 
 static inline double max2(double a, double b)
 {
 	return a > b ? a : b;
-}
-
-/* written out: the step's inner loops are these five-term sums */
-static inline double ns_dot(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4];
-}
-
-/* y += a x */
-static inline void ns_axpy(double *y, double a, const double *x)
-{
-	y[0] += a * x[0];
-	y[1] += a * x[1];
-	y[2] += a * x[2];
-	y[3] += a * x[3];
-	y[4] += a * x[4];
-}
-
-/* a contact's row j (struct ctd_noslip_contact: its pad's coordinate q) . the 5-vector v */
-static inline double ns_row_dot(const double *j, int q, const double *v)
-{
-	return j[0] * v[0] + j[1] * v[1] + j[2] * v[2] + j[3] * v[q];
-}
-
-/* the 5-vector y += a j, j a contact's row */
-static inline void ns_row_axpy(double *y, double a, const double *j, int q)
-{
-	y[0] += a * j[0];
-	y[1] += a * j[1];
-	y[2] += a * j[2];
-	y[q] += a * j[3];
-}
-
-/* the coordinate of a row's entry i */
-static inline int ns_row_coord(int i, int q)
-{
-	return i < 3 ? i : q;
 }
 
 /* Tangent k of a contact's frame (y, z, spin, roll y, roll z) has a Jacobian in these
@@ -68,7 +33,7 @@ static int ns_tangent_moves(int k)
 /* A row's R0 from (1 - imp) diag / imp: Euler's, or the discrete integrator's (R0 / s,
  * floored at the largest impedance's R) */
 static inline double ns_R0(
-    const struct ctd_pinch_model *m, const struct ctd_noslip_contact *c, double raw)
+    const struct ctd_pinch_model *m, const struct ctd_nsmain_contact *c, double raw)
 {
 	double R0 = max2(MJ_MINVAL, raw);
 
@@ -78,7 +43,7 @@ static inline double ns_R0(
 /* A spring row's aref at its velocity vel (J v): Euler's -B vel - K imp r, or the
  * discrete integrator's reference at the end of the step (ctd_law_aref_discrete) */
 static inline double ns_aref(
-    const struct ctd_pinch_model *m, const struct ctd_noslip_contact *c, double vel, double spring)
+    const struct ctd_pinch_model *m, const struct ctd_nsmain_contact *c, double vel, double spring)
 {
 	if (m->discrete)
 		return (-c->B * vel - c->Kimp * (c->rr + m->timestep * vel)) / c->s;
@@ -88,13 +53,13 @@ static inline double ns_aref(
 /* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
  * sphere at (x, 0, z)), then its rows at velocity v. side: 0 left, 1 right. */
 static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_noslip_state *s,
-    int side, struct ctd_noslip_contact *c)
+    int side, struct ctd_nsmain_contact *c)
 {
 	double x0 = m->rest_dist, hx = m->half_x, R = m->radius;
 	double pad = side == 0 ? -x0 + s->qL : x0 - s->qR;
 	double cx = s->x - pad, cl = cx < -hx ? -hx : cx > hx ? hx : cx, t = cl - cx;
 	double sg = t > 0 ? 1 : -1, deepest = cx + sg * R, pos, lever;
-	double v[CTD_NOSLIP_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
+	double v[CTD_NSMAIN_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
 	double spring, f0;
 	int k, n = 0, condim = m->contact.condim;
 
@@ -148,7 +113,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 		memcpy(c->J[0], c->jn, sizeof c->jn);
 		c->R[0] = c->R0;
 		c->D[0] = 1 / c->R0;
-		c->aref[0] = ns_aref(m, c, ns_row_dot(c->jn, c->q, v), spring);
+		c->aref[0] = ns_aref(m, c, ctd_nsmain_row_dot(c->jn, c->q, v), spring);
 		c->mult[0] = 1;
 		c->nrows = c->pair0 = 1;
 		return;
@@ -160,7 +125,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 		memcpy(c->J[n], c->jn, sizeof c->jn);
 		c->R[n] = c->R0;
 		c->D[n] = 1 / c->R0;
-		c->aref[n++] = ns_aref(m, c, ns_row_dot(c->jn, c->q, v), spring);
+		c->aref[n++] = ns_aref(m, c, ctd_nsmain_row_dot(c->jn, c->q, v), spring);
 		c->fric[0] = 0;
 		for (k = 0; k < condim - 1; k++) {
 			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
@@ -174,8 +139,8 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
 			c->D[n] = 1 / c->R[n];
 			c->aref[n++] = m->discrete
-			    ? -m->gains.B * ns_row_dot(c->jk[k], c->q, v) / c->sB
-			    : -c->B * ns_row_dot(c->jk[k], c->q, v) - 0.0;
+			    ? -m->gains.B * ctd_nsmain_row_dot(c->jk[k], c->q, v) / c->sB
+			    : -c->B * ctd_nsmain_row_dot(c->jk[k], c->q, v) - 0.0;
 		}
 		for (k = 0; k < n; k++)
 			c->mult[k] = 1;
@@ -194,7 +159,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 			memcpy(c->J[n], c->jn, sizeof c->jn);
 			c->R[n] = Rpy;
 			c->D[n] = Dpy;
-			c->aref[n] = ns_aref(m, c, ns_row_dot(c->jn, c->q, v), spring);
+			c->aref[n] = ns_aref(m, c, ctd_nsmain_row_dot(c->jn, c->q, v), spring);
 			c->mult[n++] = same;
 		}
 		c->pair0 = n;
@@ -205,12 +170,13 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 				continue;
 			for (sgn = 1; sgn >= -1; sgn -= 2) {
 #pragma GCC unroll 4
-				for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++)
+				for (i = 0; i < CTD_NSMAIN_ROW_DOF; i++)
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
 				c->D[n] = Dpy;
 				c->tangent[n] = k;
-				c->aref[n] = ns_aref(m, c, ns_row_dot(c->J[n], c->q, v), spring);
+				c->aref[n] =
+				    ns_aref(m, c, ctd_nsmain_row_dot(c->J[n], c->q, v), spring);
 				c->mult[n++] = 1;
 			}
 		}
@@ -218,432 +184,18 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 	c->nrows = n;
 }
 
-/* An elliptic contact's zone of MuJoCo's soft cone at the rows' x = J a - aref: top
- * (no force), bottom (every row its own quadratic: the cost is quadratic there) or
- * middle; with U_r = x_r fric_r, N = x_0 mu and T = |U|. */
-enum { NS_ZONE_TOP, NS_ZONE_BOTTOM, NS_ZONE_MIDDLE };
-
-static inline int ns_cone_zone(
-    const struct ctd_noslip_contact *ck, const double *x, double *U, double *N, double *T)
-{
-	double mu = ck->mu, t = 0;
-	int r;
-
-	for (r = 1; r < ck->nrows; r++) {
-		U[r] = x[r] * ck->fric[r];
-		t += U[r] * U[r];
-	}
-	t = sqrt(t);
-	*N = x[0] * mu;
-	*T = t;
-	if (*N >= mu * t || (t <= 0 && *N >= 0))
-		return NS_ZONE_TOP;
-	if (mu * *N + t <= 0 || (t <= 0 && *N < 0))
-		return NS_ZONE_BOTTOM;
-	return NS_ZONE_MIDDLE;
-}
-
-/* The cost of both contacts' rows at a, with its gradient and Hessian (either may be
- * NULL), and the rows' forces when force is set. *piece (when not NULL) names the
- * quadratic piece of the cost a lies in (a bit per pushing row; an elliptic contact's
- * bottom zone a bit), or is -1 in an elliptic middle zone, where the cost is not
- * quadratic. */
-static double ns_cost(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c,
-    const double *a, double *grad, double *hess, int force, long long *piece)
-{
-	const double *M = m->dof_mass, *a0 = m->dof_accel0;
-	double cost = 0;
-	int i, j, k, r;
-
-	for (i = 0; i < CTD_NOSLIP_DOF; i++) {
-		double d = a[i] - a0[i];
-
-		cost += 0.5 * M[i] * d * d;
-		if (grad)
-			grad[i] = M[i] * d;
-	}
-	if (hess) {
-		memset(hess, 0, sizeof(double) * CTD_NOSLIP_DOF * CTD_NOSLIP_DOF);
-		for (i = 0; i < CTD_NOSLIP_DOF; i++)
-			hess[i * CTD_NOSLIP_DOF + i] = M[i];
-	}
-	if (piece)
-		*piece = 0;
-	for (k = 0; k < 2; k++) {
-		struct ctd_noslip_contact *ck = &c[k];
-		double x[CTD_NOSLIP_ROWS] = {0}, gx[CTD_NOSLIP_ROWS] = {0},
-		       hx[CTD_NOSLIP_CONE_ROWS][CTD_NOSLIP_CONE_ROWS];
-
-		if (!ck->active)
-			continue;
-		for (r = 0; r < ck->nrows; r++)
-			x[r] = ns_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
-		if (!ck->elliptic) {
-			/* each row its own quadratic: a diagonal hx, added row by row */
-			for (r = 0; r < ck->nrows; r++) {
-				double D = ck->D[r], n = ck->mult[r];
-
-				if (force)
-					ck->force[r] = x[r] < 0 ? -(D * x[r]) : -0.0;
-				if (!(x[r] < 0))
-					continue;
-				if (piece && *piece >= 0)
-					*piece |= 1LL << (k * CTD_NOSLIP_ROWS + r);
-				cost += n * (0.5 * D * x[r] * x[r]);
-				gx[r] = D * x[r];
-				if (grad)
-					ns_row_axpy(grad, n * gx[r], ck->J[r], ck->q);
-				if (hess)
-					for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++)
-						if (ck->J[r][i] != 0)
-							ns_row_axpy(&hess[ns_row_coord(i, ck->q) *
-							                CTD_NOSLIP_DOF],
-							    ck->J[r][i] * (n * D), ck->J[r], ck->q);
-			}
-			continue;
-		}
-		memset(hx, 0, sizeof hx);
-		{
-			double mu = ck->mu, N, T, U[CTD_NOSLIP_ROWS] = {0};
-			int zone = ns_cone_zone(ck, x, U, &N, &T);
-
-			if (zone == NS_ZONE_TOP) {
-				/* top zone: no force */
-			} else if (zone == NS_ZONE_BOTTOM) {
-				if (piece && *piece >= 0)
-					*piece |= 1LL << (k * CTD_NOSLIP_ROWS);
-				for (r = 0; r < ck->nrows; r++) {
-					double D = ck->D[r];
-
-					cost += 0.5 * D * x[r] * x[r];
-					gx[r] = D * x[r];
-					hx[r][r] = D;
-				}
-			} else {
-				double Dm = ck->D[0] / (mu * mu * (1 + mu * mu)), NT = N - mu * T;
-				double g[CTD_NOSLIP_ROWS], w = -mu * Dm * NT / T;
-
-				if (piece)
-					*piece = -1;
-				cost += 0.5 * Dm * NT * NT;
-				g[0] = mu;
-				for (r = 1; r < ck->nrows; r++)
-					g[r] = -mu * U[r] * ck->fric[r] / T;
-				for (r = 0; r < ck->nrows; r++) {
-					gx[r] = Dm * NT * g[r];
-					for (j = 0; j < ck->nrows; j++)
-						hx[r][j] = Dm * g[r] * g[j];
-				}
-				/* + (-mu Dm NT) * d2T/dx2: diag(fr) (I - u u') diag(fr) / T */
-				for (r = 1; r < ck->nrows; r++)
-					for (j = 1; j < ck->nrows; j++) {
-						double e = (r == j) - U[r] * U[j] / (T * T);
-
-						hx[r][j] += w * ck->fric[r] * ck->fric[j] * e;
-					}
-			}
-		}
-		if (force)
-			for (r = 0; r < ck->nrows; r++)
-				ck->force[r] = -gx[r];
-		if (grad)
-			for (r = 0; r < ck->nrows; r++)
-				ns_row_axpy(grad, gx[r], ck->J[r], ck->q);
-		if (hess)
-			for (r = 0; r < ck->nrows; r++)
-				for (j = 0; j < ck->nrows; j++) {
-					if (hx[r][j] == 0)
-						continue;
-#pragma GCC unroll 4
-					for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++)
-						if (ck->J[r][i] != 0)
-							ns_row_axpy(&hess[ns_row_coord(i, ck->q) *
-							                CTD_NOSLIP_DOF],
-							    ck->J[r][i] * hx[r][j], ck->J[j],
-							    ck->q);
-				}
-	}
-	return cost;
-}
-
-/* Solve the main solve's 5 x 5 SPD system H d = b (H overwritten; only its lower
- * triangle is read) by an LDL' factorisation. Returns -1 when not positive definite (a
- * pivot is not positive). Its size is a constant, so the unroll pragmas take effect: the
- * generic loops cost the step more than the arithmetic. The factorisation is one chain
- * of dependent operations: LDL' has no square roots, and each column's divisions are
- * multiplications by its pivot's inverse (a division's latency is several
- * multiplications'; the last bits differ from a Cholesky's, and the answers keep to
- * MuJoCo as before). */
-static int ns_ldl_solve5(double *H, const double *b, double *d)
-{
-	const int n = CTD_NOSLIP_DOF;
-	double inv[CTD_NOSLIP_DOF], ld[CTD_NOSLIP_DOF];
-	int i, j, k;
-
-#pragma GCC unroll 5
-	for (j = 0; j < n; j++) {
-		double p = H[j * n + j];
-
-		/* ld[k] = L_jk D_k, for column j's entries below */
-#pragma GCC unroll 5
-		for (k = 0; k < j; k++) {
-			ld[k] = H[j * n + k] * H[k * n + k];
-			p -= H[j * n + k] * ld[k];
-		}
-		if (!(p > 0))
-			return -1;
-		H[j * n + j] = p;
-		inv[j] = 1 / p;
-#pragma GCC unroll 5
-		for (i = j + 1; i < n; i++) {
-			double t = H[i * n + j];
-
-#pragma GCC unroll 5
-			for (k = 0; k < j; k++)
-				t -= H[i * n + k] * ld[k];
-			H[i * n + j] = t * inv[j];
-		}
-	}
-#pragma GCC unroll 5
-	for (i = 0; i < n; i++) {
-		double t = b[i];
-
-#pragma GCC unroll 5
-		for (k = 0; k < i; k++)
-			t -= H[i * n + k] * d[k];
-		d[i] = t;
-	}
-#pragma GCC unroll 5
-	for (i = 0; i < n; i++)
-		d[i] *= inv[i];
-#pragma GCC unroll 5
-	for (i = n - 1; i >= 0; i--) {
-		double t = d[i];
-
-#pragma GCC unroll 5
-		for (k = i + 1; k < n; k++)
-			t -= H[k * n + i] * d[k];
-		d[i] = t;
-	}
-	return 0;
-}
-
-/* The slope of the cost along d at a + t d; with force set, the rows' forces there
- * and the piece (ns_cost). */
-static double ns_slope(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c,
-    const double *a, const double *d, double t, int force, long long *piece)
-{
-	double p[CTD_NOSLIP_DOF], g[CTD_NOSLIP_DOF];
-	int i;
-
-	for (i = 0; i < CTD_NOSLIP_DOF; i++)
-		p[i] = a[i] + t * d[i];
-	ns_cost(m, c, p, g, NULL, force, piece);
-	return ns_dot(g, d);
-}
-
-/* The shortcut where every row is its own quadratic (a pyramid's rows; an elliptic
- * contact's in its bottom zone, none in its top zone): the minimiser of the quadratic
- * piece made of the rows that push at a (the previous step's qacc), which is the convex
- * cost's minimiser when exactly those rows push there too (the optimality conditions).
- * Returns 0 with a and the rows' forces set; 1, a untouched, when the rows that push
- * changed, with next the piece's minimiser (the next piece to try: an active-set step);
- * -1 when no piece applies (an elliptic contact in its middle zone, where the cost is
- * not quadratic). */
-static int ns_minimise_piece(
-    const struct ctd_pinch_model *m, struct ctd_noslip_contact *c, double *a, double *next)
-{
-	const double *M = m->dof_mass, *a0 = m->dof_accel0;
-	double H[CTD_NOSLIP_DOF * CTD_NOSLIP_DOF] = {0}, b[CTD_NOSLIP_DOF], sol[CTD_NOSLIP_DOF];
-	int push[2][CTD_NOSLIP_ROWS], zone[2] = {0, 0}, i, j, k, r;
-
-	for (i = 0; i < CTD_NOSLIP_DOF; i++) {
-		H[i * CTD_NOSLIP_DOF + i] = M[i];
-		b[i] = M[i] * a0[i];
-	}
-	for (k = 0; k < 2; k++) {
-		const struct ctd_noslip_contact *ck = &c[k];
-
-		if (!ck->active)
-			continue;
-		if (ck->elliptic) {
-			double x[CTD_NOSLIP_ROWS] = {0}, U[CTD_NOSLIP_ROWS], N, T;
-
-			for (r = 0; r < ck->nrows; r++)
-				x[r] = ns_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
-			zone[k] = ns_cone_zone(ck, x, U, &N, &T);
-			if (zone[k] == NS_ZONE_MIDDLE)
-				return -1;
-		}
-		for (r = 0; r < ck->nrows; r++) {
-			const double *u = ck->J[r];
-			double w = ck->mult[r] * ck->D[r];
-
-			push[k][r] = ck->elliptic ? zone[k] == NS_ZONE_BOTTOM
-			                          : ns_row_dot(u, ck->q, a) - ck->aref[r] < 0;
-			if (!push[k][r])
-				continue;
-#pragma GCC unroll 4
-			for (i = 0; i < CTD_NOSLIP_ROW_DOF; i++) {
-				double wj = w * u[i];
-				int ci = ns_row_coord(i, ck->q);
-
-				b[ci] += wj * ck->aref[r];
-				/* H's lower triangle (all the factorisation reads): w J_i J_j */
-#pragma GCC unroll 4
-				for (j = 0; j <= i; j++)
-					H[ci * CTD_NOSLIP_DOF + ns_row_coord(j, ck->q)] +=
-					    wj * u[j];
-			}
-		}
-	}
-	if (ns_ldl_solve5(H, b, sol) != 0)
-		return -1;
-	for (k = 0; k < 2; k++) {
-		struct ctd_noslip_contact *ck = &c[k];
-		double x[CTD_NOSLIP_ROWS] = {0}, U[CTD_NOSLIP_ROWS], N, T;
-
-		if (!ck->active)
-			continue;
-		for (r = 0; r < ck->nrows; r++)
-			x[r] = ns_row_dot(ck->J[r], ck->q, sol) - ck->aref[r];
-		if (ck->elliptic && ns_cone_zone(ck, x, U, &N, &T) != zone[k]) {
-			memcpy(next, sol, sizeof sol);
-			return 1;
-		}
-		for (r = 0; r < ck->nrows; r++) {
-			int pushes = ck->elliptic ? zone[k] == NS_ZONE_BOTTOM : x[r] < 0;
-
-			if (pushes != push[k][r]) {
-				memcpy(next, sol, sizeof sol);
-				return 1;
-			}
-			ck->force[r] = pushes ? -(ck->D[r] * x[r]) : -0.0;
-		}
-	}
-	memcpy(a, sol, sizeof sol);
-	return 0;
-}
-
-/* The exact minimiser of the main solver's convex cost: Newton's direction, an exact
- * line search (the cost is convex along it; piecewise quadratic for the pyramid, so
- * the step that lands in the right active set is exact), until the step vanishes.
- * A full step that lands in the quadratic piece its Hessian was taken in has reached
- * that piece's minimiser inside the piece: the convex cost's minimiser (the
- * optimality condition), so it stops there; from the previous step's qacc this is
- * usually the first step. */
-static void ns_minimise(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c, double *a)
-{
-	double g[CTD_NOSLIP_DOF], H[CTD_NOSLIP_DOF * CTD_NOSLIP_DOF], d[CTD_NOSLIP_DOF],
-	    nb[CTD_NOSLIP_DOF];
-	int it, i;
-
-	for (it = 0; it < CTD_HOLD_NOSLIP_NEWTON_MAX; it++) {
-		double s0, s1, lo, hi, t, size = 0, da = 0, cost0;
-		long long piece0, piece1;
-		int ls, moved;
-
-		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
-		for (i = 0; i < CTD_NOSLIP_DOF; i++)
-			nb[i] = -g[i];
-		if (ns_ldl_solve5(H, nb, d) != 0)
-			break;
-		for (i = 0; i < CTD_NOSLIP_DOF; i++) {
-			size = max2(size, fabs(a[i]));
-			da = max2(da, fabs(d[i]));
-		}
-		/* a step at the rounding of a: the minimiser (the pyramid's lands exactly) */
-		if (!(da > CTD_HOLD_NOSLIP_NEWTON_REL * (size + 1e-300)))
-			break;
-		s0 = ns_dot(g, d);
-		/* Newton's decrement at the rounding of the cost: the minimiser */
-		if (!(s0 < -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(cost0))))
-			break;
-		s1 = ns_slope(m, c, a, d, 1, 1, &piece1);
-		if (piece0 >= 0 && piece1 == piece0) {
-			/* the forces are the ones ns_slope left, at a + 1 d */
-			for (i = 0; i < CTD_NOSLIP_DOF; i++)
-				a[i] += d[i];
-			return;
-		}
-		t = 1;
-		if (fabs(s1) > 1e-13 * fabs(s0)) {
-			/* bracket the slope's root, then regula falsi with bisection */
-			lo = 0;
-			hi = 1;
-			double slo = s0, shi = s1;
-
-			for (ls = 0; shi < 0 && ls < 60; ls++) {
-				lo = hi;
-				slo = shi;
-				hi *= 2;
-				shi = ns_slope(m, c, a, d, hi, 0, NULL);
-			}
-			for (ls = 0; ls < 100; ls++) {
-				double st;
-
-				t = lo - slo * (hi - lo) / (shi - slo);
-				if (!(t > lo && t < hi))
-					t = 0.5 * (lo + hi);
-				st = ns_slope(m, c, a, d, t, 0, NULL);
-				if (st == 0 || fabs(st) <= 1e-14 * fabs(s0))
-					break;
-				if (st < 0) {
-					lo = t;
-					slo = st;
-				} else {
-					hi = t;
-					shi = st;
-				}
-				if (hi - lo <= 1e-16 * hi)
-					break;
-			}
-		}
-		moved = 0;
-		for (i = 0; i < CTD_NOSLIP_DOF; i++) {
-			double before = a[i];
-
-			a[i] += t * d[i];
-			moved |= a[i] != before;
-		}
-		if (!moved)
-			break;
-	}
-	ns_cost(m, c, a, NULL, NULL, 1, NULL);
-}
-
-/* The main solve from a (the previous step's qacc): the pieces of the rows that push
- * there, then at that piece's minimiser, and so on (the active set usually settles in a
- * step or two); Newton's loop from a when they do not settle. */
-static void ns_minimise_pieces(
-    const struct ctd_pinch_model *m, struct ctd_noslip_contact *c, double *a)
-{
-	double at[CTD_NOSLIP_DOF], next[CTD_NOSLIP_DOF];
-	int tries, rc = 1;
-
-	memcpy(at, a, sizeof at);
-	for (tries = 0; tries < CTD_HOLD_NOSLIP_PIECE_TRIES && rc == 1; tries++) {
-		rc = ns_minimise_piece(m, c, at, next);
-		if (rc == 0) {
-			memcpy(a, at, sizeof at);
-			return;
-		}
-		memcpy(at, next, sizeof at);
-	}
-	ns_minimise(m, c, a);
-}
-
 /* The acceleration the rows' forces give: a0 + M^-1 J' f. */
-static void ns_qacc(const struct ctd_pinch_model *m, const struct ctd_noslip_contact *c, double *a)
+static void ns_qacc(const struct ctd_pinch_model *m, const struct ctd_nsmain_contact *c, double *a)
 {
 	const double *M = m->dof_mass;
-	double f[CTD_NOSLIP_DOF] = {0};
+	double f[CTD_NSMAIN_DOF] = {0};
 	int k, r;
 
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			if (c[k].force[r] != 0)
-				ns_row_axpy(f, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
+				ctd_nsmain_row_axpy(
+				    f, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
 	a[0] = 0 + f[0] / M[0];
 	a[1] = m->a0_object + f[1] / M[1];
 	a[2] = 0 + f[2] / M[2];
@@ -751,25 +303,25 @@ static inline int ns_qcqp(
  * g = J' f, which each block's update changes by J' (its forces' change); the block's
  * A = J M^-1 J' (diagonal clamped to 1e-10) is fixed too. */
 struct ns_block {
-	struct ctd_noslip_contact *c;
+	struct ctd_nsmain_contact *c;
 	/* its rows: n consecutive rows of c (2 for an edge pair, 1 or 2 elliptic), their
 	 * forces and Jacobians there */
 	int n, q;
 	double *force;
-	double (*J)[CTD_NOSLIP_ROW_DOF];
+	double (*J)[CTD_NSMAIN_ROW_DOF];
 	double A[4]; /* n x n */
-	double jm[2][CTD_NOSLIP_ROW_DOF], b[2];
+	double jm[2][CTD_NSMAIN_ROW_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 	/* an edge pair (pair set): its rows' difference J_0 - J_1, times M^-1, b_0 - b_1,
 	 * and the sums of A its update takes (the same at every sweep; A_00 - A_11 is 0) */
 	int pair;
-	double jd[CTD_NOSLIP_ROW_DOF], jdm[CTD_NOSLIP_ROW_DOF], bd;
+	double jd[CTD_NSMAIN_ROW_DOF], jdm[CTD_NSMAIN_ROW_DOF], bd;
 	double K1, a02, a13, inv_K1; /* inv_K1 = 1 / K1 */
 };
 
 /* An elliptic contact's friction block (n rows from r0). */
 static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_pinch_model *m,
-    const double *a0, struct ctd_noslip_contact *c, int r0, int n, struct ns_block *bk)
+    const double *a0, struct ctd_nsmain_contact *c, int r0, int n, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass;
 	int i, j, l;
@@ -783,9 +335,9 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 		const double *J = bk->J[i];
 
 #pragma GCC unroll 4
-		for (l = 0; l < CTD_NOSLIP_ROW_DOF; l++)
-			bk->jm[i][l] = J[l] * Minv[ns_row_coord(l, c->q)];
-		bk->b[i] = ns_row_dot(J, c->q, a0) - c->aref[r0 + i];
+		for (l = 0; l < CTD_NSMAIN_ROW_DOF; l++)
+			bk->jm[i][l] = J[l] * Minv[ctd_nsmain_row_coord(l, c->q)];
+		bk->b[i] = ctd_nsmain_row_dot(J, c->q, a0) - c->aref[r0 + i];
 		bk->mu[i] = c->fric[r0 + i];
 	}
 	for (i = 0; i < n; i++)
@@ -803,7 +355,7 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
  * jk): two sums instead of A's four. J_0 - J_1 = 2 f jk, entry by entry as the rows'
  * own difference (their supports are apart). */
 static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_pinch_model *m,
-    const double *a0, struct ctd_noslip_contact *c, int r0, struct ns_block *bk)
+    const double *a0, struct ctd_nsmain_contact *c, int r0, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass, *jn = c->jn, *jk = c->jk[c->tangent[r0]];
 	double nn = 0, kk = 0, f = c->fr[c->tangent[r0]], f2kk;
@@ -816,8 +368,8 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_
 	bk->q = c->q;
 	bk->pair = 1;
 #pragma GCC unroll 4
-	for (l = 0; l < CTD_NOSLIP_ROW_DOF; l++) {
-		double minv = Minv[ns_row_coord(l, c->q)];
+	for (l = 0; l < CTD_NSMAIN_ROW_DOF; l++) {
+		double minv = Minv[ctd_nsmain_row_coord(l, c->q)];
 
 		nn += jn[l] * minv * jn[l];
 		kk += jk[l] * minv * jk[l];
@@ -832,8 +384,8 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_
 	bk->inv_K1 = bk->K1 < MJ_MINVAL ? 0 : 1 / bk->K1;
 	bk->a02 = bk->A[0] - bk->A[2];
 	bk->a13 = bk->A[1] - bk->A[3];
-	bk->bd = (ns_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
-	    (ns_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
+	bk->bd = (ctd_nsmain_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
+	    (ctd_nsmain_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
 }
 
 /* A pyramid edge pair's update in a sweep, with its sum fixed (MuJoCo's K0, K1 and
@@ -921,7 +473,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 #pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
-		res[i] = bk->b[i] + ns_row_dot(bk->jm[i], bk->q, g);
+		res[i] = bk->b[i] + ctd_nsmain_row_dot(bk->jm[i], bk->q, g);
 		old[i] = bk->force[i];
 	}
 	ns_cone_solve(bk, res, old, f, n);
@@ -932,7 +484,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 		bk->force[i] = f[i];
 		if (df != 0)
-			ns_row_axpy(g, df, bk->J[i], bk->q);
+			ctd_nsmain_row_axpy(g, df, bk->J[i], bk->q);
 	}
 	return change;
 }
@@ -940,22 +492,22 @@ static inline __attribute__((always_inline)) double ns_block_update(
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
-static int ns_noslip(const struct ctd_pinch_model *m, struct ctd_noslip_contact *c)
+static int ns_noslip(const struct ctd_pinch_model *m, struct ctd_nsmain_contact *c)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
 	const double *a0 = m->dof_accel0;
-	double g[CTD_NOSLIP_DOF] = {0};
+	double g[CTD_NSMAIN_DOF] = {0};
 	double start = 0;
-	struct ns_block blocks[2 * CTD_NOSLIP_ROWS / 2];
+	struct ns_block blocks[2 * CTD_NSMAIN_ROWS / 2];
 	int nblocks = 0, iter = 0, k, r;
 
 	for (k = 0; k < 2; k++) {
-		struct ctd_noslip_contact *ck = &c[k];
+		struct ctd_nsmain_contact *ck = &c[k];
 
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++) {
-			ns_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
+			ctd_nsmain_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
 			start += ck->mult[r] * (0.5 * ck->force[r] * ck->force[r] * ck->R[r]);
 		}
 		if (ck->condim == 1)
@@ -1002,8 +554,8 @@ void ctd_noslip_start(struct ctd_noslip_state *s)
 
 void ctd_noslip_step(const struct ctd_pinch_model *m, struct ctd_noslip_state *s)
 {
-	struct ctd_noslip_contact c[2];
-	double a[CTD_NOSLIP_DOF], h = m->timestep;
+	struct ctd_nsmain_contact c[2];
+	double a[CTD_NSMAIN_DOF], h = m->timestep;
 
 	memcpy(a, m->dof_accel0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
@@ -1013,7 +565,7 @@ void ctd_noslip_step(const struct ctd_pinch_model *m, struct ctd_noslip_state *s
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
 			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
-		ns_minimise_pieces(m, c, a);
+		ctd_nsmain_solve(m, c, a);
 		if (m->noslip_iterations > 0) {
 			s->noslip_sweeps = ns_noslip(m, c);
 			ns_qacc(m, c, a);
