@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "http/calib_stream.h"
 #include "http/engine.h"
 #include "http/http.h"
-#include "http/http_calib.h"
 #include "http/log.h"
 #include "http/token_cmd.h"
 #include "service/calask.h"
@@ -279,11 +279,11 @@ static int calib_start(struct store *st, const char *store_url, struct engine *e
 		         "until it is reached, tried again at the next request and every %d s",
 		    e->message, CALIB_FIT_ADOPT_S);
 	err_clear(e);
-	if (http_calib_start(&(struct http_calib_store){.cs = cs,
-	                         .engine = engine_name(engine),
-	                         .reachable = engine_reachable,
-	                         .ctx = engine,
-	                         .deferred = reached == 1},
+	if (calstream_start(&(struct calstream_store){.cs = cs,
+	                        .engine = engine_name(engine),
+	                        .reachable = engine_reachable,
+	                        .ctx = engine,
+	                        .deferred = reached == 1},
 	        e) < 0) {
 		engine_close(engine);
 		return -1;
@@ -323,8 +323,8 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 	}
 	if (http_start(config, st, &srv, &e) < 0) {
 		fprintf(stderr, "contactd: %s\n", e.message);
-		http_calib_stop();
-		http_calib_close();
+		calstream_stop();
+		calstream_close();
 		engine_close(&engine);
 		goto out;
 	}
@@ -356,7 +356,7 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 	}
 	http_log("%s: stopping", strsignal(sig));
 	http_stop(srv);
-	http_calib_close();
+	calstream_close();
 	engine_close(&engine);
 	status = 0;
 out:

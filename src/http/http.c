@@ -20,9 +20,9 @@
 
 #include "config.h"
 #include "http/admit.h"
+#include "http/calib_stream.h"
 #include "http/framing.h"
 #include "http/guard.h"
-#include "http/http_calib.h"
 #include "http/jobs.h"
 #include "http/log.h"
 #include "http/metrics.h"
@@ -380,7 +380,7 @@ void http_stop(struct http_server *srv)
 	 * removal from their epoll sets, and libmicrohttpd aborts the loser.) */
 	atomic_store(&srv->stopping, 1);
 	http_log("shutdown: turning new connections away, finishing requests in flight");
-	http_calib_stop();
+	calstream_stop();
 	/*
 	 * Wait for the requests being handled. A thread that finishes one goes straight
 	 * on to the next request waiting on its connections, so the count is taken as

@@ -19,7 +19,7 @@ struct http_server;
 
 /*
  * Start serving. st is owned by the caller and must outlive the server; the calibration
- * routes must be started (http_calib_start()). On success *out is a new server the caller
+ * service must be started (calstream_start()). On success *out is a new server the caller
  * ends with http_stop(). config is copied. It also sets the status eval's batches give a
  * failed call (eval_set_status(), the HTTP status of status.h).
  */

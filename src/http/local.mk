@@ -1,6 +1,6 @@
 # http: the contactd daemon (libmicrohttpd), a front end over the service layer
-# beside the `contact` CLI. The calibration routes and their event streams
-# (http_calib.h) call the calibration layer (src/calib/), never the fit engine; the
+# beside the `contact` CLI. The calibration routes (http_calib.h) and their event streams
+# (calib_stream.h) call the calibration layer (src/calib/), never the fit engine; the
 # calibration store's engine is the daemon's main's choice (engine.h).
 bin_PROGRAMS += contactd
 contactd_SOURCES = \
@@ -22,6 +22,7 @@ contactd_SOURCES = \
 	src/http/hotcache.c src/http/hotcache.h \
 	src/http/metrics.c src/http/metrics.h \
 	src/http/openapi.h \
+	src/http/calib_stream.c src/http/calib_stream.h \
 	src/http/http_calib.c src/http/http_calib.h \
 	src/http/cors.c src/http/cors.h \
 	src/http/static.c src/http/static.h \

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "http/admit.h"
+#include "http/calib_stream.h"
 #include "http/cors.h"
 #include "http/framing.h"
 #include "http/guard.h"
@@ -71,7 +72,7 @@ static enum MHD_Result serve_health(
 	else
 		json_object_set_new(body, "store_error", json_string(e.message));
 	/* 200 either way: questions are answered without the calibration store */
-	calib = http_calib_health();
+	calib = calstream_health();
 	if (!calib || json_object_set_new(body, "calibration_store", calib) != 0) {
 		json_decref(body);
 		return http_reject(conn, &x->req, ERR_INTERNAL, "out of memory");
@@ -148,9 +149,17 @@ CALIB_HANDLER(upload)
 CALIB_HANDLER(measurements)
 CALIB_HANDLER(delete_measurement)
 CALIB_HANDLER(delete_upload)
-CALIB_HANDLER(events)
-CALIB_HANDLER(watch)
 CALIB_HANDLER(evaluate)
+
+/* The routes of event streams (calib_stream.h), of a calibration's id. */
+#define CALSTREAM_HANDLER(fn)                                                                      \
+	static enum MHD_Result calib_##fn(                                                         \
+	    struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)           \
+	{                                                                                          \
+		return calstream_##fn(conn, &x->req, a->calib.id);                                 \
+	}
+CALSTREAM_HANDLER(events)
+CALSTREAM_HANDLER(watch)
 
 /* What OPTIONS names for every calibration URL; each route answers 405 for the others. */
 #define CALIB_METHODS "GET, POST, DELETE"
