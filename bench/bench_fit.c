@@ -9,7 +9,9 @@
  * fit_solref() on one thread, and prints the median and worst wall time (and the fit thread's
  * CPU time, which a machine busy with other work does not inflate), the statuses, and
  * the largest fitted chi2 - truth chi2 (above 0: the search missed a pad at least as good
- * as the truth).
+ * as the truth). With BENCH_FIT_VERBOSE set, each fit's conclusions (status, the fitted pad, chi2,
+ * standard errors and 2-sigma intervals, to every digit) go to stderr, one line per fit, so
+ * that two builds' answers can be compared with diff.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,10 +31,27 @@ static double clock_s(clockid_t which)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* One fit's conclusions, every digit, for comparing builds (BENCH_FIT_VERBOSE). */
+static void print_fit(size_t drops, int n, const struct fit_result *fit, double wall, double cpu)
+{
+	int q, k;
+
+	fprintf(stderr,
+	    "fit %zu/%d status %d tc %.17g dr %.17g chi2 %.17g se %.17g %.17g held %d%d", drops, n,
+	    (int)fit->status, fit->timeconst, fit->dampratio, fit->chi2, fit->se_log[0],
+	    fit->se_log[1], fit->held[0], fit->held[1]);
+	for (q = 0; q < 2; q++)
+		for (k = 0; k < 2; k++)
+			fprintf(stderr, " [%.17g %.17g]", fit->interval_log[q][k][0],
+			    fit->interval_log[q][k][1]);
+	fprintf(stderr, " notes %zu wall %.3f cpu %.3f\n", fit->nnotes, wall, cpu);
+}
+
 int main(void)
 {
 	static const size_t counts[] = {3, 5, 8};
 	const char *env = getenv("BENCH_FIT_SETS"), *seed_env = getenv("BENCH_FIT_SEED");
+	int verbose = getenv("BENCH_FIT_VERBOSE") != NULL;
 	int sets = env ? atoi(env) : 12;
 	uint64_t seed = seed_env ? strtoull(seed_env, NULL, 10) : 29;
 	size_t c;
@@ -76,6 +95,8 @@ int main(void)
 			worst = fmax(worst, wall[n]);
 			worst_cpu = fmax(worst_cpu, cpu[n]);
 			status[fit->status]++;
+			if (verbose)
+				print_fit(counts[c], n, fit, wall[n], cpu[n]);
 			/* the truth's chi2 is an upper bound of the best only within the searched
 			 * range */
 			if (set.timeconst >=
