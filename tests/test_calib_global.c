@@ -60,7 +60,7 @@ static double grid_min(const struct ctd_scene *setup, const struct calib_data *d
 			s.floor.solref[1] = exp(lo[1] + (hi[1] - lo[1]) * b / (GRID_DR - 1));
 			ctd_scene_prepare(&s, &m[b]);
 		}
-		model_rebounds(m, GRID_DR, heights, d->ndrops, out);
+		model_rebounds(m, GRID_DR, heights, d->ndrops, NULL, out);
 		for (b = 0; b < GRID_DR; b++) {
 			double chi2 = 0;
 

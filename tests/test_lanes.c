@@ -141,7 +141,7 @@ START_TEST(lanes_match_single_drops)
 		if (ctd_lanes_select(width) != width)
 			continue;
 		memset(lanes, 0, POINTS * sizeof *lanes);
-		ctd_lanes_drop_array(models, heights, durations, lanes, POINTS, 0);
+		ctd_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 0);
 		for (i = 0; i < POINTS; i++) {
 			struct ctd_sim_drop single;
 
@@ -158,7 +158,7 @@ START_TEST(lanes_match_single_drops)
 	ctd_lanes_select(0);
 	/* first_bounce (the calibration's model): each point ends at its first apex, whose
 	 * first_rebound is the whole run's, bit for bit */
-	ctd_lanes_drop_array(models, heights, durations, lanes, POINTS, 1);
+	ctd_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 1);
 	for (i = 0; i < POINTS; i++) {
 		struct ctd_sim_drop single;
 
@@ -167,7 +167,7 @@ START_TEST(lanes_match_single_drops)
 		    "point %d: first_bounce first_rebound %.17g, whole run's %.17g", i,
 		    lanes[i].first_rebound, single.first_rebound);
 	}
-	ctd_lanes_drop_array(models, heights, durations, lanes, POINTS, 0);
+	ctd_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 0);
 	for (i = 0; i < POINTS; i++) {
 		struct ctd_sim_drop single;
 
@@ -204,6 +204,96 @@ START_TEST(lanes_match_single_drops)
 }
 END_TEST
 
+/*
+ * A point started from its free fall (ctd_sim_fall(), the calibration's shortcut) answers
+ * exactly as from rest, for the whole run and for the first bounce; a start made for
+ * another point (another model or height) is not taken. The sample is the random scenes
+ * above: margins and gaps (contact before touching), every integrator (RK4 gets no fall).
+ */
+START_TEST(lanes_start_from_fall)
+{
+	struct ctd_scene_model *models = calloc(POINTS, sizeof *models);
+	struct ctd_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
+	struct ctd_sim_start *falls = calloc(POINTS, sizeof *falls);
+	const struct ctd_sim_start **starts = calloc(POINTS, sizeof *starts);
+	double *heights = calloc(POINTS, sizeof *heights);
+	double *durations = calloc(POINTS, sizeof *durations);
+	int i, pass, fell = 0;
+
+	ck_assert(models && lanes && falls && starts && heights && durations);
+	for (i = 0; i < POINTS; i++) {
+		struct ctd_scene s;
+
+		random_scene(&s);
+		/* mostly drops from a height that last past the jitter window, as the
+		 * calibration's (a fall ends before the window) */
+		if (uniform() < 0.8) {
+			s.height = between(0.001, 0.5);
+			s.duration = between(0.6, 2);
+		}
+		ctd_scene_prepare(&s, &models[i]);
+		heights[i] = s.height;
+		durations[i] = s.duration;
+		ctd_sim_fall(&models[i], heights[i], ctd_sim_first_jitter(&models[i], durations[i]),
+		    &falls[i]);
+		fell += falls[i].steps > 0;
+	}
+	ck_assert_int_gt(fell, POINTS / 3);
+	for (pass = 0; pass < 4; pass++) {
+		int first_bounce = pass & 1;
+
+		/* passes 2 and 3: each point offered its neighbour's fall */
+		for (i = 0; i < POINTS; i++)
+			starts[i] = &falls[pass < 2 ? i : (i + 1) % POINTS];
+		ctd_lanes_drop_array(
+		    models, heights, durations, starts, lanes, POINTS, first_bounce);
+		for (i = 0; i < POINTS; i++) {
+			struct ctd_sim_drop single;
+
+			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+			if (first_bounce)
+				ck_assert_msg(same(single.first_rebound, lanes[i].first_rebound),
+				    "pass %d point %d (fall of %ld steps): first_rebound %.17g, "
+				    "from "
+				    "rest %.17g",
+				    pass, i, falls[i].steps, lanes[i].first_rebound,
+				    single.first_rebound);
+			else
+				ck_assert_msg(same_drop(&single, &lanes[i]),
+				    "pass %d point %d (fall of %ld steps): peak %.17g / %.17g, max "
+				    "%.17g / %.17g, final %.17g / %.17g",
+				    pass, i, falls[i].steps, lanes[i].peak_penetration,
+				    single.peak_penetration, lanes[i].max_height, single.max_height,
+				    lanes[i].final_penetration, single.final_penetration);
+		}
+	}
+	/* and the lanes do start there: a fall moved 1 mm up changes the answers it is offered to
+	 */
+	{
+		int moved = 0;
+
+		for (i = 0; i < POINTS; i++) {
+			falls[i].z += 1e-3;
+			starts[i] = &falls[i];
+		}
+		ctd_lanes_drop_array(models, heights, durations, starts, lanes, POINTS, 0);
+		for (i = 0; i < POINTS; i++) {
+			struct ctd_sim_drop single;
+
+			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+			moved += !same_drop(&single, &lanes[i]);
+		}
+		ck_assert_int_gt(moved, fell / 2);
+	}
+	free(models);
+	free(lanes);
+	free(falls);
+	free(starts);
+	free(heights);
+	free(durations);
+}
+END_TEST
+
 /* The lesson's cube settles to an exact fixed point: the shortcut must give the same
  * jitter (0) and final penetration as stepping all 2 s. */
 START_TEST(lanes_rest_shortcut_lesson_cube)
@@ -228,7 +318,7 @@ START_TEST(lanes_rest_shortcut_lesson_cube)
 		s.option.mujoco = i == 0 ? CTD_MJVER_2_2_2 : ctd_mjver_count() - 1;
 		ctd_scene_prepare(&s, &m[i]);
 	}
-	ctd_lanes_drop_array(m, heights, durations, out, 3, 0);
+	ctd_lanes_drop_array(m, heights, durations, NULL, out, 3, 0);
 	for (i = 0; i < 3; i++) {
 		ctd_sim_drop(&m[i], heights[i], durations[i], &single);
 		ck_assert(same_drop(&single, &out[i]));
@@ -245,6 +335,7 @@ static Suite *lanes_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, lanes_match_single_drops);
 	tcase_add_test(tc, lanes_rest_shortcut_lesson_cube);
+	tcase_add_test(tc, lanes_start_from_fall);
 	suite_add_tcase(s, tc);
 	return s;
 }

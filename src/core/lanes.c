@@ -94,6 +94,7 @@ void ctd_lanes_drop(const struct ctd_lanes_feed *feed)
 struct array_feed {
 	const struct ctd_scene_model *models;
 	const double *heights, *durations;
+	const struct ctd_sim_start *const *starts;
 	struct ctd_sim_drop *out;
 	size_t n, next;
 };
@@ -117,11 +118,20 @@ static void array_done(void *ctx, long index, const struct ctd_sim_drop *out)
 	a->out[index] = *out;
 }
 
-void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
-    const double *durations, struct ctd_sim_drop *out, size_t n, int first_bounce)
+static const struct ctd_sim_start *array_start(void *ctx, long index)
 {
-	struct array_feed a = {models, heights, durations, out, n, 0};
-	struct ctd_lanes_feed feed = {array_next, array_done, &a, first_bounce};
+	struct array_feed *a = ctx;
+
+	return a->starts[index];
+}
+
+void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
+    const double *durations, const struct ctd_sim_start *const *starts, struct ctd_sim_drop *out,
+    size_t n, int first_bounce)
+{
+	struct array_feed a = {models, heights, durations, starts, out, n, 0};
+	struct ctd_lanes_feed feed = {
+	    array_next, array_done, &a, first_bounce, starts ? array_start : NULL};
 
 	ctd_lanes_drop(&feed);
 }

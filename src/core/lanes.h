@@ -39,6 +39,12 @@ struct ctd_lanes_feed {
 	 * first_rebound final; the calibration's model needs nothing else), or at its duration;
 	 * its other answers are then those of the steps it ran. */
 	int first_bounce;
+	/* Optional (NULL: every point from rest): where point `index` starts, a free fall from
+	 * ctd_sim_fall() (NULL: from rest). Used only when it fits the point's model and height
+	 * (ctd_sim_start_fits()), has steps left and ends before the jitter window; the answer
+	 * is then the same, bit for bit, as from rest: the fall's steps are the ones the lane
+	 * would have stepped. */
+	const struct ctd_sim_start *(*start)(void *ctx, long index);
 };
 
 /* Drop every point of feed, as ctd_sim_drop(model, height, duration) would. No
@@ -46,9 +52,11 @@ struct ctd_lanes_feed {
 void ctd_lanes_drop(const struct ctd_lanes_feed *feed);
 
 /* ctd_lanes_drop() over arrays: out[i] = ctd_sim_drop(&models[i], heights[i], durations[i]).
- * first_bounce as the feed's. */
+ * first_bounce as the feed's; starts[i] point i's start as the feed's start() (starts NULL:
+ * all from rest). */
 void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
-    const double *durations, struct ctd_sim_drop *out, size_t n, int first_bounce);
+    const double *durations, const struct ctd_sim_start *const *starts, struct ctd_sim_drop *out,
+    size_t n, int first_bounce);
 
 /* The number of points one ctd_lanes_drop() call steps at once (lanes per vector
  * times the vectors stepped side by side) with the kernel in use. */

@@ -303,6 +303,19 @@ static void load_state(
 	st->m2[j] = 0;
 }
 
+/* Move lane j on to a free fall's end (lanes.h's start): the state and extremes after its
+ * steps; nothing else moves in a fall (no touch, no jitter window). */
+static void load_start(struct lane_state *st, int j, const struct ctd_sim_start *s)
+{
+	st->z[j] = s->z;
+	st->vel[j] = s->vel;
+	st->warm[j] = s->warm;
+	st->step[j] = (double)s->steps;
+	st->peak[j] = s->peak;
+	st->max_height[j] = s->max_height;
+	st->bottom[j] = s->bottom;
+}
+
 static int same_bits(double a, double b)
 {
 	uint64_t x, y;
@@ -401,8 +414,15 @@ static void refill(const struct ctd_lanes_feed *feed, struct params *p, struct l
 			break;
 		long n = ctd_sim_step_count(duration, m.timestep);
 		if (n > 0) {
+			const struct ctd_sim_start *s =
+			    feed->start ? feed->start(feed->ctx, index) : NULL;
+
 			load_params(p, j, &m);
 			load_state(st, j, &m, height, n);
+			if (s && s->steps > 0 && s->steps < n &&
+			    s->steps <= (long)st->first_jitter[j] &&
+			    ctd_sim_start_fits(s, &m, height))
+				load_start(st, j, s);
 			slot[j].index = index;
 			slot[j].height = height;
 			st->active[j] = -1;
@@ -511,21 +531,32 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 KERNEL_ATTR void KERNEL_NAME(const struct ctd_lanes_feed *feed)
 {
 	struct group groups[GROUPS];
-	int j, k, live = 0;
+	int j, k, live = 0, group_live[GROUPS];
 
 	memset(groups, 0, sizeof groups);
 	for (k = 0; k < GROUPS; k++) {
 		struct group *g = &groups[k];
+
+		group_live[k] = 0;
 		for (j = 0; j < LANES; j++) {
 			/* harmless constants for a lane that never gets a point */
 			g->p.width[j] = g->p.midpoint[j] = g->p.power[j] = g->p.mass[j] = 1;
 			g->p.rows[j] = g->p.diag_raw[j] = g->p.timestep[j] = 1;
 			refill(feed, &g->p, &g->st, g->slot, j);
-			live += g->slot[j].index >= 0;
+			group_live[k] += g->slot[j].index >= 0;
 		}
+		live += group_live[k];
 		count_paths(&g->p, &g->st);
 	}
+	/* a group whose lanes are all idle is not stepped: a lane goes idle only once the
+	 * feed is empty, so it never takes a point again (a small batch, a fit's one pad,
+	 * steps one vector, not GROUPS) */
 	while (live > 0)
 		for (k = 0; k < GROUPS; k++)
-			live -= step_group(feed, &groups[k]);
+			if (group_live[k] > 0) {
+				int idled = step_group(feed, &groups[k]);
+
+				group_live[k] -= idled;
+				live -= idled;
+			}
 }

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/budget.h"
 #include "tunables.h"
@@ -73,8 +74,7 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
     struct ctd_sim_drop *out, struct ctd_sim_trace *trace)
 {
 	long n = ctd_sim_step_count(duration, m->timestep);
-	long window = lround(JITTER_WINDOW / m->timestep);
-	long first_jitter = n > window ? n - window : 0;
+	long first_jitter = ctd_sim_first_jitter(m, duration);
 	double z = height + m->half_height, vel = 0, warm = 0;
 	double bottom = height;
 	double mean = 0, m2 = 0; /* Welford's running variance: no buffer */
@@ -212,4 +212,71 @@ void ctd_sim_drop_scene(
 
 	ctd_scene_prepare(scene, &m);
 	ctd_sim_drop_trace(&m, scene->height, scene->duration, out, trace);
+}
+
+long ctd_sim_first_jitter(const struct ctd_scene_model *m, double duration)
+{
+	long n = ctd_sim_step_count(duration, m->timestep);
+	long window = lround(JITTER_WINDOW / m->timestep);
+
+	return n > window ? n - window : 0;
+}
+
+static int same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+void ctd_sim_fall(
+    const struct ctd_scene_model *m, double height, long limit, struct ctd_sim_start *out)
+{
+	double z = height + m->half_height, vel = 0, warm = 0;
+	long i;
+
+	out->height = height;
+	out->half_height = m->half_height;
+	out->includemargin = m->contact.includemargin;
+	out->timestep = m->timestep;
+	out->a0 = m->a0;
+	out->integrator = (int)m->integrator;
+	out->certificate = m->rules.newton_certificate;
+	out->peak = out->max_height = -INFINITY;
+	out->bottom = height;
+	/* RK4's later stages look below the step's start: only the Euler family is followed */
+	if (m->integrator == CTD_SCENE_RK4)
+		limit = 0;
+	for (i = 0; i < limit; i++) {
+		double zn = z, vn = vel, wn = warm, bottom;
+
+		/* accel()'s test: in contact, the step depends on the pad */
+		if (z - m->half_height < m->contact.includemargin)
+			break;
+		ctd_scene_step_warm(m, &zn, &vn, &wn);
+		bottom = zn - m->half_height;
+		/* touching (or not finite) sets what a fall does not carry */
+		if (!(bottom >= 0))
+			break;
+		z = zn;
+		vel = vn;
+		warm = wn;
+		/* sim.c's extremes, folded in the same order */
+		if (-bottom > out->peak)
+			out->peak = -bottom;
+		if (bottom > out->max_height)
+			out->max_height = bottom;
+		out->bottom = bottom;
+	}
+	out->steps = i;
+	out->z = z;
+	out->vel = vel;
+	out->warm = warm;
+}
+
+int ctd_sim_start_fits(
+    const struct ctd_sim_start *s, const struct ctd_scene_model *m, double height)
+{
+	return same_bits(s->height, height) && same_bits(s->half_height, m->half_height) &&
+	    same_bits(s->includemargin, m->contact.includemargin) &&
+	    same_bits(s->timestep, m->timestep) && same_bits(s->a0, m->a0) &&
+	    s->integrator == (int)m->integrator && s->certificate == m->rules.newton_certificate;
 }

@@ -30,4 +30,36 @@ void ctd_sim_rest(
  * at rest; returns 0 and fills *penetration, or -1 when none exists. */
 int ctd_sim_equilibrium(const struct ctd_scene_model *m, double load, double *penetration);
 
+/*
+ * A drop's free fall, stepped once: the state after its first `steps` steps from rest at
+ * `height`, every one of them contact-free (the object above the pad's includemargin before
+ * the step) and ending above the pad (bottom >= 0), with the drop's running extremes. The
+ * fall does not depend on the pad's solref, solimp or friction: one fall serves every pad of
+ * a fit. ctd_lanes_drop_array() starts a point there, with the same bits as stepping it.
+ */
+struct ctd_sim_start {
+	/* what the fall depends on, as it was computed (ctd_sim_start_fits()) */
+	double height, half_height, includemargin, timestep, a0;
+	int integrator, certificate;
+	long steps;          /* steps done; 0: the drop starts at rest */
+	double z, vel, warm; /* the state after them (centre height, speed, warmstart) */
+	double peak, max_height, bottom; /* sim.c's running -bottom maximum, bottom maximum, last */
+};
+
+/*
+ * The free fall of a drop from height on m into *out, at most `limit` steps (0 for the RK4
+ * integrator, whose stages the check does not follow, and for no limit left). No allocation.
+ */
+void ctd_sim_fall(
+    const struct ctd_scene_model *m, double height, long limit, struct ctd_sim_start *out);
+
+/* Does s (ctd_sim_fall()'s) hold the fall of a drop from height on m? Its fields compared bit
+ * for bit with m's. */
+int ctd_sim_start_fits(
+    const struct ctd_sim_start *s, const struct ctd_scene_model *m, double height);
+
+/* The steps of a drop of duration on m's timestep from which sim.c's jitter window starts:
+ * a start must stop before it (the window's statistics are not carried). */
+long ctd_sim_first_jitter(const struct ctd_scene_model *m, double duration);
+
 #endif

@@ -60,12 +60,28 @@ double model_rebound(const struct ctd_scene_model *m, double height)
 	return rebound;
 }
 
+void model_falls(const struct ctd_scene_model *m, const double *heights, size_t ndrops,
+    struct ctd_sim_start *falls)
+{
+	size_t i;
+
+	for (i = 0; i < ndrops; i++) {
+		/* the lanes' duration for this drop (model_rebounds()); the fall ends before its
+		 * jitter window */
+		double duration = (double)rebound_steps(m, heights[i]) * m->timestep;
+
+		ctd_sim_fall(
+		    m, heights[i], m->a0 < 0 ? ctd_sim_first_jitter(m, duration) : 0, &falls[i]);
+	}
+}
+
 void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
-    size_t ndrops, double *out)
+    size_t ndrops, const struct ctd_sim_start *falls, double *out)
 {
 	enum { CHUNK = 256 };
 	struct ctd_scene_model m[CHUNK];
 	struct ctd_sim_drop d[CHUNK];
+	const struct ctd_sim_start *st[CHUNK];
 	double h[CHUNK], dur[CHUNK];
 	size_t total = npads * ndrops, at, k, idx[CHUNK];
 
@@ -85,9 +101,10 @@ void model_rebounds(const struct ctd_scene_model *models, size_t npads, const do
 			h[n] = heights[at % ndrops];
 			/* a whole number of steps: ctd_sim_step_count() rounds back to it */
 			dur[n] = (double)rebound_steps(pm, h[n]) * pm->timestep;
+			st[n] = falls ? &falls[at % ndrops] : NULL;
 			idx[n++] = at;
 		}
-		ctd_lanes_drop_array(m, h, dur, d, n, 1);
+		ctd_lanes_drop_array(m, h, dur, st, d, n, 1);
 		for (k = 0; k < n; k++)
 			out[idx[k]] =
 			    isfinite(d[k].final_penetration) && isfinite(d[k].first_rebound)

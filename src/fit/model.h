@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "core/scene.h"
+#include "core/sim.h"
 
 /*
  * model_rebound: the model rebound of a drop from height (m, the bottom above the pad at
@@ -44,10 +45,20 @@ double model_rebound(const struct ctd_scene_model *m, double height);
  * model_rebounds: model_rebound() of every drop height heights[d] (ndrops) on every prepared
  * scene models[p] (npads), into out[p * ndrops + d] (caller-owned): those of a pyramidal cone,
  * which the SIMD lanes follow (core/lanes.h), several at once with the same bits; the others
- * one by one.
+ * one by one. falls (NULL: none) holds model_falls()' free fall of each drop: a pad whose
+ * fall it is (the same object, timestep and gravity; any solref) starts its drop there, with
+ * the same answer.
  */
 void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
-    size_t ndrops, double *out);
+    size_t ndrops, const struct ctd_sim_start *falls, double *out);
+
+/*
+ * model_falls: the free fall before contact of each drop from heights[d] (ndrops) on the
+ * prepared scene m, into falls[d] (caller-owned), for model_rebounds(): the steps every pad
+ * of a fit shares, stepped once.
+ */
+void model_falls(const struct ctd_scene_model *m, const double *heights, size_t ndrops,
+    struct ctd_sim_start *falls);
 
 /*
  * model_trajectory: the model bottom height at each of the n times t[] for an

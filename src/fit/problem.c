@@ -134,7 +134,7 @@ void problem_drop_models(
 		n = npads - at < PADS ? npads - at : PADS;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
-		model_rebounds(m, n, heights, d->ndrops, out + at * d->ndrops);
+		model_rebounds(m, n, heights, d->ndrops, P->falls, out + at * d->ndrops);
 	}
 }
 
@@ -288,6 +288,7 @@ double problem_sum_squares(const gsl_vector *f)
 void problem_free(struct problem *P)
 {
 	free(P->grid_kept);
+	free(P->falls);
 	free(P->buf);
 	free(P->zmodel);
 	gsl_vector_free(P->f0);
@@ -315,5 +316,21 @@ int problem_size(struct problem *P, struct err *err)
 		P->zmodel = malloc(CALIB_MAX_SAMPLES * sizeof *P->zmodel);
 	if (!P->xp || !P->f0 || !P->f1 || !P->buf || !P->zmodel)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	if (!P->falls && P->data->ndrops > 0) {
+		/* the drops' free fall, stepped once for the whole fit (the lanes check that each
+		 * pad's fall is this one) */
+		double heights[CALIB_MAX_DROPS];
+		struct ctd_scene_model m;
+		size_t d,
+		    nd = P->data->ndrops < CALIB_MAX_DROPS ? P->data->ndrops : CALIB_MAX_DROPS;
+
+		P->falls = malloc(nd * sizeof *P->falls);
+		if (!P->falls)
+			return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		for (d = 0; d < nd; d++)
+			heights[d] = P->data->drops[d].height;
+		problem_model_at(P, P->start_log, &m);
+		model_falls(&m, heights, nd, P->falls);
+	}
 	return 0;
 }

@@ -21,6 +21,7 @@
 
 #include "base/error.h"
 #include "core/scene.h"
+#include "core/sim.h"
 #include "fit/input.h"
 #include "tunables.h"
 
@@ -66,6 +67,11 @@ struct problem {
 	 * then (log tc, log dr) = origin + x[0] * axis when nphys is 1, origin when it is 0. */
 	int profiling;
 	double origin[NPHYS], axis[NPHYS];
+	/* The free fall of each drop before contact (model_falls(), at the starting pad: the fall
+	 * is the same for every pad), which every evaluation starts from; NULL: none. Allocated
+	 * by problem_size(), shared by every copy of P (the bootstrap's replicas have the same
+	 * heights), freed by problem_free(). */
+	struct ctd_sim_start *falls;
 	/* When set, the releases are held at these (P's layout, from column nphys) and x
 	 * holds the physical parameters only (see search.c's descend()). */
 	const gsl_vector *releases;
