@@ -588,6 +588,8 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 		goto out;
 	if (!an.phys_null && uncertainty_intervals(P, x, an.cov, &ci, &fit->iterations, err) != 0)
 		goto out;
+	/* the walks' points are not needed again */
+	uncertainty_forget(P);
 	fit->interval_basis = ci.chi2_test ? FIT_INTERVAL_CHI2_TEST : FIT_INTERVAL_LIKELIHOOD_RATIO;
 	if (an.nuisance_null)
 		note(fit, "a trajectory's release time or height is not determined by its samples");
@@ -809,6 +811,7 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 	fit = NULL;
 	rc = 0;
 out:
+	uncertainty_forget(&P);
 	problem_free(&P);
 	free(fitted);
 	fit_free(fit);

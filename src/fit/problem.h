@@ -29,6 +29,7 @@
 enum { TC, DR, NPHYS };
 
 struct search_start;
+struct uncertainty_memo;
 
 struct problem {
 	struct ctd_scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
@@ -72,6 +73,10 @@ struct problem {
 	 * by problem_size(), shared by every copy of P (the bootstrap's replicas have the same
 	 * heights), freed by problem_free(). */
 	struct ctd_sim_start *falls;
+	/* The profile walks' points, kept from uncertainty_profile() for uncertainty_intervals()
+	 * (uncertainty.c; NULL: none yet): both walk the same points from the same estimate.
+	 * Owned by the fit, freed by uncertainty_forget(); every copy of P shares it. */
+	struct uncertainty_memo *walk_memo;
 	/* When set, the releases are held at these (P's layout, from column nphys) and x
 	 * holds the physical parameters only (see search.c's descend()). */
 	const gsl_vector *releases;

@@ -237,6 +237,94 @@ out:
 	return rc;
 }
 
+/*
+ * The points of the profile walks, kept. uncertainty_profile() and uncertainty_intervals()
+ * walk from the same estimate with the same first steps (only their levels and where they
+ * stop differ), and a walk's points follow from its start alone: the k-th point's v from
+ * the steps, its start from the two before it, its refit a pure function of those. So the
+ * second call replays the first's points (their refitted vectors and chi^2, the same bits)
+ * and refits only past where the first stopped. A tape is one walk's points: a combination,
+ * a centre and a side, checked by its start (the centre, the first step, the estimate's
+ * vector), so a walk from another estimate (a restart found a lower minimum) starts afresh.
+ */
+enum { MEMO_WALKS = 2 * (CALIB_MAX_STARTS + 1) };
+
+struct tape {
+	int valid;
+	double key[5]; /* logp_hat, v_hat, step0 of the walk */
+	double *key_x; /* the estimate's vector (p) */
+	int n;         /* points kept */
+	double v[CALIB_PROFILE_STEPS], chi2[CALIB_PROFILE_STEPS];
+	double *x; /* CALIB_PROFILE_STEPS vectors of p */
+};
+
+struct uncertainty_memo {
+	size_t p;
+	struct tape tapes[UNCERTAINTY_NPROF][MEMO_WALKS];
+};
+
+void uncertainty_forget(struct problem *P)
+{
+	struct uncertainty_memo *m = P->walk_memo;
+	int a, b;
+
+	if (!m)
+		return;
+	for (a = 0; a < UNCERTAINTY_NPROF; a++)
+		for (b = 0; b < MEMO_WALKS; b++) {
+			free(m->tapes[a][b].x);
+			free(m->tapes[a][b].key_x);
+		}
+	free(m);
+	P->walk_memo = NULL;
+}
+
+static int same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* The tape of walk `walk` of combination `which` for a walk of p-vectors from x_hat with
+ * key, emptied unless it was recorded from the same start; NULL when out of memory (the walk
+ * then runs without one). */
+static struct tape *memo_tape(struct problem *P, int which, size_t walk, size_t p,
+    const double key[5], const gsl_vector *x_hat)
+{
+	struct uncertainty_memo *m = P->walk_memo;
+	struct tape *t;
+	size_t i;
+	int same = 1;
+
+	if (walk >= MEMO_WALKS)
+		return NULL;
+	if (!m || m->p != p) {
+		uncertainty_forget(P);
+		m = P->walk_memo = calloc(1, sizeof *m);
+		if (!m)
+			return NULL;
+		m->p = p;
+	}
+	t = &m->tapes[which][walk];
+	if (!t->x) {
+		t->x = malloc(CALIB_PROFILE_STEPS * p * sizeof *t->x);
+		t->key_x = malloc(p * sizeof *t->key_x);
+		if (!t->x || !t->key_x)
+			return NULL;
+	}
+	for (i = 0; i < 5 && t->valid; i++)
+		same &= same_double(t->key[i], key[i]);
+	for (i = 0; i < p && t->valid; i++)
+		same &= same_double(t->key_x[i], gsl_vector_get(x_hat, i));
+	if (!t->valid || !same) {
+		memcpy(t->key, key, sizeof t->key);
+		for (i = 0; i < p; i++)
+			t->key_x[i] = gsl_vector_get(x_hat, i);
+		t->n = 0;
+		t->valid = 1;
+	}
+	return t;
+}
+
 /* A walk along the profile of one combination v of the logs (the profile likelihood:
  * uncertainty.h). */
 struct walk {
@@ -253,6 +341,7 @@ struct walk {
 	int better;      /* and one was found */
 	double better_logp[NPHYS];
 	gsl_vector *better_x; /* Q's vector there */
+	struct tape *tape;    /* this walk's points so far (NULL: none kept) */
 };
 
 /* Q's phys origin for v: the estimate moved along c. */
@@ -322,14 +411,30 @@ static int walk_side(struct walk *w, int side, double step0, double *se, double 
 			stopped = 1;
 			break;
 		}
-		gsl_vector_memcpy(w->x, w->prev);
-		if (isfinite(v_prev2))
+		if (w->tape && k < w->tape->n && same_double(w->tape->v[k], v)) {
+			/* the earlier call's refit of this very point */
 			for (i = 0; i < w->x->size; i++)
-				*gsl_vector_ptr(w->x, i) +=
-				    (gsl_vector_get(w->prev, i) - gsl_vector_get(w->prev2, i)) *
-				    (v - v_prev) / (v_prev - v_prev2);
-		if (walk_point(w, v, w->x, &chi2, iterations, err) != 0)
-			return -1;
+				gsl_vector_set(w->x, i, w->tape->x[(size_t)k * w->x->size + i]);
+			chi2 = w->tape->chi2[k];
+		} else {
+			gsl_vector_memcpy(w->x, w->prev);
+			if (isfinite(v_prev2))
+				for (i = 0; i < w->x->size; i++)
+					*gsl_vector_ptr(w->x, i) +=
+					    (gsl_vector_get(w->prev, i) -
+					        gsl_vector_get(w->prev2, i)) *
+					    (v - v_prev) / (v_prev - v_prev2);
+			if (walk_point(w, v, w->x, &chi2, iterations, err) != 0)
+				return -1;
+			if (w->tape && k == w->tape->n) {
+				w->tape->v[k] = v;
+				w->tape->chi2[k] = chi2;
+				for (i = 0; i < w->x->size; i++)
+					w->tape->x[(size_t)k * w->x->size + i] =
+					    gsl_vector_get(w->x, i);
+				w->tape->n++;
+			}
+		}
 		d = chi2 - w->chi2_min;
 		if (w->seek_better && d < -CALIB_PROFILE_IMPROVE * w->thr) {
 			w->better = 1;
@@ -495,6 +600,12 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 				w.seek_better = 0;
 			}
 			w.v_hat = w.c[TC] * w.logp_hat[TC] + w.c[DR] * w.logp_hat[DR];
+			{
+				const double key[5] = {
+				    w.logp_hat[TC], w.logp_hat[DR], w.v_hat, step0, (double)side};
+
+				w.tape = memo_tape(P, which, walk, w.x_hat->size, key, w.x_hat);
+			}
 			if (walk_side(&w, side, step0, &se, ends, open, iterations, err) != 0)
 				goto out;
 			if (w.better) {

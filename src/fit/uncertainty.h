@@ -121,4 +121,11 @@ struct uncertainty_intervals {
 int uncertainty_intervals(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
     struct uncertainty_intervals *out, int *iterations, struct err *err);
 
+/*
+ * The profile walks' points that uncertainty_profile() keeps in P->walk_memo for
+ * uncertainty_intervals(), freed (P->walk_memo NULL again). NULL-safe; call once the
+ * intervals are found or the fit ends.
+ */
+void uncertainty_forget(struct problem *P);
+
 #endif
