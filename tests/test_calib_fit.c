@@ -33,6 +33,7 @@
 
 #include "fit/fit.h"
 #include "fit/model.h"
+#include "fit/problem.h"
 #include "mjscene.h"
 #include "number_text.h"
 #include "calib/result.h"
@@ -315,6 +316,77 @@ START_TEST(no_bounce_drops)
 	ck_assert(fit->product_identified && fit->held[1]);
 	ck_assert(fabs(fit->timeconst * fit->dampratio / (0.02 * 0.8) - 1) < 0.01);
 	fit_free(fit);
+}
+END_TEST
+
+/*
+ * The intervals' scan steps a pad's drops one at a time and stops once some drops put it past
+ * the levels (problem_chi2_within()): at every pad whose chi^2 is within the cap it must give
+ * problem_chi2_many()'s value, bit for bit, and rule a pad out only when that value is past
+ * the cap. Noisy drops (and presses) of a bouncing pad over a grid of the searched range,
+ * caps from the lowest chi^2 to beyond most of the grid.
+ */
+START_TEST(scan_pruning_exact)
+{
+	enum { A = 48, B = 24, N = A * B };
+	static double pads[N][NPHYS], many[N], within[N];
+	struct dataset d;
+	struct calib_data data = {0};
+	struct problem P;
+	struct err err;
+	gsl_vector *x;
+	double lowest = INFINITY, cap;
+	int i, pruned = 0, kept = 0, level;
+
+	make_dataset(&d, 0, 2, 1, 7);
+	data.drops = d.drops;
+	data.ndrops = NDROPS;
+	data.presses = d.presses;
+	data.npresses = _i ? NPRESSES : 0;
+	memset(&P, 0, sizeof P);
+	P.scene = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	P.scene.option.refsafe = 0;
+	P.data = &data;
+	P.n = data.ndrops + data.npresses;
+	P.free[TC] = P.free[DR] = 1;
+	P.fd_step_log = FD_STEP_LOG;
+	P.log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * P.scene.option.timestep);
+	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX);
+	P.log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN);
+	P.log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX);
+	P.start_log[TC] = log(CALIB_PAD_TIMECONST);
+	P.start_log[DR] = log(CALIB_PAD_DAMPRATIO);
+	ck_assert_int_eq(problem_size(&P, &err), 0);
+	x = gsl_vector_alloc(P.p);
+	gsl_vector_set_zero(x);
+	for (i = 0; i < N; i++) {
+		pads[i][TC] = P.log_lo[TC] + (P.log_hi[TC] - P.log_lo[TC]) * (i / B) / (A - 1);
+		pads[i][DR] = P.log_lo[DR] + (P.log_hi[DR] - P.log_lo[DR]) * (i % B) / (B - 1);
+	}
+	ck_assert_int_eq(problem_chi2_many(&P, x, (const double(*)[NPHYS])pads, N, many, &err), 0);
+	for (i = 0; i < N; i++)
+		lowest = fmin(lowest, many[i]);
+	for (level = 0; level < 3; level++) {
+		cap = lowest + (level == 0 ? 0 : level == 1 ? 10 : 1e4);
+		ck_assert_int_eq(
+		    problem_chi2_within(&P, x, (const double(*)[NPHYS])pads, N, cap, within, &err),
+		    0);
+		for (i = 0; i < N; i++) {
+			if (many[i] <= cap || within[i] <= cap)
+				ck_assert_msg(memcmp(&many[i], &within[i], sizeof many[i]) == 0,
+				    "pad %d, cap %g: chi2 %.17g, pruned scan's %.17g", i, cap,
+				    many[i], within[i]);
+			else
+				ck_assert(within[i] > cap);
+			pruned += isinf(within[i]) && !isinf(many[i]);
+			kept += within[i] <= cap;
+		}
+	}
+	/* both happen: pads ruled out early, pads kept */
+	ck_assert_int_gt(pruned, N / 4);
+	ck_assert_int_gt(kept, 0);
+	gsl_vector_free(x);
+	problem_free(&P);
 }
 END_TEST
 
@@ -968,6 +1040,7 @@ int main(void)
 	tcase_add_loop_test(ident, presses_product_only, 0, 6);
 	tcase_add_loop_test(ident, no_bounce_drops, 0, 2);
 	tcase_add_test(ident, empty_is_insufficient);
+	tcase_add_loop_test(ident, scan_pruning_exact, 0, 2);
 	tcase_add_test(ident, readme_example_is_a_real_pad);
 	tcase_add_test(ident, misfit_at_zero_dof);
 	tcase_add_test(ident, edge_is_named);

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <gsl/gsl_blas.h>
@@ -214,6 +215,121 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 	free(used);
 	free(dm);
 	return 0;
+}
+
+/* Drop `drop`'s model rebound at each of npads pads into out[pad] (problem_drop_models() for
+ * one drop: the same bits). */
+static void drop_model_one(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, size_t drop, double *out)
+{
+	enum { PADS = 256 };
+	struct ctd_scene_model m[PADS];
+	double height = P->data->drops[drop].height;
+	size_t i, at, n;
+
+	for (at = 0; at < npads; at += n) {
+		n = npads - at < PADS ? npads - at : PADS;
+		for (i = 0; i < n; i++)
+			problem_model_at(P, logp[at + i], &m[i]);
+		model_rebounds(m, n, &height, 1, P->falls ? &P->falls[drop] : NULL, out + at);
+	}
+}
+
+/* Drops in the order problem_chi2_within() steps them: the most bouncing first (rebound over
+ * sigma), which rules out the pads that do not bounce, the slowest to step. */
+static const struct calib_data *order_data;
+
+static int drop_order_cmp(const void *pa, const void *pb)
+{
+	const struct calib_drop *a = &order_data->drops[*(const size_t *)pa];
+	const struct calib_drop *b = &order_data->drops[*(const size_t *)pb];
+	double ka = a->rebound / problem_drop_sigma(a), kb = b->rebound / problem_drop_sigma(b);
+
+	if (ka != kb)
+		return ka < kb ? 1 : -1;
+	return (*(const size_t *)pa > *(const size_t *)pb) -
+	    (*(const size_t *)pa < *(const size_t *)pb);
+}
+
+int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
+    size_t npads, double cap, double *chi2, struct err *err)
+{
+	const struct calib_data *d = P->data;
+	size_t nd = d->ndrops, i, k, q, j, live = npads, order[CALIB_MAX_DROPS];
+	double *dm = malloc((npads * nd + 1) * sizeof *dm);
+	double *partial = malloc((npads + 1) * sizeof *partial);
+	double *one = malloc((npads + 1) * sizeof *one);
+	double(*used)[NPHYS] = malloc((npads + 1) * sizeof *used);
+	double(*packed)[NPHYS] = malloc((npads + 1) * sizeof *packed);
+	size_t *alive = malloc((npads + 1) * sizeof *alive);
+	int rc = -1;
+
+	if (!dm || !partial || !one || !used || !packed || !alive) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	if (nd == 0 || nd > CALIB_MAX_DROPS || d->ntrajectories > 0 || P->profiling) {
+		rc = problem_chi2_many(P, x, logp, npads, chi2, err);
+		goto out;
+	}
+	gsl_vector_memcpy(P->xp, x);
+	for (i = 0; i < npads; i++) {
+		/* the logs the residuals use, as problem_chi2_many() takes them */
+		for (q = 0, k = 0; q < NPHYS; q++)
+			if (P->free[q])
+				gsl_vector_set(P->xp, k++, logp[i][q]);
+		problem_phys_logs(P, P->xp, used[i]);
+		partial[i] = 0;
+		alive[i] = i;
+	}
+	for (j = 0; j < nd; j++)
+		order[j] = j;
+	order_data = d;
+	qsort(order, nd, sizeof *order, drop_order_cmp);
+	for (j = 0; j < nd && live > 0; j++) {
+		size_t drop = order[j], kept = 0;
+		double sigma = problem_drop_sigma(&d->drops[drop]);
+
+		if (problem_abandoned(P))
+			break;
+		for (i = 0; i < live; i++)
+			memcpy(packed[i], used[alive[i]], sizeof packed[i]);
+		drop_model_one(P, (const double(*)[NPHYS])packed, live, drop, one);
+		for (i = 0; i < live; i++) {
+			size_t pad = alive[i];
+			double r = problem_weigh(one[i], d->drops[drop].rebound, sigma);
+
+			dm[pad * nd + drop] = one[i];
+			partial[pad] += r * r;
+			/* a sum of squares only grows with more terms, whatever their order (the
+			 * factor leaves room for the rounding of a sum in another order): past
+			 * the cap here, the whole chi^2 is too */
+			if (partial[pad] * (1 - 1e-12) > cap)
+				chi2[pad] = INFINITY;
+			else
+				alive[kept++] = pad;
+		}
+		live = kept;
+	}
+	/* the pads still within: chi^2 from all their residuals, as problem_chi2_many() */
+	for (i = 0; i < live; i++) {
+		size_t pad = alive[i];
+
+		for (q = 0, k = 0; q < NPHYS; q++)
+			if (P->free[q])
+				gsl_vector_set(P->xp, k++, logp[pad][q]);
+		problem_residuals_given(P, P->xp, dm + pad * nd, P->f1);
+		chi2[pad] = problem_sum_squares(P->f1);
+	}
+	rc = 0;
+out:
+	free(alive);
+	free(packed);
+	free(used);
+	free(one);
+	free(partial);
+	free(dm);
+	return rc;
 }
 
 int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)

@@ -145,6 +145,14 @@ int problem_residuals_given(
 int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
     size_t npads, double *chi2, struct err *err);
 
+/* problem_chi2_many() where only the pads with chi^2 at most cap matter: chi2[] gets the same
+ * value there, and +inf at pads ruled out before all their drops were stepped (some drops'
+ * residuals alone are past cap). Drops only (with trajectories, or in a profile's problem, it
+ * is problem_chi2_many()). Uses P->xp and P->f1 as scratch; -1 with ERR_INTERNAL when out of
+ * memory. */
+int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
+    size_t npads, double cap, double *chi2, struct err *err);
+
 /* The weighted residuals at x into f (P->n rows; params: the struct problem), as
  * gsl_multifit_nlinear calls them; zeros once the fit is abandoned. Returns GSL_SUCCESS. */
 int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f);

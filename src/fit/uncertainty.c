@@ -821,9 +821,11 @@ static int interval_scan(
 			for (q = 0; q < NPHYS; q++)
 				pads[i][q] = lo[q] + (hi[q] - lo[q]) * idx[q] / (count[q] - 1);
 		}
-	/* every point's drops stepped at once, through the lanes */
+	/* every point's drops stepped at once, through the lanes, drop by drop: a point whose
+	 * first drops put it past both levels is not stepped further (it is outside either way) */
 	gsl_vector_set_zero(x);
-	if (problem_chi2_many(P, x, (const double(*)[NPHYS])pads, n, chi2, err) != 0)
+	if (problem_chi2_within(P, x, (const double(*)[NPHYS])pads, n,
+	        chi2_min + fmax(out->levels[0], out->levels[1]), chi2, err) != 0)
 		goto out;
 	for (a = 0, i = 0; a < count[TC]; a++)
 		for (b = 0; b < count[DR]; b++, i++) {
