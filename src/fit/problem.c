@@ -118,7 +118,33 @@ void problem_traj_residuals(const struct problem *P, const struct ctd_scene_mode
 		gsl_vector_set(f, row + i, problem_weigh(P->zmodel[i], tr->z[i], sigma));
 }
 
-void problem_drop_models(
+/* The drops' model values at the last few pads a small evaluation stepped (problem.h's
+ * recent): a trust-region iteration asks for its point's residuals, then for the Jacobian at
+ * the same point, whose drops are the same bits. */
+enum { RECENT = 4, RECENT_PADS = 4 };
+
+struct problem_recent {
+	int next;
+	struct {
+		int valid;
+		const struct calib_data *data; /* the drops' heights: whose data */
+		double logp[NPHYS];
+		double model[CALIB_MAX_DROPS];
+	} e[RECENT];
+};
+
+static int recent_find(const struct problem *P, const double logp[NPHYS])
+{
+	int k;
+
+	for (k = 0; P->recent && k < RECENT; k++)
+		if (P->recent->e[k].valid && P->recent->e[k].data == P->data &&
+		    memcmp(P->recent->e[k].logp, logp, sizeof P->recent->e[k].logp) == 0)
+			return k;
+	return -1;
+}
+
+static void drop_models_stepped(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
 {
 	enum { PADS = 64 };
@@ -127,8 +153,6 @@ void problem_drop_models(
 	double heights[CALIB_MAX_DROPS];
 	size_t i, at, n;
 
-	if (d->ndrops == 0)
-		return;
 	for (i = 0; i < d->ndrops && i < CALIB_MAX_DROPS; i++)
 		heights[i] = d->drops[i].height;
 	for (at = 0; at < npads; at += n) {
@@ -136,6 +160,45 @@ void problem_drop_models(
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
 		model_rebounds(m, n, heights, d->ndrops, P->falls, out + at * d->ndrops);
+	}
+}
+
+void problem_drop_models(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
+{
+	const size_t nd = P->data->ndrops;
+	double miss_logp[RECENT_PADS][NPHYS], miss_out[RECENT_PADS * CALIB_MAX_DROPS];
+	size_t i, miss[RECENT_PADS], nmiss = 0;
+
+	if (nd == 0)
+		return;
+	if (!P->recent || npads > RECENT_PADS || nd > CALIB_MAX_DROPS) {
+		drop_models_stepped(P, logp, npads, out);
+		return;
+	}
+	for (i = 0; i < npads; i++) {
+		int k = recent_find(P, logp[i]);
+
+		if (k >= 0) {
+			memcpy(out + i * nd, P->recent->e[k].model, nd * sizeof *out);
+			continue;
+		}
+		memcpy(miss_logp[nmiss], logp[i], sizeof miss_logp[nmiss]);
+		miss[nmiss++] = i;
+	}
+	if (nmiss == 0)
+		return;
+	drop_models_stepped(P, (const double(*)[NPHYS])miss_logp, nmiss, miss_out);
+	for (i = 0; i < nmiss; i++) {
+		struct problem_recent *r = P->recent;
+		int k = r->next;
+
+		memcpy(out + miss[i] * nd, miss_out + i * nd, nd * sizeof *out);
+		r->next = (r->next + 1) % RECENT;
+		r->e[k].valid = 1;
+		r->e[k].data = P->data;
+		memcpy(r->e[k].logp, miss_logp[i], sizeof r->e[k].logp);
+		memcpy(r->e[k].model, miss_out + i * nd, nd * sizeof *out);
 	}
 }
 
@@ -405,6 +468,7 @@ void problem_free(struct problem *P)
 {
 	free(P->grid_kept);
 	free(P->falls);
+	free(P->recent);
 	free(P->buf);
 	free(P->zmodel);
 	gsl_vector_free(P->f0);
@@ -431,6 +495,10 @@ int problem_size(struct problem *P, struct err *err)
 	if (!P->zmodel)
 		P->zmodel = malloc(CALIB_MAX_SAMPLES * sizeof *P->zmodel);
 	if (!P->xp || !P->f0 || !P->f1 || !P->buf || !P->zmodel)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	if (!P->recent)
+		P->recent = calloc(1, sizeof *P->recent);
+	if (!P->recent)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	if (!P->falls && P->data->ndrops > 0) {
 		/* the drops' free fall, stepped once for the whole fit (the lanes check that each

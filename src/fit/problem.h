@@ -30,6 +30,7 @@ enum { TC, DR, NPHYS };
 
 struct search_start;
 struct uncertainty_memo;
+struct problem_recent;
 
 struct problem {
 	struct ctd_scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
@@ -73,6 +74,11 @@ struct problem {
 	 * by problem_size(), shared by every copy of P (the bootstrap's replicas have the same
 	 * heights), freed by problem_free(). */
 	struct ctd_sim_start *falls;
+	/* The drops' model values at the last few pads evaluated one to a few at a time
+	 * (problem.c): a trust-region iteration evaluates a point, then its Jacobian there, and a
+	 * walk's refit ends where it last evaluated. Allocated by problem_size(), shared by every
+	 * copy of P (keyed by the data and the pad), freed by problem_free(). */
+	struct problem_recent *recent;
 	/* The profile walks' points, kept from uncertainty_profile() for uncertainty_intervals()
 	 * (uncertainty.c; NULL: none yet): both walk the same points from the same estimate.
 	 * Owned by the fit, freed by uncertainty_forget(); every copy of P shares it. */
