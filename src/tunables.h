@@ -15,8 +15,8 @@
  * spelling per quantity. core-6: hold answers' noslip steps keep to MuJoCo in their last
  * bits differently (faster solves), the tail is accelerated, and they carry reproducible.
  * core-7: a zero is never -0 in a request or an answer; releases 3.13.0 and 3.14.0 (the
- * default), the discrete integrator, and rest and stability answers carry refsafe_replaced;
- * the pinch's one-pad start of 3.8.0-3.13.0. */
+ * default), the discrete integrator, and rest, stability and hold answers carry
+ * refsafe_replaced; the pinch's one-pad start of 3.8.0-3.13.0. */
 #define CORE_VERSION "core-7"
 
 /* ---- MuJoCo constants (engine headers, 2.2.2) ---- */

@@ -5,6 +5,19 @@ tests_test_calib_fit_SOURCES = tests/test_calib_fit.c tests/number_text.h $(MJSC
 tests_test_calib_fit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
 tests_test_calib_fit_LDADD = $(CALIB_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
 
+# Issue 28: a setup under the discrete integrator (MuJoCo 3.13.0+) fits drops the official
+# WebAssembly build of 3.14.0 made there (tests/mjref/mjref_js_calib_drops.mjs); 3.12.0
+# refuses it naming /option/integrator.
+check_PROGRAMS += tests/test_calib_discrete
+TESTS += tests/test_calib_discrete
+tests_test_calib_discrete_SOURCES = tests/test_calib_discrete.c tests/testlib.h \
+	src/http/status.c src/http/status.h
+tests_test_calib_discrete_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCALIB_DISCRETE_TABLE='"$(abs_top_srcdir)/tests/fixtures/calib-discrete-3.14.0.txt"'
+tests_test_calib_discrete_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
+tests_test_calib_discrete_LDADD = $(CALIB_LIBS) $(CHECK_LIBS)
+EXTRA_DIST += tests/fixtures/calib-discrete-3.14.0.txt tests/mjref/mjref_js_calib_drops.mjs
+
 # Issue #29: the status no better than the intervals back, and the drop's first_rebound,
 # against real MuJoCo 2.2.2.
 check_PROGRAMS += tests/test_calib_status

@@ -326,6 +326,53 @@ START_TEST(holds_means_within_slip_limit)
 }
 END_TEST
 
+/*
+ * refsafe_replaced says whether MuJoCo's discrete refsafe replaced a pad contact's row on
+ * some step of the duration. The default pinch (1 s at 2 ms) stepped by the official
+ * WebAssembly build of MuJoCo 3.14.0 (integrator="discrete", the pads' solref as below),
+ * its efc_KBIP read after every mj_step: with pad timeconst 0.001 (half a timestep) every
+ * step from the second on has a row with K = 1/(h^2 imp), 499 of 500, pyramidal, elliptic
+ * and with noslip 5 alike; with 0.0035 and 0.01 no row is replaced (the largest h^2 K imp
+ * 0.344 and 0.042), nor under Euler, where refsafe clamps 0.001 to 0.004 instead. The
+ * builds' slips (shortest round-trip) pin the scenes: held to the hold's 1e-6 relative.
+ */
+START_TEST(refsafe_replaced_discrete)
+{
+	static const struct {
+		const char *request;
+		int replaced, clamped;
+		double slip; /* MuJoCo 3.14.0's, m */
+	} cases[] = {
+	    {"{\"pad\":{\"solref\":[0.001,1]},\"option\":{\"integrator\":\"discrete\"}}", 1, 0,
+	        0.0021391246323177724},
+	    {"{\"pad\":{\"solref\":[0.001,1]},\"option\":{\"integrator\":\"discrete\","
+	     "\"cone\":\"elliptic\"}}",
+	        1, 0, 0.0010105336111936897},
+	    {"{\"pad\":{\"solref\":[0.001,1]},\"option\":{\"integrator\":\"discrete\","
+	     "\"noslip_iterations\":5}}",
+	        1, 0, 0.00011846919658561363},
+	    {"{\"pad\":{\"solref\":[0.0035,1]},\"option\":{\"integrator\":\"discrete\"}}", 0, 0,
+	        0.0041837364340952705},
+	    {"{\"pad\":{\"solref\":[0.01,1]},\"option\":{\"integrator\":\"discrete\"}}", 0, 0,
+	        0.007898387147076406},
+	    {"{\"pad\":{\"solref\":[0.001,1]}}", 0, 1, 0.005941705773708222},
+	};
+	size_t c;
+
+	for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		json_t *a = tsvc_answer(SVC_HOLD, cases[c].request, NULL);
+
+		ck_assert_msg(json_is_boolean(json_object_get(a, "refsafe_replaced")) &&
+		        json_is_true(json_object_get(a, "refsafe_replaced")) == cases[c].replaced,
+		    "case %zu: refsafe_replaced", c);
+		ck_assert(json_is_true(json_object_get(a, "refsafe_clamped")) == cases[c].clamped);
+		ck_assert_msg(close_enough(tsvc_real(a, "slip"), cases[c].slip),
+		    "case %zu: slip %.17g, MuJoCo %.17g", c, tsvc_real(a, "slip"), cases[c].slip);
+		json_decref(a);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("hold_service");
@@ -342,6 +389,7 @@ int main(void)
 	tcase_add_test(tc, weak_grip_falls);
 	tcase_add_test(tc, chaotic_scene_not_reproducible);
 	tcase_add_test(tc, holds_means_within_slip_limit);
+	tcase_add_test(tc, refsafe_replaced_discrete);
 	suite_add_tcase(suite, tc);
 	runner = srunner_create(suite);
 	srunner_run_all(runner, CK_NORMAL);

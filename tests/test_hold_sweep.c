@@ -254,13 +254,14 @@ START_TEST(hold_line_by_alias)
 		if (strcmp(json_string_value(json_array_get(columns, i)), "creep_velocity") == 0)
 			at = (int)i;
 	ck_assert_int_eq(at, 1);
-	/* 19 fields, and issue #29's coulomb_holds and friction_margin */
-	ck_assert_int_eq(json_array_size(columns), 1 + 21);
+	/* 19 fields, issue #29's coulomb_holds and friction_margin, and the discrete
+	 * integrator's refsafe_replaced */
+	ck_assert_int_eq(json_array_size(columns), 1 + 22);
 	/* the columns are the endpoint table's answer fields, in their order */
 	for (i = 0; svc_endpoints[SVC_HOLD]->fields[i]; i++)
 		ck_assert_str_eq(json_string_value(json_array_get(columns, i + 1)),
 		    svc_endpoints[SVC_HOLD]->fields[i]);
-	ck_assert_int_eq(i, 21);
+	ck_assert_int_eq(i, 22);
 	for (i = 1; i < 3; i++)
 		ck_assert(json_real_value(json_array_get(json_array_get(rows, i), at)) <
 		    json_real_value(json_array_get(json_array_get(rows, i - 1), at)));

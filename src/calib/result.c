@@ -147,8 +147,8 @@ static char *mjcf_default(const struct fit_result *fit, const char *cls, const c
 	append(&text, &len, &ok, "<default class=\"%s\">\n", cls);
 	if (fit->below_refsafe)
 		append(&text, &len, &ok,
-		    "  <!-- direct form: timeconst %.6g is below 2*timestep = %.6g, which refsafe "
-		    "would replace -->\n",
+		    "  <!-- direct form: timeconst %.6g is below %.6g, where refsafe would "
+		    "replace it -->\n",
 		    fit->timeconst, fit->refsafe_min);
 	append(&text, &len, &ok, "  <geom%s condim=\"%d\"", attrs ? attrs : "", g->condim);
 	append_numbers(&text, &len, &ok, "friction", g->friction, 3);
@@ -290,9 +290,9 @@ static json_t *creep_range(
  * the hold question refuses the scene. "holds" is the run's verdict (within slip_limit over
  * the duration), "coulomb_holds" the Coulomb comparison. The reference is the hold question's
  * default scene (a sphere of 2 cm radius, 100 g, between pads of half-sizes 5 x 20 x 200 mm,
- * 50 g each, pressed with 10 N each); the pads are the setup's pad geom with the solref the MJCF carries, and
- * the option is the setup's (timestep, cone, impratio, release, ...). NULL when out of memory;
- * caller owns the result.
+ * 50 g each, pressed with 10 N each); the pads are the setup's pad geom with the solref the MJCF
+ * carries, and the option is the setup's (timestep, cone, impratio, release, ...). NULL when out of
+ * memory; caller owns the result.
  */
 static json_t *hold_json(const struct fit_result *fit)
 {

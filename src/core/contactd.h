@@ -296,6 +296,11 @@ struct ctd_hold_answer {
 	int refsafe_clamped;  /* solref's time constant was raised to 2 * timestep */
 	int solref_fell_back; /* a mixed-sign solref was replaced by (0.02, 1) */
 	int friction_clamped; /* a friction coefficient was raised to MuJoCo's 1e-5 */
+	/* discrete only: 1 when refsafe replaced a pad contact's row (timestep^2 K imp > 1 at
+	 * that step's impedance) on at least one step of the duration; the steps after the
+	 * run settled (stepped < steps) repeat the last stepped step's rows. Always 0 under
+	 * the other integrators. */
+	int refsafe_replaced;
 };
 
 /* Fill h with a default pinch: a sphere of 2 cm radius, 100 g, with MuJoCo's geom defaults

@@ -109,6 +109,12 @@ static int sim_centre_in_pad(const struct sim *w)
 	return !(fabs(w->ns.x - (-x0 + w->ns.qL)) > hx) || !(fabs(w->ns.x - (x0 - w->ns.qR)) > hx);
 }
 
+/* discrete: refsafe replaced a contact row of the last step (ctd_law_discrete_gains) */
+static int sim_replaced(const struct sim *w)
+{
+	return w->noslip ? w->ns.replaced : w->s.replaced;
+}
+
 static double sim_z(const struct sim *w)
 {
 	return w->noslip ? w->ns.z : w->s.z;
@@ -364,6 +370,9 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 			break;
 		sim_step(w);
 		z = sim_z(w);
+		/* over the duration only (track): the steps the answer reports */
+		if (track && sim_replaced(w))
+			out->refsafe_replaced = 1;
 		if (track && out->time_to_slip < 0 && -z >= hq->slip_limit)
 			out->time_to_slip = (double)k * ht;
 		if (ctd_pinch_crushed(m, sim_pad_q(w)) || !isfinite(sim_vz(w)) ||
@@ -475,6 +484,7 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
 	    m.gains.timeconst_used > m.contact.solref[0];
 	out->solref_fell_back = m.gains.fell_back;
+	out->refsafe_replaced = 0; /* set by run_steps, step by step */
 	/* the friction the pair takes (the higher priority's, else the larger), before
 	 * MuJoCo raises each coefficient to mjMINMU */
 	out->friction_clamped = 0;

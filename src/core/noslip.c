@@ -65,7 +65,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 
 	/* the scalars and the frame rows; the row arrays are written before they are read
 	 * (rows < nrows), and clearing the whole struct was a tenth of the step */
-	c->nrows = c->pair0 = c->elliptic = c->condim = 0;
+	c->nrows = c->pair0 = c->elliptic = c->condim = c->replaced = 0;
 	c->imp = c->K = c->B = c->rr = c->R0 = c->R1 = c->mu = 0;
 	c->s = c->sB = 1;
 	c->Kimp = 0;
@@ -103,6 +103,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 		c->K = d.K;
 		c->B = d.B;
 		c->s = d.s;
+		c->replaced = d.replaced;
 		c->Kimp = d.K * c->imp;
 		/* an elliptic friction row keeps the unreplaced B (K = 0: never replaced) */
 		c->sB = 1 + m->timestep * m->gains.B;
@@ -561,6 +562,7 @@ void ctd_noslip_step(const struct ctd_pinch_model *m, struct ctd_noslip_state *s
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
 	s->noslip_sweeps = 0;
+	s->replaced = c[0].replaced || c[1].replaced;
 	if (c[0].active || c[1].active) {
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)

@@ -18,6 +18,7 @@ struct ctd_noslip_state {
 	double qR, vqR;    /* the right pad's joint (axis -x) */
 	double qacc[5];    /* the last step's (ax, az, alpha_y, aL, aR): the solver's start */
 	int noslip_sweeps; /* the sweeps the last step's noslip ran */
+	int replaced;      /* discrete: refsafe replaced a row of either contact last step */
 };
 
 /* The start of the asymmetric scene: as ctd_pinch_start. */

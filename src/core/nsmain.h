@@ -22,6 +22,7 @@
  * ones, so the arithmetic is the same, and the zero terms are not computed. */
 struct ctd_nsmain_contact {
 	int active, nrows, elliptic, condim, q;
+	int replaced; /* discrete: K, B are refsafe's replacement (ctd_law_discrete_gains) */
 	double dist, imp, K, B, rr;
 	double Kimp, s, sB; /* discrete: K imp, the row's s and a friction row's 1 + h B */
 	double R0, R1, mu;  /* R of the normal (pyramid: every) row, the tangent rows; cone mu */

@@ -117,6 +117,7 @@ void ctd_pinch_start(struct ctd_pinch_state *s)
 {
 	s->z = s->vz = s->q = s->vq = 0;
 	s->piece = -1;
+	s->replaced = 0;
 	s->qacc_warm[0] = s->qacc_warm[1] = 0;
 }
 
@@ -335,6 +336,7 @@ static void make_rows_of_dist(
 	c->K = m->gains.K;
 	c->B = m->gains.B;
 	c->s = 1;
+	c->replaced = 0;
 	if (m->discrete) {
 		struct ctd_law_discrete d;
 
@@ -342,6 +344,7 @@ static void make_rows_of_dist(
 		c->K = d.K;
 		c->B = d.B;
 		c->s = d.s;
+		c->replaced = d.replaced;
 	}
 	c->Kimp = c->K * imp;
 	/* an elliptic friction row keeps the unreplaced B (refsafe replaces spring rows) */
@@ -437,6 +440,7 @@ void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_sta
 		st->imp = imp;
 		st->K = active ? cache->K : m->gains.K;
 		st->B = active ? cache->B : m->gains.B;
+		st->replaced = active && cache->replaced;
 		st->R_normal = active ? 1 / r.D : 0;
 		st->R_friction = active ? (r.elliptic ? 1 / r.Dt : 1 / r.D) : 0;
 		st->accel_object = az;
@@ -445,6 +449,7 @@ void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_sta
 		st->normal_force = m->pad_mass * (m->a0_pad - ap);
 		st->friction_force = 0.5 * m->mass * (az - m->a0_object);
 	}
+	s->replaced = active && cache->replaced;
 	s->qacc_warm[0] = az;
 	s->qacc_warm[1] = ap;
 	s->vz += h * az;

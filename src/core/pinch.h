@@ -65,13 +65,14 @@ struct ctd_pinch_model {
 
 /* The constraint state of one step (one pad; the other is its mirror image). */
 struct ctd_pinch_step_state {
-	int active;            /* the contact has rows: dist < includemargin */
-	double imp, K, B;      /* efc_KBIP of the contact */
-	double R_normal;       /* efc_R of the first row (pyramid: every row) */
-	double R_friction;     /* efc_R of the tangential rows */
-	double accel_object;   /* qacc of the object along z */
-	double accel_pad;      /* qacc of each pad joint (toward the object) */
-	double normal_force;   /* the pad's normal force, N */
+	int active;          /* the contact has rows: dist < includemargin */
+	double imp, K, B;    /* efc_KBIP of the contact */
+	int replaced;        /* discrete: K, B are refsafe's replacement (ctd_law_discrete_gains) */
+	double R_normal;     /* efc_R of the first row (pyramid: every row) */
+	double R_friction;   /* efc_R of the tangential rows */
+	double accel_object; /* qacc of the object along z */
+	double accel_pad;    /* qacc of each pad joint (toward the object) */
+	double normal_force; /* the pad's normal force, N */
 	double friction_force; /* the pad's vertical friction force on the object, N (up > 0) */
 };
 
@@ -81,6 +82,7 @@ struct ctd_pinch_state {
 	double q, vq; /* each pad's joint position (its penetration, from touching) and speed */
 	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint) */
 	int piece;           /* the previous step's active set or cone zone; -1: none */
+	int replaced;        /* discrete: refsafe replaced the previous step's rows */
 };
 
 /* The Gauss term's and the pieces' Hessian (both pads: factor 2) and its determinant:
@@ -111,6 +113,7 @@ struct ctd_pinch_cache {
 	/* the row's gains (discrete: per distance), K*imp, s and the elliptic tangent's
 	 * 1 + h*B */
 	double K, B, Kimp, s, sB;
+	int replaced;                        /* discrete: K, B are refsafe's replacement */
 	struct ctd_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
 };
 

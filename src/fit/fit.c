@@ -109,7 +109,24 @@ static void check_contact(struct fit_result *fit)
 
 	fit->refsafe_min = 2 * h;
 	fit->below_refsafe = fit->timeconst < fit->refsafe_min;
-	if (fit->below_refsafe)
+	if (s.option.integrator == CTD_SCENE_DISCRETE) {
+		/* discrete never raises timeconst; its refsafe replaces a standard-form row with
+		 * h^2 K imp > 1 (never a direct one), and imp is at most dmax = solimp[1], where
+		 * h^2 K imp = h^2 / (dmax tc^2 dr^2): the fitted spring (the fit steps it with
+		 * refsafe off) is stepped as fitted unless tc < h / (sqrt(dmax) dr). A spring
+		 * at that edge is what every stiffer pad is replaced by, so the fit lands on it
+		 * to rounding (the 1e-9) */
+		double dmax = fmin(MJ_MAXIMP, fmax(MJ_MINIMP, s.floor.solimp[1]));
+
+		fit->refsafe_min = h / (sqrt(dmax) * fit->dampratio);
+		fit->below_refsafe = fit->timeconst < fit->refsafe_min * (1 - 1e-9);
+		if (fit->below_refsafe)
+			note(fit,
+			    "timeconst %.6g is below %.6g (timestep %.6g, dampratio %.6g): the "
+			    "discrete integrator's refsafe would replace its rows by a softer "
+			    "spring; paste solref_direct (refsafe leaves the direct form alone)",
+			    fit->timeconst, fit->refsafe_min, h, fit->dampratio);
+	} else if (fit->below_refsafe)
 		note(fit,
 		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with "
 		    "%.6g; "

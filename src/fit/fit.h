@@ -112,8 +112,10 @@ struct fit_result {
 	double *press_model;    /* model deflection of each press (npresses) */
 	double *press_residual; /* measured - model deflection (npresses) */
 	struct fit_traj *traj;  /* ntrajectories */
-	double refsafe_min;     /* 2 * timestep */
-	int below_refsafe;      /* timeconst < refsafe_min */
+	/* 2 * timestep; under discrete, where refsafe starts replacing the fitted spring's
+	 * deepest row: timestep / (sqrt(solimp[1]) * dampratio) */
+	double refsafe_min;
+	int below_refsafe; /* timeconst < refsafe_min */
 	double growth;          /* rest-spring growth per step (/v1/stability) */
 	double chatter;         /* jitter (m) of a body placed on the pad, last 0.5 s */
 	size_t nnotes;

@@ -21,8 +21,8 @@
 const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip", "normal_force",
     "penetration", "load", "friction_capacity", "holds", "time_to_slip",
     "time_to_slip_extrapolated", "falls", "fall_time", "reproducible", "steps", "refsafe_clamped",
-    "solref_fallback", "friction_clamped", "coulomb_holds", "friction_margin", "mujoco",
-    "core_version", NULL};
+    "refsafe_replaced", "solref_fallback", "friction_clamped", "coulomb_holds", "friction_margin",
+    "mujoco", "core_version", NULL};
 
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
@@ -308,6 +308,7 @@ static size_t hold_answer_fields(const void *result, struct ans_field out[ANS_MA
 	ans_add_integer(&l, "reproducible", a->reproducible, ANS_BOOL);
 	ans_add_integer(&l, "steps", a->steps, ANS_INTEGER);
 	ans_add_integer(&l, "refsafe_clamped", a->refsafe_clamped, ANS_BOOL);
+	ans_add_integer(&l, "refsafe_replaced", a->refsafe_replaced, ANS_BOOL);
 	ans_add_integer(&l, "solref_fallback", a->solref_fell_back, ANS_BOOL);
 	ans_add_integer(&l, "friction_clamped", a->friction_clamped, ANS_BOOL);
 	/* the Coulomb comparison, which `holds` was before issue #29: the friction the grip

@@ -3,7 +3,7 @@
 // (npm's @mujoco/mujoco 3.12.0, 3.13.0, 3.14.0).
 //
 //   node mjref_js_hold_gen.mjs [-m MODULE] [-n SCENES] [-N NOSLIP] [-D DISCRETE] [-S STIFF]
-//                              [-s SEED]
+//                              [-s SEED] [-F FROM]
 //
 // MODULE is the package to import (default @mujoco/mujoco; an npm alias works). The
 // scenes are hold_scene.h's HOLD_SCENE_WIDE draws (hold_scene.mjs): SCENES with Euler,
@@ -15,8 +15,12 @@
 // the same draws. A scene is kept by mjref_hold.c's rule (two face contacts whenever
 // there are rows), except at step 1: 3.8.0-3.13.0 start with the left pad's contact
 // alone when the pads' float32 broadphase ends tie (docs/hold.md), which is the scene
-// too. Answers as mjref_hold.c's, but the creep is read only after stepping on past its
-// settling (CREEP_ON below); its step count is the steps run.
+// too. -F FROM draws the first FROM scenes but neither steps nor prints them, so that a
+// table's later records can be remade alone (they are those of the whole table). Answers
+// as mjref_hold.c's, but the creep is read only after stepping on past its
+// settling (CREEP_ON below); its step count is the steps run. A discrete scene's record
+// also says whether refsafe replaced a contact row on some step of the duration (the
+// hold answer's refsafe_replaced), read from the build's own rows (replacedRow below).
 import { rng, draw, noslip as drawNoslip, uniform, g17, WIDE } from './hold_scene.mjs';
 
 const SAMPLES = 16;
@@ -37,6 +41,7 @@ const moduleName = opt('-m', '@mujoco/mujoco');
 const scenes = Number(opt('-n', 100)), noslipScenes = Number(opt('-N', 40));
 const discreteScenes = Number(opt('-D', 0)), stiffScenes = Number(opt('-S', 0));
 const seed = opt('-s', '20261203');
+const from = Number(opt('-F', 0));
 
 const M = await (await import(moduleName)).default();
 
@@ -68,6 +73,19 @@ function sceneXml(s, hz) {
     '<motor joint="right" ctrllimited="false"/></actuator>\n</mujoco>\n';
 }
 
+// discrete: whether refsafe replaced one of the step's contact rows. Its efc_KBIP is then
+// K' = 1/(h^2 imp) (docs/hold.md), so h^2 K imp is 1 to rounding; a row MuJoCo keeps has
+// h^2 K imp < 1, and an elliptic friction row K = 0. The margin 1e-9 is far above the
+// few ulps of that product and far below any kept row's distance from 1 in these draws.
+function replacedRow(m, d) {
+  const kbip = d.efc_KBIP, h = m.opt.timestep;
+  for (let i = 0; i < d.nefc; i++) {
+    const K = kbip[4 * i], imp = kbip[4 * i + 2];
+    if (K > 0 && Math.abs(h * h * K * imp - 1) < 1e-9) return true;
+  }
+  return false;
+}
+
 function load(xml) {
   const m = M.MjModel.from_xml_string(xml);
   const d = new M.MjData(m);
@@ -82,9 +100,11 @@ function run(s, index) {
   d.ctrl[0] = s.grip;
   d.ctrl[1] = s.grip;
   const z = [], q = [];
-  let regular = true;
+  let regular = true, replaced = false;
   for (let k = 1; k <= steps && regular; k++) {
     M.mj_step(m, d);
+    // mj_step's rows are those of the step's start, the step the core calls k
+    if (s.discrete && !replaced) replaced = replacedRow(m, d);
     const qp = d.qpos;
     if (!(qp[8] < 0.9 * s.radius) || !(qp[8] > -0.5 * s.radius) ||
         !(Math.abs(qp[2]) < s.padSize[2]) || (k > 1 && d.nefc > 0 && d.ncon !== 2))
@@ -129,7 +149,8 @@ function run(s, index) {
   if (s.discrete) line += ' integrator discrete';
   return [line, `object ${geomFields(s.object)}`, `pad ${geomFields(s.pad)}`,
     `traj ${stride} ${z.map(g17).join(' ')}`, `pads ${stride} ${q.map(g17).join(' ')}`,
-    `creep ${settled >= SETTLE_RUN ? 1 : 0} ${g17(creep)} ${k - 1}`, 'end'];
+    `creep ${settled >= SETTLE_RUN ? 1 : 0} ${g17(creep)} ${k - 1}`,
+    ...(s.discrete ? [`replaced ${replaced ? 1 : 0}`] : []), 'end'];
 }
 
 const r = rng(seed);
@@ -152,6 +173,7 @@ for (let i = 0; i < total; i++) {
   } else if (i >= scenes) {
     s.noslip = drawNoslip(r);
   }
+  if (i < from) continue;
   const rec = run(s, i);
   if (rec) {
     out.push(...rec);
