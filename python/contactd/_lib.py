@@ -10,9 +10,9 @@ import os
 import threading
 
 # The shared library's names, most specific first: the soname this package was
-# written against (libcontactd.so.1: ctd_answer() appeared in interface 2, age 1), then
-# the development link and whatever the system's library search finds.
-_NAMES = ("libcontactd.so.1", "libcontactd.so")
+# written against (libcontactd.so.2: interface 2, which added ctd_answer()), then the
+# development link and whatever the system's library search finds.
+_NAMES = ("libcontactd.so.2", "libcontactd.so")
 
 _lock = threading.Lock()
 _lib = None

@@ -11,14 +11,15 @@ libanswer_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS) $(XML_CFLAGS)
 	-fvisibility=hidden
 
 # -version-info is current:revision:age (libtool's rules: add an interface, current+1
-# and age+1; change or remove one, current+1, age 0). 2:0:1: ctd_answer() and
-# ctd_answer_free() added. (1:0:0: the hand-written header dropped the solver's state,
-# the scene model and the test hooks from the interface.)
+# and age+1; change or remove one, current+1, age 0). 2:0:0: ctd_answer() and
+# ctd_answer_free() added, and struct ctd_hold_answer gained refsafe_replaced (its size
+# changed, so interface 1's programs cannot use this library). (1:0:0: the hand-written
+# header dropped the solver's state, the scene model and the test hooks from the interface.)
 lib_LTLIBRARIES += libcontactd.la
 libcontactd_la_SOURCES =
 libcontactd_la_LIBADD = libanswer.la libcore.la $(JANSSON_LIBS) $(XML_LIBS) $(GSL_LIBS) \
 	-lpthread -lm
-libcontactd_la_LDFLAGS = -version-info 2:0:1
+libcontactd_la_LDFLAGS = -version-info 2:0:0
 
 # The one public header, written by hand (src/core/contactd.h): installed as is.
 include_HEADERS = src/core/contactd.h
