@@ -932,8 +932,12 @@ START_TEST(deleted_database_not_acknowledged)
 	live_get(&dmn, "/v1/health", &r);
 	v = reply_json(&r, 200);
 	ck_assert_str_ne(json_string_value(json_object_get(v, "store")), "ok");
-	ck_assert_msg(strstr(json_string_value(json_object_get(v, "store_error")), "deleted"), "%s",
-	    json_string_value(json_object_get(v, "store_error")));
+	/* deleted, or replaced: a thread that opens its own connection after the deletion
+	 * (a new worker's cache connection) makes a fresh file at the name, which the store
+	 * then reports as a replacement; either way nothing is acknowledged into it */
+	ck_assert_msg(strstr(json_string_value(json_object_get(v, "store_error")), "deleted") ||
+	        strstr(json_string_value(json_object_get(v, "store_error")), "replaced"),
+	    "%s", json_string_value(json_object_get(v, "store_error")));
 	json_decref(v);
 	ck_assert_int_eq(live_stop(&dmn), 0);
 	/* the files back, as an operator restores them: what was acknowledged is all there */
