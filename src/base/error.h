@@ -56,4 +56,15 @@ const char *err_name(enum err_code code);
 /* The contract's error body {"error", "message", "path"}. Caller owns the result. */
 json_t *err_to_json(const struct err *e);
 
+/*
+ * ERR_TEXT_FALLBACK_MAX: a buffer that always holds err_to_text_fallback()'s body.
+ * err_to_text_fallback: err_to_json()'s body written by hand, for when jansson refuses it
+ * (a message quoting bytes that are not UTF-8): message and path copied as printable ASCII
+ * with every other byte, '"' and '\\' as %XX, so the text is valid JSON and cannot fail;
+ * newline-terminated, into out (caller-owned, size bytes, ERR_TEXT_FALLBACK_MAX for the
+ * whole body). Returns its length.
+ */
+#define ERR_TEXT_FALLBACK_MAX (3 * ERR_MESSAGE_MAX + 3 * ERR_PATH_MAX + 96)
+size_t err_to_text_fallback(const struct err *e, char *out, size_t size);
+
 #endif

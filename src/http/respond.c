@@ -99,27 +99,6 @@ enum MHD_Result http_respond_json(
 	    conn, req, status, HTTP_JSON_MEDIA, text, strlen(text), MHD_RESPMEM_MUST_FREE);
 }
 
-/* Copy s into out (size > 4) as JSON string content: printable ASCII but '"' and '\\'
- * kept, every other byte %XX, so that the copy is valid UTF-8 and needs no escaping. */
-static void json_safe(char *out, size_t size, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = 0;
-
-	for (; *s && n + 4 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < ' ' || c >= 0x7f || c == '"' || c == '\\') {
-			out[n++] = '%';
-			out[n++] = hex[c >> 4];
-			out[n++] = hex[c & 15];
-		} else {
-			out[n++] = (char)c;
-		}
-	}
-	out[n] = '\0';
-}
-
 enum MHD_Result http_respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
@@ -131,17 +110,11 @@ enum MHD_Result http_respond_error(
 	if (!body) {
 		/* jansson refuses text that is not UTF-8 (a message quoting the request's bytes):
 		 * build the same body by hand from escaped copies, which cannot fail. */
-		char message[3 * ERR_MESSAGE_MAX], path[3 * ERR_PATH_MAX],
-		    text[sizeof message + sizeof path + 96];
-		int n;
+		char text[ERR_TEXT_FALLBACK_MAX];
+		size_t n = err_to_text_fallback(e, text, sizeof text);
 
-		json_safe(message, sizeof message, e->message);
-		json_safe(path, sizeof path, e->path);
-		n = snprintf(text, sizeof text,
-		    "{\"error\":\"%s\",\"message\":\"%s\",\"path\":\"%s\"}\n", err_name(e->code),
-		    message, path);
-		return http_respond_buffer(conn, req, status, HTTP_JSON_MEDIA, text,
-		    (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, MHD_RESPMEM_MUST_COPY);
+		return http_respond_buffer(
+		    conn, req, status, HTTP_JSON_MEDIA, text, n, MHD_RESPMEM_MUST_COPY);
 	}
 	ret = http_respond_json(conn, req, status, body);
 	json_decref(body);

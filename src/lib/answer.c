@@ -24,47 +24,21 @@ static void setup(void)
 	eval_set_status(http_status_of);
 }
 
-/* Copy s into out (size > 4) as JSON string content: printable ASCII but '"' and '\\'
- * kept, every other byte %XX. The daemon's fallback (http/respond.c) for a message
- * jansson refuses (one quoting bytes that are not UTF-8), so the bytes stay its own. */
-static void json_safe(char *out, size_t size, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = 0;
-
-	for (; *s && n + 4 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < ' ' || c >= 0x7f || c == '"' || c == '\\') {
-			out[n++] = '%';
-			out[n++] = hex[c >> 4];
-			out[n++] = hex[c & 15];
-		} else {
-			out[n++] = (char)c;
-		}
-	}
-	out[n] = '\0';
-}
-
 /* The contract's error body of e as the daemon writes it; NULL when out of memory. */
 static char *error_text(const struct err *e)
 {
 	json_t *body = err_to_json(e);
-	char message[3 * ERR_MESSAGE_MAX], path[3 * ERR_PATH_MAX], *text;
-	size_t size;
+	char *text;
 
 	if (body) {
 		text = svc_dump(body);
 		json_decref(body);
 		return text;
 	}
-	json_safe(message, sizeof message, e->message);
-	json_safe(path, sizeof path, e->path);
-	size = sizeof message + sizeof path + 96;
-	if (!(text = malloc(size)))
+	/* the daemon's fallback for a message jansson refuses, so the bytes stay its own */
+	if (!(text = malloc(ERR_TEXT_FALLBACK_MAX)))
 		return NULL;
-	snprintf(text, size, "{\"error\":\"%s\",\"message\":\"%s\",\"path\":\"%s\"}\n",
-	    err_name(e->code), message, path);
+	err_to_text_fallback(e, text, ERR_TEXT_FALLBACK_MAX);
 	return text;
 }
 
