@@ -297,6 +297,11 @@
 /* A drop's model rebound ends at the first apex after the object left the pad, or this
  * many seconds after the first contact if it never leaves. */
 #define CALIB_DROP_SETTLE 1.0
+/* A press's model (issue #29; fit/model.h): the object pressed from rest touching the pad for
+ * CALIB_PRESS_DURATION s, its depth the mean penetration over the last CALIB_PRESS_WINDOW s
+ * (a bouncy pad never settles under a press: MuJoCo keeps it hopping). */
+#define CALIB_PRESS_DURATION 4.0
+#define CALIB_PRESS_WINDOW 1.0
 /* Starting grid of the fit: timeconst from this many timesteps to CALIB_GRID_TIMECONST_MAX
  * seconds, dampratio between the two bounds, log-spaced, CALIB_GRID_POINTS per axis. Its
  * box is also the searched range: the fit never ends outside it. */

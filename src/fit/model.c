@@ -1,6 +1,6 @@
 /*
- * model.c: the model of a measurement: a drop's rebound and a trajectory, simulated by
- * the contact core (see model.h).
+ * model.c: the model of a measurement: a drop's rebound, a press's depth and a trajectory,
+ * simulated by the contact core (see model.h).
  */
 #include "fit/model.h"
 
@@ -111,6 +111,28 @@ void model_rebounds(const struct ctd_scene_model *models, size_t npads, const do
 			    ? d[k].first_rebound
 			    : NAN;
 	}
+}
+
+int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_press *out)
+{
+	/* the depth not positive: the object spends the window more off the pad than on it
+	 * (a pad that gains energy throws it clear); such flights are chaotic, the core and
+	 * libmujoco part within a few bounces, and a lab would report no deflection */
+	if (!(out->depth > 0))
+		return 0;
+	/* a box (four corner contacts) that leaves the pad and never falls into a cycle:
+	 * MuJoCo's box starts to rock there, which the core's flat box does not */
+	return !(m->contacts > 1 && out->period == 0 && out->lift > 0);
+}
+
+double model_press(const struct ctd_scene_model *m, double force)
+{
+	struct ctd_sim_press out;
+
+	if (ctd_sim_press(m, force, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &out) != 0 ||
+	    !isfinite(out.depth))
+		return NAN;
+	return model_press_followed(m, &out) ? out.depth : NAN;
 }
 
 /* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */

@@ -207,7 +207,7 @@ int problem_residuals_given(
 {
 	const struct calib_data *d = P->data;
 	struct ctd_scene_model m;
-	double logp[NPHYS], pen, own[CALIB_MAX_DROPS];
+	double logp[NPHYS], own[CALIB_MAX_DROPS];
 	size_t i, row = 0;
 
 	if (problem_abandoned(P)) {
@@ -228,11 +228,9 @@ int problem_residuals_given(
 		return GSL_SUCCESS;
 	problem_model_at(P, logp, &m);
 	for (i = 0; i < d->npresses; i++, row++) {
-		if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
-			pen = NAN;
 		gsl_vector_set(f, row,
-		    problem_weigh(
-		        pen, d->presses[i].deflection, problem_press_sigma(&d->presses[i])));
+		    problem_weigh(model_press(&m, d->presses[i].force), d->presses[i].deflection,
+		        problem_press_sigma(&d->presses[i])));
 	}
 	for (i = 0; i < d->ntrajectories; i++) {
 		problem_traj_residuals(P, &m, i, problem_release_time(P, x, i),

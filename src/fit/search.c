@@ -133,9 +133,7 @@ static void grid_residuals(
 			for (i = 0; i < d->ndrops; i++)
 				model[i] = dm[i];
 			for (i = 0; i < d->npresses; i++)
-				if (ctd_sim_equilibrium(
-				        &m, d->presses[i].force, &model[d->ndrops + i]) != 0)
-					model[d->ndrops + i] = NAN;
+				model[d->ndrops + i] = model_press(&m, d->presses[i].force);
 		}
 	}
 	for (i = 0; i < d->ndrops; i++, row++) {
@@ -145,12 +143,8 @@ static void grid_residuals(
 		    problem_weigh(rebound, d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
 	}
 	for (i = 0; i < d->npresses; i++, row++) {
-		double pen;
+		double pen = model ? model[d->ndrops + i] : model_press(&m, d->presses[i].force);
 
-		if (model)
-			pen = model[d->ndrops + i];
-		else if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
-			pen = NAN;
 		gsl_vector_set(f, row,
 		    problem_weigh(
 		        pen, d->presses[i].deflection, problem_press_sigma(&d->presses[i])));
