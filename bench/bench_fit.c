@@ -3,7 +3,8 @@
  * most 0.25 s median and 1 s worst on the 2-core machine). Run by `make bench-fit` (never by
  * `make check`).
  *
- * For each drop count (3, 5, 8) it draws BENCH_FIT_SETS sets (default 12) with tests/calgen.h
+ * For each drop count (3, 5, 8, and 3 drops with 2 presses, "3+2p") it draws BENCH_FIT_SETS sets
+ * (default 12) with tests/calgen.h
  * (truths, objects, timesteps, heights and sigmas from a seeded SplitMix64, BENCH_FIT_SEED,
  * default 29; the rebounds simulated by libmujoco 2.2.2 at bench time), fits each with
  * fit_solref() on one thread, and prints the median and worst wall time (and the fit thread's
@@ -49,7 +50,7 @@ static void print_fit(size_t drops, int n, const struct fit_result *fit, double 
 
 int main(void)
 {
-	static const size_t counts[] = {3, 5, 8};
+	static const size_t counts[] = {3, 5, 8, 3}, press_counts[] = {0, 0, 0, 2};
 	const char *env = getenv("BENCH_FIT_SETS"), *seed_env = getenv("BENCH_FIT_SEED");
 	int verbose = getenv("BENCH_FIT_VERBOSE") != NULL;
 	int sets = env ? atoi(env) : 12;
@@ -61,12 +62,13 @@ int main(void)
 	printf("fit wall time on fresh sets (libmujoco 2.2.2 rebounds), %d sets per drop count, "
 	       "seed %llu\n",
 	    sets, (unsigned long long)seed);
-	printf("%6s %10s %10s %10s %10s %10s  %s\n", "drops", "median_s", "worst_s", "cpu_med_s",
+	printf("%8s %10s %10s %10s %10s %10s  %s\n", "drops", "median_s", "worst_s", "cpu_med_s",
 	    "cpu_worst_s", "worst_dchi2", "statuses (ok/partial/few_dof/misfit/insufficient)");
 	for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
 		double *wall = malloc((size_t)sets * sizeof *wall), worst = 0, dchi2 = -INFINITY;
 		double *cpu = malloc((size_t)sets * sizeof *cpu), worst_cpu = 0;
 		int status[5] = {0}, n;
+		char label[16];
 		uint64_t state = seed * 1000003u + counts[c];
 
 		if (!wall || !cpu)
@@ -79,9 +81,15 @@ int main(void)
 			size_t i;
 
 			calgen_draw(&state, counts[c], &set);
+			calgen_add_presses(&state, press_counts[c], &set);
 			for (i = 0; i < set.data.ndrops; i++) {
 				double r =
 				    (set.apex[i] - set.drops[i].rebound) / set.drops[i].sigma;
+				truth_chi2 += r * r;
+			}
+			for (i = 0; i < set.data.npresses; i++) {
+				double r = (set.depth[i] - set.presses[i].deflection) /
+				    set.presses[i].sigma;
 				truth_chi2 += r * r;
 			}
 			t0 = clock_s(CLOCK_MONOTONIC);
@@ -104,7 +112,9 @@ int main(void)
 				dchi2 = fmax(dchi2, fit->chi2 - truth_chi2);
 			fit_free(fit);
 		}
-		printf("%6zu %10.3f %10.3f %10.3f %10.3f %10.3g  %d/%d/%d/%d/%d\n", counts[c],
+		snprintf(label, sizeof label, press_counts[c] ? "%zu+%zup" : "%zu", counts[c],
+		    press_counts[c]);
+		printf("%8s %10.3f %10.3f %10.3f %10.3f %10.3g  %d/%d/%d/%d/%d\n", label,
 		    bench_median(wall, sets), worst, bench_median(cpu, sets), worst_cpu, dchi2,
 		    status[FIT_OK], status[FIT_PARTIAL], status[FIT_FEW_DOF], status[FIT_MISFIT],
 		    status[FIT_INSUFFICIENT]);

@@ -154,10 +154,28 @@ static int same_bits(double a, double b)
 	return memcmp(&a, &b, sizeof a) == 0;
 }
 
+int ctd_sim_press_model(
+    const struct ctd_scene_model *m, double force, struct ctd_scene_model *out)
+{
+	if (!isfinite(force) || !(force >= -m->qfrc))
+		return -1;
+	*out = *m;
+	/* MuJoCo's qfrc_smooth: (passive - bias) + J' xfrc, the applied force being the
+	 * total less the weight (-m->qfrc is m*g as MuJoCo's bias has it) */
+	out->qfrc = m->qfrc + -(force + m->qfrc);
+	out->a0 = out->qfrc * (1 / m->mass);
+	return 0;
+}
+
+long ctd_sim_press_window(long steps, long window_steps)
+{
+	return window_steps < 1 ? 1 : window_steps > steps ? steps : window_steps;
+}
+
 int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration, double window,
     struct ctd_sim_press *out)
 {
-	struct ctd_scene_model pm = *m;
+	struct ctd_scene_model pm;
 	long n = ctd_sim_step_count(duration, m->timestep);
 	long w = ctd_sim_step_count(window, m->timestep), first, i, power = 1, lam = 0;
 	double z = m->half_height, vel = 0, warm = 0, sum = 0, mean = 0, m2 = 0, count = 0;
@@ -165,14 +183,10 @@ int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration
 	double short_z = z, short_v = vel, short_w = warm;
 	long short_at = -1;
 
-	if (!isfinite(force) || !(force >= -m->qfrc) || n < 1)
+	if (ctd_sim_press_model(m, force, &pm) != 0 || n < 1)
 		return -1;
-	w = w < 1 ? 1 : w > n ? n : w;
+	w = ctd_sim_press_window(n, w);
 	first = n - w;
-	/* MuJoCo's qfrc_smooth: (passive - bias) + J' xfrc, the applied force being the
-	 * total less the weight (-m->qfrc is m*g as MuJoCo's bias has it) */
-	pm.qfrc = m->qfrc + -(force + m->qfrc);
-	pm.a0 = pm.qfrc * (1 / m->mass);
 	out->peak = 0;
 	out->lift = 0;
 	out->period = 0;
@@ -313,11 +327,6 @@ long ctd_sim_first_jitter(const struct ctd_scene_model *m, double duration)
 	long window = lround(JITTER_WINDOW / m->timestep);
 
 	return n > window ? n - window : 0;
-}
-
-static int same_bits(double a, double b)
-{
-	return memcmp(&a, &b, sizeof a) == 0;
 }
 
 void ctd_sim_fall(

@@ -135,6 +135,45 @@ double model_press(const struct ctd_scene_model *m, double force)
 	return model_press_followed(m, &out) ? out.depth : NAN;
 }
 
+void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
+    size_t npresses, double *out)
+{
+	enum { CHUNK = 256 };
+	struct ctd_scene_model m[CHUNK];
+	struct ctd_sim_press r[CHUNK];
+	double f[CHUNK];
+	size_t total = npads * npresses, at, k, idx[CHUNK];
+
+	for (at = 0; at < total;) {
+		size_t n = 0;
+
+		/* the points the lanes step, CHUNK at a time; the lanes follow the pyramidal
+		 * cone only (lanes.h) */
+		for (; at < total && n < CHUNK; at++) {
+			const struct ctd_scene_model *pm = &models[at / npresses];
+
+			if (pm->cone != CTD_CONE_PYRAMIDAL) {
+				out[at] = model_press(pm, forces[at % npresses]);
+				continue;
+			}
+			m[n] = *pm;
+			f[n] = forces[at % npresses];
+			idx[n++] = at;
+		}
+		ctd_lanes_press_array(m, f, n, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, r);
+		for (k = 0; k < n; k++) {
+			if (r[k].steps == 0 || !isfinite(r[k].depth))
+				out[idx[k]] = NAN;
+			else if (m[k].contacts > 1 && r[k].period == 0 && r[k].lift > 0)
+				/* a box that leaves the pad: whether it falls into a cycle, which
+				 * the lanes do not look for, decides (model_press_followed()) */
+				out[idx[k]] = model_press(&m[k], f[k]);
+			else
+				out[idx[k]] = model_press_followed(&m[k], &r[k]) ? r[k].depth : NAN;
+		}
+	}
+}
+
 /* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */
 static double catmull_rom(double p0, double p1, double p2, double p3, double u)
 {

@@ -78,6 +78,12 @@ void model_falls(const struct ctd_scene_model *m, const double *heights, size_t 
  */
 double model_press(const struct ctd_scene_model *m, double force);
 
+/* model_presses: model_press() of each of npresses forces on each of npads prepared scenes,
+ * into out[pad * npresses + press] (caller-owned), the same bits: the presses stepped side
+ * by side through the lanes (core/lanes.h). No allocation. */
+void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
+    size_t npresses, double *out);
+
 /*
  * model_press_followed: whether the core's press *out on scene m is MuJoCo's: 0 when the
  * object spends the window off the pad more than on it (mean depth not positive: a pad
