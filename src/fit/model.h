@@ -58,7 +58,9 @@ double model_rebound(const struct ctd_scene_model *m, double height);
  * which the SIMD lanes follow (core/lanes.h), several at once with the same bits; the others
  * one by one. falls (NULL: none) holds model_falls()' free fall of each drop: a pad whose
  * fall it is (the same object, timestep and gravity; any solref) starts its drop there, with
- * the same answer.
+ * the same answer. A batch of many points is shared over CALIB_FIT_THREADS threads (the
+ * caller's and helpers that inherit its priority), each point computed by one of them with
+ * the same bits; thread-safe for disjoint outputs.
  */
 void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
     size_t ndrops, const struct ctd_sim_start *falls, double *out);
@@ -80,7 +82,8 @@ double model_press(const struct ctd_scene_model *m, double force);
 
 /* model_presses: model_press() of each of npresses forces on each of npads prepared scenes,
  * into out[pad * npresses + press] (caller-owned), the same bits: the presses stepped side
- * by side through the lanes (core/lanes.h). No allocation. */
+ * by side through the lanes (core/lanes.h), a large batch shared over CALIB_FIT_THREADS
+ * threads (as model_rebounds()). No allocation but the helpers' threads. */
 void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
     size_t npresses, double *out);
 

@@ -150,24 +150,54 @@ static int recent_find(const struct problem *P, const double logp[NPHYS])
 	return -1;
 }
 
+/*
+ * Scene models for a batch of `want` pads, prepared BATCH_PADS at a time into a heap block
+ * when one can be had (the lanes' work is then shared over the fit's threads, fit/model.c,
+ * which a few dozen pads are too few for), else STACK_PADS at a time into the caller's
+ * `stack`. *cap: the pads the block holds. Free the block with pads_release().
+ */
+enum { BATCH_PADS = 4096, STACK_PADS = 64 };
+
+static struct ctd_scene_model *pads_block(
+    size_t want, struct ctd_scene_model stack[STACK_PADS], size_t *cap)
+{
+	size_t n = want < BATCH_PADS ? want : BATCH_PADS;
+	struct ctd_scene_model *m = n > STACK_PADS ? malloc(n * sizeof *m) : NULL;
+
+	*cap = m ? n : STACK_PADS;
+	return m ? m : stack;
+}
+
+static void pads_release(struct ctd_scene_model *m, const struct ctd_scene_model *stack)
+{
+	if (m != stack)
+		free(m);
+}
+
 static void static_models_stepped(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
 {
-	enum { PADS = 64, PRESS_POINTS = 256 };
+	enum { PRESS_POINTS = 256 };
 	const struct calib_data *d = P->data;
 	const size_t nd = d->ndrops, np = d->npresses, ns = nd + np;
-	struct ctd_scene_model m[PADS];
-	double heights[CALIB_MAX_DROPS], forces[CALIB_MAX_PRESSES], pressed[PRESS_POINTS];
-	size_t i, k, at, n, g, group = np > 0 && np < PRESS_POINTS ? PRESS_POINTS / np : 1;
+	struct ctd_scene_model stack[STACK_PADS], *m;
+	double heights[CALIB_MAX_DROPS], forces[CALIB_MAX_PRESSES], few[PRESS_POINTS], *pressed;
+	size_t i, k, at, n, g, cap, group;
 
 	for (i = 0; i < nd && i < CALIB_MAX_DROPS; i++)
 		heights[i] = d->drops[i].height;
 	for (i = 0; i < np && i < CALIB_MAX_PRESSES; i++)
 		forces[i] = d->presses[i].force;
+	m = pads_block(npads, stack, &cap);
+	/* the presses of a whole block at once where memory allows, else a few pads' */
+	pressed = np > 0 && m != stack ? malloc(cap * np * sizeof *pressed) : NULL;
+	group = pressed ? cap : np > 0 && np < PRESS_POINTS ? PRESS_POINTS / np : 1;
+	if (!pressed)
+		pressed = few;
 	for (at = 0; at < npads; at += n) {
 		double *block = out + at * ns;
 
-		n = npads - at < PADS ? npads - at : PADS;
+		n = npads - at < cap ? npads - at : cap;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
 		if (nd > 0) {
@@ -184,6 +214,9 @@ static void static_models_stepped(
 				memcpy(block + (i + k) * ns + nd, pressed + k * np, np * sizeof *block);
 		}
 	}
+	if (pressed != few)
+		free(pressed);
+	pads_release(m, stack);
 }
 
 void problem_static_models(
@@ -306,17 +339,19 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 static void drop_model_one(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, size_t drop, double *out)
 {
-	enum { PADS = 256 };
-	struct ctd_scene_model m[PADS];
+	struct ctd_scene_model stack[STACK_PADS], *m;
 	double height = P->data->drops[drop].height;
-	size_t i, at, n;
+	size_t i, at, n, cap;
+
+	m = pads_block(npads, stack, &cap);
 
 	for (at = 0; at < npads; at += n) {
-		n = npads - at < PADS ? npads - at : PADS;
+		n = npads - at < cap ? npads - at : cap;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
 		model_rebounds(m, n, &height, 1, P->falls ? &P->falls[drop] : NULL, out + at);
 	}
+	pads_release(m, stack);
 }
 
 /* Press `press`'s model depth at each of npads pads into out[pad] (problem_static_models() for
@@ -324,17 +359,19 @@ static void drop_model_one(
 static void press_model_one(const struct problem *P, const double (*logp)[NPHYS], size_t npads,
     size_t press, double *out)
 {
-	enum { PADS = 256 };
-	struct ctd_scene_model m[PADS];
+	struct ctd_scene_model stack[STACK_PADS], *m;
 	double force = P->data->presses[press].force;
-	size_t i, at, n;
+	size_t i, at, n, cap;
+
+	m = pads_block(npads, stack, &cap);
 
 	for (at = 0; at < npads; at += n) {
-		n = npads - at < PADS ? npads - at : PADS;
+		n = npads - at < cap ? npads - at : cap;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
 		model_presses(m, n, &force, 1, out + at);
 	}
+	pads_release(m, stack);
 }
 
 /* Drops in the order problem_chi2_within() steps them: the most bouncing first (rebound over
