@@ -127,6 +127,68 @@ START_TEST(press_is_mujocos)
 END_TEST
 
 /*
+ * The fit's batches (model_presses(), model_rebounds(): the lanes, shared over the fit's
+ * threads, and a small batch in scalar code) give each point model_press()'s and
+ * model_rebound()'s own answer, bit for bit (NaN as NaN): 700 pads, spheres and boxes, both
+ * cones, two presses and two drops each (1400 points: over the sharing threshold), then the
+ * first pad alone (one and two presses: the scalar path).
+ */
+START_TEST(batches_are_single_answers)
+{
+	enum { PADS = 700 };
+	struct ctd_scene_model *m = calloc(PADS, sizeof *m);
+	double *press = calloc(2 * PADS, sizeof *press), *drop = calloc(2 * PADS, sizeof *drop);
+	double forces[2], heights[2] = {0.05, 0.2};
+	uint64_t rng = 2031;
+	int i, k, elliptic = 0, boxes = 0, nan = 0;
+
+	ck_assert(m && press && drop);
+	for (i = 0; i < PADS; i++) {
+		int box = i % 3 == 2;
+		struct ctd_scene s = mjscene_pad(box, exp(tl_between(&rng, log(0.008), log(0.3))),
+		    exp(tl_between(&rng, log(0.1), log(2.0))), CALIB_PRESS_DURATION);
+
+		s.size[0] = tl_between(&rng, 0.01, 0.03);
+		if (box)
+			s.size[1] = s.size[2] = s.size[0];
+		s.mass = 0.1;
+		s.option.timestep = i % 2 ? 0.002 : 0.005;
+		s.option.cone = i % 5 == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+		ctd_scene_prepare(&s, &m[i]);
+		elliptic += m[i].cone == CTD_CONE_ELLIPTIC;
+		boxes += box;
+	}
+	forces[0] = 0.1 * 9.81 * 1.5;
+	forces[1] = 0.1 * 9.81 * 12;
+	model_presses(m, PADS, forces, 2, press);
+	model_rebounds(m, PADS, heights, 2, NULL, drop);
+	for (i = 0; i < PADS; i++)
+		for (k = 0; k < 2; k++) {
+			double p1 = model_press(&m[i], forces[k]), d1 = model_rebound(&m[i], heights[k]);
+			double pb = press[i * 2 + k], db = drop[i * 2 + k];
+
+			ck_assert_msg(memcmp(&p1, &pb, sizeof p1) == 0 || (isnan(p1) && isnan(pb)),
+			    "pad %d press %d: batch %.17g, alone %.17g", i, k, pb, p1);
+			ck_assert_msg(memcmp(&d1, &db, sizeof d1) == 0 || (isnan(d1) && isnan(db)),
+			    "pad %d drop %d: batch %.17g, alone %.17g", i, k, db, d1);
+			nan += isnan(p1);
+		}
+	for (k = 1; k <= 2; k++) {
+		model_presses(m, 1, forces, (size_t)k, press);
+		ck_assert(memcmp(&press[k - 1], (double[]){model_press(&m[0], forces[k - 1])},
+		              sizeof(double)) == 0 ||
+		    isnan(press[k - 1]));
+	}
+	ck_assert_int_gt(elliptic, 0);
+	ck_assert_int_gt(boxes, 0);
+	ck_assert_int_lt(nan, PADS); /* most presses have a depth */
+	free(m);
+	free(press);
+	free(drop);
+}
+END_TEST
+
+/*
  * A pad that hops under a press: its mean depth lies far beyond the equilibrium's (the old
  * model), and a force below the object's weight has no press.
  */
@@ -345,6 +407,7 @@ int main(void)
 	tcase_set_timeout(fit, 600);
 	tcase_add_test(core, press_is_mujocos);
 	tcase_add_test(core, hopping_press_is_deeper);
+	tcase_add_test(core, batches_are_single_answers);
 	tcase_add_test(fit, issue_example);
 	tcase_add_test(fit, misfit_names_the_measurement);
 	suite_add_tcase(s, core);
