@@ -236,6 +236,16 @@ robot() {
 		sleep 0.1
 	done
 }
+# wait_fits_closed SECONDS: until no fit is pending or running, at most SECONDS; $open is
+# the count left.
+wait_fits_closed() {
+	deadline=$(( $(date +%s) + $1 ))
+	while :; do
+		open=$(pg_sql "SELECT count(*) FROM fits WHERE state IN ('pending', 'running')")
+		[ "$open" = 0 ] || [ "$(date +%s)" -ge "$deadline" ] && break
+		sleep 0.2
+	done
+}
 # check_stored R: robot R's calibrations hold exactly the uploads it was told were stored,
 # and the measurements those held (none twice).
 check_stored() {
@@ -303,12 +313,9 @@ wait $robots
 kill_s=$(( $(date +%s) - started ))
 
 # Every fit settles: those of killed nodes once their lease lapsed (at most 15 s), then
-# the newest of each calibration, computed afresh.
-for _ in $(seq 1 900); do
-	open=$(pg_sql "SELECT count(*) FROM fits WHERE state IN ('pending', 'running')")
-	[ "$open" = 0 ] && break
-	sleep 0.1
-done
+# the newest of each calibration, computed afresh (a dozen or more fits of up to 23 presses
+# and 8 drops, on three nodes sharing the machine: a few minutes when sanitised and busy).
+wait_fits_closed 600
 settle_s=$(( $(date +%s) - wait_robots_start ))
 [ "$open" = 0 ] || fail "$open fits still pending or running $settle_s s after the last kill"
 
@@ -447,12 +454,8 @@ unavailable=$(grep -c '^503$' "$tmp/statuses1")
 [ "$after" -gt "$before" ] || fail "no upload accepted after PostgreSQL restarted"
 bad_q=$(grep -vc '^200$' "$tmp/questions")
 [ "$bad_q" = 0 ] || fail "$bad_q questions not answered 200 while PostgreSQL was down"
-# the last fit holds every press of the phase: wait up to the fit cap (CALIB_FIT_SECONDS)
-for _ in $(seq 1 1300); do
-	open=$(pg_sql "SELECT count(*) FROM fits WHERE state IN ('pending', 'running')")
-	[ "$open" = 0 ] && break
-	sleep 0.1
-done
+# the last fit holds every press of the phase: wait past the fit cap (CALIB_FIT_SECONDS)
+wait_fits_closed 300
 [ "$open" = 0 ] || fail "$open fits open after the restart"
 check_stored 1
 echo "5. PostgreSQL down 3 s: $(wc -l <"$tmp/questions") questions all 200 ($q_during by the restart)," \
