@@ -10,9 +10,9 @@
  * fit_solref() on one thread, and prints the median and worst wall time (and the fit thread's
  * CPU time, which a machine busy with other work does not inflate), the statuses, and
  * the largest fitted chi2 - truth chi2, the truth's chi2 in the fit's own model (fit/audit.h;
- * above 0: the search missed a pad at least as good as the truth). With BENCH_FIT_VERBOSE set, each fit's conclusions (status, the fitted pad, chi2,
- * standard errors and 2-sigma intervals, to every digit) go to stderr, one line per fit, so
- * that two builds' answers can be compared with diff.
+ * above 0: the search missed a pad at least as good as the truth). With BENCH_FIT_VERBOSE set, each
+ * fit's conclusions (status, the fitted pad, chi2, standard errors and 2-sigma intervals, to every
+ * digit) go to stderr, one line per fit, so that two builds' answers can be compared with diff.
  */
 #include <math.h>
 #include <stdio.h>

@@ -113,8 +113,10 @@ void calgen_add_presses(uint64_t *state, size_t npresses, struct calgen_set *set
 	if (npresses > CALGEN_MAX_PRESSES)
 		npresses = CALGEN_MAX_PRESSES;
 	for (i = 0; i < npresses; i++) {
-		double force = tl_between(state, 1.5, 20) * set->truth.mass * set->truth.option.gravity;
-		double depth = calgen_mj_press_depth(&set->truth, force), sigma = 0.03 * fabs(depth);
+		double force =
+		    tl_between(state, 1.5, 20) * set->truth.mass * set->truth.option.gravity;
+		double depth = calgen_mj_press_depth(&set->truth, force),
+		       sigma = 0.03 * fabs(depth);
 
 		set->depth[i] = depth;
 		set->presses[i].force = force;

@@ -164,7 +164,8 @@ START_TEST(batches_are_single_answers)
 	model_rebounds(m, PADS, heights, 2, NULL, drop);
 	for (i = 0; i < PADS; i++)
 		for (k = 0; k < 2; k++) {
-			double p1 = model_press(&m[i], forces[k]), d1 = model_rebound(&m[i], heights[k]);
+			double p1 = model_press(&m[i], forces[k]),
+			       d1 = model_rebound(&m[i], heights[k]);
 			double pb = press[i * 2 + k], db = drop[i * 2 + k];
 
 			ck_assert_msg(memcmp(&p1, &pb, sizeof p1) == 0 || (isnan(p1) && isnan(pb)),

@@ -371,11 +371,11 @@ START_TEST(lanes_match_single_presses)
 				struct ctd_sim_press single;
 				const struct ctd_sim_press *l = &lanes[i];
 
-				if (ctd_sim_press(&models[i], forces[i], duration, window, &single) !=
-				    0) {
+				if (ctd_sim_press(
+				        &models[i], forces[i], duration, window, &single) != 0) {
 					ck_assert_msg(l->steps == 0 && isnan(l->depth),
-					    "point %d: refused by ctd_sim_press, lanes %ld steps", i,
-					    l->steps);
+					    "point %d: refused by ctd_sim_press, lanes %ld steps",
+					    i, l->steps);
 					refused += width == 4;
 					continue;
 				}
@@ -384,7 +384,8 @@ START_TEST(lanes_match_single_presses)
 				        same_or_nan(single.peak, l->peak) &&
 				        same_or_nan(single.lift, l->lift) &&
 				        single.steps == l->steps,
-				    "%d lanes, round %d, point %d (integrator %d, rows %d): depth %.17g / "
+				    "%d lanes, round %d, point %d (integrator %d, rows %d): depth "
+				    "%.17g / "
 				    "%.17g, spread %.17g / %.17g, peak %.17g / %.17g, lift %.17g / "
 				    "%.17g, steps %ld / %ld",
 				    width, round, i, models[i].integrator, models[i].rows, l->depth,

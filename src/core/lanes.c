@@ -179,8 +179,11 @@ void ctd_lanes_press_array(const struct ctd_scene_model *models, const double *f
     double duration, double window, struct ctd_sim_press *out)
 {
 	struct press_feed a = {models, forces, duration, out, n, 0};
-	struct ctd_lanes_feed feed = {
-	    .next = press_next, .ctx = &a, .press = 1, .press_window = window, .done_press = press_done};
+	struct ctd_lanes_feed feed = {.next = press_next,
+	    .ctx = &a,
+	    .press = 1,
+	    .press_window = window,
+	    .done_press = press_done};
 
 	ctd_lanes_drop(&feed);
 }

@@ -46,8 +46,8 @@ struct ctd_lanes_feed {
 	 * would have stepped. */
 	const struct ctd_sim_start *(*start)(void *ctx, long index);
 	/* Non-zero: every point is a press (sim.h's ctd_sim_press()) whose window is
-	 * press_window seconds, not a drop: next()'s model is ctd_sim_press_model()'s, its height 0 and its
-	 * duration the press's, and done_press() reports it (done() is never called;
+	 * press_window seconds, not a drop: next()'s model is ctd_sim_press_model()'s, its height 0
+	 * and its duration the press's, and done_press() reports it (done() is never called;
 	 * first_bounce and start must be 0). The answer is ctd_sim_press()'s, bit for bit,
 	 * except that the lanes look for no cycle but rest: `period` is 1 for a press that came
 	 * to rest and 0 otherwise, `stepped` the steps until then. */

@@ -75,7 +75,7 @@ struct lane_state {
 	vd peak, max_height, rebound, touched, bottom;
 	vd first_rebound, left, first_done; /* sim.c's first bounce: 0 or 1 flags */
 	vd count, mean, m2;
-	vd sum; /* the window's bottoms summed in order (a press's depth) */
+	vd sum;    /* the window's bottoms summed in order (a press's depth) */
 	vi active; /* all ones: the lane holds a point */
 };
 

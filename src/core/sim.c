@@ -154,8 +154,7 @@ static int same_bits(double a, double b)
 	return memcmp(&a, &b, sizeof a) == 0;
 }
 
-int ctd_sim_press_model(
-    const struct ctd_scene_model *m, double force, struct ctd_scene_model *out)
+int ctd_sim_press_model(const struct ctd_scene_model *m, double force, struct ctd_scene_model *out)
 {
 	if (!isfinite(force) || !(force >= -m->qfrc))
 		return -1;

@@ -99,8 +99,7 @@ int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration
 /* The scene a press of total force `force` steps: m with the applied force in its smooth
  * force and free acceleration, into *out. Returns -1 (and leaves *out) when force is not
  * finite or below the body's weight. ctd_lanes_press_array() steps such scenes. */
-int ctd_sim_press_model(
-    const struct ctd_scene_model *m, double force, struct ctd_scene_model *out);
+int ctd_sim_press_model(const struct ctd_scene_model *m, double force, struct ctd_scene_model *out);
 
 /* The steps of a press's window: window_steps (ctd_sim_step_count() of the window) within
  * 1 and the press's steps. */

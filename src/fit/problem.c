@@ -211,7 +211,8 @@ static void static_models_stepped(
 			g = n - i < group ? n - i : group;
 			model_presses(m + i, g, forces, np, pressed);
 			for (k = 0; k < g; k++)
-				memcpy(block + (i + k) * ns + nd, pressed + k * np, np * sizeof *block);
+				memcpy(block + (i + k) * ns + nd, pressed + k * np,
+				    np * sizeof *block);
 		}
 	}
 	if (pressed != few)
@@ -356,8 +357,8 @@ static void drop_model_one(
 
 /* Press `press`'s model depth at each of npads pads into out[pad] (problem_static_models() for
  * one press: the same bits). */
-static void press_model_one(const struct problem *P, const double (*logp)[NPHYS], size_t npads,
-    size_t press, double *out)
+static void press_model_one(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, size_t press, double *out)
 {
 	struct ctd_scene_model stack[STACK_PADS], *m;
 	double force = P->data->presses[press].force;

@@ -156,8 +156,8 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 /* problem_chi2_many() where only the pads with chi^2 at most cap matter: chi2[] gets the same
  * value there, and +inf at pads ruled out before all their drops and presses were stepped
  * (some of their residuals alone are past cap). Drops and presses only (with trajectories, or
- * in a profile's problem, it is problem_chi2_many()). Uses P->xp and P->f1 as scratch; -1 with ERR_INTERNAL when out of
- * memory. */
+ * in a profile's problem, it is problem_chi2_many()). Uses P->xp and P->f1 as scratch; -1 with
+ * ERR_INTERNAL when out of memory. */
 int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
     size_t npads, double cap, double *chi2, struct err *err);
 
