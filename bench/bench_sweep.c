@@ -181,7 +181,7 @@ static void shared_done(void *ctx, long i, const struct ctd_sim_drop *out)
 
 static void *lanes_thread(void *arg)
 {
-	struct ctd_lanes_feed feed = {shared_next, shared_done, arg, 0, NULL};
+	struct ctd_lanes_feed feed = {.next = shared_next, .done = shared_done, .ctx = arg};
 
 	ctd_lanes_drop(&feed);
 	return NULL;

@@ -297,6 +297,11 @@
 /* A drop's model rebound ends at the first apex after the object left the pad, or this
  * many seconds after the first contact if it never leaves. */
 #define CALIB_DROP_SETTLE 1.0
+/* A press's model (issue #29; fit/model.h): the object pressed from rest touching the pad for
+ * CALIB_PRESS_DURATION s, its depth the mean penetration over the last CALIB_PRESS_WINDOW s
+ * (a bouncy pad never settles under a press: MuJoCo keeps it hopping). */
+#define CALIB_PRESS_DURATION 4.0
+#define CALIB_PRESS_WINDOW 1.0
 /* Starting grid of the fit: timeconst from this many timesteps to CALIB_GRID_TIMECONST_MAX
  * seconds, dampratio between the two bounds, log-spaced, CALIB_GRID_POINTS per axis. Its
  * box is also the searched range: the fit never ends outside it. */
@@ -409,6 +414,10 @@
 #define CALIB_FIT_WORKERS 2
 #define CALIB_FIT_NICE 10
 #define CALIB_FIT_SECONDS 120.0
+/* The threads one fit steps its batches of pads on (its own and helpers, fit/model.c): a
+ * fit on an idle machine takes both cores; its helpers inherit the fit worker's low priority,
+ * so questions still come first. 1: no helpers. */
+#define CALIB_FIT_THREADS 2
 /* ?wait=SECONDS (or Prefer: wait=SECONDS) on an upload, a deletion or GET of a calibration
  * blocks (its connection suspended, no thread held) at most this long for the fit. */
 #define CALIB_MAX_WAIT_S 300

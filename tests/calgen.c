@@ -83,3 +83,46 @@ void calgen_draw(uint64_t *state, size_t ndrops, struct calgen_set *out)
 	out->data.drops = out->drops;
 	out->data.ndrops = ndrops;
 }
+
+double calgen_mj_press_depth(const struct ctd_scene *pad, double force)
+{
+	struct ctd_scene s = *pad;
+	struct mjscene ms;
+	char msg[512];
+	long n = lround(CALIB_PRESS_DURATION / s.option.timestep);
+	long w = lround(CALIB_PRESS_WINDOW / s.option.timestep), i;
+	double sum = 0;
+
+	s.height = 0;
+	if (mjscene_open(&ms, &s, msg, sizeof msg) != 0)
+		return NAN;
+	ms.data->xfrc_applied[6 + 2] = -(force - s.mass * s.option.gravity);
+	for (i = 0; i < n; i++) {
+		mj_step(ms.model, ms.data);
+		if (i >= n - w)
+			sum += -(ms.data->qpos[2] - ms.half_height);
+	}
+	mjscene_close(&ms);
+	return sum / (double)w;
+}
+
+void calgen_add_presses(uint64_t *state, size_t npresses, struct calgen_set *set)
+{
+	size_t i;
+
+	if (npresses > CALGEN_MAX_PRESSES)
+		npresses = CALGEN_MAX_PRESSES;
+	for (i = 0; i < npresses; i++) {
+		double force =
+		    tl_between(state, 1.5, 20) * set->truth.mass * set->truth.option.gravity;
+		double depth = calgen_mj_press_depth(&set->truth, force),
+		       sigma = 0.03 * fabs(depth);
+
+		set->depth[i] = depth;
+		set->presses[i].force = force;
+		set->presses[i].sigma = sigma;
+		set->presses[i].deflection = depth + sigma * gaussian(state);
+	}
+	set->data.presses = set->presses;
+	set->data.npresses = npresses;
+}

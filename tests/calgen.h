@@ -18,6 +18,7 @@
 #include "fit/input.h"
 
 #define CALGEN_MAX_DROPS 16
+#define CALGEN_MAX_PRESSES 4
 
 /* One set: the truth, the setup a fit starts from, and the measured drops. */
 struct calgen_set {
@@ -26,7 +27,9 @@ struct calgen_set {
 	struct ctd_scene setup;        /* the setup with the default starting pad */
 	double apex[CALGEN_MAX_DROPS]; /* MuJoCo's first apex of each drop (noise-free) */
 	struct calib_drop drops[CALGEN_MAX_DROPS];
-	struct calib_data data; /* points into drops */
+	double depth[CALGEN_MAX_PRESSES]; /* MuJoCo's mean depth of each press (noise-free) */
+	struct calib_press presses[CALGEN_MAX_PRESSES];
+	struct calib_data data; /* points into drops and presses */
 };
 
 /* MuJoCo 2.2.2's first apex (libmujoco, mj_step) of a drop from height on scene s: the
@@ -37,5 +40,14 @@ double calgen_mj_apex(const struct ctd_scene *s, double height);
 /* Draw a set of ndrops (<= CALGEN_MAX_DROPS) drops from *state into *out; set->data points into
  * *out, so do not copy it. */
 void calgen_draw(uint64_t *state, size_t ndrops, struct calgen_set *out);
+
+/* MuJoCo 2.2.2's press (libmujoco, mj_step) on scene s, as fit/model.h defines it: from rest
+ * touching the pad, a total downward force `force` (weight included) from the first step,
+ * CALIB_PRESS_DURATION s, the mean penetration over the last CALIB_PRESS_WINDOW s. */
+double calgen_mj_press_depth(const struct ctd_scene *s, double force);
+
+/* Add npresses (<= CALGEN_MAX_PRESSES) presses to *set from *state: forces 1.5 to 20 times the
+ * weight, sigma 3 % of the depth, MuJoCo's depth plus that noise. */
+void calgen_add_presses(uint64_t *state, size_t npresses, struct calgen_set *set);
 
 #endif

@@ -34,6 +34,7 @@
 
 #include "fit/fit.h"
 #include "mjscene.h"
+#include "testlib.h"
 #include "tunables.h"
 
 #define COVERAGE_SETS 5
@@ -423,20 +424,276 @@ START_TEST(eight_drops)
 }
 END_TEST
 
+/*
+ * Fresh sets (issue #29): pads, objects and timesteps drawn at run time from a SplitMix64
+ * sequence (tests/testlib.h, seed 2929) that no tuning saw, in the issue's lab's ranges:
+ * timeconst 0.012 to 0.08 s, dampratio 0.15 to 2, spheres of radius 1 to 3 cm and 20 to
+ * 300 g, timestep 2 or 5 ms; drops from 0.02 to 0.3 m with sigma 0.1 to 0.5 mm plus 3 to
+ * 8 % of the rebound (stated); MuJoCo 2.2.2's own values plus that noise.
+ *   no bounce   5 drops, the pad drawn again until no drop bounces in MuJoCo (every
+ *               first apex 0): the rebounds are noise about 0.
+ *   presses     3 drops and 2 presses of 1.5 to 20 times the weight, each press
+ *               libmujoco's (4 s from rest touching the pad, the mean depth over the last
+ *               1 s: the fit's definition, fit/model.h), sigma 3 % of the depth; a quarter
+ *               of the pads hop under them.
+ * Each fit's intervals must hold the truth at the nominal rates (an open end holds
+ * everything beyond it; a fit that gives no interval, a held parameter, is counted apart),
+ * no parameter may be called identified with an open 2-sigma interval, and the truth
+ * (inside the searched range) never scores a lower chi^2 than the reported fit: the
+ * worst reported - truth chi^2 is printed. Sets: 2 x CALIB_COVERAGE_SETS of each.
+ */
+struct fresh {
+	struct ctd_scene truth, start;
+	double tc, dr;
+};
+
+static double gauss(uint64_t *rng)
+{
+	double u = tl_uniform(rng), v = tl_uniform(rng);
+
+	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
+}
+
+static void fresh_pad(uint64_t *rng, struct fresh *f)
+{
+	double r = tl_between(rng, 0.01, 0.03), mass = tl_between(rng, 0.02, 0.3);
+	double h = tl_uniform(rng) < 0.5 ? 0.002 : 0.005;
+
+	f->tc = exp(tl_between(rng, log(0.012), log(0.08)));
+	f->dr = exp(tl_between(rng, log(0.15), log(2.0)));
+	f->truth = mjscene_pad(0, f->tc, f->dr, RUN_STEPS * h);
+	f->start = mjscene_pad(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO, RUN_STEPS * h);
+	f->truth.size[0] = f->start.size[0] = r;
+	f->truth.mass = f->start.mass = mass;
+	f->truth.option.timestep = f->start.option.timestep = h;
+}
+
+/* libmujoco's press (fit/model.h's definition) of total force `force`. */
+static double mj_press_depth(const struct ctd_scene *pad, double force)
+{
+	struct ctd_scene s = *pad;
+	struct mjscene ms;
+	char msg[512];
+	long n = lround(CALIB_PRESS_DURATION / s.option.timestep);
+	long w = lround(CALIB_PRESS_WINDOW / s.option.timestep), i;
+	double sum = 0;
+
+	s.height = 0;
+	ck_assert_msg(mjscene_open(&ms, &s, msg, sizeof msg) == 0, "%s", msg);
+	ms.data->xfrc_applied[6 + 2] = -(force - s.mass * s.option.gravity);
+	for (i = 0; i < n; i++) {
+		mj_step(ms.model, ms.data);
+		if (i >= n - w)
+			sum += -(ms.data->qpos[2] - ms.half_height);
+	}
+	mjscene_close(&ms);
+	return sum / (double)w;
+}
+
+struct fresh_rates {
+	int fits, given[2], cover[2][2], unbacked, beaten, ok, partial, few_dof, misfit,
+	    insufficient, hopping;
+	double worst;
+};
+
+static void fresh_count(
+    struct fresh_rates *c, const struct fresh *f, const struct fit_result *fit, double truth_chi2)
+{
+	int q, k;
+
+	c->fits++;
+	c->ok += fit->status == FIT_OK;
+	c->partial += fit->status == FIT_PARTIAL;
+	c->few_dof += fit->status == FIT_FEW_DOF;
+	c->misfit += fit->status == FIT_MISFIT;
+	c->insufficient += fit->status == FIT_INSUFFICIENT;
+	if (fit->status != FIT_INSUFFICIENT) {
+		c->worst = fmax(c->worst, fit->chi2 - truth_chi2);
+		if (truth_chi2 < fit->chi2 * (1 - 1e-9) - 1e-9) {
+			c->beaten++;
+			printf("fresh truth (%g, %g): truth chi2 %.6g < reported %.6g at (%.6g, "
+			       "%.6g)\n",
+			    f->tc, f->dr, truth_chi2, fit->chi2, fit->timeconst, fit->dampratio);
+		}
+	}
+	for (q = 0; q < 2; q++) {
+		double v = log(q == 0 ? f->tc : f->dr);
+		const double *two = fit->interval_log[q][1];
+
+		if ((fit->identified[q] || fit->status == FIT_OK) &&
+		    !(isfinite(two[0]) && isfinite(two[1]))) {
+			c->unbacked++;
+			printf("fresh truth (%g, %g): parameter %d identified with 2-sigma [%g, "
+			       "%g]\n",
+			    f->tc, f->dr, q, exp(two[0]), exp(two[1]));
+		}
+		if (isnan(two[0]))
+			continue;
+		c->given[q]++;
+		for (k = 0; k < 2; k++)
+			c->cover[q][k] +=
+			    fit->interval_log[q][k][0] <= v && v <= fit->interval_log[q][k][1];
+	}
+	fflush(stdout);
+}
+
+/* Print the fresh rates and the statuses; how many rates are below nominal by more than
+ * three binomial standard deviations. */
+static int fresh_report(const char *what, const struct fresh_rates *c)
+{
+	static const char *const names[2] = {"timeconst", "dampratio"};
+	int q, k, outside = 0;
+
+	printf("%s: %d fits (%d ok, %d few_dof, %d partial, %d misfit, %d insufficient; %d "
+	       "hop under a press); the truth beat the reported fit in %d; worst reported - "
+	       "truth chi2 %.4g\n",
+	    what, c->fits, c->ok, c->few_dof, c->partial, c->misfit, c->insufficient, c->hopping,
+	    c->beaten, c->worst);
+	for (q = 0; q < 2; q++)
+		for (k = 0; k < 2 && c->given[q] > 0; k++) {
+			double rate = (double)c->cover[q][k] / c->given[q], p = nominal[k];
+			double tol = 3 * sqrt(p * (1 - p) / c->given[q]);
+			int bad = rate < p - tol;
+
+			outside += bad;
+			printf(
+			    "%s: %-9s %d-sigma interval covers %.3f of %d (nominal %.3f - %.3f)%s; "
+			    "%d fits gave none\n",
+			    what, names[q], k + 1, rate, c->given[q], p, tol, bad ? " OUTSIDE" : "",
+			    c->fits - c->given[q]);
+		}
+	fflush(stdout);
+	return outside;
+}
+
+/* A drop's sigma in the issue's lab: 0.1 to 0.5 mm plus 3 to 8 % of the rebound. */
+static double lab_sigma(uint64_t *rng, double apex)
+{
+	return tl_between(rng, 1e-4, 5e-4) + tl_between(rng, 0.03, 0.08) * apex;
+}
+
+START_TEST(fresh_no_bounce)
+{
+	uint64_t rng = 2929;
+	struct fresh_rates c = {0};
+	int n, i;
+
+	c.worst = -INFINITY;
+	for (n = 0; n < 2 * sets(); n++) {
+		struct fresh f;
+		struct calib_drop drops[5];
+		struct calib_data data = {0};
+		struct fit_result *fit = NULL;
+		struct err err;
+		double apex[5], truth_chi2 = 0;
+		int bounced;
+
+		do {
+			fresh_pad(&rng, &f);
+			bounced = 0;
+			for (i = 0; i < 5; i++) {
+				drops[i].height = tl_between(&rng, 0.02, 0.3);
+				apex[i] = mj_apex(&f.truth, drops[i].height);
+				bounced |= apex[i] > 0;
+			}
+		} while (bounced);
+		for (i = 0; i < 5; i++) {
+			drops[i].sigma = lab_sigma(&rng, 0);
+			drops[i].rebound = fmax(0, drops[i].sigma * gauss(&rng));
+			truth_chi2 += (drops[i].rebound / drops[i].sigma) *
+			    (drops[i].rebound / drops[i].sigma);
+		}
+		data.drops = drops;
+		data.ndrops = 5;
+		ck_assert_msg(fit_solref(&f.start, &data, &fit, &err) == 0, "%s", err.message);
+		fresh_count(&c, &f, fit, truth_chi2);
+		fit_free(fit);
+	}
+	ck_assert_int_eq(fresh_report("fresh no-bounce drops", &c), 0);
+	ck_assert_int_eq(c.unbacked, 0);
+	ck_assert_int_eq(c.beaten, 0);
+	ck_assert_int_eq(c.ok, 0); /* noise about 0 cannot fix both */
+}
+END_TEST
+
+START_TEST(fresh_presses)
+{
+	uint64_t rng = 2930;
+	struct fresh_rates c = {0};
+	int n, i;
+
+	c.worst = -INFINITY;
+	for (n = 0; n < 2 * sets(); n++) {
+		struct fresh f;
+		struct calib_drop drops[3];
+		struct calib_press presses[2];
+		struct calib_data data = {0};
+		struct fit_result *fit = NULL;
+		struct err err;
+		struct ctd_scene_model m;
+		double truth_chi2 = 0, z;
+		int hops = 0;
+
+		fresh_pad(&rng, &f);
+		ctd_scene_prepare(&f.truth, &m);
+		for (i = 0; i < 3; i++) {
+			double apex;
+
+			drops[i].height = tl_between(&rng, 0.02, 0.3);
+			apex = mj_apex(&f.truth, drops[i].height);
+			drops[i].sigma = lab_sigma(&rng, apex);
+			drops[i].rebound = fmax(0, apex + drops[i].sigma * gauss(&rng));
+			z = (drops[i].rebound - apex) / drops[i].sigma;
+			truth_chi2 += z * z;
+		}
+		for (i = 0; i < 2; i++) {
+			double depth, eq;
+
+			presses[i].force =
+			    tl_between(&rng, 1.5, 20) * f.truth.mass * DEFAULT_GRAVITY;
+			depth = mj_press_depth(&f.truth, presses[i].force);
+			presses[i].sigma = 0.03 * fabs(depth);
+			presses[i].deflection = depth + presses[i].sigma * gauss(&rng);
+			z = (presses[i].deflection - depth) / presses[i].sigma;
+			truth_chi2 += z * z;
+			ck_assert_int_eq(ctd_sim_equilibrium(&m, presses[i].force, &eq), 0);
+			hops |= fabs(depth / eq - 1) > 0.05;
+		}
+		c.hopping += hops;
+		data.drops = drops;
+		data.ndrops = 3;
+		data.presses = presses;
+		data.npresses = 2;
+		ck_assert_msg(fit_solref(&f.start, &data, &fit, &err) == 0, "%s", err.message);
+		fresh_count(&c, &f, fit, truth_chi2);
+		fit_free(fit);
+	}
+	ck_assert_int_eq(fresh_report("fresh presses", &c), 0);
+	ck_assert_int_eq(c.unbacked, 0);
+	ck_assert_int_eq(c.beaten, 0);
+	ck_assert_int_gt(c.hopping, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calib_coverage");
 	TCase *three = tcase_create("three"), *eight = tcase_create("eight");
+	TCase *fresh = tcase_create("fresh");
 	SRunner *sr;
 	int failed;
 
-	/* CK_RUN_CASE=three or eight runs one size */
+	/* CK_RUN_CASE=three, eight or fresh runs one */
 	tcase_set_timeout(three, 3600);
 	tcase_set_timeout(eight, 3600);
 	tcase_add_test(three, three_drops);
 	tcase_add_test(eight, eight_drops);
+	tcase_set_timeout(fresh, 3600);
+	tcase_add_test(fresh, fresh_no_bounce);
+	tcase_add_test(fresh, fresh_presses);
 	suite_add_tcase(s, three);
 	suite_add_tcase(s, eight);
+	suite_add_tcase(s, fresh);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

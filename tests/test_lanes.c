@@ -8,6 +8,7 @@
  * integrator, every release's rules (the Newton certificate from 3.11.0), margins and
  * gaps, timesteps and durations that give points of different lengths (and none) in
  * one vector, and drops that come to rest (the shortcut) or blow up (NaN and inf).
+ * Presses (ctd_lanes_press_array()) answer exactly as ctd_sim_press() does.
  */
 #include <check.h>
 #include <math.h>
@@ -110,6 +111,12 @@ static void random_scene(struct ctd_scene *s)
 static int same(double a, double b)
 {
 	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* the same bits, or both NaN (a NaN's sign is no answer: negating a sum flips it) */
+static int same_or_nan(double a, double b)
+{
+	return same(a, b) || (isnan(a) && isnan(b));
 }
 
 static int same_drop(const struct ctd_sim_drop *a, const struct ctd_sim_drop *b)
@@ -327,6 +334,91 @@ START_TEST(lanes_rest_shortcut_lesson_cube)
 }
 END_TEST
 
+/*
+ * Presses through the lanes (ctd_lanes_press_array(), the calibration's model of a press)
+ * answer as ctd_sim_press() does, bit for bit: depth, spread, peak, lift and steps, over the
+ * random scenes above pressed by 0.5 to 20 times their weight (those under it refused by
+ * both) for random durations and windows. A lane reports rest (period 1) where the scalar
+ * press found period 1 (but on the last step); the scalar press's longer cycles the lanes do
+ * not look for.
+ */
+START_TEST(lanes_match_single_presses)
+{
+	enum { PRESSES = 1500 };
+	struct ctd_scene_model *models = calloc(PRESSES, sizeof *models);
+	struct ctd_sim_press *lanes = calloc(PRESSES, sizeof *lanes);
+	double *forces = calloc(PRESSES, sizeof *forces);
+	double duration = 0, window = 0;
+	int i, width, round, refused = 0, rested = 0, cycled = 0, hopped = 0;
+
+	ck_assert(models && lanes && forces);
+	for (round = 0; round < 3; round++) {
+		/* a duration and a window per round: all points of a call share them */
+		duration = round == 0 ? 4.0 : between(0.01, 2);
+		window = round == 0 ? 1.0 : round == 1 ? between(0, 3) : 0;
+		for (i = 0; i < PRESSES; i++) {
+			struct ctd_scene s;
+
+			random_scene(&s);
+			ctd_scene_prepare(&s, &models[i]);
+			forces[i] = between(0.5, 20) * s.mass * s.option.gravity;
+		}
+		for (width = 4; width <= 8; width += 4) {
+			if (ctd_lanes_select(width) != width)
+				continue;
+			ctd_lanes_press_array(models, forces, PRESSES, duration, window, lanes);
+			for (i = 0; i < PRESSES; i++) {
+				struct ctd_sim_press single;
+				const struct ctd_sim_press *l = &lanes[i];
+
+				if (ctd_sim_press(
+				        &models[i], forces[i], duration, window, &single) != 0) {
+					ck_assert_msg(l->steps == 0 && isnan(l->depth),
+					    "point %d: refused by ctd_sim_press, lanes %ld steps",
+					    i, l->steps);
+					refused += width == 4;
+					continue;
+				}
+				ck_assert_msg(same_or_nan(single.depth, l->depth) &&
+				        same_or_nan(single.spread, l->spread) &&
+				        same_or_nan(single.peak, l->peak) &&
+				        same_or_nan(single.lift, l->lift) &&
+				        single.steps == l->steps,
+				    "%d lanes, round %d, point %d (integrator %d, rows %d): depth "
+				    "%.17g / "
+				    "%.17g, spread %.17g / %.17g, peak %.17g / %.17g, lift %.17g / "
+				    "%.17g, steps %ld / %ld",
+				    width, round, i, models[i].integrator, models[i].rows, l->depth,
+				    single.depth, l->spread, single.spread, l->peak, single.peak,
+				    l->lift, single.lift, l->steps, single.steps);
+				/* rest seen by both, unless on the last step (nothing left to
+				 * shortcut, the lanes just end) */
+				ck_assert_msg((l->period == 1) == (single.period == 1) ||
+				        (single.period == 1 && l->stepped == l->steps),
+				    "point %d: lanes period %ld (stepped %ld), scalar %ld (stepped "
+				    "%ld of %ld)",
+				    i, l->period, l->stepped, single.period, single.stepped,
+				    single.steps);
+				if (width == 4) {
+					rested += single.period == 1;
+					cycled += single.period > 1;
+					hopped += single.lift > 0;
+				}
+			}
+		}
+	}
+	ctd_lanes_select(0);
+	/* the sample reaches rest, cycles, hops and refusals */
+	ck_assert_int_gt(refused, 0);
+	ck_assert_int_gt(rested, 3 * PRESSES / 20);
+	ck_assert_int_gt(cycled, 0);
+	ck_assert_int_gt(hopped, 0);
+	free(models);
+	free(lanes);
+	free(forces);
+}
+END_TEST
+
 static Suite *lanes_suite(void)
 {
 	Suite *s = suite_create("lanes");
@@ -336,6 +428,7 @@ static Suite *lanes_suite(void)
 	tcase_add_test(tc, lanes_match_single_drops);
 	tcase_add_test(tc, lanes_rest_shortcut_lesson_cube);
 	tcase_add_test(tc, lanes_start_from_fall);
+	tcase_add_test(tc, lanes_match_single_presses);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -130,8 +130,60 @@ void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *he
     size_t n, int first_bounce)
 {
 	struct array_feed a = {models, heights, durations, starts, out, n, 0};
-	struct ctd_lanes_feed feed = {
-	    array_next, array_done, &a, first_bounce, starts ? array_start : NULL};
+	struct ctd_lanes_feed feed = {.next = array_next,
+	    .done = array_done,
+	    .ctx = &a,
+	    .first_bounce = first_bounce,
+	    .start = starts ? array_start : NULL};
+
+	ctd_lanes_drop(&feed);
+}
+
+/* The feed of ctd_lanes_press_array: the points whose press has steps. */
+struct press_feed {
+	const struct ctd_scene_model *models;
+	const double *forces;
+	double duration;
+	struct ctd_sim_press *out;
+	size_t n, next;
+};
+
+static long press_next(void *ctx, struct ctd_scene_model *m, double *height, double *duration)
+{
+	struct press_feed *a = ctx;
+
+	for (; a->next < a->n; a->next++) {
+		struct ctd_sim_press *o = &a->out[a->next];
+		const struct ctd_scene_model *pm = &a->models[a->next];
+
+		if (ctd_sim_press_model(pm, a->forces[a->next], m) == 0 &&
+		    ctd_sim_step_count(a->duration, pm->timestep) > 0) {
+			*height = 0;
+			*duration = a->duration;
+			return (long)a->next++;
+		}
+		memset(o, 0, sizeof *o);
+		o->depth = NAN;
+	}
+	return -1;
+}
+
+static void press_done(void *ctx, long index, const struct ctd_sim_press *out)
+{
+	struct press_feed *a = ctx;
+
+	a->out[index] = *out;
+}
+
+void ctd_lanes_press_array(const struct ctd_scene_model *models, const double *forces, size_t n,
+    double duration, double window, struct ctd_sim_press *out)
+{
+	struct press_feed a = {models, forces, duration, out, n, 0};
+	struct ctd_lanes_feed feed = {.next = press_next,
+	    .ctx = &a,
+	    .press = 1,
+	    .press_window = window,
+	    .done_press = press_done};
 
 	ctd_lanes_drop(&feed);
 }

@@ -45,6 +45,15 @@ struct ctd_lanes_feed {
 	 * is then the same, bit for bit, as from rest: the fall's steps are the ones the lane
 	 * would have stepped. */
 	const struct ctd_sim_start *(*start)(void *ctx, long index);
+	/* Non-zero: every point is a press (sim.h's ctd_sim_press()) whose window is
+	 * press_window seconds, not a drop: next()'s model is ctd_sim_press_model()'s, its height 0
+	 * and its duration the press's, and done_press() reports it (done() is never called;
+	 * first_bounce and start must be 0). The answer is ctd_sim_press()'s, bit for bit,
+	 * except that the lanes look for no cycle but rest: `period` is 1 for a press that came
+	 * to rest and 0 otherwise, `stepped` the steps until then. */
+	int press;
+	double press_window;
+	void (*done_press)(void *ctx, long index, const struct ctd_sim_press *out);
 };
 
 /* Drop every point of feed, as ctd_sim_drop(model, height, duration) would. No
@@ -57,6 +66,16 @@ void ctd_lanes_drop(const struct ctd_lanes_feed *feed);
 void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
     const double *durations, const struct ctd_sim_start *const *starts, struct ctd_sim_drop *out,
     size_t n, int first_bounce);
+
+/*
+ * Presses over arrays: out[i] = ctd_sim_press(&models[i], forces[i], duration, window), with
+ * the lanes' period and stepped (struct ctd_lanes_feed's press_window). A point whose force
+ * ctd_sim_press() refuses, or whose press has no step, gets out[i].steps = 0 and depth NAN.
+ * The lanes follow the pyramidal cone only: a caller presses any other cone with
+ * ctd_sim_press(). No allocation; never fails.
+ */
+void ctd_lanes_press_array(const struct ctd_scene_model *models, const double *forces, size_t n,
+    double duration, double window, struct ctd_sim_press *out);
 
 /* The number of points one ctd_lanes_drop() call steps at once (lanes per vector
  * times the vectors stepped side by side) with the kernel in use. */

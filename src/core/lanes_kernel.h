@@ -75,6 +75,7 @@ struct lane_state {
 	vd peak, max_height, rebound, touched, bottom;
 	vd first_rebound, left, first_done; /* sim.c's first bounce: 0 or 1 flags */
 	vd count, mean, m2;
+	vd sum;    /* the window's bottoms summed in order (a press's depth) */
 	vi active; /* all ones: the lane holds a point */
 };
 
@@ -279,10 +280,12 @@ static void load_params(struct params *p, int j, const struct ctd_scene_model *m
 }
 
 /* Start lane j on a point (sim.c's initial state). */
-static void load_state(
-    struct lane_state *st, int j, const struct ctd_scene_model *m, double height, long n)
+static void load_state(const struct ctd_lanes_feed *feed, struct lane_state *st, int j,
+    const struct ctd_scene_model *m, double height, long n)
 {
-	long window = lround(JITTER_WINDOW / m->timestep);
+	long window = feed->press
+	    ? ctd_sim_press_window(n, ctd_sim_step_count(feed->press_window, m->timestep))
+	    : lround(JITTER_WINDOW / m->timestep);
 
 	st->z[j] = height + m->half_height;
 	st->vel[j] = 0;
@@ -301,6 +304,7 @@ static void load_state(
 	st->count[j] = 0;
 	st->mean[j] = 0;
 	st->m2[j] = 0;
+	st->sum[j] = 0;
 }
 
 /* Move lane j on to a free fall's end (lanes.h's start): the state and extremes after its
@@ -370,6 +374,34 @@ static void finish(
 	out->steps = n;
 }
 
+/* Lane j's press (ctd_sim_press()'s answer), its remaining steps at rest if `at_rest`: the
+ * window's sums go on in order over the repeated bottom, as the scalar press's do over its
+ * period's. The penetration is -bottom, and IEEE arithmetic is sign-symmetric, so the sums of
+ * bottoms negated are the scalar press's sums of penetrations, bit for bit. */
+static void finish_press(const struct lane_state *st, int j, int at_rest, struct ctd_sim_press *out)
+{
+	long n = (long)st->steps[j], i = (long)st->step[j], first = (long)st->first_jitter[j];
+	double count = st->count[j], mean = st->mean[j], m2 = st->m2[j], sum = st->sum[j];
+	double b = st->bottom[j];
+
+	if (at_rest)
+		for (i = i > first ? i : first; i < n; i++) {
+			double delta = b - mean;
+
+			count += 1;
+			mean += delta / count;
+			m2 += delta * (b - mean);
+			sum += b;
+		}
+	out->depth = count > 0 ? -sum / count : 0;
+	out->spread = count > 0 ? sqrt(m2 / count) : 0;
+	out->peak = st->peak[j] > 0 ? st->peak[j] : 0;
+	out->lift = st->max_height[j] > 0 ? st->max_height[j] : 0;
+	out->period = at_rest ? 1 : 0;
+	out->steps = n;
+	out->stepped = (long)st->step[j];
+}
+
 /* A point with no steps: sim.c's answer without a loop. */
 static void finish_empty(double height, struct ctd_sim_drop *out)
 {
@@ -418,7 +450,7 @@ static void refill(const struct ctd_lanes_feed *feed, struct params *p, struct l
 			    feed->start ? feed->start(feed->ctx, index) : NULL;
 
 			load_params(p, j, &m);
-			load_state(st, j, &m, height, n);
+			load_state(feed, st, j, &m, height, n);
 			if (s && s->steps > 0 && s->steps < n &&
 			    s->steps <= (long)st->first_jitter[j] &&
 			    ctd_sim_start_fits(s, &m, height))
@@ -427,6 +459,11 @@ static void refill(const struct ctd_lanes_feed *feed, struct params *p, struct l
 			slot[j].height = height;
 			st->active[j] = -1;
 			return;
+		}
+		if (feed->press) {
+			struct ctd_sim_press press = {0};
+			feed->done_press(feed->ctx, index, &press);
+			continue;
 		}
 		struct ctd_sim_drop out;
 		finish_empty(height, &out);
@@ -504,6 +541,7 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 		st->count = SEL(in_window, count, st->count);
 		st->mean = SEL(in_window, mean, st->mean);
 		st->m2 = SEL(in_window, m2, st->m2);
+		st->sum = SEL(in_window, st->sum + bottom, st->sum);
 	}
 	st->step = st->step + 1;
 
@@ -517,10 +555,18 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 
 		if (!finished[j])
 			continue;
-		/* at rest, the remaining steps' statistics follow; not so for a first bounce */
-		finish(st, j, g->slot[j].height, st->step[j] < st->steps[j] && !feed->first_bounce,
-		    &out);
-		feed->done(feed->ctx, g->slot[j].index, &out);
+		if (feed->press) {
+			struct ctd_sim_press press;
+
+			finish_press(st, j, st->step[j] < st->steps[j], &press);
+			feed->done_press(feed->ctx, g->slot[j].index, &press);
+		} else {
+			/* at rest, the remaining steps' statistics follow; not so for a first
+			 * bounce */
+			finish(st, j, g->slot[j].height,
+			    st->step[j] < st->steps[j] && !feed->first_bounce, &out);
+			feed->done(feed->ctx, g->slot[j].index, &out);
+		}
 		refill(feed, p, st, g->slot, j);
 		idled += g->slot[j].index < 0;
 	}

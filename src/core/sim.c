@@ -1,5 +1,5 @@
 /*
- * sim.c: the lesson's rest and drop experiments on a prepared scene.
+ * sim.c: the lesson's rest and drop experiments on a prepared scene, and the press.
  *
  * Heights are recorded after each step, as the lesson's experiment does; the
  * state is MuJoCo's (centre height, vertical speed), so trajectories agree with
@@ -142,6 +142,112 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
 	out->steps = n;
 }
 
+/* Periods of a press's state up to this many steps are recognised (sim.h); its recent
+ * penetrations are kept in a ring of this size. A power of two. */
+#define PRESS_RING 256
+/* Beside Brent's search (whose saves grow to PRESS_RING steps apart), a state saved every
+ * PRESS_SHORT steps catches a cycle no longer than that within two of them. */
+#define PRESS_SHORT 32
+
+static int same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+int ctd_sim_press_model(const struct ctd_scene_model *m, double force, struct ctd_scene_model *out)
+{
+	if (!isfinite(force) || !(force >= -m->qfrc))
+		return -1;
+	*out = *m;
+	/* MuJoCo's qfrc_smooth: (passive - bias) + J' xfrc, the applied force being the
+	 * total less the weight (-m->qfrc is m*g as MuJoCo's bias has it) */
+	out->qfrc = m->qfrc + -(force + m->qfrc);
+	out->a0 = out->qfrc * (1 / m->mass);
+	return 0;
+}
+
+long ctd_sim_press_window(long steps, long window_steps)
+{
+	return window_steps < 1 ? 1 : window_steps > steps ? steps : window_steps;
+}
+
+int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration, double window,
+    struct ctd_sim_press *out)
+{
+	struct ctd_scene_model pm;
+	long n = ctd_sim_step_count(duration, m->timestep);
+	long w = ctd_sim_step_count(window, m->timestep), first, i, power = 1, lam = 0;
+	double z = m->half_height, vel = 0, warm = 0, sum = 0, mean = 0, m2 = 0, count = 0;
+	double ref_z = z, ref_v = vel, ref_w = warm, ring[PRESS_RING];
+	double short_z = z, short_v = vel, short_w = warm;
+	long short_at = -1;
+
+	if (ctd_sim_press_model(m, force, &pm) != 0 || n < 1)
+		return -1;
+	w = ctd_sim_press_window(n, w);
+	first = n - w;
+	out->peak = 0;
+	out->lift = 0;
+	out->period = 0;
+	out->stepped = 0;
+	for (i = 0; i < n; i++) {
+		double pen, delta, last_z = z, last_v = vel, last_w = warm;
+
+		if (out->period > 0) {
+			/* the state repeats with this period: so does every later penetration */
+			pen = ring[(i - out->period) & (PRESS_RING - 1)];
+		} else {
+			if ((i & (CTD_BUDGET_STEPS - 1)) == CTD_BUDGET_STEPS - 1 &&
+			    ctd_budget_poll())
+				break;
+			ctd_scene_step_warm(&pm, &z, &vel, &warm);
+			out->stepped++;
+			pen = pm.half_height - z;
+			if (pen > out->peak)
+				out->peak = pen;
+			if (-pen > out->lift)
+				out->lift = -pen;
+			/* Brent's cycle search: the state is compared with one saved at most
+			 * PRESS_RING steps before; the step is a function of (z, vel, warm), so
+			 * once one repeats bit for bit the whole sequence repeats */
+			lam++;
+			if (same_bits(z, ref_z) && same_bits(vel, ref_v) && same_bits(warm, ref_w))
+				out->period = lam;
+			else if (same_bits(z, last_z) && same_bits(vel, last_v) &&
+			    same_bits(warm, last_w))
+				out->period = 1; /* at rest: caught at once, not at the next save */
+			else if (same_bits(z, short_z) && same_bits(vel, short_v) &&
+			    same_bits(warm, short_w))
+				out->period = i - short_at; /* a short cycle, caught early */
+			if ((i & (PRESS_SHORT - 1)) == PRESS_SHORT - 1) {
+				short_z = z;
+				short_v = vel;
+				short_w = warm;
+				short_at = i;
+			}
+			if (out->period == 0 && lam == power) {
+				ref_z = z;
+				ref_v = vel;
+				ref_w = warm;
+				power = power < PRESS_RING ? 2 * power : PRESS_RING;
+				lam = 0;
+			}
+		}
+		ring[i & (PRESS_RING - 1)] = pen;
+		if (i >= first) {
+			sum += pen;
+			count++;
+			delta = pen - mean;
+			mean += delta / count;
+			m2 += delta * (pen - mean);
+		}
+	}
+	out->steps = i;
+	out->depth = count > 0 ? sum / count : 0;
+	out->spread = count > 0 ? sqrt(m2 / count) : 0;
+	return 0;
+}
+
 struct load_args {
 	const struct ctd_scene_model *m;
 	double load;
@@ -220,11 +326,6 @@ long ctd_sim_first_jitter(const struct ctd_scene_model *m, double duration)
 	long window = lround(JITTER_WINDOW / m->timestep);
 
 	return n > window ? n - window : 0;
-}
-
-static int same_bits(double a, double b)
-{
-	return memcmp(&a, &b, sizeof a) == 0;
 }
 
 void ctd_sim_fall(

@@ -131,12 +131,10 @@ int audit_solref(const struct ctd_scene *setup, const struct calib_data *data, d
 	}
 	for (i = 0; i < data->npresses; i++) {
 		const struct calib_press *p = &data->presses[i];
-		double pen;
 
-		/* the press model the fit uses (problem.c's residuals) */
-		if (ctd_sim_equilibrium(&m, p->force, &pen) != 0)
-			pen = NAN;
-		point(&a->presses[i], pen, p->deflection, problem_press_sigma(p));
+		/* the press model the fit uses (problem.c's residuals): MuJoCo's stepped press */
+		point(&a->presses[i], model_press(&m, p->force), p->deflection,
+		    problem_press_sigma(p));
 		a->chi2 += a->presses[i].contribution;
 	}
 	a->n = data->ndrops + data->npresses;

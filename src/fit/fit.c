@@ -162,7 +162,7 @@ static void record_residuals(struct fit_result *fit, struct problem *P, const gs
 {
 	const struct calib_data *d = P->data;
 	struct ctd_scene_model m;
-	double logp[NPHYS], pen;
+	double logp[NPHYS];
 	size_t i, j;
 
 	problem_phys_logs(P, x, logp);
@@ -172,8 +172,7 @@ static void record_residuals(struct fit_result *fit, struct problem *P, const gs
 		fit->drop_residual[i] = d->drops[i].rebound - fit->drop_model[i];
 	}
 	for (i = 0; i < d->npresses; i++) {
-		fit->press_model[i] =
-		    ctd_sim_equilibrium(&m, d->presses[i].force, &pen) == 0 ? pen : NAN;
+		fit->press_model[i] = model_press(&m, d->presses[i].force);
 		fit->press_residual[i] = d->presses[i].deflection - fit->press_model[i];
 	}
 	for (j = 0; j < d->ntrajectories; j++) {
@@ -299,6 +298,9 @@ static void note_misfit(struct fit_result *fit, const struct problem *P)
 	for (i = 0; i < d->npresses; i++) {
 		double z = fabs(fit->press_residual[i]) / problem_press_sigma(&d->presses[i]);
 
+		if (isnan(z))
+			z = INFINITY; /* no depth at the best fit: the farthest off of all */
+
 		if (z > worst) {
 			worst = z;
 			kind = 1;
@@ -317,6 +319,17 @@ static void note_misfit(struct fit_result *fit, const struct problem *P)
 		    1e3 * fit->drop_model[which], 1e3 * d->drops[which].rebound,
 		    fit->drop_residual[which] / problem_drop_sigma(&d->drops[which]), fit->chi2,
 		    fit->dof);
+	else if (kind == 1 && !isfinite(fit->press_model[which]))
+		note(fit,
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the press of %.4g N, measured %.3g mm, has no depth: the object does not "
+		    "stay on the pad under it (or a box rocks), which MuJoCo's chaotic hops do "
+		    "not let the model follow; chi2 %.4g for %ld degrees of freedom is beyond "
+		    "what the stated sigmas allow; check the measurements, their sigmas and the "
+		    "setup (object, timestep)",
+		    range[0], range[1], range[2], range[3], d->presses[which].force,
+		    1e3 * d->presses[which].deflection, fit->chi2, fit->dof);
 	else if (kind == 1)
 		note(fit,
 		    "the model cannot reach the measured values anywhere in the searched range "
@@ -773,15 +786,18 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 		    "and MuJoCo's damping impulse with it",
 		    dropped, fit->nsamples);
 	P.free[TC] = 1;
-	/* a static deflection depends on the stiffness 1/(tc*dr)^2 alone: presses alone
-	 * leave dampratio to its start. Drops that do not bounce bound it from below only,
-	 * but the search still looks over all of it: held at its start, the fit would not be
-	 * the best over the searched range. */
+	/* dampratio is searched: a settled press depends on the stiffness 1/(tc*dr)^2
+	 * alone, but under a press a pad of little damping keeps hopping and its mean depth
+	 * depends on dampratio too (issue #29), so presses alone are fitted over both and the
+	 * intervals say what they leave open; one press alone cannot, and holds it at its
+	 * start (the note says what that assumes). Drops that do not bounce bound it from
+	 * below only, but held at its start the fit would not be the best over the searched
+	 * range either. */
 	bouncing = 0;
 	for (j = 0; j < data->ndrops; j++)
 		bouncing += data->drops[j].rebound >
 		    CALIB_BOUNCE_SIGMAS * problem_drop_sigma(&data->drops[j]);
-	P.free[DR] = data->ndrops + data->ntrajectories > 0;
+	P.free[DR] = data->ndrops + data->ntrajectories > 0 || data->npresses >= 2;
 	fit->timeconst = exp(P.start_log[TC]);
 	fit->dampratio = exp(P.start_log[DR]);
 	if (P.n == 0) {
@@ -791,10 +807,13 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 			fit->held[DR] = 1;
 			fit->product_identified = 1;
 			note(fit,
-			    "presses determine only timeconst*dampratio (the static stiffness "
-			    "1/(timeconst*dampratio)^2): dampratio held at its starting value "
-			    "%.6g; "
-			    "add drops that bounce or a trajectory to separate them",
+			    "one press alone: dampratio held at its starting value %.6g, where the "
+			    "pad settles under the press and its depth is the static one, which "
+			    "fixes only timeconst*dampratio (the stiffness "
+			    "1/(timeconst*dampratio)^2); a pad of little damping keeps hopping "
+			    "under a press and sinks deeper on average, so this holds only for a "
+			    "pad that settles: add drops that bounce, another press or a "
+			    "trajectory",
 			    exp(P.start_log[DR]));
 		} else if (data->ndrops > 0 && bouncing == 0 && data->ntrajectories == 0) {
 			note(fit,

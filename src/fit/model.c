@@ -1,10 +1,12 @@
 /*
- * model.c: the model of a measurement: a drop's rebound and a trajectory, simulated by
- * the contact core (see model.h).
+ * model.c: the model of a measurement: a drop's rebound, a press's depth and a trajectory,
+ * simulated by the contact core (see model.h).
  */
 #include "fit/model.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/lanes.h"
@@ -75,42 +77,166 @@ void model_falls(const struct ctd_scene_model *m, const double *heights, size_t 
 	}
 }
 
+/*
+ * A batch's points shared out over CALIB_FIT_THREADS threads, the caller's and helpers: each
+ * takes the next MODEL_CHUNK points from a shared counter until none is left (a batch's
+ * points differ in cost: a grid's stiff pads take more steps), so each point is computed once,
+ * by one thread, with the bits it would have alone. The helpers inherit the caller's
+ * scheduling class and nice value (a fit worker's: below the questions). A batch under
+ * MODEL_SHARE_MIN points, or a helper that cannot start, leaves the work to the caller.
+ */
+enum { MODEL_CHUNK = 256, MODEL_SHARE_MIN = 2 * MODEL_CHUNK, MODEL_PRESS_LANES_MIN = 4 };
+
+struct model_share {
+	void (*chunk)(const struct model_share *sh, size_t at, size_t end);
+	const struct ctd_scene_model *models;
+	const double *values; /* drop heights or press forces */
+	size_t nvalues;       /* per pad */
+	const struct ctd_sim_start *falls;
+	double *out;
+	size_t total;
+	atomic_size_t next;
+};
+
+static void *model_share_run(void *arg)
+{
+	struct model_share *sh = arg;
+	size_t at;
+
+	while ((at = atomic_fetch_add(&sh->next, MODEL_CHUNK)) < sh->total)
+		sh->chunk(sh, at, at + MODEL_CHUNK < sh->total ? at + MODEL_CHUNK : sh->total);
+	return NULL;
+}
+
+static void model_share_out(struct model_share *sh)
+{
+	pthread_t helpers[CALIB_FIT_THREADS > 1 ? CALIB_FIT_THREADS - 1 : 1];
+	int started = 0, k;
+
+	atomic_init(&sh->next, 0);
+	if (sh->total >= MODEL_SHARE_MIN)
+		for (k = 0; k + 1 < CALIB_FIT_THREADS; k++)
+			if (pthread_create(&helpers[started], NULL, model_share_run, sh) == 0)
+				started++;
+	model_share_run(sh);
+	for (k = 0; k < started; k++)
+		pthread_join(helpers[k], NULL);
+}
+
+/* Points [at, end) of model_rebounds(): the lanes step those of the pyramidal cone. */
+static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
+{
+	struct ctd_scene_model m[MODEL_CHUNK];
+	struct ctd_sim_drop d[MODEL_CHUNK];
+	const struct ctd_sim_start *st[MODEL_CHUNK];
+	double h[MODEL_CHUNK], dur[MODEL_CHUNK];
+	size_t n = 0, k, idx[MODEL_CHUNK], nd = sh->nvalues;
+
+	for (; at < end; at++) {
+		const struct ctd_scene_model *pm = &sh->models[at / nd];
+
+		/* the lanes follow the pyramidal cone only (lanes.h) */
+		if (!(pm->a0 < 0) || pm->cone != CTD_CONE_PYRAMIDAL) {
+			sh->out[at] = model_rebound(pm, sh->values[at % nd]);
+			continue;
+		}
+		m[n] = *pm;
+		h[n] = sh->values[at % nd];
+		/* a whole number of steps: ctd_sim_step_count() rounds back to it */
+		dur[n] = (double)rebound_steps(pm, h[n]) * pm->timestep;
+		st[n] = sh->falls ? &sh->falls[at % nd] : NULL;
+		idx[n++] = at;
+	}
+	if (n == 0)
+		return;
+	ctd_lanes_drop_array(m, h, dur, st, d, n, 1);
+	for (k = 0; k < n; k++)
+		sh->out[idx[k]] = isfinite(d[k].final_penetration) && isfinite(d[k].first_rebound)
+		    ? d[k].first_rebound
+		    : NAN;
+}
+
 void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
     size_t ndrops, const struct ctd_sim_start *falls, double *out)
 {
-	enum { CHUNK = 256 };
-	struct ctd_scene_model m[CHUNK];
-	struct ctd_sim_drop d[CHUNK];
-	const struct ctd_sim_start *st[CHUNK];
-	double h[CHUNK], dur[CHUNK];
-	size_t total = npads * ndrops, at, k, idx[CHUNK];
+	struct model_share sh = {
+	    rebounds_chunk, models, heights, ndrops, falls, out, npads * ndrops, 0};
 
-	for (at = 0; at < total;) {
-		size_t n = 0;
+	model_share_out(&sh);
+}
 
-		/* the points the lanes step, CHUNK at a time */
-		for (; at < total && n < CHUNK; at++) {
-			const struct ctd_scene_model *pm = &models[at / ndrops];
+int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_press *out)
+{
+	/* the depth not positive: the object spends the window more off the pad than on it
+	 * (a pad that gains energy throws it clear); such flights are chaotic, the core and
+	 * libmujoco part within a few bounces, and a lab would report no deflection */
+	if (!(out->depth > 0))
+		return 0;
+	/* a box (four corner contacts) that leaves the pad and never falls into a cycle:
+	 * MuJoCo's box starts to rock there, which the core's flat box does not */
+	return !(m->contacts > 1 && out->period == 0 && out->lift > 0);
+}
 
-			/* the lanes follow the pyramidal cone only (lanes.h) */
-			if (!(pm->a0 < 0) || pm->cone != CTD_CONE_PYRAMIDAL) {
-				out[at] = model_rebound(pm, heights[at % ndrops]);
-				continue;
-			}
-			m[n] = *pm;
-			h[n] = heights[at % ndrops];
-			/* a whole number of steps: ctd_sim_step_count() rounds back to it */
-			dur[n] = (double)rebound_steps(pm, h[n]) * pm->timestep;
-			st[n] = falls ? &falls[at % ndrops] : NULL;
-			idx[n++] = at;
+double model_press(const struct ctd_scene_model *m, double force)
+{
+	struct ctd_sim_press out;
+
+	if (ctd_sim_press(m, force, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &out) != 0 ||
+	    !isfinite(out.depth))
+		return NAN;
+	return model_press_followed(m, &out) ? out.depth : NAN;
+}
+
+/* Points [at, end) of model_presses(): the lanes step those of the pyramidal cone. */
+static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
+{
+	struct ctd_scene_model m[MODEL_CHUNK];
+	struct ctd_sim_press r[MODEL_CHUNK];
+	double f[MODEL_CHUNK];
+	size_t n = 0, k, idx[MODEL_CHUNK], np = sh->nvalues;
+
+	for (; at < end; at++) {
+		const struct ctd_scene_model *pm = &sh->models[at / np];
+
+		/* the lanes follow the pyramidal cone only (lanes.h) */
+		if (pm->cone != CTD_CONE_PYRAMIDAL) {
+			sh->out[at] = model_press(pm, sh->values[at % np]);
+			continue;
 		}
-		ctd_lanes_drop_array(m, h, dur, st, d, n, 1);
-		for (k = 0; k < n; k++)
-			out[idx[k]] =
-			    isfinite(d[k].final_penetration) && isfinite(d[k].first_rebound)
-			    ? d[k].first_rebound
-			    : NAN;
+		m[n] = *pm;
+		f[n] = sh->values[at % np];
+		idx[n++] = at;
 	}
+	if (n == 0)
+		return;
+	ctd_lanes_press_array(m, f, n, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, r);
+	for (k = 0; k < n; k++) {
+		if (r[k].steps == 0 || !isfinite(r[k].depth))
+			sh->out[idx[k]] = NAN;
+		else if (m[k].contacts > 1 && r[k].period == 0 && r[k].lift > 0)
+			/* a box that leaves the pad: whether it falls into a cycle, which the
+			 * lanes do not look for, decides (model_press_followed()) */
+			sh->out[idx[k]] = model_press(&m[k], f[k]);
+		else
+			sh->out[idx[k]] = model_press_followed(&m[k], &r[k]) ? r[k].depth : NAN;
+	}
+}
+
+void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
+    size_t npresses, double *out)
+{
+	struct model_share sh = {
+	    presses_chunk, models, forces, npresses, NULL, out, npads * npresses, 0};
+	size_t i;
+
+	/* a few presses (a descent's point, its Jacobian's) step faster alone: a vector of a
+	 * few live lanes costs a full one, and the scalar press replays cycles, not steps them */
+	if (sh.total < MODEL_PRESS_LANES_MIN) {
+		for (i = 0; i < sh.total; i++)
+			out[i] = model_press(&models[i / npresses], forces[i % npresses]);
+		return;
+	}
+	model_share_out(&sh);
 }
 
 /* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */

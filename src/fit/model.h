@@ -11,11 +11,22 @@
  *               has left the pad (bottom above max(0, includemargin)) in which it
  *               moves down again, within the fall (overestimated by two steps) and
  *               CALIB_DROP_SETTLE s more if it never leaves; never below 0; the steps
- *               are sim.c's, with MuJoCo's warmstart (/v1/drop's first_rebound). For any contact
- * that dissipates energy this is /v1/drop's rebound, whose later bounces are lower. press       the
- * object at rest under a total normal force `force` (N, its weight included); `deflection` is its
- * penetration (m): ctd_sim_equilibrium(). trajectory  the object's bottom height z[i] at times t[i]
- * around an impact, with release time and height unknown: both are fitted per trajectory as
+ *               are sim.c's, with MuJoCo's warmstart (/v1/drop's first_rebound). For
+ *               any contact that dissipates energy this is /v1/drop's rebound, whose
+ *               later bounces are lower.
+ *   press       the object pressed onto the pad by a total downward force `force` (N,
+ *               its weight included), as a lab presses it in MuJoCo: placed at rest
+ *               touching the pad (its lowest point on the pad's surface), the force
+ *               applied from the first step (xfrc_applied = -(force - m*g)), stepped
+ *               for CALIB_PRESS_DURATION s; `deflection` is the mean penetration (m)
+ *               over the last CALIB_PRESS_WINDOW s (ctd_sim_press()). A damped pad has
+ *               settled by then and the depth is the static equilibrium's; a pad of
+ *               little damping never settles under a press (issue #29: dampratio up to
+ *               0.3-0.4 at 2 ms, 0.7 at 5 ms keeps hopping) and its mean depth lies far
+ *               beyond the equilibrium, so the press depends on dampratio as well as on
+ *               timeconst*dampratio there.
+ *   trajectory  the object's bottom height z[i] at times t[i] around an impact, with
+ *               release time and height unknown: both are fitted per trajectory as
  *               nuisance parameters. The object rests at the release height until the
  *               release time, then falls; the simulated bottom (recorded after each
  *               step, as mj_step would) is interpolated at t[i] by Catmull-Rom splines.
@@ -47,7 +58,9 @@ double model_rebound(const struct ctd_scene_model *m, double height);
  * which the SIMD lanes follow (core/lanes.h), several at once with the same bits; the others
  * one by one. falls (NULL: none) holds model_falls()' free fall of each drop: a pad whose
  * fall it is (the same object, timestep and gravity; any solref) starts its drop there, with
- * the same answer.
+ * the same answer. A batch of many points is shared over CALIB_FIT_THREADS threads (the
+ * caller's and helpers that inherit its priority), each point computed by one of them with
+ * the same bits; thread-safe for disjoint outputs.
  */
 void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
     size_t ndrops, const struct ctd_sim_start *falls, double *out);
@@ -59,6 +72,30 @@ void model_rebounds(const struct ctd_scene_model *models, size_t npads, const do
  */
 void model_falls(const struct ctd_scene_model *m, const double *heights, size_t ndrops,
     struct ctd_sim_start *falls);
+
+/*
+ * model_press: the model depth (m) of a press of total force `force` (N) on a prepared
+ * scene m, as defined above; NAN when force is below the object's weight, the simulation
+ * diverges, or model_press_followed() says the model does not follow MuJoCo there.
+ */
+double model_press(const struct ctd_scene_model *m, double force);
+
+/* model_presses: model_press() of each of npresses forces on each of npads prepared scenes,
+ * into out[pad * npresses + press] (caller-owned), the same bits: the presses stepped side
+ * by side through the lanes (core/lanes.h), a large batch shared over CALIB_FIT_THREADS
+ * threads (as model_rebounds()). No allocation but the helpers' threads. */
+void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
+    size_t npresses, double *out);
+
+/*
+ * model_press_followed: whether the core's press *out on scene m is MuJoCo's: 0 when the
+ * object spends the window off the pad more than on it (mean depth not positive: a pad
+ * that gains energy throws it clear, and those flights are chaotic, the core and
+ * libmujoco parting within a few bounces), or when a box leaves the pad and never falls
+ * into a cycle (MuJoCo's box starts to rock; the core's stays flat). Checked against
+ * libmujoco 2.2.2 over random pads, spheres and boxes by tests/test_calib_press.
+ */
+int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_press *out);
 
 /*
  * model_trajectory: the model bottom height at each of the n times t[] for an

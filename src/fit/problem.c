@@ -118,10 +118,16 @@ void problem_traj_residuals(const struct problem *P, const struct ctd_scene_mode
 		gsl_vector_set(f, row + i, problem_weigh(P->zmodel[i], tr->z[i], sigma));
 }
 
-/* The drops' model values at the last few pads a small evaluation stepped (problem.h's
- * recent): a trust-region iteration asks for its point's residuals, then for the Jacobian at
- * the same point, whose drops are the same bits. */
-enum { RECENT = 4, RECENT_PADS = 4 };
+/* The drops' and presses' model values at the last few pads a small evaluation stepped
+ * (problem.h's recent): a trust-region iteration asks for its point's residuals, then for the
+ * Jacobian at the same point, whose drops and presses are the same bits. */
+enum { RECENT = 4, RECENT_PADS = 4, MAX_STATIC = CALIB_MAX_DROPS + CALIB_MAX_PRESSES };
+
+/* The static measurements' model values per pad: the drops', then the presses'. */
+static size_t static_count(const struct problem *P)
+{
+	return P->data->ndrops + P->data->npresses;
+}
 
 struct problem_recent {
 	int next;
@@ -129,7 +135,7 @@ struct problem_recent {
 		int valid;
 		const struct calib_data *data; /* the drops' heights: whose data */
 		double logp[NPHYS];
-		double model[CALIB_MAX_DROPS];
+		double model[MAX_STATIC];
 	} e[RECENT];
 };
 
@@ -144,43 +150,95 @@ static int recent_find(const struct problem *P, const double logp[NPHYS])
 	return -1;
 }
 
-static void drop_models_stepped(
-    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
-{
-	enum { PADS = 64 };
-	const struct calib_data *d = P->data;
-	struct ctd_scene_model m[PADS];
-	double heights[CALIB_MAX_DROPS];
-	size_t i, at, n;
+/*
+ * Scene models for a batch of `want` pads, prepared BATCH_PADS at a time into a heap block
+ * when one can be had (the lanes' work is then shared over the fit's threads, fit/model.c,
+ * which a few dozen pads are too few for), else STACK_PADS at a time into the caller's
+ * `stack`. *cap: the pads the block holds. Free the block with pads_release().
+ */
+enum { BATCH_PADS = 4096, STACK_PADS = 64 };
 
-	for (i = 0; i < d->ndrops && i < CALIB_MAX_DROPS; i++)
-		heights[i] = d->drops[i].height;
-	for (at = 0; at < npads; at += n) {
-		n = npads - at < PADS ? npads - at : PADS;
-		for (i = 0; i < n; i++)
-			problem_model_at(P, logp[at + i], &m[i]);
-		model_rebounds(m, n, heights, d->ndrops, P->falls, out + at * d->ndrops);
-	}
+static struct ctd_scene_model *pads_block(
+    size_t want, struct ctd_scene_model stack[STACK_PADS], size_t *cap)
+{
+	size_t n = want < BATCH_PADS ? want : BATCH_PADS;
+	struct ctd_scene_model *m = n > STACK_PADS ? malloc(n * sizeof *m) : NULL;
+
+	*cap = m ? n : STACK_PADS;
+	return m ? m : stack;
 }
 
-void problem_drop_models(
+static void pads_release(struct ctd_scene_model *m, const struct ctd_scene_model *stack)
+{
+	if (m != stack)
+		free(m);
+}
+
+static void static_models_stepped(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
 {
-	const size_t nd = P->data->ndrops;
-	double miss_logp[RECENT_PADS][NPHYS], miss_out[RECENT_PADS * CALIB_MAX_DROPS];
+	enum { PRESS_POINTS = 256 };
+	const struct calib_data *d = P->data;
+	const size_t nd = d->ndrops, np = d->npresses, ns = nd + np;
+	struct ctd_scene_model stack[STACK_PADS], *m;
+	double heights[CALIB_MAX_DROPS], forces[CALIB_MAX_PRESSES], few[PRESS_POINTS], *pressed;
+	size_t i, k, at, n, g, cap, group;
+
+	for (i = 0; i < nd && i < CALIB_MAX_DROPS; i++)
+		heights[i] = d->drops[i].height;
+	for (i = 0; i < np && i < CALIB_MAX_PRESSES; i++)
+		forces[i] = d->presses[i].force;
+	m = pads_block(npads, stack, &cap);
+	/* the presses of a whole block at once where memory allows, else a few pads' */
+	pressed = np > 0 && m != stack ? malloc(cap * np * sizeof *pressed) : NULL;
+	group = pressed ? cap : np > 0 && np < PRESS_POINTS ? PRESS_POINTS / np : 1;
+	if (!pressed)
+		pressed = few;
+	for (at = 0; at < npads; at += n) {
+		double *block = out + at * ns;
+
+		n = npads - at < cap ? npads - at : cap;
+		for (i = 0; i < n; i++)
+			problem_model_at(P, logp[at + i], &m[i]);
+		if (nd > 0) {
+			/* the drops packed at the block's start, then spread out to their rows
+			 * (last pad first: a row never lands on one not yet moved) */
+			model_rebounds(m, n, heights, nd, P->falls, block);
+			for (i = n; np > 0 && i-- > 0;)
+				memmove(block + i * ns, block + i * nd, nd * sizeof *block);
+		}
+		for (i = 0; i < n && np > 0; i += g) {
+			g = n - i < group ? n - i : group;
+			model_presses(m + i, g, forces, np, pressed);
+			for (k = 0; k < g; k++)
+				memcpy(block + (i + k) * ns + nd, pressed + k * np,
+				    np * sizeof *block);
+		}
+	}
+	if (pressed != few)
+		free(pressed);
+	pads_release(m, stack);
+}
+
+void problem_static_models(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
+{
+	const size_t ns = static_count(P);
+	double miss_logp[RECENT_PADS][NPHYS], miss_out[RECENT_PADS * MAX_STATIC];
 	size_t i, miss[RECENT_PADS], nmiss = 0;
 
-	if (nd == 0)
+	if (ns == 0)
 		return;
-	if (!P->recent || npads > RECENT_PADS || nd > CALIB_MAX_DROPS) {
-		drop_models_stepped(P, logp, npads, out);
+	if (!P->recent || npads > RECENT_PADS || P->data->ndrops > CALIB_MAX_DROPS ||
+	    P->data->npresses > CALIB_MAX_PRESSES) {
+		static_models_stepped(P, logp, npads, out);
 		return;
 	}
 	for (i = 0; i < npads; i++) {
 		int k = recent_find(P, logp[i]);
 
 		if (k >= 0) {
-			memcpy(out + i * nd, P->recent->e[k].model, nd * sizeof *out);
+			memcpy(out + i * ns, P->recent->e[k].model, ns * sizeof *out);
 			continue;
 		}
 		memcpy(miss_logp[nmiss], logp[i], sizeof miss_logp[nmiss]);
@@ -188,26 +246,26 @@ void problem_drop_models(
 	}
 	if (nmiss == 0)
 		return;
-	drop_models_stepped(P, (const double(*)[NPHYS])miss_logp, nmiss, miss_out);
+	static_models_stepped(P, (const double(*)[NPHYS])miss_logp, nmiss, miss_out);
 	for (i = 0; i < nmiss; i++) {
 		struct problem_recent *r = P->recent;
 		int k = r->next;
 
-		memcpy(out + miss[i] * nd, miss_out + i * nd, nd * sizeof *out);
+		memcpy(out + miss[i] * ns, miss_out + i * ns, ns * sizeof *out);
 		r->next = (r->next + 1) % RECENT;
 		r->e[k].valid = 1;
 		r->e[k].data = P->data;
 		memcpy(r->e[k].logp, miss_logp[i], sizeof r->e[k].logp);
-		memcpy(r->e[k].model, miss_out + i * nd, nd * sizeof *out);
+		memcpy(r->e[k].model, miss_out + i * ns, ns * sizeof *out);
 	}
 }
 
 int problem_residuals_given(
-    const struct problem *P, const gsl_vector *x, const double *drop_model, gsl_vector *f)
+    const struct problem *P, const gsl_vector *x, const double *static_model, gsl_vector *f)
 {
 	const struct calib_data *d = P->data;
 	struct ctd_scene_model m;
-	double logp[NPHYS], pen, own[CALIB_MAX_DROPS];
+	double logp[NPHYS], own[MAX_STATIC];
 	size_t i, row = 0;
 
 	if (problem_abandoned(P)) {
@@ -215,25 +273,22 @@ int problem_residuals_given(
 		return GSL_SUCCESS;
 	}
 	problem_phys_logs(P, x, logp);
-	if (!drop_model && d->ndrops > 0) {
-		/* the drops of this pad stepped side by side */
-		problem_drop_models(P, (const double(*)[NPHYS])logp, 1, own);
-		drop_model = own;
+	if (!static_model && static_count(P) > 0) {
+		/* the drops and presses of this pad stepped side by side */
+		problem_static_models(P, (const double(*)[NPHYS])logp, 1, own);
+		static_model = own;
 	}
 	for (i = 0; i < d->ndrops; i++, row++)
 		gsl_vector_set(f, row,
 		    problem_weigh(
-		        drop_model[i], d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
-	if (d->npresses == 0 && d->ntrajectories == 0)
+		        static_model[i], d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
+	for (i = 0; i < d->npresses; i++, row++)
+		gsl_vector_set(f, row,
+		    problem_weigh(static_model[d->ndrops + i], d->presses[i].deflection,
+		        problem_press_sigma(&d->presses[i])));
+	if (d->ntrajectories == 0)
 		return GSL_SUCCESS;
 	problem_model_at(P, logp, &m);
-	for (i = 0; i < d->npresses; i++, row++) {
-		if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
-			pen = NAN;
-		gsl_vector_set(f, row,
-		    problem_weigh(
-		        pen, d->presses[i].deflection, problem_press_sigma(&d->presses[i])));
-	}
 	for (i = 0; i < d->ntrajectories; i++) {
 		problem_traj_residuals(P, &m, i, problem_release_time(P, x, i),
 		    problem_release_height(P, x, i), f, row);
@@ -246,11 +301,11 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
     size_t npads, double *chi2, struct err *err)
 {
 	enum { CHUNK = 512 };
-	size_t nd = P->data->ndrops, at, n, i, q, k;
-	double *dm = nd > 0 ? malloc(CHUNK * nd * sizeof *dm) : NULL;
+	size_t ns = static_count(P), at, n, i, q, k;
+	double *dm = ns > 0 ? malloc(CHUNK * ns * sizeof *dm) : NULL;
 	double(*used)[NPHYS] = malloc(CHUNK * sizeof *used);
 
-	if ((nd > 0 && !dm) || !used) {
+	if ((ns > 0 && !dm) || !used) {
 		free(dm);
 		free(used);
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
@@ -266,12 +321,12 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 			problem_phys_logs(P, P->xp, used[i]);
 		}
 		if (dm && !problem_abandoned(P))
-			problem_drop_models(P, (const double(*)[NPHYS])used, n, dm);
+			problem_static_models(P, (const double(*)[NPHYS])used, n, dm);
 		for (i = 0; i < n; i++) {
 			for (q = 0, k = 0; q < NPHYS; q++)
 				if (P->free[q])
 					gsl_vector_set(P->xp, k++, logp[at + i][q]);
-			problem_residuals_given(P, P->xp, dm ? dm + i * nd : NULL, P->f1);
+			problem_residuals_given(P, P->xp, dm ? dm + i * ns : NULL, P->f1);
 			chi2[at + i] = problem_sum_squares(P->f1);
 		}
 	}
@@ -285,17 +340,39 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 static void drop_model_one(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, size_t drop, double *out)
 {
-	enum { PADS = 256 };
-	struct ctd_scene_model m[PADS];
+	struct ctd_scene_model stack[STACK_PADS], *m;
 	double height = P->data->drops[drop].height;
-	size_t i, at, n;
+	size_t i, at, n, cap;
+
+	m = pads_block(npads, stack, &cap);
 
 	for (at = 0; at < npads; at += n) {
-		n = npads - at < PADS ? npads - at : PADS;
+		n = npads - at < cap ? npads - at : cap;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
 		model_rebounds(m, n, &height, 1, P->falls ? &P->falls[drop] : NULL, out + at);
 	}
+	pads_release(m, stack);
+}
+
+/* Press `press`'s model depth at each of npads pads into out[pad] (problem_static_models() for
+ * one press: the same bits). */
+static void press_model_one(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, size_t press, double *out)
+{
+	struct ctd_scene_model stack[STACK_PADS], *m;
+	double force = P->data->presses[press].force;
+	size_t i, at, n, cap;
+
+	m = pads_block(npads, stack, &cap);
+
+	for (at = 0; at < npads; at += n) {
+		n = npads - at < cap ? npads - at : cap;
+		for (i = 0; i < n; i++)
+			problem_model_at(P, logp[at + i], &m[i]);
+		model_presses(m, n, &force, 1, out + at);
+	}
+	pads_release(m, stack);
 }
 
 /* Drops in the order problem_chi2_within() steps them: the most bouncing first (rebound over
@@ -318,8 +395,9 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
     size_t npads, double cap, double *chi2, struct err *err)
 {
 	const struct calib_data *d = P->data;
-	size_t nd = d->ndrops, i, k, q, j, live = npads, order[CALIB_MAX_DROPS];
-	double *dm = malloc((npads * nd + 1) * sizeof *dm);
+	size_t nd = d->ndrops, ns = static_count(P), i, k, q, j, live = npads,
+	       order[CALIB_MAX_DROPS];
+	double *dm = malloc((npads * ns + 1) * sizeof *dm);
 	double *partial = malloc((npads + 1) * sizeof *partial);
 	double *one = malloc((npads + 1) * sizeof *one);
 	double(*used)[NPHYS] = malloc((npads + 1) * sizeof *used);
@@ -331,7 +409,7 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
-	if (nd == 0 || nd > CALIB_MAX_DROPS || d->ntrajectories > 0 || P->profiling) {
+	if (ns == 0 || nd > CALIB_MAX_DROPS || d->ntrajectories > 0 || P->profiling) {
 		rc = problem_chi2_many(P, x, logp, npads, chi2, err);
 		goto out;
 	}
@@ -362,11 +440,34 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
 			size_t pad = alive[i];
 			double r = problem_weigh(one[i], d->drops[drop].rebound, sigma);
 
-			dm[pad * nd + drop] = one[i];
+			dm[pad * ns + drop] = one[i];
 			partial[pad] += r * r;
 			/* a sum of squares only grows with more terms, whatever their order (the
 			 * factor leaves room for the rounding of a sum in another order): past
 			 * the cap here, the whole chi^2 is too */
+			if (partial[pad] * (1 - 1e-12) > cap)
+				chi2[pad] = INFINITY;
+			else
+				alive[kept++] = pad;
+		}
+		live = kept;
+	}
+	/* then the presses, one at a time, the same way: each is a few seconds of steps */
+	for (j = 0; j < d->npresses && live > 0; j++) {
+		size_t kept = 0;
+		double sigma = problem_press_sigma(&d->presses[j]);
+
+		if (problem_abandoned(P))
+			break;
+		for (i = 0; i < live; i++)
+			memcpy(packed[i], used[alive[i]], sizeof packed[i]);
+		press_model_one(P, (const double(*)[NPHYS])packed, live, j, one);
+		for (i = 0; i < live; i++) {
+			size_t pad = alive[i];
+			double r = problem_weigh(one[i], d->presses[j].deflection, sigma);
+
+			dm[pad * ns + nd + j] = one[i];
+			partial[pad] += r * r;
 			if (partial[pad] * (1 - 1e-12) > cap)
 				chi2[pad] = INFINITY;
 			else
@@ -381,7 +482,7 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
 		for (q = 0, k = 0; q < NPHYS; q++)
 			if (P->free[q])
 				gsl_vector_set(P->xp, k++, logp[pad][q]);
-		problem_residuals_given(P, P->xp, dm + pad * nd, P->f1);
+		problem_residuals_given(P, P->xp, dm + pad * ns, P->f1);
 		chi2[pad] = problem_sum_squares(P->f1);
 	}
 	rc = 0;
@@ -405,24 +506,25 @@ int problem_jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
 	struct problem *P = params;
 	const struct calib_data *d = P->data;
 	struct ctd_scene_model m;
-	double logp[NPHYS], pads[1 + NPHYS][NPHYS], models[(1 + NPHYS) * CALIB_MAX_DROPS];
-	size_t k, i, j, row = problem_traj_first_row(P), nd = d->ndrops;
+	double logp[NPHYS], pads[1 + NPHYS][NPHYS], models[(1 + NPHYS) * MAX_STATIC];
+	size_t k, i, j, row = problem_traj_first_row(P), ns = static_count(P);
 
-	/* the drops of the pad and of its nphys neighbours, all stepped side by side */
+	/* the drops and presses of the pad and of its nphys neighbours, all stepped side by
+	 * side */
 	problem_phys_logs(P, x, pads[0]);
 	for (k = 0; k < P->nphys; k++) {
 		gsl_vector_memcpy(P->xp, x);
 		gsl_vector_set(P->xp, k, gsl_vector_get(x, k) + P->fd_step_log);
 		problem_phys_logs(P, P->xp, pads[1 + k]);
 	}
-	if (nd > 0 && !problem_abandoned(P))
-		problem_drop_models(P, (const double(*)[NPHYS])pads, 1 + P->nphys, models);
-	problem_residuals_given(P, x, nd > 0 ? models : NULL, P->f0);
+	if (ns > 0 && !problem_abandoned(P))
+		problem_static_models(P, (const double(*)[NPHYS])pads, 1 + P->nphys, models);
+	problem_residuals_given(P, x, ns > 0 ? models : NULL, P->f0);
 	gsl_matrix_set_zero(J);
 	for (k = 0; k < P->nphys; k++) {
 		gsl_vector_memcpy(P->xp, x);
 		gsl_vector_set(P->xp, k, gsl_vector_get(x, k) + P->fd_step_log);
-		problem_residuals_given(P, P->xp, nd > 0 ? models + (1 + k) * nd : NULL, P->f1);
+		problem_residuals_given(P, P->xp, ns > 0 ? models + (1 + k) * ns : NULL, P->f1);
 		for (i = 0; i < P->n; i++)
 			gsl_matrix_set(J, i, k,
 			    (gsl_vector_get(P->f1, i) - gsl_vector_get(P->f0, i)) / P->fd_step_log);

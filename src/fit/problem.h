@@ -133,16 +133,18 @@ size_t problem_traj_first_row(const struct problem *P);
 void problem_traj_residuals(const struct problem *P, const struct ctd_scene_model *m, size_t j,
     double t0, double H, gsl_vector *f, size_t row);
 
-/* The model rebounds of P's drops at each of npads pads (log timeconst, log dampratio) into
- * out[pad * ndrops + drop] (caller-owned): fit/model.h's model_rebounds(), the pads prepared
- * as problem_model_at() prepares them. */
-void problem_drop_models(
+/* The model values of P's drops and presses at each of npads pads (log timeconst, log
+ * dampratio) into out[pad * (ndrops + npresses) + k] (caller-owned), the drops' rebounds
+ * (fit/model.h's model_rebounds()) then the presses' depths (model_presses()), the pads
+ * prepared as problem_model_at() prepares them. */
+void problem_static_models(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out);
 
-/* problem_residuals() with the drops' model values given (drop_model[i] of drop i, at x's
- * pad, from problem_drop_models(); NULL: computed here). Returns GSL_SUCCESS. */
+/* problem_residuals() with the drops' and presses' model values given (static_model[k] at
+ * x's pad, laid out as problem_static_models() lays out one pad's; NULL: computed here).
+ * Returns GSL_SUCCESS. */
 int problem_residuals_given(
-    const struct problem *P, const gsl_vector *x, const double *drop_model, gsl_vector *f);
+    const struct problem *P, const gsl_vector *x, const double *static_model, gsl_vector *f);
 
 /* chi^2 at each of npads pads (log timeconst, log dampratio; the held ones as P holds them)
  * with x's other parameters (the releases), into chi2[] (caller-owned): the drops of many
@@ -152,10 +154,10 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
     size_t npads, double *chi2, struct err *err);
 
 /* problem_chi2_many() where only the pads with chi^2 at most cap matter: chi2[] gets the same
- * value there, and +inf at pads ruled out before all their drops were stepped (some drops'
- * residuals alone are past cap). Drops only (with trajectories, or in a profile's problem, it
- * is problem_chi2_many()). Uses P->xp and P->f1 as scratch; -1 with ERR_INTERNAL when out of
- * memory. */
+ * value there, and +inf at pads ruled out before all their drops and presses were stepped
+ * (some of their residuals alone are past cap). Drops and presses only (with trajectories, or
+ * in a profile's problem, it is problem_chi2_many()). Uses P->xp and P->f1 as scratch; -1 with
+ * ERR_INTERNAL when out of memory. */
 int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
     size_t npads, double cap, double *chi2, struct err *err);
 

@@ -105,7 +105,8 @@ static int start_better(const struct search_start *a, const struct search_start 
 
 /*
  * problem_residuals() at a point of the starting grid, the drops' and presses' model values
- * from and to P->grid_model when set. Each trajectory's release is moved along its
+ * dm (problem_static_models()'s, for the point) kept in P->grid_model when set, or from it
+ * once it is ready (dm then unused). Each trajectory's release is moved along its
  * valley (time by a third of a step, up to P->grid_shifts of them either way, height
  * to keep the fall) and the best kept: the free fall before the impact fixes
  * a release only to about half a step, and a contact sampled at the wrong phase makes
@@ -118,7 +119,8 @@ static void grid_residuals(
 	size_t nstatic = d->ndrops + d->npresses, i, k, row = 0;
 	const double h = P->scene.option.timestep;
 	struct ctd_scene_model m;
-	double logp[NPHYS], *model = NULL;
+	double logp[NPHYS];
+	const double *model = dm;
 	int shift;
 
 	if (problem_abandoned(P)) {
@@ -128,33 +130,19 @@ static void grid_residuals(
 	problem_phys_logs(P, x, logp);
 	problem_model_at(P, logp, &m);
 	if (P->grid_model && nstatic > 0) {
-		model = P->grid_model + point * nstatic;
-		if (!P->grid_model_ready) {
-			for (i = 0; i < d->ndrops; i++)
-				model[i] = dm[i];
-			for (i = 0; i < d->npresses; i++)
-				if (ctd_sim_equilibrium(
-				        &m, d->presses[i].force, &model[d->ndrops + i]) != 0)
-					model[d->ndrops + i] = NAN;
-		}
-	}
-	for (i = 0; i < d->ndrops; i++, row++) {
-		double rebound = model ? model[i] : dm[i];
+		double *kept = P->grid_model + point * nstatic;
 
-		gsl_vector_set(f, row,
-		    problem_weigh(rebound, d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
+		if (!P->grid_model_ready)
+			memcpy(kept, dm, nstatic * sizeof *kept);
+		model = kept;
 	}
-	for (i = 0; i < d->npresses; i++, row++) {
-		double pen;
-
-		if (model)
-			pen = model[d->ndrops + i];
-		else if (ctd_sim_equilibrium(&m, d->presses[i].force, &pen) != 0)
-			pen = NAN;
+	for (i = 0; i < d->ndrops; i++, row++)
 		gsl_vector_set(f, row,
-		    problem_weigh(
-		        pen, d->presses[i].deflection, problem_press_sigma(&d->presses[i])));
-	}
+		    problem_weigh(model[i], d->drops[i].rebound, problem_drop_sigma(&d->drops[i])));
+	for (i = 0; i < d->npresses; i++, row++)
+		gsl_vector_set(f, row,
+		    problem_weigh(model[d->ndrops + i], d->presses[i].deflection,
+		        problem_press_sigma(&d->presses[i])));
 	for (i = 0; i < d->ntrajectories; i++) {
 		const struct calib_trajectory *tr = &d->trajectories[i];
 		double t0 = problem_release_time(P, x, i), H = problem_release_height(P, x, i),
@@ -233,16 +221,16 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 	int counts[NPHYS], a, b, i, q;
 	size_t k, found = 0;
 
-	size_t nd = P->data->ndrops, npts;
+	size_t ns = P->data->ndrops + P->data->npresses, npts;
 	double(*pads)[NPHYS] = malloc(N * N * sizeof *pads), *dm = NULL;
 	int fresh = !(P->grid_model && P->grid_model_ready);
 
 	for (i = 0; i < NPHYS; i++)
 		counts[i] = P->free[i] ? N : 1;
 	npts = (size_t)(counts[TC] * counts[DR]);
-	if (nd > 0 && fresh)
-		dm = malloc(npts * nd * sizeof *dm);
-	if (!pads || (nd > 0 && fresh && !dm)) {
+	if (ns > 0 && fresh)
+		dm = malloc(npts * ns * sizeof *dm);
+	if (!pads || (ns > 0 && fresh && !dm)) {
 		/* out of memory: the grid is left out, the descent starts where it is */
 		free(pads);
 		free(dm);
@@ -266,9 +254,9 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 			}
 		}
 	}
-	/* every grid point's drops at once, through the lanes */
+	/* every grid point's drops and presses at once, through the lanes */
 	if (dm && !problem_abandoned(P))
-		problem_drop_models(P, (const double(*)[NPHYS])pads, npts, dm);
+		problem_static_models(P, (const double(*)[NPHYS])pads, npts, dm);
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			struct search_start *g = &grid[a][b];
@@ -277,7 +265,7 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 				if (P->free[i])
 					gsl_vector_set(x, k++, g->logp[i]);
 			grid_residuals(P, x, (size_t)(a * N + b),
-			    dm ? dm + (size_t)(a * counts[DR] + b) * nd : NULL, P->f1);
+			    dm ? dm + (size_t)(a * counts[DR] + b) * ns : NULL, P->f1);
 			g->chi2 = problem_sum_squares(P->f1);
 		}
 	}

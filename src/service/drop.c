@@ -122,7 +122,7 @@ static void lanes_done(void *ctx, long index, const struct ctd_sim_drop *drop)
 
 static void drop_batch(const struct ans_batch *batch)
 {
-	struct ctd_lanes_feed feed = {lanes_next, lanes_done, (void *)batch, 0, NULL};
+	struct ctd_lanes_feed feed = {.next = lanes_next, .done = lanes_done, .ctx = (void *)batch};
 
 	ctd_lanes_drop(&feed);
 }
