@@ -192,6 +192,17 @@ START_TEST(fit_exact)
 			    "drop %d: the fitted pad %.9g MuJoCo %.9g", d,
 			    model_rebound(&sm, p->drops[d].height), p->drops[d].rebound);
 	}
+	{
+		/* a pad stiffer than refsafe's edge was stepped as the edge: the fit says that
+		 * no stiffer pad can be told from it; a pad above the edge gets no such note */
+		size_t k;
+		int edge = 0;
+
+		for (k = 0; k < fit->nnotes; k++)
+			edge |= strstr(fit->notes[k], "cannot tell a stiffer pad") != NULL;
+		ck_assert_msg(edge == (p->pad[0] < p->truth[0]), "pad %g: edge note %d", p->pad[0],
+		    edge);
+	}
 	fprintf(stderr, "pad (%g, %g), truth (%.9g, %g): fit (%.9g, %.9g)\n", p->pad[0], p->pad[1],
 	    p->truth[0], p->truth[1], fit->timeconst, fit->dampratio);
 	fit_free(fit);

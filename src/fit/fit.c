@@ -126,6 +126,16 @@ static void check_contact(struct fit_result *fit)
 			    "discrete integrator's refsafe would replace its rows by a softer "
 			    "spring; paste solref_direct (refsafe leaves the direct form alone)",
 			    fit->timeconst, fit->refsafe_min, h, fit->dampratio);
+		else if (s.option.refsafe && fit->timeconst <= fit->refsafe_min * (1 + 1e-6))
+			/* the replacement row, K' = 1 / (h^2 imp) and B' = 2 dr / (h sqrt(imp)),
+			 * does not depend on timeconst: a measured pad stiffer than the edge was
+			 * stepped as the edge, and the fit lands there */
+			note(fit,
+			    "timeconst %.6g is where the discrete integrator's refsafe starts "
+			    "replacing rows (timestep %.6g, dampratio %.6g): MuJoCo steps every "
+			    "stiffer solref of this dampratio exactly as this one, so these "
+			    "measurements cannot tell a stiffer pad from it",
+			    fit->timeconst, h, fit->dampratio);
 	} else if (fit->below_refsafe)
 		note(fit,
 		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with "
