@@ -41,7 +41,8 @@ tests_test_calib_press_LDADD = $(FIT_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
 # `make bench-coverage` runs it with 20 sets per truth (120 counted per size).
 check_PROGRAMS += tests/test_calib_coverage
 TESTS += tests/test_calib_coverage
-tests_test_calib_coverage_SOURCES = tests/test_calib_coverage.c $(MJSCENE_SOURCES)
+tests_test_calib_coverage_SOURCES = tests/test_calib_coverage.c tests/calgen.c tests/calgen.h \
+	$(MJSCENE_SOURCES)
 tests_test_calib_coverage_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS)
 tests_test_calib_coverage_LDADD = $(FIT_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
 bench-coverage: tests/test_calib_coverage$(EXEEXT)

@@ -32,6 +32,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "calgen.h"
 #include "fit/fit.h"
 #include "mjscene.h"
 #include "testlib.h"
@@ -468,28 +469,6 @@ static void fresh_pad(uint64_t *rng, struct fresh *f)
 	f->truth.option.timestep = f->start.option.timestep = h;
 }
 
-/* libmujoco's press (fit/model.h's definition) of total force `force`. */
-static double mj_press_depth(const struct ctd_scene *pad, double force)
-{
-	struct ctd_scene s = *pad;
-	struct mjscene ms;
-	char msg[512];
-	long n = lround(CALIB_PRESS_DURATION / s.option.timestep);
-	long w = lround(CALIB_PRESS_WINDOW / s.option.timestep), i;
-	double sum = 0;
-
-	s.height = 0;
-	ck_assert_msg(mjscene_open(&ms, &s, msg, sizeof msg) == 0, "%s", msg);
-	ms.data->xfrc_applied[6 + 2] = -(force - s.mass * s.option.gravity);
-	for (i = 0; i < n; i++) {
-		mj_step(ms.model, ms.data);
-		if (i >= n - w)
-			sum += -(ms.data->qpos[2] - ms.half_height);
-	}
-	mjscene_close(&ms);
-	return sum / (double)w;
-}
-
 struct fresh_rates {
 	int fits, given[2], cover[2][2], unbacked, beaten, ok, partial, few_dof, misfit,
 	    insufficient, hopping;
@@ -651,7 +630,9 @@ START_TEST(fresh_presses)
 
 			presses[i].force =
 			    tl_between(&rng, 1.5, 20) * f.truth.mass * DEFAULT_GRAVITY;
-			depth = mj_press_depth(&f.truth, presses[i].force);
+			/* libmujoco's press, as fit/model.h defines it (NAN: no scene) */
+			depth = calgen_mj_press_depth(&f.truth, presses[i].force);
+			ck_assert(!isnan(depth));
 			presses[i].sigma = 0.03 * fabs(depth);
 			presses[i].deflection = depth + presses[i].sigma * gauss(&rng);
 			z = (presses[i].deflection - depth) / presses[i].sigma;

@@ -335,42 +335,30 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 	return 0;
 }
 
-/* Drop `drop`'s model rebound at each of npads pads into out[pad] (problem_drop_models() for
- * one drop: the same bits). */
-static void drop_model_one(
-    const struct problem *P, const double (*logp)[NPHYS], size_t npads, size_t drop, double *out)
+/* Static measurement k's model value (k < ndrops: drop k's rebound, else press k - ndrops's
+ * depth) at each of npads pads into out[pad], with problem_static_models()'s bits; its
+ * measured value and sigma in *measured, *sigma. */
+static void static_model_one(const struct problem *P, const double (*logp)[NPHYS], size_t npads,
+    size_t k, double *out, double *measured, double *sigma)
 {
+	const struct calib_data *d = P->data;
+	const int press = k >= d->ndrops;
+	const size_t j = press ? k - d->ndrops : k;
+	const double value = press ? d->presses[j].force : d->drops[j].height;
 	struct ctd_scene_model stack[STACK_PADS], *m;
-	double height = P->data->drops[drop].height;
 	size_t i, at, n, cap;
 
+	*measured = press ? d->presses[j].deflection : d->drops[j].rebound;
+	*sigma = press ? problem_press_sigma(&d->presses[j]) : problem_drop_sigma(&d->drops[j]);
 	m = pads_block(npads, stack, &cap);
-
 	for (at = 0; at < npads; at += n) {
 		n = npads - at < cap ? npads - at : cap;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
-		model_rebounds(m, n, &height, 1, P->falls ? &P->falls[drop] : NULL, out + at);
-	}
-	pads_release(m, stack);
-}
-
-/* Press `press`'s model depth at each of npads pads into out[pad] (problem_static_models() for
- * one press: the same bits). */
-static void press_model_one(
-    const struct problem *P, const double (*logp)[NPHYS], size_t npads, size_t press, double *out)
-{
-	struct ctd_scene_model stack[STACK_PADS], *m;
-	double force = P->data->presses[press].force;
-	size_t i, at, n, cap;
-
-	m = pads_block(npads, stack, &cap);
-
-	for (at = 0; at < npads; at += n) {
-		n = npads - at < cap ? npads - at : cap;
-		for (i = 0; i < n; i++)
-			problem_model_at(P, logp[at + i], &m[i]);
-		model_presses(m, n, &force, 1, out + at);
+		if (press)
+			model_presses(m, n, &value, 1, out + at);
+		else
+			model_rebounds(m, n, &value, 1, P->falls ? &P->falls[j] : NULL, out + at);
 	}
 	pads_release(m, stack);
 }
@@ -395,8 +383,7 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
     size_t npads, double cap, double *chi2, struct err *err)
 {
 	const struct calib_data *d = P->data;
-	size_t nd = d->ndrops, ns = static_count(P), i, k, q, j, live = npads,
-	       order[CALIB_MAX_DROPS];
+	size_t nd = d->ndrops, ns = static_count(P), i, k, q, j, live = npads, order[MAX_STATIC];
 	double *dm = malloc((npads * ns + 1) * sizeof *dm);
 	double *partial = malloc((npads + 1) * sizeof *partial);
 	double *one = malloc((npads + 1) * sizeof *one);
@@ -409,7 +396,8 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
-	if (ns == 0 || nd > CALIB_MAX_DROPS || d->ntrajectories > 0 || P->profiling) {
+	if (ns == 0 || nd > CALIB_MAX_DROPS || d->npresses > CALIB_MAX_PRESSES ||
+	    d->ntrajectories > 0 || P->profiling) {
 		rc = problem_chi2_many(P, x, logp, npads, chi2, err);
 		goto out;
 	}
@@ -423,51 +411,31 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
 		partial[i] = 0;
 		alive[i] = i;
 	}
-	for (j = 0; j < nd; j++)
+	/* the drops first, the most bouncing first (drop_order_cmp()), then the presses: each
+	 * press is a few seconds of steps */
+	for (j = 0; j < ns; j++)
 		order[j] = j;
 	order_data = d;
 	qsort(order, nd, sizeof *order, drop_order_cmp);
-	for (j = 0; j < nd && live > 0; j++) {
-		size_t drop = order[j], kept = 0;
-		double sigma = problem_drop_sigma(&d->drops[drop]);
+	for (j = 0; j < ns && live > 0; j++) {
+		size_t kept = 0;
+		double measured, sigma;
 
 		if (problem_abandoned(P))
 			break;
 		for (i = 0; i < live; i++)
 			memcpy(packed[i], used[alive[i]], sizeof packed[i]);
-		drop_model_one(P, (const double(*)[NPHYS])packed, live, drop, one);
+		static_model_one(
+		    P, (const double(*)[NPHYS])packed, live, order[j], one, &measured, &sigma);
 		for (i = 0; i < live; i++) {
 			size_t pad = alive[i];
-			double r = problem_weigh(one[i], d->drops[drop].rebound, sigma);
+			double r = problem_weigh(one[i], measured, sigma);
 
-			dm[pad * ns + drop] = one[i];
+			dm[pad * ns + order[j]] = one[i];
 			partial[pad] += r * r;
 			/* a sum of squares only grows with more terms, whatever their order (the
 			 * factor leaves room for the rounding of a sum in another order): past
 			 * the cap here, the whole chi^2 is too */
-			if (partial[pad] * (1 - 1e-12) > cap)
-				chi2[pad] = INFINITY;
-			else
-				alive[kept++] = pad;
-		}
-		live = kept;
-	}
-	/* then the presses, one at a time, the same way: each is a few seconds of steps */
-	for (j = 0; j < d->npresses && live > 0; j++) {
-		size_t kept = 0;
-		double sigma = problem_press_sigma(&d->presses[j]);
-
-		if (problem_abandoned(P))
-			break;
-		for (i = 0; i < live; i++)
-			memcpy(packed[i], used[alive[i]], sizeof packed[i]);
-		press_model_one(P, (const double(*)[NPHYS])packed, live, j, one);
-		for (i = 0; i < live; i++) {
-			size_t pad = alive[i];
-			double r = problem_weigh(one[i], d->presses[j].deflection, sigma);
-
-			dm[pad * ns + nd + j] = one[i];
-			partial[pad] += r * r;
 			if (partial[pad] * (1 - 1e-12) > cap)
 				chi2[pad] = INFINITY;
 			else
