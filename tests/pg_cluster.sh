@@ -91,9 +91,10 @@ CREATE FUNCTION note_fit() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
 CREATE TRIGGER note_fit AFTER UPDATE ON fits FOR EACH ROW EXECUTE FUNCTION note_fit();" ||
 	fail "cannot install the fit triggers"
 
-# call METHOD URL TOKEN [BODY [KEY]]: the status; the body into $tmp/answer.
+# call METHOD URL TOKEN [BODY [KEY]]: the status; the body into $tmp/answer; at most
+# $call_s seconds (20; a call with ?wait= sets its wait and a little more).
 call() {
-	curl -s -m 20 -o "$tmp/answer" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
+	curl -s -m "${call_s:-20}" -o "$tmp/answer" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
 		-H 'Content-Type: application/json' ${5:+-H "Idempotency-Key: \"$5\""} \
 		${4:+--data-binary "$4"} "$2" || echo 000
 }
@@ -147,7 +148,7 @@ stream=$!
 sleep 0.5
 seen=
 for try in 1 2 3 4 5; do
-	status=$(call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$c1/measurements?wait=30" \
+	status=$(call_s=310 call POST "http://127.0.0.1:$(port 1)/v1/calibrations/$c1/measurements?wait=300" \
 		"$t1" "{\"presses\":[{\"force\":$((16 + try)),\"deflection\":$((6 + try)).1e-6}]}")
 	[ "$status" = 200 ] || fail "upload with wait on node 1: $status"
 	fit=$(sed -n 's/.*"fit_id":\([0-9]*\).*/\1/p' "$tmp/answer")

@@ -116,11 +116,12 @@ health_becomes() {
 	return 1
 }
 
-# call METHOD PATH [BODY [KEY [TOKEN]]]: the status; body into answer, headers into headers.
+# call METHOD PATH [BODY [KEY [TOKEN]]]: the status; body into answer, headers into headers;
+# at most $call_s seconds (20; a call with ?wait= sets its wait and a little more).
 # Without TOKEN, a well-formed one nobody made (checking it needs the store).
 nobody=0123456789abcdef.$(printf '%064d' 0)
 call() {
-	curl -s -m 20 -D "$tmp/headers" -o "$tmp/answer" -w '%{http_code}' -X "$1" \
+	curl -s -m "${call_s:-20}" -D "$tmp/headers" -o "$tmp/answer" -w '%{http_code}' -X "$1" \
 		-H "Authorization: Bearer ${5:-$nobody}" \
 		-H 'Content-Type: application/json' ${4:+-H "Idempotency-Key: \"$4\""} \
 		${3:+--data-binary "$3"} "$url$2" || echo 000
@@ -178,7 +179,7 @@ status=$(call POST /v1/robots/robot1/calibrations '{}' '' "$token")
 cal=$(sed -n 's/.*"id":\([0-9]*\),"robot".*/\1/p' "$tmp/answer")
 [ -n "$cal" ] || fail "no calibration id in $(cat "$tmp/answer")"
 body='{"presses":[{"force":15,"deflection":5.0e-6},{"force":19,"deflection":9.5e-6}]}'
-status=$(call POST "/v1/calibrations/$cal/measurements?wait=30" "$body" up-1 "$token")
+status=$(call_s=310 call POST "/v1/calibrations/$cal/measurements?wait=300" "$body" up-1 "$token")
 [ "$status" = 200 ] || fail "an upload once PostgreSQL is up: $status $(cat "$tmp/answer")"
 cp "$tmp/answer" "$tmp/acked"
 upload=$(sed -n 's/.*"upload":\([0-9]*\).*/\1/p' "$tmp/acked")
