@@ -724,7 +724,7 @@ int fit_solref(const struct ctd_scene *setup, const struct calib_data *data,
 int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err)
 {
-	int stopped = 0;
+	atomic_int stopped = 0;
 	struct fit_result *fit = calloc(1, sizeof *fit);
 	struct calib_trajectory *fitted = calloc(data->ntrajectories + 1, sizeof *fitted);
 	struct calib_data used = *data;

@@ -6,6 +6,7 @@
 noinst_LIBRARIES += libfit.a
 libfit_a_SOURCES = \
 	src/fit/input.h \
+	src/fit/parallel.c src/fit/parallel.h \
 	src/fit/model.c src/fit/model.h \
 	src/fit/problem.c src/fit/problem.h \
 	src/fit/search.c src/fit/search.h \

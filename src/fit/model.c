@@ -5,12 +5,11 @@
 #include "fit/model.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "core/lanes.h"
 #include "core/sim.h"
+#include "fit/parallel.h"
 #include "tunables.h"
 
 static int same_bits(double a, double b)
@@ -78,12 +77,10 @@ void model_falls(const struct ctd_scene_model *m, const double *heights, size_t 
 }
 
 /*
- * A batch's points shared out over CALIB_FIT_THREADS threads, the caller's and helpers: each
- * takes the next MODEL_CHUNK points from a shared counter until none is left (a batch's
- * points differ in cost: a grid's stiff pads take more steps), so each point is computed once,
- * by one thread, with the bits it would have alone. The helpers inherit the caller's
- * scheduling class and nice value (a fit worker's: below the questions). A batch under
- * MODEL_SHARE_MIN points, or a helper that cannot start, leaves the work to the caller.
+ * A batch's points shared out over the fit's threads (fit/parallel.h), MODEL_CHUNK points a
+ * job (a batch's points differ in cost: a grid's stiff pads take more steps), so each point
+ * is computed once, by one thread, with the bits it would have alone. A batch under
+ * MODEL_SHARE_MIN points stays on the caller's thread.
  */
 enum { MODEL_CHUNK = 256, MODEL_SHARE_MIN = 2 * MODEL_CHUNK, MODEL_PRESS_LANES_MIN = 4 };
 
@@ -95,32 +92,20 @@ struct model_share {
 	const struct ctd_sim_start *falls;
 	double *out;
 	size_t total;
-	atomic_size_t next;
 };
 
-static void *model_share_run(void *arg)
+static void model_share_run(void *ctx, size_t job)
 {
-	struct model_share *sh = arg;
-	size_t at;
+	const struct model_share *sh = ctx;
+	size_t at = job * MODEL_CHUNK;
 
-	while ((at = atomic_fetch_add(&sh->next, MODEL_CHUNK)) < sh->total)
-		sh->chunk(sh, at, at + MODEL_CHUNK < sh->total ? at + MODEL_CHUNK : sh->total);
-	return NULL;
+	sh->chunk(sh, at, at + MODEL_CHUNK < sh->total ? at + MODEL_CHUNK : sh->total);
 }
 
 static void model_share_out(struct model_share *sh)
 {
-	pthread_t helpers[CALIB_FIT_THREADS > 1 ? CALIB_FIT_THREADS - 1 : 1];
-	int started = 0, k;
-
-	atomic_init(&sh->next, 0);
-	if (sh->total >= MODEL_SHARE_MIN)
-		for (k = 0; k + 1 < CALIB_FIT_THREADS; k++)
-			if (pthread_create(&helpers[started], NULL, model_share_run, sh) == 0)
-				started++;
-	model_share_run(sh);
-	for (k = 0; k < started; k++)
-		pthread_join(helpers[k], NULL);
+	parallel_for((sh->total + MODEL_CHUNK - 1) / MODEL_CHUNK, sh->total >= MODEL_SHARE_MIN,
+	    model_share_run, sh);
 }
 
 /* Points [at, end) of model_rebounds(): the lanes step those of the pyramidal cone. */
@@ -160,7 +145,7 @@ void model_rebounds(const struct ctd_scene_model *models, size_t npads, const do
     size_t ndrops, const struct ctd_sim_start *falls, double *out)
 {
 	struct model_share sh = {
-	    rebounds_chunk, models, heights, ndrops, falls, out, npads * ndrops, 0};
+	    rebounds_chunk, models, heights, ndrops, falls, out, npads * ndrops};
 
 	model_share_out(&sh);
 }
@@ -226,7 +211,7 @@ void model_presses(const struct ctd_scene_model *models, size_t npads, const dou
     size_t npresses, double *out)
 {
 	struct model_share sh = {
-	    presses_chunk, models, forces, npresses, NULL, out, npads * npresses, 0};
+	    presses_chunk, models, forces, npresses, NULL, out, npads * npresses};
 	size_t i;
 
 	/* a few presses (a descent's point, its Jacobian's) step faster alone: a vector of a

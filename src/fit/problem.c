@@ -28,12 +28,12 @@ int problem_abandoned(const struct problem *P)
 {
 	if (!P->bound)
 		return 0;
-	if (*P->stopped)
+	if (atomic_load(P->stopped))
 		return 1;
 	if ((P->bound->cancel && atomic_load(P->bound->cancel)) ||
 	    (P->bound->seconds > 0 && problem_monotonic_seconds() - P->started > P->bound->seconds))
-		*P->stopped = 1;
-	return *P->stopped;
+		atomic_store(P->stopped, 1);
+	return atomic_load(P->stopped);
 }
 
 double problem_release_time(const struct problem *P, const gsl_vector *x, size_t j)
@@ -365,7 +365,7 @@ static void static_model_one(const struct problem *P, const double (*logp)[NPHYS
 
 /* Drops in the order problem_chi2_within() steps them: the most bouncing first (rebound over
  * sigma), which rules out the pads that do not bounce, the slowest to step. */
-static const struct calib_data *order_data;
+static _Thread_local const struct calib_data *order_data; /* one fit per thread */
 
 static int drop_order_cmp(const void *pa, const void *pb)
 {
@@ -587,4 +587,36 @@ int problem_size(struct problem *P, struct err *err)
 		model_falls(&m, heights, nd, P->falls);
 	}
 	return 0;
+}
+
+int problem_fork(struct problem *Q, struct err *err)
+{
+	Q->f0 = gsl_vector_alloc(Q->n);
+	Q->f1 = gsl_vector_alloc(Q->n);
+	/* a vector of length 0 does not exist in GSL; a problem with nothing to refit never
+	 * reads it */
+	Q->xp = gsl_vector_alloc(Q->p > 0 ? Q->p : 1);
+	Q->recent = calloc(1, sizeof *Q->recent);
+	Q->buf = Q->zmodel = NULL;
+	if (Q->data->ntrajectories > 0) {
+		Q->buf = malloc((CALIB_MAX_TRAJECTORY_STEPS + 3) * sizeof *Q->buf);
+		Q->zmodel = malloc(CALIB_MAX_SAMPLES * sizeof *Q->zmodel);
+	}
+	if (!Q->f0 || !Q->f1 || !Q->xp || !Q->recent ||
+	    (Q->data->ntrajectories > 0 && (!Q->buf || !Q->zmodel)))
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	return 0;
+}
+
+void problem_fork_free(struct problem *Q)
+{
+	gsl_vector_free(Q->f0);
+	gsl_vector_free(Q->f1);
+	gsl_vector_free(Q->xp);
+	free(Q->recent);
+	free(Q->buf);
+	free(Q->zmodel);
+	Q->f0 = Q->f1 = Q->xp = NULL;
+	Q->recent = NULL;
+	Q->buf = Q->zmodel = NULL;
 }

@@ -8,12 +8,14 @@
  *
  * A problem belongs to one fit (fit/fit.c), which sizes and frees it. A stage that fits
  * a part of it works on a copy (struct problem Q = *P) with scratch vectors of its own
- * where it needs them; buf and zmodel stay shared with the copies, so a problem and its
- * copies are used by one thread at a time.
+ * where it needs them; buf, zmodel and the recent pads stay shared with the copies, so a
+ * problem and its copies are used by one thread at a time, but for a problem_fork(), which
+ * has scratch of its own and may run on another thread (fit/parallel.h).
  */
 #ifndef CONTACTD_FIT_PROBLEM_H
 #define CONTACTD_FIT_PROBLEM_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <gsl/gsl_matrix.h>
@@ -91,7 +93,7 @@ struct problem {
 	 * search, profiles and bootstrap all run out in milliseconds. */
 	const struct calib_bound *bound;
 	double started;
-	int *stopped;
+	atomic_int *stopped;
 };
 
 /* Seconds on the monotonic clock, for struct problem's started. */
@@ -190,5 +192,18 @@ int problem_size(struct problem *P, struct err *err);
 
 /* Free P's scratch, not P itself nor its data. */
 void problem_free(struct problem *P);
+
+/*
+ * Give Q, a copy of a sized problem (struct problem Q = *P, its p set as it will be used), a
+ * scratch of its own: f0, f1, xp (p, at least 1), the recent pads' cache and the trajectory
+ * buffers, so that Q can be evaluated on another thread while P and its other forks are
+ * (everything else they share is read only while they run, but the stop flag, which is
+ * atomic). Free them with problem_fork_free(). -1 with ERR_INTERNAL when out of memory
+ * (problem_fork_free() still frees what there is).
+ */
+int problem_fork(struct problem *Q, struct err *err);
+
+/* Free what problem_fork() gave Q (not Q itself). */
+void problem_fork_free(struct problem *Q);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "core/sim.h"
 #include "fit/model.h"
+#include "fit/parallel.h"
 #include "tunables.h"
 
 size_t search_first_impact(const struct calib_trajectory *tr)
@@ -622,6 +623,108 @@ static int cell_cmp(const void *pa, const void *pb)
 	return (a->chi2 > b->chi2) - (a->chi2 < b->chi2);
 }
 
+/* A descent of descend_from(): its start, its own problem and vector, what it reached. */
+struct descent {
+	struct problem Q;
+	gsl_vector *x;
+	const gsl_vector *best;
+	struct search_start st;
+	double chi2;
+	int rc, iterations, skipped;
+	struct err err;
+};
+
+/* Job j of descend_from() (fit/parallel.h). */
+static void descent_run(void *ctx, size_t j)
+{
+	struct descent *d = (struct descent *)ctx + j;
+
+	if (problem_abandoned(&d->Q)) {
+		d->skipped = 1;
+		return;
+	}
+	gsl_vector_memcpy(d->x, d->best);
+	set_start(&d->Q, &d->st, d->x);
+	d->rc = search_least_squares(&d->Q, d->x, &d->iterations, &d->err);
+	if (d->rc == 0) {
+		problem_residuals(d->x, &d->Q, d->Q.f1);
+		d->chi2 = problem_sum_squares(d->Q.f1);
+	}
+}
+
+/*
+ * Descents from each of count starts (the physics theirs, the releases best's), taken in
+ * turn: the lowest chi^2 into best and *best_chi2 (a later one only where lower by more than
+ * a part in 1e9), *improved set when best moved. x is a scratch vector of P's size. Without
+ * trajectories a descent's start is its physics alone, so the descents run at once over the
+ * fit's threads (each on a problem_fork() of P: the same bits as one after another); with
+ * them each starts from the releases of the best so far, so they run one after another.
+ */
+static int descend_from(struct problem *P, const struct search_start *starts, size_t count,
+    gsl_vector *best, double *best_chi2, gsl_vector *x, int *improved, int *iterations,
+    struct err *err)
+{
+	struct descent *jobs;
+	size_t i, made = 0;
+	int rc = -1;
+
+	if (P->data->ntrajectories > 0) {
+		for (i = 0; i < count; i++) {
+			double c;
+
+			if (problem_abandoned(P))
+				break;
+			gsl_vector_memcpy(x, best);
+			set_start(P, &starts[i], x);
+			if (search_least_squares(P, x, iterations, err) != 0)
+				return -1;
+			problem_residuals(x, P, P->f1);
+			c = problem_sum_squares(P->f1);
+			if (c < *best_chi2 * (1 - 1e-9)) {
+				*best_chi2 = c;
+				gsl_vector_memcpy(best, x);
+				*improved = 1;
+			}
+		}
+		return 0;
+	}
+	jobs = calloc(count ? count : 1, sizeof *jobs);
+	if (!jobs)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	for (i = 0; i < count; i++, made++) {
+		jobs[i].Q = *P;
+		jobs[i].best = best;
+		jobs[i].st = starts[i];
+		jobs[i].x = gsl_vector_alloc(P->p);
+		if (problem_fork(&jobs[i].Q, err) != 0 || !jobs[i].x) {
+			made++;
+			err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+			goto out;
+		}
+	}
+	parallel_for(count, 1, descent_run, jobs);
+	for (i = 0; i < count && !jobs[i].skipped; i++) {
+		if (jobs[i].rc != 0) {
+			*err = jobs[i].err;
+			goto out;
+		}
+		*iterations += jobs[i].iterations;
+		if (jobs[i].chi2 < *best_chi2 * (1 - 1e-9)) {
+			*best_chi2 = jobs[i].chi2;
+			gsl_vector_memcpy(best, jobs[i].x);
+			*improved = 1;
+		}
+	}
+	rc = 0;
+out:
+	for (i = 0; i < made; i++) {
+		problem_fork_free(&jobs[i].Q);
+		gsl_vector_free(jobs[i].x);
+	}
+	free(jobs);
+	return rc;
+}
+
 /*
  * Descents from the best local minima of a fine grid around centre ((2 *
  * CALIB_WIDE_POINTS + 1)^2 points spanning +-CALIB_WIDE_SPAN in each free log), the
@@ -711,31 +814,21 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 	free(chi2);
 	qsort(cells, (size_t)nmin, sizeof *cells, cell_cmp);
 	*improved = 0;
-	for (i = 0; i < nmin && i < CALIB_WIDE_STARTS; i++) {
-		struct search_start st;
-		int idx[NPHYS] = {cells[i].a, cells[i].b};
-		double c;
+	{
+		struct search_start st[CALIB_WIDE_STARTS];
+		size_t nst = 0;
 
-		if (problem_abandoned(P))
-			break;
-		for (q = 0; q < NPHYS; q++)
-			st.logp[q] = centre[q] +
-			    (P->free[q] ? CALIB_WIDE_SPAN * (idx[q] - CALIB_WIDE_POINTS) /
-			                CALIB_WIDE_POINTS
-			                : 0);
-		gsl_vector_memcpy(x, best);
-		set_start(P, &st, x);
-		if (search_least_squares(P, x, iterations, err) != 0)
-			return -1;
-		problem_residuals(x, P, P->f1);
-		c = problem_sum_squares(P->f1);
-		if (c < *best_chi2 * (1 - 1e-9)) {
-			*best_chi2 = c;
-			gsl_vector_memcpy(best, x);
-			*improved = 1;
+		for (i = 0; i < nmin && i < CALIB_WIDE_STARTS; i++, nst++) {
+			int idx[NPHYS] = {cells[i].a, cells[i].b};
+
+			for (q = 0; q < NPHYS; q++)
+				st[nst].logp[q] = centre[q] +
+				    (P->free[q] ? CALIB_WIDE_SPAN * (idx[q] - CALIB_WIDE_POINTS) /
+				                CALIB_WIDE_POINTS
+				                : 0);
 		}
+		return descend_from(P, st, nst, best, best_chi2, x, improved, iterations, err);
 	}
-	return 0;
 }
 
 /*
@@ -806,23 +899,16 @@ static int global_scan(struct problem *P, gsl_vector *best, double *best_chi2, g
 		}
 	}
 	qsort(cells, (size_t)nmin, sizeof *cells, cell_cmp);
-	for (i = 0; i < nmin && i < CALIB_GLOBAL_STARTS; i++) {
-		struct search_start st;
-		double c;
+	{
+		struct search_start st[CALIB_GLOBAL_STARTS];
+		size_t nst = 0;
+		int improved = 0;
 
-		if (problem_abandoned(P))
-			break;
-		memcpy(st.logp, pads[cells[i].a * counts[DR] + cells[i].b], sizeof st.logp);
-		gsl_vector_memcpy(x, best);
-		set_start(P, &st, x);
-		if (search_least_squares(P, x, iterations, err) != 0)
+		for (i = 0; i < nmin && i < CALIB_GLOBAL_STARTS; i++, nst++)
+			memcpy(st[nst].logp, pads[cells[i].a * counts[DR] + cells[i].b],
+			    sizeof st[nst].logp);
+		if (descend_from(P, st, nst, best, best_chi2, x, &improved, iterations, err) != 0)
 			goto out;
-		problem_residuals(x, P, P->f1);
-		c = problem_sum_squares(P->f1);
-		if (c < *best_chi2 * (1 - 1e-9)) {
-			*best_chi2 = c;
-			gsl_vector_memcpy(best, x);
-		}
 	}
 	rc = 0;
 out:

@@ -14,6 +14,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "fit/parallel.h"
 #include "fit/search.h"
 #include "tunables.h"
 
@@ -471,11 +472,26 @@ static int walk_side(struct walk *w, int side, double step0, double *se, double 
 	return 0;
 }
 
+/*
+ * One walk of profile_all(): a combination, a centre and a side, with a walk state and a
+ * problem copy of its own (problem_fork()), so that the walks of a profile run on the fit's
+ * threads at once. A walk is a pure function of its start (the tape's argument above), so
+ * which thread runs it, and when, changes no bit of its answer.
+ */
+struct walk_job {
+	struct walk w;
+	int which, side;
+	size_t centre;
+	double step0;
+	int rc, iterations;
+	struct err err;
+	double se, ends[3];
+	int open[3];
+};
+
 static void walk_free(struct walk *w)
 {
-	gsl_vector_free(w->Q.f0);
-	gsl_vector_free(w->Q.f1);
-	gsl_vector_free(w->Q.xp);
+	problem_fork_free(&w->Q);
 	gsl_vector_free(w->x_hat);
 	gsl_vector_free(w->prev);
 	gsl_vector_free(w->prev2);
@@ -483,57 +499,77 @@ static void walk_free(struct walk *w)
 	gsl_vector_free(w->better_x);
 }
 
+/* w's problem, a profile's copy of P (one physical parameter fewer, the releases), and its
+ * vectors. -1 with ERR_INTERNAL when out of memory (walk_free() frees what there is). */
+static int walk_alloc(struct walk *w, const struct problem *P, struct err *err)
+{
+	size_t q;
+
+	w->Q = *P;
+	w->Q.profiling = 1;
+	w->Q.nphys = P->nphys - 1;
+	w->Q.p = w->Q.nphys + 2 * P->data->ntrajectories;
+	if (problem_fork(&w->Q, err) != 0)
+		return -1;
+	q = w->Q.xp->size;
+	w->x_hat = gsl_vector_alloc(q);
+	w->prev = gsl_vector_alloc(q);
+	w->prev2 = gsl_vector_alloc(q);
+	w->x = gsl_vector_alloc(q);
+	w->better_x = gsl_vector_alloc(q);
+	if (!w->x_hat || !w->prev || !w->prev2 || !w->x || !w->better_x)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	return 0;
+}
+
+/* Job j of profile_all()'s walks (fit/parallel.h). */
+static void walk_run(void *ctx, size_t j)
+{
+	struct walk_job *job = (struct walk_job *)ctx + j;
+
+	job->rc = walk_side(&job->w, job->side, job->step0, &job->se, job->ends, job->open,
+	    &job->iterations, &job->err);
+}
+
 /*
  * The profile standard errors of log timeconst, log dampratio and their sum at the
  * estimate x of P (whose fitted physical parameters are the free ones), with P's covariance
  * cov (unscaled) for the first step. With seek_better, a walk that finds a lower
  * minimum ends it all: pr->better is set and better (P's layout) is the point there.
+ * The walks run at once (parallel_for()) and are taken in the order one thread would have
+ * walked them, so that the first lower minimum, the error and the iterations are that
+ * thread's.
  */
 static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
     const double *levels, int seek_better, struct uncertainty_profiles *pr, gsl_vector *better,
     int *iterations, struct err *err)
 {
 	static const double dirs[UNCERTAINTY_NPROF][NPHYS] = {{1, 0}, {0, 1}, {1, 1}};
-	struct walk w;
-	size_t n = P->n, j, q, walk;
+	struct walk_job *jobs = calloc(UNCERTAINTY_NPROF * MEMO_WALKS, sizeof *jobs);
+	struct walk base; /* what every walk shares: the estimate and the levels */
+	gsl_vector *f = gsl_vector_alloc(P->n);
+	size_t n = P->n, j, q, walk, njobs = 0, made = 0;
 	double s2, logp_hat[NPHYS];
 	int rc = -1, which;
 
 	memset(pr, 0, sizeof *pr);
-	memset(&w, 0, sizeof w);
-	w.Q = *P;
-	w.Q.profiling = 1;
-	w.seek_better = seek_better;
-	w.Q.nphys = P->nphys - 1;
-	w.Q.p = w.Q.nphys + 2 * P->data->ntrajectories;
-	w.Q.f0 = gsl_vector_alloc(n);
-	w.Q.f1 = gsl_vector_alloc(n);
-	/* a vector of length 0 does not exist in GSL; a profile with nothing to refit
-	 * (one parameter, no trajectory) never reads it */
-	w.Q.xp = gsl_vector_alloc(w.Q.p > 0 ? w.Q.p : 1);
-	w.x_hat = gsl_vector_alloc(w.Q.xp->size);
-	w.prev = gsl_vector_alloc(w.Q.xp->size);
-	w.prev2 = gsl_vector_alloc(w.Q.xp->size);
-	w.x = gsl_vector_alloc(w.Q.xp->size);
-	w.better_x = gsl_vector_alloc(w.Q.xp->size);
-	if (!w.Q.f0 || !w.Q.f1 || !w.Q.xp || !w.x_hat || !w.prev || !w.prev2 || !w.x ||
-	    !w.better_x) {
+	memset(&base, 0, sizeof base);
+	if (!jobs || !f) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
-	problem_phys_logs(P, x, w.logp_hat);
-	memcpy(logp_hat, w.logp_hat, sizeof logp_hat);
-	problem_residuals(x, P, w.Q.f1);
-	w.chi2_min = problem_sum_squares(w.Q.f1);
-	s2 = problem_residual_variance(w.chi2_min, n, P->p);
-	w.thr = s2;
+	problem_phys_logs(P, x, logp_hat);
+	problem_residuals(x, P, f);
+	base.chi2_min = problem_sum_squares(f);
+	s2 = problem_residual_variance(base.chi2_min, n, P->p);
+	base.thr = s2;
 	for (which = 0; which < 3; which++)
-		w.levels[which] = levels ? levels[which] : (which + 1) * (which + 1) * s2;
+		base.levels[which] = levels ? levels[which] : (which + 1) * (which + 1) * s2;
 	/* past the 2-sigma level, the widest an interval needs; the standard profile's
 	 * stop is CALIB_PROFILE_STOP s^2 as it was */
-	w.stop = fmax(CALIB_PROFILE_STOP * s2, 2 * w.levels[1]);
+	base.stop = fmax(CALIB_PROFILE_STOP * s2, 2 * base.levels[1]);
 	for (which = 0; which < UNCERTAINTY_NPROF; which++) {
-		double var = 0, step0;
+		double var = 0, step0, c[NPHYS], axis[NPHYS];
 		size_t k = 0;
 		int i, usable = 1;
 
@@ -544,15 +580,10 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 		if (!usable)
 			continue;
 		for (i = 0; i < NPHYS; i++)
-			w.c[i] = dirs[which][i];
-		w.v_hat = w.c[TC] * w.logp_hat[TC] + w.c[DR] * w.logp_hat[DR];
+			c[i] = dirs[which][i];
 		/* the other combination: the axis orthogonal to c, offset 0 at the estimate */
-		w.Q.axis[TC] = -w.c[DR] / sqrt(w.c[TC] * w.c[TC] + w.c[DR] * w.c[DR]);
-		w.Q.axis[DR] = w.c[TC] / sqrt(w.c[TC] * w.c[TC] + w.c[DR] * w.c[DR]);
-		if (w.Q.nphys > 0)
-			gsl_vector_set(w.x_hat, 0, 0);
-		for (j = 0; j < 2 * P->data->ntrajectories; j++)
-			gsl_vector_set(w.x_hat, w.Q.nphys + j, gsl_vector_get(x, P->nphys + j));
+		axis[TC] = -c[DR] / sqrt(c[TC] * c[TC] + c[DR] * c[DR]);
+		axis[DR] = c[TC] / sqrt(c[TC] * c[TC] + c[DR] * c[DR]);
 		/* first step: the covariance's standard error of v */
 		for (i = 0; i < NPHYS; i++) {
 			size_t l = 0;
@@ -563,7 +594,7 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 			for (m = 0; m < NPHYS; m++) {
 				if (!P->free[m])
 					continue;
-				var += w.c[i] * w.c[m] * gsl_matrix_get(cov, k, l) * s2;
+				var += c[i] * c[m] * gsl_matrix_get(cov, k, l) * s2;
 				l++;
 			}
 			k++;
@@ -576,69 +607,100 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 		}
 		/* from the estimate, then from every other minimum within the 2-sigma level */
 		for (walk = 0; walk < 2 * (P->nmodes + 1); walk++) {
+			struct walk_job *job = &jobs[njobs];
+			struct walk *w = &job->w;
 			size_t centre = walk / 2;
-			int side = walk % 2 ? 1 : -1, open[3];
-			double se, ends[3];
+			double d_start = 0;
 
-			if (centre == 0) {
-				problem_phys_logs(P, x, w.logp_hat);
-				w.d_start = 0;
-				w.seek_better = seek_better;
-			} else {
+			if (centre > 0) {
 				const double *mode = P->mode_logp[centre - 1];
 				double dist = 0;
 
 				for (i = 0; i < NPHYS; i++)
 					dist = fmax(dist, fabs(mode[i] - logp_hat[i]));
-				w.d_start = P->mode_chi2[centre - 1] - w.chi2_min;
+				d_start = P->mode_chi2[centre - 1] - base.chi2_min;
 				/* a mode of the first search has both parameters free: with one
 				 * held since, it lies off the problem */
 				if (P->nphys < NPHYS || dist < CALIB_DISTINCT_LOG ||
-				    !(w.d_start <= w.levels[1]))
+				    !(d_start <= base.levels[1]))
 					continue;
-				memcpy(w.logp_hat, mode, sizeof w.logp_hat);
-				w.seek_better = 0;
 			}
-			w.v_hat = w.c[TC] * w.logp_hat[TC] + w.c[DR] * w.logp_hat[DR];
+			made = ++njobs;
+			if (walk_alloc(w, P, err) != 0)
+				goto out;
+			job->which = which;
+			job->centre = centre;
+			job->side = walk % 2 ? 1 : -1;
+			job->step0 = step0;
+			w->chi2_min = base.chi2_min;
+			w->thr = base.thr;
+			memcpy(w->levels, base.levels, sizeof w->levels);
+			w->stop = base.stop;
+			memcpy(w->c, c, sizeof w->c);
+			memcpy(w->Q.axis, axis, sizeof w->Q.axis);
+			memcpy(w->logp_hat, centre == 0 ? logp_hat : P->mode_logp[centre - 1],
+			    sizeof w->logp_hat);
+			w->d_start = d_start;
+			w->seek_better = centre == 0 ? seek_better : 0;
+			w->v_hat = c[TC] * w->logp_hat[TC] + c[DR] * w->logp_hat[DR];
+			if (w->Q.nphys > 0)
+				gsl_vector_set(w->x_hat, 0, 0);
+			for (j = 0; j < 2 * P->data->ntrajectories; j++)
+				gsl_vector_set(
+				    w->x_hat, w->Q.nphys + j, gsl_vector_get(x, P->nphys + j));
 			{
-				const double key[5] = {
-				    w.logp_hat[TC], w.logp_hat[DR], w.v_hat, step0, (double)side};
+				const double key[5] = {w->logp_hat[TC], w->logp_hat[DR], w->v_hat,
+				    step0, (double)job->side};
 
-				w.tape = memo_tape(P, which, walk, w.x_hat->size, key, w.x_hat);
-			}
-			if (walk_side(&w, side, step0, &se, ends, open, iterations, err) != 0)
-				goto out;
-			if (w.better) {
-				pr->better = 1;
-				for (i = 0, q = 0; i < NPHYS; i++)
-					if (P->free[i])
-						gsl_vector_set(better, q++, w.better_logp[i]);
-				for (j = 0; j < 2 * P->data->ntrajectories; j++)
-					gsl_vector_set(better, P->nphys + j,
-					    gsl_vector_get(w.better_x, w.Q.nphys + j));
-				rc = 0;
-				goto out;
-			}
-			if (centre == 0)
-				pr->se[which] = fmax(pr->se[which], se);
-			for (i = 0; i < 3; i++) {
-				if (isnan(ends[i]))
-					continue;
-				if (side < 0) {
-					pr->lo[which][i] = fmin(pr->lo[which][i], ends[i]);
-					pr->open_lo[which][i] |= open[i];
-				} else {
-					pr->hi[which][i] = fmax(pr->hi[which][i], ends[i]);
-					pr->open_hi[which][i] |= open[i];
-				}
+				/* fetched here, on one thread: the memo is allocated on first use
+				 */
+				w->tape = memo_tape(P, which, walk, w->x_hat->size, key, w->x_hat);
 			}
 		}
-		problem_phys_logs(P, x, w.logp_hat);
-		pr->done[which] = 1;
+	}
+	parallel_for(njobs, 1, walk_run, jobs);
+	for (j = 0; j < njobs; j++) {
+		struct walk_job *job = &jobs[j];
+		int i, last = j + 1 == njobs || jobs[j + 1].which != job->which;
+
+		if (job->rc != 0) {
+			*err = job->err;
+			goto out;
+		}
+		*iterations += job->iterations;
+		if (job->w.better) {
+			pr->better = 1;
+			for (i = 0, q = 0; i < NPHYS; i++)
+				if (P->free[i])
+					gsl_vector_set(better, q++, job->w.better_logp[i]);
+			for (q = 0; q < 2 * P->data->ntrajectories; q++)
+				gsl_vector_set(better, P->nphys + q,
+				    gsl_vector_get(job->w.better_x, job->w.Q.nphys + q));
+			rc = 0;
+			goto out;
+		}
+		if (job->centre == 0)
+			pr->se[job->which] = fmax(pr->se[job->which], job->se);
+		for (i = 0; i < 3; i++) {
+			if (isnan(job->ends[i]))
+				continue;
+			if (job->side < 0) {
+				pr->lo[job->which][i] = fmin(pr->lo[job->which][i], job->ends[i]);
+				pr->open_lo[job->which][i] |= job->open[i];
+			} else {
+				pr->hi[job->which][i] = fmax(pr->hi[job->which][i], job->ends[i]);
+				pr->open_hi[job->which][i] |= job->open[i];
+			}
+		}
+		if (last)
+			pr->done[job->which] = 1;
 	}
 	rc = 0;
 out:
-	walk_free(&w);
+	for (j = 0; jobs && j < made; j++)
+		walk_free(&jobs[j].w);
+	free(jobs);
+	gsl_vector_free(f);
 	return rc;
 }
 
