@@ -655,40 +655,19 @@ static void descent_run(void *ctx, size_t j)
 /*
  * Descents from each of count starts (the physics theirs, the releases best's), taken in
  * turn: the lowest chi^2 into best and *best_chi2 (a later one only where lower by more than
- * a part in 1e9), *improved set when best moved. x is a scratch vector of P's size. Without
- * trajectories a descent's start is its physics alone, so the descents run at once over the
- * fit's threads (each on a problem_fork() of P: the same bits as one after another); with
- * them each starts from the releases of the best so far, so they run one after another.
+ * a part in 1e9), *improved set when best moved. Without trajectories a descent's start is
+ * its physics alone, so the descents run at once over the fit's threads, each on a
+ * problem_fork() of P (the same bits as one after another); with them each starts from the
+ * releases of the best so far, so they run one after another on P's own scratch.
  */
 static int descend_from(struct problem *P, const struct search_start *starts, size_t count,
-    gsl_vector *best, double *best_chi2, gsl_vector *x, int *improved, int *iterations,
-    struct err *err)
+    gsl_vector *best, double *best_chi2, int *improved, int *iterations, struct err *err)
 {
-	struct descent *jobs;
+	const int one_by_one = P->data->ntrajectories > 0;
+	struct descent *jobs = calloc(count ? count : 1, sizeof *jobs);
 	size_t i, made = 0;
 	int rc = -1;
 
-	if (P->data->ntrajectories > 0) {
-		for (i = 0; i < count; i++) {
-			double c;
-
-			if (problem_abandoned(P))
-				break;
-			gsl_vector_memcpy(x, best);
-			set_start(P, &starts[i], x);
-			if (search_least_squares(P, x, iterations, err) != 0)
-				return -1;
-			problem_residuals(x, P, P->f1);
-			c = problem_sum_squares(P->f1);
-			if (c < *best_chi2 * (1 - 1e-9)) {
-				*best_chi2 = c;
-				gsl_vector_memcpy(best, x);
-				*improved = 1;
-			}
-		}
-		return 0;
-	}
-	jobs = calloc(count ? count : 1, sizeof *jobs);
 	if (!jobs)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	for (i = 0; i < count; i++, made++) {
@@ -696,14 +675,19 @@ static int descend_from(struct problem *P, const struct search_start *starts, si
 		jobs[i].best = best;
 		jobs[i].st = starts[i];
 		jobs[i].x = gsl_vector_alloc(P->p);
-		if (problem_fork(&jobs[i].Q, err) != 0 || !jobs[i].x) {
+		if (!jobs[i].x || (!one_by_one && problem_fork(&jobs[i].Q, err) != 0)) {
 			made++;
 			err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 			goto out;
 		}
 	}
-	parallel_for(count, 1, descent_run, jobs);
-	for (i = 0; i < count && !jobs[i].skipped; i++) {
+	if (!one_by_one)
+		parallel_for(count, 1, descent_run, jobs);
+	for (i = 0; i < count; i++) {
+		if (one_by_one)
+			descent_run(jobs, i);
+		if (jobs[i].skipped)
+			break;
 		if (jobs[i].rc != 0) {
 			*err = jobs[i].err;
 			goto out;
@@ -718,7 +702,8 @@ static int descend_from(struct problem *P, const struct search_start *starts, si
 	rc = 0;
 out:
 	for (i = 0; i < made; i++) {
-		problem_fork_free(&jobs[i].Q);
+		if (!one_by_one)
+			problem_fork_free(&jobs[i].Q);
 		gsl_vector_free(jobs[i].x);
 	}
 	free(jobs);
@@ -729,8 +714,7 @@ out:
  * Descents from the best local minima of a fine grid around centre ((2 *
  * CALIB_WIDE_POINTS + 1)^2 points spanning +-CALIB_WIDE_SPAN in each free log), the
  * releases of best held at the start of each; the lowest chi^2 into best and *best_chi2.
- * Sets *improved when it moved. x and init are scratch vectors of P's size; cells room
- * for the grid.
+ * Sets *improved when it moved. cells: room for the grid.
  *
  * Why: a drop whose rebound is tens of micrometres, measured to a fraction of one (a
  * stated sigma far below the default), has a sawtooth rebound in the parameters (the
@@ -740,8 +724,7 @@ out:
  * piece of a tooth, where the model is smooth and a descent reaches that tooth's valley.
  */
 static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector *best,
-    double *best_chi2, struct cell *cells, gsl_vector *x, int *improved, int *iterations,
-    struct err *err)
+    double *best_chi2, struct cell *cells, int *improved, int *iterations, struct err *err)
 {
 	enum { W = 2 * CALIB_WIDE_POINTS + 1 };
 	static const int nb[8][2] = {
@@ -827,7 +810,7 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 				                CALIB_WIDE_POINTS
 				                : 0);
 		}
-		return descend_from(P, st, nst, best, best_chi2, x, improved, iterations, err);
+		return descend_from(P, st, nst, best, best_chi2, improved, iterations, err);
 	}
 }
 
@@ -835,11 +818,10 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
  * The dense grid over the whole searched range (CALIB_GLOBAL_POINTS_TC x _DR, the releases of
  * best held) and descents from its CALIB_GLOBAL_STARTS lowest local minima away from the best
  * fit (beyond CALIB_WIDE_SPAN in a log: a narrow valley's grid points may all lie above the
- * best, its floor below): the lowest chi^2 into best and *best_chi2. x is a scratch vector of P's
- * size.
+ * best, its floor below): the lowest chi^2 into best and *best_chi2.
  */
-static int global_scan(struct problem *P, gsl_vector *best, double *best_chi2, gsl_vector *x,
-    int *iterations, struct err *err)
+static int global_scan(
+    struct problem *P, gsl_vector *best, double *best_chi2, int *iterations, struct err *err)
 {
 	static const int nb[8][2] = {
 	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
@@ -907,7 +889,7 @@ static int global_scan(struct problem *P, gsl_vector *best, double *best_chi2, g
 		for (i = 0; i < nmin && i < CALIB_GLOBAL_STARTS; i++, nst++)
 			memcpy(st[nst].logp, pads[cells[i].a * counts[DR] + cells[i].b],
 			    sizeof st[nst].logp);
-		if (descend_from(P, st, nst, best, best_chi2, x, &improved, iterations, err) != 0)
+		if (descend_from(P, st, nst, best, best_chi2, &improved, iterations, err) != 0)
 			goto out;
 	}
 	rc = 0;
@@ -967,8 +949,7 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 			goto out;
 	}
 	/* the whole range, densely: a distant valley below the best */
-	if (P->thorough && P->nphys > 0 &&
-	    global_scan(P, best, &best_chi2, x, iterations, err) != 0)
+	if (P->thorough && P->nphys > 0 && global_scan(P, best, &best_chi2, iterations, err) != 0)
 		goto out;
 	/* the fine grids: around the best fit until it stops moving, and once around each
 	 * other distinct minimum the descents reached */
@@ -999,7 +980,7 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 				problem_phys_logs(P, best, centre);
 			}
 			for (round = 0; round < CALIB_WIDE_ROUNDS; round++) {
-				if (wide_refine(P, centre, best, &best_chi2, cells, x, &improved,
+				if (wide_refine(P, centre, best, &best_chi2, cells, &improved,
 				        iterations, err) != 0) {
 					free(cells);
 					goto out;
