@@ -16,6 +16,7 @@
  */
 #include "core/mjver.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "tunables.h"
@@ -116,8 +117,22 @@ const char *ctd_mjver_supported(void)
 	       "3.11.0, 3.12.0, 3.13.0, 3.14.0";
 }
 
+/* The index of a listed release, looked up once into *memo (-1 until then; threads that race
+ * store the same value): ctd_mjver_rules() runs for every scene a fit prepares. */
+static int listed(const char *name, atomic_int *memo)
+{
+	int i = atomic_load_explicit(memo, memory_order_relaxed);
+
+	if (i < 0) {
+		i = ctd_mjver_find(name);
+		atomic_store_explicit(memo, i, memory_order_relaxed);
+	}
+	return i;
+}
+
 void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
 {
+	static atomic_int tie_from = -1, tie_until = -1;
 	enum era era = releases[index].era;
 
 	out->power_shortcut = era >= ERA_3_2;
@@ -127,6 +142,7 @@ void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
 	out->simple_body_invweight = era >= ERA_3_0;
 	out->discrete_integrator = era >= ERA_3_13;
 	/* makeAAMM's tight bounds came with 3.8.0 (inside ERA_3_5); 3.14.0 dropped the tie */
-	out->sap_float_tie = index >= ctd_mjver_find("3.8.0") && index < ctd_mjver_find("3.14.0");
+	out->sap_float_tie =
+	    index >= listed("3.8.0", &tie_from) && index < listed("3.14.0", &tie_until);
 	out->aamm_gap = era >= ERA_3_9;
 }

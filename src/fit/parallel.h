@@ -2,10 +2,10 @@
  * parallel.h: a fit's work shared over its threads (internal to the fit layer).
  *
  * A fit runs on one fit worker (calib/work.c) and may take CALIB_FIT_THREADS threads in all:
- * the worker's own and helpers started here for one batch of work and joined before it
- * returns. The helpers inherit the worker's scheduling class and nice value (SCHED_BATCH,
- * CALIB_FIT_NICE: below the questions), so a fit borrows an idle core, never a busy one's
- * time. Every job is run exactly once, by one thread, and nothing here decides what a job
+ * the worker's own and its helpers, started here on its first call and kept until it exits
+ * (parallel.c says why). The helpers inherit the worker's scheduling class and nice value
+ * (SCHED_BATCH, CALIB_FIT_NICE: below the questions), so a fit borrows an idle core, never a busy
+ * one's time. Every job is run exactly once, by one thread, and nothing here decides what a job
  * computes: a caller whose jobs are pure functions of their inputs gets the same bits
  * whichever thread ran them, and takes their results in its own order.
  */
@@ -16,7 +16,8 @@
 
 /*
  * run(ctx, j) for every j in [0, njobs), each once, the next job to the next free thread.
- * With share 0, or njobs under 2, or when no helper can start, all on the calling thread.
+ * With share 0, or njobs under 2, or when no helper can start, or from inside a job of the
+ * calling thread's own call (its helpers are busy), all on the calling thread.
  * run must be safe to call from several threads at once on distinct j.
  */
 void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx);

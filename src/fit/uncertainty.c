@@ -532,13 +532,72 @@ static void walk_run(void *ctx, size_t j)
 }
 
 /*
+ * Whether the walks from the other minima on this side of combination `which` can still
+ * change what uncertainty_intervals() reports, given the estimate's walk there (job): not
+ * once that walk ran out inside every level the answers use, the side being open then
+ * whatever else is found (the log intervals use the 1- and 2-sigma levels, the product
+ * only whether its 2-sigma region is open).
+ */
+static int modes_matter(const struct walk_job *job)
+{
+	if (job->which == UNCERTAINTY_PROF_PRODUCT)
+		return !job->open[1];
+	return !(job->open[0] && job->open[1]);
+}
+
+/* Set up job (a walk of combination c, one of its walks from a centre: 2 * centre plus the
+ * side) from the estimate x of P and what every walk shares (base). */
+static int walk_setup(struct walk_job *job, struct problem *P, const gsl_vector *x,
+    const struct walk *base, const double logp_hat[NPHYS], int which, size_t walk,
+    const double c[NPHYS], double step0, double d_start, int seek_better, struct err *err)
+{
+	struct walk *w = &job->w;
+	size_t j, centre = walk / 2;
+
+	if (walk_alloc(w, P, err) != 0)
+		return -1;
+	job->which = which;
+	job->centre = centre;
+	job->side = walk % 2 ? 1 : -1;
+	job->step0 = step0;
+	w->chi2_min = base->chi2_min;
+	w->thr = base->thr;
+	memcpy(w->levels, base->levels, sizeof w->levels);
+	w->stop = base->stop;
+	memcpy(w->c, c, sizeof w->c);
+	/* the other combination: the axis orthogonal to c, offset 0 at the estimate */
+	w->Q.axis[TC] = -c[DR] / sqrt(c[TC] * c[TC] + c[DR] * c[DR]);
+	w->Q.axis[DR] = c[TC] / sqrt(c[TC] * c[TC] + c[DR] * c[DR]);
+	memcpy(w->logp_hat, centre == 0 ? logp_hat : P->mode_logp[centre - 1], sizeof w->logp_hat);
+	w->d_start = d_start;
+	w->seek_better = centre == 0 ? seek_better : 0;
+	w->v_hat = c[TC] * w->logp_hat[TC] + c[DR] * w->logp_hat[DR];
+	if (w->Q.nphys > 0)
+		gsl_vector_set(w->x_hat, 0, 0);
+	for (j = 0; j < 2 * P->data->ntrajectories; j++)
+		gsl_vector_set(w->x_hat, w->Q.nphys + j, gsl_vector_get(x, P->nphys + j));
+	{
+		const double key[5] = {
+		    w->logp_hat[TC], w->logp_hat[DR], w->v_hat, step0, (double)job->side};
+
+		/* fetched here, on one thread: the memo is allocated on first use */
+		w->tape = memo_tape(P, which, walk, w->x_hat->size, key, w->x_hat);
+	}
+	return 0;
+}
+
+/*
  * The profile standard errors of log timeconst, log dampratio and their sum at the
  * estimate x of P (whose fitted physical parameters are the free ones), with P's covariance
  * cov (unscaled) for the first step. With seek_better, a walk that finds a lower
  * minimum ends it all: pr->better is set and better (P's layout) is the point there.
- * The walks run at once (parallel_for()) and are taken in the order one thread would have
- * walked them, so that the first lower minimum, the error and the iterations are that
- * thread's.
+ * With levels (uncertainty_intervals()), the intervals at those levels also take the walks
+ * from every other minimum within the 2-sigma level, on the sides the estimate's own walks
+ * left bounded (modes_matter()); without, pr's intervals are the estimate's walks' alone
+ * (uncertainty_profile() uses only the standard errors).
+ * The walks run at once (parallel_for()), the estimate's first, and are taken in the order
+ * one thread would have walked them, so that the first lower minimum, the error and the
+ * iterations are that thread's.
  */
 static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix *cov,
     const double *levels, int seek_better, struct uncertainty_profiles *pr, gsl_vector *better,
@@ -546,11 +605,12 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 {
 	static const double dirs[UNCERTAINTY_NPROF][NPHYS] = {{1, 0}, {0, 1}, {1, 1}};
 	struct walk_job *jobs = calloc(UNCERTAINTY_NPROF * MEMO_WALKS, sizeof *jobs);
+	struct walk_job *own[UNCERTAINTY_NPROF][2] = {{NULL}}; /* the estimate's walks */
 	struct walk base; /* what every walk shares: the estimate and the levels */
 	gsl_vector *f = gsl_vector_alloc(P->n);
-	size_t n = P->n, j, q, walk, njobs = 0, made = 0;
-	double s2, logp_hat[NPHYS];
-	int rc = -1, which;
+	size_t n = P->n, j, q, walk, njobs = 0, first;
+	double s2, logp_hat[NPHYS], step0[UNCERTAINTY_NPROF];
+	int rc = -1, which, stage, usable[UNCERTAINTY_NPROF];
 
 	memset(pr, 0, sizeof *pr);
 	memset(&base, 0, sizeof base);
@@ -569,23 +629,17 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 	 * stop is CALIB_PROFILE_STOP s^2 as it was */
 	base.stop = fmax(CALIB_PROFILE_STOP * s2, 2 * base.levels[1]);
 	for (which = 0; which < UNCERTAINTY_NPROF; which++) {
-		double var = 0, step0, c[NPHYS], axis[NPHYS];
+		double var = 0;
 		size_t k = 0;
-		int i, usable = 1;
+		int i;
 
 		/* profile only what the free parameters move: with one held, its own log */
+		usable[which] = 1;
 		for (i = 0; i < NPHYS; i++)
 			if (!P->free[i] && dirs[which][i] != 0)
-				usable = 0;
-		if (!usable)
-			continue;
-		for (i = 0; i < NPHYS; i++)
-			c[i] = dirs[which][i];
-		/* the other combination: the axis orthogonal to c, offset 0 at the estimate */
-		axis[TC] = -c[DR] / sqrt(c[TC] * c[TC] + c[DR] * c[DR]);
-		axis[DR] = c[TC] / sqrt(c[TC] * c[TC] + c[DR] * c[DR]);
+				usable[which] = 0;
 		/* first step: the covariance's standard error of v */
-		for (i = 0; i < NPHYS; i++) {
+		for (i = 0; i < NPHYS && usable[which]; i++) {
 			size_t l = 0;
 			int m;
 
@@ -594,110 +648,95 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 			for (m = 0; m < NPHYS; m++) {
 				if (!P->free[m])
 					continue;
-				var += c[i] * c[m] * gsl_matrix_get(cov, k, l) * s2;
+				var += dirs[which][i] * dirs[which][m] * gsl_matrix_get(cov, k, l) *
+				    s2;
 				l++;
 			}
 			k++;
 		}
-		step0 =
+		step0[which] =
 		    fmin(fmax(sqrt(fmax(var, 0)), CALIB_PROFILE_STEP_MIN), CALIB_PROFILE_STEP_MAX);
 		for (i = 0; i < 3; i++) {
 			pr->lo[which][i] = pr->hi[which][i] = NAN;
 			pr->open_lo[which][i] = pr->open_hi[which][i] = 0;
 		}
-		/* from the estimate, then from every other minimum within the 2-sigma level */
-		for (walk = 0; walk < 2 * (P->nmodes + 1); walk++) {
-			struct walk_job *job = &jobs[njobs];
-			struct walk *w = &job->w;
-			size_t centre = walk / 2;
-			double d_start = 0;
-
-			if (centre > 0) {
-				const double *mode = P->mode_logp[centre - 1];
-				double dist = 0;
-
-				for (i = 0; i < NPHYS; i++)
-					dist = fmax(dist, fabs(mode[i] - logp_hat[i]));
-				d_start = P->mode_chi2[centre - 1] - base.chi2_min;
-				/* a mode of the first search has both parameters free: with one
-				 * held since, it lies off the problem */
-				if (P->nphys < NPHYS || dist < CALIB_DISTINCT_LOG ||
-				    !(d_start <= base.levels[1]))
-					continue;
-			}
-			made = ++njobs;
-			if (walk_alloc(w, P, err) != 0)
-				goto out;
-			job->which = which;
-			job->centre = centre;
-			job->side = walk % 2 ? 1 : -1;
-			job->step0 = step0;
-			w->chi2_min = base.chi2_min;
-			w->thr = base.thr;
-			memcpy(w->levels, base.levels, sizeof w->levels);
-			w->stop = base.stop;
-			memcpy(w->c, c, sizeof w->c);
-			memcpy(w->Q.axis, axis, sizeof w->Q.axis);
-			memcpy(w->logp_hat, centre == 0 ? logp_hat : P->mode_logp[centre - 1],
-			    sizeof w->logp_hat);
-			w->d_start = d_start;
-			w->seek_better = centre == 0 ? seek_better : 0;
-			w->v_hat = c[TC] * w->logp_hat[TC] + c[DR] * w->logp_hat[DR];
-			if (w->Q.nphys > 0)
-				gsl_vector_set(w->x_hat, 0, 0);
-			for (j = 0; j < 2 * P->data->ntrajectories; j++)
-				gsl_vector_set(
-				    w->x_hat, w->Q.nphys + j, gsl_vector_get(x, P->nphys + j));
-			{
-				const double key[5] = {w->logp_hat[TC], w->logp_hat[DR], w->v_hat,
-				    step0, (double)job->side};
-
-				/* fetched here, on one thread: the memo is allocated on first use
-				 */
-				w->tape = memo_tape(P, which, walk, w->x_hat->size, key, w->x_hat);
-			}
-		}
 	}
-	parallel_for(njobs, 1, walk_run, jobs);
-	for (j = 0; j < njobs; j++) {
-		struct walk_job *job = &jobs[j];
-		int i, last = j + 1 == njobs || jobs[j + 1].which != job->which;
-
-		if (job->rc != 0) {
-			*err = job->err;
-			goto out;
-		}
-		*iterations += job->iterations;
-		if (job->w.better) {
-			pr->better = 1;
-			for (i = 0, q = 0; i < NPHYS; i++)
-				if (P->free[i])
-					gsl_vector_set(better, q++, job->w.better_logp[i]);
-			for (q = 0; q < 2 * P->data->ntrajectories; q++)
-				gsl_vector_set(better, P->nphys + q,
-				    gsl_vector_get(job->w.better_x, job->w.Q.nphys + q));
-			rc = 0;
-			goto out;
-		}
-		if (job->centre == 0)
-			pr->se[job->which] = fmax(pr->se[job->which], job->se);
-		for (i = 0; i < 3; i++) {
-			if (isnan(job->ends[i]))
+	/* stage 0 the estimate's walks, stage 1 those from every other minimum */
+	for (stage = 0; stage < (levels ? 2 : 1); stage++) {
+		first = njobs;
+		for (which = 0; which < UNCERTAINTY_NPROF; which++) {
+			if (!usable[which])
 				continue;
-			if (job->side < 0) {
-				pr->lo[job->which][i] = fmin(pr->lo[job->which][i], job->ends[i]);
-				pr->open_lo[job->which][i] |= job->open[i];
-			} else {
-				pr->hi[job->which][i] = fmax(pr->hi[job->which][i], job->ends[i]);
-				pr->open_hi[job->which][i] |= job->open[i];
+			for (walk = stage ? 2 : 0; walk < (stage ? 2 * (P->nmodes + 1) : 2);
+			     walk++) {
+				size_t centre = walk / 2;
+				double d_start = 0;
+				int i;
+
+				if (centre > 0) {
+					const double *mode = P->mode_logp[centre - 1];
+					double dist = 0;
+
+					if (!modes_matter(own[which][walk % 2]))
+						continue;
+					for (i = 0; i < NPHYS; i++)
+						dist = fmax(dist, fabs(mode[i] - logp_hat[i]));
+					d_start = P->mode_chi2[centre - 1] - base.chi2_min;
+					/* a mode of the first search has both parameters free:
+					 * with one held since, it lies off the problem */
+					if (P->nphys < NPHYS || dist < CALIB_DISTINCT_LOG ||
+					    !(d_start <= base.levels[1]))
+						continue;
+				} else
+					own[which][walk % 2] = &jobs[njobs];
+				if (walk_setup(&jobs[njobs++], P, x, &base, logp_hat, which, walk,
+				        dirs[which], step0[which], d_start, seek_better, err) != 0)
+					goto out;
 			}
 		}
-		if (last)
-			pr->done[job->which] = 1;
+		parallel_for(njobs - first, 1, walk_run, jobs + first);
+		for (j = first; j < njobs; j++) {
+			struct walk_job *job = &jobs[j];
+			int i;
+
+			if (job->rc != 0) {
+				*err = job->err;
+				goto out;
+			}
+			*iterations += job->iterations;
+			if (job->w.better) {
+				pr->better = 1;
+				for (i = 0, q = 0; i < NPHYS; i++)
+					if (P->free[i])
+						gsl_vector_set(better, q++, job->w.better_logp[i]);
+				for (q = 0; q < 2 * P->data->ntrajectories; q++)
+					gsl_vector_set(better, P->nphys + q,
+					    gsl_vector_get(job->w.better_x, job->w.Q.nphys + q));
+				rc = 0;
+				goto out;
+			}
+			if (job->centre == 0)
+				pr->se[job->which] = fmax(pr->se[job->which], job->se);
+			for (i = 0; i < 3; i++) {
+				if (isnan(job->ends[i]))
+					continue;
+				if (job->side < 0) {
+					pr->lo[job->which][i] =
+					    fmin(pr->lo[job->which][i], job->ends[i]);
+					pr->open_lo[job->which][i] |= job->open[i];
+				} else {
+					pr->hi[job->which][i] =
+					    fmax(pr->hi[job->which][i], job->ends[i]);
+					pr->open_hi[job->which][i] |= job->open[i];
+				}
+			}
+		}
 	}
+	for (which = 0; which < UNCERTAINTY_NPROF; which++)
+		pr->done[which] = usable[which];
 	rc = 0;
 out:
-	for (j = 0; jobs && j < made; j++)
+	for (j = 0; jobs && j < njobs; j++)
 		walk_free(&jobs[j].w);
 	free(jobs);
 	gsl_vector_free(f);

@@ -50,8 +50,9 @@ struct uncertainty_profiles {
 	int done[UNCERTAINTY_NPROF];
 	double se[UNCERTAINTY_NPROF];
 	/* The 1-, 2- and 3-sigma likelihood-ratio intervals' ends: the outermost over the
-	 * walks from the estimate and from every other minimum the search reached within
-	 * the 2-sigma level; open when a walk ran out still inside the level. */
+	 * walks from the estimate and, for uncertainty_intervals(), from every other minimum
+	 * the search reached within the 2-sigma level where those can still move an answer
+	 * (uncertainty.c's modes_matter()); open when a walk ran out still inside the level. */
 	double lo[UNCERTAINTY_NPROF][3], hi[UNCERTAINTY_NPROF][3];
 	int open_lo[UNCERTAINTY_NPROF][3], open_hi[UNCERTAINTY_NPROF][3];
 	int better; /* a lower minimum was found */
