@@ -40,12 +40,18 @@ static pthread_key_t crew_key;
 static pthread_once_t crew_once = PTHREAD_ONCE_INIT;
 static int crew_keyed; /* the key exists (else every call runs alone) */
 
+/* Set while this thread runs a job: a fit takes at most CALIB_FIT_THREADS threads in all. */
+static _Thread_local int in_job;
+
 static void parallel_run(struct parallel_jobs *pj)
 {
+	int outer = in_job;
 	size_t j;
 
+	in_job = 1;
 	while ((j = atomic_fetch_add(&pj->next, 1)) < pj->njobs)
 		pj->run(pj->ctx, j);
+	in_job = outer;
 }
 
 static void *crew_helper(void *arg)
@@ -135,12 +141,11 @@ static struct crew *crew_mine(void)
 
 void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx)
 {
-	struct crew *c = share && CALIB_FIT_THREADS > 1 && njobs > 1 ? crew_mine() : NULL;
+	/* a job that shares again runs alone: every thread of the fit is busy already */
+	struct crew *c =
+	    share && CALIB_FIT_THREADS > 1 && njobs > 1 && !in_job ? crew_mine() : NULL;
 	struct parallel_jobs pj;
 
-	/* a job of this thread's own call sharing again: its crew is busy, so it runs alone */
-	if (c && c->jobs)
-		c = NULL;
 	pj.run = run;
 	pj.ctx = ctx;
 	pj.njobs = njobs;

@@ -16,8 +16,8 @@
 
 /*
  * run(ctx, j) for every j in [0, njobs), each once, the next job to the next free thread.
- * With share 0, or njobs under 2, or when no helper can start, or from inside a job of the
- * calling thread's own call (its helpers are busy), all on the calling thread.
+ * With share 0, or njobs under 2, or when no helper can start, or from inside a job (the
+ * fit's threads are all busy), all on the calling thread.
  * run must be safe to call from several threads at once on distinct j.
  */
 void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx);

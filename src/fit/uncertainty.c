@@ -51,24 +51,88 @@ static void replicate(const struct calib_data *d, const gsl_vector *r, double sc
 	}
 }
 
+/*
+ * One refit of uncertainty_bootstrap(): its replica data and its own problem (the first
+ * replica's shares the bootstrap's scratch, the others are problem_fork()s of it), so that
+ * the refits run on the fit's threads at once. A refit is a pure function of its data and
+ * the shared read-only grid, so which thread runs it changes no bit of its answer.
+ */
+struct replica {
+	struct problem R;
+	struct calib_data rd;
+	struct calib_drop *drops;
+	struct calib_press *presses;
+	struct calib_trajectory *trajs;
+	double *z;
+	gsl_vector *xs;
+	double logp[NPHYS];
+	int forked, rc, iterations;
+	struct err err;
+};
+
+/* Job b of uncertainty_bootstrap()'s refits (fit/parallel.h). */
+static void replica_run(void *ctx, size_t b)
+{
+	struct replica *rp = (struct replica *)ctx + b;
+	struct search_start reached[CALIB_MAX_STARTS];
+	size_t nreached;
+	double chi2 = INFINITY;
+
+	rp->rc = search_all(&rp->R, rp->xs, reached, &nreached, &chi2, &rp->iterations, &rp->err);
+	if (rp->rc == 0)
+		problem_phys_logs(&rp->R, rp->xs, rp->logp);
+}
+
+static void replica_free(struct replica *rp)
+{
+	if (rp->forked)
+		problem_fork_free(&rp->R);
+	gsl_vector_free(rp->xs);
+	free(rp->z);
+	free(rp->trajs);
+	free(rp->presses);
+	free(rp->drops);
+}
+
+/* rp's data (a copy of P's with room for the replica's values) and its start vector. -1
+ * when out of memory (replica_free() frees what there is). */
+static int replica_alloc(struct replica *rp, const struct problem *P)
+{
+	const struct calib_data *d = P->data;
+	size_t j, off;
+
+	rp->drops = calloc(d->ndrops + 1, sizeof *rp->drops);
+	rp->presses = calloc(d->npresses + 1, sizeof *rp->presses);
+	rp->trajs = calloc(d->ntrajectories + 1, sizeof *rp->trajs);
+	rp->z = malloc((P->n + 1) * sizeof *rp->z);
+	rp->xs = gsl_vector_alloc(P->p);
+	if (!rp->drops || !rp->presses || !rp->trajs || !rp->z || !rp->xs)
+		return -1;
+	rp->rd = *d;
+	rp->rd.drops = rp->drops;
+	rp->rd.presses = rp->presses;
+	rp->rd.trajectories = rp->trajs;
+	for (j = 0, off = d->ndrops + d->npresses; j < d->ntrajectories; j++) {
+		rp->trajs[j] = d->trajectories[j];
+		rp->trajs[j].z = rp->z + off;
+		off += rp->trajs[j].n;
+	}
+	return 0;
+}
+
 int uncertainty_bootstrap(
     struct problem *P, const gsl_vector *x, struct uncertainty_boot *bt, struct err *err)
 {
 	const struct calib_data *d = P->data;
 	struct problem R = *P;
-	struct calib_data rd = *d;
-	struct calib_drop *drops = calloc(d->ndrops + 1, sizeof *drops);
-	struct calib_press *presses = calloc(d->npresses + 1, sizeof *presses);
-	struct calib_trajectory *trajs = calloc(d->ntrajectories + 1, sizeof *trajs);
-	double *z = malloc((P->n + 1) * sizeof *z);
+	struct replica *reps = calloc(CALIB_BOOT_REPLICAS, sizeof *reps);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_vector *r = gsl_vector_alloc(P->n), *xs = gsl_vector_alloc(P->p);
-	struct search_start reached[CALIB_MAX_STARTS];
+	gsl_vector *r = gsl_vector_alloc(P->n);
 	struct ctd_scene_model m;
 	double logp_hat[NPHYS], span[NPHYS], sum2[NPHYS] = {0, 0}, cross = 0, product = 0;
 	double scale;
-	size_t nreached, j, off;
-	int rc = -1, b, q, iterations = 0;
+	size_t j, made = 0;
+	int rc = -1, b, q;
 
 	R.f0 = gsl_vector_alloc(P->n);
 	R.f1 = gsl_vector_alloc(P->n);
@@ -79,8 +143,7 @@ int uncertainty_bootstrap(
 	R.grid_model_ready = 0;
 	R.grid_kept = NULL;
 	R.thorough = 0; /* the refits: the coarse search only, the spread it makes is what counts */
-	if (!drops || !presses || !trajs || !z || !rng || !r || !xs || !R.f0 || !R.f1 || !R.xp ||
-	    !R.grid_model) {
+	if (!reps || !rng || !r || !R.f0 || !R.f1 || !R.xp || !R.grid_model) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
@@ -97,34 +160,50 @@ int uncertainty_bootstrap(
 	/* a refit that leaves the grid's range is "anywhere": it counts as the range */
 	span[TC] = P->log_hi[TC] - P->log_lo[TC];
 	span[DR] = P->log_hi[DR] - P->log_lo[DR];
-	rd.drops = drops;
-	rd.presses = presses;
-	rd.trajectories = trajs;
-	for (j = 0, off = d->ndrops + d->npresses; j < d->ntrajectories; j++) {
-		trajs[j] = d->trajectories[j];
-		trajs[j].z = z + off;
-		off += trajs[j].n;
-	}
-	R.data = &rd;
-	for (b = 0; b < CALIB_BOOT_REPLICAS; b++) {
-		double chi2 = INFINITY, logp[NPHYS], dev[NPHYS] = {0, 0};
+	/* every replica's data drawn first, in turn: the noise is the seed's whoever refits */
+	for (b = 0; b < CALIB_BOOT_REPLICAS; b++, made++) {
+		struct replica *rp = &reps[b];
 
-		replicate(d, r, scale, rng, drops, presses, z + d->ndrops + d->npresses);
-		gsl_vector_memcpy(xs, x);
+		if (replica_alloc(rp, P) != 0) {
+			made++;
+			err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+			goto out;
+		}
+		replicate(
+		    d, r, scale, rng, rp->drops, rp->presses, rp->z + d->ndrops + d->npresses);
+		gsl_vector_memcpy(rp->xs, x);
 		for (j = 0; j < d->ntrajectories; j++) {
 			double t0, H;
 
-			search_traj_start(&trajs[j], -m.a0, m.timestep, &t0, &H);
-			gsl_vector_set(xs, P->nphys + 2 * j, t0);
-			gsl_vector_set(xs, P->nphys + 2 * j + 1, H);
+			search_traj_start(&rp->trajs[j], -m.a0, m.timestep, &t0, &H);
+			gsl_vector_set(rp->xs, P->nphys + 2 * j, t0);
+			gsl_vector_set(rp->xs, P->nphys + 2 * j + 1, H);
 		}
-		if (search_all(&R, xs, reached, &nreached, &chi2, &iterations, err) != 0)
+		rp->R = R;
+		rp->R.data = &rp->rd;
+	}
+	/* the first refit alone: it fills the grid's model values, which the others then read */
+	replica_run(reps, 0);
+	for (b = 1; b < CALIB_BOOT_REPLICAS && reps[0].rc == 0; b++) {
+		reps[b].R.grid_model_ready = reps[0].R.grid_model_ready;
+		reps[b].forked = 1;
+		if (problem_fork(&reps[b].R, err) != 0)
 			goto out;
-		problem_phys_logs(&R, xs, logp);
+	}
+	if (reps[0].rc == 0)
+		parallel_for(CALIB_BOOT_REPLICAS - 1, 1, replica_run, reps + 1);
+	for (b = 0; b < CALIB_BOOT_REPLICAS; b++) {
+		const struct replica *rp = &reps[b];
+		double dev[NPHYS] = {0, 0};
+
+		if (rp->rc != 0) {
+			*err = rp->err;
+			goto out;
+		}
 		for (q = 0; q < NPHYS; q++) {
 			if (!P->free[q])
 				continue;
-			dev[q] = fmin(fmax(logp[q] - logp_hat[q], -span[q]), span[q]);
+			dev[q] = fmin(fmax(rp->logp[q] - logp_hat[q], -span[q]), span[q]);
 			sum2[q] += dev[q] * dev[q];
 		}
 		cross += dev[TC] * dev[DR];
@@ -137,17 +216,15 @@ int uncertainty_bootstrap(
 	bt->se_log_product = sqrt(product / CALIB_BOOT_REPLICAS);
 	rc = 0;
 out:
+	for (b = 0; reps && b < CALIB_BOOT_REPLICAS && (size_t)b < made; b++)
+		replica_free(&reps[b]);
+	free(reps);
 	gsl_vector_free(R.f0);
 	gsl_vector_free(R.f1);
 	gsl_vector_free(R.xp);
 	free(R.grid_model);
-	gsl_vector_free(xs);
 	gsl_vector_free(r);
 	gsl_rng_free(rng);
-	free(z);
-	free(trajs);
-	free(presses);
-	free(drops);
 	return rc;
 }
 
