@@ -190,8 +190,10 @@ int uncertainty_bootstrap(
 		if (problem_fork(&reps[b].R, err) != 0)
 			goto out;
 	}
+	/* (a first refit stopped before its grid leaves the others to fill it: one at a time) */
 	if (reps[0].rc == 0)
-		parallel_for(CALIB_BOOT_REPLICAS - 1, 1, replica_run, reps + 1);
+		parallel_for(
+		    CALIB_BOOT_REPLICAS - 1, reps[0].R.grid_model_ready, replica_run, reps + 1);
 	for (b = 0; b < CALIB_BOOT_REPLICAS; b++) {
 		const struct replica *rp = &reps[b];
 		double dev[NPHYS] = {0, 0};
