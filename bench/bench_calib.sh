@@ -11,7 +11,9 @@
 # Environment: CONTACTD (default ./contactd), BENCH_DURATION seconds (default 10),
 # BENCH_CONNECTIONS (default 4), BENCH_THREADS contactd threads (default: cores),
 # BENCH_ROBOTS robots uploading (default 4; 0: the questions alone, the baseline p99 that the
-# fits must not raise by more than half, issue #29).
+# fits must not raise by more than half, issue #29), BENCH_FITS (default 1; 0: the daemon runs
+# with --fit-workers 0, so the robots' uploads cost what they cost without their fits: the
+# baseline that isolates the fits' own effect).
 set -eu
 CONTACTD=${CONTACTD:-./contactd}
 WRK=${WRK:-$(command -v wrk || true)}
@@ -45,7 +47,10 @@ trap cleanup EXIT INT TERM
 for r in $robots; do
 	"$CONTACTD" --db "$tmp/cache.db" token create "$r" | sed -n 's/^token: //p' >"$tmp/$r.token"
 done
-start_contactd "$tmp" --threads "$threads" || exit 1
+fit_workers=
+[ "${BENCH_FITS:-1}" = 0 ] && fit_workers="--fit-workers 0"
+# shellcheck disable=SC2086 # fit_workers: none or two words
+start_contactd "$tmp" --threads "$threads" $fit_workers || exit 1
 base="http://127.0.0.1:$port"
 
 # Ten drops of a 2 cm, 100 g ball from 2 to 20 cm, rebounds as a filmed pad gives them.
@@ -124,6 +129,7 @@ notok=$(cat "$tmp"/*.status 2>/dev/null | grep -vc '^200$' || true)
 for p in $uploaders; do kill "$p" 2>/dev/null || true; done
 uploaders=
 echo "contactd $("$CONTACTD" --version | sed 's/^contactd //'): $threads threads, $cores cores," \
-	"${duration}s, $conns question connections, $nrobots robots uploading 10 drops at a time"
+	"${duration}s, $conns question connections, $nrobots robots uploading 10 drops at a time," \
+	"fits ${fit_workers:-on}"
 echo "uncached drops: ${rps:-?} requests/s, p50 ${p50:-?}, p99 ${p99:-?}, non-2xx ${bad:-0}"
 echo "uploads: $ok answered 200, $notok not"

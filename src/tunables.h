@@ -408,10 +408,11 @@
 	16384 /* trajectory samples of one calibration, all uploads                                \
 	       */
 /* Fits run on their own threads (src/calib/work.h), never inside a request or a
- * transaction: this many, under SCHED_BATCH at this many nice levels above the HTTP threads'
+ * transaction: this many by default, under SCHED_BATCH at this many nice levels above the HTTP threads'
  * (at most 19), so questions keep their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
  * and recorded as failed. */
-#define CALIB_FIT_WORKERS 2
+#define CALIB_FIT_WORKERS 2     /* the default of contactd's --fit-workers */
+#define CALIB_FIT_WORKERS_MAX 64 /* --fit-workers' bound */
 #define CALIB_FIT_NICE 10
 #define CALIB_FIT_SECONDS 120.0
 /* The threads one fit steps its batches of pads on (its own and helpers, fit/model.c): a

@@ -572,6 +572,53 @@ START_TEST(test_delete_refits)
 }
 END_TEST
 
+/* --fit-workers 0: the node fits nothing, its fits stay pending; the next start with a
+ * worker computes them (calwork_start() queues the pending ones). */
+START_TEST(test_no_fit_workers)
+{
+	struct auth_token tok;
+	struct caltoken_principal p;
+	struct calcase_upload up;
+	struct calstore_fit f = {0};
+	struct err e;
+	json_t *m;
+	long long id;
+
+	err_clear(&e);
+	ck_assert_int_eq(calwork_start(&cs, -1, &e), -1);
+	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+	err_clear(&e);
+	ck_assert_int_eq(calwork_start(&cs, CALIB_FIT_WORKERS_MAX + 1, &e), -1);
+	err_clear(&e);
+	ck_assert_msg(calwork_start(&cs, 0, &e) == 0, "calwork_start: %s", e.message);
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
+	id = create(&p);
+	ck_assert_msg(upload(&p, id, presses, NULL, &up, &e) == 0, "%s", e.message);
+	calcase_upload_clear(&up);
+	/* a queued fit would be claimed at once: still pending after a while means none was */
+	usleep(200000);
+	m = calcase_latest_fit(&cs, id, &f, &e);
+	ck_assert_str_eq(f.state, "pending");
+	json_decref(m);
+	calstore_fit_clear(&f);
+	calwork_stop();
+	err_clear(&e);
+	ck_assert_msg(calwork_start(&cs, 1, &e) == 0, "calwork_start: %s", e.message);
+	/* polled without a deadline of its own: the test case's timeout bounds it */
+	for (;;) {
+		m = calcase_latest_fit(&cs, id, &f, &e);
+		json_decref(m);
+		if (strcmp(f.state, "pending") != 0 && strcmp(f.state, "running") != 0)
+			break;
+		calstore_fit_clear(&f);
+		usleep(10000);
+	}
+	ck_assert_str_eq(f.state, "done");
+	calstore_fit_clear(&f);
+	calwork_stop();
+}
+END_TEST
+
 START_TEST(test_scope)
 {
 	struct auth_token ta, tb, tv, tl;
@@ -824,7 +871,8 @@ START_TEST(test_pg_unreachable)
 	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
 	/* the fit workers start: the adopter finds the pending fits once the store is reached */
 	err_clear(&e);
-	ck_assert_msg(calwork_start(&down, &e) == 0, "calwork_start: %s", e.message);
+	ck_assert_msg(
+	    calwork_start(&down, CALIB_FIT_WORKERS, &e) == 0, "calwork_start: %s", e.message);
 	calwork_stop();
 	pgstore_close(ps);
 }
@@ -843,6 +891,7 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_idempotent_create);
 	tcase_add_test(tc, test_idempotent_create_race);
 	tcase_add_test(tc, test_delete_refits);
+	tcase_add_test(tc, test_no_fit_workers);
 	tcase_add_test(tc, test_scope);
 	tcase_add_test(tc, test_upload_one_read);
 	tcase_add_test(tc, test_rotate_grace_and_revoke);

@@ -30,8 +30,8 @@ static struct {
 	struct calstore *cs;
 	long long *queue; /* calibrations with a pending fit, oldest first, no repeats */
 	size_t nqueue, cap;
-	long long busy[CALIB_FIT_WORKERS]; /* what each worker fits, 0: nothing */
-	pthread_t threads[CALIB_FIT_WORKERS];
+	long long busy[CALIB_FIT_WORKERS_MAX]; /* what each worker fits, 0: nothing */
+	pthread_t threads[CALIB_FIT_WORKERS_MAX];
 	int nthreads, stopping;
 	pthread_t adopter; /* a shared store's: fits of dead nodes, and unclaimed ones */
 	int adopting;
@@ -43,7 +43,7 @@ static int busy_locked(long long id)
 {
 	int i;
 
-	for (i = 0; i < CALIB_FIT_WORKERS; i++)
+	for (i = 0; i < pool.nthreads; i++)
 		if (pool.busy[i] == id)
 			return 1;
 	return 0;
@@ -251,10 +251,14 @@ static void *adopter(void *arg)
 	return NULL;
 }
 
-int calwork_start(struct calstore *cs, struct err *err)
+int calwork_start(struct calstore *cs, int workers, struct err *err)
 {
 	json_t *ids = NULL, *v;
 	size_t i;
+
+	if (workers < 0 || workers > CALIB_FIT_WORKERS_MAX)
+		return err_set(err, ERR_BAD_VALUE, NULL, "fit workers: %d is not within 0 to %d",
+		    workers, CALIB_FIT_WORKERS_MAX);
 
 	pool.cs = cs;
 	pool.stopping = 0;
@@ -267,10 +271,17 @@ int calwork_start(struct calstore *cs, struct err *err)
 		err_clear(err);
 		ids = NULL;
 	}
-	for (pool.nthreads = 0; pool.nthreads < CALIB_FIT_WORKERS; pool.nthreads++)
+	if (workers == 0) {
+		/* the pending fits wait for a node that fits: nothing to queue or adopt here */
+		json_decref(ids);
+		return 0;
+	}
+	pthread_mutex_lock(&pool.lock);
+	for (pool.nthreads = 0; pool.nthreads < workers; pool.nthreads++)
 		if (pthread_create(&pool.threads[pool.nthreads], NULL, worker,
 		        (void *)(long)pool.nthreads) != 0)
 			break;
+	pthread_mutex_unlock(&pool.lock);
 	if (pool.nthreads == 0) {
 		json_decref(ids);
 		return err_set(err, ERR_INTERNAL, NULL, "cannot start a fit worker");

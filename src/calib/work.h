@@ -3,7 +3,7 @@
  * finish cycle.
  *
  * An upload or a deletion commits a pending fit (calstore.h) and queues its calibration
- * here; a worker thread (CALIB_FIT_WORKERS of them, at CALIB_FIT_NICE) claims the newest
+ * here; a worker thread (contactd's --fit-workers, at CALIB_FIT_NICE) claims the newest
  * pending fit, computes it with no lock or transaction held, records it done or failed
  * and publishes a CALEVENT_FIT (events.h) so that waiting clients and event streams hear of
  * it. Uploads that arrive while a calibration is being fitted leave one pending fit, computed
@@ -22,10 +22,12 @@
 #include "base/calstore.h"
 #include "base/error.h"
 
-/* Start the workers on cs (borrowed, outlives them) and queue every calibration with a
- * pending fit. A shared store (one with fit_adopt) that is unreachable at start is no
- * error: its pending fits are adopted once it is reached. */
-int calwork_start(struct calstore *cs, struct err *err);
+/* Start `workers` workers (0 to CALIB_FIT_WORKERS_MAX) on cs (borrowed, outlives them) and
+ * queue every calibration with a pending fit. A shared store (one with fit_adopt) that is
+ * unreachable at start is no error: its pending fits are adopted once it is reached. With 0
+ * workers this node fits nothing: its fits left running are made pending again (for a node
+ * that fits, or this one's next start with workers), and calwork_queue() is a no-op. */
+int calwork_start(struct calstore *cs, int workers, struct err *err);
 
 /* Calibration id has a pending fit: have it computed. Safe from any thread; without workers
  * (never started, or after calwork_stop()) a no-op: the next start finds the pending fit. */

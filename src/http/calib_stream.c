@@ -469,7 +469,7 @@ json_t *calstream_health(void)
 	    hub.store.reachable(hub.store.ctx));
 }
 
-int calstream_start(const struct calstream_store *store, struct err *err)
+int calstream_start(const struct calstream_store *store, int fit_workers, struct err *err)
 {
 	pthread_condattr_t attr;
 
@@ -494,7 +494,7 @@ int calstream_start(const struct calstream_store *store, struct err *err)
 		return err_set(err, ERR_INTERNAL, NULL, "cannot start the event-stream ticker");
 	}
 	hub.ticker_running = 1;
-	if (calwork_start(hub.cs, err) != 0) {
+	if (calwork_start(hub.cs, fit_workers, err) != 0) {
 		calstream_stop();
 		calstream_close();
 		return -1;

@@ -43,9 +43,9 @@ struct calstream_store {
 };
 
 /* Prepare the calibration service over store (copied): (unless deferred) the watch-URL key,
- * its event sharing, the stream ticker and the fit workers. -1 with err when one of them
- * cannot be set up. */
-int calstream_start(const struct calstream_store *store, struct err *err);
+ * its event sharing, the stream ticker and fit_workers fit workers (calwork_start()). -1
+ * with err when one of them cannot be set up. */
+int calstream_start(const struct calstream_store *store, int fit_workers, struct err *err);
 
 /*
  * For /v1/health, once calstream_start() succeeded: the calibration store's state as a new

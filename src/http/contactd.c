@@ -40,6 +40,7 @@ enum {
 	OPT_LOG,
 	OPT_MAX_PER_IP,
 	OPT_COMPUTE_THREADS,
+	OPT_FIT_WORKERS,
 	OPT_MAX_QUEUED,
 	OPT_CACHE_MAX_MB,
 	OPT_CORS_ORIGIN,
@@ -65,6 +66,7 @@ static const struct option options[] = {
     {"log", required_argument, NULL, OPT_LOG},
     {"max-connections-per-ip", required_argument, NULL, OPT_MAX_PER_IP},
     {"compute-threads", required_argument, NULL, OPT_COMPUTE_THREADS},
+    {"fit-workers", required_argument, NULL, OPT_FIT_WORKERS},
     {"max-queued", required_argument, NULL, OPT_MAX_QUEUED},
     {"cache-max-mb", required_argument, NULL, OPT_CACHE_MAX_MB},
     {"cors-origin", required_argument, NULL, OPT_CORS_ORIGIN},
@@ -105,6 +107,9 @@ static void usage(FILE *out)
 	    "                           one more is answered 503 with Retry-After\n"
 	    "      --compute-threads N  threads computing questions (default: one per core)\n"
 	    "      --max-queued N       questions waiting for them; 503 beyond (default %d)\n"
+	    "      --fit-workers N      calibration fits computed at once, below the\n"
+	    "                           questions' priority (default %d; 0: this node fits\n"
+	    "                           nothing, its uploads' fits wait for one that does)\n"
 	    "      --cache-max-mb N     answer cache bound, oldest evicted first (default %d;\n"
 	    "                           0: no bound); calibration data is never evicted\n"
 	    "      --max-body BYTES     largest body in bytes; 413 beyond (default %d; an eval\n"
@@ -127,8 +132,8 @@ static void usage(FILE *out)
 	    "`contact --help` and contact(1) list them.\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
 	    DAEMON_HEAD_TIMEOUT, DAEMON_MIN_BODY_RATE, DAEMON_CONNECTION_LIMIT,
-	    DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE, DAEMON_CACHE_MAX_MB,
-	    LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
+	    DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE, CALIB_FIT_WORKERS,
+	    DAEMON_CACHE_MAX_MB, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
 	    (int)DAEMON_MAX_CPU_SECONDS, DAEMON_DRAIN_TIMEOUT);
 }
 
@@ -199,6 +204,10 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 		ok = parse_number(arg, 1, 1024, &v) == 0;
 		c->compute_threads = (int)v;
 		break;
+	case OPT_FIT_WORKERS:
+		ok = parse_number(arg, 0, CALIB_FIT_WORKERS_MAX, &v) == 0;
+		c->fit_workers = (int)v;
+		break;
 	case OPT_MAX_QUEUED:
 		ok = parse_number(arg, 0, 1000000, &v) == 0;
 		c->max_queued = v;
@@ -263,10 +272,10 @@ static int open_log(const char *path)
  * The calibration store --store names (NULL: st, the --db database) into *engine and *cs,
  * and the calibration routes started over it. A PostgreSQL server not running yet is
  * waited for, serving meanwhile (questions answered, calibration 503); one that refuses
- * contactd is a start-up error. On failure nothing stays open.
+ * contactd is a start-up error. fit_workers: --fit-workers. On failure nothing stays open.
  */
-static int calib_start(struct store *st, const char *store_url, struct engine *engine,
-    struct calstore *cs, struct err *e)
+static int calib_start(struct store *st, const char *store_url, int fit_workers,
+    struct engine *engine, struct calstore *cs, struct err *e)
 {
 	int reached = engine_open(store_url, st, 1, engine, cs, e);
 
@@ -278,13 +287,19 @@ static int calib_start(struct store *st, const char *store_url, struct engine *e
 		http_log("calibration %s; calibration requests are answered 503 with Retry-After "
 		         "until it is reached, tried again at the next request and every %d s",
 		    e->message, CALIB_FIT_ADOPT_S);
+	if (fit_workers == 0)
+		http_log(
+		    "--fit-workers 0: this node fits no calibration; uploads' fits stay pending "
+		    "until %s",
+		    engine_node(engine) ? "a node with fit workers claims them"
+		                        : "contactd is started with fit workers");
 	err_clear(e);
 	if (calstream_start(&(struct calstream_store){.cs = cs,
 	                        .engine = engine_name(engine),
 	                        .reachable = engine_reachable,
 	                        .ctx = engine,
 	                        .deferred = reached == 1},
-	        e) < 0) {
+	        fit_workers, e) < 0) {
 		engine_close(engine);
 		return -1;
 	}
@@ -317,7 +332,8 @@ static int serve(const struct http_config *config, const char *db_path, const ch
 		return 1;
 	}
 
-	if (store_open(db_path, &st, &e) < 0 || calib_start(st, store_url, &engine, &cs, &e) < 0) {
+	if (store_open(db_path, &st, &e) < 0 ||
+	    calib_start(st, store_url, config->fit_workers, &engine, &cs, &e) < 0) {
 		fprintf(stderr, "contactd: %s\n", e.message);
 		goto out;
 	}

@@ -21,6 +21,7 @@ void http_config_default(struct http_config *c)
 	c->head_timeout_s = DAEMON_HEAD_TIMEOUT;
 	c->min_body_rate = DAEMON_MIN_BODY_RATE;
 	c->compute_threads = c->threads;
+	c->fit_workers = CALIB_FIT_WORKERS;
 	c->max_queued = DAEMON_COMPUTE_QUEUE;
 	c->cache_max_bytes = (long long)DAEMON_CACHE_MAX_MB * 1024 * 1024;
 	c->max_body = LIMIT_MAX_BODY_BYTES;

@@ -21,6 +21,7 @@ struct http_config {
 	unsigned head_timeout_s;   /* a request head's deadline, a body's grace; 0: none */
 	unsigned min_body_rate;    /* bytes/s a body averages after its grace; 0: none */
 	int compute_threads;       /* threads computing questions that miss the caches, >= 1 */
+	int fit_workers;           /* calibration fits computed at once; 0: none on this node */
 	long max_queued;           /* questions waiting for a compute thread; 503 beyond */
 	long long cache_max_bytes; /* answer bytes the store's cache keeps; 0: no bound */
 	size_t max_body;           /* request body bytes; 413 beyond */
