@@ -13,10 +13,12 @@
  * above 0: the search missed a pad at least as good as the truth). With BENCH_FIT_VERBOSE set, each
  * fit's conclusions (status, the fitted pad, chi2, standard errors and 2-sigma intervals, to every
  * digit) go to stderr, one line per fit, so that two builds' answers can be compared with diff.
+ * BENCH_FIT_ONLY (a row's label: 3, 5, 8 or 3+2p) runs that row alone; the sets are the same.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench_stats.h"
@@ -53,6 +55,7 @@ int main(void)
 {
 	static const size_t counts[] = {3, 5, 8, 3}, press_counts[] = {0, 0, 0, 2};
 	const char *env = getenv("BENCH_FIT_SETS"), *seed_env = getenv("BENCH_FIT_SEED");
+	const char *only = getenv("BENCH_FIT_ONLY");
 	int verbose = getenv("BENCH_FIT_VERBOSE") != NULL;
 	int sets = env ? atoi(env) : 12;
 	uint64_t seed = seed_env ? strtoull(seed_env, NULL, 10) : 29;
@@ -74,6 +77,13 @@ int main(void)
 
 		if (!wall || !cpu)
 			return 1;
+		snprintf(label, sizeof label, press_counts[c] ? "%zu+%zup" : "%zu", counts[c],
+		    press_counts[c]);
+		if (only && strcmp(only, label) != 0) {
+			free(wall);
+			free(cpu);
+			continue;
+		}
 		for (n = 0; n < sets; n++) {
 			struct calgen_set set;
 			struct fit_result *fit = NULL;
@@ -109,8 +119,6 @@ int main(void)
 			audit_free(truth);
 			fit_free(fit);
 		}
-		snprintf(label, sizeof label, press_counts[c] ? "%zu+%zup" : "%zu", counts[c],
-		    press_counts[c]);
 		printf("%8s %10.3f %10.3f %10.3f %10.3f %10.3g  %d/%d/%d/%d/%d\n", label,
 		    bench_median(wall, sets), worst, bench_median(cpu, sets), worst_cpu, dchi2,
 		    status[FIT_OK], status[FIT_PARTIAL], status[FIT_FEW_DOF], status[FIT_MISFIT],

@@ -34,6 +34,7 @@
 #include "fit/fit.h"
 #include "fit/model.h"
 #include "fit/problem.h"
+#include "fit/search.h"
 #include "mjscene.h"
 #include "number_text.h"
 #include "calib/result.h"
@@ -338,6 +339,33 @@ START_TEST(no_bounce_drops)
 }
 END_TEST
 
+/* A problem over data d (its drops and its first npresses presses) with the fit's searched
+ * range, for the tests of the grids' shortcuts. */
+static void grid_problem(
+    struct problem *P, struct calib_data *data, struct dataset *d, size_t npresses)
+{
+	struct err err;
+
+	data->drops = d->drops;
+	data->ndrops = NDROPS;
+	data->presses = d->presses;
+	data->npresses = npresses;
+	memset(P, 0, sizeof *P);
+	P->scene = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	P->scene.option.refsafe = 0;
+	P->data = data;
+	P->n = data->ndrops + data->npresses;
+	P->free[TC] = P->free[DR] = 1;
+	P->fd_step_log = FD_STEP_LOG;
+	P->log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep);
+	P->log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX);
+	P->log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN);
+	P->log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX);
+	P->start_log[TC] = log(CALIB_PAD_TIMECONST);
+	P->start_log[DR] = log(CALIB_PAD_DAMPRATIO);
+	ck_assert_int_eq(problem_size(P, &err), 0);
+}
+
 /*
  * The intervals' scan steps a pad's drops one at a time and stops once some drops put it past
  * the levels (problem_chi2_within()): at every pad whose chi^2 is within the cap it must give
@@ -358,24 +386,7 @@ START_TEST(scan_pruning_exact)
 	int i, pruned = 0, kept = 0, level;
 
 	make_dataset(&d, 0, 2, 1, 7);
-	data.drops = d.drops;
-	data.ndrops = NDROPS;
-	data.presses = d.presses;
-	data.npresses = _i ? NPRESSES : 0;
-	memset(&P, 0, sizeof P);
-	P.scene = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
-	P.scene.option.refsafe = 0;
-	P.data = &data;
-	P.n = data.ndrops + data.npresses;
-	P.free[TC] = P.free[DR] = 1;
-	P.fd_step_log = FD_STEP_LOG;
-	P.log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * P.scene.option.timestep);
-	P.log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX);
-	P.log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN);
-	P.log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX);
-	P.start_log[TC] = log(CALIB_PAD_TIMECONST);
-	P.start_log[DR] = log(CALIB_PAD_DAMPRATIO);
-	ck_assert_int_eq(problem_size(&P, &err), 0);
+	grid_problem(&P, &data, &d, _i ? NPRESSES : 0);
 	x = gsl_vector_alloc(P.p);
 	gsl_vector_set_zero(x);
 	for (i = 0; i < N; i++) {
@@ -404,6 +415,132 @@ START_TEST(scan_pruning_exact)
 	/* both happen: pads ruled out early, pads kept */
 	ck_assert_int_gt(pruned, N / 4);
 	ck_assert_int_gt(kept, 0);
+	gsl_vector_free(x);
+	problem_free(&P);
+}
+END_TEST
+
+/* The minima of a grid the plain way: chi^2 everywhere, every allowed finite pad that no
+ * neighbour of the eight is below, sorted by chi^2 then grid order. */
+static int plain_minima(
+    const double *chi2, int A, int B, const unsigned char *allowed, struct search_cell *out)
+{
+	int a, b, da, db, n = 0, i, j;
+
+	for (a = 0; a < A; a++)
+		for (b = 0; b < B; b++) {
+			double c = chi2[a * B + b];
+			int minimum = isfinite(c) && (!allowed || allowed[a * B + b]);
+
+			for (da = -1; da <= 1 && minimum; da++)
+				for (db = -1; db <= 1; db++)
+					if ((da || db) && a + da >= 0 && a + da < A &&
+					    b + db >= 0 && b + db < B &&
+					    chi2[(a + da) * B + b + db] < c)
+						minimum = 0;
+			if (minimum) {
+				out[n].chi2 = c;
+				out[n].a = a;
+				out[n].b = b;
+				n++;
+			}
+		}
+	/* insertion sort: stable, so ties stay in grid order */
+	for (i = 1; i < n; i++) {
+		struct search_cell c = out[i];
+
+		for (j = i; j > 0 && out[j - 1].chi2 > c.chi2; j--)
+			out[j] = out[j - 1];
+		out[j] = c;
+	}
+	return n;
+}
+
+/*
+ * The fine grids' minima (search_grid_minima()) step a pad's presses only while it could be
+ * one of the lowest minima or below one, its drops' residuals bounding its chi^2 from below
+ * (problem_lazy_start()): the bound must never exceed chi^2, the presses stepped later must
+ * give problem_chi2_many()'s chi^2 bit for bit in any order, and the minima must be those of
+ * chi^2 at every pad, for few and for all of them, with and without a mask. Noisy drops and
+ * two presses at three truths (bouncing and not), over the searched range; drops alone take
+ * the plain path.
+ */
+START_TEST(lazy_minima_exact)
+{
+	enum { A = 40, B = 20, N = A * B };
+	static const int wants[] = {1, 8, 12, N};
+	static double pads[N][NPHYS], many[N], bound[N], lazy[N];
+	static struct search_cell plain[N], cells[N];
+	static unsigned char allowed[N];
+	static size_t order[N];
+	const int presses = _i < 3;
+	struct dataset d;
+	struct calib_data data = {0};
+	struct problem P;
+	struct problem_lazy *L = NULL;
+	struct err err;
+	gsl_vector *x;
+	int i, k, mask, below = 0;
+
+	make_dataset(&d, 0, _i % 3, 1, 11 + (unsigned)_i);
+	grid_problem(&P, &data, &d, presses ? 2 : 0);
+	x = gsl_vector_alloc(P.p);
+	gsl_vector_set_zero(x);
+	for (i = 0; i < N; i++) {
+		pads[i][TC] = P.log_lo[TC] + (P.log_hi[TC] - P.log_lo[TC]) * (i / B) / (A - 1);
+		pads[i][DR] = P.log_lo[DR] + (P.log_hi[DR] - P.log_lo[DR]) * (i % B) / (B - 1);
+		allowed[i] = (i / B) % 7 != 3; /* a few columns not allowed */
+		order[i] = (size_t)i;
+	}
+	ck_assert_int_eq(problem_chi2_many(&P, x, (const double(*)[NPHYS])pads, N, many, &err), 0);
+	ck_assert_int_eq(
+	    problem_lazy_start(&P, x, (const double(*)[NPHYS])pads, N, bound, &L, &err), 0);
+	ck_assert(presses ? L != NULL : L == NULL);
+	if (L) {
+		/* the presses in a scrambled order, a few pads at a time */
+		for (i = N - 1; i > 0; i--) {
+			size_t j = ((size_t)i * 7919u) % (size_t)(i + 1), t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (i = 0; i < N; i += 37)
+			ck_assert_int_eq(
+			    problem_lazy_finish(L, order + i, N - i < 37 ? N - i : 37, lazy, &err),
+			    0);
+		for (i = 0; i < N; i++) {
+			ck_assert_msg(bound[i] <= many[i], "pad %d: bound %.17g above chi2 %.17g",
+			    i, bound[i], many[i]);
+			below += bound[i] < 0.5 * many[i];
+			ck_assert_msg(memcmp(&lazy[i], &many[i], sizeof many[i]) == 0,
+			    "pad %d: lazy chi2 %.17g, chi2 %.17g", i, lazy[i], many[i]);
+		}
+		/* the presses matter: somewhere they are most of chi^2 */
+		ck_assert_int_gt(below, 0);
+		problem_lazy_free(L);
+	}
+	for (mask = 0; mask < 2; mask++) {
+		const int counts[NPHYS] = {A, B};
+		int nplain = plain_minima(many, A, B, mask ? allowed : NULL, plain), nmin;
+
+		ck_assert_int_gt(nplain, 0);
+		for (k = 0; k < (int)(sizeof wants / sizeof wants[0]); k++) {
+			ck_assert_int_eq(
+			    search_grid_minima(&P, x, (const double(*)[NPHYS])pads, counts,
+			        mask ? allowed : NULL, wants[k], cells, &nmin, &err),
+			    0);
+			ck_assert_int_eq(nmin, nplain < wants[k] ? nplain : wants[k]);
+			for (i = 0; i < nmin; i++)
+				ck_assert_msg(cells[i].a == plain[i].a &&
+				        cells[i].b == plain[i].b &&
+				        memcmp(&cells[i].chi2, &plain[i].chi2,
+				            sizeof plain[i].chi2) == 0,
+				    "want %d, minimum %d: (%d, %d) chi2 %.17g, plain (%d, %d) "
+				    "%.17g",
+				    wants[k], i, cells[i].a, cells[i].b, cells[i].chi2, plain[i].a,
+				    plain[i].b, plain[i].chi2);
+		}
+	}
 	gsl_vector_free(x);
 	problem_free(&P);
 }
@@ -1067,6 +1204,7 @@ int main(void)
 	tcase_add_loop_test(ident, no_bounce_drops, 0, 2);
 	tcase_add_test(ident, empty_is_insufficient);
 	tcase_add_loop_test(ident, scan_pruning_exact, 0, 2);
+	tcase_add_loop_test(ident, lazy_minima_exact, 0, 4);
 	tcase_add_test(ident, readme_example_is_a_real_pad);
 	tcase_add_test(ident, misfit_at_zero_dof);
 	tcase_add_test(ident, edge_is_named);

@@ -174,12 +174,20 @@ static void pads_release(struct ctd_scene_model *m, const struct ctd_scene_model
 		free(m);
 }
 
+/* Which of a pad's static measurements static_models_stepped() steps. */
+enum { STEP_DROPS = 1, STEP_PRESSES = 2, STEP_ALL = STEP_DROPS | STEP_PRESSES };
+
+/* The model values of P's drops and presses (`parts` of them) at npads pads into
+ * out[pad * (ndrops + npresses) + k], as problem_static_models() lays them out; the entries of
+ * the parts not stepped are undefined after. */
 static void static_models_stepped(
-    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out)
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double *out, int parts)
 {
 	enum { PRESS_POINTS = 256 };
 	const struct calib_data *d = P->data;
-	const size_t nd = d->ndrops, np = d->npresses, ns = nd + np;
+	const size_t nd = parts & STEP_DROPS ? d->ndrops : 0;
+	const size_t np = parts & STEP_PRESSES ? d->npresses : 0;
+	const size_t ns = d->ndrops + d->npresses, skip = d->ndrops;
 	struct ctd_scene_model stack[STACK_PADS], *m;
 	double heights[CALIB_MAX_DROPS], forces[CALIB_MAX_PRESSES], few[PRESS_POINTS], *pressed;
 	size_t i, k, at, n, g, cap, group;
@@ -204,14 +212,14 @@ static void static_models_stepped(
 			/* the drops packed at the block's start, then spread out to their rows
 			 * (last pad first: a row never lands on one not yet moved) */
 			model_rebounds(m, n, heights, nd, P->falls, block);
-			for (i = n; np > 0 && i-- > 0;)
+			for (i = n; nd < ns && i-- > 0;)
 				memmove(block + i * ns, block + i * nd, nd * sizeof *block);
 		}
 		for (i = 0; i < n && np > 0; i += g) {
 			g = n - i < group ? n - i : group;
 			model_presses(m + i, g, forces, np, pressed);
 			for (k = 0; k < g; k++)
-				memcpy(block + (i + k) * ns + nd, pressed + k * np,
+				memcpy(block + (i + k) * ns + skip, pressed + k * np,
 				    np * sizeof *block);
 		}
 	}
@@ -231,7 +239,7 @@ void problem_static_models(
 		return;
 	if (!P->recent || npads > RECENT_PADS || P->data->ndrops > CALIB_MAX_DROPS ||
 	    P->data->npresses > CALIB_MAX_PRESSES) {
-		static_models_stepped(P, logp, npads, out);
+		static_models_stepped(P, logp, npads, out, STEP_ALL);
 		return;
 	}
 	for (i = 0; i < npads; i++) {
@@ -246,7 +254,7 @@ void problem_static_models(
 	}
 	if (nmiss == 0)
 		return;
-	static_models_stepped(P, (const double(*)[NPHYS])miss_logp, nmiss, miss_out);
+	static_models_stepped(P, (const double(*)[NPHYS])miss_logp, nmiss, miss_out, STEP_ALL);
 	for (i = 0; i < nmiss; i++) {
 		struct problem_recent *r = P->recent;
 		int k = r->next;
@@ -258,6 +266,37 @@ void problem_static_models(
 		memcpy(r->e[k].logp, miss_logp[i], sizeof r->e[k].logp);
 		memcpy(r->e[k].model, miss_out + i * ns, ns * sizeof *out);
 	}
+}
+
+/*
+ * The drops' and presses' model values at x's pad (logp) into own. With presses, and the pad
+ * not among the recent ones, they are stepped side by side with those of the pads
+ * problem_jacobian() steps at x, which lands them among the recent: a trust-region step that
+ * is taken asks for the Jacobian there next, and one pass of the lanes steps a few pads'
+ * presses in the time of one pad's alone (a press alone is stepped by the scalar core, which
+ * takes about as long as eight in the lanes).
+ */
+static void static_models_at(
+    const struct problem *P, const gsl_vector *x, const double logp[NPHYS], double *own)
+{
+	double pads[1 + NPHYS][NPHYS], models[(1 + NPHYS) * MAX_STATIC];
+	const size_t ns = static_count(P);
+	size_t k;
+
+	if (P->data->npresses == 0 || x == P->xp || x->size != P->xp->size || P->nphys > NPHYS ||
+	    ns > MAX_STATIC || recent_find(P, logp) >= 0) {
+		problem_static_models(P, (const double(*)[NPHYS])logp, 1, own);
+		return;
+	}
+	/* the pads as problem_jacobian() makes them, to the bit */
+	memcpy(pads[0], logp, sizeof pads[0]);
+	for (k = 0; k < P->nphys; k++) {
+		gsl_vector_memcpy(P->xp, x);
+		gsl_vector_set(P->xp, k, gsl_vector_get(x, k) + P->fd_step_log);
+		problem_phys_logs(P, P->xp, pads[1 + k]);
+	}
+	problem_static_models(P, (const double(*)[NPHYS])pads, 1 + P->nphys, models);
+	memcpy(own, models, ns * sizeof *own);
 }
 
 int problem_residuals_given(
@@ -274,8 +313,7 @@ int problem_residuals_given(
 	}
 	problem_phys_logs(P, x, logp);
 	if (!static_model && static_count(P) > 0) {
-		/* the drops and presses of this pad stepped side by side */
-		problem_static_models(P, (const double(*)[NPHYS])logp, 1, own);
+		static_models_at(P, x, logp, own);
 		static_model = own;
 	}
 	for (i = 0; i < d->ndrops; i++, row++)
@@ -462,6 +500,110 @@ out:
 	free(partial);
 	free(dm);
 	return rc;
+}
+
+struct problem_lazy {
+	struct problem *P;
+	const gsl_vector *x;
+	const double (*logp)[NPHYS];
+	size_t ns;
+	double (*used)[NPHYS]; /* the logs the residuals use, per pad */
+	double *dm;            /* the drops' and presses' model values, per pad */
+};
+
+void problem_lazy_free(struct problem_lazy *L)
+{
+	if (!L)
+		return;
+	free(L->dm);
+	free(L->used);
+	free(L);
+}
+
+int problem_lazy_start(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
+    size_t npads, double *bound, struct problem_lazy **out, struct err *err)
+{
+	const struct calib_data *d = P->data;
+	struct problem_lazy *L;
+	size_t i, j, k, q;
+
+	*out = NULL;
+	if (d->ndrops == 0 || d->npresses == 0 || d->ndrops > CALIB_MAX_DROPS ||
+	    d->npresses > CALIB_MAX_PRESSES || d->ntrajectories > 0 || P->profiling)
+		return 0;
+	L = calloc(1, sizeof *L);
+	if (L) {
+		L->ns = static_count(P);
+		L->used = malloc((npads + 1) * sizeof *L->used);
+		L->dm = malloc((npads * L->ns + 1) * sizeof *L->dm);
+	}
+	if (!L || !L->used || !L->dm) {
+		problem_lazy_free(L);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
+	L->P = P;
+	L->x = x;
+	L->logp = logp;
+	gsl_vector_memcpy(P->xp, x);
+	for (i = 0; i < npads; i++) {
+		for (q = 0, k = 0; q < NPHYS; q++)
+			if (P->free[q])
+				gsl_vector_set(P->xp, k++, logp[i][q]);
+		problem_phys_logs(P, P->xp, L->used[i]);
+	}
+	if (!problem_abandoned(P))
+		static_models_stepped(P, (const double(*)[NPHYS])L->used, npads, L->dm, STEP_DROPS);
+	for (i = 0; i < npads; i++) {
+		bound[i] = 0;
+		for (j = 0; j < d->ndrops; j++) {
+			double r = problem_weigh(L->dm[i * L->ns + j], d->drops[j].rebound,
+			    problem_drop_sigma(&d->drops[j]));
+
+			bound[i] += r * r;
+		}
+		/* a sum of squares only grows with more terms, whatever their order; the
+		 * factor leaves room for the rounding of the whole sum in another order */
+		bound[i] *= 1 - 1e-12;
+	}
+	*out = L;
+	return 0;
+}
+
+int problem_lazy_finish(
+    struct problem_lazy *L, const size_t *which, size_t count, double *chi2, struct err *err)
+{
+	struct problem *P = L->P;
+	const size_t nd = P->data->ndrops, ns = L->ns;
+	double(*packed)[NPHYS] = malloc((count + 1) * sizeof *packed);
+	double *rows = malloc((count * ns + 1) * sizeof *rows);
+	size_t i, k, q;
+
+	if (!packed || !rows) {
+		free(rows);
+		free(packed);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
+	for (i = 0; i < count; i++)
+		memcpy(packed[i], L->used[which[i]], sizeof packed[i]);
+	/* the presses of the whole batch at once: the lanes share them over the threads */
+	if (!problem_abandoned(P))
+		static_models_stepped(P, (const double(*)[NPHYS])packed, count, rows, STEP_PRESSES);
+	for (i = 0; i < count; i++)
+		memcpy(L->dm + which[i] * ns + nd, rows + i * ns + nd, (ns - nd) * sizeof *rows);
+	/* chi^2 from all the pad's residuals, as problem_chi2_many() sums them */
+	gsl_vector_memcpy(P->xp, L->x);
+	for (i = 0; i < count; i++) {
+		size_t pad = which[i];
+
+		for (q = 0, k = 0; q < NPHYS; q++)
+			if (P->free[q])
+				gsl_vector_set(P->xp, k++, L->logp[pad][q]);
+		problem_residuals_given(P, P->xp, L->dm + pad * ns, P->f1);
+		chi2[pad] = problem_sum_squares(P->f1);
+	}
+	free(rows);
+	free(packed);
+	return 0;
 }
 
 int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)

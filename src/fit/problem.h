@@ -163,6 +163,27 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
     size_t npads, double cap, double *chi2, struct err *err);
 
+/*
+ * problem_chi2_many() by halves, for a search that needs chi^2 at some pads only: drops are
+ * cheap to step, presses cost seconds of steps each. problem_lazy_start() steps the drops of
+ * npads pads (logp as problem_chi2_many() takes them, with x's other parameters) and gives in
+ * bound[pad] (caller-owned) a lower bound of each pad's chi^2: its drops' squared residuals,
+ * summed, less a part in 1e12 for the rounding of a sum in another order. Then
+ * problem_lazy_finish() steps the presses of the `count` pads listed in `which` and gives
+ * their chi^2 in chi2[pad] (caller-owned), the bits problem_chi2_many() gives.
+ *
+ * *out: the state, owned by the caller and freed by problem_lazy_free() (it keeps P, x and
+ * logp, which must outlive it), or NULL when halves would not pay (P has no drops or no
+ * presses, has trajectories or is a profile's): then bound[] is untouched. Both return -1 with
+ * ERR_INTERNAL when out of memory.
+ */
+struct problem_lazy;
+int problem_lazy_start(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
+    size_t npads, double *bound, struct problem_lazy **out, struct err *err);
+int problem_lazy_finish(
+    struct problem_lazy *L, const size_t *which, size_t count, double *chi2, struct err *err);
+void problem_lazy_free(struct problem_lazy *L);
+
 /* The weighted residuals at x into f (P->n rows; params: the struct problem), as
  * gsl_multifit_nlinear calls them; zeros once the fit is abandoned. Returns GSL_SUCCESS. */
 int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f);

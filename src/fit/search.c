@@ -610,17 +610,147 @@ static int polish(struct problem *P, gsl_vector *best, double *best_chi2, gsl_ve
 	return 0;
 }
 
-/* A fine grid's point and its chi^2, for wide_refine(). */
-struct cell {
-	double chi2;
-	int a, b;
-};
-
+/* By chi^2, then in grid order (as a stable sort of the grid's minima leaves them). */
 static int cell_cmp(const void *pa, const void *pb)
 {
-	const struct cell *a = pa, *b = pb;
+	const struct search_cell *a = pa, *b = pb;
 
-	return (a->chi2 > b->chi2) - (a->chi2 < b->chi2);
+	if (a->chi2 != b->chi2)
+		return (a->chi2 > b->chi2) - (a->chi2 < b->chi2);
+	if (a->a != b->a)
+		return (a->a > b->a) - (a->a < b->a);
+	return (a->b > b->b) - (a->b < b->b);
+}
+
+/* A pad of a grid and the lower bound of its chi^2, for search_grid_minima()'s order. */
+struct bounded {
+	double bound;
+	size_t pad;
+};
+
+static int bounded_cmp(const void *pa, const void *pb)
+{
+	const struct bounded *a = pa, *b = pb;
+
+	if (a->bound != b->bound)
+		return (a->bound > b->bound) - (a->bound < b->bound);
+	return (a->pad > b->pad) - (a->pad < b->pad);
+}
+
+/* Whether pad (a, b) of a counts[TC] x counts[DR] grid, stepped, is a local minimum of chi^2
+ * among the stepped pads (stepped[]): finite, and no stepped neighbour of the eight lower. */
+static int grid_minimum_at(
+    const int counts[NPHYS], const double *chi2, const unsigned char *stepped, int a, int b)
+{
+	static const int nb[8][2] = {
+	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
+	const double c = chi2[(size_t)a * (size_t)counts[DR] + (size_t)b];
+	int q;
+
+	if (!isfinite(c))
+		return 0;
+	for (q = 0; q < 8; q++) {
+		int na = a + nb[q][0], nbb = b + nb[q][1];
+		size_t j = (size_t)na * (size_t)counts[DR] + (size_t)nbb;
+
+		if (na >= 0 && na < counts[TC] && nbb >= 0 && nbb < counts[DR] && stepped[j] &&
+		    chi2[j] < c)
+			return 0;
+	}
+	return 1;
+}
+
+/* Presses stepped per batch of search_grid_minima(): enough to share over the fit's threads
+ * (fit/model.c shares a batch of 512 or more). */
+enum { GRID_BATCH_PRESSES = 512 };
+
+/*
+ * Why the presses are stepped lazily, and why that is exact: a press costs seconds of steps, a
+ * drop a fraction of one. The drops of every pad are stepped first (problem_lazy_start()),
+ * their residuals a lower bound of the pad's chi^2, then the presses of the pads in order of
+ * that bound, a batch at a time, until the first `want` minima among the stepped pads lie
+ * below `floor`, the least bound of the pads not stepped. Then each of those is a minimum of
+ * the whole grid (a neighbour not stepped lies above floor, so above it), and no other
+ * minimum lies below the last of them: a pad not stepped lies above floor, and a stepped one
+ * either is a minimum among the stepped pads (and ranks after them) or has a stepped
+ * neighbour below it (and is no minimum).
+ */
+int search_grid_minima(struct problem *P, const gsl_vector *best, const double (*pads)[NPHYS],
+    const int counts[NPHYS], const unsigned char *allowed, int want, struct search_cell *cells,
+    int *nmin, struct err *err)
+{
+	const size_t n = (size_t)counts[TC] * (size_t)counts[DR];
+	double *chi2 = malloc(n * sizeof *chi2), *bound = malloc(n * sizeof *bound);
+	unsigned char *stepped = calloc(n, 1);
+	struct bounded *order = malloc(n * sizeof *order);
+	struct search_cell *found = malloc(n * sizeof *found);
+	size_t *batch = malloc(n * sizeof *batch), next = n, i, count, per;
+	struct problem_lazy *L = NULL;
+	int rc = -1, a, b;
+
+	*nmin = 0;
+	if (!chi2 || !bound || !stepped || !order || !found || !batch) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
+	}
+	if (problem_lazy_start(P, best, pads, n, bound, &L, err) != 0)
+		goto out;
+	if (!L) {
+		/* no presses (or a trajectory): chi^2 at every pad at once */
+		if (problem_chi2_many(P, best, pads, n, chi2, err) != 0)
+			goto out;
+		memset(stepped, 1, n);
+	} else {
+		for (i = 0; i < n; i++) {
+			order[i].bound = bound[i];
+			order[i].pad = i;
+		}
+		qsort(order, n, sizeof *order, bounded_cmp);
+		next = 0;
+	}
+	per = GRID_BATCH_PRESSES / (P->data->npresses > 0 ? P->data->npresses : 1);
+	if (per < 1)
+		per = 1;
+	for (;;) {
+		const double floor = next < n ? order[next].bound : INFINITY;
+
+		count = 0;
+		for (a = 0; a < counts[TC]; a++)
+			for (b = 0; b < counts[DR]; b++) {
+				size_t pad = (size_t)a * (size_t)counts[DR] + (size_t)b;
+
+				if (!stepped[pad] || (allowed && !allowed[pad]) ||
+				    !grid_minimum_at(counts, chi2, stepped, a, b))
+					continue;
+				found[count].chi2 = chi2[pad];
+				found[count].a = a;
+				found[count].b = b;
+				count++;
+			}
+		qsort(found, count, sizeof *found, cell_cmp);
+		/* everything stepped, or the first `want` below every pad not stepped */
+		if (next == n || (count >= (size_t)want && found[want - 1].chi2 < floor) ||
+		    problem_abandoned(P))
+			break;
+		for (i = 0; i < per && next < n; i++, next++) {
+			batch[i] = order[next].pad;
+			stepped[batch[i]] = 1;
+		}
+		if (problem_lazy_finish(L, batch, i, chi2, err) != 0)
+			goto out;
+	}
+	*nmin = count < (size_t)want ? (int)count : want;
+	memcpy(cells, found, (size_t)*nmin * sizeof *cells);
+	rc = 0;
+out:
+	problem_lazy_free(L);
+	free(batch);
+	free(found);
+	free(order);
+	free(stepped);
+	free(bound);
+	free(chi2);
+	return rc;
 }
 
 /* A descent of descend_from(): its start, its own problem and vector, what it reached. */
@@ -714,7 +844,7 @@ out:
  * Descents from the best local minima of a fine grid around centre ((2 *
  * CALIB_WIDE_POINTS + 1)^2 points spanning +-CALIB_WIDE_SPAN in each free log), the
  * releases of best held at the start of each; the lowest chi^2 into best and *best_chi2.
- * Sets *improved when it moved. cells: room for the grid.
+ * Sets *improved when it moved.
  *
  * Why: a drop whose rebound is tens of micrometres, measured to a fraction of one (a
  * stated sigma far below the default), has a sawtooth rebound in the parameters (the
@@ -724,25 +854,18 @@ out:
  * piece of a tooth, where the model is smooth and a descent reaches that tooth's valley.
  */
 static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector *best,
-    double *best_chi2, struct cell *cells, int *improved, int *iterations, struct err *err)
+    double *best_chi2, int *improved, int *iterations, struct err *err)
 {
 	enum { W = 2 * CALIB_WIDE_POINTS + 1 };
-	static const int nb[8][2] = {
-	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
+	struct search_cell cells[CALIB_WIDE_STARTS];
 	int counts[NPHYS], a, b, q, i, nmin = 0;
-	double *chi2 = malloc(W * W * sizeof *chi2);
-
-	if (!chi2)
-		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	for (q = 0; q < NPHYS; q++)
-		counts[q] = P->free[q] ? W : 1;
 	double(*pads)[NPHYS] = malloc(W * W * sizeof *pads);
 	size_t n = 0;
 
-	if (!pads) {
-		free(chi2);
+	if (!pads)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	}
+	for (q = 0; q < NPHYS; q++)
+		counts[q] = P->free[q] ? W : 1;
 	for (a = 0; a < counts[TC]; a++) {
 		for (b = 0; b < counts[DR]; b++) {
 			int idx[NPHYS] = {a, b};
@@ -755,47 +878,12 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 			n++;
 		}
 	}
-	/* the whole fine grid's drops stepped at once; chi2[a * W + b] */
-	{
-		double *c = malloc(n * sizeof *c);
-		size_t ci = 0;
-
-		if (!c ||
-		    problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, c, err) != 0) {
-			free(c);
-			free(pads);
-			free(chi2);
-			return c
-			    ? -1
-			    : err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-		}
-		for (a = 0; a < counts[TC]; a++)
-			for (b = 0; b < counts[DR]; b++)
-				chi2[a * W + b] = c[ci++];
-		free(c);
+	if (search_grid_minima(P, best, (const double(*)[NPHYS])pads, counts, NULL,
+	        CALIB_WIDE_STARTS, cells, &nmin, err) != 0) {
+		free(pads);
+		return -1;
 	}
 	free(pads);
-	for (a = 0; a < counts[TC]; a++) {
-		for (b = 0; b < counts[DR]; b++) {
-			int minimum = 1;
-
-			for (q = 0; q < 8 && minimum; q++) {
-				int na = a + nb[q][0], nbb = b + nb[q][1];
-
-				if (na >= 0 && na < counts[TC] && nbb >= 0 && nbb < counts[DR] &&
-				    chi2[na * W + nbb] < chi2[a * W + b])
-					minimum = 0;
-			}
-			if (minimum && isfinite(chi2[a * W + b])) {
-				cells[nmin].chi2 = chi2[a * W + b];
-				cells[nmin].a = a;
-				cells[nmin].b = b;
-				nmin++;
-			}
-		}
-	}
-	free(chi2);
-	qsort(cells, (size_t)nmin, sizeof *cells, cell_cmp);
 	*improved = 0;
 	{
 		struct search_start st[CALIB_WIDE_STARTS];
@@ -823,13 +911,11 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 static int global_scan(
     struct problem *P, gsl_vector *best, double *best_chi2, int *iterations, struct err *err)
 {
-	static const int nb[8][2] = {
-	    {-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
 	int counts[NPHYS], a, b, q, i, nmin = 0, rc = -1;
 	size_t n;
 	double(*pads)[NPHYS];
-	double *chi2;
-	struct cell *cells;
+	unsigned char *far;
+	struct search_cell cells[CALIB_GLOBAL_STARTS];
 	double here[NPHYS];
 
 	problem_phys_logs(P, best, here);
@@ -837,50 +923,29 @@ static int global_scan(
 	counts[DR] = P->free[DR] ? CALIB_GLOBAL_POINTS_DR : 1;
 	n = (size_t)(counts[TC] * counts[DR]);
 	pads = malloc(n * sizeof *pads);
-	chi2 = malloc(n * sizeof *chi2);
-	cells = malloc(n * sizeof *cells);
-	if (!pads || !chi2 || !cells) {
+	far = malloc(n);
+	if (!pads || !far) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
 	for (a = 0; a < counts[TC]; a++)
 		for (b = 0; b < counts[DR]; b++) {
 			int idx[NPHYS] = {a, b};
+			size_t pad = (size_t)(a * counts[DR] + b);
 
-			for (q = 0; q < NPHYS; q++)
-				pads[a * counts[DR] + b][q] = counts[q] > 1 ? P->log_lo[q] +
+			far[pad] = 0;
+			for (q = 0; q < NPHYS; q++) {
+				pads[pad][q] = counts[q] > 1 ? P->log_lo[q] +
 				        (P->log_hi[q] - P->log_lo[q]) * idx[q] / (counts[q] - 1)
-				                                            : P->start_log[q];
+				                             : P->start_log[q];
+				/* away from the best fit, whose valley the fine grids search */
+				far[pad] |=
+				    P->free[q] && fabs(pads[pad][q] - here[q]) > CALIB_WIDE_SPAN;
+			}
 		}
-	if (problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, chi2, err) != 0)
+	if (search_grid_minima(P, best, (const double(*)[NPHYS])pads, counts, far,
+	        CALIB_GLOBAL_STARTS, cells, &nmin, err) != 0)
 		goto out;
-	for (a = 0; a < counts[TC]; a++) {
-		for (b = 0; b < counts[DR]; b++) {
-			double c = chi2[a * counts[DR] + b];
-			int minimum = isfinite(c), far = 0;
-
-			/* away from the best fit, whose valley the fine grids search */
-			for (q = 0; q < NPHYS; q++)
-				far |= P->free[q] &&
-				    fabs(pads[a * counts[DR] + b][q] - here[q]) > CALIB_WIDE_SPAN;
-			minimum &= far;
-
-			for (q = 0; q < 8 && minimum; q++) {
-				int na = a + nb[q][0], nbb = b + nb[q][1];
-
-				if (na >= 0 && na < counts[TC] && nbb >= 0 && nbb < counts[DR] &&
-				    chi2[na * counts[DR] + nbb] < c)
-					minimum = 0;
-			}
-			if (minimum) {
-				cells[nmin].chi2 = c;
-				cells[nmin].a = a;
-				cells[nmin].b = b;
-				nmin++;
-			}
-		}
-	}
-	qsort(cells, (size_t)nmin, sizeof *cells, cell_cmp);
 	{
 		struct search_start st[CALIB_GLOBAL_STARTS];
 		size_t nst = 0;
@@ -894,8 +959,7 @@ static int global_scan(
 	}
 	rc = 0;
 out:
-	free(cells);
-	free(chi2);
+	free(far);
 	free(pads);
 	return rc;
 }
@@ -954,16 +1018,10 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 	/* the fine grids: around the best fit until it stops moving, and once around each
 	 * other distinct minimum the descents reached */
 	if (P->thorough) {
-		struct cell *cells = malloc(
-		    (2 * CALIB_WIDE_POINTS + 1) * (2 * CALIB_WIDE_POINTS + 1) * sizeof *cells);
 		double centre[NPHYS];
 		size_t m;
 		int improved = 0;
 
-		if (!cells) {
-			err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-			goto out;
-		}
 		for (m = 0; m <= *nfound; m++) {
 			if (m < *nfound) {
 				double here[NPHYS];
@@ -980,17 +1038,14 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 				problem_phys_logs(P, best, centre);
 			}
 			for (round = 0; round < CALIB_WIDE_ROUNDS; round++) {
-				if (wide_refine(P, centre, best, &best_chi2, cells, &improved,
-				        iterations, err) != 0) {
-					free(cells);
+				if (wide_refine(P, centre, best, &best_chi2, &improved, iterations,
+				        err) != 0)
 					goto out;
-				}
 				if (!improved)
 					break;
 				problem_phys_logs(P, best, centre);
 			}
 		}
-		free(cells);
 	}
 	gsl_vector_memcpy(x, best);
 	*chi2_out = best_chi2;

@@ -23,6 +23,25 @@ struct search_start {
 	double logp[NPHYS];
 };
 
+/* A point of a grid (indices a along timeconst, b along dampratio) and its chi^2. */
+struct search_cell {
+	double chi2;
+	int a, b;
+};
+
+/*
+ * search_grid_minima: the `want` lowest local minima of chi^2 over a grid of pads
+ * (counts[TC] x counts[DR] logs, pad a * counts[DR] + b, as problem_chi2_many() takes them,
+ * with x's releases): the pads whose chi^2 is finite, that are allowed (allowed[pad] non-zero;
+ * allowed NULL: every pad) and that no neighbour of the eight is below, into cells[]
+ * (caller-owned, room for want) by chi^2, ties in grid order, *nmin of them. The same cells
+ * as chi^2 at every pad would give, bit for bit; with presses, most pads' presses are not
+ * stepped (search.c says why that is exact). -1 with ERR_INTERNAL when out of memory.
+ */
+int search_grid_minima(struct problem *P, const gsl_vector *x, const double (*pads)[NPHYS],
+    const int counts[NPHYS], const unsigned char *allowed, int want, struct search_cell *cells,
+    int *nmin, struct err *err);
+
 /*
  * Where a trajectory's first impact begins: its first sample at most CALIB_BOUNCE_SIGMAS
  * sigma above the pad, or its lowest sample when none is. Not simply the lowest of all:

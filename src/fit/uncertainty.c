@@ -978,50 +978,78 @@ static void interval_grid(
 		}
 }
 
+/* Whether the scan's point (logs v, grid indices idx of count) can widen out: it is on an edge
+ * of the grid, or outside the intervals found so far at some level. A point inside them at
+ * both levels changes nothing whatever its chi^2 (the intervals only widen, to the extremes
+ * of the points inside the level), so it need not be stepped. */
+static int interval_could_widen(const struct uncertainty_intervals *out, const double v[NPHYS],
+    const int idx[NPHYS], const int count[NPHYS])
+{
+	int k, q;
+
+	for (q = 0; q < NPHYS; q++)
+		if (idx[q] == 0 || idx[q] == count[q] - 1)
+			return 1;
+	for (k = 0; k < 2; k++)
+		for (q = 0; q < NPHYS; q++)
+			if (!(v[q] >= out->log[q][k][0] && v[q] <= out->log[q][k][1]))
+				return 1;
+	return 0;
+}
+
 /* The fine scan of chi^2 over the starting grid's box (a fit with few degrees of
- * freedom, no trajectory: each point costs a few drops or presses). */
+ * freedom, no trajectory: each point costs a few drops or presses), at the points that
+ * could widen the intervals the profiles and the starting grid found. */
 static int interval_scan(
     struct problem *P, double chi2_min, struct uncertainty_intervals *out, struct err *err)
 {
 	const double *lo = P->log_lo, *hi = P->log_hi;
 	const int count[NPHYS] = {CALIB_SCAN_POINTS_TC, CALIB_SCAN_POINTS_DR};
-	size_t n = (size_t)count[TC] * (size_t)count[DR], i = 0;
+	size_t n = (size_t)count[TC] * (size_t)count[DR], i, m = 0;
 	double(*pads)[NPHYS] = malloc(n * sizeof *pads), *chi2 = malloc(n * sizeof *chi2);
+	int(*at)[NPHYS] = malloc(n * sizeof *at);
 	gsl_vector *x = gsl_vector_alloc(P->p);
 	int a, b, k, q, rc = -1;
 
-	if (!pads || !chi2 || !x) {
+	if (!pads || !chi2 || !at || !x) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
+	/* the points to step, chosen before any is: what they add only widens the intervals,
+	 * so a point inside them now is inside them after */
 	for (a = 0; a < count[TC]; a++)
-		for (b = 0; b < count[DR]; b++, i++) {
+		for (b = 0; b < count[DR]; b++) {
 			int idx[NPHYS] = {a, b};
+			double v[NPHYS];
 
 			for (q = 0; q < NPHYS; q++)
-				pads[i][q] = lo[q] + (hi[q] - lo[q]) * idx[q] / (count[q] - 1);
+				v[q] = lo[q] + (hi[q] - lo[q]) * idx[q] / (count[q] - 1);
+			if (!interval_could_widen(out, v, idx, count))
+				continue;
+			memcpy(pads[m], v, sizeof pads[m]);
+			memcpy(at[m], idx, sizeof at[m]);
+			m++;
 		}
 	/* every point's drops stepped at once, through the lanes, drop by drop: a point whose
 	 * first drops put it past both levels is not stepped further (it is outside either way) */
 	gsl_vector_set_zero(x);
-	if (problem_chi2_within(P, x, (const double(*)[NPHYS])pads, n,
+	if (m > 0 &&
+	    problem_chi2_within(P, x, (const double(*)[NPHYS])pads, m,
 	        chi2_min + fmax(out->levels[0], out->levels[1]), chi2, err) != 0)
 		goto out;
-	for (a = 0, i = 0; a < count[TC]; a++)
-		for (b = 0; b < count[DR]; b++, i++) {
-			int idx[NPHYS] = {a, b};
-			double d = chi2[i] - chi2_min;
+	for (i = 0; i < m; i++) {
+		double d = chi2[i] - chi2_min;
 
-			interval_edge(out, d, idx, count);
-			for (k = 0; k < 2; k++)
-				for (q = 0; q < NPHYS; q++)
-					if (d <= out->levels[k])
-						interval_take(
-						    out, q, k, pads[i][q], idx[q], count[q]);
-		}
+		interval_edge(out, d, at[i], count);
+		for (k = 0; k < 2; k++)
+			for (q = 0; q < NPHYS; q++)
+				if (d <= out->levels[k])
+					interval_take(out, q, k, pads[i][q], at[i][q], count[q]);
+	}
 	rc = 0;
 out:
 	gsl_vector_free(x);
+	free(at);
 	free(chi2);
 	free(pads);
 	return rc;
