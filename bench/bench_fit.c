@@ -3,7 +3,8 @@
  * most 0.25 s median and 1 s worst on the 2-core machine). Run by `make bench-fit` (never by
  * `make check`).
  *
- * For each drop count (3, 5, 8, and 3 drops with 2 presses, "3+2p") it draws BENCH_FIT_SETS sets
+ * For each drop count (3, 5, 8, and each with 2 presses: "3+2p", the 3-drop row's sets with two
+ * presses added, and so on) it draws BENCH_FIT_SETS sets
  * (default 12) with tests/calgen.h
  * (truths, objects, timesteps, heights and sigmas from a seeded SplitMix64, BENCH_FIT_SEED,
  * default 29; the rebounds simulated by libmujoco 2.2.2 at bench time), fits each with
@@ -13,7 +14,8 @@
  * above 0: the search missed a pad at least as good as the truth). With BENCH_FIT_VERBOSE set, each
  * fit's conclusions (status, the fitted pad, chi2, standard errors and 2-sigma intervals, to every
  * digit) go to stderr, one line per fit, so that two builds' answers can be compared with diff.
- * BENCH_FIT_ONLY (a row's label: 3, 5, 8 or 3+2p) runs that row alone; the sets are the same.
+ * BENCH_FIT_ONLY (a row's label: 3, 5, 8, 3+2p, 5+2p or 8+2p) runs that row alone; the sets are
+ * the same.
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,7 +55,7 @@ static void print_fit(size_t drops, int n, const struct fit_result *fit, double 
 
 int main(void)
 {
-	static const size_t counts[] = {3, 5, 8, 3}, press_counts[] = {0, 0, 0, 2};
+	static const size_t counts[] = {3, 5, 8, 3, 5, 8}, press_counts[] = {0, 0, 0, 2, 2, 2};
 	const char *env = getenv("BENCH_FIT_SETS"), *seed_env = getenv("BENCH_FIT_SEED");
 	const char *only = getenv("BENCH_FIT_ONLY");
 	int verbose = getenv("BENCH_FIT_VERBOSE") != NULL;
