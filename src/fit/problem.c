@@ -272,9 +272,8 @@ void problem_static_models(
  * The drops' and presses' model values at x's pad (logp) into own. With presses, and the pad
  * not among the recent ones, they are stepped side by side with those of the pads
  * problem_jacobian() steps at x, which lands them among the recent: a trust-region step that
- * is taken asks for the Jacobian there next, and one pass of the lanes steps a few pads'
- * presses in the time of one pad's alone (a press alone is stepped by the scalar core, which
- * takes about as long as eight in the lanes).
+ * is taken asks for the Jacobian there next, and one pass of the lanes steps up to eight
+ * presses in about the time the scalar core takes for one pad's two.
  */
 static void static_models_at(
     const struct problem *P, const gsl_vector *x, const double logp[NPHYS], double *own)
@@ -535,7 +534,8 @@ int problem_lazy_start(struct problem *P, const gsl_vector *x, const double (*lo
 	if (L) {
 		L->ns = static_count(P);
 		L->used = malloc((npads + 1) * sizeof *L->used);
-		L->dm = malloc((npads * L->ns + 1) * sizeof *L->dm);
+		/* zeros: a fit abandoned steps nothing (and its residuals are zeros) */
+		L->dm = calloc(npads * L->ns + 1, sizeof *L->dm);
 	}
 	if (!L || !L->used || !L->dm) {
 		problem_lazy_free(L);
@@ -575,7 +575,7 @@ int problem_lazy_finish(
 	struct problem *P = L->P;
 	const size_t nd = P->data->ndrops, ns = L->ns;
 	double(*packed)[NPHYS] = malloc((count + 1) * sizeof *packed);
-	double *rows = malloc((count * ns + 1) * sizeof *rows);
+	double *rows = calloc(count * ns + 1, sizeof *rows);
 	size_t i, k, q;
 
 	if (!packed || !rows) {
