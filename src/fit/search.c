@@ -670,12 +670,12 @@ enum { GRID_BATCH_PRESSES = 512 };
  * their residuals a lower bound of the pad's chi^2, then the presses of the pads in order of
  * that bound, a batch at a time, until the first `want` minima among the stepped pads lie
  * below `floor`, the least bound of the pads not stepped. Then each of those is a minimum of
- * the whole grid (a neighbour not stepped lies above floor, so above it), and no other
- * minimum lies below the last of them: a pad not stepped lies above floor, and a stepped one
+ * the whole grid (a neighbour not stepped lies at or above floor, so above it), and no other
+ * minimum lies below the last of them: a pad not stepped lies at or above floor, and a stepped one
  * either is a minimum among the stepped pads (and ranks after them) or has a stepped
  * neighbour below it (and is no minimum).
  */
-int search_grid_minima(struct problem *P, const gsl_vector *best, const double (*pads)[NPHYS],
+int search_grid_minima(struct problem *P, const gsl_vector *x, const double (*pads)[NPHYS],
     const int counts[NPHYS], const unsigned char *allowed, int want, struct search_cell *cells,
     int *nmin, struct err *err)
 {
@@ -693,11 +693,11 @@ int search_grid_minima(struct problem *P, const gsl_vector *best, const double (
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}
-	if (problem_lazy_start(P, best, pads, n, bound, &L, err) != 0)
+	if (problem_lazy_start(P, x, pads, n, bound, &L, err) != 0)
 		goto out;
 	if (!L) {
 		/* no presses (or a trajectory): chi^2 at every pad at once */
-		if (problem_chi2_many(P, best, pads, n, chi2, err) != 0)
+		if (problem_chi2_many(P, x, pads, n, chi2, err) != 0)
 			goto out;
 		memset(stepped, 1, n);
 	} else {
