@@ -334,11 +334,44 @@ int problem_residuals_given(
 	return GSL_SUCCESS;
 }
 
+/* P->xp with x's other parameters (already there) and the free logs of one pad. */
+static void xp_at(const struct problem *P, const double logp[NPHYS])
+{
+	size_t k = 0;
+	int q;
+
+	for (q = 0; q < NPHYS; q++)
+		if (P->free[q])
+			gsl_vector_set(P->xp, k++, logp[q]);
+}
+
+/* The logs the residuals use at each of npads pads (within the box, the held ones held) into
+ * used[]; P->xp holds x's other parameters. */
+static void used_logs(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, double (*used)[NPHYS])
+{
+	size_t i;
+
+	for (i = 0; i < npads; i++) {
+		xp_at(P, logp[i]);
+		problem_phys_logs(P, P->xp, used[i]);
+	}
+}
+
+/* chi^2 at one pad from its drops' and presses' model values dm (NULL: stepped here), P->xp
+ * holding x's other parameters; P->f1 is the scratch. */
+static double chi2_at(const struct problem *P, const double logp[NPHYS], const double *dm)
+{
+	xp_at(P, logp);
+	problem_residuals_given(P, P->xp, dm, P->f1);
+	return problem_sum_squares(P->f1);
+}
+
 int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*logp)[NPHYS],
     size_t npads, double *chi2, struct err *err)
 {
 	enum { CHUNK = 512 };
-	size_t ns = static_count(P), at, n, i, q, k;
+	size_t ns = static_count(P), at, n, i;
 	double *dm = ns > 0 ? malloc(CHUNK * ns * sizeof *dm) : NULL;
 	double(*used)[NPHYS] = malloc(CHUNK * sizeof *used);
 
@@ -350,22 +383,11 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 	gsl_vector_memcpy(P->xp, x);
 	for (at = 0; at < npads; at += n) {
 		n = npads - at < CHUNK ? npads - at : CHUNK;
-		/* the logs the residuals use: within the box, the held ones held */
-		for (i = 0; i < n; i++) {
-			for (q = 0, k = 0; q < NPHYS; q++)
-				if (P->free[q])
-					gsl_vector_set(P->xp, k++, logp[at + i][q]);
-			problem_phys_logs(P, P->xp, used[i]);
-		}
+		used_logs(P, logp + at, n, used);
 		if (dm && !problem_abandoned(P))
 			problem_static_models(P, (const double(*)[NPHYS])used, n, dm);
-		for (i = 0; i < n; i++) {
-			for (q = 0, k = 0; q < NPHYS; q++)
-				if (P->free[q])
-					gsl_vector_set(P->xp, k++, logp[at + i][q]);
-			problem_residuals_given(P, P->xp, dm ? dm + i * ns : NULL, P->f1);
-			chi2[at + i] = problem_sum_squares(P->f1);
-		}
+		for (i = 0; i < n; i++)
+			chi2[at + i] = chi2_at(P, logp[at + i], dm ? dm + i * ns : NULL);
 	}
 	free(used);
 	free(dm);
@@ -420,7 +442,7 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
     size_t npads, double cap, double *chi2, struct err *err)
 {
 	const struct calib_data *d = P->data;
-	size_t nd = d->ndrops, ns = static_count(P), i, k, q, j, live = npads, order[MAX_STATIC];
+	size_t nd = d->ndrops, ns = static_count(P), i, j, live = npads, order[MAX_STATIC];
 	double *dm = malloc((npads * ns + 1) * sizeof *dm);
 	double *partial = malloc((npads + 1) * sizeof *partial);
 	double *one = malloc((npads + 1) * sizeof *one);
@@ -439,12 +461,9 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
 		goto out;
 	}
 	gsl_vector_memcpy(P->xp, x);
+	/* the logs the residuals use, as problem_chi2_many() takes them */
+	used_logs(P, logp, npads, used);
 	for (i = 0; i < npads; i++) {
-		/* the logs the residuals use, as problem_chi2_many() takes them */
-		for (q = 0, k = 0; q < NPHYS; q++)
-			if (P->free[q])
-				gsl_vector_set(P->xp, k++, logp[i][q]);
-		problem_phys_logs(P, P->xp, used[i]);
 		partial[i] = 0;
 		alive[i] = i;
 	}
@@ -484,11 +503,7 @@ int problem_chi2_within(struct problem *P, const gsl_vector *x, const double (*l
 	for (i = 0; i < live; i++) {
 		size_t pad = alive[i];
 
-		for (q = 0, k = 0; q < NPHYS; q++)
-			if (P->free[q])
-				gsl_vector_set(P->xp, k++, logp[pad][q]);
-		problem_residuals_given(P, P->xp, dm + pad * ns, P->f1);
-		chi2[pad] = problem_sum_squares(P->f1);
+		chi2[pad] = chi2_at(P, logp[pad], dm + pad * ns);
 	}
 	rc = 0;
 out:
@@ -524,7 +539,7 @@ int problem_lazy_start(struct problem *P, const gsl_vector *x, const double (*lo
 {
 	const struct calib_data *d = P->data;
 	struct problem_lazy *L;
-	size_t i, j, k, q;
+	size_t i, j;
 
 	*out = NULL;
 	if (d->ndrops == 0 || d->npresses == 0 || d->ndrops > CALIB_MAX_DROPS ||
@@ -545,12 +560,7 @@ int problem_lazy_start(struct problem *P, const gsl_vector *x, const double (*lo
 	L->x = x;
 	L->logp = logp;
 	gsl_vector_memcpy(P->xp, x);
-	for (i = 0; i < npads; i++) {
-		for (q = 0, k = 0; q < NPHYS; q++)
-			if (P->free[q])
-				gsl_vector_set(P->xp, k++, logp[i][q]);
-		problem_phys_logs(P, P->xp, L->used[i]);
-	}
+	used_logs(P, logp, npads, L->used);
 	if (!problem_abandoned(P))
 		static_models_stepped(P, (const double(*)[NPHYS])L->used, npads, L->dm, STEP_DROPS);
 	for (i = 0; i < npads; i++) {
@@ -576,7 +586,7 @@ int problem_lazy_finish(
 	const size_t nd = P->data->ndrops, ns = L->ns;
 	double(*packed)[NPHYS] = malloc((count + 1) * sizeof *packed);
 	double *rows = calloc(count * ns + 1, sizeof *rows);
-	size_t i, k, q;
+	size_t i;
 
 	if (!packed || !rows) {
 		free(rows);
@@ -592,15 +602,8 @@ int problem_lazy_finish(
 		memcpy(L->dm + which[i] * ns + nd, rows + i * ns + nd, (ns - nd) * sizeof *rows);
 	/* chi^2 from all the pad's residuals, as problem_chi2_many() sums them */
 	gsl_vector_memcpy(P->xp, L->x);
-	for (i = 0; i < count; i++) {
-		size_t pad = which[i];
-
-		for (q = 0, k = 0; q < NPHYS; q++)
-			if (P->free[q])
-				gsl_vector_set(P->xp, k++, L->logp[pad][q]);
-		problem_residuals_given(P, P->xp, L->dm + pad * ns, P->f1);
-		chi2[pad] = problem_sum_squares(P->f1);
-	}
+	for (i = 0; i < count; i++)
+		chi2[which[i]] = chi2_at(P, L->logp[which[i]], L->dm + which[i] * ns);
 	free(rows);
 	free(packed);
 	return 0;
