@@ -339,28 +339,72 @@ static void set_start(const struct problem *P, const struct search_start *st, gs
 			gsl_vector_set(x, k++, st->logp[i]);
 }
 
+/* A trust region's problem and, once it is initialised, its workspace (trial_residuals()). */
+struct descent_fdf {
+	struct problem *P;
+	const gsl_multifit_nlinear_workspace *w;
+};
+
+/*
+ * The residuals at a trial point x of the trust region, or GSL_ETOLX without them when x is
+ * within the driver's step tolerance of the point it stands on (every |dx_i| below FIT_XTOL^2
+ * + FIT_XTOL |x_i|, as gsl_multifit_nlinear_test() asks). Why: a descent that has arrived on
+ * the drops' rough chi^2 spends its last trials shrinking rejected steps, up to 15 of them,
+ * each a full evaluation (presses cost seconds of steps), though a step that small ends the
+ * descent whether it is taken or not. An error from the residuals ends the iteration with x
+ * where it stood, and the driver's test then finds that step within tolerance and stops.
+ */
+static int trial_residuals(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	const struct descent_fdf *d = params;
+
+	if (d->w) {
+		const gsl_vector *at = gsl_multifit_nlinear_position(d->w);
+		size_t i;
+		int small = 1;
+
+		for (i = 0; i < x->size && small; i++) {
+			double xi = gsl_vector_get(at, i);
+
+			small = fabs(gsl_vector_get(x, i) - xi) <
+			    FIT_XTOL * FIT_XTOL + FIT_XTOL * fabs(xi);
+		}
+		if (small)
+			return GSL_ETOLX;
+	}
+	return problem_residuals(x, d->P, f);
+}
+
+static int trial_jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	return problem_jacobian(x, ((struct descent_fdf *)params)->P, J);
+}
+
 int search_least_squares(struct problem *P, gsl_vector *x, int *iterations, struct err *err)
 {
 	gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
 	gsl_multifit_nlinear_fdf fdf;
 	gsl_multifit_nlinear_workspace *w;
+	struct descent_fdf d = {P, NULL};
 	int info;
 
 	params.trs = gsl_multifit_nlinear_trs_lm;
 	w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, P->n, P->p);
 	if (!w)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	fdf.f = problem_residuals;
-	fdf.df = problem_jacobian;
+	fdf.f = trial_residuals;
+	fdf.df = trial_jacobian;
 	fdf.fvv = NULL;
 	fdf.n = P->n;
 	fdf.p = P->p;
-	fdf.params = P;
+	fdf.params = &d;
 	/* the driver's status (converged, no progress, iteration limit) does not matter:
 	 * the identification analysis and the residuals judge the point it reached */
-	if (gsl_multifit_nlinear_init(x, &fdf, w) == GSL_SUCCESS)
+	if (gsl_multifit_nlinear_init(x, &fdf, w) == GSL_SUCCESS) {
+		d.w = w;
 		gsl_multifit_nlinear_driver(
 		    CALIB_MAX_ITERATIONS, FIT_XTOL, FIT_GTOL, FIT_FTOL, NULL, NULL, &info, w);
+	}
 	gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
 	*iterations += (int)gsl_multifit_nlinear_niter(w);
 	gsl_multifit_nlinear_free(w);
@@ -840,6 +884,39 @@ out:
 	return rc;
 }
 
+/* The fine grids a search has made, by their centres (search_all()). */
+struct wide_seen {
+	double centre[(CALIB_MAX_STARTS + 1) * CALIB_WIDE_ROUNDS][NPHYS];
+	size_t n;
+};
+
+/*
+ * Whether a fine grid around centre would repeat one made before (then it is not made again),
+ * else it is recorded in seen. Descents often end at one minimum from several starts, so a
+ * fifth of the fine grids of issue #29's press sets were centred within 1e-6 in the logs of
+ * one made before: the same starts but for that shift (a ten-thousandth of the grid's 1e-2 cell),
+ * so the same valleys, which the earlier grid's descents reached already. With trajectories a
+ * grid's chi^2 depends on best's releases, so every grid is made.
+ */
+static int wide_seen_before(
+    const struct problem *P, struct wide_seen *seen, const double centre[NPHYS])
+{
+	size_t k;
+	int q, near;
+
+	if (P->data->ntrajectories > 0)
+		return 0;
+	for (k = 0; k < seen->n; k++) {
+		for (q = 0, near = 1; q < NPHYS; q++)
+			near &= !P->free[q] || fabs(seen->centre[k][q] - centre[q]) <= FD_STEP_LOG;
+		if (near)
+			return 1;
+	}
+	if (seen->n < sizeof seen->centre / sizeof seen->centre[0])
+		memcpy(seen->centre[seen->n++], centre, sizeof seen->centre[0]);
+	return 0;
+}
+
 /*
  * Descents from the best local minima of a fine grid around centre ((2 *
  * CALIB_WIDE_POINTS + 1)^2 points spanning +-CALIB_WIDE_SPAN in each free log), the
@@ -853,15 +930,19 @@ out:
  * is nearest, not in the one the other measurements favour. Each fine-grid cell holds a
  * piece of a tooth, where the model is smooth and a descent reaches that tooth's valley.
  */
-static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector *best,
-    double *best_chi2, int *improved, int *iterations, struct err *err)
+static int wide_refine(struct problem *P, const double centre[NPHYS], struct wide_seen *seen,
+    gsl_vector *best, double *best_chi2, int *improved, int *iterations, struct err *err)
 {
 	enum { W = 2 * CALIB_WIDE_POINTS + 1 };
 	struct search_cell cells[CALIB_WIDE_STARTS];
 	int counts[NPHYS], a, b, q, i, nmin = 0;
-	double(*pads)[NPHYS] = malloc(W * W * sizeof *pads);
+	double(*pads)[NPHYS];
 	size_t n = 0;
 
+	*improved = 0;
+	if (wide_seen_before(P, seen, centre))
+		return 0;
+	pads = malloc(W * W * sizeof *pads);
 	if (!pads)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	for (q = 0; q < NPHYS; q++)
@@ -884,7 +965,6 @@ static int wide_refine(struct problem *P, const double centre[NPHYS], gsl_vector
 		return -1;
 	}
 	free(pads);
-	*improved = 0;
 	{
 		struct search_start st[CALIB_WIDE_STARTS];
 		size_t nst = 0;
@@ -1018,6 +1098,7 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 	/* the fine grids: around the best fit until it stops moving, and once around each
 	 * other distinct minimum the descents reached */
 	if (P->thorough) {
+		struct wide_seen seen = {.n = 0};
 		double centre[NPHYS];
 		size_t m;
 		int improved = 0;
@@ -1038,8 +1119,8 @@ int search_all(struct problem *P, gsl_vector *x, struct search_start *found, siz
 				problem_phys_logs(P, best, centre);
 			}
 			for (round = 0; round < CALIB_WIDE_ROUNDS; round++) {
-				if (wide_refine(P, centre, best, &best_chi2, &improved, iterations,
-				        err) != 0)
+				if (wide_refine(P, centre, &seen, best, &best_chi2, &improved,
+				        iterations, err) != 0)
 					goto out;
 				if (!improved)
 					break;
