@@ -35,6 +35,7 @@
 #include "fit/model.h"
 #include "fit/problem.h"
 #include "fit/search.h"
+#include "fit/uncertainty.h"
 #include "mjscene.h"
 #include "number_text.h"
 #include "calib/result.h"
@@ -541,6 +542,58 @@ START_TEST(lazy_minima_exact)
 				    plain[i].b, plain[i].chi2);
 		}
 	}
+	gsl_vector_free(x);
+	problem_free(&P);
+}
+END_TEST
+
+/*
+ * The bootstrap's refits read the starting grid the fit's own search filled, while no
+ * parameter has been held since (fit/problem.h's grid_model): their answers must be those of
+ * refits that step a grid of their own, bit for bit. Once a parameter is held the grid's pads
+ * are other ones, and the fit's grid must no longer be taken for them.
+ */
+START_TEST(bootstrap_shares_grid)
+{
+	struct dataset d;
+	struct calib_data data = {0};
+	struct problem P, Q;
+	struct search_start found[CALIB_MAX_STARTS];
+	struct uncertainty_boot shared, own;
+	struct err err;
+	gsl_vector *x;
+	size_t nfound;
+	double chi2;
+	int iterations = 0;
+
+	make_dataset(&d, 0, 2, 1, 23);
+	grid_problem(&P, &data, &d, 2);
+	P.grid_model = malloc(CALIB_GRID_POINTS * CALIB_GRID_POINTS *
+	    (data.ndrops + data.npresses) * sizeof *P.grid_model);
+	ck_assert_ptr_nonnull(P.grid_model);
+	x = gsl_vector_alloc(P.p);
+	gsl_vector_set(x, TC, P.start_log[TC]);
+	gsl_vector_set(x, DR, P.start_log[DR]);
+	ck_assert_int_eq(search_all(&P, x, found, &nfound, &chi2, &iterations, &err), 0);
+	ck_assert(problem_grid_model_fits(&P));
+	memset(&shared, 0, sizeof shared);
+	memset(&own, 0, sizeof own);
+	ck_assert_int_eq(uncertainty_bootstrap(&P, x, &shared, &err), 0);
+	Q = P;
+	Q.grid_model = NULL;
+	Q.grid_model_ready = 0;
+	ck_assert(!problem_grid_model_fits(&Q));
+	ck_assert_int_eq(uncertainty_bootstrap(&Q, x, &own, &err), 0);
+	ck_assert_int_eq(shared.replicas, CALIB_BOOT_REPLICAS);
+	ck_assert(isfinite(shared.se_log[TC]) && isfinite(shared.se_log[DR]));
+	ck_assert(memcmp(&shared, &own, sizeof own) == 0);
+	/* a parameter held since, or held at another value: not the grid's pads */
+	P.free[DR] = 0;
+	ck_assert(!problem_grid_model_fits(&P));
+	problem_grid_model_made(&P);
+	ck_assert(problem_grid_model_fits(&P));
+	P.start_log[DR] += 0.1;
+	ck_assert(!problem_grid_model_fits(&P));
 	gsl_vector_free(x);
 	problem_free(&P);
 }
@@ -1199,6 +1252,7 @@ int main(void)
 	tcase_add_loop_test(noisy, trajectories_noisy, 0, 18);
 	tcase_add_loop_test(noisy, mixes_noisy, 0, 18);
 	tcase_add_test(noisy, bootstrap_deterministic);
+	tcase_add_test(noisy, bootstrap_shares_grid);
 	tcase_add_test(ident, second_impact_cut);
 	tcase_add_loop_test(ident, presses_product_only, 0, 6);
 	tcase_add_loop_test(ident, no_bounce_drops, 0, 2);

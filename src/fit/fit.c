@@ -776,7 +776,11 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 	P.grid_shifts = GRID_RELEASE_SHIFTS;
 	P.thorough = 1;
 	P.grid_kept = malloc(CALIB_GRID_POINTS * CALIB_GRID_POINTS * sizeof *P.grid_kept);
-	if (!P.grid_kept) {
+	/* the starting grid's model values, kept for the bootstrap's refits */
+	P.grid_model =
+	    malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (data->ndrops + data->npresses) + 1) *
+	        sizeof *P.grid_model);
+	if (!P.grid_kept || !P.grid_model) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 		goto out;
 	}

@@ -24,6 +24,32 @@ double problem_monotonic_seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+int problem_grid_model_fits(const struct problem *P)
+{
+	int i;
+
+	if (!P->grid_model || !P->grid_model_ready)
+		return 0;
+	for (i = 0; i < NPHYS; i++)
+		if (P->grid_model_free[i] != P->free[i] ||
+		    (!P->free[i] &&
+		        memcmp(&P->grid_model_held[i], &P->start_log[i], sizeof P->start_log[i]) !=
+		            0))
+			return 0;
+	return 1;
+}
+
+void problem_grid_model_made(struct problem *P)
+{
+	int i;
+
+	P->grid_model_ready = P->grid_model != NULL;
+	for (i = 0; i < NPHYS; i++) {
+		P->grid_model_free[i] = P->free[i];
+		P->grid_model_held[i] = P->start_log[i];
+	}
+}
+
 int problem_abandoned(const struct problem *P)
 {
 	if (!P->bound)
@@ -682,6 +708,7 @@ double problem_sum_squares(const gsl_vector *f)
 void problem_free(struct problem *P)
 {
 	free(P->grid_kept);
+	free(P->grid_model);
 	free(P->falls);
 	free(P->recent);
 	free(P->buf);

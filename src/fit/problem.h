@@ -56,9 +56,14 @@ struct problem {
 	double mode_logp[CALIB_MAX_STARTS][NPHYS], mode_chi2[CALIB_MAX_STARTS];
 	size_t nmodes;
 	/* The drops' and presses' model values at each point of the starting grid, which do
-	 * not depend on the releases: the bootstrap's refits share one grid (NULL: none). */
+	 * not depend on the releases: the fit's own search fills it, and the bootstrap's refits
+	 * read it (NULL: none). Its pads depend on which parameters are held and at what, so it
+	 * is read only while they are as when it was filled (problem_grid_model_fits()). Freed
+	 * by problem_free() for the fit's own problem; the bootstrap frees one it made itself. */
 	double *grid_model;
 	int grid_model_ready;
+	int grid_model_free[NPHYS];
+	double grid_model_held[NPHYS];
 	int grid_shifts; /* release shifts tried at each grid point (search.c) */
 	/* The fit's own search (not a bootstrap refit's): also the fine grids around its
 	 * minima (search.c's wide_refine()). */
@@ -95,6 +100,11 @@ struct problem {
 	double started;
 	atomic_int *stopped;
 };
+
+/* Whether P->grid_model is ready for P's free parameters as they are now (those held at the
+ * same values), and problem_grid_model_made(): it now is. */
+int problem_grid_model_fits(const struct problem *P);
+void problem_grid_model_made(struct problem *P);
 
 /* Seconds on the monotonic clock, for struct problem's started. */
 double problem_monotonic_seconds(void);

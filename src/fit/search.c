@@ -224,7 +224,12 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 
 	size_t ns = P->data->ndrops + P->data->npresses, npts;
 	double(*pads)[NPHYS] = malloc(N * N * sizeof *pads), *dm = NULL;
-	int fresh = !(P->grid_model && P->grid_model_ready);
+	int fresh;
+
+	/* made for other held parameters: made again */
+	if (!problem_grid_model_fits(P))
+		P->grid_model_ready = 0;
+	fresh = !(P->grid_model && P->grid_model_ready);
 
 	for (i = 0; i < NPHYS; i++)
 		counts[i] = P->free[i] ? N : 1;
@@ -272,7 +277,7 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 	}
 	free(dm);
 	free(pads);
-	P->grid_model_ready = P->grid_model != NULL;
+	problem_grid_model_made(P);
 	if (P->grid_kept && !P->grid_kept_ready) {
 		for (a = 0; a < counts[TC]; a++)
 			for (b = 0; b < counts[DR]; b++)
@@ -622,8 +627,10 @@ static int polish(struct problem *P, gsl_vector *best, double *best_chi2, gsl_ve
 				n++;
 			}
 		}
-		/* the fine grid's drops stepped at once */
-		if (problem_chi2_many(P, best, (const double(*)[NPHYS])pads, n, c, err) != 0)
+		/* the fine grid's drops stepped at once; only a pad below the best can be picked,
+		 * so one whose first residuals already pass it is not stepped further */
+		if (problem_chi2_within(P, best, (const double(*)[NPHYS])pads, n, chi2, c, err) !=
+		    0)
 			return -1;
 		for (i = 0; i < n; i++) {
 			if (c[i] < chi2 * (1 - 1e-9)) {

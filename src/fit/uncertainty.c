@@ -132,15 +132,20 @@ int uncertainty_bootstrap(
 	double logp_hat[NPHYS], span[NPHYS], sum2[NPHYS] = {0, 0}, cross = 0, product = 0;
 	double scale;
 	size_t j, made = 0;
-	int rc = -1, b, q;
+	int rc = -1, b, q, own_grid;
 
 	R.f0 = gsl_vector_alloc(P->n);
 	R.f1 = gsl_vector_alloc(P->n);
 	R.xp = gsl_vector_alloc(P->p);
-	R.grid_model =
-	    malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
-	        sizeof *R.grid_model);
-	R.grid_model_ready = 0;
+	/* the fit's own starting grid when its pads are still the refits' (no parameter held
+	 * since), else one of their own, which the first refit fills */
+	own_grid = !problem_grid_model_fits(P);
+	if (own_grid) {
+		R.grid_model =
+		    malloc((CALIB_GRID_POINTS * CALIB_GRID_POINTS * (d->ndrops + d->npresses) + 1) *
+		        sizeof *R.grid_model);
+		R.grid_model_ready = 0;
+	}
 	R.grid_kept = NULL;
 	R.thorough = 0; /* the refits: the coarse search only, the spread it makes is what counts */
 	if (!reps || !rng || !r || !R.f0 || !R.f1 || !R.xp || !R.grid_model) {
@@ -182,16 +187,20 @@ int uncertainty_bootstrap(
 		rp->R = R;
 		rp->R.data = &rp->rd;
 	}
-	/* the first refit alone: it fills the grid's model values, which the others then read */
-	replica_run(reps, 0);
+	/* with a grid of their own, the first refit alone: it fills the grid's model values,
+	 * which the others then read */
+	if (own_grid)
+		replica_run(reps, 0);
 	for (b = 1; b < CALIB_BOOT_REPLICAS && reps[0].rc == 0; b++) {
-		reps[b].R.grid_model_ready = reps[0].R.grid_model_ready;
+		reps[b].R.grid_model_ready = own_grid ? reps[0].R.grid_model_ready : 1;
 		reps[b].forked = 1;
 		if (problem_fork(&reps[b].R, err) != 0)
 			goto out;
 	}
 	/* (a first refit stopped before its grid leaves the others to fill it: one at a time) */
-	if (reps[0].rc == 0)
+	if (!own_grid)
+		parallel_for(CALIB_BOOT_REPLICAS, 1, replica_run, reps);
+	else if (reps[0].rc == 0)
 		parallel_for(
 		    CALIB_BOOT_REPLICAS - 1, reps[0].R.grid_model_ready, replica_run, reps + 1);
 	for (b = 0; b < CALIB_BOOT_REPLICAS; b++) {
@@ -224,7 +233,8 @@ out:
 	gsl_vector_free(R.f0);
 	gsl_vector_free(R.f1);
 	gsl_vector_free(R.xp);
-	free(R.grid_model);
+	if (own_grid)
+		free(R.grid_model);
 	gsl_vector_free(r);
 	gsl_rng_free(rng);
 	return rc;
