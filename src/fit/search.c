@@ -553,6 +553,124 @@ static int fit_physics(struct problem *P, gsl_vector *x, int *iterations, struct
 	return rc;
 }
 
+/* A descent of descend() or descend_from(): its start, its own problem and vector, what it
+ * reached. */
+struct descent {
+	struct problem Q;
+	gsl_vector *x;
+	const gsl_vector *best;
+	struct search_start st;
+	double chi2;
+	int rc, iterations, skipped;
+	struct err err;
+};
+
+/* Job j of descents_alloc()'s (fit/parallel.h). */
+static void descent_run(void *ctx, size_t j)
+{
+	struct descent *d = (struct descent *)ctx + j;
+
+	if (problem_abandoned(&d->Q)) {
+		d->skipped = 1;
+		return;
+	}
+	gsl_vector_memcpy(d->x, d->best);
+	set_start(&d->Q, &d->st, d->x);
+	d->rc = search_least_squares(&d->Q, d->x, &d->iterations, &d->err);
+	if (d->rc == 0) {
+		problem_residuals(d->x, &d->Q, d->Q.f1);
+		d->chi2 = problem_sum_squares(d->Q.f1);
+	}
+}
+
+/*
+ * Jobs for count descents from starts, each from `from` with its start's physics set
+ * (descent_run()), on forks of P when fork is set (they may run over the fit's threads),
+ * else on copies of P that share its scratch. *jobs: owned by the caller, freed by
+ * descents_free() with *made, the jobs set up (also on error). -1 with ERR_INTERNAL when out
+ * of memory.
+ */
+static int descents_alloc(struct problem *P, const struct search_start *starts, size_t count,
+    const gsl_vector *from, int fork, struct descent **jobs, size_t *made, struct err *err)
+{
+	size_t i;
+
+	*made = 0;
+	*jobs = calloc(count ? count : 1, sizeof **jobs);
+	if (!*jobs)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	for (i = 0; i < count; i++) {
+		struct descent *d = &(*jobs)[i];
+
+		d->Q = *P;
+		d->best = from;
+		d->st = starts[i];
+		d->x = gsl_vector_alloc(P->p);
+		if (!d->x)
+			return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		/* counted before its fork: problem_fork_free() frees what a failed one made */
+		(*made)++;
+		if (fork && problem_fork(&d->Q, err) != 0)
+			return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	}
+	return 0;
+}
+
+static void descents_free(struct descent *jobs, size_t made, int forked)
+{
+	size_t i;
+
+	for (i = 0; jobs && i < made; i++) {
+		if (forked)
+			problem_fork_free(&jobs[i].Q);
+		gsl_vector_free(jobs[i].x);
+	}
+	free(jobs);
+}
+
+/*
+ * descend() without trajectories: a start is its physics alone (there are no releases to
+ * pick or fit first), so the descents run at once over the fit's threads, each on a fork of P,
+ * and are taken in turn as descend() takes them, to the same bits; those after the one that
+ * was good enough are not taken.
+ */
+static int descend_at_once(struct problem *P, const gsl_vector *init,
+    const struct search_start *starts, size_t count, double enough, struct search_start *found,
+    size_t *nfound, gsl_vector *best, double *best_chi2, int *iterations, struct err *err)
+{
+	struct descent *jobs;
+	size_t i, made;
+	int rc = -1;
+
+	*nfound = 0;
+	if (descents_alloc(P, starts, count, init, 1, &jobs, &made, err) != 0)
+		goto out;
+	parallel_for(count, 1, descent_run, jobs);
+	for (i = 0; i < count; i++) {
+		if (jobs[i].skipped)
+			break;
+		if (jobs[i].rc != 0) {
+			*err = jobs[i].err;
+			goto out;
+		}
+		*iterations += jobs[i].iterations;
+		found[i].chi2 = jobs[i].chi2;
+		found[i].dist = 0;
+		problem_phys_logs(P, jobs[i].x, found[i].logp);
+		*nfound = i + 1;
+		if (jobs[i].chi2 < *best_chi2) {
+			*best_chi2 = jobs[i].chi2;
+			gsl_vector_memcpy(best, jobs[i].x);
+		}
+		if (*best_chi2 <= enough)
+			break;
+	}
+	rc = 0;
+out:
+	descents_free(jobs, made, 1);
+	return rc;
+}
+
 /*
  * The trust region from each of count starts in turn (init holds the nuisance starts),
  * keeping the lowest chi^2 in best and *best_chi2 (which the caller initialises); what
@@ -565,6 +683,9 @@ static int descend(struct problem *P, const gsl_vector *init, const struct searc
 {
 	size_t i;
 
+	if (P->data->ntrajectories == 0 && count > 1)
+		return descend_at_once(P, init, starts, count, enough, found, nfound, best,
+		    best_chi2, iterations, err);
 	for (i = 0; i < count; i++) {
 		double chi2;
 
@@ -804,35 +925,6 @@ out:
 	return rc;
 }
 
-/* A descent of descend_from(): its start, its own problem and vector, what it reached. */
-struct descent {
-	struct problem Q;
-	gsl_vector *x;
-	const gsl_vector *best;
-	struct search_start st;
-	double chi2;
-	int rc, iterations, skipped;
-	struct err err;
-};
-
-/* Job j of descend_from() (fit/parallel.h). */
-static void descent_run(void *ctx, size_t j)
-{
-	struct descent *d = (struct descent *)ctx + j;
-
-	if (problem_abandoned(&d->Q)) {
-		d->skipped = 1;
-		return;
-	}
-	gsl_vector_memcpy(d->x, d->best);
-	set_start(&d->Q, &d->st, d->x);
-	d->rc = search_least_squares(&d->Q, d->x, &d->iterations, &d->err);
-	if (d->rc == 0) {
-		problem_residuals(d->x, &d->Q, d->Q.f1);
-		d->chi2 = problem_sum_squares(d->Q.f1);
-	}
-}
-
 /*
  * Descents from each of count starts (the physics theirs, the releases best's), taken in
  * turn: the lowest chi^2 into best and *best_chi2 (a later one only where lower by more than
@@ -845,23 +937,12 @@ static int descend_from(struct problem *P, const struct search_start *starts, si
     gsl_vector *best, double *best_chi2, int *improved, int *iterations, struct err *err)
 {
 	const int one_by_one = P->data->ntrajectories > 0;
-	struct descent *jobs = calloc(count ? count : 1, sizeof *jobs);
-	size_t i, made = 0;
+	struct descent *jobs;
+	size_t i, made;
 	int rc = -1;
 
-	if (!jobs)
-		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	for (i = 0; i < count; i++, made++) {
-		jobs[i].Q = *P;
-		jobs[i].best = best;
-		jobs[i].st = starts[i];
-		jobs[i].x = gsl_vector_alloc(P->p);
-		if (!jobs[i].x || (!one_by_one && problem_fork(&jobs[i].Q, err) != 0)) {
-			made++;
-			err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-			goto out;
-		}
-	}
+	if (descents_alloc(P, starts, count, best, !one_by_one, &jobs, &made, err) != 0)
+		goto out;
 	if (!one_by_one)
 		parallel_for(count, 1, descent_run, jobs);
 	for (i = 0; i < count; i++) {
@@ -882,12 +963,7 @@ static int descend_from(struct problem *P, const struct search_start *starts, si
 	}
 	rc = 0;
 out:
-	for (i = 0; i < made; i++) {
-		if (!one_by_one)
-			problem_fork_free(&jobs[i].Q);
-		gsl_vector_free(jobs[i].x);
-	}
-	free(jobs);
+	descents_free(jobs, made, !one_by_one);
 	return rc;
 }
 
