@@ -370,6 +370,11 @@
 /* Standard errors by parametric bootstrap: this many synthetic data sets from the model
  * at the estimate, with noise from this fixed seed, each refitted as the data were. */
 #define CALIB_BOOT_REPLICAS 8
+/* A batch of at least SAMPLE_MIN pads whose chi^2 matters only below a cap (the scan) steps
+ * its measurements in the order a sample of SAMPLE of its pads says rules pads out soonest
+ * (fit/problem.c's within_order()). */
+#define CALIB_WITHIN_SAMPLE 128
+#define CALIB_WITHIN_SAMPLE_MIN 4096
 /* The confidence intervals of a fit with fewer than CALIB_MIN_DOF degrees of freedom
  * scan chi^2 over the starting grid's box at this many log-spaced points per axis:
  * timeconst finely, as a coarse timestep makes a drop's apex swing with it by

@@ -351,29 +351,26 @@ struct descent_fdf {
 };
 
 /*
- * The residuals at a trial point x of the trust region, or GSL_ETOLX without them when x is
- * within the driver's step tolerance of the point it stands on (every |dx_i| below FIT_XTOL^2
- * + FIT_XTOL |x_i|, as gsl_multifit_nlinear_test() asks). Why: a descent that has arrived on
- * the drops' rough chi^2 spends its last trials shrinking rejected steps, up to 15 of them,
- * each a full evaluation (presses cost seconds of steps), though a step that small ends the
- * descent whether it is taken or not. An error from the residuals ends the iteration with x
- * where it stood, and the driver's test then finds that step within tolerance and stops.
+ * The residuals at a trial point x of the trust region, or GSL_ETOLX without them when its
+ * step is within the driver's step tolerance: every |dx_i| below FIT_XTOL^2 + FIT_XTOL |x_i|,
+ * the test gsl_multifit_nlinear_test() makes of the workspace's step dx at its x, the point
+ * the trial steps from. Why: a descent that has arrived on the drops' rough chi^2 spends its
+ * last trials shrinking rejected steps, up to 15 of them, each a full evaluation (presses cost
+ * seconds of steps), though a step that small ends the descent whether it is taken or not. An
+ * error from the residuals ends the iteration with x where it stood, and the driver's test of
+ * that same step then stops it.
  */
 static int trial_residuals(const gsl_vector *x, void *params, gsl_vector *f)
 {
 	const struct descent_fdf *d = params;
 
 	if (d->w) {
-		const gsl_vector *at = gsl_multifit_nlinear_position(d->w);
 		size_t i;
 		int small = 1;
 
-		for (i = 0; i < x->size && small; i++) {
-			double xi = gsl_vector_get(at, i);
-
-			small = fabs(gsl_vector_get(x, i) - xi) <
-			    FIT_XTOL * FIT_XTOL + FIT_XTOL * fabs(xi);
-		}
+		for (i = 0; i < d->w->x->size && small; i++)
+			small = fabs(gsl_vector_get(d->w->dx, i)) <
+			    FIT_XTOL * FIT_XTOL + FIT_XTOL * fabs(gsl_vector_get(d->w->x, i));
 		if (small)
 			return GSL_ETOLX;
 	}
