@@ -464,6 +464,15 @@ static int drop_order_cmp(const void *pa, const void *pb)
 	    (*(const size_t *)pa < *(const size_t *)pb);
 }
 
+/* The weighted residual of measurement j (drops, then presses) at model value `model`. */
+static double measurement_residual(const struct calib_data *d, size_t j, double model)
+{
+	if (j < d->ndrops)
+		return problem_weigh(model, d->drops[j].rebound, problem_drop_sigma(&d->drops[j]));
+	j -= d->ndrops;
+	return problem_weigh(model, d->presses[j].deflection, problem_press_sigma(&d->presses[j]));
+}
+
 /*
  * Reorder order[0..ns) (problem_chi2_within()'s measurements, drops then presses) for a large
  * batch of pads (used[], the logs their residuals use): every measurement is stepped first on
@@ -477,15 +486,6 @@ static int drop_order_cmp(const void *pa, const void *pb)
  * its chi^2 from all its residuals, and one past it is past it whatever order shows it.
  * Leaves order as it is when the sample cannot be had.
  */
-/* The weighted residual of measurement j (drops, then presses) at model value `model`. */
-static double measurement_residual(const struct calib_data *d, size_t j, double model)
-{
-	if (j < d->ndrops)
-		return problem_weigh(model, d->drops[j].rebound, problem_drop_sigma(&d->drops[j]));
-	j -= d->ndrops;
-	return problem_weigh(model, d->presses[j].deflection, problem_press_sigma(&d->presses[j]));
-}
-
 static void within_order(const struct problem *P, const double (*used)[NPHYS], size_t npads,
     double cap, size_t *order, size_t ns)
 {
