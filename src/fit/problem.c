@@ -420,6 +420,18 @@ int problem_chi2_many(struct problem *P, const gsl_vector *x, const double (*log
 	return 0;
 }
 
+/* The measured value and sigma of static measurement k (the drops, then the presses). */
+static void measurement_of(const struct calib_data *d, size_t k, double *measured, double *sigma)
+{
+	if (k < d->ndrops) {
+		*measured = d->drops[k].rebound;
+		*sigma = problem_drop_sigma(&d->drops[k]);
+	} else {
+		*measured = d->presses[k - d->ndrops].deflection;
+		*sigma = problem_press_sigma(&d->presses[k - d->ndrops]);
+	}
+}
+
 /* Static measurement k's model value (k < ndrops: drop k's rebound, else press k - ndrops's
  * depth) at each of npads pads into out[pad], with problem_static_models()'s bits; its
  * measured value and sigma in *measured, *sigma. */
@@ -433,8 +445,7 @@ static void static_model_one(const struct problem *P, const double (*logp)[NPHYS
 	struct ctd_scene_model stack[STACK_PADS], *m;
 	size_t i, at, n, cap;
 
-	*measured = press ? d->presses[j].deflection : d->drops[j].rebound;
-	*sigma = press ? problem_press_sigma(&d->presses[j]) : problem_drop_sigma(&d->drops[j]);
+	measurement_of(d, k, measured, sigma);
 	m = pads_block(npads, stack, &cap);
 	for (at = 0; at < npads; at += n) {
 		n = npads - at < cap ? npads - at : cap;
@@ -464,15 +475,6 @@ static int drop_order_cmp(const void *pa, const void *pb)
 	    (*(const size_t *)pa < *(const size_t *)pb);
 }
 
-/* The weighted residual of measurement j (drops, then presses) at model value `model`. */
-static double measurement_residual(const struct calib_data *d, size_t j, double model)
-{
-	if (j < d->ndrops)
-		return problem_weigh(model, d->drops[j].rebound, problem_drop_sigma(&d->drops[j]));
-	j -= d->ndrops;
-	return problem_weigh(model, d->presses[j].deflection, problem_press_sigma(&d->presses[j]));
-}
-
 /*
  * Reorder order[0..ns) (problem_chi2_within()'s measurements, drops then presses) for a large
  * batch of pads (used[], the logs their residuals use): every measurement is stepped first on
@@ -492,20 +494,26 @@ static void within_order(const struct problem *P, const double (*used)[NPHYS], s
 	const struct calib_data *d = P->data;
 	const double h = P->scene.option.timestep;
 	double(*sample)[NPHYS] = malloc(CALIB_WITHIN_SAMPLE * sizeof *sample);
-	double *sdm = malloc(CALIB_WITHIN_SAMPLE * ns * sizeof *sdm);
+	double *r2 = malloc(CALIB_WITHIN_SAMPLE * ns * sizeof *r2); /* squared residuals */
 	double partial[CALIB_WITHIN_SAMPLE];
 	unsigned char out[CALIB_WITHIN_SAMPLE];
 	size_t i, t, k;
 
-	if (!sample || !sdm || npads < CALIB_WITHIN_SAMPLE_MIN || ns < 2)
+	if (!sample || !r2 || npads < CALIB_WITHIN_SAMPLE_MIN || ns < 2)
 		goto done;
 	for (i = 0; i < CALIB_WITHIN_SAMPLE; i++) {
 		memcpy(sample[i], used[i * npads / CALIB_WITHIN_SAMPLE], sizeof sample[i]);
 		partial[i] = 0;
 		out[i] = 0;
 	}
-	static_models_stepped(
-	    P, (const double(*)[NPHYS])sample, CALIB_WITHIN_SAMPLE, sdm, STEP_ALL);
+	static_models_stepped(P, (const double(*)[NPHYS])sample, CALIB_WITHIN_SAMPLE, r2, STEP_ALL);
+	for (i = 0; i < CALIB_WITHIN_SAMPLE * ns; i++) {
+		double measured, sigma, r;
+
+		measurement_of(d, i % ns, &measured, &sigma);
+		r = problem_weigh(r2[i], measured, sigma);
+		r2[i] = r * r;
+	}
 	for (t = 0; t < ns; t++) {
 		double best_rate = 0;
 		size_t best = ns, next;
@@ -516,11 +524,9 @@ static void within_order(const struct problem *P, const double (*used)[NPHYS], s
 			    (j >= d->ndrops ? CALIB_PRESS_DURATION : CALIB_DROP_SETTLE) / h;
 			size_t ruled = 0;
 
-			for (i = 0; i < CALIB_WITHIN_SAMPLE; i++) {
-				double r = measurement_residual(d, j, sdm[i * ns + j]);
-
-				ruled += !out[i] && (partial[i] + r * r) * (1 - 1e-12) > cap;
-			}
+			for (i = 0; i < CALIB_WITHIN_SAMPLE; i++)
+				ruled +=
+				    !out[i] && (partial[i] + r2[i * ns + j]) * (1 - 1e-12) > cap;
 			if ((double)ruled / cost > best_rate) {
 				best_rate = (double)ruled / cost;
 				best = k;
@@ -533,14 +539,12 @@ static void within_order(const struct problem *P, const double (*used)[NPHYS], s
 		memmove(order + t + 1, order + t, (best - t) * sizeof *order);
 		order[t] = next;
 		for (i = 0; i < CALIB_WITHIN_SAMPLE; i++) {
-			double r = measurement_residual(d, next, sdm[i * ns + next]);
-
-			partial[i] += r * r;
+			partial[i] += r2[i * ns + next];
 			out[i] |= partial[i] * (1 - 1e-12) > cap;
 		}
 	}
 done:
-	free(sdm);
+	free(r2);
 	free(sample);
 }
 

@@ -224,12 +224,11 @@ static size_t grid_starts(struct problem *P, gsl_vector *x, struct search_start 
 
 	size_t ns = P->data->ndrops + P->data->npresses, npts;
 	double(*pads)[NPHYS] = malloc(N * N * sizeof *pads), *dm = NULL;
-	int fresh;
+	/* none yet, or made for other held parameters: made (again) */
+	int fresh = !problem_grid_model_fits(P);
 
-	/* made for other held parameters: made again */
-	if (!problem_grid_model_fits(P))
+	if (fresh)
 		P->grid_model_ready = 0;
-	fresh = !(P->grid_model && P->grid_model_ready);
 
 	for (i = 0; i < NPHYS; i++)
 		counts[i] = P->free[i] ? N : 1;
