@@ -423,9 +423,10 @@
 #define CALIB_FIT_WORKERS_MAX 64 /* --fit-workers' bound */
 #define CALIB_FIT_NICE 10
 #define CALIB_FIT_SECONDS 120.0
-/* The threads one fit steps its batches of pads on (its own and helpers, fit/model.c): a
- * fit on an idle machine takes both cores; its helpers inherit the fit worker's low priority,
- * so questions still come first. 1: no helpers. */
+/* The threads one fit steps its batches of pads on (its own and helpers, fit/model.c), and
+ * all fits together at once (fit/parallel.h: a helper joins only while fewer fits run): a
+ * fit on an idle machine takes both cores, two fits a core each; helpers inherit the fit
+ * worker's low priority, so questions still come first. 1: no helpers. */
 #define CALIB_FIT_THREADS 2
 /* ?wait=SECONDS (or Prefer: wait=SECONDS) on an upload, a deletion or GET of a calibration
  * blocks (its connection suspended, no thread held) at most this long for the fit. */

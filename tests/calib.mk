@@ -121,3 +121,10 @@ tests_test_calib_global_SOURCES = tests/test_calib_global.c tests/calgen.c tests
 	tests/testlib.h $(MJSCENE_SOURCES)
 tests_test_calib_global_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS)
 tests_test_calib_global_LDADD = $(FIT_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
+
+# The bound on the threads all fits take together (fit/parallel.h).
+check_PROGRAMS += tests/test_fit_parallel
+TESTS += tests/test_fit_parallel
+tests_test_fit_parallel_SOURCES = tests/test_fit_parallel.c
+tests_test_fit_parallel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_fit_parallel_LDADD = $(FIT_LIBS) $(CHECK_LIBS)

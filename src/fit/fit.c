@@ -18,6 +18,7 @@
 #include "core/law.h"
 #include "core/sim.h"
 #include "fit/model.h"
+#include "fit/parallel.h"
 #include "fit/problem.h"
 #include "fit/search.h"
 #include "fit/uncertainty.h"
@@ -730,7 +731,7 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 	struct calib_data used = *data;
 	struct problem P;
 	size_t j, bouncing, dropped = 0;
-	int rc = -1;
+	int rc = -1, run_rc;
 
 	memset(&P, 0, sizeof P);
 	P.bound = bound;
@@ -837,7 +838,10 @@ int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *da
 			    "pad bounces measurably, or a trajectory, would determine it",
 			    CALIB_BOUNCE_SIGMAS);
 		}
-		if (fit_run(fit, &P, err) != 0)
+		parallel_fit_begin();
+		run_rc = fit_run(fit, &P, err);
+		parallel_fit_end();
+		if (run_rc != 0)
 			goto out;
 	}
 	fit->scene.floor.solref[0] = fit->timeconst;

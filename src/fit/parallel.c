@@ -24,18 +24,32 @@ struct parallel_jobs {
 	atomic_size_t next;
 };
 
+struct crew;
+
+/* A helper's place in its crew: helper `index` joins a round only when the round wants more
+ * than `index` helpers. */
+struct crew_seat {
+	struct crew *crew;
+	int index;
+};
+
 /* One thread's helpers, waiting for its next call's jobs. */
 struct crew {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* a new round, or quit */
 	pthread_cond_t idle; /* the round's last helper is done */
 	struct parallel_jobs *jobs;
-	unsigned long round; /* one per call that shares; each helper joins each round once */
+	unsigned long round; /* one per call that shares; each helper sees each round once */
+	int wanted;          /* helpers that join this round: the first `wanted` seats */
 	int busy;            /* helpers still in this round */
 	int quit;
 	int started;
 	pthread_t helpers[HELPERS];
+	struct crew_seat seats[HELPERS];
 };
+
+/* Fits running now (parallel_fit_begin() to parallel_fit_end()), over every thread. */
+static atomic_int fits_running;
 
 static pthread_key_t crew_key;
 static pthread_once_t crew_once = PTHREAD_ONCE_INIT;
@@ -57,7 +71,8 @@ static void parallel_run(struct parallel_jobs *pj)
 
 static void *crew_helper(void *arg)
 {
-	struct crew *c = arg;
+	const struct crew_seat *seat = arg;
+	struct crew *c = seat->crew;
 	unsigned long seen = 0;
 
 	pthread_mutex_lock(&c->lock);
@@ -69,6 +84,8 @@ static void *crew_helper(void *arg)
 		if (c->quit)
 			break;
 		seen = c->round;
+		if (seat->index >= c->wanted)
+			continue; /* not this round's: the fits have their threads (parallel.h) */
 		pj = c->jobs;
 		pthread_mutex_unlock(&c->lock);
 		parallel_run(pj);
@@ -130,14 +147,39 @@ static struct crew *crew_mine(void)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	pthread_cond_init(&c->idle, NULL);
-	while (c->started < CALIB_FIT_THREADS - 1 &&
-	    pthread_create(&c->helpers[c->started], NULL, crew_helper, c) == 0)
+	while (c->started < CALIB_FIT_THREADS - 1) {
+		c->seats[c->started].crew = c;
+		c->seats[c->started].index = c->started;
+		if (pthread_create(
+		        &c->helpers[c->started], NULL, crew_helper, &c->seats[c->started]) != 0)
+			break;
 		c->started++;
+	}
 	if (c->started == 0 || pthread_setspecific(crew_key, c) != 0) {
 		crew_stop(c);
 		return NULL;
 	}
 	return c;
+}
+
+void parallel_fit_begin(void)
+{
+	atomic_fetch_add(&fits_running, 1);
+}
+
+void parallel_fit_end(void)
+{
+	atomic_fetch_sub(&fits_running, 1);
+}
+
+/* Helpers this call may wake: the threads CALIB_FIT_THREADS leaves beside the fits running
+ * (each on its own thread; a caller outside a fit counts as one), at most c's. */
+static int helpers_free(const struct crew *c)
+{
+	int running = atomic_load(&fits_running), free_threads;
+
+	free_threads = CALIB_FIT_THREADS - (running > 0 ? running : 1);
+	return free_threads < c->started ? (free_threads > 0 ? free_threads : 0) : c->started;
 }
 
 void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx)
@@ -146,6 +188,10 @@ void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), v
 	struct crew *c =
 	    share && CALIB_FIT_THREADS > 1 && njobs > 1 && !in_job ? crew_mine() : NULL;
 	struct parallel_jobs pj;
+	int wanted = c ? helpers_free(c) : 0;
+
+	if (wanted == 0)
+		c = NULL; /* nobody to wake: the fits running have every thread */
 
 	pj.run = run;
 	pj.ctx = ctx;
@@ -154,7 +200,8 @@ void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), v
 	if (c) {
 		pthread_mutex_lock(&c->lock);
 		c->jobs = &pj;
-		c->busy = c->started;
+		c->wanted = wanted;
+		c->busy = wanted;
 		c->round++;
 		pthread_cond_broadcast(&c->wake);
 		pthread_mutex_unlock(&c->lock);
