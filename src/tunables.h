@@ -231,6 +231,12 @@
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
 #define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
+/* How long a question waits for another writer to keep its answer in the cache: an upload's
+ * durable commit or a checkpoint can hold the write lock for as long as the disk takes to
+ * sync (hundreds of milliseconds seen), and an answer is worth more now than cached. Beyond,
+ * it is served and not kept (contactd_cache_busy_total). A few scheduler slices: a writer
+ * descheduled mid-commit on a busy machine is not given up on. */
+#define STORE_CACHE_BUSY_MS 5
 /* /v1/health's store check (store_health()): the write lock may be held by another writer
  * this long (a commit) before the store counts as locked; and a disk with less free than
  * this counts as full (the WAL's peak, STORE_WAL_PEAK_BYTES, and a margin). */

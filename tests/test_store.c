@@ -218,6 +218,36 @@ START_TEST(cache_miss_put_hit_replace)
 }
 END_TEST
 
+/* A question does not wait out another writer's long hold of the write lock (an upload's
+ * durable commit, a checkpoint) to cache its answer: store_cache_put() gives up after
+ * STORE_CACHE_BUSY_MS with 1, nothing stored and no error (before, it waited
+ * STORE_BUSY_TIMEOUT_MS and failed); once the lock is free, the answer is kept again. */
+START_TEST(cache_put_gives_way_to_a_writer)
+{
+	unsigned char key[STORE_KEY_BYTES];
+	struct store *st = open_store();
+	char *answer = NULL;
+	size_t len = 0;
+	sqlite3 *other;
+	struct err e;
+
+	err_clear(&e);
+	store_cache_key("core-1", "drop", "{\"height\":0.2}\n", key);
+	ck_assert_int_eq(sqlite3_open(db_path, &other), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "drop", "1\n", 2, &e), 1);
+	ck_assert_int_eq(e.code, ERR_NONE);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 0);
+	ck_assert_int_eq(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+	ck_assert_int_eq(store_cache_put(st, key, "core-1", "drop", "1\n", 2, &e), 0);
+	ck_assert_int_eq(store_cache_get(st, key, &answer, &len, &e), 1);
+	ck_assert_str_eq(answer, "1\n");
+	free(answer);
+	store_close(st);
+}
+END_TEST
+
 /* An answer over STORE_CACHE_MAX_ANSWER (an 8 MB eval answer, issue 32) is not kept:
  * a miss, the cache's byte count and the WAL unchanged by it; one at the cap is kept. */
 START_TEST(cache_large_answer_not_kept)
@@ -478,8 +508,15 @@ static void *writer_thread(void *p)
 
 		snprintf(canonical, sizeof canonical, "%p/%d", (void *)pthread_self(), i);
 		store_cache_key("core-1", "drop", canonical, key);
+		/* in a transaction of its own: BEGIN IMMEDIATE waits as every writer does (a
+		 * lone cache put gives way instead, cache_put_gives_way_to_a_writer) */
+		if (store_begin(st, STORE_SYNC_NORMAL, &e) != 0) {
+			failures++;
+			continue;
+		}
 		failures += store_cache_put(
-		                st, key, "core-1", "drop", canonical, strlen(canonical), &e) < 0;
+		                st, key, "core-1", "drop", canonical, strlen(canonical), &e) != 0;
+		failures += store_commit(st, &e) != 0;
 	}
 	return (void *)failures;
 }
@@ -711,6 +748,7 @@ int main(void)
 	tcase_add_test(tc, unopenable_path_fails);
 	tcase_add_test(tc, cache_miss_put_hit_replace);
 	tcase_add_test(tc, cache_large_answer_not_kept);
+	tcase_add_test(tc, cache_put_gives_way_to_a_writer);
 	tcase_add_test(tc, deleted_database_noticed);
 	tcase_add_test(tc, replaced_database_noticed);
 	tcase_add_test(tc, locked_database_noticed);

@@ -21,7 +21,9 @@ struct cache {
 	 */
 	int (*get)(void *ctx, const char *endpoint, const char *canonical, char **answer,
 	    size_t *len, struct err *err);
-	/* Keep answer (len bytes) for the canonical request of endpoint; -1 with err. */
+	/* Keep answer (len bytes) for the canonical request of endpoint: 0 when kept, 1 when
+	 * not kept for a reason that is no failure (the store busy; err untouched), -1 with
+	 * err. */
 	int (*put)(void *ctx, const char *endpoint, const char *canonical, const char *answer,
 	    size_t len, struct err *err);
 };

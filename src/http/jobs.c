@@ -51,7 +51,11 @@ static int cache_put(void *ctx, const char *endpoint, const char *canonical, con
 		metrics_uncacheable(srv->metrics);
 		return 0;
 	}
-	return srv->cache.cache.put(srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
+	int rc = srv->cache.cache.put(srv->cache.cache.ctx, endpoint, canonical, answer, len, err);
+
+	if (rc == 1)
+		metrics_cache_busy(srv->metrics); /* served, not cached: the store was busy */
+	return rc;
 }
 
 /* The answer text in the negotiated format (JSON, or CSV for a sweep). */

@@ -77,6 +77,7 @@ struct metrics {
 	atomic_ulong cache_errors;
 	atomic_ulong stopped[2];  /* questions stopped: [0] client gone, [1] over budget */
 	atomic_ulong uncacheable; /* answers too large to cache (STORE_CACHE_MAX_ANSWER) */
+	atomic_ulong cache_busy;  /* answers not cached: the store busy (STORE_CACHE_BUSY_MS) */
 };
 
 struct metrics *metrics_new(void)
@@ -140,6 +141,11 @@ void metrics_question_stopped(struct metrics *m, int over_budget)
 void metrics_uncacheable(struct metrics *m)
 {
 	atomic_fetch_add_explicit(&m->uncacheable, 1, memory_order_relaxed);
+}
+
+void metrics_cache_busy(struct metrics *m)
+{
+	atomic_fetch_add_explicit(&m->cache_busy, 1, memory_order_relaxed);
 }
 
 static unsigned long load(atomic_ulong *v)
@@ -246,6 +252,12 @@ static void render_cache(FILE *out, struct metrics *m)
 	    "# TYPE contactd_cache_uncached_total counter\n"
 	    "contactd_cache_uncached_total %lu\n",
 	    load(&m->uncacheable));
+	fprintf(out,
+	    "# HELP contactd_cache_busy_total Answers served but not cached: another writer "
+	    "held the store longer than a question waits to keep its answer.\n"
+	    "# TYPE contactd_cache_busy_total counter\n"
+	    "contactd_cache_busy_total %lu\n",
+	    load(&m->cache_busy));
 	fprintf(out,
 	    "# HELP contactd_questions_stopped_total Questions stopped while computing: their "
 	    "client left, or they ran out of their compute budget (--max-cpu-seconds).\n"

@@ -44,6 +44,10 @@ void metrics_question_stopped(struct metrics *m, int over_budget);
 /* Count an answer served but not cached, being over the cache's per-answer cap. */
 void metrics_uncacheable(struct metrics *m);
 
+/* Count an answer served but not cached, the store busy with another writer for longer than
+ * a question waits (store_cache_put()'s 1). */
+void metrics_cache_busy(struct metrics *m);
+
 /* The values the caller keeps, rendered with the counters. */
 struct metrics_gauges {
 	long in_flight;        /* requests between their headers and their completion */

@@ -110,15 +110,19 @@ static void slot_thread_exit(void *p)
 	slot_free(slot);
 }
 
+/* Milliseconds this thread's next wait for another writer may last: STORE_BUSY_TIMEOUT_MS,
+ * or STORE_CACHE_BUSY_MS while it keeps a question's answer (store_cache_put()). */
+static _Thread_local long wait_limit_ms = STORE_BUSY_TIMEOUT_MS;
+
 /*
  * SQLite's busy handler: wait for another writer in steps of STORE_BUSY_STEP_US, up to
- * STORE_BUSY_TIMEOUT_MS in all. sqlite3_busy_timeout() sleeps in steps that grow to 100 ms,
+ * wait_limit_ms in all. sqlite3_busy_timeout() sleeps in steps that grow to 100 ms,
  * so a request that meets a commit of a few milliseconds would wait a hundred.
  */
 static int busy_wait(void *arg, int tries)
 {
 	(void)arg;
-	if ((long long)tries * STORE_BUSY_STEP_US >= STORE_BUSY_TIMEOUT_MS * 1000LL)
+	if ((long long)tries * STORE_BUSY_STEP_US >= wait_limit_ms * 1000LL)
 		return 0;
 	nanosleep(&(struct timespec){0, STORE_BUSY_STEP_US * 1000L}, NULL);
 	return 1;
@@ -137,8 +141,15 @@ static int wal_grown(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	long long page_bytes = (long long)(intptr_t)arg;
 
-	if ((long long)pages * page_bytes >= STORE_WAL_CHECKPOINT_BYTES)
+	if ((long long)pages * page_bytes >= STORE_WAL_CHECKPOINT_BYTES) {
+		/* the checkpoint waits as long as any writer (the WAL's bound rests on it),
+		 * whichever commit crossed the threshold */
+		long limit = wait_limit_ms;
+
+		wait_limit_ms = STORE_BUSY_TIMEOUT_MS;
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		wait_limit_ms = limit;
+	}
 	return SQLITE_OK;
 }
 
@@ -623,7 +634,7 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len, struct err *err)
 {
 	sqlite3_stmt *stmt;
-	int rc = 0;
+	int rc = 0, step;
 
 	/* too large to cache: the WAL's bound holds for large answers too (tunables.h) */
 	if (len > (size_t)STORE_CACHE_MAX_ANSWER)
@@ -636,7 +647,12 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
 	sqlite3_bind_text(stmt, 3, endpoint, -1, SQLITE_STATIC);
 	sqlite3_bind_text64(stmt, 4, answer, len, SQLITE_STATIC, SQLITE_UTF8);
 	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)time(NULL));
-	if (sqlite3_step(stmt) != SQLITE_DONE)
+	wait_limit_ms = STORE_CACHE_BUSY_MS;
+	step = sqlite3_step(stmt);
+	wait_limit_ms = STORE_BUSY_TIMEOUT_MS;
+	if ((step & 0xff) == SQLITE_BUSY)
+		rc = 1; /* another writer holds the lock: not kept, no harm done */
+	else if (step != SQLITE_DONE)
 		rc = sqlite_fail(err, sqlite3_db_handle(stmt), "writing the cache");
 	else
 		atomic_fetch_add(&st->cache_bytes, (long long)len);

@@ -138,7 +138,9 @@ int store_cache_get(struct store *st, const unsigned char key[STORE_KEY_BYTES], 
     size_t *len, struct err *err);
 
 /* Store answer (len bytes) under key, replacing any previous entry; an answer over
- * STORE_CACHE_MAX_ANSWER bytes is not stored (0: a miss next time). -1 with err. */
+ * STORE_CACHE_MAX_ANSWER bytes is not stored (0: a miss next time). Waits at most
+ * STORE_CACHE_BUSY_MS for another writer: 1, nothing stored and err untouched, when the write
+ * lock stayed taken that long. 0 when stored; -1 with err. */
 int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
     const char *core_version, const char *endpoint, const char *answer, size_t len,
     struct err *err);
