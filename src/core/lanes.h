@@ -36,8 +36,10 @@ struct ctd_lanes_feed {
 	void (*done)(void *ctx, long index, const struct ctd_sim_drop *out);
 	void *ctx;
 	/* Non-zero: a point ends once its first bounce's apex is known (the step after it,
-	 * first_rebound final; the calibration's model needs nothing else), or at its duration;
-	 * its other answers are then those of the steps it ran. */
+	 * first_rebound final; the calibration's model needs nothing else), or at its duration.
+	 * Its answer is then first_rebound, final_penetration (that of the steps it ran) and
+	 * steps alone: peak_penetration, max_height, rebound and jitter are NAN, energy_gain 0
+	 * (the lanes keep no track of them, a third of a step's work). */
 	int first_bounce;
 	/* Optional (NULL: every point from rest): where point `index` starts, a free fall from
 	 * ctd_sim_fall() (NULL: from rest). Used only when it fits the point's model and height
@@ -49,8 +51,10 @@ struct ctd_lanes_feed {
 	 * press_window seconds, not a drop: next()'s model is ctd_sim_press_model()'s, its height 0
 	 * and its duration the press's, and done_press() reports it (done() is never called;
 	 * first_bounce and start must be 0). The answer is ctd_sim_press()'s, bit for bit,
-	 * except that the lanes look for no cycle but rest: `period` is 1 for a press that came
-	 * to rest and 0 otherwise, `stepped` the steps until then. */
+	 * except that the lanes look for no cycle but rest (`period` is 1 for a press that came
+	 * to rest and 0 otherwise, `stepped` the steps until then) and keep no spread (NAN: the
+	 * calibration's model is the depth; the spread's running variance would cost a division
+	 * a step). */
 	int press;
 	double press_window;
 	void (*done_press)(void *ctx, long index, const struct ctd_sim_press *out);
@@ -69,7 +73,7 @@ void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *he
 
 /*
  * Presses over arrays: out[i] = ctd_sim_press(&models[i], forces[i], duration, window), with
- * the lanes' period and stepped (struct ctd_lanes_feed's press_window). A point whose force
+ * the lanes' period, stepped and spread (struct ctd_lanes_feed's press_window). A point whose force
  * ctd_sim_press() refuses, or whose press has no step, gets out[i].steps = 0 and depth NAN.
  * The lanes follow the pyramidal cone only: a caller presses any other cone with
  * ctd_sim_press(). No allocation; never fails.

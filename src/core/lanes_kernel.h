@@ -354,13 +354,22 @@ static void finish_window(
 	}
 }
 
-/* Lane j's answer (sim.c's closing lines), its remaining steps at rest if `at_rest`. */
-static void finish(
-    const struct lane_state *st, int j, double height, int at_rest, struct ctd_sim_drop *out)
+/* Lane j's answer (sim.c's closing lines), its remaining steps at rest if `at_rest`; a first
+ * bounce's only first_rebound and final_penetration (lanes.h). */
+static void finish(const struct lane_state *st, int j, double height, int at_rest, int first_bounce,
+    struct ctd_sim_drop *out)
 {
 	long n = (long)st->steps[j];
 	double count = st->count[j], mean = st->mean[j], m2 = st->m2[j];
 
+	if (first_bounce) {
+		out->peak_penetration = out->max_height = out->rebound = out->jitter = NAN;
+		out->first_rebound = st->first_rebound[j];
+		out->final_penetration = -st->bottom[j];
+		out->energy_gain = 0;
+		out->steps = n;
+		return;
+	}
 	if (at_rest)
 		finish_window(st->bottom[j], (long)st->step[j], n, (long)st->first_jitter[j],
 		    &count, &mean, &m2);
@@ -374,27 +383,24 @@ static void finish(
 	out->steps = n;
 }
 
-/* Lane j's press (ctd_sim_press()'s answer), its remaining steps at rest if `at_rest`: the
- * window's sums go on in order over the repeated bottom, as the scalar press's do over its
- * period's. The penetration is -bottom, and IEEE arithmetic is sign-symmetric, so the sums of
- * bottoms negated are the scalar press's sums of penetrations, bit for bit. */
+/* Lane j's press (ctd_sim_press()'s answer but its spread, lanes.h), its remaining steps at
+ * rest if `at_rest`: the window's sum goes on in order over the repeated bottom, as the scalar
+ * press's does over its period's. The penetration is -bottom, and IEEE arithmetic is
+ * sign-symmetric, so the sum of bottoms negated is the scalar press's sum of penetrations, bit
+ * for bit. */
 static void finish_press(const struct lane_state *st, int j, int at_rest, struct ctd_sim_press *out)
 {
 	long n = (long)st->steps[j], i = (long)st->step[j], first = (long)st->first_jitter[j];
-	double count = st->count[j], mean = st->mean[j], m2 = st->m2[j], sum = st->sum[j];
+	double count = st->count[j], sum = st->sum[j];
 	double b = st->bottom[j];
 
 	if (at_rest)
 		for (i = i > first ? i : first; i < n; i++) {
-			double delta = b - mean;
-
 			count += 1;
-			mean += delta / count;
-			m2 += delta * (b - mean);
 			sum += b;
 		}
 	out->depth = count > 0 ? -sum / count : 0;
-	out->spread = count > 0 ? sqrt(m2 / count) : 0;
+	out->spread = NAN;
 	out->peak = st->peak[j] > 0 ? st->peak[j] : 0;
 	out->lift = st->max_height[j] > 0 ? st->max_height[j] : 0;
 	out->period = at_rest ? 1 : 0;
@@ -485,9 +491,18 @@ struct group {
 	struct lane_slot slot[LANES];
 };
 
+/*
+ * What a step keeps track of, by the feed's kind: each kind's step_group() is its own clone
+ * (a constant argument of an inlined function), without the metrics its answers do not
+ * report. A press (its depth, peak and lift) keeps no first bounce and no spread, a first
+ * bounce (first_rebound, final_penetration) no extremes and no jitter: a third fewer
+ * operations a step, which is what bounds the lanes (their divisions are not).
+ */
+enum step_kind { STEP_DROP, STEP_FIRST_BOUNCE, STEP_PRESS };
+
 /* One step of every lane of g; lanes that finish report and take the next point.
  * Returns the number of lanes that went idle. */
-INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
+INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g, const enum step_kind kind)
 {
 	struct params *p = &g->p;
 	struct lane_state *st = &g->st;
@@ -517,10 +532,14 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 	/* sim.c's metrics of this step */
 	bottom = z_next - p->half_height;
 	st->bottom = bottom;
-	st->peak = SEL(-bottom > st->peak, -bottom, st->peak);
-	st->max_height = SEL(bottom > st->max_height, bottom, st->max_height);
-	st->rebound = SEL(((vi)st->touched != 0) & (bottom > st->rebound), bottom, st->rebound);
-	{
+	if (kind != STEP_FIRST_BOUNCE) {
+		st->peak = SEL(-bottom > st->peak, -bottom, st->peak);
+		st->max_height = SEL(bottom > st->max_height, bottom, st->max_height);
+	}
+	if (kind == STEP_DROP)
+		st->rebound =
+		    SEL(((vi)st->touched != 0) & (bottom > st->rebound), bottom, st->rebound);
+	if (kind != STEP_PRESS) {
 		/* sim.c's first bounce: until the step after its apex, once the body has left */
 		vi open = ((vi)st->touched != 0) & ((vi)st->first_done == 0);
 		vd leave = vmax2(SPLAT(0), p->includemargin);
@@ -530,23 +549,28 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 		st->left = SEL(open & (bottom > leave), SPLAT(1), st->left);
 		st->first_done =
 		    SEL(open & ((vi)st->left != 0) & (vel_next < 0), SPLAT(1), st->first_done);
+		st->touched = SEL(bottom < 0, SPLAT(1), st->touched);
 	}
-	st->touched = SEL(bottom < 0, SPLAT(1), st->touched);
 	in_window = st->step >= st->first_jitter;
-	if (any(in_window)) {
+	if (kind != STEP_FIRST_BOUNCE && any(in_window)) {
 		vd count = st->count + 1;
-		vd delta = bottom - st->mean;
-		vd mean = st->mean + delta / count;
-		vd m2 = st->m2 + delta * (bottom - mean);
+
 		st->count = SEL(in_window, count, st->count);
-		st->mean = SEL(in_window, mean, st->mean);
-		st->m2 = SEL(in_window, m2, st->m2);
-		st->sum = SEL(in_window, st->sum + bottom, st->sum);
+		if (kind == STEP_DROP) {
+			vd delta = bottom - st->mean;
+			vd mean = st->mean + delta / count;
+			vd m2 = st->m2 + delta * (bottom - mean);
+
+			st->mean = SEL(in_window, mean, st->mean);
+			st->m2 = SEL(in_window, m2, st->m2);
+		} else {
+			st->sum = SEL(in_window, st->sum + bottom, st->sum);
+		}
 	}
 	st->step = st->step + 1;
 
 	finished = ((st->step >= st->steps) | rest) & st->active;
-	if (feed->first_bounce)
+	if (kind == STEP_FIRST_BOUNCE)
 		finished = finished | (((vi)st->first_done != 0) & st->active);
 	if (!any(finished))
 		return 0;
@@ -555,7 +579,7 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 
 		if (!finished[j])
 			continue;
-		if (feed->press) {
+		if (kind == STEP_PRESS) {
 			struct ctd_sim_press press;
 
 			finish_press(st, j, st->step[j] < st->steps[j], &press);
@@ -564,7 +588,8 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 			/* at rest, the remaining steps' statistics follow; not so for a first
 			 * bounce */
 			finish(st, j, g->slot[j].height,
-			    st->step[j] < st->steps[j] && !feed->first_bounce, &out);
+			    st->step[j] < st->steps[j] && kind != STEP_FIRST_BOUNCE,
+			    kind == STEP_FIRST_BOUNCE, &out);
 			feed->done(feed->ctx, g->slot[j].index, &out);
 		}
 		refill(feed, p, st, g->slot, j);
@@ -572,6 +597,25 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g)
 	}
 	count_paths(p, st);
 	return idled;
+}
+
+/* The kernel's loop for one kind of feed (step_group()'s clones). */
+INLINE void run(const struct ctd_lanes_feed *feed, struct group *groups, int *group_live, int live,
+    const enum step_kind kind)
+{
+	int k;
+
+	/* a group whose lanes are all idle is not stepped: a lane goes idle only once the
+	 * feed is empty, so it never takes a point again (a small batch, a fit's one pad,
+	 * steps one vector, not GROUPS) */
+	while (live > 0)
+		for (k = 0; k < GROUPS; k++)
+			if (group_live[k] > 0) {
+				int idled = step_group(feed, &groups[k], kind);
+
+				group_live[k] -= idled;
+				live -= idled;
+			}
 }
 
 KERNEL_ATTR void KERNEL_NAME(const struct ctd_lanes_feed *feed)
@@ -594,15 +638,10 @@ KERNEL_ATTR void KERNEL_NAME(const struct ctd_lanes_feed *feed)
 		live += group_live[k];
 		count_paths(&g->p, &g->st);
 	}
-	/* a group whose lanes are all idle is not stepped: a lane goes idle only once the
-	 * feed is empty, so it never takes a point again (a small batch, a fit's one pad,
-	 * steps one vector, not GROUPS) */
-	while (live > 0)
-		for (k = 0; k < GROUPS; k++)
-			if (group_live[k] > 0) {
-				int idled = step_group(feed, &groups[k]);
-
-				group_live[k] -= idled;
-				live -= idled;
-			}
+	if (feed->press)
+		run(feed, groups, group_live, live, STEP_PRESS);
+	else if (feed->first_bounce)
+		run(feed, groups, group_live, live, STEP_FIRST_BOUNCE);
+	else
+		run(feed, groups, group_live, live, STEP_DROP);
 }
