@@ -108,16 +108,25 @@ static void model_share_out(struct model_share *sh)
 	    model_share_run, sh);
 }
 
-/* Points [at, end) of model_rebounds(): the lanes step those of the pyramidal cone. */
-static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
+/* Point `at` of a share, one of up to MODEL_CHUNK that one pass of the lanes steps (the
+ * points of one share, or of several lockstep jobs' shares). */
+struct point_ref {
+	const struct model_share *sh;
+	size_t at;
+};
+
+/* The n (at most MODEL_CHUNK) drops of refs: the lanes step those of the pyramidal cone. */
+static void rebounds_refs(const struct point_ref *refs, size_t n)
 {
 	struct ctd_scene_model m[MODEL_CHUNK];
 	struct ctd_sim_drop d[MODEL_CHUNK];
 	const struct ctd_sim_start *st[MODEL_CHUNK];
-	double h[MODEL_CHUNK], dur[MODEL_CHUNK];
-	size_t n = 0, k, idx[MODEL_CHUNK], nd = sh->nvalues;
+	double h[MODEL_CHUNK], dur[MODEL_CHUNK], *out[MODEL_CHUNK];
+	size_t used = 0, i, k;
 
-	for (; at < end; at++) {
+	for (i = 0; i < n; i++) {
+		const struct model_share *sh = refs[i].sh;
+		size_t at = refs[i].at, nd = sh->nvalues;
 		const struct ctd_scene_model *pm = &sh->models[at / nd];
 
 		/* the lanes follow the pyramidal cone only (lanes.h) */
@@ -125,20 +134,93 @@ static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
 			sh->out[at] = model_rebound(pm, sh->values[at % nd]);
 			continue;
 		}
-		m[n] = *pm;
-		h[n] = sh->values[at % nd];
+		m[used] = *pm;
+		h[used] = sh->values[at % nd];
 		/* a whole number of steps: ctd_sim_step_count() rounds back to it */
-		dur[n] = (double)rebound_steps(pm, h[n]) * pm->timestep;
-		st[n] = sh->falls ? &sh->falls[at % nd] : NULL;
-		idx[n++] = at;
+		dur[used] = (double)rebound_steps(pm, h[used]) * pm->timestep;
+		st[used] = sh->falls ? &sh->falls[at % nd] : NULL;
+		out[used++] = &sh->out[at];
 	}
-	if (n == 0)
+	if (used == 0)
 		return;
-	ctd_lanes_drop_array(m, h, dur, st, d, n, 1);
-	for (k = 0; k < n; k++)
-		sh->out[idx[k]] = isfinite(d[k].final_penetration) && isfinite(d[k].first_rebound)
+	ctd_lanes_drop_array(m, h, dur, st, d, used, 1);
+	for (k = 0; k < used; k++)
+		*out[k] = isfinite(d[k].final_penetration) && isfinite(d[k].first_rebound)
 		    ? d[k].first_rebound
 		    : NAN;
+}
+
+/* Points [at, end) of a share (at most MODEL_CHUNK) through one of the functions above. */
+static void chunk_refs(const struct model_share *sh, size_t at, size_t end,
+    void (*refs_of)(const struct point_ref *refs, size_t n))
+{
+	struct point_ref refs[MODEL_CHUNK];
+	size_t n = 0;
+
+	for (; at < end; at++) {
+		refs[n].sh = sh;
+		refs[n++].at = at;
+	}
+	refs_of(refs, n);
+}
+
+/* Points [at, end) of model_rebounds(). */
+static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
+{
+	chunk_refs(sh, at, end, rebounds_refs);
+}
+
+/*
+ * A lockstep job's drops and presses (parallel_step()), either NULL: all the drops of every
+ * job's step go through the lanes together, then all their presses, MODEL_CHUNK points at a
+ * time, each with the bits it has alone.
+ */
+struct model_step {
+	struct parallel_step step;
+	const struct model_share *drops, *presses;
+};
+
+static void steps_refs(struct parallel_step *const *steps, size_t n, int presses,
+    void (*refs_of)(const struct point_ref *refs, size_t n))
+{
+	struct point_ref refs[MODEL_CHUNK];
+	size_t i, at, count = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct model_step *st = (const struct model_step *)steps[i];
+		const struct model_share *sh = presses ? st->presses : st->drops;
+
+		for (at = 0; sh && at < sh->total; at++) {
+			refs[count].sh = sh;
+			refs[count++].at = at;
+			if (count == MODEL_CHUNK) {
+				refs_of(refs, count);
+				count = 0;
+			}
+		}
+	}
+	if (count > 0)
+		refs_of(refs, count);
+}
+
+static void presses_refs(const struct point_ref *refs, size_t n);
+
+static void models_batch(struct parallel_step *const *steps, size_t n)
+{
+	const struct model_share *alone = ((const struct model_step *)steps[0])->presses;
+	size_t i;
+
+	steps_refs(steps, n, 0, rebounds_refs);
+	/* a few presses alone (a descent's point and its Jacobian's, no other job beside)
+	 * step faster in scalar code: a vector of a few live lanes costs a full one, and the
+	 * scalar press replays cycles, not steps them */
+	if (n == 1 && alone && alone->total < MODEL_PRESS_LANES_MIN) {
+		for (i = 0; i < alone->total; i++)
+			alone->out[i] = model_press(
+			    &alone->models[i / alone->nvalues], alone->values[i % alone->nvalues]);
+		return;
+	}
+	steps_refs(steps, n, 1, presses_refs);
 }
 
 void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
@@ -146,8 +228,13 @@ void model_rebounds(const struct ctd_scene_model *models, size_t npads, const do
 {
 	struct model_share sh = {
 	    rebounds_chunk, models, heights, ndrops, falls, out, npads * ndrops};
+	struct model_step step = {{models_batch}, &sh, NULL};
 
-	model_share_out(&sh);
+	/* a batch for one thread: with the other lockstep jobs' where there are some */
+	if (sh.total < MODEL_SHARE_MIN)
+		parallel_step(&step.step);
+	else
+		model_share_out(&sh);
 }
 
 int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_press *out)
@@ -172,15 +259,17 @@ double model_press(const struct ctd_scene_model *m, double force)
 	return model_press_followed(m, &out) ? out.depth : NAN;
 }
 
-/* Points [at, end) of model_presses(): the lanes step those of the pyramidal cone. */
-static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
+/* The n (at most MODEL_CHUNK) presses of refs: the lanes step those of the pyramidal cone. */
+static void presses_refs(const struct point_ref *refs, size_t n)
 {
 	struct ctd_scene_model m[MODEL_CHUNK];
 	struct ctd_sim_press r[MODEL_CHUNK];
-	double f[MODEL_CHUNK];
-	size_t n = 0, k, idx[MODEL_CHUNK], np = sh->nvalues;
+	double f[MODEL_CHUNK], *out[MODEL_CHUNK];
+	size_t used = 0, i, k;
 
-	for (; at < end; at++) {
+	for (i = 0; i < n; i++) {
+		const struct model_share *sh = refs[i].sh;
+		size_t at = refs[i].at, np = sh->nvalues;
 		const struct ctd_scene_model *pm = &sh->models[at / np];
 
 		/* the lanes follow the pyramidal cone only (lanes.h) */
@@ -188,23 +277,29 @@ static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
 			sh->out[at] = model_press(pm, sh->values[at % np]);
 			continue;
 		}
-		m[n] = *pm;
-		f[n] = sh->values[at % np];
-		idx[n++] = at;
+		m[used] = *pm;
+		f[used] = sh->values[at % np];
+		out[used++] = &sh->out[at];
 	}
-	if (n == 0)
+	if (used == 0)
 		return;
-	ctd_lanes_press_array(m, f, n, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, r);
-	for (k = 0; k < n; k++) {
+	ctd_lanes_press_array(m, f, used, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, r);
+	for (k = 0; k < used; k++) {
 		if (r[k].steps == 0 || !isfinite(r[k].depth))
-			sh->out[idx[k]] = NAN;
+			*out[k] = NAN;
 		else if (m[k].contacts > 1 && r[k].period == 0 && r[k].lift > 0)
 			/* a box that leaves the pad: whether it falls into a cycle, which the
 			 * lanes do not look for, decides (model_press_followed()) */
-			sh->out[idx[k]] = model_press(&m[k], f[k]);
+			*out[k] = model_press(&m[k], f[k]);
 		else
-			sh->out[idx[k]] = model_press_followed(&m[k], &r[k]) ? r[k].depth : NAN;
+			*out[k] = model_press_followed(&m[k], &r[k]) ? r[k].depth : NAN;
 	}
+}
+
+/* Points [at, end) of model_presses(). */
+static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
+{
+	chunk_refs(sh, at, end, presses_refs);
 }
 
 void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
@@ -212,16 +307,31 @@ void model_presses(const struct ctd_scene_model *models, size_t npads, const dou
 {
 	struct model_share sh = {
 	    presses_chunk, models, forces, npresses, NULL, out, npads * npresses};
-	size_t i;
+	struct model_step step = {{models_batch}, NULL, &sh};
 
-	/* a few presses (a descent's point, its Jacobian's) step faster alone: a vector of a
-	 * few live lanes costs a full one, and the scalar press replays cycles, not steps them */
-	if (sh.total < MODEL_PRESS_LANES_MIN) {
-		for (i = 0; i < sh.total; i++)
-			out[i] = model_press(&models[i / npresses], forces[i % npresses]);
+	/* a batch for one thread: with the other lockstep jobs' where there are some */
+	if (sh.total < MODEL_SHARE_MIN)
+		parallel_step(&step.step);
+	else
+		model_share_out(&sh);
+}
+
+void model_rebounds_presses(const struct ctd_scene_model *models, size_t npads,
+    const double *heights, size_t ndrops, const struct ctd_sim_start *falls, double *drops_out,
+    const double *forces, size_t npresses, double *presses_out)
+{
+	struct model_share drops = {
+	    rebounds_chunk, models, heights, ndrops, falls, drops_out, npads * ndrops};
+	struct model_share presses = {
+	    presses_chunk, models, forces, npresses, NULL, presses_out, npads * npresses};
+	struct model_step step = {{models_batch}, &drops, &presses};
+
+	if (drops.total >= MODEL_SHARE_MIN || presses.total >= MODEL_SHARE_MIN) {
+		model_rebounds(models, npads, heights, ndrops, falls, drops_out);
+		model_presses(models, npads, forces, npresses, presses_out);
 		return;
 	}
-	model_share_out(&sh);
+	parallel_step(&step.step);
 }
 
 /* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */

@@ -87,6 +87,13 @@ double model_press(const struct ctd_scene_model *m, double force);
 void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
     size_t npresses, double *out);
 
+/* model_rebounds() into drops_out, then model_presses() into presses_out, of the same pads:
+ * a few pads' in one step of a lockstep job (fit/parallel.h), so that the job waits its turn
+ * once, not twice. */
+void model_rebounds_presses(const struct ctd_scene_model *models, size_t npads,
+    const double *heights, size_t ndrops, const struct ctd_sim_start *falls, double *drops_out,
+    const double *forces, size_t npresses, double *presses_out);
+
 /*
  * model_press_followed: whether the core's press *out on scene m is MuJoCo's: 0 when the
  * object spends the window off the pad more than on it (mean depth not positive: a pad

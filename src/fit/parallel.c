@@ -22,6 +22,7 @@ struct parallel_jobs {
 	void *ctx;
 	size_t njobs;
 	atomic_size_t next;
+	int lockstep; /* parallel_for_lockstep()'s: each thread runs its jobs side by side */
 };
 
 struct crew;
@@ -51,18 +52,64 @@ struct crew {
 /* Fits running now (parallel_fit_begin() to parallel_fit_end()), over every thread. */
 static atomic_int fits_running;
 
-static pthread_key_t crew_key;
+static pthread_key_t crew_key, lockstep_key;
 static pthread_once_t crew_once = PTHREAD_ONCE_INIT;
-static int crew_keyed; /* the key exists (else every call runs alone) */
+static int crew_keyed;     /* the key exists (else every call runs alone) */
+static int lockstep_keyed; /* likewise: else lockstep jobs run one after another */
 
 /* Set while this thread runs a job: a fit takes at most CALIB_FIT_THREADS threads in all. */
 static _Thread_local int in_job;
 
+/*
+ * Lockstep. A thread that takes lockstep jobs runs them on its members: itself (member 0) and
+ * up to MEMBERS - 1 threads of its own, kept until it exits (as its crew is, for the same
+ * reason). One member runs at a time, the one holding the baton; it hands the baton on when
+ * its job asks for a step (parallel_step()) or it has no job left, to the next member that can
+ * run, or, when every member left waits, carries out their steps and runs on. The members take
+ * turns in a fixed order, but nothing depends on it: each job's steps are answered as alone.
+ */
+enum { MEMBERS = CALIB_LOCKSTEP_JOBS > 1 ? CALIB_LOCKSTEP_JOBS : 1 };
+enum member_state { MEMBER_RUNNABLE, MEMBER_WAITING, MEMBER_DONE };
+
+struct lockstep;
+
+struct lockstep_seat {
+	struct lockstep *ls;
+	int index;
+};
+
+struct lockstep {
+	pthread_mutex_t lock;
+	pthread_cond_t turn[MEMBERS]; /* member m's: the baton is its, its round began, or quit */
+	struct parallel_jobs *jobs;
+	unsigned long round; /* one per parallel_for_lockstep() this thread takes jobs of */
+	int members;         /* in this round: member 0 and the threads it woke */
+	int holder;          /* the member running now; -1 once every member is done */
+	enum member_state state[MEMBERS];
+	struct parallel_step *pending[MEMBERS]; /* a waiting member's step */
+	int quit;
+	int started;
+	pthread_t threads[MEMBERS];
+	struct lockstep_seat seats[MEMBERS];
+};
+
+/* The lockstep this thread is a member of now, and which member (parallel_step()). */
+static _Thread_local struct lockstep *my_lockstep;
+static _Thread_local int my_member;
+
+static void lockstep_run(struct lockstep *ls, struct parallel_jobs *pj);
+static struct lockstep *lockstep_mine(void);
+
 static void parallel_run(struct parallel_jobs *pj)
 {
+	struct lockstep *ls = pj->lockstep ? lockstep_mine() : NULL;
 	int outer = in_job;
 	size_t j;
 
+	if (ls) {
+		lockstep_run(ls, pj);
+		return;
+	}
 	in_job = 1;
 	while ((j = atomic_fetch_add(&pj->next, 1)) < pj->njobs)
 		pj->run(pj->ctx, j);
@@ -121,13 +168,17 @@ static void crew_forget(void)
 {
 	if (crew_keyed)
 		pthread_setspecific(crew_key, NULL);
+	if (lockstep_keyed)
+		pthread_setspecific(lockstep_key, NULL);
 }
+
+static void lockstep_stop(void *arg);
 
 static void crew_init(void)
 {
 	crew_keyed = pthread_key_create(&crew_key, crew_stop) == 0;
-	if (crew_keyed)
-		pthread_atfork(NULL, NULL, crew_forget);
+	lockstep_keyed = pthread_key_create(&lockstep_key, lockstep_stop) == 0;
+	pthread_atfork(NULL, NULL, crew_forget);
 }
 
 /* The calling thread's crew, started on first use; NULL when none can be had. */
@@ -182,7 +233,8 @@ static int helpers_free(const struct crew *c)
 	return free_threads < c->started ? (free_threads > 0 ? free_threads : 0) : c->started;
 }
 
-void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx)
+static void dispatch(
+    size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx, int lockstep)
 {
 	/* a job that shares again runs alone: every thread of the fit is busy already */
 	struct crew *c =
@@ -196,6 +248,7 @@ void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), v
 	pj.run = run;
 	pj.ctx = ctx;
 	pj.njobs = njobs;
+	pj.lockstep = lockstep;
 	atomic_init(&pj.next, 0);
 	if (c) {
 		pthread_mutex_lock(&c->lock);
@@ -215,4 +268,231 @@ void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), v
 		c->jobs = NULL;
 		pthread_mutex_unlock(&c->lock);
 	}
+}
+
+void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx)
+{
+	dispatch(njobs, share, run, ctx, 0);
+}
+
+void parallel_for_lockstep(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx)
+{
+	size_t j;
+
+	/* from inside a job, or one job alone: one after another here (a job inside another's
+	 * still batches its steps as that one's member) */
+	if (in_job || njobs < 2 || MEMBERS < 2) {
+		int outer = in_job;
+
+		in_job = 1;
+		for (j = 0; j < njobs; j++)
+			run(ctx, j);
+		in_job = outer;
+		return;
+	}
+	dispatch(njobs, share, run, ctx, 1);
+}
+
+/* The next member after m, in turn, that can run; -1 if none. Called locked. */
+static int next_runnable(const struct lockstep *ls, int m)
+{
+	int k;
+
+	for (k = 1; k <= ls->members; k++) {
+		int c = (m + k) % ls->members;
+
+		if (ls->state[c] == MEMBER_RUNNABLE)
+			return c;
+	}
+	return -1;
+}
+
+/* Every waiting member's step carried out, each batch function once over its steps in the
+ * members' order; then they can run again. Called locked by the baton's holder, every other
+ * member waiting or done, so the lock is let go meanwhile (nobody else moves). */
+static void carry_out(struct lockstep *ls)
+{
+	struct parallel_step *steps[MEMBERS];
+	int taken[MEMBERS] = {0}, m, k;
+
+	pthread_mutex_unlock(&ls->lock);
+	for (m = 0; m < ls->members; m++) {
+		size_t n = 0;
+
+		if (ls->state[m] != MEMBER_WAITING || taken[m])
+			continue;
+		for (k = m; k < ls->members; k++)
+			if (ls->state[k] == MEMBER_WAITING && !taken[k] &&
+			    ls->pending[k]->batch == ls->pending[m]->batch) {
+				steps[n++] = ls->pending[k];
+				taken[k] = 1;
+			}
+		steps[0]->batch(steps, n);
+	}
+	pthread_mutex_lock(&ls->lock);
+	for (m = 0; m < ls->members; m++)
+		if (ls->state[m] == MEMBER_WAITING) {
+			ls->state[m] = MEMBER_RUNNABLE;
+			ls->pending[m] = NULL;
+		}
+}
+
+/* Member m (now waiting or done) hands the baton on: to the next member that can run; when
+ * every member left waits, their steps are carried out first (m runs on if it was one of
+ * them); -1 when every member is done, which member 0 waits for. Called locked. */
+static void pass_baton(struct lockstep *ls, int m)
+{
+	int next = next_runnable(ls, m), k;
+
+	if (next < 0) {
+		for (k = 0; k < ls->members && ls->state[k] != MEMBER_WAITING; k++)
+			;
+		if (k < ls->members) {
+			carry_out(ls);
+			next = ls->state[m] == MEMBER_RUNNABLE ? m : next_runnable(ls, m);
+		}
+	}
+	ls->holder = next;
+	if (next != m)
+		pthread_cond_signal(&ls->turn[next >= 0 ? next : 0]);
+}
+
+/* Member m's part of the round: jobs while there are any. Entered and left locked, holding
+ * the baton on entry, having handed it on at the end. */
+static void member_jobs(struct lockstep *ls, int m)
+{
+	struct parallel_jobs *pj = ls->jobs;
+	struct lockstep *outer_ls = my_lockstep;
+	int outer = in_job, outer_m = my_member;
+	size_t j;
+
+	pthread_mutex_unlock(&ls->lock);
+	in_job = 1;
+	my_lockstep = ls;
+	my_member = m;
+	while ((j = atomic_fetch_add(&pj->next, 1)) < pj->njobs)
+		pj->run(pj->ctx, j);
+	in_job = outer;
+	my_lockstep = outer_ls;
+	my_member = outer_m;
+	pthread_mutex_lock(&ls->lock);
+	ls->state[m] = MEMBER_DONE;
+	pass_baton(ls, m);
+}
+
+void parallel_step(struct parallel_step *step)
+{
+	struct lockstep *ls = my_lockstep;
+	int m = my_member;
+
+	if (!ls) {
+		step->batch(&step, 1);
+		return;
+	}
+	pthread_mutex_lock(&ls->lock);
+	ls->pending[m] = step;
+	ls->state[m] = MEMBER_WAITING;
+	pass_baton(ls, m);
+	while (ls->holder != m)
+		pthread_cond_wait(&ls->turn[m], &ls->lock);
+	pthread_mutex_unlock(&ls->lock);
+}
+
+static void *lockstep_thread(void *arg)
+{
+	const struct lockstep_seat *seat = arg;
+	struct lockstep *ls = seat->ls;
+	int m = seat->index;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&ls->lock);
+	for (;;) {
+		while (!ls->quit && (ls->round == seen || m >= ls->members || ls->holder != m))
+			pthread_cond_wait(&ls->turn[m], &ls->lock);
+		if (ls->quit)
+			break;
+		seen = ls->round;
+		member_jobs(ls, m);
+	}
+	pthread_mutex_unlock(&ls->lock);
+	return NULL;
+}
+
+/* The key's destructor: the owning thread is exiting, between calls. */
+static void lockstep_stop(void *arg)
+{
+	struct lockstep *ls = arg;
+	int m;
+
+	pthread_mutex_lock(&ls->lock);
+	ls->quit = 1;
+	for (m = 0; m < MEMBERS; m++)
+		pthread_cond_signal(&ls->turn[m]);
+	pthread_mutex_unlock(&ls->lock);
+	for (m = 0; m < ls->started; m++)
+		pthread_join(ls->threads[m], NULL);
+	for (m = 0; m < MEMBERS; m++)
+		pthread_cond_destroy(&ls->turn[m]);
+	pthread_mutex_destroy(&ls->lock);
+	free(ls);
+}
+
+/* The calling thread's lockstep, its threads started on first use; NULL when none can be
+ * had (its jobs then run one after another). */
+static struct lockstep *lockstep_mine(void)
+{
+	struct lockstep *ls;
+	int m;
+
+	pthread_once(&crew_once, crew_init);
+	if (!lockstep_keyed)
+		return NULL;
+	ls = pthread_getspecific(lockstep_key);
+	if (ls)
+		return ls;
+	ls = calloc(1, sizeof *ls);
+	if (!ls)
+		return NULL;
+	pthread_mutex_init(&ls->lock, NULL);
+	for (m = 0; m < MEMBERS; m++)
+		pthread_cond_init(&ls->turn[m], NULL);
+	ls->holder = -1;
+	while (ls->started < MEMBERS - 1) {
+		struct lockstep_seat *seat = &ls->seats[ls->started];
+
+		seat->ls = ls;
+		seat->index = ls->started + 1;
+		if (pthread_create(&ls->threads[ls->started], NULL, lockstep_thread, seat) != 0)
+			break;
+		ls->started++;
+	}
+	if (ls->started == 0 || pthread_setspecific(lockstep_key, ls) != 0) {
+		lockstep_stop(ls);
+		return NULL;
+	}
+	return ls;
+}
+
+/* One round on ls: member 0 (this thread) and as many of its threads as there are jobs. */
+static void lockstep_run(struct lockstep *ls, struct parallel_jobs *pj)
+{
+	int m, members = 1 + ls->started;
+
+	if ((size_t)members > pj->njobs)
+		members = (int)pj->njobs;
+	pthread_mutex_lock(&ls->lock);
+	ls->jobs = pj;
+	ls->members = members;
+	for (m = 0; m < members; m++) {
+		ls->state[m] = MEMBER_RUNNABLE;
+		ls->pending[m] = NULL;
+	}
+	ls->holder = 0;
+	ls->round++;
+	member_jobs(ls, 0);
+	/* the others: each wakes when the baton reaches it */
+	while (ls->holder != -1)
+		pthread_cond_wait(&ls->turn[0], &ls->lock);
+	ls->jobs = NULL;
+	pthread_mutex_unlock(&ls->lock);
 }

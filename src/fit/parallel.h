@@ -31,4 +31,29 @@ void parallel_fit_end(void);
  */
 void parallel_for(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx);
 
+/*
+ * A step a lockstep job asks for (parallel_step()): a caller's request embeds it first and
+ * batch() carries out n such requests at once (all of one batch function), each as if alone.
+ */
+struct parallel_step {
+	void (*batch)(struct parallel_step *const *steps, size_t n);
+};
+
+/*
+ * parallel_for() for jobs that are chains of small steps (a refit's points: a few drops and
+ * presses each): each thread that takes jobs runs up to CALIB_LOCKSTEP_JOBS of them side by
+ * side, on threads of its own that take turns (one runs at a time, so a fit still takes its
+ * CALIB_FIT_THREADS threads of CPU). A job that calls parallel_step() waits until every other
+ * job of its thread has asked for a step or ended; then their steps are carried out together,
+ * each batch function once over all its requests, and the jobs go on. A job's results are
+ * what parallel_for() gives when each step's answer does not depend on the others carried out
+ * with it. From inside a job, as parallel_for(): all on the calling thread, one job after
+ * another, its steps still batched with the other jobs of its thread.
+ */
+void parallel_for_lockstep(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx);
+
+/* Carry out step: with the other lockstep jobs' of this thread when called from one
+ * (parallel_for_lockstep()), else at once (step->batch(&step, 1)). Returns when it is done. */
+void parallel_step(struct parallel_step *step);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "core/sim.h"
 #include "fit/model.h"
+#include "fit/parallel.h"
 #include "tunables.h"
 
 double problem_monotonic_seconds(void)
@@ -234,6 +235,16 @@ static void static_models_stepped(
 		n = npads - at < cap ? npads - at : cap;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
+		if (nd > 0 && np > 0 && n <= group) {
+			/* a few pads' drops and presses, in one lockstep step */
+			model_rebounds_presses(
+			    m, n, heights, nd, P->falls, block, forces, np, pressed);
+			for (i = n; nd < ns && i-- > 0;)
+				memmove(block + i * ns, block + i * nd, nd * sizeof *block);
+			for (k = 0; k < n; k++)
+				memcpy(block + k * ns + skip, pressed + k * np, np * sizeof *block);
+			continue;
+		}
 		if (nd > 0) {
 			/* the drops packed at the block's start, then spread out to their rows
 			 * (last pad first: a row never lands on one not yet moved) */
@@ -720,6 +731,15 @@ int problem_lazy_finish(
 	free(rows);
 	free(packed);
 	return 0;
+}
+
+void problem_for_chains(
+    const struct problem *P, size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx)
+{
+	if (P->data->npresses > 0)
+		parallel_for_lockstep(njobs, share, run, ctx);
+	else
+		parallel_for(njobs, share, run, ctx);
 }
 
 int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f)

@@ -194,6 +194,15 @@ int problem_lazy_finish(
     struct problem_lazy *L, const size_t *which, size_t count, double *chi2, struct err *err);
 void problem_lazy_free(struct problem_lazy *L);
 
+/*
+ * parallel_for() (fit/parallel.h) for chains of refits on P or its forks (descents, profile
+ * walks, bootstrap refits): in lockstep when P has presses, each thread's chains side by side
+ * so that their few presses a step fill the lanes' vectors; drops alone step too fast for the
+ * turns between chains to pay.
+ */
+void problem_for_chains(const struct problem *P, size_t njobs, int share,
+    void (*run)(void *ctx, size_t job), void *ctx);
+
 /* The weighted residuals at x into f (P->n rows; params: the struct problem), as
  * gsl_multifit_nlinear calls them; zeros once the fit is abandoned. Returns GSL_SUCCESS. */
 int problem_residuals(const gsl_vector *x, void *params, gsl_vector *f);

@@ -641,7 +641,7 @@ static int descend_at_once(struct problem *P, const gsl_vector *init,
 	*nfound = 0;
 	if (descents_alloc(P, starts, count, init, 1, &jobs, &made, err) != 0)
 		goto out;
-	parallel_for(count, 1, descent_run, jobs);
+	problem_for_chains(P, count, 1, descent_run, jobs);
 	for (i = 0; i < count; i++) {
 		if (jobs[i].skipped)
 			break;
@@ -940,7 +940,7 @@ static int descend_from(struct problem *P, const struct search_start *starts, si
 	if (descents_alloc(P, starts, count, best, !one_by_one, &jobs, &made, err) != 0)
 		goto out;
 	if (!one_by_one)
-		parallel_for(count, 1, descent_run, jobs);
+		problem_for_chains(P, count, 1, descent_run, jobs);
 	for (i = 0; i < count; i++) {
 		if (one_by_one)
 			descent_run(jobs, i);

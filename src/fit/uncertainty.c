@@ -199,10 +199,10 @@ int uncertainty_bootstrap(
 	}
 	/* (a first refit stopped before its grid leaves the others to fill it: one at a time) */
 	if (!own_grid)
-		parallel_for(CALIB_BOOT_REPLICAS, 1, replica_run, reps);
+		problem_for_chains(P, CALIB_BOOT_REPLICAS, 1, replica_run, reps);
 	else if (reps[0].rc == 0)
-		parallel_for(
-		    CALIB_BOOT_REPLICAS - 1, reps[0].R.grid_model_ready, replica_run, reps + 1);
+		problem_for_chains(
+		    P, CALIB_BOOT_REPLICAS - 1, reps[0].R.grid_model_ready, replica_run, reps + 1);
 	for (b = 0; b < CALIB_BOOT_REPLICAS; b++) {
 		const struct replica *rp = &reps[b];
 		double dev[NPHYS] = {0, 0};
@@ -783,7 +783,7 @@ static int profile_all(struct problem *P, const gsl_vector *x, const gsl_matrix 
 					goto out;
 			}
 		}
-		parallel_for(njobs - first, 1, walk_run, jobs + first);
+		problem_for_chains(P, njobs - first, 1, walk_run, jobs + first);
 		for (j = first; j < njobs; j++) {
 			struct walk_job *job = &jobs[j];
 			int i;
