@@ -42,13 +42,16 @@ struct parallel_step {
 /*
  * parallel_for() for jobs that are chains of small steps (a refit's points: a few drops and
  * presses each): each thread that takes jobs runs up to CALIB_LOCKSTEP_JOBS of them side by
- * side, on threads of its own that take turns (one runs at a time, so a fit still takes its
- * CALIB_FIT_THREADS threads of CPU). A job that calls parallel_step() waits until every other
- * job of its thread has asked for a step or ended; then their steps are carried out together,
- * each batch function once over all its requests, and the jobs go on. A job's results are
- * what parallel_for() gives when each step's answer does not depend on the others carried out
- * with it. From inside a job, as parallel_for(): all on the calling thread, one job after
- * another, its steps still batched with the other jobs of its thread.
+ * side (its share of them: the helpers take theirs), as fibers on its own stack that take
+ * turns, so a fit still takes no more than its CALIB_FIT_THREADS threads. A job that calls
+ * parallel_step() waits until every other job of its thread has asked for a step or ended;
+ * then their steps are carried out together, each batch function once over all its requests,
+ * and the jobs go on. A job's results are what parallel_for() gives when each step's answer
+ * does not depend on the others carried out with it. A job must not block on another job
+ * (they share one thread). From inside a job, as parallel_for(): all on the calling thread,
+ * one job after another, its steps still batched with the other jobs of its thread.
+ * AddressSanitizer is told of each switch; it still warns once that it does not fully follow
+ * swapcontext().
  */
 void parallel_for_lockstep(size_t njobs, int share, void (*run)(void *ctx, size_t job), void *ctx);
 
