@@ -347,8 +347,9 @@ static size_t page_size(void)
 	return page > 0 ? (size_t)page : 4096;
 }
 
-/* From the thread's stack to member m's, until it waits or is done. */
-static void enter_member(struct lockstep *ls, int m)
+/* From the thread's stack to member m's, until it waits or is done (not inlined, as
+ * member_start()). */
+static __attribute__((noinline)) void enter_member(struct lockstep *ls, int m)
 {
 	struct member *mb = &ls->member[m];
 	void *save = NULL;
@@ -359,8 +360,9 @@ static void enter_member(struct lockstep *ls, int m)
 	FIBER_FINISH(save, NULL, NULL);
 }
 
-/* From the running member's stack back to the thread's (for good once it is done). */
-static void leave_member(struct lockstep *ls, int done)
+/* From the running member's stack back to the thread's (for good once it is done; not
+ * inlined, as member_start()). */
+static __attribute__((noinline)) void leave_member(struct lockstep *ls, int done)
 {
 	struct member *mb = &ls->member[ls->current];
 	void *save = NULL;
@@ -442,6 +444,19 @@ static struct lockstep *lockstep_mine(void)
 	return ls;
 }
 
+/* A member's context at the start of its round. Not inlined: getcontext() returns twice,
+ * and the caller's locals would be its to keep safe. */
+static __attribute__((noinline)) void member_start(struct member *mb)
+{
+	getcontext(&mb->context);
+	mb->context.uc_stack.ss_sp = mb->stack + page_size();
+	mb->context.uc_stack.ss_size = MEMBER_STACK - page_size();
+	mb->context.uc_link = NULL;
+	makecontext(&mb->context, member_main, 0);
+	mb->state = MEMBER_RUNNABLE;
+	mb->pending = NULL;
+}
+
 /* One round on ls: as many members as there are jobs, run in turn until all are done. */
 static void lockstep_run(struct lockstep *ls, struct parallel_jobs *pj)
 {
@@ -450,17 +465,8 @@ static void lockstep_run(struct lockstep *ls, struct parallel_jobs *pj)
 
 	ls->jobs = pj;
 	ls->members = (size_t)ls->made < pj->per_thread ? ls->made : (int)pj->per_thread;
-	for (m = 0; m < ls->members; m++) {
-		struct member *mb = &ls->member[m];
-
-		getcontext(&mb->context);
-		mb->context.uc_stack.ss_sp = mb->stack + page_size();
-		mb->context.uc_stack.ss_size = MEMBER_STACK - page_size();
-		mb->context.uc_link = NULL;
-		makecontext(&mb->context, member_main, 0);
-		mb->state = MEMBER_RUNNABLE;
-		mb->pending = NULL;
-	}
+	for (m = 0; m < ls->members; m++)
+		member_start(&ls->member[m]);
 	in_job = 1;
 	my_lockstep = ls;
 	do {
