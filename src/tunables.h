@@ -27,9 +27,8 @@
 #define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
 
 /* ---- MuJoCo defaults ---- */
-#define DEFAULT_MUJOCO                                                                             \
-	"3.14.0" /* option.mujoco when a request names none: the newest verified                   \
-	          */
+#define DEFAULT_MUJOCO "3.14.0" /* option.mujoco when a request names none: the newest verified    \
+	                         */
 #define DEFAULT_TIMECONST 0.02
 #define DEFAULT_DAMPRATIO 1.0
 #define DEFAULT_SOLIMP_D0 0.9
@@ -71,7 +70,7 @@
  * rounding noise noslip's sweeps leave on the speed) per step is steady */
 #define CTD_HOLD_SETTLE_REL 1e-10
 #define CTD_HOLD_SETTLE_ABS 2e-14
-#define CTD_HOLD_SETTLE_RUN 20 /* for this many steps in a row (or a whole state that repeats) */
+#define CTD_HOLD_SETTLE_RUN 20    /* for this many steps in a row (or a whole state that repeats) */
 #define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
 /* a state whose vertical speed changes by less than REL (relative) + ABS (m/s), its
  * other speeds (m/s at the contact) by less than OTHER and its positions by less than
@@ -147,10 +146,9 @@
 /* A running question asks whether its client is still there this often (CPU ns). */
 #define BUDGET_GONE_CHECK_NS 10000000LL
 #define STREAM_FLUSH_SECONDS 0.02 /* a streamed sweep's rows wait at most this long in a buffer */
-#define STREAM_BUFFER_BYTES                                                                        \
-	65536 /* `contact sweep`'s output buffer (a file or pipe, not a terminal) */
+#define STREAM_BUFFER_BYTES 65536 /* `contact sweep`'s output buffer (a file or pipe, not a terminal) */
 #define SWEEP_PARSE_THREADS_MAX 64 /* threads that parse one sweep's grid points */
-#define STREAM_CHUNK_BYTES 16384   /* the most a streamed sweep hands libmicrohttpd at once */
+#define STREAM_CHUNK_BYTES 16384  /* the most a streamed sweep hands libmicrohttpd at once */
 #define LIMIT_MAX_EVAL_CALLS 10000
 #define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
 #define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
@@ -224,15 +222,15 @@
 #define DAEMON_LOG_SIMILAR_PER_WINDOW 20
 #define DAEMON_LOG_LINES_PER_WINDOW 5000
 #define DAEMON_LOG_SLOTS 256
-#define DAEMON_EVENTS_KEEPALIVE_S 15 /* seconds between comments on an idle event stream */
+#define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
 /* How often sleeping event streams are checked for a client that closed its side. */
 #define DAEMON_EVENTS_CLOSE_CHECK_MS 500
-#define DAEMON_EVENTS_PER_TOKEN 32    /* event streams one token may hold open; 503 beyond */
+#define DAEMON_EVENTS_PER_TOKEN 32 /* event streams one token may hold open; 503 beyond */
 #define DAEMON_EVENTS_RETRY_AFTER "5" /* seconds: Retry-After of that 503 */
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
-#define STORE_BUSY_STEP_US 250     /* and how often it looks again meanwhile */
+#define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
 /* How long a question waits for another writer to keep its answer in the cache: an upload's
  * durable commit or a checkpoint can hold the write lock for as long as the disk takes to
  * sync (hundreds of milliseconds seen), and an answer is worth more now than cached. Beyond,
@@ -255,13 +253,12 @@
  * that one commit cannot carry the WAL far past its threshold (the stated peak is the
  * threshold plus about two such commits under way). 256 KiB: a sweep of ~3,000 points. */
 #define STORE_CACHE_MAX_ANSWER (256L * 1024)
-#define STORE_CHECKPOINT_TRIES                                                                     \
-	100                      /* a checkpoint that collides with a writer's, retried (1 ms)     \
-	                          */
-#define STORE_EVICT_BATCH 1024   /* most answers deleted by one statement while evicting */
-#define STORE_BACKUP_PAGES 1024  /* pages copied per step of an online backup */
-#define DAEMON_UPKEEP_MS 100     /* period of the WAL and cache upkeep */
-#define DAEMON_CACHE_MAX_MB 1024 /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
+#define STORE_CHECKPOINT_TRIES 100 /* a checkpoint that collides with a writer's, retried (1 ms)   \
+	                            */
+#define STORE_EVICT_BATCH 1024     /* most answers deleted by one statement while evicting */
+#define STORE_BACKUP_PAGES 1024    /* pages copied per step of an online backup */
+#define DAEMON_UPKEEP_MS 100       /* period of the WAL and cache upkeep */
+#define DAEMON_CACHE_MAX_MB 1024   /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
 
 /* ---- pad calibration (robots upload measurements; the service fits solref) ---- */
 /* A weighted residual that replaces a non-finite or absurd one (an exploding
@@ -274,9 +271,9 @@
 #define FD_STEP_TIME 1e-4
 #define FD_STEP_HEIGHT 1e-7
 /* Convergence of the trust region: relative step, gradient, residual change. The step's
- * tolerance, 1e-7 relative, is a tenth of FD_STEP_LOG: the Jacobian resolves nothing finer, and on
- * the drops' rough chi^2 a descent that has arrived spends its last trials shrinking a rejected
- * step (issue #29: 1e-10 cost 15 % of a fit with presses and moved chi^2 by under 3e-4). */
+ * tolerance, 1e-7 relative, is a tenth of FD_STEP_LOG: the Jacobian resolves nothing finer, and on the drops'
+ * rough chi^2 a descent that has arrived spends its last trials shrinking a rejected step
+ * (issue #29: 1e-10 cost 15 % of a fit with presses and moved chi^2 by under 3e-4). */
 #define FIT_XTOL 1e-7
 #define FIT_GTOL 1e-12
 #define FIT_FTOL 1e-14
@@ -420,15 +417,15 @@
  * dampratio each positive and at most these; the fit searches well within them. */
 #define CALIB_AUDIT_TIMECONST_MAX 10.0
 #define CALIB_AUDIT_DAMPRATIO_MAX 100.0
-#define CALIB_MAX_PRESS_FORCE 1e6 /* N */
+#define CALIB_MAX_PRESS_FORCE 1e6        /* N */
 #define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
 	16384 /* trajectory samples of one calibration, all uploads                                \
 	       */
 /* Fits run on their own threads (src/calib/work.h), never inside a request or a
- * transaction: this many by default, under SCHED_BATCH at this many nice levels above the HTTP
- * threads' (at most 19), so questions keep their latency while a fit runs. A fit running longer
- * than CALIB_FIT_SECONDS is stopped and recorded as failed. */
-#define CALIB_FIT_WORKERS 2      /* the default of contactd's --fit-workers */
+ * transaction: this many by default, under SCHED_BATCH at this many nice levels above the HTTP threads'
+ * (at most 19), so questions keep their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
+ * and recorded as failed. */
+#define CALIB_FIT_WORKERS 2     /* the default of contactd's --fit-workers */
 #define CALIB_FIT_WORKERS_MAX 64 /* --fit-workers' bound */
 #define CALIB_FIT_NICE 10
 #define CALIB_FIT_SECONDS 120.0
@@ -485,16 +482,17 @@
 #define PLOT_HEIGHT 480
 #define PLOT_MARKED_POINTS 60 /* lines of at most this many points mark each one */
 
+
 /* ---- the model endpoint (issue 30): a user's MJCF ---- */
-#define MJCF_MAX_BYTES (4L << 20) /* all files of one model together */
-#define MJCF_MAX_FILES 64         /* the main file and the files it includes */
-#define MJCF_MAX_INCLUDE_DEPTH 8  /* includes within includes */
-#define MJCF_MAX_DEPTH 64         /* nested elements in one file */
-#define MJCF_MAX_NAME 256         /* bytes of a file name */
-#define MODEL_MAX_BODIES 1000     /* bodies of one model */
-#define MODEL_MAX_GEOMS 2000      /* geoms of one model */
-#define MODEL_MAX_CLASSES 1000    /* default classes */
-#define MODEL_MAX_PAIRS 20000     /* geom pairs listed in one answer */
-#define MODEL_REST_DURATION 2.0   /* s of the rest answers' settling, as the issue's run */
+#define MJCF_MAX_BYTES (4L << 20)   /* all files of one model together */
+#define MJCF_MAX_FILES 64           /* the main file and the files it includes */
+#define MJCF_MAX_INCLUDE_DEPTH 8    /* includes within includes */
+#define MJCF_MAX_DEPTH 64           /* nested elements in one file */
+#define MJCF_MAX_NAME 256           /* bytes of a file name */
+#define MODEL_MAX_BODIES 1000       /* bodies of one model */
+#define MODEL_MAX_GEOMS 2000        /* geoms of one model */
+#define MODEL_MAX_CLASSES 1000      /* default classes */
+#define MODEL_MAX_PAIRS 20000       /* geom pairs listed in one answer */
+#define MODEL_REST_DURATION 2.0     /* s of the rest answers' settling, as the issue's run */
 
 #endif

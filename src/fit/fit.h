@@ -116,8 +116,8 @@ struct fit_result {
 	 * deepest row: timestep / (sqrt(solimp[1]) * dampratio) */
 	double refsafe_min;
 	int below_refsafe; /* timeconst < refsafe_min */
-	double growth;     /* rest-spring growth per step (/v1/stability) */
-	double chatter;    /* jitter (m) of a body placed on the pad, last 0.5 s */
+	double growth;          /* rest-spring growth per step (/v1/stability) */
+	double chatter;         /* jitter (m) of a body placed on the pad, last 0.5 s */
 	size_t nnotes;
 	char notes[FIT_MAX_NOTES][FIT_NOTE_MAX];
 };
