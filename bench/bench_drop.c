@@ -3,7 +3,7 @@
  *
  * The scene is the seed lesson's default: a 10 cm, 1 kg cube dropped 10 cm onto a
  * plane, solref (0.02, 1), dt = 2 ms, 2 s = 1000 steps. The core's time is one
- * ctd_sim_drop (stepping and the drop metrics); MuJoCo's is the stepping loop only,
+ * core_sim_drop (stepping and the drop metrics); MuJoCo's is the stepping loop only,
  * recording the height after each step, after mj_resetData: model compilation and
  * the reset are left out, so the ratio favours MuJoCo if anything. Each side runs
  * several batches and keeps the fastest, the usual guard against a noisy machine.
@@ -36,36 +36,36 @@ static double now_seconds(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void lesson_cube(struct ctd_scene *s)
+static void lesson_cube(struct core_scene *s)
 {
-	s->shape = CTD_SCENE_BOX;
+	s->shape = CORE_SCENE_BOX;
 	s->size[0] = s->size[1] = s->size[2] = DEFAULT_SHAPE_SIZE;
 	s->mass = DEFAULT_MASS;
-	ctd_pair_geom_default(&s->geom);
+	core_pair_geom_default(&s->geom);
 	s->floor = s->geom;
 	s->option.timestep = DEFAULT_TIMESTEP;
-	s->option.mujoco = CTD_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
+	s->option.mujoco = CORE_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = 1;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
-	s->option.integrator = CTD_SCENE_EULER;
-	s->option.cone = CTD_CONE_PYRAMIDAL;
+	s->option.integrator = CORE_SCENE_EULER;
+	s->option.cone = CORE_CONE_PYRAMIDAL;
 	s->height = DEFAULT_HEIGHT;
 	s->duration = DEFAULT_DURATION;
 }
 
 /* seconds per drop of the fastest batch */
-static double time_core(const struct ctd_scene *s, int batches, struct ctd_sim_drop *out)
+static double time_core(const struct core_scene *s, int batches, struct core_sim_drop *out)
 {
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double best = INFINITY;
 	int b, i;
 
-	ctd_scene_prepare(s, &m);
+	core_scene_prepare(s, &m);
 	for (b = 0; b < batches; b++) {
 		double start = now_seconds(), elapsed;
 		for (i = 0; i < BENCH_CORE_DROPS; i++)
-			ctd_sim_drop(&m, s->height, s->duration, out);
+			core_sim_drop(&m, s->height, s->duration, out);
 		elapsed = (now_seconds() - start) / BENCH_CORE_DROPS;
 		if (elapsed < best)
 			best = elapsed;
@@ -108,10 +108,10 @@ static int agree(const char *name, double core, double mujoco, double scale)
 
 int main(int argc, char **argv)
 {
-	struct ctd_scene s;
+	struct core_scene s;
 	struct mjscene ms;
 	struct mjscene_sample *samples = NULL;
-	struct ctd_sim_drop core, mj;
+	struct core_sim_drop core, mj;
 	double *z = NULL, t_core, t_mujoco, scale;
 	char err[600];
 	int batches = argc > 1 ? atoi(argv[1]) : BENCH_BATCHES, ok, rc = 1;
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	if (batches < 1)
 		batches = BENCH_BATCHES;
 	lesson_cube(&s);
-	n = ctd_sim_step_count(s.duration, s.option.timestep);
+	n = core_sim_step_count(s.duration, s.option.timestep);
 	if (mjscene_open(&ms, &s, err, sizeof err) != 0) {
 		fprintf(stderr, "bench_drop: %s\n", err);
 		return 1;
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 
 	printf("bench_drop: the lesson's cube, %ld steps of %g s (%g s), best of %d batches\n", n,
 	    s.option.timestep, s.duration, batches);
-	printf("  core   (ctd_sim_drop)       %10.3f us per drop  (%.1f ns per step)\n",
+	printf("  core   (core_sim_drop)       %10.3f us per drop  (%.1f ns per step)\n",
 	    t_core * 1e6, t_core * 1e9 / (double)n);
 	printf("  MuJoCo (mj_step loop)   %10.3f us per drop  (%.1f ns per step)\n", t_mujoco * 1e6,
 	    t_mujoco * 1e9 / (double)n);

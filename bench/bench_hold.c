@@ -1,5 +1,5 @@
 /*
- * bench_hold.c: one hold answer (ctd_hold_solve) against MuJoCo's mj_step loop of the
+ * bench_hold.c: one hold answer (core_hold_solve) against MuJoCo's mj_step loop of the
  * same scene (issue 21's: a 2 cm, 100 g sphere between two pads at 10 N, 5 ms, 1 s =
  * 200 steps), for both cones. The core's time is the whole answer: the stepped slip,
  * the steady creep (closed form, and the step loop that confirms it settles) and the
@@ -64,17 +64,17 @@ static void lap_end(const struct lap *l, int count, double *cpu, double *wall)
 
 /* the scenes timed: the cone, noslip sweeps, duration (s) */
 static const struct {
-	enum ctd_cone cone;
+	enum core_cone cone;
 	int noslip;
 	double duration;
 } cases[] = {
-    {CTD_CONE_PYRAMIDAL, 0, 1},
-    {CTD_CONE_ELLIPTIC, 0, 1},
-    {CTD_CONE_PYRAMIDAL, 2, 1},
-    {CTD_CONE_PYRAMIDAL, 10, 1},
-    {CTD_CONE_ELLIPTIC, 2, 1},
-    {CTD_CONE_PYRAMIDAL, 2, 10},
-    {CTD_CONE_PYRAMIDAL, 10, 10},
+    {CORE_CONE_PYRAMIDAL, 0, 1},
+    {CORE_CONE_ELLIPTIC, 0, 1},
+    {CORE_CONE_PYRAMIDAL, 2, 1},
+    {CORE_CONE_PYRAMIDAL, 10, 1},
+    {CORE_CONE_ELLIPTIC, 2, 1},
+    {CORE_CONE_PYRAMIDAL, 2, 10},
+    {CORE_CONE_PYRAMIDAL, 10, 10},
 };
 
 int main(int argc, char **argv)
@@ -90,8 +90,8 @@ int main(int argc, char **argv)
 	for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
 		static double core[2][BENCH_MAX_PAIRS], mj[2][BENCH_MAX_PAIRS],
 		    ratio[2][BENCH_MAX_PAIRS];
-		struct ctd_hold h;
-		struct ctd_hold_answer a;
+		struct core_hold h;
+		struct core_hold_answer a;
 		struct mjhold mh;
 		struct lap lap;
 		char err[256];
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 		for (b = 0; b < pairs; b++) {
 			lap_start(&lap);
 			for (i = 0; i < BENCH_CORE_ANSWERS; i++)
-				ctd_hold_solve(&h, &a);
+				core_hold_solve(&h, &a);
 			lap_end(&lap, BENCH_CORE_ANSWERS, &core[0][b], &core[1][b]);
 			lap_start(&lap);
 			for (i = 0; i < BENCH_MUJOCO_RUNS; i++) {
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 		    "%.1f / %.1f; "
 		    "median pair %.0fx / %.0fx, worst pair %.0fx / %.0fx (target %dx: %s); slip "
 		    "core %.9g, MuJoCo %.9g\n",
-		    cases[c].cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal", cases[c].noslip,
+		    cases[c].cone == CORE_CONE_ELLIPTIC ? "elliptic" : "pyramidal", cases[c].noslip,
 		    n, a.stepped, bench_median(core[0], pairs) * 1e6,
 		    bench_median(core[1], pairs) * 1e6, bench_median(mj[0], pairs) * 1e6,
 		    bench_median(mj[1], pairs) * 1e6, med_ratio[0], med_ratio[1], worst[0],

@@ -6,7 +6,7 @@
  * values) x dampratio 0.05..2 (50 values). Per drop it times:
  *   - MuJoCo: the mj_step loop of one drop (model compiled once, in process, after
  *     mj_resetData; the height read after each step), as bench_drop does;
- *   - the core alone: ctd_lanes_drop over the 5,000 prepared points, on one thread
+ *   - the core alone: core_lanes_drop over the 5,000 prepared points, on one thread
  *     and on two (each thread a lanes call on a shared counter);
  *   - the whole process: `contact sweep REQUEST` from spawn to exit, its JSON to
  *     /dev/null (parse, validate, compute, print), divided by 5,000. MuJoCo's loop
@@ -18,7 +18,7 @@
  *     Accept: application/x-ndjson, the time to the first row line and to the last
  *     (a fresh sweep each time, so the answer cache never answers).
  * The core's figures are the best of several runs against MuJoCo's best. The core's
- * answers are checked against ctd_sim_drop, bit for bit.
+ * answers are checked against core_sim_drop, bit for bit.
  *
  * Usage: bench_sweep CONTACT CONTACTD [runs]   (make bench-sweep; runs: 11)
  */
@@ -91,20 +91,20 @@ static double dampratio_of(int j)
 	return 0.05 + (double)j * (2 - 0.05) / (DAMPRATIOS - 1);
 }
 
-static void lesson_cube(struct ctd_scene *s)
+static void lesson_cube(struct core_scene *s)
 {
 	memset(s, 0, sizeof *s);
-	s->shape = CTD_SCENE_BOX;
+	s->shape = CORE_SCENE_BOX;
 	s->size[0] = s->size[1] = s->size[2] = DEFAULT_SHAPE_SIZE;
 	s->mass = DEFAULT_MASS;
-	ctd_pair_geom_default(&s->geom);
+	core_pair_geom_default(&s->geom);
 	s->floor = s->geom;
 	s->option.timestep = DEFAULT_TIMESTEP;
-	s->option.mujoco = CTD_MJVER_2_2_2;
+	s->option.mujoco = CORE_MJVER_2_2_2;
 	s->option.refsafe = 1;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
-	s->option.integrator = CTD_SCENE_EULER;
+	s->option.integrator = CORE_SCENE_EULER;
 	s->height = DEFAULT_HEIGHT;
 	s->duration = DEFAULT_DURATION;
 }
@@ -153,13 +153,13 @@ static double smallest(const double *v, int n)
 
 /* The sweep's points, prepared. */
 struct points {
-	struct ctd_scene_model models[POINTS];
+	struct core_scene_model models[POINTS];
 	double heights[POINTS], durations[POINTS];
-	struct ctd_sim_drop out[POINTS];
+	struct core_sim_drop out[POINTS];
 	atomic_long next;
 };
 
-static long shared_next(void *ctx, struct ctd_scene_model *m, double *height, double *duration)
+static long shared_next(void *ctx, struct core_scene_model *m, double *height, double *duration)
 {
 	struct points *p = ctx;
 	long i = atomic_fetch_add(&p->next, 1);
@@ -172,7 +172,7 @@ static long shared_next(void *ctx, struct ctd_scene_model *m, double *height, do
 	return i;
 }
 
-static void shared_done(void *ctx, long i, const struct ctd_sim_drop *out)
+static void shared_done(void *ctx, long i, const struct core_sim_drop *out)
 {
 	struct points *p = ctx;
 
@@ -181,9 +181,9 @@ static void shared_done(void *ctx, long i, const struct ctd_sim_drop *out)
 
 static void *lanes_thread(void *arg)
 {
-	struct ctd_lanes_feed feed = {.next = shared_next, .done = shared_done, .ctx = arg};
+	struct core_lanes_feed feed = {.next = shared_next, .done = shared_done, .ctx = arg};
 
-	ctd_lanes_drop(&feed);
+	core_lanes_drop(&feed);
 	return NULL;
 }
 
@@ -351,7 +351,7 @@ static pid_t start_daemon(const char *contactd, int port, const char *db)
 
 int main(int argc, char **argv)
 {
-	struct ctd_scene s;
+	struct core_scene s;
 	struct mjscene ms;
 	struct points *p = NULL;
 	char err[600], file[] = "/tmp/bench_sweep_XXXXXX", db[64];
@@ -373,7 +373,7 @@ int main(int argc, char **argv)
 	if (runs < 1 || runs > MAX_RUNS)
 		runs = 11;
 	lesson_cube(&s);
-	n = ctd_sim_step_count(s.duration, s.option.timestep);
+	n = core_sim_step_count(s.duration, s.option.timestep);
 	if (mjscene_open(&ms, &s, err, sizeof err) != 0) {
 		fprintf(stderr, "bench_sweep: %s\n", err);
 		return 1;
@@ -391,7 +391,7 @@ int main(int argc, char **argv)
 			int k = i * DAMPRATIOS + j;
 			s.geom.solref[0] = timeconst_of(i);
 			s.geom.solref[1] = dampratio_of(j);
-			ctd_scene_prepare(&s, &p->models[k]);
+			core_scene_prepare(&s, &p->models[k]);
 			p->heights[k] = s.height;
 			p->durations[k] = s.duration;
 		}
@@ -400,8 +400,8 @@ int main(int argc, char **argv)
 	t_core1 = time_core(p, 1, runs, &c_core1);
 	t_core2 = time_core(p, 2, runs, &c_core2);
 	for (i = 0; i < POINTS; i++) {
-		struct ctd_sim_drop one;
-		ctd_sim_drop(&p->models[i], p->heights[i], p->durations[i], &one);
+		struct core_sim_drop one;
+		core_sim_drop(&p->models[i], p->heights[i], p->durations[i], &one);
 		same &= same_bits(one.peak_penetration, p->out[i].peak_penetration) &&
 		    same_bits(one.rebound, p->out[i].rebound) &&
 		    same_bits(one.max_height, p->out[i].max_height) &&
@@ -487,7 +487,7 @@ int main(int argc, char **argv)
 	    worst_cpu >= TARGET_PROCESS ? "met" : "not met");
 	printf("  HTTP NDJSON stream         first row after %.1f ms, last after %.1f ms\n",
 	    ttfr * 1e3, t_http * 1e3);
-	printf("  core answers %s ctd_sim_drop's, bit for bit\n", same ? "equal" : "DIFFER from");
+	printf("  core answers %s core_sim_drop's, bit for bit\n", same ? "equal" : "DIFFER from");
 	rc = same ? 0 : 1;
 out:
 	if (daemon_pid > 0) {

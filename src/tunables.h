@@ -65,20 +65,20 @@
 #define DEFAULT_HOLD_DURATION 1.0    /* s */
 /* steps the step loop may add after the duration to find the steady creep (and to
  * confirm the closed form's fixed point is where the loop goes) */
-#define CTD_HOLD_SETTLE_MAX_STEPS 200000L
+#define CORE_HOLD_SETTLE_MAX_STEPS 200000L
 /* past the duration, a speed changing by less than REL of itself + ABS (m/s, about the
  * rounding noise noslip's sweeps leave on the speed) per step is steady */
-#define CTD_HOLD_SETTLE_REL 1e-10
-#define CTD_HOLD_SETTLE_ABS 2e-14
-#define CTD_HOLD_SETTLE_RUN 20    /* for this many steps in a row (or a whole state that repeats) */
-#define CTD_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
+#define CORE_HOLD_SETTLE_REL 1e-10
+#define CORE_HOLD_SETTLE_ABS 2e-14
+#define CORE_HOLD_SETTLE_RUN 20    /* for this many steps in a row (or a whole state that repeats) */
+#define CORE_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
 /* a state whose vertical speed changes by less than REL (relative) + ABS (m/s), its
  * other speeds (m/s at the contact) by less than OTHER and its positions by less than
- * REL * radius per step, CTD_HOLD_SETTLE_RUN steps in a row, repeats: the rest of the
+ * REL * radius per step, CORE_HOLD_SETTLE_RUN steps in a row, repeats: the rest of the
  * run is summed in closed form */
-#define CTD_HOLD_STEADY_REL 1e-12
-#define CTD_HOLD_STEADY_ABS 1e-15
-#define CTD_HOLD_STEADY_OTHER 1e-13
+#define CORE_HOLD_STEADY_REL 1e-12
+#define CORE_HOLD_STEADY_ABS 1e-15
+#define CORE_HOLD_STEADY_OTHER 1e-13
 /* the transient's tail (core/hold.c, struct tail): the rest of a run is summed as one
  * geometric mode once the ratio r of the leading coordinate's successive changes is at
  * most MAX_RATIO and moves by less than RATIO_REL, every coordinate's change is r times
@@ -88,38 +88,38 @@
  * limit speed Aitken-accelerated where SQUARE_REL says). The tolerances are 1e4 times
  * inside the 1e-6 that the answers keep to MuJoCo; SPEED_REL is 10x inside
  * CLOSED_FORM_REL, so a predicted creep can confirm the closed form. */
-#define CTD_HOLD_TAIL_MAX_RATIO 0.95
-#define CTD_HOLD_TAIL_RATIO_REL 1e-2
-#define CTD_HOLD_TAIL_SPEED_REL 1e-10
-#define CTD_HOLD_TAIL_SPEED_ABS 1e-13
-#define CTD_HOLD_TAIL_HEIGHT_REL 1e-10
-#define CTD_HOLD_TAIL_HEIGHT_ABS 1e-13
-#define CTD_HOLD_TAIL_NEAR 1e-4
-#define CTD_HOLD_TAIL_MODE_REL 1e-2
-#define CTD_HOLD_TAIL_AGREE 2
+#define CORE_HOLD_TAIL_MAX_RATIO 0.95
+#define CORE_HOLD_TAIL_RATIO_REL 1e-2
+#define CORE_HOLD_TAIL_SPEED_REL 1e-10
+#define CORE_HOLD_TAIL_SPEED_ABS 1e-13
+#define CORE_HOLD_TAIL_HEIGHT_REL 1e-10
+#define CORE_HOLD_TAIL_HEIGHT_ABS 1e-13
+#define CORE_HOLD_TAIL_NEAR 1e-4
+#define CORE_HOLD_TAIL_MODE_REL 1e-2
+#define CORE_HOLD_TAIL_AGREE 2
 /* the predicted limit speed is Aitken-accelerated where its changes shrink by r^2 (the
  * transient's next mode, the square of its first), to this fraction of r - r^2 */
-#define CTD_HOLD_TAIL_SQUARE_REL 0.1
+#define CORE_HOLD_TAIL_SQUARE_REL 0.1
 /* a hold whose pads leave the object more often than this has no creep (core/hold.c) */
-#define CTD_HOLD_BOUNCE_MAX 20
+#define CORE_HOLD_BOUNCE_MAX 20
 /* a run that did not settle, or whose pads left the object, is run again from the pads'
  * start backed off by NUDGE of the radius; ending more than REPRODUCE_REL (+ _ABS, m) apart,
  * its outcome is not reproducible (core/hold.c, hold_reproducible). A settling run
  * moves by about the nudge (relative); REL is 1e5 times that, 10x inside the 1e-6 the
  * answers keep to MuJoCo */
-#define CTD_HOLD_SHADOW_NUDGE 1e-16
-#define CTD_HOLD_REPRODUCE_REL 1e-7
-#define CTD_HOLD_REPRODUCE_ABS 1e-11
+#define CORE_HOLD_SHADOW_NUDGE 1e-16
+#define CORE_HOLD_REPRODUCE_REL 1e-7
+#define CORE_HOLD_REPRODUCE_ABS 1e-11
 /* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes
  * at most NEWTON_MAX Newton steps, and stops at a step of NEWTON_REL (relative) or a
  * Newton decrement of DECREMENT (cost units), the rounding of its minimiser */
-#define CTD_HOLD_NOSLIP_TOLERANCE 1e-6
-#define CTD_HOLD_NOSLIP_NEWTON_MAX 60
-#define CTD_HOLD_NOSLIP_NEWTON_REL 1e-14
-#define CTD_HOLD_NOSLIP_DECREMENT 1e-28
+#define CORE_HOLD_NOSLIP_TOLERANCE 1e-6
+#define CORE_HOLD_NOSLIP_NEWTON_MAX 60
+#define CORE_HOLD_NOSLIP_NEWTON_REL 1e-14
+#define CORE_HOLD_NOSLIP_DECREMENT 1e-28
 /* ... after at most this many active-set steps (each the minimiser of the quadratic piece
  * of the rows that push at the last one) have not settled */
-#define CTD_HOLD_NOSLIP_PIECE_TRIES 4
+#define CORE_HOLD_NOSLIP_PIECE_TRIES 4
 /* option.noslip_iterations accepted by hold: each step may run this many sweeps */
 #define LIMIT_MAX_HOLD_NOSLIP 100
 

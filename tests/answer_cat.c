@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/contactd.h"
+#include "contactd.h"
 
 int main(int argc, char **argv)
 {

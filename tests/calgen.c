@@ -10,9 +10,9 @@
 #include "testlib.h"
 #include "tunables.h"
 
-double calgen_mj_apex(const struct ctd_scene *pad, double height)
+double calgen_mj_apex(const struct core_scene *pad, double height)
 {
-	struct ctd_scene s = *pad;
+	struct core_scene s = *pad;
 	struct mjscene ms;
 	char msg[512];
 	double bottom, prev = 0, apex = 0;
@@ -84,9 +84,9 @@ void calgen_draw(uint64_t *state, size_t ndrops, struct calgen_set *out)
 	out->data.ndrops = ndrops;
 }
 
-double calgen_mj_press_depth(const struct ctd_scene *pad, double force)
+double calgen_mj_press_depth(const struct core_scene *pad, double force)
 {
-	struct ctd_scene s = *pad;
+	struct core_scene s = *pad;
 	struct mjscene ms;
 	char msg[512];
 	long n = lround(CALIB_PRESS_DURATION / s.option.timestep);

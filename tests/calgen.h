@@ -23,8 +23,8 @@
 /* One set: the truth, the setup a fit starts from, and the measured drops. */
 struct calgen_set {
 	double timeconst, dampratio;   /* the truth */
-	struct ctd_scene truth;        /* the setup with the true pad */
-	struct ctd_scene setup;        /* the setup with the default starting pad */
+	struct core_scene truth;        /* the setup with the true pad */
+	struct core_scene setup;        /* the setup with the default starting pad */
 	double apex[CALGEN_MAX_DROPS]; /* MuJoCo's first apex of each drop (noise-free) */
 	struct calib_drop drops[CALGEN_MAX_DROPS];
 	double depth[CALGEN_MAX_PRESSES]; /* MuJoCo's mean depth of each press (noise-free) */
@@ -35,7 +35,7 @@ struct calgen_set {
 /* MuJoCo 2.2.2's first apex (libmujoco, mj_step) of a drop from height on scene s: the
  * highest bottom after the first step in contact, until it falls again after leaving the
  * pad (above 0), or 0 if it never leaves within 1 s of contact. */
-double calgen_mj_apex(const struct ctd_scene *s, double height);
+double calgen_mj_apex(const struct core_scene *s, double height);
 
 /* Draw a set of ndrops (<= CALGEN_MAX_DROPS) drops from *state into *out; set->data points into
  * *out, so do not copy it. */
@@ -44,7 +44,7 @@ void calgen_draw(uint64_t *state, size_t ndrops, struct calgen_set *out);
 /* MuJoCo 2.2.2's press (libmujoco, mj_step) on scene s, as fit/model.h defines it: from rest
  * touching the pad, a total downward force `force` (weight included) from the first step,
  * CALIB_PRESS_DURATION s, the mean penetration over the last CALIB_PRESS_WINDOW s. */
-double calgen_mj_press_depth(const struct ctd_scene *s, double force);
+double calgen_mj_press_depth(const struct core_scene *s, double force);
 
 /* Add npresses (<= CALGEN_MAX_PRESSES) presses to *set from *state: forces 1.5 to 20 times the
  * weight, sigma 3 % of the depth, MuJoCo's depth plus that noise. */

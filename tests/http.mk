@@ -9,7 +9,7 @@ tests_test_store_LDADD = $(STORE_LIBS) $(SERVICE_LIBS) $(CHECK_LIBS)
 check_PROGRAMS += tests/test_http
 TESTS += tests/test_http
 tests_test_http_SOURCES = tests/test_http.c tests/live.c tests/live.h \
-	src/http/status.c src/http/status.h
+	src/http/status.c src/http/status.h src/base/error.c src/base/error.h
 tests_test_http_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' \
 	-DCONTACT='"$(abs_top_builddir)/contact$(EXEEXT)"'

@@ -46,6 +46,8 @@ int main(int argc, char **argv)
 	scene.duration = 0.5;
 	ctd_sim_rest_scene(&scene, &rest);
 	printf("version %s\n", ctd_version());
+	printf("header_version %d.%d.%d\n", CONTACTD_VERSION_MAJOR, CONTACTD_VERSION_MINOR,
+	    CONTACTD_VERSION_PATCH);
 	printf("release %s: penetration %.17g settled %.17g K %.17g B %.17g\n",
 	    ctd_mjver_name(scene.option.mujoco), rest.penetration, rest.settled_penetration, rest.K,
 	    rest.B);

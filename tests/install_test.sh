@@ -54,8 +54,9 @@ missing=$(echo "$declared" | grep -vxF "$exported")
 # service layer or its helpers can clash with a program's own names
 others=$(nm -g --defined-only "$root$libdir/libcontactd.a" | awk 'NF == 3 {print $3}' | grep -vxF "$declared")
 [ -z "$others" ] || fail "libcontactd.a defines global names contactd.h does not declare: $(echo $others)"
-# every macro of the header carries the prefix CTD_
-others=$(sed -n 's/^#define \([A-Za-z_0-9]*\).*/\1/p' "$root$includedir/contactd.h" | grep -v '^CTD_')
+# every macro of the header carries the prefix CTD_, but the version's CONTACTD_VERSION_
+others=$(sed -n 's/^#define \([A-Za-z_0-9]*\).*/\1/p' "$root$includedir/contactd.h" |
+	grep -v -e '^CTD_' -e '^CONTACTD_VERSION_')
 [ -z "$others" ] || fail "contactd.h defines macros without CTD_: $others"
 
 # the same scene through the CLI: a 5 cm, 1 kg sphere resting for 0.5 s
@@ -80,6 +81,8 @@ if [ -x tests/install_rest_shared ]; then
 	echo "$out"
 	[ "$(echo "$out" | sed -n 's/^version //p')" = "$version" ] ||
 		fail "ctd_version() is not $version"
+	[ "$(echo "$out" | sed -n 's/^header_version //p')" = "$version" ] ||
+		fail "contactd.h's CONTACTD_VERSION_MAJOR.MINOR.PATCH is not $version"
 	[ "$(echo "$out" | sed -n 's/^answer //p')" = "200 $answer" ] ||
 		fail "the shared library's ctd_answer(\"rest\") is not contact rest's answer"
 fi

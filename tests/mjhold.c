@@ -17,7 +17,7 @@
 #define MJHOLD_XML_MAX 8192
 #define MJHOLD_VFS_NAME "contactd-hold.xml"
 
-static int pad(char *buf, size_t len, size_t *used, const struct ctd_hold *h, const char *name,
+static int pad(char *buf, size_t len, size_t *used, const struct core_hold *h, const char *name,
     double x, int axis)
 {
 	return mjscene_append(buf, len, used,
@@ -30,9 +30,9 @@ static int pad(char *buf, size_t len, size_t *used, const struct ctd_hold *h, co
 	    mjscene_append(buf, len, used, "/>\n    </body>\n");
 }
 
-int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
+int mjhold_xml(const struct core_hold *h, char *buf, size_t len)
 {
-	const struct ctd_scene_option *o = &h->option;
+	const struct core_scene_option *o = &h->option;
 	size_t used = 0;
 	double x = h->radius + h->pad_size[0];
 
@@ -50,11 +50,11 @@ int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
 	        "      <freejoint/>\n"
 	        "      <geom type=\"sphere\" size=\"%.17g\" mass=\"%.17g\"",
 	        o->timestep, -o->gravity, o->impratio,
-	        o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal", h->noslip_iterations,
+	        o->cone == CORE_CONE_ELLIPTIC ? "elliptic" : "pyramidal", h->noslip_iterations,
 	        /* 2.2.2 has no implicitfast; with no velocity-dependent smooth force both are
 	         * implicit's step */
-	        o->integrator == CTD_SCENE_EULER     ? "Euler"
-	            : o->integrator == CTD_SCENE_RK4 ? "RK4"
+	        o->integrator == CORE_SCENE_EULER     ? "Euler"
+	            : o->integrator == CORE_SCENE_RK4 ? "RK4"
 	                                             : "implicit",
 	        o->refsafe ? "enable" : "disable", h->radius, h->mass) ||
 	    mjscene_geom_params(buf, len, &used, &h->object) ||
@@ -71,7 +71,7 @@ int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len)
 	return 0;
 }
 
-int mjhold_open(struct mjhold *mh, const struct ctd_hold *h, char *errbuf, size_t errlen)
+int mjhold_open(struct mjhold *mh, const struct core_hold *h, char *errbuf, size_t errlen)
 {
 	char xml[MJHOLD_XML_MAX];
 	char loaderr[512] = "";
@@ -157,12 +157,12 @@ void mjhold_sample(const struct mjhold *mh, struct mjhold_sample *out)
 	out->asym = asym;
 }
 
-void mjhold_issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio)
+void mjhold_issue_scene(struct core_hold *h, enum core_cone cone, double impratio)
 {
 	/* the request's defaults are the issue's scene, but for its 5 ms step and release */
-	ctd_hold_default(h);
+	core_hold_default(h);
 	h->option.timestep = 0.005;
 	h->option.impratio = impratio;
 	h->option.cone = cone;
-	h->option.mujoco = CTD_MJVER_2_2_2;
+	h->option.mujoco = CORE_MJVER_2_2_2;
 }

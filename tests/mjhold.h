@@ -19,17 +19,17 @@ struct mjhold {
 
 /* Write the MJCF of h into buf (len bytes); every number printed with %.17g.
  * Returns 0, or -1 when buf is too small. */
-int mjhold_xml(const struct ctd_hold *h, char *buf, size_t len);
+int mjhold_xml(const struct core_hold *h, char *buf, size_t len);
 
 /* Compile h in MuJoCo and make its data (at rest, pads touching, ctrl = F).
  * Returns 0, or -1 with a message in errbuf. */
-int mjhold_open(struct mjhold *mh, const struct ctd_hold *h, char *errbuf, size_t errlen);
+int mjhold_open(struct mjhold *mh, const struct core_hold *h, char *errbuf, size_t errlen);
 
 void mjhold_close(struct mjhold *mh);
 
 /* Fill h with issue 21's measured scene (a 2 cm, 100 g sphere, 5 x 20 x 200 mm pads of
  * 50 g at 10 N, the SO-101 pad class, 5 ms, 1 s, release 2.2.2) under cone and impratio. */
-void mjhold_issue_scene(struct ctd_hold *h, enum ctd_cone cone, double impratio);
+void mjhold_issue_scene(struct core_hold *h, enum core_cone cone, double impratio);
 
 /* The state in the core's coordinates: object z and vz, the right pad's joint q, vq
  * (qpos/qvel indices 2 and 8; the left pad's are 7), and how far MuJoCo is from the

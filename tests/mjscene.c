@@ -33,17 +33,17 @@ long mjscene_warnings(void)
 	return warning_count;
 }
 
-static const char *integrator_name(enum ctd_scene_integrator integrator)
+static const char *integrator_name(enum core_scene_integrator integrator)
 {
 	switch (integrator) {
-	case CTD_SCENE_RK4:
+	case CORE_SCENE_RK4:
 		return "RK4";
-	case CTD_SCENE_IMPLICIT:
-	case CTD_SCENE_IMPLICITFAST: /* 2.2.2 has no implicitfast; for these scenes both equal
+	case CORE_SCENE_IMPLICIT:
+	case CORE_SCENE_IMPLICITFAST: /* 2.2.2 has no implicitfast; for these scenes both equal
 	                              * implicit
 	                              */
 		return "implicit";
-	case CTD_SCENE_EULER:
+	case CORE_SCENE_EULER:
 	default:
 		return "Euler";
 	}
@@ -65,7 +65,7 @@ int mjscene_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
 	return 0;
 }
 
-int mjscene_geom_params(char *buf, size_t len, size_t *used, const struct ctd_pair_geom *g)
+int mjscene_geom_params(char *buf, size_t len, size_t *used, const struct core_pair_geom *g)
 {
 	return mjscene_append(buf, len, used,
 	    " solref=\"%.17g %.17g\" solimp=\"%.17g %.17g %.17g %.17g %.17g\" condim=\"%d\""
@@ -76,16 +76,16 @@ int mjscene_geom_params(char *buf, size_t len, size_t *used, const struct ctd_pa
 	    g->gap, g->solmix, g->priority);
 }
 
-static double half_height_of(const struct ctd_scene *s)
+static double half_height_of(const struct core_scene *s)
 {
-	return s->shape == CTD_SCENE_SPHERE ? s->size[0] : s->size[2];
+	return s->shape == CORE_SCENE_SPHERE ? s->size[0] : s->size[2];
 }
 
-int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len)
+int mjscene_xml(const struct core_scene *s, char *buf, size_t len)
 {
-	const struct ctd_scene_option *o = &s->option;
+	const struct core_scene_option *o = &s->option;
 	size_t used = 0;
-	/* the same double sum as ctd_sim_drop's start, printed exactly */
+	/* the same double sum as core_sim_drop's start, printed exactly */
 	double z0 = s->height + half_height_of(s);
 
 	if (len == 0)
@@ -100,7 +100,7 @@ int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len)
 	        "  <worldbody>\n"
 	        "    <geom name=\"floor\" type=\"plane\" size=\"1 1 .1\"",
 	        o->timestep, -o->gravity, o->impratio, integrator_name(o->integrator),
-	        o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal",
+	        o->cone == CORE_CONE_ELLIPTIC ? "elliptic" : "pyramidal",
 	        o->refsafe ? "enable" : "disable") ||
 	    mjscene_geom_params(buf, len, &used, &s->floor) ||
 	    mjscene_append(buf, len, &used,
@@ -108,7 +108,7 @@ int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len)
 	        "      <freejoint/>\n",
 	        z0))
 		return -1;
-	if (s->shape == CTD_SCENE_SPHERE) {
+	if (s->shape == CORE_SCENE_SPHERE) {
 		if (mjscene_append(
 		        buf, len, &used, "      <geom type=\"sphere\" size=\"%.17g\"", s->size[0]))
 			return -1;
@@ -124,7 +124,7 @@ int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len)
 	return 0;
 }
 
-int mjscene_open(struct mjscene *ms, const struct ctd_scene *s, char *errbuf, size_t errlen)
+int mjscene_open(struct mjscene *ms, const struct core_scene *s, char *errbuf, size_t errlen)
 {
 	char xml[MJSCENE_XML_MAX];
 	char loaderr[512] = "";
@@ -168,7 +168,7 @@ int mjscene_open(struct mjscene *ms, const struct ctd_scene *s, char *errbuf, si
 	ms->half_height = half_height_of(s);
 	ms->height = s->height;
 	ms->z0 = model->qpos0[2];
-	ms->sphere = s->shape == CTD_SCENE_SPHERE;
+	ms->sphere = s->shape == CORE_SCENE_SPHERE;
 	for (i = 0; i < 3; i++)
 		ms->size[i] = ms->sphere ? s->size[0] : s->size[i];
 	model = NULL;
@@ -250,7 +250,7 @@ long mjscene_run(struct mjscene *ms, long n, struct mjscene_sample *samples)
 }
 
 void mjscene_metrics(const struct mjscene_sample *samples, long n, double half_height,
-    double height, double timestep, struct ctd_sim_drop *out)
+    double height, double timestep, struct core_sim_drop *out)
 {
 	long window = lround(JITTER_WINDOW / timestep);
 	long first = n > window ? n - window : 0;
@@ -313,16 +313,16 @@ int mjscene_efc(struct mjscene *ms, double z, double vel, struct mjscene_efc *ou
 	return 0;
 }
 
-struct ctd_scene mjscene_pad(int box, double timeconst, double dampratio, double duration)
+struct core_scene mjscene_pad(int box, double timeconst, double dampratio, double duration)
 {
-	struct ctd_scene s = {0};
+	struct core_scene s = {0};
 
-	s.shape = box ? CTD_SCENE_BOX : CTD_SCENE_SPHERE;
+	s.shape = box ? CORE_SCENE_BOX : CORE_SCENE_SPHERE;
 	s.size[0] = box ? 0.05 : 0.02;
 	s.size[1] = s.size[2] = box ? 0.05 : 0;
 	s.mass = box ? 1 : 0.1;
-	ctd_pair_geom_default(&s.geom);
-	ctd_pair_geom_default(&s.floor);
+	core_pair_geom_default(&s.geom);
+	core_pair_geom_default(&s.floor);
 	s.floor.solref[0] = timeconst;
 	s.floor.solref[1] = dampratio;
 	s.floor.condim = CALIB_PAD_CONDIM;
@@ -331,11 +331,11 @@ struct ctd_scene mjscene_pad(int box, double timeconst, double dampratio, double
 	s.floor.friction[2] = CALIB_PAD_FRICTION_ROLL;
 	s.floor.priority = CALIB_PAD_PRIORITY;
 	s.option.timestep = CALIB_DEFAULT_TIMESTEP;
-	s.option.mujoco = CTD_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
+	s.option.mujoco = CORE_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s.option.refsafe = 1;
 	s.option.gravity = DEFAULT_GRAVITY;
 	s.option.impratio = DEFAULT_IMPRATIO;
-	s.option.integrator = CTD_SCENE_EULER;
+	s.option.integrator = CORE_SCENE_EULER;
 	s.duration = duration;
 	return s;
 }

@@ -1,7 +1,7 @@
 /*
  * mjscene.h: the core's scene built in real MuJoCo (test and bench helper only).
  *
- * A `struct ctd_scene` becomes MJCF text (a plane and one free body), which is loaded
+ * A `struct core_scene` becomes MJCF text (a plane and one free body), which is loaded
  * from memory with mj_loadXML; the trajectory of mj_step gives the reference
  * heights, and mj_forward at a chosen state gives the reference constraint rows.
  * Nothing in src/ may include this file: libmujoco is linked into tests and bench only.
@@ -46,14 +46,14 @@ int mjscene_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Append one geom's contact attributes, every one explicit (%.17g: read back exactly). */
-int mjscene_geom_params(char *buf, size_t len, size_t *used, const struct ctd_pair_geom *g);
+int mjscene_geom_params(char *buf, size_t len, size_t *used, const struct core_pair_geom *g);
 
 /*
  * mjscene_xml: write the MJCF of scene s into buf (len bytes, NUL-terminated).
  * Every number is printed with %.17g, so MuJoCo parses exactly the doubles of s.
  * Returns 0, or -1 when buf is too small.
  */
-int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len);
+int mjscene_xml(const struct core_scene *s, char *buf, size_t len);
 
 /*
  * mjscene_open: compile scene s in MuJoCo and make its data, reset to the start
@@ -61,7 +61,7 @@ int mjscene_xml(const struct ctd_scene *s, char *buf, size_t len);
  * handler that counts warnings (see mjscene_warnings). Returns 0, or -1 with a
  * NUL-terminated message in errbuf (errlen bytes) and *ms untouched on failure.
  */
-int mjscene_open(struct mjscene *ms, const struct ctd_scene *s, char *errbuf, size_t errlen);
+int mjscene_open(struct mjscene *ms, const struct core_scene *s, char *errbuf, size_t errlen);
 
 /* Free the model and data of an opened scene; ms may then be reopened. */
 void mjscene_close(struct mjscene *ms);
@@ -91,10 +91,10 @@ long mjscene_run(struct mjscene *ms, long n, struct mjscene_sample *samples);
  * mjscene_metrics: the drop metrics of shared/api-contract.md from n recorded
  * samples (one per step): bottom = z - half_height. jitter is the
  * population standard deviation of the last round(JITTER_WINDOW / timestep)
- * bottoms, computed in two passes (an implementation independent of ctd_sim_drop's).
+ * bottoms, computed in two passes (an implementation independent of core_sim_drop's).
  */
 void mjscene_metrics(const struct mjscene_sample *samples, long n, double half_height,
-    double height, double timestep, struct ctd_sim_drop *out);
+    double height, double timestep, struct core_sim_drop *out);
 
 /*
  * mjscene_efc: put the body flat at centre height z with vertical speed vel,
@@ -110,6 +110,6 @@ long mjscene_warnings(void);
 /* The calibration tests' scene: a 2 cm, 100 g sphere (box: a 10 cm, 1 kg cube) on the
  * SO-101 gripper pad with solref (timeconst, dampratio), at the calibration's default
  * timestep with refsafe on, under MuJoCo 2.2.2's rules (libmujoco's), for duration s. */
-struct ctd_scene mjscene_pad(int box, double timeconst, double dampratio, double duration);
+struct core_scene mjscene_pad(int box, double timeconst, double dampratio, double duration);
 
 #endif

@@ -69,7 +69,7 @@ START_TEST(service_budget_stops_hold)
 	struct cache cache = {NULL, count_get, count_put};
 	struct svc_limits lim;
 	struct budget b;
-	struct ctd_budget *was;
+	struct core_budget *was;
 	char *text = NULL;
 	struct err err;
 	int rc;
@@ -80,7 +80,7 @@ START_TEST(service_budget_stops_hold)
 	budget_init(&b, 1e-3, NULL, NULL);
 	was = budget_enter(&b.core);
 	rc = svc_ask(SVC_HOLD, body, strlen(body), &lim, &cache, &text, NULL, &err);
-	ck_assert_int_eq(ctd_budget_stopped(), BUDGET_SPENT);
+	ck_assert_int_eq(core_budget_stopped(), BUDGET_SPENT);
 	budget_enter(was);
 	ck_assert_int_eq(rc, -1);
 	ck_assert_ptr_null(text);
@@ -99,7 +99,7 @@ START_TEST(service_cancel_stops_sweep)
 	struct cache cache = {NULL, count_get, count_put};
 	struct svc_limits lim;
 	struct budget b;
-	struct ctd_budget *was;
+	struct core_budget *was;
 	char *text = NULL;
 	struct err err;
 	int rc;

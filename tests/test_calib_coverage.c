@@ -92,9 +92,9 @@ static const struct truth *truths(size_t *n)
 	return test_truths;
 }
 
-static struct ctd_scene pad_scene(const struct truth *t, double timeconst, double dampratio)
+static struct core_scene pad_scene(const struct truth *t, double timeconst, double dampratio)
 {
-	struct ctd_scene s =
+	struct core_scene s =
 	    mjscene_pad(0, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
 
 	s.mass = t->mass;
@@ -103,9 +103,9 @@ static struct ctd_scene pad_scene(const struct truth *t, double timeconst, doubl
 
 /* MuJoCo's first apex of a drop from height: the highest bottom after the first step in
  * contact, until it falls again after leaving the pad. */
-static double mj_apex(const struct ctd_scene *pad, double height)
+static double mj_apex(const struct core_scene *pad, double height)
 {
-	struct ctd_scene s = *pad;
+	struct core_scene s = *pad;
 	struct mjscene ms;
 	char msg[512];
 	double bottom, prev = 0, apex = 0;
@@ -218,8 +218,8 @@ static void measure(const double *heights, size_t ndrops, struct coverage *c)
 	memset(c, 0, sizeof *c);
 	c->worst = -INFINITY;
 	for (t = 0; t < ntruths; t++) {
-		struct ctd_scene truth = pad_scene(&tt[t], tt[t].timeconst, tt[t].dampratio);
-		struct ctd_scene start =
+		struct core_scene truth = pad_scene(&tt[t], tt[t].timeconst, tt[t].dampratio);
+		struct core_scene start =
 		    pad_scene(&tt[t], CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 		double apex[MAX_DROPS];
 		gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -444,7 +444,7 @@ END_TEST
  * worst reported - truth chi^2 is printed. Sets: 2 x CALIB_COVERAGE_SETS of each.
  */
 struct fresh {
-	struct ctd_scene truth, start;
+	struct core_scene truth, start;
 	double tc, dr;
 };
 
@@ -609,12 +609,12 @@ START_TEST(fresh_presses)
 		struct calib_data data = {0};
 		struct fit_result *fit = NULL;
 		struct err err;
-		struct ctd_scene_model m;
+		struct core_scene_model m;
 		double truth_chi2 = 0, z;
 		int hops = 0;
 
 		fresh_pad(&rng, &f);
-		ctd_scene_prepare(&f.truth, &m);
+		core_scene_prepare(&f.truth, &m);
 		for (i = 0; i < 3; i++) {
 			double apex;
 
@@ -637,7 +637,7 @@ START_TEST(fresh_presses)
 			presses[i].deflection = depth + presses[i].sigma * gauss(&rng);
 			z = (presses[i].deflection - depth) / presses[i].sigma;
 			truth_chi2 += z * z;
-			ck_assert_int_eq(ctd_sim_equilibrium(&m, presses[i].force, &eq), 0);
+			ck_assert_int_eq(core_sim_equilibrium(&m, presses[i].force, &eq), 0);
 			hops |= fabs(depth / eq - 1) > 0.05;
 		}
 		c.hopping += hops;

@@ -154,7 +154,7 @@ START_TEST(setup_is_discrete)
 	struct err err;
 
 	ck_assert_msg(parse_setup(setup_discrete, &setup, &err) == 0, "%s", err.message);
-	ck_assert_int_eq(setup.scene.option.integrator, CTD_SCENE_DISCRETE);
+	ck_assert_int_eq(setup.scene.option.integrator, CORE_SCENE_DISCRETE);
 	ck_assert_double_eq(setup.scene.option.timestep, CALIB_DEFAULT_TIMESTEP);
 	ck_assert_int_eq(setup.scene.option.refsafe, 1);
 }
@@ -180,12 +180,12 @@ START_TEST(fit_exact)
 	 * direct form is offered, even below 2*timestep */
 	ck_assert_int_eq(fit->below_refsafe, 0);
 	{
-		struct ctd_scene_model sm;
-		struct ctd_scene fitted = fit->scene;
+		struct core_scene_model sm;
+		struct core_scene fitted = fit->scene;
 		int d;
 
 		fitted.option.refsafe = 1;
-		ctd_scene_prepare(&fitted, &sm);
+		core_scene_prepare(&fitted, &sm);
 		for (d = 0; d < NDROPS; d++)
 			ck_assert_msg(fabs(model_rebound(&sm, p->drops[d].height) -
 			                  p->drops[d].rebound) <= 1e-9,
@@ -270,7 +270,7 @@ START_TEST(release_without_discrete)
 	                             "\"mujoco\":\"3.12.0\"}}",
 	                     &setup, &err),
 	    -1);
-	ck_assert_int_eq(http_status_of(err.code), 422);
+	ck_assert_int_eq(err_status(err.code), 422);
 	ck_assert_str_eq(err.path, "/option/integrator");
 	ck_assert_ptr_nonnull(strstr(err.message, "3.13.0"));
 }

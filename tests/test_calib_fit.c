@@ -62,12 +62,12 @@ struct dataset {
 	double t[NTRAJ][TRAJ_MAX], z[NTRAJ][TRAJ_MAX];
 };
 
-static struct ctd_scene pad_scene(int box, double timeconst, double dampratio)
+static struct core_scene pad_scene(int box, double timeconst, double dampratio)
 {
 	return mjscene_pad(box, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
 }
 
-static void open_scene(struct mjscene *ms, struct ctd_scene s, double height)
+static void open_scene(struct mjscene *ms, struct core_scene s, double height)
 {
 	char msg[512];
 
@@ -76,7 +76,7 @@ static void open_scene(struct mjscene *ms, struct ctd_scene s, double height)
 }
 
 /* Bottom heights after each of RUN_STEPS mj_steps from rest at height. */
-static void mj_drop(const struct ctd_scene *s, double height, double *bottom)
+static void mj_drop(const struct core_scene *s, double height, double *bottom)
 {
 	struct mjscene ms;
 	int i;
@@ -112,7 +112,7 @@ static double first_apex(const double *bottom)
  * object at rest touching the pad, xfrc_applied = -(force - m*g) from the first step,
  * mj_step for CALIB_PRESS_DURATION s, the mean penetration over the last
  * CALIB_PRESS_WINDOW s. */
-static double mj_press(const struct ctd_scene *s, double force)
+static double mj_press(const struct core_scene *s, double force)
 {
 	struct mjscene ms;
 	long n = lround(CALIB_PRESS_DURATION / s->option.timestep);
@@ -132,7 +132,7 @@ static double mj_press(const struct ctd_scene *s, double force)
 
 static void make_dataset(struct dataset *d, int box, int truth, double noise, unsigned seed)
 {
-	struct ctd_scene s = pad_scene(box, truths[truth][0], truths[truth][1]);
+	struct core_scene s = pad_scene(box, truths[truth][0], truths[truth][1]);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	double bottom[RUN_STEPS];
 	int i, j, first;
@@ -176,7 +176,7 @@ static void make_dataset(struct dataset *d, int box, int truth, double noise, un
 
 static struct fit_result *fit_kinds(const struct dataset *d, int box, int kinds)
 {
-	struct ctd_scene start = pad_scene(box, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene start = pad_scene(box, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -290,15 +290,15 @@ START_TEST(presses_product_only)
 	struct fit_result *fit;
 	int box = _i / 3, truth = _i % 3, hops = 0, i;
 	double product = truths[truth][0] * truths[truth][1];
-	struct ctd_scene s = pad_scene(box, truths[truth][0], truths[truth][1]);
-	struct ctd_scene_model m;
+	struct core_scene s = pad_scene(box, truths[truth][0], truths[truth][1]);
+	struct core_scene_model m;
 
 	make_dataset(&d, box, truth, 0, 1);
-	ctd_scene_prepare(&s, &m);
+	core_scene_prepare(&s, &m);
 	for (i = 0; i < NPRESSES; i++) {
 		double eq;
 
-		ck_assert_int_eq(ctd_sim_equilibrium(&m, d.presses[i].force, &eq), 0);
+		ck_assert_int_eq(core_sim_equilibrium(&m, d.presses[i].force, &eq), 0);
 		hops += fabs(d.presses[i].deflection / eq - 1) > 0.01;
 	}
 	ck_assert_int_eq(hops, box || truth == 2 ? (truth == 1 ? 0 : NPRESSES) : 0);
@@ -695,8 +695,8 @@ static const struct calib_press readme_press = {1.962, 0.000134, 0};
 
 START_TEST(readme_example_is_a_real_pad)
 {
-	struct ctd_scene s = pad_scene(0, readme_pad[0], readme_pad[1]);
-	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene s = pad_scene(0, readme_pad[0], readme_pad[1]);
+	struct core_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -740,7 +740,7 @@ START_TEST(misfit_at_zero_dof)
 {
 	static const struct calib_drop drop = {0.1, 0.004, 0};
 	static const struct calib_press press = {9.81, 1e-4, 0};
-	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -794,8 +794,8 @@ START_TEST(mixed_sigmas_best_fit)
 	    {0.02, 1.4508389028993968e-05, 2.9016778057987934e-07},
 	    {0.123, 0.0061328845076382334, 0}, {0.0901, 0.0004930392170915372, 0},
 	    {0.1342, 0.0011487965329568688, 0}};
-	struct ctd_scene pad = pad_scene(0, 0.015835864, 0.58885629);
-	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene pad = pad_scene(0, 0.015835864, 0.58885629);
+	struct core_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -835,8 +835,8 @@ END_TEST
 START_TEST(edge_is_named)
 {
 	static const double heights[3] = {0.05, 0.1, 0.15};
-	struct ctd_scene s = pad_scene(0, 0.007, 40);
-	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene s = pad_scene(0, 0.007, 40);
+	struct core_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_drop drops[3];
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
@@ -909,8 +909,8 @@ START_TEST(edges_searched_whole)
 {
 	static const char *const names[2] = {"timeconst", "dampratio"};
 	const int c = _i / 2, noisy = _i % 2;
-	struct ctd_scene s = pad_scene(0, edge_pads[c].timeconst, edge_pads[c].dampratio);
-	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene s = pad_scene(0, edge_pads[c].timeconst, edge_pads[c].dampratio);
+	struct core_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct calib_drop drops[5];
 	struct calib_data data = {0};
@@ -986,7 +986,7 @@ END_TEST
 /* Nothing uploaded yet: a fit object that says so, not an error. */
 START_TEST(empty_is_insufficient)
 {
-	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -1118,11 +1118,11 @@ START_TEST(mjcf_pastes_into_mujoco)
 		touched |= bottom[i] < 0;
 	}
 	{
-		struct ctd_scene_model sm;
-		struct ctd_scene fitted = fit->scene;
+		struct core_scene_model sm;
+		struct core_scene fitted = fit->scene;
 
 		fitted.option.refsafe = 1; /* as MuJoCo runs it: the fitted timeconst is above 2h */
-		ctd_scene_prepare(&fitted, &sm);
+		core_scene_prepare(&fitted, &sm);
 		ck_assert_double_eq_tol(apex, model_rebound(&sm, 0.1), 1e-9);
 		ck_assert_double_gt(
 		    apex, 1e-3); /* it does bounce: the comparison means something */
@@ -1155,7 +1155,7 @@ START_TEST(hold_of_the_fitted_pad)
 	make_dataset(&d, 0, 0, 0, 1);
 	fit = fit_kinds(&d, 0, DROPS | PRESSES);
 	ck_assert_int_eq(fit->status, FIT_OK);
-	fit->scene.option.cone = CTD_CONE_ELLIPTIC;
+	fit->scene.option.cone = CORE_CONE_ELLIPTIC;
 	fit->scene.option.impratio = 10;
 	j = calresult_json(fit, "pad", NULL);
 	ck_assert_ptr_nonnull(j);
@@ -1197,7 +1197,7 @@ START_TEST(hold_of_the_fitted_pad)
 	ck_assert_str_eq(json_string_value(json_object_get(option, "cone")), "elliptic");
 	ck_assert_double_eq(json_real_value(json_object_get(option, "impratio")), 10);
 	ck_assert_str_eq(json_string_value(json_object_get(option, "mujoco")),
-	    ctd_mjver_name(fit->scene.option.mujoco));
+	    core_mjver_name(fit->scene.option.mujoco));
 	/* Coulomb holds and the sphere creeps (MuJoCo's soft friction), elliptic at impratio 10
 	 * too slowly to pass the 1 mm slip limit in the second: it holds (issue #29: within
 	 * the limit), and the block says how far and when it would slip, as /v1/hold does */

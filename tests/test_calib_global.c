@@ -37,12 +37,12 @@
 
 /* The lowest chi2 of drops over the dense grid of the fit's searched range on setup (the
  * fit's model: refsafe off, its sigmas, its residual cap); its pad into best[2]. */
-static double grid_min(const struct ctd_scene *setup, const struct calib_data *d, double best[2])
+static double grid_min(const struct core_scene *setup, const struct calib_data *d, double best[2])
 {
 	const double lo[2] = {log(CALIB_GRID_TIMECONST_MIN_STEPS * setup->option.timestep),
 	    log(CALIB_GRID_DAMPRATIO_MIN)};
 	const double hi[2] = {log(CALIB_GRID_TIMECONST_MAX), log(CALIB_GRID_DAMPRATIO_MAX)};
-	struct ctd_scene_model *m = malloc(GRID_DR * sizeof *m);
+	struct core_scene_model *m = malloc(GRID_DR * sizeof *m);
 	double *out = malloc(GRID_DR * d->ndrops * sizeof *out), heights[CALGEN_MAX_DROPS];
 	double lowest = INFINITY;
 	size_t i;
@@ -53,12 +53,12 @@ static double grid_min(const struct ctd_scene *setup, const struct calib_data *d
 		heights[i] = d->drops[i].height;
 	for (a = 0; a < GRID_TC; a++) {
 		for (b = 0; b < GRID_DR; b++) {
-			struct ctd_scene s = *setup;
+			struct core_scene s = *setup;
 
 			s.option.refsafe = 0;
 			s.floor.solref[0] = exp(lo[0] + (hi[0] - lo[0]) * a / (GRID_TC - 1));
 			s.floor.solref[1] = exp(lo[1] + (hi[1] - lo[1]) * b / (GRID_DR - 1));
-			ctd_scene_prepare(&s, &m[b]);
+			core_scene_prepare(&s, &m[b]);
 		}
 		model_rebounds(m, GRID_DR, heights, d->ndrops, NULL, out);
 		for (b = 0; b < GRID_DR; b++) {
@@ -85,9 +85,9 @@ static double grid_min(const struct ctd_scene *setup, const struct calib_data *d
 }
 
 /* issue 29's example setup: the calibration's defaults (the SO-101 pad, 2.2.2's rules) */
-static struct ctd_scene example_setup(void)
+static struct core_scene example_setup(void)
 {
-	struct ctd_scene s = mjscene_pad(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO, 2.0);
+	struct core_scene s = mjscene_pad(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO, 2.0);
 
 	s.size[0] = 0.0255;
 	s.mass = 0.0272;
@@ -100,7 +100,7 @@ START_TEST(issue_example)
 	static const struct calib_drop drops[3] = {
 	    {0.092, 0.029293, 0.002650}, {0.259, 0.120965, 0.009221}, {0.288, 0.130051, 0.010108}};
 	struct calib_data data = {drops, 3, NULL, 0, NULL, 0};
-	struct ctd_scene setup = example_setup();
+	struct core_scene setup = example_setup();
 	struct fit_result *fit = NULL;
 	struct audit_result *a = NULL;
 	struct err err;

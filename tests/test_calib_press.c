@@ -5,7 +5,7 @@
  * A press is the lab's: the object placed at rest touching the pad (mj_resetData of a body
  * whose lowest point is on the plane), xfrc_applied = -(force - m*g) from the first step,
  * mj_step for 4 s, the depth the mean of -(bottom) over the last 1 s (fit/model.h). The
- * core's ctd_sim_press() must give libmujoco's depth on random bouncy and damped pads,
+ * core's core_sim_press() must give libmujoco's depth on random bouncy and damped pads,
  * and a fit of presses made so must hold the truth.
  */
 #include <check.h>
@@ -24,9 +24,9 @@
 /* libmujoco's press of total force `force` on scene s (its height ignored): the mean
  * penetration over the last CALIB_PRESS_WINDOW s of CALIB_PRESS_DURATION s, summed in
  * step order; *spread its population standard deviation (two passes). */
-static double mj_press(const struct ctd_scene *s, double force, double *spread)
+static double mj_press(const struct core_scene *s, double force, double *spread)
 {
-	struct ctd_scene at = *s;
+	struct core_scene at = *s;
 	struct mjscene ms;
 	char msg[512];
 	long n = lround(CALIB_PRESS_DURATION / s->option.timestep);
@@ -80,9 +80,9 @@ START_TEST(press_is_mujocos)
 		double size = tl_between(&rng, 0.01, 0.03), mass = tl_between(&rng, 0.02, 0.3);
 		double h = tl_uniform(&rng) < 0.5 ? 0.002 : 0.005;
 		double load = tl_between(&rng, 1, 20);
-		struct ctd_scene s = mjscene_pad(box, tc, dr, CALIB_PRESS_DURATION);
-		struct ctd_scene_model m;
-		struct ctd_sim_press p;
+		struct core_scene s = mjscene_pad(box, tc, dr, CALIB_PRESS_DURATION);
+		struct core_scene_model m;
+		struct core_sim_press p;
 		double force, spread, depth, rel;
 
 		s.size[0] = size;
@@ -91,9 +91,9 @@ START_TEST(press_is_mujocos)
 		s.mass = mass;
 		s.option.timestep = h;
 		force = load * mass * s.option.gravity;
-		ctd_scene_prepare(&s, &m);
+		core_scene_prepare(&s, &m);
 		ck_assert_int_eq(
-		    ctd_sim_press(&m, force, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &p), 0);
+		    core_sim_press(&m, force, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &p), 0);
 		stepped += p.stepped;
 		steps += p.steps;
 		depth = mj_press(&s, force, &spread);
@@ -136,7 +136,7 @@ END_TEST
 START_TEST(batches_are_single_answers)
 {
 	enum { PADS = 700 };
-	struct ctd_scene_model *m = calloc(PADS, sizeof *m);
+	struct core_scene_model *m = calloc(PADS, sizeof *m);
 	double *press = calloc(2 * PADS, sizeof *press), *drop = calloc(2 * PADS, sizeof *drop);
 	double forces[2], heights[2] = {0.05, 0.2};
 	uint64_t rng = 2031;
@@ -145,7 +145,7 @@ START_TEST(batches_are_single_answers)
 	ck_assert(m && press && drop);
 	for (i = 0; i < PADS; i++) {
 		int box = i % 3 == 2;
-		struct ctd_scene s = mjscene_pad(box, exp(tl_between(&rng, log(0.008), log(0.3))),
+		struct core_scene s = mjscene_pad(box, exp(tl_between(&rng, log(0.008), log(0.3))),
 		    exp(tl_between(&rng, log(0.1), log(2.0))), CALIB_PRESS_DURATION);
 
 		s.size[0] = tl_between(&rng, 0.01, 0.03);
@@ -153,9 +153,9 @@ START_TEST(batches_are_single_answers)
 			s.size[1] = s.size[2] = s.size[0];
 		s.mass = 0.1;
 		s.option.timestep = i % 2 ? 0.002 : 0.005;
-		s.option.cone = i % 5 == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
-		ctd_scene_prepare(&s, &m[i]);
-		elliptic += m[i].cone == CTD_CONE_ELLIPTIC;
+		s.option.cone = i % 5 == 0 ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
+		core_scene_prepare(&s, &m[i]);
+		elliptic += m[i].cone == CORE_CONE_ELLIPTIC;
 		boxes += box;
 	}
 	forces[0] = 0.1 * 9.81 * 1.5;
@@ -195,24 +195,24 @@ END_TEST
  */
 START_TEST(hopping_press_is_deeper)
 {
-	struct ctd_scene s = mjscene_pad(0, 0.03, 0.2, CALIB_PRESS_DURATION);
-	struct ctd_scene_model m;
-	struct ctd_sim_press p;
+	struct core_scene s = mjscene_pad(0, 0.03, 0.2, CALIB_PRESS_DURATION);
+	struct core_scene_model m;
+	struct core_sim_press p;
 	double eq, spread, depth;
 
 	s.size[0] = 0.015;
 	s.mass = 0.08;
 	s.option.timestep = 0.002;
-	ctd_scene_prepare(&s, &m);
+	core_scene_prepare(&s, &m);
 	ck_assert_int_eq(
-	    ctd_sim_press(&m, 1.7848, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &p), 0);
-	ck_assert_int_eq(ctd_sim_equilibrium(&m, 1.7848, &eq), 0);
+	    core_sim_press(&m, 1.7848, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &p), 0);
+	ck_assert_int_eq(core_sim_equilibrium(&m, 1.7848, &eq), 0);
 	depth = mj_press(&s, 1.7848, &spread);
 	ck_assert(fabs(p.depth - depth) <= 1e-12 * depth);
 	ck_assert_msg(p.depth > 2 * eq, "depth %g, equilibrium %g", p.depth, eq);
 	ck_assert(spread > 1e-5);
 	ck_assert_int_eq(
-	    ctd_sim_press(&m, 0.5 * s.mass * s.option.gravity, CALIB_PRESS_DURATION, 1, &p), -1);
+	    core_sim_press(&m, 0.5 * s.mass * s.option.gravity, CALIB_PRESS_DURATION, 1, &p), -1);
 	ck_assert(isnan(model_press(&m, 0.5 * s.mass * s.option.gravity)));
 }
 END_TEST
@@ -233,8 +233,8 @@ START_TEST(issue_example)
 	static const struct calib_press presses[2] = {
 	    {1.7848, 9.9036e-5, 2.98e-6}, {3.7848, 2.0373e-4, 5.07e-6}};
 	static const double truth[2] = {0.03, 0.2};
-	struct ctd_scene s = mjscene_pad(0, truth[0], truth[1], 1);
-	struct ctd_scene start = mjscene_pad(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO, 1);
+	struct core_scene s = mjscene_pad(0, truth[0], truth[1], 1);
+	struct core_scene start = mjscene_pad(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO, 1);
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;
@@ -280,19 +280,19 @@ END_TEST
 /* A set of drops and presses of the 2 cm, 100 g sphere at 5 ms on a pad that hops under a
  * press, made by libmujoco (noise-free); one of its measurements is then spoiled. */
 static void hopping_set(
-    struct calib_drop drops[4], struct calib_press presses[2], struct ctd_scene *start)
+    struct calib_drop drops[4], struct calib_press presses[2], struct core_scene *start)
 {
 	static const double heights[4] = {0.05, 0.1, 0.15, 0.2};
-	struct ctd_scene s = mjscene_pad(0, 0.03, 0.3, 2);
-	struct ctd_scene_model m;
+	struct core_scene s = mjscene_pad(0, 0.03, 0.3, 2);
+	struct core_scene_model m;
 	double spread;
 	int i;
 
 	*start = mjscene_pad(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO, 1);
-	ctd_scene_prepare(&s, &m);
+	core_scene_prepare(&s, &m);
 	for (i = 0; i < 4; i++) {
 		struct mjscene ms;
-		struct ctd_scene at = s;
+		struct core_scene at = s;
 		char msg[512];
 		double bottom, prev = 0, apex = 0;
 		int j, touched = 0, left = 0;
@@ -323,14 +323,14 @@ static void hopping_set(
 		/* the pad hops: the equilibrium, the old model, is far shallower */
 		{
 			double eq;
-			ck_assert_int_eq(ctd_sim_equilibrium(&m, presses[i].force, &eq), 0);
+			ck_assert_int_eq(core_sim_equilibrium(&m, presses[i].force, &eq), 0);
 			ck_assert(presses[i].deflection > 2 * eq);
 		}
 	}
 }
 
 /* Fit, and return whether the status is misfit and the note names `needle`. */
-static int misfit_names(const struct ctd_scene *start, const struct calib_drop *drops,
+static int misfit_names(const struct core_scene *start, const struct calib_drop *drops,
     const struct calib_press *presses, const char *needle)
 {
 	struct calib_data data = {0};
@@ -366,7 +366,7 @@ START_TEST(misfit_names_the_measurement)
 {
 	struct calib_drop drops[4], bad_drops[4];
 	struct calib_press presses[2], bad_presses[2];
-	struct ctd_scene start;
+	struct core_scene start;
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
 	struct err err;

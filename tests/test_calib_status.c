@@ -19,15 +19,15 @@
 
 #define RUN_STEPS 400 /* 2 s at 5 ms: every first bounce of these drops is over by then */
 
-static struct ctd_scene pad_scene(int box, double timeconst, double dampratio)
+static struct core_scene pad_scene(int box, double timeconst, double dampratio)
 {
 	return mjscene_pad(box, timeconst, dampratio, RUN_STEPS * CALIB_DEFAULT_TIMESTEP);
 }
 
 /* Bottom heights after each of RUN_STEPS mj_steps from rest at height. */
-static void mj_drop(const struct ctd_scene *s, double height, double *bottom)
+static void mj_drop(const struct core_scene *s, double height, double *bottom)
 {
-	struct ctd_scene at = *s;
+	struct core_scene at = *s;
 	struct mjscene ms;
 	char msg[512];
 	int i;
@@ -76,8 +76,8 @@ START_TEST(no_bounce_is_not_ok)
 	static const double rebounds[8] = {
 	    0, 0.000537, 0.000146, 0.0000744, 0.000575, 0, 0, 0.000909};
 	static const double truth[2] = {0.0206, 1.712};
-	struct ctd_scene s = pad_scene(0, truth[0], truth[1]);
-	struct ctd_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
+	struct core_scene s = pad_scene(0, truth[0], truth[1]);
+	struct core_scene start = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
 	struct calib_drop drops[8];
 	struct calib_data data = {0};
 	struct fit_result *fit = NULL;
@@ -139,15 +139,15 @@ START_TEST(first_rebound_is_the_first_apex)
 
 	for (a = 0; a < 3; a++)
 		for (b = 0; b < 4; b++) {
-			struct ctd_scene s = pad_scene(0, pads[a][0], pads[a][1]);
-			struct ctd_scene_model m;
-			struct ctd_sim_drop drop;
+			struct core_scene s = pad_scene(0, pads[a][0], pads[a][1]);
+			struct core_scene_model m;
+			struct core_sim_drop drop;
 			double apex;
 
 			mj_drop(&s, heights[b], bottom);
 			apex = first_apex(bottom);
-			ctd_scene_prepare(&s, &m);
-			ctd_sim_drop(&m, heights[b], RUN_STEPS * s.option.timestep, &drop);
+			core_scene_prepare(&s, &m);
+			core_sim_drop(&m, heights[b], RUN_STEPS * s.option.timestep, &drop);
 			ck_assert_msg(fabs(drop.first_rebound - apex) <= 1e-9,
 			    "pad (%g, %g) from %g: first_rebound %.9g, MuJoCo's first apex %.9g",
 			    pads[a][0], pads[a][1], heights[b], drop.first_rebound, apex);

@@ -896,7 +896,6 @@ int main(void)
 	int failed;
 
 	/* a failed call's status, as both front ends set it (Check forks after this) */
-	eval_set_status(http_status_of);
 	tcase_add_test(tc, impedance_matches_mujoco);
 	tcase_add_test(tc, solref_kb_matches_mujoco);
 	tcase_add_test(tc, step_1_table);

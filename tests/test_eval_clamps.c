@@ -31,13 +31,13 @@ static const double solimps[][5] = {
 static const double penetrations[] = {0.0002, 0.0005, 0.0015, 0.004};
 
 /* A frictionless sphere of 1 kg, radius 5 cm, with solimp and solref on both geoms. */
-static void sphere_scene(struct ctd_scene *s, const double solimp[5], const double solref[2])
+static void sphere_scene(struct core_scene *s, const double solimp[5], const double solref[2])
 {
 	memset(s, 0, sizeof *s);
-	s->shape = CTD_SCENE_SPHERE;
+	s->shape = CORE_SCENE_SPHERE;
 	s->size[0] = 0.05;
 	s->mass = 1;
-	ctd_pair_geom_default(&s->geom);
+	core_pair_geom_default(&s->geom);
 	memcpy(s->geom.solimp, solimp, sizeof s->geom.solimp);
 	s->geom.solref[0] = solref[0];
 	s->geom.solref[1] = solref[1];
@@ -47,11 +47,11 @@ static void sphere_scene(struct ctd_scene *s, const double solimp[5], const doub
 	s->option.refsafe = 1;
 	s->option.gravity = 9.81;
 	s->option.impratio = 1;
-	s->option.mujoco = CTD_MJVER_2_2_2;
+	s->option.mujoco = CORE_MJVER_2_2_2;
 	s->duration = 1;
 }
 
-static void open_scene(struct mjscene *ms, const struct ctd_scene *s)
+static void open_scene(struct mjscene *ms, const struct core_scene *s)
 {
 	char errbuf[256];
 
@@ -82,7 +82,7 @@ START_TEST(impedance_is_mujocos)
 	size_t i, k;
 
 	for (i = 0; i < sizeof solimps / sizeof solimps[0]; i++) {
-		struct ctd_scene s;
+		struct core_scene s;
 		struct mjscene ms;
 		char body[512];
 
@@ -141,7 +141,7 @@ END_TEST
 START_TEST(pull_has_no_resting_penetration)
 {
 	static const double solimp[5] = {0.9, 0.95, 0.001, 0.5, 2}, solref[2] = {0.02, 1};
-	struct ctd_scene s;
+	struct core_scene s;
 	struct mjscene ms;
 	struct mjscene_sample *run = calloc(500, sizeof *run);
 	json_t *a;

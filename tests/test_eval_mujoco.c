@@ -20,13 +20,13 @@
 #define RADIUS 0.05
 #define TIMESTEP 0.002
 
-static void sphere(struct ctd_scene *s, double timeconst, double dampratio)
+static void sphere(struct core_scene *s, double timeconst, double dampratio)
 {
 	memset(s, 0, sizeof *s);
-	s->shape = CTD_SCENE_SPHERE;
+	s->shape = CORE_SCENE_SPHERE;
 	s->size[0] = RADIUS;
 	s->mass = 1;
-	ctd_pair_geom_default(&s->geom);
+	core_pair_geom_default(&s->geom);
 	s->geom.solref[0] = timeconst;
 	s->geom.solref[1] = dampratio;
 	s->geom.condim = 1;
@@ -35,7 +35,7 @@ static void sphere(struct ctd_scene *s, double timeconst, double dampratio)
 	s->option.refsafe = 1;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
-	s->option.integrator = CTD_SCENE_EULER;
+	s->option.integrator = CORE_SCENE_EULER;
 	s->height = 0.1;
 	s->duration = 2;
 }
@@ -44,7 +44,7 @@ static void sphere(struct ctd_scene *s, double timeconst, double dampratio)
 static void mujoco_row(double timeconst, double dampratio, const double *solimp, double z,
     double vel, struct mjscene_efc *efc)
 {
-	struct ctd_scene s;
+	struct core_scene s;
 	struct mjscene ms;
 	char err[600];
 
@@ -193,7 +193,7 @@ START_TEST(semi_implicit_euler_follows_mj_step)
 	size_t i;
 
 	for (i = 0; i < sizeof dampratios / sizeof dampratios[0]; i++) {
-		struct ctd_scene s;
+		struct core_scene s;
 		struct mjscene ms;
 		struct mjscene_sample *run;
 		char body[512], err[600];

@@ -247,7 +247,6 @@ int main(void)
 	SRunner *runner;
 	int failed;
 
-	eval_set_status(http_status_of); /* a batch's refused call: its status alone */
 	tcase_add_test(tc, value_k_ulps_away);
 	tcase_add_test(tc, series_scaled_by_its_largest_value);
 	tcase_add_test(tc, nulls_and_shapes);

@@ -11,7 +11,7 @@
  *   - step for step over the answer's duration: the object's z and vz, the pad's q
  *     and vq, and the slip the core answers;
  *   - the constraint rows at one state: MuJoCo's efc_KBIP, efc_R and qacc against
- *     ctd_pinch_step's state;
+ *     core_pinch_step's state;
  *   - the creep velocity (the closed form) against MuJoCo's settled speed.
  *
  * Tolerance: REL_TOL = 1e-6 relative with an ABS_FLOOR of 1e-10 (m, m/s), the
@@ -65,7 +65,7 @@ static int close_enough(double got, double want)
 	return fabs(got - want) <= REL_TOL * fabs(want) + ABS_FLOOR;
 }
 
-static void pair_geom(struct ctd_pair_geom *to, const struct hold_scene_geom *from)
+static void pair_geom(struct core_pair_geom *to, const struct hold_scene_geom *from)
 {
 	memcpy(to->solref, from->solref, sizeof to->solref);
 	memcpy(to->solimp, from->solimp, sizeof to->solimp);
@@ -78,7 +78,7 @@ static void pair_geom(struct ctd_pair_geom *to, const struct hold_scene_geom *fr
 }
 
 /* A random scene of hold_scene.h's live rules, under 2.2.2's. */
-static void random_scene(struct ctd_hold *h)
+static void random_scene(struct core_hold *h)
 {
 	struct hold_scene s;
 
@@ -95,14 +95,14 @@ static void random_scene(struct ctd_hold *h)
 	h->option.refsafe = 1;
 	h->option.gravity = s.gravity;
 	h->option.impratio = s.impratio;
-	h->option.cone = s.elliptic ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
-	h->option.integrator = s.implicit ? CTD_SCENE_IMPLICIT : CTD_SCENE_EULER;
-	h->option.mujoco = CTD_MJVER_2_2_2;
+	h->option.cone = s.elliptic ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
+	h->option.integrator = s.implicit ? CORE_SCENE_IMPLICIT : CORE_SCENE_EULER;
+	h->option.mujoco = CORE_MJVER_2_2_2;
 	h->duration = s.duration;
 	h->slip_limit = 1e-3;
 }
 
-static void print_scene(const struct ctd_hold *h)
+static void print_scene(const struct core_hold *h)
 {
 	char xml[8192];
 
@@ -123,11 +123,11 @@ static int crushed_scenes, unsettled_scenes, closed_forms, unreproducible_scenes
  * the core's run crossed it, MuJoCo's moved by 8.7e-8 of its slip), so a hundredth of it,
  * 1e7 times a settling run's move, confirms the flag. Else the flag would hide a number
  * the core could give. Returns 0 when MuJoCo's does move. */
-static int check_unreproducible(const struct ctd_hold *h, const struct ctd_hold_answer *a)
+static int check_unreproducible(const struct core_hold *h, const struct core_hold_answer *a)
 {
 	struct mjhold mh;
 	char err[256];
-	double z[2], nudge = CTD_HOLD_SHADOW_NUDGE * h->radius;
+	double z[2], nudge = CORE_HOLD_SHADOW_NUDGE * h->radius;
 	long k;
 	int run;
 
@@ -145,7 +145,7 @@ static int check_unreproducible(const struct ctd_hold *h, const struct ctd_hold_
 	}
 	unreproducible_scenes++;
 	if (fabs(z[1] - z[0]) >
-	    UNREPRODUCIBLE_CONFIRM * (CTD_HOLD_REPRODUCE_REL * fabs(z[0]) + CTD_HOLD_REPRODUCE_ABS))
+	    UNREPRODUCIBLE_CONFIRM * (CORE_HOLD_REPRODUCE_REL * fabs(z[0]) + CORE_HOLD_REPRODUCE_ABS))
 		return 0;
 	fprintf(stderr,
 	    "not reproducible, but MuJoCo's height after %ld steps moved by %.3g only\n",
@@ -153,13 +153,13 @@ static int check_unreproducible(const struct ctd_hold *h, const struct ctd_hold_
 	return 1;
 }
 
-static int compare_run(const struct ctd_hold *h, double *worst)
+static int compare_run(const struct core_hold *h, double *worst)
 {
 	struct mjhold mh;
-	struct ctd_pinch_model m;
-	struct ctd_pinch_state s;
-	struct ctd_noslip_state ns;
-	struct ctd_hold_answer a;
+	struct core_pinch_model m;
+	struct core_pinch_state s;
+	struct core_noslip_state ns;
+	struct core_hold_answer a;
 	struct mjhold_sample ms;
 	char err[256];
 	long n = lround(h->duration / h->option.timestep), k;
@@ -171,24 +171,24 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	double settle_rel = h->noslip_iterations > 0 ? NOSLIP_SETTLE_REL : SETTLE_REL;
 	int bad = 0;
 
-	ctd_hold_solve(h, &a);
+	core_hold_solve(h, &a);
 	if (!a.crushed && !a.reproducible)
 		return check_unreproducible(h, &a);
 	ck_assert_msg(mjhold_open(&mh, h, err, sizeof err) == 0, "%s", err);
-	ctd_pinch_prepare(h, &m);
-	ctd_pinch_start(&s);
-	ctd_noslip_start(&ns);
+	core_pinch_prepare(h, &m);
+	core_pinch_start(&s);
+	core_noslip_start(&ns);
 	for (k = 1; k <= n; k++) {
 		double e;
 
-		if (ctd_pinch_crushed(&m, s.q) || s.z < -h->pad_size[2])
+		if (core_pinch_crushed(&m, s.q) || s.z < -h->pad_size[2])
 			break; /* crushed or off the pads' faces: the core stops there too */
 		mj_step(mh.model, mh.data);
 		mjhold_sample(&mh, &ms);
 		if (h->noslip_iterations > 0) {
 			/* the asymmetric step: both pads, and the rotation about y (its floor:
 			 * MuJoCo's own rounding noise there is 1e-13 rad/s) */
-			ctd_noslip_step(&m, &ns);
+			core_noslip_step(&m, &ns);
 			s.z = ns.z;
 			s.vz = ns.vz;
 			s.q = ns.qR;
@@ -206,7 +206,7 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 				break;
 			}
 		} else {
-			ctd_pinch_step(&m, &s, NULL);
+			core_pinch_step(&m, &s, NULL);
 		}
 		e = fmax(fmax(fabs(ms.z - s.z) / (fabs(ms.z) + ABS_FLOOR / REL_TOL),
 		             fabs(ms.vz - s.vz) / (fabs(ms.vz) + ABS_FLOOR / REL_TOL)),
@@ -227,7 +227,7 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 	if (a.crushed && !a.falls && a.steps < n) {
 		/* within the duration, MuJoCo's own pads really reached the centre (the last
 		 * compared step is one short of it): the refusal is about the scene */
-		ck_assert_msg(!bad && ctd_pinch_crushed(&m, mh.data->qpos[8] + 0.5 * h->radius),
+		ck_assert_msg(!bad && core_pinch_crushed(&m, mh.data->qpos[8] + 0.5 * h->radius),
 		    "crushed, but MuJoCo's q %.17g", mh.data->qpos[8]);
 		crushed_scenes++;
 		mjhold_close(&mh);
@@ -246,7 +246,7 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 		return bad;
 	}
 	{
-		struct ctd_hold tall = *h;
+		struct core_hold tall = *h;
 		double prev;
 		int settled = 0;
 
@@ -294,23 +294,23 @@ static int compare_run(const struct ctd_hold *h, double *worst)
 START_TEST(test_issue_table)
 {
 	static const struct {
-		enum ctd_cone cone;
+		enum core_cone cone;
 		double impratio, creep_mm_s;
 	} rows[] = {
-	    {CTD_CONE_PYRAMIDAL, 1, 6.16},
-	    {CTD_CONE_PYRAMIDAL, 10, 0.858},
-	    {CTD_CONE_ELLIPTIC, 1, 2.12},
-	    {CTD_CONE_ELLIPTIC, 10, 0.212},
+	    {CORE_CONE_PYRAMIDAL, 1, 6.16},
+	    {CORE_CONE_PYRAMIDAL, 10, 0.858},
+	    {CORE_CONE_ELLIPTIC, 1, 2.12},
+	    {CORE_CONE_ELLIPTIC, 10, 0.212},
 	};
-	struct ctd_hold h;
-	struct ctd_hold_answer a;
+	struct core_hold h;
+	struct core_hold_answer a;
 	size_t i;
 	double worst = 0;
 
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		mjhold_issue_scene(&h, rows[i].cone, rows[i].impratio);
-		ck_assert_ptr_null(ctd_hold_supported(&h));
-		ctd_hold_solve(&h, &a);
+		ck_assert_ptr_null(core_hold_supported(&h));
+		core_hold_solve(&h, &a);
 		ck_assert_int_eq(a.creep_closed_form, 1);
 		ck_assert_int_eq(a.reproducible, 1);
 		/* the issue prints three significant digits */
@@ -336,11 +336,11 @@ END_TEST
 /* The rows at one mid-run state: MuJoCo's efc arrays against the core's. */
 START_TEST(test_rows)
 {
-	struct ctd_hold h;
+	struct core_hold h;
 	struct mjhold mh;
-	struct ctd_pinch_model m;
-	struct ctd_pinch_state s;
-	struct ctd_pinch_step_state st;
+	struct core_pinch_model m;
+	struct core_pinch_state s;
+	struct core_pinch_step_state st;
 	char err[256];
 	int cone, i, k;
 
@@ -350,20 +350,20 @@ START_TEST(test_rows)
 		for (k = 0; k < 7; k++)
 			mj_step(mh.model, mh.data);
 		mj_forward(mh.model, mh.data);
-		ctd_pinch_prepare(&h, &m);
+		core_pinch_prepare(&h, &m);
 		s.z = mh.data->qpos[2];
 		s.vz = mh.data->qvel[2];
 		s.q = mh.data->qpos[8];
 		s.vq = mh.data->qvel[7];
 		s.piece = -1;
-		ck_assert_msg(close_enough(ctd_pinch_dist(&m, s.q), mh.data->contact[1].dist),
-		    "dist %.17g, MuJoCo %.17g", ctd_pinch_dist(&m, s.q), mh.data->contact[1].dist);
-		ctd_pinch_step(&m, &s, &st);
+		ck_assert_msg(close_enough(core_pinch_dist(&m, s.q), mh.data->contact[1].dist),
+		    "dist %.17g, MuJoCo %.17g", core_pinch_dist(&m, s.q), mh.data->contact[1].dist);
+		core_pinch_step(&m, &s, &st);
 		ck_assert_int_eq(mh.data->ncon, 2);
 		ck_assert_int_eq(mh.data->nefc, 2 * m.rows_per_pad);
 		for (i = 0; i < mh.data->nefc; i++) {
 			int j = i % m.rows_per_pad;
-			double R = cone == CTD_CONE_PYRAMIDAL || j == 0 ? st.R_normal
+			double R = cone == CORE_CONE_PYRAMIDAL || j == 0 ? st.R_normal
 			    : j <= 2                                    ? st.R_friction
 			                                                : -1;
 
@@ -386,14 +386,14 @@ START_TEST(test_random_scenes)
 	int scenes = env_int("CONTACTD_HOLD_SCENES", SCENES_DEFAULT);
 	int i, failed = 0, cones[2] = {0, 0}, condims[7] = {0}, implicit = 0;
 	double worst = 0;
-	struct ctd_hold h;
+	struct core_hold h;
 
 	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT);
 	unreproducible_scenes = 0;
 	for (i = 0; i < scenes; i++) {
 		random_scene(&h);
 		cones[h.option.cone]++;
-		implicit += h.option.integrator == CTD_SCENE_IMPLICIT;
+		implicit += h.option.integrator == CORE_SCENE_IMPLICIT;
 		condims[h.pad.condim]++;
 		if (compare_run(&h, &worst) != 0) {
 			fprintf(stderr, "scene %d differs from MuJoCo:\n", i);
@@ -422,7 +422,7 @@ END_TEST
 #define TABLE_LINE 2048
 
 struct table_scene {
-	struct ctd_hold h;
+	struct core_hold h;
 	long stride, samples;
 	double z[TABLE_SAMPLES], q[TABLE_SAMPLES];
 	int settled;
@@ -430,7 +430,7 @@ struct table_scene {
 	int replaced; /* the record's "replaced" line (discrete, newer tables); -1: none */
 };
 
-static int read_geom(FILE *f, const char *tag, struct ctd_pair_geom *g)
+static int read_geom(FILE *f, const char *tag, struct core_pair_geom *g)
 {
 	char line[TABLE_LINE], name[16];
 
@@ -467,7 +467,7 @@ static long read_series(FILE *f, const char *tag, long *stride, double *v)
 static int read_scene(FILE *f, int mujoco, struct table_scene *t)
 {
 	char line[TABLE_LINE], cone[16];
-	struct ctd_hold *h = &t->h;
+	struct core_hold *h = &t->h;
 	long steps, stride;
 	int index, used = 0;
 
@@ -484,8 +484,8 @@ static int read_scene(FILE *f, int mujoco, struct table_scene *t)
 		h->noslip_iterations = 0;
 	/* the discrete scenes of 3.13.0 on (mjref_js_hold_gen.mjs -D) end it with this */
 	if (strstr(line + used, " integrator discrete"))
-		h->option.integrator = CTD_SCENE_DISCRETE;
-	h->option.cone = strcmp(cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+		h->option.integrator = CORE_SCENE_DISCRETE;
+	h->option.cone = strcmp(cone, "elliptic") == 0 ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
 	h->option.refsafe = 1;
 	h->option.mujoco = mujoco;
 	h->duration = steps * h->option.timestep;
@@ -510,7 +510,7 @@ static int read_scene(FILE *f, int mujoco, struct table_scene *t)
 
 /* 1 when the asymmetric scene's object centre is inside a pad's slab, where the core
  * answers crushed (core/hold.c, sim_centre_in_pad) */
-static int centre_in_pad(const struct ctd_pinch_model *m, const struct ctd_noslip_state *ns)
+static int centre_in_pad(const struct core_pinch_model *m, const struct core_noslip_state *ns)
 {
 	double x0 = m->rest_dist, hx = m->half_x;
 
@@ -545,30 +545,30 @@ static void check_table_file(const char *path, const char *want, int live, struc
 	ck_assert(fgets(line, sizeof line, f) && sscanf(line, "mujoco %31s", version) == 1);
 	if (want)
 		ck_assert_str_eq(version, want);
-	mujoco = ctd_mjver_find(version);
+	mujoco = core_mjver_find(version);
 	ck_assert_int_ge(mujoco, 0);
 	ck_assert(fgets(line, sizeof line, f) != NULL);
 	while ((rc = read_scene(f, mujoco, &t)) == 0) {
-		struct ctd_pinch_model m;
-		struct ctd_pinch_state s;
-		struct ctd_noslip_state ns;
-		struct ctd_hold_answer a;
+		struct core_pinch_model m;
+		struct core_pinch_state s;
+		struct core_noslip_state ns;
+		struct core_hold_answer a;
 		struct mjhold mh;
 		char err[256];
 		long k, n = lround(t.h.duration / t.h.option.timestep), i = 0;
-		int five, inside = 0, discrete = t.h.option.integrator == CTD_SCENE_DISCRETE;
+		int five, inside = 0, discrete = t.h.option.integrator == CORE_SCENE_DISCRETE;
 		double dev;
 
 		st->scenes++;
 		st->noslip += t.h.noslip_iterations > 0;
 		st->discrete += discrete;
-		ck_assert_ptr_null(ctd_hold_supported(&t.h));
-		ctd_pinch_prepare(&t.h, &m);
-		ctd_pinch_start(&s);
-		ctd_noslip_start(&ns);
-		st->asym += ctd_pinch_start_asymmetric(&m);
-		five = t.h.noslip_iterations > 0 || ctd_pinch_start_asymmetric(&m);
-		ctd_hold_solve(&t.h, &a);
+		ck_assert_ptr_null(core_hold_supported(&t.h));
+		core_pinch_prepare(&t.h, &m);
+		core_pinch_start(&s);
+		core_noslip_start(&ns);
+		st->asym += core_pinch_start_asymmetric(&m);
+		five = t.h.noslip_iterations > 0 || core_pinch_start_asymmetric(&m);
+		core_hold_solve(&t.h, &a);
 		if (!a.crushed && !a.reproducible) {
 			/* the answer gives no slip or creep (pads that bounce chaotically: the
 			 * wide tables' dampratio down to 0.2): nothing claimed to compare */
@@ -579,13 +579,13 @@ static void check_table_file(const char *path, const char *want, int live, struc
 			ck_assert_int_eq(mjhold_open(&mh, &t.h, err, sizeof err), 0);
 		for (k = 1; k <= n && i < t.samples; k++) {
 			if (five) {
-				ctd_noslip_step(&m, &ns);
+				core_noslip_step(&m, &ns);
 				s.z = ns.z;
 				s.q = ns.qR;
 				if ((inside = centre_in_pad(&m, &ns)) != 0)
 					break;
 			} else {
-				ctd_pinch_step(&m, &s, NULL);
+				core_pinch_step(&m, &s, NULL);
 			}
 			if (live)
 				mj_step(mh.model, mh.data);
@@ -780,16 +780,16 @@ START_TEST(test_noslip_issue)
 		int iterations;
 		double creep_mm_s;
 	} rows[] = {{1, 2.906}, {2, 1.384}, {5, 0.0373}, {10, 0.003282}, {20, 0.003282}};
-	struct ctd_hold h;
-	struct ctd_hold_answer a;
+	struct core_hold h;
+	struct core_hold_answer a;
 	size_t i;
 	double worst = 0;
 
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		mjhold_issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+		mjhold_issue_scene(&h, CORE_CONE_PYRAMIDAL, 1);
 		h.noslip_iterations = rows[i].iterations;
-		ck_assert_ptr_null(ctd_hold_supported(&h));
-		ctd_hold_solve(&h, &a);
+		ck_assert_ptr_null(core_hold_supported(&h));
+		core_hold_solve(&h, &a);
 		ck_assert_int_eq(a.creep_settled, 1);
 		ck_assert_int_eq(a.reproducible, 1);
 		ck_assert_msg(
@@ -807,7 +807,7 @@ START_TEST(test_noslip_scenes)
 	int scenes = env_int("CONTACTD_HOLD_NOSLIP_SCENES", 24);
 	int i, failed = 0, cones[2] = {0, 0}, condims[7] = {0};
 	double worst = 0;
-	struct ctd_hold h;
+	struct core_hold h;
 
 	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT) + 1;
 	unreproducible_scenes = 0;
@@ -839,7 +839,7 @@ END_TEST
  * 1e-10, see tunables.h), the steps of slipping and falling to the step, and the creep
  * against the speed the stepped scene settles to (to its rounding), to TAIL_CREEP_REL_TOL
  * or TAIL_SPEED_ABS_FLOOR: a creep read past the duration by the speed-only rule (20
- * steps changing by less than CTD_HOLD_SETTLE_REL of the speed + CTD_HOLD_SETTLE_ABS,
+ * steps changing by less than CORE_HOLD_SETTLE_REL of the speed + CORE_HOLD_SETTLE_ABS,
  * noslip's rounding noise) is up to a few 1e-9 off, or a few 1e-12 m/s for a creep of
  * um/s, when the transient decays slowly; both stay 10x inside these tolerances, and
  * these 10x inside what is kept to MuJoCo (1e-6, 1e-10 m/s). Over live
@@ -848,41 +848,41 @@ START_TEST(test_tail)
 {
 	int scenes = env_int("CONTACTD_HOLD_TAIL_SCENES", 80), i, summed = 0, bad = 0;
 	double worst = 0;
-	struct ctd_hold h;
+	struct core_hold h;
 
 	rng_state = (uint64_t)env_int("CONTACTD_HOLD_SEED", (int)SEED_DEFAULT) + 2;
 	for (i = 0; i < scenes; i++) {
-		struct ctd_pinch_model m;
-		struct ctd_hold_answer a;
-		struct ctd_pinch_state s;
-		struct ctd_noslip_state ns;
+		struct core_pinch_model m;
+		struct core_hold_answer a;
+		struct core_pinch_state s;
+		struct core_noslip_state ns;
 		double z = 0, vz = 0, q = 0, ht, tts = -1, fall = -1, prev = 0, dev;
 		long n, k, settle = 0;
 
 		random_scene(&h);
 		h.noslip_iterations = i % 2 ? hold_scene_noslip(&rng_state) : 0;
-		ctd_hold_solve(&h, &a);
+		core_hold_solve(&h, &a);
 		if (a.crushed)
 			continue;
 		summed += a.stepped < a.steps;
-		ctd_pinch_prepare(&h, &m);
-		ctd_pinch_start(&s);
-		ctd_noslip_start(&ns);
+		core_pinch_prepare(&h, &m);
+		core_pinch_start(&s);
+		core_noslip_start(&ns);
 		ht = h.option.timestep;
 		n = lround(h.duration / ht);
 		for (k = 1; k <= n + 200000 && settle < 20; k++) {
 			if (h.noslip_iterations > 0) {
-				ctd_noslip_step(&m, &ns);
+				core_noslip_step(&m, &ns);
 				z = ns.z;
 				vz = ns.vz;
 				q = 0.5 * (ns.qL + ns.qR);
 			} else {
-				ctd_pinch_step(&m, &s, NULL);
+				core_pinch_step(&m, &s, NULL);
 				z = s.z;
 				vz = s.vz;
 				q = s.q;
 			}
-			if (ctd_pinch_crushed(&m, q))
+			if (core_pinch_crushed(&m, q))
 				break;
 			if (k <= n && tts < 0 && -z >= h.slip_limit)
 				tts = (double)k * ht;
@@ -936,20 +936,20 @@ END_TEST
 /* What the core does not reproduce is refused, not answered. */
 START_TEST(test_refusals)
 {
-	struct ctd_hold h;
+	struct core_hold h;
 
-	mjhold_issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+	mjhold_issue_scene(&h, CORE_CONE_PYRAMIDAL, 1);
 	h.noslip_iterations = 10;
-	ck_assert_ptr_null(ctd_hold_supported(&h));
+	ck_assert_ptr_null(core_hold_supported(&h));
 	h.noslip_iterations = 0;
-	h.option.integrator = CTD_SCENE_RK4;
-	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
+	h.option.integrator = CORE_SCENE_RK4;
+	ck_assert_ptr_nonnull(core_hold_supported(&h));
 	/* discrete from 3.13.0 on only */
-	h.option.integrator = CTD_SCENE_DISCRETE;
-	h.option.mujoco = ctd_mjver_find("3.12.0");
-	ck_assert_ptr_nonnull(ctd_hold_supported(&h));
-	h.option.mujoco = ctd_mjver_find("3.13.0");
-	ck_assert_ptr_null(ctd_hold_supported(&h));
+	h.option.integrator = CORE_SCENE_DISCRETE;
+	h.option.mujoco = core_mjver_find("3.12.0");
+	ck_assert_ptr_nonnull(core_hold_supported(&h));
+	h.option.mujoco = core_mjver_find("3.13.0");
+	ck_assert_ptr_null(core_hold_supported(&h));
 }
 END_TEST
 

@@ -24,9 +24,9 @@
 #define SLIP_ABS 1e-9 /* m */
 
 /* the issue's first scene: pyramidal, condim 4, impratio 3, h 5 ms, 3 s */
-static void scene_one(struct ctd_hold *h, const char *release)
+static void scene_one(struct core_hold *h, const char *release)
 {
-	ctd_hold_default(h);
+	core_hold_default(h);
 	h->radius = 0.0274;
 	h->mass = 0.4016;
 	h->pad_size[0] = 0.005;
@@ -41,14 +41,14 @@ static void scene_one(struct ctd_hold *h, const char *release)
 	h->pad.priority = 1;
 	h->grip_force = 22.474;
 	h->option.timestep = 0.005;
-	h->option.cone = CTD_CONE_PYRAMIDAL;
+	h->option.cone = CORE_CONE_PYRAMIDAL;
 	h->option.impratio = 3;
-	h->option.mujoco = ctd_mjver_find(release);
+	h->option.mujoco = core_mjver_find(release);
 	h->duration = 3.0;
 }
 
 /* the second: the first with these fields (noslip 10, h 2 ms, impratio 1) */
-static void scene_two(struct ctd_hold *h, const char *release)
+static void scene_two(struct core_hold *h, const char *release)
 {
 	scene_one(h, release);
 	h->radius = 0.0141;
@@ -64,12 +64,12 @@ static void scene_two(struct ctd_hold *h, const char *release)
 	h->noslip_iterations = 10;
 }
 
-static void check_slip(const struct ctd_hold *h, double want, const char *what)
+static void check_slip(const struct core_hold *h, double want, const char *what)
 {
-	struct ctd_hold_answer a;
+	struct core_hold_answer a;
 
-	ck_assert_ptr_null(ctd_hold_supported(h));
-	ctd_hold_solve(h, &a);
+	ck_assert_ptr_null(core_hold_supported(h));
+	core_hold_solve(h, &a);
 	ck_assert_msg(!a.crushed && a.reproducible, "%s: crushed %d reproducible %d", what,
 	    a.crushed, a.reproducible);
 	ck_assert_msg(fabs(a.slip - want) <= SLIP_REL * fabs(want) + SLIP_ABS,
@@ -82,7 +82,7 @@ START_TEST(test_issue_scenes)
 	static const char *const releases[] = {"3.12.0", "3.13.0", "3.14.0"};
 	static const double one[] = {0.0317146213, 0.0317146213, 0.0314152765};
 	static const double two[] = {0.000894731475, 0.000894731475, 0.000780056119};
-	struct ctd_hold h;
+	struct core_hold h;
 	char what[64];
 	int i;
 
@@ -108,7 +108,7 @@ START_TEST(test_issue_scenes_discrete)
 	static const double slip[2][4] = {
 	    {0.0283503898521, 0.000907182244456, 0.0103530789575, 0.000315832018952},
 	    {0.0279331247525, 0.000781955959001, 0.00972311199480, 0.0000170152958664}};
-	struct ctd_hold h;
+	struct core_hold h;
 	char what[64];
 	int i, k;
 
@@ -118,9 +118,9 @@ START_TEST(test_issue_scenes_discrete)
 				scene_one(&h, releases[i]);
 			else
 				scene_two(&h, releases[i]);
-			h.option.integrator = CTD_SCENE_DISCRETE;
+			h.option.integrator = CORE_SCENE_DISCRETE;
 			if (k >= 2)
-				h.option.cone = CTD_CONE_ELLIPTIC;
+				h.option.cone = CORE_CONE_ELLIPTIC;
 			snprintf(what, sizeof what, "scene %d%s, discrete, %s", k % 2 + 1,
 			    k >= 2 ? " elliptic" : "", releases[i]);
 			check_slip(&h, slip[i][k], what);
@@ -133,20 +133,20 @@ START_TEST(test_rule_releases)
 {
 	static const char *const with[] = {"3.8.0", "3.8.1", "3.9.0", "3.12.0", "3.13.0"};
 	static const char *const without[] = {"2.2.2", "3.3.8", "3.7.0", "3.14.0"};
-	struct ctd_mjver_rules r;
+	struct core_mjver_rules r;
 	size_t i;
 
 	for (i = 0; i < sizeof with / sizeof with[0]; i++) {
-		ctd_mjver_rules(ctd_mjver_find(with[i]), &r);
+		core_mjver_rules(core_mjver_find(with[i]), &r);
 		ck_assert_msg(r.sap_float_tie, "%s", with[i]);
 	}
 	for (i = 0; i < sizeof without / sizeof without[0]; i++) {
-		ctd_mjver_rules(ctd_mjver_find(without[i]), &r);
+		core_mjver_rules(core_mjver_find(without[i]), &r);
 		ck_assert_msg(!r.sap_float_tie, "%s", without[i]);
 	}
-	ctd_mjver_rules(ctd_mjver_find("3.8.1"), &r);
+	core_mjver_rules(core_mjver_find("3.8.1"), &r);
 	ck_assert(!r.aamm_gap);
-	ctd_mjver_rules(ctd_mjver_find("3.9.0"), &r);
+	core_mjver_rules(core_mjver_find("3.9.0"), &r);
 	ck_assert(r.aamm_gap);
 }
 END_TEST
@@ -157,8 +157,8 @@ END_TEST
  * rule predicts. Either side of each threshold by 1e-17 m: unpaired, then paired. */
 START_TEST(test_tie_threshold)
 {
-	struct ctd_hold h;
-	struct ctd_pinch_model m;
+	struct core_hold h;
+	struct core_pinch_model m;
 	double x0, dx;
 	int k;
 
@@ -167,17 +167,17 @@ START_TEST(test_tie_threshold)
 			scene_one(&h, "3.12.0");
 		else
 			scene_two(&h, "3.12.0");
-		ctd_pinch_prepare(&h, &m);
+		core_pinch_prepare(&h, &m);
 		x0 = m.rest_dist;
 		dx = k == 0 ? 9.521841978082923e-10 : 7.279217255004579e-10;
-		ck_assert(ctd_pinch_start_asymmetric(&m));
-		ck_assert(ctd_pinch_paired(&m, 0, 0, -x0));
-		ck_assert(!ctd_pinch_paired(&m, 1, 0, x0));
-		ck_assert(!ctd_pinch_paired(&m, 1, dx - 1e-17, x0));
-		ck_assert(ctd_pinch_paired(&m, 1, dx + 1e-17, x0));
-		h.option.mujoco = ctd_mjver_find("3.14.0");
-		ctd_pinch_prepare(&h, &m);
-		ck_assert(!ctd_pinch_start_asymmetric(&m));
+		ck_assert(core_pinch_start_asymmetric(&m));
+		ck_assert(core_pinch_paired(&m, 0, 0, -x0));
+		ck_assert(!core_pinch_paired(&m, 1, 0, x0));
+		ck_assert(!core_pinch_paired(&m, 1, dx - 1e-17, x0));
+		ck_assert(core_pinch_paired(&m, 1, dx + 1e-17, x0));
+		h.option.mujoco = core_mjver_find("3.14.0");
+		core_pinch_prepare(&h, &m);
+		ck_assert(!core_pinch_start_asymmetric(&m));
 	}
 }
 END_TEST

@@ -65,7 +65,7 @@ START_TEST(issue_tables)
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		json_t *a = issue_answer(rows[i].cone, rows[i].impratio, "2.2.2");
 		json_t *b = issue_answer(rows[i].cone, rows[i].impratio, "3.12.0");
-		struct ctd_hold h;
+		struct core_hold h;
 		struct mjhold mh;
 		char err[256];
 		long k;
@@ -79,7 +79,7 @@ START_TEST(issue_tables)
 		ck_assert_str_eq(json_string_value(json_object_get(b, "mujoco")), "3.12.0");
 		/* slip: the same scene stepped by libmujoco for the default 1 s */
 		mjhold_issue_scene(&h,
-		    strcmp(rows[i].cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL,
+		    strcmp(rows[i].cone, "elliptic") == 0 ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL,
 		    rows[i].impratio);
 		ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
 		for (k = 0; k < 200; k++)
@@ -104,12 +104,12 @@ START_TEST(noslip_answered)
 	json_t *a = tsvc_answer(SVC_HOLD,
 	    "{\"option\": {\"timestep\": 0.005, \"noslip_iterations\": 2, \"mujoco\": \"2.2.2\"}}",
 	    NULL);
-	struct ctd_hold h;
+	struct core_hold h;
 	struct mjhold mh;
 	char err[256];
 	long k;
 
-	mjhold_issue_scene(&h, CTD_CONE_PYRAMIDAL, 1);
+	mjhold_issue_scene(&h, CORE_CONE_PYRAMIDAL, 1);
 	h.noslip_iterations = 2;
 	ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
 	for (k = 0; k < 200; k++)
@@ -273,22 +273,22 @@ START_TEST(holds_means_within_slip_limit)
 {
 	static const struct {
 		const char *body;
-		enum ctd_cone cone;
+		enum core_cone cone;
 		double impratio, timeconst, dampratio;
 		int holds;
 	} cases[] = {
 	    {"{\"pad\": {\"solref\": [0.02, 0.3]}, \"option\": {\"timestep\": 0.005, "
 	     "\"mujoco\": \"2.2.2\"}}",
-	        CTD_CONE_PYRAMIDAL, 1, 0.02, 0.3, 0},
+	        CORE_CONE_PYRAMIDAL, 1, 0.02, 0.3, 0},
 	    {"{\"option\": {\"timestep\": 0.005, \"cone\": \"elliptic\", \"impratio\": 10, "
 	     "\"mujoco\": \"2.2.2\"}}",
-	        CTD_CONE_ELLIPTIC, 10, 0.01, 1, 1},
+	        CORE_CONE_ELLIPTIC, 10, 0.01, 1, 1},
 	};
 	size_t c;
 
 	for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		json_t *a = tsvc_answer(SVC_HOLD, cases[c].body, NULL);
-		struct ctd_hold h;
+		struct core_hold h;
 		struct mjhold mh;
 		char err[256];
 		double first = -1, slip;

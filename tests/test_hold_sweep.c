@@ -75,11 +75,11 @@ static json_t *random_base(const char *release)
 	static const char *const integrators[] = {
 	    "Euler", "implicit", "implicitfast", "discrete", "discrete", "discrete"};
 	static const int condims[] = {3, 4, 6};
-	struct ctd_mjver_rules rules;
+	struct core_mjver_rules rules;
 	int kinds;
 	json_t *base;
 
-	ctd_mjver_rules(ctd_mjver_find(release), &rules);
+	core_mjver_rules(core_mjver_find(release), &rules);
 	kinds = rules.discrete_integrator ? 6 : 3;
 	base = json_pack("{s:{s:f, s:f}, s:{s:[f,f], s:i}, s:f,"
 	                 " s:{s:f, s:f, s:s, s:s, s:s}, s:f}",
@@ -215,16 +215,16 @@ START_TEST(hold_sweep_rows_are_single_answers)
 {
 	int release, grid, points = 0;
 
-	for (release = 0; release < ctd_mjver_count(); release++) {
-		struct ctd_mjver_rules rules;
+	for (release = 0; release < core_mjver_count(); release++) {
+		struct core_mjver_rules rules;
 
 		for (grid = 0; grid < GRIDS; grid++)
-			points += check_grid(ctd_mjver_name(release), grid);
+			points += check_grid(core_mjver_name(release), grid);
 		/* and as many again under discrete where it exists */
-		ctd_mjver_rules(release, &rules);
+		core_mjver_rules(release, &rules);
 		force_discrete = rules.discrete_integrator;
 		for (grid = 0; force_discrete && grid < GRIDS; grid++)
-			points += check_grid(ctd_mjver_name(release), grid);
+			points += check_grid(core_mjver_name(release), grid);
 		force_discrete = 0;
 	}
 	ck_assert_int_ge(points, 4 * GRIDS * 3);

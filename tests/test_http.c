@@ -1005,22 +1005,22 @@ START_TEST(mutated_inputs_never_5xx)
 }
 END_TEST
 
-/* The one mapping of error codes to HTTP (status.h): statuses, and the calibration
+/* The contract's status of each error code (base/error.h), and the calibration
  * routes' headers of a 401 and a 503. */
 START_TEST(status_table)
 {
 	const char *value;
 
-	ck_assert_int_eq(http_status_of(ERR_BAD_JSON), 400);
-	ck_assert_int_eq(http_status_of(ERR_BAD_TYPE), 400);
-	ck_assert_int_eq(http_status_of(ERR_UNKNOWN_FIELD), 400);
-	ck_assert_int_eq(http_status_of(ERR_MISSING_FIELD), 400);
-	ck_assert_int_eq(http_status_of(ERR_TOO_DEEP), 400);
-	ck_assert_int_eq(http_status_of(ERR_BAD_VALUE), 422);
-	ck_assert_int_eq(http_status_of(ERR_TOO_LARGE), 413);
-	ck_assert_int_eq(http_status_of(ERR_UNAVAILABLE), 503);
-	ck_assert_int_eq(http_status_of(ERR_INTERNAL), 500);
-	ck_assert_int_eq(http_status_of((enum err_code)999), 500);
+	ck_assert_int_eq(err_status(ERR_BAD_JSON), 400);
+	ck_assert_int_eq(err_status(ERR_BAD_TYPE), 400);
+	ck_assert_int_eq(err_status(ERR_UNKNOWN_FIELD), 400);
+	ck_assert_int_eq(err_status(ERR_MISSING_FIELD), 400);
+	ck_assert_int_eq(err_status(ERR_TOO_DEEP), 400);
+	ck_assert_int_eq(err_status(ERR_BAD_VALUE), 422);
+	ck_assert_int_eq(err_status(ERR_TOO_LARGE), 413);
+	ck_assert_int_eq(err_status(ERR_UNAVAILABLE), 503);
+	ck_assert_int_eq(err_status(ERR_INTERNAL), 500);
+	ck_assert_int_eq(err_status((enum err_code)999), 500);
 	ck_assert_str_eq(http_status_header(ERR_UNAUTHORIZED, 0, &value), "WWW-Authenticate");
 	ck_assert_str_eq(value, "Bearer realm=\"contactd\"");
 	http_status_header(ERR_UNAUTHORIZED, 1, &value);

@@ -1,5 +1,5 @@
 /*
- * test_lanes.c: ctd_lanes_drop() answers every point exactly as ctd_sim_drop() does,
+ * test_lanes.c: core_lanes_drop() answers every point exactly as core_sim_drop() does,
  * bit for bit (no tolerance: the lanes promise the same operations in the same order).
  *
  * Thousands of random scenes cover what the lanes select between: both shapes, condim
@@ -8,7 +8,7 @@
  * integrator, every release's rules (the Newton certificate from 3.11.0), margins and
  * gaps, timesteps and durations that give points of different lengths (and none) in
  * one vector, and drops that come to rest (the shortcut) or blow up (NaN and inf).
- * Presses (ctd_lanes_press_array()) answer exactly as ctd_sim_press() does.
+ * Presses (core_lanes_press_array()) answer exactly as core_sim_press() does.
  */
 #include <check.h>
 #include <math.h>
@@ -44,21 +44,21 @@ static int pick(int n)
 	return k < n ? k : n - 1;
 }
 
-static void random_scene(struct ctd_scene *s)
+static void random_scene(struct core_scene *s)
 {
 	static const int condims[] = {1, 3, 4, 6};
 	static const double powers[] = {1, 2, 2, 3, 1.5};
-	static const enum ctd_scene_integrator integrators[] = {CTD_SCENE_EULER, CTD_SCENE_IMPLICIT,
-	    CTD_SCENE_IMPLICITFAST, CTD_SCENE_RK4, CTD_SCENE_DISCRETE};
+	static const enum core_scene_integrator integrators[] = {CORE_SCENE_EULER, CORE_SCENE_IMPLICIT,
+	    CORE_SCENE_IMPLICITFAST, CORE_SCENE_RK4, CORE_SCENE_DISCRETE};
 
 	memset(s, 0, sizeof *s);
-	s->shape = uniform() < 0.5 ? CTD_SCENE_SPHERE : CTD_SCENE_BOX;
+	s->shape = uniform() < 0.5 ? CORE_SCENE_SPHERE : CORE_SCENE_BOX;
 	s->size[0] = between(0.01, 0.1);
 	s->size[1] = between(0.01, 0.1);
 	s->size[2] = between(0.01, 0.1);
 	s->mass = between(0.1, 5);
-	ctd_pair_geom_default(&s->geom);
-	ctd_pair_geom_default(&s->floor);
+	core_pair_geom_default(&s->geom);
+	core_pair_geom_default(&s->floor);
 	s->geom.condim = s->floor.condim = condims[pick(4)];
 	if (uniform() < 0.5) {
 		/* the standard form, refsafe clamping some */
@@ -82,10 +82,10 @@ static void random_scene(struct ctd_scene *s)
 	s->option.gravity = 9.81;
 	s->option.impratio = uniform() < 0.7 ? 1 : between(0.5, 10);
 	s->option.integrator = integrators[pick(5)];
-	s->option.mujoco = pick(ctd_mjver_count());
-	if (s->option.integrator == CTD_SCENE_DISCRETE) {
+	s->option.mujoco = pick(core_mjver_count());
+	if (s->option.integrator == CORE_SCENE_DISCRETE) {
 		/* discrete exists from 3.13.0 on: one of those releases */
-		s->option.mujoco = ctd_mjver_find(uniform() < 0.5 ? "3.13.0" : "3.14.0");
+		s->option.mujoco = core_mjver_find(uniform() < 0.5 ? "3.13.0" : "3.14.0");
 		/* timeconst from a tenth of the step to 20 steps: refsafe replaces many rows */
 		if (s->geom.solref[0] > 0 && uniform() < 0.7)
 			s->geom.solref[0] =
@@ -119,7 +119,7 @@ static int same_or_nan(double a, double b)
 	return same(a, b) || (isnan(a) && isnan(b));
 }
 
-static int same_drop(const struct ctd_sim_drop *a, const struct ctd_sim_drop *b)
+static int same_drop(const struct core_sim_drop *a, const struct core_sim_drop *b)
 {
 	return same(a->peak_penetration, b->peak_penetration) && same(a->rebound, b->rebound) &&
 	    same(a->max_height, b->max_height) && same(a->jitter, b->jitter) &&
@@ -129,30 +129,30 @@ static int same_drop(const struct ctd_sim_drop *a, const struct ctd_sim_drop *b)
 
 START_TEST(lanes_match_single_drops)
 {
-	struct ctd_scene_model *models = calloc(POINTS, sizeof *models);
-	struct ctd_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
+	struct core_scene_model *models = calloc(POINTS, sizeof *models);
+	struct core_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
 	double *heights = calloc(POINTS, sizeof *heights);
 	double *durations = calloc(POINTS, sizeof *durations);
 	int i, width, rest = 0, diverged = 0, rk4 = 0, certified = 0, discrete = 0, replaced = 0;
 
 	ck_assert(models && lanes && heights && durations);
 	for (i = 0; i < POINTS; i++) {
-		struct ctd_scene s;
+		struct core_scene s;
 		random_scene(&s);
-		ctd_scene_prepare(&s, &models[i]);
+		core_scene_prepare(&s, &models[i]);
 		heights[i] = s.height;
 		durations[i] = s.duration;
 	}
 	/* each kernel this processor runs: the 4-lane one, and the AVX-512 one where it runs */
 	for (width = 4; width <= 8; width += 4) {
-		if (ctd_lanes_select(width) != width)
+		if (core_lanes_select(width) != width)
 			continue;
 		memset(lanes, 0, POINTS * sizeof *lanes);
-		ctd_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 0);
+		core_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 0);
 		for (i = 0; i < POINTS; i++) {
-			struct ctd_sim_drop single;
+			struct core_sim_drop single;
 
-			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+			core_sim_drop(&models[i], heights[i], durations[i], &single);
 			ck_assert_msg(same_drop(&single, &lanes[i]),
 			    "%d lanes, point %d (integrator %d, refsafe %d, rows %d): peak %.17g / "
 			    "%.17g, "
@@ -162,23 +162,23 @@ START_TEST(lanes_match_single_drops)
 			    lanes[i].final_penetration, single.final_penetration);
 		}
 	}
-	ctd_lanes_select(0);
+	core_lanes_select(0);
 	/* first_bounce (the calibration's model): each point ends at its first apex, whose
 	 * first_rebound is the whole run's, bit for bit */
-	ctd_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 1);
+	core_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 1);
 	for (i = 0; i < POINTS; i++) {
-		struct ctd_sim_drop single;
+		struct core_sim_drop single;
 
-		ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+		core_sim_drop(&models[i], heights[i], durations[i], &single);
 		ck_assert_msg(same(single.first_rebound, lanes[i].first_rebound),
 		    "point %d: first_bounce first_rebound %.17g, whole run's %.17g", i,
 		    lanes[i].first_rebound, single.first_rebound);
 	}
-	ctd_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 0);
+	core_lanes_drop_array(models, heights, durations, NULL, lanes, POINTS, 0);
 	for (i = 0; i < POINTS; i++) {
-		struct ctd_sim_drop single;
+		struct core_sim_drop single;
 
-		ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+		core_sim_drop(&models[i], heights[i], durations[i], &single);
 		ck_assert_msg(same_drop(&single, &lanes[i]),
 		    "point %d: lanes peak %.17g rebound %.17g max %.17g jitter %.17g final %.17g; "
 		    "single %.17g %.17g %.17g %.17g %.17g",
@@ -187,7 +187,7 @@ START_TEST(lanes_match_single_drops)
 		    single.rebound, single.max_height, single.jitter, single.final_penetration);
 		rest += single.steps > 0 && single.jitter == 0;
 		diverged += !isfinite(single.final_penetration);
-		rk4 += models[i].integrator == CTD_SCENE_RK4;
+		rk4 += models[i].integrator == CORE_SCENE_RK4;
 		certified += models[i].rules.newton_certificate;
 		discrete += models[i].discrete;
 		/* refsafe's replacement (h^2 K imp > 1) at the deepest impedance */
@@ -212,24 +212,24 @@ START_TEST(lanes_match_single_drops)
 END_TEST
 
 /*
- * A point started from its free fall (ctd_sim_fall(), the calibration's shortcut) answers
+ * A point started from its free fall (core_sim_fall(), the calibration's shortcut) answers
  * exactly as from rest, for the whole run and for the first bounce; a start made for
  * another point (another model or height) is not taken. The sample is the random scenes
  * above: margins and gaps (contact before touching), every integrator (RK4 gets no fall).
  */
 START_TEST(lanes_start_from_fall)
 {
-	struct ctd_scene_model *models = calloc(POINTS, sizeof *models);
-	struct ctd_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
-	struct ctd_sim_start *falls = calloc(POINTS, sizeof *falls);
-	const struct ctd_sim_start **starts = calloc(POINTS, sizeof *starts);
+	struct core_scene_model *models = calloc(POINTS, sizeof *models);
+	struct core_sim_drop *lanes = calloc(POINTS, sizeof *lanes);
+	struct core_sim_start *falls = calloc(POINTS, sizeof *falls);
+	const struct core_sim_start **starts = calloc(POINTS, sizeof *starts);
 	double *heights = calloc(POINTS, sizeof *heights);
 	double *durations = calloc(POINTS, sizeof *durations);
 	int i, pass, fell = 0;
 
 	ck_assert(models && lanes && falls && starts && heights && durations);
 	for (i = 0; i < POINTS; i++) {
-		struct ctd_scene s;
+		struct core_scene s;
 
 		random_scene(&s);
 		/* mostly drops from a height that last past the jitter window, as the
@@ -238,10 +238,10 @@ START_TEST(lanes_start_from_fall)
 			s.height = between(0.001, 0.5);
 			s.duration = between(0.6, 2);
 		}
-		ctd_scene_prepare(&s, &models[i]);
+		core_scene_prepare(&s, &models[i]);
 		heights[i] = s.height;
 		durations[i] = s.duration;
-		ctd_sim_fall(&models[i], heights[i], ctd_sim_first_jitter(&models[i], durations[i]),
+		core_sim_fall(&models[i], heights[i], core_sim_first_jitter(&models[i], durations[i]),
 		    &falls[i]);
 		fell += falls[i].steps > 0;
 	}
@@ -252,12 +252,12 @@ START_TEST(lanes_start_from_fall)
 		/* passes 2 and 3: each point offered its neighbour's fall */
 		for (i = 0; i < POINTS; i++)
 			starts[i] = &falls[pass < 2 ? i : (i + 1) % POINTS];
-		ctd_lanes_drop_array(
+		core_lanes_drop_array(
 		    models, heights, durations, starts, lanes, POINTS, first_bounce);
 		for (i = 0; i < POINTS; i++) {
-			struct ctd_sim_drop single;
+			struct core_sim_drop single;
 
-			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+			core_sim_drop(&models[i], heights[i], durations[i], &single);
 			if (first_bounce)
 				ck_assert_msg(same(single.first_rebound, lanes[i].first_rebound),
 				    "pass %d point %d (fall of %ld steps): first_rebound %.17g, "
@@ -283,11 +283,11 @@ START_TEST(lanes_start_from_fall)
 			falls[i].z += 1e-3;
 			starts[i] = &falls[i];
 		}
-		ctd_lanes_drop_array(models, heights, durations, starts, lanes, POINTS, 0);
+		core_lanes_drop_array(models, heights, durations, starts, lanes, POINTS, 0);
 		for (i = 0; i < POINTS; i++) {
-			struct ctd_sim_drop single;
+			struct core_sim_drop single;
 
-			ctd_sim_drop(&models[i], heights[i], durations[i], &single);
+			core_sim_drop(&models[i], heights[i], durations[i], &single);
 			moved += !same_drop(&single, &lanes[i]);
 		}
 		ck_assert_int_gt(moved, fell / 2);
@@ -305,29 +305,29 @@ END_TEST
  * jitter (0) and final penetration as stepping all 2 s. */
 START_TEST(lanes_rest_shortcut_lesson_cube)
 {
-	struct ctd_scene s;
-	struct ctd_scene_model m[3];
+	struct core_scene s;
+	struct core_scene_model m[3];
 	double heights[3] = {0.1, 0.1, 0.1}, durations[3] = {2, 2, 0.6};
-	struct ctd_sim_drop out[3], single;
+	struct core_sim_drop out[3], single;
 	int i;
 
 	memset(&s, 0, sizeof s);
-	s.shape = CTD_SCENE_BOX;
+	s.shape = CORE_SCENE_BOX;
 	s.size[0] = s.size[1] = s.size[2] = 0.05;
 	s.mass = 1;
-	ctd_pair_geom_default(&s.geom);
-	ctd_pair_geom_default(&s.floor);
+	core_pair_geom_default(&s.geom);
+	core_pair_geom_default(&s.floor);
 	s.option.timestep = 0.002;
 	s.option.refsafe = 1;
 	s.option.gravity = 9.81;
 	s.option.impratio = 1;
 	for (i = 0; i < 3; i++) {
-		s.option.mujoco = i == 0 ? CTD_MJVER_2_2_2 : ctd_mjver_count() - 1;
-		ctd_scene_prepare(&s, &m[i]);
+		s.option.mujoco = i == 0 ? CORE_MJVER_2_2_2 : core_mjver_count() - 1;
+		core_scene_prepare(&s, &m[i]);
 	}
-	ctd_lanes_drop_array(m, heights, durations, NULL, out, 3, 0);
+	core_lanes_drop_array(m, heights, durations, NULL, out, 3, 0);
 	for (i = 0; i < 3; i++) {
-		ctd_sim_drop(&m[i], heights[i], durations[i], &single);
+		core_sim_drop(&m[i], heights[i], durations[i], &single);
 		ck_assert(same_drop(&single, &out[i]));
 	}
 	ck_assert(out[0].jitter == 0);
@@ -335,8 +335,8 @@ START_TEST(lanes_rest_shortcut_lesson_cube)
 END_TEST
 
 /*
- * Presses through the lanes (ctd_lanes_press_array(), the calibration's model of a press)
- * answer as ctd_sim_press() does, bit for bit: depth, peak, lift and steps (the lanes keep no
+ * Presses through the lanes (core_lanes_press_array(), the calibration's model of a press)
+ * answer as core_sim_press() does, bit for bit: depth, peak, lift and steps (the lanes keep no
  * spread: NAN), over the
  * random scenes above pressed by 0.5 to 20 times their weight (those under it refused by
  * both) for random durations and windows. A lane reports rest (period 1) where the scalar
@@ -346,8 +346,8 @@ END_TEST
 START_TEST(lanes_match_single_presses)
 {
 	enum { PRESSES = 1500 };
-	struct ctd_scene_model *models = calloc(PRESSES, sizeof *models);
-	struct ctd_sim_press *lanes = calloc(PRESSES, sizeof *lanes);
+	struct core_scene_model *models = calloc(PRESSES, sizeof *models);
+	struct core_sim_press *lanes = calloc(PRESSES, sizeof *lanes);
 	double *forces = calloc(PRESSES, sizeof *forces);
 	double duration = 0, window = 0;
 	int i, width, round, refused = 0, rested = 0, cycled = 0, hopped = 0;
@@ -358,24 +358,24 @@ START_TEST(lanes_match_single_presses)
 		duration = round == 0 ? 4.0 : between(0.01, 2);
 		window = round == 0 ? 1.0 : round == 1 ? between(0, 3) : 0;
 		for (i = 0; i < PRESSES; i++) {
-			struct ctd_scene s;
+			struct core_scene s;
 
 			random_scene(&s);
-			ctd_scene_prepare(&s, &models[i]);
+			core_scene_prepare(&s, &models[i]);
 			forces[i] = between(0.5, 20) * s.mass * s.option.gravity;
 		}
 		for (width = 4; width <= 8; width += 4) {
-			if (ctd_lanes_select(width) != width)
+			if (core_lanes_select(width) != width)
 				continue;
-			ctd_lanes_press_array(models, forces, PRESSES, duration, window, lanes);
+			core_lanes_press_array(models, forces, PRESSES, duration, window, lanes);
 			for (i = 0; i < PRESSES; i++) {
-				struct ctd_sim_press single;
-				const struct ctd_sim_press *l = &lanes[i];
+				struct core_sim_press single;
+				const struct core_sim_press *l = &lanes[i];
 
-				if (ctd_sim_press(
+				if (core_sim_press(
 				        &models[i], forces[i], duration, window, &single) != 0) {
 					ck_assert_msg(l->steps == 0 && isnan(l->depth),
-					    "point %d: refused by ctd_sim_press, lanes %ld steps",
+					    "point %d: refused by core_sim_press, lanes %ld steps",
 					    i, l->steps);
 					refused += width == 4;
 					continue;
@@ -407,7 +407,7 @@ START_TEST(lanes_match_single_presses)
 			}
 		}
 	}
-	ctd_lanes_select(0);
+	core_lanes_select(0);
 	/* the sample reaches rest, cycles, hops and refusals */
 	ck_assert_int_gt(refused, 0);
 	ck_assert_int_gt(rested, 3 * PRESSES / 20);

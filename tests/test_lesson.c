@@ -40,59 +40,59 @@
 
 /* ---- scenes ---- */
 
-static void lesson_scene(struct ctd_scene *s, enum ctd_scene_shape shape, int condim,
+static void lesson_scene(struct core_scene *s, enum core_scene_shape shape, int condim,
     double timeconst, double dampratio, int refsafe)
 {
 	memset(s, 0, sizeof *s);
 	s->shape = shape;
 	s->size[0] = s->size[1] = s->size[2] = LESSON_SIZE;
 	s->mass = LESSON_MASS;
-	ctd_pair_geom_default(&s->geom);
+	core_pair_geom_default(&s->geom);
 	s->geom.solref[0] = timeconst;
 	s->geom.solref[1] = dampratio;
 	s->geom.condim = condim;
 	s->floor = s->geom;
 	s->option.timestep = LESSON_TIMESTEP;
-	s->option.mujoco = CTD_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
+	s->option.mujoco = CORE_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = refsafe;
 	s->option.gravity = DEFAULT_GRAVITY;
 	s->option.impratio = DEFAULT_IMPRATIO;
-	s->option.integrator = CTD_SCENE_EULER;
+	s->option.integrator = CORE_SCENE_EULER;
 	s->height = LESSON_HEIGHT;
 	s->duration = LESSON_DURATION;
 }
 
 /* Build it's sphere: one frictionless row */
-static void build_sphere(struct ctd_scene *s, double timeconst, double dampratio, int refsafe)
+static void build_sphere(struct core_scene *s, double timeconst, double dampratio, int refsafe)
 {
-	lesson_scene(s, CTD_SCENE_SPHERE, 1, timeconst, dampratio, refsafe);
+	lesson_scene(s, CORE_SCENE_SPHERE, 1, timeconst, dampratio, refsafe);
 }
 
 /* the Experiment's cube, default condim */
-static void cube(struct ctd_scene *s, double timeconst, double dampratio, int refsafe)
+static void cube(struct core_scene *s, double timeconst, double dampratio, int refsafe)
 {
-	lesson_scene(s, CTD_SCENE_BOX, DEFAULT_CONDIM, timeconst, dampratio, refsafe);
+	lesson_scene(s, CORE_SCENE_BOX, DEFAULT_CONDIM, timeconst, dampratio, refsafe);
 }
 
 /* ---- the two ways of answering ---- */
 
-static void core_drop(const struct ctd_scene *s, struct ctd_sim_drop *out)
+static void core_drop(const struct core_scene *s, struct core_sim_drop *out)
 {
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 
-	ctd_scene_prepare(s, &m);
-	ctd_sim_drop(&m, s->height, s->duration, out);
+	core_scene_prepare(s, &m);
+	core_sim_drop(&m, s->height, s->duration, out);
 }
 
-static void core_rest(const struct ctd_scene *s, struct ctd_sim_rest *out)
+static void core_rest(const struct core_scene *s, struct core_sim_rest *out)
 {
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 
-	ctd_scene_prepare(s, &m);
-	ctd_sim_rest(&m, 0, s->duration, out);
+	core_scene_prepare(s, &m);
+	core_sim_rest(&m, 0, s->duration, out);
 }
 
-static struct mjscene open_mujoco(const struct ctd_scene *s)
+static struct mjscene open_mujoco(const struct core_scene *s)
 {
 	struct mjscene ms;
 	char err[600];
@@ -104,10 +104,10 @@ static struct mjscene open_mujoco(const struct ctd_scene *s)
 /* MuJoCo's drop; if run is not NULL it receives the run's samples, one per step
  * (the caller frees them) */
 static void mujoco_drop(
-    const struct ctd_scene *s, struct ctd_sim_drop *out, struct mjscene_sample **run)
+    const struct core_scene *s, struct core_sim_drop *out, struct mjscene_sample **run)
 {
 	struct mjscene ms = open_mujoco(s);
-	long n = ctd_sim_step_count(s->duration, s->option.timestep);
+	long n = core_sim_step_count(s->duration, s->option.timestep);
 	struct mjscene_sample *samples = calloc((size_t)n, sizeof *samples);
 
 	ck_assert_ptr_nonnull(samples);
@@ -122,10 +122,10 @@ static void mujoco_drop(
 }
 
 /* MuJoCo's "2 s at rest": placed touching, the penetration at the end */
-static double mujoco_rest(const struct ctd_scene *s)
+static double mujoco_rest(const struct core_scene *s)
 {
-	struct ctd_scene touching = *s;
-	struct ctd_sim_drop settle;
+	struct core_scene touching = *s;
+	struct core_sim_drop settle;
 
 	touching.height = 0;
 	mujoco_drop(&touching, &settle, NULL);
@@ -192,9 +192,9 @@ START_TEST(build_step1_kbip)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_law_solimp solimp;
-		struct ctd_law_gains gains;
+		struct core_scene s;
+		struct core_law_solimp solimp;
+		struct core_law_gains gains;
 		struct mjscene ms;
 		struct mjscene_efc efc;
 		double r = rows[i].r_mm * 1e-3, d;
@@ -202,9 +202,9 @@ START_TEST(build_step1_kbip)
 
 		build_sphere(&s, rows[i].timeconst, 1, 1);
 		/* core: the law functions, as the lesson's impedance() and solref_kb() */
-		ctd_law_solimp_clamp(s.geom.solimp, &solimp);
-		d = ctd_law_impedance(-r, &solimp, NULL);
-		ctd_law_solref_kb(
+		core_law_solimp_clamp(s.geom.solimp, &solimp);
+		d = core_law_impedance(-r, &solimp, NULL);
+		core_law_solref_kb(
 		    s.geom.solref, solimp.dwidth, s.option.timestep, s.option.refsafe, &gains);
 		/* MuJoCo: the sphere's centre at radius - r, at rest, one row */
 		ms = open_mujoco(&s);
@@ -223,16 +223,16 @@ END_TEST
 /* Step 2: a_ref at r = 0.5 mm, v = -0.3 m/s (default solref) */
 START_TEST(build_step2_aref)
 {
-	struct ctd_scene s;
-	struct ctd_scene_model m;
-	struct ctd_scene_contact_state st;
+	struct core_scene s;
+	struct core_scene_model m;
+	struct core_scene_contact_state st;
 	struct mjscene ms;
 	struct mjscene_efc efc;
 	double z = LESSON_SIZE - 0.0005, vel = -0.3;
 
 	build_sphere(&s, DEFAULT_TIMECONST, DEFAULT_DAMPRATIO, 1);
-	ctd_scene_prepare(&s, &m);
-	ctd_scene_accel(&m, z, vel, &st);
+	core_scene_prepare(&s, &m);
+	core_scene_accel(&m, z, vel, &st);
 	ms = open_mujoco(&s);
 	ck_assert_int_eq(mjscene_efc(&ms, z, vel, &efc), 0);
 	mjscene_close(&ms);
@@ -256,9 +256,9 @@ START_TEST(build_step2_drop)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_scene_model m;
-		struct ctd_sim_drop core, mj;
+		struct core_scene s;
+		struct core_scene_model m;
+		struct core_sim_drop core, mj;
 		struct mjscene_sample *run;
 		double z, vel = 0, max_dz = 0;
 		char what[64];
@@ -274,10 +274,10 @@ START_TEST(build_step2_drop)
 		    what, "%.3f", core.rebound * 1e3, mj.rebound * 1e3, rows[i].rebound_mm, NULL);
 		/* the lesson's claim "follows MuJoCo to 1e-11 m or better": the core does at
 		 * least as well as the lesson's own 1-D code did in every row */
-		ctd_scene_prepare(&s, &m);
+		core_scene_prepare(&s, &m);
 		z = s.height + m.half_height;
 		for (k = 0; k < core.steps; k++) {
-			ctd_scene_step(&m, &z, &vel);
+			core_scene_step(&m, &z, &vel);
 			max_dz = fmax(max_dz, fabs(z - run[k].z));
 		}
 		free(run);
@@ -310,9 +310,9 @@ START_TEST(build_step3_rest)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_sim_rest rest;
-		struct ctd_law_solimp solimp;
+		struct core_scene s;
+		struct core_sim_rest rest;
+		struct core_law_solimp solimp;
 		double pen;
 		char what[64];
 
@@ -320,8 +320,8 @@ START_TEST(build_step3_rest)
 		core_rest(&s, &rest);
 		ck_assert(rest.has_equilibrium);
 		/* "ours": the lesson's resting_penetration, through the law API as well */
-		ctd_law_solimp_clamp(s.geom.solimp, &solimp);
-		ck_assert_int_eq(ctd_law_resting_penetration(DEFAULT_GRAVITY, s.geom.solref,
+		core_law_solimp_clamp(s.geom.solimp, &solimp);
+		ck_assert_int_eq(core_law_resting_penetration(DEFAULT_GRAVITY, s.geom.solref,
 		                     &solimp, s.option.timestep, s.option.refsafe, &pen),
 		    0);
 		snprintf(what, sizeof what, "step 3, timeconst %.3f", rows[i].timeconst);
@@ -356,14 +356,14 @@ START_TEST(build_step4_growth)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_growth_report g;
-		struct ctd_sim_drop core, mj;
+		struct core_scene s;
+		struct core_growth_report g;
+		struct core_sim_drop core, mj;
 		char what[80];
 
 		build_sphere(&s, rows[i].timeconst, rows[i].dampratio, rows[i].refsafe);
-		ctd_growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep,
-		    s.option.refsafe, CTD_SCENE_EULER, &g);
+		core_growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep,
+		    s.option.refsafe, CORE_SCENE_EULER, &g);
 		snprintf(what, sizeof what, "step 4, timeconst %.4f dampratio %.2f refsafe %d",
 		    rows[i].timeconst, rows[i].dampratio, rows[i].refsafe);
 		assert_digits(what, "%.2f", g.h_omega, rows[i].h_omega);
@@ -381,8 +381,8 @@ END_TEST
 /* Step 4's aside: the Experiment's cube rebounds above its drop height at dampratio 0.07 */
 START_TEST(build_step4_cube_aside)
 {
-	struct ctd_scene s;
-	struct ctd_sim_drop core, mj;
+	struct core_scene s;
+	struct core_sim_drop core, mj;
 
 	cube(&s, DEFAULT_TIMECONST, 0.07, 1);
 	core_drop(&s, &core);
@@ -415,14 +415,14 @@ START_TEST(sweep1_rest)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene box, ball;
-		struct ctd_sim_rest box_rest, ball_rest;
-		struct ctd_law_solimp solimp;
+		struct core_scene box, ball;
+		struct core_sim_rest box_rest, ball_rest;
+		struct core_law_solimp solimp;
 		double tc, d, equation;
 		char what[64];
 
 		cube(&box, rows[i].timeconst, 1, 1);
-		lesson_scene(&ball, CTD_SCENE_SPHERE, DEFAULT_CONDIM, rows[i].timeconst, 1, 1);
+		lesson_scene(&ball, CORE_SCENE_SPHERE, DEFAULT_CONDIM, rows[i].timeconst, 1, 1);
 		core_rest(&box, &box_rest);
 		core_rest(&ball, &ball_rest);
 		/* the Experiment's sphere is one contact of 4 pyramid rows, the cube 4 of 4 */
@@ -438,7 +438,7 @@ START_TEST(sweep1_rest)
 		assert_digits(what, "%.4f", ball_rest.impedance, rows[i].d);
 		/* "equation above": (1-d) a_u (dw/d)^2 timeconst^2 dampratio^2, at that d
 		 * and the timeconst refsafe uses; and the core's exact equilibrium */
-		ctd_law_solimp_clamp(ball.geom.solimp, &solimp);
+		core_law_solimp_clamp(ball.geom.solimp, &solimp);
 		d = ball_rest.impedance;
 		tc = ball_rest.timeconst_used;
 		equation =
@@ -467,8 +467,8 @@ START_TEST(sweep2_impedance)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_sim_rest rest;
+		struct core_scene s;
+		struct core_sim_rest rest;
 		char what[64];
 
 		cube(&s, DEFAULT_TIMECONST, 1, 1);
@@ -503,8 +503,8 @@ START_TEST(sweep3_drop)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_sim_drop core, mj;
+		struct core_scene s;
+		struct core_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, DEFAULT_TIMECONST, rows[i].dampratio, 1);
@@ -530,8 +530,8 @@ START_TEST(softer_sinks_deeper)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_sim_drop core, mj;
+		struct core_scene s;
+		struct core_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, rows[i].timeconst, 1, 1);
@@ -572,8 +572,8 @@ START_TEST(break1_refsafe)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_sim_drop core, mj;
+		struct core_scene s;
+		struct core_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, rows[i].timeconst, 1, rows[i].refsafe);
@@ -608,14 +608,14 @@ START_TEST(break2_guard_gap)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct ctd_scene s;
-		struct ctd_growth_report g;
-		struct ctd_sim_drop core, mj;
+		struct core_scene s;
+		struct core_growth_report g;
+		struct core_sim_drop core, mj;
 		char what[64];
 
 		cube(&s, DEFAULT_TIMECONST, rows[i].dampratio, 1);
-		ctd_growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep, 1,
-		    CTD_SCENE_EULER, &g);
+		core_growth_stability(s.geom.solref, s.geom.solimp, LESSON_D, s.option.timestep, 1,
+		    CORE_SCENE_EULER, &g);
 		snprintf(what, sizeof what, "break it 2, dampratio %.2f", rows[i].dampratio);
 		assert_digits(what, "%.2f", g.h_omega, rows[i].h_omega);
 		core_drop(&s, &core);
@@ -660,18 +660,18 @@ START_TEST(discrete_table)
 	size_t i;
 
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		struct ctd_scene s;
-		struct ctd_sim_drop d;
+		struct core_scene s;
+		struct core_sim_drop d;
 		char what[96];
 
 		cube(&s, rows[i].tc, rows[i].dr, rows[i].refsafe);
-		s.option.mujoco = ctd_mjver_find("3.14.0");
+		s.option.mujoco = core_mjver_find("3.14.0");
 		core_drop(&s, &d);
 		snprintf(what, sizeof what, "Euler tc %g dr %g refsafe %d", rows[i].tc, rows[i].dr,
 		    rows[i].refsafe);
 		assert_digits(what, "%.3f", d.peak_penetration * 1e3, rows[i].euler_peak);
 		assert_digits(what, "%.3f", d.rebound * 1e3, rows[i].euler_rebound);
-		s.option.integrator = CTD_SCENE_DISCRETE;
+		s.option.integrator = CORE_SCENE_DISCRETE;
 		core_drop(&s, &d);
 		snprintf(what, sizeof what, "discrete tc %g dr %g refsafe %d", rows[i].tc,
 		    rows[i].dr, rows[i].refsafe);
@@ -695,16 +695,16 @@ END_TEST
 START_TEST(discrete_refsafe_rule)
 {
 	const double h = LESSON_TIMESTEP;
-	struct ctd_law_gains g;
-	struct ctd_law_discrete d;
-	struct ctd_growth_report rep;
+	struct core_law_gains g;
+	struct core_law_discrete d;
+	struct core_growth_report rep;
 	const double flat[5] = {0.5, 0.5, 0.001, 0.5, 2};
 	const double soft[5] = {0.5, 0.95, 0.001, 0.5, 2};
 	double solref[2] = {1.2 * h, 1};
 
 	/* tc*dr = 1.2h >= h: the lesson keeps it; MuJoCo replaces it (dmax = imp = 0.5) */
-	ctd_law_solref_kb(solref, 0.5, h, 0, &g);
-	ctd_law_discrete_gains(&g, 0.5, h, 1, &d);
+	core_law_solref_kb(solref, 0.5, h, 0, &g);
+	core_law_discrete_gains(&g, 0.5, h, 1, &d);
 	ck_assert_double_eq_tol(h * h * g.K * 0.5, 1 / (0.25 * 1.44) * 0.5, 1e-12);
 	ck_assert_int_eq(d.replaced, 1);
 	/* K' = 1/(h^2 imp), B' = B/sqrt(q): the damping ratio B/(2 sqrt(K imp)) is kept */
@@ -712,28 +712,28 @@ START_TEST(discrete_refsafe_rule)
 	ck_assert_double_eq_tol(d.B / (2 * sqrt(d.K * 0.5)), g.B / (2 * sqrt(g.K * 0.5)), 1e-12);
 	/* tc*dr = 0.9h < h: the lesson replaces it; MuJoCo keeps it at imp 0.5, dmax 0.95 */
 	solref[0] = 0.9 * h;
-	ctd_law_solref_kb(solref, 0.95, h, 0, &g);
-	ctd_law_discrete_gains(&g, 0.5, h, 1, &d);
+	core_law_solref_kb(solref, 0.95, h, 0, &g);
+	core_law_discrete_gains(&g, 0.5, h, 1, &d);
 	ck_assert(h * h * g.K * 0.5 < 1);
 	ck_assert_int_eq(d.replaced, 0);
 	ck_assert_double_eq(d.K, g.K);
 	/* the same through the stability answer, and no 2h clamp under discrete */
-	ctd_growth_stability(solref, soft, 0.5, h, 1, CTD_SCENE_DISCRETE, &rep);
+	core_growth_stability(solref, soft, 0.5, h, 1, CORE_SCENE_DISCRETE, &rep);
 	ck_assert_int_eq(rep.refsafe_replaced, 0);
 	ck_assert_double_eq(rep.timeconst_used, 0.9 * h);
 	solref[0] = 1.2 * h;
-	ctd_growth_stability(solref, flat, 0.5, h, 1, CTD_SCENE_DISCRETE, &rep);
+	core_growth_stability(solref, flat, 0.5, h, 1, CORE_SCENE_DISCRETE, &rep);
 	ck_assert_int_eq(rep.refsafe_replaced, 1);
 	ck_assert(rep.growth < 1);
 	/* outside discrete refsafe clamps timeconst to 2h and replaces nothing */
-	ctd_growth_stability(solref, flat, 0.5, h, 1, CTD_SCENE_EULER, &rep);
+	core_growth_stability(solref, flat, 0.5, h, 1, CORE_SCENE_EULER, &rep);
 	ck_assert_double_eq(rep.timeconst_used, 2 * h);
 	ck_assert_int_eq(rep.refsafe_replaced, 0);
 	/* direct-form rows are never replaced (MuJoCo keeps q = 406) */
 	solref[0] = -1.1e8;
 	solref[1] = -100;
-	ctd_law_solref_kb(solref, 0.95, h, 0, &g);
-	ctd_law_discrete_gains(&g, 0.95, h, 1, &d);
+	core_law_solref_kb(solref, 0.95, h, 0, &g);
+	core_law_discrete_gains(&g, 0.95, h, 1, &d);
 	ck_assert(h * h * g.K * 0.95 > 100);
 	ck_assert_int_eq(d.replaced, 0);
 }

@@ -56,21 +56,21 @@ static int close_to(struct tally *t, double core, double mujoco, double floor)
 	return 1;
 }
 
-static enum ctd_scene_integrator integrator_of(const char *name)
+static enum core_scene_integrator integrator_of(const char *name)
 {
 	if (strcmp(name, "discrete") == 0)
-		return CTD_SCENE_DISCRETE;
+		return CORE_SCENE_DISCRETE;
 	if (strcmp(name, "implicitfast") == 0)
-		return CTD_SCENE_IMPLICITFAST;
+		return CORE_SCENE_IMPLICITFAST;
 	if (strcmp(name, "implicit") == 0)
-		return CTD_SCENE_IMPLICIT;
+		return CORE_SCENE_IMPLICIT;
 	if (strcmp(name, "RK4") == 0)
-		return CTD_SCENE_RK4;
-	return CTD_SCENE_EULER;
+		return CORE_SCENE_RK4;
+	return CORE_SCENE_EULER;
 }
 
 /* the scene of a `scene` line; its kind into kind, its steps into *steps */
-static int parse_scene(const char *line, int release, struct ctd_scene *s, char *kind, long *steps)
+static int parse_scene(const char *line, int release, struct core_scene *s, char *kind, long *steps)
 {
 	char shape[16], integ[16], cone[16];
 	double size[3], mass, h, impratio, f0, solref[2], solimp[5], mb, mf, height;
@@ -85,10 +85,10 @@ static int parse_scene(const char *line, int release, struct ctd_scene *s, char 
 	if (n != 25)
 		return -1;
 	memset(s, 0, sizeof *s);
-	s->shape = strcmp(shape, "box") == 0 ? CTD_SCENE_BOX : CTD_SCENE_SPHERE;
+	s->shape = strcmp(shape, "box") == 0 ? CORE_SCENE_BOX : CORE_SCENE_SPHERE;
 	memcpy(s->size, size, sizeof size);
 	s->mass = mass;
-	ctd_pair_geom_default(&s->geom);
+	core_pair_geom_default(&s->geom);
 	memcpy(s->geom.solref, solref, sizeof solref);
 	memcpy(s->geom.solimp, solimp, sizeof solimp);
 	s->geom.condim = condim;
@@ -96,12 +96,12 @@ static int parse_scene(const char *line, int release, struct ctd_scene *s, char 
 	s->floor = s->geom;
 	s->geom.margin = mb;
 	s->floor.margin = mf;
-	ctd_scene_option_default(&s->option);
+	core_scene_option_default(&s->option);
 	s->option.timestep = h;
 	s->option.refsafe = refsafe;
 	s->option.impratio = impratio;
 	s->option.integrator = integrator_of(integ);
-	s->option.cone = strcmp(cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+	s->option.cone = strcmp(cone, "elliptic") == 0 ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
 	s->option.mujoco = release;
 	s->height = height;
 	s->duration = (double)*steps * h;
@@ -109,11 +109,11 @@ static int parse_scene(const char *line, int release, struct ctd_scene *s, char 
 }
 
 /* a rest or drop scene: its samples and metrics against the core's */
-static int check_drop(struct tally *t, const struct ctd_scene *s, const char *kind, long steps,
+static int check_drop(struct tally *t, const struct core_scene *s, const char *kind, long steps,
     const char *samples, const char *metrics)
 {
-	struct ctd_scene_model m;
-	struct ctd_sim_drop drop;
+	struct core_scene_model m;
+	struct core_sim_drop drop;
 	double peak, rebound, maxh, final;
 	long count, impacts, i;
 	const char *p = samples + strlen("samples ");
@@ -121,7 +121,7 @@ static int check_drop(struct tally *t, const struct ctd_scene *s, const char *ki
 	int ok = 1;
 
 	(void)steps;
-	ctd_scene_prepare(s, &m);
+	core_scene_prepare(s, &m);
 	count = strtol(p, &end, 10);
 	p = end;
 	for (i = 0; i < count; i++) {
@@ -133,7 +133,7 @@ static int check_drop(struct tally *t, const struct ctd_scene *s, const char *ki
 		}
 		/* v: step, z, vel, warm before; z, vel after */
 		double z = v[1], vel = v[2], warm = v[3];
-		ctd_scene_step_warm(&m, &z, &vel, &warm);
+		core_scene_step_warm(&m, &z, &vel, &warm);
 		if (!close_to(t, z, v[4], LENGTH_FLOOR) ||
 		    !close_to(t, vel, v[5], s->option.gravity * s->option.timestep)) {
 			fprintf(stderr,
@@ -150,14 +150,14 @@ static int check_drop(struct tally *t, const struct ctd_scene *s, const char *ki
 		return ok; /* an ulp can grow from here: only the steps above compare */
 	t->whole_runs++;
 	/* the answers themselves, through the library's entry points */
-	ctd_sim_drop_scene(s, &drop, NULL);
+	core_sim_drop_scene(s, &drop, NULL);
 	ok &= close_to(t, drop.peak_penetration, peak, LENGTH_FLOOR) &&
 	    close_to(t, drop.rebound, rebound, LENGTH_FLOOR) &&
 	    close_to(t, drop.max_height, maxh, LENGTH_FLOOR) &&
 	    close_to(t, drop.final_penetration, final, LENGTH_FLOOR);
 	if (strcmp(kind, "rest") == 0) {
-		struct ctd_sim_rest rest;
-		ctd_sim_rest_scene(s, &rest);
+		struct core_sim_rest rest;
+		core_sim_rest_scene(s, &rest);
 		ok &= close_to(t, rest.settled_penetration, final, LENGTH_FLOOR);
 	}
 	if (!ok)
@@ -183,7 +183,7 @@ static int check_table(const char *path, struct tally *t)
 		line[strcspn(line, "\n")] = 0;
 		if (strncmp(line, "mujoco ", 7) == 0) {
 			snprintf(version, sizeof version, "%.31s", line + 7);
-			release = ctd_mjver_find(version);
+			release = core_mjver_find(version);
 		} else if (strncmp(line, "scene ", 6) == 0) {
 			memcpy(scene, line, sizeof scene);
 		} else if (strncmp(line, "samples ", 8) == 0) {
@@ -191,7 +191,7 @@ static int check_table(const char *path, struct tally *t)
 		} else if (strncmp(line, "metrics ", 8) == 0 || strncmp(line, "growth ", 7) == 0) {
 			memcpy(metrics, line, sizeof metrics);
 		} else if (strcmp(line, "end") == 0) {
-			struct ctd_scene s;
+			struct core_scene s;
 			char kind[16];
 			long steps;
 			int ok;
@@ -203,15 +203,15 @@ static int check_table(const char *path, struct tally *t)
 				return 0;
 			}
 			t->scenes++;
-			t->discrete += s.option.integrator == CTD_SCENE_DISCRETE;
-			t->euler += s.option.integrator == CTD_SCENE_EULER;
-			t->implicitfast += s.option.integrator == CTD_SCENE_IMPLICITFAST;
+			t->discrete += s.option.integrator == CORE_SCENE_DISCRETE;
+			t->euler += s.option.integrator == CORE_SCENE_EULER;
+			t->implicitfast += s.option.integrator == CORE_SCENE_IMPLICITFAST;
 			if (strcmp(kind, "stab") == 0) {
-				struct ctd_growth_report g;
+				struct core_growth_report g;
 				double want;
 				t->stab++;
 				ok = sscanf(metrics, "growth %lf", &want) == 1;
-				ctd_growth_stability(s.geom.solref, s.geom.solimp, s.geom.solimp[0],
+				core_growth_stability(s.geom.solref, s.geom.solimp, s.geom.solimp[0],
 				    s.option.timestep, s.option.refsafe, s.option.integrator, &g);
 				t->replaced += g.refsafe_replaced;
 				ok = ok && close_to(t, g.growth, want, 0);
@@ -219,8 +219,8 @@ static int check_table(const char *path, struct tally *t)
 					fprintf(stderr, "  core growth %.17g, MuJoCo %s\n",
 					    g.growth, metrics);
 			} else {
-				struct ctd_scene_model m;
-				ctd_scene_prepare(&s, &m);
+				struct core_scene_model m;
+				core_scene_prepare(&s, &m);
 				/* rows refsafe replaces at the deepest impedance */
 				t->replaced += m.discrete_refsafe && !m.gains.direct &&
 				    m.timestep * m.timestep * m.gains.K * m.solimp.dwidth > 1;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/contactd.h"
+#include "core/hold.h"
 #include "service/service.h"
 #include "svc_test.h"
 #include "tunables.h"
@@ -544,10 +544,10 @@ static int grips_that_hold(
 	int i, n = 0;
 
 	for (i = 0; i < (int)(sizeof grip / sizeof *grip); i++) {
-		struct ctd_hold h;
-		struct ctd_hold_answer a;
+		struct core_hold h;
+		struct core_hold_answer a;
 
-		ctd_hold_default(&h);
+		core_hold_default(&h);
 		h.radius = 0.005;
 		h.mass = 0.1;
 		h.pad_size[0] = 0.005;
@@ -561,15 +561,15 @@ static int grips_that_hold(
 		h.object.friction[2] = h.pad.friction[2] = 0.0005;
 		h.object.condim = h.pad.condim = condim;
 		h.object.priority = h.pad.priority = 0;
-		h.option.cone = elliptic ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+		h.option.cone = elliptic ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
 		h.option.impratio = impratio;
 		if (discrete)
-			h.option.integrator = CTD_SCENE_DISCRETE;
+			h.option.integrator = CORE_SCENE_DISCRETE;
 		h.duration = 2;
 		h.slip_limit = 0.01;
 		h.grip_force = grip[i] * h.mass * h.option.gravity;
-		ck_assert_ptr_null(ctd_hold_supported(&h));
-		ctd_hold_solve(&h, &a);
+		ck_assert_ptr_null(core_hold_supported(&h));
+		core_hold_solve(&h, &a);
 		n += a.holds;
 	}
 	return n;

@@ -59,7 +59,7 @@ static void load(const char *name, struct loaded *l)
 	err_clear(&err);
 	ck_assert_msg(mjcf_load(name, mjcf_disk_reader, (void *)FIXTURE_DIR, &l->doc, &err) == 0,
 	    "%s: %s", name, err.message);
-	ck_assert_msg(mdl_compile(&l->doc, ctd_mjver_find("2.2.2"), &l->m, &err) == 0, "%s: %s", name, err.message);
+	ck_assert_msg(mdl_compile(&l->doc, core_mjver_find("2.2.2"), &l->m, &err) == 0, "%s: %s", name, err.message);
 	ck_assert_msg(mpair_list(&l->m, &l->pairs, &err) == 0, "%s: %s", name, err.message);
 	l->mj = mj_loadXML(l->path, NULL, errbuf, sizeof errbuf);
 	ck_assert_msg(l->mj != NULL, "%s: MuJoCo: %s", name, errbuf);

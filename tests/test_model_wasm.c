@@ -99,7 +99,7 @@ static void check_file(const char *release, double pad, const struct file_ref *f
 
 	err_clear(&err);
 	if (mjcf_load(f->name, mjcf_disk_reader, (void *)FIXTURE_DIR, &doc, &err) != 0 ||
-	    mdl_compile(&doc, ctd_mjver_find(release), &m, &err) != 0) {
+	    mdl_compile(&doc, core_mjver_find(release), &m, &err) != 0) {
 		CHECK(0, "%s %s: %s", release, f->name, err.message);
 		return;
 	}
@@ -257,7 +257,7 @@ static int check_table(const char *path)
 				f.pair[f.npair][i] = strtod(w[1 + i], NULL);
 			f.npair++;
 		} else if (!strcmp(w[0], "end")) {
-			if (ctd_mjver_find(release) < 0 || !(pad > 0))
+			if (core_mjver_find(release) < 0 || !(pad > 0))
 				CHECK(0, "%s: no valid mujoco or generator line", path);
 			else
 				check_file(release, pad, &f, &t);

@@ -2,16 +2,16 @@
  * test_parity.c: the contact core against real MuJoCo 2.2.2 on randomised scenes.
  *
  * Every scene is drawn from a fixed seed (printed; CONTACTD_PARITY_SEED overrides
- * it, CONTACTD_PARITY_SCENES the count), built both ways from the same struct ctd_scene
- * (ctd_scene_prepare; mjscene_open) and compared three ways:
+ * it, CONTACTD_PARITY_SCENES the count), built both ways from the same struct core_scene
+ * (core_scene_prepare; mjscene_open) and compared three ways:
  *   1. one step at a time: from MuJoCo's own state (qpos[2], qvel[2]) before every
- *      mj_step, one ctd_scene_step must land on MuJoCo's next state. Nothing can
+ *      mj_step, one core_scene_step must land on MuJoCo's next state. Nothing can
  *      amplify here, so this holds in every regime, energy-gaining ones included;
  *   2. the free runs from the same start, step by step, and their drop metrics
- *      (ctd_sim_drop vs mjscene_metrics, shared/api-contract.md), as far as the
+ *      (core_sim_drop vs mjscene_metrics, shared/api-contract.md), as far as the
  *      scene's regime allows (below);
  *   3. at one penetrating state: contact count, nefc and, for every row, efc_KBIP's
- *      K, B, imp, efc_R and efc_aref, and qacc, against ctd_scene_accel's state.
+ *      K, B, imp, efc_R and efc_aref, and qacc, against core_scene_accel's state.
  * Besides, MuJoCo must warn about a mixed-sign solref exactly where the core falls
  * back to the default one.
  *
@@ -213,11 +213,11 @@ static void random_solimp(struct rng *r, double solimp[5], struct coverage *c)
 	}
 }
 
-static void random_geom(struct rng *r, struct ctd_pair_geom *g, struct coverage *c)
+static void random_geom(struct rng *r, struct core_pair_geom *g, struct coverage *c)
 {
 	static const int condims[4] = {1, 3, 4, 6};
 
-	ctd_pair_geom_default(g);
+	core_pair_geom_default(g);
 	random_solref(r, g->solref, c);
 	random_solimp(r, g->solimp, c);
 	g->condim = condims[rng_int(r, 4)];
@@ -234,28 +234,28 @@ static void random_geom(struct rng *r, struct ctd_pair_geom *g, struct coverage 
 static const double awkward_masses[] = {0.33, 2.5, 0.1, 0.7, 3.0, 1.0 / 3.0, 7.77, 0.01, 100};
 
 /* Scene `index` of the run with `seed`: a function of both only. */
-static void random_scene(uint64_t seed, int index, struct ctd_scene *s, struct coverage *c)
+static void random_scene(uint64_t seed, int index, struct core_scene *s, struct coverage *c)
 {
 	struct rng r = {seed ^ (UINT64_C(0xD1B54A32D192ED03) * (uint64_t)(index + 1))};
-	static const enum ctd_scene_integrator integrators[4] = {
-	    CTD_SCENE_EULER, CTD_SCENE_EULER, CTD_SCENE_IMPLICIT, CTD_SCENE_RK4};
+	static const enum core_scene_integrator integrators[4] = {
+	    CORE_SCENE_EULER, CORE_SCENE_EULER, CORE_SCENE_IMPLICIT, CORE_SCENE_RK4};
 	double pick = rng_unit(&r);
 	int i;
 
 	memset(s, 0, sizeof *s);
 	if (pick < 0.4) {
-		s->shape = CTD_SCENE_SPHERE;
+		s->shape = CORE_SCENE_SPHERE;
 		s->size[0] = s->size[1] = s->size[2] = rng_log(&r, 0.005, 0.5);
 	} else if (pick < 0.7) {
-		s->shape = CTD_SCENE_BOX;
+		s->shape = CORE_SCENE_BOX;
 		s->size[0] = s->size[1] = s->size[2] = rng_log(&r, 0.005, 0.5);
 	} else {
-		s->shape = CTD_SCENE_BOX;
+		s->shape = CORE_SCENE_BOX;
 		for (i = 0; i < 3; i++)
 			s->size[i] = rng_log(&r, 0.005, 0.5);
 	}
-	cover(c, F_SPHERE, s->shape == CTD_SCENE_SPHERE);
-	cover(c, F_CUBE, s->shape == CTD_SCENE_BOX && pick < 0.7);
+	cover(c, F_SPHERE, s->shape == CORE_SCENE_SPHERE);
+	cover(c, F_CUBE, s->shape == CORE_SCENE_BOX && pick < 0.7);
 	cover(c, F_BOX3, pick >= 0.7);
 	cover(c, F_SMALL_SIZE, s->size[0] < 0.01 || s->size[2] < 0.01);
 	cover(c, F_LARGE_SIZE, s->size[0] > 0.2 || s->size[2] > 0.2);
@@ -297,7 +297,7 @@ static void random_scene(uint64_t seed, int index, struct ctd_scene *s, struct c
 
 	s->option.timestep = rng_log(&r, 0.0005, 0.01);
 
-	s->option.mujoco = CTD_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
+	s->option.mujoco = CORE_MJVER_2_2_2; /* the reference: libmujoco 2.2.2 */
 	s->option.refsafe = !rng_chance(&r, 0.25);
 	s->option.gravity = rng_chance(&r, 0.1) ? rng_uniform(&r, 1, 25) : DEFAULT_GRAVITY;
 	s->option.impratio = rng_chance(&r, 0.3) ? rng_log(&r, 0.2, 10) : 1;
@@ -309,14 +309,14 @@ static void random_scene(uint64_t seed, int index, struct ctd_scene *s, struct c
 	cover(c, F_SMALL_STEP, s->option.timestep < 0.001);
 	cover(c, F_LARGE_STEP, s->option.timestep > 0.005);
 	cover(c, F_TOUCHING, s->height == 0);
-	cover(c, F_EULER, s->option.integrator == CTD_SCENE_EULER);
-	cover(c, F_IMPLICIT, s->option.integrator == CTD_SCENE_IMPLICIT);
-	cover(c, F_RK4, s->option.integrator == CTD_SCENE_RK4);
+	cover(c, F_EULER, s->option.integrator == CORE_SCENE_EULER);
+	cover(c, F_IMPLICIT, s->option.integrator == CORE_SCENE_IMPLICIT);
+	cover(c, F_RK4, s->option.integrator == CORE_SCENE_RK4);
 	cover(c, F_GRAVITY, s->option.gravity != DEFAULT_GRAVITY);
 	/* drawn last, so every other field of scene i is what it was before the cone */
-	s->option.cone = rng_chance(&r, 0.3) ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
-	cover(c, F_ELLIPTIC, s->option.cone == CTD_CONE_ELLIPTIC);
-	cover(c, F_ELLIPTIC_BOX, s->option.cone == CTD_CONE_ELLIPTIC && s->shape == CTD_SCENE_BOX);
+	s->option.cone = rng_chance(&r, 0.3) ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
+	cover(c, F_ELLIPTIC, s->option.cone == CORE_CONE_ELLIPTIC);
+	cover(c, F_ELLIPTIC_BOX, s->option.cone == CORE_CONE_ELLIPTIC && s->shape == CORE_SCENE_BOX);
 }
 
 /* ---- run parameters ---- */
@@ -349,7 +349,7 @@ struct linear_contact {
 	double conditioning; /* largest N D / m: how much stiffer the rows are than the body */
 };
 
-static void linearize(const struct ctd_scene_model *m, struct linear_contact *out)
+static void linearize(const struct core_scene_model *m, struct linear_contact *out)
 {
 	int i;
 
@@ -357,10 +357,10 @@ static void linearize(const struct ctd_scene_model *m, struct linear_contact *ou
 	out->conditioning = 0;
 	for (i = 0; i <= PARITY_GROWTH_SAMPLES; i++) {
 		double r = -m->solimp.width * i / PARITY_GROWTH_SAMPLES;
-		double imp = ctd_law_impedance(r, &m->solimp, NULL);
-		double nd = m->normal_rows / ctd_scene_row_R(m, imp);
+		double imp = core_law_impedance(r, &m->solimp, NULL);
+		double nd = m->normal_rows / core_scene_row_R(m, imp);
 		double w = nd / (m->mass + nd);
-		double g = ctd_growth_step(
+		double g = core_growth_step(
 		    w * imp * m->gains.K, w * m->gains.B, m->timestep, m->integrator);
 		out->growth = fmax(out->growth, g);
 		out->conditioning = fmax(out->conditioning, nd / m->mass);
@@ -407,7 +407,7 @@ struct run {
 	long n;
 	struct mjscene_sample *mj;   /* MuJoCo's run: the state after each step */
 	struct mjscene_sample *core; /* the core's, in the same form (always on the axis) */
-	struct ctd_sim_drop mj_drop, core_drop;
+	struct core_sim_drop mj_drop, core_drop;
 	struct linear_contact lin;
 	enum regime regime;
 	double zscale, vscale;
@@ -430,7 +430,7 @@ struct local {
 	double worst; /* largest relative deviation of a compared step */
 };
 
-static void print_scene(uint64_t run_seed, int index, const struct ctd_scene *s)
+static void print_scene(uint64_t run_seed, int index, const struct core_scene *s)
 {
 	char xml[4096];
 
@@ -461,7 +461,7 @@ static int off_axis(const struct run *r, const struct mjscene_sample *mj)
  * The 1-D reduction is exact only on the axis (spec §9 limits): states whose
  * tilt or slip exceeds the tolerance are a different scene and are skipped.
  */
-static void check_locally(const struct ctd_scene_model *m, const struct run *r,
+static void check_locally(const struct core_scene_model *m, const struct run *r,
     const struct mjscene_sample *mj, long n, double z0, double tol, struct local *out)
 {
 	long i;
@@ -477,7 +477,7 @@ static void check_locally(const struct ctd_scene_model *m, const struct run *r,
 			out->skipped++;
 			continue;
 		}
-		ctd_scene_step(m, &z, &vel);
+		core_scene_step(m, &z, &vel);
 		d = deviation(r, z, vel, &mj[i]);
 		out->checked++;
 		out->worst = fmax(out->worst, d);
@@ -489,7 +489,7 @@ static void check_locally(const struct ctd_scene_model *m, const struct run *r,
 /* Whether a contact force acted during MuJoCo's step i: its speed changed by other
  * than one step of gravity (beyond the rounding of that sum). Unlike the recorded
  * heights this also sees contacts that begin and end inside one RK4 step. */
-static int contact_step(const struct run *r, const struct ctd_scene_model *m, long i)
+static int contact_step(const struct run *r, const struct core_scene_model *m, long i)
 {
 	double before = i > 0 ? r->mj[i - 1].vel : 0;
 	double free_dv = m->a0 * m->timestep;
@@ -499,7 +499,7 @@ static int contact_step(const struct run *r, const struct ctd_scene_model *m, lo
 }
 
 /* Impacts in MuJoCo's run: runs of contact steps after a free one. */
-static void count_impacts(const struct ctd_scene_model *m, struct run *r)
+static void count_impacts(const struct core_scene_model *m, struct run *r)
 {
 	long i, n = r->reset_step >= 0 ? r->reset_step : r->n;
 	int before = 0;
@@ -521,7 +521,7 @@ static void count_impacts(const struct ctd_scene_model *m, struct run *r)
 
 /* Decide the regime and how far the free runs must agree, from the physics and
  * MuJoCo's run only. */
-static void classify(const struct ctd_scene_model *m, const struct ctd_scene *s, struct run *r)
+static void classify(const struct core_scene_model *m, const struct core_scene *s, struct run *r)
 {
 	/* a difference of a few ulps (~1e-15) reaches the tolerance after this growth */
 	const double headroom = PARITY_REL_TOL / 1e-15;
@@ -536,7 +536,7 @@ static void classify(const struct ctd_scene_model *m, const struct ctd_scene *s,
 		/* the runs are comparable only until MuJoCo threw its state away */
 		r->regime = REGIME_MUJOCO_RESET;
 		r->horizon = r->reset_step - 1;
-	} else if (s->option.integrator == CTD_SCENE_IMPLICIT &&
+	} else if (s->option.integrator == CORE_SCENE_IMPLICIT &&
 	    r->lin.conditioning * DBL_EPSILON > PARITY_REL_TOL) {
 		/* contact-free steps only: the first contact step already differs */
 		r->regime = REGIME_SOLVER_LIMITED;
@@ -566,12 +566,12 @@ static void classify(const struct ctd_scene_model *m, const struct ctd_scene *s,
 }
 
 static void run_both(
-    const struct ctd_scene *s, const struct ctd_scene_model *m, struct mjscene *ms, struct run *out)
+    const struct core_scene *s, const struct core_scene_model *m, struct mjscene *ms, struct run *out)
 {
 	double z, vel, length;
 	long i;
 
-	out->n = ctd_sim_step_count(s->duration, s->option.timestep);
+	out->n = core_sim_step_count(s->duration, s->option.timestep);
 	out->mj = calloc((size_t)out->n, sizeof *out->mj);
 	out->core = calloc((size_t)out->n, sizeof *out->core);
 	ck_assert(out->mj && out->core);
@@ -580,7 +580,7 @@ static void run_both(
 	out->warnings = mjscene_warnings() - out->warnings;
 	mjscene_metrics(
 	    out->mj, out->n, ms->half_height, s->height, s->option.timestep, &out->mj_drop);
-	ctd_sim_drop(m, s->height, s->duration, &out->core_drop);
+	core_sim_drop(m, s->height, s->duration, &out->core_drop);
 
 	/* z is the centre height, at least the half height; speeds are bounded by the
 	 * impact speed from the drop height (plus one step of gravity for height 0) */
@@ -595,7 +595,7 @@ static void run_both(
 	z = s->height + m->half_height;
 	vel = 0;
 	for (i = 0; i < out->n; i++) {
-		ctd_scene_step(m, &z, &vel);
+		core_scene_step(m, &z, &vel);
 		out->core[i].z = z;
 		out->core[i].vel = vel;
 		if (z != out->mj[i].z || vel != out->mj[i].vel)
@@ -620,7 +620,7 @@ static double metric_scale(double value, double length)
 
 static void assert_metrics_agree(const struct run *r, uint64_t run_seed, int index)
 {
-	const struct ctd_sim_drop *a = &r->core_drop, *b = &r->mj_drop;
+	const struct core_sim_drop *a = &r->core_drop, *b = &r->mj_drop;
 	double L = r->zscale;
 
 	ck_assert_msg(a->steps == b->steps, "scene %d (seed %" PRIu64 "): steps %ld vs %ld", index,
@@ -672,7 +672,7 @@ static void setup(void)
 START_TEST(test_coverage)
 {
 	struct coverage c;
-	struct ctd_scene s;
+	struct core_scene s;
 	int i;
 
 	memset(&c, 0, sizeof c);
@@ -699,7 +699,7 @@ struct tally {
 };
 
 /* impacts in MuJoCo's run before `step` */
-static long impacts_before(const struct run *r, const struct ctd_scene_model *m, long step)
+static long impacts_before(const struct run *r, const struct core_scene_model *m, long step)
 {
 	long i, count = 0;
 	int before = 0;
@@ -714,7 +714,7 @@ static long impacts_before(const struct run *r, const struct ctd_scene_model *m,
 }
 
 static void assert_local(const struct local *l, uint64_t run_seed, int index,
-    const struct ctd_scene *s, const char *what)
+    const struct core_scene *s, const char *what)
 {
 	if (l->off >= 0)
 		print_scene(run_seed, index, s);
@@ -730,20 +730,20 @@ static void assert_local(const struct local *l, uint64_t run_seed, int index,
  * must reproduce every step of that. Returns the implicit run's local deviation.
  */
 static double check_solver_limited(
-    const struct ctd_scene *s, const struct run *r, int index, struct tally *t)
+    const struct core_scene *s, const struct run *r, int index, struct tally *t)
 {
-	struct ctd_scene euler = *s;
-	struct ctd_scene_model m;
+	struct core_scene euler = *s;
+	struct core_scene_model m;
 	struct mjscene ms;
 	struct mjscene_sample *mj;
 	struct local implicit, l;
 	char err[600];
 	long reset;
 
-	euler.option.integrator = CTD_SCENE_EULER;
-	ctd_scene_prepare(s, &m);
+	euler.option.integrator = CORE_SCENE_EULER;
+	core_scene_prepare(s, &m);
 	check_locally(&m, r, r->mj, r->n, s->height + m.half_height, PARITY_REL_TOL, &implicit);
-	ctd_scene_prepare(&euler, &m);
+	core_scene_prepare(&euler, &m);
 	ck_assert_msg(mjscene_open(&ms, &euler, err, sizeof err) == 0, "scene %d: %s", index, err);
 	mj = calloc((size_t)r->n, sizeof *mj);
 	ck_assert_ptr_nonnull(mj);
@@ -770,8 +770,8 @@ START_TEST(test_trajectories)
 
 	memset(&t, 0, sizeof t);
 	for (i = 0; i < scene_count; i++) {
-		struct ctd_scene s;
-		struct ctd_scene_model m;
+		struct core_scene s;
+		struct core_scene_model m;
 		struct mjscene ms;
 		struct run r;
 		struct local l;
@@ -783,7 +783,7 @@ START_TEST(test_trajectories)
 		/* the compiled body must be the requested one, or we compare different scenes */
 		ck_assert_msg(ms.model->body_mass[1] == s.mass,
 		    "scene %d: body mass %.17g, not %.17g", i, ms.model->body_mass[1], s.mass);
-		ctd_scene_prepare(&s, &m);
+		core_scene_prepare(&s, &m);
 		run_both(&s, &m, &ms, &r);
 		t.scenes[r.regime]++;
 
@@ -874,7 +874,7 @@ END_TEST
 
 /* Pick a penetrating state inside (or beyond) the impedance curve's width. */
 static void penetrating_state(
-    uint64_t run_seed, int index, const struct ctd_scene_model *m, double *z, double *vel)
+    uint64_t run_seed, int index, const struct core_scene_model *m, double *z, double *vel)
 {
 	struct rng r = {run_seed ^ (UINT64_C(0x8CB92BA72F3D8DD7) * (uint64_t)(index + 1))};
 	double width = m->solimp.width > 1e-6 ? m->solimp.width : 1e-4;
@@ -884,15 +884,15 @@ static void penetrating_state(
 	*vel = rng_uniform(&r, -1, 0.5);
 }
 
-/* efc rows at one penetrating state of every scene against ctd_scene_accel's state. */
+/* efc rows at one penetrating state of every scene against core_scene_accel's state. */
 START_TEST(test_constraint_rows)
 {
 	int i, rows_checked = 0, pushing = 0, elliptic_friction_rows = 0;
 
 	for (i = 0; i < scene_count; i++) {
-		struct ctd_scene s;
-		struct ctd_scene_model m;
-		struct ctd_scene_contact_state st;
+		struct core_scene s;
+		struct core_scene_model m;
+		struct core_scene_contact_state st;
 		struct mjscene ms;
 		struct mjscene_efc efc;
 		char err[600];
@@ -900,10 +900,10 @@ START_TEST(test_constraint_rows)
 		int k;
 
 		random_scene(seed, i, &s, NULL);
-		ctd_scene_prepare(&s, &m);
+		core_scene_prepare(&s, &m);
 		penetrating_state(seed, i, &m, &z, &vel);
 		r = z - m.half_height - m.contact.includemargin;
-		acc = ctd_scene_accel(&m, z, vel, &st);
+		acc = core_scene_accel(&m, z, vel, &st);
 		ck_assert_msg(mjscene_open(&ms, &s, err, sizeof err) == 0, "scene %d: %s", i, err);
 		ck_assert_msg(
 		    mjscene_efc(&ms, z, vel, &efc) == 0, "scene %d: %d rows", i, efc.nefc);
@@ -915,9 +915,9 @@ START_TEST(test_constraint_rows)
 			/* an elliptic contact's friction rows: K = 0, their own R, and aref 0
 			 * (no position, no velocity along them) */
 			int j = k % m.rows_per_contact;
-			int friction_row = m.cone == CTD_CONE_ELLIPTIC && j > 0;
+			int friction_row = m.cone == CORE_CONE_ELLIPTIC && j > 0;
 			double K = friction_row ? 0 : m.gains.K;
-			double R = ctd_scene_cone_R(&m, st.impedance, j);
+			double R = core_scene_cone_R(&m, st.impedance, j);
 			double aref = friction_row ? 0 : st.aref;
 
 			ck_assert_msg(close_to(efc.K[k], K, fabs(efc.K[k])) &&
@@ -964,33 +964,33 @@ END_TEST
  * the drop height, far looser than the observed 0. */
 START_TEST(test_drop_trace)
 {
-	struct ctd_scene s;
-	struct ctd_scene_model m;
+	struct core_scene s;
+	struct core_scene_model m;
 	struct mjscene ms;
 	struct mjscene_sample mj[500];
-	struct ctd_sim_drop drop;
+	struct core_sim_drop drop;
 	double t[502], z[502];
-	struct ctd_sim_trace tr = {t, z, 502, 0};
+	struct core_sim_trace tr = {t, z, 502, 0};
 	char err[600];
 	long i;
 
 	memset(&s, 0, sizeof s);
-	s.shape = CTD_SCENE_BOX;
+	s.shape = CORE_SCENE_BOX;
 	s.size[0] = s.size[1] = s.size[2] = 0.05;
 	s.mass = 1;
-	ctd_pair_geom_default(&s.geom);
-	ctd_pair_geom_default(&s.floor);
+	core_pair_geom_default(&s.geom);
+	core_pair_geom_default(&s.floor);
 	s.option.timestep = 0.002;
 	s.option.refsafe = 1;
 	s.option.gravity = 9.81;
 	s.option.impratio = 1;
-	s.option.integrator = CTD_SCENE_EULER;
+	s.option.integrator = CORE_SCENE_EULER;
 	s.height = 0.1;
 	s.duration = 1;
 	ck_assert_msg(mjscene_open(&ms, &s, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(mjscene_run(&ms, 500, mj), -1);
-	ctd_scene_prepare(&s, &m);
-	ctd_sim_drop_trace(&m, s.height, s.duration, &drop, &tr);
+	core_scene_prepare(&s, &m);
+	core_sim_drop_trace(&m, s.height, s.duration, &drop, &tr);
 	ck_assert_uint_eq(tr.count, 501); /* 500 steps under the cap: none decimated */
 	for (i = 0; i < 500; i++)
 		ck_assert_msg(

@@ -149,7 +149,7 @@ static json_t *random_canonical(void)
 
 #define SAME(member) (memcmp(&a->member, &b->member, sizeof a->member) == 0)
 
-static int same_geom(const struct ctd_pair_geom *a, const struct ctd_pair_geom *b)
+static int same_geom(const struct core_pair_geom *a, const struct core_pair_geom *b)
 {
 	return SAME(solref) && SAME(solimp) && SAME(condim) && SAME(friction) && SAME(margin) &&
 	    SAME(gap) && SAME(solmix) && SAME(priority);
@@ -157,7 +157,7 @@ static int same_geom(const struct ctd_pair_geom *a, const struct ctd_pair_geom *
 
 static int same_request(const struct req_scene *ra, const struct req_scene *rb)
 {
-	const struct ctd_scene *a = &ra->scene, *b = &rb->scene;
+	const struct core_scene *a = &ra->scene, *b = &rb->scene;
 
 	return ra->floor_given == rb->floor_given && SAME(shape) && SAME(size) && SAME(mass) &&
 	    same_geom(&a->geom, &b->geom) && same_geom(&a->floor, &b->floor) &&

@@ -883,7 +883,6 @@ int main(void)
 	int failed;
 
 	/* a failed eval call's status, as both front ends set it (Check forks after this) */
-	eval_set_status(http_status_of);
 
 	tcase_add_test(handlers, drop_of_the_lessons_cube);
 	tcase_add_test(handlers, rest_of_the_lessons_cube);

@@ -144,9 +144,9 @@ START_TEST(sweep_rows_are_single_answers)
 	for (shape = 0; shape < 2; shape++)
 		for (form = 0; form < 2; form++)
 			for (integrator = 0; integrator < 4; integrator++)
-				for (release = 0; release < ctd_mjver_count(); release++)
+				for (release = 0; release < core_mjver_count(); release++)
 					points += check_grid(shape, form, integrators[integrator],
-					    ctd_mjver_name(release));
+					    core_mjver_name(release));
 	ck_assert_int_ge(points, 3000);
 }
 END_TEST

@@ -5,7 +5,7 @@
  * table against the installed libmujoco 2.2.2 itself.
  *
  * Per table: the release its header names selects the core's rules (option.mujoco);
- * every scene is rebuilt as a struct ctd_scene and compared
+ * every scene is rebuilt as a struct core_scene and compared
  *   - at every probe state (one mj_forward from fresh data): whether a contact is
  *     detected, its includemargin, whether it makes rows and how many, and the first
  *     row's efc_pos, efc_margin, K, B, imp, R, aref, and qacc;
@@ -61,7 +61,7 @@ struct probe {
 
 struct entry {
 	int index;
-	struct ctd_scene scene;
+	struct core_scene scene;
 	long steps, stride;
 	int nprobes, nsamples;
 	struct probe probes[MAX_PROBES];
@@ -82,7 +82,7 @@ static double close_enough(double got, double want, double abs_floor)
 	return fabs(got - want) <= TABLE_REL_TOL * fmax(fabs(got), fabs(want)) + abs_floor;
 }
 
-static int parse_geom(const char *line, const char *tag, struct ctd_pair_geom *g)
+static int parse_geom(const char *line, const char *tag, struct core_pair_geom *g)
 {
 	char t[16];
 	int n = sscanf(line, "%15s %lf %lf %lf %lf %lf %lf %lf %d %lf %lf %lf %lf %lf %lf %d", t,
@@ -131,11 +131,11 @@ static void table_read(const char *name, struct table *t)
 		if (line[0] == '#' || strncmp(line, "generator ", 10) == 0)
 			continue;
 		if (sscanf(line, "mujoco %31s", t->release) == 1) {
-			t->mujoco = ctd_mjver_find(t->release);
+			t->mujoco = core_mjver_find(t->release);
 			ck_assert_msg(
 			    t->mujoco >= 0, "%s: release %s not supported", name, t->release);
 		} else if (strncmp(line, "scene ", 6) == 0) {
-			struct ctd_scene *s;
+			struct core_scene *s;
 			if (t->count == cap) {
 				cap = cap ? 2 * cap : 64;
 				t->entries = realloc(t->entries, (size_t)cap * sizeof *t->entries);
@@ -156,11 +156,11 @@ static void table_read(const char *name, struct table *t)
 			        (strcmp(cone, "pyramidal") == 0 || strcmp(cone, "elliptic") == 0),
 			    "%s:%d: bad scene line", name, lineno);
 			s->option.cone =
-			    strcmp(cone, "elliptic") == 0 ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
-			t->elliptic += s->option.cone == CTD_CONE_ELLIPTIC;
-			s->shape = strcmp(shape, "box") == 0 ? CTD_SCENE_BOX : CTD_SCENE_SPHERE;
+			    strcmp(cone, "elliptic") == 0 ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
+			t->elliptic += s->option.cone == CORE_CONE_ELLIPTIC;
+			s->shape = strcmp(shape, "box") == 0 ? CORE_SCENE_BOX : CORE_SCENE_SPHERE;
 			s->option.refsafe = refsafe;
-			s->option.integrator = CTD_SCENE_EULER;
+			s->option.integrator = CORE_SCENE_EULER;
 			s->option.mujoco = t->mujoco;
 			s->duration = (double)e->steps * s->option.timestep;
 		} else if (e && strncmp(line, "geom ", 5) == 0) {
@@ -193,16 +193,16 @@ static void table_read(const char *name, struct table *t)
 }
 
 /* The core's centre heights at the table's sample steps (the last step included),
- * with the warmstart-carrying step ctd_sim_drop uses. Returns the number of samples. */
+ * with the warmstart-carrying step core_sim_drop uses. Returns the number of samples. */
 static int core_samples(
-    const struct ctd_scene_model *m, const struct entry *e, double z0, double out[MAX_SAMPLES])
+    const struct core_scene_model *m, const struct entry *e, double z0, double out[MAX_SAMPLES])
 {
 	double z = z0, vel = 0, warm = 0;
 	long i;
 	int n = 0;
 
 	for (i = 0; i < e->steps; i++) {
-		ctd_scene_step_warm(m, &z, &vel, &warm);
+		core_scene_step_warm(m, &z, &vel, &warm);
 		if (((i + 1) % e->stride == 0 || i + 1 == e->steps) && n < MAX_SAMPLES)
 			out[n++] = z;
 	}
@@ -211,16 +211,16 @@ static int core_samples(
 
 /* Probes: detection, includemargin, rows and the first row against one mj_forward. */
 static void check_probes(
-    const struct table *t, const struct entry *e, const struct ctd_scene_model *m)
+    const struct table *t, const struct entry *e, const struct core_scene_model *m)
 {
 	int p;
 
 	for (p = 0; p < e->nprobes; p++) {
 		const struct probe *pr = &e->probes[p];
-		struct ctd_scene_contact_state st;
+		struct core_scene_contact_state st;
 		double dist = pr->z - m->half_height;
-		double acc = ctd_scene_accel(m, pr->z, pr->vel, &st);
-		int detected = ctd_scene_detected(m, dist);
+		double acc = core_scene_accel(m, pr->z, pr->vel, &st);
+		int detected = core_scene_detected(m, dist);
 
 		ck_assert_msg(pr->ncon == (detected ? m->contacts : 0),
 		    "%s scene %d probe %d: MuJoCo %d contacts, core %d (dist %.17g, detect %.17g)",
@@ -261,7 +261,7 @@ static void check_probes(
 }
 
 /* Whether the core's run of e is in the non-chaotic regime (see the header). */
-static int insensitive(const struct ctd_scene_model *m, const struct entry *e)
+static int insensitive(const struct core_scene_model *m, const struct entry *e)
 {
 	double a[MAX_SAMPLES], b[MAX_SAMPLES];
 	double z0 = e->scene.height + m->half_height;
@@ -283,12 +283,12 @@ static int check_table(const char *name)
 	table_read(name, &t);
 	for (i = 0; i < t.count; i++) {
 		const struct entry *e = &t.entries[i];
-		struct ctd_scene_model m;
-		struct ctd_sim_drop drop;
+		struct core_scene_model m;
+		struct core_sim_drop drop;
 		double got[MAX_SAMPLES];
 		int n, k;
 
-		ctd_scene_prepare(&e->scene, &m);
+		core_scene_prepare(&e->scene, &m);
 		check_probes(&t, e, &m);
 		if (!(e->off_axis <= OFF_AXIS_MAX))
 			continue;
@@ -301,7 +301,7 @@ static int check_table(const char *name)
 			ck_assert_msg(close_enough(got[k], e->samples[k], TABLE_ABS_Z),
 			    "%s scene %d sample %d: core %.17g, MuJoCo %.17g", t.release, e->index,
 			    k, got[k], e->samples[k]);
-		ctd_sim_drop(&m, e->scene.height, e->scene.duration, &drop);
+		core_sim_drop(&m, e->scene.height, e->scene.duration, &drop);
 		ck_assert_int_eq(drop.steps, e->steps);
 		ck_assert_msg(close_enough(drop.peak_penetration, e->peak, TABLE_ABS_Z),
 		    "%s scene %d: peak %.17g vs %.17g", t.release, e->index, drop.peak_penetration,
@@ -313,7 +313,7 @@ static int check_table(const char *name)
 		    e->jitter);
 		ck_assert(close_enough(drop.final_penetration, e->final_penetration, TABLE_ABS_Z));
 		compared++;
-		elliptic_compared += e->scene.option.cone == CTD_CONE_ELLIPTIC;
+		elliptic_compared += e->scene.option.cone == CORE_CONE_ELLIPTIC;
 	}
 	printf("%s (MuJoCo %s): %d scenes (%d elliptic), %d flat, %d compared in full (%d "
 	       "elliptic)\n",
@@ -407,8 +407,8 @@ START_TEST(rules_differ_and_each_is_right)
 	ck_assert_int_eq(old.count, cur.count);
 	for (i = 0; i < old.count; i++) {
 		const struct entry *a = &old.entries[i], *b = &cur.entries[i];
-		struct ctd_scene_model ma, mb;
-		struct ctd_sim_drop da, db;
+		struct core_scene_model ma, mb;
+		struct core_sim_drop da, db;
 		double za, zb;
 
 		if (a->off_axis > OFF_AXIS_MAX || b->off_axis > OFF_AXIS_MAX)
@@ -417,12 +417,12 @@ START_TEST(rules_differ_and_each_is_right)
 		zb = b->samples[b->nsamples - 1];
 		if (fabs(za - zb) < 0.01 * fabs(za))
 			continue;
-		ctd_scene_prepare(&a->scene, &ma);
-		ctd_scene_prepare(&b->scene, &mb);
+		core_scene_prepare(&a->scene, &ma);
+		core_scene_prepare(&b->scene, &mb);
 		if (!insensitive(&ma, a) || !insensitive(&mb, b))
 			continue;
-		ctd_sim_drop(&ma, a->scene.height, a->scene.duration, &da);
-		ctd_sim_drop(&mb, b->scene.height, b->scene.duration, &db);
+		core_sim_drop(&ma, a->scene.height, a->scene.duration, &da);
+		core_sim_drop(&mb, b->scene.height, b->scene.duration, &db);
 		ck_assert(close_enough(da.final_penetration, a->final_penetration, TABLE_ABS_Z));
 		ck_assert(close_enough(db.final_penetration, b->final_penetration, TABLE_ABS_Z));
 		ck_assert(!close_enough(da.final_penetration, b->final_penetration, 1e-6));
@@ -448,16 +448,16 @@ START_TEST(rest_shifts_by_includemargin)
 		double includemargin;
 	} cases[] = {{"2.2.2", 0.003}, {"3.4.0", 0.003}, {"3.5.0", 0.0045}, {"3.9.0", 0.006},
 	    {"3.12.0", 0.006}};
-	struct ctd_scene s;
-	struct ctd_scene_model m;
-	struct ctd_sim_rest bare, shifted;
+	struct core_scene s;
+	struct core_scene_model m;
+	struct core_sim_rest bare, shifted;
 	size_t i;
 
 	memset(&s, 0, sizeof s);
-	s.shape = CTD_SCENE_SPHERE;
+	s.shape = CORE_SCENE_SPHERE;
 	s.size[0] = 0.05;
 	s.mass = 1;
-	ctd_pair_geom_default(&s.geom);
+	core_pair_geom_default(&s.geom);
 	s.geom.condim = 1;
 	s.floor = s.geom;
 	s.option.timestep = 0.002;
@@ -465,20 +465,20 @@ START_TEST(rest_shifts_by_includemargin)
 	s.option.gravity = 9.81;
 	s.option.impratio = 1;
 	s.duration = 2;
-	s.option.mujoco = CTD_MJVER_2_2_2;
-	ctd_scene_prepare(&s, &m);
-	ctd_sim_rest(&m, 0, s.duration, &bare);
+	s.option.mujoco = CORE_MJVER_2_2_2;
+	core_scene_prepare(&s, &m);
+	core_sim_rest(&m, 0, s.duration, &bare);
 	s.floor.margin = 0.002;
 	s.floor.gap = 0.0005;
 	s.geom.margin = 0.004;
 	s.geom.gap = 0.001;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		s.option.mujoco = ctd_mjver_find(cases[i].release);
+		s.option.mujoco = core_mjver_find(cases[i].release);
 		ck_assert_int_ge(s.option.mujoco, 0);
-		ctd_scene_prepare(&s, &m);
+		core_scene_prepare(&s, &m);
 		ck_assert(fabs(m.contact.includemargin - cases[i].includemargin) < 1e-18);
-		ctd_sim_rest(&m, 0, s.duration, &shifted);
-		/* the equilibrium is solved to 2 ulps of the violation (ctd_law_root_increasing) */
+		core_sim_rest(&m, 0, s.duration, &shifted);
+		/* the equilibrium is solved to 2 ulps of the violation (core_law_root_increasing) */
 		ck_assert_msg(fabs(-shifted.penetration -
 		                  (-bare.penetration + cases[i].includemargin)) < 1e-15,
 		    "%s: rest bottom %.17g, expected %.17g", cases[i].release, -shifted.penetration,
@@ -500,9 +500,9 @@ START_TEST(lesson_ties_per_release)
 	int k;
 
 	for (k = 0; k < 2; k++) {
-		struct ctd_scene s;
-		struct ctd_scene_model m;
-		struct ctd_sim_drop drop;
+		struct core_scene s;
+		struct core_scene_model m;
+		struct core_sim_drop drop;
 		struct mjscene ms;
 		struct mjscene_sample *run = calloc(1000, sizeof *run);
 		char errbuf[256];
@@ -510,10 +510,10 @@ START_TEST(lesson_ties_per_release)
 
 		ck_assert(run != NULL);
 		memset(&s, 0, sizeof s);
-		s.shape = k == 0 ? CTD_SCENE_SPHERE : CTD_SCENE_BOX;
+		s.shape = k == 0 ? CORE_SCENE_SPHERE : CORE_SCENE_BOX;
 		s.size[0] = s.size[1] = s.size[2] = 0.05;
 		s.mass = 1;
-		ctd_pair_geom_default(&s.geom);
+		core_pair_geom_default(&s.geom);
 		if (k == 0) {
 			s.geom.solref[0] = 0.05;
 		} else {
@@ -525,19 +525,19 @@ START_TEST(lesson_ties_per_release)
 		s.option.gravity = 9.81;
 		s.option.impratio = 1;
 		s.duration = 2;
-		s.option.mujoco = CTD_MJVER_2_2_2;
+		s.option.mujoco = CORE_MJVER_2_2_2;
 		ck_assert_msg(mjscene_open(&ms, &s, errbuf, sizeof errbuf) == 0, "%s", errbuf);
 		mjscene_run(&ms, 1000, run);
 		mj222 = -(run[999].z - 0.05);
 		mjscene_close(&ms);
 		free(run);
-		ctd_scene_prepare(&s, &m);
-		ctd_sim_drop(&m, 0, s.duration, &drop);
+		core_scene_prepare(&s, &m);
+		core_sim_drop(&m, 0, s.duration, &drop);
 		ck_assert_msg(fabs(drop.final_penetration - mj222) <= 1e-12 * mj222,
 		    "2.2.2: core %.17g, libmujoco %.17g", drop.final_penetration, mj222);
-		s.option.mujoco = ctd_mjver_find("3.12.0");
-		ctd_scene_prepare(&s, &m);
-		ctd_sim_drop(&m, 0, s.duration, &drop);
+		s.option.mujoco = core_mjver_find("3.12.0");
+		core_scene_prepare(&s, &m);
+		core_sim_drop(&m, 0, s.duration, &drop);
 		ck_assert_msg(fabs(drop.final_penetration - measured_3_12[k]) <= 1e-12 * mj222,
 		    "3.12.0: core %.17g, MuJoCo %.17g", drop.final_penetration, measured_3_12[k]);
 		ck_assert(fabs(mj222 - measured_3_12[k]) > 1e-10 * mj222);

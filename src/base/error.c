@@ -7,27 +7,31 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One row per code: its stable name (the contract's "error" value). */
-static const char *const err_table[] = {
-    [ERR_NONE] = "none",
-    [ERR_BAD_JSON] = "bad_json",
-    [ERR_BAD_TYPE] = "bad_type",
-    [ERR_BAD_VALUE] = "bad_value",
-    [ERR_UNKNOWN_FIELD] = "unknown_field",
-    [ERR_MISSING_FIELD] = "missing_field",
-    [ERR_TOO_LARGE] = "too_large",
-    [ERR_TOO_DEEP] = "too_deep",
-    [ERR_NOT_FOUND] = "not_found",
-    [ERR_METHOD] = "method_not_allowed",
-    [ERR_NOT_ACCEPTABLE] = "not_acceptable",
-    [ERR_UNSUPPORTED_MEDIA] = "unsupported_media_type",
-    [ERR_UNAUTHORIZED] = "unauthorized",
-    [ERR_FORBIDDEN] = "forbidden",
-    [ERR_CONFLICT] = "conflict",
-    [ERR_TIMEOUT] = "timeout",
-    [ERR_BAD_REQUEST] = "bad_request",
-    [ERR_UNAVAILABLE] = "unavailable",
-    [ERR_INTERNAL] = "internal",
+/* One row per code: its stable name (the contract's "error" value) and the status a
+ * client of the daemon gets for it, which the CLI and the library report too. */
+static const struct {
+	const char *name;
+	int status;
+} err_table[] = {
+    [ERR_NONE] = {"none", 200},
+    [ERR_BAD_JSON] = {"bad_json", 400},
+    [ERR_BAD_TYPE] = {"bad_type", 400},
+    [ERR_BAD_VALUE] = {"bad_value", 422},
+    [ERR_UNKNOWN_FIELD] = {"unknown_field", 400},
+    [ERR_MISSING_FIELD] = {"missing_field", 400},
+    [ERR_TOO_LARGE] = {"too_large", 413},
+    [ERR_TOO_DEEP] = {"too_deep", 400},
+    [ERR_NOT_FOUND] = {"not_found", 404},
+    [ERR_METHOD] = {"method_not_allowed", 405},
+    [ERR_NOT_ACCEPTABLE] = {"not_acceptable", 406},
+    [ERR_UNSUPPORTED_MEDIA] = {"unsupported_media_type", 415},
+    [ERR_UNAUTHORIZED] = {"unauthorized", 401},
+    [ERR_FORBIDDEN] = {"forbidden", 403},
+    [ERR_CONFLICT] = {"conflict", 409},
+    [ERR_TIMEOUT] = {"timeout", 408},
+    [ERR_BAD_REQUEST] = {"bad_request", 400},
+    [ERR_UNAVAILABLE] = {"unavailable", 503},
+    [ERR_INTERNAL] = {"internal", 500},
 };
 
 static int err_known(enum err_code code)
@@ -78,7 +82,12 @@ void err_clear(struct err *e)
 
 const char *err_name(enum err_code code)
 {
-	return err_known(code) ? err_table[code] : err_table[ERR_INTERNAL];
+	return err_table[err_known(code) ? code : ERR_INTERNAL].name;
+}
+
+int err_status(enum err_code code)
+{
+	return err_table[err_known(code) ? code : ERR_INTERNAL].status;
 }
 
 json_t *err_to_json(const struct err *e)

@@ -3,8 +3,9 @@
  *
  * Functions that can fail take a `struct err *` owned by the caller, return -1
  * and fill it (code, message, JSON Pointer of the offending field); on success
- * they return 0 and leave it untouched. What a code becomes is each front end's: the
- * HTTP layer maps codes to statuses and headers (http/status.h), the CLI to exit codes.
+ * they return 0 and leave it untouched. A code's status is the contract's, the same from
+ * the daemon, the CLI and the library (err_status()); the headers an error carries are
+ * the HTTP layer's (http/status.h), the exit codes the CLI's.
  */
 #ifndef CONTACTD_BASE_ERROR_H
 #define CONTACTD_BASE_ERROR_H
@@ -52,6 +53,10 @@ void err_clear(struct err *e);
 
 /* Stable machine name of a code, e.g. "bad_value". */
 const char *err_name(enum err_code code);
+
+/* The status (an HTTP status) the contract gives an error of code: 500 for a code this
+ * table does not know. The same wherever the question is asked; thread-safe. */
+int err_status(enum err_code code);
 
 /* The contract's error body {"error", "message", "path"}. Caller owns the result. */
 json_t *err_to_json(const struct err *e);

@@ -7,7 +7,7 @@
  * engine to the calibration store.
  *
  * The scenes are the core's structs, only declared here (base includes nothing of the
- * core): the caller and the implementation include core/contactd.h.
+ * core): the caller and the implementation include core/hold.h.
  */
 #ifndef CONTACTD_BASE_QUESTIONS_H
 #define CONTACTD_BASE_QUESTIONS_H
@@ -16,23 +16,23 @@
 
 #include "base/error.h"
 
-struct ctd_scene;
-struct ctd_hold;
+struct core_scene;
+struct core_hold;
 
 struct questions {
 	/* Validate the scene request v (a rest or drop body, the floor the geom it faces)
 	 * into *scene; *canonical (when not NULL) its canonical JSON, a new reference the
 	 * caller owns. Errors carry the offending field's JSON Pointer under "". */
-	int (*scene_parse)(json_t *v, struct ctd_scene *scene, json_t **canonical, struct err *err);
+	int (*scene_parse)(json_t *v, struct core_scene *scene, json_t **canonical, struct err *err);
 	/* Validate the hold request v (POST /v1/hold's body; {} for every default) into *h,
 	 * errors under "". */
-	int (*hold_parse)(json_t *v, struct ctd_hold *h, struct err *err);
+	int (*hold_parse)(json_t *v, struct core_hold *h, struct err *err);
 	/* The canonical JSON of a validated hold scene; NULL when out of memory. Caller owns
 	 * it. */
-	json_t *(*hold_json)(const struct ctd_hold *h);
+	json_t *(*hold_json)(const struct core_hold *h);
 	/* The answer POST /v1/hold gives for h, a new reference in *answer the caller owns;
 	 * -1 with err as the hold question refuses (bad_value) or fails (internal). */
-	int (*hold_answer)(const struct ctd_hold *h, json_t **answer, struct err *err);
+	int (*hold_answer)(const struct core_hold *h, json_t **answer, struct err *err);
 };
 
 /* Make q (static, every member set) the questions the calibration layer asks. Call it

@@ -26,7 +26,7 @@
 
 /* A calibration's setup. */
 struct calreq_setup {
-	struct ctd_scene scene;            /* floor = pad, body + geom = object */
+	struct core_scene scene;            /* floor = pad, body + geom = object */
 	char mjcf_class[CALREQ_CLASS_MAX]; /* "" when the setup names none */
 	/* The pad geom's other MJCF attributes as given (group, rgba, ...), as XML text
 	 * (' name="value"' each, escaped), for the snippet to keep them. */

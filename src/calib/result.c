@@ -12,7 +12,7 @@
 
 #include "base/jtext.h"
 #include "base/questions.h"
-#include "core/contactd.h"
+#include "core/hold.h"
 #include "tunables.h"
 
 /* Set key of obj to value (stolen); remembers failure in *ok so callers check once. */
@@ -137,7 +137,7 @@ static void append_numbers(
  * Caller frees. */
 static char *mjcf_default(const struct fit_result *fit, const char *cls, const char *attrs)
 {
-	const struct ctd_pair_geom *g = &fit->scene.floor;
+	const struct core_pair_geom *g = &fit->scene.floor;
 	double sol[2] = {fit->timeconst, fit->dampratio};
 	double direct[2] = {-fit->stiffness, -fit->damping};
 	char *text = NULL;
@@ -232,7 +232,7 @@ static int offers_hold(enum fit_status s)
  * creep is null (not settled, crushed, not reproducible): the range would not be one.
  */
 static json_t *creep_range(
-    const struct questions *ask, const struct fit_result *fit, const struct ctd_hold *base)
+    const struct questions *ask, const struct fit_result *fit, const struct core_hold *base)
 {
 	double lo = INFINITY, hi = -INFINITY, ends[2][2];
 	int q, a, b;
@@ -252,7 +252,7 @@ static json_t *creep_range(
 	}
 	for (a = 0; a < 3; a++)
 		for (b = 0; b < 3; b++) {
-			struct ctd_hold h = *base;
+			struct core_hold h = *base;
 			struct err err;
 			json_t *answer = NULL, *creep;
 			double tc = a == 1 ? fit->timeconst : ends[FIT_TC][a / 2];
@@ -300,7 +300,7 @@ static json_t *hold_json(const struct fit_result *fit)
 	static const char *const carried[] = {"creep_velocity", "holds", "slip", "time_to_slip",
 	    "falls", "coulomb_holds", "friction_margin"};
 	const struct questions *q;
-	struct ctd_hold h;
+	struct core_hold h;
 	struct err err;
 	json_t *empty = json_object(), *request = NULL, *answer = NULL, *block = NULL;
 	size_t i;

@@ -23,10 +23,9 @@
 #include <unistd.h>
 
 #include "base/jtext.h"
-#include "core/contactd.h"
+#include "core/mjver.h"
 #include "model/mjcf.h"
 #include "cli/figure.h"
-#include "http/status.h"
 #include "service/eval.h"
 #include "service/service.h"
 #include "service/shard.h"
@@ -91,7 +90,7 @@ static void usage(FILE *f)
 	    "in m/s^2; solref's direct form [-stiffness, -damping] in 1/s^2 and 1/s (per\n"
 	    "unit of the contact's effective mass); dampratio, friction and solimp's d0,\n"
 	    "dwidth, midpoint and power are pure numbers. In answers:\n",
-	    ctd_mjver_name(ctd_mjver_default()));
+	    core_mjver_name(core_mjver_default()));
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
 		if (svc_endpoints[e]->units)
 			fprintf(f, "  %-10s %s\n", svc_endpoints[e]->name, svc_endpoints[e]->units);
@@ -365,7 +364,7 @@ static int run_model_file(
 	err_clear(&err);
 	if (mjcf_load(slash ? slash + 1 : path, mjcf_disk_reader, dir, &doc, &err) != 0) {
 		fprintf(stderr, "contact: %s\n", err.message);
-		return http_status_of(err.code) == 500 ? EXIT_INTERNAL : EXIT_REJECTED;
+		return err_status(err.code) == 500 ? EXIT_INTERNAL : EXIT_REJECTED;
 	}
 	files = json_object();
 	for (i = 0; files && i < doc.count; i++)
@@ -597,7 +596,6 @@ int main(int argc, char **argv)
 	int csv = 0, pretty = 0, opt, status, plot_answer;
 
 	/* a batch's failed call carries the HTTP status it would have alone, as the daemon's */
-	eval_set_status(http_status_of);
 	/* a row of the endpoint table without its functions is a build defect: refuse to start */
 	if (svc_endpoints_check(&err) != 0) {
 		fprintf(stderr, "contact: %s\n", err.message);

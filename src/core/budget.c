@@ -5,24 +5,24 @@
 
 #include <stddef.h>
 
-static _Thread_local struct ctd_budget *current;
+static _Thread_local struct core_budget *current;
 
-struct ctd_budget *ctd_budget_enter(struct ctd_budget *b)
+struct core_budget *core_budget_enter(struct core_budget *b)
 {
-	struct ctd_budget *old = current;
+	struct core_budget *old = current;
 
 	current = b;
 	return old;
 }
 
-struct ctd_budget *ctd_budget_current(void)
+struct core_budget *core_budget_current(void)
 {
 	return current;
 }
 
-int ctd_budget_poll(void)
+int core_budget_poll(void)
 {
-	struct ctd_budget *b = current;
+	struct core_budget *b = current;
 	int why;
 
 	if (!b)
@@ -41,9 +41,9 @@ int ctd_budget_poll(void)
 	return why;
 }
 
-int ctd_budget_stopped(void)
+int core_budget_stopped(void)
 {
-	struct ctd_budget *b = current;
+	struct core_budget *b = current;
 
 	return b ? atomic_load_explicit(&b->stop, memory_order_relaxed) : 0;
 }

@@ -45,14 +45,14 @@ static double euler_radius(double k, double c, double h)
 	return radius2(1 - h * h * k, h * (1 - h * c), -h * k, 1 - h * c);
 }
 
-double ctd_growth_step(double k, double c, double h, enum ctd_scene_integrator integrator)
+double core_growth_step(double k, double c, double h, enum core_scene_integrator integrator)
 {
-	if (integrator == CTD_SCENE_DISCRETE) {
+	if (integrator == CORE_SCENE_DISCRETE) {
 		/* backward Euler: (1/den) [[1 + hc, h], [-hk, 1]], den = 1 + hc + h^2 k */
 		double den = 1 + h * c + h * h * k;
 		return radius2((1 + h * c) / den, h / den, -h * k / den, 1 / den);
 	}
-	if (integrator == CTD_SCENE_RK4) {
+	if (integrator == CORE_SCENE_RK4) {
 		/* eigenvalues of [[0, 1], [-k, -c]] */
 		double complex root = csqrt((double complex)(c * c - 4 * k));
 		double complex l1 = 0.5 * (-c + root), l2 = 0.5 * (-c - root);
@@ -65,11 +65,11 @@ double ctd_growth_step(double k, double c, double h, enum ctd_scene_integrator i
  * (m = 1, diag = 1, N = 1: Euler's k = d^2 K, c = d B) at impedance d; fills the
  * gains it used into *dg. */
 static double discrete_growth(
-    const struct ctd_law_gains *g, double d, double h, int refsafe, struct ctd_law_discrete *dg)
+    const struct core_law_gains *g, double d, double h, int refsafe, struct core_law_discrete *dg)
 {
 	double R, w, alpha, beta;
 
-	ctd_law_discrete_gains(g, d, h, refsafe, dg);
+	core_law_discrete_gains(g, d, h, refsafe, dg);
 	R = fmax(MJ_MINVAL, (1 - d) / d) / dg->s;
 	R = fmax(R, fmax(MJ_MINVAL, (1 - MJ_MAXIMP) / MJ_MAXIMP));
 	w = 1 / (1 + R);
@@ -78,28 +78,28 @@ static double discrete_growth(
 	return euler_radius(alpha, beta, h);
 }
 
-void ctd_growth_stability(const double solref[2], const double solimp[5], double impedance,
-    double timestep, int refsafe, enum ctd_scene_integrator integrator,
-    struct ctd_growth_report *out)
+void core_growth_stability(const double solref[2], const double solimp[5], double impedance,
+    double timestep, int refsafe, enum core_scene_integrator integrator,
+    struct core_growth_report *out)
 {
-	struct ctd_law_solimp s;
-	struct ctd_law_gains g;
+	struct core_law_solimp s;
+	struct core_law_gains g;
 	double d, k, c, spring, damper;
 
-	ctd_law_solimp_clamp(solimp, &s);
+	core_law_solimp_clamp(solimp, &s);
 	/* discrete never clamps timeconst; its refsafe replaces the row instead */
-	ctd_law_solref_kb(
-	    solref, s.dwidth, timestep, integrator == CTD_SCENE_DISCRETE ? 0 : refsafe, &g);
+	core_law_solref_kb(
+	    solref, s.dwidth, timestep, integrator == CORE_SCENE_DISCRETE ? 0 : refsafe, &g);
 	d = impedance > 0 ? impedance : s.dwidth;
 	out->refsafe_replaced = 0;
-	if (integrator == CTD_SCENE_DISCRETE) {
-		struct ctd_law_discrete dg;
+	if (integrator == CORE_SCENE_DISCRETE) {
+		struct core_law_discrete dg;
 		out->growth = discrete_growth(&g, d, timestep, refsafe, &dg);
 		out->refsafe_replaced = dg.replaced;
 	} else {
 		k = d * d * g.K;
 		c = d * g.B;
-		out->growth = ctd_growth_step(k, c, timestep, integrator);
+		out->growth = core_growth_step(k, c, timestep, integrator);
 	}
 	out->stable = out->growth <= 1;
 	out->timeconst_used = g.timeconst_used;
@@ -108,8 +108,8 @@ void ctd_growth_stability(const double solref[2], const double solimp[5], double
 	out->K = g.K;
 	out->B = g.B;
 	if (out->refsafe_replaced) {
-		struct ctd_law_discrete dg;
-		ctd_law_discrete_gains(&g, d, timestep, refsafe, &dg);
+		struct core_law_discrete dg;
+		core_law_discrete_gains(&g, d, timestep, refsafe, &dg);
 		out->K = dg.K;
 		out->B = dg.B;
 	}
@@ -123,6 +123,6 @@ void ctd_growth_stability(const double solref[2], const double solimp[5], double
 	} else {
 		out->h_omega = timestep * (1 / (g.timeconst_used * g.dampratio_used));
 		out->error_reduction =
-		    ctd_law_error_reduction(g.timeconst_used, g.dampratio_used, timestep);
+		    core_law_error_reduction(g.timeconst_used, g.dampratio_used, timestep);
 	}
 }

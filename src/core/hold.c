@@ -5,10 +5,10 @@
  * loop: step until the duration, or until the rest of the run is known, then sum the
  * rest of the descent in closed form. The rest is known when
  *  - the state repeats: every coordinate but z moves by less than its rounding for
- *    CTD_HOLD_SETTLE_RUN steps in a row, so the object descends at a constant speed;
+ *    CORE_HOLD_SETTLE_RUN steps in a row, so the object descends at a constant speed;
  *  - or the transient has become one geometric mode (struct tail): every coordinate's
  *    successive changes shrink by one ratio r, so vz_j = v + (vz_k - v) r^(j-k), the
- *    state is within CTD_HOLD_TAIL_NEAR of its limit, and the predictions of the limit
+ *    state is within CORE_HOLD_TAIL_NEAR of its limit, and the predictions of the limit
  *    speed v and of the final height that this makes agree from step to step.
  * The second ends most runs after about a third of the steps the first needs (the
  * transient decays by about 0.57 a step; the first waits for it to reach the rounding).
@@ -24,13 +24,13 @@
 #include "core/pinch.h"
 #include "tunables.h"
 
-void ctd_hold_default(struct ctd_hold *h)
+void core_hold_default(struct core_hold *h)
 {
 	memset(h, 0, sizeof *h);
 	h->radius = DEFAULT_HOLD_RADIUS;
 	h->mass = DEFAULT_HOLD_MASS;
-	ctd_pair_geom_default(&h->object);
-	ctd_pair_geom_default(&h->pad);
+	core_pair_geom_default(&h->object);
+	core_pair_geom_default(&h->pad);
 	/* Menagerie's SO-101 gripper class */
 	h->pad.solref[0] = 0.01;
 	h->pad.solref[1] = 1;
@@ -44,30 +44,30 @@ void ctd_hold_default(struct ctd_hold *h)
 	h->pad_size[2] = DEFAULT_HOLD_PAD_HZ;
 	h->pad_mass = DEFAULT_HOLD_PAD_MASS;
 	h->grip_force = DEFAULT_HOLD_GRIP_FORCE;
-	ctd_scene_option_default(&h->option);
+	core_scene_option_default(&h->option);
 	h->duration = DEFAULT_HOLD_DURATION;
 	h->slip_limit = DEFAULT_HOLD_SLIP_LIMIT;
 }
 
-const char *ctd_hold_supported(const struct ctd_hold *h)
+const char *core_hold_supported(const struct core_hold *h)
 {
-	struct ctd_mjver_rules rules;
+	struct core_mjver_rules rules;
 
-	if (h->option.integrator == CTD_SCENE_RK4)
+	if (h->option.integrator == CORE_SCENE_RK4)
 		return "the RK4 integrator is not reproduced for the hold scene";
-	ctd_mjver_rules(h->option.mujoco, &rules);
-	if (h->option.integrator == CTD_SCENE_DISCRETE && !rules.discrete_integrator)
+	core_mjver_rules(h->option.mujoco, &rules);
+	if (h->option.integrator == CORE_SCENE_DISCRETE && !rules.discrete_integrator)
 		return "the discrete integrator exists from MuJoCo 3.13.0 on";
 	return NULL;
 }
 
 /* Either scene, stepped by one function. */
 struct sim {
-	const struct ctd_pinch_model *m;
+	const struct core_pinch_model *m;
 	int noslip;
-	struct ctd_pinch_state s; /* the mirror-symmetric scene (noslip_iterations 0) */
-	struct ctd_pinch_cache cache;
-	struct ctd_noslip_state ns; /* the asymmetric scene */
+	struct core_pinch_state s; /* the mirror-symmetric scene (noslip_iterations 0) */
+	struct core_pinch_cache cache;
+	struct core_noslip_state ns; /* the asymmetric scene */
 };
 
 /* The state besides z, as one vector: c[0] the vertical speed, then the other speeds
@@ -78,23 +78,23 @@ struct sim_vec {
 	int speeds, n; /* c[0..speeds) are speeds, c[speeds..n) positions */
 };
 
-static void sim_start(struct sim *w, const struct ctd_pinch_model *m)
+static void sim_start(struct sim *w, const struct core_pinch_model *m)
 {
 	memset(w, 0, sizeof *w);
 	w->m = m;
 	/* the five coordinates also when the start has one pad's contact only (3.8.0-3.13.0,
 	 * pinch.h): its first step pushes the object sideways and spins it */
-	w->noslip = m->noslip_iterations > 0 || ctd_pinch_start_asymmetric(m);
-	ctd_pinch_start(&w->s);
-	ctd_noslip_start(&w->ns);
+	w->noslip = m->noslip_iterations > 0 || core_pinch_start_asymmetric(m);
+	core_pinch_start(&w->s);
+	core_noslip_start(&w->ns);
 }
 
 static void sim_step(struct sim *w)
 {
 	if (w->noslip)
-		ctd_noslip_step(w->m, &w->ns);
+		core_noslip_step(w->m, &w->ns);
 	else
-		ctd_pinch_step_cached(w->m, &w->s, NULL, &w->cache);
+		core_pinch_step_cached(w->m, &w->s, NULL, &w->cache);
 }
 
 /* 1 when the asymmetric scene's object centre is inside a pad's slab, |x - pad| <= HX:
@@ -109,7 +109,7 @@ static int sim_centre_in_pad(const struct sim *w)
 	return !(fabs(w->ns.x - (-x0 + w->ns.qL)) > hx) || !(fabs(w->ns.x - (x0 - w->ns.qR)) > hx);
 }
 
-/* discrete: refsafe replaced a contact row of the last step (ctd_law_discrete_gains) */
+/* discrete: refsafe replaced a contact row of the last step (core_law_discrete_gains) */
 static int sim_replaced(const struct sim *w)
 {
 	return w->noslip ? w->ns.replaced : w->s.replaced;
@@ -140,7 +140,7 @@ static double sim_vec_pad_q(const struct sim_vec *v)
 static void sim_vec(const struct sim *w, struct sim_vec *v)
 {
 	if (w->noslip) {
-		const struct ctd_noslip_state *s = &w->ns;
+		const struct core_noslip_state *s = &w->ns;
 
 		*v = (struct sim_vec){
 		    {s->vz, s->vx, s->wy * w->m->radius, s->vqL, s->vqR, s->x, s->qL, s->qR}, 5, 8};
@@ -151,13 +151,13 @@ static void sim_vec(const struct sim *w, struct sim_vec *v)
 
 /* the rounding each coordinate of v moves by in a state that repeats; filled once per
  * step for the tests below, which read it several times */
-static void sim_noise(const struct ctd_pinch_model *m, const struct sim_vec *v, double *noise)
+static void sim_noise(const struct core_pinch_model *m, const struct sim_vec *v, double *noise)
 {
 	int i;
 
-	noise[0] = CTD_HOLD_STEADY_REL * fabs(v->c[0]) + CTD_HOLD_STEADY_ABS;
+	noise[0] = CORE_HOLD_STEADY_REL * fabs(v->c[0]) + CORE_HOLD_STEADY_ABS;
 	for (i = 1; i < v->n; i++)
-		noise[i] = i < v->speeds ? CTD_HOLD_STEADY_OTHER : CTD_HOLD_STEADY_REL * m->radius;
+		noise[i] = i < v->speeds ? CORE_HOLD_STEADY_OTHER : CORE_HOLD_STEADY_REL * m->radius;
 }
 
 /* 1 when the step from p to v (its noise: sim_noise) left every coordinate but z where
@@ -227,7 +227,7 @@ static void tail_accelerate(struct tail *t, double r)
 		double rho = d1 != 0 ? d2 / d1 : 0;
 
 		/* within a tenth of the gap between r^2 and r: not the first mode's own rate */
-		if (rho > 0 && fabs(rho - r * r) <= CTD_HOLD_TAIL_SQUARE_REL * (r - r * r))
+		if (rho > 0 && fabs(rho - r * r) <= CORE_HOLD_TAIL_SQUARE_REL * (r - r * r))
 			t->limit.c[0] = plain + d2 * rho / (1 - rho);
 	}
 	t->v_seen[0] = t->v_seen[1];
@@ -238,11 +238,11 @@ static void tail_accelerate(struct tail *t, double r)
 /* Observe the state v (height z; its noise: sim_noise) after step k of a run of n steps
  * (n <= k: the height is not predicted). Returns 1 when the prediction can be taken
  * (t->r, limit, z_end): every coordinate moves in one mode (its change is r times its
- * last one, to CTD_HOLD_TAIL_MODE_REL or its rounding), is within CTD_HOLD_TAIL_NEAR of
- * its limit, and the predictions agreed CTD_HOLD_TAIL_AGREE times in a row. A transient
+ * last one, to CORE_HOLD_TAIL_MODE_REL or its rounding), is within CORE_HOLD_TAIL_NEAR of
+ * its limit, and the predictions agreed CORE_HOLD_TAIL_AGREE times in a row. A transient
  * of several modes (the pads still settling while the speed looks steady) fails the
  * first test. */
-static int tail_observe(const struct ctd_pinch_model *m, struct tail *t, const struct sim_vec *v,
+static int tail_observe(const struct core_pinch_model *m, struct tail *t, const struct sim_vec *v,
     const double *noise, double z, long k, long n)
 {
 	const struct sim_vec *a = &t->last[0], *b = &t->last[1];
@@ -266,7 +266,7 @@ static int tail_observe(const struct ctd_pinch_model *m, struct tail *t, const s
 		}
 	}
 	r = d1 / d0;
-	if (!(lead > 1 && d0 != 0 && r > 0 && r <= CTD_HOLD_TAIL_MAX_RATIO)) {
+	if (!(lead > 1 && d0 != 0 && r > 0 && r <= CORE_HOLD_TAIL_MAX_RATIO)) {
 		t->agreed = 0;
 		t->r = 0;
 		t->v_count = 0;
@@ -277,7 +277,7 @@ static int tail_observe(const struct ctd_pinch_model *m, struct tail *t, const s
 	for (i = 0; i < v->n; i++) {
 		double e0 = b->c[i] - a->c[i], e1 = v->c[i] - b->c[i];
 
-		mode &= fabs(e1 - r * e0) <= CTD_HOLD_TAIL_MODE_REL * fabs(e1) + noise[i];
+		mode &= fabs(e1 - r * e0) <= CORE_HOLD_TAIL_MODE_REL * fabs(e1) + noise[i];
 		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
 	}
 	tail_accelerate(t, r);
@@ -288,29 +288,29 @@ static int tail_observe(const struct ctd_pinch_model *m, struct tail *t, const s
 		double rest = fabs(t->limit.c[i] - v->c[i]);
 
 		near &= rest <=
-		    CTD_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise[i];
+		    CORE_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise[i];
 	}
 	if (n > k)
 		zn = tail_height(z, vz, t->limit.c[0], r, n - k, m->timestep);
-	agree = mode && t->r > 0 && fabs(r - t->r) <= CTD_HOLD_TAIL_RATIO_REL * r &&
+	agree = mode && t->r > 0 && fabs(r - t->r) <= CORE_HOLD_TAIL_RATIO_REL * r &&
 	    fabs(t->limit.c[0] - t->v_end) <=
-	        CTD_HOLD_TAIL_SPEED_REL * fabs(t->limit.c[0]) + CTD_HOLD_TAIL_SPEED_ABS &&
-	    fabs(zn - t->z_end) <= CTD_HOLD_TAIL_HEIGHT_REL * fabs(zn) + CTD_HOLD_TAIL_HEIGHT_ABS;
+	        CORE_HOLD_TAIL_SPEED_REL * fabs(t->limit.c[0]) + CORE_HOLD_TAIL_SPEED_ABS &&
+	    fabs(zn - t->z_end) <= CORE_HOLD_TAIL_HEIGHT_REL * fabs(zn) + CORE_HOLD_TAIL_HEIGHT_ABS;
 	t->agreed = agree ? t->agreed + 1 : 0;
 	t->r = r;
 	t->v_end = t->limit.c[0];
 	t->z_end = zn;
 	/* descending (or rising) all the way to the limit, so that the height is monotone
 	 * (or held, the limit speed within its rounding of 0) */
-	return t->agreed >= CTD_HOLD_TAIL_AGREE && near &&
+	return t->agreed >= CORE_HOLD_TAIL_AGREE && near &&
 	    ((vz < 0 && t->limit.c[0] < 0) || (vz > 0 && t->limit.c[0] > 0) ||
-	        fabs(t->limit.c[0]) <= CTD_HOLD_STEADY_ABS);
+	        fabs(t->limit.c[0]) <= CORE_HOLD_STEADY_ABS);
 }
 
 /* How a run ended. */
 struct run_end {
 	int known;    /* the rest is known: 1 the state repeats, 2 the tail's mode */
-	long bounces; /* the steps at which the pads left the object (see ctd_hold_solve) */
+	long bounces; /* the steps at which the pads left the object (see core_hold_solve) */
 	long k;       /* the last step simulated */
 	double z, vz; /* there */
 	struct tail tail;
@@ -348,10 +348,10 @@ static long run_first(const struct run_end *e, long jmax, double limit, int abov
 /* Step w from step k0 on, at most to step n (the pads' height counts when track is
  * set: time_to_slip and falls are filled), stopping early when the rest is known or the
  * pads crush the object. */
-static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n, int track,
-    struct ctd_hold_answer *out, struct run_end *e)
+static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n, int track,
+    struct core_hold_answer *out, struct run_end *e)
 {
-	const struct ctd_pinch_model *m = w->m;
+	const struct core_pinch_model *m = w->m;
 	double ht = m->timestep;
 	struct sim_vec prev, cur;
 	double noise[SIM_COORDS];
@@ -366,7 +366,7 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 		double z;
 
 		/* stopped from outside (budget.h): the caller discards this answer */
-		if ((k & (CTD_BUDGET_STEPS - 1)) == 0 && ctd_budget_poll())
+		if ((k & (CORE_BUDGET_STEPS - 1)) == 0 && core_budget_poll())
 			break;
 		sim_step(w);
 		z = sim_z(w);
@@ -375,12 +375,12 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 			out->refsafe_replaced = 1;
 		if (track && out->time_to_slip < 0 && -z >= hq->slip_limit)
 			out->time_to_slip = (double)k * ht;
-		if (ctd_pinch_crushed(m, sim_pad_q(w)) || !isfinite(sim_vz(w)) ||
+		if (core_pinch_crushed(m, sim_pad_q(w)) || !isfinite(sim_vz(w)) ||
 		    sim_centre_in_pad(w)) {
 			out->crushed = track || out->crushed;
 			break;
 		}
-		touching = ctd_pinch_dist(m, sim_pad_q(w)) < m->contact.includemargin;
+		touching = core_pinch_dist(m, sim_pad_q(w)) < m->contact.includemargin;
 		e->bounces += touched && !touching;
 		touched = touching;
 		if (track && (-z > m->half_z || z > m->half_z)) {
@@ -397,10 +397,10 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 		run = sim_repeats(&prev, &cur, noise) ||
 		        (!track &&
 		            fabs(cur.c[0] - prev.c[0]) <=
-		                CTD_HOLD_SETTLE_REL * fabs(cur.c[0]) + CTD_HOLD_SETTLE_ABS)
+		                CORE_HOLD_SETTLE_REL * fabs(cur.c[0]) + CORE_HOLD_SETTLE_ABS)
 		    ? run + 1
 		    : 0;
-		if (run >= CTD_HOLD_SETTLE_RUN) {
+		if (run >= CORE_HOLD_SETTLE_RUN) {
 			e->known = 1;
 			break;
 		}
@@ -416,19 +416,19 @@ static void run_steps(const struct ctd_hold *hq, struct sim *w, long k0, long n,
 }
 
 /* Whether the run that ended as e (its last step e->k, height e->z) survives a nudge:
- * the same scene from the pads' start backed off by CTD_HOLD_SHADOW_NUDGE of the radius
+ * the same scene from the pads' start backed off by CORE_HOLD_SHADOW_NUDGE of the radius
  * (the left pad alone in noslip's scene, so that an asymmetry can grow too), stepped as
- * far, must end within CTD_HOLD_REPRODUCE_REL (+ _ABS) of the same height. Pads that bounce
+ * far, must end within CORE_HOLD_REPRODUCE_REL (+ _ABS) of the same height. Pads that bounce
  * off the object or sweep in a period-2 orbit can amplify rounding about 2.5x a step:
  * there MuJoCo's own slip moves by 10% to 6x when a pad starts 1e-15 m away, so no
  * reproduction holds to 1e-6, and the answer says so instead of giving a number. */
 static int hold_reproducible(
-    const struct ctd_hold *h, const struct ctd_pinch_model *m, const struct run_end *e)
+    const struct core_hold *h, const struct core_pinch_model *m, const struct run_end *e)
 {
 	struct sim w;
 	struct run_end shadow = {0};
-	struct ctd_hold_answer scratch;
-	double nudge = CTD_HOLD_SHADOW_NUDGE * m->radius, z;
+	struct core_hold_answer scratch;
+	double nudge = CORE_HOLD_SHADOW_NUDGE * m->radius, z;
 
 	memset(&scratch, 0, sizeof scratch);
 	scratch.time_to_slip = scratch.fall_time = -1;
@@ -436,7 +436,7 @@ static int hold_reproducible(
 	/* backed off: the pads start just touching, where a contact turns on, and pressed in
 	 * by the nudge they would touch one step sooner (a change of the scene, not of its
 	 * rounding) */
-	if (w.noslip && ctd_pinch_start_asymmetric(m))
+	if (w.noslip && core_pinch_start_asymmetric(m))
 		w.ns.qR -= nudge; /* the pad the start leaves out: the same contact set */
 	else if (w.noslip)
 		w.ns.qL -= nudge;
@@ -451,29 +451,29 @@ static int hold_reproducible(
 	} else {
 		z = shadow.z;
 	}
-	return fabs(z - e->z) <= CTD_HOLD_REPRODUCE_REL * fabs(e->z) + CTD_HOLD_REPRODUCE_ABS;
+	return fabs(z - e->z) <= CORE_HOLD_REPRODUCE_REL * fabs(e->z) + CORE_HOLD_REPRODUCE_ABS;
 }
 
 /* Whether it holds, as MuJoCo steps it (issue #29): over the duration it neither left the
  * pads' faces nor descended slip_limit. The Coulomb comparison (load < friction_capacity)
  * is not that: MuJoCo's soft friction lets an object that passes it creep out of the grip. */
-static void hold_verdict(struct ctd_hold_answer *out)
+static void hold_verdict(struct core_hold_answer *out)
 {
 	int slipped = out->time_to_slip >= 0 && !out->time_to_slip_extrapolated;
 
 	out->holds = !out->crushed && !out->falls && !slipped;
 }
 
-void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
+void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 {
-	struct ctd_pinch_model m;
+	struct core_pinch_model m;
 	struct sim w;
 	struct run_end e = {0};
 	long n;
 	double creep, pen, nf, ht = h->option.timestep;
 	int i, coulomb;
 
-	ctd_pinch_prepare(h, &m);
+	core_pinch_prepare(h, &m);
 	out->load = -m.mass * m.a0_object;
 	out->normal_force = h->grip_force;
 	/* condim 1 is frictionless: nothing holds the object up */
@@ -538,15 +538,15 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	hold_verdict(out);
 	if (!coulomb) {
 		/* below the Coulomb minimum the object slides ever faster: no steady creep */
-		out->penetration = -ctd_pinch_dist(&m, sim_pad_q(&w));
+		out->penetration = -core_pinch_dist(&m, sim_pad_q(&w));
 		return;
 	}
-	if (!e.known && e.bounces <= CTD_HOLD_BOUNCE_MAX) {
+	if (!e.known && e.bounces <= CORE_HOLD_BOUNCE_MAX) {
 		/* the creep as if the pads were long enough (the run ended at the duration, or
 		 * where the object left the pads' faces): step on until it settles */
 		long k0 = e.k;
 
-		run_steps(h, &w, k0, k0 + CTD_HOLD_SETTLE_MAX_STEPS, 0, out, &e);
+		run_steps(h, &w, k0, k0 + CORE_HOLD_SETTLE_MAX_STEPS, 0, out, &e);
 		out->creep_steps += e.k - k0;
 	}
 	/* pads that bounce off the object again and again leave it free between the hits:
@@ -554,18 +554,18 @@ void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *out)
 	 * mirror-symmetric (or noslip's) scene no longer follows it (a stiff direct solref
 	 * was seen to settle here after 12,000 chaotic steps, and in MuJoCo never): a creep
 	 * it settles to is not claimed */
-	out->creep_settled = e.known != 0 && e.bounces <= CTD_HOLD_BOUNCE_MAX;
+	out->creep_settled = e.known != 0 && e.bounces <= CORE_HOLD_BOUNCE_MAX;
 	if (e.known == 2) {
 		out->creep_velocity = -e.tail.v_end;
-		out->penetration = -ctd_pinch_dist(&m, sim_vec_pad_q(&e.tail.limit));
+		out->penetration = -core_pinch_dist(&m, sim_vec_pad_q(&e.tail.limit));
 	} else {
 		out->creep_velocity = e.known ? -e.vz : 0;
-		out->penetration = -ctd_pinch_dist(&m, sim_pad_q(&w));
+		out->penetration = -core_pinch_dist(&m, sim_pad_q(&w));
 	}
 	if (!out->creep_settled)
 		out->creep_velocity = 0;
-	if (!w.noslip && ctd_pinch_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
-	    fabs(creep - out->creep_velocity) <= CTD_HOLD_CLOSED_FORM_REL * fabs(creep)) {
+	if (!w.noslip && core_pinch_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
+	    fabs(creep - out->creep_velocity) <= CORE_HOLD_CLOSED_FORM_REL * fabs(creep)) {
 		/* the loop settled where the closed form says: report the exact value */
 		out->creep_velocity = creep;
 		out->penetration = pen;

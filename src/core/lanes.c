@@ -1,10 +1,10 @@
 /*
- * lanes.c: ctd_sim_drop() for many points at once (lanes.h): 4 points per vector (AVX2,
+ * lanes.c: core_sim_drop() for many points at once (lanes.h): 4 points per vector (AVX2,
  * or the x86-64 baseline), or 8 with AVX-512 (lanes512.c), chosen at run time; the
  * kernel itself is lanes_kernel.h, the same source for both widths.
  *
  * Bit-identity. Each lane evaluates the expressions of scene.c (accel, certified_accel,
- * step_rk4, ctd_scene_row_R), law.c (ctd_law_impedance) and sim.c (the drop's loop) with
+ * step_rk4, core_scene_row_R), law.c (core_law_impedance) and sim.c (the drop's loop) with
  * the same operands in the same order. A branch of the scalar code becomes a select
  * between both sides, so the lane keeps exactly the side its point would have taken;
  * the side it discards may compute anything (even NaN), it never reaches the answer.
@@ -71,35 +71,35 @@ static int wide_supported(void)
 #endif
 }
 
-int ctd_lanes_select(int width)
+int core_lanes_select(int width)
 {
 	selected_width = (width == 0 || width == 8) && wide_supported() ? 8 : 4;
 	return selected_width;
 }
 
-void ctd_lanes_drop(const struct ctd_lanes_feed *feed)
+void core_lanes_drop(const struct core_lanes_feed *feed)
 {
 	if (selected_width == 0)
-		ctd_lanes_select(0);
+		core_lanes_select(0);
 #if HAVE_WIDE_KERNEL
 	if (selected_width == 8) {
-		ctd_lanes_drop8(feed);
+		core_lanes_drop8(feed);
 		return;
 	}
 #endif
 	drop4(feed);
 }
 
-/* The feed of ctd_lanes_drop_array. */
+/* The feed of core_lanes_drop_array. */
 struct array_feed {
-	const struct ctd_scene_model *models;
+	const struct core_scene_model *models;
 	const double *heights, *durations;
-	const struct ctd_sim_start *const *starts;
-	struct ctd_sim_drop *out;
+	const struct core_sim_start *const *starts;
+	struct core_sim_drop *out;
 	size_t n, next;
 };
 
-static long array_next(void *ctx, struct ctd_scene_model *m, double *height, double *duration)
+static long array_next(void *ctx, struct core_scene_model *m, double *height, double *duration)
 {
 	struct array_feed *a = ctx;
 
@@ -111,53 +111,53 @@ static long array_next(void *ctx, struct ctd_scene_model *m, double *height, dou
 	return (long)a->next++;
 }
 
-static void array_done(void *ctx, long index, const struct ctd_sim_drop *out)
+static void array_done(void *ctx, long index, const struct core_sim_drop *out)
 {
 	struct array_feed *a = ctx;
 
 	a->out[index] = *out;
 }
 
-static const struct ctd_sim_start *array_start(void *ctx, long index)
+static const struct core_sim_start *array_start(void *ctx, long index)
 {
 	struct array_feed *a = ctx;
 
 	return a->starts[index];
 }
 
-void ctd_lanes_drop_array(const struct ctd_scene_model *models, const double *heights,
-    const double *durations, const struct ctd_sim_start *const *starts, struct ctd_sim_drop *out,
+void core_lanes_drop_array(const struct core_scene_model *models, const double *heights,
+    const double *durations, const struct core_sim_start *const *starts, struct core_sim_drop *out,
     size_t n, int first_bounce)
 {
 	struct array_feed a = {models, heights, durations, starts, out, n, 0};
-	struct ctd_lanes_feed feed = {.next = array_next,
+	struct core_lanes_feed feed = {.next = array_next,
 	    .done = array_done,
 	    .ctx = &a,
 	    .first_bounce = first_bounce,
 	    .start = starts ? array_start : NULL};
 
-	ctd_lanes_drop(&feed);
+	core_lanes_drop(&feed);
 }
 
-/* The feed of ctd_lanes_press_array: the points whose press has steps. */
+/* The feed of core_lanes_press_array: the points whose press has steps. */
 struct press_feed {
-	const struct ctd_scene_model *models;
+	const struct core_scene_model *models;
 	const double *forces;
 	double duration;
-	struct ctd_sim_press *out;
+	struct core_sim_press *out;
 	size_t n, next;
 };
 
-static long press_next(void *ctx, struct ctd_scene_model *m, double *height, double *duration)
+static long press_next(void *ctx, struct core_scene_model *m, double *height, double *duration)
 {
 	struct press_feed *a = ctx;
 
 	for (; a->next < a->n; a->next++) {
-		struct ctd_sim_press *o = &a->out[a->next];
-		const struct ctd_scene_model *pm = &a->models[a->next];
+		struct core_sim_press *o = &a->out[a->next];
+		const struct core_scene_model *pm = &a->models[a->next];
 
-		if (ctd_sim_press_model(pm, a->forces[a->next], m) == 0 &&
-		    ctd_sim_step_count(a->duration, pm->timestep) > 0) {
+		if (core_sim_press_model(pm, a->forces[a->next], m) == 0 &&
+		    core_sim_step_count(a->duration, pm->timestep) > 0) {
 			*height = 0;
 			*duration = a->duration;
 			return (long)a->next++;
@@ -168,29 +168,29 @@ static long press_next(void *ctx, struct ctd_scene_model *m, double *height, dou
 	return -1;
 }
 
-static void press_done(void *ctx, long index, const struct ctd_sim_press *out)
+static void press_done(void *ctx, long index, const struct core_sim_press *out)
 {
 	struct press_feed *a = ctx;
 
 	a->out[index] = *out;
 }
 
-void ctd_lanes_press_array(const struct ctd_scene_model *models, const double *forces, size_t n,
-    double duration, double window, struct ctd_sim_press *out)
+void core_lanes_press_array(const struct core_scene_model *models, const double *forces, size_t n,
+    double duration, double window, struct core_sim_press *out)
 {
 	struct press_feed a = {models, forces, duration, out, n, 0};
-	struct ctd_lanes_feed feed = {.next = press_next,
+	struct core_lanes_feed feed = {.next = press_next,
 	    .ctx = &a,
 	    .press = 1,
 	    .press_window = window,
 	    .done_press = press_done};
 
-	ctd_lanes_drop(&feed);
+	core_lanes_drop(&feed);
 }
 
-int ctd_lanes_width(void)
+int core_lanes_width(void)
 {
 	if (selected_width == 0)
-		ctd_lanes_select(0);
+		core_lanes_select(0);
 	return selected_width * GROUPS;
 }

@@ -19,7 +19,7 @@
 #pragma GCC target("avx512f,avx512vl,avx512dq,no-fma")
 
 #define LANES 8
-#define KERNEL_NAME ctd_lanes_drop8
+#define KERNEL_NAME core_lanes_drop8
 #define KERNEL_ATTR
 #include "core/lanes_kernel.h"
 #endif

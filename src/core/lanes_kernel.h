@@ -53,7 +53,7 @@ INLINE int any(vi m)
 /* The constants of one lane's point, lane-wise: a scene model spread over vectors. */
 struct params {
 	vd half_height, includemargin;
-	/* impedance (ctd_law_impedance) */
+	/* impedance (core_law_impedance) */
 	vd d0, d1, width, midpoint, power, scale_below, scale_above, flat_value;
 	vi flat, power1, power2, power_other;
 	/* gains, R, solve */
@@ -61,7 +61,7 @@ struct params {
 	vi R_single, R_scaled, R_general;
 	vd mass, a0, qfrc, rows, certificate_scale, timestep;
 	vi rk4, certificate; /* certificate: the warm Euler step with the Newton exit */
-	/* the discrete integrator: its rows (scene.c's row_R0 and ctd_law_discrete_gains) */
+	/* the discrete integrator: its rows (scene.c's row_R0 and core_law_discrete_gains) */
 	vi discrete, discrete_refsafe;
 	vd R_floor, h2; /* h2: timestep * timestep, as the scalar code's h * h */
 	/* how many live lanes need the rare paths: they run only when some lane does */
@@ -90,7 +90,7 @@ INLINE vd vabs(vd x)
 	return (vd)((vi)x & SPLAT_I(INT64_MAX));
 }
 
-/* ctd_law_impedance(r) per lane (no derivative). */
+/* core_law_impedance(r) per lane (no derivative). */
 INLINE vd impedance(const struct params *p, vd r)
 {
 	vd x = vabs(r) / p->width, y, imp;
@@ -177,7 +177,7 @@ INLINE vd accel(const struct params *p, vd z, vd vel, vd warm, vi certify)
 	vd R0 = vmax2(SPLAT(MJ_MINVAL), (1 - imp) * p->diag_raw / imp);
 
 	if (p->n_discrete > 0 && any(p->discrete & contact)) {
-		/* ctd_law_discrete_gains, ctd_law_aref_discrete and row_R0 of the discrete
+		/* core_law_discrete_gains, core_law_aref_discrete and row_R0 of the discrete
 		 * lanes; the others keep Euler's aref and R0 */
 		vd K = p->K, neg_B = p->neg_B, s, aref_d;
 		vd q = p->h2 * p->K * imp;
@@ -236,10 +236,10 @@ INLINE void rk4(const struct params *p, vd z0, vd v0, vd *zo, vd *vo)
 }
 
 /* Put one point's constants into lane j. */
-static void load_params(struct params *p, int j, const struct ctd_scene_model *m)
+static void load_params(struct params *p, int j, const struct core_scene_model *m)
 {
-	const struct ctd_law_solimp *s = &m->solimp;
-	int rk4_lane = m->integrator == CTD_SCENE_RK4;
+	const struct core_law_solimp *s = &m->solimp;
+	int rk4_lane = m->integrator == CORE_SCENE_RK4;
 
 	p->half_height[j] = m->half_height;
 	p->includemargin[j] = m->contact.includemargin;
@@ -272,7 +272,7 @@ static void load_params(struct params *p, int j, const struct ctd_scene_model *m
 	p->timestep[j] = m->timestep;
 	p->rk4[j] = -(int64_t)rk4_lane;
 	p->discrete[j] = -(int64_t)(m->discrete != 0);
-	/* ctd_law_discrete_gains never replaces a direct-form row */
+	/* core_law_discrete_gains never replaces a direct-form row */
 	p->discrete_refsafe[j] = -(int64_t)(m->discrete_refsafe && !m->gains.direct);
 	p->R_floor[j] = m->R_floor;
 	p->h2[j] = m->timestep * m->timestep;
@@ -280,11 +280,11 @@ static void load_params(struct params *p, int j, const struct ctd_scene_model *m
 }
 
 /* Start lane j on a point (sim.c's initial state). */
-static void load_state(const struct ctd_lanes_feed *feed, struct lane_state *st, int j,
-    const struct ctd_scene_model *m, double height, long n)
+static void load_state(const struct core_lanes_feed *feed, struct lane_state *st, int j,
+    const struct core_scene_model *m, double height, long n)
 {
 	long window = feed->press
-	    ? ctd_sim_press_window(n, ctd_sim_step_count(feed->press_window, m->timestep))
+	    ? core_sim_press_window(n, core_sim_step_count(feed->press_window, m->timestep))
 	    : lround(JITTER_WINDOW / m->timestep);
 
 	st->z[j] = height + m->half_height;
@@ -309,7 +309,7 @@ static void load_state(const struct ctd_lanes_feed *feed, struct lane_state *st,
 
 /* Move lane j on to a free fall's end (lanes.h's start): the state and extremes after its
  * steps; nothing else moves in a fall (no touch, no jitter window). */
-static void load_start(struct lane_state *st, int j, const struct ctd_sim_start *s)
+static void load_start(struct lane_state *st, int j, const struct core_sim_start *s)
 {
 	st->z[j] = s->z;
 	st->vel[j] = s->vel;
@@ -357,7 +357,7 @@ static void finish_window(
 /* Lane j's answer (sim.c's closing lines), its remaining steps at rest if `at_rest`; a first
  * bounce's only first_rebound and final_penetration (lanes.h). */
 static void finish(const struct lane_state *st, int j, double height, int at_rest, int first_bounce,
-    struct ctd_sim_drop *out)
+    struct core_sim_drop *out)
 {
 	long n = (long)st->steps[j];
 	double count = st->count[j], mean = st->mean[j], m2 = st->m2[j];
@@ -383,12 +383,12 @@ static void finish(const struct lane_state *st, int j, double height, int at_res
 	out->steps = n;
 }
 
-/* Lane j's press (ctd_sim_press()'s answer but its spread, lanes.h), its remaining steps at
+/* Lane j's press (core_sim_press()'s answer but its spread, lanes.h), its remaining steps at
  * rest if `at_rest`: the window's sum goes on in order over the repeated bottom, as the scalar
  * press's does over its period's. The penetration is -bottom, and IEEE arithmetic is
  * sign-symmetric, so the sum of bottoms negated is the scalar press's sum of penetrations, bit
  * for bit. */
-static void finish_press(const struct lane_state *st, int j, int at_rest, struct ctd_sim_press *out)
+static void finish_press(const struct lane_state *st, int j, int at_rest, struct core_sim_press *out)
 {
 	long n = (long)st->steps[j], i = (long)st->step[j], first = (long)st->first_jitter[j];
 	double count = st->count[j], sum = st->sum[j];
@@ -409,7 +409,7 @@ static void finish_press(const struct lane_state *st, int j, int at_rest, struct
 }
 
 /* A point with no steps: sim.c's answer without a loop. */
-static void finish_empty(double height, struct ctd_sim_drop *out)
+static void finish_empty(double height, struct core_sim_drop *out)
 {
 	out->peak_penetration = -height;
 	out->max_height = height;
@@ -439,10 +439,10 @@ static void count_paths(struct params *p, const struct lane_state *st)
 }
 
 /* Give lane j the feed's next point with steps; idle (index -1) when none is left. */
-static void refill(const struct ctd_lanes_feed *feed, struct params *p, struct lane_state *st,
+static void refill(const struct core_lanes_feed *feed, struct params *p, struct lane_state *st,
     struct lane_slot *slot, int j)
 {
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double height, duration;
 	long index;
 
@@ -450,16 +450,16 @@ static void refill(const struct ctd_lanes_feed *feed, struct params *p, struct l
 		index = feed->next(feed->ctx, &m, &height, &duration);
 		if (index < 0)
 			break;
-		long n = ctd_sim_step_count(duration, m.timestep);
+		long n = core_sim_step_count(duration, m.timestep);
 		if (n > 0) {
-			const struct ctd_sim_start *s =
+			const struct core_sim_start *s =
 			    feed->start ? feed->start(feed->ctx, index) : NULL;
 
 			load_params(p, j, &m);
 			load_state(feed, st, j, &m, height, n);
 			if (s && s->steps > 0 && s->steps < n &&
 			    s->steps <= (long)st->first_jitter[j] &&
-			    ctd_sim_start_fits(s, &m, height))
+			    core_sim_start_fits(s, &m, height))
 				load_start(st, j, s);
 			slot[j].index = index;
 			slot[j].height = height;
@@ -467,11 +467,11 @@ static void refill(const struct ctd_lanes_feed *feed, struct params *p, struct l
 			return;
 		}
 		if (feed->press) {
-			struct ctd_sim_press press = {0};
+			struct core_sim_press press = {0};
 			feed->done_press(feed->ctx, index, &press);
 			continue;
 		}
-		struct ctd_sim_drop out;
+		struct core_sim_drop out;
 		finish_empty(height, &out);
 		feed->done(feed->ctx, index, &out);
 	}
@@ -502,7 +502,7 @@ enum step_kind { STEP_DROP, STEP_FIRST_BOUNCE, STEP_PRESS };
 
 /* One step of every lane of g; lanes that finish report and take the next point.
  * Returns the number of lanes that went idle. */
-INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g, const enum step_kind kind)
+INLINE int step_group(const struct core_lanes_feed *feed, struct group *g, const enum step_kind kind)
 {
 	struct params *p = &g->p;
 	struct lane_state *st = &g->st;
@@ -575,12 +575,12 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g, const 
 	if (!any(finished))
 		return 0;
 	for (j = 0; j < LANES; j++) {
-		struct ctd_sim_drop out;
+		struct core_sim_drop out;
 
 		if (!finished[j])
 			continue;
 		if (kind == STEP_PRESS) {
-			struct ctd_sim_press press;
+			struct core_sim_press press;
 
 			finish_press(st, j, st->step[j] < st->steps[j], &press);
 			feed->done_press(feed->ctx, g->slot[j].index, &press);
@@ -600,7 +600,7 @@ INLINE int step_group(const struct ctd_lanes_feed *feed, struct group *g, const 
 }
 
 /* The kernel's loop for one kind of feed (step_group()'s clones). */
-INLINE void run(const struct ctd_lanes_feed *feed, struct group *groups, int *group_live, int live,
+INLINE void run(const struct core_lanes_feed *feed, struct group *groups, int *group_live, int live,
     const enum step_kind kind)
 {
 	int k;
@@ -618,7 +618,7 @@ INLINE void run(const struct ctd_lanes_feed *feed, struct group *groups, int *gr
 			}
 }
 
-KERNEL_ATTR void KERNEL_NAME(const struct ctd_lanes_feed *feed)
+KERNEL_ATTR void KERNEL_NAME(const struct core_lanes_feed *feed)
 {
 	struct group groups[GROUPS];
 	int j, k, live = 0, group_live[GROUPS];

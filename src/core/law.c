@@ -13,26 +13,26 @@
 
 #include "tunables.h"
 
-double ctd_law_impedance_clamp(double x)
+double core_law_impedance_clamp(double x)
 {
 	return x < MJ_MINIMP ? MJ_MINIMP : (x > MJ_MAXIMP ? MJ_MAXIMP : x);
 }
 
-void ctd_law_solimp_clamp(const double solimp[5], struct ctd_law_solimp *out)
+void core_law_solimp_clamp(const double solimp[5], struct core_law_solimp *out)
 {
-	out->d0 = ctd_law_impedance_clamp(solimp[0]);
-	out->dwidth = ctd_law_impedance_clamp(solimp[1]);
+	out->d0 = core_law_impedance_clamp(solimp[0]);
+	out->dwidth = core_law_impedance_clamp(solimp[1]);
 	out->width = solimp[2] > 0 ? solimp[2] : 0;
-	out->midpoint = ctd_law_impedance_clamp(solimp[3]);
+	out->midpoint = core_law_impedance_clamp(solimp[3]);
 	out->power = solimp[4] > 1 ? solimp[4] : 1;
 	out->scale_below = 1 / pow(out->midpoint, out->power - 1);
 	out->scale_above = 1 / pow(1 - out->midpoint, out->power - 1);
 	out->power_shortcut = 0;
 }
 
-void ctd_law_solimp_release(const double solimp[5], int power_shortcut, struct ctd_law_solimp *out)
+void core_law_solimp_release(const double solimp[5], int power_shortcut, struct core_law_solimp *out)
 {
-	ctd_law_solimp_clamp(solimp, out);
+	core_law_solimp_clamp(solimp, out);
 	out->power_shortcut = power_shortcut;
 	if (power_shortcut && out->power == 3) {
 		double below = out->midpoint, above = 1 - out->midpoint;
@@ -42,12 +42,12 @@ void ctd_law_solimp_release(const double solimp[5], int power_shortcut, struct c
 }
 
 /* u^q in the sigmoid's slope, as the release computes it */
-static double slope_power(double u, double q, const struct ctd_law_solimp *s)
+static double slope_power(double u, double q, const struct core_law_solimp *s)
 {
 	return s->power_shortcut && q == 2 ? u * u : pow(u, q);
 }
 
-double ctd_law_impedance(double r, const struct ctd_law_solimp *s, double *derivative)
+double core_law_impedance(double r, const struct core_law_solimp *s, double *derivative)
 {
 	double d0 = s->d0, d1 = s->dwidth, width = s->width, mid = s->midpoint, p = s->power;
 	double x, y, dy, sgn;
@@ -88,8 +88,8 @@ double ctd_law_impedance(double r, const struct ctd_law_solimp *s, double *deriv
 	return d0 + y * (d1 - d0);
 }
 
-void ctd_law_solref_kb(
-    const double solref[2], double dmax, double timestep, int refsafe, struct ctd_law_gains *out)
+void core_law_solref_kb(
+    const double solref[2], double dmax, double timestep, int refsafe, struct core_law_gains *out)
 {
 	double ref[2] = {solref[0], solref[1]};
 
@@ -119,17 +119,17 @@ void ctd_law_solref_kb(
 	}
 }
 
-double ctd_law_contact_accel(double dist, double vel, double a0, const double solref[2],
-    const struct ctd_law_solimp *solimp, double timestep, int refsafe)
+double core_law_contact_accel(double dist, double vel, double a0, const double solref[2],
+    const struct core_law_solimp *solimp, double timestep, int refsafe)
 {
-	struct ctd_law_gains g;
+	struct core_law_gains g;
 	double imp, aref;
 
 	if (dist >= 0)
 		return a0;
-	imp = ctd_law_impedance(dist, solimp, NULL);
-	ctd_law_solref_kb(solref, solimp->dwidth, timestep, refsafe, &g);
-	aref = ctd_law_aref(&g, imp, dist, vel);
+	imp = core_law_impedance(dist, solimp, NULL);
+	core_law_solref_kb(solref, solimp->dwidth, timestep, refsafe, &g);
+	aref = core_law_aref(&g, imp, dist, vel);
 	/* the contact can push, never pull: the row is inactive when a0 already satisfies it */
 	if (a0 >= aref)
 		return a0;
@@ -138,21 +138,21 @@ double ctd_law_contact_accel(double dist, double vel, double a0, const double so
 
 struct excess_args {
 	double a_u, K;
-	const struct ctd_law_solimp *solimp;
+	const struct core_law_solimp *solimp;
 };
 
 /* d^2 K r - (1 - d) a_u: negative below the resting penetration, positive above */
 static double resting_excess(double r, void *p)
 {
 	const struct excess_args *a = p;
-	double d = ctd_law_impedance(r, a->solimp, NULL);
+	double d = core_law_impedance(r, a->solimp, NULL);
 
 	return d * d * a->K * r - (1 - d) * a->a_u;
 }
 
 /* Bracket and polish the unique root of an increasing function with f(0) <= 0.
  * Used for every equilibrium in the core; GSL's Brent solver does the work. */
-int ctd_law_root_increasing(double (*f)(double, void *), void *params, double *root)
+int core_law_root_increasing(double (*f)(double, void *), void *params, double *root)
 {
 	gsl_function fn = {f, params};
 	gsl_root_fsolver *solver;
@@ -200,20 +200,20 @@ int ctd_law_root_increasing(double (*f)(double, void *), void *params, double *r
 	return rc;
 }
 
-int ctd_law_resting_penetration(double a_u, const double solref[2],
-    const struct ctd_law_solimp *solimp, double timestep, int refsafe, double *penetration)
+int core_law_resting_penetration(double a_u, const double solref[2],
+    const struct core_law_solimp *solimp, double timestep, int refsafe, double *penetration)
 {
-	struct ctd_law_gains g;
+	struct core_law_gains g;
 	struct excess_args args;
 
-	ctd_law_solref_kb(solref, solimp->dwidth, timestep, refsafe, &g);
+	core_law_solref_kb(solref, solimp->dwidth, timestep, refsafe, &g);
 	args.a_u = a_u;
 	args.K = g.K;
 	args.solimp = solimp;
-	return ctd_law_root_increasing(resting_excess, &args, penetration);
+	return core_law_root_increasing(resting_excess, &args, penetration);
 }
 
-double ctd_law_error_reduction(double timeconst, double dampratio, double timestep)
+double core_law_error_reduction(double timeconst, double dampratio, double timestep)
 {
 	return timestep / (2 * timeconst * dampratio * dampratio + timestep);
 }

@@ -28,7 +28,7 @@ struct release {
 	enum era era;
 };
 
-/* in release order; index 2 is 2.2.2 (CTD_MJVER_2_2_2). 3.13.0 and 3.14.0 (the newest
+/* in release order; index 2 is 2.2.2 (CORE_MJVER_2_2_2). 3.13.0 and 3.14.0 (the newest
  * verified, the last) are npm's @mujoco/mujoco WebAssembly builds */
 static const struct release releases[] = {
     {"2.2.0", ERA_2_2},
@@ -84,17 +84,17 @@ static const struct release releases[] = {
 
 #define RELEASE_COUNT ((int)(sizeof releases / sizeof releases[0]))
 
-int ctd_mjver_count(void)
+int core_mjver_count(void)
 {
 	return RELEASE_COUNT;
 }
 
-int ctd_mjver_default(void)
+int core_mjver_default(void)
 {
-	return ctd_mjver_find(DEFAULT_MUJOCO);
+	return core_mjver_find(DEFAULT_MUJOCO);
 }
 
-int ctd_mjver_find(const char *name)
+int core_mjver_find(const char *name)
 {
 	int i;
 
@@ -104,12 +104,12 @@ int ctd_mjver_find(const char *name)
 	return -1;
 }
 
-const char *ctd_mjver_name(int index)
+const char *core_mjver_name(int index)
 {
 	return releases[index].name;
 }
 
-const char *ctd_mjver_supported(void)
+const char *core_mjver_supported(void)
 {
 	return "every release tag 2.2.0-3.14.0: 2.2.0-2.2.2, 2.3.0-2.3.7, 3.0.0, 3.0.1, "
 	       "3.1.0-3.1.6, "
@@ -118,19 +118,19 @@ const char *ctd_mjver_supported(void)
 }
 
 /* The index of a listed release, looked up once into *memo (-1 until then; threads that race
- * store the same value): ctd_mjver_rules() runs for every scene a fit prepares. */
+ * store the same value): core_mjver_rules() runs for every scene a fit prepares. */
 static int listed(const char *name, atomic_int *memo)
 {
 	int i = atomic_load_explicit(memo, memory_order_relaxed);
 
 	if (i < 0) {
-		i = ctd_mjver_find(name);
+		i = core_mjver_find(name);
 		atomic_store_explicit(memo, i, memory_order_relaxed);
 	}
 	return i;
 }
 
-void ctd_mjver_rules(int index, struct ctd_mjver_rules *out)
+void core_mjver_rules(int index, struct core_mjver_rules *out)
 {
 	static atomic_int tie_from = -1, tie_until = -1;
 	enum era era = releases[index].era;

@@ -12,9 +12,24 @@
 #ifndef CONTACTD_CORE_MJVER_H
 #define CONTACTD_CORE_MJVER_H
 
-#include "core/contactd.h"
+/* Number of supported releases; valid indices run 0 .. core_mjver_count() - 1. */
+int core_mjver_count(void);
+
+/* The index of the release used when none is named: the newest supported. */
+int core_mjver_default(void);
+
+/* The index of release `name` (e.g. "3.12.0"), or -1 when it is not supported.
+ * name: a NUL-terminated string; NULL gives -1. */
+int core_mjver_find(const char *name);
+
+/* The name of release `index` ("2.2.2", ...), a static string. Requires a valid index. */
+const char *core_mjver_name(int index);
+
+/* The supported releases, oldest first, as one static comma-separated string. */
+const char *core_mjver_supported(void);
+
 /* The rules of one release that matter for these scenes. */
-struct ctd_mjver_rules {
+struct core_mjver_rules {
 	/* 3.5.0+: the two geoms' margins add, and so do their gaps (before: the max of each) */
 	int margin_sum;
 	/* 3.9.0+: contacts are detected while dist <= margin + gap, make rows while
@@ -45,9 +60,9 @@ struct ctd_mjver_rules {
 	int aamm_gap;
 };
 
-enum { CTD_MJVER_2_2_2 = 2 };
+enum { CORE_MJVER_2_2_2 = 2 };
 
 /* The rules of release index. */
-void ctd_mjver_rules(int index, struct ctd_mjver_rules *out);
+void core_mjver_rules(int index, struct core_mjver_rules *out);
 
 #endif

@@ -33,7 +33,7 @@ static int ns_tangent_moves(int k)
 /* A row's R0 from (1 - imp) diag / imp: Euler's, or the discrete integrator's (R0 / s,
  * floored at the largest impedance's R) */
 static inline double ns_R0(
-    const struct ctd_pinch_model *m, const struct ctd_nsmain_contact *c, double raw)
+    const struct core_pinch_model *m, const struct core_nsmain_contact *c, double raw)
 {
 	double R0 = max2(MJ_MINVAL, raw);
 
@@ -41,9 +41,9 @@ static inline double ns_R0(
 }
 
 /* A spring row's aref at its velocity vel (J v): Euler's -B vel - K imp r, or the
- * discrete integrator's reference at the end of the step (ctd_law_aref_discrete) */
+ * discrete integrator's reference at the end of the step (core_law_aref_discrete) */
 static inline double ns_aref(
-    const struct ctd_pinch_model *m, const struct ctd_nsmain_contact *c, double vel, double spring)
+    const struct core_pinch_model *m, const struct core_nsmain_contact *c, double vel, double spring)
 {
 	if (m->discrete)
 		return (-c->B * vel - c->Kimp * (c->rr + m->timestep * vel)) / c->s;
@@ -52,14 +52,14 @@ static inline double ns_aref(
 
 /* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
  * sphere at (x, 0, z)), then its rows at velocity v. side: 0 left, 1 right. */
-static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_noslip_state *s,
-    int side, struct ctd_nsmain_contact *c)
+static void ns_contact_make(const struct core_pinch_model *m, const struct core_noslip_state *s,
+    int side, struct core_nsmain_contact *c)
 {
 	double x0 = m->rest_dist, hx = m->half_x, R = m->radius;
 	double pad = side == 0 ? -x0 + s->qL : x0 - s->qR;
 	double cx = s->x - pad, cl = cx < -hx ? -hx : cx > hx ? hx : cx, t = cl - cx;
 	double sg = t > 0 ? 1 : -1, deepest = cx + sg * R, pos, lever;
-	double v[CTD_NSMAIN_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
+	double v[CORE_NSMAIN_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
 	double spring, f0;
 	int k, n = 0, condim = m->contact.condim;
 
@@ -78,11 +78,11 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 	pos = (0 + cl * 0.5) + deepest * 0.5;
 	lever = (pos + pad) - s->x;
 	/* 3.8.0-3.13.0 make no contact for a touching pad mj_SAP's float32 tie leaves out */
-	c->active = c->dist < m->contact.includemargin && ctd_pinch_paired(m, side, s->x, pad);
+	c->active = c->dist < m->contact.includemargin && core_pinch_paired(m, side, s->x, pad);
 	if (!c->active)
 		return;
 	c->condim = condim;
-	c->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
+	c->elliptic = m->cone == CORE_CONE_ELLIPTIC && condim > 1;
 	memcpy(c->fr, m->contact.friction, sizeof c->fr);
 	/* n . (v_pad - v_object at the contact), the pad's joint axis +x (left) or -x */
 	c->jn[0] = -sg;
@@ -92,14 +92,14 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 	c->jk[1][2] = sg * lever;
 	c->jk[3][2] = -1;
 	c->rr = c->dist - m->contact.includemargin;
-	c->imp = ctd_law_impedance(c->rr, &m->solimp, NULL);
+	c->imp = core_law_impedance(c->rr, &m->solimp, NULL);
 	c->K = m->gains.K;
 	c->B = m->gains.B;
 	spring = c->K * c->imp * c->rr;
 	if (m->discrete) {
-		struct ctd_law_discrete d;
+		struct core_law_discrete d;
 
-		ctd_law_discrete_gains(&m->gains, c->imp, m->timestep, m->discrete_refsafe, &d);
+		core_law_discrete_gains(&m->gains, c->imp, m->timestep, m->discrete_refsafe, &d);
 		c->K = d.K;
 		c->B = d.B;
 		c->s = d.s;
@@ -114,7 +114,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 		memcpy(c->J[0], c->jn, sizeof c->jn);
 		c->R[0] = c->R0;
 		c->D[0] = 1 / c->R0;
-		c->aref[0] = ns_aref(m, c, ctd_nsmain_row_dot(c->jn, c->q, v), spring);
+		c->aref[0] = ns_aref(m, c, core_nsmain_row_dot(c->jn, c->q, v), spring);
 		c->mult[0] = 1;
 		c->nrows = c->pair0 = 1;
 		return;
@@ -126,7 +126,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 		memcpy(c->J[n], c->jn, sizeof c->jn);
 		c->R[n] = c->R0;
 		c->D[n] = 1 / c->R0;
-		c->aref[n++] = ns_aref(m, c, ctd_nsmain_row_dot(c->jn, c->q, v), spring);
+		c->aref[n++] = ns_aref(m, c, core_nsmain_row_dot(c->jn, c->q, v), spring);
 		c->fric[0] = 0;
 		for (k = 0; k < condim - 1; k++) {
 			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
@@ -140,8 +140,8 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
 			c->D[n] = 1 / c->R[n];
 			c->aref[n++] = m->discrete
-			    ? -m->gains.B * ctd_nsmain_row_dot(c->jk[k], c->q, v) / c->sB
-			    : -c->B * ctd_nsmain_row_dot(c->jk[k], c->q, v) - 0.0;
+			    ? -m->gains.B * core_nsmain_row_dot(c->jk[k], c->q, v) / c->sB
+			    : -c->B * core_nsmain_row_dot(c->jk[k], c->q, v) - 0.0;
 		}
 		for (k = 0; k < n; k++)
 			c->mult[k] = 1;
@@ -160,7 +160,7 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 			memcpy(c->J[n], c->jn, sizeof c->jn);
 			c->R[n] = Rpy;
 			c->D[n] = Dpy;
-			c->aref[n] = ns_aref(m, c, ctd_nsmain_row_dot(c->jn, c->q, v), spring);
+			c->aref[n] = ns_aref(m, c, core_nsmain_row_dot(c->jn, c->q, v), spring);
 			c->mult[n++] = same;
 		}
 		c->pair0 = n;
@@ -171,13 +171,13 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 				continue;
 			for (sgn = 1; sgn >= -1; sgn -= 2) {
 #pragma GCC unroll 4
-				for (i = 0; i < CTD_NSMAIN_ROW_DOF; i++)
+				for (i = 0; i < CORE_NSMAIN_ROW_DOF; i++)
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
 				c->D[n] = Dpy;
 				c->tangent[n] = k;
 				c->aref[n] =
-				    ns_aref(m, c, ctd_nsmain_row_dot(c->J[n], c->q, v), spring);
+				    ns_aref(m, c, core_nsmain_row_dot(c->J[n], c->q, v), spring);
 				c->mult[n++] = 1;
 			}
 		}
@@ -186,16 +186,16 @@ static void ns_contact_make(const struct ctd_pinch_model *m, const struct ctd_no
 }
 
 /* The acceleration the rows' forces give: a0 + M^-1 J' f. */
-static void ns_qacc(const struct ctd_pinch_model *m, const struct ctd_nsmain_contact *c, double *a)
+static void ns_qacc(const struct core_pinch_model *m, const struct core_nsmain_contact *c, double *a)
 {
 	const double *M = m->dof_mass;
-	double f[CTD_NSMAIN_DOF] = {0};
+	double f[CORE_NSMAIN_DOF] = {0};
 	int k, r;
 
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			if (c[k].force[r] != 0)
-				ctd_nsmain_row_axpy(
+				core_nsmain_row_axpy(
 				    f, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
 	a[0] = 0 + f[0] / M[0];
 	a[1] = m->a0_object + f[1] / M[1];
@@ -304,25 +304,25 @@ static inline int ns_qcqp(
  * g = J' f, which each block's update changes by J' (its forces' change); the block's
  * A = J M^-1 J' (diagonal clamped to 1e-10) is fixed too. */
 struct ns_block {
-	struct ctd_nsmain_contact *c;
+	struct core_nsmain_contact *c;
 	/* its rows: n consecutive rows of c (2 for an edge pair, 1 or 2 elliptic), their
 	 * forces and Jacobians there */
 	int n, q;
 	double *force;
-	double (*J)[CTD_NSMAIN_ROW_DOF];
+	double (*J)[CORE_NSMAIN_ROW_DOF];
 	double A[4]; /* n x n */
-	double jm[2][CTD_NSMAIN_ROW_DOF], b[2];
+	double jm[2][CORE_NSMAIN_ROW_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 	/* an edge pair (pair set): its rows' difference J_0 - J_1, times M^-1, b_0 - b_1,
 	 * and the sums of A its update takes (the same at every sweep; A_00 - A_11 is 0) */
 	int pair;
-	double jd[CTD_NSMAIN_ROW_DOF], jdm[CTD_NSMAIN_ROW_DOF], bd;
+	double jd[CORE_NSMAIN_ROW_DOF], jdm[CORE_NSMAIN_ROW_DOF], bd;
 	double K1, a02, a13, inv_K1; /* inv_K1 = 1 / K1 */
 };
 
 /* An elliptic contact's friction block (n rows from r0). */
-static inline __attribute__((always_inline)) void ns_block_make(const struct ctd_pinch_model *m,
-    const double *a0, struct ctd_nsmain_contact *c, int r0, int n, struct ns_block *bk)
+static inline __attribute__((always_inline)) void ns_block_make(const struct core_pinch_model *m,
+    const double *a0, struct core_nsmain_contact *c, int r0, int n, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass;
 	int i, j, l;
@@ -336,9 +336,9 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
 		const double *J = bk->J[i];
 
 #pragma GCC unroll 4
-		for (l = 0; l < CTD_NSMAIN_ROW_DOF; l++)
-			bk->jm[i][l] = J[l] * Minv[ctd_nsmain_row_coord(l, c->q)];
-		bk->b[i] = ctd_nsmain_row_dot(J, c->q, a0) - c->aref[r0 + i];
+		for (l = 0; l < CORE_NSMAIN_ROW_DOF; l++)
+			bk->jm[i][l] = J[l] * Minv[core_nsmain_row_coord(l, c->q)];
+		bk->b[i] = core_nsmain_row_dot(J, c->q, a0) - c->aref[r0 + i];
 		bk->mu[i] = c->fric[r0 + i];
 	}
 	for (i = 0; i < n; i++)
@@ -355,8 +355,8 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct ctd
  * and A = nn + f^2 kk on the diagonal, nn - f^2 kk off it (nn = jn M^-1 jn, kk = jk M^-1
  * jk): two sums instead of A's four. J_0 - J_1 = 2 f jk, entry by entry as the rows'
  * own difference (their supports are apart). */
-static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_pinch_model *m,
-    const double *a0, struct ctd_nsmain_contact *c, int r0, struct ns_block *bk)
+static inline __attribute__((always_inline)) void ns_pair_make(const struct core_pinch_model *m,
+    const double *a0, struct core_nsmain_contact *c, int r0, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass, *jn = c->jn, *jk = c->jk[c->tangent[r0]];
 	double nn = 0, kk = 0, f = c->fr[c->tangent[r0]], f2kk;
@@ -369,8 +369,8 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_
 	bk->q = c->q;
 	bk->pair = 1;
 #pragma GCC unroll 4
-	for (l = 0; l < CTD_NSMAIN_ROW_DOF; l++) {
-		double minv = Minv[ctd_nsmain_row_coord(l, c->q)];
+	for (l = 0; l < CORE_NSMAIN_ROW_DOF; l++) {
+		double minv = Minv[core_nsmain_row_coord(l, c->q)];
 
 		nn += jn[l] * minv * jn[l];
 		kk += jk[l] * minv * jk[l];
@@ -385,8 +385,8 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct ctd_
 	bk->inv_K1 = bk->K1 < MJ_MINVAL ? 0 : 1 / bk->K1;
 	bk->a02 = bk->A[0] - bk->A[2];
 	bk->a13 = bk->A[1] - bk->A[3];
-	bk->bd = (ctd_nsmain_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
-	    (ctd_nsmain_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
+	bk->bd = (core_nsmain_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
+	    (core_nsmain_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
 }
 
 /* A pyramid edge pair's update in a sweep, with its sum fixed (MuJoCo's K0, K1 and
@@ -474,7 +474,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 #pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
-		res[i] = bk->b[i] + ctd_nsmain_row_dot(bk->jm[i], bk->q, g);
+		res[i] = bk->b[i] + core_nsmain_row_dot(bk->jm[i], bk->q, g);
 		old[i] = bk->force[i];
 	}
 	ns_cone_solve(bk, res, old, f, n);
@@ -485,7 +485,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 		bk->force[i] = f[i];
 		if (df != 0)
-			ctd_nsmain_row_axpy(g, df, bk->J[i], bk->q);
+			core_nsmain_row_axpy(g, df, bk->J[i], bk->q);
 	}
 	return change;
 }
@@ -493,22 +493,22 @@ static inline __attribute__((always_inline)) double ns_block_update(
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
-static int ns_noslip(const struct ctd_pinch_model *m, struct ctd_nsmain_contact *c)
+static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contact *c)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
 	const double *a0 = m->dof_accel0;
-	double g[CTD_NSMAIN_DOF] = {0};
+	double g[CORE_NSMAIN_DOF] = {0};
 	double start = 0;
-	struct ns_block blocks[2 * CTD_NSMAIN_ROWS / 2];
+	struct ns_block blocks[2 * CORE_NSMAIN_ROWS / 2];
 	int nblocks = 0, iter = 0, k, r;
 
 	for (k = 0; k < 2; k++) {
-		struct ctd_nsmain_contact *ck = &c[k];
+		struct core_nsmain_contact *ck = &c[k];
 
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++) {
-			ctd_nsmain_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
+			core_nsmain_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
 			start += ck->mult[r] * (0.5 * ck->force[r] * ck->force[r] * ck->R[r]);
 		}
 		if (ck->condim == 1)
@@ -548,15 +548,15 @@ static int ns_noslip(const struct ctd_pinch_model *m, struct ctd_nsmain_contact 
 	return iter;
 }
 
-void ctd_noslip_start(struct ctd_noslip_state *s)
+void core_noslip_start(struct core_noslip_state *s)
 {
 	memset(s, 0, sizeof *s);
 }
 
-void ctd_noslip_step(const struct ctd_pinch_model *m, struct ctd_noslip_state *s)
+void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state *s)
 {
-	struct ctd_nsmain_contact c[2];
-	double a[CTD_NSMAIN_DOF], h = m->timestep;
+	struct core_nsmain_contact c[2];
+	double a[CORE_NSMAIN_DOF], h = m->timestep;
 
 	memcpy(a, m->dof_accel0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
@@ -567,7 +567,7 @@ void ctd_noslip_step(const struct ctd_pinch_model *m, struct ctd_noslip_state *s
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
 			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
-		ctd_nsmain_solve(m, c, a);
+		core_nsmain_solve(m, c, a);
 		if (m->noslip_iterations > 0) {
 			s->noslip_sweeps = ns_noslip(m, c);
 			ns_qacc(m, c, a);

@@ -10,7 +10,7 @@
 /* The state of the asymmetric scene that noslip makes: MuJoCo's noslip sweeps the
  * two contacts one after the other, so the pads' friction forces differ, the object
  * turns about y and its state leaves the mirror x -> -x (it keeps y -> -y). */
-struct ctd_noslip_state {
+struct core_noslip_state {
 	double x, vx;      /* the object's centre along x (qpos[0]) and speed */
 	double z, vz;      /* ... along z (qpos[2]) */
 	double wy;         /* its angular velocity about y (qvel[4]) */
@@ -21,17 +21,17 @@ struct ctd_noslip_state {
 	int replaced;      /* discrete: refsafe replaced a row of either contact last step */
 };
 
-/* The start of the asymmetric scene: as ctd_pinch_start. */
-void ctd_noslip_start(struct ctd_noslip_state *s);
+/* The start of the asymmetric scene: as core_pinch_start. */
+void core_noslip_start(struct core_noslip_state *s);
 
 /*
- * ctd_noslip_step: one mj_step of the scene in the five coordinates it moves in
+ * core_noslip_step: one mj_step of the scene in the five coordinates it moves in
  * (object x, z, rotation about y, both pads), for any noslip_iterations: MuJoCo's
  * constraint rows of both contacts from the asymmetric sphere-box geometry, the
  * exact minimiser of the main solver's convex cost (Newton with exact line search),
  * then m->noslip_iterations of MuJoCo's noslip sweeps (contact by contact, pyramid
  * edge pairs with their sum fixed, the elliptic friction block's QCQP), then Euler.
  */
-void ctd_noslip_step(const struct ctd_pinch_model *m, struct ctd_noslip_state *s);
+void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state *s);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * nsmain.c: the main constraint solve of the hold scene's asymmetric step: the exact
- * minimiser of MuJoCo's convex cost over both contacts' rows (ctd_nsmain_solve), in
+ * minimiser of MuJoCo's convex cost over both contacts' rows (core_nsmain_solve), in
  * noslip.c's five coordinates (object x, z, rotation about y, left pad, right pad).
  */
 #include "core/nsmain.h"
@@ -27,7 +27,7 @@ static inline double ns_dot(const double *a, const double *b)
 enum { NS_ZONE_TOP, NS_ZONE_BOTTOM, NS_ZONE_MIDDLE };
 
 static inline int ns_cone_zone(
-    const struct ctd_nsmain_contact *ck, const double *x, double *U, double *N, double *T)
+    const struct core_nsmain_contact *ck, const double *x, double *U, double *N, double *T)
 {
 	double mu = ck->mu, t = 0;
 	int r;
@@ -51,14 +51,14 @@ static inline int ns_cone_zone(
  * quadratic piece of the cost a lies in (a bit per pushing row; an elliptic contact's
  * bottom zone a bit), or is -1 in an elliptic middle zone, where the cost is not
  * quadratic. */
-static double ns_cost(const struct ctd_pinch_model *m, struct ctd_nsmain_contact *c,
+static double ns_cost(const struct core_pinch_model *m, struct core_nsmain_contact *c,
     const double *a, double *grad, double *hess, int force, long long *piece)
 {
 	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double cost = 0;
 	int i, j, k, r;
 
-	for (i = 0; i < CTD_NSMAIN_DOF; i++) {
+	for (i = 0; i < CORE_NSMAIN_DOF; i++) {
 		double d = a[i] - a0[i];
 
 		cost += 0.5 * M[i] * d * d;
@@ -66,21 +66,21 @@ static double ns_cost(const struct ctd_pinch_model *m, struct ctd_nsmain_contact
 			grad[i] = M[i] * d;
 	}
 	if (hess) {
-		memset(hess, 0, sizeof(double) * CTD_NSMAIN_DOF * CTD_NSMAIN_DOF);
-		for (i = 0; i < CTD_NSMAIN_DOF; i++)
-			hess[i * CTD_NSMAIN_DOF + i] = M[i];
+		memset(hess, 0, sizeof(double) * CORE_NSMAIN_DOF * CORE_NSMAIN_DOF);
+		for (i = 0; i < CORE_NSMAIN_DOF; i++)
+			hess[i * CORE_NSMAIN_DOF + i] = M[i];
 	}
 	if (piece)
 		*piece = 0;
 	for (k = 0; k < 2; k++) {
-		struct ctd_nsmain_contact *ck = &c[k];
-		double x[CTD_NSMAIN_ROWS] = {0}, gx[CTD_NSMAIN_ROWS] = {0},
-		       hx[CTD_NSMAIN_CONE_ROWS][CTD_NSMAIN_CONE_ROWS];
+		struct core_nsmain_contact *ck = &c[k];
+		double x[CORE_NSMAIN_ROWS] = {0}, gx[CORE_NSMAIN_ROWS] = {0},
+		       hx[CORE_NSMAIN_CONE_ROWS][CORE_NSMAIN_CONE_ROWS];
 
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++)
-			x[r] = ctd_nsmain_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
+			x[r] = core_nsmain_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
 		if (!ck->elliptic) {
 			/* each row its own quadratic: a diagonal hx, added row by row */
 			for (r = 0; r < ck->nrows; r++) {
@@ -91,31 +91,31 @@ static double ns_cost(const struct ctd_pinch_model *m, struct ctd_nsmain_contact
 				if (!(x[r] < 0))
 					continue;
 				if (piece && *piece >= 0)
-					*piece |= 1LL << (k * CTD_NSMAIN_ROWS + r);
+					*piece |= 1LL << (k * CORE_NSMAIN_ROWS + r);
 				cost += n * (0.5 * D * x[r] * x[r]);
 				gx[r] = D * x[r];
 				if (grad)
-					ctd_nsmain_row_axpy(grad, n * gx[r], ck->J[r], ck->q);
+					core_nsmain_row_axpy(grad, n * gx[r], ck->J[r], ck->q);
 				if (hess)
-					for (i = 0; i < CTD_NSMAIN_ROW_DOF; i++)
+					for (i = 0; i < CORE_NSMAIN_ROW_DOF; i++)
 						if (ck->J[r][i] != 0)
-							ctd_nsmain_row_axpy(
-							    &hess[ctd_nsmain_row_coord(i, ck->q) *
-							        CTD_NSMAIN_DOF],
+							core_nsmain_row_axpy(
+							    &hess[core_nsmain_row_coord(i, ck->q) *
+							        CORE_NSMAIN_DOF],
 							    ck->J[r][i] * (n * D), ck->J[r], ck->q);
 			}
 			continue;
 		}
 		memset(hx, 0, sizeof hx);
 		{
-			double mu = ck->mu, N, T, U[CTD_NSMAIN_ROWS] = {0};
+			double mu = ck->mu, N, T, U[CORE_NSMAIN_ROWS] = {0};
 			int zone = ns_cone_zone(ck, x, U, &N, &T);
 
 			if (zone == NS_ZONE_TOP) {
 				/* top zone: no force */
 			} else if (zone == NS_ZONE_BOTTOM) {
 				if (piece && *piece >= 0)
-					*piece |= 1LL << (k * CTD_NSMAIN_ROWS);
+					*piece |= 1LL << (k * CORE_NSMAIN_ROWS);
 				for (r = 0; r < ck->nrows; r++) {
 					double D = ck->D[r];
 
@@ -125,7 +125,7 @@ static double ns_cost(const struct ctd_pinch_model *m, struct ctd_nsmain_contact
 				}
 			} else {
 				double Dm = ck->D[0] / (mu * mu * (1 + mu * mu)), NT = N - mu * T;
-				double g[CTD_NSMAIN_ROWS], w = -mu * Dm * NT / T;
+				double g[CORE_NSMAIN_ROWS], w = -mu * Dm * NT / T;
 
 				if (piece)
 					*piece = -1;
@@ -152,18 +152,18 @@ static double ns_cost(const struct ctd_pinch_model *m, struct ctd_nsmain_contact
 				ck->force[r] = -gx[r];
 		if (grad)
 			for (r = 0; r < ck->nrows; r++)
-				ctd_nsmain_row_axpy(grad, gx[r], ck->J[r], ck->q);
+				core_nsmain_row_axpy(grad, gx[r], ck->J[r], ck->q);
 		if (hess)
 			for (r = 0; r < ck->nrows; r++)
 				for (j = 0; j < ck->nrows; j++) {
 					if (hx[r][j] == 0)
 						continue;
 #pragma GCC unroll 4
-					for (i = 0; i < CTD_NSMAIN_ROW_DOF; i++)
+					for (i = 0; i < CORE_NSMAIN_ROW_DOF; i++)
 						if (ck->J[r][i] != 0)
-							ctd_nsmain_row_axpy(
-							    &hess[ctd_nsmain_row_coord(i, ck->q) *
-							        CTD_NSMAIN_DOF],
+							core_nsmain_row_axpy(
+							    &hess[core_nsmain_row_coord(i, ck->q) *
+							        CORE_NSMAIN_DOF],
 							    ck->J[r][i] * hx[r][j], ck->J[j],
 							    ck->q);
 				}
@@ -181,8 +181,8 @@ static double ns_cost(const struct ctd_pinch_model *m, struct ctd_nsmain_contact
  * MuJoCo as before). */
 static int ns_ldl_solve5(double *H, const double *b, double *d)
 {
-	const int n = CTD_NSMAIN_DOF;
-	double inv[CTD_NSMAIN_DOF], ld[CTD_NSMAIN_DOF];
+	const int n = CORE_NSMAIN_DOF;
+	double inv[CORE_NSMAIN_DOF], ld[CORE_NSMAIN_DOF];
 	int i, j, k;
 
 #pragma GCC unroll 5
@@ -235,13 +235,13 @@ static int ns_ldl_solve5(double *H, const double *b, double *d)
 
 /* The slope of the cost along d at a + t d; with force set, the rows' forces there
  * and the piece (ns_cost). */
-static double ns_slope(const struct ctd_pinch_model *m, struct ctd_nsmain_contact *c,
+static double ns_slope(const struct core_pinch_model *m, struct core_nsmain_contact *c,
     const double *a, const double *d, double t, int force, long long *piece)
 {
-	double p[CTD_NSMAIN_DOF], g[CTD_NSMAIN_DOF];
+	double p[CORE_NSMAIN_DOF], g[CORE_NSMAIN_DOF];
 	int i;
 
-	for (i = 0; i < CTD_NSMAIN_DOF; i++)
+	for (i = 0; i < CORE_NSMAIN_DOF; i++)
 		p[i] = a[i] + t * d[i];
 	ns_cost(m, c, p, g, NULL, force, piece);
 	return ns_dot(g, d);
@@ -256,26 +256,26 @@ static double ns_slope(const struct ctd_pinch_model *m, struct ctd_nsmain_contac
  * -1 when no piece applies (an elliptic contact in its middle zone, where the cost is
  * not quadratic). */
 static int ns_minimise_piece(
-    const struct ctd_pinch_model *m, struct ctd_nsmain_contact *c, double *a, double *next)
+    const struct core_pinch_model *m, struct core_nsmain_contact *c, double *a, double *next)
 {
 	const double *M = m->dof_mass, *a0 = m->dof_accel0;
-	double H[CTD_NSMAIN_DOF * CTD_NSMAIN_DOF] = {0}, b[CTD_NSMAIN_DOF], sol[CTD_NSMAIN_DOF];
-	int push[2][CTD_NSMAIN_ROWS], zone[2] = {0, 0}, i, j, k, r;
+	double H[CORE_NSMAIN_DOF * CORE_NSMAIN_DOF] = {0}, b[CORE_NSMAIN_DOF], sol[CORE_NSMAIN_DOF];
+	int push[2][CORE_NSMAIN_ROWS], zone[2] = {0, 0}, i, j, k, r;
 
-	for (i = 0; i < CTD_NSMAIN_DOF; i++) {
-		H[i * CTD_NSMAIN_DOF + i] = M[i];
+	for (i = 0; i < CORE_NSMAIN_DOF; i++) {
+		H[i * CORE_NSMAIN_DOF + i] = M[i];
 		b[i] = M[i] * a0[i];
 	}
 	for (k = 0; k < 2; k++) {
-		const struct ctd_nsmain_contact *ck = &c[k];
+		const struct core_nsmain_contact *ck = &c[k];
 
 		if (!ck->active)
 			continue;
 		if (ck->elliptic) {
-			double x[CTD_NSMAIN_ROWS] = {0}, U[CTD_NSMAIN_ROWS], N, T;
+			double x[CORE_NSMAIN_ROWS] = {0}, U[CORE_NSMAIN_ROWS], N, T;
 
 			for (r = 0; r < ck->nrows; r++)
-				x[r] = ctd_nsmain_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
+				x[r] = core_nsmain_row_dot(ck->J[r], ck->q, a) - ck->aref[r];
 			zone[k] = ns_cone_zone(ck, x, U, &N, &T);
 			if (zone[k] == NS_ZONE_MIDDLE)
 				return -1;
@@ -286,19 +286,19 @@ static int ns_minimise_piece(
 
 			push[k][r] = ck->elliptic
 			    ? zone[k] == NS_ZONE_BOTTOM
-			    : ctd_nsmain_row_dot(u, ck->q, a) - ck->aref[r] < 0;
+			    : core_nsmain_row_dot(u, ck->q, a) - ck->aref[r] < 0;
 			if (!push[k][r])
 				continue;
 #pragma GCC unroll 4
-			for (i = 0; i < CTD_NSMAIN_ROW_DOF; i++) {
+			for (i = 0; i < CORE_NSMAIN_ROW_DOF; i++) {
 				double wj = w * u[i];
-				int ci = ctd_nsmain_row_coord(i, ck->q);
+				int ci = core_nsmain_row_coord(i, ck->q);
 
 				b[ci] += wj * ck->aref[r];
 				/* H's lower triangle (all the factorisation reads): w J_i J_j */
 #pragma GCC unroll 4
 				for (j = 0; j <= i; j++)
-					H[ci * CTD_NSMAIN_DOF + ctd_nsmain_row_coord(j, ck->q)] +=
+					H[ci * CORE_NSMAIN_DOF + core_nsmain_row_coord(j, ck->q)] +=
 					    wj * u[j];
 			}
 		}
@@ -306,13 +306,13 @@ static int ns_minimise_piece(
 	if (ns_ldl_solve5(H, b, sol) != 0)
 		return -1;
 	for (k = 0; k < 2; k++) {
-		struct ctd_nsmain_contact *ck = &c[k];
-		double x[CTD_NSMAIN_ROWS] = {0}, U[CTD_NSMAIN_ROWS], N, T;
+		struct core_nsmain_contact *ck = &c[k];
+		double x[CORE_NSMAIN_ROWS] = {0}, U[CORE_NSMAIN_ROWS], N, T;
 
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++)
-			x[r] = ctd_nsmain_row_dot(ck->J[r], ck->q, sol) - ck->aref[r];
+			x[r] = core_nsmain_row_dot(ck->J[r], ck->q, sol) - ck->aref[r];
 		if (ck->elliptic && ns_cone_zone(ck, x, U, &N, &T) != zone[k]) {
 			memcpy(next, sol, sizeof sol);
 			return 1;
@@ -338,37 +338,37 @@ static int ns_minimise_piece(
  * that piece's minimiser inside the piece: the convex cost's minimiser (the
  * optimality condition), so it stops there; from the previous step's qacc this is
  * usually the first step. */
-static void ns_minimise(const struct ctd_pinch_model *m, struct ctd_nsmain_contact *c, double *a)
+static void ns_minimise(const struct core_pinch_model *m, struct core_nsmain_contact *c, double *a)
 {
-	double g[CTD_NSMAIN_DOF], H[CTD_NSMAIN_DOF * CTD_NSMAIN_DOF], d[CTD_NSMAIN_DOF],
-	    nb[CTD_NSMAIN_DOF];
+	double g[CORE_NSMAIN_DOF], H[CORE_NSMAIN_DOF * CORE_NSMAIN_DOF], d[CORE_NSMAIN_DOF],
+	    nb[CORE_NSMAIN_DOF];
 	int it, i;
 
-	for (it = 0; it < CTD_HOLD_NOSLIP_NEWTON_MAX; it++) {
+	for (it = 0; it < CORE_HOLD_NOSLIP_NEWTON_MAX; it++) {
 		double s0, s1, lo, hi, t, size = 0, da = 0, cost0;
 		long long piece0, piece1;
 		int ls, moved;
 
 		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
-		for (i = 0; i < CTD_NSMAIN_DOF; i++)
+		for (i = 0; i < CORE_NSMAIN_DOF; i++)
 			nb[i] = -g[i];
 		if (ns_ldl_solve5(H, nb, d) != 0)
 			break;
-		for (i = 0; i < CTD_NSMAIN_DOF; i++) {
+		for (i = 0; i < CORE_NSMAIN_DOF; i++) {
 			size = max2(size, fabs(a[i]));
 			da = max2(da, fabs(d[i]));
 		}
 		/* a step at the rounding of a: the minimiser (the pyramid's lands exactly) */
-		if (!(da > CTD_HOLD_NOSLIP_NEWTON_REL * (size + 1e-300)))
+		if (!(da > CORE_HOLD_NOSLIP_NEWTON_REL * (size + 1e-300)))
 			break;
 		s0 = ns_dot(g, d);
 		/* Newton's decrement at the rounding of the cost: the minimiser */
-		if (!(s0 < -CTD_HOLD_NOSLIP_DECREMENT * (1 + fabs(cost0))))
+		if (!(s0 < -CORE_HOLD_NOSLIP_DECREMENT * (1 + fabs(cost0))))
 			break;
 		s1 = ns_slope(m, c, a, d, 1, 1, &piece1);
 		if (piece0 >= 0 && piece1 == piece0) {
 			/* the forces are the ones ns_slope left, at a + 1 d */
-			for (i = 0; i < CTD_NSMAIN_DOF; i++)
+			for (i = 0; i < CORE_NSMAIN_DOF; i++)
 				a[i] += d[i];
 			return;
 		}
@@ -406,7 +406,7 @@ static void ns_minimise(const struct ctd_pinch_model *m, struct ctd_nsmain_conta
 			}
 		}
 		moved = 0;
-		for (i = 0; i < CTD_NSMAIN_DOF; i++) {
+		for (i = 0; i < CORE_NSMAIN_DOF; i++) {
 			double before = a[i];
 
 			a[i] += t * d[i];
@@ -421,13 +421,13 @@ static void ns_minimise(const struct ctd_pinch_model *m, struct ctd_nsmain_conta
 /* The main solve from a (the previous step's qacc): the pieces of the rows that push
  * there, then at that piece's minimiser, and so on (the active set usually settles in a
  * step or two); Newton's loop from a when they do not settle. */
-void ctd_nsmain_solve(const struct ctd_pinch_model *m, struct ctd_nsmain_contact *c, double *a)
+void core_nsmain_solve(const struct core_pinch_model *m, struct core_nsmain_contact *c, double *a)
 {
-	double at[CTD_NSMAIN_DOF], next[CTD_NSMAIN_DOF];
+	double at[CORE_NSMAIN_DOF], next[CORE_NSMAIN_DOF];
 	int tries, rc = 1;
 
 	memcpy(at, a, sizeof at);
-	for (tries = 0; tries < CTD_HOLD_NOSLIP_PIECE_TRIES && rc == 1; tries++) {
+	for (tries = 0; tries < CORE_HOLD_NOSLIP_PIECE_TRIES && rc == 1; tries++) {
 		rc = ns_minimise_piece(m, c, at, next);
 		if (rc == 0) {
 			memcpy(a, at, sizeof at);

@@ -7,7 +7,7 @@
 
 #include "tunables.h"
 
-void ctd_pair_geom_default(struct ctd_pair_geom *g)
+void core_pair_geom_default(struct core_pair_geom *g)
 {
 	g->solref[0] = DEFAULT_TIMECONST;
 	g->solref[1] = DEFAULT_DAMPRATIO;
@@ -36,15 +36,15 @@ static double solmix_weight(double s1, double s2)
 	return s1 < MJ_MINVAL ? 0 : 1;
 }
 
-void ctd_pair_combine(const struct ctd_pair_geom *g1, const struct ctd_pair_geom *g2,
-    const struct ctd_mjver_rules *rules, struct ctd_pair_contact *out)
+void core_pair_combine(const struct core_pair_geom *g1, const struct core_pair_geom *g2,
+    const struct core_mjver_rules *rules, struct core_pair_contact *out)
 {
 	double fri[3];
 	int i;
 
 	if (g1->priority != g2->priority) {
 		/* the higher priority geom supplies everything but margin and gap */
-		const struct ctd_pair_geom *win = g1->priority > g2->priority ? g1 : g2;
+		const struct core_pair_geom *win = g1->priority > g2->priority ? g1 : g2;
 		out->condim = win->condim;
 		for (i = 0; i < 3; i++)
 			fri[i] = win->friction[i];

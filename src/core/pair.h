@@ -1,16 +1,29 @@
 /*
  * pair.h: one geom's contact parameters and MuJoCo's rule for combining two
  * geoms into one contact (spec §2: priority, solmix, condim, friction, margin, gap).
- * The public part (struct ctd_pair_geom and its defaults) is declared in contactd.h.
+ * The public part (struct core_pair_geom and its defaults) is declared in contactd.h.
  */
 #ifndef CONTACTD_CORE_PAIR_H
 #define CONTACTD_CORE_PAIR_H
 
-#include "core/contactd.h"
 #include "core/mjver.h"
 
+struct core_pair_geom {
+	double solref[2];   /* (timeconst s, dampratio), or (-stiffness, -damping) */
+	double solimp[5];   /* (d0, dwidth, width m, midpoint, power) */
+	int condim;         /* 1, 3, 4 or 6 */
+	double friction[3]; /* sliding, torsional (m), rolling (m) */
+	double margin, gap; /* m, >= 0 */
+	double solmix;      /* >= 0 */
+	int priority;
+};
+
+/* Fill g with MuJoCo's geom defaults: solref (0.02, 1), solimp (0.9, 0.95, 0.001, 0.5, 2),
+ * condim 3, friction (1, 0.005, 0.0001), margin and gap 0, solmix 1, priority 0. */
+void core_pair_geom_default(struct core_pair_geom *g);
+
 /* The combined parameters of one contact, before solref/solimp sanitizing. */
-struct ctd_pair_contact {
+struct core_pair_contact {
 	double solref[2];
 	double solimp[5];
 	int condim;
@@ -24,7 +37,7 @@ struct ctd_pair_contact {
 
 /* Combine the plane's geom g1 with the body's geom g2 (the plane has the smaller
  * geom type, so it is MuJoCo's geom1) under a release's margin/gap rules. */
-void ctd_pair_combine(const struct ctd_pair_geom *g1, const struct ctd_pair_geom *g2,
-    const struct ctd_mjver_rules *rules, struct ctd_pair_contact *out);
+void core_pair_combine(const struct core_pair_geom *g1, const struct core_pair_geom *g2,
+    const struct core_mjver_rules *rules, struct core_pair_contact *out);
 
 #endif

@@ -32,18 +32,18 @@ static inline double max2(double a, double b)
 	return a > b ? a : b;
 }
 
-void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
+void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 {
 	double a, b;
 	int condim;
 
-	ctd_mjver_rules(h->option.mujoco, &m->rules);
+	core_mjver_rules(h->option.mujoco, &m->rules);
 	/* the sphere has the smaller geom type: it is MuJoCo's geom1 */
-	ctd_pair_combine(&h->object, &h->pad, &m->rules, &m->contact);
-	ctd_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
-	m->discrete = h->option.integrator == CTD_SCENE_DISCRETE;
+	core_pair_combine(&h->object, &h->pad, &m->rules, &m->contact);
+	core_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
+	m->discrete = h->option.integrator == CORE_SCENE_DISCRETE;
 	/* discrete never clamps timeconst: its refsafe replaces a too-stiff row per step */
-	ctd_law_solref_kb(m->contact.solref, m->solimp.dwidth, h->option.timestep,
+	core_law_solref_kb(m->contact.solref, m->solimp.dwidth, h->option.timestep,
 	    m->discrete ? 0 : h->option.refsafe, &m->gains);
 	m->discrete_refsafe = m->discrete && h->option.refsafe;
 	m->cone = h->option.cone;
@@ -70,7 +70,7 @@ void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
 	 * tran + f0^2 tran) */
 	{
 		double f0 = m->contact.friction[0];
-		double diag = m->contact.condim == 1 || m->cone == CTD_CONE_ELLIPTIC
+		double diag = m->contact.condim == 1 || m->cone == CORE_CONE_ELLIPTIC
 		    ? m->tran
 		    : m->tran + f0 * f0 * m->tran;
 
@@ -82,14 +82,14 @@ void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
 	m->inertia = 0.4 * h->mass * h->radius * h->radius;
 	m->meaninertia = (h->mass * 3 + m->inertia * 3 + h->pad_mass * 2) / 8;
 	m->noslip_iterations = h->noslip_iterations;
-	m->noslip_tolerance = CTD_HOLD_NOSLIP_TOLERANCE;
+	m->noslip_tolerance = CORE_HOLD_NOSLIP_TOLERANCE;
 	{
-		const double M[CTD_PINCH_DOF] = {
+		const double M[CORE_PINCH_DOF] = {
 		    h->mass, h->mass, m->inertia, h->pad_mass, h->pad_mass};
-		const double a0[CTD_PINCH_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
+		const double a0[CORE_PINCH_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
 		int i;
 
-		for (i = 0; i < CTD_PINCH_DOF; i++) {
+		for (i = 0; i < CORE_PINCH_DOF; i++) {
 			m->dof_mass[i] = M[i];
 			m->dof_inv_mass[i] = 1 / M[i];
 			m->dof_accel0[i] = a0[i];
@@ -99,21 +99,21 @@ void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m)
 	if (condim == 1)
 		m->rows_per_pad = 1;
 	else
-		m->rows_per_pad = m->cone == CTD_CONE_ELLIPTIC ? condim : 2 * (condim - 1);
+		m->rows_per_pad = m->cone == CORE_CONE_ELLIPTIC ? condim : 2 * (condim - 1);
 }
 
-int ctd_pinch_start_asymmetric(const struct ctd_pinch_model *m)
+int core_pinch_start_asymmetric(const struct core_pinch_model *m)
 {
 	/* both pads' contacts start at the same dist (mjc_SphereBox's arithmetic is
 	 * mirror-exact), with the pads' centres at -/+(R + HX) */
 	double x0 = m->rest_dist;
 
-	if (!(ctd_pinch_dist(m, 0) < m->contact.includemargin))
+	if (!(core_pinch_dist(m, 0) < m->contact.includemargin))
 		return 0;
-	return !(ctd_pinch_paired(m, 0, 0, -x0) && ctd_pinch_paired(m, 1, 0, x0));
+	return !(core_pinch_paired(m, 0, 0, -x0) && core_pinch_paired(m, 1, 0, x0));
 }
 
-void ctd_pinch_start(struct ctd_pinch_state *s)
+void core_pinch_start(struct core_pinch_state *s)
 {
 	s->z = s->vz = s->q = s->vq = 0;
 	s->piece = -1;
@@ -128,7 +128,7 @@ struct piece {
 };
 
 static inline void piece_matrix(
-    const struct ctd_pinch_model *m, const struct piece *p, int np, struct ctd_pinch_matrix *H)
+    const struct core_pinch_model *m, const struct piece *p, int np, struct core_pinch_matrix *H)
 {
 	int i;
 
@@ -146,8 +146,8 @@ static inline void piece_matrix(
 }
 
 /* The minimiser of the Gauss term plus the given pieces, whose Hessian is H. */
-static inline void piece_solve(const struct ctd_pinch_model *m, const struct piece *p, int np,
-    const struct ctd_pinch_matrix *H, double *az, double *ap)
+static inline void piece_solve(const struct core_pinch_model *m, const struct piece *p, int np,
+    const struct core_pinch_matrix *H, double *az, double *ap)
 {
 	double r0 = m->mass * m->a0_object, r1 = 2 * m->pad_mass * m->a0_pad;
 	int i;
@@ -163,15 +163,15 @@ static inline void piece_solve(const struct ctd_pinch_model *m, const struct pie
 }
 
 static inline void solve_pieces(
-    const struct ctd_pinch_model *m, const struct piece *p, int np, double *az, double *ap)
+    const struct core_pinch_model *m, const struct piece *p, int np, double *az, double *ap)
 {
-	struct ctd_pinch_matrix H;
+	struct core_pinch_matrix H;
 
 	piece_matrix(m, p, np, &H);
 	piece_solve(m, p, np, &H, az, ap);
 }
 
-static double gauss(const struct ctd_pinch_model *m, double az, double ap)
+static double gauss(const struct core_pinch_model *m, double az, double ap)
 {
 	double dz = az - m->a0_object, dp = ap - m->a0_pad;
 
@@ -185,7 +185,7 @@ static double half_sq_neg(double D, double x)
 
 /* The true cost of both pads' rows at (az, ap). */
 static double cost(
-    const struct ctd_pinch_model *m, const struct ctd_pinch_rows *r, double az, double ap)
+    const struct core_pinch_model *m, const struct core_pinch_rows *r, double az, double ap)
 {
 	double c = gauss(m, az, ap);
 
@@ -217,7 +217,7 @@ static double cost(
 /* The quadratic pieces of one active set (pyramid: bit 0 the plain rows, bit 1 and 2
  * the z pair; elliptic: 0 top, 1 bottom, 2 and 3 the middle zone with the tangent
  * row's x of sign + and -). Returns the number of pieces. */
-static inline int pieces_of(const struct ctd_pinch_rows *r, int set, struct piece *p)
+static inline int pieces_of(const struct core_pinch_rows *r, int set, struct piece *p)
 {
 	int np = 0;
 
@@ -242,7 +242,7 @@ static inline int pieces_of(const struct ctd_pinch_rows *r, int set, struct piec
 }
 
 /* 1 when (az, ap) lies in the piece of set: then it is the convex cost's minimiser */
-static int in_piece(const struct ctd_pinch_rows *r, int set, double az, double ap)
+static int in_piece(const struct core_pinch_rows *r, int set, double az, double ap)
 {
 	if (!r->elliptic) {
 		double xn = -ap - r->aref_n, xp = -r->f * az - ap - r->aref_p;
@@ -274,8 +274,8 @@ static int in_piece(const struct ctd_pinch_rows *r, int set, double az, double a
  * its stationary point lies in it (the KKT conditions of the convex cost); otherwise
  * every piece's stationary point is evaluated and the cheapest by true cost wins.
  * Returns the piece. */
-static int minimise(const struct ctd_pinch_model *m, const struct ctd_pinch_rows *r, int hint,
-    struct ctd_pinch_matrix *hint_matrix, double *az, double *ap)
+static int minimise(const struct core_pinch_model *m, const struct core_pinch_rows *r, int hint,
+    struct core_pinch_matrix *hint_matrix, double *az, double *ap)
 {
 	struct piece p[3];
 	double best = INFINITY, z, a, c;
@@ -312,7 +312,7 @@ static int minimise(const struct ctd_pinch_model *m, const struct ctd_pinch_rows
 /* A row's R0 from (1 - imp) diag / imp: Euler's, or the discrete integrator's for the
  * cache's factor s (scene.c's row_R0) */
 static inline double row_R0(
-    const struct ctd_pinch_model *m, const struct ctd_pinch_cache *c, double raw)
+    const struct core_pinch_model *m, const struct core_pinch_cache *c, double raw)
 {
 	double R0 = max2(MJ_MINVAL, raw);
 
@@ -320,14 +320,14 @@ static inline double row_R0(
 }
 
 static void make_rows_of_dist(
-    const struct ctd_pinch_model *m, double dist, struct ctd_pinch_cache *c)
+    const struct core_pinch_model *m, double dist, struct core_pinch_cache *c)
 {
 	double rr = dist - m->contact.includemargin;
-	double imp = ctd_law_impedance(rr, &m->solimp, NULL);
+	double imp = core_law_impedance(rr, &m->solimp, NULL);
 	double f0 = m->contact.friction[0];
 	double R0, R1, mu;
 	int condim = m->contact.condim;
-	struct ctd_pinch_rows *r = &c->r;
+	struct core_pinch_rows *r = &c->r;
 
 	memset(r, 0, sizeof *r);
 	c->valid = 1;
@@ -338,9 +338,9 @@ static void make_rows_of_dist(
 	c->s = 1;
 	c->replaced = 0;
 	if (m->discrete) {
-		struct ctd_law_discrete d;
+		struct core_law_discrete d;
 
-		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+		core_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
 		c->K = d.K;
 		c->B = d.B;
 		c->s = d.s;
@@ -351,7 +351,7 @@ static void make_rows_of_dist(
 	c->sB = 1 + m->timestep * m->gains.B;
 	c->spring = m->gains.K * imp * rr;
 	c->imp = imp;
-	r->elliptic = m->cone == CTD_CONE_ELLIPTIC && condim > 1;
+	r->elliptic = m->cone == CORE_CONE_ELLIPTIC && condim > 1;
 	r->f = condim > 1 ? m->contact.friction[1] : 0;
 	if (condim == 1) {
 		R0 = row_R0(m, c, (1 - imp) * m->tran / imp);
@@ -383,8 +383,8 @@ static void make_rows_of_dist(
 
 /* The rows of a state whose contact is active at distance dist (cache: the previous
  * distance's, refreshed when dist differs). */
-static void make_rows(const struct ctd_pinch_model *m, double dist, double vz, double vq,
-    struct ctd_pinch_rows *r, double *imp_out, double *R0_out, struct ctd_pinch_cache *cache)
+static void make_rows(const struct core_pinch_model *m, double dist, double vz, double vq,
+    struct core_pinch_rows *r, double *imp_out, double *R0_out, struct core_pinch_cache *cache)
 {
 	double B = m->gains.B, spring;
 
@@ -393,7 +393,7 @@ static void make_rows(const struct ctd_pinch_model *m, double dist, double vz, d
 	*r = cache->r;
 	spring = cache->spring;
 	if (m->discrete) {
-		/* the reference at the end of the step (ctd_law_aref_discrete) */
+		/* the reference at the end of the step (core_law_aref_discrete) */
 		double Bd = cache->B, Kimp = cache->Kimp, sd = cache->s, h = m->timestep;
 		double rr = dist - m->contact.includemargin, v;
 
@@ -422,13 +422,13 @@ static void make_rows(const struct ctd_pinch_model *m, double dist, double vz, d
 	*R0_out = cache->R0;
 }
 
-void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_state *s,
-    struct ctd_pinch_step_state *st, struct ctd_pinch_cache *cache)
+void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_state *s,
+    struct core_pinch_step_state *st, struct core_pinch_cache *cache)
 {
-	double dist = ctd_pinch_dist(m, s->q);
+	double dist = core_pinch_dist(m, s->q);
 	double az = m->a0_object, ap = m->a0_pad, h = m->timestep;
 	double imp = 0, R0 = 0;
-	struct ctd_pinch_rows r = {0};
+	struct core_pinch_rows r = {0};
 	int active = dist < m->contact.includemargin;
 
 	if (active) {
@@ -458,41 +458,41 @@ void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_sta
 	s->q += h * s->vq;
 }
 
-void ctd_pinch_step(
-    const struct ctd_pinch_model *m, struct ctd_pinch_state *s, struct ctd_pinch_step_state *st)
+void core_pinch_step(
+    const struct core_pinch_model *m, struct core_pinch_state *s, struct core_pinch_step_state *st)
 {
-	struct ctd_pinch_cache cache;
+	struct core_pinch_cache cache;
 
 	cache.valid = 0;
-	ctd_pinch_step_cached(m, s, st, &cache);
+	core_pinch_step_cached(m, s, st, &cache);
 }
 
 /* The steady pad balance: F = (sum of the pad's row forces at rest) as a function of
  * the violation u = includemargin - dist >= 0, minus F. */
 struct balance {
-	const struct ctd_pinch_model *m;
+	const struct core_pinch_model *m;
 	double F;
 };
 
 /* The rows of the steady state at impedance imp: R of the normal (pyramid: every) row
  * and of the tangent rows; the spring rows' K imp, and the factors that turn a row's
  * velocity and violation into its aref, aref = -(Bv * vel + Kr * K imp * r): Euler's
- * B and 1, the discrete integrator's (B + h K imp) / s and 1 / s (ctd_law_aref_discrete);
+ * B and 1, the discrete integrator's (B + h K imp) / s and 1 / s (core_law_aref_discrete);
  * Bt, the elliptic friction row's aref = -Bt vel: B, or B / (1 + h B) under discrete. */
 struct steady_rows {
 	double Rn, Rt, Kimp, Bv, Kr, Bt;
 };
 
-static void steady_rows(const struct ctd_pinch_model *m, double imp, struct steady_rows *o)
+static void steady_rows(const struct core_pinch_model *m, double imp, struct steady_rows *o)
 {
 	double f0 = m->contact.friction[0], R0, R1, mu, h = m->timestep, s = 1;
 	double K = m->gains.K, B = m->gains.B;
 	int condim = m->contact.condim;
 
 	if (m->discrete) {
-		struct ctd_law_discrete d;
+		struct core_law_discrete d;
 
-		ctd_law_discrete_gains(&m->gains, imp, h, m->discrete_refsafe, &d);
+		core_law_discrete_gains(&m->gains, imp, h, m->discrete_refsafe, &d);
 		K = d.K;
 		B = d.B;
 		s = d.s;
@@ -506,7 +506,7 @@ static void steady_rows(const struct ctd_pinch_model *m, double imp, struct stea
 		o->Rn = o->Rt = m->discrete ? max2(R0 / s, m->R_floor) : R0;
 		return;
 	}
-	if (m->cone == CTD_CONE_ELLIPTIC) {
+	if (m->cone == CORE_CONE_ELLIPTIC) {
 		R0 = max2(MJ_MINVAL, (1 - imp) * m->tran / imp);
 		if (m->discrete)
 			R0 = max2(R0 / s, m->R_floor);
@@ -525,17 +525,17 @@ static void steady_rows(const struct ctd_pinch_model *m, double imp, struct stea
 static double pad_balance(double u, void *params)
 {
 	const struct balance *b = params;
-	const struct ctd_pinch_model *m = b->m;
-	double imp = ctd_law_impedance(-u, &m->solimp, NULL);
+	const struct core_pinch_model *m = b->m;
+	double imp = core_law_impedance(-u, &m->solimp, NULL);
 	struct steady_rows o;
-	int rows = m->cone == CTD_CONE_ELLIPTIC ? 1 : m->rows_per_pad;
+	int rows = m->cone == CORE_CONE_ELLIPTIC ? 1 : m->rows_per_pad;
 
 	steady_rows(m, imp, &o);
 	return rows * (o.Kr * o.Kimp * u) / o.Rn - b->F;
 }
 
-int ctd_pinch_steady(
-    const struct ctd_pinch_model *m, double *creep, double *penetration, double *normal_force)
+int core_pinch_steady(
+    const struct core_pinch_model *m, double *creep, double *penetration, double *normal_force)
 {
 	struct balance b = {m, m->pad_mass * m->a0_pad};
 	double u, imp, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
@@ -544,13 +544,13 @@ int ctd_pinch_steady(
 
 	if (m->contact.condim == 1 || !(m->gains.K > 0) || !(m->gains.B > 0))
 		return -1;
-	if (ctd_law_root_increasing(pad_balance, &b, &u) != 0)
+	if (core_law_root_increasing(pad_balance, &b, &u) != 0)
 		return -1;
-	imp = ctd_law_impedance(-u, &m->solimp, NULL);
+	imp = core_law_impedance(-u, &m->solimp, NULL);
 	steady_rows(m, imp, &o);
 	/* the normal rows' x at rest: -(K imp u) (discrete: over s) */
 	spring = o.Kr * o.Kimp * u;
-	if (m->cone == CTD_CONE_ELLIPTIC) {
+	if (m->cone == CORE_CONE_ELLIPTIC) {
 		/* bottom zone: the z tangent rows carry the load, x_t = Bt*v = load*R1/2 */
 		double mu = m->contact.friction[0] * sqrt(o.Rt / o.Rn);
 		double xt = load * o.Rt / 2;

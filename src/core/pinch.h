@@ -11,7 +11,7 @@
  * zones (elliptic cone), which is what MuJoCo's Newton solver converges to. With
  * noslip_iterations > 0 MuJoCo's noslip sweeps break the mirror x -> -x, and the scene
  * is stepped in five coordinates instead (noslip.h).
- * docs/hold.md derives it. No allocation; ctd_pinch_prepare does the per-scene work.
+ * docs/hold.md derives it. No allocation; core_pinch_prepare does the per-scene work.
  */
 #ifndef CONTACTD_CORE_PINCH_H
 #define CONTACTD_CORE_PINCH_H
@@ -25,28 +25,28 @@
 #include "core/scene.h"
 
 /* The coordinates the asymmetric (noslip) step moves in: noslip.h */
-#define CTD_PINCH_DOF 5
+#define CORE_PINCH_DOF 5
 
 /* Everything one step needs, derived once. Plain data: copy freely. */
-struct ctd_pinch_model {
-	struct ctd_pair_contact contact;
-	struct ctd_law_solimp solimp;
-	struct ctd_law_gains gains;
-	struct ctd_mjver_rules rules;
-	enum ctd_cone cone;
+struct core_pinch_model {
+	struct core_pair_contact contact;
+	struct core_law_solimp solimp;
+	struct core_law_gains gains;
+	struct core_mjver_rules rules;
+	enum core_cone cone;
 	double mass, pad_mass;
 	double a0_object; /* qacc_smooth of the object along z: gravity */
 	double a0_pad;    /* qacc_smooth of each pad joint: F / MP */
 	double tran;      /* summed body_invweight0 translation of object and pad */
 	double impratio;
 	double slide;     /* friction[0] = friction[1], the sliding coefficient */
-	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see ctd_pinch_dist */
+	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see core_pinch_dist */
 	double radius, half_x, half_z;
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
 	double obj_aamm, pad_aamm;  /* each geom's broadphase AAMM growth (sap_float_tie) */
 	double timestep;
 	/* MuJoCo 3.13.0+'s discrete integrator: each row's reference at the end of the step
-	 * (ctd_law_discrete_gains; gains are then unclamped), its R0 divided by s and
+	 * (core_law_discrete_gains; gains are then unclamped), its R0 divided by s and
 	 * floored at R_floor; discrete_refsafe: refsafe replaces too-stiff rows */
 	int discrete, discrete_refsafe;
 	double R_floor;
@@ -59,15 +59,15 @@ struct ctd_pinch_model {
 	/* per coordinate of that step (object x, z, rotation about y, left pad, right
 	 * pad), set once here rather than every step: qM's diagonal, its inverse and
 	 * qacc_smooth */
-	double dof_mass[CTD_PINCH_DOF], dof_inv_mass[CTD_PINCH_DOF];
-	double dof_accel0[CTD_PINCH_DOF];
+	double dof_mass[CORE_PINCH_DOF], dof_inv_mass[CORE_PINCH_DOF];
+	double dof_accel0[CORE_PINCH_DOF];
 };
 
 /* The constraint state of one step (one pad; the other is its mirror image). */
-struct ctd_pinch_step_state {
+struct core_pinch_step_state {
 	int active;          /* the contact has rows: dist < includemargin */
 	double imp, K, B;    /* efc_KBIP of the contact */
-	int replaced;        /* discrete: K, B are refsafe's replacement (ctd_law_discrete_gains) */
+	int replaced;        /* discrete: K, B are refsafe's replacement (core_law_discrete_gains) */
 	double R_normal;     /* efc_R of the first row (pyramid: every row) */
 	double R_friction;   /* efc_R of the tangential rows */
 	double accel_object; /* qacc of the object along z */
@@ -77,7 +77,7 @@ struct ctd_pinch_step_state {
 };
 
 /* The state of the scene: the object's height and the pads' joint position. */
-struct ctd_pinch_state {
+struct core_pinch_state {
 	double z, vz; /* the object's centre height (qpos[2]) and vertical speed */
 	double q, vq; /* each pad's joint position (its penetration, from touching) and speed */
 	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint) */
@@ -87,13 +87,13 @@ struct ctd_pinch_state {
 
 /* The Gauss term's and the pieces' Hessian (both pads: factor 2) and its determinant:
  * they depend on the rows' D only, not on the state's speeds. */
-struct ctd_pinch_matrix {
+struct core_pinch_matrix {
 	int set; /* the active set it belongs to; -1: none */
 	double h00, h01, h11, det;
 };
 
 /* The rows of one pad at one state, in the reduced coordinates. */
-struct ctd_pinch_rows {
+struct core_pinch_rows {
 	int elliptic, plain; /* plain: pyramid rows with J = (0, -1) */
 	double f, D, Dt;     /* sliding friction; D of the (normal) rows; D of the z tangent row */
 	double mu;           /* the regularised cone's mu (elliptic) */
@@ -105,23 +105,23 @@ struct ctd_pinch_rows {
 /* The part of a state's rows that depends only on the contact distance (impedance,
  * R, D, mu): the pads settle to a repeating distance, where it is reused (the same
  * inputs give the same numbers). */
-struct ctd_pinch_cache {
+struct core_pinch_cache {
 	int valid;
 	double dist;
-	struct ctd_pinch_rows r; /* every field but the arefs */
+	struct core_pinch_rows r; /* every field but the arefs */
 	double spring, imp, R0;
 	/* the row's gains (discrete: per distance), K*imp, s and the elliptic tangent's
 	 * 1 + h*B */
 	double K, B, Kimp, s, sB;
 	int replaced;                        /* discrete: K, B are refsafe's replacement */
-	struct ctd_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
+	struct core_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
 };
 
 /* Derive the model of a validated, supported scene. */
-void ctd_pinch_prepare(const struct ctd_hold *h, struct ctd_pinch_model *m);
+void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m);
 
 /* The contact's signed distance at pad joint position q, with MuJoCo's arithmetic. */
-static inline double ctd_pinch_dist(const struct ctd_pinch_model *m, double q)
+static inline double core_pinch_dist(const struct core_pinch_model *m, double q)
 {
 	/* the right pad's centre is at (R+HX) - q; sphere-box measures from the clamped
 	 * face point, -HX + x, and subtracts the radius */
@@ -133,7 +133,7 @@ static inline double ctd_pinch_dist(const struct ctd_pinch_model *m, double q)
 /* 1 when the pads at joint position q have left the two-face-contact scene: their
  * inner faces, 2*(R - q) apart, are within twice their margin + gap of each other
  * (or past the object's centre), where MuJoCo's pads collide with each other. */
-static inline int ctd_pinch_crushed(const struct ctd_pinch_model *m, double q)
+static inline int core_pinch_crushed(const struct core_pinch_model *m, double q)
 {
 	/* the pads' inner faces are 2*(R - q) apart; within their own margin and gap they
 	 * meet each other (the pair's margin is the max or, from 3.5.0, the sum) */
@@ -149,7 +149,7 @@ static inline int ctd_pinch_crushed(const struct ctd_pinch_model *m, double q)
  * the right pad's do not. Exact while the broadphase frame is the identity (the
  * bodies' centres on the x axis, as at the start); docs/hold.md, "Releases".
  */
-static inline int ctd_pinch_paired(const struct ctd_pinch_model *m, int side, double x, double pad)
+static inline int core_pinch_paired(const struct core_pinch_model *m, int side, double x, double pad)
 {
 	double R = m->radius, hx = m->half_x;
 
@@ -162,27 +162,27 @@ static inline int ctd_pinch_paired(const struct ctd_pinch_model *m, int side, do
 
 /* 1 when the start's contacts are not the mirror-symmetric pair: the pads' contact has
  * rows (dist < includemargin) but the broadphase pairs only one pad (or none) with the
- * object (ctd_pinch_paired). The run then steps the asymmetric scene (noslip.h), which
+ * object (core_pinch_paired). The run then steps the asymmetric scene (noslip.h), which
  * follows the one-pad first step. */
-int ctd_pinch_start_asymmetric(const struct ctd_pinch_model *m);
+int core_pinch_start_asymmetric(const struct core_pinch_model *m);
 
 /* The start: object at rest at the origin, pads just touching and at rest. */
-void ctd_pinch_start(struct ctd_pinch_state *s);
+void core_pinch_start(struct core_pinch_state *s);
 
 /* One mj_step of the scene from *s (Euler; or the discrete integrator's rows, whose
  * step is Euler's: the pads have no joint damping or stiffness, so its metric is M).
  * st may be NULL. */
-void ctd_pinch_step(
-    const struct ctd_pinch_model *m, struct ctd_pinch_state *s, struct ctd_pinch_step_state *st);
+void core_pinch_step(
+    const struct core_pinch_model *m, struct core_pinch_state *s, struct core_pinch_step_state *st);
 
-/* ctd_pinch_step with the rows of the last distance kept in *cache (zero it, or set
+/* core_pinch_step with the rows of the last distance kept in *cache (zero it, or set
  * its valid to 0, before the first step): the run's loop, where the pads settle to a
- * repeating distance. The same numbers as ctd_pinch_step. */
-void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_state *s,
-    struct ctd_pinch_step_state *st, struct ctd_pinch_cache *cache);
+ * repeating distance. The same numbers as core_pinch_step. */
+void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_state *s,
+    struct core_pinch_step_state *st, struct core_pinch_cache *cache);
 
 /*
- * ctd_pinch_steady: the steady creep in closed form: the pads at rest at the
+ * core_pinch_steady: the steady creep in closed form: the pads at rest at the
  * penetration where their rows balance F, the object descending at the speed where
  * the friction rows balance m*g. Returns 0 and fills *creep (m/s, downward > 0),
  * *penetration and *normal_force, or -1 when no steady state of that form exists
@@ -191,7 +191,7 @@ void ctd_pinch_step_cached(const struct ctd_pinch_model *m, struct ctd_pinch_sta
  * velocity enters as (B + h K imp) / s, its violation as K imp / s, an elliptic
  * friction row's as B / (1 + h B); R is the discrete one.
  */
-int ctd_pinch_steady(
-    const struct ctd_pinch_model *m, double *creep, double *penetration, double *normal_force);
+int core_pinch_steady(
+    const struct core_pinch_model *m, double *creep, double *penetration, double *normal_force);
 
 #endif

@@ -28,15 +28,15 @@
 #include "core/mjver.h"
 #include "tunables.h"
 
-void ctd_scene_option_default(struct ctd_scene_option *o)
+void core_scene_option_default(struct core_scene_option *o)
 {
 	o->timestep = DEFAULT_TIMESTEP;
 	o->refsafe = 1;
 	o->gravity = DEFAULT_GRAVITY;
 	o->impratio = DEFAULT_IMPRATIO;
-	o->integrator = CTD_SCENE_EULER;
-	o->cone = CTD_CONE_PYRAMIDAL;
-	o->mujoco = ctd_mjver_default();
+	o->integrator = CORE_SCENE_EULER;
+	o->cone = CORE_CONE_PYRAMIDAL;
+	o->mujoco = core_mjver_default();
 }
 
 /* MuJoCo's mju_max, inlined: fmax is a library call on the hot path */
@@ -46,26 +46,26 @@ static inline double max2(double a, double b)
 }
 
 /* I1 + I2 + I3 of the body's principal inertia (MuJoCo's solid sphere and box) */
-static double trace_inertia(const struct ctd_scene *s)
+static double trace_inertia(const struct core_scene *s)
 {
 	const double *h = s->size;
 
-	if (s->shape == CTD_SCENE_SPHERE)
+	if (s->shape == CORE_SCENE_SPHERE)
 		return 3 * (0.4 * s->mass * h[0] * h[0]);
 	return s->mass / 3 * 2 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
 }
 
-void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
+void core_scene_prepare(const struct core_scene *s, struct core_scene_model *m)
 {
 	double a;
 	double f0;
 
-	ctd_mjver_rules(s->option.mujoco, &m->rules);
-	ctd_pair_combine(&s->floor, &s->geom, &m->rules, &m->contact);
-	ctd_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
-	m->discrete = s->option.integrator == CTD_SCENE_DISCRETE;
+	core_mjver_rules(s->option.mujoco, &m->rules);
+	core_pair_combine(&s->floor, &s->geom, &m->rules, &m->contact);
+	core_law_solimp_release(m->contact.solimp, m->rules.power_shortcut, &m->solimp);
+	m->discrete = s->option.integrator == CORE_SCENE_DISCRETE;
 	/* discrete never clamps timeconst: its refsafe replaces rows per step instead */
-	ctd_law_solref_kb(m->contact.solref, m->solimp.dwidth, s->option.timestep,
+	core_law_solref_kb(m->contact.solref, m->solimp.dwidth, s->option.timestep,
 	    m->discrete ? 0 : s->option.refsafe, &m->gains);
 	m->discrete_refsafe = m->discrete && s->option.refsafe;
 
@@ -77,12 +77,12 @@ void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
 	m->qfrc = -(s->mass * s->option.gravity);
 	m->a0 = m->qfrc * a;
 
-	m->contacts = s->shape == CTD_SCENE_SPHERE ? 1 : 4;
-	m->half_height = s->shape == CTD_SCENE_SPHERE ? s->size[0] : s->size[2];
+	m->contacts = s->shape == CORE_SCENE_SPHERE ? 1 : 4;
+	m->half_height = s->shape == CORE_SCENE_SPHERE ? s->size[0] : s->size[2];
 	m->cone = s->option.cone;
 	m->rows_per_contact = m->contact.condim == 1 ? 1 : 2 * (m->contact.condim - 1);
 	m->normal_rows = m->contacts * m->rows_per_contact;
-	if (m->cone == CTD_CONE_ELLIPTIC && m->contact.condim > 1) {
+	if (m->cone == CORE_CONE_ELLIPTIC && m->contact.condim > 1) {
 		/* one row per dimension; only the normal one pushes */
 		m->rows_per_contact = m->contact.condim;
 		m->normal_rows = m->contacts;
@@ -92,7 +92,7 @@ void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
 	f0 = m->contact.friction[0];
 	m->friction0 = f0;
 	/* diagApprox: the pyramid's edges add f0^2 tran; an elliptic normal row is tran */
-	m->diag_raw = m->contact.condim == 1 || m->cone == CTD_CONE_ELLIPTIC
+	m->diag_raw = m->contact.condim == 1 || m->cone == CORE_CONE_ELLIPTIC
 	    ? m->tran
 	    : m->tran + f0 * f0 * m->tran;
 	m->R_floor = max2(MJ_MINVAL, (1 - MJ_MAXIMP) * m->diag_raw / MJ_MAXIMP);
@@ -104,17 +104,17 @@ void ctd_scene_prepare(const struct ctd_scene *s, struct ctd_scene_model *m)
 	m->certificate_scale = 1 / (3 * s->mass + trace_inertia(s));
 }
 
-int ctd_scene_detected(const struct ctd_scene_model *m, double dist)
+int core_scene_detected(const struct core_scene_model *m, double dist)
 {
 	return dist <= m->contact.detect;
 }
 
 /* The cone's adjustment of a normal row's R0 (efc_R of the pyramid's edges). */
-static double cone_adjust(const struct ctd_scene_model *m, double R0)
+static double cone_adjust(const struct core_scene_model *m, double R0)
 {
 	double R1, mu;
 
-	if (m->rows_per_contact == 1 || m->cone == CTD_CONE_ELLIPTIC)
+	if (m->rows_per_contact == 1 || m->cone == CORE_CONE_ELLIPTIC)
 		return R0; /* frictionless, or an elliptic contact's normal row: no adjustment */
 	if (m->pyramid_scale > 0)
 		return m->pyramid_scale * R0;
@@ -125,30 +125,30 @@ static double cone_adjust(const struct ctd_scene_model *m, double R0)
 }
 
 /* R0 of a row at impedance imp: Euler's, or the discrete integrator's for factor s */
-static inline double row_R0(const struct ctd_scene_model *m, double imp, double s)
+static inline double row_R0(const struct core_scene_model *m, double imp, double s)
 {
 	double R0 = max2(MJ_MINVAL, (1 - imp) * m->diag_raw / imp);
 
 	return m->discrete ? max2(R0 / s, m->R_floor) : R0;
 }
 
-double ctd_scene_row_R(const struct ctd_scene_model *m, double imp)
+double core_scene_row_R(const struct core_scene_model *m, double imp)
 {
-	struct ctd_law_discrete d = {0, 0, 1, 0};
+	struct core_law_discrete d = {0, 0, 1, 0};
 
 	if (m->discrete)
-		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+		core_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
 	return cone_adjust(m, row_R0(m, imp, d.s));
 }
 
-double ctd_scene_cone_R(const struct ctd_scene_model *m, double imp, int j)
+double core_scene_cone_R(const struct core_scene_model *m, double imp, int j)
 {
 	const double *f = m->contact.friction;
 	double R1;
 
-	if (m->cone != CTD_CONE_ELLIPTIC || j == 0)
-		return ctd_scene_row_R(m, imp);
-	R1 = ctd_scene_row_R(m, imp) / max2(MJ_MINVAL, m->impratio);
+	if (m->cone != CORE_CONE_ELLIPTIC || j == 0)
+		return core_scene_row_R(m, imp);
+	R1 = core_scene_row_R(m, imp) / max2(MJ_MINVAL, m->impratio);
 	if (j == 1)
 		return R1;
 	/* R[j]*mu[j]^2 = R[1]*mu[1]^2, in MuJoCo's operation order */
@@ -161,7 +161,7 @@ double ctd_scene_cone_R(const struct ctd_scene_model *m, double imp, int j)
  * has the same x = a - aref, so cost and gradient are the 1-D ones. Returns the
  * start when it is certified, else `exact`. */
 static double certified_accel(
-    const struct ctd_scene_model *m, double aref, double R, double warm, double exact)
+    const struct core_scene_model *m, double aref, double R, double warm, double exact)
 {
 	double D = 1 / R, n = m->normal_rows, start, x, grad, scale = m->certificate_scale;
 	double xw = warm - aref, xs = m->a0 - aref;
@@ -181,13 +181,13 @@ static double certified_accel(
 	return exact;
 }
 
-/* ctd_scene_accel with an optional warmstart (NULL: the exact minimum) */
-static double accel(const struct ctd_scene_model *m, double z, double vel, const double *warm,
-    struct ctd_scene_contact_state *state)
+/* core_scene_accel with an optional warmstart (NULL: the exact minimum) */
+static double accel(const struct core_scene_model *m, double z, double vel, const double *warm,
+    struct core_scene_contact_state *state)
 {
 	double dist = z - m->half_height;
 	double r, imp, aref, R, acc;
-	struct ctd_law_discrete d = {m->gains.K, m->gains.B, 1, 0};
+	struct core_law_discrete d = {m->gains.K, m->gains.B, 1, 0};
 
 	if (!(dist < m->contact.includemargin)) {
 		if (state) {
@@ -202,12 +202,12 @@ static double accel(const struct ctd_scene_model *m, double z, double vel, const
 		return m->a0;
 	}
 	r = dist - m->contact.includemargin;
-	imp = ctd_law_impedance(r, &m->solimp, NULL);
+	imp = core_law_impedance(r, &m->solimp, NULL);
 	if (m->discrete) {
-		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
-		aref = ctd_law_aref_discrete(&d, imp, r, vel, m->timestep);
+		core_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+		aref = core_law_aref_discrete(&d, imp, r, vel, m->timestep);
 	} else {
-		aref = ctd_law_aref(&m->gains, imp, r, vel);
+		aref = core_law_aref(&m->gains, imp, r, vel);
 	}
 	R = cone_adjust(m, row_R0(m, imp, d.s));
 	if (m->a0 >= aref) {
@@ -234,14 +234,14 @@ static double accel(const struct ctd_scene_model *m, double z, double vel, const
 	return acc;
 }
 
-double ctd_scene_accel(
-    const struct ctd_scene_model *m, double z, double vel, struct ctd_scene_contact_state *state)
+double core_scene_accel(
+    const struct core_scene_model *m, double z, double vel, struct core_scene_contact_state *state)
 {
 	return accel(m, z, vel, NULL, state);
 }
 
 /* MuJoCo's mj_RungeKutta with the classic tableau, specialised to (z, vel). */
-static void step_rk4(const struct ctd_scene_model *m, double *z, double *vel)
+static void step_rk4(const struct core_scene_model *m, double *z, double *vel)
 {
 	static const double B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
 	const double h = m->timestep;
@@ -251,7 +251,7 @@ static void step_rk4(const struct ctd_scene_model *m, double *z, double *vel)
 	int i;
 
 	fv[0] = v0;
-	fa[0] = ctd_scene_accel(m, z0, v0, NULL);
+	fa[0] = core_scene_accel(m, z0, v0, NULL);
 	for (i = 1; i < 4; i++) {
 		/* stage i evaluates at X0 + h*A[i-1]*F[i-1]; the classic tableau has one
 		 * nonzero per row: 0.5, 0.5, 1 */
@@ -259,7 +259,7 @@ static void step_rk4(const struct ctd_scene_model *m, double *z, double *vel)
 		double zi = z0 + h * (fv[i - 1] * w);
 		double vi = v0 + (fa[i - 1] * w) * h;
 		fv[i] = vi;
-		fa[i] = ctd_scene_accel(m, zi, vi, NULL);
+		fa[i] = core_scene_accel(m, zi, vi, NULL);
 	}
 	dv = 0;
 	da = 0;
@@ -271,25 +271,25 @@ static void step_rk4(const struct ctd_scene_model *m, double *z, double *vel)
 	*vel = v0 + da * h;
 }
 
-void ctd_scene_step(const struct ctd_scene_model *m, double *z, double *vel)
+void core_scene_step(const struct core_scene_model *m, double *z, double *vel)
 {
-	if (m->integrator == CTD_SCENE_RK4) {
+	if (m->integrator == CORE_SCENE_RK4) {
 		step_rk4(m, z, vel);
 		return;
 	}
 	/* semi-implicit Euler: velocity first, then position with the new velocity.
 	 * implicit/implicitfast differ only in smooth-force derivatives, which vanish here;
 	 * discrete differs only in its rows (accel), its step is this one. */
-	ctd_scene_euler(z, vel, ctd_scene_accel(m, *z, *vel, NULL), m->timestep);
+	core_scene_euler(z, vel, core_scene_accel(m, *z, *vel, NULL), m->timestep);
 }
 
-void ctd_scene_step_warm(
-    const struct ctd_scene_model *m, double *z, double *vel, double *qacc_warmstart)
+void core_scene_step_warm(
+    const struct core_scene_model *m, double *z, double *vel, double *qacc_warmstart)
 {
 	double acc;
 
-	if (m->integrator == CTD_SCENE_RK4 || !m->rules.newton_certificate) {
-		ctd_scene_step(m, z, vel);
+	if (m->integrator == CORE_SCENE_RK4 || !m->rules.newton_certificate) {
+		core_scene_step(m, z, vel);
 		return;
 	}
 	acc = accel(m, *z, *vel, qacc_warmstart, NULL);
@@ -298,18 +298,18 @@ void ctd_scene_step_warm(
 	*z += m->timestep * *vel;
 }
 
-double ctd_scene_rest_force(const struct ctd_scene_model *m, double violation)
+double core_scene_rest_force(const struct core_scene_model *m, double violation)
 {
 	double imp, R;
 
 	if (violation <= 0)
 		return 0;
-	imp = ctd_law_impedance(-violation, &m->solimp, NULL);
-	R = ctd_scene_row_R(m, imp);
+	imp = core_law_impedance(-violation, &m->solimp, NULL);
+	R = core_scene_row_R(m, imp);
 	if (m->discrete) {
 		/* at rest (v = 0, a = 0) the row pushes D * (-aref) = D * K imp violation / s */
-		struct ctd_law_discrete d;
-		ctd_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
+		struct core_law_discrete d;
+		core_law_discrete_gains(&m->gains, imp, m->timestep, m->discrete_refsafe, &d);
 		return m->normal_rows * (1 / R) * (d.K * imp * violation / d.s);
 	}
 	return m->normal_rows * (1 / R) * (m->gains.K * imp * violation);

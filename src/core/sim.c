@@ -14,7 +14,7 @@
 #include "core/budget.h"
 #include "tunables.h"
 
-long ctd_sim_step_count(double duration, double timestep)
+long core_sim_step_count(double duration, double timestep)
 {
 	return lround(duration / timestep);
 }
@@ -26,7 +26,7 @@ struct bucket {
 	double lo, hi;
 };
 
-static void trace_put(struct ctd_sim_trace *tr, struct bucket *b, long i, double timestep, double z)
+static void trace_put(struct core_sim_trace *tr, struct bucket *b, long i, double timestep, double z)
 {
 	if (i == b->last || tr->count >= tr->cap)
 		return;
@@ -37,7 +37,7 @@ static void trace_put(struct ctd_sim_trace *tr, struct bucket *b, long i, double
 }
 
 /* Emit the bucket's extremes in time order and start a new bucket. */
-static void trace_flush(struct ctd_sim_trace *tr, struct bucket *b, double timestep)
+static void trace_flush(struct core_sim_trace *tr, struct bucket *b, double timestep)
 {
 	int low_first = b->lo_i < b->hi_i;
 
@@ -48,7 +48,7 @@ static void trace_flush(struct ctd_sim_trace *tr, struct bucket *b, double times
 
 /* Bottom height z after step i: fold it into the bucket, emit the bucket when full. */
 static void trace_step(
-    struct ctd_sim_trace *tr, struct bucket *b, long i, double timestep, double z)
+    struct core_sim_trace *tr, struct bucket *b, long i, double timestep, double z)
 {
 	if (b->left == b->size) {
 		b->lo_i = b->hi_i = i;
@@ -64,17 +64,17 @@ static void trace_step(
 		trace_flush(tr, b, timestep);
 }
 
-void ctd_sim_drop(
-    const struct ctd_scene_model *m, double height, double duration, struct ctd_sim_drop *out)
+void core_sim_drop(
+    const struct core_scene_model *m, double height, double duration, struct core_sim_drop *out)
 {
-	ctd_sim_drop_trace(m, height, duration, out, NULL);
+	core_sim_drop_trace(m, height, duration, out, NULL);
 }
 
-void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double duration,
-    struct ctd_sim_drop *out, struct ctd_sim_trace *trace)
+void core_sim_drop_trace(const struct core_scene_model *m, double height, double duration,
+    struct core_sim_drop *out, struct core_sim_trace *trace)
 {
-	long n = ctd_sim_step_count(duration, m->timestep);
-	long first_jitter = ctd_sim_first_jitter(m, duration);
+	long n = core_sim_step_count(duration, m->timestep);
+	long first_jitter = core_sim_first_jitter(m, duration);
 	double z = height + m->half_height, vel = 0, warm = 0;
 	double bottom = height;
 	double mean = 0, m2 = 0; /* Welford's running variance: no buffer */
@@ -98,9 +98,9 @@ void ctd_sim_drop_trace(const struct ctd_scene_model *m, double height, double d
 	out->first_rebound = 0;
 	for (i = 0; i < n; i++) {
 		/* stopped from outside (budget.h): the caller discards this answer */
-		if ((i & (CTD_BUDGET_STEPS - 1)) == CTD_BUDGET_STEPS - 1 && ctd_budget_poll())
+		if ((i & (CORE_BUDGET_STEPS - 1)) == CORE_BUDGET_STEPS - 1 && core_budget_poll())
 			break;
-		ctd_scene_step_warm(m, &z, &vel, &warm);
+		core_scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (-bottom > out->peak_penetration)
 			out->peak_penetration = -bottom;
@@ -154,7 +154,7 @@ static int same_bits(double a, double b)
 	return memcmp(&a, &b, sizeof a) == 0;
 }
 
-int ctd_sim_press_model(const struct ctd_scene_model *m, double force, struct ctd_scene_model *out)
+int core_sim_press_model(const struct core_scene_model *m, double force, struct core_scene_model *out)
 {
 	if (!isfinite(force) || !(force >= -m->qfrc))
 		return -1;
@@ -166,25 +166,25 @@ int ctd_sim_press_model(const struct ctd_scene_model *m, double force, struct ct
 	return 0;
 }
 
-long ctd_sim_press_window(long steps, long window_steps)
+long core_sim_press_window(long steps, long window_steps)
 {
 	return window_steps < 1 ? 1 : window_steps > steps ? steps : window_steps;
 }
 
-int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration, double window,
-    struct ctd_sim_press *out)
+int core_sim_press(const struct core_scene_model *m, double force, double duration, double window,
+    struct core_sim_press *out)
 {
-	struct ctd_scene_model pm;
-	long n = ctd_sim_step_count(duration, m->timestep);
-	long w = ctd_sim_step_count(window, m->timestep), first, i, power = 1, lam = 0;
+	struct core_scene_model pm;
+	long n = core_sim_step_count(duration, m->timestep);
+	long w = core_sim_step_count(window, m->timestep), first, i, power = 1, lam = 0;
 	double z = m->half_height, vel = 0, warm = 0, sum = 0, mean = 0, m2 = 0, count = 0;
 	double ref_z = z, ref_v = vel, ref_w = warm, ring[PRESS_RING];
 	double short_z = z, short_v = vel, short_w = warm;
 	long short_at = -1;
 
-	if (ctd_sim_press_model(m, force, &pm) != 0 || n < 1)
+	if (core_sim_press_model(m, force, &pm) != 0 || n < 1)
 		return -1;
-	w = ctd_sim_press_window(n, w);
+	w = core_sim_press_window(n, w);
 	first = n - w;
 	out->peak = 0;
 	out->lift = 0;
@@ -197,10 +197,10 @@ int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration
 			/* the state repeats with this period: so does every later penetration */
 			pen = ring[(i - out->period) & (PRESS_RING - 1)];
 		} else {
-			if ((i & (CTD_BUDGET_STEPS - 1)) == CTD_BUDGET_STEPS - 1 &&
-			    ctd_budget_poll())
+			if ((i & (CORE_BUDGET_STEPS - 1)) == CORE_BUDGET_STEPS - 1 &&
+			    core_budget_poll())
 				break;
-			ctd_scene_step_warm(&pm, &z, &vel, &warm);
+			core_scene_step_warm(&pm, &z, &vel, &warm);
 			out->stepped++;
 			pen = pm.half_height - z;
 			if (pen > out->peak)
@@ -249,7 +249,7 @@ int ctd_sim_press(const struct ctd_scene_model *m, double force, double duration
 }
 
 struct load_args {
-	const struct ctd_scene_model *m;
+	const struct core_scene_model *m;
 	double load;
 };
 
@@ -257,39 +257,39 @@ static double load_excess(double violation, void *p)
 {
 	const struct load_args *a = p;
 
-	return ctd_scene_rest_force(a->m, violation) - a->load;
+	return core_scene_rest_force(a->m, violation) - a->load;
 }
 
-int ctd_sim_equilibrium(const struct ctd_scene_model *m, double load, double *penetration)
+int core_sim_equilibrium(const struct core_scene_model *m, double load, double *penetration)
 {
 	struct load_args args = {m, load};
 	double violation;
 
-	if (load < 0 || ctd_law_root_increasing(load_excess, &args, &violation) != 0)
+	if (load < 0 || core_law_root_increasing(load_excess, &args, &violation) != 0)
 		return -1;
 	/* violation is measured from includemargin: dist = includemargin - violation */
 	*penetration = violation - m->contact.includemargin;
 	return 0;
 }
 
-void ctd_sim_rest(
-    const struct ctd_scene_model *m, double height, double duration, struct ctd_sim_rest *out)
+void core_sim_rest(
+    const struct core_scene_model *m, double height, double duration, struct core_sim_rest *out)
 {
-	struct ctd_sim_drop settle;
+	struct core_sim_drop settle;
 	double penetration;
 
-	out->has_equilibrium = ctd_sim_equilibrium(m, -m->qfrc, &penetration) == 0;
+	out->has_equilibrium = core_sim_equilibrium(m, -m->qfrc, &penetration) == 0;
 	out->penetration = out->has_equilibrium ? penetration : 0;
 	out->impedance = out->has_equilibrium
-	    ? ctd_law_impedance(-(penetration + m->contact.includemargin), &m->solimp, NULL)
+	    ? core_law_impedance(-(penetration + m->contact.includemargin), &m->solimp, NULL)
 	    : 0;
 	out->K = m->gains.K;
 	out->B = m->gains.B;
 	out->refsafe_replaced = 0;
 	if (m->discrete && out->has_equilibrium) {
 		/* the row's gains at the equilibrium: refsafe's replacement depends on imp */
-		struct ctd_law_discrete d;
-		ctd_law_discrete_gains(
+		struct core_law_discrete d;
+		core_law_discrete_gains(
 		    &m->gains, out->impedance, m->timestep, m->discrete_refsafe, &d);
 		out->K = d.K;
 		out->B = d.B;
@@ -298,38 +298,38 @@ void ctd_sim_rest(
 	out->timeconst_used = m->gains.timeconst_used;
 	out->contacts = m->contacts;
 	out->rows = m->rows;
-	ctd_sim_drop(m, height, duration, &settle);
+	core_sim_drop(m, height, duration, &settle);
 	out->settled_penetration = settle.final_penetration;
 }
 
 /* The library's entry points take the scene itself (contactd.h): its model is internal. */
-void ctd_sim_rest_scene(const struct ctd_scene *scene, struct ctd_sim_rest *out)
+void core_sim_rest_scene(const struct core_scene *scene, struct core_sim_rest *out)
 {
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 
-	ctd_scene_prepare(scene, &m);
-	ctd_sim_rest(&m, scene->height, scene->duration, out);
+	core_scene_prepare(scene, &m);
+	core_sim_rest(&m, scene->height, scene->duration, out);
 }
 
-void ctd_sim_drop_scene(
-    const struct ctd_scene *scene, struct ctd_sim_drop *out, struct ctd_sim_trace *trace)
+void core_sim_drop_scene(
+    const struct core_scene *scene, struct core_sim_drop *out, struct core_sim_trace *trace)
 {
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 
-	ctd_scene_prepare(scene, &m);
-	ctd_sim_drop_trace(&m, scene->height, scene->duration, out, trace);
+	core_scene_prepare(scene, &m);
+	core_sim_drop_trace(&m, scene->height, scene->duration, out, trace);
 }
 
-long ctd_sim_first_jitter(const struct ctd_scene_model *m, double duration)
+long core_sim_first_jitter(const struct core_scene_model *m, double duration)
 {
-	long n = ctd_sim_step_count(duration, m->timestep);
+	long n = core_sim_step_count(duration, m->timestep);
 	long window = lround(JITTER_WINDOW / m->timestep);
 
 	return n > window ? n - window : 0;
 }
 
-void ctd_sim_fall(
-    const struct ctd_scene_model *m, double height, long limit, struct ctd_sim_start *out)
+void core_sim_fall(
+    const struct core_scene_model *m, double height, long limit, struct core_sim_start *out)
 {
 	double z = height + m->half_height, vel = 0, warm = 0;
 	long i;
@@ -344,7 +344,7 @@ void ctd_sim_fall(
 	out->peak = out->max_height = -INFINITY;
 	out->bottom = height;
 	/* RK4's later stages look below the step's start: only the Euler family is followed */
-	if (m->integrator == CTD_SCENE_RK4)
+	if (m->integrator == CORE_SCENE_RK4)
 		limit = 0;
 	for (i = 0; i < limit; i++) {
 		double zn = z, vn = vel, wn = warm, bottom;
@@ -352,7 +352,7 @@ void ctd_sim_fall(
 		/* accel()'s test: in contact, the step depends on the pad */
 		if (z - m->half_height < m->contact.includemargin)
 			break;
-		ctd_scene_step_warm(m, &zn, &vn, &wn);
+		core_scene_step_warm(m, &zn, &vn, &wn);
 		bottom = zn - m->half_height;
 		/* touching (or not finite) sets what a fall does not carry */
 		if (!(bottom >= 0))
@@ -373,8 +373,8 @@ void ctd_sim_fall(
 	out->warm = warm;
 }
 
-int ctd_sim_start_fits(
-    const struct ctd_sim_start *s, const struct ctd_scene_model *m, double height)
+int core_sim_start_fits(
+    const struct core_sim_start *s, const struct core_scene_model *m, double height)
 {
 	return same_bits(s->height, height) && same_bits(s->half_height, m->half_height) &&
 	    same_bits(s->includemargin, m->contact.includemargin) &&

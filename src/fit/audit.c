@@ -28,7 +28,7 @@ static void point(struct audit_point *pt, double model, double measured, double 
  * Trajectory tr (its fitted samples) at the pad of scene s: releases fitted from each finite
  * start of starts[nstarts][2], the lowest chi^2 kept, into *out. -1 when out of memory.
  */
-static int trajectory(const struct ctd_scene *s, const struct calib_trajectory *tr,
+static int trajectory(const struct core_scene *s, const struct calib_trajectory *tr,
     const double starts[][2], size_t nstarts, struct audit_traj *out, struct err *err)
 {
 	struct calib_data one;
@@ -93,12 +93,12 @@ out:
 	return rc;
 }
 
-int audit_solref(const struct ctd_scene *setup, const struct calib_data *data, double timeconst,
+int audit_solref(const struct core_scene *setup, const struct calib_data *data, double timeconst,
     double dampratio, const double *releases, struct audit_result **out, struct err *err)
 {
 	struct audit_result *a = calloc(1, sizeof *a);
-	struct ctd_scene s = *setup;
-	struct ctd_scene_model m;
+	struct core_scene s = *setup;
+	struct core_scene_model m;
 	size_t i;
 	int rc = -1;
 
@@ -121,7 +121,7 @@ int audit_solref(const struct ctd_scene *setup, const struct calib_data *data, d
 	s.option.refsafe = 0;
 	s.floor.solref[0] = timeconst;
 	s.floor.solref[1] = dampratio;
-	ctd_scene_prepare(&s, &m);
+	core_scene_prepare(&s, &m);
 	for (i = 0; i < data->ndrops; i++) {
 		const struct calib_drop *d = &data->drops[i];
 

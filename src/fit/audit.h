@@ -59,7 +59,7 @@ struct audit_result {
  * non-finite pair is not tried. Fails only when out of memory (ERR_INTERNAL). On success *out
  * is a new evaluation the caller frees with audit_free().
  */
-int audit_solref(const struct ctd_scene *setup, const struct calib_data *data, double timeconst,
+int audit_solref(const struct core_scene *setup, const struct calib_data *data, double timeconst,
     double dampratio, const double *releases, struct audit_result **out, struct err *err);
 
 /* Free an evaluation. NULL is a no-op. */

@@ -102,15 +102,15 @@ static void insufficient(struct fit_result *fit, const char *fmt, ...)
 /* Notes on the fitted contact in MuJoCo at the setup's timestep. */
 static void check_contact(struct fit_result *fit)
 {
-	struct ctd_scene s = fit->scene;
-	struct ctd_scene_model m;
-	struct ctd_growth_report gr;
-	struct ctd_sim_drop rest;
+	struct core_scene s = fit->scene;
+	struct core_scene_model m;
+	struct core_growth_report gr;
+	struct core_sim_drop rest;
 	double h = s.option.timestep;
 
 	fit->refsafe_min = 2 * h;
 	fit->below_refsafe = fit->timeconst < fit->refsafe_min;
-	if (s.option.integrator == CTD_SCENE_DISCRETE) {
+	if (s.option.integrator == CORE_SCENE_DISCRETE) {
 		/* discrete never raises timeconst; its refsafe replaces a standard-form row with
 		 * h^2 K imp > 1 (never a direct one), and imp is at most dmax = solimp[1], where
 		 * h^2 K imp = h^2 / (dmax tc^2 dr^2): the fitted spring (the fit steps it with
@@ -145,15 +145,15 @@ static void check_contact(struct fit_result *fit)
 		    "<= %.6g",
 		    fit->timeconst, fit->refsafe_min, fit->refsafe_min, fit->timeconst / 2);
 	s.option.refsafe = 0;
-	ctd_growth_stability(s.floor.solref, s.floor.solimp, -1, h, 0, s.option.integrator, &gr);
+	core_growth_stability(s.floor.solref, s.floor.solimp, -1, h, 0, s.option.integrator, &gr);
 	fit->growth = gr.growth;
 	if (!gr.stable)
 		note(fit,
 		    "the fitted contact spring grows by %.4g per step at timestep %.6g (h*omega = "
 		    "%.4g): MuJoCo would inject energy; use a smaller timestep",
 		    gr.growth, h, gr.h_omega);
-	ctd_scene_prepare(&s, &m);
-	ctd_sim_drop(&m, 0, CHATTER_DURATION, &rest);
+	core_scene_prepare(&s, &m);
+	core_sim_drop(&m, 0, CHATTER_DURATION, &rest);
 	fit->chatter = rest.jitter;
 	if (!(rest.jitter <= CALIB_CHATTER_JITTER))
 		note(fit,
@@ -172,7 +172,7 @@ static void check_contact(struct fit_result *fit)
 static void record_residuals(struct fit_result *fit, struct problem *P, const gsl_vector *x)
 {
 	const struct calib_data *d = P->data;
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double logp[NPHYS];
 	size_t i, j;
 
@@ -522,7 +522,7 @@ static int choose_hold(const double dir[NPHYS])
 static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 {
 	const struct calib_data *d = P->data;
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	struct uncertainty_analysis an = {NULL, 0, 0, {0, 0}};
 	struct uncertainty_boot bt;
 	struct uncertainty_profiles prof;
@@ -698,13 +698,13 @@ out:
 }
 
 /* log(timeconst), log(dampratio) equivalent to a geom's solref in either form. */
-static void start_logs(const struct ctd_scene *s, double logp[NPHYS])
+static void start_logs(const struct core_scene *s, double logp[NPHYS])
 {
-	struct ctd_law_solimp imp;
-	struct ctd_law_gains g;
+	struct core_law_solimp imp;
+	struct core_law_gains g;
 
-	ctd_law_solimp_clamp(s->floor.solimp, &imp);
-	ctd_law_solref_kb(s->floor.solref, imp.dwidth, s->option.timestep, 0, &g);
+	core_law_solimp_clamp(s->floor.solimp, &imp);
+	core_law_solref_kb(s->floor.solref, imp.dwidth, s->option.timestep, 0, &g);
 	if (g.K > 0 && g.B > 0) {
 		/* K = 1/(dmax tc dr)^2 and B = 2/(dmax tc), the direct form alike */
 		double tc = 2 / (imp.dwidth * g.B);
@@ -716,13 +716,13 @@ static void start_logs(const struct ctd_scene *s, double logp[NPHYS])
 	}
 }
 
-int fit_solref(const struct ctd_scene *setup, const struct calib_data *data,
+int fit_solref(const struct core_scene *setup, const struct calib_data *data,
     struct fit_result **out, struct err *err)
 {
 	return fit_solref_within(setup, data, NULL, out, err);
 }
 
-int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *data,
+int fit_solref_within(const struct core_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err)
 {
 	atomic_int stopped = 0;

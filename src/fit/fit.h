@@ -77,7 +77,7 @@ struct fit_traj {
 /* A fit. Owned by whoever called fit_solref(); release with fit_free(). */
 struct fit_result {
 	enum fit_status status;
-	struct ctd_scene scene;      /* the setup with the fitted pad solref */
+	struct core_scene scene;      /* the setup with the fitted pad solref */
 	double timeconst, dampratio; /* solref, standard form */
 	double stiffness, damping;   /* solref_direct = [-stiffness, -damping] */
 	int identified[2];           /* timeconst, dampratio determined by the data */
@@ -130,14 +130,14 @@ struct fit_result {
  * when out of memory (ERR_INTERNAL). On success *out is a new fit the caller frees
  * with fit_free().
  */
-int fit_solref(const struct ctd_scene *setup, const struct calib_data *data,
+int fit_solref(const struct core_scene *setup, const struct calib_data *data,
     struct fit_result **out, struct err *err);
 
 /*
  * fit_solref_within: fit_solref() that gives up when bound says so (NULL: never), failing
  * with ERR_UNAVAILABLE and a message that says why.
  */
-int fit_solref_within(const struct ctd_scene *setup, const struct calib_data *data,
+int fit_solref_within(const struct core_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err);
 
 /* Free a fit and everything it owns. NULL is a no-op. */

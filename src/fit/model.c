@@ -19,14 +19,14 @@ static int same_bits(double a, double b)
 
 /* Steps a drop from height may take on m: the fall (semi-implicit Euler falls at least as
  * fast as the continuous motion), two more, and CALIB_DROP_SETTLE s. */
-static long rebound_steps(const struct ctd_scene_model *m, double height)
+static long rebound_steps(const struct core_scene_model *m, double height)
 {
 	long fall = (long)ceil(sqrt(2 * height / -m->a0) / m->timestep) + 2;
 
-	return fall + ctd_sim_step_count(CALIB_DROP_SETTLE, m->timestep);
+	return fall + core_sim_step_count(CALIB_DROP_SETTLE, m->timestep);
 }
 
-double model_rebound(const struct ctd_scene_model *m, double height)
+double model_rebound(const struct core_scene_model *m, double height)
 {
 	double z = height + m->half_height, vel = 0, warm = 0, bottom, rebound = 0;
 	double leave = fmax(0, m->contact.includemargin);
@@ -40,7 +40,7 @@ double model_rebound(const struct ctd_scene_model *m, double height)
 		double z0 = z, v0 = vel, w0 = warm;
 
 		/* sim.c's step (MuJoCo's warmstart), so that this is /v1/drop's first_rebound */
-		ctd_scene_step_warm(m, &z, &vel, &warm);
+		core_scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (!isfinite(bottom))
 			return NAN;
@@ -61,8 +61,8 @@ double model_rebound(const struct ctd_scene_model *m, double height)
 	return rebound;
 }
 
-void model_falls(const struct ctd_scene_model *m, const double *heights, size_t ndrops,
-    struct ctd_sim_start *falls)
+void model_falls(const struct core_scene_model *m, const double *heights, size_t ndrops,
+    struct core_sim_start *falls)
 {
 	size_t i;
 
@@ -71,8 +71,8 @@ void model_falls(const struct ctd_scene_model *m, const double *heights, size_t 
 		 * jitter window */
 		double duration = (double)rebound_steps(m, heights[i]) * m->timestep;
 
-		ctd_sim_fall(
-		    m, heights[i], m->a0 < 0 ? ctd_sim_first_jitter(m, duration) : 0, &falls[i]);
+		core_sim_fall(
+		    m, heights[i], m->a0 < 0 ? core_sim_first_jitter(m, duration) : 0, &falls[i]);
 	}
 }
 
@@ -86,10 +86,10 @@ enum { MODEL_CHUNK = 256, MODEL_SHARE_MIN = 2 * MODEL_CHUNK, MODEL_PRESS_LANES_M
 
 struct model_share {
 	void (*chunk)(const struct model_share *sh, size_t at, size_t end);
-	const struct ctd_scene_model *models;
+	const struct core_scene_model *models;
 	const double *values; /* drop heights or press forces */
 	size_t nvalues;       /* per pad */
-	const struct ctd_sim_start *falls;
+	const struct core_sim_start *falls;
 	double *out;
 	size_t total;
 };
@@ -118,32 +118,32 @@ struct point_ref {
 /* The n (at most MODEL_CHUNK) drops of refs: the lanes step those of the pyramidal cone. */
 static void rebounds_refs(const struct point_ref *refs, size_t n)
 {
-	struct ctd_scene_model m[MODEL_CHUNK];
-	struct ctd_sim_drop d[MODEL_CHUNK];
-	const struct ctd_sim_start *st[MODEL_CHUNK];
+	struct core_scene_model m[MODEL_CHUNK];
+	struct core_sim_drop d[MODEL_CHUNK];
+	const struct core_sim_start *st[MODEL_CHUNK];
 	double h[MODEL_CHUNK], dur[MODEL_CHUNK], *out[MODEL_CHUNK];
 	size_t used = 0, i, k;
 
 	for (i = 0; i < n; i++) {
 		const struct model_share *sh = refs[i].sh;
 		size_t at = refs[i].at, nd = sh->nvalues;
-		const struct ctd_scene_model *pm = &sh->models[at / nd];
+		const struct core_scene_model *pm = &sh->models[at / nd];
 
 		/* the lanes follow the pyramidal cone only (lanes.h) */
-		if (!(pm->a0 < 0) || pm->cone != CTD_CONE_PYRAMIDAL) {
+		if (!(pm->a0 < 0) || pm->cone != CORE_CONE_PYRAMIDAL) {
 			sh->out[at] = model_rebound(pm, sh->values[at % nd]);
 			continue;
 		}
 		m[used] = *pm;
 		h[used] = sh->values[at % nd];
-		/* a whole number of steps: ctd_sim_step_count() rounds back to it */
+		/* a whole number of steps: core_sim_step_count() rounds back to it */
 		dur[used] = (double)rebound_steps(pm, h[used]) * pm->timestep;
 		st[used] = sh->falls ? &sh->falls[at % nd] : NULL;
 		out[used++] = &sh->out[at];
 	}
 	if (used == 0)
 		return;
-	ctd_lanes_drop_array(m, h, dur, st, d, used, 1);
+	core_lanes_drop_array(m, h, dur, st, d, used, 1);
 	for (k = 0; k < used; k++)
 		*out[k] = isfinite(d[k].final_penetration) && isfinite(d[k].first_rebound)
 		    ? d[k].first_rebound
@@ -223,8 +223,8 @@ static void models_batch(struct parallel_step *const *steps, size_t n)
 	steps_refs(steps, n, 1, presses_refs);
 }
 
-void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
-    size_t ndrops, const struct ctd_sim_start *falls, double *out)
+void model_rebounds(const struct core_scene_model *models, size_t npads, const double *heights,
+    size_t ndrops, const struct core_sim_start *falls, double *out)
 {
 	struct model_share sh = {
 	    rebounds_chunk, models, heights, ndrops, falls, out, npads * ndrops};
@@ -237,7 +237,7 @@ void model_rebounds(const struct ctd_scene_model *models, size_t npads, const do
 		model_share_out(&sh);
 }
 
-int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_press *out)
+int model_press_followed(const struct core_scene_model *m, const struct core_sim_press *out)
 {
 	/* the depth not positive: the object spends the window more off the pad than on it
 	 * (a pad that gains energy throws it clear); such flights are chaotic, the core and
@@ -249,11 +249,11 @@ int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_p
 	return !(m->contacts > 1 && out->period == 0 && out->lift > 0);
 }
 
-double model_press(const struct ctd_scene_model *m, double force)
+double model_press(const struct core_scene_model *m, double force)
 {
-	struct ctd_sim_press out;
+	struct core_sim_press out;
 
-	if (ctd_sim_press(m, force, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &out) != 0 ||
+	if (core_sim_press(m, force, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, &out) != 0 ||
 	    !isfinite(out.depth))
 		return NAN;
 	return model_press_followed(m, &out) ? out.depth : NAN;
@@ -262,18 +262,18 @@ double model_press(const struct ctd_scene_model *m, double force)
 /* The n (at most MODEL_CHUNK) presses of refs: the lanes step those of the pyramidal cone. */
 static void presses_refs(const struct point_ref *refs, size_t n)
 {
-	struct ctd_scene_model m[MODEL_CHUNK];
-	struct ctd_sim_press r[MODEL_CHUNK];
+	struct core_scene_model m[MODEL_CHUNK];
+	struct core_sim_press r[MODEL_CHUNK];
 	double f[MODEL_CHUNK], *out[MODEL_CHUNK];
 	size_t used = 0, i, k;
 
 	for (i = 0; i < n; i++) {
 		const struct model_share *sh = refs[i].sh;
 		size_t at = refs[i].at, np = sh->nvalues;
-		const struct ctd_scene_model *pm = &sh->models[at / np];
+		const struct core_scene_model *pm = &sh->models[at / np];
 
 		/* the lanes follow the pyramidal cone only (lanes.h) */
-		if (pm->cone != CTD_CONE_PYRAMIDAL) {
+		if (pm->cone != CORE_CONE_PYRAMIDAL) {
 			sh->out[at] = model_press(pm, sh->values[at % np]);
 			continue;
 		}
@@ -283,7 +283,7 @@ static void presses_refs(const struct point_ref *refs, size_t n)
 	}
 	if (used == 0)
 		return;
-	ctd_lanes_press_array(m, f, used, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, r);
+	core_lanes_press_array(m, f, used, CALIB_PRESS_DURATION, CALIB_PRESS_WINDOW, r);
 	for (k = 0; k < used; k++) {
 		if (r[k].steps == 0 || !isfinite(r[k].depth))
 			*out[k] = NAN;
@@ -302,7 +302,7 @@ static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
 	chunk_refs(sh, at, end, presses_refs);
 }
 
-void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
+void model_presses(const struct core_scene_model *models, size_t npads, const double *forces,
     size_t npresses, double *out)
 {
 	struct model_share sh = {
@@ -316,8 +316,8 @@ void model_presses(const struct ctd_scene_model *models, size_t npads, const dou
 		model_share_out(&sh);
 }
 
-void model_rebounds_presses(const struct ctd_scene_model *models, size_t npads,
-    const double *heights, size_t ndrops, const struct ctd_sim_start *falls, double *drops_out,
+void model_rebounds_presses(const struct core_scene_model *models, size_t npads,
+    const double *heights, size_t ndrops, const struct core_sim_start *falls, double *drops_out,
     const double *forces, size_t npresses, double *presses_out)
 {
 	struct model_share drops = {
@@ -342,7 +342,7 @@ static double catmull_rom(double p0, double p1, double p2, double p3, double u)
 	    (p2 - p0 + u * (2 * p0 - 5 * p1 + 4 * p2 - p3 + u * (3 * (p1 - p2) + p3 - p0)));
 }
 
-void model_trajectory(const struct ctd_scene_model *m, double release_time, double release_height,
+void model_trajectory(const struct core_scene_model *m, double release_time, double release_height,
     const double *t, size_t n, double *buf, double *z)
 {
 	const double h = m->timestep, cap = CALIB_MAX_TRAJECTORY_STEPS;
@@ -355,7 +355,7 @@ void model_trajectory(const struct ctd_scene_model *m, double release_time, doub
 	need = last > 0 ? (long)ceil(fmin(last, cap)) + 2 : 1;
 	buf[0] = release_height;
 	for (k = 1; k <= need; k++) {
-		ctd_scene_step(m, &centre, &vel);
+		core_scene_step(m, &centre, &vel);
 		buf[k] = centre - m->half_height;
 	}
 	for (i = 0; i < n; i++) {

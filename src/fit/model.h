@@ -2,7 +2,7 @@
  * model.h: the model of a measurement in a pad calibration (issue #4).
  *
  * The model is the contact core itself: the pad is the plane ("floor") of a
- * struct ctd_scene and the test object its body, so a fitted solref reproduces the
+ * struct core_scene and the test object its body, so a fitted solref reproduces the
  * measurements in MuJoCo 2.2.2 step for step. Three kinds of measurement:
  *
  *   drop        the object released at rest with its bottom `height` above the pad;
@@ -19,7 +19,7 @@
  *               touching the pad (its lowest point on the pad's surface), the force
  *               applied from the first step (xfrc_applied = -(force - m*g)), stepped
  *               for CALIB_PRESS_DURATION s; `deflection` is the mean penetration (m)
- *               over the last CALIB_PRESS_WINDOW s (ctd_sim_press()). A damped pad has
+ *               over the last CALIB_PRESS_WINDOW s (core_sim_press()). A damped pad has
  *               settled by then and the depth is the static equilibrium's; a pad of
  *               little damping never settles under a press (issue #29: dampratio up to
  *               0.3-0.4 at 2 ms, 0.7 at 5 ms keeps hopping) and its mean depth lies far
@@ -34,7 +34,7 @@
  *               begins within a step and MuJoCo's damping impulse jumps with the
  *               parameters; the fit's notes say how many were left out).
  *
- * Pure computation on a prepared scene (ctd_scene_prepare()): no I/O, no allocation, no
+ * Pure computation on a prepared scene (core_scene_prepare()): no I/O, no allocation, no
  * global state; safe to call from many threads.
  */
 #ifndef CONTACTD_FIT_MODEL_H
@@ -50,7 +50,7 @@
  * release) on a prepared scene m, as defined above: 0 when nothing pulls the object onto
  * the pad, NAN when the simulation diverges.
  */
-double model_rebound(const struct ctd_scene_model *m, double height);
+double model_rebound(const struct core_scene_model *m, double height);
 
 /*
  * model_rebounds: model_rebound() of every drop height heights[d] (ndrops) on every prepared
@@ -62,36 +62,36 @@ double model_rebound(const struct ctd_scene_model *m, double height);
  * caller's and helpers that inherit its priority), each point computed by one of them with
  * the same bits; thread-safe for disjoint outputs.
  */
-void model_rebounds(const struct ctd_scene_model *models, size_t npads, const double *heights,
-    size_t ndrops, const struct ctd_sim_start *falls, double *out);
+void model_rebounds(const struct core_scene_model *models, size_t npads, const double *heights,
+    size_t ndrops, const struct core_sim_start *falls, double *out);
 
 /*
  * model_falls: the free fall before contact of each drop from heights[d] (ndrops) on the
  * prepared scene m, into falls[d] (caller-owned), for model_rebounds(): the steps every pad
  * of a fit shares, stepped once.
  */
-void model_falls(const struct ctd_scene_model *m, const double *heights, size_t ndrops,
-    struct ctd_sim_start *falls);
+void model_falls(const struct core_scene_model *m, const double *heights, size_t ndrops,
+    struct core_sim_start *falls);
 
 /*
  * model_press: the model depth (m) of a press of total force `force` (N) on a prepared
  * scene m, as defined above; NAN when force is below the object's weight, the simulation
  * diverges, or model_press_followed() says the model does not follow MuJoCo there.
  */
-double model_press(const struct ctd_scene_model *m, double force);
+double model_press(const struct core_scene_model *m, double force);
 
 /* model_presses: model_press() of each of npresses forces on each of npads prepared scenes,
  * into out[pad * npresses + press] (caller-owned), the same bits: the presses stepped side
  * by side through the lanes (core/lanes.h), a large batch shared over CALIB_FIT_THREADS
  * threads (as model_rebounds()). No allocation but the helpers' threads. */
-void model_presses(const struct ctd_scene_model *models, size_t npads, const double *forces,
+void model_presses(const struct core_scene_model *models, size_t npads, const double *forces,
     size_t npresses, double *out);
 
 /* model_rebounds() into drops_out, then model_presses() into presses_out, of the same pads:
  * a few pads' in one step of a lockstep job (fit/parallel.h), so that the job waits its turn
  * once, not twice. */
-void model_rebounds_presses(const struct ctd_scene_model *models, size_t npads,
-    const double *heights, size_t ndrops, const struct ctd_sim_start *falls, double *drops_out,
+void model_rebounds_presses(const struct core_scene_model *models, size_t npads,
+    const double *heights, size_t ndrops, const struct core_sim_start *falls, double *drops_out,
     const double *forces, size_t npresses, double *presses_out);
 
 /*
@@ -102,7 +102,7 @@ void model_rebounds_presses(const struct ctd_scene_model *models, size_t npads,
  * into a cycle (MuJoCo's box starts to rock; the core's stays flat). Checked against
  * libmujoco 2.2.2 over random pads, spheres and boxes by tests/test_calib_press.
  */
-int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_press *out);
+int model_press_followed(const struct core_scene_model *m, const struct core_sim_press *out);
 
 /*
  * model_trajectory: the model bottom height at each of the n times t[] for an
@@ -111,7 +111,7 @@ int model_press_followed(const struct ctd_scene_model *m, const struct ctd_sim_p
  * CALIB_MAX_TRAJECTORY_STEPS after it beyond that step. buf is scratch space of
  * CALIB_MAX_TRAJECTORY_STEPS + 3 doubles, owned by the caller.
  */
-void model_trajectory(const struct ctd_scene_model *m, double release_time, double release_height,
+void model_trajectory(const struct core_scene_model *m, double release_time, double release_height,
     const double *t, size_t n, double *buf, double *z);
 
 #endif

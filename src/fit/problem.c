@@ -114,13 +114,13 @@ void problem_phys_logs(const struct problem *P, const gsl_vector *x, double logp
 	}
 }
 
-void problem_model_at(const struct problem *P, const double logp[NPHYS], struct ctd_scene_model *m)
+void problem_model_at(const struct problem *P, const double logp[NPHYS], struct core_scene_model *m)
 {
-	struct ctd_scene s = P->scene;
+	struct core_scene s = P->scene;
 
 	s.floor.solref[0] = exp(logp[TC]);
 	s.floor.solref[1] = exp(logp[DR]);
-	ctd_scene_prepare(&s, m);
+	core_scene_prepare(&s, m);
 }
 
 size_t problem_traj_first_row(const struct problem *P)
@@ -128,7 +128,7 @@ size_t problem_traj_first_row(const struct problem *P)
 	return P->data->ndrops + P->data->npresses;
 }
 
-void problem_traj_residuals(const struct problem *P, const struct ctd_scene_model *m, size_t j,
+void problem_traj_residuals(const struct problem *P, const struct core_scene_model *m, size_t j,
     double t0, double H, gsl_vector *f, size_t row)
 {
 	const struct calib_trajectory *tr = &P->data->trajectories[j];
@@ -185,17 +185,17 @@ static int recent_find(const struct problem *P, const double logp[NPHYS])
  */
 enum { BATCH_PADS = 4096, STACK_PADS = 64 };
 
-static struct ctd_scene_model *pads_block(
-    size_t want, struct ctd_scene_model stack[STACK_PADS], size_t *cap)
+static struct core_scene_model *pads_block(
+    size_t want, struct core_scene_model stack[STACK_PADS], size_t *cap)
 {
 	size_t n = want < BATCH_PADS ? want : BATCH_PADS;
-	struct ctd_scene_model *m = n > STACK_PADS ? malloc(n * sizeof *m) : NULL;
+	struct core_scene_model *m = n > STACK_PADS ? malloc(n * sizeof *m) : NULL;
 
 	*cap = m ? n : STACK_PADS;
 	return m ? m : stack;
 }
 
-static void pads_release(struct ctd_scene_model *m, const struct ctd_scene_model *stack)
+static void pads_release(struct core_scene_model *m, const struct core_scene_model *stack)
 {
 	if (m != stack)
 		free(m);
@@ -215,7 +215,7 @@ static void static_models_stepped(
 	const size_t nd = parts & STEP_DROPS ? d->ndrops : 0;
 	const size_t np = parts & STEP_PRESSES ? d->npresses : 0;
 	const size_t ns = d->ndrops + d->npresses, skip = d->ndrops;
-	struct ctd_scene_model stack[STACK_PADS], *m;
+	struct core_scene_model stack[STACK_PADS], *m;
 	double heights[CALIB_MAX_DROPS], forces[CALIB_MAX_PRESSES], few[PRESS_POINTS], *pressed;
 	size_t i, k, at, n, g, cap, group;
 
@@ -339,7 +339,7 @@ int problem_residuals_given(
     const struct problem *P, const gsl_vector *x, const double *static_model, gsl_vector *f)
 {
 	const struct calib_data *d = P->data;
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double logp[NPHYS], own[MAX_STATIC];
 	size_t i, row = 0;
 
@@ -453,7 +453,7 @@ static void static_model_one(const struct problem *P, const double (*logp)[NPHYS
 	const int press = k >= d->ndrops;
 	const size_t j = press ? k - d->ndrops : k;
 	const double value = press ? d->presses[j].force : d->drops[j].height;
-	struct ctd_scene_model stack[STACK_PADS], *m;
+	struct core_scene_model stack[STACK_PADS], *m;
 	size_t i, at, n, cap;
 
 	measurement_of(d, k, measured, sigma);
@@ -751,7 +751,7 @@ int problem_jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
 {
 	struct problem *P = params;
 	const struct calib_data *d = P->data;
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double logp[NPHYS], pads[1 + NPHYS][NPHYS], models[(1 + NPHYS) * MAX_STATIC];
 	size_t k, i, j, row = problem_traj_first_row(P), ns = static_count(P);
 
@@ -853,7 +853,7 @@ int problem_size(struct problem *P, struct err *err)
 		/* the drops' free fall, stepped once for the whole fit (the lanes check that each
 		 * pad's fall is this one) */
 		double heights[CALIB_MAX_DROPS];
-		struct ctd_scene_model m;
+		struct core_scene_model m;
 		size_t d,
 		    nd = P->data->ndrops < CALIB_MAX_DROPS ? P->data->ndrops : CALIB_MAX_DROPS;
 

@@ -35,7 +35,7 @@ struct uncertainty_memo;
 struct problem_recent;
 
 struct problem {
-	struct ctd_scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
+	struct core_scene scene; /* the setup with refsafe off; floor.solref set per evaluation */
 	const struct calib_data *data;
 	double start_log[NPHYS]; /* starting values; a held parameter keeps its value here */
 	int free[NPHYS];
@@ -80,7 +80,7 @@ struct problem {
 	 * is the same for every pad), which every evaluation starts from; NULL: none. Allocated
 	 * by problem_size(), shared by every copy of P (the bootstrap's replicas have the same
 	 * heights), freed by problem_free(). */
-	struct ctd_sim_start *falls;
+	struct core_sim_start *falls;
 	/* The drops' model values at the last few pads evaluated one to a few at a time
 	 * (problem.c): a trust-region iteration evaluates a point, then its Jacobian there, and a
 	 * walk's refit ends where it last evaluated. Allocated by problem_size(), shared by every
@@ -135,14 +135,14 @@ double problem_weigh(double model, double measured, double sigma);
 void problem_phys_logs(const struct problem *P, const gsl_vector *x, double logp[NPHYS]);
 
 /* P's scene with the pad's solref exp(logp), prepared into *m. */
-void problem_model_at(const struct problem *P, const double logp[NPHYS], struct ctd_scene_model *m);
+void problem_model_at(const struct problem *P, const double logp[NPHYS], struct core_scene_model *m);
 
 /* The row of the first trajectory sample: after the drops' and the presses'. */
 size_t problem_traj_first_row(const struct problem *P);
 
 /* Weighted residuals of trajectory j released at (t0, H) into f from row `row`; zeros
  * once the fit is abandoned. Simulates into P->buf and P->zmodel. */
-void problem_traj_residuals(const struct problem *P, const struct ctd_scene_model *m, size_t j,
+void problem_traj_residuals(const struct problem *P, const struct core_scene_model *m, size_t j,
     double t0, double H, gsl_vector *f, size_t row);
 
 /* The model values of P's drops and presses at each of npads pads (log timeconst, log

@@ -119,7 +119,7 @@ static void grid_residuals(
 	const struct calib_data *d = P->data;
 	size_t nstatic = d->ndrops + d->npresses, i, k, row = 0;
 	const double h = P->scene.option.timestep;
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double logp[NPHYS];
 	const double *model = dm;
 	int shift;
@@ -172,7 +172,7 @@ static void pick_releases(struct problem *P, gsl_vector *x)
 {
 	const struct calib_data *d = P->data;
 	const double h = P->scene.option.timestep;
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double logp[NPHYS];
 	size_t i, k, row = problem_traj_first_row(P);
 	int shift;

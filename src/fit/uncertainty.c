@@ -128,7 +128,7 @@ int uncertainty_bootstrap(
 	struct replica *reps = calloc(CALIB_BOOT_REPLICAS, sizeof *reps);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_vector *r = gsl_vector_alloc(P->n);
-	struct ctd_scene_model m;
+	struct core_scene_model m;
 	double logp_hat[NPHYS], span[NPHYS], sum2[NPHYS] = {0, 0}, cross = 0, product = 0;
 	double scale;
 	size_t j, made = 0;

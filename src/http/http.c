@@ -28,7 +28,6 @@
 #include "http/metrics.h"
 #include "http/routes.h"
 #include "http/server.h"
-#include "http/status.h"
 #include "http/stream.h"
 #include "http/upkeep.h"
 #include "service/eval.h"
@@ -273,7 +272,6 @@ int http_start(
 	srv->cfg = *config;
 	srv->store = st;
 	/* a batch's failed call carries the status it would have had alone */
-	eval_set_status(http_status_of);
 	store_cache_bind(&srv->cache, st, srv->cfg.core_version);
 	srv->guarded = http_jobs_cache(srv);
 	pthread_mutex_init(&srv->jobs_lock, NULL);

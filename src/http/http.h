@@ -1,7 +1,7 @@
 /*
  * http.h: contactd's HTTP front end on libmicrohttpd, as the daemon's main sees it: its
  * configuration, start, state line and shutdown. The rest is the front end's own modules:
- * log.h (the log), respond.h (requests and responders), status.h (errors to statuses),
+ * log.h (the log), respond.h (requests and responders), status.h (errors' headers),
  * framing.h, routes.h, jobs.h, server.h (the state they share); none includes this header.
  *
  * MHD runs an epoll event loop in a pool of internal threads (one per core by
@@ -20,8 +20,7 @@ struct http_server;
 /*
  * Start serving. st is owned by the caller and must outlive the server; the calibration
  * service must be started (calstream_start()). On success *out is a new server the caller
- * ends with http_stop(). config is copied. It also sets the status eval's batches give a
- * failed call (eval_set_status(), the HTTP status of status.h).
+ * ends with http_stop(). config is copied.
  */
 int http_start(
     const struct http_config *config, struct store *st, struct http_server **out, struct err *err);

@@ -132,7 +132,7 @@ static void compute_question(void *arg, int cancelled)
 	struct svc_outcome outcome;
 	struct http_stream *stream = NULL;
 	struct budget budget;
-	struct ctd_budget *was;
+	struct core_budget *was;
 	int resumed = 0, why;
 
 	err_clear(&x->job_err);
@@ -166,7 +166,7 @@ static void compute_question(void *arg, int cancelled)
 			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
 		note_cache_failures(srv, &outcome);
 	}
-	why = ctd_budget_stopped();
+	why = core_budget_stopped();
 	pthread_mutex_lock(&srv->jobs_lock);
 	note_stopped(srv, x, why);
 	/* a stream computes on after x is the connection's: its client's presence is the
@@ -209,7 +209,7 @@ static void compute_question(void *arg, int cancelled)
 	memset(&outcome, 0, sizeof outcome);
 	http_stream_run(stream, srv->limits.threads, &srv->guarded, &outcome);
 	note_cache_failures(srv, &outcome);
-	note_stopped(srv, NULL, why ? 0 : ctd_budget_stopped());
+	note_stopped(srv, NULL, why ? 0 : core_budget_stopped());
 	budget_enter(was);
 }
 

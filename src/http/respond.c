@@ -102,7 +102,7 @@ enum MHD_Result http_respond_json(
 enum MHD_Result http_respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e)
 {
-	unsigned status = (unsigned)http_status_of(e->code);
+	unsigned status = (unsigned)err_status(e->code);
 	json_t *body = err_to_json(e);
 	enum MHD_Result ret;
 

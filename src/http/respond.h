@@ -50,7 +50,7 @@ void http_add_header(struct http_request *req, const char *name, const char *val
 enum MHD_Result http_respond_json(
     struct MHD_Connection *conn, struct http_request *req, unsigned status, const json_t *value);
 
-/* Queue the contract's JSON error body with the status http_status_of(e->code). */
+/* Queue the contract's JSON error body with the status err_status(e->code). */
 enum MHD_Result http_respond_error(
     struct MHD_Connection *conn, struct http_request *req, const struct err *e);
 

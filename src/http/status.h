@@ -1,19 +1,12 @@
 /*
- * status.h: the one mapping of contactd's error codes (base/error.h) to HTTP: each code's
- * status, and the header an error carries beyond it on the calibration routes.
- *
- * A leaf: it includes only base/error.h, so the calibration routes, the responders and
- * the `contact` CLI (for eval's per-call "status", the contract's HTTP status of a failed
- * call) read the same table without including the router.
+ * status.h: the headers an error carries beyond its status on the calibration routes
+ * (the status itself is the contract's, base/error.h's err_status(), which the CLI and
+ * the library read too).
  */
 #ifndef CONTACTD_HTTP_STATUS_H
 #define CONTACTD_HTTP_STATUS_H
 
 #include "base/error.h"
-
-/* The HTTP status of an error code (500 for a code the table does not know). Thread-safe;
- * the signature is eval_status_fn's (service/eval.h). */
-int http_status_of(enum err_code code);
 
 /*
  * The header an error of code carries on the calibration routes beyond its status, or

@@ -3,26 +3,15 @@
  * over the service layer beside the `contact` CLI and the daemon: a question endpoint's
  * request in, the exact bytes POST /v1/ENDPOINT answers out, and the status with them.
  */
-#include "core/contactd.h"
+#include "contactd.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
-#include "http/status.h"
 #include "service/eval.h"
 #include "service/service.h"
-
-static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
-
-/* What each front end does once at start-up: eval's failed calls carry the HTTP status
- * of the same table as the daemon's (the service's quiet_gsl() turns GSL's handler off). */
-static void setup(void)
-{
-	eval_set_status(http_status_of);
-}
 
 /* The contract's error body of e as the daemon writes it; NULL when out of memory. */
 static char *error_text(const struct err *e)
@@ -51,7 +40,6 @@ int ctd_answer(const char *endpoint, const char *request_json, size_t len, char 
 	char *text = NULL;
 	int status = 200;
 
-	pthread_once(&setup_once, setup);
 	err_clear(&err);
 	svc_limits_default(&limits);
 	if (!endpoint || svc_endpoint_parse(endpoint, &ep, &err) != 0)
@@ -61,7 +49,7 @@ int ctd_answer(const char *endpoint, const char *request_json, size_t len, char 
 	             NULL, &text, NULL, &err) == 0)
 		err.code = ERR_NONE;
 	if (err.code != ERR_NONE) {
-		status = http_status_of(err.code);
+		status = err_status(err.code);
 		text = error_text(&err);
 	}
 	if (!text)

@@ -1,11 +1,13 @@
-# lib: the installed library, libcontactd (static and shared): the contact core
-# (libcore.la) and the one JSON entry point ctd_answer() (src/lib/answer.c), a front end
-# over the service layer beside the CLI and the daemon. The service, model and base
-# sources and the HTTP status table are compiled a second time here, position-independent
-# and with hidden visibility, so that the shared library exports exactly what the public
-# header contactd.h declares (CTD_API; tests/install_test.sh checks both lists).
+# lib: the installed library, libcontactd (static and shared): the public header
+# include/contactd.h's functions over the contact core (src/lib/capi.c: the public structs
+# copied to the core's and back) and the one JSON entry point ctd_answer()
+# (src/lib/answer.c), a front end over the service layer beside the CLI and the daemon.
+# The service, model and base sources are compiled a second time here,
+# position-independent and with hidden visibility, so that the shared library exports
+# exactly what the public header declares (CTD_API; tests/install_test.sh checks both
+# lists).
 noinst_LTLIBRARIES += libanswer.la
-libanswer_la_SOURCES = src/lib/answer.c src/http/status.c src/http/status.h \
+libanswer_la_SOURCES = src/lib/answer.c src/lib/capi.c include/contactd.h \
 	$(libservice_a_SOURCES) $(libmodel_a_SOURCES) $(libbase_a_SOURCES)
 libanswer_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS) $(XML_CFLAGS) \
 	-fvisibility=hidden
@@ -21,8 +23,8 @@ libcontactd_la_LIBADD = libanswer.la libcore.la $(JANSSON_LIBS) $(XML_LIBS) $(GS
 	-lpthread -lm
 libcontactd_la_LDFLAGS = -version-info 2:0:0
 
-# The one public header, written by hand (src/core/contactd.h): installed as is.
-include_HEADERS = src/core/contactd.h
+# The one public header, written by hand (include/contactd.h): installed as is.
+include_HEADERS = include/contactd.h
 
 pkgconfigdir = $(libdir)/pkgconfig
 nodist_pkgconfig_DATA = contactd.pc

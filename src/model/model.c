@@ -26,7 +26,7 @@ const char *mdl_geom_type_name(enum mdl_geom_type t)
 	return t < MDL_GEOM_TYPES ? geom_types[t] : "unknown";
 }
 
-const char *mdl_integrator_name(enum ctd_scene_integrator i)
+const char *mdl_integrator_name(enum core_scene_integrator i)
 {
 	return (unsigned)i < 5 ? integrators[i] : "unknown";
 }
@@ -65,8 +65,8 @@ static void option_default(struct mdl_option *o)
 {
 	memset(o, 0, sizeof *o);
 	o->timestep = DEFAULT_TIMESTEP;
-	o->integrator = CTD_SCENE_EULER;
-	o->cone = CTD_CONE_PYRAMIDAL;
+	o->integrator = CORE_SCENE_EULER;
+	o->cone = CORE_CONE_PYRAMIDAL;
 	o->impratio = DEFAULT_IMPRATIO;
 	o->gravity[2] = -DEFAULT_GRAVITY;
 	o->refsafe = o->filterparent = o->contact = o->constraint = o->gravity_on = 1;
@@ -113,23 +113,23 @@ static int read_option(struct compiler *c, xmlNodePtr el)
 	if (rc < 0)
 		return -1;
 	if (rc > 0) {
-		o->integrator = (enum ctd_scene_integrator)v;
-		if (o->integrator == CTD_SCENE_IMPLICITFAST &&
-		    c->m->mujoco < ctd_mjver_find("2.3.3"))
+		o->integrator = (enum core_scene_integrator)v;
+		if (o->integrator == CORE_SCENE_IMPLICITFAST &&
+		    c->m->mujoco < core_mjver_find("2.3.3"))
 			note(c->m,
 			    "integrator implicitfast is MuJoCo 2.3.3+; this release refuses it "
 			    "(its "
 			    "contact rules are implicit's and Euler's)");
-		if (o->integrator == CTD_SCENE_DISCRETE && c->m->mujoco < ctd_mjver_find("3.13.0"))
+		if (o->integrator == CORE_SCENE_DISCRETE && c->m->mujoco < core_mjver_find("3.13.0"))
 			return mjcf_fail(el, err,
 			    "integrator \"discrete\" is MuJoCo 3.13.0+; MuJoCo %s refuses it",
-			    ctd_mjver_name(c->m->mujoco));
+			    core_mjver_name(c->m->mujoco));
 	}
 	rc = mjcf_word(el, "cone", cones, &v, err);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		o->cone = (enum ctd_cone)v;
+		o->cone = (enum core_cone)v;
 	rc = mjcf_word(el, "collision", collisions, &v, err);
 	if (rc < 0)
 		return -1;
@@ -285,9 +285,9 @@ struct geom_in {
 
 static void geom_default(struct geom_in *gi)
 {
-	struct ctd_pair_geom p;
+	struct core_pair_geom p;
 	memset(gi, 0, sizeof *gi);
-	ctd_pair_geom_default(&p);
+	core_pair_geom_default(&p);
 	gi->g.type = MDL_SPHERE;
 	gi->g.contype = gi->g.conaffinity = 1;
 	gi->g.condim = p.condim;
@@ -431,7 +431,7 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 	if (g->type == MDL_SDF || g->type == MDL_MESH || g->type == MDL_HFIELD || gi.has_mesh) {
 		/* a shape from a file: its contact fields are known, its size and mass are not */
 		g->answerable = 0;
-		if (g->type == MDL_SDF && m->mujoco < ctd_mjver_find("3.0.0"))
+		if (g->type == MDL_SDF && m->mujoco < core_mjver_find("3.0.0"))
 			note(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
 		else if (g->type == MDL_SDF)
 			note(m,
@@ -740,14 +740,14 @@ static int add_pair(struct compiler *c, xmlNodePtr el)
 {
 	struct mdl_model *m = c->m;
 	struct mdl_pair_spec p, *grown;
-	struct ctd_pair_geom d;
+	struct core_pair_geom d;
 	int klass;
 
 	if (m->npair >= MODEL_MAX_PAIRS)
 		return err_set(c->err, ERR_TOO_LARGE, "", "more than %d pairs", MODEL_MAX_PAIRS);
 	/* mjCPair's constructor: these, then the class's <pair> defaults */
 	memset(&p, 0, sizeof p);
-	ctd_pair_geom_default(&d);
+	core_pair_geom_default(&d);
 	p.condim = 3;
 	p.friction[0] = p.friction[1] = 1;
 	p.friction[2] = 0.005;
@@ -761,7 +761,7 @@ static int add_pair(struct compiler *c, xmlNodePtr el)
 	if (p.condim != 1 && p.condim != 3 && p.condim != 4 && p.condim != 6)
 		return mjcf_fail(el, c->err, "condim must be 1, 3, 4 or 6, not %d", p.condim);
 	if ((p.solreffriction[0] != 0 || p.solreffriction[1] != 0) &&
-	    m->mujoco < ctd_mjver_find("2.3.6"))
+	    m->mujoco < core_mjver_find("2.3.6"))
 		note(m,
 		    "a <pair>'s solreffriction is MuJoCo 2.3.6+; this release refuses it (it "
 		    "changes only the elliptic cone's friction rows)");

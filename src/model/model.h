@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "core/contactd.h"
+#include "core/scene.h"
 #include "model/mjcf.h"
 
 /* MuJoCo's geom types, in mjtGeom's order (the order the collision table sorts by);
@@ -33,8 +33,8 @@ enum mdl_geom_type {
 /* MuJoCo's <option> and <option><flag> as far as contacts depend on them. */
 struct mdl_option {
 	double timestep; /* s */
-	enum ctd_scene_integrator integrator;
-	enum ctd_cone cone;
+	enum core_scene_integrator integrator;
+	enum core_cone cone;
 	double impratio;
 	int noslip_iterations;
 	double gravity[3]; /* m/s^2 */
@@ -93,7 +93,7 @@ struct mdl_exclude {
 };
 
 struct mdl_model {
-	int mujoco; /* the release (a ctd_mjver index) whose compiler and collision rules apply */
+	int mujoco; /* the release (a core_mjver index) whose compiler and collision rules apply */
 	struct mdl_option option;
 	int angle_degree; /* compiler angle: 1 degree (MuJoCo's default), 0 radian */
 	int autolimits;   /* compiler autolimits */
@@ -112,7 +112,7 @@ struct mdl_model {
 };
 
 /*
- * Compile a loaded document as the compiler of release `mujoco` (a valid ctd_mjver index)
+ * Compile a loaded document as the compiler of release `mujoco` (a valid core_mjver index)
  * would for its contacts. Fills *m, owned by the caller (mdl_free). Errors (bad_value,
  * naming file, line and element): integrator="discrete" before 3.13.0,
  * an unknown default class, a geom or body named twice, a <pair> or <exclude> naming no
@@ -130,6 +130,6 @@ void mdl_free(struct mdl_model *m);
 const char *mdl_geom_type_name(enum mdl_geom_type t);
 
 /* The MJCF name of an integrator ("Euler", "RK4", "implicit", "implicitfast"). */
-const char *mdl_integrator_name(enum ctd_scene_integrator i);
+const char *mdl_integrator_name(enum core_scene_integrator i);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growth.h"
 #include "core/law.h"
 #include "core/mjver.h"
 #include "core/pair.h"
@@ -42,7 +43,7 @@ static int filtered(const struct mdl_model *m, int g1, int g2)
 	return 0;
 }
 
-static void pair_geom(const struct mdl_geom *g, struct ctd_pair_geom *p)
+static void pair_geom(const struct mdl_geom *g, struct core_pair_geom *p)
 {
 	memcpy(p->solref, g->solref, sizeof p->solref);
 	memcpy(p->solimp, g->solimp, sizeof p->solimp);
@@ -59,15 +60,15 @@ static double stable_timeconst(const struct mdl_model *m, const struct mpair_pai
 {
 	const struct mdl_option *o = &m->option;
 	double lo = p->solref[0], hi = 1, ref[2] = {1, p->solref[1]};
-	struct ctd_growth_report r;
+	struct core_growth_report r;
 	int i;
 
-	ctd_growth_stability(ref, p->solimp, 0, o->timestep, o->refsafe, o->integrator, &r);
+	core_growth_stability(ref, p->solimp, 0, o->timestep, o->refsafe, o->integrator, &r);
 	if (!r.stable)
 		return 0;
 	for (i = 0; i < 60; i++) {
 		ref[0] = 0.5 * (lo + hi);
-		ctd_growth_stability(ref, p->solimp, 0, o->timestep, o->refsafe, o->integrator, &r);
+		core_growth_stability(ref, p->solimp, 0, o->timestep, o->refsafe, o->integrator, &r);
 		if (r.stable)
 			hi = ref[0];
 		else
@@ -80,21 +81,21 @@ static double stable_timeconst(const struct mdl_model *m, const struct mpair_pai
 static void assess(const struct mdl_model *m, struct mpair_pair *p)
 {
 	const struct mdl_option *o = &m->option;
-	struct ctd_law_gains gains;
-	struct ctd_growth_report r;
+	struct core_law_gains gains;
+	struct core_growth_report r;
 	double h = o->timestep;
 
 	/* under discrete (3.13.0+) refsafe never clamps timeconst: it replaces the gains of
 	 * rows with q = h^2 K imp > 1 (docs/releases.md), checked at the deepest impedance */
-	int discrete = o->integrator == CTD_SCENE_DISCRETE;
+	int discrete = o->integrator == CORE_SCENE_DISCRETE;
 
-	ctd_law_solref_kb(p->solref, p->solimp[1], h, discrete ? 0 : o->refsafe, &gains);
+	core_law_solref_kb(p->solref, p->solimp[1], h, discrete ? 0 : o->refsafe, &gains);
 	p->solref_fallback = gains.fell_back;
 	p->direct = gains.direct;
 	p->timeconst_used = gains.timeconst_used;
 	p->dampratio_used = gains.dampratio_used;
 	if (discrete) {
-		double dmax = ctd_law_impedance_clamp(p->solimp[1]);
+		double dmax = core_law_impedance_clamp(p->solimp[1]);
 		p->replaced_q = h * h * gains.K * dmax;
 		if (o->refsafe && !p->direct && p->replaced_q > 1)
 			p->warnings |= MPAIR_WARN_REPLACED;
@@ -104,7 +105,7 @@ static void assess(const struct mdl_model *m, struct mpair_pair *p)
 		if (p->timeconst_used * p->dampratio_used < h)
 			p->warnings |= MPAIR_WARN_DAMPING;
 	}
-	ctd_growth_stability(p->solref, p->solimp, 0, h, o->refsafe, o->integrator, &r);
+	core_growth_stability(p->solref, p->solimp, 0, h, o->refsafe, o->integrator, &r);
 	p->growth = r.growth;
 	if (!r.stable) {
 		p->warnings |= MPAIR_WARN_GROWTH;
@@ -170,12 +171,12 @@ static double pad_row_force(double Kd, double d, double r, double mass)
 static void pad_check(const struct mdl_model *m, struct mpair_pair *p)
 {
 	const struct mdl_option *o = &m->option;
-	struct ctd_law_gains gains;
-	struct ctd_law_solimp si;
-	struct ctd_mjver_rules rules;
+	struct core_law_gains gains;
+	struct core_law_solimp si;
+	struct core_mjver_rules rules;
 	double depth, g, mass, best = 0, mu, f0 = p->friction[0], ratio, scale, h = o->timestep;
 	double r_prev, d_prev;
-	int obj, pad, i, rows, pyramid, discrete = o->integrator == CTD_SCENE_DISCRETE;
+	int obj, pad, i, rows, pyramid, discrete = o->integrator == CORE_SCENE_DISCRETE;
 
 	if (object_geom(m, p->geom1) && pad_geom(m, p->geom2)) {
 		obj = p->geom1;
@@ -194,23 +195,23 @@ static void pad_check(const struct mdl_model *m, struct mpair_pair *p)
 	if (!(g > 0) || !(depth > 0))
 		return;
 	mass = m->bodies[m->geoms[obj].body].mass;
-	ctd_mjver_rules(m->mujoco, &rules);
-	ctd_law_solimp_release(p->solimp, rules.power_shortcut, &si);
+	core_mjver_rules(m->mujoco, &rules);
+	core_law_solimp_release(p->solimp, rules.power_shortcut, &si);
 	/* discrete never clamps timeconst (its refsafe replaces rows, below) */
-	ctd_law_solref_kb(p->solref, si.dwidth, h, discrete ? 0 : o->refsafe, &gains);
-	pyramid = p->condim > 1 && o->cone != CTD_CONE_ELLIPTIC;
+	core_law_solref_kb(p->solref, si.dwidth, h, discrete ? 0 : o->refsafe, &gains);
+	pyramid = p->condim > 1 && o->cone != CORE_CONE_ELLIPTIC;
 	rows = pyramid ? 2 * (p->condim - 1) : 1;
 	ratio = fmax(MJ_MINVAL, o->impratio);
 	/* the pyramid's R over the normal row's: 2 mu_reg^2 (1 + f0^2), mu_reg^2 = f0^2/ratio */
 	scale = pyramid ? rows * ratio / (2 * f0 * f0 * (1 + f0 * f0)) : 1;
 	r_prev = p->includemargin > 0 ? p->includemargin : 0;
-	d_prev = ctd_law_impedance(r_prev, &si, NULL);
+	d_prev = core_law_impedance(r_prev, &si, NULL);
 	for (i = 1; i <= 256; i++) {
 		/* |r|: the depth plus the margin rows start at (none before a negative one) */
 		double r = depth * i / 256 + p->includemargin, d, dhi, Kd, f;
 		if (!(r > 0))
 			continue;
-		d = ctd_law_impedance(r, &si, NULL);
+		d = core_law_impedance(r, &si, NULL);
 		dhi = fmax(d, d_prev);
 		Kd = gains.K * dhi;
 		if (discrete && o->refsafe && !gains.direct)
@@ -255,12 +256,12 @@ static void override(const struct mdl_model *m, struct mpair_pair *p)
 	p->margin = m->option.o_margin;
 }
 
-static void dynamic(const struct mdl_model *m, int g1, int g2, const struct ctd_mjver_rules *rules,
+static void dynamic(const struct mdl_model *m, int g1, int g2, const struct core_mjver_rules *rules,
     struct mpair_pair *p)
 {
 	const struct mdl_geom *a, *b;
-	struct ctd_pair_geom pa, pb;
-	struct ctd_pair_contact c;
+	struct core_pair_geom pa, pb;
+	struct core_pair_contact c;
 
 	memset(p, 0, sizeof *p);
 	p->geom1 = g1;
@@ -271,7 +272,7 @@ static void dynamic(const struct mdl_model *m, int g1, int g2, const struct ctd_
 	b = &m->geoms[p->geom2];
 	pair_geom(a, &pa);
 	pair_geom(b, &pb);
-	ctd_pair_combine(&pa, &pb, rules, &c);
+	core_pair_combine(&pa, &pb, rules, &c);
 	p->condim = c.condim;
 	memcpy(p->friction, c.friction, sizeof p->friction);
 	memcpy(p->solref, c.solref, sizeof p->solref);
@@ -296,7 +297,7 @@ static void dynamic(const struct mdl_model *m, int g1, int g2, const struct ctd_
 }
 
 static void explicit(
-    const struct mdl_model *m, int k, const struct ctd_mjver_rules *rules, struct mpair_pair *p)
+    const struct mdl_model *m, int k, const struct core_mjver_rules *rules, struct mpair_pair *p)
 {
 	const struct mdl_pair_spec *s = &m->pairs[k];
 	int i;
@@ -328,7 +329,7 @@ static long signature(const struct mdl_model *m, int k)
 
 struct builder {
 	const struct mdl_model *m;
-	const struct ctd_mjver_rules *rules;
+	const struct core_mjver_rules *rules;
 	struct mpair_list *out;
 	int cap;
 	struct err *err;
@@ -393,12 +394,12 @@ static int cmp_pairs(const void *x, const void *y, void *model)
 
 int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *err)
 {
-	struct ctd_mjver_rules rules;
+	struct core_mjver_rules rules;
 	struct builder b = {m, &rules, out, 0, err};
 	int *order = NULL, b1, b2, g1, g2, adr = 0, k, rc = -1;
 
 	memset(out, 0, sizeof *out);
-	ctd_mjver_rules(m->mujoco, &rules);
+	core_mjver_rules(m->mujoco, &rules);
 	if (!m->option.contact || !m->option.constraint || m->nbody < 2)
 		return 0;
 	/* MuJoCo's compiler sorts the pairs by body signature; its collision merges them in */
@@ -558,7 +559,7 @@ void mpair_warning_text(const struct mdl_model *m, const struct mpair_pair *p, u
 		break;
 	}
 	case MPAIR_WARN_REPLACED: {
-		double dmax = ctd_law_impedance_clamp(p->solimp[1]);
+		double dmax = core_law_impedance_clamp(p->solimp[1]);
 		snprintf(msg, len,
 		    "under the discrete integrator refsafe replaces this contact's rows where h^2 "
 		    "K "

@@ -15,7 +15,7 @@ static int refuse(struct mrest_body *r, const char *why)
 	return 0;
 }
 
-static void to_pair_geom(const struct mpair_pair *p, struct ctd_pair_geom *g)
+static void to_pair_geom(const struct mpair_pair *p, struct core_pair_geom *g)
 {
 	memcpy(g->solref, p->solref, sizeof g->solref);
 	memcpy(g->solimp, p->solimp, sizeof g->solimp);
@@ -102,7 +102,7 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 	if (r->height < 0)
 		return refuse(r, "it starts below the plane");
 	memset(&r->scene, 0, sizeof r->scene);
-	r->scene.shape = g->type == MDL_SPHERE ? CTD_SCENE_SPHERE : CTD_SCENE_BOX;
+	r->scene.shape = g->type == MDL_SPHERE ? CORE_SCENE_SPHERE : CORE_SCENE_BOX;
 	memcpy(r->scene.size, g->size, sizeof r->scene.size);
 	r->scene.mass = body->mass;
 	to_pair_geom(pp, &r->scene.geom);
@@ -110,7 +110,7 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 	/* the pair's margin and gap are mixed already: the plane adds nothing, whether the
 	 * release takes the max (2.2.x-3.4.x) or the sum (3.5.0 on) */
 	r->scene.floor.margin = r->scene.floor.gap = 0;
-	ctd_scene_option_default(&r->scene.option);
+	core_scene_option_default(&r->scene.option);
 	r->scene.option.timestep = o->timestep;
 	r->scene.option.refsafe = o->refsafe;
 	r->scene.option.gravity = -o->gravity[2];
@@ -120,7 +120,7 @@ static int one(const struct mdl_model *m, const struct mpair_list *pairs, int b,
 	r->scene.option.mujoco = m->mujoco;
 	r->scene.height = r->height;
 	r->scene.duration = duration;
-	ctd_sim_rest_scene(&r->scene, &r->rest);
+	core_sim_rest_scene(&r->scene, &r->rest);
 	r->answered = 1;
 	return 1;
 }

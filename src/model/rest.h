@@ -8,7 +8,7 @@
 #ifndef CONTACTD_MODEL_REST_H
 #define CONTACTD_MODEL_REST_H
 
-#include "core/contactd.h"
+#include "core/sim.h"
 #include "model/model.h"
 #include "model/pairs.h"
 
@@ -21,8 +21,8 @@ struct mrest_body {
 	int other_pairs; /* pairs of the body's geom with geoms other than the plane: assumed
 	                    not touching it at rest */
 	double height;   /* m: the lowest point's height above the plane where the model puts it */
-	struct ctd_scene scene; /* the question asked of the core */
-	struct ctd_sim_rest rest;
+	struct core_scene scene; /* the question asked of the core */
+	struct core_sim_rest rest;
 };
 
 /* One entry per body but the world, in body order, into out[0 .. m->nbody-2] (the

@@ -57,7 +57,7 @@ void ans_add_real_if(struct ans_list *l, const char *name, double value, int pre
 
 void ans_add_release(struct ans_list *l, int mujoco)
 {
-	ans_add_string(l, "mujoco", ctd_mjver_name(mujoco));
+	ans_add_string(l, "mujoco", core_mjver_name(mujoco));
 	ans_add_string(l, "core_version", CORE_VERSION);
 }
 
@@ -128,7 +128,7 @@ json_t *ans_to_json(const struct ans_kind *kind, const void *result)
 json_t *ans_with_release(json_t *obj, int mujoco)
 {
 	if (obj &&
-	    (json_object_set_new(obj, "mujoco", json_string(ctd_mjver_name(mujoco))) != 0 ||
+	    (json_object_set_new(obj, "mujoco", json_string(core_mjver_name(mujoco))) != 0 ||
 	        json_object_set_new(obj, "core_version", json_string(CORE_VERSION)) != 0)) {
 		json_decref(obj);
 		return NULL;

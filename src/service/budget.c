@@ -13,7 +13,7 @@
 
 /* The calling thread's CPU clock reading at its last poll, and the budget it was for. */
 static _Thread_local long long last_ns;
-static _Thread_local const struct ctd_budget *last_owner;
+static _Thread_local const struct core_budget *last_owner;
 
 static long long thread_cpu_ns(void)
 {
@@ -25,7 +25,7 @@ static long long thread_cpu_ns(void)
 }
 
 /* The core's poll: count this thread's CPU since its last poll, then decide. */
-static int budget_check(struct ctd_budget *cb)
+static int budget_check(struct core_budget *cb)
 {
 	struct budget *b = (struct budget *)cb;
 	long long now = thread_cpu_ns(), spent, asked;
@@ -57,18 +57,18 @@ void budget_init(struct budget *b, double cpu_seconds, int (*gone)(void *ctx), v
 	b->gone_ctx = ctx;
 }
 
-struct ctd_budget *budget_enter(struct ctd_budget *b)
+struct core_budget *budget_enter(struct core_budget *b)
 {
 	last_owner = b;
 	last_ns = b ? thread_cpu_ns() : 0;
-	return ctd_budget_enter(b);
+	return core_budget_enter(b);
 }
 
 int budget_error(struct err *err)
 {
-	const struct budget *b = (const struct budget *)ctd_budget_current();
+	const struct budget *b = (const struct budget *)core_budget_current();
 
-	switch (ctd_budget_stopped()) {
+	switch (core_budget_stopped()) {
 	case BUDGET_GONE:
 		return err_set(err, ERR_UNAVAILABLE, "",
 		    "cancelled: the client closed its connection before the answer was ready");

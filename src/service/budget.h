@@ -5,7 +5,7 @@
  * when its steps estimate (the kind's steps() times budget_step_ns()) is over the
  * budget; while it runs, a struct budget installed on its threads stops it once its
  * threads together have spent the budget's CPU seconds, or once gone() says its client
- * left: the core's loops poll it every CTD_BUDGET_STEPS steps (core/budget.h), a
+ * left: the core's loops poll it every CORE_BUDGET_STEPS steps (core/budget.h), a
  * sweep between points. A stopped question's answer is discarded, never cached
  * (budget_error()).
  */
@@ -18,11 +18,11 @@
 #include "core/budget.h"
 #include "service/answer.h"
 
-/* Why a question stopped (struct ctd_budget's stop). */
+/* Why a question stopped (struct core_budget's stop). */
 enum budget_stop { BUDGET_RUNNING = 0, BUDGET_GONE = 1, BUDGET_SPENT = 2 };
 
 struct budget {
-	struct ctd_budget core; /* first: the core's check() casts back */
+	struct core_budget core; /* first: the core's check() casts back */
 	double cpu_seconds;     /* CPU seconds all its threads may spend; 0: no limit */
 	atomic_llong spent_ns;  /* spent by its threads, as of their last polls */
 	atomic_llong gone_at;   /* spent_ns when gone() was last asked */
@@ -37,7 +37,7 @@ void budget_init(struct budget *b, double cpu_seconds, int (*gone)(void *ctx), v
 
 /* Install b on the calling thread (NULL: none; its CPU is counted from now on);
  * returns the budget it replaces. */
-struct ctd_budget *budget_enter(struct ctd_budget *b);
+struct core_budget *budget_enter(struct core_budget *b);
 
 /* When the calling thread's budget stopped its question: fill err (503 unavailable,
  * saying why) and return -1; else 0. */

@@ -3,11 +3,11 @@
  */
 #include "service/calask.h"
 
-#include "core/contactd.h"
+#include "core/hold.h"
 #include "service/hold.h"
 #include "service/request.h"
 
-static int ask_scene_parse(json_t *v, struct ctd_scene *scene, json_t **canonical, struct err *err)
+static int ask_scene_parse(json_t *v, struct core_scene *scene, json_t **canonical, struct err *err)
 {
 	struct req_scene rs;
 
@@ -22,7 +22,7 @@ static int ask_scene_parse(json_t *v, struct ctd_scene *scene, json_t **canonica
 	return 0;
 }
 
-static int ask_hold_parse(json_t *v, struct ctd_hold *h, struct err *err)
+static int ask_hold_parse(json_t *v, struct core_hold *h, struct err *err)
 {
 	struct hold_request r;
 
@@ -32,14 +32,14 @@ static int ask_hold_parse(json_t *v, struct ctd_hold *h, struct err *err)
 	return 0;
 }
 
-static json_t *ask_hold_json(const struct ctd_hold *h)
+static json_t *ask_hold_json(const struct core_hold *h)
 {
 	const struct hold_request r = {*h};
 
 	return hold_request_json(&r);
 }
 
-static int ask_hold_answer(const struct ctd_hold *h, json_t **answer, struct err *err)
+static int ask_hold_answer(const struct core_hold *h, json_t **answer, struct err *err)
 {
 	const struct hold_request r = {*h};
 

@@ -21,7 +21,7 @@ struct drop_result {
 	int mujoco;          /* the MuJoCo release whose rules were used (an mjver index) */
 	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
 	int direct;          /* solref in the direct form: no time constant */
-	struct ctd_sim_drop drop;
+	struct core_sim_drop drop;
 };
 
 static const char *const drop_fields[] = {"peak_penetration", "rebound", "max_height", "jitter",
@@ -35,23 +35,23 @@ static int drop_point(json_t *v, const char *path, void *request, struct err *er
 
 /* The result's fields but the drop itself, from the prepared model. */
 static void drop_begin(
-    const struct ctd_scene *scene, struct ctd_scene_model *model, struct drop_result *out)
+    const struct core_scene *scene, struct core_scene_model *model, struct drop_result *out)
 {
 	memset(out, 0, sizeof *out);
 	out->mujoco = scene->option.mujoco;
-	ctd_scene_prepare(scene, model);
+	core_scene_prepare(scene, model);
 	out->solref_fallback = model->gains.fell_back;
 	out->direct = model->gains.direct;
 }
 
 /* The drop, also recording its trajectory into trace (NULL: none) in the same loop. */
 static void drop_compute_traced(
-    const struct req_scene *req, struct drop_result *out, struct ctd_sim_trace *trace)
+    const struct req_scene *req, struct drop_result *out, struct core_sim_trace *trace)
 {
-	struct ctd_scene_model model;
+	struct core_scene_model model;
 
 	drop_begin(&req->scene, &model, out);
-	ctd_sim_drop_trace(&model, req->scene.height, req->scene.duration, &out->drop, trace);
+	core_sim_drop_trace(&model, req->scene.height, req->scene.duration, &out->drop, trace);
 }
 
 static void drop_compute(const void *request, void *result)
@@ -62,7 +62,7 @@ static void drop_compute(const void *request, void *result)
 static size_t drop_answer_fields(const void *result, struct ans_field out[ANS_MAX_FIELDS])
 {
 	const struct drop_result *r = result;
-	const struct ctd_sim_drop *drop = &r->drop;
+	const struct core_sim_drop *drop = &r->drop;
 	struct ans_list l = {out, 0, 0};
 
 	ans_add_real(&l, "peak_penetration", drop->peak_penetration);
@@ -81,11 +81,11 @@ static size_t drop_answer_fields(const void *result, struct ans_field out[ANS_MA
 /* The lanes' feed: the runner's points, each prepared as drop_compute() would. The
  * lanes follow the pyramidal cone's arithmetic (scene.c's); any other cone is dropped
  * one point at a time by the scalar core. */
-static long lanes_next(void *ctx, struct ctd_scene_model *model, double *height, double *duration)
+static long lanes_next(void *ctx, struct core_scene_model *model, double *height, double *duration)
 {
 	const struct ans_batch *b = ctx;
 	const void *request;
-	const struct ctd_scene *scene;
+	const struct core_scene *scene;
 	struct drop_result *out;
 	long i;
 
@@ -94,7 +94,7 @@ static long lanes_next(void *ctx, struct ctd_scene_model *model, double *height,
 		if (i < 0)
 			return -1;
 		scene = &((const struct req_scene *)request)->scene;
-		if (scene->option.cone == CTD_CONE_PYRAMIDAL)
+		if (scene->option.cone == CORE_CONE_PYRAMIDAL)
 			break;
 		out = b->take(b->ctx, i);
 		if (!out)
@@ -111,7 +111,7 @@ static long lanes_next(void *ctx, struct ctd_scene_model *model, double *height,
 	return i;
 }
 
-static void lanes_done(void *ctx, long index, const struct ctd_sim_drop *drop)
+static void lanes_done(void *ctx, long index, const struct core_sim_drop *drop)
 {
 	const struct ans_batch *b = ctx;
 	struct drop_result *out = b->result(b->ctx, index);
@@ -122,9 +122,9 @@ static void lanes_done(void *ctx, long index, const struct ctd_sim_drop *drop)
 
 static void drop_batch(const struct ans_batch *batch)
 {
-	struct ctd_lanes_feed feed = {.next = lanes_next, .done = lanes_done, .ctx = (void *)batch};
+	struct core_lanes_feed feed = {.next = lanes_next, .done = lanes_done, .ctx = (void *)batch};
 
-	ctd_lanes_drop(&feed);
+	core_lanes_drop(&feed);
 }
 
 static json_t *drop_kind_canonical(const void *request)
@@ -217,7 +217,7 @@ static json_t *drop_canonical(const void *request)
 }
 
 /* {"t": [...], "z": [...]} of a trace; a non-finite height (a diverged drop) is null. */
-static json_t *trace_json(const struct ctd_sim_trace *tr)
+static json_t *trace_json(const struct core_sim_trace *tr)
 {
 	json_t *t = json_array(), *z = json_array(), *obj;
 	size_t i;
@@ -240,7 +240,7 @@ static int drop_answer(
 {
 	const struct drop_request *req = request;
 	double *buf;
-	struct ctd_sim_trace trace;
+	struct core_sim_trace trace;
 	struct drop_result result;
 	json_t *out, *path;
 
@@ -251,7 +251,7 @@ static int drop_answer(
 	if (!buf)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
 	trace =
-	    (struct ctd_sim_trace){buf, buf + LIMIT_TRAJECTORY_POINTS, LIMIT_TRAJECTORY_POINTS, 0};
+	    (struct core_sim_trace){buf, buf + LIMIT_TRAJECTORY_POINTS, LIMIT_TRAJECTORY_POINTS, 0};
 	drop_compute_traced(&req->scene, &result, &trace);
 	out = ans_to_json(&drop_kind, &result);
 	path = out ? trace_json(&trace) : NULL;

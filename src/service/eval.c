@@ -26,7 +26,7 @@ struct args {
 	double r, dist, vel, a0, a_u, dmax, h, k, c, timeconst, dampratio, dt, d, d_w, x0, v0;
 	double solref[2], solimp[5];
 	int refsafe;
-	enum ctd_scene_integrator integrator;
+	enum core_scene_integrator integrator;
 	int steps;
 	int accel;  /* semi_implicit_euler: index in accel_functions */
 	int mujoco; /* not an argument: the release whose rules apply (an mjver index) */
@@ -96,31 +96,31 @@ static int put_series(
 }
 
 /* The call's solimp as its release computes it. */
-static void solimp_of(const struct args *a, struct ctd_law_solimp *s)
+static void solimp_of(const struct args *a, struct core_law_solimp *s)
 {
-	struct ctd_mjver_rules rules;
+	struct core_mjver_rules rules;
 
-	ctd_mjver_rules(a->mujoco, &rules);
-	ctd_law_solimp_release(a->solimp, rules.power_shortcut, s);
+	core_mjver_rules(a->mujoco, &rules);
+	core_law_solimp_release(a->solimp, rules.power_shortcut, s);
 }
 
 static int run_impedance(const struct args *a, json_t *result, int *diverged)
 {
-	struct ctd_law_solimp s;
+	struct core_law_solimp s;
 	double derivative, value;
 
 	solimp_of(a, &s);
-	value = ctd_law_impedance(a->r, &s, &derivative);
+	value = core_law_impedance(a->r, &s, &derivative);
 	return put_real(result, "value", value, 1, diverged) ||
 	    put_real(result, "derivative", derivative, 1, diverged);
 }
 
 static int run_solref_kb(const struct args *a, json_t *result, int *diverged)
 {
-	struct ctd_law_gains g;
+	struct core_law_gains g;
 
 	/* MuJoCo's dmax is solimp[1] after its clamp: a dmax of 1 (or 0) is never seen */
-	ctd_law_solref_kb(a->solref, ctd_law_impedance_clamp(a->dmax), a->h, a->refsafe, &g);
+	core_law_solref_kb(a->solref, core_law_impedance_clamp(a->dmax), a->h, a->refsafe, &g);
 	return put_real(result, "K", g.K, 1, diverged) || put_real(result, "B", g.B, 1, diverged) ||
 	    put_real(result, "timeconst_used", g.timeconst_used, !g.direct, diverged);
 }
@@ -134,9 +134,9 @@ static int run_solref_kb(const struct args *a, json_t *result, int *diverged)
 static int run_solref_to_spring(const struct args *a, json_t *result, int *diverged)
 {
 	const double solref[2] = {a->timeconst, a->dampratio};
-	struct ctd_law_gains g;
+	struct core_law_gains g;
 
-	ctd_law_solref_kb(solref, a->d_w, DEFAULT_TIMESTEP /* unused: refsafe off */, 0, &g);
+	core_law_solref_kb(solref, a->d_w, DEFAULT_TIMESTEP /* unused: refsafe off */, 0, &g);
 	return put_real(result, "B", g.B, 1, diverged) ||
 	    put_real(result, "K_imp", a->d * g.K, 1, diverged);
 }
@@ -145,47 +145,47 @@ static int run_solref_to_spring(const struct args *a, json_t *result, int *diver
  * where MuJoCo has no constraint row (and so no efc_aref). */
 static int run_a_ref(const struct args *a, json_t *result, int *diverged)
 {
-	struct ctd_law_solimp s;
-	struct ctd_law_gains g;
+	struct core_law_solimp s;
+	struct core_law_gains g;
 	double imp;
 
 	solimp_of(a, &s);
-	ctd_law_solref_kb(a->solref, s.dwidth, a->h, a->refsafe, &g);
-	imp = ctd_law_impedance(a->dist, &s, NULL);
+	core_law_solref_kb(a->solref, s.dwidth, a->h, a->refsafe, &g);
+	imp = core_law_impedance(a->dist, &s, NULL);
 	return put_real(
-	    result, "value", ctd_law_aref(&g, imp, a->dist, a->vel), a->dist < 0, diverged);
+	    result, "value", core_law_aref(&g, imp, a->dist, a->vel), a->dist < 0, diverged);
 }
 
 static int run_contact_accel(const struct args *a, json_t *result, int *diverged)
 {
-	struct ctd_law_solimp s;
+	struct core_law_solimp s;
 
 	solimp_of(a, &s);
 	return put_real(result, "value",
-	    ctd_law_contact_accel(a->dist, a->vel, a->a0, a->solref, &s, a->h, a->refsafe), 1,
+	    core_law_contact_accel(a->dist, a->vel, a->a0, a->solref, &s, a->h, a->refsafe), 1,
 	    diverged);
 }
 
 static int run_resting_penetration(const struct args *a, json_t *result, int *diverged)
 {
-	struct ctd_law_solimp s;
+	struct core_law_solimp s;
 	double r = 0;
 	int found;
 
 	solimp_of(a, &s);
-	found = ctd_law_resting_penetration(a->a_u, a->solref, &s, a->h, a->refsafe, &r) == 0;
+	found = core_law_resting_penetration(a->a_u, a->solref, &s, a->h, a->refsafe, &r) == 0;
 	return put_real(result, "value", r, found, diverged);
 }
 
 static int run_step_growth(const struct args *a, json_t *result, int *diverged)
 {
 	return put_real(
-	    result, "value", ctd_growth_step(a->k, a->c, a->h, a->integrator), 1, diverged);
+	    result, "value", core_growth_step(a->k, a->c, a->h, a->integrator), 1, diverged);
 }
 
 static int run_error_reduction(const struct args *a, json_t *result, int *diverged)
 {
-	return put_real(result, "value", ctd_law_error_reduction(a->timeconst, a->dampratio, a->dt),
+	return put_real(result, "value", core_law_error_reduction(a->timeconst, a->dampratio, a->dt),
 	    1, diverged);
 }
 
@@ -203,20 +203,20 @@ static const struct function_spec accel_functions[] = {
 
 #define NACCEL ((int)(sizeof accel_functions / sizeof accel_functions[0]))
 
-static double accel_at(const struct args *a, const struct ctd_law_solimp *s, double x, double v)
+static double accel_at(const struct args *a, const struct core_law_solimp *s, double x, double v)
 {
 	if (a->accel == ACCEL_CONTACT)
-		return ctd_law_contact_accel(x, v, a->a0, a->solref, s, a->h, a->refsafe);
+		return core_law_contact_accel(x, v, a->a0, a->solref, s, a->h, a->refsafe);
 	return -a->c * v - a->k * x;
 }
 
-/* Lesson 02's integrator, the core's ctd_scene_euler step: x and v at the start and
+/* Lesson 02's integrator, the core's core_scene_euler step: x and v at the start and
  * after each of the steps. */
 static int run_semi_implicit_euler(const struct args *a, json_t *result, int *diverged)
 {
 	size_t n = (size_t)a->steps + 1, i;
 	double *x = malloc(n * sizeof *x), *v = malloc(n * sizeof *v);
-	struct ctd_law_solimp s;
+	struct core_law_solimp s;
 	int rc = -1;
 
 	if (!x || !v)
@@ -227,7 +227,7 @@ static int run_semi_implicit_euler(const struct args *a, json_t *result, int *di
 	for (i = 1; i < n; i++) {
 		x[i] = x[i - 1];
 		v[i] = v[i - 1];
-		ctd_scene_euler(&x[i], &v[i], accel_at(a, &s, x[i], v[i]), a->h);
+		core_scene_euler(&x[i], &v[i], accel_at(a, &s, x[i], v[i]), a->h);
 	}
 	rc = put_series(result, "x", x, n, diverged) || put_series(result, "v", v, n, diverged) ? -1
 	                                                                                        : 0;
@@ -320,7 +320,7 @@ static int parse_arg(const struct field_ctx *c, const struct arg_spec *spec, str
 		*(int *)field = 1;
 		return field_bool(c, spec->name, field);
 	case ARG_INTEGRATOR:
-		*(enum ctd_scene_integrator *)field = CTD_SCENE_EULER;
+		*(enum core_scene_integrator *)field = CORE_SCENE_EULER;
 		return req_integrator(c, spec->name, field);
 	case ARG_STEPS:
 		if (field_int(c, spec->name, field) != 0)
@@ -409,7 +409,7 @@ static json_t *arg_json(const struct arg_spec *spec, const struct args *a)
 	case ARG_REFSAFE:
 		return json_boolean(*(const int *)field);
 	case ARG_INTEGRATOR:
-		return json_string(req_integrator_name(*(const enum ctd_scene_integrator *)field));
+		return json_string(req_integrator_name(*(const enum core_scene_integrator *)field));
 	case ARG_STEPS:
 		return json_integer(*(const int *)field);
 	default:
@@ -449,7 +449,7 @@ static json_t *call_json(const struct call *call)
 	json_t *out = with_id(invocation_json(call->function, &call->args), call->id);
 
 	if (out &&
-	    json_object_set_new(out, "mujoco", json_string(ctd_mjver_name(call->args.mujoco))) !=
+	    json_object_set_new(out, "mujoco", json_string(core_mjver_name(call->args.mujoco))) !=
 	        0) {
 		json_decref(out);
 		return NULL;
@@ -473,22 +473,14 @@ static json_t *result_json(const struct call *call)
 	    call->args.mujoco);
 }
 
-/* The front end's status of an error code (eval_set_status()); set once at start-up. */
-static eval_status_fn status_of;
-
-void eval_set_status(eval_status_fn fn)
-{
-	status_of = fn;
-}
-
 /* A failed call of a batch: the contract's error body, the status it would have
- * alone (the front end's), and whatever of its id and function name is readable. */
+ * alone (err_status()), and whatever of its id and function name is readable. */
 static json_t *failure_json(json_t *raw, const struct err *e)
 {
 	json_t *out = err_to_json(e), *id = json_object_get(raw, "id");
 	json_t *function = json_object_get(raw, "function");
 
-	if (out && json_object_set_new(out, "status", json_integer(status_of(e->code))) != 0)
+	if (out && json_object_set_new(out, "status", json_integer(err_status(e->code))) != 0)
 		goto fail;
 	if (out && id && (json_is_string(id) || json_is_number(id)) &&
 	    json_object_set(out, "id", id) != 0)
@@ -569,7 +561,7 @@ int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct e
 		r = request_new(0, 1);
 		if (!r)
 			return err_set(err, ERR_INTERNAL, "", "out of memory");
-		if (parse_call(body, "", ctd_mjver_default(), &r->entries[0].call, err) != 0) {
+		if (parse_call(body, "", core_mjver_default(), &r->entries[0].call, err) != 0) {
 			eval_request_free(r);
 			return -1;
 		}
@@ -579,7 +571,7 @@ int eval_parse(json_t *body, long max_calls, struct eval_request **out, struct e
 		*out = r;
 		return 0;
 	}
-	release = ctd_mjver_default();
+	release = core_mjver_default();
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
 	    req_mujoco(&c, "mujoco", &release) != 0)
 		return -1;
@@ -653,7 +645,7 @@ static json_t *build(const struct eval_request *r, enum pass pass)
 		return NULL;
 	if (pass == PASS_CANONICAL)
 		return json_pack(
-		    "{s:o, s:s}", "calls", entries, "mujoco", ctd_mjver_name(r->mujoco));
+		    "{s:o, s:s}", "calls", entries, "mujoco", core_mjver_name(r->mujoco));
 	return ans_with_release(
 	    json_pack("{s:o, s:I}", "results", entries, "failed", (json_int_t)r->failed),
 	    r->mujoco);
@@ -666,8 +658,6 @@ json_t *eval_request_json(const struct eval_request *r)
 
 int eval_run(const struct eval_request *r, json_t **answer, struct err *err)
 {
-	if (r->failed && !status_of)
-		return err_set(err, ERR_INTERNAL, "", "eval: no status for a failed call");
 	*answer = build(r, PASS_ANSWER);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }

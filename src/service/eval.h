@@ -60,16 +60,6 @@ json_t *eval_request_json(const struct eval_request *request);
 /* Answer a parsed request; *answer is a new reference the caller owns. */
 int eval_run(const struct eval_request *request, json_t **answer, struct err *err);
 
-/*
- * The "status" of a batch's failed call is the status the front end would answer that call
- * alone with; the service does not choose it. Each front end sets its mapping once at
- * start-up, before any eval runs (contactd and `contact` both set the HTTP layer's
- * http_status_of(), so their answers stay byte-identical). Until one is set, eval_run()
- * fails a batch with a failed call (ERR_INTERNAL).
- */
-typedef int (*eval_status_fn)(enum err_code code);
-void eval_set_status(eval_status_fn status_of);
-
 /* Free a request of eval_parse(); NULL is a no-op. */
 void eval_request_free(struct eval_request *request);
 

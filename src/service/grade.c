@@ -471,7 +471,7 @@ int grade_run(const struct grade_request *r, json_t **answer, struct err *err)
 
 	*answer = NULL;
 	if (!r->eval) {
-		*answer = ans_with_release(table_json(), ctd_mjver_default());
+		*answer = ans_with_release(table_json(), core_mjver_default());
 		return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 	}
 	if (eval_run(r->eval, &eval, err) != 0)

@@ -27,7 +27,7 @@ const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip"
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
 static const char *const cone_names[] = {
-    [CTD_CONE_PYRAMIDAL] = "pyramidal", [CTD_CONE_ELLIPTIC] = "elliptic"};
+    [CORE_CONE_PYRAMIDAL] = "pyramidal", [CORE_CONE_ELLIPTIC] = "elliptic"};
 
 static int positive_within(
     const struct field_ctx *c, const char *key, long index, double value, double limit)
@@ -45,7 +45,7 @@ static int non_negative(const struct field_ctx *c, const char *key, long index, 
 	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
 }
 
-static int parse_object(const struct field_ctx *c, struct ctd_hold *h)
+static int parse_object(const struct field_ctx *c, struct core_hold *h)
 {
 	static const char *const known[] = {"shape", "size", "mass", "solref", "solimp", "condim",
 	    "friction", "margin", "gap", "solmix", "priority", NULL};
@@ -74,7 +74,7 @@ static int parse_object(const struct field_ctx *c, struct ctd_hold *h)
 	return req_geom_fields(c, &h->object);
 }
 
-static int parse_pad(const struct field_ctx *c, struct ctd_hold *h)
+static int parse_pad(const struct field_ctx *c, struct core_hold *h)
 {
 	static const char *const known[] = {"size", "mass", "solref", "solimp", "condim",
 	    "friction", "margin", "gap", "solmix", "priority", NULL};
@@ -91,11 +91,11 @@ static int parse_pad(const struct field_ctx *c, struct ctd_hold *h)
 	return req_geom_fields(c, &h->pad);
 }
 
-static int parse_option(const struct field_ctx *c, struct ctd_hold *h)
+static int parse_option(const struct field_ctx *c, struct core_hold *h)
 {
 	static const char *const known[] = {"timestep", "refsafe", "gravity", "impratio",
 	    "integrator", "cone", "noslip_iterations", "mujoco", NULL};
-	struct ctd_scene_option *o = &h->option;
+	struct core_scene_option *o = &h->option;
 	int cone = (int)o->cone;
 
 	if (field_known(c, known) != 0 || field_number(c, "timestep", &o->timestep) != 0)
@@ -117,12 +117,12 @@ static int parse_option(const struct field_ctx *c, struct ctd_hold *h)
 	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
 	    field_int(c, "noslip_iterations", &h->noslip_iterations) != 0)
 		return -1;
-	o->cone = (enum ctd_cone)cone;
+	o->cone = (enum core_cone)cone;
 	if (h->noslip_iterations < 0 || h->noslip_iterations > LIMIT_MAX_HOLD_NOSLIP)
 		return field_fail(c, "noslip_iterations", -1, ERR_BAD_VALUE,
 		    "must be 0..%d, not %d", LIMIT_MAX_HOLD_NOSLIP, h->noslip_iterations);
-	if (o->integrator == CTD_SCENE_RK4)
-		return field_fail(c, "integrator", -1, ERR_BAD_VALUE, "%s", ctd_hold_supported(h));
+	if (o->integrator == CORE_SCENE_RK4)
+		return field_fail(c, "integrator", -1, ERR_BAD_VALUE, "%s", core_hold_supported(h));
 	return 0;
 }
 
@@ -131,12 +131,12 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 	static const char *const known[] = {
 	    "object", "pad", "grip_force", "option", "duration", "slip_limit", NULL};
 	struct field_ctx root, object, pad, option;
-	struct ctd_hold *h = &r->scene;
+	struct core_hold *h = &r->scene;
 	double steps;
 
 	if (field_root(&root, body, path, err) != 0 || field_known(&root, known) != 0)
 		return -1;
-	ctd_hold_default(h);
+	core_hold_default(h);
 	if (field_object(&root, "object", &object) != 0 || parse_object(&object, h) != 0 ||
 	    field_object(&root, "pad", &pad) != 0 || parse_pad(&pad, h) != 0 ||
 	    field_object(&root, "option", &option) != 0 || parse_option(&option, h) != 0 ||
@@ -175,7 +175,7 @@ static void put(json_t *obj, const char *key, json_t *value, int *ok)
 		*ok = 0;
 }
 
-static json_t *geom_json(const struct ctd_pair_geom *g, json_t *obj, int *ok)
+static json_t *geom_json(const struct core_pair_geom *g, json_t *obj, int *ok)
 {
 	if (!obj) {
 		*ok = 0;
@@ -194,7 +194,7 @@ static json_t *geom_json(const struct ctd_pair_geom *g, json_t *obj, int *ok)
 
 json_t *hold_request_json(const struct hold_request *r)
 {
-	const struct ctd_hold *h = &r->scene;
+	const struct core_hold *h = &r->scene;
 	json_t *root = json_object(), *object = json_object(), *pad = json_object(),
 	       *option = json_object();
 	int ok = root && object && option && pad;
@@ -220,7 +220,7 @@ json_t *hold_request_json(const struct hold_request *r)
 	put(option, "integrator", json_string(req_integrator_name(h->option.integrator)), &ok);
 	put(option, "cone", json_string(cone_names[h->option.cone]), &ok);
 	put(option, "noslip_iterations", json_integer(h->noslip_iterations), &ok);
-	put(option, "mujoco", json_string(ctd_mjver_name(h->option.mujoco)), &ok);
+	put(option, "mujoco", json_string(core_mjver_name(h->option.mujoco)), &ok);
 	put(root, "object", object, &ok);
 	put(root, "pad", pad, &ok);
 	put(root, "option", option, &ok);
@@ -237,7 +237,7 @@ json_t *hold_request_json(const struct hold_request *r)
 /* A hold answer: the core's, and the release whose rules were used (an mjver index). */
 struct hold_result {
 	int mujoco;
-	struct ctd_hold_answer answer; /* crushed: every answer field null (hold_run's 422) */
+	struct core_hold_answer answer; /* crushed: every answer field null (hold_run's 422) */
 };
 
 static int hold_point(json_t *v, const char *path, void *request, struct err *err)
@@ -263,7 +263,7 @@ static long hold_steps(const void *request)
 	const struct hold_request *r = request;
 
 	/* a hold point may step on after duration until its creep settles: count the most */
-	return (long)(r->scene.duration / r->scene.option.timestep) + CTD_HOLD_SETTLE_MAX_STEPS;
+	return (long)(r->scene.duration / r->scene.option.timestep) + CORE_HOLD_SETTLE_MAX_STEPS;
 }
 
 static void hold_compute(const void *request, void *result)
@@ -273,14 +273,14 @@ static void hold_compute(const void *request, void *result)
 
 	memset(out, 0, sizeof *out);
 	out->mujoco = r->scene.option.mujoco;
-	ctd_hold_solve(&r->scene, &out->answer);
+	core_hold_solve(&r->scene, &out->answer);
 }
 
 /* hold_fields[] in order; a crushed scene (a 422 as one request) has none of them. */
 static size_t hold_answer_fields(const void *result, struct ans_field out[ANS_MAX_FIELDS])
 {
 	const struct hold_result *r = result;
-	const struct ctd_hold_answer *a = &r->answer;
+	const struct core_hold_answer *a = &r->answer;
 	struct ans_list l = {out, 0, 0};
 	int ok = !a->crushed;
 	/* the run's outcome, when a nudge of the pads' start leaves it where it is */

@@ -23,7 +23,7 @@
 
 /* A validated hold request. */
 struct hold_request {
-	struct ctd_hold scene;
+	struct core_hold scene;
 };
 
 /* The answer's fields, in their fixed order (NULL-terminated). */

@@ -36,7 +36,7 @@ static int model_parse(json_t *body, const struct svc_limits *lim, void **out, s
 	const char *key;
 	json_t *v, *main;
 	size_t total = 0;
-	int mujoco = ctd_mjver_default();
+	int mujoco = core_mjver_default();
 
 	(void)lim;
 	if (field_root(&c, body, "", err) != 0 || field_known(&c, known) != 0 ||
@@ -67,7 +67,7 @@ static int model_parse(json_t *body, const struct svc_limits *lim, void **out, s
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
 	r->mujoco = mujoco;
 	r->body = json_pack(
-	    "{s:O, s:O, s:s}", "main", main, "files", files.obj, "mujoco", ctd_mjver_name(mujoco));
+	    "{s:O, s:O, s:s}", "main", main, "files", files.obj, "mujoco", core_mjver_name(mujoco));
 	if (!r->body) {
 		free(r);
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
@@ -131,7 +131,7 @@ static json_t *option_json(const struct mdl_option *o)
 	static const char *const collision[] = {"all", "predefined", "dynamic"};
 	return json_pack("{s:o, s:s, s:s, s:o, s:i, s:o, s:b, s:b, s:b, s:b, s:s}", "timestep",
 	    real(o->timestep), "integrator", mdl_integrator_name(o->integrator), "cone",
-	    o->cone == CTD_CONE_ELLIPTIC ? "elliptic" : "pyramidal", "impratio", real(o->impratio),
+	    o->cone == CORE_CONE_ELLIPTIC ? "elliptic" : "pyramidal", "impratio", real(o->impratio),
 	    "noslip_iterations", o->noslip_iterations, "gravity", reals(o->gravity, 3), "refsafe",
 	    o->refsafe, "filterparent", o->filterparent, "contact", o->contact && o->constraint,
 	    "override", o->override, "collision", collision[o->collision]);
@@ -169,7 +169,7 @@ static json_t *pair_json(const struct mdl_model *m, const struct mpair_pair *p)
 	    p->explicit_pair >= 0 ? json_integer(p->explicit_pair) : json_null(), "condim",
 	    p->condim, "friction", reals(p->friction, 5), "solref", reals(p->solref, 2),
 	    "solreffriction",
-	    m->mujoco >= ctd_mjver_find("2.3.6") ? reals(p->solreffriction, 2) : json_null(),
+	    m->mujoco >= core_mjver_find("2.3.6") ? reals(p->solreffriction, 2) : json_null(),
 	    "solimp", reals(p->solimp, 5), "margin", real(p->margin), "gap", real(p->gap),
 	    "includemargin", real(p->includemargin), "timeconst_used",
 	    p->direct ? json_null() : real(p->timeconst_used), "solref_fallback",
@@ -183,7 +183,7 @@ static json_t *body_json(const struct mdl_model *m, const struct mrest_body *r)
 	json_t *rest = json_null();
 
 	if (r->answered) {
-		const struct ctd_sim_rest *s = &r->rest;
+		const struct core_sim_rest *s = &r->rest;
 		rest = json_pack(
 		    "{s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i}", "geom",
 		    r->geom, "plane", r->plane, "pair", r->pair, "drop", real(r->height),
@@ -226,7 +226,7 @@ static int model_answer(
 		goto done;
 	}
 	mrest_bodies(&m, &pairs, MODEL_REST_DURATION, rest);
-	out = json_pack("{s:s, s:s, s:s}", "main", r->main, "mujoco", ctd_mjver_name(r->mujoco),
+	out = json_pack("{s:s, s:s, s:s}", "main", r->main, "mujoco", core_mjver_name(r->mujoco),
 	    "core_version", CORE_VERSION);
 	if (!out)
 		goto oom;

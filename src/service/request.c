@@ -20,14 +20,14 @@
 #include "tunables.h"
 
 static const char *const integrator_names[] = {
-    [CTD_SCENE_EULER] = "Euler",
-    [CTD_SCENE_IMPLICIT] = "implicit",
-    [CTD_SCENE_IMPLICITFAST] = "implicitfast",
-    [CTD_SCENE_RK4] = "RK4",
-    [CTD_SCENE_DISCRETE] = "discrete",
+    [CORE_SCENE_EULER] = "Euler",
+    [CORE_SCENE_IMPLICIT] = "implicit",
+    [CORE_SCENE_IMPLICITFAST] = "implicitfast",
+    [CORE_SCENE_RK4] = "RK4",
+    [CORE_SCENE_DISCRETE] = "discrete",
 };
 
-static const char *const shape_names[] = {[CTD_SCENE_SPHERE] = "sphere", [CTD_SCENE_BOX] = "box"};
+static const char *const shape_names[] = {[CORE_SCENE_SPHERE] = "sphere", [CORE_SCENE_BOX] = "box"};
 
 enum cone { CONE_PYRAMIDAL, CONE_ELLIPTIC };
 static const char *const cone_names[] = {
@@ -37,7 +37,7 @@ static const char *const cone_names[] = {
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-const char *req_integrator_name(enum ctd_scene_integrator integrator)
+const char *req_integrator_name(enum core_scene_integrator integrator)
 {
 	return integrator_names[integrator];
 }
@@ -50,7 +50,7 @@ static int names_discrete(const struct field_ctx *c, const char *key)
 	return json_is_string(v) && strcmp(json_string_value(v), "discrete") == 0;
 }
 
-int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_integrator *out)
+int req_integrator(const struct field_ctx *c, const char *key, enum core_scene_integrator *out)
 {
 	int index = (int)*out;
 
@@ -62,24 +62,24 @@ int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_in
 	/* every name but "discrete", the last */
 	if (field_choice(c, key, integrator_names, COUNT(integrator_names) - 1, &index) != 0)
 		return -1;
-	*out = (enum ctd_scene_integrator)index;
+	*out = (enum core_scene_integrator)index;
 	return 0;
 }
 
 int req_integrator_release(
-    const struct field_ctx *c, const char *key, int release, enum ctd_scene_integrator *out)
+    const struct field_ctx *c, const char *key, int release, enum core_scene_integrator *out)
 {
-	struct ctd_mjver_rules rules;
+	struct core_mjver_rules rules;
 	int index = (int)*out;
 
 	if (field_choice(c, key, integrator_names, COUNT(integrator_names), &index) != 0)
 		return -1;
-	ctd_mjver_rules(release, &rules);
-	if (index == CTD_SCENE_DISCRETE && !rules.discrete_integrator)
+	core_mjver_rules(release, &rules);
+	if (index == CORE_SCENE_DISCRETE && !rules.discrete_integrator)
 		return field_fail(c, key, -1, ERR_BAD_VALUE,
 		    "\"discrete\" exists from MuJoCo 3.13.0 on, not in %s (option.mujoco)",
-		    ctd_mjver_name(release));
-	*out = (enum ctd_scene_integrator)index;
+		    core_mjver_name(release));
+	*out = (enum core_scene_integrator)index;
 	return 0;
 }
 
@@ -91,7 +91,7 @@ static int later_release(const char *name)
 	char tail;
 
 	if (sscanf(name, "%3d.%3d.%3d%c", &a[0], &a[1], &a[2], &tail) != 3 ||
-	    sscanf(ctd_mjver_name(ctd_mjver_count() - 1), "%d.%d.%d", &b[0], &b[1], &b[2]) != 3)
+	    sscanf(core_mjver_name(core_mjver_count() - 1), "%d.%d.%d", &b[0], &b[1], &b[2]) != 3)
 		return 0;
 	for (n = 0; n < 3; n++)
 		if (a[n] != b[n])
@@ -109,20 +109,20 @@ int req_mujoco(const struct field_ctx *c, const char *key, int *out)
 	if (!json_is_string(v))
 		return field_fail(c, key, -1, ERR_BAD_TYPE,
 		    "must be a MuJoCo release as a string, such as \"%s\"",
-		    ctd_mjver_name(ctd_mjver_default()));
-	index = ctd_mjver_find(json_string_value(v));
+		    core_mjver_name(core_mjver_default()));
+	index = core_mjver_find(json_string_value(v));
 	if (index < 0 && later_release(json_string_value(v)))
 		return field_fail(c, key, -1, ERR_BAD_VALUE,
 		    "MuJoCo release \"%.32s\" is newer than %s, the newest release contactd has "
 		    "verified against a MuJoCo build; supported: every tag from 2.2.0 "
 		    "(2.2.0-2.2.2, "
 		    "...) to %s, listed by GET /v1/health",
-		    json_string_value(v), ctd_mjver_name(ctd_mjver_count() - 1),
-		    ctd_mjver_name(ctd_mjver_count() - 1));
+		    json_string_value(v), core_mjver_name(core_mjver_count() - 1),
+		    core_mjver_name(core_mjver_count() - 1));
 	if (index < 0)
 		return field_fail(c, key, -1, ERR_BAD_VALUE,
 		    "MuJoCo release \"%.32s\" is not supported; supported: %s",
-		    json_string_value(v), ctd_mjver_supported());
+		    json_string_value(v), core_mjver_supported());
 	*out = index;
 	return 0;
 }
@@ -152,14 +152,14 @@ static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
 
 /* A "geom" or "floor" object: its contact fields (req_geom_fields()) and no other member. */
-static int parse_geom(const struct field_ctx *c, struct ctd_pair_geom *g)
+static int parse_geom(const struct field_ctx *c, struct core_pair_geom *g)
 {
 	if (field_known(c, geom_fields) != 0)
 		return -1;
 	return req_geom_fields(c, g);
 }
 
-int req_geom_fields(const struct field_ctx *c, struct ctd_pair_geom *g)
+int req_geom_fields(const struct field_ctx *c, struct core_pair_geom *g)
 {
 	int i;
 
@@ -191,12 +191,12 @@ int req_geom_fields(const struct field_ctx *c, struct ctd_pair_geom *g)
 /* MuJoCo's compiler refuses a moving body whose geom volume, mass or principal
  * inertia is below mjMINVAL ("mass and inertia of moving bodies must be larger
  * than mjMINVAL"); so do we. */
-static int check_compilable(const struct field_ctx *c, const struct ctd_scene *s)
+static int check_compilable(const struct field_ctx *c, const struct core_scene *s)
 {
 	double volume, inertia;
 	const double *h = s->size;
 
-	if (s->shape == CTD_SCENE_SPHERE) {
+	if (s->shape == CORE_SCENE_SPHERE) {
 		volume = 4.0 / 3.0 * M_PI * h[0] * h[0] * h[0];
 		inertia = 0.4 * s->mass * h[0] * h[0];
 	} else {
@@ -218,7 +218,7 @@ static int check_compilable(const struct field_ctx *c, const struct ctd_scene *s
 	return 0;
 }
 
-static int parse_body(const struct field_ctx *c, struct ctd_scene *s)
+static int parse_body(const struct field_ctx *c, struct core_scene *s)
 {
 	static const char *const known[] = {"shape", "size", "mass", NULL};
 	json_t *size;
@@ -227,14 +227,14 @@ static int parse_body(const struct field_ctx *c, struct ctd_scene *s)
 	if (field_known(c, known) != 0 ||
 	    field_choice(c, "shape", shape_names, COUNT(shape_names), &shape) != 0)
 		return -1;
-	s->shape = (enum ctd_scene_shape)shape;
+	s->shape = (enum core_scene_shape)shape;
 	size = c->obj ? json_object_get(c->obj, "size") : NULL;
 	if (size && json_is_array(size)) {
 		/* MJCF's size="x y z"; a sphere uses only x, as in MuJoCo, so a sweep can
 		 * turn a box into a sphere of radius hx */
 		if (field_numbers(c, "size", 3, s->size) != 0)
 			return -1;
-		for (i = 0; i < (s->shape == CTD_SCENE_BOX ? 3 : 1); i++)
+		for (i = 0; i < (s->shape == CORE_SCENE_BOX ? 3 : 1); i++)
 			if (positive_within(c, "size", i, s->size[i], LIMIT_MAX_SIZE) != 0)
 				return -1;
 	} else if (size) {
@@ -246,7 +246,7 @@ static int parse_body(const struct field_ctx *c, struct ctd_scene *s)
 			return -1;
 		s->size[1] = s->size[2] = s->size[0];
 	}
-	if (s->shape == CTD_SCENE_SPHERE)
+	if (s->shape == CORE_SCENE_SPHERE)
 		s->size[1] = s->size[2] = 0; /* a sphere has one size; keep the struct canonical */
 	if (field_number(c, "mass", &s->mass) != 0 ||
 	    positive_within(c, "mass", -1, s->mass, LIMIT_MAX_MASS) != 0)
@@ -254,11 +254,11 @@ static int parse_body(const struct field_ctx *c, struct ctd_scene *s)
 	return check_compilable(c, s);
 }
 
-static int parse_option(const struct field_ctx *c, struct ctd_scene_option *o)
+static int parse_option(const struct field_ctx *c, struct core_scene_option *o)
 {
 	static const char *const known[] = {
 	    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", "mujoco", NULL};
-	int cone = o->cone == CTD_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL;
+	int cone = o->cone == CORE_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL;
 
 	if (field_known(c, known) != 0)
 		return -1;
@@ -279,17 +279,17 @@ static int parse_option(const struct field_ctx *c, struct ctd_scene_option *o)
 	    req_integrator_release(c, "integrator", o->mujoco, &o->integrator) != 0 ||
 	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0)
 		return -1;
-	o->cone = cone == CONE_ELLIPTIC ? CTD_CONE_ELLIPTIC : CTD_CONE_PYRAMIDAL;
+	o->cone = cone == CONE_ELLIPTIC ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
 	return 0;
 }
 
-static void scene_default(struct ctd_scene *s, double default_height)
+static void scene_default(struct core_scene *s, double default_height)
 {
-	s->shape = CTD_SCENE_BOX;
+	s->shape = CORE_SCENE_BOX;
 	s->size[0] = s->size[1] = s->size[2] = DEFAULT_SHAPE_SIZE;
 	s->mass = DEFAULT_MASS;
-	ctd_pair_geom_default(&s->geom);
-	ctd_scene_option_default(&s->option);
+	core_pair_geom_default(&s->geom);
+	core_scene_option_default(&s->option);
 	s->height = default_height;
 	s->duration = DEFAULT_DURATION;
 }
@@ -300,7 +300,7 @@ int req_scene_parse(
 	static const char *const known[] = {
 	    "body", "geom", "floor", "option", "height", "duration", NULL};
 	struct field_ctx c, body, geom, floor, option;
-	struct ctd_scene s;
+	struct core_scene s;
 	double steps;
 	unsigned given = 0;
 	int i;
@@ -364,7 +364,7 @@ const struct ans_alias req_scene_aliases[] = {
 
 long req_scene_steps(const struct req_scene *r)
 {
-	return ctd_sim_step_count(r->scene.duration, r->scene.option.timestep);
+	return core_sim_step_count(r->scene.duration, r->scene.option.timestep);
 }
 
 int req_scene_expose(json_t *v, const char *ptr, struct err *err)
@@ -402,7 +402,7 @@ static void put(json_t *obj, const char *key, json_t *value, int *ok)
 }
 
 /* The geom's fields whose bit is set in mask (the order of geom_fields). */
-static json_t *geom_json(const struct ctd_pair_geom *g, unsigned mask)
+static json_t *geom_json(const struct core_pair_geom *g, unsigned mask)
 {
 	json_t *obj = json_object(), *value;
 	int ok = obj != NULL, i;
@@ -447,7 +447,7 @@ static json_t *geom_json(const struct ctd_pair_geom *g, unsigned mask)
 
 json_t *req_scene_json(const struct req_scene *r)
 {
-	const struct ctd_scene *s = &r->scene;
+	const struct core_scene *s = &r->scene;
 	json_t *root = json_object(), *body = json_object(), *option = json_object();
 	int ok = root && body && option;
 
@@ -459,7 +459,7 @@ json_t *req_scene_json(const struct req_scene *r)
 	}
 	put(body, "shape", json_string(shape_names[s->shape]), &ok);
 	put(body, "size",
-	    s->shape == CTD_SCENE_SPHERE ? json_real(s->size[0]) : field_reals(s->size, 3), &ok);
+	    s->shape == CORE_SCENE_SPHERE ? json_real(s->size[0]) : field_reals(s->size, 3), &ok);
 	put(body, "mass", json_real(s->mass), &ok);
 	put(option, "timestep", json_real(s->option.timestep), &ok);
 	put(option, "refsafe", json_boolean(s->option.refsafe), &ok);
@@ -468,9 +468,9 @@ json_t *req_scene_json(const struct req_scene *r)
 	put(option, "integrator", json_string(integrator_names[s->option.integrator]), &ok);
 	put(option, "cone",
 	    json_string(
-	        cone_names[s->option.cone == CTD_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL]),
+	        cone_names[s->option.cone == CORE_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL]),
 	    &ok);
-	put(option, "mujoco", json_string(ctd_mjver_name(s->option.mujoco)), &ok);
+	put(option, "mujoco", json_string(core_mjver_name(s->option.mujoco)), &ok);
 	put(root, "body", body, &ok);
 	put(root, "option", option, &ok);
 	put(root, "geom", geom_json(&s->geom, ~0u), &ok);
@@ -492,18 +492,18 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	struct field_ctx c, option;
 	int cone = CONE_PYRAMIDAL; /* validated only: the linearized spring has no cone */
 	struct req_stability r;
-	struct ctd_pair_geom defaults;
-	struct ctd_law_solimp clamped;
+	struct core_pair_geom defaults;
+	struct core_law_solimp clamped;
 
-	ctd_pair_geom_default(&defaults);
+	core_pair_geom_default(&defaults);
 	r.solref[0] = defaults.solref[0];
 	r.solref[1] = defaults.solref[1];
 	for (int i = 0; i < 5; i++)
 		r.solimp[i] = defaults.solimp[i];
 	r.timestep = DEFAULT_TIMESTEP;
 	r.refsafe = 1;
-	r.integrator = CTD_SCENE_EULER;
-	r.mujoco = ctd_mjver_default();
+	r.integrator = CORE_SCENE_EULER;
+	r.mujoco = core_mjver_default();
 
 	if (field_root(&c, v, path, err) != 0 || field_known(&c, known) != 0)
 		return -1;
@@ -523,7 +523,7 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	    field_choice(&option, "cone", cone_names, COUNT(cone_names), &cone) != 0)
 		return -1;
 	/* the default impedance is the plateau d(r >= width): solimp's clamped dwidth */
-	ctd_law_solimp_clamp(r.solimp, &clamped);
+	core_law_solimp_clamp(r.solimp, &clamped);
 	r.impedance = clamped.dwidth;
 	if (field_number(&c, "impedance", &r.impedance) != 0)
 		return -1;
@@ -548,7 +548,7 @@ json_t *req_stability_json(const struct req_stability *r)
 	put(option, "timestep", json_real(r->timestep), &ok);
 	put(option, "refsafe", json_boolean(r->refsafe), &ok);
 	put(option, "integrator", json_string(integrator_names[r->integrator]), &ok);
-	put(option, "mujoco", json_string(ctd_mjver_name(r->mujoco)), &ok);
+	put(option, "mujoco", json_string(core_mjver_name(r->mujoco)), &ok);
 	put(root, "option", option, &ok);
 	put(root, "solref", field_reals(r->solref, 2), &ok);
 	put(root, "solimp", field_reals(r->solimp, 5), &ok);

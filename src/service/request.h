@@ -23,7 +23,7 @@
  * field varies the floor's with it, as in the lesson's experiment.
  */
 struct req_scene {
-	struct ctd_scene scene;
+	struct core_scene scene;
 	unsigned floor_given; /* bit i: the request set the floor's i-th field (solref, solimp,
 	                         condim, friction, margin, gap, solmix, priority) */
 };
@@ -35,7 +35,7 @@ struct req_stability {
 	double impedance; /* d of a = -d*B*v - d^2*K*r; default: the clamped solimp dwidth */
 	double timestep;
 	int refsafe;
-	enum ctd_scene_integrator integrator;
+	enum core_scene_integrator integrator;
 	int mujoco; /* option.mujoco as an mjver index; no release changes these numbers */
 };
 
@@ -75,23 +75,23 @@ json_t *req_stability_json(const struct req_stability *r);
  * priority), each kept as g has it when absent, validated by MuJoCo's rules in that order;
  * members c may hold besides are the caller's to check. 0, or -1 with c's error set.
  */
-int req_geom_fields(const struct field_ctx *c, struct ctd_pair_geom *g);
+int req_geom_fields(const struct field_ctx *c, struct core_pair_geom *g);
 
 /* Read c[key] as one of MuJoCo's MJCF integrator names ("Euler", "implicit",
  * "implicitfast", "RK4"); "discrete" is a 422 saying which questions take it (those
  * that read it with req_integrator_release). */
-int req_integrator(const struct field_ctx *c, const char *key, enum ctd_scene_integrator *out);
+int req_integrator(const struct field_ctx *c, const char *key, enum core_scene_integrator *out);
 
 /* req_integrator, also taking "discrete" when release (an mjver index) has it (MuJoCo
  * 3.13.0+); under an earlier release "discrete" is a 422 at c[key] naming the release. */
 int req_integrator_release(
-    const struct field_ctx *c, const char *key, int release, enum ctd_scene_integrator *out);
+    const struct field_ctx *c, const char *key, int release, enum core_scene_integrator *out);
 
 /* Read c[key] as a supported MuJoCo release ("3.12.0") into an mjver index; 422
  * naming the supported releases otherwise. *out is left alone when key is absent. */
 int req_mujoco(const struct field_ctx *c, const char *key, int *out);
 
 /* The MJCF name of an integrator. */
-const char *req_integrator_name(enum ctd_scene_integrator integrator);
+const char *req_integrator_name(enum core_scene_integrator integrator);
 
 #endif

@@ -15,7 +15,7 @@ struct rest_result {
 	int mujoco;          /* the MuJoCo release whose rules were used (an mjver index) */
 	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
 	int direct;          /* solref in the direct form: no time constant */
-	struct ctd_sim_rest rest;
+	struct core_sim_rest rest;
 };
 
 static const char *const rest_fields[] = {"penetration", "settled_penetration", "impedance", "K",
@@ -29,22 +29,22 @@ static int rest_point(json_t *v, const char *path, void *request, struct err *er
 
 static void rest_compute(const void *request, void *result)
 {
-	const struct ctd_scene *scene = &((const struct req_scene *)request)->scene;
+	const struct core_scene *scene = &((const struct req_scene *)request)->scene;
 	struct rest_result *out = result;
-	struct ctd_scene_model model;
+	struct core_scene_model model;
 
 	memset(out, 0, sizeof *out);
 	out->mujoco = scene->option.mujoco;
-	ctd_scene_prepare(scene, &model);
+	core_scene_prepare(scene, &model);
 	out->solref_fallback = model.gains.fell_back;
 	out->direct = model.gains.direct;
-	ctd_sim_rest(&model, scene->height, scene->duration, &out->rest);
+	core_sim_rest(&model, scene->height, scene->duration, &out->rest);
 }
 
 static size_t rest_answer_fields(const void *result, struct ans_field out[ANS_MAX_FIELDS])
 {
 	const struct rest_result *r = result;
-	const struct ctd_sim_rest *rest = &r->rest;
+	const struct core_sim_rest *rest = &r->rest;
 	struct ans_list l = {out, 0, 0};
 
 	if (rest->has_equilibrium)

@@ -109,7 +109,7 @@ static int whole(double x, int *out)
 }
 
 /* parse_geom's rule for one field of g set to x */
-static int set_geom(struct ctd_pair_geom *g, enum target t, int index, double x)
+static int set_geom(struct core_pair_geom *g, enum target t, int index, double x)
 {
 	switch (t) {
 	case T_SOLREF: /* any finite solref: a mixed-sign one falls back later, in the core */
@@ -143,10 +143,10 @@ static int set_geom(struct ctd_pair_geom *g, enum target t, int index, double x)
 }
 
 /* Field t of the floor takes the geom's (the floor did not set it). */
-static void follow_geom(struct ctd_scene *s, enum target t)
+static void follow_geom(struct core_scene *s, enum target t)
 {
-	struct ctd_pair_geom *f = &s->floor;
-	const struct ctd_pair_geom *g = &s->geom;
+	struct core_pair_geom *f = &s->floor;
+	const struct core_pair_geom *g = &s->geom;
 
 	switch (t) {
 	case T_SOLREF:
@@ -179,7 +179,7 @@ static void follow_geom(struct ctd_scene *s, enum target t)
 /* One value at one path: its member's own rule. */
 static int set_one(struct req_scene *r, const struct sceneset_path *path, const json_t *value)
 {
-	struct ctd_scene *s = &r->scene;
+	struct core_scene *s = &r->scene;
 	enum target t = (enum target)path->target;
 	double x;
 

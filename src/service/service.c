@@ -318,7 +318,7 @@ int svc_text_csv(const char *text, char **csv, struct err *err)
 
 const char *svc_mujoco_default(void)
 {
-	return ctd_mjver_name(ctd_mjver_default());
+	return core_mjver_name(core_mjver_default());
 }
 
 json_t *svc_mujoco_releases(void)
@@ -326,8 +326,8 @@ json_t *svc_mujoco_releases(void)
 	json_t *list = json_array();
 	int i;
 
-	for (i = 0; list && i < ctd_mjver_count(); i++) {
-		if (json_array_append_new(list, json_string(ctd_mjver_name(i))) != 0) {
+	for (i = 0; list && i < core_mjver_count(); i++) {
+		if (json_array_append_new(list, json_string(core_mjver_name(i))) != 0) {
 			json_decref(list);
 			return NULL;
 		}

@@ -15,7 +15,7 @@ struct stability_result {
 	int mujoco;          /* the MuJoCo release whose rules were used (an mjver index) */
 	int solref_fallback; /* a mixed-sign solref was replaced by MuJoCo's default */
 	int direct;          /* solref in the direct form: no time constant */
-	struct ctd_growth_report growth;
+	struct core_growth_report growth;
 };
 
 static const char *const stability_fields[] = {"growth", "h_omega", "stable", "timeconst_used",
@@ -56,16 +56,16 @@ static void stability_compute(const void *request, void *result)
 {
 	const struct req_stability *s = request;
 	struct stability_result *out = result;
-	struct ctd_law_solimp clamped;
-	struct ctd_law_gains gains;
+	struct core_law_solimp clamped;
+	struct core_law_gains gains;
 
 	memset(out, 0, sizeof *out);
 	out->mujoco = s->mujoco;
-	ctd_growth_stability(s->solref, s->solimp, s->impedance, s->timestep, s->refsafe,
+	core_growth_stability(s->solref, s->solimp, s->impedance, s->timestep, s->refsafe,
 	    s->integrator, &out->growth);
-	/* ctd_growth_stability does not say which solref form it used: ask the law */
-	ctd_law_solimp_clamp(s->solimp, &clamped);
-	ctd_law_solref_kb(s->solref, clamped.dwidth, s->timestep, s->refsafe, &gains);
+	/* core_growth_stability does not say which solref form it used: ask the law */
+	core_law_solimp_clamp(s->solimp, &clamped);
+	core_law_solref_kb(s->solref, clamped.dwidth, s->timestep, s->refsafe, &gains);
 	out->solref_fallback = gains.fell_back;
 	out->direct = gains.direct;
 }
@@ -73,7 +73,7 @@ static void stability_compute(const void *request, void *result)
 static size_t stability_answer_fields(const void *result, struct ans_field out[ANS_MAX_FIELDS])
 {
 	const struct stability_result *r = result;
-	const struct ctd_growth_report *g = &r->growth;
+	const struct core_growth_report *g = &r->growth;
 	struct ans_list l = {out, 0, 0};
 
 	ans_add_real(&l, "growth", g->growth);

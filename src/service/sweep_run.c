@@ -45,7 +45,7 @@ struct run {
 	struct err sink_err;            /* the first failure's error (emit_lock) */
 	char **value_text[2][MAX_VARY]; /* each varied value's cell, per sweep_format */
 	size_t value_max;               /* the longest of them */
-	struct ctd_budget *budget;      /* the calling thread's, taken on by every worker */
+	struct core_budget *budget;      /* the calling thread's, taken on by every worker */
 };
 
 static char *row_text(const struct run *r, size_t i, const void *result, enum sweep_format format);
@@ -85,7 +85,7 @@ static void *result_take(struct worker *w, long i)
 			break;
 	if (k == w->nslots) {
 		/* more points in flight than slots: grow (no slot is pointed at across calls) */
-		n = w->nslots ? 2 * w->nslots : (size_t)ctd_lanes_width() + 1;
+		n = w->nslots ? 2 * w->nslots : (size_t)core_lanes_width() + 1;
 		points = realloc(w->slot_point, n * sizeof *points);
 		if (points)
 			w->slot_point = points;
@@ -132,7 +132,7 @@ static size_t claim(struct run *r)
 	size_t i;
 
 	/* a budget that ran out, or a client gone, stops the run between points too */
-	if (atomic_load(&r->failed) || ctd_budget_poll())
+	if (atomic_load(&r->failed) || core_budget_poll())
 		return SIZE_MAX;
 	i = atomic_fetch_add(&r->claimed, 1);
 	return i < r->nrows ? shard_point(&r->p->shard, i) : SIZE_MAX;
@@ -216,7 +216,7 @@ static void batch_done(void *ctx, long index)
 	struct worker *w = ctx;
 
 	/* stopped, the result may be cut short: no row of it (and no more are claimed) */
-	if (!ctd_budget_stopped())
+	if (!core_budget_stopped())
 		point_done(w->r, (size_t)index, result_of(w, index));
 	result_drop(w, index);
 }
@@ -227,7 +227,7 @@ static void *work(void *arg)
 	const struct ans_kind *kind = r->p->kind;
 	struct worker w = {r, 0, NULL, NULL, malloc(kind->request_size)};
 	/* a worker thread takes the caller's budget on; the caller has it already */
-	struct ctd_budget *was = ctd_budget_current();
+	struct core_budget *was = core_budget_current();
 	int own = was != r->budget;
 	void *out;
 	size_t i;
@@ -245,7 +245,7 @@ static void *work(void *arg)
 			if (!out)
 				break;
 			kind->compute(sweep_point(r->p, i, w.scratch), out);
-			if (ctd_budget_stopped())
+			if (core_budget_stopped())
 				break; /* out may be cut short: no row of it */
 			point_done(r, i, out);
 			result_drop(&w, (long)i);
@@ -273,7 +273,7 @@ static int compute(const struct sweep_plan *p, int threads, unsigned char *resul
 
 	memset(&r, 0, sizeof r);
 	r.p = p;
-	r.budget = ctd_budget_current();
+	r.budget = core_budget_current();
 	r.nrows = shard_rows(&p->shard, p->npoints);
 	r.results = results;
 	r.sink = sink;

@@ -4,7 +4,7 @@
  *
  * Header only, on the C library alone: mjref_hold is compiled by itself against each
  * MuJoCo build and cannot link the project, and test_hold copies a drawn scene into
- * its struct ctd_hold. The draws come from a splitmix64 sequence (reproducible across
+ * its struct core_hold. The draws come from a splitmix64 sequence (reproducible across
  * platforms) the caller seeds and owns.
  */
 #ifndef CONTACTD_TESTS_HOLD_SCENE_H

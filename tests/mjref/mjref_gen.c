@@ -53,7 +53,7 @@ struct geom {
 	int priority;
 };
 
-struct ctd_scene {
+struct core_scene {
 	int box;
 	double size[3], mass, timestep, impratio, gravity, height;
 	int refsafe, elliptic;
@@ -130,7 +130,7 @@ static void random_geom(struct geom *g, int condim)
 
 /* elliptic: the elliptic cone, condim 1, 3, 4 or 6, impratio up to 10 and random
  * torsional and rolling friction (the pyramidal draws are those of format 1) */
-static void random_scene(struct ctd_scene *s, int elliptic)
+static void random_scene(struct core_scene *s, int elliptic)
 {
 	static const double steps[] = {0.001, 0.002, 0.002, 0.004};
 	static const int condims[] = {1, 3, 4, 6};
@@ -207,13 +207,13 @@ static void xml_geom(FILE *f, const struct geom *g)
 	    g->gap, g->solmix, g->priority);
 }
 
-static double half_height(const struct ctd_scene *s)
+static double half_height(const struct core_scene *s)
 {
 	return s->size[2];
 }
 
 /* The MJCF of a scene: a plane and one free body, its lowest point `height` up. */
-static mjModel *load(const struct ctd_scene *s)
+static mjModel *load(const struct core_scene *s)
 {
 	char path[] = "/tmp/mjref-XXXXXX";
 	char err[1000] = "";
@@ -294,7 +294,7 @@ static void probe(FILE *out, const mjModel *m, mjData *d, double z, double vel)
 	fprintf(out, " " ANS "\n", d->qacc[2]);
 }
 
-static void run_scene(FILE *out, int index, const struct ctd_scene *s)
+static void run_scene(FILE *out, int index, const struct core_scene *s)
 {
 	mjModel *m = load(s);
 	mjData *d = mj_makeData(m);
@@ -373,7 +373,7 @@ int main(int argc, char **argv)
 	long n = 300, n_elliptic = 0, seed = 20261201;
 	const char *path = NULL;
 	FILE *out = stdout;
-	struct ctd_scene s;
+	struct core_scene s;
 	int opt, i;
 
 	while ((opt = getopt(argc, argv, "n:e:s:o:")) != -1) {

@@ -38,9 +38,12 @@
  *     which aborts by default. A program that prefers the failure as a return value
  *     calls gsl_set_error_handler_off() once at start-up (<gsl/gsl_errno.h>).
  *   - Names: every function and type is prefixed ctd_, every macro and enumerator
- *     CTD_. The shared library exports exactly the functions declared here.
- *   - Structs are plain data (copy them freely). Their layout may change between
- *     releases of the library whose major version (the soname) differs.
+ *     CTD_ (the version macros CONTACTD_VERSION_). The shared library exports exactly the
+ *     functions declared here.
+ *   - Structs are plain data (copy them freely). They are this header's own, not the
+ *     core's working types: the library copies them in and out, so its internals can
+ *     change without moving them. Their layout changes only together with the soname
+ *     (the library's major version; docs/operations.md, "The library's ABI").
  */
 #ifndef CTD_CONTACTD_H
 #define CTD_CONTACTD_H
@@ -59,6 +62,12 @@ extern "C" {
 #endif
 
 /* ---- the library ---- */
+
+/* The version of contactd this header belongs to, at compile time; ctd_version() says
+ * which library a program runs with. */
+#define CONTACTD_VERSION_MAJOR 0
+#define CONTACTD_VERSION_MINOR 1
+#define CONTACTD_VERSION_PATCH 0
 
 /* The library's version, "MAJOR.MINOR.PATCH" (the release of contactd it was built
  * from; what `pkg-config --modversion contactd` says at build time). A static string.
