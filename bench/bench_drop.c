@@ -19,7 +19,8 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "mjscene.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 #define BENCH_BATCHES 7
 #define BENCH_CORE_DROPS 2000 /* per batch: ~tens of ms */

@@ -27,7 +27,7 @@
 #include "calgen.h"
 #include "fit/audit.h"
 #include "fit/fit.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 static double clock_s(clockid_t which)
 {

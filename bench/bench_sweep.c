@@ -45,7 +45,8 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "mjscene.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 extern char **environ;
 

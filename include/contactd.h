@@ -349,7 +349,7 @@ CTD_API void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *ou
  * and frees it with ctd_answer_free(). Only when memory runs out is *answer_json NULL
  * (and the status 500). A NULL request_json is an empty body; a NULL endpoint, a 404.
  *
- * The daemon's default limits apply (tunables: body bytes, sweep points, eval calls),
+ * The daemon's default limits apply (body bytes, sweep points, eval calls),
  * but no CPU-time budget, as `contact` answers; a sweep uses one thread per online core.
  * Thread-safe: calls may run in several threads at once. The first call turns GSL's
  * process-wide error handler off (as the daemon and the CLI do), so that a numerical

@@ -8,7 +8,7 @@
 
 #include "mjscene.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 double calgen_mj_apex(const struct core_scene *pad, double height)
 {

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
+#include "fit/knobs.h"
 
 #define MJSCENE_XML_MAX 4096
 #define MJSCENE_VFS_NAME "contactd-scene.xml"

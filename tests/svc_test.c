@@ -11,7 +11,6 @@
 
 #include "base/jtext.h"
 #include "base/jsonptr.h"
-#include "tunables.h"
 
 struct svc_limits tsvc_limits(int threads)
 {

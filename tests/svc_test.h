@@ -9,7 +9,7 @@
 #include "service/service.h"
 #include "service/sweep.h"
 
-/* Limits of tunables.h with one worker thread, or `threads`. */
+/* Limits of service/knobs.h with one worker thread, or `threads`. */
 struct svc_limits tsvc_limits(int threads);
 
 /* The canonical request of body (asserts it is accepted). Caller owns it. */

@@ -22,7 +22,7 @@
 #include "live.h"
 #include "service/budget.h"
 #include "service/service.h"
-#include "tunables.h"
+#include "store/knobs.h"
 
 /* A hold whose pads neither let the object settle nor drop it for ~300 s: every step
  * is simulated, with 100 noslip sweeps; DURATION seconds at 5e-5 s a step. */

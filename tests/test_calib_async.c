@@ -31,7 +31,6 @@
 #include "live.h"
 #include "robot.h"
 #include "number_text.h"
-#include "tunables.h"
 
 #define LATENCY_S 0.050
 

@@ -36,7 +36,8 @@
 #include "fit/fit.h"
 #include "mjscene.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "fit/knobs.h"
 
 #define COVERAGE_SETS 5
 #define RUN_STEPS 400

@@ -42,7 +42,7 @@
 #include "http/status.h"
 #include "service/calask.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 #define NDROPS 8
 #define NPADS 2

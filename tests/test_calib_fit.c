@@ -42,7 +42,8 @@
 #include "calib/calreq.h"
 #include "service/calask.h"
 #include "service/service.h"
-#include "tunables.h"
+#include "fit/knobs.h"
+#include "calib/knobs.h"
 
 #define NDROPS 8
 #define NPRESSES 6

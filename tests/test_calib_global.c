@@ -28,7 +28,7 @@
 #include "fit/model.h"
 #include "mjscene.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 #define GRID_TC 384
 #define GRID_DR 192

@@ -30,7 +30,7 @@
 #include "store/calstore.h"
 #include "store/pgstore.h"
 #include "store/store.h"
-#include "tunables.h"
+#include "calib/knobs.h"
 
 static char dir[256];
 static char db_path[300];

@@ -19,7 +19,7 @@
 #include "fit/model.h"
 #include "mjscene.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 /* libmujoco's press of total force `force` on scene s (its height ignored): the mean
  * penetration over the last CALIB_PRESS_WINDOW s of CALIB_PRESS_DURATION s, summed in

@@ -15,7 +15,7 @@
 #include "fit/fit.h"
 #include "fit/model.h"
 #include "mjscene.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 #define RUN_STEPS 400 /* 2 s at 5 ms: every first bounce of these drops is over by then */
 

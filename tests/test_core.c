@@ -23,7 +23,7 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "lesson_step4.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fmax(fabs(b), 1e-300))
 

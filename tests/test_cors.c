@@ -20,7 +20,8 @@
 
 #include "live.h"
 #include "robot.h"
-#include "tunables.h"
+#include "service/knobs.h"
+#include "http/knobs.h"
 
 static struct live_daemon dmn;
 

@@ -16,7 +16,7 @@
 #include "service/eval.h"
 #include "service/service.h"
 #include "svc_test.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 /* The result object of a single call; caller decrefs *answer. */
 static const json_t *call(const char *body, json_t **answer)
@@ -827,7 +827,7 @@ END_TEST
 START_TEST(batch_step_limit)
 {
 	/* the steps of all semi_implicit_euler calls are bounded (LIMIT_MAX_EVAL_BATCH_STEPS):
-	 * 11 calls of 20000 steps are 220000, over the 200000 of tunables.h */
+	 * 11 calls of 20000 steps are 220000, over the 200000 of service/knobs.h */
 	char call[256], body[4096];
 	size_t n = 0;
 	int i;

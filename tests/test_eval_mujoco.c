@@ -15,7 +15,7 @@
 
 #include "mjscene.h"
 #include "svc_test.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 #define RADIUS 0.05
 #define TIMESTEP 0.002

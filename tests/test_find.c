@@ -16,7 +16,8 @@
 #include "service/service.h"
 #include "service/vary.h"
 #include "svc_test.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 /* The error of a rejected find (canonical or answer stage); the caller checks it. */
 static struct err find_error(const char *body)

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "fit/parallel.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 enum { JOBS = 64 };
 

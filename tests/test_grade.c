@@ -16,7 +16,6 @@
 #include "service/eval.h"
 #include "service/service.h"
 #include "svc_test.h"
-#include "tunables.h"
 
 #define IMPEDANCE_ARGS "\"args\": {\"r\": 0.0005, \"solimp\": [0.9, 0.95, 0.001, 0.5, 2]}"
 #define EULER_ARGS                                                                                 \

@@ -30,7 +30,8 @@
 
 #include "live.h"
 #include "robot.h"
-#include "tunables.h"
+#include "store/knobs.h"
+#include "http/knobs.h"
 
 static struct live_daemon dmn;
 

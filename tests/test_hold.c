@@ -34,7 +34,7 @@
 #include "core/pinch.h"
 #include "mjhold.h"
 #include "mjref/hold_scene.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 #define REL_TOL 1e-6
 #define ABS_FLOOR 1e-10
@@ -836,7 +836,7 @@ END_TEST
 /* The rest of a run summed in closed form (the state repeats, or the transient's tail
  * is one geometric mode) against the core's own step functions run to the end: the
  * slip to TAIL_REL_TOL, 1000x inside the 1e-6 kept to MuJoCo (the tail's rules aim at
- * 1e-10, see tunables.h), the steps of slipping and falling to the step, and the creep
+ * 1e-10, see core/knobs.h), the steps of slipping and falling to the step, and the creep
  * against the speed the stepped scene settles to (to its rounding), to TAIL_CREEP_REL_TOL
  * or TAIL_SPEED_ABS_FLOOR: a creep read past the duration by the speed-only rule (20
  * steps changing by less than CORE_HOLD_SETTLE_REL of the speed + CORE_HOLD_SETTLE_ABS,

@@ -23,7 +23,7 @@
 #include "service/sweep.h"
 #include "svc_test.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 #define GRID 2  /* values per vary entry */
 #define GRIDS 6 /* grids per release */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "http/hotcache.h"
+#include "http/knobs.h"
 
 START_TEST(miss_put_hit)
 {

@@ -29,7 +29,8 @@
 
 #include "http/status.h"
 #include "live.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "http/knobs.h"
 
 static struct live_daemon dmn;
 

@@ -28,7 +28,7 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "mjscene.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 #define LESSON_TIMESTEP 0.002
 #define LESSON_SIZE 0.05

@@ -32,7 +32,6 @@
 #include "core/growth.h"
 #include "core/scene.h"
 #include "core/sim.h"
-#include "tunables.h"
 
 #define LINE_MAX_LEN 8192
 #define REL_TOL 1e-6

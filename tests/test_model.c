@@ -13,7 +13,7 @@
 #include "core/hold.h"
 #include "service/service.h"
 #include "svc_test.h"
-#include "tunables.h"
+#include "model/knobs.h"
 
 /* svc_ask on body: 0 and the answer, or the error */
 static int ask(const char *body, json_t **answer, struct err *err)

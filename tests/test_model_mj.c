@@ -22,7 +22,7 @@
 #include "model/model.h"
 #include "model/pairs.h"
 #include "model/rest.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 #define PAD 20.0
 

@@ -27,7 +27,7 @@
 #include "model/model.h"
 #include "model/pairs.h"
 #include "model/rest.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 #define PARAM_TOL 1e-14
 #define MARGIN_TOL 1e-13

@@ -37,7 +37,8 @@
 #include "robot.h"
 #include "base/error.h"
 #include "service/service.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 static struct live_daemon dmn;
 static json_t *doc; /* the served document */

@@ -50,7 +50,7 @@
 #include "core/sim.h"
 #include "mjscene.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 #define PARITY_DEFAULT_SEED UINT64_C(20261130)
 #define PARITY_DEFAULT_SCENES 1000

@@ -12,7 +12,8 @@
 
 #include "service/service.h"
 #include "svc_test.h"
-#include "tunables.h"
+#include "base/knobs.h"
+#include "service/knobs.h"
 
 struct bad_case {
 	enum svc_endpoint ep;

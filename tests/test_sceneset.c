@@ -27,7 +27,7 @@
 #include "service/vary.h"
 #include "svc_test.h"
 #include "testlib.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 

@@ -14,7 +14,7 @@
 
 #include "store/calstore.h"
 #include "store/store.h"
-#include "tunables.h"
+#include "store/knobs.h"
 
 static char dir[256];
 static char db_path[300];

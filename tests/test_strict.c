@@ -25,7 +25,7 @@
 
 #include "live.h"
 #include "robot.h"
-#include "tunables.h"
+#include "http/knobs.h"
 
 static struct live_daemon dmn;
 

@@ -39,7 +39,6 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "mjscene.h"
-#include "tunables.h"
 
 #define TABLE_REL_TOL 1e-9
 #define TABLE_ABS_Z 1e-14

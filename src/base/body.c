@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/jsonptr.h"
-#include "tunables.h"
+#include "base/knobs.h"
 
 /* One open container while scanning the text for an overflowing number. */
 struct scan_frame {

@@ -17,3 +17,5 @@ libbase_a_SOURCES = src/base/error.c src/base/error.h src/base/cache.h \
 	src/base/questions.c src/base/questions.h
 libbase_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS)
 BASE_LIBS = libbase.a $(JANSSON_LIBS)
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/base/knobs.h

@@ -12,7 +12,7 @@
 #include "calib/cases.h"
 #include "calib/setup.h"
 #include "fit/audit.h"
-#include "tunables.h"
+#include "calib/knobs.h"
 
 int calaudit_check(const double solref[2], struct err *err)
 {

@@ -15,7 +15,8 @@
 #include "base/jtext.h"
 #include "base/field.h"
 #include "base/questions.h"
-#include "tunables.h"
+#include "fit/knobs.h"
+#include "calib/knobs.h"
 
 static const char *const list_names[3] = {"drops", "presses", "trajectories"};
 
@@ -309,9 +310,9 @@ static json_t *parse_press(const struct field_ctx *c, const struct calreq_setup 
 		    JTEXT_NUM(force), JTEXT_NUM(weight));
 		return NULL;
 	}
-	if (!(fabs(deflection) <= LIMIT_MAX_SIZE)) {
+	if (!(fabs(deflection) <= CALIB_MAX_DEFLECTION)) {
 		field_fail(c, "deflection", -1, ERR_BAD_VALUE, "must be within +-%g m, not %s",
-		    LIMIT_MAX_SIZE, JTEXT_NUM(deflection));
+		    CALIB_MAX_DEFLECTION, JTEXT_NUM(deflection));
 		return NULL;
 	}
 	if (!(sigma >= 0)) {

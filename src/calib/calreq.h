@@ -5,7 +5,7 @@
  * structs of fit/input.h.
  *
  * A setup is a scene request with the pad as its floor: "geom" is the pad (defaults:
- * the Menagerie SO-101 "collision_gripper" class, tunables.h CALIB_PAD_*), "object" the
+ * the Menagerie SO-101 "collision_gripper" class, fit/knobs.h CALIB_PAD_*), "object" the
  * body with MuJoCo's default geom, "option" the scene options with timestep
  * CALIB_DEFAULT_TIMESTEP by default; plus "class", the MJCF default class to paste
  * (when absent, "" here: the caller names it after the calibration,
@@ -45,7 +45,7 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
  * (a new reference the caller owns): every list present, each measurement with every
  * field. Rejects non-finite numbers, negative forces, rebounds above their drop height,
  * trajectories whose t and z differ in length, are not increasing or lack 2 samples
- * before their lowest, and lists over the limits of tunables.h.
+ * before their lowest, and lists over the limits of calib/knobs.h and fit/knobs.h.
  */
 int calreq_upload_parse(
     json_t *v, const struct calreq_setup *setup, json_t **upload, struct err *err);

@@ -13,7 +13,7 @@
 #include "calib/work.h"
 #include "calib/calreq.h"
 #include "base/jtext.h"
-#include "tunables.h"
+#include "calib/knobs.h"
 
 static const char *const kind_lists[3] = {"drops", "presses", "trajectories"};
 

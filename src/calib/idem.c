@@ -8,7 +8,7 @@
 
 #include <sodium.h>
 
-#include "tunables.h"
+#include "calib/knobs.h"
 
 int calidem_key(const char *v, char *key, size_t size, struct err *err)
 {

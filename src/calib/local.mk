@@ -24,3 +24,5 @@ libcalib_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(GSL_CFLAGS
 # fit's hold verdict the hold question) the front end binds (service/calask.h). The layer
 # includes nothing of the service.
 CALIB_LIBS = libcalib.a $(SERVICE_LIBS) $(FIT_LIBS) $(SODIUM_LIBS) -lpthread
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/calib/knobs.h

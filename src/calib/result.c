@@ -13,7 +13,7 @@
 #include "base/jtext.h"
 #include "base/questions.h"
 #include "core/hold.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 /* Set key of obj to value (stolen); remembers failure in *ok so callers check once. */
 static void put(json_t *obj, const char *key, json_t *value, int *ok)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "base/calstore.h"
-#include "tunables.h"
+#include "calib/knobs.h"
 
 struct entry {
 	long long id; /* 0: free */

@@ -14,7 +14,7 @@
 #include "calib/events.h"
 #include "calib/log.h"
 #include "base/jtext.h"
-#include "tunables.h"
+#include "base/knobs.h"
 
 int caltoken_principal(struct calstore *cs, const char *token_id, const char *secret, long long now,
     struct caltoken_principal *p, struct err *err)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/calstore.h"
-#include "tunables.h"
+#include "calib/knobs.h"
 
 int calwatch_init(struct calstore *cs, struct calwatch *w, struct err *err)
 {

@@ -22,7 +22,9 @@
 #include "calib/calreq.h"
 #include "base/jtext.h"
 #include "base/calstore.h"
-#include "tunables.h"
+#include "base/knobs.h"
+#include "fit/knobs.h"
+#include "calib/knobs.h"
 
 static struct {
 	pthread_mutex_t lock;

@@ -30,7 +30,10 @@
 #include "service/service.h"
 #include "service/shard.h"
 #include "service/sweep.h"
-#include "tunables.h"
+#include "base/knobs.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
+#include "cli/knobs.h"
 
 enum exit_status { EXIT_ANSWERED = 0, EXIT_USAGE = 1, EXIT_REJECTED = 2, EXIT_INTERNAL = 3 };
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "cli/knobs.h"
 
 /* The page: PLOT_WIDTH x PLOT_HEIGHT pixels, the data inside the margins. */
 #define LEFT 90.0

@@ -22,7 +22,7 @@
 #include <math.h>
 
 #include "core/law.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 /* spectral radius of a real 2x2 matrix [[a, b], [c, d]] */
 static double radius2(double a, double b, double c, double d)

@@ -22,7 +22,7 @@
 #include "core/budget.h"
 #include "core/noslip.h"
 #include "core/pinch.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 void core_hold_default(struct core_hold *h)
 {

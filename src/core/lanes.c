@@ -43,7 +43,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tunables.h"
 
 #define LANES 4
 #define KERNEL_NAME drop4

@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tunables.h"
 
 #pragma GCC target("avx512f,avx512vl,avx512dq,no-fma")
 

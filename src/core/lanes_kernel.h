@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "core/lanes.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 /* the vector helpers must melt into the kernel (and into each of its clones) */
 #define INLINE static inline __attribute__((always_inline))

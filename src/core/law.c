@@ -11,7 +11,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
 
 double core_law_impedance_clamp(double x)
 {

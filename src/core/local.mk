@@ -22,3 +22,5 @@ libcore_la_SOURCES = \
 # scalar code's, bit for bit (lanes.c also forbids it in its source, whatever CFLAGS say)
 libcore_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) -ffp-contract=off -fvisibility=hidden
 CORE_LIBS = libcore.la $(GSL_LIBS) -lm
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/core/knobs.h

@@ -19,7 +19,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
 
 enum era { ERA_2_2, ERA_3_0, ERA_3_2, ERA_3_5, ERA_3_9, ERA_3_11, ERA_3_13 };
 

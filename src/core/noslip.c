@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/nsmain.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 static inline double max2(double a, double b)
 {

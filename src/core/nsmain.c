@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
 
 static inline double max2(double a, double b)
 {

@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
 
 void core_pair_geom_default(struct core_pair_geom *g)
 {

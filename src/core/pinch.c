@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
 
 static inline double max2(double a, double b)
 {

@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #include "core/mjver.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 void core_scene_option_default(struct core_scene_option *o)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/budget.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 long core_sim_step_count(double duration, double timestep)
 {

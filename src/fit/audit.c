@@ -12,6 +12,7 @@
 #include "fit/model.h"
 #include "fit/problem.h"
 #include "fit/search.h"
+#include "fit/knobs.h"
 
 /* A drop's or press's evaluation from its model value. */
 static void point(struct audit_point *pt, double model, double measured, double sigma)

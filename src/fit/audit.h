@@ -5,7 +5,7 @@
  * with a pad it knows, in the fit's own model.
  *
  * The model is the fit's (fit/model.h, refsafe off: the spring the solref names), the
- * sigmas the fit's (a measurement's own, else tunables.h's noise scale), and chi^2 the sum
+ * sigmas the fit's (a measurement's own, else fit/knobs.h's noise scale), and chi^2 the sum
  * of squared weighted residuals, each capped at RESIDUAL_CAP as the fit caps them. A
  * trajectory's samples from its second impact on are left out as the fit leaves them out,
  * and its release time and height (nuisance parameters) are fitted at the asked pad:

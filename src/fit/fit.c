@@ -22,7 +22,8 @@
 #include "fit/problem.h"
 #include "fit/search.h"
 #include "fit/uncertainty.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "fit/knobs.h"
 
 _Static_assert((int)TC == (int)FIT_TC && (int)DR == (int)FIT_DR && NPHYS == 2,
     "fit.h's parameter order is problem.h's");

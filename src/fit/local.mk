@@ -16,3 +16,5 @@ libfit_a_SOURCES = \
 libfit_a_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
 # What a program that fits links: the fit, the base and the core beneath it, and threads.
 FIT_LIBS = libfit.a $(BASE_LIBS) $(CORE_LIBS) -lpthread
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/fit/knobs.h

@@ -10,7 +10,7 @@
 #include "core/lanes.h"
 #include "core/sim.h"
 #include "fit/parallel.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 static int same_bits(double a, double b)
 {

@@ -20,7 +20,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#include "tunables.h"
+#include "fit/knobs.h"
 
 enum { HELPERS = CALIB_FIT_THREADS > 1 ? CALIB_FIT_THREADS - 1 : 1 };
 

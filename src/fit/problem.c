@@ -15,7 +15,7 @@
 #include "core/sim.h"
 #include "fit/model.h"
 #include "fit/parallel.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 double problem_monotonic_seconds(void)
 {

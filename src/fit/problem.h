@@ -25,7 +25,7 @@
 #include "core/scene.h"
 #include "core/sim.h"
 #include "fit/input.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 /* The physical parameters: log timeconst, log dampratio (fit.h's FIT_TC, FIT_DR). */
 enum { TC, DR, NPHYS };
@@ -120,7 +120,7 @@ double problem_release_time(const struct problem *P, const gsl_vector *x, size_t
 double problem_release_height(const struct problem *P, const gsl_vector *x, size_t j);
 
 /* One standard deviation of a measurement: its own sigma, or when it gives none the
- * noise scale of tunables.h (CALIB_SIGMA_REBOUND; hypot(CALIB_SIGMA_DEFLECTION_ABS,
+ * noise scale of fit/knobs.h (CALIB_SIGMA_REBOUND; hypot(CALIB_SIGMA_DEFLECTION_ABS,
  * CALIB_SIGMA_DEFLECTION_REL * |deflection|); CALIB_SIGMA_TRAJECTORY). */
 double problem_drop_sigma(const struct calib_drop *d);
 double problem_press_sigma(const struct calib_press *p);

@@ -13,7 +13,7 @@
 #include "core/sim.h"
 #include "fit/model.h"
 #include "fit/parallel.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 size_t search_first_impact(const struct calib_trajectory *tr)
 {

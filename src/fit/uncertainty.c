@@ -16,7 +16,7 @@
 
 #include "fit/parallel.h"
 #include "fit/search.h"
-#include "tunables.h"
+#include "fit/knobs.h"
 
 /* Replica measurements into rd's arrays: the model (measured + sigma * weighted
  * residual r at the estimate) plus noise of scale times each sigma. */

@@ -35,7 +35,8 @@
 #include "http/log.h"
 #include "http/status.h"
 #include "service/service.h"
-#include "tunables.h"
+#include "calib/knobs.h"
+#include "http/knobs.h"
 
 /* ---- streams: event streams and waits ---- */
 

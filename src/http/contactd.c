@@ -25,7 +25,11 @@
 #include "service/calask.h"
 #include "service/endpoint.h"
 #include "store/store.h"
-#include "tunables.h"
+#include "base/knobs.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
+#include "calib/knobs.h"
+#include "http/knobs.h"
 
 /* Long options without a short form. */
 enum {

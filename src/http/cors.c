@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "http/cors.h"
-#include "tunables.h"
+#include "http/knobs.h"
 
 /* Who may read a path's answers cross-origin. */
 enum cors_scope {

@@ -11,7 +11,8 @@
 
 #include "http/log.h"
 #include "http/respond.h"
-#include "tunables.h"
+#include "base/knobs.h"
+#include "http/knobs.h"
 
 /*
  * Append a chunk of body, or give the body up once it is over the limit. Past the

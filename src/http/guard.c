@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "http/log.h"
-#include "tunables.h"
+#include "http/knobs.h"
 
 /* Where a connection's current request is. */
 enum phase {

@@ -8,6 +8,7 @@
 #include <sodium.h>
 
 #include "http/hotcache.h"
+#include "http/knobs.h"
 
 struct slot {
 	unsigned char key[HOT_KEY_BYTES];

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "tunables.h" /* HOT_SLOTS, HOT_MAX_ANSWER, HOT_BUDGET */
+#include "http/knobs.h" /* HOT_SLOTS, HOT_MAX_ANSWER, HOT_BUDGET */
 
 #define HOT_KEY_BYTES 32
 

@@ -32,7 +32,7 @@
 #include "http/upkeep.h"
 #include "service/eval.h"
 #include "service/service.h"
-#include "tunables.h"
+#include "http/knobs.h"
 
 static double seconds_since(const struct timespec *t0)
 {

@@ -42,7 +42,8 @@
 #include "calib/token.h"
 #include "http/calib_stream.h"
 #include "base/body.h"
-#include "tunables.h"
+#include "calib/knobs.h"
+#include "http/knobs.h"
 
 /* ---- requests and responses ---- */
 

@@ -5,7 +5,10 @@
 
 #include <unistd.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
+#include "calib/knobs.h"
+#include "http/knobs.h"
 
 void http_config_default(struct http_config *c)
 {

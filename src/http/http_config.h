@@ -33,7 +33,7 @@ struct http_config {
 	struct cors_config cors;   /* --cors-origin: who may call from another origin */
 };
 
-/* Fill c with the defaults of tunables.h. */
+/* Fill c with the defaults of http/knobs.h. */
 void http_config_default(struct http_config *c);
 
 #endif

@@ -17,7 +17,8 @@
 #include "http/respond.h"
 #include "http/stream.h"
 #include "service/budget.h"
-#include "tunables.h"
+#include "store/knobs.h"
+#include "http/knobs.h"
 
 /* Log and count what went wrong with the cache while answering (the answer stands). */
 static void note_cache_failures(struct http_server *srv, const struct svc_outcome *o)

@@ -127,3 +127,5 @@ src/http/static_files.c: $(srcdir)/src/http/embed-www.sh $(srcdir)/src/http/www-
 BUILT_SOURCES += src/http/static_files.c
 CLEANFILES += src/http/static_files.c
 EXTRA_DIST += src/http/embed-www.sh src/http/www-page.sh $(WWW_FRAME) $(WWW_FILES)
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/http/knobs.h

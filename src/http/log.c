@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tunables.h"
+#include "http/knobs.h"
 
 /* One kind of log line (the line with its digits left out) and its current window. */
 struct log_slot {

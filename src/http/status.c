@@ -3,7 +3,7 @@
  */
 #include "http/status.h"
 
-#include "tunables.h"
+#include "http/knobs.h"
 
 #define STATUS_TEXT(x) #x
 #define STATUS_NUMBER(x) STATUS_TEXT(x) /* the value of a numeric define, as a string */

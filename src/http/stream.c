@@ -17,7 +17,7 @@
 
 #include "base/jtext.h"
 #include "service/sweep.h"
-#include "tunables.h"
+#include "http/knobs.h"
 
 struct http_stream {
 	pthread_mutex_t lock; /* everything below but the producer's own part */

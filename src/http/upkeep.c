@@ -9,7 +9,8 @@
 #include <time.h>
 
 #include "http/log.h"
-#include "tunables.h"
+#include "store/knobs.h"
+#include "http/knobs.h"
 
 struct upkeep {
 	struct store *st;

@@ -13,3 +13,5 @@ libmodel_a_CFLAGS = $(AM_CFLAGS) $(XML_CFLAGS) $(GSL_CFLAGS) $(JANSSON_CFLAGS)
 # What a program that reads models links: the model layer, the base and the core beneath it.
 MODEL_LIBS = libmodel.a $(BASE_LIBS) $(CORE_LIBS) $(XML_LIBS) -lpthread
 EXTRA_DIST += docs/model.md
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/model/knobs.h

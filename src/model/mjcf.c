@@ -13,7 +13,7 @@
 #include <string.h>
 #include <libxml/parser.h>
 
-#include "tunables.h"
+#include "model/knobs.h"
 
 static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
 

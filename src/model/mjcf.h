@@ -6,7 +6,7 @@
  *
  * Errors name the file, the line and the element ("scene.xml:12: <geom>: ..."), with
  * code bad_value (a 422 over HTTP) for a document MuJoCo would refuse or that this layer
- * does not read, too_large past the limits of tunables.h (MJCF_*).
+ * does not read, too_large past the limits of model/knobs.h (MJCF_*).
  */
 #ifndef CONTACTD_MODEL_MJCF_H
 #define CONTACTD_MODEL_MJCF_H

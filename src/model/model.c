@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
+#include "model/knobs.h"
 
 static const char *const geom_types[] = {
     "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf", NULL};

@@ -14,7 +14,8 @@
 #include "core/law.h"
 #include "core/mjver.h"
 #include "core/pair.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "model/knobs.h"
 
 /* mjCOLLISIONFUNC: no function for plane or hfield against plane or hfield; sdf geoms
  * (3.x's, collided through their plugin) are left out, with a note (model.c) */

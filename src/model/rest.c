@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
 
 static int refuse(struct mrest_body *r, const char *why)
 {

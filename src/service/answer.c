@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/mjver.h"
-#include "tunables.h"
+#include "core/knobs.h"
 
 static struct ans_field *next_field(struct ans_list *l, const char *name, enum ans_type type)
 {

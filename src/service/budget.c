@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "base/jtext.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 /* The calling thread's CPU clock reading at its last poll, and the budget it was for. */
 static _Thread_local long long last_ns;

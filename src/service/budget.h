@@ -44,7 +44,7 @@ struct core_budget *budget_enter(struct core_budget *b);
 int budget_error(struct err *err);
 
 /* A lower bound of the CPU nanoseconds one simulated step of request (of kind) costs,
- * on a machine faster than any we measured (tunables.h, BUDGET_*_NS). */
+ * on a machine faster than any we measured (service/knobs.h, BUDGET_*_NS). */
 double budget_step_ns(const struct ans_kind *kind, const void *request);
 
 /* Refuse (422 bad_value at field, -1) when steps steps at step_ns each are over

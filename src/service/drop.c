@@ -14,7 +14,7 @@
 #include "service/answer.h"
 #include "service/endpoint.h"
 #include "service/request.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 /* A drop answer: the core's, and how the solref was read. */
 struct drop_result {

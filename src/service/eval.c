@@ -19,7 +19,8 @@
 #include "base/field.h"
 #include "base/jsonptr.h"
 #include "service/request.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 /* Every argument any function takes; each function reads its own. */
 struct args {

@@ -18,7 +18,7 @@
 #include "service/endpoint.h"
 #include "base/field.h"
 #include "service/vary.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 enum method { METHOD_AUTO, METHOD_BRENT, METHOD_BISECTION };
 static const char *const method_names[] = {

@@ -14,7 +14,8 @@
 #include "service/endpoint.h"
 #include "base/field.h"
 #include "service/request.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -10,7 +10,7 @@
  *    "duration": T, "slip_limit": L}
  * The pads' omitted geom fields are the Menagerie SO-101 gripper class (solref 0.01 1,
  * condim 6, friction 1 5e-3 5e-4, priority 1), the object's MuJoCo's defaults; the
- * other defaults are the issue's measured scene (tunables.h). The answer is the core's
+ * other defaults are the issue's measured scene (core/knobs.h). The answer is the core's
  * (core/hold.h), fields in hold_fields[] order.
  */
 #ifndef CONTACTD_SERVICE_HOLD_H

@@ -24,3 +24,5 @@ libservice_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS) $(XML_CFLAGS)
 SERVICE_LIBS = libservice.a libmodel.a $(BASE_LIBS) $(CORE_LIBS) $(JANSSON_LIBS) $(XML_LIBS) -lpthread
 # how to add an endpoint: its row, its kind, the files it touches
 EXTRA_DIST += docs/endpoints.md
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/service/knobs.h

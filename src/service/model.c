@@ -19,7 +19,9 @@
 #include "service/endpoint.h"
 #include "service/request.h"
 #include "service/service.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "model/knobs.h"
+#include "service/knobs.h"
 
 struct model_request {
 	json_t *body; /* {"main", "files", "mujoco"}: the canonical request, owned */

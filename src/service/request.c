@@ -1,7 +1,7 @@
 /*
  * request.c: validation of scene and stability requests and their canonical JSON.
  *
- * Defaults are MuJoCo's and the seed lesson's experiment (tunables.h). Limits
+ * Defaults are MuJoCo's and the seed lesson's experiment (core/knobs.h, service/knobs.h). Limits
  * beyond the contract's: a body MuJoCo's compiler would reject (volume, mass
  * or principal inertia below mjMINVAL, measured against libmujoco 2.2.2) is
  * rejected here too, so every answer is one MuJoCo could have given.
@@ -17,7 +17,8 @@
 #include "core/law.h"
 #include "core/mjver.h"
 #include "core/sim.h"
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 static const char *const integrator_names[] = {
     [CORE_SCENE_EULER] = "Euler",

@@ -10,7 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "tunables.h"
+#include "core/knobs.h"
+#include "service/knobs.h"
 
 /* The geom fields in the order of req_scene.floor_given's bits (request.c's geom_fields),
  * then the other covered members. */

@@ -15,7 +15,7 @@
 #include "base/body.h"
 #include "service/budget.h"
 #include "service/sweep.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 void svc_limits_default(struct svc_limits *l)
 {

@@ -21,7 +21,7 @@
 #include "base/error.h"
 #include "service/endpoint.h"
 
-/* Fill l with the defaults of tunables.h and one thread per online core. */
+/* Fill l with the defaults of service/knobs.h and one thread per online core. */
 void svc_limits_default(struct svc_limits *l);
 
 /* The largest request body ep takes, in bytes: lim->max_body, or for a batch endpoint

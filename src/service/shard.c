@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/jtext.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 #define CSV_PREFIX "#part "
 

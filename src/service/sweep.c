@@ -22,7 +22,7 @@
 #include "service/shard.h"
 #include "service/sweep_int.h"
 #include "service/vary.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 /* Whether plans set covered fields in place (sweep_set_in_place). */
 static atomic_int set_in_place_enabled = 1;

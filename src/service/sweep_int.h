@@ -14,7 +14,7 @@
 #include "service/sceneset.h"
 #include "service/shard.h"
 #include "service/sweep.h"
-#include "tunables.h"
+#include "service/knobs.h"
 
 #define MAX_VARY LIMIT_MAX_SWEEP_VARY
 

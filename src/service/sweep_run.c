@@ -19,7 +19,6 @@
 #include "service/shard.h"
 #include "service/budget.h"
 #include "service/sweep_int.h"
-#include "tunables.h"
 
 #define ROW_ROOM 2048 /* a row's text this long or shorter is made on the stack */
 

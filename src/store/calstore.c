@@ -14,7 +14,7 @@
 #include <sodium.h>
 
 #include "store/sq_stmt.h"
-#include "tunables.h"
+#include "base/knobs.h"
 
 static const char *const kinds[3] = {"drop", "press", "trajectory"};
 static const char *const lists[3] = {"drops", "presses", "trajectories"};

@@ -33,3 +33,5 @@ src/store/pg_schema_sql.c: $(srcdir)/src/store/embed-schema.sh $(PGSTORE_SCHEMA)
 	mv $@.tmp $@
 BUILT_SOURCES += src/store/pg_schema_sql.c
 CLEANFILES += src/store/pg_schema_sql.c
+# the layer's knobs: its limits, defaults and tolerances
+noinst_HEADERS += src/store/knobs.h

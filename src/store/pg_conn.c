@@ -14,7 +14,7 @@
 #include <libpq-fe.h>
 #include <sodium.h>
 
-#include "tunables.h"
+#include "store/knobs.h"
 
 static double monotonic_now(void)
 {

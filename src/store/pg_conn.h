@@ -15,7 +15,7 @@
 
 #include "base/error.h"
 #include "store/pgstore.h"
-#include "tunables.h"
+#include "store/knobs.h"
 
 /* Taken inside the migration transaction: nodes starting together migrate once. */
 #define MIGRATION_LOCK 7104511234LL

@@ -12,7 +12,8 @@
 
 #include <libpq-fe.h>
 
-#include "tunables.h"
+#include "base/knobs.h"
+#include "store/knobs.h"
 
 /* The running fits this process computes: their leases are renewed. */
 void pglisten_running_add(struct pgstore *ps, long long fit_id)

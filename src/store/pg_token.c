@@ -9,7 +9,7 @@
 #include <libpq-fe.h>
 #include <sodium.h>
 
-#include "tunables.h"
+#include "base/knobs.h"
 
 /* INSERT ... ON CONFLICT: a robot two nodes make at once is made once. */
 int pgtok_robot_id(struct pgc *c, const char *robot, int create, long long *id, struct err *err)

@@ -18,7 +18,8 @@
 #include "store/pg_listen.h"
 #include "store/pg_schema.h"
 #include "store/pg_token.h"
-#include "tunables.h"
+#include "base/knobs.h"
+#include "store/knobs.h"
 
 static const char *const kinds[3] = {"drop", "press", "trajectory"};
 static const char *const lists[3] = {"drops", "presses", "trajectories"};

@@ -18,7 +18,7 @@
 #include <sodium.h>
 
 #include "store/store.h"
-#include "tunables.h"
+#include "store/knobs.h"
 
 /* A statement prepared on one connection, found again by its SQL text. */
 struct stmt_entry {
@@ -636,7 +636,7 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
 	sqlite3_stmt *stmt;
 	int rc = 0, step;
 
-	/* too large to cache: the WAL's bound holds for large answers too (tunables.h) */
+	/* too large to cache: the WAL's bound holds for large answers too (store/knobs.h) */
 	if (len > (size_t)STORE_CACHE_MAX_ANSWER)
 		return 0;
 	stmt = store_stmt(st, sql_cache_put, err);

@@ -1,0 +1,48 @@
+/*
+ * knobs.h: the calibration use cases' knobs: the MJCF class prefix, upload limits,
+ * audits' bounds, the fit workers, Idempotency-Keys, watch URLs and the setups kept parsed.
+ * Change a value here, nowhere else.
+ */
+#ifndef CONTACTD_CALIB_KNOBS_H
+#define CONTACTD_CALIB_KNOBS_H
+
+/* The <default class> of the MJCF to paste unless the setup names one: this prefix and the
+ * calibration's id, which no Menagerie model uses. */
+#define CALIB_DEFAULT_CLASS_PREFIX "contactd_pad_"
+
+#define CALIB_MAX_TRAJECTORIES 16        /* per calibration */
+#define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
+/* m: a press's deflection at most, as large as a request's body may be (service/knobs.h
+ * LIMIT_MAX_SIZE), far beyond any pad */
+#define CALIB_MAX_DEFLECTION 100.0
+
+/* The pads an audit (POST /v1/calibrations/{id}/evaluate) evaluates: timeconst (s) and
+ * dampratio each positive and at most these; the fit searches well within them. */
+#define CALIB_AUDIT_TIMECONST_MAX 10.0
+#define CALIB_AUDIT_DAMPRATIO_MAX 100.0
+#define CALIB_MAX_PRESS_FORCE 1e6        /* N */
+#define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
+	16384 /* trajectory samples of one calibration, all uploads                                \
+	       */
+
+/* Fits run on their own threads (src/calib/work.h), never inside a request or a
+ * transaction: this many by default, under SCHED_BATCH at this many nice levels above the HTTP threads'
+ * (at most 19), so questions keep their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
+ * and recorded as failed. */
+#define CALIB_FIT_WORKERS 2     /* the default of contactd's --fit-workers */
+#define CALIB_FIT_WORKERS_MAX 64 /* --fit-workers' bound */
+#define CALIB_FIT_SECONDS 120.0
+
+/* Idempotency-Key: at most this many characters; a key is remembered this long. */
+#define CALIB_IDEMPOTENCY_KEY_MAX 255
+#define CALIB_IDEMPOTENCY_TTL_S (7 * 24 * 3600L)
+
+/* A watch URL (POST /v1/calibrations/{id}/watch) can be opened for this long, unless the
+ * request asks for another lifetime (?expires_in=SECONDS), which is clamped to
+ * CALIB_WATCH_MAX_S; the server refuses a URL signed to live longer than that. */
+#define CALIB_WATCH_TTL_S 300
+#define CALIB_WATCH_MAX_S 3600
+
+/* Parsed setups kept in memory (src/calib/setup.h), most recently used. */
+#define CALIB_SETUP_CACHE 256
+#endif
