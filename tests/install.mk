@@ -25,3 +25,12 @@ tests_answer_cat_SOURCES = tests/answer_cat.c
 tests_answer_cat_LDADD = libcontactd.la
 TESTS += tests/answer_test.sh
 EXTRA_DIST += tests/answer_test.sh
+
+# The public header's C interface (src/lib/capi.c: the public structs copied to the core's
+# and back) against ctd_answer()'s JSON for the same questions, bit for bit: a library
+# user's program, linked against the shared libcontactd and reading only contactd.h.
+check_PROGRAMS += tests/test_capi
+TESTS += tests/test_capi
+tests_test_capi_SOURCES = tests/test_capi.c tests/testlib.h
+tests_test_capi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
+tests_test_capi_LDADD = libcontactd.la $(JANSSON_LIBS) $(CHECK_LIBS) -lm

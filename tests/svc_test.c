@@ -37,7 +37,7 @@ json_t *tsvc_canonical(enum svc_endpoint ep, const char *body)
 char *tsvc_canonical_text(enum svc_endpoint ep, const char *body)
 {
 	json_t *canonical = tsvc_canonical(ep, body);
-	char *text = svc_dump(canonical);
+	char *text = jtext_line(canonical);
 
 	ck_assert_ptr_nonnull(text);
 	json_decref(canonical);
@@ -254,7 +254,7 @@ void tsvc_assert_row(const struct tsvc_grid *grid, size_t row, const json_t *v0,
 	/* jptr_set takes its own reference to the value */
 	ck_assert_int_eq(jptr_set(single_request, grid->ptrs[0], (json_t *)v0, "", &err), 0);
 	ck_assert_int_eq(jptr_set(single_request, grid->ptrs[1], (json_t *)v1, "", &err), 0);
-	single_body = svc_dump(single_request);
+	single_body = jtext_line(single_request);
 	ck_assert_ptr_nonnull(single_body);
 	if (svc_ask(grid->ep, single_body, strlen(single_body), grid->lim, NULL, &single_text, NULL,
 	        &err) == 0) {

@@ -15,7 +15,7 @@ struct svc_limits tsvc_limits(int threads);
 /* The canonical request of body (asserts it is accepted). Caller owns it. */
 json_t *tsvc_canonical(enum svc_endpoint ep, const char *body);
 
-/* The canonical text (svc_dump) of body's canonical request. Caller frees. */
+/* The canonical text (jtext_line) of body's canonical request. Caller frees. */
 char *tsvc_canonical_text(enum svc_endpoint ep, const char *body);
 
 /* Assert bodies one and two of ep are one question (the same canonical text), or two

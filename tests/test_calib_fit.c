@@ -31,6 +31,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "base/jtext.h"
 #include "fit/fit.h"
 #include "fit/model.h"
 #include "fit/problem.h"
@@ -1218,8 +1219,8 @@ START_TEST(hold_of_the_fitted_pad)
 		ck_assert(json_real_value(json_array_get(range, 0)) <= creep &&
 		    creep <= json_real_value(json_array_get(range, 1)));
 	}
-	req_text = svc_dump(req);
-	fit_text = svc_dump(j);
+	req_text = jtext_line(req);
+	fit_text = jtext_line(j);
 	ck_assert_ptr_nonnull(req_text);
 	ck_assert_ptr_nonnull(fit_text);
 	ck_assert_msg(

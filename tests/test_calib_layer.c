@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/jtext.h"
 #include "calib/cases.h"
 #include "calib/events.h"
 #include "calib/setup.h"
@@ -308,7 +309,7 @@ START_TEST(test_idempotent_replay)
 	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &p);
 	id = create(&p);
 	ck_assert_msg(upload(&p, id, presses, "k-1", &first, &e) == 0, "%s", e.message);
-	first_text = svc_dump(first.answer);
+	first_text = jtext_line(first.answer);
 	/* the same key and upload: the first answer, nothing stored */
 	ck_assert_msg(upload(&p, id, presses, "k-1", &again, &e) == 0, "%s", e.message);
 	ck_assert_ptr_nonnull(again.replay);
@@ -379,7 +380,7 @@ static char *create_keyed(const struct caltoken_principal *p, const char *text, 
 	if (calcase_create(&cs, p, p->robot, body, key, &answer, &replay, &id, e) == 0) {
 		ck_assert((answer != NULL) != (replay != NULL));
 		*replayed = replay != NULL;
-		out = replay ? replay : svc_dump(answer);
+		out = replay ? replay : jtext_line(answer);
 	}
 	json_decref(answer);
 	json_decref(body);
@@ -479,7 +480,7 @@ static void *race_create(void *arg)
 	    calcase_create(&cs, r->p, r->p->robot, body, "race", &answer, &replay, &id, &r->e) ==
 	        0) {
 		r->replayed = replay != NULL;
-		r->text = replay ? replay : svc_dump(answer);
+		r->text = replay ? replay : jtext_line(answer);
 	}
 	json_decref(answer);
 	json_decref(body);

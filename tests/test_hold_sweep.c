@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "core/mjver.h"
 #include "service/service.h"
 #include "service/sweep.h"
@@ -163,7 +164,7 @@ static int check_grid(const char *release, int grid)
 		json_object_set_new(base, "grip_force", json_real(1e5));
 	{
 		/* every field present, so the single requests can set any pointer */
-		char *text = svc_dump(base);
+		char *text = jtext_line(base);
 		json_decref(base);
 		base = tsvc_canonical(SVC_HOLD, text);
 		free(text);
@@ -171,7 +172,7 @@ static int check_grid(const char *release, int grid)
 	request = json_pack("{s:s, s:O, s:[{s:s, s:O}, {s:s, s:O}]}", "query", "hold", "base", base,
 	    "vary", "path", axes[pick[0]].name, "values", values[0], "path", axes[pick[1]].name,
 	    "values", values[1]);
-	body = svc_dump(request);
+	body = jtext_line(request);
 	err_clear(&err);
 	ck_assert_ptr_nonnull(body);
 	ck_assert_msg(svc_ask(SVC_SWEEP, body, strlen(body), &lim, NULL, &whole, NULL, &err) == 0,

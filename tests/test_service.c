@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "http/status.h"
 #include "service/eval.h"
 #include "service/service.h"
@@ -457,7 +458,7 @@ START_TEST(sweep_answers_do_not_depend_on_threads)
 	struct svc_limits one = tsvc_limits(1), many = tsvc_limits(5), lots = tsvc_limits(64);
 	json_t *a = tsvc_answer(SVC_SWEEP, body, &one), *b = tsvc_answer(SVC_SWEEP, body, &many);
 	json_t *c = tsvc_answer(SVC_SWEEP, body, &lots);
-	char *ta = svc_dump(a), *tb = svc_dump(b), *tc = svc_dump(c);
+	char *ta = jtext_line(a), *tb = jtext_line(b), *tc = jtext_line(c);
 
 	ck_assert_str_eq(ta, tb);
 	ck_assert_str_eq(ta, tc);
@@ -561,7 +562,7 @@ START_TEST(never_a_non_finite_number)
 	/* a direct-form stiffness of 1.7e308 / dmax^2 overflows to inf (spec §5.3): the
 	 * first contact step throws the body to infinity */
 	json_t *a = tsvc_answer(SVC_DROP, "{\"geom\": {\"solref\": [-1.7e308, -1]}}", NULL);
-	char *text = svc_dump(a);
+	char *text = jtext_line(a);
 	const char *key;
 	json_t *v;
 	int nulls = 0;
@@ -593,7 +594,7 @@ START_TEST(dump_is_canonical_text)
 {
 	json_t *v = json_pack(
 	    "{s:f, s:i, s:[f, b, n], s:s}", "z", 0.1, "a", 3, "m", 1.0, 1, "s", "\xc3\xa9");
-	char *text = svc_dump(v);
+	char *text = jtext_line(v);
 
 	ck_assert_str_eq(text,
 	    "{\"a\":3,\"m\":[1.0,true,null],\"s\":\"\xc3\xa9\","
@@ -682,7 +683,7 @@ END_TEST
 static void ask_once_and_twice(enum svc_endpoint ep, const char *body, const struct svc_limits *lim)
 {
 	json_t *answer = tsvc_answer(ep, body, lim);
-	char *twice = svc_dump(answer), *once = NULL;
+	char *twice = jtext_line(answer), *once = NULL;
 	struct err err;
 
 	err_clear(&err);
@@ -810,7 +811,7 @@ START_TEST(ask_runs_the_cache_aside_pipeline)
 	ck_assert_int_eq(fake.puts, 1);
 	ck_assert_str_eq(text, uncached);
 	ck_assert_str_eq(fake.endpoint, "drop");
-	/* the key is the canonical text, as svc_canonical() and svc_dump() make it */
+	/* the key is the canonical text, as svc_canonical() and jtext_line() make it */
 	ck_assert_str_eq(fake.canonical, canonical);
 	free(text);
 	/* a stored answer is served as it is, not computed */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/jtext.h"
 #include "core/mjver.h"
 #include "service/service.h"
 #include "service/sweep.h"
@@ -93,7 +94,7 @@ static int check_grid(int box, int direct, const char *integrator, const char *r
 	json_t *request = json_pack("{s:s, s:O, s:[{s:s, s:O}, {s:s, s:O}]}", "query", "drop",
 	    "base", base, "vary", "path", "/geom/solref/0", "values", values0, "path",
 	    "/geom/solref/1", "values", values1);
-	char *body = svc_dump(request), *whole = NULL, *csv = NULL, *json_stream, *csv_stream;
+	char *body = jtext_line(request), *whole = NULL, *csv = NULL, *json_stream, *csv_stream;
 	json_t *answer, *rows;
 	struct err err;
 	json_error_t jerr;

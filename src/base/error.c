@@ -96,17 +96,15 @@ json_t *err_to_json(const struct err *e)
 	    "{s:s, s:s, s:s}", "error", err_name(e->code), "message", e->message, "path", e->path);
 }
 
-/* Copy s into out (size > 4) as JSON string content: printable ASCII but '"' and '\\'
- * kept, every other byte %XX, so that the copy is valid UTF-8 and needs no escaping. */
-static void json_safe(char *out, size_t size, const char *s)
+void err_escape(char *out, size_t size, const char *s, const char *also)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = 0;
 
-	for (; *s && n + 4 < size; s++) {
+	for (; s && *s && n + 4 < size; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c < ' ' || c >= 0x7f || c == '"' || c == '\\') {
+		if (c < ' ' || c >= 0x7f || strchr(also, c)) {
 			out[n++] = '%';
 			out[n++] = hex[c >> 4];
 			out[n++] = hex[c & 15];
@@ -122,8 +120,8 @@ size_t err_to_text_fallback(const struct err *e, char *out, size_t size)
 	char message[3 * ERR_MESSAGE_MAX], path[3 * ERR_PATH_MAX];
 	int n;
 
-	json_safe(message, sizeof message, e->message);
-	json_safe(path, sizeof path, e->path);
+	err_escape(message, sizeof message, e->message, "\"\\");
+	err_escape(path, sizeof path, e->path, "\"\\");
 	n = snprintf(out, size, "{\"error\":\"%s\",\"message\":\"%s\",\"path\":\"%s\"}\n",
 	    err_name(e->code), message, path);
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;

@@ -69,6 +69,12 @@ json_t *err_to_json(const struct err *e);
  * newline-terminated, into out (caller-owned, size bytes, ERR_TEXT_FALLBACK_MAX for the
  * whole body). Returns its length.
  */
+/* Copy s (NULL: "") into out (size > 4) as printable ASCII: every byte below ' ', from
+ * 0x7f, or in also (a NUL-terminated set) written %XX, cut to fit; always NUL-terminated.
+ * Text that can go inside a JSON string or a log line without escaping, and stays valid
+ * UTF-8. */
+void err_escape(char *out, size_t size, const char *s, const char *also);
+
 #define ERR_TEXT_FALLBACK_MAX (3 * ERR_MESSAGE_MAX + 3 * ERR_PATH_MAX + 96)
 size_t err_to_text_fallback(const struct err *e, char *out, size_t size);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/jsonptr.h"
+#include "base/jtext.h"
 
 /* JSON type names for messages */
 static const char *type_name(const json_t *v)
@@ -50,6 +51,22 @@ int field_fail(const struct field_ctx *c, const char *key, long index, enum err_
 	vsnprintf(message, sizeof message, fmt, ap);
 	va_end(ap);
 	return err_set(c->err, code, path, "%s", message);
+}
+
+int field_non_negative(const struct field_ctx *c, const char *key, long index, double value)
+{
+	if (value >= 0)
+		return 0;
+	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
+}
+
+int field_positive_within(
+    const struct field_ctx *c, const char *key, long index, double value, double limit)
+{
+	if (value > 0 && value <= limit)
+		return 0;
+	return field_fail(
+	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %s", limit, JTEXT_NUM(value));
 }
 
 int field_root(struct field_ctx *c, json_t *v, const char *path, struct err *err)

@@ -50,6 +50,15 @@ int field_bool(const struct field_ctx *c, const char *key, int *out);
 int field_choice(
     const struct field_ctx *c, const char *key, const char *const names[], int count, int *out);
 
+/* bad_value at c[key] (element index, -1 for the member) unless value >= 0; returns 0
+ * or -1. */
+int field_non_negative(const struct field_ctx *c, const char *key, long index, double value);
+
+/* bad_value at c[key] (element index, -1 for the member) unless 0 < value <= limit;
+ * returns 0 or -1. */
+int field_positive_within(
+    const struct field_ctx *c, const char *key, long index, double value, double limit);
+
 /* Fail with code at c's member key (index >= 0: that element of it); returns -1. */
 int field_fail(const struct field_ctx *c, const char *key, long index, enum err_code code,
     const char *fmt, ...) __attribute__((format(printf, 5, 6)));

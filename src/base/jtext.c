@@ -433,10 +433,30 @@ static int put_array(FILE *f, const json_t *v, int flags, int depth)
 	return rc;
 }
 
-static int put_value(FILE *f, const json_t *v, int flags, int depth)
+int jtext_put_scalar(FILE *f, const json_t *v)
 {
 	char real[JTEXT_REAL_MAX];
 
+	switch (json_typeof(v)) {
+	case JSON_INTEGER:
+		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return 1;
+	case JSON_REAL:
+		fputs(jtext_real(json_real_value(v), real), f);
+		return 1;
+	case JSON_TRUE:
+		fputs("true", f);
+		return 1;
+	case JSON_FALSE:
+		fputs("false", f);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int put_value(FILE *f, const json_t *v, int flags, int depth)
+{
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		return put_object(f, v, flags, depth);
@@ -445,20 +465,9 @@ static int put_value(FILE *f, const json_t *v, int flags, int depth)
 	case JSON_STRING:
 		put_string(f, json_string_value(v), json_string_length(v));
 		return 0;
-	case JSON_INTEGER:
-		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return 0;
-	case JSON_REAL:
-		fputs(jtext_real(json_real_value(v), real), f);
-		return 0;
-	case JSON_TRUE:
-		fputs("true", f);
-		return 0;
-	case JSON_FALSE:
-		fputs("false", f);
-		return 0;
 	default:
-		fputs("null", f);
+		if (!jtext_put_scalar(f, v))
+			fputs("null", f);
 		return 0;
 	}
 }

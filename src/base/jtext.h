@@ -30,6 +30,10 @@ char *jtext_shortest(double x, char buf[JTEXT_REAL_MAX]);
 /* The same as a JSON real: "2.0", "1e-5". Returns buf. */
 char *jtext_real(double x, char buf[JTEXT_REAL_MAX]);
 
+/* Write v to f as its canonical text when it is a number or a boolean (a real as
+ * jtext_real() spells it) and return 1; else write nothing and return 0. */
+int jtext_put_scalar(FILE *f, const json_t *v);
+
 /* The text of v (any JSON value) with flags (0 or JTEXT_PRETTY), NUL-terminated,
  * without a final newline. Caller frees with free(); NULL when out of memory. */
 char *jtext_dump(const json_t *v, int flags);

@@ -160,7 +160,7 @@ static int is_blank(const char *text, size_t len)
 static int report(const struct err *e)
 {
 	json_t *body = err_to_json(e);
-	char *text = body ? svc_dump(body) : NULL;
+	char *text = body ? jtext_line(body) : NULL;
 
 	if (text)
 		fputs(text, stderr);
@@ -213,7 +213,7 @@ static char *drop_with_trajectory(const char *body, size_t len, struct err *err)
 
 	svc_limits_default(&limits);
 	if (!request || json_object_set_new(request, "trajectory", json_true()) != 0 ||
-	    !(text = svc_dump(request)))
+	    !(text = jtext_line(request)))
 		err_set(err, ERR_INTERNAL, "", "cannot ask for the trajectory");
 	else if (svc_ask(SVC_DROP, text, strlen(text), &limits, NULL, &answer, NULL, err) != 0)
 		answer = NULL;
@@ -463,7 +463,7 @@ static char *with_shard(const char *text, size_t len, const struct shard_option 
 	    json_object_set_new(request, "shard",
 	        json_pack("{s:I, s:I}", "index", (json_int_t)shard->index, "count",
 	            (json_int_t)shard->count)) == 0)
-		out = svc_dump(request);
+		out = jtext_line(request);
 	json_decref(request);
 	return out;
 }
@@ -543,7 +543,7 @@ static int run_merge(int nfiles, char **files, int csv_asked, int pretty_asked)
 		goto out;
 	}
 	if (answer) {
-		char *text = svc_dump(answer);
+		char *text = jtext_line(answer);
 		int rc = !text     ? err_set(&err, ERR_INTERNAL, "", "out of memory")
 		    : csv_asked    ? svc_sweep_csv(answer, &out, &err)
 		    : pretty_asked ? pretty_text(text, &out, &err)

@@ -2,8 +2,8 @@
  * hold.h: a sphere pinched between two box pads, as MuJoCo computes it: its creep
  * and slip under gravity while the pads' motors press it (the `hold` question).
  *
- * The module's interface is public: struct core_hold, struct core_hold_answer,
- * core_hold_default, core_hold_supported and core_hold_solve are declared in contactd.h.
+ * The question (struct core_hold) is the pinch model's input (pinch.h); its answers and
+ * the run are here.
  * hold.c runs the scene: the mirror-symmetric step (pinch.h) or, with noslip, the
  * asymmetric one (noslip.h), until the rest of the run is known; docs/hold.md derives
  * both. No allocation.
@@ -11,32 +11,7 @@
 #ifndef CONTACTD_CORE_HOLD_H
 #define CONTACTD_CORE_HOLD_H
 
-#include "core/pair.h"
-#include "core/scene.h"
-
-/*
- * A sphere (a free body, its centre at the origin) between two box pads on slide joints
- * along x, just touching it at the start, each pushed toward it by a motor of force
- * grip_force; gravity pulls it along -z, along the pads' faces.
- * Requires: radius, mass, pad_size, pad_mass > 0; grip_force >= 0; duration >= 0;
- * slip_limit > 0; noslip_iterations >= 0; the geoms and option as documented at their
- * structs; and core_hold_supported(h) == NULL. The time a call takes grows with
- * noslip_iterations and with the steps stepped (at most duration / option.timestep,
- * usually far fewer: a settled run's rest is summed in closed form).
- */
-struct core_hold {
-	double radius;                  /* the sphere's radius, m */
-	double mass;                    /* the sphere's mass, kg */
-	struct core_pair_geom object;    /* the sphere's geom */
-	double pad_size[3];             /* the pads' box half-sizes HX, HY, HZ, m */
-	double pad_mass;                /* each pad's mass, kg */
-	struct core_pair_geom pad;       /* the pads' geom */
-	double grip_force;              /* each motor's force, N */
-	struct core_scene_option option; /* its integrator: core_hold_supported's */
-	int noslip_iterations;          /* MuJoCo's option: 0, or the noslip sweeps per step */
-	double duration;                /* s simulated */
-	double slip_limit;              /* m of descent that counts as slipping */
-};
+#include "core/pinch.h"
 
 /* The answers of a pinch. Speeds m/s, lengths m, forces N, times s. */
 struct core_hold_answer {

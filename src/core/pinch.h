@@ -18,11 +18,34 @@
 
 #include <math.h>
 
-#include "core/hold.h"
 #include "core/law.h"
 #include "core/mjver.h"
 #include "core/pair.h"
 #include "core/scene.h"
+
+/*
+ * A sphere (a free body, its centre at the origin) between two box pads on slide joints
+ * along x, just touching it at the start, each pushed toward it by a motor of force
+ * grip_force; gravity pulls it along -z, along the pads' faces.
+ * Requires: radius, mass, pad_size, pad_mass > 0; grip_force >= 0; duration >= 0;
+ * slip_limit > 0; noslip_iterations >= 0; the geoms and option as documented at their
+ * structs; and core_hold_supported(h) == NULL. The time a call takes grows with
+ * noslip_iterations and with the steps stepped (at most duration / option.timestep,
+ * usually far fewer: a settled run's rest is summed in closed form).
+ */
+struct core_hold {
+	double radius;                   /* the sphere's radius, m */
+	double mass;                     /* the sphere's mass, kg */
+	struct core_pair_geom object;    /* the sphere's geom */
+	double pad_size[3];              /* the pads' box half-sizes HX, HY, HZ, m */
+	double pad_mass;                 /* each pad's mass, kg */
+	struct core_pair_geom pad;       /* the pads' geom */
+	double grip_force;               /* each motor's force, N */
+	struct core_scene_option option; /* its integrator: core_hold_supported's */
+	int noslip_iterations;           /* MuJoCo's option: 0, or the noslip sweeps per step */
+	double duration;                 /* s simulated */
+	double slip_limit;               /* m of descent that counts as slipping */
+};
 
 /* The coordinates the asymmetric (noslip) step moves in: noslip.h */
 #define CORE_PINCH_DOF 5
@@ -65,14 +88,14 @@ struct core_pinch_model {
 
 /* The constraint state of one step (one pad; the other is its mirror image). */
 struct core_pinch_step_state {
-	int active;          /* the contact has rows: dist < includemargin */
-	double imp, K, B;    /* efc_KBIP of the contact */
-	int replaced;        /* discrete: K, B are refsafe's replacement (core_law_discrete_gains) */
-	double R_normal;     /* efc_R of the first row (pyramid: every row) */
-	double R_friction;   /* efc_R of the tangential rows */
-	double accel_object; /* qacc of the object along z */
-	double accel_pad;    /* qacc of each pad joint (toward the object) */
-	double normal_force; /* the pad's normal force, N */
+	int active;        /* the contact has rows: dist < includemargin */
+	double imp, K, B;  /* efc_KBIP of the contact */
+	int replaced;      /* discrete: K, B are refsafe's replacement (core_law_discrete_gains) */
+	double R_normal;   /* efc_R of the first row (pyramid: every row) */
+	double R_friction; /* efc_R of the tangential rows */
+	double accel_object;   /* qacc of the object along z */
+	double accel_pad;      /* qacc of each pad joint (toward the object) */
+	double normal_force;   /* the pad's normal force, N */
 	double friction_force; /* the pad's vertical friction force on the object, N (up > 0) */
 };
 
@@ -113,7 +136,7 @@ struct core_pinch_cache {
 	/* the row's gains (discrete: per distance), K*imp, s and the elliptic tangent's
 	 * 1 + h*B */
 	double K, B, Kimp, s, sB;
-	int replaced;                        /* discrete: K, B are refsafe's replacement */
+	int replaced;                         /* discrete: K, B are refsafe's replacement */
 	struct core_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
 };
 
@@ -149,7 +172,8 @@ static inline int core_pinch_crushed(const struct core_pinch_model *m, double q)
  * the right pad's do not. Exact while the broadphase frame is the identity (the
  * bodies' centres on the x axis, as at the start); docs/hold.md, "Releases".
  */
-static inline int core_pinch_paired(const struct core_pinch_model *m, int side, double x, double pad)
+static inline int core_pinch_paired(
+    const struct core_pinch_model *m, int side, double x, double pad)
 {
 	double R = m->radius, hx = m->half_x;
 

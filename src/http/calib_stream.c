@@ -16,6 +16,7 @@
  * whose token was revoked, expired or rotated past its grace, or whose watch URL expired,
  * gets a last event, "event: closed" with data {"reason": ...}, and ends.
  */
+#include "base/jtext.h"
 #include "http/calib_stream.h"
 
 #include <errno.h>
@@ -263,7 +264,7 @@ static char *next_event(struct stream *s, int keepalive)
 	m = calcase_latest_fit(hub.cs, s->calibration, &f, &err);
 	if (m && f.id > 0 &&
 	    (f.id != s->last_fit || strcmp(calcase_shown_state(f.state), s->last_state) != 0)) {
-		data = svc_dump(m);
+		data = jtext_line(m);
 		if (data && asprintf(&text, "event: fit\nid: %lld\ndata: %s\n\n", f.id, data) < 0)
 			text = NULL;
 		if (text) {
@@ -303,7 +304,7 @@ static char *next_wait(struct stream *s, int stopping)
 		}
 		if (!body)
 			body = err_to_json(&err);
-		text = body ? svc_dump(body) : NULL;
+		text = body ? jtext_line(body) : NULL;
 		json_decref(body);
 		s->finished = 1;
 		if (!text)

@@ -140,16 +140,14 @@ static enum MHD_Result refuse_framing(struct MHD_Connection *conn, struct exchan
 static enum MHD_Result refuse_framing(
     struct MHD_Connection *conn, struct exchange *x, const char *fmt, ...)
 {
-	char message[ERR_MESSAGE_MAX];
-	struct err e;
+	enum MHD_Result rc;
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof message, fmt, ap);
-	va_end(ap);
-	err_set(&e, ERR_BAD_REQUEST, "", "%s", message);
 	http_add_header(&x->req, MHD_HTTP_HEADER_CONNECTION, "close");
-	return http_respond_error(conn, &x->req, &e);
+	va_start(ap, fmt);
+	rc = http_vreject(conn, &x->req, ERR_BAD_REQUEST, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /*

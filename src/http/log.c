@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "http/knobs.h"
 
 /* One kind of log line (the line with its digits left out) and its current window. */
@@ -129,19 +130,6 @@ void http_log(const char *fmt, ...)
 
 void http_log_safe(char *out, size_t size, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = 0;
-
-	for (; s && *s && n + 4 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c <= ' ' || c >= 0x7f || c == '%' || c == '"') {
-			out[n++] = '%';
-			out[n++] = hex[c >> 4];
-			out[n++] = hex[c & 15];
-		} else {
-			out[n++] = (char)c;
-		}
-	}
-	out[n] = '\0';
+	/* a blank would split the line's fields, a '%' be read as an escape */
+	err_escape(out, size, s, " %\"");
 }

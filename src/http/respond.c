@@ -2,6 +2,7 @@
  * respond.c: the responders (respond.h): every answer's headers, its status and size for
  * the log line and the metrics, error bodies, and content negotiation.
  */
+#include "base/jtext.h"
 #include "http/respond.h"
 
 #include <stdarg.h>
@@ -89,7 +90,7 @@ void http_add_header(struct http_request *req, const char *name, const char *val
 enum MHD_Result http_respond_json(
     struct MHD_Connection *conn, struct http_request *req, unsigned status, const json_t *value)
 {
-	char *text = svc_dump(value);
+	char *text = jtext_line(value);
 
 	if (!text)
 		return http_respond_buffer(conn, req, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -126,18 +127,27 @@ void http_set_allow(struct http_request *req, const char *methods)
 	exchange_of(req)->allow = methods;
 }
 
-enum MHD_Result http_reject(
-    struct MHD_Connection *conn, struct http_request *req, enum err_code code, const char *fmt, ...)
+enum MHD_Result http_vreject(struct MHD_Connection *conn, struct http_request *req,
+    enum err_code code, const char *fmt, va_list ap)
 {
 	char message[ERR_MESSAGE_MAX];
 	struct err e;
+
+	vsnprintf(message, sizeof message, fmt, ap);
+	err_set(&e, code, "", "%s", message);
+	return http_respond_error(conn, req, &e);
+}
+
+enum MHD_Result http_reject(
+    struct MHD_Connection *conn, struct http_request *req, enum err_code code, const char *fmt, ...)
+{
+	enum MHD_Result rc;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(message, sizeof message, fmt, ap);
+	rc = http_vreject(conn, req, code, fmt, ap);
 	va_end(ap);
-	err_set(&e, code, "", "%s", message);
-	return http_respond_error(conn, req, &e);
+	return rc;
 }
 
 /* ---- content negotiation ---- */

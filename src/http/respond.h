@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <jansson.h>
 #include <microhttpd.h>
+#include <stdarg.h>
 
+#include "base/jtext.h"
 #include "base/error.h"
 #include "http/request.h"
 
@@ -46,7 +48,7 @@ enum MHD_Result http_respond_buffer(struct MHD_Connection *conn, struct http_req
  * of req that http_respond_json() or http_respond_error() will queue; call before it. */
 void http_add_header(struct http_request *req, const char *name, const char *value);
 
-/* Queue value as canonical JSON text (svc_dump()). value stays the caller's. */
+/* Queue value as canonical JSON text (jtext_line()). value stays the caller's. */
 enum MHD_Result http_respond_json(
     struct MHD_Connection *conn, struct http_request *req, unsigned status, const json_t *value);
 
@@ -57,6 +59,10 @@ enum MHD_Result http_respond_error(
 /* http_respond_error() of an error code and a message as printf (path ""). */
 enum MHD_Result http_reject(struct MHD_Connection *conn, struct http_request *req,
     enum err_code code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* http_reject() with its arguments as a va_list. */
+enum MHD_Result http_vreject(struct MHD_Connection *conn, struct http_request *req,
+    enum err_code code, const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* The Allow header of req's 405 (a static string, e.g. "GET, POST"); call before responding. */
 void http_set_allow(struct http_request *req, const char *methods);

@@ -190,7 +190,7 @@ int http_stream_open(const char *body, size_t len, const struct svc_limits *lim,
 	if (svc_sweep_open(body, len, lim, &plan, err) != 0)
 		return -1;
 	canonical = sweep_plan_json(plan);
-	key = canonical ? svc_dump(canonical) : NULL;
+	key = canonical ? jtext_line(canonical) : NULL;
 	json_decref(canonical);
 	if (!key) {
 		sweep_plan_free(plan);
@@ -330,9 +330,9 @@ void http_stream_run(
 			s->failed = 1;
 	} else if (rc != 0 && s->ndjson) {
 		json_t *error = err_to_json(&err), *wrapped = json_pack("{s:o}", "error", error);
-		char *text = wrapped ? svc_dump(wrapped) : NULL;
+		char *text = wrapped ? jtext_line(wrapped) : NULL;
 
-		/* svc_dump ends the line */
+		/* jtext_line ends the line */
 		if (!text || grow_add(&s->buf, &s->len, &s->cap, text, strlen(text)) != 0)
 			s->failed = 1;
 		free(text);
@@ -368,11 +368,11 @@ char *http_stream_ndjson(const char *text, struct err *err)
 	}
 	json_incref(rows);
 	json_object_del(answer, "rows");
-	line = svc_dump(answer);
+	line = jtext_line(answer);
 	failed |= !line || grow_add(&out, &len, &cap, line, strlen(line)) != 0;
 	free(line);
 	json_array_foreach (rows, i, row) {
-		line = failed ? NULL : svc_dump(row);
+		line = failed ? NULL : jtext_line(row);
 		failed |= !line || grow_add(&out, &len, &cap, line, strlen(line)) != 0;
 		free(line);
 	}

@@ -3,6 +3,7 @@
  * over the service layer beside the `contact` CLI and the daemon: a question endpoint's
  * request in, the exact bytes POST /v1/ENDPOINT answers out, and the status with them.
  */
+#include "base/jtext.h"
 #include "contactd.h"
 
 #include <stdio.h>
@@ -20,7 +21,7 @@ static char *error_text(const struct err *e)
 	char *text;
 
 	if (body) {
-		text = svc_dump(body);
+		text = jtext_line(body);
 		json_decref(body);
 		return text;
 	}

@@ -17,8 +17,6 @@
 #include "core/knobs.h"
 #include "service/knobs.h"
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip", "normal_force",
     "penetration", "load", "friction_capacity", "holds", "time_to_slip",
     "time_to_slip_extrapolated", "falls", "fall_time", "reproducible", "steps", "refsafe_clamped",
@@ -27,25 +25,6 @@ const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip"
 
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
-static const char *const cone_names[] = {
-    [CORE_CONE_PYRAMIDAL] = "pyramidal", [CORE_CONE_ELLIPTIC] = "elliptic"};
-
-static int positive_within(
-    const struct field_ctx *c, const char *key, long index, double value, double limit)
-{
-	if (value > 0 && value <= limit)
-		return 0;
-	return field_fail(
-	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %s", limit, JTEXT_NUM(value));
-}
-
-static int non_negative(const struct field_ctx *c, const char *key, long index, double value)
-{
-	if (value >= 0)
-		return 0;
-	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
-}
-
 static int parse_object(const struct field_ctx *c, struct core_hold *h)
 {
 	static const char *const known[] = {"shape", "size", "mass", "solref", "solimp", "condim",
@@ -68,9 +47,9 @@ static int parse_object(const struct field_ctx *c, struct core_hold *h)
 		    "must be \"sphere\", not \"%.32s\"", json_string_value(shape));
 	}
 	if (field_number(c, "size", &h->radius) != 0 ||
-	    positive_within(c, "size", -1, h->radius, LIMIT_MAX_SIZE) != 0 ||
+	    field_positive_within(c, "size", -1, h->radius, LIMIT_MAX_SIZE) != 0 ||
 	    field_number(c, "mass", &h->mass) != 0 ||
-	    positive_within(c, "mass", -1, h->mass, LIMIT_MAX_MASS) != 0)
+	    field_positive_within(c, "mass", -1, h->mass, LIMIT_MAX_MASS) != 0)
 		return -1;
 	return req_geom_fields(c, &h->object);
 }
@@ -84,10 +63,10 @@ static int parse_pad(const struct field_ctx *c, struct core_hold *h)
 	if (field_known(c, known) != 0 || field_numbers(c, "size", 3, h->pad_size) != 0)
 		return -1;
 	for (i = 0; i < 3; i++)
-		if (positive_within(c, "size", i, h->pad_size[i], LIMIT_MAX_SIZE) != 0)
+		if (field_positive_within(c, "size", i, h->pad_size[i], LIMIT_MAX_SIZE) != 0)
 			return -1;
 	if (field_number(c, "mass", &h->pad_mass) != 0 ||
-	    positive_within(c, "mass", -1, h->pad_mass, LIMIT_MAX_MASS) != 0)
+	    field_positive_within(c, "mass", -1, h->pad_mass, LIMIT_MAX_MASS) != 0)
 		return -1;
 	return req_geom_fields(c, &h->pad);
 }
@@ -96,33 +75,14 @@ static int parse_option(const struct field_ctx *c, struct core_hold *h)
 {
 	static const char *const known[] = {"timestep", "refsafe", "gravity", "impratio",
 	    "integrator", "cone", "noslip_iterations", "mujoco", NULL};
-	struct core_scene_option *o = &h->option;
-	int cone = (int)o->cone;
 
-	if (field_known(c, known) != 0 || field_number(c, "timestep", &o->timestep) != 0)
-		return -1;
-	if (!(o->timestep > 0))
-		return field_fail(c, "timestep", -1, ERR_BAD_VALUE, "must be > 0, not %s",
-		    JTEXT_NUM(o->timestep));
-	if (field_bool(c, "refsafe", &o->refsafe) != 0 ||
-	    field_number(c, "gravity", &o->gravity) != 0 ||
-	    non_negative(c, "gravity", -1, o->gravity) != 0 ||
-	    field_number(c, "impratio", &o->impratio) != 0)
-		return -1;
-	if (!(o->impratio > 0))
-		return field_fail(c, "impratio", -1, ERR_BAD_VALUE, "must be > 0, not %s",
-		    JTEXT_NUM(o->impratio));
-	/* the release first: it decides whether "discrete" exists */
-	if (req_mujoco(c, "mujoco", &o->mujoco) != 0 ||
-	    req_integrator_release(c, "integrator", o->mujoco, &o->integrator) != 0 ||
-	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0 ||
+	if (req_option(c, known, 1, &h->option) != 0 ||
 	    field_int(c, "noslip_iterations", &h->noslip_iterations) != 0)
 		return -1;
-	o->cone = (enum core_cone)cone;
 	if (h->noslip_iterations < 0 || h->noslip_iterations > LIMIT_MAX_HOLD_NOSLIP)
 		return field_fail(c, "noslip_iterations", -1, ERR_BAD_VALUE,
 		    "must be 0..%d, not %d", LIMIT_MAX_HOLD_NOSLIP, h->noslip_iterations);
-	if (o->integrator == CORE_SCENE_RK4)
+	if (h->option.integrator == CORE_SCENE_RK4)
 		return field_fail(c, "integrator", -1, ERR_BAD_VALUE, "%s", core_hold_supported(h));
 	return 0;
 }
@@ -142,11 +102,12 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 	    field_object(&root, "pad", &pad) != 0 || parse_pad(&pad, h) != 0 ||
 	    field_object(&root, "option", &option) != 0 || parse_option(&option, h) != 0 ||
 	    field_number(&root, "grip_force", &h->grip_force) != 0 ||
-	    positive_within(&root, "grip_force", -1, h->grip_force, LIMIT_MAX_HOLD_FORCE) != 0 ||
+	    field_positive_within(&root, "grip_force", -1, h->grip_force, LIMIT_MAX_HOLD_FORCE) !=
+	        0 ||
 	    field_number(&root, "duration", &h->duration) != 0 ||
-	    positive_within(&root, "duration", -1, h->duration, INFINITY) != 0 ||
+	    field_positive_within(&root, "duration", -1, h->duration, INFINITY) != 0 ||
 	    field_number(&root, "slip_limit", &h->slip_limit) != 0 ||
-	    positive_within(&root, "slip_limit", -1, h->slip_limit, LIMIT_MAX_HEIGHT) != 0)
+	    field_positive_within(&root, "slip_limit", -1, h->slip_limit, LIMIT_MAX_HEIGHT) != 0)
 		return -1;
 	steps = h->duration / h->option.timestep;
 	if (!(steps <= LIMIT_MAX_STEPS))
@@ -219,7 +180,7 @@ json_t *hold_request_json(const struct hold_request *r)
 	put(option, "gravity", json_real(h->option.gravity), &ok);
 	put(option, "impratio", json_real(h->option.impratio), &ok);
 	put(option, "integrator", json_string(req_integrator_name(h->option.integrator)), &ok);
-	put(option, "cone", json_string(cone_names[h->option.cone]), &ok);
+	put(option, "cone", json_string(req_cone_name(h->option.cone)), &ok);
 	put(option, "noslip_iterations", json_integer(h->noslip_iterations), &ok);
 	put(option, "mujoco", json_string(core_mjver_name(h->option.mujoco)), &ok);
 	put(root, "object", object, &ok);

@@ -128,24 +128,6 @@ int req_mujoco(const struct field_ctx *c, const char *key, int *out)
 	return 0;
 }
 
-/* bad_value at c[key] (element index, -1 for the member) unless value >= 0 */
-static int non_negative(const struct field_ctx *c, const char *key, long index, double value)
-{
-	if (value >= 0)
-		return 0;
-	return field_fail(c, key, index, ERR_BAD_VALUE, "must be >= 0, not %s", JTEXT_NUM(value));
-}
-
-/* bad_value at c[key] unless 0 < value <= limit */
-static int positive_within(
-    const struct field_ctx *c, const char *key, long index, double value, double limit)
-{
-	if (value > 0 && value <= limit)
-		return 0;
-	return field_fail(
-	    c, key, index, ERR_BAD_VALUE, "must be > 0 and <= %g, not %s", limit, JTEXT_NUM(value));
-}
-
 /* The fields of one <geom> over the values already in *g (the defaults, or the
  * body's geom for the floor). */
 /* The fields of a <geom>, in the order of req_scene.floor_given's bits. */
@@ -176,15 +158,15 @@ int req_geom_fields(const struct field_ctx *c, struct core_pair_geom *g)
 	if (field_numbers(c, "friction", 3, g->friction) != 0)
 		return -1;
 	for (i = 0; i < 3; i++)
-		if (non_negative(c, "friction", i, g->friction[i]) != 0)
+		if (field_non_negative(c, "friction", i, g->friction[i]) != 0)
 			return -1;
 	if (field_number(c, "margin", &g->margin) != 0 ||
-	    non_negative(c, "margin", -1, g->margin) != 0)
+	    field_non_negative(c, "margin", -1, g->margin) != 0)
 		return -1;
-	if (field_number(c, "gap", &g->gap) != 0 || non_negative(c, "gap", -1, g->gap) != 0)
+	if (field_number(c, "gap", &g->gap) != 0 || field_non_negative(c, "gap", -1, g->gap) != 0)
 		return -1;
 	if (field_number(c, "solmix", &g->solmix) != 0 ||
-	    non_negative(c, "solmix", -1, g->solmix) != 0)
+	    field_non_negative(c, "solmix", -1, g->solmix) != 0)
 		return -1;
 	return field_int(c, "priority", &g->priority);
 }
@@ -236,29 +218,31 @@ static int parse_body(const struct field_ctx *c, struct core_scene *s)
 		if (field_numbers(c, "size", 3, s->size) != 0)
 			return -1;
 		for (i = 0; i < (s->shape == CORE_SCENE_BOX ? 3 : 1); i++)
-			if (positive_within(c, "size", i, s->size[i], LIMIT_MAX_SIZE) != 0)
+			if (field_positive_within(c, "size", i, s->size[i], LIMIT_MAX_SIZE) != 0)
 				return -1;
 	} else if (size) {
 		if (!json_is_number(size))
 			return field_fail(c, "size", -1, ERR_BAD_TYPE, "%s",
 			    "must be a number (radius, or half edge of a cube) or [x, y, z]");
 		if (field_number(c, "size", &s->size[0]) != 0 ||
-		    positive_within(c, "size", -1, s->size[0], LIMIT_MAX_SIZE) != 0)
+		    field_positive_within(c, "size", -1, s->size[0], LIMIT_MAX_SIZE) != 0)
 			return -1;
 		s->size[1] = s->size[2] = s->size[0];
 	}
 	if (s->shape == CORE_SCENE_SPHERE)
 		s->size[1] = s->size[2] = 0; /* a sphere has one size; keep the struct canonical */
 	if (field_number(c, "mass", &s->mass) != 0 ||
-	    positive_within(c, "mass", -1, s->mass, LIMIT_MAX_MASS) != 0)
+	    field_positive_within(c, "mass", -1, s->mass, LIMIT_MAX_MASS) != 0)
 		return -1;
 	return check_compilable(c, s);
 }
 
-static int parse_option(const struct field_ctx *c, struct core_scene_option *o)
+const char *const req_option_keys[] = {
+    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", "mujoco", NULL};
+
+int req_option(const struct field_ctx *c, const char *const known[], int gravity_down,
+    struct core_scene_option *o)
 {
-	static const char *const known[] = {
-	    "timestep", "refsafe", "gravity", "impratio", "integrator", "cone", "mujoco", NULL};
 	int cone = o->cone == CORE_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL;
 
 	if (field_known(c, known) != 0)
@@ -270,6 +254,7 @@ static int parse_option(const struct field_ctx *c, struct core_scene_option *o)
 		    JTEXT_NUM(o->timestep));
 	if (field_bool(c, "refsafe", &o->refsafe) != 0 ||
 	    field_number(c, "gravity", &o->gravity) != 0 ||
+	    (gravity_down && field_non_negative(c, "gravity", -1, o->gravity) != 0) ||
 	    field_number(c, "impratio", &o->impratio) != 0)
 		return -1;
 	if (!(o->impratio > 0))
@@ -282,6 +267,11 @@ static int parse_option(const struct field_ctx *c, struct core_scene_option *o)
 		return -1;
 	o->cone = cone == CONE_ELLIPTIC ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
 	return 0;
+}
+
+const char *req_cone_name(enum core_cone cone)
+{
+	return cone_names[cone == CORE_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL];
 }
 
 static void scene_default(struct core_scene *s, double default_height)
@@ -321,7 +311,8 @@ int req_scene_parse(
 	for (i = 0; floor.obj && geom_fields[i]; i++)
 		if (json_object_get(floor.obj, geom_fields[i]))
 			given |= 1u << i;
-	if (field_object(&c, "option", &option) != 0 || parse_option(&option, &s.option) != 0)
+	if (field_object(&c, "option", &option) != 0 ||
+	    req_option(&option, req_option_keys, 0, &s.option) != 0)
 		return -1;
 	if (field_number(&c, "height", &s.height) != 0)
 		return -1;
@@ -329,7 +320,7 @@ int req_scene_parse(
 		return field_fail(&c, "height", -1, ERR_BAD_VALUE, "must be >= 0 and <= %g, not %s",
 		    LIMIT_MAX_HEIGHT, JTEXT_NUM(s.height));
 	if (field_number(&c, "duration", &s.duration) != 0 ||
-	    non_negative(&c, "duration", -1, s.duration) != 0)
+	    field_non_negative(&c, "duration", -1, s.duration) != 0)
 		return -1;
 	/* round(duration / timestep) <= limit, decided before rounding so a huge
 	 * quotient never reaches lround */
@@ -467,10 +458,7 @@ json_t *req_scene_json(const struct req_scene *r)
 	put(option, "gravity", json_real(s->option.gravity), &ok);
 	put(option, "impratio", json_real(s->option.impratio), &ok);
 	put(option, "integrator", json_string(integrator_names[s->option.integrator]), &ok);
-	put(option, "cone",
-	    json_string(
-	        cone_names[s->option.cone == CORE_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL]),
-	    &ok);
+	put(option, "cone", json_string(req_cone_name(s->option.cone)), &ok);
 	put(option, "mujoco", json_string(core_mjver_name(s->option.mujoco)), &ok);
 	put(root, "body", body, &ok);
 	put(root, "option", option, &ok);

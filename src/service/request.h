@@ -91,6 +91,23 @@ int req_integrator_release(
  * naming the supported releases otherwise. *out is left alone when key is absent. */
 int req_mujoco(const struct field_ctx *c, const char *key, int *out);
 
+/* The members an <option> object of a scene may have (req_option()), NULL-terminated. */
+extern const char *const req_option_keys[];
+
+/*
+ * The <option> fields of c (timestep, refsafe, gravity, impratio, mujoco and the release's
+ * integrator, cone), each kept as *o has it when absent. known: the members c may have,
+ * req_option_keys or a row's own list that adds members it then reads itself (the hold's
+ * noslip_iterations). gravity_down: a negative gravity is refused (a scene held up by its
+ * contacts, as the hold's; a body on the plane may fall upwards, away from it). 0, or -1
+ * with c's error set.
+ */
+int req_option(const struct field_ctx *c, const char *const known[], int gravity_down,
+    struct core_scene_option *o);
+
+/* The MJCF name of a friction cone ("pyramidal", "elliptic"). */
+const char *req_cone_name(enum core_cone cone);
+
 /* The MJCF name of an integrator. */
 const char *req_integrator_name(enum core_scene_integrator integrator);
 

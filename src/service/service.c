@@ -138,7 +138,7 @@ static const struct svc_limits *limits_or_default(
 	return defaults;
 }
 
-/* Compute the answer of a parsed request as text (svc_dump()). */
+/* Compute the answer of a parsed request as text (jtext_line()). */
 static int answer_text(const struct svc_endpoint_def *row, const void *request,
     const struct svc_limits *lim, char **text, struct err *err)
 {
@@ -153,7 +153,7 @@ static int answer_text(const struct svc_endpoint_def *row, const void *request,
 	}
 	if (rc != 0)
 		return -1;
-	*text = svc_dump(answer);
+	*text = jtext_line(answer);
 	json_decref(answer);
 	return *text ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }
@@ -180,7 +180,7 @@ int svc_ask(enum svc_endpoint ep, const char *body, size_t len, const struct svc
 		return -1;
 	if (cache) {
 		canonical = row_canonical(row, request);
-		canonical_text = canonical ? svc_dump(canonical) : NULL;
+		canonical_text = canonical ? jtext_line(canonical) : NULL;
 		if (!canonical_text) {
 			err_set(err, ERR_INTERNAL, "", "out of memory");
 			goto out;
@@ -277,25 +277,6 @@ int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_l
 	}
 	row_release(row, request);
 	return rc;
-}
-
-char *svc_dump(const json_t *value)
-{
-	char *text = jtext_dump(value, 0);
-	size_t len;
-	char *line;
-
-	if (!text)
-		return NULL;
-	len = strlen(text);
-	line = realloc(text, len + 2);
-	if (!line) {
-		free(text);
-		return NULL;
-	}
-	line[len] = '\n';
-	line[len + 1] = '\0';
-	return line;
 }
 
 int svc_sweep_csv(const json_t *answer, char **csv, struct err *err)

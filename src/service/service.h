@@ -8,7 +8,7 @@
  *
  * A question goes body -> parsed request -> canonical request (keys sorted,
  * defaults filled, numbers normalised) -> cache lookup -> answer -> cache store,
- * parsed once (svc_ask()). svc_dump() prints JSON in the one canonical text form
+ * parsed once (svc_ask()). jtext_line() prints JSON in the one canonical text form
  * every front end uses, so the CLI's and the daemon's answers are byte-for-byte equal.
  */
 #ifndef CONTACTD_SERVICE_SERVICE_H
@@ -46,7 +46,7 @@ struct svc_outcome {
  * its canonical text, look that up in cache (NULL: no cache), and on a miss compute
  * the answer and store its text. A failing cache costs speed, never an answer: it
  * is reported in *outcome (may be NULL). On success *text is the answer's canonical
- * text (svc_dump()), which the caller frees with free(). lim NULL: the defaults.
+ * text (jtext_line()), which the caller frees with free(). lim NULL: the defaults.
  */
 int svc_ask(enum svc_endpoint ep, const char *body, size_t len, const struct svc_limits *lim,
     const struct cache *cache, char **text, struct svc_outcome *outcome, struct err *err);
@@ -64,11 +64,6 @@ int svc_canonical(enum svc_endpoint ep, const char *body, size_t len, const stru
  * threads at once (a sweep starts lim->threads - 1 threads of its own). */
 int svc_answer(enum svc_endpoint ep, const json_t *canonical, const struct svc_limits *lim,
     json_t **answer, struct err *err);
-
-/* The canonical text of a JSON value (compact, sorted keys, every real the shortest
- * text that reads back as it: base/jtext.h), NUL-terminated, newline-terminated.
- * Caller frees with free(). */
-char *svc_dump(const json_t *value);
 
 /* The MuJoCo release a request that names none is answered for (a static string). */
 const char *svc_mujoco_default(void);

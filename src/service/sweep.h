@@ -82,7 +82,7 @@ struct sweep_sink {
 /*
  * Answer a validated sweep row by row into sink, with `threads` threads (>= 1). The
  * rows' bytes, with the head's, are exactly those of sweep_run()'s answer printed as
- * JSON (svc_dump) or CSV (sweep_csv). Returns 0, or -1 with err (the sink's error, or
+ * JSON (jtext_line) or CSV (sweep_csv). Returns 0, or -1 with err (the sink's error, or
  * out of memory) after any number of rows.
  */
 int sweep_stream(

@@ -30,21 +30,11 @@ static void csv_text(FILE *f, const char *s)
 
 static int csv_cell(FILE *f, const json_t *v)
 {
-	char real[JTEXT_REAL_MAX], *text;
+	char *text;
 
+	if (jtext_put_scalar(f, v)) /* the JSON answer's spelling */
+		return 0;
 	switch (json_typeof(v)) {
-	case JSON_REAL:
-		fputs(jtext_real(json_real_value(v), real), f); /* the JSON answer's spelling */
-		return 0;
-	case JSON_INTEGER:
-		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return 0;
-	case JSON_TRUE:
-		fputs("true", f);
-		return 0;
-	case JSON_FALSE:
-		fputs("false", f);
-		return 0;
 	case JSON_NULL:
 		return 0;
 	case JSON_STRING:
