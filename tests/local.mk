@@ -50,3 +50,8 @@ check-quick:
 	done; \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$quick"
 .PHONY: check-quick
+
+# The house rules of src/ a reader can check: layers one way, the core on its own, no two
+# modules including each other, knobs per layer, no file over 1,000 lines (docs/architecture.md).
+TESTS += tests/house_test.sh
+EXTRA_DIST += tests/house_test.sh tests/house.py

@@ -7,9 +7,13 @@
 #ifndef CONTACTD_BASE_KNOBS_H
 #define CONTACTD_BASE_KNOBS_H
 
+/* Levels of nesting a request's JSON may have: the deepest the API defines (an eval
+ * batch's call's arguments, a sweep's base's geoms) nest about 5; a bound keeps a hostile
+ * document from recursing the parser deep. */
 #define LIMIT_MAX_JSON_DEPTH 16
 
-#define BODY_CHUNK_BYTES 4096 /* first allocation of a request body, grown by doubling */
+/* bytes: the first allocation of a request body, grown by doubling (most bodies fit) */
+#define BODY_CHUNK_BYTES 4096
 
 /* A token's last use is recorded to this many seconds (one write per token per interval). */
 #define CALIB_TOKEN_USE_GRANULARITY_S 60

@@ -13,7 +13,8 @@
 #define DEFAULT_HEIGHT 0.10
 #define DEFAULT_DURATION 2.0
 
-#define LIMIT_MAX_HOLD_FORCE 1e6     /* N */
+/* N: a grip force at most, far beyond any gripper, so the step stays finite */
+#define LIMIT_MAX_HOLD_FORCE 1e6
 
 /* option.noslip_iterations accepted by hold: each step may run this many sweeps */
 #define LIMIT_MAX_HOLD_NOSLIP 100
@@ -37,6 +38,7 @@
 /* A running question asks whether its client is still there this often (CPU ns). */
 #define BUDGET_GONE_CHECK_NS 10000000LL
 #define SWEEP_PARSE_THREADS_MAX 64 /* threads that parse one sweep's grid points */
+/* calls of one eval or grade batch: a class's assignment (30 students x ~300 calls) in one */
 #define LIMIT_MAX_EVAL_CALLS 10000
 #define LIMIT_MAX_EVAL_STEPS 20000         /* semi_implicit_euler steps in one eval call */
 #define LIMIT_MAX_EVAL_BATCH_STEPS 200000L /* and in all calls of one batch */
@@ -46,6 +48,8 @@
 #define FIND_DEFAULT_TOLERANCE 1e-6
 #define FIND_DEFAULT_ITERATIONS 100
 #define FIND_MAX_ITERATIONS 1000
+/* bytes of a request body (the daemon's --max-body): the largest sweep or batch body
+ * written by hand is tens of kB */
 #define LIMIT_MAX_BODY_BYTES (1024 * 1024)
 
 /* A batch body (eval, grade) may also be this many bytes per call of --max-eval-calls:
