@@ -17,10 +17,13 @@
 #include "core/growth.h"
 #include "core/law.h"
 #include "core/sim.h"
+#include "fit/descent.h"
+#include "fit/grid.h"
 #include "fit/model.h"
 #include "fit/parallel.h"
 #include "fit/problem.h"
 #include "fit/search.h"
+#include "fit/traj.h"
 #include "fit/uncertainty.h"
 #include "core/knobs.h"
 #include "fit/knobs.h"
@@ -551,14 +554,14 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	for (j = 0; j < d->ntrajectories; j++) {
 		double t0, H;
 
-		search_traj_start(&d->trajectories[j], -m.a0, m.timestep, &t0, &H);
+		traj_start(&d->trajectories[j], -m.a0, m.timestep, &t0, &H);
 		gsl_vector_set(x, P->nphys + 2 * j, t0);
 		gsl_vector_set(x, P->nphys + 2 * j + 1, H);
 	}
 	if (search_multi_start(P, x, &fit->iterations, err) != 0)
 		goto out;
 	for (phase = 0;; phase++) {
-		if ((phase > 0 && search_least_squares(P, x, &fit->iterations, err) != 0) ||
+		if ((phase > 0 && descent_least_squares(P, x, &fit->iterations, err) != 0) ||
 		    uncertainty_analyse(P, x, &an, err) != 0)
 			goto out;
 		if (!an.phys_null || phase > 0 || P->nphys < 2)
@@ -768,7 +771,7 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 	                               reports what refsafe would do to it */
 	for (j = 0; j < data->ntrajectories; j++) {
 		fitted[j] = data->trajectories[j];
-		fitted[j].n = search_traj_fitted(&fitted[j], setup->option.timestep);
+		fitted[j].n = traj_fitted(&fitted[j], setup->option.timestep);
 		dropped += data->trajectories[j].n - fitted[j].n;
 		fit->nsamples += data->trajectories[j].n;
 	}

@@ -26,8 +26,10 @@
  * (presses alone: only timeconst*dampratio, as the static deflection depends on
  * the stiffness 1/(timeconst*dampratio)^2 only). solimp is not fitted.
  *
- * The stages, one module each: the problem and its residuals (fit/problem.c), the starts
- * and the search (fit/search.c), the standard errors (fit/uncertainty.c), and this entry
+ * The stages, one module each: the problem and its residuals (fit/problem.c), a
+ * trajectory's first impact and release (fit/traj.c), the starting grid and the minima of
+ * grids (fit/grid.c), the descents (fit/descent.c), the whole search (fit/search.c), the
+ * standard errors (fit/uncertainty.c), and this entry
  * with the identification, the status and the notes (fit/fit.c). The answer's JSON and
  * MJCF are the service's (calib/result.h).
  *

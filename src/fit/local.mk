@@ -1,14 +1,18 @@
 # fit: the pad calibration's fit engine (issue #4): the model of a measurement, the
-# least-squares problem, its starts and search, the standard errors, and the entry
+# least-squares problem, its starts, descents and search, the standard errors, and the entry
 # (fit.h) the service calls. Depends on the core and base only, and GSL; no JSON (jansson's
-# headers only because base/error.h includes them). One module per prefix; input.h is
-# the measurements' types, and problem.h, search.h and uncertainty.h are the layer's own.
+# headers only because base/error.h includes them). One module per prefix; input.h is the
+# measurements' types, and problem.h, traj.h, grid.h, descent.h, search.h and uncertainty.h
+# are the layer's own.
 noinst_LIBRARIES += libfit.a
 libfit_a_SOURCES = \
 	src/fit/input.h \
 	src/fit/parallel.c src/fit/parallel.h \
 	src/fit/model.c src/fit/model.h \
 	src/fit/problem.c src/fit/problem.h \
+	src/fit/traj.c src/fit/traj.h \
+	src/fit/grid.c src/fit/grid.h \
+	src/fit/descent.c src/fit/descent.h \
 	src/fit/search.c src/fit/search.h \
 	src/fit/uncertainty.c src/fit/uncertainty.h \
 	src/fit/fit.c src/fit/fit.h \

@@ -30,7 +30,7 @@
 /* The physical parameters: log timeconst, log dampratio (fit.h's FIT_TC, FIT_DR). */
 enum { TC, DR, NPHYS };
 
-struct search_start;
+struct grid_start;
 struct uncertainty_memo;
 struct problem_recent;
 
@@ -51,7 +51,7 @@ struct problem {
 	/* What the first search saw, kept for the confidence intervals (see
 	 * fit.c's record_interval()): every point of its starting grid (grid_counts per axis; NULL
 	 * in the bootstrap's refits) and the minima its descents reached. */
-	struct search_start *grid_kept;
+	struct grid_start *grid_kept;
 	int grid_counts[NPHYS], grid_kept_ready;
 	double mode_logp[CALIB_MAX_STARTS][NPHYS], mode_chi2[CALIB_MAX_STARTS];
 	size_t nmodes;
@@ -64,7 +64,7 @@ struct problem {
 	int grid_model_ready;
 	int grid_model_free[NPHYS];
 	double grid_model_held[NPHYS];
-	int grid_shifts; /* release shifts tried at each grid point (search.c) */
+	int grid_shifts; /* release shifts tried at each grid point (grid.c) */
 	/* The fit's own search (not a bootstrap refit's): also the fine grids around its
 	 * minima (search.c's wide_refine()). */
 	int thorough;
@@ -91,7 +91,7 @@ struct problem {
 	 * Owned by the fit, freed by uncertainty_forget(); every copy of P shares it. */
 	struct uncertainty_memo *walk_memo;
 	/* When set, the releases are held at these (P's layout, from column nphys) and x
-	 * holds the physical parameters only (see search.c's descend()). */
+	 * holds the physical parameters only (see descent.c's descent_starts()). */
 	const gsl_vector *releases;
 	/* The fit's bound (NULL: none) and whether it was reached, shared by every copy of
 	 * the problem: once set, every evaluation answers zero residuals at once, so the

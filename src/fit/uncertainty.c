@@ -14,8 +14,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "fit/descent.h"
 #include "fit/parallel.h"
 #include "fit/search.h"
+#include "fit/traj.h"
 #include "fit/knobs.h"
 
 /* Replica measurements into rd's arrays: the model (measured + sigma * weighted
@@ -74,7 +76,7 @@ struct replica {
 static void replica_run(void *ctx, size_t b)
 {
 	struct replica *rp = (struct replica *)ctx + b;
-	struct search_start reached[CALIB_MAX_STARTS];
+	struct grid_start reached[CALIB_MAX_STARTS];
 	size_t nreached;
 	double chi2 = INFINITY;
 
@@ -180,7 +182,7 @@ int uncertainty_bootstrap(
 		for (j = 0; j < d->ntrajectories; j++) {
 			double t0, H;
 
-			search_traj_start(&rp->trajs[j], -m.a0, m.timestep, &t0, &H);
+			traj_start(&rp->trajs[j], -m.a0, m.timestep, &t0, &H);
 			gsl_vector_set(rp->xs, P->nphys + 2 * j, t0);
 			gsl_vector_set(rp->xs, P->nphys + 2 * j + 1, H);
 		}
@@ -449,7 +451,7 @@ static int walk_point(
     struct walk *w, double v, gsl_vector *x, double *chi2, int *iterations, struct err *err)
 {
 	walk_hold(w, v);
-	if (w->Q.p > 0 && search_least_squares(&w->Q, x, iterations, err) != 0)
+	if (w->Q.p > 0 && descent_least_squares(&w->Q, x, iterations, err) != 0)
 		return -1;
 	problem_residuals(x, &w->Q, w->Q.f1);
 	*chi2 = problem_sum_squares(w->Q.f1);
@@ -847,7 +849,7 @@ int uncertainty_profile(struct problem *P, gsl_vector *x, struct uncertainty_ana
 		if (!pr->better)
 			break;
 		/* the descent only goes down from a point already below the estimate */
-		if (search_least_squares(P, better, iterations, err) != 0)
+		if (descent_least_squares(P, better, iterations, err) != 0)
 			goto out;
 		gsl_vector_memcpy(x, better);
 		if (uncertainty_analyse(P, x, an, err) != 0)
@@ -976,7 +978,7 @@ static void interval_grid(
 		return;
 	for (a = 0; a < P->grid_counts[TC]; a++)
 		for (b = 0; b < P->grid_counts[DR]; b++) {
-			const struct search_start *g = &P->grid_kept[a * CALIB_GRID_POINTS + b];
+			const struct grid_start *g = &P->grid_kept[a * CALIB_GRID_POINTS + b];
 			int idx[NPHYS] = {a, b};
 
 			interval_edge(out, g->chi2 - chi2_min, idx, P->grid_counts);
