@@ -34,9 +34,9 @@
 #include "fit/fit.h"
 #include "fit/model.h"
 #include "fit/problem.h"
+#include "fit/bootstrap.h"
 #include "fit/grid.h"
 #include "fit/search.h"
-#include "fit/uncertainty.h"
 #include "mjscene.h"
 #include "number_text.h"
 #include "calib/result.h"
@@ -564,7 +564,7 @@ START_TEST(bootstrap_shares_grid)
 	struct calib_data data = {0};
 	struct problem P, Q;
 	struct grid_start found[CALIB_MAX_STARTS];
-	struct uncertainty_boot shared, own;
+	struct bootstrap_result shared, own;
 	struct err err;
 	gsl_vector *x;
 	size_t nfound;
@@ -583,12 +583,12 @@ START_TEST(bootstrap_shares_grid)
 	ck_assert(problem_grid_model_fits(&P));
 	memset(&shared, 0, sizeof shared);
 	memset(&own, 0, sizeof own);
-	ck_assert_int_eq(uncertainty_bootstrap(&P, x, &shared, &err), 0);
+	ck_assert_int_eq(bootstrap_standard_errors(&P, x, &shared, &err), 0);
 	Q = P;
 	Q.grid_model = NULL;
 	Q.grid_model_ready = 0;
 	ck_assert(!problem_grid_model_fits(&Q));
-	ck_assert_int_eq(uncertainty_bootstrap(&Q, x, &own, &err), 0);
+	ck_assert_int_eq(bootstrap_standard_errors(&Q, x, &own, &err), 0);
 	ck_assert_int_eq(shared.replicas, CALIB_BOOT_REPLICAS);
 	ck_assert(isfinite(shared.se_log[TC]) && isfinite(shared.se_log[DR]));
 	ck_assert(memcmp(&shared, &own, sizeof own) == 0);

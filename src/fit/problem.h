@@ -31,7 +31,7 @@
 enum { TC, DR, NPHYS };
 
 struct grid_start;
-struct uncertainty_memo;
+struct profile_memo;
 struct problem_recent;
 
 struct problem {
@@ -72,7 +72,7 @@ struct problem {
 	 * unidentified direction (an overdamped pad's dampratio) would run to infinity, and
 	 * the search is complete over the grid only. */
 	double log_lo[NPHYS], log_hi[NPHYS];
-	/* A profile's problem (see uncertainty.c's walk_side()) holds one combination of the logs:
+	/* A profile's problem (see profile.c's walk_side()) holds one combination of the logs:
 	 * then (log tc, log dr) = origin + x[0] * axis when nphys is 1, origin when it is 0. */
 	int profiling;
 	double origin[NPHYS], axis[NPHYS];
@@ -86,10 +86,10 @@ struct problem {
 	 * walk's refit ends where it last evaluated. Allocated by problem_size(), shared by every
 	 * copy of P (keyed by the data and the pad), freed by problem_free(). */
 	struct problem_recent *recent;
-	/* The profile walks' points, kept from uncertainty_profile() for uncertainty_intervals()
-	 * (uncertainty.c; NULL: none yet): both walk the same points from the same estimate.
-	 * Owned by the fit, freed by uncertainty_forget(); every copy of P shares it. */
-	struct uncertainty_memo *walk_memo;
+	/* The profile walks' points, kept from profile_standard_errors() for interval_find()
+	 * (profile.c; NULL: none yet): both walk the same points from the same estimate.
+	 * Owned by the fit, freed by profile_forget(); every copy of P shares it. */
+	struct profile_memo *walk_memo;
 	/* When set, the releases are held at these (P's layout, from column nphys) and x
 	 * holds the physical parameters only (see descent.c's descent_starts()). */
 	const gsl_vector *releases;
