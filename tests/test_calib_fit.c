@@ -35,8 +35,9 @@
 #include "fit/fit.h"
 #include "fit/model.h"
 #include "fit/problem.h"
+#include "fit/bootstrap.h"
+#include "fit/grid.h"
 #include "fit/search.h"
-#include "fit/uncertainty.h"
 #include "mjscene.h"
 #include "number_text.h"
 #include "calib/result.h"
@@ -430,7 +431,7 @@ END_TEST
 /* The minima of a grid the plain way: chi^2 everywhere, every allowed finite pad that no
  * neighbour of the eight is below, sorted by chi^2 then grid order. */
 static int plain_minima(
-    const double *chi2, int A, int B, const unsigned char *allowed, struct search_cell *out)
+    const double *chi2, int A, int B, const unsigned char *allowed, struct grid_cell *out)
 {
 	int a, b, da, db, n = 0, i, j;
 
@@ -454,7 +455,7 @@ static int plain_minima(
 		}
 	/* insertion sort: stable, so ties stay in grid order */
 	for (i = 1; i < n; i++) {
-		struct search_cell c = out[i];
+		struct grid_cell c = out[i];
 
 		for (j = i; j > 0 && out[j - 1].chi2 > c.chi2; j--)
 			out[j] = out[j - 1];
@@ -464,7 +465,7 @@ static int plain_minima(
 }
 
 /*
- * The fine grids' minima (search_grid_minima()) step a pad's presses only while it could be
+ * The fine grids' minima (grid_minima()) step a pad's presses only while it could be
  * one of the lowest minima or below one, its drops' residuals bounding its chi^2 from below
  * (problem_lazy_start()): the bound must never exceed chi^2, the presses stepped later must
  * give problem_chi2_many()'s chi^2 bit for bit in any order, and the minima must be those of
@@ -477,7 +478,7 @@ START_TEST(lazy_minima_exact)
 	enum { A = 40, B = 20, N = A * B };
 	static const int wants[] = {1, 8, 12, N};
 	static double pads[N][NPHYS], many[N], bound[N], lazy[N];
-	static struct search_cell plain[N], cells[N];
+	static struct grid_cell plain[N], cells[N];
 	static unsigned char allowed[N];
 	static size_t order[N];
 	const int presses = _i < 3;
@@ -532,9 +533,8 @@ START_TEST(lazy_minima_exact)
 
 		ck_assert_int_gt(nplain, 0);
 		for (k = 0; k < (int)(sizeof wants / sizeof wants[0]); k++) {
-			ck_assert_int_eq(
-			    search_grid_minima(&P, x, (const double(*)[NPHYS])pads, counts,
-			        mask ? allowed : NULL, wants[k], cells, &nmin, &err),
+			ck_assert_int_eq(grid_minima(&P, x, (const double(*)[NPHYS])pads, counts,
+			                     mask ? allowed : NULL, wants[k], cells, &nmin, &err),
 			    0);
 			ck_assert_int_eq(nmin, nplain < wants[k] ? nplain : wants[k]);
 			for (i = 0; i < nmin; i++)
@@ -564,8 +564,8 @@ START_TEST(bootstrap_shares_grid)
 	struct dataset d;
 	struct calib_data data = {0};
 	struct problem P, Q;
-	struct search_start found[CALIB_MAX_STARTS];
-	struct uncertainty_boot shared, own;
+	struct grid_start found[CALIB_MAX_STARTS];
+	struct bootstrap_result shared, own;
 	struct err err;
 	gsl_vector *x;
 	size_t nfound;
@@ -584,12 +584,12 @@ START_TEST(bootstrap_shares_grid)
 	ck_assert(problem_grid_model_fits(&P));
 	memset(&shared, 0, sizeof shared);
 	memset(&own, 0, sizeof own);
-	ck_assert_int_eq(uncertainty_bootstrap(&P, x, &shared, &err), 0);
+	ck_assert_int_eq(bootstrap_standard_errors(&P, x, &shared, &err), 0);
 	Q = P;
 	Q.grid_model = NULL;
 	Q.grid_model_ready = 0;
 	ck_assert(!problem_grid_model_fits(&Q));
-	ck_assert_int_eq(uncertainty_bootstrap(&Q, x, &own, &err), 0);
+	ck_assert_int_eq(bootstrap_standard_errors(&Q, x, &own, &err), 0);
 	ck_assert_int_eq(shared.replicas, CALIB_BOOT_REPLICAS);
 	ck_assert(isfinite(shared.se_log[TC]) && isfinite(shared.se_log[DR]));
 	ck_assert(memcmp(&shared, &own, sizeof own) == 0);

@@ -9,9 +9,10 @@
 
 #include "base/quiet.h"
 #include "core/sim.h"
+#include "fit/descent.h"
 #include "fit/model.h"
 #include "fit/problem.h"
-#include "fit/search.h"
+#include "fit/traj.h"
 #include "fit/knobs.h"
 
 /* A drop's or press's evaluation from its model value. */
@@ -65,7 +66,7 @@ static int trajectory(const struct core_scene *s, const struct calib_trajectory 
 			continue;
 		gsl_vector_set(x, 0, starts[k][0]);
 		gsl_vector_set(x, 1, starts[k][1]);
-		if (search_least_squares(&P, x, &iterations, err) != 0)
+		if (descent_least_squares(&P, x, &iterations, err) != 0)
 			goto out;
 		problem_residuals(x, &P, f);
 		chi2 = problem_sum_squares(f);
@@ -143,8 +144,8 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 		struct calib_trajectory tr = data->trajectories[i];
 		double starts[2][2];
 
-		tr.n = search_traj_fitted(&tr, s.option.timestep);
-		search_traj_start(&tr, -m.a0, m.timestep, &starts[0][0], &starts[0][1]);
+		tr.n = traj_fitted(&tr, s.option.timestep);
+		traj_start(&tr, -m.a0, m.timestep, &starts[0][0], &starts[0][1]);
 		starts[1][0] = releases ? releases[2 * i] : NAN;
 		starts[1][1] = releases ? releases[2 * i + 1] : NAN;
 		a->traj[i].fitted = tr.n;

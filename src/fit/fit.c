@@ -17,10 +17,16 @@
 #include "core/growth.h"
 #include "core/law.h"
 #include "core/sim.h"
+#include "fit/bootstrap.h"
+#include "fit/descent.h"
+#include "fit/grid.h"
+#include "fit/interval.h"
 #include "fit/model.h"
 #include "fit/parallel.h"
 #include "fit/problem.h"
+#include "fit/profile.h"
 #include "fit/search.h"
+#include "fit/traj.h"
 #include "fit/uncertainty.h"
 #include "core/knobs.h"
 #include "fit/knobs.h"
@@ -215,10 +221,10 @@ static void record_residuals(struct fit_result *fit, struct problem *P, const gs
  * floor a competing minimum sets. Of the releases: the covariance's.
  */
 static void record_errors(struct fit_result *fit, const struct problem *P,
-    const struct uncertainty_analysis *an, const struct uncertainty_boot *bt,
-    const struct uncertainty_profiles *pr, const struct uncertainty_intervals *ci)
+    const struct uncertainty_analysis *an, const struct bootstrap_result *bt,
+    const struct profile_result *pr, const struct interval_result *ci)
 {
-	static const int prof_of[NPHYS] = {UNCERTAINTY_PROF_TC, UNCERTAINTY_PROF_DR};
+	static const int prof_of[NPHYS] = {PROFILE_TC, PROFILE_DR};
 	double s2, var[NPHYS] = {0, 0}, covar = 0, product;
 	size_t k = 0, j;
 	int i, idx[NPHYS] = {-1, -1};
@@ -259,8 +265,8 @@ static void record_errors(struct fit_result *fit, const struct problem *P,
 		product = sqrt(fmax(var[TC] + var[DR] + 2 * covar, 0));
 		if (bt->replicas > 0)
 			product = fmax(product, bt->se_log_product);
-		if (pr->done[UNCERTAINTY_PROF_PRODUCT])
-			product = fmax(product, pr->se[UNCERTAINTY_PROF_PRODUCT]);
+		if (pr->done[PROFILE_PRODUCT])
+			product = fmax(product, pr->se[PROFILE_PRODUCT]);
 		fit->se_log_product = product;
 	}
 	for (j = 0; j < P->data->ntrajectories; j++) {
@@ -457,7 +463,7 @@ static void explain_pinned(struct fit_result *fit, const struct problem *P, int 
  * is bounded.
  */
 static void demand_bounded(
-    struct fit_result *fit, const struct problem *P, const struct uncertainty_intervals *ci)
+    struct fit_result *fit, const struct problem *P, const struct interval_result *ci)
 {
 	int q, opened = 0;
 
@@ -525,9 +531,9 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	const struct calib_data *d = P->data;
 	struct core_scene_model m;
 	struct uncertainty_analysis an = {NULL, 0, 0, {0, 0}};
-	struct uncertainty_boot bt;
-	struct uncertainty_profiles prof;
-	struct uncertainty_intervals ci;
+	struct bootstrap_result bt;
+	struct profile_result prof;
+	struct interval_result ci;
 	gsl_vector *x = NULL;
 	size_t j, k;
 	int i, rc = -1, phase;
@@ -551,14 +557,14 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	for (j = 0; j < d->ntrajectories; j++) {
 		double t0, H;
 
-		search_traj_start(&d->trajectories[j], -m.a0, m.timestep, &t0, &H);
+		traj_start(&d->trajectories[j], -m.a0, m.timestep, &t0, &H);
 		gsl_vector_set(x, P->nphys + 2 * j, t0);
 		gsl_vector_set(x, P->nphys + 2 * j + 1, H);
 	}
 	if (search_multi_start(P, x, &fit->iterations, err) != 0)
 		goto out;
 	for (phase = 0;; phase++) {
-		if ((phase > 0 && search_least_squares(P, x, &fit->iterations, err) != 0) ||
+		if ((phase > 0 && descent_least_squares(P, x, &fit->iterations, err) != 0) ||
 		    uncertainty_analyse(P, x, &an, err) != 0)
 			goto out;
 		if (!an.phys_null || phase > 0 || P->nphys < 2)
@@ -625,13 +631,13 @@ static int fit_run(struct fit_result *fit, struct problem *P, struct err *err)
 	memset(&prof, 0, sizeof prof);
 	memset(&ci, 0, sizeof ci);
 	if (!an.phys_null &&
-	    (uncertainty_profile(P, x, &an, &prof, &fit->iterations, err) != 0 ||
-	        uncertainty_bootstrap(P, x, &bt, err) != 0))
+	    (profile_standard_errors(P, x, &an, &prof, &fit->iterations, err) != 0 ||
+	        bootstrap_standard_errors(P, x, &bt, err) != 0))
 		goto out;
-	if (!an.phys_null && uncertainty_intervals(P, x, an.cov, &ci, &fit->iterations, err) != 0)
+	if (!an.phys_null && interval_find(P, x, an.cov, &ci, &fit->iterations, err) != 0)
 		goto out;
 	/* the walks' points are not needed again */
-	uncertainty_forget(P);
+	profile_forget(P);
 	fit->interval_basis = ci.chi2_test ? FIT_INTERVAL_CHI2_TEST : FIT_INTERVAL_LIKELIHOOD_RATIO;
 	if (an.nuisance_null)
 		note(fit, "a trajectory's release time or height is not determined by its samples");
@@ -768,7 +774,7 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 	                               reports what refsafe would do to it */
 	for (j = 0; j < data->ntrajectories; j++) {
 		fitted[j] = data->trajectories[j];
-		fitted[j].n = search_traj_fitted(&fitted[j], setup->option.timestep);
+		fitted[j].n = traj_fitted(&fitted[j], setup->option.timestep);
 		dropped += data->trajectories[j].n - fitted[j].n;
 		fit->nsamples += data->trajectories[j].n;
 	}
@@ -866,7 +872,7 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 	fit = NULL;
 	rc = 0;
 out:
-	uncertainty_forget(&P);
+	profile_forget(&P);
 	problem_free(&P);
 	free(fitted);
 	fit_free(fit);

@@ -26,8 +26,12 @@
  * (presses alone: only timeconst*dampratio, as the static deflection depends on
  * the stiffness 1/(timeconst*dampratio)^2 only). solimp is not fitted.
  *
- * The stages, one module each: the problem and its residuals (fit/problem.c), the starts
- * and the search (fit/search.c), the standard errors (fit/uncertainty.c), and this entry
+ * The stages, one module each: the problem and its residuals (fit/problem.c), a
+ * trajectory's first impact and release (fit/traj.c), the starting grid and the minima of
+ * grids (fit/grid.c), the descents (fit/descent.c), the whole search (fit/search.c), the
+ * standard errors (fit/uncertainty.c, the covariance's; fit/profile.c, the profile
+ * likelihood's; fit/bootstrap.c, the bootstrap's), the confidence intervals
+ * (fit/interval.c), and this entry
  * with the identification, the status and the notes (fit/fit.c). The answer's JSON and
  * MJCF are the service's (calib/result.h).
  *
@@ -61,7 +65,7 @@ enum fit_status {
 	                     truth's chi^2, n degrees of freedom): checked before few_dof */
 };
 
-/* How the confidence intervals were found (see fit/uncertainty.h). */
+/* How the confidence intervals were found (see fit/interval.h). */
 enum fit_interval_basis {
 	FIT_INTERVAL_LIKELIHOOD_RATIO, /* chi^2 - chi^2_min <= k^2 s^2 */
 	FIT_INTERVAL_CHI2_TEST,        /* also chi^2 <= its n-dof quantile: few dof */

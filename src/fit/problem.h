@@ -30,8 +30,8 @@
 /* The physical parameters: log timeconst, log dampratio (fit.h's FIT_TC, FIT_DR). */
 enum { TC, DR, NPHYS };
 
-struct search_start;
-struct uncertainty_memo;
+struct grid_start;
+struct profile_memo;
 struct problem_recent;
 
 struct problem {
@@ -51,7 +51,7 @@ struct problem {
 	/* What the first search saw, kept for the confidence intervals (see
 	 * fit.c's record_interval()): every point of its starting grid (grid_counts per axis; NULL
 	 * in the bootstrap's refits) and the minima its descents reached. */
-	struct search_start *grid_kept;
+	struct grid_start *grid_kept;
 	int grid_counts[NPHYS], grid_kept_ready;
 	double mode_logp[CALIB_MAX_STARTS][NPHYS], mode_chi2[CALIB_MAX_STARTS];
 	size_t nmodes;
@@ -64,7 +64,7 @@ struct problem {
 	int grid_model_ready;
 	int grid_model_free[NPHYS];
 	double grid_model_held[NPHYS];
-	int grid_shifts; /* release shifts tried at each grid point (search.c) */
+	int grid_shifts; /* release shifts tried at each grid point (grid.c) */
 	/* The fit's own search (not a bootstrap refit's): also the fine grids around its
 	 * minima (search.c's wide_refine()). */
 	int thorough;
@@ -72,7 +72,7 @@ struct problem {
 	 * unidentified direction (an overdamped pad's dampratio) would run to infinity, and
 	 * the search is complete over the grid only. */
 	double log_lo[NPHYS], log_hi[NPHYS];
-	/* A profile's problem (see uncertainty.c's walk_side()) holds one combination of the logs:
+	/* A profile's problem (see profile.c's walk_side()) holds one combination of the logs:
 	 * then (log tc, log dr) = origin + x[0] * axis when nphys is 1, origin when it is 0. */
 	int profiling;
 	double origin[NPHYS], axis[NPHYS];
@@ -86,12 +86,12 @@ struct problem {
 	 * walk's refit ends where it last evaluated. Allocated by problem_size(), shared by every
 	 * copy of P (keyed by the data and the pad), freed by problem_free(). */
 	struct problem_recent *recent;
-	/* The profile walks' points, kept from uncertainty_profile() for uncertainty_intervals()
-	 * (uncertainty.c; NULL: none yet): both walk the same points from the same estimate.
-	 * Owned by the fit, freed by uncertainty_forget(); every copy of P shares it. */
-	struct uncertainty_memo *walk_memo;
+	/* The profile walks' points, kept from profile_standard_errors() for interval_find()
+	 * (profile.c; NULL: none yet): both walk the same points from the same estimate.
+	 * Owned by the fit, freed by profile_forget(); every copy of P shares it. */
+	struct profile_memo *walk_memo;
 	/* When set, the releases are held at these (P's layout, from column nphys) and x
-	 * holds the physical parameters only (see search.c's descend()). */
+	 * holds the physical parameters only (see descent.c's descent_starts()). */
 	const gsl_vector *releases;
 	/* The fit's bound (NULL: none) and whether it was reached, shared by every copy of
 	 * the problem: once set, every evaluation answers zero residuals at once, so the
