@@ -213,7 +213,7 @@ static int get_ready(struct pgc *c, struct err *err)
 		if (rc == 0 && ps->deferred && ps->log)
 			ps->log("calibration store: PostgreSQL reached; schema at version %zu, "
 			        "calibration served",
-			    pgstore_migration_count);
+			    ps->version);
 	}
 	pthread_mutex_unlock(&ps->migrating);
 	return rc;

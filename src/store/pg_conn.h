@@ -14,7 +14,6 @@
 #include <libpq-fe.h>
 
 #include "base/error.h"
-#include "store/pgstore.h"
 #include "store/knobs.h"
 
 /* Taken inside the migration transaction: nodes starting together migrate once. */
@@ -47,8 +46,9 @@ struct pgstore {
 	 * by pgstore_open(): the pool knows no migrations); 0, or -1 with err, *fatal set
 	 * when a person must act */
 	int (*migrate)(struct pgc *c, int *fatal, struct err *err);
-	pgstore_log_fn log;
-	long long running[MAX_RUNNING]; /* fits this process claimed and computes: renewed */
+	size_t version; /* the schema version migrate brings a server to (for the log) */
+	void (*log)(const char *fmt, ...); /* pgstore_open()'s log (NULL: none) */
+	long long running[MAX_RUNNING];    /* fits this process claimed and computes: renewed */
 	int nrunning, stopping;
 	pthread_t renewer, listener;
 	int renewer_started, listener_started;

@@ -665,6 +665,7 @@ int pgstore_open(
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_mutex_init(&ps->migrating, NULL);
 	ps->migrate = pgschema_migrate;
+	ps->version = pgschema_migration_count;
 	pthread_cond_init(&ps->freed, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
