@@ -138,7 +138,14 @@ json_t *pgc_text_or_null(const PGresult *r, int row, int col);
 char *pgc_copy(const PGresult *r, int row, int col);
 /* err set to "out of memory" (ERR_INTERNAL); returns -1. */
 int pgc_oom(struct err *err);
+/* Each row i of r as the JSON value row(r, i) makes (NULL: out of memory), in a JSON array
+ * into *out (caller frees); clears r. 0, or -1 with err (out of memory). */
+int pgc_rows_json(
+    PGresult *r, json_t *(*row)(const PGresult *r, int i), json_t **out, struct err *err);
 /* The first column of r's rows as a JSON array of integers into *out (caller frees); clears r. */
 int pgc_id_list(PGresult *r, json_t **out, struct err *err);
+/* The first column of r's first row, an integer, into *out: 1, 0 when r has no rows, -1 when r
+ * is NULL (its statement failed: pgc_exec() set err). Clears r. */
+int pgc_first_ll(PGresult *r, long long *out);
 
 #endif

@@ -163,6 +163,18 @@ static int pg_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_
 	return rc;
 }
 
+/* A row of calibration_list's statement as its entry. */
+static json_t *calibration_entry(const PGresult *r, int i)
+{
+	json_t *fit = PQgetisnull(r, i, 6) ? json_null()
+	                                   : json_loads(PQgetvalue(r, i, 6), JSON_DECODE_ANY, NULL);
+
+	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id", (json_int_t)pgc_ll(r, i, 0),
+	    "created_at", (json_int_t)pgc_ll(r, i, 1), "measurements", (json_int_t)pgc_ll(r, i, 2),
+	    "fit_id", pgc_int_or_null(r, i, 3), "fit_state", pgc_text_or_null(r, i, 4),
+	    "fit_started", !PQgetisnull(r, i, 5), "fit", fit);
+}
+
 static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
 {
 	PGresult *r = pgc_query(ctx,
@@ -174,31 +186,8 @@ static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struc
 	    "c.id) "
 	    "WHERE r.name = $1 ORDER BY c.id",
 	    ARGS(TXT(robot)), "listing calibrations", err);
-	json_t *list;
-	int i;
 
-	if (!r)
-		return -1;
-	list = json_array();
-	for (i = 0; list && i < PQntuples(r); i++) {
-		json_t *fit = PQgetisnull(r, i, 6)
-		    ? json_null()
-		    : json_loads(PQgetvalue(r, i, 6), JSON_DECODE_ANY, NULL);
-		json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id",
-		    (json_int_t)pgc_ll(r, i, 0), "created_at", (json_int_t)pgc_ll(r, i, 1),
-		    "measurements", (json_int_t)pgc_ll(r, i, 2), "fit_id", pgc_int_or_null(r, i, 3),
-		    "fit_state", pgc_text_or_null(r, i, 4), "fit_started", !PQgetisnull(r, i, 5),
-		    "fit", fit);
-		if (!o || json_array_append_new(list, o) != 0) {
-			json_decref(list);
-			list = NULL;
-		}
-	}
-	PQclear(r);
-	if (!list)
-		return pgc_oom(err);
-	*out = list;
-	return 0;
+	return r ? pgc_rows_json(r, calibration_entry, out, err) : -1;
 }
 
 static int kind_index(const char *kind)
@@ -286,17 +275,10 @@ static int pg_fit_latest(void *ctx, long long id, struct calstore_fit *out, stru
  */
 static int lock_calibration(struct pgc *c, long long id, long long *rid, struct err *err)
 {
-	PGresult *r = pgc_exec(c, "SELECT robot_id FROM calibrations WHERE id = $1 FOR UPDATE",
-	    ARGS(NUM(id)), "locking a calibration", err);
-	int found;
-
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		*rid = pgc_ll(r, 0, 0);
-	PQclear(r);
-	return found;
+	return pgc_first_ll(
+	    pgc_exec(c, "SELECT robot_id FROM calibrations WHERE id = $1 FOR UPDATE", ARGS(NUM(id)),
+	        "locking a calibration", err),
+	    rid);
 }
 
 /* The calibration's fit that has not started, made if there is none: into *fit_id. */
