@@ -503,6 +503,13 @@ int pgc_id_list(PGresult *r, json_t **out, struct err *err)
 	return pgc_rows_json(r, id_row, out, err);
 }
 
+/* An INSERT ... RETURNING id of one row: its id into *id. */
+int pgc_insert(struct pgc *c, const char *sql, const struct arg *args, int n, long long *id,
+    const char *what, struct err *err)
+{
+	return pgc_first_ll(pgc_exec(c, sql, args, n, what, err), id) < 0 ? -1 : 0;
+}
+
 /* The first column of r's first row, an integer, into *out; r cleared. */
 int pgc_first_ll(PGresult *r, long long *out)
 {

@@ -147,5 +147,9 @@ int pgc_id_list(PGresult *r, json_t **out, struct err *err);
 /* The first column of r's first row, an integer, into *out: 1, 0 when r has no rows, -1 when r
  * is NULL (its statement failed: pgc_exec() set err). Clears r. */
 int pgc_first_ll(PGresult *r, long long *out);
+/* pgc_exec() of an INSERT ... RETURNING id that inserts one row: 0 with its id into *id, or -1
+ * with err. */
+int pgc_insert(struct pgc *c, const char *sql, const struct arg *args, int n, long long *id,
+    const char *what, struct err *err);
 
 #endif
