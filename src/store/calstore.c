@@ -13,6 +13,7 @@
 
 #include <sodium.h>
 
+#include "store/calsql.h"
 #include "store/sq_stmt.h"
 #include "base/knobs.h"
 
@@ -308,16 +309,8 @@ static int read_calibration_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err)
 {
-	return sqc_query_json(st,
-	    "SELECT c.id, c.created_at, "
-	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
-	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
-	    "JOIN robots r ON r.id = c.robot_id "
-	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
-	    "c.id) "
-	    "WHERE r.name = ?1 ORDER BY c.id",
-	    ARGS(TXT(robot)), read_calibration_entry, json_array(), out, "listing calibrations",
-	    err);
+	return sqc_query_json(st, CALSQL_CALIBRATION_LIST("?1"), ARGS(TXT(robot)),
+	    read_calibration_entry, json_array(), out, "listing calibrations", err);
 }
 
 /* Row reader: a measurement, appended to its kind's list of the JSON object ctx. */

@@ -16,7 +16,8 @@ BUILT_SOURCES += src/store/schema_sql.c
 CLEANFILES += src/store/schema_sql.c
 EXTRA_DIST += src/store/embed-schema.sh
 # calibration (issue #4): robots, tokens, calibrations, measurements, fits
-libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h src/store/sq_stmt.c src/store/sq_stmt.h
+libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h src/store/sq_stmt.c src/store/sq_stmt.h \
+	src/store/calsql.h
 libstore_a_CFLAGS += $(JANSSON_CFLAGS)
 # The calibration store on PostgreSQL (issue #18), shared by several contactd nodes: its
 # migrations are schema/pg/NNN_*.sql, embedded as pgschema_migrations[].

@@ -14,6 +14,7 @@
 #include <libpq-fe.h>
 #include <sodium.h>
 
+#include "store/calsql.h"
 #include "store/pg_conn.h"
 #include "store/pg_listen.h"
 #include "store/pg_schema.h"
@@ -168,15 +169,8 @@ static json_t *calibration_entry(const PGresult *r, int i)
 
 static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
 {
-	PGresult *r = pgc_query(ctx,
-	    "SELECT c.id, c.created_at, "
-	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
-	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
-	    "JOIN robots r ON r.id = c.robot_id "
-	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
-	    "c.id) "
-	    "WHERE r.name = $1 ORDER BY c.id",
-	    ARGS(TXT(robot)), "listing calibrations", err);
+	PGresult *r = pgc_query(
+	    ctx, CALSQL_CALIBRATION_LIST("$1"), ARGS(TXT(robot)), "listing calibrations", err);
 
 	return r ? pgc_rows_json(r, calibration_entry, out, err) : -1;
 }
