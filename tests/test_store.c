@@ -546,15 +546,6 @@ END_TEST
 
 /* ---- the calibration tables (store/calstore.h) ---- */
 
-static char *setup_of(long long id, void *ctx)
-{
-	char text[64];
-
-	(void)ctx;
-	snprintf(text, sizeof text, "{\"calibration\":%lld}", id);
-	return strdup(text);
-}
-
 static size_t presses_of(const json_t *all)
 {
 	return json_array_size(json_object_get(all, "presses"));
@@ -576,8 +567,10 @@ START_TEST(calstore_statements)
 	json_t *list = NULL, *all = NULL, *deleted = NULL;
 	char robot[CALSTORE_NAME_MAX], lab[CALSTORE_NAME_MAX], want[160], *setup = NULL;
 	struct calstore_receipt rec;
-	struct calstore_upload *tx = NULL;
+	struct calstore_write *tx = NULL;
+	struct calstore_claim claim;
 	char *replay = NULL;
+	int same = 0;
 	struct calstore_token tok;
 	long long cal = 0, up, fit = 0, claimed = 0;
 	struct err e;
@@ -622,11 +615,13 @@ START_TEST(calstore_statements)
 	err_clear(&e);
 
 	/* a calibration whose setup names its id */
-	ck_assert_int_eq(
-	    calstore_calibration_create(st, "alpha", setup_of, NULL, NULL, NULL, NULL, &cal, &e),
-	    0);
-	ck_assert_int_eq(calstore_calibration_get(st, cal, robot, lab, &setup, &e), 1);
+	ck_assert_int_eq(calstore_create_begin(st, "alpha", &tx, &e), 0);
+	ck_assert_int_eq(calstore_calibration_add(tx, &cal, &e), 0);
 	snprintf(want, sizeof want, "{\"calibration\":%lld}", cal);
+	ck_assert_int_eq(calstore_calibration_setup(tx, cal, want, &e), 0);
+	ck_assert_int_eq(calstore_write_end(tx, 1, &e), 0);
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
+	ck_assert_int_eq(calstore_calibration_get(st, cal, robot, lab, &setup, &e), 1);
 	ck_assert_str_eq(setup, want);
 	ck_assert_str_eq(robot, "alpha");
 	free(setup);
@@ -642,7 +637,7 @@ START_TEST(calstore_statements)
 	ck_assert_uint_eq(presses_of(all), 2);
 	json_decref(all);
 	calstore_receipt_clear(&rec);
-	ck_assert_int_eq(calstore_upload_end(tx, 0, &e), 0);
+	ck_assert_int_eq(calstore_write_end(tx, 0, &e), 0);
 	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
 	ck_assert_int_eq(calstore_measurements(st, cal, &all, &e), 0);
 	ck_assert_uint_eq(presses_of(all), 0);
@@ -655,43 +650,45 @@ START_TEST(calstore_statements)
 	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &tx, &e), 1);
 	free(setup);
 	setup = NULL;
-	ck_assert_int_eq(calstore_upload_replay(tx, &idem, &replay, &e), 0);
+	ck_assert_int_eq(calstore_idem_find(tx, &idem, &same, &replay, &e), 0);
 	ck_assert_int_eq(calstore_upload_add(tx, upload, &rec, &e), 0);
 	ck_assert_uint_eq(presses_of(rec.ids), 2);
 	up = rec.upload_id;
 	fit = rec.fit_id;
 	ck_assert_int_gt(fit, 0);
 	snprintf(want, sizeof want, "{\"upload\":%lld}", up);
-	ck_assert_int_eq(calstore_upload_keep(tx, &idem, up, want, &e), 0);
+	ck_assert_int_eq(calstore_idem_keep(tx, &idem, up, want, &e), 0);
 	calstore_receipt_clear(&rec);
-	ck_assert_int_eq(calstore_upload_end(tx, 1, &e), 0);
+	ck_assert_int_eq(calstore_write_end(tx, 1, &e), 0);
 	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &tx, &e), 1);
 	free(setup);
 	setup = NULL;
-	ck_assert_int_eq(calstore_upload_replay(tx, &idem, &replay, &e), 1);
+	ck_assert_int_eq(calstore_idem_find(tx, &idem, &same, &replay, &e), 1);
+	ck_assert_int_eq(same, 1);
 	ck_assert_str_eq(replay, want);
 	free(replay);
 	replay = NULL;
-	ck_assert_int_eq(calstore_upload_end(tx, 0, &e), 0);
-	/* the key with another fingerprint is refused */
+	ck_assert_int_eq(calstore_write_end(tx, 0, &e), 0);
+	/* the key with another fingerprint is found as such (the caller refuses it) */
 	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &tx, &e), 1);
 	free(setup);
 	setup = NULL;
-	ck_assert_int_eq(calstore_upload_replay(tx, &other, &replay, &e), -1);
-	ck_assert_int_eq(e.code, ERR_BAD_VALUE);
-	err_clear(&e);
-	ck_assert_int_eq(calstore_upload_end(tx, 0, &e), 0);
+	ck_assert_int_eq(calstore_idem_find(tx, &other, &same, &replay, &e), 1);
+	ck_assert_int_eq(same, 0);
+	ck_assert_ptr_null(replay);
+	ck_assert_int_eq(calstore_write_end(tx, 0, &e), 0);
 	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
 	ck_assert_int_eq(calstore_measurements(st, cal, &all, &e), 0);
 	ck_assert_uint_eq(presses_of(all), 2);
 	json_decref(all);
 	/* the pending fit is claimed with every measurement; then there is none to claim */
-	ck_assert_int_eq(calstore_fit_claim(st, cal, &claimed, &setup, &all, &e), 1);
+	ck_assert_int_eq(calstore_fit_claim(st, cal, &claim, &e), 1);
+	claimed = claim.fit_id;
 	ck_assert_int_eq(claimed, fit);
-	ck_assert_uint_eq(presses_of(all), 2);
-	free(setup);
-	json_decref(all);
-	ck_assert_int_eq(calstore_fit_claim(st, cal, &claimed, &setup, &all, &e), 0);
+	ck_assert_uint_eq(presses_of(claim.all), 2);
+	calstore_claim_clear(&claim);
+	ck_assert_int_eq(calstore_fit_claim(st, cal, &claim, &e), 0);
+	calstore_claim_clear(&claim);
 	ck_assert_int_eq(sqlite3_get_autocommit(db), 1);
 	/* deleting the upload takes both presses and leaves a new pending fit; twice: not found */
 	ck_assert_int_eq(calstore_delete(st, cal, 0, up, &deleted, &fit, &e), 0);

@@ -58,6 +58,43 @@ struct calstore_idem {
 	long long ttl_s;                                /* keys older than this are forgotten */
 };
 
+/* The kinds of measurement, in an upload's order: each kind's name as stored ("drop",
+ * "press", "trajectory") and its list's in an upload, a receipt and measurements() ("drops",
+ * "presses", "trajectories"). */
+#define CALSTORE_KINDS 3
+extern const char *const calstore_kinds[CALSTORE_KINDS];
+extern const char *const calstore_lists[CALSTORE_KINDS];
+
+/* The index in calstore_kinds of kind, or -1 when it is none of them. */
+int calstore_kind_index(const char *kind);
+
+/* A new {"drops": [], "presses": [], "trajectories": []} (caller frees; NULL: out of
+ * memory). */
+json_t *calstore_lists_new(void);
+
+/* One write transaction of the implementation's, on one robot's behalf: create_begin() opens
+ * one for a new calibration, upload_begin() one with a calibration locked; write_end()
+ * commits or rolls it back and frees it. What a create or an upload must satisfy (the token
+ * policy, an Idempotency-Key's replay, the limits) is the calibration layer's
+ * (calib/cases.h), between the two: the members only read and write. */
+struct calstore_write;
+
+/* An implementation's write of one measurement of kind (an index of calstore_kinds) in w, as
+ * its stored text: its id into *id, 0, or -1 with err. */
+typedef int (*calstore_add_fn)(
+    struct calstore_write *w, int kind, const char *text, long long *id, struct err *err);
+
+/*
+ * For an implementation's upload_add(): write each measurement of upload (the canonical
+ * {"drops", "presses", "trajectories"}, each list optional), list by list and in order, with
+ * add(w, kind, text, &id): text is what a store keeps, the measurement with its keys sorted
+ * and reals to 17 significant digits. The ids written into *ids, as a receipt holds them
+ * (caller frees, also after a failure; NULL when out of memory). 0, or -1 with err (add's,
+ * or out of memory).
+ */
+int calstore_upload_each(const json_t *upload, calstore_add_fn add, struct calstore_write *w,
+    json_t **ids, struct err *err);
+
 /* What an upload wrote (upload_add()). */
 struct calstore_receipt {
 	long long upload_id, fit_id;
@@ -67,14 +104,15 @@ struct calstore_receipt {
 /* Release what a receipt holds (also after a failed upload). */
 void calstore_receipt_clear(struct calstore_receipt *r);
 
-/* One upload's write transaction, the implementation's: upload_begin() opens it with its
- * calibration locked, upload_end() commits or rolls it back and frees it. What the upload
- * must satisfy is the calibration layer's (calib/cases.h), between the two. */
-struct calstore_upload;
+/* What a fit claim hands over (fit_claim()). */
+struct calstore_claim {
+	long long fit_id; /* the fit claimed (when fit_claim() answered 1) */
+	char *setup;      /* the calibration's setup text; caller frees */
+	json_t *all;      /* every measurement, as measurements() gives them; caller frees */
+};
 
-/* A new calibration's setup text, made once its id is known: a malloc'ed string (NULL: out
- * of memory). */
-typedef char *(*calstore_setup_fn)(long long id, void *ctx);
+/* Release what a claim holds (after any claim, failed or not). */
+void calstore_claim_clear(struct calstore_claim *c);
 
 struct calstore {
 	void *ctx; /* the implementation's, passed back to every member */
@@ -104,17 +142,16 @@ struct calstore {
 	/* A robot's lab into lab ("" for none): 1, 0 when there is no such robot. */
 	int (*robot_lab)(
 	    void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err);
-	/* A new calibration of robot with setup setup_of(id, setup_ctx); its id into *id. With
-	 * idem (NULL: none), the create's Idempotency-Key, kept per robot with the uploads'
-	 * keys (a key names one request): 1 with *replay (caller frees) the answer kept with it
-	 * when it was kept with the same fingerprint (nothing written, *id untouched),
-	 * ERR_BAD_VALUE when with another, else 0 and the key kept, in the same transaction,
-	 * with the text answer_of(id, setup_ctx) makes (called after setup_of; NULL: out of
-	 * memory). Keys older than idem->ttl_s are forgotten first; two creates given one key
-	 * take turns. */
-	int (*calibration_create)(void *ctx, const char *robot, calstore_setup_fn setup_of,
-	    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem,
-	    char **replay, long long *id, struct err *err);
+	/* Begin a new calibration of robot (made on first use): a durable write transaction,
+	 * *w (end it with write_end() on the same thread). */
+	int (*create_begin)(
+	    void *ctx, const char *robot, struct calstore_write **w, struct err *err);
+	/* A new calibration of create_begin()'s robot in w, its setup empty until
+	 * calibration_setup(): its id into *id. */
+	int (*calibration_add)(struct calstore_write *w, long long *id, struct err *err);
+	/* The setup text of calibration id, which calibration_add() made in w. */
+	int (*calibration_setup)(
+	    struct calstore_write *w, long long id, const char *setup, struct err *err);
 	/* A calibration: 1 with robot and lab (its robot's, "" for none; may be NULL) filled and
 	 * *setup a copy of its setup text (caller frees; setup may be NULL), 0 when none. */
 	int (*calibration_get)(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
@@ -131,42 +168,42 @@ struct calstore {
 	/* Begin an upload to calibration id: a durable write transaction in which the
 	 * calibration is locked (uploads, deletions and claims of one calibration take turns),
 	 * and its robot, the robot's lab ("" for none) and a copy of its setup text (caller
-	 * frees) read at once. 1 with *up (end it with upload_end() on the same thread), 0
+	 * frees) read at once. 1 with *w (end it with write_end() on the same thread), 0
 	 * when there is no such calibration (no transaction then). */
 	int (*upload_begin)(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
-	    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **up,
-	    struct err *err);
-	/* The answer kept with idem's key by the locked calibration's robot: 1 with *answer
-	 * (caller frees) when it was kept with the same fingerprint, ERR_BAD_VALUE with
-	 * another, 0 when the key is new; keys older than idem->ttl_s are forgotten first. Two
-	 * uploads given one key take turns. */
-	int (*upload_replay)(struct calstore_upload *up, const struct calstore_idem *idem,
+	    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_write **w, struct err *err);
+	/* What idem's key was kept with by w's robot (the keys of its creates and uploads are
+	 * one set: a key names one request): 1 when it was kept, with *same 1 when with idem's
+	 * fingerprint and then *answer (caller frees) the answer kept with it, *same 0 when
+	 * with another; 0 when the key is new. Keys older than idem->ttl_s are forgotten
+	 * first; two transactions given one key take turns. */
+	int (*idem_find)(struct calstore_write *w, const struct calstore_idem *idem, int *same,
 	    char **answer, struct err *err);
 	/* Append upload (the canonical {"drops", "presses", "trajectories"}, each list
-	 * optional) as one new upload of the locked calibration and leave a pending fit (the
-	 * one not yet started, if any: uploads that arrive while a fit runs are fitted
-	 * together). *out as written; release it with calstore_receipt_clear(). */
-	int (*upload_add)(struct calstore_upload *up, const json_t *upload,
+	 * optional) as one new upload of upload_begin()'s locked calibration and leave a
+	 * pending fit (the one not yet started, if any: uploads that arrive while a fit runs
+	 * are fitted together). *out as written; release it with calstore_receipt_clear(). */
+	int (*upload_add)(struct calstore_write *w, const json_t *upload,
 	    struct calstore_receipt *out, struct err *err);
 	/* Every measurement of the locked calibration, the new ones included, as
 	 * measurements() gives them. Caller owns *out. */
-	int (*upload_measurements)(struct calstore_upload *up, json_t **out, struct err *err);
-	/* Keep idem's key with answer (a text) for upload upload_id. */
-	int (*upload_keep)(struct calstore_upload *up, const struct calstore_idem *idem,
+	int (*upload_measurements)(struct calstore_write *w, json_t **out, struct err *err);
+	/* Keep idem's key for w's robot with answer (a text) and upload upload_id (0: the key
+	 * of a create). */
+	int (*idem_keep)(struct calstore_write *w, const struct calstore_idem *idem,
 	    long long upload_id, const char *answer, struct err *err);
-	/* Commit (commit 1: durable when it returns) or roll back up's transaction, and free
-	 * up. A failed commit is -1 with err, and nothing was kept. */
-	int (*upload_end)(struct calstore_upload *up, int commit, struct err *err);
+	/* Commit (commit 1: durable when it returns) or roll back w's transaction, and free
+	 * w. A failed commit is -1 with err, and nothing was kept. */
+	int (*write_end)(struct calstore_write *w, int commit, struct err *err);
 	/* Delete measurement measurement_id or upload upload_id (the other 0) of calibration id
 	 * and leave a pending fit, durably: *deleted the ids removed (caller frees), *fit_id the
 	 * refit. ERR_NOT_FOUND when there is no such measurement or upload. */
 	int (*remove)(void *ctx, long long id, long long measurement_id, long long upload_id,
 	    json_t **deleted, long long *fit_id, struct err *err);
 	/* Claim calibration id's newest pending fit (running; older ones superseded) with its
-	 * setup text and every measurement, at once: 1 with *fit_id, *setup and *all (caller
-	 * frees), 0 when none is pending. */
-	int (*fit_claim)(void *ctx, long long id, long long *fit_id, char **setup, json_t **all,
-	    struct err *err);
+	 * setup text and every measurement, at once: 1 with *out filled, 0 when none is
+	 * pending. Release *out with calstore_claim_clear() whatever the answer. */
+	int (*fit_claim)(void *ctx, long long id, struct calstore_claim *out, struct err *err);
 	/* A claimed fit's outcome: done with the fit's text, or failed with the error's. */
 	int (*fit_finish)(void *ctx, long long fit_id, int done, const char *text,
 	    long long measurements, struct err *err);

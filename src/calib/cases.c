@@ -15,8 +15,6 @@
 #include "base/jtext.h"
 #include "calib/knobs.h"
 
-static const char *const kind_lists[3] = {"drops", "presses", "trajectories"};
-
 /* The token policy over what a read of calibration id found (found: 1, 0, or -1 when the read
  * failed): ERR_NOT_FOUND when p may not see it, the same as for an id that does not exist;
  * with write, ERR_FORBIDDEN when p may see but not write it. */
@@ -107,10 +105,10 @@ struct setup_ctx {
 	const char *robot;
 };
 
-/* calstore_setup_fn: the canonical setup with its class, named after the id when not given. */
-static char *setup_with_class(long long id, void *p)
+/* The canonical setup's text with its class, named after the id when not given (NULL: out of
+ * memory). */
+static char *setup_with_class(long long id, struct setup_ctx *c)
 {
-	struct setup_ctx *c = p;
 	char cls[CALREQ_CLASS_MAX];
 
 	if (!json_object_get(c->canon, "class")) {
@@ -128,14 +126,49 @@ static json_t *create_answer(long long id, const struct setup_ctx *c)
 	    c->canon, "fit");
 }
 
-/* calstore_setup_fn: the answer's text, which an Idempotency-Key keeps. */
-static char *answer_text(long long id, void *p)
+/* The answer's text, which an Idempotency-Key keeps (NULL: out of memory). */
+static char *answer_text(long long id, const struct setup_ctx *c)
 {
-	json_t *a = create_answer(id, p);
+	json_t *a = create_answer(id, c);
 	char *text = a ? jtext_line(a) : NULL;
 
 	json_decref(a);
 	return text;
+}
+
+/*
+ * The create's work in its transaction w: what a create must satisfy, in order. 1 when idem
+ * (NULL: none) replays a kept answer (into *replay; nothing to keep), 0 with *id when the
+ * transaction is to be committed, -1 with err.
+ */
+static int create_in(struct calstore *cs, struct calstore_write *w, struct setup_ctx *ctx,
+    const struct calstore_idem *idem, char **replay, long long *id, struct err *err)
+{
+	long long cid;
+	char *text;
+	int rc;
+
+	if (idem && (rc = calidem_replay(cs, w, idem, replay, err)) != 0)
+		return rc;
+	if (cs->calibration_add(w, &cid, err) != 0)
+		return -1;
+	/* the setup, once its id is known: it may name its class after it */
+	text = setup_with_class(cid, ctx);
+	if (!text)
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	rc = cs->calibration_setup(w, cid, text, err);
+	free(text);
+	if (rc == 0 && idem) {
+		/* the key's record: upload_id 0, a create's */
+		text = answer_text(cid, ctx);
+		if (!text)
+			return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+		rc = cs->idem_keep(w, idem, 0, text, err);
+		free(text);
+	}
+	if (rc == 0)
+		*id = cid;
+	return rc;
 }
 
 int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
@@ -144,6 +177,7 @@ int calcase_create(struct calstore *cs, const struct caltoken_principal *p, cons
 	struct calreq_setup setup;
 	struct setup_ctx ctx = {NULL, robot};
 	struct calstore_idem idem;
+	struct calstore_write *w = NULL;
 	char *canon_text = NULL;
 	int rc = -1, found;
 
@@ -161,12 +195,14 @@ int calcase_create(struct calstore *cs, const struct caltoken_principal *p, cons
 			err_set(err, ERR_INTERNAL, NULL, "out of memory");
 			goto out;
 		}
-		calidem_fingerprint(0, canon_text, idem.fingerprint);
-		idem.key = key;
-		idem.ttl_s = CALIB_IDEMPOTENCY_TTL_S;
+		calidem_make(&idem, key, 0, canon_text);
 	}
-	found = cs->calibration_create(cs->ctx, robot, setup_with_class, answer_text, &ctx,
-	    key ? &idem : NULL, replay, id, err);
+	if (cs->create_begin(cs->ctx, robot, &w, err) != 0)
+		goto out;
+	found = create_in(cs, w, &ctx, key ? &idem : NULL, replay, id, err);
+	/* a replay, like a failure, writes nothing */
+	if (cs->write_end(w, found == 0, err) != 0)
+		found = -1;
 	if (found != 0) {
 		rc = found > 0 ? 0 : -1;
 		goto out;
@@ -304,10 +340,10 @@ static json_t *upload_ack(long long id, const struct calstore_receipt *r)
 		json_decref(ack);
 		return NULL;
 	}
-	for (k = 0; k < 3; k++)
-		json_object_set_new(json_object_get(ack, "accepted"), kind_lists[k],
+	for (k = 0; k < CALSTORE_KINDS; k++)
+		json_object_set_new(json_object_get(ack, "accepted"), calstore_lists[k],
 		    json_integer(
-		        (json_int_t)json_array_size(json_object_get(r->ids, kind_lists[k]))));
+		        (json_int_t)json_array_size(json_object_get(r->ids, calstore_lists[k]))));
 	return ack;
 }
 
@@ -324,7 +360,7 @@ static void refit_scheduled(long long id)
  * replays a kept answer (into out->replay; nothing to keep), 0 with *receipt when the
  * transaction is to be committed, -1 with err.
  */
-static int upload_in(struct calstore *cs, struct calstore_upload *up,
+static int upload_in(struct calstore *cs, struct calstore_write *w,
     const struct caltoken_principal *p, long long id, const char *owner, const char *lab,
     const char *setup_text, json_t *body, const char *key, const struct err *refused,
     struct calcase_upload *out, struct calstore_receipt *receipt, struct err *err)
@@ -351,17 +387,15 @@ static int upload_in(struct calstore *cs, struct calstore_upload *up,
 			goto out;
 		}
 		/* the same key with the same upload to the same calibration is a retry */
-		calidem_fingerprint(id, up_text, idem.fingerprint);
-		idem.key = key;
-		idem.ttl_s = CALIB_IDEMPOTENCY_TTL_S;
-		found = cs->upload_replay(up, &idem, &out->replay, err);
+		calidem_make(&idem, key, id, up_text);
+		found = calidem_replay(cs, w, &idem, &out->replay, err);
 		if (found != 0) {
 			rc = found > 0 ? 1 : -1;
 			goto out;
 		}
 	}
-	if (cs->upload_add(up, up_json, receipt, err) != 0 ||
-	    cs->upload_measurements(up, &all, err) != 0 || check_limits(all, err) != 0)
+	if (cs->upload_add(w, up_json, receipt, err) != 0 ||
+	    cs->upload_measurements(w, &all, err) != 0 || check_limits(all, err) != 0)
 		goto out;
 	if (key) {
 		json_t *ack = upload_ack(id, receipt);
@@ -372,7 +406,7 @@ static int upload_in(struct calstore *cs, struct calstore_upload *up,
 			err_set(err, ERR_INTERNAL, NULL, "out of memory");
 			goto out;
 		}
-		if (cs->upload_keep(up, &idem, receipt->upload_id, answer, err) != 0)
+		if (cs->idem_keep(w, &idem, receipt->upload_id, answer, err) != 0)
 			goto out;
 	}
 	rc = 0;
@@ -389,20 +423,20 @@ int calcase_upload(struct calstore *cs, const struct caltoken_principal *p, long
     struct err *err)
 {
 	struct calstore_receipt receipt = {0};
-	struct calstore_upload *up = NULL;
+	struct calstore_write *w = NULL;
 	char owner[CALSTORE_NAME_MAX], lab[CALSTORE_NAME_MAX], *setup_text = NULL;
 	int found, rc;
 
 	memset(out, 0, sizeof *out);
 	/* one read: the lock's tells who may write and what the setup is */
-	found = cs->upload_begin(cs->ctx, id, owner, lab, &setup_text, &up, err);
+	found = cs->upload_begin(cs->ctx, id, owner, lab, &setup_text, &w, err);
 	if (found <= 0)
 		return may(p, id, found, owner, lab, 1, err);
-	rc = upload_in(
-	    cs, up, p, id, owner, lab, setup_text, body, key, refused, out, &receipt, err);
+	rc =
+	    upload_in(cs, w, p, id, owner, lab, setup_text, body, key, refused, out, &receipt, err);
 	free(setup_text);
 	/* only a new upload is kept; a replay, like a refusal, writes nothing */
-	if (cs->upload_end(up, rc == 0, err) != 0)
+	if (cs->write_end(w, rc == 0, err) != 0)
 		rc = -1;
 	if (rc == 0) {
 		refit_scheduled(id);

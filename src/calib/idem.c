@@ -1,5 +1,5 @@
 /*
- * idem.c: Idempotency-Key parsing and fingerprints (see idem.h).
+ * idem.c: Idempotency-Key parsing, fingerprints and replays (see idem.h).
  */
 #include "calib/idem.h"
 
@@ -47,4 +47,22 @@ void calidem_fingerprint(
 	crypto_generichash_update(
 	    &h, (const unsigned char *)canonical_upload, strlen(canonical_upload));
 	crypto_generichash_final(&h, fingerprint, CALSTORE_HASH_BYTES);
+}
+
+void calidem_make(struct calstore_idem *idem, const char *key, long long id, const char *canonical)
+{
+	calidem_fingerprint(id, canonical, idem->fingerprint);
+	idem->key = key;
+	idem->ttl_s = CALIB_IDEMPOTENCY_TTL_S;
+}
+
+int calidem_replay(struct calstore *cs, struct calstore_write *w, const struct calstore_idem *idem,
+    char **replay, struct err *err)
+{
+	int same = 0, found = cs->idem_find(w, idem, &same, replay, err);
+
+	if (found > 0 && !same)
+		return err_set(err, ERR_BAD_VALUE, NULL,
+		    "Idempotency-Key %s was used with another request body", idem->key);
+	return found;
 }

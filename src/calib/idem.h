@@ -1,9 +1,9 @@
 /*
  * idem.h: an upload's or a calibration create's Idempotency-Key (IETF httpapi draft): the key
- * as a client sends it, and the fingerprint of what it was sent with. The same key with the
- * same upload to the same calibration, or the same setup for a new one, is a retry: the
- * store keeps the first answer and replays it (struct calstore's upload and
- * calibration_create).
+ * as a client sends it, the fingerprint of what it was sent with, and what a key seen before
+ * decides. The same key with the same upload to the same calibration, or the same setup for a
+ * new one, is a retry: the first answer, which the store keeps (struct calstore's idem_keep),
+ * is replayed; the key with anything else is refused.
  */
 #ifndef CONTACTD_CALIB_IDEM_H
 #define CONTACTD_CALIB_IDEM_H
@@ -25,5 +25,22 @@ int calidem_key(const char *header, char *key, size_t size, struct err *err);
  * create's canonical setup. */
 void calidem_fingerprint(
     long long id, const char *canonical_upload, unsigned char fingerprint[CALSTORE_HASH_BYTES]);
+
+/*
+ * The key of a request into *idem (key borrowed: it must outlive idem): key, the fingerprint
+ * of canonical (an upload's canonical text, to calibration id; or with id 0 a create's
+ * canonical setup), and the keys' lifetime, CALIB_IDEMPOTENCY_TTL_S.
+ */
+void calidem_make(struct calstore_idem *idem, const char *key, long long id, const char *canonical);
+
+/*
+ * What idem's key decides in w, a create's or an upload's transaction of cs: 1 with *replay
+ * (caller frees) the answer kept with it when it was kept with the same fingerprint (the
+ * request is a retry: write nothing), 0 when the key is new (keep it with the answer:
+ * idem_keep), -1 with err: ERR_BAD_VALUE when it was kept with another fingerprint (it names
+ * another request), or the store's.
+ */
+int calidem_replay(struct calstore *cs, struct calstore_write *w, const struct calstore_idem *idem,
+    char **replay, struct err *err);
 
 #endif

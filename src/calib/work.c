@@ -144,41 +144,43 @@ int calwork_run(struct calstore *cs, long long id, const atomic_int *cancel)
 
 	for (;;) {
 		struct err err;
-		char *setup = NULL, *text = NULL;
-		json_t *all = NULL, *e;
-		long long fit_id, count = 0;
+		struct calstore_claim claim;
+		char *text = NULL;
+		json_t *e;
+		long long count = 0;
 		int claimed, ok;
 
 		err_clear(&err);
 		/* the setup's text comes along; the parsed form is calsetup_get()'s */
-		claimed = cs->fit_claim(cs->ctx, id, &fit_id, &setup, &all, &err);
-		free(setup);
+		claimed = cs->fit_claim(cs->ctx, id, &claim, &err);
 		if (claimed <= 0) {
+			calstore_claim_clear(&claim);
 			if (claimed < 0)
 				callog(
 				    "calibration %lld: cannot start its fit: %s", id, err.message);
 			return recorded;
 		}
-		ok = refit(cs, id, all, cancel, &text, &count, &err) == 0;
+		ok = refit(cs, id, claim.all, cancel, &text, &count, &err) == 0;
 		if (!ok && cancel && atomic_load(cancel)) {
 			/* shutdown: left running, resumed at the next start */
-			json_decref(all);
+			calstore_claim_clear(&claim);
 			return recorded;
 		}
 		if (!ok) {
 			e = err_to_json(&err);
 			text = e ? jtext_line(e) : NULL;
 			json_decref(e);
-			callog("calibration %lld: fit %lld failed: %s", id, fit_id, err.message);
+			callog(
+			    "calibration %lld: fit %lld failed: %s", id, claim.fit_id, err.message);
 		}
 		err_clear(&err);
-		if (!text || cs->fit_finish(cs->ctx, fit_id, ok, text, count, &err) != 0)
-			callog("calibration %lld: cannot record fit %lld: %s", id, fit_id,
+		if (!text || cs->fit_finish(cs->ctx, claim.fit_id, ok, text, count, &err) != 0)
+			callog("calibration %lld: cannot record fit %lld: %s", id, claim.fit_id,
 			    text ? err.message : "out of memory");
 		else
 			recorded++;
 		free(text);
-		json_decref(all);
+		calstore_claim_clear(&claim);
 		calevents_fit(id);
 	}
 }

@@ -13,11 +13,9 @@
 
 #include <sodium.h>
 
+#include "store/calsql.h"
 #include "store/sq_stmt.h"
 #include "base/knobs.h"
-
-static const char *const kinds[3] = {"drop", "press", "trajectory"};
-static const char *const lists[3] = {"drops", "presses", "trajectories"};
 
 /* ---- robots and tokens ---- */
 
@@ -220,59 +218,47 @@ int calstore_robot_lab(
 
 /* ---- calibrations and measurements ---- */
 
-static int idem_lookup(struct store *st, long long rid, const struct calstore_idem *idem,
-    long long now, char **answer, struct err *err);
-static int idem_store(struct store *st, long long rid, const struct calstore_idem *idem,
-    long long upload_id, const char *answer, long long now, struct err *err);
+/* A write transaction (base/calstore.h): its robot's id and, for an upload, the calibration
+ * it locked (0 for a create), and the upload being written with its time. */
+struct calstore_write {
+	struct tx t;
+	long long id, rid, upload_id, now;
+};
 
-static int calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
-    calstore_setup_fn answer_of, void *ctx, const struct calstore_idem *idem, char **replay,
-    long long *id, struct err *err)
+int calstore_create_begin(
+    struct store *st, const char *robot, struct calstore_write **out, struct err *err)
 {
-	long long rid, now = sqc_now(), cid;
-	char *setup, *answer;
-	int rc;
+	struct calstore_write *w = calloc(1, sizeof *w);
 
-	if (robot_id(st, robot, 1, &rid, err) != 1)
-		return -1;
-	/* BEGIN IMMEDIATE: two creates given one key take turns */
-	if (idem && (rc = idem_lookup(st, rid, idem, now, replay, err)) != 0)
-		return rc;
-	if (sqc_insert(st,
-	        "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
-	        ARGS(NUM(rid), NUM(now)), &cid, "adding a calibration", err) != 0)
-		return -1;
-	setup = setup_of(cid, ctx);
-	if (!setup)
+	*out = NULL;
+	if (!w)
 		return sqc_oom(err);
-	rc = sqc_command(st, "UPDATE calibrations SET setup = ?2 WHERE id = ?1",
-	    ARGS(NUM(cid), TXT(setup)), NULL, "adding a calibration", err);
-	free(setup);
-	if (rc == 0 && idem) {
-		/* the key's record: upload_id 0, a create's */
-		answer = answer_of(cid, ctx);
-		if (!answer)
-			return sqc_oom(err);
-		rc = idem_store(st, rid, idem, 0, answer, now, err);
-		free(answer);
+	/* BEGIN IMMEDIATE holds the write lock: two creates given one key take turns */
+	if (sqc_begin(st, STORE_SYNC_FULL, &w->t, err) != 0) {
+		free(w);
+		return -1;
 	}
-	if (rc == 0)
-		*id = cid;
-	return rc;
+	if (robot_id(st, robot, 1, &w->rid, err) != 1) {
+		store_rollback(st);
+		free(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
 }
 
-int calstore_calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
-    calstore_setup_fn answer_of, void *ctx, const struct calstore_idem *idem, char **replay,
-    long long *id, struct err *err)
+int calstore_calibration_add(struct calstore_write *w, long long *id, struct err *err)
 {
-	struct tx t;
-	int rc;
+	return sqc_insert(w->t.st,
+	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
+	    ARGS(NUM(w->rid), NUM(sqc_now())), id, "adding a calibration", err);
+}
 
-	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
-		return -1;
-	rc = calibration_create(st, robot, setup_of, answer_of, ctx, idem, replay, id, err);
-	t.discard = rc == 1; /* a replay writes nothing */
-	return sqc_end(&t, rc, err);
+int calstore_calibration_setup(
+    struct calstore_write *w, long long id, const char *setup, struct err *err)
+{
+	return sqc_command(w->t.st, "UPDATE calibrations SET setup = ?2 WHERE id = ?1",
+	    ARGS(NUM(id), TXT(setup)), NULL, "adding a calibration", err);
 }
 
 /* Where calstore_calibration_get() puts what it read (lab and setup may be NULL). */
@@ -323,39 +309,20 @@ static int read_calibration_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 
 int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err)
 {
-	return sqc_query_json(st,
-	    "SELECT c.id, c.created_at, "
-	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
-	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
-	    "JOIN robots r ON r.id = c.robot_id "
-	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
-	    "c.id) "
-	    "WHERE r.name = ?1 ORDER BY c.id",
-	    ARGS(TXT(robot)), read_calibration_entry, json_array(), out, "listing calibrations",
-	    err);
-}
-
-/* The kind's index of kinds[], or -1. */
-static int kind_index(const char *kind)
-{
-	int k;
-
-	for (k = 0; k < 3; k++)
-		if (strcmp(kind, kinds[k]) == 0)
-			return k;
-	return -1;
+	return sqc_query_json(st, CALSQL_CALIBRATION_LIST("?1"), ARGS(TXT(robot)),
+	    read_calibration_entry, json_array(), out, "listing calibrations", err);
 }
 
 /* Row reader: a measurement, appended to its kind's list of the JSON object ctx. */
 static int read_measurement(sqlite3_stmt *s, void *ctx, struct err *err)
 {
 	json_t *m = json_loads((const char *)sqlite3_column_text(s, 1), 0, NULL);
-	int k = kind_index((const char *)sqlite3_column_text(s, 0));
+	int k = calstore_kind_index((const char *)sqlite3_column_text(s, 0));
 
 	(void)err;
 	if (k < 0 || !m || json_object_set_new(m, "id", json_integer(sqlite3_column_int64(s, 2))) ||
 	    json_object_set_new(m, "upload", sqc_int_or_null(s, 3)) ||
-	    json_array_append_new(json_object_get(ctx, lists[k]), m) != 0)
+	    json_array_append_new(json_object_get(ctx, calstore_lists[k]), m) != 0)
 		return ROW_BAD;
 	return 0;
 }
@@ -365,9 +332,8 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 	return sqc_query_json(st,
 	    "SELECT kind, body, id, upload_id FROM measurements WHERE calibration_id = ?1 "
 	    "ORDER BY id",
-	    ARGS(NUM(id)), read_measurement,
-	    json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]), out,
-	    "reading measurements", err);
+	    ARGS(NUM(id)), read_measurement, calstore_lists_new(), out, "reading measurements",
+	    err);
 }
 
 static int read_fit(sqlite3_stmt *s, void *ctx, struct err *err)
@@ -411,32 +377,15 @@ static int pending_fit(
 	    ARGS(NUM(id), NUM(now)), fit_id, "adding a fit", err);
 }
 
-/* Insert one list of the upload as measurements of kind k; their ids onto ids. */
-static int insert_kind(struct store *st, long long id, long long upload_id, const json_t *items,
-    int k, long long now, json_t *ids, struct err *err)
+/* calstore_add_fn: one measurement of the upload being written. */
+static int add_measurement(
+    struct calstore_write *u, int k, const char *text, long long *mid, struct err *err)
 {
-	size_t i;
-	json_t *m;
-
-	json_array_foreach (items, i, m) {
-		char *text = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-		long long mid;
-		int rc;
-
-		if (!text)
-			return sqc_oom(err);
-		rc = sqc_insert(st,
-		    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5)",
-		    ARGS(NUM(id), TXT(kinds[k]), TXT(text), NUM(now), NUM(upload_id)), &mid,
-		    "adding a measurement", err);
-		free(text);
-		if (rc != 0)
-			return -1;
-		if (json_array_append_new(ids, json_integer(mid)) != 0)
-			return sqc_oom(err);
-	}
-	return 0;
+	return sqc_insert(u->t.st,
+	    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5)",
+	    ARGS(NUM(u->id), TXT(calstore_kinds[k]), TXT(text), NUM(u->now), NUM(u->upload_id)),
+	    mid, "adding a measurement", err);
 }
 
 /* The robot id of calibration id: 0, or -1 with err (ERR_NOT_FOUND when there is no such
@@ -451,9 +400,10 @@ static int calibration_robot(struct store *st, long long id, long long *rid, str
 	return found < 0 ? -1 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
 }
 
-/* An Idempotency-Key's record, as idem_lookup() reads it. */
+/* An Idempotency-Key's record, as calstore_idem_find() reads it. */
 struct idem_row {
 	const struct calstore_idem *idem;
+	int *same;
 	char **answer;
 };
 
@@ -461,45 +411,40 @@ static int read_idem(sqlite3_stmt *s, void *ctx, struct err *err)
 {
 	struct idem_row *r = ctx;
 
-	if (sqlite3_column_bytes(s, 0) != CALSTORE_HASH_BYTES ||
-	    memcmp(sqlite3_column_blob(s, 0), r->idem->fingerprint, CALSTORE_HASH_BYTES) != 0)
-		return err_set(err, ERR_BAD_VALUE, NULL,
-		    "Idempotency-Key %s was used with another request body", r->idem->key);
+	*r->same = sqlite3_column_bytes(s, 0) == CALSTORE_HASH_BYTES &&
+	    memcmp(sqlite3_column_blob(s, 0), r->idem->fingerprint, CALSTORE_HASH_BYTES) == 0;
+	if (!*r->same)
+		return 0;
 	return (*r->answer = sqc_text(s, 1)) ? 0 : sqc_oom(err);
 }
 
-/* An Idempotency-Key seen before: 1 (replay in *answer, same fingerprint), 0 new, -1. */
-static int idem_lookup(struct store *st, long long rid, const struct calstore_idem *idem,
-    long long now, char **answer, struct err *err)
+int calstore_idem_find(struct calstore_write *w, const struct calstore_idem *idem, int *same,
+    char **answer, struct err *err)
 {
-	struct idem_row r = {idem, answer};
+	struct idem_row r = {idem, same, answer};
 
-	if (sqc_command(st, "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2",
-	        ARGS(NUM(rid), NUM(now - idem->ttl_s)), NULL, "forgetting old idempotency keys",
-	        err) != 0)
+	/* BEGIN IMMEDIATE: two transactions given one key take turns */
+	if (sqc_command(w->t.st,
+	        "DELETE FROM idempotency_keys WHERE robot_id = ?1 AND created_at < ?2",
+	        ARGS(NUM(w->rid), NUM(sqc_now() - idem->ttl_s)), NULL,
+	        "forgetting old idempotency keys", err) != 0)
 		return -1;
-	return sqc_query_one(st,
+	return sqc_query_one(w->t.st,
 	    "SELECT fingerprint, answer FROM idempotency_keys WHERE robot_id = ?1 AND key = ?2",
-	    ARGS(NUM(rid), TXT(idem->key)), read_idem, &r, "reading an idempotency key", err);
+	    ARGS(NUM(w->rid), TXT(idem->key)), read_idem, &r, "reading an idempotency key", err);
 }
 
-static int idem_store(struct store *st, long long rid, const struct calstore_idem *idem,
-    long long upload_id, const char *answer, long long now, struct err *err)
+int calstore_idem_keep(struct calstore_write *w, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, struct err *err)
 {
-	return sqc_command(st,
+	return sqc_command(w->t.st,
 	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
 	    "created_at) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	    ARGS(NUM(rid), TXT(idem->key), BLOB(idem->fingerprint, CALSTORE_HASH_BYTES),
-	        NUM(upload_id), TXT(answer), NUM(now)),
+	    ARGS(NUM(w->rid), TXT(idem->key), BLOB(idem->fingerprint, CALSTORE_HASH_BYTES),
+	        NUM(upload_id), TXT(answer), NUM(sqc_now())),
 	    NULL, "storing an idempotency key", err);
 }
-
-/* An upload's transaction (base/calstore.h): the calibration locked, and its robot's id. */
-struct calstore_upload {
-	struct tx t;
-	long long id, rid;
-};
 
 /* Where upload_begin's read puts the calibration's robot id. */
 static int read_locked(sqlite3_stmt *s, void *ctx, struct err *err)
@@ -511,9 +456,9 @@ static int read_locked(sqlite3_stmt *s, void *ctx, struct err *err)
 }
 
 int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
-    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **out, struct err *err)
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_write **out, struct err *err)
 {
-	struct calstore_upload *u = calloc(1, sizeof *u);
+	struct calstore_write *u = calloc(1, sizeof *u);
 	struct calibration_row c = {robot, lab, setup, NULL};
 	int found;
 
@@ -540,49 +485,26 @@ int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NA
 	return 1;
 }
 
-int calstore_upload_replay(
-    struct calstore_upload *u, const struct calstore_idem *idem, char **answer, struct err *err)
-{
-	return idem_lookup(u->t.st, u->rid, idem, sqc_now(), answer, err);
-}
-
 int calstore_upload_add(
-    struct calstore_upload *u, const json_t *upload, struct calstore_receipt *out, struct err *err)
+    struct calstore_write *u, const json_t *upload, struct calstore_receipt *out, struct err *err)
 {
-	struct store *st = u->t.st;
-	long long now = sqc_now();
-	int k;
-
 	memset(out, 0, sizeof *out);
-	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	if (!out->ids)
-		return sqc_oom(err);
-	if (sqc_insert(st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)",
-	        ARGS(NUM(u->id), NUM(now)), &out->upload_id, "adding an upload", err) != 0)
+	u->now = sqc_now();
+	if (sqc_insert(u->t.st, "INSERT INTO uploads (calibration_id, created_at) VALUES (?1, ?2)",
+	        ARGS(NUM(u->id), NUM(u->now)), &out->upload_id, "adding an upload", err) != 0)
 		return -1;
-	for (k = 0; k < 3; k++) {
-		json_t *items = json_object_get(upload, lists[k]);
-
-		if (items &&
-		    insert_kind(st, u->id, out->upload_id, items, k, now,
-		        json_object_get(out->ids, lists[k]), err) != 0)
-			return -1;
-	}
-	return pending_fit(st, u->id, now, &out->fit_id, err);
+	u->upload_id = out->upload_id;
+	if (calstore_upload_each(upload, add_measurement, u, &out->ids, err) != 0)
+		return -1;
+	return pending_fit(u->t.st, u->id, u->now, &out->fit_id, err);
 }
 
-int calstore_upload_measurements(struct calstore_upload *u, json_t **out, struct err *err)
+int calstore_upload_measurements(struct calstore_write *u, json_t **out, struct err *err)
 {
 	return calstore_measurements(u->t.st, u->id, out, err);
 }
 
-int calstore_upload_keep(struct calstore_upload *u, const struct calstore_idem *idem,
-    long long upload_id, const char *answer, struct err *err)
-{
-	return idem_store(u->t.st, u->rid, idem, upload_id, answer, sqc_now(), err);
-}
-
-int calstore_upload_end(struct calstore_upload *u, int commit, struct err *err)
+int calstore_write_end(struct calstore_write *u, int commit, struct err *err)
 {
 	int rc;
 
@@ -595,12 +517,12 @@ int calstore_upload_end(struct calstore_upload *u, int commit, struct err *err)
 /* Row reader: a measurement about to be deleted, its id onto its kind's list of ctx. */
 static int read_deleted(sqlite3_stmt *s, void *ctx, struct err *err)
 {
-	int k = kind_index((const char *)sqlite3_column_text(s, 1));
+	int k = calstore_kind_index((const char *)sqlite3_column_text(s, 1));
 
 	(void)err;
 	return k >= 0 &&
-	        json_array_append_new(
-	            json_object_get(ctx, lists[k]), json_integer(sqlite3_column_int64(s, 0))) == 0
+	        json_array_append_new(json_object_get(ctx, calstore_lists[k]),
+	            json_integer(sqlite3_column_int64(s, 0))) == 0
 	    ? 0
 	    : ROW_BAD;
 }
@@ -634,7 +556,7 @@ static int delete_measurements(struct store *st, long long id, long long measure
 int calstore_delete(struct store *st, long long id, long long measurement_id, long long upload_id,
     json_t **deleted, long long *fit_id, struct err *err)
 {
-	json_t *ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	json_t *ids = calstore_lists_new();
 	struct tx t;
 
 	if (!ids)
@@ -649,19 +571,17 @@ int calstore_delete(struct store *st, long long id, long long measurement_id, lo
 	    deleted);
 }
 
-static int fit_claim(
-    struct tx *t, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+static int fit_claim(struct tx *t, long long id, struct calstore_claim *out, struct err *err)
 {
 	struct store *st = t->st;
 	char robot[CALSTORE_NAME_MAX];
 	int found;
 
-	*fit_id = 0;
 	if (sqc_query_one(st,
 	        "SELECT max(id) FROM fits WHERE calibration_id = ?1 AND state = 'pending'",
-	        ARGS(NUM(id)), sqc_read_id, fit_id, "reading the fits", err) < 0)
+	        ARGS(NUM(id)), sqc_read_id, &out->fit_id, "reading the fits", err) < 0)
 		return -1;
-	if (*fit_id == 0) {
+	if (out->fit_id == 0) {
 		t->discard = 1; /* none pending: nothing to do */
 		return 0;
 	}
@@ -669,33 +589,23 @@ static int fit_claim(
 	        "UPDATE fits SET state = CASE WHEN id = ?2 THEN 'running' ELSE 'superseded' END, "
 	        "started_at = CASE WHEN id = ?2 THEN ?3 ELSE started_at END "
 	        "WHERE calibration_id = ?1 AND state IN ('pending', 'running') AND id <= ?2",
-	        ARGS(NUM(id), NUM(*fit_id), NUM(sqc_now())), NULL, "starting a fit", err) != 0)
+	        ARGS(NUM(id), NUM(out->fit_id), NUM(sqc_now())), NULL, "starting a fit", err) != 0)
 		return -1;
-	found = calstore_calibration_get(st, id, robot, NULL, setup, err);
+	found = calstore_calibration_get(st, id, robot, NULL, &out->setup, err);
 	if (found <= 0)
 		return found < 0 ? -1
 		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-	return calstore_measurements(st, id, all, err) == 0 ? 1 : -1;
+	return calstore_measurements(st, id, &out->all, err) == 0 ? 1 : -1;
 }
 
-int calstore_fit_claim(
-    struct store *st, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+int calstore_fit_claim(struct store *st, long long id, struct calstore_claim *out, struct err *err)
 {
 	struct tx t;
-	int rc;
 
-	*setup = NULL;
-	*all = NULL;
+	memset(out, 0, sizeof *out);
 	if (sqc_begin(st, STORE_SYNC_NORMAL, &t, err) != 0)
 		return -1;
-	rc = sqc_end(&t, fit_claim(&t, id, fit_id, setup, all, err), err);
-	if (rc < 0) {
-		free(*setup);
-		*setup = NULL;
-		json_decref(*all);
-		*all = NULL;
-	}
-	return rc;
+	return sqc_end(&t, fit_claim(&t, id, out, err), err);
 }
 
 int calstore_fit_finish(struct store *st, long long fit_id, int done, const char *text,
@@ -824,12 +734,9 @@ static int sq_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX
 	return calstore_robot_lab(ctx, robot, lab, err);
 }
 
-static int sq_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
-    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem, char **replay,
-    long long *id, struct err *err)
+static int sq_create_begin(void *ctx, const char *robot, struct calstore_write **w, struct err *err)
 {
-	return calstore_calibration_create(
-	    ctx, robot, setup_of, answer_of, setup_ctx, idem, replay, id, err);
+	return calstore_create_begin(ctx, robot, w, err);
 }
 
 static int sq_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
@@ -854,9 +761,9 @@ static int sq_fit_latest(void *ctx, long long id, struct calstore_fit *out, stru
 }
 
 static int sq_upload_begin(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
-    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **up, struct err *err)
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_write **w, struct err *err)
 {
-	return calstore_upload_begin(ctx, id, robot, lab, setup, up, err);
+	return calstore_upload_begin(ctx, id, robot, lab, setup, w, err);
 }
 
 static int sq_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
@@ -865,10 +772,9 @@ static int sq_remove(void *ctx, long long id, long long measurement_id, long lon
 	return calstore_delete(ctx, id, measurement_id, upload_id, deleted, fit_id, err);
 }
 
-static int sq_fit_claim(
-    void *ctx, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+static int sq_fit_claim(void *ctx, long long id, struct calstore_claim *out, struct err *err)
 {
-	return calstore_fit_claim(ctx, id, fit_id, setup, all, err);
+	return calstore_fit_claim(ctx, id, out, err);
 }
 
 static int sq_fit_finish(void *ctx, long long fit_id, int done, const char *text,
@@ -899,17 +805,19 @@ void calstore_sqlite_bind(struct calstore *cs, struct store *st)
 	    .token_touch = sq_token_touch,
 	    .token_list = sq_token_list,
 	    .robot_lab = sq_robot_lab,
-	    .calibration_create = sq_calibration_create,
+	    .create_begin = sq_create_begin,
+	    .calibration_add = calstore_calibration_add,
+	    .calibration_setup = calstore_calibration_setup,
 	    .calibration_get = sq_calibration_get,
 	    .calibration_list = sq_calibration_list,
 	    .measurements = sq_measurements,
 	    .fit_latest = sq_fit_latest,
 	    .upload_begin = sq_upload_begin,
-	    .upload_replay = calstore_upload_replay,
+	    .idem_find = calstore_idem_find,
 	    .upload_add = calstore_upload_add,
 	    .upload_measurements = calstore_upload_measurements,
-	    .upload_keep = calstore_upload_keep,
-	    .upload_end = calstore_upload_end,
+	    .idem_keep = calstore_idem_keep,
+	    .write_end = calstore_write_end,
 	    .remove = sq_remove,
 	    .fit_claim = sq_fit_claim,
 	    .fit_finish = sq_fit_finish,

@@ -67,17 +67,6 @@ int calstore_robot_lab(
     struct store *st, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err);
 
 /*
- * A new calibration of robot; its setup text is made by setup_of(id, ctx) (a malloc'ed
- * string, freed here; NULL fails with out of memory), so that the setup can name the
- * calibration's id. Its id into *id. With idem (NULL: none; answer_of and replay unused),
- * its Idempotency-Key as the interface's calibration_create promises (base/calstore.h):
- * 1 with *replay when the key replays, in the uploads' table with upload_id 0.
- */
-int calstore_calibration_create(struct store *st, const char *robot, calstore_setup_fn setup_of,
-    calstore_setup_fn answer_of, void *ctx, const struct calstore_idem *idem, char **replay,
-    long long *id, struct err *err);
-
-/*
  * A calibration: 1 with robot and lab (its robot's lab, "" for none) filled and *setup a new
  * copy of its setup text (caller frees), 0 when there is none, -1 with err. setup and lab
  * may be NULL.
@@ -99,22 +88,29 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err);
 
 /*
- * An upload to calibration id in one durable transaction, as the interface's members of
- * the same names (base/calstore.h) promise: calstore_upload_begin() locks the calibration
- * and reads its robot, lab and setup (1 with *up, 0 when there is none), the others work
- * in that transaction on the calling thread, calstore_upload_end() commits or rolls back
- * and frees up. A replayed Idempotency-Key is rolled back: it writes nothing.
+ * A create or an upload in one durable transaction (BEGIN IMMEDIATE: writers take turns), as
+ * the interface's members of the same names (base/calstore.h) promise:
+ * calstore_create_begin() makes the robot if it is new (0 with *w), calstore_upload_begin()
+ * locks calibration id and reads its robot, lab and setup (1 with *w, 0 when there is none);
+ * the others work in that transaction on the calling thread (an Idempotency-Key's record
+ * kept per robot, with upload_id 0 for a create's); calstore_write_end() commits or rolls
+ * back and frees w. What the create or the upload must satisfy is the caller's to decide.
  */
+int calstore_create_begin(
+    struct store *st, const char *robot, struct calstore_write **w, struct err *err);
+int calstore_calibration_add(struct calstore_write *w, long long *id, struct err *err);
+int calstore_calibration_setup(
+    struct calstore_write *w, long long id, const char *setup, struct err *err);
 int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
-    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **up, struct err *err);
-int calstore_upload_replay(
-    struct calstore_upload *up, const struct calstore_idem *idem, char **answer, struct err *err);
-int calstore_upload_add(struct calstore_upload *up, const json_t *upload,
-    struct calstore_receipt *out, struct err *err);
-int calstore_upload_measurements(struct calstore_upload *up, json_t **out, struct err *err);
-int calstore_upload_keep(struct calstore_upload *up, const struct calstore_idem *idem,
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_write **w, struct err *err);
+int calstore_idem_find(struct calstore_write *w, const struct calstore_idem *idem, int *same,
+    char **answer, struct err *err);
+int calstore_upload_add(
+    struct calstore_write *w, const json_t *upload, struct calstore_receipt *out, struct err *err);
+int calstore_upload_measurements(struct calstore_write *w, json_t **out, struct err *err);
+int calstore_idem_keep(struct calstore_write *w, const struct calstore_idem *idem,
     long long upload_id, const char *answer, struct err *err);
-int calstore_upload_end(struct calstore_upload *up, int commit, struct err *err);
+int calstore_write_end(struct calstore_write *w, int commit, struct err *err);
 
 /*
  * Delete one measurement (measurement_id) or every measurement of one upload (upload_id;
@@ -128,11 +124,11 @@ int calstore_delete(struct store *st, long long id, long long measurement_id, lo
 /*
  * For a fit worker: claim calibration id's newest pending fit (marked running, older pending
  * or running ones superseded) with its setup text and every measurement, in one
- * transaction, so the fit covers exactly what was committed when it started. 1 with
- * *fit_id, *setup (caller frees) and *all (caller frees) filled, 0 when none is pending.
+ * transaction, so the fit covers exactly what was committed when it started. 1 with *out
+ * filled, 0 when none is pending; release *out with calstore_claim_clear() whatever the
+ * answer.
  */
-int calstore_fit_claim(
-    struct store *st, long long id, long long *fit_id, char **setup, json_t **all, struct err *err);
+int calstore_fit_claim(struct store *st, long long id, struct calstore_claim *out, struct err *err);
 
 /* Record a claimed fit's outcome: done with the fit's text, or failed with the error's.
  * Not fsynced: one lost with the power is still running, and recomputed at the next start. */

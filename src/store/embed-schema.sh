@@ -3,7 +3,7 @@
 # from schema/NNN_name.sql files given in ascending order. NNN must run 001, 002, ...
 # with no gap, so that a missing or misnamed file fails the build, not a deployment.
 # With -p PREFIX first, the arrays are PREFIX_migrations and PREFIX_migration_count
-# (another engine's migrations, e.g. schema/pg/ as pgstore_migrations).
+# (another engine's migrations, e.g. schema/pg/ as pgschema_migrations).
 set -eu
 prefix=store
 if [ "${1-}" = -p ]; then

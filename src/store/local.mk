@@ -16,10 +16,11 @@ BUILT_SOURCES += src/store/schema_sql.c
 CLEANFILES += src/store/schema_sql.c
 EXTRA_DIST += src/store/embed-schema.sh
 # calibration (issue #4): robots, tokens, calibrations, measurements, fits
-libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h src/store/sq_stmt.c src/store/sq_stmt.h
+libstore_a_SOURCES += src/store/calstore.c src/store/calstore.h src/store/sq_stmt.c src/store/sq_stmt.h \
+	src/store/calsql.h
 libstore_a_CFLAGS += $(JANSSON_CFLAGS)
 # The calibration store on PostgreSQL (issue #18), shared by several contactd nodes: its
-# migrations are schema/pg/NNN_*.sql, embedded as pgstore_migrations[].
+# migrations are schema/pg/NNN_*.sql, embedded as pgschema_migrations[].
 libstore_a_SOURCES += src/store/pgstore.c src/store/pgstore.h \
 	src/store/pg_conn.c src/store/pg_conn.h src/store/pg_schema.c src/store/pg_schema.h \
 	src/store/pg_listen.c src/store/pg_listen.h src/store/pg_token.c src/store/pg_token.h
@@ -29,7 +30,7 @@ STORE_LIBS += $(PQ_LIBS) -lpthread
 PGSTORE_SCHEMA = $(srcdir)/schema/pg/[0-9][0-9][0-9]_*.sql
 src/store/pg_schema_sql.c: $(srcdir)/src/store/embed-schema.sh $(PGSTORE_SCHEMA)
 	$(AM_V_GEN)$(MKDIR_P) src/store && \
-	$(SHELL) $(srcdir)/src/store/embed-schema.sh -p pgstore $(PGSTORE_SCHEMA) >$@.tmp && \
+	$(SHELL) $(srcdir)/src/store/embed-schema.sh -p pgschema $(PGSTORE_SCHEMA) >$@.tmp && \
 	mv $@.tmp $@
 BUILT_SOURCES += src/store/pg_schema_sql.c
 CLEANFILES += src/store/pg_schema_sql.c

@@ -213,7 +213,7 @@ static int get_ready(struct pgc *c, struct err *err)
 		if (rc == 0 && ps->deferred && ps->log)
 			ps->log("calibration store: PostgreSQL reached; schema at version %zu, "
 			        "calibration served",
-			    pgstore_migration_count);
+			    ps->version);
 	}
 	pthread_mutex_unlock(&ps->migrating);
 	return rc;
@@ -470,20 +470,56 @@ int pgc_oom(struct err *err)
 	return err_set(err, ERR_INTERNAL, NULL, "out of memory");
 }
 
-/* The first column of every row of r as a JSON array of integers into *out, r cleared. */
-int pgc_id_list(PGresult *r, json_t **out, struct err *err)
+/* Every row of r made a JSON value by row() into a JSON array, *out; r cleared. */
+int pgc_rows_json(
+    PGresult *r, json_t *(*row)(const PGresult *r, int i), json_t **out, struct err *err)
 {
 	json_t *list = json_array();
 	int i;
 
-	for (i = 0; list && i < PQntuples(r); i++)
-		if (json_array_append_new(list, json_integer(pgc_ll(r, i, 0))) != 0) {
+	for (i = 0; list && i < PQntuples(r); i++) {
+		json_t *o = row(r, i);
+
+		if (!o || json_array_append_new(list, o) != 0) {
 			json_decref(list);
 			list = NULL;
 		}
+	}
 	PQclear(r);
 	if (!list)
 		return pgc_oom(err);
 	*out = list;
 	return 0;
+}
+
+static json_t *id_row(const PGresult *r, int i)
+{
+	return json_integer(pgc_ll(r, i, 0));
+}
+
+/* The first column of every row of r as a JSON array of integers into *out, r cleared. */
+int pgc_id_list(PGresult *r, json_t **out, struct err *err)
+{
+	return pgc_rows_json(r, id_row, out, err);
+}
+
+/* An INSERT ... RETURNING id of one row: its id into *id. */
+int pgc_insert(struct pgc *c, const char *sql, const struct arg *args, int n, long long *id,
+    const char *what, struct err *err)
+{
+	return pgc_first_ll(pgc_exec(c, sql, args, n, what, err), id) < 0 ? -1 : 0;
+}
+
+/* The first column of r's first row, an integer, into *out; r cleared. */
+int pgc_first_ll(PGresult *r, long long *out)
+{
+	int found;
+
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		*out = pgc_ll(r, 0, 0);
+	PQclear(r);
+	return found;
 }

@@ -14,7 +14,6 @@
 #include <libpq-fe.h>
 
 #include "base/error.h"
-#include "store/pgstore.h"
 #include "store/knobs.h"
 
 /* Taken inside the migration transaction: nodes starting together migrate once. */
@@ -47,8 +46,9 @@ struct pgstore {
 	 * by pgstore_open(): the pool knows no migrations); 0, or -1 with err, *fatal set
 	 * when a person must act */
 	int (*migrate)(struct pgc *c, int *fatal, struct err *err);
-	pgstore_log_fn log;
-	long long running[MAX_RUNNING]; /* fits this process claimed and computes: renewed */
+	size_t version; /* the schema version migrate brings a server to (for the log) */
+	void (*log)(const char *fmt, ...); /* pgstore_open()'s log (NULL: none) */
+	long long running[MAX_RUNNING];    /* fits this process claimed and computes: renewed */
 	int nrunning, stopping;
 	pthread_t renewer, listener;
 	int renewer_started, listener_started;
@@ -138,7 +138,18 @@ json_t *pgc_text_or_null(const PGresult *r, int row, int col);
 char *pgc_copy(const PGresult *r, int row, int col);
 /* err set to "out of memory" (ERR_INTERNAL); returns -1. */
 int pgc_oom(struct err *err);
+/* Each row i of r as the JSON value row(r, i) makes (NULL: out of memory), in a JSON array
+ * into *out (caller frees); clears r. 0, or -1 with err (out of memory). */
+int pgc_rows_json(
+    PGresult *r, json_t *(*row)(const PGresult *r, int i), json_t **out, struct err *err);
 /* The first column of r's rows as a JSON array of integers into *out (caller frees); clears r. */
 int pgc_id_list(PGresult *r, json_t **out, struct err *err);
+/* The first column of r's first row, an integer, into *out: 1, 0 when r has no rows, -1 when r
+ * is NULL (its statement failed: pgc_exec() set err). Clears r. */
+int pgc_first_ll(PGresult *r, long long *out);
+/* pgc_exec() of an INSERT ... RETURNING id that inserts one row: 0 with its id into *id, or -1
+ * with err. */
+int pgc_insert(struct pgc *c, const char *sql, const struct arg *args, int n, long long *id,
+    const char *what, struct err *err);
 
 #endif

@@ -31,17 +31,17 @@ int pgschema_migrate(struct pgc *c, int *fatal, struct err *err)
 		goto fail;
 	have = pgc_ll(r, 0, 0);
 	PQclear(r);
-	if (have > (long long)pgstore_migration_count) {
+	if (have > (long long)pgschema_migration_count) {
 		err_set(err, ERR_UNAVAILABLE, NULL,
 		    "store: the PostgreSQL schema is at version %lld, newer than this contactd's "
 		    "%zu",
-		    have, pgstore_migration_count);
+		    have, pgschema_migration_count);
 		*fatal = 1;
 		pgc_rollback(c);
 		return -1;
 	}
-	for (i = 0; i < pgstore_migration_count; i++) {
-		const struct store_migration *m = &pgstore_migrations[i];
+	for (i = 0; i < pgschema_migration_count; i++) {
+		const struct store_migration *m = &pgschema_migrations[i];
 
 		if (m->version <= have)
 			continue;

@@ -1,12 +1,17 @@
 /*
  * pg_schema.h: the PostgreSQL store's migrations (schema/pg/NNN_*.sql, embedded as
- * pgstore_migrations[]), applied when a connection first reaches a server.
+ * pgschema_migrations[]), applied when a connection first reaches a server.
  */
 #ifndef CONTACTD_STORE_PG_SCHEMA_H
 #define CONTACTD_STORE_PG_SCHEMA_H
 
 #include "base/error.h"
 #include "store/pg_conn.h"
+#include "store/store.h"
+
+/* Every schema/pg/NNN_*.sql file in ascending order (generated at build time). */
+extern const struct store_migration pgschema_migrations[];
+extern const size_t pgschema_migration_count;
 
 /*
  * Bring the schema to this program's version in one transaction under an advisory lock

@@ -14,24 +14,15 @@
 /* INSERT ... ON CONFLICT: a robot two nodes make at once is made once. */
 int pgtok_robot_id(struct pgc *c, const char *robot, int create, long long *id, struct err *err)
 {
-	PGresult *r;
-	int found;
-
 	if (create &&
 	    pgc_run(c,
 	        "INSERT INTO robots (name, created_at) VALUES ($1, $2) "
 	        "ON CONFLICT (name) DO NOTHING",
 	        ARGS(TXT(robot), NUM(pgc_now())), NULL, "adding a robot", err) != 0)
 		return -1;
-	r = pgc_exec(
-	    c, "SELECT id FROM robots WHERE name = $1", ARGS(TXT(robot)), "finding a robot", err);
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		*id = pgc_ll(r, 0, 0);
-	PQclear(r);
-	return found;
+	return pgc_first_ll(pgc_exec(c, "SELECT id FROM robots WHERE name = $1", ARGS(TXT(robot)),
+	                        "finding a robot", err),
+	    id);
 }
 
 static int insert_token(struct pgc *c, const char *token_id, const char *role, long long rid,
@@ -170,6 +161,16 @@ int pgtok_touch(void *ctx, const char *token_id, long long now, struct err *err)
 	    "recording a token's use", err);
 }
 
+/* A row of token_list's statement as its entry. */
+static json_t *token_entry(const PGresult *r, int i)
+{
+	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "id", PQgetvalue(r, i, 0),
+	    "role", PQgetvalue(r, i, 1), "robot", pgc_text_or_null(r, i, 2), "lab",
+	    pgc_text_or_null(r, i, 3), "created_at", (json_int_t)pgc_ll(r, i, 4), "expires_at",
+	    pgc_int_or_null(r, i, 5), "last_used_at", pgc_int_or_null(r, i, 6), "revoked_at",
+	    pgc_int_or_null(r, i, 7), "replaces", pgc_text_or_null(r, i, 8));
+}
+
 int pgtok_list(void *ctx, json_t **out, struct err *err)
 {
 	PGresult *r = pgc_query(ctx,
@@ -178,41 +179,17 @@ int pgtok_list(void *ctx, json_t **out, struct err *err)
 	    "LEFT JOIN robots r ON r.id = t.robot_id ORDER BY coalesce(r.name, '') COLLATE \"C\", "
 	    "t.created_at, t.id COLLATE \"C\"",
 	    NO_ARGS, "listing tokens", err);
-	json_t *list;
-	int i;
 
-	if (!r)
-		return -1;
-	list = json_array();
-	for (i = 0; list && i < PQntuples(r); i++) {
-		json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "id",
-		    PQgetvalue(r, i, 0), "role", PQgetvalue(r, i, 1), "robot",
-		    pgc_text_or_null(r, i, 2), "lab", pgc_text_or_null(r, i, 3), "created_at",
-		    (json_int_t)pgc_ll(r, i, 4), "expires_at", pgc_int_or_null(r, i, 5),
-		    "last_used_at", pgc_int_or_null(r, i, 6), "revoked_at",
-		    pgc_int_or_null(r, i, 7), "replaces", pgc_text_or_null(r, i, 8));
-		if (!o || json_array_append_new(list, o) != 0) {
-			json_decref(list);
-			list = NULL;
-		}
-	}
-	PQclear(r);
-	if (!list)
-		return pgc_oom(err);
-	*out = list;
-	return 0;
+	return r ? pgc_rows_json(r, token_entry, out, err) : -1;
 }
 
 int pgtok_robot_lab(void *ctx, const char *robot, char lab[CALSTORE_NAME_MAX], struct err *err)
 {
 	PGresult *r = pgc_query(ctx, "SELECT coalesce(lab, '') FROM robots WHERE name = $1",
 	    ARGS(TXT(robot)), "reading a robot", err);
-	int found;
+	int found = r ? PQntuples(r) > 0 : -1;
 
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
+	if (found > 0)
 		snprintf(lab, CALSTORE_NAME_MAX, "%s", PQgetvalue(r, 0, 0));
 	PQclear(r);
 	return found;

@@ -14,6 +14,7 @@
 #include <libpq-fe.h>
 #include <sodium.h>
 
+#include "store/calsql.h"
 #include "store/pg_conn.h"
 #include "store/pg_listen.h"
 #include "store/pg_schema.h"
@@ -21,109 +22,100 @@
 #include "base/knobs.h"
 #include "store/knobs.h"
 
-static const char *const kinds[3] = {"drop", "press", "trajectory"};
-static const char *const lists[3] = {"drops", "presses", "trajectories"};
+/* A write transaction (base/calstore.h): its connection, its robot's id and, for an upload,
+ * the calibration it locked (0 for a create), and the upload being written with its time. */
+struct calstore_write {
+	struct pgc c;
+	long long id, rid, upload_id, now;
+};
 
-/* An Idempotency-Key seen before: 1 (replay in *answer, same fingerprint), 0 new, -1. The
- * key is locked for the transaction, so two nodes given it at once take turns. */
-static int idem_lookup(struct pgc *c, long long rid, const struct calstore_idem *idem,
-    long long now, char **answer, struct err *err)
+/* idem_find: the key is locked for the transaction, so two nodes given it at once take
+ * turns. */
+static int pg_idem_find(struct calstore_write *w, const struct calstore_idem *idem, int *same,
+    char **answer, struct err *err)
 {
 	char fp[CALSTORE_HASH_BYTES * 2 + 1];
 	PGresult *r;
 	int rc = 0;
 
-	if (pgc_run(c, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))",
-	        ARGS(NUM(rid), TXT(idem->key)), NULL, "locking an idempotency key", err) != 0 ||
-	    pgc_run(c, "DELETE FROM idempotency_keys WHERE robot_id = $1 AND created_at < $2",
-	        ARGS(NUM(rid), NUM(now - idem->ttl_s)), NULL, "forgetting old idempotency keys",
-	        err) != 0)
+	if (pgc_run(&w->c, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))",
+	        ARGS(NUM(w->rid), TXT(idem->key)), NULL, "locking an idempotency key", err) != 0 ||
+	    pgc_run(&w->c, "DELETE FROM idempotency_keys WHERE robot_id = $1 AND created_at < $2",
+	        ARGS(NUM(w->rid), NUM(pgc_now() - idem->ttl_s)), NULL,
+	        "forgetting old idempotency keys", err) != 0)
 		return -1;
-	r = pgc_exec(c,
+	r = pgc_exec(&w->c,
 	    "SELECT encode(fingerprint, 'hex'), answer FROM idempotency_keys WHERE robot_id = $1 "
 	    "AND key = $2",
-	    ARGS(NUM(rid), TXT(idem->key)), "reading an idempotency key", err);
+	    ARGS(NUM(w->rid), TXT(idem->key)), "reading an idempotency key", err);
 	if (!r)
 		return -1;
 	if (PQntuples(r) > 0) {
 		sodium_bin2hex(fp, sizeof fp, idem->fingerprint, CALSTORE_HASH_BYTES);
-		if (strcmp(PQgetvalue(r, 0, 0), fp) != 0)
-			rc = err_set(err, ERR_BAD_VALUE, NULL,
-			    "Idempotency-Key %s was used with another request body", idem->key);
-		else
-			rc = (*answer = pgc_copy(r, 0, 1)) ? 1 : pgc_oom(err);
+		*same = strcmp(PQgetvalue(r, 0, 0), fp) == 0;
+		rc = !*same || (*answer = pgc_copy(r, 0, 1)) ? 1 : pgc_oom(err);
 	}
 	PQclear(r);
 	return rc;
 }
 
-static int idem_store(struct pgc *c, long long rid, const struct calstore_idem *idem,
-    long long upload_id, const char *answer, long long now, struct err *err)
+static int pg_idem_keep(struct calstore_write *w, const struct calstore_idem *idem,
+    long long upload_id, const char *answer, struct err *err)
 {
 	char fp[2 * CALSTORE_HASH_BYTES + 3];
 
-	return pgc_run(c,
+	return pgc_run(&w->c,
 	    "INSERT INTO idempotency_keys (robot_id, key, fingerprint, upload_id, answer, "
 	    "created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-	    ARGS(NUM(rid), TXT(idem->key),
+	    ARGS(NUM(w->rid), TXT(idem->key),
 	        TXT(pgc_bytea(fp, idem->fingerprint, CALSTORE_HASH_BYTES)), NUM(upload_id),
-	        TXT(answer), NUM(now)),
+	        TXT(answer), NUM(pgc_now())),
 	    NULL, "storing an idempotency key", err);
 }
 
-static int calibration_create(struct pgc *c, const char *robot, calstore_setup_fn setup_of,
-    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem, char **replay,
-    long long *id, struct err *err)
+static int pg_write_end(struct calstore_write *w, int commit, struct err *err)
 {
-	PGresult *r;
-	long long rid, now = pgc_now(), cid;
-	char *setup, *answer;
 	int rc;
 
-	if (pgtok_robot_id(c, robot, 1, &rid, err) != 1)
-		return -1;
-	/* the key locked for the transaction: two nodes given it at once take turns */
-	if (idem && (rc = idem_lookup(c, rid, idem, now, replay, err)) != 0)
-		return rc;
-	r = pgc_exec(c,
-	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES ($1, '', $2) "
-	    "RETURNING id",
-	    ARGS(NUM(rid), NUM(now)), "adding a calibration", err);
-	if (!r)
-		return -1;
-	cid = pgc_ll(r, 0, 0);
-	PQclear(r);
-	setup = setup_of(cid, setup_ctx);
-	if (!setup)
-		return pgc_oom(err);
-	rc = pgc_run(c, "UPDATE calibrations SET setup = $2 WHERE id = $1",
-	    ARGS(NUM(cid), TXT(setup)), NULL, "adding a calibration", err);
-	free(setup);
-	if (rc == 0 && idem) {
-		/* the key's record: upload_id 0, a create's */
-		answer = answer_of(cid, setup_ctx);
-		if (!answer)
-			return pgc_oom(err);
-		rc = idem_store(c, rid, idem, 0, answer, now, err);
-		free(answer);
-	}
-	if (rc == 0)
-		*id = cid;
+	w->c.discard = !commit;
+	rc = pgc_end(&w->c, 0, err);
+	free(w);
 	return rc;
 }
 
-static int pg_calibration_create(void *ctx, const char *robot, calstore_setup_fn setup_of,
-    calstore_setup_fn answer_of, void *setup_ctx, const struct calstore_idem *idem, char **replay,
-    long long *id, struct err *err)
+static int pg_create_begin(
+    void *ctx, const char *robot, struct calstore_write **out, struct err *err)
 {
-	struct pgc c;
-	int rc;
+	struct calstore_write *w = calloc(1, sizeof *w);
 
-	if (pgc_begin(ctx, &c, err) != 0)
+	*out = NULL;
+	if (!w)
+		return pgc_oom(err);
+	if (pgc_begin(ctx, &w->c, err) != 0) {
+		free(w);
 		return -1;
-	rc = calibration_create(&c, robot, setup_of, answer_of, setup_ctx, idem, replay, id, err);
-	c.discard = rc == 1; /* a replay writes nothing */
-	return pgc_end(&c, rc, err);
+	}
+	if (pgtok_robot_id(&w->c, robot, 1, &w->rid, err) != 1) {
+		pg_write_end(w, 0, err);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+static int pg_calibration_add(struct calstore_write *w, long long *id, struct err *err)
+{
+	return pgc_insert(&w->c,
+	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES ($1, '', $2) "
+	    "RETURNING id",
+	    ARGS(NUM(w->rid), NUM(pgc_now())), id, "adding a calibration", err);
+}
+
+static int pg_calibration_setup(
+    struct calstore_write *w, long long id, const char *setup, struct err *err)
+{
+	return pgc_run(&w->c, "UPDATE calibrations SET setup = $2 WHERE id = $1",
+	    ARGS(NUM(id), TXT(setup)), NULL, "adding a calibration", err);
 }
 
 /* calibration_get on a borrowed connection. */
@@ -163,52 +155,24 @@ static int pg_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_
 	return rc;
 }
 
-static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
+/* A row of calibration_list's statement as its entry. */
+static json_t *calibration_entry(const PGresult *r, int i)
 {
-	PGresult *r = pgc_query(ctx,
-	    "SELECT c.id, c.created_at, "
-	    "(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "
-	    "f.id, f.state, f.started_at, f.fit FROM calibrations c "
-	    "JOIN robots r ON r.id = c.robot_id "
-	    "LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "
-	    "c.id) "
-	    "WHERE r.name = $1 ORDER BY c.id",
-	    ARGS(TXT(robot)), "listing calibrations", err);
-	json_t *list;
-	int i;
+	json_t *fit = PQgetisnull(r, i, 6) ? json_null()
+	                                   : json_loads(PQgetvalue(r, i, 6), JSON_DECODE_ANY, NULL);
 
-	if (!r)
-		return -1;
-	list = json_array();
-	for (i = 0; list && i < PQntuples(r); i++) {
-		json_t *fit = PQgetisnull(r, i, 6)
-		    ? json_null()
-		    : json_loads(PQgetvalue(r, i, 6), JSON_DECODE_ANY, NULL);
-		json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id",
-		    (json_int_t)pgc_ll(r, i, 0), "created_at", (json_int_t)pgc_ll(r, i, 1),
-		    "measurements", (json_int_t)pgc_ll(r, i, 2), "fit_id", pgc_int_or_null(r, i, 3),
-		    "fit_state", pgc_text_or_null(r, i, 4), "fit_started", !PQgetisnull(r, i, 5),
-		    "fit", fit);
-		if (!o || json_array_append_new(list, o) != 0) {
-			json_decref(list);
-			list = NULL;
-		}
-	}
-	PQclear(r);
-	if (!list)
-		return pgc_oom(err);
-	*out = list;
-	return 0;
+	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:b, s:o*}", "id", (json_int_t)pgc_ll(r, i, 0),
+	    "created_at", (json_int_t)pgc_ll(r, i, 1), "measurements", (json_int_t)pgc_ll(r, i, 2),
+	    "fit_id", pgc_int_or_null(r, i, 3), "fit_state", pgc_text_or_null(r, i, 4),
+	    "fit_started", !PQgetisnull(r, i, 5), "fit", fit);
 }
 
-static int kind_index(const char *kind)
+static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
 {
-	int k;
+	PGresult *r = pgc_query(
+	    ctx, CALSQL_CALIBRATION_LIST("$1"), ARGS(TXT(robot)), "listing calibrations", err);
 
-	for (k = 0; k < 3; k++)
-		if (strcmp(kind, kinds[k]) == 0)
-			return k;
-	return -1;
+	return r ? pgc_rows_json(r, calibration_entry, out, err) : -1;
 }
 
 /* measurements on a borrowed connection. */
@@ -223,14 +187,14 @@ static int measurements(struct pgc *c, long long id, json_t **out, struct err *e
 
 	if (!r)
 		return -1;
-	all = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	all = calstore_lists_new();
 	for (i = 0; all && i < PQntuples(r); i++) {
 		json_t *m = json_loads(PQgetvalue(r, i, 1), 0, NULL);
 
-		k = kind_index(PQgetvalue(r, i, 0));
+		k = calstore_kind_index(PQgetvalue(r, i, 0));
 		if (k < 0 || !m || json_object_set_new(m, "id", json_integer(pgc_ll(r, i, 2))) ||
 		    json_object_set_new(m, "upload", pgc_int_or_null(r, i, 3)) ||
-		    json_array_append_new(json_object_get(all, lists[k]), m) != 0) {
+		    json_array_append_new(json_object_get(all, calstore_lists[k]), m) != 0) {
 			json_decref(m);
 			json_decref(all);
 			all = NULL;
@@ -286,17 +250,10 @@ static int pg_fit_latest(void *ctx, long long id, struct calstore_fit *out, stru
  */
 static int lock_calibration(struct pgc *c, long long id, long long *rid, struct err *err)
 {
-	PGresult *r = pgc_exec(c, "SELECT robot_id FROM calibrations WHERE id = $1 FOR UPDATE",
-	    ARGS(NUM(id)), "locking a calibration", err);
-	int found;
-
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		*rid = pgc_ll(r, 0, 0);
-	PQclear(r);
-	return found;
+	return pgc_first_ll(
+	    pgc_exec(c, "SELECT robot_id FROM calibrations WHERE id = $1 FOR UPDATE", ARGS(NUM(id)),
+	        "locking a calibration", err),
+	    rid);
 }
 
 /* The calibration's fit that has not started, made if there is none: into *fit_id. */
@@ -324,46 +281,21 @@ static int pending_fit(
 	return 0;
 }
 
-static int insert_kind(struct pgc *c, long long id, long long upload_id, const json_t *items, int k,
-    long long now, json_t *ids, struct err *err)
+/* calstore_add_fn: one measurement of the upload being written. */
+static int add_measurement(
+    struct calstore_write *u, int k, const char *text, long long *mid, struct err *err)
 {
-	size_t i;
-	json_t *m;
-
-	json_array_foreach (items, i, m) {
-		char *text = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-		PGresult *r;
-
-		if (!text)
-			return pgc_oom(err);
-		r = pgc_exec(c,
-		    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
-		    "VALUES ($1, $2, $3, $4, $5) RETURNING id",
-		    ARGS(NUM(id), TXT(kinds[k]), TXT(text), NUM(now), NUM(upload_id)),
-		    "adding a measurement", err);
-		free(text);
-		if (!r)
-			return -1;
-		if (json_array_append_new(ids, json_integer(pgc_ll(r, 0, 0))) != 0) {
-			PQclear(r);
-			return pgc_oom(err);
-		}
-		PQclear(r);
-	}
-	return 0;
+	return pgc_insert(&u->c,
+	    "INSERT INTO measurements (calibration_id, kind, body, created_at, upload_id) "
+	    "VALUES ($1, $2, $3, $4, $5) RETURNING id",
+	    ARGS(NUM(u->id), TXT(calstore_kinds[k]), TXT(text), NUM(u->now), NUM(u->upload_id)),
+	    mid, "adding a measurement", err);
 }
 
-/* An upload's transaction (base/calstore.h): its connection, the calibration locked, and its
- * robot's id. */
-struct calstore_upload {
-	struct pgc c;
-	long long id, rid;
-};
-
 static int pg_upload_begin(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
-    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_upload **out, struct err *err)
+    char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_write **out, struct err *err)
 {
-	struct calstore_upload *u = calloc(1, sizeof *u);
+	struct calstore_write *u = calloc(1, sizeof *u);
 	PGresult *r;
 	int found = 0;
 
@@ -395,60 +327,24 @@ static int pg_upload_begin(void *ctx, long long id, char robot[CALSTORE_NAME_MAX
 	return 1;
 }
 
-static int pg_upload_replay(
-    struct calstore_upload *u, const struct calstore_idem *idem, char **answer, struct err *err)
-{
-	return idem_lookup(&u->c, u->rid, idem, pgc_now(), answer, err);
-}
-
 static int pg_upload_add(
-    struct calstore_upload *u, const json_t *upload, struct calstore_receipt *out, struct err *err)
+    struct calstore_write *u, const json_t *upload, struct calstore_receipt *out, struct err *err)
 {
-	long long now = pgc_now();
-	PGresult *r;
-	int k;
-
 	memset(out, 0, sizeof *out);
-	out->ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
-	if (!out->ids)
-		return pgc_oom(err);
-	r = pgc_exec(&u->c,
-	    "INSERT INTO uploads (calibration_id, created_at) VALUES ($1, $2) RETURNING id",
-	    ARGS(NUM(u->id), NUM(now)), "adding an upload", err);
-	if (!r)
+	u->now = pgc_now();
+	if (pgc_insert(&u->c,
+	        "INSERT INTO uploads (calibration_id, created_at) VALUES ($1, $2) RETURNING id",
+	        ARGS(NUM(u->id), NUM(u->now)), &out->upload_id, "adding an upload", err) != 0)
 		return -1;
-	out->upload_id = pgc_ll(r, 0, 0);
-	PQclear(r);
-	for (k = 0; k < 3; k++) {
-		json_t *items = json_object_get(upload, lists[k]);
-
-		if (items &&
-		    insert_kind(&u->c, u->id, out->upload_id, items, k, now,
-		        json_object_get(out->ids, lists[k]), err) != 0)
-			return -1;
-	}
-	return pending_fit(&u->c, u->id, now, &out->fit_id, err);
+	u->upload_id = out->upload_id;
+	if (calstore_upload_each(upload, add_measurement, u, &out->ids, err) != 0)
+		return -1;
+	return pending_fit(&u->c, u->id, u->now, &out->fit_id, err);
 }
 
-static int pg_upload_measurements(struct calstore_upload *u, json_t **out, struct err *err)
+static int pg_upload_measurements(struct calstore_write *u, json_t **out, struct err *err)
 {
 	return measurements(&u->c, u->id, out, err);
-}
-
-static int pg_upload_keep(struct calstore_upload *u, const struct calstore_idem *idem,
-    long long upload_id, const char *answer, struct err *err)
-{
-	return idem_store(&u->c, u->rid, idem, upload_id, answer, pgc_now(), err);
-}
-
-static int pg_upload_end(struct calstore_upload *u, int commit, struct err *err)
-{
-	int rc;
-
-	u->c.discard = !commit;
-	rc = pgc_end(&u->c, 0, err);
-	free(u);
-	return rc;
 }
 
 /* A deletion's work (pg_remove()), in its transaction: the ids removed into ids. */
@@ -473,10 +369,10 @@ static int remove_measurements(struct pgc *c, long long id, long long measuremen
 		return -1;
 	changed = PQntuples(r);
 	for (i = 0; i < PQntuples(r); i++) {
-		k = kind_index(PQgetvalue(r, i, 1));
+		k = calstore_kind_index(PQgetvalue(r, i, 1));
 		if (k >= 0)
 			json_array_append_new(
-			    json_object_get(ids, lists[k]), json_integer(pgc_ll(r, i, 0)));
+			    json_object_get(ids, calstore_lists[k]), json_integer(pgc_ll(r, i, 0)));
 	}
 	PQclear(r);
 	if (changed == 0)
@@ -489,7 +385,7 @@ static int remove_measurements(struct pgc *c, long long id, long long measuremen
 static int pg_remove(void *ctx, long long id, long long measurement_id, long long upload_id,
     json_t **deleted, long long *fit_id, struct err *err)
 {
-	json_t *ids = json_pack("{s:[], s:[], s:[]}", lists[0], lists[1], lists[2]);
+	json_t *ids = calstore_lists_new();
 	struct pgc c;
 	int rc;
 
@@ -510,8 +406,7 @@ static int pg_remove(void *ctx, long long id, long long measurement_id, long lon
 
 /* A claim's work (pg_fit_claim()), in its transaction: 1 claimed, 0 nothing to claim (the
  * transaction is then discarded), -1. */
-static int fit_claim(
-    struct pgc *c, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+static int fit_claim(struct pgc *c, long long id, struct calstore_claim *out, struct err *err)
 {
 	char robot[CALSTORE_NAME_MAX];
 	long long rid, fit;
@@ -559,40 +454,33 @@ static int fit_claim(
 	        ARGS(NUM(id), NUM(fit), NUM(pgc_now()), TXT(c->ps->node), NUM(CALIB_FIT_LEASE_S)),
 	        NULL, "starting a fit", err) != 0)
 		return -1;
-	found = calibration_get(c, id, robot, NULL, setup, err);
+	found = calibration_get(c, id, robot, NULL, &out->setup, err);
 	if (found <= 0) /* the row is locked: it cannot have gone */
 		return found < 0 ? -1
 		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
-	if (measurements(c, id, all, err) != 0)
+	if (measurements(c, id, &out->all, err) != 0)
 		return -1;
 	c->discard = 0;
 	/* renewed from now on: before the commit, so that the lease never lapses unseen */
 	pglisten_running_add(c->ps, fit);
-	*fit_id = fit; /* from here on a failed commit must forget it */
+	out->fit_id = fit; /* from here on a failed commit must forget it */
 	return 1;
 }
 
-static int pg_fit_claim(
-    void *ctx, long long id, long long *fit_id, char **setup, json_t **all, struct err *err)
+static int pg_fit_claim(void *ctx, long long id, struct calstore_claim *out, struct err *err)
 {
 	struct pgstore *ps = ctx;
 	struct pgc c;
 	int rc;
 
-	*setup = NULL;
-	*all = NULL;
-	*fit_id = 0;
+	memset(out, 0, sizeof *out);
 	if (pgc_begin(ps, &c, err) != 0)
 		return -1;
-	rc = pgc_end(&c, fit_claim(&c, id, fit_id, setup, all, err), err);
-	if (rc != 1) {
-		if (*fit_id)
-			pglisten_running_remove(ps, *fit_id);
-		*fit_id = 0;
-		free(*setup);
-		*setup = NULL;
-		json_decref(*all);
-		*all = NULL;
+	rc = pgc_end(&c, fit_claim(&c, id, out, err), err);
+	if (rc != 1 && out->fit_id) {
+		/* its commit failed: not this node's to renew */
+		pglisten_running_remove(ps, out->fit_id);
+		out->fit_id = 0;
 	}
 	return rc;
 }
@@ -665,6 +553,7 @@ int pgstore_open(
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_mutex_init(&ps->migrating, NULL);
 	ps->migrate = pgschema_migrate;
+	ps->version = pgschema_migration_count;
 	pthread_cond_init(&ps->freed, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -737,17 +626,19 @@ void pgstore_bind(struct calstore *cs, struct pgstore *ps)
 	    .token_touch = pgtok_touch,
 	    .token_list = pgtok_list,
 	    .robot_lab = pgtok_robot_lab,
-	    .calibration_create = pg_calibration_create,
+	    .create_begin = pg_create_begin,
+	    .calibration_add = pg_calibration_add,
+	    .calibration_setup = pg_calibration_setup,
 	    .calibration_get = pg_calibration_get,
 	    .calibration_list = pg_calibration_list,
 	    .measurements = pg_measurements,
 	    .fit_latest = pg_fit_latest,
 	    .upload_begin = pg_upload_begin,
-	    .upload_replay = pg_upload_replay,
+	    .idem_find = pg_idem_find,
 	    .upload_add = pg_upload_add,
 	    .upload_measurements = pg_upload_measurements,
-	    .upload_keep = pg_upload_keep,
-	    .upload_end = pg_upload_end,
+	    .idem_keep = pg_idem_keep,
+	    .write_end = pg_write_end,
 	    .remove = pg_remove,
 	    .fit_claim = pg_fit_claim,
 	    .fit_finish = pg_fit_finish,

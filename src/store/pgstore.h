@@ -23,13 +23,8 @@
 
 #include "base/calstore.h"
 #include "base/error.h"
-#include "store/store.h"
 
 struct pgstore;
-
-/* Every schema/pg/NNN_*.sql file in ascending order (generated at build time). */
-extern const struct store_migration pgstore_migrations[];
-extern const size_t pgstore_migration_count;
 
 /* Where the store writes what no caller is told: one whole line per call, newline added. */
 typedef void (*pgstore_log_fn)(const char *fmt, ...);

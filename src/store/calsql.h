@@ -1,0 +1,25 @@
+/*
+ * calsql.h: the statement both calibration stores, SQLite's (calstore.c) and PostgreSQL's
+ * (pgstore.c), run alike on their alike schemas (schema/, schema/pg/) and that decides an
+ * answer's shape: written once, so that the two list a robot's calibrations alike. Its
+ * parameter's placeholder is each engine's own spelling (?1, $1). The other statements stay
+ * where they run.
+ */
+#ifndef CONTACTD_STORE_CALSQL_H
+#define CONTACTD_STORE_CALSQL_H
+
+/*
+ * calibration_list (base/calstore.h): the calibrations of the robot named by placeholder
+ * robot, oldest first, each as its id, created_at, its number of measurements, and its latest
+ * fit's id, state, started_at and stored text (NULL when it has none).
+ */
+#define CALSQL_CALIBRATION_LIST(robot)                                                             \
+	"SELECT c.id, c.created_at, "                                                              \
+	"(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "                    \
+	"f.id, f.state, f.started_at, f.fit FROM calibrations c "                                  \
+	"JOIN robots r ON r.id = c.robot_id "                                                      \
+	"LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "       \
+	"c.id) "                                                                                   \
+	"WHERE r.name = " robot " ORDER BY c.id"
+
+#endif
