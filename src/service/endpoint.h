@@ -7,8 +7,9 @@
  * code has no other list of endpoints.
  *
  * A row's name is the URL /v1/NAME, the CLI's `contact NAME`, the cache key and the
- * metrics label; the HTTP routes, the metrics, the CLI's help, sweep and find (the
- * sweepable rows: those with a kind) and the OpenAPI test read the table.
+ * metrics label; the HTTP routes, the metrics, the CLI's help and plots, sweep and find
+ * (the sweepable rows: those with a kind), the OpenAPI document's lists, the library's
+ * ctd_endpoints() and the OpenAPI test read the table.
  * docs/endpoints.md says how to add one.
  */
 #ifndef CONTACTD_SERVICE_ENDPOINT_H
