@@ -26,7 +26,7 @@
  *     them).
  *   - Threads: every function is reentrant and may run in several threads at once on
  *     distinct output structs; the library has no global state that changes after
- *     load.
+ *     load, but ctd_endpoints()'s text, made once under a lock.
  *   - Inputs are not validated, but ctd_answer()'s. A function's "Requires" lists what
  *     its inputs must satisfy (all numbers finite); outside that the answers are
  *     meaningless, though the functions still return. contactd's daemon and CLI (and
@@ -332,8 +332,8 @@ CTD_API void ctd_hold_solve(const struct ctd_hold *h, struct ctd_hold_answer *ou
  * The one entry point for any language that can call a C function and read a string
  * (Python's ctypes, ...): no struct to mirror. It answers every question endpoint the
  * `contact` CLI answers offline (rest, drop, stability, sweep, eval, find, hold, model,
- * grade) with the service layer the CLI and the daemon share, so the bytes are the
- * daemon's, compared byte for byte by the test suite. */
+ * grade; ctd_endpoints() lists them) with the service layer the CLI and the daemon
+ * share, so the bytes are the daemon's, compared byte for byte by the test suite. */
 
 /*
  * Answer request_json (len bytes of a JSON request body, need not be NUL-terminated)
@@ -360,6 +360,31 @@ CTD_API int ctd_answer(const char *endpoint, const char *request_json, size_t le
 
 /* Free a string of ctd_answer(); NULL is a no-op. */
 CTD_API void ctd_answer_free(char *answer_json);
+
+/*
+ * What ctd_answer() answers: the question endpoints, in the order `contact --help` lists
+ * them, as one canonical JSON text (newline-terminated), read from the same table the
+ * daemon routes by:
+ *
+ *   {"endpoints": [{"name": "drop", "summary": "...", "units": "...", "sweepable": true,
+ *     "csv": false, "headline": "rebound",
+ *     "fields": [{"name": "peak_penetration", "unit": "m"}, ..., {"name": "energy_gain"}]},
+ *    ...]}
+ *
+ * name: the endpoint (POST /v1/NAME, ctd_answer's endpoint); summary: one line saying
+ * what it answers; units: one line of its answer's units, when it has one; sweepable:
+ * POST /v1/sweep and /v1/find accept it as their "query"; csv: its answer also prints as
+ * CSV; fields: present when the answer is one flat object, its members in their order,
+ * each number with its unit (SI, "1/s^2" for 1/s squared; "" for a pure number) and no
+ * unit for the others (booleans, counts, texts); headline: a sweepable endpoint's field
+ * a plot draws first. Members may be added; none will be removed or change meaning
+ * within a soname.
+ *
+ * The text is static: made once by the first call, never freed (do not free it), the
+ * same pointer for every later call. Thread-safe. NULL only when memory ran out making
+ * it (a later call tries again).
+ */
+CTD_API const char *ctd_endpoints(void);
 
 #ifdef __cplusplus
 }

@@ -3,11 +3,12 @@
  * by the library's JSON entry point, ctd_answer() of the shared libcontactd, as a
  * program of a library user calls it (only contactd.h). Writes the answer's bytes to
  * stdout and its HTTP status on stderr; exits 0 when it wrote them (any status), 1 when
- * the library gave no answer. For tests/answer_test.sh, which compares the bytes with
- * the daemon's and the CLI's.
+ * the library gave no answer. `answer_cat --endpoints` writes ctd_endpoints()'s text.
+ * For tests/answer_test.sh, which compares the bytes with the daemon's and the CLI's.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "contactd.h"
 
@@ -18,8 +19,10 @@ int main(int argc, char **argv)
 	size_t len = 0, size = 0, n, answer_len = 0;
 	int status;
 
+	if (argc == 2 && strcmp(argv[1], "--endpoints") == 0)
+		return ctd_endpoints() && fputs(ctd_endpoints(), stdout) >= 0 ? 0 : 1;
 	if (argc < 2 || !in) {
-		fprintf(stderr, "usage: answer_cat ENDPOINT [FILE]\n");
+		fprintf(stderr, "usage: answer_cat ENDPOINT [FILE] | --endpoints\n");
 		return 2;
 	}
 	do {

@@ -259,9 +259,9 @@ START_TEST(hold_line_by_alias)
 	 * integrator's refsafe_replaced */
 	ck_assert_int_eq(json_array_size(columns), 1 + 22);
 	/* the columns are the endpoint table's answer fields, in their order */
-	for (i = 0; svc_endpoints[SVC_HOLD]->fields[i]; i++)
+	for (i = 0; svc_endpoints[SVC_HOLD]->fields[i].name; i++)
 		ck_assert_str_eq(json_string_value(json_array_get(columns, i + 1)),
-		    svc_endpoints[SVC_HOLD]->fields[i]);
+		    svc_endpoints[SVC_HOLD]->fields[i].name);
 	ck_assert_int_eq(i, 22);
 	for (i = 1; i < 3; i++)
 		ck_assert(json_real_value(json_array_get(json_array_get(rows, i), at)) <

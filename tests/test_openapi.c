@@ -400,6 +400,58 @@ START_TEST(answer_fields_defined_with_units)
 }
 END_TEST
 
+/* The schema of POST path's 200 answer (application/json), dereferenced. */
+static const json_t *post_answer(const char *path)
+{
+	const json_t *op =
+	    json_object_get(json_object_get(json_object_get(doc, "paths"), path), "post");
+	const json_t *ok = json_object_get(json_object_get(op, "responses"), "200");
+
+	return deref(json_object_get(
+	    json_object_get(json_object_get(ok, "content"), "application/json"), "schema"));
+}
+
+/* The rows' units are the document's: a field has a unit exactly when it is a number, and
+ * its description names that unit, "(UNIT)" or "(UNIT, ...", or "(dimensionless" for a
+ * pure number. */
+START_TEST(answer_units_are_the_rows)
+{
+	char url[128], named[64], listed[64];
+	size_t e, i;
+
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		const struct svc_endpoint_def *row = svc_endpoints[e];
+		const json_t *answer, *props;
+
+		if (!row->fields)
+			continue;
+		snprintf(url, sizeof url, "/v1/%s", row->name);
+		answer = post_answer(url);
+		props = json_object_get(answer, "properties");
+		for (i = 0; row->fields[i].name; i++) {
+			const struct svc_field *f = &row->fields[i];
+			const json_t *p = json_object_get(props, f->name);
+			const char *type = json_string_value(json_object_get(p, "type"));
+			const char *text = json_string_value(json_object_get(p, "description"));
+
+			ck_assert_msg(p && type, "%s.%s is not documented", row->name, f->name);
+			ck_assert_msg((f->unit != NULL) == (strcmp(type, "number") == 0),
+			    "%s.%s: unit %s, but the document's type is %s", row->name, f->name,
+			    f->unit ? f->unit : "none", type);
+			if (!f->unit)
+				continue;
+			snprintf(
+			    named, sizeof named, "(%s)", f->unit[0] ? f->unit : "dimensionless");
+			snprintf(
+			    listed, sizeof listed, "(%s,", f->unit[0] ? f->unit : "dimensionless");
+			ck_assert_msg(text && (strstr(text, named) || strstr(text, listed)),
+			    "%s.%s: the description does not name the row's unit %s: %s", row->name,
+			    f->name, named, text);
+		}
+	}
+}
+END_TEST
+
 START_TEST(every_endpoint_documented)
 {
 	static const char *const endpoints[][2] = {
@@ -554,16 +606,24 @@ START_TEST(endpoint_table_agrees)
 		if (row->fields) {
 			props = json_object_get(answer, "properties");
 			required = json_object_get(answer, "required");
-			for (i = 0; row->fields[i]; i++) {
+			for (i = 0; row->fields[i].name; i++) {
 				ck_assert_msg(i < json_array_size(required) &&
 				        strcmp(json_string_value(json_array_get(required, i)),
-				            row->fields[i]) == 0,
+				            row->fields[i].name) == 0,
 				    "row %s: field %zu (%s) is not required %zu in the document",
-				    row->name, i, row->fields[i], i);
-				ck_assert_msg(json_object_get(props, row->fields[i]) != NULL,
-				    "row %s: field %s undocumented", row->name, row->fields[i]);
+				    row->name, i, row->fields[i].name, i);
+				ck_assert_msg(json_object_get(props, row->fields[i].name) != NULL,
+				    "row %s: field %s undocumented", row->name,
+				    row->fields[i].name);
 			}
 			ck_assert_uint_eq(i, json_array_size(required));
+			/* a sweep's plot draws the row's headline first */
+			ck_assert_msg(row->kind ? row->headline &&
+			            json_string_value(json_object_get(answer, "x-headline")) &&
+			            strcmp(json_string_value(json_object_get(answer, "x-headline")),
+			                row->headline) == 0
+			                        : !json_object_get(answer, "x-headline"),
+			    "row %s: x-headline is not the row's headline", row->name);
 			/* beyond the fields, only what a request asks for: drop's trajectory */
 			ck_assert_uint_eq(json_object_size(props) - i,
 			    strcmp(row->name, "drop") == 0 && json_object_get(props, "trajectory"));
@@ -2249,6 +2309,7 @@ int main(void)
 	tcase_add_test(tc, served_bytes_are_the_source);
 	tcase_add_test(tc, every_endpoint_documented);
 	tcase_add_test(tc, answer_fields_defined_with_units);
+	tcase_add_test(tc, answer_units_are_the_rows);
 	tcase_add_test(tc, endpoint_table_agrees);
 	tcase_add_test(tc, question_enums_and_aliases_are_the_tables);
 	tcase_add_test(tc, every_part_is_served);

@@ -648,9 +648,9 @@ START_TEST(endpoint_rows_describe_their_answers)
 			continue;
 		}
 		answer = tsvc_answer((enum svc_endpoint)e, "{}", NULL);
-		for (i = 0; row->fields[i]; i++)
-			ck_assert_msg(json_object_get(answer, row->fields[i]) != NULL,
-			    "%s answers no %s", row->name, row->fields[i]);
+		for (i = 0; row->fields[i].name; i++)
+			ck_assert_msg(json_object_get(answer, row->fields[i].name) != NULL,
+			    "%s answers no %s", row->name, row->fields[i].name);
 		ck_assert_uint_eq(json_object_size(answer), i);
 		json_decref(answer);
 		if (!row->kind)
@@ -670,9 +670,9 @@ START_TEST(endpoint_rows_describe_their_answers)
 		answer = tsvc_answer(SVC_SWEEP, body, NULL);
 		columns = json_object_get(answer, "columns");
 		ck_assert_uint_eq(json_array_size(columns), i + 1);
-		for (i = 0; row->fields[i]; i++)
+		for (i = 0; row->fields[i].name; i++)
 			ck_assert_str_eq(
-			    json_string_value(json_array_get(columns, i + 1)), row->fields[i]);
+			    json_string_value(json_array_get(columns, i + 1)), row->fields[i].name);
 		json_decref(answer);
 		json_decref(canonical);
 	}

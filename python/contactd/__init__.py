@@ -11,6 +11,11 @@ without a daemon::
     for row in contactd.sweep("drop", vary=[{"path": "dampratio", "values": [0.1, 1]}]):
         print(row["/geom/solref/1"], row["rebound"])
 
+Every endpoint the library lists (endpoints(), its ctd_endpoints()) has a function of its
+name here: contactd.drop(height=0.1), contactd.hold(grip_force=5), ... (the request's
+fields as keywords, or the request as a dict), made from the library's table when the
+package is imported; sweep, eval and grade take arguments of their own.
+
 A refusal raises ContactdError, carrying the HTTP status, the error's name, the field at
 fault (a JSON Pointer) and the message. The library is found through the system's library
 path (after ``make install``: ldconfig) or the CONTACTD_LIBRARY environment variable (the
@@ -33,12 +38,7 @@ __all__ = [
     "answer",
     "answer_bytes",
     "ask",
-    "rest",
-    "drop",
-    "stability",
-    "hold",
-    "find",
-    "model",
+    "endpoints",
     "sweep",
     "eval",
     "eval_batch",
@@ -50,7 +50,7 @@ __all__ = [
     "within",
     "library",
     "BATCH_CALLS",
-]
+]  # and each endpoint's function (rest, drop, stability, hold, find, model, ...), below
 
 # Calls sent in one eval or grade request by eval_batch() and grade_batch(): well under
 # the API's 10,000-call and body limits, so any number of calls goes through.
@@ -131,36 +131,6 @@ def _request(request, fields):
     out = dict(request or {})
     out.update(fields)
     return out
-
-
-def rest(request=None, **fields):
-    """POST /v1/rest: a body resting on the plane. contactd.rest(body={"shape": "box"})."""
-    return answer("rest", _request(request, fields))
-
-
-def drop(request=None, **fields):
-    """POST /v1/drop: a body dropped on the plane. contactd.drop(height=0.1)["rebound"]."""
-    return answer("drop", _request(request, fields))
-
-
-def stability(request=None, **fields):
-    """POST /v1/stability: the contact spring's growth under the integrator."""
-    return answer("stability", _request(request, fields))
-
-
-def hold(request=None, **fields):
-    """POST /v1/hold: a sphere pinched between two pads: does it hold, creep or slip."""
-    return answer("hold", _request(request, fields))
-
-
-def find(request=None, **fields):
-    """POST /v1/find: where a field of a question crosses a target inside a bracket."""
-    return answer("find", _request(request, fields))
-
-
-def model(request=None, **fields):
-    """POST /v1/model: a user's MJCF ({"main": NAME, "files": {NAME: TEXT}})."""
-    return answer("model", _request(request, fields))
 
 
 def sweep(query, vary, base=None, **fields):
@@ -309,11 +279,72 @@ def within(function, student, expected):
     return abs(student - expected) <= max(t["relative"] * abs(expected), t["absolute"])
 
 
+def endpoints():
+    """The question endpoints the library answers (ctd_endpoints()), in its table's order:
+    a list of {"name", "summary", "sweepable", "csv"} with, where the endpoint has them,
+    "units" (one line), "headline" (the field a plot of its sweep draws first) and
+    "fields" (its answer's members in order, each {"name"[, "unit"]}: a number's SI
+    unit, "" for a pure number)."""
+    return _lib.endpoints()
+
+
 def version():
     """The loaded libcontactd's version (ctd_version())."""
     return _lib.library().ctd_version().decode("ascii")
 
 
 def library(path=None):
-    """The loaded ctypes library; library(path) loads the one at path instead."""
-    return _lib.library(path)
+    """The loaded ctypes library; library(path) loads the one at path instead (and
+    defines the functions of any endpoint it answers that the first did not)."""
+    lib = _lib.library(path)
+    if path is not None:
+        _define_questions()
+    return lib
+
+
+# ---- one function per endpoint, from the library's table ----
+
+_questions = set()  # the names _define_questions() defined
+
+
+def _question(name, summary):
+    def question(request=None, **fields):
+        return answer(name, _request(request, fields))
+
+    question.__name__ = question.__qualname__ = name
+    question.__doc__ = (
+        "POST /v1/%s: %s. The request as a dict, its fields as keywords, or both (the "
+        "keywords win); the answer parsed, as answer(%r, request) gives it."
+        % (name, summary, name)
+    )
+    return question
+
+
+def _define_questions():
+    """NAME(request=None, **fields) for every endpoint of the library's table
+    (ctd_endpoints()), but those this module defines itself (sweep, eval, grade take
+    arguments of their own). LibraryNotFound when the library cannot be loaded."""
+    for row in _lib.endpoints():
+        name = row["name"]
+        if name in globals() and name not in _questions:
+            continue
+        globals()[name] = _question(name, row["summary"])
+        _questions.add(name)
+        if name not in __all__:
+            __all__.append(name)
+
+
+def __getattr__(name):
+    """An endpoint's function when the library could not be loaded at import: asking
+    for one loads it (LibraryNotFound, naming CONTACTD_LIBRARY, when it still cannot)."""
+    if not name.startswith("_"):
+        _define_questions()
+        if name in _questions:
+            return globals()[name]
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+try:
+    _define_questions()
+except LibraryNotFound:
+    pass  # defined by __getattr__ once the library loads

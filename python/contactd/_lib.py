@@ -1,17 +1,19 @@
-"""Finding and calling libcontactd's one JSON entry point, ctd_answer() (contactd.h).
+"""Finding and calling libcontactd's one JSON entry point, ctd_answer() (contactd.h), and
+the list of what it answers, ctd_endpoints().
 
-Only two C functions are used, both over plain bytes: no struct of the library is
-mirrored here, so a new release of the library changes nothing in this file.
+Only C functions over plain bytes are used: no struct of the library is mirrored here,
+so a new release of the library changes nothing in this file.
 """
 
 import ctypes
 import ctypes.util
+import json
 import os
 import threading
 
 # The shared library's names, most specific first: the soname this package was
-# written against (libcontactd.so.2: interface 2, which added ctd_answer()), then the
-# development link and whatever the system's library search finds.
+# written against (libcontactd.so.2: interface 2 added ctd_answer(), 3 ctd_endpoints()),
+# then the development link and whatever the system's library search finds.
 _NAMES = ("libcontactd.so.2", "libcontactd.so")
 
 _lock = threading.Lock()
@@ -51,6 +53,12 @@ def _load(path=None):
         lib.ctd_answer_free.argtypes = [ctypes.c_void_p]
         lib.ctd_version.restype = ctypes.c_char_p
         lib.ctd_version.argtypes = []
+        try:
+            lib.ctd_endpoints.restype = ctypes.c_char_p
+            lib.ctd_endpoints.argtypes = []
+        except AttributeError:
+            tried.append("%s (no ctd_endpoints(): a library older than interface 3)" % name)
+            continue
         return lib
     raise LibraryNotFound(
         "cannot load libcontactd (install contactd with `make install`, or set "
@@ -84,3 +92,13 @@ def call(endpoint, body):
         return status, ctypes.string_at(text.value, size.value)
     finally:
         lib.ctd_answer_free(text)
+
+
+def endpoints():
+    """The question endpoints the library answers, as ctd_endpoints() lists them: a list
+    of {"name", "summary", "sweepable", "csv"[, "units", "headline", "fields"]}, in the
+    table's order. LibraryNotFound when the library cannot be loaded."""
+    text = library().ctd_endpoints()
+    if text is None:
+        raise MemoryError("libcontactd ran out of memory listing its endpoints")
+    return json.loads(text)["endpoints"]

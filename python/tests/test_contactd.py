@@ -16,7 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 SOLIMP = [0.9, 0.95, 0.001, 0.5, 2]
 
-# one request per endpoint, answered
+# one request per endpoint, answered (an endpoint of the library's table that is not here
+# is asked {}: its defaults)
 REQUESTS = [
     ("rest", {"body": {"shape": "sphere", "size": 0.05, "mass": 1}, "duration": 0.5}),
     ("drop", {"height": 0.1, "duration": 0.3}),
@@ -32,6 +33,9 @@ REQUESTS = [
                "size=\"0.02\" mass=\"0.1\"/></body></worldbody></mujoco>"}}),
     ("grade", {"function": "impedance", "args": {"r": 0.0005, "solimp": SOLIMP}, "value": 0.925}),
 ]
+# the endpoints the library answers, as it lists them (ctd_endpoints())
+ENDPOINTS = [e["name"] for e in contactd.endpoints()]
+ASKED = [(name, dict(REQUESTS).get(name, {})) for name in ENDPOINTS]
 
 
 def cli(endpoint, request):
@@ -41,7 +45,7 @@ def cli(endpoint, request):
     return run.returncode, run.stdout, run.stderr
 
 
-@pytest.mark.parametrize("endpoint,request_", REQUESTS, ids=[r[0] for r in REQUESTS])
+@pytest.mark.parametrize("endpoint,request_", ASKED, ids=ENDPOINTS)
 def test_answer_is_the_apis_bytes(endpoint, request_):
     code, out, _ = cli(endpoint, request_)
     assert code == 0
@@ -54,13 +58,39 @@ def test_answer_is_the_apis_bytes(endpoint, request_):
 
 
 def test_every_endpoint_is_covered():
-    # contact --help lists the endpoints of the table; every one is asked above
+    # contact --help lists the endpoints of the table, as the library does; every one is
+    # asked above
     help_text = subprocess.run([CONTACT, "--help"], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, check=False).stdout.decode()
+    listed = help_text.split("ENDPOINT is one of:\n")[1].split("\n\n")[0].splitlines()
+    assert ENDPOINTS == [line.split()[0] for line in listed]
     for endpoint in ("rest", "drop", "stability", "sweep", "eval", "find", "hold", "model",
                      "grade"):
-        assert endpoint in help_text
-        assert endpoint in [r[0] for r in REQUESTS]
+        assert endpoint in ENDPOINTS
+    assert set(dict(REQUESTS)) <= set(ENDPOINTS)
+
+
+def test_each_endpoint_has_its_function():
+    # NAME(request=None, **fields), made from the library's table; sweep, eval and grade
+    # take arguments of their own
+    for row in contactd.endpoints():
+        name = row["name"]
+        assert callable(getattr(contactd, name)) and name in contactd.__all__
+        assert row["summary"] and isinstance(row["sweepable"], bool)
+        if name in ("sweep", "eval", "grade"):
+            continue
+        function = getattr(contactd, name)
+        assert function.__name__ == name and row["summary"] in function.__doc__
+        request = dict(REQUESTS).get(name, {})
+        assert function(request) == contactd.answer(name, request)
+        assert function(**request) == contactd.answer(name, request)
+        if "fields" in row:
+            # the answer's members (its keys sorted; a sweep's columns keep the order),
+            # numbers with their units
+            assert {f["name"] for f in row["fields"]} == set(contactd.answer(name, request))
+            assert row["headline"] in [f["name"] for f in row["fields"] if "unit" in f]
+    assert contactd.drop({"height": 0.2}, height=0.1) == contactd.drop(height=0.1)
+    assert not hasattr(contactd, "nope")
 
 
 def test_reals_read_back_to_the_bit():
@@ -201,6 +231,12 @@ def test_version_and_library():
 def test_library_not_found_names_the_variable():
     env = dict(os.environ, CONTACTD_LIBRARY="/nonexistent/libcontactd.so")
     run = subprocess.run([sys.executable, "-c", "import contactd; contactd.version()"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    assert run.returncode != 0
+    assert b"LibraryNotFound" in run.stderr and b"CONTACTD_LIBRARY" in run.stderr
+    # the package imports without it; an endpoint's function asks for it then
+    run = subprocess.run([sys.executable, "-c", "import contactd; "
+                          "contactd.tolerance('impedance'); contactd.drop(height=0.1)"],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     assert run.returncode != 0
     assert b"LibraryNotFound" in run.stderr and b"CONTACTD_LIBRARY" in run.stderr

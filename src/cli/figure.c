@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "cli/plot.h"
+#include "service/endpoint.h"
 
-/* Physical names and units of request fields (JSON Pointers) and answer fields, the
- * dashboard's (src/http/www/common.js, CD.quantities): the first match names it. */
+/* Physical names and units of request fields (JSON Pointers), the dashboard's
+ * (src/http/www/common.js, CD.quantities): the first match names it. */
 enum match { EXACT, SUFFIX, PREFIX };
 static const struct quantity {
 	enum match match;
@@ -30,14 +31,7 @@ static const struct quantity {
     {EXACT, "/object/mass", "object mass", "kg"},
     {EXACT, "/object/size", "object radius", "m"},
     {EXACT, "/pad/mass", "pad mass", "kg"},
-    {EXACT, "creep_velocity", "creep velocity", "m/s"},
-    {EXACT, "slip", NULL, "m"},
     {EXACT, "slip_limit", NULL, "m"},
-    {EXACT, "normal_force", NULL, "N"},
-    {EXACT, "load", NULL, "N"},
-    {EXACT, "friction_capacity", NULL, "N"},
-    {EXACT, "time_to_slip", NULL, "s"},
-    {EXACT, "fall_time", NULL, "s"},
     {EXACT, "/impedance", "impedance d", ""},
     {EXACT, "/height", "drop height", "m"},
     {EXACT, "/duration", "duration", "s"},
@@ -46,32 +40,41 @@ static const struct quantity {
     {SUFFIX, "/margin", NULL, "m"},
     {SUFFIX, "/gap", NULL, "m"},
     {SUFFIX, "friction/0", "sliding friction", ""},
-    {EXACT, "growth", "growth per step", ""},
-    {EXACT, "h_omega", "timestep / (timeconst × dampratio)", ""},
-    {EXACT, "timeconst_used", "timeconst used", "s"},
-    {EXACT, "error_reduction", "error reduction per step", ""},
-    {EXACT, "impedance", "impedance d", ""},
-    {EXACT, "K", "stiffness K", "1/s²"},
-    {EXACT, "k", "stiffness K", "1/s²"},
-    {EXACT, "B", "damping B", "1/s"},
-    {EXACT, "b", "damping B", "1/s"},
-    {EXACT, "penetration", NULL, "m"},
-    {EXACT, "settled_penetration", NULL, "m"},
-    {EXACT, "peak_penetration", NULL, "m"},
-    {EXACT, "final_penetration", NULL, "m"},
-    {EXACT, "rebound", "rebound", "m"},
-    {EXACT, "max_height", "highest point", "m"},
-    {EXACT, "jitter", "jitter", "m"},
 };
 
-/* "timeconst (s)" for "/geom/solref/0" into buf: the label of an axis or a scale. */
-static const char *quantity_label(const char *key, char *buf, size_t size)
+/* Physical names of answer fields, the dashboard's too, where the field's own name is
+ * not one; their units are the endpoint table's (svc_endpoint_def.fields). */
+static const struct {
+	const char *field, *name;
+} answer_names[] = {
+    {"creep_velocity", "creep velocity"},
+    {"growth", "growth per step"},
+    {"h_omega", "timestep / (timeconst × dampratio)"},
+    {"timeconst_used", "timeconst used"},
+    {"error_reduction", "error reduction per step"},
+    {"impedance", "impedance d"},
+    {"K", "stiffness K"},
+    {"B", "damping B"},
+    {"max_height", "highest point"},
+};
+
+/* "timeconst (s)" for "/geom/solref/0", "rebound (m)" for query's field rebound, into buf:
+ * the label of an axis or a scale. query: the sweep's row (NULL: none known). */
+static const char *quantity_label(
+    const struct svc_endpoint_def *query, const char *key, char *buf, size_t size)
 {
+	const struct svc_field *field = query ? svc_endpoint_field(query, key) : NULL;
 	size_t i, n = strlen(key), k;
-	const char *name = NULL, *unit = "";
+	const char *name = NULL, *unit = "", *squared;
 	char plain[128];
 
-	for (i = 0; i < sizeof quantities / sizeof quantities[0]; i++) {
+	if (field) {
+		for (i = 0; i < sizeof answer_names / sizeof answer_names[0]; i++)
+			if (strcmp(key, answer_names[i].field) == 0)
+				name = answer_names[i].name;
+		unit = field->unit ? field->unit : "";
+	}
+	for (i = 0; !field && i < sizeof quantities / sizeof quantities[0]; i++) {
 		const struct quantity *q = &quantities[i];
 		size_t m = strlen(q->key);
 		if ((q->match == EXACT && strcmp(key, q->key) == 0) ||
@@ -91,8 +94,11 @@ static const char *quantity_label(const char *key, char *buf, size_t size)
 				plain[k] = ' ';
 		name = plain;
 	}
-	snprintf(buf, size, "%s%s%s%s%s", strncmp(key, "/floor/", 7) == 0 ? "floor " : "", name,
-	    unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
+	/* the table's ASCII "1/s^2" as "1/s²" */
+	squared = strstr(unit, "^2");
+	snprintf(buf, size, "%s%s%s%.*s%s%s%s", strncmp(key, "/floor/", 7) == 0 ? "floor " : "",
+	    name, unit[0] ? " (" : "", squared ? (int)(squared - unit) : (int)strlen(unit), unit,
+	    squared ? "²" : "", squared ? squared + 2 : "", unit[0] ? ")" : "");
 	return buf;
 }
 
@@ -129,21 +135,6 @@ static long pick_column(
 	return err_set(err, ERR_BAD_VALUE, "", "the answer has no column of numbers to draw");
 }
 
-/* The query's headline field, drawn when --field names none: the dashboard's default
- * metric (src/http/www/sweep.js), so `contact plot -` of a drop sweep draws its rebound. */
-static const char *default_field(const char *query)
-{
-	static const struct {
-		const char *query, *field;
-	} defaults[] = {{"drop", "rebound"}, {"stability", "growth"}, {"rest", "penetration"}};
-	size_t i;
-
-	for (i = 0; query && i < sizeof defaults / sizeof defaults[0]; i++)
-		if (strcmp(query, defaults[i].query) == 0)
-			return defaults[i].field;
-	return NULL;
-}
-
 /* The index of column name, or -1. */
 static long column_named(const json_t *columns, const char *name)
 {
@@ -177,6 +168,9 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 	const json_t *columns = json_object_get(answer, "columns");
 	const json_t *rows = json_object_get(answer, "rows");
 	const char *query = json_string_value(json_object_get(answer, "query"));
+	const struct svc_endpoint_def *row = NULL;
+	enum svc_endpoint ep;
+	struct err unknown;
 	size_t nvary = 0, n = json_array_size(rows), nx, i;
 	double *a = NULL, *b = NULL, *v = NULL;
 	unsigned char *gain = NULL;
@@ -194,8 +188,11 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 		nvary++;
 	if (nvary == 0)
 		return err_set(err, ERR_BAD_VALUE, "", "not a sweep answer: no varied column");
-	if (!field && default_field(query) && column_named(columns, default_field(query)) >= 0)
-		field = default_field(query);
+	/* the query's headline field (drop: rebound), when --field names none */
+	if (query && svc_endpoint_parse(query, &ep, &unknown) == 0)
+		row = svc_endpoints[ep];
+	if (!field && row && row->headline && column_named(columns, row->headline) >= 0)
+		field = row->headline;
 	c = pick_column(columns, rows, nvary, field, err);
 	if (c < 0)
 		return -1;
@@ -216,16 +213,16 @@ int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *e
 	    (nvary == 2 && column_values(rows, 1, 1, b, err) != 0) ||
 	    column_values(rows, (size_t)c, 0, v, err) != 0)
 		goto out;
-	quantity_label(
-	    json_string_value(json_array_get(columns, (size_t)c)), value_label, sizeof value_label);
+	quantity_label(row, json_string_value(json_array_get(columns, (size_t)c)), value_label,
+	    sizeof value_label);
 	snprintf(title, sizeof title, "%s: %s", query ? query : "sweep", value_label);
 	labels.title = title;
 	labels.value = value_label;
-	labels.y =
-	    quantity_label(json_string_value(json_array_get(columns, 0)), y_label, sizeof y_label);
-	labels.x = nvary == 2
-	    ? quantity_label(json_string_value(json_array_get(columns, 1)), x_label, sizeof x_label)
-	    : labels.y;
+	labels.y = quantity_label(
+	    row, json_string_value(json_array_get(columns, 0)), y_label, sizeof y_label);
+	labels.x = nvary == 2 ? quantity_label(row, json_string_value(json_array_get(columns, 1)),
+	                            x_label, sizeof x_label)
+	                      : labels.y;
 	if (nvary == 1) {
 		labels.y = value_label;
 		rc = plot_line_svg(f, &labels, a, v, gain, n);

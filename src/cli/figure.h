@@ -16,11 +16,11 @@
 
 /*
  * Draw a sweep answer ({"query", "columns", "rows"}) to f. field names the
- * answer column to draw; NULL: the query's headline field (drop: rebound,
- * stability: growth, rest: penetration), else the first column of reals after the
- * varied ones. Rows whose energy_gain is true (a drop whose contact gained energy)
- * are marked apart (plot.h). Errors (bad_value) for a missing column, a non-numeric varied value or
- * a grid whose rows are not a full grid.
+ * answer column to draw; NULL: the query's headline field (its row's in the endpoint
+ * table: drop's rebound, ...), else the first column of reals after the varied ones.
+ * An answer field's unit is its row's. Rows whose energy_gain is true (a drop whose contact gained
+ * energy) are marked apart (plot.h). Errors (bad_value) for a missing column, a non-numeric varied
+ * value or a grid whose rows are not a full grid.
  */
 int figure_sweep(FILE *f, const json_t *answer, const char *field, struct err *err);
 

@@ -11,10 +11,11 @@
 # for byte as its parts do.
 #
 # In a part, a value "@NAME@" is the list NAME as a JSON array of strings, and "@NAME or@"
-# inside a string is the list as prose ("a, b or c"). "@aliases untold@" inside a string is
-# the sweepable kinds' aliases (lists aliases.KIND) that the string does not already name
-# with their pointers, as prose (nothing when it names them all): a new kind's aliases
-# are documented in sweep's and find's path without an edit there. An unknown list, or a
+# inside a string is the list as prose ("a, b or c"; a one-value list's is its value:
+# "@headline.drop or@" is "rebound"). "@aliases untold@" inside a string is the sweepable
+# kinds' aliases (lists aliases.KIND) that the string does not already name with their
+# pointers, as prose (nothing when it names them all): a new kind's aliases are
+# documented in sweep's and find's path without an edit there. An unknown list, or a
 # line the layout does not allow, stops the build naming the part and line.
 
 function fail(msg) {

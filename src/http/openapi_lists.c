@@ -8,6 +8,8 @@
  *   fields.NAME<TAB>field...         a row's answer fields in their order (rows with fields)
  *   aliases.NAME<TAB>alias pointer... a sweepable row's aliases, each its name, a space and
  *                                    its JSON Pointer (for "@aliases untold@")
+ *   headline.NAME<TAB>field          a sweepable row's headline, the one value of its list
+ *                                    (its answer's x-headline, "@headline.NAME or@")
  *
  * One list a line, its name then its values, separated by tabs. Exit status: 0, or 1 when
  * the table fails svc_endpoints_check() or a value would need escaping in JSON (the awk
@@ -63,8 +65,8 @@ int main(void)
 			return 1;
 		}
 		printf("fields.%s", row->name);
-		for (i = 0; row->fields[i]; i++)
-			if (put_value(row->name, row->fields[i]) != 0)
+		for (i = 0; row->fields[i].name; i++)
+			if (put_value(row->name, row->fields[i].name) != 0)
 				return 1;
 		putchar('\n');
 	}
@@ -85,6 +87,16 @@ int main(void)
 				return 1;
 			}
 		}
+		putchar('\n');
+	}
+	for (e = 0; e < SVC_ENDPOINT_COUNT; e++) {
+		const struct svc_endpoint_def *row = svc_endpoints[e];
+
+		if (!row->kind)
+			continue;
+		printf("headline.%s", row->name);
+		if (put_value(row->name, row->headline) != 0)
+			return 1;
 		putchar('\n');
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {

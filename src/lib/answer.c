@@ -1,11 +1,13 @@
 /*
  * answer.c: the library's one JSON entry point (contactd.h: ctd_answer), a front end
  * over the service layer beside the `contact` CLI and the daemon: a question endpoint's
- * request in, the exact bytes POST /v1/ENDPOINT answers out, and the status with them.
+ * request in, the exact bytes POST /v1/ENDPOINT answers out, and the status with them;
+ * and what it answers (ctd_endpoints), the endpoint table as JSON.
  */
 #include "base/jtext.h"
 #include "contactd.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,4 +66,60 @@ int ctd_answer(const char *endpoint, const char *request_json, size_t len, char 
 void ctd_answer_free(char *answer_json)
 {
 	free(answer_json);
+}
+
+/* One row of the table as ctd_endpoints() lists it; NULL when out of memory. */
+static json_t *endpoint_json(const struct svc_endpoint_def *row)
+{
+	json_t *out = json_pack("{s:s, s:s, s:b, s:b}", "name", row->name, "summary", row->summary,
+	    "sweepable", row->kind != NULL, "csv", row->csv != 0);
+	json_t *fields, *field;
+	const struct svc_field *f;
+
+	if (!out)
+		return NULL;
+	if (row->units && json_object_set_new(out, "units", json_string(row->units)) != 0)
+		goto fail;
+	if (row->headline && json_object_set_new(out, "headline", json_string(row->headline)) != 0)
+		goto fail;
+	if (!row->fields)
+		return out;
+	if (!(fields = json_array()) || json_object_set_new(out, "fields", fields) != 0)
+		goto fail;
+	for (f = row->fields; f->name; f++) {
+		field = f->unit ? json_pack("{s:s, s:s}", "name", f->name, "unit", f->unit)
+		                : json_pack("{s:s}", "name", f->name);
+		if (json_array_append_new(fields, field) != 0)
+			goto fail;
+	}
+	return out;
+fail:
+	json_decref(out);
+	return NULL;
+}
+
+/* The table's text, made by the first call that has the memory for it; never freed. */
+static pthread_mutex_t endpoints_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *endpoints_text;
+
+const char *ctd_endpoints(void)
+{
+	json_t *doc, *list, *row;
+	const char *text;
+	int e;
+
+	pthread_mutex_lock(&endpoints_lock);
+	if (!endpoints_text && (doc = json_pack("{s:[]}", "endpoints")) != NULL) {
+		list = json_object_get(doc, "endpoints");
+		for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
+			if (!(row = endpoint_json(svc_endpoints[e])) ||
+			    json_array_append_new(list, row) != 0)
+				break;
+		if (e == SVC_ENDPOINT_COUNT)
+			endpoints_text = svc_dump(doc);
+		json_decref(doc);
+	}
+	text = endpoints_text;
+	pthread_mutex_unlock(&endpoints_lock);
+	return text;
 }

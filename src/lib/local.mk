@@ -1,7 +1,8 @@
 # lib: the installed library, libcontactd (static and shared): the public header
 # include/contactd.h's functions over the contact core (src/lib/capi.c: the public structs
-# copied to the core's and back) and the one JSON entry point ctd_answer()
-# (src/lib/answer.c), a front end over the service layer beside the CLI and the daemon.
+# copied to the core's and back) and the one JSON entry point ctd_answer() with the list
+# of what it answers, ctd_endpoints() (src/lib/answer.c), a front end over the service
+# layer beside the CLI and the daemon.
 # The service, model and base sources are compiled a second time here,
 # position-independent and with hidden visibility, so that the shared library exports
 # exactly what the public header declares (CTD_API; tests/install_test.sh checks both
@@ -13,15 +14,17 @@ libanswer_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS) $(XML_CFLAGS)
 	-fvisibility=hidden
 
 # -version-info is current:revision:age (libtool's rules: add an interface, current+1
-# and age+1; change or remove one, current+1, age 0). 2:0:0: ctd_answer() and
-# ctd_answer_free() added, and struct ctd_hold_answer gained refsafe_replaced (its size
-# changed, so interface 1's programs cannot use this library). (1:0:0: the hand-written
-# header dropped the solver's state, the scene model and the test hooks from the interface.)
+# and age+1; change or remove one, current+1, age 0). 3:0:1: ctd_endpoints() added, so
+# interface 2's programs still run with this library and the soname stays
+# libcontactd.so.2 (current - age). (2:0:0: ctd_answer() and ctd_answer_free() added, and
+# struct ctd_hold_answer gained refsafe_replaced (its size changed, so interface 1's
+# programs cannot use this library). 1:0:0: the hand-written header dropped the solver's
+# state, the scene model and the test hooks from the interface.)
 lib_LTLIBRARIES += libcontactd.la
 libcontactd_la_SOURCES =
 libcontactd_la_LIBADD = libanswer.la libcore.la $(JANSSON_LIBS) $(XML_LIBS) $(GSL_LIBS) \
 	-lpthread -lm
-libcontactd_la_LDFLAGS = -version-info 2:0:0
+libcontactd_la_LDFLAGS = -version-info 3:0:1
 
 # The one public header, written by hand (include/contactd.h): installed as is.
 include_HEADERS = include/contactd.h

@@ -24,9 +24,11 @@ struct drop_result {
 	struct core_sim_drop drop;
 };
 
-static const char *const drop_fields[] = {"peak_penetration", "rebound", "max_height", "jitter",
-    "final_penetration", "energy_gain", "steps", "solref_fallback", "diverged", "mujoco",
-    "core_version", "first_rebound", NULL};
+/* The answer's fields and their units (the API's descriptions name the same). */
+static const struct svc_field drop_fields[] = {{"peak_penetration", "m"}, {"rebound", "m"},
+    {"max_height", "m"}, {"jitter", "m"}, {"final_penetration", "m"}, {"energy_gain", NULL},
+    {"steps", NULL}, {"solref_fallback", NULL}, {"diverged", NULL}, {"mujoco", NULL},
+    {"core_version", NULL}, {"first_rebound", "m"}, {NULL, NULL}};
 
 static int drop_point(json_t *v, const char *path, void *request, struct err *err)
 {
@@ -274,4 +276,5 @@ const struct svc_endpoint_def svc_ep_drop = {
     .release = free,
     .fields = drop_fields,
     .kind = &drop_kind,
+    .headline = "rebound",
 };

@@ -30,6 +30,16 @@ const char *svc_endpoint_name(enum svc_endpoint ep)
 	return (int)ep >= 0 && (int)ep < SVC_ENDPOINT_COUNT ? svc_endpoints[ep]->name : "unknown";
 }
 
+const struct svc_field *svc_endpoint_field(const struct svc_endpoint_def *row, const char *name)
+{
+	const struct svc_field *f;
+
+	for (f = row->fields; f && f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
 /* Whether a kind has everything sweep and find call. */
 static int kind_complete(const struct ans_kind *k)
 {
@@ -60,6 +70,14 @@ int svc_endpoints_check(struct err *err)
 		if (row->kind && !kind_complete(row->kind))
 			return err_set(
 			    err, ERR_INTERNAL, "", "endpoint %s has an incomplete kind", row->name);
+		if (row->kind && !row->fields)
+			return err_set(
+			    err, ERR_INTERNAL, "", "endpoint %s has no fields", row->name);
+		if (row->kind &&
+		    (!row->headline || !svc_endpoint_field(row, row->headline) ||
+		        !svc_endpoint_field(row, row->headline)->unit))
+			return err_set(err, ERR_INTERNAL, "",
+			    "endpoint %s has no headline among its numbers", row->name);
 	}
 	return 0;
 }

@@ -47,7 +47,7 @@ struct find_search {
 static size_t answer_fields(const struct svc_endpoint_def *query, const char *names[ANS_MAX_FIELDS],
     enum ans_type types[ANS_MAX_FIELDS])
 {
-	const char *const *table = query->fields;
+	const struct svc_field *table = query->fields;
 	void *dummy = calloc(1, query->kind->result_size);
 	struct ans_field fields[ANS_MAX_FIELDS];
 	size_t n = 0, i, j;
@@ -56,11 +56,12 @@ static size_t answer_fields(const struct svc_endpoint_def *query, const char *na
 	if (dummy)
 		n = query->kind->fields(dummy, fields);
 	free(dummy);
-	for (i = 0; table[i] && i < ANS_MAX_FIELDS; i++) {
-		names[i] = table[i];
+	for (i = 0; table[i].name && i < ANS_MAX_FIELDS; i++) {
+		names[i] = table[i].name;
 		types[i] = ANS_REAL;
 		for (j = 0; j < n; j++)
-			if (strcmp(fields[j].name, table[i]) == 0 && fields[j].type != ANS_NULL)
+			if (strcmp(fields[j].name, table[i].name) == 0 &&
+			    fields[j].type != ANS_NULL)
 				types[i] = fields[j].type;
 	}
 	return i;

@@ -17,11 +17,16 @@
 #include "core/knobs.h"
 #include "service/knobs.h"
 
-const char *const hold_fields[] = {"creep_velocity", "creep_closed_form", "slip", "normal_force",
-    "penetration", "load", "friction_capacity", "holds", "time_to_slip",
-    "time_to_slip_extrapolated", "falls", "fall_time", "reproducible", "steps", "refsafe_clamped",
-    "refsafe_replaced", "solref_fallback", "friction_clamped", "coulomb_holds", "friction_margin",
-    "mujoco", "core_version", NULL};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The answer's fields and their units (the API's descriptions name the same). */
+static const struct svc_field hold_fields[] = {{"creep_velocity", "m/s"},
+    {"creep_closed_form", NULL}, {"slip", "m"}, {"normal_force", "N"}, {"penetration", "m"},
+    {"load", "N"}, {"friction_capacity", "N"}, {"holds", NULL}, {"time_to_slip", "s"},
+    {"time_to_slip_extrapolated", NULL}, {"falls", NULL}, {"fall_time", "s"},
+    {"reproducible", NULL}, {"steps", NULL}, {"refsafe_clamped", NULL}, {"refsafe_replaced", NULL},
+    {"solref_fallback", NULL}, {"friction_clamped", NULL}, {"coulomb_holds", NULL},
+    {"friction_margin", "N"}, {"mujoco", NULL}, {"core_version", NULL}, {NULL, NULL}};
 
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
@@ -358,4 +363,5 @@ const struct svc_endpoint_def svc_ep_hold = {
     .answer = hold_row_answer,
     .fields = hold_fields,
     .kind = &hold_kind,
+    .headline = "creep_velocity",
 };

@@ -11,7 +11,7 @@
  * The pads' omitted geom fields are the Menagerie SO-101 gripper class (solref 0.01 1,
  * condim 6, friction 1 5e-3 5e-4, priority 1), the object's MuJoCo's defaults; the
  * other defaults are the issue's measured scene (core/knobs.h). The answer is the core's
- * (core/hold.h), fields in hold_fields[] order.
+ * (core/hold.h), fields in the order of the row's (svc_ep_hold.fields).
  */
 #ifndef CONTACTD_SERVICE_HOLD_H
 #define CONTACTD_SERVICE_HOLD_H
@@ -26,9 +26,6 @@ struct hold_request {
 	struct core_hold scene;
 };
 
-/* The answer's fields, in their fixed order (NULL-terminated). */
-extern const char *const hold_fields[];
-
 /* Validate body into a new *out the caller frees with hold_request_free(). A scene the
  * core does not reproduce (noslip_iterations > 0, RK4, a non-sphere object) is a 422
  * (bad_value) naming the field and saying why. */
@@ -41,7 +38,7 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 /* The canonical JSON of a request (every default filled); NULL when out of memory. */
 json_t *hold_request_json(const struct hold_request *r);
 
-/* Answer a request into a new *answer the caller owns (hold_fields[], the same list
+/* Answer a request into a new *answer the caller owns (the row's fields, the same list
  * a hold sweep's rows have). A scene whose pads reach the object's centre is a 422 at
  * /grip_force (MuJoCo's pinch is no longer two contacts); in a sweep that point's
  * row has every answer field null. */

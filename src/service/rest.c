@@ -18,9 +18,11 @@ struct rest_result {
 	struct core_sim_rest rest;
 };
 
-static const char *const rest_fields[] = {"penetration", "settled_penetration", "impedance", "K",
-    "B", "timeconst_used", "refsafe_replaced", "contacts", "rows", "solref_fallback", "diverged",
-    "mujoco", "core_version", NULL};
+/* The answer's fields and their units (the API's descriptions name the same). */
+static const struct svc_field rest_fields[] = {{"penetration", "m"}, {"settled_penetration", "m"},
+    {"impedance", ""}, {"K", "1/s^2"}, {"B", "1/s"}, {"timeconst_used", "s"},
+    {"refsafe_replaced", NULL}, {"contacts", NULL}, {"rows", NULL}, {"solref_fallback", NULL},
+    {"diverged", NULL}, {"mujoco", NULL}, {"core_version", NULL}, {NULL, NULL}};
 
 static int rest_point(json_t *v, const char *path, void *request, struct err *err)
 {
@@ -103,4 +105,5 @@ const struct svc_endpoint_def svc_ep_rest = {
     .units = "penetrations m; K 1/s^2; B 1/s; timeconst_used s; impedance none",
     .fields = rest_fields,
     .kind = &rest_kind,
+    .headline = "penetration",
 };

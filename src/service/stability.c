@@ -18,9 +18,12 @@ struct stability_result {
 	struct core_growth_report growth;
 };
 
-static const char *const stability_fields[] = {"growth", "h_omega", "stable", "timeconst_used",
-    "guard_gap", "error_reduction", "impedance", "K", "B", "refsafe_replaced", "solref_fallback",
-    "diverged", "mujoco", "core_version", NULL};
+/* The answer's fields and their units (the API's descriptions name the same). */
+static const struct svc_field stability_fields[] = {{"growth", ""}, {"h_omega", ""},
+    {"stable", NULL}, {"timeconst_used", "s"}, {"guard_gap", NULL}, {"error_reduction", ""},
+    {"impedance", ""}, {"K", "1/s^2"}, {"B", "1/s"}, {"refsafe_replaced", NULL},
+    {"solref_fallback", NULL}, {"diverged", NULL}, {"mujoco", NULL}, {"core_version", NULL},
+    {NULL, NULL}};
 
 /* The stability request's fields under the aliases (vary.h). */
 static const struct ans_alias stability_aliases[] = {
@@ -110,4 +113,5 @@ const struct svc_endpoint_def svc_ep_stability = {
     .units = "K 1/s^2; B 1/s; timeconst_used s; growth (per step), h_omega none",
     .fields = stability_fields,
     .kind = &stability_kind,
+    .headline = "growth",
 };

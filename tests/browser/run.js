@@ -580,6 +580,14 @@ async function checkSweepForm(context, base) {
 		await sweepPredicates(page);
 		await sweepDrawn(page, 'cdAny');
 		const options = () => page.evaluate(() => [...document.getElementById('metric').options].map((o) => o.value));
+		/* the queries are the API's sweepable ones (the endpoint table's), hold among them,
+		 * each with its answer's fields and its x-headline as the default */
+		const doc = await api(base, 'GET', '/v1/openapi.json');
+		assert.deepEqual(await page.evaluate(() => [...document.getElementById('query').options].map((o) => o.value)),
+		    doc.components.schemas.SweepRequest.properties.query.enum);
+		await page.selectOption('#query', 'hold');
+		assert.equal(await page.inputValue('#metric'), doc.components.schemas.HoldAnswer['x-headline']);
+		assert.ok((await options()).includes('slip') && !(await options()).includes('mujoco'), String(await options()));
 		await page.selectOption('#query', 'drop');
 		assert.equal(await page.inputValue('#metric'), 'rebound');
 		assert.ok((await options()).includes('peak_penetration') && !(await options()).includes('growth'), String(await options()));

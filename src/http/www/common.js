@@ -257,6 +257,17 @@ CD.growthColor = function (v, lo, hi) {
 	return mix(reds, hi > 1 ? Math.sqrt(Math.log(v) / Math.log(hi)) : 0);
 };
 
+/* Start drawing on a chart's canvas clipped to its chart area (a plugin's layer under or
+ * over the datasets); ctx.restore() ends it. Returns the context. */
+CD.clipToArea = function (chart) {
+	const ctx = chart.ctx, area = chart.chartArea;
+	ctx.save();
+	ctx.beginPath();
+	ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+	ctx.clip();
+	return ctx;
+};
+
 /* ---- page state in the URL's fragment: reload and shared links restore it ---- */
 
 CD.readHash = function () {
@@ -264,6 +275,31 @@ CD.readHash = function () {
 	for (const [k, v] of new URLSearchParams(location.hash.replace(/^#/, '')))
 		out[k] = v;
 	return out;
+};
+
+/* The values of a form's elements (their ids) as the address keeps them: a checkbox's
+ * '1' or '0', any other element's value. */
+CD.formValues = function (ids) {
+	const out = {};
+	for (const id of ids) {
+		const el = document.getElementById(id);
+		out[id] = el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value;
+	}
+	return out;
+};
+
+/* Put values (CD.formValues') back into the elements ids; those values lacks stay.
+ * set(id, value), when given, takes the ones it returns true for itself. */
+CD.setFormValues = function (ids, values, set) {
+	for (const id of ids) {
+		if (values[id] === undefined || (set && set(id, values[id])))
+			continue;
+		const el = document.getElementById(id);
+		if (el.type === 'checkbox')
+			el.checked = values[id] === '1';
+		else
+			el.value = values[id];
+	}
 };
 
 CD.writeHash = function (state) {
@@ -837,6 +873,31 @@ CD.toolbar = function (id, spec) {
 			return CD.copy(CD.contactCommand(r.endpoint.replace(/^.*\//, ''), r.body), spec.status, 'The contact command');
 		}, 'contact');
 	}
+};
+
+/* A page's run(): read() makes the request from the form (what it throws is shown in the
+ * status line statusId, and nothing runs), then ask(request, current) asks and draws it;
+ * current() is true until another run starts, so a run overtaken by a later one draws
+ * nothing, and only the current run's failure is shown (the API's message and field). */
+CD.runner = function (statusId, read, ask) {
+	let running = 0;
+	return async function () {
+		let request;
+		try {
+			request = read();
+		} catch (e) {
+			CD.status(statusId, e.message, 'error');
+			return;
+		}
+		const ticket = ++running;
+		const current = () => ticket === running;
+		try {
+			await ask(request, current);
+		} catch (e) {
+			if (current())
+				CD.status(statusId, CD.errorText(e), 'error');
+		}
+	};
 };
 
 /* Fill a release <select> from /v1/health (mujoco_supported); the default first. */

@@ -162,74 +162,42 @@ function draw() {
 }
 
 function saveState() {
-	const s = {};
-	for (const id of formIds) {
-		const el = $(id);
-		s[id] = el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value;
-	}
-	CD.writeHash(s);
+	CD.writeHash(CD.formValues(formIds));
 }
 
-function restoreState(s) {
-	for (const id of formIds) {
-		if (s[id] === undefined)
-			continue;
-		const el = $(id);
-		if (el.type === 'checkbox')
-			el.checked = s[id] === '1';
-		else
-			el.value = s[id];
-	}
-}
-
-let running = 0;
-
-async function run() {
-	let req;
-	try {
-		req = readRequest();
-	} catch (e) {
-		CD.status('status', e.message, 'error');
-		return;
-	}
-	const ticket = ++running;
+const run = CD.runner('status', readRequest, async (req, current) => {
 	saveState();
 	$('request').textContent = JSON.stringify(req, null, 2);
 	state.asked = req;
 	CD.status('status', 'Simulating…');
-	try {
-		const compareTo = $('compare').value;
-		const creq = compareTo && compareTo !== req.option.mujoco
-		    ? Object.assign({}, req, {option: Object.assign({}, req.option, {mujoco: compareTo})}) : null;
-		const [answer, canswer] = await Promise.all([CD.api('v1/drop', req), creq ? CD.api('v1/drop', creq) : null]);
-		if (ticket !== running)
-			return;
-		if ($('overlay').checked && state.last)
-			state.overlays.push({label: 'earlier: timeconst ' + state.last.req.geom.solref[0] + ' s, dampratio ' +
-			    state.last.req.geom.solref[1] + ', height ' + state.last.req.height + ' m',
-			    data: trajectory(state.last.answer)});
-		state.overlays = state.overlays.slice(-6);
-		state.last = {req, answer};
-		state.compare = creq ? {request: creq, answer: canswer} : null;
-		window.contactd.answers.drop = {request: req, answer};
-		window.contactd.answers.dropCompare = state.compare;
-		draw();
-		showMetrics(answer);
-		const bad = problems(req, answer);
-		$('warning').hidden = bad.length === 0;
-		$('warning').textContent = bad.length ? 'Not a physical drop: ' + bad.join('; ') + '.' : '';
-		let text = answer.steps + ' steps, ' + answer.trajectory.t.length + ' points plotted' +
-		    (answer.diverged ? '; the simulation diverged' : '') + (answer.energy_gain ? '; energy gained' : '') + '.';
-		if (state.compare)
-			text += JSON.stringify(answer.trajectory) === JSON.stringify(canswer.trajectory)
-			    ? ' MuJoCo ' + compareTo + ' drops the same (dashed line on top).'
-			    : ' MuJoCo ' + compareTo + ' differs (dashed).';
-		CD.status('status', text, bad.length ? 'error' : 'ok');
-	} catch (e) {
-		if (ticket === running)
-			CD.status('status', CD.errorText(e), 'error');
-	}
-}
+	const compareTo = $('compare').value;
+	const creq = compareTo && compareTo !== req.option.mujoco
+	    ? Object.assign({}, req, {option: Object.assign({}, req.option, {mujoco: compareTo})}) : null;
+	const [answer, canswer] = await Promise.all([CD.api('v1/drop', req), creq ? CD.api('v1/drop', creq) : null]);
+	if (!current())
+		return;
+	if ($('overlay').checked && state.last)
+		state.overlays.push({label: 'earlier: timeconst ' + state.last.req.geom.solref[0] + ' s, dampratio ' +
+		    state.last.req.geom.solref[1] + ', height ' + state.last.req.height + ' m',
+		    data: trajectory(state.last.answer)});
+	state.overlays = state.overlays.slice(-6);
+	state.last = {req, answer};
+	state.compare = creq ? {request: creq, answer: canswer} : null;
+	window.contactd.answers.drop = {request: req, answer};
+	window.contactd.answers.dropCompare = state.compare;
+	draw();
+	showMetrics(answer);
+	const bad = problems(req, answer);
+	$('warning').hidden = bad.length === 0;
+	$('warning').textContent = bad.length ? 'Not a physical drop: ' + bad.join('; ') + '.' : '';
+	let text = answer.steps + ' steps, ' + answer.trajectory.t.length + ' points plotted' +
+	    (answer.diverged ? '; the simulation diverged' : '') + (answer.energy_gain ? '; energy gained' : '') + '.';
+	if (state.compare)
+		text += JSON.stringify(answer.trajectory) === JSON.stringify(canswer.trajectory)
+		    ? ' MuJoCo ' + compareTo + ' drops the same (dashed line on top).'
+		    : ' MuJoCo ' + compareTo + ' differs (dashed).';
+	CD.status('status', text, bad.length ? 'error' : 'ok');
+});
 
 $('form').addEventListener('submit', (ev) => {
 	ev.preventDefault();
@@ -267,7 +235,7 @@ $('preset-so101').addEventListener('click', () => {
 		CD.status('status', 'The address\'s request is not JSON: ' + e.message, 'error');
 	}
 	await CD.releases(['mujoco', 'compare'], [s.mujoco || (linked && linked.option && linked.option.mujoco), s.compare]);
-	restoreState(s);
+	CD.setFormValues(formIds, s);
 	/* a link from a sweep cell carries the whole request */
 	if (linked && typeof linked === 'object')
 		setRequest(linked);

@@ -70,12 +70,7 @@ const CDHeatmap = {
 	},
 
 	beforeDatasetsDraw(chart) {
-		const ctx = chart.ctx;
-		const area = chart.chartArea;
-		ctx.save();
-		ctx.beginPath();
-		ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
-		ctx.clip();
+		const ctx = CD.clipToArea(chart);
 		for (const ds of chart.data.datasets) {
 			if (!ds.heatmap)
 				continue;

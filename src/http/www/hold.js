@@ -92,25 +92,11 @@ function draw() {
 }
 
 function saveState() {
-	const s = {};
-	for (const id of formIds) {
-		const el = $(id);
-		s[id] = el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value;
-	}
-	s.logy = state.logY ? '1' : '0';
-	CD.writeHash(s);
+	CD.writeHash(Object.assign(CD.formValues(formIds), {logy: state.logY ? '1' : '0'}));
 }
 
 function restoreState(s) {
-	for (const id of formIds) {
-		if (s[id] === undefined)
-			continue;
-		const el = $(id);
-		if (el.type === 'checkbox')
-			el.checked = s[id] === '1';
-		else
-			el.value = s[id];
-	}
+	CD.setFormValues(formIds, s);
 	state.logY = s.logy === '1';
 	$('tools-log').checked = state.logY;
 }
@@ -122,41 +108,31 @@ $('axis').addEventListener('change', () => {
 	$('to').value = grip ? 20 : 30;
 });
 
-let running = 0;
+/* The sweeps to ask: one per release drawn. */
+function readRequests() {
+	const releases = [$('mujoco').value];
+	if ($('compare').value && $('compare').value !== $('mujoco').value)
+		releases.push($('compare').value);
+	return releases.map((rel) => ({release: rel, body: sweepRequest(rel)}));
+}
 
-async function run() {
-	let requests;
-	try {
-		const releases = [$('mujoco').value];
-		if ($('compare').value && $('compare').value !== $('mujoco').value)
-			releases.push($('compare').value);
-		requests = releases.map((rel) => ({release: rel, body: sweepRequest(rel)}));
-	} catch (e) {
-		CD.status('status', e.message, 'error');
-		return;
-	}
-	const ticket = ++running;
+const run = CD.runner('status', readRequests, async (requests, current) => {
 	saveState();
 	$('request').textContent = requests.map((r) => JSON.stringify(r.body, null, 2)).join('\n\n');
 	CD.status('status', 'Simulating…');
-	try {
-		const answers = await Promise.all(requests.map((r) => CD.api('v1/sweep', r.body)));
-		if (ticket !== running)
-			return;
-		state.runs = requests.map((r, k) => ({release: answers[k].rows[0][answers[k].columns.indexOf('mujoco')],
-		    request: r.body, answer: answers[k]}));
-		window.contactd.answers.hold = state.runs.map((r) => ({request: r.request, answer: r.answer}));
-		draw();
-		const slipping = state.runs.reduce((n, r) => n + r.answer.rows.filter(
-		    (row) => row[r.answer.columns.indexOf('holds')] === false).length, 0);
-		CD.status('status', state.runs.length + ' release' + (state.runs.length > 1 ? 's' : '') + ', ' +
-		    state.runs.reduce((n, r) => n + r.answer.rows.length, 0) + ' points; ' +
-		    (slipping ? slipping + ' do not hold (hollow markers).' : 'every point holds.'), 'ok');
-	} catch (e) {
-		if (ticket === running)
-			CD.status('status', CD.errorText(e), 'error');
-	}
-}
+	const answers = await Promise.all(requests.map((r) => CD.api('v1/sweep', r.body)));
+	if (!current())
+		return;
+	state.runs = requests.map((r, k) => ({release: answers[k].rows[0][answers[k].columns.indexOf('mujoco')],
+	    request: r.body, answer: answers[k]}));
+	window.contactd.answers.hold = state.runs.map((r) => ({request: r.request, answer: r.answer}));
+	draw();
+	const slipping = state.runs.reduce((n, r) => n + r.answer.rows.filter(
+	    (row) => row[r.answer.columns.indexOf('holds')] === false).length, 0);
+	CD.status('status', state.runs.length + ' release' + (state.runs.length > 1 ? 's' : '') + ', ' +
+	    state.runs.reduce((n, r) => n + r.answer.rows.length, 0) + ' points; ' +
+	    (slipping ? slipping + ' do not hold (hollow markers).' : 'every point holds.'), 'ok');
+});
 
 $('form').addEventListener('submit', (ev) => {
 	ev.preventDefault();

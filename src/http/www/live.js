@@ -11,12 +11,8 @@
 const CDErrorBars = {
 	id: 'cdErrorBars',
 	afterDatasetsDraw(chart) {
-		const ctx = chart.ctx;
+		const ctx = CD.clipToArea(chart);
 		const area = chart.chartArea;
-		ctx.save();
-		ctx.beginPath();
-		ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
-		ctx.clip();
 		chart.data.datasets.forEach((ds, k) => {
 			if (!ds.intervals || !chart.isDatasetVisible(k))
 				return;

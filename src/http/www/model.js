@@ -248,31 +248,16 @@ function draw() {
 	    (drawn < (($('only-warned').checked ? warned : answer.pairs.length)) ? '; the first ' + drawn + ' shown' : ''), 'ok');
 }
 
-let running = 0;
-
-async function run() {
-	let req;
-	try {
-		req = readRequest();
-	} catch (e) {
-		CD.status('status', e.message, 'error');
-		return;
-	}
-	const ticket = ++running;
+const run = CD.runner('status', readRequest, async (req, current) => {
 	$('request').textContent = JSON.stringify(req, null, 2);
 	CD.status('status', 'Reading the model…');
-	try {
-		const answer = await CD.api('v1/model', req);
-		if (ticket !== running)
-			return;
-		state.last = {request: req, answer};
-		window.contactd.answers.model = state.last;
-		draw();
-	} catch (e) {
-		if (ticket === running)
-			CD.status('status', CD.errorText(e), 'error');
-	}
-}
+	const answer = await CD.api('v1/model', req);
+	if (!current())
+		return;
+	state.last = {request: req, answer};
+	window.contactd.answers.model = state.last;
+	draw();
+});
 
 $('form').addEventListener('submit', (e) => {
 	e.preventDefault();

@@ -27,15 +27,12 @@ const presets = {
 	    f1: ['/floor/solref/1', 0.3, 1.5, 13, false], f2: ['/height', 0.01, 0.1, 10, false],
 	    metric: 'rebound', level: 0},
 };
-/* the answer fields of each query, its default first (the list until a run answers) */
-const queryFields = {
-	stability: ['growth', 'h_omega', 'stable', 'timeconst_used', 'guard_gap', 'error_reduction', 'impedance',
-	    'K', 'B', 'solref_fallback', 'diverged'],
-	drop: ['rebound', 'peak_penetration', 'max_height', 'final_penetration', 'jitter', 'energy_gain', 'steps',
-	    'solref_fallback', 'diverged'],
-	rest: ['penetration', 'settled_penetration', 'impedance', 'K', 'B', 'timeconst_used', 'contacts', 'rows'],
-};
-const defaultMetric = {stability: 'growth', drop: 'rebound', rest: 'penetration'};
+/* The queries a sweep asks, by name, in the API's order, each {fields, metric}: the
+ * answer fields a chart can draw, its default metric first (the list until a run
+ * answers), and that default. Read from the daemon's API description (apiDoc()), which
+ * the endpoint table writes: the sweep's query enum, each answer's required fields and
+ * its x-headline. */
+const queries = {};
 /* the contour a metric starts with: growth = 1 (the stability boundary), rebound = 0
  * (where bouncing stops) */
 const defaultLevel = {growth: '1', rebound: '0'};
@@ -65,10 +62,16 @@ function applyPreset(p) {
 	useSecond(!!p.f2);
 	if (p.f2)
 		setField(2, p.f2);
-	setMetrics(queryFields[p.query], p.metric, p.query);
+	setMetrics(metricsOf(p.query), p.metric, p.query);
 	$('level').value = p.level !== undefined ? String(p.level) : defaultLevel[p.metric] || '';
 	state.levelChosen = false;
 	run();
+}
+
+/* The metrics query offers before a run of it answers: its answer fields, default first. */
+function metricsOf(query) {
+	const q = queries[query];
+	return q ? q.fields : [];
 }
 
 /* The metric list: names, chosen selected (else the query's default); query is the query
@@ -474,13 +477,43 @@ function draw() {
 
 /* ---- reading the answer: streamed (application/x-ndjson) or whole ---- */
 
-let streamDeclared = null;
+let streamDeclared = null, docAsked = null;
+
+/* The daemon's API description (GET v1/openapi.json), asked once. */
+function apiDoc() {
+	if (!docAsked)
+		docAsked = CD.api('v1/openapi.json');
+	return docAsked;
+}
+
+/* Fill queries and the query list from the API description: the sweep's query enum and,
+ * for each, its answer's fields a chart can draw (numbers and booleans) and x-headline. */
+async function readQueries() {
+	const doc = await apiDoc();
+	const schemas = doc.components.schemas;
+	const deref = (v) => (v && v.$ref ? schemas[v.$ref.replace(/^#\/components\/schemas\//, '')] : v);
+	for (const name of deref(schemas.SweepRequest).properties.query.enum) {
+		const op = doc.paths['/v1/' + name].post;
+		const answer = deref(op.responses['200'].content['application/json'].schema);
+		const fields = (answer.required || []).filter((f) =>
+		    ['number', 'integer', 'boolean'].includes((answer.properties[f] || {}).type));
+		const metric = answer['x-headline'] || fields[0];
+		queries[name] = {fields: [metric, ...fields.filter((f) => f !== metric)], metric};
+	}
+	const sel = $('query');
+	sel.textContent = '';
+	for (const name of Object.keys(queries)) {
+		const o = document.createElement('option');
+		o.value = o.textContent = name;
+		sel.appendChild(o);
+	}
+}
 
 /* Does this daemon's API description offer the streamed sweep? */
 async function sweepStreams() {
 	if (streamDeclared === null) {
 		try {
-			const doc = await CD.api('v1/openapi.json');
+			const doc = await apiDoc();
 			const op = doc.paths['/v1/sweep'] && doc.paths['/v1/sweep'].post;
 			streamDeclared = !!(op && JSON.stringify(op.responses || {}).includes('application/x-ndjson'));
 		} catch (e) {
@@ -564,11 +597,7 @@ async function fetchSweep(request, onRows) {
 /* ---- running ---- */
 
 function saveState() {
-	const s = {};
-	for (const id of formIds) {
-		const el = $(id);
-		s[id] = el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value;
-	}
+	const s = CD.formValues(formIds);
 	s.logy = state.logY ? '1' : '0';
 	/* the axes' toggles only once chosen: until then the fields' spacing decides */
 	if (state.axisLog.x !== null)
@@ -579,17 +608,13 @@ function saveState() {
 }
 
 function restoreState(s) {
-	for (const id of formIds) {
-		if (s[id] === undefined)
-			continue;
-		const el = $(id);
-		if (el.type === 'checkbox')
-			el.checked = s[id] === '1';
-		else if (id === 'metric')
-			setMetrics([s[id]], s[id], s.query);
-		else
-			el.value = s[id];
-	}
+	/* the metric list holds the address's metric until a run answers */
+	CD.setFormValues(formIds, s, (id, v) => {
+		if (id !== 'metric')
+			return false;
+		setMetrics([v], v, s.query);
+		return true;
+	});
 	useSecond($('use2').checked);
 	state.levelChosen = s.level !== undefined && s.level !== defaultLevel[s.metric];
 	state.logY = s.logy === '1';
@@ -631,20 +656,10 @@ function overlaySummary(req, next) {
 /* The metric a run of query draws: the one chosen for that query, else its default. */
 function metricFor(query) {
 	const sel = $('metric');
-	return sel.dataset.query === query && sel.value ? sel.value : defaultMetric[query];
+	return sel.dataset.query === query && sel.value ? sel.value : (queries[query] || {}).metric;
 }
 
-let running = 0;
-
-async function run() {
-	let parsed;
-	try {
-		parsed = readRequest();
-	} catch (e) {
-		CD.status('status', e.message, 'error');
-		return;
-	}
-	const ticket = ++running;
+const run = CD.runner('status', readRequest, async (parsed, current) => {
 	saveState();
 	CD.status('status', 'Sweeping…');
 	$('run').disabled = true;
@@ -666,7 +681,7 @@ async function run() {
 		}
 		state.compare = null;
 		const progress = (partial) => {
-			if (ticket !== running)
+			if (!current())
 				return;
 			state.last = {req: parsed.request, fields: parsed.fields, answer: partial};
 			setMetrics(partial.columns.slice(parsed.fields.length), metricFor(parsed.request.query), parsed.request.query);
@@ -675,7 +690,7 @@ async function run() {
 			CD.status('status', partial.rows.length + ' of ' + total + ' points…');
 		};
 		const answer = await fetchSweep(parsed.request, progress);
-		if (ticket !== running)
+		if (!current())
 			return;
 		window.contactd.sweepStreamed = /x-ndjson/.test(window.contactd.sweepContentType);
 		let compare = null;
@@ -683,7 +698,7 @@ async function run() {
 			const creq = withRelease(parsed.request, compareTo);
 			compare = {release: compareTo, request: creq, answer: await fetchSweep(creq, () => {})};
 		}
-		if (ticket !== running)
+		if (!current())
 			return;
 		const names = answer.columns.slice(parsed.fields.length);
 		setMetrics(names, metricFor(parsed.request.query), parsed.request.query);
@@ -705,14 +720,11 @@ async function run() {
 			             : ' MuJoCo ' + compareTo + ' differs (dashed).';
 		}
 		CD.status('status', text, bad ? 'error' : 'ok');
-	} catch (e) {
-		if (ticket === running)
-			CD.status('status', CD.errorText(e), 'error');
 	} finally {
-		if (ticket === running)
+		if (current())
 			$('run').disabled = false;
 	}
-}
+});
 
 $('form').addEventListener('submit', (ev) => {
 	ev.preventDefault();
@@ -721,7 +733,7 @@ $('form').addEventListener('submit', (ev) => {
 /* another query: its own answer fields, its default metric and contour */
 $('query').addEventListener('change', () => {
 	const q = $('query').value;
-	setMetrics(queryFields[q] || [defaultMetric[q]], defaultMetric[q], q);
+	setMetrics(metricsOf(q), (queries[q] || {}).metric, q);
 	if (!state.levelChosen)
 		$('level').value = defaultLevel[$('metric').value] || '';
 });
@@ -804,6 +816,12 @@ CD.toolbar('tools', {name: 'sweep', status: 'status', chart: () => window.contac
 /* a shared link or a reload restores the form; else the first stability map */
 (async () => {
 	const s = CD.readHash();
+	try {
+		await readQueries();
+	} catch (e) {
+		CD.status('status', 'The API description did not load, so the queries are unknown: ' + CD.errorText(e), 'error');
+		return;
+	}
 	await CD.releases(['mujoco', 'compare'], [s.mujoco, s.compare]);
 	if (s.query) {
 		restoreState(s);
