@@ -16,7 +16,6 @@
  * whose token was revoked, expired or rotated past its grace, or whose watch URL expired,
  * gets a last event, "event: closed" with data {"reason": ...}, and ends.
  */
-#include "base/jtext.h"
 #include "http/calib_stream.h"
 
 #include <errno.h>
@@ -27,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/jtext.h"
 #include "calib/cases.h"
 #include "calib/events.h"
 #include "calib/log.h"

@@ -2,7 +2,6 @@
  * respond.c: the responders (respond.h): every answer's headers, its status and size for
  * the log line and the metrics, error bodies, and content negotiation.
  */
-#include "base/jtext.h"
 #include "http/respond.h"
 
 #include <stdarg.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/jtext.h"
 #include "http/cors.h"
 #include "http/server.h"
 #include "http/status.h"

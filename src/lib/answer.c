@@ -4,7 +4,6 @@
  * request in, the exact bytes POST /v1/ENDPOINT answers out, and the status with them;
  * and what it answers (ctd_endpoints), the endpoint table as JSON.
  */
-#include "base/jtext.h"
 #include "contactd.h"
 
 #include <pthread.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/jtext.h"
 #include "service/eval.h"
 #include "service/service.h"
 
@@ -116,7 +116,7 @@ const char *ctd_endpoints(void)
 			    json_array_append_new(list, row) != 0)
 				break;
 		if (e == SVC_ENDPOINT_COUNT)
-			endpoints_text = svc_dump(doc);
+			endpoints_text = jtext_line(doc);
 		json_decref(doc);
 	}
 	text = endpoints_text;

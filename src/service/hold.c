@@ -17,8 +17,6 @@
 #include "core/knobs.h"
 #include "service/knobs.h"
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 /* The answer's fields and their units (the API's descriptions name the same). */
 static const struct svc_field hold_fields[] = {{"creep_velocity", "m/s"},
     {"creep_closed_form", NULL}, {"slip", "m"}, {"normal_force", "N"}, {"penetration", "m"},
