@@ -10,8 +10,8 @@
  * calibration's id, which no Menagerie model uses. */
 #define CALIB_DEFAULT_CLASS_PREFIX "contactd_pad_"
 
-#define CALIB_MAX_TRAJECTORIES 16        /* per calibration */
-#define CALIB_MAX_DROP_HEIGHT 10.0       /* m */
+#define CALIB_MAX_TRAJECTORIES 16  /* per calibration */
+#define CALIB_MAX_DROP_HEIGHT 10.0 /* m */
 /* m: a press's deflection at most, as large as a request's body may be (service/knobs.h
  * LIMIT_MAX_SIZE), far beyond any pad */
 #define CALIB_MAX_DEFLECTION 100.0
@@ -20,16 +20,16 @@
  * dampratio each positive and at most these; the fit searches well within them. */
 #define CALIB_AUDIT_TIMECONST_MAX 10.0
 #define CALIB_AUDIT_DAMPRATIO_MAX 100.0
-#define CALIB_MAX_PRESS_FORCE 1e6        /* N */
+#define CALIB_MAX_PRESS_FORCE 1e6 /* N */
 #define CALIB_MAX_CALIBRATION_SAMPLES                                                              \
 	16384 /* trajectory samples of one calibration, all uploads                                \
 	       */
 
 /* Fits run on their own threads (src/calib/work.h), never inside a request or a
- * transaction: this many by default, under SCHED_BATCH at this many nice levels above the HTTP threads'
- * (at most 19), so questions keep their latency while a fit runs. A fit running longer than CALIB_FIT_SECONDS is stopped
- * and recorded as failed. */
-#define CALIB_FIT_WORKERS 2     /* the default of contactd's --fit-workers */
+ * transaction: this many by default, under SCHED_BATCH at this many nice levels above the HTTP
+ * threads' (at most 19), so questions keep their latency while a fit runs. A fit running longer
+ * than CALIB_FIT_SECONDS is stopped and recorded as failed. */
+#define CALIB_FIT_WORKERS 2      /* the default of contactd's --fit-workers */
 #define CALIB_FIT_WORKERS_MAX 64 /* --fit-workers' bound */
 #define CALIB_FIT_SECONDS 120.0
 

@@ -6,7 +6,8 @@
 #define CONTACTD_CLI_KNOBS_H
 
 #define STREAM_FLUSH_SECONDS 0.02 /* a streamed sweep's rows wait at most this long in a buffer */
-#define STREAM_BUFFER_BYTES 65536 /* `contact sweep`'s output buffer (a file or pipe, not a terminal) */
+#define STREAM_BUFFER_BYTES                                                                        \
+	65536 /* `contact sweep`'s output buffer (a file or pipe, not a terminal) */
 
 /* ---- `contact --plot` (src/cli/plot.h) ---- */
 #define PLOT_WIDTH 720 /* pixels of a line plot (a heat map adds its colour bar) */

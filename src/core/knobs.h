@@ -28,8 +28,9 @@
 #define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
 
 /* ---- MuJoCo defaults ---- */
-#define DEFAULT_MUJOCO "3.14.0" /* option.mujoco when a request names none: the newest verified    \
-	                         */
+#define DEFAULT_MUJOCO                                                                             \
+	"3.14.0" /* option.mujoco when a request names none: the newest verified                   \
+	          */
 #define DEFAULT_TIMECONST 0.02
 #define DEFAULT_DAMPRATIO 1.0
 #define DEFAULT_SOLIMP_D0 0.9
@@ -67,7 +68,7 @@
  * rounding noise noslip's sweeps leave on the speed) per step is steady */
 #define CORE_HOLD_SETTLE_REL 1e-10
 #define CORE_HOLD_SETTLE_ABS 2e-14
-#define CORE_HOLD_SETTLE_RUN 20    /* for this many steps in a row (or a whole state that repeats) */
+#define CORE_HOLD_SETTLE_RUN 20 /* for this many steps in a row (or a whole state that repeats) */
 #define CORE_HOLD_CLOSED_FORM_REL 1e-9 /* the settled loop must agree with the closed form */
 
 /* a state whose vertical speed changes by less than REL (relative) + ABS (m/s), its
@@ -126,5 +127,5 @@
 #define CORE_HOLD_NOSLIP_PIECE_TRIES 4
 
 /* ---- request limits (validation) ---- */
-#define LIMIT_MAX_STEPS 10000000L        /* duration / timestep per simulation */
+#define LIMIT_MAX_STEPS 10000000L /* duration / timestep per simulation */
 #endif

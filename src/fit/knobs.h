@@ -21,9 +21,9 @@
 #define FD_STEP_HEIGHT 1e-7
 
 /* Convergence of the trust region: relative step, gradient, residual change. The step's
- * tolerance, 1e-7 relative, is a tenth of FD_STEP_LOG: the Jacobian resolves nothing finer, and on the drops'
- * rough chi^2 a descent that has arrived spends its last trials shrinking a rejected step
- * (issue #29: 1e-10 cost 15 % of a fit with presses and moved chi^2 by under 3e-4). */
+ * tolerance, 1e-7 relative, is a tenth of FD_STEP_LOG: the Jacobian resolves nothing finer, and on
+ * the drops' rough chi^2 a descent that has arrived spends its last trials shrinking a rejected
+ * step (issue #29: 1e-10 cost 15 % of a fit with presses and moved chi^2 by under 3e-4). */
 #define FIT_XTOL 1e-7
 #define FIT_GTOL 1e-12
 #define FIT_FTOL 1e-14

@@ -8,17 +8,20 @@
 #define CONTACTD_HTTP_KNOBS_H
 
 /* The compute budget (service/budget.h): CPU seconds one question may take, all its
- * threads together (--max-cpu-seconds; 0: none). The largest drop sweep the limits
- * above allow (LIMIT_MAX_SWEEP_STEPS) takes about 5-10 s; a hold with noslip up to ~30 s. */
+ * threads together (--max-cpu-seconds; 0: none). The largest drop sweep the service's
+ * limits allow (service/knobs.h, LIMIT_MAX_SWEEP_STEPS) takes about 5-10 s; a hold with
+ * noslip up to ~30 s. */
 #define DAEMON_MAX_CPU_SECONDS 20.0
 
-#define STREAM_CHUNK_BYTES 16384  /* the most a streamed sweep hands libmicrohttpd at once */
+#define STREAM_CHUNK_BYTES 16384 /* the most a streamed sweep hands libmicrohttpd at once */
 
-/* ---- daemon defaults ---- */
-#define DAEMON_DEFAULT_PORT 8750
-#define DAEMON_DEFAULT_BIND "127.0.0.1"
-#define DAEMON_DEFAULT_DB "contactd.db"
+/* ---- daemon defaults: the README's first command serves this machine alone, from an
+ * embedded SQLite file in the working directory ---- */
+#define DAEMON_DEFAULT_PORT 8750        /* TCP port; free of the usual services' */
+#define DAEMON_DEFAULT_BIND "127.0.0.1" /* loopback: a lab network is opted into */
+#define DAEMON_DEFAULT_DB "contactd.db" /* the SQLite file, relative to the working directory */
 #define DAEMON_CONNECTION_TIMEOUT 10 /* seconds of client silence before a connection is closed */
+/* open connections (--max-connections), within a process's usual descriptor limit */
 #define DAEMON_CONNECTION_LIMIT 1024
 #define DAEMON_CONNECTION_MEMORY (64 * 1024) /* bytes per connection for headers and buffers */
 #define DAEMON_DRAIN_TIMEOUT 30              /* seconds shutdown waits for requests in flight */
@@ -76,15 +79,15 @@
 #define DAEMON_LOG_SIMILAR_PER_WINDOW 20
 #define DAEMON_LOG_LINES_PER_WINDOW 5000
 #define DAEMON_LOG_SLOTS 256
-#define DAEMON_EVENTS_KEEPALIVE_S 15   /* seconds between comments on an idle event stream */
+#define DAEMON_EVENTS_KEEPALIVE_S 15 /* seconds between comments on an idle event stream */
 
 /* How often sleeping event streams are checked for a client that closed its side. */
 #define DAEMON_EVENTS_CLOSE_CHECK_MS 500
-#define DAEMON_EVENTS_PER_TOKEN 32 /* event streams one token may hold open; 503 beyond */
+#define DAEMON_EVENTS_PER_TOKEN 32    /* event streams one token may hold open; 503 beyond */
 #define DAEMON_EVENTS_RETRY_AFTER "5" /* seconds: Retry-After of that 503 */
 
-#define DAEMON_UPKEEP_MS 100       /* period of the WAL and cache upkeep */
-#define DAEMON_CACHE_MAX_MB 1024   /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
+#define DAEMON_UPKEEP_MS 100     /* period of the WAL and cache upkeep */
+#define DAEMON_CACHE_MAX_MB 1024 /* --cache-max-mb: answer bytes the cache keeps; 0: no bound */
 
 /* ?wait=SECONDS (or Prefer: wait=SECONDS) on an upload, a deletion or GET of a calibration
  * blocks (its connection suspended, no thread held) at most this long for the fit. */
@@ -102,4 +105,5 @@
 #define HOT_SLOTS 1024                /* direct-mapped entries per thread */
 #define HOT_MAX_ANSWER (64 * 1024)    /* larger answers (big sweeps) are not kept */
 #define HOT_BUDGET (16 * 1024 * 1024) /* answer bytes per thread */
+
 #endif

@@ -7,13 +7,13 @@
 #define CONTACTD_MODEL_KNOBS_H
 
 /* ---- the model endpoint (issue 30): a user's MJCF ---- */
-#define MJCF_MAX_BYTES (4L << 20)   /* all files of one model together */
-#define MJCF_MAX_FILES 64           /* the main file and the files it includes */
-#define MJCF_MAX_INCLUDE_DEPTH 8    /* includes within includes */
-#define MJCF_MAX_DEPTH 64           /* nested elements in one file */
-#define MJCF_MAX_NAME 256           /* bytes of a file name */
-#define MODEL_MAX_BODIES 1000       /* bodies of one model */
-#define MODEL_MAX_GEOMS 2000        /* geoms of one model */
-#define MODEL_MAX_CLASSES 1000      /* default classes */
-#define MODEL_MAX_PAIRS 20000       /* geom pairs listed in one answer */
+#define MJCF_MAX_BYTES (4L << 20) /* all files of one model together */
+#define MJCF_MAX_FILES 64         /* the main file and the files it includes */
+#define MJCF_MAX_INCLUDE_DEPTH 8  /* includes within includes */
+#define MJCF_MAX_DEPTH 64         /* nested elements in one file */
+#define MJCF_MAX_NAME 256         /* bytes of a file name */
+#define MODEL_MAX_BODIES 1000     /* bodies of one model */
+#define MODEL_MAX_GEOMS 2000      /* geoms of one model */
+#define MODEL_MAX_CLASSES 1000    /* default classes */
+#define MODEL_MAX_PAIRS 20000     /* geom pairs listed in one answer */
 #endif

@@ -62,5 +62,5 @@
  * bucket's lowest and highest sample (core/sim.h), so every extreme survives. */
 #define LIMIT_TRAJECTORY_POINTS 2000
 
-#define MODEL_REST_DURATION 2.0     /* s of the rest answers' settling, as the run */
+#define MODEL_REST_DURATION 2.0 /* s of the rest answers' settling, as the run */
 #endif

@@ -8,7 +8,7 @@
 
 /* ---- store ---- */
 #define STORE_BUSY_TIMEOUT_MS 5000 /* how long a connection waits for another writer */
-#define STORE_BUSY_STEP_US 250      /* and how often it looks again meanwhile */
+#define STORE_BUSY_STEP_US 250     /* and how often it looks again meanwhile */
 
 /* How long a question waits for another writer to keep its answer in the cache: an upload's
  * durable commit or a checkpoint can hold the write lock for as long as the disk takes to
@@ -35,10 +35,11 @@
  * that one commit cannot carry the WAL far past its threshold (the stated peak is the
  * threshold plus about two such commits under way). 256 KiB: a sweep of ~3,000 points. */
 #define STORE_CACHE_MAX_ANSWER (256L * 1024)
-#define STORE_CHECKPOINT_TRIES 100 /* a checkpoint that collides with a writer's, retried (1 ms)   \
-	                            */
-#define STORE_EVICT_BATCH 1024     /* most answers deleted by one statement while evicting */
-#define STORE_BACKUP_PAGES 1024    /* pages copied per step of an online backup */
+#define STORE_CHECKPOINT_TRIES                                                                     \
+	100                     /* a checkpoint that collides with a writer's, retried (1 ms)      \
+	                         */
+#define STORE_EVICT_BATCH 1024  /* most answers deleted by one statement while evicting */
+#define STORE_BACKUP_PAGES 1024 /* pages copied per step of an online backup */
 
 /* ---- the PostgreSQL calibration store (src/store/pgstore.h, --store postgresql://) ---- */
 #define PGSTORE_POOL 8              /* connections of one process, besides its listener */
