@@ -133,10 +133,10 @@ static json_t *option_json(const struct mdl_option *o)
 	static const char *const collision[] = {"all", "predefined", "dynamic"};
 	return json_pack("{s:o, s:s, s:s, s:o, s:i, s:o, s:b, s:b, s:b, s:b, s:s}", "timestep",
 	    real(o->timestep), "integrator", mdl_integrator_name(o->integrator), "cone",
-	    o->cone == CORE_CONE_ELLIPTIC ? "elliptic" : "pyramidal", "impratio", real(o->impratio),
-	    "noslip_iterations", o->noslip_iterations, "gravity", reals(o->gravity, 3), "refsafe",
-	    o->refsafe, "filterparent", o->filterparent, "contact", o->contact && o->constraint,
-	    "override", o->override, "collision", collision[o->collision]);
+	    req_cone_name(o->cone), "impratio", real(o->impratio), "noslip_iterations",
+	    o->noslip_iterations, "gravity", reals(o->gravity, 3), "refsafe", o->refsafe,
+	    "filterparent", o->filterparent, "contact", o->contact && o->constraint, "override",
+	    o->override, "collision", collision[o->collision]);
 }
 
 static json_t *geom_json(const struct mdl_model *m, int i)

@@ -30,10 +30,9 @@ static const char *const integrator_names[] = {
 
 static const char *const shape_names[] = {[CORE_SCENE_SPHERE] = "sphere", [CORE_SCENE_BOX] = "box"};
 
-enum cone { CONE_PYRAMIDAL, CONE_ELLIPTIC };
 static const char *const cone_names[] = {
-    [CONE_PYRAMIDAL] = "pyramidal",
-    [CONE_ELLIPTIC] = "elliptic",
+    [CORE_CONE_PYRAMIDAL] = "pyramidal",
+    [CORE_CONE_ELLIPTIC] = "elliptic",
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -243,7 +242,7 @@ const char *const req_option_keys[] = {
 int req_option(const struct field_ctx *c, const char *const known[], int gravity_down,
     struct core_scene_option *o)
 {
-	int cone = o->cone == CORE_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL;
+	int cone = (int)o->cone;
 
 	if (field_known(c, known) != 0)
 		return -1;
@@ -265,13 +264,13 @@ int req_option(const struct field_ctx *c, const char *const known[], int gravity
 	    req_integrator_release(c, "integrator", o->mujoco, &o->integrator) != 0 ||
 	    field_choice(c, "cone", cone_names, COUNT(cone_names), &cone) != 0)
 		return -1;
-	o->cone = cone == CONE_ELLIPTIC ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
+	o->cone = (enum core_cone)cone;
 	return 0;
 }
 
 const char *req_cone_name(enum core_cone cone)
 {
-	return cone_names[cone == CORE_CONE_ELLIPTIC ? CONE_ELLIPTIC : CONE_PYRAMIDAL];
+	return cone_names[cone];
 }
 
 static void scene_default(struct core_scene *s, double default_height)
@@ -479,7 +478,7 @@ int req_stability_parse(json_t *v, const char *path, struct req_stability *out, 
 	static const char *const option_known[] = {
 	    "timestep", "refsafe", "integrator", "cone", "mujoco", NULL};
 	struct field_ctx c, option;
-	int cone = CONE_PYRAMIDAL; /* validated only: the linearized spring has no cone */
+	int cone = CORE_CONE_PYRAMIDAL; /* validated only: the linearized spring has no cone */
 	struct req_stability r;
 	struct core_pair_geom defaults;
 	struct core_law_solimp clamped;
