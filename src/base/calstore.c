@@ -39,7 +39,6 @@ json_t *calstore_lists_new(void)
 
 void calstore_claim_clear(struct calstore_claim *c)
 {
-	free(c->setup);
 	json_decref(c->all);
 	memset(c, 0, sizeof *c);
 }

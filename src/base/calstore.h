@@ -107,7 +107,6 @@ void calstore_receipt_clear(struct calstore_receipt *r);
 /* What a fit claim hands over (fit_claim()). */
 struct calstore_claim {
 	long long fit_id; /* the fit claimed (when fit_claim() answered 1) */
-	char *setup;      /* the calibration's setup text; caller frees */
 	json_t *all;      /* every measurement, as measurements() gives them; caller frees */
 };
 
@@ -200,8 +199,8 @@ struct calstore {
 	 * refit. ERR_NOT_FOUND when there is no such measurement or upload. */
 	int (*remove)(void *ctx, long long id, long long measurement_id, long long upload_id,
 	    json_t **deleted, long long *fit_id, struct err *err);
-	/* Claim calibration id's newest pending fit (running; older ones superseded) with its
-	 * setup text and every measurement, at once: 1 with *out filled, 0 when none is
+	/* Claim calibration id's newest pending fit (running; older ones superseded) with
+	 * every measurement, at once: 1 with *out filled, 0 when none is
 	 * pending. Release *out with calstore_claim_clear() whatever the answer. */
 	int (*fit_claim)(void *ctx, long long id, struct calstore_claim *out, struct err *err);
 	/* A claimed fit's outcome: done with the fit's text, or failed with the error's. */

@@ -151,7 +151,7 @@ int calwork_run(struct calstore *cs, long long id, const atomic_int *cancel)
 		int claimed, ok;
 
 		err_clear(&err);
-		/* the setup's text comes along; the parsed form is calsetup_get()'s */
+		/* the setup is calsetup_get()'s, parsed once */
 		claimed = cs->fit_claim(cs->ctx, id, &claim, &err);
 		if (claimed <= 0) {
 			calstore_claim_clear(&claim);

@@ -591,7 +591,7 @@ static int fit_claim(struct tx *t, long long id, struct calstore_claim *out, str
 	        "WHERE calibration_id = ?1 AND state IN ('pending', 'running') AND id <= ?2",
 	        ARGS(NUM(id), NUM(out->fit_id), NUM(sqc_now())), NULL, "starting a fit", err) != 0)
 		return -1;
-	found = calstore_calibration_get(st, id, robot, NULL, &out->setup, err);
+	found = calstore_calibration_get(st, id, robot, NULL, NULL, err);
 	if (found <= 0)
 		return found < 0 ? -1
 		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);

@@ -454,7 +454,7 @@ static int fit_claim(struct pgc *c, long long id, struct calstore_claim *out, st
 	        ARGS(NUM(id), NUM(fit), NUM(pgc_now()), TXT(c->ps->node), NUM(CALIB_FIT_LEASE_S)),
 	        NULL, "starting a fit", err) != 0)
 		return -1;
-	found = calibration_get(c, id, robot, NULL, &out->setup, err);
+	found = calibration_get(c, id, robot, NULL, NULL, err);
 	if (found <= 0) /* the row is locked: it cannot have gone */
 		return found < 0 ? -1
 		                 : err_set(err, ERR_NOT_FOUND, NULL, "no calibration %lld", id);
