@@ -33,11 +33,8 @@
 
 #include "base/jtext.h"
 #include "fit/fit.h"
+#include "fit/audit.h"
 #include "fit/model.h"
-#include "fit/problem.h"
-#include "fit/bootstrap.h"
-#include "fit/grid.h"
-#include "fit/search.h"
 #include "mjscene.h"
 #include "number_text.h"
 #include "calib/result.h"
@@ -237,6 +234,17 @@ static void check_noisy(int box, int truth, int kinds, unsigned seed)
 	    "status %d", fit->status);
 	dtc = fabs(log(fit->timeconst / truths[truth][0]));
 	ddr = fabs(log(fit->dampratio / truths[truth][1]));
+	if (getenv("DEBUG_NOISY")) {
+		struct audit_result *a; struct err e; double rel[2 * NTRAJ]; int j;
+		struct calib_data data = {0};
+		for (j = 0; j < (int)fit->ntrajectories; j++) { rel[2*j] = fit->traj[j].release_time; rel[2*j+1] = fit->traj[j].release_height; }
+		data.trajectories = d.traj; data.ntrajectories = (kinds & TRAJS) ? NTRAJ : 0;
+		data.drops = d.drops; data.ndrops = (kinds & DROPS) ? NDROPS : 0;
+		data.presses = d.presses; data.npresses = (kinds & PRESSES) ? NPRESSES : 0;
+		audit_solref(&fit->scene, &data, truths[truth][0], truths[truth][1], rel, &a, &e);
+		fprintf(stderr, "DEBUG fit chi2 %g truth chi2 %g n %zu; tc %g [%g %g] dr %g [%g %g]\n", fit->chi2, a->chi2, a->n, fit->timeconst, exp(fit->interval_log[0][0][0]), exp(fit->interval_log[0][0][1]), fit->dampratio, exp(fit->interval_log[1][0][0]), exp(fit->interval_log[1][0][1]));
+		audit_free(a);
+	}
 	for (q = 0; q < 2; q++) {
 		const double *two = fit->interval_log[q][1];
 
@@ -343,268 +351,6 @@ START_TEST(no_bounce_drops)
 }
 END_TEST
 
-/* A problem over data d (its drops and its first npresses presses) with the fit's searched
- * range, for the tests of the grids' shortcuts. */
-static void grid_problem(
-    struct problem *P, struct calib_data *data, struct dataset *d, size_t npresses)
-{
-	struct err err;
-
-	data->drops = d->drops;
-	data->ndrops = NDROPS;
-	data->presses = d->presses;
-	data->npresses = npresses;
-	memset(P, 0, sizeof *P);
-	P->scene = pad_scene(0, CALIB_PAD_TIMECONST, CALIB_PAD_DAMPRATIO);
-	P->scene.option.refsafe = 0;
-	P->data = data;
-	P->n = data->ndrops + data->npresses;
-	P->free[TC] = P->free[DR] = 1;
-	P->fd_step_log = FD_STEP_LOG;
-	P->log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * P->scene.option.timestep);
-	P->log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX);
-	P->log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN);
-	P->log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX);
-	P->start_log[TC] = log(CALIB_PAD_TIMECONST);
-	P->start_log[DR] = log(CALIB_PAD_DAMPRATIO);
-	ck_assert_int_eq(problem_size(P, &err), 0);
-}
-
-/*
- * The intervals' scan steps a pad's drops one at a time and stops once some drops put it past
- * the levels (problem_chi2_within()): at every pad whose chi^2 is within the cap it must give
- * problem_chi2_many()'s value, bit for bit, and rule a pad out only when that value is past
- * the cap. Noisy drops (and presses) of a bouncing pad over a grid of the searched range,
- * caps from the lowest chi^2 to beyond most of the grid.
- */
-START_TEST(scan_pruning_exact)
-{
-	/* the third case is a scan's batch, large enough that the measurements' order is chosen
-	 * on a sample (problem.c's within_order()), of a pad that does not bounce, with presses */
-	enum { AMAX = 96, BMAX = 48, NMAX = AMAX * BMAX };
-	static double pads[NMAX][NPHYS], many[NMAX], within[NMAX];
-	const int A = _i == 2 ? AMAX : 48, B = _i == 2 ? BMAX : 24, N = A * B;
-	struct dataset d;
-	struct calib_data data = {0};
-	struct problem P;
-	struct err err;
-	gsl_vector *x;
-	double lowest = INFINITY, cap;
-	int i, pruned = 0, kept = 0, level;
-
-	_Static_assert(NMAX >= CALIB_WITHIN_SAMPLE_MIN, "the large case is sampled");
-	make_dataset(&d, 0, _i == 2 ? 1 : 2, 1, 7);
-	grid_problem(&P, &data, &d, _i ? NPRESSES : 0);
-	x = gsl_vector_alloc(P.p);
-	gsl_vector_set_zero(x);
-	for (i = 0; i < N; i++) {
-		pads[i][TC] = P.log_lo[TC] + (P.log_hi[TC] - P.log_lo[TC]) * (i / B) / (A - 1);
-		pads[i][DR] = P.log_lo[DR] + (P.log_hi[DR] - P.log_lo[DR]) * (i % B) / (B - 1);
-	}
-	ck_assert_int_eq(problem_chi2_many(&P, x, (const double(*)[NPHYS])pads, N, many, &err), 0);
-	for (i = 0; i < N; i++)
-		lowest = fmin(lowest, many[i]);
-	for (level = 0; level < 3; level++) {
-		cap = lowest + (level == 0 ? 0 : level == 1 ? 10 : 1e4);
-		ck_assert_int_eq(
-		    problem_chi2_within(&P, x, (const double(*)[NPHYS])pads, N, cap, within, &err),
-		    0);
-		for (i = 0; i < N; i++) {
-			if (many[i] <= cap || within[i] <= cap)
-				ck_assert_msg(memcmp(&many[i], &within[i], sizeof many[i]) == 0,
-				    "pad %d, cap %g: chi2 %.17g, pruned scan's %.17g", i, cap,
-				    many[i], within[i]);
-			else
-				ck_assert(within[i] > cap);
-			pruned += isinf(within[i]) && !isinf(many[i]);
-			kept += within[i] <= cap;
-		}
-	}
-	/* both happen: pads ruled out early, pads kept */
-	ck_assert_int_gt(pruned, N / 4);
-	ck_assert_int_gt(kept, 0);
-	gsl_vector_free(x);
-	problem_free(&P);
-}
-END_TEST
-
-/* The minima of a grid the plain way: chi^2 everywhere, every allowed finite pad that no
- * neighbour of the eight is below, sorted by chi^2 then grid order. */
-static int plain_minima(
-    const double *chi2, int A, int B, const unsigned char *allowed, struct grid_cell *out)
-{
-	int a, b, da, db, n = 0, i, j;
-
-	for (a = 0; a < A; a++)
-		for (b = 0; b < B; b++) {
-			double c = chi2[a * B + b];
-			int minimum = isfinite(c) && (!allowed || allowed[a * B + b]);
-
-			for (da = -1; da <= 1 && minimum; da++)
-				for (db = -1; db <= 1; db++)
-					if ((da || db) && a + da >= 0 && a + da < A &&
-					    b + db >= 0 && b + db < B &&
-					    chi2[(a + da) * B + b + db] < c)
-						minimum = 0;
-			if (minimum) {
-				out[n].chi2 = c;
-				out[n].a = a;
-				out[n].b = b;
-				n++;
-			}
-		}
-	/* insertion sort: stable, so ties stay in grid order */
-	for (i = 1; i < n; i++) {
-		struct grid_cell c = out[i];
-
-		for (j = i; j > 0 && out[j - 1].chi2 > c.chi2; j--)
-			out[j] = out[j - 1];
-		out[j] = c;
-	}
-	return n;
-}
-
-/*
- * The fine grids' minima (grid_minima()) step a pad's presses only while it could be
- * one of the lowest minima or below one, its drops' residuals bounding its chi^2 from below
- * (problem_lazy_start()): the bound must never exceed chi^2, the presses stepped later must
- * give problem_chi2_many()'s chi^2 bit for bit in any order, and the minima must be those of
- * chi^2 at every pad, for few and for all of them, with and without a mask. Noisy drops and
- * two presses at three truths (bouncing and not), over the searched range; drops alone take
- * the plain path.
- */
-START_TEST(lazy_minima_exact)
-{
-	enum { A = 40, B = 20, N = A * B };
-	static const int wants[] = {1, 8, 12, N};
-	static double pads[N][NPHYS], many[N], bound[N], lazy[N];
-	static struct grid_cell plain[N], cells[N];
-	static unsigned char allowed[N];
-	static size_t order[N];
-	const int presses = _i < 3;
-	struct dataset d;
-	struct calib_data data = {0};
-	struct problem P;
-	struct problem_lazy *L = NULL;
-	struct err err;
-	gsl_vector *x;
-	int i, k, mask, below = 0;
-
-	make_dataset(&d, 0, _i % 3, 1, 11 + (unsigned)_i);
-	grid_problem(&P, &data, &d, presses ? 2 : 0);
-	x = gsl_vector_alloc(P.p);
-	gsl_vector_set_zero(x);
-	for (i = 0; i < N; i++) {
-		pads[i][TC] = P.log_lo[TC] + (P.log_hi[TC] - P.log_lo[TC]) * (i / B) / (A - 1);
-		pads[i][DR] = P.log_lo[DR] + (P.log_hi[DR] - P.log_lo[DR]) * (i % B) / (B - 1);
-		allowed[i] = (i / B) % 7 != 3; /* a few columns not allowed */
-		order[i] = (size_t)i;
-	}
-	ck_assert_int_eq(problem_chi2_many(&P, x, (const double(*)[NPHYS])pads, N, many, &err), 0);
-	ck_assert_int_eq(
-	    problem_lazy_start(&P, x, (const double(*)[NPHYS])pads, N, bound, &L, &err), 0);
-	ck_assert(presses ? L != NULL : L == NULL);
-	if (L) {
-		/* the presses in a scrambled order, a few pads at a time */
-		for (i = N - 1; i > 0; i--) {
-			size_t j = ((size_t)i * 7919u) % (size_t)(i + 1), t = order[i];
-
-			order[i] = order[j];
-			order[j] = t;
-		}
-		for (i = 0; i < N; i += 37)
-			ck_assert_int_eq(
-			    problem_lazy_finish(L, order + i, N - i < 37 ? N - i : 37, lazy, &err),
-			    0);
-		for (i = 0; i < N; i++) {
-			ck_assert_msg(bound[i] <= many[i], "pad %d: bound %.17g above chi2 %.17g",
-			    i, bound[i], many[i]);
-			below += bound[i] < 0.5 * many[i];
-			ck_assert_msg(memcmp(&lazy[i], &many[i], sizeof many[i]) == 0,
-			    "pad %d: lazy chi2 %.17g, chi2 %.17g", i, lazy[i], many[i]);
-		}
-		/* the presses matter: somewhere they are most of chi^2 */
-		ck_assert_int_gt(below, 0);
-		problem_lazy_free(L);
-	}
-	for (mask = 0; mask < 2; mask++) {
-		const int counts[NPHYS] = {A, B};
-		int nplain = plain_minima(many, A, B, mask ? allowed : NULL, plain), nmin;
-
-		ck_assert_int_gt(nplain, 0);
-		for (k = 0; k < (int)(sizeof wants / sizeof wants[0]); k++) {
-			ck_assert_int_eq(grid_minima(&P, x, (const double(*)[NPHYS])pads, counts,
-			                     mask ? allowed : NULL, wants[k], cells, &nmin, &err),
-			    0);
-			ck_assert_int_eq(nmin, nplain < wants[k] ? nplain : wants[k]);
-			for (i = 0; i < nmin; i++)
-				ck_assert_msg(cells[i].a == plain[i].a &&
-				        cells[i].b == plain[i].b &&
-				        memcmp(&cells[i].chi2, &plain[i].chi2,
-				            sizeof plain[i].chi2) == 0,
-				    "want %d, minimum %d: (%d, %d) chi2 %.17g, plain (%d, %d) "
-				    "%.17g",
-				    wants[k], i, cells[i].a, cells[i].b, cells[i].chi2, plain[i].a,
-				    plain[i].b, plain[i].chi2);
-		}
-	}
-	gsl_vector_free(x);
-	problem_free(&P);
-}
-END_TEST
-
-/*
- * The bootstrap's refits read the starting grid the fit's own search filled, while no
- * parameter has been held since (fit/problem.h's grid_model): their answers must be those of
- * refits that step a grid of their own, bit for bit. Once a parameter is held the grid's pads
- * are other ones, and the fit's grid must no longer be taken for them.
- */
-START_TEST(bootstrap_shares_grid)
-{
-	struct dataset d;
-	struct calib_data data = {0};
-	struct problem P, Q;
-	struct grid_start found[CALIB_MAX_STARTS];
-	struct bootstrap_result shared, own;
-	struct err err;
-	gsl_vector *x;
-	size_t nfound;
-	double chi2;
-	int iterations = 0;
-
-	make_dataset(&d, 0, 2, 1, 23);
-	grid_problem(&P, &data, &d, 2);
-	P.grid_model = malloc(CALIB_GRID_POINTS * CALIB_GRID_POINTS *
-	    (data.ndrops + data.npresses) * sizeof *P.grid_model);
-	ck_assert_ptr_nonnull(P.grid_model);
-	x = gsl_vector_alloc(P.p);
-	gsl_vector_set(x, TC, P.start_log[TC]);
-	gsl_vector_set(x, DR, P.start_log[DR]);
-	ck_assert_int_eq(search_all(&P, x, found, &nfound, &chi2, &iterations, &err), 0);
-	ck_assert(problem_grid_model_fits(&P));
-	memset(&shared, 0, sizeof shared);
-	memset(&own, 0, sizeof own);
-	ck_assert_int_eq(bootstrap_standard_errors(&P, x, &shared, &err), 0);
-	Q = P;
-	Q.grid_model = NULL;
-	Q.grid_model_ready = 0;
-	ck_assert(!problem_grid_model_fits(&Q));
-	ck_assert_int_eq(bootstrap_standard_errors(&Q, x, &own, &err), 0);
-	ck_assert_int_eq(shared.replicas, CALIB_BOOT_REPLICAS);
-	ck_assert(isfinite(shared.se_log[TC]) && isfinite(shared.se_log[DR]));
-	ck_assert(memcmp(&shared, &own, sizeof own) == 0);
-	/* a parameter held since, or held at another value: not the grid's pads */
-	P.free[DR] = 0;
-	ck_assert(!problem_grid_model_fits(&P));
-	problem_grid_model_made(&P);
-	ck_assert(problem_grid_model_fits(&P));
-	P.start_log[DR] += 0.1;
-	ck_assert(!problem_grid_model_fits(&P));
-	gsl_vector_free(x);
-	problem_free(&P);
-}
-END_TEST
-
 /* Noisy data. Drops alone and with presses identify both parameters only where the pad
  * bounces: truths 0 and 2. */
 START_TEST(drops_noisy)
@@ -639,9 +385,9 @@ START_TEST(mixes_noisy)
 }
 END_TEST
 
-/* The standard errors are a bootstrap's (fit->replicas refits) from a fixed seed: the
- * same data give the same numbers, bit for bit. */
-START_TEST(bootstrap_deterministic)
+/* The map's points are shared over the fit's threads, each computed by one of them with the
+ * bits it has alone: the same data give the same fit, bit for bit. */
+START_TEST(fit_deterministic)
 {
 	struct dataset d;
 	struct fit_result *a, *b;
@@ -649,7 +395,6 @@ START_TEST(bootstrap_deterministic)
 	make_dataset(&d, 0, 2, 1, 5);
 	a = fit_kinds(&d, 0, TRAJS);
 	b = fit_kinds(&d, 0, TRAJS);
-	ck_assert_int_eq(a->replicas, CALIB_BOOT_REPLICAS);
 	ck_assert(isfinite(a->se_log[0]) && isfinite(a->se_log[1]));
 	ck_assert(a->timeconst == b->timeconst && a->dampratio == b->dampratio);
 	ck_assert(a->se_log[0] == b->se_log[0] && a->se_log[1] == b->se_log[1]);
@@ -1257,14 +1002,11 @@ int main(void)
 	tcase_add_loop_test(noisy, drops_presses_noisy, 0, 4);
 	tcase_add_loop_test(noisy, trajectories_noisy, 0, 18);
 	tcase_add_loop_test(noisy, mixes_noisy, 0, 18);
-	tcase_add_test(noisy, bootstrap_deterministic);
-	tcase_add_test(noisy, bootstrap_shares_grid);
+	tcase_add_test(noisy, fit_deterministic);
 	tcase_add_test(ident, second_impact_cut);
 	tcase_add_loop_test(ident, presses_product_only, 0, 6);
 	tcase_add_loop_test(ident, no_bounce_drops, 0, 2);
 	tcase_add_test(ident, empty_is_insufficient);
-	tcase_add_loop_test(ident, scan_pruning_exact, 0, 3);
-	tcase_add_loop_test(ident, lazy_minima_exact, 0, 4);
 	tcase_add_test(ident, readme_example_is_a_real_pad);
 	tcase_add_test(ident, misfit_at_zero_dof);
 	tcase_add_test(ident, edge_is_named);

@@ -2,14 +2,11 @@
  * test_fit_parallel.c: the bound on the threads all fits take together (fit/parallel.h,
  * issue #29: fit workers must not crowd out the questions). While as many fits run as
  * CALIB_FIT_THREADS allows threads, parallel_for() shares with no helper; with one fit
- * running, its helper joins; every job runs exactly once either way. Lockstep jobs
- * (parallel_for_lockstep()) have their steps carried out together, each answered as alone,
- * with no more of them running at once than the fit has threads, from inside a job too.
+ * running, its helper joins; every job runs exactly once either way.
  */
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <string.h>
 #include <time.h>
 
 #include "fit/parallel.h"
@@ -102,142 +99,6 @@ START_TEST(fits_at_the_bound_share_with_none)
 }
 END_TEST
 
-/* Lockstep: each job asks for STEPS steps, each answered by its batch as a pure function
- * of the request, and checks every answer. */
-enum { CHAINS = 24, STEPS = 40 };
-
-struct chain_step {
-	struct parallel_step step;
-	int chain, index, answer;
-};
-
-struct chains {
-	atomic_int runs[CHAINS];
-	atomic_int wrong;    /* answers that were not the request's */
-	atomic_int running;  /* job code running now (not waiting for a step) */
-	atomic_int most;     /* the most job code ever running at once */
-	atomic_int requests; /* steps carried out */
-	atomic_int batched;  /* batches of more than one step */
-	atomic_int largest;  /* the most steps of one batch */
-	int inner;           /* each job also runs two lockstep jobs of its own inside */
-};
-
-static struct chains *the_chains; /* the batch function's (it has no context) */
-
-static void chain_batch(struct parallel_step *const *steps, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		struct chain_step *c = (struct chain_step *)steps[i];
-
-		c->answer = c->chain * 1000 + c->index;
-	}
-	atomic_fetch_add(&the_chains->requests, (int)n);
-	if (n > 1)
-		atomic_fetch_add(&the_chains->batched, 1);
-	for (;;) {
-		int most = atomic_load(&the_chains->largest);
-
-		if ((int)n <= most ||
-		    atomic_compare_exchange_weak(&the_chains->largest, &most, (int)n))
-			break;
-	}
-}
-
-static void chain_enter(struct chains *c)
-{
-	int now = atomic_fetch_add(&c->running, 1) + 1, most;
-
-	for (most = atomic_load(&c->most); now > most;)
-		if (atomic_compare_exchange_weak(&c->most, &most, now))
-			break;
-}
-
-/* STEPS steps of chain `chain` (an inner chain counts from 100 up). */
-static void chain_steps(struct chains *c, int chain)
-{
-	int k;
-
-	for (k = 0; k < STEPS; k++) {
-		struct chain_step st = {{chain_batch}, chain, k, -1};
-
-		atomic_fetch_sub(&c->running, 1);
-		parallel_step(&st.step);
-		chain_enter(c);
-		if (st.answer != chain * 1000 + k)
-			atomic_fetch_add(&c->wrong, 1);
-	}
-}
-
-static void inner_run(void *ctx, size_t j)
-{
-	struct chains *c = ctx;
-
-	chain_steps(c, 100 + (int)j);
-}
-
-static void chain_run(void *ctx, size_t j)
-{
-	struct chains *c = ctx;
-
-	atomic_fetch_add(&c->runs[j], 1);
-	chain_enter(c);
-	chain_steps(c, (int)j);
-	if (c->inner)
-		parallel_for_lockstep(2, 1, inner_run, c);
-	atomic_fetch_sub(&c->running, 1);
-}
-
-static void run_chains(struct chains *c, int inner)
-{
-	int j;
-
-	memset(c, 0, sizeof *c);
-	c->inner = inner;
-	the_chains = c;
-	parallel_fit_begin();
-	parallel_for_lockstep(CHAINS, 1, chain_run, c);
-	parallel_fit_end();
-	for (j = 0; j < CHAINS; j++)
-		ck_assert_int_eq((int)atomic_load(&c->runs[j]), 1);
-	ck_assert_int_eq((int)atomic_load(&c->wrong), 0);
-	ck_assert_int_eq((int)atomic_load(&c->requests), CHAINS * STEPS * (inner ? 3 : 1));
-	/* one member of each of the fit's threads runs at a time */
-	ck_assert_int_le((int)atomic_load(&c->most), CALIB_FIT_THREADS);
-	ck_assert_int_le((int)atomic_load(&c->largest), CALIB_LOCKSTEP_JOBS);
-}
-
-START_TEST(lockstep_steps_together)
-{
-	struct chains c;
-
-	run_chains(&c, 0);
-	if (CALIB_LOCKSTEP_JOBS > 1) {
-		/* the chains' steps went together: with 24 chains over at most two threads,
-		 * every thread's members all wait at each step but its last chains' */
-		ck_assert_int_gt((int)atomic_load(&c.batched), STEPS);
-		ck_assert_int_gt((int)atomic_load(&c.largest), 1);
-	}
-	/* chains inside a chain: their steps still go with their thread's */
-	run_chains(&c, 1);
-}
-END_TEST
-
-START_TEST(a_step_outside_lockstep_is_carried_out_at_once)
-{
-	struct chains c;
-	struct chain_step st = {{chain_batch}, 7, 3, -1};
-
-	memset(&c, 0, sizeof c);
-	the_chains = &c;
-	parallel_step(&st.step);
-	ck_assert_int_eq(st.answer, 7003);
-	ck_assert_int_eq((int)atomic_load(&c.requests), 1);
-	ck_assert_int_eq((int)atomic_load(&c.largest), 1);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("fit_parallel");
@@ -248,8 +109,6 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, one_fit_takes_a_helper);
 	tcase_add_test(tc, fits_at_the_bound_share_with_none);
-	tcase_add_test(tc, lockstep_steps_together);
-	tcase_add_test(tc, a_step_outside_lockstep_is_carried_out_at_once);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	/* one process: the crew and the count of fits are the process's */

@@ -27,70 +27,62 @@ static void point(struct audit_point *pt, double model, double measured, double 
 }
 
 /*
- * Trajectory tr (its fitted samples) at the pad of scene s: releases fitted from each finite
- * start of starts[nstarts][2], the lowest chi^2 kept, into *out. -1 when out of memory.
+ * A trajectory's evaluation at the pad of s: its release time and height fitted there from
+ * each finite start (its free fall, a stored fit's), the lower chi^2 kept.
  */
 static int trajectory(const struct core_scene *s, const struct calib_trajectory *tr,
-    const double starts[][2], size_t nstarts, struct audit_traj *out, struct err *err)
+    const double *given, struct audit_traj *out, struct err *err)
 {
+	const int none[NPHYS] = {0, 0};
 	struct calib_data one;
 	struct problem P;
-	gsl_vector *x = gsl_vector_alloc(2), *f = NULL;
-	int iterations = 0, rc = -1;
-	size_t k, i;
+	struct problem_scratch S = {NULL, NULL};
+	struct core_scene_model m;
+	double rel[2];
+	int iterations = 0, k, rc = -1;
+	size_t i;
 
 	memset(&one, 0, sizeof one);
 	one.trajectories = tr;
 	one.ntrajectories = 1;
-	memset(&P, 0, sizeof P);
-	P.scene = *s;
-	P.data = &one;
-	P.n = tr->n;
-	P.fd_step_log = FD_STEP_LOG;
-	P.start_log[TC] = log(s->floor.solref[0]);
-	P.start_log[DR] = log(s->floor.solref[1]);
-	for (k = 0; k < NPHYS; k++) {
-		P.log_lo[k] = -INFINITY;
-		P.log_hi[k] = INFINITY;
-	}
 	out->contribution = INFINITY;
 	out->release_time = out->release_height = out->rms = out->max_abs = NAN;
-	if (!x || problem_size(&P, err) != 0 || !(f = gsl_vector_alloc(P.n))) {
+	if (problem_build(&P, s, &one, NULL, err) != 0 || problem_scratch_alloc(&P, &S) != 0) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration audit: out of memory");
 		goto out;
 	}
-	for (k = 0; k < nstarts; k++) {
-		double chi2;
+	out->fitted = P.data.trajectories[0].n;
+	for (k = 0; k < 2; k++) {
+		const double *start = k == 0 ? P.release0 : given;
+		struct descent_point dp = {{log(s->floor.solref[0]), log(s->floor.solref[1])}, rel, 0};
+		double ss = 0, mx = 0;
 
-		if (!isfinite(starts[k][0]) || !isfinite(starts[k][1]))
+		if (!start || !isfinite(start[0]) || !isfinite(start[1]))
 			continue;
-		gsl_vector_set(x, 0, starts[k][0]);
-		gsl_vector_set(x, 1, starts[k][1]);
-		if (descent_least_squares(&P, x, &iterations, err) != 0)
+		rel[0] = start[0];
+		rel[1] = start[1];
+		if (descent_run(&P, &S, none, &dp, &iterations, err) != 0)
 			goto out;
-		problem_residuals(x, &P, f);
-		chi2 = problem_sum_squares(f);
-		if (chi2 < out->contribution || !isfinite(out->release_time)) {
-			double ss = 0, mx = 0;
+		if (!(dp.chi2 < out->contribution) && isfinite(out->release_time))
+			continue;
+		out->contribution = dp.chi2;
+		out->release_time = rel[0];
+		out->release_height = rel[1];
+		/* the metres behind the weighted residuals: the model's own samples */
+		problem_model_at(&P, dp.logp, &m);
+		model_trajectory(&m, rel[0], rel[1], tr->t, out->fitted, S.buf, S.zmodel);
+		for (i = 0; i < out->fitted; i++) {
+			double r = tr->z[i] - S.zmodel[i];
 
-			out->contribution = chi2;
-			out->release_time = gsl_vector_get(x, 0);
-			out->release_height = gsl_vector_get(x, 1);
-			/* the metres behind the weighted residuals: the model's own samples */
-			for (i = 0; i < tr->n; i++) {
-				double r = tr->z[i] - P.zmodel[i];
-
-				ss += r * r;
-				mx = fmax(mx, fabs(r));
-			}
-			out->rms = tr->n > 0 ? sqrt(ss / (double)tr->n) : 0;
-			out->max_abs = mx;
+			ss += r * r;
+			mx = fmax(mx, fabs(r));
 		}
+		out->rms = out->fitted > 0 ? sqrt(ss / (double)out->fitted) : 0;
+		out->max_abs = mx;
 	}
 	rc = 0;
 out:
-	gsl_vector_free(f);
-	gsl_vector_free(x);
+	problem_scratch_free(&S);
 	problem_free(&P);
 	return rc;
 }
@@ -141,19 +133,13 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 	}
 	a->n = data->ndrops + data->npresses;
 	for (i = 0; i < data->ntrajectories; i++) {
-		struct calib_trajectory tr = data->trajectories[i];
-		double starts[2][2];
+		const struct calib_trajectory *tr = &data->trajectories[i];
 
-		tr.n = traj_fitted(&tr, s.option.timestep);
-		traj_start(&tr, -m.a0, m.timestep, &starts[0][0], &starts[0][1]);
-		starts[1][0] = releases ? releases[2 * i] : NAN;
-		starts[1][1] = releases ? releases[2 * i + 1] : NAN;
-		a->traj[i].fitted = tr.n;
-		a->traj[i].sigma = problem_traj_sigma(&tr);
-		if (trajectory(&s, &tr, starts, 2, &a->traj[i], err) != 0)
+		a->traj[i].sigma = problem_traj_sigma(tr);
+		if (trajectory(&s, tr, releases ? &releases[2 * i] : NULL, &a->traj[i], err) != 0)
 			goto out;
 		a->chi2 += a->traj[i].contribution;
-		a->n += tr.n;
+		a->n += a->traj[i].fitted;
 	}
 	*out = a;
 	a = NULL;

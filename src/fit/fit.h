@@ -2,38 +2,21 @@
  * fit.h: fitting a gripper pad's solref to what a robot measured (issue #4): the
  * interface of the fit engine. The measurements: fit/input.h; their model: fit/model.h.
  *
- * The fit: parameters log(timeconst), log(dampratio) (plus the nuisance), residuals
- * (model - measured) / sigma, a log-spaced grid for the start (each trajectory's
- * release tried at a few phases of the step), then GSL's trust-region
- * Levenberg-Marquardt (gsl_multifit_nlinear) with a finite-difference Jacobian, the
- * releases first, then the physics, then all; then again from the local minima of fine
- * grids around the minima found (fit/search.h), for the lowest chi^2 over the searched
- * range. The model is evaluated with refsafe off,
- * i.e. exactly the spring the parameters name; a fitted timeconst below 2*timestep is
- * reported, since refsafe would replace it. The standard error of each log parameter
- * (and of their sum) is the largest of: the covariance's, (J'J)^-1 scaled by
- * chi^2/dof (by 1 when dof is 0); the profile likelihood's, the largest distance to an
- * end of the 1-, 2- or 3-sigma likelihood-ratio interval over k; and a parametric
- * bootstrap's, the root-mean-square deviation from the estimate of CALIB_BOOT_REPLICAS
- * refits of data made by the model at the estimate plus noise of the residual scale
- * (fixed seed: the same data give the same answer). With two to six samples in
- * contact at 5 ms chi^2 is a rough, curved valley where the covariance alone comes out
- * 10 to 70 times too small; the correlation is the bootstrap's (the covariance's when
- * there is no bootstrap: an exact fit). A direction whose singular value of the
- * column-scaled Jacobian is below CALIB_RANK_TOLERANCE of the largest is
- * unidentified: one parameter is then held and the rest refitted, and the fit says
- * which combination the data determine
- * (presses alone: only timeconst*dampratio, as the static deflection depends on
- * the stiffness 1/(timeconst*dampratio)^2 only). solimp is not fitted.
- *
- * The stages, one module each: the problem and its residuals (fit/problem.c), a
- * trajectory's first impact and release (fit/traj.c), the starting grid and the minima of
- * grids (fit/grid.c), the descents (fit/descent.c), the whole search (fit/search.c), the
- * standard errors (fit/uncertainty.c, the covariance's; fit/profile.c, the profile
- * likelihood's; fit/bootstrap.c, the bootstrap's), the confidence intervals
- * (fit/interval.c), and this entry
- * with the identification, the status and the notes (fit/fit.c). The answer's JSON and
- * MJCF are the service's (calib/result.h).
+ * The fit: parameters log(timeconst), log(dampratio) over a searched box (one timestep to
+ * 0.5 s, 0.05 to 4), plus each trajectory's release time and height (nuisance parameters);
+ * residuals (model - measured) / sigma. The model is evaluated with refsafe off, i.e. exactly
+ * the spring the parameters name; a fitted timeconst below 2*timestep is reported, since
+ * refsafe would replace it. The fit is a pipeline (fit/fit.c): the problem (fit/problem.h);
+ * one chi-square map of the box, the releases profiled at each point and the grid refined
+ * where a valley could hold the minimum or bound an interval (fit/map.h); GSL's
+ * Levenberg-Marquardt from the map's lowest distinct minima, the lowest end the answer
+ * (fit/descent.h); the flat directions at the answer (a parameter held, the combination the
+ * data determine named: presses alone fix only timeconst*dampratio) and the 1- and 2-sigma
+ * likelihood-ratio intervals read off the map (fit/interval.h); the status and the notes
+ * (fit/status.h). Each standard error is half its 1-sigma interval's width, and the
+ * correlation the one the two logs' and their sum's spreads imply; the releases' are the
+ * covariance's. solimp is not fitted. The answer's JSON and MJCF are the service's
+ * (calib/result.h).
  *
  * Pure computation: no I/O, no global state; safe to call from many threads.
  */
@@ -60,7 +43,7 @@ enum fit_status {
 	                     one whose 2-sigma interval is open (fit_result.open) */
 	FIT_INSUFFICIENT, /* nothing determined: too few or uninformative measurements */
 	FIT_FEW_DOF,      /* both fitted, but fewer than CALIB_MIN_DOF residual degrees of
-	                     freedom: errors from the stated sigmas, unchecked */
+	                     freedom: intervals from the stated sigmas, unchecked */
 	FIT_MISFIT,       /* chi^2 beyond its 1 - CALIB_MISFIT_P quantile (at 0 dof: of the
 	                     truth's chi^2, n degrees of freedom): checked before few_dof */
 };
@@ -95,7 +78,8 @@ struct fit_result {
 	 * stays within the level out to an edge): not identified, its standard error NAN,
 	 * status partial, a note says which side and what would close it (issue #29). */
 	int open[2];
-	double se_log[2]; /* standard error of log(timeconst), log(dampratio) */
+	double se_log[2]; /* standard error of log(timeconst), log(dampratio): half the 1-sigma
+	                     interval's width */
 	/* The 1- and 2-sigma confidence intervals of log(timeconst), log(dampratio):
 	 * [parameter][k - 1][low, high], -inf or +inf where open (the data bound the
 	 * parameter on one side only), NAN when the parameter is not identified.
@@ -107,9 +91,8 @@ struct fit_result {
 	double se_log_product;  /* standard error of log(timeconst*dampratio) */
 	double chi2;            /* sum of squared weighted residuals */
 	long dof;               /* residuals - fitted parameters */
-	int se_scaled;          /* standard errors scaled by chi2/dof */
-	int replicas;           /* bootstrap replicas behind se_log (0: none, exact) */
-	int iterations;         /* trust-region iterations, all phases */
+	int se_scaled;          /* levels and errors scaled by chi2/dof */
+	int iterations;         /* trust-region iterations of the descents */
 	size_t ndrops, npresses, ntrajectories, nsamples;
 	double *drop_model;     /* model rebound of each drop (ndrops) */
 	double *drop_residual;  /* measured - model rebound (ndrops) */

@@ -108,25 +108,17 @@ static void model_share_out(struct model_share *sh)
 	    model_share_run, sh);
 }
 
-/* Point `at` of a share, one of up to MODEL_CHUNK that one pass of the lanes steps (the
- * points of one share, or of several lockstep jobs' shares). */
-struct point_ref {
-	const struct model_share *sh;
-	size_t at;
-};
-
-/* The n (at most MODEL_CHUNK) drops of refs: the lanes step those of the pyramidal cone. */
-static void rebounds_refs(const struct point_ref *refs, size_t n)
+/* Drops [at, end) of a share (at most MODEL_CHUNK): the lanes step those of the pyramidal
+ * cone. */
+static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
 {
 	struct core_scene_model m[MODEL_CHUNK];
 	struct core_sim_drop d[MODEL_CHUNK];
 	const struct core_sim_start *st[MODEL_CHUNK];
 	double h[MODEL_CHUNK], dur[MODEL_CHUNK], *out[MODEL_CHUNK];
-	size_t used = 0, i, k;
+	size_t used = 0, nd = sh->nvalues, k;
 
-	for (i = 0; i < n; i++) {
-		const struct model_share *sh = refs[i].sh;
-		size_t at = refs[i].at, nd = sh->nvalues;
+	for (; at < end; at++) {
 		const struct core_scene_model *pm = &sh->models[at / nd];
 
 		/* the lanes follow the pyramidal cone only (lanes.h) */
@@ -150,91 +142,13 @@ static void rebounds_refs(const struct point_ref *refs, size_t n)
 		    : NAN;
 }
 
-/* Points [at, end) of a share (at most MODEL_CHUNK) through one of the functions above. */
-static void chunk_refs(const struct model_share *sh, size_t at, size_t end,
-    void (*refs_of)(const struct point_ref *refs, size_t n))
-{
-	struct point_ref refs[MODEL_CHUNK];
-	size_t n = 0;
-
-	for (; at < end; at++) {
-		refs[n].sh = sh;
-		refs[n++].at = at;
-	}
-	refs_of(refs, n);
-}
-
-/* Points [at, end) of model_rebounds(). */
-static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
-{
-	chunk_refs(sh, at, end, rebounds_refs);
-}
-
-/*
- * A lockstep job's drops and presses (parallel_step()), either NULL: all the drops of every
- * job's step go through the lanes together, then all their presses, MODEL_CHUNK points at a
- * time, each with the bits it has alone.
- */
-struct model_step {
-	struct parallel_step step;
-	const struct model_share *drops, *presses;
-};
-
-static void steps_refs(struct parallel_step *const *steps, size_t n, int presses,
-    void (*refs_of)(const struct point_ref *refs, size_t n))
-{
-	struct point_ref refs[MODEL_CHUNK];
-	size_t i, at, count = 0;
-
-	for (i = 0; i < n; i++) {
-		const struct model_step *st = (const struct model_step *)steps[i];
-		const struct model_share *sh = presses ? st->presses : st->drops;
-
-		for (at = 0; sh && at < sh->total; at++) {
-			refs[count].sh = sh;
-			refs[count++].at = at;
-			if (count == MODEL_CHUNK) {
-				refs_of(refs, count);
-				count = 0;
-			}
-		}
-	}
-	if (count > 0)
-		refs_of(refs, count);
-}
-
-static void presses_refs(const struct point_ref *refs, size_t n);
-
-static void models_batch(struct parallel_step *const *steps, size_t n)
-{
-	const struct model_share *alone = ((const struct model_step *)steps[0])->presses;
-	size_t i;
-
-	steps_refs(steps, n, 0, rebounds_refs);
-	/* a few presses alone (a descent's point and its Jacobian's, no other job beside)
-	 * step faster in scalar code: a vector of a few live lanes costs a full one, and the
-	 * scalar press replays cycles, not steps them */
-	if (n == 1 && alone && alone->total < MODEL_PRESS_LANES_MIN) {
-		for (i = 0; i < alone->total; i++)
-			alone->out[i] = model_press(
-			    &alone->models[i / alone->nvalues], alone->values[i % alone->nvalues]);
-		return;
-	}
-	steps_refs(steps, n, 1, presses_refs);
-}
-
 void model_rebounds(const struct core_scene_model *models, size_t npads, const double *heights,
     size_t ndrops, const struct core_sim_start *falls, double *out)
 {
 	struct model_share sh = {
 	    rebounds_chunk, models, heights, ndrops, falls, out, npads * ndrops};
-	struct model_step step = {{models_batch}, &sh, NULL};
 
-	/* a batch for one thread: with the other lockstep jobs' where there are some */
-	if (sh.total < MODEL_SHARE_MIN)
-		parallel_step(&step.step);
-	else
-		model_share_out(&sh);
+	model_share_out(&sh);
 }
 
 int model_press_followed(const struct core_scene_model *m, const struct core_sim_press *out)
@@ -259,17 +173,16 @@ double model_press(const struct core_scene_model *m, double force)
 	return model_press_followed(m, &out) ? out.depth : NAN;
 }
 
-/* The n (at most MODEL_CHUNK) presses of refs: the lanes step those of the pyramidal cone. */
-static void presses_refs(const struct point_ref *refs, size_t n)
+/* Presses [at, end) of a share (at most MODEL_CHUNK): the lanes step those of the pyramidal
+ * cone. */
+static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
 {
 	struct core_scene_model m[MODEL_CHUNK];
 	struct core_sim_press r[MODEL_CHUNK];
 	double f[MODEL_CHUNK], *out[MODEL_CHUNK];
-	size_t used = 0, i, k;
+	size_t used = 0, np = sh->nvalues, k;
 
-	for (i = 0; i < n; i++) {
-		const struct model_share *sh = refs[i].sh;
-		size_t at = refs[i].at, np = sh->nvalues;
+	for (; at < end; at++) {
 		const struct core_scene_model *pm = &sh->models[at / np];
 
 		/* the lanes follow the pyramidal cone only (lanes.h) */
@@ -296,42 +209,21 @@ static void presses_refs(const struct point_ref *refs, size_t n)
 	}
 }
 
-/* Points [at, end) of model_presses(). */
-static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
-{
-	chunk_refs(sh, at, end, presses_refs);
-}
-
 void model_presses(const struct core_scene_model *models, size_t npads, const double *forces,
     size_t npresses, double *out)
 {
 	struct model_share sh = {
 	    presses_chunk, models, forces, npresses, NULL, out, npads * npresses};
-	struct model_step step = {{models_batch}, NULL, &sh};
+	size_t i;
 
-	/* a batch for one thread: with the other lockstep jobs' where there are some */
-	if (sh.total < MODEL_SHARE_MIN)
-		parallel_step(&step.step);
-	else
-		model_share_out(&sh);
-}
-
-void model_rebounds_presses(const struct core_scene_model *models, size_t npads,
-    const double *heights, size_t ndrops, const struct core_sim_start *falls, double *drops_out,
-    const double *forces, size_t npresses, double *presses_out)
-{
-	struct model_share drops = {
-	    rebounds_chunk, models, heights, ndrops, falls, drops_out, npads * ndrops};
-	struct model_share presses = {
-	    presses_chunk, models, forces, npresses, NULL, presses_out, npads * npresses};
-	struct model_step step = {{models_batch}, &drops, &presses};
-
-	if (drops.total >= MODEL_SHARE_MIN || presses.total >= MODEL_SHARE_MIN) {
-		model_rebounds(models, npads, heights, ndrops, falls, drops_out);
-		model_presses(models, npads, forces, npresses, presses_out);
+	/* a few presses step faster in scalar code: a vector of a few live lanes costs a full
+	 * one, and the scalar press replays a hopping press's cycle rather than stepping it */
+	if (sh.total < MODEL_PRESS_LANES_MIN) {
+		for (i = 0; i < sh.total; i++)
+			out[i] = model_press(&models[i / npresses], forces[i % npresses]);
 		return;
 	}
-	parallel_step(&step.step);
+	model_share_out(&sh);
 }
 
 /* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */

@@ -54,13 +54,12 @@ double model_rebound(const struct core_scene_model *m, double height);
 
 /*
  * model_rebounds: model_rebound() of every drop height heights[d] (ndrops) on every prepared
- * scene models[p] (npads), into out[p * ndrops + d] (caller-owned): those of a pyramidal cone,
- * which the SIMD lanes follow (core/lanes.h), several at once with the same bits; the others
- * one by one. falls (NULL: none) holds model_falls()' free fall of each drop: a pad whose
- * fall it is (the same object, timestep and gravity; any solref) starts its drop there, with
- * the same answer. A batch of many points is shared over CALIB_FIT_THREADS threads (the
- * caller's and helpers that inherit its priority), each point computed by one of them with
- * the same bits; thread-safe for disjoint outputs.
+ * scene models[p] (npads), into out[p * ndrops + d] (caller-owned), the same bits: those of a
+ * pyramidal cone stepped side by side through the SIMD lanes (core/lanes.h), the others one by
+ * one. falls (NULL: none) holds model_falls()' free fall of each drop: a pad whose fall it is
+ * (the same object, timestep and gravity; any solref) starts its drop there, with the same
+ * answer. A large batch is shared over the fit's threads (fit/parallel.h), a small one stays
+ * on the caller's. No allocation but the helpers' threads; thread-safe for disjoint outputs.
  */
 void model_rebounds(const struct core_scene_model *models, size_t npads, const double *heights,
     size_t ndrops, const struct core_sim_start *falls, double *out);
@@ -81,18 +80,11 @@ void model_falls(const struct core_scene_model *m, const double *heights, size_t
 double model_press(const struct core_scene_model *m, double force);
 
 /* model_presses: model_press() of each of npresses forces on each of npads prepared scenes,
- * into out[pad * npresses + press] (caller-owned), the same bits: the presses stepped side
- * by side through the lanes (core/lanes.h), a large batch shared over CALIB_FIT_THREADS
- * threads (as model_rebounds()). No allocation but the helpers' threads. */
+ * into out[pad * npresses + press] (caller-owned), the same bits: through the lanes and over
+ * the threads as model_rebounds(), but a few presses in all stepped by model_press() (faster
+ * than a vector of a few lanes: it replays a hopping press's cycle). */
 void model_presses(const struct core_scene_model *models, size_t npads, const double *forces,
     size_t npresses, double *out);
-
-/* model_rebounds() into drops_out, then model_presses() into presses_out, of the same pads:
- * a few pads' in one step of a lockstep job (fit/parallel.h), so that the job waits its turn
- * once, not twice. */
-void model_rebounds_presses(const struct core_scene_model *models, size_t npads,
-    const double *heights, size_t ndrops, const struct core_sim_start *falls, double *drops_out,
-    const double *forces, size_t npresses, double *presses_out);
 
 /*
  * model_press_followed: whether the core's press *out on scene m is MuJoCo's: 0 when the

@@ -1,0 +1,422 @@
+/*
+ * status.c: a pad fit's status and notes (stage 5 of fit/fit.c): what the data determine,
+ * what they leave open and why, and what MuJoCo will do with the fitted contact (see status.h).
+ */
+#include "fit/status.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "core/growth.h"
+#include "core/sim.h"
+#include "core/knobs.h"
+#include "fit/knobs.h"
+
+void status_note(struct fit_result *fit, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fit->nnotes >= FIT_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(fit->notes[fit->nnotes++], FIT_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+void status_explain_hold(struct fit_result *fit, const struct problem *P, int held,
+    const double dir[NPHYS], double value)
+{
+	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
+
+	if (fabs(dir[TC]) > 0.3 && fabs(dir[DR]) > 0.3) {
+		/* the data see tc^a dr^b with (a, b) orthogonal to the null direction */
+		double a = fabs(dir[DR]), b = (dir[TC] * dir[DR] < 0 ? 1 : -1) * fabs(dir[TC]);
+		if (fabs(a - b) < 0.05 * a)
+			status_note(fit,
+			    "the measurements determine only timeconst*dampratio (the static "
+			    "stiffness "
+			    "1/(timeconst*dampratio)^2): %s held at %.6g; add drops that bounce or "
+			    "a trajectory to separate them",
+			    names[held], value);
+		else
+			status_note(fit,
+			    "the measurements determine only timeconst * dampratio^%.3g: %s held "
+			    "at "
+			    "%.6g",
+			    b / a, names[held], value);
+	} else if (held == DR && P->data.ndrops > 0 && problem_bouncing(P) == 0) {
+		status_note(fit,
+		    "dampratio is not determined by these measurements (drops that do not bounce "
+		    "only bound it from below): held at %.6g",
+		    value);
+	} else {
+		status_note(fit, "%s is not determined by these measurements: held at %.6g", names[held],
+		    value);
+	}
+}
+
+void status_insufficient(struct fit_result *fit, const char *fmt, ...)
+{
+	va_list ap;
+
+	fit->status = FIT_INSUFFICIENT;
+	if (fit->nnotes >= FIT_MAX_NOTES)
+		fit->nnotes = FIT_MAX_NOTES - 1;
+	va_start(ap, fmt);
+	vsnprintf(fit->notes[fit->nnotes++], FIT_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+void status_check_contact(struct fit_result *fit)
+{
+	struct core_scene s = fit->scene;
+	struct core_scene_model m;
+	struct core_growth_report gr;
+	struct core_sim_drop rest;
+	double h = s.option.timestep;
+
+	fit->refsafe_min = 2 * h;
+	fit->below_refsafe = fit->timeconst < fit->refsafe_min;
+	if (s.option.integrator == CORE_SCENE_DISCRETE) {
+		/* discrete never raises timeconst; its refsafe replaces a standard-form row with
+		 * h^2 K imp > 1 (never a direct one), and imp is at most dmax = solimp[1], where
+		 * h^2 K imp = h^2 / (dmax tc^2 dr^2): the fitted spring (the fit steps it with
+		 * refsafe off) is stepped as fitted unless tc < h / (sqrt(dmax) dr). A spring
+		 * at that edge is what every stiffer pad is replaced by, so the fit lands on it
+		 * to rounding (the 1e-9) */
+		double dmax = fmin(MJ_MAXIMP, fmax(MJ_MINIMP, s.floor.solimp[1]));
+
+		fit->refsafe_min = h / (sqrt(dmax) * fit->dampratio);
+		fit->below_refsafe = fit->timeconst < fit->refsafe_min * (1 - 1e-9);
+		if (fit->below_refsafe)
+			status_note(fit,
+			    "timeconst %.6g is below %.6g (timestep %.6g, dampratio %.6g): the "
+			    "discrete integrator's refsafe would replace its rows by a softer "
+			    "spring; paste solref_direct (refsafe leaves the direct form alone)",
+			    fit->timeconst, fit->refsafe_min, h, fit->dampratio);
+		else if (s.option.refsafe && fit->timeconst <= fit->refsafe_min * (1 + 1e-6))
+			/* the replacement row, K' = 1 / (h^2 imp) and B' = 2 dr / (h sqrt(imp)),
+			 * does not depend on timeconst: a measured pad stiffer than the edge was
+			 * stepped as the edge, and the fit lands there */
+			status_note(fit,
+			    "timeconst %.6g is where the discrete integrator's refsafe starts "
+			    "replacing rows (timestep %.6g, dampratio %.6g): MuJoCo steps every "
+			    "stiffer solref of this dampratio exactly as this one, so these "
+			    "measurements cannot tell a stiffer pad from it",
+			    fit->timeconst, h, fit->dampratio);
+	} else if (fit->below_refsafe)
+		status_note(fit,
+		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with "
+		    "%.6g; "
+		    "paste solref_direct (refsafe leaves the direct form alone) or use a timestep "
+		    "<= %.6g",
+		    fit->timeconst, fit->refsafe_min, fit->refsafe_min, fit->timeconst / 2);
+	s.option.refsafe = 0;
+	core_growth_stability(s.floor.solref, s.floor.solimp, -1, h, 0, s.option.integrator, &gr);
+	fit->growth = gr.growth;
+	if (!gr.stable)
+		status_note(fit,
+		    "the fitted contact spring grows by %.4g per step at timestep %.6g (h*omega = "
+		    "%.4g): MuJoCo would inject energy; use a smaller timestep",
+		    gr.growth, h, gr.h_omega);
+	core_scene_prepare(&s, &m);
+	core_sim_drop(&m, 0, CHATTER_DURATION, &rest);
+	fit->chatter = rest.jitter;
+	if (!(rest.jitter <= CALIB_CHATTER_JITTER))
+		status_note(fit,
+		    "an object placed on this pad at timestep %.6g does not come to rest (height "
+		    "varies by %.3g m over the last %.3g s): MuJoCo's contact chatters; a smaller "
+		    "timestep or a larger timeconst*dampratio settles it",
+		    h, rest.jitter, JITTER_WINDOW);
+	if (s.floor.priority <= s.geom.priority)
+		status_note(fit,
+		    "the pad's priority (%d) does not exceed the object's (%d): MuJoCo mixes their "
+		    "solref, and the fitted value is the pad's share of that mix",
+		    s.floor.priority, s.geom.priority);
+}
+
+/*
+ * Is chi^2 beyond what the stated sigmas allow? With dof > 0, beyond its 1 - CALIB_MISFIT_P
+ * quantile at dof degrees of freedom. With none (as many parameters as values) chi^2 has
+ * no distribution of its own, but the truth's chi^2 has one with as many degrees of
+ * freedom as measured values, and the best fit's is never above it: a chi^2 beyond that
+ * quantile is one no pad in the searched range can bring down to the noise.
+ */
+static int misfit(const struct fit_result *fit, const struct problem *P)
+{
+	double dof = fit->dof > 0 ? (double)fit->dof : (double)P->n;
+
+	return dof > 0 && gsl_cdf_chisq_Q(fit->chi2, dof) < CALIB_MISFIT_P;
+}
+
+/* The misfit's note: how far, and the measurement the model misses most, in its units. */
+static void note_misfit(struct fit_result *fit, const struct problem *P)
+{
+	const struct calib_data *d = &P->data;
+	/* the claim holds over the searched range only: a pad beyond it may reach them */
+	const double range[4] = {
+	    exp(P->log_lo[TC]), exp(P->log_hi[TC]), exp(P->log_lo[DR]), exp(P->log_hi[DR])};
+	double worst = 0, traj_worst = 0;
+	size_t i, which = 0;
+	int kind = -1; /* 0: drop, 1: press */
+
+	for (i = 0; i < fit->ntrajectories; i++)
+		traj_worst = fmax(traj_worst, fit->traj[i].max_abs);
+
+	for (i = 0; i < d->ndrops; i++) {
+		double z = fabs(fit->drop_residual[i]) / problem_drop_sigma(&d->drops[i]);
+
+		if (z > worst) {
+			worst = z;
+			kind = 0;
+			which = i;
+		}
+	}
+	for (i = 0; i < d->npresses; i++) {
+		double z = fabs(fit->press_residual[i]) / problem_press_sigma(&d->presses[i]);
+
+		if (isnan(z))
+			z = INFINITY; /* no depth at the best fit: the farthest off of all */
+
+		if (z > worst) {
+			worst = z;
+			kind = 1;
+			which = i;
+		}
+	}
+	if (kind == 0)
+		status_note(fit,
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the "
+		    "drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
+		    "check the measurements, their sigmas and the setup (object, timestep)",
+		    range[0], range[1], range[2], range[3], d->drops[which].height,
+		    1e3 * fit->drop_model[which], 1e3 * d->drops[which].rebound,
+		    fit->drop_residual[which] / problem_drop_sigma(&d->drops[which]), fit->chi2,
+		    fit->dof);
+	else if (kind == 1 && !isfinite(fit->press_model[which]))
+		status_note(fit,
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the press of %.4g N, measured %.3g mm, has no depth: the object does not "
+		    "stay on the pad under it (or a box rocks), which MuJoCo's chaotic hops do "
+		    "not let the model follow; chi2 %.4g for %ld degrees of freedom is beyond "
+		    "what the stated sigmas allow; check the measurements, their sigmas and the "
+		    "setup (object, timestep)",
+		    range[0], range[1], range[2], range[3], d->presses[which].force,
+		    1e3 * d->presses[which].deflection, fit->chi2, fit->dof);
+	else if (kind == 1)
+		status_note(fit,
+		    "the model cannot reach the measured values anywhere in the searched range "
+		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
+		    "the "
+		    "press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma); "
+		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
+		    "check the measurements, their sigmas and the setup (object, timestep)",
+		    range[0], range[1], range[2], range[3], d->presses[which].force,
+		    1e3 * fit->press_model[which], 1e3 * d->presses[which].deflection,
+		    fit->press_residual[which] / problem_press_sigma(&d->presses[which]), fit->chi2,
+		    fit->dof);
+	else
+		status_note(fit,
+		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow: "
+		    "the trajectories scatter far more than their sigmas say, or the model does "
+		    "not "
+		    "describe them (largest deviation %.3g mm)",
+		    fit->chi2, fit->dof, 1e3 * traj_worst);
+	if (fit->dof > 0 && fit->se_scaled)
+		status_note(fit, "the standard errors are scaled up by sqrt(chi2/dof) = %.3g",
+		    sqrt(fit->chi2 / (double)fit->dof));
+}
+
+/* Whether the null direction at x is one parameter's at an edge of P's range; if so it
+ * is pinned there (fit->pinned). */
+int status_pin_at_edge(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
+    const double logp[NPHYS], const double dir[NPHYS])
+{
+	int q;
+
+	for (q = 0; q < NPHYS; q++) {
+		if (!moving[q] || !(fabs(dir[q]) > 0.9))
+			continue;
+		if (logp[q] <= P->log_lo[q] + CALIB_EDGE_LOG)
+			fit->pinned[q] = -1;
+		else if (logp[q] >= P->log_hi[q] - CALIB_EDGE_LOG)
+			fit->pinned[q] = 1;
+		if (fit->pinned[q])
+			return 1;
+	}
+	return 0;
+}
+
+/* A free parameter whose best value lies on an edge of the searched range is pinned
+ * there (fit->pinned), whether chi^2 is flat beyond it or would fall further: either way
+ * chi^2 is lowest at the edge and the pad may lie beyond it, where the fit does not go. */
+void status_pin_edges(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
+    const double logp[NPHYS])
+{
+	int q;
+
+	for (q = 0; q < NPHYS; q++) {
+		if (!moving[q] || fit->pinned[q])
+			continue;
+		if (logp[q] <= P->log_lo[q] + CALIB_EDGE_LOG)
+			fit->pinned[q] = -1;
+		else if (logp[q] >= P->log_hi[q] - CALIB_EDGE_LOG)
+			fit->pinned[q] = 1;
+	}
+}
+
+/* The note of a parameter pinned at an edge: which edge, why, and what would free it.
+ * Presses fix timeconst*dampratio, so with the drops they determine either parameter. */
+static void explain_pinned(struct fit_result *fit, const struct problem *P, int q)
+{
+	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
+	static const char *const remedy[NPHYS][2] = {
+	    {"presses (which fix timeconst*dampratio), or measurements at a smaller timestep, "
+	     "where a stiffer contact is resolved, would bound it",
+	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	        "bound it"},
+	    {"presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	     "bound it",
+	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	        "bound it"}};
+	/* why the searched range ends there */
+	static const char *const why[NPHYS][2] = {
+	    {"a contact stiffer than one timestep is not resolved at this timestep",
+	        "a contact softer than 0.5 s is far softer than a gripper pad"},
+	    {"a pad damped less than that rings for many periods",
+	        "above it a drop's rebound hardly changes with dampratio"}};
+	int upper = fit->pinned[q] > 0;
+	double edge = exp(upper ? P->log_hi[q] : P->log_lo[q]);
+	double other = fit->interval_log[q][1][upper ? 0 : 1];
+	char bound[160];
+
+	if (isfinite(other))
+		snprintf(bound, sizeof bound,
+		    "these measurements bound %s from %s only (2-sigma: %s %.4g)", names[q],
+		    upper ? "below" : "above", upper ? "above" : "below", exp(other));
+	else
+		snprintf(bound, sizeof bound,
+		    "these measurements do not bound %s within the searched range (its 2-sigma "
+		    "interval spans it)",
+		    names[q]);
+	status_note(fit,
+	    "%s is at the %s edge of the searched range (%.6g; %s): chi2 is lowest there, so "
+	    "the pad may lie beyond it, where the fit does not search; %s; %s",
+	    names[q], upper ? "upper" : "lower", edge, why[q][upper], bound, remedy[q][upper]);
+}
+
+/*
+ * A parameter is identified only when its 2-sigma interval is bounded on both sides
+ * (issue #29): a fit whose chi^2 stays within the level out to an edge of the searched
+ * range (drops that do not bounce, whose rebound is 0 for every dampratio above some
+ * value) has a best value the data do not back, however curved chi^2 is at it. Such a
+ * parameter is open (fit->open), its standard error null, its intervals kept with the
+ * open end null; timeconst*dampratio stays identified only when its own 2-sigma interval
+ * is bounded.
+ */
+static void demand_bounded(struct fit_result *fit, int nfree, int product_open)
+{
+	int q, opened = 0;
+
+	for (q = 0; q < NPHYS; q++) {
+		const double *two = fit->interval_log[q][1];
+
+		if (!fit->identified[q] || (isfinite(two[0]) && isfinite(two[1])))
+			continue;
+		fit->identified[q] = 0;
+		fit->open[q] = 1;
+		fit->se_log[q] = NAN;
+		opened = 1;
+	}
+	if (opened && fit->product_identified && (nfree < NPHYS || product_open)) {
+		fit->product_identified = 0;
+		fit->se_log_product = NAN;
+	}
+}
+
+/* The note of a parameter whose 2-sigma interval is open: which side, what the data do
+ * say, and the measurements (of those not yet made) that would close it. */
+static void explain_open(struct fit_result *fit, const struct problem *P, int q)
+{
+	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
+	const struct calib_data *d = &P->data;
+	const double *two = fit->interval_log[q][1];
+	char bound[160], remedy[320];
+	size_t len = 0;
+
+	if (isfinite(two[0]))
+		snprintf(bound, sizeof bound, "the data bound it from below only, 2-sigma >= %.4g",
+		    exp(two[0]));
+	else if (isfinite(two[1]))
+		snprintf(bound, sizeof bound, "the data bound it from above only, 2-sigma <= %.4g",
+		    exp(two[1]));
+	else
+		snprintf(bound, sizeof bound, "the data bound it on neither side");
+	remedy[0] = 0;
+	if (problem_bouncing(P) == 0)
+		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
+		    "%sdrops that bounce measurably (from greater heights)", len ? ", " : "");
+	if (d->npresses == 0 && len < sizeof remedy)
+		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
+		    "%sa press (which fixes timeconst*dampratio)", len ? ", " : "");
+	if (d->ntrajectories == 0 && len < sizeof remedy)
+		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
+		    "%sa trajectory through an impact", len ? ", " : "");
+	if (len == 0)
+		snprintf(remedy, sizeof remedy, "more measurements of the same kinds");
+	status_note(fit,
+	    "%s is not identified: its 2-sigma interval is open (%s), so its fitted value %.4g "
+	    "is one of many the data allow; any of: %s would close it",
+	    names[q], bound, q == TC ? fit->timeconst : fit->dampratio, remedy);
+}
+
+int status_choose_hold(const double dir[NPHYS])
+{
+	return fabs(dir[TC]) > 1.5 * fabs(dir[DR]) ? TC : DR;
+}
+
+void status_settle(struct fit_result *fit, const struct problem *P, int nfree, int product_open)
+{
+	int i;
+
+	if (fit->status == FIT_INSUFFICIENT)
+		return;
+	demand_bounded(fit, nfree, product_open);
+	fit->status = nfree == NPHYS && fit->identified[TC] && fit->identified[DR] ? FIT_OK
+	                                                                           : FIT_PARTIAL;
+	for (i = 0; i < NPHYS; i++)
+		if (fit->pinned[i])
+			explain_pinned(fit, P, i);
+		else if (fit->open[i])
+			explain_open(fit, P, i);
+	/* say when the residuals contradict their sigmas, whatever the dof, or cannot vouch for
+	 * the errors */
+	if (misfit(fit, P)) {
+		if (fit->pinned[TC] || fit->pinned[DR]) {
+			/* the best fit is on an edge: a pad beyond it may reach the data, so this is
+			 * no proof that the model cannot */
+			status_note(fit,
+			    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas "
+			    "allow within the searched range: the data pull past its edge",
+			    fit->chi2, fit->dof);
+		} else {
+			fit->status = FIT_MISFIT;
+			note_misfit(fit, P);
+		}
+	} else if (fit->status == FIT_OK && fit->dof < CALIB_MIN_DOF) {
+		fit->status = FIT_FEW_DOF;
+		status_note(fit,
+		    "%ld degrees of freedom left (fewer than %d): the residuals cannot check the "
+		    "measurements' sigmas, so the intervals rest on the stated sigmas alone; add "
+		    "measurements",
+		    fit->dof, CALIB_MIN_DOF);
+	}
+}
