@@ -244,7 +244,7 @@ struct hold_tally {
 
 /* (iv) for one fit on set s: the verdicts at the box's pads and at the truth. */
 static void hold_count(
-    struct hold_tally *c, const struct fit_result *fit, const struct calgen_set *s, int n)
+    struct hold_tally *c, const struct fit_result *fit, const struct calgen_set *s, const char *at)
 {
 	struct verdict f, t, box[3][3];
 	double ends[2][2], lo = INFINITY, hi = -INFINITY;
@@ -296,9 +296,9 @@ static void hold_count(
 		c->confident++;
 		if (t.holds != box[0][0].holds) {
 			c->contradicted++;
-			printf("set %d: every pad of the 1-sigma box (timeconst %g..%g, dampratio "
+			printf("%s: every pad of the 1-sigma box (timeconst %g..%g, dampratio "
 			       "%g..%g) says holds %d, the truth (%g, %g) %d\n",
-			    n, ends[0][0], ends[0][1], ends[1][0], ends[1][1], box[0][0].holds,
+			    at, ends[0][0], ends[0][1], ends[1][0], ends[1][1], box[0][0].holds,
 			    s->timeconst, s->dampratio, t.holds);
 		}
 	}
@@ -383,7 +383,7 @@ static double noise_chi2(const struct calgen_set *s, size_t fitted)
 }
 
 /* The truth's chi2 (see (i)), and for trajectories the generator's check. */
-static double truth_chi2(struct tally *c, const struct calgen_set *s, int n)
+static double truth_chi2(struct tally *c, const struct calgen_set *s, const char *at)
 {
 	const double releases[2] = {s->traj.release_time, s->traj.release_height};
 	struct audit_result *a = NULL;
@@ -406,10 +406,10 @@ static double truth_chi2(struct tally *c, const struct calgen_set *s, int n)
 		/* the audit refits the release starting from the truth: never above the noise's */
 		if (a->chi2 > noise * (1 + CHI2_REL) + CHI2_REL) {
 			c->above_noise++;
-			printf("trajectory set %d: the truth scores %.9g in the fit's model, above "
+			printf("%s: the truth scores %.9g in the fit's model, above "
 			       "the "
 			       "noise's %.9g: the generator is not the model\n",
-			    n, a->chi2, noise);
+			    at, a->chi2, noise);
 		}
 		c->release_gain += noise - a->chi2;
 		clean.z = s->traj.clean;
@@ -421,9 +421,9 @@ static double truth_chi2(struct tally *c, const struct calgen_set *s, int n)
 		per = ac->chi2 / (double)(ac->traj[0].fitted > 0 ? ac->traj[0].fitted : 1);
 		c->clean_chi2 = fmax(c->clean_chi2, per);
 		if (!(per <= TRAJ_CLEAN_CHI2))
-			printf("trajectory set %d: noise-free samples score %.3g per sample at the "
+			printf("%s: noise-free samples score %.3g per sample at the "
 			       "truth (%zu fitted): the generator is not the model\n",
-			    n, per, ac->traj[0].fitted);
+			    at, per, ac->traj[0].fitted);
 		audit_free(ac);
 	}
 	audit_free(a);
@@ -431,8 +431,8 @@ static double truth_chi2(struct tally *c, const struct calgen_set *s, int n)
 }
 
 /* (i) to (iii) for one fit. */
-static void fit_count(
-    struct tally *c, const struct fit_result *fit, const struct calgen_set *s, double truth, int n)
+static void fit_count(struct tally *c, const struct fit_result *fit, const struct calgen_set *s,
+    double truth, const char *at)
 {
 	int q, k;
 
@@ -442,9 +442,9 @@ static void fit_count(
 		c->worst = fmax(c->worst, fit->chi2 - truth);
 		if (!(fit->chi2 - truth <= CHI2_REL * fmax(truth, 1))) {
 			c->beaten++;
-			printf("set %d: the truth (%g, %g) scores chi2 %.9g, the reported fit (%g, "
+			printf("%s: the truth (%g, %g) scores chi2 %.9g, the reported fit (%g, "
 			       "%g) %.9g\n",
-			    n, s->timeconst, s->dampratio, truth, fit->timeconst, fit->dampratio,
+			    at, s->timeconst, s->dampratio, truth, fit->timeconst, fit->dampratio,
 			    fit->chi2);
 		}
 	}
@@ -455,10 +455,9 @@ static void fit_count(
 
 		if ((fit->identified[q] || fit->status == FIT_OK) && !bounded) {
 			c->unbacked++;
-			printf(
-			    "set %d: status %d, %s identified %d, with the 2-sigma interval [%g, "
-			    "%g]\n",
-			    n, (int)fit->status, param_names[q], fit->identified[q], exp(two[0]),
+			printf("%s: status %d, %s identified %d, with the 2-sigma interval [%g, "
+			       "%g]\n",
+			    at, (int)fit->status, param_names[q], fit->identified[q], exp(two[0]),
 			    exp(two[1]));
 		}
 		if (isnan(fit->interval_log[q][0][0]) || isnan(fit->interval_log[q][0][1]) ||
@@ -644,9 +643,11 @@ static void accept(const struct kind *k)
 		struct err err;
 		double truth, t0;
 		int hop = 0;
+		char at[64];
 
+		snprintf(at, sizeof at, "%s set %d", k->name, n);
 		draw(k, &state, &set, &c.outside);
-		truth = truth_chi2(&c, &set, n);
+		truth = truth_chi2(&c, &set, at);
 		if (k->npresses > 0)
 			c.hops += hop = hops(&set);
 		t0 = now();
@@ -655,8 +656,8 @@ static void accept(const struct kind *k)
 		c.seconds[n] = now() - t0;
 		if (verbose)
 			print_fit(k, n, &set, hop, fit, truth, c.seconds[n]);
-		fit_count(&c, fit, &set, truth, n);
-		hold_count(&c.hold, fit, &set, n);
+		fit_count(&c, fit, &set, truth, at);
+		hold_count(&c.hold, fit, &set, at);
 		fit_free(fit);
 		fflush(stdout);
 	}
