@@ -128,3 +128,18 @@ TESTS += tests/test_fit_parallel
 tests_test_fit_parallel_SOURCES = tests/test_fit_parallel.c
 tests_test_fit_parallel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_fit_parallel_LDADD = $(FIT_LIBS) $(CHECK_LIBS)
+
+# The fit's acceptance test, against fit/fit.h alone (issue 29's lab ranges, fresh libmujoco
+# 2.2.2 sets of five kinds: bouncing drops, drops that do not bounce, presses on bouncy and on
+# damped pads, trajectories): the best chi2 over the range, interval coverage, statuses backed
+# by intervals, and the hold verdict against the truth's. `make check` runs 40 sets of each kind,
+# `make bench-accept` 200 (FIT_ACCEPT_SETS).
+check_PROGRAMS += tests/test_fit_accept
+TESTS += tests/test_fit_accept
+tests_test_fit_accept_SOURCES = tests/test_fit_accept.c tests/calgen.c tests/calgen.h \
+	tests/testlib.h $(MJSCENE_SOURCES)
+tests_test_fit_accept_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(GSL_CFLAGS)
+tests_test_fit_accept_LDADD = $(FIT_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS)
+bench-accept: tests/test_fit_accept$(EXEEXT)
+	FIT_ACCEPT_SETS=200 ./tests/test_fit_accept$(EXEEXT)
+.PHONY: bench-accept

@@ -40,7 +40,7 @@ check-times:
 # install tree and the Python package's venv install (each 15 s or more, or needing root,
 # a database or a browser).
 SLOW_TESTS = tests/fuzz_http tests/test_calib_fit tests/test_calib_coverage tests/test_calib_global tests/test_harden \
-	tests/test_calib_press \
+	tests/test_calib_press tests/test_fit_accept \
 	tests/test_parity tests/test_hold tests/pg_cluster.sh tests/pg_calib_layer.sh \
 	tests/pg_start_down.sh tests/slurm_test.sh tests/test_browser.sh tests/install_test.sh \
 	tests/python_test.sh
