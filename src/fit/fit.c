@@ -269,6 +269,7 @@ static int fit_run(struct fit_result *fit, struct fit_state *st, struct err *err
 		    "trajectory");
 		fit->timeconst = exp(st->est.logp[TC]);
 		fit->dampratio = exp(st->est.logp[DR]);
+		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 0;
 		return 0;
 	}
 	if (st->nfree == NPHYS)

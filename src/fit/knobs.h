@@ -69,8 +69,8 @@
  * coarser and the refinement does the rest. */
 #define MAP_POINTS_TC 64
 #define MAP_POINTS_DR 48
-#define MAP_TRAJ_POINTS_TC 24
-#define MAP_TRAJ_POINTS_DR 20
+#define MAP_TRAJ_POINTS_TC 48
+#define MAP_TRAJ_POINTS_DR 32
 
 /* Refinement: a cell is split in four, at most DEPTH times (a 16th of the first step, about
  * 0.004 log units: a drop's rebound sawtooth in the step's phase is a few hundredths wide),
@@ -101,10 +101,10 @@
 #define FD_STEP_TIME 1e-4
 #define FD_STEP_HEIGHT 1e-7
 
-/* A trajectory's release is profiled at each point of the map from its free-fall start and
- * from starts this many thirds of a step either way (the rebound's phase within a step makes
- * chi^2 in the release time rough at that scale). */
-#define MAP_RELEASE_SHIFTS 2
+/* A trajectory's release is profiled at each point of the map from the best of a scan of
+ * 2 SCAN + 1 releases along its free fall's valley, a step either way (which step the impact
+ * falls in, and where within it, makes chi^2 jump along that line at a fraction of a step). */
+#define MAP_RELEASE_SCAN 8
 
 /* ---- identification and intervals (fit/interval.h) ---- */
 

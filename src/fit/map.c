@@ -13,7 +13,7 @@
 #include "fit/traj.h"
 #include "fit/knobs.h"
 
-enum { SLOTS = 1 << 17, CHUNK = 256 };
+enum { CHUNK = 256 };
 
 /* A cell of the refinement: its low corner on the lattice and its size in lattice steps. */
 struct cell {
@@ -21,24 +21,17 @@ struct cell {
 	int size;
 };
 
-static size_t slot_of(const int at[NPHYS])
+/* Where the lattice position at[] is indexed in M->slot. */
+static size_t slot_of(const struct map *M, const int at[NPHYS])
 {
-	return ((size_t)at[TC] * 2654435761u ^ (size_t)at[DR] * 40503u) & (SLOTS - 1);
+	return (size_t)at[TC] * (size_t)(M->span[DR] + 1) + (size_t)at[DR];
 }
 
 const struct map_point *map_find(const struct map *M, const int at[NPHYS])
 {
-	size_t s;
-
 	if (at[TC] < 0 || at[DR] < 0 || at[TC] > M->span[TC] || at[DR] > M->span[DR])
 		return NULL;
-	for (s = slot_of(at); M->slot[s] >= 0; s = (s + 1) & (SLOTS - 1)) {
-		const struct map_point *p = &M->pt[M->slot[s]];
-
-		if (p->at[TC] == at[TC] && p->at[DR] == at[DR])
-			return p;
-	}
-	return NULL;
+	return M->slot[slot_of(M, at)] >= 0 ? &M->pt[M->slot[slot_of(M, at)]] : NULL;
 }
 
 int map_on_edge(const struct map *M, const struct map_point *p, int q, int side)
@@ -51,7 +44,6 @@ static int add_point(struct map *M, const int at[NPHYS])
 {
 	const size_t nrel = 2 * M->P->data.ntrajectories;
 	struct map_point *p;
-	size_t s;
 	int q;
 
 	if (map_find(M, at))
@@ -81,9 +73,7 @@ static int add_point(struct map *M, const int at[NPHYS])
 			p->logp[q] = M->P->log_hi[q];
 	p->chi2 = NAN;
 	p->partial = 0;
-	for (s = slot_of(at); M->slot[s] >= 0; s = (s + 1) & (SLOTS - 1))
-		;
-	M->slot[s] = (int)M->n++;
+	M->slot[slot_of(M, at)] = (int)M->n++;
 	return 0;
 }
 
@@ -99,11 +89,29 @@ struct profile_job {
 
 enum { PROFILE_CHUNK = 8 };
 
-/* Point i of a profile job: each trajectory's release fitted from each start, the lowest
- * chi^2 of each kept (the trajectories' releases are independent: each its own rows). f and
- * best: scratch of max_samples and ntrajectories doubles. */
+/* Trajectory j's weighted chi^2 at the prepared pad m released at rel (t0, H); f: scratch. */
+static double traj_chi2(const struct problem *P, struct problem_scratch *S,
+    const struct core_scene_model *m, size_t j, const double rel[2], double *f)
+{
+	double chi2 = 0;
+	size_t k;
+
+	problem_traj_residuals(P, S, m, j, rel[0], rel[1], f);
+	for (k = 0; k < P->data.trajectories[j].n; k++)
+		chi2 += f[k] * f[k];
+	return chi2;
+}
+
+/*
+ * Point i of a profile job: each trajectory's release started from the best of a scan along the
+ * valley of its free fall (a later release from higher passes the first impact's sample alike;
+ * which step the impact falls in, and where within it, makes chi^2 jump along that line), or for
+ * a refined point from the better of the free fall and its cell's lowest corner's release (its
+ * neighbours' scans found the branch); then fitted, all at once (each trajectory's release
+ * moves its own rows only). f: scratch of max_samples doubles.
+ */
 static int profile_point(struct profile_job *pj, size_t i, struct problem_scratch *S,
-    double *start, double *f, double *best)
+    double *start, double *f)
 {
 	struct map *M = pj->M;
 	const struct problem *P = M->P;
@@ -111,51 +119,36 @@ static int profile_point(struct profile_job *pj, size_t i, struct problem_scratc
 	const double h = P->scene.option.timestep;
 	const int none[NPHYS] = {0, 0}, seeded = pj->seed[i] >= 0;
 	struct core_scene_model m;
+	struct descent_point dp;
 	struct err err;
-	size_t j, k;
-	int start_kind, iterations = 0;
+	size_t j;
+	int k, iterations = 0;
 
 	problem_model_at(P, M->pt[to].logp, &m);
-	for (j = 0; j < P->data.ntrajectories; j++)
-		best[j] = INFINITY;
-	/* a first-grid point from the free fall, shifted by thirds of a step either way along the
-	 * valley the step's phase makes (a later release from higher passes the first impact's
-	 * sample alike); a refined point from the free fall and from its cell's lowest corner's
-	 * releases, which its neighbours' profiles have found */
-	for (start_kind = seeded ? MAP_RELEASE_SHIFTS : 0;
-	     start_kind < (seeded ? MAP_RELEASE_SHIFTS + 2 : 2 * MAP_RELEASE_SHIFTS + 1); start_kind++) {
-		const int corner = seeded && start_kind == MAP_RELEASE_SHIFTS + 1;
-		struct descent_point dp;
+	for (j = 0; j < P->data.ntrajectories; j++) {
+		const struct calib_trajectory *tr = &P->data.trajectories[j];
+		const double *ff = &P->release0[2 * j], *corner = &M->rel[(size_t)pj->seed[i] * nrel + 2 * j];
+		const double slope = -P->scene.option.gravity * (tr->t[traj_first_impact(tr)] - ff[0]);
+		double best = INFINITY;
 
-		memcpy(dp.logp, M->pt[to].logp, sizeof dp.logp);
-		dp.rel = start;
-		for (j = 0; j < P->data.ntrajectories; j++) {
-			const struct calib_trajectory *tr = &P->data.trajectories[j];
-			const double *from = corner ? &M->rel[(size_t)pj->seed[i] * nrel + 2 * j]
-			                            : &P->release0[2 * j];
-			double dt = corner ? 0 : (start_kind - MAP_RELEASE_SHIFTS) * h / 3;
-			double slope = -P->scene.option.gravity * (tr->t[traj_first_impact(tr)] - from[0]);
+		for (k = seeded ? 0 : -MAP_RELEASE_SCAN; k <= (seeded ? 0 : MAP_RELEASE_SCAN); k++) {
+			double dt = h * k / MAP_RELEASE_SCAN, rel[2] = {ff[0] + dt, ff[1] + slope * dt};
+			double chi2 = traj_chi2(P, S, &m, j, rel, f);
 
-			start[2 * j] = from[0] + dt;
-			start[2 * j + 1] = from[1] + slope * dt;
-		}
-		if (descent_run(P, S, none, &dp, &iterations, &err) != 0)
-			return -1;
-		for (j = 0; j < P->data.ntrajectories; j++) {
-			double chi2 = 0;
-
-			problem_traj_residuals(P, S, &m, j, start[2 * j], start[2 * j + 1], f);
-			for (k = 0; k < P->data.trajectories[j].n; k++)
-				chi2 += f[k] * f[k];
-			if (chi2 < best[j]) {
-				best[j] = chi2;
-				memcpy(&M->rel[to * nrel + 2 * j], &start[2 * j], 2 * sizeof *start);
+			if (chi2 < best) {
+				best = chi2;
+				memcpy(&start[2 * j], rel, sizeof rel);
 			}
 		}
+		if (seeded && traj_chi2(P, S, &m, j, corner, f) < best)
+			memcpy(&start[2 * j], corner, 2 * sizeof *start);
 	}
-	pj->chi2[i] = 0;
-	for (j = 0; j < P->data.ntrajectories; j++)
-		pj->chi2[i] += best[j];
+	memcpy(dp.logp, M->pt[to].logp, sizeof dp.logp);
+	dp.rel = start;
+	if (descent_run(P, S, none, &dp, &iterations, &err) != 0)
+		return -1;
+	memcpy(&M->rel[to * nrel], start, nrel * sizeof *start);
+	pj->chi2[i] = dp.chi2;
 	return 0;
 }
 
@@ -167,19 +160,17 @@ static void profile_run(void *ctx, size_t job)
 	struct problem_scratch S = {NULL, NULL};
 	double *start = malloc((nrel + 1) * sizeof *start);
 	double *f = malloc((P->max_samples + 1) * sizeof *f);
-	double *best = malloc((nrel + 1) * sizeof *best);
 	size_t i;
 
-	if (!start || !f || !best || problem_scratch_alloc(P, &S) != 0)
+	if (!start || !f || problem_scratch_alloc(P, &S) != 0)
 		pj->failed = 1;
 	for (i = job * PROFILE_CHUNK; !pj->failed && i < pj->count && i < (job + 1) * PROFILE_CHUNK;
 	     i++)
-		if (profile_point(pj, i, &S, start, f, best) != 0)
+		if (profile_point(pj, i, &S, start, f) != 0)
 			pj->failed = 1;
 	problem_scratch_free(&S);
 	free(start);
 	free(f);
-	free(best);
 }
 
 /* The lowest full chi^2 of the map so far (INFINITY: none). */
@@ -467,11 +458,6 @@ int map_build(struct map *M, const struct problem *P, const int which[NPHYS],
 
 	memset(M, 0, sizeof *M);
 	M->P = P;
-	M->slot = malloc(SLOTS * sizeof *M->slot);
-	if (!M->slot)
-		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	for (i = 0; i < SLOTS; i++)
-		M->slot[i] = -1;
 	M->nparams = problem_params(P, 0);
 	for (q = 0; q < NPHYS; q++) {
 		M->free[q] = which[q];
@@ -480,6 +466,13 @@ int map_build(struct map *M, const struct problem *P, const int which[NPHYS],
 		M->origin[q] = which[q] ? P->log_lo[q] : held_logp[q];
 		M->step[q] = which[q] ? (P->log_hi[q] - P->log_lo[q]) / M->span[q] : 0;
 	}
+	/* the lattice's index: a few megabytes */
+	M->nslots = (size_t)(M->span[TC] + 1) * (size_t)(M->span[DR] + 1);
+	M->slot = malloc(M->nslots * sizeof *M->slot);
+	if (!M->slot)
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	for (i = 0; i < M->nslots; i++)
+		M->slot[i] = -1;
 	for (a = 0; a <= M->span[TC]; a += size)
 		for (b = 0; b <= M->span[DR]; b += size) {
 			int at[NPHYS] = {a, b};

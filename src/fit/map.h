@@ -39,7 +39,7 @@ struct map {
 	struct map_point *pt;
 	double *rel;         /* each point's profiled releases, 2 per trajectory */
 	size_t n, cap;
-	int *slot;           /* open-addressed index of the points by lattice position */
+	int *slot;           /* each lattice position's point, or -1 */
 	size_t nslots;
 };
 

@@ -2,8 +2,8 @@
  * parallel.h: a fit's work shared over its threads (internal to the fit layer).
  *
  * A fit runs on one fit worker (calib/work.c) and may take CALIB_FIT_THREADS threads in all:
- * the worker's own and its helpers, started here on its first call and kept until it exits
- * (parallel.c says why). All fits together take no more at once: a helper joins only while
+ * the worker's own and helpers started for each call that shares work (parallel.c says why).
+ * All fits together take no more at once: a helper joins only while
  * fewer fits than CALIB_FIT_THREADS run (parallel_fit_begin()), so two fit workers on a
  * 2-core machine run a thread each, not four threads on two cores beside the questions. The
  * helpers inherit the worker's scheduling class and nice value (SCHED_BATCH, CALIB_FIT_NICE:
