@@ -1,22 +1,17 @@
-/*
- * audit.c: a calibration's measurements evaluated at a given pad (see audit.h).
- */
+/* audit.c: a calibration's measurements evaluated at a given pad (see audit.h). */
 #include "fit/audit.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/quiet.h"
-#include "core/sim.h"
 #include "fit/descent.h"
 #include "fit/model.h"
 #include "fit/problem.h"
-#include "fit/traj.h"
 #include "fit/knobs.h"
 
-/* A drop's or press's evaluation from its model value. */
-static void point(struct audit_point *pt, double model, double measured, double sigma)
+/* A drop's or press's evaluation from its model value; its contribution. */
+static double point(struct audit_point *pt, double model, double measured, double sigma)
 {
 	double r = problem_weigh(model, measured, sigma);
 
@@ -24,64 +19,46 @@ static void point(struct audit_point *pt, double model, double measured, double 
 	pt->residual = isfinite(model) ? measured - model : NAN;
 	pt->sigma = sigma;
 	pt->contribution = r * r;
+	return pt->contribution;
 }
 
-/*
- * A trajectory's evaluation at the pad of s: its release time and height fitted there from
- * each finite start (its free fall, a stored fit's), the lower chi^2 kept.
- */
+/* A trajectory's evaluation at the pad of s: its release profiled there as the fit profiles it
+ * at a point of its map (fit/descent.h), from a scan of its free fall and from given (NULL:
+ * none; a non-finite pair skipped). */
 static int trajectory(const struct core_scene *s, const struct calib_trajectory *tr,
     const double *given, struct audit_traj *out, struct err *err)
 {
-	const int none[NPHYS] = {0, 0};
-	struct calib_data one;
+	struct calib_data one = {.trajectories = tr, .ntrajectories = 1};
+	const double logp[NPHYS] = {log(s->floor.solref[0]), log(s->floor.solref[1])};
 	struct problem P;
 	struct problem_scratch S = {NULL, NULL};
 	struct core_scene_model m;
-	double rel[2];
-	int iterations = 0, k, rc = -1;
+	double rel[2], ss = 0, *f = NULL;
+	int rc = -1;
 	size_t i;
 
-	memset(&one, 0, sizeof one);
-	one.trajectories = tr;
-	one.ntrajectories = 1;
-	out->contribution = INFINITY;
-	out->release_time = out->release_height = out->rms = out->max_abs = NAN;
-	if (problem_build(&P, s, &one, NULL, err) != 0 || problem_scratch_alloc(&P, &S) != 0) {
+	if (problem_build(&P, s, &one, NULL, err) != 0 || problem_scratch_alloc(&P, &S) != 0 ||
+	    !(f = malloc((tr->n + 1) * sizeof *f))) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration audit: out of memory");
 		goto out;
 	}
 	out->fitted = P.data.trajectories[0].n;
-	for (k = 0; k < 2; k++) {
-		const double *start = k == 0 ? P.release0 : given;
-		struct descent_point dp = {{log(s->floor.solref[0]), log(s->floor.solref[1])}, rel, 0};
-		double ss = 0, mx = 0;
-
-		if (!start || !isfinite(start[0]) || !isfinite(start[1]))
-			continue;
-		rel[0] = start[0];
-		rel[1] = start[1];
-		if (descent_run(&P, &S, none, &dp, &iterations, err) != 0)
-			goto out;
-		if (!(dp.chi2 < out->contribution) && isfinite(out->release_time))
-			continue;
-		out->contribution = dp.chi2;
-		out->release_time = rel[0];
-		out->release_height = rel[1];
-		/* the metres behind the weighted residuals: the model's own samples */
-		problem_model_at(&P, dp.logp, &m);
-		model_trajectory(&m, rel[0], rel[1], tr->t, out->fitted, S.buf, S.zmodel);
-		for (i = 0; i < out->fitted; i++) {
-			double r = tr->z[i] - S.zmodel[i];
-
-			ss += r * r;
-			mx = fmax(mx, fabs(r));
-		}
-		out->rms = out->fitted > 0 ? sqrt(ss / (double)out->fitted) : 0;
-		out->max_abs = mx;
+	if (descent_releases(
+	        &P, &S, logp, MAP_RELEASE_SCAN, given, rel, f, &out->contribution, err) != 0)
+		goto out;
+	out->release_time = rel[0];
+	out->release_height = rel[1];
+	/* the metres behind the weighted residuals: the model's own samples */
+	problem_model_at(&P, logp, &m);
+	model_trajectory(&m, rel[0], rel[1], tr->t, out->fitted, S.buf, S.zmodel);
+	for (i = 0, out->max_abs = 0; i < out->fitted; i++) {
+		ss += (tr->z[i] - S.zmodel[i]) * (tr->z[i] - S.zmodel[i]);
+		out->max_abs = fmax(out->max_abs, fabs(tr->z[i] - S.zmodel[i]));
 	}
+	out->rms = out->fitted > 0 ? sqrt(ss / (double)out->fitted) : 0;
 	rc = 0;
 out:
+	free(f);
 	problem_scratch_free(&S);
 	problem_free(&P);
 	return rc;
@@ -119,17 +96,15 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 	for (i = 0; i < data->ndrops; i++) {
 		const struct calib_drop *d = &data->drops[i];
 
-		point(
+		a->chi2 += point(
 		    &a->drops[i], model_rebound(&m, d->height), d->rebound, problem_drop_sigma(d));
-		a->chi2 += a->drops[i].contribution;
 	}
 	for (i = 0; i < data->npresses; i++) {
 		const struct calib_press *p = &data->presses[i];
 
 		/* the press model the fit uses (problem.c's residuals): MuJoCo's stepped press */
-		point(&a->presses[i], model_press(&m, p->force), p->deflection,
+		a->chi2 += point(&a->presses[i], model_press(&m, p->force), p->deflection,
 		    problem_press_sigma(p));
-		a->chi2 += a->presses[i].contribution;
 	}
 	a->n = data->ndrops + data->npresses;
 	for (i = 0; i < data->ntrajectories; i++) {

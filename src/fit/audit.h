@@ -1,19 +1,8 @@
 /*
- * audit.h: a calibration's measurements evaluated at a pad of the caller's choice (issue
- * #29's audit): each measurement's model value, residual, sigma and contribution to chi^2,
- * exactly as the fit (fit/fit.h) weighs them, so that a lab can check a fit, or compare it
- * with a pad it knows, in the fit's own model.
- *
- * The model is the fit's (fit/model.h, refsafe off: the spring the solref names), the
- * sigmas the fit's (a measurement's own, else fit/knobs.h's noise scale), and chi^2 the sum
- * of squared weighted residuals, each capped at RESIDUAL_CAP as the fit caps them. A
- * trajectory's samples from its second impact on are left out as the fit leaves them out,
- * and its release time and height (nuisance parameters) are fitted at the asked pad:
- * Levenberg-Marquardt from its free fall and, when given, from a stored fit's releases,
- * the lower chi^2 kept (at the fit's own pad, from the fit's releases, that is the fit's
- * chi^2).
- *
- * Pure computation: no I/O, no global state; safe to call from many threads.
+ * audit.h: a calibration's measurements at a pad of the caller's choice (issue #29), weighed
+ * exactly as the fit (fit/fit.h) weighs them, so that a lab can check a fit or compare it with
+ * a pad it knows. A trajectory's release is profiled at the pad as the fit's map profiles it,
+ * also from a stored fit's (at the fit's pad: the fit's). Pure computation; thread-safe.
  */
 #ifndef CONTACTD_FIT_AUDIT_H
 #define CONTACTD_FIT_AUDIT_H
@@ -32,7 +21,6 @@ struct audit_point {
 	double contribution; /* ((model - measured) / sigma)^2, capped as the fit caps it */
 };
 
-/* One trajectory's evaluation. */
 struct audit_traj {
 	size_t fitted;                       /* samples weighed (before the second impact) */
 	double release_time, release_height; /* s, m: fitted at the pad */
@@ -51,14 +39,9 @@ struct audit_result {
 	double chi2;
 };
 
-/*
- * audit_solref: data evaluated on setup (a validated scene: the pad as floor, the object as
- * body and geom) with the pad's solref [timeconst, dampratio] (s, and a ratio: both finite and
- * positive, the caller's checks). releases (NULL: none) holds 2 * data->ntrajectories starting
- * values, (release time, release height) of each trajectory in turn, e.g. a stored fit's; a
- * non-finite pair is not tried. Fails only when out of memory (ERR_INTERNAL). On success *out
- * is a new evaluation the caller frees with audit_free().
- */
+/* data evaluated on setup (as fit_solref()'s) at solref [timeconst, dampratio], finite and > 0.
+ * releases (NULL: none): a (time, height) start of each trajectory in turn, a non-finite pair
+ * not tried. Fails only when out of memory (ERR_INTERNAL); the caller frees *out (audit_free()). */
 int audit_solref(const struct core_scene *setup, const struct calib_data *data, double timeconst,
     double dampratio, const double *releases, struct audit_result **out, struct err *err);
 

@@ -55,9 +55,9 @@ struct descents {
 static void descend_one(void *ctx, size_t k)
 {
 	struct descents *D = ctx;
-	struct fit_state *st = D->st;
+	const struct fit_state *st = D->st;
 	const size_t nrel = 2 * st->P->data.ntrajectories;
-	struct problem_scratch S;
+	struct problem_scratch S = {NULL, NULL};
 	struct err err;
 
 	memcpy(D->end[k].rel, &st->map.rel[D->idx[k] * nrel], nrel * sizeof *D->end[k].rel);
@@ -74,32 +74,29 @@ static int descend(struct fit_state *st, struct err *err)
 	const size_t nrel = 2 * st->P->data.ntrajectories;
 	struct descents D;
 	size_t n, k, best = 0;
-	int rc = -1;
+	double *rel;
+	int ok;
 
 	memset(&D, 0, sizeof D);
 	D.st = st;
 	n = map_starts(&st->map, D.idx, MAP_STARTS + 2 * NPHYS);
+	rel = malloc((n * nrel + 1) * sizeof *rel);
 	for (k = 0; k < n; k++)
-		if (!(D.end[k].rel = malloc((nrel + 1) * sizeof *D.end[k].rel)))
-			goto out;
-	if (n == 0)
-		goto out;
-	parallel_for(n, 1, descend_one, &D);
-	if (D.failed)
-		goto out;
+		D.end[k].rel = rel + k * nrel;
+	if (rel && n > 0)
+		parallel_for(n, 1, descend_one, &D);
 	for (k = 0; k < n; k++) {
 		st->iterations += D.iterations[k];
-		if (D.end[k].chi2 < D.end[best].chi2)
-			best = k;
+		best = D.end[k].chi2 < D.end[best].chi2 ? k : best;
 	}
-	memcpy(st->est.logp, D.end[best].logp, sizeof st->est.logp);
-	memcpy(st->est.rel, D.end[best].rel, nrel * sizeof *st->est.rel);
-	st->est.chi2 = D.end[best].chi2;
-	rc = 0;
-out:
-	for (k = 0; k < MAP_STARTS + 2 * NPHYS; k++)
-		free(D.end[k].rel);
-	return rc == 0 ? 0 : out_of_memory(err);
+	ok = rel && n > 0 && !D.failed;
+	if (ok) {
+		memcpy(st->est.logp, D.end[best].logp, sizeof st->est.logp);
+		memcpy(st->est.rel, D.end[best].rel, nrel * sizeof *st->est.rel);
+		st->est.chi2 = D.end[best].chi2;
+	}
+	free(rel);
+	return ok ? 0 : out_of_memory(err);
 }
 
 /* Stages 2 and 3 for the free logs st->free (a held one at st->est's value), then stage 4's
@@ -111,8 +108,8 @@ static int search(struct fit_state *st, struct err *err)
 	    map_refine(&st->map, st->est.logp, st->est.chi2, err) != 0)
 		return -1;
 	gsl_matrix_free(st->an.cov);
-	st->an.cov = gsl_matrix_alloc(problem_params(st->P, (size_t)st->nfree),
-	    problem_params(st->P, (size_t)st->nfree));
+	st->an.cov = gsl_matrix_alloc(
+	    problem_params(st->P, (size_t)st->nfree), problem_params(st->P, (size_t)st->nfree));
 	if (!st->an.cov)
 		return out_of_memory(err);
 	return interval_analyse(st->P, &st->S, st->free, &st->est, &st->an, err);
@@ -210,15 +207,18 @@ static void record(struct fit_result *fit, struct fit_state *st)
 	/* the correlation the three spreads imply: var(u) = s_tc^2 + s_dr^2 + 2 rho s_tc s_dr */
 	su = fit->se_log_product;
 	if (st->nfree == NPHYS && isfinite(su) && fit->se_log[TC] > 0 && fit->se_log[DR] > 0)
-		fit->correlation = fmax(-1, fmin(1,
-		    (su * su - fit->se_log[TC] * fit->se_log[TC] - fit->se_log[DR] * fit->se_log[DR]) /
-		        (2 * fit->se_log[TC] * fit->se_log[DR])));
+		fit->correlation = fmax(-1,
+		    fmin(1,
+		        (su * su - fit->se_log[TC] * fit->se_log[TC] -
+		            fit->se_log[DR] * fit->se_log[DR]) /
+		            (2 * fit->se_log[TC] * fit->se_log[DR])));
 	/* the releases: the covariance's (the map profiles them out) */
 	for (j = 0; j < P->data.ntrajectories; j++) {
 		size_t c = (size_t)st->nfree + 2 * j;
 
 		fit->traj[j].se_release_time = sqrt(gsl_matrix_get(st->an.cov, c, c) * s2);
-		fit->traj[j].se_release_height = sqrt(gsl_matrix_get(st->an.cov, c + 1, c + 1) * s2);
+		fit->traj[j].se_release_height =
+		    sqrt(gsl_matrix_get(st->an.cov, c + 1, c + 1) * s2);
 	}
 	fit->iterations = st->iterations;
 	record_residuals(fit, st);
@@ -241,9 +241,9 @@ static void covariance_of_logs(const struct fit_state *st, double var[NPHYS + 1]
 			k++;
 		}
 	}
-	var[NPHYS] = k == 2 ? (gsl_matrix_get(c, 0, 0) + gsl_matrix_get(c, 1, 1) +
-	                          2 * gsl_matrix_get(c, 0, 1)) * s2
-	                    : var[at[TC] >= 0 ? TC : DR];
+	var[NPHYS] = k == 2
+	    ? (gsl_matrix_get(c, 0, 0) + gsl_matrix_get(c, 1, 1) + 2 * gsl_matrix_get(c, 0, 1)) * s2
+	    : var[at[TC] >= 0 ? TC : DR];
 }
 
 /* Stages 2 to 5 on a built problem. */
@@ -283,9 +283,11 @@ static int fit_run(struct fit_result *fit, struct fit_state *st, struct err *err
 	/* a pinned log's intervals are open at its edge: the pad may lie beyond */
 	for (q = 0; q < NPHYS; q++)
 		for (k = 0; k < 2 && fit->pinned[q]; k++)
-			st->ci.log[q][k][fit->pinned[q] > 0] = fit->pinned[q] > 0 ? INFINITY : -INFINITY;
+			st->ci.log[q][k][fit->pinned[q] > 0] =
+			    fit->pinned[q] > 0 ? INFINITY : -INFINITY;
 	if (st->an.nuisance_null)
-		status_note(fit, "a trajectory's release time or height is not determined by its samples");
+		status_note(
+		    fit, "a trajectory's release time or height is not determined by its samples");
 	record(fit, st);
 	status_settle(fit, P, st->nfree, st->ci.product_open);
 	return 0;
@@ -340,14 +342,17 @@ static void first_notes(struct fit_result *fit, struct fit_state *st)
 		status_note(fit,
 		    "one press alone: dampratio held at its starting value %.6g, where the pad "
 		    "settles under the press and its depth is the static one, which fixes only "
-		    "timeconst*dampratio (the stiffness 1/(timeconst*dampratio)^2); a pad of little "
-		    "damping keeps hopping under a press and sinks deeper on average, so this holds "
+		    "timeconst*dampratio (the stiffness 1/(timeconst*dampratio)^2); a pad of "
+		    "little "
+		    "damping keeps hopping under a press and sinks deeper on average, so this "
+		    "holds "
 		    "only for a pad that settles: add drops that bounce, another press or a "
 		    "trajectory",
 		    exp(P->start_log[DR]));
 	} else if (d->ndrops > 0 && problem_bouncing(P) == 0 && d->ntrajectories == 0) {
 		status_note(fit,
-		    "no drop bounced (every rebound within %g sigma of 0): drops that do not bounce "
+		    "no drop bounced (every rebound within %g sigma of 0): drops that do not "
+		    "bounce "
 		    "bound dampratio from below only; drops from heights where the pad bounces "
 		    "measurably, or a trajectory, would determine it",
 		    CALIB_BOUNCE_SIGMAS);
@@ -392,7 +397,8 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 	fit->dampratio = exp(P.start_log[DR]);
 	first_notes(fit, &st);
 	if (P.n == 0) {
-		status_insufficient(fit, "no measurements yet: upload drops, presses or trajectories");
+		status_insufficient(
+		    fit, "no measurements yet: upload drops, presses or trajectories");
 	} else {
 		/* stages 2 to 5 */
 		parallel_fit_begin();
@@ -404,11 +410,13 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 	rc = -1;
 	fit->scene.floor.solref[0] = fit->timeconst;
 	fit->scene.floor.solref[1] = fit->dampratio;
-	fit->stiffness = 1 / ((fit->timeconst * fit->dampratio) * (fit->timeconst * fit->dampratio));
+	fit->stiffness =
+	    1 / ((fit->timeconst * fit->dampratio) * (fit->timeconst * fit->dampratio));
 	fit->damping = 2 / fit->timeconst;
 	if (problem_stopped(&P)) {
 		if (bound->cancel && atomic_load(bound->cancel))
-			err_set(err, ERR_UNAVAILABLE, NULL, "the fit was cancelled: contactd is stopping");
+			err_set(err, ERR_UNAVAILABLE, NULL,
+			    "the fit was cancelled: contactd is stopping");
 		else
 			err_set(err, ERR_UNAVAILABLE, NULL,
 			    "the fit was stopped after %g s: upload fewer or shorter trajectories",

@@ -1,8 +1,5 @@
-/*
- * input.h: what a pad calibration fit is given (issue #4): the measurements of one
- * calibration, and what may stop the fit before it ends. What each kind of measurement
- * is and how it is modelled: fit/model.h; the fit: fit/fit.h.
- */
+/* input.h: what a pad calibration fit (fit/fit.h) is given (issue #4): one calibration's
+ * measurements (modelled in fit/model.h), and what may stop the fit before it ends. */
 #ifndef CONTACTD_FIT_INPUT_H
 #define CONTACTD_FIT_INPUT_H
 

@@ -1,121 +1,97 @@
-/*
- * interval.c: the flat directions at a pad fit's estimate and its intervals off the map (see
- * interval.h).
- */
+/* interval.c: the flat directions at a pad fit's estimate and its intervals off the map. */
 #include "fit/interval.h"
 
 #include <math.h>
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_eigen.h>
+#include <gsl/gsl_pow_int.h>
 
 #include "fit/knobs.h"
 
-/* Where chi^2 crosses level beyond p along log q toward side (0 low, 1 high): p's log moved by
- * the fraction of the way to the nearest point outside, linearly in chi^2; p's own where no
- * point lies that way. */
-static double crossing(const struct map *M, const struct map_point *p, double chi2_min,
-    double level, int q, int side)
+/* Where chi^2 crosses level beyond p along log q toward side (0 low, 1 high): linearly in chi^2
+ * toward the nearest point that way if it lies outside the level, else p's own log. */
+static double crossing(
+    const struct map *M, const struct map_point *p, double chi2_min, double level, int q, int side)
 {
-	int s, dir = side ? 1 : -1;
+	const struct map_point *o = NULL;
+	double din = p->chi2 - chi2_min, dout;
+	int s;
 
-	for (s = 1; s <= 1 << MAP_DEPTH; s *= 2) {
+	for (s = 1; s <= 1 << MAP_DEPTH && !o; s *= 2) {
 		int at[NPHYS] = {p->at[TC], p->at[DR]};
-		const struct map_point *o;
-		double din = p->chi2 - chi2_min, dout;
 
-		at[q] += dir * s;
+		at[q] += side ? s : -s;
 		o = map_find(M, at);
-		if (!o)
-			continue;
-		dout = o->chi2 - chi2_min;
-		if (!(dout > level))
-			return p->logp[q];
-		return p->logp[q] + (o->logp[q] - p->logp[q]) * fmax(0, level - din) / (dout - din);
 	}
-	return p->logp[q];
+	if (!o || !(o->chi2 - chi2_min > level))
+		return p->logp[q];
+	dout = o->chi2 - chi2_min;
+	return p->logp[q] + (o->logp[q] - p->logp[q]) * fmax(0, level - din) / (dout - din);
 }
 
-/* Widen [lo, hi] about centre to +-sqrt(level * var) (var NAN: not at all). */
-static void bowl(double centre, double level, double var, double range[2])
+/* Coordinate q of logp: log q, or (q == NPHYS) log(timeconst * dampratio). */
+static double coord(const double logp[NPHYS], int q)
 {
-	double half = sqrt(level * var);
-
-	if (!isfinite(half))
-		return;
-	range[0] = fmin(range[0], centre - half);
-	range[1] = fmax(range[1], centre + half);
+	return q < NPHYS ? logp[q] : logp[TC] + logp[DR];
 }
 
 void interval_read(const struct map *M, const struct descent_point *est,
     const double var[NPHYS + 1], struct interval_result *out)
 {
-	const struct problem *P = M->P;
-	const struct map_point *ext[2][NPHYS + 1][2] = {{{NULL}}};
-	double chi2_min = est->chi2, u0 = est->logp[TC] + est->logp[DR];
+	const int used[NPHYS + 1] = {M->free[TC], M->free[DR], 1}; /* the logs', the product's */
+	const struct map_point *ext[2][NPHYS + 1][2] = {{{NULL}}}; /* at each range's ends */
+	double chi2_min = est->chi2;
 	size_t i;
 	int k, q, side;
 
 	for (i = 0; i < M->n; i++)
 		chi2_min = fmin(chi2_min, M->pt[i].chi2);
-	out->chi2_test = problem_levels(P, chi2_min, M->nparams, out->levels);
-	out->product_open = 0;
+	out->chi2_test = problem_levels(M->P, chi2_min, M->nparams, out->levels);
 	for (k = 0; k < 2; k++) {
-		for (q = 0; q < NPHYS; q++) {
-			out->log[q][k][0] = out->log[q][k][1] = M->free[q] ? est->logp[q] : NAN;
-		}
-		out->product[k][0] = out->product[k][1] = u0;
-		for (i = 0; i < M->n; i++) {
-			const struct map_point *p = &M->pt[i];
-			double u = p->logp[TC] + p->logp[DR];
+		const double level = out->levels[k];
+		double *range[NPHYS + 1] = {out->log[TC][k], out->log[DR][k], out->product[k]};
 
-			if (!(p->chi2 - chi2_min <= out->levels[k]))
-				continue;
-			for (q = 0; q < NPHYS; q++) {
-				if (!M->free[q])
-					continue;
-				if (p->logp[q] < out->log[q][k][0]) {
-					out->log[q][k][0] = p->logp[q];
-					ext[k][q][0] = p;
+		/* a held log's range is NAN, which no point extends */
+		for (q = 0; q <= NPHYS; q++)
+			range[q][0] = range[q][1] = used[q] ? coord(est->logp, q) : NAN;
+		for (i = 0; i < M->n; i++)
+			for (q = 0; q <= NPHYS && M->pt[i].chi2 - chi2_min <= level; q++)
+				for (side = 0; side < 2; side++) {
+					double v = coord(M->pt[i].logp, q);
+
+					if (side ? v > range[q][1] : v < range[q][0]) {
+						range[q][side] = v;
+						ext[k][q][side] = &M->pt[i];
+					}
 				}
-				if (p->logp[q] > out->log[q][k][1]) {
-					out->log[q][k][1] = p->logp[q];
-					ext[k][q][1] = p;
-				}
-			}
-			if (u < out->product[k][0]) {
-				out->product[k][0] = u;
-				ext[k][NPHYS][0] = p;
-			}
-			if (u > out->product[k][1]) {
-				out->product[k][1] = u;
-				ext[k][NPHYS][1] = p;
-			}
-		}
 		for (q = 0; q < NPHYS; q++)
-			if (M->free[q])
-				bowl(est->logp[q], out->levels[k], var[q], out->log[q][k]);
-		bowl(u0, out->levels[k], var[NPHYS], out->product[k]);
-		for (q = 0; q < NPHYS; q++)
-			for (side = 0; side < 2 && M->free[q]; side++) {
+			for (side = 0; side < 2; side++) {
 				const struct map_point *p = ext[k][q][side];
 
-				if (!p)
-					continue;
 				/* an end at the box's edge: the region may go on beyond it */
-				if (map_on_edge(M, p, q, side))
-					out->log[q][k][side] = side ? INFINITY : -INFINITY;
-				else
-					out->log[q][k][side] =
-					    crossing(M, p, chi2_min, out->levels[k], q, side);
+				if (p && map_on_edge(M, p, q, side))
+					range[q][side] = side ? INFINITY : -INFINITY;
+				else if (p)
+					range[q][side] = crossing(M, p, chi2_min, level, q, side);
 			}
-		for (side = 0; side < 2; side++) {
-			const struct map_point *p = ext[k][NPHYS][side];
+		/* each range at least the bowl about est, +-sqrt(level * var) (var NAN: none) */
+		for (q = 0; q <= NPHYS; q++) {
+			double centre = coord(est->logp, q), half = sqrt(level * var[q]);
 
-			/* the combination's end on an edge that moves it further out */
-			if (k == 1 && p && (map_on_edge(M, p, TC, side) || map_on_edge(M, p, DR, side)))
-				out->product_open = 1;
+			if (used[q] && isfinite(half)) {
+				range[q][0] = fmin(range[q][0], centre - half);
+				range[q][1] = fmax(range[q][1], centre + half);
+			}
 		}
+	}
+	/* the product's 2-sigma interval is open at an end on an edge that moves it further out */
+	out->product_open = 0;
+	for (side = 0; side < 2; side++) {
+		const struct map_point *p = ext[1][NPHYS][side];
+
+		out->product_open |=
+		    p && (map_on_edge(M, p, TC, side) || map_on_edge(M, p, DR, side));
 	}
 }
 
@@ -128,15 +104,14 @@ int interval_analyse(const struct problem *P, struct problem_scratch *S, const i
 	gsl_vector *eval = gsl_vector_alloc(p), *scale = gsl_vector_alloc(p);
 	gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(p);
 	double top;
-	int rc = -1;
+	int rc, q;
 
 	an->phys_null = an->nuisance_null = 0;
 	an->null_dir[TC] = an->null_dir[DR] = 0;
-	if (!J || !A || !V || !eval || !scale || !ws) {
-		err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-		goto out;
-	}
-	if (descent_jacobian(P, S, moving, pt, CALIB_SE_STEP, J, err) != 0)
+	rc = !J || !A || !V || !eval || !scale || !ws
+	    ? err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory")
+	    : descent_jacobian(P, S, moving, pt, CALIB_SE_STEP, J, err);
+	if (rc != 0)
 		goto out;
 	/* columns scaled to unit norm: parameters in seconds, metres and logs compare */
 	for (j = 0; j < p; j++) {
@@ -154,7 +129,6 @@ int interval_analyse(const struct problem *P, struct problem_scratch *S, const i
 	for (k = 0; k < p; k++) {
 		double lambda = gsl_vector_get(eval, k), w[NPHYS] = {0, 0}, norm = 0, all = 0;
 		size_t fk = 0;
-		int q;
 
 		if (lambda > top * CALIB_RANK_TOLERANCE * CALIB_RANK_TOLERANCE && lambda > 0) {
 			for (i = 0; i < p; i++)
@@ -164,31 +138,25 @@ int interval_analyse(const struct problem *P, struct problem_scratch *S, const i
 			continue;
 		}
 		/* flat: its direction in parameter units is scale^-1 v */
-		for (i = 0; i < p; i++) {
-			double c = gsl_matrix_get(V, i, k) / gsl_vector_get(scale, i);
-
-			all += c * c;
-		}
-		for (q = 0; q < NPHYS; q++) {
-			if (!moving[q])
-				continue;
-			w[q] = gsl_matrix_get(V, fk, k) / gsl_vector_get(scale, fk);
-			norm += w[q] * w[q];
-			fk++;
-		}
+		for (i = 0; i < p; i++)
+			all += gsl_pow_2(gsl_matrix_get(V, i, k) / gsl_vector_get(scale, i));
+		for (q = 0; q < NPHYS; q++)
+			if (moving[q]) {
+				w[q] = gsl_matrix_get(V, fk, k) / gsl_vector_get(scale, fk);
+				norm += w[q] * w[q];
+				fk++;
+			}
+		an->nuisance_null |= norm <= 0.01 * all;
 		if (norm > 0.01 * all && !an->phys_null) {
 			an->phys_null = 1;
 			an->null_dir[TC] = w[TC] / sqrt(norm);
 			an->null_dir[DR] = w[DR] / sqrt(norm);
-		} else if (norm <= 0.01 * all) {
-			an->nuisance_null = 1;
 		}
 	}
 	for (i = 0; i < p; i++)
 		for (j = 0; j < p; j++)
 			*gsl_matrix_ptr(an->cov, i, j) /=
 			    gsl_vector_get(scale, i) * gsl_vector_get(scale, j);
-	rc = 0;
 out:
 	gsl_eigen_symmv_free(ws);
 	gsl_vector_free(scale);

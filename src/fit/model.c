@@ -1,7 +1,4 @@
-/*
- * model.c: the model of a measurement: a drop's rebound, a press's depth and a trajectory,
- * simulated by the contact core (see model.h).
- */
+/* model.c: a drop's rebound, a press's depth and a trajectory, simulated by the core (model.h). */
 #include "fit/model.h"
 
 #include <math.h>
@@ -17,8 +14,8 @@ static int same_bits(double a, double b)
 	return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* Steps a drop from height may take on m: the fall (semi-implicit Euler falls at least as
- * fast as the continuous motion), two more, and CALIB_DROP_SETTLE s. */
+/* Steps of a drop from height on m: the fall (semi-implicit Euler falls at least as fast as
+ * the continuous motion), two more, and CALIB_DROP_SETTLE s. */
 static long rebound_steps(const struct core_scene_model *m, double height)
 {
 	long fall = (long)ceil(sqrt(2 * height / -m->a0) / m->timestep) + 2;
@@ -39,7 +36,6 @@ double model_rebound(const struct core_scene_model *m, double height)
 	for (i = 0; i < steps; i++) {
 		double z0 = z, v0 = vel, w0 = warm;
 
-		/* sim.c's step (MuJoCo's warmstart), so that this is /v1/drop's first_rebound */
 		core_scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (!isfinite(bottom))
@@ -67,8 +63,7 @@ void model_falls(const struct core_scene_model *m, const double *heights, size_t
 	size_t i;
 
 	for (i = 0; i < ndrops; i++) {
-		/* the lanes' duration for this drop (model_rebounds()); the fall ends before its
-		 * jitter window */
+		/* the lanes' duration (model_rebounds()); the fall ends before its jitter window */
 		double duration = (double)rebound_steps(m, heights[i]) * m->timestep;
 
 		core_sim_fall(
@@ -76,12 +71,9 @@ void model_falls(const struct core_scene_model *m, const double *heights, size_t
 	}
 }
 
-/*
- * A batch's points shared out over the fit's threads (fit/parallel.h), MODEL_CHUNK points a
- * job (a batch's points differ in cost: a grid's stiff pads take more steps), so each point
- * is computed once, by one thread, with the bits it would have alone. A batch under
- * MODEL_SHARE_MIN points stays on the caller's thread.
- */
+/* A batch shared over the fit's threads (fit/parallel.h), MODEL_CHUNK points a job (stiff pads
+ * take more steps), each point computed once with the bits it would have alone; a batch under
+ * MODEL_SHARE_MIN points, on the caller's thread. */
 enum { MODEL_CHUNK = 256, MODEL_SHARE_MIN = 2 * MODEL_CHUNK, MODEL_PRESS_LANES_MIN = 4 };
 
 struct model_share {
@@ -108,8 +100,7 @@ static void model_share_out(struct model_share *sh)
 	    model_share_run, sh);
 }
 
-/* Drops [at, end) of a share (at most MODEL_CHUNK): the lanes step those of the pyramidal
- * cone. */
+/* Drops [at, end) of a share (at most MODEL_CHUNK); the lanes follow the pyramidal cone only. */
 static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
 {
 	struct core_scene_model m[MODEL_CHUNK];
@@ -121,7 +112,6 @@ static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
 	for (; at < end; at++) {
 		const struct core_scene_model *pm = &sh->models[at / nd];
 
-		/* the lanes follow the pyramidal cone only (lanes.h) */
 		if (!(pm->a0 < 0) || pm->cone != CORE_CONE_PYRAMIDAL) {
 			sh->out[at] = model_rebound(pm, sh->values[at % nd]);
 			continue;
@@ -153,13 +143,9 @@ void model_rebounds(const struct core_scene_model *models, size_t npads, const d
 
 int model_press_followed(const struct core_scene_model *m, const struct core_sim_press *out)
 {
-	/* the depth not positive: the object spends the window more off the pad than on it
-	 * (a pad that gains energy throws it clear); such flights are chaotic, the core and
-	 * libmujoco part within a few bounces, and a lab would report no deflection */
 	if (!(out->depth > 0))
 		return 0;
-	/* a box (four corner contacts) that leaves the pad and never falls into a cycle:
-	 * MuJoCo's box starts to rock there, which the core's flat box does not */
+	/* a box (four corner contacts) that leaves the pad and never falls into a cycle */
 	return !(m->contacts > 1 && out->period == 0 && out->lift > 0);
 }
 
@@ -173,8 +159,8 @@ double model_press(const struct core_scene_model *m, double force)
 	return model_press_followed(m, &out) ? out.depth : NAN;
 }
 
-/* Presses [at, end) of a share (at most MODEL_CHUNK): the lanes step those of the pyramidal
- * cone. */
+/* Presses [at, end) of a share, as rebounds_chunk(); a few in all step faster in scalar code (a
+ * few live lanes cost a full vector; model_press() replays a hopping press's cycle). */
 static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
 {
 	struct core_scene_model m[MODEL_CHUNK];
@@ -185,8 +171,7 @@ static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
 	for (; at < end; at++) {
 		const struct core_scene_model *pm = &sh->models[at / np];
 
-		/* the lanes follow the pyramidal cone only (lanes.h) */
-		if (pm->cone != CORE_CONE_PYRAMIDAL) {
+		if (pm->cone != CORE_CONE_PYRAMIDAL || sh->total < MODEL_PRESS_LANES_MIN) {
 			sh->out[at] = model_press(pm, sh->values[at % np]);
 			continue;
 		}
@@ -201,8 +186,7 @@ static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
 		if (r[k].steps == 0 || !isfinite(r[k].depth))
 			*out[k] = NAN;
 		else if (m[k].contacts > 1 && r[k].period == 0 && r[k].lift > 0)
-			/* a box that leaves the pad: whether it falls into a cycle, which the
-			 * lanes do not look for, decides (model_press_followed()) */
+			/* a box that leaves the pad: model_press() looks for the cycle */
 			*out[k] = model_press(&m[k], f[k]);
 		else
 			*out[k] = model_press_followed(&m[k], &r[k]) ? r[k].depth : NAN;
@@ -214,15 +198,7 @@ void model_presses(const struct core_scene_model *models, size_t npads, const do
 {
 	struct model_share sh = {
 	    presses_chunk, models, forces, npresses, NULL, out, npads * npresses};
-	size_t i;
 
-	/* a few presses step faster in scalar code: a vector of a few live lanes costs a full
-	 * one, and the scalar press replays a hopping press's cycle rather than stepping it */
-	if (sh.total < MODEL_PRESS_LANES_MIN) {
-		for (i = 0; i < sh.total; i++)
-			out[i] = model_press(&models[i / npresses], forces[i % npresses]);
-		return;
-	}
 	model_share_out(&sh);
 }
 

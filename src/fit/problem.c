@@ -1,12 +1,8 @@
-/*
- * problem.c: a pad fit's problem: its measurements, sigmas, shared starts and residuals (see
- * problem.h).
- */
+/* problem.c: a pad fit's problem: its measurements, sigmas, shared starts and residuals. */
 #include "fit/problem.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include <gsl/gsl_cdf.h>
@@ -24,28 +20,23 @@ static double monotonic_seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* log(timeconst), log(dampratio) equivalent to a geom's solref in either form. */
-static void start_logs(const struct core_scene *s, double logp[NPHYS])
+/* P's start_log: the setup's solref in either form, or the default pad's, within the box. */
+static void start_logs(const struct core_scene *s, struct problem *P)
 {
+	double *logp = P->start_log, tc;
 	struct core_law_solimp imp;
 	struct core_law_gains g;
+	int q, kb;
 
 	core_law_solimp_clamp(s->floor.solimp, &imp);
 	core_law_solref_kb(s->floor.solref, imp.dwidth, s->option.timestep, 0, &g);
-	if (g.K > 0 && g.B > 0) {
-		/* K = 1/(dmax tc dr)^2 and B = 2/(dmax tc), the direct form alike */
-		double tc = 2 / (imp.dwidth * g.B);
-
-		logp[TC] = log(tc);
-		logp[DR] = log(1 / (imp.dwidth * sqrt(g.K) * tc));
-	} else {
-		logp[TC] = log(CALIB_PAD_TIMECONST);
-		logp[DR] = log(CALIB_PAD_DAMPRATIO);
-	}
-	logp[TC] = fmin(fmax(logp[TC], log(CALIB_GRID_TIMECONST_MIN_STEPS * s->option.timestep)),
-	    log(CALIB_GRID_TIMECONST_MAX));
-	logp[DR] = fmin(
-	    fmax(logp[DR], log(CALIB_GRID_DAMPRATIO_MIN)), log(CALIB_GRID_DAMPRATIO_MAX));
+	/* K = 1/(dmax tc dr)^2 and B = 2/(dmax tc), the direct form alike */
+	kb = g.K > 0 && g.B > 0;
+	tc = kb ? 2 / (imp.dwidth * g.B) : CALIB_PAD_TIMECONST;
+	logp[TC] = log(tc);
+	logp[DR] = kb ? log(1 / (imp.dwidth * sqrt(g.K) * tc)) : log(CALIB_PAD_DAMPRATIO);
+	for (q = 0; q < NPHYS; q++)
+		logp[q] = fmin(fmax(logp[q], P->log_lo[q]), P->log_hi[q]);
 }
 
 int problem_build(struct problem *P, const struct core_scene *setup, const struct calib_data *data,
@@ -56,27 +47,22 @@ int problem_build(struct problem *P, const struct core_scene *setup, const struc
 	double heights[CALIB_MAX_DROPS];
 	size_t j;
 
-	memset(P, 0, sizeof *P);
-	P->bound = bound;
-	P->started = monotonic_seconds();
-	P->scene = *setup;
+	*P = (struct problem){
+	    .scene = *setup, .data = *data, .bound = bound, .started = monotonic_seconds()};
 	P->scene.option.refsafe = 0; /* fit the spring the parameters name */
-	P->data = *data;
-	/* the fit ends where the map searched, no farther: beyond it a descent reaches only the
-	 * valleys next to its start, and a pad the map missed would be called one the model
-	 * cannot reach */
+	/* the fit ends where the map searched: beyond it a descent reaches only the valleys next to
+	 * its start, and a pad the map missed would be called one the model cannot reach */
 	P->log_lo[TC] = log(CALIB_GRID_TIMECONST_MIN_STEPS * h);
 	P->log_hi[TC] = log(CALIB_GRID_TIMECONST_MAX);
 	P->log_lo[DR] = log(CALIB_GRID_DAMPRATIO_MIN);
 	P->log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX);
-	start_logs(setup, P->start_log);
+	start_logs(setup, P);
 	P->fitted = calloc(data->ntrajectories + 1, sizeof *P->fitted);
 	P->release0 = calloc(2 * data->ntrajectories + 1, sizeof *P->release0);
 	P->falls = calloc(data->ndrops + 1, sizeof *P->falls);
 	if (!P->fitted || !P->release0 || !P->falls || data->ndrops > CALIB_MAX_DROPS)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	P->nstatic = data->ndrops + data->npresses;
-	P->n = P->nstatic;
+	P->n = P->nstatic = data->ndrops + data->npresses;
 	problem_model_at(P, P->start_log, &m);
 	for (j = 0; j < data->ntrajectories; j++) {
 		P->fitted[j] = data->trajectories[j];
@@ -100,21 +86,17 @@ void problem_free(struct problem *P)
 	free(P->fitted);
 	free(P->release0);
 	free(P->falls);
-	P->fitted = NULL;
-	P->release0 = NULL;
-	P->falls = NULL;
 }
 
 int problem_stopped(const struct problem *P)
 {
 	atomic_int *stopped = (atomic_int *)&P->stopped; /* the one field that changes */
 
-	if (!P->bound || atomic_load(stopped))
-		return P->bound != NULL;
-	if ((P->bound->cancel && atomic_load(P->bound->cancel)) ||
-	    (P->bound->seconds > 0 && monotonic_seconds() - P->started > P->bound->seconds))
+	if (P->bound && !atomic_load(stopped) &&
+	    ((P->bound->cancel && atomic_load(P->bound->cancel)) ||
+	        (P->bound->seconds > 0 && monotonic_seconds() - P->started > P->bound->seconds)))
 		atomic_store(stopped, 1);
-	return atomic_load(stopped);
+	return P->bound && atomic_load(stopped);
 }
 
 int problem_scratch_alloc(const struct problem *P, struct problem_scratch *S)
@@ -174,11 +156,10 @@ void problem_model_at(const struct problem *P, const double logp[NPHYS], struct 
 	core_scene_prepare(&s, m);
 }
 
-void problem_statics(const struct problem *P, const double (*logp)[NPHYS], size_t npads,
-    int presses, double *out)
+void problem_statics(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, int presses, double *out)
 {
-	/* the pads a block: their scene models and model values fit in a few megabytes */
-	enum { BLOCK = 2048 };
+	enum { BLOCK = 2048 }; /* pads a block: their models and values fit in a few megabytes */
 	const struct calib_data *d = &P->data;
 	const size_t nd = d->ndrops, np = presses ? d->npresses : 0, ns = P->nstatic;
 	struct core_scene_model *m = malloc(BLOCK * sizeof *m);
@@ -186,17 +167,13 @@ void problem_statics(const struct problem *P, const double (*logp)[NPHYS], size_
 	double heights[CALIB_MAX_DROPS], forces[CALIB_MAX_PRESSES];
 	size_t at, i, k, n;
 
-	if (!m || !values) {
-		/* out of memory: every pad as if its simulation diverged */
-		for (i = 0; i < npads * ns; i++)
-			out[i] = RESIDUAL_CAP;
-		goto out;
-	}
+	for (i = 0; (!m || !values) && i < npads * ns; i++)
+		out[i] = RESIDUAL_CAP; /* out of memory: every pad as if its simulation diverged */
 	for (i = 0; i < nd; i++)
 		heights[i] = d->drops[i].height;
 	for (i = 0; i < np; i++)
 		forces[i] = d->presses[i].force;
-	for (at = 0; at < npads; at += n) {
+	for (at = 0; m && values && at < npads; at += n) {
 		n = npads - at < BLOCK ? npads - at : BLOCK;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
@@ -215,7 +192,6 @@ void problem_statics(const struct problem *P, const double (*logp)[NPHYS], size_
 				    d->presses[k].deflection, problem_press_sigma(&d->presses[k]));
 		}
 	}
-out:
 	free(values);
 	free(m);
 }
@@ -224,44 +200,36 @@ void problem_traj_residuals(const struct problem *P, struct problem_scratch *S,
     const struct core_scene_model *m, size_t j, double t0, double H, double *f)
 {
 	const struct calib_trajectory *tr = &P->data.trajectories[j];
-	double sigma = problem_traj_sigma(tr);
 	size_t i;
 
 	model_trajectory(m, t0, H, tr->t, tr->n, S->buf, S->zmodel);
 	for (i = 0; i < tr->n; i++)
-		f[i] = problem_weigh(S->zmodel[i], tr->z[i], sigma);
+		f[i] = problem_weigh(S->zmodel[i], tr->z[i], problem_traj_sigma(tr));
 }
 
 double problem_residual_variance(double chi2, size_t n, size_t p)
 {
-	if (n < p + CALIB_MIN_DOF)
-		return 1;
-	return fmax(1, chi2 / (double)(n - p));
+	return n < p + CALIB_MIN_DOF ? 1 : fmax(1, chi2 / (double)(n - p));
 }
 
 int problem_chi2_tested(const struct problem *P, size_t p)
 {
-	const struct calib_data *d = &P->data;
-
-	if (P->n < p + CALIB_MIN_DOF)
-		return 1;
-	return d->ndrops > 0 && d->ntrajectories == 0 && problem_bouncing(P) == 0;
+	return P->n < p + CALIB_MIN_DOF ||
+	    (P->data.ndrops > 0 && P->data.ntrajectories == 0 && problem_bouncing(P) == 0);
 }
 
 int problem_levels(const struct problem *P, double chi2_min, size_t p, double levels[3])
 {
 	static const double coverage[3] = {0.682689492137086, 0.954499736103642, 0.997300203936740};
 	double s2 = problem_residual_variance(chi2_min, P->n, p);
-	int k, raised = 0;
+	int k, raised = 0, tested = problem_chi2_tested(P, p);
 
 	for (k = 0; k < 3; k++) {
 		double allowed = gsl_cdf_chisq_Pinv(coverage[k], (double)P->n) * s2 - chi2_min;
+		double level = ((k + 1) * (k + 1) + CALIB_ROUGH_LEVEL) * s2;
 
-		levels[k] = ((k + 1) * (k + 1) + CALIB_ROUGH_LEVEL) * s2;
-		if (problem_chi2_tested(P, p) && allowed > levels[k]) {
-			levels[k] = allowed;
-			raised = 1;
-		}
+		raised |= tested && allowed > level;
+		levels[k] = tested && allowed > level ? allowed : level;
 	}
 	return raised;
 }

@@ -1,16 +1,8 @@
 /*
- * problem.h: a pad fit's problem (stage 1 of fit/fit.c): the setup, the measurements and
- * their sigmas, the searched box and what every pad shares (each drop's free fall, each
- * trajectory's free-fall release), built once and read only after; and chi^2 at a pad.
- * Internal to the fit layer.
- *
- * A pad is (log timeconst, log dampratio). The residuals: the drops', the presses', then
- * every fitted trajectory sample's, each (model - measured) / sigma. A trajectory also has
- * two nuisance parameters, its release time and height, which the stages profile (fit at
- * each pad) or fit beside the pad (fit/descent.h).
- *
- * Thread safety: a built problem is read only, so any number of threads may evaluate it at
- * once; what an evaluation writes is the caller's (struct problem_scratch is one thread's).
+ * problem.h: a pad fit's problem (stage 1 of fit/fit.c; internal): setup, measurements, sigmas,
+ * searched box and what every pad (log timeconst, log dampratio) shares, built once and then read
+ * by any number of threads at once. Residuals: drops', presses', then fitted trajectory samples',
+ * each (model - measured) / sigma; a trajectory's release (t0, H) is a nuisance parameter.
  */
 #ifndef CONTACTD_FIT_PROBLEM_H
 #define CONTACTD_FIT_PROBLEM_H
@@ -27,16 +19,15 @@
 enum { TC, DR, NPHYS };
 
 struct problem {
-	struct core_scene scene;   /* the setup, refsafe off: the spring the solref names */
-	struct calib_data data;    /* the measurements, each trajectory cut to its fitted samples */
-	size_t n;                  /* residuals */
-	size_t nstatic;            /* of which drops and presses */
-	size_t dropped;            /* trajectory samples not fitted (after a second impact) */
-	size_t max_samples;        /* the longest fitted trajectory's samples */
+	struct core_scene scene; /* the setup, refsafe off: the spring the solref names */
+	struct calib_data data;  /* the measurements, each trajectory cut to its fitted samples */
+	size_t n, nstatic;       /* residuals, and of them the drops' and presses' */
+	size_t dropped;          /* trajectory samples not fitted (after a second impact) */
+	size_t max_samples;      /* the longest fitted trajectory's samples */
 	double log_lo[NPHYS], log_hi[NPHYS]; /* the searched box */
-	double start_log[NPHYS];   /* the setup's own pad (it supplies a held parameter's value) */
-	double *release0;          /* each trajectory's free-fall release (t0, H): 2 a trajectory */
-	struct core_sim_start *falls; /* each drop's free fall (the same for every pad) */
+	double start_log[NPHYS]; /* the setup's own pad (it supplies a held parameter's value) */
+	double *release0;        /* each trajectory's free-fall release (t0, H): 2 a trajectory */
+	struct core_sim_start *falls;    /* each drop's free fall (the same for every pad) */
 	struct calib_trajectory *fitted; /* the cut trajectories data points to */
 	const struct calib_bound *bound; /* NULL: never stopped */
 	double started;                  /* monotonic seconds */
@@ -49,15 +40,10 @@ struct problem_scratch {
 	double *zmodel; /* max_samples */
 };
 
-/*
- * Build P for fitting data on setup (a validated scene: the pad as floor, the object as body and
- * geom), stopped by bound (NULL: never). P keeps pointers into data, which must outlive it.
- * -1 with ERR_INTERNAL when out of memory (problem_free() still frees what there is).
- */
+/* Build P for data (which it points into) on setup, stopped by bound (NULL: never). -1 with
+ * ERR_INTERNAL when out of memory; problem_free() frees what it allocated (not P) either way. */
 int problem_build(struct problem *P, const struct core_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct err *err);
-
-/* Free what problem_build() allocated (not P itself). */
 void problem_free(struct problem *P);
 
 /* Has the fit been cancelled or run out of time? Once it has, it stays so. */
@@ -67,51 +53,37 @@ int problem_stopped(const struct problem *P);
 int problem_scratch_alloc(const struct problem *P, struct problem_scratch *S);
 void problem_scratch_free(struct problem_scratch *S);
 
-/* One standard deviation of a measurement: its own sigma, or the noise scale of fit/knobs.h. */
+/* A measurement's sigma: its own, or fit/knobs.h's noise scale. problem_weigh(): (model -
+ * measured) / sigma, or RESIDUAL_CAP for one not finite or not below it in size. */
 double problem_drop_sigma(const struct calib_drop *d);
 double problem_press_sigma(const struct calib_press *p);
 double problem_traj_sigma(const struct calib_trajectory *t);
-
-/* The weighted residual (model - measured) / sigma; RESIDUAL_CAP in place of one that is not
- * finite or not below it in magnitude. */
 double problem_weigh(double model, double measured, double sigma);
 
 /* How many drops bounced: a rebound above CALIB_BOUNCE_SIGMAS sigma. */
 size_t problem_bouncing(const struct problem *P);
 
 /* P's scene with the pad exp(logp), prepared into *m. */
-void problem_model_at(const struct problem *P, const double logp[NPHYS], struct core_scene_model *m);
+void problem_model_at(
+    const struct problem *P, const double logp[NPHYS], struct core_scene_model *m);
 
-/*
- * The drops' (and, with presses set, the presses') weighted residuals at each of npads pads:
- * out[pad * nstatic + k] (caller-owned; the presses' entries untouched without presses). The
- * pads' drops and presses go through the core's lanes together and large batches are shared
- * over the fit's threads (fit/model.h), each value with the bits it has alone.
- */
-void problem_statics(const struct problem *P, const double (*logp)[NPHYS], size_t npads,
-    int presses, double *out);
+/* Weighted residuals at npads pads into out[pad * nstatic + k] (caller-owned): the drops', and
+ * the presses' if presses is set (else left as they are); batched, each with its bits alone. */
+void problem_statics(
+    const struct problem *P, const double (*logp)[NPHYS], size_t npads, int presses, double *out);
 
-/* The weighted residuals of trajectory j at the prepared pad m released at (t0, H) into
- * f[0 .. samples) (caller-owned). */
+/* Trajectory j's weighted residuals at the prepared pad m released at (t0, H) into f. */
 void problem_traj_residuals(const struct problem *P, struct problem_scratch *S,
     const struct core_scene_model *m, size_t j, double t0, double H, double *f);
 
-/*
- * The k-sigma levels of chi^2 - chi2_min, k = 1, 2, 3, for p fitted parameters: (k^2 +
- * CALIB_ROUGH_LEVEL) times the residual variance, raised to what the chi^2 test of all
- * measurements allows at the same coverage where the fit has too few degrees of freedom or
- * its drops do not bounce (problem_chi2_tested()). Returns whether the test raised one.
- */
+/* The residual variance: chi^2 / dof, never below 1 (the stated sigmas are the floor), 1 under
+ * CALIB_MIN_DOF dof. The k-sigma levels of chi^2 - chi2_min (k = 1..3, p fitted parameters):
+ * (k^2 + ROUGH_LEVEL) variances, raised to the chi^2 test's where it applies (returns if so). */
+double problem_residual_variance(double chi2, size_t n, size_t p);
 int problem_levels(const struct problem *P, double chi2_min, size_t p, double levels[3]);
 
-/* The residual variance that scales the levels and errors: chi^2 / dof, never below 1 (the
- * stated sigmas are the floor), and 1 below CALIB_MIN_DOF degrees of freedom. */
-double problem_residual_variance(double chi2, size_t n, size_t p);
-
-/* Whether the levels also hold what the chi^2 test of all measurements allows: fewer than
- * CALIB_MIN_DOF degrees of freedom, or drops none of which bounced and no trajectory (their
- * model rebound is 0 over a plateau, and a measured one is never below 0, so chi^2 - chi^2_min
- * is not the likelihood ratio's variable there). */
+/* Whether the levels hold the chi^2 test's: under CALIB_MIN_DOF dof, or only unbounced drops
+ * (their model rebound is 0 on a plateau, so chi^2 - chi^2_min is no likelihood ratio there). */
 int problem_chi2_tested(const struct problem *P, size_t p);
 
 /* The parameters of a problem: its free physical ones and two per trajectory. */

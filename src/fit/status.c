@@ -1,7 +1,4 @@
-/*
- * status.c: a pad fit's status and notes (stage 5 of fit/fit.c): what the data determine,
- * what they leave open and why, and what MuJoCo will do with the fitted contact (see status.h).
- */
+/* status.c: a pad fit's status and notes (stage 5 of fit/fit.c; see status.h). */
 #include "fit/status.h"
 
 #include <math.h>
@@ -15,6 +12,8 @@
 #include "core/sim.h"
 #include "core/knobs.h"
 #include "fit/knobs.h"
+
+static const char *const names[NPHYS] = {"timeconst", "dampratio"};
 
 void status_note(struct fit_result *fit, const char *fmt, ...)
 {
@@ -30,31 +29,25 @@ void status_note(struct fit_result *fit, const char *fmt, ...)
 void status_explain_hold(struct fit_result *fit, const struct problem *P, int held,
     const double dir[NPHYS], double value)
 {
-	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
-
 	if (fabs(dir[TC]) > 0.3 && fabs(dir[DR]) > 0.3) {
 		/* the data see tc^a dr^b with (a, b) orthogonal to the null direction */
 		double a = fabs(dir[DR]), b = (dir[TC] * dir[DR] < 0 ? 1 : -1) * fabs(dir[TC]);
 		if (fabs(a - b) < 0.05 * a)
 			status_note(fit,
 			    "the measurements determine only timeconst*dampratio (the static "
-			    "stiffness "
-			    "1/(timeconst*dampratio)^2): %s held at %.6g; add drops that bounce or "
-			    "a trajectory to separate them",
+			    "stiffness 1/(timeconst*dampratio)^2): %s held at %.6g; add drops that "
+			    "bounce or a trajectory to separate them",
 			    names[held], value);
 		else
 			status_note(fit,
 			    "the measurements determine only timeconst * dampratio^%.3g: %s held "
-			    "at "
-			    "%.6g",
+			    "at %.6g",
 			    b / a, names[held], value);
-	} else if (held == DR && P->data.ndrops > 0 && problem_bouncing(P) == 0) {
-		status_note(fit,
-		    "dampratio is not determined by these measurements (drops that do not bounce "
-		    "only bound it from below): held at %.6g",
-		    value);
 	} else {
-		status_note(fit, "%s is not determined by these measurements: held at %.6g", names[held],
+		int low = held == DR && P->data.ndrops > 0 && problem_bouncing(P) == 0;
+
+		status_note(fit, "%s is not determined by these measurements%s: held at %.6g",
+		    names[held], low ? " (drops that do not bounce only bound it from below)" : "",
 		    value);
 	}
 }
@@ -82,12 +75,10 @@ void status_check_contact(struct fit_result *fit)
 	fit->refsafe_min = 2 * h;
 	fit->below_refsafe = fit->timeconst < fit->refsafe_min;
 	if (s.option.integrator == CORE_SCENE_DISCRETE) {
-		/* discrete never raises timeconst; its refsafe replaces a standard-form row with
-		 * h^2 K imp > 1 (never a direct one), and imp is at most dmax = solimp[1], where
-		 * h^2 K imp = h^2 / (dmax tc^2 dr^2): the fitted spring (the fit steps it with
-		 * refsafe off) is stepped as fitted unless tc < h / (sqrt(dmax) dr). A spring
-		 * at that edge is what every stiffer pad is replaced by, so the fit lands on it
-		 * to rounding (the 1e-9) */
+		/* discrete's refsafe never raises timeconst but replaces a standard-form row with
+		 * h^2 K imp = h^2 / (imp tc^2 dr^2) > 1, imp <= dmax = solimp[1]: the fitted spring
+		 * is stepped as fitted unless tc < h / (sqrt(dmax) dr), and every stiffer pad is
+		 * replaced by the spring at that edge, where a fit lands to rounding (the 1e-9) */
 		double dmax = fmin(MJ_MAXIMP, fmax(MJ_MINIMP, s.floor.solimp[1]));
 
 		fit->refsafe_min = h / (sqrt(dmax) * fit->dampratio);
@@ -99,9 +90,8 @@ void status_check_contact(struct fit_result *fit)
 			    "spring; paste solref_direct (refsafe leaves the direct form alone)",
 			    fit->timeconst, fit->refsafe_min, h, fit->dampratio);
 		else if (s.option.refsafe && fit->timeconst <= fit->refsafe_min * (1 + 1e-6))
-			/* the replacement row, K' = 1 / (h^2 imp) and B' = 2 dr / (h sqrt(imp)),
-			 * does not depend on timeconst: a measured pad stiffer than the edge was
-			 * stepped as the edge, and the fit lands there */
+			/* the replacement row, K' = 1 / (h^2 imp), B' = 2 dr / (h sqrt(imp)), does
+			 * not depend on timeconst */
 			status_note(fit,
 			    "timeconst %.6g is where the discrete integrator's refsafe starts "
 			    "replacing rows (timestep %.6g, dampratio %.6g): MuJoCo steps every "
@@ -111,9 +101,8 @@ void status_check_contact(struct fit_result *fit)
 	} else if (fit->below_refsafe)
 		status_note(fit,
 		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with "
-		    "%.6g; "
-		    "paste solref_direct (refsafe leaves the direct form alone) or use a timestep "
-		    "<= %.6g",
+		    "%.6g; paste solref_direct (refsafe leaves the direct form alone) or use a "
+		    "timestep <= %.6g",
 		    fit->timeconst, fit->refsafe_min, fit->refsafe_min, fit->timeconst / 2);
 	s.option.refsafe = 0;
 	core_growth_stability(s.floor.solref, s.floor.solimp, -1, h, 0, s.option.integrator, &gr);
@@ -139,13 +128,8 @@ void status_check_contact(struct fit_result *fit)
 		    s.floor.priority, s.geom.priority);
 }
 
-/*
- * Is chi^2 beyond what the stated sigmas allow? With dof > 0, beyond its 1 - CALIB_MISFIT_P
- * quantile at dof degrees of freedom. With none (as many parameters as values) chi^2 has
- * no distribution of its own, but the truth's chi^2 has one with as many degrees of
- * freedom as measured values, and the best fit's is never above it: a chi^2 beyond that
- * quantile is one no pad in the searched range can bring down to the noise.
- */
+/* Is chi^2 beyond its 1 - CALIB_MISFIT_P quantile? At dof 0, of the truth's chi^2 (as many dof
+ * as values), which the best fit's never exceeds: beyond it no pad in the box fits the noise. */
 static int misfit(const struct fit_result *fit, const struct problem *P)
 {
 	double dof = fit->dof > 0 ? (double)fit->dof : (double)P->n;
@@ -157,136 +141,100 @@ static int misfit(const struct fit_result *fit, const struct problem *P)
 static void note_misfit(struct fit_result *fit, const struct problem *P)
 {
 	const struct calib_data *d = &P->data;
-	/* the claim holds over the searched range only: a pad beyond it may reach them */
-	const double range[4] = {
-	    exp(P->log_lo[TC]), exp(P->log_hi[TC]), exp(P->log_lo[DR]), exp(P->log_hi[DR])};
 	double worst = 0, traj_worst = 0;
-	size_t i, which = 0;
-	int kind = -1; /* 0: drop, 1: press */
+	char what[256] = ""; /* the worst drop or press */
+	size_t i;
 
 	for (i = 0; i < fit->ntrajectories; i++)
 		traj_worst = fmax(traj_worst, fit->traj[i].max_abs);
-
 	for (i = 0; i < d->ndrops; i++) {
-		double z = fabs(fit->drop_residual[i]) / problem_drop_sigma(&d->drops[i]);
+		const struct calib_drop *dr = &d->drops[i];
+		double z = fabs(fit->drop_residual[i]) / problem_drop_sigma(dr);
 
-		if (z > worst) {
-			worst = z;
-			kind = 0;
-			which = i;
-		}
+		if (!(z > worst))
+			continue;
+		worst = z;
+		snprintf(what, sizeof what,
+		    "drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma)", dr->height,
+		    1e3 * fit->drop_model[i], 1e3 * dr->rebound,
+		    fit->drop_residual[i] / problem_drop_sigma(dr));
 	}
 	for (i = 0; i < d->npresses; i++) {
-		double z = fabs(fit->press_residual[i]) / problem_press_sigma(&d->presses[i]);
+		const struct calib_press *pr = &d->presses[i];
+		double z = fabs(fit->press_residual[i]) / problem_press_sigma(pr);
 
 		if (isnan(z))
 			z = INFINITY; /* no depth at the best fit: the farthest off of all */
-
-		if (z > worst) {
-			worst = z;
-			kind = 1;
-			which = i;
-		}
+		if (!(z > worst))
+			continue;
+		worst = z;
+		if (!isfinite(fit->press_model[i]))
+			snprintf(what, sizeof what,
+			    "press of %.4g N, measured %.3g mm, has no depth: the object does not "
+			    "stay on the pad under it (or a box rocks), which MuJoCo's chaotic "
+			    "hops do not let the model follow",
+			    pr->force, 1e3 * pr->deflection);
+		else
+			snprintf(what, sizeof what,
+			    "press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma)",
+			    pr->force, 1e3 * fit->press_model[i], 1e3 * pr->deflection,
+			    fit->press_residual[i] / problem_press_sigma(pr));
 	}
-	if (kind == 0)
+	/* the claim holds over the searched range only: a pad beyond it may reach them */
+	if (what[0])
 		status_note(fit,
 		    "the model cannot reach the measured values anywhere in the searched range "
 		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
-		    "the "
-		    "drop from %.4g m rebounds %.3g mm, measured %.3g mm (%.1f sigma); "
-		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
-		    "check the measurements, their sigmas and the setup (object, timestep)",
-		    range[0], range[1], range[2], range[3], d->drops[which].height,
-		    1e3 * fit->drop_model[which], 1e3 * d->drops[which].rebound,
-		    fit->drop_residual[which] / problem_drop_sigma(&d->drops[which]), fit->chi2,
-		    fit->dof);
-	else if (kind == 1 && !isfinite(fit->press_model[which]))
-		status_note(fit,
-		    "the model cannot reach the measured values anywhere in the searched range "
-		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
-		    "the press of %.4g N, measured %.3g mm, has no depth: the object does not "
-		    "stay on the pad under it (or a box rocks), which MuJoCo's chaotic hops do "
-		    "not let the model follow; chi2 %.4g for %ld degrees of freedom is beyond "
-		    "what the stated sigmas allow; check the measurements, their sigmas and the "
-		    "setup (object, timestep)",
-		    range[0], range[1], range[2], range[3], d->presses[which].force,
-		    1e3 * d->presses[which].deflection, fit->chi2, fit->dof);
-	else if (kind == 1)
-		status_note(fit,
-		    "the model cannot reach the measured values anywhere in the searched range "
-		    "(timeconst %.4g to %.4g s, dampratio %.4g to %.4g): at the best fit over it "
-		    "the "
-		    "press of %.4g N deflects %.3g mm, measured %.3g mm (%.1f sigma); "
-		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow; "
-		    "check the measurements, their sigmas and the setup (object, timestep)",
-		    range[0], range[1], range[2], range[3], d->presses[which].force,
-		    1e3 * fit->press_model[which], 1e3 * d->presses[which].deflection,
-		    fit->press_residual[which] / problem_press_sigma(&d->presses[which]), fit->chi2,
-		    fit->dof);
+		    "the %s; chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas "
+		    "allow; check the measurements, their sigmas and the setup (object, timestep)",
+		    exp(P->log_lo[TC]), exp(P->log_hi[TC]), exp(P->log_lo[DR]), exp(P->log_hi[DR]),
+		    what, fit->chi2, fit->dof);
 	else
 		status_note(fit,
 		    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas allow: "
 		    "the trajectories scatter far more than their sigmas say, or the model does "
-		    "not "
-		    "describe them (largest deviation %.3g mm)",
+		    "not describe them (largest deviation %.3g mm)",
 		    fit->chi2, fit->dof, 1e3 * traj_worst);
 	if (fit->dof > 0 && fit->se_scaled)
 		status_note(fit, "the standard errors are scaled up by sqrt(chi2/dof) = %.3g",
 		    sqrt(fit->chi2 / (double)fit->dof));
 }
 
-/* Whether the null direction at x is one parameter's at an edge of P's range; if so it
- * is pinned there (fit->pinned). */
+/* Pin log q to the edge of P's box logp is at, if any (chi^2 lowest there, flat or falling
+ * beyond: the pad may lie beyond it); returns its pin. */
+static int pin(struct fit_result *fit, const struct problem *P, int q, double logp)
+{
+	if (logp <= P->log_lo[q] + CALIB_EDGE_LOG)
+		fit->pinned[q] = -1;
+	else if (logp >= P->log_hi[q] - CALIB_EDGE_LOG)
+		fit->pinned[q] = 1;
+	return fit->pinned[q];
+}
+
 int status_pin_at_edge(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
     const double logp[NPHYS], const double dir[NPHYS])
 {
 	int q;
 
-	for (q = 0; q < NPHYS; q++) {
-		if (!moving[q] || !(fabs(dir[q]) > 0.9))
-			continue;
-		if (logp[q] <= P->log_lo[q] + CALIB_EDGE_LOG)
-			fit->pinned[q] = -1;
-		else if (logp[q] >= P->log_hi[q] - CALIB_EDGE_LOG)
-			fit->pinned[q] = 1;
-		if (fit->pinned[q])
+	for (q = 0; q < NPHYS; q++)
+		if (moving[q] && fabs(dir[q]) > 0.9 && pin(fit, P, q, logp[q]))
 			return 1;
-	}
 	return 0;
 }
 
-/* A free parameter whose best value lies on an edge of the searched range is pinned
- * there (fit->pinned), whether chi^2 is flat beyond it or would fall further: either way
- * chi^2 is lowest at the edge and the pad may lie beyond it, where the fit does not go. */
 void status_pin_edges(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
     const double logp[NPHYS])
 {
 	int q;
 
-	for (q = 0; q < NPHYS; q++) {
-		if (!moving[q] || fit->pinned[q])
-			continue;
-		if (logp[q] <= P->log_lo[q] + CALIB_EDGE_LOG)
-			fit->pinned[q] = -1;
-		else if (logp[q] >= P->log_hi[q] - CALIB_EDGE_LOG)
-			fit->pinned[q] = 1;
-	}
+	for (q = 0; q < NPHYS; q++)
+		if (moving[q] && !fit->pinned[q])
+			pin(fit, P, q, logp[q]);
 }
 
-/* The note of a parameter pinned at an edge: which edge, why, and what would free it.
- * Presses fix timeconst*dampratio, so with the drops they determine either parameter. */
+/* The note of a parameter pinned at an edge: which edge, why, and what would free it. */
 static void explain_pinned(struct fit_result *fit, const struct problem *P, int q)
 {
-	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
-	static const char *const remedy[NPHYS][2] = {
-	    {"presses (which fix timeconst*dampratio), or measurements at a smaller timestep, "
-	     "where a stiffer contact is resolved, would bound it",
-	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
-	        "bound it"},
-	    {"presses (which fix timeconst*dampratio) or a trajectory through an impact would "
-	     "bound it",
-	        "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
-	        "bound it"}};
 	/* why the searched range ends there */
 	static const char *const why[NPHYS][2] = {
 	    {"a contact stiffer than one timestep is not resolved at this timestep",
@@ -296,6 +244,12 @@ static void explain_pinned(struct fit_result *fit, const struct problem *P, int 
 	int upper = fit->pinned[q] > 0;
 	double edge = exp(upper ? P->log_hi[q] : P->log_lo[q]);
 	double other = fit->interval_log[q][1][upper ? 0 : 1];
+	/* presses fix timeconst*dampratio, so with the drops they determine either parameter */
+	const char *remedy = q == TC && !upper
+	    ? "presses (which fix timeconst*dampratio), or measurements at a smaller timestep, "
+	      "where a stiffer contact is resolved, would bound it"
+	    : "presses (which fix timeconst*dampratio) or a trajectory through an impact would "
+	      "bound it";
 	char bound[160];
 
 	if (isfinite(other))
@@ -308,20 +262,15 @@ static void explain_pinned(struct fit_result *fit, const struct problem *P, int 
 		    "interval spans it)",
 		    names[q]);
 	status_note(fit,
-	    "%s is at the %s edge of the searched range (%.6g; %s): chi2 is lowest there, so "
-	    "the pad may lie beyond it, where the fit does not search; %s; %s",
-	    names[q], upper ? "upper" : "lower", edge, why[q][upper], bound, remedy[q][upper]);
+	    "%s is at the %s edge of the searched range (%.6g; %s): chi2 is lowest there, so the "
+	    "pad may lie beyond it, where the fit does not search; %s; %s",
+	    names[q], upper ? "upper" : "lower", edge, why[q][upper], bound, remedy);
 }
 
-/*
- * A parameter is identified only when its 2-sigma interval is bounded on both sides
- * (issue #29): a fit whose chi^2 stays within the level out to an edge of the searched
- * range (drops that do not bounce, whose rebound is 0 for every dampratio above some
- * value) has a best value the data do not back, however curved chi^2 is at it. Such a
- * parameter is open (fit->open), its standard error null, its intervals kept with the
- * open end null; timeconst*dampratio stays identified only when its own 2-sigma interval
- * is bounded.
- */
+/* Identified only with a 2-sigma interval bounded on both sides (issue #29): chi^2 within the
+ * level out to an edge (drops that do not bounce: rebound 0 above some dampratio) leaves a best
+ * value the data do not back, however curved chi^2 is there; so the product, when it is open
+ * or a log is held. */
 static void demand_bounded(struct fit_result *fit, int nfree, int product_open)
 {
 	int q, opened = 0;
@@ -342,40 +291,31 @@ static void demand_bounded(struct fit_result *fit, int nfree, int product_open)
 	}
 }
 
-/* The note of a parameter whose 2-sigma interval is open: which side, what the data do
- * say, and the measurements (of those not yet made) that would close it. */
+/* The note of an open parameter: which side, and the measurements not yet made that would help. */
 static void explain_open(struct fit_result *fit, const struct problem *P, int q)
 {
-	static const char *const names[NPHYS] = {"timeconst", "dampratio"};
 	const struct calib_data *d = &P->data;
 	const double *two = fit->interval_log[q][1];
-	char bound[160], remedy[320];
-	size_t len = 0;
+	char bound[160], remedy[320] = "";
 
-	if (isfinite(two[0]))
-		snprintf(bound, sizeof bound, "the data bound it from below only, 2-sigma >= %.4g",
-		    exp(two[0]));
-	else if (isfinite(two[1]))
-		snprintf(bound, sizeof bound, "the data bound it from above only, 2-sigma <= %.4g",
-		    exp(two[1]));
+	if (isfinite(two[0]) || isfinite(two[1]))
+		snprintf(bound, sizeof bound, "the data bound it from %s only, 2-sigma %s %.4g",
+		    isfinite(two[0]) ? "below" : "above",
+		    isfinite(two[0]) ? ">=" : "<=", exp(isfinite(two[0]) ? two[0] : two[1]));
 	else
 		snprintf(bound, sizeof bound, "the data bound it on neither side");
-	remedy[0] = 0;
+	/* each remedy starts ", " (dropped below); all three fit in remedy */
 	if (problem_bouncing(P) == 0)
-		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
-		    "%sdrops that bounce measurably (from greater heights)", len ? ", " : "");
-	if (d->npresses == 0 && len < sizeof remedy)
-		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
-		    "%sa press (which fixes timeconst*dampratio)", len ? ", " : "");
-	if (d->ntrajectories == 0 && len < sizeof remedy)
-		len += (size_t)snprintf(remedy + len, sizeof remedy - len,
-		    "%sa trajectory through an impact", len ? ", " : "");
-	if (len == 0)
-		snprintf(remedy, sizeof remedy, "more measurements of the same kinds");
+		strcat(remedy, ", drops that bounce measurably (from greater heights)");
+	if (d->npresses == 0)
+		strcat(remedy, ", a press (which fixes timeconst*dampratio)");
+	if (d->ntrajectories == 0)
+		strcat(remedy, ", a trajectory through an impact");
 	status_note(fit,
-	    "%s is not identified: its 2-sigma interval is open (%s), so its fitted value %.4g "
-	    "is one of many the data allow; any of: %s would close it",
-	    names[q], bound, q == TC ? fit->timeconst : fit->dampratio, remedy);
+	    "%s is not identified: its 2-sigma interval is open (%s), so its fitted value %.4g is "
+	    "one of many the data allow; any of: %s would close it",
+	    names[q], bound, q == TC ? fit->timeconst : fit->dampratio,
+	    remedy[0] ? remedy + 2 : "more measurements of the same kinds");
 }
 
 int status_choose_hold(const double dir[NPHYS])
@@ -390,19 +330,16 @@ void status_settle(struct fit_result *fit, const struct problem *P, int nfree, i
 	if (fit->status == FIT_INSUFFICIENT)
 		return;
 	demand_bounded(fit, nfree, product_open);
-	fit->status = nfree == NPHYS && fit->identified[TC] && fit->identified[DR] ? FIT_OK
-	                                                                           : FIT_PARTIAL;
+	fit->status =
+	    nfree == NPHYS && fit->identified[TC] && fit->identified[DR] ? FIT_OK : FIT_PARTIAL;
 	for (i = 0; i < NPHYS; i++)
 		if (fit->pinned[i])
 			explain_pinned(fit, P, i);
 		else if (fit->open[i])
 			explain_open(fit, P, i);
-	/* say when the residuals contradict their sigmas, whatever the dof, or cannot vouch for
-	 * the errors */
 	if (misfit(fit, P)) {
+		/* on an edge, a pad beyond it may reach the data: no proof that the model cannot */
 		if (fit->pinned[TC] || fit->pinned[DR]) {
-			/* the best fit is on an edge: a pad beyond it may reach the data, so this is
-			 * no proof that the model cannot */
 			status_note(fit,
 			    "chi2 %.4g for %ld degrees of freedom is beyond what the stated sigmas "
 			    "allow within the searched range: the data pull past its edge",

@@ -1,7 +1,4 @@
-/*
- * traj.c: a trajectory's first impact, its fitted samples and its release from the free fall
- * (see traj.h).
- */
+/* traj.c: a trajectory's first impact, its fitted samples and its starting release (traj.h). */
 #include "fit/traj.h"
 
 #include <math.h>
@@ -23,19 +20,12 @@ size_t traj_first_impact(const struct calib_trajectory *tr)
 	return lowest;
 }
 
-/*
- * How many of a trajectory's first samples are fitted: those before its second impact.
- * A contact that begins within a step gets MuJoCo's full damping impulse at once, so
- * the model jumps when the parameters move the step a later impact begins in (the
- * first impact's step is set by the release alone); with those samples chi^2 is a
- * patchwork of pieces and the estimate lands in whichever piece the noise favours.
- * The second impact is read off the samples: after the first impact (traj_first_impact())
- * the object bounced when a sample is CALIB_BOUNCE_SIGMAS sigma above the pad, and it
- * is back when one is at or below the pad again (noise near the apex of a small bounce
- * rarely reaches that far). The spline behind a sample reaches two steps ahead and the
- * noise may hide the first sample in contact, so the samples within three steps of
- * that one are left out too.
- */
+/* Why not later samples: a contact beginning within a step gets MuJoCo's full damping impulse
+ * at once, so the model jumps as the parameters move a later impact's step (the first's is the
+ * release's) and chi^2 becomes a patchwork. Bounced: a sample after the first impact
+ * CALIB_BOUNCE_SIGMAS sigma above the pad; back: the next at or below it (a small bounce's noise
+ * rarely reaches that far); the samples within three steps before it go too (the spline reaches
+ * two steps ahead; noise may hide the first sample in contact). */
 size_t traj_fitted(const struct calib_trajectory *tr, double h)
 {
 	double level = CALIB_BOUNCE_SIGMAS * problem_traj_sigma(tr);
@@ -63,7 +53,7 @@ void traj_start(const struct calib_trajectory *tr, double g, double h, double *t
 	if (!(g > 0))
 		return;
 	first = traj_first_impact(tr);
-	/* second pass: without samples taken before the estimated release (at rest) */
+	/* second pass: without the samples before the estimated release (at rest) */
 	for (pass = 0; pass < 2; pass++) {
 		double st = 0, sy = 0, stt = 0, sty = 0, a, b, det;
 

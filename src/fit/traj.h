@@ -1,8 +1,4 @@
-/*
- * traj.h: what a trajectory's samples say before any fit (internal to src/fit/): where its
- * first impact begins, how many of its samples a fit uses (those before its second impact),
- * and its release from the free fall before the first impact, where the search starts it.
- */
+/* traj.h: what a trajectory's samples say before any fit (internal to src/fit/). */
 #ifndef CONTACTD_FIT_TRAJ_H
 #define CONTACTD_FIT_TRAJ_H
 
@@ -10,23 +6,18 @@
 
 #include "fit/input.h"
 
-/*
- * Where a trajectory's first impact begins: its first sample at most CALIB_BOUNCE_SIGMAS
- * sigma above the pad, or its lowest sample when none is. Not simply the lowest of all:
- * the later impacts of a pad that hardly bounces are as deep as the first within the
- * noise.
- */
+/* Where its first impact begins: the first sample at most CALIB_BOUNCE_SIGMAS sigma above the
+ * pad, else the lowest (not the lowest of all: one that hardly bounces hits as deep later). */
 size_t traj_first_impact(const struct calib_trajectory *tr);
 
-/* How many of a trajectory's first samples a fit uses (those before its second impact, read
- * off the samples; see traj.c), h the timestep. */
+/* How many of its first samples a fit uses: those before its second impact (traj.c), h the
+ * timestep. */
 size_t traj_fitted(const struct calib_trajectory *tr, double h);
 
-/* Starting (t0, H) of a trajectory: the free-fall parabola with the known gravity
- * through its samples above the pad before the first impact, least squares. Semi-
- * implicit Euler from rest follows z = H + g h^2/8 - g/2 (t - t0 + h/2)^2, so the
- * parabola's vertex is shifted back. g is gravity's magnitude (when it is not positive,
- * the first sample is the start), h the timestep. */
+/* Its starting release (t0, H): the least-squares free-fall parabola through its samples above
+ * the pad before the first impact, vertex shifted back (semi-implicit Euler from rest follows
+ * z = H + g h^2/8 - g/2 (t - t0 + h/2)^2). g: gravity's magnitude (not positive: the first
+ * sample), h the timestep. */
 void traj_start(const struct calib_trajectory *tr, double g, double h, double *t0, double *H);
 
 #endif
