@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "core/scene.h"
-#include "fit/input.h"
+#include "fit/fit.h"
 
 #define CALGEN_MAX_DROPS 16
 #define CALGEN_MAX_PRESSES 4

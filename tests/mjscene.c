@@ -15,6 +15,7 @@
 
 #include "core/knobs.h"
 #include "fit/knobs.h"
+#include "calib/knobs.h"
 
 #define MJSCENE_XML_MAX 4096
 #define MJSCENE_VFS_NAME "contactd-scene.xml"

@@ -38,6 +38,7 @@
 #include "testlib.h"
 #include "core/knobs.h"
 #include "fit/knobs.h"
+#include "calib/knobs.h"
 
 #define COVERAGE_SETS 5
 #define RUN_STEPS 400

@@ -43,6 +43,7 @@
 #include "service/calask.h"
 #include "testlib.h"
 #include "fit/knobs.h"
+#include "calib/knobs.h"
 
 #define NDROPS 8
 #define NPADS 2

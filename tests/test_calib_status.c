@@ -16,6 +16,7 @@
 #include "fit/model.h"
 #include "mjscene.h"
 #include "fit/knobs.h"
+#include "calib/knobs.h"
 
 #define RUN_STEPS 400 /* 2 s at 5 ms: every first bounce of these drops is over by then */
 

@@ -2,12 +2,12 @@
  * calreq.h: the calibration service's request bodies, validated: the calibration's
  * setup {"geom", "object", "option"} and measurement uploads {"drops", "presses",
  * "trajectories"}, each to canonical JSON (what the store keeps) and back to the
- * structs of fit/input.h.
+ * structs of fit/fit.h.
  *
  * A setup is a scene request with the pad as its floor: "geom" is the pad (defaults:
- * the Menagerie SO-101 "collision_gripper" class, fit/knobs.h CALIB_PAD_*), "object" the
- * body with MuJoCo's default geom, "option" the scene options with timestep
- * CALIB_DEFAULT_TIMESTEP by default; plus "class", the MJCF default class to paste
+ * the Menagerie SO-101 "collision_gripper" class, CALIB_PAD_* of fit/knobs.h and
+ * calib/knobs.h), "object" the body with MuJoCo's default geom, "option" the scene options
+ * with timestep CALIB_DEFAULT_TIMESTEP by default; plus "class", the MJCF default class to paste
  * (when absent, "" here: the caller names it after the calibration,
  * CALIB_DEFAULT_CLASS_PREFIX and its id).
  */
@@ -18,7 +18,7 @@
 #include <jansson.h>
 
 #include "core/scene.h"
-#include "fit/input.h"
+#include "fit/fit.h"
 #include "base/error.h"
 
 #define CALREQ_CLASS_MAX 65
@@ -26,7 +26,7 @@
 
 /* A calibration's setup. */
 struct calreq_setup {
-	struct core_scene scene;            /* floor = pad, body + geom = object */
+	struct core_scene scene;           /* floor = pad, body + geom = object */
 	char mjcf_class[CALREQ_CLASS_MAX]; /* "" when the setup names none */
 	/* The pad geom's other MJCF attributes as given (group, rgba, ...), as XML text
 	 * (' name="value"' each, escaped), for the snippet to keep them. */
@@ -50,7 +50,7 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 int calreq_upload_parse(
     json_t *v, const struct calreq_setup *setup, json_t **upload, struct err *err);
 
-/* Measurements of fit/input.h pointing into the arrays it owns. */
+/* Measurements of fit/fit.h pointing into the arrays it owns. */
 struct calreq_data {
 	struct calib_data data;
 	struct calib_drop *drops;

@@ -6,11 +6,21 @@
 #ifndef CONTACTD_CALIB_KNOBS_H
 #define CONTACTD_CALIB_KNOBS_H
 
+/* The rest of the Menagerie SO-101's gripper pad class "collision_gripper" (its solref:
+ * fit/knobs.h) and its timestep: a calibration's starting geom unless its request names one. */
+#define CALIB_DEFAULT_TIMESTEP 0.005
+#define CALIB_PAD_CONDIM 6
+#define CALIB_PAD_FRICTION_SLIDE 1.0
+#define CALIB_PAD_FRICTION_SPIN 0.005
+#define CALIB_PAD_FRICTION_ROLL 5e-4
+#define CALIB_PAD_PRIORITY 1
+
 /* The <default class> of the MJCF to paste unless the setup names one: this prefix and the
  * calibration's id, which no Menagerie model uses. */
 #define CALIB_DEFAULT_CLASS_PREFIX "contactd_pad_"
 
 #define CALIB_MAX_TRAJECTORIES 16  /* per calibration */
+#define CALIB_MAX_SAMPLES 4096     /* per trajectory */
 #define CALIB_MAX_DROP_HEIGHT 10.0 /* m */
 /* m: a press's deflection at most, as large as a request's body may be (service/knobs.h
  * LIMIT_MAX_SIZE), far beyond any pad */
@@ -31,6 +41,7 @@
  * than CALIB_FIT_SECONDS is stopped and recorded as failed. */
 #define CALIB_FIT_WORKERS 2      /* the default of contactd's --fit-workers */
 #define CALIB_FIT_WORKERS_MAX 64 /* --fit-workers' bound */
+#define CALIB_FIT_NICE 10        /* nice levels below the HTTP threads: questions come first */
 #define CALIB_FIT_SECONDS 120.0
 
 /* Idempotency-Key: at most this many characters; a key is remembered this long. */

@@ -10,7 +10,7 @@
 #include "fit/problem.h"
 #include "fit/knobs.h"
 
-/* A drop's or press's evaluation from its model value; its contribution. */
+/* A drop's or press's evaluation from its model value; returns its contribution. */
 static double point(struct audit_point *pt, double model, double measured, double sigma)
 {
 	double r = problem_weigh(model, measured, sigma);
@@ -74,20 +74,17 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 	int rc = -1;
 
 	quiet_gsl();
-	if (!a)
-		return err_set(err, ERR_INTERNAL, NULL, "calibration audit: out of memory");
+	if (!a || !(a->drops = calloc(data->ndrops + 1, sizeof *a->drops)) ||
+	    !(a->presses = calloc(data->npresses + 1, sizeof *a->presses)) ||
+	    !(a->traj = calloc(data->ntrajectories + 1, sizeof *a->traj))) {
+		err_set(err, ERR_INTERNAL, NULL, "calibration audit: out of memory");
+		goto out;
+	}
 	a->timeconst = timeconst;
 	a->dampratio = dampratio;
 	a->ndrops = data->ndrops;
 	a->npresses = data->npresses;
 	a->ntrajectories = data->ntrajectories;
-	a->drops = calloc(data->ndrops + 1, sizeof *a->drops);
-	a->presses = calloc(data->npresses + 1, sizeof *a->presses);
-	a->traj = calloc(data->ntrajectories + 1, sizeof *a->traj);
-	if (!a->drops || !a->presses || !a->traj) {
-		err_set(err, ERR_INTERNAL, NULL, "calibration audit: out of memory");
-		goto out;
-	}
 	/* the fit's model: the spring the solref names, refsafe off */
 	s.option.refsafe = 0;
 	s.floor.solref[0] = timeconst;

@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 #include "core/scene.h"
-#include "fit/input.h"
+#include "fit/types.h"
 
 /* One drop's or press's evaluation. */
 struct audit_point {

@@ -7,7 +7,6 @@
 
 #include <gsl/gsl_multifit_nlinear.h>
 
-#include "fit/traj.h"
 #include "fit/knobs.h"
 
 /* One descent: its problem, which logs move, and the point the parameter vector unpacks to. */
@@ -59,12 +58,6 @@ static double residuals(const struct problem *P, struct problem_scratch *S,
 	for (i = 0; i < P->n; i++)
 		chi2 += f[i] * f[i];
 	return chi2;
-}
-
-double descent_residuals(
-    const struct problem *P, struct problem_scratch *S, const struct descent_point *pt, double *f)
-{
-	return residuals(P, S, pt, 1, f);
 }
 
 /* The Jacobian of d's residuals at d->at into J, differences from those at base: a log's column
@@ -247,10 +240,7 @@ int descent_releases(const struct problem *P, struct problem_scratch *S, const d
 
 	problem_model_at(P, logp, &m);
 	for (j = 0; j < P->data.ntrajectories; j++) {
-		const struct calib_trajectory *tr = &P->data.trajectories[j];
-		const double *ff = &P->release0[2 * j];
-		const double slope =
-		    -P->scene.option.gravity * (tr->t[traj_first_impact(tr)] - ff[0]);
+		const double *ff = &P->release0[2 * j], slope = P->release_slope[j];
 		double best = INFINITY;
 
 		for (k = -scan; k <= scan; k++) {

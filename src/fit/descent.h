@@ -38,8 +38,4 @@ int descent_jacobian(const struct problem *P, struct problem_scratch *S, const i
 int descent_releases(const struct problem *P, struct problem_scratch *S, const double logp[NPHYS],
     int scan, const double *seed, double *rel, double *f, double *chi2, struct err *err);
 
-/* The weighted residuals at *pt into f (P->n, caller-owned) and their chi^2. */
-double descent_residuals(
-    const struct problem *P, struct problem_scratch *S, const struct descent_point *pt, double *f);
-
 #endif

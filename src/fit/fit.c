@@ -1,13 +1,10 @@
-/*
- * fit.c: the pad calibration fit's entry, a pipeline of five stages, one module each:
+/* fit.c: the pad calibration fit's entry, a pipeline of five stages, one module each:
  *   1. the problem, built once and read only after (fit/problem.h);
  *   2. the chi-square map of the searched box, releases profiled at each point (fit/map.h);
  *   3. descents from the map's lowest distinct minima, the best the answer (fit/descent.h);
- *   4. what the data determine: flat directions held, intervals read off the map
- *      (fit/interval.h);
+ *   4. what the data determine: flat directions held, intervals read off the map (fit/interval.h);
  *   5. the status and the notes (fit/status.h).
- * fit_solref_within() names them in that order; see fit.h for the model and the method.
- */
+ * fit_solref_within() names them in that order; see fit.h for the model and the method. */
 #include "fit/fit.h"
 
 #include <math.h>
@@ -39,11 +36,6 @@ struct fit_state {
 	int iterations;
 };
 
-static int out_of_memory(struct err *err)
-{
-	return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-}
-
 /* Stage 3's descents, one a start, on the fit's threads. */
 struct descents {
 	struct fit_state *st;
@@ -72,15 +64,11 @@ static void descend_one(void *ctx, size_t k)
 static int descend(struct fit_state *st, struct err *err)
 {
 	const size_t nrel = 2 * st->P->data.ntrajectories;
-	struct descents D;
-	size_t n, k, best = 0;
-	double *rel;
+	struct descents D = {.st = st};
+	size_t n = map_starts(&st->map, D.idx, MAP_STARTS + 2 * NPHYS), k, best = 0;
+	double *rel = malloc((n * nrel + 1) * sizeof *rel);
 	int ok;
 
-	memset(&D, 0, sizeof D);
-	D.st = st;
-	n = map_starts(&st->map, D.idx, MAP_STARTS + 2 * NPHYS);
-	rel = malloc((n * nrel + 1) * sizeof *rel);
 	for (k = 0; k < n; k++)
 		D.end[k].rel = rel + k * nrel;
 	if (rel && n > 0)
@@ -96,7 +84,7 @@ static int descend(struct fit_state *st, struct err *err)
 		st->est.chi2 = D.end[best].chi2;
 	}
 	free(rel);
-	return ok ? 0 : out_of_memory(err);
+	return ok ? 0 : err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 }
 
 /* Stages 2 and 3 for the free logs st->free (a held one at st->est's value), then stage 4's
@@ -111,7 +99,7 @@ static int search(struct fit_state *st, struct err *err)
 	st->an.cov = gsl_matrix_alloc(
 	    problem_params(st->P, (size_t)st->nfree), problem_params(st->P, (size_t)st->nfree));
 	if (!st->an.cov)
-		return out_of_memory(err);
+		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
 	return interval_analyse(st->P, &st->S, st->free, &st->est, &st->an, err);
 }
 
@@ -119,11 +107,10 @@ static int search(struct fit_state *st, struct err *err)
  * fitted again, unless it is one log's at an edge, which is pinned there. */
 static int identify(struct fit_result *fit, struct fit_state *st, struct err *err)
 {
-	const struct problem *P = st->P;
 	int hold;
 
 	if (!st->an.phys_null || st->nfree < NPHYS ||
-	    status_pin_at_edge(fit, P, st->free, st->est.logp, st->an.null_dir)) {
+	    status_pin_at_edge(fit, st->P, st->free, st->est.logp, st->an.null_dir)) {
 		st->an.phys_null = st->an.phys_null && !(fit->pinned[TC] || fit->pinned[DR]);
 		return 0;
 	}
@@ -131,21 +118,52 @@ static int identify(struct fit_result *fit, struct fit_state *st, struct err *er
 	st->free[hold] = 0;
 	st->nfree--;
 	fit->held[hold] = 1;
-	status_explain_hold(fit, P, hold, st->an.null_dir, exp(st->est.logp[hold]));
+	status_explain_hold(fit, st->P, hold, st->an.null_dir, exp(st->est.logp[hold]));
 	fit->product_identified = fabs(st->an.null_dir[TC]) > 0.3 &&
 	    fabs(st->an.null_dir[DR]) > 0.3 && st->an.null_dir[TC] * st->an.null_dir[DR] < 0;
 	fit->identified[hold == TC ? DR : TC] = !fit->product_identified;
 	return search(st, err);
 }
 
-/* Model predictions and residual summaries at the estimate. */
-static void record_residuals(struct fit_result *fit, struct fit_state *st)
+/* Half the width of a 1-sigma interval: the standard error, one definition for every
+ * spread the fit reports; NAN when it is open. */
+static double half_width(const double one[2])
 {
-	const struct calib_data *d = &st->P->data;
-	struct core_scene_model m;
-	size_t i, j;
+	return isfinite(one[0]) && isfinite(one[1]) ? (one[1] - one[0]) / 2 : NAN;
+}
 
-	problem_model_at(st->P, st->est.logp, &m);
+/* The estimate, chi^2, intervals, spreads, predictions and residuals into fit. */
+static void record(struct fit_result *fit, struct fit_state *st)
+{
+	const struct problem *P = st->P;
+	const struct calib_data *d = &P->data;
+	const double *se = fit->se_log;
+	struct core_scene_model m;
+	size_t p = problem_params(P, (size_t)st->nfree), i, j;
+	double s2, su;
+	int q;
+
+	fit->timeconst = exp(st->est.logp[TC]);
+	fit->dampratio = exp(st->est.logp[DR]);
+	fit->chi2 = st->est.chi2;
+	fit->dof = (long)P->n - (long)p;
+	s2 = problem_residual_variance(fit->chi2, P->n, p);
+	fit->se_scaled = s2 > 1;
+	fit->interval_basis =
+	    st->ci.chi2_test ? FIT_INTERVAL_CHI2_TEST : FIT_INTERVAL_LIKELIHOOD_RATIO;
+	for (q = 0; q < NPHYS; q++)
+		if (st->free[q]) {
+			memcpy(fit->interval_log[q], st->ci.log[q], sizeof fit->interval_log[q]);
+			fit->se_log[q] = fit->identified[q] ? half_width(st->ci.log[q][0]) : NAN;
+		}
+	/* the correlation the three spreads imply: var(u) = s_tc^2 + s_dr^2 + 2 rho s_tc s_dr */
+	su = fit->se_log_product = fit->product_identified ? half_width(st->ci.product[0]) : NAN;
+	if (st->nfree == NPHYS && isfinite(su) && se[TC] > 0 && se[DR] > 0)
+		fit->correlation = fmax(-1,
+		    fmin(1, (su * su - se[TC] * se[TC] - se[DR] * se[DR]) / (2 * se[TC] * se[DR])));
+	fit->iterations = st->iterations;
+	/* model predictions and residual summaries at the estimate */
+	problem_model_at(P, st->est.logp, &m);
 	for (i = 0; i < d->ndrops; i++) {
 		fit->drop_model[i] = model_rebound(&m, d->drops[i].height);
 		fit->drop_residual[i] = d->drops[i].rebound - fit->drop_model[i];
@@ -157,8 +175,12 @@ static void record_residuals(struct fit_result *fit, struct fit_state *st)
 	for (j = 0; j < d->ntrajectories; j++) {
 		const struct calib_trajectory *tr = &d->trajectories[j];
 		struct fit_traj *tf = &fit->traj[j];
+		const size_t c = (size_t)st->nfree + 2 * j;
 		double ss = 0;
 
+		/* the releases' spreads: the covariance's (the map profiles them out) */
+		tf->se_release_time = sqrt(gsl_matrix_get(st->an.cov, c, c) * s2);
+		tf->se_release_height = sqrt(gsl_matrix_get(st->an.cov, c + 1, c + 1) * s2);
 		tf->release_time = st->est.rel[2 * j];
 		tf->release_height = st->est.rel[2 * j + 1];
 		model_trajectory(&m, tf->release_time, tf->release_height, tr->t, tr->n, st->S.buf,
@@ -174,83 +196,10 @@ static void record_residuals(struct fit_result *fit, struct fit_state *st)
 	}
 }
 
-/* Half the width of a 1-sigma interval: the standard error, one definition for every
- * spread the fit reports; NAN when it is open. */
-static double half_width(const double one[2])
-{
-	return isfinite(one[0]) && isfinite(one[1]) ? (one[1] - one[0]) / 2 : NAN;
-}
-
-/* The estimate, chi^2, intervals and spreads into fit. */
-static void record(struct fit_result *fit, struct fit_state *st)
-{
-	const struct problem *P = st->P;
-	size_t p = problem_params(P, (size_t)st->nfree), j;
-	double s2, su;
-	int q;
-
-	fit->timeconst = exp(st->est.logp[TC]);
-	fit->dampratio = exp(st->est.logp[DR]);
-	fit->chi2 = st->est.chi2;
-	fit->dof = (long)P->n - (long)p;
-	s2 = problem_residual_variance(fit->chi2, P->n, p);
-	fit->se_scaled = s2 > 1;
-	fit->interval_basis =
-	    st->ci.chi2_test ? FIT_INTERVAL_CHI2_TEST : FIT_INTERVAL_LIKELIHOOD_RATIO;
-	for (q = 0; q < NPHYS; q++) {
-		if (!st->free[q])
-			continue;
-		memcpy(fit->interval_log[q], st->ci.log[q], sizeof fit->interval_log[q]);
-		fit->se_log[q] = fit->identified[q] ? half_width(st->ci.log[q][0]) : NAN;
-	}
-	fit->se_log_product = fit->product_identified ? half_width(st->ci.product[0]) : NAN;
-	/* the correlation the three spreads imply: var(u) = s_tc^2 + s_dr^2 + 2 rho s_tc s_dr */
-	su = fit->se_log_product;
-	if (st->nfree == NPHYS && isfinite(su) && fit->se_log[TC] > 0 && fit->se_log[DR] > 0)
-		fit->correlation = fmax(-1,
-		    fmin(1,
-		        (su * su - fit->se_log[TC] * fit->se_log[TC] -
-		            fit->se_log[DR] * fit->se_log[DR]) /
-		            (2 * fit->se_log[TC] * fit->se_log[DR])));
-	/* the releases: the covariance's (the map profiles them out) */
-	for (j = 0; j < P->data.ntrajectories; j++) {
-		size_t c = (size_t)st->nfree + 2 * j;
-
-		fit->traj[j].se_release_time = sqrt(gsl_matrix_get(st->an.cov, c, c) * s2);
-		fit->traj[j].se_release_height =
-		    sqrt(gsl_matrix_get(st->an.cov, c + 1, c + 1) * s2);
-	}
-	fit->iterations = st->iterations;
-	record_residuals(fit, st);
-}
-
-/* The covariance's variance of each free log and of their sum at the estimate (scaled by the
- * residual variance), NAN where a log is held. */
-static void covariance_of_logs(const struct fit_state *st, double var[NPHYS + 1])
-{
-	const gsl_matrix *c = st->an.cov;
-	size_t p = c->size1;
-	double s2 = problem_residual_variance(st->est.chi2, st->P->n, p);
-	int q, k = 0, at[NPHYS] = {-1, -1};
-
-	for (q = 0; q < NPHYS; q++) {
-		var[q] = NAN;
-		if (st->free[q]) {
-			at[q] = k;
-			var[q] = gsl_matrix_get(c, (size_t)k, (size_t)k) * s2;
-			k++;
-		}
-	}
-	var[NPHYS] = k == 2
-	    ? (gsl_matrix_get(c, 0, 0) + gsl_matrix_get(c, 1, 1) + 2 * gsl_matrix_get(c, 0, 1)) * s2
-	    : var[at[TC] >= 0 ? TC : DR];
-}
-
 /* Stages 2 to 5 on a built problem. */
 static int fit_run(struct fit_result *fit, struct fit_state *st, struct err *err)
 {
 	const struct problem *P = st->P;
-	double var[NPHYS + 1];
 	int q, k;
 
 	if (P->n < problem_params(P, (size_t)st->nfree)) {
@@ -275,16 +224,14 @@ static int fit_run(struct fit_result *fit, struct fit_state *st, struct err *err
 	if (st->nfree == NPHYS)
 		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 1;
 	status_pin_edges(fit, P, st->free, st->est.logp);
+	interval_read(&st->map, &st->est, st->an.var, &st->ci);
+	/* a pinned log is not identified, its intervals open at its edge: the pad may lie beyond */
 	for (q = 0; q < NPHYS; q++)
-		if (fit->pinned[q])
+		for (k = 0; k < 2 && fit->pinned[q]; k++) {
 			fit->identified[q] = fit->product_identified = 0;
-	covariance_of_logs(st, var);
-	interval_read(&st->map, &st->est, var, &st->ci);
-	/* a pinned log's intervals are open at its edge: the pad may lie beyond */
-	for (q = 0; q < NPHYS; q++)
-		for (k = 0; k < 2 && fit->pinned[q]; k++)
 			st->ci.log[q][k][fit->pinned[q] > 0] =
 			    fit->pinned[q] > 0 ? INFINITY : -INFINITY;
+		}
 	if (st->an.nuisance_null)
 		status_note(
 		    fit, "a trajectory's release time or height is not determined by its samples");
@@ -324,41 +271,6 @@ static struct fit_result *fit_new(const struct core_scene *setup, const struct c
 	return fit;
 }
 
-/* What the data leave out before any fit, as notes; dampratio held for one press alone. */
-static void first_notes(struct fit_result *fit, struct fit_state *st)
-{
-	const struct problem *P = st->P;
-	const struct calib_data *d = &P->data;
-
-	if (P->dropped > 0)
-		status_note(fit,
-		    "%zu of the %zu trajectory samples, from each trajectory's second impact on, "
-		    "are not fitted: the step a later impact begins in jumps with the parameters, "
-		    "and MuJoCo's damping impulse with it",
-		    P->dropped, fit->nsamples);
-	if (!st->free[DR]) {
-		fit->held[DR] = 1;
-		fit->product_identified = 1;
-		status_note(fit,
-		    "one press alone: dampratio held at its starting value %.6g, where the pad "
-		    "settles under the press and its depth is the static one, which fixes only "
-		    "timeconst*dampratio (the stiffness 1/(timeconst*dampratio)^2); a pad of "
-		    "little "
-		    "damping keeps hopping under a press and sinks deeper on average, so this "
-		    "holds "
-		    "only for a pad that settles: add drops that bounce, another press or a "
-		    "trajectory",
-		    exp(P->start_log[DR]));
-	} else if (d->ndrops > 0 && problem_bouncing(P) == 0 && d->ntrajectories == 0) {
-		status_note(fit,
-		    "no drop bounced (every rebound within %g sigma of 0): drops that do not "
-		    "bounce "
-		    "bound dampratio from below only; drops from heights where the pad bounces "
-		    "measurably, or a trajectory, would determine it",
-		    CALIB_BOUNCE_SIGMAS);
-	}
-}
-
 int fit_solref(const struct core_scene *setup, const struct calib_data *data,
     struct fit_result **out, struct err *err)
 {
@@ -368,25 +280,19 @@ int fit_solref(const struct core_scene *setup, const struct calib_data *data,
 int fit_solref_within(const struct core_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err)
 {
-	struct fit_result *fit = fit_new(setup, data);
+	struct fit_result *fit = NULL;
 	struct problem P;
-	struct fit_state st;
-	int rc = -1;
+	struct fit_state st = {.P = &P};
+	int rc = 0;
 
-	memset(&st, 0, sizeof st);
 	quiet_gsl(); /* a library must not abort the daemon: GSL's failures are return codes */
-	/* stage 1: the problem */
-	if (!fit || problem_build(&P, setup, data, bound, err) != 0 ||
+	/* stage 1: the problem (problem_build() leaves P for problem_free() even on failure) */
+	if (problem_build(&P, setup, data, bound, err) != 0 || !(fit = fit_new(setup, data)) ||
 	    problem_scratch_alloc(&P, &st.S) != 0 ||
 	    !(st.est.rel = calloc(2 * data->ntrajectories + 1, sizeof *st.est.rel))) {
-		if (fit)
-			problem_free(&P);
-		problem_scratch_free(&st.S);
-		free(st.est.rel);
-		fit_free(fit);
-		return out_of_memory(err);
+		rc = err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		goto out;
 	}
-	st.P = &P;
 	memcpy(st.est.logp, P.start_log, sizeof st.est.logp);
 	/* dampratio is searched unless one press alone is all there is: a settled press depends
 	 * on the stiffness 1/(tc*dr)^2 alone, and one press cannot say more (issue #29) */
@@ -395,7 +301,31 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 	st.nfree = st.free[TC] + st.free[DR];
 	fit->timeconst = exp(P.start_log[TC]);
 	fit->dampratio = exp(P.start_log[DR]);
-	first_notes(fit, &st);
+	/* what the data leave out before any fit, as notes; dampratio held for one press alone */
+	if (P.dropped > 0)
+		status_note(fit,
+		    "%zu of the %zu trajectory samples, from each trajectory's second impact on, "
+		    "are not fitted: the step a later impact begins in jumps with the parameters, "
+		    "and MuJoCo's damping impulse with it",
+		    P.dropped, fit->nsamples);
+	if (!st.free[DR]) {
+		fit->held[DR] = 1;
+		fit->product_identified = 1;
+		status_note(fit,
+		    "one press alone: dampratio held at its starting value %.6g, where the pad "
+		    "settles under the press and its depth is the static one, which fixes only "
+		    "timeconst*dampratio (the stiffness 1/(timeconst*dampratio)^2); a pad of "
+		    "little damping keeps hopping under a press and sinks deeper on average, so "
+		    "this holds only for a pad that settles: add drops that bounce, another press "
+		    "or a trajectory",
+		    exp(P.start_log[DR]));
+	} else if (data->ndrops > 0 && problem_bouncing(&P) == 0 && data->ntrajectories == 0) {
+		status_note(fit,
+		    "no drop bounced (every rebound within %g sigma of 0): drops that do not "
+		    "bounce bound dampratio from below only; drops from heights where the pad "
+		    "bounces measurably, or a trajectory, would determine it",
+		    CALIB_BOUNCE_SIGMAS);
+	}
 	if (P.n == 0) {
 		status_insufficient(
 		    fit, "no measurements yet: upload drops, presses or trajectories");
@@ -407,7 +337,6 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 		if (rc != 0)
 			goto out;
 	}
-	rc = -1;
 	fit->scene.floor.solref[0] = fit->timeconst;
 	fit->scene.floor.solref[1] = fit->dampratio;
 	fit->stiffness =
@@ -415,10 +344,10 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 	fit->damping = 2 / fit->timeconst;
 	if (problem_stopped(&P)) {
 		if (bound->cancel && atomic_load(bound->cancel))
-			err_set(err, ERR_UNAVAILABLE, NULL,
+			rc = err_set(err, ERR_UNAVAILABLE, NULL,
 			    "the fit was cancelled: contactd is stopping");
 		else
-			err_set(err, ERR_UNAVAILABLE, NULL,
+			rc = err_set(err, ERR_UNAVAILABLE, NULL,
 			    "the fit was stopped after %g s: upload fewer or shorter trajectories",
 			    bound->seconds);
 		goto out;
@@ -427,7 +356,6 @@ int fit_solref_within(const struct core_scene *setup, const struct calib_data *d
 		status_check_contact(fit);
 	*out = fit;
 	fit = NULL;
-	rc = 0;
 out:
 	map_free(&st.map);
 	gsl_matrix_free(st.an.cov);

@@ -103,7 +103,7 @@ int interval_analyse(const struct problem *P, struct problem_scratch *S, const i
 	gsl_matrix *V = gsl_matrix_alloc(p, p);
 	gsl_vector *eval = gsl_vector_alloc(p), *scale = gsl_vector_alloc(p);
 	gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(p);
-	double top;
+	double top, s2;
 	int rc, q;
 
 	an->phys_null = an->nuisance_null = 0;
@@ -157,6 +157,14 @@ int interval_analyse(const struct problem *P, struct problem_scratch *S, const i
 		for (j = 0; j < p; j++)
 			*gsl_matrix_ptr(an->cov, i, j) /=
 			    gsl_vector_get(scale, i) * gsl_vector_get(scale, j);
+	/* the logs come first: each moving one's variance, and their sum's */
+	s2 = problem_residual_variance(pt->chi2, P->n, p);
+	for (q = 0, k = 0; q < NPHYS; k += moving[q] != 0, q++)
+		an->var[q] = moving[q] ? gsl_matrix_get(an->cov, k, k) * s2 : NAN;
+	an->var[NPHYS] = k == 2 ? (gsl_matrix_get(an->cov, 0, 0) + gsl_matrix_get(an->cov, 1, 1) +
+	                              2 * gsl_matrix_get(an->cov, 0, 1)) *
+	        s2
+	                        : an->var[moving[TC] ? TC : DR];
 out:
 	gsl_eigen_symmv_free(ws);
 	gsl_vector_free(scale);

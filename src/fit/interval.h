@@ -35,6 +35,8 @@ struct interval_analysis {
 	int phys_null;          /* a flat direction of the logs */
 	double null_dir[NPHYS]; /* its unit direction in (log timeconst, log dampratio) */
 	int nuisance_null;      /* a flat direction of the releases */
+	double var[NPHYS + 1];  /* each moving log's variance and their sum's, scaled by the
+	                           residual variance (NAN: held) */
 };
 int interval_analyse(const struct problem *P, struct problem_scratch *S, const int moving[NPHYS],
     const struct descent_point *pt, struct interval_analysis *an, struct err *err);

@@ -2,16 +2,10 @@
 #ifndef CONTACTD_FIT_KNOBS_H
 #define CONTACTD_FIT_KNOBS_H
 
-/* The Menagerie SO-101's gripper pad class "collision_gripper" and its timestep: the starting
- * geom of a calibration whose request omits one. */
-#define CALIB_DEFAULT_TIMESTEP 0.005
+/* The solref of the Menagerie SO-101's gripper pad class "collision_gripper" (the rest of it:
+ * calib/knobs.h): a calibration's starting pad unless its request names one. */
 #define CALIB_PAD_TIMECONST 0.01
 #define CALIB_PAD_DAMPRATIO 1.0
-#define CALIB_PAD_CONDIM 6
-#define CALIB_PAD_FRICTION_SLIDE 1.0
-#define CALIB_PAD_FRICTION_SPIN 0.005
-#define CALIB_PAD_FRICTION_ROLL 5e-4
-#define CALIB_PAD_PRIORITY 1
 
 /* Noise scales (m, one sigma) of a measurement stating none: a filmed apex or trajectory sample
  * is good to about half a millimetre; a dial-gauge deflection to 1 um or 1 %, whichever larger. */
@@ -95,12 +89,7 @@
 /* Per-calibration limits, validated at upload: they bound a refit's cost. */
 #define CALIB_MAX_DROPS 200
 #define CALIB_MAX_PRESSES 200
-#define CALIB_MAX_SAMPLES 4096           /* per trajectory */
 #define CALIB_MAX_TRAJECTORY_STEPS 20000 /* simulated steps behind one trajectory */
 
-/* Fit workers run 10 nice levels below the HTTP threads, so questions come first; one fit takes
- * THREADS threads (its own and helpers) and all fits together no more: one fit on an idle 2-core
- * machine takes both cores, two fits one each. */
-#define CALIB_FIT_NICE 10
-#define CALIB_FIT_THREADS 2
+#define CALIB_FIT_THREADS 2 /* one fit's threads, and all fits' together (fit/parallel.h) */
 #endif

@@ -1,7 +1,5 @@
-/*
- * map.c: a pad fit's chi-square map: the first grid, the points' evaluation and the refinement
- * (see map.h).
- */
+/* map.c: a pad fit's chi-square map: the first grid, the points' evaluation and the refinement
+ * (see map.h). */
 #include "fit/map.h"
 
 #include <math.h>
@@ -60,14 +58,13 @@ static int add_point(struct map *M, const int at[NPHYS])
 		M->cap = cap;
 	}
 	p = &M->pt[M->n];
+	*p = (struct map_point){.chi2 = NAN};
 	for (q = 0; q < NPHYS; q++) {
 		p->at[q] = at[q];
 		/* the box's last point exactly on its edge, not a rounding inside or out */
 		p->logp[q] = M->free[q] && at[q] == M->span[q] ? M->P->log_hi[q]
 		                                               : M->origin[q] + M->step[q] * at[q];
 	}
-	p->chi2 = NAN;
-	p->partial = 0;
 	/* the free fall's releases until profiled (a point left partial keeps them) */
 	memcpy(&M->rel[M->n * nrel], M->P->release0, nrel * sizeof *M->rel);
 	M->slot[slot_of(M, at)] = (int)M->n++;
@@ -84,33 +81,29 @@ struct profile_job {
 	int failed;
 };
 
-/* Point i of a profile job: its releases profiled (fit/descent.h's descent_releases()), a
- * first-grid point's from a scan along the free fall's valley, a refined point's from the free
- * fall and its cell's lowest corner's releases (its neighbours' scans found the branch). */
-static int profile_point(struct profile_job *pj, size_t i, struct problem_scratch *S, double *f)
-{
-	const struct map *M = pj->M;
-	const size_t nrel = 2 * M->P->data.ntrajectories, to = pj->which[i];
-	const double *seed = pj->seed[i] >= 0 ? &M->rel[(size_t)pj->seed[i] * nrel] : NULL;
-	struct err err;
-
-	return descent_releases(M->P, S, M->pt[to].logp, seed ? 0 : MAP_RELEASE_SCAN, seed,
-	    &M->rel[to * nrel], f, &pj->chi2[i], &err);
-}
-
+/* Each point's releases profiled: a first-grid point's from a scan along the free fall's valley,
+ * a refined one's from the free fall and its cell's lowest corner's, which found the branch. */
 static void profile_run(void *ctx, size_t job)
 {
 	struct profile_job *pj = ctx;
-	const struct problem *P = pj->M->P;
+	const struct map *M = pj->M;
+	const size_t nrel = 2 * M->P->data.ntrajectories;
 	struct problem_scratch S = {NULL, NULL};
-	double *f = malloc((P->max_samples + 1) * sizeof *f);
+	double *f = malloc((M->P->max_samples + 1) * sizeof *f);
 	size_t i;
+	struct err err;
 
-	if (!f || problem_scratch_alloc(P, &S) != 0)
+	if (!f || problem_scratch_alloc(M->P, &S) != 0)
 		pj->failed = 1;
-	for (i = job * PROFILE_CHUNK; i < pj->count && i < (job + 1) * PROFILE_CHUNK; i++)
-		if (pj->failed || profile_point(pj, i, &S, f) != 0)
+	for (i = job * PROFILE_CHUNK; i < pj->count && i < (job + 1) * PROFILE_CHUNK; i++) {
+		const double *seed = pj->seed[i] >= 0 ? &M->rel[(size_t)pj->seed[i] * nrel] : NULL;
+
+		if (pj->failed ||
+		    descent_releases(M->P, &S, M->pt[pj->which[i]].logp,
+		        seed ? 0 : MAP_RELEASE_SCAN, seed, &M->rel[pj->which[i] * nrel], f,
+		        &pj->chi2[i], &err) != 0)
 			pj->failed = 1;
+	}
 	problem_scratch_free(&S);
 	free(f);
 }
@@ -149,11 +142,9 @@ static int by_bound(const void *a, const void *b)
 	return (x->bound > y->bound) - (x->bound < y->bound);
 }
 
-/*
- * Evaluate the points [first, M->n), seed[k] the start of point first + k's releases (-1, or
+/* Evaluate the points [first, M->n), seed[k] the start of point first + k's releases (-1, or
  * seed NULL: the free fall): every point's drops; then, lowest bound first, a chunk at a time,
- * the presses and trajectories of those still under the cutoff.
- */
+ * the presses and trajectories of those still under the cutoff. */
 static int evaluate(struct map *M, size_t first, const int *seed, struct err *err)
 {
 	const struct problem *P = M->P;
@@ -178,8 +169,7 @@ static int evaluate(struct map *M, size_t first, const int *seed, struct err *er
 		for (p->chi2 = 0, k = 0; k < nd; k++)
 			p->chi2 += res[i * ns + k] * res[i * ns + k];
 		p->partial = more;
-		order[i].bound = p->chi2;
-		order[i].k = i;
+		order[i] = (struct ranked){p->chi2, i};
 	}
 	qsort(order, count, sizeof *order, by_bound);
 	for (at = 0;
@@ -232,13 +222,11 @@ static int corners(const struct map *M, int size, int off[4][NPHYS])
 	return n;
 }
 
-/*
- * Whether cell c is worth splitting: it holds focus (the estimate: the region's core is
+/* Whether cell c is worth splitting: it holds focus (the estimate: the region's core is
  * resolved down to the lattice); or its corners, the lowest less their spread (how far a valley
  * between them may reach), may hold a point below the best, or cross the 1- or 2-sigma level
  * outside the lattice span of the region's points so far (span[k][q], where an interval's end
- * could move). *low gets the index of its lowest corner (its new points' releases start there).
- */
+ * could move). *low gets the index of its lowest corner (its new points' releases start there). */
 static int worth_splitting(const struct map *M, const struct cell *c, double best,
     const double levels[3], int span[2][NPHYS][2], const double *focus, int *low)
 {
@@ -272,98 +260,13 @@ static int worth_splitting(const struct map *M, const struct cell *c, double bes
 	return 0;
 }
 
-/* Refine from cells (ncells, freed here) down to the lattice, the levels measured from the
- * lower of the map's best and floor; the cells around focus (NULL: none) always. */
-static int refine(struct map *M, struct cell *cells, size_t ncells, double floor,
-    const double *focus, struct err *err)
-{
-	int rc = 0, full = 0;
-
-	while (rc == 0 && !full && ncells > 0 && cells[0].size > 1 && !problem_stopped(M->P)) {
-		double best = lowest(M, floor), levels[3];
-		int span[2][NPHYS][2], off[4][NPHYS], half = cells[0].size / 2,
-		                                      nc = corners(M, half, off);
-		struct cell *next = malloc(4 * ncells * sizeof *next);
-		int *seed = malloc(5 * ncells * sizeof *seed), low = -1, a, b, j, k, q;
-		size_t first = M->n, nnext = 0, i;
-
-		if (!next || !seed) {
-			free(next);
-			free(seed);
-			free(cells);
-			return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-		}
-		problem_levels(M->P, best, M->nparams, levels);
-		for (k = 0; k < 2; k++)
-			for (q = 0; q < NPHYS; q++) {
-				span[k][q][0] = M->span[q] + 1;
-				span[k][q][1] = -1;
-				for (i = 0; i < M->n; i++)
-					if (M->pt[i].chi2 - best <= levels[k]) {
-						span[k][q][0] = M->pt[i].at[q] < span[k][q][0]
-						    ? M->pt[i].at[q]
-						    : span[k][q][0];
-						span[k][q][1] = M->pt[i].at[q] > span[k][q][1]
-						    ? M->pt[i].at[q]
-						    : span[k][q][1];
-					}
-			}
-		for (i = 0; i < ncells && !full; i++) {
-			if (!worth_splitting(M, &cells[i], best, levels, span, focus, &low))
-				continue;
-			/* the finer cells' points: a 3 x 3 (3 x 1) block */
-			for (a = 0; a <= 2 * M->free[TC] && !full; a++)
-				for (b = 0; b <= 2 * M->free[DR] && !full; b++) {
-					int at[NPHYS] = {
-					    cells[i].at[TC] + a * half, cells[i].at[DR] + b * half};
-					size_t had = M->n;
-
-					full = add_point(M, at) != 0;
-					if (M->n > had)
-						seed[M->n - 1 - first] = low;
-				}
-			for (j = 0; j < nc; j++, nnext++) {
-				next[nnext].at[TC] = cells[i].at[TC] + off[j][TC];
-				next[nnext].at[DR] = cells[i].at[DR] + off[j][DR];
-				next[nnext].size = half;
-			}
-		}
-		if (M->n > first)
-			rc = evaluate(M, first, seed, err);
-		free(seed);
-		free(cells);
-		cells = next;
-		ncells = nnext;
-	}
-	free(cells);
-	return rc;
-}
-
-/* The first grid's cells; NULL when out of memory. */
-static struct cell *first_cells(const struct map *M, size_t *ncells)
-{
-	const int size = 1 << MAP_DEPTH, na = M->span[TC] / size, nb = M->span[DR] / size;
-	struct cell *c = malloc(((size_t)(na + 1) * (size_t)(nb + 1)) * sizeof *c);
-	int a, b;
-
-	*ncells = 0;
-	for (a = 0; c && a < (na ? na : 1) && (M->free[TC] || M->free[DR]); a++)
-		for (b = 0; b < (nb ? nb : 1); b++, (*ncells)++) {
-			c[*ncells].at[TC] = a * size;
-			c[*ncells].at[DR] = b * size;
-			c[*ncells].size = size;
-		}
-	return c;
-}
-
 int map_build(struct map *M, const struct problem *P, const int which[NPHYS],
     const double held_logp[NPHYS], struct err *err)
 {
 	const int traj = P->data.ntrajectories > 0, size = 1 << MAP_DEPTH;
 	const int count[NPHYS] = {
 	    traj ? MAP_TRAJ_POINTS_TC : MAP_POINTS_TC, traj ? MAP_TRAJ_POINTS_DR : MAP_POINTS_DR};
-	size_t i;
-	int a, b, q;
+	int a, b, q, rc = 0;
 
 	memset(M, 0, sizeof *M);
 	M->P = P;
@@ -377,32 +280,83 @@ int map_build(struct map *M, const struct problem *P, const int which[NPHYS],
 	}
 	/* the lattice's index: a few megabytes */
 	M->nslots = (size_t)(M->span[TC] + 1) * (size_t)(M->span[DR] + 1);
-	if (!(M->slot = malloc(M->nslots * sizeof *M->slot)))
+	if ((M->slot = malloc(M->nslots * sizeof *M->slot)))
+		memset(M->slot, -1, M->nslots * sizeof *M->slot);
+	for (a = 0; M->slot && rc == 0 && a <= M->span[TC]; a += size)
+		for (b = 0; rc == 0 && b <= M->span[DR]; b += size)
+			rc = add_point(M, (int[NPHYS]){a, b});
+	if (!M->slot || rc != 0)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	for (i = 0; i < M->nslots; i++)
-		M->slot[i] = -1;
-	for (a = 0; a <= M->span[TC]; a += size)
-		for (b = 0; b <= M->span[DR]; b += size)
-			if (add_point(M, (int[NPHYS]){a, b}) != 0)
-				return err_set(
-				    err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	if (evaluate(M, 0, NULL, err) != 0)
-		return -1;
-	return map_refine(M, NULL, INFINITY, err);
+	return evaluate(M, 0, NULL, err) != 0 ? -1 : map_refine(M, NULL, INFINITY, err);
 }
 
 int map_refine(struct map *M, const double *focus, double chi2_min, struct err *err)
 {
-	size_t ncells;
-	struct cell *cells = first_cells(M, &ncells);
+	const int size = 1 << MAP_DEPTH, na = M->span[TC] / size, nb = M->span[DR] / size;
+	struct cell *cells = malloc(((size_t)(na + 1) * (size_t)(nb + 1)) * sizeof *cells);
+	size_t ncells = 0;
+	int rc = cells ? 0 : err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+	int full = 0, a, b;
 
-	if (!cells)
-		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
-	return refine(M, cells, ncells, chi2_min, focus, err);
+	for (a = 0; cells && a < (na ? na : 1) && (M->free[TC] || M->free[DR]); a++)
+		for (b = 0; b < (nb ? nb : 1); b++)
+			cells[ncells++] = (struct cell){{a * size, b * size}, size};
+	/* down to the lattice, the levels measured from the lower of the map's best and chi2_min */
+	while (rc == 0 && !full && ncells > 0 && cells[0].size > 1 && !problem_stopped(M->P)) {
+		double best = lowest(M, chi2_min), levels[3];
+		int span[2][NPHYS][2], off[4][NPHYS], half = cells[0].size / 2,
+		                                      nc = corners(M, half, off);
+		struct cell *next = malloc(4 * ncells * sizeof *next);
+		int *seed = malloc(5 * ncells * sizeof *seed), low = -1, j, k, q;
+		size_t first = M->n, nnext = 0, i;
+
+		if (!next || !seed)
+			rc = err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
+		problem_levels(M->P, best, M->nparams, levels);
+		for (k = 0; k < 2; k++)
+			for (q = 0; q < NPHYS; q++) {
+				span[k][q][0] = M->span[q] + 1;
+				span[k][q][1] = -1;
+				for (i = 0; i < M->n; i++) {
+					const int x = M->pt[i].at[q];
+
+					if (M->pt[i].chi2 - best > levels[k])
+						continue;
+					span[k][q][0] = x < span[k][q][0] ? x : span[k][q][0];
+					span[k][q][1] = x > span[k][q][1] ? x : span[k][q][1];
+				}
+			}
+		for (i = 0; rc == 0 && i < ncells && !full; i++) {
+			if (!worth_splitting(M, &cells[i], best, levels, span, focus, &low))
+				continue;
+			/* the finer cells' points: a 3 x 3 (3 x 1) block */
+			for (a = 0; a <= 2 * M->free[TC] && !full; a++)
+				for (b = 0; b <= 2 * M->free[DR] && !full; b++) {
+					int at[NPHYS] = {
+					    cells[i].at[TC] + a * half, cells[i].at[DR] + b * half};
+					size_t had = M->n;
+
+					full = add_point(M, at) != 0;
+					if (M->n > had)
+						seed[M->n - 1 - first] = low;
+				}
+			for (j = 0; j < nc; j++)
+				next[nnext++] = (struct cell){
+				    {cells[i].at[TC] + off[j][TC], cells[i].at[DR] + off[j][DR]},
+				    half};
+		}
+		if (rc == 0 && M->n > first)
+			rc = evaluate(M, first, seed, err);
+		free(seed);
+		free(cells);
+		cells = next;
+		ncells = nnext;
+	}
+	free(cells);
+	return rc;
 }
 
-/* Whether no neighbour of p (the nearest point of the map in each of the 8 directions along the
- * lattice) is lower. */
+/* Whether no neighbour of p (the nearest point in each of the 8 lattice directions) is lower. */
 static int local_minimum(const struct map *M, const struct map_point *p)
 {
 	int dx, dy, s;
@@ -426,10 +380,8 @@ size_t map_starts(const struct map *M, size_t *idx, size_t max)
 	struct ranked *order = malloc((M->n + 1) * sizeof *order);
 	size_t i, k, count = 0;
 
-	for (i = 0; order && i < M->n; i++) {
-		order[i].bound = M->pt[i].partial ? INFINITY : M->pt[i].chi2;
-		order[i].k = i;
-	}
+	for (i = 0; order && i < M->n; i++)
+		order[i] = (struct ranked){M->pt[i].partial ? INFINITY : M->pt[i].chi2, i};
 	if (order)
 		qsort(order, M->n, sizeof *order, by_bound);
 	for (i = 0; order && i < M->n && count + 2 * NPHYS < max && isfinite(order[i].bound); i++) {

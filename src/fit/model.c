@@ -94,10 +94,15 @@ static void model_share_run(void *ctx, size_t job)
 	sh->chunk(sh, at, at + MODEL_CHUNK < sh->total ? at + MODEL_CHUNK : sh->total);
 }
 
-static void model_share_out(struct model_share *sh)
+/* chunk over npads * nvalues points; falls: as model_rebounds()'s. */
+static void model_share_out(void (*chunk)(const struct model_share *sh, size_t at, size_t end),
+    const struct core_scene_model *models, size_t npads, const double *values, size_t nvalues,
+    const struct core_sim_start *falls, double *out)
 {
-	parallel_for((sh->total + MODEL_CHUNK - 1) / MODEL_CHUNK, sh->total >= MODEL_SHARE_MIN,
-	    model_share_run, sh);
+	struct model_share sh = {chunk, models, values, nvalues, falls, out, npads * nvalues};
+
+	parallel_for((sh.total + MODEL_CHUNK - 1) / MODEL_CHUNK, sh.total >= MODEL_SHARE_MIN,
+	    model_share_run, &sh);
 }
 
 /* Drops [at, end) of a share (at most MODEL_CHUNK); the lanes follow the pyramidal cone only. */
@@ -135,10 +140,7 @@ static void rebounds_chunk(const struct model_share *sh, size_t at, size_t end)
 void model_rebounds(const struct core_scene_model *models, size_t npads, const double *heights,
     size_t ndrops, const struct core_sim_start *falls, double *out)
 {
-	struct model_share sh = {
-	    rebounds_chunk, models, heights, ndrops, falls, out, npads * ndrops};
-
-	model_share_out(&sh);
+	model_share_out(rebounds_chunk, models, npads, heights, ndrops, falls, out);
 }
 
 int model_press_followed(const struct core_scene_model *m, const struct core_sim_press *out)
@@ -196,10 +198,7 @@ static void presses_chunk(const struct model_share *sh, size_t at, size_t end)
 void model_presses(const struct core_scene_model *models, size_t npads, const double *forces,
     size_t npresses, double *out)
 {
-	struct model_share sh = {
-	    presses_chunk, models, forces, npresses, NULL, out, npads * npresses};
-
-	model_share_out(&sh);
+	model_share_out(presses_chunk, models, npads, forces, npresses, NULL, out);
 }
 
 /* Catmull-Rom spline through p0..p3 at u in [0, 1] between p1 and p2. */

@@ -4,24 +4,22 @@
  * MuJoCo 2.2.2 step for step. Pure computation on a prepared scene (core_scene_prepare()): no
  * I/O, no allocation, no global state; thread-safe.
  *
- *   drop        released at rest, its bottom `height` above the pad; `rebound`: the apex of its
- *               first bounce, the highest bottom from the first step in which it penetrates to
- *               the first step, once it has left the pad (bottom above max(0, includemargin)),
- *               in which it moves down; within the fall (overestimated by two steps) and
- *               CALIB_DROP_SETTLE s; never below 0. sim.c's steps, MuJoCo's warmstart:
- *               /v1/drop's first_rebound (its rebound, for a contact that dissipates energy).
- *   press       pressed by a total downward force `force` (N, weight included) as a lab does in
- *               MuJoCo: at rest on the pad's surface, xfrc_applied = -(force - m*g) from the
- *               first step, for CALIB_PRESS_DURATION s; `deflection`: the mean penetration (m)
- *               over the last CALIB_PRESS_WINDOW s (core_sim_press()). A damped pad has settled
- *               to the static equilibrium by then; a little damped one keeps hopping (issue #29:
- *               dampratio up to 0.3-0.4 at 2 ms, 0.7 at 5 ms), its mean depth far beyond it, so
- *               there the press depends on dampratio too, not only on timeconst*dampratio.
- *   trajectory  bottom heights z[i] at times t[i] around an impact, the release time and height
- *               fitted (nuisance): at rest until released, then falling; the bottom after each
- *               step (as mj_step) interpolated at t[i] by Catmull-Rom splines. Only samples
- *               before the second impact are fitted (a later impact begins within a step, and
- *               MuJoCo's damping impulse jumps with the parameters; the notes say how many).
+ * A drop is released at rest, its bottom `height` above the pad; `rebound`: the apex of its first
+ * bounce, the highest bottom from the first step in which it penetrates to the first step, once
+ * it has left the pad (bottom above max(0, includemargin)), in which it moves down; within the
+ * fall (overestimated by two steps) and CALIB_DROP_SETTLE s; never below 0. sim.c's steps,
+ * MuJoCo's warmstart: /v1/drop's first_rebound (its rebound, for a contact that dissipates
+ * energy). A press is pressed by a total downward force `force` (N, weight included) as a lab
+ * does in MuJoCo: at rest on the pad's surface, xfrc_applied = -(force - m*g) from the first
+ * step, for CALIB_PRESS_DURATION s; `deflection`: the mean penetration (m) over the last
+ * CALIB_PRESS_WINDOW s (core_sim_press()). A damped pad has settled to the static equilibrium by
+ * then; a little damped one keeps hopping (issue #29: dampratio up to 0.3-0.4 at 2 ms, 0.7 at
+ * 5 ms), its mean depth far beyond it, so there the press depends on dampratio too, not only on
+ * timeconst*dampratio. A trajectory: bottom heights z[i] at times t[i] around an impact, the
+ * release time and height fitted (nuisance): at rest until released, then falling; the bottom
+ * after each step (as mj_step) interpolated at t[i] by Catmull-Rom splines. Only samples before
+ * the second impact are fitted (a later impact begins within a step, and MuJoCo's damping
+ * impulse jumps with the parameters; the notes say how many).
  */
 #ifndef CONTACTD_FIT_MODEL_H
 #define CONTACTD_FIT_MODEL_H

@@ -1,12 +1,7 @@
-/*
- * parallel.c: a fit's work shared over its threads (see parallel.h).
- *
- * A call that shares starts its helpers for that call and joins them before it returns: a fit
- * makes a few dozen such calls (a batch of the map's points a call), so a thread's start, tens
- * of microseconds, is nothing beside the batch. A thread made by pthread_create() takes its
- * creator's scheduling class and nice value on Linux, so the helpers run as low as the fit
- * worker that made them.
- */
+/* parallel.c: a fit's work shared over its threads (see parallel.h). A sharing call starts its
+ * helpers and joins them before it returns: a fit makes a few dozen (a batch of map points each),
+ * so a thread's start, tens of microseconds, is nothing beside one; on Linux a thread inherits
+ * its creator's scheduling class and nice value. */
 #include "fit/parallel.h"
 
 #include <pthread.h>
@@ -37,7 +32,6 @@ void parallel_fit_end(void)
 	atomic_fetch_sub(&fits_running, 1);
 }
 
-/* Take jobs until none are left. */
 static void *take_jobs(void *arg)
 {
 	struct parallel_jobs *pj = arg;

@@ -9,7 +9,6 @@
 
 #include "core/law.h"
 #include "fit/model.h"
-#include "fit/traj.h"
 #include "fit/knobs.h"
 
 static double monotonic_seconds(void)
@@ -18,6 +17,87 @@ static double monotonic_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Where a trajectory's first impact begins: the first sample at most CALIB_BOUNCE_SIGMAS sigma
+ * above the pad, else the lowest (not the lowest of all: one that hardly bounces hits as deep
+ * later). */
+static size_t traj_first_impact(const struct calib_trajectory *tr)
+{
+	double level = CALIB_BOUNCE_SIGMAS * problem_traj_sigma(tr);
+	size_t lowest = 0, i;
+
+	for (i = 0; i < tr->n; i++)
+		if (!(tr->z[i] > level))
+			return i;
+	for (i = 1; i < tr->n; i++)
+		if (tr->z[i] < tr->z[lowest])
+			lowest = i;
+	return lowest;
+}
+
+/* Why not later samples: a contact beginning within a step gets MuJoCo's full damping impulse
+ * at once, so the model jumps as the parameters move a later impact's step (the first's is the
+ * release's) and chi^2 becomes a patchwork. Bounced: a sample after the first impact
+ * CALIB_BOUNCE_SIGMAS sigma above the pad; back: the next at or below it (a small bounce's noise
+ * rarely reaches that far); the samples within three steps before it go too (the spline reaches
+ * two steps ahead; noise may hide the first sample in contact). */
+static size_t traj_fitted(const struct calib_trajectory *tr, double h)
+{
+	double level = CALIB_BOUNCE_SIGMAS * problem_traj_sigma(tr);
+	size_t first = traj_first_impact(tr), up, back, i;
+
+	for (up = first + 1; up < tr->n && !(tr->z[up] > level); up++)
+		;
+	for (back = up + 1; back < tr->n && tr->z[back] > 0; back++)
+		;
+	if (back >= tr->n)
+		return tr->n; /* no second impact among the samples */
+	for (i = first + 1; i < back && tr->t[i] < tr->t[back] - 3 * h; i++)
+		;
+	return i;
+}
+
+/* A trajectory's starting release (t0, H): the least-squares free-fall parabola through its
+ * samples above the pad before the first impact, vertex shifted back (semi-implicit Euler from
+ * rest follows z = H + g h^2/8 - g/2 (t - t0 + h/2)^2). g: gravity's magnitude (not positive:
+ * the first sample), h the timestep. */
+static void traj_start(const struct calib_trajectory *tr, double g, double h, double *t0, double *H)
+{
+	size_t first, i, count;
+	double tref = tr->t[0], from = -INFINITY;
+	int pass;
+
+	*t0 = tr->t[0];
+	*H = tr->z[0];
+	if (!(g > 0))
+		return;
+	first = traj_first_impact(tr);
+	/* second pass: without the samples before the estimated release (at rest) */
+	for (pass = 0; pass < 2; pass++) {
+		double st = 0, sy = 0, stt = 0, sty = 0, a, b, det;
+
+		count = 0;
+		for (i = 0; i < first; i++) {
+			double tau = tr->t[i] - tref, y = tr->z[i] + 0.5 * g * tau * tau;
+
+			if (!(tr->z[i] > 0) || tr->t[i] < from)
+				continue;
+			st += tau;
+			sy += y;
+			stt += tau * tau;
+			sty += tau * y;
+			count++;
+		}
+		det = (double)count * stt - st * st;
+		if (count < 2 || !(fabs(det) > 0))
+			return;
+		b = ((double)count * sty - st * sy) / det;
+		a = (sy - b * st) / (double)count;
+		*t0 = tref + b / g + 0.5 * h;
+		*H = a + b * b / (2 * g) - g * h * h / 8;
+		from = *t0;
+	}
 }
 
 /* P's start_log: the setup's solref in either form, or the default pad's, within the box. */
@@ -58,7 +138,8 @@ int problem_build(struct problem *P, const struct core_scene *setup, const struc
 	P->log_hi[DR] = log(CALIB_GRID_DAMPRATIO_MAX);
 	start_logs(setup, P);
 	P->fitted = calloc(data->ntrajectories + 1, sizeof *P->fitted);
-	P->release0 = calloc(2 * data->ntrajectories + 1, sizeof *P->release0);
+	P->release0 = calloc(3 * data->ntrajectories + 1, sizeof *P->release0);
+	P->release_slope = P->release0 + 2 * data->ntrajectories;
 	P->falls = calloc(data->ndrops + 1, sizeof *P->falls);
 	if (!P->fitted || !P->release0 || !P->falls || data->ndrops > CALIB_MAX_DROPS)
 		return err_set(err, ERR_INTERNAL, NULL, "calibration fit: out of memory");
@@ -72,6 +153,8 @@ int problem_build(struct problem *P, const struct core_scene *setup, const struc
 		if (P->fitted[j].n > P->max_samples)
 			P->max_samples = P->fitted[j].n;
 		traj_start(&P->fitted[j], -m.a0, h, &P->release0[2 * j], &P->release0[2 * j + 1]);
+		P->release_slope[j] = -P->scene.option.gravity *
+		    (P->fitted[j].t[traj_first_impact(&P->fitted[j])] - P->release0[2 * j]);
 	}
 	P->data.trajectories = P->fitted;
 	/* a drop falls the same way onto every pad: stepped once here */
@@ -212,7 +295,9 @@ double problem_residual_variance(double chi2, size_t n, size_t p)
 	return n < p + CALIB_MIN_DOF ? 1 : fmax(1, chi2 / (double)(n - p));
 }
 
-int problem_chi2_tested(const struct problem *P, size_t p)
+/* Whether the levels hold the chi^2 test's: under CALIB_MIN_DOF dof, or only unbounced drops
+ * (their model rebound is 0 on a plateau, so chi^2 - chi^2_min is no likelihood ratio there). */
+static int problem_chi2_tested(const struct problem *P, size_t p)
 {
 	return P->n < p + CALIB_MIN_DOF ||
 	    (P->data.ndrops > 0 && P->data.ntrajectories == 0 && problem_bouncing(P) == 0);

@@ -13,7 +13,7 @@
 #include "base/error.h"
 #include "core/scene.h"
 #include "core/sim.h"
-#include "fit/input.h"
+#include "fit/types.h"
 
 /* The physical parameters: log timeconst, log dampratio (fit.h's FIT_TC, FIT_DR). */
 enum { TC, DR, NPHYS };
@@ -27,6 +27,7 @@ struct problem {
 	double log_lo[NPHYS], log_hi[NPHYS]; /* the searched box */
 	double start_log[NPHYS]; /* the setup's own pad (it supplies a held parameter's value) */
 	double *release0;        /* each trajectory's free-fall release (t0, H): 2 a trajectory */
+	double *release_slope;   /* dH/dt0 along each one's free-fall valley (inside release0) */
 	struct core_sim_start *falls;    /* each drop's free fall (the same for every pad) */
 	struct calib_trajectory *fitted; /* the cut trajectories data points to */
 	const struct calib_bound *bound; /* NULL: never stopped */
@@ -81,10 +82,6 @@ void problem_traj_residuals(const struct problem *P, struct problem_scratch *S,
  * (k^2 + ROUGH_LEVEL) variances, raised to the chi^2 test's where it applies (returns if so). */
 double problem_residual_variance(double chi2, size_t n, size_t p);
 int problem_levels(const struct problem *P, double chi2_min, size_t p, double levels[3]);
-
-/* Whether the levels hold the chi^2 test's: under CALIB_MIN_DOF dof, or only unbounced drops
- * (their model rebound is 0 on a plateau, so chi^2 - chi^2_min is no likelihood ratio there). */
-int problem_chi2_tested(const struct problem *P, size_t p);
 
 /* The parameters of a problem: its free physical ones and two per trajectory. */
 size_t problem_params(const struct problem *P, size_t nphys);

@@ -180,7 +180,6 @@ static void note_misfit(struct fit_result *fit, const struct problem *P)
 			    pr->force, 1e3 * fit->press_model[i], 1e3 * pr->deflection,
 			    fit->press_residual[i] / problem_press_sigma(pr));
 	}
-	/* the claim holds over the searched range only: a pad beyond it may reach them */
 	if (what[0])
 		status_note(fit,
 		    "the model cannot reach the measured values anywhere in the searched range "
@@ -235,7 +234,6 @@ void status_pin_edges(struct fit_result *fit, const struct problem *P, const int
 /* The note of a parameter pinned at an edge: which edge, why, and what would free it. */
 static void explain_pinned(struct fit_result *fit, const struct problem *P, int q)
 {
-	/* why the searched range ends there */
 	static const char *const why[NPHYS][2] = {
 	    {"a contact stiffer than one timestep is not resolved at this timestep",
 	        "a contact softer than 0.5 s is far softer than a gripper pad"},
@@ -244,7 +242,6 @@ static void explain_pinned(struct fit_result *fit, const struct problem *P, int 
 	int upper = fit->pinned[q] > 0;
 	double edge = exp(upper ? P->log_hi[q] : P->log_lo[q]);
 	double other = fit->interval_log[q][1][upper ? 0 : 1];
-	/* presses fix timeconst*dampratio, so with the drops they determine either parameter */
 	const char *remedy = q == TC && !upper
 	    ? "presses (which fix timeconst*dampratio), or measurements at a smaller timestep, "
 	      "where a stiffer contact is resolved, would bound it"
