@@ -7,10 +7,7 @@
 #ifndef CONTACTD_FIT_AUDIT_H
 #define CONTACTD_FIT_AUDIT_H
 
-#include <stddef.h>
-
 #include "base/error.h"
-#include "core/scene.h"
 #include "fit/types.h"
 
 /* One drop's or press's evaluation. */

@@ -10,7 +10,6 @@
 
 #include <gsl/gsl_matrix.h>
 
-#include "base/error.h"
 #include "fit/problem.h"
 
 struct descent_point {

@@ -8,9 +8,6 @@
 #ifndef CONTACTD_FIT_INTERVAL_H
 #define CONTACTD_FIT_INTERVAL_H
 
-#include <gsl/gsl_matrix.h>
-
-#include "base/error.h"
 #include "fit/descent.h"
 #include "fit/map.h"
 

@@ -8,9 +8,6 @@
 #ifndef CONTACTD_FIT_MAP_H
 #define CONTACTD_FIT_MAP_H
 
-#include <stddef.h>
-
-#include "base/error.h"
 #include "fit/problem.h"
 
 struct map_point {

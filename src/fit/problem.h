@@ -7,11 +7,7 @@
 #ifndef CONTACTD_FIT_PROBLEM_H
 #define CONTACTD_FIT_PROBLEM_H
 
-#include <stdatomic.h>
-#include <stddef.h>
-
 #include "base/error.h"
-#include "core/scene.h"
 #include "core/sim.h"
 #include "fit/types.h"
 

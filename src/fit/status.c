@@ -57,8 +57,7 @@ void status_insufficient(struct fit_result *fit, const char *fmt, ...)
 	va_list ap;
 
 	fit->status = FIT_INSUFFICIENT;
-	if (fit->nnotes >= FIT_MAX_NOTES)
-		fit->nnotes = FIT_MAX_NOTES - 1;
+	fit->nnotes = fit->nnotes < FIT_MAX_NOTES ? fit->nnotes : FIT_MAX_NOTES - 1; /* kept */
 	va_start(ap, fmt);
 	vsnprintf(fit->notes[fit->nnotes++], FIT_NOTE_MAX, fmt, ap);
 	va_end(ap);

@@ -2,7 +2,6 @@
 #ifndef CONTACTD_FIT_STATUS_H
 #define CONTACTD_FIT_STATUS_H
 
-#include "fit/types.h"
 #include "fit/problem.h"
 
 /* Add a note (printf's format), dropped beyond FIT_MAX_NOTES. status_insufficient(): the fit
