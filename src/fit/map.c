@@ -81,8 +81,8 @@ struct profile_job {
 	int failed;
 };
 
-/* Each point's releases profiled: a first-grid point's from a scan along the free fall's valley,
- * a refined one's from the free fall and its cell's lowest corner's, which found the branch. */
+/* Each point's releases profiled from a scan along the free fall's valley and, for a refined
+ * point, from its cell's lowest corner's (a corner's branch may not be the point's own). */
 static void profile_run(void *ctx, size_t job)
 {
 	struct profile_job *pj = ctx;
@@ -99,9 +99,8 @@ static void profile_run(void *ctx, size_t job)
 		const double *seed = pj->seed[i] >= 0 ? &M->rel[(size_t)pj->seed[i] * nrel] : NULL;
 
 		if (pj->failed ||
-		    descent_releases(M->P, &S, M->pt[pj->which[i]].logp,
-		        seed ? 0 : MAP_RELEASE_SCAN, seed, &M->rel[pj->which[i] * nrel], f,
-		        &pj->chi2[i], &err) != 0)
+		    descent_releases(M->P, &S, M->pt[pj->which[i]].logp, MAP_RELEASE_SCAN, seed,
+		        &M->rel[pj->which[i] * nrel], f, &pj->chi2[i], &err) != 0)
 			pj->failed = 1;
 	}
 	problem_scratch_free(&S);
