@@ -245,9 +245,8 @@ static double truth_chi2(const struct dataset *d, int kinds, int truth, const st
 /*
  * With noise: the truth lies within 3 sigma of the fit by either of two measures: each log
  * within 3 reported standard errors (half its 1-sigma interval), or chi^2 at the truth at most
- * (9 + CALIB_ROUGH_LEVEL) s^2
- * above the fit's (s^2 the residual variance), the region the intervals are read from at 3
- * sigma. An honest fit fails either 0.3 % of the time (the seed is fixed, so the test is
+ * (9 + CALIB_ROUGH_LEVEL) s^2 above the fit's (s^2 the residual variance), the region the
+ * intervals are read from at 3 sigma. An honest fit fails either 0.3 % of the time (the seed is fixed, so the test is
  * deterministic); each alone is not enough here: a few trajectories at 5 ms make chi^2 a set of
  * narrow valleys tenths of a log unit apart (the truth in the next valley: many standard errors
  * off, a few chi^2 above), and rough within a valley (the truth a fraction of a standard error
