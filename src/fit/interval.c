@@ -75,11 +75,12 @@ void interval_read(const struct map *M, const struct descent_point *est,
 				else if (p)
 					range[q][side] = crossing(M, p, chi2_min, level, q, side);
 			}
-		/* each range at least the bowl about est, +-sqrt(level * var) (var NAN: none) */
+		/* at least the bowl +-sqrt(level * var), to a lattice step (beyond it: the map) */
 		for (q = 0; q <= NPHYS; q++) {
-			double centre = coord(est->logp, q), half = sqrt(level * var[q]);
+			double cap = q < NPHYS ? M->step[q] : M->step[TC] + M->step[DR];
+			double centre = coord(est->logp, q), half = fmin(sqrt(level * var[q]), cap);
 
-			if (used[q] && isfinite(half)) {
+			if (used[q] && var[q] >= 0) {
 				range[q][0] = fmin(range[q][0], centre - half);
 				range[q][1] = fmax(range[q][1], centre + half);
 			}
