@@ -141,8 +141,10 @@ status=$(call POST "http://127.0.0.1:$(port 3)/v1/calibrations/$c1/measurements"
 [ "$status" = 422 ] || fail "the key with another body on node 3: $status, not 422"
 echo "2. Idempotency-Key k-1 on node 2 replayed node 1's answer byte for byte"
 
-# 3. A stream on node 2 hears the fits node 1 computes.
-curl -s -N -m 40 -H "Authorization: Bearer $t1" \
+# 3. A stream on node 2 hears the fits node 1 computes (open as long as an upload may wait for its
+# fit: a fit of presses alone steps every press at every point of the fit's map, tens of seconds on
+# sanitised nodes sharing a busy machine).
+curl -s -N -m 320 -H "Authorization: Bearer $t1" \
 	"http://127.0.0.1:$(port 2)/v1/calibrations/$c1/events" >"$tmp/stream" 2>/dev/null &
 stream=$!
 sleep 0.5
