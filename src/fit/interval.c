@@ -75,9 +75,10 @@ void interval_read(const struct map *M, const struct descent_point *est,
 				else if (p)
 					range[q][side] = crossing(M, p, chi2_min, level, q, side);
 			}
-		/* at least the bowl +-sqrt(level * var), to a lattice step (beyond it: the map) */
+		/* at least the bowl +-sqrt(level * var), out to a first-grid step */
 		for (q = 0; q <= NPHYS; q++) {
-			double cap = q < NPHYS ? M->step[q] : M->step[TC] + M->step[DR];
+			double cap =
+			    (1 << MAP_DEPTH) * (q < NPHYS ? M->step[q] : M->step[TC] + M->step[DR]);
 			double centre = coord(est->logp, q), half = fmin(sqrt(level * var[q]), cap);
 
 			if (used[q] && var[q] >= 0) {

@@ -37,8 +37,7 @@ struct calib_data {
 	size_t ntrajectories;
 };
 
-/* What may stop a fit before it ends. */
-struct calib_bound {
+struct calib_bound {              /* what may stop a fit before it ends */
 	const atomic_int *cancel; /* stop when it becomes non-zero (NULL: never) */
 	double seconds;           /* stop after this long (0: never) */
 };
