@@ -97,7 +97,7 @@ int main(void)
 			calgen_add_presses(&state, press_counts[c], &set);
 			t0 = clock_s(CLOCK_MONOTONIC);
 			c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-			if (fit_solref(&set.setup, &set.data, &fit, &err) != 0) {
+			if (fit_solref(&set.setup, &set.data, NULL, &fit, &err) != 0) {
 				fprintf(stderr, "bench_fit: %s\n", err.message);
 				return 1;
 			}

@@ -254,7 +254,7 @@ static void measure(const double *heights, size_t ndrops, struct coverage *c)
 			data.drops = drops;
 			data.ndrops = ndrops;
 			ck_assert_msg(
-			    fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+			    fit_solref(&start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 			c->fits++;
 			c->ok += fit->status == FIT_OK;
 			c->few_dof += fit->status == FIT_FEW_DOF;
@@ -586,7 +586,8 @@ START_TEST(fresh_no_bounce)
 		}
 		data.drops = drops;
 		data.ndrops = 5;
-		ck_assert_msg(fit_solref(&f.start, &data, &fit, &err) == 0, "%s", err.message);
+		ck_assert_msg(
+		    fit_solref(&f.start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 		fresh_count(&c, &f, fit, truth_chi2);
 		fit_free(fit);
 	}
@@ -647,7 +648,8 @@ START_TEST(fresh_presses)
 		data.ndrops = 3;
 		data.presses = presses;
 		data.npresses = 2;
-		ck_assert_msg(fit_solref(&f.start, &data, &fit, &err) == 0, "%s", err.message);
+		ck_assert_msg(
+		    fit_solref(&f.start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 		fresh_count(&c, &f, fit, truth_chi2);
 		fit_free(fit);
 	}

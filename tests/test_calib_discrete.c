@@ -133,7 +133,7 @@ static struct fit_result *fit_drops(const char *setup_text, const struct calib_d
 	ck_assert_msg(parse_setup(setup_text, &setup, &err) == 0, "%s", err.message);
 	data.drops = drops;
 	data.ndrops = NDROPS;
-	ck_assert_msg(fit_solref(&setup.scene, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&setup.scene, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	return fit;
 }
 

@@ -193,7 +193,7 @@ static struct fit_result *fit_kinds(const struct dataset *d, int box, int kinds)
 		data.trajectories = d->traj;
 		data.ntrajectories = NTRAJ;
 	}
-	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	return fit;
 }
 
@@ -494,7 +494,7 @@ START_TEST(readme_example_is_a_real_pad)
 	data.ndrops = 4;
 	data.presses = &readme_press;
 	data.npresses = 1;
-	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_int_eq(fit_solref(&start, &data, NULL, &fit, &err), 0);
 	ck_assert_msg(
 	    fit->status == FIT_OK, "status %d (%s)", fit->status, fit->nnotes ? fit->notes[0] : "");
 	for (q = 0; q < 2; q++)
@@ -531,7 +531,7 @@ START_TEST(misfit_at_zero_dof)
 	data.ndrops = 1;
 	data.presses = &press;
 	data.npresses = 1;
-	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_int_eq(fit_solref(&start, &data, NULL, &fit, &err), 0);
 	ck_assert_int_eq(fit->dof, 0);
 	ck_assert_msg(fit->chi2 > 1000, "chi2 %g", fit->chi2);
 	ck_assert_int_eq(fit->status, FIT_MISFIT);
@@ -592,7 +592,7 @@ START_TEST(mixed_sigmas_best_fit)
 	ck_assert_msg(pad_chi2 < 6.08, "the pad scores %g", pad_chi2);
 	data.drops = drops;
 	data.ndrops = 5;
-	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_int_eq(fit_solref(&start, &data, NULL, &fit, &err), 0);
 	ck_assert_msg(fit->chi2 <= pad_chi2, "reported chi2 %g at (%g, %g); the pad scores %g",
 	    fit->chi2, fit->timeconst, fit->dampratio, pad_chi2);
 	ck_assert_msg(
@@ -633,7 +633,7 @@ START_TEST(edge_is_named)
 	}
 	data.drops = drops;
 	data.ndrops = 3;
-	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_int_eq(fit_solref(&start, &data, NULL, &fit, &err), 0);
 	for (k = 0; k < fit->nnotes; k++) {
 		ck_assert_msg(!strstr(fit->notes[k], "not bounce") &&
 		        !strstr(fit->notes[k], "no drop bounced"),
@@ -716,7 +716,7 @@ START_TEST(edges_searched_whole)
 	gsl_rng_free(rng);
 	data.drops = drops;
 	data.ndrops = 5;
-	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	for (k = 0; k < fit->nnotes; k++)
 		ck_assert_msg(!strstr(fit->notes[k], "cannot reach"),
 		    "pad (%g, %g): the note denies a pad that reaches the data: %s",
@@ -770,7 +770,7 @@ START_TEST(empty_is_insufficient)
 	struct err err;
 	json_t *j;
 
-	ck_assert_int_eq(fit_solref(&start, &data, &fit, &err), 0);
+	ck_assert_int_eq(fit_solref(&start, &data, NULL, &fit, &err), 0);
 	ck_assert_int_eq(fit->status, FIT_INSUFFICIENT);
 	j = calresult_json(fit, CALIB_DEFAULT_CLASS_PREFIX "1", NULL);
 	ck_assert_ptr_nonnull(j);
@@ -855,7 +855,7 @@ START_TEST(mjcf_pastes_into_mujoco)
 	make_dataset(&d, 0, 0, 1, 3);
 	data.drops = d.drops;
 	data.ndrops = NDROPS;
-	ck_assert_msg(fit_solref(&setup.scene, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&setup.scene, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	ck_assert_int_eq(fit->status, FIT_OK);
 	j = calresult_json(fit, setup.mjcf_class, setup.mjcf_attributes);
 	ck_assert_ptr_nonnull(j);

@@ -106,7 +106,7 @@ START_TEST(issue_example)
 	struct err err;
 	double best[2], lowest;
 
-	ck_assert_msg(fit_solref(&setup, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&setup, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	ck_assert_int_eq(audit_solref(&setup, &data, 0.018205, 0.194775, NULL, &a, &err), 0);
 	lowest = grid_min(&setup, &data, best);
 	fprintf(stderr,
@@ -153,8 +153,8 @@ START_TEST(fresh_sets)
 			double best[2], lowest, excess;
 
 			calgen_draw(&state, counts[k], &set);
-			ck_assert_msg(
-			    fit_solref(&set.setup, &set.data, &fit, &err) == 0, "%s", err.message);
+			ck_assert_msg(fit_solref(&set.setup, &set.data, NULL, &fit, &err) == 0,
+			    "%s", err.message);
 			lowest = grid_min(&set.setup, &set.data, best);
 			excess = fit->chi2 - lowest;
 			worst = fmax(worst, excess);

@@ -254,7 +254,7 @@ START_TEST(issue_example)
 	}
 	data.presses = presses;
 	data.npresses = 2;
-	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	printf("issue example: status %d at (%.6g, %.6g), chi2 %.4g (truth %.4g)\n", fit->status,
 	    fit->timeconst, fit->dampratio, fit->chi2, truth_chi2);
 	ck_assert(fit->status != FIT_OK);
@@ -343,7 +343,7 @@ static int misfit_names(const struct core_scene *start, const struct calib_drop 
 	data.ndrops = 4;
 	data.presses = presses;
 	data.npresses = 2;
-	ck_assert_msg(fit_solref(start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	for (k = 0; k < fit->nnotes; k++) {
 		printf("  note: %s\n", fit->notes[k]);
 		named |= strstr(fit->notes[k], needle) != NULL;
@@ -377,7 +377,7 @@ START_TEST(misfit_names_the_measurement)
 	data.ndrops = 4;
 	data.presses = presses;
 	data.npresses = 2;
-	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	ck_assert_msg(fit->status != FIT_MISFIT, "the truth's own data: %s",
 	    fit->nnotes ? fit->notes[0] : "");
 	ck_assert_msg(

@@ -99,7 +99,7 @@ START_TEST(no_bounce_is_not_ok)
 	}
 	data.drops = drops;
 	data.ndrops = 8;
-	ck_assert_msg(fit_solref(&start, &data, &fit, &err) == 0, "%s", err.message);
+	ck_assert_msg(fit_solref(&start, &data, NULL, &fit, &err) == 0, "%s", err.message);
 	ck_assert_msg(fit->status != FIT_OK, "ok at (%g, %g)", fit->timeconst, fit->dampratio);
 	for (q = 0; q < 2; q++) {
 		const double *ci = fit->interval_log[q][1];

@@ -652,7 +652,7 @@ static void accept(const struct kind *k)
 			c.hops += hop = hops(&set);
 		t0 = now();
 		ck_assert_msg(
-		    fit_solref(&set.setup, &set.data, &fit, &err) == 0, "%s", err.message);
+		    fit_solref(&set.setup, &set.data, NULL, &fit, &err) == 0, "%s", err.message);
 		c.seconds[n] = now() - t0;
 		if (verbose)
 			print_fit(k, n, &set, hop, fit, truth, c.seconds[n]);

@@ -121,7 +121,7 @@ static int refit(struct calstore *cs, long long id, const json_t *all, const ato
 
 	memset(&data, 0, sizeof data);
 	if (calsetup_get(cs, id, &setup, NULL, err) != 0 || calreq_data(all, &data, err) != 0 ||
-	    fit_solref_within(&setup.scene, &data.data, &bound, &f, err) != 0)
+	    fit_solref(&setup.scene, &data.data, &bound, &f, err) != 0)
 		goto out;
 	fj = calresult_json(f, setup.mjcf_class, setup.mjcf_attributes);
 	*text = fj ? jtext_line(fj) : NULL;

@@ -22,43 +22,43 @@ static double point(struct audit_point *pt, double model, double measured, doubl
 	return pt->contribution;
 }
 
-/* A trajectory's evaluation at the pad of s: its release profiled there as the fit profiles it
- * at a point of its map (fit/descent.h), from a scan of its free fall and from given (NULL:
+/* The trajectories' evaluations at logp: their releases profiled together as the fit's map
+ * profiles them at a point (fit/descent.h), from a scan of each free fall and from given (NULL:
  * none; a non-finite pair skipped). */
-static int trajectory(const struct core_scene *s, const struct calib_trajectory *tr,
-    const double *given, struct audit_traj *out, struct err *err)
+static int trajectories(const struct core_scene *setup, const struct calib_data *data,
+    const double logp[NPHYS], const double *given, struct audit_result *a, struct err *err)
 {
-	struct calib_data one = {.trajectories = tr, .ntrajectories = 1};
-	const double logp[NPHYS] = {log(s->floor.solref[0]), log(s->floor.solref[1])};
 	struct problem P;
-	struct problem_scratch S = {NULL, NULL};
+	struct problem_scratch S = {0};
 	struct core_scene_model m;
-	double rel[2], ss = 0, *f = NULL;
+	double *rel = NULL, chi2, misfit[2];
+	size_t j;
 	int rc = -1;
-	size_t i;
 
-	if (problem_build(&P, s, &one, NULL, err) != 0 || problem_scratch_alloc(&P, &S) != 0 ||
-	    !(f = malloc((tr->n + 1) * sizeof *f))) {
+	if (problem_build(&P, setup, data, NULL, err) != 0 || problem_scratch_alloc(&P, &S) != 0 ||
+	    !(rel = malloc(2 * data->ntrajectories * sizeof *rel))) {
 		err_set(err, ERR_INTERNAL, NULL, "calibration audit: out of memory");
 		goto out;
 	}
-	out->fitted = P.data.trajectories[0].n;
-	if (descent_releases(
-	        &P, &S, logp, MAP_RELEASE_SCAN, given, rel, f, &out->contribution, err) != 0)
+	if (descent_releases(&P, &S, logp, MAP_RELEASE_SCAN, given, rel, &chi2, err) != 0)
 		goto out;
-	out->release_time = rel[0];
-	out->release_height = rel[1];
-	/* the metres behind the weighted residuals: the model's own samples */
 	problem_model_at(&P, logp, &m);
-	model_trajectory(&m, rel[0], rel[1], tr->t, out->fitted, S.buf, S.zmodel);
-	for (i = 0, out->max_abs = 0; i < out->fitted; i++) {
-		ss += (tr->z[i] - S.zmodel[i]) * (tr->z[i] - S.zmodel[i]);
-		out->max_abs = fmax(out->max_abs, fabs(tr->z[i] - S.zmodel[i]));
+	for (j = 0; j < data->ntrajectories; j++) {
+		struct audit_traj *t = &a->traj[j];
+
+		t->fitted = P.data.trajectories[j].n;
+		t->sigma = problem_traj_sigma(&data->trajectories[j]);
+		t->release_time = rel[2 * j];
+		t->release_height = rel[2 * j + 1];
+		t->contribution = problem_traj_residuals(&P, &S, &m, j, &rel[2 * j], NULL, misfit);
+		t->rms = misfit[0];
+		t->max_abs = misfit[1];
+		a->chi2 += t->contribution;
+		a->n += t->fitted;
 	}
-	out->rms = out->fitted > 0 ? sqrt(ss / (double)out->fitted) : 0;
 	rc = 0;
 out:
-	free(f);
+	free(rel);
 	problem_scratch_free(&S);
 	problem_free(&P);
 	return rc;
@@ -70,6 +70,7 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 	struct audit_result *a = calloc(1, sizeof *a);
 	struct core_scene s = *setup;
 	struct core_scene_model m;
+	const double logp[NPHYS] = {log(timeconst), log(dampratio)};
 	size_t i;
 	int rc = -1;
 
@@ -104,15 +105,8 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 		    problem_press_sigma(p));
 	}
 	a->n = data->ndrops + data->npresses;
-	for (i = 0; i < data->ntrajectories; i++) {
-		const struct calib_trajectory *tr = &data->trajectories[i];
-
-		a->traj[i].sigma = problem_traj_sigma(tr);
-		if (trajectory(&s, tr, releases ? &releases[2 * i] : NULL, &a->traj[i], err) != 0)
-			goto out;
-		a->chi2 += a->traj[i].contribution;
-		a->n += a->traj[i].fitted;
-	}
+	if (data->ntrajectories > 0 && trajectories(&s, data, logp, releases, a, err) != 0)
+		goto out;
 	*out = a;
 	a = NULL;
 	rc = 0;

@@ -52,7 +52,7 @@ static double residuals(const struct problem *P, struct problem_scratch *S,
 	if (P->data.ntrajectories > 0)
 		problem_model_at(P, pt->logp, &m);
 	for (j = 0; j < P->data.ntrajectories; j++) {
-		problem_traj_residuals(P, S, &m, j, pt->rel[2 * j], pt->rel[2 * j + 1], f + row);
+		problem_traj_residuals(P, S, &m, j, &pt->rel[2 * j], f + row, NULL);
 		row += P->data.trajectories[j].n;
 	}
 	for (i = 0; i < P->n; i++)
@@ -91,7 +91,7 @@ static void jacobian(
 			double rel[2] = {d->at.rel[2 * j], d->at.rel[2 * j + 1]};
 
 			rel[c] += steps[c];
-			problem_traj_residuals(P, d->S, &m, j, rel[0], rel[1], d->f);
+			problem_traj_residuals(P, d->S, &m, j, rel, d->f, NULL);
 			for (i = 0; i < P->data.trajectories[j].n; i++)
 				gsl_matrix_set(
 				    J, row + i, col, (d->f[i] - d->f0[row + i]) / steps[c]);
@@ -130,7 +130,7 @@ static int trial_df(const gsl_vector *x, void *params, gsl_matrix *J)
 }
 
 /* d set up for P at *pt, d->x holding its parameters; -1 with ERR_INTERNAL when out of memory.
- * descent_done() frees what there is either way. */
+ * The caller frees d->f and d->x either way. */
 static int descent_init(struct descent *d, const struct problem *P, struct problem_scratch *S,
     const int moving[NPHYS], const struct descent_point *pt, struct err *err)
 {
@@ -153,12 +153,6 @@ static int descent_init(struct descent *d, const struct problem *P, struct probl
 	for (j = 0; j < nrel; j++)
 		gsl_vector_set(d->x, k++, pt->rel[j]);
 	return 0;
-}
-
-static void descent_done(struct descent *d)
-{
-	free(d->f);
-	gsl_vector_free(d->x);
 }
 
 int descent_run(const struct problem *P, struct problem_scratch *S, const int moving[NPHYS],
@@ -197,7 +191,8 @@ int descent_run(const struct problem *P, struct problem_scratch *S, const int mo
 	pt->chi2 = residuals(P, S, pt, d.nfree > 0, d.f);
 out:
 	gsl_multifit_nlinear_free(w);
-	descent_done(&d);
+	free(d.f);
+	gsl_vector_free(d.x);
 	return rc;
 }
 
@@ -212,25 +207,13 @@ int descent_jacobian(const struct problem *P, struct problem_scratch *S, const i
 		d.nfree = 1; /* every row: the logs' columns see the drops and presses */
 		jacobian(&d, pt, step_log, J);
 	}
-	descent_done(&d);
+	free(d.f);
+	gsl_vector_free(d.x);
 	return rc;
 }
 
-/* Trajectory j's chi^2 at the prepared pad m released at rel (t0, H); f: scratch. */
-static double traj_chi2(const struct problem *P, struct problem_scratch *S,
-    const struct core_scene_model *m, size_t j, const double rel[2], double *f)
-{
-	double chi2 = 0;
-	size_t k;
-
-	problem_traj_residuals(P, S, m, j, rel[0], rel[1], f);
-	for (k = 0; k < P->data.trajectories[j].n; k++)
-		chi2 += f[k] * f[k];
-	return chi2;
-}
-
 int descent_releases(const struct problem *P, struct problem_scratch *S, const double logp[NPHYS],
-    int scan, const double *seed, double *rel, double *f, double *chi2, struct err *err)
+    int scan, const double *seed, double *rel, double *chi2, struct err *err)
 {
 	const int none[NPHYS] = {0, 0};
 	struct descent_point dp = {{logp[TC], logp[DR]}, rel, 0};
@@ -246,7 +229,7 @@ int descent_releases(const struct problem *P, struct problem_scratch *S, const d
 		for (k = -scan; k <= scan; k++) {
 			double dt = scan ? P->scene.option.timestep * k / scan : 0;
 			double at[2] = {ff[0] + dt, ff[1] + slope * dt},
-			       c = traj_chi2(P, S, &m, j, at, f);
+			       c = problem_traj_residuals(P, S, &m, j, at, NULL, NULL);
 
 			if (c < best) {
 				best = c;
@@ -254,7 +237,7 @@ int descent_releases(const struct problem *P, struct problem_scratch *S, const d
 			}
 		}
 		if (seed && isfinite(seed[2 * j]) && isfinite(seed[2 * j + 1]) &&
-		    traj_chi2(P, S, &m, j, &seed[2 * j], f) < best)
+		    problem_traj_residuals(P, S, &m, j, &seed[2 * j], NULL, NULL) < best)
 			memcpy(&rel[2 * j], &seed[2 * j], 2 * sizeof *rel);
 	}
 	if (descent_run(P, S, none, &dp, &iterations, err) != 0)

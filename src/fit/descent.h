@@ -33,8 +33,8 @@ int descent_jacobian(const struct problem *P, struct problem_scratch *S, const i
  * each started from the best of 2 scan + 1 releases along its free fall's valley, a step either
  * way (which step the impact falls in, and where in it, makes chi^2 jump along that line), or
  * from seed's (NULL: none; a non-finite pair skipped) where lower; then all fitted at once.
- * *chi2: the trajectories' chi^2. f: scratch of max_samples doubles. -1 when out of memory. */
+ * *chi2: the trajectories' chi^2. -1 when out of memory. */
 int descent_releases(const struct problem *P, struct problem_scratch *S, const double logp[NPHYS],
-    int scan, const double *seed, double *rel, double *f, double *chi2, struct err *err);
+    int scan, const double *seed, double *rel, double *chi2, struct err *err);
 
 #endif

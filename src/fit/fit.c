@@ -1,10 +1,10 @@
 /* fit.c: the pad calibration fit's entry, a pipeline of five stages, one module each:
  *   1. the problem, built once and read only after (fit/problem.h);
  *   2. the chi-square map of the searched box, releases profiled at each point (fit/map.h);
- *   3. descents from the map's lowest distinct minima, the best the answer (fit/descent.h);
+ *   3. descents from the map's lowest minima, the best (polished) the answer (fit/descent.h);
  *   4. what the data determine: flat directions held, intervals read off the map (fit/interval.h);
  *   5. the status and the notes (fit/status.h).
- * fit_solref_within() names them in that order; see fit.h for the model and the method. */
+ * fit_solref() names them in that order; see fit.h for the model and the method. */
 #include "fit/fit.h"
 
 #include <math.h>
@@ -49,7 +49,7 @@ static void descend_one(void *ctx, size_t k)
 	struct descents *D = ctx;
 	const struct fit_state *st = D->st;
 	const size_t nrel = 2 * st->P->data.ntrajectories;
-	struct problem_scratch S = {NULL, NULL};
+	struct problem_scratch S = {0};
 	struct err err;
 
 	memcpy(D->end[k].rel, &st->map.rel[D->idx[k] * nrel], nrel * sizeof *D->end[k].rel);
@@ -60,7 +60,53 @@ static void descend_one(void *ctx, size_t k)
 	problem_scratch_free(&S);
 }
 
-/* Stage 3: descents from the map's lowest distinct minima into st->est, the lowest end. */
+/* Stage 3's polish (fit/knobs.h): rings of POLISH_DIRECTIONS points (one free log: 2) around *pt
+ * h lattice steps out, each a batch, *pt moved to the lowest below it, else h halved; a log at an
+ * edge stays (pinned). Not with trajectories: rough at every scale (the step an impact falls in),
+ * their chi^2 has spikes narrower than the intervals' levels, which a compass search digs into. */
+static int polish(const struct fit_state *st, struct descent_point *pt)
+{
+	const struct problem *P = st->P;
+	double ring[POLISH_DIRECTIONS][NPHYS], h = 1, *res = malloc(sizeof ring * P->n), chi2;
+	int moves[NPHYS], n, k, q, best, round = 0;
+	size_t i;
+
+	for (q = 0; q < NPHYS; q++)
+		moves[q] = st->free[q] && pt->logp[q] > P->log_lo[q] + CALIB_EDGE_LOG &&
+		    pt->logp[q] < P->log_hi[q] - CALIB_EDGE_LOG;
+	n = moves[TC] && moves[DR] ? POLISH_DIRECTIONS : 2;
+	if (!res)
+		return -1;
+	while ((moves[TC] || moves[DR]) && h >= 1.0 / (1 << POLISH_HALVINGS) &&
+	    round++ < POLISH_ROUNDS && !problem_stopped(P)) {
+		for (k = 0; k < n; k++)
+			for (q = 0; q < NPHYS; q++) {
+				/* one log alone: its two directions, the other's step 0 */
+				double a = 2 * M_PI * k / n + (moves[TC] ? 0 : M_PI / 2),
+				       x = pt->logp[q] +
+				    moves[q] * (q ? sin(a) : cos(a)) * h * st->map.step[q];
+
+				ring[k][q] = fmin(fmax(x, P->log_lo[q]), P->log_hi[q]);
+			}
+		problem_statics(P, (const double(*)[NPHYS])ring, (size_t)n, 1, res);
+		for (k = 0, best = -1; k < n; k++) {
+			for (chi2 = 0, i = 0; i < P->n; i++)
+				chi2 += res[k * P->n + i] * res[k * P->n + i];
+			if (chi2 < pt->chi2 && !problem_stopped(P)) {
+				pt->chi2 = chi2;
+				best = k;
+			}
+		}
+		if (best >= 0)
+			memcpy(pt->logp, ring[best], sizeof pt->logp);
+		else
+			h /= 2;
+	}
+	free(res);
+	return 0;
+}
+
+/* Stage 3: descents from the map's lowest distinct minima into st->est, the lowest polished. */
 static int descend(struct fit_state *st, struct err *err)
 {
 	const size_t nrel = 2 * st->P->data.ntrajectories;
@@ -77,7 +123,7 @@ static int descend(struct fit_state *st, struct err *err)
 		st->iterations += D.iterations[k];
 		best = D.end[k].chi2 < D.end[best].chi2 ? k : best;
 	}
-	ok = rel && n > 0 && !D.failed;
+	ok = rel && n > 0 && !D.failed && (nrel > 0 || polish(st, &D.end[best]) == 0);
 	if (ok) {
 		memcpy(st->est.logp, D.end[best].logp, sizeof st->est.logp);
 		memcpy(st->est.rel, D.end[best].rel, nrel * sizeof *st->est.rel);
@@ -110,11 +156,12 @@ static int identify(struct fit_result *fit, struct fit_state *st, struct err *er
 	int hold;
 
 	if (!st->an.phys_null || st->nfree < NPHYS ||
-	    status_pin_at_edge(fit, st->P, st->free, st->est.logp, st->an.null_dir)) {
+	    status_pin(fit, st->P, st->free, st->est.logp, st->an.null_dir)) {
 		st->an.phys_null = st->an.phys_null && !(fit->pinned[TC] || fit->pinned[DR]);
 		return 0;
 	}
-	hold = status_choose_hold(st->an.null_dir);
+	/* the log the flat direction moves most (dampratio on a near tie) */
+	hold = fabs(st->an.null_dir[TC]) > 1.5 * fabs(st->an.null_dir[DR]) ? TC : DR;
 	st->free[hold] = 0;
 	st->nfree--;
 	fit->held[hold] = 1;
@@ -140,7 +187,7 @@ static void record(struct fit_result *fit, struct fit_state *st)
 	const double *se = fit->se_log;
 	struct core_scene_model m;
 	size_t p = problem_params(P, (size_t)st->nfree), i, j;
-	double s2, su;
+	double s2, su, misfit[2];
 	int q;
 
 	fit->timeconst = exp(st->est.logp[TC]);
@@ -151,8 +198,10 @@ static void record(struct fit_result *fit, struct fit_state *st)
 	fit->se_scaled = s2 > 1;
 	fit->interval_basis =
 	    st->ci.chi2_test ? FIT_INTERVAL_CHI2_TEST : FIT_INTERVAL_LIKELIHOOD_RATIO;
+	/* a log left free beside a held one, where only the product is identified, has an
+	 * interval that holds only at the held log's value: no claim (NAN), as its note says */
 	for (q = 0; q < NPHYS; q++)
-		if (st->free[q]) {
+		if (st->free[q] && (fit->identified[q] || fit->pinned[q])) {
 			memcpy(fit->interval_log[q], st->ci.log[q], sizeof fit->interval_log[q]);
 			fit->se_log[q] = fit->identified[q] ? half_width(st->ci.log[q][0]) : NAN;
 		}
@@ -173,26 +222,17 @@ static void record(struct fit_result *fit, struct fit_state *st)
 		fit->press_residual[i] = d->presses[i].deflection - fit->press_model[i];
 	}
 	for (j = 0; j < d->ntrajectories; j++) {
-		const struct calib_trajectory *tr = &d->trajectories[j];
 		struct fit_traj *tf = &fit->traj[j];
 		const size_t c = (size_t)st->nfree + 2 * j;
-		double ss = 0;
 
 		/* the releases' spreads: the covariance's (the map profiles them out) */
 		tf->se_release_time = sqrt(gsl_matrix_get(st->an.cov, c, c) * s2);
 		tf->se_release_height = sqrt(gsl_matrix_get(st->an.cov, c + 1, c + 1) * s2);
 		tf->release_time = st->est.rel[2 * j];
 		tf->release_height = st->est.rel[2 * j + 1];
-		model_trajectory(&m, tf->release_time, tf->release_height, tr->t, tr->n, st->S.buf,
-		    st->S.zmodel);
-		tf->max_abs = 0;
-		for (i = 0; i < tr->n; i++) {
-			double r = tr->z[i] - st->S.zmodel[i];
-
-			ss += r * r;
-			tf->max_abs = fmax(tf->max_abs, fabs(r));
-		}
-		tf->rms = sqrt(ss / (double)tr->n);
+		problem_traj_residuals(P, &st->S, &m, j, &st->est.rel[2 * j], NULL, misfit);
+		tf->rms = misfit[0];
+		tf->max_abs = misfit[1];
 	}
 }
 
@@ -223,7 +263,7 @@ static int fit_run(struct fit_result *fit, struct fit_state *st, struct err *err
 	}
 	if (st->nfree == NPHYS)
 		fit->identified[TC] = fit->identified[DR] = fit->product_identified = 1;
-	status_pin_edges(fit, P, st->free, st->est.logp);
+	status_pin(fit, P, st->free, st->est.logp, NULL);
 	interval_read(&st->map, &st->est, st->an.var, &st->ci);
 	/* a pinned log is not identified, its intervals open at its edge: the pad may lie beyond */
 	for (q = 0; q < NPHYS; q++)
@@ -272,12 +312,6 @@ static struct fit_result *fit_new(const struct core_scene *setup, const struct c
 }
 
 int fit_solref(const struct core_scene *setup, const struct calib_data *data,
-    struct fit_result **out, struct err *err)
-{
-	return fit_solref_within(setup, data, NULL, out, err);
-}
-
-int fit_solref_within(const struct core_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err)
 {
 	struct fit_result *fit = NULL;

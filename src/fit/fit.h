@@ -16,13 +16,9 @@
 
 /* Fit the pad's solref to data. setup: a validated scene, the pad as floor (its solref the start
  * and a held parameter's value), the object as body and geom (height, duration ignored). Too
- * little data: FIT_INSUFFICIENT. Fails only when out of memory (ERR_INTERNAL); the caller frees
- * *out with fit_free(). */
+ * little data: FIT_INSUFFICIENT. Fails when out of memory (ERR_INTERNAL), or when bound (NULL:
+ * never) stops it (ERR_UNAVAILABLE, saying why); the caller frees *out with fit_free(). */
 int fit_solref(const struct core_scene *setup, const struct calib_data *data,
-    struct fit_result **out, struct err *err);
-
-/* fit_solref() that gives up when bound says so (NULL: never): ERR_UNAVAILABLE, saying why. */
-int fit_solref_within(const struct core_scene *setup, const struct calib_data *data,
     const struct calib_bound *bound, struct fit_result **out, struct err *err);
 
 /* Free a fit and everything it owns. NULL is a no-op. */

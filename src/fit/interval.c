@@ -41,15 +41,15 @@ void interval_read(const struct map *M, const struct descent_point *est,
 {
 	const int used[NPHYS + 1] = {M->free[TC], M->free[DR], 1}; /* the logs', the product's */
 	const struct map_point *ext[2][NPHYS + 1][2] = {{{NULL}}}; /* at each range's ends */
-	double chi2_min = est->chi2;
+	double chi2_min = est->chi2, levels[3];
 	size_t i;
 	int k, q, side;
 
 	for (i = 0; i < M->n; i++)
 		chi2_min = fmin(chi2_min, M->pt[i].chi2);
-	out->chi2_test = problem_levels(M->P, chi2_min, M->nparams, out->levels);
+	out->chi2_test = problem_levels(M->P, chi2_min, M->nparams, levels);
 	for (k = 0; k < 2; k++) {
-		const double level = out->levels[k];
+		const double level = levels[k];
 		double *range[NPHYS + 1] = {out->log[TC][k], out->log[DR][k], out->product[k]};
 
 		/* a held log's range is NAN, which no point extends */

@@ -15,7 +15,6 @@ struct interval_result {
 	double log[NPHYS][2][2]; /* [q][k - 1][low, high]; NAN for a held log */
 	double product[2][2];    /* log(timeconst * dampratio): [k - 1][low, high] */
 	int product_open;        /* its 2-sigma interval is open on a side */
-	double levels[3];        /* the 1-, 2- and 3-sigma levels used */
 	int chi2_test;           /* the chi^2 test raised a level */
 };
 

@@ -88,23 +88,21 @@ static void profile_run(void *ctx, size_t job)
 	struct profile_job *pj = ctx;
 	const struct map *M = pj->M;
 	const size_t nrel = 2 * M->P->data.ntrajectories;
-	struct problem_scratch S = {NULL, NULL};
-	double *f = malloc((M->P->max_samples + 1) * sizeof *f);
+	struct problem_scratch S = {0};
 	size_t i;
 	struct err err;
 
-	if (!f || problem_scratch_alloc(M->P, &S) != 0)
+	if (problem_scratch_alloc(M->P, &S) != 0)
 		pj->failed = 1;
 	for (i = job * PROFILE_CHUNK; i < pj->count && i < (job + 1) * PROFILE_CHUNK; i++) {
 		const double *seed = pj->seed[i] >= 0 ? &M->rel[(size_t)pj->seed[i] * nrel] : NULL;
 
 		if (pj->failed ||
 		    descent_releases(M->P, &S, M->pt[pj->which[i]].logp, MAP_RELEASE_SCAN, seed,
-		        &M->rel[pj->which[i] * nrel], f, &pj->chi2[i], &err) != 0)
+		        &M->rel[pj->which[i] * nrel], &pj->chi2[i], &err) != 0)
 			pj->failed = 1;
 	}
 	problem_scratch_free(&S);
-	free(f);
 }
 
 /* The lowest full chi^2 of the map so far, or floor if lower. */

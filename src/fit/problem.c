@@ -186,14 +186,16 @@ int problem_scratch_alloc(const struct problem *P, struct problem_scratch *S)
 {
 	S->buf = malloc((CALIB_MAX_TRAJECTORY_STEPS + 3) * sizeof *S->buf);
 	S->zmodel = malloc((P->max_samples + 1) * sizeof *S->zmodel);
-	return S->buf && S->zmodel ? 0 : -1;
+	S->f = malloc((P->max_samples + 1) * sizeof *S->f);
+	return S->buf && S->zmodel && S->f ? 0 : -1;
 }
 
 void problem_scratch_free(struct problem_scratch *S)
 {
 	free(S->buf);
 	free(S->zmodel);
-	S->buf = S->zmodel = NULL;
+	free(S->f);
+	S->buf = S->zmodel = S->f = NULL;
 }
 
 double problem_drop_sigma(const struct calib_drop *d)
@@ -279,15 +281,26 @@ void problem_statics(
 	free(m);
 }
 
-void problem_traj_residuals(const struct problem *P, struct problem_scratch *S,
-    const struct core_scene_model *m, size_t j, double t0, double H, double *f)
+double problem_traj_residuals(const struct problem *P, struct problem_scratch *S,
+    const struct core_scene_model *m, size_t j, const double rel[2], double *f, double misfit[2])
 {
 	const struct calib_trajectory *tr = &P->data.trajectories[j];
+	double chi2 = 0, ss = 0, worst = 0;
 	size_t i;
 
-	model_trajectory(m, t0, H, tr->t, tr->n, S->buf, S->zmodel);
-	for (i = 0; i < tr->n; i++)
+	f = f ? f : S->f;
+	model_trajectory(m, rel[0], rel[1], tr->t, tr->n, S->buf, S->zmodel);
+	for (i = 0; i < tr->n; i++) {
 		f[i] = problem_weigh(S->zmodel[i], tr->z[i], problem_traj_sigma(tr));
+		chi2 += f[i] * f[i];
+		ss += (tr->z[i] - S->zmodel[i]) * (tr->z[i] - S->zmodel[i]);
+		worst = fmax(worst, fabs(tr->z[i] - S->zmodel[i]));
+	}
+	if (misfit) {
+		misfit[0] = tr->n > 0 ? sqrt(ss / (double)tr->n) : 0;
+		misfit[1] = worst;
+	}
+	return chi2;
 }
 
 double problem_residual_variance(double chi2, size_t n, size_t p)
@@ -295,19 +308,15 @@ double problem_residual_variance(double chi2, size_t n, size_t p)
 	return n < p + CALIB_MIN_DOF ? 1 : fmax(1, chi2 / (double)(n - p));
 }
 
-/* Whether the levels hold the chi^2 test's: under CALIB_MIN_DOF dof, or only unbounced drops
- * (their model rebound is 0 on a plateau, so chi^2 - chi^2_min is no likelihood ratio there). */
-static int problem_chi2_tested(const struct problem *P, size_t p)
-{
-	return P->n < p + CALIB_MIN_DOF ||
-	    (P->data.ndrops > 0 && P->data.ntrajectories == 0 && problem_bouncing(P) == 0);
-}
-
 int problem_levels(const struct problem *P, double chi2_min, size_t p, double levels[3])
 {
 	static const double coverage[3] = {0.682689492137086, 0.954499736103642, 0.997300203936740};
 	double s2 = problem_residual_variance(chi2_min, P->n, p);
-	int k, raised = 0, tested = problem_chi2_tested(P, p);
+	/* the chi^2 test's levels under CALIB_MIN_DOF dof, or with only unbounced drops (their
+	 * model rebound is 0 on a plateau, so chi^2 - chi^2_min is no likelihood ratio there) */
+	int k, raised = 0,
+	       tested = P->n < p + CALIB_MIN_DOF ||
+	    (P->data.ndrops > 0 && P->data.ntrajectories == 0 && problem_bouncing(P) == 0);
 
 	for (k = 0; k < 3; k++) {
 		double allowed = gsl_cdf_chisq_Pinv(coverage[k], (double)P->n) * s2 - chi2_min;

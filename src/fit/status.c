@@ -198,36 +198,22 @@ static void note_misfit(struct fit_result *fit, const struct problem *P)
 		    sqrt(fit->chi2 / (double)fit->dof));
 }
 
-/* Pin log q to the edge of P's box logp is at, if any (chi^2 lowest there, flat or falling
- * beyond: the pad may lie beyond it); returns its pin. */
-static int pin(struct fit_result *fit, const struct problem *P, int q, double logp)
-{
-	if (logp <= P->log_lo[q] + CALIB_EDGE_LOG)
-		fit->pinned[q] = -1;
-	else if (logp >= P->log_hi[q] - CALIB_EDGE_LOG)
-		fit->pinned[q] = 1;
-	return fit->pinned[q];
-}
-
-int status_pin_at_edge(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
-    const double logp[NPHYS], const double dir[NPHYS])
+int status_pin(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
+    const double logp[NPHYS], const double *dir)
 {
 	int q;
 
-	for (q = 0; q < NPHYS; q++)
-		if (moving[q] && fabs(dir[q]) > 0.9 && pin(fit, P, q, logp[q]))
+	for (q = 0; q < NPHYS; q++) {
+		if (!moving[q] || fit->pinned[q] || (dir && !(fabs(dir[q]) > 0.9)))
+			continue;
+		if (logp[q] <= P->log_lo[q] + CALIB_EDGE_LOG)
+			fit->pinned[q] = -1;
+		else if (logp[q] >= P->log_hi[q] - CALIB_EDGE_LOG)
+			fit->pinned[q] = 1;
+		if (dir && fit->pinned[q])
 			return 1;
+	}
 	return 0;
-}
-
-void status_pin_edges(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
-    const double logp[NPHYS])
-{
-	int q;
-
-	for (q = 0; q < NPHYS; q++)
-		if (moving[q] && !fit->pinned[q])
-			pin(fit, P, q, logp[q]);
 }
 
 /* The note of a parameter pinned at an edge: which edge, why, and what would free it. */
@@ -312,11 +298,6 @@ static void explain_open(struct fit_result *fit, const struct problem *P, int q)
 	    "one of many the data allow; any of: %s would close it",
 	    names[q], bound, q == TC ? fit->timeconst : fit->dampratio,
 	    remedy[0] ? remedy + 2 : "more measurements of the same kinds");
-}
-
-int status_choose_hold(const double dir[NPHYS])
-{
-	return fabs(dir[TC]) > 1.5 * fabs(dir[DR]) ? TC : DR;
 }
 
 void status_settle(struct fit_result *fit, const struct problem *P, int nfree, int product_open)

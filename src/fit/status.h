@@ -11,18 +11,14 @@ void status_note(struct fit_result *fit, const char *fmt, ...)
 void status_insufficient(struct fit_result *fit, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* status_choose_hold(): which log to hold for the flat direction dir, the one it moves most
- * (dampratio on a tie). status_explain_hold(): the note why log `held` is held at value. */
-int status_choose_hold(const double dir[NPHYS]);
+/* The note why log `held` is held at value, dir the flat direction. */
 void status_explain_hold(struct fit_result *fit, const struct problem *P, int held,
     const double dir[NPHYS], double value);
 
-/* status_pin_at_edge(): whether the flat direction dir at logp is one free log's at an edge of
- * the box, pinned there (fit->pinned) if so. status_pin_edges(): pin each free log at an edge. */
-int status_pin_at_edge(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
-    const double logp[NPHYS], const double dir[NPHYS]);
-void status_pin_edges(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
-    const double logp[NPHYS]);
+/* Pin each free log at an edge of the box (fit->pinned); with a flat direction dir (NULL: none),
+ * only a log dir moves alone, returning whether one was. */
+int status_pin(struct fit_result *fit, const struct problem *P, const int moving[NPHYS],
+    const double logp[NPHYS], const double *dir);
 
 /* The status, and the notes why, from the intervals and chi^2 (nfree logs fitted; product_open:
  * the product's 2-sigma interval is open). */
