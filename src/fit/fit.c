@@ -68,7 +68,7 @@ static int polish(const struct fit_state *st, struct descent_point *pt)
 {
 	const struct problem *P = st->P;
 	double ring[POLISH_DIRECTIONS][NPHYS], h = 1, *res = malloc(sizeof ring * P->n), chi2;
-	int moves[NPHYS], n, k, q, best, round = 0;
+	int moves[NPHYS], n, k, q, best, rounds = 0;
 	size_t i;
 
 	for (q = 0; q < NPHYS; q++)
@@ -78,7 +78,7 @@ static int polish(const struct fit_state *st, struct descent_point *pt)
 	if (!res)
 		return -1;
 	while ((moves[TC] || moves[DR]) && h >= 1.0 / (1 << POLISH_HALVINGS) &&
-	    round++ < POLISH_ROUNDS && !problem_stopped(P)) {
+	    rounds++ < POLISH_ROUNDS && !problem_stopped(P)) {
 		for (k = 0; k < n; k++)
 			for (q = 0; q < NPHYS; q++) {
 				/* one log alone: its two directions, the other's step 0 */
