@@ -31,7 +31,7 @@ static int trajectories(const struct core_scene *setup, const struct calib_data 
 	struct problem P;
 	struct problem_scratch S = {0};
 	struct core_scene_model m;
-	double *rel = NULL, chi2, misfit[2];
+	double *rel = NULL, chi2;
 	size_t j;
 	int rc = -1;
 
@@ -50,9 +50,8 @@ static int trajectories(const struct core_scene *setup, const struct calib_data 
 		t->sigma = problem_traj_sigma(&data->trajectories[j]);
 		t->release_time = rel[2 * j];
 		t->release_height = rel[2 * j + 1];
-		t->contribution = problem_traj_residuals(&P, &S, &m, j, &rel[2 * j], NULL, misfit);
-		t->rms = misfit[0];
-		t->max_abs = misfit[1];
+		t->contribution =
+		    problem_traj_residuals(&P, &S, &m, j, &rel[2 * j], NULL, &t->rms, &t->max_abs);
 		a->chi2 += t->contribution;
 		a->n += t->fitted;
 	}

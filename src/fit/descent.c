@@ -52,7 +52,7 @@ static double residuals(const struct problem *P, struct problem_scratch *S,
 	if (P->data.ntrajectories > 0)
 		problem_model_at(P, pt->logp, &m);
 	for (j = 0; j < P->data.ntrajectories; j++) {
-		problem_traj_residuals(P, S, &m, j, &pt->rel[2 * j], f + row, NULL);
+		problem_traj_residuals(P, S, &m, j, &pt->rel[2 * j], f + row, NULL, NULL);
 		row += P->data.trajectories[j].n;
 	}
 	for (i = 0; i < P->n; i++)
@@ -91,7 +91,7 @@ static void jacobian(
 			double rel[2] = {d->at.rel[2 * j], d->at.rel[2 * j + 1]};
 
 			rel[c] += steps[c];
-			problem_traj_residuals(P, d->S, &m, j, rel, d->f, NULL);
+			problem_traj_residuals(P, d->S, &m, j, rel, d->f, NULL, NULL);
 			for (i = 0; i < P->data.trajectories[j].n; i++)
 				gsl_matrix_set(
 				    J, row + i, col, (d->f[i] - d->f0[row + i]) / steps[c]);
@@ -229,7 +229,7 @@ int descent_releases(const struct problem *P, struct problem_scratch *S, const d
 		for (k = -scan; k <= scan; k++) {
 			double dt = scan ? P->scene.option.timestep * k / scan : 0;
 			double at[2] = {ff[0] + dt, ff[1] + slope * dt},
-			       c = problem_traj_residuals(P, S, &m, j, at, NULL, NULL);
+			       c = problem_traj_residuals(P, S, &m, j, at, NULL, NULL, NULL);
 
 			if (c < best) {
 				best = c;
@@ -237,7 +237,7 @@ int descent_releases(const struct problem *P, struct problem_scratch *S, const d
 			}
 		}
 		if (seed && isfinite(seed[2 * j]) && isfinite(seed[2 * j + 1]) &&
-		    problem_traj_residuals(P, S, &m, j, &seed[2 * j], NULL, NULL) < best)
+		    problem_traj_residuals(P, S, &m, j, &seed[2 * j], NULL, NULL, NULL) < best)
 			memcpy(&rel[2 * j], &seed[2 * j], 2 * sizeof *rel);
 	}
 	if (descent_run(P, S, none, &dp, &iterations, err) != 0)

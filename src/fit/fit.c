@@ -187,7 +187,7 @@ static void record(struct fit_result *fit, struct fit_state *st)
 	const double *se = fit->se_log;
 	struct core_scene_model m;
 	size_t p = problem_params(P, (size_t)st->nfree), i, j;
-	double s2, su, misfit[2];
+	double s2, su;
 	int q;
 
 	fit->timeconst = exp(st->est.logp[TC]);
@@ -230,9 +230,8 @@ static void record(struct fit_result *fit, struct fit_state *st)
 		tf->se_release_height = sqrt(gsl_matrix_get(st->an.cov, c + 1, c + 1) * s2);
 		tf->release_time = st->est.rel[2 * j];
 		tf->release_height = st->est.rel[2 * j + 1];
-		problem_traj_residuals(P, &st->S, &m, j, &st->est.rel[2 * j], NULL, misfit);
-		tf->rms = misfit[0];
-		tf->max_abs = misfit[1];
+		problem_traj_residuals(
+		    P, &st->S, &m, j, &st->est.rel[2 * j], NULL, &tf->rms, &tf->max_abs);
 	}
 }
 
@@ -303,8 +302,6 @@ static struct fit_result *fit_new(const struct core_scene *setup, const struct c
 		fit_free(fit);
 		return NULL;
 	}
-	for (j = 0; j < data->ntrajectories; j++)
-		fit->nsamples += data->trajectories[j].n;
 	fit->se_log[TC] = fit->se_log[DR] = fit->correlation = fit->se_log_product = NAN;
 	for (j = 0; j < 2 * 2 * 2; j++)
 		(&fit->interval_log[0][0][0])[j] = NAN;
@@ -328,6 +325,7 @@ int fit_solref(const struct core_scene *setup, const struct calib_data *data,
 		goto out;
 	}
 	memcpy(st.est.logp, P.start_log, sizeof st.est.logp);
+	fit->nsamples = P.n - P.nstatic + P.dropped; /* every trajectory sample, fitted or not */
 	/* dampratio is searched unless one press alone is all there is: a settled press depends
 	 * on the stiffness 1/(tc*dr)^2 alone, and one press cannot say more (issue #29) */
 	st.free[TC] = 1;

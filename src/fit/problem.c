@@ -244,11 +244,12 @@ void problem_model_at(const struct problem *P, const double logp[NPHYS], struct 
 void problem_statics(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, int presses, double *out)
 {
-	enum { BLOCK = 2048 }; /* pads a block: their models and values fit in a few megabytes */
 	const struct calib_data *d = &P->data;
 	const size_t nd = d->ndrops, np = presses ? d->npresses : 0, ns = P->nstatic;
-	struct core_scene_model *m = malloc(BLOCK * sizeof *m);
-	double *values = malloc(BLOCK * (nd + np + 1) * sizeof *values);
+	/* pads a block: their models and values fit in a few megabytes (a descent asks one pad) */
+	const size_t block = npads < 2048 ? npads : 2048;
+	struct core_scene_model *m = malloc((block + 1) * sizeof *m);
+	double *values = malloc((block * (nd + np) + 1) * sizeof *values);
 	double heights[CALIB_MAX_DROPS], forces[CALIB_MAX_PRESSES];
 	size_t at, i, k, n;
 
@@ -259,7 +260,7 @@ void problem_statics(
 	for (i = 0; i < np; i++)
 		forces[i] = d->presses[i].force;
 	for (at = 0; m && values && at < npads; at += n) {
-		n = npads - at < BLOCK ? npads - at : BLOCK;
+		n = npads - at < block ? npads - at : block;
 		for (i = 0; i < n; i++)
 			problem_model_at(P, logp[at + i], &m[i]);
 		if (nd > 0)
@@ -282,7 +283,8 @@ void problem_statics(
 }
 
 double problem_traj_residuals(const struct problem *P, struct problem_scratch *S,
-    const struct core_scene_model *m, size_t j, const double rel[2], double *f, double misfit[2])
+    const struct core_scene_model *m, size_t j, const double rel[2], double *f, double *rms,
+    double *max_abs)
 {
 	const struct calib_trajectory *tr = &P->data.trajectories[j];
 	double chi2 = 0, ss = 0, worst = 0;
@@ -296,9 +298,9 @@ double problem_traj_residuals(const struct problem *P, struct problem_scratch *S
 		ss += (tr->z[i] - S->zmodel[i]) * (tr->z[i] - S->zmodel[i]);
 		worst = fmax(worst, fabs(tr->z[i] - S->zmodel[i]));
 	}
-	if (misfit) {
-		misfit[0] = tr->n > 0 ? sqrt(ss / (double)tr->n) : 0;
-		misfit[1] = worst;
+	if (rms) {
+		*rms = tr->n > 0 ? sqrt(ss / (double)tr->n) : 0;
+		*max_abs = worst;
 	}
 	return chi2;
 }

@@ -71,10 +71,11 @@ void problem_statics(
     const struct problem *P, const double (*logp)[NPHYS], size_t npads, int presses, double *out);
 
 /* Trajectory j's weighted residuals at the prepared pad m released at rel (t0, H) into f (NULL:
- * S->f); returns their chi^2, and (misfit not NULL) the metres behind them, the rms and the
- * largest |measured - model| over the fitted samples. */
+ * S->f); returns their chi^2, and (rms and max_abs not NULL) the metres behind them, the rms and
+ * the largest |measured - model| over the fitted samples. */
 double problem_traj_residuals(const struct problem *P, struct problem_scratch *S,
-    const struct core_scene_model *m, size_t j, const double rel[2], double *f, double misfit[2]);
+    const struct core_scene_model *m, size_t j, const double rel[2], double *f, double *rms,
+    double *max_abs);
 
 /* The residual variance: chi^2 / dof, never below 1 (the stated sigmas are the floor), 1 under
  * CALIB_MIN_DOF dof. The k-sigma levels of chi^2 - chi2_min (k = 1..3, p fitted parameters):
