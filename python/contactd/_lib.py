@@ -16,6 +16,19 @@ import threading
 # then the development link and whatever the system's library search finds.
 _NAMES = ("libcontactd.so.2", "libcontactd.so")
 
+
+def _installed_library():
+    """The library `make install` installed with this package: `make install` writes
+    _installed.py beside this file, naming the libdir (often outside the loader's search,
+    such as /usr/local/lib before ldconfig, or a user's prefix). None for a copy of the
+    package installed by pip or used from the source tree."""
+    try:
+        from . import _installed as where
+    except ImportError:
+        return None
+    return os.path.join(where.LIBDIR, _NAMES[0])
+
+
 _lock = threading.Lock()
 _lib = None
 
@@ -31,7 +44,8 @@ def _load(path=None):
     if not path and env:
         candidates = [env]
     elif not path:
-        candidates = list(_NAMES)
+        installed = _installed_library()
+        candidates = ([installed] if installed else []) + list(_NAMES)
         found = ctypes.util.find_library("contactd")
         if found:
             candidates.append(found)
