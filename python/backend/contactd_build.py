@@ -6,7 +6,7 @@ Why not setuptools: `pip install ./python` with setuptools needs the `wheel` pac
 or a plain venv often lacks, and without a registry pip cannot fetch it (the build then
 stops at "invalid command 'bdist_wheel'"). The package is a few pure-Python files and two
 data files, and a wheel is a zip of them with three metadata files (METADATA, WHEEL,
-RECORD), so this module writes it itself: any pip that knows backend-path (19.1 and later)
+RECORD), so this module writes it itself: any pip that knows backend-path (20.0 and later)
 installs the package on any Python 3.9+, offline, with no setuptools or wheel installed,
 build isolation or not.
 
