@@ -43,7 +43,7 @@ SLOW_TESTS = tests/fuzz_http tests/test_calib_fit tests/test_calib_coverage test
 	tests/test_calib_press tests/test_fit_accept \
 	tests/test_parity tests/test_hold tests/pg_cluster.sh tests/pg_calib_layer.sh \
 	tests/pg_start_down.sh tests/slurm_test.sh tests/test_browser.sh tests/install_test.sh \
-	tests/python_test.sh tests/python_install_test.sh
+	tests/python_install_test.sh
 check-quick:
 	@quick=; for t in $(TESTS); do \
 		case " $(SLOW_TESTS) " in *" $$t "*) ;; *) quick="$$quick $$t" ;; esac; \

@@ -5,9 +5,9 @@
 # and the libcontactd loaded is the one expected.
 # 1. `pip install` of python/ into a venv of configure's PYTHON3 made without the system's
 #    packages: pip, ensurepip's setuptools (Python 3.11 and older) and no `wheel` (where a
-#    setuptools build stopped at "invalid command 'bdist_wheel'"), with the README's
-#    command (--no-build-isolation --no-index); then, setuptools removed, with build
-#    isolation: the package's own build backend needs neither.
+#    setuptools build stopped at "invalid command 'bdist_wheel'"), with
+#    --no-build-isolation --no-index; then, setuptools removed, with the README's command
+#    (--no-index, build isolation on): the package's own build backend needs neither.
 # 2. The same into a --target directory with pyenv's oldest and newest Python 3.9+, when
 #    pyenv is installed (an extra: CI's Debian has none, and step 1 holds everywhere).
 # 3. `make install` into a prefix under the build tree: configure's Python imports the
