@@ -8,8 +8,8 @@
  *   - an upload answers at once with its measurement ids and the fit pending; ?wait and
  *     Prefer: wait answer with the fit done; GET shows it;
  *   - Idempotency-Key: the same key and body answer the first answer and store nothing
- *     (an upload's, and a calibration create's)
- *     more; another body is 422; the same key of another robot is another key;
+ *     more (an upload's, and a calibration create's); another body is 422; the same key of
+ *     another robot is another key; a key bare or quoted is one key, blanks around it aside;
  *   - every measurement has an id; DELETE of one measurement or of one upload refits
  *     without it;
  *   - uploads over a calibration's fit limits are 413 and store nothing.
@@ -385,9 +385,90 @@ START_TEST(idempotent_create)
 	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "bad_value");
 	json_decref(v);
 	ck_assert_uint_eq(calibrations_listed(), before + 1);
-	v = call_with(alice, "Idempotency-Key: bare", "POST", path, setup, 400);
+	/* the key bare is the same key: a retry */
+	v = call_with(alice, "Idempotency-Key: d2b7c0de-create-1", "POST", path, setup, 200);
 	json_decref(v);
 	ck_assert_uint_eq(calibrations_listed(), before + 1);
+}
+END_TEST
+
+/* One request with header: its status; with want_replayed, its Idempotent-Replayed mark
+ * asserted present (1) or absent (0); the body into *body (caller frees) when asked. */
+static long keyed(
+    const char *header, const char *path, const char *json, int want_replayed, char **body)
+{
+	struct live_reply r;
+	long status;
+
+	robot_request_with(&dmn, alice, header, "POST", path, json, strlen(json), &r);
+	status = r.status;
+	if (want_replayed >= 0)
+		ck_assert_msg(
+		    (strstr(r.head, "Idempotent-Replayed: true") != NULL) == want_replayed,
+		    "%s: replayed should be %d: %s", header, want_replayed, r.head);
+	if (body)
+		*body = strdup(r.body);
+	live_reply_free(&r);
+	return status;
+}
+
+/*
+ * A key bare (a uuid, as most clients send it) or quoted (the draft's sf-string) is one key:
+ * each spelling replays the other's first answer, byte for byte, and stores nothing, for an
+ * upload and for a create; blanks around the value are not the key's. A blank, a control
+ * character, a '"' or a '\' inside a bare key is 400 bad_type naming the header.
+ */
+START_TEST(idempotency_key_spellings)
+{
+	/* an upload's key in two spellings, then a create's (keys are per robot, whatever
+	 * they were sent with) */
+	static const char *const spellings[][4] = {
+	    {"Idempotency-Key: 3f1c9a52-7e0b-4d6a-9c1e-2b8f5a7d4e60",
+	        "Idempotency-Key: \"3f1c9a52-7e0b-4d6a-9c1e-2b8f5a7d4e60\"",
+	        "Idempotency-Key: 9b2e6f01-8c3d-4a57-b1e9-0d4c7a2f6e13",
+	        "Idempotency-Key: \"9b2e6f01-8c3d-4a57-b1e9-0d4c7a2f6e13\""},
+	    {"Idempotency-Key: \"quoted-first\"", "Idempotency-Key: quoted-first",
+	        "Idempotency-Key: \"create-quoted-first\"", "Idempotency-Key: create-quoted-first"},
+	    {"Idempotency-Key: \"k1\" ", "Idempotency-Key: \tk1\t", "Idempotency-Key:  k2 ",
+	        "Idempotency-Key: \"k2\"\t"},
+	};
+	static const char *const refused[] = {"Idempotency-Key: a b", "Idempotency-Key: a\001b",
+	    "Idempotency-Key: a\"b", "Idempotency-Key: a\\b", "Idempotency-Key: \"a\\qb\"",
+	    "Idempotency-Key: \"a\001b\""};
+	static const char setup[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}";
+	const char *robot_path = "/v1/robots/alice/calibrations";
+	long long id = create(alice, "alice");
+	const size_t n = sizeof spellings / sizeof *spellings;
+	char path[128], *first, *again;
+	struct live_reply r;
+	size_t i, listed;
+
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", id);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(keyed(spellings[i][0], path, drops3, 0, &first), 200);
+		ck_assert_int_eq(keyed(spellings[i][1], path, drops3, 1, &again), 200);
+		ck_assert_str_eq(again, first);
+		free(again);
+		free(first);
+		ck_assert_uint_eq(drops_stored(id), 3 * (i + 1));
+		listed = calibrations_listed();
+		ck_assert_int_eq(keyed(spellings[i][2], robot_path, setup, 0, &first), 201);
+		ck_assert_int_eq(keyed(spellings[i][3], robot_path, setup, 1, &again), 200);
+		ck_assert_str_eq(again, first);
+		free(again);
+		free(first);
+		ck_assert_uint_eq(calibrations_listed(), listed + 1);
+	}
+	for (i = 0; i < sizeof refused / sizeof *refused; i++) {
+		robot_request_with(
+		    &dmn, alice, refused[i], "POST", path, drops3, strlen(drops3), &r);
+		live_assert_error(&r, 400, "bad_type", "");
+		ck_assert_msg(
+		    strstr(r.body, "Idempotency-Key") != NULL, "%s: %s", refused[i], r.body);
+		live_reply_free(&r);
+	}
+	ck_assert_uint_eq(drops_stored(id), 3 * n);
 }
 END_TEST
 
@@ -552,6 +633,7 @@ int main(void)
 	tcase_add_test(tc, upload_answers_pending_then_wait);
 	tcase_add_test(tc, idempotency_key);
 	tcase_add_test(tc, idempotent_create);
+	tcase_add_test(tc, idempotency_key_spellings);
 	tcase_add_test(tc, delete_and_refit);
 	tcase_add_test(tc, fit_limits_are_413);
 	tcase_add_test(tc, fit_offers_hold);
