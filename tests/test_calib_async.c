@@ -567,21 +567,20 @@ static const char readme_upload[] =
     "\"presses\":[{\"force\":1.962,\"deflection\":0.000134}]}";
 
 /*
- * A fit the data support offers the fitted pad's hold of a reference object, with the
- * request that reproduces it: POST /v1/hold of that request answers the same
- * creep_velocity, byte for byte. A misfit (the README's former example: a 4 mm rebound
- * from 0.1 m with a 0.1 mm press, which no pad reaches) offers none.
+ * Upload to calibration id and wait for its fit, which must offer a hold; the hold block
+ * checked against POST /v1/hold of its request (the same creep_velocity, byte for byte) and
+ * its "option" against the request's (each of its six members) and against cone and
+ * impratio. Its "note" (caller frees; NULL when null).
  */
-START_TEST(fit_offers_hold)
+static char *fit_hold_note(long long id, const char *upload, const char *cone, double impratio)
 {
-	long long id = create(alice, "alice");
-	char path[128], in_fit[64], posted[64], *req_text;
+	char path[128], in_fit[64], posted[64], *req_text, *note;
 	struct live_reply r, h;
-	json_t *v, *fit, *hold;
-	const char *status;
+	json_t *v, *fit, *hold, *option, *asked, *value;
+	const char *status, *key;
 
 	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements?wait=60", id);
-	json_decref(call(alice, "POST", path, readme_upload, 200));
+	json_decref(call(alice, "POST", path, upload, 200));
 	snprintf(path, sizeof path, "/v1/calibrations/%lld", id);
 	robot_request_with(&dmn, alice, NULL, "GET", path, NULL, 0, &r);
 	ck_assert_int_eq(r.status, 200);
@@ -590,7 +589,7 @@ START_TEST(fit_offers_hold)
 	status = json_string_value(json_object_get(fit, "status"));
 	ck_assert_msg(
 	    status && strcmp(status, "misfit") != 0 && strcmp(status, "insufficient_data") != 0,
-	    "status %s", status ? status : "none");
+	    "status %s: %.600s", status ? status : "none", r.body);
 	hold = json_object_get(fit, "hold");
 	ck_assert_msg(hold != NULL, "no hold in %.400s", r.body);
 	ck_assert_msg(json_is_real(json_object_get(hold, "creep_velocity")), "hold: %.1500s",
@@ -602,10 +601,44 @@ START_TEST(fit_offers_hold)
 	number_text(r.body, "\"hold\":", "creep_velocity", in_fit, sizeof in_fit);
 	number_text(h.body, "{", "creep_velocity", posted, sizeof posted);
 	ck_assert_str_eq(in_fit, posted);
+	/* the option the hold ran with is its request's: the six members that set the creep */
+	option = json_object_get(hold, "option");
+	asked = json_object_get(json_object_get(hold, "request"), "option");
+	ck_assert_uint_eq(json_object_size(option), 6);
+	json_object_foreach (option, key, value) {
+		ck_assert_msg(json_equal(value, json_object_get(asked, key)), "option.%s", key);
+	}
+	ck_assert_str_eq(json_string_value(json_object_get(option, "cone")), cone);
+	ck_assert(json_is_real(json_object_get(option, "impratio")) &&
+	    json_real_value(json_object_get(option, "impratio")) == impratio);
+	value = json_object_get(hold, "note");
+	ck_assert_msg(json_is_string(value) || json_is_null(value), "note: %.300s", r.body);
+	note = json_is_string(value) ? strdup(json_string_value(value)) : NULL;
 	free(req_text);
 	live_reply_free(&h);
 	live_reply_free(&r);
 	json_decref(v);
+	return note;
+}
+
+/*
+ * A fit the data support offers the fitted pad's hold of a reference object, with the
+ * request that reproduces it: POST /v1/hold of that request answers the same
+ * creep_velocity, byte for byte. A setup that states no option holds with MuJoCo's defaults,
+ * pyramidal cones and impratio 1, and the block says so (option and note). A misfit (the
+ * README's former example: a 4 mm rebound from 0.1 m with a 0.1 mm press, which no pad
+ * reaches) offers none.
+ */
+START_TEST(fit_offers_hold)
+{
+	long long id = create(alice, "alice");
+	char path[128], *note;
+	json_t *v, *fit;
+
+	note = fit_hold_note(id, readme_upload, "pyramidal", 1.0);
+	ck_assert_msg(note && strstr(note, "option.cone pyramidal and option.impratio 1"), "%s",
+	    note ? note : "no note");
+	free(note);
 
 	id = create(alice, "alice");
 	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements?wait=60", id);
@@ -617,6 +650,57 @@ START_TEST(fit_offers_hold)
 	ck_assert_str_eq(json_string_value(json_object_get(fit, "status")), "misfit");
 	ck_assert_ptr_null(json_object_get(fit, "hold"));
 	json_decref(v);
+}
+END_TEST
+
+/*
+ * A setup that states the model's option (MuJoCo Menagerie's SO-101: elliptic cones,
+ * impratio 10) holds with it: the block's option shows it, without a note, and its creep is
+ * POST /v1/hold's of its request. The drops are the daemon's own (POST /v1/drop's
+ * first_rebound, the fit's drop model) for the stored setup's pad at solref (0.025, 0.5)
+ * under that option, so the fit is not a misfit.
+ */
+START_TEST(fit_hold_states_option)
+{
+	static const double heights[] = {0.05, 0.1, 0.15, 0.2};
+	json_t *created, *setup, *drop, *upload, *drops, *v;
+	char *body, *note;
+	struct live_reply r;
+	size_t i;
+
+	created = call(alice, "POST", "/v1/robots/alice/calibrations",
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1},"
+	    "\"option\":{\"timestep\":0.005,\"cone\":\"elliptic\",\"impratio\":10}}",
+	    201);
+	setup = json_object_get(created, "setup");
+	drop = json_pack("{s:O, s:O, s:O}", "floor", json_object_get(setup, "geom"), "body",
+	    json_object_get(setup, "object"), "option", json_object_get(setup, "option"));
+	ck_assert_ptr_nonnull(drop);
+	json_object_set_new(
+	    json_object_get(drop, "floor"), "solref", json_pack("[f, f]", 0.025, 0.5));
+	drops = json_array();
+	for (i = 0; i < sizeof heights / sizeof *heights; i++) {
+		json_object_set_new(drop, "height", json_real(heights[i]));
+		body = json_dumps(drop, JSON_COMPACT);
+		live_post(&dmn, "/v1/drop", body, &r);
+		ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
+		v = live_json(&r);
+		json_array_append_new(drops,
+		    json_pack("{s:f, s:O}", "height", heights[i], "rebound",
+		        json_object_get(v, "first_rebound")));
+		json_decref(v);
+		live_reply_free(&r);
+		free(body);
+	}
+	upload = json_pack("{s:o}", "drops", drops);
+	body = json_dumps(upload, JSON_COMPACT);
+	note = fit_hold_note(
+	    json_integer_value(json_object_get(created, "id")), body, "elliptic", 10.0);
+	ck_assert_msg(note == NULL, "note: %s", note);
+	free(body);
+	json_decref(upload);
+	json_decref(drop);
+	json_decref(created);
 }
 END_TEST
 
@@ -637,6 +721,7 @@ int main(void)
 	tcase_add_test(tc, delete_and_refit);
 	tcase_add_test(tc, fit_limits_are_413);
 	tcase_add_test(tc, fit_offers_hold);
+	tcase_add_test(tc, fit_hold_states_option);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
