@@ -8,8 +8,8 @@
  *   - an upload answers at once with its measurement ids and the fit pending; ?wait and
  *     Prefer: wait answer with the fit done; GET shows it;
  *   - Idempotency-Key: the same key and body answer the first answer and store nothing
- *     (an upload's, and a calibration create's)
- *     more; another body is 422; the same key of another robot is another key;
+ *     more (an upload's, and a calibration create's); another body is 422; the same key of
+ *     another robot is another key; a key bare or quoted is one key, blanks around it aside;
  *   - every measurement has an id; DELETE of one measurement or of one upload refits
  *     without it;
  *   - uploads over a calibration's fit limits are 413 and store nothing.
@@ -385,9 +385,90 @@ START_TEST(idempotent_create)
 	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "bad_value");
 	json_decref(v);
 	ck_assert_uint_eq(calibrations_listed(), before + 1);
-	v = call_with(alice, "Idempotency-Key: bare", "POST", path, setup, 400);
+	/* the key bare is the same key: a retry */
+	v = call_with(alice, "Idempotency-Key: d2b7c0de-create-1", "POST", path, setup, 200);
 	json_decref(v);
 	ck_assert_uint_eq(calibrations_listed(), before + 1);
+}
+END_TEST
+
+/* One request with header: its status; with want_replayed, its Idempotent-Replayed mark
+ * asserted present (1) or absent (0); the body into *body (caller frees) when asked. */
+static long keyed(
+    const char *header, const char *path, const char *json, int want_replayed, char **body)
+{
+	struct live_reply r;
+	long status;
+
+	robot_request_with(&dmn, alice, header, "POST", path, json, strlen(json), &r);
+	status = r.status;
+	if (want_replayed >= 0)
+		ck_assert_msg(
+		    (strstr(r.head, "Idempotent-Replayed: true") != NULL) == want_replayed,
+		    "%s: replayed should be %d: %s", header, want_replayed, r.head);
+	if (body)
+		*body = strdup(r.body);
+	live_reply_free(&r);
+	return status;
+}
+
+/*
+ * A key bare (a uuid, as most clients send it) or quoted (the draft's sf-string) is one key:
+ * each spelling replays the other's first answer, byte for byte, and stores nothing, for an
+ * upload and for a create; blanks around the value are not the key's. A blank, a control
+ * character, a '"' or a '\' inside a bare key is 400 bad_type naming the header.
+ */
+START_TEST(idempotency_key_spellings)
+{
+	/* an upload's key in two spellings, then a create's (keys are per robot, whatever
+	 * they were sent with) */
+	static const char *const spellings[][4] = {
+	    {"Idempotency-Key: 3f1c9a52-7e0b-4d6a-9c1e-2b8f5a7d4e60",
+	        "Idempotency-Key: \"3f1c9a52-7e0b-4d6a-9c1e-2b8f5a7d4e60\"",
+	        "Idempotency-Key: 9b2e6f01-8c3d-4a57-b1e9-0d4c7a2f6e13",
+	        "Idempotency-Key: \"9b2e6f01-8c3d-4a57-b1e9-0d4c7a2f6e13\""},
+	    {"Idempotency-Key: \"quoted-first\"", "Idempotency-Key: quoted-first",
+	        "Idempotency-Key: \"create-quoted-first\"", "Idempotency-Key: create-quoted-first"},
+	    {"Idempotency-Key: \"k1\" ", "Idempotency-Key: \tk1\t", "Idempotency-Key:  k2 ",
+	        "Idempotency-Key: \"k2\"\t"},
+	};
+	static const char *const refused[] = {"Idempotency-Key: a b", "Idempotency-Key: a\001b",
+	    "Idempotency-Key: a\"b", "Idempotency-Key: a\\b", "Idempotency-Key: \"a\\qb\"",
+	    "Idempotency-Key: \"a\001b\""};
+	static const char setup[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1}}";
+	const char *robot_path = "/v1/robots/alice/calibrations";
+	long long id = create(alice, "alice");
+	const size_t n = sizeof spellings / sizeof *spellings;
+	char path[128], *first, *again;
+	struct live_reply r;
+	size_t i, listed;
+
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", id);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(keyed(spellings[i][0], path, drops3, 0, &first), 200);
+		ck_assert_int_eq(keyed(spellings[i][1], path, drops3, 1, &again), 200);
+		ck_assert_str_eq(again, first);
+		free(again);
+		free(first);
+		ck_assert_uint_eq(drops_stored(id), 3 * (i + 1));
+		listed = calibrations_listed();
+		ck_assert_int_eq(keyed(spellings[i][2], robot_path, setup, 0, &first), 201);
+		ck_assert_int_eq(keyed(spellings[i][3], robot_path, setup, 1, &again), 200);
+		ck_assert_str_eq(again, first);
+		free(again);
+		free(first);
+		ck_assert_uint_eq(calibrations_listed(), listed + 1);
+	}
+	for (i = 0; i < sizeof refused / sizeof *refused; i++) {
+		robot_request_with(
+		    &dmn, alice, refused[i], "POST", path, drops3, strlen(drops3), &r);
+		live_assert_error(&r, 400, "bad_type", "");
+		ck_assert_msg(
+		    strstr(r.body, "Idempotency-Key") != NULL, "%s: %s", refused[i], r.body);
+		live_reply_free(&r);
+	}
+	ck_assert_uint_eq(drops_stored(id), 3 * n);
 }
 END_TEST
 
@@ -486,21 +567,20 @@ static const char readme_upload[] =
     "\"presses\":[{\"force\":1.962,\"deflection\":0.000134}]}";
 
 /*
- * A fit the data support offers the fitted pad's hold of a reference object, with the
- * request that reproduces it: POST /v1/hold of that request answers the same
- * creep_velocity, byte for byte. A misfit (the README's former example: a 4 mm rebound
- * from 0.1 m with a 0.1 mm press, which no pad reaches) offers none.
+ * Upload to calibration id and wait for its fit, which must offer a hold; the hold block
+ * checked against POST /v1/hold of its request (the same creep_velocity, byte for byte) and
+ * its "option" against the request's (each of its six members) and against cone and
+ * impratio. Its "note" (caller frees; NULL when null).
  */
-START_TEST(fit_offers_hold)
+static char *fit_hold_note(long long id, const char *upload, const char *cone, double impratio)
 {
-	long long id = create(alice, "alice");
-	char path[128], in_fit[64], posted[64], *req_text;
+	char path[128], in_fit[64], posted[64], *req_text, *note;
 	struct live_reply r, h;
-	json_t *v, *fit, *hold;
-	const char *status;
+	json_t *v, *fit, *hold, *option, *asked, *value;
+	const char *status, *key;
 
 	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements?wait=60", id);
-	json_decref(call(alice, "POST", path, readme_upload, 200));
+	json_decref(call(alice, "POST", path, upload, 200));
 	snprintf(path, sizeof path, "/v1/calibrations/%lld", id);
 	robot_request_with(&dmn, alice, NULL, "GET", path, NULL, 0, &r);
 	ck_assert_int_eq(r.status, 200);
@@ -509,7 +589,7 @@ START_TEST(fit_offers_hold)
 	status = json_string_value(json_object_get(fit, "status"));
 	ck_assert_msg(
 	    status && strcmp(status, "misfit") != 0 && strcmp(status, "insufficient_data") != 0,
-	    "status %s", status ? status : "none");
+	    "status %s: %.600s", status ? status : "none", r.body);
 	hold = json_object_get(fit, "hold");
 	ck_assert_msg(hold != NULL, "no hold in %.400s", r.body);
 	ck_assert_msg(json_is_real(json_object_get(hold, "creep_velocity")), "hold: %.1500s",
@@ -521,10 +601,44 @@ START_TEST(fit_offers_hold)
 	number_text(r.body, "\"hold\":", "creep_velocity", in_fit, sizeof in_fit);
 	number_text(h.body, "{", "creep_velocity", posted, sizeof posted);
 	ck_assert_str_eq(in_fit, posted);
+	/* the option the hold ran with is its request's: the six members that set the creep */
+	option = json_object_get(hold, "option");
+	asked = json_object_get(json_object_get(hold, "request"), "option");
+	ck_assert_uint_eq(json_object_size(option), 6);
+	json_object_foreach (option, key, value) {
+		ck_assert_msg(json_equal(value, json_object_get(asked, key)), "option.%s", key);
+	}
+	ck_assert_str_eq(json_string_value(json_object_get(option, "cone")), cone);
+	ck_assert(json_is_real(json_object_get(option, "impratio")) &&
+	    json_real_value(json_object_get(option, "impratio")) == impratio);
+	value = json_object_get(hold, "note");
+	ck_assert_msg(json_is_string(value) || json_is_null(value), "note: %.300s", r.body);
+	note = json_is_string(value) ? strdup(json_string_value(value)) : NULL;
 	free(req_text);
 	live_reply_free(&h);
 	live_reply_free(&r);
 	json_decref(v);
+	return note;
+}
+
+/*
+ * A fit the data support offers the fitted pad's hold of a reference object, with the
+ * request that reproduces it: POST /v1/hold of that request answers the same
+ * creep_velocity, byte for byte. A setup that states no option holds with MuJoCo's defaults,
+ * pyramidal cones and impratio 1, and the block says so (option and note). A misfit (the
+ * README's former example: a 4 mm rebound from 0.1 m with a 0.1 mm press, which no pad
+ * reaches) offers none.
+ */
+START_TEST(fit_offers_hold)
+{
+	long long id = create(alice, "alice");
+	char path[128], *note;
+	json_t *v, *fit;
+
+	note = fit_hold_note(id, readme_upload, "pyramidal", 1.0);
+	ck_assert_msg(note && strstr(note, "option.cone pyramidal and option.impratio 1"), "%s",
+	    note ? note : "no note");
+	free(note);
 
 	id = create(alice, "alice");
 	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements?wait=60", id);
@@ -536,6 +650,57 @@ START_TEST(fit_offers_hold)
 	ck_assert_str_eq(json_string_value(json_object_get(fit, "status")), "misfit");
 	ck_assert_ptr_null(json_object_get(fit, "hold"));
 	json_decref(v);
+}
+END_TEST
+
+/*
+ * A setup that states the model's option (MuJoCo Menagerie's SO-101: elliptic cones,
+ * impratio 10) holds with it: the block's option shows it, without a note, and its creep is
+ * POST /v1/hold's of its request. The drops are the daemon's own (POST /v1/drop's
+ * first_rebound, the fit's drop model) for the stored setup's pad at solref (0.025, 0.5)
+ * under that option, so the fit is not a misfit.
+ */
+START_TEST(fit_hold_states_option)
+{
+	static const double heights[] = {0.05, 0.1, 0.15, 0.2};
+	json_t *created, *setup, *drop, *upload, *drops, *v;
+	char *body, *note;
+	struct live_reply r;
+	size_t i;
+
+	created = call(alice, "POST", "/v1/robots/alice/calibrations",
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.02,\"mass\":0.1},"
+	    "\"option\":{\"timestep\":0.005,\"cone\":\"elliptic\",\"impratio\":10}}",
+	    201);
+	setup = json_object_get(created, "setup");
+	drop = json_pack("{s:O, s:O, s:O}", "floor", json_object_get(setup, "geom"), "body",
+	    json_object_get(setup, "object"), "option", json_object_get(setup, "option"));
+	ck_assert_ptr_nonnull(drop);
+	json_object_set_new(
+	    json_object_get(drop, "floor"), "solref", json_pack("[f, f]", 0.025, 0.5));
+	drops = json_array();
+	for (i = 0; i < sizeof heights / sizeof *heights; i++) {
+		json_object_set_new(drop, "height", json_real(heights[i]));
+		body = json_dumps(drop, JSON_COMPACT);
+		live_post(&dmn, "/v1/drop", body, &r);
+		ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
+		v = live_json(&r);
+		json_array_append_new(drops,
+		    json_pack("{s:f, s:O}", "height", heights[i], "rebound",
+		        json_object_get(v, "first_rebound")));
+		json_decref(v);
+		live_reply_free(&r);
+		free(body);
+	}
+	upload = json_pack("{s:o}", "drops", drops);
+	body = json_dumps(upload, JSON_COMPACT);
+	note = fit_hold_note(
+	    json_integer_value(json_object_get(created, "id")), body, "elliptic", 10.0);
+	ck_assert_msg(note == NULL, "note: %s", note);
+	free(body);
+	json_decref(upload);
+	json_decref(drop);
+	json_decref(created);
 }
 END_TEST
 
@@ -552,9 +717,11 @@ int main(void)
 	tcase_add_test(tc, upload_answers_pending_then_wait);
 	tcase_add_test(tc, idempotency_key);
 	tcase_add_test(tc, idempotent_create);
+	tcase_add_test(tc, idempotency_key_spellings);
 	tcase_add_test(tc, delete_and_refit);
 	tcase_add_test(tc, fit_limits_are_413);
 	tcase_add_test(tc, fit_offers_hold);
+	tcase_add_test(tc, fit_hold_states_option);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -10,27 +10,60 @@
 
 #include "calib/knobs.h"
 
+/* Is c a visible ASCII character (VCHAR, RFC 5234)? */
+static int visible(char c)
+{
+	return (unsigned char)c > 0x20 && (unsigned char)c < 0x7f;
+}
+
+/* The sf-string's text between the quotes at v[0] and v[end - 1], unescaped, into key; its
+ * length, or 0 when it is not one (RFC 8941 3.3.3: only \" and \\ escapes, printable). */
+static size_t quoted_key(const char *v, size_t end, char *key, size_t size)
+{
+	size_t n = 0, i;
+
+	for (i = 1; i + 1 < end; i++) {
+		if (v[i] == '\\') {
+			if (i + 2 >= end || (v[i + 1] != '"' && v[i + 1] != '\\'))
+				return 0;
+			i++;
+		} else if (v[i] == '"' || (v[i] != ' ' && !visible(v[i]))) {
+			return 0;
+		}
+		if (n + 1 >= size)
+			return 0;
+		key[n++] = v[i];
+	}
+	return n;
+}
+
 int calidem_key(const char *v, char *key, size_t size, struct err *err)
 {
-	size_t n = 0;
+	size_t n = 0, end;
 
 	if (!v)
 		return 0;
-	if (*v == '"') {
-		for (v++; *v && *v != '"'; v++) {
-			if (*v == '\\' && (v[1] == '"' || v[1] == '\\'))
-				v++;
-			if (n + 1 >= size || (unsigned char)*v < 0x20 || (unsigned char)*v > 0x7e)
-				break;
-			key[n++] = *v;
-		}
-		if (*v != '"' || v[1])
+	/* the blanks around a field value are not the value's (RFC 9110 5.5); libmicrohttpd
+	 * drops the leading ones only */
+	v += strspn(v, " \t");
+	end = strlen(v);
+	while (end > 0 && (v[end - 1] == ' ' || v[end - 1] == '\t'))
+		end--;
+	if (end >= 2 && v[0] == '"' && v[end - 1] == '"') {
+		n = quoted_key(v, end, key, size);
+	} else {
+		/* the bare key most clients send (a uuid): the same key as its quoted spelling, so
+		 * neither DQUOTE nor backslash, which only an sf-string can hold */
+		for (; n < end && n + 1 < size && visible(v[n]) && v[n] != '"' && v[n] != '\\'; n++)
+			key[n] = v[n];
+		if (n < end)
 			n = 0;
-	} /* else unquoted: refused, as the message says (one spelling per key) */
+	}
 	key[n] = '\0';
 	if (n == 0 || n > CALIB_IDEMPOTENCY_KEY_MAX)
 		return err_set(err, ERR_BAD_TYPE, "",
-		    "Idempotency-Key must be a quoted string of 1 to %d printable characters",
+		    "Idempotency-Key must be 1 to %d visible ASCII characters, bare (no '\"' or "
+		    "'\\') or a quoted string (RFC 8941); abc and \"abc\" are the same key",
 		    CALIB_IDEMPOTENCY_KEY_MAX);
 	return 1;
 }

@@ -14,10 +14,11 @@
 #include "base/error.h"
 
 /*
- * The key of a header value (NULL: absent, 0 and nothing set) into key (size bytes): an
- * sf-string ("...", RFC 8941; the bare text is refused, as the draft's sf-string is the
- * only spelling) of 1 to CALIB_IDEMPOTENCY_KEY_MAX printable ASCII characters. 1 when
- * given, -1 with ERR_BAD_TYPE when malformed.
+ * The key of a header value (NULL: absent, 0 and nothing set) into key (size bytes, at
+ * least CALIB_IDEMPOTENCY_KEY_MAX + 2), blanks around the value aside: the draft's
+ * sf-string ("...", RFC 8941: printable ASCII, \" and \\ escaped), or the bare text most
+ * clients send (visible ASCII without '"' or '\\'); abc and "abc" are the same key. 1 to
+ * CALIB_IDEMPOTENCY_KEY_MAX characters. 1 when given, -1 with ERR_BAD_TYPE when malformed.
  */
 int calidem_key(const char *header, char *key, size_t size, struct err *err);
 

@@ -13,6 +13,7 @@
 #include "base/jtext.h"
 #include "base/questions.h"
 #include "core/hold.h"
+#include "core/scene.h"
 #include "fit/knobs.h"
 
 /* Set key of obj to value (stolen); remembers failure in *ok so callers check once. */
@@ -283,16 +284,65 @@ static json_t *creep_range(
 }
 
 /*
+ * The block's "option": the request's options that set how much the pads creep, as POST
+ * /v1/hold reads them: {"cone", "impratio", "integrator", "timestep" (s), "noslip_iterations",
+ * "mujoco"}. NULL when out of memory or the request lacks one; caller owns the result.
+ */
+static json_t *hold_option_json(const json_t *request)
+{
+	static const char *const shown[] = {
+	    "cone", "impratio", "integrator", "timestep", "noslip_iterations", "mujoco"};
+	json_t *option = json_object_get(request, "option"), *out = json_object();
+	size_t i;
+
+	for (i = 0; out && i < sizeof shown / sizeof shown[0]; i++) {
+		json_t *v = json_object_get(option, shown[i]);
+
+		if (!v || json_object_set(out, shown[i], v) != 0) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	return out;
+}
+
+/*
+ * The block's "note": which of the option's cone and impratio are MuJoCo's defaults, which
+ * a setup that states none has (the stored setup has every default filled, so a default
+ * stated is not told apart), and that a gripper modelled otherwise creeps otherwise; null
+ * when neither is. NULL when out of memory; caller owns the result.
+ */
+static json_t *hold_note(const struct core_scene_option *o)
+{
+	struct core_scene_option d;
+	int cone, impratio;
+
+	core_scene_option_default(&d);
+	cone = o->cone == d.cone;
+	impratio = o->impratio == d.impratio;
+	if (!cone && !impratio)
+		return json_null();
+	return json_sprintf(
+	    "%s%s%s %s MuJoCo's default%s, which a setup that states no option has; "
+	    "the hold is this option's: a model with elliptic cones and impratio 10 "
+	    "(MuJoCo Menagerie's SO-101) creeps far less. State the model's option in "
+	    "the setup's \"option\" to see its hold",
+	    cone ? "option.cone pyramidal" : "", cone && impratio ? " and " : "",
+	    impratio ? "option.impratio 1" : "", cone && impratio ? "are" : "is",
+	    cone && impratio ? "s" : "");
+}
+
+/*
  * The fit's "hold": the hold question (base/questions.h) of the fitted pad pinching
  * the reference object, asked as POST /v1/hold would be: {"request", "creep_velocity",
  * "holds", "slip", "time_to_slip", "falls", "coulomb_holds", "friction_margin",
- * "creep_range"}, plus "error" (the 4xx body a POST would answer, the answers null) when
- * the hold question refuses the scene. "holds" is the run's verdict (within slip_limit over
- * the duration), "coulomb_holds" the Coulomb comparison. The reference is the hold question's
- * default scene (a sphere of 2 cm radius, 100 g, between pads of half-sizes 5 x 20 x 200 mm,
- * 50 g each, pressed with 10 N each); the pads are the setup's pad geom with the solref the MJCF
- * carries, and the option is the setup's (timestep, cone, impratio, release, ...). NULL when out of
- * memory; caller owns the result.
+ * "creep_range", "option" (the request's cone, impratio, ...), "note"}, plus "error" (the 4xx body
+ * a POST would answer, the answers null) when the hold question refuses the scene. "holds" is the
+ * run's verdict (within slip_limit over the duration), "coulomb_holds" the Coulomb comparison. The
+ * reference is the hold question's default scene (a sphere of 2 cm radius, 100 g, between pads of
+ * half-sizes 5 x 20 x 200 mm, 50 g each, pressed with 10 N each); the pads are the setup's pad geom
+ * with the solref the MJCF carries, and the option is the setup's (timestep, cone, impratio,
+ * release, ...). NULL when out of memory; caller owns the result.
  */
 static json_t *hold_json(const struct fit_result *fit)
 {
@@ -335,6 +385,8 @@ static json_t *hold_json(const struct fit_result *fit)
 	} else {
 		ok = 0;
 	}
+	put(block, "option", hold_option_json(request), &ok);
+	put(block, "note", hold_note(&fit->scene.option), &ok);
 	put(block, "request", json_incref(request), &ok);
 	if (!ok) {
 		json_decref(block);
