@@ -565,6 +565,11 @@ static void unknown_output(struct grader *g, const char *key)
 	add_failure(g, key, why, NULL);
 }
 
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The student's whole value against eval's result; returns the expected answer (in
  * the value's shape, or every output when the shape is wrong), a new reference. */
 static json_t *judge_value(struct grader *g, const json_t *value, const json_t *result)
@@ -577,18 +582,34 @@ static json_t *judge_value(struct grader *g, const json_t *value, const json_t *
 	double x;
 
 	if (json_is_object(value)) {
+		/* outputs in the function's order, then unknown keys sorted: the failures'
+		 * order is the request's, whatever order its keys were sent in (the cache
+		 * answers a request by its canonical, sorted form) */
+		const char **keys = calloc(json_object_size(value) + 1, sizeof *keys);
+		size_t i, n = 0;
+
 		expected = json_object();
-		json_object_foreach ((json_t *)value, key, member) {
-			if (!has_output(fn, key)) {
-				unknown_output(g, key);
-				wrong = 1;
+		if (!keys)
+			g->oom = 1;
+		for (i = 0; fn->outputs[i]; i++) {
+			member = json_object_get(value, fn->outputs[i]);
+			if (!member)
 				continue;
-			}
+			key = fn->outputs[i];
 			if (expected &&
-			    json_object_set(expected, key, json_object_get(result, key)))
+			    json_object_set(expected, key, json_object_get(result, key)) != 0)
 				g->oom = 1;
 			judge_output(g, key, member, json_object_get(result, key));
 		}
+		json_object_foreach ((json_t *)value, key, member)
+			if (keys && !has_output(fn, key))
+				keys[n++] = key;
+		if (n)
+			qsort(keys, n, sizeof *keys, by_text);
+		for (i = 0; i < n; i++)
+			unknown_output(g, keys[i]);
+		wrong = n > 0;
+		free(keys);
 		if (json_object_size(value) == 0) {
 			snprintf(why, sizeof why, "the value names none of %s's outputs (%s)",
 			    fn->name, outputs_text(fn, 0, list, sizeof list));
