@@ -92,6 +92,25 @@ def _plain(value):
     raise TypeError("%r is not a JSON value" % (value,))
 
 
+# A student's non-finite float as POST /v1/grade reads it: JSON has no NaN or Infinity,
+# and json.dumps would write bare tokens that no JSON parser (the daemon's included) takes.
+_NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _student(value):
+    """A student's value with every non-finite float spelt as grade reads it ("NaN",
+    "Infinity", "-Infinity"), through dicts, lists, tuples and numpy arrays."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _NONFINITE[repr(float(value))]
+    if isinstance(value, dict):
+        return {k: _student(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_student(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy's arrays and scalars: Python's lists and numbers
+        return _student(value.tolist())
+    return value
+
+
 def _body(request):
     if request is None:
         return b"{}"
@@ -170,11 +189,13 @@ def eval(function, mujoco=None, id=None, **args):
 def _as_call(call):
     """A batch's call: a dict as the API takes it, or (function, args[, value])."""
     if isinstance(call, dict):
+        if "value" in call:
+            call = dict(call, value=_student(call["value"]))
         return call
     function, args = call[0], call[1]
     out = {"function": function, "args": dict(args)}
     if len(call) > 2:
-        out["value"] = call[2]
+        out["value"] = _student(call[2])
     return out
 
 
@@ -221,19 +242,23 @@ def grade(function, value, mujoco=None, id=None, **args):
     """POST /v1/grade: a student's value of function(**args) against MuJoCo's.
 
     value: a number (the function's value), a list (semi_implicit_euler's x), a dict of
-    some outputs ({"K": ..., "B": ...}), or None. The answer: "pass", "expected",
-    "relative_error", "absolute_error", "ulps", the "tolerance" used and, on a fail, the
-    "reason"."""
+    some outputs ({"K": ..., "B": ...}), or None; a NaN or infinite float (numpy's too) is
+    sent as "NaN", "Infinity" or "-Infinity" and fails its call ("value is not finite:
+    NaN"). The answer: "pass", "expected", "relative_error", "absolute_error", "ulps", the
+    "tolerance" used and, on a fail, the "reason" and the "failures" ({"output", "error",
+    "hint"} for every failing output)."""
     call = _call(function, args, mujoco, id)
-    call["value"] = value
+    call["value"] = _student(value)
     return answer("grade", call)
 
 
 def grade_batch(calls, mujoco=None):
     """Many grades: {"passed", "graded", "failed", "results"} as POST /v1/grade answers
     a batch, over any number of calls (sent BATCH_CALLS at a time). calls: dicts
-    {"function", "args", "value"[, "id"]} or (function, args, value) triples. A call the
-    API refused is its error object in results (with "status"), counted in "failed"."""
+    {"function", "args", "value"[, "id"]} or (function, args, value) triples, non-finite
+    floats sent as grade() sends them. A student's value of any shape is graded (a wrong
+    one fails its call, saying why); a call the API refused (bad arguments, no value) is
+    its error object in results (with "status"), counted in "failed"."""
     total = {"passed": 0, "graded": 0, "failed": 0, "results": []}
     for offset, part in _batches("grade", calls, mujoco):
         for key in ("passed", "graded", "failed"):

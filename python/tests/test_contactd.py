@@ -240,3 +240,45 @@ def test_library_not_found_names_the_variable():
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     assert run.returncode != 0
     assert b"LibraryNotFound" in run.stderr and b"CONTACTD_LIBRARY" in run.stderr
+
+
+def test_grade_batch_judges_nonfinite_and_wrong_shapes_call_by_call():
+    # a student's NaN, +inf and -inf, and [K, B] where solref_kb's outputs object goes:
+    # the batch answers, those calls fail saying why, the others pass
+    kb_args = {"solref": [0.02, 1], "dmax": 0.95, "h": 0.002}
+    kb = contactd.eval("solref_kb", **kb_args)
+    good = ("impedance", {"r": 0.0005, "solimp": SOLIMP}, 0.925)
+    calls = [good,
+             ("impedance", {"r": 0.0005, "solimp": SOLIMP}, float("nan")),
+             ("solref_kb", kb_args, {"K": float("inf"), "B": kb["B"]}),
+             {"function": "semi_implicit_euler",
+              "args": {"x0": 0.1, "v0": 0, "h": 0.01, "steps": 2,
+                       "accel": {"function": "spring", "args": {"k": 100, "c": 1}}},
+              "value": [0.1, -float("inf"), 0.09702]},
+             ("solref_kb", kb_args, [kb["K"], kb["B"]]),
+             ("solref_kb", kb_args, {"K": kb["K"], "B": kb["B"]})]
+    total = contactd.grade_batch(calls)
+    assert (total["passed"], total["graded"], total["failed"]) == (2, 6, 0)
+    results = total["results"]
+    assert [r["pass"] for r in results] == [True, False, False, False, False, True]
+    assert results[1]["reason"] == "value is not finite: NaN"
+    assert results[2]["reason"] == "K is not finite: Infinity"
+    assert results[3]["reason"] == "x[1] is not finite: -Infinity"
+    assert results[4]["reason"].startswith("the value must be an object of solref_kb's outputs")
+    assert "not an array of 2 values" in results[4]["reason"]
+    assert results[4]["failures"] == [{"output": None, "error": results[4]["reason"]}]
+    # one call alone says the same
+    alone = contactd.grade("impedance", float("-inf"), r=0.0005, solimp=SOLIMP)
+    assert alone["pass"] is False and alone["reason"] == "value is not finite: -Infinity"
+
+
+def test_grade_names_every_failing_output_and_hints():
+    # the lesson's solref_kb without refsafe at a timeconst below 2h: K and B both fail,
+    # both named, with the refsafe hint
+    dmax, tc = 0.95, 0.002
+    g = contactd.grade("solref_kb", {"K": 1 / (dmax**2 * tc**2), "B": 2 / (dmax * tc)},
+                       solref=[tc, 1], dmax=dmax, h=0.002)
+    assert [f["output"] for f in g["failures"]] == ["K", "B"]
+    assert all(f["hint"].startswith("refsafe forgotten") for f in g["failures"])
+    assert g["reason"].startswith("K is outside the tolerance; B is outside the tolerance. "
+                                  "Hint for K and B: refsafe forgotten")

@@ -474,9 +474,8 @@ static json_t *result_json(const struct call *call)
 	    call->args.mujoco);
 }
 
-/* A failed call of a batch: the contract's error body, the status it would have
- * alone (err_status()), and whatever of its id and function name is readable. */
-static json_t *failure_json(json_t *raw, const struct err *e)
+/* A batch's failed call: eval's, and grade's calls without a value. */
+json_t *eval_failure_json(const json_t *raw, const struct err *e)
 {
 	json_t *out = err_to_json(e), *id = json_object_get(raw, "id");
 	json_t *function = json_object_get(raw, "function");
@@ -624,7 +623,7 @@ enum pass { PASS_CANONICAL, PASS_ANSWER };
 static json_t *entry_output(enum pass pass, const struct eval_entry *e)
 {
 	if (e->err.code != ERR_NONE)
-		return pass == PASS_CANONICAL ? json_incref(e->raw) : failure_json(e->raw, &e->err);
+		return pass == PASS_CANONICAL ? json_incref(e->raw) : eval_failure_json(e->raw, &e->err);
 	return pass == PASS_CANONICAL ? call_json(&e->call) : result_json(&e->call);
 }
 

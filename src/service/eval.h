@@ -60,6 +60,11 @@ json_t *eval_request_json(const struct eval_request *request);
 /* Answer a parsed request; *answer is a new reference the caller owns. */
 int eval_run(const struct eval_request *request, json_t **answer, struct err *err);
 
+/* A failed call of a batch, raw as written: the contract's error body of e, the status
+ * it would have alone (err_status()), and whatever of raw's id and function name is
+ * readable; NULL if out of memory. Caller owns it. */
+json_t *eval_failure_json(const json_t *raw, const struct err *e);
+
 /* Free a request of eval_parse(); NULL is a no-op. */
 void eval_request_free(struct eval_request *request);
 

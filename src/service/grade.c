@@ -6,13 +6,17 @@
  * "id", "mujoco", "value"}; the batch {"calls": [...], "mujoco"}; {"tolerances":
  * true} answers the table itself. The student's value is a number (the function's
  * "value"), an array (semi_implicit_euler's "x"), or an object of some of the
- * function's outputs ({"K": ..., "B": ...}), each a number, an array or null. eval
- * computes the expected answer (grade strips "value" and asks eval, so the two cannot
- * differ); a call eval refuses is refused, or in a batch is eval's error entry.
+ * function's outputs ({"K": ..., "B": ...}), each a number, an array or null; a
+ * non-finite number is the string "NaN", "Infinity" or "-Infinity" (JSON has no
+ * such number). eval computes the expected answer (grade strips "value" and asks eval,
+ * so the two cannot differ); a call eval refuses is refused, or in a batch is eval's
+ * error entry. The student's value is judged, never refused: a non-finite number or a
+ * value of the wrong shape fails its call with a reason.
  *
  * A number passes when |student - expected| <= max(relative * scale, absolute), scale
  * |expected| (or, for a series, the largest |expected| of the series); null passes
- * only where null is expected.
+ * only where null is expected. Every failing output is named (failures); a failing
+ * number that matches one of the lesson's usual mistakes (hint.h) gets its hint.
  */
 #include "service/grade.h"
 
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/field.h"
 #include "base/jsonptr.h"
@@ -28,6 +33,7 @@
 #include "service/answer.h"
 #include "service/endpoint.h"
 #include "service/eval.h"
+#include "service/hint.h"
 
 /* What one function's outputs are and how close a student must come. */
 struct grade_fn {
@@ -87,6 +93,7 @@ struct grade_request {
 	size_t count;
 	const struct grade_fn **fns; /* per call; NULL where eval refuses the call */
 	json_t **values;             /* per call, the student's value (owned) */
+	struct err *missing;         /* per call of a batch: a call without "value" */
 };
 
 void grade_request_free(struct grade_request *r)
@@ -100,73 +107,12 @@ void grade_request_free(struct grade_request *r)
 		json_decref(r->values[i]);
 	free(r->values);
 	free(r->fns);
+	free(r->missing);
 	free(r);
 }
 
-/* A number, or an array of numbers and nulls, or null. */
-static int plain_value(const json_t *v)
-{
-	size_t i;
-	json_t *e;
-
-	if (json_is_number(v) || json_is_null(v))
-		return 1;
-	if (!json_is_array(v))
-		return 0;
-	json_array_foreach (v, i, e)
-		if (!json_is_number(e) && !json_is_null(e))
-			return 0;
-	return 1;
-}
-
-/* Check the student's value at path against fn's outputs (fn NULL: eval will refuse
- * the call, any value goes). */
-static int check_value(
-    const struct grade_fn *fn, const json_t *v, const char *path, struct err *err)
-{
-	const char *key;
-	json_t *member;
-	char at[ERR_PATH_MAX];
-
-	if (!fn)
-		return 0;
-	if (json_is_object(v)) {
-		if (json_object_size(v) == 0)
-			return err_set(err, ERR_BAD_VALUE, path,
-			    "names none of %s's outputs (%s%s%s%s%s)", fn->name, fn->outputs[0],
-			    fn->outputs[1] ? ", " : "", fn->outputs[1] ? fn->outputs[1] : "",
-			    fn->outputs[2] ? ", " : "", fn->outputs[2] ? fn->outputs[2] : "");
-		json_object_foreach ((json_t *)v, key, member) {
-			jptr_append_key(at, sizeof at, path, key);
-			if (!has_output(fn, key))
-				return err_set(err, ERR_BAD_VALUE, at,
-				    "is not an output of %s (%s%s%s%s%s)", fn->name, fn->outputs[0],
-				    fn->outputs[1] ? ", " : "",
-				    fn->outputs[1] ? fn->outputs[1] : "",
-				    fn->outputs[2] ? ", " : "",
-				    fn->outputs[2] ? fn->outputs[2] : "");
-			if (!plain_value(member) || json_is_array(member) != fn->series)
-				return err_set(err, ERR_BAD_TYPE, at, "must be %s",
-				    fn->series ? "an array of numbers (null where not finite)"
-				               : "a number, or null");
-		}
-		return 0;
-	}
-	if (json_is_array(v) && fn->series && plain_value(v))
-		return 0;
-	if ((json_is_number(v) || json_is_null(v)) && has_output(fn, "value"))
-		return 0;
-	return err_set(err, ERR_BAD_TYPE, path,
-	    "must be %s, or an object of %s's outputs (%s%s%s%s%s)",
-	    fn->series                    ? "an array (the series x)"
-	        : has_output(fn, "value") ? "a number (value)"
-	                                  : "",
-	    fn->name, fn->outputs[0], fn->outputs[1] ? ", " : "",
-	    fn->outputs[1] ? fn->outputs[1] : "", fn->outputs[2] ? ", " : "",
-	    fn->outputs[2] ? fn->outputs[2] : "");
-}
-
-/* Take call's "value" out (into *value, a new reference) and find its function. */
+/* Take call's "value" out (into *value, a new reference) and find its function. A
+ * call without one is refused at path (in a batch: that call alone). */
 static int take_call(
     json_t *call, const char *path, json_t **value, const struct grade_fn **fn, struct err *err)
 {
@@ -176,15 +122,15 @@ static int take_call(
 	*fn = NULL;
 	if (!json_is_object(call))
 		return 0; /* eval refuses it */
+	*fn = function_named(json_string_value(json_object_get(call, "function")));
 	jptr_append_key(at, sizeof at, path, "value");
 	*value = json_incref(json_object_get(call, "value"));
 	if (!*value)
 		return err_set(err, ERR_MISSING_FIELD, at,
 		    "is required: the student's value (a number, an array, or an object of the "
-		    "function's outputs)");
+		    "function's outputs; null where the function has no value)");
 	json_object_del(call, "value");
-	*fn = function_named(json_string_value(json_object_get(call, "function")));
-	return check_value(*fn, *value, at, err);
+	return 0;
 }
 
 int grade_parse(json_t *body, long max_calls, struct grade_request **out, struct err *err)
@@ -228,7 +174,8 @@ int grade_parse(json_t *body, long max_calls, struct grade_request **out, struct
 	}
 	r->fns = calloc(n ? n : 1, sizeof *r->fns);
 	r->values = calloc(n ? n : 1, sizeof *r->values);
-	if (!copy || !r->fns || !r->values) {
+	r->missing = calloc(n ? n : 1, sizeof *r->missing);
+	if (!copy || !r->fns || !r->values || !r->missing) {
 		err_set(err, ERR_INTERNAL, "", "out of memory");
 		goto out;
 	}
@@ -239,11 +186,9 @@ int grade_parse(json_t *body, long max_calls, struct grade_request **out, struct
 	} else if (json_is_array(calls)) {
 		for (i = 0; i < n; i++, r->count++) {
 			snprintf(path, sizeof path, "/calls/%zu", i);
-			if (take_call(json_array_get(calls, i), path, &r->values[i], &r->fns[i],
-			        err) != 0) {
-				r->count++; /* values[i] may hold the refused value: freed with r */
-				goto out;
-			}
+			err_clear(&r->missing[i]);
+			take_call(json_array_get(calls, i), path, &r->values[i], &r->fns[i],
+			    &r->missing[i]);
 		}
 	}
 	if (eval_parse(copy, max_calls, &r->eval, err) != 0)
@@ -309,7 +254,11 @@ json_t *grade_request_json(const struct grade_request *r)
 	return copy;
 }
 
-/* Distance in representable doubles between a and b (both finite), saturated. */
+/* ulps are reported up to this distance: beyond it the two differ by a factor of 2 or
+ * more (or in sign), and relative_error says all that ulps could */
+#define ULPS_REPORTED ((uint64_t)1 << 52)
+
+/* The number of doubles from a to b (both finite); -1 beyond ULPS_REPORTED. */
 static json_int_t ulps(double a, double b)
 {
 	int64_t ia, ib;
@@ -323,95 +272,433 @@ static json_int_t ulps(double a, double b)
 	if (ib < 0)
 		ib = INT64_MIN - ib;
 	d = ia > ib ? (uint64_t)ia - (uint64_t)ib : (uint64_t)ib - (uint64_t)ia;
-	return d > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)d;
+	return d > ULPS_REPORTED ? -1 : (json_int_t)d;
 }
 
-/* The worst of the numbers compared so far. */
-struct verdict {
-	int pass, compared;
-	double relative, absolute; /* -1: none yet; relative NAN: undefined (expected 0) */
-	json_int_t ulps;
-	char reason[160];
+/* How a non-finite number is spelt in a student's value (JSON has no such number). */
+static const char *const nonfinite_spellings[] = {"NaN", "Infinity", "-Infinity"};
+#define SPELLINGS "\"NaN\", \"Infinity\" or \"-Infinity\""
+
+enum student { STUDENT_NUMBER, STUDENT_NULL, STUDENT_NONFINITE, STUDENT_OTHER };
+
+/* What a student's v is: a number (*x), null, a non-finite number (*spelt), or no number. */
+static enum student student_number(const json_t *v, double *x, const char **spelt)
+{
+	size_t i;
+
+	if (json_is_number(v)) {
+		*x = json_number_value(v);
+		return STUDENT_NUMBER;
+	}
+	if (json_is_null(v))
+		return STUDENT_NULL;
+	for (i = 0; json_is_string(v) && i < 3; i++)
+		if (strcmp(json_string_value(v), nonfinite_spellings[i]) == 0) {
+			*spelt = nonfinite_spellings[i];
+			return STUDENT_NONFINITE;
+		}
+	return STUDENT_OTHER;
+}
+
+/* At most max bytes of s into out (max + 1 bytes), never cutting a UTF-8 character. */
+static const char *cut(const char *s, size_t max, char *out)
+{
+	size_t n = strlen(s);
+
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return out;
+}
+
+#define SHOWN_MAX 40 /* bytes of a student's string or key shown in a message */
+
+/* What v is, for a message saying what was expected instead ("not an array of 2 values"). */
+static const char *describe(const json_t *v, char *buf, size_t size)
+{
+	char shown[SHOWN_MAX + 1];
+
+	if (json_is_array(v))
+		snprintf(buf, size, "an array of %zu values", json_array_size(v));
+	else if (json_is_object(v))
+		snprintf(buf, size, "an object");
+	else if (json_is_string(v))
+		snprintf(buf, size,
+		    "the string \"%s\"%s (a number is sent bare; a non-finite one as " SPELLINGS
+		    ")",
+		    cut(json_string_value(v), SHOWN_MAX, shown),
+		    strlen(json_string_value(v)) > SHOWN_MAX ? "..." : "");
+	else
+		snprintf(buf, size, "%s",
+		    json_is_true(v)        ? "true"
+		        : json_is_false(v) ? "false"
+		                           : "a number");
+	return buf;
+}
+
+/* fn's outputs, "K, B, timeconst_used", or as an object's members when as_object. */
+static const char *outputs_text(const struct grade_fn *fn, int as_object, char *buf, size_t size)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; fn->outputs[i] && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used,
+		    as_object ? "%s\"%s\": ..." : "%s%s", i ? ", " : "", fn->outputs[i]);
+	return buf;
+}
+
+#define SIGN_HINT "a sign error: this is minus the expected value"
+
+/* One call being graded. */
+struct grader {
+	const struct grade_fn *fn;
+	const json_t *args; /* the call's canonical args, for the hints; NULL: none */
+	int release;
+	struct hint_variant variants[HINT_MAX];
+	int nvariants;    /* -1 until a failing number asks for them */
+	json_t *failures; /* [{"output", "error", "hint"}] */
+	int oom;
+	/* the worst number by the tolerance's measure, |s - e| / max(relative * scale,
+	 * absolute), and its errors */
+	int compared;
+	double measure, absolute, relative; /* relative NAN: undefined (scale 0) */
+	json_int_t ulps;                    /* -1: not reported */
 };
 
-/* Fail, the first reason kept: fmt has one %s, the number's name ("x[3]", "K"). */
-static void fail(struct verdict *v, const char *fmt, const char *name, size_t index)
+static void add_failure(struct grader *g, const char *output, const char *error, const char *hint)
 {
-	char label[64];
+	json_t *f = json_pack("{s:s?, s:s}", "output", output, "error", error);
 
-	if (index == (size_t)-1)
-		snprintf(label, sizeof label, "%s", name);
-	else
-		snprintf(label, sizeof label, "%s[%zu]", name, index);
-	if (v->pass)
-		snprintf(v->reason, sizeof v->reason, fmt, label);
-	v->pass = 0;
+	if (f && hint && json_object_set_new(f, "hint", json_string(hint)) != 0) {
+		json_decref(f);
+		f = NULL;
+	}
+	if (!f || json_array_append_new(g->failures, f) != 0)
+		g->oom = 1;
 }
 
-/* One number of the student's, s, against the expected e; scale > 0 or 0. */
-static void compare_one(const struct grade_fn *fn, const json_t *s, const json_t *e, double scale,
-    const char *name, size_t index, struct verdict *v)
+static int within(const struct grade_fn *fn, double s, double e)
 {
-	double a, b, abs_err, rel_err, allowed;
+	return fabs(s - e) <= fmax(fn->relative * fabs(e), fn->absolute);
+}
 
-	if (json_is_null(e) || json_is_null(s)) {
-		if (!(json_is_null(e) && json_is_null(s)))
-			fail(v,
-			    json_is_null(e) ? "%s is a number where null (no such value, or "
-			                      "not finite) is expected"
-			                    : "%s is null where a number is expected",
-			    name, index);
-		return;
+/* The hint for a failing number s of output (expected e): the first of the lesson's
+ * usual mistakes it matches under the tolerance, where that mistake fails too. */
+static const char *hint_for(struct grader *g, const char *output, double s, double e)
+{
+	int i;
+
+	if (g->nvariants < 0)
+		g->nvariants =
+		    g->args ? (int)hint_variants(g->fn->name, g->args, g->release, g->variants) : 0;
+	for (i = 0; i < g->nvariants; i++) {
+		const struct hint_variant *v = &g->variants[i];
+
+		if (strcmp(v->output, output) == 0 && !within(g->fn, v->value, e) &&
+		    within(g->fn, s, v->value))
+			return v->text;
 	}
-	a = json_number_value(s);
+	return e != 0 && within(g->fn, s, -e) ? SIGN_HINT : NULL;
+}
+
+enum judged { JUDGED_PASS, JUDGED_FAIL, JUDGED_OUTSIDE /* two numbers, out of tolerance */ };
+
+/* One number of the student's, s, against the expected e (a number or null) at scale;
+ * label names it ("K", "x[3]"). A fail's error is written to why. */
+static enum judged judge_number(struct grader *g, const json_t *s, const json_t *e, double scale,
+    const char *label, char *why, size_t size)
+{
+	double a = 0, b, abs_err, allowed, m;
+	const char *spelt = "";
+	char what[160];
+
+	switch (student_number(s, &a, &spelt)) {
+	case STUDENT_OTHER:
+		snprintf(why, size, "%s must be a number or null, not %s", label,
+		    describe(s, what, sizeof what));
+		return JUDGED_FAIL;
+	case STUDENT_NONFINITE:
+		snprintf(why, size, "%s is not finite: %s%s", label, spelt,
+		    json_is_null(e) ? " (null is expected: no such value, or not finite)" : "");
+		return JUDGED_FAIL;
+	case STUDENT_NULL:
+		if (json_is_null(e))
+			return JUDGED_PASS;
+		snprintf(why, size, "%s is null where a number is expected", label);
+		return JUDGED_FAIL;
+	default:
+		break;
+	}
+	if (json_is_null(e)) {
+		snprintf(why, size,
+		    "%s is a number where null (no such value, or not finite) is expected", label);
+		return JUDGED_FAIL;
+	}
 	b = json_number_value(e);
 	abs_err = fabs(a - b);
 	if (!isfinite(abs_err)) {
-		fail(v, "%s is too far from the expected value to measure", name, index);
-		return;
+		snprintf(why, size, "%s is too far from the expected value to measure", label);
+		return JUDGED_FAIL;
 	}
-	rel_err = b != 0 ? abs_err / fabs(b) : abs_err == 0 ? 0 : NAN;
-	allowed = fmax(fn->relative * scale, fn->absolute);
-	v->compared++;
-	if (abs_err > v->absolute)
-		v->absolute = abs_err;
-	if (!isfinite(rel_err) || isnan(v->relative))
-		v->relative = NAN;
-	else if (rel_err > v->relative)
-		v->relative = rel_err;
-	if (ulps(a, b) > v->ulps)
-		v->ulps = ulps(a, b);
-	if (!(abs_err <= allowed))
-		fail(v, "%s is outside the tolerance", name, index);
+	allowed = fmax(g->fn->relative * scale, g->fn->absolute);
+	m = abs_err == 0 ? 0 : allowed > 0 ? abs_err / allowed : INFINITY;
+	if (!g->compared++ || m > g->measure) {
+		g->measure = m;
+		g->absolute = abs_err;
+		g->relative = scale > 0 ? abs_err / scale : abs_err == 0 ? 0 : NAN;
+		g->ulps = ulps(a, b);
+	}
+	if (abs_err <= allowed)
+		return JUDGED_PASS;
+	snprintf(why, size, "%s is outside the tolerance", label);
+	return JUDGED_OUTSIDE;
 }
 
-/* A student's output (number or array) against eval's result member e. */
-static void compare_output(const struct grade_fn *fn, const char *name, const json_t *s,
-    const json_t *e, struct verdict *v)
+/* A student's series (semi_implicit_euler's x or v) against eval's e: one failure
+ * naming its first failing element and how many more fail. */
+static void judge_series(struct grader *g, const char *name, const json_t *s, const json_t *e)
 {
-	size_t i, n;
-	double scale = 0;
+	char why[ERR_MESSAGE_MAX], first[ERR_MESSAGE_MAX], all[2 * ERR_MESSAGE_MAX], label[96];
+	char what[160];
+	size_t i, n = json_array_size(e), failing = 0, nonzero = 0, negated = 0;
+	double scale = 0, a, b;
+	const char *spelt;
 	json_t *x;
 
-	if (!json_is_array(e)) {
-		compare_one(fn, s, e, json_is_number(e) ? fabs(json_number_value(e)) : 0, name,
-		    (size_t)-1, v);
+	if (!json_is_array(s)) {
+		snprintf(why, sizeof why,
+		    "%s must be an array of numbers (null where not finite), not %s", name,
+		    describe(s, what, sizeof what));
+		add_failure(g, name, why, NULL);
 		return;
 	}
-	n = json_array_size(e);
 	if (json_array_size(s) != n) {
-		char why[160];
-
-		snprintf(why, sizeof why, "%%s has %zu values where %zu are expected",
+		snprintf(why, sizeof why, "%s has %zu values where %zu are expected", name,
 		    json_array_size(s), n);
-		fail(v, why, name, (size_t)-1);
+		add_failure(g, name, why, NULL);
 		return;
 	}
 	json_array_foreach ((json_t *)e, i, x)
 		if (json_is_number(x) && fabs(json_number_value(x)) > scale)
 			scale = fabs(json_number_value(x));
-	for (i = 0; i < n; i++)
-		compare_one(fn, json_array_get(s, i), json_array_get(e, i), scale, name, i, v);
+	for (i = 0; i < n; i++) {
+		const json_t *si = json_array_get(s, i), *ei = json_array_get(e, i);
+
+		snprintf(label, sizeof label, "%s[%zu]", name, i);
+		if (judge_number(g, si, ei, scale, label, why, sizeof why) != JUDGED_PASS &&
+		    failing++ == 0)
+			snprintf(first, sizeof first, "%s", why);
+		/* a sign error: every nonzero element is minus eval's */
+		if (json_is_number(ei) && (b = json_number_value(ei)) != 0) {
+			nonzero++;
+			if (student_number(si, &a, &spelt) == STUDENT_NUMBER &&
+			    fabs(a + b) <= fmax(g->fn->relative * scale, g->fn->absolute))
+				negated++;
+		}
+	}
+	if (!failing)
+		return;
+	if (failing > 1)
+		snprintf(all, sizeof all, "%s, and %zu more of %s's %zu values", first, failing - 1,
+		    name, n);
+	add_failure(
+	    g, name, failing > 1 ? all : first, nonzero && negated == nonzero ? SIGN_HINT : NULL);
+}
+
+/* A student's output against eval's result member e (a number, null or a series). */
+static void judge_output(struct grader *g, const char *name, const json_t *s, const json_t *e)
+{
+	char why[ERR_MESSAGE_MAX];
+
+	if (g->fn->series) {
+		judge_series(g, name, s, e);
+		return;
+	}
+	switch (judge_number(
+	    g, s, e, json_is_number(e) ? fabs(json_number_value(e)) : 0, name, why, sizeof why)) {
+	case JUDGED_PASS:
+		return;
+	case JUDGED_OUTSIDE:
+		add_failure(
+		    g, name, why, hint_for(g, name, json_number_value(s), json_number_value(e)));
+		return;
+	default:
+		add_failure(g, name, why, NULL);
+	}
+}
+
+/* Every output of fn in result: the expected answer when the student's shape is wrong. */
+static json_t *all_outputs(const struct grade_fn *fn, const json_t *result)
+{
+	json_t *out = json_object(), *v;
+	size_t i;
+
+	for (i = 0; out && fn->outputs[i]; i++) {
+		v = json_object_get(result, fn->outputs[i]);
+		if (json_object_set(out, fn->outputs[i], v ? v : json_null()) != 0) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	return out;
+}
+
+/* An object's member key that is none of fn's outputs: named, with the right spelling
+ * when only the case differs. */
+static void unknown_output(struct grader *g, const char *key)
+{
+	char why[ERR_MESSAGE_MAX], list[96], shown[SHOWN_MAX + 1];
+	const char *meant = NULL;
+	size_t i;
+
+	for (i = 0; g->fn->outputs[i] && !meant; i++)
+		if (strcasecmp(g->fn->outputs[i], key) == 0)
+			meant = g->fn->outputs[i];
+	snprintf(why, sizeof why, "%s is not an output of %s (%s)%s%s%s",
+	    cut(key, SHOWN_MAX, shown), g->fn->name, outputs_text(g->fn, 0, list, sizeof list),
+	    meant ? ": did you mean " : "", meant ? meant : "", meant ? "?" : "");
+	add_failure(g, key, why, NULL);
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The student's whole value against eval's result; returns the expected answer (in
+ * the value's shape, or every output when the shape is wrong), a new reference. */
+static json_t *judge_value(struct grader *g, const json_t *value, const json_t *result)
+{
+	const struct grade_fn *fn = g->fn;
+	char why[ERR_MESSAGE_MAX], list[96], what[160];
+	const char *key, *spelt;
+	json_t *member, *expected;
+	int wrong = 0;
+	double x;
+
+	if (json_is_object(value)) {
+		/* outputs in the function's order, then unknown keys sorted: the failures'
+		 * order is the request's, whatever order its keys were sent in (the cache
+		 * answers a request by its canonical, sorted form) */
+		const char **keys = calloc(json_object_size(value) + 1, sizeof *keys);
+		size_t i, n = 0;
+
+		expected = json_object();
+		if (!keys)
+			g->oom = 1;
+		for (i = 0; fn->outputs[i]; i++) {
+			member = json_object_get(value, fn->outputs[i]);
+			if (!member)
+				continue;
+			key = fn->outputs[i];
+			if (expected &&
+			    json_object_set(expected, key, json_object_get(result, key)) != 0)
+				g->oom = 1;
+			judge_output(g, key, member, json_object_get(result, key));
+		}
+		json_object_foreach ((json_t *)value, key, member)
+			if (keys && !has_output(fn, key))
+				keys[n++] = key;
+		if (n)
+			qsort(keys, n, sizeof *keys, by_text);
+		for (i = 0; i < n; i++)
+			unknown_output(g, keys[i]);
+		wrong = n > 0;
+		free(keys);
+		if (json_object_size(value) == 0) {
+			snprintf(why, sizeof why, "the value names none of %s's outputs (%s)",
+			    fn->name, outputs_text(fn, 0, list, sizeof list));
+			add_failure(g, NULL, why, NULL);
+			wrong = 1;
+		}
+		if (!wrong)
+			return expected;
+		json_decref(expected);
+		return all_outputs(fn, result);
+	}
+	if (fn->series
+	        ? json_is_array(value)
+	        : has_output(fn, "value") && student_number(value, &x, &spelt) != STUDENT_OTHER) {
+		key = fn->series ? "x" : "value";
+		judge_output(g, key, value, json_object_get(result, key));
+		return json_incref(json_object_get(result, key));
+	}
+	snprintf(why, sizeof why,
+	    "the value must be %san object of %s's outputs ({%s}, any of them), not %s",
+	    fn->series                    ? "an array (the series x), or "
+	        : has_output(fn, "value") ? "a number (value), null, or "
+	                                  : "",
+	    fn->name, outputs_text(fn, 1, list, sizeof list), describe(value, what, sizeof what));
+	add_failure(g, NULL, why, NULL);
+	return all_outputs(fn, result);
+}
+
+/* "K", "K and B", "K, B and v": the outputs of the failures that share hint. */
+static void append_outputs_with(const json_t *failures, const char *hint, char *buf, size_t size)
+{
+	size_t i, n = 0, k = 0, used;
+	json_t *f;
+
+	json_array_foreach ((json_t *)failures, i, f)
+		n += json_string_value(json_object_get(f, "hint")) &&
+		    strcmp(json_string_value(json_object_get(f, "hint")), hint) == 0;
+	json_array_foreach ((json_t *)failures, i, f) {
+		const char *h = json_string_value(json_object_get(f, "hint"));
+
+		if (!h || strcmp(h, hint) != 0)
+			continue;
+		used = strlen(buf);
+		snprintf(buf + used, size - used, "%s%s",
+		    k == 0           ? ""
+		        : k + 1 == n ? " and "
+		                     : ", ",
+		    json_string_value(json_object_get(f, "output")));
+		k++;
+	}
+}
+
+/* The failures as one sentence: every error, then each distinct hint once ("Hint for K
+ * and B: ..."). A new reference, or NULL if out of memory. */
+static json_t *reason_json(const json_t *failures)
+{
+	char text[4096] = "";
+	size_t i, j, used;
+	json_t *f, *earlier, *out;
+
+	json_array_foreach ((json_t *)failures, i, f) {
+		used = strlen(text);
+		snprintf(text + used, sizeof text - used, "%s%s", i ? "; " : "",
+		    json_string_value(json_object_get(f, "error")));
+	}
+	json_array_foreach ((json_t *)failures, i, f) {
+		const char *hint = json_string_value(json_object_get(f, "hint"));
+		int seen = 0;
+
+		for (j = 0; hint && j < i && !seen; j++) {
+			earlier = json_array_get(failures, j);
+			seen = json_string_value(json_object_get(earlier, "hint")) &&
+			    strcmp(json_string_value(json_object_get(earlier, "hint")), hint) == 0;
+		}
+		if (!hint || seen)
+			continue;
+		used = strlen(text);
+		snprintf(text + used, sizeof text - used, ". Hint for ");
+		append_outputs_with(failures, hint, text, sizeof text);
+		used = strlen(text);
+		snprintf(text + used, sizeof text - used, ": %s", hint);
+	}
+	/* a sentence cut at the buffer's end may end inside a character */
+	out = json_string(text);
+	for (used = strlen(text); !out && used > 0;) {
+		text[--used] = '\0';
+		out = json_string(text);
+	}
+	return out;
 }
 
 static json_t *verdict_number(double x)
@@ -420,54 +707,55 @@ static json_t *verdict_number(double x)
 }
 
 /* The grade of one answered call: eval's entry (function, result, id, release) with the
- * student's value. */
-static json_t *grade_entry(const struct grade_fn *fn, const json_t *value, const json_t *entry)
+ * student's value; call is its canonical form (its args, for the hints). */
+static json_t *grade_entry(
+    const struct grade_fn *fn, const json_t *value, const json_t *entry, const json_t *call)
 {
-	const json_t *result = json_object_get(entry, "result");
-	struct verdict v = {1, 0, -1, -1, 0, ""};
-	json_t *expected, *out, *id = json_object_get(entry, "id");
-	const char *key;
-	json_t *member;
+	struct grader g;
+	json_t *expected, *out = NULL, *id = json_object_get(entry, "id");
+	int pass;
 
-	if (json_is_object(value)) {
-		expected = json_object();
-		json_object_foreach ((json_t *)value, key, member) {
-			json_object_set(expected, key, json_object_get(result, key));
-			compare_output(fn, key, member, json_object_get(result, key), &v);
-		}
-	} else {
-		key = fn->series ? "x" : "value";
-		expected = json_incref(json_object_get(result, key));
-		compare_output(fn, key, value, expected, &v);
-	}
-	out = json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "function", fn->name, "pass", v.pass,
-	    "expected", expected ? expected : json_null(), "relative_error",
-	    v.compared ? verdict_number(v.relative) : json_null(), "absolute_error",
-	    v.compared ? verdict_number(v.absolute) : json_null(), "ulps",
-	    v.compared ? json_integer(v.ulps) : json_null(), "tolerance", tolerance_json(fn));
-	if (out && !v.pass && v.reason[0] &&
-	    json_object_set_new(out, "reason", json_string(v.reason)) != 0) {
-		json_decref(out);
+	memset(&g, 0, sizeof g);
+	g.fn = fn;
+	g.args = json_object_get(call, "args");
+	g.release = core_mjver_find(json_string_value(json_object_get(entry, "mujoco")));
+	g.nvariants = g.release < 0 ? 0 : -1;
+	g.failures = json_array();
+	if (!g.failures)
 		return NULL;
-	}
-	if (out && id && json_object_set(out, "id", id) != 0) {
-		json_decref(out);
-		return NULL;
-	}
+	expected = judge_value(&g, value, json_object_get(entry, "result"));
+	pass = json_array_size(g.failures) == 0;
+	if (!g.oom)
+		out = json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "function", fn->name, "pass",
+		    pass, "expected", expected ? expected : json_null(), "relative_error",
+		    g.compared ? verdict_number(g.relative) : json_null(), "absolute_error",
+		    g.compared ? verdict_number(g.absolute) : json_null(), "ulps",
+		    g.compared && g.ulps >= 0 ? json_integer(g.ulps) : json_null(), "tolerance",
+		    tolerance_json(fn));
+	else
+		json_decref(expected);
+	if (out && !pass &&
+	    (json_object_set_new(out, "reason", reason_json(g.failures)) != 0 ||
+	        json_object_set(out, "failures", g.failures) != 0))
+		goto fail;
+	if (out && id && json_object_set(out, "id", id) != 0)
+		goto fail;
 	if (out &&
 	    (json_object_set(out, "mujoco", json_object_get(entry, "mujoco")) != 0 ||
-	        json_object_set(out, "core_version", json_object_get(entry, "core_version")) !=
-	            0)) {
-		json_decref(out);
-		return NULL;
-	}
+	        json_object_set(out, "core_version", json_object_get(entry, "core_version")) != 0))
+		goto fail;
+	json_decref(g.failures);
 	return out;
+fail:
+	json_decref(g.failures);
+	json_decref(out);
+	return NULL;
 }
 
 int grade_run(const struct grade_request *r, json_t **answer, struct err *err)
 {
-	json_t *eval = NULL, *results, *graded;
-	size_t i, passed = 0;
+	json_t *eval = NULL, *canonical = NULL, *results, *graded;
+	size_t i, passed = 0, failed = 0;
 
 	*answer = NULL;
 	if (!r->eval) {
@@ -476,20 +764,27 @@ int grade_run(const struct grade_request *r, json_t **answer, struct err *err)
 	}
 	if (eval_run(r->eval, &eval, err) != 0)
 		return -1;
-	if (!r->batch) {
-		*answer = grade_entry(r->fns[0], r->values[0], eval);
+	canonical = eval_request_json(r->eval);
+	if (!canonical) {
 		json_decref(eval);
-		return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	}
+	if (!r->batch) {
+		*answer = grade_entry(r->fns[0], r->values[0], eval, canonical);
+		goto out;
 	}
 	results = json_object_get(eval, "results");
 	graded = json_array();
 	for (i = 0; graded && i < json_array_size(results); i++) {
 		json_t *entry = json_array_get(results, i), *g;
+		json_t *call = json_array_get(json_object_get(canonical, "calls"), i);
 
 		if (json_object_get(entry, "error") || !r->fns[i])
 			g = json_incref(entry);
+		else if (r->missing[i].code != ERR_NONE && ++failed)
+			g = eval_failure_json(call, &r->missing[i]);
 		else
-			g = grade_entry(r->fns[i], r->values[i], entry);
+			g = grade_entry(r->fns[i], r->values[i], entry, call);
 		if (g && json_is_true(json_object_get(g, "pass")))
 			passed++;
 		if (json_array_append_new(graded, g) != 0) {
@@ -497,14 +792,14 @@ int grade_run(const struct grade_request *r, json_t **answer, struct err *err)
 			graded = NULL;
 		}
 	}
+	failed += (size_t)json_integer_value(json_object_get(eval, "failed"));
 	if (graded)
-		*answer = json_pack("{s:o, s:I, s:I, s:O, s:O, s:O}", "results", graded, "passed",
-		    (json_int_t)passed, "graded",
-		    (json_int_t)(json_array_size(results) -
-		        (size_t)json_integer_value(json_object_get(eval, "failed"))),
-		    "failed", json_object_get(eval, "failed"), "mujoco",
-		    json_object_get(eval, "mujoco"), "core_version",
-		    json_object_get(eval, "core_version"));
+		*answer = json_pack("{s:o, s:I, s:I, s:I, s:O, s:O}", "results", graded, "passed",
+		    (json_int_t)passed, "graded", (json_int_t)(json_array_size(results) - failed),
+		    "failed", (json_int_t)failed, "mujoco", json_object_get(eval, "mujoco"),
+		    "core_version", json_object_get(eval, "core_version"));
+out:
+	json_decref(canonical);
 	json_decref(eval);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }

@@ -7,23 +7,27 @@
  * {"tolerances": true} for the table. "value" is a number (the function's "value"),
  * an array (semi_implicit_euler's "x"), or an object of some of the function's
  * outputs, each a number, an array (semi_implicit_euler's x, v) or null (a result
- * that does not exist, or is not finite).
+ * that does not exist, or is not finite); a non-finite number is the string "NaN",
+ * "Infinity" or "-Infinity". The value is graded, never refused: a non-finite number
+ * or a value of another shape fails its call, the reason naming the shape expected.
  *
- * Answer of a call: {"function", "pass", "expected" (eval's, in the value's shape),
- * "relative_error", "absolute_error", "ulps" (the worst over the numbers compared;
- * null when none was, relative_error null where expected 0 differs), "tolerance":
- * {"relative", "absolute", "scale": "expected" | "series_max", "why"}, "reason"
- * (when it fails: the first number that did), "id" (echoed), "mujoco",
- * "core_version"}. A number passes when |student - expected| <= max(relative *
- * scale, absolute), scale |expected| or, for a series, its largest |expected|; null
- * passes only where null is expected. A batch answers {"results": [...], "passed",
- * "graded", "failed" (calls eval refused: their entries are eval's errors), "mujoco",
- * "core_version"}. The tolerances: {"rule", "tolerances": {function: tolerance},
- * "mujoco", "core_version"}.
+ * Answer of a call: {"function", "pass", "expected" (eval's, in the value's shape;
+ * every output when the shape is wrong), "relative_error", "absolute_error", "ulps"
+ * (of the worst number by the tolerance's measure |s - e| / max(relative * scale,
+ * absolute): |s - e| / scale, |s - e|, the doubles between them (null beyond 2^52);
+ * null when none was compared, relative_error null where scale 0 differs),
+ * "tolerance": {"relative", "absolute", "scale": "expected" | "series_max", "why"},
+ * "reason" and "failures" (when it fails: every failing output's
+ * {"output", "error", "hint"}, the hint where a usual mistake of the lesson matches,
+ * service/hint.h), "id" (echoed), "mujoco", "core_version"}. A number passes when
+ * |student - expected| <= max(relative * scale, absolute), scale |expected| or, for a
+ * series, its largest |expected|; null passes only where null is expected. A batch
+ * answers {"results": [...], "passed", "graded", "failed" (calls refused: eval's
+ * errors, and calls without "value"), "mujoco", "core_version"}. The tolerances:
+ * {"rule", "tolerances": {function: tolerance}, "mujoco", "core_version"}.
  *
- * Refused (4xx): what eval refuses, a call without "value" or with one that is not
- * a shape the function answers (at /value or /calls/N/value), a batch over the call
- * limit (the message says how to split it).
+ * Refused (4xx): what eval refuses, a single call without "value" (at /value), a
+ * batch over the call limit (the message says how to split it).
  */
 #ifndef CONTACTD_SERVICE_GRADE_H
 #define CONTACTD_SERVICE_GRADE_H

@@ -14,6 +14,7 @@ libservice_a_SOURCES = \
 	src/service/find.c src/service/find.h \
 	src/service/eval.c src/service/eval.h \
 	src/service/grade.c src/service/grade.h \
+	src/service/hint.c src/service/hint.h \
 	src/service/hold.c src/service/hold.h \
 	src/service/calask.c src/service/calask.h \
 	src/service/model.c \
