@@ -23,6 +23,7 @@ const zlib = require('zlib');
 const {spawn, execFileSync} = require('child_process');
 
 const {modelChecks} = require('./model.js');
+const {holdChecks} = require('./hold.js');
 
 const CONTACTD = process.env.CONTACTD;
 /* BROWSER_ONLY=TEXT runs only the checks whose name holds TEXT (while developing a
@@ -1371,9 +1372,14 @@ async function main() {
 	await check('hold: creep against grip force and impratio, both cones and both releases, the API\'s answers, units, log y', async () => {
 		const page = await open(context, base2 + '/hold.html');
 		await page.waitForFunction(() => window.contactd.answers.hold && window.contactd.charts.hold);
+		/* a second release (none by default): the oldest */
+		await page.selectOption('#compare', {index: (await page.locator('#compare option').count()) - 1});
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.hold.length === 2);
 		const drawn = async () => page.evaluate(() => ({
 			runs: window.contactd.answers.hold,
-			sets: window.contactd.charts.hold.data.datasets.map((d) => ({data: d.data, cone: d.cdCone, release: d.cdRelease})),
+			sets: window.contactd.charts.hold.data.datasets.filter((d) => d.cdCone)
+			    .map((d) => ({data: d.data, cone: d.cdCone, release: d.cdRelease})),
 			titles: ['x', 'y'].map((a) => window.contactd.charts.hold.options.scales[a].title.text),
 			yType: window.contactd.charts.hold.options.scales.y.type,
 		}));
@@ -1704,6 +1710,7 @@ async function main() {
 	await checkQuestionPresets(context, base2);
 	await checkLiveMidCalibration(context, base2);
 	await modelChecks({check, open, api, shot, assertAccessible}, context, base2);
+	await holdChecks({check, open, api, shot, assertAccessible, downloadNamed}, context, base2);
 	await context.close();
 }
 
