@@ -116,7 +116,7 @@ AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; export srcdir; \
 AM_DISTCHECK_CONFIGURE_FLAGS = BROWSER_NODE_MODULES='$(abs_top_srcdir)/tests/browser/node_modules' \
 	MJREF_NODE_MODULES='$(abs_top_srcdir)/tests/mjref/node_modules'
 EXTRA_DIST += tests/test_browser.sh tests/browser/run.js tests/browser/model.js tests/browser/hold.js \
-	tests/browser/package.json \
+	tests/browser/live.js tests/browser/package.json \
 	tests/browser/package-lock.json
 DASHBOARD_SHOTS = sweep drop hold live api
 screenshots: all
