@@ -32,6 +32,28 @@ async function liveChecks({check, open, api, assertAccessible, robotToken}, cont
 		return page;
 	};
 
+	await check('live: opened after three fits, the convergence shows the whole history from the API', async () => {
+		const {token, cal, shown} = await calibrated('so106', [
+			{drops: [{height: 0.1, rebound: 0.004}], presses: [{force: 19.81, deflection: 1e-4}]},
+			{drops: [{height: 0.05, rebound: 0.002}], presses: [{force: 14.9, deflection: 0.6e-4}]},
+			{drops: [{height: 0.2, rebound: 0.009}], presses: [{force: 12, deflection: 0.25e-4}]}]);
+		const {fits} = await api(base, 'GET', '/v1/calibrations/' + cal.id + '/fits', undefined, token);
+		assert.equal(fits.length, 3, 'a done fit per waited upload');
+		assert.deepEqual(fits[2], shown.fit, 'the newest listed is the calibration\'s fit');
+		const page = await watch(cal.id, token);
+		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 3);
+		const drawn = await page.evaluate(() => window.contactd.charts.fit.data.datasets.map((d) =>
+		    ({data: d.data, intervals: d.intervals})));
+		assert.deepEqual(drawn[0].data, fits.map((f) => ({x: f.id, y: f.solref[0]})));
+		assert.deepEqual(drawn[1].data, fits.map((f) => ({x: f.id, y: f.solref[1]})));
+		assert.deepEqual(drawn[0].intervals, fits.map((f) => f.intervals.timeconst['1sigma']));
+		/* the axis spans them all */
+		const [lo, hi] = await page.evaluate(() => ['min', 'max'].map((k) => window.contactd.charts.fit.scales.x[k]));
+		assert.ok(lo <= fits[0].id && hi >= fits[2].id, 'x axis ' + lo + '..' + hi);
+		assert.deepEqual(page.consoleErrors, []);
+		await page.close();
+	});
+
 	await check('live: every measurement at its own x on the residual chart, named drop 1, press 1', async () => {
 		const {token, cal, shown} = await calibrated('so104', [
 			{drops: [{height: 0.1, rebound: 0.004}, {height: 0.05, rebound: 0.002}],

@@ -715,17 +715,18 @@ async function checkLiveMidCalibration(context, base) {
 			    {drops: [{height: h, rebound: r}], presses: [{force: f, deflection: d}]}, token);
 			shown = await done(shown.fit_id);
 		}
+		const history = (await api(base, 'GET', '/v1/calibrations/' + cal.id + '/fits', undefined, token)).fits.length;
 		const page = await open(context, base + '/live.html', 1400);
 		await page.fill('#calibration', String(cal.id));
 		assert.equal(await page.evaluate(() => location.hash), '#calibration=' + cal.id, 'the id is in the address as typed');
 		await page.fill('#token', token);
 		await page.click('#watch');
-		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 1 &&
-		    /^(Watching calibration|Fit \d+ received)/.test(document.getElementById('status').textContent)).catch(async (e) => {
+		await page.waitForFunction((n) => window.contactd.charts.fit.data.datasets[0].data.length === n &&
+		    /^(Watching calibration|Fit \d+ received)/.test(document.getElementById('status').textContent), history).catch(async (e) => {
 			throw new Error(await page.textContent('#status') + ' / ' +
 			    await page.evaluate(() => JSON.stringify(window.contactd.charts.fit.data.datasets[0].data)) + ': ' + e.message);
 		});
-		assert.deepEqual(await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].data[0]),
+		assert.deepEqual(await page.evaluate((n) => window.contactd.charts.fit.data.datasets[0].data[n - 1], history),
 		    {x: shown.fit_id, y: shown.fit.solref[0]});
 		/* the stream may replay the newest fit: it is named by its id, not "Fit 1" */
 		const said = await page.textContent('#status');
@@ -735,11 +736,11 @@ async function checkLiveMidCalibration(context, base) {
 		const [h, r, f, d] = uploads[3];
 		await api(base, 'POST', '/v1/calibrations/' + cal.id + '/measurements',
 		    {drops: [{height: h, rebound: r}], presses: [{force: f, deflection: d}]}, token);
-		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 2);
+		await page.waitForFunction((n) => window.contactd.charts.fit.data.datasets[0].data.length === n + 1, history);
 		const last = await done(shown.fit_id);
 		await page.waitForFunction((id) => new RegExp('^Fit ' + id + ' received').test(document.getElementById('status').textContent),
 		    last.fit_id);
-		assert.equal(await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].data[1].x), last.fit_id);
+		assert.equal(await page.evaluate((n) => window.contactd.charts.fit.data.datasets[0].data[n].x, history), last.fit_id);
 		/* every tick label of every chart: at most 6 significant digits, no floating-point noise */
 		const labels = await page.evaluate(() => [].concat(...Object.values(window.contactd.charts).map((c) =>
 		    [].concat(...Object.values(c.scales).map((s) => s.ticks.map((t) => String(t.label)))))));

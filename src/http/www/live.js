@@ -85,8 +85,8 @@ function interval(f, key) {
 /* The convergence plot: solref of every fit so far, with its 1-sigma intervals. */
 function drawHistory() {
 	const h = state.history.filter((f) => f.solref);
-	/* each fit at its own id (the events' id), not its place among the fits this page saw:
-	 * a page opened mid-calibration starts at the calibration's latest fit */
+	/* each fit at its own id (the events' id): the fits done before the page opened
+	 * (loadHistory()), then those the stream brings */
 	const tc = h.map((f) => ({x: f.cdId, y: f.solref[0]}));
 	const dr = h.map((f) => ({x: f.cdId, y: f.solref[1]}));
 	const ivs = (key) => h.map((f) => interval(f, key));
@@ -270,14 +270,23 @@ function showWarning(fit) {
 	box.textContent = text || '';
 }
 
-/* A fit is shown once, whether from the page load or the stream. */
+/* A fit is shown once, whether from the page load or the stream, in the order of the ids. */
 function addFit(fit, fitId) {
 	if (!fit || fit.state === 'pending' || fit.state === 'failed')
 		return false;
 	if (state.history.some((f) => f.cdId === fitId))
 		return false;
 	state.history.push(Object.assign({cdId: fitId}, fit));
+	state.history.sort((a, b) => a.cdId - b.cdId);
 	return true;
+}
+
+/* The calibration's history: every fit done before the page opened (GET .../fits), so the
+ * convergence starts at the first upload, not at the page's opening. */
+async function loadHistory() {
+	const list = await CD.api('v1/calibrations/' + state.id + '/fits', undefined, {token: state.token});
+	for (const f of list.fits)
+		addFit(f, f.id);
 }
 
 async function refresh() {
@@ -442,6 +451,7 @@ async function watch() {
 	state.history = [];
 	CD.status('status', 'Loading calibration ' + state.id + '…');
 	try {
+		await loadHistory();
 		await refresh();
 	} catch (e) {
 		CD.status('status', CD.errorText(e), 'error');
