@@ -115,7 +115,8 @@ AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; export srcdir; \
 	SCREENSHOTS='$(abs_top_builddir)/tests/screenshots'; export SCREENSHOTS;
 AM_DISTCHECK_CONFIGURE_FLAGS = BROWSER_NODE_MODULES='$(abs_top_srcdir)/tests/browser/node_modules' \
 	MJREF_NODE_MODULES='$(abs_top_srcdir)/tests/mjref/node_modules'
-EXTRA_DIST += tests/test_browser.sh tests/browser/run.js tests/browser/model.js tests/browser/package.json \
+EXTRA_DIST += tests/test_browser.sh tests/browser/run.js tests/browser/model.js tests/browser/hold.js \
+	tests/browser/live.js tests/browser/package.json \
 	tests/browser/package-lock.json
 DASHBOARD_SHOTS = sweep drop hold live api
 screenshots: all

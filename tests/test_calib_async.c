@@ -536,6 +536,46 @@ START_TEST(delete_and_refit)
 }
 END_TEST
 
+/* GET /v1/calibrations/{id}/fits: every done fit, oldest first, each the fit the calibration
+ * showed while it was the newest; a refit after a deletion is one more; hidden from bob. */
+START_TEST(fits_list_every_done_fit)
+{
+	long long id = create(alice, "alice"), ids[8];
+	char path[128], fits[128];
+	json_t *first, *second, *third, *list, *all, *shown;
+
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements?wait=60", id);
+	snprintf(fits, sizeof fits, "/v1/calibrations/%lld/fits", id);
+	list = call(alice, "GET", fits, NULL, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(list, "fits")), 0);
+	json_decref(list);
+	first = call(alice, "POST", path, drops3, 200);
+	second =
+	    call(alice, "POST", path, "{\"drops\":[{\"height\":0.12,\"rebound\":0.009}]}", 200);
+	ck_assert_uint_eq(drop_ids(id, ids, 8), 4);
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements/%lld?wait=60", id, ids[0]);
+	third = call(alice, "DELETE", path, NULL, 200);
+	list = call(alice, "GET", fits, NULL, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(list, "calibration")), id);
+	all = json_object_get(list, "fits");
+	ck_assert_uint_eq(json_array_size(all), 3);
+	ck_assert(json_equal(json_array_get(all, 0), json_object_get(first, "fit")));
+	ck_assert(json_equal(json_array_get(all, 1), json_object_get(second, "fit")));
+	ck_assert(json_equal(json_array_get(all, 2), json_object_get(third, "fit")));
+	ck_assert_int_lt(json_integer_value(json_object_get(json_array_get(all, 0), "id")),
+	    json_integer_value(json_object_get(json_array_get(all, 1), "id")));
+	shown = show(alice, id, "");
+	ck_assert(json_equal(json_array_get(all, 2), json_object_get(shown, "fit")));
+	json_decref(shown);
+	json_decref(list);
+	json_decref(first);
+	json_decref(second);
+	json_decref(third);
+	list = call(bob, "GET", fits, NULL, 404);
+	json_decref(list);
+}
+END_TEST
+
 START_TEST(fit_limits_are_413)
 {
 	long long id = create(alice, "alice");
@@ -722,6 +762,11 @@ int main(void)
 	tcase_add_test(tc, fit_limits_are_413);
 	tcase_add_test(tc, fit_offers_hold);
 	tcase_add_test(tc, fit_hold_states_option);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("history");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, fits_list_every_done_fit);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -563,6 +563,14 @@ START_TEST(test_delete_refits)
 	ck_assert_int_eq(f.id, fit_id);
 	ck_assert_str_eq(f.state, "done");
 	ck_assert_int_eq(f.measurements, 1);
+	/* the history: both done fits, oldest first, the newest as the calibration shows it */
+	ck_assert_int_eq(calcase_fits(&cs, &p, id, &answer, &e), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(answer, "fits")), 2);
+	ck_assert(json_equal(json_array_get(json_object_get(answer, "fits"), 1), m));
+	ck_assert_int_lt(json_integer_value(json_object_get(
+	                     json_array_get(json_object_get(answer, "fits"), 0), "id")),
+	    fit_id);
+	json_decref(answer);
 	json_decref(m);
 	calstore_fit_clear(&f);
 	/* deleting it again: not found, nothing scheduled */

@@ -283,19 +283,53 @@ int calcase_show(struct calstore *cs, const struct caltoken_principal *p, long l
 	return *answer ? 0 : -1;
 }
 
-int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p, long long id,
-    json_t **answer, struct err *err)
+/* {"calibration": id, name: what list() gives} of calibration id, if p can see it. */
+static int listing(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    const char *name, int (*list)(void *ctx, long long id, json_t **out, struct err *err),
+    int (*shape)(json_t *all), json_t **answer, struct err *err)
 {
 	char owner[CALSTORE_NAME_MAX];
 	json_t *all = NULL;
 
-	if (calcase_visible(cs, p, id, owner, err) != 0 ||
-	    cs->measurements(cs->ctx, id, &all, err) != 0)
+	if (calcase_visible(cs, p, id, owner, err) != 0 || list(cs->ctx, id, &all, err) != 0)
 		return -1;
-	*answer = json_pack("{s:I, s:o}", "calibration", (json_int_t)id, "measurements", all);
+	if (shape && shape(all) != 0) {
+		json_decref(all);
+		return err_set(err, ERR_INTERNAL, NULL, "a stored fit is not an object");
+	}
+	*answer = json_pack("{s:I, s:o}", "calibration", (json_int_t)id, name, all);
 	if (!*answer)
 		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
 	return 0;
+}
+
+int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t **answer, struct err *err)
+{
+	return listing(cs, p, id, "measurements", cs->measurements, NULL, answer, err);
+}
+
+/* The store's done fits, [{"id", "fit"}], as fit members (calcase_fit_member()'s shape). */
+static int fit_members(json_t *all)
+{
+	size_t i;
+	json_t *e, *f;
+
+	json_array_foreach (all, i, e) {
+		f = json_object_get(e, "fit");
+		if (!json_is_object(f) ||
+		    json_object_set_new(f, "state", json_string("done")) != 0 ||
+		    json_object_set(f, "id", json_object_get(e, "id")) != 0 ||
+		    json_array_set(all, i, f) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int calcase_fits(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t **answer, struct err *err)
+{
+	return listing(cs, p, id, "fits", cs->fit_list, fit_members, answer, err);
 }
 
 /* ---- writes ---- */

@@ -53,6 +53,11 @@ int calcase_show(struct calstore *cs, const struct caltoken_principal *p, long l
 int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p, long long id,
     json_t **answer, struct err *err);
 
+/* Calibration id's done fits, oldest first, each as its fit member was when it was the newest
+ * (calcase_fit_member()): *answer {"calibration", "fits"}. */
+int calcase_fits(struct calstore *cs, const struct caltoken_principal *p, long long id,
+    json_t **answer, struct err *err);
+
 /* What an upload did. Release with calcase_upload_clear(), also after a failure. */
 struct calcase_upload {
 	json_t *answer;   /* {"calibration", "fit_id", "fit", "upload", "measurement_ids",

@@ -10,6 +10,7 @@
  *   GET    /v1/calibrations/{id}                        setup, measurements, fit 200
  *   POST   /v1/calibrations/{id}/measurements           upload                  200
  *   GET    /v1/calibrations/{id}/measurements           what landed, with ids   200
+ *   GET    /v1/calibrations/{id}/fits                   every done fit          200
  *   DELETE /v1/calibrations/{id}/measurements/{mid}     remove one, refit       200
  *   DELETE /v1/calibrations/{id}/uploads/{uid}          remove an upload, refit 200
  *
@@ -336,10 +337,12 @@ enum MHD_Result http_calib_show(
 	return r;
 }
 
-enum MHD_Result http_calib_measurements(
-    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+/* A GET of calibration id's listing: the use case's answer, 200. */
+static enum MHD_Result respond_listing(struct MHD_Connection *conn, struct http_request *req,
+    long long id,
+    int (*listing)(struct calstore *cs, const struct caltoken_principal *p, long long id,
+        json_t **answer, struct err *err))
 {
-	long long id = t->id;
 	struct caltoken_principal p;
 	struct err err;
 	json_t *answer = NULL;
@@ -347,11 +350,23 @@ enum MHD_Result http_calib_measurements(
 
 	err_clear(&err);
 	if (calstream_authenticate(req, &p, &err) != 0 ||
-	    calcase_measurements(calstream_calstore(), &p, id, &answer, &err) != 0)
+	    listing(calstream_calstore(), &p, id, &answer, &err) != 0)
 		return calstream_respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);
 	return r;
+}
+
+enum MHD_Result http_calib_measurements(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+{
+	return respond_listing(conn, req, t->id, calcase_measurements);
+}
+
+enum MHD_Result http_calib_fits(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
+{
+	return respond_listing(conn, req, t->id, calcase_fits);
 }
 
 enum MHD_Result http_calib_evaluate(

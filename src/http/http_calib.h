@@ -55,6 +55,9 @@ enum MHD_Result http_calib_upload(
 /* GET /v1/calibrations/{id}/measurements: what landed, with ids. */
 enum MHD_Result http_calib_measurements(
     struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t);
+/* GET /v1/calibrations/{id}/fits: every done fit, oldest first. */
+enum MHD_Result http_calib_fits(
+    struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t);
 /* DELETE /v1/calibrations/{id}/measurements/{sub}: remove one, refit. */
 enum MHD_Result http_calib_delete_measurement(
     struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t);

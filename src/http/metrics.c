@@ -19,6 +19,7 @@ static const char *const other_routes[] = {
     "calibration",
     "calibrations",
     "measurements",
+    "fits",
     "events",
     "measurement",
     "upload",

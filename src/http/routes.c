@@ -147,6 +147,7 @@ CALIB_HANDLER(list)
 CALIB_HANDLER(show)
 CALIB_HANDLER(upload)
 CALIB_HANDLER(measurements)
+CALIB_HANDLER(fits)
 CALIB_HANDLER(delete_measurement)
 CALIB_HANDLER(delete_upload)
 CALIB_HANDLER(evaluate)
@@ -174,6 +175,7 @@ static const struct route routes[] = {
     {"/v1/calibrations/{id}", "calibration", "GET", CALIB_METHODS, 0, calib_show, NULL, NULL},
     {"/v1/calibrations/{id}/measurements", "measurements", "GET, POST", CALIB_METHODS, 0,
         calib_measurements, calib_upload, NULL},
+    {"/v1/calibrations/{id}/fits", "fits", "GET", CALIB_METHODS, 0, calib_fits, NULL, NULL},
     {"/v1/calibrations/{id}/measurements/{id}", "measurement", "DELETE", CALIB_METHODS, 0, NULL,
         NULL, calib_delete_measurement},
     {"/v1/calibrations/{id}/uploads/{id}", "upload", "DELETE", CALIB_METHODS, 0, NULL, NULL,

@@ -1,9 +1,9 @@
 /*
  * calsql.h: the statement both calibration stores, SQLite's (calstore.c) and PostgreSQL's
- * (pgstore.c), run alike on their alike schemas (schema/, schema/pg/) and that decides an
- * answer's shape: written once, so that the two list a robot's calibrations alike. Its
- * parameter's placeholder is each engine's own spelling (?1, $1). The other statements stay
- * where they run.
+ * (pgstore.c), run alike on their alike schemas (schema/, schema/pg/) and that decide an
+ * answer's shape: written once, so that the two list a robot's calibrations and a
+ * calibration's fits alike. A parameter's placeholder is each engine's own spelling (?1, $1). The
+ * other statements stay where they run.
  */
 #ifndef CONTACTD_STORE_CALSQL_H
 #define CONTACTD_STORE_CALSQL_H
@@ -21,5 +21,12 @@
 	"LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "       \
 	"c.id) "                                                                                   \
 	"WHERE r.name = " robot " ORDER BY c.id"
+
+/*
+ * fit_list (base/calstore.h): the done fits of the calibration named by placeholder id, oldest
+ * first, each as its id and stored text.
+ */
+#define CALSQL_FIT_LIST(id)                                                                        \
+	"SELECT id, fit FROM fits WHERE calibration_id = " id " AND state = 'done' ORDER BY id"
 
 #endif

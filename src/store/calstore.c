@@ -358,6 +358,22 @@ int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out
 	    ARGS(NUM(id)), read_fit, out, "reading a fit", err);
 }
 
+/* Row reader: a done fit, appended to the JSON array ctx. */
+static int read_fit_entry(sqlite3_stmt *s, void *ctx, struct err *err)
+{
+	json_t *o = json_pack("{s:I, s:o}", "id", (json_int_t)sqlite3_column_int64(s, 0), "fit",
+	    json_loads((const char *)sqlite3_column_text(s, 1), JSON_DECODE_ANY, NULL));
+
+	(void)err;
+	return o && json_array_append_new(ctx, o) == 0 ? 0 : ROW_BAD;
+}
+
+int calstore_fit_list(struct store *st, long long id, json_t **out, struct err *err)
+{
+	return sqc_query_json(st, CALSQL_FIT_LIST("?1"), ARGS(NUM(id)), read_fit_entry,
+	    json_array(), out, "listing fits", err);
+}
+
 /* ---- uploads, deletions and fits ---- */
 
 /* The calibration's fit that has not started, made if there is none: into *fit_id. */
@@ -760,6 +776,11 @@ static int sq_fit_latest(void *ctx, long long id, struct calstore_fit *out, stru
 	return calstore_fit_latest(ctx, id, out, err);
 }
 
+static int sq_fit_list(void *ctx, long long id, json_t **out, struct err *err)
+{
+	return calstore_fit_list(ctx, id, out, err);
+}
+
 static int sq_upload_begin(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
     char lab[CALSTORE_NAME_MAX], char **setup, struct calstore_write **w, struct err *err)
 {
@@ -812,6 +833,7 @@ void calstore_sqlite_bind(struct calstore *cs, struct store *st)
 	    .calibration_list = sq_calibration_list,
 	    .measurements = sq_measurements,
 	    .fit_latest = sq_fit_latest,
+	    .fit_list = sq_fit_list,
 	    .upload_begin = sq_upload_begin,
 	    .idem_find = calstore_idem_find,
 	    .upload_add = calstore_upload_add,

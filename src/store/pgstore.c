@@ -219,6 +219,20 @@ static int pg_measurements(void *ctx, long long id, json_t **out, struct err *er
 	return rc;
 }
 
+/* A row of fit_list's statement as its entry. */
+static json_t *fit_entry(const PGresult *r, int i)
+{
+	return json_pack("{s:I, s:o}", "id", (json_int_t)pgc_ll(r, i, 0), "fit",
+	    json_loads(PQgetvalue(r, i, 1), JSON_DECODE_ANY, NULL));
+}
+
+static int pg_fit_list(void *ctx, long long id, json_t **out, struct err *err)
+{
+	PGresult *r = pgc_query(ctx, CALSQL_FIT_LIST("$1"), ARGS(NUM(id)), "listing fits", err);
+
+	return r ? pgc_rows_json(r, fit_entry, out, err) : -1;
+}
+
 static int pg_fit_latest(void *ctx, long long id, struct calstore_fit *out, struct err *err)
 {
 	PGresult *r;
@@ -633,6 +647,7 @@ void pgstore_bind(struct calstore *cs, struct pgstore *ps)
 	    .calibration_list = pg_calibration_list,
 	    .measurements = pg_measurements,
 	    .fit_latest = pg_fit_latest,
+	    .fit_list = pg_fit_list,
 	    .upload_begin = pg_upload_begin,
 	    .idem_find = pg_idem_find,
 	    .upload_add = pg_upload_add,

@@ -113,6 +113,68 @@ async function modelChecks({check, open, api, shot, assertAccessible}, context, 
 		await page.close();
 	});
 
+	await check('model: at 1400 px every column of the pairs table, the warnings and the "open as" links are in view and clickable', async () => {
+		const page = await open(context, base + '/model.html', 1400);
+		await page.waitForFunction(() => window.contactd.answers.modelReady);
+		/* Menagerie's SO-101 (long geom names), then the file whose pair warns */
+		await page.setInputFiles('#files', ['so101-scene_box-implicitfast.xml', 'so101-implicitfast.xml']
+		    .map((f) => path.join(FIXTURES, f)));
+		await page.waitForFunction(() => !document.getElementById('main-file').disabled);
+		for (const pasted of [null, warned]) {
+			if (pasted) {
+				await page.setInputFiles('#files', []);
+				await page.waitForFunction(() => document.getElementById('main-file').disabled);
+				await page.fill('#xml', pasted);
+			}
+			await page.evaluate(() => { window.contactd.answers.model = null; });
+			await page.click('#run');
+			await page.waitForFunction(() => window.contactd.answers.model);
+			const {answer} = await page.evaluate(() => window.contactd.answers.model);
+			const width = await page.evaluate(() => document.documentElement.clientWidth);
+			/* nothing cut off: the table fits its box, which fits the window */
+			const [sw, cw] = await page.evaluate(() => {
+				const box = document.getElementById('pairs').parentElement;
+				return [box.scrollWidth, box.clientWidth];
+			});
+			assert.ok(sw <= cw + 1, 'the pairs table is ' + sw + ' px wide in a ' + cw + ' px box');
+			const heads = await page.evaluate(() => [...document.querySelectorAll('#pairs thead th')].map((th) => {
+				const r = th.getBoundingClientRect();
+				return {text: th.textContent, left: r.left, right: r.right};
+			}));
+			assert.deepEqual(heads.map((h) => h.text).slice(-2), ['warnings', 'open as']);
+			for (const h of heads)
+				assert.ok(h.left >= 0 && h.right <= width + 0.5, 'column "' + h.text + '" at ' + h.left + '..' + h.right +
+				    ' of a ' + width + ' px window');
+			/* the first pair's links (and a warned pair's warning), on screen, under the pointer */
+			const warnedPair = answer.pairs.findIndex((p) => p.warnings.length);
+			const row = pasted ? warnedPair : 0;
+			assert.ok(row >= 0, 'a pair that warns');
+			const tr = '#pairs tbody tr[data-pair="' + row + '"]';
+			await page.evaluate((sel) => {
+				const r = document.querySelector(sel).getBoundingClientRect();
+				window.scrollBy(0, r.top - 200);
+			}, tr);
+			const targets = ['a.open-rest', 'a.open-drop', 'a.open-stability'].concat(pasted ? ['td.warn li'] : []);
+			for (const t of targets) {
+				const hit = await page.evaluate((sel) => {
+					const el = document.querySelector(sel);
+					const r = el.getBoundingClientRect();
+					const under = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+					return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, same: under === el || el.contains(under),
+					    scrolled: document.getElementById('pairs').parentElement.scrollLeft};
+				}, tr + ' ' + t);
+				assert.ok(hit.left >= 0 && hit.right <= width + 0.5 && hit.top >= 0 && hit.bottom <= 900 && hit.same &&
+				    hit.scrolled === 0, t + ' of pair ' + row + ' in view and on top: ' + JSON.stringify(hit));
+			}
+			if (pasted) {
+				const r = await page.locator(tr + ' a.open-rest').boundingBox();
+				await Promise.all([page.waitForURL(/sweep\.html/), page.mouse.click(r.x + r.width / 2, r.y + r.height / 2)]);
+			}
+		}
+		await page.close();
+		assert.deepEqual(page.consoleErrors, []);
+	});
+
 	await check('model: a bad document\'s 422 names the file, the line and the element', async () => {
 		const page = await open(context, base + '/model.html');
 		await page.waitForFunction(() => window.contactd.answers.modelReady);

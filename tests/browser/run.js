@@ -23,6 +23,8 @@ const zlib = require('zlib');
 const {spawn, execFileSync} = require('child_process');
 
 const {modelChecks} = require('./model.js');
+const {holdChecks} = require('./hold.js');
+const {liveChecks} = require('./live.js');
 
 const CONTACTD = process.env.CONTACTD;
 /* BROWSER_ONLY=TEXT runs only the checks whose name holds TEXT (while developing a
@@ -713,17 +715,18 @@ async function checkLiveMidCalibration(context, base) {
 			    {drops: [{height: h, rebound: r}], presses: [{force: f, deflection: d}]}, token);
 			shown = await done(shown.fit_id);
 		}
+		const history = (await api(base, 'GET', '/v1/calibrations/' + cal.id + '/fits', undefined, token)).fits.length;
 		const page = await open(context, base + '/live.html', 1400);
 		await page.fill('#calibration', String(cal.id));
 		assert.equal(await page.evaluate(() => location.hash), '#calibration=' + cal.id, 'the id is in the address as typed');
 		await page.fill('#token', token);
 		await page.click('#watch');
-		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 1 &&
-		    /^(Watching calibration|Fit \d+ received)/.test(document.getElementById('status').textContent)).catch(async (e) => {
+		await page.waitForFunction((n) => window.contactd.charts.fit.data.datasets[0].data.length === n &&
+		    /^(Watching calibration|Fit \d+ received)/.test(document.getElementById('status').textContent), history).catch(async (e) => {
 			throw new Error(await page.textContent('#status') + ' / ' +
 			    await page.evaluate(() => JSON.stringify(window.contactd.charts.fit.data.datasets[0].data)) + ': ' + e.message);
 		});
-		assert.deepEqual(await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].data[0]),
+		assert.deepEqual(await page.evaluate((n) => window.contactd.charts.fit.data.datasets[0].data[n - 1], history),
 		    {x: shown.fit_id, y: shown.fit.solref[0]});
 		/* the stream may replay the newest fit: it is named by its id, not "Fit 1" */
 		const said = await page.textContent('#status');
@@ -733,16 +736,16 @@ async function checkLiveMidCalibration(context, base) {
 		const [h, r, f, d] = uploads[3];
 		await api(base, 'POST', '/v1/calibrations/' + cal.id + '/measurements',
 		    {drops: [{height: h, rebound: r}], presses: [{force: f, deflection: d}]}, token);
-		await page.waitForFunction(() => window.contactd.charts.fit.data.datasets[0].data.length === 2);
+		await page.waitForFunction((n) => window.contactd.charts.fit.data.datasets[0].data.length === n + 1, history);
 		const last = await done(shown.fit_id);
 		await page.waitForFunction((id) => new RegExp('^Fit ' + id + ' received').test(document.getElementById('status').textContent),
 		    last.fit_id);
-		assert.equal(await page.evaluate(() => window.contactd.charts.fit.data.datasets[0].data[1].x), last.fit_id);
+		assert.equal(await page.evaluate((n) => window.contactd.charts.fit.data.datasets[0].data[n].x, history), last.fit_id);
 		/* every tick label of every chart: at most 6 significant digits, no floating-point noise */
 		const labels = await page.evaluate(() => [].concat(...Object.values(window.contactd.charts).map((c) =>
 		    [].concat(...Object.values(c.scales).map((s) => s.ticks.map((t) => String(t.label)))))));
 		assert.ok(labels.length > 10, labels.length + ' tick labels');
-		for (const l of labels)
+		for (const l of labels.filter((x) => !/^(drop|press) \d+$/.test(x))) /* the residuals' are names */
 			assert.ok(l.replace(/^-/, '').replace(/e[-+]?\d+$/, '').replace('.', '').replace(/^0+/, '').length <= 5 &&
 			    !/e-1\d|E-/.test(l), 'tick label ' + l);
 		/* the MJCF fits its box, at both widths */
@@ -1371,9 +1374,14 @@ async function main() {
 	await check('hold: creep against grip force and impratio, both cones and both releases, the API\'s answers, units, log y', async () => {
 		const page = await open(context, base2 + '/hold.html');
 		await page.waitForFunction(() => window.contactd.answers.hold && window.contactd.charts.hold);
+		/* a second release (none by default): the oldest */
+		await page.selectOption('#compare', {index: (await page.locator('#compare option').count()) - 1});
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.hold.length === 2);
 		const drawn = async () => page.evaluate(() => ({
 			runs: window.contactd.answers.hold,
-			sets: window.contactd.charts.hold.data.datasets.map((d) => ({data: d.data, cone: d.cdCone, release: d.cdRelease})),
+			sets: window.contactd.charts.hold.data.datasets.filter((d) => d.cdCone)
+			    .map((d) => ({data: d.data, cone: d.cdCone, release: d.cdRelease})),
 			titles: ['x', 'y'].map((a) => window.contactd.charts.hold.options.scales[a].title.text),
 			yType: window.contactd.charts.hold.options.scales.y.type,
 		}));
@@ -1562,7 +1570,8 @@ async function main() {
 		const res = await page.evaluate(() => window.contactd.charts.residuals.data.datasets[0].data);
 		assert.deepEqual(res.map((p) => p.y), fit.residuals.drops.map((r, i) =>
 		    r.residual / (shown.measurements.drops[i].sigma || fit.noise_scale.rebound)));
-		assert.equal(await page.textContent('#mjcf'), fit.mjcf || '—'); /* a misfit has none */
+		/* a misfit has none, and says why */
+		assert.ok(fit.mjcf ? await page.textContent('#mjcf') === fit.mjcf : /^No MJCF: /.test(await page.textContent('#mjcf')));
 		/* the fit's hold of the reference object, as the API answers it (none for a misfit) */
 		if (fit.status === 'misfit')
 			assert.equal(await page.$('#fit-hold'), null);
@@ -1704,6 +1713,10 @@ async function main() {
 	await checkQuestionPresets(context, base2);
 	await checkLiveMidCalibration(context, base2);
 	await modelChecks({check, open, api, shot, assertAccessible}, context, base2);
+	await holdChecks({check, open, api, shot, assertAccessible, downloadNamed}, context, base2);
+	const robotToken = (robot) => JSON.parse(execFileSync(CONTACTD,
+	    ['--db', path.join(tmp, 'cache.db'), 'token', 'create', robot, '--json'], {encoding: 'utf8'})).token;
+	await liveChecks({check, open, api, assertAccessible, robotToken}, context, base2);
 	await context.close();
 }
 

@@ -153,6 +153,21 @@ const CD = {
 if (typeof Chart !== 'undefined') {
 	const labels = Chart.defaults.plugins.legend.labels;
 	const generate = labels.generateLabels;
+	/* a circle marker of a dataset's radius, border and fill, on a canvas of its own */
+	const markerImage = (ds) => {
+		const r = ds.pointRadius || 3, lw = ds.borderWidth || 1, size = Math.ceil(2 * r + lw + 2);
+		const c = document.createElement('canvas');
+		c.width = c.height = size;
+		const ctx = c.getContext('2d');
+		ctx.beginPath();
+		ctx.arc(size / 2, size / 2, r, 0, 2 * Math.PI);
+		ctx.fillStyle = ds.pointBackgroundColor || ds.backgroundColor;
+		ctx.fill();
+		ctx.lineWidth = lw;
+		ctx.strokeStyle = ds.borderColor;
+		ctx.stroke();
+		return c;
+	};
 	const white = (c) => typeof c === 'string' && /^(#fff(fff)?|white|rgba?\(255, ?255, ?255)/i.test(c);
 	Object.assign(labels, {
 		usePointStyle: true,
@@ -162,6 +177,10 @@ if (typeof Chart !== 'undefined') {
 			 * no dash: the dataset's line says it */
 			return generate(chart).map((item) => {
 				const ds = chart.data.datasets[item.datasetIndex] || {};
+				/* a key to a marker (a dataset with no points, cdKey): the marker itself, drawn
+				 * as the chart draws it (a 'circle' point style would stretch to the swatch's width) */
+				if (ds.cdKey)
+					return Object.assign(item, {pointStyle: markerImage(ds), cdMarker: true});
 				const dash = Array.isArray(ds.borderDash) ? ds.borderDash : [];
 				if (!dash.length)
 					return Object.assign(item, {pointStyle: 'rect'});
@@ -191,7 +210,7 @@ CD.quantities = [
 	[/^\/pad\/mass$/, 'pad mass', 'kg'],
 	[/^creep_velocity$/, 'creep velocity', 'm/s'],
 	[/^(slip|slip_limit)$/, null, 'm'],
-	[/^(normal_force|load|friction_capacity)$/, null, 'N'],
+	[/^(normal_force|load|friction_capacity|friction_margin)$/, null, 'N'],
 	[/^(time_to_slip|fall_time)$/, null, 's'],
 	[/^\/impedance$/, 'impedance d', ''],
 	[/^\/height$/, 'drop height', 'm'],
@@ -628,8 +647,13 @@ CD.svg = function (chart, meta) {
 			return;
 		const fill = typeof item.fillStyle === 'string' ? item.fillStyle : '#fff';
 		const stroke = typeof item.strokeStyle === 'string' ? item.strokeStyle : '#222';
-		/* as the page draws it: a dashed series' line across the swatch, else a filled box */
-		if (item.lineDash && item.lineDash.length)
+		/* as the page draws it: a marker's key its circle, a dashed series' line across the
+		 * swatch, else a filled box */
+		if (item.cdMarker)
+			out.push('<circle class="legend-swatch" cx="' + n(b.left + 18) + '" cy="' + n(b.top + b.height / 2) + '" r="' +
+			    n(item.pointStyle.width / 2 - 1.5) + '" fill="' + fill + '" stroke="' + stroke + '" stroke-width="' +
+			    n(Math.max(1, item.lineWidth || 0)) + '"/>');
+		else if (item.lineDash && item.lineDash.length)
 			out.push('<line class="legend-swatch" x1="' + n(b.left) + '" y1="' + n(b.top + b.height / 2) + '" x2="' +
 			    n(b.left + 36) + '" y2="' + n(b.top + b.height / 2) + '" stroke="' + stroke + '" stroke-width="' +
 			    n(Math.max(2, item.lineWidth || 0)) + '" stroke-dasharray="' + item.lineDash.join(' ') + '"/>');

@@ -2,8 +2,11 @@
  * impratio, one line per friction cone (pyramidal, elliptic), for one MuJoCo release
  * or two side by side. Each release is one /v1/sweep of the hold question over a grid
  * (the axis field x the cone); the lines are its rows. `holds` false (it slips past the
- * slip limit within the duration, or falls, as MuJoCo steps it) draws a hollow marker.
- * The form lives in the URL. */
+ * slip limit within the duration, or falls, as MuJoCo steps it) draws a hollow marker,
+ * which the legend names. The form starts at the API's own defaults (HoldRequest's in
+ * /v1/openapi.json: a second's run, not a copy that could drift from it), so each point
+ * is what POST /v1/hold answers; a table gives each point's verdict, creep and
+ * time_to_slip. The form lives in the URL. */
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -11,7 +14,36 @@ const $ = (id) => document.getElementById(id);
 const formIds = ['axis', 'from', 'to', 'points', 'logx', 'mass', 'size', 'friction', 'grip_force',
     'impratio', 'timeconst', 'timestep', 'duration', 'mujoco', 'compare', 'extra'];
 const cones = ['pyramidal', 'elliptic'];
-const state = {runs: [], logY: false};
+const state = {runs: [], logY: false, defaults: null};
+
+/* The form's fields that are HoldRequest fields: their pointers in the request, whose
+ * defaults (the OpenAPI document's) fill the form when the address names none. */
+const apiFields = {mass: '/object/mass', size: '/object/size', friction: '/pad/friction', grip_force: '/grip_force',
+    impratio: '/option/impratio', timeconst: '/pad/solref', timestep: '/option/timestep', duration: '/duration'};
+
+/* The default of the field at pointer in the schema named root ($refs followed). */
+function schemaDefault(doc, root, pointer) {
+	let s = doc.components.schemas[root];
+	for (const key of pointer.split('/').slice(1)) {
+		while (s && s.$ref)
+			s = doc.components.schemas[s.$ref.replace(/^.*\//, '')];
+		s = s && s.properties ? s.properties[key] : undefined;
+	}
+	if (!s || s.default === undefined)
+		throw new Error('the API description gives no default for HoldRequest ' + pointer);
+	return s.default;
+}
+
+/* {id: default} of the form's API fields (an array's first element: the form has a box
+ * for that one, the others are sent as the API's). */
+function readDefaults(doc) {
+	const out = {};
+	for (const [id, pointer] of Object.entries(apiFields))
+		out[id] = schemaDefault(doc, 'HoldRequest', pointer);
+	return out;
+}
+
+const first = (v) => (Array.isArray(v) ? v[0] : v);
 
 /* The hold request every point starts from, for one release. */
 function baseRequest(release) {
@@ -20,7 +52,8 @@ function baseRequest(release) {
 		option.mujoco = release;
 	return CD.merge({
 		object: {size: CD.number('size'), mass: CD.number('mass')},
-		pad: {solref: [CD.number('timeconst'), 1], friction: [CD.number('friction'), 0.005, 0.0005]},
+		pad: {solref: [CD.number('timeconst'), state.defaults.timeconst[1]],
+		    friction: [CD.number('friction'), ...state.defaults.friction.slice(1)]},
 		grip_force: CD.number('grip_force'),
 		option,
 		duration: CD.number('duration'),
@@ -49,14 +82,72 @@ function sweepRequest(release) {
 	    vary: [{path: $('axis').value, values}, {path: 'cone', values: cones}]};
 }
 
-/* {cone: [{x, y, holds}]} of a hold sweep's answer (the columns name the fields). */
+/* {cone: [point]} of a hold sweep's answer (the columns name the fields): a point is
+ * {x, y (the creep), and the answer's fields by name}. */
 function lines(answer) {
-	const col = (name) => answer.columns.indexOf(name);
-	const x = 0, cone = 1, creep = col('creep_velocity'), holds = col('holds');
 	const out = {pyramidal: [], elliptic: []};
-	for (const row of answer.rows)
-		out[row[cone]].push({x: row[x], y: row[creep], holds: row[holds]});
+	for (const row of answer.rows) {
+		const p = {x: row[0], y: row[answer.columns.indexOf('creep_velocity')]};
+		answer.columns.forEach((c, k) => { p[c] = row[k]; });
+		out[row[1]].push(p);
+	}
 	return out;
+}
+
+/* When the descent reaches the slip limit: "0.535 s", "3.2 s (extrapolated beyond the
+ * 1 s run)", or "never" (time_to_slip null: no steady creep to extrapolate with). */
+function slipTime(p, duration) {
+	if (p.time_to_slip === null || p.time_to_slip === undefined)
+		return p.holds === null ? '— (not reproducible)' : 'never';
+	return CD.fmt(p.time_to_slip) + ' s' + (p.time_to_slip_extrapolated ?
+	    ' (extrapolated beyond the ' + CD.fmt(duration) + ' s run)' : '');
+}
+
+/* POST /v1/hold's verdict on a point in words: holds, slips (past the slip limit at
+ * time_to_slip) or falls (off the pads' faces at fall_time). */
+function verdict(p) {
+	if (p.holds === null)
+		return 'not reproducible (holds null)';
+	if (p.holds)
+		return 'holds';
+	if (p.falls)
+		return 'falls at ' + CD.fmt(p.fall_time) + ' s';
+	return 'slips: past the slip limit at ' + CD.fmt(p.time_to_slip) + ' s';
+}
+
+/* The table of points: one row per point of every release and cone. */
+function drawTable() {
+	const table = $('points-table');
+	table.textContent = '';
+	const xKey = state.runs[0].answer.columns[0];
+	const head = table.createTHead().insertRow();
+	for (const [c, text] of [['release', 1], ['cone', 1], [CD.label(xKey), 0], ['verdict', 1],
+	    [CD.label('creep_velocity'), 0], ['time to slip', 0], [CD.label('slip'), 0]]) {
+		const th = document.createElement('th');
+		th.scope = 'col';
+		th.textContent = c;
+		if (text)
+			th.className = 'text';
+		head.appendChild(th);
+	}
+	const body = table.createTBody();
+	for (const run of state.runs) {
+		const byCone = lines(run.answer);
+		for (const cone of cones)
+			byCone[cone].forEach((p, i) => {
+				const tr = body.insertRow();
+				tr.dataset.release = run.release;
+				tr.dataset.cone = cone;
+				tr.dataset.index = String(i);
+				for (const [v, cls] of [[run.release, 'text'], [cone, 'text'], [CD.fmt(p.x), ''],
+				    [verdict(p), 'text verdict'], [CD.fmt(p.creep_velocity), 'creep'],
+				    [slipTime(p, run.request.base.duration), 'time-to-slip'], [CD.fmt(p.slip), 'slip']]) {
+					const td = tr.insertCell();
+					td.textContent = v;
+					td.className = cls;
+				}
+			});
+	}
 }
 
 function draw() {
@@ -67,13 +158,19 @@ function draw() {
 		cones.forEach((cone, c) => {
 			const color = CD.colors[2 * r + c];
 			const data = byCone[cone].map((p) => ({x: p.x, y: p.y}));
+			const duration = run.request.base.duration;
 			datasets.push({type: 'line', label: cone + ' cone, MuJoCo ' + run.release, data,
 			    borderColor: color, backgroundColor: color,
 			    pointBackgroundColor: byCone[cone].map((p) => (p.holds === false ? '#fff' : color)),
 			    borderDash: r ? [6, 4] : [], borderWidth: 2, pointRadius: 3.5, spanGaps: false,
-			    cdCone: cone, cdRelease: run.release, cdHolds: byCone[cone].map((p) => p.holds)});
+			    cdCone: cone, cdRelease: run.release, cdHolds: byCone[cone].map((p) => p.holds),
+			    cdSay: byCone[cone].map((p) => verdict(p) + '; time to slip ' + slipTime(p, duration))});
 		});
 	});
+	/* the legend's key to the hollow markers: a dataset with no points */
+	datasets.push({type: 'line', label: 'hollow marker: does not hold (slips past the slip limit or falls within the duration)',
+	    data: [], borderColor: '#444', backgroundColor: '#fff', pointBackgroundColor: '#fff', borderWidth: 2,
+	    pointRadius: 3.5, cdKey: 'hollow'});
 	const old = window.contactd.charts.hold;
 	if (old)
 		old.destroy();
@@ -85,9 +182,9 @@ function draw() {
 		        y: {type: state.logY ? 'logarithmic' : 'linear', title: {display: true, text: yTitle}}},
 		    plugins: {legend: {position: 'bottom'}, tooltip: {callbacks: {
 		        label: (c) => c.dataset.label + ': ' + CD.valueText('creep_velocity', c.raw.y) + ' at ' +
-		            CD.valueText(xKey, c.raw.x) +
-		            (c.dataset.cdHolds[c.dataIndex] === false ? ' (does not hold)' : '')}}}})});
-	CD.describe('chart', yTitle + ' against ' + xTitle + ': ' + datasets.length + ' lines (' +
+		            CD.valueText(xKey, c.raw.x) + '; ' + c.dataset.cdSay[c.dataIndex]}}}})});
+	drawTable();
+	CD.describe('chart', yTitle + ' against ' + xTitle + ': ' + (datasets.length - 1) + ' lines (' +
 	    cones.join(' and ') + ' cones' + (two ? ', MuJoCo ' + state.runs.map((r) => r.release).join(' and ') : '') + ')');
 }
 
@@ -131,7 +228,9 @@ const run = CD.runner('status', readRequests, async (requests, current) => {
 	    (row) => row[r.answer.columns.indexOf('holds')] === false).length, 0);
 	CD.status('status', state.runs.length + ' release' + (state.runs.length > 1 ? 's' : '') + ', ' +
 	    state.runs.reduce((n, r) => n + r.answer.rows.length, 0) + ' points; ' +
-	    (slipping ? slipping + ' do not hold (hollow markers).' : 'every point holds.'), 'ok');
+	    (slipping ? slipping + ' do not hold (hollow markers) within the ' +
+	        CD.fmt(state.runs[0].request.base.duration) + ' s run.' : 'every point holds for the ' +
+	        CD.fmt(state.runs[0].request.base.duration) + ' s run.'), 'ok');
 });
 
 $('form').addEventListener('submit', (ev) => {
@@ -146,6 +245,8 @@ CD.toolbar('tools', {name: 'hold', status: 'status', chart: () => window.contact
 	    const rows = [].concat(...state.runs.map((r) => r.answer.rows));
 	    return {json: state.runs.map((r) => r.answer), csv: CD.csv(a.columns, rows)};
     },
+    /* the units of the answer's columns, as the sweep page's exports have them */
+    columns: () => (state.runs.length ? state.runs[0].answer.columns : []),
     request: () => ({endpoint: 'v1/sweep', body: sweepRequest($('mujoco').value)}),
     log: (on) => {
 	    state.logY = on;
@@ -156,10 +257,17 @@ CD.toolbar('tools', {name: 'hold', status: 'status', chart: () => window.contact
 
 (async () => {
 	const s = CD.readHash();
+	try {
+		state.defaults = readDefaults(await CD.api('v1/openapi.json'));
+	} catch (e) {
+		CD.status('status', 'The API description did not load, so the API\'s defaults are unknown: ' +
+		    CD.errorText(e), 'error');
+		return;
+	}
+	/* the API's default release, no comparison unless the address names one */
 	await CD.releases(['mujoco', 'compare'], [s.mujoco, s.compare]);
-	/* two releases side by side unless the address says otherwise: the oldest against the default */
-	if (s.compare === undefined && $('compare').options.length > 2)
-		$('compare').value = $('compare').options[$('compare').options.length - 1].value;
+	for (const [id, v] of Object.entries(state.defaults))
+		$(id).value = first(v);
 	restoreState(s);
 	run();
 })();

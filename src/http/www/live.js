@@ -85,8 +85,8 @@ function interval(f, key) {
 /* The convergence plot: solref of every fit so far, with its 1-sigma intervals. */
 function drawHistory() {
 	const h = state.history.filter((f) => f.solref);
-	/* each fit at its own id (the events' id), not its place among the fits this page saw:
-	 * a page opened mid-calibration starts at the calibration's latest fit */
+	/* each fit at its own id (the events' id): the fits done before the page opened
+	 * (loadHistory()), then those the stream brings */
 	const tc = h.map((f) => ({x: f.cdId, y: f.solref[0]}));
 	const dr = h.map((f) => ({x: f.cdId, y: f.solref[1]}));
 	const ivs = (key) => h.map((f) => interval(f, key));
@@ -156,17 +156,24 @@ function drawMeasurements(m, fit) {
 	    y: positiveAxis('deflection (m)', presses.map((p) => p.deflection).concat((res.presses || []).map((r) => r.model)))}})});
 	CD.describe('chart-presses', presses.length + ' presses, measured and fitted deflection');
 
-	/* residuals in units of each measurement's noise scale, so kinds compare */
+	/* residuals in units of each measurement's noise scale, so kinds compare; each
+	 * measurement at its own x: the drops 1..n, then the presses, each tick named */
 	const ns = fit && fit.noise_scale ? fit.noise_scale : {};
 	const dropScale = (d) => d.sigma || ns.rebound || 1;
 	const pressScale = (p) => p.sigma || Math.max(ns.deflection_abs || 0, (ns.deflection_rel || 0) * p.deflection) || 1;
 	const rd = (res.drops || []).map((r, i) => ({x: i + 1, y: r.residual / dropScale(drops[i] || {})}));
-	const rp = (res.presses || []).map((r, i) => ({x: i + 1, y: r.residual / pressScale(presses[i] || {deflection: 0})}));
+	const rp = (res.presses || []).map((r, i) => ({x: rd.length + i + 1,
+	    y: r.residual / pressScale(presses[i] || {deflection: 0})}));
+	const names = [].concat(rd.map((p, i) => 'drop ' + (i + 1)), rp.map((p, i) => 'press ' + (i + 1)));
 	chart('residuals', 'chart-residuals', {type: 'scatter', data: {datasets: [
 		pointSet('drops', rd, CD.colors[0]),
 		pointSet('presses', rp, CD.colors[2], {pointStyle: 'triangle'}),
 	]}, options: CD.chartOptions({scales: scales('measurement', 'residual / noise scale', {
-		x: {type: 'linear', title: {display: true, text: 'measurement'}, ticks: {precision: 0}}})})});
+		x: {type: 'linear', title: {display: true, text: 'measurement'}, min: 0.5, max: Math.max(1, names.length) + 0.5,
+		    afterBuildTicks: (axis) => { axis.ticks = names.map((n, i) => ({value: i + 1})); },
+		    ticks: {autoSkip: false, maxRotation: 60, callback: (v) => names[v - 1] || ''}}}),
+	    plugins: {legend: {position: 'bottom'}, tooltip: {callbacks: {
+		    label: (c) => names[c.raw.x - 1] + ': ' + CD.fmt(c.raw.y) + ' noise scales'}}}})});
 	CD.describe('chart-residuals', rd.length + ' drop and ' + rp.length + ' press residuals');
 }
 
@@ -188,6 +195,7 @@ function showFit(fit) {
 	if (!fit) {
 		add('Fit', 'none yet');
 		document.getElementById('mjcf').textContent = '—';
+		document.getElementById('copy').disabled = true;
 		return;
 	}
 	if (fit.state)
@@ -209,12 +217,29 @@ function showFit(fit) {
 		add('Status', fit.status);
 	if (fit.hold)
 		add('Reference hold (m/s)', holdText(fit.hold), 'fit-hold');
+	/* a fit without an MJCF (a misfit, insufficient data: docs/calibration.md) says why
+	 * there is none, and no note tells to paste what it does not give */
+	const why = noMjcf(fit);
 	for (const n of fit.notes || []) {
+		if (why && /\bpaste\b/.test(n))
+			continue;
 		const li = document.createElement('li');
 		li.textContent = n;
 		notes.appendChild(li);
 	}
-	document.getElementById('mjcf').textContent = fit.mjcf || '—';
+	document.getElementById('mjcf').textContent = fit.mjcf || why || '—';
+	document.getElementById('copy').disabled = !fit.mjcf;
+}
+
+/* Why a fit has no MJCF to paste, or null when it has one (or is not done yet). */
+function noMjcf(fit) {
+	if (fit.mjcf || fit.state !== 'done')
+		return null;
+	return {
+		misfit: 'No MJCF: a misfit gives none. Its measurements say the contact model does not describe ' +
+		    'this pad, so there is no solref to paste; check the outlying residuals and the setup.',
+		insufficient_data: 'No MJCF: with insufficient data nothing is determined yet. Upload more drops and presses.',
+	}[fit.status] || 'No MJCF: this fit (' + (fit.status || 'no status') + ') gives none.';
 }
 
 /* The fit's hold of the reference object (a 2 cm, 100 g sphere pinched at 10 N): its
@@ -245,14 +270,23 @@ function showWarning(fit) {
 	box.textContent = text || '';
 }
 
-/* A fit is shown once, whether from the page load or the stream. */
+/* A fit is shown once, whether from the page load or the stream, in the order of the ids. */
 function addFit(fit, fitId) {
 	if (!fit || fit.state === 'pending' || fit.state === 'failed')
 		return false;
 	if (state.history.some((f) => f.cdId === fitId))
 		return false;
 	state.history.push(Object.assign({cdId: fitId}, fit));
+	state.history.sort((a, b) => a.cdId - b.cdId);
 	return true;
+}
+
+/* The calibration's history: every fit done before the page opened (GET .../fits), so the
+ * convergence starts at the first upload, not at the page's opening. */
+async function loadHistory() {
+	const list = await CD.api('v1/calibrations/' + state.id + '/fits', undefined, {token: state.token});
+	for (const f of list.fits)
+		addFit(f, f.id);
 }
 
 async function refresh() {
@@ -417,6 +451,7 @@ async function watch() {
 	state.history = [];
 	CD.status('status', 'Loading calibration ' + state.id + '…');
 	try {
+		await loadHistory();
 		await refresh();
 	} catch (e) {
 		CD.status('status', CD.errorText(e), 'error');
