@@ -728,6 +728,50 @@ START_TEST(calstore_statements)
 }
 END_TEST
 
+/* GET /v1/calibrations/{id}/fits is bounded: of 510 done fits (and a pending one), the
+ * newest STORE_FIT_LIST_MAX_TEXT, oldest first, and none of another calibration's. */
+START_TEST(fit_list_bounded)
+{
+	struct store *st = open_store();
+	long max = strtol(STORE_FIT_LIST_MAX_TEXT, NULL, 10);
+	json_t *list = NULL;
+	sqlite3 *db;
+	struct err e;
+	size_t i;
+
+	err_clear(&e);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db,
+	                     "INSERT INTO robots (id, name, created_at) VALUES (1, 'r', 0);"
+	                     "INSERT INTO calibrations (id, robot_id, setup, created_at) VALUES "
+	                     "(1, 1, '{}', 0), (2, 1, '{}', 0);"
+	                     "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n "
+	                     "WHERE k < 510) INSERT INTO fits (calibration_id, measurements, fit, "
+	                     "created_at, state) SELECT 1 + (k % 2 = 0 AND k > 505), 1, "
+	                     "'{\"k\": ' || k || '}', 0, 'done' FROM n;"
+	                     "INSERT INTO fits (calibration_id, measurements, fit, created_at, "
+	                     "state) VALUES (1, 1, '{}', 0, 'pending');",
+	                     NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(calstore_fit_list(st, 1, &list, &e), 0);
+	ck_assert_int_eq(json_array_size(list), max);
+	/* calibration 1 holds fits 1..505 and 507, 509 (507 done): the newest max of them
+	 * begin at id 508 - max while max <= 505 */
+	ck_assert_int_le(max, 505);
+	for (i = 1; i < json_array_size(list); i++)
+		ck_assert_int_lt(
+		    json_integer_value(json_object_get(json_array_get(list, i - 1), "id")),
+		    json_integer_value(json_object_get(json_array_get(list, i), "id")));
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(list, max - 1), "id")), 509);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(list, 0), "id")), 508 - max);
+	json_decref(list);
+	store_close(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store");
@@ -756,6 +800,7 @@ int main(void)
 	tcase_add_test(tc, durable_transactions);
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, calstore_statements);
+	tcase_add_test(tc, fit_list_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

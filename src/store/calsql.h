@@ -8,6 +8,8 @@
 #ifndef CONTACTD_STORE_CALSQL_H
 #define CONTACTD_STORE_CALSQL_H
 
+#include "store/knobs.h"
+
 /*
  * calibration_list (base/calstore.h): the calibrations of the robot named by placeholder
  * robot, oldest first, each as its id, created_at, its number of measurements, and its latest
@@ -26,7 +28,9 @@
  * fit_list (base/calstore.h): the done fits of the calibration named by placeholder id, oldest
  * first, each as its id and stored text.
  */
+/* The newest STORE_FIT_LIST_MAX done fits of a calibration, oldest first. */
 #define CALSQL_FIT_LIST(id)                                                                        \
-	"SELECT id, fit FROM fits WHERE calibration_id = " id " AND state = 'done' ORDER BY id"
+	"SELECT id, fit FROM (SELECT id, fit FROM fits WHERE calibration_id = " id                 \
+	" AND state = 'done' ORDER BY id DESC LIMIT " STORE_FIT_LIST_MAX_TEXT ") ORDER BY id"
 
 #endif

@@ -23,6 +23,11 @@
 #define STORE_PROBE_WAIT_MS 200
 #define STORE_MIN_FREE_BYTES (16L * 1024 * 1024)
 
+/* GET /v1/calibrations/{id}/fits lists at most the newest this many done fits: every
+ * upload and deletion makes one, so a long-lived calibration's list is bounded (a fit is a
+ * few KiB; 500 is about 2 MB, more than a convergence chart draws). */
+#define STORE_FIT_LIST_MAX_TEXT "500"
+
 /* ---- the store's upkeep (src/store/store.h, src/http/upkeep.h) ---- */
 #define STORE_WAL_LIMIT_TEXT "8388608" /* journal_size_limit: bytes a reset WAL keeps */
 #define STORE_WAL_CHECKPOINT_BYTES (4L * 1024 * 1024) /* a WAL larger is checkpointed */
