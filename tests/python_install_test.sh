@@ -8,8 +8,9 @@
 #    setuptools build stopped at "invalid command 'bdist_wheel'"), with
 #    --no-build-isolation --no-index; then, setuptools removed, with the README's command
 #    (--no-index, build isolation on): the package's own build backend needs neither.
-# 2. The same into a --target directory with pyenv's oldest and newest Python 3.9+, when
-#    pyenv is installed (an extra: CI's Debian has none, and step 1 holds everywhere).
+# 2. The same with the Pythons that are not Debian's, pyenv's, when pyenv is installed: every
+#    3.9+ (the issue's was a 3.11 with setuptools 65 and no wheel), each in a venv of its own,
+#    with the --no-build-isolation --no-index command. An extra: step 1 holds everywhere.
 # 3. `make install` into a prefix under the build tree: configure's Python imports the
 #    package from the installed pythondir and loads the installed libcontactd with no
 #    CONTACTD_LIBRARY; `make uninstall` then leaves no file of it.
@@ -82,22 +83,23 @@ echo "the same venv without setuptools, build isolation on:"
 	{ cat "$work/pip.log" >&2; fail "pip install --no-index ./python in a venv without setuptools or wheel"; }
 use "$vpy" "$site" "$lib" CONTACTD_LIBRARY="$lib" || fail "the package pip installed without setuptools"
 
-# 2. pyenv's Pythons, when there are some: the oldest and the newest 3.9+
+# 2. pyenv's Pythons, when there are some: every 3.9+
 pyenv=${PYENV_ROOT:-$HOME/.pyenv}/versions
 found=
 for py in $(ls -d "$pyenv"/*/bin/python3 2>/dev/null | sort -V); do
 	"$py" -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null && has "$py" pip &&
 		found="$found $py"
 done
-set -- $found
-[ $# -gt 0 ] && eval "last=\${$#}" && for py in $(echo "$1 $last" | tr " " "\n" | sort -u -V); do
-	target=$work/target-$(basename "$(dirname "$(dirname "$py")")")
-	echo "pyenv's $("$py" --version) ($("$py" -m pip --version | cut -d' ' -f1-2); wheel: $(has "$py" wheel && echo yes || echo no)), --target:"
-	"$py" -m pip install -q --no-index --target "$target" "$srcdir/python" >"$work/pip.log" 2>&1 ||
-		{ cat "$work/pip.log" >&2; fail "$py -m pip install --target ./python"; }
-	use "$py" "$target" "$lib" CONTACTD_LIBRARY="$lib" PYTHONPATH="$target" || fail "the package $py installed"
+for py in $found; do
+	pv=$work/venv-$(basename "$(dirname "$(dirname "$py")")")
+	"$py" -m venv "$pv" || fail "$py -m venv"
+	echo "a venv of pyenv's $("$py" --version) ($("$pv/bin/python" -m pip --version | cut -d' ' -f1-2); setuptools: $(has "$pv/bin/python" setuptools && echo yes || echo no); wheel: $(has "$pv/bin/python" wheel && echo yes || echo no)):"
+	"$pv/bin/python" -m pip install -q --no-build-isolation --no-index "$srcdir/python" >"$work/pip.log" 2>&1 ||
+		{ cat "$work/pip.log" >&2; fail "$py: pip install --no-build-isolation --no-index ./python"; }
+	use "$pv/bin/python" "$("$pv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
+		"$lib" CONTACTD_LIBRARY="$lib" || fail "the package $py installed"
 done
-[ $# -gt 0 ] || echo "(no pyenv Python 3.9+ in $pyenv)"
+[ -n "$found" ] || echo "(no pyenv Python 3.9+ in $pyenv)"
 
 # 3. make install into a prefix; every directory it writes must follow it (one given to
 # configure as an absolute path would send files out of the build tree: refused)
