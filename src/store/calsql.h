@@ -25,12 +25,12 @@
 	"WHERE r.name = " robot " ORDER BY c.id"
 
 /*
- * fit_list (base/calstore.h): the done fits of the calibration named by placeholder id, oldest
- * first, each as its id and stored text.
+ * fit_list (base/calstore.h): the newest STORE_FIT_LIST_MAX_TEXT done fits of the calibration
+ * named by placeholder id, oldest first, each as its id and stored text.
  */
-/* The newest STORE_FIT_LIST_MAX done fits of a calibration, oldest first. */
 #define CALSQL_FIT_LIST(id)                                                                        \
 	"SELECT id, fit FROM (SELECT id, fit FROM fits WHERE calibration_id = " id                 \
-	" AND state = 'done' ORDER BY id DESC LIMIT " STORE_FIT_LIST_MAX_TEXT ") ORDER BY id"
+	" AND state = 'done' ORDER BY id DESC LIMIT " STORE_FIT_LIST_MAX_TEXT                      \
+	") AS newest ORDER BY id"
 
 #endif

@@ -87,7 +87,8 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 /* The latest fit of calibration id: 1 with *out filled, 0 when it has none, -1 with err. */
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err);
 
-/* Every done fit of calibration id, oldest first: [{"id", "fit"}]. Caller owns *out. */
+/* The newest STORE_FIT_LIST_MAX_TEXT done fits of calibration id, oldest first: [{"id",
+ * "fit"}]. Caller owns *out. */
 int calstore_fit_list(struct store *st, long long id, json_t **out, struct err *err);
 
 /*
