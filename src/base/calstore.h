@@ -165,7 +165,7 @@ struct calstore {
 	/* The latest fit of calibration id: 1 with *out filled, 0 when it has none. */
 	int (*fit_latest)(void *ctx, long long id, struct calstore_fit *out, struct err *err);
 	/* The newest done fits of calibration id (the store bounds them), oldest first: [{"id",
-	 * "fit"}], fit the stored text parsed. Caller owns *out. */
+	 * "text"}], text the stored fit. Caller owns *out. */
 	int (*fit_list)(void *ctx, long long id, json_t **out, struct err *err);
 	/* Begin an upload to calibration id: a durable write transaction in which the
 	 * calibration is locked (uploads, deletions and claims of one calibration take turns),

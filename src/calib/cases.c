@@ -295,7 +295,7 @@ static int listing(struct calstore *cs, const struct caltoken_principal *p, long
 		return -1;
 	if (shape && shape(all) != 0) {
 		json_decref(all);
-		return err_set(err, ERR_INTERNAL, NULL, "a stored fit is not an object");
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
 	}
 	*answer = json_pack("{s:I, s:o}", "calibration", (json_int_t)id, name, all);
 	if (!*answer)
@@ -309,18 +309,17 @@ int calcase_measurements(struct calstore *cs, const struct caltoken_principal *p
 	return listing(cs, p, id, "measurements", cs->measurements, NULL, answer, err);
 }
 
-/* The store's done fits, [{"id", "fit"}], as fit members (calcase_fit_member()'s shape). */
+/* The store's done fits, [{"id", "text"}], each replaced by its calcase_fit_member(). */
 static int fit_members(json_t *all)
 {
+	struct calstore_fit f = {.state = "done"};
 	size_t i;
-	json_t *e, *f;
+	json_t *e;
 
 	json_array_foreach (all, i, e) {
-		f = json_object_get(e, "fit");
-		if (!json_is_object(f) ||
-		    json_object_set_new(f, "state", json_string("done")) != 0 ||
-		    json_object_set(f, "id", json_object_get(e, "id")) != 0 ||
-		    json_array_set(all, i, f) != 0)
+		f.id = json_integer_value(json_object_get(e, "id"));
+		f.text = (char *)json_string_value(json_object_get(e, "text"));
+		if (json_array_set_new(all, i, calcase_fit_member(&f)) != 0)
 			return -1;
 	}
 	return 0;

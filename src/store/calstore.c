@@ -361,8 +361,8 @@ int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out
 /* Row reader: a done fit, appended to the JSON array ctx. */
 static int read_fit_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 {
-	json_t *o = json_pack("{s:I, s:o}", "id", (json_int_t)sqlite3_column_int64(s, 0), "fit",
-	    json_loads((const char *)sqlite3_column_text(s, 1), JSON_DECODE_ANY, NULL));
+	json_t *o = json_pack("{s:I, s:s}", "id", (json_int_t)sqlite3_column_int64(s, 0), "text",
+	    (const char *)sqlite3_column_text(s, 1));
 
 	(void)err;
 	return o && json_array_append_new(ctx, o) == 0 ? 0 : ROW_BAD;

@@ -88,7 +88,7 @@ int calstore_measurements(struct store *st, long long id, json_t **out, struct e
 int calstore_fit_latest(struct store *st, long long id, struct calstore_fit *out, struct err *err);
 
 /* The newest STORE_FIT_LIST_MAX_TEXT done fits of calibration id, oldest first: [{"id",
- * "fit"}]. Caller owns *out. */
+ * "text"}], text the stored fit. Caller owns *out. */
 int calstore_fit_list(struct store *st, long long id, json_t **out, struct err *err);
 
 /*

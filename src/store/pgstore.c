@@ -222,8 +222,8 @@ static int pg_measurements(void *ctx, long long id, json_t **out, struct err *er
 /* A row of fit_list's statement as its entry. */
 static json_t *fit_entry(const PGresult *r, int i)
 {
-	return json_pack("{s:I, s:o}", "id", (json_int_t)pgc_ll(r, i, 0), "fit",
-	    json_loads(PQgetvalue(r, i, 1), JSON_DECODE_ANY, NULL));
+	return json_pack(
+	    "{s:I, s:s}", "id", (json_int_t)pgc_ll(r, i, 0), "text", PQgetvalue(r, i, 1));
 }
 
 static int pg_fit_list(void *ctx, long long id, json_t **out, struct err *err)
