@@ -382,9 +382,15 @@ static void add_failure(struct grader *g, const char *output, const char *error,
 		g->oom = 1;
 }
 
+/* The difference fn's tolerance allows at scale (|expected|, or a series' largest). */
+static double allowed_at(const struct grade_fn *fn, double scale)
+{
+	return fmax(fn->relative * scale, fn->absolute);
+}
+
 static int within(const struct grade_fn *fn, double s, double e)
 {
-	return fabs(s - e) <= fmax(fn->relative * fabs(e), fn->absolute);
+	return fabs(s - e) <= allowed_at(fn, fabs(e));
 }
 
 /* The hint for a failing number s of output (expected e): the first of the lesson's
@@ -445,7 +451,7 @@ static enum judged judge_number(struct grader *g, const json_t *s, const json_t 
 		snprintf(why, size, "%s is too far from the expected value to measure", label);
 		return JUDGED_FAIL;
 	}
-	allowed = fmax(g->fn->relative * scale, g->fn->absolute);
+	allowed = allowed_at(g->fn, scale);
 	m = abs_err == 0 ? 0 : allowed > 0 ? abs_err / allowed : INFINITY;
 	if (!g->compared++ || m > g->measure) {
 		g->measure = m;
@@ -497,7 +503,7 @@ static void judge_series(struct grader *g, const char *name, const json_t *s, co
 		if (json_is_number(ei) && (b = json_number_value(ei)) != 0) {
 			nonzero++;
 			if (student_number(si, &a, &spelt) == STUDENT_NUMBER &&
-			    fabs(a + b) <= fmax(g->fn->relative * scale, g->fn->absolute))
+			    fabs(a + b) <= allowed_at(g->fn, scale))
 				negated++;
 		}
 	}
