@@ -82,13 +82,15 @@ void status_check_contact(struct fit_result *fit)
 
 		fit->refsafe_min = h / (sqrt(dmax) * fit->dampratio);
 		fit->below_refsafe = fit->timeconst < fit->refsafe_min * (1 - 1e-9);
-		if (fit->below_refsafe)
+		/* no advice to paste a misfit's solref: it gives none (calib/result.c) */
+		if (fit->below_refsafe && fit->status != FIT_MISFIT)
 			status_note(fit,
 			    "timeconst %.6g is below %.6g (timestep %.6g, dampratio %.6g): the "
 			    "discrete integrator's refsafe would replace its rows by a softer "
 			    "spring; paste solref_direct (refsafe leaves the direct form alone)",
 			    fit->timeconst, fit->refsafe_min, h, fit->dampratio);
-		else if (s.option.refsafe && fit->timeconst <= fit->refsafe_min * (1 + 1e-6))
+		else if (!fit->below_refsafe && s.option.refsafe &&
+		    fit->timeconst <= fit->refsafe_min * (1 + 1e-6))
 			/* the replacement row, K' = 1 / (h^2 imp), B' = 2 dr / (h sqrt(imp)), does
 			 * not depend on timeconst */
 			status_note(fit,
@@ -97,7 +99,7 @@ void status_check_contact(struct fit_result *fit)
 			    "stiffer solref of this dampratio exactly as this one, so these "
 			    "measurements cannot tell a stiffer pad from it",
 			    fit->timeconst, h, fit->dampratio);
-	} else if (fit->below_refsafe)
+	} else if (fit->below_refsafe && fit->status != FIT_MISFIT)
 		status_note(fit,
 		    "timeconst %.6g is below 2*timestep = %.6g: refsafe would replace it with "
 		    "%.6g; paste solref_direct (refsafe leaves the direct form alone) or use a "

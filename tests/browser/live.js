@@ -86,8 +86,8 @@ async function liveChecks({check, open, api, assertAccessible, robotToken}, cont
 	});
 
 	await check('live: a misfit\'s MJCF box says why there is none; no note says to paste one', async () => {
-		/* a stiff pad, timeconst below 2 timesteps (refsafe would replace it, so the fit's notes
-		 * say to paste solref_direct): its presses as the daemon models them, exactly, and its
+		/* a stiff pad, timeconst below 2 timesteps (refsafe would replace it: an ok fit's notes
+		 * would say to paste solref_direct, a misfit's must not, since it gives none): its presses as the daemon models them, exactly, and its
 		 * drops scattered by up to half their model rebound, far beyond their sigma */
 		const stiff = [0.7 * 2 * setup.option.timestep, 1];
 		const probe = await calibrated('so105', [{presses: [{force: 19.81, deflection: 1e-4}, {force: 14.9, deflection: 1e-4}],
@@ -101,14 +101,15 @@ async function liveChecks({check, open, api, assertAccessible, robotToken}, cont
 		const fit = shown.fit;
 		assert.equal(fit.status, 'misfit');
 		assert.ok(!fit.mjcf, 'a misfit has no MJCF');
-		assert.ok((fit.notes || []).some((n) => /\bpaste\b/.test(n)), 'the API\'s notes say paste: ' + JSON.stringify(fit.notes));
+		assert.equal(fit.refsafe.would_replace, true, 'the fitted pad is below refsafe: ' + JSON.stringify(fit.solref));
+		assert.ok((fit.notes || []).every((n) => !/\bpaste\b/.test(n)), 'the API\'s notes say paste: ' + JSON.stringify(fit.notes));
 		const page = await watch(cal.id, token);
 		const box = await page.textContent('#mjcf');
 		assert.match(box, /^No MJCF: a misfit gives none/);
 		const notes = await page.evaluate(() => [...document.querySelectorAll('#notes li')].map((li) => li.textContent));
 		assert.ok(notes.every((n) => !/\bpaste\b/.test(n)), 'no note says paste: ' + JSON.stringify(notes));
-		/* the other notes stay */
-		assert.equal(notes.length, fit.notes.filter((n) => !/\bpaste\b/.test(n)).length);
+		/* every note of the API's, as the API says it */
+		assert.deepEqual(notes, fit.notes);
 		assert.equal(await page.isDisabled('#copy'), true);
 		await assertAccessible(page);
 		assert.deepEqual(page.consoleErrors, []);

@@ -217,17 +217,13 @@ function showFit(fit) {
 		add('Status', fit.status);
 	if (fit.hold)
 		add('Reference hold (m/s)', holdText(fit.hold), 'fit-hold');
-	/* a fit without an MJCF (a misfit, insufficient data: docs/calibration.md) says why
-	 * there is none, and no note tells to paste what it does not give */
-	const why = noMjcf(fit);
 	for (const n of fit.notes || []) {
-		if (why && /\bpaste\b/.test(n))
-			continue;
 		const li = document.createElement('li');
 		li.textContent = n;
 		notes.appendChild(li);
 	}
-	document.getElementById('mjcf').textContent = fit.mjcf || why || '—';
+	/* a fit without an MJCF (a misfit, insufficient data: docs/calibration.md) says why */
+	document.getElementById('mjcf').textContent = fit.mjcf || noMjcf(fit) || '—';
 	document.getElementById('copy').disabled = !fit.mjcf;
 }
 
