@@ -334,13 +334,13 @@ static size_t read_until_closed(int fd, char *buf, size_t size)
 	return len;
 }
 
-/* How many status lines are in buf. */
+/* How many status lines (HTTP/1.0 or 1.1, each at a line's start) are in buf. */
 static int status_lines(const char *buf)
 {
 	int n = 0;
 
-	for (const char *at = buf; (at = strstr(at, "HTTP/1.1 ")) != NULL; at++)
-		n++;
+	for (const char *at = buf; (at = strstr(at, "HTTP/1.")) != NULL; at++)
+		n += at == buf || at[-1] == '\n';
 	return n;
 }
 
@@ -349,12 +349,18 @@ static int status_lines(const char *buf)
  * answer, a 400 in the contract's JSON, then the connection closes (so the rest is never
  * read as a request). Repeated Content-Length or Transfer-Encoding lines (the first one
  * alone looks fine), a second coding on another line, a blank before the colon, a folded
- * Transfer-Encoding line.
+ * Transfer-Encoding line. And what RFC 9112 calls faulty, or one reader would act on and
+ * another not: "chunked " with a blank after it, which libmicrohttpd 0.9.75 does not read
+ * as chunked (it took the rest of the connection for the body, and answered nothing);
+ * Transfer-Encoding in an HTTP/1.0 request (RFC 9112 6.1: close after it; it was decoded,
+ * and the bytes after it served); a field in a chunked body's trailer section
+ * (Content-Length, Host, Transfer-Encoding there, or any other: the daemon reads none).
  */
 START_TEST(ambiguous_framing_one_400)
 {
 #define HEAD "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
 #define SMUGGLED "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+#define CHUNKED "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n"
 	static const char *const cases[] = {
 	    HEAD "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}" SMUGGLED,
 	    HEAD "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n"
@@ -365,8 +371,16 @@ START_TEST(ambiguous_framing_one_400)
 	    HEAD "Transfer-Encoding:\r\n chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
 	    HEAD "Content-Length:\r\n 2\r\n\r\n{}" SMUGGLED,
 	    HEAD "Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    HEAD "Transfer-Encoding: chunked \r\n\r\n2\r\n{}\r\n0\r\n\r\n" SMUGGLED,
+	    "POST /v1/rest HTTP/1.0\r\nConnection: keep-alive\r\n"
+	    "Content-Type: application/json\r\n" CHUNKED "\r\n" SMUGGLED,
+	    HEAD CHUNKED "Content-Length: 40\r\n\r\n" SMUGGLED,
+	    HEAD CHUNKED "Host: y\r\n\r\n" SMUGGLED,
+	    HEAD CHUNKED "Transfer-Encoding: chunked\r\n\r\n" SMUGGLED,
+	    HEAD CHUNKED "X-Checksum: 1\r\n\r\n" SMUGGLED,
 	};
 #undef HEAD
+#undef CHUNKED
 #undef SMUGGLED
 	char buf[16384];
 	size_t i;
@@ -447,6 +461,179 @@ START_TEST(too_large_read_by_sending_client)
 	v = raw_json(buf);
 	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "too_large");
 	json_decref(v);
+	close(fd);
+	free(body);
+}
+END_TEST
+
+/*
+ * Optional whitespace around a header value is not part of it (RFC 9110 5.5): a token
+ * with a blank and a tab after it authenticates, and an Idempotency-Key with a blank after
+ * it is the same key as without (the retry without the blank is the first create's
+ * replay, 200, not a second calibration).
+ */
+START_TEST(header_values_trimmed)
+{
+	static const char setup[] =
+	    "{\"object\": {\"shape\": \"sphere\", \"size\": 0.02, \"mass\": 0.1}}";
+	static const char *const keys[] = {"\"k1\" ", "\"k1\""};
+	static const int statuses[] = {201, 200};
+	char token[ROBOT_TOKEN_MAX], request[1024], buf[8192];
+	int fd, n;
+
+	live_start(&dmn, (char *)NULL);
+	robot_token_create(&dmn, "so101", token);
+	n = snprintf(request, sizeof request,
+	    "GET /v1/robots/so101/calibrations HTTP/1.1\r\nHost: x\r\n"
+	    "Authorization: Bearer %s \t\r\nAccept: application/json \r\n\r\n",
+	    token);
+	fd = send_raw(&dmn, request, (size_t)n);
+	ck_assert_msg(live_read_response(fd, buf, sizeof buf) == 200, "%s", buf);
+	close(fd);
+	for (int i = 0; i < 2; i++) {
+		n = snprintf(request, sizeof request,
+		    "POST /v1/robots/so101/calibrations HTTP/1.1\r\nHost: x\r\n"
+		    "Authorization: Bearer %s \r\nContent-Type: application/json \r\n"
+		    "Idempotency-Key: %s\r\nContent-Length: %zu\r\n\r\n%s",
+		    token, keys[i], strlen(setup), setup);
+		fd = send_raw(&dmn, request, (size_t)n);
+		ck_assert_msg(
+		    live_read_response(fd, buf, sizeof buf) == statuses[i], "key %d: %s", i, buf);
+		close(fd);
+	}
+}
+END_TEST
+
+/* n bytes of a chunked body on fd in chunks of at most 64 KiB of blanks; the bytes of
+ * chunk data sent before a send failed (n when none did). */
+static size_t send_chunks(int fd, size_t n)
+{
+	static char chunk[16 + 65536];
+	size_t done = 0;
+
+	while (done < n) {
+		size_t data = n - done < 65536 ? n - done : 65536, len, at = 0;
+
+		len = (size_t)snprintf(chunk, sizeof chunk, "%zx\r\n", data);
+		memset(chunk + len, ' ', data);
+		memcpy(chunk + len + data, "\r\n", 2);
+		len += data + 2;
+		while (at < len) {
+			ssize_t got = send(fd, chunk + at, len - at, MSG_NOSIGNAL);
+
+			if (got <= 0)
+				return done;
+			at += (size_t)got;
+		}
+		done += data;
+	}
+	return done;
+}
+
+/*
+ * A chunked body over --max-body is read and dropped for at most DAEMON_DISCARD_BODY_MAX
+ * more bytes (as a declared one is), then answered 413 and closed, without waiting for
+ * the body's end: a client that stops there reads its 413, one that goes on sending
+ * has its connection closed long before another 64 MiB went out. Before, every byte was
+ * read, for as long as the client sent.
+ */
+START_TEST(chunked_body_bounded)
+{
+	static const char head[] =
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n";
+	const size_t bound = 1024 + DAEMON_DISCARD_BODY_MAX, more = 64 * 1024 * 1024;
+	struct timeval wait = {.tv_sec = LIVE_WAIT_S};
+	char buf[4096];
+	size_t sent;
+	int fd;
+	json_t *v;
+
+	live_start(&dmn, "--max-body", "1024", (char *)NULL);
+	fd = send_raw(&dmn, head, strlen(head));
+	ck_assert_uint_eq(send_chunks(fd, bound + 1), bound + 1);
+	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 413);
+	v = raw_json(buf);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "too_large");
+	json_decref(v);
+	ck_assert(live_closed_by_peer(fd));
+	close(fd);
+	ck_assert_int_eq(live_log_count(&dmn, "413 on the socket, closed"), 1);
+
+	fd = send_raw(&dmn, head, strlen(head));
+	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait), 0);
+	sent = send_chunks(fd, bound + more);
+	ck_assert_msg(sent < bound + more, "all %zu bytes were read", sent);
+	close(fd);
+}
+END_TEST
+
+/* A POST of /v1/rest with a declared body of len bytes (rest_req, then blanks), of which
+ * the first sent bytes go out now; the socket. */
+static int post_rest_declared(size_t len, size_t sent, char *body)
+{
+	char head[256];
+	int fd, n;
+
+	memset(body, ' ', len);
+	memcpy(body, rest_req, strlen(rest_req));
+	n = snprintf(head, sizeof head,
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "Content-Length: %zu\r\n\r\n",
+	    len);
+	fd = send_raw(&dmn, head, (size_t)n);
+	ck_assert_int_eq(send(fd, body, sent, MSG_NOSIGNAL), (ssize_t)sent);
+	return fd;
+}
+
+/*
+ * --body-memory-mb 1: while one request holds a declared 700,000-byte body, a second
+ * such body is answered 503 with Retry-After (at once when it waits for "100 Continue",
+ * else once it was read and dropped), and a chunked one that grows past the room left is
+ * answered 503 at its end; once the first is answered, the room is back (the gauge
+ * contactd_http_body_bytes says 0) and the same body is served.
+ */
+START_TEST(body_memory_bounded)
+{
+	static const char chunked_head[] =
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n";
+	static const char expecting[] =
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "Expect: 100-continue\r\nContent-Length: 700000\r\n\r\n";
+	const size_t len = 700000;
+	char *body = malloc(len), buf[4096];
+	double deadline;
+	int holder, fd;
+
+	ck_assert_ptr_nonnull(body);
+	/* no rate or lifetime: the first body waits as long as a busy machine makes it */
+	live_start(&dmn, "--body-memory-mb", "1", "--max-body", "1000000", "--timeout", "30",
+	    "--min-body-rate", "0", "--request-timeout", "0", (char *)NULL);
+	holder = post_rest_declared(len, 1000, body);
+	live_wait_metric(&dmn, "contactd_http_body_bytes", (double)len);
+	fd = send_raw(&dmn, expecting, strlen(expecting));
+	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 503);
+	close(fd);
+	fd = post_rest_declared(len, len, body);
+	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 503);
+	ck_assert_ptr_nonnull(strcasestr(buf, "\r\nRetry-After: "));
+	ck_assert_ptr_nonnull(strstr(buf, "--body-memory-mb"));
+	close(fd);
+	fd = send_raw(&dmn, chunked_head, strlen(chunked_head));
+	ck_assert_uint_eq(send_chunks(fd, 400000), 400000);
+	ck_assert_int_eq(send(fd, "0\r\n\r\n", 5, MSG_NOSIGNAL), 5);
+	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 503);
+	close(fd);
+	ck_assert_int_eq(
+	    send(holder, body + 1000, len - 1000, MSG_NOSIGNAL), (ssize_t)(len - 1000));
+	ck_assert_msg(live_read_response(holder, buf, sizeof buf) == 200, "%s", buf);
+	close(holder);
+	deadline = live_now() + LIVE_WAIT_S;
+	while (live_metric(&dmn, "contactd_http_body_bytes") != 0 && live_now() < deadline)
+		live_sleep_ms(10);
+	fd = post_rest_declared(len, len, body);
+	ck_assert_msg(live_read_response(fd, buf, sizeof buf) == 200, "%s", buf);
 	close(fd);
 	free(body);
 }
@@ -664,6 +851,41 @@ START_TEST(slow_body_cut)
 	ck_assert(live_closed_by_peer(fd));
 	close(fd);
 	ck_assert_int_eq((int)live_metric(&dmn, "contactd_http_slow_bodies_total"), 1);
+}
+END_TEST
+
+/*
+ * --request-timeout: a body trickled at 2,000 bytes/s, well above --min-body-rate, is cut
+ * with 408 once the request is 3 s old (the trickle would otherwise go on for LIVE_WAIT_S),
+ * and counted.
+ */
+START_TEST(request_lifetime_bounded)
+{
+	static char first[256], blanks[201];
+	const char *pieces[] = {first, blanks};
+	char buf[4096];
+	double secs;
+	int fd, status;
+	json_t *v;
+
+	snprintf(first, sizeof first,
+	    "POST /v1/rest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	    "Content-Length: 1000000\r\n\r\n{");
+	memset(blanks, ' ', 200);
+	live_start(&dmn, "--timeout", "30", "--request-timeout", "3", "--min-body-rate", "1000",
+	    (char *)NULL);
+	fd = live_connect(&dmn);
+	status = trickle(fd, pieces, 2, 100, buf, sizeof buf, &secs);
+	ck_assert_msg(status == 408, "status %d after %.1f s: %s", status, secs, buf);
+	v = raw_json(buf);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "error")), "timeout");
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(v, "message")), "--request-timeout"));
+	json_decref(v);
+	ck_assert(live_closed_by_peer(fd));
+	close(fd);
+	ck_assert_int_eq((int)live_metric(&dmn, "contactd_http_request_timeouts_total"), 1);
+	ck_assert_int_eq((int)live_metric(&dmn, "contactd_http_slow_bodies_total"), 0);
 }
 END_TEST
 
@@ -1290,10 +1512,14 @@ int main(void)
 	ADD_TEST(tc, ambiguous_framing_one_400);
 	ADD_TEST(tc, signed_length_refused_by_library);
 	ADD_TEST(tc, too_large_read_by_sending_client);
+	ADD_TEST(tc, header_values_trimmed);
+	ADD_TEST(tc, chunked_body_bounded);
+	ADD_TEST(tc, body_memory_bounded);
 	ADD_TEST(tc, overload_answered);
 	ADD_TEST(tc, per_address_limit_keeps_health);
 	ADD_TEST(tc, head_deadline_despite_trickle);
 	ADD_TEST(tc, slow_body_cut);
+	ADD_TEST(tc, request_lifetime_bounded);
 	ADD_TEST(tc, over_address_limit_answered);
 	ADD_TEST(tc, log_repeats_suppressed);
 	ADD_TEST(tc, drain_timeout_cut_off_logged);

@@ -52,6 +52,8 @@ enum {
 	OPT_MIN_BODY_RATE,
 	OPT_STORE,
 	OPT_MAX_CPU_SECONDS,
+	OPT_REQUEST_TIMEOUT,
+	OPT_BODY_MEMORY_MB,
 };
 
 static const struct option options[] = {
@@ -78,6 +80,8 @@ static const struct option options[] = {
     {"min-body-rate", required_argument, NULL, OPT_MIN_BODY_RATE},
     {"store", required_argument, NULL, OPT_STORE},
     {"max-cpu-seconds", required_argument, NULL, OPT_MAX_CPU_SECONDS},
+    {"request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT},
+    {"body-memory-mb", required_argument, NULL, OPT_BODY_MEMORY_MB},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -105,6 +109,9 @@ static void usage(FILE *out)
 	    "                           trickles; 408 and close beyond (default %d s; 0: off)\n"
 	    "      --min-body-rate B    a body must average B bytes/s once it had\n"
 	    "                           --head-timeout s; 408 and close below (default %d)\n"
+	    "      --request-timeout SEC  a request's head and body must be in within SEC s,\n"
+	    "                           counted as --head-timeout is; 408 and close beyond\n"
+	    "                           (default %d s; 0: off)\n"
 	    "      --max-connections N  open connections at once (default %d)\n"
 	    "      --max-connections-per-ip N  open connections from one address\n"
 	    "                           (default %d; 0: no limit, e.g. behind a proxy);\n"
@@ -118,6 +125,8 @@ static void usage(FILE *out)
 	    "                           0: no bound); calibration data is never evicted\n"
 	    "      --max-body BYTES     largest body in bytes; 413 beyond (default %d; an eval\n"
 	    "                           or grade batch may take 512 per --max-eval-calls call)\n"
+	    "      --body-memory-mb N   body bytes all requests hold at once, in MiB; 503 with\n"
+	    "                           Retry-After beyond (default %d; 0: no bound)\n"
 	    "      --max-sweep-points N largest sweep; 413 beyond (default %d)\n"
 	    "      --max-eval-calls N   largest eval batch; 413 beyond (default %d)\n"
 	    "      --max-cpu-seconds N  CPU seconds one question may take: refused 422 when\n"
@@ -135,10 +144,11 @@ static void usage(FILE *out)
 	    "Requests and answers are in SI units (m, s, kg; K in 1/s^2, B in 1/s), as\n"
 	    "`contact --help` and contact(1) list them.\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_BIND, DAEMON_DEFAULT_DB, DAEMON_CONNECTION_TIMEOUT,
-	    DAEMON_HEAD_TIMEOUT, DAEMON_MIN_BODY_RATE, DAEMON_CONNECTION_LIMIT,
-	    DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE, CALIB_FIT_WORKERS,
-	    DAEMON_CACHE_MAX_MB, LIMIT_MAX_BODY_BYTES, LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS,
-	    (int)DAEMON_MAX_CPU_SECONDS, DAEMON_DRAIN_TIMEOUT);
+	    DAEMON_HEAD_TIMEOUT, DAEMON_MIN_BODY_RATE, DAEMON_REQUEST_TIMEOUT,
+	    DAEMON_CONNECTION_LIMIT, DAEMON_PER_IP_CONNECTION_LIMIT, DAEMON_COMPUTE_QUEUE,
+	    CALIB_FIT_WORKERS, DAEMON_CACHE_MAX_MB, LIMIT_MAX_BODY_BYTES, DAEMON_BODY_MEMORY_MB,
+	    LIMIT_MAX_SWEEP_POINTS, LIMIT_MAX_EVAL_CALLS, (int)DAEMON_MAX_CPU_SECONDS,
+	    DAEMON_DRAIN_TIMEOUT);
 }
 
 /* Parse a whole decimal number in [min, max] into *out; -1 when it is not one. */
@@ -231,6 +241,14 @@ static int set_number(struct http_config *c, int opt, const char *arg)
 	case OPT_MAX_EVAL_CALLS:
 		ok = parse_number(arg, 1, LIMIT_MAX_EVAL_CALLS, &v) == 0;
 		c->max_eval_calls = v;
+		break;
+	case OPT_REQUEST_TIMEOUT:
+		ok = parse_number(arg, 0, DAEMON_MAX_TIMEOUT, &v) == 0;
+		c->request_s = (unsigned)v;
+		break;
+	case OPT_BODY_MEMORY_MB:
+		ok = parse_number(arg, 0, 1L << 30, &v) == 0;
+		c->body_memory = (size_t)v * 1024 * 1024;
 		break;
 	case OPT_MAX_CPU_SECONDS:
 		ok = parse_number(arg, 0, DAEMON_MAX_TIMEOUT, &v) == 0;

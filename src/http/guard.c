@@ -31,6 +31,7 @@ struct tracked {
 	int refused;
 	atomic_int phase;
 	atomic_llong since_ms;   /* when the current phase began (CLOCK_MONOTONIC) */
+	atomic_llong request_ms; /* when the current request's head became due */
 	atomic_llong body_bytes; /* of the current request */
 	struct tracked *prev, *next;
 };
@@ -42,7 +43,7 @@ struct guard {
 	struct tracked *list;
 	int stopping;
 	pthread_t thread;
-	atomic_ulong refused, head_timeouts, slow_bodies;
+	atomic_ulong refused, head_timeouts, slow_bodies, lifetimes;
 };
 
 static long long now_ms(void)
@@ -145,40 +146,58 @@ static void cut(
 	shutdown(fd, SHUT_RDWR);
 }
 
-/* One pass over the connections: cut those past their head deadline or below the rate. */
+/*
+ * Why t, in phase, is cut now, into message, and the counter of that; NULL when it is not:
+ * its request past its lifetime, its head past its deadline, its body below the rate.
+ */
+static atomic_ulong *overdue(
+    struct guard *g, struct tracked *t, int phase, long long now, char *message, size_t size)
+{
+	long long elapsed = now - atomic_load(&t->since_ms);
+	long long head_ms = (long long)g->cfg.head_timeout_s * 1000;
+
+	if (phase != PHASE_HEAD && phase != PHASE_BODY)
+		return NULL;
+	if (g->cfg.request_s &&
+	    now - atomic_load(&t->request_ms) > (long long)g->cfg.request_s * 1000) {
+		snprintf(message, size,
+		    "the request was not in whole within %u s (--request-timeout)",
+		    g->cfg.request_s);
+		return &g->lifetimes;
+	}
+	if (!head_ms || elapsed <= head_ms)
+		return NULL;
+	if (phase == PHASE_HEAD) {
+		snprintf(message, size, "the request head took over %u s (--head-timeout)",
+		    g->cfg.head_timeout_s);
+		return &g->head_timeouts;
+	}
+	if (g->cfg.min_body_rate &&
+	    atomic_load(&t->body_bytes) * 1000 < (long long)g->cfg.min_body_rate * elapsed) {
+		snprintf(message, size, "the body arrived slower than %u bytes/s (--min-body-rate)",
+		    g->cfg.min_body_rate);
+		return &g->slow_bodies;
+	}
+	return NULL;
+}
+
+/* One pass over the connections: cut those overdue(), with a 408. */
 static void sweep(struct guard *g)
 {
-	long long now = now_ms(), head_ms = (long long)g->cfg.head_timeout_s * 1000;
+	long long now = now_ms();
 	char message[160], who[64];
 
 	pthread_mutex_lock(&g->lock);
 	for (struct tracked *t = g->list; t; t = t->next) {
 		int phase = atomic_load(&t->phase);
-		long long elapsed = now - atomic_load(&t->since_ms);
+		atomic_ulong *count = overdue(g, t, phase, now, message, sizeof message);
 
-		if (!head_ms || elapsed <= head_ms)
+		if (!count || !atomic_compare_exchange_strong(&t->phase, &phase, PHASE_CUT))
 			continue;
-		if (phase == PHASE_HEAD &&
-		    atomic_compare_exchange_strong(&t->phase, &phase, PHASE_CUT)) {
-			snprintf(message, sizeof message,
-			    "the request head took over %u s (--head-timeout)",
-			    g->cfg.head_timeout_s);
-			cut(t->fd, "408 Request Timeout", "timeout", "", message);
-			atomic_fetch_add(&g->head_timeouts, 1);
-			client_name(t, who, sizeof who);
-			http_log("guard: %s: %s; closed", who, message);
-		} else if (phase == PHASE_BODY && g->cfg.min_body_rate &&
-		    atomic_load(&t->body_bytes) * 1000 <
-		        (long long)g->cfg.min_body_rate * elapsed &&
-		    atomic_compare_exchange_strong(&t->phase, &phase, PHASE_CUT)) {
-			snprintf(message, sizeof message,
-			    "the body arrived slower than %u bytes/s (--min-body-rate)",
-			    g->cfg.min_body_rate);
-			cut(t->fd, "408 Request Timeout", "timeout", "", message);
-			atomic_fetch_add(&g->slow_bodies, 1);
-			client_name(t, who, sizeof who);
-			http_log("guard: %s: %s; closed", who, message);
-		}
+		cut(t->fd, "408 Request Timeout", "timeout", "", message);
+		atomic_fetch_add(count, 1);
+		client_name(t, who, sizeof who);
+		http_log("guard: %s: %s; closed", who, message);
 	}
 	pthread_mutex_unlock(&g->lock);
 }
@@ -265,6 +284,7 @@ static void start_connection(struct guard *g, struct MHD_Connection *conn, void 
 		                                             : sizeof(struct sockaddr_in));
 	atomic_init(&t->phase, PHASE_HEAD);
 	atomic_init(&t->since_ms, now_ms());
+	atomic_init(&t->request_ms, atomic_load(&t->since_ms));
 	atomic_init(&t->body_bytes, 0);
 	pthread_mutex_lock(&g->lock);
 	mine = from_same_address(g, t, &all);
@@ -366,9 +386,31 @@ void guard_request_done(struct MHD_Connection *conn)
 	if (!t)
 		return;
 	atomic_store(&t->since_ms, now_ms());
+	atomic_store(&t->request_ms, atomic_load(&t->since_ms));
 	phase = atomic_load(&t->phase);
 	while (phase != PHASE_CUT && !atomic_compare_exchange_weak(&t->phase, &phase, PHASE_HEAD))
 		continue;
+}
+
+void guard_cut(
+    struct MHD_Connection *conn, const char *status, const char *code, const char *message)
+{
+	const union MHD_ConnectionInfo *fd =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct tracked *t = tracked_of(conn);
+
+	if (t) {
+		int phase = atomic_load(&t->phase);
+
+		/* the sweep's cut or this one, never both */
+		while (phase != PHASE_CUT &&
+		    !atomic_compare_exchange_weak(&t->phase, &phase, PHASE_CUT))
+			continue;
+		if (phase == PHASE_CUT)
+			return;
+	}
+	if (fd)
+		cut(fd->connect_fd, status, code, "", message);
 }
 
 struct guard_counts guard_counts(struct guard *g)
@@ -377,5 +419,6 @@ struct guard_counts guard_counts(struct guard *g)
 	    .refused = atomic_load(&g->refused),
 	    .head_timeouts = atomic_load(&g->head_timeouts),
 	    .slow_bodies = atomic_load(&g->slow_bodies),
+	    .lifetimes = atomic_load(&g->lifetimes),
 	};
 }

@@ -8,6 +8,8 @@
  *   end of its previous request, however the bytes trickle: past it the client reads a
  *   408 and the connection is closed;
  * - a minimum average rate for a request body, after a grace of the same length;
+ * - a lifetime for the whole request, head and body, counted as the head's deadline is:
+ *   past it, 408 and a close as well, however fast the body trickles;
  * - a short 503 with Retry-After, then a close, to a connection over the per-address
  *   limit (which the guard counts itself; libmicrohttpd's is left off), over the global
  *   limit (libmicrohttpd's is set DAEMON_REFUSAL_SLOTS higher, so that it still accepts the
@@ -33,6 +35,7 @@ struct guard_config {
 	unsigned max_per_ip;      /* open connections from one address; 0: no limit */
 	unsigned head_timeout_s;  /* the request head's deadline and a body's grace; 0: none */
 	unsigned min_body_rate;   /* bytes per second a body averages after its grace; 0: none */
+	unsigned request_s;       /* the whole request's lifetime, head and body; 0: none */
 };
 
 /* What the guard refused or cut, since it started (counters). */
@@ -40,6 +43,7 @@ struct guard_counts {
 	unsigned long refused;       /* connections over a limit or share, answered 503 */
 	unsigned long head_timeouts; /* request heads past their deadline, answered 408 */
 	unsigned long slow_bodies;   /* bodies below the minimum rate, answered 408 */
+	unsigned long lifetimes;     /* requests not in whole within their lifetime, 408 */
 };
 
 /* Start a guard with config's limits and its thread. On success *out is the caller's,
@@ -67,6 +71,17 @@ int guard_request_in(struct MHD_Connection *conn);
 
 /* The request completed: the next one's head is due within the deadline from now. */
 void guard_request_done(struct MHD_Connection *conn);
+
+/*
+ * End conn's request at once, from its request handler, where libmicrohttpd (0.9.75)
+ * would queue no response (in the middle of its body): status (e.g. "413 Content Too
+ * Large") and the contract's JSON error (code, message: no quotes or backslashes) are
+ * written on its socket, which is then shut down; the handler returns MHD_NO. A client
+ * that stopped sending reads the answer; one still sending may see a reset. Nothing is
+ * written when the guard cut the connection already.
+ */
+void guard_cut(
+    struct MHD_Connection *conn, const char *status, const char *code, const char *message);
 
 /* The counters so far. */
 struct guard_counts guard_counts(struct guard *g);

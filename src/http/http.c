@@ -124,14 +124,14 @@ static struct exchange *exchange_new(struct http_server *srv, struct MHD_Connect
 			x->body_endpoint = ep;
 	}
 	x->body_limit = svc_body_limit(x->body_endpoint, &srv->limits);
-	x->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	x->req.authorization =
-	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	x->req.content_type =
-	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	x->origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
-	x->preflight_method =
-	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Access-Control-Request-Method");
+	/* every header a handler reads, its blanks trimmed (http_framing_header()) */
+	x->req.accept = http_framing_header(conn, x, MHD_HTTP_HEADER_ACCEPT);
+	x->req.authorization = http_framing_header(conn, x, MHD_HTTP_HEADER_AUTHORIZATION);
+	x->req.content_type = http_framing_header(conn, x, MHD_HTTP_HEADER_CONTENT_TYPE);
+	x->req.prefer = http_framing_header(conn, x, "Prefer");
+	x->req.idempotency_key = http_framing_header(conn, x, "Idempotency-Key");
+	x->origin = http_framing_header(conn, x, "Origin");
+	x->preflight_method = http_framing_header(conn, x, "Access-Control-Request-Method");
 	x->req.body = "";
 	x->req.store = srv->store;
 	x->req.route = "other";
@@ -170,12 +170,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return http_jobs_finish(conn, x);
 	if (*upload_data_size) {
 		guard_body_in(conn, *upload_data_size);
-		http_framing_append(x, upload_data, *upload_data_size);
+		if (http_framing_append(x, upload_data, *upload_data_size) < 0)
+			return http_framing_cut(conn, x);
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
 	if (guard_request_in(conn) < 0)
 		return MHD_NO;
+	{
+		enum MHD_Result refused;
+
+		if (http_framing_trailers(conn, x, &refused) < 0)
+			return refused;
+	}
 	if (x->body)
 		x->req.body = x->body;
 	x->req.body_len = x->body_len;
@@ -207,7 +214,7 @@ static void on_completed(
 	if (x->stream)  /* resumed, but never answered: its job stops */
 		http_stream_close(x->stream);
 	free(x->computed);
-	free(x->body);
+	http_framing_free(x);
 	free(x);
 }
 
@@ -297,6 +304,7 @@ int http_start(
 	    guard_start(&(struct guard_config){.max_connections = config->max_connections,
 	                    .max_per_ip = config->max_per_ip,
 	                    .head_timeout_s = config->head_timeout_s,
+	                    .request_s = config->request_s,
 	                    .min_body_rate = config->min_body_rate},
 	        &srv->guard, err) < 0)
 		goto fail;

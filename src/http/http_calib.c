@@ -62,10 +62,11 @@ static int parse_body(struct http_request *req, json_t **root, struct err *err)
  * (RFC 7240), at most CALIB_MAX_WAIT_S: 0 when it asks for none. A malformed ?wait is
  * ERR_BAD_VALUE; a malformed preference is ignored, as preferences may be.
  */
-static int wait_seconds(struct MHD_Connection *conn, double *wait, int *preferred, struct err *err)
+static int wait_seconds(struct MHD_Connection *conn, const struct http_request *req, double *wait,
+    int *preferred, struct err *err)
 {
 	const char *arg = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "wait");
-	const char *prefer = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Prefer");
+	const char *prefer = req->prefer;
 	char *end;
 	double w = 0;
 
@@ -171,9 +172,7 @@ enum MHD_Result http_calib_create(
 	if (calstream_authenticate(req, &p, &err) != 0 ||
 	    caltoken_robot_visible(calstream_calstore(), &p, robot, &err) != 0 ||
 	    caltoken_can_write(&p, robot, &err) != 0 ||
-	    (has_key = calidem_key(
-	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key"), key,
-	         sizeof key, &err)) < 0 ||
+	    (has_key = calidem_key(req->idempotency_key, key, sizeof key, &err)) < 0 ||
 	    parse_body(req, &body, &err) != 0 ||
 	    calcase_create(calstream_calstore(), &p, robot, body, has_key ? key : NULL, &answer,
 	        &replay, &id, &err) != 0)
@@ -228,10 +227,8 @@ static void upload_read(
 	err_clear(&v->err);
 	v->body = NULL;
 	v->has_key = 0;
-	v->failed = wait_seconds(conn, &v->wait, &v->preferred, &v->err) != 0 ||
-	    (v->has_key = calidem_key(
-	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key"), v->key,
-	         sizeof v->key, &v->err)) < 0 ||
+	v->failed = wait_seconds(conn, req, &v->wait, &v->preferred, &v->err) != 0 ||
+	    (v->has_key = calidem_key(req->idempotency_key, v->key, sizeof v->key, &v->err)) < 0 ||
 	    parse_body(req, &v->body, &v->err) != 0;
 }
 
@@ -288,7 +285,7 @@ static enum MHD_Result delete_measurements(struct MHD_Connection *conn, struct h
 
 	/* the wait read first; its error after the token's and the calibration's */
 	err_clear(&wait_err);
-	wait_failed = wait_seconds(conn, &wait, &preferred, &wait_err) != 0;
+	wait_failed = wait_seconds(conn, req, &wait, &preferred, &wait_err) != 0;
 	err_clear(&err);
 	if (calstream_authenticate(req, &p, &err) != 0 ||
 	    calcase_writable(calstream_calstore(), &p, id, owner, &err) != 0 ||
@@ -326,7 +323,7 @@ enum MHD_Result http_calib_show(
 	err_clear(&err);
 	if (calstream_authenticate(req, &p, &err) != 0 ||
 	    calcase_visible(calstream_calstore(), &p, id, owner, &err) != 0 ||
-	    wait_seconds(conn, &wait, &preferred, &err) != 0)
+	    wait_seconds(conn, req, &wait, &preferred, &err) != 0)
 		return calstream_respond_error(conn, req, &err);
 	if (wait > 0)
 		return respond_fit(conn, req, &p, id, 0, NULL, wait, preferred);

@@ -20,11 +20,13 @@ struct http_config {
 	unsigned max_per_ip;       /* open connections from one address; 0: no limit */
 	unsigned head_timeout_s;   /* a request head's deadline, a body's grace; 0: none */
 	unsigned min_body_rate;    /* bytes/s a body averages after its grace; 0: none */
+	unsigned request_s;        /* --request-timeout: head and body due within; 0: none */
 	int compute_threads;       /* threads computing questions that miss the caches, >= 1 */
 	int fit_workers;           /* calibration fits computed at once; 0: none on this node */
 	long max_queued;           /* questions waiting for a compute thread; 503 beyond */
 	long long cache_max_bytes; /* answer bytes the store's cache keeps; 0: no bound */
 	size_t max_body;           /* request body bytes; 413 beyond */
+	size_t body_memory;        /* body bytes all requests hold at once; 503 beyond; 0: none */
 	long max_sweep_points;     /* points in one sweep; 413 beyond */
 	long max_eval_calls;       /* calls in one eval batch; 413 beyond */
 	double max_cpu_seconds;    /* CPU seconds of one question (service/budget.h); 0: none */

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "http/admit.h"
+#include "http/framing.h"
 #include "http/hotcache.h"
 #include "http/log.h"
 #include "http/respond.h"
@@ -184,7 +185,7 @@ static void compute_question(void *arg, int cancelled)
 	if (x->orphan) {
 		pthread_mutex_unlock(&srv->jobs_lock);
 		free(x->computed);
-		free(x->body);
+		http_framing_free(x);
 		free(x);
 		if (stream)
 			http_stream_abandon(stream);

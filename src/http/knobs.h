@@ -53,9 +53,26 @@
 #define DAEMON_MIN_BODY_RATE 1024
 #define DAEMON_GUARD_PERIOD_MS 250 /* how often the deadlines are checked */
 
-/* A declared body over --max-body by at most this much is read and dropped before the 413,
- * so that a client still sending reads the answer; a larger one is answered at once. */
+/* The whole request, head and body, is due within DAEMON_REQUEST_TIMEOUT seconds
+ * (--request-timeout), counted as the head's deadline is: 408 and a close otherwise, however
+ * fast it trickles (the rate alone let a 5 MB body at 1,100 B/s hold its connection 78
+ * minutes). The largest body the daemon takes, an eval or grade batch of 5,120,000 bytes
+ * (LIMIT_MAX_EVAL_CALLS times LIMIT_EVAL_CALL_BYTES), then needs 43 kB/s (340 kbit/s), a
+ * third of the slowest Wi-Fi rate (802.11b's 1 Mbit/s). */
+#define DAEMON_REQUEST_TIMEOUT 120
+
+/* A body over --max-body by at most this much is read and dropped before the 413, so that a
+ * client still sending reads the answer. A declared one larger is answered at once; a
+ * chunked one (no length declared) is cut when it gets this far over: a 413 written on the
+ * socket, then a close, as libmicrohttpd queues no response mid-upload. */
 #define DAEMON_DISCARD_BODY_MAX (16 * 1024 * 1024)
+
+/* Request body bytes all connections hold at once, in MiB (--body-memory-mb; 0: no bound):
+ * a body past it is answered 503 with Retry-After, at once when its client waits for "100
+ * Continue", else at its end, read and dropped meanwhile. 100 connections with 5 MB bodies took the
+ * daemon from 137 to 815 MB; 128 MiB holds 25 of the largest eval batches or 128 bodies of the
+ * default --max-body, more than the compute threads work through while they wait. */
+#define DAEMON_BODY_MEMORY_MB 128
 
 #define CORS_MAX_ORIGINS 32 /* --cors-origin given at most this often */
 #define CORS_MAX_AGE 600    /* seconds a browser may reuse a preflight */

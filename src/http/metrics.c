@@ -322,9 +322,17 @@ char *metrics_render(struct metrics *m, const struct metrics_gauges *g, const ch
 	    "# HELP contactd_http_slow_bodies_total Request bodies slower than"
 	    " --min-body-rate, answered 408 and closed.\n"
 	    "# TYPE contactd_http_slow_bodies_total counter\n"
-	    "contactd_http_slow_bodies_total %lu\n",
+	    "contactd_http_slow_bodies_total %lu\n"
+	    "# HELP contactd_http_request_timeouts_total Requests not in whole within"
+	    " --request-timeout, answered 408 and closed.\n"
+	    "# TYPE contactd_http_request_timeouts_total counter\n"
+	    "contactd_http_request_timeouts_total %lu\n"
+	    "# HELP contactd_http_body_bytes Request body bytes held now (at most"
+	    " --body-memory-mb).\n"
+	    "# TYPE contactd_http_body_bytes gauge\n"
+	    "contactd_http_body_bytes %zu\n",
 	    g->in_flight, g->connections, g->computing, g->queued, g->refused, g->guard.refused,
-	    g->guard.head_timeouts, g->guard.slow_bodies);
+	    g->guard.head_timeouts, g->guard.slow_bodies, g->guard.lifetimes, g->body_bytes);
 	if (fclose(out) != 0) {
 		free(text);
 		return NULL;

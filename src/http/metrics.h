@@ -56,6 +56,7 @@ struct metrics_gauges {
 	long queued;           /* questions waiting for a compute thread */
 	unsigned long refused; /* questions answered 503 because the pool was full (a counter) */
 	struct guard_counts guard; /* connections refused or cut by the guard (counters) */
+	size_t body_bytes;         /* request body memory held now (--body-memory-mb) */
 };
 
 /*

@@ -10,7 +10,8 @@
 
 /*
  * A request as the handlers see it. Every pointer is owned by the HTTP layer and
- * valid until the request completes. Header values are NULL when absent.
+ * valid until the request completes. Header values are NULL when absent, and without
+ * the blanks around them (RFC 9110 5.5).
  */
 struct http_request {
 	const char *method;
@@ -18,6 +19,7 @@ struct http_request {
 	const char *accept;
 	const char *authorization;
 	const char *content_type;
+	const char *prefer, *idempotency_key;
 	const char *body; /* the full body, NUL-terminated (for convenience; may hold NULs) */
 	size_t body_len;
 	struct store *store;

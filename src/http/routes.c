@@ -105,6 +105,7 @@ static enum MHD_Result serve_metrics(
 	    .queued = admit_queued(srv->pool),
 	    .refused = admit_rejected(srv->pool),
 	    .guard = guard_counts(srv->guard),
+	    .body_bytes = atomic_load(&srv->body_bytes),
 	};
 	size_t len = 0;
 	char *text = metrics_render(srv->metrics, &g, PACKAGE_VERSION, srv->cfg.core_version, &len);

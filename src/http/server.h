@@ -27,6 +27,7 @@
 
 struct guard;
 struct upkeep;
+struct framing_copy;
 struct http_stream;
 
 struct http_server {
@@ -42,7 +43,8 @@ struct http_server {
 	atomic_bool stopping;
 	struct admit *pool; /* computes the questions that miss the caches */
 	struct upkeep *upkeep;
-	struct guard *guard; /* head deadline, body rate, per-address limit */
+	struct guard *guard;      /* head deadline, lifetime, body rate, per-address limit */
+	atomic_size_t body_bytes; /* request body memory all exchanges hold (body_held) */
 	/* Guards the list of computing requests and each one's computing/abandoned/orphan. */
 	pthread_mutex_t jobs_lock;
 	struct exchange *jobs;
@@ -55,11 +57,15 @@ struct exchange {
 	struct timespec start;
 	char *body;
 	size_t body_len, body_cap;
+	size_t body_seen; /* body bytes arrived, kept or not */
+	size_t body_held; /* of srv->body_bytes, this request's (framing.c) */
 	/* the largest body its route takes (svc_body_limit(): a batch's is larger) */
 	size_t body_limit;
 	/* the question its URL names, SVC_ENDPOINT_COUNT if none */
 	enum svc_endpoint body_endpoint;
-	int body_too_large;
+	/* the body was given up (http_framing_too_large() answers): over its limit, or, with
+	 * body_no_room, no room for it under --body-memory-mb */
+	int body_too_large, body_no_room;
 	unsigned status; /* 0 until a response is queued */
 	long long bytes; /* response body bytes, -1 when unknown (a stream) */
 	enum metrics_cache cache;
@@ -93,6 +99,7 @@ struct exchange {
 	 * before the first call of the request handler sets it up (started). */
 	const char *version; /* "HTTP/1.1", ... */
 	int nul_in_target;   /* the raw request target has %00, which the decoded one hides */
+	struct framing_copy *copies; /* header values trimmed (http_framing_header()) */
 	int started;
 };
 
