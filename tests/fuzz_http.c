@@ -5,10 +5,11 @@
  * Every request is a valid one mutated: a body of each endpoint (the five questions and
  * the calibration uploads) with a JSON value's type swapped, a number made extreme, a
  * field deleted, duplicated or unknown added, deep nesting, a long string or bytes that
- * are not UTF-8; or the raw HTTP around it (request line, headers, chunked framing). Each
- * goes out on its own connection, whole, and must come back as one complete HTTP answer
- * (no silent drop), never a 5xx, and, when it is JSON, must parse (jansson refuses NaN
- * and Infinity, so no number in it is non-finite). At the end the daemon must still
+ * are not UTF-8; or the raw HTTP around it (request line and version, headers and blanks
+ * after their values, chunked framing with bare-LF lines and trailers). Each goes out on
+ * its own connection, whole, and must come back as one complete HTTP answer (no silent
+ * drop), never a 5xx, and, when it is JSON, must parse (jansson refuses NaN and Infinity,
+ * so no number in it is non-finite). At the end the daemon must still
  * serve, and exit 0 on SIGTERM (a sanitizer's report makes it exit non-zero).
  *
  * FUZZ_SECONDS (default 20) or FUZZ_REQUESTS (if set, the number of requests) bound the
@@ -319,15 +320,22 @@ static void build_request(struct buf *req, const struct seed *s, const char *bod
 	const char *path = raw ? paths[pick(sizeof paths / sizeof paths[0])] : NULL;
 	const char *type = raw ? types[pick(sizeof types / sizeof types[0])] : types[0];
 	const char *accept = accepts[pick(sizeof accepts / sizeof accepts[0])];
+	/* blanks after header values (RFC 9110's optional whitespace), an HTTP/1.0 request
+	 * (chunked, it is refused), a bare LF ending chunk lines, a trailer field */
+	const char *ows = raw && pick(4) == 0 ? " \t" : "";
+	const char *version = raw && pick(12) == 0 ? "HTTP/1.0" : "HTTP/1.1";
+	const char *eol = raw && pick(10) == 0 ? "\n" : "\r\n";
+	const char *trailer =
+	    raw && pick(10) == 0 ? (pick(2) ? "Content-Length: 5\r\n" : "X-T: 1\r\n") : "";
 
-	putf(req, "%s %s HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n", method,
-	    path ? path : s->path);
+	putf(req, "%s %s %s\r\nHost: fuzz\r\nConnection: close\r\n", method, path ? path : s->path,
+	    version);
 	if (*type)
-		putf(req, "Content-Type: %s\r\n", type);
+		putf(req, "Content-Type: %s%s\r\n", type, ows);
 	if (accept)
-		putf(req, "Accept: %s\r\n", accept);
+		putf(req, "Accept: %s%s\r\n", accept, ows);
 	if (s->auth && (!raw || pick(2)))
-		putf(req, "Authorization: Bearer %s\r\n", pick(10) ? token : "0.0");
+		putf(req, "Authorization: Bearer %s%s\r\n", pick(10) ? token : "0.0", ows);
 	if (raw && pick(3) == 0)
 		putf(req, "X-Long: %0*d\r\n", (int)pick(900), 7);
 	if (raw && pick(8) == 0)
@@ -349,13 +357,13 @@ static void build_request(struct buf *req, const struct seed *s, const char *bod
 	while (len) {
 		size_t n = 1 + pick(len < 4096 ? len : 4096);
 
-		putf(req, pick(2) ? "%zx%s\r\n" : "%zX%s\r\n", n, pick(6) ? "" : ";ext=1");
+		putf(req, pick(2) ? "%zx%s%s" : "%zX%s%s", n, pick(6) ? "" : ";ext=1", eol);
 		put(req, body, n);
-		put(req, "\r\n", 2);
+		put(req, eol, strlen(eol));
 		body += n;
 		len -= n;
 	}
-	put(req, "0\r\n\r\n", 5);
+	putf(req, "0%s%s\r\n", eol, trailer);
 }
 
 struct tally {
