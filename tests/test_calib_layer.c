@@ -18,8 +18,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 
 #include "base/jtext.h"
+#include "calib/calreq.h"
 #include "calib/cases.h"
 #include "calib/events.h"
 #include "calib/setup.h"
@@ -887,6 +890,128 @@ START_TEST(test_pg_unreachable)
 }
 END_TEST
 
+/* c as UTF-8 into out (5 bytes), surrogates included (as the 3 bytes CESU would write). */
+static void utf8_of(unsigned long c, char *out)
+{
+	unsigned char *u = (unsigned char *)out;
+
+	if (c < 0x80) {
+		*u++ = (unsigned char)c;
+	} else if (c < 0x800) {
+		*u++ = (unsigned char)(0xc0 | (c >> 6));
+		*u++ = (unsigned char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		*u++ = (unsigned char)(0xe0 | (c >> 12));
+		*u++ = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+		*u++ = (unsigned char)(0x80 | (c & 0x3f));
+	} else {
+		*u++ = (unsigned char)(0xf0 | (c >> 18));
+		*u++ = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+		*u++ = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+		*u++ = (unsigned char)(0x80 | (c & 0x3f));
+	}
+	*u = '\0';
+}
+
+/*
+ * Does libxml2 read document xml (NUL-terminated) as well-formed, with its root's attribute
+ * name equal to want? The independent judge of what an MJCF snippet may hold.
+ */
+static int xml_keeps(const char *xml, const char *root, const char *name, const char *want)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "snippet.xml", NULL,
+	    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlNodePtr node = doc ? xmlDocGetRootElement(doc) : NULL;
+	xmlChar *got = NULL;
+	int same;
+
+	if (node && strcmp(root, "geom") == 0)
+		node = xmlFirstElementChild(node);
+	if (node)
+		got = xmlGetProp(node, (const xmlChar *)name);
+	same = got && strcmp((const char *)got, want) == 0;
+	xmlFree(got);
+	xmlFreeDoc(doc);
+	return same;
+}
+
+/* text with XML's five specials escaped (as entity references), into out (size bytes). */
+static void xml_escape(const char *text, char *out, size_t size)
+{
+	static const char specials[] = "&<>\"'";
+	static const char *const refs[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+	size_t n = 0;
+
+	for (; *text && n + 7 < size; text++) {
+		const char *at = strchr(specials, *text);
+		const char *put = at ? refs[at - specials] : NULL;
+
+		n += (size_t)snprintf(out + n, size - n, "%s", put ? put : (char[]){*text, '\0'});
+	}
+	out[n] = '\0';
+}
+
+/*
+ * Issue 51: a setup's class and the pad's string attributes go into the fit's MJCF snippet:
+ * every character libxml2 reads back unchanged from an attribute (the five specials escaped)
+ * is taken, but DEL, which the controls' rule refuses; every other (the controls, whose tab,
+ * LF and CR an attribute reads as spaces, the surrogates, U+FFFE, U+FFFF) is refused with the
+ * field named. The class refuses the five specials too. Each accepted setup's class and
+ * attributes, in the snippet's form, are read back by libxml2 unchanged.
+ */
+START_TEST(test_setup_xml_characters)
+{
+	static const unsigned long edges[] = {0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000,
+	    0xfffd, 0xfffe, 0xffff, 0x10000, 0x10ffff};
+	size_t n = 0x300 + sizeof edges / sizeof edges[0], i;
+	int field, accepted_some = 0, refused_some = 0;
+
+	for (i = 1; i < n; i++) {
+		unsigned long c = i < 0x300 ? i : edges[i - 0x300];
+		char ch[5], text[16], esc[64], doc[CALREQ_CLASS_MAX + CALREQ_ATTRIBUTES_MAX + 64];
+		int judge;
+
+		utf8_of(c, ch);
+		snprintf(text, sizeof text, "a%sb", ch);
+		xml_escape(text, esc, sizeof esc);
+		snprintf(doc, sizeof doc, "<a v=\"%s\"/>", esc);
+		judge = xml_keeps(doc, "a", "v", text) && c != 0x7f;
+		for (field = 0; field < 2; field++) {
+			json_t *body = parse("{\"geom\":{}}");
+			struct calreq_setup out;
+			struct err e;
+			int ok,
+			    want = judge && (field == 1 || c >= 0x80 || !strchr("\"<>&'", (int)c));
+
+			/* not json_string(): the surrogates are what a stored text might hold */
+			json_object_set_new(field == 0 ? body : json_object_get(body, "geom"),
+			    field == 0 ? "class" : "material",
+			    json_stringn_nocheck(text, strlen(text)));
+			err_clear(&e);
+			memset(&out, 0, sizeof out);
+			ok = calreq_setup_parse(body, &out, NULL, &e) == 0;
+			ck_assert_msg(ok == want, "U+%04lX in %s: %s (%s)", c,
+			    field == 0 ? "class" : "material", ok ? "taken" : "refused", e.message);
+			if (ok) {
+				snprintf(doc, sizeof doc,
+				    "<default class=\"%s\">\n  <geom%s/>\n</default>",
+				    field == 0 ? out.mjcf_class : "x", out.mjcf_attributes);
+				ck_assert_msg(xml_keeps(doc, field == 0 ? "default" : "geom",
+				                  field == 0 ? "class" : "material", text),
+				    "U+%04lX: %s", c, doc);
+				accepted_some = 1;
+			} else {
+				ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+				ck_assert_str_eq(e.path, field == 0 ? "/class" : "/geom/material");
+				refused_some = 1;
+			}
+			json_decref(body);
+		}
+	}
+	ck_assert(accepted_some && refused_some);
+}
+END_TEST
+
 static Suite *calib_layer_suite(void)
 {
 	Suite *s = suite_create("calib_layer");
@@ -905,6 +1030,7 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_upload_one_read);
 	tcase_add_test(tc, test_rotate_grace_and_revoke);
 	tcase_add_test(tc, test_watch_urls);
+	tcase_add_test(tc, test_setup_xml_characters);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unreachable store");
 	tcase_set_timeout(tc, 60);
