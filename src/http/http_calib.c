@@ -21,7 +21,7 @@
  * Fits never run here: an upload or a deletion commits durably and answers at once with
  * the fit pending. ?wait=SECONDS or Prefer: wait=SECONDS answers when the fit is done
  * instead (at most CALIB_MAX_WAIT_S): the connection is suspended meanwhile, holding no
- * thread.
+ * thread; a token holds at most DAEMON_WAITS_PER_TOKEN such waits (calib_stream.c).
  *
  *
  * The waits, the event streams, the service's life cycle and the routes of event streams
