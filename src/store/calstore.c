@@ -68,7 +68,8 @@ int calstore_token_create(struct store *st, enum calstore_role role, const char 
 {
 	struct tx t;
 
-	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	/* a record added: not into the disk's reserve (store_room()) */
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
 	return sqc_end(
 	    &t, token_create(st, role, robot, lab, expires_at, token_id, hash, err), err);
@@ -119,7 +120,7 @@ int calstore_token_rotate(struct store *st, const char *old_id, const char *new_
 {
 	struct tx t;
 
-	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
 	return sqc_end(
 	    &t, token_rotate(st, old_id, new_id, hash, expires_at, old_expires_at, err), err);
@@ -234,7 +235,7 @@ int calstore_create_begin(
 	if (!w)
 		return sqc_oom(err);
 	/* BEGIN IMMEDIATE holds the write lock: two creates given one key take turns */
-	if (sqc_begin(st, STORE_SYNC_FULL, &w->t, err) != 0) {
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &w->t, err) != 0) {
 		free(w);
 		return -1;
 	}
@@ -483,7 +484,7 @@ int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NA
 		return sqc_oom(err);
 	c.rid = &u->rid;
 	/* BEGIN IMMEDIATE holds the write lock: the calibration is the transaction's alone */
-	if (sqc_begin(st, STORE_SYNC_FULL, &u->t, err) != 0) {
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &u->t, err) != 0) {
 		free(u);
 		return -1;
 	}
