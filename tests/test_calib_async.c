@@ -752,6 +752,49 @@ START_TEST(fit_hold_states_option)
 }
 END_TEST
 
+/*
+ * Issue 51: GET of a robot's calibrations comes by pages: ?limit=2 gives the first two and
+ * next_after, ?after= that the rest with next_after null; a limit or an after that is not
+ * a whole number in range is 422 naming it. Before, every calibration came at once.
+ */
+START_TEST(history_by_pages)
+{
+	static const char *const bad[] = {
+	    "limit=0", "limit=1001", "limit=x", "after=-1", "after=1e3"};
+	long long ids[3];
+	char path[128];
+	json_t *v, *list;
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		ids[i] = create(alice, "alice");
+	v = call(alice, "GET", "/v1/robots/alice/calibrations?limit=2", NULL, 200);
+	list = json_object_get(v, "calibrations");
+	ck_assert_uint_eq(json_array_size(list), 2);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(list, 1), "id")), ids[1]);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "next_after")), ids[1]);
+	json_decref(v);
+	snprintf(path, sizeof path, "/v1/robots/alice/calibrations?limit=2&after=%lld", ids[1]);
+	v = call(alice, "GET", path, NULL, 200);
+	list = json_object_get(v, "calibrations");
+	ck_assert_uint_eq(json_array_size(list), 1);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(list, 0), "id")), ids[2]);
+	ck_assert(json_is_null(json_object_get(v, "next_after")));
+	json_decref(v);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct live_reply r;
+
+		snprintf(path, sizeof path, "/v1/robots/alice/calibrations?%s", bad[i]);
+		robot_request(&dmn, alice, "GET", path, NULL, 0, &r);
+		live_assert_error(&r, 422, "bad_value", "");
+		ck_assert_msg(strstr(r.body, bad[i][0] == 'l' ? "?limit" : "?after"), "%s", r.body);
+		live_reply_free(&r);
+	}
+}
+END_TEST
+
 /* A raw GET of calibration id with ?wait=300 by token: its socket, once the answer's headers
  * came (into head); 1 in *held when the daemon holds it (a stream: chunked), 0 when it
  * answered at once (a whole answer: Content-Length). */
@@ -852,6 +895,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, fits_list_every_done_fit);
+	tcase_add_test(tc, history_by_pages);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("waits");
 	tcase_add_checked_fixture(tc, setup_no_start, teardown);

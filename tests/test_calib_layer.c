@@ -252,7 +252,7 @@ START_TEST(test_create_upload_show)
 	ck_assert_int_eq(json_integer_value(json_object_get(answer, "calibration")), id);
 	json_decref(answer);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(&cs, &p, "alice", &answer, &e), 0);
+	ck_assert_int_eq(calcase_list(&cs, &p, "alice", 0, CALIB_LIST_DEFAULT, &answer, &e), 0);
 	ck_assert_int_eq(json_array_size(json_object_get(answer, "calibrations")), 1);
 	json_decref(answer);
 }
@@ -364,7 +364,8 @@ static size_t calibrations_of(const struct caltoken_principal *p)
 	size_t n;
 
 	err_clear(&e);
-	ck_assert_msg(calcase_list(&cs, p, p->robot, &answer, &e) == 0, "%s", e.message);
+	ck_assert_msg(calcase_list(&cs, p, p->robot, 0, CALIB_LIST_DEFAULT, &answer, &e) == 0, "%s",
+	    e.message);
 	n = json_array_size(json_object_get(answer, "calibrations"));
 	json_decref(answer);
 	return n;
@@ -654,7 +655,7 @@ START_TEST(test_scope)
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(&cs, &bob, "alice", &answer, &e), -1);
+	ck_assert_int_eq(calcase_list(&cs, &bob, "alice", 0, CALIB_LIST_DEFAULT, &answer, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	/* viewers read, never write */
 	err_clear(&e);
@@ -670,7 +671,7 @@ START_TEST(test_scope)
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_FORBIDDEN);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(&cs, &lab, "bob", &answer, &e), -1);
+	ck_assert_int_eq(calcase_list(&cs, &lab, "bob", 0, CALIB_LIST_DEFAULT, &answer, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	ck_assert_int_eq(stored_presses(&alice, id), 0);
 }
@@ -890,6 +891,111 @@ START_TEST(test_pg_unreachable)
 }
 END_TEST
 
+/* Run sql on the store's database, over a connection of the test's own. */
+static void run_sql(const char *sql)
+{
+	const char *url = getenv("CALIB_LAYER_PG_URL");
+
+	if (url && *url) {
+		PGconn *conn = PQconnectdb(url);
+		PGresult *r = PQexec(conn, sql);
+
+		ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(conn));
+		PQclear(r);
+		PQfinish(conn);
+	} else {
+		sqlite3 *db;
+		char *msg = NULL;
+
+		ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+		sqlite3_busy_timeout(db, 5000);
+		ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+		sqlite3_close(db);
+	}
+}
+
+/* A page of p's robot's calibrations: its ids into ids (from *n on, *n counted on), its
+ * next_after returned (0 for null). */
+static long long list_page(
+    const struct caltoken_principal *p, long long after, long long limit, long long *ids, size_t *n)
+{
+	json_t *answer = NULL, *row, *next;
+	struct err e;
+	long long cursor;
+	size_t i;
+
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_list(&cs, p, p->robot, after, limit, &answer, &e) == 0, "%s", e.message);
+	ck_assert_uint_le(json_array_size(json_object_get(answer, "calibrations")), (size_t)limit);
+	json_array_foreach (json_object_get(answer, "calibrations"), i, row)
+		ids[(*n)++] = json_integer_value(json_object_get(row, "id"));
+	next = json_object_get(answer, "next_after");
+	ck_assert(json_is_null(next) || json_is_integer(next));
+	cursor = json_is_integer(next) ? json_integer_value(next) : 0;
+	json_decref(answer);
+	return cursor;
+}
+
+/*
+ * Issue 51: a robot's calibrations come by pages (CALIB_LIST_DEFAULT unless asked, after=
+ * the previous page's next_after), every one once and in order, and a robot holds at most
+ * CALIB_MAX_CALIBRATIONS: the next create is ERR_TOO_LARGE (413), another robot's is not.
+ * The robot's history is written by SQL, all but the last calibration, which the use case
+ * makes.
+ */
+START_TEST(test_list_pages_and_cap)
+{
+	static long long ids[CALIB_MAX_CALIBRATIONS + 1];
+	struct auth_token tok;
+	struct caltoken_principal alice, bob;
+	char sql[512], *replay = NULL;
+	json_t *body = parse("{}"), *answer = NULL;
+	long long next, id = 0;
+	size_t n = 0, pages = 0, i;
+	struct err e;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &alice);
+	principal_of(CALSTORE_ROBOT, "bob", NULL, &tok, &bob);
+	snprintf(sql, sizeof sql,
+	    "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < %d) "
+	    "INSERT INTO calibrations (robot_id, setup, created_at) "
+	    "SELECT r.id, '{}', 0 FROM robots r, s WHERE r.name = 'alice'",
+	    CALIB_MAX_CALIBRATIONS - 1);
+	run_sql(sql);
+	/* the first page: the default's size, and a next */
+	next = list_page(&alice, 0, CALIB_LIST_DEFAULT, ids, &n);
+	ck_assert_uint_eq(n, CALIB_LIST_DEFAULT);
+	ck_assert_int_eq(next, ids[n - 1]);
+	/* the last calibration the robot may hold, then none */
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_create(&cs, &alice, "alice", body, NULL, &answer, &replay, &id, &e) == 0, "%s",
+	    e.message);
+	json_decref(answer);
+	ck_assert_int_eq(
+	    calcase_create(&cs, &alice, "alice", body, NULL, &answer, &replay, &id, &e), -1);
+	ck_assert_int_eq(e.code, ERR_TOO_LARGE);
+	ck_assert_msg(strstr(e.message, "alice"), "%s", e.message);
+	err_clear(&e);
+	ck_assert_msg(calcase_create(&cs, &bob, "bob", body, NULL, &answer, &replay, &id, &e) == 0,
+	    "%s", e.message);
+	json_decref(answer);
+	/* every page at most the largest, the walk over them every calibration once, in order */
+	n = 0;
+	next = 0;
+	do {
+		next = list_page(&alice, next, CALIB_LIST_MAX, ids, &n);
+		pages++;
+	} while (next != 0 && n <= CALIB_MAX_CALIBRATIONS);
+	ck_assert_uint_eq(n, CALIB_MAX_CALIBRATIONS);
+	ck_assert_uint_eq(pages, (CALIB_MAX_CALIBRATIONS + CALIB_LIST_MAX - 1) / CALIB_LIST_MAX);
+	for (i = 1; i < n; i++)
+		ck_assert_int_gt(ids[i], ids[i - 1]);
+	json_decref(body);
+}
+END_TEST
+
 /* c as UTF-8 into out (5 bytes), surrogates included (as the 3 bytes CESU would write). */
 static void utf8_of(unsigned long c, char *out)
 {
@@ -1031,6 +1137,7 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_rotate_grace_and_revoke);
 	tcase_add_test(tc, test_watch_urls);
 	tcase_add_test(tc, test_setup_xml_characters);
+	tcase_add_test(tc, test_list_pages_and_cap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unreachable store");
 	tcase_set_timeout(tc, 60);
