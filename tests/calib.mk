@@ -86,7 +86,7 @@ check_PROGRAMS += tests/test_calib_layer
 TESTS += tests/test_calib_layer
 tests_test_calib_layer_SOURCES = tests/test_calib_layer.c
 tests_test_calib_layer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(SQLITE_CFLAGS) $(PQ_CFLAGS) \
-	$(SODIUM_CFLAGS)
+	$(SODIUM_CFLAGS) $(XML_CFLAGS)
 tests_test_calib_layer_LDADD = $(CALIB_LIBS) $(STORE_LIBS) $(CHECK_LIBS)
 
 # Several nodes on one PostgreSQL calibration store behind nginx (issue #18): tokens,

@@ -25,19 +25,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "live.h"
 #include "robot.h"
 #include "number_text.h"
+#include "http/knobs.h"
 
 #define LATENCY_S 0.050
 
 static struct live_daemon dmn;
 static char alice[ROBOT_TOKEN_MAX], bob[ROBOT_TOKEN_MAX];
 
-static void setup(void)
+/* Two robots' tokens; the daemon not started (a test starts it with its own flags). */
+static void setup_no_start(void)
 {
 	/* a database in memory: the bound is on waiting for the fit, not on the disk's fsync */
 	if (access("/dev/shm", W_OK) == 0)
@@ -45,6 +48,11 @@ static void setup(void)
 	live_init(&dmn);
 	robot_token_create(&dmn, "alice", alice);
 	robot_token_create(&dmn, "bob", bob);
+}
+
+static void setup(void)
+{
+	setup_no_start();
 	live_start(&dmn, "--threads", "2", (char *)NULL);
 }
 
@@ -744,6 +752,126 @@ START_TEST(fit_hold_states_option)
 }
 END_TEST
 
+/*
+ * Issue 51: GET of a robot's calibrations comes by pages: ?limit=2 gives the first two and
+ * next_after, ?after= that the rest with next_after null; a limit or an after that is not
+ * a whole number in range is 422 naming it. Before, every calibration came at once.
+ */
+START_TEST(history_by_pages)
+{
+	static const char *const bad[] = {
+	    "limit=0", "limit=1001", "limit=x", "after=-1", "after=1e3"};
+	long long ids[3];
+	char path[128];
+	json_t *v, *list;
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		ids[i] = create(alice, "alice");
+	v = call(alice, "GET", "/v1/robots/alice/calibrations?limit=2", NULL, 200);
+	list = json_object_get(v, "calibrations");
+	ck_assert_uint_eq(json_array_size(list), 2);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(list, 1), "id")), ids[1]);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "next_after")), ids[1]);
+	json_decref(v);
+	snprintf(path, sizeof path, "/v1/robots/alice/calibrations?limit=2&after=%lld", ids[1]);
+	v = call(alice, "GET", path, NULL, 200);
+	list = json_object_get(v, "calibrations");
+	ck_assert_uint_eq(json_array_size(list), 1);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(list, 0), "id")), ids[2]);
+	ck_assert(json_is_null(json_object_get(v, "next_after")));
+	json_decref(v);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct live_reply r;
+
+		snprintf(path, sizeof path, "/v1/robots/alice/calibrations?%s", bad[i]);
+		robot_request(&dmn, alice, "GET", path, NULL, 0, &r);
+		live_assert_error(&r, 422, "bad_value", "");
+		ck_assert_msg(strstr(r.body, bad[i][0] == 'l' ? "?limit" : "?after"), "%s", r.body);
+		live_reply_free(&r);
+	}
+}
+END_TEST
+
+/* A raw GET of calibration id with ?wait=300 by token: its socket, once the answer's headers
+ * came (into head); 1 in *held when the daemon holds it (a stream: chunked), 0 when it
+ * answered at once (a whole answer: Content-Length). */
+static int open_wait(const char *token, long long id, char *head, size_t size, int *held)
+{
+	char request[512];
+	int fd = live_connect(&dmn), n;
+
+	n = snprintf(request, sizeof request,
+	    "GET /v1/calibrations/%lld?wait=300 HTTP/1.1\r\nHost: x\r\n"
+	    "Authorization: Bearer %s\r\n\r\n",
+	    id, token);
+	ck_assert_int_eq(send(fd, request, (size_t)n, MSG_NOSIGNAL), n);
+	ck_assert_int_eq(live_read_headers(fd, head, size), 200);
+	*held = strcasestr(head, "\r\nTransfer-Encoding: chunked\r\n") != NULL;
+	ck_assert_msg(*held || strcasestr(head, "\r\nContent-Length: "), "%s", head);
+	return fd;
+}
+
+/*
+ * Issue 51: waits count against their token, as event streams do. With no fit worker the
+ * fit stays pending, so each wait is held: DAEMON_WAITS_PER_TOKEN of alice's are held (a
+ * stream), the next is answered at once (a whole answer with the fit pending, as without a
+ * wait, Prefer's wait not applied), bob's are still held; once alice's clients hang up, her
+ * waits are held again. Statuses and framing, no timing (before, the 60th was held too).
+ */
+START_TEST(waits_bounded_per_token)
+{
+	static const char presses_text[] = "{\"presses\":[{\"force\":1,\"deflection\":1e-4},"
+	                                   "{\"force\":2,\"deflection\":2e-4}]}";
+	int fds[DAEMON_WAITS_PER_TOKEN], fd, held, i;
+	char head[4096], path[128];
+	long long a, b;
+	struct live_reply r;
+	json_t *v;
+	double deadline;
+
+	live_start(&dmn, "--fit-workers", "0", (char *)NULL);
+	a = create(alice, "alice");
+	b = create(bob, "bob");
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", b);
+	json_decref(call(bob, "POST", path, presses_text, 200));
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", a);
+	json_decref(call(alice, "POST", path, presses_text, 200));
+	for (i = 0; i < DAEMON_WAITS_PER_TOKEN; i++) {
+		fds[i] = open_wait(alice, a, head, sizeof head, &held);
+		ck_assert_msg(held, "wait %d of the token not held: %s", i + 1, head);
+	}
+	fd = open_wait(alice, a, head, sizeof head, &held);
+	ck_assert_msg(!held, "wait %d of one token held", DAEMON_WAITS_PER_TOKEN + 1);
+	close(fd);
+	robot_request_with(
+	    &dmn, alice, "Prefer: wait=300", "POST", path, presses_text, strlen(presses_text), &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_int_eq(live_header(&r, "Preference-Applied", head, sizeof head), 0);
+	v = live_json(&r);
+	ck_assert_str_eq(fit_state(v), "pending");
+	json_decref(v);
+	live_reply_free(&r);
+	/* another token's waits are its own */
+	fd = open_wait(bob, b, head, sizeof head, &held);
+	ck_assert_msg(held, "bob's wait not held: %s", head);
+	close(fd);
+	/* clients that hung up free their waits' slots */
+	for (i = 0; i < DAEMON_WAITS_PER_TOKEN; i++)
+		close(fds[i]);
+	deadline = live_now() + LIVE_WAIT_S;
+	do {
+		fd = open_wait(alice, a, head, sizeof head, &held);
+		close(fd);
+		if (!held)
+			live_sleep_ms(100);
+	} while (!held && live_now() < deadline);
+	ck_assert_msg(held, "alice's waits not freed once her clients left");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calib_async");
@@ -767,6 +895,12 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, fits_list_every_done_fit);
+	tcase_add_test(tc, history_by_pages);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("waits");
+	tcase_add_checked_fixture(tc, setup_no_start, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, waits_bounded_per_token);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

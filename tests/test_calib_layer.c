@@ -18,8 +18,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 
 #include "base/jtext.h"
+#include "calib/calreq.h"
 #include "calib/cases.h"
 #include "calib/events.h"
 #include "calib/setup.h"
@@ -249,7 +252,7 @@ START_TEST(test_create_upload_show)
 	ck_assert_int_eq(json_integer_value(json_object_get(answer, "calibration")), id);
 	json_decref(answer);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(&cs, &p, "alice", &answer, &e), 0);
+	ck_assert_int_eq(calcase_list(&cs, &p, "alice", 0, CALIB_LIST_DEFAULT, &answer, &e), 0);
 	ck_assert_int_eq(json_array_size(json_object_get(answer, "calibrations")), 1);
 	json_decref(answer);
 }
@@ -361,7 +364,8 @@ static size_t calibrations_of(const struct caltoken_principal *p)
 	size_t n;
 
 	err_clear(&e);
-	ck_assert_msg(calcase_list(&cs, p, p->robot, &answer, &e) == 0, "%s", e.message);
+	ck_assert_msg(calcase_list(&cs, p, p->robot, 0, CALIB_LIST_DEFAULT, &answer, &e) == 0, "%s",
+	    e.message);
 	n = json_array_size(json_object_get(answer, "calibrations"));
 	json_decref(answer);
 	return n;
@@ -651,7 +655,7 @@ START_TEST(test_scope)
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(&cs, &bob, "alice", &answer, &e), -1);
+	ck_assert_int_eq(calcase_list(&cs, &bob, "alice", 0, CALIB_LIST_DEFAULT, &answer, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	/* viewers read, never write */
 	err_clear(&e);
@@ -667,7 +671,7 @@ START_TEST(test_scope)
 	calcase_upload_clear(&up);
 	ck_assert_int_eq(e.code, ERR_FORBIDDEN);
 	err_clear(&e);
-	ck_assert_int_eq(calcase_list(&cs, &lab, "bob", &answer, &e), -1);
+	ck_assert_int_eq(calcase_list(&cs, &lab, "bob", 0, CALIB_LIST_DEFAULT, &answer, &e), -1);
 	ck_assert_int_eq(e.code, ERR_NOT_FOUND);
 	ck_assert_int_eq(stored_presses(&alice, id), 0);
 }
@@ -887,6 +891,233 @@ START_TEST(test_pg_unreachable)
 }
 END_TEST
 
+/* Run sql on the store's database, over a connection of the test's own. */
+static void run_sql(const char *sql)
+{
+	const char *url = getenv("CALIB_LAYER_PG_URL");
+
+	if (url && *url) {
+		PGconn *conn = PQconnectdb(url);
+		PGresult *r = PQexec(conn, sql);
+
+		ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(conn));
+		PQclear(r);
+		PQfinish(conn);
+	} else {
+		sqlite3 *db;
+		char *msg = NULL;
+
+		ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+		sqlite3_busy_timeout(db, 5000);
+		ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+		sqlite3_close(db);
+	}
+}
+
+/* A page of p's robot's calibrations: its ids into ids (from *n on, *n counted on), its
+ * next_after returned (0 for null). */
+static long long list_page(
+    const struct caltoken_principal *p, long long after, long long limit, long long *ids, size_t *n)
+{
+	json_t *answer = NULL, *row, *next;
+	struct err e;
+	long long cursor;
+	size_t i;
+
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_list(&cs, p, p->robot, after, limit, &answer, &e) == 0, "%s", e.message);
+	ck_assert_uint_le(json_array_size(json_object_get(answer, "calibrations")), (size_t)limit);
+	json_array_foreach (json_object_get(answer, "calibrations"), i, row)
+		ids[(*n)++] = json_integer_value(json_object_get(row, "id"));
+	next = json_object_get(answer, "next_after");
+	ck_assert(json_is_null(next) || json_is_integer(next));
+	cursor = json_is_integer(next) ? json_integer_value(next) : 0;
+	json_decref(answer);
+	return cursor;
+}
+
+/*
+ * Issue 51: a robot's calibrations come by pages (CALIB_LIST_DEFAULT unless asked, after=
+ * the previous page's next_after), every one once and in order, and a robot holds at most
+ * CALIB_MAX_CALIBRATIONS: the next create is ERR_TOO_LARGE (413), another robot's is not.
+ * The robot's history is written by SQL, all but the last calibration, which the use case
+ * makes.
+ */
+START_TEST(test_list_pages_and_cap)
+{
+	static long long ids[CALIB_MAX_CALIBRATIONS + 1];
+	struct auth_token tok;
+	struct caltoken_principal alice, bob;
+	char sql[512], *replay = NULL;
+	json_t *body = parse("{}"), *answer = NULL;
+	long long next, id = 0;
+	size_t n = 0, pages = 0, i;
+	struct err e;
+
+	principal_of(CALSTORE_ROBOT, "alice", NULL, &tok, &alice);
+	principal_of(CALSTORE_ROBOT, "bob", NULL, &tok, &bob);
+	snprintf(sql, sizeof sql,
+	    "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < %d) "
+	    "INSERT INTO calibrations (robot_id, setup, created_at) "
+	    "SELECT r.id, '{}', 0 FROM robots r, s WHERE r.name = 'alice'",
+	    CALIB_MAX_CALIBRATIONS - 1);
+	run_sql(sql);
+	/* the first page: the default's size, and a next */
+	next = list_page(&alice, 0, CALIB_LIST_DEFAULT, ids, &n);
+	ck_assert_uint_eq(n, CALIB_LIST_DEFAULT);
+	ck_assert_int_eq(next, ids[n - 1]);
+	/* the last calibration the robot may hold, then none */
+	err_clear(&e);
+	ck_assert_msg(
+	    calcase_create(&cs, &alice, "alice", body, NULL, &answer, &replay, &id, &e) == 0, "%s",
+	    e.message);
+	json_decref(answer);
+	ck_assert_int_eq(
+	    calcase_create(&cs, &alice, "alice", body, NULL, &answer, &replay, &id, &e), -1);
+	ck_assert_int_eq(e.code, ERR_TOO_LARGE);
+	ck_assert_msg(strstr(e.message, "alice"), "%s", e.message);
+	err_clear(&e);
+	ck_assert_msg(calcase_create(&cs, &bob, "bob", body, NULL, &answer, &replay, &id, &e) == 0,
+	    "%s", e.message);
+	json_decref(answer);
+	/* every page at most the largest, the walk over them every calibration once, in order */
+	n = 0;
+	next = 0;
+	do {
+		next = list_page(&alice, next, CALIB_LIST_MAX, ids, &n);
+		pages++;
+	} while (next != 0 && n <= CALIB_MAX_CALIBRATIONS);
+	ck_assert_uint_eq(n, CALIB_MAX_CALIBRATIONS);
+	ck_assert_uint_eq(pages, (CALIB_MAX_CALIBRATIONS + CALIB_LIST_MAX - 1) / CALIB_LIST_MAX);
+	for (i = 1; i < n; i++)
+		ck_assert_int_gt(ids[i], ids[i - 1]);
+	json_decref(body);
+}
+END_TEST
+
+/* c as UTF-8 into out (5 bytes), surrogates included (as the 3 bytes CESU would write). */
+static void utf8_of(unsigned long c, char *out)
+{
+	unsigned char *u = (unsigned char *)out;
+
+	if (c < 0x80) {
+		*u++ = (unsigned char)c;
+	} else if (c < 0x800) {
+		*u++ = (unsigned char)(0xc0 | (c >> 6));
+		*u++ = (unsigned char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		*u++ = (unsigned char)(0xe0 | (c >> 12));
+		*u++ = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+		*u++ = (unsigned char)(0x80 | (c & 0x3f));
+	} else {
+		*u++ = (unsigned char)(0xf0 | (c >> 18));
+		*u++ = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+		*u++ = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+		*u++ = (unsigned char)(0x80 | (c & 0x3f));
+	}
+	*u = '\0';
+}
+
+/*
+ * Does libxml2 read document xml (NUL-terminated) as well-formed, with its root's attribute
+ * name equal to want? The independent judge of what an MJCF snippet may hold.
+ */
+static int xml_keeps(const char *xml, const char *root, const char *name, const char *want)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "snippet.xml", NULL,
+	    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlNodePtr node = doc ? xmlDocGetRootElement(doc) : NULL;
+	xmlChar *got = NULL;
+	int same;
+
+	if (node && strcmp(root, "geom") == 0)
+		node = xmlFirstElementChild(node);
+	if (node)
+		got = xmlGetProp(node, (const xmlChar *)name);
+	same = got && strcmp((const char *)got, want) == 0;
+	xmlFree(got);
+	xmlFreeDoc(doc);
+	return same;
+}
+
+/* text with XML's five specials escaped (as entity references), into out (size bytes). */
+static void xml_escape(const char *text, char *out, size_t size)
+{
+	static const char specials[] = "&<>\"'";
+	static const char *const refs[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+	size_t n = 0;
+
+	for (; *text && n + 7 < size; text++) {
+		const char *at = strchr(specials, *text);
+		const char *put = at ? refs[at - specials] : NULL;
+
+		n += (size_t)snprintf(out + n, size - n, "%s", put ? put : (char[]){*text, '\0'});
+	}
+	out[n] = '\0';
+}
+
+/*
+ * Issue 51: a setup's class and the pad's string attributes go into the fit's MJCF snippet:
+ * every character libxml2 reads back unchanged from an attribute (the five specials escaped)
+ * is taken, but DEL, which the controls' rule refuses; every other (the controls, whose tab,
+ * LF and CR an attribute reads as spaces, the surrogates, U+FFFE, U+FFFF) is refused with the
+ * field named. The class refuses the five specials too. Each accepted setup's class and
+ * attributes, in the snippet's form, are read back by libxml2 unchanged.
+ */
+START_TEST(test_setup_xml_characters)
+{
+	static const unsigned long edges[] = {0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000,
+	    0xfffd, 0xfffe, 0xffff, 0x10000, 0x10ffff};
+	size_t n = 0x300 + sizeof edges / sizeof edges[0], i;
+	int field, accepted_some = 0, refused_some = 0;
+
+	for (i = 1; i < n; i++) {
+		unsigned long c = i < 0x300 ? i : edges[i - 0x300];
+		char ch[5], text[16], esc[64], doc[CALREQ_CLASS_MAX + CALREQ_ATTRIBUTES_MAX + 64];
+		int judge;
+
+		utf8_of(c, ch);
+		snprintf(text, sizeof text, "a%sb", ch);
+		xml_escape(text, esc, sizeof esc);
+		snprintf(doc, sizeof doc, "<a v=\"%s\"/>", esc);
+		judge = xml_keeps(doc, "a", "v", text) && c != 0x7f;
+		for (field = 0; field < 2; field++) {
+			json_t *body = parse("{\"geom\":{}}");
+			struct calreq_setup out;
+			struct err e;
+			int ok,
+			    want = judge && (field == 1 || c >= 0x80 || !strchr("\"<>&'", (int)c));
+
+			/* not json_string(): the surrogates are what a stored text might hold */
+			json_object_set_new(field == 0 ? body : json_object_get(body, "geom"),
+			    field == 0 ? "class" : "material",
+			    json_stringn_nocheck(text, strlen(text)));
+			err_clear(&e);
+			memset(&out, 0, sizeof out);
+			ok = calreq_setup_parse(body, &out, NULL, &e) == 0;
+			ck_assert_msg(ok == want, "U+%04lX in %s: %s (%s)", c,
+			    field == 0 ? "class" : "material", ok ? "taken" : "refused", e.message);
+			if (ok) {
+				snprintf(doc, sizeof doc,
+				    "<default class=\"%s\">\n  <geom%s/>\n</default>",
+				    field == 0 ? out.mjcf_class : "x", out.mjcf_attributes);
+				ck_assert_msg(xml_keeps(doc, field == 0 ? "default" : "geom",
+				                  field == 0 ? "class" : "material", text),
+				    "U+%04lX: %s", c, doc);
+				accepted_some = 1;
+			} else {
+				ck_assert_int_eq(e.code, ERR_BAD_VALUE);
+				ck_assert_str_eq(e.path, field == 0 ? "/class" : "/geom/material");
+				refused_some = 1;
+			}
+			json_decref(body);
+		}
+	}
+	ck_assert(accepted_some && refused_some);
+}
+END_TEST
+
 static Suite *calib_layer_suite(void)
 {
 	Suite *s = suite_create("calib_layer");
@@ -905,6 +1136,8 @@ static Suite *calib_layer_suite(void)
 	tcase_add_test(tc, test_upload_one_read);
 	tcase_add_test(tc, test_rotate_grace_and_revoke);
 	tcase_add_test(tc, test_watch_urls);
+	tcase_add_test(tc, test_setup_xml_characters);
+	tcase_add_test(tc, test_list_pages_and_cap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unreachable store");
 	tcase_set_timeout(tc, 60);

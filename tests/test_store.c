@@ -6,6 +6,11 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -772,6 +777,114 @@ START_TEST(fit_list_bounded)
 }
 END_TEST
 
+/* Write s to file path (for a user namespace's maps). */
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_msg(f != NULL, "%s", path);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * A tmpfs of mb MiB at dir, in a mount namespace of this test's process alone (Check forks
+ * each test): as root a namespace of its own, else in a user namespace too (unprivileged
+ * user namespaces). Propagation is made private first, so nothing shows outside.
+ */
+static void mount_small_disk(int mb)
+{
+	char opts[32], map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWNS) != 0) {
+		ck_assert_msg(unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0,
+		    "no mount namespace for a small tmpfs: %s", strerror(errno));
+		write_text("/proc/self/setgroups", "deny");
+		snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+		write_text("/proc/self/uid_map", map);
+		snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+		write_text("/proc/self/gid_map", map);
+	}
+	ck_assert_msg(
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "%s", strerror(errno));
+	snprintf(opts, sizeof opts, "size=%dm", mb);
+	ck_assert_msg(mount("tmpfs", dir, "tmpfs", 0, opts) == 0, "%s", strerror(errno));
+}
+
+/* Fill dir's disk with file filler until about leave bytes are free. */
+static void fill_disk(const char *filler, double leave)
+{
+	static char block[1 << 16];
+	struct statvfs vfs;
+	double fill;
+	FILE *f = fopen(filler, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(statvfs(dir, &vfs), 0);
+	for (fill = (double)vfs.f_bavail * (double)vfs.f_frsize - leave; fill > 0;
+	     fill -= sizeof block)
+		ck_assert_uint_eq(fwrite(block, 1, sizeof block, f), sizeof block);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(statvfs(dir, &vfs), 0);
+	ck_assert_msg((double)vfs.f_bavail * (double)vfs.f_frsize < STORE_MIN_FREE_BYTES,
+	    "%.0f bytes free", (double)vfs.f_bavail * (double)vfs.f_frsize);
+}
+
+/*
+ * Issue 51: on a nearly full disk (under STORE_MIN_FREE_BYTES free, ample room for SQLite
+ * still), /v1/health's store check and the writes that add records agree: health says the
+ * disk is full and a calibration create, an upload and a new token are refused as
+ * unavailable (503), while a revocation still goes through; with the space back, both
+ * agree again. Before, health said unavailable while creates committed (201).
+ */
+START_TEST(nearly_full_disk_refuses_what_health_refuses)
+{
+	const unsigned char hash[CALSTORE_HASH_BYTES] = {1};
+	char filler[320], robot[CALSTORE_NAME_MAX], lab[CALSTORE_NAME_MAX], *setup = NULL;
+	struct calstore_write *w = NULL;
+	struct store *st;
+	long long cal = 0;
+	struct err e;
+
+	mount_small_disk(2 * STORE_MIN_FREE_BYTES / (1024 * 1024));
+	st = open_store();
+	err_clear(&e);
+	ck_assert_msg(calstore_token_create(st, CALSTORE_ROBOT, "r", NULL, 0, "t1", hash, &e) == 0,
+	    "%s", e.message);
+	ck_assert_int_eq(calstore_create_begin(st, "r", &w, &e), 0);
+	ck_assert_int_eq(calstore_calibration_add(w, &cal, &e), 0);
+	ck_assert_int_eq(calstore_write_end(w, 1, &e), 0);
+	snprintf(filler, sizeof filler, "%s/filler", dir);
+	/* half the reserve left: SQLite could still write, the store must not */
+	fill_disk(filler, STORE_MIN_FREE_BYTES / 2);
+	ck_assert_int_eq(store_health(st, &e), -1);
+	ck_assert_msg(strstr(e.message, "full"), "%s", e.message);
+	err_clear(&e);
+	ck_assert_int_eq(calstore_create_begin(st, "r", &w, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	ck_assert_msg(strstr(e.message, "full"), "%s", e.message);
+	err_clear(&e);
+	ck_assert_int_eq(calstore_upload_begin(st, cal, robot, lab, &setup, &w, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	err_clear(&e);
+	ck_assert_int_eq(
+	    calstore_token_create(st, CALSTORE_ROBOT, "r", NULL, 0, "t2", hash, &e), -1);
+	ck_assert_int_eq(e.code, ERR_UNAVAILABLE);
+	err_clear(&e);
+	ck_assert_msg(calstore_token_revoke(st, "t1", &e) == 0, "%s", e.message);
+	/* the space back: both say yes again */
+	ck_assert_int_eq(unlink(filler), 0);
+	ck_assert_msg(store_health(st, &e) == 0, "%s", e.message);
+	ck_assert_msg(calstore_create_begin(st, "r", &w, &e) == 0, "%s", e.message);
+	ck_assert_int_eq(calstore_write_end(w, 0, &e), 0);
+	store_close(st);
+	teardown(); /* the files on the tmpfs (its root stays, a mount point) */
+	ck_assert_int_eq(umount(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store");
@@ -801,6 +914,7 @@ int main(void)
 	tcase_add_test(tc, concurrent_writers);
 	tcase_add_test(tc, calstore_statements);
 	tcase_add_test(tc, fit_list_bounded);
+	tcase_add_test(tc, nearly_full_disk_refuses_what_health_refuses);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

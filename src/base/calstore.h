@@ -148,6 +148,9 @@ struct calstore {
 	/* A new calibration of create_begin()'s robot in w, its setup empty until
 	 * calibration_setup(): its id into *id. */
 	int (*calibration_add)(struct calstore_write *w, long long *id, struct err *err);
+	/* How many calibrations create_begin()'s robot holds, into *n (in w, so the create's
+	 * limit holds against racing creates). */
+	int (*calibration_count)(struct calstore_write *w, long long *n, struct err *err);
 	/* The setup text of calibration id, which calibration_add() made in w. */
 	int (*calibration_setup)(
 	    struct calstore_write *w, long long id, const char *setup, struct err *err);
@@ -155,10 +158,12 @@ struct calstore {
 	 * *setup a copy of its setup text (caller frees; setup may be NULL), 0 when none. */
 	int (*calibration_get)(void *ctx, long long id, char robot[CALSTORE_NAME_MAX],
 	    char lab[CALSTORE_NAME_MAX], char **setup, struct err *err);
-	/* A robot's calibrations, oldest first: [{"id", "created_at", "measurements", "fit_id",
-	 * "fit_state", "fit_started", "fit"}] (fit: the latest fit's stored text parsed, null
-	 * when none or pending). Caller owns *out. */
-	int (*calibration_list)(void *ctx, const char *robot, json_t **out, struct err *err);
+	/* A robot's calibrations with an id above after, oldest first, at most limit of them:
+	 * [{"id", "created_at", "measurements", "fit_id", "fit_state", "fit_started", "fit"}]
+	 * (fit: the latest fit's stored text parsed, null when none or pending). Caller owns
+	 * *out. */
+	int (*calibration_list)(void *ctx, const char *robot, long long after, long long limit,
+	    json_t **out, struct err *err);
 	/* Every measurement of a calibration as {"drops", "presses", "trajectories"} in upload
 	 * order, each with its "id" and "upload". Caller owns *out. */
 	int (*measurements)(void *ctx, long long id, json_t **out, struct err *err);

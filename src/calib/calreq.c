@@ -39,12 +39,49 @@ static int append_text(char *out, size_t size, const char *text)
 	return 0;
 }
 
+/*
+ * Why UTF-8 text s (a JSON string: jansson hands over valid UTF-8) cannot go into an XML
+ * attribute as it is, or NULL when it can: XML 1.0 forbids the control characters but tab,
+ * LF and CR, the surrogates and U+FFFE/U+FFFF, and an attribute's tab, LF and CR would be
+ * read back as spaces; DEL is refused with the controls. Escaping cannot carry any of
+ * these (&#1; is no better), so a setup holding one is refused.
+ */
+static const char *xml_unfit(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned long c;
+
+	while (*u) {
+		if (*u < 0x80) {
+			c = *u++;
+		} else if ((*u & 0xe0) == 0xc0 && u[1]) {
+			c = ((unsigned long)(*u & 0x1f) << 6) | (u[1] & 0x3f);
+			u += 2;
+		} else if ((*u & 0xf0) == 0xe0 && u[1] && u[2]) {
+			c = ((unsigned long)(*u & 0x0f) << 12) |
+			    ((unsigned long)(u[1] & 0x3f) << 6) | (u[2] & 0x3f);
+			u += 3;
+		} else if ((*u & 0xf8) == 0xf0 && u[1] && u[2] && u[3]) {
+			u += 4; /* U+10000 on: XML characters */
+			continue;
+		} else {
+			return "must be UTF-8 text";
+		}
+		if (c < 0x20 || c == 0x7f)
+			return "must not hold control characters (XML 1.0 forbids them)";
+		if ((c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
+			return "must not hold U+D800 to U+DFFF, U+FFFE or U+FFFF (XML 1.0 forbids "
+			       "them)";
+	}
+	return NULL;
+}
+
 /* The XML text of one MJCF attribute's JSON value (number, array of numbers, or string of
- * printable characters) appended to out, escaped; -1 with err (at path) otherwise. */
+ * characters XML takes) appended to out, escaped; -1 with err (at path) otherwise. */
 static int mjcf_value(const json_t *v, const char *path, char *out, size_t size, struct err *err)
 {
 	char num[JTEXT_REAL_MAX];
-	const char *t;
+	const char *t, *why;
 	size_t i;
 	json_t *x;
 
@@ -71,6 +108,8 @@ static int mjcf_value(const json_t *v, const char *path, char *out, size_t size,
 		return err_set(err, ERR_BAD_TYPE, path,
 		    "must be a string (the MJCF attribute's text), a number or an array of "
 		    "numbers");
+	if ((why = xml_unfit(json_string_value(v))) != NULL)
+		return err_set(err, ERR_BAD_VALUE, path, "%s", why);
 	for (t = json_string_value(v); *t; t++) {
 		char one[2] = {*t, '\0'};
 		const char *esc = *t == '&' ? "&amp;"
@@ -80,9 +119,6 @@ static int mjcf_value(const json_t *v, const char *path, char *out, size_t size,
 		    : *t == '\''            ? "&apos;"
 		                            : one;
 
-		if ((unsigned char)*t < 0x20 || (unsigned char)*t == 0x7f)
-			return err_set(
-			    err, ERR_BAD_VALUE, path, "must not hold control characters");
 		if (append_text(out, size, esc) != 0)
 			return -1;
 	}
@@ -188,6 +224,9 @@ int calreq_setup_parse(json_t *v, struct calreq_setup *out, json_t **canonical, 
 			return field_fail(&c, "class", -1, ERR_BAD_VALUE,
 			    "must be 1 to %d characters without quotes, <, > or &",
 			    CALREQ_CLASS_MAX - 1);
+		/* written into the fit's MJCF as it is: only characters XML takes */
+		if (xml_unfit(cls))
+			return field_fail(&c, "class", -1, ERR_BAD_VALUE, "%s", xml_unfit(cls));
 	}
 	/* the scene request this setup is, with the pad class's and SO-101's defaults */
 	geom =

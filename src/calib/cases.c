@@ -150,6 +150,12 @@ static int create_in(struct calstore *cs, struct calstore_write *w, struct setup
 
 	if (idem && (rc = calidem_replay(cs, w, idem, replay, err)) != 0)
 		return rc;
+	if (cs->calibration_count(w, &cid, err) != 0)
+		return -1;
+	if (cid >= CALIB_MAX_CALIBRATIONS)
+		return err_set(err, ERR_TOO_LARGE, NULL,
+		    "robot %s holds %lld calibrations, the most one robot may (%d)", ctx->robot,
+		    cid, CALIB_MAX_CALIBRATIONS);
 	if (cs->calibration_add(w, &cid, err) != 0)
 		return -1;
 	/* the setup, once its id is known: it may name its class after it */
@@ -225,14 +231,19 @@ out:
 /* ---- reads ---- */
 
 int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
-    json_t **answer, struct err *err)
+    long long after, long long limit, json_t **answer, struct err *err)
 {
-	json_t *list = NULL, *row;
+	json_t *list = NULL, *row, *next = json_null();
 	size_t i;
 
+	/* one more than the page: is there a next? */
 	if (caltoken_robot_visible(cs, p, robot, err) != 0 ||
-	    cs->calibration_list(cs->ctx, robot, &list, err) != 0)
+	    cs->calibration_list(cs->ctx, robot, after, limit + 1, &list, err) != 0)
 		return -1;
+	if (json_array_size(list) > (size_t)limit) {
+		json_array_remove(list, (size_t)limit);
+		next = json_incref(json_object_get(json_array_get(list, (size_t)limit - 1), "id"));
+	}
 	/* each row's fit as the other answers show it */
 	json_array_foreach (list, i, row) {
 		json_t *fid = json_object_get(row, "fit_id"), *m = json_null();
@@ -253,7 +264,8 @@ int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const 
 		json_object_del(row, "fit_state");
 		json_object_del(row, "fit_started");
 	}
-	*answer = json_pack("{s:s, s:o}", "robot", robot, "calibrations", list);
+	*answer =
+	    json_pack("{s:s, s:o, s:o*}", "robot", robot, "calibrations", list, "next_after", next);
 	if (!*answer)
 		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
 	return 0;

@@ -32,7 +32,8 @@ int calcase_writable(struct calstore *cs, const struct caltoken_principal *p, lo
 
 /*
  * Start a calibration of robot with setup body (calreq.h; its field errors carry their JSON
- * Pointer): *answer {"id", "robot", "setup", "fit": null} and *id its id. With
+ * Pointer): *answer {"id", "robot", "setup", "fit": null} and *id its id. ERR_TOO_LARGE
+ * when the robot holds CALIB_MAX_CALIBRATIONS already. With
  * Idempotency-Key key (NULL: none; calidem_key() parses the header), kept per robot with the
  * first answer as an upload's: the same key and setup again set *replay (caller frees) to
  * that answer's text, with *answer NULL and nothing stored; the key with another setup (or
@@ -41,9 +42,12 @@ int calcase_writable(struct calstore *cs, const struct caltoken_principal *p, lo
 int calcase_create(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
     json_t *body, const char *key, json_t **answer, char **replay, long long *id, struct err *err);
 
-/* Robot robot's calibrations, oldest first: *answer {"robot", "calibrations"}. */
+/* A page of robot robot's calibrations: those with an id above after (0: from the first),
+ * oldest first, at most limit (1 to CALIB_LIST_MAX; the caller checks) of them: *answer
+ * {"robot", "calibrations", "next_after"}, next_after the after of the next page, null on
+ * the last. */
 int calcase_list(struct calstore *cs, const struct caltoken_principal *p, const char *robot,
-    json_t **answer, struct err *err);
+    long long after, long long limit, json_t **answer, struct err *err);
 
 /* Calibration id: *answer {"id", "robot", "setup", "measurements", "fit", "fit_id"}. */
 int calcase_show(struct calstore *cs, const struct caltoken_principal *p, long long id,

@@ -54,6 +54,16 @@
 #define CALIB_WATCH_TTL_S 300
 #define CALIB_WATCH_MAX_S 3600
 
+/* GET /v1/robots/{robot}/calibrations answers a page of a robot's calibrations: ?limit=
+ * of them, this many unless asked, at most CALIB_LIST_MAX (a page of the largest is a few
+ * MB: each entry holds its latest fit); ?after=ID and the answer's next_after walk on. */
+#define CALIB_LIST_DEFAULT 100
+#define CALIB_LIST_MAX 1000
+
+/* Calibrations one robot may hold: a create beyond is 413 (a runaway client had made 20,000
+ * in 7.5 s). A calibration a day for 27 years; there is no deletion of one to make room. */
+#define CALIB_MAX_CALIBRATIONS 10000
+
 /* Parsed setups kept in memory (src/calib/setup.h), most recently used. */
 #define CALIB_SETUP_CACHE 256
 #endif

@@ -57,8 +57,8 @@ struct stream {
 	char *pending;                 /* text not yet sent */
 	size_t len, off;
 	int suspended, keepalive, dirty;
-	int gone;                       /* events: the client closed its side while it slept */
-	char token_id[AUTH_ID_HEX + 1]; /* events: the token that opened it ("" for none) */
+	int gone;                       /* the client closed its side while it slept */
+	char token_id[AUTH_ID_HEX + 1]; /* the token that opened it ("" for none) */
 	long long watch_expires;        /* events: its watch URL's expiry (Unix s); 0: none */
 	const char *closing;            /* events: why it must end (a static string), or NULL */
 	struct stream *prev, *next;
@@ -104,10 +104,10 @@ static void close_stream(struct stream *s, const char *reason)
 }
 
 /*
- * Has the client of a sleeping event stream closed its side? MHD does not watch a
- * suspended connection, so without this a closed client would hold its slot (and its
- * per-address and per-token count) until the next keep-alive. The caller holds
- * hub.lock, under which a suspended connection stays open.
+ * Has the client of a sleeping stream closed its side? MHD does not watch a suspended
+ * connection, so without this a closed client would hold its slot (and its per-address and
+ * per-token count) until the next keep-alive, or a wait's until its deadline. The caller
+ * holds hub.lock, under which a suspended connection stays open.
  */
 static int client_gone(struct stream *s)
 {
@@ -207,7 +207,7 @@ static void *ticker(void *arg)
 			until = next_keepalive;
 		}
 		for (s = hub.streams; s; s = s->next) {
-			if (s->kind == STREAM_EVENTS && s->suspended && client_gone(s)) {
+			if (s->suspended && !s->finished && client_gone(s)) {
 				s->gone = 1;
 				wake_stream(s);
 			}
@@ -577,6 +577,34 @@ struct calstore *calstream_calstore(void)
 	return hub.cs;
 }
 
+/* Open streams of kind of token token_id, not yet ending; the caller holds hub.lock. */
+static int token_streams(const char *token_id, enum stream_kind kind)
+{
+	const struct stream *s;
+	int n = 0;
+
+	for (s = hub.streams; s; s = s->next)
+		n += s->kind == kind && !s->gone && !s->finished &&
+		    strcmp(s->token_id, token_id) == 0;
+	return n;
+}
+
+/* A wait over its token's DAEMON_WAITS_PER_TOKEN: the answer now, as without a wait (ack,
+ * owned from now on; NULL: the calibration as p sees it). */
+static enum MHD_Result respond_unheld(struct MHD_Connection *conn, struct http_request *req,
+    const struct caltoken_principal *p, long long id, json_t *ack)
+{
+	struct err err;
+	enum MHD_Result r;
+
+	err_clear(&err);
+	if (!ack && calcase_show(hub.cs, p, id, &ack, &err) != 0)
+		return calstream_respond_error(conn, req, &err);
+	r = http_respond_json(conn, req, 200, ack);
+	json_decref(ack);
+	return r;
+}
+
 enum MHD_Result calstream_wait(struct MHD_Connection *conn, struct http_request *req,
     const struct caltoken_principal *p, long long id, long long fit_id, json_t *ack, double wait,
     int preferred)
@@ -585,7 +613,19 @@ enum MHD_Result calstream_wait(struct MHD_Connection *conn, struct http_request 
 	struct err err;
 	char applied[48];
 	json_t *m;
+	int held;
 
+	/* One token cannot hold every connection with waits (counted, then held: racing
+	 * requests may pass together, which bounds it all the same). Past the bound the answer
+	 * comes now: an upload or a deletion is already committed, so a 503 would misreport it. */
+	pthread_mutex_lock(&hub.lock);
+	held = token_streams(p->token_id, STREAM_WAIT);
+	pthread_mutex_unlock(&hub.lock);
+	if (held >= DAEMON_WAITS_PER_TOKEN) {
+		http_log("calibration: %s %s: this token holds %d waits; answered without waiting",
+		    req->method, req->url, held);
+		return respond_unheld(conn, req, p, id, ack);
+	}
 	err_clear(&err);
 	s = calloc(1, sizeof *s);
 	if (!s) {
@@ -598,6 +638,7 @@ enum MHD_Result calstream_wait(struct MHD_Connection *conn, struct http_request 
 	s->deadline = monotonic_now() + wait;
 	s->ack = ack;
 	s->who = *p;
+	snprintf(s->token_id, sizeof s->token_id, "%s", p->token_id);
 	if (!ack) {
 		/* a wait on the calibration: for its newest fit, if one is pending */
 		m = calcase_latest_fit(hub.cs, id, NULL, &err);
@@ -655,17 +696,6 @@ enum MHD_Result calstream_watch(struct MHD_Connection *conn, struct http_request
 	return r;
 }
 
-/* Open event streams of token token_id; the caller holds hub.lock. */
-static int token_streams(const char *token_id)
-{
-	const struct stream *s;
-	int n = 0;
-
-	for (s = hub.streams; s; s = s->next)
-		n += s->kind == STREAM_EVENTS && strcmp(s->token_id, token_id) == 0;
-	return n;
-}
-
 enum MHD_Result calstream_events(
     struct MHD_Connection *conn, struct http_request *req, long long id)
 {
@@ -692,7 +722,7 @@ enum MHD_Result calstream_events(
 	/* One token cannot hold every connection with streams (counted, then opened: two
 	 * racing requests may both pass, which bounds it all the same). */
 	pthread_mutex_lock(&hub.lock);
-	open = token_streams(p.token_id);
+	open = token_streams(p.token_id, STREAM_EVENTS);
 	pthread_mutex_unlock(&hub.lock);
 	if (open >= DAEMON_EVENTS_PER_TOKEN) {
 		err_set(&err, ERR_UNAVAILABLE, NULL,

@@ -6,7 +6,7 @@
  * errors map to statuses and headers in one place (status.h).
  *
  *   POST   /v1/robots/{robot}/calibrations              start a calibration     201
- *   GET    /v1/robots/{robot}/calibrations              the robot's history     200
+ *   GET    /v1/robots/{robot}/calibrations              its history, by pages   200
  *   GET    /v1/calibrations/{id}                        setup, measurements, fit 200
  *   POST   /v1/calibrations/{id}/measurements           upload                  200
  *   GET    /v1/calibrations/{id}/measurements           what landed, with ids   200
@@ -21,7 +21,7 @@
  * Fits never run here: an upload or a deletion commits durably and answers at once with
  * the fit pending. ?wait=SECONDS or Prefer: wait=SECONDS answers when the fit is done
  * instead (at most CALIB_MAX_WAIT_S): the connection is suspended meanwhile, holding no
- * thread.
+ * thread; a token holds at most DAEMON_WAITS_PER_TOKEN such waits (calib_stream.c).
  *
  *
  * The waits, the event streams, the service's life cycle and the routes of event streams
@@ -31,6 +31,7 @@
 #include "http/http_calib.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,25 @@ enum MHD_Result http_calib_create(
 	return r;
 }
 
+/* Query argument name, a whole number from low to high, into *out (fallback when absent);
+ * ERR_BAD_VALUE otherwise. */
+static int query_whole(struct MHD_Connection *conn, const char *name, long long low, long long high,
+    long long fallback, long long *out, struct err *err)
+{
+	const char *arg = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+	char *end;
+
+	*out = fallback;
+	if (!arg)
+		return 0;
+	errno = 0;
+	*out = strtoll(arg, &end, 10);
+	if (end == arg || *end || errno || *out < low || *out > high)
+		return err_set(err, ERR_BAD_VALUE, "",
+		    "?%s must be a whole number from %lld to %lld", name, low, high);
+	return 0;
+}
+
 enum MHD_Result http_calib_list(
     struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
 {
@@ -194,13 +214,16 @@ enum MHD_Result http_calib_list(
 	struct caltoken_principal p;
 	struct err err;
 	json_t *answer = NULL;
+	long long limit, after;
 	enum MHD_Result r;
 
 	if (refuse_dots(conn, req, robot, &r))
 		return r;
 	err_clear(&err);
 	if (calstream_authenticate(req, &p, &err) != 0 ||
-	    calcase_list(calstream_calstore(), &p, robot, &answer, &err) != 0)
+	    query_whole(conn, "limit", 1, CALIB_LIST_MAX, CALIB_LIST_DEFAULT, &limit, &err) != 0 ||
+	    query_whole(conn, "after", 0, LLONG_MAX, 0, &after, &err) != 0 ||
+	    calcase_list(calstream_calstore(), &p, robot, after, limit, &answer, &err) != 0)
 		return calstream_respond_error(conn, req, &err);
 	r = http_respond_json(conn, req, 200, answer);
 	json_decref(answer);

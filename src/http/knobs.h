@@ -110,6 +110,12 @@
  * blocks (its connection suspended, no thread held) at most this long for the fit. */
 #define CALIB_MAX_WAIT_S 300
 
+/* Waits one token may hold at once, as many as its event streams: past it a request with a
+ * wait is answered at once, as without one (its fit maybe pending), never 503: an upload or
+ * a deletion asking to wait is already committed. A wait whose client left frees its slot
+ * within DAEMON_EVENTS_CLOSE_CHECK_MS. */
+#define DAEMON_WAITS_PER_TOKEN 32
+
 /* How often an open event stream's token (revoked? expired? its rotation's grace over?) and
  * watch URL (expired?) are looked at: a stream ends within this long of either. The token is
  * read from the store, so a revocation by another process (`contactd token`) is seen too. */

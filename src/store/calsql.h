@@ -12,17 +12,24 @@
 
 /*
  * calibration_list (base/calstore.h): the calibrations of the robot named by placeholder
- * robot, oldest first, each as its id, created_at, its number of measurements, and its latest
- * fit's id, state, started_at and stored text (NULL when it has none).
+ * robot with an id above placeholder after, oldest first, at most placeholder limit of them
+ * (the index calibrations_by_robot walks them in order), each as its id, created_at, its
+ * number of measurements, and its latest fit's id, state, started_at and stored text (NULL
+ * when it has none).
  */
-#define CALSQL_CALIBRATION_LIST(robot)                                                             \
+#define CALSQL_CALIBRATION_LIST(robot, after, limit)                                               \
 	"SELECT c.id, c.created_at, "                                                              \
 	"(SELECT count(*) FROM measurements m WHERE m.calibration_id = c.id), "                    \
 	"f.id, f.state, f.started_at, f.fit FROM calibrations c "                                  \
 	"JOIN robots r ON r.id = c.robot_id "                                                      \
 	"LEFT JOIN fits f ON f.id = (SELECT max(g.id) FROM fits g WHERE g.calibration_id = "       \
 	"c.id) "                                                                                   \
-	"WHERE r.name = " robot " ORDER BY c.id"
+	"WHERE r.name = " robot " AND c.id > " after " ORDER BY c.id LIMIT " limit
+
+/* calibration_count (base/calstore.h): how many calibrations the robot of placeholder robot_id
+ * (its id) holds. */
+#define CALSQL_CALIBRATION_COUNT(robot_id)                                                         \
+	"SELECT count(*) FROM calibrations WHERE robot_id = " robot_id
 
 /*
  * fit_list (base/calstore.h): the newest STORE_FIT_LIST_MAX_TEXT done fits of the calibration

@@ -68,7 +68,8 @@ int calstore_token_create(struct store *st, enum calstore_role role, const char 
 {
 	struct tx t;
 
-	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	/* a record added: not into the disk's reserve (store_room()) */
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
 	return sqc_end(
 	    &t, token_create(st, role, robot, lab, expires_at, token_id, hash, err), err);
@@ -119,7 +120,7 @@ int calstore_token_rotate(struct store *st, const char *old_id, const char *new_
 {
 	struct tx t;
 
-	if (sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &t, err) != 0)
 		return -1;
 	return sqc_end(
 	    &t, token_rotate(st, old_id, new_id, hash, expires_at, old_expires_at, err), err);
@@ -234,7 +235,7 @@ int calstore_create_begin(
 	if (!w)
 		return sqc_oom(err);
 	/* BEGIN IMMEDIATE holds the write lock: two creates given one key take turns */
-	if (sqc_begin(st, STORE_SYNC_FULL, &w->t, err) != 0) {
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &w->t, err) != 0) {
 		free(w);
 		return -1;
 	}
@@ -252,6 +253,15 @@ int calstore_calibration_add(struct calstore_write *w, long long *id, struct err
 	return sqc_insert(w->t.st,
 	    "INSERT INTO calibrations (robot_id, setup, created_at) VALUES (?1, '', ?2)",
 	    ARGS(NUM(w->rid), NUM(sqc_now())), id, "adding a calibration", err);
+}
+
+int calstore_calibration_count(struct calstore_write *w, long long *n, struct err *err)
+{
+	*n = 0;
+	return sqc_query_one(w->t.st, CALSQL_CALIBRATION_COUNT("?1"), ARGS(NUM(w->rid)),
+	           sqc_read_id, n, "counting calibrations", err) < 0
+	    ? -1
+	    : 0;
 }
 
 int calstore_calibration_setup(
@@ -307,10 +317,12 @@ static int read_calibration_entry(sqlite3_stmt *s, void *ctx, struct err *err)
 	return o && json_array_append_new(ctx, o) == 0 ? 0 : ROW_BAD;
 }
 
-int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err)
+int calstore_calibration_list(struct store *st, const char *robot, long long after, long long limit,
+    json_t **out, struct err *err)
 {
-	return sqc_query_json(st, CALSQL_CALIBRATION_LIST("?1"), ARGS(TXT(robot)),
-	    read_calibration_entry, json_array(), out, "listing calibrations", err);
+	return sqc_query_json(st, CALSQL_CALIBRATION_LIST("?1", "?2", "?3"),
+	    ARGS(TXT(robot), NUM(after), NUM(limit)), read_calibration_entry, json_array(), out,
+	    "listing calibrations", err);
 }
 
 /* Row reader: a measurement, appended to its kind's list of the JSON object ctx. */
@@ -483,7 +495,7 @@ int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NA
 		return sqc_oom(err);
 	c.rid = &u->rid;
 	/* BEGIN IMMEDIATE holds the write lock: the calibration is the transaction's alone */
-	if (sqc_begin(st, STORE_SYNC_FULL, &u->t, err) != 0) {
+	if (store_room(st, err) != 0 || sqc_begin(st, STORE_SYNC_FULL, &u->t, err) != 0) {
 		free(u);
 		return -1;
 	}
@@ -761,9 +773,10 @@ static int sq_calibration_get(void *ctx, long long id, char robot[CALSTORE_NAME_
 	return calstore_calibration_get(ctx, id, robot, lab, setup, err);
 }
 
-static int sq_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
+static int sq_calibration_list(
+    void *ctx, const char *robot, long long after, long long limit, json_t **out, struct err *err)
 {
-	return calstore_calibration_list(ctx, robot, out, err);
+	return calstore_calibration_list(ctx, robot, after, limit, out, err);
 }
 
 static int sq_measurements(void *ctx, long long id, json_t **out, struct err *err)
@@ -828,6 +841,7 @@ void calstore_sqlite_bind(struct calstore *cs, struct store *st)
 	    .robot_lab = sq_robot_lab,
 	    .create_begin = sq_create_begin,
 	    .calibration_add = calstore_calibration_add,
+	    .calibration_count = calstore_calibration_count,
 	    .calibration_setup = calstore_calibration_setup,
 	    .calibration_get = sq_calibration_get,
 	    .calibration_list = sq_calibration_list,

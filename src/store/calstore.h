@@ -74,10 +74,12 @@ int calstore_robot_lab(
 int calstore_calibration_get(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],
     char lab[CALSTORE_NAME_MAX], char **setup, struct err *err);
 
-/* A robot's calibrations, oldest first: [{"id", "created_at", "measurements", "fit_id",
- * "fit_state", "fit_started", "fit"}] where fit is the latest fit's stored text parsed (null
- * when there is none or it is pending). Caller owns *out. */
-int calstore_calibration_list(struct store *st, const char *robot, json_t **out, struct err *err);
+/* A robot's calibrations with an id above after, oldest first, at most limit of them:
+ * [{"id", "created_at", "measurements", "fit_id", "fit_state", "fit_started", "fit"}] where
+ * fit is the latest fit's stored text parsed (null when there is none or it is pending).
+ * Caller owns *out. */
+int calstore_calibration_list(struct store *st, const char *robot, long long after, long long limit,
+    json_t **out, struct err *err);
 
 /* Every measurement of a calibration as {"drops": [...], "presses": [...],
  * "trajectories": [...]} in upload order, each with its "id" and "upload" (null for one
@@ -103,6 +105,7 @@ int calstore_fit_list(struct store *st, long long id, json_t **out, struct err *
 int calstore_create_begin(
     struct store *st, const char *robot, struct calstore_write **w, struct err *err);
 int calstore_calibration_add(struct calstore_write *w, long long *id, struct err *err);
+int calstore_calibration_count(struct calstore_write *w, long long *n, struct err *err);
 int calstore_calibration_setup(
     struct calstore_write *w, long long id, const char *setup, struct err *err);
 int calstore_upload_begin(struct store *st, long long id, char robot[CALSTORE_NAME_MAX],

@@ -19,7 +19,8 @@
 
 /* /v1/health's store check (store_health()): the write lock may be held by another writer
  * this long (a commit) before the store counts as locked; and a disk with less free than
- * this counts as full (the WAL's peak, STORE_WAL_PEAK_BYTES, and a margin). */
+ * this counts as full (the WAL's peak, STORE_WAL_PEAK_BYTES, and a margin), for health and
+ * for the writes that add records alike (store_room()). */
 #define STORE_PROBE_WAIT_MS 200
 #define STORE_MIN_FREE_BYTES (16L * 1024 * 1024)
 

@@ -111,6 +111,20 @@ static int pg_calibration_add(struct calstore_write *w, long long *id, struct er
 	    ARGS(NUM(w->rid), NUM(pgc_now())), id, "adding a calibration", err);
 }
 
+static int pg_calibration_count(struct calstore_write *w, long long *n, struct err *err)
+{
+	/* the robot's row locked first: racing creates of one robot count in turn */
+	if (pgc_run(&w->c, "SELECT id FROM robots WHERE id = $1 FOR UPDATE", ARGS(NUM(w->rid)),
+	        NULL, "counting calibrations", err) != 0)
+		return -1;
+	*n = 0;
+	return pgc_first_ll(pgc_exec(&w->c, CALSQL_CALIBRATION_COUNT("$1"), ARGS(NUM(w->rid)),
+	                        "counting calibrations", err),
+	           n) < 0
+	    ? -1
+	    : 0;
+}
+
 static int pg_calibration_setup(
     struct calstore_write *w, long long id, const char *setup, struct err *err)
 {
@@ -167,10 +181,11 @@ static json_t *calibration_entry(const PGresult *r, int i)
 	    "fit_started", !PQgetisnull(r, i, 5), "fit", fit);
 }
 
-static int pg_calibration_list(void *ctx, const char *robot, json_t **out, struct err *err)
+static int pg_calibration_list(
+    void *ctx, const char *robot, long long after, long long limit, json_t **out, struct err *err)
 {
-	PGresult *r = pgc_query(
-	    ctx, CALSQL_CALIBRATION_LIST("$1"), ARGS(TXT(robot)), "listing calibrations", err);
+	PGresult *r = pgc_query(ctx, CALSQL_CALIBRATION_LIST("$1", "$2", "$3"),
+	    ARGS(TXT(robot), NUM(after), NUM(limit)), "listing calibrations", err);
 
 	return r ? pgc_rows_json(r, calibration_entry, out, err) : -1;
 }
@@ -642,6 +657,7 @@ void pgstore_bind(struct calstore *cs, struct pgstore *ps)
 	    .robot_lab = pgtok_robot_lab,
 	    .create_begin = pg_create_begin,
 	    .calibration_add = pg_calibration_add,
+	    .calibration_count = pg_calibration_count,
 	    .calibration_setup = pg_calibration_setup,
 	    .calibration_get = pg_calibration_get,
 	    .calibration_list = pg_calibration_list,

@@ -381,10 +381,22 @@ static int probe_wait(void *arg, int tries)
 	return 1;
 }
 
+int store_room(struct store *st, struct err *err)
+{
+	struct statvfs vfs;
+
+	if (statvfs(st->path, &vfs) == 0 &&
+	    (double)vfs.f_bavail * (double)vfs.f_frsize < (double)STORE_MIN_FREE_BYTES)
+		return err_set(err, ERR_UNAVAILABLE, NULL,
+		    "store: the disk of %s is full (%.0f bytes free, under the %ld kept in "
+		    "reserve): creates and uploads are refused until there is more",
+		    st->path, (double)vfs.f_bavail * (double)vfs.f_frsize, STORE_MIN_FREE_BYTES);
+	return 0;
+}
+
 int store_health(struct store *st, struct err *err)
 {
 	sqlite3 *db;
-	struct statvfs vfs;
 	int rc, fault = atomic_load(&st->write_fault);
 
 	if (store_identity(st, err) != 0)
@@ -392,11 +404,8 @@ int store_health(struct store *st, struct err *err)
 	if (access(st->path, W_OK) != 0)
 		return err_set(err, ERR_UNAVAILABLE, NULL,
 		    "store: the database file %s is read-only (%s)", st->path, strerror(errno));
-	if (statvfs(st->path, &vfs) == 0 &&
-	    (double)vfs.f_bavail * (double)vfs.f_frsize < (double)STORE_MIN_FREE_BYTES)
-		return err_set(err, ERR_UNAVAILABLE, NULL,
-		    "store: the disk of %s is full (%.0f bytes free)", st->path,
-		    (double)vfs.f_bavail * (double)vfs.f_frsize);
+	if (store_room(st, err) != 0)
+		return -1;
 	if (fault)
 		return err_set(err, ERR_UNAVAILABLE, NULL, "store: the last write failed: %s",
 		    sqlite3_errstr(fault));

@@ -91,6 +91,13 @@ int store_schema_version(struct store *st, struct err *err);
  * (STORE_SYNC_FULL) transaction checks it as it begins and before it commits. */
 int store_identity(struct store *st, struct err *err);
 
+/* 0 when the disk of st's file has STORE_MIN_FREE_BYTES free (the WAL's peak and a margin),
+ * else -1 with err (unavailable). The writes that add records (calibration creates,
+ * uploads, new tokens) ask it before they begin, as /v1/health does, so the two agree; a
+ * deletion or a revocation, which frees or protects, and the store's own bookkeeping do
+ * not. One statvfs(). */
+int store_room(struct store *st, struct err *err);
+
 /* For /v1/health: 0 when st can take a write now, else -1 with err (unavailable) saying
  * why: the file deleted or replaced (store_identity()), read-only, its disk full (less
  * than STORE_MIN_FREE_BYTES free), the last transaction's failure (SQLITE_FULL, an I/O
