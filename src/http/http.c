@@ -208,6 +208,7 @@ static void on_completed(
 		http_stream_close(x->stream);
 	free(x->computed);
 	free(x->body);
+	free(x->mujoco);
 	free(x);
 }
 
