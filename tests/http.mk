@@ -156,7 +156,7 @@ tests_test_http_model_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCONTACTD='"$(abs_top_builddir)/contactd$(EXEEXT)"' \
 	-DCONTACT='"$(abs_top_builddir)/contact$(EXEEXT)"'
 tests_test_http_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(LIBCURL_CFLAGS)
-tests_test_http_model_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS)
+tests_test_http_model_LDADD = $(JANSSON_LIBS) $(LIBCURL_LIBS) $(CHECK_LIBS) -lpthread
 # The README's "First questions" examples run against a real daemon, their printed
 # answers compared key by key (README.md cannot drift from what the daemon says).
 TESTS += tests/readme_test.sh

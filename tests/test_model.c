@@ -125,6 +125,85 @@ START_TEST(limits_refuse)
 }
 END_TEST
 
+/* Numbers MuJoCo does not read (its reader refuses "0x10"; strtod read it as 16), an
+ * include spelt two ways is one file (included twice, or a cycle), and what libxml2 would
+ * take long on is refused before it reads the file (issue 51). */
+START_TEST(numbers_names_and_markup)
+{
+	static const char *const refused[] = {"0x10", "0X1p3", "inf", "nan", "-INF", "1e400", NULL};
+	static const char b_xml[] = "<mujoco><worldbody><geom size=\"1\"/></worldbody></mujoco>";
+	char text[256], limit[64], *body;
+	json_t *answer, *files;
+	struct err err;
+	int i;
+
+	for (i = 0; refused[i]; i++) {
+		snprintf(text, sizeof text,
+		    "<mujoco><worldbody>\n<geom size=\"%s\"/></worldbody></mujoco>", refused[i]);
+		expect_refusal(text, NULL, NULL, ERR_BAD_VALUE,
+		    "scene.xml:2: <geom>: size is not a list of finite numbers");
+	}
+	/* the decimal forms MuJoCo reads pass */
+	body = request(
+	    "<mujoco><worldbody><geom size=\"+.5e1 1. 2E-1\"/></worldbody></mujoco>", NULL, NULL);
+	ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
+	ck_assert_double_eq(
+	    json_real_value(json_array_get(
+	        json_object_get(json_array_get(json_object_get(answer, "geoms"), 0), "size"), 0)),
+	    5);
+	json_decref(answer);
+	free(body);
+	/* b.xml and ./b.xml: one file, included twice */
+	expect_refusal("<mujoco><include file=\"b.xml\"/><include file=\"./b.xml\"/></mujoco>",
+	    "b.xml", b_xml, ERR_BAD_VALUE,
+	    "scene.xml:1: <include>: file \"b.xml\" is already included");
+	/* the main file included as ./scene.xml: a cycle */
+	expect_refusal("<mujoco><include file=\"./scene.xml\"/></mujoco>", NULL, NULL,
+	    ERR_BAD_VALUE, "file \"scene.xml\" is already included");
+	/* a/../b.xml reads b.xml, listed by the name it has */
+	body = request("<mujoco><include file=\"a/../b.xml\"/></mujoco>", "b.xml", b_xml);
+	ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
+	files = json_object_get(answer, "files");
+	ck_assert_int_eq(json_array_size(files), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(files, 1)), "b.xml");
+	json_decref(answer);
+	free(body);
+	/* an element of one attribute over the limit; a namespace declaration */
+	{
+		size_t cap = 64 + 16 * (MJCF_MAX_ATTRIBUTES + 1), len;
+		char *many = malloc(cap);
+		ck_assert_ptr_nonnull(many);
+		len = (size_t)snprintf(many, cap, "<mujoco><worldbody>\n<geom");
+		for (i = 0; i <= MJCF_MAX_ATTRIBUTES; i++)
+			len += (size_t)snprintf(many + len, cap - len, " a%d='='", i);
+		snprintf(many + len, cap - len, "/></worldbody></mujoco>");
+		snprintf(limit, sizeof limit, "scene.xml:2: <geom>: more than %d attributes",
+		    MJCF_MAX_ATTRIBUTES);
+		expect_refusal(many, NULL, NULL, ERR_TOO_LARGE, limit);
+		/* at the limit it is read (MuJoCo's reader would refuse the unknown names; this
+		 * one reads the attributes it knows) */
+		len = (size_t)snprintf(many, cap, "<mujoco><worldbody>\n<geom size='1'");
+		for (i = 1; i < MJCF_MAX_ATTRIBUTES; i++)
+			len += (size_t)snprintf(many + len, cap - len, " a%d='=>'", i);
+		snprintf(many + len, cap - len, "/></worldbody></mujoco>");
+		body = request(many, NULL, NULL);
+		ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
+		json_decref(answer);
+		free(body);
+		free(many);
+	}
+	expect_refusal("<mujoco xmlns:p=\"u\"><worldbody/></mujoco>", NULL, NULL, ERR_BAD_VALUE,
+	    "scene.xml:1: <mujoco>: a namespace declaration (xmlns) is not MJCF");
+	/* markup the scan skips: a comment and the XML declaration */
+	body = request("<?xml version=\"1.0\"?><mujoco><!-- <geom a='1'> --><worldbody>"
+	               "<geom size=\"1\"/></worldbody></mujoco>",
+	    NULL, NULL);
+	ck_assert_msg(ask(body, &answer, &err) == 0, "%s", err.message);
+	json_decref(answer);
+	free(body);
+}
+END_TEST
+
 static const json_t *pair_of(const json_t *answer, int g1, int g2)
 {
 	size_t i;
@@ -634,6 +713,7 @@ static Suite *model_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, bad_documents_name_file_line_and_element);
 	tcase_add_test(tc, limits_refuse);
+	tcase_add_test(tc, numbers_names_and_markup);
 	tcase_add_test(tc, warnings_follow_the_rules);
 	tcase_add_test(tc, release_rules);
 	tcase_add_test(tc, pad_cannot_hold);

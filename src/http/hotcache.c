@@ -66,6 +66,24 @@ void hot_key(const char *endpoint, const char *body, size_t len, unsigned char k
 	crypto_generichash_final(&h, key, HOT_KEY_BYTES);
 }
 
+void hot_key_qualified(const char *endpoint, const char *qualifier, const char *body, size_t len,
+    unsigned char key[HOT_KEY_BYTES])
+{
+	static const unsigned char apart = 0xff, absent = 0, present = 1;
+	crypto_generichash_state h;
+
+	pthread_once(&init_once, init);
+	crypto_generichash_init(&h, NULL, 0, HOT_KEY_BYTES);
+	crypto_generichash_update(&h, (const unsigned char *)endpoint, strlen(endpoint) + 1);
+	crypto_generichash_update(&h, &apart, 1);
+	crypto_generichash_update(&h, qualifier ? &present : &absent, 1);
+	if (qualifier)
+		crypto_generichash_update(
+		    &h, (const unsigned char *)qualifier, strlen(qualifier) + 1);
+	crypto_generichash_update(&h, (const unsigned char *)body, len);
+	crypto_generichash_final(&h, key, HOT_KEY_BYTES);
+}
+
 /* The slot of key: its first bytes are uniformly distributed, being a hash. */
 static struct slot *slot_of(struct table *t, const unsigned char key[HOT_KEY_BYTES])
 {

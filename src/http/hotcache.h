@@ -21,6 +21,12 @@
 /* BLAKE2b-256 of the endpoint and the request body (len bytes). */
 void hot_key(const char *endpoint, const char *body, size_t len, unsigned char key[HOT_KEY_BYTES]);
 
+/* The key of a body whose question another value completes (an application/xml model and
+ * its ?mujoco= release, NULL when absent): never equal to hot_key()'s of a JSON body (a
+ * byte no JSON text starts with sets it apart), nor to another qualifier's. */
+void hot_key_qualified(const char *endpoint, const char *qualifier, const char *body, size_t len,
+    unsigned char key[HOT_KEY_BYTES]);
+
 /*
  * The calling thread's answer for key, or NULL; *len its length. The text belongs to
  * the cache and stays valid until this thread's next hot_put().

@@ -215,6 +215,7 @@ static void on_completed(
 		http_stream_close(x->stream);
 	free(x->computed);
 	http_framing_free(x);
+	free(x->mujoco);
 	free(x);
 }
 

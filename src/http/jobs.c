@@ -151,21 +151,33 @@ static void compute_question(void *arg, int cancelled)
 		    "shutting down: the question was still queued at --drain-timeout");
 	} else {
 		struct svc_limits lim = srv->limits;
-		/* an XML body was held to the body limit as sent: its JSON form may be longer */
-		if (x->xml_body && lim.max_body < x->req.body_len)
-			lim.max_body = x->req.body_len;
+		const char *body = x->req.body;
+		size_t body_len = x->req.body_len;
+		char *json = NULL;
+		/* a model's MJCF is made its JSON request here, in the pool, not on the HTTP
+		 * thread; it was held to the body limit as sent: its JSON form may be longer */
+		if (x->xml_body) {
+			if (svc_model_xml(
+			        body, body_len, x->mujoco, &json, &body_len, &x->job_err) != 0)
+				body = NULL;
+			else
+				body = json;
+			if (lim.max_body < body_len)
+				lim.max_body = body_len;
+		}
 		memset(&outcome, 0, sizeof outcome);
 		/* CSV and NDJSON sweeps stream: the connection resumes with the rows to come,
 		 * and this job computes them after resuming it (below) */
-		if (x->format != 0 && x->endpoint == SVC_SWEEP
-		        ? http_stream_open(x->req.body, x->req.body_len, &srv->limits,
-		              &srv->guarded, x->format == 2, &stream, &x->computed, &outcome,
-		              &x->job_err) < 0
-		        : svc_ask(x->endpoint, x->req.body, x->req.body_len, &lim, &srv->guarded,
-		              &x->computed, &outcome, &x->job_err) < 0)
+		if (!body ||
+		    (x->format != 0 && x->endpoint == SVC_SWEEP
+		            ? http_stream_open(body, body_len, &srv->limits, &srv->guarded,
+		                  x->format == 2, &stream, &x->computed, &outcome, &x->job_err) < 0
+		            : svc_ask(x->endpoint, body, body_len, &lim, &srv->guarded,
+		                  &x->computed, &outcome, &x->job_err) < 0))
 			x->computed = NULL;
 		else
 			x->cache = outcome.cached ? METRICS_CACHE_HIT : METRICS_CACHE_MISS;
+		free(json);
 		note_cache_failures(srv, &outcome);
 	}
 	why = core_budget_stopped();
@@ -186,6 +198,7 @@ static void compute_question(void *arg, int cancelled)
 		pthread_mutex_unlock(&srv->jobs_lock);
 		free(x->computed);
 		http_framing_free(x);
+		free(x->mujoco);
 		free(x);
 		if (stream)
 			http_stream_abandon(stream);
@@ -250,20 +263,12 @@ enum MHD_Result http_jobs_ask(
 	size_t len;
 
 	if (ep == SVC_MODEL && http_body_is_xml(x->req.content_type)) {
-		/* the raw MJCF as the one file of the JSON request, the release from ?mujoco= */
-		struct err err;
-		char *json;
-		size_t json_len;
-		err_clear(&err);
-		if (svc_model_xml(x->req.body, x->req.body_len,
-		        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "mujoco"), &json,
-		        &json_len, &err) != 0)
-			return http_respond_error(conn, &x->req, &err);
-		free(x->body);
-		x->body = json;
-		x->body_len = x->body_cap = json_len;
-		x->req.body = json;
-		x->req.body_len = json_len;
+		/* the raw MJCF as the one file of the JSON request, the release from ?mujoco=:
+		 * made and read by the job (compute_question()), never on this thread */
+		const char *mujoco =
+		    MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "mujoco");
+		if (mujoco && !(x->mujoco = strdup(mujoco)))
+			return http_reject(conn, &x->req, ERR_INTERNAL, "out of memory");
 		x->xml_body = 1;
 	} else if (!http_body_is_json(x->req.content_type)) {
 		return http_reject(conn, &x->req, ERR_UNSUPPORTED_MEDIA,
@@ -274,7 +279,10 @@ enum MHD_Result http_jobs_ask(
 	if (x->format < 0)
 		return http_reject(conn, &x->req, ERR_NOT_ACCEPTABLE, "%s answers %s%s", path,
 		    HTTP_JSON_MEDIA, offer_count > 1 ? ", text/csv or " HTTP_STREAM_NDJSON : "");
-	hot_key(row->name, x->req.body, x->req.body_len, x->hot);
+	if (x->xml_body)
+		hot_key_qualified(row->name, x->mujoco, x->req.body, x->req.body_len, x->hot);
+	else
+		hot_key(row->name, x->req.body, x->req.body_len, x->hot);
 	text = hot_get(x->hot, &len);
 	if (text) {
 		x->cache = METRICS_CACHE_HIT;

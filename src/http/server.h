@@ -83,7 +83,8 @@ struct exchange {
 	struct admit_job job;
 	enum svc_endpoint endpoint;
 	int format;   /* index of the negotiated media type */
-	int xml_body; /* body is the JSON request svc_model_xml() made of an XML body */
+	int xml_body; /* body is a model's MJCF, made a JSON request by its job (svc_model_xml()) */
+	char *mujoco; /* an XML body's ?mujoco=, NULL when absent; owned, freed with the body */
 	unsigned char hot[HOT_KEY_BYTES];
 	char *computed;             /* the answer text, or NULL with job_err */
 	struct http_stream *stream; /* a streamed sweep's rows to come (stream.h), until answered */

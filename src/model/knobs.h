@@ -16,4 +16,9 @@
 #define MODEL_MAX_GEOMS 2000      /* geoms of one model */
 #define MODEL_MAX_CLASSES 1000    /* default classes */
 #define MODEL_MAX_PAIRS 20000     /* geom pairs listed in one answer */
+/* Attributes of one element, counted before libxml2 reads the file: libxml2 (2.9) checks an
+ * element's attributes for duplicates pairwise, in time that grows as their count squared
+ * (one element of 90,000 took 16 s); MuJoCo's elements have a few dozen at most (a 3.x
+ * <geom>, the largest, 33), and this bounds the check's work to 128 per attribute. */
+#define MJCF_MAX_ATTRIBUTES 128
 #endif

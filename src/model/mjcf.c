@@ -13,6 +13,7 @@
 #include <string.h>
 #include <libxml/parser.h>
 
+#include "core/budget.h"
 #include "model/knobs.h"
 
 static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
@@ -43,6 +44,12 @@ int mjcf_fail(xmlNodePtr el, struct err *err, const char *fmt, ...)
 	    (const char *)el->name, msg);
 }
 
+int mjcf_stopped(struct err *err)
+{
+	return err_set(err, ERR_UNAVAILABLE, "",
+	    "stopped: the question's compute budget ran out or its client left");
+}
+
 char *mjcf_attr(xmlNodePtr el, const char *name)
 {
 	return (char *)xmlGetProp(el, (const xmlChar *)name);
@@ -66,8 +73,10 @@ int mjcf_reals(xmlNodePtr el, const char *name, double *out, int max, int exact,
 			return mjcf_fail(el, err, "%s has more than %d numbers", name, max);
 		}
 		errno = 0;
-		v = strtod(p, &end);
-		if (end == p || !isfinite(v) ||
+		end = p;
+		/* MuJoCo reads decimal numbers only: strtod's hex ("0x10"), inf and nan are not */
+		v = strspn(p, "0123456789+-.eE") < strcspn(p, " \t\n\r") ? NAN : strtod(p, &end);
+		if (!isfinite(v) ||
 		    (*end && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')) {
 			xmlFree(text);
 			return mjcf_fail(el, err, "%s is not a list of finite numbers", name);
@@ -178,6 +187,51 @@ int mjcf_disk_reader(void *ctx, const char *name, char **text, size_t *len, stru
 	return *text ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
 }
 
+int mjcf_normal_name(const char *name, char *out, size_t size)
+{
+	/* out[0, fixed) is never popped: a leading '/' and leading ".." components */
+	size_t o = 0, fixed = 0;
+	const char *p = name;
+
+	if (*p == '/' && size > 1)
+		out[o++] = '/';
+	fixed = o;
+	while (*p) {
+		size_t k;
+		int up;
+		while (*p == '/')
+			p++;
+		k = strcspn(p, "/");
+		up = k == 2 && p[0] == '.' && p[1] == '.';
+		if (k == 0 || (k == 1 && p[0] == '.') ||
+		    (up && fixed == 1 && out[0] == '/' && o == 1)) {
+			p += k; /* "", "." and the root's ".." name no other directory */
+			continue;
+		}
+		if (up && o > fixed) {
+			while (o > fixed && out[o - 1] != '/')
+				o--;
+			if (o > fixed)
+				o--; /* the '/' before the dropped component */
+			p += k;
+			continue;
+		}
+		if (o + 1 + k + 1 > size)
+			return -1;
+		if (o > 0 && out[o - 1] != '/')
+			out[o++] = '/';
+		memcpy(out + o, p, k);
+		o += k;
+		if (up)
+			fixed = o;
+		p += k;
+	}
+	if (o == 0 || (o == 1 && out[0] == '/'))
+		return -1; /* no file left: "", ".", "a/..", "/" */
+	out[o] = '\0';
+	return 0;
+}
+
 void mjcf_free(struct mjcf_doc *doc)
 {
 	size_t i;
@@ -212,6 +266,98 @@ static int check_depth(xmlNodePtr node, int depth, struct err *err)
 	return 0;
 }
 
+/* The end of the markup at s[i] that closes with `close`, past it; n when it never does. */
+static size_t skip_past(const char *s, size_t n, size_t i, const char *close, long *line)
+{
+	size_t k = strlen(close);
+
+	for (; i + k <= n; i++) {
+		if (memcmp(s + i, close, k) == 0)
+			return i + k;
+		*line += s[i] == '\n';
+	}
+	return n;
+}
+
+/*
+ * Refuse, before libxml2 reads the n bytes s of file `name`, what it would take long on:
+ * an element with more than MJCF_MAX_ATTRIBUTES attributes (its duplicate check is
+ * quadratic), a namespace declaration (each prefixed name is looked up through every
+ * declaration in scope; MuJoCo refuses them anyway) and a DTD (refused after parsing
+ * before). The scan follows XML's markup up to the first byte that is not well-formed;
+ * libxml2 stops at its first fatal error (stop_at_fatal()), so it never reads further.
+ */
+static int check_markup(const char *s, size_t n, const char *name, struct err *err)
+{
+	long line = 1;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t tag, tag_len, attrs = 0;
+		if (s[i] != '<') {
+			line += s[i++] == '\n';
+			continue;
+		}
+		if (n - i >= 4 && memcmp(s + i, "<!--", 4) == 0) {
+			i = skip_past(s, n, i + 4, "-->", &line);
+			continue;
+		}
+		if (n - i >= 9 && memcmp(s + i, "<![CDATA[", 9) == 0) {
+			i = skip_past(s, n, i + 9, "]]>", &line);
+			continue;
+		}
+		if (n - i >= 2 && s[i + 1] == '?') {
+			i = skip_past(s, n, i + 2, "?>", &line);
+			continue;
+		}
+		if (n - i >= 2 && s[i + 1] == '!')
+			return err_set(err, ERR_BAD_VALUE, "",
+			    "%s:%ld: a DTD is not accepted in MJCF", name, line);
+		if (n - i >= 2 && s[i + 1] == '/') {
+			i = skip_past(s, n, i + 2, ">", &line);
+			continue;
+		}
+		/* a start tag: its name, then name="value" up to the '>' outside the values */
+		tag = ++i;
+		while (i < n && !strchr(" \t\r\n/>", s[i]))
+			i++;
+		tag_len = i - tag;
+		while (i < n && s[i] != '>') {
+			char c = s[i];
+			if (c == '"' || c == '\'') {
+				const char *q = memchr(s + i + 1, c, n - i - 1);
+				size_t to = q ? (size_t)(q - s) + 1 : n;
+				for (; i < to; i++)
+					line += s[i] == '\n';
+				continue;
+			}
+			if (c == '=' && ++attrs > MJCF_MAX_ATTRIBUTES)
+				return err_set(err, ERR_TOO_LARGE, "",
+				    "%s:%ld: <%.*s>: more than %d attributes on one element (the "
+				    "limit "
+				    "of a model's elements)",
+				    name, line, (int)(tag_len < 64 ? tag_len : 64), s + tag,
+				    MJCF_MAX_ATTRIBUTES);
+			if (n - i >= 5 && memcmp(s + i, "xmlns", 5) == 0 &&
+			    strchr(" \t\r\n", s[i - 1]) &&
+			    (n - i == 5 || strchr(":= \t\r\n", s[i + 5])))
+				return err_set(err, ERR_BAD_VALUE, "",
+				    "%s:%ld: <%.*s>: a namespace declaration (xmlns) is not MJCF",
+				    name, line, (int)(tag_len < 64 ? tag_len : 64), s + tag);
+			line += c == '\n';
+			i++;
+		}
+	}
+	return 0;
+}
+
+/* libxml2 goes on reading after a fatal error (a document it then refuses): stop there. */
+static void stop_at_fatal(void *ctxt, xmlErrorPtr e)
+{
+	if (e && e->level == XML_ERR_FATAL)
+		xmlStopParser(ctxt);
+}
+
 static int load_file(
     struct loader *l, const char *name, xmlNodePtr from, int level, struct err *err);
 
@@ -237,7 +383,8 @@ static int load_includes(struct loader *l, xmlNodePtr node, int level, struct er
 				return mjcf_fail(
 				    c, err, "includes nest deeper than %d", MJCF_MAX_INCLUDE_DEPTH);
 			}
-			rc = load_file(l, file, c, level + 1, err);
+			rc = core_budget_poll() ? mjcf_stopped(err)
+			                        : load_file(l, file, c, level + 1, err);
 			xmlFree(file);
 			if (rc != 0)
 				return -1;
@@ -256,9 +403,13 @@ static int load_file(
 	xmlParserCtxtPtr ctxt;
 	size_t i;
 
-	if (strlen(name) == 0 || strlen(name) > MJCF_MAX_NAME)
+	char normal[MJCF_MAX_NAME + 1];
+
+	if (strlen(name) == 0 || strlen(name) > MJCF_MAX_NAME ||
+	    mjcf_normal_name(name, normal, sizeof normal) != 0)
 		return mjcf_fail(
 		    from, err, "a file name of 1 to %d bytes is needed", MJCF_MAX_NAME);
+	name = normal; /* b.xml, ./b.xml and a/../b.xml are one file */
 	for (i = 0; i < doc->count; i++)
 		if (strcmp(doc->files[i].name, name) == 0)
 			return mjcf_fail(from, err, "file \"%s\" is already included", name);
@@ -288,9 +439,12 @@ static int load_file(
 	if (f->len > (size_t)MJCF_MAX_BYTES)
 		return err_set(
 		    err, ERR_TOO_LARGE, "", "%s is over %ld bytes", name, (long)MJCF_MAX_BYTES);
+	if (check_markup(f->text, f->len, name, err) != 0)
+		return -1;
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	ctxt->sax->serror = stop_at_fatal; /* called with ctxt, its userData */
 	/* no network, no entity substitution, no DTD loading: a document is only its bytes */
 	f->doc = xmlCtxtReadMemory(ctxt, f->text, (int)f->len, name, NULL,
 	    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
@@ -344,8 +498,15 @@ static xmlNodePtr included_root(const struct mjcf_doc *doc, xmlNodePtr include)
 	return NULL;
 }
 
+/* Elements the calling thread's walks visited, to poll its budget every CORE_BUDGET_STEPS. */
+static _Thread_local unsigned long walked;
+
 xmlNodePtr mjcf_next(const struct mjcf_doc *doc, xmlNodePtr el, struct mjcf_iter *it)
 {
+	/* a walk of many elements (or many walks) ends early once the budget stopped: the
+	 * caller's model is then incomplete, and mdl_compile() says so */
+	if ((++walked & (CORE_BUDGET_STEPS - 1)) == 0 && core_budget_poll())
+		return NULL;
 	if (it->depth < 0) {
 		it->depth = 0;
 		it->stack[0] = el->children;

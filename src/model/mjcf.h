@@ -41,11 +41,14 @@ struct mjcf_doc {
 
 /*
  * Load the main file `main` and, recursively, every file its <include> elements name,
- * through read(ctx, ...). Limits: MJCF_MAX_BYTES over all files, MJCF_MAX_FILES files,
- * MJCF_MAX_INCLUDE_DEPTH nested includes, MJCF_MAX_DEPTH nested elements; a file
- * included twice, a DTD, and XML errors are refused (bad_value naming file and line).
- * On success *doc is filled and owned by the caller (mjcf_free); on failure nothing is
- * left allocated. Thread-safe.
+ * through read(ctx, ...) with each name as mjcf_normal_name() writes it (so a file is
+ * included once however its name is spelt). Limits: MJCF_MAX_BYTES over all files,
+ * MJCF_MAX_FILES files, MJCF_MAX_INCLUDE_DEPTH nested includes, MJCF_MAX_DEPTH nested
+ * elements, MJCF_MAX_ATTRIBUTES attributes on one element (too_large, counted before
+ * libxml2 reads the file); a file included twice, a DTD, a namespace declaration and XML
+ * errors are refused (bad_value naming file and line). Polls the calling thread's budget
+ * (core/budget.h) between files: unavailable once it stopped. On success *doc is filled and owned
+ * by the caller (mjcf_free); on failure nothing is left allocated. Thread-safe.
  */
 int mjcf_load(const char *main, mjcf_reader read, void *ctx, struct mjcf_doc *doc, struct err *err);
 
@@ -55,6 +58,16 @@ int mjcf_load(const char *main, mjcf_reader read, void *ctx, struct mjcf_doc *do
  * or unreadable file is not_found naming it. */
 int mjcf_disk_reader(void *ctx, const char *name, char **text, size_t *len, struct err *err);
 
+/* The file name `name` as one file is named however it is written: lexically, without
+ * "." components, empty components and a component followed by ".." ("./a/../b.xml" is
+ * "b.xml"); a leading "/" and leading ".."s are kept. Written to out (size bytes); -1 when
+ * it does not fit or no file is left ("", ".", "a/.."). */
+int mjcf_normal_name(const char *name, char *out, size_t size);
+
+/* Fill err (unavailable: a stopped computation's answer is its budget's, core/budget.h)
+ * once the calling thread's budget stopped a load, a compile or a pairing; -1. */
+int mjcf_stopped(struct err *err);
+
 /* Free what mjcf_load filled; doc may be zeroed. */
 void mjcf_free(struct mjcf_doc *doc);
 
@@ -62,6 +75,8 @@ void mjcf_free(struct mjcf_doc *doc);
  * The element children of el in MuJoCo's order: an <include> stands for the children of
  * the included file's root. Start with it->depth = -1; each call returns the next element (or NULL
  * at the end) and keeps its place in *it. doc is the loaded document the includes were read into.
+ * Polls the calling thread's budget every CORE_BUDGET_STEPS elements (over all walks), and
+ * returns NULL once it stopped.
  */
 struct mjcf_iter {
 	xmlNodePtr stack[MJCF_ITER_DEPTH]; /* the next node to visit at each include level */
@@ -82,7 +97,8 @@ char *mjcf_attr(xmlNodePtr el, const char *name);
 
 /* Read up to max reals of attribute name into out (entries past the count given keep
  * their values, as MuJoCo's reader leaves them). exact: exactly max required. Returns
- * the count read (0 when absent), -1 with err on a malformed or non-finite number. */
+ * the count read (0 when absent), -1 with err on a malformed or non-finite number, or one
+ * MuJoCo does not read as a decimal number ("0x10", "inf", "nan"). */
 int mjcf_reals(xmlNodePtr el, const char *name, double *out, int max, int exact, struct err *err);
 
 /* An integer attribute; 0 absent (out untouched), 1 read, -1 with err. */

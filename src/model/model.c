@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/budget.h"
 #include "core/knobs.h"
 #include "model/knobs.h"
 
@@ -32,11 +33,22 @@ const char *mdl_integrator_name(enum core_scene_integrator i)
 	return (unsigned)i < 5 ? integrators[i] : "unknown";
 }
 
-/* A default class: its name, its parent class and the <default> element holding it. */
+struct geom_in;
+
+/* A default class: its name, its parent class and the <default> element holding it; the
+ * <geom> and <pair> defaults it gives, worked out on first use (NULL before). */
 struct klass {
 	char *name;
 	int parent;
 	xmlNodePtr el;
+	struct geom_in *geom;
+	struct mdl_pair_spec *pair;
+};
+
+/* A geom's or a body's name and id, sorted by name to look names up (the contact section). */
+struct named_id {
+	const char *name;
+	int id;
 };
 
 struct compiler {
@@ -47,6 +59,8 @@ struct compiler {
 	int inertia_from_geom;  /* 0 false, 1 true, 2 auto */
 	int group_lo, group_hi; /* compiler inertiagrouprange */
 	struct err *err;
+	struct named_id *names[2]; /* the bodies' [0] and the geoms' [1] names, once asked */
+	int nnames[2];
 };
 
 /* one line per kind: a note already made (a second sdf geom) is not repeated */
@@ -239,6 +253,8 @@ static int add_classes(struct compiler *c, xmlNodePtr el, int parent)
 	}
 	c->classes = grown;
 	id = c->nclass++;
+	c->classes[id].geom = NULL;
+	c->classes[id].pair = NULL;
 	c->classes[id].name = strdup(name ? name : "main");
 	xmlFree(name);
 	c->classes[id].parent = parent;
@@ -375,20 +391,35 @@ static int geom_attrs(xmlNodePtr el, struct geom_in *gi, struct err *err)
 	return 0;
 }
 
-/* Apply class id's <geom> defaults, its ancestors' first. */
+/* Set *gi to the defaults a geom of class id starts from: MuJoCo's, then the class's
+ * <geom> defaults, its ancestors' first. Worked out once per class: a <default> may hold
+ * many elements, and many geoms use it. */
 static int class_geom(struct compiler *c, int id, struct geom_in *gi)
 {
 	struct mjcf_iter it = {.depth = -1};
+	struct geom_in *r;
 	xmlNodePtr ch;
 
-	if (id < 0)
+	if (id < 0) {
+		geom_default(gi);
 		return 0;
-	if (class_geom(c, c->classes[id].parent, gi) != 0)
-		return -1;
-	/* the implicit class main of a document without <default> has no element */
-	while (c->classes[id].el && (ch = mjcf_next(c->doc, c->classes[id].el, &it)))
-		if (mjcf_is(ch, "geom") && geom_attrs(ch, gi, c->err) != 0)
+	}
+	if (!c->classes[id].geom) {
+		if (!(r = malloc(sizeof *r)))
+			return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+		if (class_geom(c, c->classes[id].parent, r) != 0) {
+			free(r);
 			return -1;
+		}
+		/* the implicit class main of a document without <default> has no element */
+		while (c->classes[id].el && (ch = mjcf_next(c->doc, c->classes[id].el, &it)))
+			if (mjcf_is(ch, "geom") && geom_attrs(ch, r, c->err) != 0) {
+				free(r);
+				return -1;
+			}
+		c->classes[id].geom = r;
+	}
+	*gi = *c->classes[id].geom;
 	return 0;
 }
 
@@ -423,7 +454,6 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 
 	if (m->ngeom >= MODEL_MAX_GEOMS)
 		return err_set(err, ERR_TOO_LARGE, "", "more than %d geoms", MODEL_MAX_GEOMS);
-	geom_default(&gi);
 	if (class_geom(c, klass, &gi) != 0 || geom_attrs(el, &gi, err) != 0)
 		return -1;
 	g = &gi.g;
@@ -682,15 +712,33 @@ static int add_body(struct compiler *c, xmlNodePtr el, int parent, int childclas
 
 /* ---- the contact section ---- */
 
-static int find_named(const struct mdl_model *m, int geoms, const char *name)
+static int cmp_named(const void *x, const void *y)
 {
+	return strcmp(((const struct named_id *)x)->name, ((const struct named_id *)y)->name);
+}
+
+/* The id of the geom (geoms 1) or body (0) called name, -1 when none; through a sorted
+ * index made on first use, so that many <pair>s and <exclude>s cost n log n, not n^2.
+ * Names are unique (add_geom(), new_body()). */
+static int find_named(struct compiler *c, int geoms, const char *name, int *out)
+{
+	const struct mdl_model *m = c->m;
+	struct named_id key = {name, -1}, *hit;
 	int i, n = geoms ? m->ngeom : m->nbody;
-	for (i = 0; i < n; i++) {
-		const char *s = geoms ? m->geoms[i].name : m->bodies[i].name;
-		if (s && strcmp(s, name) == 0)
-			return i;
+
+	if (!c->names[geoms]) {
+		if (!(c->names[geoms] = malloc((size_t)(n ? n : 1) * sizeof *c->names[geoms])))
+			return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+		for (i = 0; i < n; i++) {
+			const char *s = geoms ? m->geoms[i].name : m->bodies[i].name;
+			if (s)
+				c->names[geoms][c->nnames[geoms]++] = (struct named_id){s, i};
+		}
+		qsort(c->names[geoms], (size_t)c->nnames[geoms], sizeof key, cmp_named);
 	}
-	return -1;
+	hit = bsearch(&key, c->names[geoms], (size_t)c->nnames[geoms], sizeof key, cmp_named);
+	*out = hit ? hit->id : -1;
+	return 0;
 }
 
 static int named(struct compiler *c, xmlNodePtr el, const char *attr, int geoms, int *out)
@@ -698,7 +746,10 @@ static int named(struct compiler *c, xmlNodePtr el, const char *attr, int geoms,
 	char *name = mjcf_attr(el, attr);
 	if (!name)
 		return mjcf_fail(el, c->err, "%s is required", attr);
-	*out = find_named(c->m, geoms, name);
+	if (find_named(c, geoms, name, out) != 0) {
+		xmlFree(name);
+		return -1;
+	}
 	if (*out < 0) {
 		int rc = mjcf_fail(
 		    el, c->err, "%s \"%s\" names no %s", attr, name, geoms ? "geom" : "body");
@@ -722,18 +773,47 @@ static int pair_attrs(xmlNodePtr el, struct mdl_pair_spec *p, struct err *err)
 	return 0;
 }
 
+/* mjCPair's constructor */
+static void pair_default(struct mdl_pair_spec *p)
+{
+	struct core_pair_geom d;
+
+	memset(p, 0, sizeof *p);
+	core_pair_geom_default(&d);
+	p->condim = 3;
+	p->friction[0] = p->friction[1] = 1;
+	p->friction[2] = 0.005;
+	p->friction[3] = p->friction[4] = 0.0001;
+	memcpy(p->solref, d.solref, sizeof p->solref);
+	memcpy(p->solimp, d.solimp, sizeof p->solimp);
+}
+
+/* Set *p to the defaults a <pair> of class id starts from (class_geom()'s way). */
 static int class_pair(struct compiler *c, int id, struct mdl_pair_spec *p)
 {
 	struct mjcf_iter it = {.depth = -1};
+	struct mdl_pair_spec *r;
 	xmlNodePtr ch;
 
-	if (id < 0)
+	if (id < 0) {
+		pair_default(p);
 		return 0;
-	if (class_pair(c, c->classes[id].parent, p) != 0)
-		return -1;
-	while (c->classes[id].el && (ch = mjcf_next(c->doc, c->classes[id].el, &it)))
-		if (mjcf_is(ch, "pair") && pair_attrs(ch, p, c->err) != 0)
+	}
+	if (!c->classes[id].pair) {
+		if (!(r = malloc(sizeof *r)))
+			return err_set(c->err, ERR_INTERNAL, "", "out of memory");
+		if (class_pair(c, c->classes[id].parent, r) != 0) {
+			free(r);
 			return -1;
+		}
+		while (c->classes[id].el && (ch = mjcf_next(c->doc, c->classes[id].el, &it)))
+			if (mjcf_is(ch, "pair") && pair_attrs(ch, r, c->err) != 0) {
+				free(r);
+				return -1;
+			}
+		c->classes[id].pair = r;
+	}
+	*p = *c->classes[id].pair;
 	return 0;
 }
 
@@ -741,20 +821,11 @@ static int add_pair(struct compiler *c, xmlNodePtr el)
 {
 	struct mdl_model *m = c->m;
 	struct mdl_pair_spec p, *grown;
-	struct core_pair_geom d;
 	int klass;
 
 	if (m->npair >= MODEL_MAX_PAIRS)
 		return err_set(c->err, ERR_TOO_LARGE, "", "more than %d pairs", MODEL_MAX_PAIRS);
-	/* mjCPair's constructor: these, then the class's <pair> defaults */
-	memset(&p, 0, sizeof p);
-	core_pair_geom_default(&d);
-	p.condim = 3;
-	p.friction[0] = p.friction[1] = 1;
-	p.friction[2] = 0.005;
-	p.friction[3] = p.friction[4] = 0.0001;
-	memcpy(p.solref, d.solref, sizeof p.solref);
-	memcpy(p.solimp, d.solimp, sizeof p.solimp);
+	/* mjCPair's constructor, then the class's <pair> defaults */
 	if (element_class(c, el, 0, &klass) != 0 || class_pair(c, klass, &p) != 0 ||
 	    pair_attrs(el, &p, c->err) != 0 || named(c, el, "geom1", 1, &p.geom1) != 0 ||
 	    named(c, el, "geom2", 1, &p.geom2) != 0)
@@ -844,7 +915,7 @@ static int contact_section(struct compiler *c, xmlNodePtr el)
 
 int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, struct err *err)
 {
-	struct compiler c = {doc, m, NULL, 0, 2, 0, 5, err};
+	struct compiler c = {doc, m, NULL, 0, 2, 0, 5, err, {NULL, NULL}, {0, 0}};
 	int rc = -1, i, world_geomnum;
 
 	memset(m, 0, sizeof *m);
@@ -877,11 +948,17 @@ int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, str
 	m->bodies[0].mass = 0;
 	if (sections(&c, "contact", contact_section) != 0)
 		goto done;
-	rc = 0;
+	/* a walk the budget stopped ended early: what was compiled is not the model */
+	rc = core_budget_stopped() ? mjcf_stopped(err) : 0;
 done:
-	for (i = 0; i < c.nclass; i++)
+	for (i = 0; i < c.nclass; i++) {
 		free(c.classes[i].name);
+		free(c.classes[i].geom);
+		free(c.classes[i].pair);
+	}
 	free(c.classes);
+	free(c.names[0]);
+	free(c.names[1]);
 	if (rc != 0)
 		mdl_free(m);
 	return rc;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/budget.h"
 #include "core/growth.h"
 #include "core/law.h"
 #include "core/mjver.h"
@@ -328,13 +329,31 @@ static long signature(const struct mdl_model *m, int k)
 	return ((long)(m->geoms[s->geom1].body + 1) << 16) + m->geoms[s->geom2].body + 1;
 }
 
+/* What a pair's parameters, refsafe, stability and pad check cost next to a look at one
+ * geom pair (the filters), in the units the budget is polled by (spend()). */
+#define PAIR_ASSESS_WORK 64
+
 struct builder {
 	const struct mdl_model *m;
 	const struct core_mjver_rules *rules;
 	struct mpair_list *out;
 	int cap;
 	struct err *err;
+	long *excluded; /* the <exclude>s' body pairs, sorted (body_key()) */
+	long *replacing; /* the <pair>s' geom pairs, sorted (geom_key()) */
+	long work, next_poll; /* spend() */
 };
+
+/* Count n units of work and poll the budget every CORE_BUDGET_STEPS of them: -1 with err
+ * once it stopped (a model of many bodies, geoms or pairs takes long to pair). */
+static int spend(struct builder *b, long n)
+{
+	b->work += n;
+	if (b->work < b->next_poll)
+		return 0;
+	b->next_poll = b->work + CORE_BUDGET_STEPS;
+	return core_budget_poll() ? mjcf_stopped(b->err) : 0;
+}
 
 static int push(struct builder *b, const struct mpair_pair *p)
 {
@@ -358,29 +377,53 @@ static int push_explicit(struct builder *b, int k)
 	struct mpair_pair p;
 	const struct mdl_model *m = b->m;
 	if (!collides(m->geoms[m->pairs[k].geom1].type, m->geoms[m->pairs[k].geom2].type))
-		return 0;
+		return spend(b, 1);
+	if (spend(b, PAIR_ASSESS_WORK) != 0)
+		return -1;
 	explicit(m, k, b->rules, &p);
 	return push(b, &p);
 }
 
-static int excluded(const struct mdl_model *m, int b1, int b2)
+static long body_key(const struct mdl_model *m, int b1, int b2)
 {
-	int i;
-	for (i = 0; i < m->nexclude; i++)
-		if (m->excludes[i].body1 == b1 && m->excludes[i].body2 == b2)
-			return 1;
-	return 0;
+	return (long)b1 * m->nbody + b2;
 }
 
-/* an explicit pair of the same two geoms, among those of this body pair */
-static int replaced(const struct mdl_model *m, const int *order, int from, int to, int g1, int g2)
+/* one key for g1, g2 in either order */
+static long geom_key(const struct mdl_model *m, int g1, int g2)
 {
+	return g1 < g2 ? (long)g1 * m->ngeom + g2 : (long)g2 * m->ngeom + g1;
+}
+
+static int cmp_long(const void *x, const void *y)
+{
+	long a = *(const long *)x, b = *(const long *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int in_sorted(const long *keys, int n, long key)
+{
+	return n > 0 && bsearch(&key, keys, (size_t)n, sizeof key, cmp_long) != NULL;
+}
+
+/* The sorted keys of the <exclude>s and of the <pair>s' geoms: a body pair's exclusion
+ * and a geom pair's explicit pair are then a binary search each, not a scan of them all
+ * (two bodies of 999 geoms and 19,999 <pair>s took 15 s). */
+static int make_index(struct builder *b)
+{
+	const struct mdl_model *m = b->m;
 	int i;
-	for (i = from; i < to; i++) {
-		const struct mdl_pair_spec *s = &m->pairs[order[i]];
-		if ((s->geom1 == g1 && s->geom2 == g2) || (s->geom1 == g2 && s->geom2 == g1))
-			return 1;
-	}
+
+	b->excluded = malloc((size_t)(m->nexclude ? m->nexclude : 1) * sizeof *b->excluded);
+	b->replacing = malloc((size_t)(m->npair ? m->npair : 1) * sizeof *b->replacing);
+	if (!b->excluded || !b->replacing)
+		return err_set(b->err, ERR_INTERNAL, "", "out of memory");
+	for (i = 0; i < m->nexclude; i++)
+		b->excluded[i] = body_key(m, m->excludes[i].body1, m->excludes[i].body2);
+	for (i = 0; i < m->npair; i++)
+		b->replacing[i] = geom_key(m, m->pairs[i].geom1, m->pairs[i].geom2);
+	qsort(b->excluded, (size_t)m->nexclude, sizeof *b->excluded, cmp_long);
+	qsort(b->replacing, (size_t)m->npair, sizeof *b->replacing, cmp_long);
 	return 0;
 }
 
@@ -396,7 +439,7 @@ static int cmp_pairs(const void *x, const void *y, void *model)
 int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *err)
 {
 	struct core_mjver_rules rules;
-	struct builder b = {m, &rules, out, 0, err};
+	struct builder b = {m, &rules, out, 0, err, NULL, NULL, 0, 0};
 	int *order = NULL, b1, b2, g1, g2, adr = 0, k, rc = -1;
 
 	memset(out, 0, sizeof *out);
@@ -412,6 +455,8 @@ int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *er
 			order[k] = k;
 		qsort_r(order, (size_t)m->npair, sizeof *order, cmp_pairs, (void *)m);
 	}
+	if (make_index(&b) != 0)
+		goto done;
 	if (m->option.collision == 1) {
 		for (k = 0; k < m->npair; k++)
 			if (push_explicit(&b, order[k]) != 0)
@@ -422,7 +467,9 @@ int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *er
 	for (b1 = 0; b1 < m->nbody; b1++) {
 		for (b2 = b1 + 1; b2 < m->nbody; b2++) {
 			long sig = ((long)(b1 + 1) << 16) + b2 + 1;
-			int start = adr, merged = 0;
+			int merged = 0;
+			if (spend(&b, 1) != 0)
+				goto done;
 			if (m->option.collision == 0) {
 				while (adr < m->npair && signature(m, order[adr]) <= sig) {
 					if (signature(m, order[adr]) == sig)
@@ -431,18 +478,24 @@ int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *er
 						goto done;
 				}
 			}
-			if (excluded(m, b1, b2))
+			if (in_sorted(b.excluded, m->nexclude, body_key(m, b1, b2)))
 				continue;
 			for (g1 = m->bodies[b1].geomadr;
 			     g1 < m->bodies[b1].geomadr + m->bodies[b1].geomnum; g1++) {
 				for (g2 = m->bodies[b2].geomadr;
 				     g2 < m->bodies[b2].geomadr + m->bodies[b2].geomnum; g2++) {
 					struct mpair_pair p;
-					if (merged && replaced(m, order, start, adr, g1, g2))
-						continue;
+					if (spend(&b, 1) != 0)
+						goto done;
 					if (!collides(m->geoms[g1].type, m->geoms[g2].type) ||
 					    filtered(m, g1, g2))
 						continue;
+					/* an explicit pair of the same two geoms replaces it */
+					if (merged &&
+					    in_sorted(b.replacing, m->npair, geom_key(m, g1, g2)))
+						continue;
+					if (spend(&b, PAIR_ASSESS_WORK) != 0)
+						goto done;
 					dynamic(m, g1, g2, &rules, &p);
 					if (push(&b, &p) != 0)
 						goto done;
@@ -457,6 +510,8 @@ int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *er
 	rc = 0;
 done:
 	free(order);
+	free(b.excluded);
+	free(b.replacing);
 	if (rc != 0)
 		mpair_free(out);
 	return rc;

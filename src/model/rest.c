@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/budget.h"
 #include "core/knobs.h"
 
 static int refuse(struct mrest_body *r, const char *why)
@@ -135,6 +136,11 @@ void mrest_bodies(const struct mdl_model *m, const struct mpair_list *pairs, dou
 		memset(r, 0, sizeof *r);
 		r->body = b;
 		r->geom = r->plane = r->pair = -1;
-		one(m, pairs, b, duration, r);
+		/* each body scans the pairs and may settle: a stopped budget ends them all */
+		if (core_budget_poll())
+			refuse(
+			    r, "stopped: the question's compute budget ran out or its client left");
+		else
+			one(m, pairs, b, duration, r);
 	}
 }

@@ -26,7 +26,9 @@ struct mrest_body {
 };
 
 /* One entry per body but the world, in body order, into out[0 .. m->nbody-2] (the
- * caller allocates m->nbody - 1). Settles for duration s (>= 0). Never fails. */
+ * caller allocates m->nbody - 1). Settles for duration s (>= 0). Never fails; once the
+ * calling thread's budget stopped (core/budget.h) the bodies left are not answered, and
+ * the caller, which knows it stopped, discards them. */
 void mrest_bodies(const struct mdl_model *m, const struct mpair_list *pairs, double duration,
     struct mrest_body *out);
 

@@ -19,6 +19,7 @@
 #include "service/endpoint.h"
 #include "service/request.h"
 #include "service/service.h"
+#include "core/budget.h"
 #include "core/knobs.h"
 #include "model/knobs.h"
 #include "service/knobs.h"
@@ -94,10 +95,32 @@ static void model_release(void *request)
 	free(r);
 }
 
+/* The member of files that name (as mjcf_normal_name() writes it) names: its own, else
+ * the one whose name is spelt otherwise ("./b.xml"); NULL when none. */
+static json_t *file_named(json_t *files, const char *name)
+{
+	char normal[MJCF_MAX_NAME + 1];
+	const char *key;
+	json_t *v = json_object_get(files, name);
+
+	if (v)
+		return v;
+	json_object_foreach (files, key, v)
+		if (mjcf_normal_name(key, normal, sizeof normal) == 0 && strcmp(normal, name) == 0)
+			return v;
+	return NULL;
+}
+
 /* mjcf_reader over the request's files */
 static int files_reader(void *ctx, const char *name, char **text, size_t *len, struct err *err)
 {
-	json_t *v = json_object_get(ctx, name);
+	json_t *v = file_named(ctx, name);
+	if (!v && json_object_size(ctx) == 1 && json_object_get(ctx, SVC_MODEL_XML_NAME))
+		/* the shape of an application/xml body (svc_model_xml()) */
+		return err_set(err, ERR_NOT_FOUND, "",
+		    "an application/xml body is one file, and it includes \"%.200s\": send the "
+		    "JSON form {\"main\": ..., \"files\": {...}} with every file instead",
+		    name);
 	if (!v)
 		return err_set(err, ERR_NOT_FOUND, "", "no file \"%s\" in files", name);
 	*len = json_string_length(v);
@@ -106,6 +129,13 @@ static int files_reader(void *ctx, const char *name, char **text, size_t *len, s
 		return err_set(err, ERR_INTERNAL, "", "out of memory");
 	memcpy(*text, json_string_value(v), *len + 1);
 	return 0;
+}
+
+/* Whether entry i of a long list is where the budget stopped the answer (polled every
+ * 1024 entries: a list holds up to MODEL_MAX_PAIRS pairs, each with its warnings' text). */
+static int stops_at(int i)
+{
+	return (i & 1023) == 1023 && core_budget_poll();
 }
 
 /* a real, null when not finite (a mesh's unknown mass) */
@@ -242,11 +272,11 @@ static int model_answer(
 	json_object_set_new(out, "notes", a);
 	json_object_set_new(out, "option", option_json(&m.option));
 	a = json_array();
-	for (i = 0; a && i < m.ngeom; i++)
+	for (i = 0; a && i < m.ngeom && !stops_at(i); i++)
 		json_array_append_new(a, geom_json(&m, i));
 	json_object_set_new(out, "geoms", a);
 	a = json_array();
-	for (i = 0; a && i < pairs.count; i++)
+	for (i = 0; a && i < pairs.count && !stops_at(i); i++)
 		json_array_append_new(a, pair_json(&m, &pairs.pairs[i]));
 	json_object_set_new(out, "pairs", a);
 	a = json_array();
@@ -256,6 +286,10 @@ static int model_answer(
 	if (!json_object_get(out, "option") || !json_object_get(out, "geoms") ||
 	    !json_object_get(out, "pairs") || !json_object_get(out, "bodies"))
 		goto oom;
+	if (core_budget_stopped()) {
+		mjcf_stopped(err); /* its lists are cut short: the service says why */
+		goto done;
+	}
 	*answer = out;
 	out = NULL;
 	rc = 0;
@@ -271,45 +305,17 @@ done:
 	return rc;
 }
 
-/* mjcf_reader of an application/xml body: the one file, and no other */
-struct one_file {
-	const char *text;
-	size_t len;
-};
-
-static int one_reader(void *ctx, const char *name, char **text, size_t *len, struct err *err)
-{
-	const struct one_file *f = ctx;
-
-	if (strcmp(name, SVC_MODEL_XML_NAME) != 0)
-		return err_set(err, ERR_NOT_FOUND, "",
-		    "an application/xml body is one file, and it includes \"%.200s\": send the "
-		    "JSON form {\"main\": ..., \"files\": {...}} with every file instead",
-		    name);
-	*text = malloc(f->len + 1);
-	if (!*text)
-		return err_set(err, ERR_INTERNAL, "", "out of memory");
-	memcpy(*text, f->text, f->len);
-	(*text)[f->len] = '\0';
-	*len = f->len;
-	return 0;
-}
-
 int svc_model_xml(
     const char *xml, size_t len, const char *mujoco, char **json, size_t *json_len, struct err *err)
 {
-	struct one_file f = {xml, len};
-	struct mjcf_doc doc;
 	json_t *req, *text;
 
+	/* no MJCF is read here: the row reads it once, in the answer (an include is refused
+	 * there as the body's, files_reader()) */
 	*json = NULL;
 	if (len > (size_t)MJCF_MAX_BYTES)
 		return err_set(
 		    err, ERR_TOO_LARGE, "", "the model is over %ld bytes", (long)MJCF_MAX_BYTES);
-	/* read here, so that an include is refused as the body's, not as a missing member */
-	if (mjcf_load(SVC_MODEL_XML_NAME, one_reader, &f, &doc, err) != 0)
-		return -1;
-	mjcf_free(&doc);
 	text = json_stringn(xml, len);
 	if (!text)
 		return err_set(err, ERR_BAD_VALUE, "", "the body is not UTF-8 text");

@@ -78,10 +78,11 @@ json_t *svc_mujoco_releases(void);
 /*
  * The model endpoint's JSON request for a raw MJCF document of len bytes (an
  * application/xml body): {"main": SVC_MODEL_XML_NAME, "files": {SVC_MODEL_XML_NAME: xml}},
- * with "mujoco" when mujoco is not NULL (a query's ?mujoco=, checked by the row). The
- * document is one file: an <include> is a 422 (bad_value) naming its line, as is text that
- * is not UTF-8 or XML MuJoCo would refuse to read; too_large past MJCF_MAX_BYTES. On
- * success *json (NUL-terminated, *json_len bytes) is the caller's to free().
+ * with "mujoco" when mujoco is not NULL (a query's ?mujoco=, checked by the row). Cheap:
+ * the MJCF is read once, by the row's answer, where an <include> (the document is one
+ * file) is a 422 (bad_value) naming its line; text that is not UTF-8 is a 422 here,
+ * too_large past MJCF_MAX_BYTES. On success *json (NUL-terminated, *json_len bytes) is the
+ * caller's to free().
  */
 int svc_model_xml(const char *xml, size_t len, const char *mujoco, char **json, size_t *json_len,
     struct err *err);
