@@ -74,6 +74,13 @@ tests_test_hotcache_SOURCES = tests/test_hotcache.c src/http/hotcache.c src/http
 tests_test_hotcache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SODIUM_CFLAGS)
 tests_test_hotcache_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
 
+# The compute pool's fairness: clients served in turn, each held to its share.
+check_PROGRAMS += tests/test_admit
+TESTS += tests/test_admit
+tests_test_admit_SOURCES = tests/test_admit.c src/http/admit.c src/http/admit.h
+tests_test_admit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_admit_LDADD = $(BASE_LIBS) $(CHECK_LIBS) -lpthread
+
 # Faults of a lab network: limits, signals, file modes, hostile bytes, overload.
 check_PROGRAMS += tests/test_harden
 TESTS += tests/test_harden

@@ -376,6 +376,22 @@ int live_connect(const struct live_daemon *d)
 	return fd;
 }
 
+int live_post_raw(
+    const struct live_daemon *d, const char *path, const char *extra, const char *body)
+{
+	char head[1024];
+	int fd = live_connect(d);
+	size_t n = strlen(body);
+
+	snprintf(head, sizeof head,
+	    "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%s"
+	    "Content-Length: %zu\r\n\r\n",
+	    path, extra, n);
+	ck_assert_int_eq(send(fd, head, strlen(head), MSG_NOSIGNAL), (ssize_t)strlen(head));
+	ck_assert_int_eq(send(fd, body, n, MSG_NOSIGNAL), (ssize_t)n);
+	return fd;
+}
+
 /* Read a response from fd into buf: its headers, and its body too unless headers_only. */
 static int read_reply(int fd, char *buf, size_t size, int headers_only)
 {
@@ -458,6 +474,18 @@ void live_wait_metric(const struct live_daemon *d, const char *name, double at_l
 		ck_assert_msg(live_now() < deadline, "%s never reached %g", name, at_least);
 		live_sleep_ms(10);
 	}
+}
+
+int live_metric_becomes(const struct live_daemon *d, const char *name, double value)
+{
+	double deadline = live_now() + LIVE_WAIT_S;
+
+	while (live_metric(d, name) != value) {
+		if (live_now() > deadline)
+			return 0;
+		live_sleep_ms(10);
+	}
+	return 1;
 }
 
 char *live_long_sweep(int points, double height)

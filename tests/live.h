@@ -103,6 +103,10 @@ double live_metric(const struct live_daemon *d, const char *name);
  * within LIVE_WAIT_S): how a test knows that a request is being computed, not a sleep. */
 void live_wait_metric(const struct live_daemon *d, const char *name, double at_least);
 
+/* Poll d's /metrics until the metric name reads exactly value (at most LIVE_WAIT_S): 1 if it
+ * did, else 0 (no assertion: the caller says what it means). */
+int live_metric_becomes(const struct live_daemon *d, const char *name, double value);
+
 /*
  * A sweep body of `points` drops of 5e6 steps each (duration 500 s at a 1e-4 s step;
  * the limit is 1e7 per point): about 0.16 s of work per point at -O2 on one sweep
@@ -118,6 +122,11 @@ char *live_long_sweep_cone(int points, double height, const char *cone);
 
 /* A TCP socket connected to d (asserting that it connects). */
 int live_connect(const struct live_daemon *d);
+
+/* POST body (JSON) to path on a new connection to d, with extra header lines (each ending
+ * in CRLF; "" for none), not reading the answer: the socket, the caller's to close. */
+int live_post_raw(
+    const struct live_daemon *d, const char *path, const char *extra, const char *body);
 
 /* Read one whole HTTP response from fd into buf (headers, then Content-Length bytes of
  * body), NUL-terminated; its status, or 0 when none came whole within LIVE_WAIT_S. */

@@ -159,41 +159,6 @@ END_TEST
 static const char stopped_gone[] = "contactd_questions_stopped_total{reason=\"client_gone\"}";
 static const char stopped_spent[] = "contactd_questions_stopped_total{reason=\"over_budget\"}";
 
-/* POST body to path on a new raw connection with extra header lines (each ending in CRLF),
- * not reading the answer: the socket. */
-static int post_raw_with(const char *path, const char *extra, const char *body)
-{
-	char head[256];
-	int fd = live_connect(&dmn);
-	size_t n = strlen(body);
-
-	snprintf(head, sizeof head,
-	    "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%s"
-	    "Content-Length: %zu\r\n\r\n",
-	    path, extra, n);
-	ck_assert_int_eq(send(fd, head, strlen(head), MSG_NOSIGNAL), (ssize_t)strlen(head));
-	ck_assert_int_eq(send(fd, body, n, MSG_NOSIGNAL), (ssize_t)n);
-	return fd;
-}
-
-static int post_raw(const char *path, const char *body)
-{
-	return post_raw_with(path, "", body);
-}
-
-/* Wait (at most LIVE_WAIT_S) until metric name reads value; 1 if it did. */
-static int wait_metric_is(const char *name, double value)
-{
-	double deadline = live_now() + LIVE_WAIT_S;
-
-	while (live_metric(&dmn, name) != value) {
-		if (live_now() > deadline)
-			return 0;
-		live_sleep_ms(10);
-	}
-	return 1;
-}
-
 /*
  * A sweep of four long holds (minutes of CPU: no budget here) whose client hangs up
  * while it computes frees the only compute thread: the question is stopped (counted,
@@ -210,11 +175,11 @@ START_TEST(daemon_client_gone_frees_thread)
 
 	live_start(&dmn, "--compute-threads", "1", "--max-queued", "0", "--sweep-threads", "1",
 	    "--max-cpu-seconds", "0", (char *)NULL);
-	fd = post_raw("/v1/sweep", sweep);
+	fd = live_post_raw(&dmn, "/v1/sweep", "", sweep);
 	live_wait_metric(&dmn, "contactd_compute_running", 1);
 	close(fd);
 	left = live_now();
-	ck_assert_msg(wait_metric_is("contactd_compute_running", 0),
+	ck_assert_msg(live_metric_becomes(&dmn, "contactd_compute_running", 0),
 	    "the sweep still computes after its client left");
 	/* not an assertion: the report's cancellation latency (one metrics poll included) */
 	fprintf(stderr, "test_budget: compute thread free %.3f s after the client left\n",
@@ -237,10 +202,10 @@ START_TEST(daemon_client_gone_stops_hold)
 
 	live_start(&dmn, "--compute-threads", "1", "--max-queued", "0", "--max-cpu-seconds", "0",
 	    (char *)NULL);
-	fd = post_raw("/v1/hold", LONG_HOLD(500));
+	fd = live_post_raw(&dmn, "/v1/hold", "", LONG_HOLD(500));
 	live_wait_metric(&dmn, "contactd_compute_running", 1);
 	close(fd);
-	ck_assert_msg(wait_metric_is("contactd_compute_running", 0),
+	ck_assert_msg(live_metric_becomes(&dmn, "contactd_compute_running", 0),
 	    "the hold still computes after its client left");
 	ck_assert_int_eq((int)live_metric(&dmn, stopped_gone), 1);
 	live_post(&dmn, "/v1/drop", "{\"duration\": 0.5}", &r);
@@ -267,15 +232,16 @@ START_TEST(daemon_shutdown_joins_computations)
 	ssize_t n;
 	int hold_fd, sweep_fd;
 
-	live_start(&dmn, "--compute-threads", "2", "--sweep-threads", "1", "--drain-timeout", "1",
+	/* four threads: one client (this address) runs two at once (DAEMON_CLIENT_RUNNING_PART) */
+	live_start(&dmn, "--compute-threads", "4", "--sweep-threads", "1", "--drain-timeout", "1",
 	    "--max-cpu-seconds", "0", (char *)NULL);
-	sweep_fd = post_raw_with("/v1/sweep", "Accept: application/x-ndjson\r\n", sweep);
+	sweep_fd = live_post_raw(&dmn, "/v1/sweep", "Accept: application/x-ndjson\r\n", sweep);
 	/* the head (status line, headers, the first line of the stream) out: the rows compute */
 	n = recv(sweep_fd, buf, sizeof buf - 1, 0);
 	ck_assert_int_gt(n, 0);
 	buf[n] = '\0';
 	ck_assert_msg(strncmp(buf, "HTTP/1.1 200", 12) == 0, "%s", buf);
-	hold_fd = post_raw("/v1/hold", LONG_HOLD(500));
+	hold_fd = live_post_raw(&dmn, "/v1/hold", "", LONG_HOLD(500));
 	live_wait_metric(&dmn, "contactd_compute_running", 2);
 	ck_assert_int_eq(live_stop(&dmn), 0);
 	ck_assert_int_eq(live_log_count(&dmn, "computations abandoned"), 0);

@@ -11,6 +11,15 @@
  *     answers POST only (405).
  *
  * The scene is issue 29's item 3: a 25.5 mm, 27.2 g sphere at 5 ms, libmujoco 2.2.2's rules.
+ *
+ * And where an audit runs (issue 51): in the compute pool, under the question's CPU budget
+ * (--max-cpu-seconds: 503 past it), stopped when its client hangs up, never on an HTTP
+ * thread (/v1/health is answered while two run); and the pool's fairness: one token's
+ * backlog of slow audits holds its share (one running, --max-queued / DAEMON_CLIENT_QUEUE_PART
+ * waiting; one more is 503 with Retry-After) and another client's question is served in turn, not
+ * after that backlog. The slow audit is the issue's: 200 presses at a 1e-6 s timestep, each
+ * simulated up to 4 s (tens of seconds of CPU in all); nothing asserts a duration: counts, statuses
+ * and the order the pool serves in.
  */
 #include <check.h>
 #include <math.h>
@@ -19,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "http/knobs.h"
 #include "live.h"
 #include "robot.h"
 
@@ -268,6 +278,225 @@ START_TEST(bad_solref_and_policy)
 }
 END_TEST
 
+/* ---- where an audit runs ---- */
+
+static const char stopped_gone[] = "contactd_questions_stopped_total{reason=\"client_gone\"}";
+static const char stopped_spent[] = "contactd_questions_stopped_total{reason=\"over_budget\"}";
+
+/* The fairness tests' --max-queued, and the jobs one client may have waiting then. */
+#define MAX_QUEUED "64"
+#define SHARE_QUEUED (64 / DAEMON_CLIENT_QUEUE_PART)
+
+/* Tokens only: each test starts its daemon with its own flags. */
+static void setup_pool(void)
+{
+	if (access("/dev/shm", W_OK) == 0)
+		setenv("TMPDIR", "/dev/shm", 1);
+	live_init(&dmn);
+	robot_token_create(&dmn, "alice", alice);
+	robot_token_create(&dmn, "bob", bob);
+}
+
+/* A calibration of alice's that takes long to evaluate (issue 51): 200 presses at a 1e-6 s
+ * timestep. The daemon runs with --fit-workers 0, so no fit takes the CPU meanwhile. */
+static long long slow_calibration(void)
+{
+	static const char slow_setup[] =
+	    "{\"object\":{\"shape\":\"sphere\",\"size\":0.0255,\"mass\":0.0272},"
+	    "\"option\":{\"timestep\":1e-6,\"mujoco\":\"2.2.2\"}}";
+	char path[128], *body = malloc(200 * 80 + 32);
+	size_t len = 0;
+	json_t *v;
+	long long id;
+	int i;
+
+	ck_assert_ptr_nonnull(body);
+	v = call(alice, "POST", "/v1/robots/alice/calibrations", slow_setup, 201);
+	id = json_integer_value(json_object_get(v, "id"));
+	json_decref(v);
+	len += (size_t)sprintf(body, "{\"presses\":[");
+	for (i = 0; i < 200; i++) /* over the sphere's weight (0.267 N), each distinct */
+		len += (size_t)sprintf(body + len,
+		    "%s{\"force\":%.17g,\"deflection\":2e-5,\"sigma\":2e-6}", i ? "," : "",
+		    1.0 + 0.01 * i);
+	sprintf(body + len, "]}");
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/measurements", id);
+	json_decref(call(alice, "POST", path, body, 200));
+	free(body);
+	return id;
+}
+
+/* POST body to path on a new raw connection, with token (NULL: none), not reading the
+ * answer: the socket. */
+static int post_raw(const char *token, const char *path, const char *body)
+{
+	char auth[128] = "";
+
+	if (token)
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s\r\n", token);
+	return live_post_raw(&dmn, path, auth, body);
+}
+
+/* POST an audit of calibration id with token on a new raw connection: the socket. */
+static int evaluate_raw(const char *token, long long id)
+{
+	char path[128];
+
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/evaluate", id);
+	return post_raw(token, path, "{\"solref\":[0.02,1]}");
+}
+
+/* fd's answer is the 503 of a client past its share: Retry-After, the share named. */
+static void assert_share_refused(int fd)
+{
+	char buf[8192];
+
+	ck_assert_int_eq(live_read_response(fd, buf, sizeof buf), 503);
+	ck_assert_msg(strstr(buf, "Retry-After: "), "%s", buf);
+	ck_assert_msg(strstr(buf, "its share of the compute pool"), "%s", buf);
+	ck_assert_int_eq((int)live_metric(&dmn, "contactd_compute_share_refused_total"), 1);
+}
+
+/* While the client that holds its share of slow jobs (one running, SHARE_QUEUED waiting)
+ * still has at least half of them waiting, another client's question is answered: body
+ * POSTed to path with token (NULL: none). */
+static void served_in_turn(const char *token, const char *path, const char *body)
+{
+	struct live_reply r;
+
+	robot_request(&dmn, token, "POST", path, body, strlen(body), &r);
+	ck_assert_msg(r.status == 200, "%ld %s", r.status, r.body);
+	live_reply_free(&r);
+	ck_assert_msg(live_metric(&dmn, "contactd_compute_queued") >= SHARE_QUEUED / 2,
+	    "the question was answered after the other client's backlog: %g still queued",
+	    live_metric(&dmn, "contactd_compute_queued"));
+}
+
+/* --max-cpu-seconds 1: the slow audit (tens of CPU seconds) is stopped, 503 saying so,
+ * counted and logged as such. It ran on a compute thread, not the HTTP thread. */
+START_TEST(audit_over_budget)
+{
+	char path[128];
+	long long id;
+	struct live_reply r;
+
+	live_start(&dmn, "--fit-workers", "0", "--max-cpu-seconds", "1", (char *)NULL);
+	id = slow_calibration();
+	snprintf(path, sizeof path, "/v1/calibrations/%lld/evaluate", id);
+	robot_request(&dmn, alice, "POST", path, "{\"solref\":[0.02,1]}", 19, &r);
+	live_assert_error(&r, 503, "unavailable", "");
+	ck_assert_msg(strstr(r.body, "compute budget"), "%s", r.body);
+	live_reply_free(&r);
+	ck_assert_int_eq((int)live_metric(&dmn, stopped_spent), 1);
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	ck_assert_int_eq(live_log_count(&dmn, "stopped=over-budget"), 1);
+}
+END_TEST
+
+/* No budget: an audit whose client hangs up stops (the compute thread free again), counted
+ * and logged as stopped, never as a 200. */
+START_TEST(audit_client_gone)
+{
+	long long id;
+	int fd;
+
+	live_start(&dmn, "--fit-workers", "0", "--max-cpu-seconds", "0", "--compute-threads", "1",
+	    (char *)NULL);
+	id = slow_calibration();
+	fd = evaluate_raw(alice, id);
+	live_wait_metric(&dmn, "contactd_compute_running", 1);
+	close(fd);
+	ck_assert_msg(live_metric_becomes(&dmn, "contactd_compute_running", 0),
+	    "the audit still computes after its client left");
+	ck_assert_int_eq((int)live_metric(&dmn, stopped_gone), 1);
+	ck_assert_int_eq(live_stop(&dmn), 0);
+	ck_assert_int_eq(live_log_count(&dmn, "stopped=client-gone"), 1);
+	ck_assert_int_eq(live_log_count(&dmn, "/evaluate 200"), 0);
+}
+END_TEST
+
+/* Two slow audits on a daemon of two HTTP threads: both compute in the pool, and
+ * /v1/health is answered while they do (it waited for them on the HTTP threads before). */
+START_TEST(health_while_audits_run)
+{
+	struct live_reply r;
+	long long id;
+	int fd[2], i;
+
+	live_start(&dmn, "--fit-workers", "0", "--max-cpu-seconds", "0", "--threads", "2",
+	    "--compute-threads", "4", (char *)NULL);
+	id = slow_calibration();
+	for (i = 0; i < 2; i++)
+		fd[i] = evaluate_raw(alice, id);
+	live_wait_metric(&dmn, "contactd_compute_running", 2);
+	live_get(&dmn, "/v1/health", &r);
+	ck_assert_int_eq(r.status, 200);
+	live_reply_free(&r);
+	/* still computing: health did not wait for them */
+	ck_assert_int_eq((int)live_metric(&dmn, "contactd_compute_running"), 2);
+	for (i = 0; i < 2; i++)
+		close(fd[i]);
+	ck_assert(live_metric_becomes(&dmn, "contactd_compute_running", 0));
+	ck_assert_int_eq((int)live_metric(&dmn, stopped_gone), 2);
+}
+END_TEST
+
+/*
+ * One compute thread, alice's token holding a backlog of slow audits (each stopped by the
+ * 3 CPU seconds budget): one runs and SHARE_QUEUED wait; her next is 503 with
+ * Retry-After, saying the client's share is held, counted. A question of another client
+ * (the address; no token) is served in its turn, after at most a couple of hers: while most
+ * of her backlog still waits. (Before: one FIFO, the question after all of hers, then none
+ * waiting.)
+ */
+START_TEST(fair_queue)
+{
+	long long id;
+	int fd[SHARE_QUEUED + 2], i;
+
+	live_start(&dmn, "--fit-workers", "0", "--max-cpu-seconds", "3", "--compute-threads", "1",
+	    "--max-queued", MAX_QUEUED, (char *)NULL);
+	id = slow_calibration();
+	for (i = 0; i < SHARE_QUEUED + 1; i++)
+		fd[i] = evaluate_raw(alice, id);
+	live_wait_metric(&dmn, "contactd_compute_queued", SHARE_QUEUED);
+	fd[i] = evaluate_raw(alice, id);
+	assert_share_refused(fd[i]);
+	served_in_turn(NULL, "/v1/drop", "{\"duration\": 0.5}");
+	for (i = 0; i < SHARE_QUEUED + 2; i++)
+		close(fd[i]);
+	ck_assert(live_metric_becomes(&dmn, "contactd_compute_running", 0));
+}
+END_TEST
+
+/*
+ * The same with questions: the address (no token) holds its share of slow sweeps
+ * (distinct, each stopped by the 1 CPU second budget), and one more is refused; bob's token is
+ * another client, whose question is served in turn. The token is checked: a question is counted on
+ * a token's share only when the token authenticates.
+ */
+START_TEST(fair_queue_questions)
+{
+	int fd[SHARE_QUEUED + 2], i;
+
+	live_start(&dmn, "--fit-workers", "0", "--max-cpu-seconds", "1", "--compute-threads", "1",
+	    "--max-queued", MAX_QUEUED, (char *)NULL);
+	for (i = 0; i < SHARE_QUEUED + 2; i++) {
+		char *sweep = live_long_sweep(20, 1.0 + 0.01 * i);
+
+		if (i == SHARE_QUEUED + 1)
+			live_wait_metric(&dmn, "contactd_compute_queued", SHARE_QUEUED);
+		fd[i] = post_raw(NULL, "/v1/sweep", sweep);
+		free(sweep);
+	}
+	assert_share_refused(fd[SHARE_QUEUED + 1]);
+	served_in_turn(bob, "/v1/drop", "{\"duration\": 0.5}");
+	for (i = 0; i < SHARE_QUEUED + 2; i++)
+		close(fd[i]);
+	ck_assert(live_metric_becomes(&dmn, "contactd_compute_running", 0));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calib_audit");
@@ -280,6 +509,15 @@ int main(void)
 	tcase_add_test(tc, own_solref_is_the_fits_chi2);
 	tcase_add_test(tc, other_solref_is_drop_first_rebound);
 	tcase_add_test(tc, bad_solref_and_policy);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pool");
+	tcase_add_checked_fixture(tc, setup_pool, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, audit_over_budget);
+	tcase_add_test(tc, audit_client_gone);
+	tcase_add_test(tc, health_while_audits_run);
+	tcase_add_test(tc, fair_queue);
+	tcase_add_test(tc, fair_queue_questions);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -807,7 +807,9 @@ START_TEST(sigterm_during_requests)
 	struct live_reply again;
 	int fd[2], i;
 
-	live_start(&dmn, "--threads", "2", "--compute-threads", "2", "--sweep-threads", "1",
+	/* four compute threads: one client (this address) runs two at once
+	 * (DAEMON_CLIENT_RUNNING_PART) */
+	live_start(&dmn, "--threads", "2", "--compute-threads", "4", "--sweep-threads", "1",
 	    "--drain-timeout", "3600", (char *)NULL); /* the test: they finish, not when */
 	for (i = 0; i < 2; i++) {
 		body[i] = live_long_sweep(6, 0.1 + 0.1 * i);

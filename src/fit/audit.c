@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/quiet.h"
+#include "core/budget.h"
 #include "fit/descent.h"
 #include "fit/model.h"
 #include "fit/problem.h"
@@ -90,13 +91,14 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 	s.floor.solref[0] = timeconst;
 	s.floor.solref[1] = dampratio;
 	core_scene_prepare(&s, &m);
-	for (i = 0; i < data->ndrops; i++) {
+	/* a budget that stopped (core/budget.h) stops the rest: the caller discards it all */
+	for (i = 0; i < data->ndrops && !core_budget_stopped(); i++) {
 		const struct calib_drop *d = &data->drops[i];
 
 		a->chi2 += point(
 		    &a->drops[i], model_rebound(&m, d->height), d->rebound, problem_drop_sigma(d));
 	}
-	for (i = 0; i < data->npresses; i++) {
+	for (i = 0; i < data->npresses && !core_budget_stopped(); i++) {
 		const struct calib_press *p = &data->presses[i];
 
 		/* the press model the fit uses (problem.c's residuals): MuJoCo's stepped press */
@@ -104,7 +106,8 @@ int audit_solref(const struct core_scene *setup, const struct calib_data *data, 
 		    problem_press_sigma(p));
 	}
 	a->n = data->ndrops + data->npresses;
-	if (data->ntrajectories > 0 && trajectories(&s, data, logp, releases, a, err) != 0)
+	if (data->ntrajectories > 0 && !core_budget_stopped() &&
+	    trajectories(&s, data, logp, releases, a, err) != 0)
 		goto out;
 	*out = a;
 	a = NULL;

@@ -38,7 +38,9 @@ struct audit_result {
 
 /* data evaluated on setup (as fit_solref()'s) at solref [timeconst, dampratio], finite and > 0.
  * releases (NULL: none): a (time, height) start of each trajectory in turn, a non-finite pair
- * not tried. Fails only when out of memory (ERR_INTERNAL); the caller frees *out (audit_free()). */
+ * not tried. Fails only when out of memory (ERR_INTERNAL); the caller frees *out (audit_free()).
+ * Its loops poll the calling thread's budget (core/budget.h): once it stopped, *out is partial,
+ * for the caller to discard. */
 int audit_solref(const struct core_scene *setup, const struct calib_data *data, double timeconst,
     double dampratio, const double *releases, struct audit_result **out, struct err *err);
 

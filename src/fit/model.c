@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/budget.h"
 #include "core/lanes.h"
 #include "core/sim.h"
 #include "fit/parallel.h"
@@ -36,6 +37,10 @@ double model_rebound(const struct core_scene_model *m, double height)
 	for (i = 0; i < steps; i++) {
 		double z0 = z, v0 = vel, w0 = warm;
 
+		/* stopped from outside (core/budget.h: an audit's budget): the caller discards
+		 * this value */
+		if ((i & (CORE_BUDGET_STEPS - 1)) == CORE_BUDGET_STEPS - 1 && core_budget_poll())
+			break;
 		core_scene_step_warm(m, &z, &vel, &warm);
 		bottom = z - m->half_height;
 		if (!isfinite(bottom))
@@ -217,12 +222,18 @@ void model_trajectory(const struct core_scene_model *m, double release_time, dou
 	double last = n > 0 ? (t[n - 1] - release_time) / h : 0;
 	long need, k;
 	size_t i;
+	int stopped = 0;
 
 	/* buf[k]: bottom after k steps; up to two past the last sample for the spline */
 	need = last > 0 ? (long)ceil(fmin(last, cap)) + 2 : 1;
 	buf[0] = release_height;
 	for (k = 1; k <= need; k++) {
-		core_scene_step(m, &centre, &vel);
+		/* stopped from outside (core/budget.h): polled at a trajectory's first step too,
+		 * as a descent asks for many short ones; the rest is held, the values discarded */
+		if (!stopped && (k & (CORE_BUDGET_STEPS - 1)) == 1)
+			stopped = core_budget_poll();
+		if (!stopped)
+			core_scene_step(m, &centre, &vel);
 		buf[k] = centre - m->half_height;
 	}
 	for (i = 0; i < n; i++) {

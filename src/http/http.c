@@ -289,7 +289,8 @@ int http_start(
 		return -1;
 	}
 	if (admit_new(config->compute_threads, config->compute_threads + config->max_queued,
-	        &srv->pool, err) < 0) {
+	        config->compute_threads / DAEMON_CLIENT_RUNNING_PART,
+	        config->max_queued / DAEMON_CLIENT_QUEUE_PART, &srv->pool, err) < 0) {
 		upkeep_stop(srv->upkeep);
 		metrics_free(srv->metrics);
 		free(srv);

@@ -43,6 +43,7 @@
 #include "calib/idem.h"
 #include "calib/token.h"
 #include "http/calib_stream.h"
+#include "http/jobs.h"
 #include "base/body.h"
 #include "calib/knobs.h"
 #include "http/knobs.h"
@@ -389,26 +390,57 @@ enum MHD_Result http_calib_fits(
 	return respond_listing(conn, req, t->id, calcase_fits);
 }
 
+/* An audit to compute, as values (calib/audit.h). */
+struct evaluation {
+	struct caltoken_principal p;
+	long long id;
+	double solref[2];
+};
+
+/* The audit on a compute thread (jobs.h): its answer's text. */
+static int evaluate_task(void *ctx, char **text, struct err *err)
+{
+	const struct evaluation *e = ctx;
+	json_t *answer = NULL;
+
+	*text = NULL;
+	if (calaudit_evaluate(calstream_calstore(), &e->p, e->id, e->solref, &answer, err) != 0)
+		return -1;
+	*text = jtext_line(answer);
+	json_decref(answer);
+	if (!*text)
+		return err_set(err, ERR_INTERNAL, NULL, "out of memory");
+	return 0;
+}
+
 enum MHD_Result http_calib_evaluate(
     struct MHD_Connection *conn, struct http_request *req, const struct http_calib_target *t)
 {
-	struct caltoken_principal p;
+	struct evaluation *e = calloc(1, sizeof *e);
 	struct err err;
-	char owner[CALSTORE_NAME_MAX];
-	json_t *body = NULL, *answer = NULL;
-	double solref[2];
-	enum MHD_Result r;
+	char owner[CALSTORE_NAME_MAX], client[sizeof "token " + sizeof e->p.token_id];
+	json_t *body = NULL;
+	int failed;
 
 	/* the token and the calibration first, as for reading it; then the body */
 	err_clear(&err);
-	if (calstream_authenticate(req, &p, &err) != 0 ||
-	    calcase_visible(calstream_calstore(), &p, t->id, owner, &err) != 0 ||
-	    parse_body(req, &body, &err) != 0 || calaudit_parse(body, solref, &err) != 0 ||
-	    calaudit_evaluate(calstream_calstore(), &p, t->id, solref, &answer, &err) != 0)
-		r = calstream_respond_error(conn, req, &err);
-	else
-		r = http_respond_json(conn, req, 200, answer);
-	json_decref(answer);
+	if (!e)
+		err_set(&err, ERR_INTERNAL, NULL, "out of memory");
+	failed = !e || calstream_authenticate(req, &e->p, &err) != 0 ||
+	    calcase_visible(calstream_calstore(), &e->p, t->id, owner, &err) != 0 ||
+	    parse_body(req, &body, &err) != 0 || calaudit_parse(body, e->solref, &err) != 0;
 	json_decref(body);
-	return r;
+	if (failed) {
+		free(e);
+		return calstream_respond_error(conn, req, &err);
+	}
+	/* computed in the pool on the token's share, under the budget (it may take long: a
+	 * small timestep, many presses) */
+	e->id = t->id;
+	snprintf(client, sizeof client, "token %s", e->p.token_id);
+	return http_jobs_run(conn, req, client,
+	    &(struct http_task){.compute = evaluate_task,
+	        .respond_error = calstream_respond_error,
+	        .free_ctx = free,
+	        .ctx = e});
 }

@@ -7,11 +7,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "calib/token.h"
 #include "http/admit.h"
+#include "http/calib_stream.h"
 #include "http/framing.h"
 #include "http/hotcache.h"
 #include "http/log.h"
@@ -126,7 +129,29 @@ static void note_stopped(struct http_server *srv, struct exchange *x, int why)
 	}
 }
 
-/* The pool's job of a question: parse, look up, compute, store; then wake its connection. */
+/* A request's task (server.h) on its compute thread, under its budget: its answer, or its
+ * error (the budget's when the budget stopped it). */
+static void run_task(struct exchange *x)
+{
+	if (x->task.compute(x->task.ctx, &x->computed, &x->job_err) < 0)
+		x->computed = NULL;
+	if (budget_error(&x->job_err) < 0) {
+		free(x->computed); /* stopped part-way: meaningless */
+		x->computed = NULL;
+	}
+}
+
+/* The task's context is done with once its job ran, or never will. */
+static void task_done(struct exchange *x)
+{
+	if (x->task.free_ctx)
+		x->task.free_ctx(x->task.ctx);
+	x->task.free_ctx = NULL;
+	x->task.ctx = NULL;
+}
+
+/* The pool's job of a question (or of a task): parse, look up, compute, store; then wake
+ * its connection. */
 static void compute_question(void *arg, int cancelled)
 {
 	struct exchange *x = arg;
@@ -149,6 +174,8 @@ static void compute_question(void *arg, int cancelled)
 	} else if (cancelled) {
 		err_set(&x->job_err, ERR_UNAVAILABLE, NULL,
 		    "shutting down: the question was still queued at --drain-timeout");
+	} else if (x->task.compute) {
+		run_task(x);
 	} else {
 		struct svc_limits lim = srv->limits;
 		const char *body = x->req.body;
@@ -181,6 +208,7 @@ static void compute_question(void *arg, int cancelled)
 		note_cache_failures(srv, &outcome);
 	}
 	why = core_budget_stopped();
+	task_done(x);
 	pthread_mutex_lock(&srv->jobs_lock);
 	note_stopped(srv, x, why);
 	/* a stream computes on after x is the connection's: its client's presence is the
@@ -240,16 +268,95 @@ enum MHD_Result http_jobs_finish(struct MHD_Connection *conn, struct exchange *x
 		    x->format == 1 ? HTTP_CSV_MEDIA : HTTP_STREAM_NDJSON, resp);
 	}
 	if (!x->computed)
-		return http_respond_error(conn, &x->req, &x->job_err);
-	hot_put(x->hot, x->computed, strlen(x->computed));
+		return x->task.respond_error ? x->task.respond_error(conn, &x->req, &x->job_err)
+		                             : http_respond_error(conn, &x->req, &x->job_err);
+	if (!x->task.compute) /* a task's answer is its caller's alone (a token's view) */
+		hot_put(x->hot, x->computed, strlen(x->computed));
 	return respond_answer(conn, x, x->computed, strlen(x->computed));
+}
+
+/*
+ * Whose share of the compute pool question x takes (admit.h): its bearer token's when it
+ * carries one that authenticates (one store read; questions need none, so an unchecked one
+ * would be a free share), else its address's; NULL, no share, when the daemon does not tell
+ * addresses apart (--max-connections-per-ip 0: behind a proxy, every client is the proxy).
+ */
+static const char *question_client(struct exchange *x, char *key, size_t size)
+{
+	struct caltoken_principal p;
+	struct err ignored;
+
+	if (x->req.authorization && calstream_calstore() &&
+	    calstream_authenticate(&x->req, &p, &ignored) == 0) {
+		snprintf(key, size, "token %s", p.token_id);
+		return key;
+	}
+	if (x->srv->cfg.max_per_ip == 0)
+		return NULL;
+	snprintf(key, size, "address %s", x->client);
+	return key;
+}
+
+/*
+ * Admit x's job (its endpoint or its task set) on client's share, suspend its connection
+ * and queue it; or answer 503 with Retry-After, saying whether the pool or the client's
+ * share is full.
+ */
+static enum MHD_Result submit(struct MHD_Connection *conn, struct exchange *x, const char *client)
+{
+	struct http_server *srv = x->srv;
+	const union MHD_ConnectionInfo *info;
+	enum admit_verdict v = admit_reserve(srv->pool, client, &x->job);
+
+	if (v != ADMIT_OK) {
+		long running, queued;
+
+		task_done(x);
+		http_add_header(&x->req, MHD_HTTP_HEADER_RETRY_AFTER, DAEMON_RETRY_AFTER);
+		if (v == ADMIT_FULL)
+			return http_reject(conn, &x->req, ERR_UNAVAILABLE,
+			    "busy: %ld questions are being computed or wait for it; retry later",
+			    admit_running(srv->pool) + admit_queued(srv->pool));
+		admit_share(srv->pool, &running, &queued);
+		return http_reject(conn, &x->req, ERR_UNAVAILABLE,
+		    "busy: this client (%s) has its share of the compute pool, %ld computing "
+		    "and %ld waiting; retry once one is answered",
+		    client, running, queued);
+	}
+	x->conn = conn;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	x->fd = info ? info->connect_fd : -1;
+	x->job.run = compute_question;
+	x->job.arg = x;
+	pthread_mutex_lock(&srv->jobs_lock);
+	x->computing = 1;
+	x->next_job = srv->jobs;
+	if (srv->jobs)
+		srv->jobs->prev_job = x;
+	srv->jobs = x;
+	pthread_mutex_unlock(&srv->jobs_lock);
+	/* Suspended, the connection is neither read nor timed out until the job resumes it. */
+	MHD_suspend_connection(conn);
+	admit_submit(srv->pool, &x->job);
+	return MHD_YES;
+}
+
+enum MHD_Result http_jobs_run(struct MHD_Connection *conn, struct http_request *req,
+    const char *client, const struct http_task *task)
+{
+	struct exchange *x = (struct exchange *)req; /* the first member (server.h) */
+
+	x->task = *task;
+	x->format = 0;
+	return submit(conn, x, client);
 }
 
 /*
  * POST /v1/NAME for every row of the service's endpoint table. The answer's text
  * comes from this thread's memory (the same request bytes asked before), else, in the
  * compute pool with the connection suspended, from svc_ask(): the store (an equal
- * canonical request), else the core. A full pool answers 503 with Retry-After.
+ * canonical request), else the core. A full pool or client's share answers 503 with
+ * Retry-After.
  */
 enum MHD_Result http_jobs_ask(
     struct MHD_Connection *conn, struct exchange *x, enum svc_endpoint ep, const char *path)
@@ -258,7 +365,7 @@ enum MHD_Result http_jobs_ask(
 	static const char *const offers[] = {HTTP_JSON_MEDIA, "text/csv", HTTP_STREAM_NDJSON};
 	const struct svc_endpoint_def *row = svc_endpoints[ep];
 	int offer_count = row->csv ? 3 : 1;
-	struct http_server *srv = x->srv;
+	char client[ADMIT_KEY_MAX];
 	const char *text;
 	size_t len;
 
@@ -288,32 +395,8 @@ enum MHD_Result http_jobs_ask(
 		x->cache = METRICS_CACHE_HIT;
 		return respond_answer(conn, x, text, len);
 	}
-	if (admit_reserve(srv->pool) < 0) {
-		http_add_header(&x->req, MHD_HTTP_HEADER_RETRY_AFTER, DAEMON_RETRY_AFTER);
-		return http_reject(conn, &x->req, ERR_UNAVAILABLE,
-		    "busy: %ld questions are being computed or wait for it; retry later",
-		    admit_running(srv->pool) + admit_queued(srv->pool));
-	}
 	x->endpoint = ep;
-	x->conn = conn;
-	{
-		const union MHD_ConnectionInfo *info =
-		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-		x->fd = info ? info->connect_fd : -1;
-	}
-	x->job.run = compute_question;
-	x->job.arg = x;
-	pthread_mutex_lock(&srv->jobs_lock);
-	x->computing = 1;
-	x->next_job = srv->jobs;
-	if (srv->jobs)
-		srv->jobs->prev_job = x;
-	srv->jobs = x;
-	pthread_mutex_unlock(&srv->jobs_lock);
-	/* Suspended, the connection is neither read nor timed out until the job resumes it. */
-	MHD_suspend_connection(conn);
-	admit_submit(srv->pool, &x->job);
-	return MHD_YES;
+	return submit(conn, x, question_client(x, client, sizeof client));
 }
 
 struct cache http_jobs_cache(struct http_server *srv)

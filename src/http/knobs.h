@@ -31,6 +31,17 @@
 #define DAEMON_COMPUTE_QUEUE 256
 #define DAEMON_RETRY_AFTER "1"
 
+/* One client's share of the compute pool (a client is the bearer token a request carries,
+ * when it authenticates, else its address: admit.h): at most max(1, compute threads /
+ * DAEMON_CLIENT_RUNNING_PART) of its jobs run at once, so that one client's slow work
+ * leaves threads to the others, and at most --max-queued / DAEMON_CLIENT_QUEUE_PART more
+ * wait (at least 1; 32 of the default 256: eight such clients to fill the queue, as
+ * DAEMON_LOAD_SHARE for connections); one more is answered 503 with Retry-After:
+ * DAEMON_RETRY_AFTER. The queue serves the clients in turn, so another client's question waits
+ * behind at most one job of each, however long their queues. */
+#define DAEMON_CLIENT_RUNNING_PART 2
+#define DAEMON_CLIENT_QUEUE_PART 8
+
 /* Open connections from one client address; 0 is no limit (behind a reverse proxy every
  * connection comes from the proxy's address). */
 #define DAEMON_PER_IP_CONNECTION_LIMIT 256

@@ -260,8 +260,9 @@ static void render_cache(FILE *out, struct metrics *m)
 	    "contactd_cache_busy_total %lu\n",
 	    load(&m->cache_busy));
 	fprintf(out,
-	    "# HELP contactd_questions_stopped_total Questions stopped while computing: their "
-	    "client left, or they ran out of their compute budget (--max-cpu-seconds).\n"
+	    "# HELP contactd_questions_stopped_total Questions (and audits) stopped while "
+	    "computing: their client left, or they ran out of their compute budget "
+	    "(--max-cpu-seconds).\n"
 	    "# TYPE contactd_questions_stopped_total counter\n"
 	    "contactd_questions_stopped_total{reason=\"client_gone\"} %lu\n"
 	    "contactd_questions_stopped_total{reason=\"over_budget\"} %lu\n",
@@ -311,6 +312,11 @@ char *metrics_render(struct metrics *m, const struct metrics_gauges *g, const ch
 	    " every compute slot was taken.\n"
 	    "# TYPE contactd_compute_refused_total counter\n"
 	    "contactd_compute_refused_total %lu\n"
+	    "# HELP contactd_compute_share_refused_total Questions and audits answered 503"
+	    " (Retry-After) because their client (bearer token, else address) held its share of"
+	    " the compute pool.\n"
+	    "# TYPE contactd_compute_share_refused_total counter\n"
+	    "contactd_compute_share_refused_total %lu\n"
 	    "# HELP contactd_http_connections_refused_total Connections over"
 	    " --max-connections-per-ip, answered 503 (Retry-After) and closed.\n"
 	    "# TYPE contactd_http_connections_refused_total counter\n"
@@ -331,8 +337,9 @@ char *metrics_render(struct metrics *m, const struct metrics_gauges *g, const ch
 	    " --body-memory-mb).\n"
 	    "# TYPE contactd_http_body_bytes gauge\n"
 	    "contactd_http_body_bytes %zu\n",
-	    g->in_flight, g->connections, g->computing, g->queued, g->refused, g->guard.refused,
-	    g->guard.head_timeouts, g->guard.slow_bodies, g->guard.lifetimes, g->body_bytes);
+	    g->in_flight, g->connections, g->computing, g->queued, g->refused, g->share_refused,
+	    g->guard.refused, g->guard.head_timeouts, g->guard.slow_bodies, g->guard.lifetimes,
+	    g->body_bytes);
 	if (fclose(out) != 0) {
 		free(text);
 		return NULL;

@@ -37,8 +37,8 @@ void metrics_record(struct metrics *m, const char *route, unsigned status, doubl
 /* Count a cache read or write that failed (the request is answered without the cache). */
 void metrics_cache_error(struct metrics *m);
 
-/* Count a question stopped while computing: its client left (over_budget 0) or it ran
- * out of its compute budget (1). */
+/* Count a question (or an audit: a job of the compute pool) stopped while computing: its
+ * client left (over_budget 0) or it ran out of its compute budget (1). */
 void metrics_question_stopped(struct metrics *m, int over_budget);
 
 /* Count an answer served but not cached, being over the cache's per-answer cap. */
@@ -55,8 +55,9 @@ struct metrics_gauges {
 	long computing;        /* questions running in the compute pool */
 	long queued;           /* questions waiting for a compute thread */
 	unsigned long refused; /* questions answered 503 because the pool was full (a counter) */
-	struct guard_counts guard; /* connections refused or cut by the guard (counters) */
-	size_t body_bytes;         /* request body memory held now (--body-memory-mb) */
+	unsigned long share_refused; /* answered 503: their client held its share (a counter) */
+	struct guard_counts guard;   /* connections refused or cut by the guard (counters) */
+	size_t body_bytes;           /* request body memory held now (--body-memory-mb) */
 };
 
 /*

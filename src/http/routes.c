@@ -104,6 +104,7 @@ static enum MHD_Result serve_metrics(
 	    .computing = admit_running(srv->pool),
 	    .queued = admit_queued(srv->pool),
 	    .refused = admit_rejected(srv->pool),
+	    .share_refused = admit_share_rejected(srv->pool),
 	    .guard = guard_counts(srv->guard),
 	    .body_bytes = atomic_load(&srv->body_bytes),
 	};

@@ -50,6 +50,23 @@ struct http_server {
 	struct exchange *jobs;
 };
 
+/*
+ * A computation other than a question that a request starts (a calibration's audit), run
+ * in the compute pool as a question is (jobs.h): off the HTTP threads, on its client's
+ * share, under a question's CPU budget, stopped when its client leaves.
+ */
+struct http_task {
+	/* On a compute thread: the answer's JSON text into *text (malloc'd, then the
+	 * request's), or -1 with err. Its long loops poll the thread's budget (core/budget.h);
+	 * what it answers once stopped is discarded for the budget's 503. */
+	int (*compute)(void *ctx, char **text, struct err *err);
+	/* Answers compute()'s error (NULL: http_respond_error()). */
+	enum MHD_Result (*respond_error)(
+	    struct MHD_Connection *conn, struct http_request *req, const struct err *e);
+	void (*free_ctx)(void *ctx); /* called once ctx is done with (NULL: nothing to free) */
+	void *ctx;
+};
+
 /* One request, from its headers to its completion (MHD's per-request pointer). */
 struct exchange {
 	struct http_request req; /* first member: handlers get &x->req, responders cast back */
@@ -82,8 +99,10 @@ struct exchange {
 	struct MHD_Connection *conn;
 	struct admit_job job;
 	enum svc_endpoint endpoint;
-	int format;   /* index of the negotiated media type */
-	int xml_body; /* body is a model's MJCF, made a JSON request by its job (svc_model_xml()) */
+	struct http_task task; /* the computation when not a question (task.compute set) */
+	int format;            /* index of the negotiated media type */
+	/* body is a model's MJCF, made a JSON request by its job (svc_model_xml()) */
+	int xml_body;
 	char *mujoco; /* an XML body's ?mujoco=, NULL when absent; owned, freed with the body */
 	unsigned char hot[HOT_KEY_BYTES];
 	char *computed;             /* the answer text, or NULL with job_err */
