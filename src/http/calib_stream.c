@@ -434,7 +434,6 @@ static enum MHD_Result respond_stream(struct MHD_Connection *conn, struct http_r
 	if (extra_name)
 		MHD_add_response_header(resp, extra_name, extra_value);
 	r = http_respond(conn, req, 200, resp);
-	MHD_destroy_response(resp);
 	return r;
 }
 

@@ -49,7 +49,7 @@ void cors_headers(
  * from an allowed origin gets 204 with the allowed methods and request headers; one
  * from an origin that is not allowed gets 403 (*refused set, the caller answers the
  * contract's error); a plain OPTIONS gets 204 with Allow. Returns a new response the
- * caller queues with http_respond() (which adds the origin headers) and destroys, or
+ * caller queues with http_respond() (which adds the origin headers and takes it), or
  * NULL when out of memory.
  */
 struct MHD_Response *cors_options(const struct cors_config *cfg, const char *url,

@@ -26,6 +26,7 @@
 #include "http/jobs.h"
 #include "http/log.h"
 #include "http/metrics.h"
+#include "http/offload.h"
 #include "http/routes.h"
 #include "http/server.h"
 #include "http/stream.h"
@@ -163,6 +164,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			return MHD_NO; /* the guard cut it (a 408 went out) */
 		return http_framing_check(conn, x);
 	}
+	if (http_offload_done(x))
+		return http_offload_finish(conn, x);
 	if (x->abandoned)
 		return http_reject(conn, &x->req, ERR_UNAVAILABLE,
 		    "shutting down: the computation was cut off at --drain-timeout");
@@ -213,6 +216,7 @@ static void on_completed(
 		return; /* its job still holds it and frees it */
 	if (x->stream)  /* resumed, but never answered: its job stops */
 		http_stream_close(x->stream);
+	http_offload_free(x); /* a calibration route's, never answered */
 	free(x->computed);
 	http_framing_free(x);
 	free(x->mujoco);
@@ -296,6 +300,15 @@ int http_start(
 		free(srv);
 		return -1;
 	}
+	/* no client's share there: a store wait is short, and fair in the store's own queue */
+	if (admit_new(DAEMON_STORE_THREADS, DAEMON_STORE_THREADS + DAEMON_STORE_QUEUE,
+	        DAEMON_STORE_THREADS, DAEMON_STORE_QUEUE, &srv->store_pool, err) < 0) {
+		admit_stop(srv->pool);
+		upkeep_stop(srv->upkeep);
+		metrics_free(srv->metrics);
+		free(srv);
+		return -1;
+	}
 	svc_limits_default(&srv->limits);
 	srv->limits.max_sweep_points = config->max_sweep_points;
 	srv->limits.max_eval_calls = config->max_eval_calls;
@@ -334,6 +347,7 @@ int http_start(
 	return 0;
 fail:
 	guard_stop(srv->guard);
+	admit_stop(srv->store_pool);
 	admit_stop(srv->pool);
 	upkeep_stop(srv->upkeep);
 	metrics_free(srv->metrics);
@@ -409,7 +423,11 @@ void http_stop(struct http_server *srv)
 	 * orphan, or its stream's response freed) and stops at its next step batch
 	 * (service/budget.h); the pool waits for that, so that no computation outlives the
 	 * store and the cache, which the caller closes next. */
+	/* a calibration route in the store pool ends within the store's busy timeout and
+	 * resumes its connection: MHD may stop once none is left suspended */
+	http_offload_drain(srv);
 	MHD_stop_daemon(srv->daemon);
+	admit_stop(srv->store_pool);
 	guard_stop(srv->guard);
 	upkeep_stop(srv->upkeep);
 	running = admit_running(srv->pool);

@@ -146,7 +146,6 @@ static enum MHD_Result respond_replay(
 		MHD_add_response_header(resp, "Content-Type", "application/json");
 		MHD_add_response_header(resp, "Idempotent-Replayed", "true");
 		r = http_respond(conn, req, 200, resp);
-		MHD_destroy_response(resp);
 	}
 	return r;
 }

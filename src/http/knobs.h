@@ -42,6 +42,13 @@
 #define DAEMON_CLIENT_RUNNING_PART 2
 #define DAEMON_CLIENT_QUEUE_PART 8
 
+/* The store pool (offload.h): threads that run the calibration routes, which wait for the
+ * store's disk and its other writers, off the HTTP threads; a few, as the store commits one
+ * writer at a time and its readers are quick. Routes beyond them wait, up to
+ * DAEMON_STORE_QUEUE; one more is answered 503 with Retry-After. */
+#define DAEMON_STORE_THREADS 4
+#define DAEMON_STORE_QUEUE 256
+
 /* Open connections from one client address; 0 is no limit (behind a reverse proxy every
  * connection comes from the proxy's address). */
 #define DAEMON_PER_IP_CONNECTION_LIMIT 256

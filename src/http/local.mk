@@ -15,6 +15,7 @@ contactd_SOURCES = \
 	src/http/respond.c src/http/respond.h \
 	src/http/framing.c src/http/framing.h \
 	src/http/jobs.c src/http/jobs.h \
+	src/http/offload.c src/http/offload.h \
 	src/http/routes.c src/http/routes.h \
 	src/http/admit.c src/http/admit.h \
 	src/http/upkeep.c src/http/upkeep.h \

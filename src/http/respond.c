@@ -26,18 +26,27 @@ enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *r
 {
 	struct exchange *x = exchange_of(req);
 
+	enum MHD_Result ret;
+
 	x->status = status;
 	x->bytes = -1;
 	/* the one place every answer gets its cross-origin headers */
 	cors_headers(&x->srv->cfg.cors, x->req.url, x->origin, resp);
-	return MHD_queue_response(conn, status, resp);
+	if (x->deferring) {
+		/* off the HTTP thread: MHD takes a response only from its own (offload.h) */
+		x->deferred_resp = resp;
+		x->deferred_status = status;
+		return MHD_YES;
+	}
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
 }
 
 enum MHD_Result http_respond_headed(struct MHD_Connection *conn, struct http_request *req,
     unsigned status, const char *content_type, struct MHD_Response *resp)
 {
 	struct exchange *x = exchange_of(req);
-	enum MHD_Result ret;
 
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	if (x->cache != METRICS_CACHE_NONE)
@@ -49,9 +58,7 @@ enum MHD_Result http_respond_headed(struct MHD_Connection *conn, struct http_req
 	/* While shutting down, do not invite the client to send another request here. */
 	if (atomic_load(&x->srv->stopping))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	ret = http_respond(conn, &x->req, status, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return http_respond(conn, &x->req, status, resp);
 }
 
 enum MHD_Result http_respond_buffer(struct MHD_Connection *conn, struct http_request *req,

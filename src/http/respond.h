@@ -28,7 +28,8 @@
  * handler must return. Use exactly one per request.
  */
 
-/* Queue resp (the caller keeps its own reference and destroys it) with status. */
+/* Queue resp with status, releasing the caller's reference to resp. In the store pool
+ * (offload.h) the response is kept instead, and queued when the connection resumes. */
 enum MHD_Result http_respond(struct MHD_Connection *conn, struct http_request *req, unsigned status,
     struct MHD_Response *resp);
 

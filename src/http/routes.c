@@ -22,6 +22,7 @@
 #include "http/http_calib.h"
 #include "http/jobs.h"
 #include "http/metrics.h"
+#include "http/offload.h"
 #include "http/openapi.h"
 #include "http/respond.h"
 #include "http/static.h"
@@ -137,12 +138,13 @@ static enum MHD_Result serve_page(
 	return static_serve(conn, &x->req, a->page);
 }
 
-/* The calibration handlers (http_calib.h) as rows' handlers. */
+/* The calibration handlers (http_calib.h) as rows' handlers, run in the store pool
+ * (offload.h): they wait for the store, which no HTTP thread may. */
 #define CALIB_HANDLER(fn)                                                                          \
 	static enum MHD_Result calib_##fn(                                                         \
 	    struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)           \
 	{                                                                                          \
-		return http_calib_##fn(conn, &x->req, &a->calib);                                  \
+		return http_offload_run(conn, x, http_calib_##fn, &a->calib);                      \
 	}
 CALIB_HANDLER(create)
 CALIB_HANDLER(list)
@@ -152,14 +154,27 @@ CALIB_HANDLER(measurements)
 CALIB_HANDLER(fits)
 CALIB_HANDLER(delete_measurement)
 CALIB_HANDLER(delete_upload)
-CALIB_HANDLER(evaluate)
 
-/* The routes of event streams (calib_stream.h), of a calibration's id. */
+/* The audit computes: the compute pool's, not the store pool's. */
+static enum MHD_Result calib_evaluate(
+    struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)
+{
+	return http_calib_evaluate(conn, &x->req, &a->calib);
+}
+
+/* The routes of event streams (calib_stream.h), of a calibration's id, as calibration
+ * handlers, and those as rows' handlers (in the store pool too). */
 #define CALSTREAM_HANDLER(fn)                                                                      \
+	static enum MHD_Result stream_##fn(                                                        \
+	    struct MHD_Connection *conn, struct http_request *req,                                 \
+	    const struct http_calib_target *t)                                                     \
+	{                                                                                          \
+		return calstream_##fn(conn, req, t->id);                                           \
+	}                                                                                          \
 	static enum MHD_Result calib_##fn(                                                         \
 	    struct MHD_Connection *conn, struct exchange *x, const struct route_args *a)           \
 	{                                                                                          \
-		return calstream_##fn(conn, &x->req, a->calib.id);                                 \
+		return http_offload_run(conn, x, stream_##fn, &a->calib);                          \
 	}
 CALSTREAM_HANDLER(events)
 CALSTREAM_HANDLER(watch)
@@ -283,7 +298,6 @@ static enum MHD_Result serve_options(struct MHD_Connection *conn, struct exchang
 		return MHD_NO;
 	ret = http_respond(conn, &x->req, MHD_HTTP_NO_CONTENT, resp);
 	x->bytes = 0;
-	MHD_destroy_response(resp);
 	return ret;
 }
 

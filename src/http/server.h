@@ -26,6 +26,7 @@
 #include "store/store.h"
 
 struct guard;
+struct offload_call;
 struct upkeep;
 struct framing_copy;
 struct http_stream;
@@ -41,7 +42,8 @@ struct http_server {
 	unsigned port;
 	atomic_long in_flight; /* requests between their headers and their completion */
 	atomic_bool stopping;
-	struct admit *pool; /* computes the questions that miss the caches */
+	struct admit *pool;       /* computes the questions that miss the caches */
+	struct admit *store_pool; /* runs the calibration routes (offload.h) */
 	struct upkeep *upkeep;
 	struct guard *guard;      /* head deadline, lifetime, body rate, per-address limit */
 	atomic_size_t body_bytes; /* request body memory all exchanges hold (body_held) */
@@ -115,6 +117,13 @@ struct exchange {
 	int fd;              /* its connection's socket, peeked at for a close while it computes */
 	const char *stopped; /* its computation was stopped: "client-gone", "over-budget" */
 	struct exchange *prev_job, *next_job;
+	/* A calibration route run in the store pool (offload.h), until answered; while its
+	 * handler runs (deferring) its one response is kept, to be queued once the connection
+	 * resumes */
+	struct offload_call *offload;
+	int deferring;
+	struct MHD_Response *deferred_resp;
+	unsigned deferred_status;
 	/* The request head's checks (framing.c); the URI log callback allocates the exchange,
 	 * before the first call of the request handler sets it up (started). */
 	const char *version; /* "HTTP/1.1", ... */

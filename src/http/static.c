@@ -26,7 +26,6 @@ enum MHD_Result static_serve(
 {
 	struct MHD_Response *resp =
 	    MHD_create_response_from_buffer(f->len, (void *)f->data, MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result ret;
 
 	if (!resp)
 		return MHD_NO;
@@ -36,7 +35,5 @@ enum MHD_Result static_serve(
 	/* revalidate every time: a new daemon may serve new pages at the same names */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	req->route = "page";
-	ret = http_respond(conn, req, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return http_respond(conn, req, MHD_HTTP_OK, resp);
 }
