@@ -16,6 +16,7 @@
 #include "store/calsql.h"
 #include "store/sq_stmt.h"
 #include "base/knobs.h"
+#include "store/knobs.h"
 
 /* ---- robots and tokens ---- */
 
@@ -179,11 +180,17 @@ int calstore_token_get(
 
 int calstore_token_touch(struct store *st, const char *token_id, long long now, struct err *err)
 {
-	return sqc_command(st,
+	/* a hint for the operator, written on the request's way (a question's token is
+	 * checked on an HTTP thread): it must not wait seconds for another writer */
+	long was = store_busy_limit(STORE_CACHE_BUSY_MS);
+	int rc = sqc_command(st,
 	    "UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND "
 	    "(last_used_at IS NULL OR last_used_at < ?2 - ?3)",
 	    ARGS(TXT(token_id), NUM(now), NUM(CALIB_TOKEN_USE_GRANULARITY_S)), NULL,
 	    "recording a token's use", err);
+
+	store_busy_limit(was);
+	return rc;
 }
 
 /* Row reader: a token, appended to the JSON array ctx. */

@@ -114,6 +114,14 @@ static void slot_thread_exit(void *p)
  * or STORE_CACHE_BUSY_MS while it keeps a question's answer (store_cache_put()). */
 static _Thread_local long wait_limit_ms = STORE_BUSY_TIMEOUT_MS;
 
+long store_busy_limit(long ms)
+{
+	long was = wait_limit_ms;
+
+	wait_limit_ms = ms;
+	return was;
+}
+
 /*
  * SQLite's busy handler: wait for another writer in steps of STORE_BUSY_STEP_US, up to
  * wait_limit_ms in all. sqlite3_busy_timeout() sleeps in steps that grow to 100 ms,

@@ -123,6 +123,11 @@ enum store_sync {
 /* BEGIN IMMEDIATE on the calling thread's connection with the given durability. */
 int store_begin(struct store *st, enum store_sync sync, struct err *err);
 
+/* Set how long the calling thread's next writes wait for another writer (ms; the store's
+ * default is STORE_BUSY_TIMEOUT_MS) and return the previous limit, to restore after: a
+ * write that is only a hint (a token's last use) waits no longer than a cached answer. */
+long store_busy_limit(long ms);
+
 /* COMMIT the calling thread's transaction and restore synchronous=NORMAL. */
 int store_commit(struct store *st, struct err *err);
 
