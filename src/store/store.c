@@ -152,11 +152,10 @@ static int wal_grown(void *arg, sqlite3 *db, const char *name, int pages)
 	if ((long long)pages * page_bytes >= STORE_WAL_CHECKPOINT_BYTES) {
 		/* the checkpoint waits as long as any writer (the WAL's bound rests on it),
 		 * whichever commit crossed the threshold */
-		long limit = wait_limit_ms;
+		long limit = store_busy_limit(STORE_BUSY_TIMEOUT_MS);
 
-		wait_limit_ms = STORE_BUSY_TIMEOUT_MS;
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-		wait_limit_ms = limit;
+		store_busy_limit(limit);
 	}
 	return SQLITE_OK;
 }
@@ -652,6 +651,7 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
 {
 	sqlite3_stmt *stmt;
 	int rc = 0, step;
+	long limit;
 
 	/* too large to cache: the WAL's bound holds for large answers too (store/knobs.h) */
 	if (len > (size_t)STORE_CACHE_MAX_ANSWER)
@@ -664,9 +664,9 @@ int store_cache_put(struct store *st, const unsigned char key[STORE_KEY_BYTES],
 	sqlite3_bind_text(stmt, 3, endpoint, -1, SQLITE_STATIC);
 	sqlite3_bind_text64(stmt, 4, answer, len, SQLITE_STATIC, SQLITE_UTF8);
 	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)time(NULL));
-	wait_limit_ms = STORE_CACHE_BUSY_MS;
+	limit = store_busy_limit(STORE_CACHE_BUSY_MS);
 	step = sqlite3_step(stmt);
-	wait_limit_ms = STORE_BUSY_TIMEOUT_MS;
+	store_busy_limit(limit);
 	if ((step & 0xff) == SQLITE_BUSY)
 		rc = 1; /* another writer holds the lock: not kept, no harm done */
 	else if (step != SQLITE_DONE)
