@@ -248,30 +248,60 @@ CTD_API void ctd_growth_stability(const double solref[2], const double solimp[5]
     double timestep, int refsafe, enum ctd_scene_integrator integrator,
     struct ctd_growth_report *out);
 
-/* ---- the pinch: a sphere held between two pads ---- */
+/* ---- the pinch: an object held between two pads ---- */
+
+/* The held object's shape: a sphere (size[0] its radius), a capsule lying along y
+ * (size[0] its radius, size[1] its segment's half-length; MJCF's euler="90 0 0"), or an
+ * axis-aligned box (size[0..2] its half-sizes). */
+enum ctd_hold_shape { CTD_HOLD_SPHERE, CTD_HOLD_CAPSULE, CTD_HOLD_BOX };
+
+/* What pushes each pad: a motor of force grip_force, or a position servo (force
+ * kp (squeeze - q) - kv q', q the pad's joint position past the touching pose, clamped
+ * to forcerange when forcelimited). */
+enum ctd_hold_drive { CTD_HOLD_MOTOR, CTD_HOLD_POSITION };
+
+/* Each pad's slide joint: MJCF's <joint> attributes, 0 when not wanted. */
+struct ctd_hold_joint {
+	double damping;      /* N s/m, >= 0 */
+	double armature;     /* kg, >= 0 */
+	double frictionloss; /* N, >= 0 */
+};
+
+/* Each pad's actuator. */
+struct ctd_hold_actuator {
+	enum ctd_hold_drive type;
+	double kp, kv;        /* position: N/m > 0, N s/m >= 0 */
+	double squeeze;       /* position: its ctrl, m past the touching pose */
+	int forcelimited;     /* position: 1 when forcerange clamps the force */
+	double forcerange[2]; /* lo <= hi, N */
+};
 
 /*
- * A sphere (a free body, its centre at the origin) between two box pads on slide joints
- * along x, just touching it at the start, each pushed toward it by a motor of force
- * grip_force; gravity pulls it along -z, along the pads' faces.
- * Requires: radius, mass, pad_size, pad_mass > 0; grip_force >= 0; duration >= 0;
- * slip_limit > 0; noslip_iterations >= 0; the geoms and option as documented at their
- * structs; and ctd_hold_supported(h) == NULL. The time a call takes grows with
- * noslip_iterations and with the steps stepped (at most duration / option.timestep,
- * usually far fewer: a settled run's rest is summed in closed form).
+ * An object (a free body, its centre at the origin) between two box pads on slide joints
+ * along x, just touching it at the start, each pushed toward it by its actuator; gravity
+ * pulls it along -z, along the pads' faces.
+ * Requires: size (as shape reads it), mass, pad_size, pad_mass > 0; grip_force >= 0;
+ * joint and actuator as documented at their structs; duration >= 0; slip_limit > 0;
+ * noslip_iterations >= 0; the geoms and option as documented at their structs; and
+ * ctd_hold_supported(h) == NULL. The time a call takes grows with noslip_iterations and
+ * with the steps stepped (at most duration / option.timestep, usually far fewer: a
+ * settled run's rest is summed in closed form).
  */
 struct ctd_hold {
-	double radius;                  /* the sphere's radius, m */
-	double mass;                    /* the sphere's mass, kg */
-	struct ctd_pair_geom object;    /* the sphere's geom */
-	double pad_size[3];             /* the pads' box half-sizes HX, HY, HZ, m */
-	double pad_mass;                /* each pad's mass, kg */
-	struct ctd_pair_geom pad;       /* the pads' geom */
-	double grip_force;              /* each motor's force, N */
-	struct ctd_scene_option option; /* its integrator: ctd_hold_supported's */
-	int noslip_iterations;          /* MuJoCo's option: 0, or the noslip sweeps per step */
-	double duration;                /* s simulated */
-	double slip_limit;              /* m of descent that counts as slipping */
+	enum ctd_hold_shape shape;
+	double size[3];                    /* the object's, m: see enum ctd_hold_shape */
+	double mass;                       /* the object's mass, kg */
+	struct ctd_pair_geom object;       /* the object's geom */
+	double pad_size[3];                /* the pads' box half-sizes HX, HY, HZ, m */
+	double pad_mass;                   /* each pad's mass, kg */
+	struct ctd_pair_geom pad;          /* the pads' geom */
+	struct ctd_hold_joint joint;       /* each pad's slide joint */
+	struct ctd_hold_actuator actuator; /* each pad's actuator */
+	double grip_force;                 /* the motor's force, N */
+	struct ctd_scene_option option;    /* its integrator: ctd_hold_supported's */
+	int noslip_iterations;             /* MuJoCo's option: 0, or the noslip sweeps per step */
+	double duration;                   /* s simulated */
+	double slip_limit;                 /* m of descent that counts as slipping */
 };
 
 /* The answers of a pinch. Speeds m/s, lengths m, forces N, times s. */

@@ -34,7 +34,7 @@ int mjhold_xml(const struct core_hold *h, char *buf, size_t len)
 {
 	const struct core_scene_option *o = &h->option;
 	size_t used = 0;
-	double x = h->radius + h->pad_size[0];
+	double x = h->size[0] + h->pad_size[0];
 
 	if (len == 0)
 		return -1;
@@ -56,7 +56,7 @@ int mjhold_xml(const struct core_hold *h, char *buf, size_t len)
 	        o->integrator == CORE_SCENE_EULER     ? "Euler"
 	            : o->integrator == CORE_SCENE_RK4 ? "RK4"
 	                                             : "implicit",
-	        o->refsafe ? "enable" : "disable", h->radius, h->mass) ||
+	        o->refsafe ? "enable" : "disable", h->size[0], h->mass) ||
 	    mjscene_geom_params(buf, len, &used, &h->object) ||
 	    mjscene_append(buf, len, &used, "/>\n    </body>\n") ||
 	    pad(buf, len, &used, h, "left", -x, 1) || pad(buf, len, &used, h, "right", x, -1) ||

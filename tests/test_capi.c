@@ -277,7 +277,7 @@ static json_t *hold_json(const struct ctd_hold *h)
 	json_t *pad = geom_json(&h->pad, json_object());
 	json_t *option = option_json(&h->option);
 
-	json_object_set_new(object, "size", json_real(h->radius));
+	json_object_set_new(object, "size", json_real(h->size[0]));
 	json_object_set_new(object, "mass", json_real(h->mass));
 	json_object_set_new(
 	    pad, "size", json_pack("[f, f, f]", h->pad_size[0], h->pad_size[1], h->pad_size[2]));
@@ -298,7 +298,7 @@ START_TEST(hold_as_json)
 
 	for (n = 0; n < 24; n++) {
 		ctd_hold_default(&h);
-		h.radius = tl_between(&seed, 0.01, 0.03);
+		h.size[0] = tl_between(&seed, 0.01, 0.03);
 		h.mass = tl_between(&seed, 0.05, 0.3);
 		h.grip_force = tl_between(&seed, 2, 20);
 		h.pad.solref[0] = tl_between(&seed, 0.005, 0.03);
@@ -383,7 +383,7 @@ START_TEST(defaults_and_version)
 
 	/* the header's default pinch */
 	ctd_hold_default(&h);
-	SAME(h.radius, 0.02, "radius");
+	SAME(h.size[0], 0.02, "radius");
 	SAME(h.mass, 0.1, "mass");
 	SAME(h.pad_size[0], 0.005, "pad HX");
 	SAME(h.pad_size[1], 0.02, "pad HY");

@@ -84,7 +84,7 @@ static void random_scene(struct core_hold *h)
 
 	hold_scene_draw(&s, &rng_state, HOLD_SCENE_LIVE);
 	memset(h, 0, sizeof *h);
-	h->radius = s.radius;
+	h->size[0] = s.radius;
 	h->mass = s.mass;
 	pair_geom(&h->object, &s.object);
 	pair_geom(&h->pad, &s.pad);
@@ -127,7 +127,7 @@ static int check_unreproducible(const struct core_hold *h, const struct core_hol
 {
 	struct mjhold mh;
 	char err[256];
-	double z[2], nudge = CORE_HOLD_SHADOW_NUDGE * h->radius;
+	double z[2], nudge = CORE_HOLD_SHADOW_NUDGE * h->size[0];
 	long k;
 	int run;
 
@@ -227,7 +227,7 @@ static int compare_run(const struct core_hold *h, double *worst)
 	if (a.crushed && !a.falls && a.steps < n) {
 		/* within the duration, MuJoCo's own pads really reached the centre (the last
 		 * compared step is one short of it): the refusal is about the scene */
-		ck_assert_msg(!bad && core_pinch_crushed(&m, mh.data->qpos[8] + 0.5 * h->radius),
+		ck_assert_msg(!bad && core_pinch_crushed(&m, mh.data->qpos[8] + 0.5 * h->size[0]),
 		    "crushed, but MuJoCo's q %.17g", mh.data->qpos[8]);
 		crushed_scenes++;
 		mjhold_close(&mh);
@@ -475,7 +475,7 @@ static int read_scene(FILE *f, int mujoco, struct table_scene *t)
 		return 1;
 	memset(t, 0, sizeof *t);
 	if (sscanf(line, "scene %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %15s %lf %ld%n", &index,
-	        &h->radius, &h->mass, &h->pad_size[0], &h->pad_size[1], &h->pad_size[2],
+	        &h->size[0], &h->mass, &h->pad_size[0], &h->pad_size[1], &h->pad_size[2],
 	        &h->pad_mass, &h->grip_force, &h->option.timestep, &h->option.impratio, cone,
 	        &h->option.gravity, &steps, &used) != 13)
 		return -1;

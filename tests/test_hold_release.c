@@ -27,7 +27,7 @@
 static void scene_one(struct core_hold *h, const char *release)
 {
 	core_hold_default(h);
-	h->radius = 0.0274;
+	h->size[0] = 0.0274;
 	h->mass = 0.4016;
 	h->pad_size[0] = 0.005;
 	h->pad_size[1] = 0.03;
@@ -51,7 +51,7 @@ static void scene_one(struct core_hold *h, const char *release)
 static void scene_two(struct core_hold *h, const char *release)
 {
 	scene_one(h, release);
-	h->radius = 0.0141;
+	h->size[0] = 0.0141;
 	h->mass = 0.0373;
 	h->pad_mass = 0.059;
 	h->pad.solref[0] = 0.0398;

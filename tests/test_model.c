@@ -627,7 +627,7 @@ static int grips_that_hold(
 		struct core_hold_answer a;
 
 		core_hold_default(&h);
-		h.radius = 0.005;
+		h.size[0] = 0.005;
 		h.mass = 0.1;
 		h.pad_size[0] = 0.005;
 		h.pad_size[1] = 0.02;

@@ -27,7 +27,9 @@
 void core_hold_default(struct core_hold *h)
 {
 	memset(h, 0, sizeof *h);
-	h->radius = DEFAULT_HOLD_RADIUS;
+	h->shape = CORE_HOLD_SPHERE;
+	h->size[0] = DEFAULT_HOLD_RADIUS;
+	h->actuator.type = CORE_HOLD_MOTOR;
 	h->mass = DEFAULT_HOLD_MASS;
 	core_pair_geom_default(&h->object);
 	core_pair_geom_default(&h->pad);

@@ -58,14 +58,14 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	m->tran = (a + a + a) / 3 + (m->rules.simple_body_invweight ? b : (b + 0 + 0) / 3);
 	m->impratio = h->option.impratio;
 	m->slide = m->contact.friction[0];
-	m->radius = h->radius;
+	m->radius = core_hold_half_width(h);
 	m->pad_margin = h->pad.margin;
 	m->pad_gap = h->pad.gap;
 	m->obj_aamm = h->object.margin + (m->rules.aamm_gap ? h->object.gap : 0);
 	m->pad_aamm = h->pad.margin + (m->rules.aamm_gap ? h->pad.gap : 0);
 	m->half_x = h->pad_size[0];
 	m->half_z = h->pad_size[2];
-	m->rest_dist = h->radius + h->pad_size[0];
+	m->rest_dist = core_hold_half_width(h) + h->pad_size[0];
 	/* the R of MuJoCo's largest impedance, from the rows' raw diagApprox (the pyramid's
 	 * tran + f0^2 tran) */
 	{
@@ -79,7 +79,7 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	m->timestep = h->option.timestep;
 	/* a solid sphere's body_inertia and MuJoCo's meaninertia: qM's diagonal is the
 	 * object's m, m, m, I, I, I and the pads' MP, MP */
-	m->inertia = 0.4 * h->mass * h->radius * h->radius;
+	m->inertia = 0.4 * h->mass * h->size[0] * h->size[0];
 	m->meaninertia = (h->mass * 3 + m->inertia * 3 + h->pad_mass * 2) / 8;
 	m->noslip_iterations = h->noslip_iterations;
 	m->noslip_tolerance = CORE_HOLD_NOSLIP_TOLERANCE;

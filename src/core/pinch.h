@@ -23,29 +23,75 @@
 #include "core/pair.h"
 #include "core/scene.h"
 
+/* The held object's shape (MJCF's geom types): a sphere (size[0] its radius), a capsule
+ * lying along y (size[0] its radius, size[1] its segment's half-length; MJCF's
+ * euler="90 0 0"), or an axis-aligned box (size[0..2] its half-sizes). */
+enum core_hold_shape { CORE_HOLD_SPHERE, CORE_HOLD_CAPSULE, CORE_HOLD_BOX };
+
+/* What pushes each pad: a motor of force grip_force (ctrl = grip_force, gear 1), or a
+ * position servo: force kp (ctrl - q) - kv q', ctrl = squeeze, q the pad's joint
+ * position from the touching pose, clamped to forcerange when forcelimited. */
+enum core_hold_drive { CORE_HOLD_MOTOR, CORE_HOLD_POSITION };
+
+/* Each pad's slide joint (MJCF's <joint> attributes; 0: MuJoCo's default, none). Its
+ * frictionloss row takes MuJoCo's default solreffriction and solimpfriction. */
+struct core_hold_joint {
+	double damping;      /* N s/m, >= 0 */
+	double armature;     /* kg, >= 0 */
+	double frictionloss; /* N, >= 0 */
+};
+
+/* Each pad's actuator. */
+struct core_hold_actuator {
+	enum core_hold_drive type;
+	double kp, kv;         /* position: N/m > 0 and N s/m >= 0 */
+	double squeeze;        /* position: ctrl, m past the touching pose */
+	int forcelimited;      /* position: 1 when forcerange clamps the force */
+	double forcerange[2];  /* lo <= hi, N */
+};
+
 /*
- * A sphere (a free body, its centre at the origin) between two box pads on slide joints
- * along x, just touching it at the start, each pushed toward it by a motor of force
- * grip_force; gravity pulls it along -z, along the pads' faces.
- * Requires: radius, mass, pad_size, pad_mass > 0; grip_force >= 0; duration >= 0;
- * slip_limit > 0; noslip_iterations >= 0; the geoms and option as documented at their
- * structs; and core_hold_supported(h) == NULL. The time a call takes grows with
- * noslip_iterations and with the steps stepped (at most duration / option.timestep,
- * usually far fewer: a settled run's rest is summed in closed form).
+ * An object (a free body, its centre at the origin) between two box pads on slide
+ * joints along x, just touching it at the start, each pushed toward it by its actuator;
+ * gravity pulls it along -z, along the pads' faces.
+ * Requires: size (as shape reads it), mass, pad_size, pad_mass > 0; grip_force >= 0;
+ * joint and actuator as documented at their structs; duration >= 0; slip_limit > 0;
+ * noslip_iterations >= 0; the geoms and option as documented at their structs; and
+ * core_hold_supported(h) == NULL. The time a call takes grows with noslip_iterations
+ * and with the steps stepped (at most duration / option.timestep, usually far fewer: a
+ * settled run's rest is summed in closed form).
  */
 struct core_hold {
-	double radius;                   /* the sphere's radius, m */
-	double mass;                     /* the sphere's mass, kg */
-	struct core_pair_geom object;    /* the sphere's geom */
+	enum core_hold_shape shape;
+	double size[3];                  /* the object's, m: see enum core_hold_shape */
+	double mass;                     /* the object's mass, kg */
+	struct core_pair_geom object;    /* the object's geom */
 	double pad_size[3];              /* the pads' box half-sizes HX, HY, HZ, m */
 	double pad_mass;                 /* each pad's mass, kg */
 	struct core_pair_geom pad;       /* the pads' geom */
-	double grip_force;               /* each motor's force, N */
+	struct core_hold_joint joint;    /* each pad's slide joint */
+	struct core_hold_actuator actuator; /* each pad's actuator */
+	double grip_force;               /* the motor's force, N (actuator.type MOTOR) */
 	struct core_scene_option option; /* its integrator: core_hold_supported's */
 	int noslip_iterations;           /* MuJoCo's option: 0, or the noslip sweeps per step */
 	double duration;                 /* s simulated */
 	double slip_limit;               /* m of descent that counts as slipping */
 };
+
+/* The object's half-width along x, toward the pads: a sphere's or capsule's radius, a
+ * box's size[0]. */
+static inline double core_hold_half_width(const struct core_hold *h)
+{
+	return h->size[0];
+}
+
+/* The contacts MuJoCo makes between the object and one pad: a sphere 1, a capsule 2
+ * (its segment's ends, or the pad's edges where it is longer), a box 4 (the corners of
+ * the faces' overlap). */
+static inline int core_hold_contacts_per_pad(const struct core_hold *h)
+{
+	return h->shape == CORE_HOLD_SPHERE ? 1 : h->shape == CORE_HOLD_CAPSULE ? 2 : 4;
+}
 
 /* The coordinates the asymmetric (noslip) step moves in: noslip.h */
 #define CORE_PINCH_DOF 5

@@ -122,7 +122,19 @@ static void scene_in(const struct ctd_scene *p, struct core_scene *s)
 static void hold_in(const struct ctd_hold *p, struct core_hold *h)
 {
 	memset(h, 0, sizeof *h);
-	h->radius = p->radius;
+	h->shape = p->shape == CTD_HOLD_BOX ? CORE_HOLD_BOX
+	    : p->shape == CTD_HOLD_CAPSULE  ? CORE_HOLD_CAPSULE
+	                                    : CORE_HOLD_SPHERE;
+	memcpy(h->size, p->size, sizeof h->size);
+	h->joint.damping = p->joint.damping;
+	h->joint.armature = p->joint.armature;
+	h->joint.frictionloss = p->joint.frictionloss;
+	h->actuator.type = p->actuator.type == CTD_HOLD_POSITION ? CORE_HOLD_POSITION : CORE_HOLD_MOTOR;
+	h->actuator.kp = p->actuator.kp;
+	h->actuator.kv = p->actuator.kv;
+	h->actuator.squeeze = p->actuator.squeeze;
+	h->actuator.forcelimited = p->actuator.forcelimited;
+	memcpy(h->actuator.forcerange, p->actuator.forcerange, sizeof h->actuator.forcerange);
 	h->mass = p->mass;
 	geom_in(&p->object, &h->object);
 	memcpy(h->pad_size, p->pad_size, sizeof h->pad_size);
@@ -137,7 +149,19 @@ static void hold_in(const struct ctd_hold *p, struct core_hold *h)
 
 static void hold_out(const struct core_hold *h, struct ctd_hold *p)
 {
-	p->radius = h->radius;
+	p->shape = h->shape == CORE_HOLD_BOX ? CTD_HOLD_BOX
+	    : h->shape == CORE_HOLD_CAPSULE  ? CTD_HOLD_CAPSULE
+	                                     : CTD_HOLD_SPHERE;
+	memcpy(p->size, h->size, sizeof p->size);
+	p->joint.damping = h->joint.damping;
+	p->joint.armature = h->joint.armature;
+	p->joint.frictionloss = h->joint.frictionloss;
+	p->actuator.type = h->actuator.type == CORE_HOLD_POSITION ? CTD_HOLD_POSITION : CTD_HOLD_MOTOR;
+	p->actuator.kp = h->actuator.kp;
+	p->actuator.kv = h->actuator.kv;
+	p->actuator.squeeze = h->actuator.squeeze;
+	p->actuator.forcelimited = h->actuator.forcelimited;
+	memcpy(p->actuator.forcerange, h->actuator.forcerange, sizeof p->actuator.forcerange);
 	p->mass = h->mass;
 	geom_out(&h->object, &p->object);
 	memcpy(p->pad_size, h->pad_size, sizeof p->pad_size);

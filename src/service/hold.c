@@ -49,8 +49,8 @@ static int parse_object(const struct field_ctx *c, struct core_hold *h)
 		return field_fail(c, "shape", -1, ERR_BAD_VALUE,
 		    "must be \"sphere\", not \"%.32s\"", json_string_value(shape));
 	}
-	if (field_number(c, "size", &h->radius) != 0 ||
-	    field_positive_within(c, "size", -1, h->radius, LIMIT_MAX_SIZE) != 0 ||
+	if (field_number(c, "size", &h->size[0]) != 0 ||
+	    field_positive_within(c, "size", -1, h->size[0], LIMIT_MAX_SIZE) != 0 ||
 	    field_number(c, "mass", &h->mass) != 0 ||
 	    field_positive_within(c, "mass", -1, h->mass, LIMIT_MAX_MASS) != 0)
 		return -1;
@@ -172,7 +172,7 @@ json_t *hold_request_json(const struct hold_request *r)
 		return NULL;
 	}
 	put(object, "shape", json_string("sphere"), &ok);
-	put(object, "size", json_real(h->radius), &ok);
+	put(object, "size", json_real(h->size[0]), &ok);
 	put(object, "mass", json_real(h->mass), &ok);
 	geom_json(&h->object, object, &ok);
 	put(pad, "size", field_reals(h->pad_size, 3), &ok);
