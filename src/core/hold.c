@@ -63,9 +63,9 @@ const char *core_hold_supported(const struct core_hold *h)
 		return "the discrete integrator exists from MuJoCo 3.13.0 on";
 	/* without velocity-dependent forces implicitfast steps as implicit and Euler do, and
 	 * earlier releases have been answered so */
-	if (h->option.integrator == CORE_SCENE_IMPLICITFAST && !rules.simple_body_invweight &&
+	if (h->option.integrator == CORE_SCENE_IMPLICITFAST && !rules.implicitfast &&
 	    (h->joint.damping > 0 || (h->actuator.type == CORE_HOLD_POSITION && h->actuator.kv > 0)))
-		return "the implicitfast integrator exists from MuJoCo 3.0.0 on";
+		return "the implicitfast integrator exists from MuJoCo 2.3.3 on";
 	/* measured in 3.13.0 and 3.14.0: the discrete integrator scales a contact row's R by
 	 * its exact J (qM + h qDeriv + h^2 kp)^-1 J' over J qM^-1 J', which depends on
 	 * where MuJoCo places each contact on the object (docs/hold.md, "Releases") */
@@ -74,6 +74,16 @@ const char *core_hold_supported(const struct core_hold *h)
 		return "the discrete integrator is answered for pads on motors without joint damping "
 		       "only: with velocity- or position-dependent pad forces it reweighs each "
 		       "contact row by where MuJoCo places it";
+	/* measured (2.2.2, 3.12.0-3.14.0): an exactly parallel capsule longer than the pad
+	 * meets the left pad at both its edges and the right one at one */
+	if (h->shape == CORE_HOLD_CAPSULE && !(h->size[1] < h->pad_size[1]))
+		return "a capsule as long as the pads or longer (size[1] >= the pads' size[1]) is not "
+		       "answered: MuJoCo finds two contacts with one pad and one with the other";
+	/* mjc_BoxBox was rewritten in 3.4.0, 3.5.0, 3.8.0, 3.10.0 and 3.12.0; the start's
+	 * contact depth, which decides the first step, is reproduced for 3.12.0's */
+	if (h->shape == CORE_HOLD_BOX && h->option.mujoco < core_mjver_find("3.12.0"))
+		return "a box is answered for MuJoCo 3.12.0 on: the box-box collisions of earlier "
+		       "releases are not reproduced";
 	if (h->shape != CORE_HOLD_SPHERE && h->noslip_iterations > 0)
 		return "noslip is answered for a sphere only: its sweeps, contact by contact, turn a "
 		       "capsule or a box out of the plane the reduction keeps";

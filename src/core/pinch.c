@@ -147,6 +147,7 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	m->impratio = h->option.impratio;
 	m->slide = m->contact.friction[0];
 	m->radius = core_hold_half_width(h);
+	m->box = h->shape == CORE_HOLD_BOX;
 	m->pad_margin = h->pad.margin;
 	m->pad_gap = h->pad.gap;
 	m->obj_aamm = h->object.margin + (m->rules.aamm_gap ? h->object.gap : 0);

@@ -129,6 +129,7 @@ struct core_pinch_model {
 	double slide;     /* friction[0] = friction[1], the sliding coefficient */
 	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see core_pinch_dist */
 	double radius, half_x;
+	int box; /* the object is a box: box-box contacts (core_pinch_dist) */
 	/* the height past which the object leaves the pads' faces: HZ (a sphere's or
 	 * capsule's centre line past the face's edge), HZ + hz for a box */
 	double fall_z;
@@ -243,10 +244,18 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m);
 /* The contact's signed distance at pad joint position q, with MuJoCo's arithmetic. */
 static inline double core_pinch_dist(const struct core_pinch_model *m, double q)
 {
-	/* the right pad's centre is at (R+HX) - q; sphere-box measures from the clamped
-	 * face point, -HX + x, and subtracts the radius */
+	/* the right pad's centre is at (R+HX) - q; sphere-box (and capsule-box, from the
+	 * segment's end) measures from the clamped face point, -HX + x, and subtracts the
+	 * radius. Box-box (3.12.0's mjc_BoxBox, faces aligned) takes the face whose
+	 * separation is larger and reports the other's: the smaller of the two orders of
+	 * subtraction, which at the touching start can be an ulp below 0 */
 	double x = m->rest_dist - q;
 
+	if (m->box) {
+		double object_face = (x - m->radius) - m->half_x, pad_face = (x - m->half_x) - m->radius;
+
+		return object_face < pad_face ? object_face : pad_face;
+	}
 	return fabs(-m->half_x + x) - m->radius;
 }
 
