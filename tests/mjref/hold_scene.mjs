@@ -20,26 +20,23 @@ export function uniform(r, lo, hi) {
   return lo + (hi - lo) * (Number(z >> 11n) / 9007199254740992.0);
 }
 
-const logUniform = (r, lo, hi) => Math.exp(uniform(r, Math.log(lo), Math.log(hi)));
+export const logUniform = (r, lo, hi) => Math.exp(uniform(r, Math.log(lo), Math.log(hi)));
 
 export function pick(r, n) {
   const k = Math.trunc(uniform(r, 0, n));
   return k < n ? k : n - 1;
 }
 
-const geomDefault = () => ({
+export const geomDefault = () => ({
   solref: [0.02, 1], solimp: [0.9, 0.95, 0.001, 0.5, 2], condim: 3,
   friction: [1, 0.005, 0.0001], margin: 0, gap: 0, solmix: 1, priority: 0,
 });
 
-// hold_scene_draw: the fields of struct hold_scene
-export function draw(r, rules) {
+// hold_scene_draw_geoms: the object's and the pads' contact parameters
+export function drawGeoms(r, rules) {
   const condims = [3, 4, 6];
-  const s = { noslip: 0, implicit: 0, discrete: 0 };
-  s.radius = uniform(r, 0.01, 0.04);
-  s.mass = logUniform(r, 0.03, 0.5);
-  s.object = geomDefault();
-  const g = (s.pad = geomDefault());
+  const object = geomDefault();
+  const g = geomDefault();
   if (uniform(r, 0, 1) < 0.8) {
     g.solref[0] = logUniform(r, 0.002, 0.05);
     g.solref[1] = uniform(r, rules === WIDE ? 0.2 : 0.5, 2);
@@ -60,28 +57,44 @@ export function draw(r, rules) {
     g.priority = 1;
   } else {
     g.solmix = logUniform(r, 0.2, 5);
-    s.object.solmix = logUniform(r, 0.2, 5);
-    s.object.condim = condims[pick(r, 3)];
-    s.object.friction[0] = uniform(r, 0.3, 1.5);
+    object.solmix = logUniform(r, 0.2, 5);
+    object.condim = condims[pick(r, 3)];
+    object.friction[0] = uniform(r, 0.3, 1.5);
     if (g.solref[0] > 0) {
-      s.object.solref[0] = logUniform(r, 0.002, 0.05);
-      s.object.solref[1] = uniform(r, 0.5, 2);
+      object.solref[0] = logUniform(r, 0.002, 0.05);
+      object.solref[1] = uniform(r, 0.5, 2);
     }
   }
   if (rules !== TABLE && uniform(r, 0, 1) < 0.2) {
     g.margin = uniform(r, 0, 0.002);
     g.gap = uniform(r, 0, 1) < 0.5 ? uniform(r, 0, g.margin) : 0;
   }
-  s.padSize = [uniform(r, 0.003, 0.01), uniform(r, 0.01, 0.03), uniform(r, 0.1, 0.3)];
-  s.padMass = logUniform(r, 0.02, 0.2);
+  return { object, pad: g };
+}
+
+// hold_scene_draw_pads: [half-sizes, mass]
+export const drawPads = (r) =>
+  [[uniform(r, 0.003, 0.01), uniform(r, 0.01, 0.03), uniform(r, 0.1, 0.3)],
+    logUniform(r, 0.02, 0.2)];
+
+// hold_scene_slide: the contact's sliding friction
+export const slide = (object, pad) => pad.priority > object.priority ? pad.friction[0]
+  : Math.max(pad.friction[0], object.friction[0]);
+
+// hold_scene_draw: the fields of struct hold_scene
+export function draw(r, rules) {
+  const s = { noslip: 0, implicit: 0, discrete: 0 };
+  s.radius = uniform(r, 0.01, 0.04);
+  s.mass = logUniform(r, 0.03, 0.5);
+  Object.assign(s, drawGeoms(r, rules));
+  [s.padSize, s.padMass] = drawPads(r);
   s.timestep = uniform(r, 0.001, 0.005);
   s.gravity = 9.81;
   s.impratio = uniform(r, 0, 1) < 0.3 ? 1 : uniform(r, 1, 10);
   s.elliptic = (uniform(r, 0, 1) < 0.5) === (rules !== LIVE);
   if (rules === LIVE) s.implicit = uniform(r, 0, 1) >= 0.75 ? 1 : 0;
-  const mu = g.priority > s.object.priority ? g.friction[0]
-    : Math.max(g.friction[0], s.object.friction[0]);
-  s.grip = s.mass * s.gravity / (2 * mu) * logUniform(r, rules === WIDE ? 1.1 : 2, 50);
+  s.grip = s.mass * s.gravity / (2 * slide(s.object, s.pad)) *
+    logUniform(r, rules === WIDE ? 1.1 : 2, 50);
   s.duration = 0.5;
   return s;
 }
