@@ -160,6 +160,40 @@ static void count_contacts(const mjData *d, int n[4])
 	}
 }
 
+/* One mj_step of the tall-pad run: the steps in a row whose speed changed by at most
+ * rel of itself + abs, after settled before, and the speed into *prev. */
+static int settle_step(struct mjhold *mh, double rel, double abs, double *prev, int settled)
+{
+	double v;
+
+	mj_step(mh->model, mh->data);
+	v = mh->data->qvel[2];
+	settled = fabs(v - *prev) <= rel * fabs(*prev) + abs ? settled + 1 : 0;
+	*prev = v;
+	return settled;
+}
+
+/* The creep of r's scene opened on tall pads in *mh, as settleCreep (hold_scene.mjs):
+ * settled, -qvel[2] and the steps run into *r. */
+static void settle_creep(struct mjhold *mh, struct record *r)
+{
+	double rel = r->h.noslip_iterations ? NOSLIP_SETTLE_REL : SETTLE_REL;
+	double abs = r->h.noslip_iterations ? NOSLIP_SETTLE_ABS : 0;
+	double prev = mh->data->qvel[2];
+	int settled = 0;
+	long k, end;
+
+	for (k = 1; k <= SETTLE_MAX && settled < SETTLE_RUN; k++)
+		settled = settle_step(mh, rel, abs, &prev, settled);
+	end = settled < SETTLE_RUN ? 0 : 10 * k < CREEP_ON ? CREEP_ON : 10 * k;
+	end = end < SETTLE_MAX ? end : SETTLE_MAX;
+	for (; k <= end; k++)
+		settled = settle_step(mh, rel, abs, &prev, settled);
+	r->settled = settled >= SETTLE_RUN;
+	r->creep = -mh->data->qvel[2];
+	r->creep_steps = k - 1;
+}
+
 /* Step h in libmujoco into *r (index, integrator and h set by the caller). Returns 0; -1
  * when the generator's rule drops the scene (a pad crushed or thrown off, the pads
  * touching each other); -2 when libmujoco cannot load it (the message on stderr). */
@@ -168,11 +202,9 @@ static int record(struct record *r)
 	struct core_hold tall = r->h;
 	struct mjhold mh;
 	char err[256];
-	double w = r->h.size[0], prev;
-	long k, end;
+	double w = r->h.size[0];
+	long k;
 	int regular = 1, p;
-	double rel = r->h.noslip_iterations ? NOSLIP_SETTLE_REL : SETTLE_REL;
-	double abs = r->h.noslip_iterations ? NOSLIP_SETTLE_ABS : 0;
 
 	r->steps = lround(r->h.duration / r->h.option.timestep);
 	r->stride = r->steps / SAMPLES > 1 ? r->steps / SAMPLES : 1;
@@ -223,25 +255,7 @@ static int record(struct record *r)
 		fprintf(stderr, "scene %d: %s\n", r->index, err);
 		return -2;
 	}
-	prev = mh.data->qvel[2];
-	r->settled = 0;
-	for (k = 1; k <= SETTLE_MAX && r->settled < SETTLE_RUN; k++) {
-		mj_step(mh.model, mh.data);
-		r->settled =
-		    fabs(mh.data->qvel[2] - prev) <= rel * fabs(prev) + abs ? r->settled + 1 : 0;
-		prev = mh.data->qvel[2];
-	}
-	end = r->settled < SETTLE_RUN ? 0 : 10 * k < CREEP_ON ? CREEP_ON : 10 * k;
-	end = end < SETTLE_MAX ? end : SETTLE_MAX;
-	for (; k <= end; k++) {
-		mj_step(mh.model, mh.data);
-		r->settled =
-		    fabs(mh.data->qvel[2] - prev) <= rel * fabs(prev) + abs ? r->settled + 1 : 0;
-		prev = mh.data->qvel[2];
-	}
-	r->creep = -mh.data->qvel[2];
-	r->creep_steps = k - 1;
-	r->settled = r->settled >= SETTLE_RUN;
+	settle_creep(&mh, r);
 	mjhold_close(&mh);
 	return 0;
 }

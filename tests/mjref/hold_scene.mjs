@@ -118,3 +118,47 @@ export function g17(x) {
   if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
   return s;
 }
+
+// One geom's record fields (the tables' "object" and "pad" lines) and MJCF attributes.
+export const geomFields = (g) => [g.solref[0], g.solref[1], ...g.solimp].map(g17).join(' ') +
+  ` ${g.condim} ` + [...g.friction, g.margin, g.gap, g.solmix].map(g17).join(' ') +
+  ` ${g.priority}`;
+
+export const geomXml = (g) => ` solref="${g17(g.solref[0])} ${g17(g.solref[1])}"` +
+  ` solimp="${g.solimp.map(g17).join(' ')}" condim="${g.condim}"` +
+  ` friction="${g.friction.map(g17).join(' ')}" margin="${g17(g.margin)}"` +
+  ` gap="${g17(g.gap)}" solmix="${g17(g.solmix)}" priority="${g.priority}"`;
+
+// discrete: whether refsafe replaced one of the step's contact rows. Its efc_KBIP is then
+// K' = 1/(h^2 imp) (docs/hold.md), so h^2 K imp is 1 to rounding; a row MuJoCo keeps has
+// h^2 K imp < 1, and an elliptic friction row K = 0. The margin 1e-9 is far above the
+// few ulps of that product and far below any kept row's distance from 1 in these draws.
+export function replacedRow(m, d) {
+  const kbip = d.efc_KBIP, h = m.opt.timestep;
+  for (let i = 0; i < d.nefc; i++) {
+    const K = kbip[4 * i], imp = kbip[4 * i + 2];
+    if (K > 0 && Math.abs(h * h * K * imp - 1) < 1e-9) return true;
+  }
+  return false;
+}
+
+// The tables' creep: step the scene on tall pads (model m, data d of module M) until the
+// object's speed settles (changes by <= 1e-11 relative per step for 50 steps; with noslip
+// 1e-9 relative + 1e-15 m/s), at most 20000 steps. A slow mode passes the per-step test
+// early (a speed 1.8e-6 short of its limit was seen "settled" at step 59): step on to
+// 4000 steps (or ten times as far), and call it settled when the last 50 steps pass the
+// test again. Returns [settled 0|1, -qvel[2], steps run].
+export function settleCreep(M, m, d, noslip) {
+  const MAX = 20000, REL = noslip ? 1e-9 : 1e-11, ABS = noslip ? 1e-15 : 0, RUN = 50;
+  let prev = d.qvel[2], settled = 0, k;
+  const step = () => {
+    M.mj_step(m, d);
+    const v = d.qvel[2];
+    settled = Math.abs(v - prev) <= REL * Math.abs(prev) + ABS ? settled + 1 : 0;
+    prev = v;
+  };
+  for (k = 1; k <= MAX && settled < RUN; k++) step();
+  const end = settled >= RUN ? Math.min(MAX, Math.max(4000, 10 * k)) : 0;
+  for (; k <= end; k++) step();
+  return [settled >= RUN ? 1 : 0, -d.qvel[2], k - 1];
+}

@@ -18,17 +18,11 @@
 //
 // tests/test_grasp.c's record() is this file's run() for libmujoco 2.2.2: a change here is
 // a change there.
-import { rng, g17 } from './hold_scene.mjs';
+import { rng, g17, geomFields, geomXml, replacedRow, settleCreep } from './hold_scene.mjs';
 import { draw, SHAPES, INTEGRATORS } from './grasp_scene.mjs';
 
 const SAMPLES = 16;
-const SETTLE_MAX = 20000;
-const SETTLE_REL = 1e-11;
-const SETTLE_RUN = 50;
-const NOSLIP_SETTLE_REL = 1e-9;
-const NOSLIP_SETTLE_ABS = 1e-15;
 const TALL_HZ = 1e4;
-const CREEP_ON = 4000;
 const CRUSH = 0.9, THROWN = 0.5;
 
 const args = process.argv.slice(2);
@@ -45,15 +39,6 @@ const M = await (await import(moduleName)).default();
 const version = M.mj_versionString();
 const [major, minor] = version.split('.').map(Number);
 const integrators = major < 3 ? 2 : major === 3 && minor < 13 ? 3 : 4;
-
-const geomFields = (g) => [g.solref[0], g.solref[1], ...g.solimp].map(g17).join(' ') +
-  ` ${g.condim} ` + [...g.friction, g.margin, g.gap, g.solmix].map(g17).join(' ') +
-  ` ${g.priority}`;
-
-const geomXml = (g) => ` solref="${g17(g.solref[0])} ${g17(g.solref[1])}"` +
-  ` solimp="${g.solimp.map(g17).join(' ')}" condim="${g.condim}"` +
-  ` friction="${g.friction.map(g17).join(' ')}" margin="${g17(g.margin)}"` +
-  ` gap="${g17(g.gap)}" solmix="${g17(g.solmix)}" priority="${g.priority}"`;
 
 // tests/mjhold.c's mjhold_xml: the same MJCF, pads hz tall
 function objectXml(s) {
@@ -91,15 +76,6 @@ function sceneXml(s, hz) {
     actuatorXml(s, 'right') + '</actuator>\n</mujoco>\n';
 }
 
-// discrete: whether refsafe replaced one of the step's rows (mjref_js_hold_gen.mjs)
-function replacedRow(m, d) {
-  const kbip = d.efc_KBIP, h = m.opt.timestep;
-  for (let i = 0; i < d.nefc; i++) {
-    const K = kbip[4 * i], imp = kbip[4 * i + 2];
-    if (K > 0 && Math.abs(h * h * K * imp - 1) < 1e-9) return true;
-  }
-  return false;
-}
 
 function load(s, hz) {
   const m = M.MjModel.from_xml_string(sceneXml(s, hz));
@@ -164,24 +140,7 @@ function run(s, index) {
   m.delete();
   if (!regular) return null;
   [m, d] = load(s, TALL_HZ);
-  const rel = s.noslip ? NOSLIP_SETTLE_REL : SETTLE_REL;
-  const abs = s.noslip ? NOSLIP_SETTLE_ABS : 0;
-  let prev = d.qvel[2], settled = 0, k;
-  for (k = 1; k <= SETTLE_MAX && settled < SETTLE_RUN; k++) {
-    M.mj_step(m, d);
-    const v = d.qvel[2];
-    settled = Math.abs(v - prev) <= rel * Math.abs(prev) + abs ? settled + 1 : 0;
-    prev = v;
-  }
-  // as mjref_js_hold_gen.mjs: a slow mode passes the per-step test early
-  const end = settled >= SETTLE_RUN ? Math.min(SETTLE_MAX, Math.max(CREEP_ON, 10 * k)) : 0;
-  for (; k <= end; k++) {
-    M.mj_step(m, d);
-    const v = d.qvel[2];
-    settled = Math.abs(v - prev) <= rel * Math.abs(prev) + abs ? settled + 1 : 0;
-    prev = v;
-  }
-  const creep = -d.qvel[2];
+  const [settled, creep, ran] = settleCreep(M, m, d, s.noslip);
   d.delete();
   m.delete();
   const act = s.position
@@ -199,7 +158,7 @@ function run(s, index) {
     `contacts ${lo[0] === Infinity ? '0 0 0 0' : `${lo[0]} ${hi[0]} ${lo[1]} ${hi[1]}`}`,
     `traj ${stride} ${z.map(g17).join(' ')}`, `padl ${stride} ${ql.map(g17).join(' ')}`,
     `padr ${stride} ${qr.map(g17).join(' ')}`, `fall ${fall}`,
-    `creep ${settled >= SETTLE_RUN ? 1 : 0} ${g17(creep)} ${k - 1}`,
+    `creep ${settled} ${g17(creep)} ${ran}`,
     ...(s.integrator === 3 ? [`replaced ${replaced ? 1 : 0}`] : []), 'end'];
 }
 
