@@ -421,12 +421,25 @@ struct stats {
  */
 static const char *refused_class(const struct record *r)
 {
-	if (r->h.shape == CORE_HOLD_SPHERE)
-		return NULL;
-	if (r->h.noslip_iterations > 0)
+	const struct core_hold *h = &r->h;
+	int plain_pads = h->actuator.type == CORE_HOLD_MOTOR && h->joint.damping == 0 &&
+	    h->joint.armature == 0 && h->joint.frictionloss == 0;
+	int one_sided = r->start[2] != r->start[3];
+
+	/* the classes docs/hold.md ("What is not answered") lists, read off the scene */
+	if (h->option.integrator == CORE_SCENE_DISCRETE &&
+	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
+		return "discrete with joint damping or a servo";
+	if (h->shape == CORE_HOLD_CAPSULE && !(h->size[1] < h->pad_size[1]))
+		return "a capsule as long as the pads";
+	if (h->shape == CORE_HOLD_BOX && h->option.mujoco < core_mjver_find("3.12.0"))
+		return "a box before 3.12.0";
+	if (h->shape != CORE_HOLD_SPHERE && h->noslip_iterations > 0)
 		return "noslip with a capsule or box";
-	if (r->start[2] != r->start[3])
+	if (h->shape != CORE_HOLD_SPHERE && one_sided)
 		return "a capsule or box whose start is one-sided";
+	if ((h->noslip_iterations > 0 || one_sided) && !plain_pads)
+		return "noslip or a one-sided start with pads that are not plain motors";
 	return NULL;
 }
 
@@ -485,7 +498,9 @@ static void compare(const char *what, const struct record *r, struct stats *st)
 	}
 	/* the descent at every sample MuJoCo took (the last: the answer's slip) */
 	for (i = 0; i < r->samples; i++) {
-		long k = i + 1 < r->samples || r->fall ? (i + 1) * r->stride : n;
+		/* the generator samples every stride steps, at most SAMPLES + 1 of them, and the
+		 * last step when there is room for it */
+		long k = (i + 1) * r->stride <= n ? (i + 1) * r->stride : n;
 		double dev;
 
 		if (r->fall && i + 1 == r->samples)

@@ -153,7 +153,7 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	m->obj_aamm = h->object.margin + (m->rules.aamm_gap ? h->object.gap : 0);
 	m->pad_aamm = h->pad.margin + (m->rules.aamm_gap ? h->pad.gap : 0);
 	m->half_x = h->pad_size[0];
-	m->fall_z = h->pad_size[2] + (h->shape == CORE_HOLD_BOX ? h->size[2] : 0);
+	m->fall_z = h->pad_size[2];
 	m->rest_dist = core_hold_half_width(h) + h->pad_size[0];
 	m->timestep = h->option.timestep;
 	m->R_floor = weight_floor(m, m->tran);

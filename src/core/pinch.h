@@ -130,8 +130,7 @@ struct core_pinch_model {
 	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see core_pinch_dist */
 	double radius, half_x;
 	int box; /* the object is a box: box-box contacts (core_pinch_dist) */
-	/* the height past which the object leaves the pads' faces: HZ (a sphere's or
-	 * capsule's centre line past the face's edge), HZ + hz for a box */
+	/* the height past which the object's centre has left the pads' faces: HZ */
 	double fall_z;
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
 	double obj_aamm, pad_aamm;  /* each geom's broadphase AAMM growth (sap_float_tie) */
