@@ -100,10 +100,11 @@ static int parse_joint(const struct field_ctx *c, struct core_hold_joint *j)
 	static const char *const known[] = {"damping", "armature", "frictionloss", NULL};
 
 	return field_known(c, known) != 0 ||
-	    non_negative_within(c, "damping", &j->damping, LIMIT_MAX_HOLD_DAMPING, "N s/m") != 0 ||
-	    non_negative_within(c, "armature", &j->armature, LIMIT_MAX_MASS, "kg") != 0 ||
-	    non_negative_within(
-	        c, "frictionloss", &j->frictionloss, LIMIT_MAX_HOLD_FORCE, "N") != 0
+	        non_negative_within(c, "damping", &j->damping, LIMIT_MAX_HOLD_DAMPING, "N s/m") !=
+	            0 ||
+	        non_negative_within(c, "armature", &j->armature, LIMIT_MAX_MASS, "kg") != 0 ||
+	        non_negative_within(
+	            c, "frictionloss", &j->frictionloss, LIMIT_MAX_HOLD_FORCE, "N") != 0
 	    ? -1
 	    : 0;
 }
@@ -123,7 +124,8 @@ static int parse_actuator(const struct field_ctx *c, struct core_hold_actuator *
 		for (i = 0; c->obj && servo_only[i]; i++)
 			if (json_object_get(c->obj, servo_only[i]))
 				return field_fail(c, servo_only[i], -1, ERR_BAD_VALUE,
-				    "is a position servo's (\"type\": \"position\"); a motor pushes "
+				    "is a position servo's (\"type\": \"position\"); a motor "
+				    "pushes "
 				    "each pad with grip_force");
 		return 0;
 	}
@@ -153,8 +155,8 @@ static int parse_actuator(const struct field_ctx *c, struct core_hold_actuator *
 
 static int parse_pad(const struct field_ctx *c, struct core_hold *h)
 {
-	static const char *const known[] = {"size", "mass", "joint", "actuator", "solref",
-	    "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
+	static const char *const known[] = {"size", "mass", "joint", "actuator", "solref", "solimp",
+	    "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
 	struct field_ctx joint, actuator;
 	int i;
 
@@ -307,7 +309,8 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 		/* the servo's force is kp (squeeze - q) - kv q': no grip_force to set */
 		if (json_object_get(body, "grip_force"))
 			return field_fail(&root, "grip_force", -1, ERR_BAD_VALUE,
-			    "is the motor's force; the pads' position servo pushes with kp (squeeze "
+			    "is the motor's force; the pads' position servo pushes with kp "
+			    "(squeeze "
 			    "- q) - kv q' (clamped to forcerange): set /pad/actuator/squeeze, or "
 			    "\"type\": \"motor\" to push with grip_force");
 		h->grip_force = 0;
