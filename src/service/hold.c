@@ -99,14 +99,11 @@ static int parse_joint(const struct field_ctx *c, struct core_hold_joint *j)
 {
 	static const char *const known[] = {"damping", "armature", "frictionloss", NULL};
 
-	return field_known(c, known) != 0 ||
-	        non_negative_within(c, "damping", &j->damping, LIMIT_MAX_HOLD_DAMPING, "N s/m") !=
-	            0 ||
-	        non_negative_within(c, "armature", &j->armature, LIMIT_MAX_MASS, "kg") != 0 ||
-	        non_negative_within(
-	            c, "frictionloss", &j->frictionloss, LIMIT_MAX_HOLD_FORCE, "N") != 0
-	    ? -1
-	    : 0;
+	if (field_known(c, known) != 0 ||
+	    non_negative_within(c, "damping", &j->damping, LIMIT_MAX_HOLD_DAMPING, "N s/m") != 0 ||
+	    non_negative_within(c, "armature", &j->armature, LIMIT_MAX_MASS, "kg") != 0)
+		return -1;
+	return non_negative_within(c, "frictionloss", &j->frictionloss, LIMIT_MAX_HOLD_FORCE, "N");
 }
 
 /* Each pad's actuator: {"type": "motor"} (grip_force drives it) or a position servo
