@@ -619,17 +619,20 @@ static const struct ans_kind hold_kind = {
 int hold_run(const struct hold_request *r, json_t **answer, struct err *err)
 {
 	struct hold_result result;
+	int servo = r->scene.actuator.type == CORE_HOLD_POSITION;
 
 	hold_compute(r, &result);
+	/* the drive that pressed too far: a motor's grip_force, a servo's squeeze */
 	if (result.answer.crushed)
-		return err_set(err, ERR_BAD_VALUE, "/grip_force",
+		return err_set(err, ERR_BAD_VALUE, servo ? "/pad/actuator/squeeze" : "/grip_force",
 		    "the pads' faces reach the object's centre, or come within their own margin "
 		    "and gap of each other: MuJoCo's pinch is then no longer two face contacts "
 		    "but 6 (the two sphere-pad contacts and 4 between the pads' faces, at the "
 		    "corners of their overlap), or (3.8.0-3.13.0's one-pad start) the object's "
 		    "centre is pushed into a pad, where its contact takes the nearest face; the "
-		    "core reproduces two face contacts only; use stiffer pads (solref, solimp) or "
-		    "a smaller grip_force");
+		    "core reproduces the object's contacts with the pads only; use stiffer pads "
+		    "(solref, solimp) or a smaller %s",
+		    servo ? "squeeze" : "grip_force");
 	/* one field list (hold_answer_fields) for this answer and a hold sweep's rows */
 	*answer = ans_to_json(&hold_kind, &result);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
