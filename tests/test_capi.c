@@ -311,7 +311,8 @@ static json_t *hold_json(const struct ctd_hold *h)
 	return body;
 }
 
-/* A refused grasp: the JSON entry point's 422 carries ctd_hold_supported()'s sentence. */
+/* A refused grasp: the JSON entry point's 422 carries ctd_hold_supported()'s sentence
+ * (why), or (why NULL: pads pressed through the object) names the drive's field. */
 static void assert_refused(const struct ctd_hold *h, const char *why)
 {
 	json_t *body = hold_json(h), *e;
@@ -319,9 +320,13 @@ static void assert_refused(const struct ctd_hold *h, const char *why)
 	size_t len;
 	int status = ctd_answer("hold", request, strlen(request), &answer, &len);
 
-	ck_assert_msg(status == 422, "%s: %d, not 422 (%s)", request, status, why);
+	ck_assert_msg(status == 422, "%s: %d, not 422 (%s)", request, status, why ? why : "crushed");
 	e = json_loads(answer, 0, NULL);
-	ck_assert_str_eq(json_string_value(json_object_get(e, "message")), why);
+	if (why)
+		ck_assert_str_eq(json_string_value(json_object_get(e, "message")), why);
+	else
+		ck_assert_str_eq(json_string_value(json_object_get(e, "path")),
+		    h->actuator.type == CTD_HOLD_POSITION ? "/pad/actuator/squeeze" : "/grip_force");
 	json_decref(e);
 	ctd_answer_free(answer);
 	free(request);
@@ -337,7 +342,7 @@ START_TEST(hold_as_json)
 	struct ctd_hold_answer r;
 	const char *why;
 	json_t *a;
-	int n, run, refused = 0;
+	int n, run, refused = 0, crushed = 0;
 
 	for (n = 0; n < 36; n++) {
 		ctd_hold_default(&h);
@@ -375,11 +380,15 @@ START_TEST(hold_as_json)
 			continue;
 		}
 		ctd_hold_solve(&h, &r);
+		if (r.crushed) {
+			/* pads pressed through the object: a 422 at the drive's field */
+			assert_refused(&h, NULL);
+			crushed++;
+			continue;
+		}
 		a = ask("hold", hold_json(&h));
 		ck_assert_int_eq(r.reproducible, integer(a, "reproducible"));
 		ck_assert_int_eq(r.steps, integer(a, "steps"));
-		if (r.crushed)
-			goto next;
 		run = r.reproducible;
 		SAME(r.normal_force, real(a, "normal_force"), "normal_force");
 		SAME(r.load, real(a, "load"), "load");
@@ -405,8 +414,10 @@ START_TEST(hold_as_json)
 	next:
 		json_decref(a);
 	}
-	/* most grasps are answered (a refusal is noslip's, on a capsule, a box or a servo) */
-	ck_assert_int_le(refused, 12);
+	/* a third at least are answered (a refusal is noslip's on a capsule, a box or a
+	 * servo, or a one-pad start's) */
+	fprintf(stderr, "hold_as_json: %d refused, %d crushed of %d\n", refused, crushed, n);
+	ck_assert_int_le(refused + crushed, 24);
 }
 END_TEST
 
