@@ -282,7 +282,8 @@ START_TEST(smallest_squeeze_that_holds)
 	    "\"slip_limit\": 0.005}";
 
 	/* kp squeeze against the load: 2 mu kp s = m g at s = 16 um; 4 mm holds by far */
-	smallest_that_holds(capsule, "squeeze", "/pad/actuator/squeeze", 1e-6, 0.004, 1e-8);
+	smallest_that_holds(
+	    capsule, "/pad/actuator/squeeze", "/pad/actuator/squeeze", 1e-6, 0.004, 1e-8);
 	smallest_that_holds("{\"duration\": 0.5, \"slip_limit\": 0.005}", "grip_force",
 	    "/grip_force", 0.05, 20, 1e-6);
 }

@@ -71,8 +71,8 @@ static const struct axis axes[] = {
 /* Issue 48's fields (the pads' joint and servo, the object's shape's sizes), by alias
  * and by pointer, beside a few of the others. */
 static const struct axis grasp_axes[] = {
-    {"squeeze", "/pad/actuator/squeeze", 0.0002, 0.004, SERVO},
-    {"kp", "/pad/actuator/kp", 500, 30000, SERVO},
+    {"/pad/actuator/squeeze", "/pad/actuator/squeeze", 0.0002, 0.004, SERVO},
+    {"/pad/actuator/kp", "/pad/actuator/kp", 500, 30000, SERVO},
     {"/pad/actuator/kv", "/pad/actuator/kv", 0, 20, SERVO},
     {"damping", "/pad/joint/damping", 0, 150, ANY},
     {"/pad/joint/armature", "/pad/joint/armature", 0, 0.05, ANY},
@@ -484,7 +484,7 @@ START_TEST(grasp_fields_exposed)
 	    {"{}", "/object/size/0", "[0.015, 0.025]", "{\"object\": {\"size\": %s}}"},
 	    {"{\"pad\": {\"actuator\": {\"type\": \"position\", \"kp\": 5000, \"squeeze\": "
 	     "0.001}}}",
-	        "squeeze", "[0.0005, 0.002]",
+	        "/pad/actuator/squeeze", "[0.0005, 0.002]",
 	        "{\"pad\": {\"actuator\": {\"type\": \"position\", \"kp\": 5000, \"squeeze\": "
 	        "%s}}}"},
 	    {"{\"object\": {\"shape\": \"capsule\", \"size\": [0.004, 0.02]}}", "/object/size/1",
@@ -523,9 +523,10 @@ START_TEST(grasp_fields_exposed)
 	}
 	/* what the base's drive does not have */
 	tsvc_expect_error(SVC_SWEEP,
-	    "{\"query\": \"hold\", \"vary\": [{\"path\": \"squeeze\", \"values\": [0.001]}]}",
-	    strlen("{\"query\": \"hold\", \"vary\": [{\"path\": \"squeeze\", \"values\": "
-	           "[0.001]}]}"),
+	    "{\"query\": \"hold\", \"vary\": [{\"path\": \"/pad/actuator/squeeze\", "
+	    "\"values\": [0.001]}]}",
+	    strlen("{\"query\": \"hold\", \"vary\": [{\"path\": \"/pad/actuator/squeeze\", "
+	           "\"values\": [0.001]}]}"),
 	    NULL, ERR_UNKNOWN_FIELD, "/vary/0/path");
 	{
 		static const char servo_grip[] =
