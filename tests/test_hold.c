@@ -886,7 +886,7 @@ START_TEST(test_tail)
 				break;
 			if (k <= n && tts < 0 && -z >= h.slip_limit)
 				tts = (double)k * ht;
-			if (k <= n && fall < 0 && fabs(z) > m.half_z)
+			if (k <= n && fall < 0 && fabs(z) > m.fall_z)
 				fall = (double)k * ht;
 			if (k == (fall >= 0 ? lround(fall / ht) : n)) {
 				dev = fabs(a.slip + z) / (fabs(z) + 1e-3);
