@@ -236,11 +236,19 @@ static int check_grid_of(const struct grid_kind *kind, const char *release, int 
 	if (kind == &classic && grid % 5 == 0 && pick[0] != 0 && pick[1] != 0)
 		json_object_set_new(base, "grip_force", json_real(1e5));
 	{
-		/* every field present, so the single requests can set any pointer */
+		/* every field present, so the single requests can set any pointer; a grasp's
+		 * base the core does not answer is another grid's */
 		char *text = jtext_line(base);
+		int ok = kind == &classic || accepted(text);
+
 		json_decref(base);
-		base = tsvc_canonical(SVC_HOLD, text);
+		base = ok ? tsvc_canonical(SVC_HOLD, text) : NULL;
 		free(text);
+		if (!base) {
+			json_decref(values[0]);
+			json_decref(values[1]);
+			return 0;
+		}
 	}
 	/* a grasp grid with a point the core does not answer (core_hold_supported) is
 	 * another's; the classic scenes are all answered */

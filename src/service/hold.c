@@ -189,8 +189,8 @@ static int parse_option(const struct field_ctx *c, struct core_hold *h)
 
 /* The fields a refusal of core_hold_supported() may be about, in the order they are
  * named: each put back to what the core answers alone (an option or a pad's extra
- * before the object's shape), the first whose return lifts the refusal is the one the
- * error names. */
+ * before the object's shape), the first whose return lifts the refusal (no refusal, or
+ * another one: the sentence was about it) is the one the error names. */
 struct hold_revert {
 	const char *path;
 	void (*revert)(struct core_hold *h);
@@ -264,7 +264,7 @@ static const struct hold_revert hold_reverts[] = {
  * h, at the field hold_reverts[] finds (else at the request, path). */
 static int hold_refuse_unsupported(const struct core_hold *h, const char *path, struct err *err)
 {
-	const char *why = core_hold_supported(h), *field = "";
+	const char *why = core_hold_supported(h), *field = "", *after;
 	char where[ERR_PATH_MAX];
 	size_t i;
 
@@ -274,7 +274,8 @@ static int hold_refuse_unsupported(const struct core_hold *h, const char *path, 
 		struct core_hold back = *h;
 
 		hold_reverts[i].revert(&back);
-		if (!core_hold_supported(&back)) {
+		after = core_hold_supported(&back);
+		if (!after || strcmp(after, why) != 0) {
 			field = hold_reverts[i].path;
 			break;
 		}
