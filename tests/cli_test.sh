@@ -181,6 +181,34 @@ run 1 rest --csv
 run 1 rest a b
 run 1 --bogus
 
+# hold's grasp flags (issue 48): each sets one field, so the answer is the JSON request's,
+# byte for byte, on top of a file's request too; a bad flag value is a usage error, a bad
+# field the service's refusal at its path
+grasp='{"object": {"shape": "capsule", "size": [0.004, 0.02]}, "pad": {"joint": {"damping": 100, "frictionloss": 0.05}, "actuator": {"type": "position", "kp": 20000, "kv": 2, "squeeze": 0.002, "forcerange": [-30, 30]}}, "duration": 0.2}'
+echo "$grasp" >"$tmp/grasp.json"
+run 0 hold "$tmp/grasp.json"
+cp "$tmp/out" "$tmp/grasp.out"
+echo '{"duration": 0.2}' >"$tmp/short.json"
+run 0 hold "$tmp/short.json" --shape capsule --size 0.004,0.02 --damping 100 --frictionloss 0.05 \
+	--actuator position --kp 20000 --kv 2 --squeeze 0.002 --forcerange -30,30
+cmp -s "$tmp/out" "$tmp/grasp.out" || fail "hold's flags are not the JSON request's answer"
+echo '{"object": {"shape": "box", "size": [0.01, 0.01, 0.01]}, "duration": 0.2}' >"$tmp/box.json"
+run 0 hold "$tmp/box.json"
+cp "$tmp/out" "$tmp/box.out"
+run 0 hold "$tmp/short.json" --shape box --size 0.01,0.01,0.01 --armature 0
+cmp -s "$tmp/out" "$tmp/box.out" || fail "hold --shape box --size: not the JSON request's answer"
+run 1 hold --kp x
+contains "$tmp/err" '--kp takes a number, not "x"'
+run 1 hold --size 0.01,0.02,0.03,0.04
+run 1 hold --forcerange 3
+run 1 rest --shape box
+run 2 hold --shape capsule
+contains "$tmp/err" '"path":"/object/size"'
+run 2 hold --size 0.01,0.02
+contains "$tmp/err" '"path":"/object/size"'
+run 2 hold --actuator position --kp 100
+contains "$tmp/err" '"path":"/pad/actuator/squeeze"'
+
 # help and version
 run 0 --help
 contains "$tmp/out" 'Usage: contact'
@@ -188,6 +216,7 @@ contains "$tmp/out" 'Units are SI'
 contains "$tmp/out" 'peak_penetration, rebound, max_height, jitter, final_penetration m'
 contains "$tmp/out" '--pretty'
 contains "$tmp/out" '--mujoco RELEASE'
+contains "$tmp/out" '--squeeze'
 run 0 --version
 grep -qE '^contact [0-9]+\.[0-9]+\.[0-9]+ \(contact core core-[0-9]+\)$' "$tmp/out" ||
 	fail "version line: $(cat "$tmp/out")"

@@ -113,7 +113,7 @@ done
 MAKEFLAGS= $make install $over >"$work/install.log" 2>&1 ||
 	{ cat "$work/install.log" >&2; fail "make install $over"; }
 echo "make install: $python with PYTHONPATH=$pythondir, no CONTACTD_LIBRARY:"
-use "$python" "$pkgpythondir" "$libdir/libcontactd.so.2" -u CONTACTD_LIBRARY -u LD_LIBRARY_PATH \
+use "$python" "$pkgpythondir" "$libdir/libcontactd.so.4" -u CONTACTD_LIBRARY -u LD_LIBRARY_PATH \
 	PYTHONPATH="$pythondir" || fail "the package make install installed"
 MAKEFLAGS= $make uninstall $over >"$work/install.log" 2>&1 ||
 	{ cat "$work/install.log" >&2; fail "make uninstall $over"; }

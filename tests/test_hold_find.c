@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jsonptr.h"
+#include "base/jtext.h"
 #include "service/service.h"
 #include "svc_test.h"
 
@@ -201,6 +203,92 @@ START_TEST(crushing_bracket_is_refused)
 }
 END_TEST
 
+/* base (a hold request's JSON text) with the number x at the JSON Pointer ptr, as a new
+ * text the caller frees. */
+static char *with_value(const char *base, const char *ptr, double x)
+{
+	json_t *v = json_loads(base, 0, NULL), *num = json_real(x);
+	struct err err;
+	char *text;
+
+	err_clear(&err);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(jptr_set(v, ptr, num, "", &err), 0);
+	text = jtext_line(v);
+	json_decref(num);
+	json_decref(v);
+	return text;
+}
+
+/*
+ * find's smallest value that holds, checked against /v1/hold itself: the hold answer at
+ * the bracket's low end does not hold, at its high end it does, the two within the
+ * tolerance asked, and the answer find gives at its value is /v1/hold's there, byte for
+ * byte. No number is the test's own: what holds is the core's (and MuJoCo's) answer.
+ */
+static void smallest_that_holds(
+    const char *base, const char *path, const char *ptr, double lo, double hi, double tolerance)
+{
+	char body[2048], *at_lo, *at_hi, *at_value, *find_text, *single_text;
+	json_t *answer, *a;
+	const json_t *bracket;
+
+	snprintf(body, sizeof body,
+	    "{\"query\": \"hold\", \"base\": %s, \"path\": \"%s\", \"field\": \"holds\", "
+	    "\"bracket\": [%.17g, %.17g], \"tolerance\": %.17g}",
+	    base, path, lo, hi, tolerance);
+	answer = find(body);
+	ck_assert_str_eq(json_string_value(json_object_get(answer, "path")), ptr);
+	bracket = json_object_get(answer, "bracket");
+	ck_assert_msg(json_real_value(json_array_get(bracket, 1)) -
+	            json_real_value(json_array_get(bracket, 0)) <=
+	        tolerance,
+	    "%s: bracket wider than %g", path, tolerance);
+	at_lo = with_value(base, ptr, json_real_value(json_array_get(bracket, 0)));
+	at_hi = with_value(base, ptr, json_real_value(json_array_get(bracket, 1)));
+	a = tsvc_answer(SVC_HOLD, at_lo, NULL);
+	ck_assert_msg(json_is_false(json_object_get(a, "holds")), "%s: holds at %s", path, at_lo);
+	json_decref(a);
+	a = tsvc_answer(SVC_HOLD, at_hi, NULL);
+	ck_assert_msg(json_is_true(json_object_get(a, "holds")), "%s: slips at %s", path, at_hi);
+	json_decref(a);
+	/* find's answer at its value is the hold answer there */
+	at_value = with_value(base, ptr, tsvc_real(answer, "value"));
+	a = tsvc_answer(SVC_HOLD, at_value, NULL);
+	find_text = jtext_line(json_object_get(answer, "answer"));
+	single_text = jtext_line(a);
+	ck_assert_str_eq(find_text, single_text);
+	fprintf(stderr, "%s: holds from %.9g\n", path, tsvc_real(answer, "value"));
+	free(find_text);
+	free(single_text);
+	json_decref(a);
+	free(at_lo);
+	free(at_hi);
+	free(at_value);
+	json_decref(answer);
+}
+
+/* The smallest squeeze whose servo holds MuJoCo #3328's capsule (issue 48: r 4 mm, half
+ * length 20 mm, 45 g, pads 0.2 kg on joints of damping 100 driven by kp 20000; a 5 mm
+ * slip limit over 0.5 s), and the smallest grip force that holds the default sphere. */
+START_TEST(smallest_squeeze_that_holds)
+{
+	static const char capsule[] =
+	    "{\"object\": {\"shape\": \"capsule\", \"size\": [0.004, 0.02], \"mass\": 0.045, "
+	    "\"friction\": [0.7, 0.005, 0.0001]}, \"pad\": {\"size\": [0.008, 0.03, 0.02], "
+	    "\"mass\": 0.2, \"friction\": [0.7, 0.005, 0.0001], \"condim\": 3, \"solref\": "
+	    "[0.02, 1], \"priority\": 0, \"joint\": {\"damping\": 100}, \"actuator\": {\"type\": "
+	    "\"position\", \"kp\": 20000, \"squeeze\": 0.002}}, \"duration\": 0.5, "
+	    "\"slip_limit\": 0.005}";
+
+	/* kp squeeze against the load: 2 mu kp s = m g at s = 16 um; 4 mm holds by far */
+	smallest_that_holds(
+	    capsule, "/pad/actuator/squeeze", "/pad/actuator/squeeze", 1e-6, 0.004, 1e-8);
+	smallest_that_holds("{\"duration\": 0.5, \"slip_limit\": 0.005}", "grip_force",
+	    "/grip_force", 0.05, 20, 1e-6);
+}
+END_TEST
+
 static Suite *hold_find_suite(void)
 {
 	Suite *s = suite_create("hold_find");
@@ -212,6 +300,7 @@ static Suite *hold_find_suite(void)
 	tcase_add_test(tc, impratio_for_a_creep_below_target_discrete);
 	tcase_add_test(tc, grip_force_for_a_creep_below_target);
 	tcase_add_test(tc, crushing_bracket_is_refused);
+	tcase_add_test(tc, smallest_squeeze_that_holds);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1172,14 +1172,15 @@ START_TEST(documented_defaults_are_real)
 	 * rest and drop: body 3, geom 8, option 7, height, duration, and drop's trajectory;
 	 * stability: solref, solimp and option 5 (impedance's default depends on solimp);
 	 * sweep: base; find: base, max_iterations, method and scan (its example sets target;
-	 * tolerance's default depends on bracket); hold: object 3 + geom 8, pad 2 + geom 8,
-	 * grip_force, option 8, duration and slip_limit; model: mujoco; eval and grade:
-	 * none. A question not named here (a new endpoint's) must document at least one. */
+	 * tolerance's default depends on bracket); hold: object 3 + geom 8, pad 2 + geom 8 + joint
+	 * 3 + actuator's type, grip_force, option 8, duration and slip_limit; model: mujoco; eval
+	 * and grade: none. A question not named here (a new endpoint's) must document at least one.
+	 */
 	static const struct {
 		const char *path;
 		int defaults;
 	} counts[] = {{"/v1/rest", 20}, {"/v1/drop", 21}, {"/v1/stability", 7}, {"/v1/sweep", 1},
-	    {"/v1/eval", 0}, {"/v1/find", 4}, {"/v1/hold", 32}, {"/v1/model", 1}, {"/v1/grade", 0}};
+	    {"/v1/eval", 0}, {"/v1/find", 4}, {"/v1/hold", 36}, {"/v1/model", 1}, {"/v1/grade", 0}};
 	json_t *paths = json_object_get(doc, "paths"), *item;
 	const char *path;
 	int checked = 0, named = 0;
@@ -1487,6 +1488,8 @@ static void assert_covered(const json_t *s, const char *what, const char *at)
 		return; /* says why no test can make it */
 	json_object_foreach ((json_t *)json_object_get(s, "properties"), key, sub) {
 		snprintf(inner, sizeof inner, "%s/%s", at, key);
+		if (json_object_get(deref(sub), "x-untested"))
+			continue; /* a member's own schema may say why no answer has it */
 		ck_assert_msg(was_seen(sub), "%s: %s is documented but in no answer", what, inner);
 		assert_covered(sub, what, inner);
 	}

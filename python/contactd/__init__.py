@@ -14,7 +14,12 @@ without a daemon::
 Every endpoint the library lists (endpoints(), its ctd_endpoints()) has a function of its
 name here: contactd.drop(height=0.1), contactd.hold(grip_force=5), ... (the request's
 fields as keywords, or the request as a dict), made from the library's table when the
-package is imported; sweep, eval and grade take arguments of their own.
+package is imported; sweep, eval and grade take arguments of their own. A grasp is the
+hold request's fields::
+
+    contactd.hold(object={"shape": "capsule", "size": [0.004, 0.02], "mass": 0.045},
+                  pad={"joint": {"damping": 100},
+                       "actuator": {"type": "position", "kp": 20000, "squeeze": 0.002}})
 
 A refusal raises ContactdError, carrying the HTTP status, the error's name, the field at
 fault (a JSON Pointer) and the message. The library is found through the system's library

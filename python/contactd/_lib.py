@@ -12,9 +12,10 @@ import os
 import threading
 
 # The shared library's names, most specific first: the soname this package was
-# written against (libcontactd.so.2: interface 2 added ctd_answer(), 3 ctd_endpoints()),
-# then the development link and whatever the system's library search finds.
-_NAMES = ("libcontactd.so.2", "libcontactd.so")
+# written against (libcontactd.so.4: interface 2 added ctd_answer(), 3 ctd_endpoints(), 4
+# the hold question's shapes and drives), then the development link and whatever the
+# system's library search finds.
+_NAMES = ("libcontactd.so.4", "libcontactd.so")
 
 
 def _installed_library():

@@ -282,3 +282,42 @@ def test_grade_names_every_failing_output_and_hints():
     assert all(f["hint"].startswith("refsafe forgotten") for f in g["failures"])
     assert g["reason"].startswith("K is outside the tolerance; B is outside the tolerance. "
                                   "Hint for K and B: refsafe forgotten")
+
+
+# issue 48's grasps: the hold function takes the object's shape and size, the pads' joint
+# and actuator as its request's fields, with the API's bytes and refusals
+CAPSULE_ON_SERVOS = {
+    "object": {"shape": "capsule", "size": [0.004, 0.02], "mass": 0.045},
+    "pad": {"joint": {"damping": 100},
+            "actuator": {"type": "position", "kp": 20000, "squeeze": 0.002}},
+    "duration": 0.2,
+}
+
+
+def test_hold_takes_a_grasp():
+    code, out, _ = cli("hold", CAPSULE_ON_SERVOS)
+    assert code == 0
+    assert contactd.hold(**CAPSULE_ON_SERVOS) == json.loads(out)
+    assert contactd.hold(CAPSULE_ON_SERVOS) == json.loads(out)
+    # contact hold's flags ask the same question
+    flags = subprocess.run(
+        [CONTACT, "hold", "-", "--shape", "capsule", "--size", "0.004,0.02", "--damping", "100",
+         "--actuator", "position", "--kp", "20000", "--squeeze", "0.002"],
+        input=json.dumps({"object": {"mass": 0.045}, "duration": 0.2}).encode(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    assert flags.returncode == 0 and flags.stdout == out
+
+
+@pytest.mark.parametrize("fields,path", [
+    ({"grip_force": 5, "pad": {"actuator": {"type": "position", "kp": 100, "squeeze": 0.001}}},
+     "/grip_force"),
+    ({"object": {"shape": "capsule", "size": [0.004]}}, "/object/size"),
+    ({"object": {"shape": "box", "size": [0.01, 0.01, -1]}}, "/object/size/2"),
+    ({"pad": {"joint": {"armature": -1}}}, "/pad/joint/armature"),
+    ({"pad": {"actuator": {"type": "position", "kp": 100, "squeeze": 0.001,
+                           "forcerange": [2, 1]}}}, "/pad/actuator/forcerange"),
+])
+def test_hold_refuses_a_bad_grasp_at_its_field(fields, path):
+    with pytest.raises(contactd.ContactdError) as refused:
+        contactd.hold(**fields)
+    assert refused.value.status == 422 and refused.value.field == path

@@ -8,6 +8,7 @@
  *   contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]   (a saved answer)
  *   contact sweep [FILE|-] --shard K/N [--csv]   (part K of N of a sweep)
  *   contact merge PART... [--csv | --pretty]     (the parts joined: the whole answer)
+ *   contact hold [FILE|-] [--shape S --size ... --kp N ...]   (the grasp's flags: holdflag.h)
  *
  * Exit status: 0 answered, 1 usage or I/O error, 2 request rejected (a 4xx of
  * the daemon; the JSON error body goes to stderr), 3 internal error.
@@ -26,6 +27,7 @@
 #include "core/mjver.h"
 #include "model/mjcf.h"
 #include "cli/figure.h"
+#include "cli/holdflag.h"
 #include "service/eval.h"
 #include "service/service.h"
 #include "service/shard.h"
@@ -57,6 +59,8 @@ static void usage(FILE *f)
 	    "Usage: contact ENDPOINT [FILE|-] [--csv | --pretty] [--plot OUT.svg [--field NAME]]\n"
 	    "       contact sweep [FILE|-] --shard K/N [--csv | --pretty]\n"
 	    "       contact merge PART... [--csv | --pretty]\n"
+	    "       contact hold [FILE|-] [--shape S] [--size ...] [--actuator position --kp N\n"
+	    "                    --squeeze M] [--damping N] ... (the grasp's flags, below)\n"
 	    "       contact plot [ANSWER|-] [--plot OUT.svg] [--field NAME]\n"
 	    "       contact model FILE.xml [--mujoco RELEASE] [--pretty]\n"
 	    "       contact --help | --version\n"
@@ -88,12 +92,17 @@ static void usage(FILE *f)
 	    "  --help     print this help and exit\n"
 	    "  --version  print the package and contact-core versions and exit\n"
 	    "\n"
+	    "contact hold also takes the grasp as flags, each setting one field of the\n"
+	    "request (FILE's, standard input's or {}) as the same JSON would:\n",
+	    core_mjver_name(core_mjver_default()));
+	holdflag_usage(f);
+	fprintf(f,
+	    "\n"
 	    "Units are SI. In requests: body.size, height, margin, gap and solimp's width\n"
 	    "in m; duration, timestep and solref's timeconst in s; body.mass in kg; gravity\n"
 	    "in m/s^2; solref's direct form [-stiffness, -damping] in 1/s^2 and 1/s (per\n"
 	    "unit of the contact's effective mass); dampratio, friction and solimp's d0,\n"
-	    "dwidth, midpoint and power are pure numbers. In answers:\n",
-	    core_mjver_name(core_mjver_default()));
+	    "dwidth, midpoint and power are pure numbers. In answers:\n");
 	for (e = 0; e < SVC_ENDPOINT_COUNT; e++)
 		if (svc_endpoints[e]->units)
 			fprintf(f, "  %-10s %s\n", svc_endpoints[e]->name, svc_endpoints[e]->units);
@@ -427,6 +436,22 @@ out:
 	return status;
 }
 
+/* `contact hold` with grasp flags: the request text with their fields set, answered. */
+static int run_grasp(const struct holdflag_set *grasp, const char *text, size_t len,
+    enum format format, const struct plot_request *plot)
+{
+	char why[256], *request = holdflag_apply(grasp, text, len, why, sizeof why);
+	int status;
+
+	if (!request) {
+		fprintf(stderr, "contact: %s\n", why);
+		return EXIT_USAGE;
+	}
+	status = run(SVC_HOLD, request, strlen(request), format, plot);
+	free(request);
+	return status;
+}
+
 /* What --shard asked for: part index of count (index 0: no --shard). */
 struct shard_option {
 	int given;
@@ -575,7 +600,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
+	static const struct option own[] = {
 	    {"csv", no_argument, NULL, 'c'},
 	    {"pretty", no_argument, NULL, 'p'},
 	    {"plot", required_argument, NULL, 'o'},
@@ -584,8 +609,11 @@ int main(int argc, char **argv)
 	    {"mujoco", required_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
 	};
+	/* the command's own options, hold's grasp flags, the terminator */
+	struct option options[sizeof own / sizeof own[0] + HOLDFLAG_COUNT + 1] = {
+	    {NULL, 0, NULL, 0}};
+	struct holdflag_set grasp = {{NULL}, 0};
 	enum svc_endpoint ep;
 	struct err err;
 	const char *path = NULL, *mujoco = NULL;
@@ -598,6 +626,8 @@ int main(int argc, char **argv)
 	char *sharded = NULL;
 	int csv = 0, pretty = 0, opt, status, plot_answer;
 
+	memcpy(options, own, sizeof own);
+	memcpy(options + sizeof own / sizeof own[0], holdflag_options, sizeof holdflag_options);
 	/* a batch's failed call carries the HTTP status it would have alone, as the daemon's */
 	/* a row of the endpoint table without its functions is a build defect: refuse to start */
 	if (svc_endpoints_check(&err) != 0) {
@@ -636,6 +666,8 @@ int main(int argc, char **argv)
 			printf("contact %s (contact core %s)\n", PACKAGE_VERSION, CORE_VERSION);
 			return EXIT_ANSWERED;
 		default:
+			if (holdflag_take(&grasp, opt, optarg) == 0)
+				break;
 			usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -691,6 +723,12 @@ int main(int argc, char **argv)
 		    "names its release itself)\n");
 		return EXIT_USAGE;
 	}
+	if (grasp.given && ep != SVC_HOLD) {
+		fprintf(stderr,
+		    "contact: --shape, --size, --damping, ... set a hold request's "
+		    "fields: contact hold only\n");
+		return EXIT_USAGE;
+	}
 	if (shard.given && ep != SVC_SWEEP) {
 		fprintf(stderr, "contact: --shard splits sweeps only\n");
 		return EXIT_USAGE;
@@ -707,6 +745,8 @@ int main(int argc, char **argv)
 		free(sharded);
 		return status;
 	}
+	if (!path && grasp.given)
+		return run_grasp(&grasp, default_request, strlen(default_request), format, &plot);
 	if (!path)
 		return run(ep, default_request, strlen(default_request), format, &plot);
 	if (ep == SVC_MODEL && strcmp(path, "-") != 0 && strlen(path) > 4 &&
@@ -752,7 +792,8 @@ int main(int argc, char **argv)
 		text = sharded;
 		len = strlen(text);
 	}
-	status = run(ep, text, len, format, &plot);
+	status = grasp.given ? run_grasp(&grasp, text, len, format, &plot)
+	                     : run(ep, text, len, format, &plot);
 	free(text);
 	return status;
 }

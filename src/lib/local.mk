@@ -14,17 +14,19 @@ libanswer_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(GSL_CFLAGS) $(XML_CFLAGS)
 	-fvisibility=hidden
 
 # -version-info is current:revision:age (libtool's rules: add an interface, current+1
-# and age+1; change or remove one, current+1, age 0). 3:0:1: ctd_endpoints() added, so
-# interface 2's programs still run with this library and the soname stays
-# libcontactd.so.2 (current - age). (2:0:0: ctd_answer() and ctd_answer_free() added, and
-# struct ctd_hold_answer gained refsafe_replaced (its size changed, so interface 1's
-# programs cannot use this library). 1:0:0: the hand-written header dropped the solver's
-# state, the scene model and the test hooks from the interface.)
+# and age+1; change or remove one, current+1, age 0). 4:0:0: struct ctd_hold's layout
+# changed (issue 48: the object's shape and size[3] replace radius, each pad's joint and
+# actuator added), so interface 3's programs cannot use this library and the soname is
+# libcontactd.so.4 (current - age). (3:0:1: ctd_endpoints() added, the soname staying
+# libcontactd.so.2. 2:0:0: ctd_answer() and ctd_answer_free() added, and struct
+# ctd_hold_answer gained refsafe_replaced (its size changed, so interface 1's programs
+# cannot use this library). 1:0:0: the hand-written header dropped the solver's state,
+# the scene model and the test hooks from the interface.)
 lib_LTLIBRARIES += libcontactd.la
 libcontactd_la_SOURCES =
 libcontactd_la_LIBADD = libanswer.la libcore.la $(JANSSON_LIBS) $(XML_LIBS) $(GSL_LIBS) \
 	-lpthread -lm
-libcontactd_la_LDFLAGS = -version-info 3:0:1
+libcontactd_la_LDFLAGS = -version-info 4:0:0
 
 # The one public header, written by hand (include/contactd.h): installed as is.
 include_HEADERS = include/contactd.h

@@ -28,39 +28,133 @@ static const struct svc_field hold_fields[] = {{"creep_velocity", "m/s"},
 
 static const char *const geom_fields[] = {
     "solref", "solimp", "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
+
+/* The shapes' names (enum core_hold_shape's order), what their size reads (MJCF's
+ * size="..." of the geom type) and how many numbers that is. */
+static const char *const shape_names[] = {"sphere", "capsule", "box"};
+static const char *const shape_sizes[] = {"r", "[radius, half_length]", "[hx, hy, hz]"};
+static const size_t shape_arity[] = {1, 2, 3};
+
+static const char *const drive_names[] = {"motor", "position"};
+
+/* The object's size as its shape reads it: a sphere's r or [r], a capsule's [r, hl], a
+ * box's [hx, hy, hz], each > 0 (MJCF's form; errors at /object/size or /object/size/i). */
+static int parse_size(const struct field_ctx *c, struct core_hold *h)
+{
+	json_t *v = json_object_get(c->obj, "size");
+	size_t n = shape_arity[h->shape], i;
+
+	if (!v) {
+		if (h->shape == CORE_HOLD_SPHERE)
+			return 0; /* the default sphere's radius */
+		return field_fail(c, "size", -1, ERR_MISSING_FIELD,
+		    "a %s needs its size, %s (m): it has no default", shape_names[h->shape],
+		    shape_sizes[h->shape]);
+	}
+	if (h->shape == CORE_HOLD_SPHERE && json_is_number(v))
+		return field_number(c, "size", &h->size[0]) != 0 ||
+		    field_positive_within(c, "size", -1, h->size[0], LIMIT_MAX_SIZE) != 0;
+	if (json_is_array(v) && json_array_size(v) != n)
+		return field_fail(c, "size", -1, ERR_BAD_VALUE,
+		    "a %s's size is %s (m): %zu number%s, not %zu", shape_names[h->shape],
+		    shape_sizes[h->shape], n, n == 1 ? "" : "s", json_array_size(v));
+	if (field_numbers(c, "size", n, h->size) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (field_positive_within(c, "size", (long)i, h->size[i], LIMIT_MAX_SIZE) != 0)
+			return -1;
+	return 0;
+}
+
 static int parse_object(const struct field_ctx *c, struct core_hold *h)
 {
 	static const char *const known[] = {"shape", "size", "mass", "solref", "solimp", "condim",
 	    "friction", "margin", "gap", "solmix", "priority", NULL};
-	json_t *shape = c->obj ? json_object_get(c->obj, "shape") : NULL;
+	int shape = CORE_HOLD_SPHERE;
 
-	if (field_known(c, known) != 0)
+	if (field_known(c, known) != 0 || field_choice(c, "shape", shape_names, 3, &shape) != 0)
 		return -1;
-	if (shape && !json_is_string(shape))
-		return field_fail(c, "shape", -1, ERR_BAD_TYPE, "must be a string");
-	if (shape && strcmp(json_string_value(shape), "sphere") != 0) {
-		if (strcmp(json_string_value(shape), "box") == 0 ||
-		    strcmp(json_string_value(shape), "capsule") == 0)
-			return field_fail(c, "shape", -1, ERR_BAD_VALUE,
-			    "only \"sphere\" is answered: MuJoCo's pinch of a %s between two boxes "
-			    "is not the symmetric two-contact scene the core reproduces (box-box "
-			    "gives an asymmetric contact set)",
-			    json_string_value(shape));
-		return field_fail(c, "shape", -1, ERR_BAD_VALUE,
-		    "must be \"sphere\", not \"%.32s\"", json_string_value(shape));
-	}
-	if (field_number(c, "size", &h->size[0]) != 0 ||
-	    field_positive_within(c, "size", -1, h->size[0], LIMIT_MAX_SIZE) != 0 ||
-	    field_number(c, "mass", &h->mass) != 0 ||
+	h->shape = (enum core_hold_shape)shape;
+	if (parse_size(c, h) != 0 || field_number(c, "mass", &h->mass) != 0 ||
 	    field_positive_within(c, "mass", -1, h->mass, LIMIT_MAX_MASS) != 0)
 		return -1;
 	return req_geom_fields(c, &h->object);
 }
 
+/* c[key] read into *out (left as it is when absent): a finite number in [0, limit], in
+ * unit. */
+static int non_negative_within(
+    const struct field_ctx *c, const char *key, double *out, double limit, const char *unit)
+{
+	if (field_number(c, key, out) != 0)
+		return -1;
+	if (!(*out >= 0 && *out <= limit))
+		return field_fail(c, key, -1, ERR_BAD_VALUE, "must be >= 0 and <= %g %s, not %s",
+		    limit, unit, JTEXT_NUM(*out));
+	return 0;
+}
+
+/* Each pad's slide joint: MJCF's damping, armature and frictionloss, 0 when omitted. */
+static int parse_joint(const struct field_ctx *c, struct core_hold_joint *j)
+{
+	static const char *const known[] = {"damping", "armature", "frictionloss", NULL};
+
+	if (field_known(c, known) != 0 ||
+	    non_negative_within(c, "damping", &j->damping, LIMIT_MAX_HOLD_DAMPING, "N s/m") != 0 ||
+	    non_negative_within(c, "armature", &j->armature, LIMIT_MAX_MASS, "kg") != 0)
+		return -1;
+	return non_negative_within(c, "frictionloss", &j->frictionloss, LIMIT_MAX_HOLD_FORCE, "N");
+}
+
+/* Each pad's actuator: {"type": "motor"} (grip_force drives it) or a position servo
+ * {"type": "position", "kp", "kv", "squeeze", "forcerange"}. */
+static int parse_actuator(const struct field_ctx *c, struct core_hold_actuator *a)
+{
+	static const char *const known[] = {"type", "kp", "kv", "squeeze", "forcerange", NULL};
+	static const char *const servo_only[] = {"kp", "kv", "squeeze", "forcerange", NULL};
+	int type = CORE_HOLD_MOTOR, i;
+
+	if (field_known(c, known) != 0 || field_choice(c, "type", drive_names, 2, &type) != 0)
+		return -1;
+	a->type = (enum core_hold_drive)type;
+	if (a->type == CORE_HOLD_MOTOR) {
+		for (i = 0; c->obj && servo_only[i]; i++)
+			if (json_object_get(c->obj, servo_only[i]))
+				return field_fail(c, servo_only[i], -1, ERR_BAD_VALUE,
+				    "is a position servo's (\"type\": \"position\"); a motor "
+				    "pushes "
+				    "each pad with grip_force");
+		return 0;
+	}
+	if (field_require(c, "kp") != 0 || field_number(c, "kp", &a->kp) != 0 ||
+	    field_positive_within(c, "kp", -1, a->kp, LIMIT_MAX_HOLD_KP) != 0 ||
+	    non_negative_within(c, "kv", &a->kv, LIMIT_MAX_HOLD_DAMPING, "N s/m") != 0 ||
+	    field_require(c, "squeeze") != 0 ||
+	    non_negative_within(c, "squeeze", &a->squeeze, LIMIT_MAX_SIZE, "m") != 0)
+		return -1;
+	if (!json_object_get(c->obj, "forcerange"))
+		return 0;
+	if (field_numbers(c, "forcerange", 2, a->forcerange) != 0)
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (!(fabs(a->forcerange[i]) <= LIMIT_MAX_HOLD_FORCE))
+			return field_fail(c, "forcerange", i, ERR_BAD_VALUE,
+			    "must be within +-%g N, not %s", LIMIT_MAX_HOLD_FORCE,
+			    JTEXT_NUM(a->forcerange[i]));
+	/* MuJoCo's compiler refuses an empty range: "invalid force range" */
+	if (!(a->forcerange[0] < a->forcerange[1]))
+		return field_fail(c, "forcerange", -1, ERR_BAD_VALUE,
+		    "must be [lo, hi] with lo < hi (MuJoCo refuses an empty range), not [%s, %s]",
+		    JTEXT_NUM(a->forcerange[0]), JTEXT_NUM(a->forcerange[1]));
+	a->forcelimited = 1;
+	return 0;
+}
+
 static int parse_pad(const struct field_ctx *c, struct core_hold *h)
 {
-	static const char *const known[] = {"size", "mass", "solref", "solimp", "condim",
-	    "friction", "margin", "gap", "solmix", "priority", NULL};
+	static const char *const known[] = {"size", "mass", "joint", "actuator", "solref", "solimp",
+	    "condim", "friction", "margin", "gap", "solmix", "priority", NULL};
+	struct field_ctx joint, actuator;
 	int i;
 
 	if (field_known(c, known) != 0 || field_numbers(c, "size", 3, h->pad_size) != 0)
@@ -69,7 +163,10 @@ static int parse_pad(const struct field_ctx *c, struct core_hold *h)
 		if (field_positive_within(c, "size", i, h->pad_size[i], LIMIT_MAX_SIZE) != 0)
 			return -1;
 	if (field_number(c, "mass", &h->pad_mass) != 0 ||
-	    field_positive_within(c, "mass", -1, h->pad_mass, LIMIT_MAX_MASS) != 0)
+	    field_positive_within(c, "mass", -1, h->pad_mass, LIMIT_MAX_MASS) != 0 ||
+	    field_object(c, "joint", &joint) != 0 || parse_joint(&joint, &h->joint) != 0 ||
+	    field_object(c, "actuator", &actuator) != 0 ||
+	    parse_actuator(&actuator, &h->actuator) != 0)
 		return -1;
 	return req_geom_fields(c, &h->pad);
 }
@@ -90,6 +187,107 @@ static int parse_option(const struct field_ctx *c, struct core_hold *h)
 	return 0;
 }
 
+/* The fields a refusal of core_hold_supported() may be about, in the order they are
+ * named: each put back to what the core answers alone (an option or a pad's extra
+ * before the object's shape), the first whose return lifts the refusal (no refusal, or
+ * another one: the sentence was about it) is the one the error names. */
+struct hold_revert {
+	const char *path;
+	void (*revert)(struct core_hold *h);
+};
+
+static void revert_integrator(struct core_hold *h)
+{
+	h->option.integrator = CORE_SCENE_EULER;
+}
+
+static void revert_noslip(struct core_hold *h)
+{
+	h->noslip_iterations = 0;
+}
+
+static void revert_frictionloss(struct core_hold *h)
+{
+	h->joint.frictionloss = 0;
+}
+
+static void revert_armature(struct core_hold *h)
+{
+	h->joint.armature = 0;
+}
+
+static void revert_damping(struct core_hold *h)
+{
+	h->joint.damping = 0;
+}
+
+static void revert_kv(struct core_hold *h)
+{
+	h->actuator.kv = 0;
+}
+
+static void revert_forcerange(struct core_hold *h)
+{
+	h->actuator.forcelimited = 0;
+}
+
+static void revert_actuator(struct core_hold *h)
+{
+	h->actuator.type = CORE_HOLD_MOTOR;
+}
+
+static void revert_shape(struct core_hold *h)
+{
+	h->shape = CORE_HOLD_SPHERE;
+}
+
+static void revert_margin(struct core_hold *h)
+{
+	h->object.margin = h->object.gap = h->pad.margin = h->pad.gap = 0;
+}
+
+static const struct hold_revert hold_reverts[] = {
+    {"/option/integrator", revert_integrator},
+    {"/option/noslip_iterations", revert_noslip},
+    {"/pad/joint/frictionloss", revert_frictionloss},
+    {"/pad/joint/armature", revert_armature},
+    {"/pad/joint/damping", revert_damping},
+    {"/pad/actuator/kv", revert_kv},
+    {"/pad/actuator/forcerange", revert_forcerange},
+    {"/pad/actuator/type", revert_actuator},
+    {"/object/shape", revert_shape},
+    {"/pad/margin", revert_margin},
+    {NULL, NULL},
+};
+
+/* A 422 (bad_value) with core_hold_supported()'s sentence when the core does not answer
+ * h, at the field hold_reverts[] finds (else at the request, path). */
+static int hold_refuse_unsupported(const struct core_hold *h, const char *path, struct err *err)
+{
+	const char *why = core_hold_supported(h), *field = "", *after;
+	char where[ERR_PATH_MAX];
+	size_t i;
+
+	if (!why)
+		return 0;
+	for (i = 0; hold_reverts[i].path; i++) {
+		struct core_hold back = *h;
+
+		hold_reverts[i].revert(&back);
+		after = core_hold_supported(&back);
+		if (!after || strcmp(after, why) != 0) {
+			field = hold_reverts[i].path;
+			break;
+		}
+	}
+	/* a sweep's or find's point is under a short prefix ("/base") */
+	if (strlen(path) + strlen(field) >= sizeof where)
+		field = "";
+	memcpy(where, path, strlen(path) + 1);
+	strncat(where, field, sizeof where - strlen(where) - 1);
+	return err_set(err, ERR_BAD_VALUE, where, "%s", why);
+}
+
 int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct err *err)
 {
 	static const char *const known[] = {
@@ -103,11 +301,23 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 	core_hold_default(h);
 	if (field_object(&root, "object", &object) != 0 || parse_object(&object, h) != 0 ||
 	    field_object(&root, "pad", &pad) != 0 || parse_pad(&pad, h) != 0 ||
-	    field_object(&root, "option", &option) != 0 || parse_option(&option, h) != 0 ||
-	    field_number(&root, "grip_force", &h->grip_force) != 0 ||
+	    field_object(&root, "option", &option) != 0 || parse_option(&option, h) != 0)
+		return -1;
+	if (h->actuator.type == CORE_HOLD_POSITION) {
+		/* the servo's force is kp (squeeze - q) - kv q': no grip_force to set */
+		if (json_object_get(body, "grip_force"))
+			return field_fail(&root, "grip_force", -1, ERR_BAD_VALUE,
+			    "is the motor's force; the pads' position servo pushes with kp "
+			    "(squeeze "
+			    "- q) - kv q' (clamped to forcerange): set /pad/actuator/squeeze, or "
+			    "\"type\": \"motor\" to push with grip_force");
+		h->grip_force = 0;
+	} else if (field_number(&root, "grip_force", &h->grip_force) != 0 ||
 	    field_positive_within(&root, "grip_force", -1, h->grip_force, LIMIT_MAX_HOLD_FORCE) !=
-	        0 ||
-	    field_number(&root, "duration", &h->duration) != 0 ||
+	        0) {
+		return -1;
+	}
+	if (field_number(&root, "duration", &h->duration) != 0 ||
 	    field_positive_within(&root, "duration", -1, h->duration, INFINITY) != 0 ||
 	    field_number(&root, "slip_limit", &h->slip_limit) != 0 ||
 	    field_positive_within(&root, "slip_limit", -1, h->slip_limit, LIMIT_MAX_HEIGHT) != 0)
@@ -117,7 +327,7 @@ int hold_parse_at(json_t *body, const char *path, struct hold_request *r, struct
 		return field_fail(&root, "duration", -1, ERR_BAD_VALUE,
 		    "duration / timestep is %.3g steps, over the limit of %ld", steps,
 		    LIMIT_MAX_STEPS);
-	return 0;
+	return hold_refuse_unsupported(h, root.path, err);
 }
 
 int hold_parse(json_t *body, struct hold_request **out, struct err *err)
@@ -157,6 +367,28 @@ static json_t *geom_json(const struct core_pair_geom *g, json_t *obj, int *ok)
 	return obj;
 }
 
+static json_t *joint_json(const struct core_hold_joint *j)
+{
+	return json_pack("{s:f, s:f, s:f}", "damping", j->damping, "armature", j->armature,
+	    "frictionloss", j->frictionloss);
+}
+
+/* A position servo (a motor has no canonical form: it is left out). */
+static json_t *actuator_json(const struct core_hold_actuator *a)
+{
+	json_t *obj = json_pack("{s:s, s:f, s:f, s:f}", "type", drive_names[a->type], "kp", a->kp,
+	    "kv", a->kv, "squeeze", a->squeeze);
+	int ok = obj != NULL;
+
+	if (ok && a->forcelimited)
+		put(obj, "forcerange", field_reals(a->forcerange, 2), &ok);
+	if (!ok) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 json_t *hold_request_json(const struct hold_request *r)
 {
 	const struct core_hold *h = &r->scene;
@@ -171,12 +403,22 @@ json_t *hold_request_json(const struct hold_request *r)
 		json_decref(option);
 		return NULL;
 	}
-	put(object, "shape", json_string("sphere"), &ok);
-	put(object, "size", json_real(h->size[0]), &ok);
+	put(object, "shape", json_string(shape_names[h->shape]), &ok);
+	/* a sphere's radius a number, as before there were shapes */
+	put(object, "size",
+	    h->shape == CORE_HOLD_SPHERE ? json_real(h->size[0])
+	                                 : field_reals(h->size, shape_arity[h->shape]),
+	    &ok);
 	put(object, "mass", json_real(h->mass), &ok);
 	geom_json(&h->object, object, &ok);
 	put(pad, "size", field_reals(h->pad_size, 3), &ok);
 	put(pad, "mass", json_real(h->pad_mass), &ok);
+	/* a plain joint and a motor, the scene before issue 48, are left out: its requests
+	 * keep their canonical form and cache keys (hold_expose() makes them for a path) */
+	if (h->joint.damping != 0 || h->joint.armature != 0 || h->joint.frictionloss != 0)
+		put(pad, "joint", joint_json(&h->joint), &ok);
+	if (h->actuator.type == CORE_HOLD_POSITION)
+		put(pad, "actuator", actuator_json(&h->actuator), &ok);
 	geom_json(&h->pad, pad, &ok);
 	put(option, "timestep", json_real(h->option.timestep), &ok);
 	put(option, "refsafe", json_boolean(h->option.refsafe), &ok);
@@ -189,7 +431,8 @@ json_t *hold_request_json(const struct hold_request *r)
 	put(root, "object", object, &ok);
 	put(root, "pad", pad, &ok);
 	put(root, "option", option, &ok);
-	put(root, "grip_force", json_real(h->grip_force), &ok);
+	if (h->actuator.type == CORE_HOLD_MOTOR)
+		put(root, "grip_force", json_real(h->grip_force), &ok);
 	put(root, "duration", json_real(h->duration), &ok);
 	put(root, "slip_limit", json_real(h->slip_limit), &ok);
 	if (!ok) {
@@ -213,6 +456,50 @@ static int hold_point(json_t *v, const char *path, void *request, struct err *er
 static json_t *hold_canonical(const void *request)
 {
 	return hold_request_json(request);
+}
+
+/* ptr is pointer or inside it ("/pad/joint", "/pad/joint/damping"). */
+static int ptr_within(const char *ptr, const char *pointer)
+{
+	size_t n = strlen(pointer);
+
+	return strncmp(ptr, pointer, n) == 0 && (ptr[n] == '\0' || ptr[n] == '/');
+}
+
+/* The fields a canonical request leaves out (hold_request_json()), made for a path that
+ * points into them: the plain joint, the motor ({"type": "motor"}: a servo's fields are
+ * not a motor's), and a sphere's radius as its one-number array [r]. */
+static int hold_expose(json_t *v, const char *ptr, struct err *err)
+{
+	json_t *object = json_object_get(v, "object"), *pad = json_object_get(v, "pad"), *size,
+	       *add = NULL;
+	json_t *parent = NULL;
+	const char *key = NULL;
+
+	size = json_object_get(object, "size");
+	if (ptr_within(ptr, "/object/size") && strlen(ptr) > strlen("/object/size") &&
+	    json_is_number(size)) {
+		parent = object;
+		key = "size";
+		add = json_pack("[O]", size);
+	} else if (ptr_within(ptr, "/pad/joint") && json_is_object(pad) &&
+	    !json_object_get(pad, "joint")) {
+		struct core_hold_joint plain = {0, 0, 0};
+
+		parent = pad;
+		key = "joint";
+		add = joint_json(&plain);
+	} else if (ptr_within(ptr, "/pad/actuator") && json_is_object(pad) &&
+	    !json_object_get(pad, "actuator")) {
+		parent = pad;
+		key = "actuator";
+		add = json_pack("{s:s}", "type", drive_names[CORE_HOLD_MOTOR]);
+	}
+	if (!parent)
+		return 0;
+	if (!add || json_object_set_new(parent, key, add) != 0)
+		return err_set(err, ERR_INTERNAL, "", "out of memory");
+	return 0;
 }
 
 /* noslip's sweeps make a step some 30x dearer (the compute budget's estimate) */
@@ -308,6 +595,9 @@ static const struct ans_alias hold_aliases[] = {
     {"size", "/object/size"},
     {"pad_mass", "/pad/mass"},
     {"slip_limit", "/slip_limit"},
+    {"damping", "/pad/joint/damping"},
+    {"armature", "/pad/joint/armature"},
+    {"frictionloss", "/pad/joint/frictionloss"},
     {NULL, NULL},
 };
 
@@ -316,6 +606,7 @@ static const struct ans_kind hold_kind = {
     .result_size = sizeof(struct hold_result),
     .point = hold_point,
     .canonical = hold_canonical,
+    .expose = hold_expose,
     .steps = hold_steps,
     .step_ns = hold_step_ns,
     .compute = hold_compute,
@@ -326,17 +617,20 @@ static const struct ans_kind hold_kind = {
 int hold_run(const struct hold_request *r, json_t **answer, struct err *err)
 {
 	struct hold_result result;
+	int servo = r->scene.actuator.type == CORE_HOLD_POSITION;
 
 	hold_compute(r, &result);
+	/* the drive that pressed too far: a motor's grip_force, a servo's squeeze */
 	if (result.answer.crushed)
-		return err_set(err, ERR_BAD_VALUE, "/grip_force",
+		return err_set(err, ERR_BAD_VALUE, servo ? "/pad/actuator/squeeze" : "/grip_force",
 		    "the pads' faces reach the object's centre, or come within their own margin "
 		    "and gap of each other: MuJoCo's pinch is then no longer two face contacts "
 		    "but 6 (the two sphere-pad contacts and 4 between the pads' faces, at the "
 		    "corners of their overlap), or (3.8.0-3.13.0's one-pad start) the object's "
 		    "centre is pushed into a pad, where its contact takes the nearest face; the "
-		    "core reproduces two face contacts only; use stiffer pads (solref, solimp) or "
-		    "a smaller grip_force");
+		    "core reproduces the object's contacts with the pads only; use stiffer pads "
+		    "(solref, solimp) or a smaller %s",
+		    servo ? "squeeze" : "grip_force");
 	/* one field list (hold_answer_fields) for this answer and a hold sweep's rows */
 	*answer = ans_to_json(&hold_kind, &result);
 	return *answer ? 0 : err_set(err, ERR_INTERNAL, "", "out of memory");
@@ -356,7 +650,7 @@ static int hold_row_answer(
 
 const struct svc_endpoint_def svc_ep_hold = {
     .name = "hold",
-    .summary = "a sphere pinched between two pads: its creep and slip under gravity",
+    .summary = "an object pinched between two pads: its creep and slip under gravity",
     .units = "creep_velocity m/s; slip, penetration m; forces N; times s",
     .answer = hold_row_answer,
     .fields = hold_fields,

@@ -19,6 +19,14 @@
 /* option.noslip_iterations accepted by hold: each step may run this many sweeps */
 #define LIMIT_MAX_HOLD_NOSLIP 100
 
+/* The hold's pads (issue 48): a position servo's kp (N/m) and a damping, the joint's or
+ * the servo's kv (N s/m), at most this: 1e4x the stiffest gripper servos and joints of
+ * MuJoCo Menagerie (kp ~1e4, damping ~1e2), where h^2 kp / m is already far past
+ * anything an explicit step survives; the armature is a mass (LIMIT_MAX_MASS) and the
+ * frictionloss a force (LIMIT_MAX_HOLD_FORCE). */
+#define LIMIT_MAX_HOLD_KP 1e9
+#define LIMIT_MAX_HOLD_DAMPING 1e9
+
 #define LIMIT_MAX_SIZE 100.0             /* metres: body half-size or radius */
 #define LIMIT_MAX_MASS 1e9               /* kg */
 #define LIMIT_MAX_HEIGHT 1e4             /* metres */
