@@ -58,6 +58,10 @@ struct mdl_body {
 	int geomadr, geomnum;
 	double pos[3];       /* m, in the parent's frame */
 	int rotated;         /* its frame is not the parent's orientation */
+	double quat[4];      /* its orientation in the parent's frame (w, x, y, z), unit */
+	double xpos[3];      /* m: its frame in the world at qpos0 */
+	double xquat[4];
+	int jntadr, jntnum;  /* its joints: ids jntadr .. jntadr + jntnum - 1 */
 	int has_inertial;    /* an <inertial> element gives its mass */
 	int inertial_offset; /* the <inertial> has a pos or orientation off the body frame */
 	double mass;         /* kg, as MuJoCo compiles it; NaN when a mesh geom's volume counts */
@@ -74,6 +78,7 @@ struct mdl_geom {
 	double mass;    /* kg: mass, or density x volume; NaN for mesh, hfield and sdf */
 	double pos[3];  /* m, in the body frame */
 	int rotated;    /* its frame is not the body's orientation */
+	double quat[4]; /* its orientation in the body frame (w, x, y, z), unit */
 	int answerable; /* 0: a mesh, heightfield or SDF (its shape is not read) */
 	xmlNodePtr el;
 };
@@ -85,6 +90,51 @@ struct mdl_pair_spec {
 	int condim;
 	double friction[5], solref[2], solimp[5], margin, gap;
 	double solreffriction[2]; /* (0, 0) unless set: the friction rows use solref (2.3.6+) */
+	xmlNodePtr el;
+};
+
+/* MuJoCo's joint types (mjtJoint's order). */
+enum mdl_joint_type { MDL_FREE, MDL_BALL, MDL_SLIDE, MDL_HINGE };
+
+/* A joint, its attributes resolved through its classes (0 where MuJoCo's default is). */
+struct mdl_joint {
+	char *name; /* NULL when unnamed */
+	int body;
+	enum mdl_joint_type type;
+	int qposadr;
+	double axis[3]; /* unit, in the body frame */
+	double ref, stiffness, damping, armature, frictionloss, margin;
+	int limited; /* 1 when its range binds (limited, or auto with autolimits and a range) */
+	double range[2];
+	int friction_params; /* solreffriction or solimpfriction set: not MuJoCo's defaults */
+	xmlNodePtr el;
+};
+
+/* MuJoCo's actuator gain, bias and dynamics types as far as they are told apart here. */
+enum mdl_act_gain { MDL_GAIN_FIXED, MDL_GAIN_OTHER };
+enum mdl_act_bias { MDL_BIAS_NONE, MDL_BIAS_AFFINE, MDL_BIAS_OTHER };
+
+/*
+ * An <actuator> child as MuJoCo's compiler makes it: the element's kind ("motor"), its
+ * class defaults applied in MuJoCo's order, then its own attributes. read: 0 when the
+ * kind (or a kind among its class's defaults) is not one this layer reads (general,
+ * motor, position), or its transmission is not a joint; unread then says what (a note).
+ */
+struct mdl_actuator {
+	char *name; /* NULL when unnamed */
+	const char *kind;
+	int read;
+	char unread[160];
+	int joint; /* the joint it drives, -1 when another transmission */
+	double gear;
+	int gear_other; /* gear[1..5] nonzero (a joint's gear reads gear[0] only) */
+	enum mdl_act_gain gaintype;
+	enum mdl_act_bias biastype;
+	int dynamic;      /* dyntype other than none: the force lags the ctrl */
+	int dampratio;    /* a position's kv given as dampratio (3.x): the compiler's kv */
+	double gainprm[3], biasprm[3];
+	int ctrllimited, forcelimited;
+	double ctrlrange[2], forcerange[2];
 	xmlNodePtr el;
 };
 
@@ -105,10 +155,24 @@ struct mdl_model {
 	int npair;
 	struct mdl_exclude *excludes;
 	int nexclude;
+	struct mdl_joint *joints;
+	int njoint, nq;
+	struct mdl_actuator *actuators;
+	int nu;
+	/* the first <key> that gives ctrl (MuJoCo's mj_resetData leaves every ctrl 0): its
+	 * ctrl (nkey_ctrl values), whether it gives qpos equal to qpos0 at every joint */
+	xmlNodePtr key;
+	double *key_ctrl;
+	int nkey_ctrl;
+	int key_qpos, key_qpos_differs;
+	/* <option><flag>s a grasp depends on (1: enabled, MuJoCo's default) */
+	int flag_actuation, flag_clampctrl, flag_frictionloss, flag_damper, flag_eulerdamp;
+	int solver_newton; /* option solver is Newton (MuJoCo's default) */
 	/* what the document asks that the release does not have (a later attribute value),
-	 * one line each, for the answer's notes */
-	char notes[6][160];
-	int nnotes;
+	 * and what this layer does not read (actuators), one line each, for the answer's
+	 * notes */
+	char notes[24][240];
+	int nnotes, notes_dropped; /* notes past the 24 kept: counted */
 };
 
 /*
@@ -128,6 +192,12 @@ void mdl_free(struct mdl_model *m);
 
 /* The MJCF name of a geom type ("box"). */
 const char *mdl_geom_type_name(enum mdl_geom_type t);
+
+/* The rotation matrix (row-major) of the unit quaternion q (w, x, y, z). */
+void mdl_quat_mat(const double q[4], double mat[9]);
+
+/* The MJCF name of a joint type ("slide"). */
+const char *mdl_joint_type_name(enum mdl_joint_type t);
 
 /* The MJCF name of an integrator ("Euler", "RK4", "implicit", "implicitfast"). */
 const char *mdl_integrator_name(enum core_scene_integrator i);
