@@ -251,7 +251,7 @@ static int pad_drive(
 		    joint_name(m, g->joint[side]), N(a->gear));
 	d->act.type = CORE_HOLD_POSITION;
 	d->act.kp = a->gainprm[0];
-	d->act.kv = -a->biasprm[2];
+	d->act.kv = a->biasprm[2] == 0 ? 0 : -a->biasprm[2]; /* not -0 */
 	d->act.forcelimited = a->forcelimited;
 	/* the servo's length is gear * q: toward the object when gear * toward is 1 */
 	if (a->gear * toward > 0) {
