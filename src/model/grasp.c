@@ -11,6 +11,7 @@
 
 #include "base/jtext.h"
 #include "core/mjver.h"
+#include "model/frame.h"
 #include "model/knobs.h"
 
 /* a number in its shortest form, for the messages */
@@ -102,12 +103,10 @@ static int aligned(const double r[9], const double s[3], double ext[3], int *ide
 static void geom_rotation(const struct mdl_model *m, int gid, double r[9])
 {
 	const struct mdl_geom *g = &m->geoms[gid];
-	const double *a = m->bodies[g->body].xquat, *b = g->quat;
-	double q[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-	    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-	    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-	    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-	mdl_quat_mat(q, r);
+	double q[4];
+
+	mframe_mul(m->bodies[g->body].xquat, g->quat, q);
+	mframe_mat(q, r);
 }
 
 /* The centre of geom gid in the world, at qpos0. */
@@ -118,7 +117,7 @@ static void geom_centre(const struct mdl_model *m, int gid, double c[3])
 	double r[9];
 	int i;
 
-	mdl_quat_mat(b->xquat, r);
+	mframe_mat(b->xquat, r);
 	for (i = 0; i < 3; i++)
 		c[i] = b->xpos[i] + r[3 * i] * g->pos[0] + r[3 * i + 1] * g->pos[1] +
 		    r[3 * i + 2] * g->pos[2];
@@ -441,7 +440,7 @@ static int pad_frame(const struct mdl_model *m, struct mgrasp *g, int i, double 
 		    "the pad %s's box is turned by quarter turns: the question's is unrotated, "
 		    "half-sizes [%s, %s, %s]",
 		    body_name(m, g->pad[i]), N(ext[0]), N(ext[1]), N(ext[2]));
-	mdl_quat_mat(b->xquat, r);
+	mframe_mat(b->xquat, r);
 	for (k = 0; k < 3; k++)
 		axis[k] = r[3 * k] * jt->axis[0] + r[3 * k + 1] * jt->axis[1] +
 		    r[3 * k + 2] * jt->axis[2];

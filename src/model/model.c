@@ -14,17 +14,15 @@
 
 #include "core/budget.h"
 #include "core/knobs.h"
+#include "model/drive.h"
+#include "model/frame.h"
 #include "model/knobs.h"
+#include "model/notes.h"
+#include "model/option.h"
 
 static const char *const geom_types[] = {
     "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf", NULL};
-static const char *const integrators[] = {
-    "Euler", "implicit", "implicitfast", "RK4", "discrete", NULL};
-static const char *const cones[] = {"pyramidal", "elliptic", NULL};
-static const char *const able[] = {"disable", "enable", NULL};
 static const char *const truth[] = {"false", "true", NULL};
-static const char *const collisions[] = {"all", "predefined", "dynamic", NULL};
-static const char *const solvers[] = {"PGS", "CG", "Newton", NULL};
 
 const char *mdl_geom_type_name(enum mdl_geom_type t)
 {
@@ -39,7 +37,7 @@ const char *mdl_joint_type_name(enum mdl_joint_type t)
 
 const char *mdl_integrator_name(enum core_scene_integrator i)
 {
-	return (unsigned)i < 5 ? integrators[i] : "unknown";
+	return mopt_integrator_name(i);
 }
 
 struct geom_in;
@@ -73,140 +71,7 @@ struct compiler {
 	int nnames[2];
 };
 
-/* one line per kind: a note already made (a second sdf geom) is not repeated */
-static void note(struct mdl_model *m, const char *text)
-{
-	int i;
-	for (i = 0; i < m->nnotes; i++)
-		if (strncmp(m->notes[i], text, sizeof m->notes[0] - 1) == 0)
-			return;
-	if (m->nnotes < (int)(sizeof m->notes / sizeof m->notes[0]))
-		snprintf(m->notes[m->nnotes++], sizeof m->notes[0], "%s", text);
-	else
-		m->notes_dropped++;
-}
-
-/* note() with a format: an element's own line ("scene.xml:31: <velocity> ...") */
-static void notef(struct mdl_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void notef(struct mdl_model *m, const char *fmt, ...)
-{
-	char text[sizeof m->notes[0]];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	note(m, text);
-}
-
-/* "file:line: <name>" of el, for notes */
-static void where(xmlNodePtr el, char *out, size_t len)
-{
-	snprintf(out, len, "%s:%ld: <%s>",
-	    el->doc && el->doc->URL ? (const char *)el->doc->URL : "?", xmlGetLineNo(el),
-	    (const char *)el->name);
-}
-
 /* ---- option and compiler ---- */
-
-static void option_default(struct mdl_option *o)
-{
-	memset(o, 0, sizeof *o);
-	o->timestep = DEFAULT_TIMESTEP;
-	o->integrator = CORE_SCENE_EULER;
-	o->cone = CORE_CONE_PYRAMIDAL;
-	o->impratio = DEFAULT_IMPRATIO;
-	o->gravity[2] = -DEFAULT_GRAVITY;
-	o->refsafe = o->filterparent = o->contact = o->constraint = o->gravity_on = 1;
-	o->o_margin = 0;
-	o->o_solref[0] = DEFAULT_TIMECONST;
-	o->o_solref[1] = DEFAULT_DAMPRATIO;
-	o->o_solimp[0] = DEFAULT_SOLIMP_D0;
-	o->o_solimp[1] = DEFAULT_SOLIMP_DWIDTH;
-	o->o_solimp[2] = DEFAULT_SOLIMP_WIDTH;
-	o->o_solimp[3] = DEFAULT_SOLIMP_MIDPOINT;
-	o->o_solimp[4] = DEFAULT_SOLIMP_POWER;
-}
-
-static int read_flag(xmlNodePtr el, const char *name, int *out, struct err *err)
-{
-	int v;
-	int rc = mjcf_word(el, name, able, &v, err);
-	if (rc > 0)
-		*out = v;
-	return rc < 0 ? -1 : 0;
-}
-
-static int read_option(struct compiler *c, xmlNodePtr el)
-{
-	struct mdl_option *o = &c->m->option;
-	struct err *err = c->err;
-	struct mjcf_iter it = {.depth = -1};
-	xmlNodePtr f;
-	int v, rc;
-
-	if (mjcf_reals(el, "timestep", &o->timestep, 1, 1, err) < 0 ||
-	    mjcf_reals(el, "impratio", &o->impratio, 1, 1, err) < 0 ||
-	    mjcf_reals(el, "gravity", o->gravity, 3, 1, err) < 0 ||
-	    mjcf_reals(el, "o_margin", &o->o_margin, 1, 1, err) < 0 ||
-	    mjcf_reals(el, "o_solref", o->o_solref, 2, 0, err) < 0 ||
-	    mjcf_reals(el, "o_solimp", o->o_solimp, 5, 0, err) < 0 ||
-	    mjcf_int(el, "noslip_iterations", &o->noslip_iterations, err) < 0)
-		return -1;
-	if (!(o->timestep > 0))
-		return mjcf_fail(el, err, "timestep must be positive");
-	if (!(o->impratio > 0))
-		return mjcf_fail(el, err, "impratio must be positive");
-	rc = mjcf_word(el, "integrator", integrators, &v, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0) {
-		o->integrator = (enum core_scene_integrator)v;
-		if (o->integrator == CORE_SCENE_IMPLICITFAST &&
-		    c->m->mujoco < core_mjver_find("2.3.3"))
-			note(c->m,
-			    "integrator implicitfast is MuJoCo 2.3.3+; this release refuses it "
-			    "(its "
-			    "contact rules are implicit's and Euler's)");
-		if (o->integrator == CORE_SCENE_DISCRETE && c->m->mujoco < core_mjver_find("3.13.0"))
-			return mjcf_fail(el, err,
-			    "integrator \"discrete\" is MuJoCo 3.13.0+; MuJoCo %s refuses it",
-			    core_mjver_name(c->m->mujoco));
-	}
-	rc = mjcf_word(el, "cone", cones, &v, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0)
-		o->cone = (enum core_cone)v;
-	rc = mjcf_word(el, "solver", solvers, &v, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0)
-		c->m->solver_newton = v == 2;
-	rc = mjcf_word(el, "collision", collisions, &v, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0)
-		o->collision = v;
-	while ((f = mjcf_next(c->doc, el, &it))) {
-		if (!mjcf_is(f, "flag"))
-			continue;
-		if (read_flag(f, "refsafe", &o->refsafe, err) ||
-		    read_flag(f, "filterparent", &o->filterparent, err) ||
-		    read_flag(f, "contact", &o->contact, err) ||
-		    read_flag(f, "constraint", &o->constraint, err) ||
-		    read_flag(f, "gravity", &o->gravity_on, err) ||
-		    read_flag(f, "override", &o->override, err) ||
-		    read_flag(f, "actuation", &c->m->flag_actuation, err) ||
-		    read_flag(f, "clampctrl", &c->m->flag_clampctrl, err) ||
-		    read_flag(f, "frictionloss", &c->m->flag_frictionloss, err) ||
-		    read_flag(f, "damper", &c->m->flag_damper, err) ||
-		    read_flag(f, "passive", &c->m->flag_damper, err) ||
-		    read_flag(f, "eulerdamp", &c->m->flag_eulerdamp, err))
-			return -1;
-	}
-	return 0;
-}
 
 static int read_compiler(struct compiler *c, xmlNodePtr el)
 {
@@ -254,7 +119,7 @@ static int read_compiler(struct compiler *c, xmlNodePtr el)
 		char *s = mjcf_attr(el, "settotalmass");
 		char *b = mjcf_attr(el, "boundmass");
 		if (s || b)
-			note(c->m,
+			mnote_add(c->m,
 			    "compiler boundmass or settotalmass is set: bodies' masses are "
 			    "the geoms' and inertials' before it");
 		xmlFree(s);
@@ -380,202 +245,6 @@ static void geom_default(struct geom_in *gi)
 	gi->mass = NAN;
 }
 
-/* Whether an orientation attribute of el leaves the frame as it is. */
-static int orientation_identity(xmlNodePtr el, int *identity, struct err *err)
-{
-	double v[6];
-	int n;
-
-	*identity = 1;
-	if ((n = mjcf_reals(el, "quat", v, 4, 1, err)) < 0)
-		return -1;
-	if (n > 0 && !(v[0] > 0 && v[1] == 0 && v[2] == 0 && v[3] == 0))
-		*identity = 0;
-	if ((n = mjcf_reals(el, "euler", v, 3, 1, err)) < 0)
-		return -1;
-	if (n > 0 && (v[0] != 0 || v[1] != 0 || v[2] != 0))
-		*identity = 0;
-	if ((n = mjcf_reals(el, "axisangle", v, 4, 1, err)) < 0)
-		return -1;
-	if (n > 0 && v[3] != 0)
-		*identity = 0;
-	if ((n = mjcf_reals(el, "zaxis", v, 3, 1, err)) < 0)
-		return -1;
-	if (n > 0 && !(v[0] == 0 && v[1] == 0 && v[2] > 0))
-		*identity = 0;
-	if ((n = mjcf_reals(el, "xyaxes", v, 6, 1, err)) < 0)
-		return -1;
-	if (n > 0 && !(v[0] > 0 && v[1] == 0 && v[2] == 0 && v[3] == 0 && v[4] > 0 && v[5] == 0))
-		*identity = 0;
-	return 0;
-}
-
-/* ---- frames: MuJoCo's orientation attributes as quaternions (user_util.cc) ---- */
-
-static void quat_mul(const double a[4], const double b[4], double out[4])
-{
-	double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-	    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-	    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-	    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-	memcpy(out, r, sizeof r);
-}
-
-static void quat_normalize(double q[4])
-{
-	double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-	int i;
-	if (n < 1e-15) {
-		q[0] = 1;
-		q[1] = q[2] = q[3] = 0;
-		return;
-	}
-	for (i = 0; i < 4; i++)
-		q[i] /= n;
-}
-
-void mdl_quat_mat(const double q[4], double mat[9])
-{
-	double w = q[0], x = q[1], y = q[2], z = q[3];
-	mat[0] = w * w + x * x - y * y - z * z;
-	mat[1] = 2 * (x * y - w * z);
-	mat[2] = 2 * (x * z + w * y);
-	mat[3] = 2 * (x * y + w * z);
-	mat[4] = w * w - x * x + y * y - z * z;
-	mat[5] = 2 * (y * z - w * x);
-	mat[6] = 2 * (x * z - w * y);
-	mat[7] = 2 * (y * z + w * x);
-	mat[8] = w * w - x * x - y * y + z * z;
-}
-
-/* The rotation of frame axes x, y, z (the columns of a rotation matrix) as a quaternion. */
-static void frame_quat(const double x[3], const double y[3], const double z[3], double q[4])
-{
-	double m[9] = {x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]};
-	double t = m[0] + m[4] + m[8];
-	if (t > 0) {
-		double s = 0.5 / sqrt(t + 1);
-		q[0] = 0.25 / s;
-		q[1] = (m[7] - m[5]) * s;
-		q[2] = (m[2] - m[6]) * s;
-		q[3] = (m[3] - m[1]) * s;
-	} else if (m[0] > m[4] && m[0] > m[8]) {
-		double s = 2 * sqrt(1 + m[0] - m[4] - m[8]);
-		q[0] = (m[7] - m[5]) / s;
-		q[1] = 0.25 * s;
-		q[2] = (m[1] + m[3]) / s;
-		q[3] = (m[2] + m[6]) / s;
-	} else if (m[4] > m[8]) {
-		double s = 2 * sqrt(1 + m[4] - m[0] - m[8]);
-		q[0] = (m[2] - m[6]) / s;
-		q[1] = (m[1] + m[3]) / s;
-		q[2] = 0.25 * s;
-		q[3] = (m[5] + m[7]) / s;
-	} else {
-		double s = 2 * sqrt(1 + m[8] - m[0] - m[4]);
-		q[0] = (m[3] - m[1]) / s;
-		q[1] = (m[2] + m[6]) / s;
-		q[2] = (m[5] + m[7]) / s;
-		q[3] = 0.25 * s;
-	}
-	quat_normalize(q);
-}
-
-/* The rotation taking (0, 0, 1) to the direction v (mjuu_z2quat). */
-static void z_to(const double v[3], double q[4])
-{
-	double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-	double d[3] = {v[0] / n, v[1] / n, v[2] / n};
-	double axis[3] = {-d[1], d[0], 0}, s = sqrt(axis[0] * axis[0] + axis[1] * axis[1]);
-	double a;
-
-	if (s < 1e-10) {
-		/* along z: identity, or a half turn about x */
-		q[0] = d[2] < 0 ? 0 : 1;
-		q[1] = d[2] < 0 ? 1 : 0;
-		q[2] = q[3] = 0;
-		return;
-	}
-	a = acos(fmax(-1, fmin(1, d[2])));
-	q[0] = cos(a / 2);
-	q[1] = sin(a / 2) * axis[0] / s;
-	q[2] = sin(a / 2) * axis[1] / s;
-	q[3] = 0;
-}
-
-/* The orientation el's attributes give (quat, axisangle, euler, xyaxes, zaxis; the
- * identity when none), as the compiler's angle and eulerseq read them. */
-static int orientation_quat(const struct compiler *c, xmlNodePtr el, double q[4], struct err *err)
-{
-	double v[6], unit = c->m->angle_degree ? M_PI / 180 : 1;
-	int n, i;
-
-	q[0] = 1;
-	q[1] = q[2] = q[3] = 0;
-	if ((n = mjcf_reals(el, "quat", v, 4, 1, err)) < 0)
-		return -1;
-	if (n > 0) {
-		memcpy(q, v, 4 * sizeof *v);
-		quat_normalize(q);
-		return 0;
-	}
-	if ((n = mjcf_reals(el, "axisangle", v, 4, 1, err)) < 0)
-		return -1;
-	if (n > 0) {
-		double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), a = v[3] * unit;
-		if (len < 1e-15)
-			return mjcf_fail(el, err, "axisangle's axis is zero");
-		q[0] = cos(a / 2);
-		for (i = 0; i < 3; i++)
-			q[i + 1] = sin(a / 2) * v[i] / len;
-		return 0;
-	}
-	if ((n = mjcf_reals(el, "euler", v, 3, 1, err)) < 0)
-		return -1;
-	if (n > 0) {
-		for (i = 0; i < 3; i++) {
-			char ax = c->eulerseq[i];
-			double a = v[i] * unit, t[4] = {cos(a / 2), 0, 0, 0};
-			t[1 + (ax == 'x' || ax == 'X' ? 0 : ax == 'y' || ax == 'Y' ? 1 : 2)] = sin(a / 2);
-			if (ax >= 'a')
-				quat_mul(q, t, q); /* intrinsic: about the rotated axis */
-			else
-				quat_mul(t, q, q);
-		}
-		quat_normalize(q);
-		return 0;
-	}
-	if ((n = mjcf_reals(el, "xyaxes", v, 6, 1, err)) < 0)
-		return -1;
-	if (n > 0) {
-		double *x = v, *y = v + 3, z[3], d, nx, ny;
-		nx = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-		for (i = 0; i < 3; i++)
-			x[i] /= nx;
-		d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-		for (i = 0; i < 3; i++)
-			y[i] -= d * x[i];
-		ny = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
-		if (!(nx > 1e-15) || !(ny > 1e-15))
-			return mjcf_fail(el, err, "xyaxes are degenerate");
-		for (i = 0; i < 3; i++)
-			y[i] /= ny;
-		z[0] = x[1] * y[2] - x[2] * y[1];
-		z[1] = x[2] * y[0] - x[0] * y[2];
-		z[2] = x[0] * y[1] - x[1] * y[0];
-		frame_quat(x, y, z, q);
-		return 0;
-	}
-	if ((n = mjcf_reals(el, "zaxis", v, 3, 1, err)) < 0)
-		return -1;
-	if (n > 0) {
-		if (!(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 1e-30))
-			return mjcf_fail(el, err, "zaxis is zero");
-		z_to(v, q);
-	}
-	return 0;
-}
-
 /* Overlay the attributes of one <geom> element (in a default or in a body). */
 static int geom_attrs(xmlNodePtr el, struct geom_in *gi, struct err *err)
 {
@@ -610,7 +279,7 @@ static int geom_attrs(xmlNodePtr el, struct geom_in *gi, struct err *err)
 		return -1;
 	if (rc > 0 && (g->pos[0] != 0 || g->pos[1] != 0 || g->pos[2] != 0))
 		gi->has_pos = 1;
-	if (orientation_identity(el, &identity, err) != 0)
+	if (mframe_identity(el, &identity, err) != 0)
 		return -1;
 	if (!identity)
 		g->rotated = 1;
@@ -687,7 +356,7 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 	if (class_geom(c, klass, &gi) != 0 || geom_attrs(el, &gi, err) != 0)
 		return -1;
 	g = &gi.g;
-	if (orientation_quat(c, el, g->quat, err) != 0)
+	if (mframe_orientation(el, c->m->angle_degree, c->eulerseq, g->quat, err) != 0)
 		return -1;
 	if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
 		return mjcf_fail(el, err, "condim must be 1, 3, 4 or 6, not %d", g->condim);
@@ -695,9 +364,9 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 		/* a shape from a file: its contact fields are known, its size and mass are not */
 		g->answerable = 0;
 		if (g->type == MDL_SDF && m->mujoco < core_mjver_find("3.0.0"))
-			note(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
+			mnote_add(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
 		else if (g->type == MDL_SDF)
-			note(m,
+			mnote_add(m,
 			    "the pairs of sdf geoms are not listed (MuJoCo collides them through "
 			    "their SDF plugin, which is not read here)");
 	} else {
@@ -727,7 +396,7 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 		g->rotated = !(v[0] == 0 && v[1] == 0);
 		{
 			double to[3] = {-v[0], -v[1], -v[2]};
-			z_to(to, g->quat);
+			mframe_z_to(to, g->quat);
 		}
 	}
 	if (g->answerable)
@@ -825,111 +494,23 @@ static int new_body(struct compiler *c, xmlNodePtr el, int parent)
 	return m->nbody++;
 }
 
-/* The element holding attribute attr for el of kind (an element name in a <default>):
- * el itself, else the nearest class from klass up whose <kind> default sets it (MuJoCo's
- * defaults: a class inherits its parent's, its own elements override them). NULL when
- * none: MuJoCo's built-in default. */
-static xmlNodePtr attr_holder(
-    const struct compiler *c, xmlNodePtr el, int klass, const char *kind, const char *attr)
+/* The context drive.h reads an element of class klass in. */
+static int drive_ctx(struct compiler *c, int klass, struct mdrive_ctx *d)
 {
 	int k;
 
-	if (el && xmlHasProp(el, (const xmlChar *)attr))
-		return el;
+	d->doc = c->doc;
+	d->m = c->m;
+	d->err = c->err;
+	d->nchain = 0;
 	for (k = klass; k >= 0; k = c->classes[k].parent) {
-		struct mjcf_iter it = {.depth = -1};
-		xmlNodePtr ch, found = NULL;
-		while (c->classes[k].el && (ch = mjcf_next(c->doc, c->classes[k].el, &it)))
-			if (mjcf_is(ch, kind) && xmlHasProp(ch, (const xmlChar *)attr))
-				found = ch; /* the last one a class gives wins */
-		if (found)
-			return found;
+		if (!c->classes[k].el)
+			continue; /* the implicit class main */
+		if (d->nchain == MDRIVE_CHAIN)
+			return err_set(c->err, ERR_TOO_LARGE, "", "default classes nest deeper than %d",
+			    MDRIVE_CHAIN);
+		d->chain[d->nchain++] = c->classes[k].el;
 	}
-	return NULL;
-}
-
-/* Up to n reals of attribute attr, resolved through the classes (attr_holder()); out
- * keeps its values when none sets it. */
-static int class_reals(const struct compiler *c, xmlNodePtr el, int klass, const char *kind,
-    const char *attr, double *out, int n, int exact)
-{
-	xmlNodePtr h = attr_holder(c, el, klass, kind, attr);
-	return h && mjcf_reals(h, attr, out, n, exact, c->err) < 0 ? -1 : 0;
-}
-
-/* A keyword attribute resolved through the classes; *out keeps its value when none sets
- * it. */
-static int class_word(const struct compiler *c, xmlNodePtr el, int klass, const char *kind,
-    const char *attr, const char *const words[], int *out)
-{
-	xmlNodePtr h = attr_holder(c, el, klass, kind, attr);
-	return h && mjcf_word(h, attr, words, out, c->err) < 0 ? -1 : 0;
-}
-
-/* Whether attribute attr is set on el or its classes. */
-static int class_has(
-    const struct compiler *c, xmlNodePtr el, int klass, const char *kind, const char *attr)
-{
-	return attr_holder(c, el, klass, kind, attr) != NULL;
-}
-
-static int add_joint(struct compiler *c, xmlNodePtr el, int body, int klass, int free_joint)
-{
-	static const char *const joint_types[] = {"free", "ball", "slide", "hinge", NULL};
-	static const char *const limited[] = {"false", "true", "auto", NULL};
-	struct mdl_model *m = c->m;
-	struct mdl_joint j, *grown;
-	double len;
-	int type = MDL_HINGE, lim = 2;
-	char *name;
-
-	memset(&j, 0, sizeof j);
-	j.body = body;
-	j.el = el;
-	j.axis[2] = 1;
-	if (free_joint) {
-		type = MDL_FREE;
-	} else if (element_class(c, el, klass, &klass) != 0 ||
-	    class_word(c, el, klass, "joint", "type", joint_types, &type) != 0 ||
-	    class_reals(c, el, klass, "joint", "axis", j.axis, 3, 1) != 0 ||
-	    class_reals(c, el, klass, "joint", "ref", &j.ref, 1, 1) != 0 ||
-	    class_reals(c, el, klass, "joint", "stiffness", &j.stiffness, 1, 1) != 0 ||
-	    class_reals(c, el, klass, "joint", "damping", &j.damping, 1, 1) != 0 ||
-	    class_reals(c, el, klass, "joint", "armature", &j.armature, 1, 1) != 0 ||
-	    class_reals(c, el, klass, "joint", "frictionloss", &j.frictionloss, 1, 1) != 0 ||
-	    class_reals(c, el, klass, "joint", "margin", &j.margin, 1, 1) != 0 ||
-	    class_reals(c, el, klass, "joint", "range", j.range, 2, 1) != 0 ||
-	    class_word(c, el, klass, "joint", "limited", limited, &lim) != 0)
-		return -1;
-	j.type = (enum mdl_joint_type)type;
-	len = sqrt(j.axis[0] * j.axis[0] + j.axis[1] * j.axis[1] + j.axis[2] * j.axis[2]);
-	if (j.type != MDL_FREE && j.type != MDL_BALL && !(len > 1e-15))
-		return mjcf_fail(el, c->err, "axis is zero");
-	if (len > 1e-15)
-		for (int i = 0; i < 3; i++)
-			j.axis[i] /= len;
-	/* auto: limited when a range is given, under autolimits (MuJoCo 3.0.0+'s default;
-	 * before it the release refuses a range without limited) */
-	j.limited = lim == 1 || (lim == 2 && (j.range[0] != 0 || j.range[1] != 0));
-	j.friction_params = !free_joint &&
-	    (class_has(c, el, klass, "joint", "solreffriction") ||
-	        class_has(c, el, klass, "joint", "solimpfriction"));
-	j.qposadr = m->nq;
-	m->nq += j.type == MDL_FREE ? 7 : j.type == MDL_BALL ? 4 : 1;
-	name = mjcf_attr(el, "name");
-	if (name) {
-		j.name = strdup(name);
-		xmlFree(name);
-		if (!j.name)
-			return err_set(c->err, ERR_INTERNAL, "", "out of memory");
-	}
-	grown = room_for_one_more(m->joints, m->njoint, sizeof *grown);
-	if (!grown) {
-		free(j.name);
-		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
-	}
-	m->joints = grown;
-	m->joints[m->njoint++] = j;
 	return 0;
 }
 
@@ -943,7 +524,7 @@ static int body_parts(struct compiler *c, xmlNodePtr el, int id, int klass)
 	int identity, free_joints = 0;
 
 	if (mjcf_reals(el, "pos", b->pos, 3, 1, err) < 0 ||
-	    orientation_identity(el, &identity, err) || orientation_quat(c, el, b->quat, err))
+	    mframe_identity(el, &identity, err) || mframe_orientation(el, c->m->angle_degree, c->eulerseq, b->quat, err))
 		return -1;
 	b->rotated = !identity;
 	b->jntadr = c->m->njoint;
@@ -951,7 +532,11 @@ static int body_parts(struct compiler *c, xmlNodePtr el, int id, int klass)
 		if (refuse_generators(ch, err) != 0)
 			return -1;
 		if (mjcf_is(ch, "freejoint") || mjcf_is(ch, "joint")) {
-			if (add_joint(c, ch, id, klass, mjcf_is(ch, "freejoint")) != 0)
+			struct mdrive_ctx d;
+			int jk = klass;
+			if ((mjcf_is(ch, "joint") && element_class(c, ch, klass, &jk) != 0) ||
+			    drive_ctx(c, jk, &d) != 0 ||
+			    mdrive_joint(&d, ch, id, mjcf_is(ch, "freejoint")) != 0)
 				return -1;
 			b = &c->m->bodies[id];
 			b->joints++;
@@ -962,7 +547,7 @@ static int body_parts(struct compiler *c, xmlNodePtr el, int id, int klass)
 			b->has_inertial = 1;
 			if (mjcf_reals(ch, "mass", &b->mass, 1, 1, err) < 0 ||
 			    mjcf_reals(ch, "pos", pos, 3, 1, err) < 0 ||
-			    orientation_identity(ch, &identity, err))
+			    mframe_identity(ch, &identity, err))
 				return -1;
 			b->inertial_offset = pos[0] != 0 || pos[1] != 0 || pos[2] != 0;
 		}
@@ -1177,7 +762,7 @@ static int add_pair(struct compiler *c, xmlNodePtr el)
 		return mjcf_fail(el, c->err, "condim must be 1, 3, 4 or 6, not %d", p.condim);
 	if ((p.solreffriction[0] != 0 || p.solreffriction[1] != 0) &&
 	    m->mujoco < core_mjver_find("2.3.6"))
-		note(m,
+		mnote_add(m,
 		    "a <pair>'s solreffriction is MuJoCo 2.3.6+; this release refuses it (it "
 		    "changes only the elliptic cone's friction rows)");
 	if (m->geoms[p.geom1].body > m->geoms[p.geom2].body) {
@@ -1212,304 +797,24 @@ static int add_exclude(struct compiler *c, xmlNodePtr el)
 	return 0;
 }
 
-/* ---- frames at qpos0 ---- */
-
-static void world_frames(struct mdl_model *m)
-{
-	int b, i;
-
-	for (b = 1; b < m->nbody; b++) {
-		struct mdl_body *body = &m->bodies[b];
-		const struct mdl_body *p = &m->bodies[body->parent];
-		double r[9];
-
-		mdl_quat_mat(p->xquat, r);
-		for (i = 0; i < 3; i++)
-			body->xpos[i] = p->xpos[i] + r[3 * i] * body->pos[0] +
-			    r[3 * i + 1] * body->pos[1] + r[3 * i + 2] * body->pos[2];
-		quat_mul(p->xquat, body->quat, body->xquat);
-		quat_normalize(body->xquat);
-	}
-}
-
-/* ---- actuators and keyframes ---- */
-
-/* The actuator kinds this layer reads, and MuJoCo's others (2.2.0-3.14.0). */
-static const char *const read_kinds[] = {"general", "motor", "position", NULL};
-static const char *const other_kinds[] = {"velocity", "intvelocity", "damper", "cylinder",
-    "muscle", "adhesion", "plugin", "dcmotor", "pid", "orientation", NULL};
-
-static int is_kind(xmlNodePtr el, const char *const kinds[])
-{
-	int i;
-	for (i = 0; kinds[i]; i++)
-		if (mjcf_is(el, kinds[i]))
-			return 1;
-	return 0;
-}
-
-/* Apply one actuator element (a default's or the actuator's own) of a kind this layer
- * reads to *a, as MuJoCo's reader does (OneActuator: the attributes every kind has, then
- * the kind's own; xml_native_reader.cc 2.2.2, mjs_setToPosition 3.x). */
-static int apply_actuator(struct compiler *c, xmlNodePtr el, struct mdl_actuator *a)
-{
-	static const char *const limited[] = {"false", "true", "auto", NULL};
-	static const char *const gains[] = {"fixed", "affine", "muscle", "user", NULL};
-	static const char *const biases[] = {"none", "affine", "muscle", "user", NULL};
-	static const char *const dyns[] = {
-	    "none", "integrator", "filter", "filterexact", "muscle", "user", NULL};
-	struct err *err = c->err;
-	double gear[6] = {a->gear, 0, 0, 0, 0, 0}, v;
-	int n, w;
-
-	if (mjcf_word(el, "ctrllimited", limited, &a->ctrllimited, err) < 0 ||
-	    mjcf_word(el, "forcelimited", limited, &a->forcelimited, err) < 0 ||
-	    mjcf_reals(el, "ctrlrange", a->ctrlrange, 2, 1, err) < 0 ||
-	    mjcf_reals(el, "forcerange", a->forcerange, 2, 1, err) < 0 ||
-	    (n = mjcf_reals(el, "gear", gear, 6, 0, err)) < 0)
-		return -1;
-	if (n > 0) {
-		a->gear = gear[0];
-		a->gear_other = gear[1] != 0 || gear[2] != 0 || gear[3] != 0 || gear[4] != 0 ||
-		    gear[5] != 0;
-	}
-	if (mjcf_is(el, "general")) {
-		if ((n = mjcf_word(el, "gaintype", gains, &w, err)) < 0)
-			return -1;
-		if (n > 0)
-			a->gaintype = w == 0 ? MDL_GAIN_FIXED : MDL_GAIN_OTHER;
-		if ((n = mjcf_word(el, "biastype", biases, &w, err)) < 0)
-			return -1;
-		if (n > 0)
-			a->biastype = w == 0 ? MDL_BIAS_NONE : w == 1 ? MDL_BIAS_AFFINE : MDL_BIAS_OTHER;
-		if ((n = mjcf_word(el, "dyntype", dyns, &w, err)) < 0)
-			return -1;
-		if (n > 0)
-			a->dynamic = w != 0;
-		if (mjcf_reals(el, "gainprm", a->gainprm, 3, 0, err) < 0 ||
-		    mjcf_reals(el, "biasprm", a->biasprm, 3, 0, err) < 0)
-			return -1;
-	} else if (mjcf_is(el, "motor")) {
-		a->gainprm[0] = 1;
-		a->gaintype = MDL_GAIN_FIXED;
-		a->biastype = MDL_BIAS_NONE;
-		a->dynamic = 0;
-	} else if (mjcf_is(el, "position")) {
-		int modern = c->m->mujoco >= core_mjver_find("3.1.0");
-		char at[200];
-
-		if (mjcf_reals(el, "kp", &a->gainprm[0], 1, 1, err) < 0)
-			return -1;
-		if (!modern) /* 2.x and 3.0.x clear the bias: kv is 3.1.0's */
-			a->biasprm[0] = a->biasprm[2] = 0;
-		a->biasprm[1] = -a->gainprm[0];
-		if ((n = mjcf_reals(el, "kv", &v, 1, 1, err)) < 0)
-			return -1;
-		where(el, at, sizeof at);
-		if (n > 0 && !(v >= 0))
-			return mjcf_fail(el, err, "kv cannot be negative");
-		if (n > 0) {
-			a->biasprm[2] = -v;
-			if (!modern)
-				notef(c->m,
-				    "%s: kv is MuJoCo 3.1.0+'s; MuJoCo %s refuses it (read as "
-				    "written)",
-				    at, core_mjver_name(c->m->mujoco));
-		}
-		if (xmlHasProp(el, (const xmlChar *)"dampratio"))
-			a->dampratio = 1;
-		if ((n = mjcf_reals(el, "timeconst", &v, 1, 1, err)) < 0)
-			return -1;
-		if (n > 0)
-			a->dynamic = v > 0;
-		else if (!modern)
-			a->dynamic = 0;
-		a->gaintype = MDL_GAIN_FIXED;
-		a->biastype = MDL_BIAS_AFFINE;
-	}
-	return 0;
-}
-
-/* The transmission el names: a joint's id into *joint (-1 for a tendon, site, body or
- * slider-crank), 0; -1 with err when the joint named is not in the model. */
-static int actuator_joint(struct compiler *c, xmlNodePtr el, int *joint, char *other, size_t len)
-{
-	static const char *const others[] = {
-	    "jointinparent", "tendon", "site", "body", "cranksite", NULL};
-	char *name = mjcf_attr(el, "joint");
-	int i;
-
-	*joint = -1;
-	*other = '\0';
-	if (!name) {
-		for (i = 0; others[i]; i++)
-			if (xmlHasProp(el, (const xmlChar *)others[i])) {
-				snprintf(other, len, "%s", others[i]);
-				return 0;
-			}
-		snprintf(other, len, "no transmission");
-		return 0;
-	}
-	for (i = 0; i < c->m->njoint; i++)
-		if (c->m->joints[i].name && strcmp(c->m->joints[i].name, name) == 0)
-			*joint = i;
-	if (*joint < 0) {
-		int rc = mjcf_fail(el, c->err, "joint \"%s\" names no joint", name);
-		xmlFree(name);
-		return rc;
-	}
-	xmlFree(name);
-	return 0;
-}
-
-static int add_actuator(struct compiler *c, xmlNodePtr el)
-{
-	struct mdl_model *m = c->m;
-	struct mdl_actuator a, *grown;
-	int chain[64], depth = 0, klass, k, lim[2];
-	char at[200], other[32];
-	char *name;
-
-	memset(&a, 0, sizeof a);
-	a.el = el;
-	a.gear = 1;
-	a.gainprm[0] = 1; /* mjCActuator's constructor: a unit fixed gain, no bias */
-	a.ctrllimited = a.forcelimited = 2;
-	a.kind = (const char *)el->name;
-	where(el, at, sizeof at);
-	if (element_class(c, el, 0, &klass) != 0)
-		return -1;
-	for (k = klass; k >= 0 && depth < 64; k = c->classes[k].parent)
-		chain[depth++] = k;
-	a.read = is_kind(el, read_kinds);
-	/* the class's actuator defaults, from the root class down, each in document order */
-	while (a.read && depth-- > 0) {
-		struct mjcf_iter it = {.depth = -1};
-		xmlNodePtr ch;
-		k = chain[depth];
-		while (c->classes[k].el && (ch = mjcf_next(c->doc, c->classes[k].el, &it))) {
-			if (is_kind(ch, other_kinds)) {
-				a.read = 0;
-				snprintf(a.unread, sizeof a.unread,
-				    "its class \"%s\" sets <%s> defaults, which are not read",
-				    c->classes[k].name, (const char *)ch->name);
-			} else if (is_kind(ch, read_kinds) && apply_actuator(c, ch, &a) != 0) {
-				return -1;
-			}
-		}
-	}
-	if (is_kind(el, read_kinds) && apply_actuator(c, el, &a) != 0)
-		return -1;
-	if (actuator_joint(c, el, &a.joint, other, sizeof other) != 0)
-		return -1;
-	if (!is_kind(el, read_kinds))
-		snprintf(a.unread, sizeof a.unread, "a %s actuator is not read", a.kind);
-	else if (a.joint < 0 && a.read) {
-		a.read = 0;
-		snprintf(a.unread, sizeof a.unread, "its transmission (%s) is not a joint", other);
-	}
-	/* auto limits: limited when a range is given (autolimits, MuJoCo 3.0.0+'s default) */
-	lim[0] = a.ctrlrange[0] != 0 || a.ctrlrange[1] != 0;
-	lim[1] = a.forcerange[0] != 0 || a.forcerange[1] != 0;
-	if ((a.ctrllimited == 2 && lim[0]) || (a.forcelimited == 2 && lim[1])) {
-		if (!c->m->autolimits && c->m->mujoco < core_mjver_find("3.0.0"))
-			notef(m,
-			    "%s: a range without ctrllimited or forcelimited is refused by MuJoCo "
-			    "%s unless compiler autolimits=\"true\" (read as limited)",
-			    at, core_mjver_name(m->mujoco));
-	}
-	if (a.ctrllimited == 2)
-		a.ctrllimited = lim[0];
-	if (a.forcelimited == 2)
-		a.forcelimited = lim[1];
-	if (a.ctrllimited && !(a.ctrlrange[0] < a.ctrlrange[1]))
-		return mjcf_fail(el, c->err, "invalid control range");
-	if (a.forcelimited && !(a.forcerange[0] < a.forcerange[1]))
-		return mjcf_fail(el, c->err, "invalid force range");
-	name = mjcf_attr(el, "name");
-	if (name) {
-		a.name = strdup(name);
-		xmlFree(name);
-		if (!a.name)
-			return err_set(c->err, ERR_INTERNAL, "", "out of memory");
-	}
-	if (!a.read)
-		notef(m, "%s%s%s%s: not read: %s; its force is in no answer", at,
-		    a.name ? " \"" : "", a.name ? a.name : "", a.name ? "\"" : "", a.unread);
-	grown = room_for_one_more(m->actuators, m->nu, sizeof *grown);
-	if (!grown) {
-		free(a.name);
-		return err_set(c->err, ERR_INTERNAL, "", "out of memory");
-	}
-	m->actuators = grown;
-	m->actuators[m->nu++] = a;
-	return 0;
-}
-
 static int actuator_section(struct compiler *c, xmlNodePtr el)
 {
 	struct mjcf_iter it = {.depth = -1};
+	struct mdrive_ctx d;
 	xmlNodePtr ch;
+	int k;
 
 	while ((ch = mjcf_next(c->doc, el, &it)))
-		if ((is_kind(ch, read_kinds) || is_kind(ch, other_kinds)) && add_actuator(c, ch) != 0)
+		if (mdrive_is_actuator(ch) && (element_class(c, ch, 0, &k) != 0 ||
+		                                  drive_ctx(c, k, &d) != 0 || mdrive_actuator(&d, ch) != 0))
 			return -1;
 	return 0;
 }
 
-/* The first <key> giving ctrl: what a grasp's actuators are asked (mj_resetData's ctrl is
- * 0); whether its qpos (when given) is qpos0 at every joint. */
 static int keyframe_section(struct compiler *c, xmlNodePtr el)
 {
-	struct mjcf_iter it = {.depth = -1};
-	struct mdl_model *m = c->m;
-	xmlNodePtr ch;
-
-	while (!m->key && (ch = mjcf_next(c->doc, el, &it))) {
-		int n, nq = m->nq > 0 ? m->nq : 1;
-		double *qpos;
-
-		if (!mjcf_is(ch, "key") || !xmlHasProp(ch, (const xmlChar *)"ctrl"))
-			continue;
-		m->key_ctrl = calloc((size_t)(m->nu > 0 ? m->nu : 1), sizeof *m->key_ctrl);
-		qpos = calloc((size_t)nq, sizeof *qpos);
-		if (!m->key_ctrl || !qpos) {
-			free(qpos);
-			return err_set(c->err, ERR_INTERNAL, "", "out of memory");
-		}
-		if (m->nu == 0 || (n = mjcf_reals(ch, "ctrl", m->key_ctrl, m->nu, 1, c->err)) < 0) {
-			free(qpos);
-			return m->nu == 0 ? mjcf_fail(ch, c->err, "ctrl given, but no actuator")
-			                  : -1;
-		}
-		m->nkey_ctrl = n;
-		m->key = ch;
-		if ((n = mjcf_reals(ch, "qpos", qpos, m->nq, 1, c->err)) < 0) {
-			free(qpos);
-			return -1;
-		}
-		if (n > 0) {
-			int j, k;
-			m->key_qpos = 1;
-			for (j = 0; j < m->njoint; j++) {
-				const struct mdl_joint *jt = &m->joints[j];
-				const struct mdl_body *b = &m->bodies[jt->body];
-				double q0[7] = {jt->ref};
-				int len = jt->type == MDL_FREE ? 7 : jt->type == MDL_BALL ? 4 : 1;
-				if (jt->type == MDL_FREE) {
-					memcpy(q0, b->pos, sizeof b->pos);
-					memcpy(q0 + 3, b->quat, sizeof b->quat);
-				} else if (jt->type == MDL_BALL) {
-					q0[0] = 1;
-				}
-				for (k = 0; k < len; k++)
-					if (fabs(qpos[jt->qposadr + k] - q0[k]) > 1e-12 * (1 + fabs(q0[k])))
-						m->key_qpos_differs = 1;
-			}
-		}
-		free(qpos);
-	}
-	return 0;
+	struct mdrive_ctx d;
+	return drive_ctx(c, -1, &d) != 0 ? -1 : mdrive_keyframe(&d, el);
 }
 
 /* ---- the whole ---- */
@@ -1525,6 +830,11 @@ static int sections(
 		if (mjcf_is(el, name) && each(c, el) != 0)
 			return -1;
 	return 0;
+}
+
+static int option_section(struct compiler *c, xmlNodePtr el)
+{
+	return mopt_read(c->doc, c->m, el, c->err);
 }
 
 static int top_default(struct compiler *c, xmlNodePtr el)
@@ -1564,12 +874,10 @@ int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, str
 
 	memset(m, 0, sizeof *m);
 	m->mujoco = mujoco;
-	option_default(&m->option);
+	mopt_default(m);
 	m->angle_degree = 1;
-	m->flag_actuation = m->flag_clampctrl = m->flag_frictionloss = m->flag_damper = 1;
-	m->flag_eulerdamp = m->solver_newton = 1;
 	if (sections(&c, "compiler", read_compiler) != 0 ||
-	    sections(&c, "option", read_option) != 0 || sections(&c, "default", top_default) != 0)
+	    sections(&c, "option", option_section) != 0 || sections(&c, "default", top_default) != 0)
 		goto done;
 	if (c.nclass == 0) {
 		/* MuJoCo's class "main" exists without a <default> element */
@@ -1594,7 +902,7 @@ int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, str
 	m->bodies[0].mass = 0;
 	if (sections(&c, "contact", contact_section) != 0)
 		goto done;
-	world_frames(m);
+	mframe_world(m);
 	if (sections(&c, "actuator", actuator_section) != 0 ||
 	    sections(&c, "keyframe", keyframe_section) != 0)
 		goto done;
