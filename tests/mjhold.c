@@ -1,8 +1,9 @@
 /*
- * mjhold.c: the hold scene in real MuJoCo 2.2.2, exactly as issue 21 defines it:
- * no floor; the object a free body at the origin; two box pads on slide joints
- * along x at -(R+HX) and +(R+HX), just touching, each pushed toward the object by
- * a motor with ctrl = F (left joint axis +x, right -x); gravity -z.
+ * mjhold.c: the hold scene in real MuJoCo 2.2.2, exactly as issues 21 and 48 define it:
+ * no floor; the object (sphere, capsule along y, or box) a free body at the origin; two
+ * box pads on slide joints along x at -(w+HX) and +(w+HX), w the object's half-width,
+ * just touching, each pushed toward the object by its actuator, a motor with ctrl = F or
+ * a position servo with ctrl = squeeze (left joint axis +x, right -x); gravity -z.
  */
 #include "mjhold.h"
 #include "mjscene.h"
@@ -22,21 +23,76 @@ static int pad(char *buf, size_t len, size_t *used, const struct core_hold *h, c
 {
 	return mjscene_append(buf, len, used,
 	           "    <body name=\"%s\" pos=\"%.17g 0 0\">\n"
-	           "      <joint name=\"%s\" type=\"slide\" axis=\"%d 0 0\"/>\n"
+	           "      <joint name=\"%s\" type=\"slide\" axis=\"%d 0 0\" damping=\"%.17g\""
+	           " armature=\"%.17g\" frictionloss=\"%.17g\"/>\n"
 	           "      <geom type=\"box\" size=\"%.17g %.17g %.17g\" mass=\"%.17g\"",
-	           name, x, name, axis, h->pad_size[0], h->pad_size[1], h->pad_size[2],
+	           name, x, name, axis, h->joint.damping, h->joint.armature,
+	           h->joint.frictionloss, h->pad_size[0], h->pad_size[1], h->pad_size[2],
 	           h->pad_mass) ||
 	    mjscene_geom_params(buf, len, used, &h->pad) ||
 	    mjscene_append(buf, len, used, "/>\n    </body>\n");
 }
 
+/* The object's geom type, size and orientation: the capsule lies along y. */
+static int object(char *buf, size_t len, size_t *used, const struct core_hold *h)
+{
+	const double *z = h->size;
+
+	if (h->shape == CORE_HOLD_CAPSULE)
+		return mjscene_append(buf, len, used,
+		    "type=\"capsule\" size=\"%.17g %.17g\" euler=\"90 0 0\"", z[0], z[1]);
+	if (h->shape == CORE_HOLD_BOX)
+		return mjscene_append(
+		    buf, len, used, "type=\"box\" size=\"%.17g %.17g %.17g\"", z[0], z[1], z[2]);
+	return mjscene_append(buf, len, used, "type=\"sphere\" size=\"%.17g\"", z[0]);
+}
+
+/* One pad's actuator: a motor, or a position servo as MJCF's <general> (2.2.2's
+ * <position> has no kv; this is the same actuator in every release). */
+static int actuator(char *buf, size_t len, size_t *used, const struct core_hold *h, const char *joint)
+{
+	const struct core_hold_actuator *a = &h->actuator;
+
+	if (a->type == CORE_HOLD_MOTOR)
+		return mjscene_append(
+		    buf, len, used, "    <motor joint=\"%s\" ctrllimited=\"false\"/>\n", joint);
+	return mjscene_append(buf, len, used,
+	           "    <general joint=\"%s\" gaintype=\"fixed\" biastype=\"affine\""
+	           " gainprm=\"%.17g\" biasprm=\"0 %.17g %.17g\" ctrllimited=\"false\"",
+	           joint, a->kp, -a->kp, -a->kv) ||
+	    (a->forcelimited ? mjscene_append(buf, len, used,
+	                           " forcelimited=\"true\" forcerange=\"%.17g %.17g\"/>\n",
+	                           a->forcerange[0], a->forcerange[1])
+	                     : mjscene_append(buf, len, used, " forcelimited=\"false\"/>\n"));
+}
+
+/* MJCF's integrator for h in 2.2.2, or NULL. 2.2.2 has no implicitfast: it is implicit's
+ * step only while no smooth force depends on the velocity (no joint damping, no kv). */
+static const char *integrator(const struct core_hold *h)
+{
+	switch (h->option.integrator) {
+	case CORE_SCENE_EULER:
+		return "Euler";
+	case CORE_SCENE_RK4:
+		return "RK4";
+	case CORE_SCENE_IMPLICITFAST:
+		if (h->joint.damping != 0 ||
+		    (h->actuator.type == CORE_HOLD_POSITION && h->actuator.kv != 0))
+			return NULL;
+		return "implicit";
+	default:
+		return "implicit";
+	}
+}
+
 int mjhold_xml(const struct core_hold *h, char *buf, size_t len)
 {
 	const struct core_scene_option *o = &h->option;
+	const char *integ = integrator(h);
 	size_t used = 0;
 	double x = h->size[0] + h->pad_size[0];
 
-	if (len == 0)
+	if (len == 0 || !integ)
 		return -1;
 	buf[0] = '\0';
 	if (mjscene_append(buf, len, &used,
@@ -48,25 +104,18 @@ int mjhold_xml(const struct core_hold *h, char *buf, size_t len)
 	        "  <worldbody>\n"
 	        "    <body name=\"object\" pos=\"0 0 0\">\n"
 	        "      <freejoint/>\n"
-	        "      <geom type=\"sphere\" size=\"%.17g\" mass=\"%.17g\"",
+	        "      <geom ",
 	        o->timestep, -o->gravity, o->impratio,
 	        o->cone == CORE_CONE_ELLIPTIC ? "elliptic" : "pyramidal", h->noslip_iterations,
-	        /* 2.2.2 has no implicitfast; with no velocity-dependent smooth force both are
-	         * implicit's step */
-	        o->integrator == CORE_SCENE_EULER     ? "Euler"
-	            : o->integrator == CORE_SCENE_RK4 ? "RK4"
-	                                             : "implicit",
-	        o->refsafe ? "enable" : "disable", h->size[0], h->mass) ||
+	        integ, o->refsafe ? "enable" : "disable") ||
+	    object(buf, len, &used, h) ||
+	    mjscene_append(buf, len, &used, " mass=\"%.17g\"", h->mass) ||
 	    mjscene_geom_params(buf, len, &used, &h->object) ||
 	    mjscene_append(buf, len, &used, "/>\n    </body>\n") ||
 	    pad(buf, len, &used, h, "left", -x, 1) || pad(buf, len, &used, h, "right", x, -1) ||
-	    mjscene_append(buf, len, &used,
-	        "  </worldbody>\n"
-	        "  <actuator>\n"
-	        "    <motor joint=\"left\" ctrllimited=\"false\"/>\n"
-	        "    <motor joint=\"right\" ctrllimited=\"false\"/>\n"
-	        "  </actuator>\n"
-	        "</mujoco>\n"))
+	    mjscene_append(buf, len, &used, "  </worldbody>\n  <actuator>\n") ||
+	    actuator(buf, len, &used, h, "left") || actuator(buf, len, &used, h, "right") ||
+	    mjscene_append(buf, len, &used, "  </actuator>\n</mujoco>\n"))
 		return -1;
 	return 0;
 }
@@ -82,7 +131,8 @@ int mjhold_open(struct mjhold *mh, const struct core_hold *h, char *errbuf, size
 	size_t xmllen;
 
 	if (mjhold_xml(h, xml, sizeof xml) != 0) {
-		snprintf(errbuf, errlen, "MJCF longer than %d bytes", MJHOLD_XML_MAX);
+		snprintf(errbuf, errlen, "no MJCF of at most %d bytes (or an integrator 2.2.2 lacks)",
+		    MJHOLD_XML_MAX);
 		goto out;
 	}
 	xmllen = strlen(xml);
@@ -108,8 +158,8 @@ int mjhold_open(struct mjhold *mh, const struct core_hold *h, char *errbuf, size
 		snprintf(errbuf, errlen, "mj_makeData failed");
 		goto out;
 	}
-	data->ctrl[0] = h->grip_force;
-	data->ctrl[1] = h->grip_force;
+	data->ctrl[0] = data->ctrl[1] =
+	    h->actuator.type == CORE_HOLD_POSITION ? h->actuator.squeeze : h->grip_force;
 	mh->model = model;
 	mh->data = data;
 	model = NULL;

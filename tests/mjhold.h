@@ -1,6 +1,6 @@
 /*
- * mjhold.h: the hold scene (a sphere pinched between two motor-driven box pads)
- * built in real MuJoCo (test and bench helper only; libmujoco is never linked into src/).
+ * mjhold.h: the hold scene (a sphere, capsule or box pinched between two box pads on
+ * slide joints, driven by motors or position servos) built in real MuJoCo (test and bench helper only; libmujoco is never linked into src/).
  */
 #ifndef CONTACTD_TESTS_MJHOLD_H
 #define CONTACTD_TESTS_MJHOLD_H
@@ -18,10 +18,13 @@ struct mjhold {
 };
 
 /* Write the MJCF of h into buf (len bytes); every number printed with %.17g.
- * Returns 0, or -1 when buf is too small. */
+ * Returns 0, or -1 when buf is too small or h's integrator is implicitfast with a
+ * velocity-dependent force (joint damping, a servo's kv), which 2.2.2 cannot step (its
+ * implicit is implicitfast's step only without one). */
 int mjhold_xml(const struct core_hold *h, char *buf, size_t len);
 
-/* Compile h in MuJoCo and make its data (at rest, pads touching, ctrl = F).
+/* Compile h in MuJoCo and make its data (at rest, pads touching, ctrl = grip_force, or
+ * the position servo's squeeze).
  * Returns 0, or -1 with a message in errbuf. */
 int mjhold_open(struct mjhold *mh, const struct core_hold *h, char *errbuf, size_t errlen);
 

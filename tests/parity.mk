@@ -64,7 +64,7 @@ tests_test_eval_mujoco_LDADD = $(SERVICE_LIBS) $(MUJOCO_LIBS) $(CHECK_LIBS) -lm
 check_PROGRAMS += tests/test_hold
 TESTS += tests/test_hold
 tests_test_hold_SOURCES = tests/test_hold.c tests/mjhold.c tests/mjhold.h tests/mjref/hold_scene.h \
-	$(MJSCENE_SOURCES)
+	tests/holdtab.c tests/holdtab.h $(MJSCENE_SOURCES)
 tests_test_hold_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_hold_LDADD = $(PARITY_LIBS)
 
@@ -89,3 +89,16 @@ EXTRA_DIST += docs/hold.md tests/mjref/mjref_hold.c tests/mjref/mjref_js_hold.mj
 	tests/fixtures/hold-3.9.0.txt tests/fixtures/hold-3.12.0.txt \
 	tests/fixtures/hold-3.13.0.txt tests/fixtures/hold-3.14.0.txt \
 	tests/mjref/hold_scene.mjs tests/mjref/mjref_js_hold_gen.mjs
+
+# Grasps (issue 48): capsules and boxes, joint damping, armature and frictionloss, position
+# servos; the hold core against libmujoco 2.2.2 live and the committed grasp tables of
+# 2.2.2 and the WebAssembly builds 3.12.0-3.14.0 (tests/mjref/README.md).
+check_PROGRAMS += tests/test_grasp
+TESTS += tests/test_grasp
+tests_test_grasp_SOURCES = tests/test_grasp.c tests/mjhold.c tests/mjhold.h tests/holdtab.c \
+	tests/holdtab.h tests/mjref/hold_scene.h tests/mjref/grasp_scene.h $(MJSCENE_SOURCES)
+tests_test_grasp_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_grasp_LDADD = $(PARITY_LIBS)
+EXTRA_DIST += tests/fixtures/grasp-2.2.2.txt tests/fixtures/grasp-3.12.0.txt \
+	tests/fixtures/grasp-3.13.0.txt tests/fixtures/grasp-3.14.0.txt \
+	tests/mjref/grasp_scene.mjs tests/mjref/mjref_js_grasp_gen.mjs

@@ -32,6 +32,7 @@
 #include "core/mjver.h"
 #include "core/noslip.h"
 #include "core/pinch.h"
+#include "holdtab.h"
 #include "mjhold.h"
 #include "mjref/hold_scene.h"
 #include "core/knobs.h"
@@ -65,18 +66,6 @@ static int close_enough(double got, double want)
 	return fabs(got - want) <= REL_TOL * fabs(want) + ABS_FLOOR;
 }
 
-static void pair_geom(struct core_pair_geom *to, const struct hold_scene_geom *from)
-{
-	memcpy(to->solref, from->solref, sizeof to->solref);
-	memcpy(to->solimp, from->solimp, sizeof to->solimp);
-	to->condim = from->condim;
-	memcpy(to->friction, from->friction, sizeof to->friction);
-	to->margin = from->margin;
-	to->gap = from->gap;
-	to->solmix = from->solmix;
-	to->priority = from->priority;
-}
-
 /* A random scene of hold_scene.h's live rules, under 2.2.2's. */
 static void random_scene(struct core_hold *h)
 {
@@ -86,8 +75,8 @@ static void random_scene(struct core_hold *h)
 	memset(h, 0, sizeof *h);
 	h->size[0] = s.radius;
 	h->mass = s.mass;
-	pair_geom(&h->object, &s.object);
-	pair_geom(&h->pad, &s.pad);
+	holdtab_pair_geom(&h->object, &s.object);
+	holdtab_pair_geom(&h->pad, &s.pad);
 	memcpy(h->pad_size, s.pad_size, sizeof h->pad_size);
 	h->pad_mass = s.pad_mass;
 	h->grip_force = s.grip_force;
@@ -419,7 +408,7 @@ END_TEST
 
 #define TABLE_SAMPLES 17
 #define PAD_REL_TOL 1e-4
-#define TABLE_LINE 2048
+#define TABLE_LINE HOLDTAB_LINE
 
 struct table_scene {
 	struct core_hold h;
@@ -429,39 +418,6 @@ struct table_scene {
 	double creep;
 	int replaced; /* the record's "replaced" line (discrete, newer tables); -1: none */
 };
-
-static int read_geom(FILE *f, const char *tag, struct core_pair_geom *g)
-{
-	char line[TABLE_LINE], name[16];
-
-	return fgets(line, sizeof line, f) &&
-	        sscanf(line, "%15s %lf %lf %lf %lf %lf %lf %lf %d %lf %lf %lf %lf %lf %lf %d", name,
-	            &g->solref[0], &g->solref[1], &g->solimp[0], &g->solimp[1], &g->solimp[2],
-	            &g->solimp[3], &g->solimp[4], &g->condim, &g->friction[0], &g->friction[1],
-	            &g->friction[2], &g->margin, &g->gap, &g->solmix, &g->priority) == 16 &&
-	        strcmp(name, tag) == 0
-	    ? 0
-	    : -1;
-}
-
-/* The series line "TAG STRIDE V..." into v; the number of values, or -1. */
-static long read_series(FILE *f, const char *tag, long *stride, double *v)
-{
-	char line[TABLE_LINE], *p, *end;
-	long n = 0;
-
-	if (!fgets(line, sizeof line, f) || strncmp(line, tag, strlen(tag)) != 0)
-		return -1;
-	p = line + strlen(tag);
-	*stride = strtol(p, &end, 10);
-	for (p = end; n < TABLE_SAMPLES; p = end) {
-		v[n] = strtod(p, &end);
-		if (end == p)
-			break;
-		n++;
-	}
-	return n;
-}
 
 /* The next scene of a table; 1 at the end, -1 on a malformed record. */
 static int read_scene(FILE *f, int mujoco, struct table_scene *t)
@@ -490,10 +446,10 @@ static int read_scene(FILE *f, int mujoco, struct table_scene *t)
 	h->option.mujoco = mujoco;
 	h->duration = steps * h->option.timestep;
 	h->slip_limit = 1e-3;
-	if (read_geom(f, "object", &h->object) || read_geom(f, "pad", &h->pad))
+	if (holdtab_read_geom(f, "object", &h->object) || holdtab_read_geom(f, "pad", &h->pad))
 		return -1;
-	t->samples = read_series(f, "traj", &t->stride, t->z);
-	if (t->samples < 1 || read_series(f, "pads", &stride, t->q) != t->samples ||
+	t->samples = holdtab_read_series(f, "traj", &t->stride, t->z, TABLE_SAMPLES);
+	if (t->samples < 1 || holdtab_read_series(f, "pads", &stride, t->q, TABLE_SAMPLES) != t->samples ||
 	    !fgets(line, sizeof line, f) ||
 	    sscanf(line, "creep %d %lf", &t->settled, &t->creep) != 2 ||
 	    !fgets(line, sizeof line, f))
@@ -886,7 +842,7 @@ START_TEST(test_tail)
 				break;
 			if (k <= n && tts < 0 && -z >= h.slip_limit)
 				tts = (double)k * ht;
-			if (k <= n && fall < 0 && fabs(z) > m.half_z)
+			if (k <= n && fall < 0 && fabs(z) > m.fall_z)
 				fall = (double)k * ht;
 			if (k == (fall >= 0 ? lround(fall / ht) : n)) {
 				dev = fabs(a.slip + z) / (fabs(z) + 1e-3);

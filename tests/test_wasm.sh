@@ -12,8 +12,12 @@
 # the same builds, against the hold core (tests/test_hold given the tables: 1e-6 relative,
 # 1e-10 m and m/s floors).
 #
-# WASM_SEED, WASM_SCENES and WASM_HOLD_SCENES choose other scenes (the committed tables
-# are seed 1).
+# Then grasps (issue 48: capsules, boxes, joint damping, armature, frictionloss, position
+# servos; tests/mjref/mjref_js_grasp_gen.mjs) and MuJoCo issue #3328's grasp in the same
+# builds, against the hold core (tests/test_grasp given the tables, 1e-6 relative).
+#
+# WASM_SEED, WASM_SCENES, WASM_HOLD_SCENES and WASM_GRASP_SCENES choose other scenes (the
+# committed tables are seed 1).
 set -eu
 : "${srcdir:=.}"
 node=${NODE:-node}
@@ -38,7 +42,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # node resolves the builds from the script's folder: a copy beside a link to them
 cp "$mjref/mjref_js_discrete.mjs" "$mjref/mjref_js_hold_gen.mjs" "$mjref/hold_scene.mjs" \
-	"$mjref/mjref_js_model.mjs" "$tmp/"
+	"$mjref/mjref_js_model.mjs" "$mjref/mjref_js_grasp_gen.mjs" "$mjref/grasp_scene.mjs" "$tmp/"
 ln -s "$(cd "$modules" && pwd)" "$tmp/node_modules"
 for version in 3.12.0 3.13.0 3.14.0; do
 	"$node" "$tmp/mjref_js_discrete.mjs" "$version" "$seed" "$scenes" >"$tmp/$version.txt"
@@ -61,6 +65,18 @@ done
 echo "hold: seed $hold_seed, $hold Euler, $hold noslip and $((4 * hold)) discrete draws" \
 	"(half of them stiff: timeconst 0.1-2 timesteps) per release"
 ./tests/test_hold "$tmp/hold-3.12.0.txt" "$tmp/hold-mj3130.txt" "$tmp/hold-mj3140.txt"
+# grasps: WASM_GRASP_SCENES draws of the grasp tables' kind in each build (every integrator
+# it has), seed + 2 (the committed grasp tables are seed + 1), and issue #3328's grasp
+grasp=${WASM_GRASP_SCENES:-12}
+grasp_seed=$((seed + 2))
+for alias in mj3120 mj3130 mj3140; do
+	"$node" "$tmp/mjref_js_grasp_gen.mjs" -m $alias -s "$grasp_seed" -n "$grasp" \
+		>"$tmp/grasp-$alias.txt"
+	"$node" "$tmp/mjref_js_grasp_gen.mjs" -m $alias -x >"$tmp/issue3328-$alias.txt"
+done
+echo "grasp: seed $grasp_seed, $grasp draws per release, and MuJoCo issue #3328's grasp"
+./tests/test_grasp "$tmp/grasp-mj3120.txt" "$tmp/grasp-mj3130.txt" "$tmp/grasp-mj3140.txt" \
+	"$tmp/issue3328-mj3120.txt" "$tmp/issue3328-mj3130.txt" "$tmp/issue3328-mj3140.txt"
 # the model files: the committed tables' list, so a file added there is run here too
 files=$(sed -n 's/^file \([^ ]*\) .*/\1/p' "$srcdir/tests/fixtures/mjcf/wasm-3.14.0.txt")
 for version in 3.12.0 3.13.0 3.14.0; do

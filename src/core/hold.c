@@ -54,12 +54,49 @@ void core_hold_default(struct core_hold *h)
 const char *core_hold_supported(const struct core_hold *h)
 {
 	struct core_mjver_rules rules;
+	struct core_pinch_model m;
 
 	if (h->option.integrator == CORE_SCENE_RK4)
 		return "the RK4 integrator is not reproduced for the hold scene";
 	core_mjver_rules(h->option.mujoco, &rules);
 	if (h->option.integrator == CORE_SCENE_DISCRETE && !rules.discrete_integrator)
 		return "the discrete integrator exists from MuJoCo 3.13.0 on";
+	/* without velocity-dependent forces implicitfast steps as implicit and Euler do, and
+	 * earlier releases have been answered so */
+	if (h->option.integrator == CORE_SCENE_IMPLICITFAST && !rules.implicitfast &&
+	    (h->joint.damping > 0 || (h->actuator.type == CORE_HOLD_POSITION && h->actuator.kv > 0)))
+		return "the implicitfast integrator exists from MuJoCo 2.3.3 on";
+	/* measured in 3.13.0 and 3.14.0: the discrete integrator scales a contact row's R by
+	 * its exact J (qM + h qDeriv + h^2 kp)^-1 J' over J qM^-1 J', which depends on
+	 * where MuJoCo places each contact on the object (docs/hold.md, "Releases") */
+	if (h->option.integrator == CORE_SCENE_DISCRETE &&
+	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
+		return "the discrete integrator is answered for pads on motors without joint damping "
+		       "only: with velocity- or position-dependent pad forces it reweighs each "
+		       "contact row by where MuJoCo places it";
+	/* measured (2.2.2, 3.12.0-3.14.0): an exactly parallel capsule longer than the pad
+	 * meets the left pad at both its edges and the right one at one */
+	if (h->shape == CORE_HOLD_CAPSULE && !(h->size[1] < h->pad_size[1]))
+		return "a capsule as long as the pads or longer (size[1] >= the pads' size[1]) is not "
+		       "answered: MuJoCo finds two contacts with one pad and one with the other";
+	/* mjc_BoxBox was rewritten in 3.4.0, 3.5.0, 3.8.0, 3.10.0 and 3.12.0; the start's
+	 * contact depth, which decides the first step, is reproduced for 3.12.0's */
+	if (h->shape == CORE_HOLD_BOX && h->option.mujoco < core_mjver_find("3.12.0"))
+		return "a box is answered for MuJoCo 3.12.0 on: the box-box collisions of earlier "
+		       "releases are not reproduced";
+	if (h->shape != CORE_HOLD_SPHERE && h->noslip_iterations > 0)
+		return "noslip is answered for a sphere only: its sweeps, contact by contact, turn a "
+		       "capsule or a box out of the plane the reduction keeps";
+	core_pinch_prepare(h, &m);
+	if (m.noslip_iterations > 0 || core_pinch_start_asymmetric(&m)) {
+		if (h->shape != CORE_HOLD_SPHERE)
+			return "a capsule or a box whose start finds one pad's contacts only (a margin, "
+			       "in MuJoCo 3.8.0-3.13.0) turns out of the plane the reduction keeps";
+		if (h->actuator.type != CORE_HOLD_MOTOR || h->joint.damping > 0 ||
+		    h->joint.armature > 0 || h->joint.frictionloss > 0)
+			return "with noslip, or a start that finds one pad's contacts only, the pads "
+			       "are answered on motors with plain joints only";
+	}
 	return NULL;
 }
 
@@ -385,7 +422,7 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 		touching = core_pinch_dist(m, sim_pad_q(w)) < m->contact.includemargin;
 		e->bounces += touched && !touching;
 		touched = touching;
-		if (track && (-z > m->half_z || z > m->half_z)) {
+		if (track && (-z > m->fall_z || z > m->fall_z)) {
 			out->falls = 1;
 			out->fall_time = (double)k * ht;
 			break;
@@ -472,15 +509,17 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 	struct sim w;
 	struct run_end e = {0};
 	long n;
-	double creep, pen, nf, ht = h->option.timestep;
+	double creep, pen, nf, grip, ht = h->option.timestep;
 	int i, coulomb;
 
 	core_pinch_prepare(h, &m);
 	out->load = -m.mass * m.a0_object;
-	out->normal_force = h->grip_force;
+	/* a servo's grip is its force where the pads come to rest */
+	if (core_pinch_rest_force(&m, &grip) != 0)
+		grip = 0;
+	out->normal_force = grip;
 	/* condim 1 is frictionless: nothing holds the object up */
-	out->friction_capacity =
-	    m.contact.condim == 1 ? 0 : 2 * m.contact.friction[0] * h->grip_force;
+	out->friction_capacity = m.contact.condim == 1 ? 0 : 2 * m.contact.friction[0] * grip;
 	coulomb = out->load < out->friction_capacity;
 	out->holds = 0; /* the run's verdict, set once the run is known (hold_verdict) */
 	out->refsafe_clamped = m.gains.timeconst_used > 0 && !m.gains.fell_back &&
@@ -523,7 +562,7 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 
 		if (out->time_to_slip < 0 && (j = run_first(&e, left, h->slip_limit, 0, ht)) > 0)
 			out->time_to_slip = (double)(e.k + j) * ht;
-		j = run_first(&e, left, m.half_z, 1, ht);
+		j = run_first(&e, left, m.fall_z, 1, ht);
 		if (j > 0) {
 			out->falls = 1;
 			out->fall_time = (double)(e.k + j) * ht;

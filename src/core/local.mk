@@ -14,6 +14,7 @@ libcore_la_SOURCES = \
 	src/core/lanes.c src/core/lanes.h src/core/lanes_kernel.h src/core/lanes512.c \
 	src/core/growth.c src/core/growth.h \
 	src/core/pinch.c src/core/pinch.h \
+	src/core/newton.c src/core/newton.h \
 	src/core/nsmain.c src/core/nsmain.h \
 	src/core/noslip.c src/core/noslip.h \
 	src/core/hold.c src/core/hold.h \

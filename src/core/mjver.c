@@ -132,7 +132,7 @@ static int listed(const char *name, atomic_int *memo)
 
 void core_mjver_rules(int index, struct core_mjver_rules *out)
 {
-	static atomic_int tie_from = -1, tie_until = -1;
+	static atomic_int tie_from = -1, tie_until = -1, implicitfast_from = -1, boxbox_from = -1;
 	enum era era = releases[index].era;
 
 	out->power_shortcut = era >= ERA_3_2;
@@ -145,4 +145,8 @@ void core_mjver_rules(int index, struct core_mjver_rules *out)
 	out->sap_float_tie =
 	    index >= listed("3.8.0", &tie_from) && index < listed("3.14.0", &tie_until);
 	out->aamm_gap = era >= ERA_3_9;
+	out->solver_islands = era >= ERA_3_5;
+	out->clamped_no_derivative = era >= ERA_3_5;
+	out->implicitfast = index >= listed("2.3.3", &implicitfast_from);
+	out->boxbox_full_depth = index >= listed("3.4.0", &boxbox_from);
 }

@@ -58,6 +58,17 @@ struct core_mjver_rules {
 	int sap_float_tie;
 	/* 3.9.0+: a geom's AAMM grows by its margin + gap (3.8.x: its margin only) */
 	int aamm_gap;
+	/* 3.5.0+: without noslip the solver runs per constraint island, scaled by the
+	 * island's inertia (before: by meaninertia * nv over the whole model) */
+	int solver_islands;
+	/* 3.5.0+: implicit and implicitfast drop an actuator's velocity derivative while its
+	 * force sits at a forcerange bound (engine_derivative.c; before: kept) */
+	int clamped_no_derivative;
+	/* 2.3.3+: option.integrator "implicitfast" exists */
+	int implicitfast;
+	/* 3.4.0+: mjc_BoxBox reports a contact's dist as the whole penetration (before:
+	 * half of it) */
+	int boxbox_full_depth;
 };
 
 enum { CORE_MJVER_2_2_2 = 2 };

@@ -26,10 +26,79 @@
 #include <string.h>
 
 #include "core/knobs.h"
+#include "core/newton.h"
 
 static inline double max2(double a, double b)
 {
 	return a > b ? a : b;
+}
+
+/* How the integrator takes the pads' velocity-dependent forces (joint damping, the
+ * servo's kv): Euler takes joint damping implicitly after the constraint solve (qM + h
+ * damping) and kv explicitly; implicit and implicitfast take both after the solve
+ * (qM - h qDeriv); discrete takes both inside the solve, its metric qM - h qDeriv. */
+static void prepare_integrator(const struct core_hold *h, struct core_pinch_model *m)
+{
+	enum core_scene_integrator in = h->option.integrator;
+
+	m->implicit_damping = m->damping > 0;
+	m->implicit_kv = m->position && m->kv > 0 && in != CORE_SCENE_EULER;
+	m->kv_dropped_at_bound = m->rules.clamped_no_derivative;
+	m->implicit_in_solve = in == CORE_SCENE_DISCRETE;
+}
+
+/* Each pad joint's frictionloss row: MuJoCo's default solreffriction (0.02, 1) and
+ * solimpfriction (0.9, 0.95, 0.001, 0.5, 2) at violation 0, its diagApprox the joint's
+ * dof_invweight0. */
+static void prepare_frictionloss(const struct core_hold *h, struct core_pinch_model *m)
+{
+	static const double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+	struct core_law_solimp si;
+	struct core_law_gains g;
+	/* dof_invweight0: 1/(mass + armature) in 2.2.x; from 3.0.0 a slide-only body's
+	 * joint takes 1/mass, as its body does (measured: 2.2.2, 3.12.0-3.14.0) */
+	double imp, dof_weight = m->rules.simple_body_invweight ? 1 / h->pad_mass : 1 / m->pad_mass;
+
+	m->floss = h->joint.frictionloss;
+	core_law_solimp_release(solimp, m->rules.power_shortcut, &si);
+	core_law_solref_kb(solref, si.dwidth, h->option.timestep, h->option.refsafe, &g);
+	imp = core_law_impedance(0, &si, NULL);
+	m->floss_B = g.B;
+	m->floss_R = max2(MJ_MINVAL, (1 - imp) * dof_weight / imp);
+}
+
+/* The trace of the object's body_inertia (MuJoCo's geom inertia of a solid of uniform
+ * density: user_objects.cc), for the solver's scale */
+static double inertia_trace(const struct core_hold *h)
+{
+	double m = h->mass, r = h->size[0];
+
+	if (h->shape == CORE_HOLD_BOX)
+		return 2 * m / 3 * (h->size[0] * h->size[0] + h->size[1] * h->size[1] +
+		                       h->size[2] * h->size[2]);
+	if (h->shape == CORE_HOLD_CAPSULE) {
+		double height = 2 * h->size[1];
+		double sm = m * 4 * r / (4 * r + 3 * height), cm = m - sm;
+		double perp = cm * (3 * r * r + height * height) / 12, axis = cm * r * r / 2;
+		double si = 2 * sm * r * r / 5;
+
+		perp += si + sm * height * (3 * r + 2 * height) / 8;
+		axis += si;
+		return 2 * perp + axis;
+	}
+	return 3 * (0.4 * m * r * r);
+}
+
+/* The R of MuJoCo's largest impedance, from the rows' raw diagApprox at translational
+ * weight tran (the pyramid's tran + f0^2 tran) */
+static double weight_floor(const struct core_pinch_model *m, double tran)
+{
+	double f0 = m->contact.friction[0];
+	double diag = m->contact.condim == 1 || m->cone == CORE_CONE_ELLIPTIC
+	    ? tran
+	    : tran + f0 * f0 * tran;
+
+	return max2(MJ_MINVAL, (1 - MJ_MAXIMP) * diag / MJ_MAXIMP);
 }
 
 void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
@@ -48,44 +117,58 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	m->discrete_refsafe = m->discrete && h->option.refsafe;
 	m->cone = h->option.cone;
 	m->mass = h->mass;
-	m->pad_mass = h->pad_mass;
+	m->pad_mass = h->pad_mass + h->joint.armature;
+	m->contacts = core_hold_contacts_per_pad(h);
+	m->position = h->actuator.type == CORE_HOLD_POSITION;
+	m->grip_force = h->grip_force;
+	m->kp = h->actuator.kp;
+	m->kv = h->actuator.kv;
+	m->squeeze = h->actuator.squeeze;
+	m->forcelimited = h->actuator.forcelimited;
+	m->force_lo = h->actuator.forcerange[0];
+	m->force_hi = h->actuator.forcerange[1];
+	m->damping = h->joint.damping;
+	prepare_integrator(h, m);
 	m->a0_object = -(h->mass * h->option.gravity) * (1 / h->mass);
-	m->a0_pad = h->grip_force * (1 / h->pad_mass);
+	{
+		int clamped;
+
+		m->a0_pad = core_pinch_drive(m, 0, 0, &clamped) / m->pad_mass;
+	}
 	/* body_invweight0: the free object's (a+a+a)/3; a pad on one slide joint has only
-	 * the x entry of its translational block, 1/MP, so (1/MP + 0 + 0)/3 */
+	 * the x entry of its translational block, 1/MP, so (1/MP + 0 + 0)/3; from 3.0.0 a
+	 * body with no rotational dof takes 1/mass, without the armature */
 	a = 1 / h->mass;
-	b = 1 / h->pad_mass;
-	m->tran = (a + a + a) / 3 + (m->rules.simple_body_invweight ? b : (b + 0 + 0) / 3);
+	b = 1 / m->pad_mass;
+	m->tran_object = (a + a + a) / 3;
+	m->tran_pad = m->rules.simple_body_invweight ? 1 / h->pad_mass : (b + 0 + 0) / 3;
+	m->tran = m->tran_object + m->tran_pad;
+	prepare_frictionloss(h, m);
 	m->impratio = h->option.impratio;
 	m->slide = m->contact.friction[0];
 	m->radius = core_hold_half_width(h);
+	m->box = h->shape == CORE_HOLD_BOX;
 	m->pad_margin = h->pad.margin;
 	m->pad_gap = h->pad.gap;
 	m->obj_aamm = h->object.margin + (m->rules.aamm_gap ? h->object.gap : 0);
 	m->pad_aamm = h->pad.margin + (m->rules.aamm_gap ? h->pad.gap : 0);
 	m->half_x = h->pad_size[0];
-	m->half_z = h->pad_size[2];
+	m->fall_z = h->pad_size[2] + (h->shape == CORE_HOLD_BOX ? h->size[2] : 0);
 	m->rest_dist = core_hold_half_width(h) + h->pad_size[0];
-	/* the R of MuJoCo's largest impedance, from the rows' raw diagApprox (the pyramid's
-	 * tran + f0^2 tran) */
-	{
-		double f0 = m->contact.friction[0];
-		double diag = m->contact.condim == 1 || m->cone == CORE_CONE_ELLIPTIC
-		    ? m->tran
-		    : m->tran + f0 * f0 * m->tran;
-
-		m->R_floor = max2(MJ_MINVAL, (1 - MJ_MAXIMP) * diag / MJ_MAXIMP);
-	}
 	m->timestep = h->option.timestep;
+	m->R_floor = weight_floor(m, m->tran);
 	/* a solid sphere's body_inertia and MuJoCo's meaninertia: qM's diagonal is the
 	 * object's m, m, m, I, I, I and the pads' MP, MP */
 	m->inertia = 0.4 * h->mass * h->size[0] * h->size[0];
-	m->meaninertia = (h->mass * 3 + m->inertia * 3 + h->pad_mass * 2) / 8;
+	m->inertia_trace = inertia_trace(h);
+	m->newton_era = core_newton_era(h->option.mujoco);
+	m->islands = m->rules.solver_islands && h->noslip_iterations == 0;
+	m->meaninertia = (h->mass * 3 + m->inertia * 3 + m->pad_mass * 2) / 8;
 	m->noslip_iterations = h->noslip_iterations;
 	m->noslip_tolerance = CORE_HOLD_NOSLIP_TOLERANCE;
 	{
 		const double M[CORE_PINCH_DOF] = {
-		    h->mass, h->mass, m->inertia, h->pad_mass, h->pad_mass};
+		    h->mass, h->mass, m->inertia, m->pad_mass, m->pad_mass};
 		const double a0[CORE_PINCH_DOF] = {0, m->a0_object, 0, m->a0_pad, m->a0_pad};
 		int i;
 
@@ -127,55 +210,67 @@ struct piece {
 	double jz, jp, aref, w, n;
 };
 
-static inline void piece_matrix(
-    const struct core_pinch_model *m, const struct piece *p, int np, struct core_pinch_matrix *H)
+/* One piece of the whole cost: its quadratic pieces, and the frictionloss rows' linear
+ * part (lin * ap, both pads: the row's force at its bound). */
+struct pieces {
+	struct piece p[4];
+	int np;
+	double lin;
+};
+
+static inline void piece_matrix(const struct core_pinch_model *m, const struct core_pinch_rows *r,
+    const struct pieces *q, struct core_pinch_matrix *H)
 {
 	int i;
 
+	H->Mp = r->Mp;
 	H->h00 = m->mass;
 	H->h01 = 0;
-	H->h11 = 2 * m->pad_mass;
-	for (i = 0; i < np; i++) {
-		double w = 2 * p[i].w * p[i].n;
+	H->h11 = 2 * r->Mp;
+	for (i = 0; i < q->np; i++) {
+		const struct piece *p = &q->p[i];
+		double w = 2 * p->w * p->n;
 
-		H->h00 += w * p[i].jz * p[i].jz;
-		H->h01 += w * p[i].jz * p[i].jp;
-		H->h11 += w * p[i].jp * p[i].jp;
+		H->h00 += w * p->jz * p->jz;
+		H->h01 += w * p->jz * p->jp;
+		H->h11 += w * p->jp * p->jp;
 	}
 	H->det = H->h00 * H->h11 - H->h01 * H->h01;
 }
 
 /* The minimiser of the Gauss term plus the given pieces, whose Hessian is H. */
-static inline void piece_solve(const struct core_pinch_model *m, const struct piece *p, int np,
-    const struct core_pinch_matrix *H, double *az, double *ap)
+static inline void piece_solve(const struct core_pinch_model *m, const struct core_pinch_rows *r,
+    const struct pieces *q, const struct core_pinch_matrix *H, double *az, double *ap)
 {
-	double r0 = m->mass * m->a0_object, r1 = 2 * m->pad_mass * m->a0_pad;
+	double r0 = m->mass * m->a0_object, r1 = 2 * r->Mp * r->a0p - q->lin;
 	int i;
 
-	for (i = 0; i < np; i++) {
-		double w = 2 * p[i].w * p[i].n;
+	for (i = 0; i < q->np; i++) {
+		const struct piece *p = &q->p[i];
+		double w = 2 * p->w * p->n;
 
-		r0 += w * p[i].jz * p[i].aref;
-		r1 += w * p[i].jp * p[i].aref;
+		r0 += w * p->jz * p->aref;
+		r1 += w * p->jp * p->aref;
 	}
 	*az = (r0 * H->h11 - H->h01 * r1) / H->det;
 	*ap = (H->h00 * r1 - H->h01 * r0) / H->det;
 }
 
-static inline void solve_pieces(
-    const struct core_pinch_model *m, const struct piece *p, int np, double *az, double *ap)
+static inline void solve_pieces(const struct core_pinch_model *m, const struct core_pinch_rows *r,
+    const struct pieces *q, double *az, double *ap)
 {
 	struct core_pinch_matrix H;
 
-	piece_matrix(m, p, np, &H);
-	piece_solve(m, p, np, &H, az, ap);
+	piece_matrix(m, r, q, &H);
+	piece_solve(m, r, q, &H, az, ap);
 }
 
-static double gauss(const struct core_pinch_model *m, double az, double ap)
+static double gauss(
+    const struct core_pinch_model *m, const struct core_pinch_rows *r, double az, double ap)
 {
-	double dz = az - m->a0_object, dp = ap - m->a0_pad;
+	double dz = az - m->a0_object, dp = ap - r->a0p;
 
-	return 0.5 * m->mass * dz * dz + m->pad_mass * dp * dp;
+	return 0.5 * m->mass * dz * dz + r->Mp * dp * dp;
 }
 
 static double half_sq_neg(double D, double x)
@@ -183,12 +278,30 @@ static double half_sq_neg(double D, double x)
 	return x < 0 ? 0.5 * D * x * x : 0;
 }
 
-/* The true cost of both pads' rows at (az, ap). */
-static double cost(
-    const struct core_pinch_model *m, const struct core_pinch_rows *r, double az, double ap)
+/* The frictionloss row's cost at x = ap - aref_f: quadratic within its bound's reach
+ * |x| < R floss, linear (its force at the bound) beyond. */
+static double floss_cost(const struct core_pinch_rows *r, double x)
 {
-	double c = gauss(m, az, ap);
+	double edge = r->floss * r->floss_R;
 
+	if (x >= edge)
+		return r->floss * x - 0.5 * r->floss_R * r->floss * r->floss;
+	if (x <= -edge)
+		return -r->floss * x - 0.5 * r->floss_R * r->floss * r->floss;
+	return 0.5 * r->floss_D * x * x;
+}
+
+/* The frictionloss row's piece at x: 0 quadratic, 1 at the upper bound, 2 the lower */
+static int floss_piece(const struct core_pinch_rows *r, double x)
+{
+	double edge = r->floss * r->floss_R;
+
+	return x >= edge ? 1 : x <= -edge ? 2 : 0;
+}
+
+/* The contacts' rows' cost (one contact of one pad) at (az, ap). */
+static double contact_cost(const struct core_pinch_rows *r, double az, double ap)
+{
 	if (!r->elliptic) {
 		double xn = -ap - r->aref_n;
 		double s = r->plain * half_sq_neg(r->D, xn);
@@ -197,77 +310,137 @@ static double cost(
 			s += half_sq_neg(r->D, -r->f * az - ap - r->aref_p);
 			s += half_sq_neg(r->D, r->f * az - ap - r->aref_m);
 		}
-		return c + 2 * s;
+		return s;
 	} else {
 		double x0 = -ap - r->aref_n, xt = -az - r->aref_t;
 		double N = x0 * r->mu, T = fabs(xt * r->f), mu = r->mu;
 
 		if (N >= mu * T || (T <= 0 && N >= 0))
-			return c;
+			return 0;
 		if (mu * N + T <= 0 || (T <= 0 && N < 0))
-			return c + 2 * (0.5 * r->D * x0 * x0 + 0.5 * r->Dt * xt * xt);
+			return 0.5 * r->D * x0 * x0 + 0.5 * r->Dt * xt * xt;
 		{
 			double Dm = r->D / (mu * mu * (1 + mu * mu)), NT = N - mu * T;
 
-			return c + 2 * (0.5 * Dm * NT * NT);
+			return 0.5 * Dm * NT * NT;
 		}
 	}
 }
 
-/* The quadratic pieces of one active set (pyramid: bit 0 the plain rows, bit 1 and 2
- * the z pair; elliptic: 0 top, 1 bottom, 2 and 3 the middle zone with the tangent
- * row's x of sign + and -). Returns the number of pieces. */
-static inline int pieces_of(const struct core_pinch_rows *r, int set, struct piece *p)
+/* The true cost of both pads' rows at (az, ap). */
+static double cost(
+    const struct core_pinch_model *m, const struct core_pinch_rows *r, double az, double ap)
 {
+	double c = gauss(m, r, az, ap);
+
+	if (r->active)
+		c += 2 * r->n * contact_cost(r, az, ap);
+	if (r->floss > 0)
+		c += 2 * floss_cost(r, ap - r->aref_f);
+	return c;
+}
+
+/* The number of the contacts' pieces (pyramid: bit 0 the plain rows, bit 1 and 2 the z
+ * pair; elliptic: 0 top, 1 bottom, 2 and 3 the middle zone with the tangent row's x of
+ * sign + and -; none: 1) */
+static inline int contact_sets(const struct core_pinch_rows *r)
+{
+	return !r->active ? 1 : r->elliptic ? 4 : 8;
+}
+
+/* The quadratic pieces of one piece of the cost, set = contact set + contact_sets(r) *
+ * the frictionloss row's piece (0 quadratic, 1 upper bound, 2 lower). */
+static inline void pieces_of(const struct core_pinch_rows *r, int set, struct pieces *q)
+{
+	int cs = set % contact_sets(r), fs = set / contact_sets(r);
+	struct piece *p = q->p;
 	int np = 0;
 
-	if (!r->elliptic) {
-		if ((set & 1) && r->plain > 0)
-			p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->plain};
-		if ((set & 2) && r->f > 0)
-			p[np++] = (struct piece){-r->f, -1, r->aref_p, r->D, 1};
-		if ((set & 4) && r->f > 0)
-			p[np++] = (struct piece){r->f, -1, r->aref_m, r->D, 1};
-	} else if (set == 1) { /* bottom zone: the rows' own quadratics */
-		p[np++] = (struct piece){0, -1, r->aref_n, r->D, 1};
-		p[np++] = (struct piece){-1, 0, r->aref_t, r->Dt, 1};
-	} else if (set >= 2) {
+	q->lin = 0;
+	if (!r->active) {
+		/* no contact rows */
+	} else if (!r->elliptic) {
+		if ((cs & 1) && r->plain > 0)
+			p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->plain * r->n};
+		if ((cs & 2) && r->f > 0)
+			p[np++] = (struct piece){-r->f, -1, r->aref_p, r->D, r->n};
+		if ((cs & 4) && r->f > 0)
+			p[np++] = (struct piece){r->f, -1, r->aref_m, r->D, r->n};
+	} else if (cs == 1) { /* bottom zone: the rows' own quadratics */
+		p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->n};
+		p[np++] = (struct piece){-1, 0, r->aref_t, r->Dt, r->n};
+	} else if (cs >= 2) {
 		/* middle zone, x_t of sign s: 1/2 Dm mu^2 (x0 - f s x_t)^2 */
-		double mu2 = r->mu * r->mu, Dm = r->D / (mu2 * (1 + mu2)), sg = set == 2 ? 1 : -1;
+		double mu2 = r->mu * r->mu, Dm = r->D / (mu2 * (1 + mu2)), sg = cs == 2 ? 1 : -1;
 
-		p[np++] =
-		    (struct piece){r->f * sg, -1, r->aref_n - r->f * sg * r->aref_t, Dm * mu2, 1};
+		p[np++] = (struct piece){
+		    r->f * sg, -1, r->aref_n - r->f * sg * r->aref_t, Dm * mu2, r->n};
 	}
-	return np;
+	if (r->floss > 0) {
+		if (fs == 0)
+			p[np++] = (struct piece){0, 1, r->aref_f, r->floss_D, 1};
+		else
+			q->lin = 2 * (fs == 1 ? r->floss : -r->floss);
+	}
+	q->np = np;
+}
+
+/* The pieces there are: the contacts' times the frictionloss row's */
+static inline int piece_count(const struct core_pinch_rows *r)
+{
+	return contact_sets(r) * (r->floss > 0 ? 3 : 1);
+}
+
+/* The contacts' piece (as contact_sets numbers them) at (az, ap) */
+static int contact_piece(const struct core_pinch_rows *r, double az, double ap)
+{
+	if (!r->active)
+		return 0;
+	if (!r->elliptic) {
+		double xn = -ap - r->aref_n, xp = -r->f * az - ap - r->aref_p;
+		double xm = r->f * az - ap - r->aref_m;
+
+		/* a set's sign conditions: its rows push (x <= 0), the others do not (x >= 0);
+		 * where both hold, either set's stationary point is the same */
+		return (r->plain > 0 && xn < 0 ? 1 : 0) | (r->f > 0 && xp < 0 ? 2 : 0) |
+		    (r->f > 0 && xm < 0 ? 4 : 0);
+	} else {
+		double x0 = -ap - r->aref_n, xt = -az - r->aref_t;
+		double N = x0 * r->mu, T = fabs(xt * r->f), mu = r->mu;
+
+		if (N >= mu * T || (T <= 0 && N >= 0))
+			return 0;
+		if (mu * N + T <= 0 || (T <= 0 && N < 0))
+			return 1;
+		return xt > 0 ? 2 : 3;
+	}
 }
 
 /* 1 when (az, ap) lies in the piece of set: then it is the convex cost's minimiser */
 static int in_piece(const struct core_pinch_rows *r, int set, double az, double ap)
 {
-	if (!r->elliptic) {
+	int cs = set % contact_sets(r), fs = set / contact_sets(r);
+
+	if (r->floss > 0 && floss_piece(r, ap - r->aref_f) != fs) {
+		/* on the bound's edge both pieces agree */
+		double x = ap - r->aref_f, edge = r->floss * r->floss_R;
+
+		if (!(fabs(fabs(x) - edge) <= 0))
+			return 0;
+	}
+	if (r->active && !r->elliptic) {
 		double xn = -ap - r->aref_n, xp = -r->f * az - ap - r->aref_p;
 		double xm = r->f * az - ap - r->aref_m;
 
-		if (r->plain > 0 && (set & 1 ? !(xn <= 0) : !(xn >= 0)))
+		if (r->plain > 0 && (cs & 1 ? !(xn <= 0) : !(xn >= 0)))
 			return 0;
-		if (r->f > 0 && (set & 2 ? !(xp <= 0) : !(xp >= 0)))
+		if (r->f > 0 && (cs & 2 ? !(xp <= 0) : !(xp >= 0)))
 			return 0;
-		if (r->f > 0 && (set & 4 ? !(xm <= 0) : !(xm >= 0)))
+		if (r->f > 0 && (cs & 4 ? !(xm <= 0) : !(xm >= 0)))
 			return 0;
 		return 1;
-	} else {
-		double x0 = -ap - r->aref_n, xt = -az - r->aref_t;
-		double N = x0 * r->mu, T = fabs(xt * r->f), mu = r->mu;
-		int zone;
-
-		if (N >= mu * T || (T <= 0 && N >= 0))
-			zone = 0;
-		else if (mu * N + T <= 0 || (T <= 0 && N < 0))
-			zone = 1;
-		else
-			zone = xt > 0 ? 2 : 3;
-		return zone == set;
 	}
+	return contact_piece(r, az, ap) == cs;
 }
 
 /* The exact minimiser. The previous step's piece (hint) is tried first and kept when
@@ -277,19 +450,18 @@ static int in_piece(const struct core_pinch_rows *r, int set, double az, double 
 static int minimise(const struct core_pinch_model *m, const struct core_pinch_rows *r, int hint,
     struct core_pinch_matrix *hint_matrix, double *az, double *ap)
 {
-	struct piece p[3];
+	struct pieces q;
 	double best = INFINITY, z, a, c;
-	int set, sets = r->elliptic ? 4 : 8, chosen = 0;
+	int set, sets = piece_count(r), chosen = 0;
 
 	if (hint >= 0 && hint < sets) {
-		int np = pieces_of(r, hint, p);
-
-		/* the hint's Hessian is kept while the rows' D are (hint_matrix->set) */
-		if (hint_matrix->set != hint) {
-			piece_matrix(m, p, np, hint_matrix);
+		pieces_of(r, hint, &q);
+		/* the hint's Hessian is kept while the rows' D and the pad's metric are */
+		if (hint_matrix->set != hint || hint_matrix->Mp != r->Mp) {
+			piece_matrix(m, r, &q, hint_matrix);
 			hint_matrix->set = hint;
 		}
-		piece_solve(m, p, np, hint_matrix, &z, &a);
+		piece_solve(m, r, &q, hint_matrix, &z, &a);
 		if (in_piece(r, hint, z, a)) {
 			*az = z;
 			*ap = a;
@@ -297,7 +469,8 @@ static int minimise(const struct core_pinch_model *m, const struct core_pinch_ro
 		}
 	}
 	for (set = 0; set < sets; set++) {
-		solve_pieces(m, p, pieces_of(r, set, p), &z, &a);
+		pieces_of(r, set, &q);
+		solve_pieces(m, r, &q, &z, &a);
 		c = cost(m, r, z, a);
 		if (c < best) {
 			best = c;
@@ -322,6 +495,7 @@ static inline double row_R0(
 static void make_rows_of_dist(
     const struct core_pinch_model *m, double dist, struct core_pinch_cache *c)
 {
+	double tran = m->tran;
 	double rr = dist - m->contact.includemargin;
 	double imp = core_law_impedance(rr, &m->solimp, NULL);
 	double f0 = m->contact.friction[0];
@@ -354,11 +528,11 @@ static void make_rows_of_dist(
 	r->elliptic = m->cone == CORE_CONE_ELLIPTIC && condim > 1;
 	r->f = condim > 1 ? m->contact.friction[1] : 0;
 	if (condim == 1) {
-		R0 = row_R0(m, c, (1 - imp) * m->tran / imp);
+		R0 = row_R0(m, c, (1 - imp) * tran / imp);
 		r->plain = 1;
 		r->D = 1 / R0;
 	} else if (r->elliptic) {
-		R0 = row_R0(m, c, (1 - imp) * m->tran / imp);
+		R0 = row_R0(m, c, (1 - imp) * tran / imp);
 		R1 = R0 / max2(MJ_MINVAL, m->impratio);
 		/* impratio 1: R1 = R0 exactly, so sqrt(R1 / R0) = 1 */
 		mu = m->impratio == 1 ? f0 : f0 * sqrt(R1 / R0);
@@ -367,7 +541,7 @@ static void make_rows_of_dist(
 		r->Dt = 1 / R1;
 		r->plain = 0;
 	} else {
-		R0 = row_R0(m, c, (1 - imp) * (m->tran + f0 * f0 * m->tran) / imp);
+		R0 = row_R0(m, c, (1 - imp) * (tran + f0 * f0 * tran) / imp);
 		if (m->impratio == 1) {
 			mu = f0;
 		} else {
@@ -422,18 +596,131 @@ static void make_rows(const struct core_pinch_model *m, double dist, double vz, 
 	*R0_out = cache->R0;
 }
 
+/* The pad's velocity derivative the integrator takes implicitly at this step (MuJoCo's
+ * -qDeriv): joint damping, and the servo's kv unless Euler's or dropped at a bound */
+static double pad_implicit(const struct core_pinch_model *m, int clamped)
+{
+	double d = m->implicit_damping ? m->damping : 0;
+
+	if (m->implicit_kv && !(clamped && m->kv_dropped_at_bound))
+		d += m->kv;
+	return d;
+}
+
+/* The frictionloss row of a pad moving at vq, into r (its R and aref: Euler's, or the
+ * discrete integrator's end-of-step reference, B / (1 + h B), with R / (1 + h B)) */
+static void floss_row(const struct core_pinch_model *m, double vq, struct core_pinch_rows *r)
+{
+	double B = m->floss_B, R = m->floss_R;
+
+	r->floss = m->floss;
+	if (!(m->floss > 0))
+		return;
+	if (m->discrete) {
+		double sB = 1 + m->timestep * B;
+
+		r->floss_R = R / sB;
+		r->aref_f = -B * vq / sB;
+	} else {
+		r->floss_R = R;
+		r->aref_f = -B * vq;
+	}
+	r->floss_D = 1 / r->floss_R;
+}
+
+/* The step's constraint problem for MuJoCo's Newton (newton.h): both pads' rows, or,
+ * from 3.5.0 with no contact, one pad's frictionloss row alone in its island */
+static void newton_problem(
+    const struct core_pinch_model *m, const struct core_pinch_rows *r, struct core_newton_problem *p)
+{
+	int alone = m->islands && !r->active;
+	double n = r->n * (alone ? 1 : 2);
+	struct core_newton_row *row = p->row;
+
+	p->era = (enum core_newton_era)m->newton_era;
+	p->Mz = m->mass;
+	p->Mp = r->Mp;
+	p->a0z = m->a0_object;
+	p->a0p = r->a0p;
+	p->pads = alone ? 1 : 2;
+	p->with_z = !alone;
+	p->scale = 1 / (alone ? r->Mp : m->mass * 3 + m->inertia_trace + 2 * r->Mp);
+	p->nrows = 0;
+	if (r->floss > 0)
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_FRICTION, .w = p->pads,
+		    .jp = 1, .aref = r->aref_f, .D = r->floss_D, .R = r->floss_R, .floss = r->floss};
+	if (!r->active)
+		return;
+	if (r->elliptic) {
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_CONE, .w = n, .jp = -1,
+		    .aref = r->aref_n, .D = r->D, .aref_t = r->aref_t, .Dt = r->Dt, .mu = r->mu,
+		    .fr = r->f};
+		return;
+	}
+	if (r->plain > 0)
+		row[p->nrows++] = (struct core_newton_row){
+		    .kind = CORE_NEWTON_INEQ, .w = n * r->plain, .jp = -1, .aref = r->aref_n, .D = r->D};
+	if (r->f > 0) {
+		row[p->nrows++] = (struct core_newton_row){
+		    .kind = CORE_NEWTON_INEQ, .w = n, .jz = -r->f, .jp = -1, .aref = r->aref_p, .D = r->D};
+		row[p->nrows++] = (struct core_newton_row){
+		    .kind = CORE_NEWTON_INEQ, .w = n, .jz = r->f, .jp = -1, .aref = r->aref_m, .D = r->D};
+	}
+}
+
 void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_state *s,
     struct core_pinch_step_state *st, struct core_pinch_cache *cache)
 {
 	double dist = core_pinch_dist(m, s->q);
-	double az = m->a0_object, ap = m->a0_pad, h = m->timestep;
+	double h = m->timestep, az, ap, drive, qfrc, dv, Mt, floss_force = 0, qz = 0, qp = 0;
 	double imp = 0, R0 = 0;
 	struct core_pinch_rows r = {0};
-	int active = dist < m->contact.includemargin;
+	int active = dist < m->contact.includemargin, clamped, via_forces;
 
-	if (active) {
+	/* qfrc_smooth of the pad joint: its actuator and its damping's passive force */
+	drive = core_pinch_drive(m, s->q, s->vq, &clamped);
+	qfrc = drive + -m->damping * s->vq;
+	dv = pad_implicit(m, clamped);
+	Mt = m->pad_mass;
+	if (m->implicit_in_solve) {
+		/* discrete: the step's velocity and position enter the forces at its end,
+		 * linearised: (qM + h D + h^2 K) qacc = qfrc - h K v, K the servo's kp */
+		double kq = m->position && !clamped ? m->kp : 0;
+
+		Mt = m->pad_mass + h * dv + h * h * kq;
+		qfrc += -h * kq * s->vq;
+	}
+	if (active)
 		make_rows(m, dist, s->vz, s->vq, &r, &imp, &R0, cache);
+	r.active = active;
+	r.n = m->contacts;
+	r.Mp = Mt;
+	r.a0p = qfrc * (1 / Mt);
+	floss_row(m, s->vq, &r);
+	az = m->a0_object;
+	ap = r.a0p;
+	/* a step whose velocity comes from the forces (qM + h D)^-1 (qfrc_smooth +
+	 * qfrc_constraint) sees where MuJoCo's Newton stopped (newton.h); one from qacc,
+	 * its exact minimiser */
+	via_forces = !m->implicit_in_solve && dv > 0;
+	if (via_forces && (active || r.floss > 0)) {
+		struct core_newton_problem p;
+
+		newton_problem(m, &r, &p);
+		az = s->qacc_warm[0];
+		ap = s->qacc_warm[1];
+		core_newton_solve(&p, &az, &ap, &qz, &qp);
+		if (!p.with_z)
+			az = m->a0_object;
+	} else if (active || r.floss > 0) {
 		s->piece = minimise(m, &r, s->piece, &cache->hint_matrix, &az, &ap);
+		qz = m->mass * (az - m->a0_object);
+		qp = r.Mp * (ap - r.a0p);
+	}
+	if (r.floss > 0) {
+		double f = -(ap - r.aref_f) * r.floss_D;
+
+		floss_force = f > r.floss ? r.floss : f < -r.floss ? -r.floss : f;
 	}
 	if (st) {
 		st->active = active;
@@ -445,16 +732,24 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 		st->R_friction = active ? (r.elliptic ? 1 / r.Dt : 1 / r.D) : 0;
 		st->accel_object = az;
 		st->accel_pad = ap;
-		/* the pad's joint balance: MP (ap - a0p) = -(normal force) */
-		st->normal_force = m->pad_mass * (m->a0_pad - ap);
+		/* the pad's joint balance: Mp (ap - a0p) = -(normal force) + frictionloss */
+		st->normal_force = r.Mp * (r.a0p - ap) + floss_force;
 		st->friction_force = 0.5 * m->mass * (az - m->a0_object);
+		st->drive_force = drive;
 	}
 	s->replaced = active && cache->replaced;
 	s->qacc_warm[0] = az;
 	s->qacc_warm[1] = ap;
-	s->vz += h * az;
+	if (via_forces) {
+		/* Euler's damping, implicit(fast)'s qDeriv: (qM + h D)^-1 (qfrc_smooth +
+		 * qfrc_constraint) */
+		s->vz += h * ((m->mass * m->a0_object + qz) * (1 / m->mass));
+		s->vq += h * ((qfrc + qp) / (r.Mp + h * dv));
+	} else {
+		s->vz += h * az;
+		s->vq += h * ap;
+	}
 	s->z += h * s->vz;
-	s->vq += h * ap;
 	s->q += h * s->vq;
 }
 
@@ -471,7 +766,6 @@ void core_pinch_step(
  * the violation u = includemargin - dist >= 0, minus F. */
 struct balance {
 	const struct core_pinch_model *m;
-	double F;
 };
 
 /* The rows of the steady state at impedance imp: R of the normal (pyramid: every) row
@@ -522,6 +816,14 @@ static void steady_rows(const struct core_pinch_model *m, double imp, struct ste
 	o->Rn = o->Rt = 2 * mu * mu * R0;
 }
 
+/* The drive's force on pads at rest at violation u (joint position u - includemargin) */
+static double steady_drive(const struct core_pinch_model *m, double u)
+{
+	int clamped;
+
+	return core_pinch_drive(m, u - m->contact.includemargin, 0, &clamped);
+}
+
 static double pad_balance(double u, void *params)
 {
 	const struct balance *b = params;
@@ -531,13 +833,28 @@ static double pad_balance(double u, void *params)
 	int rows = m->cone == CORE_CONE_ELLIPTIC ? 1 : m->rows_per_pad;
 
 	steady_rows(m, imp, &o);
-	return rows * (o.Kr * o.Kimp * u) / o.Rn - b->F;
+	return m->contacts * rows * (o.Kr * o.Kimp * u) / o.Rn - steady_drive(m, u);
+}
+
+int core_pinch_rest_force(const struct core_pinch_model *m, double *force)
+{
+	struct balance b = {m};
+	double u;
+
+	if (!m->position) {
+		*force = m->grip_force;
+		return 0;
+	}
+	if (!(m->gains.K > 0) || core_law_root_increasing(pad_balance, &b, &u) != 0)
+		return -1;
+	*force = steady_drive(m, u);
+	return 0;
 }
 
 int core_pinch_steady(
     const struct core_pinch_model *m, double *creep, double *penetration, double *normal_force)
 {
-	struct balance b = {m, m->pad_mass * m->a0_pad};
+	struct balance b = {m};
 	double u, imp, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
 	double v;
 	struct steady_rows o;
@@ -553,19 +870,19 @@ int core_pinch_steady(
 	if (m->cone == CORE_CONE_ELLIPTIC) {
 		/* bottom zone: the z tangent rows carry the load, x_t = Bt*v = load*R1/2 */
 		double mu = m->contact.friction[0] * sqrt(o.Rt / o.Rn);
-		double xt = load * o.Rt / 2;
+		double xt = load * o.Rt / (2 * m->contacts);
 
 		v = xt / o.Bt;
 		if (!(mu * (mu * -spring) + f * xt <= 0))
 			return -1;
 	} else {
 		/* every row active: the z pair's forces differ by 2*D*Bv*f*v per pad */
-		v = load * o.Rn / (4 * o.Bv * f * f);
+		v = load * o.Rn / (4 * m->contacts * o.Bv * f * f);
 		if (!(spring - o.Bv * f * v > 0))
 			return -1;
 	}
 	*creep = v;
 	*penetration = u - m->contact.includemargin;
-	*normal_force = b.F;
+	*normal_force = steady_drive(m, u);
 	return 0;
 }

@@ -103,14 +103,36 @@ struct core_pinch_model {
 	struct core_law_gains gains;
 	struct core_mjver_rules rules;
 	enum core_cone cone;
-	double mass, pad_mass;
+	double mass;
+	double pad_mass;  /* each pad joint's qM: the pad's mass plus the joint's armature */
 	double a0_object; /* qacc_smooth of the object along z: gravity */
-	double a0_pad;    /* qacc_smooth of each pad joint: F / MP */
+	double a0_pad;    /* qacc_smooth of each pad joint at rest at q = 0 (see core_pinch_drive) */
+	int contacts;     /* contacts per pad (core_hold_contacts_per_pad): identical rows */
+	/* the pads' drive: the motor's force, or the servo's (core_pinch_drive) */
+	int position, forcelimited;
+	double grip_force, kp, kv, squeeze, force_lo, force_hi;
+	double damping; /* each pad joint's damping, N s/m */
+	/* the pad's velocity derivative the integrator takes implicitly (MuJoCo's qDeriv):
+	 * implicit_kv 1 when the servo's kv is among it (implicit, implicitfast, discrete) */
+	int implicit_damping, implicit_kv;
+	/* implicitfast drops a servo's velocity derivative while its force sits at a
+	 * forcerange bound */
+	int kv_dropped_at_bound;
+	/* discrete: the constraint solve's metric is qM + h qDeriv (else qM, and the
+	 * implicit part is applied after the solve) */
+	int implicit_in_solve;
+	/* the pads' frictionloss rows: one per pad joint, before the contacts */
+	double floss, floss_R, floss_B; /* N; efc_R; the row's B (aref = -B v) */
 	double tran;      /* summed body_invweight0 translation of object and pad */
+	double tran_object, tran_pad; /* its two parts */
 	double impratio;
 	double slide;     /* friction[0] = friction[1], the sliding coefficient */
 	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see core_pinch_dist */
-	double radius, half_x, half_z;
+	double radius, half_x;
+	int box; /* the object is a box: box-box contacts (core_pinch_dist) */
+	/* the height past which the object leaves the pads' faces: HZ (a sphere's or
+	 * capsule's centre line past the face's edge), HZ + hz for a box */
+	double fall_z;
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
 	double obj_aamm, pad_aamm;  /* each geom's broadphase AAMM growth (sap_float_tie) */
 	double timestep;
@@ -122,6 +144,9 @@ struct core_pinch_model {
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
 	/* the asymmetric (noslip) step: docs/hold.md */
 	double inertia;     /* the sphere's body_inertia, 2/5 m R^2 */
+	double inertia_trace; /* the trace of the object's body_inertia */
+	int newton_era;       /* enum core_newton_era: MuJoCo's Newton solver (newton.h) */
+	int islands;          /* 3.5.0+ without noslip: the solver runs per constraint island */
 	double meaninertia; /* MuJoCo's stat.meaninertia: the mean of qM's diagonal */
 	int noslip_iterations;
 	double noslip_tolerance;
@@ -131,6 +156,24 @@ struct core_pinch_model {
 	double dof_mass[CORE_PINCH_DOF], dof_inv_mass[CORE_PINCH_DOF];
 	double dof_accel0[CORE_PINCH_DOF];
 };
+
+/* The pads' drive at joint position q, speed vq: its force (motor or servo, clamped to
+ * forcerange) and whether a servo's force sits at a bound (*clamped). */
+static inline double core_pinch_drive(
+    const struct core_pinch_model *m, double q, double vq, int *clamped)
+{
+	double f;
+
+	*clamped = 0;
+	if (!m->position)
+		return m->grip_force;
+	f = m->kp * m->squeeze + (-m->kp * q + -m->kv * vq);
+	if (m->forcelimited && !(f > m->force_lo && f < m->force_hi)) {
+		*clamped = 1;
+		f = f < m->force_lo ? m->force_lo : f > m->force_hi ? m->force_hi : f;
+	}
+	return f;
+}
 
 /* The constraint state of one step (one pad; the other is its mirror image). */
 struct core_pinch_step_state {
@@ -143,6 +186,7 @@ struct core_pinch_step_state {
 	double accel_pad;      /* qacc of each pad joint (toward the object) */
 	double normal_force;   /* the pad's normal force, N */
 	double friction_force; /* the pad's vertical friction force on the object, N (up > 0) */
+	double drive_force;    /* the pad's actuator force, N */
 };
 
 /* The state of the scene: the object's height and the pads' joint position. */
@@ -157,7 +201,8 @@ struct core_pinch_state {
 /* The Gauss term's and the pieces' Hessian (both pads: factor 2) and its determinant:
  * they depend on the rows' D only, not on the state's speeds. */
 struct core_pinch_matrix {
-	int set; /* the active set it belongs to; -1: none */
+	int set;   /* the active set it belongs to; -1: none */
+	double Mp; /* the pad's metric it was made with (core_pinch_rows) */
 	double h00, h01, h11, det;
 };
 
@@ -169,6 +214,13 @@ struct core_pinch_rows {
 	double aref_n;       /* aref of the rows with J = (0, -1) */
 	double aref_p, aref_m; /* pyramid: the z pair's rows J = (-f,-1), (f,-1) */
 	double aref_t;         /* elliptic: the z tangent row, J = (-1, 0) */
+	int active;            /* the contacts have rows (dist < includemargin) */
+	double n;              /* contacts per pad: each of the rows above n times */
+	/* the step's pad metric (qM, or discrete's qM + h qDeriv) and qacc_smooth */
+	double Mp, a0p;
+	/* the pad joint's frictionloss row, J = (0, 1): its bound (0: no row), D = 1/R
+	 * and aref */
+	double floss, floss_D, floss_R, aref_f;
 };
 
 /* The part of a state's rows that depends only on the contact distance (impedance,
@@ -192,10 +244,18 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m);
 /* The contact's signed distance at pad joint position q, with MuJoCo's arithmetic. */
 static inline double core_pinch_dist(const struct core_pinch_model *m, double q)
 {
-	/* the right pad's centre is at (R+HX) - q; sphere-box measures from the clamped
-	 * face point, -HX + x, and subtracts the radius */
+	/* the right pad's centre is at (R+HX) - q; sphere-box (and capsule-box, from the
+	 * segment's end) measures from the clamped face point, -HX + x, and subtracts the
+	 * radius. Box-box (3.12.0's mjc_BoxBox, faces aligned) takes the face whose
+	 * separation is larger and reports the other's: the smaller of the two orders of
+	 * subtraction, which at the touching start can be an ulp below 0 */
 	double x = m->rest_dist - q;
 
+	if (m->box) {
+		double object_face = (x - m->radius) - m->half_x, pad_face = (x - m->half_x) - m->radius;
+
+		return object_face < pad_face ? object_face : pad_face;
+	}
 	return fabs(-m->half_x + x) - m->radius;
 }
 
@@ -250,6 +310,11 @@ void core_pinch_step(
  * repeating distance. The same numbers as core_pinch_step. */
 void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_state *s,
     struct core_pinch_step_state *st, struct core_pinch_cache *cache);
+
+/* The pads' steady grip: the actuator's force on pads at rest where the contacts' rows
+ * balance it (a motor's: grip_force). Returns 0 and fills *force, or -1 when no such rest
+ * exists (condim or solref give no spring). */
+int core_pinch_rest_force(const struct core_pinch_model *m, double *force);
 
 /*
  * core_pinch_steady: the steady creep in closed form: the pads at rest at the

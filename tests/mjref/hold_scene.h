@@ -81,24 +81,20 @@ static inline void hold_scene_geom_default(struct hold_scene_geom *g)
 }
 
 /*
- * A random scene into s, drawn from *rng by rules: radius 1-4 cm, mass 30-500 g; the pads'
- * solref (standard or direct), solimp, condim 3/4/6 and friction random; priority 1 on
- * the pads, or priority 0 on both with solmix and the object's condim, slide friction
- * and (standard) solref random; pads 3-10 x 10-30 x 100-300 mm, 20-200 g; timestep
- * 1-5 ms; impratio 1 or 1-10; both cones; a grip of 2-50x the Coulomb minimum
- * m*g/(2*mu); 0.5 s. HOLD_SCENE_LIVE adds a pad margin (a fifth of the scenes, with a
- * gap inside it half the time) and implicit integration (a quarter). noslip is 0.
+ * The two geoms' contact parameters, drawn from *rng by rules into object and pad (both
+ * reset to MuJoCo's defaults first): the pads' solref (standard or direct), solimp, condim
+ * 3/4/6 and friction random; priority 1 on the pads, or priority 0 on both with solmix and
+ * the object's condim, slide friction and (standard) solref random; with rules other than
+ * HOLD_SCENE_TABLE, a pad margin in a fifth of the draws (and a gap inside it half the
+ * time). Also tests/mjref/grasp_scene.h's.
  */
-static inline void hold_scene_draw(struct hold_scene *s, uint64_t *rng, enum hold_scene_rules rules)
+static inline void hold_scene_draw_geoms(struct hold_scene_geom *object,
+    struct hold_scene_geom *pad, uint64_t *rng, enum hold_scene_rules rules)
 {
 	static const int condims[] = {3, 4, 6};
-	struct hold_scene_geom *g = &s->pad;
-	double mu;
+	struct hold_scene_geom *g = pad;
 
-	memset(s, 0, sizeof *s);
-	s->radius = hold_scene_uniform(rng, 0.01, 0.04);
-	s->mass = hold_scene_log_uniform(rng, 0.03, 0.5);
-	hold_scene_geom_default(&s->object);
+	hold_scene_geom_default(object);
 	hold_scene_geom_default(g);
 	if (hold_scene_uniform(rng, 0, 1) < 0.8) {
 		g->solref[0] = hold_scene_log_uniform(rng, 0.002, 0.05);
@@ -121,12 +117,12 @@ static inline void hold_scene_draw(struct hold_scene *s, uint64_t *rng, enum hol
 	} else {
 		/* equal priority: condim and friction take the max, solref/solimp the mix */
 		g->solmix = hold_scene_log_uniform(rng, 0.2, 5);
-		s->object.solmix = hold_scene_log_uniform(rng, 0.2, 5);
-		s->object.condim = condims[hold_scene_pick(rng, 3)];
-		s->object.friction[0] = hold_scene_uniform(rng, 0.3, 1.5);
+		object->solmix = hold_scene_log_uniform(rng, 0.2, 5);
+		object->condim = condims[hold_scene_pick(rng, 3)];
+		object->friction[0] = hold_scene_uniform(rng, 0.3, 1.5);
 		if (g->solref[0] > 0) {
-			s->object.solref[0] = hold_scene_log_uniform(rng, 0.002, 0.05);
-			s->object.solref[1] = hold_scene_uniform(rng, 0.5, 2);
+			object->solref[0] = hold_scene_log_uniform(rng, 0.002, 0.05);
+			object->solref[1] = hold_scene_uniform(rng, 0.5, 2);
 		}
 	}
 	if (rules != HOLD_SCENE_TABLE && hold_scene_uniform(rng, 0, 1) < 0.2) {
@@ -135,19 +131,46 @@ static inline void hold_scene_draw(struct hold_scene *s, uint64_t *rng, enum hol
 		g->gap =
 		    hold_scene_uniform(rng, 0, 1) < 0.5 ? hold_scene_uniform(rng, 0, g->margin) : 0;
 	}
-	s->pad_size[0] = hold_scene_uniform(rng, 0.003, 0.01);
-	s->pad_size[1] = hold_scene_uniform(rng, 0.01, 0.03);
-	s->pad_size[2] = hold_scene_uniform(rng, 0.1, 0.3);
-	s->pad_mass = hold_scene_log_uniform(rng, 0.02, 0.2);
+}
+
+/* Each pad's half-sizes 3-10 x 10-30 x 100-300 mm and mass 20-200 g, drawn from *rng.
+ * Also tests/mjref/grasp_scene.h's. */
+static inline void hold_scene_draw_pads(double size[3], double *mass, uint64_t *rng)
+{
+	size[0] = hold_scene_uniform(rng, 0.003, 0.01);
+	size[1] = hold_scene_uniform(rng, 0.01, 0.03);
+	size[2] = hold_scene_uniform(rng, 0.1, 0.3);
+	*mass = hold_scene_log_uniform(rng, 0.02, 0.2);
+}
+
+/* The contact's sliding friction: the pads' when their priority wins, else the larger. */
+static inline double hold_scene_slide(
+    const struct hold_scene_geom *object, const struct hold_scene_geom *pad)
+{
+	return pad->priority > object->priority ? pad->friction[0]
+	                                        : fmax(pad->friction[0], object->friction[0]);
+}
+
+/*
+ * A random scene into s, drawn from *rng by rules: radius 1-4 cm, mass 30-500 g; the
+ * geoms by hold_scene_draw_geoms and the pads by hold_scene_draw_pads; timestep 1-5 ms;
+ * impratio 1 or 1-10; both cones; a grip of 2-50x the Coulomb minimum m*g/(2*mu); 0.5 s.
+ * HOLD_SCENE_LIVE adds implicit integration (a quarter). noslip is 0.
+ */
+static inline void hold_scene_draw(struct hold_scene *s, uint64_t *rng, enum hold_scene_rules rules)
+{
+	memset(s, 0, sizeof *s);
+	s->radius = hold_scene_uniform(rng, 0.01, 0.04);
+	s->mass = hold_scene_log_uniform(rng, 0.03, 0.5);
+	hold_scene_draw_geoms(&s->object, &s->pad, rng, rules);
+	hold_scene_draw_pads(s->pad_size, &s->pad_mass, rng);
 	s->timestep = hold_scene_uniform(rng, 0.001, 0.005);
 	s->gravity = 9.81;
 	s->impratio = hold_scene_uniform(rng, 0, 1) < 0.3 ? 1 : hold_scene_uniform(rng, 1, 10);
 	s->elliptic = (hold_scene_uniform(rng, 0, 1) < 0.5) == (rules != HOLD_SCENE_LIVE);
 	if (rules == HOLD_SCENE_LIVE)
 		s->implicit = hold_scene_uniform(rng, 0, 1) >= 0.75;
-	mu = g->priority > s->object.priority ? g->friction[0]
-	                                      : fmax(g->friction[0], s->object.friction[0]);
-	s->grip_force = s->mass * s->gravity / (2 * mu) *
+	s->grip_force = s->mass * s->gravity / (2 * hold_scene_slide(&s->object, &s->pad)) *
 	    hold_scene_log_uniform(rng, rules == HOLD_SCENE_WIDE ? 1.1 : 2, 50);
 	s->duration = 0.5;
 }

@@ -20,26 +20,23 @@ export function uniform(r, lo, hi) {
   return lo + (hi - lo) * (Number(z >> 11n) / 9007199254740992.0);
 }
 
-const logUniform = (r, lo, hi) => Math.exp(uniform(r, Math.log(lo), Math.log(hi)));
+export const logUniform = (r, lo, hi) => Math.exp(uniform(r, Math.log(lo), Math.log(hi)));
 
 export function pick(r, n) {
   const k = Math.trunc(uniform(r, 0, n));
   return k < n ? k : n - 1;
 }
 
-const geomDefault = () => ({
+export const geomDefault = () => ({
   solref: [0.02, 1], solimp: [0.9, 0.95, 0.001, 0.5, 2], condim: 3,
   friction: [1, 0.005, 0.0001], margin: 0, gap: 0, solmix: 1, priority: 0,
 });
 
-// hold_scene_draw: the fields of struct hold_scene
-export function draw(r, rules) {
+// hold_scene_draw_geoms: the object's and the pads' contact parameters
+export function drawGeoms(r, rules) {
   const condims = [3, 4, 6];
-  const s = { noslip: 0, implicit: 0, discrete: 0 };
-  s.radius = uniform(r, 0.01, 0.04);
-  s.mass = logUniform(r, 0.03, 0.5);
-  s.object = geomDefault();
-  const g = (s.pad = geomDefault());
+  const object = geomDefault();
+  const g = geomDefault();
   if (uniform(r, 0, 1) < 0.8) {
     g.solref[0] = logUniform(r, 0.002, 0.05);
     g.solref[1] = uniform(r, rules === WIDE ? 0.2 : 0.5, 2);
@@ -60,28 +57,44 @@ export function draw(r, rules) {
     g.priority = 1;
   } else {
     g.solmix = logUniform(r, 0.2, 5);
-    s.object.solmix = logUniform(r, 0.2, 5);
-    s.object.condim = condims[pick(r, 3)];
-    s.object.friction[0] = uniform(r, 0.3, 1.5);
+    object.solmix = logUniform(r, 0.2, 5);
+    object.condim = condims[pick(r, 3)];
+    object.friction[0] = uniform(r, 0.3, 1.5);
     if (g.solref[0] > 0) {
-      s.object.solref[0] = logUniform(r, 0.002, 0.05);
-      s.object.solref[1] = uniform(r, 0.5, 2);
+      object.solref[0] = logUniform(r, 0.002, 0.05);
+      object.solref[1] = uniform(r, 0.5, 2);
     }
   }
   if (rules !== TABLE && uniform(r, 0, 1) < 0.2) {
     g.margin = uniform(r, 0, 0.002);
     g.gap = uniform(r, 0, 1) < 0.5 ? uniform(r, 0, g.margin) : 0;
   }
-  s.padSize = [uniform(r, 0.003, 0.01), uniform(r, 0.01, 0.03), uniform(r, 0.1, 0.3)];
-  s.padMass = logUniform(r, 0.02, 0.2);
+  return { object, pad: g };
+}
+
+// hold_scene_draw_pads: [half-sizes, mass]
+export const drawPads = (r) =>
+  [[uniform(r, 0.003, 0.01), uniform(r, 0.01, 0.03), uniform(r, 0.1, 0.3)],
+    logUniform(r, 0.02, 0.2)];
+
+// hold_scene_slide: the contact's sliding friction
+export const slide = (object, pad) => pad.priority > object.priority ? pad.friction[0]
+  : Math.max(pad.friction[0], object.friction[0]);
+
+// hold_scene_draw: the fields of struct hold_scene
+export function draw(r, rules) {
+  const s = { noslip: 0, implicit: 0, discrete: 0 };
+  s.radius = uniform(r, 0.01, 0.04);
+  s.mass = logUniform(r, 0.03, 0.5);
+  Object.assign(s, drawGeoms(r, rules));
+  [s.padSize, s.padMass] = drawPads(r);
   s.timestep = uniform(r, 0.001, 0.005);
   s.gravity = 9.81;
   s.impratio = uniform(r, 0, 1) < 0.3 ? 1 : uniform(r, 1, 10);
   s.elliptic = (uniform(r, 0, 1) < 0.5) === (rules !== LIVE);
   if (rules === LIVE) s.implicit = uniform(r, 0, 1) >= 0.75 ? 1 : 0;
-  const mu = g.priority > s.object.priority ? g.friction[0]
-    : Math.max(g.friction[0], s.object.friction[0]);
-  s.grip = s.mass * s.gravity / (2 * mu) * logUniform(r, rules === WIDE ? 1.1 : 2, 50);
+  s.grip = s.mass * s.gravity / (2 * slide(s.object, s.pad)) *
+    logUniform(r, rules === WIDE ? 1.1 : 2, 50);
   s.duration = 0.5;
   return s;
 }
@@ -104,4 +117,48 @@ export function g17(x) {
   let s = x.toFixed(P - 1 - exp);
   if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
   return s;
+}
+
+// One geom's record fields (the tables' "object" and "pad" lines) and MJCF attributes.
+export const geomFields = (g) => [g.solref[0], g.solref[1], ...g.solimp].map(g17).join(' ') +
+  ` ${g.condim} ` + [...g.friction, g.margin, g.gap, g.solmix].map(g17).join(' ') +
+  ` ${g.priority}`;
+
+export const geomXml = (g) => ` solref="${g17(g.solref[0])} ${g17(g.solref[1])}"` +
+  ` solimp="${g.solimp.map(g17).join(' ')}" condim="${g.condim}"` +
+  ` friction="${g.friction.map(g17).join(' ')}" margin="${g17(g.margin)}"` +
+  ` gap="${g17(g.gap)}" solmix="${g17(g.solmix)}" priority="${g.priority}"`;
+
+// discrete: whether refsafe replaced one of the step's contact rows. Its efc_KBIP is then
+// K' = 1/(h^2 imp) (docs/hold.md), so h^2 K imp is 1 to rounding; a row MuJoCo keeps has
+// h^2 K imp < 1, and an elliptic friction row K = 0. The margin 1e-9 is far above the
+// few ulps of that product and far below any kept row's distance from 1 in these draws.
+export function replacedRow(m, d) {
+  const kbip = d.efc_KBIP, h = m.opt.timestep;
+  for (let i = 0; i < d.nefc; i++) {
+    const K = kbip[4 * i], imp = kbip[4 * i + 2];
+    if (K > 0 && Math.abs(h * h * K * imp - 1) < 1e-9) return true;
+  }
+  return false;
+}
+
+// The tables' creep: step the scene on tall pads (model m, data d of module M) until the
+// object's speed settles (changes by <= 1e-11 relative per step for 50 steps; with noslip
+// 1e-9 relative + 1e-15 m/s), at most 20000 steps. A slow mode passes the per-step test
+// early (a speed 1.8e-6 short of its limit was seen "settled" at step 59): step on to
+// 4000 steps (or ten times as far), and call it settled when the last 50 steps pass the
+// test again. Returns [settled 0|1, -qvel[2], steps run].
+export function settleCreep(M, m, d, noslip) {
+  const MAX = 20000, REL = noslip ? 1e-9 : 1e-11, ABS = noslip ? 1e-15 : 0, RUN = 50;
+  let prev = d.qvel[2], settled = 0, k;
+  const step = () => {
+    M.mj_step(m, d);
+    const v = d.qvel[2];
+    settled = Math.abs(v - prev) <= REL * Math.abs(prev) + ABS ? settled + 1 : 0;
+    prev = v;
+  };
+  for (k = 1; k <= MAX && settled < RUN; k++) step();
+  const end = settled >= RUN ? Math.min(MAX, Math.max(4000, 10 * k)) : 0;
+  for (; k <= end; k++) step();
+  return [settled >= RUN ? 1 : 0, -d.qvel[2], k - 1];
 }

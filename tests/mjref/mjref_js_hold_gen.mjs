@@ -17,20 +17,15 @@
 // alone when the pads' float32 broadphase ends tie (docs/hold.md), which is the scene
 // too. -F FROM draws the first FROM scenes but neither steps nor prints them, so that a
 // table's later records can be remade alone (they are those of the whole table). Answers
-// as mjref_hold.c's, but the creep is read only after stepping on past its
-// settling (CREEP_ON below); its step count is the steps run. A discrete scene's record
-// also says whether refsafe replaced a contact row on some step of the duration (the
-// hold answer's refsafe_replaced), read from the build's own rows (replacedRow below).
-import { rng, draw, noslip as drawNoslip, uniform, g17, WIDE } from './hold_scene.mjs';
+// as mjref_hold.c's, but the creep is read only after stepping on past its settling
+// (settleCreep, hold_scene.mjs); its step count is the steps run. A discrete scene's
+// record also says whether refsafe replaced a contact row on some step of the duration
+// (the hold answer's refsafe_replaced), read from the build's own rows (replacedRow).
+import { rng, draw, noslip as drawNoslip, uniform, g17, WIDE, geomFields, geomXml, replacedRow,
+  settleCreep } from './hold_scene.mjs';
 
 const SAMPLES = 16;
-const SETTLE_MAX = 20000;
-const SETTLE_REL = 1e-11;
-const SETTLE_RUN = 50;
-const NOSLIP_SETTLE_REL = 1e-9;
-const NOSLIP_SETTLE_ABS = 1e-15;
 const TALL_HZ = 1e4;
-const CREEP_ON = 4000;
 
 const args = process.argv.slice(2);
 const opt = (flag, fallback) => {
@@ -44,15 +39,6 @@ const seed = opt('-s', '20261203');
 const from = Number(opt('-F', 0));
 
 const M = await (await import(moduleName)).default();
-
-const geomFields = (g) => [g.solref[0], g.solref[1], ...g.solimp].map(g17).join(' ') +
-  ` ${g.condim} ` + [...g.friction, g.margin, g.gap, g.solmix].map(g17).join(' ') +
-  ` ${g.priority}`;
-
-const geomXml = (g) => ` solref="${g17(g.solref[0])} ${g17(g.solref[1])}"` +
-  ` solimp="${g.solimp.map(g17).join(' ')}" condim="${g.condim}"` +
-  ` friction="${g.friction.map(g17).join(' ')}" margin="${g17(g.margin)}"` +
-  ` gap="${g17(g.gap)}" solmix="${g17(g.solmix)}" priority="${g.priority}"`;
 
 // mjref_hold.c's load(): the same MJCF, pads hz tall
 function sceneXml(s, hz) {
@@ -73,18 +59,6 @@ function sceneXml(s, hz) {
     '<motor joint="right" ctrllimited="false"/></actuator>\n</mujoco>\n';
 }
 
-// discrete: whether refsafe replaced one of the step's contact rows. Its efc_KBIP is then
-// K' = 1/(h^2 imp) (docs/hold.md), so h^2 K imp is 1 to rounding; a row MuJoCo keeps has
-// h^2 K imp < 1, and an elliptic friction row K = 0. The margin 1e-9 is far above the
-// few ulps of that product and far below any kept row's distance from 1 in these draws.
-function replacedRow(m, d) {
-  const kbip = d.efc_KBIP, h = m.opt.timestep;
-  for (let i = 0; i < d.nefc; i++) {
-    const K = kbip[4 * i], imp = kbip[4 * i + 2];
-    if (K > 0 && Math.abs(h * h * K * imp - 1) < 1e-9) return true;
-  }
-  return false;
-}
 
 function load(xml) {
   const m = M.MjModel.from_xml_string(xml);
@@ -120,26 +94,7 @@ function run(s, index) {
   [m, d] = load(sceneXml(s, TALL_HZ));
   d.ctrl[0] = s.grip;
   d.ctrl[1] = s.grip;
-  const rel = s.noslip ? NOSLIP_SETTLE_REL : SETTLE_REL;
-  const abs = s.noslip ? NOSLIP_SETTLE_ABS : 0;
-  let prev = d.qvel[2], settled = 0, k;
-  for (k = 1; k <= SETTLE_MAX && settled < SETTLE_RUN; k++) {
-    M.mj_step(m, d);
-    const v = d.qvel[2];
-    settled = Math.abs(v - prev) <= rel * Math.abs(prev) + abs ? settled + 1 : 0;
-    prev = v;
-  }
-  // a slow mode passes the per-step test early (a speed 1.8e-6 short of its limit was
-  // seen "settled" at step 59): step on to CREEP_ON (or ten times as far), and call it
-  // settled when the last SETTLE_RUN steps pass the test again
-  const end = settled >= SETTLE_RUN ? Math.min(SETTLE_MAX, Math.max(CREEP_ON, 10 * k)) : 0;
-  for (; k <= end; k++) {
-    M.mj_step(m, d);
-    const v = d.qvel[2];
-    settled = Math.abs(v - prev) <= rel * Math.abs(prev) + abs ? settled + 1 : 0;
-    prev = v;
-  }
-  const creep = -d.qvel[2];
+  const [settled, creep, ran] = settleCreep(M, m, d, s.noslip);
   d.delete();
   m.delete();
   let line = `scene ${index} ` + [s.radius, s.mass, ...s.padSize, s.padMass, s.grip,
@@ -149,7 +104,7 @@ function run(s, index) {
   if (s.discrete) line += ' integrator discrete';
   return [line, `object ${geomFields(s.object)}`, `pad ${geomFields(s.pad)}`,
     `traj ${stride} ${z.map(g17).join(' ')}`, `pads ${stride} ${q.map(g17).join(' ')}`,
-    `creep ${settled >= SETTLE_RUN ? 1 : 0} ${g17(creep)} ${k - 1}`,
+    `creep ${settled} ${g17(creep)} ${ran}`,
     ...(s.discrete ? [`replaced ${replaced ? 1 : 0}`] : []), 'end'];
 }
 
