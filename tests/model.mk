@@ -28,3 +28,13 @@ tests_test_model_wasm_CFLAGS = $(AM_CFLAGS) $(XML_CFLAGS) $(JANSSON_CFLAGS) \
 tests_test_model_wasm_LDADD = $(MODEL_LIBS) -lm
 EXTRA_DIST += tests/fixtures/mjcf/wasm-3.12.0.txt tests/fixtures/mjcf/wasm-3.13.0.txt \
 	tests/fixtures/mjcf/wasm-3.14.0.txt tests/mjref/mjref_js_model.mjs
+# Grasps in a user's MJCF as hold questions (issue 48): MuJoCo #3328's and the SO-101's
+# values read field by field, equivalent MJCF giving the same question, refusals and
+# differences named, and the question answered by POST /v1/hold.
+check_PROGRAMS += tests/test_model_grasp
+TESTS += tests/test_model_grasp
+tests_test_model_grasp_SOURCES = tests/test_model_grasp.c tests/svc_test.c tests/svc_test.h
+tests_test_model_grasp_CFLAGS = $(SERVICE_TEST_CFLAGS) $(XML_CFLAGS) \
+	-DFIXTURE_DIR='"$(abs_top_srcdir)/tests/fixtures/mjcf"'
+tests_test_model_grasp_LDADD = $(SERVICE_TEST_LIBS) $(XML_LIBS) -lm
+EXTRA_DIST += tests/fixtures/mjcf/grasp-3328.xml tests/fixtures/mjcf/grasp-so101.xml

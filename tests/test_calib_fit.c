@@ -1013,6 +1013,64 @@ START_TEST(hold_of_the_fitted_pad)
 }
 END_TEST
 
+/*
+ * The hold block is about the calibrated object (issue 48): a box calibration's fit.hold
+ * asks the setup's box (its half-sizes and mass) and a sphere's the sphere, between the
+ * hold question's pads, with the setup's option; the block's answer is POST /v1/hold's
+ * for its request, creep_velocity byte for byte (or, where the hold question refuses the
+ * box, the same refusal).
+ */
+START_TEST(hold_of_the_calibrated_box)
+{
+	struct dataset d;
+	struct fit_result *fit;
+	struct err err;
+	json_t *j, *hold, *req, *object, *size;
+	char *fit_text, *req_text, *answer = NULL, in_fit[64], posted[64];
+
+	make_dataset(&d, 1, 0, 0, 1);
+	fit = fit_kinds(&d, 1, DROPS | PRESSES);
+	ck_assert_int_eq(fit->status, FIT_OK);
+	ck_assert_int_eq(fit->scene.shape, CORE_SCENE_BOX);
+	j = calresult_json(fit, "pad", NULL);
+	ck_assert_ptr_nonnull(j);
+	hold = json_object_get(j, "hold");
+	ck_assert_ptr_nonnull(hold);
+	req = json_object_get(hold, "request");
+	object = json_object_get(req, "object");
+	ck_assert_str_eq(json_string_value(json_object_get(object, "shape")), "box");
+	size = json_object_get(object, "size");
+	ck_assert_int_eq(json_array_size(size), 3);
+	ck_assert(json_real_value(json_array_get(size, 0)) == fit->scene.size[0]);
+	ck_assert(json_real_value(json_array_get(size, 1)) == fit->scene.size[1]);
+	ck_assert(json_real_value(json_array_get(size, 2)) == fit->scene.size[2]);
+	ck_assert(json_real_value(json_object_get(object, "mass")) == fit->scene.mass);
+	/* the setup's option, as for a sphere */
+	ck_assert(json_real_value(json_object_get(json_object_get(req, "option"), "timestep")) ==
+	    fit->scene.option.timestep);
+	req_text = jtext_line(req);
+	fit_text = jtext_line(j);
+	err_clear(&err);
+	if (svc_ask(SVC_HOLD, req_text, strlen(req_text), NULL, NULL, &answer, NULL, &err) == 0) {
+		number_text(fit_text, "\"hold\":", "creep_velocity", in_fit, sizeof in_fit);
+		number_text(answer, "{", "creep_velocity", posted, sizeof posted);
+		ck_assert_str_eq(in_fit, posted);
+	} else {
+		/* refused: the block carries POST /v1/hold's error, its answers null */
+		json_t *e = json_object_get(hold, "error");
+		ck_assert_msg(e != NULL, "POST /v1/hold refuses (%s) but the block has no error",
+		    err.message);
+		ck_assert(json_is_null(json_object_get(hold, "creep_velocity")));
+		ck_assert_str_eq(json_string_value(json_object_get(e, "message")), err.message);
+	}
+	free(answer);
+	free(fit_text);
+	free(req_text);
+	json_decref(j);
+	fit_free(fit);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calib_fit");
@@ -1046,6 +1104,7 @@ int main(void)
 	tcase_add_test(ident, json_forms_agree);
 	tcase_add_test(ident, mjcf_pastes_into_mujoco);
 	tcase_add_test(ident, hold_of_the_fitted_pad);
+	tcase_add_test(ident, hold_of_the_calibrated_box);
 	suite_add_tcase(s, exact);
 	suite_add_tcase(s, noisy);
 	suite_add_tcase(s, ident);

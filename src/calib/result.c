@@ -339,10 +339,11 @@ static json_t *hold_note(const struct core_scene_option *o)
  * "creep_range", "option" (the request's cone, impratio, ...), "note"}, plus "error" (the 4xx body
  * a POST would answer, the answers null) when the hold question refuses the scene. "holds" is the
  * run's verdict (within slip_limit over the duration), "coulomb_holds" the Coulomb comparison. The
- * reference is the hold question's default scene (a sphere of 2 cm radius, 100 g, between pads of
- * half-sizes 5 x 20 x 200 mm, 50 g each, pressed with 10 N each); the pads are the setup's pad geom
- * with the solref the MJCF carries, and the option is the setup's (timestep, cone, impratio,
- * release, ...). NULL when out of memory; caller owns the result.
+ * object is the calibrated one (issue 48): the setup's sphere or box, its size, mass and geom,
+ * between the hold question's default pads (half-sizes 5 x 20 x 200 mm, 50 g each, pressed with
+ * 10 N each); the pads are the setup's pad geom with the solref the MJCF carries, and the option
+ * is the setup's (timestep, cone, impratio, release, ...). NULL when out of memory; caller owns
+ * the result.
  */
 static json_t *hold_json(const struct fit_result *fit)
 {
@@ -360,6 +361,13 @@ static json_t *hold_json(const struct fit_result *fit)
 	q = questions_bound(&err);
 	if (!q || !empty || q->hold_parse(empty, &h, &err) != 0)
 		goto out;
+	/* the calibrated object (issue 48): the setup's sphere or box, its mass and geom */
+	h.shape = fit->scene.shape == CORE_SCENE_BOX ? CORE_HOLD_BOX : CORE_HOLD_SPHERE;
+	memcpy(h.size, fit->scene.size, sizeof h.size);
+	if (h.shape == CORE_HOLD_SPHERE)
+		h.size[1] = h.size[2] = 0;
+	h.mass = fit->scene.mass;
+	h.object = fit->scene.geom;
 	h.pad = fit->scene.floor;
 	h.pad.solref[0] = fit->below_refsafe ? -fit->stiffness : fit->timeconst;
 	h.pad.solref[1] = fit->below_refsafe ? -fit->damping : fit->dampratio;

@@ -21,4 +21,10 @@
  * (one element of 90,000 took 16 s); MuJoCo's elements have a few dozen at most (a 3.x
  * <geom>, the largest, 33), and this bounds the check's work to 128 per attribute. */
 #define MJCF_MAX_ATTRIBUTES 128
+/* A grasp (grasp.h) is the hold scene where its frames and placements agree to this
+ * relative tolerance (a rotation matrix's entries, positions relative to their size, at
+ * least a millimetre): far below anything a contact resolves, and above the rounding of
+ * the decimals an MJCF writes (0.004 + 0.008 is not 0.012 in binary) and of MuJoCo's
+ * own quaternions (euler="90 0 0" leaves 6e-17 off the axis). */
+#define MODEL_GRASP_TOL 1e-9
 #endif

@@ -7,30 +7,37 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/budget.h"
 #include "core/knobs.h"
+#include "model/drive.h"
+#include "model/frame.h"
 #include "model/knobs.h"
+#include "model/notes.h"
+#include "model/option.h"
 
 static const char *const geom_types[] = {
     "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf", NULL};
-static const char *const integrators[] = {
-    "Euler", "implicit", "implicitfast", "RK4", "discrete", NULL};
-static const char *const cones[] = {"pyramidal", "elliptic", NULL};
-static const char *const able[] = {"disable", "enable", NULL};
 static const char *const truth[] = {"false", "true", NULL};
-static const char *const collisions[] = {"all", "predefined", "dynamic", NULL};
 
 const char *mdl_geom_type_name(enum mdl_geom_type t)
 {
 	return t < MDL_GEOM_TYPES ? geom_types[t] : "unknown";
 }
 
+const char *mdl_joint_type_name(enum mdl_joint_type t)
+{
+	static const char *const names[] = {"free", "ball", "slide", "hinge"};
+	return (unsigned)t < 4 ? names[t] : "unknown";
+}
+
 const char *mdl_integrator_name(enum core_scene_integrator i)
 {
-	return (unsigned)i < 5 ? integrators[i] : "unknown";
+	return mopt_integrator_name(i);
 }
 
 struct geom_in;
@@ -58,111 +65,13 @@ struct compiler {
 	int nclass;
 	int inertia_from_geom;  /* 0 false, 1 true, 2 auto */
 	int group_lo, group_hi; /* compiler inertiagrouprange */
+	char eulerseq[4];       /* compiler eulerseq: lowercase intrinsic, uppercase extrinsic */
 	struct err *err;
 	struct named_id *names[2]; /* the bodies' [0] and the geoms' [1] names, once asked */
 	int nnames[2];
 };
 
-/* one line per kind: a note already made (a second sdf geom) is not repeated */
-static void note(struct mdl_model *m, const char *text)
-{
-	int i;
-	for (i = 0; i < m->nnotes; i++)
-		if (strncmp(m->notes[i], text, sizeof m->notes[0] - 1) == 0)
-			return;
-	if (m->nnotes < (int)(sizeof m->notes / sizeof m->notes[0]))
-		snprintf(m->notes[m->nnotes++], sizeof m->notes[0], "%s", text);
-}
-
 /* ---- option and compiler ---- */
-
-static void option_default(struct mdl_option *o)
-{
-	memset(o, 0, sizeof *o);
-	o->timestep = DEFAULT_TIMESTEP;
-	o->integrator = CORE_SCENE_EULER;
-	o->cone = CORE_CONE_PYRAMIDAL;
-	o->impratio = DEFAULT_IMPRATIO;
-	o->gravity[2] = -DEFAULT_GRAVITY;
-	o->refsafe = o->filterparent = o->contact = o->constraint = o->gravity_on = 1;
-	o->o_margin = 0;
-	o->o_solref[0] = DEFAULT_TIMECONST;
-	o->o_solref[1] = DEFAULT_DAMPRATIO;
-	o->o_solimp[0] = DEFAULT_SOLIMP_D0;
-	o->o_solimp[1] = DEFAULT_SOLIMP_DWIDTH;
-	o->o_solimp[2] = DEFAULT_SOLIMP_WIDTH;
-	o->o_solimp[3] = DEFAULT_SOLIMP_MIDPOINT;
-	o->o_solimp[4] = DEFAULT_SOLIMP_POWER;
-}
-
-static int read_flag(xmlNodePtr el, const char *name, int *out, struct err *err)
-{
-	int v;
-	int rc = mjcf_word(el, name, able, &v, err);
-	if (rc > 0)
-		*out = v;
-	return rc < 0 ? -1 : 0;
-}
-
-static int read_option(struct compiler *c, xmlNodePtr el)
-{
-	struct mdl_option *o = &c->m->option;
-	struct err *err = c->err;
-	struct mjcf_iter it = {.depth = -1};
-	xmlNodePtr f;
-	int v, rc;
-
-	if (mjcf_reals(el, "timestep", &o->timestep, 1, 1, err) < 0 ||
-	    mjcf_reals(el, "impratio", &o->impratio, 1, 1, err) < 0 ||
-	    mjcf_reals(el, "gravity", o->gravity, 3, 1, err) < 0 ||
-	    mjcf_reals(el, "o_margin", &o->o_margin, 1, 1, err) < 0 ||
-	    mjcf_reals(el, "o_solref", o->o_solref, 2, 0, err) < 0 ||
-	    mjcf_reals(el, "o_solimp", o->o_solimp, 5, 0, err) < 0 ||
-	    mjcf_int(el, "noslip_iterations", &o->noslip_iterations, err) < 0)
-		return -1;
-	if (!(o->timestep > 0))
-		return mjcf_fail(el, err, "timestep must be positive");
-	if (!(o->impratio > 0))
-		return mjcf_fail(el, err, "impratio must be positive");
-	rc = mjcf_word(el, "integrator", integrators, &v, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0) {
-		o->integrator = (enum core_scene_integrator)v;
-		if (o->integrator == CORE_SCENE_IMPLICITFAST &&
-		    c->m->mujoco < core_mjver_find("2.3.3"))
-			note(c->m,
-			    "integrator implicitfast is MuJoCo 2.3.3+; this release refuses it "
-			    "(its "
-			    "contact rules are implicit's and Euler's)");
-		if (o->integrator == CORE_SCENE_DISCRETE && c->m->mujoco < core_mjver_find("3.13.0"))
-			return mjcf_fail(el, err,
-			    "integrator \"discrete\" is MuJoCo 3.13.0+; MuJoCo %s refuses it",
-			    core_mjver_name(c->m->mujoco));
-	}
-	rc = mjcf_word(el, "cone", cones, &v, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0)
-		o->cone = (enum core_cone)v;
-	rc = mjcf_word(el, "collision", collisions, &v, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0)
-		o->collision = v;
-	while ((f = mjcf_next(c->doc, el, &it))) {
-		if (!mjcf_is(f, "flag"))
-			continue;
-		if (read_flag(f, "refsafe", &o->refsafe, err) ||
-		    read_flag(f, "filterparent", &o->filterparent, err) ||
-		    read_flag(f, "contact", &o->contact, err) ||
-		    read_flag(f, "constraint", &o->constraint, err) ||
-		    read_flag(f, "gravity", &o->gravity_on, err) ||
-		    read_flag(f, "override", &o->override, err))
-			return -1;
-	}
-	return 0;
-}
 
 static int read_compiler(struct compiler *c, xmlNodePtr el)
 {
@@ -189,6 +98,16 @@ static int read_compiler(struct compiler *c, xmlNodePtr el)
 		return -1;
 	if (rc > 0 && v == 1)
 		return mjcf_fail(el, err, "coordinate=\"global\" is not read here");
+	{
+		char *seq = mjcf_attr(el, "eulerseq");
+		if (seq && (strlen(seq) != 3 || strspn(seq, "xyzXYZ") != 3)) {
+			xmlFree(seq);
+			return mjcf_fail(el, err, "eulerseq must be 3 of x, y, z, X, Y, Z");
+		}
+		if (seq)
+			memcpy(c->eulerseq, seq, 4);
+		xmlFree(seq);
+	}
 	if ((rc = mjcf_reals(el, "inertiagrouprange", range, 2, 1, err)) < 0)
 		return -1;
 	if (rc > 0) {
@@ -200,7 +119,7 @@ static int read_compiler(struct compiler *c, xmlNodePtr el)
 		char *s = mjcf_attr(el, "settotalmass");
 		char *b = mjcf_attr(el, "boundmass");
 		if (s || b)
-			note(c->m,
+			mnote_add(c->m,
 			    "compiler boundmass or settotalmass is set: bodies' masses are "
 			    "the geoms' and inertials' before it");
 		xmlFree(s);
@@ -326,36 +245,6 @@ static void geom_default(struct geom_in *gi)
 	gi->mass = NAN;
 }
 
-/* Whether an orientation attribute of el leaves the frame as it is. */
-static int orientation_identity(xmlNodePtr el, int *identity, struct err *err)
-{
-	double v[6];
-	int n;
-
-	*identity = 1;
-	if ((n = mjcf_reals(el, "quat", v, 4, 1, err)) < 0)
-		return -1;
-	if (n > 0 && !(v[0] > 0 && v[1] == 0 && v[2] == 0 && v[3] == 0))
-		*identity = 0;
-	if ((n = mjcf_reals(el, "euler", v, 3, 1, err)) < 0)
-		return -1;
-	if (n > 0 && (v[0] != 0 || v[1] != 0 || v[2] != 0))
-		*identity = 0;
-	if ((n = mjcf_reals(el, "axisangle", v, 4, 1, err)) < 0)
-		return -1;
-	if (n > 0 && v[3] != 0)
-		*identity = 0;
-	if ((n = mjcf_reals(el, "zaxis", v, 3, 1, err)) < 0)
-		return -1;
-	if (n > 0 && !(v[0] == 0 && v[1] == 0 && v[2] > 0))
-		*identity = 0;
-	if ((n = mjcf_reals(el, "xyaxes", v, 6, 1, err)) < 0)
-		return -1;
-	if (n > 0 && !(v[0] > 0 && v[1] == 0 && v[2] == 0 && v[3] == 0 && v[4] > 0 && v[5] == 0))
-		*identity = 0;
-	return 0;
-}
-
 /* Overlay the attributes of one <geom> element (in a default or in a body). */
 static int geom_attrs(xmlNodePtr el, struct geom_in *gi, struct err *err)
 {
@@ -390,7 +279,7 @@ static int geom_attrs(xmlNodePtr el, struct geom_in *gi, struct err *err)
 		return -1;
 	if (rc > 0 && (g->pos[0] != 0 || g->pos[1] != 0 || g->pos[2] != 0))
 		gi->has_pos = 1;
-	if (orientation_identity(el, &identity, err) != 0)
+	if (mframe_identity(el, &identity, err) != 0)
 		return -1;
 	if (!identity)
 		g->rotated = 1;
@@ -467,15 +356,17 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 	if (class_geom(c, klass, &gi) != 0 || geom_attrs(el, &gi, err) != 0)
 		return -1;
 	g = &gi.g;
+	if (mframe_orientation(el, c->m->angle_degree, c->eulerseq, g->quat, err) != 0)
+		return -1;
 	if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
 		return mjcf_fail(el, err, "condim must be 1, 3, 4 or 6, not %d", g->condim);
 	if (g->type == MDL_SDF || g->type == MDL_MESH || g->type == MDL_HFIELD || gi.has_mesh) {
 		/* a shape from a file: its contact fields are known, its size and mass are not */
 		g->answerable = 0;
 		if (g->type == MDL_SDF && m->mujoco < core_mjver_find("3.0.0"))
-			note(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
+			mnote_add(m, "sdf geoms are MuJoCo 3.x's; this release refuses them");
 		else if (g->type == MDL_SDF)
-			note(m,
+			mnote_add(m,
 			    "the pairs of sdf geoms are not listed (MuJoCo collides them through "
 			    "their SDF plugin, which is not read here)");
 	} else {
@@ -503,6 +394,10 @@ static int add_geom(struct compiler *c, xmlNodePtr el, int body, int klass)
 		for (i = 0; i < 3; i++)
 			g->pos[i] = (gi.fromto[i] + gi.fromto[i + 3]) / 2;
 		g->rotated = !(v[0] == 0 && v[1] == 0);
+		{
+			double to[3] = {-v[0], -v[1], -v[2]};
+			mframe_z_to(to, g->quat);
+		}
 	}
 	if (g->answerable)
 		for (i = 0; i < positive[g->type]; i++)
@@ -584,6 +479,7 @@ static int new_body(struct compiler *c, xmlNodePtr el, int parent)
 	m->bodies = grown;
 	b = &m->bodies[m->nbody];
 	memset(b, 0, sizeof *b);
+	b->quat[0] = b->xquat[0] = 1;
 	b->name = strdup(parent < 0 ? "world" : name ? name : "");
 	xmlFree(name);
 	if (!b->name)
@@ -598,43 +494,65 @@ static int new_body(struct compiler *c, xmlNodePtr el, int parent)
 	return m->nbody++;
 }
 
-/* The body element's joints, inertial and own frame. */
-static int body_parts(struct compiler *c, xmlNodePtr el, struct mdl_body *b)
+/* The context drive.h reads an element of class klass in. */
+static int drive_ctx(struct compiler *c, int klass, struct mdrive_ctx *d)
 {
-	static const char *const joint_types[] = {"free", "ball", "slide", "hinge", NULL};
+	int k;
+
+	d->doc = c->doc;
+	d->m = c->m;
+	d->err = c->err;
+	d->nchain = 0;
+	for (k = klass; k >= 0; k = c->classes[k].parent) {
+		if (!c->classes[k].el)
+			continue; /* the implicit class main */
+		if (d->nchain == MDRIVE_CHAIN)
+			return err_set(c->err, ERR_TOO_LARGE, "", "default classes nest deeper than %d",
+			    MDRIVE_CHAIN);
+		d->chain[d->nchain++] = c->classes[k].el;
+	}
+	return 0;
+}
+
+/* The body element's joints, inertial and own frame; klass the class its elements use. */
+static int body_parts(struct compiler *c, xmlNodePtr el, int id, int klass)
+{
 	struct mjcf_iter it = {.depth = -1};
 	struct err *err = c->err;
+	struct mdl_body *b = &c->m->bodies[id];
 	xmlNodePtr ch;
-	int identity, v, rc, free_joints = 0;
+	int identity, free_joints = 0;
 
 	if (mjcf_reals(el, "pos", b->pos, 3, 1, err) < 0 ||
-	    orientation_identity(el, &identity, err))
+	    mframe_identity(el, &identity, err) || mframe_orientation(el, c->m->angle_degree, c->eulerseq, b->quat, err))
 		return -1;
 	b->rotated = !identity;
+	b->jntadr = c->m->njoint;
 	while ((ch = mjcf_next(c->doc, el, &it))) {
 		if (refuse_generators(ch, err) != 0)
 			return -1;
-		if (mjcf_is(ch, "freejoint")) {
-			b->joints++;
-			free_joints++;
-		} else if (mjcf_is(ch, "joint")) {
-			/* a joint's type may come from its class; free is the only type that
-			 * matters here, and a class giving it is rare: read the element's */
-			b->joints++;
-			if ((rc = mjcf_word(ch, "type", joint_types, &v, err)) < 0)
+		if (mjcf_is(ch, "freejoint") || mjcf_is(ch, "joint")) {
+			struct mdrive_ctx d;
+			int jk = klass;
+			if ((mjcf_is(ch, "joint") && element_class(c, ch, klass, &jk) != 0) ||
+			    drive_ctx(c, jk, &d) != 0 ||
+			    mdrive_joint(&d, ch, id, mjcf_is(ch, "freejoint")) != 0)
 				return -1;
-			if (rc > 0 && v == 0)
+			b = &c->m->bodies[id];
+			b->joints++;
+			if (c->m->joints[c->m->njoint - 1].type == MDL_FREE)
 				free_joints++;
 		} else if (mjcf_is(ch, "inertial")) {
 			double pos[3] = {0, 0, 0};
 			b->has_inertial = 1;
 			if (mjcf_reals(ch, "mass", &b->mass, 1, 1, err) < 0 ||
 			    mjcf_reals(ch, "pos", pos, 3, 1, err) < 0 ||
-			    orientation_identity(ch, &identity, err))
+			    mframe_identity(ch, &identity, err))
 				return -1;
 			b->inertial_offset = pos[0] != 0 || pos[1] != 0 || pos[2] != 0;
 		}
 	}
+	b->jntnum = c->m->njoint - b->jntadr;
 	b->free = b->joints == 1 && free_joints == 1;
 	return 0;
 }
@@ -710,7 +628,7 @@ static int add_body(struct compiler *c, xmlNodePtr el, int parent, int childclas
 		}
 		xmlFree(cc);
 	}
-	if (body_parts(c, el, &c->m->bodies[id]) != 0)
+	if (body_parts(c, el, id, klass) != 0)
 		return -1;
 	b = &c->m->bodies[id];
 	b->weld = b->joints > 0 ? id : c->m->bodies[parent].weld;
@@ -844,7 +762,7 @@ static int add_pair(struct compiler *c, xmlNodePtr el)
 		return mjcf_fail(el, c->err, "condim must be 1, 3, 4 or 6, not %d", p.condim);
 	if ((p.solreffriction[0] != 0 || p.solreffriction[1] != 0) &&
 	    m->mujoco < core_mjver_find("2.3.6"))
-		note(m,
+		mnote_add(m,
 		    "a <pair>'s solreffriction is MuJoCo 2.3.6+; this release refuses it (it "
 		    "changes only the elliptic cone's friction rows)");
 	if (m->geoms[p.geom1].body > m->geoms[p.geom2].body) {
@@ -879,6 +797,26 @@ static int add_exclude(struct compiler *c, xmlNodePtr el)
 	return 0;
 }
 
+static int actuator_section(struct compiler *c, xmlNodePtr el)
+{
+	struct mjcf_iter it = {.depth = -1};
+	struct mdrive_ctx d;
+	xmlNodePtr ch;
+	int k;
+
+	while ((ch = mjcf_next(c->doc, el, &it)))
+		if (mdrive_is_actuator(ch) && (element_class(c, ch, 0, &k) != 0 ||
+		                                  drive_ctx(c, k, &d) != 0 || mdrive_actuator(&d, ch) != 0))
+			return -1;
+	return 0;
+}
+
+static int keyframe_section(struct compiler *c, xmlNodePtr el)
+{
+	struct mdrive_ctx d;
+	return drive_ctx(c, -1, &d) != 0 ? -1 : mdrive_keyframe(&d, el);
+}
+
 /* ---- the whole ---- */
 
 /* Each section of the root, in document order with the includes spliced in. */
@@ -892,6 +830,11 @@ static int sections(
 		if (mjcf_is(el, name) && each(c, el) != 0)
 			return -1;
 	return 0;
+}
+
+static int option_section(struct compiler *c, xmlNodePtr el)
+{
+	return mopt_read(c->doc, c->m, el, c->err);
 }
 
 static int top_default(struct compiler *c, xmlNodePtr el)
@@ -925,15 +868,16 @@ static int contact_section(struct compiler *c, xmlNodePtr el)
 
 int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, struct err *err)
 {
-	struct compiler c = {doc, m, NULL, 0, 2, 0, 5, err, {NULL, NULL}, {0, 0}};
+	struct compiler c = {.doc = doc, .m = m, .inertia_from_geom = 2, .group_lo = 0,
+	    .group_hi = 5, .eulerseq = "xyz", .err = err};
 	int rc = -1, i, world_geomnum;
 
 	memset(m, 0, sizeof *m);
 	m->mujoco = mujoco;
-	option_default(&m->option);
+	mopt_default(m);
 	m->angle_degree = 1;
 	if (sections(&c, "compiler", read_compiler) != 0 ||
-	    sections(&c, "option", read_option) != 0 || sections(&c, "default", top_default) != 0)
+	    sections(&c, "option", option_section) != 0 || sections(&c, "default", top_default) != 0)
 		goto done;
 	if (c.nclass == 0) {
 		/* MuJoCo's class "main" exists without a <default> element */
@@ -957,6 +901,10 @@ int mdl_compile(const struct mjcf_doc *doc, int mujoco, struct mdl_model *m, str
 	m->bodies[0].geomnum = world_geomnum;
 	m->bodies[0].mass = 0;
 	if (sections(&c, "contact", contact_section) != 0)
+		goto done;
+	mframe_world(m);
+	if (sections(&c, "actuator", actuator_section) != 0 ||
+	    sections(&c, "keyframe", keyframe_section) != 0)
 		goto done;
 	/* a walk the budget stopped ended early: what was compiled is not the model */
 	rc = core_budget_stopped() ? mjcf_stopped(err) : 0;
@@ -985,5 +933,12 @@ void mdl_free(struct mdl_model *m)
 	free(m->geoms);
 	free(m->pairs);
 	free(m->excludes);
+	for (i = 0; i < m->njoint; i++)
+		free(m->joints[i].name);
+	for (i = 0; i < m->nu; i++)
+		free(m->actuators[i].name);
+	free(m->joints);
+	free(m->actuators);
+	free(m->key_ctrl);
 	memset(m, 0, sizeof *m);
 }

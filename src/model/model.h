@@ -14,102 +14,7 @@
 #include "base/error.h"
 #include "core/scene.h"
 #include "model/mjcf.h"
-
-/* MuJoCo's geom types, in mjtGeom's order (the order the collision table sorts by);
- * sdf is 3.x's and never collides here. */
-enum mdl_geom_type {
-	MDL_PLANE,
-	MDL_HFIELD,
-	MDL_SPHERE,
-	MDL_CAPSULE,
-	MDL_ELLIPSOID,
-	MDL_CYLINDER,
-	MDL_BOX,
-	MDL_MESH,
-	MDL_SDF,
-	MDL_GEOM_TYPES
-};
-
-/* MuJoCo's <option> and <option><flag> as far as contacts depend on them. */
-struct mdl_option {
-	double timestep; /* s */
-	enum core_scene_integrator integrator;
-	enum core_cone cone;
-	double impratio;
-	int noslip_iterations;
-	double gravity[3]; /* m/s^2 */
-	int refsafe;       /* flags: 1 enabled (refsafe, filterparent, contact, constraint, */
-	int filterparent;  /* gravity are on by default; override off) */
-	int contact;
-	int constraint;
-	int gravity_on;
-	int override;
-	double o_margin, o_solref[2], o_solimp[5];
-	int collision; /* 0 all, 1 predefined, 2 dynamic (MuJoCo's mjtCollision) */
-};
-
-struct mdl_body {
-	char *name;   /* NULL when unnamed; "world" for body 0 */
-	int parent;   /* -1 for the world */
-	int weld;     /* MuJoCo's body_weldid: itself when it has a joint, else its parent's */
-	int joints;   /* joints (a freejoint counts one) */
-	int free;     /* its only joint is a free joint */
-	int children; /* child bodies */
-	int geomadr, geomnum;
-	double pos[3];       /* m, in the parent's frame */
-	int rotated;         /* its frame is not the parent's orientation */
-	int has_inertial;    /* an <inertial> element gives its mass */
-	int inertial_offset; /* the <inertial> has a pos or orientation off the body frame */
-	double mass;         /* kg, as MuJoCo compiles it; NaN when a mesh geom's volume counts */
-	xmlNodePtr el;
-};
-
-struct mdl_geom {
-	char *name; /* NULL when unnamed */
-	int body;
-	enum mdl_geom_type type;
-	double size[3]; /* m, after fromto and defaults */
-	int condim, contype, conaffinity, priority, group;
-	double solmix, solref[2], solimp[5], friction[3], margin, gap;
-	double mass;    /* kg: mass, or density x volume; NaN for mesh, hfield and sdf */
-	double pos[3];  /* m, in the body frame */
-	int rotated;    /* its frame is not the body's orientation */
-	int answerable; /* 0: a mesh, heightfield or SDF (its shape is not read) */
-	xmlNodePtr el;
-};
-
-/* An explicit <pair>: the geoms ordered as MuJoCo's compiler orders them (geom1's body
- * id <= geom2's), the values given or its class's or the element's defaults. */
-struct mdl_pair_spec {
-	int geom1, geom2;
-	int condim;
-	double friction[5], solref[2], solimp[5], margin, gap;
-	double solreffriction[2]; /* (0, 0) unless set: the friction rows use solref (2.3.6+) */
-	xmlNodePtr el;
-};
-
-struct mdl_exclude {
-	int body1, body2; /* body1 <= body2 */
-};
-
-struct mdl_model {
-	int mujoco; /* the release (a core_mjver index) whose compiler and collision rules apply */
-	struct mdl_option option;
-	int angle_degree; /* compiler angle: 1 degree (MuJoCo's default), 0 radian */
-	int autolimits;   /* compiler autolimits */
-	struct mdl_body *bodies;
-	int nbody;
-	struct mdl_geom *geoms;
-	int ngeom;
-	struct mdl_pair_spec *pairs;
-	int npair;
-	struct mdl_exclude *excludes;
-	int nexclude;
-	/* what the document asks that the release does not have (a later attribute value),
-	 * one line each, for the answer's notes */
-	char notes[6][160];
-	int nnotes;
-};
+#include "model/types.h"
 
 /*
  * Compile a loaded document as the compiler of release `mujoco` (a valid core_mjver index)
@@ -128,6 +33,9 @@ void mdl_free(struct mdl_model *m);
 
 /* The MJCF name of a geom type ("box"). */
 const char *mdl_geom_type_name(enum mdl_geom_type t);
+
+/* The MJCF name of a joint type ("slide"). */
+const char *mdl_joint_type_name(enum mdl_joint_type t);
 
 /* The MJCF name of an integrator ("Euler", "RK4", "implicit", "implicitfast"). */
 const char *mdl_integrator_name(enum core_scene_integrator i);

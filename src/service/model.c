@@ -2,8 +2,9 @@
  * model.c: POST /v1/model and `contact model FILE.xml`: a user's MJCF (a main file and
  * the files it includes) and what the MuJoCo release named by "mujoco" (default the
  * newest verified) compiles and collides for its contacts:
- * the option, the geoms, the pairs with their mixed parameters and warnings, and the
- * rests the core answers exactly (src/model/). Not sweepable: an answer is a whole
+ * the option, the geoms, the pairs with their mixed parameters and warnings, the
+ * rests the core answers exactly, and the grasps that are the hold question's scene, as
+ * hold questions (src/model/). Not sweepable: an answer is a whole
  * model. Cached like every row: the answer is a function of the files and the release
  * alone, and a model's rests simulate MODEL_REST_DURATION per answered body.
  */
@@ -12,11 +13,13 @@
 #include <string.h>
 
 #include "base/field.h"
+#include "model/grasp.h"
 #include "model/mjcf.h"
 #include "model/model.h"
 #include "model/pairs.h"
 #include "model/rest.h"
 #include "service/endpoint.h"
+#include "service/hold.h"
 #include "service/request.h"
 #include "service/service.h"
 #include "core/budget.h"
@@ -231,6 +234,50 @@ static json_t *body_json(const struct mdl_model *m, const struct mrest_body *r)
 	    r->answered ? json_null() : json_string(r->why));
 }
 
+static json_t *lines_json(const char (*lines)[MGRASP_LINE], int n)
+{
+	json_t *a = json_array();
+	int i;
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(lines[i]));
+	return a;
+}
+
+static json_t *ids_json(const int *ids, int n)
+{
+	json_t *a = json_array();
+	int i;
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, ids[i] >= 0 ? json_integer(ids[i]) : json_null());
+	return a;
+}
+
+/* A grasp (model/grasp.h): its bodies, geoms, joints and actuators (left pad first), the
+ * hold question POST /v1/hold reads ("hold", its canonical form with every default), the
+ * core's refusal of it while it has one ("refused"), or why none ("why"); "exact" when the
+ * question is the model's scene, else "differences" names each. */
+static json_t *grasp_json(const struct mdl_model *m, const struct mgrasp *g)
+{
+	struct hold_request r;
+	const char *refused = NULL;
+	json_t *hold = json_null();
+
+	if (g->offered) {
+		r.scene = g->hold;
+		hold = hold_request_json(&r);
+		refused = core_hold_supported(&g->hold);
+	}
+	return json_pack("{s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:i}",
+	    "object", g->object, "name", name_or_null(m->bodies[g->object].name), "geom", g->geom,
+	    "pads", ids_json(g->pad, 2), "pad_geoms", ids_json(g->pad_geom, 2), "joints",
+	    ids_json(g->joint, 2), "actuators", ids_json(g->actuator, 2), "exact",
+	    g->offered && g->ndiff == 0, "hold", hold, "refused",
+	    refused ? json_string(refused) : json_null(), "why",
+	    g->offered ? json_null() : json_string(g->why), "differences",
+	    lines_json(g->diffs, g->ndiff), "notes", lines_json(g->notes, g->nnotes),
+	    "other_pairs", g->other_pairs);
+}
+
 static int model_answer(
     const void *request, const struct svc_limits *lim, json_t **answer, struct err *err)
 {
@@ -239,8 +286,9 @@ static int model_answer(
 	struct mdl_model m;
 	struct mpair_list pairs = {NULL, 0};
 	struct mrest_body *rest = NULL;
+	struct mgrasp *grasps = NULL;
 	json_t *out = NULL, *a;
-	int i, rc = -1;
+	int i, rc = -1, ngrasp = 0;
 	size_t f;
 
 	(void)lim;
@@ -258,6 +306,8 @@ static int model_answer(
 		goto done;
 	}
 	mrest_bodies(&m, &pairs, MODEL_REST_DURATION, rest);
+	if (mgrasp_find(&m, &pairs, &grasps, &ngrasp, err) != 0)
+		goto done;
 	out = json_pack("{s:s, s:s, s:s}", "main", r->main, "mujoco", core_mjver_name(r->mujoco),
 	    "core_version", CORE_VERSION);
 	if (!out)
@@ -269,6 +319,8 @@ static int model_answer(
 	a = json_array();
 	for (i = 0; a && i < m.nnotes; i++)
 		json_array_append_new(a, json_string(m.notes[i]));
+	if (a && m.notes_dropped)
+		json_array_append_new(a, json_sprintf("and %d more notes like these", m.notes_dropped));
 	json_object_set_new(out, "notes", a);
 	json_object_set_new(out, "option", option_json(&m.option));
 	a = json_array();
@@ -283,8 +335,14 @@ static int model_answer(
 	for (i = 1; a && i < m.nbody; i++)
 		json_array_append_new(a, body_json(&m, &rest[i - 1]));
 	json_object_set_new(out, "bodies", a);
+	a = json_array();
+	for (i = 0; a && i < ngrasp; i++)
+		json_array_append_new(a, grasp_json(&m, &grasps[i]));
+	json_object_set_new(out, "grasps", a);
 	if (!json_object_get(out, "option") || !json_object_get(out, "geoms") ||
-	    !json_object_get(out, "pairs") || !json_object_get(out, "bodies"))
+	    !json_object_get(out, "pairs") || !json_object_get(out, "bodies") ||
+	    !json_object_get(out, "grasps") ||
+	    json_array_size(json_object_get(out, "grasps")) != (size_t)ngrasp)
 		goto oom;
 	if (core_budget_stopped()) {
 		mjcf_stopped(err); /* its lists are cut short: the service says why */
@@ -298,6 +356,7 @@ oom:
 	err_set(err, ERR_INTERNAL, "", "out of memory");
 done:
 	json_decref(out);
+	free(grasps);
 	free(rest);
 	mpair_free(&pairs);
 	mdl_free(&m);
@@ -340,7 +399,8 @@ int svc_model_xml(
 const struct svc_endpoint_def svc_ep_model = {
     .name = "model",
     .summary = "a user's MJCF: the option, geoms, geom pairs with the release's mixed "
-               "parameters and warnings, and the rests the core answers",
+               "parameters and warnings, the rests the core answers, and its grasps as "
+               "hold questions",
     .units = "timestep, timeconst_used s; size, margin, gap, drop, penetrations m; mass kg; "
              "gravity m/s^2",
     .parse = model_parse,

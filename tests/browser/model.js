@@ -3,7 +3,8 @@
  * Menagerie's SO-101 scene and the file it includes, see every pair of the API's answer
  * in the table; paste a file whose pairs warn, see the warnings with their fixes; open a
  * pair as a drop, a rest and a stability question and find its parameters filled in,
- * the opened page's answer the API's to that request.
+ * the opened page's answer the API's to that request; paste MuJoCo #3328's grasp and open it
+ * on the Hold page as the hold question with the model's values.
  */
 'use strict';
 
@@ -184,6 +185,46 @@ async function modelChecks({check, open, api, shot, assertAccessible}, context, 
 		const text = await page.textContent('#status');
 		assert.ok(text.includes('model.xml:3: <geom>: unknown default class "nope"'), text);
 		assert.ok(fs.existsSync(FIXTURES));
+		await page.close();
+	});
+
+	await check('model: MuJoCo #3328\'s pasted grasp is a hold question with the model\'s values, opened on the Hold page', async () => {
+		const page = await open(context, base + '/model.html');
+		await page.waitForFunction(() => window.contactd.answers.modelReady);
+		await page.fill('#xml', fs.readFileSync(path.join(FIXTURES, 'grasp-3328.xml'), 'utf8'));
+		await page.click('#run');
+		await page.waitForFunction(() => window.contactd.answers.model);
+		const {request, answer: shown} = await page.evaluate(() => window.contactd.answers.model);
+		assert.deepEqual(shown, await api(base, 'POST', '/v1/model', request));
+		assert.equal(shown.grasps.length, 1);
+		const q = shown.grasps[0].hold;
+		assert.ok(shown.grasps[0].exact);
+		assert.equal(q.object.shape, 'capsule');
+		assert.deepEqual(q.object.size, [0.004, 0.02]);
+		assert.equal(q.object.mass, 0.045);
+		assert.deepEqual(q.pad.size, [0.008, 0.03, 0.02]);
+		assert.equal(q.pad.mass, 0.2);
+		assert.equal(q.pad.joint.damping, 100);
+		assert.equal(q.pad.actuator.type, 'position');
+		assert.equal(q.pad.actuator.kp, 20000);
+		assert.equal(q.pad.actuator.squeeze, 0.002);
+		assert.deepEqual(q.pad.friction, [0.7, 0.005, 0.0001]);
+		assert.equal(q.option.impratio, 10);
+		assert.equal(q.option.cone, 'elliptic');
+		const item = page.locator('#grasps > li[data-object="1"]');
+		assert.ok((await item.textContent()).includes('capsule between left_pad and right_pad: the hold question exactly'));
+		await assertAccessible(page);
+		assert.deepEqual(page.consoleErrors, []);
+		await Promise.all([page.waitForURL(/hold\.html/), item.locator('a.open-hold').click()]);
+		/* the Hold page's JSON box holds the question whole, and its requests carry it */
+		await page.waitForFunction(() => document.getElementById('request').textContent.includes('capsule'));
+		assert.deepEqual(JSON.parse(await page.inputValue('#extra')), q);
+		assert.equal(await page.inputValue('#axis'), 'impratio');
+		const sent = JSON.parse((await page.textContent('#request')).split('\n\n')[0]);
+		assert.deepEqual(sent.base.object, q.object);
+		assert.deepEqual(sent.base.pad.actuator, q.pad.actuator);
+		assert.deepEqual(sent.base.pad.joint, q.pad.joint);
+		assert.equal(sent.base.grip_force, undefined, 'a servo\'s question has no grip force');
 		await page.close();
 	});
 }

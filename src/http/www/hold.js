@@ -50,7 +50,7 @@ function baseRequest(release) {
 	const option = {impratio: CD.number('impratio'), timestep: CD.number('timestep')};
 	if (release)
 		option.mujoco = release;
-	return CD.merge({
+	const req = CD.merge({
 		object: {size: CD.number('size'), mass: CD.number('mass')},
 		pad: {solref: [CD.number('timeconst'), state.defaults.timeconst[1]],
 		    friction: [CD.number('friction'), ...state.defaults.friction.slice(1)]},
@@ -58,6 +58,10 @@ function baseRequest(release) {
 		option,
 		duration: CD.number('duration'),
 	}, CD.jsonObject('extra'));
+	/* a position servo squeezes by its ctrl: a grip force is a motor's, which the API refuses */
+	if (req.pad.actuator && req.pad.actuator.type === 'position')
+		delete req.grip_force;
+	return req;
 }
 
 /* The SO-101 pad (CD.so101): its solref, friction and option in the form, the rest in

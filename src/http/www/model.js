@@ -2,7 +2,8 @@
  * files it includes), sent to /v1/model; its pairs with their mixed parameters and
  * warnings, its bodies with their rests, and per pair links that open it as a rest
  * (a sweep of the rest over timeconst), a drop or a stability question (the stability
- * map around it), the pair's parameters filled in. */
+ * map around it), the pair's parameters filled in; and its grasps, each opened on the Hold
+ * page as the hold question the model's values make (or why there is none). */
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -224,6 +225,77 @@ function drawBodies(answer) {
 	}
 }
 
+/* ---- grasps: the hold questions the model's grasps are ---- */
+
+/* The Hold page's address for a grasp's question: the form's fields from it, and the
+ * whole question in the page's JSON box, merged over the form (so every field the form
+ * lacks, the shape, the joint, the actuator, is the model's). A servo is drawn against
+ * impratio (a grip force is a motor's), a motor against its grip force around the
+ * model's. */
+function holdLink(answer, grasp) {
+	const q = grasp.hold;
+	const servo = q.pad.actuator && q.pad.actuator.type === 'position';
+	const size = Array.isArray(q.object.size) ? q.object.size[0] : q.object.size;
+	const form = {mass: q.object.mass, size, friction: q.pad.friction[0], impratio: q.option.impratio,
+	    timeconst: q.pad.solref[0], timestep: q.option.timestep, duration: q.duration, mujoco: answer.mujoco,
+	    extra: JSON.stringify(q)};
+	if (servo)
+		Object.assign(form, {axis: 'impratio', from: 1, to: 100, logx: '1'});
+	else
+		Object.assign(form, {axis: 'grip_force', grip_force: q.grip_force, from: q.grip_force / 4, to: q.grip_force * 4,
+		    logx: '1'});
+	return 'hold.html#' + new URLSearchParams(form).toString();
+}
+
+function drawGrasps(answer) {
+	const list = $('grasps');
+	list.textContent = '';
+	const grasps = answer.grasps || [];
+	$('grasps-none').hidden = grasps.length > 0;
+	const name = (id) => (answer.bodies[id - 1] && answer.bodies[id - 1].name) || 'body ' + id;
+	for (const g of grasps) {
+		const li = document.createElement('li');
+		li.dataset.object = String(g.object);
+		const head = document.createElement('p');
+		const pads = g.pads.filter((p) => p !== null).map(name);
+		head.textContent = name(g.object) + (pads.length ? ' between ' + pads.join(' and ') : '') + ': ' +
+		    (g.hold ? (g.exact ? 'the hold question exactly' : 'the nearest hold question') : 'no hold question');
+		li.appendChild(head);
+		const lines = [];
+		if (g.why)
+			lines.push(['why', g.why]);
+		for (const d of g.differences)
+			lines.push(['differs', d]);
+		for (const n of g.notes)
+			lines.push(['note', n]);
+		if (g.refused)
+			lines.push(['refused', 'POST /v1/hold refuses it today: ' + g.refused]);
+		if (lines.length) {
+			const ul = document.createElement('ul');
+			for (const [kind, text] of lines) {
+				const item = document.createElement('li');
+				item.className = 'grasp-' + kind;
+				item.textContent = kind + ': ' + text;
+				ul.appendChild(item);
+			}
+			li.appendChild(ul);
+		}
+		if (g.hold) {
+			const a = document.createElement('a');
+			a.href = holdLink(answer, g);
+			a.className = 'open-hold';
+			a.textContent = 'open as a hold question';
+			a.setAttribute('aria-label', 'the grasp of ' + name(g.object) + ' as a hold question');
+			li.appendChild(a);
+			const pre = document.createElement('pre');
+			pre.className = 'grasp-request';
+			pre.textContent = JSON.stringify(g.hold, null, 2);
+			li.appendChild(pre);
+		}
+		list.appendChild(li);
+	}
+}
+
 function draw() {
 	const {answer} = state.last;
 	const o = answer.option;
@@ -241,6 +313,7 @@ function draw() {
 	$('notes').textContent = answer.notes.join(' ');
 	const drawn = drawPairs(answer);
 	drawBodies(answer);
+	drawGrasps(answer);
 	const warned = answer.pairs.filter((p) => p.warnings.length).length;
 	const rests = answer.bodies.filter((b) => b.rest).length;
 	CD.status('status', answer.geoms.length + ' geoms, ' + answer.pairs.length + ' pairs (' + warned +
