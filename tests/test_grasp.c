@@ -162,14 +162,20 @@ static void count_contacts(const mjData *d, int n[4])
 
 /* One mj_step of the tall-pad run: the steps in a row whose speed changed by at most
  * rel of itself + abs, after settled before, and the speed into *prev. */
-static int settle_step(struct mjhold *mh, double rel, double abs, double *prev, int settled)
+/* One step of the creep run; -1 once the pads leave the scene (settleCreep's regular) */
+static int settle_step(
+    struct mjhold *mh, double rel, double abs, double w, double *prev, int settled)
 {
+	const mjtNum *q = mh->data->qpos;
 	double v;
 
 	mj_step(mh->model, mh->data);
 	v = mh->data->qvel[2];
 	settled = fabs(v - *prev) <= rel * fabs(*prev) + abs ? settled + 1 : 0;
 	*prev = v;
+	if (!(q[7] < CRUSH * w) || !(q[8] < CRUSH * w) || !(q[7] > -THROWN * w) ||
+	    !(q[8] > -THROWN * w))
+		return -1;
 	return settled;
 }
 
@@ -179,16 +185,16 @@ static void settle_creep(struct mjhold *mh, struct record *r)
 {
 	double rel = r->h.noslip_iterations ? NOSLIP_SETTLE_REL : SETTLE_REL;
 	double abs = r->h.noslip_iterations ? NOSLIP_SETTLE_ABS : 0;
-	double prev = mh->data->qvel[2];
+	double prev = mh->data->qvel[2], w = r->h.size[0];
 	int settled = 0;
 	long k, end;
 
-	for (k = 1; k <= SETTLE_MAX && settled < SETTLE_RUN; k++)
-		settled = settle_step(mh, rel, abs, &prev, settled);
+	for (k = 1; k <= SETTLE_MAX && settled >= 0 && settled < SETTLE_RUN; k++)
+		settled = settle_step(mh, rel, abs, w, &prev, settled);
 	end = settled < SETTLE_RUN ? 0 : 10 * k < CREEP_ON ? CREEP_ON : 10 * k;
 	end = end < SETTLE_MAX ? end : SETTLE_MAX;
-	for (; k <= end; k++)
-		settled = settle_step(mh, rel, abs, &prev, settled);
+	for (; k <= end && settled >= 0; k++)
+		settled = settle_step(mh, rel, abs, w, &prev, settled);
 	r->settled = settled >= SETTLE_RUN;
 	r->creep = -mh->data->qvel[2];
 	r->creep_steps = k - 1;
