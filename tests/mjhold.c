@@ -216,3 +216,32 @@ void mjhold_issue_scene(struct core_hold *h, enum core_cone cone, double imprati
 	h->option.cone = cone;
 	h->option.mujoco = CORE_MJVER_2_2_2;
 }
+
+void mjhold_issue_3328(struct core_hold *h, enum core_cone cone, double impratio, int mujoco)
+{
+	core_hold_default(h);
+	h->shape = CORE_HOLD_CAPSULE;
+	h->size[0] = 0.004;
+	h->size[1] = 0.02;
+	h->mass = 0.045;
+	core_pair_geom_default(&h->object);
+	h->object.friction[0] = 0.7;
+	h->object.friction[1] = 0.005;
+	h->object.friction[2] = 0.0001;
+	h->object.condim = 3;
+	h->pad = h->object;
+	h->pad_size[0] = 0.008;
+	h->pad_size[1] = 0.03;
+	h->pad_size[2] = 0.02;
+	h->pad_mass = 0.2;
+	h->joint.damping = 100;
+	h->actuator.type = CORE_HOLD_POSITION;
+	h->actuator.kp = 20000;
+	h->actuator.squeeze = 0.002;
+	h->option.timestep = 0.002;
+	h->option.integrator = CORE_SCENE_EULER;
+	h->option.cone = cone;
+	h->option.impratio = impratio;
+	h->option.mujoco = mujoco;
+	h->duration = 2.5;
+}

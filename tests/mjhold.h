@@ -34,6 +34,12 @@ void mjhold_close(struct mjhold *mh);
  * 50 g at 10 N, the SO-101 pad class, 5 ms, 1 s, release 2.2.2) under cone and impratio. */
 void mjhold_issue_scene(struct core_hold *h, enum core_cone cone, double impratio);
 
+/* Fill h with the grasp of google-deepmind/mujoco#3328 (docs/hold.md): a 45 g capsule
+ * (r 4 mm, half-length 2 cm) between 0.2 kg pads on slides of damping 100 N s/m, position
+ * servos kp 20000 N/m squeezing 2 mm, friction (0.7, 0.005, 0.0001) condim 3, 2 ms Euler,
+ * 2.5 s, under cone, impratio and release mujoco (a core_mjver index). */
+void mjhold_issue_3328(struct core_hold *h, enum core_cone cone, double impratio, int mujoco);
+
 /* The state in the core's coordinates: object z and vz, the right pad's joint q, vq
  * (qpos/qvel indices 2 and 8; the left pad's are 7), and how far MuJoCo is from the
  * mirror symmetry the core assumes (largest |object x|, |rotation|, |qL - qR|). */

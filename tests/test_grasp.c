@@ -162,14 +162,20 @@ static void count_contacts(const mjData *d, int n[4])
 
 /* One mj_step of the tall-pad run: the steps in a row whose speed changed by at most
  * rel of itself + abs, after settled before, and the speed into *prev. */
-static int settle_step(struct mjhold *mh, double rel, double abs, double *prev, int settled)
+/* One step of the creep run; -1 once the pads leave the scene (settleCreep's regular) */
+static int settle_step(
+    struct mjhold *mh, double rel, double abs, double w, double *prev, int settled)
 {
+	const mjtNum *q = mh->data->qpos;
 	double v;
 
 	mj_step(mh->model, mh->data);
 	v = mh->data->qvel[2];
 	settled = fabs(v - *prev) <= rel * fabs(*prev) + abs ? settled + 1 : 0;
 	*prev = v;
+	if (!(q[7] < CRUSH * w) || !(q[8] < CRUSH * w) || !(q[7] > -THROWN * w) ||
+	    !(q[8] > -THROWN * w))
+		return -1;
 	return settled;
 }
 
@@ -179,16 +185,16 @@ static void settle_creep(struct mjhold *mh, struct record *r)
 {
 	double rel = r->h.noslip_iterations ? NOSLIP_SETTLE_REL : SETTLE_REL;
 	double abs = r->h.noslip_iterations ? NOSLIP_SETTLE_ABS : 0;
-	double prev = mh->data->qvel[2];
+	double prev = mh->data->qvel[2], w = r->h.size[0];
 	int settled = 0;
 	long k, end;
 
-	for (k = 1; k <= SETTLE_MAX && settled < SETTLE_RUN; k++)
-		settled = settle_step(mh, rel, abs, &prev, settled);
+	for (k = 1; k <= SETTLE_MAX && settled >= 0 && settled < SETTLE_RUN; k++)
+		settled = settle_step(mh, rel, abs, w, &prev, settled);
 	end = settled < SETTLE_RUN ? 0 : 10 * k < CREEP_ON ? CREEP_ON : 10 * k;
 	end = end < SETTLE_MAX ? end : SETTLE_MAX;
-	for (; k <= end; k++)
-		settled = settle_step(mh, rel, abs, &prev, settled);
+	for (; k <= end && settled >= 0; k++)
+		settled = settle_step(mh, rel, abs, w, &prev, settled);
 	r->settled = settled >= SETTLE_RUN;
 	r->creep = -mh->data->qvel[2];
 	r->creep_steps = k - 1;
@@ -578,36 +584,6 @@ static void report(const char *what, const struct stats *st)
 
 /* ---- MuJoCo issue #3328's grasp ---- */
 
-/* The grasp of google-deepmind/mujoco#3328 (docs/hold.md) under cone and impratio. */
-static void issue_grasp(struct core_hold *h, int elliptic, double impratio, int mujoco)
-{
-	core_hold_default(h);
-	h->shape = CORE_HOLD_CAPSULE;
-	h->size[0] = 0.004;
-	h->size[1] = 0.02;
-	h->mass = 0.045;
-	core_pair_geom_default(&h->object);
-	h->object.friction[0] = 0.7;
-	h->object.friction[1] = 0.005;
-	h->object.friction[2] = 0.0001;
-	h->object.condim = 3;
-	h->pad = h->object;
-	h->pad_size[0] = 0.008;
-	h->pad_size[1] = 0.03;
-	h->pad_size[2] = 0.02;
-	h->pad_mass = 0.2;
-	h->joint.damping = 100;
-	h->actuator.type = CORE_HOLD_POSITION;
-	h->actuator.kp = 20000;
-	h->actuator.squeeze = 0.002;
-	h->option.timestep = 0.002;
-	h->option.integrator = CORE_SCENE_EULER;
-	h->option.cone = elliptic ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL;
-	h->option.impratio = impratio;
-	h->option.mujoco = mujoco;
-	h->duration = 2.5;
-}
-
 /* The core's creep over the last 2 s of 2.5, (z(0.5) - z(2.5)) / 2, m/s; or -1 when an
  * answer is refused, crushed or not reproducible. */
 static double issue_creep(struct core_hold *h)
@@ -632,7 +608,8 @@ static int compare_issue(const char *what, int mujoco, const struct issue_line *
 	struct core_hold h;
 	double creep;
 
-	issue_grasp(&h, x->elliptic, x->impratio, mujoco);
+	mjhold_issue_3328(
+	    &h, x->elliptic ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL, x->impratio, mujoco);
 	creep = issue_creep(&h);
 	fprintf(stderr, "%s: #3328 %s impratio %g: MuJoCo %.10g um/s, core %.10g um/s\n", what,
 	    x->elliptic ? "elliptic" : "pyramidal", x->impratio, x->creep * 1e6, creep * 1e6);
@@ -802,7 +779,8 @@ START_TEST(test_issue_3328)
 
 		for (j = 0; j < 3; j++)
 			bad -= compare_issue(releases[j], core_mjver_find(releases[j]), &x);
-		issue_grasp(&h, rows[i].elliptic, rows[i].impratio, core_mjver_find("2.2.2"));
+		mjhold_issue_3328(&h, rows[i].elliptic ? CORE_CONE_ELLIPTIC : CORE_CONE_PYRAMIDAL,
+		    rows[i].impratio, core_mjver_find("2.2.2"));
 		ck_assert_int_eq(mjhold_open(&mh, &h, err, sizeof err), 0);
 		for (k = 1; k <= 1250; k++) {
 			mj_step(mh.model, mh.data);

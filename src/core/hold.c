@@ -456,32 +456,47 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 
 /* Whether the run that ended as e (its last step e->k, height e->z) survives a nudge:
  * the same scene from the pads' start backed off by CORE_HOLD_SHADOW_NUDGE of the radius
- * (the left pad alone in noslip's scene, so that an asymmetry can grow too), stepped as
- * far, must end within CORE_HOLD_REPRODUCE_REL (+ _ABS) of the same height. Pads that bounce
- * off the object or sweep in a period-2 orbit can amplify rounding about 2.5x a step:
- * there MuJoCo's own slip moves by 10% to 6x when a pad starts 1e-15 m away, so no
- * reproduction holds to 1e-6, and the answer says so instead of giving a number. */
-static int hold_reproducible(
-    const struct core_hold *h, const struct core_pinch_model *m, const struct run_end *e)
+ * (the left pad alone in noslip's scene, so that an asymmetry can grow too), or pressed in
+ * by as much after the first step, stepped as far, must end within CORE_HOLD_REPRODUCE_REL
+ * (+ _ABS) of the same height. Pads that bounce off the object or sweep in a period-2
+ * orbit can amplify rounding about 2.5x a step: there MuJoCo's own slip moves by 10% to 6x
+ * when a pad starts 1e-15 m away, so no reproduction holds to 1e-6, and the answer says so
+ * instead of giving a number. */
+static int shadow_agrees(const struct core_hold *h, const struct core_pinch_model *m,
+    const struct run_end *e, int pressed)
 {
 	struct sim w;
 	struct run_end shadow = {0};
 	struct core_hold_answer scratch;
 	double nudge = CORE_HOLD_SHADOW_NUDGE * m->radius, z;
+	long k0 = 0;
 
 	memset(&scratch, 0, sizeof scratch);
 	scratch.time_to_slip = scratch.fall_time = -1;
 	sim_start(&w, m);
-	/* backed off: the pads start just touching, where a contact turns on, and pressed in
-	 * by the nudge they would touch one step sooner (a change of the scene, not of its
-	 * rounding) */
-	if (w.noslip && core_pinch_start_asymmetric(m))
+	if (pressed && e->k > 1) {
+		/* pressed in after the first step: pads that come back to the touching pose
+		 * (a servo's bounce) meet the object there an ulp inside or outside, as
+		 * MuJoCo's arithmetic has it */
+		run_steps(h, &w, 0, 1, 1, &scratch, &shadow);
+		if (shadow.k < 1)
+			return 0;
+		k0 = 1;
+		if (w.noslip)
+			w.ns.qL += nudge;
+		else
+			w.s.q += nudge;
+	} else if (w.noslip && core_pinch_start_asymmetric(m)) {
+		/* backed off: the pads start just touching, where a contact turns on, and
+		 * pressed in by the nudge they would touch one step sooner (a change of the
+		 * scene, not of its rounding) */
 		w.ns.qR -= nudge; /* the pad the start leaves out: the same contact set */
-	else if (w.noslip)
+	} else if (w.noslip) {
 		w.ns.qL -= nudge;
-	else
+	} else {
 		w.s.q -= nudge;
-	run_steps(h, &w, 0, e->k, 1, &scratch, &shadow);
+	}
+	run_steps(h, &w, k0, e->k, 1, &scratch, &shadow);
 	if (shadow.k < e->k) {
 		/* it stopped sooner: its rest is known, or it fell or was crushed earlier */
 		if (!shadow.known)
@@ -491,6 +506,12 @@ static int hold_reproducible(
 		z = shadow.z;
 	}
 	return fabs(z - e->z) <= CORE_HOLD_REPRODUCE_REL * fabs(e->z) + CORE_HOLD_REPRODUCE_ABS;
+}
+
+static int hold_reproducible(
+    const struct core_hold *h, const struct core_pinch_model *m, const struct run_end *e)
+{
+	return shadow_agrees(h, m, e, 0) && shadow_agrees(h, m, e, 1);
 }
 
 /* Whether it holds, as MuJoCo steps it (issue #29): over the duration it neither left the

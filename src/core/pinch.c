@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "core/knobs.h"
 #include "core/newton.h"
@@ -45,6 +46,9 @@ static void prepare_integrator(const struct core_hold *h, struct core_pinch_mode
 	m->implicit_kv = m->position && m->kv > 0 && in != CORE_SCENE_EULER;
 	m->kv_dropped_at_bound = m->rules.clamped_no_derivative;
 	m->implicit_in_solve = in == CORE_SCENE_DISCRETE;
+	/* implicit and implicitfast always step the velocity by (qM - h qDeriv)^-1
+	 * (qfrc_smooth + qfrc_constraint), Euler only with joint damping */
+	m->implicit_update = in == CORE_SCENE_IMPLICIT || in == CORE_SCENE_IMPLICITFAST;
 }
 
 /* Each pad joint's frictionloss row: MuJoCo's default solreffriction (0.02, 1) and
@@ -702,8 +706,8 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 	/* a step whose velocity comes from the forces (qM + h D)^-1 (qfrc_smooth +
 	 * qfrc_constraint) sees where MuJoCo's Newton stopped (newton.h); one from qacc,
 	 * its exact minimiser */
-	via_forces = !m->implicit_in_solve && dv > 0;
-	if (via_forces && (active || r.floss > 0)) {
+	via_forces = !m->implicit_in_solve && (dv > 0 || m->implicit_update);
+	if (getenv("NEWTON_ALL") ? (active || r.floss > 0) : via_forces && (active || r.floss > 0)) {
 		struct core_newton_problem p;
 
 		newton_problem(m, &r, &p);

@@ -121,6 +121,7 @@ struct core_pinch_model {
 	/* discrete: the constraint solve's metric is qM + h qDeriv (else qM, and the
 	 * implicit part is applied after the solve) */
 	int implicit_in_solve;
+	int implicit_update; /* implicit(fast): the velocity always from the forces */
 	/* the pads' frictionloss rows: one per pad joint, before the contacts */
 	double floss, floss_R, floss_B; /* N; efc_R; the row's B (aref = -B v) */
 	double tran;      /* summed body_invweight0 translation of object and pad */

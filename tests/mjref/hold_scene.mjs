@@ -147,18 +147,21 @@ export function replacedRow(m, d) {
 // 1e-9 relative + 1e-15 m/s), at most 20000 steps. A slow mode passes the per-step test
 // early (a speed 1.8e-6 short of its limit was seen "settled" at step 59): step on to
 // 4000 steps (or ten times as far), and call it settled when the last 50 steps pass the
-// test again. Returns [settled 0|1, -qvel[2], steps run].
-export function settleCreep(M, m, d, noslip) {
+// test again. regular(d), when given, must hold at every step (the scene is still the one
+// the table describes), else the run stops unsettled. Returns [settled 0|1, -qvel[2],
+// steps run].
+export function settleCreep(M, m, d, noslip, regular) {
   const MAX = 20000, REL = noslip ? 1e-9 : 1e-11, ABS = noslip ? 1e-15 : 0, RUN = 50;
-  let prev = d.qvel[2], settled = 0, k;
+  let prev = d.qvel[2], settled = 0, k, ok = true;
   const step = () => {
     M.mj_step(m, d);
     const v = d.qvel[2];
     settled = Math.abs(v - prev) <= REL * Math.abs(prev) + ABS ? settled + 1 : 0;
     prev = v;
+    if (regular && !regular(d)) ok = false;
   };
-  for (k = 1; k <= MAX && settled < RUN; k++) step();
-  const end = settled >= RUN ? Math.min(MAX, Math.max(4000, 10 * k)) : 0;
-  for (; k <= end; k++) step();
-  return [settled >= RUN ? 1 : 0, -d.qvel[2], k - 1];
+  for (k = 1; k <= MAX && settled < RUN && ok; k++) step();
+  const end = settled >= RUN && ok ? Math.min(MAX, Math.max(4000, 10 * k)) : 0;
+  for (; k <= end && ok; k++) step();
+  return [settled >= RUN && ok ? 1 : 0, -d.qvel[2], k - 1];
 }
