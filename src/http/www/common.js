@@ -205,6 +205,7 @@ CD.quantities = [
 	[/^\/option\/gravity$/, 'gravity', 'm/s²'],
 	[/^\/option\/impratio$/, 'impratio', ''],
 	[/^\/grip_force$/, 'grip force', 'N'],
+	[/^\/pad\/actuator\/squeeze$/, 'servo squeeze', 'm'],
 	[/^\/object\/mass$/, 'object mass', 'kg'],
 	[/^\/object\/size$/, 'object radius', 'm'],
 	[/^\/pad\/mass$/, 'pad mass', 'kg'],

@@ -227,23 +227,19 @@ function drawBodies(answer) {
 
 /* ---- grasps: the hold questions the model's grasps are ---- */
 
-/* The Hold page's address for a grasp's question: the form's fields from it, and the
- * whole question in the page's JSON box, merged over the form (so every field the form
- * lacks, the shape, the joint, the actuator, is the model's). A servo is drawn against
- * impratio (a grip force is a motor's), a motor against its grip force around the
+/* The Hold page's address for a grasp's question: the question whole (the Hold page fills
+ * its boxes from it, the shape, the size, the pads' joint and actuator, and its JSON box
+ * with what the form lacks), the model's release, and the chart's axis: a servo is drawn
+ * against impratio (a grip force is a motor's), a motor against its grip force around the
  * model's. */
 function holdLink(answer, grasp) {
 	const q = grasp.hold;
 	const servo = q.pad.actuator && q.pad.actuator.type === 'position';
-	const size = Array.isArray(q.object.size) ? q.object.size[0] : q.object.size;
-	const form = {mass: q.object.mass, size, friction: q.pad.friction[0], impratio: q.option.impratio,
-	    timeconst: q.pad.solref[0], timestep: q.option.timestep, duration: q.duration, mujoco: answer.mujoco,
-	    extra: JSON.stringify(q)};
+	const form = {question: JSON.stringify(q), mujoco: answer.mujoco};
 	if (servo)
 		Object.assign(form, {axis: 'impratio', from: 1, to: 100, logx: '1'});
 	else
-		Object.assign(form, {axis: 'grip_force', grip_force: q.grip_force, from: q.grip_force / 4, to: q.grip_force * 4,
-		    logx: '1'});
+		Object.assign(form, {axis: 'grip_force', from: q.grip_force / 4, to: q.grip_force * 4, logx: '1'});
 	return 'hold.html#' + new URLSearchParams(form).toString();
 }
 
