@@ -436,8 +436,8 @@ static const char *refused_class(const struct record *r)
 	if (h->option.integrator == CORE_SCENE_DISCRETE &&
 	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
 		return "discrete with joint damping or a servo";
-	if (h->shape == CORE_HOLD_CAPSULE && !(h->size[1] < h->pad_size[1]))
-		return "a capsule as long as the pads";
+	if (h->shape == CORE_HOLD_CAPSULE && h->size[1] > h->pad_size[1])
+		return "a capsule longer than the pads";
 	if (h->shape == CORE_HOLD_BOX && h->option.mujoco < core_mjver_find("3.12.0"))
 		return "a box before 3.12.0";
 	if (h->shape != CORE_HOLD_SPHERE && h->noslip_iterations > 0)

@@ -344,7 +344,8 @@ START_TEST(test_rows)
 		s.vz = mh.data->qvel[2];
 		s.q = mh.data->qpos[8];
 		s.vq = mh.data->qvel[7];
-		s.piece = -1;
+		s.qacc_warm[0] = mh.data->qacc_warmstart[2];
+		s.qacc_warm[1] = mh.data->qacc_warmstart[7];
 		ck_assert_msg(close_enough(core_pinch_dist(&m, s.q), mh.data->contact[1].dist),
 		    "dist %.17g, MuJoCo %.17g", core_pinch_dist(&m, s.q), mh.data->contact[1].dist);
 		core_pinch_step(&m, &s, &st);

@@ -77,8 +77,9 @@ static const struct axis grasp_axes[] = {
     {"damping", "/pad/joint/damping", 0, 150, ANY},
     {"/pad/joint/armature", "/pad/joint/armature", 0, 0.05, ANY},
     {"frictionloss", "/pad/joint/frictionloss", 0, 0.2, ANY},
-    {"/object/size/0", "/object/size/0", 0.004, 0.02, ANY},
-    {"/object/size/1", "/object/size/1", 0.005, 0.03, LONG},
+    /* a sphere's canonical size is a number, which /object/size/0 does not name */
+    {"/object/size/0", "/object/size/0", 0.004, 0.02, LONG},
+    {"/object/size/1", "/object/size/1", 0.005, 0.02, LONG},
     {"grip_force", "/grip_force", 0.5, 40, MOTOR},
     {"cone", "/option/cone", 1, 0, ANY},
     {"mass", "/object/mass", 0.02, 0.3, ANY},
@@ -496,7 +497,7 @@ START_TEST(grasp_fields_exposed)
 	        "{\"pad\": {\"actuator\": {\"type\": \"position\", \"kp\": 5000, \"squeeze\": "
 	        "%s}}}"},
 	    {"{\"object\": {\"shape\": \"capsule\", \"size\": [0.004, 0.02]}}", "/object/size/1",
-	        "[0.01, 0.03]", "{\"object\": {\"shape\": \"capsule\", \"size\": [0.004, %s]}}"},
+	        "[0.01, 0.015]", "{\"object\": {\"shape\": \"capsule\", \"size\": [0.004, %s]}}"},
 	};
 	size_t i, r;
 

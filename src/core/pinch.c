@@ -1,11 +1,12 @@
 /*
- * pinch.c: the hold scene's model, and its mirror-symmetric step as MuJoCo's exact
+ * pinch.c: the hold scene's model, and its mirror-symmetric step as MuJoCo's
  * two-unknown problem (docs/hold.md).
  *
  * By the mirror symmetry x -> -x (and y -> -y) the object's only motion is along z
  * and both pads move alike, so one step's constraint problem has two unknowns:
  * the object's vertical acceleration az and the pads' joint acceleration ap (toward
- * the object). Per pad (the right one; the left is its mirror image) the rows are:
+ * the object). Per contact of a pad (the right one; the left is its mirror image; a
+ * capsule or box has 2 or 4 identical contacts per pad) the rows are:
  *
  *   pyramidal, 2*(condim-1) rows of R = Rpy:
  *     the sliding pair along z:  J = (-f, -1) and (+f, -1)   (C0 +- f*C_z)
@@ -14,17 +15,16 @@
  *     row 0 (normal): J = (0, -1), R0;  the z tangent row: J = (-1, 0), R1 = R0/impratio;
  *     the other tangent rows have J = 0 and aref = 0 (K = 0, no velocity), so x = 0.
  *
- * The cost c(a) = 1/2 m (az-a0z)^2 + 2 * 1/2 MP (ap-a0p)^2 + 2 * sum_rows s(Ja - aref)
- * is convex and piecewise quadratic; its minimiser is the minimiser of one piece's
- * quadratic, so every piece is solved (a 2x2 system) and the cheapest point under
- * the true cost wins: the same point MuJoCo's Newton solver converges to.
+ * and each pad joint's frictionloss row, J = (0, 1). The pad's own forces (its actuator,
+ * its damping) enter qacc_smooth, and the integrator's implicit part the metric
+ * (discrete) or the velocity update (Euler with damping, implicit, implicitfast). The
+ * step's qacc is MuJoCo's Newton solver's, replayed on the two unknowns (newton.h).
  */
 #include "core/pinch.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
-#include <stdlib.h>
 
 #include "core/knobs.h"
 #include "core/newton.h"
@@ -203,287 +203,8 @@ int core_pinch_start_asymmetric(const struct core_pinch_model *m)
 void core_pinch_start(struct core_pinch_state *s)
 {
 	s->z = s->vz = s->q = s->vq = 0;
-	s->piece = -1;
 	s->replaced = 0;
 	s->qacc_warm[0] = s->qacc_warm[1] = 0;
-}
-
-/* One quadratic piece of the cost: a row (or the sum of identical rows, count n)
- * 1/2 * w * n * (jz*az + jp*ap - aref)^2, per pad. */
-struct piece {
-	double jz, jp, aref, w, n;
-};
-
-/* One piece of the whole cost: its quadratic pieces, and the frictionloss rows' linear
- * part (lin * ap, both pads: the row's force at its bound). */
-struct pieces {
-	struct piece p[4];
-	int np;
-	double lin;
-};
-
-static inline void piece_matrix(const struct core_pinch_model *m, const struct core_pinch_rows *r,
-    const struct pieces *q, struct core_pinch_matrix *H)
-{
-	int i;
-
-	H->Mp = r->Mp;
-	H->h00 = m->mass;
-	H->h01 = 0;
-	H->h11 = 2 * r->Mp;
-	for (i = 0; i < q->np; i++) {
-		const struct piece *p = &q->p[i];
-		double w = 2 * p->w * p->n;
-
-		H->h00 += w * p->jz * p->jz;
-		H->h01 += w * p->jz * p->jp;
-		H->h11 += w * p->jp * p->jp;
-	}
-	H->det = H->h00 * H->h11 - H->h01 * H->h01;
-}
-
-/* The minimiser of the Gauss term plus the given pieces, whose Hessian is H. */
-static inline void piece_solve(const struct core_pinch_model *m, const struct core_pinch_rows *r,
-    const struct pieces *q, const struct core_pinch_matrix *H, double *az, double *ap)
-{
-	double r0 = m->mass * m->a0_object, r1 = 2 * r->Mp * r->a0p - q->lin;
-	int i;
-
-	for (i = 0; i < q->np; i++) {
-		const struct piece *p = &q->p[i];
-		double w = 2 * p->w * p->n;
-
-		r0 += w * p->jz * p->aref;
-		r1 += w * p->jp * p->aref;
-	}
-	*az = (r0 * H->h11 - H->h01 * r1) / H->det;
-	*ap = (H->h00 * r1 - H->h01 * r0) / H->det;
-}
-
-static inline void solve_pieces(const struct core_pinch_model *m, const struct core_pinch_rows *r,
-    const struct pieces *q, double *az, double *ap)
-{
-	struct core_pinch_matrix H;
-
-	piece_matrix(m, r, q, &H);
-	piece_solve(m, r, q, &H, az, ap);
-}
-
-static double gauss(
-    const struct core_pinch_model *m, const struct core_pinch_rows *r, double az, double ap)
-{
-	double dz = az - m->a0_object, dp = ap - r->a0p;
-
-	return 0.5 * m->mass * dz * dz + r->Mp * dp * dp;
-}
-
-static double half_sq_neg(double D, double x)
-{
-	return x < 0 ? 0.5 * D * x * x : 0;
-}
-
-/* The frictionloss row's cost at x = ap - aref_f: quadratic within its bound's reach
- * |x| < R floss, linear (its force at the bound) beyond. */
-static double floss_cost(const struct core_pinch_rows *r, double x)
-{
-	double edge = r->floss * r->floss_R;
-
-	if (x >= edge)
-		return r->floss * x - 0.5 * r->floss_R * r->floss * r->floss;
-	if (x <= -edge)
-		return -r->floss * x - 0.5 * r->floss_R * r->floss * r->floss;
-	return 0.5 * r->floss_D * x * x;
-}
-
-/* The frictionloss row's piece at x: 0 quadratic, 1 at the upper bound, 2 the lower */
-static int floss_piece(const struct core_pinch_rows *r, double x)
-{
-	double edge = r->floss * r->floss_R;
-
-	return x >= edge ? 1 : x <= -edge ? 2 : 0;
-}
-
-/* The contacts' rows' cost (one contact of one pad) at (az, ap). */
-static double contact_cost(const struct core_pinch_rows *r, double az, double ap)
-{
-	if (!r->elliptic) {
-		double xn = -ap - r->aref_n;
-		double s = r->plain * half_sq_neg(r->D, xn);
-
-		if (r->f > 0) {
-			s += half_sq_neg(r->D, -r->f * az - ap - r->aref_p);
-			s += half_sq_neg(r->D, r->f * az - ap - r->aref_m);
-		}
-		return s;
-	} else {
-		double x0 = -ap - r->aref_n, xt = -az - r->aref_t;
-		double N = x0 * r->mu, T = fabs(xt * r->f), mu = r->mu;
-
-		if (N >= mu * T || (T <= 0 && N >= 0))
-			return 0;
-		if (mu * N + T <= 0 || (T <= 0 && N < 0))
-			return 0.5 * r->D * x0 * x0 + 0.5 * r->Dt * xt * xt;
-		{
-			double Dm = r->D / (mu * mu * (1 + mu * mu)), NT = N - mu * T;
-
-			return 0.5 * Dm * NT * NT;
-		}
-	}
-}
-
-/* The true cost of both pads' rows at (az, ap). */
-static double cost(
-    const struct core_pinch_model *m, const struct core_pinch_rows *r, double az, double ap)
-{
-	double c = gauss(m, r, az, ap);
-
-	if (r->active)
-		c += 2 * r->n * contact_cost(r, az, ap);
-	if (r->floss > 0)
-		c += 2 * floss_cost(r, ap - r->aref_f);
-	return c;
-}
-
-/* The number of the contacts' pieces (pyramid: bit 0 the plain rows, bit 1 and 2 the z
- * pair; elliptic: 0 top, 1 bottom, 2 and 3 the middle zone with the tangent row's x of
- * sign + and -; none: 1) */
-static inline int contact_sets(const struct core_pinch_rows *r)
-{
-	return !r->active ? 1 : r->elliptic ? 4 : 8;
-}
-
-/* The quadratic pieces of one piece of the cost, set = contact set + contact_sets(r) *
- * the frictionloss row's piece (0 quadratic, 1 upper bound, 2 lower). */
-static inline void pieces_of(const struct core_pinch_rows *r, int set, struct pieces *q)
-{
-	int cs = set % contact_sets(r), fs = set / contact_sets(r);
-	struct piece *p = q->p;
-	int np = 0;
-
-	q->lin = 0;
-	if (!r->active) {
-		/* no contact rows */
-	} else if (!r->elliptic) {
-		if ((cs & 1) && r->plain > 0)
-			p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->plain * r->n};
-		if ((cs & 2) && r->f > 0)
-			p[np++] = (struct piece){-r->f, -1, r->aref_p, r->D, r->n};
-		if ((cs & 4) && r->f > 0)
-			p[np++] = (struct piece){r->f, -1, r->aref_m, r->D, r->n};
-	} else if (cs == 1) { /* bottom zone: the rows' own quadratics */
-		p[np++] = (struct piece){0, -1, r->aref_n, r->D, r->n};
-		p[np++] = (struct piece){-1, 0, r->aref_t, r->Dt, r->n};
-	} else if (cs >= 2) {
-		/* middle zone, x_t of sign s: 1/2 Dm mu^2 (x0 - f s x_t)^2 */
-		double mu2 = r->mu * r->mu, Dm = r->D / (mu2 * (1 + mu2)), sg = cs == 2 ? 1 : -1;
-
-		p[np++] = (struct piece){
-		    r->f * sg, -1, r->aref_n - r->f * sg * r->aref_t, Dm * mu2, r->n};
-	}
-	if (r->floss > 0) {
-		if (fs == 0)
-			p[np++] = (struct piece){0, 1, r->aref_f, r->floss_D, 1};
-		else
-			q->lin = 2 * (fs == 1 ? r->floss : -r->floss);
-	}
-	q->np = np;
-}
-
-/* The pieces there are: the contacts' times the frictionloss row's */
-static inline int piece_count(const struct core_pinch_rows *r)
-{
-	return contact_sets(r) * (r->floss > 0 ? 3 : 1);
-}
-
-/* The contacts' piece (as contact_sets numbers them) at (az, ap) */
-static int contact_piece(const struct core_pinch_rows *r, double az, double ap)
-{
-	if (!r->active)
-		return 0;
-	if (!r->elliptic) {
-		double xn = -ap - r->aref_n, xp = -r->f * az - ap - r->aref_p;
-		double xm = r->f * az - ap - r->aref_m;
-
-		/* a set's sign conditions: its rows push (x <= 0), the others do not (x >= 0);
-		 * where both hold, either set's stationary point is the same */
-		return (r->plain > 0 && xn < 0 ? 1 : 0) | (r->f > 0 && xp < 0 ? 2 : 0) |
-		    (r->f > 0 && xm < 0 ? 4 : 0);
-	} else {
-		double x0 = -ap - r->aref_n, xt = -az - r->aref_t;
-		double N = x0 * r->mu, T = fabs(xt * r->f), mu = r->mu;
-
-		if (N >= mu * T || (T <= 0 && N >= 0))
-			return 0;
-		if (mu * N + T <= 0 || (T <= 0 && N < 0))
-			return 1;
-		return xt > 0 ? 2 : 3;
-	}
-}
-
-/* 1 when (az, ap) lies in the piece of set: then it is the convex cost's minimiser */
-static int in_piece(const struct core_pinch_rows *r, int set, double az, double ap)
-{
-	int cs = set % contact_sets(r), fs = set / contact_sets(r);
-
-	if (r->floss > 0 && floss_piece(r, ap - r->aref_f) != fs) {
-		/* on the bound's edge both pieces agree */
-		double x = ap - r->aref_f, edge = r->floss * r->floss_R;
-
-		if (!(fabs(fabs(x) - edge) <= 0))
-			return 0;
-	}
-	if (r->active && !r->elliptic) {
-		double xn = -ap - r->aref_n, xp = -r->f * az - ap - r->aref_p;
-		double xm = r->f * az - ap - r->aref_m;
-
-		if (r->plain > 0 && (cs & 1 ? !(xn <= 0) : !(xn >= 0)))
-			return 0;
-		if (r->f > 0 && (cs & 2 ? !(xp <= 0) : !(xp >= 0)))
-			return 0;
-		if (r->f > 0 && (cs & 4 ? !(xm <= 0) : !(xm >= 0)))
-			return 0;
-		return 1;
-	}
-	return contact_piece(r, az, ap) == cs;
-}
-
-/* The exact minimiser. The previous step's piece (hint) is tried first and kept when
- * its stationary point lies in it (the KKT conditions of the convex cost); otherwise
- * every piece's stationary point is evaluated and the cheapest by true cost wins.
- * Returns the piece. */
-static int minimise(const struct core_pinch_model *m, const struct core_pinch_rows *r, int hint,
-    struct core_pinch_matrix *hint_matrix, double *az, double *ap)
-{
-	struct pieces q;
-	double best = INFINITY, z, a, c;
-	int set, sets = piece_count(r), chosen = 0;
-
-	if (hint >= 0 && hint < sets) {
-		pieces_of(r, hint, &q);
-		/* the hint's Hessian is kept while the rows' D and the pad's metric are */
-		if (hint_matrix->set != hint || hint_matrix->Mp != r->Mp) {
-			piece_matrix(m, r, &q, hint_matrix);
-			hint_matrix->set = hint;
-		}
-		piece_solve(m, r, &q, hint_matrix, &z, &a);
-		if (in_piece(r, hint, z, a)) {
-			*az = z;
-			*ap = a;
-			return hint;
-		}
-	}
-	for (set = 0; set < sets; set++) {
-		pieces_of(r, set, &q);
-		solve_pieces(m, r, &q, &z, &a);
-		c = cost(m, r, z, a);
-		if (c < best) {
-			best = c;
-			chosen = set;
-			*az = z;
-			*ap = a;
-		}
-	}
-	return chosen;
 }
 
 /* A row's R0 from (1 - imp) diag / imp: Euler's, or the discrete integrator's for the
@@ -510,7 +231,6 @@ static void make_rows_of_dist(
 	memset(r, 0, sizeof *r);
 	c->valid = 1;
 	c->dist = dist;
-	c->hint_matrix.set = -1;
 	c->K = m->gains.K;
 	c->B = m->gains.B;
 	c->s = 1;
@@ -703,11 +423,11 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 	floss_row(m, s->vq, &r);
 	az = m->a0_object;
 	ap = r.a0p;
-	/* a step whose velocity comes from the forces (qM + h D)^-1 (qfrc_smooth +
-	 * qfrc_constraint) sees where MuJoCo's Newton stopped (newton.h); one from qacc,
-	 * its exact minimiser */
+	/* MuJoCo's Newton, replayed (newton.h): where it stops short of the exact minimiser,
+	 * so does qacc, and a velocity from the forces (qM + h D)^-1 (qfrc_smooth +
+	 * qfrc_constraint) moves by far more than qacc's gap */
 	via_forces = !m->implicit_in_solve && (dv > 0 || m->implicit_update);
-	if (getenv("NEWTON_ALL") ? (active || r.floss > 0) : via_forces && (active || r.floss > 0)) {
+	if (active || r.floss > 0) {
 		struct core_newton_problem p;
 
 		newton_problem(m, &r, &p);
@@ -716,10 +436,6 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 		core_newton_solve(&p, &az, &ap, &qz, &qp);
 		if (!p.with_z)
 			az = m->a0_object;
-	} else if (active || r.floss > 0) {
-		s->piece = minimise(m, &r, s->piece, &cache->hint_matrix, &az, &ap);
-		qz = m->mass * (az - m->a0_object);
-		qp = r.Mp * (ap - r.a0p);
 	}
 	if (r.floss > 0) {
 		double f = -(ap - r.aref_f) * r.floss_D;

@@ -193,18 +193,10 @@ struct core_pinch_step_state {
 struct core_pinch_state {
 	double z, vz; /* the object's centre height (qpos[2]) and vertical speed */
 	double q, vq; /* each pad's joint position (its penetration, from touching) and speed */
-	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint) */
-	int piece;           /* the previous step's active set or cone zone; -1: none */
+	double qacc_warm[2]; /* the previous step's qacc (object z, pad joint): Newton's warmstart */
 	int replaced;        /* discrete: refsafe replaced the previous step's rows */
 };
 
-/* The Gauss term's and the pieces' Hessian (both pads: factor 2) and its determinant:
- * they depend on the rows' D only, not on the state's speeds. */
-struct core_pinch_matrix {
-	int set;   /* the active set it belongs to; -1: none */
-	double Mp; /* the pad's metric it was made with (core_pinch_rows) */
-	double h00, h01, h11, det;
-};
 
 /* The rows of one pad at one state, in the reduced coordinates. */
 struct core_pinch_rows {
@@ -235,7 +227,6 @@ struct core_pinch_cache {
 	 * 1 + h*B */
 	double K, B, Kimp, s, sB;
 	int replaced;                         /* discrete: K, B are refsafe's replacement */
-	struct core_pinch_matrix hint_matrix; /* the previous piece's Hessian at these rows */
 };
 
 /* Derive the model of a validated, supported scene. */
