@@ -688,7 +688,9 @@ static void check_table(const char *release, int live, int integrators_had)
 	for (i = 0; i < integrators_had; i++)
 		ck_assert_int_ge(st.integ[i], 10);
 	ck_assert_int_ge(st.creeps, st.answered / 3);
-	ck_assert_int_le(st.refused, st.scenes / 2);
+	/* the refused classes (boxes before 3.12.0, discrete with servos, ...) take up to
+	 * two thirds of a table's draws; at least 45 scenes are still compared */
+	ck_assert_int_ge(st.answered, 45);
 	ck_assert_int_le(st.unrepro, st.scenes / 20);
 }
 

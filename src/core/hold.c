@@ -15,6 +15,7 @@
  */
 #include "core/hold.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -493,6 +494,9 @@ static int shadow_agrees(const struct core_hold *h, const struct core_pinch_mode
 		if (shadow.k < 1)
 			return 0;
 		k0 = 1;
+		/* a few ulps of the pads' distance from the object, so that the contact's
+		 * distance sees it (the start's nudge is below that) */
+		nudge = CORE_HOLD_SHADOW_PRESS_ULPS * DBL_EPSILON * m->rest_dist;
 		if (w.noslip)
 			w.ns.qL += nudge;
 		else

@@ -111,6 +111,10 @@
  * moves by about the nudge (relative); REL is 1e5 times that, 10x inside the 1e-6 the
  * answers keep to MuJoCo */
 #define CORE_HOLD_SHADOW_NUDGE 1e-16
+/* ... and the second shadow presses the pads in by this many ulps of their distance from
+ * the object's centre after the first step: a servo's pads that return to the touching
+ * pose meet the object there an ulp inside or outside, as MuJoCo's arithmetic has it */
+#define CORE_HOLD_SHADOW_PRESS_ULPS 4
 #define CORE_HOLD_REPRODUCE_REL 1e-7
 #define CORE_HOLD_REPRODUCE_ABS 1e-11
 
