@@ -1020,6 +1020,35 @@ END_TEST
  * for its request, creep_velocity byte for byte (or, where the hold question refuses the
  * box, the same refusal).
  */
+/* A box calibration under a release whose box-box collisions the core does not reproduce
+ * (before 3.12.0): the block carries POST /v1/hold's refusal, its answers null. */
+START_TEST(hold_of_a_box_refused_before_3_12)
+{
+	struct dataset d;
+	struct fit_result *fit;
+	json_t *j, *hold, *e;
+
+	make_dataset(&d, 1, 0, 0, 1);
+	fit = fit_kinds(&d, 1, DROPS | PRESSES);
+	ck_assert_int_eq(fit->status, FIT_OK);
+	ck_assert_int_eq(fit->scene.shape, CORE_SCENE_BOX);
+	fit->scene.option.mujoco = core_mjver_find("3.9.0");
+	j = calresult_json(fit, "pad", NULL);
+	ck_assert_ptr_nonnull(j);
+	hold = json_object_get(j, "hold");
+	e = json_object_get(hold, "error");
+	ck_assert_msg(e != NULL, "a box's hold under 3.9.0 is answered");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")), "3.12.0"));
+	ck_assert(json_is_null(json_object_get(hold, "creep_velocity")));
+	ck_assert(json_is_null(json_object_get(hold, "holds")));
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_object_get(json_object_get(hold, "request"), "option"), "mujoco")),
+	    "3.9.0");
+	json_decref(j);
+	fit_free(fit);
+}
+END_TEST
+
 START_TEST(hold_of_the_calibrated_box)
 {
 	struct dataset d;
@@ -1105,6 +1134,7 @@ int main(void)
 	tcase_add_test(ident, mjcf_pastes_into_mujoco);
 	tcase_add_test(ident, hold_of_the_fitted_pad);
 	tcase_add_test(ident, hold_of_the_calibrated_box);
+	tcase_add_test(ident, hold_of_a_box_refused_before_3_12);
 	suite_add_tcase(s, exact);
 	suite_add_tcase(s, noisy);
 	suite_add_tcase(s, ident);
