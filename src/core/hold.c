@@ -111,7 +111,7 @@ struct sim {
 	struct core_pinch_cache cache;
 	struct core_noslip_state ns; /* the asymmetric scene */
 	/* past the duration: the closed form's vertical speed (core_pinch_steady), which a
-	 * speed within CORE_HOLD_CLOSED_FORM_REL of it settles to; 0: none */
+	 * speed within CORE_HOLD_ANCHOR_REL of it settles to; 0: none */
 	double anchor;
 };
 
@@ -355,6 +355,7 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
 /* How a run ended. */
 struct run_end {
 	int known;    /* the rest is known: 1 the state repeats, 2 the tail's mode */
+	int anchored; /* known 1 by the closed form: the speed stays at it (sim's anchor) */
 	long bounces; /* the steps at which the pads left the object (see core_hold_solve) */
 	long k;       /* the last step simulated */
 	double z, vz; /* there */
@@ -400,8 +401,8 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 	double ht = m->timestep;
 	struct sim_vec prev, cur;
 	double noise[SIM_COORDS];
-	long k, run = 0, bounces;
-	int touched = 1, touching;
+	long k, run = 0, anchored = 0, bounces;
+	int touched = 1, touching, near;
 
 	bounces = e->bounces;
 	memset(e, 0, sizeof *e);
@@ -440,19 +441,22 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 		 * rest of the state may wander in its rounding) */
 		sim_noise(m, &cur, noise);
 		/* from 3.11.0 Newton keeps a start within its tolerance, and the speed can
-		 * circle the closed form's by a few 1e-10 for good (as MuJoCo's was seen to
-		 * for 600 steps): there, near the closed form counts as settled */
-		run = sim_repeats(&prev, &cur, noise) ||
+		 * circle the closed form's for good (MuJoCo's was seen to for 600 steps): there,
+		 * the speed at the closed form's and the pads at rest counts as settled, the rest
+		 * of the run at the closed form's speed */
+		near = w->anchor != 0 &&
+		    fabs(cur.c[0] - w->anchor) <= CORE_HOLD_ANCHOR_REL * fabs(w->anchor) &&
+		    fabs(cur.c[1]) <= CORE_HOLD_ANCHOR_REL * fabs(w->anchor);
+		anchored = near ? anchored + 1 : 0;
+		run = sim_repeats(&prev, &cur, noise) || near ||
 		        (!track &&
-		            (fabs(cur.c[0] - prev.c[0]) <=
-		                    CORE_HOLD_SETTLE_REL * fabs(cur.c[0]) + CORE_HOLD_SETTLE_ABS ||
-		                (w->anchor != 0 &&
-		                    fabs(cur.c[0] - w->anchor) <=
-		                        CORE_HOLD_CLOSED_FORM_REL * fabs(w->anchor))))
+		            fabs(cur.c[0] - prev.c[0]) <=
+		                CORE_HOLD_SETTLE_REL * fabs(cur.c[0]) + CORE_HOLD_SETTLE_ABS)
 		    ? run + 1
 		    : 0;
 		if (run >= CORE_HOLD_SETTLE_RUN) {
 			e->known = 1;
+			e->anchored = anchored >= CORE_HOLD_SETTLE_RUN;
 			break;
 		}
 		if (tail_observe(m, &e->tail, &cur, noise, z, k, track ? n : k)) {
@@ -463,7 +467,7 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 	}
 	e->k = k > n ? n : k;
 	e->z = sim_z(w);
-	e->vz = sim_vz(w);
+	e->vz = e->anchored ? w->anchor : sim_vz(w);
 }
 
 /* Whether the run that ended as e (its last step e->k, height e->z) survives a nudge:
@@ -585,6 +589,8 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 
 	n = lround(h->duration / ht);
 	sim_start(&w, &m);
+	if (!w.noslip && core_pinch_steady(&m, &creep, &pen, &nf) == 0)
+		w.anchor = -creep;
 	run_steps(h, &w, 0, n, 1, out, &e);
 	out->steps = out->stepped = e.k;
 	out->slip = -e.z;
@@ -623,9 +629,6 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 		 * where the object left the pads' faces): step on until it settles */
 		long k0 = e.k;
 
-		if (!w.noslip && core_pinch_steady(&m, &creep, &pen, &nf) == 0)
-			w.anchor = -creep;
-
 		run_steps(h, &w, k0, k0 + CORE_HOLD_SETTLE_MAX_STEPS, 0, out, &e);
 		out->creep_steps += e.k - k0;
 	}
@@ -645,8 +648,9 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 	if (!out->creep_settled)
 		out->creep_velocity = 0;
 	if (!w.noslip && core_pinch_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
-	    fabs(creep - out->creep_velocity) <= CORE_HOLD_CLOSED_FORM_REL * fabs(creep)) {
-		/* the loop settled where the closed form says: report the exact value */
+	    fabs(creep - out->creep_velocity) <= CORE_HOLD_ANCHOR_REL * fabs(creep)) {
+		/* the loop settled where the closed form says (within the solver's circling
+		 * about it): report the exact value */
 		out->creep_velocity = creep;
 		out->penetration = pen;
 		out->creep_closed_form = 1;

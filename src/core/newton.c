@@ -404,18 +404,19 @@ static double line_search(struct line *l, enum core_newton_era era, double snorm
 	return 0;
 }
 
-/* The warmstart: the cheaper of the previous qacc and qacc_smooth */
-static void warmstart(const struct core_newton_problem *p, double *az, double *ap)
+/* The warmstart: the cheaper of the previous qacc and qacc_smooth, evaluated into *o */
+static void warmstart(const struct core_newton_problem *p, double *az, double *ap, struct point *o)
 {
-	struct point w, s;
+	struct point s;
 
 	if (!p->with_z)
 		*az = p->a0z;
-	evaluate(p, *az, *ap, &w);
+	evaluate(p, *az, *ap, o);
 	evaluate(p, p->a0z, p->a0p, &s);
-	if (w.cost > s.cost) {
+	if (o->cost > s.cost) {
 		*az = p->a0z;
 		*ap = p->a0p;
+		*o = s;
 	}
 }
 
@@ -426,8 +427,7 @@ void core_newton_solve(const struct core_newton_problem *p, double *az, double *
 	double sz, sp, scale = p->scale, tol = MJ_TOLERANCE;
 	int iter = 0, done = 0;
 
-	warmstart(p, az, ap);
-	evaluate(p, *az, *ap, &o);
+	warmstart(p, az, ap, &o);
 	if (p->era == CORE_NEWTON_3_11) {
 		/* the certificate: the gap bound 0.5 grad' M^-1 grad and the gradient both below
 		 * tolerance at the start; then the Newton decrement */
