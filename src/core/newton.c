@@ -42,8 +42,8 @@ struct point {
 	double qz, qp; /* qfrc_constraint: the object's z, the pads' joints summed */
 };
 
-static void add_force(struct point *o, const struct core_newton_row *r, double f, double jz,
-    double jp)
+static void add_force(
+    struct point *o, const struct core_newton_row *r, double f, double jz, double jp)
 {
 	o->qz += r->w * f * jz;
 	o->qp += r->w * f * jp;
@@ -273,7 +273,8 @@ static void line_eval(struct line *l, struct lpoint *pt)
 			}
 		} else {
 			double st = -l->az - r->aref_t, dt = -l->sz, mu = r->mu;
-			double q[3], U0 = start * mu, V0 = dir * mu, Ut = st * r->fr, Vt = dt * r->fr;
+			double q[3], U0 = start * mu, V0 = dir * mu, Ut = st * r->fr,
+			             Vt = dt * r->fr;
 			double UU = Ut * Ut, UV = Ut * Vt, VV = Vt * Vt, T;
 			double Dm = r->D / ((mu * mu) * (1 + (mu * mu)));
 			double N = U0 + alpha * V0, Tsqr = UU + alpha * (2 * UV + alpha * VV);
@@ -292,7 +293,10 @@ static void line_eval(struct line *l, struct lpoint *pt)
 				double T2 = VV / T - (UV + alpha * VV) * T1 / (T * T);
 
 				d0 += w * (Dm * (N - mu * T) * (V0 - mu * T1));
-				d1 += w * (Dm * ((V0 - mu * T1) * (V0 - mu * T1) + (N - mu * T) * (-mu * T2)));
+				d1 += w *
+				    (Dm *
+				        ((V0 - mu * T1) * (V0 - mu * T1) +
+				            (N - mu * T) * (-mu * T2)));
 			}
 		}
 	}
@@ -308,8 +312,8 @@ static void line_eval(struct line *l, struct lpoint *pt)
 }
 
 /* updateBracket */
-static int update_bracket(struct line *l, struct lpoint *b, const struct lpoint *cand,
-    struct lpoint *next)
+static int update_bracket(
+    struct line *l, struct lpoint *b, const struct lpoint *cand, struct lpoint *next)
 {
 	int flag = 0, i;
 
@@ -332,8 +336,8 @@ static int update_bracket(struct line *l, struct lpoint *b, const struct lpoint 
 /* PrimalSearch (CGsearch before 3.5.0): the step along the line, and the improvement
  * (-shifted cost) it found. Shifted costs throughout: before 3.10.0 MuJoCo compared
  * absolute costs with p0's, the same comparisons. */
-static double line_search(struct line *l, enum core_newton_era era, double snorm, double scale,
-    double *improvement)
+static double line_search(
+    struct line *l, enum core_newton_era era, double snorm, double scale, double *improvement)
 {
 	struct lpoint p0, p1, p2, pmid, p1n, p2n;
 	double gtol = MJ_TOLERANCE * NEWTON_LS_TOLERANCE * snorm / scale;
@@ -380,7 +384,8 @@ static double line_search(struct line *l, enum core_newton_era era, double snorm
 		cand[1] = p2n;
 		cand[2] = pmid;
 		for (i = 0; i < 3; i++)
-			if (fabs(cand[i].d0) < gtol && (best == -1 || cand[i].cost < cand[best].cost))
+			if (fabs(cand[i].d0) < gtol &&
+			    (best == -1 || cand[i].cost < cand[best].cost))
 				best = i;
 		if (best >= 0) {
 			*improvement = -cand[best].cost;
@@ -420,8 +425,8 @@ static void warmstart(const struct core_newton_problem *p, double *az, double *a
 	}
 }
 
-void core_newton_solve(const struct core_newton_problem *p, double *az, double *ap,
-    double *qfrc_z, double *qfrc_p)
+void core_newton_solve(
+    const struct core_newton_problem *p, double *az, double *ap, double *qfrc_z, double *qfrc_p)
 {
 	struct point o;
 	double sz, sp, scale = p->scale, tol = MJ_TOLERANCE;
@@ -451,12 +456,14 @@ void core_newton_solve(const struct core_newton_problem *p, double *az, double *
 		sz = 0;
 	while (!done && iter < NEWTON_ITERATIONS) {
 		struct line l = {p, *az, *ap, sz, sp, 0, 0, 0};
-		double snorm = sqrt(sz * sz + p->pads * sp * sp), ls_improvement, alpha, improvement;
+		double snorm = sqrt(sz * sz + p->pads * sp * sp), ls_improvement, alpha,
+		       improvement;
 		double oldcost = o.cost, gradient, mz, mp;
 
 		if (snorm < MJ_MINVAL)
 			break;
-		l.g1 = sz * (p->with_z ? p->Mz * (*az - p->a0z) : 0) + sp * p->pads * p->Mp * (*ap - p->a0p);
+		l.g1 = sz * (p->with_z ? p->Mz * (*az - p->a0z) : 0) +
+		    sp * p->pads * p->Mp * (*ap - p->a0p);
 		l.g2 = 0.5 * ((p->with_z ? p->Mz * sz * sz : 0) + p->pads * p->Mp * sp * sp);
 		alpha = line_search(&l, p->era, snorm, scale, &ls_improvement);
 		if (alpha == 0)
@@ -470,7 +477,7 @@ void core_newton_solve(const struct core_newton_problem *p, double *az, double *
 		newton_direction(&o, &mz, &mp);
 		iter++;
 		if (p->era >= CORE_NEWTON_3_10 ? (improvement > 0 && improvement < tol)
-		                                : improvement < tol)
+		                               : improvement < tol)
 			break;
 		if (gradient < tol)
 			break;

@@ -15,8 +15,8 @@
 
 /* The solver's rules in a release (core_newton_era). */
 enum core_newton_era {
-	CORE_NEWTON_2_2, /* 2.2.0-3.4.x: the line search keeps p0 when p1 costs more */
-	CORE_NEWTON_3_5, /* 3.5.0-3.9.x */
+	CORE_NEWTON_2_2,  /* 2.2.0-3.4.x: the line search keeps p0 when p1 costs more */
+	CORE_NEWTON_3_5,  /* 3.5.0-3.9.x */
 	CORE_NEWTON_3_10, /* 3.10.0: shifted costs, termination on improvement > 0 */
 	CORE_NEWTON_3_11  /* 3.11.0 on: the convergence certificate and the Newton decrement */
 };
@@ -58,7 +58,7 @@ enum core_newton_era core_newton_era(int mujoco);
  * qacc and (*qfrc_z, *qfrc_p) MuJoCo's qfrc_constraint there (the object's z, one pad's
  * joint). Never fails; no allocation.
  */
-void core_newton_solve(const struct core_newton_problem *p, double *az, double *ap,
-    double *qfrc_z, double *qfrc_p);
+void core_newton_solve(
+    const struct core_newton_problem *p, double *az, double *ap, double *qfrc_z, double *qfrc_p);
 
 #endif

@@ -52,10 +52,10 @@ struct mdl_body {
 	int free;     /* its only joint is a free joint */
 	int children; /* child bodies */
 	int geomadr, geomnum;
-	double pos[3];       /* m, in the parent's frame */
-	int rotated;         /* its frame is not the parent's orientation */
-	double quat[4];      /* its orientation in the parent's frame (w, x, y, z), unit */
-	double xpos[3];      /* m: its frame in the world at qpos0 */
+	double pos[3];  /* m, in the parent's frame */
+	int rotated;    /* its frame is not the parent's orientation */
+	double quat[4]; /* its orientation in the parent's frame (w, x, y, z), unit */
+	double xpos[3]; /* m: its frame in the world at qpos0 */
 	double xquat[4];
 	int jntadr, jntnum;  /* its joints: ids jntadr .. jntadr + jntnum - 1 */
 	int has_inertial;    /* an <inertial> element gives its mass */
@@ -126,8 +126,8 @@ struct mdl_actuator {
 	int gear_other; /* gear[1..5] nonzero (a joint's gear reads gear[0] only) */
 	enum mdl_act_gain gaintype;
 	enum mdl_act_bias biastype;
-	int dynamic;      /* dyntype other than none: the force lags the ctrl */
-	int dampratio;    /* a position's kv given as dampratio (3.x): the compiler's kv */
+	int dynamic;   /* dyntype other than none: the force lags the ctrl */
+	int dampratio; /* a position's kv given as dampratio (3.x): the compiler's kv */
 	double gainprm[3], biasprm[3];
 	int ctrllimited, forcelimited;
 	double ctrlrange[2], forcerange[2];
