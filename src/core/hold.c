@@ -352,14 +352,173 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
 	        fabs(t->limit.c[0]) <= CORE_HOLD_STEADY_ABS);
 }
 
+/* The transient's last steps as a damped oscillation (a servo's pads ring for tens of
+ * steps after the object's speed has settled): every coordinate's successive changes
+ * follow one second-order recurrence d' = a d + b d'' (struct tail's single mode is
+ * a = r, b = 0). */
+struct ring {
+	struct sim_vec last[5]; /* the last five states, newest last */
+	long seen;
+	int agreed;
+	double a, b;      /* the recurrence; a = b = 0: no prediction */
+	double v_end;     /* the limit vertical speed */
+	double z_end;     /* the height at the run's last step */
+	double e0, e1;    /* the vertical speed's distance from its limit, now and a step before */
+	struct sim_vec limit;
+};
+
+/* m = m * n, 2x2 row-major */
+static void mat2_mul(double *m, const double *n)
+{
+	double r[4] = {m[0] * n[0] + m[1] * n[2], m[0] * n[1] + m[1] * n[3],
+	    m[2] * n[0] + m[3] * n[2], m[2] * n[1] + m[3] * n[3]};
+
+	memcpy(m, r, sizeof r);
+}
+
+/* The sum over the next j steps of the recurrence's (a, b) deviation from its limit,
+ * e_k = e0, e_{k-1} = e1: the first component of C (I - C^j) (I - C)^-1 (e0, e1),
+ * C = [a b; 1 0], C^j by squaring */
+static double ring_sum(double a, double b, double e0, double e1, long j)
+{
+	double P[4] = {1, 0, 0, 1}, C[4] = {a, b, 1, 0}, M[4], det = (1 - a) - b, x0, x1;
+
+	for (; j > 0; j >>= 1) {
+		if (j & 1)
+			mat2_mul(P, C);
+		mat2_mul(C, C);
+	}
+	/* (I - C)^-1 (e0, e1) = [1 b; 1 1-a] (e0, e1) / det */
+	x0 = (e0 + b * e1) / det;
+	x1 = (e0 + (1 - a) * e1) / det;
+	/* C (I - P) */
+	M[0] = 1 - P[0];
+	M[1] = -P[1];
+	M[2] = -P[2];
+	M[3] = 1 - P[3];
+	return a * (M[0] * x0 + M[1] * x1) + b * (M[2] * x0 + M[3] * x1);
+}
+
+static double ring_height(const struct ring *t, double z, double v, long j, double h)
+{
+	return z + h * ((double)j * v + ring_sum(t->a, t->b, t->e0, t->e1, j));
+}
+
+/* The recurrence's roots inside CORE_HOLD_TAIL_MAX_RATIO: it decays */
+static int ring_decays(double a, double b)
+{
+	double disc = a * a + 4 * b, rmax = CORE_HOLD_TAIL_MAX_RATIO;
+
+	if (disc < 0)
+		return -b < rmax * rmax; /* complex pair, modulus sqrt(-b) */
+	return fabs(a) / 2 + sqrt(disc) / 2 < rmax;
+}
+
+/* tail_observe for a damped oscillation: 1 when the prediction can be taken. The
+ * recurrence is fitted on the coordinate that moves most, every other coordinate must
+ * follow it, be within CORE_HOLD_TAIL_NEAR of its limit, the predictions agree
+ * CORE_HOLD_TAIL_AGREE times in a row, and the vertical speed keep its sign for good
+ * (the height monotone, as run_first asks). */
+static int ring_observe(const struct core_pinch_model *m, struct ring *t, const struct sim_vec *v,
+    const double *noise, double z, long k, long n)
+{
+	double D[4], lead = 0, a, b, det, speed, zn = 0, vmax, e, ep, en;
+	int i, j, mode = 1, near = 1, agree, li = 0;
+
+	memmove(&t->last[0], &t->last[1], 4 * sizeof t->last[0]);
+	t->last[4] = *v;
+	if (++t->seen < 5)
+		return 0;
+	for (i = 0; i < v->n; i++) {
+		double e1 = fabs(v->c[i] - t->last[3].c[i]) / noise[i];
+
+		if (e1 > lead) {
+			lead = e1;
+			li = i;
+		}
+	}
+	for (j = 0; j < 4; j++)
+		D[j] = t->last[j + 1].c[li] - t->last[j].c[li];
+	det = D[2] * D[0] - D[1] * D[1];
+	if (!(lead > 1) || !(fabs(det) > 0)) {
+		t->agreed = 0;
+		t->a = t->b = 0;
+		return 0;
+	}
+	a = (D[3] * D[0] - D[2] * D[1]) / det;
+	b = (D[2] * D[2] - D[3] * D[1]) / det;
+	if (!ring_decays(a, b) || !(fabs(1 - a - b) > 0)) {
+		t->agreed = 0;
+		t->a = t->b = 0;
+		return 0;
+	}
+	t->limit.speeds = v->speeds;
+	t->limit.n = v->n;
+	for (i = 0; i < v->n && mode; i++) {
+		double d0 = t->last[2].c[i] - t->last[1].c[i], d1 = t->last[3].c[i] - t->last[2].c[i];
+		double d2 = v->c[i] - t->last[3].c[i];
+
+		mode &= fabs(d2 - (a * d1 + b * d0)) <= CORE_HOLD_TAIL_MODE_REL * fabs(d2) + noise[i];
+		t->limit.c[i] = v->c[i] + ((a + b) * d2 + b * d1) / (1 - a - b);
+	}
+	if (!mode) {
+		/* not (yet) one ringing mode: the cheap test first, the sums only once it holds */
+		t->agreed = 0;
+		t->a = a;
+		t->b = b;
+		t->z_end = NAN;
+		return 0;
+	}
+	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
+	for (i = 0; i < v->n; i++) {
+		double rest = fabs(t->limit.c[i] - v->c[i]);
+
+		near &= rest <=
+		    CORE_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise[i];
+	}
+	if (n > k)
+		zn = z + m->timestep * ((double)(n - k) * t->limit.c[0] +
+		                           ring_sum(a, b, v->c[0] - t->limit.c[0],
+		                               t->last[3].c[0] - t->limit.c[0], n - k));
+	agree = mode && (t->a != 0 || t->b != 0) &&
+	    fabs(a - t->a) <= CORE_HOLD_TAIL_RATIO_REL * fabs(a) &&
+	    fabs(b - t->b) <= CORE_HOLD_TAIL_RATIO_REL * fabs(b) &&
+	    fabs(t->limit.c[0] - t->v_end) <=
+	        CORE_HOLD_TAIL_SPEED_REL * fabs(t->limit.c[0]) + CORE_HOLD_TAIL_SPEED_ABS &&
+	    fabs(zn - t->z_end) <= CORE_HOLD_TAIL_HEIGHT_REL * fabs(zn) + CORE_HOLD_TAIL_HEIGHT_ABS;
+	t->agreed = agree ? t->agreed + 1 : 0;
+	t->a = a;
+	t->b = b;
+	t->v_end = t->limit.c[0];
+	t->z_end = zn;
+	t->e0 = v->c[0] - t->limit.c[0];
+	t->e1 = t->last[3].c[0] - t->limit.c[0];
+	if (!(t->agreed >= CORE_HOLD_TAIL_AGREE && near &&
+	        ((v->c[0] < 0 && t->limit.c[0] < 0) || (v->c[0] > 0 && t->limit.c[0] > 0))))
+		return 0;
+	/* the speed keeps its sign: its deviation from the limit, stepped on (a few hundred
+	 * steps, by then below the rounding), stays smaller than the limit */
+	e = t->e0;
+	ep = t->e1;
+	vmax = fabs(e);
+	for (j = 0; j < CORE_HOLD_RING_CHECK_STEPS && vmax < fabs(t->limit.c[0]); j++) {
+		en = a * e + b * ep;
+		ep = e;
+		e = en;
+		vmax = fabs(e) > vmax ? fabs(e) : vmax;
+	}
+	return vmax < fabs(t->limit.c[0]);
+}
+
 /* How a run ended. */
 struct run_end {
-	int known;    /* the rest is known: 1 the state repeats, 2 the tail's mode */
+	int known; /* the rest is known: 1 the state repeats, 2 the tail's mode, 3 its ring */
 	int anchored; /* known 1 by the closed form: the speed stays at it (sim's anchor) */
 	long bounces; /* the steps at which the pads left the object (see core_hold_solve) */
 	long k;       /* the last step simulated */
 	double z, vz; /* there */
 	struct tail tail;
+	struct ring ring;
 };
 
 /* The height j steps past the end of the simulated part */
@@ -367,6 +526,8 @@ static double run_height(const struct run_end *e, long j, double h)
 {
 	if (e->known == 2)
 		return tail_height(e->z, e->vz, e->tail.v_end, e->tail.r, j, h);
+	if (e->known == 3)
+		return ring_height(&e->ring, e->z, e->ring.v_end, j, h);
 	return tail_height(e->z, e->vz, e->vz, 0, j, h);
 }
 
@@ -461,6 +622,10 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 		}
 		if (tail_observe(m, &e->tail, &cur, noise, z, k, track ? n : k)) {
 			e->known = 2;
+			break;
+		}
+		if (ring_observe(m, &e->ring, &cur, noise, z, k, track ? n : k)) {
+			e->known = 3;
 			break;
 		}
 		prev = cur;
@@ -641,6 +806,9 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 	if (e.known == 2) {
 		out->creep_velocity = -e.tail.v_end;
 		out->penetration = -core_pinch_dist(&m, sim_vec_pad_q(&e.tail.limit));
+	} else if (e.known == 3) {
+		out->creep_velocity = -e.ring.v_end;
+		out->penetration = -core_pinch_dist(&m, sim_vec_pad_q(&e.ring.limit));
 	} else {
 		out->creep_velocity = e.known ? -e.vz : 0;
 		out->penetration = -core_pinch_dist(&m, sim_pad_q(&w));

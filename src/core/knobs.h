@@ -105,6 +105,10 @@
 /* the predicted limit speed is Aitken-accelerated where its changes shrink by r^2 (the
  * transient's next mode, the square of its first), to this fraction of r - r^2 */
 #define CORE_HOLD_TAIL_SQUARE_REL 0.1
+/* a ringing tail (hold.c's struct ring) is taken only when its speed, stepped on this
+ * many steps, keeps its sign: by then its ringing (ratio <= TAIL_MAX_RATIO a step) is
+ * below 0.95^400 = 1.2e-9 of where it started */
+#define CORE_HOLD_RING_CHECK_STEPS 400
 
 /* a hold whose pads leave the object more often than this has no creep (core/hold.c) */
 #define CORE_HOLD_BOUNCE_MAX 20
