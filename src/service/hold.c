@@ -624,9 +624,9 @@ int hold_run(const struct hold_request *r, json_t **answer, struct err *err)
 	if (result.answer.crushed)
 		return err_set(err, ERR_BAD_VALUE, servo ? "/pad/actuator/squeeze" : "/grip_force",
 		    "the pads' faces reach the object's centre, or come within their own margin "
-		    "and gap of each other: MuJoCo's pinch is then no longer two face contacts "
-		    "but 6 (the two sphere-pad contacts and 4 between the pads' faces, at the "
-		    "corners of their overlap), or (3.8.0-3.13.0's one-pad start) the object's "
+		    "and gap of each other: MuJoCo's pinch then has contacts between the pads' "
+		    "faces too (a sphere's: 6, its two and 4 at the corners of the pads' "
+		    "overlap), or (3.8.0-3.13.0's one-pad start) the object's "
 		    "centre is pushed into a pad, where its contact takes the nearest face; the "
 		    "core reproduces the object's contacts with the pads only; use stiffer pads "
 		    "(solref, solimp) or a smaller %s",
