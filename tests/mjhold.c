@@ -120,6 +120,13 @@ int mjhold_xml(const struct core_hold *h, char *buf, size_t len)
 	return 0;
 }
 
+/* MuJoCo's warnings (a run gone unstable) to stderr: its default handler writes
+ * MUJOCO_LOG.TXT into the working directory, which a build tree must not keep */
+static void warn_stderr(const char *msg)
+{
+	fprintf(stderr, "MuJoCo warning: %s\n", msg);
+}
+
 int mjhold_open(struct mjhold *mh, const struct core_hold *h, char *errbuf, size_t errlen)
 {
 	char xml[MJHOLD_XML_MAX];
@@ -129,6 +136,8 @@ int mjhold_open(struct mjhold *mh, const struct core_hold *h, char *errbuf, size
 	mjData *data = NULL;
 	int file, rc = -1;
 	size_t xmllen;
+
+	mju_user_warning = warn_stderr;
 
 	if (mjhold_xml(h, xml, sizeof xml) != 0) {
 		snprintf(errbuf, errlen, "no MJCF of at most %d bytes (or an integrator 2.2.2 lacks)",

@@ -819,13 +819,6 @@ START_TEST(test_given_tables)
 }
 END_TEST
 
-/* MuJoCo's warnings (an unstable run on the tall pads) go to stdout by default: into the
- * table. */
-static void warn_stderr(const char *msg)
-{
-	fprintf(stderr, "MuJoCo: %s\n", msg);
-}
-
 /* --write SEED SCENES: the 2.2.2 table of grasp_scene.h's draws, kept by record()'s rule,
  * to stdout (tests/mjref/README.md). */
 static int write_table(uint64_t seed, int scenes)
@@ -833,7 +826,6 @@ static int write_table(uint64_t seed, int scenes)
 	int mujoco = core_mjver_find("2.2.2"), i, kept = 0, rc;
 	uint64_t rng = seed;
 
-	mju_user_warning = warn_stderr;
 	printf("# contactd MuJoCo grasp reference table, format 1\nmujoco %s\n"
 	       "generator test_grasp --write seed %llu scenes %d\n",
 	    mj_versionString(), (unsigned long long)seed, scenes);
