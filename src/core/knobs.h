@@ -26,6 +26,9 @@
 #define MJ_MAXIMP 0.9999
 #define MJ_MINMU 1e-5     /* lower clamp of every friction coefficient */
 #define MJ_TOLERANCE 1e-8 /* opt.tolerance: the solver's convergence threshold */
+#define MJ_ITERATIONS 100   /* opt.iterations: Newton's steps at most (newton.c) */
+#define MJ_LS_TOLERANCE 0.01 /* opt.ls_tolerance: the line search's, times tolerance */
+#define MJ_LS_ITERATIONS 50  /* opt.ls_iterations: the line search's evaluations at most */
 
 /* ---- MuJoCo defaults ---- */
 #define DEFAULT_MUJOCO                                                                             \

@@ -17,11 +17,6 @@
 #include "core/knobs.h"
 #include "core/mjver.h"
 
-/* MuJoCo's defaults (mjOption): iterations, ls_tolerance, ls_iterations */
-#define NEWTON_ITERATIONS 100
-#define NEWTON_LS_TOLERANCE 0.01
-#define NEWTON_LS_ITERATIONS 50
-
 enum core_newton_era core_newton_era(int mujoco)
 {
 	int i35 = core_mjver_find("3.5.0"), i310 = core_mjver_find("3.10.0");
@@ -340,7 +335,7 @@ static double line_search(
     struct line *l, enum core_newton_era era, double snorm, double scale, double *improvement)
 {
 	struct lpoint p0, p1, p2, pmid, p1n, p2n;
-	double gtol = MJ_TOLERANCE * NEWTON_LS_TOLERANCE * snorm / scale;
+	double gtol = MJ_TOLERANCE * MJ_LS_TOLERANCE * snorm / scale;
 	int late = era >= CORE_NEWTON_3_10, dir, p2update, i;
 
 	*improvement = 0;
@@ -357,7 +352,7 @@ static double line_search(
 	dir = p1.d0 < 0 ? 1 : -1;
 	p2 = p0;
 	p2update = era != CORE_NEWTON_2_2;
-	while (p1.d0 * dir <= -gtol && l->evals < NEWTON_LS_ITERATIONS) {
+	while (p1.d0 * dir <= -gtol && l->evals < MJ_LS_ITERATIONS) {
 		p2 = p1;
 		p2update = 1;
 		p1.alpha -= p1.d0 / p1.d1;
@@ -367,14 +362,14 @@ static double line_search(
 			return p1.alpha;
 		}
 	}
-	if (l->evals >= NEWTON_LS_ITERATIONS || !p2update) {
+	if (l->evals >= MJ_LS_ITERATIONS || !p2update) {
 		*improvement = -p1.cost;
 		return p1.alpha;
 	}
 	p2n = p1;
 	p1n.alpha = p1.alpha - p1.d0 / p1.d1;
 	line_eval(l, &p1n);
-	while (l->evals < NEWTON_LS_ITERATIONS) {
+	while (l->evals < MJ_LS_ITERATIONS) {
 		struct lpoint cand[3];
 		int best = -1, b1, b2;
 
@@ -454,7 +449,7 @@ void core_newton_solve(
 	sp = -sp;
 	if (!p->with_z)
 		sz = 0;
-	while (!done && iter < NEWTON_ITERATIONS) {
+	while (!done && iter < MJ_ITERATIONS) {
 		struct line l = {p, *az, *ap, sz, sp, 0, 0, 0};
 		double snorm = sqrt(sz * sz + p->pads * sp * sp), ls_improvement, alpha,
 		       improvement;
