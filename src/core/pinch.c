@@ -146,9 +146,7 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	 * body with no rotational dof takes 1/mass, without the armature */
 	a = 1 / h->mass;
 	b = 1 / m->pad_mass;
-	m->tran_object = (a + a + a) / 3;
-	m->tran_pad = m->rules.simple_body_invweight ? 1 / h->pad_mass : (b + 0 + 0) / 3;
-	m->tran = m->tran_object + m->tran_pad;
+	m->tran = (a + a + a) / 3 + (m->rules.simple_body_invweight ? 1 / h->pad_mass : (b + 0 + 0) / 3);
 	prepare_frictionloss(h, m);
 	m->impratio = h->option.impratio;
 	m->slide = m->contact.friction[0];

@@ -115,8 +115,8 @@ struct core_pinch_model {
 	/* the pad's velocity derivative the integrator takes implicitly (MuJoCo's qDeriv):
 	 * implicit_kv 1 when the servo's kv is among it (implicit, implicitfast, discrete) */
 	int implicit_damping, implicit_kv;
-	/* implicitfast drops a servo's velocity derivative while its force sits at a
-	 * forcerange bound */
+	/* from 3.5.0 implicit and implicitfast drop a servo's velocity derivative while its
+	 * force sits at a forcerange bound */
 	int kv_dropped_at_bound;
 	/* discrete: the constraint solve's metric is qM + h qDeriv (else qM, and the
 	 * implicit part is applied after the solve) */
@@ -125,7 +125,6 @@ struct core_pinch_model {
 	/* the pads' frictionloss rows: one per pad joint, before the contacts */
 	double floss, floss_R, floss_B; /* N; efc_R; the row's B (aref = -B v) */
 	double tran;      /* summed body_invweight0 translation of object and pad */
-	double tran_object, tran_pad; /* its two parts */
 	double impratio;
 	double slide;     /* friction[0] = friction[1], the sliding coefficient */
 	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see core_pinch_dist */
@@ -142,11 +141,12 @@ struct core_pinch_model {
 	int discrete, discrete_refsafe;
 	double R_floor;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
+	/* MuJoCo's Newton solver, replayed (newton.h) */
+	int newton_era;       /* enum core_newton_era */
+	int islands;          /* 3.5.0+ without noslip: the solver runs per constraint island */
+	double inertia_trace; /* the trace of the object's body_inertia: the solver's scale */
 	/* the asymmetric (noslip) step: docs/hold.md */
 	double inertia;     /* the sphere's body_inertia, 2/5 m R^2 */
-	double inertia_trace; /* the trace of the object's body_inertia */
-	int newton_era;       /* enum core_newton_era: MuJoCo's Newton solver (newton.h) */
-	int islands;          /* 3.5.0+ without noslip: the solver runs per constraint island */
 	double meaninertia; /* MuJoCo's stat.meaninertia: the mean of qM's diagonal */
 	int noslip_iterations;
 	double noslip_tolerance;
