@@ -69,7 +69,7 @@ const char *core_hold_supported(const struct core_hold *h)
 		return "the implicitfast integrator exists from MuJoCo 2.3.3 on";
 	/* measured in 3.13.0 and 3.14.0: the discrete integrator scales a contact row's R by
 	 * its exact J (qM + h qDeriv + h^2 kp)^-1 J' over J qM^-1 J', which depends on
-	 * where MuJoCo places each contact on the object (docs/hold.md, "Releases") */
+	 * where MuJoCo places each contact on the object (docs/hold.md, "Grasps") */
 	if (h->option.integrator == CORE_SCENE_DISCRETE &&
 	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
 		return "the discrete integrator is answered for pads on motors without joint damping "
