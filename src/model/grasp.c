@@ -123,18 +123,6 @@ static void geom_centre(const struct mdl_model *m, int gid, double c[3])
 		    r[3 * i + 2] * g->pos[2];
 }
 
-static void to_core_geom(const struct mdl_geom *g, struct core_pair_geom *out)
-{
-	memcpy(out->solref, g->solref, sizeof out->solref);
-	memcpy(out->solimp, g->solimp, sizeof out->solimp);
-	out->condim = g->condim;
-	memcpy(out->friction, g->friction, sizeof out->friction);
-	out->margin = g->margin;
-	out->gap = g->gap;
-	out->solmix = g->solmix;
-	out->priority = g->priority;
-}
-
 static int same_geom(const struct core_pair_geom *a, const struct core_pair_geom *b)
 {
 	return memcmp(a->solref, b->solref, sizeof a->solref) == 0 &&
@@ -503,11 +491,11 @@ static int grasp_contact(
 		p[i] = &pairs->pairs[k[i]];
 	}
 	if (p[0]->explicit_pair < 0 && p[1]->explicit_pair < 0 && !m->option.override) {
-		to_core_geom(&m->geoms[g->geom], &g->hold.object);
-		to_core_geom(&m->geoms[g->pad_geom[0]], &g->hold.pad);
+		mpair_geom(&m->geoms[g->geom], &g->hold.object);
+		mpair_geom(&m->geoms[g->pad_geom[0]], &g->hold.pad);
 		{
 			struct core_pair_geom right;
-			to_core_geom(&m->geoms[g->pad_geom[1]], &right);
+			mpair_geom(&m->geoms[g->pad_geom[1]], &right);
 			if (!same_geom(&g->hold.pad, &right))
 				return refuse(g,
 				    "the pads' geoms differ in their contact parameters: the hold "

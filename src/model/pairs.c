@@ -45,7 +45,7 @@ static int filtered(const struct mdl_model *m, int g1, int g2)
 	return 0;
 }
 
-static void pair_geom(const struct mdl_geom *g, struct core_pair_geom *p)
+void mpair_geom(const struct mdl_geom *g, struct core_pair_geom *p)
 {
 	memcpy(p->solref, g->solref, sizeof p->solref);
 	memcpy(p->solimp, g->solimp, sizeof p->solimp);
@@ -272,8 +272,8 @@ static void dynamic(const struct mdl_model *m, int g1, int g2, const struct core
 	order_by_type(m, p);
 	a = &m->geoms[p->geom1];
 	b = &m->geoms[p->geom2];
-	pair_geom(a, &pa);
-	pair_geom(b, &pb);
+	mpair_geom(a, &pa);
+	mpair_geom(b, &pb);
 	core_pair_combine(&pa, &pb, rules, &c);
 	p->condim = c.condim;
 	memcpy(p->friction, c.friction, sizeof p->friction);

@@ -61,6 +61,9 @@ int mpair_list(const struct mdl_model *m, struct mpair_list *out, struct err *er
 
 void mpair_free(struct mpair_list *l);
 
+/* The contact parameters of geom g, as the core combines them into a pair's. */
+void mpair_geom(const struct mdl_geom *g, struct core_pair_geom *out);
+
 /* The text of warning bit `bit` of pair p: what is wrong (msg) and the change that
  * removes it (fix), each NUL-terminated in len bytes. */
 void mpair_warning_text(const struct mdl_model *m, const struct mpair_pair *p, unsigned bit,
