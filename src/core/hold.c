@@ -217,6 +217,24 @@ static int sim_repeats(const struct sim_vec *p, const struct sim_vec *v, const d
 	return 1;
 }
 
+/* 1 when the state v is near the limit the tail predicts: each position within
+ * CORE_HOLD_TAIL_NEAR of its own, each speed within NEAR of the scene's speed scale (the
+ * creep, plus the pads' penetration per step) */
+static int tail_near(const struct core_pinch_model *m, const struct sim_vec *limit,
+    const struct sim_vec *v, const double *noise)
+{
+	double speed = fabs(limit->c[0]) + fabs(sim_vec_pad_q(limit)) / m->timestep;
+	int i, near = 1;
+
+	for (i = 0; i < v->n; i++) {
+		double rest = fabs(limit->c[i] - v->c[i]);
+
+		near &= rest <=
+		    CORE_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(limit->c[i])) + noise[i];
+	}
+	return near;
+}
+
 /* The transient's last steps, and what they predict. */
 struct tail {
 	struct sim_vec last[3]; /* the last three states, newest last */
@@ -291,8 +309,8 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
     const double *noise, double z, long k, long n)
 {
 	const struct sim_vec *a = &t->last[0], *b = &t->last[1];
-	double d0 = 0, d1 = 0, r, zn = 0, speed, vz = v->c[0], lead = 0;
-	int agree, mode = 1, near = 1, i;
+	double d0 = 0, d1 = 0, r, zn = 0, vz = v->c[0], lead = 0;
+	int agree, mode = 1, near, i;
 
 	t->last[0] = t->last[1];
 	t->last[1] = t->last[2];
@@ -326,15 +344,7 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
 		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
 	}
 	tail_accelerate(t, r);
-	/* near the limit: each position within NEAR of its own, each speed within NEAR of
-	 * the scene's speed scale (the creep, plus the pads' penetration per step) */
-	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
-	for (i = 0; i < v->n; i++) {
-		double rest = fabs(t->limit.c[i] - v->c[i]);
-
-		near &= rest <=
-		    CORE_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise[i];
-	}
+	near = tail_near(m, &t->limit, v, noise);
 	if (n > k)
 		zn = tail_height(z, vz, t->limit.c[0], r, n - k, m->timestep);
 	agree = mode && t->r > 0 && fabs(r - t->r) <= CORE_HOLD_TAIL_RATIO_REL * r &&
@@ -422,8 +432,8 @@ static int ring_decays(double a, double b)
 static int ring_observe(const struct core_pinch_model *m, struct ring *t, const struct sim_vec *v,
     const double *noise, double z, long k, long n)
 {
-	double D[4], lead = 0, a, b, det, speed, zn = 0, vmax, e, ep, en;
-	int i, j, mode = 1, near = 1, agree, li = 0;
+	double D[4], lead = 0, a, b, det, zn = 0, vmax, e, ep, en;
+	int i, j, mode = 1, near, agree, li = 0;
 
 	memmove(&t->last[0], &t->last[1], 4 * sizeof t->last[0]);
 	t->last[4] = *v;
@@ -469,13 +479,7 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 		t->z_end = NAN;
 		return 0;
 	}
-	speed = fabs(t->limit.c[0]) + fabs(sim_vec_pad_q(&t->limit)) / m->timestep;
-	for (i = 0; i < v->n; i++) {
-		double rest = fabs(t->limit.c[i] - v->c[i]);
-
-		near &= rest <=
-		    CORE_HOLD_TAIL_NEAR * (i < v->speeds ? speed : fabs(t->limit.c[i])) + noise[i];
-	}
+	near = tail_near(m, &t->limit, v, noise);
 	if (n > k)
 		zn = z + m->timestep * ((double)(n - k) * t->limit.c[0] +
 		                           ring_sum(a, b, v->c[0] - t->limit.c[0],
@@ -715,7 +719,7 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 	struct run_end e = {0};
 	long n;
 	double creep, pen, nf, grip, ht = h->option.timestep;
-	int i, coulomb;
+	int i, coulomb, steady;
 
 	core_pinch_prepare(h, &m);
 	out->load = -m.mass * m.a0_object;
@@ -754,7 +758,8 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 
 	n = lround(h->duration / ht);
 	sim_start(&w, &m);
-	if (!w.noslip && core_pinch_steady(&m, &creep, &pen, &nf) == 0)
+	steady = !w.noslip && core_pinch_steady(&m, &creep, &pen, &nf) == 0;
+	if (steady)
 		w.anchor = -creep;
 	run_steps(h, &w, 0, n, 1, out, &e);
 	out->steps = out->stepped = e.k;
@@ -815,7 +820,7 @@ void core_hold_solve(const struct core_hold *h, struct core_hold_answer *out)
 	}
 	if (!out->creep_settled)
 		out->creep_velocity = 0;
-	if (!w.noslip && core_pinch_steady(&m, &creep, &pen, &nf) == 0 && out->creep_settled &&
+	if (steady && out->creep_settled &&
 	    fabs(creep - out->creep_velocity) <= CORE_HOLD_ANCHOR_REL * fabs(creep)) {
 		/* the loop settled where the closed form says (within the solver's circling
 		 * about it): report the exact value */
