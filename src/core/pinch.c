@@ -455,7 +455,6 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 		/* the pad's joint balance: Mp (ap - a0p) = -(normal force) + frictionloss */
 		st->normal_force = r.Mp * (r.a0p - ap) + floss_force;
 		st->friction_force = 0.5 * m->mass * (az - m->a0_object);
-		st->drive_force = drive;
 	}
 	s->replaced = active && cache->replaced;
 	s->qacc_warm[0] = az;

@@ -186,7 +186,6 @@ struct core_pinch_step_state {
 	double accel_pad;      /* qacc of each pad joint (toward the object) */
 	double normal_force;   /* the pad's normal force, N */
 	double friction_force; /* the pad's vertical friction force on the object, N (up > 0) */
-	double drive_force;    /* the pad's actuator force, N */
 };
 
 /* The state of the scene: the object's height and the pads' joint position. */
