@@ -431,11 +431,14 @@ static const char *refused_class(const struct record *r)
 	int plain_pads = h->actuator.type == CORE_HOLD_MOTOR && h->joint.damping == 0 &&
 	    h->joint.armature == 0 && h->joint.frictionloss == 0;
 	int one_sided = r->start[2] != r->start[3];
+	struct core_pinch_model m; /* for the pair's condim */
 
 	/* the classes docs/hold.md ("What is not answered") lists, read off the scene */
-	if (h->option.integrator == CORE_SCENE_DISCRETE &&
+	core_pinch_prepare(h, &m);
+	if (h->option.integrator == CORE_SCENE_DISCRETE && h->shape != CORE_HOLD_SPHERE &&
+	    h->option.cone == CORE_CONE_PYRAMIDAL && m.contact.condim > 1 &&
 	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
-		return "discrete with joint damping or a servo";
+		return "discrete with joint damping or a servo, a capsule or box, pyramidal";
 	if (h->shape == CORE_HOLD_CAPSULE && h->size[1] > h->pad_size[1])
 		return "a capsule longer than the pads";
 	if (h->shape == CORE_HOLD_BOX && h->option.mujoco < core_mjver_find("3.12.0"))

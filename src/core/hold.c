@@ -67,14 +67,6 @@ const char *core_hold_supported(const struct core_hold *h)
 	if (h->option.integrator == CORE_SCENE_IMPLICITFAST && !rules.implicitfast &&
 	    (h->joint.damping > 0 || (h->actuator.type == CORE_HOLD_POSITION && h->actuator.kv > 0)))
 		return "the implicitfast integrator exists from MuJoCo 2.3.3 on";
-	/* measured in 3.13.0 and 3.14.0: the discrete integrator scales a contact row's R by
-	 * its exact J (qM + h qDeriv + h^2 kp)^-1 J' over J qM^-1 J', which depends on
-	 * where MuJoCo places each contact on the object (docs/hold.md, "Grasps") */
-	if (h->option.integrator == CORE_SCENE_DISCRETE &&
-	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
-		return "the discrete integrator is answered for pads on motors without joint damping "
-		       "only: with velocity- or position-dependent pad forces it reweighs each "
-		       "contact row by where MuJoCo places it";
 	/* measured (2.2.2, 3.12.0-3.14.0): a capsule longer than the pads meets them at their
 	 * edges, where MuJoCo's rounding finds two contacts with one pad and one with the
 	 * other in some scenes (3.12.0: most), two each in others */
@@ -91,6 +83,16 @@ const char *core_hold_supported(const struct core_hold *h)
 		return "noslip is answered for a sphere only: its sweeps, contact by contact, turn a "
 		       "capsule or a box out of the plane the reduction keeps";
 	core_pinch_prepare(h, &m);
+	/* measured in 3.13.0 and 3.14.0: the discrete integrator scales each contact's R by
+	 * its first row's exact J (qM + h qDeriv + h^2 kp)^-1 J' over J qM^-1 J'; a pyramid's
+	 * first edge x + mu y has a lever px mu - py at a capsule's or box's contact, which
+	 * differs from contact to contact (docs/hold.md, "Grasps") */
+	if (h->option.integrator == CORE_SCENE_DISCRETE && h->shape != CORE_HOLD_SPHERE &&
+	    h->option.cone == CORE_CONE_PYRAMIDAL && m.contact.condim > 1 &&
+	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
+		return "discrete with joint damping or a servo is answered for a capsule or a box "
+		       "under the elliptic cone only: the pyramid weighs a pad's contacts unequally "
+		       "and turns the object out of the reduction's plane";
 	if (m.noslip_iterations > 0 || core_pinch_start_asymmetric(&m)) {
 		if (h->shape != CORE_HOLD_SPHERE)
 			return "a capsule or a box whose start finds one pad's contacts only (a margin, "

@@ -140,6 +140,10 @@ struct core_pinch_model {
 	 * floored at R_floor; discrete_refsafe: refsafe replaces too-stiff rows */
 	int discrete, discrete_refsafe;
 	double R_floor;
+	/* and, where the pads' forces enter its metric, scales each row's R by J M~^-1 J' /
+	 * J qM^-1 J' (pinch.c, discrete_weigh): the object's part of a contact's first row,
+	 * row0_object + row0_lever * px^2, px the contact's distance from its centre */
+	double row0_object, row0_lever;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
 	/* MuJoCo's Newton solver, replayed (newton.h) */
 	int newton_era;       /* enum core_newton_era */
