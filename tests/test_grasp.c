@@ -721,6 +721,27 @@ START_TEST(test_table_3_14_0)
 }
 END_TEST
 
+/*
+ * Scenes of other seeds the core once answered wrong, written by the same generator
+ * (tests/mjref/README.md, "The grasp tables": each record's command): seed 781's scene 27,
+ * a sphere whose pads crept back on their frictionloss for 3,000 steps while its speed
+ * held to 16 digits for the first 300 of them, then moved by 8e-6 (the creep was read off
+ * the held speed). Every record must be answered and agree.
+ */
+START_TEST(test_table_regressions)
+{
+	char path[512];
+	struct stats st;
+
+	snprintf(path, sizeof path, "%s/grasp-regress-3.14.0.txt", FIXTURE_DIR);
+	check_table_file(path, "3.14.0", 0, &st);
+	ck_assert_int_eq(st.bad, 0);
+	ck_assert_int_eq(st.refused, 0);
+	ck_assert_int_eq(st.unrepro, 0);
+	ck_assert_int_eq(st.creeps, st.scenes);
+}
+END_TEST
+
 /* Random grasps (Euler and implicit, 2.2.2's) stepped live in libmujoco against the core,
  * on seeds other than the committed table's. */
 START_TEST(test_live_scenes)
@@ -867,6 +888,7 @@ static Suite *grasp_suite(void)
 	tcase_add_test(tc, test_table_3_12_0);
 	tcase_add_test(tc, test_table_3_13_0);
 	tcase_add_test(tc, test_table_3_14_0);
+	tcase_add_test(tc, test_table_regressions);
 	suite_add_tcase(suite, tc);
 	return suite;
 }
