@@ -114,28 +114,29 @@ static double inertia_trace(const struct core_hold *h, const double I[3])
 /* The object's part of J qM^-1 J' for a contact's first row (discrete's R weight):
  * its translation, and its rotation by the lever p x d of the row's direction d at the
  * contact p. Elliptic (and condim 1): d = x, p = (., py, pz), levers pz about y and py
- * about z, the same for every contact of a pad: a capsule's at its segment's ends (y =
- * +-half-length), a box's at the faces' overlap's corners. Pyramidal: d = x + mu y (the
+ * about z: a capsule's contacts at its segment's ends (y = +-half-length), a box's at
+ * the faces' overlap's corners, whose pz the object's height moves once the pads' edge
+ * clips it (*pz2: the factor of pz^2; discrete_weight). Pyramidal: d = x + mu y (the
  * first edge), p on the axis for a sphere, whose lever mu px about z depends on the
- * contact's distance (*lever_px2: its factor of px^2). A capsule's or box's pyramid
- * edges differ from contact to contact (their levers px mu +- py): not modelled. */
+ * contact's distance (*px2: the factor of px^2). A capsule's or box's pyramid edges
+ * differ from contact to contact (their levers px mu +- py): not modelled. */
 static double row0_object_weight(const struct core_hold *h, const struct core_pinch_model *m,
-    const double I[3], double *lever_px2)
+    const double I[3], double *px2, double *pz2)
 {
-	double mu = m->contact.friction[0], py = 0, pz = 0;
+	double mu = m->contact.friction[0], py = 0;
 
-	*lever_px2 = 0;
+	*px2 = *pz2 = 0;
 	if (m->contact.condim > 1 && m->cone == CORE_CONE_PYRAMIDAL) {
-		*lever_px2 = mu * mu / I[2];
+		*px2 = mu * mu / I[2];
 		return (1 + mu * mu) / h->mass;
 	}
 	if (h->shape == CORE_HOLD_CAPSULE) {
 		py = h->size[1];
 	} else if (h->shape == CORE_HOLD_BOX) {
 		py = h->size[1] < h->pad_size[1] ? h->size[1] : h->pad_size[1];
-		pz = h->size[2] < h->pad_size[2] ? h->size[2] : h->pad_size[2];
+		*pz2 = 1 / I[1];
 	}
-	return 1 / h->mass + pz * pz / I[1] + py * py / I[2];
+	return 1 / h->mass + py * py / I[2];
 }
 
 /* The R of MuJoCo's largest impedance, from the rows' raw diagApprox at translational
@@ -195,6 +196,7 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	m->slide = m->contact.friction[0];
 	m->radius = core_hold_half_width(h);
 	m->box = h->shape == CORE_HOLD_BOX;
+	m->box_hz = m->box ? h->size[2] : 0;
 	m->pad_margin = h->pad.margin;
 	m->pad_gap = h->pad.gap;
 	m->obj_aamm = h->object.margin + (m->rules.aamm_gap ? h->object.gap : 0);
@@ -212,7 +214,7 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 
 		object_inertia(h, I);
 		m->inertia_trace = inertia_trace(h, I);
-		m->row0_object = row0_object_weight(h, m, I, &m->row0_lever);
+		m->row0_object = row0_object_weight(h, m, I, &m->row0_px2, &m->row0_pz2);
 	}
 	m->newton_era = core_newton_era(h->option.mujoco);
 	m->islands = m->rules.solver_islands && h->noslip_iterations == 0;
@@ -416,14 +418,53 @@ static double pad_metric(const struct core_pinch_model *m, int clamped, double *
  * to the last digit of efc_R): MuJoCo scales each contact's R (its floor included) by
  * its first row's J Mt^-1 J' / J qM^-1 J', Mt the pad's metric (pad_metric; only the
  * pads' entries of Mt differ from qM), and the frictionloss row's by qM / Mt. dist: the
- * contact's distance (a sphere's contact sits at r + dist/2 from its centre).
+ * contact's distance (a sphere's contact sits at r + dist/2 from its centre); pz: a box
+ * contact's height above or below the object's centre (box_contact_heights).
  */
-static double discrete_weight(const struct core_pinch_model *m, double dist, double Mt)
+static double discrete_weight(const struct core_pinch_model *m, double dist, double pz, double Mt)
 {
 	double px = m->radius + dist / 2;
-	double obj = m->row0_object + m->row0_lever * (px * px);
+	double obj = m->row0_object + m->row0_px2 * (px * px) + m->row0_pz2 * (pz * pz);
 
 	return (obj + 1 / Mt) / (obj + 1 / m->pad_mass);
+}
+
+/* A box's contacts sit at the corners of its faces' overlap with the pads' (measured,
+ * 3.14.0): the upper pair *top above its centre (at height z), the lower pair *bottom
+ * below it, each its half-height until the pads' edge clips it */
+static void box_contact_heights(
+    const struct core_pinch_model *m, double z, double *top, double *bottom)
+{
+	double hz = m->box_hz, HZ = m->fall_z;
+
+	*top = HZ - z < hz ? HZ - z : hz;
+	*bottom = HZ + z < hz ? HZ + z : hz;
+}
+
+/* The rows r of a contact at dist, object height z, pad metric Mt, weighed by the
+ * discrete integrator (discrete_weight): where a box's upper and lower contacts sit at
+ * different heights, the lower pair takes its own weight (r->halves, D2, Dt2) */
+static void discrete_weigh_rows(
+    const struct core_pinch_model *m, double dist, double z, double Mt, struct core_pinch_rows *r)
+{
+	double top = 0, bottom = 0, w, D = r->D, Dt = r->Dt;
+
+	if (m->box)
+		box_contact_heights(m, z, &top, &bottom);
+	w = discrete_weight(m, dist, top, Mt);
+	r->D = D / w;
+	r->Dt = Dt / w;
+	if (bottom != top) {
+		double w2 = discrete_weight(m, dist, bottom, Mt);
+
+		r->halves = 1;
+		r->D2 = D / w2;
+		r->Dt2 = Dt / w2;
+	}
+	if (r->floss > 0) {
+		r->floss_R *= m->pad_mass / Mt;
+		r->floss_D = 1 / r->floss_R;
+	}
 }
 
 /* The step's constraint problem for MuJoCo's Newton (newton.h): both pads' rows, or,
@@ -450,14 +491,27 @@ static void newton_problem(
 	if (!r->active)
 		return;
 	if (r->elliptic) {
-		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_CONE, .w = n, .jp = -1,
+		double w = r->halves ? n / 2 : n;
+
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_CONE, .w = w, .jp = -1,
 		    .aref = r->aref_n, .D = r->D, .aref_t = r->aref_t, .Dt = r->Dt, .mu = r->mu,
 		    .fr = r->f};
+		if (r->halves)
+			row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_CONE, .w = w,
+			    .jp = -1, .aref = r->aref_n, .D = r->D2, .aref_t = r->aref_t, .Dt = r->Dt2,
+			    .mu = r->mu, .fr = r->f};
 		return;
 	}
-	if (r->plain > 0)
+	if (r->plain > 0 && r->halves) {
+		/* condim 1 (discrete_weigh_rows splits no pyramid) */
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_INEQ,
+		    .w = n / 2 * r->plain, .jp = -1, .aref = r->aref_n, .D = r->D};
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_INEQ,
+		    .w = n / 2 * r->plain, .jp = -1, .aref = r->aref_n, .D = r->D2};
+	} else if (r->plain > 0) {
 		row[p->nrows++] = (struct core_newton_row){
 		    .kind = CORE_NEWTON_INEQ, .w = n * r->plain, .jp = -1, .aref = r->aref_n, .D = r->D};
+	}
 	if (r->f > 0) {
 		row[p->nrows++] = (struct core_newton_row){
 		    .kind = CORE_NEWTON_INEQ, .w = n, .jz = -r->f, .jp = -1, .aref = r->aref_p, .D = r->D};
@@ -495,16 +549,8 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 	r.Mp = Mt;
 	r.a0p = qfrc * (1 / Mt);
 	floss_row(m, s->vq, &r);
-	if (m->implicit_in_solve && Mt != m->pad_mass) {
-		double w = discrete_weight(m, dist, Mt);
-
-		r.D /= w;
-		r.Dt /= w;
-		if (r.floss > 0) {
-			r.floss_R *= m->pad_mass / Mt;
-			r.floss_D = 1 / r.floss_R;
-		}
-	}
+	if (m->implicit_in_solve && Mt != m->pad_mass)
+		discrete_weigh_rows(m, dist, s->z, Mt, &r);
 	az = m->a0_object;
 	ap = r.a0p;
 	/* MuJoCo's Newton, replayed (newton.h): where it stops short of the exact minimiser,
@@ -640,7 +686,9 @@ static void steady_rows(
 		steady_drive(m, u, &clamped);
 		Mt = pad_metric(m, clamped, &kq);
 		if (Mt != m->pad_mass) {
-			double w = discrete_weight(m, m->contact.includemargin - u, Mt);
+			/* as if the pads were long enough: a box's contacts at its half-height */
+			double pz = m->box ? (m->box_hz < m->fall_z ? m->box_hz : m->fall_z) : 0;
+			double w = discrete_weight(m, m->contact.includemargin - u, pz, Mt);
 
 			o->Rn *= w;
 			o->Rt *= w;
