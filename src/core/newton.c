@@ -19,13 +19,13 @@
 
 enum core_newton_era core_newton_era(int mujoco)
 {
-	int i35 = core_mjver_find("3.5.0"), i310 = core_mjver_find("3.10.0");
-	int i311 = core_mjver_find("3.11.0");
+	struct core_mjver_rules r; /* its release boundaries, looked up once */
 
-	return mujoco < i35 ? CORE_NEWTON_2_2
-	    : mujoco < i310 ? CORE_NEWTON_3_5
-	    : mujoco < i311 ? CORE_NEWTON_3_10
-	                    : CORE_NEWTON_3_11;
+	core_mjver_rules(mujoco, &r);
+	return r.newton_certificate ? CORE_NEWTON_3_11
+	    : r.newton_shifted_costs ? CORE_NEWTON_3_10
+	    : r.solver_islands       ? CORE_NEWTON_3_5
+	                             : CORE_NEWTON_2_2;
 }
 
 /* The constraints at a point: the cost, its gradient and Hessian (at the point's
@@ -51,14 +51,18 @@ static void add_hessian(struct point *o, double w, double jz, double jp)
 	o->hpp += w * jp * jp;
 }
 
-/* mj_constraintUpdate's cost, forces and states of row r at (az, ap) */
-static void row_update(const struct core_newton_row *r, double az, double ap, struct point *o)
+/* mj_constraintUpdate's cost, forces and states of row r at (az, ap); its cost alone
+ * unless full */
+static void row_update(
+    const struct core_newton_row *r, double az, double ap, int full, struct point *o)
 {
 	double x = r->jz * az + r->jp * ap - r->aref;
 
 	if (r->kind == CORE_NEWTON_INEQ) {
 		if (x < 0) {
 			o->cost += r->w * 0.5 * r->D * x * x;
+			if (!full)
+				return;
 			add_force(o, r, -r->D * x, r->jz, r->jp);
 			add_hessian(o, r->w * r->D, r->jz, r->jp);
 		}
@@ -67,13 +71,19 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 
 		if (-Rf < x && x < Rf) {
 			o->cost += r->w * 0.5 * r->D * x * x;
+			if (!full)
+				return;
 			add_force(o, r, -r->D * x, r->jz, r->jp);
 			add_hessian(o, r->w * r->D, r->jz, r->jp);
 		} else if (x <= -Rf) {
 			o->cost += r->w * r->floss * (-0.5 * Rf - x);
+			if (!full)
+				return;
 			add_force(o, r, r->floss, r->jz, r->jp);
 		} else {
 			o->cost += r->w * r->floss * (-0.5 * Rf + x);
+			if (!full)
+				return;
 			add_force(o, r, -r->floss, r->jz, r->jp);
 		}
 	} else {
@@ -84,6 +94,8 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 			return;
 		if (mu * N + T <= 0 || (T <= 0 && N < 0)) {
 			o->cost += r->w * 0.5 * (r->D * x * x + r->Dt * xt * xt);
+			if (!full)
+				return;
 			add_force(o, r, -r->D * x, r->jz, r->jp);
 			add_force(o, r, -r->Dt * xt, -1, 0);
 			add_hessian(o, r->w * r->D, r->jz, r->jp);
@@ -93,6 +105,8 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 			double s = xt > 0 ? 1 : -1;
 
 			o->cost += r->w * 0.5 * Dm * NmT * NmT;
+			if (!full)
+				return;
 			add_force(o, r, -Dm * NmT * mu, r->jz, r->jp);
 			add_force(o, r, Dm * NmT * mu * r->fr * r->fr * xt / T, -1, 0);
 			/* N - mu T moves as mu (J0 - fr s Jt); T's curvature lies off the mirror's
@@ -102,15 +116,22 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 	}
 }
 
-static void evaluate(const struct core_newton_problem *p, double az, double ap, struct point *o)
+/* The point (az, ap) into *o; its cost alone unless full (the same number) */
+static void evaluate(
+    const struct core_newton_problem *p, double az, double ap, int full, struct point *o)
 {
 	double dz = az - p->a0z, dp = ap - p->a0p;
 	int i;
 
 	*o = (struct point){0};
 	for (i = 0; i < p->nrows; i++)
-		row_update(&p->row[i], az, ap, o);
+		row_update(&p->row[i], az, ap, full, o);
 	o->cost += p->pads * 0.5 * (p->Mp * dp) * dp;
+	if (!full) {
+		if (p->with_z)
+			o->cost += 0.5 * (p->Mz * dz) * dz;
+		return;
+	}
 	o->hpp += p->pads * p->Mp;
 	o->gp = p->pads * p->Mp * dp - o->qp;
 	if (p->with_z) {
@@ -464,12 +485,13 @@ static void warmstart(const struct core_newton_problem *p, double *az, double *a
 
 	if (!p->with_z)
 		*az = p->a0z;
-	evaluate(p, *az, *ap, o);
-	evaluate(p, p->a0z, p->a0p, &s);
+	evaluate(p, *az, *ap, 1, o);
+	/* qacc_smooth's cost first: it is rarely the cheaper */
+	evaluate(p, p->a0z, p->a0p, 0, &s);
 	if (o->cost > s.cost) {
 		*az = p->a0z;
 		*ap = p->a0p;
-		*o = s;
+		evaluate(p, *az, *ap, 1, o);
 	}
 }
 
@@ -523,17 +545,18 @@ void core_newton_solve(
 			break;
 		*az += alpha * sz;
 		*ap += alpha * sp;
-		evaluate(p, *az, *ap, &o);
+		evaluate(p, *az, *ap, 1, &o);
 		improvement =
 		    scale * (p->era >= CORE_NEWTON_3_10 ? ls_improvement : oldcost - o.cost);
-		gradient = scale * grad_norm(p, &o);
-		newton_direction(&o, &mz, &mp);
 		iter++;
 		if (p->era >= CORE_NEWTON_3_10 ? (improvement > 0 && improvement < tol)
 		                               : improvement < tol)
 			break;
+		/* the gradient and the next direction only when the improvement went on */
+		gradient = scale * grad_norm(p, &o);
 		if (gradient < tol)
 			break;
+		newton_direction(&o, &mz, &mp);
 		if (p->era == CORE_NEWTON_3_11) {
 			double dec = 0.5 * scale * (o.gz * mz + o.gp * mp);
 
