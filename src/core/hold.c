@@ -194,15 +194,21 @@ static void sim_vec(const struct sim *w, struct sim_vec *v)
 	}
 }
 
-/* the rounding each coordinate of v moves by in a state that repeats; filled once per
- * step for the tests below, which read it several times */
-static void sim_noise(const struct core_pinch_model *m, const struct sim_vec *v, double *noise)
+/* the rounding each coordinate of v moves by in a state that repeats, for the tests
+ * below, which read it several times: every coordinate's but the vertical speed's is the
+ * run's constant, filled once (sim_noise_start), the speed's each step (sim_noise) */
+static void sim_noise_start(
+    const struct core_pinch_model *m, const struct sim_vec *v, double *noise)
 {
 	int i;
 
-	noise[0] = CORE_HOLD_STEADY_REL * fabs(v->c[0]) + CORE_HOLD_STEADY_ABS;
 	for (i = 1; i < v->n; i++)
 		noise[i] = i < v->speeds ? CORE_HOLD_STEADY_OTHER : CORE_HOLD_STEADY_REL * m->radius;
+}
+
+static void sim_noise(const struct sim_vec *v, double *noise)
+{
+	noise[0] = CORE_HOLD_STEADY_REL * fabs(v->c[0]) + CORE_HOLD_STEADY_ABS;
 }
 
 /* 1 when the step from p to v (its noise: sim_noise) left every coordinate but z where
@@ -368,7 +374,8 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
 	if (agree) {
 		double h1 = tail_end_height(&zn), h0 = tail_end_height(&t->end);
 
-		agree = fabs(h1 - h0) <= CORE_HOLD_TAIL_HEIGHT_REL * fabs(h1) + CORE_HOLD_TAIL_HEIGHT_ABS;
+		agree = fabs(h1 - h0) <=
+		    CORE_HOLD_TAIL_HEIGHT_REL * fabs(h1) + CORE_HOLD_TAIL_HEIGHT_ABS;
 	}
 	t->agreed = agree ? t->agreed + 1 : 0;
 	t->r = r;
@@ -453,14 +460,14 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
     const double *noise, const double *moved, double z, long k, long n)
 {
 	double D[4], lead = 0, a, b, det, zn = 0, vmax, e, ep, en;
-	const struct sim_vec *last[5]; /* oldest first */
+	const struct sim_vec *last[4]; /* the four states before v, oldest first */
 	int i, j, mode = 1, agree, li = 0;
 
 	t->last[t->head] = *v;
 	t->head = t->head == 4 ? 0 : t->head + 1;
 	if (++t->seen < 5)
 		return 0;
-	for (j = 0, i = t->head; j < 5; j++, i = i == 4 ? 0 : i + 1)
+	for (j = 0, i = t->head; j < 4; j++, i = i == 4 ? 0 : i + 1)
 		last[j] = &t->last[i];
 	for (i = 0; i < v->n; i++) {
 		double e1 = moved[i];
@@ -470,8 +477,10 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 			li = i;
 		}
 	}
-	for (j = 0; j < 4; j++)
-		D[j] = last[j + 1]->c[li] - last[j]->c[li];
+	D[0] = last[1]->c[li] - last[0]->c[li];
+	D[1] = last[2]->c[li] - last[1]->c[li];
+	D[2] = last[3]->c[li] - last[2]->c[li];
+	D[3] = v->c[li] - last[3]->c[li];
 	det = D[2] * D[0] - D[1] * D[1];
 	if (!(lead > 1) || !(fabs(det) > 0)) {
 		t->agreed = 0;
@@ -595,6 +604,7 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 	memset(e, 0, sizeof *e);
 	e->bounces = bounces;
 	sim_vec(w, &prev);
+	sim_noise_start(m, &prev, noise);
 	for (k = k0 + 1; k <= n; k++) {
 		double z;
 
@@ -626,7 +636,7 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 		sim_vec(w, &cur);
 		/* past the duration only the creep is read: a speed that repeats will do (the
 		 * rest of the state may wander in its rounding) */
-		sim_noise(m, &cur, noise);
+		sim_noise(&cur, noise);
 		/* each coordinate's move over its rounding, which both observers rank */
 		for (i = 0; i < cur.n; i++)
 			moved[i] = fabs(cur.c[i] - prev.c[i]) / noise[i];

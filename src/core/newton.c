@@ -116,8 +116,9 @@ static void row_update(
 	}
 }
 
-/* The point (az, ap) into *o; its cost alone unless full (the same number) */
-static void evaluate(
+/* The point (az, ap) into *o; its cost alone unless full (the same number). Inlined,
+ * as line_eval: a step calls both a few times, and the calls' register saves showed. */
+static inline __attribute__((always_inline)) void evaluate(
     const struct core_newton_problem *p, double az, double ap, int full, struct point *o)
 {
 	double dz = az - p->a0z, dp = ap - p->a0p;
@@ -316,7 +317,8 @@ static void line_prepare(struct line *l)
 }
 
 /* PrimalEval: the shifted cost and its derivatives at p->alpha */
-static void line_eval(struct line *l, struct lpoint *pt)
+static inline __attribute__((always_inline)) void line_eval(
+    struct line *l, struct lpoint *pt)
 {
 	const struct core_newton_problem *p = l->p;
 	double alpha = pt->alpha, cost = 0, d0 = 0, d1 = 0, qt[3] = {0, l->g1, l->g2};
@@ -331,7 +333,8 @@ static void line_eval(struct line *l, struct lpoint *pt)
 		if (r->kind == CORE_NEWTON_FRICTION) {
 			double Rf = c->Rf;
 
-			cost += w * friction_cost_dif(c->start, c->z0, c->fcost0, x, r->floss, Rf, r->D);
+			cost += w *
+			    friction_cost_dif(c->start, c->z0, c->fcost0, x, r->floss, Rf, r->D);
 			if (-Rf < x && x < Rf) {
 				d0 += c->wD * x * dir;
 				d1 += c->wDdd;
