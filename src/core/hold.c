@@ -196,15 +196,21 @@ static void sim_vec(const struct sim *w, struct sim_vec *v)
 	}
 }
 
-/* the rounding each coordinate of v moves by in a state that repeats; filled once per
- * step for the tests below, which read it several times */
-static void sim_noise(const struct core_pinch_model *m, const struct sim_vec *v, double *noise)
+/* the rounding each coordinate of v moves by in a state that repeats, for the tests
+ * below, which read it several times: every coordinate's but the vertical speed's is the
+ * run's constant, filled once (sim_noise_start), the speed's each step (sim_noise) */
+static void sim_noise_start(
+    const struct core_pinch_model *m, const struct sim_vec *v, double *noise)
 {
 	int i;
 
-	noise[0] = CORE_HOLD_STEADY_REL * fabs(v->c[0]) + CORE_HOLD_STEADY_ABS;
 	for (i = 1; i < v->n; i++)
 		noise[i] = i < v->speeds ? CORE_HOLD_STEADY_OTHER : CORE_HOLD_STEADY_REL * m->radius;
+}
+
+static void sim_noise(const struct sim_vec *v, double *noise)
+{
+	noise[0] = CORE_HOLD_STEADY_REL * fabs(v->c[0]) + CORE_HOLD_STEADY_ABS;
 }
 
 /* 1 when every speed of v but the vertical one is at rest beside it (within
@@ -251,14 +257,22 @@ static int tail_near(const struct core_pinch_model *m, const struct sim_vec *lim
 	return near;
 }
 
+/* A predicted height at the run's last step, kept as its inputs (tail_height's) and
+ * summed only when a test reads it: most steps' predictions are never compared. */
+struct tail_end {
+	double z, vz, v, r, h;
+	long j; /* steps to the run's end; <= 0: not predicted (the height reads 0) */
+};
+
 /* The transient's last steps, and what they predict. */
 struct tail {
-	struct sim_vec last[3]; /* the last three states, newest last */
+	struct sim_vec last[3]; /* the last three states, the oldest at last[head] */
+	int head;
 	long seen;
 	int agreed;           /* predictions in a row that agreed with the one before */
 	double r;             /* the mode's ratio; 0: no prediction */
 	double v_end;         /* the limit vertical speed */
-	double z_end;         /* the height at the run's last step */
+	struct tail_end end;  /* the height at the run's last step, as predicted */
 	struct sim_vec limit; /* every coordinate's limit */
 	double v_seen[2];     /* the mode's last two limit speeds, oldest first */
 	int v_count;          /* how many of them there are */
@@ -286,6 +300,12 @@ static double tail_height(double z, double vz, double v, double r, long j, doubl
 	if (r == 0)
 		return z + h * ((double)j * vz);
 	return z + h * ((double)j * v + (vz - v) * r * (1 - tail_pow(r, j)) / (1 - r));
+}
+
+/* tail_height of a predicted end (struct tail_end) */
+static double tail_end_height(const struct tail_end *e)
+{
+	return e->j > 0 ? tail_height(e->z, e->vz, e->v, e->r, e->j, e->h) : 0;
 }
 
 /* The limit speed the mode (ratio r) predicts converges geometrically too, by the
@@ -322,21 +342,23 @@ static void tail_accelerate(struct tail *t, double r)
  * of several modes (the pads still settling while the speed looks steady) fails the
  * first test. */
 static int tail_observe(const struct core_pinch_model *m, struct tail *t, const struct sim_vec *v,
-    const double *noise, double z, long k, long n)
+    const double *noise, const double *moved, double z, long k, long n)
 {
-	const struct sim_vec *a = &t->last[0], *b = &t->last[1];
-	double d0 = 0, d1 = 0, r, zn = 0, vz = v->c[0], lead = 0;
-	int agree, mode = 1, near, i;
+	const struct sim_vec *a, *b;
+	double d0 = 0, d1 = 0, r, vz = v->c[0], lead = 0;
+	struct tail_end zn = {z, vz, 0, 0, m->timestep, n - k};
+	int agree, mode = 1, i;
 
-	t->last[0] = t->last[1];
-	t->last[1] = t->last[2];
-	t->last[2] = *v;
+	t->last[t->head] = *v;
+	t->head = t->head == 2 ? 0 : t->head + 1;
+	a = &t->last[t->head];
+	b = &t->last[t->head == 2 ? 0 : t->head + 1];
 	if (++t->seen < 3)
 		return 0;
 	/* the mode's ratio, from the coordinate that moves most above its rounding (the
 	 * speed while the object creeps; a pad while a held object sits still) */
 	for (i = 0; i < v->n; i++) {
-		double e1 = fabs(v->c[i] - b->c[i]) / noise[i];
+		double e1 = moved[i];
 
 		if (e1 > lead) {
 			lead = e1;
@@ -360,20 +382,24 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
 		t->limit.c[i] = v->c[i] + e1 * r / (1 - r);
 	}
 	tail_accelerate(t, r);
-	near = tail_near(m, &t->limit, v, noise);
-	if (n > k)
-		zn = tail_height(z, vz, t->limit.c[0], r, n - k, m->timestep);
+	zn.v = t->limit.c[0];
+	zn.r = r;
 	agree = mode && t->r > 0 && fabs(r - t->r) <= CORE_HOLD_TAIL_RATIO_REL * r &&
 	    fabs(t->limit.c[0] - t->v_end) <=
-	        CORE_HOLD_TAIL_SPEED_REL * fabs(t->limit.c[0]) + CORE_HOLD_TAIL_SPEED_ABS &&
-	    fabs(zn - t->z_end) <= CORE_HOLD_TAIL_HEIGHT_REL * fabs(zn) + CORE_HOLD_TAIL_HEIGHT_ABS;
+	        CORE_HOLD_TAIL_SPEED_REL * fabs(t->limit.c[0]) + CORE_HOLD_TAIL_SPEED_ABS;
+	if (agree) {
+		double h1 = tail_end_height(&zn), h0 = tail_end_height(&t->end);
+
+		agree = fabs(h1 - h0) <=
+		    CORE_HOLD_TAIL_HEIGHT_REL * fabs(h1) + CORE_HOLD_TAIL_HEIGHT_ABS;
+	}
 	t->agreed = agree ? t->agreed + 1 : 0;
 	t->r = r;
 	t->v_end = t->limit.c[0];
-	t->z_end = zn;
+	t->end = zn;
 	/* descending (or rising) all the way to the limit, so that the height is monotone
 	 * (or held, the limit speed within its rounding of 0) */
-	return t->agreed >= CORE_HOLD_TAIL_AGREE && near &&
+	return t->agreed >= CORE_HOLD_TAIL_AGREE && tail_near(m, &t->limit, v, noise) &&
 	    ((vz < 0 && t->limit.c[0] < 0) || (vz > 0 && t->limit.c[0] > 0) ||
 	        fabs(t->limit.c[0]) <= CORE_HOLD_STEADY_ABS);
 }
@@ -383,7 +409,8 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
  * follow one second-order recurrence d' = a d + b d'' (struct tail's single mode is
  * a = r, b = 0). */
 struct ring {
-	struct sim_vec last[5]; /* the last five states, newest last */
+	struct sim_vec last[5]; /* the last five states, the oldest at last[head] */
+	int head;
 	long seen;
 	int agreed;
 	double a, b;      /* the recurrence; a = b = 0: no prediction */
@@ -446,25 +473,30 @@ static int ring_decays(double a, double b)
  * CORE_HOLD_TAIL_AGREE times in a row, and the vertical speed keep its sign for good
  * (the height monotone, as run_first asks). */
 static int ring_observe(const struct core_pinch_model *m, struct ring *t, const struct sim_vec *v,
-    const double *noise, double z, long k, long n)
+    const double *noise, const double *moved, double z, long k, long n)
 {
 	double D[4], lead = 0, a, b, det, zn = 0, vmax, e, ep, en;
-	int i, j, mode = 1, near, agree, li = 0;
+	const struct sim_vec *last[4]; /* the four states before v, oldest first */
+	int i, j, mode = 1, agree, li = 0;
 
-	memmove(&t->last[0], &t->last[1], 4 * sizeof t->last[0]);
-	t->last[4] = *v;
+	t->last[t->head] = *v;
+	t->head = t->head == 4 ? 0 : t->head + 1;
 	if (++t->seen < 5)
 		return 0;
+	for (j = 0, i = t->head; j < 4; j++, i = i == 4 ? 0 : i + 1)
+		last[j] = &t->last[i];
 	for (i = 0; i < v->n; i++) {
-		double e1 = fabs(v->c[i] - t->last[3].c[i]) / noise[i];
+		double e1 = moved[i];
 
 		if (e1 > lead) {
 			lead = e1;
 			li = i;
 		}
 	}
-	for (j = 0; j < 4; j++)
-		D[j] = t->last[j + 1].c[li] - t->last[j].c[li];
+	D[0] = last[1]->c[li] - last[0]->c[li];
+	D[1] = last[2]->c[li] - last[1]->c[li];
+	D[2] = last[3]->c[li] - last[2]->c[li];
+	D[3] = v->c[li] - last[3]->c[li];
 	det = D[2] * D[0] - D[1] * D[1];
 	if (!(lead > 1) || !(fabs(det) > 0)) {
 		t->agreed = 0;
@@ -481,8 +513,8 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 	t->limit.speeds = v->speeds;
 	t->limit.n = v->n;
 	for (i = 0; i < v->n && mode; i++) {
-		double d0 = t->last[2].c[i] - t->last[1].c[i], d1 = t->last[3].c[i] - t->last[2].c[i];
-		double d2 = v->c[i] - t->last[3].c[i];
+		double d0 = last[2]->c[i] - last[1]->c[i], d1 = last[3]->c[i] - last[2]->c[i];
+		double d2 = v->c[i] - last[3]->c[i];
 
 		mode &= fabs(d2 - (a * d1 + b * d0)) <= CORE_HOLD_TAIL_MODE_REL * fabs(d2) + noise[i];
 		t->limit.c[i] = v->c[i] + ((a + b) * d2 + b * d1) / (1 - a - b);
@@ -495,11 +527,10 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 		t->z_end = NAN;
 		return 0;
 	}
-	near = tail_near(m, &t->limit, v, noise);
 	if (n > k)
 		zn = z + m->timestep * ((double)(n - k) * t->limit.c[0] +
 		                           ring_sum(a, b, v->c[0] - t->limit.c[0],
-		                               t->last[3].c[0] - t->limit.c[0], n - k));
+		                               last[3]->c[0] - t->limit.c[0], n - k));
 	agree = mode && (t->a != 0 || t->b != 0) &&
 	    fabs(a - t->a) <= CORE_HOLD_TAIL_RATIO_REL * fabs(a) &&
 	    fabs(b - t->b) <= CORE_HOLD_TAIL_RATIO_REL * fabs(b) &&
@@ -512,8 +543,8 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 	t->v_end = t->limit.c[0];
 	t->z_end = zn;
 	t->e0 = v->c[0] - t->limit.c[0];
-	t->e1 = t->last[3].c[0] - t->limit.c[0];
-	if (!(t->agreed >= CORE_HOLD_TAIL_AGREE && near &&
+	t->e1 = last[3]->c[0] - t->limit.c[0];
+	if (!(t->agreed >= CORE_HOLD_TAIL_AGREE && tail_near(m, &t->limit, v, noise) &&
 	        ((v->c[0] < 0 && t->limit.c[0] < 0) || (v->c[0] > 0 && t->limit.c[0] > 0))))
 		return 0;
 	/* the speed keeps its sign: its deviation from the limit, stepped on (a few hundred
@@ -581,14 +612,15 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 	const struct core_pinch_model *m = w->m;
 	double ht = m->timestep;
 	struct sim_vec prev, cur;
-	double noise[SIM_COORDS];
+	double noise[SIM_COORDS], moved[SIM_COORDS];
 	long k, run = 0, anchored = 0, bounces;
-	int touched = 1, touching, near;
+	int touched = 1, touching, near, i;
 
 	bounces = e->bounces;
 	memset(e, 0, sizeof *e);
 	e->bounces = bounces;
 	sim_vec(w, &prev);
+	sim_noise_start(m, &prev, noise);
 	for (k = k0 + 1; k <= n; k++) {
 		double z;
 
@@ -620,7 +652,10 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 		sim_vec(w, &cur);
 		/* past the duration only the creep is read: a speed that repeats will do (the
 		 * rest of the state may wander in its rounding) */
-		sim_noise(m, &cur, noise);
+		sim_noise(&cur, noise);
+		/* each coordinate's move over its rounding, which both observers rank */
+		for (i = 0; i < cur.n; i++)
+			moved[i] = fabs(cur.c[i] - prev.c[i]) / noise[i];
 		/* from 3.11.0 Newton keeps a start within its tolerance, and the speed can
 		 * circle the closed form's for good (MuJoCo's was seen to for 600 steps): there,
 		 * the speed at the closed form's and the pads at rest counts as settled, the rest
@@ -641,11 +676,11 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 			e->anchored = anchored >= CORE_HOLD_SETTLE_RUN;
 			break;
 		}
-		if (tail_observe(m, &e->tail, &cur, noise, z, k, track ? n : k)) {
+		if (tail_observe(m, &e->tail, &cur, noise, moved, z, k, track ? n : k)) {
 			e->known = 2;
 			break;
 		}
-		if (ring_observe(m, &e->ring, &cur, noise, z, k, track ? n : k)) {
+		if (ring_observe(m, &e->ring, &cur, noise, moved, z, k, track ? n : k)) {
 			e->known = 3;
 			break;
 		}

@@ -132,13 +132,15 @@ static int listed(const char *name, atomic_int *memo)
 
 void core_mjver_rules(int index, struct core_mjver_rules *out)
 {
-	static atomic_int tie_from = -1, tie_until = -1, implicitfast_from = -1, boxbox_from = -1;
+	static atomic_int tie_from = -1, tie_until = -1, implicitfast_from = -1, boxbox_from = -1,
+	                  shifted_from = -1;
 	enum era era = releases[index].era;
 
 	out->power_shortcut = era >= ERA_3_2;
 	out->margin_sum = era >= ERA_3_5;
 	out->margin_gap_split = era >= ERA_3_9;
 	out->newton_certificate = era >= ERA_3_11;
+	out->newton_shifted_costs = index >= listed("3.10.0", &shifted_from);
 	out->simple_body_invweight = era >= ERA_3_0;
 	out->discrete_integrator = era >= ERA_3_13;
 	/* makeAAMM's tight bounds came with 3.8.0 (inside ERA_3_5); 3.14.0 dropped the tie */

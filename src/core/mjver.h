@@ -42,6 +42,9 @@ struct core_mjver_rules {
 	 * and qacc_smooth) unchanged when the gradient and the duality gap there are
 	 * already below tolerance */
 	int newton_certificate;
+	/* 3.10.0+: Newton's line search compares costs shifted by the start's, and the
+	 * solver stops on an improvement that is positive and below tolerance */
+	int newton_shifted_costs;
 	/* 3.0.0+: a body whose only joints are slides, with its inertial frame at its origin
 	 * (body_simple 2), gets body_invweight0 = (1/m, 0) instead of the trace of its
 	 * translational block over 3 (a pad on one slide joint: 1/m, not 1/(3m)) */

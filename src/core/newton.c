@@ -19,13 +19,13 @@
 
 enum core_newton_era core_newton_era(int mujoco)
 {
-	int i35 = core_mjver_find("3.5.0"), i310 = core_mjver_find("3.10.0");
-	int i311 = core_mjver_find("3.11.0");
+	struct core_mjver_rules r; /* its release boundaries, looked up once */
 
-	return mujoco < i35 ? CORE_NEWTON_2_2
-	    : mujoco < i310 ? CORE_NEWTON_3_5
-	    : mujoco < i311 ? CORE_NEWTON_3_10
-	                    : CORE_NEWTON_3_11;
+	core_mjver_rules(mujoco, &r);
+	return r.newton_certificate ? CORE_NEWTON_3_11
+	    : r.newton_shifted_costs ? CORE_NEWTON_3_10
+	    : r.solver_islands       ? CORE_NEWTON_3_5
+	                             : CORE_NEWTON_2_2;
 }
 
 /* The constraints at a point: the cost, its gradient and Hessian (at the point's
@@ -51,14 +51,18 @@ static void add_hessian(struct point *o, double w, double jz, double jp)
 	o->hpp += w * jp * jp;
 }
 
-/* mj_constraintUpdate's cost, forces and states of row r at (az, ap) */
-static void row_update(const struct core_newton_row *r, double az, double ap, struct point *o)
+/* mj_constraintUpdate's cost, forces and states of row r at (az, ap); its cost alone
+ * unless full */
+static void row_update(
+    const struct core_newton_row *r, double az, double ap, int full, struct point *o)
 {
 	double x = r->jz * az + r->jp * ap - r->aref;
 
 	if (r->kind == CORE_NEWTON_INEQ) {
 		if (x < 0) {
 			o->cost += r->w * 0.5 * r->D * x * x;
+			if (!full)
+				return;
 			add_force(o, r, -r->D * x, r->jz, r->jp);
 			add_hessian(o, r->w * r->D, r->jz, r->jp);
 		}
@@ -67,13 +71,19 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 
 		if (-Rf < x && x < Rf) {
 			o->cost += r->w * 0.5 * r->D * x * x;
+			if (!full)
+				return;
 			add_force(o, r, -r->D * x, r->jz, r->jp);
 			add_hessian(o, r->w * r->D, r->jz, r->jp);
 		} else if (x <= -Rf) {
 			o->cost += r->w * r->floss * (-0.5 * Rf - x);
+			if (!full)
+				return;
 			add_force(o, r, r->floss, r->jz, r->jp);
 		} else {
 			o->cost += r->w * r->floss * (-0.5 * Rf + x);
+			if (!full)
+				return;
 			add_force(o, r, -r->floss, r->jz, r->jp);
 		}
 	} else {
@@ -84,6 +94,8 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 			return;
 		if (mu * N + T <= 0 || (T <= 0 && N < 0)) {
 			o->cost += r->w * 0.5 * (r->D * x * x + r->Dt * xt * xt);
+			if (!full)
+				return;
 			add_force(o, r, -r->D * x, r->jz, r->jp);
 			add_force(o, r, -r->Dt * xt, -1, 0);
 			add_hessian(o, r->w * r->D, r->jz, r->jp);
@@ -93,6 +105,8 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 			double s = xt > 0 ? 1 : -1;
 
 			o->cost += r->w * 0.5 * Dm * NmT * NmT;
+			if (!full)
+				return;
 			add_force(o, r, -Dm * NmT * mu, r->jz, r->jp);
 			add_force(o, r, Dm * NmT * mu * r->fr * r->fr * xt / T, -1, 0);
 			/* N - mu T moves as mu (J0 - fr s Jt); T's curvature lies off the mirror's
@@ -102,15 +116,23 @@ static void row_update(const struct core_newton_row *r, double az, double ap, st
 	}
 }
 
-static void evaluate(const struct core_newton_problem *p, double az, double ap, struct point *o)
+/* The point (az, ap) into *o; its cost alone unless full (the same number). Inlined,
+ * as line_eval: a step calls both a few times, and the calls' register saves showed. */
+static inline __attribute__((always_inline)) void evaluate(
+    const struct core_newton_problem *p, double az, double ap, int full, struct point *o)
 {
 	double dz = az - p->a0z, dp = ap - p->a0p;
 	int i;
 
 	*o = (struct point){0};
 	for (i = 0; i < p->nrows; i++)
-		row_update(&p->row[i], az, ap, o);
+		row_update(&p->row[i], az, ap, full, o);
 	o->cost += p->pads * 0.5 * (p->Mp * dp) * dp;
+	if (!full) {
+		if (p->with_z)
+			o->cost += 0.5 * (p->Mz * dz) * dz;
+		return;
+	}
 	o->hpp += p->pads * p->Mp;
 	o->gp = p->pads * p->Mp * dp - o->qp;
 	if (p->with_z) {
@@ -143,12 +165,29 @@ struct lpoint {
 	double alpha, cost, d0, d1;
 };
 
+/* One row on the line, as PrimalPrepare keeps it: what does not move with alpha, computed
+ * once a line rather than at each of its evaluations (the same expressions, so the same
+ * numbers). start and dir: the row's x at alpha 0 and its change per alpha. */
+struct lrow {
+	double start, dir;
+	/* inequality: the quadratic's parts where x < 0 (w q0 - cost0, w dir D start,
+	 * w dir D dir / 2) and w cost0, the cost at the start */
+	double c0, c1, c2, cw;
+	/* frictionloss: R floss, the start's zone and cost, w D, w D dir dir */
+	double Rf, fcost0, wD, wDdd;
+	int z0;
+	/* cone: its quadratic q, U0, V0, UU, UV, VV, Dm, the start's T0, and (cost_dif's
+	 * pieces) U0 - mu T0, mu U0 + T0; w 2 q2 */
+	double q[3], U0, V0, UU, UV, VV, Dm, T0, r0, b0, w2q2;
+};
+
 /* The line: its start's rows and the direction, as PrimalPrepare keeps them. */
 struct line {
 	const struct core_newton_problem *p;
 	double az, ap, sz, sp;
 	double g1, g2; /* the Gauss term's alpha and alpha^2 coefficients */
 	int evals;
+	struct lrow lr[CORE_NEWTON_ROWS];
 };
 
 static double friction_cost(double x, double f, double Rf, double D)
@@ -165,10 +204,11 @@ static int friction_zone(double x, double Rf)
 	return (-Rf < x && x < Rf) ? 0 : (x <= -Rf ? -1 : 1);
 }
 
-/* frictionCostDif: cost(x) - cost(start) */
-static double friction_cost_dif(double start, double x, double f, double Rf, double D)
+/* frictionCostDif: cost(x) - cost(start), the start's zone z0 and cost cost0 */
+static double friction_cost_dif(
+    double start, int z0, double cost0, double x, double f, double Rf, double D)
 {
-	int z0 = friction_zone(start, Rf), z1 = friction_zone(x, Rf);
+	int z1 = friction_zone(x, Rf);
 
 	if (z0 == 0 && z1 == 0)
 		return 0.5 * D * (x - start) * (x + start);
@@ -176,7 +216,7 @@ static double friction_cost_dif(double start, double x, double f, double Rf, dou
 		return f * (start - x);
 	if (z0 == 1 && z1 == 1)
 		return f * (x - start);
-	return friction_cost(x, f, Rf, D) - friction_cost(start, f, Rf, D);
+	return friction_cost(x, f, Rf, D) - cost0;
 }
 
 /* a cone's zone at (N, Tsqr): 1 top, 2 bottom, 3 middle; *T its T */
@@ -193,48 +233,92 @@ static int cone_zone(double N, double Tsqr, double mu, double *T)
 	return 3;
 }
 
-/* ellipticCostDif: cost(alpha) - cost(0) of a cone whose quadratic is q[0..2], its
- * circular-cone terms U0, V0, UU, UV, VV */
-static double cone_cost_dif(const double *q, double alpha, double mu, double Dm, double U0,
-    double V0, double UU, double UV, double VV)
+/* ellipticCostDif: cost(alpha) - cost(0) of the cone c (start zone z0), at alpha in zone
+ * za, where N and T are its */
+static double cone_cost_dif(
+    const struct lrow *c, int z0, double alpha, double mu, int za, double N, double T)
 {
-	double T0, T, N = U0 + alpha * V0;
-	int z0 = cone_zone(U0, UU, mu, &T0);
-	int za = cone_zone(N, UU + alpha * (2 * UV + alpha * VV), mu, &T);
+	const double *q = c->q;
 
 	if (z0 == 1 && za == 1)
 		return 0;
 	if (z0 == 2 && za == 2)
 		return alpha * alpha * q[2] + alpha * q[1];
 	if (z0 == 3 && za == 3) {
-		double Td = alpha * (2 * UV + alpha * VV) / (T + T0);
-		double rd = alpha * V0 - mu * Td, r0 = U0 - mu * T0;
+		double Td = alpha * (2 * c->UV + alpha * c->VV) / (T + c->T0);
+		double rd = alpha * c->V0 - mu * Td;
 
-		return 0.5 * Dm * rd * (2 * r0 + rd);
+		return 0.5 * c->Dm * rd * (2 * c->r0 + rd);
 	}
-	if (z0 == 3 && za == 2) {
-		double b0 = mu * U0 + T0;
-
-		return alpha * (alpha * q[2] + q[1]) + 0.5 * Dm * b0 * b0;
-	}
+	if (z0 == 3 && za == 2)
+		return alpha * (alpha * q[2] + q[1]) + 0.5 * c->Dm * c->b0 * c->b0;
 	if (z0 == 2 && za == 3) {
 		double b = mu * N + T;
 
-		return alpha * (alpha * q[2] + q[1]) - 0.5 * Dm * b * b;
+		return alpha * (alpha * q[2] + q[1]) - 0.5 * c->Dm * b * b;
 	}
 	if (z0 == 1 && za == 2)
 		return alpha * alpha * q[2] + alpha * q[1] + q[0];
 	if (z0 == 1 && za == 3)
-		return 0.5 * Dm * (N - mu * T) * (N - mu * T);
+		return 0.5 * c->Dm * (N - mu * T) * (N - mu * T);
 	if (z0 == 3 && za == 1)
-		return -0.5 * Dm * (U0 - mu * T0) * (U0 - mu * T0);
+		return -0.5 * c->Dm * c->r0 * c->r0;
 	if (z0 == 2 && za == 1)
 		return -q[0];
 	return 0;
 }
 
+/* PrimalPrepare: each row's part of the line that alpha does not move */
+static void line_prepare(struct line *l)
+{
+	const struct core_newton_problem *p = l->p;
+	int i;
+
+	for (i = 0; i < p->nrows; i++) {
+		const struct core_newton_row *r = &p->row[i];
+		struct lrow *c = &l->lr[i];
+		double start = r->jz * l->az + r->jp * l->ap - r->aref;
+		double dir = r->jz * l->sz + r->jp * l->sp, w = r->w;
+
+		c->start = start;
+		c->dir = dir;
+		if (r->kind == CORE_NEWTON_FRICTION) {
+			c->Rf = r->R * r->floss;
+			c->z0 = friction_zone(start, c->Rf);
+			c->fcost0 = friction_cost(start, r->floss, c->Rf, r->D);
+			c->wD = w * r->D;
+			c->wDdd = w * r->D * dir * dir;
+		} else if (r->kind == CORE_NEWTON_INEQ) {
+			double q0 = 0.5 * r->D * start * start, cost0 = start < 0 ? q0 : 0;
+
+			c->c0 = w * (q0 - cost0);
+			c->c1 = w * (dir * r->D * start);
+			c->c2 = w * (0.5 * dir * r->D * dir);
+			c->cw = w * cost0;
+		} else {
+			double st = -l->az - r->aref_t, dt = -l->sz, mu = r->mu;
+			double Ut = st * r->fr, Vt = dt * r->fr;
+
+			c->U0 = start * mu;
+			c->V0 = dir * mu;
+			c->UU = Ut * Ut;
+			c->UV = Ut * Vt;
+			c->VV = Vt * Vt;
+			c->Dm = r->D / ((mu * mu) * (1 + (mu * mu)));
+			c->q[0] = 0.5 * (start * r->D * start + st * r->Dt * st);
+			c->q[1] = dir * r->D * start + dt * r->Dt * st;
+			c->q[2] = 0.5 * (dir * r->D * dir + dt * r->Dt * dt);
+			c->z0 = cone_zone(c->U0, c->UU, mu, &c->T0);
+			c->r0 = c->U0 - mu * c->T0;
+			c->b0 = mu * c->U0 + c->T0;
+			c->w2q2 = w * (2 * c->q[2]);
+		}
+	}
+}
+
 /* PrimalEval: the shifted cost and its derivatives at p->alpha */
-static void line_eval(struct line *l, struct lpoint *pt)
+static inline __attribute__((always_inline)) void line_eval(
+    struct line *l, struct lpoint *pt)
 {
 	const struct core_newton_problem *p = l->p;
 	double alpha = pt->alpha, cost = 0, d0 = 0, d1 = 0, qt[3] = {0, l->g1, l->g2};
@@ -242,48 +326,41 @@ static void line_eval(struct line *l, struct lpoint *pt)
 
 	for (i = 0; i < p->nrows; i++) {
 		const struct core_newton_row *r = &p->row[i];
-		double start = r->jz * l->az + r->jp * l->ap - r->aref;
-		double dir = r->jz * l->sz + r->jp * l->sp, w = r->w;
-		double x = start + alpha * dir;
+		const struct lrow *c = &l->lr[i];
+		double dir = c->dir, w = r->w;
+		double x = c->start + alpha * dir;
 
 		if (r->kind == CORE_NEWTON_FRICTION) {
-			double Rf = r->R * r->floss;
+			double Rf = c->Rf;
 
-			cost += w * friction_cost_dif(start, x, r->floss, Rf, r->D);
+			cost += w *
+			    friction_cost_dif(c->start, c->z0, c->fcost0, x, r->floss, Rf, r->D);
 			if (-Rf < x && x < Rf) {
-				d0 += w * r->D * x * dir;
-				d1 += w * r->D * dir * dir;
+				d0 += c->wD * x * dir;
+				d1 += c->wDdd;
 			} else {
 				d0 += w * (x <= -Rf ? -r->floss : r->floss) * dir;
 			}
 		} else if (r->kind == CORE_NEWTON_INEQ) {
-			double q0 = 0.5 * r->D * start * start, cost0 = start < 0 ? q0 : 0;
-
 			if (x < 0) {
-				qt[0] += w * (q0 - cost0);
-				qt[1] += w * (dir * r->D * start);
-				qt[2] += w * (0.5 * dir * r->D * dir);
+				qt[0] += c->c0;
+				qt[1] += c->c1;
+				qt[2] += c->c2;
 			} else {
-				cost -= w * cost0;
+				cost -= c->cw;
 			}
 		} else {
-			double st = -l->az - r->aref_t, dt = -l->sz, mu = r->mu;
-			double q[3], U0 = start * mu, V0 = dir * mu, Ut = st * r->fr,
-			             Vt = dt * r->fr;
-			double UU = Ut * Ut, UV = Ut * Vt, VV = Vt * Vt, T;
-			double Dm = r->D / ((mu * mu) * (1 + (mu * mu)));
-			double N = U0 + alpha * V0, Tsqr = UU + alpha * (2 * UV + alpha * VV);
-			int z;
+			double mu = r->mu, T;
+			double N = c->U0 + alpha * c->V0;
+			double Tsqr = c->UU + alpha * (2 * c->UV + alpha * c->VV);
+			int z = cone_zone(N, Tsqr, mu, &T);
 
-			q[0] = 0.5 * (start * r->D * start + st * r->Dt * st);
-			q[1] = dir * r->D * start + dt * r->Dt * st;
-			q[2] = 0.5 * (dir * r->D * dir + dt * r->Dt * dt);
-			cost += w * cone_cost_dif(q, alpha, mu, Dm, U0, V0, UU, UV, VV);
-			z = cone_zone(N, Tsqr, mu, &T);
+			cost += w * cone_cost_dif(c, c->z0, alpha, mu, z, N, T);
 			if (z == 2) {
-				d0 += w * (2 * alpha * q[2] + q[1]);
-				d1 += w * (2 * q[2]);
+				d0 += w * (2 * alpha * c->q[2] + c->q[1]);
+				d1 += c->w2q2;
 			} else if (z == 3) {
+				double UV = c->UV, VV = c->VV, V0 = c->V0, Dm = c->Dm;
 				double T1 = (UV + alpha * VV) / T;
 				double T2 = VV / T - (UV + alpha * VV) * T1 / (T * T);
 
@@ -411,12 +488,13 @@ static void warmstart(const struct core_newton_problem *p, double *az, double *a
 
 	if (!p->with_z)
 		*az = p->a0z;
-	evaluate(p, *az, *ap, o);
-	evaluate(p, p->a0z, p->a0p, &s);
+	evaluate(p, *az, *ap, 1, o);
+	/* qacc_smooth's cost first: it is rarely the cheaper */
+	evaluate(p, p->a0z, p->a0p, 0, &s);
 	if (o->cost > s.cost) {
 		*az = p->a0z;
 		*ap = p->a0p;
-		*o = s;
+		evaluate(p, *az, *ap, 1, o);
 	}
 }
 
@@ -428,6 +506,7 @@ void core_newton_solve(
 	int iter = 0, done = 0;
 
 	warmstart(p, az, ap, &o);
+	newton_direction(&o, &sz, &sp);
 	if (p->era == CORE_NEWTON_3_11) {
 		/* the certificate: the gap bound 0.5 grad' M^-1 grad and the gradient both below
 		 * tolerance at the start; then the Newton decrement */
@@ -437,45 +516,50 @@ void core_newton_solve(
 
 		done = (gap > 0 ? gap : 0) < tol && gradient_ok;
 		if (!done) {
-			double dec;
+			double dec = 0.5 * scale * (o.gz * sz + o.gp * sp);
 
-			newton_direction(&o, &sz, &sp);
-			dec = 0.5 * scale * (o.gz * sz + o.gp * sp);
 			done = gradient_ok && (dec > 0 ? dec : 0) < tol;
 		}
 	}
-	newton_direction(&o, &sz, &sp);
 	sz = -sz;
 	sp = -sp;
 	if (!p->with_z)
 		sz = 0;
 	while (!done && iter < MJ_ITERATIONS) {
-		struct line l = {p, *az, *ap, sz, sp, 0, 0, 0};
+		struct line l; /* its rows: line_prepare */
 		double snorm = sqrt(sz * sz + p->pads * sp * sp), ls_improvement, alpha,
 		       improvement;
 		double oldcost = o.cost, gradient, mz, mp;
 
 		if (snorm < MJ_MINVAL)
 			break;
+		l.p = p;
+		l.az = *az;
+		l.ap = *ap;
+		l.sz = sz;
+		l.sp = sp;
+		l.evals = 0;
 		l.g1 = sz * (p->with_z ? p->Mz * (*az - p->a0z) : 0) +
 		    sp * p->pads * p->Mp * (*ap - p->a0p);
 		l.g2 = 0.5 * ((p->with_z ? p->Mz * sz * sz : 0) + p->pads * p->Mp * sp * sp);
+		line_prepare(&l);
 		alpha = line_search(&l, p->era, snorm, scale, &ls_improvement);
 		if (alpha == 0)
 			break;
 		*az += alpha * sz;
 		*ap += alpha * sp;
-		evaluate(p, *az, *ap, &o);
+		evaluate(p, *az, *ap, 1, &o);
 		improvement =
 		    scale * (p->era >= CORE_NEWTON_3_10 ? ls_improvement : oldcost - o.cost);
-		gradient = scale * grad_norm(p, &o);
-		newton_direction(&o, &mz, &mp);
 		iter++;
 		if (p->era >= CORE_NEWTON_3_10 ? (improvement > 0 && improvement < tol)
 		                               : improvement < tol)
 			break;
+		/* the gradient and the next direction only when the improvement went on */
+		gradient = scale * grad_norm(p, &o);
 		if (gradient < tol)
 			break;
+		newton_direction(&o, &mz, &mp);
 		if (p->era == CORE_NEWTON_3_11) {
 			double dec = 0.5 * scale * (o.gz * mz + o.gp * mp);
 

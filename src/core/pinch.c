@@ -268,12 +268,10 @@ static inline double row_R0(
 	return m->discrete ? max2(R0 / c->s, m->R_floor) : R0;
 }
 
-static void make_rows_of_dist(
-    const struct core_pinch_model *m, double dist, struct core_pinch_cache *c)
+static void make_rows_of_dist(const struct core_pinch_model *m, double dist, double rr,
+    double imp, struct core_pinch_cache *c)
 {
 	double tran = m->tran;
-	double rr = dist - m->contact.includemargin;
-	double imp = core_law_impedance(rr, &m->solimp, NULL);
 	double f0 = m->contact.friction[0];
 	double R0, R1, mu;
 	int condim = m->contact.condim;
@@ -337,8 +335,19 @@ static void make_rows(const struct core_pinch_model *m, double dist, double vz, 
 {
 	double B = m->gains.B, spring;
 
-	if (!(cache->valid && cache->dist == dist))
-		make_rows_of_dist(m, dist, cache);
+	if (!(cache->valid && cache->dist == dist)) {
+		double rr = dist - m->contact.includemargin;
+		double imp = core_law_impedance(rr, &m->solimp, NULL);
+
+		/* past the impedance's width (or at a repeating one) every row but the spring
+		 * is the cached distance's: the same inputs give the same numbers */
+		if (cache->valid && cache->imp == imp) {
+			cache->dist = dist;
+			cache->spring = m->gains.K * imp * rr;
+		} else {
+			make_rows_of_dist(m, dist, rr, imp, cache);
+		}
+	}
 	*r = cache->r;
 	spring = cache->spring;
 	if (m->discrete) {

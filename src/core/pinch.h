@@ -226,7 +226,8 @@ struct core_pinch_rows {
 
 /* The part of a state's rows that depends only on the contact distance (impedance,
  * R, D, mu): the pads settle to a repeating distance, where it is reused (the same
- * inputs give the same numbers). */
+ * inputs give the same numbers), and so is all of it but the spring wherever the
+ * impedance repeats (past its width, where every step is a new distance). */
 struct core_pinch_cache {
 	int valid;
 	double dist;
