@@ -16,7 +16,8 @@
  * last is the answer's slip), the fall and its step, the settled creep (when both settled)
  * and, under discrete, refsafe_replaced. As tests/test_hold.c's tables, an answer that
  * calls itself not reproducible claims no slip or creep and is counted, not compared, and
- * a table scene (never crushed in MuJoCo) must not be answered crushed.
+ * a table scene (never crushed in MuJoCo) must not be answered crushed, but where the
+ * asymmetric step threw the object's centre into a pad (thrown_into_pad: a refusal).
  *
  * Tolerance: the issue's 1e-6 relative, with an absolute floor of 1e-10 m (descent) and
  * 1e-10 m/s (creep), test_hold's: a held scene with noslip descends 1e-12 m or less and
@@ -34,6 +35,7 @@
 
 #include "core/hold.h"
 #include "core/mjver.h"
+#include "core/noslip.h"
 #include "core/pinch.h"
 #include "holdtab.h"
 #include "mjhold.h"
@@ -412,6 +414,7 @@ static int read_record(FILE *f, int mujoco, struct record *r, struct issue_line 
 /* What the tables held and how close the core came. */
 struct stats {
 	int scenes, refused, answered, unrepro, creeps, falls, replaced_flags;
+	int thrown; /* answered crushed: the centre thrown into a pad (thrown_into_pad) */
 	int shapes[3], drives[2], integ[4], cones[2], noslip, onesided;
 	int bad;
 	double worst_slip, worst_creep; /* relative deviations, floored as close_enough */
@@ -428,9 +431,8 @@ struct stats {
 static const char *refused_class(const struct record *r)
 {
 	const struct core_hold *h = &r->h;
-	int plain_pads = h->actuator.type == CORE_HOLD_MOTOR && h->joint.damping == 0 &&
-	    h->joint.armature == 0 && h->joint.frictionloss == 0;
 	int one_sided = r->start[2] != r->start[3];
+	int five = h->noslip_iterations > 0 || one_sided;
 
 	/* the classes docs/hold.md ("What is not answered") lists, read off the scene */
 	if (h->option.integrator == CORE_SCENE_DISCRETE &&
@@ -444,9 +446,34 @@ static const char *refused_class(const struct record *r)
 		return "noslip with a capsule or box";
 	if (h->shape != CORE_HOLD_SPHERE && one_sided)
 		return "a capsule or box whose start is one-sided";
-	if ((h->noslip_iterations > 0 || one_sided) && !plain_pads)
-		return "noslip or a one-sided start with pads that are not plain motors";
+	if (five && h->joint.frictionloss > 0)
+		return "noslip or a one-sided start with frictionloss";
+	if (five && h->actuator.type == CORE_HOLD_POSITION && h->joint.damping == 0)
+		return "noslip or a one-sided start with a servo on undamped joints";
 	return NULL;
+}
+
+/* 1 when the answer a is crushed because the asymmetric step (noslip, or a one-pad start)
+ * carried the object's centre into a pad's slab, where MuJoCo's sphere-box contact takes a
+ * branch the core does not model (core/hold.c, sim_centre_in_pad): the crushed 422 of
+ * docs/hold.md ("Releases"), a refusal, as tests/test_hold.c counts it. A violent one-pad
+ * start throws the object sideways through the right pad's face so. */
+static int thrown_into_pad(const struct core_hold *h, const struct core_hold_answer *a)
+{
+	struct core_pinch_model m;
+	struct core_noslip_state s;
+	double x0, hx;
+	long k;
+
+	core_pinch_prepare(h, &m);
+	if (!a->crushed || !(m.noslip_iterations > 0 || core_pinch_start_asymmetric(&m)))
+		return 0;
+	x0 = m.rest_dist;
+	hx = m.half_x;
+	core_noslip_start(&s);
+	for (k = 0; k < a->steps; k++)
+		core_noslip_step(&m, &s);
+	return !(fabs(s.x - (-x0 + s.qL)) > hx) || !(fabs(s.x - (x0 - s.qR)) > hx);
 }
 
 static void print_scene(const char *what, const struct record *r)
@@ -494,6 +521,10 @@ static void compare(const char *what, const struct record *r, struct stats *st)
 	core_hold_solve(&r->h, &a);
 	if (!a.crushed && !a.reproducible) {
 		st->unrepro++;
+		return;
+	}
+	if (thrown_into_pad(&r->h, &a)) {
+		st->thrown++;
 		return;
 	}
 	if (a.crushed) {
@@ -573,12 +604,12 @@ static void report(const char *what, const struct stats *st)
 	    "%s: %d scenes (sphere %d, capsule %d, box %d; motor %d, position %d; Euler %d, "
 	    "implicit %d, implicitfast %d, discrete %d; pyramidal %d, elliptic %d; %d noslip, %d "
 	    "one-sided starts), %d refused as documented, %d answered (%d not reproducible, %d "
-	    "falls), %d creeps compared; worst descent deviation %.3g (scene %d), worst creep "
-	    "deviation %.3g (scene %d); %d differ\n",
+	    "thrown into a pad, %d falls), %d creeps compared; worst descent deviation %.3g "
+	    "(scene %d), worst creep deviation %.3g (scene %d); %d differ\n",
 	    what, st->scenes, st->shapes[0], st->shapes[1], st->shapes[2], st->drives[0],
 	    st->drives[1], st->integ[0], st->integ[1], st->integ[2], st->integ[3], st->cones[0],
 	    st->cones[1], st->noslip, st->onesided, st->refused, st->answered, st->unrepro,
-	    st->falls, st->creeps, st->worst_slip, st->worst_slip_scene, st->worst_creep,
+	    st->thrown, st->falls, st->creeps, st->worst_slip, st->worst_slip_scene, st->worst_creep,
 	    st->worst_creep_scene, st->bad);
 }
 
@@ -692,6 +723,7 @@ static void check_table(const char *release, int live, int integrators_had)
 	 * two thirds of a table's draws; at least 45 scenes are still compared */
 	ck_assert_int_ge(st.answered, 45);
 	ck_assert_int_le(st.unrepro, st.scenes / 20);
+	ck_assert_int_le(st.thrown, st.scenes / 20);
 }
 
 START_TEST(test_table_2_2_2)
