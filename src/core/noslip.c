@@ -185,12 +185,30 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 	c->nrows = n;
 }
 
-/* The rows' generalised force J' f, into g. */
+/* The frictionloss row of the pad of side (its speed v) into c: pinch.c's floss_row, Euler's
+ * R and aref = -B v, or the discrete integrator's, both over 1 + h B. */
+static void ns_floss_make(const struct core_pinch_model *m, double v, struct core_nsmain_contact *c)
+{
+	double B = m->floss_B, sB = m->discrete ? 1 + m->timestep * B : 1;
+
+	c->floss = m->floss > 0 ? m->floss : 0;
+	c->fl_force = 0;
+	if (!(c->floss > 0))
+		return;
+	c->fl_R = m->discrete ? m->floss_R / sB : m->floss_R;
+	c->fl_aref = m->discrete ? -B * v / sB : -B * v;
+	c->fl_D = 1 / c->fl_R;
+}
+
+/* The rows' generalised force J' f, into g: the frictionloss rows (MuJoCo's first), then
+ * the contacts'. */
 static void ns_qfrc(const struct core_nsmain_contact *c, double *g)
 {
 	int k, r;
 
 	memset(g, 0, CORE_NSMAIN_DOF * sizeof g[0]);
+	for (k = 0; k < 2; k++)
+		g[c[k].q] += c[k].fl_force;
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			if (c[k].force[r] != 0)
@@ -498,6 +516,24 @@ static inline __attribute__((always_inline)) double ns_block_update(
 	return change;
 }
 
+/* A pad's frictionloss row's update in a sweep (MuJoCo's dry friction, swept before the
+ * contacts): the row's unconstrained minimum, clamped to +-floss, with g = J' f kept up to
+ * date. Its A is the pad's M^-1 (R left out), its residual b + A g. Returns the dual cost's
+ * change (not undone, as MuJoCo's is not). */
+static double ns_floss_update(
+    const struct core_pinch_model *m, struct core_nsmain_contact *ck, double *g)
+{
+	double A = m->dof_inv_mass[ck->q], inv = 1 / A, old = ck->fl_force, f, delta;
+	double res = (m->dof_accel0[ck->q] - ck->fl_aref) + A * g[ck->q];
+
+	f = old - res * inv;
+	f = f < -ck->floss ? -ck->floss : f > ck->floss ? ck->floss : f;
+	delta = f - old;
+	ck->fl_force = f;
+	g[ck->q] += delta;
+	return 0.5 * delta * delta / inv + delta * res;
+}
+
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
@@ -508,8 +544,12 @@ static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contac
 	double g[CORE_NSMAIN_DOF] = {0};
 	double start = 0;
 	struct ns_block blocks[2 * CORE_NSMAIN_ROWS / 2];
-	int nblocks = 0, iter = 0, k, r;
+	int nblocks = 0, iter = 0, k, r, floss = c[0].floss > 0;
 
+	for (k = 0; k < 2; k++) {
+		g[c[k].q] += c[k].fl_force;
+		start += 0.5 * c[k].fl_force * c[k].fl_force * c[k].fl_R;
+	}
 	for (k = 0; k < 2; k++) {
 		struct core_nsmain_contact *ck = &c[k];
 
@@ -539,6 +579,8 @@ static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contac
 		double improvement = iter == 0 ? start : 0;
 		int b;
 
+		for (k = 0; k < 2 && floss; k++)
+			improvement -= ns_floss_update(m, &c[k], g);
 		for (b = 0; b < nblocks; b++) {
 			/* the size made a constant: the update's loops unrolled */
 			if (blocks[b].pair)
@@ -606,9 +648,11 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 	memcpy(a, m->dof_accel0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
+	ns_floss_make(m, s->vqL, &c[0]);
+	ns_floss_make(m, s->vqR, &c[1]);
 	s->noslip_sweeps = 0;
 	s->replaced = c[0].replaced || c[1].replaced;
-	if (c[0].active || c[1].active) {
+	if (c[0].active || c[1].active || c[0].floss > 0) {
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
 			memcpy(a, m->dof_accel0, sizeof a);
