@@ -580,10 +580,6 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 	double noise[SIM_COORDS];
 	long k, run = 0, anchored = 0, bounces;
 	int touched = 1, touching, near;
-	/* the asymmetric step's pads held by their frictionloss rows leave the transient's
-	 * mode for another as the rows reach their bound (seen in 2.2.2: a creep predicted 1e-6
-	 * off), so that scene runs until its state repeats */
-	int modes = !(w->noslip && m->floss > 0);
 
 	bounces = e->bounces;
 	memset(e, 0, sizeof *e);
@@ -640,11 +636,11 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 			e->anchored = anchored >= CORE_HOLD_SETTLE_RUN;
 			break;
 		}
-		if (modes && tail_observe(m, &e->tail, &cur, noise, z, k, track ? n : k)) {
+		if (tail_observe(m, &e->tail, &cur, noise, z, k, track ? n : k)) {
 			e->known = 2;
 			break;
 		}
-		if (modes && ring_observe(m, &e->ring, &cur, noise, z, k, track ? n : k)) {
+		if (ring_observe(m, &e->ring, &cur, noise, z, k, track ? n : k)) {
 			e->known = 3;
 			break;
 		}

@@ -1,6 +1,8 @@
 /*
  * noslip.c: the hold scene's asymmetric step (noslip): both contacts' rows, the main
- * solve (nsmain.c), MuJoCo's noslip sweeps over the friction rows, then Euler.
+ * solve (nsmain.c), MuJoCo's noslip sweeps over the friction rows, then the integrator's
+ * velocity update (Euler's from qacc, or from the forces where the pads' damping or a
+ * servo's kv is taken implicitly).
  *
  * Coordinates a = (object x, object z, rotation about y, left pad, right pad); the
  * object's y, its rotations about x and z stay 0 by the mirror y -> -y, and every row
@@ -185,30 +187,12 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 	c->nrows = n;
 }
 
-/* The frictionloss row of the pad of side (its speed v) into c: pinch.c's floss_row, Euler's
- * R and aref = -B v, or the discrete integrator's, both over 1 + h B. */
-static void ns_floss_make(const struct core_pinch_model *m, double v, struct core_nsmain_contact *c)
-{
-	double B = m->floss_B, sB = m->discrete ? 1 + m->timestep * B : 1;
-
-	c->floss = m->floss > 0 ? m->floss : 0;
-	c->fl_force = 0;
-	if (!(c->floss > 0))
-		return;
-	c->fl_R = m->discrete ? m->floss_R / sB : m->floss_R;
-	c->fl_aref = m->discrete ? -B * v / sB : -B * v;
-	c->fl_D = 1 / c->fl_R;
-}
-
-/* The rows' generalised force J' f, into g: the frictionloss rows (MuJoCo's first), then
- * the contacts'. */
+/* The rows' generalised force J' f, into g. */
 static void ns_qfrc(const struct core_nsmain_contact *c, double *g)
 {
 	int k, r;
 
 	memset(g, 0, CORE_NSMAIN_DOF * sizeof g[0]);
-	for (k = 0; k < 2; k++)
-		g[c[k].q] += c[k].fl_force;
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			if (c[k].force[r] != 0)
@@ -516,24 +500,6 @@ static inline __attribute__((always_inline)) double ns_block_update(
 	return change;
 }
 
-/* A pad's frictionloss row's update in a sweep (MuJoCo's dry friction, swept before the
- * contacts): the row's unconstrained minimum, clamped to +-floss, with g = J' f kept up to
- * date. Its A is the pad's M^-1 (R left out), its residual b + A g. Returns the dual cost's
- * change (not undone, as MuJoCo's is not). */
-static double ns_floss_update(
-    const struct core_pinch_model *m, struct core_nsmain_contact *ck, double *g)
-{
-	double A = m->dof_inv_mass[ck->q], inv = 1 / A, old = ck->fl_force, f, delta;
-	double res = (m->dof_accel0[ck->q] - ck->fl_aref) + A * g[ck->q];
-
-	f = old - res * inv;
-	f = f < -ck->floss ? -ck->floss : f > ck->floss ? ck->floss : f;
-	delta = f - old;
-	ck->fl_force = f;
-	g[ck->q] += delta;
-	return 0.5 * delta * delta / inv + delta * res;
-}
-
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
@@ -544,12 +510,8 @@ static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contac
 	double g[CORE_NSMAIN_DOF] = {0};
 	double start = 0;
 	struct ns_block blocks[2 * CORE_NSMAIN_ROWS / 2];
-	int nblocks = 0, iter = 0, k, r, floss = c[0].floss > 0;
+	int nblocks = 0, iter = 0, k, r;
 
-	for (k = 0; k < 2; k++) {
-		g[c[k].q] += c[k].fl_force;
-		start += 0.5 * c[k].fl_force * c[k].fl_force * c[k].fl_R;
-	}
 	for (k = 0; k < 2; k++) {
 		struct core_nsmain_contact *ck = &c[k];
 
@@ -579,8 +541,6 @@ static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contac
 		double improvement = iter == 0 ? start : 0;
 		int b;
 
-		for (k = 0; k < 2 && floss; k++)
-			improvement -= ns_floss_update(m, &c[k], g);
 		for (b = 0; b < nblocks; b++) {
 			/* the size made a constant: the update's loops unrolled */
 			if (blocks[b].pair)
@@ -604,9 +564,9 @@ void core_noslip_start(struct core_noslip_state *s)
 }
 
 /* The pads' own forces at this step (docs/hold.md, "The pads' own forces"): each pad's
-qfrc_smooth (its actuator, clamped, and its damping's passive force) and the velocity
-derivative the integrator takes implicitly after the solve (joint damping; the servo's kv
-under implicit and implicitfast, from 3.5.0 not while the force sits at a bound). */
+ * qfrc_smooth (its actuator, clamped, and its damping's passive force) and the velocity
+ * derivative the integrator takes implicitly after the solve (joint damping; the servo's kv
+ * under implicit and implicitfast, from 3.5.0 not while the force sits at a bound). */
 struct ns_pads {
 	double qfrc[2], implicit[2];
 };
@@ -630,7 +590,7 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 	struct core_nsmain_contact c[2];
 	struct core_pinch_model ms;
 	struct ns_pads p;
-	double a[CORE_NSMAIN_DOF], v[CORE_NSMAIN_DOF], h = m->timestep;
+	double a[CORE_NSMAIN_DOF], acc[CORE_NSMAIN_DOF], h = m->timestep;
 	int i, via_forces = 0, moving = m->position || m->damping > 0;
 
 	/* pads whose force moves with their state: the step's own qacc_smooth (the motor's is
@@ -642,17 +602,16 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 			ms.dof_accel0[3 + i] = p.qfrc[i] * m->dof_inv_mass[3 + i];
 		m = &ms;
 		/* Euler's damping, implicit(fast)'s qDeriv: the velocity from the forces,
-		 * (qM + h D)^-1 (qfrc_smooth + qfrc_constraint), for every coordinate */
+		 * (qM - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint), for every coordinate
+		 * (MuJoCo takes qacc only when no dof has any) */
 		via_forces = !m->implicit_in_solve && (p.implicit[0] > 0 || p.implicit[1] > 0);
 	}
 	memcpy(a, m->dof_accel0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
-	ns_floss_make(m, s->vqL, &c[0]);
-	ns_floss_make(m, s->vqR, &c[1]);
 	s->noslip_sweeps = 0;
 	s->replaced = c[0].replaced || c[1].replaced;
-	if (c[0].active || c[1].active || c[0].floss > 0) {
+	if (c[0].active || c[1].active) {
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
 			memcpy(a, m->dof_accel0, sizeof a);
@@ -663,22 +622,24 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 		}
 	}
 	memcpy(s->qacc, a, sizeof a);
-	memcpy(v, a, sizeof v);
+	/* the acceleration the velocity takes: qacc, or the one from the forces */
+	memcpy(acc, a, sizeof acc);
 	if (via_forces) {
 		double g[CORE_NSMAIN_DOF];
 
 		ns_qfrc(c, g);
-		v[0] = g[0] * (1 / m->dof_mass[0]);
-		v[1] = (m->mass * m->a0_object + g[1]) * (1 / m->dof_mass[1]);
-		v[2] = g[2] * (1 / m->dof_mass[2]);
+		acc[0] = g[0] * (1 / m->dof_mass[0]);
+		acc[1] = (m->mass * m->a0_object + g[1]) * (1 / m->dof_mass[1]);
+		acc[2] = g[2] * (1 / m->dof_mass[2]);
 		for (i = 0; i < 2; i++)
-			v[3 + i] = (p.qfrc[i] + g[3 + i]) / (m->dof_mass[3 + i] + h * p.implicit[i]);
+			acc[3 + i] =
+			    (p.qfrc[i] + g[3 + i]) / (m->dof_mass[3 + i] + h * p.implicit[i]);
 	}
-	s->vx += h * v[0];
-	s->vz += h * v[1];
-	s->wy += h * v[2];
-	s->vqL += h * v[3];
-	s->vqR += h * v[4];
+	s->vx += h * acc[0];
+	s->vz += h * acc[1];
+	s->wy += h * acc[2];
+	s->vqL += h * acc[3];
+	s->vqR += h * acc[4];
 	s->x += h * s->vx;
 	s->z += h * s->vz;
 	s->qL += h * s->vqL;

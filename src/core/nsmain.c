@@ -46,39 +46,6 @@ static inline int ns_cone_zone(
 	return NS_ZONE_MIDDLE;
 }
 
-/* A pad's frictionloss row's zone at x = J a - aref, as MuJoCo's mj_constraintUpdate: 0
- * quadratic, 1 linear with the force at +floss, 2 at -floss. */
-static inline int ns_floss_zone(const struct core_nsmain_contact *ck, double x)
-{
-	double edge = ck->fl_R * ck->floss;
-
-	return x <= -edge ? 1 : x >= edge ? 2 : 0;
-}
-
-/* The frictionloss row of contact k's pad (ns_cost's terms). */
-static void ns_floss_cost(struct core_nsmain_contact *ck, int k, const double *a, double *cost,
-    double *grad, double *hess, int force, long long *piece)
-{
-	double x = a[ck->q] - ck->fl_aref, fl = ck->floss, f;
-	int zone = ns_floss_zone(ck, x);
-
-	if (zone == 0) {
-		f = -(ck->fl_D * x);
-		*cost += 0.5 * ck->fl_D * x * x;
-		if (hess)
-			hess[ck->q * CORE_NSMAIN_DOF + ck->q] += ck->fl_D;
-	} else {
-		f = zone == 1 ? fl : -fl;
-		*cost += -0.5 * ck->fl_R * fl * fl + (zone == 1 ? -fl * x : fl * x);
-	}
-	if (grad)
-		grad[ck->q] -= f;
-	if (force)
-		ck->fl_force = f;
-	if (piece && *piece >= 0)
-		*piece |= (long long)zone << (2 * CORE_NSMAIN_ROWS + 2 * k);
-}
-
 /* The cost of both contacts' rows at a, with its gradient and Hessian (either may be
  * NULL), and the rows' forces when force is set. *piece (when not NULL) names the
  * quadratic piece of the cost a lies in (a bit per pushing row; an elliptic contact's
@@ -110,8 +77,6 @@ static double ns_cost(const struct core_pinch_model *m, struct core_nsmain_conta
 		double x[CORE_NSMAIN_ROWS] = {0}, gx[CORE_NSMAIN_ROWS] = {0},
 		       hx[CORE_NSMAIN_CONE_ROWS][CORE_NSMAIN_CONE_ROWS];
 
-		if (ck->floss > 0)
-			ns_floss_cost(ck, k, a, &cost, grad, hess, force, piece);
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++)
@@ -295,7 +260,7 @@ static int ns_minimise_piece(
 {
 	const double *M = m->dof_mass, *a0 = m->dof_accel0;
 	double H[CORE_NSMAIN_DOF * CORE_NSMAIN_DOF] = {0}, b[CORE_NSMAIN_DOF], sol[CORE_NSMAIN_DOF];
-	int push[2][CORE_NSMAIN_ROWS], zone[2] = {0, 0}, fzone[2] = {0, 0}, i, j, k, r;
+	int push[2][CORE_NSMAIN_ROWS], zone[2] = {0, 0}, i, j, k, r;
 
 	for (i = 0; i < CORE_NSMAIN_DOF; i++) {
 		H[i * CORE_NSMAIN_DOF + i] = M[i];
@@ -304,16 +269,6 @@ static int ns_minimise_piece(
 	for (k = 0; k < 2; k++) {
 		const struct core_nsmain_contact *ck = &c[k];
 
-		/* the pad's frictionloss row: quadratic (D), or a constant force */
-		if (ck->floss > 0) {
-			fzone[k] = ns_floss_zone(ck, a[ck->q] - ck->fl_aref);
-			if (fzone[k] == 0) {
-				H[ck->q * CORE_NSMAIN_DOF + ck->q] += ck->fl_D;
-				b[ck->q] += ck->fl_D * ck->fl_aref;
-			} else {
-				b[ck->q] += fzone[k] == 1 ? ck->floss : -ck->floss;
-			}
-		}
 		if (!ck->active)
 			continue;
 		if (ck->elliptic) {
@@ -354,17 +309,6 @@ static int ns_minimise_piece(
 		struct core_nsmain_contact *ck = &c[k];
 		double x[CORE_NSMAIN_ROWS] = {0}, U[CORE_NSMAIN_ROWS], N, T;
 
-		if (ck->floss > 0) {
-			double xf = sol[ck->q] - ck->fl_aref;
-
-			if (ns_floss_zone(ck, xf) != fzone[k]) {
-				memcpy(next, sol, sizeof sol);
-				return 1;
-			}
-			ck->fl_force = fzone[k] == 0 ? -(ck->fl_D * xf)
-			    : fzone[k] == 1          ? ck->floss
-			                             : -ck->floss;
-		}
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++)

@@ -39,10 +39,6 @@ struct core_nsmain_contact {
 	int pair0;
 	int tangent[CORE_NSMAIN_ROWS];      /* a pyramid edge's tangent k: J = jn +- fr[k] jk[k] */
 	double fric[CORE_NSMAIN_CONE_ROWS]; /* elliptic: a tangent row's friction coefficient */
-	/* the frictionloss row of this contact's pad joint (J: coordinate q alone), made
-	 * whether or not the contact is active: its bound (0: no row), R, D = 1/R, aref and
-	 * force (MuJoCo's Huber cost: quadratic within R floss of 0, linear beyond) */
-	double floss, fl_R, fl_D, fl_aref, fl_force;
 };
 
 /* a contact's row j (struct core_nsmain_contact: its pad's coordinate q) . the 5-vector v */
@@ -68,11 +64,10 @@ static inline int core_nsmain_row_coord(int i, int q)
 
 /*
  * core_nsmain_solve: the main solver's answer for both contacts c[0], c[1] (rows made by
- * noslip.c; an inactive contact's rows are skipped, its pad's frictionloss row is not):
- * the exact minimiser of MuJoCo's convex cost of the rows at the accelerations a (the
- * five coordinates', m/s^2 and rad/s^2). On entry a is the start (the previous step's
- * qacc); on return it is the minimiser, and every active row's force (c[k].force,
- * c[k].fl_force) is set. The quadratic pieces of the rows that
+ * noslip.c; an inactive contact is skipped): the exact minimiser of MuJoCo's convex cost
+ * of the rows at the accelerations a (the five coordinates', m/s^2 and rad/s^2). On
+ * entry a is the start (the previous step's qacc); on return it is the minimiser, and
+ * every active row's force (c[k].force) is set. The quadratic pieces of the rows that
  * push are tried first (an active-set step), then Newton with an exact line search.
  * Cannot fail: a singular piece falls back to Newton, which stops where it cannot
  * descend.
