@@ -445,10 +445,10 @@ static const char *refused_class(const struct record *r)
 		return "a capsule or box whose start is one-sided";
 	if (five && h->joint.frictionloss > 0)
 		return "noslip or a one-sided start with frictionloss";
+	if (one_sided && (h->actuator.type == CORE_HOLD_POSITION || h->joint.damping > 0))
+		return "a one-sided start with a servo or joint damping";
 	if (five && h->actuator.type == CORE_HOLD_POSITION && h->joint.damping == 0)
-		return "noslip or a one-sided start with a servo on undamped joints";
-	if (one_sided && h->actuator.type == CORE_HOLD_POSITION)
-		return "a one-sided start with a servo";
+		return "noslip with a servo on undamped joints";
 	return NULL;
 }
 

@@ -103,14 +103,15 @@ const char *core_hold_supported(const struct core_hold *h)
 			return "with noslip, or a start that finds one pad's contacts only, the pads' "
 			       "joints are answered without frictionloss: at its bound MuJoCo's solver "
 			       "stops short of the minimiser, which moves the answer";
-		if (h->actuator.type == CORE_HOLD_POSITION && !(h->joint.damping > 0))
-			return "with noslip, or a start that finds one pad's contacts only, a servo is "
-			       "answered on damped joints only: its pads ring, and MuJoCo's solver, "
-			       "stopping short of the minimiser, moves the answer";
-		if (core_pinch_start_asymmetric(&m) && h->actuator.type == CORE_HOLD_POSITION)
+		if (core_pinch_start_asymmetric(&m) &&
+		    (h->actuator.type == CORE_HOLD_POSITION || h->joint.damping > 0))
 			return "a start that finds one pad's contacts only is answered for pads on "
-			       "motors: after it a servo's pads ring, and MuJoCo's solver, stopping "
-			       "short of the minimiser, moves the answer";
+			       "motors without joint damping: after it a servo's pads ring, and with "
+			       "damping the velocity comes from the forces where MuJoCo's solver "
+			       "stopped short of the minimiser, which moves the answer";
+		if (h->actuator.type == CORE_HOLD_POSITION && !(h->joint.damping > 0))
+			return "with noslip, a servo is answered on damped joints only: its pads ring, "
+			       "and MuJoCo's solver, stopping short of the minimiser, moves the answer";
 	}
 	return NULL;
 }
