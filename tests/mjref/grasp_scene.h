@@ -108,7 +108,7 @@ static inline void grasp_scene_draw(struct grasp_scene *s, uint64_t *rng, int in
  * The asymmetric step's scenes (docs/hold.md, "noslip"): a grasp drawn as
  * grasp_scene_draw (its joint and actuator as drawn), then made a sphere and, for cls 'n',
  * given noslip 1-10, or for cls 'o' no noslip and neither margin nor gap, the touching
- * start where 3.8.0-3.13.0's broadphase pairs one pad only (in about a sixth of them).
+ * start where 3.8.0-3.13.0's broadphase pairs one pad only (in about one in nine).
  */
 static inline void grasp_scene_asym(struct grasp_scene *s, uint64_t *rng, char cls)
 {
