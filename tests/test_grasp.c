@@ -7,6 +7,8 @@
  *   - the committed tables tests/fixtures/grasp-RELEASE.txt: 2.2.2 (written by this
  *     program, --write, and re-stepped live: libmujoco must rewrite it bit for bit) and
  *     the official WebAssembly builds 3.12.0, 3.13.0, 3.14.0 (mjref_js_grasp_gen.mjs);
+ *   - the asymmetric step's tables tests/fixtures/grasp-noslip-RELEASE.txt, a sphere with
+ *     noslip and its pads' joint and actuator as drawn (grasp_scene_asym; 2.2.2 re-stepped);
  *   - MuJoCo issue #3328's grasp (docs/hold.md), 2.2.2 live and 3.12.0-3.14.0's figures;
  *   - with arguments, the tables named (tests/test_wasm.sh: the builds run live).
  *
