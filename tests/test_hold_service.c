@@ -571,9 +571,12 @@ START_TEST(unsupported_named)
 	    {"{\"object\": {\"shape\": \"capsule\", \"size\": [0.01, 0.02], \"margin\": 0.001}, "
 	     "\"option\": {\"mujoco\": \"3.12.0\"}}",
 	        "/object/shape", CORE_HOLD_CAPSULE, 0, 0, CORE_SCENE_EULER, 0, 0, 0.001, "3.12.0"},
+	    {"{\"object\": {\"shape\": \"capsule\", \"size\": [0.01, 0.02]}, \"pad\": "
+	     "{\"joint\": {\"damping\": 3}}, \"option\": {\"integrator\": \"discrete\"}}",
+	        "/option/integrator", CORE_HOLD_CAPSULE, 0, 0, CORE_SCENE_DISCRETE, 3, 0, 0, NULL},
 	    {"{\"pad\": {\"joint\": {\"damping\": 3}}, \"option\": {\"integrator\": "
 	     "\"discrete\"}}",
-	        "/option/integrator", CORE_HOLD_SPHERE, 0, 0, CORE_SCENE_DISCRETE, 3, 0, 0, NULL},
+	        "", CORE_HOLD_SPHERE, 0, 0, CORE_SCENE_DISCRETE, 3, 0, 0, NULL},
 	    {"{\"object\": {\"shape\": \"capsule\", \"size\": [0.01, 0.02]}}", "",
 	        CORE_HOLD_CAPSULE, 0, 0, CORE_SCENE_EULER, 0, 0, 0, NULL},
 	};

@@ -67,14 +67,6 @@ const char *core_hold_supported(const struct core_hold *h)
 	if (h->option.integrator == CORE_SCENE_IMPLICITFAST && !rules.implicitfast &&
 	    (h->joint.damping > 0 || (h->actuator.type == CORE_HOLD_POSITION && h->actuator.kv > 0)))
 		return "the implicitfast integrator exists from MuJoCo 2.3.3 on";
-	/* measured in 3.13.0 and 3.14.0: the discrete integrator scales a contact row's R by
-	 * its exact J (qM + h qDeriv + h^2 kp)^-1 J' over J qM^-1 J', which depends on
-	 * where MuJoCo places each contact on the object (docs/hold.md, "Grasps") */
-	if (h->option.integrator == CORE_SCENE_DISCRETE &&
-	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
-		return "the discrete integrator is answered for pads on motors without joint damping "
-		       "only: with velocity- or position-dependent pad forces it reweighs each "
-		       "contact row by where MuJoCo places it";
 	/* measured (2.2.2, 3.12.0-3.14.0): a capsule longer than the pads meets them at their
 	 * edges, where MuJoCo's rounding finds two contacts with one pad and one with the
 	 * other in some scenes (3.12.0: most), two each in others */
@@ -91,6 +83,16 @@ const char *core_hold_supported(const struct core_hold *h)
 		return "noslip is answered for a sphere only: its sweeps, contact by contact, turn a "
 		       "capsule or a box out of the plane the reduction keeps";
 	core_pinch_prepare(h, &m);
+	/* measured in 3.13.0 and 3.14.0: the discrete integrator scales each contact's R by
+	 * its first row's exact J (qM + h qDeriv + h^2 kp)^-1 J' over J qM^-1 J'; a pyramid's
+	 * first edge x + mu y has a lever px mu - py at a capsule's or box's contact, which
+	 * differs from contact to contact (docs/hold.md, "Grasps") */
+	if (h->option.integrator == CORE_SCENE_DISCRETE && h->shape != CORE_HOLD_SPHERE &&
+	    h->option.cone == CORE_CONE_PYRAMIDAL && m.contact.condim > 1 &&
+	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
+		return "discrete with joint damping or a servo is answered for a capsule or a box "
+		       "under the elliptic cone only: the pyramid weighs a pad's contacts unequally "
+		       "and turns the object out of the reduction's plane";
 	if (m.noslip_iterations > 0 || core_pinch_start_asymmetric(&m)) {
 		if (h->shape != CORE_HOLD_SPHERE)
 			return "a capsule or a box whose start finds one pad's contacts only (a margin, "
@@ -99,6 +101,11 @@ const char *core_hold_supported(const struct core_hold *h)
 		 * noslip"): where the pads ring or stick, MuJoCo's Newton stops short of the
 		 * minimiser the asymmetric step takes, and noslip's unconverged sweeps, or a
 		 * velocity from the forces, carry that on (up to 1e-5 in the descent) */
+		if (h->option.integrator == CORE_SCENE_DISCRETE &&
+		    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
+			return "with noslip, or a start that finds one pad's contacts only, the discrete "
+			       "integrator is answered for pads on motors without joint damping: the "
+			       "asymmetric step does not weigh its rows by discrete's metric";
 		if (h->joint.frictionloss > 0)
 			return "with noslip, or a start that finds one pad's contacts only, the pads' "
 			       "joints are answered without frictionloss: at its bound MuJoCo's solver "
@@ -216,6 +223,20 @@ static void sim_noise(const struct core_pinch_model *m, const struct sim_vec *v,
 	noise[0] = CORE_HOLD_STEADY_REL * fabs(v->c[0]) + CORE_HOLD_STEADY_ABS;
 	for (i = 1; i < v->n; i++)
 		noise[i] = i < v->speeds ? CORE_HOLD_STEADY_OTHER : CORE_HOLD_STEADY_REL * m->radius;
+}
+
+/* 1 when every speed of v but the vertical one is at rest beside it (within
+ * CORE_HOLD_ANCHOR_REL of it): pads that still move, the object's speed repeating, have
+ * not settled (measured, 3.14.0: a sphere's speed held to 16 digits for 300 steps while
+ * its pads crept back on their frictionloss, then moved by 8e-6 as they came to rest) */
+static int sim_resting(const struct sim_vec *v)
+{
+	int i;
+
+	for (i = 1; i < v->speeds; i++)
+		if (!(fabs(v->c[i]) <= CORE_HOLD_ANCHOR_REL * fabs(v->c[0]) + CORE_HOLD_STEADY_OTHER))
+			return 0;
+	return 1;
 }
 
 /* 1 when the step from p to v (its noise: sim_noise) left every coordinate but z where
@@ -629,7 +650,8 @@ static void run_steps(const struct core_hold *hq, struct sim *w, long k0, long n
 		run = sim_repeats(&prev, &cur, noise) || near ||
 		        (!track &&
 		            fabs(cur.c[0] - prev.c[0]) <=
-		                CORE_HOLD_SETTLE_REL * fabs(cur.c[0]) + CORE_HOLD_SETTLE_ABS)
+		                CORE_HOLD_SETTLE_REL * fabs(cur.c[0]) + CORE_HOLD_SETTLE_ABS &&
+		            sim_resting(&cur))
 		    ? run + 1
 		    : 0;
 		if (run >= CORE_HOLD_SETTLE_RUN) {

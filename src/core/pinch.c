@@ -73,16 +73,20 @@ static void prepare_frictionloss(const struct core_hold *h, struct core_pinch_mo
 	m->floss_R = max2(MJ_MINVAL, (1 - imp) * dof_weight / imp);
 }
 
-/* The trace of the object's body_inertia (MuJoCo's geom inertia of a solid of uniform
- * density: user_objects.cc), for the solver's scale */
-static double inertia_trace(const struct core_hold *h)
+/* The object's body_inertia about the world's x, y and z (MuJoCo's geom inertia of a
+ * solid of uniform density: user_objects.cc; the capsule's axis lies along y) */
+static void object_inertia(const struct core_hold *h, double I[3])
 {
 	double m = h->mass, r = h->size[0];
 
-	if (h->shape == CORE_HOLD_BOX)
-		return 2 * m / 3 * (h->size[0] * h->size[0] + h->size[1] * h->size[1] +
-		                       h->size[2] * h->size[2]);
-	if (h->shape == CORE_HOLD_CAPSULE) {
+	if (h->shape == CORE_HOLD_BOX) {
+		double x2 = h->size[0] * h->size[0], y2 = h->size[1] * h->size[1],
+		       z2 = h->size[2] * h->size[2];
+
+		I[0] = m / 3 * (y2 + z2);
+		I[1] = m / 3 * (x2 + z2);
+		I[2] = m / 3 * (x2 + y2);
+	} else if (h->shape == CORE_HOLD_CAPSULE) {
 		double height = 2 * h->size[1];
 		double sm = m * 4 * r / (4 * r + 3 * height), cm = m - sm;
 		double perp = cm * (3 * r * r + height * height) / 12, axis = cm * r * r / 2;
@@ -90,9 +94,49 @@ static double inertia_trace(const struct core_hold *h)
 
 		perp += si + sm * height * (3 * r + 2 * height) / 8;
 		axis += si;
-		return 2 * perp + axis;
+		I[0] = I[2] = perp;
+		I[1] = axis;
+	} else {
+		I[0] = I[1] = I[2] = 0.4 * m * r * r;
 	}
-	return 3 * (0.4 * m * r * r);
+}
+
+/* The trace of the object's body_inertia I, for the solver's scale (a box's summed as
+ * one expression, as the grasp tables were first matched with) */
+static double inertia_trace(const struct core_hold *h, const double I[3])
+{
+	if (h->shape == CORE_HOLD_BOX)
+		return 2 * h->mass / 3 *
+		    (h->size[0] * h->size[0] + h->size[1] * h->size[1] + h->size[2] * h->size[2]);
+	return h->shape == CORE_HOLD_CAPSULE ? 2 * I[0] + I[1] : 3 * I[0];
+}
+
+/* The object's part of J qM^-1 J' for a contact's first row (discrete's R weight):
+ * its translation, and its rotation by the lever p x d of the row's direction d at the
+ * contact p. Elliptic (and condim 1): d = x, p = (., py, pz), levers pz about y and py
+ * about z: a capsule's contacts at its segment's ends (y = +-half-length), a box's at
+ * the faces' overlap's corners, whose pz the object's height moves once the pads' edge
+ * clips it (*pz2: the factor of pz^2; discrete_weight). Pyramidal: d = x + mu y (the
+ * first edge), p on the axis for a sphere, whose lever mu px about z depends on the
+ * contact's distance (*px2: the factor of px^2). A capsule's or box's pyramid edges
+ * differ from contact to contact (their levers px mu +- py): not modelled. */
+static double row0_object_weight(const struct core_hold *h, const struct core_pinch_model *m,
+    const double I[3], double *px2, double *pz2)
+{
+	double mu = m->contact.friction[0], py = 0;
+
+	*px2 = *pz2 = 0;
+	if (m->contact.condim > 1 && m->cone == CORE_CONE_PYRAMIDAL) {
+		*px2 = mu * mu / I[2];
+		return (1 + mu * mu) / h->mass;
+	}
+	if (h->shape == CORE_HOLD_CAPSULE) {
+		py = h->size[1];
+	} else if (h->shape == CORE_HOLD_BOX) {
+		py = h->size[1] < h->pad_size[1] ? h->size[1] : h->pad_size[1];
+		*pz2 = 1 / I[1];
+	}
+	return 1 / h->mass + py * py / I[2];
 }
 
 /* The R of MuJoCo's largest impedance, from the rows' raw diagApprox at translational
@@ -152,6 +196,7 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	m->slide = m->contact.friction[0];
 	m->radius = core_hold_half_width(h);
 	m->box = h->shape == CORE_HOLD_BOX;
+	m->box_hz = m->box ? h->size[2] : 0;
 	m->pad_margin = h->pad.margin;
 	m->pad_gap = h->pad.gap;
 	m->obj_aamm = h->object.margin + (m->rules.aamm_gap ? h->object.gap : 0);
@@ -164,7 +209,13 @@ void core_pinch_prepare(const struct core_hold *h, struct core_pinch_model *m)
 	/* a solid sphere's body_inertia and MuJoCo's meaninertia: qM's diagonal is the
 	 * object's m, m, m, I, I, I and the pads' MP, MP */
 	m->inertia = 0.4 * h->mass * h->size[0] * h->size[0];
-	m->inertia_trace = inertia_trace(h);
+	{
+		double I[3];
+
+		object_inertia(h, I);
+		m->inertia_trace = inertia_trace(h, I);
+		m->row0_object = row0_object_weight(h, m, I, &m->row0_px2, &m->row0_pz2);
+	}
 	m->newton_era = core_newton_era(h->option.mujoco);
 	m->islands = m->rules.solver_islands && h->noslip_iterations == 0;
 	m->meaninertia = (h->mass * 3 + m->inertia * 3 + m->pad_mass * 2) / 8;
@@ -352,6 +403,70 @@ static void floss_row(const struct core_pinch_model *m, double vq, struct core_p
 	r->floss_D = 1 / r->floss_R;
 }
 
+/* The discrete integrator's metric on a pad joint, qM + h D + h^2 K (K: the servo's kp
+ * while its force is not clamped, *kq) */
+static double pad_metric(const struct core_pinch_model *m, int clamped, double *kq)
+{
+	double h = m->timestep;
+
+	*kq = m->position && !clamped ? m->kp : 0;
+	return m->pad_mass + h * pad_implicit(m, clamped) + h * h * *kq;
+}
+
+/*
+ * The discrete integrator's weight of a contact's rows (measured in 3.13.0 and 3.14.0,
+ * to the last digit of efc_R): MuJoCo scales each contact's R (its floor included) by
+ * its first row's J Mt^-1 J' / J qM^-1 J', Mt the pad's metric (pad_metric; only the
+ * pads' entries of Mt differ from qM), and the frictionloss row's by qM / Mt. dist: the
+ * contact's distance (a sphere's contact sits at r + dist/2 from its centre); pz: a box
+ * contact's height above or below the object's centre (box_contact_heights).
+ */
+static double discrete_weight(const struct core_pinch_model *m, double dist, double pz, double Mt)
+{
+	double px = m->radius + dist / 2;
+	double obj = m->row0_object + m->row0_px2 * (px * px) + m->row0_pz2 * (pz * pz);
+
+	return (obj + 1 / Mt) / (obj + 1 / m->pad_mass);
+}
+
+/* A box's contacts sit at the corners of its faces' overlap with the pads' (measured,
+ * 3.14.0): the upper pair *top above its centre (at height z), the lower pair *bottom
+ * below it, each its half-height until the pads' edge clips it */
+static void box_contact_heights(
+    const struct core_pinch_model *m, double z, double *top, double *bottom)
+{
+	double hz = m->box_hz, HZ = m->fall_z;
+
+	*top = HZ - z < hz ? HZ - z : hz;
+	*bottom = HZ + z < hz ? HZ + z : hz;
+}
+
+/* The rows r of a contact at dist, object height z, pad metric Mt, weighed by the
+ * discrete integrator (discrete_weight): where a box's upper and lower contacts sit at
+ * different heights, the lower pair takes its own weight (r->halves, D2, Dt2) */
+static void discrete_weigh_rows(
+    const struct core_pinch_model *m, double dist, double z, double Mt, struct core_pinch_rows *r)
+{
+	double top = 0, bottom = 0, w, D = r->D, Dt = r->Dt;
+
+	if (m->box)
+		box_contact_heights(m, z, &top, &bottom);
+	w = discrete_weight(m, dist, top, Mt);
+	r->D = D / w;
+	r->Dt = Dt / w;
+	if (bottom != top) {
+		double w2 = discrete_weight(m, dist, bottom, Mt);
+
+		r->halves = 1;
+		r->D2 = D / w2;
+		r->Dt2 = Dt / w2;
+	}
+	if (r->floss > 0) {
+		r->floss_R *= m->pad_mass / Mt;
+		r->floss_D = 1 / r->floss_R;
+	}
+}
+
 /* The step's constraint problem for MuJoCo's Newton (newton.h): both pads' rows, or,
  * from 3.5.0 with no contact, one pad's frictionloss row alone in its island */
 static void newton_problem(
@@ -376,14 +491,27 @@ static void newton_problem(
 	if (!r->active)
 		return;
 	if (r->elliptic) {
-		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_CONE, .w = n, .jp = -1,
+		double w = r->halves ? n / 2 : n;
+
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_CONE, .w = w, .jp = -1,
 		    .aref = r->aref_n, .D = r->D, .aref_t = r->aref_t, .Dt = r->Dt, .mu = r->mu,
 		    .fr = r->f};
+		if (r->halves)
+			row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_CONE, .w = w,
+			    .jp = -1, .aref = r->aref_n, .D = r->D2, .aref_t = r->aref_t, .Dt = r->Dt2,
+			    .mu = r->mu, .fr = r->f};
 		return;
 	}
-	if (r->plain > 0)
+	if (r->plain > 0 && r->halves) {
+		/* condim 1 (discrete_weigh_rows splits no pyramid) */
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_INEQ,
+		    .w = n / 2 * r->plain, .jp = -1, .aref = r->aref_n, .D = r->D};
+		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_INEQ,
+		    .w = n / 2 * r->plain, .jp = -1, .aref = r->aref_n, .D = r->D2};
+	} else if (r->plain > 0) {
 		row[p->nrows++] = (struct core_newton_row){
 		    .kind = CORE_NEWTON_INEQ, .w = n * r->plain, .jp = -1, .aref = r->aref_n, .D = r->D};
+	}
 	if (r->f > 0) {
 		row[p->nrows++] = (struct core_newton_row){
 		    .kind = CORE_NEWTON_INEQ, .w = n, .jz = -r->f, .jp = -1, .aref = r->aref_p, .D = r->D};
@@ -409,9 +537,9 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 	if (m->implicit_in_solve) {
 		/* discrete: the step's velocity and position enter the forces at its end,
 		 * linearised: (qM + h D + h^2 K) qacc = qfrc - h K v, K the servo's kp */
-		double kq = m->position && !clamped ? m->kp : 0;
+		double kq;
 
-		Mt = m->pad_mass + h * dv + h * h * kq;
+		Mt = pad_metric(m, clamped, &kq);
 		qfrc += -h * kq * s->vq;
 	}
 	if (active)
@@ -421,6 +549,8 @@ void core_pinch_step_cached(const struct core_pinch_model *m, struct core_pinch_
 	r.Mp = Mt;
 	r.a0p = qfrc * (1 / Mt);
 	floss_row(m, s->vq, &r);
+	if (m->implicit_in_solve && Mt != m->pad_mass)
+		discrete_weigh_rows(m, dist, s->z, Mt, &r);
 	az = m->a0_object;
 	ap = r.a0p;
 	/* MuJoCo's Newton, replayed (newton.h): where it stops short of the exact minimiser,
@@ -496,7 +626,8 @@ struct steady_rows {
 	double Rn, Rt, Kimp, Bv, Kr, Bt;
 };
 
-static void steady_rows(const struct core_pinch_model *m, double imp, struct steady_rows *o)
+static void steady_rows_unweighted(
+    const struct core_pinch_model *m, double imp, struct steady_rows *o)
 {
 	double f0 = m->contact.friction[0], R0, R1, mu, h = m->timestep, s = 1;
 	double K = m->gains.K, B = m->gains.B;
@@ -535,12 +666,34 @@ static void steady_rows(const struct core_pinch_model *m, double imp, struct ste
 	o->Rn = o->Rt = 2 * mu * mu * R0;
 }
 
-/* The drive's force on pads at rest at violation u (joint position u - includemargin) */
-static double steady_drive(const struct core_pinch_model *m, double u)
+/* The drive's force on pads at rest at violation u (joint position u - includemargin),
+ * and whether it sits at a forcerange bound (*clamped) */
+static double steady_drive(const struct core_pinch_model *m, double u, int *clamped)
 {
-	int clamped;
+	return core_pinch_drive(m, u - m->contact.includemargin, 0, clamped);
+}
 
-	return core_pinch_drive(m, u - m->contact.includemargin, 0, &clamped);
+/* steady_rows_unweighted's rows for pads at rest at violation u, impedance imp, with the
+ * discrete integrator's weight (discrete_weight) of that rest */
+static void steady_rows(
+    const struct core_pinch_model *m, double u, double imp, struct steady_rows *o)
+{
+	steady_rows_unweighted(m, imp, o);
+	if (m->implicit_in_solve) {
+		int clamped;
+		double kq, Mt;
+
+		steady_drive(m, u, &clamped);
+		Mt = pad_metric(m, clamped, &kq);
+		if (Mt != m->pad_mass) {
+			/* as if the pads were long enough: a box's contacts at its half-height */
+			double pz = m->box ? (m->box_hz < m->fall_z ? m->box_hz : m->fall_z) : 0;
+			double w = discrete_weight(m, m->contact.includemargin - u, pz, Mt);
+
+			o->Rn *= w;
+			o->Rt *= w;
+		}
+	}
 }
 
 static double pad_balance(double u, void *params)
@@ -551,14 +704,17 @@ static double pad_balance(double u, void *params)
 	struct steady_rows o;
 	int rows = m->cone == CORE_CONE_ELLIPTIC ? 1 : m->rows_per_pad;
 
-	steady_rows(m, imp, &o);
-	return m->contacts * rows * (o.Kr * o.Kimp * u) / o.Rn - steady_drive(m, u);
+	int clamped;
+
+	steady_rows(m, u, imp, &o);
+	return m->contacts * rows * (o.Kr * o.Kimp * u) / o.Rn - steady_drive(m, u, &clamped);
 }
 
 int core_pinch_rest_force(const struct core_pinch_model *m, double *force)
 {
 	struct balance b = {m};
 	double u;
+	int clamped;
 
 	if (!m->position) {
 		*force = m->grip_force;
@@ -566,7 +722,7 @@ int core_pinch_rest_force(const struct core_pinch_model *m, double *force)
 	}
 	if (!(m->gains.K > 0) || core_law_root_increasing(pad_balance, &b, &u) != 0)
 		return -1;
-	*force = steady_drive(m, u);
+	*force = steady_drive(m, u, &clamped);
 	return 0;
 }
 
@@ -577,13 +733,14 @@ int core_pinch_steady(
 	double u, imp, spring, f = m->contact.friction[1], load = -m->mass * m->a0_object;
 	double v;
 	struct steady_rows o;
+	int clamped;
 
 	if (m->contact.condim == 1 || !(m->gains.K > 0) || !(m->gains.B > 0))
 		return -1;
 	if (core_law_root_increasing(pad_balance, &b, &u) != 0)
 		return -1;
 	imp = core_law_impedance(-u, &m->solimp, NULL);
-	steady_rows(m, imp, &o);
+	steady_rows(m, u, imp, &o);
 	/* the normal rows' x at rest: -(K imp u) (discrete: over s) */
 	spring = o.Kr * o.Kimp * u;
 	if (m->cone == CORE_CONE_ELLIPTIC) {
@@ -602,6 +759,6 @@ int core_pinch_steady(
 	}
 	*creep = v;
 	*penetration = u - m->contact.includemargin;
-	*normal_force = steady_drive(m, u);
+	*normal_force = steady_drive(m, u, &clamped);
 	return 0;
 }

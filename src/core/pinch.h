@@ -129,7 +129,8 @@ struct core_pinch_model {
 	double slide;     /* friction[0] = friction[1], the sliding coefficient */
 	double rest_dist; /* the constant (R + HX) - HX - R arithmetic: see core_pinch_dist */
 	double radius, half_x;
-	int box; /* the object is a box: box-box contacts (core_pinch_dist) */
+	int box;       /* the object is a box: box-box contacts (core_pinch_dist) */
+	double box_hz; /* its half-height */
 	/* the height past which the object's centre has left the pads' faces: HZ */
 	double fall_z;
 	double pad_margin, pad_gap; /* the pads' own, for when they meet each other */
@@ -140,6 +141,11 @@ struct core_pinch_model {
 	 * floored at R_floor; discrete_refsafe: refsafe replaces too-stiff rows */
 	int discrete, discrete_refsafe;
 	double R_floor;
+	/* and, where the pads' forces enter its metric, scales each row's R by J M~^-1 J' /
+	 * J qM^-1 J' (pinch.c, discrete_weight): the object's part of a contact's first row,
+	 * row0_object + row0_px2 px^2 + row0_pz2 pz^2, px and pz the contact's distance from
+	 * its centre across and along the pads' height */
+	double row0_object, row0_px2, row0_pz2;
 	int rows_per_pad; /* pyramidal: 2*(condim-1); elliptic: condim; frictionless: 1 */
 	/* MuJoCo's Newton solver, replayed (newton.h) */
 	int newton_era;       /* enum core_newton_era */
@@ -201,6 +207,10 @@ struct core_pinch_state {
 struct core_pinch_rows {
 	int elliptic, plain; /* plain: pyramid rows with J = (0, -1) */
 	double f, D, Dt;     /* sliding friction; D of the (normal) rows; D of the z tangent row */
+	/* discrete: a box's lower contacts, clipped by the pads' edge, weigh apart: half of
+	 * the n contacts take D2 and Dt2 instead (pinch.c, discrete_weigh_rows) */
+	int halves;
+	double D2, Dt2;
 	double mu;           /* the regularised cone's mu (elliptic) */
 	double aref_n;       /* aref of the rows with J = (0, -1) */
 	double aref_p, aref_m; /* pyramid: the z pair's rows J = (-f,-1), (f,-1) */
