@@ -101,5 +101,7 @@ tests_test_grasp_CFLAGS = $(PARITY_CFLAGS) -DFIXTURE_DIR='"$(abs_top_srcdir)/tes
 tests_test_grasp_LDADD = $(PARITY_LIBS)
 EXTRA_DIST += tests/fixtures/grasp-2.2.2.txt tests/fixtures/grasp-3.12.0.txt \
 	tests/fixtures/grasp-3.13.0.txt tests/fixtures/grasp-3.14.0.txt \
+	tests/fixtures/grasp-noslip-2.2.2.txt tests/fixtures/grasp-noslip-3.12.0.txt \
+	tests/fixtures/grasp-noslip-3.13.0.txt tests/fixtures/grasp-noslip-3.14.0.txt \
 	tests/fixtures/grasp-regress-3.14.0.txt \
 	tests/mjref/grasp_scene.mjs tests/mjref/mjref_js_grasp_gen.mjs

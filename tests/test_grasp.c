@@ -7,6 +7,8 @@
  *   - the committed tables tests/fixtures/grasp-RELEASE.txt: 2.2.2 (written by this
  *     program, --write, and re-stepped live: libmujoco must rewrite it bit for bit) and
  *     the official WebAssembly builds 3.12.0, 3.13.0, 3.14.0 (mjref_js_grasp_gen.mjs);
+ *   - the asymmetric step's tables tests/fixtures/grasp-noslip-RELEASE.txt, a sphere with
+ *     noslip and its pads' joint and actuator as drawn (grasp_scene_asym; 2.2.2 re-stepped);
  *   - MuJoCo issue #3328's grasp (docs/hold.md), 2.2.2 live and 3.12.0-3.14.0's figures;
  *   - with arguments, the tables named (tests/test_wasm.sh: the builds run live).
  *
@@ -412,6 +414,9 @@ static int read_record(FILE *f, int mujoco, struct record *r, struct issue_line 
 /* What the tables held and how close the core came. */
 struct stats {
 	int scenes, refused, answered, unrepro, creeps, falls, replaced_flags;
+	/* answered and compared: the asymmetric step's (noslip or a one-sided start) with
+	 * pads that are not plain motors */
+	int pads_own;
 	int shapes[3], drives[2], integ[4], cones[2], noslip, onesided;
 	int bad;
 	double worst_slip, worst_creep; /* relative deviations, floored as close_enough */
@@ -428,9 +433,8 @@ struct stats {
 static const char *refused_class(const struct record *r)
 {
 	const struct core_hold *h = &r->h;
-	int plain_pads = h->actuator.type == CORE_HOLD_MOTOR && h->joint.damping == 0 &&
-	    h->joint.armature == 0 && h->joint.frictionloss == 0;
 	int one_sided = r->start[2] != r->start[3];
+	int five = h->noslip_iterations > 0 || one_sided;
 	struct core_pinch_model m; /* for the pair's condim */
 
 	/* the classes docs/hold.md ("What is not answered") lists, read off the scene */
@@ -447,8 +451,15 @@ static const char *refused_class(const struct record *r)
 		return "noslip with a capsule or box";
 	if (h->shape != CORE_HOLD_SPHERE && one_sided)
 		return "a capsule or box whose start is one-sided";
-	if ((h->noslip_iterations > 0 || one_sided) && !plain_pads)
-		return "noslip or a one-sided start with pads that are not plain motors";
+	if (five && h->option.integrator == CORE_SCENE_DISCRETE &&
+	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
+		return "noslip or a one-sided start, discrete, with joint damping or a servo";
+	if (five && h->joint.frictionloss > 0)
+		return "noslip or a one-sided start with frictionloss";
+	if (one_sided && (h->actuator.type == CORE_HOLD_POSITION || h->joint.damping > 0))
+		return "a one-sided start with a servo or joint damping";
+	if (five && h->actuator.type == CORE_HOLD_POSITION && h->joint.damping == 0)
+		return "noslip with a servo on undamped joints";
 	return NULL;
 }
 
@@ -499,6 +510,9 @@ static void compare(const char *what, const struct record *r, struct stats *st)
 		st->unrepro++;
 		return;
 	}
+	st->pads_own += (r->h.noslip_iterations > 0 || r->start[2] != r->start[3]) &&
+	    (r->h.actuator.type != CORE_HOLD_MOTOR || r->h.joint.damping > 0 ||
+	        r->h.joint.armature > 0);
 	if (a.crushed) {
 		fprintf(stderr, "%s scene %d: answered crushed, MuJoCo's pads stay short of it\n",
 		    what, r->index);
@@ -697,6 +711,38 @@ static void check_table(const char *release, int live, int integrators_had)
 	ck_assert_int_le(st.unrepro, st.scenes / 20);
 }
 
+/* A committed table of the asymmetric step's scenes, grasp-noslip-RELEASE.txt
+ * (grasp_scene_asym's class n: a sphere with noslip 1-10, its joint and actuator as drawn):
+ * every record agrees, and the pads' own forces (armature, damping, a damped servo) are
+ * among those answered. */
+static void check_noslip_table(const char *release, int live)
+{
+	char path[512];
+	struct stats st;
+
+	snprintf(path, sizeof path, "%s/grasp-noslip-%s.txt", FIXTURE_DIR, release);
+	check_table_file(path, release, live, &st);
+	fprintf(stderr, "%s: %d compared with the pads' own forces\n", path, st.pads_own);
+	ck_assert_int_eq(st.bad, 0);
+	ck_assert_int_eq(st.noslip, st.scenes);
+	ck_assert_int_ge(st.answered - st.unrepro, 20);
+	ck_assert_int_ge(st.pads_own, 15);
+}
+
+START_TEST(test_noslip_2_2_2)
+{
+	check_noslip_table("2.2.2", 1);
+}
+END_TEST
+
+START_TEST(test_noslip_3)
+{
+	check_noslip_table("3.12.0", 0);
+	check_noslip_table("3.13.0", 0);
+	check_noslip_table("3.14.0", 0);
+}
+END_TEST
+
 START_TEST(test_table_2_2_2)
 {
 	check_table("2.2.2", 1, 2);
@@ -845,21 +891,24 @@ START_TEST(test_given_tables)
 }
 END_TEST
 
-/* --write SEED SCENES: the 2.2.2 table of grasp_scene.h's draws, kept by record()'s rule,
- * to stdout (tests/mjref/README.md). */
-static int write_table(uint64_t seed, int scenes)
+/* --write SEED SCENES [CLASS]: the 2.2.2 table of grasp_scene.h's draws (with CLASS n or o,
+ * grasp_scene_asym's), kept by record()'s rule, to stdout (tests/mjref/README.md). */
+static int write_table(uint64_t seed, int scenes, char cls)
 {
 	int mujoco = core_mjver_find("2.2.2"), i, kept = 0, rc;
 	uint64_t rng = seed;
 
 	printf("# contactd MuJoCo grasp reference table, format 1\nmujoco %s\n"
-	       "generator test_grasp --write seed %llu scenes %d\n",
-	    mj_versionString(), (unsigned long long)seed, scenes);
+	       "generator test_grasp --write seed %llu scenes %d%s%s\n",
+	    mj_versionString(), (unsigned long long)seed, scenes, cls ? " class " : "",
+	    cls ? (char[]){cls, 0} : "");
 	for (i = 0; i < scenes; i++) {
 		struct grasp_scene s;
 		struct record r;
 
 		grasp_scene_draw(&s, &rng, 2);
+		if (cls)
+			grasp_scene_asym(&s, &rng, cls);
 		memset(&r, 0, sizeof r);
 		scene_to_hold(&s, mujoco, &r.h);
 		r.index = i;
@@ -890,6 +939,8 @@ static Suite *grasp_suite(void)
 	tcase_add_test(tc, test_table_3_12_0);
 	tcase_add_test(tc, test_table_3_13_0);
 	tcase_add_test(tc, test_table_3_14_0);
+	tcase_add_test(tc, test_noslip_2_2_2);
+	tcase_add_test(tc, test_noslip_3);
 	tcase_add_test(tc, test_table_regressions);
 	suite_add_tcase(suite, tc);
 	return suite;
@@ -912,8 +963,9 @@ int main(int argc, char **argv)
 	int failed;
 
 	gsl_set_error_handler_off();
-	if (argc == 4 && strcmp(argv[1], "--write") == 0)
-		return write_table(strtoull(argv[2], NULL, 10), atoi(argv[3]));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--write") == 0)
+		return write_table(
+		    strtoull(argv[2], NULL, 10), atoi(argv[3]), argc == 5 ? argv[4][0] : 0);
 	given_tables = argv + 1;
 	given_count = argc - 1;
 	runner = srunner_create(argc > 1 ? given_suite() : grasp_suite());

@@ -1,6 +1,8 @@
 /*
  * noslip.c: the hold scene's asymmetric step (noslip): both contacts' rows, the main
- * solve (nsmain.c), MuJoCo's noslip sweeps over the friction rows, then Euler.
+ * solve (nsmain.c), MuJoCo's noslip sweeps over the friction rows, then the integrator's
+ * velocity update (Euler's from qacc, or from the forces where the pads' damping or a
+ * servo's kv is taken implicitly).
  *
  * Coordinates a = (object x, object z, rotation about y, left pad, right pad); the
  * object's y, its rotations about x and z stay 0 by the mirror y -> -y, and every row
@@ -185,23 +187,31 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 	c->nrows = n;
 }
 
-/* The acceleration the rows' forces give: a0 + M^-1 J' f. */
-static void ns_qacc(const struct core_pinch_model *m, const struct core_nsmain_contact *c, double *a)
+/* The rows' generalised force J' f, into g. */
+static void ns_qfrc(const struct core_nsmain_contact *c, double *g)
 {
-	const double *M = m->dof_mass;
-	double f[CORE_NSMAIN_DOF] = {0};
 	int k, r;
 
+	memset(g, 0, CORE_NSMAIN_DOF * sizeof g[0]);
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			if (c[k].force[r] != 0)
 				core_nsmain_row_axpy(
-				    f, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
+				    g, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
+}
+
+/* The acceleration the rows' forces give: a0 + M^-1 J' f (a0: m->dof_accel0). */
+static void ns_qacc(const struct core_pinch_model *m, const struct core_nsmain_contact *c, double *a)
+{
+	const double *M = m->dof_mass, *a0 = m->dof_accel0;
+	double f[CORE_NSMAIN_DOF];
+
+	ns_qfrc(c, f);
 	a[0] = 0 + f[0] / M[0];
-	a[1] = m->a0_object + f[1] / M[1];
+	a[1] = a0[1] + f[1] / M[1];
 	a[2] = 0 + f[2] / M[2];
-	a[3] = m->a0_pad + f[3] / M[3];
-	a[4] = m->a0_pad + f[4] / M[4];
+	a[3] = a0[3] + f[3] / M[3];
+	a[4] = a0[4] + f[4] / M[4];
 }
 
 /* costChange: the dual cost's change for a block of n <= 2 rows; a rise above 1e-10 is
@@ -553,11 +563,49 @@ void core_noslip_start(struct core_noslip_state *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* The pads' own forces at this step (docs/hold.md, "The pads' own forces"): each pad's
+ * qfrc_smooth (its actuator, clamped, and its damping's passive force) and the velocity
+ * derivative the integrator takes implicitly after the solve (joint damping; the servo's kv
+ * under implicit and implicitfast, from 3.5.0 not while the force sits at a bound). */
+struct ns_pads {
+	double qfrc[2], implicit[2];
+};
+
+static void ns_pads_make(
+    const struct core_pinch_model *m, const struct core_noslip_state *s, struct ns_pads *p)
+{
+	const double q[2] = {s->qL, s->qR}, v[2] = {s->vqL, s->vqR};
+	int i, clamped;
+
+	for (i = 0; i < 2; i++) {
+		p->qfrc[i] = core_pinch_drive(m, q[i], v[i], &clamped) + -m->damping * v[i];
+		p->implicit[i] = m->implicit_damping ? m->damping : 0;
+		if (m->implicit_kv && !(clamped && m->kv_dropped_at_bound))
+			p->implicit[i] += m->kv;
+	}
+}
+
 void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state *s)
 {
 	struct core_nsmain_contact c[2];
-	double a[CORE_NSMAIN_DOF], h = m->timestep;
+	struct core_pinch_model ms;
+	struct ns_pads p;
+	double a[CORE_NSMAIN_DOF], acc[CORE_NSMAIN_DOF], h = m->timestep;
+	int i, via_forces = 0, moving = m->position || m->damping > 0;
 
+	/* pads whose force moves with their state: the step's own qacc_smooth (the motor's is
+	 * the model's, set once) */
+	if (moving) {
+		ms = *m;
+		ns_pads_make(m, s, &p);
+		for (i = 0; i < 2; i++)
+			ms.dof_accel0[3 + i] = p.qfrc[i] * m->dof_inv_mass[3 + i];
+		m = &ms;
+		/* Euler's damping, implicit(fast)'s qDeriv: the velocity from the forces,
+		 * (qM - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint), for every coordinate
+		 * (MuJoCo takes qacc only when no dof has any) */
+		via_forces = !m->implicit_in_solve && (p.implicit[0] > 0 || p.implicit[1] > 0);
+	}
 	memcpy(a, m->dof_accel0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
@@ -566,7 +614,7 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 	if (c[0].active || c[1].active) {
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
-			a[1] = m->a0_object, a[3] = a[4] = m->a0_pad;
+			memcpy(a, m->dof_accel0, sizeof a);
 		core_nsmain_solve(m, c, a);
 		if (m->noslip_iterations > 0) {
 			s->noslip_sweeps = ns_noslip(m, c);
@@ -574,11 +622,24 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 		}
 	}
 	memcpy(s->qacc, a, sizeof a);
-	s->vx += h * a[0];
-	s->vz += h * a[1];
-	s->wy += h * a[2];
-	s->vqL += h * a[3];
-	s->vqR += h * a[4];
+	/* the acceleration the velocity takes: qacc, or the one from the forces */
+	memcpy(acc, a, sizeof acc);
+	if (via_forces) {
+		double g[CORE_NSMAIN_DOF];
+
+		ns_qfrc(c, g);
+		acc[0] = g[0] * (1 / m->dof_mass[0]);
+		acc[1] = (m->mass * m->a0_object + g[1]) * (1 / m->dof_mass[1]);
+		acc[2] = g[2] * (1 / m->dof_mass[2]);
+		for (i = 0; i < 2; i++)
+			acc[3 + i] =
+			    (p.qfrc[i] + g[3 + i]) / (m->dof_mass[3 + i] + h * p.implicit[i]);
+	}
+	s->vx += h * acc[0];
+	s->vz += h * acc[1];
+	s->wy += h * acc[2];
+	s->vqL += h * acc[3];
+	s->vqR += h * acc[4];
 	s->x += h * s->vx;
 	s->z += h * s->vz;
 	s->qL += h * s->vqL;

@@ -104,4 +104,22 @@ static inline void grasp_scene_draw(struct grasp_scene *s, uint64_t *rng, int in
 	s->duration = 1;
 }
 
+/*
+ * The asymmetric step's scenes (docs/hold.md, "noslip"): a grasp drawn as
+ * grasp_scene_draw (its joint and actuator as drawn), then made a sphere and, for cls 'n',
+ * given noslip 1-10, or for cls 'o' no noslip and neither margin nor gap, the touching
+ * start where 3.8.0-3.13.0's broadphase pairs one pad only (in about one in nine).
+ */
+static inline void grasp_scene_asym(struct grasp_scene *s, uint64_t *rng, char cls)
+{
+	s->shape = GRASP_SCENE_SPHERE;
+	s->size[1] = s->size[2] = 0;
+	if (cls == 'n') {
+		s->noslip = hold_scene_noslip(rng);
+		return;
+	}
+	s->noslip = 0;
+	s->object.margin = s->object.gap = s->pad.margin = s->pad.gap = 0;
+}
+
 #endif

@@ -50,3 +50,20 @@ export function draw(r, integrators) {
   s.duration = 1;
   return s;
 }
+
+// grasp_scene_asym: the asymmetric step's scenes, a draw made a sphere with noslip 1-10
+// ('n') or a touching start without margin or gap ('o')
+export function asym(s, r, cls) {
+  s.shape = 0;
+  s.size[1] = 0;
+  s.size[2] = 0;
+  if (cls === 'n') {
+    s.noslip = noslip(r);
+    return;
+  }
+  s.noslip = 0;
+  s.object.margin = 0;
+  s.object.gap = 0;
+  s.pad.margin = 0;
+  s.pad.gap = 0;
+}

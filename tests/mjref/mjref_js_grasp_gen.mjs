@@ -2,7 +2,7 @@
 // tables") from scenes drawn here (grasp_scene.mjs, the port of grasp_scene.h), stepped in
 // an official MuJoCo WebAssembly build (npm's @mujoco/mujoco 3.12.0, 3.13.0, 3.14.0).
 //
-//   node mjref_js_grasp_gen.mjs [-m MODULE] [-n SCENES] [-s SEED] [-F FROM]
+//   node mjref_js_grasp_gen.mjs [-m MODULE] [-n SCENES] [-s SEED] [-F FROM] [-a n|o]
 //   node mjref_js_grasp_gen.mjs [-m MODULE] -x
 //
 // MODULE is the package to import (default @mujoco/mujoco; an npm alias works). Each draw
@@ -15,11 +15,13 @@
 // draws the first FROM scenes but neither steps nor prints them. -x steps MuJoCo issue
 // #3328's grasp (docs/hold.md) instead, elliptic at impratio 10 and 1 and pyramidal at 1,
 // and prints a table of its creeps over the last 2 s (m/s): "issue3328 CONE IMPRATIO V".
+// -a n or -a o draws the asymmetric step's scenes (grasp_scene.mjs's asym: a sphere with
+// noslip, or a touching start without margin), as test_grasp --write's CLASS does.
 //
 // tests/test_grasp.c's record() is this file's run() for libmujoco 2.2.2: a change here is
 // a change there.
 import { rng, g17, geomFields, geomXml, replacedRow, settleCreep } from './hold_scene.mjs';
-import { draw, SHAPES, INTEGRATORS } from './grasp_scene.mjs';
+import { draw, asym, SHAPES, INTEGRATORS } from './grasp_scene.mjs';
 
 const SAMPLES = 16;
 const TALL_HZ = 1e4;
@@ -34,6 +36,7 @@ const moduleName = opt('-m', '@mujoco/mujoco');
 const scenes = Number(opt('-n', 150));
 const seed = opt('-s', '20261204');
 const from = Number(opt('-F', 0));
+const asymClass = opt('-a', '');
 
 const M = await (await import(moduleName)).default();
 const version = M.mj_versionString();
@@ -199,10 +202,12 @@ if (args.includes('-x')) {
 }
 
 const r = rng(seed);
-const out = [...header, `generator mjref_js_grasp_gen seed ${seed} scenes ${scenes}`];
+const out = [...header, `generator mjref_js_grasp_gen seed ${seed} scenes ${scenes}` +
+  (asymClass ? ` class ${asymClass}` : '')];
 let kept = 0;
 for (let i = 0; i < scenes; i++) {
   const s = draw(r, integrators);
+  if (asymClass) asym(s, r, asymClass);
   if (i < from) continue;
   const rec = run(s, i);
   if (rec) {
