@@ -695,9 +695,12 @@ static void steady_rows(
 		steady_drive(m, u, &clamped);
 		Mt = pad_metric(m, clamped, &kq);
 		if (Mt != m->pad_mass) {
-			/* as if the pads were long enough: a box's contacts at its half-height */
-			double pz = m->box ? (m->box_hz < m->fall_z ? m->box_hz : m->fall_z) : 0;
-			double w = discrete_weight(m, m->contact.includemargin - u, pz, Mt);
+			/* the steady creep's object at the pads' centre height */
+			double pz = 0, bottom, w;
+
+			if (m->box)
+				box_contact_heights(m, 0, &pz, &bottom);
+			w = discrete_weight(m, m->contact.includemargin - u, pz, Mt);
 
 			o->Rn *= w;
 			o->Rt *= w;
