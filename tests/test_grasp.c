@@ -454,12 +454,8 @@ static const char *refused_class(const struct record *r)
 	if (five && h->option.integrator == CORE_SCENE_DISCRETE &&
 	    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
 		return "noslip or a one-sided start, discrete, with joint damping or a servo";
-	if (five && h->joint.frictionloss > 0)
-		return "noslip or a one-sided start with frictionloss";
 	if (one_sided && (h->actuator.type == CORE_HOLD_POSITION || h->joint.damping > 0))
 		return "a one-sided start with a servo or joint damping";
-	if (five && h->actuator.type == CORE_HOLD_POSITION && h->joint.damping == 0)
-		return "noslip with a servo on undamped joints";
 	return NULL;
 }
 

@@ -1,5 +1,5 @@
 /*
- * test_hold.c: the hold core (src/core/hold.c, pinch.c, noslip.c, nsmain.c) against libmujoco
+ * test_hold.c: the hold core (src/core/hold.c, pinch.c, noslip.c, nsnewton.c) against libmujoco
  * 2.2.2, live.
  *
  * Scenes are drawn over issue 21's ranges: radius 1-4 cm, mass 30-500 g, pad

@@ -97,28 +97,21 @@ const char *core_hold_supported(const struct core_hold *h)
 		if (h->shape != CORE_HOLD_SPHERE)
 			return "a capsule or a box whose start finds one pad's contacts only (a margin, "
 			       "in MuJoCo 3.8.0-3.13.0) turns out of the plane the reduction keeps";
-		/* measured (2.2.2, 3.12.0-3.14.0; docs/hold.md, "The pads' own forces under
-		 * noslip"): where the pads ring or stick, MuJoCo's Newton stops short of the
-		 * minimiser the asymmetric step takes, and noslip's unconverged sweeps, or a
-		 * velocity from the forces, carry that on (up to 1e-5 in the descent) */
+		/* the asymmetric step weighs no row by discrete's metric (pinch.c,
+		 * discrete_weight: the mirror step's only) */
 		if (h->option.integrator == CORE_SCENE_DISCRETE &&
 		    (h->joint.damping > 0 || h->actuator.type == CORE_HOLD_POSITION))
 			return "with noslip, or a start that finds one pad's contacts only, the discrete "
 			       "integrator is answered for pads on motors without joint damping: the "
 			       "asymmetric step does not weigh its rows by discrete's metric";
-		if (h->joint.frictionloss > 0)
-			return "with noslip, or a start that finds one pad's contacts only, the pads' "
-			       "joints are answered without frictionloss: at its bound MuJoCo's solver "
-			       "stops short of the minimiser, which moves the answer";
+		/* measured (3.12.0, 3.13.0; docs/hold.md, "The pads' own forces under noslip"):
+		 * after a one-pad start a servo's or damped pads ring, and the answer misses
+		 * MuJoCo's by up to 3e-6 where they do, even with MuJoCo's Newton replayed */
 		if (core_pinch_start_asymmetric(&m) &&
 		    (h->actuator.type == CORE_HOLD_POSITION || h->joint.damping > 0))
 			return "a start that finds one pad's contacts only is answered for pads on "
-			       "motors without joint damping: after it a servo's pads ring, and with "
-			       "damping the velocity comes from the forces where MuJoCo's solver "
-			       "stopped short of the minimiser, which moves the answer";
-		if (h->actuator.type == CORE_HOLD_POSITION && !(h->joint.damping > 0))
-			return "with noslip, a servo is answered on damped joints only: its pads ring, "
-			       "and MuJoCo's solver, stopping short of the minimiser, moves the answer";
+			       "motors without joint damping: after it a servo's or damped pads ring, "
+			       "and the asymmetry they carry is not reproduced to 1e-6";
 	}
 	return NULL;
 }

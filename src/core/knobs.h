@@ -129,17 +129,8 @@
 #define CORE_HOLD_REPRODUCE_REL 1e-7
 #define CORE_HOLD_REPRODUCE_ABS 1e-11
 
-/* noslip: MuJoCo's default opt.noslip_tolerance; the asymmetric step's main solve takes
- * at most NEWTON_MAX Newton steps, and stops at a step of NEWTON_REL (relative) or a
- * Newton decrement of DECREMENT (cost units), the rounding of its minimiser */
+/* noslip: MuJoCo's default opt.noslip_tolerance */
 #define CORE_HOLD_NOSLIP_TOLERANCE 1e-6
-#define CORE_HOLD_NOSLIP_NEWTON_MAX 60
-#define CORE_HOLD_NOSLIP_NEWTON_REL 1e-14
-#define CORE_HOLD_NOSLIP_DECREMENT 1e-28
-
-/* ... after at most this many active-set steps (each the minimiser of the quadratic piece
- * of the rows that push at the last one) have not settled */
-#define CORE_HOLD_NOSLIP_PIECE_TRIES 4
 
 /* ---- request limits (validation) ---- */
 #define LIMIT_MAX_STEPS 10000000L /* duration / timestep per simulation */

@@ -15,8 +15,8 @@ libcore_la_SOURCES = \
 	src/core/growth.c src/core/growth.h \
 	src/core/pinch.c src/core/pinch.h \
 	src/core/newton.c src/core/newton.h \
-	src/core/nsmain.c src/core/nsmain.h \
-	src/core/noslip.c src/core/noslip.h \
+	src/core/nsnewton.c src/core/nsnewton.h \
+	src/core/noslip.c src/core/noslip.h src/core/noslip_int.h \
 	src/core/hold.c src/core/hold.h \
 	src/core/budget.c src/core/budget.h
 # no contraction (a*b+c fused): every answer keeps MuJoCo's rounding, and core_lanes the

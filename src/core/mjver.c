@@ -133,7 +133,7 @@ static int listed(const char *name, atomic_int *memo)
 void core_mjver_rules(int index, struct core_mjver_rules *out)
 {
 	static atomic_int tie_from = -1, tie_until = -1, implicitfast_from = -1, boxbox_from = -1,
-	                  shifted_from = -1;
+	                  shifted_from = -1, warmstart_from = -1;
 	enum era era = releases[index].era;
 
 	out->power_shortcut = era >= ERA_3_2;
@@ -151,4 +151,5 @@ void core_mjver_rules(int index, struct core_mjver_rules *out)
 	out->clamped_no_derivative = era >= ERA_3_5;
 	out->implicitfast = index >= listed("2.3.3", &implicitfast_from);
 	out->boxbox_full_depth = index >= listed("3.4.0", &boxbox_from);
+	out->warmstart_after_noslip = index >= listed("3.3.6", &warmstart_from);
 }

@@ -72,6 +72,9 @@ struct core_mjver_rules {
 	/* 3.4.0+: mjc_BoxBox reports a contact's dist as the whole penetration (before:
 	 * half of it) */
 	int boxbox_full_depth;
+	/* 3.3.6+: the next step's warmstart is qacc after noslip (mj_advance saves it;
+	 * before: mj_fwdConstraint saved the main solver's qacc, before noslip) */
+	int warmstart_after_noslip;
 };
 
 enum { CORE_MJVER_2_2_2 = 2 };

@@ -1,8 +1,8 @@
 /*
- * noslip.c: the hold scene's asymmetric step (noslip): both contacts' rows, the main
- * solve (nsmain.c), MuJoCo's noslip sweeps over the friction rows, then the integrator's
- * velocity update (Euler's from qacc, or from the forces where the pads' damping or a
- * servo's kv is taken implicitly).
+ * noslip.c: the hold scene's asymmetric step (noslip): the pads' frictionloss rows and
+ * both contacts' rows, MuJoCo's Newton on them (nsnewton.c), MuJoCo's noslip sweeps over
+ * the friction rows, then the integrator's velocity update (Euler's from qacc, or from
+ * the forces where the pads' damping or a servo's kv is taken implicitly).
  *
  * Coordinates a = (object x, object z, rotation about y, left pad, right pad); the
  * object's y, its rotations about x and z stay 0 by the mirror y -> -y, and every row
@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/nsmain.h"
+#include "core/noslip_int.h"
+#include "core/nsnewton.h"
 #include "core/knobs.h"
 
 static inline double max2(double a, double b)
@@ -35,7 +36,7 @@ static int ns_tangent_moves(int k)
 /* A row's R0 from (1 - imp) diag / imp: Euler's, or the discrete integrator's (R0 / s,
  * floored at the largest impedance's R) */
 static inline double ns_R0(
-    const struct core_pinch_model *m, const struct core_nsmain_contact *c, double raw)
+    const struct core_pinch_model *m, const struct core_noslip_contact *c, double raw)
 {
 	double R0 = max2(MJ_MINVAL, raw);
 
@@ -44,8 +45,8 @@ static inline double ns_R0(
 
 /* A spring row's aref at its velocity vel (J v): Euler's -B vel - K imp r, or the
  * discrete integrator's reference at the end of the step (core_law_aref_discrete) */
-static inline double ns_aref(
-    const struct core_pinch_model *m, const struct core_nsmain_contact *c, double vel, double spring)
+static inline double ns_aref(const struct core_pinch_model *m, const struct core_noslip_contact *c,
+    double vel, double spring)
 {
 	if (m->discrete)
 		return (-c->B * vel - c->Kimp * (c->rr + m->timestep * vel)) / c->s;
@@ -55,13 +56,13 @@ static inline double ns_aref(
 /* One contact's geometry with mjc_SphereBox's arithmetic (box frame = world, the
  * sphere at (x, 0, z)), then its rows at velocity v. side: 0 left, 1 right. */
 static void ns_contact_make(const struct core_pinch_model *m, const struct core_noslip_state *s,
-    int side, struct core_nsmain_contact *c)
+    int side, struct core_noslip_contact *c)
 {
 	double x0 = m->rest_dist, hx = m->half_x, R = m->radius;
 	double pad = side == 0 ? -x0 + s->qL : x0 - s->qR;
 	double cx = s->x - pad, cl = cx < -hx ? -hx : cx > hx ? hx : cx, t = cl - cx;
 	double sg = t > 0 ? 1 : -1, deepest = cx + sg * R, pos, lever;
-	double v[CORE_NSMAIN_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
+	double v[CORE_NOSLIP_DOF] = {s->vx, s->vz, s->wy, s->vqL, s->vqR};
 	double spring, f0;
 	int k, n = 0, condim = m->contact.condim;
 
@@ -116,7 +117,7 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 		memcpy(c->J[0], c->jn, sizeof c->jn);
 		c->R[0] = c->R0;
 		c->D[0] = 1 / c->R0;
-		c->aref[0] = ns_aref(m, c, core_nsmain_row_dot(c->jn, c->q, v), spring);
+		c->aref[0] = ns_aref(m, c, core_noslip_row_dot(c->jn, c->q, v), spring);
 		c->mult[0] = 1;
 		c->nrows = c->pair0 = 1;
 		return;
@@ -128,7 +129,7 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 		memcpy(c->J[n], c->jn, sizeof c->jn);
 		c->R[n] = c->R0;
 		c->D[n] = 1 / c->R0;
-		c->aref[n++] = ns_aref(m, c, core_nsmain_row_dot(c->jn, c->q, v), spring);
+		c->aref[n++] = ns_aref(m, c, core_noslip_row_dot(c->jn, c->q, v), spring);
 		c->fric[0] = 0;
 		for (k = 0; k < condim - 1; k++) {
 			/* a tangent without a Jacobian here (J = 0, aref = 0) has x = 0: no
@@ -142,8 +143,8 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 			    k == 0 ? c->R1 : c->R1 * c->fr[0] * c->fr[0] / (c->fr[k] * c->fr[k]);
 			c->D[n] = 1 / c->R[n];
 			c->aref[n++] = m->discrete
-			    ? -m->gains.B * core_nsmain_row_dot(c->jk[k], c->q, v) / c->sB
-			    : -c->B * core_nsmain_row_dot(c->jk[k], c->q, v) - 0.0;
+			    ? -m->gains.B * core_noslip_row_dot(c->jk[k], c->q, v) / c->sB
+			    : -c->B * core_noslip_row_dot(c->jk[k], c->q, v) - 0.0;
 		}
 		for (k = 0; k < n; k++)
 			c->mult[k] = 1;
@@ -162,7 +163,7 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 			memcpy(c->J[n], c->jn, sizeof c->jn);
 			c->R[n] = Rpy;
 			c->D[n] = Dpy;
-			c->aref[n] = ns_aref(m, c, core_nsmain_row_dot(c->jn, c->q, v), spring);
+			c->aref[n] = ns_aref(m, c, core_noslip_row_dot(c->jn, c->q, v), spring);
 			c->mult[n++] = same;
 		}
 		c->pair0 = n;
@@ -173,13 +174,13 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 				continue;
 			for (sgn = 1; sgn >= -1; sgn -= 2) {
 #pragma GCC unroll 4
-				for (i = 0; i < CORE_NSMAIN_ROW_DOF; i++)
+				for (i = 0; i < CORE_NOSLIP_ROW_DOF; i++)
 					c->J[n][i] = c->jn[i] + sgn * c->fr[k] * c->jk[k][i];
 				c->R[n] = Rpy;
 				c->D[n] = Dpy;
 				c->tangent[n] = k;
 				c->aref[n] =
-				    ns_aref(m, c, core_nsmain_row_dot(c->J[n], c->q, v), spring);
+				    ns_aref(m, c, core_noslip_row_dot(c->J[n], c->q, v), spring);
 				c->mult[n++] = 1;
 			}
 		}
@@ -188,25 +189,29 @@ static void ns_contact_make(const struct core_pinch_model *m, const struct core_
 }
 
 /* The rows' generalised force J' f, into g. */
-static void ns_qfrc(const struct core_nsmain_contact *c, double *g)
+static void ns_qfrc(const struct core_noslip_contact *c, double *g)
 {
 	int k, r;
 
-	memset(g, 0, CORE_NSMAIN_DOF * sizeof g[0]);
+	memset(g, 0, CORE_NOSLIP_DOF * sizeof g[0]);
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < c[k].nrows && c[k].active; r++)
 			if (c[k].force[r] != 0)
-				core_nsmain_row_axpy(
+				core_noslip_row_axpy(
 				    g, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
 }
 
-/* The acceleration the rows' forces give: a0 + M^-1 J' f (a0: m->dof_accel0). */
-static void ns_qacc(const struct core_pinch_model *m, const struct core_nsmain_contact *c, double *a)
+/* The acceleration the rows' forces give: a0 + M^-1 J' f (a0: m->dof_accel0), the
+ * frictionloss rows' forces floss on the pads included. */
+static void ns_qacc(const struct core_pinch_model *m, const struct core_noslip_contact *c,
+    const double *floss, double *a)
 {
 	const double *M = m->dof_mass, *a0 = m->dof_accel0;
-	double f[CORE_NSMAIN_DOF];
+	double f[CORE_NOSLIP_DOF];
 
 	ns_qfrc(c, f);
+	f[3] += floss[0];
+	f[4] += floss[1];
 	a[0] = 0 + f[0] / M[0];
 	a[1] = a0[1] + f[1] / M[1];
 	a[2] = 0 + f[2] / M[2];
@@ -314,25 +319,25 @@ static inline int ns_qcqp(
  * g = J' f, which each block's update changes by J' (its forces' change); the block's
  * A = J M^-1 J' (diagonal clamped to 1e-10) is fixed too. */
 struct ns_block {
-	struct core_nsmain_contact *c;
+	struct core_noslip_contact *c;
 	/* its rows: n consecutive rows of c (2 for an edge pair, 1 or 2 elliptic), their
 	 * forces and Jacobians there */
 	int n, q;
 	double *force;
-	double (*J)[CORE_NSMAIN_ROW_DOF];
+	double (*J)[CORE_NOSLIP_ROW_DOF];
 	double A[4]; /* n x n */
-	double jm[2][CORE_NSMAIN_ROW_DOF], b[2];
+	double jm[2][CORE_NOSLIP_ROW_DOF], b[2];
 	double mu[2]; /* elliptic: the rows' friction coefficients */
 	/* an edge pair (pair set): its rows' difference J_0 - J_1, times M^-1, b_0 - b_1,
 	 * and the sums of A its update takes (the same at every sweep; A_00 - A_11 is 0) */
 	int pair;
-	double jd[CORE_NSMAIN_ROW_DOF], jdm[CORE_NSMAIN_ROW_DOF], bd;
+	double jd[CORE_NOSLIP_ROW_DOF], jdm[CORE_NOSLIP_ROW_DOF], bd;
 	double K1, a02, a13, inv_K1; /* inv_K1 = 1 / K1 */
 };
 
 /* An elliptic contact's friction block (n rows from r0). */
 static inline __attribute__((always_inline)) void ns_block_make(const struct core_pinch_model *m,
-    const double *a0, struct core_nsmain_contact *c, int r0, int n, struct ns_block *bk)
+    const double *a0, struct core_noslip_contact *c, int r0, int n, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass;
 	int i, j, l;
@@ -346,9 +351,9 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct cor
 		const double *J = bk->J[i];
 
 #pragma GCC unroll 4
-		for (l = 0; l < CORE_NSMAIN_ROW_DOF; l++)
-			bk->jm[i][l] = J[l] * Minv[core_nsmain_row_coord(l, c->q)];
-		bk->b[i] = core_nsmain_row_dot(J, c->q, a0) - c->aref[r0 + i];
+		for (l = 0; l < CORE_NOSLIP_ROW_DOF; l++)
+			bk->jm[i][l] = J[l] * Minv[core_noslip_row_coord(l, c->q)];
+		bk->b[i] = core_noslip_row_dot(J, c->q, a0) - c->aref[r0 + i];
 		bk->mu[i] = c->fric[r0 + i];
 	}
 	for (i = 0; i < n; i++)
@@ -366,7 +371,7 @@ static inline __attribute__((always_inline)) void ns_block_make(const struct cor
  * jk): two sums instead of A's four. J_0 - J_1 = 2 f jk, entry by entry as the rows'
  * own difference (their supports are apart). */
 static inline __attribute__((always_inline)) void ns_pair_make(const struct core_pinch_model *m,
-    const double *a0, struct core_nsmain_contact *c, int r0, struct ns_block *bk)
+    const double *a0, struct core_noslip_contact *c, int r0, struct ns_block *bk)
 {
 	const double *Minv = m->dof_inv_mass, *jn = c->jn, *jk = c->jk[c->tangent[r0]];
 	double nn = 0, kk = 0, f = c->fr[c->tangent[r0]], f2kk;
@@ -379,8 +384,8 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct core
 	bk->q = c->q;
 	bk->pair = 1;
 #pragma GCC unroll 4
-	for (l = 0; l < CORE_NSMAIN_ROW_DOF; l++) {
-		double minv = Minv[core_nsmain_row_coord(l, c->q)];
+	for (l = 0; l < CORE_NOSLIP_ROW_DOF; l++) {
+		double minv = Minv[core_noslip_row_coord(l, c->q)];
 
 		nn += jn[l] * minv * jn[l];
 		kk += jk[l] * minv * jk[l];
@@ -395,8 +400,8 @@ static inline __attribute__((always_inline)) void ns_pair_make(const struct core
 	bk->inv_K1 = bk->K1 < MJ_MINVAL ? 0 : 1 / bk->K1;
 	bk->a02 = bk->A[0] - bk->A[2];
 	bk->a13 = bk->A[1] - bk->A[3];
-	bk->bd = (core_nsmain_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
-	    (core_nsmain_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
+	bk->bd = (core_noslip_row_dot(c->J[r0], c->q, a0) - c->aref[r0]) -
+	    (core_noslip_row_dot(c->J[r0 + 1], c->q, a0) - c->aref[r0 + 1]);
 }
 
 /* A pyramid edge pair's update in a sweep, with its sum fixed (MuJoCo's K0, K1 and
@@ -484,7 +489,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 #pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
-		res[i] = bk->b[i] + core_nsmain_row_dot(bk->jm[i], bk->q, g);
+		res[i] = bk->b[i] + core_noslip_row_dot(bk->jm[i], bk->q, g);
 		old[i] = bk->force[i];
 	}
 	ns_cone_solve(bk, res, old, f, n);
@@ -495,7 +500,7 @@ static inline __attribute__((always_inline)) double ns_block_update(
 
 		bk->force[i] = f[i];
 		if (df != 0)
-			core_nsmain_row_axpy(g, df, bk->J[i], bk->q);
+			core_noslip_row_axpy(g, df, bk->J[i], bk->q);
 	}
 	return change;
 }
@@ -503,22 +508,34 @@ static inline __attribute__((always_inline)) double ns_block_update(
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
-static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contact *c)
+/* Each pad joint's frictionloss row in noslip's sweeps ("dry friction", swept before the
+ * contacts): b = a0 - aref of the pad's coordinate, its force, clamped to +-floss. */
+struct ns_floss {
+	int n; /* 2 with frictionloss, else 0 */
+	double b[2], force[2], R;
+};
+
+static int ns_noslip(
+    const struct core_pinch_model *m, struct core_noslip_contact *c, struct ns_floss *fl)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
 	const double *a0 = m->dof_accel0;
-	double g[CORE_NSMAIN_DOF] = {0};
+	double g[CORE_NOSLIP_DOF] = {0};
 	double start = 0;
-	struct ns_block blocks[2 * CORE_NSMAIN_ROWS / 2];
+	struct ns_block blocks[2 * CORE_NOSLIP_ROWS / 2];
 	int nblocks = 0, iter = 0, k, r;
 
+	for (k = 0; k < fl->n; k++) {
+		g[3 + k] += fl->force[k];
+		start += 0.5 * fl->force[k] * fl->force[k] * fl->R;
+	}
 	for (k = 0; k < 2; k++) {
-		struct core_nsmain_contact *ck = &c[k];
+		struct core_noslip_contact *ck = &c[k];
 
 		if (!ck->active)
 			continue;
 		for (r = 0; r < ck->nrows; r++) {
-			core_nsmain_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
+			core_noslip_row_axpy(g, ck->mult[r] * ck->force[r], ck->J[r], ck->q);
 			start += ck->mult[r] * (0.5 * ck->force[r] * ck->force[r] * ck->R[r]);
 		}
 		if (ck->condim == 1)
@@ -540,6 +557,19 @@ static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contac
 	while (iter < m->noslip_iterations) {
 		double improvement = iter == 0 ? start : 0;
 		int b;
+
+		for (k = 0; k < fl->n; k++) {
+			/* A = 1 / qM of the pad (efc_AR less R): its inverse the pad's qM */
+			double Ainv = m->dof_mass[3 + k],
+			       res = fl->b[k] + g[3 + k] * m->dof_inv_mass[3 + k];
+			double old = fl->force[k], f = old - res * Ainv, delta;
+
+			f = f < -m->floss ? -m->floss : f > m->floss ? m->floss : f;
+			fl->force[k] = f;
+			delta = f - old;
+			g[3 + k] += delta;
+			improvement -= 0.5 * delta * delta / Ainv + delta * res;
+		}
 
 		for (b = 0; b < nblocks; b++) {
 			/* the size made a constant: the update's loops unrolled */
@@ -585,12 +615,109 @@ static void ns_pads_make(
 	}
 }
 
+/* The step's constraint problem for MuJoCo's Newton (nsnewton.h): each pad joint's
+ * frictionloss row (MuJoCo's rows come first, dof by dof), then both contacts' rows, from
+ * qacc_smooth a0. */
+static void ns_problem(const struct core_pinch_model *m, const struct core_noslip_state *s,
+    const double *a0, const struct core_noslip_contact *c, struct core_nsnewton_problem *p)
+{
+	const double vq[2] = {s->vqL, s->vqR};
+	int i, k, r, j;
+
+	memset(p, 0, sizeof *p);
+	p->era = (enum core_newton_era)m->newton_era;
+	p->islands = m->islands;
+	for (i = 0; i < CORE_NSNEWTON_DOF; i++) {
+		p->M[i] = m->dof_mass[i];
+		p->a0[i] = a0[i];
+	}
+	p->scale = 1 / (m->meaninertia * 8); /* meaninertia * max(1, nv): nv = 8 */
+	p->tree_inertia[0] = m->mass * 3 + m->inertia_trace;
+	p->tree_inertia[1] = m->dof_mass[3];
+	p->tree_inertia[2] = m->dof_mass[4];
+	if (m->floss > 0)
+		for (i = 0; i < 2; i++) {
+			struct core_nsnewton_row *fr = &p->row[p->nrows++];
+			double sB = m->discrete ? 1 + m->timestep * m->floss_B : 1;
+
+			fr->kind = CORE_NEWTON_FRICTION;
+			fr->w = 1;
+			fr->dim = 1;
+			fr->J[0][3 + i] = 1;
+			fr->R = m->floss_R / sB;
+			fr->D[0] = 1 / fr->R;
+			fr->aref[0] = -m->floss_B * vq[i] / sB;
+			fr->floss = m->floss;
+		}
+	for (k = 0; k < 2; k++) {
+		const struct core_noslip_contact *ck = &c[k];
+
+		if (!ck->active)
+			continue;
+		if (ck->elliptic) {
+			struct core_nsnewton_row *cr = &p->row[p->nrows++];
+
+			cr->kind = CORE_NEWTON_CONE;
+			cr->w = 1;
+			cr->dim = ck->nrows;
+			cr->mu = ck->mu;
+			for (r = 0; r < ck->nrows; r++) {
+				for (j = 0; j < CORE_NOSLIP_ROW_DOF; j++)
+					cr->J[r][core_noslip_row_coord(j, ck->q)] = ck->J[r][j];
+				cr->aref[r] = ck->aref[r];
+				cr->D[r] = ck->D[r];
+				cr->fric[r] = ck->fric[r];
+			}
+			continue;
+		}
+		for (r = 0; r < ck->nrows; r++) {
+			struct core_nsnewton_row *ir = &p->row[p->nrows++];
+
+			ir->kind = CORE_NEWTON_INEQ;
+			ir->w = ck->mult[r];
+			ir->dim = 1;
+			for (j = 0; j < CORE_NOSLIP_ROW_DOF; j++)
+				ir->J[0][core_noslip_row_coord(j, ck->q)] = ck->J[r][j];
+			ir->aref[0] = ck->aref[r];
+			ir->D[0] = ck->D[r];
+		}
+	}
+}
+
+/* The forces of the problem's rows (ns_problem's order) back into the contacts' rows;
+ * the frictionloss rows' into floss (0 without them). */
+static void ns_forces(const struct core_pinch_model *m, const struct core_nsnewton_problem *p,
+    struct core_noslip_contact *c, double *floss)
+{
+	int i = 0, k, r;
+
+	floss[0] = floss[1] = 0;
+	if (m->floss > 0) {
+		floss[0] = p->row[0].force[0];
+		floss[1] = p->row[1].force[0];
+		i = 2;
+	}
+	for (k = 0; k < 2; k++) {
+		if (!c[k].active)
+			continue;
+		if (c[k].elliptic) {
+			for (r = 0; r < c[k].nrows; r++)
+				c[k].force[r] = p->row[i].force[r];
+			i++;
+			continue;
+		}
+		for (r = 0; r < c[k].nrows; r++)
+			c[k].force[r] = p->row[i++].force[0];
+	}
+}
+
 void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state *s)
 {
-	struct core_nsmain_contact c[2];
+	struct core_noslip_contact c[2];
+	struct core_nsnewton_problem np;
 	struct core_pinch_model ms;
 	struct ns_pads p;
-	double a[CORE_NSMAIN_DOF], acc[CORE_NSMAIN_DOF], h = m->timestep;
+	double a[CORE_NOSLIP_DOF], acc[CORE_NOSLIP_DOF], floss[2] = {0, 0}, h = m->timestep;
 	int i, via_forces = 0, moving = m->position || m->damping > 0;
 
 	/* pads whose force moves with their state: the step's own qacc_smooth (the motor's is
@@ -611,23 +738,44 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 	ns_contact_make(m, s, 1, &c[1]);
 	s->noslip_sweeps = 0;
 	s->replaced = c[0].replaced || c[1].replaced;
-	if (c[0].active || c[1].active) {
+	if (c[0].active || c[1].active || m->floss > 0) {
 		memcpy(a, s->qacc, sizeof a);
-		if (a[1] == 0 && a[3] == 0)
-			memcpy(a, m->dof_accel0, sizeof a);
-		core_nsmain_solve(m, c, a);
+		ns_problem(m, s, m->dof_accel0, c, &np);
+		core_nsnewton_solve(&np, a, NULL);
+		ns_forces(m, &np, c, floss);
+		/* before 3.3.6 the next step starts from the main solver's qacc */
+		memcpy(s->qacc, a, sizeof a);
 		if (m->noslip_iterations > 0) {
-			s->noslip_sweeps = ns_noslip(m, c);
-			ns_qacc(m, c, a);
+			struct ns_floss fl = {0};
+
+			if (m->floss > 0) {
+				const double vq[2] = {s->vqL, s->vqR};
+
+				double sB = m->discrete ? 1 + h * m->floss_B : 1;
+
+				fl.n = 2;
+				fl.R = m->floss_R / sB;
+				for (i = 0; i < 2; i++) {
+					fl.b[i] = m->dof_accel0[3 + i] - -m->floss_B * vq[i] / sB;
+					fl.force[i] = floss[i];
+				}
+			}
+			s->noslip_sweeps = ns_noslip(m, c, &fl);
+			floss[0] = fl.force[0];
+			floss[1] = fl.force[1];
+			ns_qacc(m, c, floss, a);
 		}
 	}
-	memcpy(s->qacc, a, sizeof a);
+	if (m->rules.warmstart_after_noslip || !(c[0].active || c[1].active || m->floss > 0))
+		memcpy(s->qacc, a, sizeof a);
 	/* the acceleration the velocity takes: qacc, or the one from the forces */
 	memcpy(acc, a, sizeof acc);
 	if (via_forces) {
-		double g[CORE_NSMAIN_DOF];
+		double g[CORE_NOSLIP_DOF];
 
 		ns_qfrc(c, g);
+		g[3] += floss[0];
+		g[4] += floss[1];
 		acc[0] = g[0] * (1 / m->dof_mass[0]);
 		acc[1] = (m->mass * m->a0_object + g[1]) * (1 / m->dof_mass[1]);
 		acc[2] = g[2] * (1 / m->dof_mass[2]);

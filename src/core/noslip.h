@@ -27,15 +27,16 @@ void core_noslip_start(struct core_noslip_state *s);
 /*
  * core_noslip_step: one mj_step of the scene in the five coordinates it moves in
  * (object x, z, rotation about y, both pads), for any noslip_iterations: MuJoCo's
- * constraint rows of both contacts from the asymmetric sphere-box geometry, the
- * exact minimiser of the main solver's convex cost (Newton with exact line search),
- * then m->noslip_iterations of MuJoCo's noslip sweeps (contact by contact, pyramid
- * edge pairs with their sum fixed, the elliptic friction block's QCQP), then the
- * integrator's velocity update. The pads' own forces are each pad's (its motor or servo,
- * joint damping; armature in the model's masses): the velocity comes from the forces,
- * (qM - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint), where the integrator takes damping or
- * kv implicitly (docs/hold.md's integrator table), else from qacc. No frictionloss rows:
- * core_hold_supported refuses them here.
+ * constraint rows (each pad joint's frictionloss row, then both contacts' from the
+ * asymmetric sphere-box geometry), MuJoCo's Newton on them, iteration for iteration
+ * (nsnewton.h), then m->noslip_iterations of MuJoCo's noslip sweeps (the frictionloss
+ * rows, then contact by contact: pyramid edge pairs with their sum fixed, the elliptic
+ * friction block's QCQP), then the integrator's velocity update. The pads' own forces
+ * are each pad's (its motor or servo, joint damping; armature in the model's masses):
+ * the velocity comes from the forces, (qM - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint),
+ * where the integrator takes damping or kv implicitly (docs/hold.md's integrator table),
+ * else from qacc. The next step starts from the qacc release's rule names
+ * (mjver.h, warmstart_after_noslip).
  */
 void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state *s);
 
