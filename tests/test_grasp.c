@@ -512,6 +512,7 @@ static void compare(const char *what, const struct record *r, struct stats *st)
 	if (a.crushed) {
 		fprintf(stderr, "%s scene %d: answered crushed, MuJoCo's pads stay short of it\n",
 		    what, r->index);
+		print_scene(what, r);
 		st->bad++;
 		return;
 	}
@@ -786,6 +787,30 @@ START_TEST(test_table_regressions)
 }
 END_TEST
 
+/*
+ * Scenes whose mirror-odd mode grows in MuJoCo (docs/hold.md, "What the mirror-symmetric
+ * step cannot see"): a sphere whose damped pads bounce (3.12.0, seed 7201's scene 50: 2.9e-5
+ * off before) and one on armature pads whose tilt grew from 1e-16 to 4e-4 (3.13.0, seed
+ * 778's scene 9). The asymmetric shadow sees the growth: each must be answered as not
+ * reproducible, never with MuJoCo's number missed.
+ */
+START_TEST(test_table_oddmode)
+{
+	static const char *const releases[] = {"3.12.0", "3.13.0"};
+	char path[512];
+	struct stats st;
+	size_t i;
+
+	for (i = 0; i < sizeof releases / sizeof releases[0]; i++) {
+		snprintf(path, sizeof path, "%s/grasp-oddmode-%s.txt", FIXTURE_DIR, releases[i]);
+		check_table_file(path, releases[i], 0, &st);
+		ck_assert_int_eq(st.bad, 0);
+		ck_assert_int_eq(st.scenes, 1);
+		ck_assert_int_eq(st.unrepro, st.scenes);
+	}
+}
+END_TEST
+
 /* Random grasps (Euler and implicit, 2.2.2's) stepped live in libmujoco against the core,
  * on seeds other than the committed table's. */
 START_TEST(test_live_scenes)
@@ -938,6 +963,7 @@ static Suite *grasp_suite(void)
 	tcase_add_test(tc, test_noslip_2_2_2);
 	tcase_add_test(tc, test_noslip_3);
 	tcase_add_test(tc, test_table_regressions);
+	tcase_add_test(tc, test_table_oddmode);
 	suite_add_tcase(suite, tc);
 	return suite;
 }
