@@ -104,5 +104,6 @@ EXTRA_DIST += tests/fixtures/grasp-2.2.2.txt tests/fixtures/grasp-3.12.0.txt \
 	tests/fixtures/grasp-noslip-2.2.2.txt tests/fixtures/grasp-noslip-3.12.0.txt \
 	tests/fixtures/grasp-noslip-3.13.0.txt tests/fixtures/grasp-noslip-3.14.0.txt \
 	tests/fixtures/grasp-regress-3.14.0.txt \
-	tests/fixtures/grasp-oddmode-3.12.0.txt tests/fixtures/grasp-oddmode-3.13.0.txt \
+	tests/fixtures/grasp-oddmode-2.2.2.txt tests/fixtures/grasp-oddmode-3.12.0.txt \
+	tests/fixtures/grasp-oddmode-3.13.0.txt tests/fixtures/grasp-oddmode-3.14.0.txt \
 	tests/mjref/grasp_scene.mjs tests/mjref/mjref_js_grasp_gen.mjs
