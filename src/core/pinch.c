@@ -492,7 +492,10 @@ static void newton_problem(
 	p->a0p = r->a0p;
 	p->pads = alone ? 1 : 2;
 	p->with_z = !alone;
-	p->scale = 1 / (alone ? r->Mp : m->mass * 3 + m->inertia_trace + 2 * r->Mp);
+	/* qM's diagonal, also under discrete, whose metric (r->Mp) the Gauss term takes
+	 * (measured, 3.13.0 and 3.14.0: a frictionloss row leaving its bound stops Newton where
+	 * MuJoCo does only so) */
+	p->scale = 1 / (alone ? m->pad_mass : m->mass * 3 + m->inertia_trace + 2 * m->pad_mass);
 	p->nrows = 0;
 	if (r->floss > 0)
 		row[p->nrows++] = (struct core_newton_row){.kind = CORE_NEWTON_FRICTION, .w = p->pads,
