@@ -499,9 +499,9 @@ static int ring_decays(double a, double b)
 
 /* tail_observe for a damped oscillation: 1 when the prediction can be taken. The
  * recurrence is fitted on the coordinate that moves most, every other coordinate must
- * follow it (the vertical speed, when another coordinate leads, may follow a geometric
- * mode of its own instead, its ratio steady to CORE_HOLD_TAIL_MODE_REL and agreeing
- * with the step before's as tail_observe's), be within CORE_HOLD_TAIL_NEAR of its limit,
+ * follow it (the vertical speed, when another coordinate leads and rings, may follow a
+ * geometric mode of its own instead, its ratio steady to CORE_HOLD_RING_OWN_REL and
+ * agreeing with the step before's as tail_observe's), be within CORE_HOLD_TAIL_NEAR of its limit,
  * the predictions agree CORE_HOLD_TAIL_AGREE times in a row, and the vertical speed keep
  * its sign for good (the height monotone, as run_first asks). */
 static int ring_observe(const struct core_pinch_model *m, struct ring *t, const struct sim_vec *v,
@@ -553,10 +553,12 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 			continue;
 		}
 		/* the vertical speed in a mode of its own (d1 = r d0, d2 = r d1), above its
-		 * rounding as the tail's lead */
+		 * rounding as the tail's lead, while the lead rings (a complex pair: a lead in
+		 * one geometric mode fits any (a, b) with that root, and is the tail's) */
 		r = d1 != 0 ? d2 / d1 : 0;
-		mode = i == 0 && li != 0 && moved[0] > 1 && r > 0 && r <= CORE_HOLD_TAIL_MAX_RATIO &&
-		    fabs(d1 - r * d0) <= CORE_HOLD_TAIL_MODE_REL * fabs(d1) + noise[i];
+		mode = i == 0 && li != 0 && a * a + 4 * b < 0 && moved[0] > 1 && r > 0 &&
+		    r <= CORE_HOLD_TAIL_MAX_RATIO &&
+		    fabs(d1 - r * d0) <= CORE_HOLD_RING_OWN_REL * fabs(d1) + noise[i];
 		geo = r;
 		t->limit.c[i] = v->c[i] + d2 * r / (1 - r);
 	}
