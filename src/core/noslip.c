@@ -200,10 +200,11 @@ static void ns_qfrc(const struct core_nsmain_contact *c, double *g)
 				    g, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
 }
 
-/* The acceleration the rows' forces give: a0 + M^-1 J' f (a0: m->dof_accel0). */
-static void ns_qacc(const struct core_pinch_model *m, const struct core_nsmain_contact *c, double *a)
+/* The acceleration the rows' forces give: a0 + M^-1 J' f (a0: the step's qacc_smooth). */
+static void ns_qacc(const struct core_pinch_model *m, const struct core_nsmain_contact *c,
+    const double *a0, double *a)
 {
-	const double *M = m->dof_mass, *a0 = m->dof_accel0;
+	const double *M = m->dof_mass;
 	double f[CORE_NSMAIN_DOF];
 
 	ns_qfrc(c, f);
@@ -503,10 +504,10 @@ static inline __attribute__((always_inline)) double ns_block_update(
 /* MuJoCo's noslip: sweeps of the friction rows with the normal forces fixed, R left
  * out, contact by contact; stops after maxiter sweeps or when a sweep's scaled
  * improvement falls below the tolerance. Returns the sweeps run. */
-static int ns_noslip(const struct core_pinch_model *m, struct core_nsmain_contact *c)
+static int ns_noslip(
+    const struct core_pinch_model *m, struct core_nsmain_contact *c, const double *a0)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
-	const double *a0 = m->dof_accel0;
 	double g[CORE_NSMAIN_DOF] = {0};
 	double start = 0;
 	struct ns_block blocks[2 * CORE_NSMAIN_ROWS / 2];
@@ -588,25 +589,24 @@ static void ns_pads_make(
 void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state *s)
 {
 	struct core_nsmain_contact c[2];
-	struct core_pinch_model ms;
 	struct ns_pads p;
-	double a[CORE_NSMAIN_DOF], acc[CORE_NSMAIN_DOF], h = m->timestep;
+	double a[CORE_NSMAIN_DOF], acc[CORE_NSMAIN_DOF], a0[CORE_NSMAIN_DOF], h = m->timestep;
 	int i, via_forces = 0, moving = m->position || m->damping > 0;
 
 	/* pads whose force moves with their state: the step's own qacc_smooth (the motor's is
-	 * the model's, set once) */
+	 * the model's, set once), passed to the solves (a copy of the model was a tenth of a
+	 * damped step's instructions) */
+	memcpy(a0, m->dof_accel0, sizeof a0);
 	if (moving) {
-		ms = *m;
 		ns_pads_make(m, s, &p);
 		for (i = 0; i < 2; i++)
-			ms.dof_accel0[3 + i] = p.qfrc[i] * m->dof_inv_mass[3 + i];
-		m = &ms;
+			a0[3 + i] = p.qfrc[i] * m->dof_inv_mass[3 + i];
 		/* Euler's damping, implicit(fast)'s qDeriv: the velocity from the forces,
 		 * (qM - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint), for every coordinate
 		 * (MuJoCo takes qacc only when no dof has any) */
 		via_forces = !m->implicit_in_solve && (p.implicit[0] > 0 || p.implicit[1] > 0);
 	}
-	memcpy(a, m->dof_accel0, sizeof a);
+	memcpy(a, a0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
 	s->noslip_sweeps = 0;
@@ -614,11 +614,11 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 	if (c[0].active || c[1].active) {
 		memcpy(a, s->qacc, sizeof a);
 		if (a[1] == 0 && a[3] == 0)
-			memcpy(a, m->dof_accel0, sizeof a);
-		core_nsmain_solve(m, c, a);
+			memcpy(a, a0, sizeof a);
+		core_nsmain_solve(m, c, a0, a);
 		if (m->noslip_iterations > 0) {
-			s->noslip_sweeps = ns_noslip(m, c);
-			ns_qacc(m, c, a);
+			s->noslip_sweeps = ns_noslip(m, c, a0);
+			ns_qacc(m, c, a0, a);
 		}
 	}
 	memcpy(s->qacc, a, sizeof a);

@@ -52,9 +52,9 @@ static inline int ns_cone_zone(
  * bottom zone a bit), or is -1 in an elliptic middle zone, where the cost is not
  * quadratic. */
 static double ns_cost(const struct core_pinch_model *m, struct core_nsmain_contact *c,
-    const double *a, double *grad, double *hess, int force, long long *piece)
+    const double *a0, const double *a, double *grad, double *hess, int force, long long *piece)
 {
-	const double *M = m->dof_mass, *a0 = m->dof_accel0;
+	const double *M = m->dof_mass;
 	double cost = 0;
 	int i, j, k, r;
 
@@ -236,14 +236,14 @@ static int ns_ldl_solve5(double *H, const double *b, double *d)
 /* The slope of the cost along d at a + t d; with force set, the rows' forces there
  * and the piece (ns_cost). */
 static double ns_slope(const struct core_pinch_model *m, struct core_nsmain_contact *c,
-    const double *a, const double *d, double t, int force, long long *piece)
+    const double *a0, const double *a, const double *d, double t, int force, long long *piece)
 {
 	double p[CORE_NSMAIN_DOF], g[CORE_NSMAIN_DOF];
 	int i;
 
 	for (i = 0; i < CORE_NSMAIN_DOF; i++)
 		p[i] = a[i] + t * d[i];
-	ns_cost(m, c, p, g, NULL, force, piece);
+	ns_cost(m, c, a0, p, g, NULL, force, piece);
 	return ns_dot(g, d);
 }
 
@@ -255,10 +255,10 @@ static double ns_slope(const struct core_pinch_model *m, struct core_nsmain_cont
  * changed, with next the piece's minimiser (the next piece to try: an active-set step);
  * -1 when no piece applies (an elliptic contact in its middle zone, where the cost is
  * not quadratic). */
-static int ns_minimise_piece(
-    const struct core_pinch_model *m, struct core_nsmain_contact *c, double *a, double *next)
+static int ns_minimise_piece(const struct core_pinch_model *m, struct core_nsmain_contact *c,
+    const double *a0, double *a, double *next)
 {
-	const double *M = m->dof_mass, *a0 = m->dof_accel0;
+	const double *M = m->dof_mass;
 	double H[CORE_NSMAIN_DOF * CORE_NSMAIN_DOF] = {0}, b[CORE_NSMAIN_DOF], sol[CORE_NSMAIN_DOF];
 	int push[2][CORE_NSMAIN_ROWS], zone[2] = {0, 0}, i, j, k, r;
 
@@ -338,7 +338,8 @@ static int ns_minimise_piece(
  * that piece's minimiser inside the piece: the convex cost's minimiser (the
  * optimality condition), so it stops there; from the previous step's qacc this is
  * usually the first step. */
-static void ns_minimise(const struct core_pinch_model *m, struct core_nsmain_contact *c, double *a)
+static void ns_minimise(
+    const struct core_pinch_model *m, struct core_nsmain_contact *c, const double *a0, double *a)
 {
 	double g[CORE_NSMAIN_DOF], H[CORE_NSMAIN_DOF * CORE_NSMAIN_DOF], d[CORE_NSMAIN_DOF],
 	    nb[CORE_NSMAIN_DOF];
@@ -349,7 +350,7 @@ static void ns_minimise(const struct core_pinch_model *m, struct core_nsmain_con
 		long long piece0, piece1;
 		int ls, moved;
 
-		cost0 = ns_cost(m, c, a, g, H, 0, &piece0);
+		cost0 = ns_cost(m, c, a0, a, g, H, 0, &piece0);
 		for (i = 0; i < CORE_NSMAIN_DOF; i++)
 			nb[i] = -g[i];
 		if (ns_ldl_solve5(H, nb, d) != 0)
@@ -365,7 +366,7 @@ static void ns_minimise(const struct core_pinch_model *m, struct core_nsmain_con
 		/* Newton's decrement at the rounding of the cost: the minimiser */
 		if (!(s0 < -CORE_HOLD_NOSLIP_DECREMENT * (1 + fabs(cost0))))
 			break;
-		s1 = ns_slope(m, c, a, d, 1, 1, &piece1);
+		s1 = ns_slope(m, c, a0, a, d, 1, 1, &piece1);
 		if (piece0 >= 0 && piece1 == piece0) {
 			/* the forces are the ones ns_slope left, at a + 1 d */
 			for (i = 0; i < CORE_NSMAIN_DOF; i++)
@@ -383,7 +384,7 @@ static void ns_minimise(const struct core_pinch_model *m, struct core_nsmain_con
 				lo = hi;
 				slo = shi;
 				hi *= 2;
-				shi = ns_slope(m, c, a, d, hi, 0, NULL);
+				shi = ns_slope(m, c, a0, a, d, hi, 0, NULL);
 			}
 			for (ls = 0; ls < 100; ls++) {
 				double st;
@@ -391,7 +392,7 @@ static void ns_minimise(const struct core_pinch_model *m, struct core_nsmain_con
 				t = lo - slo * (hi - lo) / (shi - slo);
 				if (!(t > lo && t < hi))
 					t = 0.5 * (lo + hi);
-				st = ns_slope(m, c, a, d, t, 0, NULL);
+				st = ns_slope(m, c, a0, a, d, t, 0, NULL);
 				if (st == 0 || fabs(st) <= 1e-14 * fabs(s0))
 					break;
 				if (st < 0) {
@@ -415,25 +416,26 @@ static void ns_minimise(const struct core_pinch_model *m, struct core_nsmain_con
 		if (!moved)
 			break;
 	}
-	ns_cost(m, c, a, NULL, NULL, 1, NULL);
+	ns_cost(m, c, a0, a, NULL, NULL, 1, NULL);
 }
 
 /* The main solve from a (the previous step's qacc): the pieces of the rows that push
  * there, then at that piece's minimiser, and so on (the active set usually settles in a
  * step or two); Newton's loop from a when they do not settle. */
-void core_nsmain_solve(const struct core_pinch_model *m, struct core_nsmain_contact *c, double *a)
+void core_nsmain_solve(
+    const struct core_pinch_model *m, struct core_nsmain_contact *c, const double *a0, double *a)
 {
 	double at[CORE_NSMAIN_DOF], next[CORE_NSMAIN_DOF];
 	int tries, rc = 1;
 
 	memcpy(at, a, sizeof at);
 	for (tries = 0; tries < CORE_HOLD_NOSLIP_PIECE_TRIES && rc == 1; tries++) {
-		rc = ns_minimise_piece(m, c, at, next);
+		rc = ns_minimise_piece(m, c, a0, at, next);
 		if (rc == 0) {
 			memcpy(a, at, sizeof at);
 			return;
 		}
 		memcpy(at, next, sizeof at);
 	}
-	ns_minimise(m, c, a);
+	ns_minimise(m, c, a0, a);
 }

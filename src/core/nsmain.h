@@ -65,13 +65,15 @@ static inline int core_nsmain_row_coord(int i, int q)
 /*
  * core_nsmain_solve: the main solver's answer for both contacts c[0], c[1] (rows made by
  * noslip.c; an inactive contact is skipped): the exact minimiser of MuJoCo's convex cost
- * of the rows at the accelerations a (the five coordinates', m/s^2 and rad/s^2). On
+ * of the rows at the accelerations a (the five coordinates', m/s^2 and rad/s^2), a0 the
+ * step's qacc_smooth (m->dof_accel0, or the pads' own where their force moves). On
  * entry a is the start (the previous step's qacc); on return it is the minimiser, and
  * every active row's force (c[k].force) is set. The quadratic pieces of the rows that
  * push are tried first (an active-set step), then Newton with an exact line search.
  * Cannot fail: a singular piece falls back to Newton, which stops where it cannot
  * descend.
  */
-void core_nsmain_solve(const struct core_pinch_model *m, struct core_nsmain_contact *c, double *a);
+void core_nsmain_solve(
+    const struct core_pinch_model *m, struct core_nsmain_contact *c, const double *a0, double *a);
 
 #endif
