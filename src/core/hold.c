@@ -425,7 +425,9 @@ static int tail_observe(const struct core_pinch_model *m, struct tail *t, const 
 /* The transient's last steps as a damped oscillation (a servo's pads ring for tens of
  * steps after the object's speed has settled): every coordinate's successive changes
  * follow one second-order recurrence d' = a d + b d'' (struct tail's single mode is
- * a = r, b = 0). */
+ * a = r, b = 0), or the vertical speed's a geometric mode of its own, d' = r d: under
+ * the elliptic cone the creep does not depend on the grip, and the speed settles by
+ * its own ratio (0.79 a step in issue 48's servo scenes) while the pads ring (0.92). */
 struct ring {
 	struct sim_vec last[5]; /* the last five states, the oldest at last[head] */
 	int head;
@@ -435,6 +437,7 @@ struct ring {
 	double v_end;     /* the limit vertical speed */
 	double z_end;     /* the height at the run's last step */
 	double e0, e1;    /* the vertical speed's distance from its limit, now and a step before */
+	double r;         /* > 0: the vertical speed's own geometric mode (ratio r), not (a, b) */
 	struct sim_vec limit;
 };
 
@@ -470,8 +473,17 @@ static double ring_sum(double a, double b, double e0, double e1, long j)
 	return a * (M[0] * x0 + M[1] * x1) + b * (M[2] * x0 + M[3] * x1);
 }
 
+/* The sum over the next j steps of a geometric mode of ratio r whose deviation from its
+ * limit is e0 now: e0 r (1 - r^j) / (1 - r) */
+static double geo_sum(double r, double e0, long j)
+{
+	return e0 * r * (1 - tail_pow(r, j)) / (1 - r);
+}
+
 static double ring_height(const struct ring *t, double z, double v, long j, double h)
 {
+	if (t->r > 0)
+		return z + h * ((double)j * v + geo_sum(t->r, t->e0, j));
 	return z + h * ((double)j * v + ring_sum(t->a, t->b, t->e0, t->e1, j));
 }
 
@@ -487,13 +499,15 @@ static int ring_decays(double a, double b)
 
 /* tail_observe for a damped oscillation: 1 when the prediction can be taken. The
  * recurrence is fitted on the coordinate that moves most, every other coordinate must
- * follow it, be within CORE_HOLD_TAIL_NEAR of its limit, the predictions agree
- * CORE_HOLD_TAIL_AGREE times in a row, and the vertical speed keep its sign for good
- * (the height monotone, as run_first asks). */
+ * follow it (the vertical speed, when another coordinate leads and rings, may follow a
+ * geometric mode of its own instead, its ratio steady to CORE_HOLD_RING_OWN_REL and
+ * agreeing with the step before's as tail_observe's), be within CORE_HOLD_TAIL_NEAR of its limit,
+ * the predictions agree CORE_HOLD_TAIL_AGREE times in a row, and the vertical speed keep
+ * its sign for good (the height monotone, as run_first asks). */
 static int ring_observe(const struct core_pinch_model *m, struct ring *t, const struct sim_vec *v,
     const double *noise, const double *moved, double z, long k, long n)
 {
-	double D[4], lead = 0, a, b, det, zn = 0, vmax, e, ep, en;
+	double D[4], lead = 0, a, b, det, zn = 0, vmax, e, ep, en, geo = 0;
 	const struct sim_vec *last[4]; /* the four states before v, oldest first */
 	int i, j, mode = 1, agree, li = 0;
 
@@ -518,38 +532,54 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 	det = D[2] * D[0] - D[1] * D[1];
 	if (!(lead > 1) || !(fabs(det) > 0)) {
 		t->agreed = 0;
-		t->a = t->b = 0;
+		t->a = t->b = t->r = 0;
 		return 0;
 	}
 	a = (D[3] * D[0] - D[2] * D[1]) / det;
 	b = (D[2] * D[2] - D[3] * D[1]) / det;
 	if (!ring_decays(a, b) || !(fabs(1 - a - b) > 0)) {
 		t->agreed = 0;
-		t->a = t->b = 0;
+		t->a = t->b = t->r = 0;
 		return 0;
 	}
 	t->limit.speeds = v->speeds;
 	t->limit.n = v->n;
 	for (i = 0; i < v->n && mode; i++) {
 		double d0 = last[2]->c[i] - last[1]->c[i], d1 = last[3]->c[i] - last[2]->c[i];
-		double d2 = v->c[i] - last[3]->c[i];
+		double d2 = v->c[i] - last[3]->c[i], r;
 
-		mode &= fabs(d2 - (a * d1 + b * d0)) <= CORE_HOLD_TAIL_MODE_REL * fabs(d2) + noise[i];
-		t->limit.c[i] = v->c[i] + ((a + b) * d2 + b * d1) / (1 - a - b);
+		if (fabs(d2 - (a * d1 + b * d0)) <= CORE_HOLD_TAIL_MODE_REL * fabs(d2) + noise[i]) {
+			t->limit.c[i] = v->c[i] + ((a + b) * d2 + b * d1) / (1 - a - b);
+			continue;
+		}
+		/* the vertical speed in a mode of its own (d1 = r d0, d2 = r d1), above its
+		 * rounding as the tail's lead, while the lead rings (a complex pair: a lead in
+		 * one geometric mode fits any (a, b) with that root, and is the tail's) */
+		r = d1 != 0 ? d2 / d1 : 0;
+		mode = i == 0 && li != 0 && a * a + 4 * b < 0 && moved[0] > 1 && r > 0 &&
+		    r <= CORE_HOLD_TAIL_MAX_RATIO &&
+		    fabs(d1 - r * d0) <= CORE_HOLD_RING_OWN_REL * fabs(d1) + noise[i];
+		geo = r;
+		t->limit.c[i] = v->c[i] + d2 * r / (1 - r);
 	}
 	if (!mode) {
 		/* not (yet) one ringing mode: the cheap test first, the sums only once it holds */
 		t->agreed = 0;
 		t->a = a;
 		t->b = b;
+		t->r = 0;
 		t->z_end = NAN;
 		return 0;
 	}
-	if (n > k)
+	if (n > k && geo > 0)
+		zn = z + m->timestep * ((double)(n - k) * t->limit.c[0] +
+		                           geo_sum(geo, v->c[0] - t->limit.c[0], n - k));
+	else if (n > k)
 		zn = z + m->timestep * ((double)(n - k) * t->limit.c[0] +
 		                           ring_sum(a, b, v->c[0] - t->limit.c[0],
 		                               last[3]->c[0] - t->limit.c[0], n - k));
 	agree = mode && (t->a != 0 || t->b != 0) &&
+	    (geo == 0 || t->r == 0 || fabs(geo - t->r) <= CORE_HOLD_TAIL_RATIO_REL * geo) &&
 	    fabs(a - t->a) <= CORE_HOLD_TAIL_RATIO_REL * fabs(a) &&
 	    fabs(b - t->b) <= CORE_HOLD_TAIL_RATIO_REL * fabs(b) &&
 	    fabs(t->limit.c[0] - t->v_end) <=
@@ -562,11 +592,15 @@ static int ring_observe(const struct core_pinch_model *m, struct ring *t, const 
 	t->z_end = zn;
 	t->e0 = v->c[0] - t->limit.c[0];
 	t->e1 = last[3]->c[0] - t->limit.c[0];
+	t->r = geo;
 	if (!(t->agreed >= CORE_HOLD_TAIL_AGREE && tail_near(m, &t->limit, v, noise) &&
 	        ((v->c[0] < 0 && t->limit.c[0] < 0) || (v->c[0] > 0 && t->limit.c[0] > 0))))
 		return 0;
-	/* the speed keeps its sign: its deviation from the limit, stepped on (a few hundred
-	 * steps, by then below the rounding), stays smaller than the limit */
+	/* the speed keeps its sign: in its own mode it shrinks from e0 (0 < r < 1); in the
+	 * ring's, its deviation from the limit, stepped on (a few hundred steps, by then
+	 * below the rounding), stays smaller than the limit */
+	if (geo > 0)
+		return fabs(t->e0) < fabs(t->limit.c[0]);
 	e = t->e0;
 	ep = t->e1;
 	vmax = fabs(e);

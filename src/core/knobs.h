@@ -112,6 +112,11 @@
  * many steps, keeps its sign: by then its ringing (ratio <= TAIL_MAX_RATIO a step) is
  * below 0.95^400 = 1.2e-9 of where it started */
 #define CORE_HOLD_RING_CHECK_STEPS 400
+/* while a ring's lead rings, the vertical speed may settle in a geometric mode of its own
+ * (the elliptic creep does not depend on the grip): its ratio steady to this, where the
+ * speed is decoupled from the pads (issue 48's servo scenes: to 1e-10); a speed the pads
+ * still pull on (a pyramid, whose friction follows the normal force) drifts by more */
+#define CORE_HOLD_RING_OWN_REL 1e-6
 
 /* a hold whose pads leave the object more often than this has no creep (core/hold.c) */
 #define CORE_HOLD_BOUNCE_MAX 20

@@ -201,12 +201,12 @@ static void ns_qfrc(const struct core_noslip_contact *c, double *g)
 				    g, c[k].mult[r] * c[k].force[r], c[k].J[r], c[k].q);
 }
 
-/* The acceleration the rows' forces give: a0 + M^-1 J' f (a0: m->dof_accel0), the
- * frictionloss rows' forces floss on the pads included. */
-static void ns_qacc(const struct core_pinch_model *m, const struct core_noslip_contact *c,
-    const double *floss, double *a)
+/* The acceleration the rows' forces give: a0 + M^-1 J' f (a0: the step's qacc_smooth),
+ * the frictionloss rows' forces floss on the pads included. */
+static void ns_qacc(const struct core_pinch_model *m, const double *a0,
+    const struct core_noslip_contact *c, const double *floss, double *a)
 {
-	const double *M = m->dof_mass, *a0 = m->dof_accel0;
+	const double *M = m->dof_mass;
 	double f[CORE_NOSLIP_DOF];
 
 	ns_qfrc(c, f);
@@ -515,11 +515,10 @@ struct ns_floss {
 	double b[2], force[2], R;
 };
 
-static int ns_noslip(
-    const struct core_pinch_model *m, struct core_noslip_contact *c, struct ns_floss *fl)
+static int ns_noslip(const struct core_pinch_model *m, const double *a0,
+    struct core_noslip_contact *c, struct ns_floss *fl)
 {
 	double scale = m->meaninertia * 8; /* meaninertia * max(1, nv): nv = 8 */
-	const double *a0 = m->dof_accel0;
 	double g[CORE_NOSLIP_DOF] = {0};
 	double start = 0;
 	struct ns_block blocks[2 * CORE_NOSLIP_ROWS / 2];
@@ -715,32 +714,31 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 {
 	struct core_noslip_contact c[2];
 	struct core_nsnewton_problem np;
-	struct core_pinch_model ms;
 	struct ns_pads p;
-	double a[CORE_NOSLIP_DOF], acc[CORE_NOSLIP_DOF], floss[2] = {0, 0}, h = m->timestep;
+	double a[CORE_NOSLIP_DOF], acc[CORE_NOSLIP_DOF], a0[CORE_NOSLIP_DOF], floss[2] = {0, 0};
+	double h = m->timestep;
 	int i, via_forces = 0, moving = m->position || m->damping > 0;
 
-	/* pads whose force moves with their state: the step's own qacc_smooth (the motor's is
-	 * the model's, set once) */
+	/* qacc_smooth: pads whose force moves with their state have the step's own (the
+	 * motor's is the model's, set once) */
+	memcpy(a0, m->dof_accel0, sizeof a0);
 	if (moving) {
-		ms = *m;
 		ns_pads_make(m, s, &p);
 		for (i = 0; i < 2; i++)
-			ms.dof_accel0[3 + i] = p.qfrc[i] * m->dof_inv_mass[3 + i];
-		m = &ms;
+			a0[3 + i] = p.qfrc[i] * m->dof_inv_mass[3 + i];
 		/* Euler's damping, implicit(fast)'s qDeriv: the velocity from the forces,
 		 * (qM - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint), for every coordinate
 		 * (MuJoCo takes qacc only when no dof has any) */
 		via_forces = !m->implicit_in_solve && (p.implicit[0] > 0 || p.implicit[1] > 0);
 	}
-	memcpy(a, m->dof_accel0, sizeof a);
+	memcpy(a, a0, sizeof a);
 	ns_contact_make(m, s, 0, &c[0]);
 	ns_contact_make(m, s, 1, &c[1]);
 	s->noslip_sweeps = 0;
 	s->replaced = c[0].replaced || c[1].replaced;
 	if (c[0].active || c[1].active || m->floss > 0) {
 		memcpy(a, s->qacc, sizeof a);
-		ns_problem(m, s, m->dof_accel0, c, &np);
+		ns_problem(m, s, a0, c, &np);
 		core_nsnewton_solve(&np, a, NULL);
 		ns_forces(m, &np, c, floss);
 		/* before 3.3.6 the next step starts from the main solver's qacc */
@@ -756,14 +754,14 @@ void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state
 				fl.n = 2;
 				fl.R = m->floss_R / sB;
 				for (i = 0; i < 2; i++) {
-					fl.b[i] = m->dof_accel0[3 + i] - -m->floss_B * vq[i] / sB;
+					fl.b[i] = a0[3 + i] - -m->floss_B * vq[i] / sB;
 					fl.force[i] = floss[i];
 				}
 			}
-			s->noslip_sweeps = ns_noslip(m, c, &fl);
+			s->noslip_sweeps = ns_noslip(m, a0, c, &fl);
 			floss[0] = fl.force[0];
 			floss[1] = fl.force[1];
-			ns_qacc(m, c, floss, a);
+			ns_qacc(m, a0, c, floss, a);
 		}
 	}
 	if (m->rules.warmstart_after_noslip || !(c[0].active || c[1].active || m->floss > 0))
