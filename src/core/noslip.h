@@ -35,8 +35,8 @@ void core_noslip_start(struct core_noslip_state *s);
  * are each pad's (its motor or servo, joint damping; armature in the model's masses):
  * the velocity comes from the forces, (qM - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint),
  * where the integrator takes damping or kv implicitly (docs/hold.md's integrator table),
- * else from qacc. The next step starts from the qacc release's rule names
- * (mjver.h, warmstart_after_noslip).
+ * else from qacc. The next step's warmstart is qacc after noslip from 3.3.6, the main
+ * solver's before (mjver.h, warmstart_after_noslip).
  */
 void core_noslip_step(const struct core_pinch_model *m, struct core_noslip_state *s);
 
